@@ -1,0 +1,11 @@
+import type { Command } from 'commander';
+
+/**
+ * Each subcommand lives in its own file and exports `register(program)`.
+ * Add new subcommands to this list.
+ */
+const registrars: Array<(program: Command) => void> = [];
+
+export function registerCommands(program: Command): void {
+  for (const register of registrars) register(program);
+}

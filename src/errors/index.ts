@@ -1,0 +1,1 @@
+export { VoeError, isVoeError } from './voe-error.js';
