@@ -1,0 +1,1 @@
+export type { ControlPlane } from './control-plane.js';
