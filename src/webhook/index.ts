@@ -1,0 +1,1 @@
+export type { AdmissionRequest, AdmissionVerdict, Validator, GroupVersionKind, GroupVersionResource } from './validator.js';
