@@ -1,1 +1,28 @@
 export type { AdmissionRequest, AdmissionVerdict, Validator, GroupVersionKind, GroupVersionResource } from './validator.js';
+export {
+  type AdmissionOptions, type LonghornV2Expansion, DEFAULT_ADMISSION_OPTIONS, LONGHORN_V2_EXPANSION_POLICIES, resolveAdmissionOptions,
+} from './admission-options.js';
+export type * from './kube-objects.js';
+export type { Cache, IndexFunction } from './cache.js';
+export { MemoryCache } from './memory-cache.js';
+export type {
+  ResizeSnapshot, ResizeDecision, ResizeFinding, ResizeCheck, ExpandSettingState, LonghornSnapshot,
+} from './resize-snapshot.js';
+export type { ResizeSnapshotSource } from './resize-snapshot-source.js';
+export {
+  decideResize, storageGrows, resolveProvisioner, expandDisksState, internalErrorDecision, EXPAND_DISKS_GA_SINCE,
+} from './decide-resize.js';
+export { LONGHORN_V2_EXPANSION_SINCE, longhornFacts } from './decide-longhorn.js';
+export { assembleResizeSnapshot, readExpandSetting } from './assemble-resize-snapshot.js';
+export {
+  createCacheSnapshotSource, admissionIndexers, type AdmissionCaches, VMS_BY_PVC_INDEX, ENGINES_BY_VOLUME_INDEX,
+} from './cache-snapshot-source.js';
+export { createPvcResizeValidator, PVC_RESIZE_PATH } from './pvc-resize-validator.js';
+export { createVmClaimTemplatesValidator, VM_CLAIM_TEMPLATES_PATH } from './vm-claim-templates-validator.js';
+export { createExpandSettingValidator, EXPAND_SETTING_PATH, type CsiDriverSource } from './expand-setting-validator.js';
+export { toVerdict } from './to-verdict.js';
+export { parseQuantity, storageRequest } from './parse-quantity.js';
+export { QuantityInvalidError } from './quantity-invalid-error.js';
+export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
+export { pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, VOLUME_CLAIM_TEMPLATES_ANNOTATION } from './vm-claims.js';
+export { PVC_EXPAND_PREFIX } from './resize-messages.js';

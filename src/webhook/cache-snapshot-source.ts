@@ -1,0 +1,59 @@
+import type { HarvesterSetting } from '../settings/index.js';
+import type { AdmissionOptions } from './admission-options.js';
+import type { Cache } from './cache.js';
+import type {
+  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+} from './kube-objects.js';
+import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
+import { pvcKeysOfVm } from './vm-claims.js';
+
+/** Index of the VM cache: "namespace/pvc" -> VMs using it (index function pvcKeysOfVm). */
+export const VMS_BY_PVC_INDEX = 'vms-by-pvc';
+/** Index of the Longhorn Engine cache: volume name (label longhornvolume) -> engines. */
+export const ENGINES_BY_VOLUME_INDEX = 'engines-by-volume';
+export const LONGHORN_VOLUME_LABEL = 'longhornvolume';
+
+/** The index functions the caches must be built with. */
+export const admissionIndexers = {
+  vms: { [VMS_BY_PVC_INDEX]: (vm: VirtualMachine) => pvcKeysOfVm(vm) },
+  longhornEngines: {
+    [ENGINES_BY_VOLUME_INDEX]: (engine: LonghornEngine) => {
+      const volume = engine.metadata?.labels?.[LONGHORN_VOLUME_LABEL];
+      return volume ? [volume] : [];
+    },
+  },
+};
+
+/**
+ * The caches the admission path reads. Longhorn caches are optional: on a cluster without
+ * Longhorn they are absent and read as empty.
+ */
+export interface AdmissionCaches {
+  pvcs: Cache<PersistentVolumeClaim>;
+  storageClasses: Cache<StorageClass>;
+  /** Indexed by VMS_BY_PVC_INDEX. */
+  vms: Cache<VirtualMachine>;
+  kubeVirts: Cache<KubeVirt>;
+  settings: Cache<HarvesterSetting>;
+  longhornVolumes?: Cache<LonghornVolume>;
+  /** Indexed by ENGINES_BY_VOLUME_INDEX. */
+  longhornEngines?: Cache<LonghornEngine>;
+  longhornSettings?: Cache<LonghornSetting>;
+}
+
+/** The production ResizeSnapshotSource: informer caches only, no API calls. */
+export function createCacheSnapshotSource(caches: AdmissionCaches, options: AdmissionOptions): ResizeSnapshotSource {
+  const all = Object.values(caches).filter((cache): cache is Cache<unknown> => cache !== undefined);
+  return {
+    synced: () => all.every((cache) => cache.synced()),
+    getPvc: (namespace, name) => caches.pvcs.get(namespace, name),
+    getStorageClass: (name) => caches.storageClasses.get(undefined, name),
+    vmsUsingPvc: (namespace, name) => caches.vms.byIndex(VMS_BY_PVC_INDEX, `${namespace}/${name}`),
+    getKubeVirt: () => caches.kubeVirts.get(options.kubeVirtNamespace, options.kubeVirtName),
+    getSetting: (name) => caches.settings.get(undefined, name),
+    getLonghornVolume: (name) => caches.longhornVolumes?.get(options.longhornNamespace, name),
+    getLonghornEngines: (volume) => (caches.longhornEngines?.byIndex(ENGINES_BY_VOLUME_INDEX, volume) ?? [])
+      .filter((engine) => engine.metadata?.namespace === options.longhornNamespace),
+    getLonghornSetting: (name) => caches.longhornSettings?.get(options.longhornNamespace, name),
+  };
+}

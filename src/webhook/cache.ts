@@ -1,0 +1,15 @@
+/**
+ * The read side of an informer cache, as the admission code needs it. Kept minimal so the
+ * src/kube informer can satisfy it directly. Cluster-scoped objects use namespace undefined.
+ */
+export interface Cache<T> {
+  get(namespace: string | undefined, name: string): T | undefined;
+  list(namespace?: string): T[];
+  /** Objects whose index function returned `key` for index `index`. */
+  byIndex(index: string, key: string): T[];
+  /** True once the initial list has been loaded. */
+  synced(): boolean;
+}
+
+/** An index function: the keys an object is listed under. */
+export type IndexFunction<T> = (object: T) => string[];

@@ -1,0 +1,101 @@
+import type { AdmissionOptions } from './admission-options.js';
+import type { StorageClass } from './kube-objects.js';
+import { harvesterProviderMessage } from './resize-messages.js';
+import type { LonghornSnapshot, ResizeFinding } from './resize-snapshot.js';
+import { versionAtLeast } from './compare-version.js';
+
+/** Longhorn supports v2 data engine expansion from this release (longhorn/longhorn#8022). */
+export const LONGHORN_V2_EXPANSION_SINCE = 'v1.10.0';
+
+export interface LonghornFacts {
+  dataEngine: string;
+  /** Where dataEngine came from. */
+  engineSource: 'Volume CR' | 'Engine CR' | 'StorageClass parameter dataEngine' | 'Longhorn default';
+  encrypted: boolean;
+  frontend: string;
+  version?: string;
+}
+
+/**
+ * What the Longhorn objects say about the volume: data engine from the Volume CR, else the
+ * Engine CR(s) (any v2 engine makes it v2), else the StorageClass parameter, else v1 (Longhorn's
+ * default); encrypted from the Volume or the StorageClass; frontend from the Volume, an Engine
+ * or the StorageClass, else blockdev (Longhorn's default).
+ */
+export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageClass: StorageClass | null | undefined): LonghornFacts {
+  const parameters = storageClass?.parameters ?? {};
+  const volume = longhorn?.volume ?? undefined;
+  const engines = longhorn?.engines ?? [];
+  let dataEngine: string | undefined;
+  let engineSource: LonghornFacts['engineSource'] = 'Longhorn default';
+  if (volume?.spec?.dataEngine) {
+    dataEngine = volume.spec.dataEngine;
+    engineSource = 'Volume CR';
+  } else {
+    const engineValues = engines.map((engine) => engine.spec?.dataEngine).filter((value): value is string => !!value);
+    if (engineValues.length > 0) {
+      dataEngine = engineValues.find((value) => value.toLowerCase() === 'v2') ?? engineValues[0];
+      engineSource = 'Engine CR';
+    } else if (parameters['dataEngine']) {
+      dataEngine = parameters['dataEngine'];
+      engineSource = 'StorageClass parameter dataEngine';
+    }
+  }
+  const frontend = volume?.spec?.frontend || engines.find((engine) => engine.spec?.frontend)?.spec?.frontend
+    || parameters['frontend'] || 'blockdev';
+  const facts: LonghornFacts = {
+    dataEngine: (dataEngine ?? 'v1').toLowerCase(),
+    engineSource,
+    encrypted: volume?.spec?.encrypted === true || parameters['encrypted'] === 'true',
+    frontend: frontend.toLowerCase(),
+  };
+  if (longhorn?.version) facts.version = longhorn.version;
+  return facts;
+}
+
+/** The Longhorn data engine check (only for driver.longhorn.io). */
+export function decideLonghorn(facts: LonghornFacts, pvcKey: string, stopAdvice: string, options: AdmissionOptions): ResizeFinding {
+  const first = harvesterProviderMessage(pvcKey);
+  const engine = `data engine ${facts.dataEngine} (from ${facts.engineSource})`;
+  if (facts.dataEngine !== 'v2') {
+    return { check: 'longhorn', outcome: 'pass', decision: 'allowed', message: `Longhorn ${engine} supports online expansion.` };
+  }
+  if (facts.encrypted) {
+    return {
+      check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-encrypted',
+      message: `${first}. It is an encrypted Longhorn v2 volume, and Longhorn cannot grow those (the dm-crypt device does ` +
+        `not grow). Create a larger volume and copy the data, or use a v1 data engine StorageClass.`,
+    };
+  }
+  if (options.longhornV2Expansion === 'allow') {
+    return { check: 'longhorn', outcome: 'pass', decision: 'allowed', message: `Longhorn ${engine}: allowed by policy longhornV2Expansion=allow.` };
+  }
+  if (options.longhornV2Expansion === 'deny') {
+    return {
+      check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2',
+      message: `${first}. It is a Longhorn v2 data engine volume and policy longhornV2Expansion=deny refuses their expansion. ` +
+        `Use a v1 data engine StorageClass, or set longhornV2Expansion to auto on Longhorn ${LONGHORN_V2_EXPANSION_SINCE} or later.`,
+    };
+  }
+  if (!versionAtLeast(facts.version, LONGHORN_V2_EXPANSION_SINCE)) {
+    const seen = facts.version
+      ? `Longhorn ${facts.version} is installed`
+      : `the Longhorn version is unknown (Setting ${options.longhornNamespace}/${options.longhornVersionSetting} not found)`;
+    return {
+      check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version',
+      message: `${first}. It is a Longhorn v2 data engine volume: Longhorn grows those from ${LONGHORN_V2_EXPANSION_SINCE} on, ` +
+        `and ${seen}. Upgrade Longhorn, or use a v1 data engine StorageClass.`,
+    };
+  }
+  if (facts.frontend === 'ublk') {
+    return {
+      check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-ublk',
+      message: `${first}. It is a Longhorn v2 volume with the ublk frontend, which Longhorn cannot grow online; ` +
+        `${stopAdvice}.`,
+    };
+  }
+  return {
+    check: 'longhorn', outcome: 'pass', decision: 'allowed',
+    message: `Longhorn ${engine} with frontend ${facts.frontend} on Longhorn ${facts.version}: v2 online expansion is supported.`,
+  };
+}

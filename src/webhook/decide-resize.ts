@@ -1,0 +1,207 @@
+import { LONGHORN_DRIVER } from '../settings/index.js';
+import type { AdmissionOptions } from './admission-options.js';
+import { versionAtLeast } from './compare-version.js';
+import { decideLonghorn, longhornFacts } from './decide-longhorn.js';
+import type { KubeVirt, PersistentVolumeClaim, StorageClass } from './kube-objects.js';
+import { storageRequest } from './parse-quantity.js';
+import {
+  HARVESTER_GATE_MESSAGE, harvesterHotplugMessage, harvesterProviderMessage, listVms, stopVmsAdvice, warning,
+} from './resize-messages.js';
+import type { ResizeDecision, ResizeFinding, ResizeSnapshot } from './resize-snapshot.js';
+import { isVmRunning, vmHotplugs } from './vm-claims.js';
+
+/** KubeVirt made ExpandDisks GA (always on) in this release. */
+export const EXPAND_DISKS_GA_SINCE = 'v1.9.0';
+export const EXPAND_DISKS_GATE = 'ExpandDisks';
+export const BETA_PROVISIONER_ANNOTATION = 'volume.beta.kubernetes.io/storage-provisioner';
+export const PROVISIONER_ANNOTATION = 'volume.kubernetes.io/storage-provisioner';
+
+/**
+ * Harvester's provisioner: the beta annotation when the key is present, else the GA
+ * annotation, else the StorageClass provisioner (the PV's driver is not consulted).
+ */
+export function resolveProvisioner(pvc: PersistentVolumeClaim, storageClass: StorageClass | null | undefined): string | undefined {
+  const annotations = pvc.metadata?.annotations ?? {};
+  if (Object.hasOwn(annotations, BETA_PROVISIONER_ANNOTATION)) return annotations[BETA_PROVISIONER_ANNOTATION];
+  if (Object.hasOwn(annotations, PROVISIONER_ANNOTATION)) return annotations[PROVISIONER_ANNOTATION];
+  return storageClass?.provisioner;
+}
+
+/** Whether ExpandDisks is effectively on, and why. */
+export function expandDisksState(kubeVirt: KubeVirt): { enabled: boolean; why: string } {
+  const developer = kubeVirt.spec?.configuration?.developerConfiguration;
+  const version = kubeVirt.status?.observedKubeVirtVersion;
+  if (versionAtLeast(version, EXPAND_DISKS_GA_SINCE)) {
+    return { enabled: true, why: `KubeVirt ${version} has ExpandDisks GA (always on)` };
+  }
+  const listed = developer?.featureGates?.includes(EXPAND_DISKS_GATE) ?? false;
+  const disabled = developer?.disabledFeatureGates?.includes(EXPAND_DISKS_GATE) ?? false;
+  if (listed && !disabled) return { enabled: true, why: 'ExpandDisks is listed in featureGates' };
+  return { enabled: false, why: disabled ? 'ExpandDisks is listed in disabledFeatureGates' : 'ExpandDisks is not listed in featureGates' };
+}
+
+/**
+ * True when the update grows spec.resources.requests.storage (both sides set, new > old).
+ * Throws QuantityInvalidError for a malformed quantity.
+ */
+export function storageGrows(oldPvc: PersistentVolumeClaim | null | undefined, pvc: PersistentVolumeClaim | null | undefined): boolean {
+  if (!oldPvc || !pvc) return false;
+  const oldSize = storageRequest(oldPvc.spec?.resources?.requests);
+  const newSize = storageRequest(pvc.spec?.resources?.requests);
+  return oldSize !== undefined && newSize !== undefined && newSize > oldSize;
+}
+
+function pvcKeyOf(pvc: PersistentVolumeClaim): string {
+  return `${pvc.metadata?.namespace ?? ''}/${pvc.metadata?.name ?? ''}`;
+}
+
+/** A 500 decision (internal error) outside any check, e.g. cache not synced. */
+export function internalErrorDecision(decision: string, message: string): ResizeDecision {
+  return {
+    allowed: false, code: 500, reason: 'InternalError', message, warnings: [], decision,
+    findings: [{ check: 'resize', outcome: 'error', decision, message }],
+  };
+}
+
+/**
+ * Judges a PVC update, purely from the snapshot. Only an update that grows
+ * spec.resources.requests.storage is judged; everything else is allowed untouched.
+ * Order (reference/harvester.md §1, seed 004): a VM using the PVC and not Stopped ->
+ * ExpandDisks effectively on -> not a hotplugged Filesystem volume -> provisioner validated
+ * by the Setting -> Longhorn data engine. The first refusal decides; every check is still
+ * evaluated and listed in `findings`. With no running VM the resize is allowed (offline).
+ */
+export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions): ResizeDecision {
+  const { pvc, oldPvc } = snapshot;
+  const pvcKey = pvcKeyOf(pvc);
+  let grows: boolean;
+  try {
+    grows = storageGrows(oldPvc, pvc);
+  } catch (error) {
+    return internalErrorDecision('quantity-invalid', `internal error: cannot read the storage request of PVC ${pvcKey}: ${(error as Error).message}`);
+  }
+  if (!grows) {
+    const message = `PVC ${pvcKey}: spec.resources.requests.storage does not grow; nothing to judge.`;
+    return {
+      allowed: true, code: 200, message, warnings: [], decision: 'not-resize',
+      findings: [{ check: 'resize', outcome: 'skip', decision: 'not-resize', message }],
+    };
+  }
+
+  const findings: ResizeFinding[] = [];
+  const warnings: string[] = [];
+  const vmKey = (vm: (typeof snapshot.vms)[number]) => `${vm.metadata?.namespace ?? ''}/${vm.metadata?.name ?? ''}`;
+  const running = snapshot.vms.filter(isVmRunning).map(vmKey);
+  const stopAdvice = stopVmsAdvice(running);
+
+  // 1. A running VM.
+  if (running.length === 0) {
+    const stopped = snapshot.vms.map(vmKey);
+    findings.push({
+      check: 'vm', outcome: 'pass', decision: 'allowed-offline',
+      message: stopped.length === 0
+        ? `No VM uses PVC ${pvcKey}; it expands offline.`
+        : `Only stopped VMs use PVC ${pvcKey} (${listVms(stopped)}); it expands offline and the VM sees the size at next start.`,
+    });
+  } else {
+    findings.push({
+      check: 'vm', outcome: 'pass', decision: 'online',
+      message: `Running VM(s) use PVC ${pvcKey} (${listVms(running)}): online expansion rules apply.`,
+    });
+  }
+
+  // 2. ExpandDisks.
+  const kubeVirtKey = `${options.kubeVirtNamespace}/${options.kubeVirtName}`;
+  if (!snapshot.kubeVirt) {
+    findings.push({
+      check: 'expand-disks', outcome: 'refuse', decision: 'kubevirt-missing',
+      message: `PVC_EXPAND: KubeVirt CR ${kubeVirtKey} not found, so the ExpandDisks feature gate cannot be confirmed. ` +
+        `Check that KubeVirt is installed there (or configure the add-on's KubeVirt location), ${stopAdvice}.`,
+    });
+  } else {
+    const gate = expandDisksState(snapshot.kubeVirt);
+    findings.push(gate.enabled
+      ? { check: 'expand-disks', outcome: 'pass', decision: 'allowed', message: `${gate.why}.` }
+      : {
+        check: 'expand-disks', outcome: 'refuse', decision: 'gate-missing',
+        message: `${HARVESTER_GATE_MESSAGE}. ${gate.why} of KubeVirt ${kubeVirtKey}: add ExpandDisks to ` +
+          `spec.configuration.developerConfiguration.featureGates (and remove it from disabledFeatureGates), ${stopAdvice}.`,
+      });
+  }
+
+  // 3. Hotplugged Filesystem volume (volumeMode defaults to Filesystem).
+  const volumeMode = pvc.spec?.volumeMode ?? 'Filesystem';
+  const pvcName = pvc.metadata?.name ?? '';
+  const hotplugging = snapshot.vms.filter((vm) => vmHotplugs(vm, pvcName)).map(vmKey);
+  if (volumeMode === 'Filesystem' && hotplugging.length > 0) {
+    findings.push({
+      check: 'hotplug', outcome: 'refuse', decision: 'hotplug-filesystem',
+      message: `${harvesterHotplugMessage(pvcKey)}. It is hotplugged into ${listVms(hotplugging)}, and a hotplugged ` +
+        `Filesystem volume may no longer be mounted by any hotplug pod, so it would never grow inside the VM. ` +
+        `Use a Block-mode volume for hotplug, ${stopAdvice}.`,
+    });
+  } else {
+    findings.push({
+      check: 'hotplug', outcome: 'pass', decision: 'allowed',
+      message: hotplugging.length > 0 ? `Hotplugged volume in ${volumeMode} mode: supported.` : `Not hotplugged (volumeMode ${volumeMode}).`,
+    });
+  }
+
+  // 4. Provisioner validated by the Setting.
+  const provisioner = resolveProvisioner(pvc, snapshot.storageClass);
+  const setting = snapshot.expandSetting;
+  if (setting.state === 'invalid') {
+    findings.push({
+      check: 'provisioner', outcome: 'error', decision: 'setting-invalid',
+      message: `internal error: ${setting.error.message} (${setting.error.code}). Fix the Setting ${options.settingName}.`,
+    });
+  } else if (!provisioner) {
+    findings.push({
+      check: 'provisioner', outcome: 'refuse', decision: 'provisioner-unknown',
+      message: `${harvesterProviderMessage(pvcKey)}. Its provisioner is unknown: no storage-provisioner annotation and ` +
+        `StorageClass "${pvc.spec?.storageClassName ?? ''}" was not found. ${capitalize(stopAdvice)}.`,
+    });
+  } else {
+    const validated = setting.state === 'parsed'
+      ? setting.validation.allows(provisioner)
+      : provisioner === LONGHORN_DRIVER;
+    if (setting.state === 'missing') {
+      warnings.push(warning(`Setting ${options.settingName} not found; used Harvester's default {"${LONGHORN_DRIVER}":true}`));
+    }
+    findings.push(validated
+      ? { check: 'provisioner', outcome: 'pass', decision: 'allowed', message: `Provisioner ${provisioner} is validated in Setting ${options.settingName}.` }
+      : {
+        check: 'provisioner', outcome: 'refuse', decision: 'provisioner-not-validated',
+        message: `${harvesterProviderMessage(pvcKey)}. Provisioner ${provisioner} is not validated for online expansion in ` +
+          `Setting ${options.settingName}. If the driver supports online expansion, add "${provisioner}":true to the ` +
+          `Setting's value, ${stopAdvice}.`,
+      });
+  }
+
+  // 5. Longhorn data engine.
+  if (provisioner === LONGHORN_DRIVER) {
+    findings.push(decideLonghorn(longhornFacts(snapshot.longhorn, snapshot.storageClass), pvcKey, stopAdvice, options));
+  } else {
+    findings.push({ check: 'longhorn', outcome: 'skip', decision: 'allowed', message: 'Not a Longhorn volume.' });
+  }
+
+  if (running.length === 0) {
+    const offline = findings[0] as ResizeFinding;
+    return { allowed: true, code: 200, message: offline.message, warnings: [], decision: 'allowed-offline', findings };
+  }
+  const blocking = findings.find((finding) => finding.outcome === 'refuse' || finding.outcome === 'error');
+  if (blocking) {
+    const internal = blocking.outcome === 'error';
+    return {
+      allowed: false, code: internal ? 500 : 422, reason: internal ? 'InternalError' : 'Invalid',
+      message: blocking.message, warnings, decision: blocking.decision, findings,
+    };
+  }
+  return {
+    allowed: true, code: 200, message: `Online expansion of PVC ${pvcKey} is allowed.`, warnings, decision: 'allowed', findings,
+  };
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

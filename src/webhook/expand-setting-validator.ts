@@ -1,0 +1,66 @@
+import { LONGHORN_DRIVER, parseDriverMap, SettingInvalidError, type HarvesterSetting } from '../settings/index.js';
+import type { AdmissionOptions } from './admission-options.js';
+import type { CsiDriver } from './kube-objects.js';
+import { warning } from './resize-messages.js';
+import { allowedVerdict, internalErrorVerdict, invalidVerdict } from './to-verdict.js';
+import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
+
+export const EXPAND_SETTING_PATH = '/validate/expand-setting';
+
+/** Where the Setting validator looks up CSIDriver objects (a cache). */
+export interface CsiDriverSource {
+  synced(): boolean;
+  getCsiDriver(name: string): CsiDriver | undefined;
+}
+
+const MAX_DRIVER_WARNINGS = 5;
+
+/**
+ * Validates CREATE/UPDATE of the csi-online-expand-validation Setting (other Settings and
+ * operations are allowed): `value` and `default` must each be a JSON object of driver -> boolean
+ * (or empty); `driver.longhorn.io: false` is refused (Harvester protects it only in its UI);
+ * a driver with no CSIDriver object is accepted with a warning.
+ */
+export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource; options: Pick<AdmissionOptions, 'settingName'> }): Validator {
+  const { csiDrivers, options } = deps;
+  return {
+    name: 'expand-setting',
+    path: EXPAND_SETTING_PATH,
+    validate(request: AdmissionRequest): AdmissionVerdict {
+      const setting = request.object as HarvesterSetting | null | undefined;
+      if ((request.operation !== 'CREATE' && request.operation !== 'UPDATE') || request.subResource
+        || !setting || setting.metadata?.name !== options.settingName) {
+        return allowedVerdict('not-expand-setting');
+      }
+      const drivers = new Set<string>();
+      for (const field of ['default', 'value'] as const) {
+        let entries: Map<string, boolean>;
+        try {
+          entries = parseDriverMap(setting[field], field, options.settingName);
+        } catch (error) {
+          if (error instanceof SettingInvalidError) {
+            return invalidVerdict('setting-invalid', `${error.message} (${error.code})`);
+          }
+          return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+        }
+        if (entries.get(LONGHORN_DRIVER) === false) {
+          return invalidVerdict('setting-longhorn-disabled',
+            `Setting ${options.settingName} field "${field}" sets "${LONGHORN_DRIVER}" to false. Longhorn supports online ` +
+            `expansion and Harvester keeps it enabled; remove the entry or set it to true.`);
+        }
+        for (const key of entries.keys()) drivers.add(key);
+      }
+      return allowedVerdict('setting-valid', driverWarnings([...drivers], csiDrivers));
+    },
+  };
+}
+
+function driverWarnings(drivers: string[], csiDrivers: CsiDriverSource): string[] {
+  if (drivers.length === 0) return [];
+  if (!csiDrivers.synced()) return [warning('CSIDriver cache not synced yet; the driver names were not checked')];
+  const unknown = drivers.filter((driver) => !csiDrivers.getCsiDriver(driver));
+  const warnings = unknown.slice(0, MAX_DRIVER_WARNINGS)
+    .map((driver) => warning(`no CSIDriver named "${driver}" exists; check the driver name (accepted anyway)`));
+  if (unknown.length > MAX_DRIVER_WARNINGS) warnings.push(`${unknown.length - MAX_DRIVER_WARNINGS} more drivers have no CSIDriver object`);
+  return warnings;
+}

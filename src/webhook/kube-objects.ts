@@ -1,0 +1,90 @@
+/**
+ * The fields the admission decisions read, typed structurally so that both raw JSON (an
+ * AdmissionReview object, a list call) and informer objects satisfy them. Every field is
+ * optional: real objects omit what is unset.
+ */
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  annotations?: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export interface PersistentVolumeClaim {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: {
+    accessModes?: string[];
+    resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
+    storageClassName?: string | null;
+    volumeMode?: string;
+    volumeName?: string;
+  };
+  status?: { phase?: string; capacity?: Record<string, unknown> };
+}
+
+export interface StorageClass {
+  metadata?: ObjectMeta;
+  provisioner?: string;
+  parameters?: Record<string, string>;
+  allowVolumeExpansion?: boolean;
+}
+
+export interface VmVolume {
+  name?: string;
+  persistentVolumeClaim?: { claimName?: string; hotpluggable?: boolean; readOnly?: boolean };
+  dataVolume?: { name?: string; hotpluggable?: boolean };
+  [source: string]: unknown;
+}
+
+export interface VirtualMachine {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: {
+    runStrategy?: string;
+    running?: boolean;
+    template?: { spec?: { volumes?: VmVolume[]; [key: string]: unknown } };
+    [key: string]: unknown;
+  };
+  status?: { printableStatus?: string; ready?: boolean; [key: string]: unknown };
+}
+
+export interface KubeVirt {
+  metadata?: ObjectMeta;
+  spec?: {
+    configuration?: {
+      developerConfiguration?: { featureGates?: string[]; disabledFeatureGates?: string[] };
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  status?: { observedKubeVirtVersion?: string; phase?: string; [key: string]: unknown };
+}
+
+/** longhorn.io/v1beta2 Volume (name = PV name). */
+export interface LonghornVolume {
+  metadata?: ObjectMeta;
+  spec?: { dataEngine?: string; frontend?: string; encrypted?: boolean; size?: string; [key: string]: unknown };
+  status?: { state?: string; [key: string]: unknown };
+}
+
+/** longhorn.io/v1beta2 Engine (label longhornvolume=<volume>). */
+export interface LonghornEngine {
+  metadata?: ObjectMeta;
+  spec?: { dataEngine?: string; volumeName?: string; frontend?: string; [key: string]: unknown };
+}
+
+/** longhorn.io/v1beta2 Setting: top-level `value`. */
+export interface LonghornSetting {
+  metadata?: ObjectMeta;
+  value?: string;
+}
+
+export interface CsiDriver {
+  metadata?: ObjectMeta;
+  spec?: Record<string, unknown>;
+}

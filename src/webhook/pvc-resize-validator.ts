@@ -1,0 +1,35 @@
+import type { AdmissionOptions } from './admission-options.js';
+import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
+import { decideResize, storageGrows } from './decide-resize.js';
+import type { PersistentVolumeClaim } from './kube-objects.js';
+import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
+import { allowedVerdict, internalErrorVerdict, NOT_SYNCED_MESSAGE, toVerdict } from './to-verdict.js';
+import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
+
+export const PVC_RESIZE_PATH = '/validate/pvc-resize';
+
+/**
+ * Judges PVC updates that grow spec.resources.requests.storage with decideResize over a
+ * snapshot read from caches; every other request is allowed untouched.
+ */
+export function createPvcResizeValidator(deps: { source: ResizeSnapshotSource; options: AdmissionOptions }): Validator {
+  const { source, options } = deps;
+  return {
+    name: 'pvc-resize',
+    path: PVC_RESIZE_PATH,
+    validate(request: AdmissionRequest): AdmissionVerdict {
+      if (request.operation !== 'UPDATE' || request.subResource || request.resource.resource !== 'persistentvolumeclaims') {
+        return allowedVerdict('not-resize');
+      }
+      const oldPvc = request.oldObject as PersistentVolumeClaim | null | undefined;
+      const pvc = request.object as PersistentVolumeClaim | null | undefined;
+      try {
+        if (!pvc || !storageGrows(oldPvc, pvc)) return allowedVerdict('not-resize');
+        if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
+        return toVerdict(decideResize(assembleResizeSnapshot(source, oldPvc, pvc, options), options));
+      } catch (error) {
+        return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+      }
+    },
+  };
+}

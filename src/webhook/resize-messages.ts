@@ -1,0 +1,32 @@
+/**
+ * The refusal messages. Each starts with `PVC_EXPAND: ` (Harvester's VM controller keys on it
+ * to stop retrying) and, where Harvester has one, Harvester's exact sentence
+ * (reference/harvester.md §1); then why and what the user can do.
+ */
+export const PVC_EXPAND_PREFIX = 'PVC_EXPAND: ';
+
+export const HARVESTER_GATE_MESSAGE = 'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate';
+
+export function harvesterHotplugMessage(pvcKey: string): string {
+  return `PVC_EXPAND: Expansion of hotplugged PVC '${pvcKey}' in filesystem mode is not supported`;
+}
+
+export function harvesterProviderMessage(pvcKey: string): string {
+  return `PVC_EXPAND: pvc ${pvcKey} is not online expandable with its provider`;
+}
+
+/** "ns/a, ns/b" for the messages, at most 3 names then "and N more". */
+export function listVms(keys: string[]): string {
+  if (keys.length <= 3) return keys.join(', ');
+  return `${keys.slice(0, 3).join(', ')} and ${keys.length - 3} more`;
+}
+
+export function stopVmsAdvice(runningVms: string[]): string {
+  const noun = runningVms.length === 1 ? 'VM' : 'VMs';
+  return `stop ${noun} ${listVms(runningVms)} and expand offline`;
+}
+
+/** Cuts a warning to the 120 characters the API server keeps. */
+export function warning(text: string): string {
+  return text.length <= 120 ? text : `${text.slice(0, 117)}...`;
+}

@@ -1,0 +1,24 @@
+import type { HarvesterSetting } from '../settings/index.js';
+import type {
+  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+} from './kube-objects.js';
+
+/**
+ * Where the admission path reads cluster state: caches only, never the API server.
+ * Locations (KubeVirt CR, Longhorn namespace, Setting names) come from AdmissionOptions.
+ */
+export interface ResizeSnapshotSource {
+  /** False until every cache below has loaded; the validators then refuse with 500. */
+  synced(): boolean;
+  getPvc(namespace: string, name: string): PersistentVolumeClaim | undefined;
+  getStorageClass(name: string): StorageClass | undefined;
+  /** Every VM (running or not) whose template volumes or volumeClaimTemplates use the PVC. */
+  vmsUsingPvc(namespace: string, name: string): VirtualMachine[];
+  getKubeVirt(): KubeVirt | undefined;
+  getSetting(name: string): HarvesterSetting | undefined;
+  /** Longhorn Volume CR (name = PV name). */
+  getLonghornVolume(name: string): LonghornVolume | undefined;
+  /** Longhorn Engine CRs labelled longhornvolume=<volume>. */
+  getLonghornEngines(volume: string): LonghornEngine[];
+  getLonghornSetting(name: string): LonghornSetting | undefined;
+}

@@ -1,0 +1,65 @@
+import type { ExpandValidation, SettingInvalidError } from '../settings/index.js';
+import type {
+  KubeVirt, LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+} from './kube-objects.js';
+
+/** The csi-online-expand-validation Setting as the snapshot saw it. */
+export type ExpandSettingState =
+  | { state: 'parsed'; validation: ExpandValidation }
+  | { state: 'missing' }
+  | { state: 'invalid'; error: SettingInvalidError };
+
+/** Longhorn state of the PVC's volume (only read when the provisioner is Longhorn). */
+export interface LonghornSnapshot {
+  /** Volume CR named after the PV, if any. */
+  volume?: LonghornVolume | null;
+  /** Engine CRs labelled longhornvolume=<PV name> (two during a live migration). */
+  engines?: LonghornEngine[];
+  /** `value` of the Setting current-longhorn-version, undefined when unknown. */
+  version?: string;
+}
+
+/** Everything decideResize needs, as plain objects read from caches (or list calls). */
+export interface ResizeSnapshot {
+  /** The PVC before the update; absent or null for a CREATE. */
+  oldPvc?: PersistentVolumeClaim | null;
+  /** The PVC as it would be stored. */
+  pvc: PersistentVolumeClaim;
+  /** The PVC's StorageClass, null when missing. */
+  storageClass?: StorageClass | null;
+  /** Every VM using the PVC (template volumes or volumeClaimTemplates), running or not. */
+  vms: VirtualMachine[];
+  /** The KubeVirt CR at the configured location, null when missing. */
+  kubeVirt?: KubeVirt | null;
+  expandSetting: ExpandSettingState;
+  longhorn?: LonghornSnapshot;
+}
+
+export type ResizeCheck = 'resize' | 'vm' | 'expand-disks' | 'hotplug' | 'provisioner' | 'longhorn';
+
+/** One reason found while judging a resize; `voe check` prints them all. */
+export interface ResizeFinding {
+  check: ResizeCheck;
+  /** pass: no objection; refuse: a policy refusal (422); error: an internal error (500); skip: not applicable. */
+  outcome: 'pass' | 'refuse' | 'error' | 'skip';
+  /** Stable label, e.g. "gate-missing" (the verdict's decision when this finding decides). */
+  decision: string;
+  message: string;
+}
+
+/** The verdict plus every finding. */
+export interface ResizeDecision {
+  allowed: boolean;
+  /** 200 when allowed, 422 for a policy refusal, 500 for an internal error. */
+  code: number;
+  /** Kubernetes StatusReason: "Invalid" (422) or "InternalError" (500); absent when allowed. */
+  reason?: 'Invalid' | 'InternalError';
+  /** The refusal shown to the user, or a one-line explanation when allowed. */
+  message: string;
+  /** Admission warnings (each <= 120 characters). */
+  warnings: string[];
+  /** Stable label of the deciding finding, e.g. "allowed", "allowed-offline", "gate-missing". */
+  decision: string;
+  /** Every finding, in the decision order. */
+  findings: ResizeFinding[];
+}

@@ -1,0 +1,104 @@
+import type { AdmissionOptions } from './admission-options.js';
+import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
+import { decideResize } from './decide-resize.js';
+import type { PersistentVolumeClaim, VirtualMachine } from './kube-objects.js';
+import { storageRequest } from './parse-quantity.js';
+import { PVC_EXPAND_PREFIX } from './resize-messages.js';
+import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
+import {
+  allowedVerdict, internalErrorVerdict, invalidVerdict, NOT_SYNCED_MESSAGE, toVerdict,
+} from './to-verdict.js';
+import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
+import { VOLUME_CLAIM_TEMPLATES_ANNOTATION, volumeClaimTemplatesOf } from './vm-claims.js';
+
+export const VM_CLAIM_TEMPLATES_PATH = '/validate/vm-volume-claim-templates';
+
+/** Harvester's VM validator sentence for a smaller template size (PR #9204). */
+export const HARVESTER_TEMPLATE_SHRINK_MESSAGE = "requests storage can't be less than previous value";
+
+function keyed(templates: PersistentVolumeClaim[]): Map<string, PersistentVolumeClaim> {
+  const map = new Map<string, PersistentVolumeClaim>();
+  for (const template of templates) if (template.metadata?.name) map.set(template.metadata.name, template);
+  return map;
+}
+
+/** A copy of the live PVC with its storage request raised to `storage`. */
+function withStorage(pvc: PersistentVolumeClaim, storage: unknown): PersistentVolumeClaim {
+  return {
+    ...pvc,
+    spec: { ...pvc.spec, resources: { ...pvc.spec?.resources, requests: { ...pvc.spec?.resources?.requests, storage } } },
+  };
+}
+
+/**
+ * The VM-page resize path: diffs the VM's harvesterhci.io/volumeClaimTemplates annotation.
+ * A smaller size or a changed storage class is refused; a larger size is judged by
+ * decideResize against the live PVC from the cache (with the VM as it will be stored).
+ */
+export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSource; options: AdmissionOptions }): Validator {
+  const { source, options } = deps;
+  return {
+    name: 'vm-volume-claim-templates',
+    path: VM_CLAIM_TEMPLATES_PATH,
+    validate(request: AdmissionRequest): AdmissionVerdict {
+      const vm = request.object as VirtualMachine | null | undefined;
+      const oldVm = request.oldObject as VirtualMachine | null | undefined;
+      if (request.operation !== 'UPDATE' || request.subResource || !vm || !oldVm) return allowedVerdict('not-template-change');
+      const oldText = oldVm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
+      const newText = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
+      if (oldText === newText) return allowedVerdict('not-template-change');
+      try {
+        return judgeTemplates(source, options, oldVm, vm);
+      } catch (error) {
+        return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions, oldVm: VirtualMachine, vm: VirtualMachine): AdmissionVerdict {
+  const namespace = vm.metadata?.namespace ?? '';
+  const vmKey = `${namespace}/${vm.metadata?.name ?? ''}`;
+  const before = keyed(volumeClaimTemplatesOf(oldVm));
+  const growing: Array<{ name: string; template: PersistentVolumeClaim; size: bigint }> = [];
+  for (const [name, template] of keyed(volumeClaimTemplatesOf(vm))) {
+    const previous = before.get(name);
+    if (!previous) continue;
+    const oldSize = storageRequest(previous.spec?.resources?.requests);
+    const newSize = storageRequest(template.spec?.resources?.requests);
+    if (oldSize !== undefined && newSize !== undefined && newSize < oldSize) {
+      return invalidVerdict('template-shrink',
+        `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
+        'storage than before; volumes cannot shrink: keep at least the previous size.');
+    }
+    const oldClass = previous.spec?.storageClassName ?? null;
+    const newClass = template.spec?.storageClassName ?? null;
+    if (oldClass !== newClass) {
+      return invalidVerdict('template-storage-class-change',
+        `${PVC_EXPAND_PREFIX}storageClassName of volume claim template ${name} of VM ${vmKey} can't be changed ` +
+        `(from ${oldClass ?? 'none'} to ${newClass ?? 'none'}). Keep ${oldClass ?? 'none'}; to move the data, create a new volume ` +
+        'with the other StorageClass and copy it.');
+    }
+    if (oldSize !== undefined && newSize !== undefined && newSize > oldSize) growing.push({ name, template, size: newSize });
+  }
+  if (growing.length === 0) return allowedVerdict('not-template-change');
+  if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
+
+  const warnings: string[] = [];
+  let label = 'not-template-change';
+  for (const { name, template, size } of growing) {
+    const live = source.getPvc(namespace, name);
+    if (!live) continue; // not created yet: Harvester creates it with the new size
+    const liveSize = storageRequest(live.spec?.resources?.requests);
+    if (liveSize !== undefined && size <= liveSize) continue;
+    const grown = withStorage(live, template.spec?.resources?.requests?.['storage']);
+    const snapshot = assembleResizeSnapshot(source, live, grown, options);
+    const others = snapshot.vms.filter((other) => `${other.metadata?.namespace ?? ''}/${other.metadata?.name ?? ''}` !== vmKey);
+    snapshot.vms = [vm, ...others];
+    const decision = decideResize(snapshot, options);
+    if (!decision.allowed) return toVerdict(decision);
+    if (label === 'not-template-change' || decision.decision === 'allowed') label = decision.decision;
+    warnings.push(...decision.warnings);
+  }
+  return allowedVerdict(label, [...new Set(warnings)]);
+}
