@@ -63,7 +63,7 @@ export function decideLonghorn(facts: LonghornFacts, pvcKey: string, stopAdvice:
   if (facts.encrypted) {
     return {
       check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-encrypted',
-      message: `${first}. It is an encrypted Longhorn v2 volume, and Longhorn cannot grow those (the dm-crypt device does ` +
+      message: `${first}. It is an encrypted Longhorn v2 volume (${facts.engineSource}), and Longhorn cannot grow those (the dm-crypt device does ` +
         `not grow). Create a larger volume and copy the data, or use a v1 data engine StorageClass.`,
     };
   }
@@ -73,7 +73,7 @@ export function decideLonghorn(facts: LonghornFacts, pvcKey: string, stopAdvice:
   if (options.longhornV2Expansion === 'deny') {
     return {
       check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2',
-      message: `${first}. It is a Longhorn v2 data engine volume and policy longhornV2Expansion=deny refuses their expansion. ` +
+      message: `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}) and policy longhornV2Expansion=deny refuses their expansion. ` +
         `Use a v1 data engine StorageClass, or set longhornV2Expansion to auto on Longhorn ${LONGHORN_V2_EXPANSION_SINCE} or later.`,
     };
   }
@@ -83,15 +83,15 @@ export function decideLonghorn(facts: LonghornFacts, pvcKey: string, stopAdvice:
       : `the Longhorn version is unknown (Setting ${options.longhornNamespace}/${options.longhornVersionSetting} not found)`;
     return {
       check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version',
-      message: `${first}. It is a Longhorn v2 data engine volume: Longhorn grows those from ${LONGHORN_V2_EXPANSION_SINCE} on, ` +
+      message: `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}): Longhorn grows those from ${LONGHORN_V2_EXPANSION_SINCE} on, ` +
         `and ${seen}. Upgrade Longhorn, or use a v1 data engine StorageClass.`,
     };
   }
   if (facts.frontend === 'ublk') {
     return {
       check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-ublk',
-      message: `${first}. It is a Longhorn v2 volume with the ublk frontend, which Longhorn cannot grow online; ` +
-        `${stopAdvice}.`,
+      message: `${first}. It is a Longhorn v2 volume with the ublk frontend, which Longhorn cannot grow online. ` +
+        `${stopAdvice.charAt(0).toUpperCase()}${stopAdvice.slice(1)}.`,
     };
   }
   return {

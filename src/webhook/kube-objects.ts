@@ -22,8 +22,9 @@ export interface PersistentVolumeClaim {
     storageClassName?: string | null;
     volumeMode?: string;
     volumeName?: string;
+    [key: string]: unknown;
   };
-  status?: { phase?: string; capacity?: Record<string, unknown> };
+  status?: { phase?: string; capacity?: Record<string, unknown>; [key: string]: unknown };
 }
 
 export interface StorageClass {

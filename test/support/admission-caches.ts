@@ -1,0 +1,50 @@
+import type { HarvesterSetting } from '../../src/settings/index.js';
+import {
+  admissionIndexers, createCacheSnapshotSource, MemoryCache, resolveAdmissionOptions,
+  type AdmissionCaches, type AdmissionOptions, type KubeVirt, type LonghornEngine, type LonghornSetting, type LonghornVolume,
+  type PersistentVolumeClaim, type ResizeSnapshotSource, type StorageClass, type VirtualMachine,
+} from '../../src/webhook/index.js';
+
+export interface ClusterState {
+  pvcs?: PersistentVolumeClaim[];
+  storageClasses?: StorageClass[];
+  vms?: VirtualMachine[];
+  kubeVirts?: KubeVirt[];
+  settings?: HarvesterSetting[];
+  longhornVolumes?: LonghornVolume[];
+  longhornEngines?: LonghornEngine[];
+  longhornSettings?: LonghornSetting[];
+}
+
+export interface MemoryCaches {
+  pvcs: MemoryCache<PersistentVolumeClaim>;
+  storageClasses: MemoryCache<StorageClass>;
+  vms: MemoryCache<VirtualMachine>;
+  kubeVirts: MemoryCache<KubeVirt>;
+  settings: MemoryCache<HarvesterSetting>;
+  longhornVolumes: MemoryCache<LonghornVolume>;
+  longhornEngines: MemoryCache<LonghornEngine>;
+  longhornSettings: MemoryCache<LonghornSetting>;
+}
+
+/** In-memory caches (with the admission indexes) holding the given objects. */
+export function memoryCaches(state: ClusterState): MemoryCaches {
+  return {
+    pvcs: new MemoryCache(state.pvcs ?? []),
+    storageClasses: new MemoryCache(state.storageClasses ?? []),
+    vms: new MemoryCache(state.vms ?? [], { indexers: admissionIndexers.vms }),
+    kubeVirts: new MemoryCache(state.kubeVirts ?? []),
+    settings: new MemoryCache(state.settings ?? []),
+    longhornVolumes: new MemoryCache(state.longhornVolumes ?? []),
+    longhornEngines: new MemoryCache(state.longhornEngines ?? [], { indexers: admissionIndexers.longhornEngines }),
+    longhornSettings: new MemoryCache(state.longhornSettings ?? []),
+  };
+}
+
+export function memorySource(state: ClusterState, partial: Partial<AdmissionOptions> = {}): {
+  caches: MemoryCaches; source: ResizeSnapshotSource; options: AdmissionOptions;
+} {
+  const caches = memoryCaches(state);
+  const options = resolveAdmissionOptions(partial);
+  return { caches, source: createCacheSnapshotSource(caches as AdmissionCaches, options), options };
+}

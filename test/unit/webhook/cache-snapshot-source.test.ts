@@ -1,0 +1,120 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  assembleResizeSnapshot, createCacheSnapshotSource, MemoryCache, resolveAdmissionOptions, type AdmissionCaches,
+} from '../../../src/webhook/index.js';
+import {
+  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, PV_NAME, resized,
+  storageClass, templateEntry, vm,
+} from '../../support/admission-objects.js';
+import { memorySource } from '../../support/admission-caches.js';
+
+const ROOT = 'vm1-disk-0-kq8zt';
+
+describe('createCacheSnapshotSource', () => {
+  it('finds VMs by template volume, dataVolume and volumeClaimTemplates, only in the PVC namespace', () => {
+    const { source } = memorySource({
+      vms: [
+        vm('vm1'),
+        vm('vm2', { volumes: [{ name: 'dv', dataVolume: { name: ROOT } }], templates: [] }),
+        vm('vm3', { volumes: [], templates: [templateEntry(ROOT, '10Gi')] }),
+        vm('vm4', { namespace: 'other' }),
+        vm('vm5'),
+      ],
+    });
+    const names = source.vmsUsingPvc('default', ROOT).map((machine) => machine.metadata?.name).sort();
+    assert.deepEqual(names, ['vm1', 'vm2', 'vm3']);
+    assert.deepEqual(source.vmsUsingPvc('default', 'nothing'), []);
+  });
+
+  it('reads the KubeVirt CR at the configured location only', () => {
+    const upstream = { ...kubeVirt(), metadata: { name: 'kubevirt', namespace: 'kubevirt' } };
+    assert.equal(memorySource({ kubeVirts: [upstream] }).source.getKubeVirt(), undefined);
+    assert.equal(memorySource({ kubeVirts: [upstream] }, { kubeVirtNamespace: 'kubevirt' }).source.getKubeVirt(), upstream);
+  });
+
+  it('reads Longhorn objects in the Longhorn namespace, engines by label', () => {
+    const stray = { ...longhornEngine({ index: 7 }), metadata: { ...longhornEngine().metadata, name: 'stray', namespace: 'elsewhere' } };
+    const { source } = memorySource({
+      longhornVolumes: [longhornVolume()],
+      longhornEngines: [longhornEngine(), longhornEngine({ index: 1 }), longhornEngine({ volume: 'pvc-other' }), stray],
+      longhornSettings: [longhornVersion('v1.10.1')],
+    });
+    assert.equal(source.getLonghornVolume(PV_NAME)?.spec?.dataEngine, 'v1');
+    assert.deepEqual(source.getLonghornEngines(PV_NAME).map((engine) => engine.metadata?.name).sort(), [`${PV_NAME}-e-0`, `${PV_NAME}-e-1`]);
+    assert.equal(source.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
+  });
+
+  it('is synced only when every cache is', () => {
+    const { caches, source } = memorySource({});
+    assert.equal(source.synced(), true);
+    caches.longhornEngines.setSynced(false);
+    assert.equal(source.synced(), false);
+  });
+
+  it('works without Longhorn caches (no Longhorn installed)', () => {
+    const options = resolveAdmissionOptions();
+    const caches: AdmissionCaches = {
+      pvcs: new MemoryCache(), storageClasses: new MemoryCache(), vms: new MemoryCache([], { indexers: { 'vms-by-pvc': () => [] } }),
+      kubeVirts: new MemoryCache(), settings: new MemoryCache(),
+    };
+    const source = createCacheSnapshotSource(caches, options);
+    assert.equal(source.synced(), true);
+    assert.deepEqual(source.getLonghornEngines(PV_NAME), []);
+    assert.equal(source.getLonghornVolume(PV_NAME), undefined);
+  });
+});
+
+describe('assembleResizeSnapshot', () => {
+  const claim = pvc(ROOT);
+  const state = {
+    pvcs: [claim],
+    storageClasses: [longhornImageClass(), storageClass('nfs-csi', 'nfs.csi.k8s.io')],
+    vms: [vm('vm1')],
+    kubeVirts: [kubeVirt()],
+    settings: [harvesterSetting('{"nfs.csi.k8s.io":true}')],
+    longhornVolumes: [longhornVolume()],
+    longhornEngines: [longhornEngine()],
+    longhornSettings: [longhornVersion('v1.9.1')],
+  };
+
+  it('collects everything for a Longhorn PVC', () => {
+    const { source, options } = memorySource(state);
+    const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
+    assert.equal(snapshot.storageClass?.metadata?.name, 'longhorn-image-7r2k9');
+    assert.deepEqual(snapshot.vms.map((machine) => machine.metadata?.name), ['vm1']);
+    assert.equal(snapshot.kubeVirt?.metadata?.name, 'kubevirt');
+    assert.equal(snapshot.expandSetting.state, 'parsed');
+    assert.equal(snapshot.longhorn?.volume?.metadata?.name, PV_NAME);
+    assert.equal(snapshot.longhorn?.engines?.length, 1);
+    assert.equal(snapshot.longhorn?.version, 'v1.9.1');
+  });
+
+  it('skips Longhorn objects for other provisioners', () => {
+    const { source, options } = memorySource(state);
+    const nfs = pvc('nfs-disk', { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi' });
+    assert.equal(assembleResizeSnapshot(source, nfs, resized(nfs, '20Gi'), options).longhorn, undefined);
+  });
+
+  it('reports a missing Setting, KubeVirt CR and StorageClass as missing', () => {
+    const { source, options } = memorySource({ pvcs: [claim] });
+    const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
+    assert.deepEqual(snapshot.expandSetting, { state: 'missing' });
+    assert.equal(snapshot.kubeVirt, null);
+    assert.equal(snapshot.storageClass, null);
+  });
+
+  it('reports an invalid Setting with its code', () => {
+    const { source, options } = memorySource({ ...state, settings: [harvesterSetting('{"nfs.csi.k8s.io":"yes"}')] });
+    const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
+    assert.equal(snapshot.expandSetting.state, 'invalid');
+    assert.equal(snapshot.expandSetting.state === 'invalid' && snapshot.expandSetting.error.code, 'SETTING_INVALID_VALUE');
+  });
+
+  it('reads a configured Setting name', () => {
+    const renamed = harvesterSetting('{"nfs.csi.k8s.io":true}', '', 'my-expand-validation');
+    const { source, options } = memorySource({ ...state, settings: [renamed] }, { settingName: 'my-expand-validation' });
+    const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
+    assert.equal(snapshot.expandSetting.state === 'parsed' && snapshot.expandSetting.validation.allows('nfs.csi.k8s.io'), true);
+  });
+});

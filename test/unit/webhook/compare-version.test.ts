@@ -1,0 +1,20 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseReleaseVersion, versionAtLeast } from '../../../src/webhook/index.js';
+
+describe('versionAtLeast', () => {
+  const table: Array<[string | undefined, string, boolean]> = [
+    ['v1.9.0', 'v1.9.0', true], ['v1.9.1', 'v1.9.0', true], ['v1.10.0', 'v1.9.0', true], ['v2.0.0', 'v1.9.0', true],
+    ['v1.8.9', 'v1.9.0', false], ['v1.5.2', 'v1.9.0', false], ['1.9.0', 'v1.9.0', true], ['v1.9', 'v1.9.0', true],
+    ['v1.9.0-rc.1', 'v1.9.0', false], ['v1.9.0-12-gabcdef', 'v1.9.0', false], ['v1.9.1-rc.1', 'v1.9.0', true],
+    ['v1.10.1', 'v1.10.0', true], ['v1.9.1', 'v1.10.0', false], ['v1.10.0+build.5', 'v1.10.0', true],
+    [undefined, 'v1.9.0', false], ['', 'v1.9.0', false], ['devel', 'v1.9.0', false], ['latest', 'v1.10.0', false],
+  ];
+  for (const [version, minimum, expected] of table) {
+    it(`${String(version)} >= ${minimum} is ${expected}`, () => assert.equal(versionAtLeast(version, minimum), expected));
+  }
+  it('parses the parts', () => {
+    assert.deepEqual(parseReleaseVersion('v1.10.1'), { major: 1, minor: 10, patch: 1, prerelease: '' });
+    assert.deepEqual(parseReleaseVersion('1.9.0-rc.1'), { major: 1, minor: 9, patch: 0, prerelease: 'rc.1' });
+  });
+});

@@ -1,0 +1,344 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseExpandValidation, SettingInvalidError } from '../../../src/settings/index.js';
+import {
+  decideResize, expandDisksState, resolveAdmissionOptions, resolveProvisioner, storageGrows,
+  type AdmissionOptions, type ResizeSnapshot, type VirtualMachine,
+} from '../../../src/webhook/index.js';
+import {
+  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVolume, pvc, resized, storageClass, templateEntry, vm,
+} from '../../support/admission-objects.js';
+
+const ROOT = 'vm1-disk-0-kq8zt';
+const HARVESTER_GATE = 'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate';
+const HARVESTER_PROVIDER = `PVC_EXPAND: pvc default/${ROOT} is not online expandable with its provider`;
+const HARVESTER_HOTPLUG = (name: string) => `PVC_EXPAND: Expansion of hotplugged PVC 'default/${name}' in filesystem mode is not supported`;
+
+function parsed(value: string, defaultText?: string): ResizeSnapshot['expandSetting'] {
+  return { state: 'parsed', validation: parseExpandValidation(harvesterSetting(value, defaultText)) };
+}
+
+/** Longhorn v1 Block root disk of a running VM, 10Gi -> 20Gi, ExpandDisks listed (KubeVirt v1.5.2). */
+function base(): ResizeSnapshot {
+  const claim = pvc(ROOT);
+  return {
+    oldPvc: claim,
+    pvc: resized(claim, '20Gi'),
+    storageClass: longhornImageClass(),
+    vms: [vm('vm1')],
+    kubeVirt: kubeVirt(),
+    expandSetting: parsed(''),
+    longhorn: { volume: longhornVolume(), engines: [longhornEngine()], version: 'v1.9.1' },
+  };
+}
+
+/** An NFS Filesystem disk (provisioner nfs.csi.k8s.io). */
+function nfs(value = ''): ResizeSnapshot {
+  const claim = pvc(ROOT, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem' });
+  return {
+    ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'),
+    storageClass: storageClass('nfs-csi', 'nfs.csi.k8s.io', { server: 'nfs-server.default.svc.cluster.local', share: '/' }),
+    expandSetting: parsed(value), longhorn: undefined,
+  } as ResizeSnapshot;
+}
+
+/** A TopoLVM PVC hotplugged into vm1 (root disk elsewhere). */
+function topolvmHotplug(volumeMode: 'Block' | 'Filesystem' | null, value = '{"topolvm.io":true}'): ResizeSnapshot {
+  const claim = pvc('data-topolvm', { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode });
+  const machine = vm('vm1', {
+    volumes: [
+      { name: 'disk-0', persistentVolumeClaim: { claimName: ROOT } },
+      { name: 'data-topolvm', persistentVolumeClaim: { claimName: 'data-topolvm', hotpluggable: true } },
+    ],
+  });
+  return {
+    ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), vms: [machine],
+    storageClass: storageClass('topolvm-provisioner', 'topolvm.io', { 'csi.storage.k8s.io/fstype': 'xfs' }),
+    expandSetting: parsed(value), longhorn: undefined,
+  } as ResizeSnapshot;
+}
+
+function longhornV2(options: { version?: string; frontend?: string; encrypted?: boolean; classEncrypted?: boolean } = {}): ResizeSnapshot {
+  const snapshot = base();
+  snapshot.storageClass = storageClass('longhorn-v2', 'driver.longhorn.io', {
+    dataEngine: 'v2', numberOfReplicas: '3', migratable: 'true', ...(options.classEncrypted ? { encrypted: 'true' } : {}),
+  });
+  snapshot.longhorn = {
+    volume: longhornVolume({ dataEngine: 'v2', frontend: options.frontend ?? 'blockdev', encrypted: options.encrypted ?? false }),
+    engines: [longhornEngine({ dataEngine: 'v2' })],
+    ...(options.version ? { version: options.version } : {}),
+  };
+  return snapshot;
+}
+
+interface Case {
+  name: string;
+  snapshot: () => ResizeSnapshot;
+  options?: Partial<AdmissionOptions>;
+  allowed: boolean;
+  code: number;
+  decision: string;
+  startsWith?: string;
+  includes?: string[];
+  warnings?: number;
+  refusing?: string[];
+}
+
+const cases: Case[] = [
+  // Not a growth: allowed untouched.
+  { name: 'same size', snapshot: () => ({ ...base(), pvc: base().oldPvc! }), allowed: true, code: 200, decision: 'not-resize' },
+  { name: 'shrink (the API server refuses it)', snapshot: () => ({ ...base(), pvc: resized(pvc(ROOT), '5Gi') }), allowed: true, code: 200, decision: 'not-resize' },
+  { name: 'no old object (CREATE)', snapshot: () => ({ ...base(), oldPvc: null }), allowed: true, code: 200, decision: 'not-resize' },
+  { name: 'same bytes written differently', snapshot: () => ({ ...base(), pvc: resized(pvc(ROOT), '10240Mi') }), allowed: true, code: 200, decision: 'not-resize' },
+  { name: 'malformed quantity', snapshot: () => ({ ...base(), pvc: resized(pvc(ROOT), '20 gigs') }), allowed: false, code: 500, decision: 'quantity-invalid', startsWith: 'internal error: ' },
+
+  // 1. Running VM.
+  { name: 'Longhorn v1 block root disk of a running VM', snapshot: base, allowed: true, code: 200, decision: 'allowed' },
+  { name: 'no VM uses the PVC', snapshot: () => ({ ...base(), vms: [] }), allowed: true, code: 200, decision: 'allowed-offline', includes: ['No VM uses'] },
+  {
+    name: 'stopped VM: offline even with the gate missing',
+    snapshot: () => ({ ...base(), vms: [vm('vm1', { status: 'Stopped' })], kubeVirt: kubeVirt({ gates: ['LiveMigration'] }) }),
+    allowed: true, code: 200, decision: 'allowed-offline', includes: ['default/vm1'], refusing: ['gate-missing'],
+  },
+  {
+    name: 'missing printableStatus counts as running (Harvester: != "Stopped")',
+    snapshot: () => ({ ...base(), vms: [vm('vm1', { status: null })], kubeVirt: kubeVirt({ gates: [] }) }),
+    allowed: false, code: 422, decision: 'gate-missing',
+  },
+  ...['Starting', 'Paused', 'Migrating', 'ErrorUnschedulable', 'Stopping'].map((status): Case => ({
+    name: `printableStatus ${status} counts as running`,
+    snapshot: () => ({ ...base(), vms: [vm('vm1', { status })], kubeVirt: kubeVirt({ gates: [] }) }),
+    allowed: false, code: 422, decision: 'gate-missing',
+  })),
+  {
+    name: 'one stopped and one running VM: online rules apply',
+    snapshot: () => ({ ...base(), vms: [vm('vm0', { status: 'Stopped' }), vm('vm1')], kubeVirt: kubeVirt({ gates: [] }) }),
+    allowed: false, code: 422, decision: 'gate-missing', includes: ['stop VM default/vm1 and expand offline'],
+  },
+  {
+    name: 'more than three running VMs are summarised',
+    snapshot: () => ({ ...base(), vms: ['a', 'b', 'c', 'd', 'e'].map((name) => vm(name)), kubeVirt: kubeVirt({ gates: [] }) }),
+    allowed: false, code: 422, decision: 'gate-missing', includes: ['stop VMs default/a, default/b, default/c and 2 more'],
+  },
+
+  // 2. ExpandDisks.
+  {
+    name: 'ExpandDisks not listed', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: ['LiveMigration', 'HotplugVolumes'] }) }),
+    allowed: false, code: 422, decision: 'gate-missing', startsWith: `${HARVESTER_GATE}. `,
+    includes: ['spec.configuration.developerConfiguration.featureGates', 'harvester-system/kubevirt', 'stop VM default/vm1'],
+  },
+  {
+    name: 'ExpandDisks listed but disabled', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ disabled: ['ExpandDisks'], version: 'v1.8.1' }) }),
+    allowed: false, code: 422, decision: 'gate-missing', startsWith: HARVESTER_GATE, includes: ['disabledFeatureGates'],
+  },
+  { name: 'KubeVirt v1.9.0 without the gate listed (GA)', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], version: 'v1.9.0' }) }), allowed: true, code: 200, decision: 'allowed' },
+  { name: 'KubeVirt v1.10.2 with the gate in disabledFeatureGates (GA cannot be disabled)', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], disabled: ['ExpandDisks'], version: 'v1.10.2' }) }), allowed: true, code: 200, decision: 'allowed' },
+  { name: 'KubeVirt v1.9.0-rc.1 is not yet GA', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], version: 'v1.9.0-rc.1' }) }), allowed: false, code: 422, decision: 'gate-missing' },
+  { name: 'KubeVirt v1.8.1 without the gate', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], version: 'v1.8.1' }) }), allowed: false, code: 422, decision: 'gate-missing' },
+  {
+    name: 'KubeVirt CR missing', snapshot: () => ({ ...base(), kubeVirt: null }),
+    allowed: false, code: 422, decision: 'kubevirt-missing', startsWith: 'PVC_EXPAND: KubeVirt CR harvester-system/kubevirt not found',
+  },
+  {
+    name: 'KubeVirt CR missing at a configured location', snapshot: () => ({ ...base(), kubeVirt: null }), options: { kubeVirtNamespace: 'kubevirt' },
+    allowed: false, code: 422, decision: 'kubevirt-missing', includes: ['kubevirt/kubevirt'],
+  },
+
+  // 3. Hotplugged Filesystem volume.
+  {
+    name: 'hotplugged Filesystem TopoLVM volume', snapshot: () => topolvmHotplug('Filesystem'),
+    allowed: false, code: 422, decision: 'hotplug-filesystem', startsWith: `${HARVESTER_HOTPLUG('data-topolvm')}. `, includes: ['Block-mode'],
+  },
+  { name: 'hotplugged volume without volumeMode (Filesystem)', snapshot: () => topolvmHotplug(null), allowed: false, code: 422, decision: 'hotplug-filesystem' },
+  { name: 'hotplugged Block TopoLVM volume, driver validated', snapshot: () => topolvmHotplug('Block'), allowed: true, code: 200, decision: 'allowed' },
+  {
+    name: 'hotplugged Block TopoLVM volume, driver not validated', snapshot: () => topolvmHotplug('Block', '{"nfs.csi.k8s.io":true}'),
+    allowed: false, code: 422, decision: 'provisioner-not-validated', includes: ['"topolvm.io":true'],
+  },
+  {
+    name: 'hotplugged via dataVolume in Filesystem mode', snapshot: () => {
+      const snapshot = topolvmHotplug('Filesystem');
+      snapshot.vms = [vm('vm1', { volumes: [{ name: 'data-topolvm', dataVolume: { name: 'data-topolvm', hotpluggable: true } }] })];
+      return snapshot;
+    }, allowed: false, code: 422, decision: 'hotplug-filesystem',
+  },
+  {
+    name: 'hotplugged into a stopped VM while another VM runs', snapshot: () => {
+      const snapshot = topolvmHotplug('Filesystem');
+      const stopped = { ...snapshot.vms[0], status: { printableStatus: 'Stopped' } } as VirtualMachine;
+      snapshot.vms = [stopped, vm('vm2', { volumes: [{ name: 'shared', persistentVolumeClaim: { claimName: 'data-topolvm' } }] })];
+      return snapshot;
+    }, allowed: false, code: 422, decision: 'hotplug-filesystem', includes: ['hotplugged into default/vm1'],
+  },
+  { name: 'Filesystem volume not hotplugged (NFS root disk validated)', snapshot: () => nfs('{"nfs.csi.k8s.io":true}'), allowed: true, code: 200, decision: 'allowed' },
+
+  // 4. Provisioner validated by the Setting.
+  {
+    name: 'NFS root disk not validated', snapshot: () => nfs(),
+    allowed: false, code: 422, decision: 'provisioner-not-validated', startsWith: `${HARVESTER_PROVIDER}. `,
+    includes: ['nfs.csi.k8s.io', 'csi-online-expand-validation', 'stop VM default/vm1'],
+  },
+  { name: 'NFS listed as false', snapshot: () => nfs('{"nfs.csi.k8s.io":false}'), allowed: false, code: 422, decision: 'provisioner-not-validated' },
+  {
+    name: 'value overrides default for Longhorn', snapshot: () => ({ ...base(), expandSetting: parsed('{"driver.longhorn.io":false}') }),
+    allowed: false, code: 422, decision: 'provisioner-not-validated', startsWith: HARVESTER_PROVIDER,
+  },
+  {
+    name: 'Setting missing: Harvester default validates Longhorn, with a warning', snapshot: () => ({ ...base(), expandSetting: { state: 'missing' } }),
+    allowed: true, code: 200, decision: 'allowed', warnings: 1,
+  },
+  { name: 'Setting missing: NFS not validated', snapshot: () => ({ ...nfs(), expandSetting: { state: 'missing' } }), allowed: false, code: 422, decision: 'provisioner-not-validated', warnings: 1 },
+  {
+    name: 'Setting with invalid JSON', snapshot: () => ({
+      ...base(),
+      expandSetting: { state: 'invalid', error: new SettingInvalidError('SETTING_INVALID_JSON', 'Setting csi-online-expand-validation field "value" is not valid JSON', { setting: 'csi-online-expand-validation', field: 'value' }) },
+    }), allowed: false, code: 500, decision: 'setting-invalid', startsWith: 'internal error: ', includes: ['SETTING_INVALID_JSON'],
+  },
+  {
+    name: 'no provisioner annotation and StorageClass missing', snapshot: () => {
+      const claim = pvc(ROOT, { annotations: {} });
+      return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), storageClass: null };
+    }, allowed: false, code: 422, decision: 'provisioner-unknown', startsWith: HARVESTER_PROVIDER,
+  },
+  {
+    name: 'beta annotation wins over the StorageClass (NFS class, Longhorn annotation)', snapshot: () => {
+      const claim = pvc(ROOT, { className: 'nfs-csi', annotations: { 'volume.beta.kubernetes.io/storage-provisioner': 'driver.longhorn.io' } });
+      return { ...nfs(), oldPvc: claim, pvc: resized(claim, '20Gi'), longhorn: { volume: longhornVolume(), engines: [], version: 'v1.9.1' } };
+    }, allowed: true, code: 200, decision: 'allowed',
+  },
+
+  // 5. Longhorn data engine.
+  { name: 'Longhorn v2, policy auto, Longhorn v1.9.1', snapshot: () => longhornV2({ version: 'v1.9.1' }), allowed: false, code: 422, decision: 'longhorn-v2-version', startsWith: `${HARVESTER_PROVIDER}. `, includes: ['v1.9.1', 'v1.10.0'] },
+  { name: 'Longhorn v2, policy auto, version unknown', snapshot: () => longhornV2(), allowed: false, code: 422, decision: 'longhorn-v2-version', includes: ['unknown', 'longhorn-system/current-longhorn-version'] },
+  { name: 'Longhorn v2, policy auto, Longhorn v1.10.0', snapshot: () => longhornV2({ version: 'v1.10.0' }), allowed: true, code: 200, decision: 'allowed' },
+  { name: 'Longhorn v2, policy auto, Longhorn v1.10.0-rc2', snapshot: () => longhornV2({ version: 'v1.10.0-rc2' }), allowed: false, code: 422, decision: 'longhorn-v2-version' },
+  { name: 'Longhorn v2, policy auto, Longhorn v1.11.1, nvmf frontend', snapshot: () => longhornV2({ version: 'v1.11.1', frontend: 'nvmf' }), allowed: true, code: 200, decision: 'allowed' },
+  { name: 'Longhorn v2, policy auto, ublk frontend', snapshot: () => longhornV2({ version: 'v1.10.1', frontend: 'ublk' }), allowed: false, code: 422, decision: 'longhorn-v2-ublk', includes: ['ublk', 'Stop VM default/vm1'] },
+  { name: 'Longhorn v2, policy deny, Longhorn v1.10.1', snapshot: () => longhornV2({ version: 'v1.10.1' }), options: { longhornV2Expansion: 'deny' }, allowed: false, code: 422, decision: 'longhorn-v2', includes: ['longhornV2Expansion=deny'] },
+  { name: 'Longhorn v2, policy allow, Longhorn v1.9.1', snapshot: () => longhornV2({ version: 'v1.9.1' }), options: { longhornV2Expansion: 'allow' }, allowed: true, code: 200, decision: 'allowed' },
+  { name: 'Longhorn v2, policy allow, ublk frontend', snapshot: () => longhornV2({ frontend: 'ublk' }), options: { longhornV2Expansion: 'allow' }, allowed: true, code: 200, decision: 'allowed' },
+  { name: 'encrypted v2 (StorageClass), policy allow', snapshot: () => longhornV2({ version: 'v1.10.1', classEncrypted: true }), options: { longhornV2Expansion: 'allow' }, allowed: false, code: 422, decision: 'longhorn-v2-encrypted', includes: ['encrypted'] },
+  { name: 'encrypted v2 (Volume CR), policy auto, v1.10.1', snapshot: () => longhornV2({ version: 'v1.10.1', encrypted: true }), allowed: false, code: 422, decision: 'longhorn-v2-encrypted' },
+  {
+    name: 'encrypted v1 volume', snapshot: () => ({ ...base(), storageClass: longhornImageClass({ encrypted: 'true' }), longhorn: { volume: longhornVolume({ encrypted: true }), engines: [] } }),
+    allowed: true, code: 200, decision: 'allowed',
+  },
+  {
+    name: 'v2 from the Engine CR when the Volume CR is missing', snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [longhornEngine({ dataEngine: 'v2' })], version: 'v1.9.1' } }),
+    allowed: false, code: 422, decision: 'longhorn-v2-version', includes: ['Engine CR'],
+  },
+  {
+    name: 'two engines during a migration, one v2', snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [longhornEngine(), longhornEngine({ dataEngine: 'v2', index: 1 })] } }),
+    allowed: false, code: 422, decision: 'longhorn-v2-version',
+  },
+  {
+    name: 'v2 from the StorageClass parameter when no Longhorn CRs exist', snapshot: () => ({ ...longhornV2(), longhorn: { volume: null, engines: [] } }),
+    allowed: false, code: 422, decision: 'longhorn-v2-version', includes: ['StorageClass parameter dataEngine'],
+  },
+  {
+    name: 'the Volume CR wins over the StorageClass parameter', snapshot: () => ({ ...longhornV2(), longhorn: { volume: longhornVolume({ dataEngine: 'v1' }), engines: [] } }),
+    allowed: true, code: 200, decision: 'allowed',
+  },
+  { name: 'no Longhorn CRs and no parameter: v1 by default', snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [] } }), allowed: true, code: 200, decision: 'allowed' },
+
+  // Order: the first refusal decides, every reason is listed.
+  {
+    name: 'gate missing and provider not validated: the gate decides', snapshot: () => ({ ...nfs(), kubeVirt: kubeVirt({ gates: [] }) }),
+    allowed: false, code: 422, decision: 'gate-missing', refusing: ['gate-missing', 'provisioner-not-validated'],
+  },
+  {
+    name: 'hotplugged Filesystem and driver not validated: hotplug decides', snapshot: () => topolvmHotplug('Filesystem', ''),
+    allowed: false, code: 422, decision: 'hotplug-filesystem', refusing: ['hotplug-filesystem', 'provisioner-not-validated'],
+  },
+  {
+    name: 'gate missing before an invalid Setting', snapshot: () => ({
+      ...base(), kubeVirt: kubeVirt({ gates: [] }),
+      expandSetting: { state: 'invalid', error: new SettingInvalidError('SETTING_INVALID_VALUE', 'x', { setting: 's', field: 'value' }) },
+    }), allowed: false, code: 422, decision: 'gate-missing', refusing: ['gate-missing', 'setting-invalid'],
+  },
+];
+
+describe('decideResize', () => {
+  for (const c of cases) {
+    it(c.name, () => {
+      const result = decideResize(c.snapshot(), resolveAdmissionOptions(c.options));
+      assert.equal(result.allowed, c.allowed, result.message);
+      assert.equal(result.code, c.code);
+      assert.equal(result.decision, c.decision);
+      if (!c.allowed) {
+        assert.equal(result.reason, c.code === 500 ? 'InternalError' : 'Invalid');
+        if (c.code === 422) assert.ok(result.message.startsWith('PVC_EXPAND: '), result.message);
+      } else {
+        assert.equal(result.reason, undefined);
+      }
+      if (c.startsWith) assert.ok(result.message.startsWith(c.startsWith), result.message);
+      for (const text of c.includes ?? []) assert.ok(result.message.includes(text), `${JSON.stringify(text)} not in: ${result.message}`);
+      assert.equal(result.warnings.length, c.warnings ?? 0, result.warnings.join('; '));
+      for (const text of result.warnings) assert.ok(text.length <= 120);
+      if (c.refusing) {
+        const refusing = result.findings.filter((f) => f.outcome === 'refuse' || f.outcome === 'error').map((f) => f.decision);
+        assert.deepEqual(refusing, c.refusing);
+      }
+    });
+  }
+
+  it('lists one finding per check in the decision order', () => {
+    const result = decideResize(nfs(), resolveAdmissionOptions());
+    assert.deepEqual(result.findings.map((f) => f.check), ['vm', 'expand-disks', 'hotplug', 'provisioner', 'longhorn']);
+    assert.deepEqual(result.findings.map((f) => f.outcome), ['pass', 'pass', 'pass', 'refuse', 'skip']);
+  });
+
+  it('is pure: the snapshot is not modified and the result is repeatable', () => {
+    const snapshot = longhornV2({ version: 'v1.9.1' });
+    const copy = structuredClone({ ...snapshot, expandSetting: null });
+    const first = decideResize(snapshot, resolveAdmissionOptions());
+    const second = decideResize(snapshot, resolveAdmissionOptions());
+    assert.deepEqual(first, second);
+    assert.deepEqual({ ...snapshot, expandSetting: null }, copy);
+  });
+});
+
+describe('resolveProvisioner (as Harvester)', () => {
+  const cls = storageClass('sc', 'from.storage.class');
+  const table: Array<[string, Record<string, string>, string | undefined]> = [
+    ['beta key present wins', { 'volume.beta.kubernetes.io/storage-provisioner': 'beta.example', 'volume.kubernetes.io/storage-provisioner': 'ga.example' }, 'beta.example'],
+    ['beta key present even when empty', { 'volume.beta.kubernetes.io/storage-provisioner': '', 'volume.kubernetes.io/storage-provisioner': 'ga.example' }, ''],
+    ['GA key when the beta key is absent', { 'volume.kubernetes.io/storage-provisioner': 'ga.example' }, 'ga.example'],
+    ['StorageClass provisioner without annotations', {}, 'from.storage.class'],
+  ];
+  for (const [name, annotations, expected] of table) {
+    it(name, () => assert.equal(resolveProvisioner(pvc('p', { annotations }), cls), expected));
+  }
+  it('undefined without annotations and StorageClass', () => assert.equal(resolveProvisioner(pvc('p', { annotations: {} }), null), undefined));
+});
+
+describe('expandDisksState', () => {
+  const table: Array<[string, Parameters<typeof kubeVirt>[0], boolean]> = [
+    ['listed on v1.5.2', {}, true],
+    ['not listed on v1.5.2', { gates: ['LiveMigration'] }, false],
+    ['listed and disabled on v1.8.0', { disabled: ['ExpandDisks'], version: 'v1.8.0' }, false],
+    ['GA on v1.9.0', { gates: [], version: 'v1.9.0' }, true],
+    ['GA on 1.9.3 without v prefix', { gates: [], version: '1.9.3' }, true],
+    ['unparseable version, not listed', { gates: [], version: 'devel' }, false],
+  ];
+  for (const [name, options, enabled] of table) it(name, () => assert.equal(expandDisksState(kubeVirt(options)).enabled, enabled));
+  it('no configuration at all', () => assert.equal(expandDisksState({ metadata: { name: 'kubevirt' } }).enabled, false));
+});
+
+describe('storageGrows', () => {
+  const table: Array<[string, string | undefined, string | undefined, boolean]> = [
+    ['10Gi -> 20Gi', '10Gi', '20Gi', true],
+    ['10Gi -> 10Gi', '10Gi', '10Gi', false],
+    ['10Gi -> 10737418241', '10Gi', '10737418241', true],
+    ['20Gi -> 10Gi', '20Gi', '10Gi', false],
+    ['no old request', undefined, '10Gi', false],
+    ['no new request', '10Gi', undefined, false],
+  ];
+  const withRequest = (storage: string | undefined) => {
+    const claim = pvc('p');
+    return { ...claim, spec: { ...claim.spec, resources: storage ? { requests: { storage } } : {} } };
+  };
+  for (const [name, before, after, grows] of table) it(name, () => assert.equal(storageGrows(withRequest(before), withRequest(after)), grows));
+  it('false without objects', () => assert.equal(storageGrows(null, pvc('p')), false));
+  it('a tiny Harvester VM template with a templateEntry parses too', () => assert.ok(templateEntry('x', '1Gi').spec));
+});
