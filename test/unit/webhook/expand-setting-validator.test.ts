@@ -1,0 +1,70 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createExpandSettingValidator, MemoryCache, type AdmissionRequest, type CsiDriver } from '../../../src/webhook/index.js';
+import { admissionRequest, csiDriver, harvesterSetting, SETTING_KIND, SETTING_RESOURCE } from '../../support/admission-objects.js';
+
+function request(operation: 'CREATE' | 'UPDATE' | 'DELETE', object: unknown): AdmissionRequest {
+  return admissionRequest({ operation, resource: SETTING_RESOURCE, kind: SETTING_KIND, object, oldObject: operation === 'CREATE' ? null : harvesterSetting('') });
+}
+
+function validator(drivers: CsiDriver[] = [csiDriver('driver.longhorn.io'), csiDriver('nfs.csi.k8s.io'), csiDriver('topolvm.io')], synced = true) {
+  const cache = new MemoryCache(drivers, { synced });
+  return createExpandSettingValidator({
+    csiDrivers: { synced: () => cache.synced(), getCsiDriver: (name) => cache.get(undefined, name) },
+    options: { settingName: 'csi-online-expand-validation' },
+  });
+}
+
+describe('expand-setting validator', () => {
+  interface Case { name: string; request: AdmissionRequest; allowed: boolean; decision: string; includes?: string; warnings?: number }
+  const cases: Case[] = [
+    { name: 'another Setting', request: request('UPDATE', harvesterSetting('not json', '', 'server-version')), allowed: true, decision: 'not-expand-setting' },
+    { name: 'DELETE', request: request('DELETE', null), allowed: true, decision: 'not-expand-setting' },
+    { name: 'Harvester defaults', request: request('CREATE', harvesterSetting('')), allowed: true, decision: 'setting-valid' },
+    { name: 'seed example value', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":true, "topolvm.io":true}')), allowed: true, decision: 'setting-valid' },
+    { name: 'both fields empty', request: request('UPDATE', harvesterSetting('', '')), allowed: true, decision: 'setting-valid' },
+    { name: 'fields missing', request: request('UPDATE', { metadata: { name: 'csi-online-expand-validation' } }), allowed: true, decision: 'setting-valid' },
+    { name: 'a driver set to false', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":false}')), allowed: true, decision: 'setting-valid' },
+    { name: 'value not JSON', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":true')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_JSON' },
+    { name: 'value a list', request: request('UPDATE', harvesterSetting('["nfs.csi.k8s.io"]')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_JSON' },
+    { name: 'value maps to a string', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":"true"}')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_VALUE' },
+    { name: 'default not JSON', request: request('UPDATE', harvesterSetting('', '{')), allowed: false, decision: 'setting-invalid', includes: 'field "default"' },
+    { name: 'Longhorn disabled in value', request: request('UPDATE', harvesterSetting('{"driver.longhorn.io":false}')), allowed: false, decision: 'setting-longhorn-disabled', includes: 'driver.longhorn.io' },
+    { name: 'Longhorn disabled in default', request: request('UPDATE', harvesterSetting('', '{"driver.longhorn.io":false}')), allowed: false, decision: 'setting-longhorn-disabled', includes: 'field "default"' },
+    { name: 'unknown driver: accepted with a warning', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":true,"cephfs.csi.ceph.com":true}')), allowed: true, decision: 'setting-valid', warnings: 1, includes: 'cephfs.csi.ceph.com' },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const verdict = await validator().validate(c.request);
+      assert.equal(verdict.allowed, c.allowed, verdict.message);
+      assert.equal(verdict.decision, c.decision);
+      if (!c.allowed) {
+        assert.equal(verdict.code, 422);
+        assert.equal(verdict.reason, 'Invalid');
+        if (c.includes) assert.ok(verdict.message?.includes(c.includes), verdict.message);
+      } else if (c.includes) {
+        assert.ok(verdict.warnings?.some((text) => text.includes(c.includes!)), JSON.stringify(verdict.warnings));
+      }
+      assert.equal(verdict.warnings?.length ?? 0, c.warnings ?? 0);
+    });
+  }
+
+  it('warnings stay within 120 characters, at most six', async () => {
+    const many = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`very-long-driver-name-${i}.${'x'.repeat(120)}.example.com`, true]));
+    const verdict = await validator([]).validate(request('UPDATE', harvesterSetting(JSON.stringify(many), '')));
+    assert.equal(verdict.allowed, true);
+    assert.equal(verdict.warnings?.length, 6);
+    for (const text of verdict.warnings ?? []) assert.ok(text.length <= 120, text);
+  });
+
+  it('warns once when the CSIDriver cache is not synced', async () => {
+    const verdict = await validator([], false).validate(request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":true}')));
+    assert.equal(verdict.allowed, true);
+    assert.deepEqual(verdict.warnings, ['CSIDriver cache not synced yet; the driver names were not checked']);
+  });
+
+  it('has its name and path', () => {
+    assert.equal(validator().name, 'expand-setting');
+    assert.equal(validator().path, '/validate/expand-setting');
+  });
+});

@@ -1,0 +1,113 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPvcResizeValidator, type AdmissionRequest } from '../../../src/webhook/index.js';
+import {
+  admissionRequest, harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc,
+  PVC_KIND, PVC_RESOURCE, resized, storageClass, vm,
+} from '../../support/admission-objects.js';
+import { memorySource, type ClusterState } from '../../support/admission-caches.js';
+
+const ROOT = 'vm1-disk-0-kq8zt';
+const claim = pvc(ROOT);
+
+function cluster(overrides: ClusterState = {}): ClusterState {
+  return {
+    pvcs: [claim], storageClasses: [longhornImageClass(), storageClass('nfs-csi', 'nfs.csi.k8s.io')], vms: [vm('vm1')],
+    kubeVirts: [kubeVirt()], settings: [harvesterSetting('')], longhornVolumes: [longhornVolume()],
+    longhornEngines: [longhornEngine()], longhornSettings: [longhornVersion('v1.9.1')], ...overrides,
+  };
+}
+
+function update(oldObject: unknown, object: unknown, extra: Partial<Parameters<typeof admissionRequest>[0]> = {}): AdmissionRequest {
+  return admissionRequest({ operation: 'UPDATE', resource: PVC_RESOURCE, kind: PVC_KIND, object, oldObject, name: ROOT, namespace: 'default', ...extra });
+}
+
+describe('pvc-resize validator', () => {
+  it('has its name and path', () => {
+    const validator = createPvcResizeValidator(memorySource(cluster()));
+    assert.equal(validator.name, 'pvc-resize');
+    assert.equal(validator.path, '/validate/pvc-resize');
+  });
+
+  const untouched: Array<[string, AdmissionRequest]> = [
+    ['CREATE', admissionRequest({ operation: 'CREATE', resource: PVC_RESOURCE, kind: PVC_KIND, object: claim })],
+    ['DELETE', admissionRequest({ operation: 'DELETE', resource: PVC_RESOURCE, kind: PVC_KIND, oldObject: claim })],
+    ['UPDATE without a size change (label edit)', update(claim, { ...claim, metadata: { ...claim.metadata, labels: { a: 'b' } } })],
+    ['UPDATE that shrinks', update(claim, resized(claim, '5Gi'))],
+    ['UPDATE of the status subresource', update(claim, resized(claim, '20Gi'), { subResource: 'status' })],
+    ['UPDATE of another resource', update(claim, resized(claim, '20Gi'), { resource: { group: '', version: 'v1', resource: 'pods' } })],
+  ];
+  for (const [name, request] of untouched) {
+    it(`${name} is allowed untouched`, async () => {
+      const { caches, source, options } = memorySource(cluster());
+      caches.pvcs.setSynced(false); // untouched requests never read the caches
+      const verdict = await createPvcResizeValidator({ source, options }).validate(request);
+      assert.deepEqual(verdict, { allowed: true, decision: 'not-resize' });
+    });
+  }
+
+  it('allows growing a Longhorn v1 disk of a running VM', async () => {
+    const verdict = await createPvcResizeValidator(memorySource(cluster())).validate(update(claim, resized(claim, '20Gi')));
+    assert.deepEqual(verdict, { allowed: true, decision: 'allowed' });
+  });
+
+  it('refuses with 422 Invalid and the PVC_EXPAND message', async () => {
+    const verdict = await createPvcResizeValidator(memorySource(cluster({ kubeVirts: [kubeVirt({ gates: [] })] })))
+      .validate(update(claim, resized(claim, '20Gi')));
+    assert.equal(verdict.allowed, false);
+    assert.equal(verdict.code, 422);
+    assert.equal(verdict.reason, 'Invalid');
+    assert.equal(verdict.decision, 'gate-missing');
+    assert.ok(verdict.message?.startsWith('PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. '));
+  });
+
+  it('refuses with 500 while the caches are not synced', async () => {
+    const { caches, source, options } = memorySource(cluster());
+    caches.vms.setSynced(false);
+    const verdict = await createPvcResizeValidator({ source, options }).validate(update(claim, resized(claim, '20Gi')));
+    assert.deepEqual(verdict, {
+      allowed: false, code: 500, reason: 'InternalError', decision: 'cache-not-synced',
+      message: 'internal error: the admission caches are not synced yet; retry in a moment.',
+    });
+  });
+
+  it('refuses with 500 when the Setting is invalid JSON', async () => {
+    const verdict = await createPvcResizeValidator(memorySource(cluster({ settings: [harvesterSetting('{nope')] })))
+      .validate(update(claim, resized(claim, '20Gi')));
+    assert.equal(verdict.code, 500);
+    assert.equal(verdict.reason, 'InternalError');
+    assert.equal(verdict.decision, 'setting-invalid');
+    assert.match(verdict.message ?? '', /^internal error: .*SETTING_INVALID_JSON/);
+  });
+
+  it('refuses with 500 when a cache throws', async () => {
+    const { source, options } = memorySource(cluster());
+    const broken = { ...source, vmsUsingPvc: () => { throw new Error('index vms-by-pvc missing'); } };
+    const verdict = await createPvcResizeValidator({ source: broken, options }).validate(update(claim, resized(claim, '20Gi')));
+    assert.equal(verdict.code, 500);
+    assert.equal(verdict.decision, 'internal-error');
+    assert.ok(verdict.message?.includes('index vms-by-pvc missing'));
+  });
+
+  it('passes the missing-Setting warning through', async () => {
+    const verdict = await createPvcResizeValidator(memorySource(cluster({ settings: [] }))).validate(update(claim, resized(claim, '20Gi')));
+    assert.equal(verdict.allowed, true);
+    assert.equal(verdict.warnings?.length, 1);
+    assert.ok((verdict.warnings?.[0] ?? '').length <= 120);
+  });
+
+  it('never calls anything but the source (reads only caches)', async () => {
+    const { source, options } = memorySource(cluster());
+    const calls: string[] = [];
+    const spy = new Proxy(source, {
+      get(target, property) {
+        const value = target[property as keyof typeof target];
+        return typeof value === 'function' ? (...args: unknown[]) => { calls.push(String(property)); return (value as (...a: unknown[]) => unknown)(...args); } : value;
+      },
+    });
+    await createPvcResizeValidator({ source: spy, options }).validate(update(claim, resized(claim, '20Gi')));
+    assert.deepEqual([...new Set(calls)].sort(), [
+      'getKubeVirt', 'getLonghornEngines', 'getLonghornSetting', 'getLonghornVolume', 'getSetting', 'getStorageClass', 'synced', 'vmsUsingPvc',
+    ]);
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createVmClaimTemplatesValidator, type AdmissionRequest, type VirtualMachine } from '../../../src/webhook/index.js';
+import {
+  admissionRequest, harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc,
+  storageClass, templateEntry, vm, VM_KIND, VM_RESOURCE,
+} from '../../support/admission-objects.js';
+import { memorySource, type ClusterState } from '../../support/admission-caches.js';
+
+const ROOT = 'vm1-disk-0-kq8zt';
+
+function cluster(overrides: ClusterState = {}): ClusterState {
+  return {
+    pvcs: [pvc(ROOT)], storageClasses: [longhornImageClass(), storageClass('nfs-csi', 'nfs.csi.k8s.io')], vms: [vm('vm1')],
+    kubeVirts: [kubeVirt()], settings: [harvesterSetting('')], longhornVolumes: [longhornVolume()],
+    longhornEngines: [longhornEngine()], longhornSettings: [longhornVersion('v1.9.1')], ...overrides,
+  };
+}
+
+function withTemplates(machine: VirtualMachine, templates: ReturnType<typeof templateEntry>[]): VirtualMachine {
+  return {
+    ...machine,
+    metadata: { ...machine.metadata, annotations: { ...machine.metadata?.annotations, 'harvesterhci.io/volumeClaimTemplates': JSON.stringify(templates) } },
+  };
+}
+
+function update(oldObject: VirtualMachine, object: VirtualMachine): AdmissionRequest {
+  return admissionRequest({ operation: 'UPDATE', resource: VM_RESOURCE, kind: VM_KIND, object, oldObject, name: 'vm1', namespace: 'default' });
+}
+
+const before = vm('vm1');
+const grow = (size: string, className?: string) => withTemplates(before, [templateEntry(ROOT, size, className)]);
+
+describe('vm-volume-claim-templates validator', () => {
+  interface Case { name: string; state?: ClusterState; request: AdmissionRequest; allowed: boolean; decision: string; code?: number; startsWith?: string; notSynced?: boolean }
+  const cases: Case[] = [
+    { name: 'CREATE is allowed', request: admissionRequest({ operation: 'CREATE', resource: VM_RESOURCE, kind: VM_KIND, object: before }), allowed: true, decision: 'not-template-change', notSynced: true },
+    { name: 'annotation unchanged', request: update(before, { ...before, spec: { ...before.spec, runStrategy: 'Halted' } }), allowed: true, decision: 'not-template-change', notSynced: true },
+    {
+      name: 'smaller size refused', request: update(before, grow('5Gi')), allowed: false, code: 422, decision: 'template-shrink',
+      startsWith: "PVC_EXPAND: requests storage can't be less than previous value. ", notSynced: true,
+    },
+    {
+      name: 'storage class change refused', request: update(before, grow('10Gi', 'nfs-csi')), allowed: false, code: 422, decision: 'template-storage-class-change',
+      startsWith: 'PVC_EXPAND: storageClassName of volume claim template vm1-disk-0-kq8zt of VM default/vm1 can\'t be changed', notSynced: true,
+    },
+    { name: 'new template entry (a new disk) is allowed', request: update(before, withTemplates(before, [templateEntry(ROOT, '10Gi'), templateEntry('vm1-disk-1-new', '5Gi')])), allowed: true, decision: 'not-template-change', notSynced: true },
+    { name: 'removed template entry is allowed', request: update(before, withTemplates(before, [])), allowed: true, decision: 'not-template-change', notSynced: true },
+    { name: 'larger size, Longhorn v1, running: allowed', request: update(before, grow('20Gi')), allowed: true, decision: 'allowed' },
+    {
+      name: 'larger size, gate missing: refused by decideResize', state: cluster({ kubeVirts: [kubeVirt({ gates: [] })] }), request: update(before, grow('20Gi')),
+      allowed: false, code: 422, decision: 'gate-missing', startsWith: 'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate',
+    },
+    {
+      name: 'larger size on a stopped VM: offline', state: cluster({ kubeVirts: [kubeVirt({ gates: [] })] }),
+      request: update(vm('vm1', { status: 'Stopped' }), { ...grow('20Gi'), status: { printableStatus: 'Stopped' } }), allowed: true, decision: 'allowed-offline',
+    },
+    { name: 'larger size but the PVC does not exist yet', state: cluster({ pvcs: [] }), request: update(before, grow('20Gi')), allowed: true, decision: 'not-template-change' },
+    { name: 'larger than the template but not than the live PVC', state: cluster({ pvcs: [pvc(ROOT, { storage: '30Gi' })] }), request: update(before, grow('20Gi')), allowed: true, decision: 'not-template-change' },
+    {
+      name: 'larger size, Longhorn v2 on Longhorn v1.9.1', state: cluster({ longhornVolumes: [longhornVolume({ dataEngine: 'v2' })] }), request: update(before, grow('20Gi')),
+      allowed: false, code: 422, decision: 'longhorn-v2-version',
+    },
+    { name: 'caches not synced while growing', request: update(before, grow('20Gi')), allowed: false, code: 500, decision: 'cache-not-synced', notSynced: true },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const { caches, source, options } = memorySource(c.state ?? cluster());
+      if (c.notSynced) caches.pvcs.setSynced(false);
+      const verdict = await createVmClaimTemplatesValidator({ source, options }).validate(c.request);
+      assert.equal(verdict.allowed, c.allowed, verdict.message);
+      assert.equal(verdict.decision, c.decision);
+      if (c.code) assert.equal(verdict.code, c.code);
+      if (c.startsWith) assert.ok(verdict.message?.startsWith(c.startsWith), verdict.message);
+    });
+  }
+
+  it('judges the VM as it will be stored (the request object, not the cached VM)', async () => {
+    // The cache still holds vm1 hotplugging nothing; the new VM object is what matters for the running state.
+    const { source, options } = memorySource(cluster({ kubeVirts: [kubeVirt({ gates: [] })], vms: [vm('vm1', { status: 'Stopped' })] }));
+    const verdict = await createVmClaimTemplatesValidator({ source, options }).validate(update(before, grow('20Gi')));
+    assert.equal(verdict.decision, 'gate-missing');
+  });
+
+  it('has its name and path', () => {
+    const validator = createVmClaimTemplatesValidator(memorySource(cluster()));
+    assert.equal(validator.name, 'vm-volume-claim-templates');
+    assert.equal(validator.path, '/validate/vm-volume-claim-templates');
+  });
+});
