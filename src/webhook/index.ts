@@ -26,3 +26,6 @@ export { QuantityInvalidError } from './quantity-invalid-error.js';
 export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
 export { pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, VOLUME_CLAIM_TEMPLATES_ANNOTATION } from './vm-claims.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
+export { CheckError, type CheckErrorCode } from './check-error.js';
+export { checkResize, type CheckResult } from './check-resize.js';
+export { loadCheckCaches } from './load-check-caches.js';

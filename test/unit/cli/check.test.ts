@@ -1,0 +1,90 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatCheckResult } from '../../../src/cli/format-check-result.js';
+import type { CheckResult } from '../../../src/webhook/index.js';
+
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+
+function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], { env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('voe check (usage)', () => {
+  it('--help describes the command and exits 0', async () => {
+    const { code, stdout } = await voe(['check', '--help']);
+    assert.equal(code, 0);
+    assert.match(stdout, /voe check \[options\] <namespace\/pvc>/);
+    assert.match(stdout.replace(/\s+/g, " "), /Exit 0 when allowed, 1 when refused, 2 on usage or internal errors/);
+    assert.match(stdout, /--longhorn-v2-expansion/);
+  });
+
+  const usage: Array<[string, string[], RegExp]> = [
+    ['missing --size', ['check', 'default/disk'], /required option '--size <quantity>'/],
+    ['missing PVC', ['check', '--size', '1Gi'], /missing required argument/],
+    ['PVC without a namespace', ['check', 'disk', '--size', '1Gi'], /CHECK_USAGE/],
+    ['bad quantity', ['check', 'default/disk', '--size', '20GB'], /QUANTITY_INVALID/],
+    ['bad policy', ['check', 'default/disk', '--size', '1Gi', '--longhorn-v2-expansion', 'maybe'], /Allowed choices are auto, deny, allow/],
+    ['bad --kubevirt', ['check', 'default/disk', '--size', '1Gi', '--kubevirt', 'kubevirt'], /CHECK_USAGE/],
+    ['unreadable kubeconfig', ['check', 'default/disk', '--size', '1Gi', '--kubeconfig', '/nonexistent/kc'], /CHECK_KUBECONFIG/],
+  ];
+  for (const [name, args, stderr] of usage) {
+    it(`${name} exits 2`, async () => {
+      const result = await voe(args);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, stderr);
+      assert.equal(result.stdout, '');
+    });
+  }
+
+  it('an unreachable API server exits 2 with CHECK_API_FAILED', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, [
+      'apiVersion: v1', 'kind: Config', 'current-context: c',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+      'contexts: [{name: c, context: {cluster: c, user: u}}]',
+      'users: [{name: u, user: {token: not-a-real-token}}]', '',
+    ].join('\n'));
+    const result = await voe(['check', 'default/disk', '--size', '20Gi', '--kubeconfig', kubeconfig]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /CHECK_API_FAILED: reading PVC default\/disk failed/);
+    assert.doesNotMatch(result.stderr, /not-a-real-token/);
+  });
+});
+
+describe('formatCheckResult', () => {
+  it('prints the verdict, every finding and that nothing changed', () => {
+    const result: CheckResult = {
+      pvc: 'default/disk', from: '10Gi', to: '20Gi', allowed: false, code: 422, reason: 'Invalid',
+      message: 'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ...', warnings: ['w1'], decision: 'gate-missing',
+      findings: [
+        { check: 'vm', outcome: 'pass', decision: 'online', message: 'Running VM(s) use PVC default/disk (default/vm1): online expansion rules apply.' },
+        { check: 'expand-disks', outcome: 'refuse', decision: 'gate-missing', message: 'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ...' },
+        { check: 'longhorn', outcome: 'skip', decision: 'allowed', message: 'Not a Longhorn volume.' },
+      ],
+    };
+    assert.equal(formatCheckResult(result), [
+      'PVC default/disk: 10Gi -> 20Gi',
+      'Verdict: refused (422 Invalid, gate-missing)',
+      'Message: PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ...',
+      'Findings:',
+      '  [pass]   vm            Running VM(s) use PVC default/disk (default/vm1): online expansion rules apply.',
+      '  [refuse] expand-disks  PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ...',
+      '  [skip]   longhorn      Not a Longhorn volume.',
+      'Warnings:',
+      '  w1',
+      'Nothing was changed.',
+      '',
+    ].join('\n'));
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkResize, resolveAdmissionOptions, type AdmissionCaches } from '../../../src/webhook/index.js';
+import {
+  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, vm,
+} from '../../support/admission-objects.js';
+import { memoryCaches } from '../../support/admission-caches.js';
+
+const ROOT = 'vm1-disk-0-kq8zt';
+
+describe('checkResize (voe check)', () => {
+  const state = {
+    storageClasses: [longhornImageClass(), storageClass('nfs-csi', 'nfs.csi.k8s.io')],
+    vms: [vm('vm1')], kubeVirts: [kubeVirt({ gates: [] })], settings: [harvesterSetting('')],
+    longhornVolumes: [longhornVolume()], longhornEngines: [longhornEngine()], longhornSettings: [longhornVersion('v1.9.1')],
+  };
+
+  it('reports the decision with every finding and the sizes', () => {
+    const claim = pvc(ROOT, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem' });
+    const caches = memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches;
+    const result = checkResize(claim, '20Gi', caches, resolveAdmissionOptions());
+    assert.equal(result.pvc, `default/${ROOT}`);
+    assert.equal(result.from, '10Gi');
+    assert.equal(result.to, '20Gi');
+    assert.equal(result.allowed, false);
+    assert.equal(result.decision, 'gate-missing');
+    assert.deepEqual(result.findings.filter((f) => f.outcome === 'refuse').map((f) => f.decision), ['gate-missing', 'provisioner-not-validated']);
+  });
+
+  it('a size that does not grow is nothing to judge', () => {
+    const claim = pvc(ROOT);
+    const result = checkResize(claim, '10Gi', memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches, resolveAdmissionOptions());
+    assert.equal(result.allowed, true);
+    assert.equal(result.decision, 'not-resize');
+  });
+
+  it('allowed once the gate is on', () => {
+    const claim = pvc(ROOT);
+    const caches = memoryCaches({ ...state, kubeVirts: [kubeVirt()], pvcs: [claim] }) as AdmissionCaches;
+    const result = checkResize(claim, '20Gi', caches, resolveAdmissionOptions());
+    assert.equal(result.allowed, true);
+    assert.equal(result.decision, 'allowed');
+    assert.ok(result.findings.every((f) => f.outcome === 'pass'));
+  });
+});
