@@ -15,6 +15,8 @@ function installExitHook(): void {
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
+      // Someone else (e.g. `voe cluster run`) handles this signal and stops us gracefully.
+      if (process.listenerCount(signal) > 0) return;
       for (const child of running) child.kill('SIGKILL');
       // Re-raise so the default behaviour (exit with 128+n) still happens.
       process.kill(process.pid, signal);
