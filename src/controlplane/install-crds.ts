@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { ControlPlaneError } from './control-plane-error.js';
 import { waitUntil } from './wait-until.js';
@@ -51,5 +51,18 @@ export async function installCrds(kc: KubeConfig, crds?: V1CustomResourceDefinit
     return pending.size === 0;
   }, { timeoutMs, intervalMs: 100 });
   if (result !== 'ok') throw new ControlPlaneError('CONTROLPLANE_CRD_TIMEOUT', `CRDs not Established within ${timeoutMs} ms: ${[...pending].join(', ')}`);
+  // Established is not enough: until its watch cache is initialised a new resource answers
+  // 429 "storage is (re)initializing". Wait until every served version lists.
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const unserved = new Set(list.flatMap((crd) => crd.spec.versions.filter((v) => v.served).map((v) => `${crd.spec.group}/${v.name}/${crd.spec.names.plural}`)));
+  const served = await waitUntil(async () => {
+    for (const key of [...unserved]) {
+      const [group, version, plural] = key.split('/') as [string, string, string];
+      await custom.listClusterCustomObject({ group, version, plural, limit: 1 });
+      unserved.delete(key);
+    }
+    return unserved.size === 0;
+  }, { timeoutMs, intervalMs: 100 });
+  if (served !== 'ok') throw new ControlPlaneError('CONTROLPLANE_CRD_TIMEOUT', `CRDs not served within ${timeoutMs} ms: ${[...unserved].join(', ')}`);
   return names;
 }
