@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { register as registerCheck } from './check.js';
+import { register as check } from './check.js';
+import { register as cluster } from './cluster.js';
 
 /**
  * Each subcommand lives in its own file and exports `register(program)`.
  * Add new subcommands to this list.
  */
-const registrars: Array<(program: Command) => void> = [registerCheck];
+const registrars: Array<(program: Command) => void> = [cluster, check];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);
