@@ -1,0 +1,113 @@
+/**
+ * Writes admission scenarios (ClusterState of real-shaped objects) into a real API server,
+ * the way the real components would: objects first, then their status through the /status
+ * subresource (as KubeVirt's virt-controller/virt-operator and Longhorn's manager do).
+ */
+import {
+  CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, StorageV1Api, type KubeConfig,
+} from '@kubernetes/client-node';
+import type { ClusterState } from './admission-caches.js';
+
+type Json = Record<string, unknown>;
+
+/** The object as a user would send it on create: no uid, resourceVersion or status. */
+function forCreate(object: unknown): Json {
+  const copy = structuredClone(object) as Json;
+  const metadata = { ...(copy['metadata'] as Json) };
+  delete metadata['uid'];
+  delete metadata['resourceVersion'];
+  copy['metadata'] = metadata;
+  delete copy['status'];
+  return copy;
+}
+
+function statusOf(object: unknown): Json | undefined {
+  const status = (object as { status?: Json }).status;
+  return status && Object.keys(status).length > 0 ? status : undefined;
+}
+
+function isConflict(error: unknown): boolean {
+  return (error as { code?: number }).code === 409;
+}
+
+const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export interface CustomKind { group: string; version: string; plural: string; kind: string; namespaced: boolean }
+
+export const KINDS = {
+  vms: { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines', kind: 'VirtualMachine', namespaced: true },
+  kubeVirts: { group: 'kubevirt.io', version: 'v1', plural: 'kubevirts', kind: 'KubeVirt', namespaced: true },
+  settings: { group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', kind: 'Setting', namespaced: false },
+  longhornVolumes: { group: 'longhorn.io', version: 'v1beta2', plural: 'volumes', kind: 'Volume', namespaced: true },
+  longhornEngines: { group: 'longhorn.io', version: 'v1beta2', plural: 'engines', kind: 'Engine', namespaced: true },
+  longhornSettings: { group: 'longhorn.io', version: 'v1beta2', plural: 'settings', kind: 'Setting', namespaced: true },
+} as const satisfies Record<string, CustomKind>;
+
+export class AdmissionCluster {
+  readonly core: CoreV1Api;
+  readonly storage: StorageV1Api;
+  readonly custom: CustomObjectsApi;
+
+  constructor(kubeConfig: KubeConfig) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.storage = kubeConfig.makeApiClient(StorageV1Api);
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  async ensureNamespace(name: string): Promise<void> {
+    try {
+      await this.core.createNamespace({ body: { metadata: { name } } });
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+  }
+
+  /** Creates every object of the state (and its status); namespaces are created as needed. */
+  async apply(state: ClusterState): Promise<void> {
+    const namespaces = new Set<string>();
+    for (const list of Object.values(state) as Array<Array<{ metadata?: { namespace?: string } }> | undefined>) {
+      for (const object of list ?? []) if (object.metadata?.namespace) namespaces.add(object.metadata.namespace);
+    }
+    for (const namespace of namespaces) await this.ensureNamespace(namespace);
+    for (const storageClass of state.storageClasses ?? []) {
+      await this.storage.createStorageClass({ body: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', ...forCreate(storageClass) } as never });
+    }
+    for (const pvc of state.pvcs ?? []) {
+      const namespace = pvc.metadata?.namespace ?? 'default';
+      await this.core.createNamespacedPersistentVolumeClaim({ namespace, body: forCreate(pvc) as never });
+    }
+    for (const key of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
+      for (const object of (state[key] ?? []) as unknown[]) await this.createCustom(KINDS[key], object);
+    }
+  }
+
+  async createCustom(kind: CustomKind, object: unknown): Promise<void> {
+    const body: Json = { apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, ...forCreate(object) };
+    const metadata = body['metadata'] as { name: string; namespace?: string };
+    const { group, version, plural } = kind;
+    if (kind.namespaced) {
+      const namespace = metadata.namespace ?? 'default';
+      await this.custom.createNamespacedCustomObject({ group, version, plural, namespace, body });
+      const status = statusOf(object);
+      if (status) await this.custom.patchNamespacedCustomObjectStatus({ group, version, plural, namespace, name: metadata.name, body: { status } }, MERGE);
+    } else {
+      await this.custom.createClusterCustomObject({ group, version, plural, body });
+      const status = statusOf(object);
+      if (status) await this.custom.patchClusterCustomObjectStatus({ group, version, plural, name: metadata.name, body: { status } }, MERGE);
+    }
+  }
+
+  /** A JSON merge patch on a custom object's main resource. */
+  async patchCustom(kind: CustomKind, name: string, patch: Json, namespace?: string): Promise<void> {
+    const { group, version, plural } = kind;
+    if (kind.namespaced) await this.custom.patchNamespacedCustomObject({ group, version, plural, namespace: namespace ?? 'default', name, body: patch }, MERGE);
+    else await this.custom.patchClusterCustomObject({ group, version, plural, name, body: patch }, MERGE);
+  }
+
+  /** A JSON merge patch on a custom object's status (as the owning controller writes it). */
+  async patchCustomStatus(kind: CustomKind, name: string, status: Json, namespace?: string): Promise<void> {
+    const { group, version, plural } = kind;
+    if (kind.namespaced) await this.custom.patchNamespacedCustomObjectStatus({ group, version, plural, namespace: namespace ?? 'default', name, body: { status } }, MERGE);
+    else await this.custom.patchClusterCustomObjectStatus({ group, version, plural, name, body: { status } }, MERGE);
+  }
+}
