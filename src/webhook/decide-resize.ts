@@ -116,7 +116,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
     findings.push({
       check: 'expand-disks', outcome: 'refuse', decision: 'kubevirt-missing',
       message: `PVC_EXPAND: KubeVirt CR ${kubeVirtKey} not found, so the ExpandDisks feature gate cannot be confirmed. ` +
-        `Check that KubeVirt is installed there (or configure the add-on's KubeVirt location), ${stopAdvice}.`,
+        `Check that KubeVirt is installed there (or configure the add-on's KubeVirt location), or ${stopAdvice}.`,
     });
   } else {
     const gate = expandDisksState(snapshot.kubeVirt);
@@ -125,7 +125,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
       : {
         check: 'expand-disks', outcome: 'refuse', decision: 'gate-missing',
         message: `${HARVESTER_GATE_MESSAGE}. ${gate.why} of KubeVirt ${kubeVirtKey}: add ExpandDisks to ` +
-          `spec.configuration.developerConfiguration.featureGates (and remove it from disabledFeatureGates), ${stopAdvice}.`,
+          `spec.configuration.developerConfiguration.featureGates (and remove it from disabledFeatureGates), or ${stopAdvice}.`,
       });
   }
 
@@ -138,7 +138,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
       check: 'hotplug', outcome: 'refuse', decision: 'hotplug-filesystem',
       message: `${harvesterHotplugMessage(pvcKey)}. It is hotplugged into ${listVms(hotplugging)}, and a hotplugged ` +
         `Filesystem volume may no longer be mounted by any hotplug pod, so it would never grow inside the VM. ` +
-        `Use a Block-mode volume for hotplug, ${stopAdvice}.`,
+        `Use a Block-mode volume for hotplug, or ${stopAdvice}.`,
     });
   } else {
     findings.push({
@@ -159,7 +159,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
     findings.push({
       check: 'provisioner', outcome: 'refuse', decision: 'provisioner-unknown',
       message: `${harvesterProviderMessage(pvcKey)}. Its provisioner is unknown: no storage-provisioner annotation and ` +
-        `StorageClass "${pvc.spec?.storageClassName ?? ''}" was not found. ${capitalize(stopAdvice)}.`,
+        `StorageClass "${pvc.spec?.storageClassName ?? ''}" was not found. Make sure the StorageClass exists, or ${stopAdvice}.`,
     });
   } else {
     const validated = setting.state === 'parsed'
@@ -174,7 +174,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
         check: 'provisioner', outcome: 'refuse', decision: 'provisioner-not-validated',
         message: `${harvesterProviderMessage(pvcKey)}. Provisioner ${provisioner} is not validated for online expansion in ` +
           `Setting ${options.settingName}. If the driver supports online expansion, add "${provisioner}":true to the ` +
-          `Setting's value, ${stopAdvice}.`,
+          `Setting's value, or ${stopAdvice}.`,
       });
   }
 
@@ -200,8 +200,4 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
   return {
     allowed: true, code: 200, message: `Online expansion of PVC ${pvcKey} is allowed.`, warnings, decision: 'allowed', findings,
   };
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

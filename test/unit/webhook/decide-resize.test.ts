@@ -282,6 +282,18 @@ describe('decideResize', () => {
     });
   }
 
+  it('writes whole sentences: Harvester first, then why and what to do', () => {
+    const options = resolveAdmissionOptions();
+    assert.equal(decideResize({ ...base(), kubeVirt: kubeVirt({ gates: [] }) }, options).message,
+      'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ExpandDisks is not listed in featureGates of KubeVirt ' +
+      'harvester-system/kubevirt: add ExpandDisks to spec.configuration.developerConfiguration.featureGates (and remove it ' +
+      'from disabledFeatureGates), or stop VM default/vm1 and expand offline.');
+    assert.equal(decideResize(nfs(), options).message,
+      `${HARVESTER_PROVIDER}. Provisioner nfs.csi.k8s.io is not validated for online expansion in Setting ` +
+      'csi-online-expand-validation. If the driver supports online expansion, add "nfs.csi.k8s.io":true to the Setting\'s value, ' +
+      'or stop VM default/vm1 and expand offline.');
+  });
+
   it('lists one finding per check in the decision order', () => {
     const result = decideResize(nfs(), resolveAdmissionOptions());
     assert.deepEqual(result.findings.map((f) => f.check), ['vm', 'expand-disks', 'hotplug', 'provisioner', 'longhorn']);
