@@ -45,7 +45,7 @@ export interface AdmissionCaches {
 export function createCacheSnapshotSource(caches: AdmissionCaches, options: AdmissionOptions): ResizeSnapshotSource {
   const all = Object.values(caches).filter((cache): cache is Cache<unknown> => cache !== undefined);
   return {
-    synced: () => all.every((cache) => cache.synced()),
+    synced: () => all.every((cache) => cache.hasSynced),
     getPvc: (namespace, name) => caches.pvcs.get(namespace, name),
     getStorageClass: (name) => caches.storageClasses.get(undefined, name),
     vmsUsingPvc: (namespace, name) => caches.vms.byIndex(VMS_BY_PVC_INDEX, `${namespace}/${name}`),

@@ -1,6 +1,7 @@
 /**
  * The read side of an informer cache, as the admission code needs it. Kept minimal so the
- * src/kube informer can satisfy it directly. Cluster-scoped objects use namespace undefined.
+ * src/kube Informer satisfies it as is (get, list, byIndex, hasSynced). Cluster-scoped
+ * objects use namespace undefined.
  */
 export interface Cache<T> {
   get(namespace: string | undefined, name: string): T | undefined;
@@ -8,7 +9,7 @@ export interface Cache<T> {
   /** Objects whose index function returned `key` for index `index`. */
   byIndex(index: string, key: string): T[];
   /** True once the initial list has been loaded. */
-  synced(): boolean;
+  readonly hasSynced: boolean;
 }
 
 /** An index function: the keys an object is listed under. */

@@ -1,17 +1,11 @@
 import { LONGHORN_DRIVER, parseDriverMap, SettingInvalidError, type HarvesterSetting } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
-import type { CsiDriver } from './kube-objects.js';
+import type { CsiDriverSource } from './csi-driver-source.js';
 import { warning } from './resize-messages.js';
 import { allowedVerdict, internalErrorVerdict, invalidVerdict } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
 
 export const EXPAND_SETTING_PATH = '/validate/expand-setting';
-
-/** Where the Setting validator looks up CSIDriver objects (a cache). */
-export interface CsiDriverSource {
-  synced(): boolean;
-  getCsiDriver(name: string): CsiDriver | undefined;
-}
 
 const MAX_DRIVER_WARNINGS = 5;
 

@@ -19,7 +19,9 @@ export {
 } from './cache-snapshot-source.js';
 export { createPvcResizeValidator, PVC_RESIZE_PATH } from './pvc-resize-validator.js';
 export { createVmClaimTemplatesValidator, VM_CLAIM_TEMPLATES_PATH } from './vm-claim-templates-validator.js';
-export { createExpandSettingValidator, EXPAND_SETTING_PATH, type CsiDriverSource } from './expand-setting-validator.js';
+export { createExpandSettingValidator, EXPAND_SETTING_PATH } from './expand-setting-validator.js';
+export { createCacheCsiDriverSource, type CsiDriverSource } from './csi-driver-source.js';
+export { createAdmissionValidators } from './create-admission-validators.js';
 export { toVerdict } from './to-verdict.js';
 export { parseQuantity, storageRequest } from './parse-quantity.js';
 export { QuantityInvalidError } from './quantity-invalid-error.js';

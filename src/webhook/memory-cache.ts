@@ -48,7 +48,7 @@ export class MemoryCache<T extends Named> implements Cache<T> {
     return this.list().filter((object) => indexer(object).includes(key));
   }
 
-  synced(): boolean {
+  get hasSynced(): boolean {
     return this.#synced;
   }
 }

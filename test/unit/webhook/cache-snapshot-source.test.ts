@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  assembleResizeSnapshot, createCacheSnapshotSource, MemoryCache, resolveAdmissionOptions, type AdmissionCaches,
+  assembleResizeSnapshot, createAdmissionValidators, createCacheSnapshotSource, MemoryCache, resolveAdmissionOptions, type AdmissionCaches,
 } from '../../../src/webhook/index.js';
 import {
-  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, PV_NAME, resized,
+  admissionRequest, csiDriver, PVC_KIND, PVC_RESOURCE, SETTING_KIND, SETTING_RESOURCE, harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, PV_NAME, resized,
   storageClass, templateEntry, vm,
 } from '../../support/admission-objects.js';
 import { memorySource } from '../../support/admission-caches.js';
@@ -116,5 +116,28 @@ describe('assembleResizeSnapshot', () => {
     const { source, options } = memorySource({ ...state, settings: [renamed] }, { settingName: 'my-expand-validation' });
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
     assert.equal(snapshot.expandSetting.state === 'parsed' && snapshot.expandSetting.validation.allows('nfs.csi.k8s.io'), true);
+  });
+});
+
+describe('createAdmissionValidators', () => {
+  it('wires the three validators over the caches', async () => {
+    const { caches } = memorySource({ pvcs: [pvc(ROOT)], vms: [vm('vm1')], kubeVirts: [kubeVirt({ gates: [] })], storageClasses: [longhornImageClass()] });
+    const validators = createAdmissionValidators({ caches: caches as AdmissionCaches, csiDrivers: new MemoryCache([csiDriver('nfs.csi.k8s.io'), csiDriver('driver.longhorn.io')]) });
+    assert.deepEqual(validators.map((v) => [v.name, v.path]), [
+      ['pvc-resize', '/validate/pvc-resize'],
+      ['vm-volume-claim-templates', '/validate/vm-volume-claim-templates'],
+      ['expand-setting', '/validate/expand-setting'],
+    ]);
+    const claim = pvc(ROOT);
+    const verdict = await validators[0]!.validate(admissionRequest({
+      operation: 'UPDATE', resource: PVC_RESOURCE, kind: PVC_KIND, oldObject: claim, object: resized(claim, '20Gi'),
+    }));
+    assert.equal(verdict.decision, 'gate-missing');
+    const setting = await validators[2]!.validate(admissionRequest({
+      operation: 'UPDATE', resource: SETTING_RESOURCE, kind: SETTING_KIND, object: harvesterSetting('{"nfs.csi.k8s.io":true,"x.example":true}'),
+    }));
+    assert.equal(setting.allowed, true);
+    assert.equal(setting.warnings?.length, 1);
+    assert.ok(setting.warnings?.[0]?.includes('x.example'));
   });
 });

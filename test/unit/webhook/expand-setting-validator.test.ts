@@ -10,7 +10,7 @@ function request(operation: 'CREATE' | 'UPDATE' | 'DELETE', object: unknown): Ad
 function validator(drivers: CsiDriver[] = [csiDriver('driver.longhorn.io'), csiDriver('nfs.csi.k8s.io'), csiDriver('topolvm.io')], synced = true) {
   const cache = new MemoryCache(drivers, { synced });
   return createExpandSettingValidator({
-    csiDrivers: { synced: () => cache.synced(), getCsiDriver: (name) => cache.get(undefined, name) },
+    csiDrivers: { synced: () => cache.hasSynced, getCsiDriver: (name) => cache.get(undefined, name) },
     options: { settingName: 'csi-online-expand-validation' },
   });
 }
