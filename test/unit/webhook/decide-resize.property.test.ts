@@ -1,0 +1,74 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { parseExpandValidation } from '../../../src/settings/index.js';
+import { decideResize, resolveAdmissionOptions, type ResizeSnapshot } from '../../../src/webhook/index.js';
+import {
+  harvesterSetting, kubeVirt, longhornEngine, longhornVolume, pvc, resized, storageClass, vm,
+} from '../../support/admission-objects.js';
+
+/** Random but real-shaped snapshots: every dimension the decision reads. */
+const snapshots = fc.record({
+  oldGi: fc.integer({ min: 1, max: 64 }),
+  newGi: fc.integer({ min: 1, max: 64 }),
+  provisioner: fc.constantFrom('driver.longhorn.io', 'nfs.csi.k8s.io', 'topolvm.io'),
+  volumeMode: fc.constantFrom<'Block' | 'Filesystem' | null>('Block', 'Filesystem', null),
+  vmStatuses: fc.array(fc.constantFrom<string | null>('Running', 'Stopped', 'Paused', 'Starting', null), { maxLength: 3 }),
+  hotplug: fc.boolean(),
+  gates: fc.constantFrom<string[]>(['ExpandDisks'], [], ['LiveMigration']),
+  kubeVirtVersion: fc.constantFrom('v1.5.2', 'v1.8.1', 'v1.9.0', 'v1.9.0-rc.1'),
+  kubeVirtMissing: fc.boolean(),
+  value: fc.constantFrom('', '{"nfs.csi.k8s.io":true}', '{"topolvm.io":true,"nfs.csi.k8s.io":false}', '{"driver.longhorn.io":false}'),
+  dataEngine: fc.constantFrom('v1', 'v2'),
+  frontend: fc.constantFrom('blockdev', 'ublk', 'nvmf'),
+  encrypted: fc.boolean(),
+  longhornVersion: fc.constantFrom(undefined, 'v1.9.1', 'v1.10.1'),
+  policy: fc.constantFrom('auto' as const, 'deny' as const, 'allow' as const),
+}).map((p) => {
+  const claim = pvc('disk', { provisioner: p.provisioner, className: 'sc', volumeMode: p.volumeMode, storage: `${p.oldGi}Gi` });
+  const snapshot: ResizeSnapshot = {
+    oldPvc: claim,
+    pvc: resized(claim, `${p.newGi}Gi`),
+    storageClass: storageClass('sc', p.provisioner),
+    vms: p.vmStatuses.map((status, i) => vm(`vm${i}`, {
+      status, volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'disk', hotpluggable: p.hotplug } }], templates: [],
+    })),
+    kubeVirt: p.kubeVirtMissing ? null : kubeVirt({ gates: p.gates, version: p.kubeVirtVersion }),
+    expandSetting: { state: 'parsed', validation: parseExpandValidation(harvesterSetting(p.value)) },
+    longhorn: {
+      volume: longhornVolume({ dataEngine: p.dataEngine, frontend: p.frontend, encrypted: p.encrypted }),
+      engines: [longhornEngine({ dataEngine: p.dataEngine })],
+      ...(p.longhornVersion ? { version: p.longhornVersion } : {}),
+    },
+  };
+  return { p, snapshot };
+});
+
+describe('decideResize (properties)', () => {
+  it('holds its invariants on random real-shaped snapshots', () => {
+    fc.assert(fc.property(snapshots, ({ p, snapshot }) => {
+      const result = decideResize(snapshot, resolveAdmissionOptions({ longhornV2Expansion: p.policy }));
+      const anyRunning = p.vmStatuses.some((status) => status !== 'Stopped');
+      if (p.newGi <= p.oldGi) return result.allowed && result.decision === 'not-resize';
+      if (!anyRunning) return result.allowed && result.decision === 'allowed-offline';
+      assert.equal(result.findings.length, 5);
+      const blocking = result.findings.find((f) => f.outcome === 'refuse' || f.outcome === 'error');
+      if (result.allowed) {
+        assert.equal(blocking, undefined);
+        assert.equal(result.code, 200);
+      } else {
+        assert.equal(result.decision, blocking?.decision);
+        assert.equal(result.code, 422);
+        assert.equal(result.reason, 'Invalid');
+        assert.ok(result.message.startsWith('PVC_EXPAND: '));
+      }
+      // A refusal by an earlier check is never hidden by a later one.
+      if (p.kubeVirtMissing) assert.equal(result.decision, 'kubevirt-missing');
+      // An encrypted Longhorn v2 volume is never allowed online, whatever the policy.
+      if (p.provisioner === 'driver.longhorn.io' && p.dataEngine === 'v2' && p.encrypted) assert.equal(result.allowed, false);
+      // Only a validated provisioner is allowed.
+      if (result.allowed) assert.ok(parseExpandValidation(harvesterSetting(p.value)).allows(p.provisioner));
+      return true;
+    }), { numRuns: 2000 });
+  });
+});
