@@ -10,7 +10,8 @@ import { createVmClaimTemplatesValidator } from './vm-claim-templates-validator.
 
 /**
  * The three admission validators over informer caches, ready for the HTTPS server:
- * pvc-resize, vm-volume-claim-templates and expand-setting.
+ * pvc-resize (/validate/pvc-resize), vm (/validate/vm) and setting (/validate/setting), the
+ * names and paths of the server's WEBHOOK_ENDPOINTS.
  */
 export function createAdmissionValidators(deps: {
   caches: AdmissionCaches;

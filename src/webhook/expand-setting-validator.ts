@@ -5,7 +5,7 @@ import { warning } from './resize-messages.js';
 import { allowedVerdict, internalErrorVerdict, invalidVerdict } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
 
-export const EXPAND_SETTING_PATH = '/validate/expand-setting';
+export const EXPAND_SETTING_PATH = '/validate/setting';
 
 const MAX_DRIVER_WARNINGS = 5;
 
@@ -18,7 +18,7 @@ const MAX_DRIVER_WARNINGS = 5;
 export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource; options: Pick<AdmissionOptions, 'settingName'> }): Validator {
   const { csiDrivers, options } = deps;
   return {
-    name: 'expand-setting',
+    name: 'setting',
     path: EXPAND_SETTING_PATH,
     validate(request: AdmissionRequest): AdmissionVerdict {
       const setting = request.object as HarvesterSetting | null | undefined;

@@ -26,7 +26,7 @@ export { toVerdict } from './to-verdict.js';
 export { parseQuantity, storageRequest } from './parse-quantity.js';
 export { QuantityInvalidError } from './quantity-invalid-error.js';
 export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
-export { pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, VOLUME_CLAIM_TEMPLATES_ANNOTATION } from './vm-claims.js';
+export { pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning } from './vm-claims.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
 export { CheckError, type CheckErrorCode } from './check-error.js';
 export { checkResize, type CheckResult } from './check-resize.js';

@@ -11,7 +11,7 @@ import {
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
 import { VOLUME_CLAIM_TEMPLATES_ANNOTATION, volumeClaimTemplatesOf } from './vm-claims.js';
 
-export const VM_CLAIM_TEMPLATES_PATH = '/validate/vm-volume-claim-templates';
+export const VM_CLAIM_TEMPLATES_PATH = '/validate/vm';
 
 /** Harvester's VM validator sentence for a smaller template size (PR #9204). */
 export const HARVESTER_TEMPLATE_SHRINK_MESSAGE = "requests storage can't be less than previous value";
@@ -38,7 +38,7 @@ function withStorage(pvc: PersistentVolumeClaim, storage: unknown): PersistentVo
 export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSource; options: AdmissionOptions }): Validator {
   const { source, options } = deps;
   return {
-    name: 'vm-volume-claim-templates',
+    name: 'vm',
     path: VM_CLAIM_TEMPLATES_PATH,
     validate(request: AdmissionRequest): AdmissionVerdict {
       const vm = request.object as VirtualMachine | null | undefined;

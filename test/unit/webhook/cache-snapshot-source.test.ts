@@ -125,8 +125,8 @@ describe('createAdmissionValidators', () => {
     const validators = createAdmissionValidators({ caches: caches as AdmissionCaches, csiDrivers: new MemoryCache([csiDriver('nfs.csi.k8s.io'), csiDriver('driver.longhorn.io')]) });
     assert.deepEqual(validators.map((v) => [v.name, v.path]), [
       ['pvc-resize', '/validate/pvc-resize'],
-      ['vm-volume-claim-templates', '/validate/vm-volume-claim-templates'],
-      ['expand-setting', '/validate/expand-setting'],
+      ['vm', '/validate/vm'],
+      ['setting', '/validate/setting'],
     ]);
     const claim = pvc(ROOT);
     const verdict = await validators[0]!.validate(admissionRequest({

@@ -64,7 +64,7 @@ describe('expand-setting validator', () => {
   });
 
   it('has its name and path', () => {
-    assert.equal(validator().name, 'expand-setting');
-    assert.equal(validator().path, '/validate/expand-setting');
+    assert.equal(validator().name, 'setting');
+    assert.equal(validator().path, '/validate/setting');
   });
 });

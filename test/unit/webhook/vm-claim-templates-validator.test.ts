@@ -31,7 +31,7 @@ function update(oldObject: VirtualMachine, object: VirtualMachine): AdmissionReq
 const before = vm('vm1');
 const grow = (size: string, className?: string) => withTemplates(before, [templateEntry(ROOT, size, className)]);
 
-describe('vm-volume-claim-templates validator', () => {
+describe('vm validator (volumeClaimTemplates)', () => {
   interface Case { name: string; state?: ClusterState; request: AdmissionRequest; allowed: boolean; decision: string; code?: number; startsWith?: string; notSynced?: boolean }
   const cases: Case[] = [
     { name: 'CREATE is allowed', request: admissionRequest({ operation: 'CREATE', resource: VM_RESOURCE, kind: VM_KIND, object: before }), allowed: true, decision: 'not-template-change', notSynced: true },
@@ -84,7 +84,7 @@ describe('vm-volume-claim-templates validator', () => {
 
   it('has its name and path', () => {
     const validator = createVmClaimTemplatesValidator(memorySource(cluster()));
-    assert.equal(validator.name, 'vm-volume-claim-templates');
-    assert.equal(validator.path, '/validate/vm-volume-claim-templates');
+    assert.equal(validator.name, 'vm');
+    assert.equal(validator.path, '/validate/vm');
   });
 });
