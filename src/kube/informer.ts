@@ -261,7 +261,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   async #list(): Promise<void> {
     const items: T[] = [];
     let cont: string | undefined;
-    let rv = '';
+    let rv: string;
     do {
       const body = await requestJson<ListBody>(this.#opts.kubeConfig, {
         method: 'GET', path: this.#path, signal: this.#abort.signal, timeoutMs: 60_000,
