@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
+import { register as cluster } from './cluster.js';
 
 /**
  * Each subcommand lives in its own file and exports `register(program)`.
  * Add new subcommands to this list.
  */
-const registrars: Array<(program: Command) => void> = [];
+const registrars: Array<(program: Command) => void> = [cluster];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);
