@@ -94,3 +94,19 @@ test('several candidates racing for a new Lease: one wins (409 losers wait)', as
   assert.equal(all.filter((e) => e.isLeader).length, 1);
   assert.equal(ref.overlap(), false);
 });
+
+test('a leader that cannot renew (API server down) steps down after renewDeadline, before others could take over', async () => {
+  const ref = referee();
+  const a = elector('partition', 'a', ref, { leaseDurationMs: 30_000, renewDeadlineMs: 3000, retryPeriodMs: 500, releaseOnStop: false });
+  await eventually(() => a.isLeader, 20_000, 'a to lead');
+  await cp.stopApiServer();
+  try {
+    await eventually(() => !a.isLeader, 20_000, 'a to step down while it cannot renew');
+    assert.deepEqual(ref.history, ['start a', 'stop a']);
+  } finally {
+    await cp.startApiServer();
+  }
+  // Back to candidate: the Lease still names it and by its own clock it is its own lease, so it renews.
+  await eventually(() => a.isLeader, 20_000, 'a to lead again once the API server is back');
+  assert.equal(ref.overlap(), false);
+});
