@@ -4,7 +4,6 @@ import { VoeError } from '../errors/index.js';
 export const KubeErrorCode = {
   QuantityInvalid: 'KUBE_QUANTITY_INVALID',
   QuantityFractional: 'KUBE_QUANTITY_FRACTIONAL',
-  QueueShutDown: 'KUBE_QUEUE_SHUT_DOWN',
   InformerStopped: 'KUBE_INFORMER_STOPPED',
   InformerUnknownIndex: 'KUBE_INFORMER_UNKNOWN_INDEX',
   LeaderElectionConfig: 'KUBE_LEADER_ELECTION_CONFIG',
