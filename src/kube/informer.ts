@@ -214,10 +214,12 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
 
   #emit<E extends keyof InformerHandlers<T>>(event: E, ...args: Parameters<InformerHandlers<T>[E]>): void {
     for (const h of [...this.#handlers[event]]) {
+      const report = (err: unknown): void => this.#opts.logger?.error({ err, event, path: this.#path }, 'informer handler threw');
       try {
-        (h as (...a: unknown[]) => void)(...args);
+        const r = (h as (...a: unknown[]) => unknown)(...args);
+        if (r instanceof Promise) r.catch(report);
       } catch (err) {
-        this.#opts.logger?.error({ err, event, path: this.#path }, 'informer handler threw');
+        report(err);
       }
     }
   }

@@ -13,7 +13,7 @@ export interface KubeRequest {
   body?: unknown;
   /** Content-Type of the body; `application/json` unless told (merge patch: `application/merge-patch+json`). */
   contentType?: string;
-  /** Whole-request timeout; 30 s unless told. */
+  /** Fails the request when the connection is silent this long; 30 s unless told. */
   timeoutMs?: number;
   signal?: AbortSignal;
 }

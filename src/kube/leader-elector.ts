@@ -7,7 +7,7 @@ import { microTime, type LeaseLock, type VersionedLease } from './lease-lock.js'
 
 export interface LeaderCallbacks {
   /** We became leader; `signal` aborts when we stop leading. */
-  onStartedLeading?: (signal: AbortSignal) => void;
+  onStartedLeading?: (signal: AbortSignal) => void | Promise<void>;
   /** We stopped leading (lost the lease or stop() was called). Awaited before the lease is released. */
   onStoppedLeading?: () => void | Promise<void>;
   /** The observed holder changed (including to ourselves). */
@@ -133,10 +133,12 @@ export class LeaderElector {
       this.#leading = true;
       const leading = new AbortController();
       this.#o.logger?.info({ lease: this.#o.lock.description, identity: this.identity }, 'became leader');
+      const report = (err: unknown): void => this.#o.logger?.error({ err }, 'onStartedLeading threw');
       try {
-        this.#o.onStartedLeading?.(leading.signal);
+        const r = this.#o.onStartedLeading?.(leading.signal);
+        if (r instanceof Promise) r.catch(report);
       } catch (err) {
-        this.#o.logger?.error({ err }, 'onStartedLeading threw');
+        report(err);
       }
       let lastRenew = this.#clock.now();
       for (;;) {

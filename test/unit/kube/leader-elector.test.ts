@@ -37,11 +37,11 @@ const timing = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs
 test('follower takes over only after leaseDuration by its own clock once the leader stops renewing', async () => {
   const clock = new FakeClock();
   const lock = memoryLock();
-  const a = new LeaderElector({ lock, identity: 'a', clock, ...timing, releaseOnStop: false });
+  const a = new LeaderElector({ lock, identity: 'a', clock, wallClock: () => new Date(clock.now()), ...timing, releaseOnStop: false });
   void a.run();
   await clock.advance(0);
   assert.ok(a.isLeader);
-  const b = new LeaderElector({ lock, identity: 'b', clock, ...timing });
+  const b = new LeaderElector({ lock, identity: 'b', clock, wallClock: () => new Date(clock.now()), ...timing });
   void b.run();
   await clock.advance(60_000);
   assert.ok(a.isLeader && !b.isLeader, 'a keeps renewing, b keeps waiting');
@@ -67,7 +67,7 @@ test('a leader that cannot renew steps down after renewDeadline, before the leas
   const clock = new FakeClock();
   const lock = memoryLock();
   const events: string[] = [];
-  const a = new LeaderElector({ lock, identity: 'a', clock, ...timing, onStartedLeading: () => events.push(`start@${clock.now()}`), onStoppedLeading: () => { events.push(`stop@${clock.now()}`); } });
+  const a = new LeaderElector({ lock, identity: 'a', clock, wallClock: () => new Date(clock.now()), ...timing, onStartedLeading: () => { events.push(`start@${clock.now()}`); }, onStoppedLeading: () => { events.push(`stop@${clock.now()}`); } });
   void a.run();
   await clock.advance(0);
   lock.down = true;
