@@ -1,9 +1,10 @@
+import { compareQuantities } from '../kube/index.js';
 import { LONGHORN_DRIVER } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import { versionAtLeast } from './compare-version.js';
 import { decideLonghorn, longhornFacts } from './decide-longhorn.js';
 import type { KubeVirt, PersistentVolumeClaim, StorageClass } from './kube-objects.js';
-import { storageRequest } from './parse-quantity.js';
+import { storageRequest } from './storage-request.js';
 import {
   HARVESTER_GATE_MESSAGE, harvesterHotplugMessage, harvesterProviderMessage, listVms, stopVmsAdvice, warning,
 } from './resize-messages.js';
@@ -42,13 +43,13 @@ export function expandDisksState(kubeVirt: KubeVirt): { enabled: boolean; why: s
 
 /**
  * True when the update grows spec.resources.requests.storage (both sides set, new > old).
- * Throws QuantityInvalidError for a malformed quantity.
+ * Exact ("10Gi" equals "10240Mi"). Throws KubeError KUBE_QUANTITY_INVALID for a malformed quantity.
  */
 export function storageGrows(oldPvc: PersistentVolumeClaim | null | undefined, pvc: PersistentVolumeClaim | null | undefined): boolean {
   if (!oldPvc || !pvc) return false;
   const oldSize = storageRequest(oldPvc.spec?.resources?.requests);
   const newSize = storageRequest(pvc.spec?.resources?.requests);
-  return oldSize !== undefined && newSize !== undefined && newSize > oldSize;
+  return oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) > 0;
 }
 
 function pvcKeyOf(pvc: PersistentVolumeClaim): string {

@@ -23,8 +23,7 @@ export { createExpandSettingValidator, EXPAND_SETTING_PATH } from './expand-sett
 export { createCacheCsiDriverSource, type CsiDriverSource } from './csi-driver-source.js';
 export { createAdmissionValidators } from './create-admission-validators.js';
 export { toVerdict } from './to-verdict.js';
-export { parseQuantity, storageRequest } from './parse-quantity.js';
-export { QuantityInvalidError } from './quantity-invalid-error.js';
+export { storageRequest } from './storage-request.js';
 export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
 export { pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning } from './vm-claims.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';

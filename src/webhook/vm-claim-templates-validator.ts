@@ -1,8 +1,9 @@
+import { compareQuantities, type QuantityValue } from '../kube/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
 import { decideResize } from './decide-resize.js';
 import type { PersistentVolumeClaim, VirtualMachine } from './kube-objects.js';
-import { storageRequest } from './parse-quantity.js';
+import { storageRequest } from './storage-request.js';
 import { PVC_EXPAND_PREFIX } from './resize-messages.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import {
@@ -60,13 +61,13 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
   const namespace = vm.metadata?.namespace ?? '';
   const vmKey = `${namespace}/${vm.metadata?.name ?? ''}`;
   const before = keyed(volumeClaimTemplatesOf(oldVm));
-  const growing: Array<{ name: string; template: PersistentVolumeClaim; size: bigint }> = [];
+  const growing: Array<{ name: string; template: PersistentVolumeClaim; size: QuantityValue }> = [];
   for (const [name, template] of keyed(volumeClaimTemplatesOf(vm))) {
     const previous = before.get(name);
     if (!previous) continue;
     const oldSize = storageRequest(previous.spec?.resources?.requests);
     const newSize = storageRequest(template.spec?.resources?.requests);
-    if (oldSize !== undefined && newSize !== undefined && newSize < oldSize) {
+    if (oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
       return invalidVerdict('template-shrink',
         `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
         'storage than before; volumes cannot shrink: keep at least the previous size.');
@@ -79,7 +80,7 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
         `(from ${oldClass ?? 'none'} to ${newClass ?? 'none'}). Keep ${oldClass ?? 'none'}; to move the data, create a new volume ` +
         'with the other StorageClass and copy it.');
     }
-    if (oldSize !== undefined && newSize !== undefined && newSize > oldSize) growing.push({ name, template, size: newSize });
+    if (oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) > 0) growing.push({ name, template, size: newSize });
   }
   if (growing.length === 0) return allowedVerdict('not-template-change');
   if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
@@ -90,7 +91,7 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
     const live = source.getPvc(namespace, name);
     if (!live) continue; // not created yet: Harvester creates it with the new size
     const liveSize = storageRequest(live.spec?.resources?.requests);
-    if (liveSize !== undefined && size <= liveSize) continue;
+    if (liveSize !== undefined && compareQuantities(size, liveSize) <= 0) continue;
     const grown = withStorage(live, template.spec?.resources?.requests?.['storage']);
     const snapshot = assembleResizeSnapshot(source, live, grown, options);
     const others = snapshot.vms.filter((other) => `${other.metadata?.namespace ?? ''}/${other.metadata?.name ?? ''}` !== vmKey);

@@ -1,7 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
+import { parseQuantityValue } from '../../kube/index.js';
 import {
-  CheckError, checkResize, LONGHORN_V2_EXPANSION_POLICIES, loadCheckCaches, parseQuantity, resolveAdmissionOptions,
+  CheckError, checkResize, LONGHORN_V2_EXPANSION_POLICIES, loadCheckCaches, resolveAdmissionOptions,
   type LonghornV2Expansion,
 } from '../../webhook/index.js';
 import { formatCheckResult } from '../format-check-result.js';
@@ -43,7 +44,7 @@ export function register(program: Command): void {
         throw new CheckError('CHECK_USAGE', `--kubevirt "${options.kubevirt}" is not NAMESPACE/NAME, e.g. harvester-system/kubevirt.`);
       }
       const size = options.size.trim();
-      parseQuantity(size); // QUANTITY_INVALID before any API call
+      parseQuantityValue(size); // KUBE_QUANTITY_INVALID before any API call
       const admission = resolveAdmissionOptions({
         kubeVirtNamespace, kubeVirtName, settingName: options.setting,
         longhornNamespace: options.longhornNamespace, longhornV2Expansion: options.longhornV2Expansion,

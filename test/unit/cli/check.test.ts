@@ -31,7 +31,7 @@ describe('voe check (usage)', () => {
     ['missing --size', ['check', 'default/disk'], /required option '--size <quantity>'/],
     ['missing PVC', ['check', '--size', '1Gi'], /missing required argument/],
     ['PVC without a namespace', ['check', 'disk', '--size', '1Gi'], /CHECK_USAGE/],
-    ['bad quantity', ['check', 'default/disk', '--size', '20GB'], /QUANTITY_INVALID/],
+    ['bad quantity', ['check', 'default/disk', '--size', '20GB'], /KUBE_QUANTITY_INVALID/],
     ['bad policy', ['check', 'default/disk', '--size', '1Gi', '--longhorn-v2-expansion', 'maybe'], /Allowed choices are auto, deny, allow/],
     ['bad --kubevirt', ['check', 'default/disk', '--size', '1Gi', '--kubevirt', 'kubevirt'], /CHECK_USAGE/],
     ['unreadable kubeconfig', ['check', 'default/disk', '--size', '1Gi', '--kubeconfig', '/nonexistent/kc'], /CHECK_KUBECONFIG/],

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseExpandValidation, SettingInvalidError } from '../../../src/settings/index.js';
 import {
-  decideResize, expandDisksState, resolveAdmissionOptions, resolveProvisioner, storageGrows,
+  decideResize, expandDisksState, resolveAdmissionOptions, resolveProvisioner, storageGrows, storageRequest,
   type AdmissionOptions, type ResizeSnapshot, type VirtualMachine,
 } from '../../../src/webhook/index.js';
 import {
@@ -353,4 +353,13 @@ describe('storageGrows', () => {
   for (const [name, before, after, grows] of table) it(name, () => assert.equal(storageGrows(withRequest(before), withRequest(after)), grows));
   it('false without objects', () => assert.equal(storageGrows(null, pvc('p')), false));
   it('a tiny Harvester VM template with a templateEntry parses too', () => assert.ok(templateEntry('x', '1Gi').spec));
+});
+
+describe('storageRequest', () => {
+  it('reads requests.storage exactly, undefined when absent', () => {
+    assert.deepEqual(storageRequest({ storage: '1Gi', cpu: '1' }), { num: 1073741824n, den: 1n });
+    assert.equal(storageRequest({ cpu: '1' }), undefined);
+    assert.equal(storageRequest(undefined), undefined);
+    assert.throws(() => storageRequest({ storage: '20 gigs' }), { code: 'KUBE_QUANTITY_INVALID' });
+  });
 });
