@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
+import { register as registerServe } from './serve.js';
 
 /**
  * Each subcommand lives in its own file and exports `register(program)`.
  * Add new subcommands to this list.
  */
-const registrars: Array<(program: Command) => void> = [];
+const registrars: Array<(program: Command) => void> = [
+  registerServe,
+];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);
