@@ -29,8 +29,8 @@ const OLD_STORAGE = 'oldObject.spec.resources.requests.storage';
  * read the request goes to the webhook, which decides (never silently skipped).
  */
 export const PVC_STORAGE_GROWS = [
-  `has(object.spec.resources) && has(object.spec.resources.requests) && has(${STORAGE})`,
-  `(!has(oldObject.spec.resources) || !has(oldObject.spec.resources.requests) || !has(${OLD_STORAGE})`,
+  `has(object.spec.resources) && has(object.spec.resources.requests) && has(${STORAGE}) &&`,
+  ` (!has(oldObject.spec.resources) || !has(oldObject.spec.resources.requests) || !has(${OLD_STORAGE})`,
   ` || !isQuantity(string(${STORAGE})) || !isQuantity(string(${OLD_STORAGE}))`,
   ` || quantity(string(${STORAGE})).isGreaterThan(quantity(string(${OLD_STORAGE}))))`,
 ].join('\n');
@@ -74,34 +74,34 @@ export function buildValidatingWebhookConfiguration(options: WebhookConfiguratio
       : { service: { namespace: options.service!.namespace, name: options.service!.name, port: options.service!.port ?? 443, path } }),
     ...(options.caBundle ? { caBundle: encodeCaBundle(options.caBundle) } : {}),
   });
-  const common = {
+  const common = (): Pick<V1ValidatingWebhook, 'admissionReviewVersions' | 'sideEffects' | 'failurePolicy' | 'matchPolicy' | 'timeoutSeconds'> => ({
     admissionReviewVersions: ['v1'],
     sideEffects: 'None',
     failurePolicy: options.failurePolicy ?? 'Fail',
     matchPolicy: 'Equivalent',
     timeoutSeconds,
-  };
+  });
   const all: Record<WebhookEndpointKey, V1ValidatingWebhook> = {
     pvcResize: {
       name: 'pvc-resize.voe.harvesterhci.io',
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.pvcResize.path),
       rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['persistentvolumeclaims'], scope: 'Namespaced' }],
       matchConditions: [{ name: 'storage-request-grows', expression: PVC_STORAGE_GROWS }],
-      ...common,
+      ...common(),
     },
     vm: {
       name: 'vm.voe.harvesterhci.io',
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.vm.path),
       rules: [{ apiGroups: ['kubevirt.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['virtualmachines'], scope: 'Namespaced' }],
       matchConditions: [{ name: 'volume-claim-templates-changed', expression: VM_VOLUME_CLAIM_TEMPLATES_CHANGED }],
-      ...common,
+      ...common(),
     },
     setting: {
       name: 'setting.voe.harvesterhci.io',
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.setting.path),
       rules: [{ apiGroups: ['harvesterhci.io'], apiVersions: ['v1beta1'], operations: ['CREATE', 'UPDATE'], resources: ['settings'], scope: 'Cluster' }],
       matchConditions: [{ name: 'online-expand-setting', expression: IS_ONLINE_EXPAND_SETTING }],
-      ...common,
+      ...common(),
     },
   };
   const keys = options.webhooks ?? (Object.keys(all) as WebhookEndpointKey[]);
