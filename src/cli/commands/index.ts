@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
+import { register as cluster } from './cluster.js';
 import { register as registerServe } from './serve.js';
 
 /**
  * Each subcommand lives in its own file and exports `register(program)`.
  * Add new subcommands to this list.
  */
-const registrars: Array<(program: Command) => void> = [
-  registerServe,
-];
+const registrars: Array<(program: Command) => void> = [cluster, registerServe];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);
