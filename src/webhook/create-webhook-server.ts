@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/index.js';
 import { createCertificateReloader } from './certificate-reloader.js';
-import { parseAdmissionReview } from './parse-admission-review.js';
-import { runValidator } from './run-validator.js';
-import { toAdmissionReview } from './to-admission-review.js';
+import { createAdmissionHandler, kubeStatus } from './admission-handler.js';
 import type { Validator } from './validator.js';
 import { WebhookError } from './webhook-error.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
@@ -37,14 +36,6 @@ export interface WebhookServer {
   /** Re-reads the certificate files now (as on a file change); true if a new pair was applied. */
   reloadCertificate(): Promise<boolean>;
 }
-
-interface KubeStatus { kind: 'Status'; apiVersion: 'v1'; status: 'Failure'; code: number; reason: string; message: string }
-
-function status(code: number, reason: string, message: string): KubeStatus {
-  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
-}
-
-interface BodyParserError { type?: string; status?: number; message?: string; limit?: number }
 
 /**
  * The admission webhook: express 5 on node:https. Each validator answers POST <validator.path>;
@@ -101,62 +92,31 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
-  const parseJson = express.json({ limit: bodyLimit, strict: false, type: () => true });
+  const admissionHandlers = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const validator of byPath.values()) {
-    const webhookLog = log.child({ webhook: validator.name });
-    app.post(validator.path, (_req, res, next) => { res.locals['start'] = process.hrtime.bigint(); next(); }, parseJson, async (req, res) => {
-      const start = (res.locals['start'] as bigint | undefined) ?? process.hrtime.bigint();
-      const empty = req.headers['content-length'] === '0';
-      const parsed = empty ? { ok: false as const, message: 'the request body is empty; send an AdmissionReview' } : parseAdmissionReview(req.body);
-      if (!parsed.ok) {
-        metrics.badRequests.inc({ webhook: validator.name });
-        webhookLog.warn({ problem: parsed.message }, 'refused a request that is not an AdmissionReview v1');
-        res.status(400).json(status(400, 'BadRequest', `not an admission.k8s.io/v1 AdmissionReview: ${parsed.message}`));
-        return;
-      }
-      const request = parsed.request;
-      const { verdict, error } = await runValidator(validator, request);
-      const review = toAdmissionReview(request.uid, verdict);
-      res.status(200).json(review);
-      const allowed = String(review.response.allowed);
-      metrics.requests.inc({ webhook: validator.name, decision: verdict.decision, allowed });
-      metrics.duration.observe({ webhook: validator.name, allowed }, Number(process.hrtime.bigint() - start) / 1e9);
-      const fields = {
-        uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name,
-        user: request.userInfo?.username, dryRun: request.dryRun, decision: verdict.decision, allowed: review.response.allowed,
-      };
-      if (error !== undefined) {
-        webhookLog.error({ ...fields, error: error instanceof Error ? error.message : String(error) }, 'validator failed; request refused with code 500');
-      } else if (!review.response.allowed) {
-        webhookLog.info({ ...fields, code: review.response.status?.code, message: review.response.status?.message }, 'request refused');
-      } else {
-        webhookLog.debug(fields, 'request allowed');
-      }
-    });
+    admissionHandlers.set(validator.path, createAdmissionHandler(validator, { metrics, logger: log, bodyLimitBytes: bodyLimit }));
     app.all(validator.path, (_req, res) => {
-      res.status(405).set('Allow', 'POST').json(status(405, 'MethodNotAllowed', `${validator.path} only answers POST with an AdmissionReview`));
+      res.status(405).set('Allow', 'POST').json(kubeStatus(405, 'MethodNotAllowed', `${validator.path} only answers POST with an AdmissionReview`));
     });
   }
 
   app.use((req, res) => {
-    res.status(404).json(status(404, 'NotFound', `no webhook at ${req.path.slice(0, 200)}; webhooks: ${[...byPath.keys()].join(', ')}`));
+    res.status(404).json(kubeStatus(404, 'NotFound', `no webhook at ${req.path.slice(0, 200)}; webhooks: ${[...byPath.keys()].join(', ')}`));
   });
-  // Body-parser failures and anything unexpected: answered, never thrown.
-  app.use((error: BodyParserError, req: Request, res: Response, next: NextFunction) => {
+  // Anything unexpected in the express routes: answered, never thrown.
+  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) { next(error); return; }
-    if (error.type === 'entity.too.large') {
-      res.status(413).json(status(413, 'RequestEntityTooLarge', `the request body is larger than the ${bodyLimit} byte limit`));
-    } else if (error.type === 'entity.parse.failed') {
-      res.status(400).json(status(400, 'BadRequest', `the request body is not valid JSON: ${String(error.message).slice(0, 200)}`));
-    } else if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
-      res.status(error.status).json(status(error.status, 'BadRequest', `cannot read the request body: ${String(error.message).slice(0, 200)}`));
-    } else {
-      log.error({ path: req.path, error: error instanceof Error ? error.message : String(error) }, 'unexpected error while answering a request');
-      res.status(500).json(status(500, 'InternalError', 'unexpected error while answering the request; see the voe webhook logs'));
-    }
-    const webhook = byPath.get(req.path)?.name;
-    if (webhook) metrics.badRequests.inc({ webhook });
+    log.error({ path: req.path, error: error instanceof Error ? error.message : String(error) }, 'unexpected error while answering a request');
+    res.status(500).json(kubeStatus(500, 'InternalError', 'unexpected error while answering the request; see the voe webhook logs'));
   });
+
+  /** POST to a webhook path goes straight to its admission handler; everything else to express. */
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const handler = req.method === 'POST' ? admissionHandlers.get(query < 0 ? url : url.slice(0, query)) : undefined;
+    if (handler) handler(req, res); else app(req, res);
+  };
 
   let closing: Promise<void> | undefined;
   return {
@@ -166,7 +126,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       if (server) throw new WebhookError('WEBHOOK_LISTEN_FAILED', 'The webhook server is already listening.');
       const pair = await reloader.start();
       certificateLoaded = true;
-      const https = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, app);
+      const https = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, route);
       // The API server keeps connections to webhooks alive (Go's idle timeout is 90 s). Closing
       // idle connections earlier races with requests already sent on them; pepr uses the same values.
       https.keepAliveTimeout = 90_000;

@@ -1,7 +1,7 @@
 export type { AdmissionRequest, AdmissionVerdict, Validator, GroupVersionKind, GroupVersionResource } from './validator.js';
 export { parseAdmissionReview, ADMISSION_API_VERSION, ADMISSION_REVIEW_KIND, type ParsedAdmissionReview } from './parse-admission-review.js';
 export { toAdmissionReview, MAX_WARNING_LENGTH, type AdmissionReviewResponse } from './to-admission-review.js';
-export { runValidator } from './run-validator.js';
+export { runValidator, type ValidatorOutcome } from './run-validator.js';
 export { createWebhookServer, DEFAULT_BODY_LIMIT_BYTES, type WebhookServer, type WebhookServerOptions } from './create-webhook-server.js';
 export { createCertificateReloader, loadCertificatePair, type CertificatePair, type CertificateReloader, type CertificateReloaderOptions } from './certificate-reloader.js';
 export { createWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
