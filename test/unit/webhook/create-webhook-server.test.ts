@@ -157,3 +157,25 @@ test('configuration errors are typed', async () => {
     await files.cleanup();
   }
 });
+
+test('the query string the API server adds (?timeout=10s) is ignored', async (t) => {
+  const { call } = await start(t);
+  const withTimeout = await call('/validate/pvc-resize?timeout=10s', pvcReview('q1'));
+  assert.equal(withTimeout.status, 200);
+  assert.equal((withTimeout.json() as { response: { uid: string } }).response.uid, 'q1');
+});
+
+test('gzip bodies and non-utf-8 charsets are refused with 415', async (t) => {
+  const files = await writeServingFiles();
+  const { logger } = captureLogger();
+  const server = createWebhookServer({ validators, tls: files, ready: () => true, logger });
+  const { port } = await server.listen(0, '127.0.0.1');
+  t.after(async () => { await server.close(); await files.cleanup(); });
+  const gzip = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('g')), headers: { 'content-encoding': 'gzip' } });
+  assert.equal(gzip.status, 415);
+  assert.match((gzip.json() as { message: string }).message, /content-encoding gzip is not supported/);
+  const latin1 = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('l')), headers: { 'content-type': 'application/json; charset=latin1' } });
+  assert.equal(latin1.status, 415);
+  const utf8 = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('u')), headers: { 'content-type': 'application/json; charset=UTF-8' } });
+  assert.equal(utf8.status, 200);
+});
