@@ -38,8 +38,9 @@ export interface WebhookServer {
 }
 
 /**
- * The admission webhook: express 5 on node:https. Each validator answers POST <validator.path>;
- * also GET /livez, /readyz and /metrics. Never crashes on input: anything that is not an
+ * The admission webhook on node:https. Each validator answers POST <validator.path> through its
+ * admission handler (a plain node:http handler: the hot path); express 5 serves GET /livez, /readyz,
+ * /metrics, 405 and 404. Never crashes on input: anything that is not an
  * admission.k8s.io/v1 AdmissionReview gets 400 with a message, a body over the limit 413,
  * an unknown path 404, and a validator failure a refusal with code 500 (HTTP 200).
  */
