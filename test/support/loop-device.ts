@@ -7,10 +7,12 @@ import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
-/** Runs a tool (argument array, no shell) and returns its stdout; throws with stderr on failure. */
-export async function sh(command: string, args: string[]): Promise<string> {
+/** Runs a tool (argument array, no shell; stdin gets `input`, then end of file) and returns its stdout; throws with stderr on failure. */
+export async function sh(command: string, args: string[], input = ''): Promise<string> {
   try {
-    const { stdout } = await execFileAsync(command, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    const running = execFileAsync(command, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    running.child.stdin?.end(input);
+    const { stdout } = await running;
     return stdout;
   } catch (error) {
     const e = error as { stderr?: string; message: string };
@@ -21,6 +23,8 @@ export async function sh(command: string, args: string[]): Promise<string> {
 export interface Scratch {
   /** A new loop device over a sparse file of `bytes` (read-only when asked). */
   attach(bytes: number, options?: { readOnly?: boolean }): Promise<LoopDevice>;
+  /** Another loop device over an existing backing file (e.g. a read-only view of it). */
+  attachFile(backingFile: string, options?: { readOnly?: boolean }): Promise<LoopDevice>;
   /** A new empty directory to mount on. */
   directory(name: string): Promise<string>;
   /** Unmounts everything mounted through this scratch, detaches every loop device, removes the files. */
@@ -45,31 +49,35 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
   const devices: string[] = [];
   const mounted: string[] = [];
   let counter = 0;
+  async function attachFile(backingFile: string, options: { readOnly?: boolean } = {}): Promise<LoopDevice> {
+    const device = (await sh('losetup', ['--find', '--show', ...(options.readOnly ? ['--read-only'] : []), backingFile])).trim();
+    devices.push(device);
+    return {
+      device,
+      backingFile,
+      async growBacking(newBytes) {
+        await truncate(backingFile, newBytes);
+        await sh('losetup', ['--set-capacity', device]);
+      },
+      async mount(directory, mountOptions = []) {
+        await sh('mount', [...(mountOptions.length ? ['-o', mountOptions.join(',')] : []), device, directory]);
+        mounted.push(directory);
+      },
+      async unmount(directory) {
+        await sh('umount', [directory]);
+        const at = mounted.lastIndexOf(directory);
+        if (at >= 0) mounted.splice(at, 1);
+      },
+    };
+  }
   return {
+    attachFile,
     async attach(bytes, options = {}) {
       counter += 1;
       const backingFile = join(root, `disk-${counter}.img`);
       await writeFile(backingFile, '');
       await truncate(backingFile, bytes);
-      const device = (await sh('losetup', ['--find', '--show', ...(options.readOnly ? ['--read-only'] : []), backingFile])).trim();
-      devices.push(device);
-      return {
-        device,
-        backingFile,
-        async growBacking(newBytes) {
-          await truncate(backingFile, newBytes);
-          await sh('losetup', ['--set-capacity', device]);
-        },
-        async mount(directory, mountOptions = []) {
-          await sh('mount', [...(mountOptions.length ? ['-o', mountOptions.join(',')] : []), device, directory]);
-          mounted.push(directory);
-        },
-        async unmount(directory) {
-          await sh('umount', [directory]);
-          const at = mounted.lastIndexOf(directory);
-          if (at >= 0) mounted.splice(at, 1);
-        },
-      };
+      return attachFile(backingFile, options);
     },
     async directory(name) {
       const path = join(root, name);
