@@ -11,12 +11,13 @@ const execFileAsync = promisify(execFile);
 export async function sh(command: string, args: string[], input = ''): Promise<string> {
   try {
     const running = execFileAsync(command, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    running.child.stdin?.on('error', () => undefined);
     running.child.stdin?.end(input);
     const { stdout } = await running;
     return stdout;
   } catch (error) {
     const e = error as { stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`);
+    throw new Error(`${command} ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`, { cause: error });
   }
 }
 
