@@ -133,7 +133,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
           `${mountPath} is not a mount point of ${id.path} (${found.length ? `it is mounted at ${found.map((m) => m.mountPoint).join(', ')}` : 'it is not mounted'}); nothing was changed — pass the right --mount or none`);
       }
     } else {
-      chosen = found.find((m) => !m.readOnly) ?? found[0];
+      // Prefer a read-write mount of the filesystem's root, then any read-write mount, then any.
+      chosen = found.find((m) => !m.readOnly && m.root === '/') ?? found.find((m) => !m.readOnly) ?? found[0];
     }
     const mountPoint = chosen?.mountPoint ?? null;
     const size = isSupportedFilesystem(signature.filesystem) && signature.partitionTable === null

@@ -47,12 +47,18 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
 
   async function acquireFile(key: string, deadline: number): Promise<ReleaseLock> {
     const directory = options.directory as string;
-    await mkdir(directory, { recursive: true });
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
     const token = randomUUID();
     const content = `${process.pid} ${token}\n`;
     const temporary = `${lockPath}.${token}`;
-    await writeFile(temporary, content, { flag: 'wx' });
+    try {
+      await mkdir(directory, { recursive: true });
+      await writeFile(temporary, content, { flag: 'wx' });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new FsResizeError(code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
+        `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause: error });
+    }
     try {
       for (;;) {
         try {

@@ -15,7 +15,8 @@ export type FsResizeErrorCode =
   | 'FSRESIZE_TOOL_FAILED'
   | 'FSRESIZE_TIMEOUT'
   | 'FSRESIZE_UNEXPECTED_OUTPUT'
-  | 'FSRESIZE_BUSY';
+  | 'FSRESIZE_BUSY'
+  | 'FSRESIZE_LOCK_FAILED';
 
 /** What an external tool said when it failed; carried by tool-related errors. */
 export interface ToolReport {

@@ -82,3 +82,15 @@ test('an in-process waiter that times out is FSRESIZE_BUSY and does not block la
   const again = await lock.acquire('7:0', { timeoutMs: 1000 });
   await again();
 });
+
+test('a lock directory that cannot be created is a typed error', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'a-file');
+  await writeFile(file, '');
+  await assert.rejects(createDeviceLock({ directory: join(file, 'locks') }).acquire('7:0'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
+    assert.match(error.message, /cannot create the device lock file in .*a-file\/locks \(ENOTDIR\)/);
+    return true;
+  });
+});
