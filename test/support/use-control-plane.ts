@@ -1,9 +1,32 @@
-import type { ControlPlane } from '../../src/controlplane/index.js';
+import { after } from 'node:test';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { installCrds, startControlPlane, type ControlPlane } from '../../src/controlplane/index.js';
+
+/** Where Go-built binaries are cached between runs (outside the clone). */
+export function testCacheDir(): string {
+  return process.env.VOE_CACHE_DIR ?? join(homedir(), '.cache', 'voe');
+}
+
+function startTimeoutMs(): number {
+  const raw = process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT;
+  const seconds = raw ? Number.parseFloat(raw.replace(/s$/, '')) : NaN;
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 90_000;
+}
 
 /**
- * Starts a real control plane for one test file (CRDs installed) and stops it in an
- * `after` hook, also when the test fails. Placeholder until the control plane lands.
+ * Starts a real kube-apiserver + etcd for one test file, installs our CRDs and the ones we
+ * read, and stops everything in an `after` hook (also when a test fails). The processes are
+ * also killed if the test process exits or is interrupted.
  */
-export async function useControlPlane(): Promise<ControlPlane> {
-  throw new Error('control plane not implemented yet');
+export async function useControlPlane(options: { crds?: boolean } = {}): Promise<ControlPlane> {
+  const cp = await startControlPlane({
+    cacheDir: testCacheDir(),
+    env: process.env,
+    startTimeoutMs: startTimeoutMs(),
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+  });
+  after(() => cp.stop());
+  if (options.crds ?? true) await installCrds(cp.kubeConfig);
+  return cp;
 }

@@ -1,15 +1,13 @@
 import type { Command } from 'commander';
-import { register as registerFsresize } from './fsresize.js';
-import { register as registerFlexvolume } from './flexvolume.js';
+import { register as cluster } from './cluster.js';
+import { register as fsresize } from './fsresize.js';
+import { register as flexvolume } from './flexvolume.js';
 
 /**
  * Each subcommand lives in its own file and exports `register(program)`.
  * Add new subcommands to this list.
  */
-const registrars: Array<(program: Command) => void> = [
-  registerFsresize,
-  registerFlexvolume,
-];
+const registrars: Array<(program: Command) => void> = [cluster, fsresize, flexvolume];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);

@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { installCrds, resolveBinaries, startControlPlane, ControlPlaneError, KUBERNETES_VERSION } from '../../controlplane/index.js';
+import { defaultCacheDir } from '../cache-dir.js';
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+const READY = 'ready';
+const FAILED = 'failed';
+const PID = 'voe-cluster.pid';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readPid(file: string): Promise<number | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  const pid = text ? Number.parseInt(text, 10) : NaN;
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
+  if (!alive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(100);
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+/** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. */
+async function runForeground(dir: string, cacheDir: string, crds: boolean): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await rm(join(dir, READY), { force: true });
+  await rm(join(dir, FAILED), { force: true });
+  let cp;
+  try {
+    cp = await startControlPlane({ dir, cacheDir, env: process.env, onProgress: progress });
+    if (crds) await installCrds(cp.kubeConfig);
+  } catch (error) {
+    await cp?.stop();
+    await writeFile(join(dir, FAILED), `${(error as Error).message}\n`);
+    throw error;
+  }
+  await writeFile(join(dir, PID), `${process.pid}\n`);
+  await writeFile(join(dir, READY), `${cp.apiServerUrl}\n`);
+  progress(`voe: control plane ${KUBERNETES_VERSION} ready at ${cp.apiServerUrl}; kubeconfig ${cp.kubeconfigPath}`);
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  await new Promise<void>((done) => {
+    const shutdown = () => done();
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  });
+  clearInterval(keepAlive);
+  await rm(join(dir, READY), { force: true });
+  await cp.stop();
+  await rm(join(dir, PID), { force: true });
+}
+
+export function register(program: Command): void {
+  const cluster = program.command('cluster').description(`a local Kubernetes control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd built from Go modules) for trying voe and for tests`);
+
+  cluster.command('build')
+    .description('build (or find) kube-apiserver and etcd; honours TEST_ASSET_KUBE_APISERVER, TEST_ASSET_ETCD and KUBEBUILDER_ASSETS')
+    .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
+    .action(async (opts: { cacheDir?: string }) => {
+      const bins = await resolveBinaries({ cacheDir: opts.cacheDir ?? defaultCacheDir(), env: process.env, onProgress: progress });
+      process.stdout.write(`kube-apiserver ${bins.kubeApiServer}\netcd ${bins.etcd} (${bins.etcdSource})\n`);
+    });
+
+  cluster.command('run')
+    .description('run the control plane in the foreground until interrupted (Ctrl-C stops everything)')
+    .requiredOption('--dir <dir>', 'working directory (kubeconfig, certificates, etcd data, logs)')
+    .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
+    .option('--no-crds', 'do not install the KubeVirt, Harvester, Longhorn, CDI and voe CRDs')
+    .action(async (opts: { dir: string; cacheDir?: string; crds: boolean }) => {
+      await runForeground(resolve(opts.dir), opts.cacheDir ?? defaultCacheDir(), opts.crds);
+    });
+
+  cluster.command('start')
+    .description('start the control plane in the background and write DIR/kubeconfig')
+    .requiredOption('--dir <dir>', 'working directory (kubeconfig, certificates, etcd data, logs)')
+    .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
+    .option('--no-crds', 'do not install the KubeVirt, Harvester, Longhorn, CDI and voe CRDs')
+    .option('--timeout <seconds>', 'how long to wait for it to be ready', '120')
+    .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: string }) => {
+      const dir = resolve(opts.dir);
+      const cacheDir = opts.cacheDir ?? defaultCacheDir();
+      await mkdir(dir, { recursive: true });
+      const running = await readPid(join(dir, PID));
+      if (running && alive(running)) {
+        throw new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`);
+      }
+      // Build in the foreground so the progress lines reach the terminal.
+      await resolveBinaries({ cacheDir, env: process.env, onProgress: progress });
+      await rm(join(dir, READY), { force: true });
+      await rm(join(dir, FAILED), { force: true });
+      const main = fileURLToPath(new URL('../main.js', import.meta.url));
+      const args = [main, 'cluster', 'run', '--dir', dir, '--cache-dir', cacheDir, ...(opts.crds ? [] : ['--no-crds'])];
+      const log = openSync(join(dir, 'voe-cluster.log'), 'a');
+      const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: process.env });
+      closeSync(log);
+      child.unref();
+      const deadline = Date.now() + Number(opts.timeout) * 1000;
+      for (;;) {
+        const ready = await readFile(join(dir, READY), 'utf8').catch(() => undefined);
+        if (ready) {
+          process.stdout.write(`control plane ready at ${ready.trim()}\nexport KUBECONFIG=${join(dir, 'kubeconfig')}\n`);
+          return;
+        }
+        const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
+        if (failed || (child.pid && !alive(child.pid))) {
+          throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${failed?.trim() ?? 'supervisor exited'} (see ${join(dir, 'voe-cluster.log')})`);
+        }
+        if (Date.now() > deadline) {
+          if (child.pid) await killAndWait(child.pid, 20_000);
+          throw new ControlPlaneError('CONTROLPLANE_START_TIMEOUT', `the control plane was not ready within ${opts.timeout} s (see ${join(dir, 'voe-cluster.log')})`);
+        }
+        await sleep(200);
+      }
+    });
+
+  cluster.command('stop')
+    .description('stop the control plane started with `voe cluster start --dir DIR` (no process is left behind)')
+    .requiredOption('--dir <dir>', 'the directory given to start')
+    .action(async (opts: { dir: string }) => {
+      const dir = resolve(opts.dir);
+      const supervisor = await readPid(join(dir, PID));
+      if (supervisor) await killAndWait(supervisor, 30_000);
+      // A supervisor that crashed may have left its children: stop them by their pid files.
+      for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
+        const pid = await readPid(join(dir, name));
+        if (pid && alive(pid)) await killAndWait(pid, 20_000);
+        await rm(join(dir, name), { force: true });
+      }
+      await rm(join(dir, PID), { force: true });
+      await rm(join(dir, READY), { force: true });
+      process.stdout.write(`control plane in ${dir} stopped\n`);
+    });
+}

@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process';
+import { access, mkdir, rename, rm, writeFile, readFile, constants } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ControlPlaneError } from './control-plane-error.js';
+import { withFileLock } from './file-lock.js';
+import { goModuleDir } from './go-module-dir.js';
+import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
+
+export interface BuiltBinaries {
+  kubeApiServer: string;
+  etcd: string;
+  /** "go-build" when etcd was built from Go modules, "debian" when the etcd-server fallback is used. */
+  etcdSource: 'go-build' | 'debian';
+}
+
+export interface BuildOptions {
+  cacheDir: string;
+  /** Progress lines for a person (the first build takes minutes). */
+  onProgress?: (line: string) => void;
+  /** Environment for `go` (PATH, HOME, GOCACHE...). */
+  env?: NodeJS.ProcessEnv;
+  /** Where Debian's etcd-server installs etcd (fallback only). */
+  debianEtcd?: string;
+}
+
+const LDFLAG_PACKAGES = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'];
+
+function versionLdflags(): string {
+  const [major, minor] = KUBERNETES_VERSION.replace(/^v/, '').split('.');
+  return LDFLAG_PACKAGES.flatMap((pkg) => [
+    `-X ${pkg}.gitVersion=${KUBERNETES_VERSION}`,
+    `-X ${pkg}.gitMajor=${major}`,
+    `-X ${pkg}.gitMinor=${minor}`,
+    `-X ${pkg}.gitTreeState=clean`,
+  ]).join(' ');
+}
+
+export function binariesDir(cacheDir: string): string {
+  return join(cacheDir, 'bin', `kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}`);
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  return access(path, constants.X_OK).then(() => true, () => false);
+}
+
+function runGo(args: string[], options: BuildOptions, label: string): Promise<void> {
+  const started = Date.now();
+  const env = { ...(options.env ?? {}), CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' };
+  return new Promise((resolve, reject) => {
+    const child = spawn('go', args, { cwd: goModuleDir(), env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-8000); });
+    const ticker = setInterval(() => {
+      options.onProgress?.(`  still building ${label} (${Math.round((Date.now() - started) / 1000)} s)`);
+    }, 30_000);
+    child.on('error', (error) => {
+      clearInterval(ticker);
+      const code = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'CONTROLPLANE_GO_MISSING' : 'CONTROLPLANE_BUILD_FAILED';
+      reject(new ControlPlaneError(code, `cannot run go to build ${label}: ${error.message}. Install Go >= 1.24 or point TEST_ASSET_KUBE_APISERVER/TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries.`, { cause: error }));
+    });
+    child.on('close', (code) => {
+      clearInterval(ticker);
+      if (code === 0) {
+        options.onProgress?.(`  built ${label} in ${Math.round((Date.now() - started) / 1000)} s`);
+        resolve();
+      } else {
+        reject(new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `go build of ${label} failed (exit ${code}):\n${stderr.trim()}`, { details: { stderr } }));
+      }
+    });
+  });
+}
+
+async function buildOne(pkg: string, output: string, options: BuildOptions, label: string, ldflags?: string): Promise<void> {
+  const tmp = `${output}.tmp-${process.pid}`;
+  const args = ['build', '-trimpath', '-o', tmp];
+  if (ldflags) args.push('-ldflags', ldflags);
+  args.push(pkg);
+  try {
+    await runGo(args, options, label);
+    await rename(tmp, output);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/**
+ * Builds kube-apiserver and etcd with `go build` from the pinned Go module, once per version,
+ * into the cache. Parallel callers (test processes) wait for one build.
+ */
+export async function buildBinaries(options: BuildOptions): Promise<BuiltBinaries> {
+  const dir = binariesDir(options.cacheDir);
+  const kubeApiServer = join(dir, 'kube-apiserver');
+  const builtEtcd = join(dir, 'etcd');
+  const fallbackMarker = join(dir, 'etcd-fallback');
+  const debianEtcd = options.debianEtcd ?? '/usr/bin/etcd';
+  await mkdir(dir, { recursive: true });
+
+  const cached = async (): Promise<BuiltBinaries | undefined> => {
+    if (!(await isExecutable(kubeApiServer))) return undefined;
+    if (await isExecutable(builtEtcd)) return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
+    const fallback = await readFile(fallbackMarker, 'utf8').catch(() => undefined);
+    if (fallback !== undefined && (await isExecutable(debianEtcd))) return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
+    return undefined;
+  };
+
+  const hit = await cached();
+  if (hit) return hit;
+  return withFileLock(join(dir, '.build-lock'), async () => {
+    const again = await cached();
+    if (again) return again;
+    options.onProgress?.(`voe: building kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} from Go modules into ${dir} (first time only; about 10 minutes on 2 cores)`);
+    if (!(await isExecutable(kubeApiServer))) {
+      await buildOne('k8s.io/kubernetes/cmd/kube-apiserver', kubeApiServer, options, `kube-apiserver ${KUBERNETES_VERSION}`, versionLdflags());
+    }
+    try {
+      await buildOne('go.etcd.io/etcd/server/v3', builtEtcd, options, `etcd ${ETCD_VERSION}`);
+      return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
+    } catch (error) {
+      if (!(await isExecutable(debianEtcd))) {
+        throw new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `etcd build failed and Debian's etcd-server is not installed at ${debianEtcd} (apt-get install etcd-server): ${(error as Error).message}`, { cause: error });
+      }
+      options.onProgress?.(`voe: etcd build failed; falling back to Debian's etcd-server at ${debianEtcd} (older than the etcd Kubernetes ${KUBERNETES_VERSION} recommends)`);
+      await writeFile(fallbackMarker, `${(error as Error).message}\n`);
+      return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
+    }
+  }, { onWait: () => options.onProgress?.('voe: another process is building the control plane binaries; waiting for it') });
+}

@@ -1,0 +1,68 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { ControlPlaneError } from './control-plane-error.js';
+import { waitUntil } from './wait-until.js';
+
+/** manifests/crds in the package: ours and the KubeVirt, Harvester, Longhorn and CDI CRDs we read. */
+export function crdManifestDir(): string {
+  return fileURLToPath(new URL('../../../manifests/crds/', import.meta.url));
+}
+
+export async function readCrds(dir = crdManifestDir()): Promise<V1CustomResourceDefinition[]> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
+  const crds: V1CustomResourceDefinition[] = [];
+  for (const file of files) {
+    for (const doc of parseAllDocuments(await readFile(join(dir, file), 'utf8'))) {
+      const value = doc.toJS() as V1CustomResourceDefinition | null;
+      if (value?.kind === 'CustomResourceDefinition') crds.push(value);
+    }
+  }
+  return crds;
+}
+
+function statusCode(error: unknown): number | undefined {
+  return (error as { code?: number }).code;
+}
+
+/** Creates (or replaces) each CRD and waits until all are Established. */
+export async function installCrds(kc: KubeConfig, crds?: V1CustomResourceDefinition[], timeoutMs = 30_000): Promise<string[]> {
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  const list = crds ?? await readCrds();
+  for (const crd of list) {
+    const name = crd.metadata!.name!;
+    try {
+      await api.createCustomResourceDefinition({ body: crd });
+    } catch (error) {
+      if (statusCode(error) !== 409) throw error;
+      const existing = await api.readCustomResourceDefinition({ name });
+      await api.replaceCustomResourceDefinition({ name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+    }
+  }
+  const names = list.map((c) => c.metadata!.name!);
+  const pending = new Set(names);
+  const result = await waitUntil(async () => {
+    for (const name of [...pending]) {
+      const crd = await api.readCustomResourceDefinition({ name });
+      if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) pending.delete(name);
+    }
+    return pending.size === 0;
+  }, { timeoutMs, intervalMs: 100 });
+  if (result !== 'ok') throw new ControlPlaneError('CONTROLPLANE_CRD_TIMEOUT', `CRDs not Established within ${timeoutMs} ms: ${[...pending].join(', ')}`);
+  // Established is not enough: until its watch cache is initialised a new resource answers
+  // 429 "storage is (re)initializing". Wait until every served version lists.
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const unserved = new Set(list.flatMap((crd) => crd.spec.versions.filter((v) => v.served).map((v) => `${crd.spec.group}/${v.name}/${crd.spec.names.plural}`)));
+  const served = await waitUntil(async () => {
+    for (const key of [...unserved]) {
+      const [group, version, plural] = key.split('/') as [string, string, string];
+      await custom.listClusterCustomObject({ group, version, plural, limit: 1 });
+      unserved.delete(key);
+    }
+    return unserved.size === 0;
+  }, { timeoutMs, intervalMs: 100 });
+  if (served !== 'ok') throw new ControlPlaneError('CONTROLPLANE_CRD_TIMEOUT', `CRDs not served within ${timeoutMs} ms: ${[...unserved].join(', ')}`);
+  return names;
+}

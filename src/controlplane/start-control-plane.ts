@@ -1,0 +1,177 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ControlPlaneError } from './control-plane-error.js';
+import type { ControlPlane } from './control-plane.js';
+import { freePort } from './free-port.js';
+import { probe, type TlsClient } from './http-probe.js';
+import { writeKubeconfig } from './kubeconfig-file.js';
+import { startProcess, type ManagedProcess } from './managed-process.js';
+import { createAuthority, issueClient, issueServing, type Authority } from './pki.js';
+import { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
+import { waitUntil } from './wait-until.js';
+
+export interface StartControlPlaneOptions {
+  /** Working directory; a new temporary one (removed on stop) when omitted. */
+  dir?: string;
+  /** Cache for the Go-built binaries (default ~/.cache/voe, chosen by the caller). */
+  cacheDir: string;
+  /** Environment used for binary lookup (TEST_ASSET_*, KUBEBUILDER_ASSETS) and for `go`. */
+  env: NodeJS.ProcessEnv;
+  /** Per-process start timeout (envtest default 20 s; KUBEBUILDER_CONTROLPLANE_START_TIMEOUT). */
+  startTimeoutMs?: number;
+  stopTimeoutMs?: number;
+  onProgress?: (line: string) => void;
+  /** Start the processes detached so they outlive this process (`voe cluster start`). */
+  detached?: boolean;
+  /** Extra kube-apiserver flags. */
+  apiServerArgs?: string[];
+}
+
+async function tail(file: string, lines = 25): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+async function waitReady(proc: ManagedProcess, url: string, tls: TlsClient | undefined, timeoutMs: number): Promise<void> {
+  let exitNote: string | undefined;
+  void proc.exited.then(({ code, signal }) => { exitNote = `exited (code ${code}, signal ${signal})`; });
+  const result = await waitUntil(async () => (await probe(url, tls)) === 200, { timeoutMs, intervalMs: 200, abort: () => exitNote });
+  if (result === 'ok') return;
+  const code = result === 'timeout' ? 'CONTROLPLANE_START_TIMEOUT' : 'CONTROLPLANE_PROCESS_EXITED';
+  const what = result === 'timeout' ? `did not become ready at ${url} within ${timeoutMs} ms` : result;
+  await proc.stop(1000);
+  throw new ControlPlaneError(code, `${proc.name} ${what}; last log lines (${proc.logFile}):\n${await tail(proc.logFile)}`);
+}
+
+interface Pki {
+  clientCa: Authority;
+  servingCa: Authority;
+  admin: TlsClient;
+}
+
+async function writePki(pkiDir: string): Promise<Pki> {
+  await mkdir(pkiDir, { recursive: true, mode: 0o700 });
+  const [clientCa, servingCa] = await Promise.all([createAuthority('voe-client-ca'), createAuthority('voe-serving-ca')]);
+  const serving = await issueServing(servingCa, ['127.0.0.1', 'localhost']);
+  const admin = await issueClient(clientCa, 'voe-admin', ['system:masters']);
+  const sa = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  await Promise.all([
+    writeFile(join(pkiDir, 'client-ca.crt'), clientCa.certPem),
+    writeFile(join(pkiDir, 'client-ca.key'), clientCa.keyPem, { mode: 0o600 }),
+    writeFile(join(pkiDir, 'serving-ca.crt'), servingCa.certPem),
+    writeFile(join(pkiDir, 'apiserver.crt'), serving.certPem),
+    writeFile(join(pkiDir, 'apiserver.key'), serving.keyPem, { mode: 0o600 }),
+    writeFile(join(pkiDir, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, { mode: 0o600 }),
+    writeFile(join(pkiDir, 'sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' }) as string),
+  ]);
+  return { clientCa, servingCa, admin: { ca: servingCa.certPem, cert: admin.certPem, key: admin.keyPem } };
+}
+
+/**
+ * Starts etcd and kube-apiserver on free loopback ports (envtest's flags), with client-certificate
+ * authentication and RBAC, and writes an admin kubeconfig to `<dir>/kubeconfig`.
+ */
+export async function startControlPlane(options: StartControlPlaneOptions): Promise<ControlPlane> {
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 20_000;
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? await mkdtemp(join(tmpdir(), 'voe-cp-'));
+  await mkdir(dir, { recursive: true });
+  const binaries: ResolvedBinaries = await resolveBinaries({ cacheDir: options.cacheDir, env: options.env, onProgress: options.onProgress });
+  if (binaries.etcdSource === 'debian') options.onProgress?.(`voe: using Debian's etcd-server (${binaries.etcd}) because the etcd build failed`);
+  const pkiDir = join(dir, 'pki');
+  const pki = await writePki(pkiDir);
+
+  const [etcdClientPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
+  const apiServerUrl = `https://127.0.0.1:${apiPort}`;
+  const childEnv: NodeJS.ProcessEnv = { PATH: options.env.PATH ?? '/usr/bin:/bin', HOME: options.env.HOME ?? dir };
+
+  const etcdArgs = [
+    `--name=voe-etcd`,
+    `--data-dir=${join(dir, 'etcd')}`,
+    `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+    `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+    `--initial-cluster=voe-etcd=http://127.0.0.1:${etcdPeerPort}`,
+    `--listen-client-urls=${etcdUrl}`,
+    `--advertise-client-urls=${etcdUrl}`,
+    '--unsafe-no-fsync=true',
+  ];
+  const apiArgs = [
+    '--service-cluster-ip-range=10.0.0.0/24',
+    '--allow-privileged=true',
+    '--disable-admission-plugins=ServiceAccount',
+    `--cert-dir=${pkiDir}`,
+    `--tls-cert-file=${join(pkiDir, 'apiserver.crt')}`,
+    `--tls-private-key-file=${join(pkiDir, 'apiserver.key')}`,
+    '--authorization-mode=RBAC',
+    `--secure-port=${apiPort}`,
+    '--bind-address=127.0.0.1',
+    `--service-account-issuer=${apiServerUrl}/`,
+    `--service-account-key-file=${join(pkiDir, 'sa.pub')}`,
+    `--service-account-signing-key-file=${join(pkiDir, 'sa.key')}`,
+    `--etcd-servers=${etcdUrl}`,
+    `--client-ca-file=${join(pkiDir, 'client-ca.crt')}`,
+    '--enable-priority-and-fairness=false',
+    ...(options.apiServerArgs ?? []),
+  ];
+
+  const started: ManagedProcess[] = [];
+  let apiServer: ManagedProcess | undefined;
+  const startApi = async () => {
+    apiServer = startProcess({ name: 'kube-apiserver', command: binaries.kubeApiServer, args: apiArgs, logFile: join(dir, 'kube-apiserver.log'), env: childEnv, detached: options.detached });
+    await writeFile(join(dir, 'kube-apiserver.pid'), `${apiServer.pid}\n`);
+    await waitReady(apiServer, `${apiServerUrl}/readyz`, pki.admin, startTimeoutMs);
+  };
+
+  let etcd: ManagedProcess | undefined;
+  try {
+    etcd = startProcess({ name: 'etcd', command: binaries.etcd, args: etcdArgs, logFile: join(dir, 'etcd.log'), env: childEnv, detached: options.detached });
+    started.push(etcd);
+    await writeFile(join(dir, 'etcd.pid'), `${etcd.pid}\n`);
+    await waitReady(etcd, `${etcdUrl}/health`, undefined, startTimeoutMs);
+    await startApi();
+  } catch (error) {
+    await apiServer?.stop(1000);
+    await Promise.all(started.map((p) => p.stop(1000)));
+    if (ownDir) await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const kubeConfig = await writeKubeconfig(kubeconfigPath, { server: apiServerUrl, caPem: pki.servingCa.certPem, certPem: pki.admin.cert, keyPem: pki.admin.key, user: 'voe-admin' });
+  await mkdir(join(dir, 'users'), { recursive: true });
+  let stopped = false;
+
+  return {
+    dir,
+    kubeconfigPath,
+    kubeConfig,
+    apiServerUrl,
+    etcdUrl,
+    async mintKubeConfig(user, groups = []) {
+      const pair = await issueClient(pki.clientCa, user, groups);
+      const safe = user.replace(/[^A-Za-z0-9_.-]/g, '_');
+      const path = join(dir, 'users', `${safe}.kubeconfig`);
+      const kc = await writeKubeconfig(path, { server: apiServerUrl, caPem: pki.servingCa.certPem, certPem: pair.certPem, keyPem: pair.keyPem, user });
+      return { kubeConfig: kc, path };
+    },
+    async stopApiServer() {
+      await apiServer?.stop(stopTimeoutMs);
+    },
+    async startApiServer() {
+      if (stopped) throw new ControlPlaneError('CONTROLPLANE_NOT_RUNNING', 'this control plane was stopped; start a new one');
+      if (apiServer?.isRunning()) return;
+      await startApi();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await apiServer?.stop(stopTimeoutMs);
+      await etcd?.stop(stopTimeoutMs);
+      if (ownDir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+
+const run = promisify(execFile);
+const voe = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+test('voe cluster start writes a working kubeconfig and voe cluster stop leaves nothing running', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+  t.after(async () => {
+    await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  });
+  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { timeout: 180_000 });
+  assert.match(started.stdout, new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
+  const pids = await Promise.all(['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  assert.ok(pids.every(alive));
+
+  const kc = new KubeConfig();
+  kc.loadFromFile(join(dir, 'kubeconfig'));
+  const namespaces = await kc.makeApiClient(CoreV1Api).listNamespace();
+  assert.ok(namespaces.items.some((n) => n.metadata?.name === 'kube-system'));
+
+  await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', dir]), /already runs/);
+
+  const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
+  assert.match(stopped.stdout, /stopped/);
+  for (const pid of pids) assert.equal(alive(pid), false, `pid ${pid} is gone`);
+});
+
+test('voe --help lists the commands', async () => {
+  const { stdout } = await run(process.execPath, [voe, '--help']);
+  assert.match(stdout, /cluster/);
+});

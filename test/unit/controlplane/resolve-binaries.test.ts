@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveBinaries } from '../../../src/controlplane/index.js';
+
+// A cache dir with nothing in it: any attempt to build would need `go` and minutes; these
+// tests pass only because the environment variables win.
+const emptyCache = join(tmpdir(), 'voe-no-cache-here');
+
+test('TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD win over everything', async () => {
+  const bins = await resolveBinaries({ cacheDir: emptyCache, env: { TEST_ASSET_KUBE_APISERVER: '/opt/a/kube-apiserver', TEST_ASSET_ETCD: '/opt/a/etcd', KUBEBUILDER_ASSETS: '/opt/b' } });
+  assert.deepEqual(bins, { kubeApiServer: '/opt/a/kube-apiserver', etcd: '/opt/a/etcd', etcdSource: 'go-build', origin: 'env' });
+});
+
+test('KUBEBUILDER_ASSETS supplies both binaries', async () => {
+  const bins = await resolveBinaries({ cacheDir: emptyCache, env: { KUBEBUILDER_ASSETS: '/opt/b' } });
+  assert.equal(bins.kubeApiServer, '/opt/b/kube-apiserver');
+  assert.equal(bins.etcd, '/opt/b/etcd');
+  assert.equal(bins.origin, 'env');
+});
+
+test('the cache is used when it holds both binaries', async (t) => {
+  const { binariesDir } = await import('../../../src/controlplane/index.js');
+  const cache = await mkdtemp(join(tmpdir(), 'voe-cache-'));
+  t.after(() => rm(cache, { recursive: true, force: true }));
+  const dir = binariesDir(cache);
+  await import('node:fs/promises').then((fs) => fs.mkdir(dir, { recursive: true }));
+  for (const name of ['kube-apiserver', 'etcd']) await writeFile(join(dir, name), '#!/bin/sh\n', { mode: 0o755 });
+  const bins = await resolveBinaries({ cacheDir: cache, env: {} });
+  assert.deepEqual(bins, { kubeApiServer: join(dir, 'kube-apiserver'), etcd: join(dir, 'etcd'), etcdSource: 'go-build', origin: 'cache' });
+});
