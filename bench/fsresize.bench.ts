@@ -28,7 +28,7 @@ interface Scenario {
 
 const scenarios: Scenario[] = [
   {
-    name: 'xfs online (xfs_growfs -d)', mkfs: ['mkfs.xfs', ['-q']], mounted: true, iterations: 11,
+    name: 'xfs online (xfs_growfs -d)', mkfs: ['mkfs.xfs', ['-q']], mounted: true, iterations: 15,
     bare: (_device, mountPoint) => ['xfs_growfs', ['-d', mountPoint]],
     size: async (_device, mountPoint) => {
       const out = await sh('xfs_io', ['-c', 'statfs', mountPoint]);

@@ -18,4 +18,10 @@ export interface BlockDevices {
   readOnly(device: BlockDeviceId): Promise<boolean>;
   /** Reads `length` bytes at `offset` through the kernel's buffered block device (like dumpe2fs does). */
   read(device: BlockDeviceId, offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Keeps the device open (read-only, not exclusive) until the returned function is called, so
+   * the kernel keeps its page cache of the device between the steps of one operation (Linux
+   * drops it on the last close). Never blocks other openers, mounts or exclusive opens.
+   */
+  hold(device: BlockDeviceId): Promise<() => Promise<void>>;
 }

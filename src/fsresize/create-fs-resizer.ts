@@ -201,7 +201,14 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       }
       const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs });
       try {
-        return await growLocked(id, growOptions);
+        // Keep the device open for the whole operation: what blkid and the superblock read
+        // brought into the kernel's cache is still there when the grow tool starts.
+        const letGo = await devices.hold(id);
+        try {
+          return await growLocked(id, growOptions);
+        } finally {
+          await letGo();
+        }
       } finally {
         await release();
       }

@@ -71,6 +71,10 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       if (ro === '0' || ro === '1') return ro === '1';
       return (await blockdev(device, '--getro')) === 1;
     },
+    async hold(device) {
+      const handle = await open(device.realPath, 'r');
+      return async () => { await handle.close(); };
+    },
     async read(device, offset, length) {
       const handle = await open(device.realPath, 'r');
       try {
