@@ -59,6 +59,13 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   const devices = options.devices ?? createSystemBlockDevices({ runner, timeoutMs: probeMs });
   const lock = options.lock ?? createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY });
 
+  async function identify(device: string): Promise<BlockDeviceId> {
+    if (typeof device !== 'string' || device.trim() === '') {
+      throw new FsResizeError('FSRESIZE_INVALID_ARGUMENT', 'no device was given; pass the block device to grow (e.g. /dev/sdb)');
+    }
+    return devices.identify(device);
+  }
+
   async function probe(id: BlockDeviceId): Promise<{ filesystem: string | null; partitionTable: string | null }> {
     const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-o', 'export', id.realPath];
     const result = await runner.run('blkid', args, { timeoutMs: probeMs });
@@ -214,11 +221,4 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       }
     },
   };
-
-  async function identify(device: string): Promise<BlockDeviceId> {
-    if (typeof device !== 'string' || device.trim() === '') {
-      throw new FsResizeError('FSRESIZE_INVALID_ARGUMENT', 'no device was given; pass the block device to grow (e.g. /dev/sdb)');
-    }
-    return devices.identify(device);
-  }
 }
