@@ -1,0 +1,391 @@
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../log/index.js';
+import { apiErrorOf, isGone } from './api-error.js';
+import { jitteredDelay } from './backoff.js';
+import { realClock, sleep, type Clock } from './clock.js';
+import { KubeError, KubeErrorCode } from './kube-error.js';
+import { openWatch, requestJson, type WatchEvent } from './kube-request.js';
+import { keyOf, objectKey } from './object-key.js';
+import { resourcePath, type ResourceRef } from './resource-ref.js';
+
+export interface InformerHandlers<T> {
+  add: (obj: T) => void;
+  update: (obj: T, old: T) => void;
+  /** `obj` is the last state the informer knew (the final state when a watch delivered it). */
+  delete: (obj: T) => void;
+  /** A list replaced the cache (first sync and every relist). */
+  sync: (info: { items: number; resourceVersion: string; relist: boolean }) => void;
+  /** Any list/watch failure; the informer retries by itself. */
+  error: (err: unknown) => void;
+}
+
+export type IndexFunc<T> = (obj: T) => string[];
+
+export interface InformerOptions {
+  kubeConfig: KubeConfig;
+  /** Resource to list and watch (`name` is ignored; omit `namespace` for all namespaces). */
+  resource: ResourceRef;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Restart backoff after failures: jittered exponential, 500 ms .. 30 s unless told. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Server-side watch timeout; a random 300..600 s per watch unless told (as client-go). */
+  watchTimeoutSeconds?: number;
+  /** List page size (`limit`); 500 unless told. */
+  pageSize?: number;
+  logger?: Logger;
+  clock?: Clock;
+  random?: () => number;
+}
+
+export interface InformerStats {
+  lists: number;
+  relists: number;
+  watches: number;
+  failures: number;
+  resourceVersion: string;
+}
+
+interface ListBody {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { resourceVersion?: string; continue?: string };
+  items?: Array<Record<string, unknown>>;
+}
+
+type HandlerSets<T> = { [E in keyof InformerHandlers<T>]: Set<InformerHandlers<T>[E]> };
+
+/**
+ * List-then-watch cache of one resource that keeps itself converged:
+ * - `synced` resolves (and `hasSynced` turns true) after the first successful list;
+ * - ANY list or watch error restarts it after jittered exponential backoff (cap 30 s), resuming
+ *   the watch from the last seen resourceVersion (bookmarks enabled), so changes made while the
+ *   API server was away, deletes included, arrive as events;
+ * - 410 Gone (too-old resourceVersion, e.g. after etcd compaction) relists at once: the cache is
+ *   replaced and the difference is delivered as add/update/delete events;
+ * - handlers run after the cache is updated; a throwing handler is logged and does not stop it;
+ * - `stop()` aborts the open request, clears its timers and resolves when the loop has exited.
+ * Objects are the API server's JSON (timestamps are strings), from list and watch alike.
+ */
+export class Informer<T extends KubernetesObject = KubernetesObject> {
+  readonly synced: Promise<void>;
+  readonly #opts: InformerOptions;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #path: string;
+  readonly #store = new Map<string, T>();
+  readonly #byNamespace = new Map<string, Set<string>>();
+  readonly #indexers = new Map<string, { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> }>();
+  readonly #handlers: HandlerSets<T> = { add: new Set(), update: new Set(), delete: new Set(), sync: new Set(), error: new Set() };
+  readonly #stats: InformerStats = { lists: 0, relists: 0, watches: 0, failures: 0, resourceVersion: '' };
+  #resolveSynced!: () => void;
+  #rejectSynced!: (e: unknown) => void;
+  #hasSynced = false;
+  #abort = new AbortController();
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: InformerOptions) {
+    this.#opts = options;
+    this.#clock = options.clock ?? realClock;
+    this.#random = options.random ?? Math.random;
+    this.#path = resourcePath({ ...options.resource, name: undefined });
+    this.synced = new Promise<void>((resolve, reject) => {
+      this.#resolveSynced = resolve;
+      this.#rejectSynced = reject;
+    });
+    this.synced.catch(() => undefined);
+  }
+
+  get hasSynced(): boolean {
+    return this.#hasSynced;
+  }
+
+  get stats(): Readonly<InformerStats> {
+    return { ...this.#stats };
+  }
+
+  /** Registers a handler; returns a function that removes it. */
+  on<E extends keyof InformerHandlers<T>>(event: E, handler: InformerHandlers<T>[E]): () => void {
+    const set = this.#handlers[event] as Set<InformerHandlers<T>[E]>;
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  /** Starts list+watch (idempotent); returns `synced`. */
+  start(): Promise<void> {
+    if (this.#stopped) throw new KubeError(KubeErrorCode.InformerStopped, `informer for ${this.#path} was stopped; create a new one`);
+    this.#running ??= this.#run();
+    return this.synced;
+  }
+
+  /** Stops for good: aborts the open request, clears timers; resolves when nothing is left running. */
+  async stop(): Promise<void> {
+    if (!this.#stopped) {
+      this.#stopped = true;
+      this.#abort.abort();
+      if (!this.#hasSynced) {
+        this.#rejectSynced(new KubeError(KubeErrorCode.InformerStopped, `informer for ${this.#path} stopped before its first list`));
+      }
+    }
+    await this.#running;
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.#store.get(keyOf(namespace, name));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.#store.get(key);
+  }
+
+  /** All cached objects, or those of one namespace. */
+  list(namespace?: string): T[] {
+    if (namespace === undefined) return [...this.#store.values()];
+    return [...(this.#byNamespace.get(namespace) ?? [])].map((k) => this.#store.get(k) as T);
+  }
+
+  keys(): string[] {
+    return [...this.#store.keys()];
+  }
+
+  /** Adds a secondary index (`fn` returns the index keys of an object); built over the current cache. */
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    const idx = { fn, index: new Map<string, Set<string>>(), keysOf: new Map<string, string[]>() };
+    this.#indexers.set(name, idx);
+    for (const [k, obj] of this.#store) this.#indexOne(idx, k, obj);
+  }
+
+  /** Objects whose index function returned `key` for index `name`. */
+  byIndex(name: string, key: string): T[] {
+    const idx = this.#indexers.get(name);
+    if (!idx) throw new KubeError(KubeErrorCode.InformerUnknownIndex, `no index named ${JSON.stringify(name)}; call addIndex first`, { details: { name } });
+    return [...(idx.index.get(key) ?? [])].map((k) => this.#store.get(k) as T);
+  }
+
+  // ---- cache maintenance -------------------------------------------------------------------
+
+  #indexOne(idx: { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> }, key: string, obj: T | undefined): void {
+    for (const ik of idx.keysOf.get(key) ?? []) {
+      const s = idx.index.get(ik);
+      s?.delete(key);
+      if (s?.size === 0) idx.index.delete(ik);
+    }
+    idx.keysOf.delete(key);
+    if (obj === undefined) return;
+    let keys: string[];
+    try {
+      keys = [...new Set(idx.fn(obj))];
+    } catch (err) {
+      this.#opts.logger?.error({ err, key }, 'informer index function threw; object left out of the index');
+      return;
+    }
+    idx.keysOf.set(key, keys);
+    for (const ik of keys) {
+      let s = idx.index.get(ik);
+      if (!s) idx.index.set(ik, (s = new Set()));
+      s.add(key);
+    }
+  }
+
+  #put(key: string, obj: T): T | undefined {
+    const old = this.#store.get(key);
+    this.#store.set(key, obj);
+    const ns = obj.metadata?.namespace ?? '';
+    let s = this.#byNamespace.get(ns);
+    if (!s) this.#byNamespace.set(ns, (s = new Set()));
+    s.add(key);
+    for (const idx of this.#indexers.values()) this.#indexOne(idx, key, obj);
+    return old;
+  }
+
+  #remove(key: string): T | undefined {
+    const old = this.#store.get(key);
+    if (!old) return undefined;
+    this.#store.delete(key);
+    const ns = old.metadata?.namespace ?? '';
+    const s = this.#byNamespace.get(ns);
+    s?.delete(key);
+    if (s?.size === 0) this.#byNamespace.delete(ns);
+    for (const idx of this.#indexers.values()) this.#indexOne(idx, key, undefined);
+    return old;
+  }
+
+  #emit<E extends keyof InformerHandlers<T>>(event: E, ...args: Parameters<InformerHandlers<T>[E]>): void {
+    for (const h of [...this.#handlers[event]]) {
+      const report = (err: unknown): void => this.#opts.logger?.error({ err, event, path: this.#path }, 'informer handler threw');
+      try {
+        const r = (h as (...a: unknown[]) => unknown)(...args);
+        if (r instanceof Promise) r.catch(report);
+      } catch (err) {
+        report(err);
+      }
+    }
+  }
+
+  #upsert(obj: T): void {
+    const key = objectKey(obj);
+    const old = this.#put(key, obj);
+    if (!old) this.#emit('add', obj);
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.#emit('update', obj, old);
+  }
+
+  #replace(items: T[], resourceVersion: string): void {
+    const relist = this.#hasSynced;
+    const seen = new Set<string>();
+    const changes: Array<() => void> = [];
+    for (const obj of items) {
+      const key = objectKey(obj);
+      seen.add(key);
+      const old = this.#put(key, obj);
+      if (!old) changes.push(() => this.#emit('add', obj));
+      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) changes.push(() => this.#emit('update', obj, old));
+    }
+    for (const key of [...this.#store.keys()]) {
+      if (seen.has(key)) continue;
+      const old = this.#remove(key);
+      if (old) changes.push(() => this.#emit('delete', old));
+    }
+    this.#stats.resourceVersion = resourceVersion;
+    this.#stats.lists++;
+    if (relist) this.#stats.relists++;
+    for (const c of changes) c();
+    if (!this.#hasSynced) {
+      this.#hasSynced = true;
+      this.#resolveSynced();
+    }
+    this.#emit('sync', { items: items.length, resourceVersion, relist });
+  }
+
+  // ---- list and watch ------------------------------------------------------------------------
+
+  async #list(): Promise<void> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    let rv: string;
+    do {
+      const body = await requestJson<ListBody>(this.#opts.kubeConfig, {
+        method: 'GET', path: this.#path, signal: this.#abort.signal, timeoutMs: 60_000,
+        query: { limit: this.#opts.pageSize ?? 500, continue: cont, labelSelector: this.#opts.labelSelector, fieldSelector: this.#opts.fieldSelector },
+      });
+      const kind = body.kind?.replace(/List$/, '');
+      for (const item of body.items ?? []) items.push({ apiVersion: body.apiVersion, kind, ...item } as T);
+      cont = body.metadata?.continue || undefined;
+      rv = body.metadata?.resourceVersion ?? '';
+    } while (cont && !this.#stopped);
+    if (this.#stopped) return;
+    this.#replace(items, rv);
+  }
+
+  /** Watches until the stream ends. Resolves 'gone' on 410, 'closed' on a clean end; rejects on errors. */
+  #watch(): Promise<{ outcome: 'gone' | 'closed'; events: number }> {
+    const timeoutSeconds = this.#opts.watchTimeoutSeconds ?? Math.floor(300 * (1 + this.#random()));
+    let events = 0;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void): void => {
+        if (!settled) {
+          settled = true;
+          this.#abort.signal.removeEventListener('abort', onStop);
+          fn();
+        }
+      };
+      const onStop = (): void => settle(() => resolve({ outcome: 'closed', events }));
+      this.#abort.signal.addEventListener('abort', onStop, { once: true });
+      let handleAbort: (() => void) | undefined;
+      const onEvent = (ev: WatchEvent): void => {
+        if (settled) return;
+        const obj = ev.object as unknown as T;
+        switch (ev.type) {
+          case 'ADDED':
+          case 'MODIFIED':
+            events++;
+            this.#upsert(obj);
+            break;
+          case 'DELETED': {
+            events++;
+            const old = this.#remove(objectKey(obj));
+            if (old) this.#emit('delete', obj);
+            break;
+          }
+          case 'BOOKMARK':
+            break;
+          case 'ERROR': {
+            handleAbort?.();
+            const status = ev.object;
+            settle(() => (isGone(status) ? resolve({ outcome: 'gone', events }) : reject(Object.assign(new Error(`watch error: ${apiErrorOf(status)?.message ?? 'unknown'}`), { code: apiErrorOf(status)?.code, body: JSON.stringify(status) }))));
+            return;
+          }
+        }
+        const rv = obj.metadata?.resourceVersion;
+        if (rv) this.#stats.resourceVersion = rv;
+      };
+      openWatch(this.#opts.kubeConfig, {
+        path: this.#path,
+        signal: this.#abort.signal,
+        idleTimeoutMs: (timeoutSeconds + 30) * 1000,
+        query: {
+          resourceVersion: this.#stats.resourceVersion, allowWatchBookmarks: true, timeoutSeconds,
+          labelSelector: this.#opts.labelSelector, fieldSelector: this.#opts.fieldSelector,
+        },
+        onEvent,
+        onDone: (err) => settle(() => (err ? reject(err) : resolve({ outcome: 'closed', events }))),
+      }).then((h) => {
+        handleAbort = () => h.abort();
+        if (settled) h.abort();
+      }, (err) => settle(() => (isGone(err) ? resolve({ outcome: 'gone', events }) : reject(err))));
+    });
+  }
+
+  async #run(): Promise<void> {
+    const backoff = { baseMs: this.#opts.backoffBaseMs ?? 500, maxMs: this.#opts.backoffMaxMs ?? 30_000 };
+    let failures = 0;
+    let needList = true;
+    let lastGone = false;
+    while (!this.#stopped) {
+      let failed: unknown;
+      try {
+        if (needList) {
+          await this.#list();
+          needList = false;
+        }
+        if (this.#stopped) break;
+        const started = this.#clock.now();
+        this.#stats.watches++;
+        const { outcome, events } = await this.#watch();
+        if (outcome === 'gone') {
+          this.#opts.logger?.info({ path: this.#path, resourceVersion: this.#stats.resourceVersion }, 'watch resourceVersion expired (410 Gone); relisting');
+          needList = true;
+          if (lastGone) failures++;
+          lastGone = true;
+        } else if (events > 0 || this.#clock.now() - started >= 1000) {
+          failures = 0;
+          lastGone = false;
+        } else {
+          failed = new Error('watch closed immediately without events');
+        }
+      } catch (err) {
+        if (isGone(err)) {
+          needList = true;
+          if (lastGone) failed = err;
+          lastGone = true;
+        } else {
+          failed = err;
+          lastGone = false;
+        }
+      }
+      if (this.#stopped) break;
+      if (failed !== undefined) {
+        failures++;
+        this.#stats.failures++;
+        this.#emit('error', failed);
+      }
+      if (failures > 0) {
+        const delay = jitteredDelay(failures, backoff, this.#random);
+        this.#opts.logger?.warn({ err: failed, path: this.#path, failures, retryInMs: Math.round(delay) }, 'informer list/watch failed; restarting after backoff');
+        await sleep(this.#clock, delay, this.#abort.signal);
+      }
+    }
+  }
+}

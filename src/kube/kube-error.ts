@@ -1,0 +1,28 @@
+import { VoeError } from '../errors/index.js';
+
+/** Stable codes of errors thrown by src/kube (documented in docs/errors.md, section "kube"). */
+export const KubeErrorCode = {
+  QuantityInvalid: 'KUBE_QUANTITY_INVALID',
+  QuantityFractional: 'KUBE_QUANTITY_FRACTIONAL',
+  InformerStopped: 'KUBE_INFORMER_STOPPED',
+  InformerUnknownIndex: 'KUBE_INFORMER_UNKNOWN_INDEX',
+  LeaderElectionConfig: 'KUBE_LEADER_ELECTION_CONFIG',
+  EventRecorderConfig: 'KUBE_EVENT_RECORDER_CONFIG',
+  ConflictRetriesExhausted: 'KUBE_CONFLICT_RETRIES_EXHAUSTED',
+  RequestFailed: 'KUBE_REQUEST_FAILED',
+} as const;
+
+export type KubeErrorCodeValue = (typeof KubeErrorCode)[keyof typeof KubeErrorCode];
+
+/** Every error src/kube throws on purpose. */
+export class KubeError extends VoeError {
+  declare readonly code: KubeErrorCodeValue;
+
+  constructor(code: KubeErrorCodeValue, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(code, message, options);
+  }
+}
+
+export function isKubeError(value: unknown, code?: KubeErrorCodeValue): value is KubeError {
+  return value instanceof KubeError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,149 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { Informer } from '../../../src/kube/index.js';
+import type { ControlPlane } from '../../../src/controlplane/index.js';
+import { useControlPlane } from '../../support/use-control-plane.js';
+import { eventually, HeldClock } from '../../support/held-clock.js';
+
+const cp: ControlPlane = await useControlPlane({ crds: false });
+const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+const started: Informer<V1ConfigMap>[] = [];
+
+after(async () => {
+  for (const inf of started) await inf.stop();
+});
+
+async function namespace(name: string): Promise<string> {
+  await core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+function track(inf: Informer<V1ConfigMap>): { log: string[]; errors: unknown[] } {
+  const log: string[] = [];
+  const errors: unknown[] = [];
+  inf.on('add', (o) => log.push(`add ${o.metadata?.name} ${JSON.stringify(o.data ?? {})}`));
+  inf.on('update', (o) => log.push(`update ${o.metadata?.name} ${JSON.stringify(o.data ?? {})}`));
+  inf.on('delete', (o) => log.push(`delete ${o.metadata?.name}`));
+  inf.on('error', (e) => errors.push(e));
+  return { log, errors };
+}
+
+function configMaps(namespace: string, clock?: HeldClock): Informer<V1ConfigMap> {
+  const inf = new Informer<V1ConfigMap>({
+    kubeConfig: cp.kubeConfig, resource: { group: '', version: 'v1', plural: 'configmaps', namespace },
+    backoffBaseMs: 100, backoffMaxMs: 1000, ...(clock ? { clock } : {}),
+  });
+  started.push(inf);
+  return inf;
+}
+
+const data = (inf: Informer<V1ConfigMap>, ns: string): Record<string, unknown> =>
+  Object.fromEntries(inf.list(ns).map((o) => [o.metadata?.name ?? '', o.data ?? {}] as const).sort(([a], [b]) => a.localeCompare(b)));
+
+test('synced resolves after the first list; creates, updates and deletes arrive as events and in the cache and indexes', async () => {
+  const ns = await namespace('inf-basic');
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'pre', labels: { pvc: 'p1' } }, data: { v: '0' } } });
+  const inf = configMaps(ns);
+  inf.addIndex('byPvc', (o) => (o.metadata?.labels?.pvc ? [o.metadata.labels.pvc] : []));
+  const { log } = track(inf);
+  assert.equal(inf.hasSynced, false);
+  await inf.start();
+  assert.equal(inf.hasSynced, true);
+  assert.equal(inf.get(ns, 'pre')?.data?.v, '0');
+  assert.equal(inf.get(ns, 'pre')?.kind, 'ConfigMap', 'listed items carry kind');
+  assert.deepEqual(inf.byIndex('byPvc', 'p1').map((o) => o.metadata?.name), ['pre']);
+
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'a', labels: { pvc: 'p1' } }, data: { v: '1' } } });
+  await core.patchNamespacedConfigMap({ namespace: ns, name: 'a', body: [{ op: 'replace', path: '/data/v', value: '2' }] });
+  await core.patchNamespacedConfigMap({ namespace: ns, name: 'a', body: [{ op: 'replace', path: '/metadata/labels/pvc', value: 'p2' }] });
+  await core.deleteNamespacedConfigMap({ namespace: ns, name: 'pre' });
+  await eventually(() => log.includes('delete pre'), 20_000, 'delete event');
+  assert.deepEqual(log, ['add pre {"v":"0"}', 'add a {"v":"1"}', 'update a {"v":"2"}', 'update a {"v":"2"}', 'delete pre']);
+  assert.deepEqual(data(inf, ns), { a: { v: '2' } });
+  assert.deepEqual(inf.byIndex('byPvc', 'p1'), [], 'index follows updates and deletes');
+  assert.deepEqual(inf.byIndex('byPvc', 'p2').map((o) => o.metadata?.name), ['a']);
+  assert.equal(inf.getByKey(`${ns}/a`)?.data?.v, '2');
+});
+
+test('survives a kube-apiserver restart and converges, including changes made while it was disconnected', async () => {
+  const ns = await namespace('inf-restart');
+  for (const n of ['keep', 'change', 'remove']) await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: n }, data: { v: '1' } } });
+  const clock = new HeldClock();
+  const inf = configMaps(ns, clock);
+  const { log, errors } = track(inf);
+  await inf.start();
+  log.length = 0;
+
+  clock.hold(); // the informer's restart backoff waits until we say so
+  await cp.stopApiServer();
+  try {
+    await eventually(() => errors.length > 0 && clock.heldTimers > 0, 30_000, 'informer to notice the outage and back off');
+  } finally {
+    await cp.startApiServer();
+  }
+  // Changes while the informer is still disconnected.
+  await core.deleteNamespacedConfigMap({ namespace: ns, name: 'remove' });
+  await core.replaceNamespacedConfigMap({ namespace: ns, name: 'change', body: { metadata: { name: 'change' }, data: { v: '2' } } });
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'new' }, data: { v: '1' } } });
+  assert.equal(log.length, 0, 'nothing seen while disconnected');
+  clock.release();
+
+  await eventually(() => JSON.stringify(data(inf, ns)) === JSON.stringify({ change: { v: '2' }, keep: { v: '1' }, new: { v: '1' } }), 30_000, 'cache to converge');
+  assert.deepEqual([...log].sort(), ['add new {"v":"1"}', 'delete remove', 'update change {"v":"2"}']);
+  // and keeps watching afterwards
+  await core.deleteNamespacedConfigMap({ namespace: ns, name: 'keep' });
+  await eventually(() => log.includes('delete keep'), 20_000, 'delete after recovery');
+});
+
+interface EtcdHeader { header: { revision: string } }
+async function etcd<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${cp.etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  assert.equal(res.status, 200, `${path}: ${await res.clone().text()}`);
+  return (await res.json()) as T;
+}
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+test('a too-old resourceVersion (410 Gone after etcd compaction) leads to a relist that delivers the difference', async () => {
+  const ns = await namespace('inf-gone');
+  for (const n of ['stay', 'go']) await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: n }, data: { v: '1' } } });
+  const clock = new HeldClock();
+  const inf = configMaps(ns, clock);
+  const { log, errors } = track(inf);
+  const syncs: boolean[] = [];
+  inf.on('sync', (s) => syncs.push(s.relist));
+  await inf.start();
+  const rvBefore = Number(inf.stats.resourceVersion);
+  log.length = 0;
+
+  clock.hold();
+  await cp.stopApiServer();
+  try {
+    await eventually(() => errors.length > 0 && clock.heldTimers > 0, 30_000, 'informer to back off');
+    // Move etcd past the informer's resourceVersion and compact all history up to now:
+    // neither the apiserver's fresh watch cache nor etcd can replay from rvBefore.
+    for (let i = 0; i < 3; i++) await etcd('/v3/kv/put', { key: b64(`/voe-test/bump-${i}`), value: b64('x') });
+    const { header } = await etcd<EtcdHeader>('/v3/kv/range', { key: b64('/voe-test/bump-0') });
+    assert.ok(Number(header.revision) > rvBefore + 2);
+    await etcd('/v3/kv/compaction', { revision: header.revision, physical: true });
+  } finally {
+    await cp.startApiServer();
+  }
+  await core.deleteNamespacedConfigMap({ namespace: ns, name: 'go' });
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'late' }, data: { v: '1' } } });
+  const relistsBefore = inf.stats.relists;
+  clock.release();
+
+  await eventually(() => inf.stats.relists > relistsBefore, 30_000, 'a relist');
+  await eventually(() => JSON.stringify(data(inf, ns)) === JSON.stringify({ late: { v: '1' }, stay: { v: '1' } }), 30_000, 'cache to converge')
+    .catch((e: Error) => { throw new Error(`${e.message}: cache ${JSON.stringify(data(inf, ns))} log ${JSON.stringify(log)} stats ${JSON.stringify(inf.stats)} errors ${errors.map(String).join(' | ')}`); });
+  assert.deepEqual([...log].sort(), ['add late {"v":"1"}', 'delete go']);
+  assert.deepEqual(syncs, [false, true], 'first list, then exactly one relist');
+});
+
+test('stop() before the first list rejects synced and leaves nothing running', async () => {
+  const inf = new Informer<V1ConfigMap>({ kubeConfig: cp.kubeConfig, resource: { group: '', version: 'v1', plural: 'configmaps', namespace: 'default' } });
+  const synced = inf.start();
+  await inf.stop();
+  await assert.rejects(synced, /stopped before its first list|KUBE_INFORMER_STOPPED/);
+});

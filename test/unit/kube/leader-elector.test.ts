@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiException } from '@kubernetes/client-node';
+import { isKubeError, KubeErrorCode, LeaderElector, type LeaseLock, type LeaseRecord, type VersionedLease } from '../../../src/kube/index.js';
+import { FakeClock } from '../../support/fake-clock.js';
+
+/** An in-memory Lease store with the API server's optimistic-concurrency answers (409 on stale resourceVersion). */
+function memoryLock(): LeaseLock & { lease: VersionedLease | undefined; down: boolean } {
+  let rv = 0;
+  const conflict = () => new ApiException(409, 'x', JSON.stringify({ kind: 'Status', code: 409, reason: 'Conflict', message: 'modified' }), {});
+  const store = {
+    description: 'mem/lease',
+    lease: undefined as VersionedLease | undefined,
+    down: false,
+    async get() {
+      if (store.down) throw new Error('ECONNREFUSED');
+      return store.lease && structuredClone(store.lease);
+    },
+    async create(record: LeaseRecord) {
+      if (store.down) throw new Error('ECONNREFUSED');
+      if (store.lease) throw new ApiException(409, 'x', JSON.stringify({ kind: 'Status', code: 409, reason: 'AlreadyExists' }), {});
+      store.lease = { record: { ...record }, resourceVersion: String(++rv) };
+      return structuredClone(store.lease);
+    },
+    async update(record: LeaseRecord, resourceVersion: string) {
+      if (store.down) throw new Error('ECONNREFUSED');
+      if (!store.lease || store.lease.resourceVersion !== resourceVersion) throw conflict();
+      store.lease = { record: { ...record }, resourceVersion: String(++rv) };
+      return structuredClone(store.lease);
+    },
+  };
+  return store;
+}
+
+const timing = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, random: () => 0 };
+
+test('follower takes over only after leaseDuration by its own clock once the leader stops renewing', async () => {
+  const clock = new FakeClock();
+  const lock = memoryLock();
+  const a = new LeaderElector({ lock, identity: 'a', clock, wallClock: () => new Date(clock.now()), ...timing, releaseOnStop: false });
+  void a.run();
+  await clock.advance(0);
+  assert.ok(a.isLeader);
+  const b = new LeaderElector({ lock, identity: 'b', clock, wallClock: () => new Date(clock.now()), ...timing });
+  void b.run();
+  await clock.advance(60_000);
+  assert.ok(a.isLeader && !b.isLeader, 'a keeps renewing, b keeps waiting');
+  const stopped = a.stop();
+  await clock.advance(0);
+  await stopped;
+  const stopAt = clock.now();
+  await clock.advance(12_000);
+  assert.equal(b.isLeader, false, 'not before the lease expired by b\'s observation');
+  await clock.advance(8_000);
+  assert.equal(b.isLeader, true);
+  assert.ok(clock.now() - stopAt >= 15_000);
+  assert.equal(lock.lease?.record.holderIdentity, 'b');
+  assert.equal(lock.lease?.record.leaseTransitions, 1);
+  const s = b.stop();
+  await clock.advance(0);
+  await s;
+  assert.equal(lock.lease?.record.holderIdentity, '', 'released on stop');
+  assert.equal(lock.lease?.record.leaseDurationSeconds, 1);
+});
+
+test('a leader that cannot renew steps down after renewDeadline, before the lease expires for others', async () => {
+  const clock = new FakeClock();
+  const lock = memoryLock();
+  const events: string[] = [];
+  const a = new LeaderElector({ lock, identity: 'a', clock, wallClock: () => new Date(clock.now()), ...timing, onStartedLeading: () => { events.push(`start@${clock.now()}`); }, onStoppedLeading: () => { events.push(`stop@${clock.now()}`); } });
+  void a.run();
+  await clock.advance(0);
+  lock.down = true;
+  const downAt = clock.now();
+  await clock.advance(20_000);
+  assert.equal(a.isLeader, false);
+  const stopAt = Number(events[1]?.split('@')[1]);
+  assert.ok(stopAt - downAt <= timing.renewDeadlineMs + timing.retryPeriodMs, `stepped down at +${stopAt - downAt} ms`);
+  assert.ok(stopAt - downAt < timing.leaseDurationMs, 'before anyone else may take over');
+  lock.down = false;
+  await clock.advance(5_000);
+  assert.equal(a.isLeader, true, 'campaigns again afterwards');
+  const s = a.stop();
+  await clock.advance(0);
+  await s;
+  assert.equal(clock.pendingTimers, 0, 'no timers left');
+});
+
+test('configuration is validated like client-go', () => {
+  const lock = memoryLock();
+  const bad = (o: object) => assert.throws(() => new LeaderElector({ lock, identity: 'a', ...o }), (e: unknown) => isKubeError(e, KubeErrorCode.LeaderElectionConfig));
+  bad({ identity: '' });
+  bad({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000 });
+  bad({ renewDeadlineMs: 2_000, retryPeriodMs: 2_000 });
+  bad({ leaseDurationMs: 15_500 });
+});
