@@ -4,6 +4,4 @@ export { startControlPlane, type StartControlPlaneOptions } from './start-contro
 export { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
 export { buildBinaries, binariesDir, type BuiltBinaries, type BuildOptions } from './build-binaries.js';
 export { installCrds, readCrds, crdManifestDir } from './install-crds.js';
-export { registerValidatingWebhook, type RegisteredWebhook } from './register-validating-webhook.js';
-export { createAuthority, issueServing, issueClient, type Authority, type KeyPairPem } from './pki.js';
 export { KUBERNETES_VERSION, ETCD_VERSION } from './versions.js';

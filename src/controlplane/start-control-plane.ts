@@ -8,7 +8,7 @@ import { freePort } from './free-port.js';
 import { probe, type TlsClient } from './http-probe.js';
 import { writeKubeconfig } from './kubeconfig-file.js';
 import { startProcess, type ManagedProcess } from './managed-process.js';
-import { createAuthority, issueClient, issueServing, type Authority } from './pki.js';
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAuthority } from '../tls/index.js';
 import { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
 import { waitUntil } from './wait-until.js';
 
@@ -46,27 +46,27 @@ async function waitReady(proc: ManagedProcess, url: string, tls: TlsClient | und
 }
 
 interface Pki {
-  clientCa: Authority;
-  servingCa: Authority;
+  clientCa: CertificateAuthority;
+  servingCa: CertificateAuthority;
   admin: TlsClient;
 }
 
 async function writePki(pkiDir: string): Promise<Pki> {
   await mkdir(pkiDir, { recursive: true, mode: 0o700 });
-  const [clientCa, servingCa] = await Promise.all([createAuthority('voe-client-ca'), createAuthority('voe-serving-ca')]);
-  const serving = await issueServing(servingCa, ['127.0.0.1', 'localhost']);
-  const admin = await issueClient(clientCa, 'voe-admin', ['system:masters']);
+  const [clientCa, servingCa] = await Promise.all([createCertificateAuthority('voe-client-ca'), createCertificateAuthority('voe-serving-ca')]);
+  const serving = await issueServingCertificate(servingCa, { hosts: ['127.0.0.1', 'localhost'] });
+  const admin = await issueClientCertificate(clientCa, { user: 'voe-admin', groups: ['system:masters'] });
   const sa = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   await Promise.all([
-    writeFile(join(pkiDir, 'client-ca.crt'), clientCa.certPem),
+    writeFile(join(pkiDir, 'client-ca.crt'), clientCa.certificatePem),
     writeFile(join(pkiDir, 'client-ca.key'), clientCa.keyPem, { mode: 0o600 }),
-    writeFile(join(pkiDir, 'serving-ca.crt'), servingCa.certPem),
-    writeFile(join(pkiDir, 'apiserver.crt'), serving.certPem),
+    writeFile(join(pkiDir, 'serving-ca.crt'), servingCa.certificatePem),
+    writeFile(join(pkiDir, 'apiserver.crt'), serving.certificatePem),
     writeFile(join(pkiDir, 'apiserver.key'), serving.keyPem, { mode: 0o600 }),
     writeFile(join(pkiDir, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, { mode: 0o600 }),
     writeFile(join(pkiDir, 'sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' }) as string),
   ]);
-  return { clientCa, servingCa, admin: { ca: servingCa.certPem, cert: admin.certPem, key: admin.keyPem } };
+  return { clientCa, servingCa, admin: { ca: servingCa.certificatePem, cert: admin.certificatePem, key: admin.keyPem } };
 }
 
 /**
@@ -141,7 +141,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   }
 
   const kubeconfigPath = join(dir, 'kubeconfig');
-  const kubeConfig = await writeKubeconfig(kubeconfigPath, { server: apiServerUrl, caPem: pki.servingCa.certPem, certPem: pki.admin.cert, keyPem: pki.admin.key, user: 'voe-admin' });
+  const kubeConfig = await writeKubeconfig(kubeconfigPath, { server: apiServerUrl, caPem: pki.servingCa.certificatePem, certPem: pki.admin.cert, keyPem: pki.admin.key, user: 'voe-admin' });
   await mkdir(join(dir, 'users'), { recursive: true });
   let stopped = false;
 
@@ -152,10 +152,10 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     apiServerUrl,
     etcdUrl,
     async mintKubeConfig(user, groups = []) {
-      const pair = await issueClient(pki.clientCa, user, groups);
+      const pair = await issueClientCertificate(pki.clientCa, { user, groups });
       const safe = user.replace(/[^A-Za-z0-9_.-]/g, '_');
       const path = join(dir, 'users', `${safe}.kubeconfig`);
-      const kc = await writeKubeconfig(path, { server: apiServerUrl, caPem: pki.servingCa.certPem, certPem: pair.certPem, keyPem: pair.keyPem, user });
+      const kc = await writeKubeconfig(path, { server: apiServerUrl, caPem: pki.servingCa.certificatePem, certPem: pair.certificatePem, keyPem: pair.keyPem, user });
       return { kubeConfig: kc, path };
     },
     async stopApiServer() {

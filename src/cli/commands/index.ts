@@ -1,12 +1,15 @@
 import type { Command } from 'commander';
 import { register as check } from './check.js';
 import { register as cluster } from './cluster.js';
+import { register as fsresize } from './fsresize.js';
+import { register as flexvolume } from './flexvolume.js';
+import { register as registerServe } from './serve.js';
 
 /**
  * Each subcommand lives in its own file and exports `register(program)`.
  * Add new subcommands to this list.
  */
-const registrars: Array<(program: Command) => void> = [cluster, check];
+const registrars: Array<(program: Command) => void> = [cluster, fsresize, flexvolume, registerServe, check];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);

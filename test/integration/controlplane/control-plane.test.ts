@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api, VersionApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { createAuthority, issueServing, registerValidatingWebhook, KUBERNETES_VERSION } from '../../../src/controlplane/index.js';
+import { KUBERNETES_VERSION } from '../../../src/controlplane/index.js';
+import { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from '../../../src/webhook/index.js';
+import { createCertificateAuthority, issueServingCertificate } from '../../../src/tls/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();
@@ -62,9 +64,9 @@ test('enforces RBAC for minted users', async () => {
 });
 
 test('the API server calls a local webhook registered with url and caBundle', async (t) => {
-  const ca = await createAuthority('test-webhook-ca');
-  const serving = await issueServing(ca, ['127.0.0.1']);
-  const server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
+  const ca = await createCertificateAuthority('test-webhook-ca');
+  const serving = await issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
+  const server = createServer({ cert: serving.certificatePem, key: serving.keyPem }, (req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => { body += c.toString(); });
     req.on('end', () => {
@@ -78,11 +80,11 @@ test('the API server calls a local webhook registered with url and caBundle', as
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.after(() => new Promise<void>((r) => server.close(() => r())));
   const port = (server.address() as AddressInfo).port;
-  const hook = await registerValidatingWebhook(cp.kubeConfig, {
+  await applyValidatingWebhookConfiguration(cp.kubeConfig, {
     metadata: { name: 'voe-test-webhook' },
     webhooks: [{
       name: 'configmaps.test.voe.dev', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail', timeoutSeconds: 5,
-      clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle: Buffer.from(ca.certPem).toString('base64') },
+      clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle: Buffer.from(ca.certificatePem).toString('base64') },
       rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
       objectSelector: { matchLabels: { 'voe-test': 'true' } },
     }],
@@ -101,8 +103,8 @@ test('the API server calls a local webhook registered with url and caBundle', as
   assert.equal(refusal.code, 422);
   assert.match(String(refusal.body), /TEST: denied by the local webhook/);
   await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'allowed', labels: { 'voe-test': 'true' } } } });
-  await hook.remove();
-  await hook.remove();
+  await deleteValidatingWebhookConfiguration(cp.kubeConfig, 'voe-test-webhook');
+  await deleteValidatingWebhookConfiguration(cp.kubeConfig, 'voe-test-webhook');
 });
 
 test('survives a kube-apiserver restart on the same etcd', async () => {

@@ -1,0 +1,165 @@
+/**
+ * Growing a 1 GiB filesystem to 1 TiB (sparse loop device) through the fsresize core and
+ * through the bare tool, in the same run. Each pair prepares two fresh devices, then grows one
+ * through the core and the other with the bare tool back to back (alternating which goes first),
+ * so both see the same machine load. Prints every measurement, the medians, the median of the
+ * paired ratios core/bare (the figure judged against the target <= 1.05) and the core's fixed
+ * cost (a grow call on an already grown filesystem).
+ * Needs root, losetup, mkfs.ext4, resize2fs, mkfs.xfs, xfs_growfs.
+ */
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { cpus, release } from 'node:os';
+import { promisify } from 'node:util';
+import { createDeviceLock, createExecFileRunner, createFsResizer, formatBytes } from '../src/fsresize/index.js';
+import { createScratch, GiB, sh } from '../test/support/loop-device.js';
+
+const execFileAsync = promisify(execFile);
+const TiB = 1024 * GiB;
+
+interface Scenario {
+  name: string;
+  mkfs: [string, string[]];
+  mounted: boolean;
+  iterations: number;
+  bare: (device: string, mountPoint: string) => [string, string[]];
+  size: (device: string, mountPoint: string) => Promise<number>;
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: 'xfs online (xfs_growfs -d)', mkfs: ['mkfs.xfs', ['-q']], mounted: true, iterations: 15,
+    bare: (_device, mountPoint) => ['xfs_growfs', ['-d', mountPoint]],
+    size: async (_device, mountPoint) => {
+      const out = await sh('xfs_io', ['-c', 'statfs', mountPoint]);
+      return Number(/^geom\.bsize = (\d+)/m.exec(out)?.[1]) * Number(/^geom\.datablocks = (\d+)/m.exec(out)?.[1]);
+    },
+  },
+  {
+    name: 'ext4 offline (resize2fs)', mkfs: ['mkfs.ext4', ['-q']], mounted: false, iterations: 31,
+    bare: (device) => ['resize2fs', [device]],
+    size: async (device) => {
+      const out = await sh('dumpe2fs', ['-h', device]);
+      return Number(/^Block count:\s+(\d+)/m.exec(out)?.[1]) * Number(/^Block size:\s+(\d+)/m.exec(out)?.[1]);
+    },
+  },
+];
+
+const resizer = createFsResizer({ runner: createExecFileRunner(), lock: createDeviceLock() });
+
+interface Prepared { device: string; mountPoint: string; cleanup: () => Promise<void> }
+
+/** A fresh 1 GiB filesystem on a loop device whose backing file already grew to 1 TiB. */
+async function prepare(scenario: Scenario): Promise<Prepared> {
+  const scratch = await createScratch('voe-fsresize-bench-');
+  try {
+    const loop = await scratch.attach(GiB);
+    await sh(scenario.mkfs[0], [...scenario.mkfs[1], loop.device]);
+    const mountPoint = await scratch.directory('mnt');
+    if (scenario.mounted) await loop.mount(mountPoint);
+    await loop.growBacking(TiB);
+    return { device: loop.device, mountPoint, cleanup: () => scratch.cleanup() };
+  } catch (error) {
+    await scratch.cleanup();
+    throw error;
+  }
+}
+
+async function timed(scenario: Scenario, via: 'core' | 'bare', target: Prepared): Promise<number> {
+  await sh('sync', []);
+  const start = process.hrtime.bigint();
+  if (via === 'core') {
+    const result = await resizer.grow(target.device);
+    if (result.action !== 'grown') throw new Error(`core did not grow: ${result.reason}`);
+  } else {
+    const [tool, args] = scenario.bare(target.device, target.mountPoint);
+    await execFileAsync(tool, args);
+  }
+  const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+  const size = await scenario.size(target.device, target.mountPoint);
+  if (size !== TiB) throw new Error(`${via}: filesystem is ${formatBytes(size)} after growing, expected 1 TiB`);
+  return elapsed;
+}
+
+/** One pair: both devices are prepared first, then grown back to back (alternating which goes first). */
+async function pair(scenario: Scenario, coreFirst: boolean): Promise<{ core: number; bare: number }> {
+  const a = await prepare(scenario);
+  try {
+    const b = await prepare(scenario);
+    try {
+      if (coreFirst) {
+        const core = await timed(scenario, 'core', a);
+        return { core, bare: await timed(scenario, 'bare', b) };
+      }
+      const bare = await timed(scenario, 'bare', b);
+      return { core: await timed(scenario, 'core', a), bare };
+    } finally {
+      await b.cleanup();
+    }
+  } finally {
+    await a.cleanup();
+  }
+}
+
+/** The core's own cost: a grow call on a filesystem that already fills its device (inspection only). */
+async function fixedOverhead(scenario: Scenario): Promise<number> {
+  const target = await prepare(scenario);
+  try {
+    await resizer.grow(target.device);
+    const samples: number[] = [];
+    for (let i = 0; i < 21; i += 1) {
+      const start = process.hrtime.bigint();
+      const result = await resizer.grow(target.device);
+      samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+      if (result.action !== 'noop') throw new Error('expected a no-op on an already grown filesystem');
+    }
+    return median(samples);
+  } finally {
+    await target.cleanup();
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] as number : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+async function toolVersion(tool: string, args: string[]): Promise<string> {
+  const { stdout, stderr } = await execFileAsync(tool, args).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
+  return `${stdout}${stderr}`.split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown';
+}
+
+const cpu = cpus();
+const memory = /^MemTotal:\s+(\d+) kB/m.exec(await readFile('/proc/meminfo', 'utf8'))?.[1];
+console.log('fsresize benchmark: grow 1 GiB -> 1 TiB (sparse loop device), core vs bare tool, same run');
+console.log(`machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown cpu'}, ${memory ? formatBytes(Number(memory) * 1024) : '?'} RAM, Linux ${release()}, Node ${process.version}`);
+console.log(`tools: ${await toolVersion('xfs_growfs', ['-V'])}; ${await toolVersion('resize2fs', [])}`);
+
+const ratios: Array<{ name: string; ratio: number; paired: number }> = [];
+for (const scenario of scenarios) {
+  const core: number[] = [];
+  const bare: number[] = [];
+  const pairRatios: number[] = [];
+  await pair(scenario, true); // warm-up (tool binaries and libraries into the page cache), not counted
+  for (let i = 0; i < scenario.iterations; i += 1) {
+    const result = await pair(scenario, i % 2 === 0);
+    core.push(result.core);
+    bare.push(result.bare);
+    pairRatios.push(result.core / result.bare);
+  }
+  const overhead = await fixedOverhead(scenario);
+  const ratio = median(core) / median(bare);
+  const paired = median(pairRatios);
+  ratios.push({ name: scenario.name, ratio, paired });
+  console.log(`\n${scenario.name}: ${scenario.iterations} pairs`);
+  console.log(`  core ms: ${core.map((v) => v.toFixed(1)).join(' ')}`);
+  console.log(`  bare ms: ${bare.map((v) => v.toFixed(1)).join(' ')}`);
+  console.log(`  median core ${median(core).toFixed(1)} ms, median bare ${median(bare).toFixed(1)} ms`);
+  console.log(`  ratio median(core)/median(bare) ${ratio.toFixed(3)}; median of paired ratios ${paired.toFixed(3)} (target <= 1.05)`);
+  console.log(`  core fixed cost (grow call on an already grown filesystem): ${overhead.toFixed(1)} ms = ${(100 * overhead / median(bare)).toFixed(1)} % of the median bare grow`);
+}
+console.log('\nsummary');
+for (const { name, ratio, paired } of ratios) {
+  console.log(`  ${name}: paired ratio ${paired.toFixed(3)} ${paired <= 1.05 ? 'OK' : 'ABOVE TARGET'} (median/median ${ratio.toFixed(3)})`);
+}

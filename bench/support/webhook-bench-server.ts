@@ -1,0 +1,44 @@
+/**
+ * A server process for bench/webhook.bench.ts (so the load generator does not share its event loop):
+ * `voe` = createWebhookServer with warm caches of N PVCs and VMs; `bare` = node:https answering a
+ * constant AdmissionReview; `bare-parse` = the same plus JSON.parse of the body. Prints nothing; reports its port over IPC.
+ */
+import { createServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { createLogger } from '../../src/log/index.js';
+import { createWebhookServer } from '../../src/webhook/index.js';
+import { buildFixture } from './cluster-fixtures.js';
+import { createCacheLookupValidator } from './cache-lookup-validator.js';
+
+const [mode, certFile, keyFile, countText] = process.argv.slice(2) as [string, string, string, string];
+
+if (mode === 'bare' || mode === 'bare-parse') {
+  // bare: reads the body, answers a constant. bare-parse: also JSON.parse()s the body and echoes the uid,
+  // the least any webhook must do (shows how much of the gap to bare is decoding the review).
+  const answer = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'constant', allowed: true } });
+  const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => { if (mode === 'bare-parse') chunks.push(chunk); });
+    req.on('end', () => {
+      let body = answer;
+      if (mode === 'bare-parse') {
+        const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: { uid: string } };
+        body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } });
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  });
+  server.keepAliveTimeout = 90_000;
+  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
+} else {
+  const fixture = buildFixture(Number(countText));
+  // Production log level (info: every refusal is logged), written to /dev/null asynchronously.
+  const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
+  const server = createWebhookServer({ validators: [createCacheLookupValidator(fixture)], tls: { certFile, keyFile }, ready: () => true, logger });
+  const address = await server.listen(0, '127.0.0.1');
+  process.send?.({ port: address.port });
+}
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { handleFlexVolumeCall } from '../../flexvolume/index.js';
+import { createDeviceLock, createExecFileRunner, createFsResizer, createMountinfoTable, DEFAULT_LOCK_DIRECTORY } from '../../fsresize/index.js';
+
+/**
+ * `voe flexvolume <op> [args...]`: the FlexVolume driver. kubelet reads stdout and stderr
+ * together as one JSON document, so this command writes exactly one JSON line to stdout,
+ * nothing to stderr, and never lets an error escape.
+ */
+export function register(program: Command): void {
+  program.command('flexvolume')
+    .description('FlexVolume driver for kubelet: init, expandvolume, expandfs (through the fsresize core); other operations answer "Not supported". '
+      + 'Install a wrapper script that runs `voe flexvolume "$@"` as /usr/libexec/kubernetes/kubelet-plugins/volume/exec/<vendor~driver>/<driver>.')
+    .argument('[op]', 'the operation kubelet calls: init | expandvolume | expandfs | ...')
+    .argument('[args...]', 'the operation\'s arguments, in kubelet\'s order')
+    .helpOption(false)
+    .allowUnknownOption()
+    .passThroughOptions()
+    .action(async (op: string | undefined, args: string[]) => {
+      const mounts = createMountinfoTable();
+      const resizer = createFsResizer({ runner: createExecFileRunner(), mounts, lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }) });
+      const answer = op === undefined
+        ? { response: { status: 'Failure' as const, message: 'no operation given' }, exitCode: 1 }
+        : await handleFlexVolumeCall([op, ...args], { resizer, mounts });
+      process.stdout.write(`${JSON.stringify(answer.response)}\n`);
+      process.exitCode = answer.exitCode;
+    });
+}

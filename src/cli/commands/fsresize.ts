@@ -1,0 +1,69 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { isVoeError } from '../../errors/index.js';
+import {
+  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, type GrowResult,
+} from '../../fsresize/index.js';
+
+interface GrowCommandOptions {
+  device: string;
+  mount?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  lockDir: string;
+  timeout: number;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of seconds');
+  return n;
+}
+
+function sizeLine(label: string, bytes: number | null): string {
+  return `  ${label.padEnd(8)}${bytes === null ? '-' : `${formatBytes(bytes)} (${bytes} bytes)`}`;
+}
+
+function humanReport(result: GrowResult): string {
+  const where = result.mountPoint ? ` mounted at ${result.mountPoint}` : '';
+  return [
+    `${result.filesystem ?? 'no filesystem'} on ${result.device}${where}: ${result.dryRun ? 'dry run, ' : ''}${result.action}`,
+    sizeLine('device', result.deviceBytes),
+    sizeLine('before', result.beforeBytes),
+    sizeLine('after', result.afterBytes),
+    ...(result.command ? [`  command ${result.command.join(' ')}`] : []),
+    `  reason  ${result.reason}`,
+  ].join('\n') + '\n';
+}
+
+/** `voe fsresize grow`: the shared filesystem-resize core for operators. */
+export function register(program: Command): void {
+  const fsresize = program.command('fsresize').description('Grow the filesystem on a node block device to fill the device (ext2/3/4, xfs, btrfs)');
+  fsresize.command('grow')
+    .description('Grow the filesystem on --device to fill the device: resize2fs <device> for ext2/3/4 (mounted or not), '
+      + 'xfs_growfs -d <mountpoint> for xfs and btrfs filesystem resize max <mountpoint> for btrfs (both must be mounted). '
+      + 'Unformatted and read-only devices are left alone with the reason; partition tables and other filesystems are refused.')
+    .requiredOption('--device <path>', 'the block device holding the filesystem, e.g. /dev/sdb')
+    .option('--mount <dir>', 'where the filesystem is mounted (found in /proc/self/mountinfo when omitted)')
+    .option('--dry-run', 'inspect and say what would be done, change nothing')
+    .option('--json', 'print the result (or the error) as JSON on stdout')
+    .addOption(new Option('--lock-dir <dir>', 'directory for the per-device lock files shared by every voe process on the node').default(DEFAULT_LOCK_DIRECTORY))
+    .addOption(new Option('--timeout <seconds>', 'stop the grow tool after this many seconds').default(1800).argParser(seconds))
+    .action(async (options: GrowCommandOptions) => {
+      const resizer = createFsResizer({
+        runner: createExecFileRunner(),
+        lock: createDeviceLock({ directory: options.lockDir }),
+        timeouts: { growMs: options.timeout * 1000 },
+      });
+      try {
+        const result = await resizer.grow(options.device, {
+          ...(options.mount === undefined ? {} : { mountPath: options.mount }),
+          dryRun: options.dryRun === true,
+        });
+        process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : humanReport(result));
+      } catch (error) {
+        if (!options.json || !isVoeError(error)) throw error;
+        process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
+        process.exitCode = 2;
+      }
+    });
+}

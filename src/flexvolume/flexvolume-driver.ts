@@ -1,0 +1,98 @@
+import { isVoeError } from '../errors/index.js';
+import { FsResizeError, type FsResizer, type MountTable } from '../fsresize/index.js';
+
+/** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
+export type FlexVolumeResponse =
+  | { status: 'Success'; message?: string; capabilities?: { attach: boolean; requiresFSResize: boolean }; volumeNewSize?: number }
+  | { status: 'Failure'; message: string }
+  | { status: 'Not supported' };
+
+export interface FlexVolumeAnswer {
+  response: FlexVolumeResponse;
+  exitCode: number;
+}
+
+export interface FlexVolumeDriverDeps {
+  resizer: FsResizer;
+  /** Finds the device behind the mount path when kubelet passes no device path. */
+  mounts: MountTable;
+}
+
+const failure = (message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message }, exitCode: 1 });
+
+function parseSize(value: string | undefined, name: string): number | string {
+  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    return `${name} must be a size in bytes, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`;
+  }
+  return Number(value);
+}
+
+function parseOptions(value: string | undefined): Record<string, unknown> | string {
+  if (value === undefined) return 'missing the JSON options argument';
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'the options argument is not a JSON object';
+    return parsed as Record<string, unknown>;
+  } catch {
+    return 'the options argument is not valid JSON';
+  }
+}
+
+/**
+ * One FlexVolume driver call, as kubelet makes it (pkg/volume/flexvolume: driver-call.go
+ * appends the JSON options first, then expander.go appends the rest):
+ *   init
+ *   expandvolume <json options> <device mount path> <new size> <old size>
+ *   expandfs     <json options> <device path> <device mount path> <new size> <old size>
+ * Every other operation answers "Not supported" so kubelet uses its defaults. Never throws.
+ */
+export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVolumeDriverDeps): Promise<FlexVolumeAnswer> {
+  const [op, ...rest] = args;
+  try {
+    switch (op) {
+      case 'init':
+        return { response: { status: 'Success', capabilities: { attach: false, requiresFSResize: true } }, exitCode: 0 };
+      case 'expandvolume': {
+        const [options, , newSize, oldSize] = rest;
+        const parsed = parseOptions(options);
+        if (typeof parsed === 'string') return failure(`expandvolume: ${parsed}`);
+        const next = parseSize(newSize, 'new size');
+        if (typeof next === 'string') return failure(`expandvolume: ${next}`);
+        const previous = parseSize(oldSize, 'old size');
+        if (typeof previous === 'string') return failure(`expandvolume: ${previous}`);
+        if (next < previous) return failure(`expandvolume: shrinking from ${previous} to ${next} bytes is not supported`);
+        // The volume itself is grown by the storage (Harvester/Longhorn); the driver confirms the size.
+        return { response: { status: 'Success', volumeNewSize: next }, exitCode: 0 };
+      }
+      case 'expandfs': {
+        const [options, devicePath, deviceMountPath, newSize, oldSize] = rest;
+        const parsed = parseOptions(options);
+        if (typeof parsed === 'string') return failure(`expandfs: ${parsed}`);
+        const next = parseSize(newSize, 'new size');
+        if (typeof next === 'string') return failure(`expandfs: ${next}`);
+        const previous = parseSize(oldSize, 'old size');
+        if (typeof previous === 'string') return failure(`expandfs: ${previous}`);
+        const mountPath = deviceMountPath || undefined;
+        let device = devicePath ?? '';
+        if (device === '') {
+          if (mountPath === undefined) return failure('expandfs: kubelet passed neither a device path nor a mount path');
+          const entry = (await deps.mounts.list()).find((m) => m.mountPoint === mountPath && m.source.startsWith('/dev/'));
+          if (entry === undefined) return failure(`expandfs: no block device is mounted at ${mountPath}`);
+          device = entry.source;
+        }
+        const inspection = await deps.resizer.inspect(device, mountPath === undefined ? {} : { mountPath });
+        if (inspection.deviceBytes < next) {
+          throw new FsResizeError('FSRESIZE_DEVICE_TOO_SMALL',
+            `${device} is ${inspection.deviceBytes} bytes, less than the requested ${next}; the volume has not grown on this node yet — kubelet will retry`);
+        }
+        const result = await deps.resizer.grow(device, mountPath === undefined ? {} : { mountPath });
+        return { response: { status: 'Success', message: result.reason }, exitCode: 0 };
+      }
+      default:
+        return { response: { status: 'Not supported' }, exitCode: 1 };
+    }
+  } catch (error) {
+    if (isVoeError(error)) return failure(`${error.code}: ${error.message}`);
+    return failure(error instanceof Error ? error.message : String(error));
+  }
+}

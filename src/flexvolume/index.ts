@@ -1,0 +1,1 @@
+export { handleFlexVolumeCall, type FlexVolumeAnswer, type FlexVolumeDriverDeps, type FlexVolumeResponse } from './flexvolume-driver.js';

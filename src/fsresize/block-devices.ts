@@ -1,0 +1,27 @@
+/** A block device, identified by its kernel numbers (aliases such as /dev/disk/by-id resolve to one). */
+export interface BlockDeviceId {
+  /** The path the caller gave. */
+  path: string;
+  /** The path with every symlink resolved, e.g. /dev/sdb. */
+  realPath: string;
+  /** "major:minor", as in /proc/self/mountinfo. */
+  majorMinor: string;
+}
+
+/** The port for facts about block devices. */
+export interface BlockDevices {
+  /** Fails with FSRESIZE_DEVICE_NOT_FOUND or FSRESIZE_NOT_A_BLOCK_DEVICE. */
+  identify(path: string): Promise<BlockDeviceId>;
+  /** The device's size in bytes (what `blockdev --getsize64` says). */
+  sizeBytes(device: BlockDeviceId): Promise<number>;
+  /** Whether the kernel marks the device read-only (what `blockdev --getro` says). */
+  readOnly(device: BlockDeviceId): Promise<boolean>;
+  /** Reads `length` bytes at `offset` through the kernel's buffered block device (like dumpe2fs does). */
+  read(device: BlockDeviceId, offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Keeps the device open (read-only, not exclusive) until the returned function is called, so
+   * the kernel keeps its page cache of the device between the steps of one operation (Linux
+   * drops it on the last close). Never blocks other openers, mounts or exclusive opens.
+   */
+  hold(device: BlockDeviceId): Promise<() => Promise<void>>;
+}

@@ -1,0 +1,20 @@
+/** What a finished command produced. A non-zero `exitCode` is a result, not an error. */
+export interface CommandResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Kill the command and fail with FSRESIZE_TIMEOUT after this many milliseconds. */
+  timeoutMs?: number;
+}
+
+/**
+ * The port through which the core runs every external tool: a program and an argument
+ * array, never a shell string. Rejects with FsResizeError FSRESIZE_TOOL_MISSING,
+ * FSRESIZE_PERMISSION_DENIED (the program could not be executed) or FSRESIZE_TIMEOUT.
+ */
+export interface CommandRunner {
+  run(command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult>;
+}

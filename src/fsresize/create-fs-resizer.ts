@@ -1,0 +1,224 @@
+import { realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { BlockDeviceId, BlockDevices } from './block-devices.js';
+import type { CommandRunner } from './command-runner.js';
+import { createDeviceLock, type DeviceLock } from './device-lock.js';
+import { formatBytes } from './format-bytes.js';
+import { FsResizeError } from './fsresize-error.js';
+import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection } from './inspection.js';
+import { createMountinfoTable, type MountTable } from './mount-table.js';
+import { needsResize } from './needs-resize.js';
+import { parseBlkidExport } from './parse-blkid-export.js';
+import { parseBtrfsDumpSuper } from './parse-btrfs-dump-super.js';
+import { EXT_SUPERBLOCK_LENGTH, EXT_SUPERBLOCK_OFFSET, parseExtSuperblock } from './parse-ext-superblock.js';
+import type { MountEntry } from './parse-mountinfo.js';
+import { parseXfsStatfs } from './parse-xfs-statfs.js';
+import { XFS_SUPERBLOCK_LENGTH, parseXfsSuperblock } from './parse-xfs-superblock.js';
+import { planGrow } from './plan-grow.js';
+import { createSystemBlockDevices } from './system-block-devices.js';
+import { toolFailure } from './tool-failure.js';
+
+export interface FsResizerOptions {
+  /** Runs every external tool (production: createExecFileRunner()). */
+  runner: CommandRunner;
+  /** What is mounted (production: createMountinfoTable(), i.e. /proc/self/mountinfo). */
+  mounts?: MountTable;
+  /** Device facts (production: createSystemBlockDevices({runner})). */
+  devices?: BlockDevices;
+  /** One operation per device (production: createDeviceLock({directory: '/run/voe/fsresize'})). */
+  lock?: DeviceLock;
+  timeouts?: {
+    /** Each inspection tool (blkid, xfs_io, btrfs dump-super); default 60 s. */
+    probeMs?: number;
+    /** The grow tool; default 30 min. */
+    growMs?: number;
+    /** Waiting for another operation on the same device; default 30 min. */
+    lockMs?: number;
+  };
+}
+
+export interface FsResizer {
+  /** What is on the device and how big it is; changes nothing. */
+  inspect(device: string, options?: { mountPath?: string }): Promise<Inspection>;
+  /** Pure: whether the inspected filesystem is smaller than its device. */
+  needsResize(inspection: Inspection): boolean;
+  /** Grows the filesystem on `device` to fill it, or explains why it did nothing. Throws FsResizeError. */
+  grow(device: string, options?: GrowOptions): Promise<GrowResult>;
+}
+
+/** Default lock directory for the command line and the node services. */
+export const DEFAULT_LOCK_DIRECTORY = '/run/voe/fsresize';
+
+/** Builds the shared filesystem-resize core used by `voe fsresize`, the FlexVolume driver and the CSI node service. */
+export function createFsResizer(options: FsResizerOptions): FsResizer {
+  const { runner } = options;
+  const mounts = options.mounts ?? createMountinfoTable();
+  const probeMs = options.timeouts?.probeMs ?? 60_000;
+  const growMs = options.timeouts?.growMs ?? 30 * 60_000;
+  const lockMs = options.timeouts?.lockMs ?? 30 * 60_000;
+  const devices = options.devices ?? createSystemBlockDevices({ runner, timeoutMs: probeMs });
+  const lock = options.lock ?? createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY });
+
+  async function identify(device: string): Promise<BlockDeviceId> {
+    if (typeof device !== 'string' || device.trim() === '') {
+      throw new FsResizeError('FSRESIZE_INVALID_ARGUMENT', 'no device was given; pass the block device to grow (e.g. /dev/sdb)');
+    }
+    return devices.identify(device);
+  }
+
+  async function probe(id: BlockDeviceId): Promise<{ filesystem: string | null; partitionTable: string | null }> {
+    const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-o', 'export', id.realPath];
+    const result = await runner.run('blkid', args, { timeoutMs: probeMs });
+    // blkid exits 2 when it finds nothing: an unformatted device.
+    if (result.exitCode === 2) return { filesystem: null, partitionTable: null };
+    if (result.exitCode !== 0) throw toolFailure('blkid', args, result, `detecting what is on ${id.path}`);
+    const signature = parseBlkidExport(result.stdout);
+    return { filesystem: signature.type, partitionTable: signature.partitionTable };
+  }
+
+  async function deviceMounts(id: BlockDeviceId): Promise<MountEntry[]> {
+    const all = await mounts.list();
+    const matches: MountEntry[] = [];
+    for (const entry of all) {
+      if (entry.majorMinor === id.majorMinor) { matches.push(entry); continue; }
+      // btrfs reports an anonymous device number; match it by its source device instead.
+      if (entry.source.startsWith('/') && (entry.source === id.realPath || entry.source === id.path
+        || await realpath(entry.source).catch(() => null) === id.realPath)) matches.push(entry);
+    }
+    return matches;
+  }
+
+  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs'] }> {
+    const unexpected = (what: string, output: string): FsResizeError => new FsResizeError('FSRESIZE_UNEXPECTED_OUTPUT',
+      `could not read the size of ${filesystem} on ${id.path} from ${what}; nothing was changed${output ? ` (output: ${output.trim().slice(0, 300)})` : ''}`);
+    switch (filesystem) {
+      case 'ext2':
+      case 'ext3':
+      case 'ext4': {
+        // The fields `dumpe2fs -h` prints as Block count x Block size, read without a process.
+        const superblock = parseExtSuperblock(await devices.read(id, EXT_SUPERBLOCK_OFFSET, EXT_SUPERBLOCK_LENGTH));
+        if (superblock === null) throw unexpected('its superblock (no ext magic)', '');
+        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null };
+      }
+      case 'xfs': {
+        if (mountPoint === null) {
+          const geometry = parseXfsSuperblock(await devices.read(id, 0, XFS_SUPERBLOCK_LENGTH));
+          if (geometry === null) throw unexpected('its superblock (no XFSB magic)', '');
+          return { bytes: geometry.bytes, blockBytes: geometry.blockSize, btrfs: null };
+        }
+        const args = ['-c', 'statfs', mountPoint];
+        const result = await runner.run('xfs_io', args, { timeoutMs: probeMs });
+        if (result.exitCode !== 0) throw toolFailure('xfs_io', args, result, `measuring xfs at ${mountPoint}`);
+        const geometry = parseXfsStatfs(result.stdout);
+        if (geometry === null) throw unexpected('xfs_io -c statfs', result.stdout);
+        return { bytes: geometry.bytes, blockBytes: geometry.blockSize, btrfs: null };
+      }
+      case 'btrfs': {
+        const args = ['inspect-internal', 'dump-super', id.realPath];
+        const result = await runner.run('btrfs', args, { timeoutMs: probeMs });
+        if (result.exitCode !== 0) throw toolFailure('btrfs', args, result, `measuring btrfs on ${id.path}`);
+        const size = parseBtrfsDumpSuper(result.stdout);
+        if (size === null) throw unexpected('btrfs inspect-internal dump-super', result.stdout);
+        return { bytes: size.bytes, blockBytes: size.sectorSize, btrfs: { devid: size.devid, devices: size.devices } };
+      }
+      default:
+        throw new FsResizeError('FSRESIZE_UNSUPPORTED_FILESYSTEM', `cannot measure ${filesystem} on ${id.path}`);
+    }
+  }
+
+  async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<Inspection> {
+    const [deviceBytes, deviceReadOnly, signature, found] = await Promise.all([
+      devices.sizeBytes(id), devices.readOnly(id), probe(id), deviceMounts(id),
+    ]);
+    let chosen: MountEntry | undefined;
+    if (mountPath !== undefined) {
+      const wanted = resolve(mountPath);
+      const wantedReal = await realpath(wanted).catch(() => wanted);
+      chosen = found.find((m) => m.mountPoint === wanted || m.mountPoint === wantedReal);
+      if (chosen === undefined) {
+        throw new FsResizeError('FSRESIZE_MOUNT_MISMATCH',
+          `${mountPath} is not a mount point of ${id.path} (${found.length ? `it is mounted at ${found.map((m) => m.mountPoint).join(', ')}` : 'it is not mounted'}); nothing was changed — pass the right --mount or none`);
+      }
+    } else {
+      // Prefer a read-write mount of the filesystem's root, then any read-write mount, then any.
+      chosen = found.find((m) => !m.readOnly && m.root === '/') ?? found.find((m) => !m.readOnly) ?? found[0];
+    }
+    const mountPoint = chosen?.mountPoint ?? null;
+    const size = isSupportedFilesystem(signature.filesystem) && signature.partitionTable === null
+      ? await measure(id, signature.filesystem, mountPoint)
+      : null;
+    return {
+      device: id.path,
+      devicePath: id.realPath,
+      majorMinor: id.majorMinor,
+      deviceBytes,
+      deviceReadOnly,
+      filesystem: signature.filesystem,
+      partitionTable: signature.partitionTable,
+      filesystemBytes: size?.bytes ?? null,
+      blockBytes: size?.blockBytes ?? null,
+      mountPoint,
+      mountReadOnly: chosen?.readOnly ?? false,
+      mountPoints: found.map((m) => m.mountPoint),
+      btrfs: size?.btrfs ?? null,
+    };
+  }
+
+  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions): Promise<GrowResult> {
+    const dryRun = growOptions.dryRun === true;
+    const inspection = await inspectId(id, growOptions.mountPath);
+    const plan = planGrow(inspection);
+    const base = {
+      device: id.path, filesystem: inspection.filesystem, mountPoint: inspection.mountPoint,
+      deviceBytes: inspection.deviceBytes, beforeBytes: inspection.filesystemBytes, dryRun,
+    };
+    if (plan.kind === 'refuse') throw plan.error;
+    if (plan.kind === 'noop') return { ...base, action: 'noop', reason: plan.reason, afterBytes: inspection.filesystemBytes, command: null };
+    const command = [plan.tool, ...plan.args];
+    if (dryRun) {
+      return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${command.join(' ')}`, afterBytes: inspection.filesystemBytes, command };
+    }
+    const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs });
+    if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`);
+    const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);
+    const before = inspection.filesystemBytes ?? 0;
+    if (after.bytes <= before) {
+      return { ...base, action: 'noop', afterBytes: after.bytes, command,
+        reason: `${command.join(' ')} succeeded but ${inspection.filesystem} on ${id.path} stayed at ${formatBytes(after.bytes)}: the remaining ${formatBytes(inspection.deviceBytes - after.bytes)} is too small for the filesystem to use` };
+    }
+    return { ...base, action: 'grown', afterBytes: after.bytes, command,
+      reason: `grew ${inspection.filesystem} on ${id.path} from ${formatBytes(before)} to ${formatBytes(after.bytes)}${inspection.mountPoint ? ` online (mounted at ${inspection.mountPoint})` : ' offline'}` };
+  }
+
+  return {
+    async inspect(device, inspectOptions = {}) {
+      return inspectId(await identify(device), inspectOptions.mountPath);
+    },
+    needsResize(inspection) {
+      return needsResize(inspection);
+    },
+    async grow(device, growOptions = {}) {
+      const id = await identify(device);
+      if (growOptions.blockMode) {
+        return {
+          action: 'noop', reason: `${device} is a block-mode volume: the workload uses the raw device, there is no filesystem to grow`,
+          device, filesystem: null, mountPoint: null, deviceBytes: await devices.sizeBytes(id),
+          beforeBytes: null, afterBytes: null, dryRun: growOptions.dryRun === true, command: null,
+        };
+      }
+      const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs });
+      try {
+        // Keep the device open for the whole operation: what blkid and the superblock read
+        // brought into the kernel's cache is still there when the grow tool starts.
+        const letGo = await devices.hold(id);
+        try {
+          return await growLocked(id, growOptions);
+        } finally {
+          await letGo();
+        }
+      } finally {
+        await release();
+      }
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FsResizeError } from './fsresize-error.js';
+
+/** Releases a held lock. */
+export type ReleaseLock = () => Promise<void>;
+
+/** The port that makes the core do one operation per device at a time. */
+export interface DeviceLock {
+  /** Waits until `key` is free, then holds it until the returned function is called. Fails with FSRESIZE_BUSY after `timeoutMs`. */
+  acquire(key: string, options?: { timeoutMs?: number }): Promise<ReleaseLock>;
+}
+
+export interface DeviceLockOptions {
+  /**
+   * Directory for lock files shared with other processes on the node (e.g. /run/voe/fsresize).
+   * Without it the lock only orders callers inside this process.
+   */
+  directory?: string;
+  /** How often a waiter looks at a lock file held by another process; default 50 ms. */
+  pollMs?: number;
+  /** Default wait before FSRESIZE_BUSY; default 30 minutes (longer than any grow). */
+  timeoutMs?: number;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The production DeviceLock: callers in this process queue behind each other (first come,
+ * first served); across processes a lock file `<directory>/<key>.lock` holding "<pid> <token>"
+ * is created atomically (link(2) of a complete temporary file). A lock file whose process no
+ * longer exists is stale and is removed. Waiters never run concurrently with the holder.
+ */
+export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
+  const tails = new Map<string, Promise<void>>();
+  const pollMs = options.pollMs ?? 50;
+  const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
+
+  async function acquireFile(key: string, deadline: number): Promise<ReleaseLock> {
+    const directory = options.directory as string;
+    const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
+    const token = randomUUID();
+    const content = `${process.pid} ${token}\n`;
+    const temporary = `${lockPath}.${token}`;
+    try {
+      await mkdir(directory, { recursive: true });
+      await writeFile(temporary, content, { flag: 'wx' });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new FsResizeError(code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
+        `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause: error });
+    }
+    try {
+      for (;;) {
+        try {
+          await link(temporary, lockPath);
+          return async () => {
+            const current = await readFile(lockPath, 'utf8').catch(() => '');
+            if (current === content) await unlink(lockPath).catch(() => undefined);
+          };
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+        const holder = await readFile(lockPath, 'utf8').catch(() => '');
+        const pid = Number(holder.split(' ')[0]);
+        if (holder !== '' && Number.isInteger(pid) && pid > 0 && !processAlive(pid)) {
+          // Stale: the holder died. Remove it only if it is still the same stale file.
+          if ((await readFile(lockPath, 'utf8').catch(() => '')) === holder) await unlink(lockPath).catch(() => undefined);
+          continue;
+        }
+        if (Date.now() >= deadline) {
+          throw new FsResizeError('FSRESIZE_BUSY',
+            `another process (pid ${holder.split(' ')[0] || 'unknown'}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process is gone`);
+        }
+        await sleep(pollMs);
+      }
+    } finally {
+      await unlink(temporary).catch(() => undefined);
+    }
+  }
+
+  return {
+    async acquire(key, acquireOptions = {}) {
+      const timeoutMs = acquireOptions.timeoutMs ?? defaultTimeoutMs;
+      const deadline = Date.now() + timeoutMs;
+      const previous = tails.get(key) ?? Promise.resolve();
+      let releaseLocal!: () => void;
+      const mine = new Promise<void>((resolve) => { releaseLocal = resolve; });
+      const tail = previous.then(() => mine);
+      tails.set(key, tail);
+      const finishLocal = (): void => {
+        releaseLocal();
+        if (tails.get(key) === tail) tails.delete(key);
+      };
+      let timer: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([
+        previous.then(() => true),
+        new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); }),
+      ]);
+      clearTimeout(timer);
+      if (!waited) {
+        // Give our turn away as soon as it comes, so the queue behind us keeps moving.
+        void previous.then(finishLocal);
+        throw new FsResizeError('FSRESIZE_BUSY', `another resize of this device in this process did not finish within ${timeoutMs} ms; retry later`);
+      }
+      if (options.directory === undefined) return async () => finishLocal();
+      try {
+        const releaseFile = await acquireFile(key, deadline);
+        return async () => {
+          try { await releaseFile(); } finally { finishLocal(); }
+        };
+      } catch (error) {
+        finishLocal();
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { execFile, type ExecFileException } from 'node:child_process';
+import type { CommandResult, CommandRunner, RunOptions } from './command-runner.js';
+import { FsResizeError } from './fsresize-error.js';
+
+/** Where node tools live on Debian, RHEL, SUSE and in most CSI images (sbin first). */
+export const DEFAULT_SEARCH_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+export interface ExecFileRunnerOptions {
+  /** PATH the tools are looked up in; the environment is otherwise empty apart from LC_ALL=C. */
+  searchPath?: string;
+  /** Used when a call gives no timeout. */
+  defaultTimeoutMs?: number;
+}
+
+/**
+ * The production CommandRunner: child_process.execFile with an argument array, a fixed
+ * environment (LC_ALL=C so tool output parses the same everywhere) and a timeout.
+ */
+export function createExecFileRunner(options: ExecFileRunnerOptions = {}): CommandRunner {
+  const env = { PATH: options.searchPath ?? DEFAULT_SEARCH_PATH, LC_ALL: 'C' };
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
+  return {
+    run(command: string, args: readonly string[], runOptions: RunOptions = {}): Promise<CommandResult> {
+      const timeoutMs = runOptions.timeoutMs ?? defaultTimeoutMs;
+      return new Promise((resolve, reject) => {
+        execFile(command, [...args], { env, timeout: timeoutMs, killSignal: 'SIGTERM', maxBuffer: 32 * 1024 * 1024, encoding: 'utf8' },
+          (error: ExecFileException | null, stdout: string, stderr: string) => {
+            if (!error) return resolve({ exitCode: 0, stdout, stderr });
+            if (typeof error.code === 'number') return resolve({ exitCode: error.code, stdout, stderr });
+            const tool = { tool: command, args: [...args], exitCode: null, signal: error.signal ?? null, stderr };
+            if (error.code === 'ENOENT') {
+              return reject(new FsResizeError('FSRESIZE_TOOL_MISSING',
+                `${command} is not installed (looked in ${env.PATH}); install it on this node (e2fsprogs, xfsprogs, btrfs-progs or util-linux) and retry`, { cause: error, tool }));
+            }
+            if (error.code === 'EACCES' || error.code === 'EPERM') {
+              return reject(new FsResizeError('FSRESIZE_PERMISSION_DENIED',
+                `${command} could not be executed (${error.code}); run voe as root on the node`, { cause: error, tool }));
+            }
+            if (error.killed && error.signal === 'SIGTERM') {
+              return reject(new FsResizeError('FSRESIZE_TIMEOUT',
+                `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms and was stopped; check the device and the tool's output, then retry${stderr ? `: ${stderr.trim()}` : ''}`, { cause: error, tool }));
+            }
+            return reject(new FsResizeError('FSRESIZE_TOOL_FAILED',
+              `${command} ${args.join(' ')} ended abnormally (${error.signal ?? error.code ?? error.message})${stderr ? `: ${stderr.trim()}` : ''}`, { cause: error, tool }));
+          });
+      });
+    },
+  };
+}

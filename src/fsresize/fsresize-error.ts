@@ -1,0 +1,46 @@
+import { VoeError } from '../errors/index.js';
+
+/** Stable codes of the filesystem-resize core; each one is documented in docs/errors.md. */
+export type FsResizeErrorCode =
+  | 'FSRESIZE_INVALID_ARGUMENT'
+  | 'FSRESIZE_DEVICE_NOT_FOUND'
+  | 'FSRESIZE_NOT_A_BLOCK_DEVICE'
+  | 'FSRESIZE_PARTITIONED'
+  | 'FSRESIZE_UNSUPPORTED_FILESYSTEM'
+  | 'FSRESIZE_NOT_MOUNTED'
+  | 'FSRESIZE_MOUNT_MISMATCH'
+  | 'FSRESIZE_DEVICE_TOO_SMALL'
+  | 'FSRESIZE_TOOL_MISSING'
+  | 'FSRESIZE_PERMISSION_DENIED'
+  | 'FSRESIZE_TOOL_FAILED'
+  | 'FSRESIZE_TIMEOUT'
+  | 'FSRESIZE_UNEXPECTED_OUTPUT'
+  | 'FSRESIZE_BUSY'
+  | 'FSRESIZE_LOCK_FAILED';
+
+/** What an external tool said when it failed; carried by tool-related errors. */
+export interface ToolReport {
+  tool: string;
+  args: readonly string[];
+  exitCode: number | null;
+  signal: string | null;
+  stderr: string;
+}
+
+/** An error of the filesystem-resize core. Tool failures carry the tool's stderr in `tool`. */
+export class FsResizeError extends VoeError {
+  declare readonly code: FsResizeErrorCode;
+  readonly tool: ToolReport | undefined;
+
+  constructor(code: FsResizeErrorCode, message: string, options: { cause?: unknown; tool?: ToolReport; details?: Record<string, unknown> } = {}) {
+    super(code, message, {
+      cause: options.cause,
+      details: { ...(options.details ?? {}), ...(options.tool ? { tool: options.tool } : {}) },
+    });
+    this.tool = options.tool;
+  }
+}
+
+export function isFsResizeError(value: unknown): value is FsResizeError {
+  return value instanceof FsResizeError;
+}

@@ -1,0 +1,58 @@
+/** The filesystems the core knows how to grow. */
+export const SUPPORTED_FILESYSTEMS = ['ext2', 'ext3', 'ext4', 'xfs', 'btrfs'] as const;
+export type SupportedFilesystem = (typeof SUPPORTED_FILESYSTEMS)[number];
+
+export function isSupportedFilesystem(type: string | null): type is SupportedFilesystem {
+  return type !== null && (SUPPORTED_FILESYSTEMS as readonly string[]).includes(type);
+}
+
+/** Everything the core found out about a device before deciding anything. */
+export interface Inspection {
+  /** The device path as given. */
+  device: string;
+  /** The device with symlinks resolved. */
+  devicePath: string;
+  majorMinor: string;
+  deviceBytes: number;
+  deviceReadOnly: boolean;
+  /** blkid TYPE (e.g. "ext4", "vfat"); null when the device holds no recognisable filesystem. */
+  filesystem: string | null;
+  /** blkid PTTYPE (e.g. "gpt"); null when there is no partition table. */
+  partitionTable: string | null;
+  /** Bytes the filesystem covers on this device; null when not measured (unsupported or unformatted). */
+  filesystemBytes: number | null;
+  /** The filesystem's block (allocation unit) size; null when not measured. */
+  blockBytes: number | null;
+  /** The mount point the core would use (the one asked for, else a read-write one); null when unmounted. */
+  mountPoint: string | null;
+  mountReadOnly: boolean;
+  /** Every mount point of this device on the node. */
+  mountPoints: string[];
+  /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
+  btrfs: { devid: number; devices: number } | null;
+}
+
+export interface GrowOptions {
+  /** Where the filesystem is mounted; must be a mount point of the device when given. */
+  mountPath?: string;
+  /** Decide and report, change nothing. */
+  dryRun?: boolean;
+  /** The volume is a raw block device for the workload: there is no filesystem to grow. */
+  blockMode?: boolean;
+}
+
+/** What `grow` did. Sizes are in bytes; null where there is no filesystem to measure. */
+export interface GrowResult {
+  action: 'grown' | 'noop';
+  /** Human explanation of what happened (or, for a dry run, what would happen). */
+  reason: string;
+  device: string;
+  filesystem: string | null;
+  mountPoint: string | null;
+  deviceBytes: number;
+  beforeBytes: number | null;
+  afterBytes: number | null;
+  dryRun: boolean;
+  /** The tool command line that ran (or would run). */
+  command: string[] | null;
+}

@@ -1,0 +1,73 @@
+import { formatBytes } from './format-bytes.js';
+import { FsResizeError } from './fsresize-error.js';
+import { isSupportedFilesystem, type Inspection } from './inspection.js';
+import { needsResize } from './needs-resize.js';
+
+/** What to do with an inspected device. */
+export type GrowPlan =
+  | { kind: 'noop'; reason: string }
+  | { kind: 'refuse'; error: FsResizeError }
+  | { kind: 'grow'; tool: string; args: string[]; reason: string };
+
+/**
+ * The pure decision of the core. Order: content we do not understand is refused
+ * (partition table, unsupported filesystem, both a filesystem and a partition table), an
+ * empty device is left alone, read-only device or mount is left alone, a filesystem that
+ * already fills its device is left alone, xfs and btrfs need a mount point, and only then
+ * the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
+ * resize max <mountpoint>).
+ */
+export function planGrow(inspection: Inspection): GrowPlan {
+  const { device, filesystem, partitionTable, mountPoint } = inspection;
+  if (filesystem === null && partitionTable !== null) {
+    return refuse('FSRESIZE_PARTITIONED',
+      `${device} holds a ${partitionTable} partition table, not a filesystem; voe grows filesystems on whole devices only — grow the partition (e.g. growpart) and the filesystem inside it yourself`);
+  }
+  if (filesystem !== null && !isSupportedFilesystem(filesystem)) {
+    return refuse('FSRESIZE_UNSUPPORTED_FILESYSTEM',
+      `resize of ${filesystem} is not supported (device ${device}${mountPoint ? `, mounted at ${mountPoint}` : ''}); voe grows ext2, ext3, ext4, xfs and btrfs — grow this filesystem with its own tools`);
+  }
+  if (filesystem !== null && partitionTable !== null) {
+    return refuse('FSRESIZE_PARTITIONED',
+      `${device} carries both a ${filesystem} signature and a ${partitionTable} partition table; voe will not guess which one is real — inspect the device with blkid/wipefs and remove the stale signature`);
+  }
+  if (filesystem === null) {
+    return { kind: 'noop', reason: `${device} is not formatted (blkid found no filesystem): nothing to grow; it gets the full size when it is formatted` };
+  }
+  if (inspection.deviceReadOnly) {
+    return { kind: 'noop', reason: `${device} is read-only (blockdev --getro = 1): the ${filesystem} filesystem was not changed` };
+  }
+  if (mountPoint !== null && inspection.mountReadOnly) {
+    return { kind: 'noop', reason: `${filesystem} on ${device} is mounted read-only at ${mountPoint}: the filesystem was not changed` };
+  }
+  const fsBytes = inspection.filesystemBytes ?? 0;
+  if (!needsResize(inspection)) {
+    if (inspection.deviceBytes < fsBytes) {
+      return { kind: 'noop', reason: `${device} (${formatBytes(inspection.deviceBytes)}) is smaller than its ${filesystem} filesystem (${formatBytes(fsBytes)}): nothing to grow; check that the right device was given` };
+    }
+    return { kind: 'noop', reason: `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)}): nothing to grow` };
+  }
+  const growth = `${filesystem} on ${device} from ${formatBytes(fsBytes)} to ${formatBytes(inspection.deviceBytes)}`;
+  switch (filesystem) {
+    case 'ext2':
+    case 'ext3':
+    case 'ext4':
+      return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} ${mountPoint ? `online (mounted at ${mountPoint})` : 'offline'}` };
+    case 'xfs':
+      if (mountPoint === null) {
+        return refuse('FSRESIZE_NOT_MOUNTED', `xfs on ${device} is not mounted; xfs only grows while mounted — mount it and retry (or pass --mount)`);
+      }
+      return { kind: 'grow', tool: 'xfs_growfs', args: ['-d', mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };
+    case 'btrfs': {
+      if (mountPoint === null) {
+        return refuse('FSRESIZE_NOT_MOUNTED', `btrfs on ${device} is not mounted; btrfs only grows while mounted — mount it and retry (or pass --mount)`);
+      }
+      const target = inspection.btrfs && inspection.btrfs.devices > 1 ? `${inspection.btrfs.devid}:max` : 'max';
+      return { kind: 'grow', tool: 'btrfs', args: ['filesystem', 'resize', target, mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };
+    }
+  }
+}
+
+function refuse(code: ConstructorParameters<typeof FsResizeError>[0], message: string): GrowPlan {
+  return { kind: 'refuse', error: new FsResizeError(code, message) };
+}

@@ -1,0 +1,89 @@
+import { open, readFile, realpath, stat } from 'node:fs/promises';
+import type { BlockDeviceId, BlockDevices } from './block-devices.js';
+import type { CommandRunner } from './command-runner.js';
+import { FsResizeError } from './fsresize-error.js';
+import { toolFailure } from './tool-failure.js';
+
+export interface SystemBlockDevicesOptions {
+  runner: CommandRunner;
+  /** Where sysfs is mounted; default /sys. */
+  sysfsRoot?: string;
+  timeoutMs?: number;
+}
+
+/** Linux dev_t encoding (glibc gnu_dev_major / gnu_dev_minor). */
+function majorOf(dev: number): number {
+  return Number(((BigInt(dev) >> 8n) & 0xfffn) | ((BigInt(dev) >> 32n) & ~0xfffn));
+}
+function minorOf(dev: number): number {
+  return Number((BigInt(dev) & 0xffn) | ((BigInt(dev) >> 12n) & ~0xffn));
+}
+
+/**
+ * The production BlockDevices. Size and read-only flag come from sysfs
+ * (/sys/dev/block/<major:minor>/size in 512-byte sectors, .../ro): the same kernel values
+ * `blockdev --getsize64` and `blockdev --getro` return through ioctls, without starting a
+ * process. When sysfs is not available it asks `blockdev`.
+ */
+export function createSystemBlockDevices(options: SystemBlockDevicesOptions): BlockDevices {
+  const sysfs = options.sysfsRoot ?? '/sys';
+  const timeoutMs = options.timeoutMs ?? 60_000;
+
+  async function sysfsValue(device: BlockDeviceId, name: string): Promise<string | null> {
+    try {
+      return (await readFile(`${sysfs}/dev/block/${device.majorMinor}/${name}`, 'utf8')).trim();
+    } catch {
+      return null;
+    }
+  }
+
+  async function blockdev(device: BlockDeviceId, flag: '--getsize64' | '--getro'): Promise<number> {
+    const args = [flag, device.realPath];
+    const result = await options.runner.run('blockdev', args, { timeoutMs });
+    if (result.exitCode !== 0) throw toolFailure('blockdev', args, result, `reading ${flag.slice(5)} of ${device.path}`);
+    const value = Number(result.stdout.trim());
+    if (!Number.isSafeInteger(value)) {
+      throw new FsResizeError('FSRESIZE_UNEXPECTED_OUTPUT', `blockdev ${args.join(' ')} printed "${result.stdout.trim()}", not a number; nothing was changed`);
+    }
+    return value;
+  }
+
+  return {
+    async identify(path) {
+      let info;
+      try {
+        info = await stat(path);
+      } catch (error) {
+        throw new FsResizeError('FSRESIZE_DEVICE_NOT_FOUND', `device ${path} does not exist on this node; check the path (is the volume attached?)`, { cause: error });
+      }
+      if (!info.isBlockDevice()) {
+        throw new FsResizeError('FSRESIZE_NOT_A_BLOCK_DEVICE', `${path} is not a block device; pass the device (e.g. /dev/sdb), not a file or directory`);
+      }
+      return { path, realPath: await realpath(path), majorMinor: `${majorOf(info.rdev)}:${minorOf(info.rdev)}` };
+    },
+    async sizeBytes(device) {
+      const sectors = await sysfsValue(device, 'size');
+      if (sectors !== null && /^\d+$/.test(sectors)) return Number(sectors) * 512;
+      return blockdev(device, '--getsize64');
+    },
+    async readOnly(device) {
+      const ro = await sysfsValue(device, 'ro');
+      if (ro === '0' || ro === '1') return ro === '1';
+      return (await blockdev(device, '--getro')) === 1;
+    },
+    async hold(device) {
+      const handle = await open(device.realPath, 'r');
+      return async () => { await handle.close(); };
+    },
+    async read(device, offset, length) {
+      const handle = await open(device.realPath, 'r');
+      try {
+        const buffer = new Uint8Array(length);
+        const { bytesRead } = await handle.read(buffer, 0, length, offset);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}

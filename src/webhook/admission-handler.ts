@@ -1,0 +1,145 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../log/index.js';
+import { parseAdmissionReview, type ParsedAdmissionReview } from './parse-admission-review.js';
+import { runValidator, type ValidatorOutcome } from './run-validator.js';
+import { toAdmissionReview } from './to-admission-review.js';
+import type { AdmissionRequest, Validator } from './validator.js';
+import type { WebhookMetrics } from './webhook-metrics.js';
+
+export interface KubeStatus { kind: 'Status'; apiVersion: 'v1'; status: 'Failure'; code: number; reason: string; message: string }
+
+export function kubeStatus(code: number, reason: string, message: string): KubeStatus {
+  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+}
+
+function send(res: ServerResponse, statusCode: number, body: unknown, close = false): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(statusCode, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...(close ? { connection: 'close' } : {}),
+  });
+  res.end(text);
+}
+
+/** utf-8 (or no charset) and no content encoding: what the API server sends. */
+function unsupportedEncoding(req: IncomingMessage): string {
+  const encoding = req.headers['content-encoding'];
+  if (encoding && encoding.toLowerCase() !== 'identity') return `content-encoding ${encoding.slice(0, 40)} is not supported`;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') return `charset ${charset.slice(0, 40)} is not supported; send utf-8`;
+  return '';
+}
+
+export interface AdmissionHandlerOptions {
+  metrics: WebhookMetrics;
+  logger: Logger;
+  bodyLimitBytes: number;
+}
+
+/**
+ * Answers POST <validator.path>: reads the body (at most bodyLimitBytes, else 413), decodes JSON
+ * (else 400), checks the AdmissionReview (else 400), runs the validator (a throw becomes a 500
+ * refusal) and writes the AdmissionReview response in one write. This is the hot path, kept as a
+ * plain node:http handler: express routing and body-parser cost more than the decision itself
+ * (measured in bench/webhook.bench.ts, see docs/performance.md).
+ */
+export function createAdmissionHandler(validator: Validator, options: AdmissionHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { metrics, bodyLimitBytes } = options;
+  const log = options.logger.child({ webhook: validator.name });
+  const webhook = validator.name;
+
+  function badRequest(res: ServerResponse, code: number, reason: string, message: string, close = false): void {
+    metrics.badRequests.inc({ webhook });
+    log.warn({ code, problem: message }, 'refused a request that is not an AdmissionReview v1');
+    send(res, code, kubeStatus(code, reason, message), close);
+  }
+
+  function answer(res: ServerResponse, parsed: ParsedAdmissionReview, start: bigint): void {
+    if (!parsed.ok) {
+      badRequest(res, 400, 'BadRequest', `not an admission.k8s.io/v1 AdmissionReview: ${parsed.message}`);
+      return;
+    }
+    const request = parsed.request;
+    const outcome = runValidator(validator, request);
+    if (outcome instanceof Promise) {
+      outcome.then((o) => respond(res, request, o, start)).catch((error: unknown) => unexpected(res, error));
+    } else {
+      respond(res, request, outcome, start);
+    }
+  }
+
+  function unexpected(res: ServerResponse, error: unknown): void {
+    // Only reachable through a bug in this file: answer instead of leaving the API server waiting.
+    log.error({ error: error instanceof Error ? error.message : String(error) }, 'unexpected error while answering an admission review');
+    send(res, 500, kubeStatus(500, 'InternalError', 'unexpected error while answering the admission review; see the voe webhook logs'));
+  }
+
+  function respond(res: ServerResponse, request: AdmissionRequest, { verdict, error }: ValidatorOutcome, start: bigint): void {
+    const review = toAdmissionReview(request.uid, verdict);
+    send(res, 200, review);
+    const allowed = review.response.allowed ? 'true' : 'false';
+    metrics.requests.inc({ webhook, decision: verdict.decision, allowed });
+    metrics.duration.observe({ webhook, allowed }, Number(process.hrtime.bigint() - start) / 1e9);
+    if (error === undefined && review.response.allowed) {
+      if (log.isLevelEnabled('debug')) log.debug({ uid: request.uid, decision: verdict.decision, namespace: request.namespace, name: request.name }, 'request allowed');
+      return;
+    }
+    const fields = {
+      uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name,
+      user: request.userInfo?.username, dryRun: request.dryRun, decision: verdict.decision, code: review.response.status?.code,
+    };
+    if (error !== undefined) {
+      log.error({ ...fields, error: error instanceof Error ? error.message : String(error) }, 'validator failed; request refused with code 500');
+    } else {
+      log.info({ ...fields, message: review.response.status?.message }, 'request refused');
+    }
+  }
+
+  return (req, res) => {
+    const start = process.hrtime.bigint();
+    const unsupported = unsupportedEncoding(req);
+    if (unsupported) { badRequest(res, 415, 'UnsupportedMediaType', unsupported); req.resume(); return; }
+    const declared = Number(req.headers['content-length']);
+    const tooLarge = `the request body is larger than the ${bodyLimitBytes} byte limit`;
+    if (declared > bodyLimitBytes) {
+      badRequest(res, 413, 'RequestEntityTooLarge', tooLarge, true);
+      res.on('finish', () => req.destroy());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > bodyLimitBytes) {
+        done = true;
+        chunks.length = 0;
+        badRequest(res, 413, 'RequestEntityTooLarge', tooLarge, true);
+        res.on('finish', () => req.destroy());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => { done = true; });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      if (size === 0) { badRequest(res, 400, 'BadRequest', 'the request body is empty; send an AdmissionReview'); return; }
+      let body: unknown;
+      try {
+        body = JSON.parse(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+      } catch (error) {
+        badRequest(res, 400, 'BadRequest', `the request body is not valid JSON: ${(error instanceof Error ? error.message : String(error)).slice(0, 200)}`);
+        return;
+      }
+      try {
+        answer(res, parseAdmissionReview(body), start);
+      } catch (error) {
+        unexpected(res, error);
+      }
+    });
+  };
+}

@@ -1,0 +1,118 @@
+import type { V1ValidatingWebhook, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import { ONLINE_EXPAND_SETTING_NAME, VOLUME_CLAIM_TEMPLATES_ANNOTATION, WEBHOOK_ENDPOINTS, type WebhookEndpointKey } from './webhook-endpoints.js';
+import { WebhookError } from './webhook-error.js';
+
+export interface WebhookConfigurationOptions {
+  /** metadata.name of the ValidatingWebhookConfiguration. */
+  name: string;
+  /** Local/dev: the API server calls `<urlBase><path>`, e.g. https://127.0.0.1:9443. */
+  urlBase?: string;
+  /** In cluster: the API server calls the Service. */
+  service?: { namespace: string; name: string; port?: number };
+  /** CA that signed the serving certificate: PEM text (encoded here) or already base64. Omit with cert-manager CA injection. */
+  caBundle?: string;
+  /** Which webhooks to include; default all three. */
+  webhooks?: WebhookEndpointKey[];
+  timeoutSeconds?: number;
+  failurePolicy?: 'Fail' | 'Ignore';
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+const STORAGE = 'object.spec.resources.requests.storage';
+const OLD_STORAGE = 'oldObject.spec.resources.requests.storage';
+
+/**
+ * CEL for "the storage request grows". matchConditions that error make a Fail webhook refuse the
+ * request, so every field access is guarded: has() on each level (object is dynamically typed, a
+ * missing key would be an error), isQuantity() before quantity(). When the old size cannot be
+ * read the request goes to the webhook, which decides (never silently skipped).
+ */
+export const PVC_STORAGE_GROWS = [
+  `has(object.spec.resources) && has(object.spec.resources.requests) && has(${STORAGE}) &&`,
+  ` (!has(oldObject.spec.resources) || !has(oldObject.spec.resources.requests) || !has(${OLD_STORAGE})`,
+  ` || !isQuantity(string(${STORAGE})) || !isQuantity(string(${OLD_STORAGE}))`,
+  ` || quantity(string(${STORAGE})).isGreaterThan(quantity(string(${OLD_STORAGE}))))`,
+].join('\n');
+
+function annotationOrEmpty(variable: 'object' | 'oldObject'): string {
+  const key = `'${VOLUME_CLAIM_TEMPLATES_ANNOTATION}'`;
+  return `(has(${variable}.metadata.annotations) && ${key} in ${variable}.metadata.annotations ? ${variable}.metadata.annotations[${key}] : '')`;
+}
+
+/** CEL for "the VM's volumeClaimTemplates annotation changed" (added, removed or edited). */
+export const VM_VOLUME_CLAIM_TEMPLATES_CHANGED = `${annotationOrEmpty('object')} != ${annotationOrEmpty('oldObject')}`;
+
+/** CEL for "this is the csi-online-expand-validation Setting". */
+export const IS_ONLINE_EXPAND_SETTING = `has(object.metadata.name) && object.metadata.name == '${ONLINE_EXPAND_SETTING_NAME}'`;
+
+function encodeCaBundle(caBundle: string): string {
+  return caBundle.trimStart().startsWith('-----BEGIN') ? Buffer.from(caBundle, 'utf8').toString('base64') : caBundle;
+}
+
+/**
+ * The ValidatingWebhookConfiguration for voe's webhooks: failurePolicy Fail, sideEffects None,
+ * admissionReviewVersions [v1], and matchConditions so the API server only calls us for what can
+ * change an expansion decision (a growing PVC request, a changed VM volumeClaimTemplates
+ * annotation, the csi-online-expand-validation Setting). Pure.
+ */
+export function buildValidatingWebhookConfiguration(options: WebhookConfigurationOptions): V1ValidatingWebhookConfiguration {
+  if ((options.urlBase === undefined) === (options.service === undefined)) {
+    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'A webhook configuration needs exactly one of urlBase (local) or service (in cluster).');
+  }
+  if (options.urlBase !== undefined && !options.urlBase.startsWith('https://')) {
+    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The API server only calls webhooks over https; got urlBase ${options.urlBase}.`);
+  }
+  const timeoutSeconds = options.timeoutSeconds ?? 10;
+  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 30) {
+    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `timeoutSeconds must be an integer from 1 to 30, got ${timeoutSeconds}.`);
+  }
+  const urlBase = options.urlBase?.replace(/\/+$/, '');
+  const clientConfig = (path: string): V1ValidatingWebhook['clientConfig'] => ({
+    ...(urlBase !== undefined
+      ? { url: `${urlBase}${path}` }
+      : { service: { namespace: options.service!.namespace, name: options.service!.name, port: options.service!.port ?? 443, path } }),
+    ...(options.caBundle ? { caBundle: encodeCaBundle(options.caBundle) } : {}),
+  });
+  const common = (): Pick<V1ValidatingWebhook, 'admissionReviewVersions' | 'sideEffects' | 'failurePolicy' | 'matchPolicy' | 'timeoutSeconds'> => ({
+    admissionReviewVersions: ['v1'],
+    sideEffects: 'None',
+    failurePolicy: options.failurePolicy ?? 'Fail',
+    matchPolicy: 'Equivalent',
+    timeoutSeconds,
+  });
+  const all: Record<WebhookEndpointKey, V1ValidatingWebhook> = {
+    pvcResize: {
+      name: 'pvc-resize.voe.harvesterhci.io',
+      clientConfig: clientConfig(WEBHOOK_ENDPOINTS.pvcResize.path),
+      rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['persistentvolumeclaims'], scope: 'Namespaced' }],
+      matchConditions: [{ name: 'storage-request-grows', expression: PVC_STORAGE_GROWS }],
+      ...common(),
+    },
+    vm: {
+      name: 'vm.voe.harvesterhci.io',
+      clientConfig: clientConfig(WEBHOOK_ENDPOINTS.vm.path),
+      rules: [{ apiGroups: ['kubevirt.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['virtualmachines'], scope: 'Namespaced' }],
+      matchConditions: [{ name: 'volume-claim-templates-changed', expression: VM_VOLUME_CLAIM_TEMPLATES_CHANGED }],
+      ...common(),
+    },
+    setting: {
+      name: 'setting.voe.harvesterhci.io',
+      clientConfig: clientConfig(WEBHOOK_ENDPOINTS.setting.path),
+      rules: [{ apiGroups: ['harvesterhci.io'], apiVersions: ['v1beta1'], operations: ['CREATE', 'UPDATE'], resources: ['settings'], scope: 'Cluster' }],
+      matchConditions: [{ name: 'online-expand-setting', expression: IS_ONLINE_EXPAND_SETTING }],
+      ...common(),
+    },
+  };
+  const keys = options.webhooks ?? (Object.keys(all) as WebhookEndpointKey[]);
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: {
+      name: options.name,
+      labels: { 'app.kubernetes.io/name': 'voe', 'app.kubernetes.io/component': 'webhook', ...(options.labels ?? {}) },
+      ...(options.annotations ? { annotations: options.annotations } : {}),
+    },
+    webhooks: keys.map((k) => all[k]),
+  };
+}

@@ -1,0 +1,145 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import type { Logger } from '../log/index.js';
+import { WebhookError } from './webhook-error.js';
+
+export interface CertificatePair {
+  /** PEM certificate (chain). */
+  readonly cert: string;
+  /** PEM private key. Secret: never log it. */
+  readonly key: string;
+  readonly notAfter: Date;
+  readonly fingerprint256: string;
+}
+
+export interface CertificateReloaderOptions {
+  certFile: string;
+  keyFile: string;
+  logger: Logger;
+  /** Called with every new valid pair (not for the first one, which start() returns). */
+  onReload: (pair: CertificatePair) => void;
+  onResult?: (result: 'success' | 'failure', pair?: CertificatePair) => void;
+  /** Changes are read this long after the last file event (a Secret update touches several files). Default 100 ms. */
+  debounceMs?: number;
+  /** Files are also re-read this often, in case a file event was missed. Default 60 s; 0 disables. */
+  pollIntervalMs?: number;
+}
+
+export interface CertificateReloader {
+  /** Loads the first pair (throws WebhookError WEBHOOK_TLS_LOAD_FAILED if invalid) and starts watching. */
+  start(): Promise<CertificatePair>;
+  /** Re-reads the files now; resolves true if a new valid pair was applied. */
+  reload(): Promise<boolean>;
+  current(): CertificatePair | undefined;
+  stop(): void;
+}
+
+/** Reads the pair and proves the key belongs to the certificate (createSecureContext refuses a mismatch). */
+export async function loadCertificatePair(certFile: string, keyFile: string): Promise<CertificatePair> {
+  const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
+  createSecureContext({ cert, key });
+  const x509 = new X509Certificate(cert);
+  return { cert, key, notAfter: new Date(x509.validTo), fingerprint256: x509.fingerprint256 };
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Watches the directories holding the certificate and key (not the files: a mounted Kubernetes
+ * Secret replaces them by swapping the `..data` symlink, which only the directory sees) and hands
+ * every new valid pair to `onReload` (e.g. server.setSecureContext). An invalid or half-written
+ * pair is logged and ignored: the server keeps serving the previous certificate.
+ */
+export function createCertificateReloader(options: CertificateReloaderOptions): CertificateReloader {
+  const certFile = resolve(options.certFile);
+  const keyFile = resolve(options.keyFile);
+  const log = options.logger;
+  const debounceMs = options.debounceMs ?? 100;
+  const pollIntervalMs = options.pollIntervalMs ?? 60_000;
+  let current: CertificatePair | undefined;
+  let watchers: FSWatcher[] = [];
+  let debounce: NodeJS.Timeout | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let lastFailure = '';
+  let running: Promise<boolean> | undefined;
+
+  async function reloadOnce(): Promise<boolean> {
+    let pair: CertificatePair;
+    try {
+      pair = await loadCertificatePair(certFile, keyFile);
+    } catch (error) {
+      const why = message(error);
+      if (why !== lastFailure) {
+        log.warn({ certFile, keyFile, error: why }, 'serving certificate files changed but are not a valid certificate and key pair; still serving the previous certificate');
+        options.onResult?.('failure');
+      }
+      lastFailure = why;
+      return false;
+    }
+    lastFailure = '';
+    if (current && pair.cert === current.cert && pair.key === current.key) return false;
+    current = pair;
+    options.onReload(pair);
+    options.onResult?.('success', pair);
+    log.info({ certFile, notAfter: pair.notAfter.toISOString(), fingerprint256: pair.fingerprint256 }, 'serving certificate reloaded');
+    return true;
+  }
+
+  function reload(): Promise<boolean> {
+    // One read at a time; a reload requested meanwhile waits for it and reads again.
+    const next = (running ?? Promise.resolve(false)).then(reloadOnce, reloadOnce);
+    running = next;
+    return next;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    if (debounce) clearTimeout(debounce);
+    debounce = setTimeout(() => { debounce = undefined; void reload(); }, debounceMs);
+    debounce.unref();
+  }
+
+  function watchDirectory(dir: string): void {
+    try {
+      const watcher = watch(dir, { persistent: false }, schedule);
+      watcher.on('error', (error) => log.warn({ dir, error: message(error) }, 'stopped watching the certificate directory; changes are still picked up by polling'));
+      watchers.push(watcher);
+    } catch (error) {
+      log.warn({ dir, error: message(error) }, 'cannot watch the certificate directory; changes are picked up by polling only');
+    }
+  }
+
+  return {
+    async start() {
+      try {
+        current = await loadCertificatePair(certFile, keyFile);
+      } catch (error) {
+        throw new WebhookError('WEBHOOK_TLS_LOAD_FAILED',
+          `Cannot load the serving certificate ${certFile} and key ${keyFile}: ${message(error)}. Check that both files exist, are PEM and belong together.`,
+          { cause: error });
+      }
+      options.onResult?.('success', current);
+      for (const dir of new Set([dirname(certFile), dirname(keyFile)])) watchDirectory(dir);
+      if (pollIntervalMs > 0) {
+        poll = setInterval(() => { void reload(); }, pollIntervalMs);
+        poll.unref();
+      }
+      return current;
+    },
+    reload,
+    current: () => current,
+    stop() {
+      stopped = true;
+      if (debounce) clearTimeout(debounce);
+      if (poll) clearInterval(poll);
+      for (const w of watchers) w.close();
+      watchers = [];
+    },
+  };
+}

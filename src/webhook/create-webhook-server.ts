@@ -1,0 +1,172 @@
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../log/index.js';
+import { createCertificateReloader } from './certificate-reloader.js';
+import { createAdmissionHandler, kubeStatus } from './admission-handler.js';
+import type { Validator } from './validator.js';
+import { WebhookError } from './webhook-error.js';
+import { createWebhookMetrics } from './webhook-metrics.js';
+
+/** Largest AdmissionReview body accepted; the API server's own request limit is 3 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
+
+export interface WebhookServerOptions {
+  validators: readonly Validator[];
+  tls: { certFile: string; keyFile: string };
+  /** True once the caches the validators read are synced; /readyz also needs the certificate. */
+  ready: () => boolean;
+  logger: Logger;
+  /** Where metrics go; default a private Registry with prom-client's default metrics. */
+  registry?: Registry;
+  bodyLimitBytes?: number;
+  /** See CertificateReloaderOptions. */
+  certificatePollIntervalMs?: number;
+  certificateDebounceMs?: number;
+}
+
+export interface WebhookServer {
+  /** Loads the certificate, starts watching it and listens; resolves with the bound address. */
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Stops listening, closes connections and stops the certificate watch. Safe to call twice. */
+  close(): Promise<void>;
+  readonly registry: Registry;
+  /** Re-reads the certificate files now (as on a file change); true if a new pair was applied. */
+  reloadCertificate(): Promise<boolean>;
+}
+
+/**
+ * The admission webhook on node:https. Each validator answers POST <validator.path> through its
+ * admission handler (a plain node:http handler: the hot path); express 5 serves GET /livez, /readyz,
+ * /metrics, 405 and 404. Never crashes on input: anything that is not an
+ * admission.k8s.io/v1 AdmissionReview gets 400 with a message, a body over the limit 413,
+ * an unknown path 404, and a validator failure a refusal with code 500 (HTTP 200).
+ */
+export function createWebhookServer(options: WebhookServerOptions): WebhookServer {
+  const log = options.logger;
+  const metrics = createWebhookMetrics(options.registry);
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const byPath = new Map<string, Validator>();
+  for (const validator of options.validators) {
+    if (!validator.path.startsWith('/')) {
+      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `Validator ${validator.name} has path "${validator.path}"; paths must start with "/".`);
+    }
+    if (byPath.has(validator.path)) {
+      throw new WebhookError('WEBHOOK_DUPLICATE_PATH', `Validators ${byPath.get(validator.path)?.name} and ${validator.name} both use path ${validator.path}; give each its own path.`);
+    }
+    byPath.set(validator.path, validator);
+  }
+
+  let server: Server | undefined;
+  let certificateLoaded = false;
+  const reloader = createCertificateReloader({
+    certFile: options.tls.certFile,
+    keyFile: options.tls.keyFile,
+    logger: log,
+    ...(options.certificatePollIntervalMs === undefined ? {} : { pollIntervalMs: options.certificatePollIntervalMs }),
+    ...(options.certificateDebounceMs === undefined ? {} : { debounceMs: options.certificateDebounceMs }),
+    onReload: (pair) => server?.setSecureContext({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }),
+    onResult: (result, pair) => {
+      metrics.certificateReloads.inc({ result });
+      if (pair) metrics.certificateExpiry.set(pair.notAfter.getTime() / 1000);
+    },
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', false);
+
+  app.get('/livez', (_req, res) => { res.type('text/plain').send('ok'); });
+  app.get('/readyz', (_req, res) => {
+    let cachesReady = false;
+    try { cachesReady = options.ready() === true; } catch (error) {
+      log.warn({ error: error instanceof Error ? error.message : String(error) }, 'readiness check failed');
+    }
+    if (cachesReady && certificateLoaded) { res.type('text/plain').send('ok'); return; }
+    const missing = [cachesReady ? '' : 'caches not synced', certificateLoaded ? '' : 'certificate not loaded'].filter(Boolean).join(', ');
+    res.status(503).type('text/plain').send(`not ready: ${missing}`);
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  const admissionHandlers = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();
+  for (const validator of byPath.values()) {
+    admissionHandlers.set(validator.path, createAdmissionHandler(validator, { metrics, logger: log, bodyLimitBytes: bodyLimit }));
+    app.all(validator.path, (_req, res) => {
+      res.status(405).set('Allow', 'POST').json(kubeStatus(405, 'MethodNotAllowed', `${validator.path} only answers POST with an AdmissionReview`));
+    });
+  }
+
+  app.use((req, res) => {
+    res.status(404).json(kubeStatus(404, 'NotFound', `no webhook at ${req.path.slice(0, 200)}; webhooks: ${[...byPath.keys()].join(', ')}`));
+  });
+  // Anything unexpected in the express routes: answered, never thrown.
+  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) { next(error); return; }
+    log.error({ path: req.path, error: error instanceof Error ? error.message : String(error) }, 'unexpected error while answering a request');
+    res.status(500).json(kubeStatus(500, 'InternalError', 'unexpected error while answering the request; see the voe webhook logs'));
+  });
+
+  /** POST to a webhook path goes straight to its admission handler; everything else to express. */
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const handler = req.method === 'POST' ? admissionHandlers.get(query < 0 ? url : url.slice(0, query)) : undefined;
+    if (handler) handler(req, res); else app(req, res);
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    registry: metrics.registry,
+    reloadCertificate: () => reloader.reload(),
+    async listen(port, host) {
+      if (server) throw new WebhookError('WEBHOOK_LISTEN_FAILED', 'The webhook server is already listening.');
+      const pair = await reloader.start();
+      certificateLoaded = true;
+      const https = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, route);
+      // The API server keeps connections to webhooks alive (Go's idle timeout is 90 s). Closing
+      // idle connections earlier races with requests already sent on them; pepr uses the same values.
+      https.keepAliveTimeout = 90_000;
+      https.headersTimeout = 32_000;
+      https.requestTimeout = 60_000;
+      https.on('tlsClientError', (error) => log.debug({ error: error.message }, 'TLS handshake failed'));
+      https.on('clientError', (error, socket) => {
+        log.debug({ error: error.message }, 'malformed HTTP request');
+        if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n'); else socket.destroy();
+      });
+      server = https;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          https.once('error', reject);
+          https.listen(port, host, () => { https.off('error', reject); resolve(); });
+        });
+      } catch (error) {
+        reloader.stop();
+        server = undefined;
+        throw new WebhookError('WEBHOOK_LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}. Pick another --port or stop what uses it.`, { cause: error });
+      }
+      https.on('error', (error) => log.error({ error: error.message }, 'webhook server error'));
+      const address = https.address() as AddressInfo;
+      log.info({ address: address.address, port: address.port, webhooks: [...byPath.keys()] }, 'webhook server listening');
+      return address;
+    },
+    close() {
+      closing ??= (async () => {
+        reloader.stop();
+        const https = server;
+        if (!https) return;
+        await new Promise<void>((resolve) => {
+          const force = setTimeout(() => https.closeAllConnections(), 5_000);
+          force.unref();
+          https.close(() => { clearTimeout(force); resolve(); });
+          https.closeIdleConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

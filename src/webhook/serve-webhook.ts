@@ -1,0 +1,156 @@
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isIPv6, type AddressInfo } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../log/index.js';
+import { createCertificateAuthority, issueServingCertificate } from '../tls/index.js';
+import { buildValidatingWebhookConfiguration } from './build-validating-webhook-configuration.js';
+import { createWebhookServer } from './create-webhook-server.js';
+import type { Validator } from './validator.js';
+import { WebhookError } from './webhook-error.js';
+import { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
+
+/** What serve needs from the informer layer (src/kube): caches for the validators and their sync state. */
+export interface StartedCaches<C> {
+  caches: C;
+  ready(): boolean;
+  stop(): Promise<void>;
+}
+
+export interface ServeWebhookOptions<C> {
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** dev: generate a CA and serving certificate and register a url-based configuration; else serve tlsCertFile/tlsKeyFile. */
+  dev: boolean;
+  /** dev only: where ca.crt, tls.crt and tls.key are written; default a temporary directory removed on stop. */
+  certDir?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  /** dev only: metadata.name of the registered ValidatingWebhookConfiguration. */
+  configurationName?: string;
+  /** dev only: how long to wait for the caches before registering (default 120 s). */
+  cacheSyncTimeoutMs?: number;
+  registry?: Registry;
+  startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>;
+  createValidators: (caches: C, options: { logger: Logger }) => Validator[];
+}
+
+export interface ServingWebhook {
+  address: AddressInfo;
+  /** https://host:port the webhook answers on. */
+  url: string;
+  /** dev: directory holding ca.crt, tls.crt, tls.key. */
+  certDir?: string;
+  /** dev: the registered configuration's name. */
+  configurationName?: string;
+  /** Removes the registration (dev), closes the server, stops the caches, deletes a temporary cert dir. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export const DEV_CONFIGURATION_NAME = 'voe-dev';
+
+function urlHost(address: string): string {
+  const host = address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
+}
+
+/** Writes a dev CA and a serving certificate for 127.0.0.1/localhost (and the bind host) into dir. */
+async function writeDevCertificates(dir: string, host: string): Promise<{ caPem: string; certFile: string; keyFile: string }> {
+  const ca = await createCertificateAuthority('voe-dev-webhook-ca', { validityDays: 30 });
+  const hosts = [...new Set(['127.0.0.1', 'localhost', '::1', ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
+  const serving = await issueServingCertificate(ca, { hosts, validityDays: 30 });
+  await mkdir(dir, { recursive: true });
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  await writeFile(join(dir, 'ca.crt'), ca.certificatePem);
+  await writeFile(certFile, serving.certificatePem);
+  await writeFile(keyFile, serving.keyPem, { mode: 0o600 });
+  await chmod(keyFile, 0o600);
+  return { caPem: ca.certificatePem, certFile, keyFile };
+}
+
+/**
+ * Runs the webhook: starts the caches, builds the validators, serves HTTPS; in dev mode also
+ * creates certificates and registers a ValidatingWebhookConfiguration pointing at this process
+ * (removed again by stop()). The caches and validators are injected so the cli wires the real
+ * informers (src/kube) and decisions.
+ */
+export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<ServingWebhook> {
+  const log = options.logger;
+  const cleanups: Array<() => Promise<void>> = [];
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      for (const cleanup of cleanups.reverse()) {
+        try { await cleanup(); } catch (error) {
+          log.error({ error: error instanceof Error ? error.message : String(error) }, 'cleanup failed while stopping the webhook');
+        }
+      }
+    })();
+    return stopped;
+  };
+  try {
+    let certFile = options.tlsCertFile;
+    let keyFile = options.tlsKeyFile;
+    let caPem: string | undefined;
+    let certDir: string | undefined;
+    if (options.dev) {
+      certDir = options.certDir;
+      if (certDir === undefined) {
+        const temp = await mkdtemp(join(tmpdir(), 'voe-webhook-'));
+        certDir = temp;
+        cleanups.push(() => rm(temp, { recursive: true, force: true }));
+      }
+      ({ caPem, certFile, keyFile } = await writeDevCertificates(certDir, options.host));
+      log.info({ certDir }, 'dev certificates written (ca.crt, tls.crt, tls.key)');
+    } else if (!certFile || !keyFile) {
+      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'Serving in cluster needs --tls-cert-file and --tls-key-file (or --dev to generate a local certificate).');
+    }
+
+    const started = await options.startCaches(options.kubeConfig, log);
+    cleanups.push(() => started.stop());
+    const validators = options.createValidators(started.caches, { logger: log });
+    const server = createWebhookServer({
+      validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
+      ...(options.registry ? { registry: options.registry } : {}),
+    });
+    const address = await server.listen(options.port, options.host);
+    cleanups.push(() => server.close());
+    const url = `https://${urlHost(address.address)}:${address.port}`;
+
+    let configurationName: string | undefined;
+    if (options.dev) {
+      const name = options.configurationName ?? DEV_CONFIGURATION_NAME;
+      if (!(await waitFor(() => started.ready(), options.cacheSyncTimeoutMs ?? 120_000))) {
+        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', 'The informer caches did not sync in time; the webhook was not registered. Check the kubeconfig and that the CRDs exist.');
+      }
+      const body = buildValidatingWebhookConfiguration({ name, urlBase: url, caBundle: caPem! });
+      cleanups.push(() => deleteValidatingWebhookConfiguration(options.kubeConfig, name).then(() => log.info({ name }, 'ValidatingWebhookConfiguration removed')));
+      await applyValidatingWebhookConfiguration(options.kubeConfig, body);
+      configurationName = name;
+      log.info({ name, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+    }
+    return {
+      address, url, stop,
+      ...(certDir === undefined ? {} : { certDir }),
+      ...(configurationName === undefined ? {} : { configurationName }),
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,13 @@
+/** The webhooks voe serves: the name is the metric label, the path what the API server calls. */
+export const WEBHOOK_ENDPOINTS = {
+  pvcResize: { name: 'pvc-resize', path: '/validate/pvc-resize' },
+  vm: { name: 'vm', path: '/validate/vm' },
+  setting: { name: 'setting', path: '/validate/setting' },
+} as const;
+
+export type WebhookEndpointKey = keyof typeof WEBHOOK_ENDPOINTS;
+
+/** The Setting whose value the setting webhook validates (see reference/harvester.md section 2). */
+export const ONLINE_EXPAND_SETTING_NAME = 'csi-online-expand-validation';
+/** VM annotation Harvester uses for the PVCs it creates for a VM (resized from the VM page). */
+export const VOLUME_CLAIM_TEMPLATES_ANNOTATION = 'harvesterhci.io/volumeClaimTemplates';

@@ -1,0 +1,49 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+
+export interface WebhookMetrics {
+  readonly registry: Registry;
+  /** voe_webhook_requests_total{webhook, decision, allowed} */
+  readonly requests: Counter<'webhook' | 'decision' | 'allowed'>;
+  /** voe_webhook_request_duration_seconds{webhook, allowed}: from the request's end to the answer. */
+  readonly duration: Histogram<'webhook' | 'allowed'>;
+  /** voe_webhook_bad_requests_total{webhook}: answered 400 (not an AdmissionReview v1). */
+  readonly badRequests: Counter<'webhook'>;
+  /** voe_webhook_certificate_reloads_total{result}: result is "success" or "failure". */
+  readonly certificateReloads: Counter<'result'>;
+  /** voe_webhook_certificate_expiry_timestamp_seconds: notAfter of the certificate being served. */
+  readonly certificateExpiry: Gauge;
+}
+
+function reuse<T extends Metric>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
+}
+
+/** The webhook's metrics in `registry` (a private one by default, with prom-client's default process metrics). */
+export function createWebhookMetrics(registry?: Registry): WebhookMetrics {
+  const reg = registry ?? new Registry();
+  if (!reg.getSingleMetric('process_cpu_seconds_total')) collectDefaultMetrics({ register: reg });
+  const registers = [reg];
+  return {
+    registry: reg,
+    requests: reuse(reg, 'voe_webhook_requests_total', () => new Counter({
+      name: 'voe_webhook_requests_total', help: 'Admission reviews answered, by webhook, decision and whether the request was allowed.',
+      labelNames: ['webhook', 'decision', 'allowed'] as const, registers,
+    })),
+    duration: reuse(reg, 'voe_webhook_request_duration_seconds', () => new Histogram({
+      name: 'voe_webhook_request_duration_seconds', help: 'Time to answer an admission review (parse, validate, respond).',
+      labelNames: ['webhook', 'allowed'] as const, registers,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    })),
+    badRequests: reuse(reg, 'voe_webhook_bad_requests_total', () => new Counter({
+      name: 'voe_webhook_bad_requests_total', help: 'Requests answered 400 because they were not an admission.k8s.io/v1 AdmissionReview.',
+      labelNames: ['webhook'] as const, registers,
+    })),
+    certificateReloads: reuse(reg, 'voe_webhook_certificate_reloads_total', () => new Counter({
+      name: 'voe_webhook_certificate_reloads_total', help: 'Serving certificate reloads after the files changed, by result (success, failure).',
+      labelNames: ['result'] as const, registers,
+    })),
+    certificateExpiry: reuse(reg, 'voe_webhook_certificate_expiry_timestamp_seconds', () => new Gauge({
+      name: 'voe_webhook_certificate_expiry_timestamp_seconds', help: 'notAfter of the serving certificate in use, Unix seconds.', registers,
+    })),
+  };
+}

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { dumpe2fsBytes, setup, xfsBytes } from './fixtures.js';
+
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+
+function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [MAIN, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+    });
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end();
+  });
+}
+
+test('voe fsresize grow --json grows ext4 offline and prints before/after bytes', async (t) => {
+  const { scratch, lockDirectory } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(160 * MiB);
+  const dry = await voe(['fsresize', 'grow', '--device', loop.device, '--dry-run', '--json', '--lock-dir', lockDirectory]);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.equal(JSON.parse(dry.stdout).action, 'noop');
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+
+  const run = await voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]);
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.action, 'grown');
+  assert.equal(result.filesystem, 'ext4');
+  assert.equal(result.beforeBytes, 64 * MiB);
+  assert.equal(result.afterBytes, 160 * MiB);
+  assert.equal(await dumpe2fsBytes(loop.device), 160 * MiB);
+});
+
+test('voe fsresize grow prints a human report; a second run is a no-op', async (t) => {
+  const { scratch, lockDirectory } = await setup(t);
+  const loop = await scratch.attach(320 * MiB);
+  await sh('mkfs.xfs', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  await loop.growBacking(512 * MiB);
+  const first = await voe(['fsresize', 'grow', '--device', loop.device, '--mount', mnt, '--lock-dir', lockDirectory]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, new RegExp(`^xfs on ${loop.device} mounted at ${mnt}: grown$`, 'm'));
+  assert.match(first.stdout, /^ {2}before {2}320\.0 MiB \(335544320 bytes\)$/m);
+  assert.match(first.stdout, /^ {2}after {3}512\.0 MiB \(536870912 bytes\)$/m);
+  assert.equal(await xfsBytes(mnt), 512 * MiB);
+  const second = await voe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, /: noop$/m);
+  assert.match(second.stdout, /already fills the device/);
+});
+
+test('voe fsresize grow: a refusal is "voe: CODE: message" on stderr (or JSON with --json) and exit code 2', async (t) => {
+  const { scratch, lockDirectory } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.vfat', [loop.device]);
+  const human = await voe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
+  assert.equal(human.code, 2);
+  assert.equal(human.stdout, '');
+  assert.match(human.stderr, /^voe: FSRESIZE_UNSUPPORTED_FILESYSTEM: resize of vfat is not supported/);
+  const json = await voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]);
+  assert.equal(json.code, 2);
+  assert.equal(JSON.parse(json.stdout).error.code, 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
+});
+
+test('two concurrent voe fsresize processes on one device: exactly one grows', async (t) => {
+  const { scratch, lockDirectory } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await loop.unmount(mnt);
+  await loop.growBacking(512 * MiB);
+  const runs = await Promise.all([1, 2, 3].map(() => voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory])));
+  for (const run of runs) assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(runs.map((r) => JSON.parse(r.stdout).action).sort(), ['grown', 'noop', 'noop']);
+  assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});

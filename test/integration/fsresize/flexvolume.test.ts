@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { btrfsBytes, dumpe2fsBytes, setup, xfsBytes } from './fixtures.js';
+
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+const OPTIONS = JSON.stringify({ 'kubernetes.io/fsType': 'xfs', 'kubernetes.io/readwrite': 'rw', 'kubernetes.io/pvOrVolumeName': 'pv-1' });
+
+/** Calls the driver as kubelet does: one process, stdout and stderr read together. */
+function driver(args: string[]): Promise<{ code: number; combined: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [MAIN, 'flexvolume', ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, combined: stdout + stderr, stderr });
+    });
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end();
+  });
+}
+
+test('init answers Success with attach false and requiresFSResize true', async () => {
+  const { code, combined, stderr } = await driver(['init']);
+  assert.equal(code, 0);
+  assert.equal(stderr, '');
+  assert.deepEqual(JSON.parse(combined), { status: 'Success', capabilities: { attach: false, requiresFSResize: true } });
+});
+
+test('expandvolume <json> <device mount path> <new> <old> answers the new size', async () => {
+  const { code, combined } = await driver(['expandvolume', OPTIONS, '/var/lib/kubelet/plugins/kubernetes.io/flexvolume/x/mounts/pv-1', '2147483648', '1073741824']);
+  assert.equal(code, 0);
+  assert.deepEqual(JSON.parse(combined), { status: 'Success', volumeNewSize: 2147483648 });
+});
+
+test('expandvolume with a malformed size is a Failure with a non-zero exit', async () => {
+  const { code, combined } = await driver(['expandvolume', OPTIONS, '/mnt', '2Gi', '1073741824']);
+  assert.equal(code, 1);
+  const answer = JSON.parse(combined);
+  assert.equal(answer.status, 'Failure');
+  assert.match(answer.message, /new size must be a size in bytes/);
+});
+
+test('any other operation answers Not supported', async () => {
+  for (const op of ['attach', 'mount', 'unmount', 'getvolumename', 'isattached', 'waitforattach']) {
+    const { combined } = await driver([op, OPTIONS]);
+    assert.deepEqual(JSON.parse(combined), { status: 'Not supported' }, op);
+  }
+});
+
+test('expandfs <json> <device> <mount> <new> <old> grows a mounted xfs through the core', async (t) => {
+  const { scratch } = await setup(t);
+  const loop = await scratch.attach(320 * MiB);
+  await sh('mkfs.xfs', ['-q', loop.device]);
+  const mnt = await scratch.directory('mounts-pv-1');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await loop.growBacking(768 * MiB);
+  const { code, combined, stderr } = await driver(['expandfs', OPTIONS, loop.device, mnt, String(768 * MiB), String(320 * MiB)]);
+  assert.equal(stderr, '');
+  assert.equal(code, 0, combined);
+  const answer = JSON.parse(combined);
+  assert.equal(answer.status, 'Success');
+  assert.match(answer.message, /^grew xfs/);
+  assert.equal(await xfsBytes(mnt), 768 * MiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  const again = await driver(['expandfs', OPTIONS, loop.device, mnt, String(768 * MiB), String(320 * MiB)]);
+  assert.equal(again.code, 0);
+  assert.match(JSON.parse(again.combined).message, /already fills the device/);
+});
+
+test('expandfs with an empty device path finds the device from the mount path (btrfs)', async (t) => {
+  const { scratch } = await setup(t);
+  const loop = await scratch.attach(256 * MiB);
+  await sh('mkfs.btrfs', ['-q', loop.device]);
+  const mnt = await scratch.directory('pod-volume');
+  await loop.mount(mnt);
+  await loop.growBacking(384 * MiB);
+  const { code, combined } = await driver(['expandfs', OPTIONS, '', mnt, String(384 * MiB), String(256 * MiB)]);
+  assert.equal(code, 0, combined);
+  assert.equal(JSON.parse(combined).status, 'Success');
+  assert.equal(await btrfsBytes(mnt), 384 * MiB);
+});
+
+test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {
+  const { scratch } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  // The device has not grown yet: kubelet must retry later.
+  const early = await driver(['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)]);
+  assert.equal(early.code, 1);
+  assert.match(JSON.parse(early.combined).message, /^FSRESIZE_DEVICE_TOO_SMALL: /);
+  await loop.unmount(mnt);
+  await sh('mkfs.vfat', [loop.device]);
+  const vfat = await driver(['expandfs', OPTIONS, loop.device, '', String(64 * MiB), String(32 * MiB)]);
+  assert.equal(vfat.code, 1);
+  assert.equal(vfat.stderr, '');
+  const answer = JSON.parse(vfat.combined);
+  assert.equal(answer.status, 'Failure');
+  assert.match(answer.message, /^FSRESIZE_UNSUPPORTED_FILESYSTEM: resize of vfat is not supported/);
+  assert.ok(await dumpe2fsBytes(loop.device).then(() => false, () => true), 'the vfat device is no longer ext');
+});

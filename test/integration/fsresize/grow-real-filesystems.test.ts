@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isFsResizeError } from '../../../src/fsresize/index.js';
+import { hasCapSysResource, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { growCalls } from '../../support/recording-runner.js';
+import { blockdevBytes, btrfsBytes, dumpe2fsBytes, setup, xfsBytes } from './fixtures.js';
+
+test('ext4 offline: resize2fs grows the unmounted filesystem to the device and every file survives', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt);
+  await loop.unmount(mnt);
+  await loop.growBacking(256 * MiB);
+
+  const inspection = await resizer.inspect(loop.device);
+  assert.equal(inspection.filesystem, 'ext4');
+  assert.equal(inspection.deviceBytes, await blockdevBytes(loop.device));
+  assert.equal(inspection.filesystemBytes, await dumpe2fsBytes(loop.device));
+  assert.equal(inspection.mountPoint, null);
+  assert.equal(resizer.needsResize(inspection), true);
+
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'grown');
+  assert.equal(result.filesystem, 'ext4');
+  assert.equal(result.beforeBytes, 64 * MiB);
+  assert.equal(result.afterBytes, 256 * MiB);
+  assert.equal(result.afterBytes, await dumpe2fsBytes(loop.device));
+  assert.deepEqual(result.command, ['resize2fs', loop.device]);
+  assert.equal(growCalls(calls), 1);
+
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('xfs online: xfs_growfs -d grows the mounted filesystem and every file survives', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(320 * MiB);
+  await sh('mkfs.xfs', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt);
+  const before = await xfsBytes(mnt);
+  await loop.growBacking(1024 * MiB);
+
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'grown', result.reason);
+  assert.equal(result.mountPoint, mnt);
+  assert.deepEqual(result.command, ['xfs_growfs', '-d', mnt]);
+  assert.equal(result.beforeBytes, before);
+  assert.equal(result.afterBytes, await xfsBytes(mnt));
+  assert.equal(result.afterBytes, 1024 * MiB);
+  assert.equal(growCalls(calls), 1);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  await loop.unmount(mnt);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('btrfs online: btrfs filesystem resize max grows the mounted filesystem and every file survives', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(256 * MiB);
+  await sh('mkfs.btrfs', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt);
+  await loop.growBacking(640 * MiB);
+
+  const result = await resizer.grow(loop.device, { mountPath: mnt });
+  assert.equal(result.action, 'grown', result.reason);
+  assert.deepEqual(result.command, ['btrfs', 'filesystem', 'resize', 'max', mnt]);
+  assert.equal(result.beforeBytes, 256 * MiB);
+  assert.equal(result.afterBytes, 640 * MiB);
+  assert.equal(result.afterBytes, await btrfsBytes(mnt));
+  assert.equal(growCalls(calls), 1);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('ext4 online: grows with CAP_SYS_RESOURCE, otherwise fails with FSRESIZE_PERMISSION_DENIED and changes nothing', async (t) => {
+  const { scratch, resizer } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt);
+  await loop.growBacking(192 * MiB);
+  const capable = await hasCapSysResource();
+  t.diagnostic(`CAP_SYS_RESOURCE ${capable ? 'present: expecting growth' : 'absent: expecting FSRESIZE_PERMISSION_DENIED'}`);
+
+  if (capable) {
+    const result = await resizer.grow(loop.device);
+    assert.equal(result.action, 'grown', result.reason);
+    assert.equal(result.mountPoint, mnt);
+    assert.equal(result.afterBytes, 192 * MiB);
+    assert.equal(result.afterBytes, await dumpe2fsBytes(loop.device));
+  } else {
+    await assert.rejects(resizer.grow(loop.device), (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
+      assert.equal(error.tool?.tool, 'resize2fs');
+      assert.match(error.tool?.stderr ?? '', /Permission denied/);
+      assert.match(error.message, /CAP_SYS_RESOURCE/);
+      return true;
+    });
+    assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  }
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});

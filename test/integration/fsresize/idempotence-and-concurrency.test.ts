@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createDeviceLock, createExecFileRunner, createFsResizer } from '../../../src/fsresize/index.js';
+import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { growCalls, recordingRunner } from '../../support/recording-runner.js';
+import { dumpe2fsBytes, setup, xfsBytes } from './fixtures.js';
+
+test('a second grow after success does nothing (idempotent)', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(320 * MiB);
+  await sh('mkfs.xfs', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  await loop.growBacking(640 * MiB);
+  const first = await resizer.grow(loop.device);
+  assert.equal(first.action, 'grown');
+  const second = await resizer.grow(loop.device);
+  assert.equal(second.action, 'noop');
+  assert.match(second.reason, /already fills the device/);
+  assert.equal(second.beforeBytes, first.afterBytes);
+  assert.equal(second.afterBytes, first.afterBytes);
+  assert.equal(growCalls(calls), 1);
+  assert.equal(await xfsBytes(mnt), 640 * MiB);
+});
+
+test('a dry run changes nothing and says what it would run', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(128 * MiB);
+  const result = await resizer.grow(loop.device, { dryRun: true });
+  assert.equal(result.action, 'noop');
+  assert.equal(result.dryRun, true);
+  assert.deepEqual(result.command, ['resize2fs', loop.device]);
+  assert.match(result.reason, /^dry run: would grow ext4/);
+  assert.equal(growCalls(calls), 0);
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+});
+
+test('concurrent grows of one device in one process: exactly one grow, the others see it done', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await loop.unmount(mnt);
+  await loop.growBacking(256 * MiB);
+  const results = await Promise.all([1, 2, 3, 4].map(() => resizer.grow(loop.device)));
+  assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop', 'noop', 'noop']);
+  for (const r of results.filter((x) => x.action === 'noop')) assert.match(r.reason, /already fills the device/);
+  assert.equal(growCalls(calls), 1);
+  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('concurrent grows through two resizers sharing the node lock directory: exactly one grow', async (t) => {
+  const { scratch, lockDirectory } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(256 * MiB);
+  // Two independent resizers stand for two processes (e.g. kubelet's FlexVolume call and an operator).
+  const runners = [recordingRunner(createExecFileRunner()), recordingRunner(createExecFileRunner())];
+  const resizers = runners.map((runner) => createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory, pollMs: 10 }) }));
+  const results = await Promise.all(resizers.map((r) => r.grow(loop.device)));
+  assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop']);
+  assert.equal(growCalls(runners.flatMap((r) => r.calls)), 1);
+  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+});

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, type FsResizeErrorCode } from '../../../src/fsresize/index.js';
+import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { growCalls } from '../../support/recording-runner.js';
+import { dumpe2fsBytes, setup } from './fixtures.js';
+
+function rejectsWith(code: FsResizeErrorCode, pattern: RegExp) {
+  return (error: unknown): boolean => {
+    assert.ok(isFsResizeError(error), `expected FsResizeError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    assert.match(error.message, pattern);
+    return true;
+  };
+}
+
+test('an unformatted device is a no-op with the reason', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(32 * MiB);
+  await loop.growBacking(64 * MiB);
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'noop');
+  assert.equal(result.filesystem, null);
+  assert.equal(result.beforeBytes, null);
+  assert.equal(result.deviceBytes, 64 * MiB);
+  assert.match(result.reason, /not formatted/);
+  assert.equal(growCalls(calls), 0);
+});
+
+test('block mode is a no-op with the reason, even on a formatted device', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(32 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(64 * MiB);
+  const result = await resizer.grow(loop.device, { blockMode: true });
+  assert.equal(result.action, 'noop');
+  assert.match(result.reason, /block-mode volume/);
+  assert.equal(growCalls(calls), 0);
+  assert.equal(await dumpe2fsBytes(loop.device), 32 * MiB);
+});
+
+test('a read-only mount is left alone with the reason', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await loop.unmount(mnt);
+  await loop.mount(mnt, ['ro']);
+  await loop.growBacking(128 * MiB);
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'noop');
+  assert.match(result.reason, /mounted read-only at/);
+  assert.equal(result.beforeBytes, 64 * MiB);
+  assert.equal(result.afterBytes, 64 * MiB);
+  assert.equal(growCalls(calls), 0);
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('a read-only device is left alone with the reason', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const writable = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', writable.device]);
+  await writable.growBacking(128 * MiB);
+  // The same (already grown) backing file through a read-only loop device.
+  const { device } = await scratch.attachFile(writable.backingFile, { readOnly: true });
+  const result = await resizer.grow(device);
+  assert.equal(result.action, 'noop');
+  assert.match(result.reason, /read-only \(blockdev --getro = 1\)/);
+  assert.equal(growCalls(calls), 0);
+  assert.equal(await dumpe2fsBytes(device), 64 * MiB);
+});
+
+test('a partitioned device is refused with FSRESIZE_PARTITIONED', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('sfdisk', ['--quiet', '--no-reread', '--no-tell-kernel', loop.device], 'label: gpt\n,,L\n');
+  assert.match(await sh('blkid', ['-p', '-o', 'export', loop.device]), /PTTYPE=gpt/);
+  await loop.growBacking(128 * MiB);
+  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_PARTITIONED', /gpt partition table/));
+  assert.equal(growCalls(calls), 0);
+});
+
+test('an unsupported filesystem is refused with a message naming it', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.vfat', [loop.device]);
+  await loop.growBacking(128 * MiB);
+  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_UNSUPPORTED_FILESYSTEM', /resize of vfat is not supported/));
+  assert.equal(growCalls(calls), 0);
+});
+
+test('an unmounted xfs is a clear FSRESIZE_NOT_MOUNTED error (xfs only grows mounted)', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(320 * MiB);
+  await sh('mkfs.xfs', ['-q', loop.device]);
+  await loop.growBacking(512 * MiB);
+  const inspection = await resizer.inspect(loop.device);
+  assert.equal(inspection.filesystemBytes, 320 * MiB);
+  assert.equal(resizer.needsResize(inspection), true);
+  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_NOT_MOUNTED', /xfs only grows while mounted/));
+  assert.equal(growCalls(calls), 0);
+});
+
+test('a --mount that is not a mount point of the device is refused', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const elsewhere = await scratch.directory('elsewhere');
+  await loop.growBacking(128 * MiB);
+  await assert.rejects(resizer.grow(loop.device, { mountPath: elsewhere }), rejectsWith('FSRESIZE_MOUNT_MISMATCH', /is not a mount point/));
+  assert.equal(growCalls(calls), 0);
+});
+
+test('a missing device, a regular file and a missing tool are typed errors', async (t) => {
+  const { scratch, resizer } = await setup(t);
+  await assert.rejects(resizer.grow('/dev/voe-does-not-exist'), rejectsWith('FSRESIZE_DEVICE_NOT_FOUND', /does not exist/));
+  const loop = await scratch.attach(32 * MiB);
+  await assert.rejects(resizer.grow(loop.backingFile), rejectsWith('FSRESIZE_NOT_A_BLOCK_DEVICE', /not a block device/));
+  const toolless = createFsResizer({ runner: createExecFileRunner({ searchPath: '/voe-no-tools-here' }), lock: createDeviceLock() });
+  await assert.rejects(toolless.grow(loop.device), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TOOL_MISSING');
+    assert.equal(error.tool?.tool, 'blkid');
+    return true;
+  });
+});

@@ -1,0 +1,209 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import {
+  AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, StorageV1Api, type V1PersistentVolumeClaim,
+} from '@kubernetes/client-node';
+import { createCertificateAuthority, issueServingCertificate } from '../../../src/tls/index.js';
+import {
+  applyValidatingWebhookConfiguration, buildValidatingWebhookConfiguration, createWebhookServer,
+  type AdmissionRequest, type AdmissionVerdict, type Validator,
+} from '../../../src/webhook/index.js';
+import { captureLogger } from '../../support/capture-logger.js';
+import { useControlPlane } from '../../support/use-control-plane.js';
+
+const cp = await useControlPlane();
+const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+const storage = cp.kubeConfig.makeApiClient(StorageV1Api);
+const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+const NS = 'webhook-test';
+const REFUSE = 'test.voe.dev/refuse';
+const THROW = 'test.voe.dev/throw';
+
+/** Test validators: refuse a PVC marked with REFUSE, throw for THROW; record every call. */
+const calls: Record<string, AdmissionRequest[]> = { 'pvc-resize': [], vm: [], setting: [] };
+function annotations(request: AdmissionRequest): Record<string, string> {
+  return ((request.object as { metadata?: { annotations?: Record<string, string> } } | null)?.metadata?.annotations) ?? {};
+}
+const validators: Validator[] = [
+  { name: 'pvc-resize', path: '/validate/pvc-resize', validate(request): AdmissionVerdict {
+    calls['pvc-resize']!.push(request);
+    if (annotations(request)[THROW]) throw new Error('the test validator failed on purpose');
+    if (annotations(request)[REFUSE]) {
+      return { allowed: false, code: 422, reason: 'Invalid', decision: 'test-refusal', message: `PVC_EXPAND: pvc ${request.namespace}/${request.name} is marked ${REFUSE}`, warnings: ['marked for refusal'] };
+    }
+    return { allowed: true, decision: 'test-allow' };
+  } },
+  { name: 'vm', path: '/validate/vm', validate: (request) => { calls['vm']!.push(request); return { allowed: true, decision: 'test-allow' }; } },
+  { name: 'setting', path: '/validate/setting', validate: (request) => { calls['setting']!.push(request); return { allowed: true, decision: 'test-allow' }; } },
+];
+
+const certDir = await mkdtemp(join(tmpdir(), 'voe-webhook-it-'));
+const ca = await createCertificateAuthority('voe-it-webhook-ca');
+const serving = await issueServingCertificate(ca, { hosts: ['127.0.0.1', 'localhost'] });
+await writeFile(join(certDir, 'tls.crt'), serving.certificatePem);
+await writeFile(join(certDir, 'tls.key'), serving.keyPem, { mode: 0o600 });
+const server = createWebhookServer({
+  validators, tls: { certFile: join(certDir, 'tls.crt'), keyFile: join(certDir, 'tls.key') }, ready: () => true, logger: captureLogger('warn').logger,
+});
+const address = await server.listen(0, '127.0.0.1');
+const configuration = buildValidatingWebhookConfiguration({ name: 'voe-it', urlBase: `https://127.0.0.1:${address.port}`, caBundle: ca.certificatePem });
+await applyValidatingWebhookConfiguration(cp.kubeConfig, configuration);
+// useControlPlane's own `after` (registered first) stops the API server, and the configuration with it.
+test.after(async () => {
+  await server.close();
+  await rm(certDir, { recursive: true, force: true });
+});
+
+await core.createNamespace({ body: { metadata: { name: NS } } });
+await storage.createStorageClass({ body: { metadata: { name: 'expandable' }, provisioner: 'driver.longhorn.io', allowVolumeExpansion: true } });
+
+/** A Bound PVC (PV + claim + status, as the PV controller would write them), expandable through its StorageClass. */
+async function boundPvc(name: string, marks: Record<string, string> = {}): Promise<void> {
+  await core.createPersistentVolume({ body: {
+    metadata: { name: `pv-${name}` },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'expandable', persistentVolumeReclaimPolicy: 'Delete',
+      csi: { driver: 'driver.longhorn.io', volumeHandle: `pv-${name}` }, claimRef: { namespace: NS, name } },
+  } });
+  await core.createNamespacedPersistentVolumeClaim({ namespace: NS, body: {
+    metadata: { name, annotations: { 'volume.kubernetes.io/storage-provisioner': 'driver.longhorn.io', ...marks } },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'expandable', volumeName: `pv-${name}`, resources: { requests: { storage: '1Gi' } } },
+  } });
+  const pvc = await core.readNamespacedPersistentVolumeClaim({ name, namespace: NS });
+  pvc.status = { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } };
+  await core.replaceNamespacedPersistentVolumeClaimStatus({ name, namespace: NS, body: pvc });
+}
+
+async function update(name: string, change: (pvc: V1PersistentVolumeClaim) => void): Promise<V1PersistentVolumeClaim> {
+  const pvc = await core.readNamespacedPersistentVolumeClaim({ name, namespace: NS });
+  change(pvc);
+  return await core.replaceNamespacedPersistentVolumeClaim({ name, namespace: NS, body: pvc });
+}
+
+function requestStorage(size: string) {
+  return (pvc: V1PersistentVolumeClaim) => { pvc.spec!.resources!.requests = { storage: size }; };
+}
+
+function errorMessage(error: unknown): string {
+  const body = (error as { body?: unknown }).body;
+  try { return (JSON.parse(String(body)) as { message: string }).message; } catch { return String(body ?? error); }
+}
+
+/** The API server picks up a new webhook configuration asynchronously: wait until a marked resize is refused. */
+await boundPvc('probe', { [REFUSE]: 'true' });
+{
+  const deadline = Date.now() + 30_000;
+  for (let gi = 2; ; gi++) {
+    try {
+      await update('probe', requestStorage(`${gi}Gi`));
+    } catch (error) {
+      if (errorMessage(error).includes('PVC_EXPAND')) break;
+      throw error;
+    }
+    if (Date.now() > deadline) throw new Error('the API server never called the webhook');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test('a growing resize is sent to the webhook and admitted', async () => {
+  await boundPvc('plain');
+  const before = calls['pvc-resize']!.length;
+  const updated = await update('plain', requestStorage('2Gi'));
+  assert.equal(updated.spec?.resources?.requests?.['storage'], '2Gi');
+  const call = calls['pvc-resize']!.slice(before).find((r) => r.name === 'plain');
+  assert.ok(call, 'the webhook saw the request');
+  assert.equal(call.operation, 'UPDATE');
+  assert.equal(call.namespace, NS);
+  assert.equal((call.oldObject as { spec: { resources: { requests: { storage: string } } } }).spec.resources.requests.storage, '1Gi');
+  assert.equal(call.userInfo?.username, 'voe-admin');
+});
+
+test('a marked PVC resize is refused with the validator message, code and no size change', async () => {
+  await boundPvc('marked', { [REFUSE]: 'true' });
+  await assert.rejects(update('marked', requestStorage('5Gi')), (error: { code?: number }) => {
+    assert.equal(error.code, 422);
+    const message = errorMessage(error);
+    assert.match(message, /admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: pvc webhook-test\/marked is marked/);
+    return true;
+  });
+  const pvc = await core.readNamespacedPersistentVolumeClaim({ name: 'marked', namespace: NS });
+  assert.equal(pvc.spec?.resources?.requests?.['storage'], '1Gi');
+});
+
+test('updates that do not grow the request are not sent to the webhook (matchConditions)', async () => {
+  await boundPvc('quiet', { [REFUSE]: 'true' });
+  const before = calls['pvc-resize']!.filter((r) => r.name === 'quiet').length;
+  await update('quiet', (pvc) => { pvc.metadata!.labels = { touched: 'yes' }; });
+  // Same quantity written differently: canonical form is equal, so not a growth.
+  await update('quiet', requestStorage('1024Mi'));
+  assert.equal(calls['pvc-resize']!.filter((r) => r.name === 'quiet').length, before);
+  const pvc = await core.readNamespacedPersistentVolumeClaim({ name: 'quiet', namespace: NS });
+  assert.equal(pvc.metadata?.labels?.['touched'], 'yes');
+});
+
+test('a validator that throws refuses the resize with code 500 and says so', async () => {
+  await boundPvc('throws', { [THROW]: 'true' });
+  await assert.rejects(update('throws', requestStorage('3Gi')), (error: { code?: number }) => {
+    assert.equal(error.code, 500);
+    assert.match(errorMessage(error), /voe webhook pvc-resize failed while checking this request: the test validator failed on purpose/);
+    return true;
+  });
+});
+
+test('VM updates reach the webhook only when the volumeClaimTemplates annotation changes', async () => {
+  const gvr = { group: 'kubevirt.io', version: 'v1', namespace: NS, plural: 'virtualmachines' };
+  await custom.createNamespacedCustomObject({ ...gvr, body: {
+    apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'vm1', annotations: { 'harvesterhci.io/volumeClaimTemplates': '[]' } },
+    spec: { runStrategy: 'Halted', template: { spec: { volumes: [] } } },
+  } });
+  const replace = async (change: (vm: { metadata: { labels?: Record<string, string>; annotations: Record<string, string> } }) => void) => {
+    const vm = await custom.getNamespacedCustomObject({ ...gvr, name: 'vm1' }) as { metadata: { labels?: Record<string, string>; annotations: Record<string, string> } };
+    change(vm);
+    await custom.replaceNamespacedCustomObject({ ...gvr, name: 'vm1', body: vm });
+  };
+  const before = calls['vm']!.length;
+  await replace((vm) => { vm.metadata.labels = { other: 'change' }; });
+  assert.equal(calls['vm']!.length, before);
+  await replace((vm) => { vm.metadata.annotations['harvesterhci.io/volumeClaimTemplates'] = '[{"metadata":{"name":"disk-0"}}]'; });
+  assert.equal(calls['vm']!.length, before + 1);
+  await replace((vm) => { delete (vm.metadata as { annotations?: unknown }).annotations; });
+  assert.equal(calls['vm']!.length, before + 2);
+});
+
+test('only the csi-online-expand-validation Setting reaches the setting webhook', async () => {
+  const gvr = { group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings' };
+  const before = calls['setting']!.length;
+  await custom.createClusterCustomObject({ ...gvr, body: { apiVersion: 'harvesterhci.io/v1beta1', kind: 'Setting', metadata: { name: 'some-other-setting' }, value: 'x' } });
+  assert.equal(calls['setting']!.length, before);
+  await custom.createClusterCustomObject({ ...gvr, body: { apiVersion: 'harvesterhci.io/v1beta1', kind: 'Setting', metadata: { name: 'csi-online-expand-validation' }, default: '{"driver.longhorn.io":true}' } });
+  assert.equal(calls['setting']!.length, before + 1);
+  assert.equal(calls['setting']!.at(-1)?.operation, 'CREATE');
+});
+
+test('voe serve --dev registers its webhooks against the cluster and removes them on SIGTERM', async (t) => {
+  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'serve', '--dev', '--kubeconfig', cp.kubeconfigPath, '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /webhooks at (https:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`voe serve exited with ${code}: ${stderr}`)));
+  });
+  const admission = cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const registered = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' });
+  assert.deepEqual(registered.webhooks?.map((w) => w.clientConfig.url), [`${url}/validate/pvc-resize`, `${url}/validate/vm`, `${url}/validate/setting`]);
+  assert.ok(registered.webhooks?.every((w) => w.failurePolicy === 'Fail' && w.sideEffects === 'None' && (w.clientConfig.caBundle ?? '').length > 0));
+  // The placeholder validators allow; the API server reaches them over TLS with the dev CA.
+  await boundPvc('dev');
+  const updated = await update('dev', requestStorage('3Gi'));
+  assert.equal(updated.spec?.resources?.requests?.['storage'], '3Gi');
+  const exitCode = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
+  assert.equal(exitCode, 0, stderr);
+  await assert.rejects(admission.readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404);
+});

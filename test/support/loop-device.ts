@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** Runs a tool (argument array, no shell; stdin gets `input`, then end of file) and returns its stdout; throws with stderr on failure. */
+export async function sh(command: string, args: string[], input = ''): Promise<string> {
+  try {
+    const running = execFileAsync(command, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    running.child.stdin?.on('error', () => undefined);
+    running.child.stdin?.end(input);
+    const { stdout } = await running;
+    return stdout;
+  } catch (error) {
+    const e = error as { stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`, { cause: error });
+  }
+}
+
+export interface Scratch {
+  /** A new loop device over a sparse file of `bytes` (read-only when asked). */
+  attach(bytes: number, options?: { readOnly?: boolean }): Promise<LoopDevice>;
+  /** Another loop device over an existing backing file (e.g. a read-only view of it). */
+  attachFile(backingFile: string, options?: { readOnly?: boolean }): Promise<LoopDevice>;
+  /** A new empty directory to mount on. */
+  directory(name: string): Promise<string>;
+  /** Unmounts everything mounted through this scratch, detaches every loop device, removes the files. */
+  cleanup(): Promise<void>;
+}
+
+export interface LoopDevice {
+  device: string;
+  backingFile: string;
+  /** Grows the sparse backing file and tells the loop driver (losetup -c). */
+  growBacking(bytes: number): Promise<void>;
+  mount(directory: string, options?: string[]): Promise<void>;
+  unmount(directory: string): Promise<void>;
+}
+
+/**
+ * Loop devices, mounts and temporary files for one test. Register `cleanup` with `t.after`
+ * (or call it in `finally`) so everything is released even when the test fails.
+ */
+export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> {
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  const devices: string[] = [];
+  const mounted: string[] = [];
+  let counter = 0;
+  async function attachFile(backingFile: string, options: { readOnly?: boolean } = {}): Promise<LoopDevice> {
+    const device = (await sh('losetup', ['--find', '--show', ...(options.readOnly ? ['--read-only'] : []), backingFile])).trim();
+    devices.push(device);
+    return {
+      device,
+      backingFile,
+      async growBacking(newBytes) {
+        await truncate(backingFile, newBytes);
+        await sh('losetup', ['--set-capacity', device]);
+      },
+      async mount(directory, mountOptions = []) {
+        await sh('mount', [...(mountOptions.length ? ['-o', mountOptions.join(',')] : []), device, directory]);
+        mounted.push(directory);
+      },
+      async unmount(directory) {
+        await sh('umount', [directory]);
+        const at = mounted.lastIndexOf(directory);
+        if (at >= 0) mounted.splice(at, 1);
+      },
+    };
+  }
+  return {
+    attachFile,
+    async attach(bytes, options = {}) {
+      counter += 1;
+      const backingFile = join(root, `disk-${counter}.img`);
+      await writeFile(backingFile, '');
+      await truncate(backingFile, bytes);
+      return attachFile(backingFile, options);
+    },
+    async directory(name) {
+      const path = join(root, name);
+      await mkdir(path, { recursive: true });
+      return path;
+    },
+    async cleanup() {
+      const problems: string[] = [];
+      for (const directory of mounted.reverse()) {
+        await sh('umount', [directory]).catch(() => sh('umount', ['--lazy', directory])).catch((e: Error) => problems.push(e.message));
+      }
+      mounted.length = 0;
+      for (const device of devices.reverse()) {
+        await sh('losetup', ['--detach', device]).catch((e: Error) => problems.push(e.message));
+      }
+      devices.length = 0;
+      await rm(root, { recursive: true, force: true });
+      if (problems.length) throw new Error(`scratch cleanup: ${problems.join('; ')}`);
+    },
+  };
+}
+
+/** Writes files of random data and returns their sha256 checksums by name. */
+export async function writeChecksummedFiles(directory: string, count = 4, bytes = 1024 * 1024): Promise<Map<string, string>> {
+  const sums = new Map<string, string>();
+  for (let i = 0; i < count; i += 1) {
+    const data = randomBytes(bytes + i * 4099);
+    const name = `data-${i}.bin`;
+    await writeFile(join(directory, name), data);
+    sums.set(name, createHash('sha256').update(data).digest('hex'));
+  }
+  await sh('sync', []);
+  return sums;
+}
+
+/** Checksums of the same files as they read now. */
+export async function readChecksums(directory: string, names: Iterable<string>): Promise<Map<string, string>> {
+  const sums = new Map<string, string>();
+  for (const name of names) sums.set(name, createHash('sha256').update(await readFile(join(directory, name))).digest('hex'));
+  return sums;
+}
+
+/** Whether this process holds CAP_SYS_RESOURCE (bit 24 of CapEff), which ext4 online resize needs. */
+export async function hasCapSysResource(): Promise<boolean> {
+  const status = await readFile('/proc/self/status', 'utf8');
+  const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1] ?? '0';
+  return (BigInt(`0x${hex}`) & (1n << 24n)) !== 0n;
+}
+
+export const MiB = 1024 * 1024;
+export const GiB = 1024 * MiB;

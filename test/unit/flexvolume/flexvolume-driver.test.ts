@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { handleFlexVolumeCall } from '../../../src/flexvolume/index.js';
+import { FsResizeError, parseMountinfo, type FsResizer, type GrowOptions, type Inspection } from '../../../src/fsresize/index.js';
+
+/** A resizer that records what the driver asked for (the driver's own port; the real core is tested on loop devices). */
+function recorder(deviceBytes: number, fail?: FsResizeError): FsResizer & { grows: Array<[string, GrowOptions | undefined]> } {
+  const grows: Array<[string, GrowOptions | undefined]> = [];
+  return {
+    grows,
+    async inspect(device) {
+      return { device, deviceBytes } as Inspection;
+    },
+    needsResize: () => true,
+    async grow(device, options) {
+      grows.push([device, options]);
+      if (fail) throw fail;
+      return { action: 'grown', reason: 'grew ext4', device, filesystem: 'ext4', mountPoint: null, deviceBytes, beforeBytes: 1, afterBytes: 2, dryRun: false, command: null };
+    },
+  };
+}
+const mounts = { list: async () => parseMountinfo('97 27 7:3 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop3 rw\n') };
+
+test('expandfs takes <json> <device path> <device mount path> <new size> <old size>', async () => {
+  const resizer = recorder(2048);
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/mnt/global', '2048', '1024'], { resizer, mounts });
+  assert.deepEqual(answer, { response: { status: 'Success', message: 'grew ext4' }, exitCode: 0 });
+  assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/mnt/global' }]]);
+});
+
+test('expandfs without a device path uses the device mounted at the mount path', async () => {
+  const resizer = recorder(2048);
+  await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, mounts });
+  assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: '/var/lib/kubelet/pods/p/volumes/v' }]]);
+  const none = await handleFlexVolumeCall(['expandfs', '{}', '', '/elsewhere', '2048', '1024'], { resizer, mounts });
+  assert.deepEqual(none, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /elsewhere' }, exitCode: 1 });
+});
+
+test('expandfs reports core errors as Failure "<code>: <message>" with exit code 1', async () => {
+  const resizer = recorder(2048, new FsResizeError('FSRESIZE_TOOL_FAILED', 'resize2fs said no'));
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '', '2048', '1024'], { resizer, mounts });
+  assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_TOOL_FAILED: resize2fs said no' }, exitCode: 1 });
+  assert.deepEqual(resizer.grows, [['/dev/sdb', {}]]);
+});
+
+test('expandfs refuses a device smaller than the new size without growing anything', async () => {
+  const resizer = recorder(1024);
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, mounts });
+  assert.equal(answer.exitCode, 1);
+  assert.match(answer.response.status === 'Failure' ? answer.response.message : '', /^FSRESIZE_DEVICE_TOO_SMALL: /);
+  assert.deepEqual(resizer.grows, []);
+});
+
+test('expandvolume and argument validation', async () => {
+  const resizer = recorder(0);
+  assert.deepEqual(await handleFlexVolumeCall(['expandvolume', '{"a":"b"}', '/m', '10', '5'], { resizer, mounts }), { response: { status: 'Success', volumeNewSize: 10 }, exitCode: 0 });
+  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandvolume', 'not json', '/m', '10', '5'], { resizer, mounts })), /not valid JSON/);
+  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandvolume', '{}', '/m', '5', '10'], { resizer, mounts })), /shrinking/);
+  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m'], { resizer, mounts })), /new size must be a size in bytes, got nothing/);
+  assert.deepEqual(await handleFlexVolumeCall(['mountdevice', '{}'], { resizer, mounts }), { response: { status: 'Not supported' }, exitCode: 1 });
+});

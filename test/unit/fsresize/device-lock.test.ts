@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createDeviceLock, isFsResizeError } from '../../../src/fsresize/index.js';
+
+async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-lock-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function exclusiveRuns(lock: ReturnType<typeof createDeviceLock>, key: string, count: number): Promise<{ maxInside: number; order: number[] }> {
+  let inside = 0;
+  let maxInside = 0;
+  const order: number[] = [];
+  await Promise.all(Array.from({ length: count }, async (_, i) => {
+    const release = await lock.acquire(key);
+    inside += 1;
+    maxInside = Math.max(maxInside, inside);
+    order.push(i);
+    await new Promise((r) => setImmediate(r));
+    inside -= 1;
+    await release();
+  }));
+  return { maxInside, order };
+}
+
+test('in-process callers of one key run one at a time, first come first served', async () => {
+  const { maxInside, order } = await exclusiveRuns(createDeviceLock(), '7:0', 5);
+  assert.equal(maxInside, 1);
+  assert.deepEqual(order, [0, 1, 2, 3, 4]);
+});
+
+test('different keys do not wait for each other', async () => {
+  const lock = createDeviceLock();
+  const a = await lock.acquire('7:0');
+  const b = await lock.acquire('7:1');
+  await a();
+  await b();
+});
+
+test('two locks sharing a directory exclude each other and leave no files behind', async (t) => {
+  const dir = await tempDir(t);
+  const first = createDeviceLock({ directory: dir, pollMs: 5 });
+  const second = createDeviceLock({ directory: dir, pollMs: 5 });
+  const release = await first.acquire('7:0');
+  let acquired = false;
+  const waiting = second.acquire('7:0').then((r) => { acquired = true; return r; });
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(acquired, false, 'the second holder waits');
+  await release();
+  await (await waiting)();
+  assert.deepEqual(await readdir(dir), []);
+});
+
+test('a lock file of a process that no longer exists is stale and taken over', async (t) => {
+  const dir = await tempDir(t);
+  await writeFile(join(dir, '7-0.lock'), '2147483646 dead-token\n');
+  const release = await createDeviceLock({ directory: dir, pollMs: 5 }).acquire('7:0');
+  await release();
+  assert.deepEqual(await readdir(dir), []);
+});
+
+test('a lock held by a live process past the timeout is FSRESIZE_BUSY naming the lock file', async (t) => {
+  const dir = await tempDir(t);
+  await writeFile(join(dir, '7-0.lock'), `${process.ppid} other-token\n`);
+  await assert.rejects(createDeviceLock({ directory: dir, pollMs: 5 }).acquire('7:0', { timeoutMs: 50 }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_BUSY');
+    assert.match(error.message, /7-0\.lock/);
+    return true;
+  });
+});
+
+test('an in-process waiter that times out is FSRESIZE_BUSY and does not block later callers', async () => {
+  const lock = createDeviceLock();
+  const release = await lock.acquire('7:0');
+  await assert.rejects(lock.acquire('7:0', { timeoutMs: 20 }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_BUSY');
+  await release();
+  const again = await lock.acquire('7:0', { timeoutMs: 1000 });
+  await again();
+});
+
+test('a lock directory that cannot be created is a typed error', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'a-file');
+  await writeFile(file, '');
+  await assert.rejects(createDeviceLock({ directory: join(file, 'locks') }).acquire('7:0'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
+    assert.match(error.message, /cannot create the device lock file in .*a-file\/locks \(ENOTDIR\)/);
+    return true;
+  });
+});

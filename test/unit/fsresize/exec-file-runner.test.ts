@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createExecFileRunner, isFsResizeError } from '../../../src/fsresize/index.js';
+
+test('returns stdout, stderr and a non-zero exit code as a result', async () => {
+  const runner = createExecFileRunner();
+  assert.deepEqual(await runner.run('sh', ['-c', 'echo out; echo err >&2; exit 3']), { exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
+  assert.deepEqual(await runner.run('printf', ['%s|', 'a b', '$(x)']), { exitCode: 0, stdout: 'a b|$(x)|', stderr: '' }, 'arguments are never interpreted by a shell');
+});
+
+test('runs tools with LC_ALL=C and a fixed PATH', async () => {
+  const { stdout } = await createExecFileRunner({ searchPath: '/usr/bin:/bin' }).run('env', []);
+  assert.deepEqual(stdout.trim().split('\n').sort(), ['LC_ALL=C', 'PATH=/usr/bin:/bin']);
+});
+
+test('a missing tool is FSRESIZE_TOOL_MISSING', async () => {
+  await assert.rejects(createExecFileRunner().run('voe-no-such-tool', []), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TOOL_MISSING');
+    assert.match(error.message, /voe-no-such-tool is not installed/);
+    return true;
+  });
+});
+
+test('a tool that outlives its timeout is stopped: FSRESIZE_TIMEOUT with its stderr', async () => {
+  const runner = createExecFileRunner();
+  await assert.rejects(runner.run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 200 }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+    assert.equal(error.tool?.stderr, 'started\n');
+    return true;
+  });
+});
+
+test('a tool that is not executable is FSRESIZE_PERMISSION_DENIED', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-runner-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const tool = join(dir, 'not-executable');
+  await writeFile(tool, '#!/bin/sh\n', { mode: 0o644 });
+  await assert.rejects(createExecFileRunner().run(tool, []), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
+    return true;
+  });
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  formatBytes, parseBlkidExport, parseBtrfsDumpSuper, parseExtSuperblock, parseMountinfo, parseXfsStatfs, parseXfsSuperblock,
+} from '../../../src/fsresize/index.js';
+
+test('parseBlkidExport reads TYPE and PTTYPE', () => {
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), { type: 'ext4', partitionTable: null });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nPTTYPE=gpt\n'), { type: null, partitionTable: 'gpt' });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=vfat\nPTTYPE=dos\n'), { type: 'vfat', partitionTable: 'dos' });
+  assert.deepEqual(parseBlkidExport(''), { type: null, partitionTable: null });
+});
+
+test('parseMountinfo reads fields, unescapes paths and derives read-only', () => {
+  const text = [
+    '22 27 0:21 / /proc rw,relatime - proc proc rw',
+    '97 27 7:0 / /mnt/with\\040space rw,relatime - ext4 /dev/loop0 rw',
+    '98 27 7:1 /sub /srv/ro ro,relatime shared:5 - xfs /dev/loop1 rw,attr2',
+    '99 27 0:45 / /data rw - btrfs /dev/loop2 ro,space_cache=v2',
+    'garbage',
+  ].join('\n');
+  const entries = parseMountinfo(text);
+  assert.equal(entries.length, 4);
+  assert.deepEqual(entries[1], {
+    mountId: 97, parentId: 27, majorMinor: '7:0', root: '/', mountPoint: '/mnt/with space', mountOptions: ['rw', 'relatime'],
+    fsType: 'ext4', source: '/dev/loop0', superOptions: ['rw'], readOnly: false,
+  });
+  assert.equal(entries[2]?.readOnly, true, 'per-mount ro');
+  assert.equal(entries[2]?.fsType, 'xfs', 'optional fields before the separator are skipped');
+  assert.equal(entries[3]?.readOnly, true, 'superblock ro');
+});
+
+function extSuperblock(blockCountLo: number, logBlockSize: number, options: { bit64?: boolean; high?: number; magic?: number } = {}): Uint8Array {
+  const bytes = new Uint8Array(1024);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0x4, blockCountLo, true);
+  view.setUint32(0x18, logBlockSize, true);
+  view.setUint16(0x38, options.magic ?? 0xef53, true);
+  view.setUint32(0x60, options.bit64 ? 0x80 : 0, true);
+  view.setUint32(0x150, options.high ?? 0, true);
+  return bytes;
+}
+
+test('parseExtSuperblock: block count x block size, 64-bit high word only with INCOMPAT_64BIT', () => {
+  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024 });
+  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40 });
+  assert.equal(parseExtSuperblock(extSuperblock(0, 2, { bit64: true, high: 1 }))?.bytes, 2 ** 32 * 4096);
+  assert.equal(parseExtSuperblock(extSuperblock(10, 2, { high: 1 }))?.blockCount, 10, 'high word ignored without 64bit');
+  assert.equal(parseExtSuperblock(extSuperblock(10, 2, { magic: 0x1234 })), null);
+  assert.equal(parseExtSuperblock(new Uint8Array(10)), null);
+});
+
+test('parseXfsSuperblock reads sb_blocksize and sb_dblocks behind the XFSB magic', () => {
+  const bytes = new Uint8Array(512);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, 0x58465342, false);
+  view.setUint32(4, 4096, false);
+  view.setBigUint64(8, 81920n, false);
+  assert.deepEqual(parseXfsSuperblock(bytes), { blockSize: 4096, dataBlocks: 81920, bytes: 320 * 1024 * 1024 });
+  view.setUint32(0, 0, false);
+  assert.equal(parseXfsSuperblock(bytes), null);
+});
+
+test('parseXfsStatfs: geom.bsize x geom.datablocks', () => {
+  const out = 'fd.path = "mx"\nstatfs.f_bsize = 4096\ngeom.bsize = 4096\ngeom.agcount = 4\ngeom.datablocks = 262144\n';
+  assert.deepEqual(parseXfsStatfs(out), { blockSize: 4096, dataBlocks: 262144, bytes: 2 ** 30 });
+  assert.equal(parseXfsStatfs('statfs.f_bsize = 4096\n'), null);
+});
+
+test('parseBtrfsDumpSuper reads this device\'s size, sector size, devid and device count', () => {
+  const out = 'superblock: bytenr=65536, device=/dev/loop0\nmagic\t\t\t_BHRfS_M [match]\ntotal_bytes\t\t1073741824\nsectorsize\t\t4096\nnum_devices\t\t2\ndev_item.total_bytes\t536870912\ndev_item.devid\t\t2\n';
+  assert.deepEqual(parseBtrfsDumpSuper(out), { bytes: 536870912, sectorSize: 4096, devid: 2, devices: 2 });
+  assert.equal(parseBtrfsDumpSuper('total_bytes\t\t1\n'), null);
+});
+
+test('formatBytes uses binary units', () => {
+  assert.equal(formatBytes(512), '512 B');
+  assert.equal(formatBytes(2 ** 30), '1.0 GiB');
+  assert.equal(formatBytes(2 ** 40), '1.0 TiB');
+  assert.equal(formatBytes(320 * 2 ** 20), '320.0 MiB');
+});

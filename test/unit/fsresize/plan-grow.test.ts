@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { needsResize, planGrow, type Inspection } from '../../../src/fsresize/index.js';
+
+const MiB = 1024 * 1024;
+
+function inspection(overrides: Partial<Inspection> = {}): Inspection {
+  return {
+    device: '/dev/sdb', devicePath: '/dev/sdb', majorMinor: '8:16', deviceBytes: 200 * MiB, deviceReadOnly: false,
+    filesystem: 'ext4', partitionTable: null, filesystemBytes: 100 * MiB, blockBytes: 4096,
+    mountPoint: null, mountReadOnly: false, mountPoints: [], btrfs: null, ...overrides,
+  };
+}
+
+test('needsResize: only when the device exceeds the filesystem by more than one block', () => {
+  assert.equal(needsResize(inspection()), true);
+  assert.equal(needsResize(inspection({ deviceBytes: 100 * MiB + 4096 })), false);
+  assert.equal(needsResize(inspection({ deviceBytes: 100 * MiB + 4097 })), true);
+  assert.equal(needsResize(inspection({ deviceBytes: 50 * MiB })), false);
+  assert.equal(needsResize(inspection({ filesystem: 'vfat' })), false);
+  assert.equal(needsResize(inspection({ filesystemBytes: null })), false);
+});
+
+test('planGrow picks the tool per filesystem', () => {
+  assert.deepEqual(pick(planGrow(inspection())), ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext3', mountPoint: '/m' }))), ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext2' }))), ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m' }))), ['xfs_growfs', '-d', '/m']);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'btrfs', mountPoint: '/m', btrfs: { devid: 1, devices: 1 } }))), ['btrfs', 'filesystem', 'resize', 'max', '/m']);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'btrfs', mountPoint: '/m', btrfs: { devid: 3, devices: 2 } }))), ['btrfs', 'filesystem', 'resize', '3:max', '/m']);
+  const plan = planGrow(inspection({ devicePath: '/dev/sdc', device: '/dev/disk/by-id/x' }));
+  assert.deepEqual(pick(plan), ['resize2fs', '/dev/sdc'], 'the resolved device path is passed to the tool');
+});
+
+test('planGrow refuses what it does not understand', () => {
+  assert.equal(code(planGrow(inspection({ filesystem: null, partitionTable: 'gpt' }))), 'FSRESIZE_PARTITIONED');
+  assert.equal(code(planGrow(inspection({ filesystem: 'ext4', partitionTable: 'dos' }))), 'FSRESIZE_PARTITIONED');
+  const vfat = planGrow(inspection({ filesystem: 'vfat', mountPoint: '/m' }));
+  assert.equal(code(vfat), 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
+  assert.match(vfat.kind === 'refuse' ? vfat.error.message : '', /resize of vfat is not supported \(device \/dev\/sdb, mounted at \/m\)/);
+  assert.equal(code(planGrow(inspection({ filesystem: 'xfs' }))), 'FSRESIZE_NOT_MOUNTED');
+  assert.equal(code(planGrow(inspection({ filesystem: 'btrfs' }))), 'FSRESIZE_NOT_MOUNTED');
+});
+
+test('planGrow leaves unformatted, read-only and already grown devices alone, with the reason', () => {
+  assert.match(noop(planGrow(inspection({ filesystem: null, filesystemBytes: null }))), /not formatted/);
+  assert.match(noop(planGrow(inspection({ deviceReadOnly: true }))), /is read-only/);
+  assert.match(noop(planGrow(inspection({ mountPoint: '/m', mountReadOnly: true }))), /mounted read-only at \/m/);
+  assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB }))), /already fills the device/);
+  assert.match(noop(planGrow(inspection({ deviceBytes: 90 * MiB }))), /is smaller than its ext4 filesystem/);
+  assert.match(noop(planGrow(inspection({ filesystem: 'xfs', deviceBytes: 100 * MiB }))), /already fills/, 'already grown wins over not mounted');
+});
+
+function pick(plan: ReturnType<typeof planGrow>): string[] {
+  assert.equal(plan.kind, 'grow');
+  return plan.kind === 'grow' ? [plan.tool, ...plan.args] : [];
+}
+function code(plan: ReturnType<typeof planGrow>): string {
+  assert.equal(plan.kind, 'refuse');
+  return plan.kind === 'refuse' ? plan.error.code : '';
+}
+function noop(plan: ReturnType<typeof planGrow>): string {
+  assert.equal(plan.kind, 'noop');
+  return plan.kind === 'noop' ? plan.reason : '';
+}

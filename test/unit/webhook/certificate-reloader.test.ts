@@ -1,0 +1,110 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:tls';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWebhookServer } from '../../../src/webhook/index.js';
+import { createCertificateAuthority, issueServingCertificate, type IssuedCertificate } from '../../../src/tls/index.js';
+import { captureLogger } from '../../support/capture-logger.js';
+
+async function newPair(): Promise<IssuedCertificate> {
+  const ca = await createCertificateAuthority(`ca-${Math.random().toString(16).slice(2)}`);
+  return await issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
+}
+
+function fingerprint(pem: string): string {
+  return new X509Certificate(pem).fingerprint256;
+}
+
+/** The fingerprint of the certificate a fresh TLS connection is served. */
+function servedFingerprint(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      const fp = socket.getPeerCertificate().fingerprint256;
+      socket.end();
+      resolve(fp);
+    });
+    socket.on('error', reject);
+  });
+}
+
+async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function startServer(t: { after: (fn: () => Promise<void>) => void }, certFile: string, keyFile: string) {
+  const logs = captureLogger();
+  const server = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20 });
+  const { port } = await server.listen(0, '127.0.0.1');
+  t.after(() => server.close());
+  return { server, port, logs };
+}
+
+test('rewritten files are served without a restart; an invalid pair keeps the previous certificate', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  const a = await newPair();
+  await writeFile(certFile, a.certificatePem);
+  await writeFile(keyFile, a.keyPem);
+  const { server, port, logs } = await startServer(t, certFile, keyFile);
+  assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
+
+  const b = await newPair();
+  await writeFile(certFile, b.certificatePem);
+  await writeFile(keyFile, b.keyPem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B to be served');
+
+  // A key that does not belong to the certificate: logged, ignored, B still served.
+  const c = await newPair();
+  await writeFile(certFile, c.certificatePem);
+  assert.equal(await server.reloadCertificate(), false);
+  await eventually(() => logs.text().includes('still serving the previous certificate'), 'the invalid pair to be logged');
+  assert.equal(await servedFingerprint(port), fingerprint(b.certificatePem));
+  await writeFile(certFile, 'not a certificate');
+  assert.equal(await server.reloadCertificate(), false);
+  assert.equal(await servedFingerprint(port), fingerprint(b.certificatePem));
+  assert.match(await server.registry.metrics(), /voe_webhook_certificate_reloads_total\{result="failure"\} [1-9]/);
+  assert.ok(!logs.text().includes(c.keyPem.split('\n')[1] ?? 'unreachable'), 'no key material in logs');
+
+  // Fixed: the next valid pair is picked up.
+  await writeFile(keyFile, c.keyPem);
+  await writeFile(certFile, c.certificatePem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem), 'certificate C to be served');
+  const metrics = await server.registry.metrics();
+  assert.match(metrics, /voe_webhook_certificate_reloads_total\{result="success"\} [3-9]/);
+  const expiry = Number(/voe_webhook_certificate_expiry_timestamp_seconds (\d+)/.exec(metrics)?.[1]);
+  assert.equal(expiry, Math.floor(new Date(new X509Certificate(c.certificatePem).validTo).getTime() / 1000));
+});
+
+test('a Kubernetes Secret volume update (..data symlink swap) is picked up', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-secret-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  // The layout kubelet's atomic writer produces: timestamped dir, ..data -> it, files -> ..data/file.
+  async function version(name: string, pair: IssuedCertificate): Promise<void> {
+    await mkdir(join(dir, name));
+    await writeFile(join(dir, name, 'tls.crt'), pair.certificatePem);
+    await writeFile(join(dir, name, 'tls.key'), pair.keyPem);
+  }
+  const a = await newPair();
+  await version('..2026_11_21_06_00_00.000000001', a);
+  await symlink('..2026_11_21_06_00_00.000000001', join(dir, '..data'));
+  await symlink('..data/tls.crt', join(dir, 'tls.crt'));
+  await symlink('..data/tls.key', join(dir, 'tls.key'));
+  const { port } = await startServer(t, join(dir, 'tls.crt'), join(dir, 'tls.key'));
+  assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
+
+  const b = await newPair();
+  await version('..2026_11_21_06_05_00.000000002', b);
+  await symlink('..2026_11_21_06_05_00.000000002', join(dir, '..data_tmp'));
+  await rename(join(dir, '..data_tmp'), join(dir, '..data'));
+  await rm(join(dir, '..2026_11_21_06_00_00.000000001'), { recursive: true });
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'the swapped certificate to be served');
+});

@@ -1,0 +1,181 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent } from 'node:https';
+import { readFile } from 'node:fs/promises';
+import { Registry } from 'prom-client';
+import { createWebhookServer, WebhookError, type Validator } from '../../../src/webhook/index.js';
+import { captureLogger } from '../../support/capture-logger.js';
+import { httpsRequest, pvcReview, writeServingFiles } from '../../support/webhook-client.js';
+
+const validators: Validator[] = [
+  { name: 'pvc-resize', path: '/validate/pvc-resize', validate: (r) => (r.name === 'refuse-me'
+    ? { allowed: false, code: 422, reason: 'Invalid', message: 'PVC_EXPAND: refused for the test', decision: 'test-refusal', warnings: ['w'.repeat(200)] }
+    : { allowed: true, decision: 'not-resize' }) },
+  { name: 'vm', path: '/validate/vm', validate: () => { throw new Error('boom from the validator'); } },
+];
+
+async function start(t: { after: (fn: () => Promise<void>) => void }, opts: { ready?: () => boolean; bodyLimitBytes?: number } = {}) {
+  const files = await writeServingFiles();
+  const logs = captureLogger();
+  const server = createWebhookServer({
+    validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: opts.ready ?? (() => true), logger: logs.logger,
+    ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),
+  });
+  const address = await server.listen(0, '127.0.0.1');
+  const agent = new Agent({ keepAlive: true });
+  t.after(async () => { agent.destroy(); await server.close(); await files.cleanup(); });
+  const call = (path: string, body?: unknown, method = 'POST', raw?: string | Buffer) => httpsRequest(address.port, files.ca.certificatePem, {
+    path, method, agent, ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { server, address, call, logs, files };
+}
+
+test('allowed and refused reviews are answered 200 with the AdmissionReview shape', async (t) => {
+  const { call } = await start(t);
+  const allowed = await call('/validate/pvc-resize', pvcReview('uid-a'));
+  assert.equal(allowed.status, 200);
+  assert.match(String(allowed.headers['content-type']), /application\/json/);
+  assert.deepEqual(allowed.json(), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'uid-a', allowed: true } });
+
+  const refused = await call('/validate/pvc-resize', pvcReview('uid-b', '10Gi', '20Gi', 'refuse-me'));
+  assert.equal(refused.status, 200);
+  const body = refused.json() as { response: { uid: string; allowed: boolean; status: unknown; warnings: string[] } };
+  assert.equal(body.response.uid, 'uid-b');
+  assert.equal(body.response.allowed, false);
+  assert.deepEqual(body.response.status, { code: 422, message: 'PVC_EXPAND: refused for the test', reason: 'Invalid' });
+  assert.equal(body.response.warnings[0]?.length, 120);
+});
+
+test('a validator that throws is a 500 refusal, and the server keeps serving', async (t) => {
+  const { call, logs } = await start(t);
+  const res = await call('/validate/vm', pvcReview('uid-c'));
+  assert.equal(res.status, 200);
+  const body = res.json() as { response: { uid: string; allowed: boolean; status: { code: number; reason: string; message: string } } };
+  assert.equal(body.response.uid, 'uid-c');
+  assert.equal(body.response.allowed, false);
+  assert.equal(body.response.status.code, 500);
+  assert.equal(body.response.status.reason, 'InternalError');
+  assert.match(body.response.status.message, /vm failed.*boom from the validator/);
+  assert.equal((await call('/validate/pvc-resize', pvcReview('uid-d'))).status, 200);
+  assert.ok(logs.lines().some((l) => l['level'] === 50 && l['webhook'] === 'vm' && String(l['error']).includes('boom')));
+});
+
+test('malformed input is 400 with a Status message; oversized 413; unknown path 404; wrong method 405', async (t) => {
+  const { call } = await start(t, { bodyLimitBytes: 64 * 1024 });
+  const cases: Array<[string | undefined, unknown, number, RegExp]> = [
+    ['{not json', undefined, 400, /not valid JSON/],
+    [undefined, { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: {} }, 400, /apiVersion must be "admission.k8s.io\/v1"/],
+    [undefined, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, 400, /request must be an object/],
+    [undefined, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'UPDATE' } }, 400, /request.uid/],
+    ['', undefined, 400, /body is empty/],
+    ['42', undefined, 400, /got a number/],
+  ];
+  for (const [raw, body, status, message] of cases) {
+    const res = await call('/validate/pvc-resize', body, 'POST', raw);
+    assert.equal(res.status, status, res.body);
+    const json = res.json() as { kind: string; code: number; message: string };
+    assert.equal(json.kind, 'Status');
+    assert.equal(json.code, status);
+    assert.match(json.message, message);
+  }
+  const huge = await call('/validate/pvc-resize', undefined, 'POST', JSON.stringify({ pad: 'x'.repeat(70 * 1024) }));
+  assert.equal(huge.status, 413);
+  assert.match((huge.json() as { message: string }).message, /larger than the 65536 byte limit/);
+  const unknown = await call('/validate/nothing', pvcReview('u'));
+  assert.equal(unknown.status, 404);
+  assert.match((unknown.json() as { message: string }).message, /no webhook at \/validate\/nothing/);
+  const get = await call('/validate/pvc-resize', undefined, 'GET');
+  assert.equal(get.status, 405);
+  assert.equal(get.headers['allow'], 'POST');
+  // Still healthy after all of that.
+  assert.equal((await call('/validate/pvc-resize', pvcReview('after'))).status, 200);
+});
+
+test('the default body limit is 3 MiB', async (t) => {
+  const { call } = await start(t);
+  const review = pvcReview('big');
+  (review['request'] as { object: { metadata: Record<string, unknown> } }).object.metadata['annotations'] = { pad: 'x'.repeat(2 * 1024 * 1024) };
+  assert.equal((await call('/validate/pvc-resize', review)).status, 200);
+  const tooBig = await call('/validate/pvc-resize', undefined, 'POST', JSON.stringify({ pad: 'x'.repeat(3 * 1024 * 1024 + 10) }));
+  assert.equal(tooBig.status, 413);
+});
+
+test('/livez, /readyz follow the readiness function, /metrics exposes the webhook metrics', async (t) => {
+  let synced = false;
+  const { call } = await start(t, { ready: () => synced });
+  assert.equal((await call('/livez', undefined, 'GET')).body, 'ok');
+  const notReady = await call('/readyz', undefined, 'GET');
+  assert.equal(notReady.status, 503);
+  assert.match(notReady.body, /caches not synced/);
+  synced = true;
+  assert.equal((await call('/readyz', undefined, 'GET')).status, 200);
+  await call('/validate/pvc-resize', pvcReview('m1'));
+  await call('/validate/pvc-resize', pvcReview('m2', '1Gi', '2Gi', 'refuse-me'));
+  await call('/validate/pvc-resize', { nope: true });
+  const metrics = (await call('/metrics', undefined, 'GET')).body;
+  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="not-resize",allowed="true"\} 1/);
+  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="test-refusal",allowed="false"\} 1/);
+  assert.match(metrics, /voe_webhook_request_duration_seconds_bucket\{le="0.005",webhook="pvc-resize",allowed="true"\}/);
+  assert.match(metrics, /voe_webhook_bad_requests_total\{webhook="pvc-resize"\} 1/);
+  assert.match(metrics, /voe_webhook_certificate_expiry_timestamp_seconds \d+/);
+  assert.match(metrics, /process_cpu_seconds_total/);
+});
+
+test('a readiness function that throws means not ready', async (t) => {
+  const { call } = await start(t, { ready: () => { throw new Error('no'); } });
+  assert.equal((await call('/readyz', undefined, 'GET')).status, 503);
+});
+
+test('logs never contain the private key or request objects', async (t) => {
+  const { call, logs, files } = await start(t);
+  await call('/validate/pvc-resize', pvcReview('l1', '1Gi', '2Gi', 'refuse-me'));
+  await call('/validate/vm', pvcReview('l2'));
+  const key = await readFile(files.keyFile, 'utf8');
+  const text = logs.text();
+  assert.ok(text.includes('request refused'));
+  assert.ok(!text.includes(key.split('\n')[1] ?? 'unreachable'));
+  assert.ok(!text.includes('storageClassName'));
+});
+
+test('configuration errors are typed', async () => {
+  const files = await writeServingFiles();
+  try {
+    const { logger } = captureLogger();
+    assert.throws(() => createWebhookServer({ validators: [validators[0]!, { ...validators[0]!, name: 'dup' }], tls: files, ready: () => true, logger }),
+      (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_DUPLICATE_PATH');
+    const missing = createWebhookServer({ validators, tls: { certFile: `${files.dir}/nope.crt`, keyFile: files.keyFile }, ready: () => true, logger });
+    await assert.rejects(missing.listen(0, '127.0.0.1'), (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_TLS_LOAD_FAILED');
+    const first = createWebhookServer({ validators, tls: files, ready: () => true, logger, registry: new Registry() });
+    const address = await first.listen(0, '127.0.0.1');
+    try {
+      const second = createWebhookServer({ validators, tls: files, ready: () => true, logger, registry: new Registry() });
+      await assert.rejects(second.listen(address.port, '127.0.0.1'), (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_LISTEN_FAILED');
+    } finally {
+      await first.close();
+    }
+  } finally {
+    await files.cleanup();
+  }
+});
+
+test('the query string the API server adds (?timeout=10s) is ignored', async (t) => {
+  const { call } = await start(t);
+  const withTimeout = await call('/validate/pvc-resize?timeout=10s', pvcReview('q1'));
+  assert.equal(withTimeout.status, 200);
+  assert.equal((withTimeout.json() as { response: { uid: string } }).response.uid, 'q1');
+});
+
+test('gzip bodies and non-utf-8 charsets are refused with 415', async (t) => {
+  const files = await writeServingFiles();
+  const { logger } = captureLogger();
+  const server = createWebhookServer({ validators, tls: files, ready: () => true, logger });
+  const { port } = await server.listen(0, '127.0.0.1');
+  t.after(async () => { await server.close(); await files.cleanup(); });
+  const gzip = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('g')), headers: { 'content-encoding': 'gzip' } });
+  assert.equal(gzip.status, 415);
+  assert.match((gzip.json() as { message: string }).message, /content-encoding gzip is not supported/);
+  const latin1 = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('l')), headers: { 'content-type': 'application/json; charset=latin1' } });
+  assert.equal(latin1.status, 415);
+  const utf8 = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('u')), headers: { 'content-type': 'application/json; charset=UTF-8' } });
+  assert.equal(utf8.status, 200);
+});

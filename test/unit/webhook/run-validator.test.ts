@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runValidator, type AdmissionRequest, type Validator } from '../../../src/webhook/index.js';
+
+const request: AdmissionRequest = {
+  uid: 'u', operation: 'UPDATE', kind: { group: '', version: 'v1', kind: 'PersistentVolumeClaim' },
+  resource: { group: '', version: 'v1', resource: 'persistentvolumeclaims' },
+};
+
+function validator(validate: Validator['validate']): Validator {
+  return { name: 'pvc-resize', path: '/validate/pvc-resize', validate };
+}
+
+test('a verdict passes through', async () => {
+  const { verdict, error } = await runValidator(validator(() => ({ allowed: false, code: 422, reason: 'Invalid', message: 'm', decision: 'd' })), request);
+  assert.equal(error, undefined);
+  assert.deepEqual(verdict, { allowed: false, code: 422, reason: 'Invalid', message: 'm', decision: 'd' });
+});
+
+for (const [name, validate] of [
+  ['throws', () => { throw new Error('cache exploded'); }],
+  ['rejects', () => Promise.reject(new Error('cache exploded'))],
+  ['throws a non-error', () => { throw 'cache exploded'; }],
+] as Array<[string, Validator['validate']]>) {
+  test(`a validator that ${name} yields a 500 InternalError refusal naming the webhook`, async () => {
+    const { verdict, error } = await runValidator(validator(validate), request);
+    assert.ok(error !== undefined);
+    assert.equal(verdict.allowed, false);
+    assert.equal(verdict.code, 500);
+    assert.equal(verdict.reason, 'InternalError');
+    assert.equal(verdict.decision, 'internal-error');
+    assert.match(verdict.message ?? '', /pvc-resize failed.*cache exploded/);
+  });
+}
+
+test('something that is not a verdict is an internal error', async () => {
+  const { verdict } = await runValidator(validator(() => undefined as never), request);
+  assert.equal(verdict.code, 500);
+  assert.match(verdict.message ?? '', /returned no verdict/);
+});
+
+test('a missing decision label is filled in', async () => {
+  const { verdict } = await runValidator(validator(() => ({ allowed: true }) as never), request);
+  assert.equal(verdict.decision, 'allowed');
+});

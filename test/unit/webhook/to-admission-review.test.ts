@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MAX_WARNING_LENGTH, toAdmissionReview } from '../../../src/webhook/index.js';
+
+test('allowed: no status, uid echoed', () => {
+  assert.deepEqual(toAdmissionReview('u1', { allowed: true, decision: 'not-resize' }), {
+    apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u1', allowed: true },
+  });
+});
+
+test('denied: status carries code, message and reason', () => {
+  const review = toAdmissionReview('u2', { allowed: false, code: 422, reason: 'Invalid', message: 'PVC_EXPAND: no', decision: 'gate-missing' });
+  assert.deepEqual(review.response, { uid: 'u2', allowed: false, status: { code: 422, message: 'PVC_EXPAND: no', reason: 'Invalid' } });
+});
+
+test('denied without details defaults to 403 Forbidden with the decision as message', () => {
+  const review = toAdmissionReview('u3', { allowed: false, decision: 'x', code: 200 });
+  assert.deepEqual(review.response.status, { code: 403, message: 'denied (x)', reason: 'Forbidden' });
+});
+
+test('warnings are kept on one line, trimmed to 120 characters, empty ones dropped', () => {
+  const long = 'é'.repeat(300);
+  const review = toAdmissionReview('u4', { allowed: true, decision: 'ok', warnings: ['short', long, '', 'two\nlines\t', '   '] });
+  const warnings = review.response.warnings ?? [];
+  assert.equal(warnings.length, 3);
+  assert.equal(warnings[0], 'short');
+  assert.equal(Array.from(warnings[1] ?? '').length, MAX_WARNING_LENGTH);
+  assert.ok(warnings[1]?.endsWith('…'));
+  assert.equal(warnings[2], 'two lines');
+});
+
+test('no warnings field when there are none', () => {
+  assert.equal('warnings' in toAdmissionReview('u5', { allowed: true, decision: 'ok', warnings: [] }).response, false);
+});
