@@ -1,0 +1,215 @@
+/**
+ * The seed's test plan through the real kube-apiserver: the API server calls voe's webhook
+ * (registered by `serveWebhook` in dev mode) for PVC updates that grow the request, and the
+ * webhook decides from informer caches. Peers we cannot run write what they would write:
+ * the PV binder (PV + PVC Bound), KubeVirt (VM status), Longhorn (Volume, Engine, Setting).
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { createLogger } from '../../../src/log/index.js';
+import {
+  createAdmissionValidators, serveWebhook, startAdmissionCaches, type PersistentVolumeClaim, type StartedAdmissionCaches,
+} from '../../../src/webhook/index.js';
+import { useControlPlane } from '../../support/use-control-plane.js';
+import { AdmissionCluster, KINDS } from '../../support/admission-cluster.js';
+import {
+  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, templateEntry, vm,
+} from '../../support/admission-objects.js';
+
+const cp = await useControlPlane();
+const cluster = new AdmissionCluster(cp.kubeConfig);
+const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+const ROOT = 'vm1-disk-0-kq8zt';
+const V2_DISK = 'vm2-disk-0-v2abc';
+const NFS_DISK = 'vm3-disk-0-nfs01';
+const TOPOLVM_BLOCK = 'data-topolvm-block';
+const TOPOLVM_FS = 'data-topolvm-fs';
+const STOPPED_DISK = 'vm5-disk-0-stop1';
+const pvName = (name: string) => `pvc-${name}`;
+
+const claims: PersistentVolumeClaim[] = [
+  pvc(ROOT, { volumeName: pvName(ROOT) }),
+  pvc(V2_DISK, { className: 'longhorn-v2', volumeName: pvName(V2_DISK) }),
+  pvc(NFS_DISK, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: pvName(NFS_DISK) }),
+  pvc(TOPOLVM_BLOCK, { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode: 'Block', volumeName: pvName(TOPOLVM_BLOCK) }),
+  pvc(TOPOLVM_FS, { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode: 'Filesystem', volumeName: pvName(TOPOLVM_FS) }),
+  pvc(STOPPED_DISK, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: pvName(STOPPED_DISK) }),
+];
+
+await cluster.apply({
+  storageClasses: [
+    longhornImageClass(),
+    storageClass('longhorn-v2', 'driver.longhorn.io', { dataEngine: 'v2', numberOfReplicas: '3', migratable: 'true' }),
+    storageClass('nfs-csi', 'nfs.csi.k8s.io', { server: 'nfs-server.default.svc.cluster.local', share: '/' }),
+    storageClass('topolvm-provisioner', 'topolvm.io', { 'csi.storage.k8s.io/fstype': 'xfs' }),
+  ],
+  pvcs: claims,
+  vms: [
+    vm('vm1'),
+    vm('vm2', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: V2_DISK } }], templates: [] }),
+    vm('vm3', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: NFS_DISK } }], templates: [] }),
+    vm('vm4', {
+      volumes: [
+        { name: 'disk-0', persistentVolumeClaim: { claimName: 'vm4-disk-0-root1' } },
+        { name: TOPOLVM_BLOCK, persistentVolumeClaim: { claimName: TOPOLVM_BLOCK, hotpluggable: true } },
+        { name: TOPOLVM_FS, persistentVolumeClaim: { claimName: TOPOLVM_FS, hotpluggable: true } },
+      ],
+      templates: [],
+    }),
+    vm('vm5', { status: 'Stopped', volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: STOPPED_DISK } }], templates: [] }),
+  ],
+  kubeVirts: [kubeVirt()],
+  settings: [harvesterSetting('')],
+  longhornVolumes: [longhornVolume({ name: pvName(ROOT) }), longhornVolume({ name: pvName(V2_DISK), dataEngine: 'v2' })],
+  longhornEngines: [longhornEngine({ volume: pvName(ROOT) }), longhornEngine({ volume: pvName(V2_DISK), dataEngine: 'v2' })],
+  longhornSettings: [longhornVersion('v1.9.1')],
+});
+
+// The PV binder's part: a PV per claim and the claim Bound with its capacity.
+for (const claim of claims) {
+  const name = claim.metadata!.name!;
+  const driver = claim.metadata!.annotations!['volume.kubernetes.io/storage-provisioner']!;
+  await cluster.core.createPersistentVolume({
+    body: {
+      metadata: { name: pvName(name), annotations: { 'pv.kubernetes.io/provisioned-by': driver } },
+      spec: {
+        capacity: { storage: '10Gi' }, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Delete',
+        storageClassName: claim.spec!.storageClassName!, volumeMode: claim.spec!.volumeMode ?? 'Filesystem',
+        claimRef: { kind: 'PersistentVolumeClaim', namespace: 'default', name, apiVersion: 'v1' },
+        csi: { driver, volumeHandle: pvName(name), fsType: 'ext4' },
+      },
+    },
+  });
+  await cluster.core.patchNamespacedPersistentVolumeClaimStatus({
+    namespace: 'default', name,
+    body: { status: { phase: 'Bound', accessModes: ['ReadWriteMany'], capacity: { storage: '10Gi' } } },
+  }, MERGE);
+}
+
+let caches: StartedAdmissionCaches | undefined;
+const serving = await serveWebhook({
+  kubeConfig: cp.kubeConfig,
+  logger: createLogger({ level: 'silent' }),
+  host: '127.0.0.1',
+  port: 0,
+  dev: true,
+  configurationName: 'voe-admission-test',
+  cacheSyncTimeoutMs: 30_000,
+  startCaches: (kubeConfig) => {
+    caches = startAdmissionCaches({ kubeConfig });
+    return Promise.resolve(caches);
+  },
+  createValidators: (started) => createAdmissionValidators({ caches: started.admission, csiDrivers: started.csiDrivers }),
+});
+after(() => serving.stop());
+
+/** Raises the request as a user would (merge patch through the API server); resolves with the refusal or undefined. */
+async function expand(name: string, storage: string): Promise<{ code: number; message: string } | undefined> {
+  try {
+    await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace: 'default', name, body: { spec: { resources: { requests: { storage } } } } }, MERGE);
+    return undefined;
+  } catch (error) {
+    const e = error as { code?: number; body?: unknown };
+    const body = typeof e.body === 'string' ? JSON.parse(e.body) as { message?: string } : (e.body as { message?: string } | undefined);
+    return { code: e.code ?? 0, message: body?.message ?? String(error) };
+  }
+}
+
+async function requestOf(name: string): Promise<string | undefined> {
+  return (await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: 'default', name })).spec?.resources?.requests?.['storage'];
+}
+
+/** Waits until the informers saw a change (the webhook reads caches, not the API). */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('seed 004 test plan through the API server', () => {
+  it('1. Longhorn v1 Block root disk of a running VM: allowed', async () => {
+    assert.equal(await expand(ROOT, '20Gi'), undefined);
+    assert.equal(await requestOf(ROOT), '20Gi');
+  });
+
+  it('2. Longhorn v2 root disk: refused on Longhorn v1.9.1 (policy auto), allowed once Longhorn is v1.10.1', async () => {
+    const refused = await expand(V2_DISK, '20Gi');
+    assert.equal(refused?.code, 422);
+    assert.match(refused?.message ?? '', /denied the request: PVC_EXPAND: pvc default\/vm2-disk-0-v2abc is not online expandable with its provider\./);
+    assert.equal(await requestOf(V2_DISK), '10Gi');
+    await cluster.patchCustom(KINDS.longhornSettings, 'current-longhorn-version', { value: 'v1.10.1' }, 'longhorn-system');
+    await until(async () => (await expand(V2_DISK, '20Gi')) === undefined, 'v2 expansion allowed');
+    assert.equal(await requestOf(V2_DISK), '20Gi');
+  });
+
+  it('3. NFS Filesystem root disk: refused, then allowed after the Setting lists nfs.csi.k8s.io', async () => {
+    const refused = await expand(NFS_DISK, '20Gi');
+    assert.equal(refused?.code, 422);
+    assert.match(refused?.message ?? '', /PVC_EXPAND: pvc default\/vm3-disk-0-nfs01 is not online expandable with its provider\. Provisioner nfs\.csi\.k8s\.io/);
+    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '{"nfs.csi.k8s.io":true}' });
+    await until(async () => (await expand(NFS_DISK, '20Gi')) === undefined, 'NFS expansion allowed');
+    assert.equal(await requestOf(NFS_DISK), '20Gi');
+  });
+
+  it('4. TopoLVM PVC hotplugged in Block mode: allowed once topolvm.io is validated', async () => {
+    assert.match((await expand(TOPOLVM_BLOCK, '20Gi'))?.message ?? '', /is not online expandable with its provider/);
+    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '{"nfs.csi.k8s.io":true, "topolvm.io":true}' });
+    await until(async () => (await expand(TOPOLVM_BLOCK, '20Gi')) === undefined, 'TopoLVM block expansion allowed');
+  });
+
+  it('5. hotplugged Filesystem PVC: refused even with the driver validated', async () => {
+    const refused = await expand(TOPOLVM_FS, '20Gi');
+    assert.equal(refused?.code, 422);
+    assert.match(refused?.message ?? '', /PVC_EXPAND: Expansion of hotplugged PVC 'default\/data-topolvm-fs' in filesystem mode is not supported\./);
+  });
+
+  it('6. stopped VM: allowed (offline) even for an unvalidated driver', async () => {
+    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '' });
+    await until(async () => (await expand(TOPOLVM_BLOCK, '30Gi')) !== undefined, 'Setting emptied');
+    assert.equal(await expand(STOPPED_DISK, '20Gi'), undefined);
+  });
+
+  it('7. ExpandDisks missing: refused; 8. KubeVirt v1.9.0 without the gate listed: allowed', async () => {
+    await cluster.patchCustom(KINDS.kubeVirts, 'kubevirt', { spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration', 'HotplugVolumes'] } } } }, 'harvester-system');
+    await until(async () => (await expand(ROOT, '30Gi'))?.message.includes('PVC_EXPAND: kubevirt ExpandDisks not included in featureGate.') === true, 'gate-missing refusal');
+    assert.equal(await requestOf(ROOT), '20Gi');
+    await cluster.patchCustomStatus(KINDS.kubeVirts, 'kubevirt', { observedKubeVirtVersion: 'v1.9.0', targetKubeVirtVersion: 'v1.9.0' }, 'harvester-system');
+    await until(async () => (await expand(ROOT, '30Gi')) === undefined, 'allowed on KubeVirt v1.9.0');
+    assert.equal(await requestOf(ROOT), '30Gi');
+  });
+
+  it('the caches were synced before registration', () => {
+    assert.equal(caches?.ready(), true);
+  });
+});
+
+describe('VM and Setting paths through the API server', () => {
+  const messageOf = (error: { body?: unknown } | undefined) => (JSON.parse(String(error?.body)) as { message: string }).message;
+  const templates = (storage: string) => JSON.stringify([templateEntry(ROOT, storage)]);
+
+  it('a smaller volumeClaimTemplates size is refused; a larger one is judged against the live PVC', async () => {
+    const refused = await cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { annotations: { 'harvesterhci.io/volumeClaimTemplates': templates('5Gi') } } })
+      .then(() => undefined, (error: { code?: number; body?: unknown }) => error);
+    assert.equal(refused?.code, 422);
+    assert.match(messageOf(refused), /PVC_EXPAND: requests storage can't be less than previous value\./);
+    await cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { annotations: { 'harvesterhci.io/volumeClaimTemplates': templates('40Gi') } } });
+  });
+
+  it('the Setting must stay a JSON object of booleans and keep Longhorn enabled', async () => {
+    for (const [value, pattern] of [
+      ['{"nfs.csi.k8s.io":"yes"}', /SETTING_INVALID_VALUE/],
+      ['{"nfs.csi.k8s.io":true', /SETTING_INVALID_JSON/],
+      ['{"driver.longhorn.io":false}', /sets "driver\.longhorn\.io" to false/],
+    ] as const) {
+      const refused = await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value })
+        .then(() => undefined, (error: { code?: number; body?: unknown }) => error);
+      assert.equal(refused?.code, 422, value);
+      assert.match(messageOf(refused), pattern);
+    }
+    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '{"nfs.csi.k8s.io":true}' });
+  });
+});
