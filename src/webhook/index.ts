@@ -46,3 +46,4 @@ export { CheckError, type CheckErrorCode } from './check-error.js';
 export { checkResize, type CheckResult } from './check-resize.js';
 export { loadCheckCaches } from './load-check-caches.js';
 export { startAdmissionCaches, type StartedAdmissionCaches, type StartAdmissionCachesOptions } from './start-admission-caches.js';
+export { admissionWiring } from './admission-wiring.js';

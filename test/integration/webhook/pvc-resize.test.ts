@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createLogger } from '../../../src/log/index.js';
 import {
-  createAdmissionValidators, serveWebhook, startAdmissionCaches, type PersistentVolumeClaim, type StartedAdmissionCaches,
+  admissionWiring, serveWebhook, type PersistentVolumeClaim, type StartedAdmissionCaches,
 } from '../../../src/webhook/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { AdmissionCluster, KINDS } from '../../support/admission-cluster.js';
@@ -89,6 +89,7 @@ for (const claim of claims) {
 }
 
 let caches: StartedAdmissionCaches | undefined;
+const wiring = admissionWiring();
 const serving = await serveWebhook({
   kubeConfig: cp.kubeConfig,
   logger: createLogger({ level: 'silent' }),
@@ -97,11 +98,11 @@ const serving = await serveWebhook({
   dev: true,
   configurationName: 'voe-admission-test',
   cacheSyncTimeoutMs: 30_000,
-  startCaches: (kubeConfig) => {
-    caches = startAdmissionCaches({ kubeConfig });
-    return Promise.resolve(caches);
+  startCaches: async (kubeConfig, logger) => {
+    caches = await wiring.startCaches(kubeConfig, logger);
+    return caches;
   },
-  createValidators: (started) => createAdmissionValidators({ caches: started.admission, csiDrivers: started.csiDrivers }),
+  createValidators: wiring.createValidators,
 });
 after(() => serving.stop());
 
