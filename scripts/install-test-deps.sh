@@ -6,7 +6,7 @@ set -euo pipefail
 
 declare -A pkg_for=(
   [blkid]=util-linux [losetup]=mount [blockdev]=util-linux [sfdisk]=fdisk
-  [mkfs.ext4]=e2fsprogs [resize2fs]=e2fsprogs [dumpe2fs]=e2fsprogs
+  [mkfs.ext4]=e2fsprogs [resize2fs]=e2fsprogs [dumpe2fs]=e2fsprogs [e2fsck]=e2fsprogs [tune2fs]=e2fsprogs
   [mkfs.xfs]=xfsprogs [xfs_growfs]=xfsprogs [xfs_io]=xfsprogs
   [mkfs.btrfs]=btrfs-progs [btrfs]=btrfs-progs
   [mkfs.vfat]=dosfstools

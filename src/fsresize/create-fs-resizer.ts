@@ -16,7 +16,7 @@ import { parseXfsStatfs } from './parse-xfs-statfs.js';
 import { XFS_SUPERBLOCK_LENGTH, parseXfsSuperblock } from './parse-xfs-superblock.js';
 import { planGrow } from './plan-grow.js';
 import { createSystemBlockDevices } from './system-block-devices.js';
-import { toolFailure } from './tool-failure.js';
+import { fsckFailure, toolFailure } from './tool-failure.js';
 
 export interface FsResizerOptions {
   /** Runs every external tool (production: createExecFileRunner()). */
@@ -176,7 +176,15 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     if (plan.kind === 'noop') return { ...base, action: 'noop', reason: plan.reason, afterBytes: inspection.filesystemBytes, command: null };
     const command = [plan.tool, ...plan.args];
     if (dryRun) {
-      return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${command.join(' ')}`, afterBytes: inspection.filesystemBytes, command };
+      const steps = [...(plan.precheck ? [[plan.precheck.tool, ...plan.precheck.args].join(' ')] : []), command.join(' ')];
+      return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${steps.join(' && ')}`, afterBytes: inspection.filesystemBytes, command };
+    }
+    if (plan.precheck) {
+      const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs });
+      // e2fsck: 0 = clean, 1 = errors corrected; anything else needs a person.
+      if (check.exitCode !== 0 && check.exitCode !== 1) {
+        throw fsckFailure(plan.precheck.tool, plan.precheck.args, check, `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
+      }
     }
     const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs });
     if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`);

@@ -10,7 +10,7 @@ export { parseMountinfo, type MountEntry } from './parse-mountinfo.js';
 export type { BlockDevices, BlockDeviceId } from './block-devices.js';
 export { createSystemBlockDevices, type SystemBlockDevicesOptions } from './system-block-devices.js';
 export { createDeviceLock, type DeviceLock, type DeviceLockOptions, type ReleaseLock } from './device-lock.js';
-export { toolFailure } from './tool-failure.js';
+export { fsckFailure, toolFailure } from './tool-failure.js';
 export { formatBytes } from './format-bytes.js';
 export { parseBlkidExport, type BlkidSignature } from './parse-blkid-export.js';
 export { parseExtSuperblock, type ExtSuperblock } from './parse-ext-superblock.js';

@@ -7,7 +7,7 @@ import { needsResize } from './needs-resize.js';
 export type GrowPlan =
   | { kind: 'noop'; reason: string }
   | { kind: 'refuse'; error: FsResizeError }
-  | { kind: 'grow'; tool: string; args: string[]; reason: string };
+  | { kind: 'grow'; tool: string; args: string[]; reason: string; precheck?: { tool: string; args: string[] } };
 
 /**
  * The pure decision of the core. Order: content we do not understand is refused
@@ -15,7 +15,9 @@ export type GrowPlan =
  * empty device is left alone, read-only device or mount is left alone, a filesystem that
  * already fills its device is left alone, xfs and btrfs need a mount point, and only then
  * the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
- * resize max <mountpoint>).
+ * resize max <mountpoint>). An unmounted ext filesystem is checked first with
+ * `e2fsck -f -p <device>`: offline resize2fs refuses a filesystem mounted since its last
+ * check, and preen mode makes only the fixes that are safe without a person.
  */
 export function planGrow(inspection: Inspection): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
@@ -52,7 +54,13 @@ export function planGrow(inspection: Inspection): GrowPlan {
     case 'ext2':
     case 'ext3':
     case 'ext4':
-      return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} ${mountPoint ? `online (mounted at ${mountPoint})` : 'offline'}` };
+      if (mountPoint !== null) {
+        return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} online (mounted at ${mountPoint})` };
+      }
+      return {
+        kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `check and grow ${growth} offline`,
+        precheck: { tool: 'e2fsck', args: ['-f', '-p', inspection.devicePath] },
+      };
     case 'xfs':
       if (mountPoint === null) {
         return refuse('FSRESIZE_NOT_MOUNTED', `xfs on ${device} is not mounted; xfs only grows while mounted — mount it and retry (or pass --mount)`);

@@ -8,8 +8,12 @@ const PERMISSION_PATTERN = /permission denied|operation not permitted|\beperm\b/
  * says it lacked a permission (e.g. ext4 online resize without CAP_SYS_RESOURCE), otherwise
  * FSRESIZE_TOOL_FAILED. Both carry the tool's stderr.
  */
+function lastLines(result: CommandResult): string {
+  return (result.stderr.trim() || result.stdout.trim()).split('\n').filter((l) => l.trim() !== '').slice(-3).join(' / ');
+}
+
 export function toolFailure(tool: string, args: readonly string[], result: CommandResult, doing: string): FsResizeError {
-  const said = (result.stderr.trim() || result.stdout.trim()).split('\n').filter((l) => l.trim() !== '').slice(-3).join(' / ');
+  const said = lastLines(result);
   const report = { tool, args: [...args], exitCode: result.exitCode, signal: null, stderr: result.stderr };
   const command = `${tool} ${args.join(' ')}`;
   if (PERMISSION_PATTERN.test(result.stderr)) {
@@ -20,4 +24,16 @@ export function toolFailure(tool: string, args: readonly string[], result: Comma
   return new FsResizeError('FSRESIZE_TOOL_FAILED',
     `${doing} failed: ${command} exited with ${result.exitCode}${said ? ` (${said})` : ''}; fix what the tool reports and retry`,
     { tool: report });
+}
+
+/**
+ * The typed error for a filesystem check (e2fsck -f -p) that found problems preen mode does not
+ * fix by itself: FSRESIZE_FSCK_FAILED with the checker's output. Nothing was grown.
+ */
+export function fsckFailure(tool: string, args: readonly string[], result: CommandResult, doing: string): FsResizeError {
+  if (result.exitCode === null || result.exitCode >= 8) return toolFailure(tool, args, result, doing);
+  const device = args[args.length - 1] ?? '';
+  return new FsResizeError('FSRESIZE_FSCK_FAILED',
+    `${doing} failed: ${tool} ${args.join(' ')} exited with ${result.exitCode} (${lastLines(result) || 'no output'}); the filesystem has problems that need a person — run '${tool} -f ${device}' by hand, then grow again. Nothing was grown`,
+    { tool: { tool, args: [...args], exitCode: result.exitCode, signal: null, stderr: result.stderr || result.stdout } });
 }

@@ -12,7 +12,6 @@ export {
 } from './build-validating-webhook-configuration.js';
 export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
 export { serveWebhook, DEV_CONFIGURATION_NAME, type ServeWebhookOptions, type ServingWebhook, type StartedCaches } from './serve-webhook.js';
-export { createPlaceholderValidators, startPlaceholderCaches } from './placeholder-validators.js';
 export { WebhookError } from './webhook-error.js';
 export {
   type AdmissionOptions, type LonghornV2Expansion, DEFAULT_ADMISSION_OPTIONS, LONGHORN_V2_EXPANSION_POLICIES, resolveAdmissionOptions,

@@ -4,10 +4,13 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook-client.js';
+import { useControlPlane } from '../support/use-control-plane.js';
+
+const cp = await useControlPlane();
 
 const MAIN = 'dist/src/cli/main.js';
 
-/** A kubeconfig that loads but points nowhere: the placeholder caches never call the API. */
+/** A kubeconfig that loads but points nowhere: option errors must come before any API call. */
 async function unusedKubeconfig(dir: string): Promise<string> {
   const path = join(dir, 'kubeconfig');
   await writeFile(path, [
@@ -38,9 +41,9 @@ test('voe serve without --dev needs the certificate files', async (t) => {
   assert.match(bad.stderr, /must be an integer from 0 to 65535/);
 });
 
-test('voe serve with certificate files answers reviews, probes and metrics, and stops on SIGTERM', async (t) => {
+test('voe serve with certificate files watches the cluster, answers reviews, probes and metrics, and stops on SIGTERM', async (t) => {
   const files = await writeServingFiles();
-  const child = spawn(process.execPath, [MAIN, 'serve', '--kubeconfig', await unusedKubeconfig(files.dir), '--tls-cert-file', files.certFile,
+  const child = spawn(process.execPath, [MAIN, 'serve', '--kubeconfig', cp.kubeconfigPath, '--tls-cert-file', files.certFile,
     '--tls-key-file', files.keyFile, '--port', '0', '--bind-address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(async () => { if (child.exitCode === null) child.kill('SIGKILL'); await files.cleanup(); });
   let stderr = '';
@@ -61,7 +64,7 @@ test('voe serve with certificate files answers reviews, probes and metrics, and 
     assert.equal((await httpsRequest(port, ca, { path, body: JSON.stringify(pvcReview('x')) })).status, 200);
   }
   assert.equal((await httpsRequest(port, ca, { path: '/readyz', method: 'GET' })).status, 200);
-  assert.match((await httpsRequest(port, ca, { path: '/metrics', method: 'GET' })).body, /voe_webhook_requests_total\{webhook="pvc-resize",decision="placeholder-allow",allowed="true"\} 1/);
+  assert.match((await httpsRequest(port, ca, { path: '/metrics', method: 'GET' })).body, /voe_webhook_requests_total\{webhook="pvc-resize",decision="allowed-offline",allowed="true"\} 1/);
   const exitCode = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
   assert.equal(exitCode, 0, stderr);
   assert.match(stdout, /"msg":"webhook server listening"/);

@@ -1,54 +1,36 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { parseQuantityValue } from '../../kube/index.js';
-import {
-  CheckError, checkResize, LONGHORN_V2_EXPANSION_POLICIES, loadCheckCaches, resolveAdmissionOptions,
-  type LonghornV2Expansion,
-} from '../../webhook/index.js';
+import { CheckError, checkResize, loadCheckCaches } from '../../webhook/index.js';
+import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { formatCheckResult } from '../format-check-result.js';
 
-interface CheckOptions {
+interface CheckOptions extends AdmissionFlags {
   size: string;
   kubeconfig?: string;
   json?: boolean;
-  kubevirt: string;
-  setting: string;
-  longhornNamespace: string;
-  longhornV2Expansion: LonghornV2Expansion;
 }
 
 /** `voe check NAMESPACE/PVC --size QUANTITY`: explains what the admission webhook would decide. */
 export function register(program: Command): void {
-  const defaults = resolveAdmissionOptions();
-  program
+  const command = program
     .command('check')
     .description('Explain whether growing a PVC to SIZE would be admitted, with every reason found; changes nothing. ' +
       'Exit 0 when allowed, 1 when refused, 2 on usage or internal errors.')
     .argument('<namespace/pvc>', 'the PVC to check, e.g. default/vm1-disk-0')
     .requiredOption('--size <quantity>', 'the requested size, e.g. 20Gi')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
-    .option('--json', 'print the decision as JSON')
-    .option('--kubevirt <namespace/name>', 'the KubeVirt CR', `${defaults.kubeVirtNamespace}/${defaults.kubeVirtName}`)
-    .option('--setting <name>', 'the Harvester Setting listing validated CSI drivers', defaults.settingName)
-    .option('--longhorn-namespace <namespace>', 'namespace of the Longhorn CRs', defaults.longhornNamespace)
-    .addOption(new Option('--longhorn-v2-expansion <policy>', 'Longhorn v2 data engine policy')
-      .choices(LONGHORN_V2_EXPANSION_POLICIES).default(defaults.longhornV2Expansion))
+    .option('--json', 'print the decision as JSON');
+  addAdmissionFlags(command)
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
     .action(async (target: string, options: CheckOptions) => {
       const [namespace, name, extra] = target.split('/');
       if (!namespace || !name || extra !== undefined) {
         throw new CheckError('CHECK_USAGE', `"${target}" is not NAMESPACE/PVC; write it like default/vm1-disk-0.`);
       }
-      const [kubeVirtNamespace, kubeVirtName, rest] = options.kubevirt.split('/');
-      if (!kubeVirtNamespace || !kubeVirtName || rest !== undefined) {
-        throw new CheckError('CHECK_USAGE', `--kubevirt "${options.kubevirt}" is not NAMESPACE/NAME, e.g. harvester-system/kubevirt.`);
-      }
+      const admission = admissionOptionsFromFlags(options, (message) => new CheckError('CHECK_USAGE', message));
       const size = options.size.trim();
       parseQuantityValue(size); // KUBE_QUANTITY_INVALID before any API call
-      const admission = resolveAdmissionOptions({
-        kubeVirtNamespace, kubeVirtName, settingName: options.setting,
-        longhornNamespace: options.longhornNamespace, longhornV2Expansion: options.longhornV2Expansion,
-      });
       const kubeConfig = new KubeConfig();
       try {
         if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);

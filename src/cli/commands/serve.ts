@@ -1,11 +1,11 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../../log/index.js';
-import {
-  createPlaceholderValidators, DEV_CONFIGURATION_NAME, serveWebhook, startPlaceholderCaches,
-} from '../../webhook/index.js';
+import { admissionWiring, DEV_CONFIGURATION_NAME, serveWebhook, WebhookError } from '../../webhook/index.js';
+import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 
-interface ServeFlags {
+interface ServeFlags extends AdmissionFlags {
+  longhorn: 'auto' | 'on' | 'off';
   kubeconfig?: string;
   dev?: boolean;
   certDir?: string;
@@ -24,7 +24,7 @@ function parsePort(value: string): number {
 }
 
 export function register(program: Command): void {
-  program.command('serve')
+  const command = program.command('serve')
     .description('Serve the admission webhooks (PVC resize, VM volumeClaimTemplates, Setting) over HTTPS, with /livez, /readyz and /metrics')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster to watch (default: $KUBECONFIG, ~/.kube/config, then in-cluster)')
     .option('--dev', 'run locally against any cluster: generate a CA and serving certificate, listen on 127.0.0.1, register a ValidatingWebhookConfiguration with url and caBundle, remove it on SIGINT/SIGTERM')
@@ -35,10 +35,14 @@ export function register(program: Command): void {
     .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
     .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
+    .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = when the cluster serves longhorn.io/v1beta2').choices(['auto', 'on', 'off']).default('auto'));
+  addAdmissionFlags(command)
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
+      const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
       const kubeConfig = new KubeConfig();
       if (flags.kubeconfig) kubeConfig.loadFromFile(flags.kubeconfig); else kubeConfig.loadFromDefault();
+      const wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
       const serving = await serveWebhook({
         kubeConfig,
         logger,
@@ -49,9 +53,8 @@ export function register(program: Command): void {
         ...(flags.tlsCertFile ? { tlsCertFile: flags.tlsCertFile } : {}),
         ...(flags.tlsKeyFile ? { tlsKeyFile: flags.tlsKeyFile } : {}),
         configurationName: flags.webhookConfigurationName,
-        // Wiring point: replace with the src/kube informers and the admission validators' createValidators.
-        startCaches: startPlaceholderCaches,
-        createValidators: createPlaceholderValidators,
+        startCaches: wiring.startCaches,
+        createValidators: wiring.createValidators,
       });
       process.stderr.write(`voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM removes it)` : ''}\n`);
       await new Promise<void>((resolve) => {

@@ -35,6 +35,29 @@ test('ext4 offline: resize2fs grows the unmounted filesystem to the device and e
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
+test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so resize2fs does not refuse', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt);
+  await loop.unmount(mnt);
+  // Last check long before the last mount: a bare offline resize2fs now says
+  // "Please run 'e2fsck -f <device>' first" (what made this case fail at random before).
+  await sh('tune2fs', ['-T', '20000101', loop.device]);
+  await loop.growBacking(256 * MiB);
+  await assert.rejects(sh('resize2fs', [loop.device, '64M']), /Please run 'e2fsck -f/, 'a bare resize2fs refuses (same size: harmless if it did not)');
+
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'grown');
+  assert.equal(result.afterBytes, 256 * MiB);
+  assert.deepEqual(calls.filter((c) => c[0] === 'e2fsck'), [['e2fsck', '-f', '-p', loop.device]]);
+  assert.ok(calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'), 'checked before growing');
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
 test('xfs online: xfs_growfs -d grows the mounted filesystem and every file survives', async (t) => {
   const { scratch, resizer, calls } = await setup(t);
   const loop = await scratch.attach(320 * MiB);

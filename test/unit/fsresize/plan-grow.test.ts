@@ -32,6 +32,22 @@ test('planGrow picks the tool per filesystem', () => {
   assert.deepEqual(pick(plan), ['resize2fs', '/dev/sdc'], 'the resolved device path is passed to the tool');
 });
 
+test('planGrow checks an unmounted ext filesystem (e2fsck -f -p) before growing it, never a mounted one', () => {
+  for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
+    const offline = planGrow(inspection({ filesystem, devicePath: '/dev/sdc' }));
+    assert.ok(offline.kind === 'grow');
+    assert.deepEqual(offline.precheck, { tool: 'e2fsck', args: ['-f', '-p', '/dev/sdc'] });
+    const online = planGrow(inspection({ filesystem, mountPoint: '/m' }));
+    assert.ok(online.kind === 'grow');
+    assert.equal(online.precheck, undefined);
+  }
+  for (const filesystem of ['xfs', 'btrfs'] as const) {
+    const plan = planGrow(inspection({ filesystem, mountPoint: '/m', btrfs: { devid: 1, devices: 1 } }));
+    assert.ok(plan.kind === 'grow');
+    assert.equal(plan.precheck, undefined);
+  }
+});
+
 test('planGrow refuses what it does not understand', () => {
   assert.equal(code(planGrow(inspection({ filesystem: null, partitionTable: 'gpt' }))), 'FSRESIZE_PARTITIONED');
   assert.equal(code(planGrow(inspection({ filesystem: 'ext4', partitionTable: 'dos' }))), 'FSRESIZE_PARTITIONED');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toolFailure } from '../../../src/fsresize/index.js';
+import { fsckFailure, toolFailure } from '../../../src/fsresize/index.js';
 
 test('a permission refusal becomes FSRESIZE_PERMISSION_DENIED carrying stderr', () => {
   const error = toolFailure('resize2fs', ['/dev/sdb'], { exitCode: 1, stdout: '', stderr: 'resize2fs 1.47.0 (5-Feb-2023)\nresize2fs: Permission denied to resize filesystem\n' }, 'growing ext4 on /dev/sdb');
@@ -15,4 +15,17 @@ test('any other non-zero exit becomes FSRESIZE_TOOL_FAILED with the exit code an
   assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
   assert.match(error.message, /exited with 1 \(xfs_growfs: \/m is not a mounted XFS filesystem\)/);
   assert.equal(error.tool?.stderr, 'xfs_growfs: /m is not a mounted XFS filesystem\n');
+});
+
+test('a filesystem check that needs a person becomes FSRESIZE_FSCK_FAILED with the checker output', () => {
+  const error = fsckFailure('e2fsck', ['-f', '-p', '/dev/sdb'], { exitCode: 4, stdout: '/dev/sdb: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n', stderr: '' }, 'checking ext4 on /dev/sdb before growing it offline');
+  assert.equal(error.code, 'FSRESIZE_FSCK_FAILED');
+  assert.match(error.message, /e2fsck -f -p \/dev\/sdb exited with 4 \(\/dev\/sdb: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY\.\)/);
+  assert.match(error.message, /run 'e2fsck -f \/dev\/sdb' by hand, then grow again\. Nothing was grown/);
+  assert.equal(error.tool?.exitCode, 4);
+});
+
+test('a filesystem checker that could not run at all (exit >= 8) is a plain tool failure', () => {
+  const error = fsckFailure('e2fsck', ['-f', '-p', '/dev/sdb'], { exitCode: 8, stdout: '', stderr: 'e2fsck: Device or resource busy while trying to open /dev/sdb\n' }, 'checking ext4 on /dev/sdb before growing it offline');
+  assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
 });
