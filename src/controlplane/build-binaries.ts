@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { access, mkdir, rename, rm, writeFile, readFile, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
-import { withFileLock } from './file-lock.js';
+import { acquireLockFile } from '../lock/index.js';
 import { goModuleDir } from './go-module-dir.js';
 import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
 
@@ -105,10 +105,19 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
 
   const hit = await cached();
   if (hit) return hit;
-  return withFileLock(join(dir, '.build-lock'), async () => {
+  // One build at a time across processes (parallel test files); a lock whose owner died
+  // (e.g. a killed `voe cluster start`) is taken over at once.
+  const release = await acquireLockFile(join(dir, '.build.lock'), {
+    deadline: Date.now() + 60 * 60_000,
+    pollMs: 500,
+    busy: (pid) => new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `process ${pid} has been building the control plane binaries in ${dir} for an hour; stop it or remove ${join(dir, '.build.lock')}`),
+    cannotCreate: (code, cause) => new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `cannot create the build lock in ${dir} (${code}); check that the cache directory is writable or set VOE_CACHE_DIR`, { cause }),
+    onWait: (pid) => options.onProgress?.(`voe: process ${pid} is building the control plane binaries; waiting for it`),
+  });
+  try {
     const again = await cached();
     if (again) return again;
-    options.onProgress?.(`voe: building kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} from Go modules into ${dir} (first time only; about 10 minutes on 2 cores)`);
+    options.onProgress?.(`voe: building kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} from Go modules into ${dir} (first time only; about 5 minutes on 2 cores)`);
     if (!(await isExecutable(kubeApiServer))) {
       await buildOne('k8s.io/kubernetes/cmd/kube-apiserver', kubeApiServer, options, `kube-apiserver ${KUBERNETES_VERSION}`, versionLdflags());
     }
@@ -123,5 +132,7 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
       await writeFile(fallbackMarker, `${(error as Error).message}\n`);
       return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
     }
-  }, { onWait: () => options.onProgress?.('voe: another process is building the control plane binaries; waiting for it') });
+  } finally {
+    await release();
+  }
 }

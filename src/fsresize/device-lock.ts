@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { acquireLockFile } from '../lock/index.js';
 import { FsResizeError } from './fsresize-error.js';
 
 /** Releases a held lock. */
@@ -25,15 +23,6 @@ export interface DeviceLockOptions {
   timeoutMs?: number;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The production DeviceLock: callers in this process queue behind each other (first come,
  * first served); across processes a lock file `<directory>/<key>.lock` holding "<pid> <token>"
@@ -45,47 +34,17 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   const pollMs = options.pollMs ?? 50;
   const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
 
-  async function acquireFile(key: string, deadline: number): Promise<ReleaseLock> {
+  function acquireFile(key: string, deadline: number): Promise<ReleaseLock> {
     const directory = options.directory as string;
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
-    const token = randomUUID();
-    const content = `${process.pid} ${token}\n`;
-    const temporary = `${lockPath}.${token}`;
-    try {
-      await mkdir(directory, { recursive: true });
-      await writeFile(temporary, content, { flag: 'wx' });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new FsResizeError(code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
-        `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause: error });
-    }
-    try {
-      for (;;) {
-        try {
-          await link(temporary, lockPath);
-          return async () => {
-            const current = await readFile(lockPath, 'utf8').catch(() => '');
-            if (current === content) await unlink(lockPath).catch(() => undefined);
-          };
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        }
-        const holder = await readFile(lockPath, 'utf8').catch(() => '');
-        const pid = Number(holder.split(' ')[0]);
-        if (holder !== '' && Number.isInteger(pid) && pid > 0 && !processAlive(pid)) {
-          // Stale: the holder died. Remove it only if it is still the same stale file.
-          if ((await readFile(lockPath, 'utf8').catch(() => '')) === holder) await unlink(lockPath).catch(() => undefined);
-          continue;
-        }
-        if (Date.now() >= deadline) {
-          throw new FsResizeError('FSRESIZE_BUSY',
-            `another process (pid ${holder.split(' ')[0] || 'unknown'}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process is gone`);
-        }
-        await sleep(pollMs);
-      }
-    } finally {
-      await unlink(temporary).catch(() => undefined);
-    }
+    return acquireLockFile(lockPath, {
+      deadline,
+      pollMs,
+      cannotCreate: (code, cause) => new FsResizeError(code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
+        `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause }),
+      busy: (holderPid) => new FsResizeError('FSRESIZE_BUSY',
+        `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process is gone`),
+    });
   }
 
   return {

@@ -1,0 +1,1 @@
+export { acquireLockFile, type AcquireLockFileOptions, type ReleaseLockFile } from './acquire-lock-file.js';
