@@ -1,6 +1,6 @@
 /**
  * A server process for bench/webhook.bench.ts (so the load generator does not share its event loop):
- * `voe` = createWebhookServer with warm caches of N PVCs and VMs; `bare` = node:https answering a
+ * `voe` = createWebhookServer with the real admission validators over warm caches of N PVCs and VMs; `bare` = node:https answering a
  * constant AdmissionReview; `bare-parse` = the same plus JSON.parse of the body. Prints nothing; reports its port over IPC.
  */
 import { createServer } from 'node:https';
@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createLogger } from '../../src/log/index.js';
-import { createWebhookServer } from '../../src/webhook/index.js';
+import { createAdmissionValidators, createWebhookServer, MemoryCache } from '../../src/webhook/index.js';
 import { buildFixture } from './cluster-fixtures.js';
-import { createCacheLookupValidator } from './cache-lookup-validator.js';
+import { fixtureCaches } from './fixture-caches.js';
 
 const [mode, certFile, keyFile, countText] = process.argv.slice(2) as [string, string, string, string];
 
@@ -37,7 +37,8 @@ if (mode === 'bare' || mode === 'bare-parse') {
   const fixture = buildFixture(Number(countText));
   // Production log level (info: every refusal is logged), written to /dev/null asynchronously.
   const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
-  const server = createWebhookServer({ validators: [createCacheLookupValidator(fixture)], tls: { certFile, keyFile }, ready: () => true, logger });
+  const validators = createAdmissionValidators({ caches: fixtureCaches(fixture), csiDrivers: new MemoryCache([]) });
+  const server = createWebhookServer({ validators, tls: { certFile, keyFile }, ready: () => true, logger });
   const address = await server.listen(0, '127.0.0.1');
   process.send?.({ port: address.port });
 }
