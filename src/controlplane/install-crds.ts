@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { isAlreadyExists } from '../kube/index.js';
 import { ControlPlaneError } from './control-plane-error.js';
 import { waitUntil } from './wait-until.js';
 
@@ -23,10 +24,6 @@ export async function readCrds(dir = crdManifestDir()): Promise<V1CustomResource
   return crds;
 }
 
-function statusCode(error: unknown): number | undefined {
-  return (error as { code?: number }).code;
-}
-
 /** Creates (or replaces) each CRD and waits until all are Established. */
 export async function installCrds(kc: KubeConfig, crds?: V1CustomResourceDefinition[], timeoutMs = 30_000): Promise<string[]> {
   const api = kc.makeApiClient(ApiextensionsV1Api);
@@ -36,7 +33,7 @@ export async function installCrds(kc: KubeConfig, crds?: V1CustomResourceDefinit
     try {
       await api.createCustomResourceDefinition({ body: crd });
     } catch (error) {
-      if (statusCode(error) !== 409) throw error;
+      if (!isAlreadyExists(error)) throw error;
       const existing = await api.readCustomResourceDefinition({ name });
       await api.replaceCustomResourceDefinition({ name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
     }

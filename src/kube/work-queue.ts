@@ -38,6 +38,11 @@ export class WorkQueue<K = string> {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
     this.#dirty.add(key);
     if (this.#processing.has(key)) return;
+    this.#dispatch(key);
+  }
+
+  /** Hands a dirty key to a waiting worker, or queues it. */
+  #dispatch(key: K): void {
     const getter = this.#getters.shift();
     if (getter) {
       this.#dirty.delete(key);
@@ -97,16 +102,7 @@ export class WorkQueue<K = string> {
   /** Marks `key` processed; if it was re-added meanwhile it is queued again now. */
   done(key: K): void {
     if (!this.#processing.delete(key)) return;
-    if (this.#dirty.has(key)) {
-      const getter = this.#getters.shift();
-      if (getter) {
-        this.#dirty.delete(key);
-        this.#processing.add(key);
-        getter(key);
-      } else {
-        this.#queue.push(key);
-      }
-    }
+    if (this.#dirty.has(key)) this.#dispatch(key);
     this.#checkDrained();
   }
 
