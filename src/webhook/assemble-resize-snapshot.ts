@@ -5,16 +5,27 @@ import type { PersistentVolumeClaim } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import type { ExpandSettingState, ResizeSnapshot } from './resize-snapshot.js';
 
+/**
+ * Parsed once per Setting object: caches hand out the same object until it changes (an informer
+ * replaces it on every update), so the JSON is not parsed again on every admission request.
+ */
+const parsedSettings = new WeakMap<object, ExpandSettingState>();
+
 /** Reads the csi-online-expand-validation Setting from the source and parses it. */
 export function readExpandSetting(source: Pick<ResizeSnapshotSource, 'getSetting'>, settingName: string): ExpandSettingState {
   const setting = source.getSetting(settingName);
   if (!setting) return { state: 'missing' };
+  const known = parsedSettings.get(setting);
+  if (known) return known;
+  let state: ExpandSettingState;
   try {
-    return { state: 'parsed', validation: parseExpandValidation(setting) };
+    state = { state: 'parsed', validation: parseExpandValidation(setting) };
   } catch (error) {
-    if (error instanceof SettingInvalidError) return { state: 'invalid', error };
-    throw error;
+    if (!(error instanceof SettingInvalidError)) throw error;
+    state = { state: 'invalid', error };
   }
+  parsedSettings.set(setting, state);
+  return state;
 }
 
 /**

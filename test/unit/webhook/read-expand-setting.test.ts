@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readExpandSetting } from '../../../src/webhook/assemble-resize-snapshot.js';
+import type { HarvesterSetting } from '../../../src/settings/index.js';
+
+const setting = (value: string): HarvesterSetting => ({
+  apiVersion: 'harvesterhci.io/v1beta1', kind: 'Setting', metadata: { name: 'csi-online-expand-validation', resourceVersion: value.length.toString() },
+  default: '{"driver.longhorn.io":true}', value,
+});
+
+test('the Setting is parsed once per object and again when the cache holds a new object', () => {
+  let current = setting('');
+  const source = { getSetting: () => current };
+  const first = readExpandSetting(source, 'csi-online-expand-validation');
+  assert.equal(first.state, 'parsed');
+  assert.equal(readExpandSetting(source, 'csi-online-expand-validation'), first, 'same object: same parsed state');
+  assert.equal(first.state === 'parsed' && first.validation.allows('nfs.csi.k8s.io'), false);
+
+  current = setting('{"nfs.csi.k8s.io":true}');
+  const second = readExpandSetting(source, 'csi-online-expand-validation');
+  assert.equal(second.state === 'parsed' && second.validation.allows('nfs.csi.k8s.io'), true);
+
+  current = setting('{not json');
+  assert.equal(readExpandSetting(source, 'csi-online-expand-validation').state, 'invalid');
+});
