@@ -88,7 +88,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     return matches;
   }
 
-  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs'] }> {
+  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean }> {
     const unexpected = (what: string, output: string): FsResizeError => new FsResizeError('FSRESIZE_UNEXPECTED_OUTPUT',
       `could not read the size of ${filesystem} on ${id.path} from ${what}; nothing was changed${output ? ` (output: ${output.trim().slice(0, 300)})` : ''}`);
     switch (filesystem) {
@@ -98,7 +98,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         // The fields `dumpe2fs -h` prints as Block count x Block size, read without a process.
         const superblock = parseExtSuperblock(await devices.read(id, EXT_SUPERBLOCK_OFFSET, EXT_SUPERBLOCK_LENGTH));
         if (superblock === null) throw unexpected('its superblock (no ext magic)', '');
-        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null };
+        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null, extCheckNeeded: superblock.checkNeeded };
       }
       case 'xfs': {
         if (mountPoint === null) {
@@ -161,6 +161,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       mountReadOnly: chosen?.readOnly ?? false,
       mountPoints: found.map((m) => m.mountPoint),
       btrfs: size?.btrfs ?? null,
+      ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),
     };
   }
 

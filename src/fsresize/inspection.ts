@@ -30,6 +30,8 @@ export interface Inspection {
   mountPoints: string[];
   /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
   btrfs: { devid: number; devices: number } | null;
+  /** ext only: whether an offline resize2fs would first demand `e2fsck -f` (see parseExtSuperblock). */
+  extCheckNeeded?: boolean;
 }
 
 export interface GrowOptions {

@@ -3,6 +3,12 @@ export interface ExtSuperblock {
   blockSize: number;
   blockCount: number;
   bytes: number;
+  /**
+   * Whether an offline resize2fs would refuse with "Please run 'e2fsck -f <device>' first":
+   * the filesystem was not cleanly unmounted, has errors recorded, was mounted after its last
+   * check, or counts more free blocks than blocks (resize2fs's own rule, e2fsprogs resize/main.c).
+   */
+  checkNeeded: boolean;
 }
 
 /** The superblock starts 1024 bytes into the device and is 1024 bytes long. */
@@ -11,13 +17,18 @@ export const EXT_SUPERBLOCK_LENGTH = 1024;
 
 const EXT_MAGIC = 0xef53;
 const INCOMPAT_64BIT = 0x80;
+/** s_state bits: cleanly unmounted, errors detected. */
+const STATE_VALID = 0x1;
+const STATE_ERROR = 0x2;
 
 /**
  * Reads the same two fields `dumpe2fs -h` prints as "Block count" and "Block size"
  * (Linux Documentation/filesystems/ext4/super.rst: s_blocks_count_lo at 0x4,
  * s_log_block_size at 0x18, s_magic at 0x38, s_feature_incompat at 0x60,
- * s_blocks_count_hi at 0x150 when INCOMPAT_64BIT). Returns null when the bytes are not an
- * ext superblock.
+ * s_blocks_count_hi at 0x150 when INCOMPAT_64BIT), and what resize2fs looks at before an
+ * offline resize: s_free_blocks_count_lo at 0xC (hi at 0x158), s_mtime at 0x2C (hi byte at
+ * 0x275), s_state at 0x3A, s_lastcheck at 0x40 (hi byte at 0x277). Returns null when the bytes
+ * are not an ext superblock.
  */
 export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null {
   if (superblock.length < EXT_SUPERBLOCK_LENGTH) return null;
@@ -29,5 +40,11 @@ export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null
   const incompat = view.getUint32(0x60, true);
   const high = (incompat & INCOMPAT_64BIT) !== 0 ? view.getUint32(0x150, true) : 0;
   const blockCount = high * 2 ** 32 + view.getUint32(0x4, true);
-  return { blockSize, blockCount, bytes: blockCount * blockSize };
+  const is64 = (incompat & INCOMPAT_64BIT) !== 0;
+  const freeBlocks = (is64 ? view.getUint32(0x158, true) : 0) * 2 ** 32 + view.getUint32(0xc, true);
+  const mountTime = view.getUint8(0x275) * 2 ** 32 + view.getUint32(0x2c, true);
+  const lastCheck = view.getUint8(0x277) * 2 ** 32 + view.getUint32(0x40, true);
+  const state = view.getUint16(0x3a, true);
+  const checkNeeded = (state & STATE_VALID) === 0 || (state & STATE_ERROR) !== 0 || lastCheck < mountTime || freeBlocks > blockCount;
+  return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded };
 }

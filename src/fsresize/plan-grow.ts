@@ -15,9 +15,9 @@ export type GrowPlan =
  * empty device is left alone, read-only device or mount is left alone, a filesystem that
  * already fills its device is left alone, xfs and btrfs need a mount point, and only then
  * the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
- * resize max <mountpoint>). An unmounted ext filesystem is checked first with
- * `e2fsck -f -p <device>`: offline resize2fs refuses a filesystem mounted since its last
- * check, and preen mode makes only the fixes that are safe without a person.
+ * resize max <mountpoint>). An unmounted ext filesystem that resize2fs would refuse
+ * (mounted since its last check, not cleanly unmounted, errors recorded) is checked first with
+ * `e2fsck -f -p <device>`; preen mode makes only the fixes that are safe without a person.
  */
 export function planGrow(inspection: Inspection): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
@@ -56,6 +56,9 @@ export function planGrow(inspection: Inspection): GrowPlan {
     case 'ext4':
       if (mountPoint !== null) {
         return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} online (mounted at ${mountPoint})` };
+      }
+      if (inspection.extCheckNeeded !== true) {
+        return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} offline` };
       }
       return {
         kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `check and grow ${growth} offline`,

@@ -30,6 +30,9 @@ test('ext4 offline: resize2fs grows the unmounted filesystem to the device and e
   assert.equal(result.afterBytes, await dumpe2fsBytes(loop.device));
   assert.deepEqual(result.command, ['resize2fs', loop.device]);
   assert.equal(growCalls(calls), 1);
+  // Whether e2fsck ran depends on whether mkfs and the mount fell in the same second; the
+  // core asks exactly when resize2fs would (see the next test).
+  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, inspection.extCheckNeeded ? 1 : 0);
 
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
@@ -48,12 +51,16 @@ test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so re
   await sh('tune2fs', ['-T', '20000101', loop.device]);
   await loop.growBacking(256 * MiB);
   await assert.rejects(sh('resize2fs', [loop.device, '64M']), /Please run 'e2fsck -f/, 'a bare resize2fs refuses (same size: harmless if it did not)');
+  assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, true, 'the core sees what resize2fs sees');
+  const dryRun = await resizer.grow(loop.device, { dryRun: true });
+  assert.match(dryRun.reason, /with: e2fsck -f -p \S+ && resize2fs \S+$/);
 
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'grown');
   assert.equal(result.afterBytes, 256 * MiB);
   assert.deepEqual(calls.filter((c) => c[0] === 'e2fsck'), [['e2fsck', '-f', '-p', loop.device]]);
   assert.ok(calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'), 'checked before growing');
+  assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, false, 'the check was recorded');
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });

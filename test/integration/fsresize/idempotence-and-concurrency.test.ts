@@ -32,9 +32,10 @@ test('a dry run changes nothing and says what it would run', async (t) => {
   assert.equal(result.action, 'noop');
   assert.equal(result.dryRun, true);
   assert.deepEqual(result.command, ['resize2fs', loop.device]);
-  assert.match(result.reason, /^dry run: would check and grow ext4 on \S+ from 64\.0 MiB to 128\.0 MiB offline with: e2fsck -f -p \S+ && resize2fs \S+$/);
+  // Never mounted since mkfs: resize2fs would not demand a check, so none is planned.
+  assert.match(result.reason, /^dry run: would grow ext4 on \S+ from 64\.0 MiB to 128\.0 MiB offline with: resize2fs \S+$/);
   assert.equal(growCalls(calls), 0);
-  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0, 'a dry run does not even check');
+  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0);
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 

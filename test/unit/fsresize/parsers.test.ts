@@ -30,10 +30,17 @@ test('parseMountinfo reads fields, unescapes paths and derives read-only', () =>
   assert.equal(entries[3]?.readOnly, true, 'superblock ro');
 });
 
-function extSuperblock(blockCountLo: number, logBlockSize: number, options: { bit64?: boolean; high?: number; magic?: number } = {}): Uint8Array {
+interface ExtFields { bit64?: boolean; high?: number; magic?: number; state?: number; mountTime?: number; lastCheck?: number; lastCheckHi?: number; freeBlocks?: number }
+
+function extSuperblock(blockCountLo: number, logBlockSize: number, options: ExtFields = {}): Uint8Array {
   const bytes = new Uint8Array(1024);
   const view = new DataView(bytes.buffer);
   view.setUint32(0x4, blockCountLo, true);
+  view.setUint32(0xc, options.freeBlocks ?? 0, true);
+  view.setUint32(0x2c, options.mountTime ?? 0, true);
+  view.setUint16(0x3a, options.state ?? 0x1, true);
+  view.setUint32(0x40, options.lastCheck ?? 1_700_000_000, true);
+  view.setUint8(0x277, options.lastCheckHi ?? 0);
   view.setUint32(0x18, logBlockSize, true);
   view.setUint16(0x38, options.magic ?? 0xef53, true);
   view.setUint32(0x60, options.bit64 ? 0x80 : 0, true);
@@ -42,12 +49,23 @@ function extSuperblock(blockCountLo: number, logBlockSize: number, options: { bi
 }
 
 test('parseExtSuperblock: block count x block size, 64-bit high word only with INCOMPAT_64BIT', () => {
-  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024 });
-  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40 });
+  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024, checkNeeded: false });
+  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40, checkNeeded: false });
   assert.equal(parseExtSuperblock(extSuperblock(0, 2, { bit64: true, high: 1 }))?.bytes, 2 ** 32 * 4096);
   assert.equal(parseExtSuperblock(extSuperblock(10, 2, { high: 1 }))?.blockCount, 10, 'high word ignored without 64bit');
   assert.equal(parseExtSuperblock(extSuperblock(10, 2, { magic: 0x1234 })), null);
   assert.equal(parseExtSuperblock(new Uint8Array(10)), null);
+});
+
+test('parseExtSuperblock: checkNeeded follows resize2fs (not clean, errors, mounted after the last check, free > total)', () => {
+  const needs = (fields: ExtFields) => parseExtSuperblock(extSuperblock(1000, 2, fields))?.checkNeeded;
+  assert.equal(needs({}), false, 'clean, checked, never mounted');
+  assert.equal(needs({ mountTime: 1_700_000_000 }), false, 'mounted in the second of the last check');
+  assert.equal(needs({ mountTime: 1_700_000_001 }), true, 'mounted after the last check');
+  assert.equal(needs({ mountTime: 1_700_000_001, lastCheckHi: 1 }), false, 'the high byte of the last check (after 2038) counts');
+  assert.equal(needs({ state: 0 }), true, 'not cleanly unmounted');
+  assert.equal(needs({ state: 0x1 | 0x2 }), true, 'errors recorded');
+  assert.equal(needs({ freeBlocks: 1001 }), true, 'more free blocks than blocks');
 });
 
 test('parseXfsSuperblock reads sb_blocksize and sb_dblocks behind the XFSB magic', () => {

@@ -32,14 +32,18 @@ test('planGrow picks the tool per filesystem', () => {
   assert.deepEqual(pick(plan), ['resize2fs', '/dev/sdc'], 'the resolved device path is passed to the tool');
 });
 
-test('planGrow checks an unmounted ext filesystem (e2fsck -f -p) before growing it, never a mounted one', () => {
+test('planGrow checks an unmounted ext filesystem (e2fsck -f -p) only when resize2fs would demand it, never a mounted one', () => {
   for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
-    const offline = planGrow(inspection({ filesystem, devicePath: '/dev/sdc' }));
-    assert.ok(offline.kind === 'grow');
-    assert.deepEqual(offline.precheck, { tool: 'e2fsck', args: ['-f', '-p', '/dev/sdc'] });
-    const online = planGrow(inspection({ filesystem, mountPoint: '/m' }));
+    const needsCheck = planGrow(inspection({ filesystem, devicePath: '/dev/sdc', extCheckNeeded: true }));
+    assert.ok(needsCheck.kind === 'grow');
+    assert.deepEqual(needsCheck.precheck, { tool: 'e2fsck', args: ['-f', '-p', '/dev/sdc'] });
+    assert.match(needsCheck.reason, /^check and grow /);
+    const clean = planGrow(inspection({ filesystem, extCheckNeeded: false }));
+    assert.ok(clean.kind === 'grow');
+    assert.equal(clean.precheck, undefined);
+    const online = planGrow(inspection({ filesystem, mountPoint: '/m', extCheckNeeded: true }));
     assert.ok(online.kind === 'grow');
-    assert.equal(online.precheck, undefined);
+    assert.equal(online.precheck, undefined, 'online resize needs no check');
   }
   for (const filesystem of ['xfs', 'btrfs'] as const) {
     const plan = planGrow(inspection({ filesystem, mountPoint: '/m', btrfs: { devid: 1, devices: 1 } }));
