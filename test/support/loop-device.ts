@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,14 +42,49 @@ export interface LoopDevice {
   unmount(directory: string): Promise<void>;
 }
 
+/** What every live scratch holds, so an interrupted test process can still release it. */
+const live = new Set<{ root: string; devices: string[]; mounted: string[] }>();
+let interruptHookInstalled = false;
+
+/**
+ * On SIGINT/SIGTERM/SIGHUP (a cancelled or interrupted test run) `t.after` hooks do not run:
+ * unmount, detach and remove synchronously, then let the signal end the process as usual.
+ */
+function installInterruptHook(): void {
+  if (interruptHookInstalled) return;
+  interruptHookInstalled = true;
+  const release = (): void => {
+    for (const held of live) {
+      for (const directory of [...held.mounted].reverse()) {
+        try { execFileSync('umount', ['--lazy', directory], { stdio: 'ignore' }); } catch { /* already gone */ }
+      }
+      for (const device of [...held.devices].reverse()) {
+        try { execFileSync('losetup', ['--detach', device], { stdio: 'ignore' }); } catch { /* already gone */ }
+      }
+      rmSync(held.root, { recursive: true, force: true });
+    }
+    live.clear();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      release();
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    });
+  }
+}
+
 /**
  * Loop devices, mounts and temporary files for one test. Register `cleanup` with `t.after`
- * (or call it in `finally`) so everything is released even when the test fails.
+ * (or call it in `finally`) so everything is released even when the test fails; an interrupted
+ * test process releases them too.
  */
 export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> {
   const root = await mkdtemp(join(tmpdir(), prefix));
   const devices: string[] = [];
   const mounted: string[] = [];
+  const held = { root, devices, mounted };
+  live.add(held);
+  installInterruptHook();
   let counter = 0;
   async function attachFile(backingFile: string, options: { readOnly?: boolean } = {}): Promise<LoopDevice> {
     const device = (await sh('losetup', ['--find', '--show', ...(options.readOnly ? ['--read-only'] : []), backingFile])).trim();
@@ -96,6 +132,7 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
       }
       devices.length = 0;
       await rm(root, { recursive: true, force: true });
+      live.delete(held);
       if (problems.length) throw new Error(`scratch cleanup: ${problems.join('; ')}`);
     },
   };
