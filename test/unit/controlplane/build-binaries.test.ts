@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildBinaries, binariesDir } from '../../../src/controlplane/index.js';
+
+/**
+ * A stand-in `go` on PATH: `go build ... -o OUT ... PKG` writes an executable OUT, except for
+ * the etcd package, whose build fails the way a broken module would. Everything else is real
+ * (processes, files, the lock, the cache layout).
+ */
+const FAKE_GO = `#!/bin/sh
+out=""; prev=""; last=""
+for a in "$@"; do
+  if [ "$prev" = "-o" ]; then out="$a"; fi
+  prev="$a"; last="$a"
+done
+case "$last" in
+  go.etcd.io/*) echo "go: go.etcd.io/etcd/server/v3: missing go.sum entry" >&2; exit 1 ;;
+esac
+printf '#!/bin/sh\\necho built %s\\n' "$last" > "$out"
+chmod +x "$out"
+echo "$last" >> "$(dirname "$0")/go-calls"
+`;
+
+async function sandbox(t: { after: (fn: () => Promise<void>) => void }) {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-build-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'go'), FAKE_GO, { mode: 0o755 });
+  await chmod(join(dir, 'go'), 0o755);
+  const debianEtcd = join(dir, 'debian-etcd');
+  return { dir, debianEtcd, env: { PATH: `${dir}:/usr/bin:/bin`, HOME: dir } };
+}
+
+test("when only the etcd build fails, Debian's etcd-server is used and a line says so", async (t) => {
+  const { dir, debianEtcd, env } = await sandbox(t);
+  await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
+  const lines: string[] = [];
+  const built = await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd, onProgress: (l) => lines.push(l) });
+  assert.equal(built.etcdSource, 'debian');
+  assert.equal(built.etcd, debianEtcd);
+  assert.equal(built.kubeApiServer, join(binariesDir(join(dir, 'cache')), 'kube-apiserver'));
+  assert.ok(lines.some((l) => /etcd build failed; falling back to Debian's etcd-server/.test(l)), lines.join('\n'));
+  // Cached: a second call builds nothing and still reports the fallback.
+  const calls = (await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n');
+  const again = await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd });
+  assert.equal(again.etcdSource, 'debian');
+  assert.deepEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), calls);
+});
+
+test('without Debian etcd-server a failed etcd build is a clear error naming the package to install', async (t) => {
+  const { dir, debianEtcd, env } = await sandbox(t);
+  await assert.rejects(buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd }),
+    (e: { code?: string; message?: string }) => e.code === 'CONTROLPLANE_BUILD_FAILED' && /apt-get install etcd-server/.test(e.message ?? '') && /missing go\.sum entry/.test(e.message ?? ''));
+});
+
+test('go missing from PATH is CONTROLPLANE_GO_MISSING with what to do instead', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-build-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await assert.rejects(buildBinaries({ cacheDir: join(dir, 'cache'), env: { PATH: dir, HOME: dir } }),
+    (e: { code?: string; message?: string }) => e.code === 'CONTROLPLANE_GO_MISSING' && /TEST_ASSET_KUBE_APISERVER/.test(e.message ?? ''));
+});
