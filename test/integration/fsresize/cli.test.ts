@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
-import { dumpe2fsBytes, setup, xfsBytes } from './fixtures.js';
+import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { dumpe2fsBytes, setup, usedExt4, xfsBytes } from './fixtures.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
@@ -70,14 +70,7 @@ test('voe fsresize grow: a refusal is "voe: CODE: message" on stderr (or JSON wi
 });
 
 test('two concurrent voe fsresize processes on one device: exactly one grows', async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
-  const loop = await scratch.attach(64 * MiB);
-  await sh('mkfs.ext4', ['-q', loop.device]);
-  const mnt = await scratch.directory('mnt');
-  await loop.mount(mnt);
-  const sums = await writeChecksummedFiles(mnt, 2);
-  await loop.unmount(mnt);
-  await loop.growBacking(512 * MiB);
+  const { lockDirectory, loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 512 * MiB });
   const runs = await Promise.all([1, 2, 3].map(() => voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory])));
   for (const run of runs) assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(runs.map((r) => JSON.parse(r.stdout).action).sort(), ['grown', 'noop', 'noop']);

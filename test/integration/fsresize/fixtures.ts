@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer, type FsResizer } from '../../../src/fsresize/index.js';
-import { createScratch, sh, type Scratch } from '../../support/loop-device.js';
+import { createScratch, MiB, sh, writeChecksummedFiles, type LoopDevice, type Scratch } from '../../support/loop-device.js';
 import { recordingRunner } from '../../support/recording-runner.js';
 
 /** A scratch area and a resizer over the real tools, both released after the test. */
@@ -17,6 +17,23 @@ export async function setup(t: TestContext): Promise<{ scratch: Scratch; resizer
   const runner = recordingRunner(createExecFileRunner());
   const resizer = createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory }) });
   return { scratch, resizer, calls: runner.calls, lockDirectory };
+}
+
+/**
+ * A 64 MiB ext4 that a workload used (files written while mounted, then unmounted), on a device
+ * grown to `growTo` bytes; `beforeGrowing` runs between the unmount and the growth.
+ */
+export async function usedExt4(t: TestContext, options: { files?: number; growTo?: number; beforeGrowing?: (loop: LoopDevice, mnt: string) => Promise<unknown> } = {}) {
+  const context = await setup(t);
+  const loop = await context.scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await context.scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, options.files);
+  await loop.unmount(mnt);
+  await options.beforeGrowing?.(loop, mnt);
+  await loop.growBacking(options.growTo ?? 256 * MiB);
+  return { ...context, loop, mnt, sums };
 }
 
 /** ext size per dumpe2fs -h (Block count x Block size), independent of the core's reader. */

@@ -3,21 +3,7 @@ import { test } from 'node:test';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
 import { hasCapSysResource, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
-import { blockdevBytes, btrfsBytes, dumpe2fsBytes, setup, xfsBytes } from './fixtures.js';
-
-/** A 64 MiB ext4 that a workload used (files written while mounted), now unmounted, on a device grown to 256 MiB. */
-async function usedExt4(t: Parameters<typeof setup>[0], beforeGrowing?: (device: string) => Promise<unknown>) {
-  const context = await setup(t);
-  const loop = await context.scratch.attach(64 * MiB);
-  await sh('mkfs.ext4', ['-q', loop.device]);
-  const mnt = await context.scratch.directory('mnt');
-  await loop.mount(mnt);
-  const sums = await writeChecksummedFiles(mnt);
-  await loop.unmount(mnt);
-  await beforeGrowing?.(loop.device);
-  await loop.growBacking(256 * MiB);
-  return { ...context, loop, mnt, sums };
-}
+import { blockdevBytes, btrfsBytes, dumpe2fsBytes, setup, usedExt4, xfsBytes } from './fixtures.js';
 
 test('ext4 offline: resize2fs grows the unmounted filesystem to the device and every file survives', async (t) => {
   const { resizer, calls, loop, mnt, sums } = await usedExt4(t);
@@ -48,7 +34,7 @@ test('ext4 offline: resize2fs grows the unmounted filesystem to the device and e
 test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so resize2fs does not refuse', async (t) => {
   // Last check long before the last mount: a bare offline resize2fs now says
   // "Please run 'e2fsck -f <device>' first" (what made this case fail at random before).
-  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, (device) => sh('tune2fs', ['-T', '20000101', device]));
+  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { beforeGrowing: (loop) => sh('tune2fs', ['-T', '20000101', loop.device]) });
   await assert.rejects(sh('resize2fs', [loop.device, '64M']), /Please run 'e2fsck -f/, 'a bare resize2fs refuses (same size: harmless if it did not)');
   assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, true, 'the core sees what resize2fs sees');
   const dryRun = await resizer.grow(loop.device, { dryRun: true });

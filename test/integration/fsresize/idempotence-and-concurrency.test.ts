@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
-import { dumpe2fsBytes, setup, xfsBytes } from './fixtures.js';
+import { dumpe2fsBytes, setup, usedExt4, xfsBytes } from './fixtures.js';
 
 test('a second grow after success does nothing (idempotent)', async (t) => {
   const { scratch, resizer, calls } = await setup(t);
@@ -40,14 +40,7 @@ test('a dry run changes nothing and says what it would run', async (t) => {
 });
 
 test('concurrent grows of one device in one process: exactly one grow, the others see it done', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
-  const loop = await scratch.attach(64 * MiB);
-  await sh('mkfs.ext4', ['-q', loop.device]);
-  const mnt = await scratch.directory('mnt');
-  await loop.mount(mnt);
-  const sums = await writeChecksummedFiles(mnt, 2);
-  await loop.unmount(mnt);
-  await loop.growBacking(256 * MiB);
+  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { files: 2 });
   const results = await Promise.all([1, 2, 3, 4].map(() => resizer.grow(loop.device)));
   assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop', 'noop', 'noop']);
   for (const r of results.filter((x) => x.action === 'noop')) assert.match(r.reason, /already fills the device/);

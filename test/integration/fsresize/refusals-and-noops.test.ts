@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, type FsResizeErrorCode } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
-import { dumpe2fsBytes, setup } from './fixtures.js';
+import { dumpe2fsBytes, setup, usedExt4 } from './fixtures.js';
 
 function rejectsWith(code: FsResizeErrorCode, pattern: RegExp) {
   return (error: unknown): boolean => {
@@ -40,15 +40,7 @@ test('block mode is a no-op with the reason, even on a formatted device', async 
 });
 
 test('a read-only mount is left alone with the reason', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
-  const loop = await scratch.attach(64 * MiB);
-  await sh('mkfs.ext4', ['-q', loop.device]);
-  const mnt = await scratch.directory('mnt');
-  await loop.mount(mnt);
-  const sums = await writeChecksummedFiles(mnt, 2);
-  await loop.unmount(mnt);
-  await loop.mount(mnt, ['ro']);
-  await loop.growBacking(128 * MiB);
+  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 128 * MiB, beforeGrowing: (l, dir) => l.mount(dir, ['ro']) });
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'noop');
   assert.match(result.reason, /mounted read-only at/);
