@@ -1,17 +1,10 @@
 import { AdmissionregistrationV1Api, type KubeConfig, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import { apiErrorOf, isAlreadyExists, isNotFound } from '../kube/index.js';
 import { WebhookError } from './webhook-error.js';
 
-function statusCode(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
-
+/** The API server's message for a failed call (the Status body), else the error's own text. */
 function describe(error: unknown): string {
-  const body = (error as { body?: unknown } | null)?.body;
-  if (typeof body === 'string') {
-    try { return (JSON.parse(body) as { message?: string }).message ?? body; } catch { return body.slice(0, 300); }
-  }
-  return error instanceof Error ? error.message : String(error);
+  return apiErrorOf(error)?.message || (error instanceof Error ? error.message : String(error));
 }
 
 /** Creates the ValidatingWebhookConfiguration, or replaces the one with the same name. */
@@ -22,7 +15,7 @@ export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig
     await api.createValidatingWebhookConfiguration({ body });
     return;
   } catch (error) {
-    if (statusCode(error) !== 409) {
+    if (!isAlreadyExists(error)) {
       throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.`, { cause: error });
     }
   }
@@ -43,7 +36,7 @@ export async function deleteValidatingWebhookConfiguration(kubeConfig: KubeConfi
   try {
     await api.deleteValidatingWebhookConfiguration({ name });
   } catch (error) {
-    if (statusCode(error) === 404) return;
+    if (isNotFound(error)) return;
     throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot delete ValidatingWebhookConfiguration ${name}: ${describe(error)}. Delete it by hand (kubectl delete validatingwebhookconfiguration ${name}) or API writes it matches fail.`, { cause: error });
   }
 }
