@@ -19,7 +19,8 @@ export interface AcquireLockFileOptions {
   onWait?: (holderPid: string) => void;
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

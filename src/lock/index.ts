@@ -1,1 +1,1 @@
-export { acquireLockFile, type AcquireLockFileOptions, type ReleaseLockFile } from './acquire-lock-file.js';
+export { acquireLockFile, processAlive, type AcquireLockFileOptions, type ReleaseLockFile } from './acquire-lock-file.js';

@@ -6,21 +6,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { installCrds, resolveBinaries, startControlPlane, ControlPlaneError, KUBERNETES_VERSION } from '../../controlplane/index.js';
+import { processAlive } from '../../lock/index.js';
 import { defaultCacheDir } from '../cache-dir.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const READY = 'ready';
 const FAILED = 'failed';
 const PID = 'voe-cluster.pid';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function readPid(file: string): Promise<number | undefined> {
   const text = await readFile(file, 'utf8').catch(() => undefined);
@@ -29,11 +21,11 @@ async function readPid(file: string): Promise<number | undefined> {
 }
 
 async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
-  if (!alive(pid)) return;
+  if (!processAlive(pid)) return;
   process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + timeoutMs;
-  while (alive(pid) && Date.now() < deadline) await sleep(100);
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  while (processAlive(pid) && Date.now() < deadline) await sleep(100);
+  if (processAlive(pid)) process.kill(pid, 'SIGKILL');
 }
 
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. */
@@ -96,7 +88,7 @@ export function register(program: Command): void {
       const cacheDir = opts.cacheDir ?? defaultCacheDir();
       await mkdir(dir, { recursive: true });
       const running = await readPid(join(dir, PID));
-      if (running && alive(running)) {
+      if (running && processAlive(running)) {
         throw new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`);
       }
       // Build in the foreground so the progress lines reach the terminal.
@@ -117,7 +109,7 @@ export function register(program: Command): void {
           return;
         }
         const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
-        if (failed || (child.pid && !alive(child.pid))) {
+        if (failed || (child.pid && !processAlive(child.pid))) {
           throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${failed?.trim() ?? 'supervisor exited'} (see ${join(dir, 'voe-cluster.log')})`);
         }
         if (Date.now() > deadline) {
@@ -138,7 +130,7 @@ export function register(program: Command): void {
       // A supervisor that crashed may have left its children: stop them by their pid files.
       for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
         const pid = await readPid(join(dir, name));
-        if (pid && alive(pid)) await killAndWait(pid, 20_000);
+        if (pid && processAlive(pid)) await killAndWait(pid, 20_000);
         await rm(join(dir, name), { force: true });
       }
       await rm(join(dir, PID), { force: true });
