@@ -82,23 +82,26 @@ async function timed(scenario: Scenario, via: 'core' | 'bare', target: Prepared)
   return elapsed;
 }
 
-/** One pair: both devices are prepared first, then grown back to back (alternating which goes first). */
+/**
+ * One pair: both devices are prepared first, then grown back to back. `coreFirst` alternates
+ * which side grows first and which of the two devices (prepared first or second) it gets.
+ */
 async function pair(scenario: Scenario, coreFirst: boolean): Promise<{ core: number; bare: number }> {
-  const a = await prepare(scenario);
+  const first = await prepare(scenario);
   try {
-    const b = await prepare(scenario);
+    const second = await prepare(scenario);
     try {
       if (coreFirst) {
-        const core = await timed(scenario, 'core', a);
-        return { core, bare: await timed(scenario, 'bare', b) };
+        const core = await timed(scenario, 'core', first);
+        return { core, bare: await timed(scenario, 'bare', second) };
       }
-      const bare = await timed(scenario, 'bare', b);
-      return { core: await timed(scenario, 'core', a), bare };
+      const bare = await timed(scenario, 'bare', first);
+      return { core: await timed(scenario, 'core', second), bare };
     } finally {
-      await b.cleanup();
+      await second.cleanup();
     }
   } finally {
-    await a.cleanup();
+    await first.cleanup();
   }
 }
 

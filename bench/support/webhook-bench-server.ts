@@ -1,7 +1,8 @@
 /**
  * A server process for bench/webhook.bench.ts (so the load generator does not share its event loop):
  * `voe` = createWebhookServer with the real admission validators over warm caches of N PVCs and VMs; `bare` = node:https answering a
- * constant AdmissionReview; `bare-parse` = the same plus JSON.parse of the body. Prints nothing; reports its port over IPC.
+ * constant AdmissionReview; `bare-parse` = the same plus JSON.parse of the body; `bare-scan` = the same plus one
+ * well-formedness pass over the body that builds no objects (scanJson). Prints nothing; reports its port over IPC.
  */
 import { createServer } from 'node:https';
 import { readFileSync } from 'node:fs';
@@ -11,21 +12,29 @@ import { createLogger } from '../../src/log/index.js';
 import { createAdmissionValidators, createWebhookServer, MemoryCache } from '../../src/webhook/index.js';
 import { buildFixture } from './cluster-fixtures.js';
 import { fixtureCaches } from './fixture-caches.js';
+import { scanJson } from './scan-json.js';
 
 const [mode, certFile, keyFile, countText] = process.argv.slice(2) as [string, string, string, string];
 
-if (mode === 'bare' || mode === 'bare-parse') {
+if (mode === 'bare' || mode === 'bare-parse' || mode === 'bare-scan') {
   // bare: reads the body, answers a constant. bare-parse: also JSON.parse()s the body and echoes the uid,
   // the least any webhook must do (shows how much of the gap to bare is decoding the review).
+  // bare-scan: checks the body is well-formed JSON without building anything and echoes the uid found by
+  // searching the text: the cheapest conceivable decoding, for comparison with JSON.parse.
   const answer = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'constant', allowed: true } });
   const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => { if (mode === 'bare-parse') chunks.push(chunk); });
+    req.on('data', (chunk: Buffer) => { if (mode !== 'bare') chunks.push(chunk); });
     req.on('end', () => {
       let body = answer;
       if (mode === 'bare-parse') {
         const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: { uid: string } };
         body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } });
+      } else if (mode === 'bare-scan') {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (!scanJson(text)) { res.writeHead(400).end(); return; }
+        const at = text.indexOf('"uid":"') + 7;
+        body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: text.slice(at, text.indexOf('"', at)), allowed: true } });
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
