@@ -1,20 +1,12 @@
 import type { HarvesterSetting } from '../../src/settings/index.js';
+import type { ClusterState } from '../../src/demo/index.js';
+
+export type { ClusterState };
 import {
   admissionIndexers, createCacheSnapshotSource, MemoryCache, resolveAdmissionOptions,
   type AdmissionCaches, type AdmissionOptions, type KubeVirt, type LonghornEngine, type LonghornSetting, type LonghornVolume,
   type PersistentVolumeClaim, type ResizeSnapshotSource, type StorageClass, type VirtualMachine,
 } from '../../src/webhook/index.js';
-
-export interface ClusterState {
-  pvcs?: PersistentVolumeClaim[];
-  storageClasses?: StorageClass[];
-  vms?: VirtualMachine[];
-  kubeVirts?: KubeVirt[];
-  settings?: HarvesterSetting[];
-  longhornVolumes?: LonghornVolume[];
-  longhornEngines?: LonghornEngine[];
-  longhornSettings?: LonghornSetting[];
-}
 
 export interface MemoryCaches {
   pvcs: MemoryCache<PersistentVolumeClaim>;

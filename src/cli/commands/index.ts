@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { register as check } from './check.js';
 import { register as cluster } from './cluster.js';
+import { register as demo } from './demo.js';
 import { register as fsresize } from './fsresize.js';
 import { register as flexvolume } from './flexvolume.js';
 import { register as registerServe } from './serve.js';
@@ -9,7 +10,7 @@ import { register as registerServe } from './serve.js';
  * Each subcommand lives in its own file and exports `register(program)`.
  * Add new subcommands to this list.
  */
-const registrars: Array<(program: Command) => void> = [cluster, fsresize, flexvolume, registerServe, check];
+const registrars: Array<(program: Command) => void> = [demo, cluster, fsresize, flexvolume, registerServe, check];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);

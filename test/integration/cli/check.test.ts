@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { AdmissionCluster, KINDS } from '../../support/admission-cluster.js';
+import { KINDS, StagedCluster } from '../../../src/demo/index.js';
 import {
   harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, vm,
 } from '../../support/admission-objects.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const cp = await useControlPlane();
-const cluster = new AdmissionCluster(cp.kubeConfig);
+const cluster = new StagedCluster(cp.kubeConfig);
 
 const ROOT = 'vm1-disk-0-kq8zt';
 const NFS_DISK = 'vm2-disk-0-nfs01';

@@ -7,14 +7,14 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmissionValidators, startAdmissionCaches, type AdmissionRequest, type Validator } from '../../../src/webhook/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { AdmissionCluster, KINDS } from '../../support/admission-cluster.js';
+import { KINDS, StagedCluster } from '../../../src/demo/index.js';
 import {
   admissionRequest, harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc,
   PVC_KIND, PVC_RESOURCE, resized, SETTING_KIND, SETTING_RESOURCE, storageClass, templateEntry, vm, VM_KIND, VM_RESOURCE,
 } from '../../support/admission-objects.js';
 
 const cp = await useControlPlane();
-const cluster = new AdmissionCluster(cp.kubeConfig);
+const cluster = new StagedCluster(cp.kubeConfig);
 const ROOT = 'vm1-disk-0-kq8zt';
 const NFS_DISK = 'vm2-disk-0-nfs01';
 

@@ -8,85 +8,23 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createLogger } from '../../../src/log/index.js';
-import {
-  admissionWiring, serveWebhook, type PersistentVolumeClaim, type StartedAdmissionCaches,
-} from '../../../src/webhook/index.js';
+import { admissionWiring, serveWebhook, type StartedAdmissionCaches } from '../../../src/webhook/index.js';
+import { KINDS, SCENARIO, StagedCluster, stageExpansionScenario, templateEntry } from '../../../src/demo/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { AdmissionCluster, KINDS } from '../../support/admission-cluster.js';
-import {
-  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, templateEntry, vm,
-} from '../../support/admission-objects.js';
 
 const cp = await useControlPlane();
-const cluster = new AdmissionCluster(cp.kubeConfig);
+const cluster = new StagedCluster(cp.kubeConfig);
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-const ROOT = 'vm1-disk-0-kq8zt';
-const V2_DISK = 'vm2-disk-0-v2abc';
-const NFS_DISK = 'vm3-disk-0-nfs01';
-const TOPOLVM_BLOCK = 'data-topolvm-block';
-const TOPOLVM_FS = 'data-topolvm-fs';
-const STOPPED_DISK = 'vm5-disk-0-stop1';
-const pvName = (name: string) => `pvc-${name}`;
+const ROOT = SCENARIO.longhornV1Disk;
+const V2_DISK = SCENARIO.longhornV2Disk;
+const NFS_DISK = SCENARIO.nfsDisk;
+const TOPOLVM_BLOCK = SCENARIO.topolvmBlockHotplug;
+const TOPOLVM_FS = SCENARIO.topolvmFilesystemHotplug;
+const STOPPED_DISK = SCENARIO.stoppedVmDisk;
 
-const claims: PersistentVolumeClaim[] = [
-  pvc(ROOT, { volumeName: pvName(ROOT) }),
-  pvc(V2_DISK, { className: 'longhorn-v2', volumeName: pvName(V2_DISK) }),
-  pvc(NFS_DISK, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: pvName(NFS_DISK) }),
-  pvc(TOPOLVM_BLOCK, { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode: 'Block', volumeName: pvName(TOPOLVM_BLOCK) }),
-  pvc(TOPOLVM_FS, { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode: 'Filesystem', volumeName: pvName(TOPOLVM_FS) }),
-  pvc(STOPPED_DISK, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: pvName(STOPPED_DISK) }),
-];
-
-await cluster.apply({
-  storageClasses: [
-    longhornImageClass(),
-    storageClass('longhorn-v2', 'driver.longhorn.io', { dataEngine: 'v2', numberOfReplicas: '3', migratable: 'true' }),
-    storageClass('nfs-csi', 'nfs.csi.k8s.io', { server: 'nfs-server.default.svc.cluster.local', share: '/' }),
-    storageClass('topolvm-provisioner', 'topolvm.io', { 'csi.storage.k8s.io/fstype': 'xfs' }),
-  ],
-  pvcs: claims,
-  vms: [
-    vm('vm1'),
-    vm('vm2', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: V2_DISK } }], templates: [] }),
-    vm('vm3', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: NFS_DISK } }], templates: [] }),
-    vm('vm4', {
-      volumes: [
-        { name: 'disk-0', persistentVolumeClaim: { claimName: 'vm4-disk-0-root1' } },
-        { name: TOPOLVM_BLOCK, persistentVolumeClaim: { claimName: TOPOLVM_BLOCK, hotpluggable: true } },
-        { name: TOPOLVM_FS, persistentVolumeClaim: { claimName: TOPOLVM_FS, hotpluggable: true } },
-      ],
-      templates: [],
-    }),
-    vm('vm5', { status: 'Stopped', volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: STOPPED_DISK } }], templates: [] }),
-  ],
-  kubeVirts: [kubeVirt()],
-  settings: [harvesterSetting('')],
-  longhornVolumes: [longhornVolume({ name: pvName(ROOT) }), longhornVolume({ name: pvName(V2_DISK), dataEngine: 'v2' })],
-  longhornEngines: [longhornEngine({ volume: pvName(ROOT) }), longhornEngine({ volume: pvName(V2_DISK), dataEngine: 'v2' })],
-  longhornSettings: [longhornVersion('v1.9.1')],
-});
-
-// The PV binder's part: a PV per claim and the claim Bound with its capacity.
-for (const claim of claims) {
-  const name = claim.metadata!.name!;
-  const driver = claim.metadata!.annotations!['volume.kubernetes.io/storage-provisioner']!;
-  await cluster.core.createPersistentVolume({
-    body: {
-      metadata: { name: pvName(name), annotations: { 'pv.kubernetes.io/provisioned-by': driver } },
-      spec: {
-        capacity: { storage: '10Gi' }, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Delete',
-        storageClassName: claim.spec!.storageClassName!, volumeMode: claim.spec!.volumeMode ?? 'Filesystem',
-        claimRef: { kind: 'PersistentVolumeClaim', namespace: 'default', name, apiVersion: 'v1' },
-        csi: { driver, volumeHandle: pvName(name), fsType: 'ext4' },
-      },
-    },
-  });
-  await cluster.core.patchNamespacedPersistentVolumeClaimStatus({
-    namespace: 'default', name,
-    body: { status: { phase: 'Bound', accessModes: ['ReadWriteMany'], capacity: { storage: '10Gi' } } },
-  }, MERGE);
-}
+// Storage classes, bound PVCs and PVs, VMs with their status, KubeVirt, the Setting and Longhorn's objects.
+await stageExpansionScenario(cluster);
 
 let caches: StartedAdmissionCaches | undefined;
 const wiring = admissionWiring();

@@ -1,12 +1,14 @@
 /**
- * Writes admission scenarios (ClusterState of real-shaped objects) into a real API server,
- * the way the real components would: objects first, then their status through the /status
- * subresource (as KubeVirt's virt-controller/virt-operator and Longhorn's manager do).
+ * Writes scenarios (ClusterState of real-shaped objects) into a real API server the way the
+ * real components would: objects first, then their status through the /status subresource
+ * (as KubeVirt's virt-controller/virt-operator and Longhorn's manager do). Used by `voe demo`
+ * on its own local control plane and by the integration tests; never against a user's cluster.
  */
 import {
   CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, StorageV1Api, type KubeConfig,
 } from '@kubernetes/client-node';
-import type { ClusterState } from './admission-caches.js';
+import type { PersistentVolumeClaim } from '../webhook/index.js';
+import type { ClusterState } from './cluster-state.js';
 
 type Json = Record<string, unknown>;
 
@@ -32,6 +34,10 @@ function isConflict(error: unknown): boolean {
 
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
+function resourceVersionOf(object: unknown): string | undefined {
+  return (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
+}
+
 export interface CustomKind { group: string; version: string; plural: string; kind: string; namespaced: boolean }
 
 export const KINDS = {
@@ -43,7 +49,7 @@ export const KINDS = {
   longhornSettings: { group: 'longhorn.io', version: 'v1beta2', plural: 'settings', kind: 'Setting', namespaced: true },
 } as const satisfies Record<string, CustomKind>;
 
-export class AdmissionCluster {
+export class StagedCluster {
   readonly core: CoreV1Api;
   readonly storage: StorageV1Api;
   readonly custom: CustomObjectsApi;
@@ -97,17 +103,51 @@ export class AdmissionCluster {
     }
   }
 
-  /** A JSON merge patch on a custom object's main resource. */
-  async patchCustom(kind: CustomKind, name: string, patch: Json, namespace?: string): Promise<void> {
-    const { group, version, plural } = kind;
-    if (kind.namespaced) await this.custom.patchNamespacedCustomObject({ group, version, plural, namespace: namespace ?? 'default', name, body: patch }, MERGE);
-    else await this.custom.patchClusterCustomObject({ group, version, plural, name, body: patch }, MERGE);
+  /**
+   * The PV binder's part for each claim: a CSI PersistentVolume of the claim's capacity bound
+   * to it, and the claim's status Bound with that capacity (as kube-controller-manager writes it).
+   * The PV is named by the claim's spec.volumeName.
+   */
+  async bindClaims(claims: PersistentVolumeClaim[]): Promise<void> {
+    for (const claim of claims) {
+      const name = claim.metadata?.name ?? '';
+      const namespace = claim.metadata?.namespace ?? 'default';
+      const driver = claim.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'] ?? '';
+      const capacity = String(claim.spec?.resources?.requests?.['storage'] ?? '');
+      const accessModes = claim.spec?.accessModes ?? ['ReadWriteOnce'];
+      const volumeName = claim.spec?.volumeName ?? `pvc-${name}`;
+      await this.core.createPersistentVolume({
+        body: {
+          metadata: { name: volumeName, annotations: { 'pv.kubernetes.io/provisioned-by': driver } },
+          spec: {
+            capacity: { storage: capacity }, accessModes, persistentVolumeReclaimPolicy: 'Delete',
+            storageClassName: claim.spec?.storageClassName ?? '', volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+            claimRef: { kind: 'PersistentVolumeClaim', namespace, name, apiVersion: 'v1' },
+            csi: { driver, volumeHandle: volumeName, fsType: 'ext4' },
+          },
+        },
+      });
+      await this.core.patchNamespacedPersistentVolumeClaimStatus({
+        namespace, name, body: { status: { phase: 'Bound', accessModes, capacity: { storage: capacity } } },
+      }, MERGE);
+    }
   }
 
-  /** A JSON merge patch on a custom object's status (as the owning controller writes it). */
-  async patchCustomStatus(kind: CustomKind, name: string, status: Json, namespace?: string): Promise<void> {
+  /** A JSON merge patch on a custom object's main resource; resolves with the new resourceVersion. */
+  async patchCustom(kind: CustomKind, name: string, patch: Json, namespace?: string): Promise<string | undefined> {
     const { group, version, plural } = kind;
-    if (kind.namespaced) await this.custom.patchNamespacedCustomObjectStatus({ group, version, plural, namespace: namespace ?? 'default', name, body: { status } }, MERGE);
-    else await this.custom.patchClusterCustomObjectStatus({ group, version, plural, name, body: { status } }, MERGE);
+    const result: unknown = kind.namespaced
+      ? await this.custom.patchNamespacedCustomObject({ group, version, plural, namespace: namespace ?? 'default', name, body: patch }, MERGE)
+      : await this.custom.patchClusterCustomObject({ group, version, plural, name, body: patch }, MERGE);
+    return resourceVersionOf(result);
+  }
+
+  /** A JSON merge patch on a custom object's status (as the owning controller writes it); resolves with the new resourceVersion. */
+  async patchCustomStatus(kind: CustomKind, name: string, status: Json, namespace?: string): Promise<string | undefined> {
+    const { group, version, plural } = kind;
+    const result: unknown = kind.namespaced
+      ? await this.custom.patchNamespacedCustomObjectStatus({ group, version, plural, namespace: namespace ?? 'default', name, body: { status } }, MERGE)
+      : await this.custom.patchClusterCustomObjectStatus({ group, version, plural, name, body: { status } }, MERGE);
+    return resourceVersionOf(result);
   }
 }

@@ -1,0 +1,79 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { Command } from 'commander';
+import { pino } from 'pino';
+import { installCrds, KUBERNETES_VERSION, startControlPlane, type ControlPlane } from '../../controlplane/index.js';
+import { runDemo, surveyExpansions, DemoError } from '../../demo/index.js';
+import { createLogger } from '../../log/index.js';
+import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
+import { defaultCacheDir } from '../cache-dir.js';
+import { formatDemoStep, formatDemoSummary, formatSurvey } from '../format-demo.js';
+
+interface DemoFlags extends AdmissionFlags {
+  local?: boolean;
+  kubeconfig?: string;
+  dir?: string;
+  cacheDir?: string;
+  growBy: string;
+  json?: boolean;
+}
+
+const progress = (line: string): void => { process.stderr.write(`${line}\n`); };
+
+/** Local mode: a fresh control plane, the staged scenario, the webhook, every resize of the demo. */
+async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
+  progress(`voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`);
+  let cp: ControlPlane | undefined;
+  const onSignal = (): void => { void (cp?.stop() ?? Promise.resolve()).finally(() => process.exit(130)); };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    cp = await startControlPlane({ cacheDir: flags.cacheDir ?? defaultCacheDir(), env: process.env, onProgress: progress, ...(flags.dir ? { dir: flags.dir } : {}) });
+    await installCrds(cp.kubeConfig);
+    progress(`voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then registering the webhook\n`);
+    const logger = createLogger({ name: 'voe-demo', level: 'warn', destination: pino.destination(2) });
+    const report = await runDemo({
+      kubeConfig: cp.kubeConfig, logger,
+      ...(flags.json ? {} : { onStep: (step) => process.stdout.write(formatDemoStep(step)) }),
+    });
+    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDemoSummary(report));
+    return report.ok;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cp?.stop();
+  }
+}
+
+/** Configured cluster: read-only, what each VM disk would get if it grew now. */
+async function demoOnConfiguredCluster(flags: DemoFlags): Promise<boolean> {
+  const admission = admissionOptionsFromFlags(flags, (message) => new DemoError('DEMO_USAGE', message));
+  const kubeConfig = new KubeConfig();
+  try {
+    if (flags.kubeconfig) kubeConfig.loadFromFile(flags.kubeconfig); else kubeConfig.loadFromDefault();
+  } catch (error) {
+    throw new DemoError('DEMO_USAGE', `cannot load the kubeconfig: ${(error as Error).message}; pass a readable file with --kubeconfig, or --local`, { cause: error });
+  }
+  const rows = await surveyExpansions({ kubeConfig, admission, growBy: flags.growBy });
+  process.stdout.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatSurvey(rows, flags.growBy));
+  return true;
+}
+
+export function register(program: Command): void {
+  const command = program.command('demo')
+    .description('Show voe deciding resizes end to end. With no cluster configured (no --kubeconfig, no $KUBECONFIG) or with --local: ' +
+      'start a local control plane, stage running VMs on Longhorn v1/v2, NFS and TopoLVM volumes, run and register the webhook, and ' +
+      'try each resize through the API server as a user would (exit 1 if any answer differs from Harvester\'s design). ' +
+      'On a configured cluster: read-only, what the webhook would answer if each VM disk grew by --grow-by now (the admission options below apply to this survey).')
+    .option('--local', 'use a local control plane even when a cluster is configured')
+    .option('--kubeconfig <file>', 'the cluster to survey (read-only); default $KUBECONFIG')
+    .option('--dir <dir>', 'local mode: working directory of the control plane (default: a temporary directory, removed at the end)')
+    .option('--cache-dir <dir>', 'local mode: build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
+    .option('--grow-by <quantity>', 'survey mode: the growth asked about for each PVC', '1Gi')
+    .option('--json', 'print the report as JSON');
+  addAdmissionFlags(command)
+    .action(async (flags: DemoFlags) => {
+      const configured = flags.kubeconfig !== undefined || (process.env['KUBECONFIG'] ?? '') !== '';
+      const ok = flags.local || !configured ? await demoOnLocalControlPlane(flags) : await demoOnConfiguredCluster(flags);
+      process.exitCode = ok ? 0 : 1;
+    });
+}

@@ -1,0 +1,16 @@
+import type { HarvesterSetting } from '../settings/index.js';
+import type {
+  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+} from '../webhook/index.js';
+
+/** The objects of a scenario, by kind (what StagedCluster.apply writes and the tests' memory caches hold). */
+export interface ClusterState {
+  pvcs?: PersistentVolumeClaim[];
+  storageClasses?: StorageClass[];
+  vms?: VirtualMachine[];
+  kubeVirts?: KubeVirt[];
+  settings?: HarvesterSetting[];
+  longhornVolumes?: LonghornVolume[];
+  longhornEngines?: LonghornEngine[];
+  longhornSettings?: LonghornSetting[];
+}

@@ -1,0 +1,8 @@
+export type { ClusterState } from './cluster-state.js';
+export { StagedCluster, KINDS, type CustomKind } from './staged-cluster.js';
+export * from './staged-objects.js';
+export { SCENARIO, pvNameOf, scenarioClaims, stageExpansionScenario } from './expansion-scenario.js';
+export { DEMO_STEPS, type DemoStep, type DemoChange, type DemoOutcome } from './demo-steps.js';
+export { runDemo, DEMO_CONFIGURATION_NAME, type DemoReport, type DemoStepResult, type RunDemoOptions } from './run-demo.js';
+export { DemoError, type DemoErrorCode } from './demo-error.js';
+export { surveyExpansions, type SurveyRow, type SurveyOptions } from './survey-expansions.js';

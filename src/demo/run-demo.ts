@@ -1,0 +1,143 @@
+import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '../log/index.js';
+import {
+  admissionWiring, serveWebhook, type AdmissionCaches, type Cache, type StartedAdmissionCaches,
+} from '../webhook/index.js';
+import { DemoError } from './demo-error.js';
+import { DEMO_STEPS, type DemoChange, type DemoOutcome, type DemoStep } from './demo-steps.js';
+import { SCENARIO, stageExpansionScenario } from './expansion-scenario.js';
+import { KINDS, StagedCluster } from './staged-cluster.js';
+
+export interface DemoStepResult {
+  step: number;
+  title: string;
+  /** What was changed before this resize, if anything. */
+  change?: string;
+  pvc: string;
+  from: string;
+  to: string;
+  expected: DemoOutcome;
+  outcome: DemoOutcome;
+  /** The API server's answer to a refused update (HTTP code and the message the user sees). */
+  code?: number;
+  message?: string;
+  /** outcome === expected */
+  ok: boolean;
+}
+
+export interface DemoReport {
+  webhookUrl: string;
+  configurationName: string;
+  steps: DemoStepResult[];
+  ok: boolean;
+}
+
+export interface RunDemoOptions {
+  /** A cluster that serves the KubeVirt, Harvester and Longhorn CRDs and holds none of the scenario's objects (a fresh local control plane). */
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  /** Called after each step (to print progress). */
+  onStep?: (result: DemoStepResult) => void;
+  /** How long to wait for the webhook's caches to see a change; default 30 s. */
+  cacheTimeoutMs?: number;
+}
+
+const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+export const DEMO_CONFIGURATION_NAME = 'voe-demo';
+
+function refusalOf(error: unknown): { code: number; message: string } | undefined {
+  const e = error as { code?: unknown; body?: unknown };
+  if (typeof e.code !== 'number' || e.code < 400 || e.code >= 500 || e.code === 404) return undefined;
+  let body: unknown = e.body;
+  if (typeof body === 'string') {
+    try { body = JSON.parse(body); } catch { /* not a Status */ }
+  }
+  const message = (body as { message?: unknown } | undefined)?.message;
+  return { code: e.code, message: typeof message === 'string' ? message : String(e.body ?? error) };
+}
+
+async function waitForResourceVersion(cache: Cache<unknown> | undefined, namespace: string | undefined, name: string, resourceVersion: string | undefined, timeoutMs: number, what: string): Promise<void> {
+  if (cache === undefined || resourceVersion === undefined) return;
+  const deadline = Date.now() + timeoutMs;
+  while ((cache.get(namespace, name) as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion !== resourceVersion) {
+    if (Date.now() > deadline) {
+      throw new DemoError('DEMO_TIMEOUT', `the webhook's informer cache did not see the change "${what}" within ${timeoutMs} ms; is the API server overloaded?`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * `voe demo`: stages the seed's scenario (running VMs on Longhorn v1/v2, NFS and TopoLVM
+ * volumes, a stopped VM) in the cluster, runs the voe webhook locally and registers it, then
+ * tries each resize of DEMO_STEPS as a user would (a PVC update through the API server) and
+ * records whether the API server admitted or refused it, with its message. Operator and peer
+ * changes between steps (Setting, Longhorn version, KubeVirt gates) are written to the API and
+ * the step waits until the webhook's caches hold them. The webhook configuration is removed at
+ * the end; the staged objects stay (the local control plane is thrown away).
+ */
+export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
+  const { kubeConfig, logger } = options;
+  const timeoutMs = options.cacheTimeoutMs ?? 30_000;
+  const cluster = new StagedCluster(kubeConfig);
+  try {
+    await stageExpansionScenario(cluster);
+  } catch (error) {
+    throw new DemoError('DEMO_API_FAILED', `staging the demo's VMs and volumes failed: ${(error as Error).message.split('\n')[0]}; run the demo on a fresh local control plane (voe demo without --kubeconfig)`, { cause: error });
+  }
+  let started: StartedAdmissionCaches | undefined;
+  const wiring = admissionWiring();
+  const serving = await serveWebhook({
+    kubeConfig, logger, host: '127.0.0.1', port: 0, dev: true,
+    configurationName: DEMO_CONFIGURATION_NAME,
+    startCaches: async (config, log) => (started = await wiring.startCaches(config, log)),
+    createValidators: wiring.createValidators,
+  });
+  try {
+    const caches = started!.caches.admission;
+    const steps: DemoStepResult[] = [];
+    for (const [index, step] of DEMO_STEPS.entries()) {
+      if (step.change) await applyChange(cluster, caches, step.change, timeoutMs);
+      const result = await tryResize(cluster, index + 1, step);
+      steps.push(result);
+      options.onStep?.(result);
+    }
+    return { webhookUrl: serving.url, configurationName: DEMO_CONFIGURATION_NAME, steps, ok: steps.every((s) => s.ok) };
+  } finally {
+    await serving.stop();
+  }
+}
+
+async function applyChange(cluster: StagedCluster, caches: AdmissionCaches, change: DemoChange, timeoutMs: number): Promise<void> {
+  let resourceVersion: string | undefined;
+  try {
+    resourceVersion = change.status
+      ? await cluster.patchCustomStatus(change.kind, change.name, change.patch, change.namespace)
+      : await cluster.patchCustom(change.kind, change.name, change.patch, change.namespace);
+  } catch (error) {
+    throw new DemoError('DEMO_API_FAILED', `writing "${change.describe}" failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+  }
+  const key = (Object.keys(KINDS) as Array<keyof typeof KINDS>).find((k) => KINDS[k] === change.kind);
+  const cache = key === undefined ? undefined : (caches as unknown as Record<string, Cache<unknown> | undefined>)[key];
+  await waitForResourceVersion(cache, change.namespace, change.name, resourceVersion, timeoutMs, change.describe);
+}
+
+async function tryResize(cluster: StagedCluster, number: number, step: DemoStep): Promise<DemoStepResult> {
+  const namespace = SCENARIO.namespace;
+  const before = await cluster.core.readNamespacedPersistentVolumeClaim({ namespace, name: step.claim });
+  const from = String(before.spec?.resources?.requests?.['storage'] ?? '');
+  const base = {
+    step: number, title: step.title, pvc: `${namespace}/${step.claim}`, from, to: step.size, expected: step.expect,
+    ...(step.change ? { change: step.change.describe } : {}),
+  };
+  try {
+    await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace, name: step.claim, body: { spec: { resources: { requests: { storage: step.size } } } } }, MERGE);
+    return { ...base, outcome: 'admitted', ok: step.expect === 'admitted' };
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal === undefined) {
+      throw new DemoError('DEMO_API_FAILED', `updating PVC ${base.pvc} failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    }
+    return { ...base, outcome: 'refused', ...refusal, ok: step.expect === 'refused' };
+  }
+}

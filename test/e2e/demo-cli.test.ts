@@ -1,0 +1,97 @@
+/**
+ * `voe demo` as a user runs it: with no cluster configured it starts its own control plane,
+ * stages the scenario, registers the webhook and tries every resize through the API server;
+ * with --kubeconfig it only reads (what each VM disk would get if it grew now).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import {
+  DEMO_STEPS, SCENARIO, scenarioClaims, StagedCluster, stageExpansionScenario, type DemoReport, type SurveyRow,
+} from '../../src/demo/index.js';
+import { testCacheDir, useControlPlane } from '../support/use-control-plane.js';
+
+const MAIN = 'dist/src/cli/main.js';
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** No KUBECONFIG: "no cluster configured". */
+function localEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, VOE_CACHE_DIR: testCacheDir() };
+  delete env['KUBECONFIG'];
+  return env;
+}
+
+test('voe demo with no cluster configured: every resize is admitted or refused as the design says, on its own control plane', async () => {
+  const result = await run(['demo', '--json'], localEnv());
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /voe demo: starting a local control plane/);
+  const report = JSON.parse(result.stdout) as DemoReport;
+  assert.equal(report.ok, true);
+  assert.equal(report.configurationName, 'voe-demo');
+  assert.deepEqual(report.steps.map((s) => s.outcome), DEMO_STEPS.map((s) => s.expect));
+  for (const step of report.steps) {
+    assert.equal(step.ok, true, `step ${step.step}: ${step.title}`);
+    if (step.outcome === 'refused') {
+      assert.equal(step.code, 422);
+      assert.match(step.message ?? '', /^admission webhook "pvc-resize\.voe\.harvesterhci\.io" denied the request: PVC_EXPAND: /);
+    } else {
+      assert.equal(step.message, undefined);
+    }
+  }
+  const [hotplugFs] = report.steps.filter((s) => s.pvc === `default/${SCENARIO.topolvmFilesystemHotplug}`);
+  assert.match(hotplugFs?.message ?? '', /Expansion of hotplugged PVC 'default\/data-topolvm-fs' in filesystem mode is not supported/);
+  const gateMissing = report.steps.find((s) => s.change?.includes('featureGates'));
+  assert.match(gateMissing?.message ?? '', /PVC_EXPAND: kubevirt ExpandDisks not included in featureGate\./);
+});
+
+test('voe demo prints each step for people and exits 0', async () => {
+  const result = await run(['demo'], localEnv());
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, / 1\. Longhorn v1 Block root disk of running VM vm1\n {4}PVC default\/vm1-disk-0-kq8zt 10Gi -> 20Gi: ADMITTED\n/);
+  assert.match(result.stdout, / 4\. NFS disk of running VM vm3 .*\n {4}PVC default\/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED \(422\)\n {4}admission webhook .* add "nfs\.csi\.k8s\.io":true to the Setting's value/);
+  assert.match(result.stdout, /first: Setting csi-online-expand-validation value -> \{"nfs\.csi\.k8s\.io":true\}/);
+  assert.match(result.stdout, /11 resizes: 6 admitted, 5 refused by the voe webhook .*\nEvery answer is the one Harvester's design asks for\.\n$/);
+});
+
+test('voe demo --kubeconfig only reads: what each VM disk would get if it grew now', async () => {
+  const cp = await useControlPlane();
+  await stageExpansionScenario(new StagedCluster(cp.kubeConfig));
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const before = await core.listNamespacedPersistentVolumeClaim({ namespace: 'default' });
+
+  const result = await run(['demo', '--kubeconfig', cp.kubeconfigPath, '--grow-by', '5Gi', '--json'], { ...process.env });
+  assert.equal(result.code, 0, result.stderr);
+  const rows = JSON.parse(result.stdout) as SurveyRow[];
+  const byPvc = new Map(rows.map((row) => [row.pvc, row]));
+  // The six claims; vm4's root disk names a claim that does not exist, which the survey skips.
+  assert.deepEqual([...byPvc.keys()].sort(), scenarioClaims().map((c) => `default/${c.metadata?.name}`).sort());
+  assert.equal(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.allowed, true);
+  assert.equal(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.to, '15Gi');
+  assert.deepEqual(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.vms, ['vm1 (Running)']);
+  assert.equal(byPvc.get(`default/${SCENARIO.nfsDisk}`)?.allowed, false);
+  assert.equal(byPvc.get(`default/${SCENARIO.stoppedVmDisk}`)?.allowed, true);
+  assert.deepEqual(byPvc.get(`default/${SCENARIO.stoppedVmDisk}`)?.vms, ['vm5 (Stopped)']);
+  assert.equal(byPvc.get(`default/${SCENARIO.topolvmFilesystemHotplug}`)?.allowed, false);
+
+  const after = await core.listNamespacedPersistentVolumeClaim({ namespace: 'default' });
+  assert.deepEqual(after.items.map((p) => p.metadata?.resourceVersion), before.items.map((p) => p.metadata?.resourceVersion), 'nothing was changed');
+  const hooks = await cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api).listValidatingWebhookConfiguration();
+  assert.equal(hooks.items.length, 0, 'no webhook was registered');
+
+  const human = await run(['demo', '--kubeconfig', cp.kubeconfigPath], { ...process.env });
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stdout, /^What the voe webhook would answer if each VM disk grew by 1Gi now \(nothing was changed\):/);
+  assert.match(human.stdout, /ALLOWED {2}default\/vm1-disk-0-kq8zt 10Gi -> 11Gi {2}used by vm1 \(Running\)/);
+  assert.match(human.stdout, /REFUSED {2}default\/vm3-disk-0-nfs01 10Gi -> 11Gi {2}used by vm3 \(Running\)\n {9}PVC_EXPAND: /);
+});
