@@ -108,6 +108,19 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   }
 }
 
+/** The webhook cache that holds objects of `kind` (the KINDS keys are the AdmissionCaches keys). */
+function cacheOf(caches: AdmissionCaches, kind: DemoChange['kind']): Cache<unknown> | undefined {
+  switch (kind) {
+    case KINDS.vms: return caches.vms;
+    case KINDS.kubeVirts: return caches.kubeVirts;
+    case KINDS.settings: return caches.settings;
+    case KINDS.longhornVolumes: return caches.longhornVolumes;
+    case KINDS.longhornEngines: return caches.longhornEngines;
+    case KINDS.longhornSettings: return caches.longhornSettings;
+    default: return undefined;
+  }
+}
+
 async function applyChange(cluster: StagedCluster, caches: AdmissionCaches, change: DemoChange, timeoutMs: number): Promise<void> {
   let resourceVersion: string | undefined;
   try {
@@ -117,9 +130,7 @@ async function applyChange(cluster: StagedCluster, caches: AdmissionCaches, chan
   } catch (error) {
     throw new DemoError('DEMO_API_FAILED', `writing "${change.describe}" failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
-  const key = (Object.keys(KINDS) as Array<keyof typeof KINDS>).find((k) => KINDS[k] === change.kind);
-  const cache = key === undefined ? undefined : (caches as unknown as Record<string, Cache<unknown> | undefined>)[key];
-  await waitForResourceVersion(cache, change.namespace, change.name, resourceVersion, timeoutMs, change.describe);
+  await waitForResourceVersion(cacheOf(caches, change.kind), change.namespace, change.name, resourceVersion, timeoutMs, change.describe);
 }
 
 async function tryResize(cluster: StagedCluster, number: number, step: DemoStep): Promise<DemoStepResult> {
