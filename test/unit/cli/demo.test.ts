@@ -1,0 +1,78 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatDemoStep, formatDemoSummary, formatSurvey } from '../../../src/cli/format-demo.js';
+import type { DemoStepResult, SurveyRow } from '../../../src/demo/index.js';
+
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+
+function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('voe demo (usage; no API server is reached)', () => {
+  it('--help describes both modes', async () => {
+    const { code, stdout } = await voe(['demo', '--help']);
+    assert.equal(code, 0);
+    const text = stdout.replace(/\s+/g, ' ');
+    assert.match(text, /With no cluster configured \(no --kubeconfig, no \$KUBECONFIG\) or with --local: start a local control plane/);
+    assert.match(text, /On a configured cluster: read-only/);
+  });
+
+  it('exits 2 with a coded message for an unreadable kubeconfig, a bad --grow-by and an unreachable cluster', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'voe-demo-usage-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, [
+      'apiVersion: v1', 'kind: Config', 'current-context: c',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+      'contexts: [{name: c, context: {cluster: c, user: u}}]', 'users: [{name: u, user: {token: "not-a-real-token"}}]', '',
+    ].join('\n'));
+    const cases: Array<[string[], RegExp]> = [
+      [['demo', '--kubeconfig', join(dir, 'missing')], /^voe: DEMO_USAGE: cannot load the kubeconfig: .*--local\n$/],
+      [['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'], /^voe: DEMO_USAGE: --grow-by must be a positive quantity such as 1Gi, got "0"\n$/],
+      [['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'], /^voe: KUBE_QUANTITY_INVALID: /],
+      [['demo', '--kubeconfig', kubeconfig], /^voe: DEMO_API_FAILED: listing KubeVirt VirtualMachines failed: .*ECONNREFUSED/],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await voe(args);
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, stderr);
+      assert.doesNotMatch(result.stderr, /not-a-real-token/);
+      assert.equal(result.stdout, '');
+    }
+  });
+});
+
+describe('voe demo output', () => {
+  const refused: DemoStepResult = {
+    step: 4, title: 'NFS disk of running VM vm3', pvc: 'default/vm3-disk-0-nfs01', from: '10Gi', to: '20Gi',
+    expected: 'refused', outcome: 'refused', code: 422, message: 'admission webhook "x" denied the request: PVC_EXPAND: no', ok: true,
+  };
+
+  it('prints the change, the resize and the API server\'s message of each step', () => {
+    assert.equal(formatDemoStep({ ...refused, change: 'Setting value -> {}' }),
+      ' 4. NFS disk of running VM vm3\n    first: Setting value -> {}\n    PVC default/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED (422)\n    admission webhook "x" denied the request: PVC_EXPAND: no\n');
+  });
+
+  it('marks an answer that differs from the design, and says so in the summary', () => {
+    const { code: _code, message: _message, ...rest } = refused;
+    const wrong: DemoStepResult = { ...rest, outcome: 'admitted', ok: false };
+    assert.match(formatDemoStep(wrong), /10Gi -> 20Gi: ADMITTED {2}<-- expected REFUSED\n$/);
+    const summary = formatDemoSummary({ webhookUrl: 'https://127.0.0.1:1', configurationName: 'voe-demo', steps: [refused, wrong], ok: false });
+    assert.match(summary, /2 resizes: 1 admitted, 1 refused by the voe webhook/);
+    assert.match(summary, /1 answer\(s\) differ from Harvester's design: step\(s\) 4\.\n$/);
+  });
+
+  it('says when the survey found no VM disk', () => {
+    assert.equal(formatSurvey([] as SurveyRow[], '1Gi'), 'No VirtualMachine uses a PVC in this cluster; nothing to show. Nothing was changed.\n');
+  });
+});
