@@ -1,25 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook-client.js';
 import { useControlPlane } from '../support/use-control-plane.js';
+import { writeUnreachableKubeconfig } from '../support/unreachable-kubeconfig.js';
 
 const cp = await useControlPlane();
 
 const MAIN = 'dist/src/cli/main.js';
-
-/** A kubeconfig that loads but points nowhere: option errors must come before any API call. */
-async function unusedKubeconfig(dir: string): Promise<string> {
-  const path = join(dir, 'kubeconfig');
-  await writeFile(path, [
-    'apiVersion: v1', 'kind: Config', 'current-context: c',
-    'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
-    'contexts: [{name: c, context: {cluster: c, user: u}}]', 'users: [{name: u, user: {token: "t"}}]', '',
-  ].join('\n'));
-  return path;
-}
 
 function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
@@ -33,7 +21,7 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
 test('voe serve without --dev needs the certificate files', async (t) => {
   const files = await writeServingFiles();
   t.after(() => files.cleanup());
-  const result = await run(['serve', '--kubeconfig', await unusedKubeconfig(files.dir), '--port', '0']);
+  const result = await run(['serve', '--kubeconfig', await writeUnreachableKubeconfig(files.dir), '--port', '0']);
   assert.equal(result.code, 2);
   assert.match(result.stderr, /voe: WEBHOOK_INVALID_OPTIONS: .*--tls-cert-file and --tls-key-file/);
   const bad = await run(['serve', '--port', '70000']);

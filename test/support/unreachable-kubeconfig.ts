@@ -1,0 +1,20 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The token in the kubeconfig, for asserting that it never reaches output. */
+export const UNREACHABLE_TOKEN = 'not-a-real-token';
+
+/**
+ * Writes DIR/kubeconfig: it loads, but its API server (127.0.0.1:1) refuses every connection,
+ * so option errors must come before any API call and API failures can be provoked.
+ */
+export async function writeUnreachableKubeconfig(dir: string): Promise<string> {
+  const path = join(dir, 'kubeconfig');
+  await writeFile(path, [
+    'apiVersion: v1', 'kind: Config', 'current-context: c',
+    'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+    'contexts: [{name: c, context: {cluster: c, user: u}}]',
+    `users: [{name: u, user: {token: ${UNREACHABLE_TOKEN}}}]`, '',
+  ].join('\n'));
+  return path;
+}
