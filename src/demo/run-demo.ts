@@ -1,4 +1,5 @@
 import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { apiErrorOf } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import {
   admissionWiring, serveWebhook, type AdmissionCaches, type Cache, type StartedAdmissionCaches,
@@ -45,15 +46,11 @@ export interface RunDemoOptions {
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export const DEMO_CONFIGURATION_NAME = 'voe-demo';
 
+/** A refusal the user would see (4xx other than 404), with the API server's message; undefined for anything else. */
 function refusalOf(error: unknown): { code: number; message: string } | undefined {
-  const e = error as { code?: unknown; body?: unknown };
-  if (typeof e.code !== 'number' || e.code < 400 || e.code >= 500 || e.code === 404) return undefined;
-  let body: unknown = e.body;
-  if (typeof body === 'string') {
-    try { body = JSON.parse(body); } catch { /* not a Status */ }
-  }
-  const message = (body as { message?: unknown } | undefined)?.message;
-  return { code: e.code, message: typeof message === 'string' ? message : String(e.body ?? error) };
+  const status = apiErrorOf(error);
+  if (status === undefined || status.code < 400 || status.code >= 500 || status.code === 404) return undefined;
+  return { code: status.code, message: status.message || String(error) };
 }
 
 async function waitForResourceVersion(cache: Cache<unknown> | undefined, namespace: string | undefined, name: string, resourceVersion: string | undefined, timeoutMs: number, what: string): Promise<void> {

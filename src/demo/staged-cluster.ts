@@ -7,6 +7,7 @@
 import {
   CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, StorageV1Api, type KubeConfig,
 } from '@kubernetes/client-node';
+import { isAlreadyExists } from '../kube/index.js';
 import type { PersistentVolumeClaim } from '../webhook/index.js';
 import type { ClusterState } from './cluster-state.js';
 
@@ -26,10 +27,6 @@ function forCreate(object: unknown): Json {
 function statusOf(object: unknown): Json | undefined {
   const status = (object as { status?: Json }).status;
   return status && Object.keys(status).length > 0 ? status : undefined;
-}
-
-function isConflict(error: unknown): boolean {
-  return (error as { code?: number }).code === 409;
 }
 
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -64,7 +61,7 @@ export class StagedCluster {
     try {
       await this.core.createNamespace({ body: { metadata: { name } } });
     } catch (error) {
-      if (!isConflict(error)) throw error;
+      if (!isAlreadyExists(error)) throw error;
     }
   }
 
