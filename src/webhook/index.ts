@@ -44,5 +44,6 @@ export { PVC_EXPAND_PREFIX } from './resize-messages.js';
 export { CheckError, type CheckErrorCode } from './check-error.js';
 export { checkResize, type CheckResult } from './check-resize.js';
 export { loadCheckCaches } from './load-check-caches.js';
+export { loadClusterCaches } from './load-cluster-caches.js';
 export { startAdmissionCaches, type StartedAdmissionCaches, type StartAdmissionCachesOptions } from './start-admission-caches.js';
 export { admissionWiring } from './admission-wiring.js';

@@ -83,6 +83,10 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   assert.equal(byPvc.get(`default/${SCENARIO.stoppedVmDisk}`)?.allowed, true);
   assert.deepEqual(byPvc.get(`default/${SCENARIO.stoppedVmDisk}`)?.vms, ['vm5 (Stopped)']);
   assert.equal(byPvc.get(`default/${SCENARIO.topolvmFilesystemHotplug}`)?.allowed, false);
+  // Longhorn's Volume CR (listed once for all disks) and its version Setting were read.
+  assert.equal(byPvc.get(`default/${SCENARIO.longhornV2Disk}`)?.allowed, false);
+  assert.match(byPvc.get(`default/${SCENARIO.longhornV2Disk}`)?.message ?? '',
+    new RegExp(`Longhorn v2 data engine volume \\(Volume CR\\).*Longhorn ${SCENARIO.longhornVersion.replace(/\./g, '\\.')} is installed`));
 
   const after = await core.listNamespacedPersistentVolumeClaim({ namespace: 'default' });
   assert.deepEqual(after.items.map((p) => p.metadata?.resourceVersion), before.items.map((p) => p.metadata?.resourceVersion), 'nothing was changed');

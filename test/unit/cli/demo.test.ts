@@ -36,7 +36,7 @@ describe('voe demo (usage; no API server is reached)', () => {
       [['demo', '--kubeconfig', join(dir, 'missing')], /^voe: DEMO_USAGE: cannot load the kubeconfig: .*--local\n$/],
       [['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'], /^voe: DEMO_USAGE: --grow-by must be a positive quantity such as 1Gi, got "0"\n$/],
       [['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'], /^voe: KUBE_QUANTITY_INVALID: /],
-      [['demo', '--kubeconfig', kubeconfig], /^voe: DEMO_API_FAILED: listing KubeVirt VirtualMachines failed: .*ECONNREFUSED/],
+      [['demo', '--kubeconfig', kubeconfig], /^voe: DEMO_API_FAILED: surveying the cluster failed: reading .+ failed: .*ECONNREFUSED/],
     ];
     for (const [args, stderr] of cases) {
       const result = await voe(args);
