@@ -67,6 +67,15 @@ function endOfNumber(text: string, i: number): number {
   return i;
 }
 
+/** Index after `"key":` (whitespace allowed before the colon) whose quote is at `i`, or -1. */
+function endOfKey(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 0x22) return -1;
+  i = endOfString(text, i);
+  if (i < 0) return -1;
+  while (isSpace(text.charCodeAt(i))) i++;
+  return text.charCodeAt(i) === 0x3a ? i + 1 : -1;
+}
+
 /** Index after the JSON value that starts at `i` (after optional whitespace), or -1. */
 function endOfValue(text: string, i: number): number {
   const n = text.length;
@@ -82,12 +91,8 @@ function endOfValue(text: string, i: number): number {
         i++;
       } else {
         stack.push(OBJECT);
-        if (text.charCodeAt(i) !== 0x22) return -1;
-        i = endOfString(text, i);
+        i = endOfKey(text, i);
         if (i < 0) return -1;
-        while (i < n && isSpace(text.charCodeAt(i))) i++;
-        if (text.charCodeAt(i) !== 0x3a) return -1;
-        i++;
         continue;
       }
     } else if (c === 0x5b) {
@@ -125,12 +130,8 @@ function endOfValue(text: string, i: number): number {
         i++;
         if (top === OBJECT) {
           while (i < n && isSpace(text.charCodeAt(i))) i++;
-          if (text.charCodeAt(i) !== 0x22) return -1;
-          i = endOfString(text, i);
+          i = endOfKey(text, i);
           if (i < 0) return -1;
-          while (i < n && isSpace(text.charCodeAt(i))) i++;
-          if (text.charCodeAt(i) !== 0x3a) return -1;
-          i++;
         }
         break;
       }
