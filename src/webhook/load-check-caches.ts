@@ -1,13 +1,13 @@
 import { CoreV1Api, CustomObjectsApi, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { AdmissionOptions } from './admission-options.js';
 import type { AdmissionCaches } from './cache-snapshot-source.js';
-import { admissionIndexers, LONGHORN_VOLUME_LABEL } from './cache-snapshot-source.js';
+import { LONGHORN_VOLUME_LABEL } from './cache-snapshot-source.js';
+import { buildAdmissionCaches } from './build-admission-caches.js';
 import { CheckError } from './check-error.js';
 import type {
   LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
 } from './kube-objects.js';
-import { MemoryCache } from './memory-cache.js';
-import { listItems, readOptional } from './read-optional.js';
+import { listItems, listOf, readOptional } from './read-optional.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 /**
@@ -39,18 +39,15 @@ export async function loadCheckCaches(
     volumeName ? readOptional(`Longhorn Engines of ${volumeName}`, () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', labelSelector: `${LONGHORN_VOLUME_LABEL}=${volumeName}` })) : undefined,
   ]);
 
-  const present = <T>(object: T | undefined): T[] => (object ? [object] : []);
   return {
     pvc,
-    caches: {
-      pvcs: new MemoryCache([pvc]),
-      storageClasses: new MemoryCache(present(storageClass)),
-      vms: new MemoryCache(listItems<VirtualMachine>(vmList), { indexers: admissionIndexers.vms }),
-      kubeVirts: new MemoryCache(present(shared.kubeVirt)),
-      settings: new MemoryCache(present(shared.setting)),
-      longhornVolumes: new MemoryCache(present(longhornVolume)),
-      longhornEngines: new MemoryCache(listItems<LonghornEngine>(engineList), { indexers: admissionIndexers.longhornEngines }),
-      longhornSettings: new MemoryCache(present(shared.longhornSetting)),
-    },
+    caches: buildAdmissionCaches({
+      ...shared,
+      pvcs: [pvc],
+      storageClasses: listOf(storageClass),
+      vms: listItems<VirtualMachine>(vmList),
+      longhornVolumes: listOf(longhornVolume),
+      longhornEngines: listItems<LonghornEngine>(engineList),
+    }),
   };
 }

@@ -1,8 +1,8 @@
 import { CoreV1Api, CustomObjectsApi, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { AdmissionOptions } from './admission-options.js';
-import { admissionIndexers, type AdmissionCaches } from './cache-snapshot-source.js';
+import { buildAdmissionCaches } from './build-admission-caches.js';
+import type { AdmissionCaches } from './cache-snapshot-source.js';
 import type { LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine } from './kube-objects.js';
-import { MemoryCache } from './memory-cache.js';
 import { listItems, readOptional } from './read-optional.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
@@ -25,15 +25,12 @@ export async function loadClusterCaches(kubeConfig: KubeConfig, options: Admissi
     readOptional(`Longhorn Volumes in ${options.longhornNamespace}`, () => custom.listNamespacedCustomObject({ ...lh, plural: 'volumes' })),
     readOptional(`Longhorn Engines in ${options.longhornNamespace}`, () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines' })),
   ]);
-  const present = <T>(object: T | undefined): T[] => (object ? [object] : []);
-  return {
-    pvcs: new MemoryCache(listItems<PersistentVolumeClaim>(pvcs)),
-    storageClasses: new MemoryCache(listItems<StorageClass>(classes)),
-    vms: new MemoryCache(listItems<VirtualMachine>(vms), { indexers: admissionIndexers.vms }),
-    kubeVirts: new MemoryCache(present(shared.kubeVirt)),
-    settings: new MemoryCache(present(shared.setting)),
-    longhornVolumes: new MemoryCache(listItems<LonghornVolume>(volumes)),
-    longhornEngines: new MemoryCache(listItems<LonghornEngine>(engines), { indexers: admissionIndexers.longhornEngines }),
-    longhornSettings: new MemoryCache(present(shared.longhornSetting)),
-  };
+  return buildAdmissionCaches({
+    ...shared,
+    pvcs: listItems<PersistentVolumeClaim>(pvcs),
+    storageClasses: listItems<StorageClass>(classes),
+    vms: listItems<VirtualMachine>(vms),
+    longhornVolumes: listItems<LonghornVolume>(volumes),
+    longhornEngines: listItems<LonghornEngine>(engines),
+  });
 }

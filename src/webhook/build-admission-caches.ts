@@ -1,0 +1,33 @@
+import type { HarvesterSetting } from '../settings/index.js';
+import { admissionIndexers, type AdmissionCaches } from './cache-snapshot-source.js';
+import type {
+  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+} from './kube-objects.js';
+import { MemoryCache } from './memory-cache.js';
+import { listOf } from './read-optional.js';
+
+/** Objects read with get and list calls, each kind possibly absent (a missing object or CRD). */
+export interface AdmissionObjects {
+  pvcs: PersistentVolumeClaim[];
+  storageClasses: StorageClass[];
+  vms: VirtualMachine[];
+  kubeVirt: KubeVirt | undefined;
+  setting: HarvesterSetting | undefined;
+  longhornVolumes: LonghornVolume[];
+  longhornEngines: LonghornEngine[];
+  longhornSetting: LonghornSetting | undefined;
+}
+
+/** In-memory caches with the same indexes the admission informers have, for `voe check` and the demo survey. */
+export function buildAdmissionCaches(objects: AdmissionObjects): AdmissionCaches {
+  return {
+    pvcs: new MemoryCache(objects.pvcs),
+    storageClasses: new MemoryCache(objects.storageClasses),
+    vms: new MemoryCache(objects.vms, { indexers: admissionIndexers.vms }),
+    kubeVirts: new MemoryCache(listOf(objects.kubeVirt)),
+    settings: new MemoryCache(listOf(objects.setting)),
+    longhornVolumes: new MemoryCache(objects.longhornVolumes),
+    longhornEngines: new MemoryCache(objects.longhornEngines, { indexers: admissionIndexers.longhornEngines }),
+    longhornSettings: new MemoryCache(listOf(objects.longhornSetting)),
+  };
+}
