@@ -84,24 +84,14 @@ function endOfValue(text: string, i: number): number {
     // A value is expected at i.
     while (i < n && isSpace(text.charCodeAt(i))) i++;
     let c = text.charCodeAt(i);
-    if (c === 0x7b) {
+    if (c === 0x7b || c === 0x5b) {
       i++;
       while (i < n && isSpace(text.charCodeAt(i))) i++;
-      if (text.charCodeAt(i) === 0x7d) {
+      if (text.charCodeAt(i) === (c === 0x7b ? 0x7d : 0x5d)) {
         i++;
       } else {
-        stack.push(OBJECT);
-        i = endOfKey(text, i);
-        if (i < 0) return -1;
-        continue;
-      }
-    } else if (c === 0x5b) {
-      i++;
-      while (i < n && isSpace(text.charCodeAt(i))) i++;
-      if (text.charCodeAt(i) === 0x5d) {
-        i++;
-      } else {
-        stack.push(ARRAY);
+        stack.push(c === 0x7b ? OBJECT : ARRAY);
+        if (c === 0x7b && (i = endOfKey(text, i)) < 0) return -1;
         continue;
       }
     } else if (c === 0x22) {
