@@ -38,6 +38,18 @@ function parseOptions(value: string | undefined): Record<string, unknown> | stri
   }
 }
 
+/** The JSON options, new size and old size both expand calls carry, or the Failure answer naming `op` and what is wrong. */
+function parseResizeArguments(op: string, options: string | undefined, newSize: string | undefined, oldSize: string | undefined):
+  { next: number; previous: number } | FlexVolumeAnswer {
+  const parsed = parseOptions(options);
+  if (typeof parsed === 'string') return failure(`${op}: ${parsed}`);
+  const next = parseSize(newSize, 'new size');
+  if (typeof next === 'string') return failure(`${op}: ${next}`);
+  const previous = parseSize(oldSize, 'old size');
+  if (typeof previous === 'string') return failure(`${op}: ${previous}`);
+  return { next, previous };
+}
+
 /**
  * One FlexVolume driver call, as kubelet makes it (pkg/volume/flexvolume: driver-call.go
  * appends the JSON options first, then expander.go appends the rest):
@@ -54,24 +66,18 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
         return { response: { status: 'Success', capabilities: { attach: false, requiresFSResize: true } }, exitCode: 0 };
       case 'expandvolume': {
         const [options, , newSize, oldSize] = rest;
-        const parsed = parseOptions(options);
-        if (typeof parsed === 'string') return failure(`expandvolume: ${parsed}`);
-        const next = parseSize(newSize, 'new size');
-        if (typeof next === 'string') return failure(`expandvolume: ${next}`);
-        const previous = parseSize(oldSize, 'old size');
-        if (typeof previous === 'string') return failure(`expandvolume: ${previous}`);
+        const sizes = parseResizeArguments('expandvolume', options, newSize, oldSize);
+        if ('response' in sizes) return sizes;
+        const { next, previous } = sizes;
         if (next < previous) return failure(`expandvolume: shrinking from ${previous} to ${next} bytes is not supported`);
         // The volume itself is grown by the storage (Harvester/Longhorn); the driver confirms the size.
         return { response: { status: 'Success', volumeNewSize: next }, exitCode: 0 };
       }
       case 'expandfs': {
         const [options, devicePath, deviceMountPath, newSize, oldSize] = rest;
-        const parsed = parseOptions(options);
-        if (typeof parsed === 'string') return failure(`expandfs: ${parsed}`);
-        const next = parseSize(newSize, 'new size');
-        if (typeof next === 'string') return failure(`expandfs: ${next}`);
-        const previous = parseSize(oldSize, 'old size');
-        if (typeof previous === 'string') return failure(`expandfs: ${previous}`);
+        const sizes = parseResizeArguments('expandfs', options, newSize, oldSize);
+        if ('response' in sizes) return sizes;
+        const { next } = sizes;
         const mountPath = deviceMountPath || undefined;
         let device = devicePath ?? '';
         if (device === '') {
