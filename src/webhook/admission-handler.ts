@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from '../log/index.js';
 import { parseAdmissionReview, type ParsedAdmissionReview } from './parse-admission-review.js';
 import { runValidator, type ValidatorOutcome } from './run-validator.js';
@@ -50,6 +51,20 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
   const log = options.logger.child({ webhook: validator.name });
   const webhook = validator.name;
 
+  // One labelled child per (decision, reason): the label hashing is done once per series, not per request.
+  const series = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'webhook' | 'decision' | 'reason'> }>();
+  function seriesOf(allowed: boolean, reason: string): { requests: Counter.Internal; duration: Histogram.Internal<'webhook' | 'decision' | 'reason'> } {
+    const decision = allowed ? 'allowed' : 'refused';
+    const key = `${decision}/${reason}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { webhook, decision, reason };
+      found = { requests: metrics.requests.labels(labels), duration: metrics.duration.labels(labels) };
+      series.set(key, found);
+    }
+    return found;
+  }
+
   function badRequest(res: ServerResponse, code: number, reason: string, message: string, close = false): void {
     metrics.badRequests.inc({ webhook });
     log.warn({ code, problem: message }, 'refused a request that is not an AdmissionReview v1');
@@ -79,9 +94,9 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
   function respond(res: ServerResponse, request: AdmissionRequest, { verdict, error }: ValidatorOutcome, start: bigint): void {
     const review = toAdmissionReview(request.uid, verdict);
     send(res, 200, review);
-    const allowed = review.response.allowed ? 'true' : 'false';
-    metrics.requests.inc({ webhook, decision: verdict.decision, allowed });
-    metrics.duration.observe({ webhook, allowed }, Number(process.hrtime.bigint() - start) / 1e9);
+    const series = seriesOf(review.response.allowed, verdict.decision);
+    series.requests.inc();
+    series.duration.observe(Number(process.hrtime.bigint() - start) / 1e9);
     if (error === undefined && review.response.allowed) {
       if (log.isLevelEnabled('debug')) log.debug({ uid: request.uid, decision: verdict.decision, namespace: request.namespace, name: request.name }, 'request allowed');
       return;

@@ -2,10 +2,10 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric
 
 export interface WebhookMetrics {
   readonly registry: Registry;
-  /** voe_webhook_requests_total{webhook, decision, allowed} */
-  readonly requests: Counter<'webhook' | 'decision' | 'allowed'>;
-  /** voe_webhook_request_duration_seconds{webhook, allowed}: from the request's end to the answer. */
-  readonly duration: Histogram<'webhook' | 'allowed'>;
+  /** voe_webhook_requests_total{webhook, decision, reason}: decision is allowed or refused, reason the validator's label. */
+  readonly requests: Counter<'webhook' | 'decision' | 'reason'>;
+  /** voe_webhook_request_duration_seconds{webhook, decision, reason}: from the request's headers to the answer written. */
+  readonly duration: Histogram<'webhook' | 'decision' | 'reason'>;
   /** voe_webhook_bad_requests_total{webhook}: answered 400 (not an AdmissionReview v1). */
   readonly badRequests: Counter<'webhook'>;
   /** voe_webhook_certificate_reloads_total{result}: result is "success" or "failure". */
@@ -26,12 +26,12 @@ export function createWebhookMetrics(registry?: Registry): WebhookMetrics {
   return {
     registry: reg,
     requests: reuse(reg, 'voe_webhook_requests_total', () => new Counter({
-      name: 'voe_webhook_requests_total', help: 'Admission reviews answered, by webhook, decision and whether the request was allowed.',
-      labelNames: ['webhook', 'decision', 'allowed'] as const, registers,
+      name: 'voe_webhook_requests_total', help: 'Admission reviews answered, by webhook, decision (allowed, refused) and reason (the validator\'s label).',
+      labelNames: ['webhook', 'decision', 'reason'] as const, registers,
     })),
     duration: reuse(reg, 'voe_webhook_request_duration_seconds', () => new Histogram({
-      name: 'voe_webhook_request_duration_seconds', help: 'Time to answer an admission review (parse, validate, respond).',
-      labelNames: ['webhook', 'allowed'] as const, registers,
+      name: 'voe_webhook_request_duration_seconds', help: 'Time to answer an admission review (parse, validate, respond), by webhook, decision and reason.',
+      labelNames: ['webhook', 'decision', 'reason'] as const, registers,
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     })),
     badRequests: reuse(reg, 'voe_webhook_bad_requests_total', () => new Counter({

@@ -52,7 +52,7 @@ test('voe serve with certificate files watches the cluster, answers reviews, pro
     assert.equal((await httpsRequest(port, ca, { path, body: JSON.stringify(pvcReview('x')) })).status, 200);
   }
   assert.equal((await httpsRequest(port, ca, { path: '/readyz', method: 'GET' })).status, 200);
-  assert.match((await httpsRequest(port, ca, { path: '/metrics', method: 'GET' })).body, /voe_webhook_requests_total\{webhook="pvc-resize",decision="allowed-offline",allowed="true"\} 1/);
+  assert.match((await httpsRequest(port, ca, { path: '/metrics', method: 'GET' })).body, /voe_webhook_requests_total\{webhook="pvc-resize",decision="allowed",reason="allowed-offline"\} 1/);
   const exitCode = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
   assert.equal(exitCode, 0, stderr);
   assert.match(stdout, /"msg":"webhook server listening"/);

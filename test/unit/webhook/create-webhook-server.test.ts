@@ -111,11 +111,13 @@ test('/livez, /readyz follow the readiness function, /metrics exposes the webhoo
   assert.equal((await call('/readyz', undefined, 'GET')).status, 200);
   await call('/validate/pvc-resize', pvcReview('m1'));
   await call('/validate/pvc-resize', pvcReview('m2', '1Gi', '2Gi', 'refuse-me'));
+  await call('/validate/pvc-resize', pvcReview('m3'));
   await call('/validate/pvc-resize', { nope: true });
   const metrics = (await call('/metrics', undefined, 'GET')).body;
-  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="not-resize",allowed="true"\} 1/);
-  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="test-refusal",allowed="false"\} 1/);
-  assert.match(metrics, /voe_webhook_request_duration_seconds_bucket\{le="0.005",webhook="pvc-resize",allowed="true"\}/);
+  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="allowed",reason="not-resize"\} 2\n/);
+  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="refused",reason="test-refusal"\} 1\n/);
+  assert.match(metrics, /voe_webhook_request_duration_seconds_bucket\{le="\+Inf",webhook="pvc-resize",decision="allowed",reason="not-resize"\} 2\n/);
+  assert.match(metrics, /voe_webhook_request_duration_seconds_count\{webhook="pvc-resize",decision="refused",reason="test-refusal"\} 1\n/);
   assert.match(metrics, /voe_webhook_bad_requests_total\{webhook="pvc-resize"\} 1/);
   assert.match(metrics, /voe_webhook_certificate_expiry_timestamp_seconds \d+/);
   assert.match(metrics, /process_cpu_seconds_total/);
