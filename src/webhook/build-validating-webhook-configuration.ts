@@ -1,5 +1,6 @@
 import type { V1ValidatingWebhook, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { ONLINE_EXPAND_SETTING_NAME, VOLUME_CLAIM_TEMPLATES_ANNOTATION, WEBHOOK_ENDPOINTS, type WebhookEndpointKey } from './webhook-endpoints.js';
+import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
+import { VOLUME_CLAIM_TEMPLATES_ANNOTATION, WEBHOOK_ENDPOINTS, type WebhookEndpointKey } from './webhook-endpoints.js';
 import { WebhookError } from './webhook-error.js';
 
 export interface WebhookConfigurationOptions {
@@ -15,6 +16,8 @@ export interface WebhookConfigurationOptions {
   webhooks?: WebhookEndpointKey[];
   timeoutSeconds?: number;
   failurePolicy?: 'Fail' | 'Ignore';
+  /** The Setting the setting webhook validates (the validators' settingName); default csi-online-expand-validation. */
+  settingName?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
@@ -43,8 +46,19 @@ function annotationOrEmpty(variable: 'object' | 'oldObject'): string {
 /** CEL for "the VM's volumeClaimTemplates annotation changed" (added, removed or edited). */
 export const VM_VOLUME_CLAIM_TEMPLATES_CHANGED = `${annotationOrEmpty('object')} != ${annotationOrEmpty('oldObject')}`;
 
-/** CEL for "this is the csi-online-expand-validation Setting". */
-export const IS_ONLINE_EXPAND_SETTING = `has(object.metadata.name) && object.metadata.name == '${ONLINE_EXPAND_SETTING_NAME}'`;
+/** An object name as the API server accepts it (DNS-1123 subdomain), so it can be quoted in CEL as is. */
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** CEL for "this is the Setting named `name`" (the one listing validated CSI drivers). */
+export function settingNamed(name: string): string {
+  if (name.length > 253 || !OBJECT_NAME.test(name)) {
+    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The Setting name ${JSON.stringify(name.slice(0, 300))} is not a valid object name (lower-case DNS subdomain).`);
+  }
+  return `has(object.metadata.name) && object.metadata.name == '${name}'`;
+}
+
+/** CEL for "this is the csi-online-expand-validation Setting" (Harvester's name). */
+export const IS_ONLINE_EXPAND_SETTING = settingNamed(EXPAND_VALIDATION_SETTING_NAME);
 
 function encodeCaBundle(caBundle: string): string {
   return caBundle.trimStart().startsWith('-----BEGIN') ? Buffer.from(caBundle, 'utf8').toString('base64') : caBundle;
@@ -54,7 +68,7 @@ function encodeCaBundle(caBundle: string): string {
  * The ValidatingWebhookConfiguration for voe's webhooks: failurePolicy Fail, sideEffects None,
  * admissionReviewVersions [v1], and matchConditions so the API server only calls us for what can
  * change an expansion decision (a growing PVC request, a changed VM volumeClaimTemplates
- * annotation, the csi-online-expand-validation Setting). Pure.
+ * annotation, the csi-online-expand-validation Setting or the one named by settingName). Pure.
  */
 export function buildValidatingWebhookConfiguration(options: WebhookConfigurationOptions): V1ValidatingWebhookConfiguration {
   if ((options.urlBase === undefined) === (options.service === undefined)) {
@@ -67,6 +81,7 @@ export function buildValidatingWebhookConfiguration(options: WebhookConfiguratio
   if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 30) {
     throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `timeoutSeconds must be an integer from 1 to 30, got ${timeoutSeconds}.`);
   }
+  const settingCondition = settingNamed(options.settingName ?? EXPAND_VALIDATION_SETTING_NAME);
   const urlBase = options.urlBase?.replace(/\/+$/, '');
   const clientConfig = (path: string): V1ValidatingWebhook['clientConfig'] => ({
     ...(urlBase !== undefined
@@ -100,7 +115,7 @@ export function buildValidatingWebhookConfiguration(options: WebhookConfiguratio
       name: 'setting.voe.harvesterhci.io',
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.setting.path),
       rules: [{ apiGroups: ['harvesterhci.io'], apiVersions: ['v1beta1'], operations: ['CREATE', 'UPDATE'], resources: ['settings'], scope: 'Cluster' }],
-      matchConditions: [{ name: 'online-expand-setting', expression: IS_ONLINE_EXPAND_SETTING }],
+      matchConditions: [{ name: 'online-expand-setting', expression: settingCondition }],
       ...common(),
     },
   };

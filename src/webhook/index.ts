@@ -5,9 +5,9 @@ export { runValidator, type ValidatorOutcome } from './run-validator.js';
 export { createWebhookServer, DEFAULT_BODY_LIMIT_BYTES, type WebhookServer, type WebhookServerOptions } from './create-webhook-server.js';
 export { createCertificateReloader, loadCertificatePair, type CertificatePair, type CertificateReloader, type CertificateReloaderOptions } from './certificate-reloader.js';
 export { createWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
-export { WEBHOOK_ENDPOINTS, ONLINE_EXPAND_SETTING_NAME, VOLUME_CLAIM_TEMPLATES_ANNOTATION, type WebhookEndpointKey } from './webhook-endpoints.js';
+export { WEBHOOK_ENDPOINTS, VOLUME_CLAIM_TEMPLATES_ANNOTATION, type WebhookEndpointKey } from './webhook-endpoints.js';
 export {
-  buildValidatingWebhookConfiguration, PVC_STORAGE_GROWS, VM_VOLUME_CLAIM_TEMPLATES_CHANGED, IS_ONLINE_EXPAND_SETTING,
+  buildValidatingWebhookConfiguration, PVC_STORAGE_GROWS, VM_VOLUME_CLAIM_TEMPLATES_CHANGED, IS_ONLINE_EXPAND_SETTING, settingNamed,
   type WebhookConfigurationOptions,
 } from './build-validating-webhook-configuration.js';
 export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';

@@ -33,6 +33,8 @@ export interface ServeWebhookOptions<C> {
   tlsKeyFile?: string;
   /** dev only: metadata.name of the registered ValidatingWebhookConfiguration. */
   configurationName?: string;
+  /** dev only: the Setting whose updates the registered setting webhook receives (the validators' settingName). */
+  settingName?: string;
   /** dev only: how long to wait for the caches before registering (default 120 s). */
   cacheSyncTimeoutMs?: number;
   registry?: Registry;
@@ -138,7 +140,9 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       if (!(await waitFor(() => started.ready(), options.cacheSyncTimeoutMs ?? 120_000))) {
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', 'The informer caches did not sync in time; the webhook was not registered. Check the kubeconfig and that the CRDs exist.');
       }
-      const body = buildValidatingWebhookConfiguration({ name, urlBase: url, caBundle: caPem! });
+      const body = buildValidatingWebhookConfiguration({
+        name, urlBase: url, caBundle: caPem!, ...(options.settingName ? { settingName: options.settingName } : {}),
+      });
       cleanups.push(() => deleteValidatingWebhookConfiguration(options.kubeConfig, name).then(() => log.info({ name }, 'ValidatingWebhookConfiguration removed')));
       await applyValidatingWebhookConfiguration(options.kubeConfig, body);
       configurationName = name;

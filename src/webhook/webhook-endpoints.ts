@@ -7,7 +7,5 @@ export const WEBHOOK_ENDPOINTS = {
 
 export type WebhookEndpointKey = keyof typeof WEBHOOK_ENDPOINTS;
 
-/** The Setting whose value the setting webhook validates (see reference/harvester.md section 2). */
-export const ONLINE_EXPAND_SETTING_NAME = 'csi-online-expand-validation';
 /** VM annotation Harvester uses for the PVCs it creates for a VM (resized from the VM page). */
 export const VOLUME_CLAIM_TEMPLATES_ANNOTATION = 'harvesterhci.io/volumeClaimTemplates';

@@ -53,6 +53,7 @@ export function register(program: Command): void {
         ...(flags.tlsCertFile ? { tlsCertFile: flags.tlsCertFile } : {}),
         ...(flags.tlsKeyFile ? { tlsKeyFile: flags.tlsKeyFile } : {}),
         configurationName: flags.webhookConfigurationName,
+        settingName: options.settingName,
         startCaches: wiring.startCaches,
         createValidators: wiring.createValidators,
       });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import {
-  buildValidatingWebhookConfiguration, IS_ONLINE_EXPAND_SETTING, PVC_STORAGE_GROWS, VM_VOLUME_CLAIM_TEMPLATES_CHANGED, WebhookError,
+  buildValidatingWebhookConfiguration, IS_ONLINE_EXPAND_SETTING, PVC_STORAGE_GROWS, settingNamed, VM_VOLUME_CLAIM_TEMPLATES_CHANGED, WebhookError,
 } from '../../../src/webhook/index.js';
 
 const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
@@ -60,10 +60,20 @@ test('invalid options are refused', () => {
     { name: 'x', urlBase: 'https://a', service: { namespace: 'n', name: 's' } },
     { name: 'x', urlBase: 'http://127.0.0.1:9443' },
     { name: 'x', urlBase: 'https://a', timeoutSeconds: 31 },
+    { name: 'x', urlBase: 'https://a', settingName: "x' || true || '" },
+    { name: 'x', urlBase: 'https://a', settingName: 'Upper-Case' },
+    { name: 'x', urlBase: 'https://a', settingName: '' },
   ];
   for (const options of invalid) {
     assert.throws(() => buildValidatingWebhookConfiguration(options), (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_INVALID_OPTIONS');
   }
+});
+
+test('the setting webhook matches the configured Setting name', () => {
+  const config = buildValidatingWebhookConfiguration({ name: 'voe-dev', urlBase: 'https://127.0.0.1:9443', settingName: 'voe-expand-validation' });
+  const setting = config.webhooks?.find((w) => w.name === 'setting.voe.harvesterhci.io');
+  assert.equal(setting?.matchConditions?.[0]?.expression, "has(object.metadata.name) && object.metadata.name == 'voe-expand-validation'");
+  assert.equal(settingNamed('csi-online-expand-validation'), IS_ONLINE_EXPAND_SETTING);
 });
 
 test('manifests/webhook.yaml is what the builder produces for the in-cluster Service', async () => {

@@ -1,0 +1,79 @@
+/**
+ * A webhook configured with its own Setting name (`--setting`), through the real kube-apiserver:
+ * the registered setting webhook receives updates of that Setting (and not of Harvester's), and a
+ * PVC resize of a running VM is refused with 500 while that Setting holds invalid JSON.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { createLogger } from '../../../src/log/index.js';
+import { admissionWiring, serveWebhook } from '../../../src/webhook/index.js';
+import { harvesterSetting, KINDS, SCENARIO, StagedCluster, stageExpansionScenario } from '../../../src/demo/index.js';
+import { useControlPlane } from '../../support/use-control-plane.js';
+
+const SETTING = 'voe-expand-validation';
+const cp = await useControlPlane();
+const cluster = new StagedCluster(cp.kubeConfig);
+const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+await stageExpansionScenario(cluster);
+// Written before the webhook is registered, as an operator's earlier mistake would be.
+await cluster.createCustom(KINDS.settings, harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}', SETTING));
+
+const wiring = admissionWiring({ options: { settingName: SETTING } });
+const serving = await serveWebhook({
+  kubeConfig: cp.kubeConfig,
+  logger: createLogger({ level: 'silent' }),
+  host: '127.0.0.1',
+  port: 0,
+  dev: true,
+  configurationName: 'voe-custom-setting-test',
+  settingName: SETTING,
+  cacheSyncTimeoutMs: 30_000,
+  startCaches: wiring.startCaches,
+  createValidators: wiring.createValidators,
+});
+after(() => serving.stop());
+
+async function expand(name: string, storage: string): Promise<{ code: number; message: string } | undefined> {
+  try {
+    await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace: 'default', name, body: { spec: { resources: { requests: { storage } } } } }, MERGE);
+    return undefined;
+  } catch (error) {
+    const e = error as { code?: number; body?: unknown };
+    const body = typeof e.body === 'string' ? JSON.parse(e.body) as { message?: string } : (e.body as { message?: string } | undefined);
+    return { code: e.code ?? 0, message: body?.message ?? String(error) };
+  }
+}
+
+async function patchSetting(name: string, value: string): Promise<{ code?: number; body?: unknown } | undefined> {
+  return cluster.patchCustom(KINDS.settings, name, { value }).then(() => undefined, (error: { code?: number; body?: unknown }) => error);
+}
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('a webhook configured with Setting voe-expand-validation', () => {
+  it('refuses a running VM disk resize with 500 while that Setting holds invalid JSON; a stopped VM disk still grows', async () => {
+    const refused = await expand(SCENARIO.nfsDisk, '20Gi');
+    assert.equal(refused?.code, 500);
+    assert.match(refused?.message ?? '', /voe-expand-validation/);
+    assert.match(refused?.message ?? '', /JSON/);
+    assert.equal(await expand(SCENARIO.stoppedVmDisk, '20Gi'), undefined);
+  });
+
+  it('validates updates of that Setting, not of csi-online-expand-validation', async () => {
+    const refused = await patchSetting(SETTING, '{"nfs.csi.k8s.io":"yes"}');
+    assert.equal(refused?.code, 422);
+    assert.match(String(refused?.body), /SETTING_INVALID_VALUE/);
+    // Harvester's own Setting is not the one this webhook guards: the API server does not call it.
+    assert.equal(await patchSetting('csi-online-expand-validation', '{"nfs.csi.k8s.io":'), undefined);
+    assert.equal(await patchSetting(SETTING, '{"nfs.csi.k8s.io":true}'), undefined);
+    await until(async () => (await expand(SCENARIO.nfsDisk, '20Gi')) === undefined, 'NFS expansion allowed by voe-expand-validation');
+  });
+});
