@@ -16,7 +16,8 @@ export function register(program: Command): void {
   const command = program
     .command('check')
     .description('Explain whether growing a PVC to SIZE would be admitted, with every reason found; changes nothing. ' +
-      'Exit 0 when allowed, 1 when refused, 2 on usage or internal errors.')
+      'Exit 0 when allowed, 1 when refused (a code 500 refusal too, e.g. an invalid Setting), ' +
+      '2 when the check itself fails (usage, kubeconfig, cluster not readable).')
     .argument('<namespace/pvc>', 'the PVC to check, e.g. default/vm1-disk-0')
     .requiredOption('--size <quantity>', 'the requested size, e.g. 20Gi')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')

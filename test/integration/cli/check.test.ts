@@ -101,6 +101,15 @@ test('allowed once the gate is listed (exit 0); NFS follows the Setting; Longhor
   assert.equal((await voe([`default/${V2_DISK}`, '--size', '20Gi'])).code, 0);
 });
 
+test('--setting names the Setting read; invalid JSON there is a code 500 refusal: exit 1', async () => {
+  await cluster.createCustom(KINDS.settings, harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}', 'voe-broken'));
+  const result = await voe([`default/${NFS_DISK}`, '--size', '30Gi', '--setting', 'voe-broken']);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stdout, /^Verdict: refused \(500 InternalError, setting-invalid\)$/m);
+  assert.match(result.stdout, /voe-broken/);
+  assert.equal(await requestOf(NFS_DISK), '10Gi');
+});
+
 test('a stopped VM: allowed offline', async () => {
   await cluster.patchCustomStatus(KINDS.vms, 'vm1', { printableStatus: 'Stopped', ready: false });
   const result = await voe([`default/${ROOT}`, '--size', '30Gi']);

@@ -138,6 +138,30 @@ describe('VM and Setting paths through the API server', () => {
     await cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { annotations: { 'harvesterhci.io/volumeClaimTemplates': templates('40Gi') } } });
   });
 
+  it('a storage class change in volumeClaimTemplates is refused', async () => {
+    const refused = await cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { annotations: { 'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '40Gi', 'nfs-csi')]) } } })
+      .then(() => undefined, (error: { code?: number; body?: unknown }) => error);
+    assert.equal(refused?.code, 422);
+    assert.match(messageOf(refused), /PVC_EXPAND: storageClassName of volume claim template vm1-disk-0-kq8zt of VM default\/vm1 can't be changed \(from longhorn-image-7r2k9 to nfs-csi\)/);
+  });
+
+  it('a larger volumeClaimTemplates size is refused when resizing the live PVC would be', async () => {
+    // KubeVirt reports v1.8 again and ExpandDisks is not in featureGates (step 7): the live PVC's resize is refused.
+    await cluster.patchCustomStatus(KINDS.kubeVirts, 'kubevirt', { observedKubeVirtVersion: 'v1.8.1', targetKubeVirtVersion: 'v1.8.1' }, 'harvester-system');
+    let refused: { code?: number; body?: unknown } | undefined;
+    let size = 50; // a new size each try, so every patch changes the annotation until the caches saw v1.8.1
+    await until(async () => {
+      size += 1;
+      refused = await cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { annotations: { 'harvesterhci.io/volumeClaimTemplates': templates(`${size}Gi`) } } })
+        .then(() => undefined, (error: { code?: number; body?: unknown }) => error);
+      return refused !== undefined;
+    }, 'VM-page growth refused on KubeVirt v1.8.1');
+    assert.equal(refused?.code, 422);
+    assert.match(messageOf(refused), /PVC_EXPAND: kubevirt ExpandDisks not included in featureGate\./);
+    assert.equal(await requestOf(ROOT), '30Gi');
+    await cluster.patchCustomStatus(KINDS.kubeVirts, 'kubevirt', { observedKubeVirtVersion: 'v1.9.0', targetKubeVirtVersion: 'v1.9.0' }, 'harvester-system');
+  });
+
   it('the Setting must stay a JSON object of booleans and keep Longhorn enabled', async () => {
     for (const [value, pattern] of [
       ['{"nfs.csi.k8s.io":"yes"}', /SETTING_INVALID_VALUE/],
@@ -149,6 +173,12 @@ describe('VM and Setting paths through the API server', () => {
       assert.equal(refused?.code, 422, value);
       assert.match(messageOf(refused), pattern);
     }
-    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '{"nfs.csi.k8s.io":true}' });
+    // Admitted with a warning the client receives: this cluster has no CSIDriver named nfs.csi.k8s.io.
+    const admitted = await cluster.custom.patchClusterCustomObjectWithHttpInfo({
+      group: KINDS.settings.group, version: KINDS.settings.version, plural: KINDS.settings.plural,
+      name: 'csi-online-expand-validation', body: { value: '{"nfs.csi.k8s.io":true}' },
+    }, MERGE);
+    assert.equal(admitted.httpStatusCode, 200);
+    assert.match(admitted.headers['warning'] ?? '', /no CSIDriver named \\?"nfs\.csi\.k8s\.io\\?" exists; check the driver name \(accepted anyway\)/);
   });
 });

@@ -199,7 +199,7 @@ test('voe serve --dev registers its webhooks against the cluster and removes the
   const registered = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' });
   assert.deepEqual(registered.webhooks?.map((w) => w.clientConfig.url), [`${url}/validate/pvc-resize`, `${url}/validate/vm`, `${url}/validate/setting`]);
   assert.ok(registered.webhooks?.every((w) => w.failurePolicy === 'Fail' && w.sideEffects === 'None' && (w.clientConfig.caBundle ?? '').length > 0));
-  // The placeholder validators allow; the API server reaches them over TLS with the dev CA.
+  // No VM uses this PVC, so the real validators allow it (offline expansion); the API server reaches them over TLS with the dev CA.
   await boundPvc('dev');
   const updated = await update('dev', requestStorage('3Gi'));
   assert.equal(updated.spec?.resources?.requests?.['storage'], '3Gi');

@@ -24,7 +24,7 @@ describe('voe check (usage)', () => {
     const { code, stdout } = await voe(['check', '--help']);
     assert.equal(code, 0);
     assert.match(stdout, /voe check \[options\] <namespace\/pvc>/);
-    assert.match(stdout.replace(/\s+/g, " "), /Exit 0 when allowed, 1 when refused, 2 on usage or internal errors/);
+    assert.match(stdout.replace(/\s+/g, " "), /Exit 0 when allowed, 1 when refused \(a code 500 refusal too, e.g. an invalid Setting\), 2 when the check itself fails \(usage, kubeconfig, cluster not readable\)/);
     assert.match(stdout, /--longhorn-v2-expansion/);
   });
 
