@@ -115,9 +115,10 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
   const kubeVirtKey = `${options.kubeVirtNamespace}/${options.kubeVirtName}`;
   if (!snapshot.kubeVirt) {
     findings.push({
-      check: 'expand-disks', outcome: 'refuse', decision: 'kubevirt-missing',
-      message: `PVC_EXPAND: KubeVirt CR ${kubeVirtKey} not found, so the ExpandDisks feature gate cannot be confirmed. ` +
-        `Check that KubeVirt is installed there (or configure the add-on's KubeVirt location), or ${stopAdvice}.`,
+      // Harvester denies a failed cache read as an internal error (reference/harvester.md): no PVC_EXPAND prefix, retried.
+      check: 'expand-disks', outcome: 'error', decision: 'kubevirt-missing',
+      message: `internal error: KubeVirt CR ${kubeVirtKey} not found, so the ExpandDisks feature gate cannot be confirmed. ` +
+        `Check that KubeVirt is installed there (or configure the add-on's KubeVirt location, --kubevirt), or ${stopAdvice}.`,
     });
   } else {
     const gate = expandDisksState(snapshot.kubeVirt);

@@ -33,14 +33,14 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
           entries = parseDriverMap(setting[field], field, options.settingName);
         } catch (error) {
           if (error instanceof SettingInvalidError) {
-            return invalidVerdict('setting-invalid', `${error.message} (${error.code})`);
+            return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
           }
           return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
         }
         if (entries.get(LONGHORN_DRIVER) === false) {
           return invalidVerdict('setting-longhorn-disabled',
             `Setting ${options.settingName} field "${field}" sets "${LONGHORN_DRIVER}" to false. Longhorn supports online ` +
-            `expansion and Harvester keeps it enabled; remove the entry or set it to true.`);
+            `expansion and Harvester keeps it enabled; remove the entry or set it to true.`, field);
         }
         for (const key of entries.keys()) drivers.add(key);
       }

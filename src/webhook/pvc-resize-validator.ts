@@ -26,7 +26,7 @@ export function createPvcResizeValidator(deps: { source: ResizeSnapshotSource; o
       try {
         if (!pvc || !storageGrows(oldPvc, pvc)) return allowedVerdict('not-resize');
         if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
-        return toVerdict(decideResize(assembleResizeSnapshot(source, oldPvc, pvc, options), options));
+        return toVerdict(decideResize(assembleResizeSnapshot(source, oldPvc, pvc, options), options), 'spec.resources.requests.storage');
       } catch (error) {
         return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
       }

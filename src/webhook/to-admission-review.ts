@@ -10,7 +10,10 @@ export interface AdmissionReviewResponse {
   response: {
     uid: string;
     allowed: boolean;
-    status?: { code: number; message: string; reason: string };
+    status?: {
+      code: number; message: string; reason: string;
+      details?: { causes: Array<{ reason: 'FieldValueInvalid'; message: string; field?: string }> };
+    };
     warnings?: string[];
   };
 }
@@ -27,7 +30,8 @@ function cleanWarning(warning: unknown): string {
 /**
  * The AdmissionReview the API server expects back (HTTP 200 also when denying). A refusal carries
  * status {code, message, reason}; code defaults to 403 Forbidden (what the API server assumes
- * without one). Warnings are trimmed to MAX_WARNING_LENGTH characters; empty ones are dropped.
+ * without one). An Invalid refusal also carries one FieldValueInvalid cause, as Harvester's webhook
+ * answers (the API server passes status details on to the client). Warnings are trimmed to MAX_WARNING_LENGTH characters; empty ones are dropped.
  */
 export function toAdmissionReview(uid: string, verdict: AdmissionVerdict): AdmissionReviewResponse {
   const response: AdmissionReviewResponse['response'] = { uid, allowed: verdict.allowed === true };
@@ -37,6 +41,10 @@ export function toAdmissionReview(uid: string, verdict: AdmissionVerdict): Admis
       message: typeof verdict.message === 'string' && verdict.message !== '' ? verdict.message : `denied (${String(verdict.decision)})`,
       reason: typeof verdict.reason === 'string' && verdict.reason !== '' ? verdict.reason : 'Forbidden',
     };
+    if (response.status.reason === 'Invalid') {
+      const field = typeof verdict.field === 'string' && verdict.field !== '' ? { field: verdict.field } : {};
+      response.status.details = { causes: [{ reason: 'FieldValueInvalid', message: response.status.message, ...field }] };
+    }
   }
   const warnings = Array.isArray(verdict.warnings) ? verdict.warnings.map(cleanWarning).filter((w) => w !== '') : [];
   if (warnings.length > 0) response.warnings = warnings;

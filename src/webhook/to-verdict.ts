@@ -1,13 +1,14 @@
 import type { ResizeDecision } from './resize-snapshot.js';
 import type { AdmissionVerdict } from './validator.js';
 
-/** The AdmissionVerdict of a decision: refusals carry code, reason and message; allowed ones only warnings. */
-export function toVerdict(decision: Pick<ResizeDecision, 'allowed' | 'code' | 'reason' | 'message' | 'warnings' | 'decision'>): AdmissionVerdict {
+/** The AdmissionVerdict of a decision: refusals carry code, reason, message and the field judged; allowed ones only warnings. */
+export function toVerdict(decision: Pick<ResizeDecision, 'allowed' | 'code' | 'reason' | 'message' | 'warnings' | 'decision'>, field: string): AdmissionVerdict {
   const verdict: AdmissionVerdict = { allowed: decision.allowed, decision: decision.decision };
   if (!decision.allowed) {
     verdict.code = decision.code;
     if (decision.reason) verdict.reason = decision.reason;
     verdict.message = decision.message;
+    verdict.field = field;
   }
   if (decision.warnings.length > 0) verdict.warnings = [...decision.warnings];
   return verdict;
@@ -18,11 +19,9 @@ export function internalErrorVerdict(decision: string, message: string): Admissi
   return { allowed: false, code: 500, reason: 'InternalError', message, decision };
 }
 
-/** A policy refusal (422 Invalid). */
-export function invalidVerdict(decision: string, message: string, warnings: string[] = []): AdmissionVerdict {
-  const verdict: AdmissionVerdict = { allowed: false, code: 422, reason: 'Invalid', message, decision };
-  if (warnings.length > 0) verdict.warnings = warnings;
-  return verdict;
+/** A policy refusal (422 Invalid) of the value of `field`. */
+export function invalidVerdict(decision: string, message: string, field: string): AdmissionVerdict {
+  return { allowed: false, code: 422, reason: 'Invalid', message, decision, field };
 }
 
 export function allowedVerdict(decision: string, warnings: string[] = []): AdmissionVerdict {

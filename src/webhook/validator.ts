@@ -33,6 +33,8 @@ export interface AdmissionVerdict {
   warnings?: string[];
   /** A short stable label for metrics and logs, e.g. "not-resize", "gate-missing". */
   decision: string;
+  /** 422 Invalid refusals: the field the cause names, e.g. "spec.resources.requests.storage". */
+  field?: string;
 }
 
 export interface Validator {

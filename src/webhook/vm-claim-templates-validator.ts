@@ -31,6 +31,8 @@ function withStorage(pvc: PersistentVolumeClaim, storage: unknown): PersistentVo
   };
 }
 
+const TEMPLATES_FIELD = `metadata.annotations[${VOLUME_CLAIM_TEMPLATES_ANNOTATION}]`;
+
 /**
  * The VM-page resize path: diffs the VM's harvesterhci.io/volumeClaimTemplates annotation.
  * A smaller size or a changed storage class is refused; a larger size is judged by
@@ -70,7 +72,7 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
     if (oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
       return invalidVerdict('template-shrink',
         `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
-        'storage than before; volumes cannot shrink: keep at least the previous size.');
+        'storage than before; volumes cannot shrink: keep at least the previous size.', TEMPLATES_FIELD);
     }
     const oldClass = previous.spec?.storageClassName ?? null;
     const newClass = template.spec?.storageClassName ?? null;
@@ -78,7 +80,7 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
       return invalidVerdict('template-storage-class-change',
         `${PVC_EXPAND_PREFIX}storageClassName of volume claim template ${name} of VM ${vmKey} can't be changed ` +
         `(from ${oldClass ?? 'none'} to ${newClass ?? 'none'}). Keep ${oldClass ?? 'none'}; to move the data, create a new volume ` +
-        'with the other StorageClass and copy it.');
+        'with the other StorageClass and copy it.', TEMPLATES_FIELD);
     }
     if (oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) > 0) growing.push({ name, template, size: newSize });
   }
@@ -97,7 +99,7 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
     const others = snapshot.vms.filter((other) => `${other.metadata?.namespace ?? ''}/${other.metadata?.name ?? ''}` !== vmKey);
     snapshot.vms = [vm, ...others];
     const decision = decideResize(snapshot, options);
-    if (!decision.allowed) return toVerdict(decision);
+    if (!decision.allowed) return toVerdict(decision, TEMPLATES_FIELD);
     if (label === 'not-template-change' || decision.decision === 'allowed') label = decision.decision;
     warnings.push(...decision.warnings);
   }

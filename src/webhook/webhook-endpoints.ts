@@ -7,5 +7,4 @@ export const WEBHOOK_ENDPOINTS = {
 
 export type WebhookEndpointKey = keyof typeof WEBHOOK_ENDPOINTS;
 
-/** VM annotation Harvester uses for the PVCs it creates for a VM (resized from the VM page). */
-export const VOLUME_CLAIM_TEMPLATES_ANNOTATION = 'harvesterhci.io/volumeClaimTemplates';
+export { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from './vm-claims.js';

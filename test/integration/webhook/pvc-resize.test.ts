@@ -45,14 +45,17 @@ const serving = await serveWebhook({
 after(() => serving.stop());
 
 /** Raises the request as a user would (merge patch through the API server); resolves with the refusal or undefined. */
-async function expand(name: string, storage: string): Promise<{ code: number; message: string } | undefined> {
+interface Refusal { code: number; message: string; causes?: Array<{ reason?: string; message?: string; field?: string }> }
+
+async function expand(name: string, storage: string): Promise<Refusal | undefined> {
   try {
     await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace: 'default', name, body: { spec: { resources: { requests: { storage } } } } }, MERGE);
     return undefined;
   } catch (error) {
     const e = error as { code?: number; body?: unknown };
-    const body = typeof e.body === 'string' ? JSON.parse(e.body) as { message?: string } : (e.body as { message?: string } | undefined);
-    return { code: e.code ?? 0, message: body?.message ?? String(error) };
+    type Body = { message?: string; details?: { causes?: Refusal['causes'] } };
+    const body = typeof e.body === 'string' ? JSON.parse(e.body) as Body : (e.body as Body | undefined);
+    return { code: e.code ?? 0, message: body?.message ?? String(error), ...(body?.details?.causes ? { causes: body.details.causes } : {}) };
   }
 }
 
@@ -104,6 +107,11 @@ describe('seed 004 test plan through the API server', () => {
     const refused = await expand(TOPOLVM_FS, '20Gi');
     assert.equal(refused?.code, 422);
     assert.match(refused?.message ?? '', /PVC_EXPAND: Expansion of hotplugged PVC 'default\/data-topolvm-fs' in filesystem mode is not supported\./);
+    // The status details reach the client as Harvester's webhook sends them: one FieldValueInvalid cause.
+    assert.equal(refused?.causes?.length, 1);
+    assert.equal(refused?.causes?.[0]?.reason, 'FieldValueInvalid');
+    assert.equal(refused?.causes?.[0]?.field, 'spec.resources.requests.storage');
+    assert.match(refused?.causes?.[0]?.message ?? '', /^PVC_EXPAND: Expansion of hotplugged PVC/);
   });
 
   it('6. stopped VM: allowed (offline) even for an unvalidated driver', async () => {

@@ -42,7 +42,10 @@ test('allowed and refused reviews are answered 200 with the AdmissionReview shap
   const body = refused.json() as { response: { uid: string; allowed: boolean; status: unknown; warnings: string[] } };
   assert.equal(body.response.uid, 'uid-b');
   assert.equal(body.response.allowed, false);
-  assert.deepEqual(body.response.status, { code: 422, message: 'PVC_EXPAND: refused for the test', reason: 'Invalid' });
+  assert.deepEqual(body.response.status, {
+    code: 422, message: 'PVC_EXPAND: refused for the test', reason: 'Invalid',
+    details: { causes: [{ reason: 'FieldValueInvalid', message: 'PVC_EXPAND: refused for the test' }] },
+  });
   assert.equal(body.response.warnings[0]?.length, 120);
 });
 

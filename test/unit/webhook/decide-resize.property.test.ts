@@ -58,9 +58,16 @@ describe('decideResize (properties)', () => {
         assert.equal(result.code, 200);
       } else {
         assert.equal(result.decision, blocking?.decision);
-        assert.equal(result.code, 422);
-        assert.equal(result.reason, 'Invalid');
-        assert.ok(result.message.startsWith('PVC_EXPAND: '));
+        if (blocking?.outcome === 'error') {
+          // Internal errors (here the missing KubeVirt CR) are 500 and carry no PVC_EXPAND prefix: a retry may succeed.
+          assert.equal(result.code, 500);
+          assert.equal(result.reason, 'InternalError');
+          assert.ok(result.message.startsWith('internal error: '));
+        } else {
+          assert.equal(result.code, 422);
+          assert.equal(result.reason, 'Invalid');
+          assert.ok(result.message.startsWith('PVC_EXPAND: '));
+        }
       }
       // A refusal by an earlier check is never hidden by a later one.
       if (p.kubeVirtMissing) assert.equal(result.decision, 'kubevirt-missing');

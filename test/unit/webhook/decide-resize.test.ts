@@ -137,11 +137,11 @@ const cases: Case[] = [
   { name: 'KubeVirt v1.8.1 without the gate', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], version: 'v1.8.1' }) }), allowed: false, code: 422, decision: 'gate-missing' },
   {
     name: 'KubeVirt CR missing', snapshot: () => ({ ...base(), kubeVirt: null }),
-    allowed: false, code: 422, decision: 'kubevirt-missing', startsWith: 'PVC_EXPAND: KubeVirt CR harvester-system/kubevirt not found',
+    allowed: false, code: 500, decision: 'kubevirt-missing', startsWith: 'internal error: KubeVirt CR harvester-system/kubevirt not found',
   },
   {
     name: 'KubeVirt CR missing at a configured location', snapshot: () => ({ ...base(), kubeVirt: null }), options: { kubeVirtNamespace: 'kubevirt' },
-    allowed: false, code: 422, decision: 'kubevirt-missing', includes: ['kubevirt/kubevirt'],
+    allowed: false, code: 500, decision: 'kubevirt-missing', includes: ['kubevirt/kubevirt', '--kubevirt'],
   },
 
   // 3. Hotplugged Filesystem volume.

@@ -8,9 +8,22 @@ test('allowed: no status, uid echoed', () => {
   });
 });
 
-test('denied: status carries code, message and reason', () => {
-  const review = toAdmissionReview('u2', { allowed: false, code: 422, reason: 'Invalid', message: 'PVC_EXPAND: no', decision: 'gate-missing' });
-  assert.deepEqual(review.response, { uid: 'u2', allowed: false, status: { code: 422, message: 'PVC_EXPAND: no', reason: 'Invalid' } });
+test('denied Invalid: status carries code, message, reason and one FieldValueInvalid cause (as Harvester answers)', () => {
+  const review = toAdmissionReview('u2', { allowed: false, code: 422, reason: 'Invalid', message: 'PVC_EXPAND: no', decision: 'gate-missing', field: 'spec.resources.requests.storage' });
+  assert.deepEqual(review.response, {
+    uid: 'u2', allowed: false,
+    status: {
+      code: 422, message: 'PVC_EXPAND: no', reason: 'Invalid',
+      details: { causes: [{ reason: 'FieldValueInvalid', message: 'PVC_EXPAND: no', field: 'spec.resources.requests.storage' }] },
+    },
+  });
+  const fieldless = toAdmissionReview('u2', { allowed: false, code: 422, reason: 'Invalid', message: 'no', decision: 'x' });
+  assert.deepEqual(fieldless.response.status?.details, { causes: [{ reason: 'FieldValueInvalid', message: 'no' }] });
+});
+
+test('denied InternalError: no causes', () => {
+  const review = toAdmissionReview('u5', { allowed: false, code: 500, reason: 'InternalError', message: 'internal error: x', decision: 'internal-error' });
+  assert.deepEqual(review.response.status, { code: 500, message: 'internal error: x', reason: 'InternalError' });
 });
 
 test('denied without details defaults to 403 Forbidden with the decision as message', () => {
