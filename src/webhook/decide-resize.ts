@@ -28,6 +28,18 @@ export function resolveProvisioner(pvc: PersistentVolumeClaim, storageClass: Sto
   return storageClass?.provisioner;
 }
 
+/** Why resolveProvisioner found nothing, and what to fix. */
+function unknownProvisionerWhy(pvc: PersistentVolumeClaim): string {
+  const annotations = pvc.metadata?.annotations ?? {};
+  for (const key of [BETA_PROVISIONER_ANNOTATION, PROVISIONER_ANNOTATION]) {
+    if (Object.hasOwn(annotations, key)) {
+      return `the PVC's annotation ${key} is present but empty (Harvester reads it first). Set it to the CSI driver's name`;
+    }
+  }
+  return `no storage-provisioner annotation and StorageClass "${pvc.spec?.storageClassName ?? ''}" was not found. ` +
+    'Make sure the StorageClass exists';
+}
+
 /** Whether ExpandDisks is effectively on, and why. */
 export function expandDisksState(kubeVirt: KubeVirt): { enabled: boolean; why: string } {
   const developer = kubeVirt.spec?.configuration?.developerConfiguration;
@@ -160,8 +172,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
   } else if (!provisioner) {
     findings.push({
       check: 'provisioner', outcome: 'refuse', decision: 'provisioner-unknown',
-      message: `${harvesterProviderMessage(pvcKey)}. Its provisioner is unknown: no storage-provisioner annotation and ` +
-        `StorageClass "${pvc.spec?.storageClassName ?? ''}" was not found. Make sure the StorageClass exists, or ${stopAdvice}.`,
+      message: `${harvesterProviderMessage(pvcKey)}. Its provisioner is unknown: ${unknownProvisionerWhy(pvc)}, or ${stopAdvice}.`,
     });
   } else {
     const validated = setting.state === 'parsed'

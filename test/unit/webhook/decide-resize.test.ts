@@ -198,7 +198,14 @@ const cases: Case[] = [
     name: 'no provisioner annotation and StorageClass missing', snapshot: () => {
       const claim = pvc(ROOT, { annotations: {} });
       return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), storageClass: null };
+    }, allowed: false, code: 422, decision: 'provisioner-unknown', startsWith: HARVESTER_PROVIDER, includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
+  },
+  {
+    name: 'empty beta annotation: Harvester stops there (the StorageClass is not consulted)', snapshot: () => {
+      const claim = pvc(ROOT, { annotations: { 'volume.beta.kubernetes.io/storage-provisioner': '' } });
+      return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi') };
     }, allowed: false, code: 422, decision: 'provisioner-unknown', startsWith: HARVESTER_PROVIDER,
+    includes: ['annotation volume.beta.kubernetes.io/storage-provisioner is present but empty', "Set it to the CSI driver's name"],
   },
   {
     name: 'beta annotation wins over the StorageClass (NFS class, Longhorn annotation)', snapshot: () => {
