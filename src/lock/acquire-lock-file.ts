@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -29,14 +30,70 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** This process's PID namespace ("pid:[4026531836]"), or "" where /proc does not say. */
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return '';
+  }
+}
+
+/** A takeover marker older than this was left by a process that died in the middle of one (they take microseconds). */
+const TAKEOVER_STALE_MS = 10_000;
+
 /**
- * A lock shared between processes: a file holding "<pid> <token>" created atomically (link(2)
- * of a complete temporary file). A lock file whose process no longer exists is stale and is
- * taken over, so a holder that was killed never blocks the others.
+ * Whether the lock file `holder` ("<pid> <token> [<pid namespace>]") belongs to a process that no
+ * longer exists. Only judged inside our own PID namespace: a pid from another namespace (a voe in a
+ * container without hostPID, or on the host while we are in one) says nothing about liveness here,
+ * so such a lock is waited for, never taken over. A lock without a namespace (older voe) is judged.
+ */
+function holderDead(holder: string, namespace: string): boolean {
+  const [pidText, , holderNamespace] = holder.trim().split(' ');
+  const pid = Number(pidText);
+  if (holder === '' || !Number.isInteger(pid) || pid <= 0) return false;
+  if (holderNamespace !== undefined && holderNamespace !== namespace) return false;
+  return !processAlive(pid);
+}
+
+/**
+ * Removes the stale lock file whose content is `holder`, if it still is; false when another waiter
+ * is taking over (then wait and look again). Takeovers are serialised
+ * through a second atomically created file (`<lock>.takeover`), so of several waiters that found the
+ * same stale lock one removes it, and none removes a lock another waiter has since created.
+ */
+async function removeStale(lockPath: string, holder: string, marker: string, markerContent: string): Promise<boolean> {
+  const takeover = `${lockPath}.takeover`;
+  try {
+    await writeFile(marker, markerContent, { flag: 'wx' });
+    await link(marker, takeover);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // Another waiter is taking over; a marker left by a process that died mid-takeover is cleared.
+    const age = await stat(takeover).then((s) => Date.now() - s.mtimeMs, () => 0);
+    if (age > TAKEOVER_STALE_MS) await unlink(takeover).catch(() => undefined);
+    return false;
+  } finally {
+    await unlink(marker).catch(() => undefined);
+  }
+  try {
+    if ((await readFile(lockPath, 'utf8').catch(() => '')) === holder) await unlink(lockPath).catch(() => undefined);
+  } finally {
+    if ((await readFile(takeover, 'utf8').catch(() => '')) === markerContent) await unlink(takeover).catch(() => undefined);
+  }
+  return true;
+}
+
+/**
+ * A lock shared between processes: a file holding "<pid> <token> <pid namespace>" created
+ * atomically (link(2) of a complete temporary file). A lock file whose process no longer exists
+ * (judged in our PID namespace only) is stale and is taken over, one waiter at a time, so a holder
+ * that was killed never blocks the others and two waiters never both hold the lock.
  */
 export async function acquireLockFile(lockPath: string, options: AcquireLockFileOptions): Promise<ReleaseLockFile> {
   const token = randomUUID();
-  const content = `${process.pid} ${token}\n`;
+  const namespace = pidNamespace();
+  const content = `${process.pid} ${token}${namespace ? ` ${namespace}` : ''}\n`;
   const temporary = `${lockPath}.${token}`;
   try {
     await mkdir(dirname(lockPath), { recursive: true });
@@ -54,16 +111,20 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
           if (current === content) await unlink(lockPath).catch(() => undefined);
         };
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST') throw options.cannotCreate(code ?? 'error', error);
       }
       const holder = await readFile(lockPath, 'utf8').catch(() => '');
-      const holderPid = holder.split(' ')[0] || 'unknown';
-      const pid = Number(holderPid);
-      if (holder !== '' && Number.isInteger(pid) && pid > 0 && !processAlive(pid)) {
-        // Stale: the holder died. Remove it only if it is still the same stale file.
-        if ((await readFile(lockPath, 'utf8').catch(() => '')) === holder) await unlink(lockPath).catch(() => undefined);
-        continue;
+      if (holderDead(holder, namespace)) {
+        let removed: boolean;
+        try {
+          removed = await removeStale(lockPath, holder, `${lockPath}.${token}.takeover`, content);
+        } catch (error) {
+          throw options.cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
+        }
+        if (removed) continue;
       }
+      const holderPid = holder.split(' ')[0] || 'unknown';
       if (Date.now() >= options.deadline) throw options.busy(holderPid);
       if (!waited) options.onWait?.(holderPid);
       waited = true;
