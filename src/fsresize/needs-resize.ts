@@ -1,12 +1,16 @@
 import { isSupportedFilesystem, type Inspection } from './inspection.js';
 
 /**
- * True when a supported filesystem covers less of the device than it could: the device is
- * larger than the filesystem by more than one filesystem block (the rule of Kubernetes
- * mount-utils 1.30–1.33, which tolerates the partial last block).
+ * True when a supported filesystem covers less of the device than it could and may be written:
+ * the device is larger than the filesystem by more than one filesystem block (the rule of
+ * Kubernetes mount-utils 1.30–1.33, which tolerates the partial last block), and neither the
+ * device nor the mount in use is read-only (mount-utils' NeedResize is false on a read-only device).
  */
-export function needsResize(inspection: Pick<Inspection, 'filesystem' | 'deviceBytes' | 'filesystemBytes' | 'blockBytes'>): boolean {
+export function needsResize(
+  inspection: Pick<Inspection, 'filesystem' | 'deviceBytes' | 'filesystemBytes' | 'blockBytes' | 'deviceReadOnly' | 'mountPoint' | 'mountReadOnly'>,
+): boolean {
   const { filesystem, deviceBytes, filesystemBytes, blockBytes } = inspection;
   if (!isSupportedFilesystem(filesystem) || filesystemBytes === null || blockBytes === null) return false;
+  if (inspection.deviceReadOnly || (inspection.mountPoint !== null && inspection.mountReadOnly)) return false;
   return deviceBytes > filesystemBytes + blockBytes;
 }

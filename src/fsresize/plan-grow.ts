@@ -21,6 +21,14 @@ export type GrowPlan =
  */
 export function planGrow(inspection: Inspection): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
+  // Read-only first, as Kubernetes' resize path does (NeedResize is false on a read-only device):
+  // whatever the device holds, nothing is written to it.
+  if (inspection.deviceReadOnly) {
+    return { kind: 'noop', reason: `${device} is read-only (blockdev --getro = 1): ${filesystem ? `the ${filesystem} filesystem` : 'the device'} was not changed` };
+  }
+  if (mountPoint !== null && inspection.mountReadOnly) {
+    return { kind: 'noop', reason: `${filesystem ?? 'the filesystem'} on ${device} is mounted read-only at ${mountPoint}: the filesystem was not changed` };
+  }
   if (filesystem === null && partitionTable !== null) {
     return refuse('FSRESIZE_PARTITIONED',
       `${device} holds a ${partitionTable} partition table, not a filesystem; voe grows filesystems on whole devices only — grow the partition (e.g. growpart) and the filesystem inside it yourself`);
@@ -35,12 +43,6 @@ export function planGrow(inspection: Inspection): GrowPlan {
   }
   if (filesystem === null) {
     return { kind: 'noop', reason: `${device} is not formatted (blkid found no filesystem): nothing to grow; it gets the full size when it is formatted` };
-  }
-  if (inspection.deviceReadOnly) {
-    return { kind: 'noop', reason: `${device} is read-only (blockdev --getro = 1): the ${filesystem} filesystem was not changed` };
-  }
-  if (mountPoint !== null && inspection.mountReadOnly) {
-    return { kind: 'noop', reason: `${filesystem} on ${device} is mounted read-only at ${mountPoint}: the filesystem was not changed` };
   }
   const fsBytes = inspection.filesystemBytes ?? 0;
   if (!needsResize(inspection)) {

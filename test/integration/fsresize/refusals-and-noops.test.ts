@@ -41,6 +41,7 @@ test('block mode is a no-op with the reason, even on a formatted device', async 
 
 test('a read-only mount is left alone with the reason', async (t) => {
   const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 128 * MiB, beforeGrowing: (l, dir) => l.mount(dir, ['ro']) });
+  assert.equal(resizer.needsResize(await resizer.inspect(loop.device)), false);
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'noop');
   assert.match(result.reason, /mounted read-only at/);
@@ -58,6 +59,7 @@ test('a read-only device is left alone with the reason', async (t) => {
   await writable.growBacking(128 * MiB);
   // The same (already grown) backing file through a read-only loop device.
   const { device } = await scratch.attachFile(writable.backingFile, { readOnly: true });
+  assert.equal(resizer.needsResize(await resizer.inspect(device)), false);
   const result = await resizer.grow(device);
   assert.equal(result.action, 'noop');
   assert.match(result.reason, /read-only \(blockdev --getro = 1\)/);

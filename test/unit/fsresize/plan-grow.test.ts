@@ -71,6 +71,18 @@ test('planGrow leaves unformatted, read-only and already grown devices alone, wi
   assert.match(noop(planGrow(inspection({ filesystem: 'xfs', deviceBytes: 100 * MiB }))), /already fills/, 'already grown wins over not mounted');
 });
 
+test('read-only comes first, as in Kubernetes: a read-only device is never refused or written, whatever it holds', () => {
+  assert.match(noop(planGrow(inspection({ deviceReadOnly: true, filesystem: 'vfat' }))), /read-only \(blockdev --getro = 1\): the vfat filesystem was not changed/);
+  assert.match(noop(planGrow(inspection({ deviceReadOnly: true, filesystem: null, partitionTable: 'gpt' }))), /read-only \(blockdev --getro = 1\): the device was not changed/);
+  assert.match(noop(planGrow(inspection({ filesystem: 'vfat', mountPoint: '/m', mountReadOnly: true }))), /vfat on \/dev\/sdb is mounted read-only at \/m/);
+});
+
+test('needsResize is false on a read-only device or mount (nothing may be written there)', () => {
+  assert.equal(needsResize(inspection({ deviceReadOnly: true })), false);
+  assert.equal(needsResize(inspection({ mountPoint: '/m', mountReadOnly: true })), false);
+  assert.equal(needsResize(inspection({ mountPoint: null, mountReadOnly: true })), true, 'a read-only flag without a mount in use does not count');
+});
+
 function pick(plan: ReturnType<typeof planGrow>): string[] {
   assert.equal(plan.kind, 'grow');
   return plan.kind === 'grow' ? [plan.tool, ...plan.args] : [];
