@@ -40,10 +40,12 @@ test('expandvolume with a malformed size is a Failure with a non-zero exit', asy
   assert.match(answer.message, /new size must be a size in bytes/);
 });
 
-test('any other operation answers Not supported', async () => {
+test('any other operation answers Not supported with exit 1', async () => {
   for (const op of ['attach', 'mount', 'unmount', 'getvolumename', 'isattached', 'waitforattach']) {
-    const { combined } = await driver([op, OPTIONS]);
+    const { code, combined, stderr } = await driver([op, OPTIONS]);
     assert.deepEqual(JSON.parse(combined), { status: 'Not supported' }, op);
+    assert.equal(code, 1, op);
+    assert.equal(stderr, '', op);
   }
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, setup, usedExt4, xfsBytes } from './fixtures.js';
 
@@ -11,6 +11,7 @@ test('a second grow after success does nothing (idempotent)', async (t) => {
   await sh('mkfs.xfs', ['-q', loop.device]);
   const mnt = await scratch.directory('mnt');
   await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt);
   await loop.growBacking(640 * MiB);
   const first = await resizer.grow(loop.device);
   assert.equal(first.action, 'grown');
@@ -21,6 +22,7 @@ test('a second grow after success does nothing (idempotent)', async (t) => {
   assert.equal(second.afterBytes, first.afterBytes);
   assert.equal(growCalls(calls), 1);
   assert.equal(await xfsBytes(mnt), 640 * MiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
 test('a dry run changes nothing and says what it would run', async (t) => {
