@@ -10,6 +10,7 @@ export const KubeErrorCode = {
   EventRecorderConfig: 'KUBE_EVENT_RECORDER_CONFIG',
   ConflictRetriesExhausted: 'KUBE_CONFLICT_RETRIES_EXHAUSTED',
   RequestFailed: 'KUBE_REQUEST_FAILED',
+  KubeconfigInvalid: 'KUBE_KUBECONFIG_INVALID',
 } as const;
 
 export type KubeErrorCodeValue = (typeof KubeErrorCode)[keyof typeof KubeErrorCode];

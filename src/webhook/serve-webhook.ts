@@ -9,6 +9,7 @@ import { createCertificateAuthority, issueServingCertificate } from '../tls/inde
 import { buildValidatingWebhookConfiguration } from './build-validating-webhook-configuration.js';
 import { createWebhookServer } from './create-webhook-server.js';
 import type { Validator } from './validator.js';
+import { isVoeError } from '../errors/index.js';
 import { WebhookError } from './webhook-error.js';
 import { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
 
@@ -123,7 +124,16 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'Serving in cluster needs --tls-cert-file and --tls-key-file (or --dev to generate a local certificate).');
     }
 
-    const started = await options.startCaches(options.kubeConfig, log);
+    let started: StartedCaches<C>;
+    try {
+      started = await options.startCaches(options.kubeConfig, log);
+    } catch (error) {
+      if (isVoeError(error)) throw error;
+      const server = options.kubeConfig.getCurrentCluster()?.server ?? 'no server in the kubeconfig';
+      const why = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+      throw new WebhookError('WEBHOOK_API_FAILED',
+        `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`);
+    }
     cleanups.push(() => started.stop());
     const validators = options.createValidators(started.caches, { logger: log });
     const server = createWebhookServer({

@@ -18,3 +18,16 @@ export async function writeUnreachableKubeconfig(dir: string): Promise<string> {
   ].join('\n'));
   return path;
 }
+
+/** Secrets in the broken kubeconfig, for asserting that a parse error never quotes them. */
+export const BROKEN_SECRETS = ['FAKE-BEARER-TOKEN-abcdef', 'RkFLRVNFQ1JFVEtFWURBVEE='];
+
+/** Writes DIR/broken-kubeconfig: a YAML indentation error on the line after a token and key data. */
+export async function writeBrokenKubeconfig(dir: string): Promise<string> {
+  const path = join(dir, 'broken-kubeconfig');
+  await writeFile(path, [
+    'apiVersion: v1', 'kind: Config', 'users:', '- name: u', '  user:',
+    `    client-key-data: ${BROKEN_SECRETS[1]}`, `    token: ${BROKEN_SECRETS[0]}`, '   oops: here', '',
+  ].join('\n'));
+  return path;
+}

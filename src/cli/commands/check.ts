@@ -1,6 +1,6 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { parseQuantityValue } from '../../kube/index.js';
+import { loadKubeConfig, parseQuantityValue } from '../../kube/index.js';
 import { CheckError, checkResize, loadCheckCaches } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { formatCheckResult } from '../format-check-result.js';
@@ -32,13 +32,11 @@ export function register(program: Command): void {
       const admission = admissionOptionsFromFlags(options, (message) => new CheckError('CHECK_USAGE', message));
       const size = options.size.trim();
       parseQuantityValue(size); // KUBE_QUANTITY_INVALID before any API call
-      const kubeConfig = new KubeConfig();
+      let kubeConfig: KubeConfig;
       try {
-        if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
-        else kubeConfig.loadFromDefault();
+        kubeConfig = loadKubeConfig(options.kubeconfig);
       } catch (error) {
-        throw new CheckError('CHECK_KUBECONFIG',
-          `cannot load the kubeconfig: ${(error as Error).message}; pass a readable file with --kubeconfig.`, { cause: error });
+        throw new CheckError('CHECK_KUBECONFIG', `${(error as Error).message}; pass a readable file with --kubeconfig.`);
       }
       const { pvc, caches } = await loadCheckCaches(kubeConfig, { namespace, name }, admission);
       const result = checkResize(pvc, size, caches, admission);

@@ -1,9 +1,10 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { installCrds, KUBERNETES_VERSION, startControlPlane, type ControlPlane } from '../../controlplane/index.js';
 import { runDemo, surveyExpansions, DemoError } from '../../demo/index.js';
 import { createLogger } from '../../log/index.js';
+import { loadKubeConfig } from '../../kube/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { defaultCacheDir } from '../cache-dir.js';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../format-demo.js';
@@ -47,11 +48,11 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
 /** Configured cluster: read-only, what each VM disk would get if it grew now. */
 async function demoOnConfiguredCluster(flags: DemoFlags): Promise<boolean> {
   const admission = admissionOptionsFromFlags(flags, (message) => new DemoError('DEMO_USAGE', message));
-  const kubeConfig = new KubeConfig();
+  let kubeConfig: KubeConfig;
   try {
-    if (flags.kubeconfig) kubeConfig.loadFromFile(flags.kubeconfig); else kubeConfig.loadFromDefault();
+    kubeConfig = loadKubeConfig(flags.kubeconfig);
   } catch (error) {
-    throw new DemoError('DEMO_USAGE', `cannot load the kubeconfig: ${(error as Error).message}; pass a readable file with --kubeconfig, or --local`, { cause: error });
+    throw new DemoError('DEMO_USAGE', `${(error as Error).message}; pass a readable file with --kubeconfig, or --local`);
   }
   const rows = await surveyExpansions({ kubeConfig, admission, growBy: flags.growBy });
   process.stdout.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatSurvey(rows, flags.growBy));

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../../kube/index.js';
 import { createLogger } from '../../log/index.js';
 import { admissionWiring, DEV_CONFIGURATION_NAME, serveWebhook, WebhookError } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
@@ -40,8 +40,7 @@ export function register(program: Command): void {
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
       const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
-      const kubeConfig = new KubeConfig();
-      if (flags.kubeconfig) kubeConfig.loadFromFile(flags.kubeconfig); else kubeConfig.loadFromDefault();
+      const kubeConfig = loadKubeConfig(flags.kubeconfig);
       const wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
       const serving = await serveWebhook({
         kubeConfig,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatCheckResult } from '../../../src/cli/format-check-result.js';
-import { UNREACHABLE_TOKEN, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
+import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
 import type { CheckResult } from '../../../src/webhook/index.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
@@ -45,6 +45,15 @@ describe('voe check (usage)', () => {
       assert.equal(result.stdout, '');
     });
   }
+
+  it('a kubeconfig with a YAML error exits 2 with CHECK_KUBECONFIG naming the line, never its secrets', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const result = await voe(['check', 'default/disk', '--size', '20Gi', '--kubeconfig', await writeBrokenKubeconfig(dir)]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /^voe: CHECK_KUBECONFIG: the kubeconfig \S+ not valid YAML: bad indentation of a mapping entry at line 8, column \d+; pass a readable file with --kubeconfig\.\n$/);
+    for (const secret of BROKEN_SECRETS) assert.equal(result.stderr.includes(secret), false);
+  });
 
   it('an unreachable API server exits 2 with CHECK_API_FAILED', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));

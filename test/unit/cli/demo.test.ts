@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../../../src/cli/format-demo.js';
 import type { DemoStepResult, SurveyRow } from '../../../src/demo/index.js';
-import { UNREACHABLE_TOKEN, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
+import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
@@ -33,7 +33,8 @@ describe('voe demo (usage; no API server is reached)', () => {
     t.after(() => rm(dir, { recursive: true, force: true }));
     const kubeconfig = await writeUnreachableKubeconfig(dir);
     const cases: Array<[string[], RegExp]> = [
-      [['demo', '--kubeconfig', join(dir, 'missing')], /^voe: DEMO_USAGE: cannot load the kubeconfig: .*--local\n$/],
+      [['demo', '--kubeconfig', join(dir, 'missing')], /^voe: DEMO_USAGE: the kubeconfig \S+ cannot be read \(ENOENT\); pass a readable file with --kubeconfig, or --local\n$/],
+      [['demo', '--kubeconfig', await writeBrokenKubeconfig(dir)], new RegExp(`^voe: DEMO_USAGE: the kubeconfig \\S+ not valid YAML: [^\\n]*line 8[^\\n]*--local\\n$`)],
       [['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'], /^voe: DEMO_USAGE: --grow-by must be a positive quantity such as 1Gi, got "0"\n$/],
       [['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'], /^voe: KUBE_QUANTITY_INVALID: /],
       [['demo', '--kubeconfig', kubeconfig], /^voe: DEMO_API_FAILED: surveying the cluster failed: reading .+ failed: .*ECONNREFUSED/],
@@ -43,6 +44,7 @@ describe('voe demo (usage; no API server is reached)', () => {
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr, stderr);
       assert.equal(result.stderr.includes(UNREACHABLE_TOKEN), false);
+      for (const secret of BROKEN_SECRETS) assert.equal(result.stderr.includes(secret), false);
       assert.equal(result.stdout, '');
     }
   });

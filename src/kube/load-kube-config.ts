@@ -1,0 +1,33 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeError } from './kube-error.js';
+
+/**
+ * Why a kubeconfig could not be loaded, without any of its content: kubeconfigs hold client keys
+ * and tokens, and YAML parse errors quote the lines around the problem.
+ */
+function safeReason(error: unknown): string {
+  const e = error as { name?: string; code?: string; reason?: string; mark?: { line?: number; column?: number } };
+  if (e?.name === 'YAMLException') {
+    const where = e.mark?.line === undefined ? '' : ` at line ${e.mark.line + 1}, column ${(e.mark.column ?? 0) + 1}`;
+    return `not valid YAML: ${e.reason ?? 'parse error'}${where}`;
+  }
+  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return `cannot be read (${e.code})`;
+  return `is not a usable kubeconfig (${e?.name ?? 'error'})`;
+}
+
+/**
+ * The kubeconfig in `file`, else what `KubeConfig.loadFromDefault` finds ($KUBECONFIG,
+ * ~/.kube/config, then in-cluster). Throws KubeError KUBE_KUBECONFIG_INVALID whose message names
+ * the file and the problem but never quotes the file.
+ */
+export function loadKubeConfig(file?: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  try {
+    if (file) kubeConfig.loadFromFile(file); else kubeConfig.loadFromDefault();
+  } catch (error) {
+    const source = file ?? (process.env['KUBECONFIG'] ? `from $KUBECONFIG (${process.env['KUBECONFIG']})` : '~/.kube/config');
+    // No `cause`: the parser's error quotes the file, and a cause can end up in a log.
+    throw new KubeError('KUBE_KUBECONFIG_INVALID', `the kubeconfig ${source} ${safeReason(error)}`);
+  }
+  return kubeConfig;
+}

@@ -1,0 +1,39 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
+
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+
+function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('voe serve (start-up failures; no API server is reached)', () => {
+  it('a broken kubeconfig, a missing one and an unreachable API server exit 2 with a coded one-line message, no stack, no secrets', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'voe-serve-usage-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const tls = ['--tls-cert-file', join(dir, 'tls.crt'), '--tls-key-file', join(dir, 'tls.key'), '--port', '0'];
+    const cases: Array<[string[], RegExp]> = [
+      [['serve', '--kubeconfig', await writeBrokenKubeconfig(dir), ...tls], /^voe: KUBE_KUBECONFIG_INVALID: the kubeconfig \S+ not valid YAML: bad indentation of a mapping entry at line 8, column \d+\n$/],
+      [['serve', '--kubeconfig', join(dir, 'missing'), ...tls], /^voe: KUBE_KUBECONFIG_INVALID: the kubeconfig \S+ cannot be read \(ENOENT\)\n$/],
+      [['serve', '--kubeconfig', await writeUnreachableKubeconfig(dir), ...tls],
+        /^voe: WEBHOOK_API_FAILED: Cannot start watching the cluster at https:\/\/127\.0\.0\.1:1: .*ECONNREFUSED.*Check --kubeconfig and that the API server is reachable\.\n$/],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await voe(args);
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, stderr);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+      for (const secret of [UNREACHABLE_TOKEN, ...BROKEN_SECRETS]) assert.equal(result.stderr.includes(secret), false);
+    }
+  });
+});
