@@ -5,6 +5,9 @@ import { FsResizeError } from './fsresize-error.js';
 /** Where node tools live on Debian, RHEL, SUSE and in most CSI images (sbin first). */
 export const DEFAULT_SEARCH_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/** The longest timeout Node's timers keep (2^31-1 ms, about 24.8 days). */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export interface ExecFileRunnerOptions {
   /** PATH the tools are looked up in; the environment is otherwise empty apart from LC_ALL=C. */
   searchPath?: string;
@@ -21,7 +24,12 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
   return {
     run(command: string, args: readonly string[], runOptions: RunOptions = {}): Promise<CommandResult> {
-      const timeoutMs = runOptions.timeoutMs ?? defaultTimeoutMs;
+      const timeoutMs = Math.ceil(runOptions.timeoutMs ?? defaultTimeoutMs);
+      // Node timers turn anything above 2^31-1 ms into 1 ms: a tool would be stopped as it starts.
+      if (!(timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)) {
+        return Promise.reject(new FsResizeError('FSRESIZE_INVALID_ARGUMENT',
+          `the timeout for ${command} must be from 1 to ${MAX_TIMEOUT_MS} ms, got ${String(runOptions.timeoutMs ?? defaultTimeoutMs)}; nothing was run`));
+      }
       return new Promise((resolve, reject) => {
         execFile(command, [...args], { env, timeout: timeoutMs, killSignal: 'SIGTERM', maxBuffer: 32 * 1024 * 1024, encoding: 'utf8' },
           (error: ExecFileException | null, stdout: string, stderr: string) => {

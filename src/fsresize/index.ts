@@ -4,7 +4,7 @@ export { needsResize } from './needs-resize.js';
 export { planGrow, type GrowPlan } from './plan-grow.js';
 export { FsResizeError, isFsResizeError, type FsResizeErrorCode, type ToolReport } from './fsresize-error.js';
 export type { CommandRunner, CommandResult, RunOptions } from './command-runner.js';
-export { createExecFileRunner, DEFAULT_SEARCH_PATH, type ExecFileRunnerOptions } from './exec-file-runner.js';
+export { createExecFileRunner, DEFAULT_SEARCH_PATH, MAX_TIMEOUT_MS, type ExecFileRunnerOptions } from './exec-file-runner.js';
 export { createMountinfoTable, type MountTable } from './mount-table.js';
 export { parseMountinfo, type MountEntry } from './parse-mountinfo.js';
 export type { BlockDevices, BlockDeviceId } from './block-devices.js';

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isVoeError } from '../../errors/index.js';
 import {
-  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, type GrowResult,
+  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, MAX_TIMEOUT_MS, type GrowResult,
 } from '../../fsresize/index.js';
 
 interface GrowCommandOptions {
@@ -13,9 +13,13 @@ interface GrowCommandOptions {
   timeout: number;
 }
 
+const MAX_TIMEOUT_S = Math.floor(MAX_TIMEOUT_MS / 1000);
+
 function seconds(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of seconds');
+  if (!Number.isFinite(n) || n < 1 || n > MAX_TIMEOUT_S) {
+    throw new InvalidArgumentError(`must be a number of seconds from 1 to ${MAX_TIMEOUT_S} (about 24 days)`);
+  }
   return n;
 }
 
@@ -48,11 +52,13 @@ export function register(program: Command): void {
     .option('--json', 'print the result (or the error) as JSON on stdout')
     .addOption(new Option('--lock-dir <dir>', 'directory for the per-device lock files shared by every voe process on the node').default(DEFAULT_LOCK_DIRECTORY))
     .addOption(new Option('--timeout <seconds>', 'stop the grow tool after this many seconds').default(1800).argParser(seconds))
+    // Usage errors (printed by the parser on stderr) exit 2 like every other error.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
     .action(async (options: GrowCommandOptions) => {
       const resizer = createFsResizer({
         runner: createExecFileRunner(),
         lock: createDeviceLock({ directory: options.lockDir }),
-        timeouts: { growMs: options.timeout * 1000 },
+        timeouts: { growMs: Math.round(options.timeout * 1000) },
       });
       try {
         const result = await resizer.grow(options.device, {

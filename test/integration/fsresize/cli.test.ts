@@ -69,6 +69,22 @@ test('voe fsresize grow: a refusal is "voe: CODE: message" on stderr (or JSON wi
   assert.equal(JSON.parse(json.stdout).error.code, 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
 });
 
+test('voe fsresize grow: usage errors exit 2 and change nothing; --timeout must be 1 s to about 24 days', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['fsresize', 'grow'], /required option '--device <path>' not specified/],
+    [['fsresize', 'grow', '--device', '/dev/null', '--timeout', '0'], /--timeout <seconds>' argument '0' is invalid\. must be a number of seconds from 1 to 2147483/],
+    [['fsresize', 'grow', '--device', '/dev/null', '--timeout', '1e300'], /argument '1e300' is invalid/],
+    [['fsresize', 'grow', '--device', '/dev/null', '--timeout', '0.0001'], /argument '0\.0001' is invalid/],
+    [['fsresize', 'grow', '--device', '/dev/null', '--no-such-flag'], /unknown option '--no-such-flag'/],
+  ];
+  for (const [args, stderr] of cases) {
+    const result = await voe(args);
+    assert.equal(result.code, 2, args.join(' '));
+    assert.match(result.stderr, stderr);
+    assert.equal(result.stdout, '');
+  }
+});
+
 test('two concurrent voe fsresize processes on one device: exactly one grows', async (t) => {
   const { lockDirectory, loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 512 * MiB });
   const runs = await Promise.all([1, 2, 3].map(() => voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory])));

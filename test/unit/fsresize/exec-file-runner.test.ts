@@ -35,6 +35,21 @@ test('a tool that outlives its timeout is stopped: FSRESIZE_TIMEOUT with its std
   });
 });
 
+test('a timeout Node cannot keep (above 2^31-1 ms, zero, negative, NaN) is refused before anything runs', async () => {
+  // Node would turn 2^31 ms into 1 ms and stop the tool as it starts.
+  for (const timeoutMs of [2 ** 31, 1e300, 0, -5, Number.NaN]) {
+    await assert.rejects(createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs }), (error: unknown) => {
+      assert.ok(isFsResizeError(error), String(timeoutMs));
+      assert.equal(error.code, 'FSRESIZE_INVALID_ARGUMENT');
+      assert.match(error.message, /the timeout for sh must be from 1 to 2147483647 ms, got .*; nothing was run/);
+      return true;
+    });
+  }
+  assert.equal((await createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs: 2 ** 31 - 1 })).exitCode, 0);
+  assert.equal((await createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs: 5000.5 })).exitCode, 0, 'fractions are rounded up');
+  await assert.rejects(createExecFileRunner().run('sh', ['-c', 'exec sleep 5'], { timeoutMs: 0.0001 }), /FSRESIZE_TIMEOUT|did not finish within/, 'a fraction of a millisecond is 1 ms, not an error from Node');
+});
+
 test('a tool that is not executable is FSRESIZE_PERMISSION_DENIED', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-runner-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
