@@ -25,9 +25,12 @@ const MAX_EXPONENT = 100;
 const QUANTITY_RE = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
 
 function invalid(input: unknown, why: string): KubeError {
+  // Quoted in messages users see (admission refusals): at most 80 characters of it.
+  const quoted = JSON.stringify(input) ?? String(input);
+  const shown = quoted.length > 80 ? `${quoted.slice(0, 79)}…` : quoted;
   return new KubeError(KubeErrorCode.QuantityInvalid,
-    `invalid Kubernetes quantity ${JSON.stringify(input)}: ${why}; use e.g. "10Gi", "512Mi", "1.5Gi", "1e9" or "500M"`,
-    { details: { input } });
+    `invalid Kubernetes quantity ${shown}: ${why}; use e.g. "10Gi", "512Mi", "1.5Gi", "1e9" or "500M"`,
+    { details: { input: typeof input === 'string' && input.length > 1024 ? `${input.slice(0, 1024)}…` : input } });
 }
 
 /** Parses a quantity into an exact rational value. Throws KUBE_QUANTITY_INVALID. */

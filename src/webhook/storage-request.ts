@@ -1,4 +1,4 @@
-import { parseQuantityValue, type QuantityValue } from '../kube/index.js';
+import { KubeError, parseQuantityValue, type QuantityValue } from '../kube/index.js';
 
 /**
  * The exact value of `requests.storage` (compare with compareQuantities from src/kube), or
@@ -7,5 +7,8 @@ import { parseQuantityValue, type QuantityValue } from '../kube/index.js';
 export function storageRequest(requests: Record<string, unknown> | undefined): QuantityValue | undefined {
   const raw = requests?.['storage'];
   if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'string' && typeof raw !== 'number') {
+    throw new KubeError('KUBE_QUANTITY_INVALID', `a storage request must be a quantity such as 20Gi, got ${Array.isArray(raw) ? 'an array' : typeof raw === 'object' ? 'an object' : `a ${typeof raw}`}`);
+  }
   return parseQuantityValue(String(raw));
 }

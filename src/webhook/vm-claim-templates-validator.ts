@@ -1,4 +1,4 @@
-import { compareQuantities, type QuantityValue } from '../kube/index.js';
+import { compareQuantities, isKubeError, type QuantityValue } from '../kube/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
 import { decideResize } from './decide-resize.js';
@@ -59,6 +59,14 @@ export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSo
   };
 }
 
+function lenientStorageRequest(template: PersistentVolumeClaim): QuantityValue | undefined {
+  try {
+    return storageRequest(template.spec?.resources?.requests);
+  } catch {
+    return undefined;
+  }
+}
+
 function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions, oldVm: VirtualMachine, vm: VirtualMachine): AdmissionVerdict {
   const namespace = vm.metadata?.namespace ?? '';
   const vmKey = `${namespace}/${vm.metadata?.name ?? ''}`;
@@ -67,8 +75,17 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
   for (const [name, template] of keyed(volumeClaimTemplatesOf(vm))) {
     const previous = before.get(name);
     if (!previous) continue;
-    const oldSize = storageRequest(previous.spec?.resources?.requests);
-    const newSize = storageRequest(template.spec?.resources?.requests);
+    // The stored (old) value is judged leniently; a new value the user wrote must be a quantity.
+    const oldSize = lenientStorageRequest(previous);
+    let newSize: QuantityValue | undefined;
+    try {
+      newSize = storageRequest(template.spec?.resources?.requests);
+    } catch (error) {
+      if (!isKubeError(error)) throw error;
+      return invalidVerdict('template-invalid',
+        `${PVC_EXPAND_PREFIX}volume claim template ${name} of VM ${vmKey} has an invalid storage request: ${error.message}. ` +
+        'Write a Kubernetes quantity such as 20Gi.', TEMPLATES_FIELD);
+    }
     if (oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
       return invalidVerdict('template-shrink',
         `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +

@@ -62,6 +62,20 @@ describe('vm validator (volumeClaimTemplates)', () => {
       allowed: false, code: 422, decision: 'longhorn-v2-version',
     },
     { name: 'caches not synced while growing', request: update(before, grow('20Gi')), allowed: false, code: 500, decision: 'cache-not-synced', notSynced: true },
+    {
+      name: 'a new size that is not a quantity is the user\'s mistake: 422, not an internal error', request: update(before, grow('20 GB')),
+      allowed: false, code: 422, decision: 'template-invalid',
+      startsWith: 'PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 has an invalid storage request: invalid Kubernetes quantity "20 GB"', notSynced: true,
+    },
+    {
+      name: 'a new size that is an object: 422 naming the type', request: update(before, withTemplates(before, [{
+        ...templateEntry(ROOT, '10Gi'), spec: { ...templateEntry(ROOT, '10Gi').spec, resources: { requests: { storage: { value: 20 } as unknown as string } } },
+      }])),
+      allowed: false, code: 422, decision: 'template-invalid', startsWith: 'PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 has an invalid storage request: a storage request must be a quantity such as 20Gi, got an object', notSynced: true,
+    },
+    {
+      name: 'an invalid size already stored is not held against a valid new one', request: update(grow('lots'), grow('20Gi')), allowed: true, decision: 'not-template-change', notSynced: true,
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {
