@@ -17,7 +17,8 @@ export type FsResizeErrorCode =
   | 'FSRESIZE_TIMEOUT'
   | 'FSRESIZE_UNEXPECTED_OUTPUT'
   | 'FSRESIZE_BUSY'
-  | 'FSRESIZE_LOCK_FAILED';
+  | 'FSRESIZE_LOCK_FAILED'
+  | 'FSRESIZE_DEVICE_IO';
 
 /** What an external tool said when it failed; carried by tool-related errors. */
 export interface ToolReport {

@@ -19,6 +19,22 @@ function minorOf(dev: number): number {
   return Number((BigInt(dev) & 0xffn) | ((BigInt(dev) >> 12n) & ~0xffn));
 }
 
+/** A typed error for a failed open or read of the device itself (never its content). */
+function deviceError(device: BlockDeviceId, what: 'open' | 'read', error: unknown): FsResizeError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new FsResizeError('FSRESIZE_PERMISSION_DENIED', `cannot ${what} ${device.path} (${code}); run voe as root on the node`, { cause: error });
+  }
+  if (code === 'ENOENT' || code === 'ENXIO' || code === 'ENODEV') {
+    return new FsResizeError('FSRESIZE_DEVICE_NOT_FOUND', `cannot ${what} ${device.path} (${code}): the device went away; is the volume still attached?`, { cause: error });
+  }
+  return new FsResizeError('FSRESIZE_DEVICE_IO', `cannot ${what} ${device.path} (${code}); nothing was changed — check the device (dmesg) and retry`, { cause: error });
+}
+
+function openDevice(device: BlockDeviceId): ReturnType<typeof open> {
+  return open(device.realPath, 'r').catch((error: unknown) => { throw deviceError(device, 'open', error); });
+}
+
 /**
  * The production BlockDevices. Size and read-only flag come from sysfs
  * (/sys/dev/block/<major:minor>/size in 512-byte sectors, .../ro): the same kernel values
@@ -72,14 +88,14 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       return (await blockdev(device, '--getro')) === 1;
     },
     async hold(device) {
-      const handle = await open(device.realPath, 'r');
+      const handle = await openDevice(device);
       return async () => { await handle.close(); };
     },
     async read(device, offset, length) {
-      const handle = await open(device.realPath, 'r');
+      const handle = await openDevice(device);
       try {
         const buffer = new Uint8Array(length);
-        const { bytesRead } = await handle.read(buffer, 0, length, offset);
+        const { bytesRead } = await handle.read(buffer, 0, length, offset).catch((error: unknown) => { throw deviceError(device, 'read', error); });
         return buffer.subarray(0, bytesRead);
       } finally {
         await handle.close();

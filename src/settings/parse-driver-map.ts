@@ -1,5 +1,11 @@
 import { SettingInvalidError } from './setting-invalid-error.js';
 
+/** A value as JSON, at most 80 characters of it (messages are shown in UIs and logged). */
+function excerpt(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
 /**
  * Parses one field (`default` or `value`) of the csi-online-expand-validation Setting: a JSON
  * object of CSI driver name -> boolean. An empty (or missing) string means no entries, as
@@ -8,6 +14,12 @@ import { SettingInvalidError } from './setting-invalid-error.js';
 export function parseDriverMap(text: string | undefined, field: string, setting: string): Map<string, boolean> {
   const drivers = new Map<string, boolean>();
   if (text === undefined || text === '') return drivers;
+  if (typeof text !== 'string') {
+    throw new SettingInvalidError('SETTING_INVALID_JSON',
+      `Setting ${setting} field "${field}" must be a string holding a JSON object of CSI driver name to true/false, ` +
+      `e.g. "{\\"nfs.csi.k8s.io\\":true}", or an empty string.`,
+      { setting, field });
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -26,7 +38,7 @@ export function parseDriverMap(text: string | undefined, field: string, setting:
   for (const [key, entry] of Object.entries(parsed)) {
     if (typeof entry !== 'boolean') {
       throw new SettingInvalidError('SETTING_INVALID_VALUE',
-        `Setting ${setting} field "${field}" maps "${key}" to ${JSON.stringify(entry)}; ` +
+        `Setting ${setting} field "${field}" maps ${excerpt(key)} to ${excerpt(entry)}; ` +
         `each CSI driver must map to true or false.`,
         { setting, field, key });
     }

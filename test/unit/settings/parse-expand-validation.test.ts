@@ -55,6 +55,21 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
     assert.throws(() => parseExpandValidation(harvesterSetting('', '{bad')), { code: 'SETTING_INVALID_JSON' });
   });
 
+  it('a field that is not a string (an object where JSON text belongs) is SETTING_INVALID_JSON', () => {
+    assert.throws(() => parseDriverMap(['{}'] as unknown as string, 'value', 's'), (error: unknown) =>
+      error instanceof SettingInvalidError && error.code === 'SETTING_INVALID_JSON' && /must be a string holding a JSON object/.test(error.message));
+  });
+
+  it('a huge key or entry is quoted in at most 80 characters', () => {
+    const key = 'k'.repeat(100_000);
+    assert.throws(() => parseDriverMap(JSON.stringify({ [key]: 'x'.repeat(100_000) }), 'value', 's'), (error: unknown) => {
+      assert.ok(error instanceof SettingInvalidError && error.code === 'SETTING_INVALID_VALUE');
+      assert.ok(error.message.length < 400, `message of ${error.message.length} characters`);
+      assert.match(error.message, /maps "k{78}… to "x{78}…; each CSI driver must map to true or false\./);
+      return true;
+    });
+  });
+
   it('parseDriverMap names the key of a non-boolean entry', () => {
     assert.throws(() => parseDriverMap('{"a":true,"b":"yes"}', 'value', 's'), (error: unknown) =>
       error instanceof SettingInvalidError && error.details['key'] === 'b' && error.message.includes('"b"'));

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { createExecFileRunner, createSystemBlockDevices, isFsResizeError } from '../../../src/fsresize/index.js';
+
+const run = promisify(execFile);
+
+test('a device that cannot be opened is a typed error naming it, never a raw errno', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-blockdev-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  // A block device node whose driver does not exist (major 240 is reserved for local use): open gives ENXIO.
+  const node = join(dir, 'gone');
+  await run('mknod', [node, 'b', '240', '0']);
+  const devices = createSystemBlockDevices({ runner: createExecFileRunner() });
+  const id = await devices.identify(node);
+  // ENXIO here; EACCES where the temporary directory is mounted nodev.
+  const errno = await open(node, 'r').then(async (h) => { await h.close(); return 'none'; }, (e: NodeJS.ErrnoException) => e.code);
+  const expected = errno === 'EACCES'
+    ? { code: 'FSRESIZE_PERMISSION_DENIED', message: /^cannot open \S+gone \(EACCES\); run voe as root on the node$/ }
+    : { code: 'FSRESIZE_DEVICE_NOT_FOUND', message: /^cannot open \S+gone \(ENXIO\): the device went away; is the volume still attached\?$/ };
+  for (const attempt of [() => devices.hold(id), () => devices.read(id, 0, 512)]) {
+    await assert.rejects(attempt(), (error: unknown) => {
+      assert.ok(isFsResizeError(error), String(error));
+      assert.equal(error.code, expected.code);
+      assert.match(error.message, expected.message);
+      return true;
+    });
+  }
+  await assert.rejects(devices.hold({ ...id, realPath: join(dir, 'missing') }), { code: 'FSRESIZE_DEVICE_NOT_FOUND' });
+});
