@@ -19,7 +19,7 @@ export interface StartControlPlaneOptions {
   cacheDir: string;
   /** Environment used for binary lookup (TEST_ASSET_*, KUBEBUILDER_ASSETS) and for `go`. */
   env: NodeJS.ProcessEnv;
-  /** Per-process start timeout (envtest default 20 s; KUBEBUILDER_CONTROLPLANE_START_TIMEOUT). */
+  /** Per-process start timeout; default KUBEBUILDER_CONTROLPLANE_START_TIMEOUT from `env` (e.g. "120s"), else 60 s. */
   startTimeoutMs?: number;
   stopTimeoutMs?: number;
   onProgress?: (line: string) => void;
@@ -73,8 +73,15 @@ async function writePki(pkiDir: string): Promise<Pki> {
  * Starts etcd and kube-apiserver on free loopback ports (envtest's flags), with client-certificate
  * authentication and RBAC, and writes an admin kubeconfig to `<dir>/kubeconfig`.
  */
+/** KUBEBUILDER_CONTROLPLANE_START_TIMEOUT as envtest reads it ("90s" or "90"), in ms; undefined when unset or not positive. */
+export function startTimeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env['KUBEBUILDER_CONTROLPLANE_START_TIMEOUT'];
+  const seconds = raw ? Number.parseFloat(raw.replace(/s$/, '')) : Number.NaN;
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}
+
 export async function startControlPlane(options: StartControlPlaneOptions): Promise<ControlPlane> {
-  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnv(options.env) ?? 60_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 20_000;
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? await mkdtemp(join(tmpdir(), 'voe-cp-'));

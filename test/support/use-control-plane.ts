@@ -1,18 +1,13 @@
 import { after } from 'node:test';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { installCrds, startControlPlane, type ControlPlane } from '../../src/controlplane/index.js';
+import { installCrds, startControlPlane, startTimeoutFromEnv, type ControlPlane } from '../../src/controlplane/index.js';
 
 /** Where Go-built binaries are cached between runs (outside the clone). */
 export function testCacheDir(): string {
   return process.env.VOE_CACHE_DIR ?? join(homedir(), '.cache', 'voe');
 }
 
-function startTimeoutMs(): number {
-  const raw = process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT;
-  const seconds = raw ? Number.parseFloat(raw.replace(/s$/, '')) : NaN;
-  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 90_000;
-}
 
 /**
  * Starts a real kube-apiserver + etcd for one test file, installs our CRDs and the ones we
@@ -23,7 +18,8 @@ export async function useControlPlane(options: { crds?: boolean } = {}): Promise
   const cp = await startControlPlane({
     cacheDir: testCacheDir(),
     env: process.env,
-    startTimeoutMs: startTimeoutMs(),
+    // Tests wait longer than the CLI's 60 s (two test files start control planes at once) unless the environment says otherwise.
+    startTimeoutMs: startTimeoutFromEnv(process.env) ?? 90_000,
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });
   after(() => cp.stop());

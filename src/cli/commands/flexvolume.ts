@@ -9,8 +9,9 @@ import { createDeviceLock, createExecFileRunner, createFsResizer, createMountinf
  */
 export function register(program: Command): void {
   program.command('flexvolume')
-    .description('FlexVolume driver for kubelet: init, expandvolume, expandfs (through the fsresize core); other operations answer "Not supported". '
-      + 'Install a wrapper script that runs `voe flexvolume "$@"` as /usr/libexec/kubernetes/kubelet-plugins/volume/exec/<vendor~driver>/<driver>.')
+    .description('The expansion calls of the FlexVolume protocol: init, expandvolume, expandfs (through the fsresize core); other operations '
+      + '(and --help) answer {"status":"Not supported"}. A storage vendor\'s FlexVolume driver hands its expandvolume and expandfs calls to '
+      + '`voe flexvolume "$@"`, on control-plane and worker nodes (docs/fsresize.md "Install").')
     .argument('[op]', 'the operation kubelet calls: init | expandvolume | expandfs | ...')
     .argument('[args...]', 'the operation\'s arguments, in kubelet\'s order')
     .helpOption(false)
