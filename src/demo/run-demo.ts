@@ -1,4 +1,4 @@
-import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { apiErrorOf } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import {
@@ -43,7 +43,6 @@ export interface RunDemoOptions {
   cacheTimeoutMs?: number;
 }
 
-const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export const DEMO_CONFIGURATION_NAME = 'voe-demo';
 
 /** A refusal the user would see (4xx other than 404), with the API server's message; undefined for anything else. */
@@ -139,7 +138,7 @@ async function tryResize(cluster: StagedCluster, number: number, step: DemoStep)
     ...(step.change ? { change: step.change.describe } : {}),
   };
   try {
-    await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace, name: step.claim, body: { spec: { resources: { requests: { storage: step.size } } } } }, MERGE);
+    await cluster.resizeClaim(namespace, step.claim, step.size);
     return { ...base, outcome: 'admitted', ok: step.expect === 'admitted' };
   } catch (error) {
     const refusal = refusalOf(error);

@@ -130,6 +130,11 @@ export class StagedCluster {
     }
   }
 
+  /** Raises a PVC's storage request as a user would (a merge patch through the API server and its webhooks). */
+  async resizeClaim(namespace: string, name: string, storage: string): Promise<void> {
+    await this.core.patchNamespacedPersistentVolumeClaim({ namespace, name, body: { spec: { resources: { requests: { storage } } } } }, MERGE);
+  }
+
   /** A JSON merge patch on a custom object's main resource; resolves with the new resourceVersion. */
   async patchCustom(kind: CustomKind, name: string, patch: Json, namespace?: string): Promise<string | undefined> {
     const { group, version, plural } = kind;

@@ -5,16 +5,16 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createLogger } from '../../../src/log/index.js';
 import { admissionWiring, serveWebhook } from '../../../src/webhook/index.js';
 import { harvesterSetting, KINDS, SCENARIO, StagedCluster, stageExpansionScenario } from '../../../src/demo/index.js';
+import { eventually } from '../../support/held-clock.js';
+import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const SETTING = 'voe-expand-validation';
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);
-const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 await stageExpansionScenario(cluster);
 // Written before the webhook is registered, as an operator's earlier mistake would be.
@@ -35,28 +35,14 @@ const serving = await serveWebhook({
 });
 after(() => serving.stop());
 
-async function expand(name: string, storage: string): Promise<{ code: number; message: string } | undefined> {
-  try {
-    await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace: 'default', name, body: { spec: { resources: { requests: { storage } } } } }, MERGE);
-    return undefined;
-  } catch (error) {
-    const e = error as { code?: number; body?: unknown };
-    const body = typeof e.body === 'string' ? JSON.parse(e.body) as { message?: string } : (e.body as { message?: string } | undefined);
-    return { code: e.code ?? 0, message: body?.message ?? String(error) };
-  }
-}
+const expand = (name: string, storage: string): Promise<Refusal | undefined> => resizeThroughApi(cluster, name, storage);
 
 async function patchSetting(name: string, value: string): Promise<{ code?: number; body?: unknown } | undefined> {
   return cluster.patchCustom(KINDS.settings, name, { value }).then(() => undefined, (error: { code?: number; body?: unknown }) => error);
 }
 
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Waits until the informers saw a change (the webhook reads caches, not the API). */
+const until = (check: () => Promise<boolean>, what: string): Promise<void> => eventually(check, 15_000, what);
 
 describe('a webhook configured with Setting voe-expand-validation', () => {
   it('refuses a running VM disk resize with 500 while that Setting holds invalid JSON; a stopped VM disk still grows', async () => {

@@ -10,6 +10,8 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createLogger } from '../../../src/log/index.js';
 import { admissionWiring, serveWebhook, type StartedAdmissionCaches } from '../../../src/webhook/index.js';
 import { KINDS, SCENARIO, StagedCluster, stageExpansionScenario, templateEntry } from '../../../src/demo/index.js';
+import { eventually } from '../../support/held-clock.js';
+import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();
@@ -45,32 +47,14 @@ const serving = await serveWebhook({
 after(() => serving.stop());
 
 /** Raises the request as a user would (merge patch through the API server); resolves with the refusal or undefined. */
-interface Refusal { code: number; message: string; causes?: Array<{ reason?: string; message?: string; field?: string }> }
-
-async function expand(name: string, storage: string): Promise<Refusal | undefined> {
-  try {
-    await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace: 'default', name, body: { spec: { resources: { requests: { storage } } } } }, MERGE);
-    return undefined;
-  } catch (error) {
-    const e = error as { code?: number; body?: unknown };
-    type Body = { message?: string; details?: { causes?: Refusal['causes'] } };
-    const body = typeof e.body === 'string' ? JSON.parse(e.body) as Body : (e.body as Body | undefined);
-    return { code: e.code ?? 0, message: body?.message ?? String(error), ...(body?.details?.causes ? { causes: body.details.causes } : {}) };
-  }
-}
+const expand = (name: string, storage: string): Promise<Refusal | undefined> => resizeThroughApi(cluster, name, storage);
 
 async function requestOf(name: string): Promise<string | undefined> {
   return (await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: 'default', name })).spec?.resources?.requests?.['storage'];
 }
 
 /** Waits until the informers saw a change (the webhook reads caches, not the API). */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = (check: () => Promise<boolean>, what: string): Promise<void> => eventually(check, 15_000, what);
 
 describe('seed 004 test plan through the API server', () => {
   it('1. Longhorn v1 Block root disk of a running VM: allowed', async () => {
