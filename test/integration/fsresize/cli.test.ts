@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
-import { dumpe2fsBytes, setup, usedExt4, xfsBytes } from './fixtures.js';
+import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
@@ -38,12 +38,7 @@ test('voe fsresize grow --json grows ext4 offline and prints before/after bytes'
 });
 
 test('voe fsresize grow prints a human report; a second run is a no-op', async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
-  const loop = await scratch.attach(320 * MiB);
-  await sh('mkfs.xfs', ['-q', loop.device]);
-  const mnt = await scratch.directory('mnt');
-  await loop.mount(mnt);
-  await loop.growBacking(512 * MiB);
+  const { lockDirectory, loop, mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
   const first = await voe(['fsresize', 'grow', '--device', loop.device, '--mount', mnt, '--lock-dir', lockDirectory]);
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, new RegExp(`^xfs on ${loop.device} mounted at ${mnt}: grown$`, 'm'));

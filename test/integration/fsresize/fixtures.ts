@@ -36,6 +36,22 @@ export async function usedExt4(t: TestContext, options: { files?: number; growTo
   return { ...context, loop, mnt, sums };
 }
 
+/**
+ * A 320 MiB xfs mounted at `mountName` with `files` checksummed files, on a device then grown to
+ * `growTo` bytes; `beforeBytes` is the filesystem's size before the growth.
+ */
+export async function mountedXfs(t: TestContext, options: { growTo: number; files?: number; mountName?: string }) {
+  const context = await setup(t);
+  const loop = await context.scratch.attach(320 * MiB);
+  await sh('mkfs.xfs', ['-q', loop.device]);
+  const mnt = await context.scratch.directory(options.mountName ?? 'mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, options.files);
+  const beforeBytes = await xfsBytes(mnt);
+  await loop.growBacking(options.growTo);
+  return { ...context, loop, mnt, sums, beforeBytes };
+}
+
 /** ext size per dumpe2fs -h (Block count x Block size), independent of the core's reader. */
 export async function dumpe2fsBytes(device: string): Promise<number> {
   const out = await sh('dumpe2fs', ['-h', device]);

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
-import { btrfsBytes, dumpe2fsBytes, setup, xfsBytes } from './fixtures.js';
+import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const OPTIONS = JSON.stringify({ 'kubernetes.io/fsType': 'xfs', 'kubernetes.io/readwrite': 'rw', 'kubernetes.io/pvOrVolumeName': 'pv-1' });
@@ -50,13 +50,7 @@ test('any other operation answers Not supported with exit 1', async () => {
 });
 
 test('expandfs <json> <device> <mount> <new> <old> grows a mounted xfs through the core', async (t) => {
-  const { scratch } = await setup(t);
-  const loop = await scratch.attach(320 * MiB);
-  await sh('mkfs.xfs', ['-q', loop.device]);
-  const mnt = await scratch.directory('mounts-pv-1');
-  await loop.mount(mnt);
-  const sums = await writeChecksummedFiles(mnt, 2);
-  await loop.growBacking(768 * MiB);
+  const { loop, mnt, sums } = await mountedXfs(t, { growTo: 768 * MiB, files: 2, mountName: 'mounts-pv-1' });
   const { code, combined, stderr } = await driver(['expandfs', OPTIONS, loop.device, mnt, String(768 * MiB), String(320 * MiB)]);
   assert.equal(stderr, '');
   assert.equal(code, 0, combined);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
 import { hasCapSysResource, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
-import { blockdevBytes, btrfsBytes, dumpe2fsBytes, setup, usedExt4, xfsBytes } from './fixtures.js';
+import { blockdevBytes, btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 
 test('ext4 offline: resize2fs grows the unmounted filesystem to the device and every file survives', async (t) => {
   const { resizer, calls, loop, mnt, sums } = await usedExt4(t);
@@ -51,14 +51,7 @@ test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so re
 });
 
 test('xfs online: xfs_growfs -d grows the mounted filesystem and every file survives', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
-  const loop = await scratch.attach(320 * MiB);
-  await sh('mkfs.xfs', ['-q', loop.device]);
-  const mnt = await scratch.directory('mnt');
-  await loop.mount(mnt);
-  const sums = await writeChecksummedFiles(mnt);
-  const before = await xfsBytes(mnt);
-  await loop.growBacking(1024 * MiB);
+  const { resizer, calls, loop, mnt, sums, beforeBytes: before } = await mountedXfs(t, { growTo: 1024 * MiB });
 
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'grown', result.reason);

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
-import { dumpe2fsBytes, setup, usedExt4, xfsBytes } from './fixtures.js';
+import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 
 test('a second grow after success does nothing (idempotent)', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
-  const loop = await scratch.attach(320 * MiB);
-  await sh('mkfs.xfs', ['-q', loop.device]);
-  const mnt = await scratch.directory('mnt');
-  await loop.mount(mnt);
-  const sums = await writeChecksummedFiles(mnt);
-  await loop.growBacking(640 * MiB);
+  const { resizer, calls, loop, mnt, sums } = await mountedXfs(t, { growTo: 640 * MiB });
   const first = await resizer.grow(loop.device);
   assert.equal(first.action, 'grown');
   const second = await resizer.grow(loop.device);

@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import {
   createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, type CommandRunner,
 } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
-import { dumpe2fsBytes, setup, usedExt4, xfsBytes } from './fixtures.js';
+import { MiB, readChecksums } from '../../support/loop-device.js';
+import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
 
 function resizerWith(lockDirectory: string, runner: CommandRunner, growMs?: number) {
   return createFsResizer({
@@ -38,13 +38,7 @@ test('a grow tool that exits non-zero is FSRESIZE_TOOL_FAILED with its exit code
 });
 
 test('a grow that runs out of time is FSRESIZE_TIMEOUT naming the tool; the filesystem is intact and grows later', async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
-  const loop = await scratch.attach(320 * MiB);
-  await sh('mkfs.xfs', ['-q', loop.device]);
-  const mnt = await scratch.directory('mnt');
-  await loop.mount(mnt);
-  const sums = await writeChecksummedFiles(mnt);
-  await loop.growBacking(1024 * MiB);
+  const { lockDirectory, loop, mnt, sums } = await mountedXfs(t, { growTo: 1024 * MiB });
   // 1 ms: less than starting any process takes, so the core's grow timeout always fires.
   const error = await resizerWith(lockDirectory, createExecFileRunner(), 1).grow(loop.device).then(() => undefined, (e: unknown) => e);
   assert.ok(isFsResizeError(error), String(error));
