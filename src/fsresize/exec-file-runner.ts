@@ -34,8 +34,11 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
         execFile(command, [...args], { env, timeout: timeoutMs, killSignal: 'SIGTERM', maxBuffer: 32 * 1024 * 1024, encoding: 'utf8' },
           (error: ExecFileException | null, stdout: string, stderr: string) => {
             if (!error) return resolve({ exitCode: 0, stdout, stderr });
-            if (typeof error.code === 'number') return resolve({ exitCode: error.code, stdout, stderr });
-            const tool = { tool: command, args: [...args], exitCode: null, signal: error.signal ?? null, stderr };
+            // Stopped by us for its timeout: a tool that catches SIGTERM and exits with a code (143)
+            // was still stopped, not a failure of its own.
+            const stopped = error.killed === true && error.code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
+            if (typeof error.code === 'number' && !stopped) return resolve({ exitCode: error.code, stdout, stderr });
+            const tool = { tool: command, args: [...args], exitCode: typeof error.code === 'number' ? error.code : null, signal: error.signal ?? null, stderr };
             if (error.code === 'ENOENT') {
               return reject(new FsResizeError('FSRESIZE_TOOL_MISSING',
                 `${command} is not installed (looked in ${env.PATH}); install it on this node (e2fsprogs, xfsprogs, btrfs-progs or util-linux) and retry`, { cause: error, tool }));
@@ -44,7 +47,7 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
               return reject(new FsResizeError('FSRESIZE_PERMISSION_DENIED',
                 `${command} could not be executed (${error.code}); run voe as root on the node`, { cause: error, tool }));
             }
-            if (error.killed && error.signal === 'SIGTERM') {
+            if (stopped) {
               return reject(new FsResizeError('FSRESIZE_TIMEOUT',
                 `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms and was stopped; check the device and the tool's output, then retry${stderr ? `: ${stderr.trim()}` : ''}`, { cause: error, tool }));
             }

@@ -35,6 +35,23 @@ test('a tool that outlives its timeout is stopped: FSRESIZE_TIMEOUT with its std
   });
 });
 
+test('a tool that catches SIGTERM when stopped is still FSRESIZE_TIMEOUT, not a failure of its own', async () => {
+  const runner = createExecFileRunner();
+  // Exits with a code from its handler.
+  await assert.rejects(runner.run('sh', ['-c', "trap 'kill $! 2>/dev/null; exit 143' TERM; sleep 30 & wait $!"], { timeoutMs: 200 }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+    assert.equal(error.tool?.exitCode, 143);
+    return true;
+  });
+  // Writes to stderr from its handler: Node has closed the pipes by then, so it dies of SIGPIPE.
+  await assert.rejects(runner.run('sh', ['-c', "trap 'kill $!; echo stopping >&2; exit 143' TERM; sleep 30 & wait $!"], { timeoutMs: 200 }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+    return true;
+  });
+});
+
 test('a timeout Node cannot keep (above 2^31-1 ms, zero, negative, NaN) is refused before anything runs', async () => {
   // Node would turn 2^31 ms into 1 ms and stop the tool as it starts.
   for (const timeoutMs of [2 ** 31, 1e300, 0, -5, Number.NaN]) {
