@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook-client.js';
+import { eventually } from '../support/held-clock.js';
 import { useControlPlane } from '../support/use-control-plane.js';
 import { writeUnreachableKubeconfig } from '../support/unreachable-kubeconfig.js';
 
@@ -46,6 +47,9 @@ test('voe serve with certificate files watches the cluster, answers reviews, pro
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
   });
   const ca = files.ca.certificatePem;
+  // In cluster the server listens at once and reports ready when its informers have synced (the
+  // kubelet's readiness probe); reviews before that are refused with 500. Wait as the probe would.
+  await eventually(async () => (await httpsRequest(port, ca, { path: '/readyz', method: 'GET' })).status === 200, 30_000, '/readyz 200');
   const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('cli-1')) });
   assert.deepEqual((review.json() as { response: unknown }).response, { uid: 'cli-1', allowed: true });
   for (const path of ['/validate/vm', '/validate/setting']) {
