@@ -47,3 +47,4 @@ export { loadCheckCaches } from './load-check-caches.js';
 export { loadClusterCaches } from './load-cluster-caches.js';
 export { startAdmissionCaches, type StartedAdmissionCaches, type StartAdmissionCachesOptions } from './start-admission-caches.js';
 export { admissionWiring } from './admission-wiring.js';
+export { confirmApiServerCalls, type RegistrationCheck } from './confirm-api-server-calls.js';

@@ -6,7 +6,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/index.js';
 import { createCertificateAuthority, issueServingCertificate } from '../tls/index.js';
+import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
 import { buildValidatingWebhookConfiguration } from './build-validating-webhook-configuration.js';
+import { confirmApiServerCalls } from './confirm-api-server-calls.js';
 import { createWebhookServer } from './create-webhook-server.js';
 import type { Validator } from './validator.js';
 import { isVoeError } from '../errors/index.js';
@@ -36,6 +38,8 @@ export interface ServeWebhookOptions<C> {
   configurationName?: string;
   /** dev only: the Setting whose updates the registered setting webhook receives (the validators' settingName). */
   settingName?: string;
+  /** dev only: how long to wait, after registering, for the API server's first call (default 30 s). */
+  registrationTimeoutMs?: number;
   /** dev only: how long to wait for the caches before registering (default 120 s). */
   cacheSyncTimeoutMs?: number;
   registry?: Registry;
@@ -157,6 +161,20 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       await applyValidatingWebhookConfiguration(options.kubeConfig, body);
       configurationName = name;
       log.info({ name, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+      const check = await confirmApiServerCalls({
+        kubeConfig: options.kubeConfig, registry: server.registry, settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
+        timeoutMs: options.registrationTimeoutMs ?? 30_000,
+      });
+      if (check === 'timeout') {
+        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
+          `The API server did not call the webhook at ${url} within ${Math.round((options.registrationTimeoutMs ?? 30_000) / 1000)} s of its registration; ` +
+          'it must reach this address (with --dev, the API server has to run on this machine, e.g. voe cluster or kind). The configuration was removed.');
+      }
+      if (check === 'unverifiable') {
+        log.warn({ name }, 'could not confirm that the API server calls the webhook (Harvester Settings not served, or not allowed to create them); it picks up the configuration within a moment');
+      } else {
+        log.info({ name }, 'the API server calls the webhook');
+      }
     }
     return {
       address, url, stop,

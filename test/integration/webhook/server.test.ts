@@ -9,7 +9,7 @@ import {
 } from '@kubernetes/client-node';
 import { createCertificateAuthority, issueServingCertificate } from '../../../src/tls/index.js';
 import {
-  applyValidatingWebhookConfiguration, buildValidatingWebhookConfiguration, createWebhookServer,
+  applyValidatingWebhookConfiguration, buildValidatingWebhookConfiguration, confirmApiServerCalls, createWebhookMetrics, createWebhookServer,
   type AdmissionRequest, type AdmissionVerdict, type Validator,
 } from '../../../src/webhook/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
@@ -206,4 +206,25 @@ test('voe serve --dev registers its webhooks against the cluster and removes the
   const exitCode = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
   assert.equal(exitCode, 0, stderr);
   await assert.rejects(admission.readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404);
+});
+
+test('confirmApiServerCalls: confirmed once the API server calls the registered webhook, with a dry run that changes nothing', async () => {
+  const setting = { group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', name: 'csi-online-expand-validation' };
+  const versionOf = () => custom.getClusterCustomObject(setting).then((o: { metadata?: { resourceVersion?: string } }) => o.metadata?.resourceVersion, () => 'absent');
+  const version = await versionOf();
+  const before = calls['setting']!.length;
+  const check = await confirmApiServerCalls({ kubeConfig: cp.kubeConfig, registry: server.registry, settingName: setting.name, timeoutMs: 30_000 });
+  assert.equal(check, 'confirmed');
+  const probe = calls['setting']!.slice(before).at(-1);
+  assert.equal(probe?.operation, 'CREATE');
+  assert.equal(probe?.dryRun, true);
+  assert.equal(await versionOf(), version, 'the dry run changed nothing');
+});
+
+test('confirmApiServerCalls: unverifiable when we may not create Settings; timeout when the webhook is never called', async () => {
+  const { kubeConfig: nobody } = await cp.mintKubeConfig('nobody');
+  assert.equal(await confirmApiServerCalls({ kubeConfig: nobody, registry: server.registry, settingName: 'csi-online-expand-validation', timeoutMs: 5_000 }), 'unverifiable');
+  // A webhook server the configuration does not point to never sees the probe.
+  const unregistered = createWebhookMetrics().registry;
+  assert.equal(await confirmApiServerCalls({ kubeConfig: cp.kubeConfig, registry: unregistered, settingName: 'csi-online-expand-validation', timeoutMs: 1_000 }), 'timeout');
 });

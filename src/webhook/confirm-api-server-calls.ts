@@ -1,0 +1,44 @@
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { apiErrorOf } from '../kube/index.js';
+import { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
+
+export type RegistrationCheck = 'confirmed' | 'unverifiable' | 'timeout';
+
+/** Reviews the setting webhook has answered so far (voe_webhook_requests_total{webhook="setting"}). */
+async function settingReviews(registry: Registry): Promise<number> {
+  const metric = registry.getSingleMetric('voe_webhook_requests_total');
+  if (!metric) return 0;
+  const { values } = await metric.get();
+  return values.filter((v) => v.labels['webhook'] === WEBHOOK_ENDPOINTS.setting.name).reduce((sum, v) => sum + v.value, 0);
+}
+
+/**
+ * After registering the webhooks: waits until the API server actually calls them (it picks up a new
+ * ValidatingWebhookConfiguration asynchronously, and may not reach the URL at all). Probes with a
+ * dry-run create of the Setting `settingName` (changes nothing; the setting webhook is called
+ * before the API server finds that the Setting exists) until the webhook counts a review.
+ * 'unverifiable' when the cluster does not serve Harvester Settings or we may not create them.
+ */
+export async function confirmApiServerCalls(options: {
+  kubeConfig: KubeConfig; registry: Registry; settingName: string; timeoutMs: number; pollMs?: number;
+}): Promise<RegistrationCheck> {
+  const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const before = await settingReviews(options.registry);
+    try {
+      await custom.createClusterCustomObject({
+        group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', dryRun: 'All',
+        body: { apiVersion: 'harvesterhci.io/v1beta1', kind: 'Setting', metadata: { name: options.settingName }, value: '' },
+      });
+    } catch (error) {
+      const code = apiErrorOf(error)?.code ?? 0;
+      if (code === 404 || code === 403) return 'unverifiable';
+      // 409 (the Setting exists) or a webhook call that failed: look at what the webhook saw.
+    }
+    if ((await settingReviews(options.registry)) > before) return 'confirmed';
+    if (Date.now() >= deadline) return 'timeout';
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
+  }
+}
