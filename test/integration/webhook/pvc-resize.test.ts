@@ -53,6 +53,12 @@ async function requestOf(name: string): Promise<string | undefined> {
   return (await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: 'default', name })).spec?.resources?.requests?.['storage'];
 }
 
+/** Waits until the webhook's informer cache holds `resourceVersion` of an object (the webhook reads caches, not the API). */
+async function cacheSaw(read: () => { metadata?: { resourceVersion?: string } } | undefined, resourceVersion: string | undefined, what: string): Promise<void> {
+  assert.ok(resourceVersion, what);
+  await eventually(() => read()?.metadata?.resourceVersion === resourceVersion, 15_000, what);
+}
+
 /** Waits until the informers saw a change (the webhook reads caches, not the API). */
 const until = (check: () => Promise<boolean>, what: string): Promise<void> => eventually(check, 15_000, what);
 
@@ -99,14 +105,16 @@ describe('seed 004 test plan through the API server', () => {
   });
 
   it('6. stopped VM: allowed (offline) even for an unvalidated driver', async () => {
-    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '' });
-    await until(async () => (await expand(TOPOLVM_BLOCK, '30Gi')) !== undefined, 'Setting emptied');
+    const version = await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '' });
+    await cacheSaw(() => caches!.caches.admission.settings.get(undefined, 'csi-online-expand-validation'), version, 'Setting emptied');
+    assert.match((await expand(TOPOLVM_BLOCK, '30Gi'))?.message ?? '', /is not online expandable with its provider/);
     assert.equal(await expand(STOPPED_DISK, '20Gi'), undefined);
   });
 
   it('7. ExpandDisks missing: refused; 8. KubeVirt v1.9.0 without the gate listed: allowed', async () => {
-    await cluster.patchCustom(KINDS.kubeVirts, 'kubevirt', { spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration', 'HotplugVolumes'] } } } }, 'harvester-system');
-    await until(async () => (await expand(ROOT, '30Gi'))?.message.includes('PVC_EXPAND: kubevirt ExpandDisks not included in featureGate.') === true, 'gate-missing refusal');
+    const version = await cluster.patchCustom(KINDS.kubeVirts, 'kubevirt', { spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration', 'HotplugVolumes'] } } } }, 'harvester-system');
+    await cacheSaw(() => caches!.caches.admission.kubeVirts.get('harvester-system', 'kubevirt'), version, 'gate removed');
+    assert.match((await expand(ROOT, '30Gi'))?.message ?? '', /PVC_EXPAND: kubevirt ExpandDisks not included in featureGate\./);
     assert.equal(await requestOf(ROOT), '20Gi');
     await cluster.patchCustomStatus(KINDS.kubeVirts, 'kubevirt', { observedKubeVirtVersion: 'v1.9.0', targetKubeVirtVersion: 'v1.9.0' }, 'harvester-system');
     await until(async () => (await expand(ROOT, '30Gi')) === undefined, 'allowed on KubeVirt v1.9.0');
