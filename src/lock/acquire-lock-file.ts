@@ -125,9 +125,9 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
         if (removed) continue;
       }
       const holderPid = holder.split(' ')[0] || 'unknown';
-      if (Date.now() >= options.deadline) throw options.busy(holderPid);
       if (!waited) options.onWait?.(holderPid);
       waited = true;
+      if (Date.now() >= options.deadline) throw options.busy(holderPid);
       await sleep(options.pollMs ?? 50);
     }
   } finally {

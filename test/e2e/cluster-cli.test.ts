@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { controlPlaneTestEnv } from '../support/use-control-plane.js';
 
 const run = promisify(execFile);
 const voe = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -21,7 +22,7 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
-  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { timeout: 180_000 });
+  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { timeout: 180_000, env: controlPlaneTestEnv() });
   assert.match(started.stdout, new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
   const pids = await Promise.all(['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
   assert.ok(pids.every(alive));

@@ -10,7 +10,7 @@ import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import {
   DEMO_STEPS, SCENARIO, scenarioClaims, StagedCluster, stageExpansionScenario, type DemoReport, type SurveyRow,
 } from '../../src/demo/index.js';
-import { testCacheDir, useControlPlane } from '../support/use-control-plane.js';
+import { controlPlaneTestEnv, testCacheDir, useControlPlane } from '../support/use-control-plane.js';
 
 const MAIN = 'dist/src/cli/main.js';
 
@@ -27,7 +27,7 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 
 /** No KUBECONFIG: "no cluster configured". */
 function localEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, VOE_CACHE_DIR: testCacheDir() };
+  const env: NodeJS.ProcessEnv = { ...controlPlaneTestEnv(), VOE_CACHE_DIR: testCacheDir() };
   delete env['KUBECONFIG'];
   return env;
 }

@@ -9,6 +9,14 @@ export function testCacheDir(): string {
 }
 
 
+/** How long a test waits for each control-plane process: longer than the CLI's 60 s, because two test files start control planes at once. */
+export const TEST_START_TIMEOUT_MS = 90_000;
+
+/** `env` for a spawned voe that starts a control plane: the tests' start timeout unless the environment sets one. */
+export function controlPlaneTestEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: env['KUBEBUILDER_CONTROLPLANE_START_TIMEOUT'] ?? `${TEST_START_TIMEOUT_MS / 1000}s` };
+}
+
 /**
  * Starts a real kube-apiserver + etcd for one test file, installs our CRDs and the ones we
  * read, and stops everything in an `after` hook (also when a test fails). The processes are
@@ -18,8 +26,7 @@ export async function useControlPlane(options: { crds?: boolean } = {}): Promise
   const cp = await startControlPlane({
     cacheDir: testCacheDir(),
     env: process.env,
-    // Tests wait longer than the CLI's 60 s (two test files start control planes at once) unless the environment says otherwise.
-    startTimeoutMs: startTimeoutFromEnv(process.env) ?? 90_000,
+    startTimeoutMs: startTimeoutFromEnv(process.env) ?? TEST_START_TIMEOUT_MS,
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });
   after(() => cp.stop());

@@ -34,7 +34,8 @@ function referee() {
 function elector(lease: string, identity: string, ref: ReturnType<typeof referee>, over: Partial<LeaderElectorOptions> = {}): LeaderElector {
   const e = new LeaderElector({
     lock: leaseLock(cp.kubeConfig, 'default', lease), identity,
-    leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500,
+    // A renew deadline of several seconds: a leader must fail to renew for that long (not just be slow on a busy machine) to step down.
+    leaseDurationMs: 6000, renewDeadlineMs: 4500, retryPeriodMs: 500,
     ...ref.callbacks(identity), ...over,
   });
   electors.push(e);
@@ -48,7 +49,7 @@ test('two candidates: exactly one leads; when the leader stops renewing (crash, 
   const a = elector('crash', 'a', ref, { releaseOnStop: false, onNewLeader: (id) => newLeaders.push(`a sees ${id}`) });
   await eventually(() => a.isLeader, 20_000, 'a to lead');
   const b = elector('crash', 'b', ref, { onNewLeader: (id) => newLeaders.push(`b sees ${id}`) });
-  await new Promise((r) => setTimeout(r, 6000)); // longer than the lease: a keeps renewing, so b must keep waiting
+  await new Promise((r) => setTimeout(r, 7000)); // longer than the lease: a keeps renewing, so b must keep waiting
   assert.equal(b.isLeader, false);
   assert.equal(a.isLeader, true);
   const held = await coordination.readNamespacedLease({ namespace: 'default', name: 'crash' });

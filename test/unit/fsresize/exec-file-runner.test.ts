@@ -27,7 +27,7 @@ test('a missing tool is FSRESIZE_TOOL_MISSING', async () => {
 
 test('a tool that outlives its timeout is stopped: FSRESIZE_TIMEOUT with its stderr', async () => {
   const runner = createExecFileRunner();
-  await assert.rejects(runner.run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 200 }), (error: unknown) => {
+  await assert.rejects(runner.run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 1500 }), (error: unknown) => {
     assert.ok(isFsResizeError(error));
     assert.equal(error.code, 'FSRESIZE_TIMEOUT');
     assert.equal(error.tool?.stderr, 'started\n');
@@ -38,14 +38,14 @@ test('a tool that outlives its timeout is stopped: FSRESIZE_TIMEOUT with its std
 test('a tool that catches SIGTERM when stopped is still FSRESIZE_TIMEOUT, not a failure of its own', async () => {
   const runner = createExecFileRunner();
   // Exits with a code from its handler.
-  await assert.rejects(runner.run('sh', ['-c', "trap 'kill $! 2>/dev/null; exit 143' TERM; sleep 30 & wait $!"], { timeoutMs: 200 }), (error: unknown) => {
+  await assert.rejects(runner.run('sh', ['-c', "trap 'kill $! 2>/dev/null; exit 143' TERM; sleep 30 & wait $!"], { timeoutMs: 1500 }), (error: unknown) => {
     assert.ok(isFsResizeError(error));
     assert.equal(error.code, 'FSRESIZE_TIMEOUT');
     assert.equal(error.tool?.exitCode, 143);
     return true;
   });
   // Writes to stderr from its handler: Node has closed the pipes by then, so it dies of SIGPIPE.
-  await assert.rejects(runner.run('sh', ['-c', "trap 'kill $!; echo stopping >&2; exit 143' TERM; sleep 30 & wait $!"], { timeoutMs: 200 }), (error: unknown) => {
+  await assert.rejects(runner.run('sh', ['-c', "trap 'kill $!; echo stopping >&2; exit 143' TERM; sleep 30 & wait $!"], { timeoutMs: 1500 }), (error: unknown) => {
     assert.ok(isFsResizeError(error));
     assert.equal(error.code, 'FSRESIZE_TIMEOUT');
     return true;
