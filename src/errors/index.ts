@@ -1,1 +1,2 @@
 export { VoeError, isVoeError } from './voe-error.js';
+export { excerpt, describeJsonType } from './excerpt.js';

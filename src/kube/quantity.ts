@@ -1,3 +1,4 @@
+import { excerpt } from '../errors/index.js';
 import { KubeError, KubeErrorCode } from './kube-error.js';
 
 /**
@@ -26,10 +27,8 @@ const QUANTITY_RE = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]
 
 function invalid(input: unknown, why: string): KubeError {
   // Quoted in messages users see (admission refusals): at most 80 characters of it.
-  const quoted = JSON.stringify(input) ?? String(input);
-  const shown = quoted.length > 80 ? `${quoted.slice(0, 79)}…` : quoted;
   return new KubeError(KubeErrorCode.QuantityInvalid,
-    `invalid Kubernetes quantity ${shown}: ${why}; use e.g. "10Gi", "512Mi", "1.5Gi", "1e9" or "500M"`,
+    `invalid Kubernetes quantity ${excerpt(input)}: ${why}; use e.g. "10Gi", "512Mi", "1.5Gi", "1e9" or "500M"`,
     { details: { input: typeof input === 'string' && input.length > 1024 ? `${input.slice(0, 1024)}…` : input } });
 }
 

@@ -1,10 +1,5 @@
+import { excerpt } from '../errors/index.js';
 import { SettingInvalidError } from './setting-invalid-error.js';
-
-/** A value as JSON, at most 80 characters of it (messages are shown in UIs and logged). */
-function excerpt(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
-}
 
 /**
  * Parses one field (`default` or `value`) of the csi-online-expand-validation Setting: a JSON

@@ -52,15 +52,15 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
   const webhook = validator.name;
 
   // One labelled child per (decision, reason): the label hashing is done once per series, not per request.
-  const series = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'webhook' | 'decision' | 'reason'> }>();
+  const seriesByKey = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'webhook' | 'decision' | 'reason'> }>();
   function seriesOf(allowed: boolean, reason: string): { requests: Counter.Internal; duration: Histogram.Internal<'webhook' | 'decision' | 'reason'> } {
     const decision = allowed ? 'allowed' : 'refused';
     const key = `${decision}/${reason}`;
-    let found = series.get(key);
+    let found = seriesByKey.get(key);
     if (!found) {
       const labels = { webhook, decision, reason };
       found = { requests: metrics.requests.labels(labels), duration: metrics.duration.labels(labels) };
-      series.set(key, found);
+      seriesByKey.set(key, found);
     }
     return found;
   }

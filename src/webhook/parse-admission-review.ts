@@ -1,3 +1,4 @@
+import { describeJsonType } from '../errors/index.js';
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource } from './validator.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
@@ -19,22 +20,16 @@ function fail(message: string): ParsedAdmissionReview {
   return { ok: false, message };
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
 /** "" or a problem with field `path` of `holder` that must be a string (non-empty when required). */
 function checkString(holder: Json, key: string, path: string, required: boolean): string {
   const value = holder[key];
   if (value === undefined && !required) return '';
-  if (typeof value !== 'string') return `${path} must be a string, got ${describe(value)}`;
+  if (typeof value !== 'string') return `${path} must be a string, got ${describeJsonType(value)}`;
   return '';
 }
 
 function checkGroupVersion(value: unknown, path: string, last: 'kind' | 'resource'): string {
-  if (!isObject(value)) return `${path} must be an object with group, version and ${last}, got ${describe(value)}`;
+  if (!isObject(value)) return `${path} must be an object with group, version and ${last}, got ${describeJsonType(value)}`;
   for (const key of ['group', 'version', last]) {
     const problem = checkString(value, key, `${path}.${key}`, true);
     if (problem) return problem;
@@ -46,12 +41,12 @@ function checkGroupVersion(value: unknown, path: string, last: 'kind' | 'resourc
 function checkOptionalObject(holder: Json, key: string): string {
   const value = holder[key];
   if (value === undefined || value === null || isObject(value)) return '';
-  return `request.${key} must be an object or null, got ${describe(value)}`;
+  return `request.${key} must be an object or null, got ${describeJsonType(value)}`;
 }
 
 function checkUserInfo(value: unknown): string {
   if (value === undefined) return '';
-  if (!isObject(value)) return `request.userInfo must be an object, got ${describe(value)}`;
+  if (!isObject(value)) return `request.userInfo must be an object, got ${describeJsonType(value)}`;
   for (const key of ['username', 'uid']) {
     const problem = checkString(value, key, `request.userInfo.${key}`, false);
     if (problem) return problem;
@@ -69,7 +64,7 @@ function checkUserInfo(value: unknown): string {
  * The returned request keeps only the documented fields (object/oldObject by reference).
  */
 export function parseAdmissionReview(body: unknown): ParsedAdmissionReview {
-  if (!isObject(body)) return fail(`the body must be a JSON object (an AdmissionReview), got ${describe(body)}`);
+  if (!isObject(body)) return fail(`the body must be a JSON object (an AdmissionReview), got ${describeJsonType(body)}`);
   if (body['apiVersion'] !== ADMISSION_API_VERSION) {
     return fail(`apiVersion must be "${ADMISSION_API_VERSION}" (set admissionReviewVersions: [v1] in the webhook configuration), got ${JSON.stringify(body['apiVersion']) ?? 'nothing'}`.slice(0, 300));
   }
@@ -77,7 +72,7 @@ export function parseAdmissionReview(body: unknown): ParsedAdmissionReview {
     return fail(`kind must be "${ADMISSION_REVIEW_KIND}", got ${JSON.stringify(body['kind']) ?? 'nothing'}`.slice(0, 300));
   }
   const request = body['request'];
-  if (!isObject(request)) return fail(`request must be an object, got ${request === undefined ? 'nothing' : describe(request)}`);
+  if (!isObject(request)) return fail(`request must be an object, got ${request === undefined ? 'nothing' : describeJsonType(request)}`);
   const uid = request['uid'];
   if (typeof uid !== 'string' || uid === '') return fail('request.uid must be a non-empty string');
   const problems = [

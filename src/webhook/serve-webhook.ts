@@ -161,13 +161,14 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       await applyValidatingWebhookConfiguration(options.kubeConfig, body);
       configurationName = name;
       log.info({ name, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+      const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
         kubeConfig: options.kubeConfig, registry: server.registry, settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
-        timeoutMs: options.registrationTimeoutMs ?? 30_000,
+        timeoutMs: registrationTimeoutMs,
       });
       if (check === 'timeout') {
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
-          `The API server did not call the webhook at ${url} within ${Math.round((options.registrationTimeoutMs ?? 30_000) / 1000)} s of its registration; ` +
+          `The API server did not call the webhook at ${url} within ${Math.round(registrationTimeoutMs / 1000)} s of its registration; ` +
           'it must reach this address (with --dev, the API server has to run on this machine, e.g. voe cluster or kind). The configuration was removed.');
       }
       if (check === 'unverifiable') {

@@ -1,3 +1,4 @@
+import { describeJsonType } from '../errors/index.js';
 import { KubeError, parseQuantityValue, type QuantityValue } from '../kube/index.js';
 
 /**
@@ -8,7 +9,7 @@ export function storageRequest(requests: Record<string, unknown> | undefined): Q
   const raw = requests?.['storage'];
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'string' && typeof raw !== 'number') {
-    throw new KubeError('KUBE_QUANTITY_INVALID', `a storage request must be a quantity such as 20Gi, got ${Array.isArray(raw) ? 'an array' : typeof raw === 'object' ? 'an object' : `a ${typeof raw}`}`);
+    throw new KubeError('KUBE_QUANTITY_INVALID', `a storage request must be a quantity such as 20Gi, got ${describeJsonType(raw)}`);
   }
   return parseQuantityValue(String(raw));
 }
