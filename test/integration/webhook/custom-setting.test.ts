@@ -3,13 +3,12 @@
  * the registered setting webhook receives updates of that Setting (and not of Harvester's), and a
  * PVC resize of a running VM is refused with 500 while that Setting holds invalid JSON.
  */
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger } from '../../../src/log/index.js';
-import { admissionWiring, serveWebhook } from '../../../src/webhook/index.js';
 import { harvesterSetting, KINDS, SCENARIO, StagedCluster, stageExpansionScenario } from '../../../src/demo/index.js';
 import { eventually } from '../../support/held-clock.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
+import { serveAdmission } from '../../support/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const SETTING = 'voe-expand-validation';
@@ -20,20 +19,7 @@ await stageExpansionScenario(cluster);
 // Written before the webhook is registered, as an operator's earlier mistake would be.
 await cluster.createCustom(KINDS.settings, harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}', SETTING));
 
-const wiring = admissionWiring({ options: { settingName: SETTING } });
-const serving = await serveWebhook({
-  kubeConfig: cp.kubeConfig,
-  logger: createLogger({ level: 'silent' }),
-  host: '127.0.0.1',
-  port: 0,
-  dev: true,
-  configurationName: 'voe-custom-setting-test',
-  settingName: SETTING,
-  cacheSyncTimeoutMs: 30_000,
-  startCaches: wiring.startCaches,
-  createValidators: wiring.createValidators,
-});
-after(() => serving.stop());
+await serveAdmission(cp.kubeConfig, 'voe-custom-setting-test', { settingName: SETTING });
 
 const expand = (name: string, storage: string): Promise<Refusal | undefined> => resizeThroughApi(cluster, name, storage);
 

@@ -4,14 +4,13 @@
  * webhook decides from informer caches. Peers we cannot run write what they would write:
  * the PV binder (PV + PVC Bound), KubeVirt (VM status), Longhorn (Volume, Engine, Setting).
  */
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { createLogger } from '../../../src/log/index.js';
-import { admissionWiring, serveWebhook, type StartedAdmissionCaches } from '../../../src/webhook/index.js';
 import { KINDS, SCENARIO, StagedCluster, stageExpansionScenario, templateEntry } from '../../../src/demo/index.js';
 import { eventually } from '../../support/held-clock.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
+import { serveAdmission } from '../../support/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();
@@ -28,23 +27,7 @@ const STOPPED_DISK = SCENARIO.stoppedVmDisk;
 // Storage classes, bound PVCs and PVs, VMs with their status, KubeVirt, the Setting and Longhorn's objects.
 await stageExpansionScenario(cluster);
 
-let caches: StartedAdmissionCaches | undefined;
-const wiring = admissionWiring();
-const serving = await serveWebhook({
-  kubeConfig: cp.kubeConfig,
-  logger: createLogger({ level: 'silent' }),
-  host: '127.0.0.1',
-  port: 0,
-  dev: true,
-  configurationName: 'voe-admission-test',
-  cacheSyncTimeoutMs: 30_000,
-  startCaches: async (kubeConfig, logger) => {
-    caches = await wiring.startCaches(kubeConfig, logger);
-    return caches;
-  },
-  createValidators: wiring.createValidators,
-});
-after(() => serving.stop());
+const { caches } = await serveAdmission(cp.kubeConfig, 'voe-admission-test');
 
 /** Raises the request as a user would (merge patch through the API server); resolves with the refusal or undefined. */
 const expand = (name: string, storage: string): Promise<Refusal | undefined> => resizeThroughApi(cluster, name, storage);
@@ -106,14 +89,14 @@ describe('seed 004 test plan through the API server', () => {
 
   it('6. stopped VM: allowed (offline) even for an unvalidated driver', async () => {
     const version = await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '' });
-    await cacheSaw(() => caches!.caches.admission.settings.get(undefined, 'csi-online-expand-validation'), version, 'Setting emptied');
+    await cacheSaw(() => caches.caches.admission.settings.get(undefined, 'csi-online-expand-validation'), version, 'Setting emptied');
     assert.match((await expand(TOPOLVM_BLOCK, '30Gi'))?.message ?? '', /is not online expandable with its provider/);
     assert.equal(await expand(STOPPED_DISK, '20Gi'), undefined);
   });
 
   it('7. ExpandDisks missing: refused; 8. KubeVirt v1.9.0 without the gate listed: allowed', async () => {
     const version = await cluster.patchCustom(KINDS.kubeVirts, 'kubevirt', { spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration', 'HotplugVolumes'] } } } }, 'harvester-system');
-    await cacheSaw(() => caches!.caches.admission.kubeVirts.get('harvester-system', 'kubevirt'), version, 'gate removed');
+    await cacheSaw(() => caches.caches.admission.kubeVirts.get('harvester-system', 'kubevirt'), version, 'gate removed');
     assert.match((await expand(ROOT, '30Gi'))?.message ?? '', /PVC_EXPAND: kubevirt ExpandDisks not included in featureGate\./);
     assert.equal(await requestOf(ROOT), '20Gi');
     await cluster.patchCustomStatus(KINDS.kubeVirts, 'kubevirt', { observedKubeVirtVersion: 'v1.9.0', targetKubeVirtVersion: 'v1.9.0' }, 'harvester-system');
@@ -122,7 +105,7 @@ describe('seed 004 test plan through the API server', () => {
   });
 
   it('the caches were synced before registration', () => {
-    assert.equal(caches?.ready(), true);
+    assert.equal(caches.ready(), true);
   });
 });
 

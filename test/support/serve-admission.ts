@@ -1,0 +1,27 @@
+import { after } from 'node:test';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createLogger } from '../../src/log/index.js';
+import { admissionWiring, serveWebhook, type AdmissionOptions, type ServingWebhook, type StartedAdmissionCaches } from '../../src/webhook/index.js';
+
+/**
+ * The real admission webhooks served in dev mode for one test file (registered as
+ * `configurationName`, removed in an `after` hook), with the informer caches they decide from.
+ */
+export async function serveAdmission(kubeConfig: KubeConfig, configurationName: string, options: Partial<AdmissionOptions> = {}): Promise<{ serving: ServingWebhook; caches: StartedAdmissionCaches }> {
+  let caches: StartedAdmissionCaches | undefined;
+  const wiring = admissionWiring({ options });
+  const serving = await serveWebhook({
+    kubeConfig,
+    logger: createLogger({ level: 'silent' }),
+    host: '127.0.0.1',
+    port: 0,
+    dev: true,
+    configurationName,
+    ...(options.settingName ? { settingName: options.settingName } : {}),
+    cacheSyncTimeoutMs: 30_000,
+    startCaches: async (config, logger) => (caches = await wiring.startCaches(config, logger)),
+    createValidators: wiring.createValidators,
+  });
+  after(() => serving.stop());
+  return { serving, caches: caches! };
+}
