@@ -31,6 +31,7 @@ export interface StartAdmissionCachesOptions {
 export function startAdmissionCaches(start: StartAdmissionCachesOptions): StartedAdmissionCaches {
   const options = resolveAdmissionOptions(start.options);
   const informers: Array<Informer<KubernetesObject>> = [];
+  const watched: string[] = [];
   const make = <T extends KubernetesObject>(group: string, version: string, plural: string, namespace?: string,
     indexers: Record<string, IndexFunc<T>> = {}): Informer<T> => {
     const informer = new Informer<T>({
@@ -39,6 +40,7 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
       ...(start.logger ? { logger: start.logger.child({ informer: `${plural}.${group || 'core'}` }) } : {}),
     });
     for (const [name, fn] of Object.entries(indexers)) informer.addIndex(name, fn);
+    watched.push(`${plural}${group ? `.${group}` : ''}${namespace ? ` in ${namespace}` : ''}`);
     informers.push(informer as unknown as Informer<KubernetesObject>);
     return informer;
   };
@@ -57,6 +59,11 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
   }
   const csiDrivers = make<CsiDriver & KubernetesObject>('storage.k8s.io', 'v1', 'csidrivers');
   for (const informer of informers) void informer.start().catch(() => undefined);
+  // One line when every cache has listed once: what readiness waited for, and what is watched.
+  void Promise.all(informers.map((informer) => informer.synced)).then(
+    () => start.logger?.info({ watching: watched, objects: informers.reduce((n, informer) => n + informer.keys().length, 0) }, 'admission caches synced'),
+    () => undefined,
+  );
   return {
     caches: { admission, csiDrivers },
     ready: () => informers.every((informer) => informer.hasSynced),

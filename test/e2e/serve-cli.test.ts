@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { isAlreadyExists } from '../../src/kube/index.js';
 import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook-client.js';
 import { eventually } from '../support/held-clock.js';
 import { useControlPlane } from '../support/use-control-plane.js';
@@ -19,6 +23,29 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   });
 }
 
+/** Starts `voe serve` in cluster mode (certificate files) with `kubeconfig`; resolves with its port once it listens. */
+async function startServe(kubeconfig: string, certFile: string, keyFile: string): Promise<{ child: ChildProcess; port: number; stdout: () => string; stderr: () => string }> {
+  const child = spawn(process.execPath, [MAIN, 'serve', '--kubeconfig', kubeconfig, '--tls-cert-file', certFile,
+    '--tls-key-file', keyFile, '--port', '0', '--bind-address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stdout?.on('data', (c: Buffer) => { stdout += c.toString(); });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const match = /webhooks at https:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  return { child, port, stdout: () => stdout, stderr: () => stderr };
+}
+
+function stopServe(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
+}
+
 test('voe serve without --dev needs the certificate files', async (t) => {
   const files = await writeServingFiles();
   t.after(() => files.cleanup());
@@ -32,20 +59,8 @@ test('voe serve without --dev needs the certificate files', async (t) => {
 
 test('voe serve with certificate files watches the cluster, answers reviews, probes and metrics, and stops on SIGTERM', async (t) => {
   const files = await writeServingFiles();
-  const child = spawn(process.execPath, [MAIN, 'serve', '--kubeconfig', cp.kubeconfigPath, '--tls-cert-file', files.certFile,
-    '--tls-key-file', files.keyFile, '--port', '0', '--bind-address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const { child, port, stdout, stderr } = await startServe(cp.kubeconfigPath, files.certFile, files.keyFile);
   t.after(async () => { if (child.exitCode === null) child.kill('SIGKILL'); await files.cleanup(); });
-  let stderr = '';
-  let stdout = '';
-  child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-      const match = /webhooks at https:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
   const ca = files.ca.certificatePem;
   // In cluster the server listens at once and reports ready when its informers have synced (the
   // kubelet's readiness probe); reviews before that are refused with 500. Wait as the probe would.
@@ -57,8 +72,86 @@ test('voe serve with certificate files watches the cluster, answers reviews, pro
   }
   assert.equal((await httpsRequest(port, ca, { path: '/readyz', method: 'GET' })).status, 200);
   assert.match((await httpsRequest(port, ca, { path: '/metrics', method: 'GET' })).body, /voe_webhook_requests_total\{webhook="pvc-resize",decision="allowed",reason="allowed-offline"\} 1/);
-  const exitCode = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
-  assert.equal(exitCode, 0, stderr);
-  assert.match(stdout, /"msg":"webhook server listening"/);
-  assert.ok(!stdout.includes('PRIVATE KEY'));
+  assert.equal(await stopServe(child), 0, stderr());
+  assert.match(stdout(), /"msg":"webhook server listening"/);
+  assert.ok(!stdout().includes('PRIVATE KEY'));
+});
+
+/** Creates every object of manifests/webhook-rbac.yaml as a cluster admin would (kubectl create -f). */
+async function applyRbacManifest(): Promise<KubernetesObject[]> {
+  const text = await readFile(new URL('../../../manifests/webhook-rbac.yaml', import.meta.url), 'utf8');
+  const objects = parseAllDocuments(text).map((doc) => doc.toJS() as KubernetesObject);
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  // Harvester's own namespaces exist on a Harvester cluster; the manifest does not create them.
+  for (const name of ['harvester-system', 'longhorn-system']) {
+    await core.createNamespace({ body: { metadata: { name } } }).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
+  }
+  const api = KubernetesObjectApi.makeApiClient(cp.kubeConfig);
+  for (const object of objects) await api.create(object);
+  return objects;
+}
+
+/** A kubeconfig whose client certificate authenticates as a ServiceAccount of voe-system (as its token would in a pod). */
+async function serviceAccountKubeconfig(name: string): Promise<string> {
+  const minted = await cp.mintKubeConfig(`system:serviceaccount:voe-system:${name}`, ['system:serviceaccounts', 'system:serviceaccounts:voe-system']);
+  return minted.path;
+}
+
+test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml are all voe serve needs; without them it stays unready and says why', async (t) => {
+  const objects = await applyRbacManifest();
+  assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name}`), [
+    'Namespace/voe-system', 'ServiceAccount/voe-system/voe-webhook', 'ClusterRole/voe-webhook', 'ClusterRoleBinding/voe-webhook',
+    'Role/harvester-system/voe-webhook-kubevirt', 'RoleBinding/harvester-system/voe-webhook-kubevirt',
+    'Role/longhorn-system/voe-webhook-longhorn', 'RoleBinding/longhorn-system/voe-webhook-longhorn',
+  ]);
+  const files = await writeServingFiles();
+  t.after(() => files.cleanup());
+  const ca = files.ca.certificatePem;
+
+  // As the webhook's ServiceAccount: every informer (PVCs, StorageClasses, CSIDrivers, VMs, Settings,
+  // the KubeVirt CR, Longhorn Volumes/Engines/Settings: the control plane serves longhorn.io, so
+  // --longhorn auto watches them) lists and watches, and reviews are answered from the caches.
+  const granted = await startServe(await serviceAccountKubeconfig('voe-webhook'), files.certFile, files.keyFile);
+  t.after(() => { if (granted.child.exitCode === null) granted.child.kill('SIGKILL'); });
+  await eventually(async () => (await httpsRequest(granted.port, ca, { path: '/readyz', method: 'GET' })).status === 200, 30_000, '/readyz 200 as voe-webhook');
+  const review = await httpsRequest(granted.port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('rbac-1')) });
+  assert.deepEqual((review.json() as { response: unknown }).response, { uid: 'rbac-1', allowed: true });
+  assert.equal(await stopServe(granted.child), 0, granted.stderr());
+  assert.doesNotMatch(granted.stdout(), /informer list\/watch failed/, 'no informer was refused');
+  const synced = /"watching":(\[[^\]]*\]).*"msg":"admission caches synced"/.exec(granted.stdout());
+  assert.ok(synced, 'the caches-synced line is logged');
+  assert.deepEqual(JSON.parse(synced[1]!), [
+    'persistentvolumeclaims', 'storageclasses.storage.k8s.io', 'virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io in harvester-system',
+    'settings.harvesterhci.io', 'volumes.longhorn.io in longhorn-system', 'engines.longhorn.io in longhorn-system',
+    'settings.longhorn.io in longhorn-system', 'csidrivers.storage.k8s.io',
+  ]);
+
+  // Another ServiceAccount of the namespace, bound to nothing: the informers are refused, /readyz
+  // stays 503 and the log names each refused list.
+  const denied = await startServe(await serviceAccountKubeconfig('unbound'), files.certFile, files.keyFile);
+  t.after(() => { if (denied.child.exitCode === null) denied.child.kill('SIGKILL'); });
+  await eventually(() => /informer list\/watch failed/.test(denied.stdout()) && /persistentvolumeclaims/.test(denied.stdout()), 30_000, 'a refused informer in the log');
+  const probe = await httpsRequest(denied.port, ca, { path: '/readyz', method: 'GET' });
+  assert.equal(probe.status, 503);
+  assert.match(probe.body, /caches not synced/);
+  assert.match(denied.stdout(), /forbidden/i);
+  assert.equal(await stopServe(denied.child), 0, denied.stderr());
+});
+
+test('voe check runs with the same ServiceAccount (get/list only); unbound it exits 2 naming the refused read', async () => {
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: {
+    metadata: { name: 'rbac-disk' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  } });
+  const check = (kubeconfig: string): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, 'check', 'default/rbac-disk', '--size', '2Gi', '--kubeconfig', kubeconfig], (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
+    });
+  });
+  const granted = await check(await serviceAccountKubeconfig('voe-webhook'));
+  assert.equal(granted.code, 0, granted.stderr);
+  assert.match(granted.stdout, /allowed/);
+  const denied = await check(await serviceAccountKubeconfig('unbound'));
+  assert.equal(denied.code, 2, denied.stdout);
+  assert.match(denied.stderr, /CHECK_API_FAILED: reading .* failed \(HTTP 403\)/);
 });
