@@ -27,7 +27,12 @@ export interface StartControlPlaneOptions {
   detached?: boolean;
   /** Extra kube-apiserver flags. */
   apiServerArgs?: string[];
+  /** Picks each loopback port (default: one the kernel reports free); tests use it to hand out a taken one. */
+  choosePort?: () => Promise<number>;
 }
+
+/** Tries on fresh ports when another process binds a chosen port first (the ports are released before etcd and kube-apiserver bind them). */
+const PORT_ATTEMPTS = 3;
 
 async function tail(file: string, lines = 25): Promise<string> {
   const text = await readFile(file, 'utf8').catch(() => '');
@@ -91,61 +96,89 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   const pkiDir = join(dir, 'pki');
   const pki = await writePki(pkiDir);
 
-  const [etcdClientPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-  const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
-  const apiServerUrl = `https://127.0.0.1:${apiPort}`;
+  const choosePort = options.choosePort ?? freePort;
   const childEnv: NodeJS.ProcessEnv = { PATH: options.env.PATH ?? '/usr/bin:/bin', HOME: options.env.HOME ?? dir };
 
-  const etcdArgs = [
-    `--name=voe-etcd`,
-    `--data-dir=${join(dir, 'etcd')}`,
-    `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-    `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-    `--initial-cluster=voe-etcd=http://127.0.0.1:${etcdPeerPort}`,
-    `--listen-client-urls=${etcdUrl}`,
-    `--advertise-client-urls=${etcdUrl}`,
-    '--unsafe-no-fsync=true',
-  ];
-  const apiArgs = [
-    '--service-cluster-ip-range=10.0.0.0/24',
-    '--allow-privileged=true',
-    '--disable-admission-plugins=ServiceAccount',
-    `--cert-dir=${pkiDir}`,
-    `--tls-cert-file=${join(pkiDir, 'apiserver.crt')}`,
-    `--tls-private-key-file=${join(pkiDir, 'apiserver.key')}`,
-    '--authorization-mode=RBAC',
-    `--secure-port=${apiPort}`,
-    '--bind-address=127.0.0.1',
-    `--service-account-issuer=${apiServerUrl}/`,
-    `--service-account-key-file=${join(pkiDir, 'sa.pub')}`,
-    `--service-account-signing-key-file=${join(pkiDir, 'sa.key')}`,
-    `--etcd-servers=${etcdUrl}`,
-    `--client-ca-file=${join(pkiDir, 'client-ca.crt')}`,
-    '--enable-priority-and-fairness=false',
-    ...(options.apiServerArgs ?? []),
-  ];
+  /** One try on freshly chosen ports; the ports are free when chosen, but another process may bind them before etcd or kube-apiserver does. */
+  const attempt = async (): Promise<{ etcd: ManagedProcess; apiServer: ManagedProcess; etcdUrl: string; apiServerUrl: string; apiArgs: string[] }> => {
+    const [etcdClientPort, etcdPeerPort, apiPort] = [await choosePort(), await choosePort(), await choosePort()];
+    const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
+    const apiServerUrl = `https://127.0.0.1:${apiPort}`;
+    const etcdArgs = [
+      `--name=voe-etcd`,
+      `--data-dir=${join(dir, 'etcd')}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-cluster=voe-etcd=http://127.0.0.1:${etcdPeerPort}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      '--unsafe-no-fsync=true',
+    ];
+    const apiArgs = [
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      '--disable-admission-plugins=ServiceAccount',
+      `--cert-dir=${pkiDir}`,
+      `--tls-cert-file=${join(pkiDir, 'apiserver.crt')}`,
+      `--tls-private-key-file=${join(pkiDir, 'apiserver.key')}`,
+      '--authorization-mode=RBAC',
+      `--secure-port=${apiPort}`,
+      '--bind-address=127.0.0.1',
+      `--service-account-issuer=${apiServerUrl}/`,
+      `--service-account-key-file=${join(pkiDir, 'sa.pub')}`,
+      `--service-account-signing-key-file=${join(pkiDir, 'sa.key')}`,
+      `--etcd-servers=${etcdUrl}`,
+      `--client-ca-file=${join(pkiDir, 'client-ca.crt')}`,
+      '--enable-priority-and-fairness=false',
+      ...(options.apiServerArgs ?? []),
+    ];
+    let etcd: ManagedProcess | undefined;
+    let apiServer: ManagedProcess | undefined;
+    try {
+      etcd = startProcess({ name: 'etcd', command: binaries.etcd, args: etcdArgs, logFile: join(dir, 'etcd.log'), env: childEnv, detached: options.detached });
+      await writeFile(join(dir, 'etcd.pid'), `${etcd.pid}\n`);
+      await waitReady(etcd, `${etcdUrl}/health`, undefined, startTimeoutMs);
+      apiServer = startProcess({ name: 'kube-apiserver', command: binaries.kubeApiServer, args: apiArgs, logFile: join(dir, 'kube-apiserver.log'), env: childEnv, detached: options.detached });
+      await writeFile(join(dir, 'kube-apiserver.pid'), `${apiServer.pid}\n`);
+      await waitReady(apiServer, `${apiServerUrl}/readyz`, pki.admin, startTimeoutMs);
+      // The etcd that answered /health must be ours: had another process taken our client port,
+      // our etcd would have failed to bind and exited long before kube-apiserver became ready.
+      if (!etcd.isRunning()) {
+        throw new ControlPlaneError('CONTROLPLANE_PROCESS_EXITED', `etcd exited while kube-apiserver started; last log lines (${etcd.logFile}):\n${await tail(etcd.logFile)}`);
+      }
+      return { etcd, apiServer, etcdUrl, apiServerUrl, apiArgs };
+    } catch (error) {
+      await apiServer?.stop(1000);
+      await etcd?.stop(1000);
+      throw error;
+    }
+  };
 
-  const started: ManagedProcess[] = [];
-  let apiServer: ManagedProcess | undefined;
-  const startApi = async () => {
+  let started: Awaited<ReturnType<typeof attempt>>;
+  try {
+    for (let tries = 1; ; tries += 1) {
+      try {
+        started = await attempt();
+        break;
+      } catch (error) {
+        const portTaken = error instanceof ControlPlaneError && error.code === 'CONTROLPLANE_PROCESS_EXITED' && /address already in use/i.test(error.message);
+        if (!portTaken || tries >= PORT_ATTEMPTS) throw error;
+        options.onProgress?.(`voe: a port chosen for the control plane was taken by another process before it could bind it; retrying on new ports (${tries} of ${PORT_ATTEMPTS})`);
+        // A fresh etcd member on new ports must not find the data of the failed one.
+        await rm(join(dir, 'etcd'), { recursive: true, force: true });
+      }
+    }
+  } catch (error) {
+    if (ownDir) await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const { etcd, etcdUrl, apiServerUrl, apiArgs } = started;
+  let apiServer: ManagedProcess = started.apiServer;
+  const startApi = async (): Promise<void> => {
     apiServer = startProcess({ name: 'kube-apiserver', command: binaries.kubeApiServer, args: apiArgs, logFile: join(dir, 'kube-apiserver.log'), env: childEnv, detached: options.detached });
     await writeFile(join(dir, 'kube-apiserver.pid'), `${apiServer.pid}\n`);
     await waitReady(apiServer, `${apiServerUrl}/readyz`, pki.admin, startTimeoutMs);
   };
-
-  let etcd: ManagedProcess | undefined;
-  try {
-    etcd = startProcess({ name: 'etcd', command: binaries.etcd, args: etcdArgs, logFile: join(dir, 'etcd.log'), env: childEnv, detached: options.detached });
-    started.push(etcd);
-    await writeFile(join(dir, 'etcd.pid'), `${etcd.pid}\n`);
-    await waitReady(etcd, `${etcdUrl}/health`, undefined, startTimeoutMs);
-    await startApi();
-  } catch (error) {
-    await apiServer?.stop(1000);
-    await Promise.all(started.map((p) => p.stop(1000)));
-    if (ownDir) await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
 
   const kubeconfigPath = join(dir, 'kubeconfig');
   const kubeConfig = await writeKubeconfig(kubeconfigPath, { server: apiServerUrl, caPem: pki.servingCa.certificatePem, certPem: pki.admin.cert, keyPem: pki.admin.key, user: 'voe-admin' });
@@ -166,18 +199,18 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       return { kubeConfig: kc, path };
     },
     async stopApiServer() {
-      await apiServer?.stop(stopTimeoutMs);
+      await apiServer.stop(stopTimeoutMs);
     },
     async startApiServer() {
       if (stopped) throw new ControlPlaneError('CONTROLPLANE_NOT_RUNNING', 'this control plane was stopped; start a new one');
-      if (apiServer?.isRunning()) return;
+      if (apiServer.isRunning()) return;
       await startApi();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      await apiServer?.stop(stopTimeoutMs);
-      await etcd?.stop(stopTimeoutMs);
+      await apiServer.stop(stopTimeoutMs);
+      await etcd.stop(stopTimeoutMs);
       if (ownDir) await rm(dir, { recursive: true, force: true });
     },
   };
