@@ -161,6 +161,11 @@ for (const scenario of scenarios) {
   console.log(`  bare ms: ${bare.map((v) => v.toFixed(1)).join(' ')}`);
   console.log(`  median core ${median(core).toFixed(1)} ms, median bare ${median(bare).toFixed(1)} ms`);
   console.log(`  ratio median(core)/median(bare) ${ratio.toFixed(3)}; median of paired ratios ${paired.toFixed(3)} (target <= 1.05)`);
+  // Which side grew first matters on a shared machine (the second grow of a pair runs after the
+  // first one's sync); alternating cancels it in the median, these lines show its size.
+  const coreFirst = pairRatios.filter((_, i) => i % 2 === 0);
+  const bareFirst = pairRatios.filter((_, i) => i % 2 === 1);
+  console.log(`  median of paired ratios when the core grew first ${median(coreFirst).toFixed(3)}, when the bare tool grew first ${median(bareFirst).toFixed(3)}; median core - bare ${median(core.map((c, i) => c - (bare[i] as number))).toFixed(1)} ms`);
   console.log(`  core fixed cost (grow call on an already grown filesystem): ${overhead.toFixed(1)} ms = ${(100 * overhead / median(bare)).toFixed(1)} % of the median bare grow`);
 }
 console.log('\nsummary');
