@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { isAlreadyExists } from '../../src/kube/index.js';
 import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook-client.js';
@@ -104,6 +104,18 @@ test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml ar
     'Role/harvester-system/voe-webhook-kubevirt', 'RoleBinding/harvester-system/voe-webhook-kubevirt',
     'Role/longhorn-system/voe-webhook-longhorn', 'RoleBinding/longhorn-system/voe-webhook-longhorn',
   ]);
+  // RBAC takes the new bindings from its own informers: wait until they apply, as a pod started after
+  // `kubectl apply` would meet them (a refused first list would only be retried, but is logged).
+  const authorization = cp.kubeConfig.makeApiClient(AuthorizationV1Api);
+  const user = 'system:serviceaccount:voe-system:voe-webhook';
+  await eventually(async () => {
+    for (const [group, resource, namespace] of [['', 'persistentvolumeclaims', undefined], ['kubevirt.io', 'kubevirts', 'harvester-system'], ['longhorn.io', 'engines', 'longhorn-system']] as const) {
+      const review = await authorization.createSubjectAccessReview({ body: { spec: { user, groups: ['system:serviceaccounts', 'system:serviceaccounts:voe-system', 'system:authenticated'],
+        resourceAttributes: { group, resource, verb: 'watch', ...(namespace ? { namespace } : {}) } } } });
+      if (!review.status?.allowed) return false;
+    }
+    return true;
+  }, 30_000, 'the roles apply to voe-webhook');
   const files = await writeServingFiles();
   t.after(() => files.cleanup());
   const ca = files.ca.certificatePem;
