@@ -67,6 +67,13 @@ function check(result: Result, label: string): void {
 }
 
 const ms = (v: number): string => `${v.toFixed(2)} ms`;
+const us = (v: number): string => `${v.toFixed(0)} µs`;
+
+/** CPU time (user + system) a server process has used, in ms: /proc/PID/stat counts clock ticks of 10 ms. */
+async function cpuMs(child: ChildProcess): Promise<number> {
+  const fields = (await readFile(`/proc/${child.pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 /** The request bodies only: the 10,000-object fixture is dropped so the load generator's heap stays small (no long GC pauses). */
 function reviewBodies(): string[] {
@@ -106,16 +113,20 @@ async function main(): Promise<void> {
     await load(bareScan.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: 2 });
 
     // Fixed concurrency, alternating bare/voe rounds so background load on the machine hits both alike.
-    const rounds: Array<{ bare: Result; bareParse: Result; bareScan: Result; voe: Result; ratio: number }> = [];
+    type Measured = Result & { cpuUs: number };
+    const rounds: Array<{ bare: Measured; bareParse: Measured; bareScan: Measured; voe: Measured; ratio: number }> = [];
+    const measuredLoad = async (server: { port: number; child: ChildProcess }, label: string): Promise<Measured> => {
+      const before = await cpuMs(server.child);
+      const result = await load(server.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: ROUND_S });
+      const cpuUs = (await cpuMs(server.child) - before) * 1000 / Math.max(1, result.requests.total ?? 0);
+      check(result, label);
+      return Object.assign(result, { cpuUs });
+    };
     for (let round = 0; round < ROUNDS; round++) {
-      const bareResult = await load(bare.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: ROUND_S });
-      check(bareResult, 'bare');
-      const voeResult = await load(voe.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: ROUND_S });
-      check(voeResult, 'voe');
-      const bareParseResult = await load(bareParse.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: ROUND_S });
-      check(bareParseResult, 'bare-parse');
-      const bareScanResult = await load(bareScan.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: ROUND_S });
-      check(bareScanResult, 'bare-scan');
+      const bareResult = await measuredLoad(bare, 'bare');
+      const voeResult = await measuredLoad(voe, 'voe');
+      const bareParseResult = await measuredLoad(bareParse, 'bare-parse');
+      const bareScanResult = await measuredLoad(bareScan, 'bare-scan');
       rounds.push({ bare: bareResult, bareParse: bareParseResult, bareScan: bareScanResult, voe: voeResult, ratio: voeResult.requests.average / bareResult.requests.average });
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
@@ -142,23 +153,24 @@ async function main(): Promise<void> {
     const parseRatio = median.voe.requests.average / median.bareParse.requests.average;
 
     const lines = [
-      `| run | requests/s | p50 | p99 |`,
-      `|---|---|---|---|`,
+      `| run | requests/s | p50 | p99 | server CPU per request |`,
+      `|---|---|---|---|---|`,
       ...rounds.flatMap((r, i) => [
-        `| round ${i + 1}: bare node:https, constant AdmissionReview, ${CONNECTIONS} connections | ${r.bare.requests.average.toFixed(0)} | ${ms(r.bare.latency.p50)} | ${ms(r.bare.latency.p99)} |`,
-        `| round ${i + 1}: voe webhook, ${CONNECTIONS} connections (ratio ${(r.ratio * 100).toFixed(1)} %) | ${r.voe.requests.average.toFixed(0)} | ${ms(r.voe.latency.p50)} | ${ms(r.voe.latency.p99)} |`,
-        `| round ${i + 1}: bare node:https + JSON.parse of the review, ${CONNECTIONS} connections | ${r.bareParse.requests.average.toFixed(0)} | ${ms(r.bareParse.latency.p50)} | ${ms(r.bareParse.latency.p99)} |`,
-        `| round ${i + 1}: bare node:https + a well-formedness scan of the review building nothing, ${CONNECTIONS} connections | ${r.bareScan.requests.average.toFixed(0)} | ${ms(r.bareScan.latency.p50)} | ${ms(r.bareScan.latency.p99)} |`,
+        `| round ${i + 1}: bare node:https, constant AdmissionReview, ${CONNECTIONS} connections | ${r.bare.requests.average.toFixed(0)} | ${ms(r.bare.latency.p50)} | ${ms(r.bare.latency.p99)} | ${us(r.bare.cpuUs)} |`,
+        `| round ${i + 1}: voe webhook, ${CONNECTIONS} connections (ratio ${(r.ratio * 100).toFixed(1)} %) | ${r.voe.requests.average.toFixed(0)} | ${ms(r.voe.latency.p50)} | ${ms(r.voe.latency.p99)} | ${us(r.voe.cpuUs)} |`,
+        `| round ${i + 1}: bare node:https + JSON.parse of the review, ${CONNECTIONS} connections | ${r.bareParse.requests.average.toFixed(0)} | ${ms(r.bareParse.latency.p50)} | ${ms(r.bareParse.latency.p99)} | ${us(r.bareParse.cpuUs)} |`,
+        `| round ${i + 1}: bare node:https + a well-formedness scan of the review building nothing, ${CONNECTIONS} connections | ${r.bareScan.requests.average.toFixed(0)} | ${ms(r.bareScan.latency.p50)} | ${ms(r.bareScan.latency.p99)} | ${us(r.bareScan.cpuUs)} |`,
       ]),
       ...pacedRounds.flatMap((r, i) => [
-        `| round ${i + 1}: voe webhook, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.voe.maxLagMs)}) | ${r.voe.rate.toFixed(0)} | ${ms(r.voe.p50Ms)} | ${ms(r.voe.p99Ms)} (max ${ms(r.voe.maxMs)}) |`,
-        `| round ${i + 1}: bare node:https, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.bare.maxLagMs)}) | ${r.bare.rate.toFixed(0)} | ${ms(r.bare.p50Ms)} | ${ms(r.bare.p99Ms)} (max ${ms(r.bare.maxMs)}) |`,
+        `| round ${i + 1}: voe webhook, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.voe.maxLagMs)}) | ${r.voe.rate.toFixed(0)} | ${ms(r.voe.p50Ms)} | ${ms(r.voe.p99Ms)} (max ${ms(r.voe.maxMs)}) | |`,
+        `| round ${i + 1}: bare node:https, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.bare.maxLagMs)}) | ${r.bare.rate.toFixed(0)} | ${ms(r.bare.p50Ms)} | ${ms(r.bare.p99Ms)} (max ${ms(r.bare.maxMs)}) | |`,
       ]),
     ];
     const verdicts = [
       `throughput ratio voe/bare (median of ${ROUNDS} alternating rounds): **${(ratio * 100).toFixed(1)} %** (target >= 50 %: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
       `throughput ratio voe/(bare + JSON.parse) in the median round: ${(parseRatio * 100).toFixed(1)} %; (bare + JSON.parse)/bare: ${(median.bareParse.requests.average / median.bare.requests.average * 100).toFixed(1)} %: decoding the ${meanBytes}-byte review with JSON.parse, before any decision, is what separates voe from the constant server`,
       `(bare + well-formedness scan)/bare in the median round: ${(median.bareScan.requests.average / median.bare.requests.average * 100).toFixed(1)} %: even a decoder that builds no objects at all (and so could not hand a validator the request) costs this much of the constant server's throughput, before the decision, the metrics and the answer`,
+      `server CPU per request (user + system time of the server process, /proc) in the median round: bare ${us(median.bare.cpuUs)}, bare + JSON.parse ${us(median.bareParse.cpuUs)}, bare + scan ${us(median.bareScan.cpuUs)}, voe ${us(median.voe.cpuUs)}; a server that answers fewer requests per wake-up also pays more per request (system calls, TLS records), so these grow as throughput falls`,
       `inside the voe server (voe_webhook_request_duration_seconds) during the fixed-rate rounds: ${over1} of ${served} requests took over 1 ms, ${over5} over 5 ms`,
       `p99 at ${RATE} requests/s (median of ${RATE_ROUNDS} rounds of ${RATE_S} s): **${ms(pacedVoe.p99Ms)}** (target < 5 ms: ${pacedVoe.p99Ms < 5 ? 'met' : 'NOT met'}); bare server ${ms(pacedBare.p99Ms)}; all rounds voe ${pacedRounds.map((r) => r.voe.p99Ms.toFixed(2)).join(', ')} ms, bare ${pacedRounds.map((r) => r.bare.p99Ms.toFixed(2)).join(', ')} ms`,
     ];
