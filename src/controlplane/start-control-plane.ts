@@ -99,6 +99,15 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   const choosePort = options.choosePort ?? freePort;
   const childEnv: NodeJS.ProcessEnv = { PATH: options.env.PATH ?? '/usr/bin:/bin', HOME: options.env.HOME ?? dir };
 
+  /** Starts kube-apiserver (`onStarted` gets it before the wait, so a failed wait can still stop it) and waits until /readyz is 200. */
+  const launchApiServer = async (apiArgs: string[], apiServerUrl: string, onStarted: (server: ManagedProcess) => void): Promise<ManagedProcess> => {
+    const apiServer = startProcess({ name: 'kube-apiserver', command: binaries.kubeApiServer, args: apiArgs, logFile: join(dir, 'kube-apiserver.log'), env: childEnv, detached: options.detached });
+    onStarted(apiServer);
+    await writeFile(join(dir, 'kube-apiserver.pid'), `${apiServer.pid}\n`);
+    await waitReady(apiServer, `${apiServerUrl}/readyz`, pki.admin, startTimeoutMs);
+    return apiServer;
+  };
+
   /** One try on freshly chosen ports; the ports are free when chosen, but another process may bind them before etcd or kube-apiserver does. */
   const attempt = async (): Promise<{ etcd: ManagedProcess; apiServer: ManagedProcess; etcdUrl: string; apiServerUrl: string; apiArgs: string[] }> => {
     const [etcdClientPort, etcdPeerPort, apiPort] = [await choosePort(), await choosePort(), await choosePort()];
@@ -138,15 +147,13 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       etcd = startProcess({ name: 'etcd', command: binaries.etcd, args: etcdArgs, logFile: join(dir, 'etcd.log'), env: childEnv, detached: options.detached });
       await writeFile(join(dir, 'etcd.pid'), `${etcd.pid}\n`);
       await waitReady(etcd, `${etcdUrl}/health`, undefined, startTimeoutMs);
-      apiServer = startProcess({ name: 'kube-apiserver', command: binaries.kubeApiServer, args: apiArgs, logFile: join(dir, 'kube-apiserver.log'), env: childEnv, detached: options.detached });
-      await writeFile(join(dir, 'kube-apiserver.pid'), `${apiServer.pid}\n`);
-      await waitReady(apiServer, `${apiServerUrl}/readyz`, pki.admin, startTimeoutMs);
+      const api = await launchApiServer(apiArgs, apiServerUrl, (started) => { apiServer = started; });
       // The etcd that answered /health must be ours: had another process taken our client port,
       // our etcd would have failed to bind and exited long before kube-apiserver became ready.
       if (!etcd.isRunning()) {
         throw new ControlPlaneError('CONTROLPLANE_PROCESS_EXITED', `etcd exited while kube-apiserver started; last log lines (${etcd.logFile}):\n${await tail(etcd.logFile)}`);
       }
-      return { etcd, apiServer, etcdUrl, apiServerUrl, apiArgs };
+      return { etcd, apiServer: api, etcdUrl, apiServerUrl, apiArgs };
     } catch (error) {
       await apiServer?.stop(1000);
       await etcd?.stop(1000);
@@ -174,11 +181,6 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   }
   const { etcd, etcdUrl, apiServerUrl, apiArgs } = started;
   let apiServer: ManagedProcess = started.apiServer;
-  const startApi = async (): Promise<void> => {
-    apiServer = startProcess({ name: 'kube-apiserver', command: binaries.kubeApiServer, args: apiArgs, logFile: join(dir, 'kube-apiserver.log'), env: childEnv, detached: options.detached });
-    await writeFile(join(dir, 'kube-apiserver.pid'), `${apiServer.pid}\n`);
-    await waitReady(apiServer, `${apiServerUrl}/readyz`, pki.admin, startTimeoutMs);
-  };
 
   const kubeconfigPath = join(dir, 'kubeconfig');
   const kubeConfig = await writeKubeconfig(kubeconfigPath, { server: apiServerUrl, caPem: pki.servingCa.certificatePem, certPem: pki.admin.cert, keyPem: pki.admin.key, user: 'voe-admin' });
@@ -204,7 +206,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     async startApiServer() {
       if (stopped) throw new ControlPlaneError('CONTROLPLANE_NOT_RUNNING', 'this control plane was stopped; start a new one');
       if (apiServer.isRunning()) return;
-      await startApi();
+      await launchApiServer(apiArgs, apiServerUrl, (restarted) => { apiServer = restarted; });
     },
     async stop() {
       if (stopped) return;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { AuthorizationV1Api, CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
@@ -14,12 +14,14 @@ const cp = await useControlPlane();
 
 const MAIN = 'dist/src/cli/main.js';
 
-function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
     child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-    child.on('exit', (code) => resolve({ code, stderr }));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -91,10 +93,14 @@ async function applyRbacManifest(): Promise<KubernetesObject[]> {
   return objects;
 }
 
+/** The user name and groups a ServiceAccount of voe-system authenticates with. */
+const serviceAccount = (name: string): { user: string; groups: string[] } =>
+  ({ user: `system:serviceaccount:voe-system:${name}`, groups: ['system:serviceaccounts', 'system:serviceaccounts:voe-system'] });
+
 /** A kubeconfig whose client certificate authenticates as a ServiceAccount of voe-system (as its token would in a pod). */
 async function serviceAccountKubeconfig(name: string): Promise<string> {
-  const minted = await cp.mintKubeConfig(`system:serviceaccount:voe-system:${name}`, ['system:serviceaccounts', 'system:serviceaccounts:voe-system']);
-  return minted.path;
+  const { user, groups } = serviceAccount(name);
+  return (await cp.mintKubeConfig(user, groups)).path;
 }
 
 test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml are all voe serve needs; without them it stays unready and says why', async (t) => {
@@ -107,10 +113,10 @@ test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml ar
   // RBAC takes the new bindings from its own informers: wait until they apply, as a pod started after
   // `kubectl apply` would meet them (a refused first list would only be retried, but is logged).
   const authorization = cp.kubeConfig.makeApiClient(AuthorizationV1Api);
-  const user = 'system:serviceaccount:voe-system:voe-webhook';
+  const { user, groups } = serviceAccount('voe-webhook');
   await eventually(async () => {
     for (const [group, resource, namespace] of [['', 'persistentvolumeclaims', undefined], ['kubevirt.io', 'kubevirts', 'harvester-system'], ['longhorn.io', 'engines', 'longhorn-system']] as const) {
-      const review = await authorization.createSubjectAccessReview({ body: { spec: { user, groups: ['system:serviceaccounts', 'system:serviceaccounts:voe-system', 'system:authenticated'],
+      const review = await authorization.createSubjectAccessReview({ body: { spec: { user, groups: [...groups, 'system:authenticated'],
         resourceAttributes: { group, resource, verb: 'watch', ...(namespace ? { namespace } : {}) } } } });
       if (!review.status?.allowed) return false;
     }
@@ -155,11 +161,8 @@ test('voe check runs with the same ServiceAccount (get/list only); unbound it ex
   await core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: {
     metadata: { name: 'rbac-disk' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
   } });
-  const check = (kubeconfig: string): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'check', 'default/rbac-disk', '--size', '2Gi', '--kubeconfig', kubeconfig], (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
-    });
-  });
+  const check = (kubeconfig: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+    run(['check', 'default/rbac-disk', '--size', '2Gi', '--kubeconfig', kubeconfig]);
   const granted = await check(await serviceAccountKubeconfig('voe-webhook'));
   assert.equal(granted.code, 0, granted.stderr);
   assert.match(granted.stdout, /allowed/);
