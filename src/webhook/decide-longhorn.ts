@@ -7,6 +7,9 @@ import { versionAtLeast } from './compare-version.js';
 /** Longhorn supports v2 data engine expansion from this release (longhorn/longhorn#8022). */
 export const LONGHORN_V2_EXPANSION_SINCE = 'v1.10.0';
 
+/** The spellings Go's strconv.ParseBool reads as true: Longhorn parses the StorageClass parameter `encrypted` with it. */
+const GO_TRUE: ReadonlySet<string> = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
 export interface LonghornFacts {
   dataEngine: string;
   /** Where dataEngine came from. */
@@ -46,7 +49,7 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
   const facts: LonghornFacts = {
     dataEngine: (dataEngine ?? 'v1').toLowerCase(),
     engineSource,
-    encrypted: volume?.spec?.encrypted === true || parameters['encrypted'] === 'true',
+    encrypted: volume?.spec?.encrypted === true || GO_TRUE.has(parameters['encrypted'] ?? ''),
     frontend: frontend.toLowerCase(),
   };
   if (longhorn?.version) facts.version = longhorn.version;

@@ -18,26 +18,24 @@ export const BETA_PROVISIONER_ANNOTATION = 'volume.beta.kubernetes.io/storage-pr
 export const PROVISIONER_ANNOTATION = 'volume.kubernetes.io/storage-provisioner';
 
 /**
- * Harvester's provisioner: the beta annotation when the key is present, else the GA
- * annotation, else the StorageClass provisioner (the PV's driver is not consulted).
+ * Harvester's provisioner (GetProvisionedPVCProvisioner): the beta annotation when the key is
+ * present, else the GA annotation; when that gives nothing or an empty value, the StorageClass
+ * provisioner (the PV's driver is not consulted).
  */
 export function resolveProvisioner(pvc: PersistentVolumeClaim, storageClass: StorageClass | null | undefined): string | undefined {
   const annotations = pvc.metadata?.annotations ?? {};
-  if (Object.hasOwn(annotations, BETA_PROVISIONER_ANNOTATION)) return annotations[BETA_PROVISIONER_ANNOTATION];
-  if (Object.hasOwn(annotations, PROVISIONER_ANNOTATION)) return annotations[PROVISIONER_ANNOTATION];
-  return storageClass?.provisioner;
+  const annotated = Object.hasOwn(annotations, BETA_PROVISIONER_ANNOTATION)
+    ? annotations[BETA_PROVISIONER_ANNOTATION]
+    : annotations[PROVISIONER_ANNOTATION];
+  return annotated || storageClass?.provisioner;
 }
 
 /** Why resolveProvisioner found nothing, and what to fix. */
-function unknownProvisionerWhy(pvc: PersistentVolumeClaim): string {
-  const annotations = pvc.metadata?.annotations ?? {};
-  for (const key of [BETA_PROVISIONER_ANNOTATION, PROVISIONER_ANNOTATION]) {
-    if (Object.hasOwn(annotations, key)) {
-      return `the PVC's annotation ${key} is present but empty (Harvester reads it first). Set it to the CSI driver's name`;
-    }
-  }
-  return `no storage-provisioner annotation and StorageClass "${pvc.spec?.storageClassName ?? ''}" was not found. ` +
-    'Make sure the StorageClass exists';
+function unknownProvisionerWhy(pvc: PersistentVolumeClaim, storageClass: StorageClass | null | undefined): string {
+  const className = pvc.spec?.storageClassName;
+  if (!className) return 'no storage-provisioner annotation and no storageClassName. Set the PVC\'s StorageClass';
+  if (storageClass) return `no storage-provisioner annotation and StorageClass "${className}" names no provisioner. Fix the StorageClass`;
+  return `no storage-provisioner annotation and StorageClass "${className}" was not found. Make sure the StorageClass exists`;
 }
 
 /** Whether ExpandDisks is effectively on, and why. */
@@ -172,7 +170,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
   } else if (!provisioner) {
     findings.push({
       check: 'provisioner', outcome: 'refuse', decision: 'provisioner-unknown',
-      message: `${harvesterProviderMessage(pvcKey)}. Its provisioner is unknown: ${unknownProvisionerWhy(pvc)}, or ${stopAdvice}.`,
+      message: `${harvesterProviderMessage(pvcKey)}. Its provisioner is unknown: ${unknownProvisionerWhy(pvc, snapshot.storageClass)}, or ${stopAdvice}.`,
     });
   } else {
     const validated = setting.state === 'parsed'

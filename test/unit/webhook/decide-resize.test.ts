@@ -58,10 +58,10 @@ function topolvmHotplug(volumeMode: 'Block' | 'Filesystem' | null, value = '{"to
   } as ResizeSnapshot;
 }
 
-function longhornV2(options: { version?: string; frontend?: string; encrypted?: boolean; classEncrypted?: boolean } = {}): ResizeSnapshot {
+function longhornV2(options: { version?: string; frontend?: string; encrypted?: boolean; classEncrypted?: boolean | string } = {}): ResizeSnapshot {
   const snapshot = base();
   snapshot.storageClass = storageClass('longhorn-v2', 'driver.longhorn.io', {
-    dataEngine: 'v2', numberOfReplicas: '3', migratable: 'true', ...(options.classEncrypted ? { encrypted: 'true' } : {}),
+    dataEngine: 'v2', numberOfReplicas: '3', migratable: 'true', ...(options.classEncrypted ? { encrypted: options.classEncrypted === true ? 'true' : options.classEncrypted } : {}),
   });
   snapshot.longhorn = {
     volume: longhornVolume({ dataEngine: 'v2', frontend: options.frontend ?? 'blockdev', encrypted: options.encrypted ?? false }),
@@ -133,6 +133,7 @@ const cases: Case[] = [
   },
   { name: 'KubeVirt v1.9.0 without the gate listed (GA)', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], version: 'v1.9.0' }) }), allowed: true, code: 200, decision: 'allowed' },
   { name: 'KubeVirt v1.10.2 with the gate in disabledFeatureGates (GA cannot be disabled)', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], disabled: ['ExpandDisks'], version: 'v1.10.2' }) }), allowed: true, code: 200, decision: 'allowed' },
+  { name: "Harvester's SUSE KubeVirt build 1.9.0-150700.3.21.1 without the gate listed (GA)", snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], version: '1.9.0-150700.3.21.1' }) }), allowed: true, code: 200, decision: 'allowed' },
   { name: 'KubeVirt v1.9.0-rc.1 is not yet GA', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], version: 'v1.9.0-rc.1' }) }), allowed: false, code: 422, decision: 'gate-missing' },
   { name: 'KubeVirt v1.8.1 without the gate', snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [], version: 'v1.8.1' }) }), allowed: false, code: 422, decision: 'gate-missing' },
   {
@@ -201,11 +202,16 @@ const cases: Case[] = [
     }, allowed: false, code: 422, decision: 'provisioner-unknown', startsWith: HARVESTER_PROVIDER, includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
   },
   {
-    name: 'empty beta annotation: Harvester stops there (the StorageClass is not consulted)', snapshot: () => {
+    name: 'empty beta annotation: the StorageClass provisioner decides, as Harvester falls back', snapshot: () => {
       const claim = pvc(ROOT, { annotations: { 'volume.beta.kubernetes.io/storage-provisioner': '' } });
       return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi') };
-    }, allowed: false, code: 422, decision: 'provisioner-unknown', startsWith: HARVESTER_PROVIDER,
-    includes: ['annotation volume.beta.kubernetes.io/storage-provisioner is present but empty', "Set it to the CSI driver's name"],
+    }, allowed: true, code: 200, decision: 'allowed',
+  },
+  {
+    name: 'empty annotation and no StorageClass', snapshot: () => {
+      const claim = pvc(ROOT, { annotations: { 'volume.kubernetes.io/storage-provisioner': '' } });
+      return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), storageClass: null };
+    }, allowed: false, code: 422, decision: 'provisioner-unknown', startsWith: HARVESTER_PROVIDER, includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
   },
   {
     name: 'beta annotation wins over the StorageClass (NFS class, Longhorn annotation)', snapshot: () => {
@@ -218,6 +224,7 @@ const cases: Case[] = [
   { name: 'Longhorn v2, policy auto, Longhorn v1.9.1', snapshot: () => longhornV2({ version: 'v1.9.1' }), allowed: false, code: 422, decision: 'longhorn-v2-version', startsWith: `${HARVESTER_PROVIDER}. `, includes: ['v1.9.1', 'v1.10.0'] },
   { name: 'Longhorn v2, policy auto, version unknown', snapshot: () => longhornV2(), allowed: false, code: 422, decision: 'longhorn-v2-version', includes: ['unknown', 'longhorn-system/current-longhorn-version'] },
   { name: 'Longhorn v2, policy auto, Longhorn v1.10.0', snapshot: () => longhornV2({ version: 'v1.10.0' }), allowed: true, code: 200, decision: 'allowed' },
+  { name: 'Longhorn v2, policy auto, Longhorn hotfix v1.10.0-hotfix-1', snapshot: () => longhornV2({ version: 'v1.10.0-hotfix-1' }), allowed: true, code: 200, decision: 'allowed' },
   { name: 'Longhorn v2, policy auto, Longhorn v1.10.0-rc2', snapshot: () => longhornV2({ version: 'v1.10.0-rc2' }), allowed: false, code: 422, decision: 'longhorn-v2-version' },
   { name: 'Longhorn v2, policy auto, Longhorn v1.11.1, nvmf frontend', snapshot: () => longhornV2({ version: 'v1.11.1', frontend: 'nvmf' }), allowed: true, code: 200, decision: 'allowed' },
   { name: 'Longhorn v2, policy auto, ublk frontend', snapshot: () => longhornV2({ version: 'v1.10.1', frontend: 'ublk' }), allowed: false, code: 422, decision: 'longhorn-v2-ublk', includes: ['ublk', 'Stop VM default/vm1'] },
@@ -225,6 +232,10 @@ const cases: Case[] = [
   { name: 'Longhorn v2, policy allow, Longhorn v1.9.1', snapshot: () => longhornV2({ version: 'v1.9.1' }), options: { longhornV2Expansion: 'allow' }, allowed: true, code: 200, decision: 'allowed' },
   { name: 'Longhorn v2, policy allow, ublk frontend', snapshot: () => longhornV2({ frontend: 'ublk' }), options: { longhornV2Expansion: 'allow' }, allowed: true, code: 200, decision: 'allowed' },
   { name: 'encrypted v2 (StorageClass), policy allow', snapshot: () => longhornV2({ version: 'v1.10.1', classEncrypted: true }), options: { longhornV2Expansion: 'allow' }, allowed: false, code: 422, decision: 'longhorn-v2-encrypted', includes: ['encrypted'] },
+  // Longhorn reads the parameter with Go's strconv.ParseBool.
+  { name: 'encrypted v2 (StorageClass encrypted: "True")', snapshot: () => longhornV2({ version: 'v1.10.1', classEncrypted: 'True' }), allowed: false, code: 422, decision: 'longhorn-v2-encrypted' },
+  { name: 'encrypted v2 (StorageClass encrypted: "1")', snapshot: () => longhornV2({ version: 'v1.10.1', classEncrypted: '1' }), allowed: false, code: 422, decision: 'longhorn-v2-encrypted' },
+  { name: 'StorageClass encrypted: "false" on v2 is not encrypted', snapshot: () => longhornV2({ version: 'v1.10.1', classEncrypted: 'false' }), allowed: true, code: 200, decision: 'allowed' },
   { name: 'encrypted v2 (Volume CR), policy auto, v1.10.1', snapshot: () => longhornV2({ version: 'v1.10.1', encrypted: true }), allowed: false, code: 422, decision: 'longhorn-v2-encrypted' },
   {
     name: 'encrypted v1 volume', snapshot: () => ({ ...base(), storageClass: longhornImageClass({ encrypted: 'true' }), longhorn: { volume: longhornVolume({ encrypted: true }), engines: [] } }),
@@ -321,7 +332,8 @@ describe('resolveProvisioner (as Harvester)', () => {
   const cls = storageClass('sc', 'from.storage.class');
   const table: Array<[string, Record<string, string>, string | undefined]> = [
     ['beta key present wins', { 'volume.beta.kubernetes.io/storage-provisioner': 'beta.example', 'volume.kubernetes.io/storage-provisioner': 'ga.example' }, 'beta.example'],
-    ['beta key present even when empty', { 'volume.beta.kubernetes.io/storage-provisioner': '', 'volume.kubernetes.io/storage-provisioner': 'ga.example' }, ''],
+    ['beta key present but empty: the StorageClass (the GA key is not read)', { 'volume.beta.kubernetes.io/storage-provisioner': '', 'volume.kubernetes.io/storage-provisioner': 'ga.example' }, 'from.storage.class'],
+    ['GA key empty: the StorageClass', { 'volume.kubernetes.io/storage-provisioner': '' }, 'from.storage.class'],
     ['GA key when the beta key is absent', { 'volume.kubernetes.io/storage-provisioner': 'ga.example' }, 'ga.example'],
     ['StorageClass provisioner without annotations', {}, 'from.storage.class'],
   ];
