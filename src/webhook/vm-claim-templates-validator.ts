@@ -10,7 +10,7 @@ import {
   allowedVerdict, internalErrorVerdict, invalidVerdict, NOT_SYNCED_MESSAGE, toVerdict,
 } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
-import { VOLUME_CLAIM_TEMPLATES_ANNOTATION, volumeClaimTemplatesOf } from './vm-claims.js';
+import { parseVolumeClaimTemplates, VOLUME_CLAIM_TEMPLATES_ANNOTATION, volumeClaimTemplatesOf } from './vm-claims.js';
 
 export const VM_CLAIM_TEMPLATES_PATH = '/validate/vm';
 
@@ -30,6 +30,8 @@ function withStorage(pvc: PersistentVolumeClaim, storage: unknown): PersistentVo
     spec: { ...pvc.spec, resources: { ...pvc.spec?.resources, requests: { ...pvc.spec?.resources?.requests, storage } } },
   };
 }
+
+const ZERO: QuantityValue = { num: 0n, den: 1n };
 
 const TEMPLATES_FIELD = `metadata.annotations[${VOLUME_CLAIM_TEMPLATES_ANNOTATION}]`;
 
@@ -59,9 +61,10 @@ export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSo
   };
 }
 
+/** The stored template's size: absent counts as zero (Harvester's Requests.Storage()), unreadable as unknown. */
 function lenientStorageRequest(template: PersistentVolumeClaim): QuantityValue | undefined {
   try {
-    return storageRequest(template.spec?.resources?.requests);
+    return storageRequest(template.spec?.resources?.requests) ?? ZERO;
   } catch {
     return undefined;
   }
@@ -70,23 +73,33 @@ function lenientStorageRequest(template: PersistentVolumeClaim): QuantityValue |
 function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions, oldVm: VirtualMachine, vm: VirtualMachine): AdmissionVerdict {
   const namespace = vm.metadata?.namespace ?? '';
   const vmKey = `${namespace}/${vm.metadata?.name ?? ''}`;
+  // The new value must be what Harvester's VM validator can read; a malformed stored (old) one is
+  // not held against it (it lists nothing, and the PVC webhook still judges every real resize).
+  const parsed = parseVolumeClaimTemplates(vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION]);
+  if ('why' in parsed) {
+    return invalidVerdict('template-invalid',
+      `${PVC_EXPAND_PREFIX}the ${VOLUME_CLAIM_TEMPLATES_ANNOTATION} annotation of VM ${vmKey} cannot be read: ${parsed.why}. ` +
+      'It must be a JSON list of PersistentVolumeClaim objects, each with metadata.name, as Harvester writes it.', TEMPLATES_FIELD);
+  }
   const before = keyed(volumeClaimTemplatesOf(oldVm));
   const growing: Array<{ name: string; template: PersistentVolumeClaim; size: QuantityValue }> = [];
-  for (const [name, template] of keyed(volumeClaimTemplatesOf(vm))) {
+  for (const [name, template] of keyed(parsed.templates)) {
     const previous = before.get(name);
     if (!previous) continue;
     // The stored (old) value is judged leniently; a new value the user wrote must be a quantity.
+    // A storage request removed from the template counts as zero, as Harvester's
+    // Requests.Storage() reads it: smaller than any previous size.
     const oldSize = lenientStorageRequest(previous);
-    let newSize: QuantityValue | undefined;
+    let newSize: QuantityValue;
     try {
-      newSize = storageRequest(template.spec?.resources?.requests);
+      newSize = storageRequest(template.spec?.resources?.requests) ?? ZERO;
     } catch (error) {
       if (!isKubeError(error)) throw error;
       return invalidVerdict('template-invalid',
         `${PVC_EXPAND_PREFIX}volume claim template ${name} of VM ${vmKey} has an invalid storage request: ${error.message}. ` +
         'Write a Kubernetes quantity such as 20Gi.', TEMPLATES_FIELD);
     }
-    if (oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
+    if (oldSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
       return invalidVerdict('template-shrink',
         `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
         'storage than before; volumes cannot shrink: keep at least the previous size.', TEMPLATES_FIELD);
@@ -99,7 +112,8 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
         `(from ${oldClass ?? 'none'} to ${newClass ?? 'none'}). Keep ${oldClass ?? 'none'}; to move the data, create a new volume ` +
         'with the other StorageClass and copy it.', TEMPLATES_FIELD);
     }
-    if (oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) > 0) growing.push({ name, template, size: newSize });
+    // Growing, or an unreadable stored size: the live PVC decides below whether it really grows.
+    if (oldSize === undefined || compareQuantities(newSize, oldSize) > 0) growing.push({ name, template, size: newSize });
   }
   if (growing.length === 0) return allowedVerdict('not-template-change');
   if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);

@@ -4,8 +4,35 @@ import type { PersistentVolumeClaim, VirtualMachine, VmVolume } from './kube-obj
 export const VOLUME_CLAIM_TEMPLATES_ANNOTATION = 'harvesterhci.io/volumeClaimTemplates';
 
 /**
+ * Reads a volumeClaimTemplates annotation as Harvester's VM validator does (json.Unmarshal into a
+ * list of PVCs): "" or null list nothing; otherwise it must be a JSON array whose entries are
+ * objects (or null, skipped) with a non-empty metadata.name. `why` says what is wrong.
+ */
+export function parseVolumeClaimTemplates(text: string | undefined): { templates: PersistentVolumeClaim[] } | { why: string } {
+  if (!text) return { templates: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { why: `it is not valid JSON (${(error as Error).message.slice(0, 120)})` };
+  }
+  if (parsed === null) return { templates: [] };
+  if (!Array.isArray(parsed)) return { why: 'it is not a JSON list' };
+  const templates: PersistentVolumeClaim[] = [];
+  for (const [index, entry] of parsed.entries()) {
+    if (entry === null) continue;
+    if (typeof entry !== 'object' || Array.isArray(entry)) return { why: `entry ${index} is not a PVC object` };
+    const name: unknown = (entry as PersistentVolumeClaim).metadata?.name;
+    if (typeof name !== 'string' || name === '') return { why: `entry ${index} has no metadata.name (PVC name is required)` };
+    templates.push(entry as PersistentVolumeClaim);
+  }
+  return { templates };
+}
+
+/**
  * The PVC objects in the VM's volumeClaimTemplates annotation. Harvester writes the annotation
- * itself; an absent, empty or malformed one lists nothing (as Harvester's index skips it).
+ * itself; an absent, empty or malformed one lists nothing here (as Harvester's index skips it);
+ * the VM validator refuses a malformed new value (parseVolumeClaimTemplates).
  */
 export function volumeClaimTemplatesOf(vm: VirtualMachine): PersistentVolumeClaim[] {
   const text = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];

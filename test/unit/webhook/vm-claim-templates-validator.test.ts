@@ -24,6 +24,10 @@ function withTemplates(machine: VirtualMachine, templates: ReturnType<typeof tem
   };
 }
 
+function withAnnotation(machine: VirtualMachine, text: string): VirtualMachine {
+  return { ...machine, metadata: { ...machine.metadata, annotations: { ...machine.metadata?.annotations, 'harvesterhci.io/volumeClaimTemplates': text } } };
+}
+
 function update(oldObject: VirtualMachine, object: VirtualMachine): AdmissionRequest {
   return admissionRequest({ operation: 'UPDATE', resource: VM_RESOURCE, kind: VM_KIND, object, oldObject, name: 'vm1', namespace: 'default' });
 }
@@ -73,8 +77,32 @@ describe('vm validator (volumeClaimTemplates)', () => {
       }])),
       allowed: false, code: 422, decision: 'template-invalid', startsWith: 'PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 has an invalid storage request: a storage request must be a quantity such as 20Gi, got an object', notSynced: true,
     },
+    // An invalid size already stored is not held against a valid new one: the live PVC decides.
+    { name: 'an invalid stored size, a valid new one larger than the live PVC: judged', request: update(grow('lots'), grow('20Gi')), allowed: true, decision: 'allowed' },
     {
-      name: 'an invalid size already stored is not held against a valid new one', request: update(grow('lots'), grow('20Gi')), allowed: true, decision: 'not-template-change', notSynced: true,
+      name: 'an invalid stored size, a valid new one larger than the live PVC, gate missing: refused', state: cluster({ kubeVirts: [kubeVirt({ gates: [] })] }),
+      request: update(grow('lots'), grow('20Gi')), allowed: false, code: 422, decision: 'gate-missing',
+    },
+    { name: 'an invalid stored size, a valid new one equal to the live PVC', request: update(grow('lots'), grow('10Gi')), allowed: true, decision: 'not-template-change' },
+    // Harvester's VM validator unmarshals the new annotation and refuses what it cannot read.
+    {
+      name: 'a new annotation that is not JSON', request: update(before, withAnnotation(before, '[{"metadata":')), allowed: false, code: 422, decision: 'template-invalid',
+      startsWith: 'PVC_EXPAND: the harvesterhci.io/volumeClaimTemplates annotation of VM default/vm1 cannot be read: it is not valid JSON', notSynced: true,
+    },
+    {
+      name: 'a new annotation that is a JSON object, not a list', request: update(before, withAnnotation(before, '{"a":1}')), allowed: false, code: 422, decision: 'template-invalid',
+      startsWith: 'PVC_EXPAND: the harvesterhci.io/volumeClaimTemplates annotation of VM default/vm1 cannot be read: it is not a JSON list', notSynced: true,
+    },
+    {
+      name: 'a new entry without a name', request: update(before, withAnnotation(before, JSON.stringify([{ ...templateEntry(ROOT, '20Gi'), metadata: {} }]))),
+      allowed: false, code: 422, decision: 'template-invalid', startsWith: 'PVC_EXPAND: the harvesterhci.io/volumeClaimTemplates annotation of VM default/vm1 cannot be read: entry 0 has no metadata.name', notSynced: true,
+    },
+    { name: 'a new annotation "null" lists nothing (Go reads it so)', request: update(before, withAnnotation(before, 'null')), allowed: true, decision: 'not-template-change', notSynced: true },
+    { name: 'a malformed stored annotation is not held against a valid new one', request: update(withAnnotation(before, 'not json'), grow('10Gi')), allowed: true, decision: 'not-template-change', notSynced: true },
+    {
+      name: 'a storage request removed from the template counts as zero: smaller', request: update(before, withTemplates(before, [{
+        ...templateEntry(ROOT, '10Gi'), spec: { ...templateEntry(ROOT, '10Gi').spec, resources: {} },
+      }])), allowed: false, code: 422, decision: 'template-shrink', notSynced: true,
     },
   ];
   for (const c of cases) {
