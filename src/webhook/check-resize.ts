@@ -1,19 +1,24 @@
 import type { AdmissionOptions } from './admission-options.js';
+import { API_SERVER_REFUSALS, apiServerFindings } from './api-server-checks.js';
 import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
 import { createCacheSnapshotSource, type AdmissionCaches } from './cache-snapshot-source.js';
 import { decideResize } from './decide-resize.js';
 import type { PersistentVolumeClaim } from './kube-objects.js';
 import type { ResizeDecision } from './resize-snapshot.js';
 
-export interface CheckResult extends ResizeDecision {
+export interface CheckResult extends Omit<ResizeDecision, 'reason'> {
+  /** Kubernetes StatusReason: also "Forbidden" when the API server itself refuses (not bound, no expansion). */
+  reason?: ResizeDecision['reason'] | 'Forbidden';
   pvc: string;
   from: string | undefined;
   to: string;
 }
 
 /**
- * What the webhook would decide if the PVC's storage request became `size`: the same
- * snapshot assembly and decideResize over caches (here filled by list calls).
+ * What the user's update would get if the PVC's storage request became `size`: the API
+ * server's own checks (apiServerFindings) first, then the same snapshot assembly and
+ * decideResize as the webhook over caches (here filled by list calls). An API server refusal
+ * decides, as it comes before any webhook; every finding is listed.
  */
 export function checkResize(pvc: PersistentVolumeClaim, size: string, caches: AdmissionCaches, options: AdmissionOptions): CheckResult {
   const requests = pvc.spec?.resources?.requests;
@@ -22,12 +27,20 @@ export function checkResize(pvc: PersistentVolumeClaim, size: string, caches: Ad
     spec: { ...pvc.spec, resources: { ...pvc.spec?.resources, requests: { ...requests, storage: size } } },
   };
   const source = createCacheSnapshotSource(caches, options);
-  const decision = decideResize(assembleResizeSnapshot(source, pvc, grown, options), options);
+  const snapshot = assembleResizeSnapshot(source, pvc, grown, options);
+  const decision = decideResize(snapshot, options);
+  const apiFindings = apiServerFindings(pvc, size, snapshot.storageClass);
   const from = requests?.['storage'];
-  return {
+  const sizes = {
     pvc: `${pvc.metadata?.namespace ?? ''}/${pvc.metadata?.name ?? ''}`,
     from: from === undefined ? undefined : String(from),
     to: size,
-    ...decision,
   };
+  const findings = [...apiFindings, ...decision.findings];
+  const refusal = apiFindings.find((finding) => finding.outcome === 'refuse');
+  if (refusal) {
+    const { code, reason } = API_SERVER_REFUSALS[refusal.decision] ?? { code: 422, reason: 'Invalid' };
+    return { ...sizes, allowed: false, code, reason, message: refusal.message, warnings: decision.warnings, decision: refusal.decision, findings };
+  }
+  return { ...sizes, ...decision, findings };
 }

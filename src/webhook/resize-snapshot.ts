@@ -35,7 +35,8 @@ export interface ResizeSnapshot {
   longhorn?: LonghornSnapshot;
 }
 
-export type ResizeCheck = 'resize' | 'vm' | 'expand-disks' | 'hotplug' | 'provisioner' | 'longhorn';
+/** 'api-server': what Kubernetes checks before any webhook (only `voe check` reports it). */
+export type ResizeCheck = 'api-server' | 'resize' | 'vm' | 'expand-disks' | 'hotplug' | 'provisioner' | 'longhorn';
 
 /** One reason found while judging a resize; `voe check` prints them all. */
 export interface ResizeFinding {

@@ -15,7 +15,8 @@ interface CheckOptions extends AdmissionFlags {
 export function register(program: Command): void {
   const command = program
     .command('check')
-    .description('Explain whether growing a PVC to SIZE would be admitted, with every reason found; changes nothing. ' +
+    .description('Explain whether growing a PVC to SIZE would be admitted, with every reason found (the API server\'s own checks, ' +
+      'then the webhook\'s); changes nothing. ' +
       'Exit 0 when allowed, 1 when refused (a code 500 refusal too, e.g. an invalid Setting), ' +
       '2 when the check itself fails (usage, kubeconfig, cluster not readable).')
     .argument('<namespace/pvc>', 'the PVC to check, e.g. default/vm1-disk-0')

@@ -20,18 +20,27 @@ const ROOT = 'vm1-disk-0-kq8zt';
 const NFS_DISK = 'vm2-disk-0-nfs01';
 const V2_DISK = 'vm3-disk-0-v2abc';
 const V2_PV = 'pvc-9a8b7c6d-0000-4000-8000-000000000003';
+const NFS_PV = 'pvc-9a8b7c6d-0000-4000-8000-000000000002';
+const PENDING_DISK = 'vm4-disk-0-pending';
+const FIXED_DISK = 'vm4-disk-1-fixed';
+const FIXED_PV = 'pvc-9a8b7c6d-0000-4000-8000-000000000004';
+
+const CLAIMS = [
+  pvc(ROOT),
+  pvc(NFS_DISK, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: NFS_PV }),
+  pvc(V2_DISK, { className: 'longhorn-v2', volumeName: V2_PV }),
+  pvc(PENDING_DISK, { volumeName: 'pvc-never-bound' }),
+  pvc(FIXED_DISK, { className: 'fixed-size', volumeName: FIXED_PV }),
+];
 
 await cluster.apply({
   storageClasses: [
     longhornImageClass(),
     storageClass('nfs-csi', 'nfs.csi.k8s.io', { server: 'nfs-server.default.svc.cluster.local', share: '/' }),
     storageClass('longhorn-v2', 'driver.longhorn.io', { dataEngine: 'v2', numberOfReplicas: '3' }),
+    { ...storageClass('fixed-size', 'driver.longhorn.io'), allowVolumeExpansion: false },
   ],
-  pvcs: [
-    pvc(ROOT),
-    pvc(NFS_DISK, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem' }),
-    pvc(V2_DISK, { className: 'longhorn-v2', volumeName: V2_PV }),
-  ],
+  pvcs: CLAIMS,
   vms: [
     vm('vm1'),
     vm('vm2', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: NFS_DISK } }], templates: [] }),
@@ -43,6 +52,8 @@ await cluster.apply({
   longhornEngines: [longhornEngine(), longhornEngine({ volume: V2_PV, dataEngine: 'v2' })],
   longhornSettings: [longhornVersion('v1.9.1')],
 });
+// The PV binder's part (kube-controller-manager does not run here): every claim but PENDING_DISK is Bound.
+await cluster.bindClaims(CLAIMS.filter((claim) => claim.metadata?.name !== PENDING_DISK));
 
 function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -132,4 +143,29 @@ test('a user who may not read PVCs exits 2 with CHECK_API_FAILED (HTTP 403)', as
   });
   assert.equal(result.code, 2);
   assert.match(result.stderr, /CHECK_API_FAILED: reading PVC default\/vm1-disk-0-kq8zt failed \(HTTP 403\)/);
+});
+
+test('what the API server refuses before any webhook: voe check answers as the real API server does, nothing changed', async () => {
+  async function realAnswer(name: string, storage: string): Promise<number> {
+    try {
+      await cluster.resizeClaim('default', name, storage);
+      return 200;
+    } catch (error) {
+      return (error as { code?: number }).code ?? 0;
+    }
+  }
+  const cases: Array<{ name: string; size: string; decision: string }> = [
+    { name: PENDING_DISK, size: '20Gi', decision: 'api-not-bound' },
+    { name: FIXED_DISK, size: '20Gi', decision: 'api-expansion-not-allowed' },
+    { name: ROOT, size: '5Gi', decision: 'api-below-capacity' },
+  ];
+  for (const c of cases) {
+    const result = await voe([`default/${c.name}`, '--size', c.size, '--json']);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    const decision = JSON.parse(result.stdout) as { allowed: boolean; code: number; decision: string; findings: Array<{ check: string }> };
+    assert.equal(decision.decision, c.decision);
+    assert.equal(decision.findings[0]?.check, 'api-server');
+    assert.equal(await realAnswer(c.name, c.size), decision.code, `${c.name} -> ${c.size}: the real API server answers with another code than voe check's ${decision.code}`);
+    assert.equal(await requestOf(c.name), '10Gi');
+  }
 });

@@ -32,6 +32,29 @@ describe('checkResize (voe check)', () => {
     const result = checkResize(claim, '10Gi', memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches, resolveAdmissionOptions());
     assert.equal(result.allowed, true);
     assert.equal(result.decision, 'not-resize');
+    assert.equal(result.findings[0]?.check, 'api-server');
+  });
+
+  it('a shrink below the capacity is refused as the API server refuses it (not "allowed")', () => {
+    const claim = pvc(ROOT);
+    const result = checkResize(claim, '5Gi', memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches, resolveAdmissionOptions());
+    assert.equal(result.allowed, false);
+    assert.equal(result.code, 422);
+    assert.equal(result.reason, 'Invalid');
+    assert.equal(result.decision, 'api-below-capacity');
+  });
+
+  it('a StorageClass without allowVolumeExpansion: refused 403 even where the webhook would allow (stopped VM)', () => {
+    const claim = pvc(ROOT);
+    const noExpansion = { ...longhornImageClass(), allowVolumeExpansion: false };
+    const caches = memoryCaches({ ...state, storageClasses: [noExpansion], vms: [vm('vm1', { status: 'Stopped' })], pvcs: [claim] }) as AdmissionCaches;
+    const result = checkResize(claim, '20Gi', caches, resolveAdmissionOptions());
+    assert.equal(result.allowed, false);
+    assert.equal(result.code, 403);
+    assert.equal(result.reason, 'Forbidden');
+    assert.equal(result.decision, 'api-expansion-not-allowed');
+    // The webhook's own findings are still listed after the API server's.
+    assert.ok(result.findings.some((f) => f.check === 'vm' && f.decision === 'allowed-offline'), JSON.stringify(result.findings));
   });
 
   it('allowed once the gate is on', () => {
