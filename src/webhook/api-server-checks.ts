@@ -17,6 +17,7 @@ export const API_SERVER_REFUSALS: Record<string, ApiServerRefusal> = {
   'api-not-bound': { code: 422, reason: 'Invalid' },
   'api-expansion-not-allowed': { code: 403, reason: 'Forbidden' },
   'api-below-capacity': { code: 422, reason: 'Invalid' },
+  'api-invalid-size': { code: 422, reason: 'Invalid' },
 };
 
 function lenient(read: () => QuantityValue | undefined): QuantityValue | undefined {
@@ -30,9 +31,10 @@ function lenient(read: () => QuantityValue | undefined): QuantityValue | undefin
 
 /**
  * The checks Kubernetes applies to a PVC update before the webhooks (reference
- * kubernetes-expansion.md §6): PersistentVolumeClaimResize admission for a growing request (bound
- * PVC, StorageClass with allowVolumeExpansion: true) and validation of a smaller request (never
- * below status.capacity; above it only to recover from a failed expansion). The webhook does not
+ * kubernetes-expansion.md §6), the first that refuses decides: validation (a size above zero; the
+ * spec of an unbound claim is immutable; never below status.capacity, a smaller request above it
+ * only to recover from a failed expansion), then PersistentVolumeClaimResize admission for a
+ * growing request (StorageClass with allowVolumeExpansion: true). The webhook does not
  * repeat them; `voe check` reports them so its answer is what the user's update would get.
  * Pure; `size` must be a valid quantity.
  */
@@ -42,43 +44,33 @@ export function apiServerFindings(pvc: PersistentVolumeClaim, size: string, stor
   const capacity = lenient(() => storageRequest(pvc.status?.capacity));
   const capacityText = String(pvc.status?.capacity?.['storage']);
   const className = pvc.spec?.storageClassName ?? '';
-  if (request !== undefined && compareQuantities(target, request) <= 0) {
-    if (compareQuantities(target, request) === 0) {
-      return [{ check: 'api-server', outcome: 'pass', decision: 'not-resize', message: `The PVC already requests ${size}: the update changes nothing.` }];
-    }
-    if (capacity !== undefined && compareQuantities(target, capacity) < 0) {
-      return [{
-        check: 'api-server', outcome: 'refuse', decision: 'api-below-capacity',
-        message: `The API server refuses it: spec.resources.requests.storage can not be less than status.capacity (${capacityText}). ` +
-          'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.',
-      }];
+  const refuse = (decision: string, message: string): ResizeFinding[] =>
+    [{ check: 'api-server', outcome: 'refuse', decision, message: `The API server refuses it: ${message}` }];
+  if (request !== undefined && compareQuantities(target, request) === 0) {
+    return [{ check: 'api-server', outcome: 'pass', decision: 'not-resize', message: `The PVC already requests ${size}: the update changes nothing.` }];
+  }
+  if (target.num <= 0n) return refuse('api-invalid-size', `a storage request must be greater than zero, got ${size}.`);
+  if (pvc.status?.phase !== 'Bound') {
+    return refuse('api-not-bound', 'spec is immutable after creation except resources.requests for bound claims, and this one is ' +
+      `${pvc.status?.phase ?? 'without a phase'}. Wait until it is Bound.`);
+  }
+  if (request !== undefined && compareQuantities(target, request) < 0) {
+    if (capacity === undefined || compareQuantities(target, capacity) < 0) {
+      return refuse('api-below-capacity', `spec.resources.requests.storage can not be less than status.capacity (${capacityText}). ` +
+        'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.');
     }
     return [{
       check: 'api-server', outcome: 'pass', decision: 'not-resize',
-      message: `A smaller request (not below status.capacity${capacity === undefined ? ', unknown here' : ` ${capacityText}`}) is accepted ` +
-        'only to recover from a failed expansion (Kubernetes >= 1.32, RecoverVolumeExpansionFailure); older API servers refuse any shrink. Nothing grows.',
+      message: `A smaller request (not below status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
+        '(Kubernetes >= 1.32, RecoverVolumeExpansionFailure); older API servers refuse any shrink. Nothing grows.',
     }];
-  }
-  const findings: ResizeFinding[] = [];
-  if (pvc.status?.phase !== 'Bound') {
-    findings.push({
-      check: 'api-server', outcome: 'refuse', decision: 'api-not-bound',
-      message: `The API server refuses it: spec is immutable after creation except resources.requests for bound claims, and this one is ${pvc.status?.phase ?? 'without a phase'}. ` +
-        'Wait until it is Bound.',
-    });
   }
   if (!className || !storageClass || storageClass.allowVolumeExpansion !== true) {
     const why = !className ? 'the PVC names no StorageClass'
       : !storageClass ? `StorageClass "${className}" was not found`
         : `StorageClass "${className}" does not set allowVolumeExpansion: true`;
-    findings.push({
-      check: 'api-server', outcome: 'refuse', decision: 'api-expansion-not-allowed',
-      message: 'The API server refuses it: only dynamically provisioned PVCs whose StorageClass supports resize can be expanded ' +
-        `(${why}). ${storageClass && className ? `Set allowVolumeExpansion: true on StorageClass ${className} if its driver can expand volumes.` : ''}`.trimEnd(),
-    });
+    const fix = storageClass && className ? ` Set allowVolumeExpansion: true on StorageClass ${className} if its driver can expand volumes.` : '';
+    return refuse('api-expansion-not-allowed', `only dynamically provisioned PVCs whose StorageClass supports resize can be expanded (${why}).${fix}`);
   }
-  if (findings.length === 0) {
-    findings.push({ check: 'api-server', outcome: 'pass', decision: 'allowed', message: `Bound, and StorageClass ${className} allows volume expansion.` });
-  }
-  return findings;
+  return [{ check: 'api-server', outcome: 'pass', decision: 'allowed', message: `Bound, and StorageClass ${className} allows volume expansion.` }];
 }

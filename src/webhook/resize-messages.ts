@@ -22,6 +22,8 @@ export function listVms(keys: string[]): string {
 }
 
 export function stopVmsAdvice(runningVms: string[]): string {
+  // Only in findings listed after an offline verdict (voe check): nothing to stop.
+  if (runningVms.length === 0) return 'expand offline (no running VM uses it)';
   const noun = runningVms.length === 1 ? 'VM' : 'VMs';
   return `stop ${noun} ${listVms(runningVms)} and expand offline`;
 }

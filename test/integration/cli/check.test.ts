@@ -158,6 +158,7 @@ test('what the API server refuses before any webhook: voe check answers as the r
     { name: PENDING_DISK, size: '20Gi', decision: 'api-not-bound' },
     { name: FIXED_DISK, size: '20Gi', decision: 'api-expansion-not-allowed' },
     { name: ROOT, size: '5Gi', decision: 'api-below-capacity' },
+    { name: ROOT, size: '0', decision: 'api-invalid-size' },
   ];
   for (const c of cases) {
     const result = await voe([`default/${c.name}`, '--size', c.size, '--json']);

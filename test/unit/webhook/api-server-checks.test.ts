@@ -33,9 +33,13 @@ describe('apiServerFindings (what Kubernetes checks before the webhook)', () => 
     },
     { name: 'class missing', claim: pvc(ROOT), size: '20Gi', cls: null, outcomes: ['refuse/api-expansion-not-allowed'], includes: 'was not found' },
     {
-      name: 'pending and no class: both', claim: withStatus({ ...pvc(ROOT), spec: { ...pvc(ROOT).spec, storageClassName: '' } }, { phase: 'Pending' }),
-      size: '20Gi', cls: null, outcomes: ['refuse/api-not-bound', 'refuse/api-expansion-not-allowed'], includes: 'names no StorageClass',
+      name: 'pending and no class: validation answers first', claim: withStatus({ ...pvc(ROOT), spec: { ...pvc(ROOT).spec, storageClassName: '' } }, { phase: 'Pending' }),
+      size: '20Gi', cls: null, outcomes: ['refuse/api-not-bound'],
     },
+    { name: 'no class', claim: { ...pvc(ROOT), spec: { ...pvc(ROOT).spec, storageClassName: '' } }, size: '20Gi', cls: null, outcomes: ['refuse/api-expansion-not-allowed'], includes: 'names no StorageClass' },
+    { name: 'a smaller request on an unbound claim', claim: withStatus(pvc(ROOT), { phase: 'Pending' }), size: '5Gi', outcomes: ['refuse/api-not-bound'] },
+    { name: 'zero', claim: pvc(ROOT), size: '0', outcomes: ['refuse/api-invalid-size'], includes: 'greater than zero, got 0' },
+    { name: 'negative', claim: pvc(ROOT), size: '-1Gi', outcomes: ['refuse/api-invalid-size'] },
     { name: 'no request yet: judged as growing', claim: { ...pvc(ROOT), spec: { ...pvc(ROOT).spec, resources: {} } }, size: '20Gi', outcomes: ['pass/allowed'] },
   ];
   for (const c of cases) {

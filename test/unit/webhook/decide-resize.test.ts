@@ -312,6 +312,18 @@ describe('decideResize', () => {
       'or stop VM default/vm1 and expand offline.');
   });
 
+  it('findings listed after an offline verdict give no advice to stop VMs that do not run', () => {
+    const stopped = { ...nfs(), kubeVirt: kubeVirt({ gates: [] }), vms: [vm('vm1', { status: 'Stopped' })] };
+    const result = decideResize(stopped, resolveAdmissionOptions());
+    assert.equal(result.decision, 'allowed-offline');
+    const advice = result.findings.filter((f) => f.outcome === 'refuse').map((f) => f.message);
+    assert.ok(advice.length > 0);
+    for (const text of advice) {
+      assert.ok(text.endsWith('or expand offline (no running VM uses it).'), text);
+      assert.doesNotMatch(text, /stop VMs? +and/);
+    }
+  });
+
   it('lists one finding per check in the decision order', () => {
     const result = decideResize(nfs(), resolveAdmissionOptions());
     assert.deepEqual(result.findings.map((f) => f.check), ['vm', 'expand-disks', 'hotplug', 'provisioner', 'longhorn']);
