@@ -14,6 +14,8 @@ import { isVmRunning, vmHotplugs } from './vm-claims.js';
 /** KubeVirt made ExpandDisks GA (always on) in this release. */
 export const EXPAND_DISKS_GA_SINCE = 'v1.9.0';
 export const EXPAND_DISKS_GATE = 'ExpandDisks';
+/** KubeVirt resizes a running VM's block disk to the device's real capacity from this release (kubevirt#16365: LUKS). */
+export const BLOCK_RESIZE_TO_CAPACITY_SINCE = 'v1.8.0';
 export const BETA_PROVISIONER_ANNOTATION = 'volume.beta.kubernetes.io/storage-provisioner';
 export const PROVISIONER_ANNOTATION = 'volume.kubernetes.io/storage-provisioner';
 
@@ -191,7 +193,17 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
 
   // 5. Longhorn data engine.
   if (provisioner === LONGHORN_DRIVER) {
-    findings.push(decideLonghorn(longhornFacts(snapshot.longhorn, snapshot.storageClass), pvcKey, stopAdvice, options));
+    const facts = longhornFacts(snapshot.longhorn, snapshot.storageClass);
+    const finding = decideLonghorn(facts, pvcKey, stopAdvice, options);
+    const kubeVirtVersion = snapshot.kubeVirt?.status?.observedKubeVirtVersion;
+    if (finding.outcome === 'pass' && facts.encrypted && running.length > 0 && !versionAtLeast(kubeVirtVersion, BLOCK_RESIZE_TO_CAPACITY_SINCE)) {
+      // Admitted (Harvester admits it), but the running VM will not see the size: say so now.
+      finding.message += ` It is encrypted, and KubeVirt ${kubeVirtVersion ?? '(version unknown)'} resizes a running VM's disk to the PVC size, ` +
+        `which a LUKS device is smaller than ("Cannot grow device files", fixed in KubeVirt ${BLOCK_RESIZE_TO_CAPACITY_SINCE}): ` +
+        'the VM sees the new size after a restart.';
+      warnings.push(warning(`Encrypted volume: KubeVirt before ${BLOCK_RESIZE_TO_CAPACITY_SINCE} cannot grow it in the running VM; it shows after a restart`));
+    }
+    findings.push(finding);
   } else {
     findings.push({ check: 'longhorn', outcome: 'skip', decision: 'allowed', message: 'Not a Longhorn volume.' });
   }

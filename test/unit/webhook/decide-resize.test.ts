@@ -238,8 +238,19 @@ const cases: Case[] = [
   { name: 'StorageClass encrypted: "false" on v2 is not encrypted', snapshot: () => longhornV2({ version: 'v1.10.1', classEncrypted: 'false' }), allowed: true, code: 200, decision: 'allowed' },
   { name: 'encrypted v2 (Volume CR), policy auto, v1.10.1', snapshot: () => longhornV2({ version: 'v1.10.1', encrypted: true }), allowed: false, code: 422, decision: 'longhorn-v2-encrypted' },
   {
-    name: 'encrypted v1 volume', snapshot: () => ({ ...base(), storageClass: longhornImageClass({ encrypted: 'true' }), longhorn: { volume: longhornVolume({ encrypted: true }), engines: [] } }),
-    allowed: true, code: 200, decision: 'allowed',
+    // Admitted as Harvester does, with a warning: KubeVirt before v1.8.0 fails to grow a LUKS disk in the running VM (kubevirt#16365).
+    name: 'encrypted v1 volume on KubeVirt v1.5.2: allowed with a warning', snapshot: () => ({ ...base(), storageClass: longhornImageClass({ encrypted: 'true' }), longhorn: { volume: longhornVolume({ encrypted: true }), engines: [] } }),
+    allowed: true, code: 200, decision: 'allowed', warnings: 1,
+  },
+  {
+    name: 'encrypted v1 volume on KubeVirt v1.8.0: no warning', snapshot: () => ({
+      ...base(), kubeVirt: kubeVirt({ version: 'v1.8.0' }), storageClass: longhornImageClass({ encrypted: 'true' }), longhorn: { volume: longhornVolume({ encrypted: true }), engines: [] },
+    }), allowed: true, code: 200, decision: 'allowed',
+  },
+  {
+    name: 'encrypted v1 volume of a stopped VM: offline, no warning', snapshot: () => ({
+      ...base(), vms: [vm('vm1', { status: 'Stopped' })], storageClass: longhornImageClass({ encrypted: 'true' }), longhorn: { volume: longhornVolume({ encrypted: true }), engines: [] },
+    }), allowed: true, code: 200, decision: 'allowed-offline',
   },
   {
     name: 'v2 from the Engine CR when the Volume CR is missing', snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [longhornEngine({ dataEngine: 'v2' })], version: 'v1.9.1' } }),
