@@ -196,8 +196,10 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
     const facts = longhornFacts(snapshot.longhorn, snapshot.storageClass);
     const finding = decideLonghorn(facts, pvcKey, stopAdvice, options);
     const kubeVirtVersion = snapshot.kubeVirt?.status?.observedKubeVirtVersion;
-    if (finding.outcome === 'pass' && facts.encrypted && running.length > 0 && !versionAtLeast(kubeVirtVersion, BLOCK_RESIZE_TO_CAPACITY_SINCE)) {
+    const blockLuks = facts.encrypted && volumeMode === 'Block';
+    if (finding.outcome === 'pass' && blockLuks && running.length > 0 && !versionAtLeast(kubeVirtVersion, BLOCK_RESIZE_TO_CAPACITY_SINCE)) {
       // Admitted (Harvester admits it), but the running VM will not see the size: say so now.
+      // (A Filesystem-mode disk is a disk.img KubeVirt grows itself; only Block-mode disks are resized to the PVC size.)
       finding.message += ` It is encrypted, and KubeVirt ${kubeVirtVersion ?? '(version unknown)'} resizes a running VM's disk to the PVC size, ` +
         `which a LUKS device is smaller than ("Cannot grow device files", fixed in KubeVirt ${BLOCK_RESIZE_TO_CAPACITY_SINCE}): ` +
         'the VM sees the new size after a restart.';

@@ -248,6 +248,12 @@ const cases: Case[] = [
     }), allowed: true, code: 200, decision: 'allowed',
   },
   {
+    name: 'encrypted v1 Filesystem-mode volume (a disk.img): no warning', snapshot: () => {
+      const claim = pvc(ROOT, { volumeMode: 'Filesystem' });
+      return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), storageClass: longhornImageClass({ encrypted: 'true' }), longhorn: { volume: longhornVolume({ encrypted: true }), engines: [] } };
+    }, allowed: true, code: 200, decision: 'allowed',
+  },
+  {
     name: 'encrypted v1 volume of a stopped VM: offline, no warning', snapshot: () => ({
       ...base(), vms: [vm('vm1', { status: 'Stopped' })], storageClass: longhornImageClass({ encrypted: 'true' }), longhorn: { volume: longhornVolume({ encrypted: true }), engines: [] },
     }), allowed: true, code: 200, decision: 'allowed-offline',
