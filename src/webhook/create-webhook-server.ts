@@ -40,7 +40,7 @@ export interface WebhookServer {
 /**
  * The admission webhook on node:https. Each validator answers POST <validator.path> through its
  * admission handler (a plain node:http handler: the hot path); express 5 serves GET /livez, /readyz,
- * /metrics, 405 and 404. Never crashes on input: anything that is not an
+ * /metrics, 405 and 404; paths match exactly (letter case, no trailing slash). Never crashes on input: anything that is not an
  * admission.k8s.io/v1 AdmissionReview gets 400 with a message, a body over the limit 413,
  * an unknown path 404, and a validator failure a refusal with code 500 (HTTP 200).
  */
@@ -78,6 +78,10 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', false);
+  // Paths match exactly, as the fast path below does: a near miss (`/validate/pvc-resize/`,
+  // `/VALIDATE/PVC-RESIZE`) is 404 for every method, never a 405 that blames a POST's method.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
 
   app.get('/livez', (_req, res) => { res.type('text/plain').send('ok'); });
   app.get('/readyz', (_req, res) => {

@@ -94,6 +94,23 @@ test('malformed input is 400 with a Status message; oversized 413; unknown path 
   assert.equal((await call('/validate/pvc-resize', pvcReview('after'))).status, 200);
 });
 
+test('only the exact webhook path is a webhook: a trailing slash, other letter case or a doubled slash is 404 for POST and GET alike', async (t) => {
+  const { call } = await start(t);
+  for (const path of ['/validate/pvc-resize/', '/VALIDATE/PVC-RESIZE', '/Validate/pvc-resize', '/validate/pvc-resize//', '//validate/pvc-resize', '/validate/pvc-resize/?timeout=10s']) {
+    for (const method of ['POST', 'GET']) {
+      const res = await call(path, method === 'POST' ? pvcReview('near') : undefined, method);
+      assert.equal(res.status, 404, `${method} ${path}: ${res.body}`);
+      const json = res.json() as { kind: string; code: number; message: string };
+      assert.equal(json.kind, 'Status');
+      assert.match(json.message, /^no webhook at .*; webhooks: \/validate\/pvc-resize, \/validate\/vm$/);
+    }
+  }
+  assert.equal((await call('/validate/pvc-resize?timeout=10s', pvcReview('exact'))).status, 200);
+  assert.equal((await call('/validate/pvc-resize', undefined, 'GET')).status, 405);
+  assert.equal((await call('/livez/', undefined, 'GET')).status, 404);
+  assert.equal((await call('/livez', undefined, 'GET')).status, 200);
+});
+
 test('the default body limit is 3 MiB', async (t) => {
   const { call } = await start(t);
   const review = pvcReview('big');
