@@ -18,6 +18,8 @@ export interface WebhookServerOptions {
   tls: { certFile: string; keyFile: string };
   /** True once the caches the validators read are synced; /readyz also needs the certificate. */
   ready: () => boolean;
+  /** What /readyz names: caches not synced yet, and resources the cluster does not serve (cached as empty). */
+  cacheStatus?: () => { unsynced?: string[]; notServed?: string[] };
   logger: Logger;
   /** Where metrics go; default a private Registry with prom-client's default metrics. */
   registry?: Registry;
@@ -86,11 +88,20 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   app.get('/livez', (_req, res) => { res.type('text/plain').send('ok'); });
   app.get('/readyz', (_req, res) => {
     let cachesReady = false;
-    try { cachesReady = options.ready() === true; } catch (error) {
+    let status: { unsynced?: string[]; notServed?: string[] } = {};
+    try {
+      cachesReady = options.ready() === true;
+      status = options.cacheStatus?.() ?? {};
+    } catch (error) {
       log.warn({ error: error instanceof Error ? error.message : String(error) }, 'readiness check failed');
     }
-    if (cachesReady && certificateLoaded) { res.type('text/plain').send('ok'); return; }
-    const missing = [cachesReady ? '' : 'caches not synced', certificateLoaded ? '' : 'certificate not loaded'].filter(Boolean).join(', ');
+    const list = (names: string[] | undefined): string => (names?.length ? ` (${names.join(', ')})` : '');
+    if (cachesReady && certificateLoaded) {
+      const notServed = status.notServed?.length ? `; not served by the cluster, watched as empty: ${status.notServed.join(', ')}` : '';
+      res.type('text/plain').send(`ok${notServed}`);
+      return;
+    }
+    const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificateLoaded ? '' : 'certificate not loaded'].filter(Boolean).join(', ');
     res.status(503).type('text/plain').send(`not ready: ${missing}`);
   });
   app.get('/metrics', async (_req, res) => {

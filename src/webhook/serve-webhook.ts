@@ -19,6 +19,10 @@ import { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfigurati
 export interface StartedCaches<C> {
   caches: C;
   ready(): boolean;
+  /** Resources not synced yet (named by /readyz and the sync timeout). */
+  unsynced?(): string[];
+  /** Resources the cluster does not serve, cached as empty (named by /readyz). */
+  notServed?(): string[];
   stop(): Promise<void>;
 }
 
@@ -142,6 +146,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     const validators = options.createValidators(started.caches, { logger: log });
     const server = createWebhookServer({
       validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
+      cacheStatus: () => ({ unsynced: started.unsynced?.() ?? [], notServed: started.notServed?.() ?? [] }),
       ...(options.registry ? { registry: options.registry } : {}),
     });
     const address = await server.listen(options.port, options.host);
@@ -151,8 +156,12 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     let configurationName: string | undefined;
     if (options.dev) {
       const name = options.configurationName ?? DEV_CONFIGURATION_NAME;
-      if (!(await waitFor(() => started.ready(), options.cacheSyncTimeoutMs ?? 120_000))) {
-        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', 'The informer caches did not sync in time; the webhook was not registered. Check the kubeconfig and that the CRDs exist.');
+      const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? 120_000;
+      if (!(await waitFor(() => started.ready(), cacheSyncTimeoutMs))) {
+        const unsynced = started.unsynced?.() ?? [];
+        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
+          `The informer caches did not sync within ${Math.round(cacheSyncTimeoutMs / 1000)} s${unsynced.length ? `: ${unsynced.join(', ')} never listed` : ''}; ` +
+          'the webhook was not registered. The log says why (\'informer list/watch failed\', e.g. 403 Forbidden: check RBAC for get/list/watch).');
       }
       const body = buildValidatingWebhookConfiguration({
         name, urlBase: url, caBundle: caPem!, ...(options.settingName ? { settingName: options.settingName } : {}),
@@ -169,7 +178,9 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       if (check === 'timeout') {
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
           `The API server did not call the webhook at ${url} within ${Math.round(registrationTimeoutMs / 1000)} s of its registration; ` +
-          'it must reach this address (with --dev, the API server has to run on this machine, e.g. voe cluster or kind). The configuration was removed.');
+          'it must reach this address: with --dev on 127.0.0.1 the API server has to run on this machine, outside any container ' +
+          '(e.g. voe cluster; not kind, whose API server runs in a container); otherwise pass a --bind-address the API server can reach, ' +
+          'or deploy the webhook in the cluster. The configuration was removed.');
       }
       if (check === 'unverifiable') {
         log.warn({ name }, 'could not confirm that the API server calls the webhook (Harvester Settings not served, or not allowed to create them); it picks up the configuration within a moment');

@@ -14,12 +14,15 @@ const validators: Validator[] = [
   { name: 'vm', path: '/validate/vm', validate: () => { throw new Error('boom from the validator'); } },
 ];
 
-async function start(t: { after: (fn: () => Promise<void>) => void }, opts: { ready?: () => boolean; bodyLimitBytes?: number } = {}) {
+async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
+  ready?: () => boolean; bodyLimitBytes?: number; cacheStatus?: () => { unsynced?: string[]; notServed?: string[] };
+} = {}) {
   const files = await writeServingFiles();
   const logs = captureLogger();
   const server = createWebhookServer({
     validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: opts.ready ?? (() => true), logger: logs.logger,
     ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),
+    ...(opts.cacheStatus ? { cacheStatus: opts.cacheStatus } : {}),
   });
   const address = await server.listen(0, '127.0.0.1');
   const agent = new Agent({ keepAlive: true });
@@ -141,6 +144,21 @@ test('/livez, /readyz follow the readiness function, /metrics exposes the webhoo
   assert.match(metrics, /voe_webhook_bad_requests_total\{webhook="pvc-resize"\} 1/);
   assert.match(metrics, /voe_webhook_certificate_expiry_timestamp_seconds \d+/);
   assert.match(metrics, /process_cpu_seconds_total/);
+});
+
+test('/readyz names the caches not synced yet, and once ready the resources the cluster does not serve', async (t) => {
+  let synced = false;
+  let notServed = ['virtualmachines.kubevirt.io', 'settings.harvesterhci.io'];
+  const { call } = await start(t, { ready: () => synced, cacheStatus: () => ({ unsynced: synced ? [] : ['persistentvolumeclaims'], notServed }) });
+  const notReady = await call('/readyz', undefined, 'GET');
+  assert.equal(notReady.status, 503);
+  assert.equal(notReady.body, 'not ready: caches not synced (persistentvolumeclaims)');
+  synced = true;
+  const ready = await call('/readyz', undefined, 'GET');
+  assert.equal(ready.status, 200);
+  assert.equal(ready.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, settings.harvesterhci.io');
+  notServed = [];
+  assert.equal((await call('/readyz', undefined, 'GET')).body, 'ok');
 });
 
 test('a readiness function that throws means not ready', async (t) => {
