@@ -1,5 +1,6 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isIPv6, type AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -13,7 +14,8 @@ import { createWebhookServer } from './create-webhook-server.js';
 import type { Validator } from './validator.js';
 import { isVoeError } from '../errors/index.js';
 import { WebhookError } from './webhook-error.js';
-import { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
+import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
+import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
 
 /** What serve needs from the informer layer (src/kube): caches for the validators and their sync state. */
 export interface StartedCaches<C> {
@@ -163,13 +165,21 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
           `The informer caches did not sync within ${Math.round(cacheSyncTimeoutMs / 1000)} s${unsynced.length ? `: ${unsynced.join(', ')} never listed` : ''}; ` +
           'the webhook was not registered. The log says why (\'informer list/watch failed\', e.g. 403 Forbidden: check RBAC for get/list/watch).');
       }
+      // Marked with this instance, so another voe serve --dev neither replaces it while we answer nor deletes it.
+      const owner: DevOwner = { host: hostname(), pid: process.pid, id: randomBytes(8).toString('hex'), url };
       const body = buildValidatingWebhookConfiguration({
-        name, urlBase: url, caBundle: caPem!, ...(options.settingName ? { settingName: options.settingName } : {}),
+        name, urlBase: url, caBundle: caPem!, annotations: devOwnerAnnotations(owner), ...(options.settingName ? { settingName: options.settingName } : {}),
       });
-      cleanups.push(() => deleteValidatingWebhookConfiguration(options.kubeConfig, name).then(() => log.info({ name }, 'ValidatingWebhookConfiguration removed')));
-      await applyValidatingWebhookConfiguration(options.kubeConfig, body);
+      const { uid } = await registerDevConfiguration(options.kubeConfig, body, { logger: log });
+      cleanups.push(async () => {
+        // Only the object we created (uid precondition): the name may hold someone else's by now.
+        const outcome = await deleteValidatingWebhookConfiguration(options.kubeConfig, name, { uid });
+        if (outcome === 'deleted') log.info({ name, uid }, 'ValidatingWebhookConfiguration removed');
+        else if (outcome === 'gone') log.warn({ name, uid }, 'ValidatingWebhookConfiguration was already deleted by someone else');
+        else log.warn({ name, uid }, 'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is');
+      });
       configurationName = name;
-      log.info({ name, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+      log.info({ name, uid, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
       const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
         kubeConfig: options.kubeConfig, registry: server.registry, settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,

@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)
     .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
-    .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register', DEV_CONFIGURATION_NAME)
+    .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
     .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = when the cluster serves longhorn.io/v1beta2').choices(['auto', 'on', 'off']).default('auto'));
   addAdmissionFlags(command)
