@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { isIPv6, type AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
+import { realClock, sleep } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { createCertificateAuthority, issueServingCertificate } from '../tls/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
@@ -49,6 +50,12 @@ export interface ServeWebhookOptions<C> {
   /** dev only: how long to wait for the caches before registering (default 120 s). */
   cacheSyncTimeoutMs?: number;
   registry?: Registry;
+  /**
+   * Aborting it stops the start-up at its next step or wait (also the cache-sync and the
+   * registration waits): what was done is undone as by stop(), and serveWebhook rejects with
+   * WEBHOOK_START_ABORTED. After start-up it does nothing: call stop().
+   */
+  signal?: AbortSignal;
   startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>;
   createValidators: (caches: C, options: { logger: Logger }) => Validator[];
 }
@@ -72,11 +79,12 @@ function urlHost(address: string): string {
   return isIPv6(host) ? `[${host}]` : host;
 }
 
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+/** Polls `condition` every 100 ms; false after `timeoutMs` or as soon as `signal` aborts (no timer left behind). */
+async function waitFor(condition: () => boolean, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (signal?.aborted || Date.now() > deadline) return false;
+    await sleep(realClock, 100, signal);
   }
   return true;
 }
@@ -116,7 +124,15 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     })();
     return stopped;
   };
+  const signal = options.signal;
+  /** Between the steps of the start-up: stop there when asked to (the catch below undoes what was done). */
+  const continueUnlessAborted = (): void => {
+    if (signal?.aborted) {
+      throw new WebhookError('WEBHOOK_START_ABORTED', 'The webhook was stopped while starting; what the start-up had changed was undone.');
+    }
+  };
   try {
+    continueUnlessAborted();
     let certFile = options.tlsCertFile;
     let keyFile = options.tlsKeyFile;
     let caPem: string | undefined;
@@ -130,6 +146,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       }
       ({ caPem, certFile, keyFile } = await writeDevCertificates(certDir, options.host));
       log.info({ certDir }, 'dev certificates written (ca.crt, tls.crt, tls.key)');
+      continueUnlessAborted();
     } else if (!certFile || !keyFile) {
       throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'Serving in cluster needs --tls-cert-file and --tls-key-file (or --dev to generate a local certificate).');
     }
@@ -145,6 +162,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
         `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`);
     }
     cleanups.push(() => started.stop());
+    continueUnlessAborted();
     const validators = options.createValidators(started.caches, { logger: log });
     const server = createWebhookServer({
       validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
@@ -153,13 +171,16 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     });
     const address = await server.listen(options.port, options.host);
     cleanups.push(() => server.close());
+    continueUnlessAborted();
     const url = `https://${urlHost(address.address)}:${address.port}`;
 
     let configurationName: string | undefined;
     if (options.dev) {
       const name = options.configurationName ?? DEV_CONFIGURATION_NAME;
       const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? 120_000;
-      if (!(await waitFor(() => started.ready(), cacheSyncTimeoutMs))) {
+      const synced = await waitFor(() => started.ready(), cacheSyncTimeoutMs, signal);
+      continueUnlessAborted();
+      if (!synced) {
         const unsynced = started.unsynced?.() ?? [];
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
           `The informer caches did not sync within ${Math.round(cacheSyncTimeoutMs / 1000)} s${unsynced.length ? `: ${unsynced.join(', ')} never listed` : ''}; ` +
@@ -180,11 +201,13 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       });
       configurationName = name;
       log.info({ name, uid, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+      continueUnlessAborted();
       const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
         kubeConfig: options.kubeConfig, registry: server.registry, settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
-        timeoutMs: registrationTimeoutMs,
+        timeoutMs: registrationTimeoutMs, ...(signal ? { signal } : {}),
       });
+      continueUnlessAborted();
       if (check === 'timeout') {
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
           `The API server did not call the webhook at ${url} within ${Math.round(registrationTimeoutMs / 1000)} s of its registration; ` +
