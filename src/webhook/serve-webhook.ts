@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isIPv6, type AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { realClock, sleep } from '../kube/index.js';
+import { apiErrorOf, realClock, sleep } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { createCertificateAuthority, issueServingCertificate } from '../tls/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
@@ -68,7 +68,11 @@ export interface ServingWebhook {
   certDir?: string;
   /** dev: the registered configuration's name. */
   configurationName?: string;
-  /** Removes the registration (dev), closes the server, stops the caches, deletes a temporary cert dir. Safe to call twice. */
+  /**
+   * Removes the registration (dev), closes the server, stops the caches, deletes a temporary cert
+   * dir. Tries each; if any failed, rejects with WEBHOOK_CLEANUP_FAILED saying what is left and how
+   * to remove it by hand. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
@@ -112,15 +116,20 @@ async function writeDevCertificates(dir: string, host: string): Promise<{ caPem:
  */
 export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<ServingWebhook> {
   const log = options.logger;
-  const cleanups: Array<() => Promise<void>> = [];
+  // Each cleanup undoes one step; `left` says what stays behind if it fails, and how to remove it by hand.
+  const cleanups: Array<{ run: () => Promise<void>; left: (why: string) => string }> = [];
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
+      const failures: string[] = [];
       for (const cleanup of cleanups.reverse()) {
-        try { await cleanup(); } catch (error) {
-          log.error({ error: error instanceof Error ? error.message : String(error) }, 'cleanup failed while stopping the webhook');
+        try { await cleanup.run(); } catch (error) {
+          const why = error instanceof Error ? error.message : String(error);
+          log.error({ error: why }, 'cleanup failed while stopping the webhook');
+          failures.push(cleanup.left(why));
         }
       }
+      if (failures.length > 0) throw new WebhookError('WEBHOOK_CLEANUP_FAILED', failures.join(' '));
     })();
     return stopped;
   };
@@ -142,7 +151,10 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       if (certDir === undefined) {
         const temp = await mkdtemp(join(tmpdir(), 'voe-webhook-'));
         certDir = temp;
-        cleanups.push(() => rm(temp, { recursive: true, force: true }));
+        cleanups.push({
+          run: () => rm(temp, { recursive: true, force: true }),
+          left: (why) => `Could not remove the temporary certificate dir ${temp} (it holds the dev serving key): ${why}. Remove it by hand: rm -r ${temp}`,
+        });
       }
       ({ caPem, certFile, keyFile } = await writeDevCertificates(certDir, options.host));
       log.info({ certDir }, 'dev certificates written (ca.crt, tls.crt, tls.key)');
@@ -161,7 +173,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       throw new WebhookError('WEBHOOK_API_FAILED',
         `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`);
     }
-    cleanups.push(() => started.stop());
+    cleanups.push({ run: () => started.stop(), left: (why) => `Could not stop the informers cleanly: ${why}.` });
     continueUnlessAborted();
     const validators = options.createValidators(started.caches, { logger: log });
     const server = createWebhookServer({
@@ -170,7 +182,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       ...(options.registry ? { registry: options.registry } : {}),
     });
     const address = await server.listen(options.port, options.host);
-    cleanups.push(() => server.close());
+    cleanups.push({ run: () => server.close(), left: (why) => `Could not close the webhook server cleanly: ${why}.` });
     continueUnlessAborted();
     const url = `https://${urlHost(address.address)}:${address.port}`;
 
@@ -192,12 +204,24 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
         name, urlBase: url, caBundle: caPem!, annotations: devOwnerAnnotations(owner), ...(options.settingName ? { settingName: options.settingName } : {}),
       });
       const { uid } = await registerDevConfiguration(options.kubeConfig, body, { logger: log });
-      cleanups.push(async () => {
-        // Only the object we created (uid precondition): the name may hold someone else's by now.
-        const outcome = await deleteValidatingWebhookConfiguration(options.kubeConfig, name, { uid });
-        if (outcome === 'deleted') log.info({ name, uid }, 'ValidatingWebhookConfiguration removed');
-        else if (outcome === 'gone') log.warn({ name, uid }, 'ValidatingWebhookConfiguration was already deleted by someone else');
-        else log.warn({ name, uid }, 'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is');
+      cleanups.push({
+        run: async () => {
+          // Only the object we created (uid precondition): the name may hold someone else's by now.
+          let outcome;
+          try {
+            outcome = await deleteValidatingWebhookConfiguration(options.kubeConfig, name, { uid });
+          } catch (error) {
+            // The API server's (or the connection's) own words; `left` says the rest.
+            const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+            throw new Error(apiErrorOf(cause)?.message || String(cause), { cause: error });
+          }
+          if (outcome === 'deleted') log.info({ name, uid }, 'ValidatingWebhookConfiguration removed');
+          else if (outcome === 'gone') log.warn({ name, uid }, 'ValidatingWebhookConfiguration was already deleted by someone else');
+          else log.warn({ name, uid }, 'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is');
+        },
+        left: (why) => `Could not remove ValidatingWebhookConfiguration ${name} (uid ${uid}): ${why.replace(/\.$/, '')}. ` +
+          `It still sends growing PVCs, VM volumeClaimTemplates changes and the Setting to ${url}, which no longer answers: ` +
+          `with failurePolicy Fail the API server refuses them until it is deleted. Delete it by hand: kubectl delete validatingwebhookconfiguration ${name}`,
       });
       configurationName = name;
       log.info({ name, uid, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
@@ -227,7 +251,13 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       ...(configurationName === undefined ? {} : { configurationName }),
     };
   } catch (error) {
-    await stop();
+    try {
+      await stop();
+    } catch (cleanupError) {
+      // What is left behind matters more than why start-up failed; both are said.
+      const start = isVoeError(error) && error.code !== 'WEBHOOK_START_ABORTED' ? ` (cleaning up after ${error.code}: ${error.message})` : '';
+      throw new WebhookError('WEBHOOK_CLEANUP_FAILED', `${(cleanupError as Error).message}${start}`, { cause: error });
+    }
     throw error;
   }
 }

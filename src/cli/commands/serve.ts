@@ -78,25 +78,34 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Pr
       createValidators: wiring.createValidators,
     });
   } catch (error) {
-    // Stopped during start-up: serveWebhook has undone what it did. A signal is a clean stop.
-    if (!(error instanceof WebhookError && error.code === 'WEBHOOK_START_ABORTED')) throw error;
+    // Stopped during start-up: serveWebhook has undone what it did (else it threw WEBHOOK_CLEANUP_FAILED).
+    if (!(error instanceof WebhookError && error.code === 'WEBHOOK_START_ABORTED')) {
+      if (stops.signal.aborted) exitSoon();
+      throw error;
+    }
   }
   if (serving) {
     process.stderr.write(`voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM/SIGHUP removes it)` : ''}\n`);
   }
   const reason = await stops.requested;
-  if (serving) {
-    logger.info(describeStop(reason), 'stopping');
-    await serving.stop();
-  } else {
-    logger.info(describeStop(reason), 'stopped during start-up; what it had changed was undone');
-  }
   if (reason.kind === 'error') {
-    logger.error(describeStop(reason), 'stopped after an uncaught error');
-    exitSoon();
-    throw reason.error;
+    // Said first: the cleanup below may fail too, and that is what the exit reports then.
+    const error = reason.error;
+    logger.error(describeStop(reason), 'stopping after an uncaught error');
+    process.stderr.write(`voe: ${reason.origin}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
-  exitSoon();
+  try {
+    if (serving) {
+      logger.info(describeStop(reason), 'stopping');
+      // Rejects with WEBHOOK_CLEANUP_FAILED (what is left, how to remove it): runCli prints it and exits 2.
+      await serving.stop();
+    } else {
+      logger.info(describeStop(reason), 'stopped during start-up; what it had changed was undone');
+    }
+  } finally {
+    exitSoon();
+  }
+  if (reason.kind === 'error') process.exitCode = 2;
 }
 
 /**

@@ -89,3 +89,26 @@ test('SIGHUP (the terminal closed) stops a started voe serve --dev like SIGINT: 
   assert.ok(serve.logs().some((l) => l['msg'] === 'stopping' && l['signal'] === 'SIGHUP'));
   assert.doesNotMatch(serve.stderr(), /still running/);
 });
+
+test('when the registration cannot be removed (API server down at SIGTERM) voe serve says what is left and how to delete it, and exits 2', async (t) => {
+  const serve = spawn(t);
+  const certDir = await certDirOf(serve);
+  const { url } = await servingUrl(serve);
+  await cp.stopApiServer();
+  let exit: { code: number | null; signal: NodeJS.Signals | null };
+  try {
+    exit = await serve.stop('SIGTERM');
+  } finally {
+    await cp.startApiServer();
+  }
+  assert.deepEqual([exit.code, exit.signal], [2, null], serve.stderr());
+  assert.match(serve.stderr(), new RegExp(
+    '^voe: WEBHOOK_CLEANUP_FAILED: Could not remove ValidatingWebhookConfiguration voe-dev \\(uid [0-9a-f-]+\\): .*ECONNREFUSED.*\\. ' +
+    `It still sends growing PVCs, VM volumeClaimTemplates changes and the Setting to ${url.replace(/\./g, '\\.')}, which no longer answers: ` +
+    'with failurePolicy Fail the API server refuses them until it is deleted\\. Delete it by hand: kubectl delete validatingwebhookconfiguration voe-dev$', 'm'));
+  assert.equal(await exists(certDir), false, 'the rest of the cleanup still ran');
+  assert.doesNotMatch(serve.stderr(), /still running/);
+  // It is indeed left: delete it as the message says.
+  assert.equal(await registered(), true);
+  await admission.deleteValidatingWebhookConfiguration({ name: 'voe-dev' });
+});
