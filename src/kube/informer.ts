@@ -1,6 +1,6 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
-import { apiErrorOf, isGone } from './api-error.js';
+import { apiErrorOf, isGone, isNotFound } from './api-error.js';
 import { jitteredDelay } from './backoff.js';
 import { realClock, sleep, type Clock } from './clock.js';
 import { KubeError, KubeErrorCode } from './kube-error.js';
@@ -17,6 +17,8 @@ export interface InformerHandlers<T> {
   sync: (info: { items: number; resourceVersion: string; relist: boolean }) => void;
   /** Any list/watch failure; the informer retries by itself. */
   error: (err: unknown) => void;
+  /** With `notServedAsEmpty`: the API server answered a list, and whether it serves the resource changed (first answer included). */
+  served: (served: boolean) => void;
 }
 
 export type IndexFunc<T> = (obj: T) => string[];
@@ -34,6 +36,15 @@ export interface InformerOptions {
   watchTimeoutSeconds?: number;
   /** List page size (`limit`); 500 unless told. */
   pageSize?: number;
+  /**
+   * A 404 on list means the API server does not serve the resource (e.g. its CRD is not installed).
+   * By default that is a failure like any other: retried with backoff, never synced. With
+   * `notServedAsEmpty` it is a synced, empty list (objects cached before are deleted, with events),
+   * `served` turns false, and the list is tried again every `notServedRetryMs` (5 s unless told)
+   * until the resource is served; then the informer fills and watches as usual.
+   */
+  notServedAsEmpty?: boolean;
+  notServedRetryMs?: number;
   logger?: Logger;
   clock?: Clock;
   random?: () => number;
@@ -65,6 +76,8 @@ type HandlerSets<T> = { [E in keyof InformerHandlers<T>]: Set<InformerHandlers<T
  * - 410 Gone (too-old resourceVersion, e.g. after etcd compaction) relists at once: the cache is
  *   replaced and the difference is delivered as add/update/delete events;
  * - handlers run after the cache is updated; a throwing handler is logged and does not stop it;
+ * - `notServedAsEmpty`: a resource the API server does not serve (404 on list: no CRD) counts as
+ *   synced and empty, and is listed again every few seconds until it is served;
  * - `stop()` aborts the open request, clears its timers and resolves when the loop has exited.
  * Objects are the API server's JSON (timestamps are strings), from list and watch alike.
  */
@@ -77,11 +90,12 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   readonly #store = new Map<string, T>();
   readonly #byNamespace = new Map<string, Set<string>>();
   readonly #indexers = new Map<string, { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> }>();
-  readonly #handlers: HandlerSets<T> = { add: new Set(), update: new Set(), delete: new Set(), sync: new Set(), error: new Set() };
+  readonly #handlers: HandlerSets<T> = { add: new Set(), update: new Set(), delete: new Set(), sync: new Set(), error: new Set(), served: new Set() };
   readonly #stats: InformerStats = { lists: 0, relists: 0, watches: 0, failures: 0, resourceVersion: '' };
   #resolveSynced!: () => void;
   #rejectSynced!: (e: unknown) => void;
   #hasSynced = false;
+  #served: boolean | undefined;
   #abort = new AbortController();
   #running: Promise<void> | undefined;
   #stopped = false;
@@ -100,6 +114,11 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
 
   get hasSynced(): boolean {
     return this.#hasSynced;
+  }
+
+  /** Whether the API server served the resource at the last list: undefined before the first answer. */
+  get served(): boolean | undefined {
+    return this.#served;
   }
 
   get stats(): Readonly<InformerStats> {
@@ -276,6 +295,19 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     } while (cont && !this.#stopped);
     if (this.#stopped) return;
     this.#replace(items, rv);
+    this.#setServed(true);
+  }
+
+  #setServed(served: boolean): void {
+    if (this.#served === served) return;
+    this.#served = served;
+    this.#emit('served', served);
+  }
+
+  /** `notServedAsEmpty` and the list was 404: nothing of this resource exists. */
+  #notServed(): void {
+    this.#replace([], '');
+    this.#setServed(false);
   }
 
   /** Watches until the stream ends. Resolves 'gone' on 410, 'closed' on a clean end; rejects on errors. */
@@ -343,11 +375,22 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     let failures = 0;
     let needList = true;
     let lastGone = false;
+    const notServedAsEmpty = this.#opts.notServedAsEmpty === true;
     while (!this.#stopped) {
       let failed: unknown;
       try {
         if (needList) {
-          await this.#list();
+          try {
+            await this.#list();
+          } catch (err) {
+            if (!notServedAsEmpty || !isNotFound(err)) throw err;
+            if (this.#stopped) break;
+            this.#notServed();
+            failures = 0;
+            lastGone = false;
+            await sleep(this.#clock, this.#opts.notServedRetryMs ?? 5_000, this.#abort.signal);
+            continue;
+          }
           needList = false;
         }
         if (this.#stopped) break;
@@ -366,7 +409,12 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
           failed = new Error('watch closed immediately without events');
         }
       } catch (err) {
-        if (isGone(err)) {
+        if (notServedAsEmpty && isNotFound(err)) {
+          // The watch found the resource gone (its CRD deleted): list again, which finds out.
+          needList = true;
+          failed = err;
+          lastGone = false;
+        } else if (isGone(err)) {
           needList = true;
           if (lastGone) failed = err;
           lastGone = true;

@@ -1,9 +1,9 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { apiErrorOf } from '../kube/index.js';
+import { apiErrorOf, realClock, sleep } from '../kube/index.js';
 import { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
 
-export type RegistrationCheck = 'confirmed' | 'unverifiable' | 'timeout';
+export type RegistrationCheck = 'confirmed' | 'unverifiable' | 'timeout' | 'aborted';
 
 /** Reviews the setting webhook has answered so far (voe_webhook_requests_total{webhook="setting"}). */
 async function settingReviews(registry: Registry): Promise<number> {
@@ -18,14 +18,16 @@ async function settingReviews(registry: Registry): Promise<number> {
  * ValidatingWebhookConfiguration asynchronously, and may not reach the URL at all). Probes with a
  * dry-run create of the Setting `settingName` (changes nothing; the setting webhook is called
  * before the API server finds that the Setting exists) until the webhook counts a review.
- * 'unverifiable' when the cluster does not serve Harvester Settings or we may not create them.
+ * 'unverifiable' when the cluster does not serve Harvester Settings or we may not create them;
+ * 'aborted' as soon as `signal` aborts (its pause between probes ends at once).
  */
 export async function confirmApiServerCalls(options: {
-  kubeConfig: KubeConfig; registry: Registry; settingName: string; timeoutMs: number; pollMs?: number;
+  kubeConfig: KubeConfig; registry: Registry; settingName: string; timeoutMs: number; pollMs?: number; signal?: AbortSignal;
 }): Promise<RegistrationCheck> {
   const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
+    if (options.signal?.aborted) return 'aborted';
     const before = await settingReviews(options.registry);
     try {
       await custom.createClusterCustomObject({
@@ -39,6 +41,6 @@ export async function confirmApiServerCalls(options: {
     }
     if ((await settingReviews(options.registry)) > before) return 'confirmed';
     if (Date.now() >= deadline) return 'timeout';
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
+    await sleep(realClock, options.pollMs ?? 100, options.signal);
   }
 }

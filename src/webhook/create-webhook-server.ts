@@ -18,6 +18,8 @@ export interface WebhookServerOptions {
   tls: { certFile: string; keyFile: string };
   /** True once the caches the validators read are synced; /readyz also needs the certificate. */
   ready: () => boolean;
+  /** What /readyz names: caches not synced yet, and resources the cluster does not serve (cached as empty). */
+  cacheStatus?: () => { unsynced?: string[]; notServed?: string[] };
   logger: Logger;
   /** Where metrics go; default a private Registry with prom-client's default metrics. */
   registry?: Registry;
@@ -40,7 +42,7 @@ export interface WebhookServer {
 /**
  * The admission webhook on node:https. Each validator answers POST <validator.path> through its
  * admission handler (a plain node:http handler: the hot path); express 5 serves GET /livez, /readyz,
- * /metrics, 405 and 404. Never crashes on input: anything that is not an
+ * /metrics, 405 and 404; paths match exactly (letter case, no trailing slash). Never crashes on input: anything that is not an
  * admission.k8s.io/v1 AdmissionReview gets 400 with a message, a body over the limit 413,
  * an unknown path 404, and a validator failure a refusal with code 500 (HTTP 200).
  */
@@ -78,15 +80,28 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', false);
+  // Paths match exactly, as the fast path below does: a near miss (`/validate/pvc-resize/`,
+  // `/VALIDATE/PVC-RESIZE`) is 404 for every method, never a 405 that blames a POST's method.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
 
   app.get('/livez', (_req, res) => { res.type('text/plain').send('ok'); });
   app.get('/readyz', (_req, res) => {
     let cachesReady = false;
-    try { cachesReady = options.ready() === true; } catch (error) {
+    let status: { unsynced?: string[]; notServed?: string[] } = {};
+    try {
+      cachesReady = options.ready() === true;
+      status = options.cacheStatus?.() ?? {};
+    } catch (error) {
       log.warn({ error: error instanceof Error ? error.message : String(error) }, 'readiness check failed');
     }
-    if (cachesReady && certificateLoaded) { res.type('text/plain').send('ok'); return; }
-    const missing = [cachesReady ? '' : 'caches not synced', certificateLoaded ? '' : 'certificate not loaded'].filter(Boolean).join(', ');
+    const list = (names: string[] | undefined): string => (names?.length ? ` (${names.join(', ')})` : '');
+    if (cachesReady && certificateLoaded) {
+      const notServed = status.notServed?.length ? `; not served by the cluster, watched as empty: ${status.notServed.join(', ')}` : '';
+      res.type('text/plain').send(`ok${notServed}`);
+      return;
+    }
+    const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificateLoaded ? '' : 'certificate not loaded'].filter(Boolean).join(', ');
     res.status(503).type('text/plain').send(`not ready: ${missing}`);
   });
   app.get('/metrics', async (_req, res) => {

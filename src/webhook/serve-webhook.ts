@@ -1,9 +1,11 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isIPv6, type AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
+import { apiErrorOf, realClock, sleep } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { createCertificateAuthority, issueServingCertificate } from '../tls/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
@@ -13,12 +15,17 @@ import { createWebhookServer } from './create-webhook-server.js';
 import type { Validator } from './validator.js';
 import { isVoeError } from '../errors/index.js';
 import { WebhookError } from './webhook-error.js';
-import { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
+import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
+import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
 
 /** What serve needs from the informer layer (src/kube): caches for the validators and their sync state. */
 export interface StartedCaches<C> {
   caches: C;
   ready(): boolean;
+  /** Resources not synced yet (named by /readyz and the sync timeout). */
+  unsynced?(): string[];
+  /** Resources the cluster does not serve, cached as empty (named by /readyz). */
+  notServed?(): string[];
   stop(): Promise<void>;
 }
 
@@ -43,6 +50,12 @@ export interface ServeWebhookOptions<C> {
   /** dev only: how long to wait for the caches before registering (default 120 s). */
   cacheSyncTimeoutMs?: number;
   registry?: Registry;
+  /**
+   * Aborting it stops the start-up at its next step or wait (also the cache-sync and the
+   * registration waits): what was done is undone as by stop(), and serveWebhook rejects with
+   * WEBHOOK_START_ABORTED. After start-up it does nothing: call stop().
+   */
+  signal?: AbortSignal;
   startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>;
   createValidators: (caches: C, options: { logger: Logger }) => Validator[];
 }
@@ -55,7 +68,11 @@ export interface ServingWebhook {
   certDir?: string;
   /** dev: the registered configuration's name. */
   configurationName?: string;
-  /** Removes the registration (dev), closes the server, stops the caches, deletes a temporary cert dir. Safe to call twice. */
+  /**
+   * Removes the registration (dev), closes the server, stops the caches, deletes a temporary cert
+   * dir. Tries each; if any failed, rejects with WEBHOOK_CLEANUP_FAILED saying what is left and how
+   * to remove it by hand. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
@@ -66,11 +83,12 @@ function urlHost(address: string): string {
   return isIPv6(host) ? `[${host}]` : host;
 }
 
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+/** Polls `condition` every 100 ms; false after `timeoutMs` or as soon as `signal` aborts (no timer left behind). */
+async function waitFor(condition: () => boolean, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (signal?.aborted || Date.now() > deadline) return false;
+    await sleep(realClock, 100, signal);
   }
   return true;
 }
@@ -98,19 +116,32 @@ async function writeDevCertificates(dir: string, host: string): Promise<{ caPem:
  */
 export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<ServingWebhook> {
   const log = options.logger;
-  const cleanups: Array<() => Promise<void>> = [];
+  // Each cleanup undoes one step; `left` says what stays behind if it fails, and how to remove it by hand.
+  const cleanups: Array<{ run: () => Promise<void>; left: (why: string) => string }> = [];
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
+      const failures: string[] = [];
       for (const cleanup of cleanups.reverse()) {
-        try { await cleanup(); } catch (error) {
-          log.error({ error: error instanceof Error ? error.message : String(error) }, 'cleanup failed while stopping the webhook');
+        try { await cleanup.run(); } catch (error) {
+          const why = error instanceof Error ? error.message : String(error);
+          log.error({ error: why }, 'cleanup failed while stopping the webhook');
+          failures.push(cleanup.left(why));
         }
       }
+      if (failures.length > 0) throw new WebhookError('WEBHOOK_CLEANUP_FAILED', failures.join(' '));
     })();
     return stopped;
   };
+  const signal = options.signal;
+  /** Between the steps of the start-up: stop there when asked to (the catch below undoes what was done). */
+  const continueUnlessAborted = (): void => {
+    if (signal?.aborted) {
+      throw new WebhookError('WEBHOOK_START_ABORTED', 'The webhook was stopped while starting; what the start-up had changed was undone.');
+    }
+  };
   try {
+    continueUnlessAborted();
     let certFile = options.tlsCertFile;
     let keyFile = options.tlsKeyFile;
     let caPem: string | undefined;
@@ -120,10 +151,14 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       if (certDir === undefined) {
         const temp = await mkdtemp(join(tmpdir(), 'voe-webhook-'));
         certDir = temp;
-        cleanups.push(() => rm(temp, { recursive: true, force: true }));
+        cleanups.push({
+          run: () => rm(temp, { recursive: true, force: true }),
+          left: (why) => `Could not remove the temporary certificate dir ${temp} (it holds the dev serving key): ${why}. Remove it by hand: rm -r ${temp}`,
+        });
       }
       ({ caPem, certFile, keyFile } = await writeDevCertificates(certDir, options.host));
       log.info({ certDir }, 'dev certificates written (ca.crt, tls.crt, tls.key)');
+      continueUnlessAborted();
     } else if (!certFile || !keyFile) {
       throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'Serving in cluster needs --tls-cert-file and --tls-key-file (or --dev to generate a local certificate).');
     }
@@ -138,38 +173,71 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       throw new WebhookError('WEBHOOK_API_FAILED',
         `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`);
     }
-    cleanups.push(() => started.stop());
+    cleanups.push({ run: () => started.stop(), left: (why) => `Could not stop the informers cleanly: ${why}.` });
+    continueUnlessAborted();
     const validators = options.createValidators(started.caches, { logger: log });
     const server = createWebhookServer({
       validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
+      cacheStatus: () => ({ unsynced: started.unsynced?.() ?? [], notServed: started.notServed?.() ?? [] }),
       ...(options.registry ? { registry: options.registry } : {}),
     });
     const address = await server.listen(options.port, options.host);
-    cleanups.push(() => server.close());
+    cleanups.push({ run: () => server.close(), left: (why) => `Could not close the webhook server cleanly: ${why}.` });
+    continueUnlessAborted();
     const url = `https://${urlHost(address.address)}:${address.port}`;
 
     let configurationName: string | undefined;
     if (options.dev) {
       const name = options.configurationName ?? DEV_CONFIGURATION_NAME;
-      if (!(await waitFor(() => started.ready(), options.cacheSyncTimeoutMs ?? 120_000))) {
-        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', 'The informer caches did not sync in time; the webhook was not registered. Check the kubeconfig and that the CRDs exist.');
+      const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? 120_000;
+      const synced = await waitFor(() => started.ready(), cacheSyncTimeoutMs, signal);
+      continueUnlessAborted();
+      if (!synced) {
+        const unsynced = started.unsynced?.() ?? [];
+        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
+          `The informer caches did not sync within ${Math.round(cacheSyncTimeoutMs / 1000)} s${unsynced.length ? `: ${unsynced.join(', ')} never listed` : ''}; ` +
+          'the webhook was not registered. The log says why (\'informer list/watch failed\', e.g. 403 Forbidden: check RBAC for get/list/watch).');
       }
+      // Marked with this instance, so another voe serve --dev neither replaces it while we answer nor deletes it.
+      const owner: DevOwner = { host: hostname(), pid: process.pid, id: randomBytes(8).toString('hex'), url };
       const body = buildValidatingWebhookConfiguration({
-        name, urlBase: url, caBundle: caPem!, ...(options.settingName ? { settingName: options.settingName } : {}),
+        name, urlBase: url, caBundle: caPem!, annotations: devOwnerAnnotations(owner), ...(options.settingName ? { settingName: options.settingName } : {}),
       });
-      cleanups.push(() => deleteValidatingWebhookConfiguration(options.kubeConfig, name).then(() => log.info({ name }, 'ValidatingWebhookConfiguration removed')));
-      await applyValidatingWebhookConfiguration(options.kubeConfig, body);
+      const { uid } = await registerDevConfiguration(options.kubeConfig, body, { logger: log });
+      cleanups.push({
+        run: async () => {
+          // Only the object we created (uid precondition): the name may hold someone else's by now.
+          let outcome;
+          try {
+            outcome = await deleteValidatingWebhookConfiguration(options.kubeConfig, name, { uid });
+          } catch (error) {
+            // The API server's (or the connection's) own words; `left` says the rest.
+            const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+            throw new Error(apiErrorOf(cause)?.message || String(cause), { cause: error });
+          }
+          if (outcome === 'deleted') log.info({ name, uid }, 'ValidatingWebhookConfiguration removed');
+          else if (outcome === 'gone') log.warn({ name, uid }, 'ValidatingWebhookConfiguration was already deleted by someone else');
+          else log.warn({ name, uid }, 'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is');
+        },
+        left: (why) => `Could not remove ValidatingWebhookConfiguration ${name} (uid ${uid}): ${why.replace(/\.$/, '')}. ` +
+          `It still sends growing PVCs, VM volumeClaimTemplates changes and the Setting to ${url}, which no longer answers: ` +
+          `with failurePolicy Fail the API server refuses them until it is deleted. Delete it by hand: kubectl delete validatingwebhookconfiguration ${name}`,
+      });
       configurationName = name;
-      log.info({ name, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+      log.info({ name, uid, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+      continueUnlessAborted();
       const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
         kubeConfig: options.kubeConfig, registry: server.registry, settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
-        timeoutMs: registrationTimeoutMs,
+        timeoutMs: registrationTimeoutMs, ...(signal ? { signal } : {}),
       });
+      continueUnlessAborted();
       if (check === 'timeout') {
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
           `The API server did not call the webhook at ${url} within ${Math.round(registrationTimeoutMs / 1000)} s of its registration; ` +
-          'it must reach this address (with --dev, the API server has to run on this machine, e.g. voe cluster or kind). The configuration was removed.');
+          'it must reach this address: with --dev on 127.0.0.1 the API server has to run on this machine, outside any container ' +
+          '(e.g. voe cluster; not kind, whose API server runs in a container); otherwise pass a --bind-address the API server can reach, ' +
+          'or deploy the webhook in the cluster. The configuration was removed.');
       }
       if (check === 'unverifiable') {
         log.warn({ name }, 'could not confirm that the API server calls the webhook (Harvester Settings not served, or not allowed to create them); it picks up the configuration within a moment');
@@ -183,7 +251,13 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       ...(configurationName === undefined ? {} : { configurationName }),
     };
   } catch (error) {
-    await stop();
+    try {
+      await stop();
+    } catch (cleanupError) {
+      // What is left behind matters more than why start-up failed; both are said.
+      const start = isVoeError(error) && error.code !== 'WEBHOOK_START_ABORTED' ? ` (cleaning up after ${error.code}: ${error.message})` : '';
+      throw new WebhookError('WEBHOOK_CLEANUP_FAILED', `${(cleanupError as Error).message}${start}`, { cause: error });
+    }
     throw error;
   }
 }

@@ -9,8 +9,12 @@ import type { CsiDriver } from './kube-objects.js';
 /** The informer-backed caches of the admission validators, started and synced together. */
 export interface StartedAdmissionCaches {
   caches: { admission: AdmissionCaches; csiDrivers: Cache<CsiDriver> };
-  /** True once every informer has listed once. */
+  /** True once every informer has listed once (a resource the cluster does not serve counts, as empty). */
   ready(): boolean;
+  /** Resources whose first list has not succeeded yet (e.g. refused: 403), as `plural.group[ in namespace]`. */
+  unsynced(): string[];
+  /** Custom resources the cluster does not serve (no CRD) at the moment: cached as empty, listed again every 5 s. */
+  notServed(): string[];
   stop(): Promise<void>;
 }
 
@@ -23,10 +27,26 @@ export interface StartAdmissionCachesOptions {
 }
 
 /**
+ * What the decisions make of an empty cache, for the warning when the cluster does not serve a
+ * custom resource (docs/admission.md): the informer then holds nothing until its CRD appears.
+ */
+const WHEN_NOT_SERVED: Record<string, string> = {
+  'virtualmachines.kubevirt.io': 'no VirtualMachine uses any PVC, so growing PVCs are allowed as offline expansions',
+  'kubevirts.kubevirt.io': 'the KubeVirt CR is missing: a growing PVC of a running VM is refused with 500 (kubevirt-missing)',
+  'settings.harvesterhci.io': 'the Setting is missing: Harvester\'s default {"driver.longhorn.io":true} applies, with an admission warning',
+  'volumes.longhorn.io': 'Longhorn volumes are judged by their StorageClass parameters',
+  'engines.longhorn.io': 'Longhorn volumes are judged by their StorageClass parameters',
+  'settings.longhorn.io': 'the Longhorn version is unknown: v2 volumes are refused under longhornV2Expansion auto',
+};
+
+/**
  * Starts one informer per resource the admission path reads (PVCs, StorageClasses, CSIDrivers,
  * VMs indexed by PVC, the KubeVirt CRs of the configured namespace, Harvester Settings, and
  * Longhorn Volumes/Engines/Settings in the Longhorn namespace). Does not wait for the sync:
- * `ready()` says when, and the validators refuse with 500 until then.
+ * `ready()` says when, and the validators refuse with 500 until then. A custom resource the
+ * cluster does not serve (its CRD is not installed) counts as synced and empty, with one warning
+ * naming it and what that means for the decisions; its informer lists again every 5 s and fills
+ * once the CRD appears.
  */
 export function startAdmissionCaches(start: StartAdmissionCachesOptions): StartedAdmissionCaches {
   const options = resolveAdmissionOptions(start.options);
@@ -34,16 +54,34 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
   const watched: string[] = [];
   const make = <T extends KubernetesObject>(group: string, version: string, plural: string, namespace?: string,
     indexers: Record<string, IndexFunc<T>> = {}): Informer<T> => {
+    const resource = `${plural}${group ? `.${group}` : ''}`;
+    const when = WHEN_NOT_SERVED[resource];
     const informer = new Informer<T>({
       kubeConfig: start.kubeConfig,
       resource: { group, version, plural, ...(namespace ? { namespace } : {}) },
       ...(start.logger ? { logger: start.logger.child({ informer: `${plural}.${group || 'core'}` }) } : {}),
+      // Custom resources may be missing from a cluster (no KubeVirt, Harvester or Longhorn CRDs).
+      ...(when === undefined ? {} : { notServedAsEmpty: true }),
     });
     for (const [name, fn] of Object.entries(indexers)) informer.addIndex(name, fn);
-    watched.push(`${plural}${group ? `.${group}` : ''}${namespace ? ` in ${namespace}` : ''}`);
+    if (when !== undefined) {
+      let wasServed: boolean | undefined;
+      informer.on('served', (served) => {
+        if (!served) {
+          start.logger?.warn({ resource, apiVersion: `${group}/${version}`, means: when },
+            `the cluster does not serve ${resource} (no CRD): watched as empty until it does (listed again every 5 s)`);
+        } else if (wasServed === false) {
+          start.logger?.info({ resource }, `the cluster now serves ${resource}: its cache fills`);
+        }
+        wasServed = served;
+      });
+    }
+    watched.push(`${resource}${namespace ? ` in ${namespace}` : ''}`);
     informers.push(informer as unknown as Informer<KubernetesObject>);
     return informer;
   };
+  const named = (pick: (informer: Informer<KubernetesObject>) => boolean): string[] =>
+    watched.filter((_, i) => pick(informers[i]!));
   const admission: AdmissionCaches = {
     pvcs: make('', 'v1', 'persistentvolumeclaims'),
     storageClasses: make('storage.k8s.io', 'v1', 'storageclasses'),
@@ -61,12 +99,17 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
   for (const informer of informers) void informer.start().catch(() => undefined);
   // One line when every cache has listed once: what readiness waited for, and what is watched.
   void Promise.all(informers.map((informer) => informer.synced)).then(
-    () => start.logger?.info({ watching: watched, objects: informers.reduce((n, informer) => n + informer.keys().length, 0) }, 'admission caches synced'),
+    () => start.logger?.info({
+      watching: watched, objects: informers.reduce((n, informer) => n + informer.keys().length, 0),
+      notServed: named((informer) => informer.served === false),
+    }, 'admission caches synced'),
     () => undefined,
   );
   return {
     caches: { admission, csiDrivers },
     ready: () => informers.every((informer) => informer.hasSynced),
+    unsynced: () => named((informer) => !informer.hasSynced),
+    notServed: () => named((informer) => informer.served === false),
     stop: async () => { await Promise.all(informers.map((informer) => informer.stop())); },
   };
 }

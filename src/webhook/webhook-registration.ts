@@ -1,5 +1,9 @@
 import { AdmissionregistrationV1Api, type KubeConfig, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { apiErrorOf, isAlreadyExists, isNotFound } from '../kube/index.js';
+import { apiErrorOf, isAlreadyExists, isConflict, isNotFound, requestJson } from '../kube/index.js';
+import type { Logger } from '../log/index.js';
+import { decideDevRegistration } from './decide-dev-registration.js';
+import { devOwnerAnswers } from './dev-owner-answers.js';
+import { readDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
 import { WebhookError } from './webhook-error.js';
 
 /** The API server's message for a failed call (the Status body), else the error's own text. */
@@ -7,7 +11,9 @@ function describe(error: unknown): string {
   return apiErrorOf(error)?.message || (error instanceof Error ? error.message : String(error));
 }
 
-/** Creates the ValidatingWebhookConfiguration, or replaces the one with the same name. */
+const path = (name: string): string => `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${encodeURIComponent(name)}`;
+
+/** Creates the ValidatingWebhookConfiguration, or replaces the one with the same name whoever made it (tests, tools; voe serve --dev uses registerDevConfiguration). */
 export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig, body: V1ValidatingWebhookConfiguration): Promise<void> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const name = body.metadata?.name ?? '';
@@ -30,13 +36,72 @@ export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig
   }
 }
 
-/** Deletes the ValidatingWebhookConfiguration; already gone is fine. */
-export async function deleteValidatingWebhookConfiguration(kubeConfig: KubeConfig, name: string): Promise<void> {
+/**
+ * Registers voe serve --dev's configuration `body` (marked with its DevOwner annotation). When one
+ * of that name exists, decideDevRegistration decides: a configuration not marked as voe serve --dev's
+ * (WEBHOOK_CONFIGURATION_NOT_OURS) or one whose instance still answers (WEBHOOK_CONFIGURATION_IN_USE)
+ * is left untouched and refused; one left by an instance that no longer answers is deleted (uid and
+ * resourceVersion preconditions: exactly what was judged) with a warning, and ours created anew, so
+ * our object has its own uid. Resolves with that uid (stop deletes only it).
+ */
+export async function registerDevConfiguration(kubeConfig: KubeConfig, body: V1ValidatingWebhookConfiguration,
+  options: { logger?: Logger; probeTimeoutMs?: number } = {}): Promise<{ uid: string; replaced?: DevOwner }> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const name = body.metadata?.name ?? '';
+  let replaced: DevOwner | undefined;
+  // Another instance may create or delete it between our calls: decide again, a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const created = await api.createValidatingWebhookConfiguration({ body });
+      return { uid: created.metadata?.uid ?? '', ...(replaced ? { replaced } : {}) };
+    } catch (error) {
+      if (!isAlreadyExists(error)) {
+        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.`, { cause: error });
+      }
+    }
+    if (attempt > 3) {
+      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `ValidatingWebhookConfiguration ${name} keeps being created and deleted by someone else while voe serve --dev registers; pass another --webhook-configuration-name.`);
+    }
+    let existing: V1ValidatingWebhookConfiguration;
+    try {
+      existing = await api.readValidatingWebhookConfiguration({ name });
+    } catch (error) {
+      if (isNotFound(error)) continue;
+      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot read the existing ValidatingWebhookConfiguration ${name}: ${describe(error)}.`, { cause: error });
+    }
+    const owner = readDevOwner(existing);
+    const answers = typeof owner === 'object' ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url), options.probeTimeoutMs) : false;
+    const decision = decideDevRegistration(name, owner, answers);
+    if (decision.action === 'refuse') throw decision.error;
+    options.logger?.warn({ name, previous: owner }, decision.warning);
+    try {
+      await requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body: {
+        apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: existing.metadata?.uid, resourceVersion: existing.metadata?.resourceVersion },
+      } });
+      if (typeof owner === 'object') replaced = owner;
+    } catch (error) {
+      if (isNotFound(error) || isConflict(error)) continue;
+      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot delete the stale ValidatingWebhookConfiguration ${name}: ${describe(error)}.`, { cause: error });
+    }
+  }
+}
+
+export type DeleteOutcome = 'deleted' | 'gone' | 'not-ours';
+
+/**
+ * Deletes the ValidatingWebhookConfiguration `name`. With `uid`, only that object (DeleteOptions
+ * precondition): if the name now holds another object (409 Conflict) it is left alone, 'not-ours'.
+ * Already gone (404) is 'gone'. Other failures throw WEBHOOK_REGISTRATION_FAILED.
+ */
+export async function deleteValidatingWebhookConfiguration(kubeConfig: KubeConfig, name: string, options: { uid?: string } = {}): Promise<DeleteOutcome> {
   try {
-    await api.deleteValidatingWebhookConfiguration({ name });
+    await requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body: {
+      apiVersion: 'v1', kind: 'DeleteOptions', ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
+    } });
+    return 'deleted';
   } catch (error) {
-    if (isNotFound(error)) return;
+    if (isNotFound(error)) return 'gone';
+    if (options.uid && isConflict(error)) return 'not-ours';
     throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot delete ValidatingWebhookConfiguration ${name}: ${describe(error)}. Delete it by hand (kubectl delete validatingwebhookconfiguration ${name}) or API writes it matches fail.`, { cause: error });
   }
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { AuthorizationV1Api, CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, KubernetesObjectApi, StorageV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { isAlreadyExists } from '../../src/kube/index.js';
 import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook-client.js';
@@ -158,9 +158,18 @@ test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml ar
 
 test('voe check runs with the same ServiceAccount (get/list only); unbound it exits 2 naming the refused read', async () => {
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
-  await core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: {
-    metadata: { name: 'rbac-disk' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  // A claim the API server would let grow (Bound, StorageClass allowing expansion), so the verdict is
+  // the webhook's (no VM uses it: allowed offline); the PV binder's part is written by hand here.
+  await cp.kubeConfig.makeApiClient(StorageV1Api).createStorageClass({ body: {
+    metadata: { name: 'rbac-expandable' }, provisioner: 'driver.longhorn.io', allowVolumeExpansion: true,
   } });
+  await core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: {
+    metadata: { name: 'rbac-disk' },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'rbac-expandable', resources: { requests: { storage: '1Gi' } } },
+  } });
+  const claim = await core.readNamespacedPersistentVolumeClaim({ namespace: 'default', name: 'rbac-disk' });
+  claim.status = { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } };
+  await core.replaceNamespacedPersistentVolumeClaimStatus({ namespace: 'default', name: 'rbac-disk', body: claim });
   const check = (kubeconfig: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
     run(['check', 'default/rbac-disk', '--size', '2Gi', '--kubeconfig', kubeconfig]);
   const granted = await check(await serviceAccountKubeconfig('voe-webhook'));

@@ -1,11 +1,11 @@
-import { after } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../../src/log/index.js';
+import { beforeControlPlaneStops } from './use-control-plane.js';
 import { admissionWiring, serveWebhook, type AdmissionOptions, type ServingWebhook, type StartedAdmissionCaches } from '../../src/webhook/index.js';
 
 /**
  * The real admission webhooks served in dev mode for one test file (registered as
- * `configurationName`, removed in an `after` hook), with the informer caches they decide from.
+ * `configurationName`, removed before the file's control plane stops), with the informer caches they decide from.
  */
 export async function serveAdmission(kubeConfig: KubeConfig, configurationName: string, options: Partial<AdmissionOptions> = {}): Promise<{ serving: ServingWebhook; caches: StartedAdmissionCaches }> {
   let caches: StartedAdmissionCaches | undefined;
@@ -22,6 +22,6 @@ export async function serveAdmission(kubeConfig: KubeConfig, configurationName: 
     startCaches: async (config, logger) => (caches = await wiring.startCaches(config, logger)),
     createValidators: wiring.createValidators,
   });
-  after(() => serving.stop());
+  beforeControlPlaneStops(() => serving.stop());
   return { serving, caches: caches! };
 }

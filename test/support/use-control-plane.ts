@@ -17,10 +17,23 @@ export function controlPlaneTestEnv(env: NodeJS.ProcessEnv = process.env): NodeJ
   return { ...env, KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: env['KUBEBUILDER_CONTROLPLANE_START_TIMEOUT'] ?? `${TEST_START_TIMEOUT_MS / 1000}s` };
 }
 
+/** What must stop while the file's control plane still answers (see beforeControlPlaneStops). */
+const stopFirst: Array<() => Promise<void>> = [];
+
+/**
+ * Runs `stop` in useControlPlane's `after` hook before the control plane stops: for what cleans up
+ * through the API server (a webhook registration), which a plain `after` registered later would
+ * only reach once the API server is gone (hooks run in the order they were registered).
+ */
+export function beforeControlPlaneStops(stop: () => Promise<void>): void {
+  stopFirst.push(stop);
+}
+
 /**
  * Starts a real kube-apiserver + etcd for one test file, installs our CRDs and the ones we
- * read, and stops everything in an `after` hook (also when a test fails). The processes are
- * also killed if the test process exits or is interrupted.
+ * read, and stops everything in an `after` hook (also when a test fails), after whatever was
+ * registered with beforeControlPlaneStops. The processes are also killed if the test process
+ * exits or is interrupted.
  */
 export async function useControlPlane(options: { crds?: boolean } = {}): Promise<ControlPlane> {
   const cp = await startControlPlane({
@@ -29,7 +42,13 @@ export async function useControlPlane(options: { crds?: boolean } = {}): Promise
     startTimeoutMs: startTimeoutFromEnv(process.env) ?? TEST_START_TIMEOUT_MS,
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });
-  after(() => cp.stop());
+  after(async () => {
+    try {
+      for (const stop of stopFirst.splice(0).reverse()) await stop();
+    } finally {
+      await cp.stop();
+    }
+  });
   if (options.crds ?? true) await installCrds(cp.kubeConfig);
   return cp;
 }

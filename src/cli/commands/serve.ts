@@ -1,8 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadKubeConfig } from '../../kube/index.js';
-import { createLogger } from '../../log/index.js';
-import { admissionWiring, DEV_CONFIGURATION_NAME, serveWebhook, WebhookError } from '../../webhook/index.js';
+import { createLogger, type Logger } from '../../log/index.js';
+import { admissionWiring, DEV_CONFIGURATION_NAME, serveWebhook, WebhookError, type ServingWebhook } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
+import { watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 
 interface ServeFlags extends AdmissionFlags {
   longhorn: 'auto' | 'on' | 'off';
@@ -27,45 +28,93 @@ export function register(program: Command): void {
   const command = program.command('serve')
     .description('Serve the admission webhooks (PVC resize, VM volumeClaimTemplates, Setting) over HTTPS, with /livez, /readyz and /metrics')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster to watch (default: $KUBECONFIG, ~/.kube/config, then in-cluster)')
-    .option('--dev', 'run locally against any cluster: generate a CA and serving certificate, listen on 127.0.0.1, register a ValidatingWebhookConfiguration with url and caBundle, remove it on SIGINT/SIGTERM')
+    .option('--dev', 'run on this machine against a cluster whose API server runs here too (e.g. voe cluster; for kind or a remote cluster pass a --bind-address it can reach): generate a CA and serving certificate, listen on 127.0.0.1, register a ValidatingWebhookConfiguration with url and caBundle, remove it on SIGINT, SIGTERM or SIGHUP (also when stopped during start-up)')
     .option('--cert-dir <dir>', 'with --dev: write ca.crt, tls.crt and tls.key here (default: a temporary directory removed on exit)')
     .option('--tls-cert-file <file>', 'without --dev: serving certificate (PEM); reloaded when it changes')
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)
     .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
-    .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register', DEV_CONFIGURATION_NAME)
+    .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
     .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = when the cluster serves longhorn.io/v1beta2').choices(['auto', 'on', 'off']).default('auto'));
   addAdmissionFlags(command)
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
-      const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
-      const kubeConfig = loadKubeConfig(flags.kubeconfig);
-      const wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
-      const serving = await serveWebhook({
-        kubeConfig,
-        logger,
-        dev: flags.dev === true,
-        host: flags.bindAddress ?? (flags.dev ? '127.0.0.1' : '0.0.0.0'),
-        port: flags.port,
-        ...(flags.certDir ? { certDir: flags.certDir } : {}),
-        ...(flags.tlsCertFile ? { tlsCertFile: flags.tlsCertFile } : {}),
-        ...(flags.tlsKeyFile ? { tlsKeyFile: flags.tlsKeyFile } : {}),
-        configurationName: flags.webhookConfigurationName,
-        settingName: options.settingName,
-        startCaches: wiring.startCaches,
-        createValidators: wiring.createValidators,
-      });
-      process.stderr.write(`voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM removes it)` : ''}\n`);
-      await new Promise<void>((resolve) => {
-        const onSignal = (signal: NodeJS.Signals): void => {
-          logger.info({ signal }, 'stopping');
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-          serving.stop().then(resolve, resolve);
-        };
-        process.on('SIGINT', onSignal);
-        process.on('SIGTERM', onSignal);
-      });
+      // Before anything changes in the cluster or on disk: a signal or an uncaught error from here on
+      // undoes what was done (registration, server, temporary certificate dir), also during start-up.
+      const stops = watchStopRequests(process, (reason) => logger.warn(describeStop(reason), 'already stopping; waiting for the cleanup to finish'));
+      try {
+        await serve(flags, logger, stops);
+      } finally {
+        stops.dispose();
+      }
     });
+}
+
+function describeStop(reason: StopReason): Record<string, unknown> {
+  if (reason.kind === 'signal') return { signal: reason.signal };
+  return { [reason.origin]: reason.error instanceof Error ? reason.error.message : String(reason.error) };
+}
+
+async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Promise<void> {
+  const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
+  const kubeConfig = loadKubeConfig(flags.kubeconfig);
+  const wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
+  let serving: ServingWebhook | undefined;
+  try {
+    serving = await serveWebhook({
+      kubeConfig,
+      logger,
+      signal: stops.signal,
+      dev: flags.dev === true,
+      host: flags.bindAddress ?? (flags.dev ? '127.0.0.1' : '0.0.0.0'),
+      port: flags.port,
+      ...(flags.certDir ? { certDir: flags.certDir } : {}),
+      ...(flags.tlsCertFile ? { tlsCertFile: flags.tlsCertFile } : {}),
+      ...(flags.tlsKeyFile ? { tlsKeyFile: flags.tlsKeyFile } : {}),
+      configurationName: flags.webhookConfigurationName,
+      settingName: options.settingName,
+      startCaches: wiring.startCaches,
+      createValidators: wiring.createValidators,
+    });
+  } catch (error) {
+    // Stopped during start-up: serveWebhook has undone what it did (else it threw WEBHOOK_CLEANUP_FAILED).
+    if (!(error instanceof WebhookError && error.code === 'WEBHOOK_START_ABORTED')) {
+      if (stops.signal.aborted) exitSoon();
+      throw error;
+    }
+  }
+  if (serving) {
+    process.stderr.write(`voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM/SIGHUP removes it)` : ''}\n`);
+  }
+  const reason = await stops.requested;
+  if (reason.kind === 'error') {
+    // Said first: the cleanup below may fail too, and that is what the exit reports then.
+    const error = reason.error;
+    logger.error(describeStop(reason), 'stopping after an uncaught error');
+    process.stderr.write(`voe: ${reason.origin}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  try {
+    if (serving) {
+      logger.info(describeStop(reason), 'stopping');
+      // Rejects with WEBHOOK_CLEANUP_FAILED (what is left, how to remove it): runCli prints it and exits 2.
+      await serving.stop();
+    } else {
+      logger.info(describeStop(reason), 'stopped during start-up; what it had changed was undone');
+    }
+  } finally {
+    exitSoon();
+  }
+  if (reason.kind === 'error') process.exitCode = 2;
+}
+
+/**
+ * After the cleanup the process ends by itself once nothing is left running. If something still
+ * is (a handle a failed component left open), it must not keep serving half torn down: exit.
+ */
+function exitSoon(): void {
+  setTimeout(() => {
+    process.stderr.write('voe serve: still running 2 s after stopping; exiting\n');
+    process.exit();
+  }, 2_000).unref();
 }

@@ -1,8 +1,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
 import { Informer } from '../../../src/kube/index.js';
-import type { ControlPlane } from '../../../src/controlplane/index.js';
+import { installCrds, type ControlPlane } from '../../../src/controlplane/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { eventually, HeldClock } from '../../support/held-clock.js';
 
@@ -146,4 +146,51 @@ test('stop() before the first list rejects synced and leaves nothing running', a
   const synced = inf.start();
   await inf.stop();
   await assert.rejects(synced, /stopped before its first list|KUBE_INFORMER_STOPPED/);
+});
+
+test('notServedAsEmpty: a resource the API server does not serve (no CRD) is synced and empty, fills once its CRD is installed, empties when it is deleted', async () => {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.test.voe.dev' },
+    spec: { group: 'test.voe.dev', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+  };
+  const resource = { group: 'test.voe.dev', version: 'v1', plural: 'widgets' };
+  const widgets = new Informer<KubernetesObject>({ kubeConfig: cp.kubeConfig, resource, notServedAsEmpty: true, notServedRetryMs: 200, backoffBaseMs: 100, backoffMaxMs: 1000 });
+  const strict = new Informer<KubernetesObject>({ kubeConfig: cp.kubeConfig, resource, backoffBaseMs: 100, backoffMaxMs: 1000 });
+  started.push(widgets as unknown as Informer<V1ConfigMap>, strict as unknown as Informer<V1ConfigMap>);
+  const served: boolean[] = [];
+  const log: string[] = [];
+  const strictErrors: unknown[] = [];
+  widgets.on('served', (s) => served.push(s));
+  widgets.on('add', (o) => log.push(`add ${o.metadata?.name}`));
+  widgets.on('delete', (o) => log.push(`delete ${o.metadata?.name}`));
+  strict.on('error', (e) => strictErrors.push(e));
+
+  await widgets.start();
+  assert.equal(widgets.hasSynced, true);
+  assert.equal(widgets.served, false);
+  assert.deepEqual(widgets.list(), []);
+  assert.deepEqual(served, [false]);
+  // Without the option a 404 is a failure like any other: never synced, retried.
+  void strict.start().catch(() => undefined);
+  await eventually(() => strictErrors.length > 0, 10_000, 'the strict informer fails');
+  assert.equal(strict.hasSynced, false);
+  assert.equal(strict.served, undefined);
+  assert.equal((strictErrors[0] as { code?: number }).code, 404);
+
+  await installCrds(cp.kubeConfig, [crd]);
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  await custom.createNamespacedCustomObject({ ...resource, namespace: 'default', body: { apiVersion: 'test.voe.dev/v1', kind: 'Widget', metadata: { name: 'w1' } } });
+  await eventually(() => widgets.get('default', 'w1') !== undefined, 20_000, 'the widget in the cache once the CRD is served');
+  assert.equal(widgets.served, true);
+  assert.deepEqual(served, [false, true]);
+  await eventually(() => strict.hasSynced, 20_000, 'the strict informer syncs once served');
+  await custom.createNamespacedCustomObject({ ...resource, namespace: 'default', body: { apiVersion: 'test.voe.dev/v1', kind: 'Widget', metadata: { name: 'w2' } } });
+  await eventually(() => widgets.get('default', 'w2') !== undefined, 20_000, 'watched after the list');
+
+  await cp.kubeConfig.makeApiClient(ApiextensionsV1Api).deleteCustomResourceDefinition({ name: crd.metadata.name });
+  await eventually(() => widgets.served === false && widgets.list().length === 0, 30_000, 'empty and not served after the CRD is deleted');
+  assert.deepEqual(served, [false, true, false]);
+  assert.deepEqual([...log].sort(), ['add w1', 'add w2', 'delete w1', 'delete w2']);
+  assert.equal(widgets.hasSynced, true);
 });

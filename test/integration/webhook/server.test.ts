@@ -208,6 +208,31 @@ test('voe serve --dev registers its webhooks against the cluster and removes the
   await assert.rejects(admission.readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404);
 });
 
+test('voe serve --dev --bind-address: the registered url and the dev serving certificate use that address, and the API server calls it', async (t) => {
+  // 127.0.0.2 stands for an address of this machine other than 127.0.0.1 (e.g. the docker bridge for kind).
+  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'serve', '--dev', '--kubeconfig', cp.kubeconfigPath, '--port', '0',
+    '--bind-address', '127.0.0.2', '--webhook-configuration-name', 'voe-dev-bind'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /webhooks at (https:\/\/[^ ]+) /.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`voe serve exited with ${code}: ${stderr}`)));
+  });
+  assert.match(url, /^https:\/\/127\.0\.0\.2:\d+$/);
+  const registered = await cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api).readValidatingWebhookConfiguration({ name: 'voe-dev-bind' });
+  assert.equal(registered.webhooks?.[0]?.clientConfig.url, `${url}/validate/pvc-resize`);
+  // Confirmed by the dry-run probe: the API server verified the certificate for 127.0.0.2 and got an answer.
+  assert.match(stdout, /"msg":"the API server calls the webhook"/);
+  const exitCode = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
+  assert.equal(exitCode, 0, stderr);
+});
+
 test('confirmApiServerCalls: confirmed once the API server calls the registered webhook, with a dry run that changes nothing', async () => {
   const setting = { group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', name: 'csi-online-expand-validation' };
   const versionOf = () => custom.getClusterCustomObject(setting).then((o: { metadata?: { resourceVersion?: string } }) => o.metadata?.resourceVersion, () => 'absent');

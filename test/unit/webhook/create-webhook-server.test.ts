@@ -14,12 +14,15 @@ const validators: Validator[] = [
   { name: 'vm', path: '/validate/vm', validate: () => { throw new Error('boom from the validator'); } },
 ];
 
-async function start(t: { after: (fn: () => Promise<void>) => void }, opts: { ready?: () => boolean; bodyLimitBytes?: number } = {}) {
+async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
+  ready?: () => boolean; bodyLimitBytes?: number; cacheStatus?: () => { unsynced?: string[]; notServed?: string[] };
+} = {}) {
   const files = await writeServingFiles();
   const logs = captureLogger();
   const server = createWebhookServer({
     validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: opts.ready ?? (() => true), logger: logs.logger,
     ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),
+    ...(opts.cacheStatus ? { cacheStatus: opts.cacheStatus } : {}),
   });
   const address = await server.listen(0, '127.0.0.1');
   const agent = new Agent({ keepAlive: true });
@@ -94,6 +97,23 @@ test('malformed input is 400 with a Status message; oversized 413; unknown path 
   assert.equal((await call('/validate/pvc-resize', pvcReview('after'))).status, 200);
 });
 
+test('only the exact webhook path is a webhook: a trailing slash, other letter case or a doubled slash is 404 for POST and GET alike', async (t) => {
+  const { call } = await start(t);
+  for (const path of ['/validate/pvc-resize/', '/VALIDATE/PVC-RESIZE', '/Validate/pvc-resize', '/validate/pvc-resize//', '//validate/pvc-resize', '/validate/pvc-resize/?timeout=10s']) {
+    for (const method of ['POST', 'GET']) {
+      const res = await call(path, method === 'POST' ? pvcReview('near') : undefined, method);
+      assert.equal(res.status, 404, `${method} ${path}: ${res.body}`);
+      const json = res.json() as { kind: string; code: number; message: string };
+      assert.equal(json.kind, 'Status');
+      assert.match(json.message, /^no webhook at .*; webhooks: \/validate\/pvc-resize, \/validate\/vm$/);
+    }
+  }
+  assert.equal((await call('/validate/pvc-resize?timeout=10s', pvcReview('exact'))).status, 200);
+  assert.equal((await call('/validate/pvc-resize', undefined, 'GET')).status, 405);
+  assert.equal((await call('/livez/', undefined, 'GET')).status, 404);
+  assert.equal((await call('/livez', undefined, 'GET')).status, 200);
+});
+
 test('the default body limit is 3 MiB', async (t) => {
   const { call } = await start(t);
   const review = pvcReview('big');
@@ -124,6 +144,21 @@ test('/livez, /readyz follow the readiness function, /metrics exposes the webhoo
   assert.match(metrics, /voe_webhook_bad_requests_total\{webhook="pvc-resize"\} 1/);
   assert.match(metrics, /voe_webhook_certificate_expiry_timestamp_seconds \d+/);
   assert.match(metrics, /process_cpu_seconds_total/);
+});
+
+test('/readyz names the caches not synced yet, and once ready the resources the cluster does not serve', async (t) => {
+  let synced = false;
+  let notServed = ['virtualmachines.kubevirt.io', 'settings.harvesterhci.io'];
+  const { call } = await start(t, { ready: () => synced, cacheStatus: () => ({ unsynced: synced ? [] : ['persistentvolumeclaims'], notServed }) });
+  const notReady = await call('/readyz', undefined, 'GET');
+  assert.equal(notReady.status, 503);
+  assert.equal(notReady.body, 'not ready: caches not synced (persistentvolumeclaims)');
+  synced = true;
+  const ready = await call('/readyz', undefined, 'GET');
+  assert.equal(ready.status, 200);
+  assert.equal(ready.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, settings.harvesterhci.io');
+  notServed = [];
+  assert.equal((await call('/readyz', undefined, 'GET')).body, 'ok');
 });
 
 test('a readiness function that throws means not ready', async (t) => {

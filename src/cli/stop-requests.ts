@@ -1,0 +1,58 @@
+/** The signals that stop a long-running command: Ctrl-C, `kill`, and a closed terminal. */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** Why a command is asked to stop: a signal, or an error nothing caught (the process is then in doubt). */
+export type StopReason =
+  | { kind: 'signal'; signal: StopSignal }
+  | { kind: 'error'; origin: 'uncaughtException' | 'unhandledRejection'; error: unknown };
+
+export interface StopRequests {
+  /** Aborted at the first stop request; pass it to everything that waits during start-up. */
+  readonly signal: AbortSignal;
+  /** Resolves with the first stop request. */
+  readonly requested: Promise<StopReason>;
+  /** The first stop request, once there is one. */
+  reason(): StopReason | undefined;
+  /** Removes the handlers; call after cleaning up. */
+  dispose(): void;
+}
+
+/** The part of `process` this needs (a real process in production and in the tests). */
+export type StopTarget = Pick<NodeJS.Process, 'on' | 'off'>;
+
+/**
+ * Turns SIGINT, SIGTERM, SIGHUP, an uncaught exception and an unhandled rejection into one stop
+ * request, so a command can undo what it changed (in the cluster, on disk) before it exits instead
+ * of dying with it in place. Install it before changing anything. The handlers stay until
+ * `dispose()`: a request while stopping (a second Ctrl-C, an error thrown by the cleanup) goes to
+ * `onRepeat` instead of killing the process half-way through its cleanup.
+ */
+export function watchStopRequests(target: StopTarget = process, onRepeat: (reason: StopReason) => void = () => undefined): StopRequests {
+  const controller = new AbortController();
+  let first: StopReason | undefined;
+  let resolveRequested!: (reason: StopReason) => void;
+  const requested = new Promise<StopReason>((resolve) => { resolveRequested = resolve; });
+  const request = (reason: StopReason): void => {
+    if (first !== undefined) { onRepeat(reason); return; }
+    first = reason;
+    resolveRequested(reason);
+    controller.abort(reason);
+  };
+  const onSignal = (signal: NodeJS.Signals): void => request({ kind: 'signal', signal: signal as StopSignal });
+  const onException = (error: unknown): void => request({ kind: 'error', origin: 'uncaughtException', error });
+  const onRejection = (error: unknown): void => request({ kind: 'error', origin: 'unhandledRejection', error });
+  for (const signal of STOP_SIGNALS) target.on(signal, onSignal);
+  target.on('uncaughtException', onException);
+  target.on('unhandledRejection', onRejection);
+  return {
+    signal: controller.signal,
+    requested,
+    reason: () => first,
+    dispose: () => {
+      for (const signal of STOP_SIGNALS) target.off(signal, onSignal);
+      target.off('uncaughtException', onException);
+      target.off('unhandledRejection', onRejection);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, StorageV1Api, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { installCrds } from '../../../src/controlplane/index.js';
+import { createLogger } from '../../../src/log/index.js';
+import { admissionWiring, serveWebhook, WebhookError } from '../../../src/webhook/index.js';
+import { eventually } from '../../support/held-clock.js';
+import { servingUrl, spawnServeDev } from '../../support/serve-dev-process.js';
+import { useControlPlane } from '../../support/use-control-plane.js';
+import { httpsRequest } from '../../support/webhook-client.js';
+
+// A plain Kubernetes cluster: no KubeVirt, Harvester or Longhorn CRDs (as `voe cluster start --no-crds`).
+const cp = await useControlPlane({ crds: false });
+const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+const NS = 'no-crds';
+await core.createNamespace({ body: { metadata: { name: NS } } });
+await cp.kubeConfig.makeApiClient(StorageV1Api).createStorageClass({ body: { metadata: { name: 'expandable' }, provisioner: 'driver.longhorn.io', allowVolumeExpansion: true } });
+
+/** A Bound PVC (the PV binder's part written by hand), expandable through its StorageClass. */
+async function boundPvc(name: string): Promise<void> {
+  await core.createPersistentVolume({ body: {
+    metadata: { name: `pv-${name}` },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'expandable', persistentVolumeReclaimPolicy: 'Delete',
+      csi: { driver: 'driver.longhorn.io', volumeHandle: `pv-${name}` }, claimRef: { namespace: NS, name } },
+  } });
+  await core.createNamespacedPersistentVolumeClaim({ namespace: NS, body: {
+    metadata: { name, annotations: { 'volume.kubernetes.io/storage-provisioner': 'driver.longhorn.io' } },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'expandable', volumeName: `pv-${name}`, resources: { requests: { storage: '1Gi' } } },
+  } });
+  const pvc = await core.readNamespacedPersistentVolumeClaim({ name, namespace: NS });
+  pvc.status = { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } };
+  await core.replaceNamespacedPersistentVolumeClaimStatus({ name, namespace: NS, body: pvc });
+}
+
+/** Grows the PVC through the API server; undefined when admitted, else the refusal's code and message. */
+async function grow(name: string, size: string): Promise<{ code: number; message: string } | undefined> {
+  const pvc: V1PersistentVolumeClaim = await core.readNamespacedPersistentVolumeClaim({ name, namespace: NS });
+  pvc.spec!.resources!.requests = { storage: size };
+  try {
+    await core.replaceNamespacedPersistentVolumeClaim({ name, namespace: NS, body: pvc });
+    return undefined;
+  } catch (error) {
+    const e = error as { code?: number; body?: unknown };
+    return { code: e.code ?? 0, message: (JSON.parse(String(e.body)) as { message: string }).message };
+  }
+}
+
+test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs: registers at once, names what is not served, and picks the resources up once their CRDs are installed', async (t) => {
+  const certDir = await mkdtemp(join(tmpdir(), 'voe-no-crds-'));
+  t.after(() => rm(certDir, { recursive: true, force: true }));
+  const started = Date.now();
+  const serve = spawnServeDev(cp.kubeconfigPath, ['--cert-dir', certDir]);
+  t.after(() => { serve.child.kill('SIGKILL'); });
+  const { port } = await servingUrl(serve);
+  // Not the 120 s cache-sync timeout: a resource the cluster does not serve counts as synced and empty.
+  assert.ok(Date.now() - started < 30_000, `registered after ${Date.now() - started} ms`);
+  const notServed = ['virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io', 'settings.harvesterhci.io'];
+  const warnings = serve.logs().filter((l) => l['level'] === 40 && typeof l['resource'] === 'string');
+  assert.deepEqual(warnings.map((l) => l['resource']).sort(), [...notServed].sort(), 'one warning per resource not served');
+  const vms = warnings.find((l) => l['resource'] === 'virtualmachines.kubevirt.io')!;
+  assert.match(String(vms['msg']), /the cluster does not serve virtualmachines\.kubevirt\.io \(no CRD\): watched as empty until it does/);
+  assert.match(String(vms['means']), /no VirtualMachine uses any PVC/);
+  const synced = serve.logs().find((l) => l['msg'] === 'admission caches synced')!;
+  assert.deepEqual(synced['notServed'], ['virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io in harvester-system', 'settings.harvesterhci.io']);
+  assert.ok(serve.logs().some((l) => l['msg'] === 'not watching Longhorn: Longhorn volumes are judged by their StorageClass parameters only'));
+  // Settings are not served, so the dry-run probe cannot show that the API server calls the webhook.
+  assert.ok(serve.logs().some((l) => l['level'] === 40 && /could not confirm that the API server calls the webhook/.test(String(l['msg']))));
+
+  const ca = await readFile(join(certDir, 'ca.crt'), 'utf8');
+  const readyz = await httpsRequest(port, ca, { path: '/readyz', method: 'GET' });
+  assert.equal(readyz.status, 200);
+  assert.equal(readyz.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, kubevirts.kubevirt.io in harvester-system, settings.harvesterhci.io');
+
+  // No VirtualMachines served: no VM uses the PVC, so the growth is allowed (offline), by the webhook.
+  await boundPvc('disk');
+  assert.equal(await grow('disk', '2Gi'), undefined);
+  const metrics = (await httpsRequest(port, ca, { path: '/metrics', method: 'GET' })).body;
+  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="allowed",reason="allowed-offline"\} 1/);
+
+  // The CRDs appear (KubeVirt and Harvester installed later): the informers fill within their 5 s retry.
+  await installCrds(cp.kubeConfig);
+  await eventually(async () => (await httpsRequest(port, ca, { path: '/readyz', method: 'GET' })).body === 'ok', 30_000, '/readyz without resources not served');
+  assert.deepEqual(serve.logs().filter((l) => /^the cluster now serves /.test(String(l['msg']))).map((l) => l['resource']).sort(), [...notServed].sort());
+  // A running VM using the PVC and a KubeVirt without ExpandDisks: now the growth is refused, so the caches hold them.
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  await core.createNamespace({ body: { metadata: { name: 'harvester-system' } } });
+  await custom.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'kubevirts', namespace: 'harvester-system', body: {
+    apiVersion: 'kubevirt.io/v1', kind: 'KubeVirt', metadata: { name: 'kubevirt' }, spec: { configuration: { developerConfiguration: { featureGates: [] } } },
+  } });
+  await custom.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines', namespace: NS, body: {
+    apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'vm' },
+    spec: { runStrategy: 'Always', template: { spec: { volumes: [{ name: 'disk', persistentVolumeClaim: { claimName: 'disk' } }] } } },
+  } });
+  await eventually(async () => (await grow('disk', '3Gi'))?.code === 422, 30_000, 'the growth refused once the VM and KubeVirt are cached');
+  assert.match((await grow('disk', '3Gi'))!.message, /PVC_EXPAND: kubevirt ExpandDisks not included in featureGate/);
+
+  assert.deepEqual(await serve.stop('SIGTERM'), { code: 0, signal: null }, serve.stderr());
+  await assert.rejects(cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api).readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404);
+});
+
+test('caches that cannot list (RBAC) still time out, and the error names them', async () => {
+  const { kubeConfig: nobody } = await cp.mintKubeConfig('nobody');
+  const wiring = admissionWiring({ longhorn: false });
+  await assert.rejects(serveWebhook({
+    kubeConfig: nobody, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0, dev: true, configurationName: 'voe-dev-rbac',
+    cacheSyncTimeoutMs: 2_000, startCaches: wiring.startCaches, createValidators: wiring.createValidators,
+  }), (error: unknown) => {
+    assert.ok(error instanceof WebhookError);
+    assert.equal(error.code, 'WEBHOOK_REGISTRATION_FAILED');
+    assert.match(error.message, /^The informer caches did not sync within 2 s: persistentvolumeclaims, storageclasses\.storage\.k8s\.io, .*csidrivers\.storage\.k8s\.io never listed; the webhook was not registered\. .*403 Forbidden: check RBAC/);
+    return true;
+  });
+});

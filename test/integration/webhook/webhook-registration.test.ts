@@ -1,0 +1,116 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { access, readFile, rm } from 'node:fs/promises';
+import { AdmissionregistrationV1Api, CustomObjectsApi, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { deleteValidatingWebhookConfiguration, readDevOwner } from '../../../src/webhook/index.js';
+import { servingUrl, spawnServeDev, type ServeDevProcess } from '../../support/serve-dev-process.js';
+import { useControlPlane } from '../../support/use-control-plane.js';
+
+const cp = await useControlPlane();
+const admission = cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+
+const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+
+/** Starts `voe serve --dev` (killed after the test if still running); resolves once it serves. */
+async function start(t: { after: (fn: () => void) => void }, args: string[] = []): Promise<ServeDevProcess & { url: string; certDir: string }> {
+  const serve = spawnServeDev(cp.kubeconfigPath, args);
+  t.after(() => { serve.child.kill('SIGKILL'); });
+  const { url } = await servingUrl(serve);
+  const certDir = String((await serve.waitForLog('dev certificates written (ca.crt, tls.crt, tls.key)'))['certDir']);
+  return Object.assign(serve, { url, certDir });
+}
+
+/** The certificate dir `serve` logged (before it exits, or after). */
+async function certDirOf(serve: ServeDevProcess): Promise<string> {
+  return String((await serve.waitForLog('dev certificates written (ca.crt, tls.crt, tls.key)'))['certDir']);
+}
+
+/** What the API server answers a dry-run create of the Setting disabling Longhorn (the real setting webhook refuses it). */
+async function disableLonghornDryRun(): Promise<{ code?: number; message: string }> {
+  try {
+    await custom.createClusterCustomObject({ group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', dryRun: 'All', body: {
+      apiVersion: 'harvesterhci.io/v1beta1', kind: 'Setting', metadata: { name: 'csi-online-expand-validation' }, value: '{"driver.longhorn.io":false}',
+    } });
+    return { message: 'admitted' };
+  } catch (error) {
+    const e = error as { code?: number; body?: unknown };
+    return { code: e.code, message: (JSON.parse(String(e.body)) as { message: string }).message };
+  }
+}
+
+const urls = (c: V1ValidatingWebhookConfiguration): string[] => (c.webhooks ?? []).map((w) => w.clientConfig.url ?? '');
+
+test('a second voe serve --dev on the same name is refused while the first answers; the first stays registered and working', async (t) => {
+  const first = await start(t);
+  const registered = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' });
+  const owner = readDevOwner(registered);
+  assert.ok(typeof owner === 'object');
+  assert.equal(owner.pid, first.pid);
+  assert.equal(owner.url, first.url);
+
+  const second = spawnServeDev(cp.kubeconfigPath);
+  t.after(() => { second.child.kill('SIGKILL'); });
+  assert.deepEqual(await second.exited, { code: 2, signal: null });
+  assert.match(second.stderr(), new RegExp(`^voe: WEBHOOK_CONFIGURATION_IN_USE: ValidatingWebhookConfiguration voe-dev is registered by another voe serve --dev \\(pid ${first.pid} on host [^,]+, ${first.url.replace(/\./g, '\\.')}, id [0-9a-f]+\\), which still answers\\. Nothing was changed\\. Stop that one first, or pass --webhook-configuration-name`, 'm'));
+  assert.equal(await exists(await certDirOf(second)), false, 'the refused instance removed its certificate dir');
+
+  const after = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' });
+  assert.equal(after.metadata?.uid, registered.metadata?.uid);
+  assert.equal(after.metadata?.resourceVersion, registered.metadata?.resourceVersion, 'not touched');
+  assert.deepEqual(urls(after), urls(registered));
+  // The API server still calls the first instance: its setting webhook refuses disabling Longhorn.
+  const refusal = await disableLonghornDryRun();
+  assert.equal(refusal.code, 422);
+  assert.match(refusal.message, /admission webhook "setting\.voe\.harvesterhci\.io" denied the request/);
+
+  assert.deepEqual(await first.stop('SIGTERM'), { code: 0, signal: null }, first.stderr());
+  await assert.rejects(admission.readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404);
+  assert.equal(await exists(first.certDir), false);
+});
+
+test('a registration left by a killed voe serve --dev (SIGKILL) is replaced with a warning, as a new object', async (t) => {
+  const killed = await start(t);
+  t.after(() => rm(killed.certDir, { recursive: true, force: true }));
+  const left = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' });
+  assert.deepEqual(await killed.stop('SIGKILL'), { code: null, signal: 'SIGKILL' });
+  assert.equal((await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' })).metadata?.uid, left.metadata?.uid, 'left behind');
+
+  const next = await start(t);
+  const warning = next.logs().find((l) => l['level'] === 40 && /^replacing ValidatingWebhookConfiguration voe-dev left by/.test(String(l['msg'])));
+  assert.ok(warning, next.stdout());
+  assert.match(String(warning['msg']), new RegExp(`left by voe serve --dev \\(pid ${killed.pid} on host .*, which no longer answers$`));
+  const replaced = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' });
+  assert.notEqual(replaced.metadata?.uid, left.metadata?.uid, 'a new object, so the old instance could never delete it');
+  assert.ok(urls(replaced).every((u) => u.startsWith(`${next.url}/`)));
+  assert.equal((readDevOwner(replaced) as { pid: number }).pid, next.pid);
+  assert.deepEqual(await next.stop('SIGTERM'), { code: 0, signal: null }, next.stderr());
+  await assert.rejects(admission.readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404);
+});
+
+test('deleting with the uid of what we registered leaves another object of the same name alone', async () => {
+  const body = { metadata: { name: 'voe-dev-uid' }, webhooks: [] };
+  const mine = await admission.createValidatingWebhookConfiguration({ body });
+  await admission.deleteValidatingWebhookConfiguration({ name: 'voe-dev-uid' });
+  const theirs = await admission.createValidatingWebhookConfiguration({ body });
+  assert.equal(await deleteValidatingWebhookConfiguration(cp.kubeConfig, 'voe-dev-uid', { uid: mine.metadata!.uid! }), 'not-ours');
+  assert.equal((await admission.readValidatingWebhookConfiguration({ name: 'voe-dev-uid' })).metadata?.uid, theirs.metadata?.uid);
+  assert.equal(await deleteValidatingWebhookConfiguration(cp.kubeConfig, 'voe-dev-uid', { uid: theirs.metadata!.uid! }), 'deleted');
+  assert.equal(await deleteValidatingWebhookConfiguration(cp.kubeConfig, 'voe-dev-uid', { uid: theirs.metadata!.uid! }), 'gone');
+});
+
+test('a configuration of that name that voe serve --dev did not register (the in-cluster manifest) is refused and left untouched', async (t) => {
+  const manifest = parse(await readFile(new URL('../../../../manifests/webhook.yaml', import.meta.url), 'utf8')) as V1ValidatingWebhookConfiguration;
+  const inCluster = await admission.createValidatingWebhookConfiguration({ body: manifest });
+  // Its Service does not exist here and its failurePolicy is Fail: remove it before the file's other users of the cluster.
+  t.after(() => admission.deleteValidatingWebhookConfiguration({ name: 'voe' }).then(() => undefined));
+  const serve = spawnServeDev(cp.kubeconfigPath, ['--webhook-configuration-name', 'voe']);
+  t.after(() => { serve.child.kill('SIGKILL'); });
+  assert.deepEqual(await serve.exited, { code: 2, signal: null });
+  assert.match(serve.stderr(), /^voe: WEBHOOK_CONFIGURATION_NOT_OURS: ValidatingWebhookConfiguration voe exists and was not registered by voe serve --dev \(no voe\.harvesterhci\.io\/serve-dev annotation\): it may be the in-cluster webhook \(manifests\/webhook\.yaml\) or someone else's\. Nothing was changed\./m);
+  const after = await admission.readValidatingWebhookConfiguration({ name: 'voe' });
+  assert.equal(after.metadata?.uid, inCluster.metadata?.uid);
+  assert.equal(after.metadata?.resourceVersion, inCluster.metadata?.resourceVersion);
+  assert.equal(await exists(await certDirOf(serve)), false);
+});
