@@ -10,14 +10,14 @@ export type GrowPlan =
   | { kind: 'grow'; tool: string; args: string[]; reason: string; precheck?: { tool: string; args: string[] } };
 
 /**
- * The pure decision of the core. Order: content we do not understand is refused
- * (partition table, unsupported filesystem, both a filesystem and a partition table), an
- * empty device is left alone, read-only device or mount is left alone, a filesystem that
- * already fills its device is left alone, xfs and btrfs need a mount point, and only then
- * the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
- * resize max <mountpoint>). An unmounted ext filesystem that resize2fs would refuse
- * (mounted since its last check, not cleanly unmounted, errors recorded) is checked first with
- * `e2fsck -f -p <device>`; preen mode makes only the fixes that are safe without a person.
+ * The pure decision of the core. Order: a read-only device or mount is left alone whatever it
+ * holds (as in Kubernetes' resize path); then content we do not understand is refused (a
+ * partition table, an unsupported filesystem, both a filesystem and a partition table); an empty
+ * device is left alone; a filesystem that already fills its device is left alone; xfs and btrfs
+ * need a mount point; and only then the tool is chosen (resize2fs <device>; xfs_growfs -d
+ * <mountpoint>; btrfs filesystem resize max|<devid>:max <mountpoint>). An unmounted ext
+ * filesystem that resize2fs would refuse (see parseExtSuperblock's checkNeeded) is checked first
+ * with `e2fsck -f -p <device>`; preen mode makes only the fixes that are safe without a person.
  */
 export function planGrow(inspection: Inspection): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
