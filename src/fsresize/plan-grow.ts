@@ -19,6 +19,9 @@ export type GrowPlan =
  * filesystem that resize2fs would refuse (see parseExtSuperblock's checkNeeded) is checked first
  * with `e2fsck -f -p <device>`; preen mode makes only the fixes that are safe without a person.
  */
+/** voe reads /proc/self/mountinfo: a mount made only inside a container is not there. */
+const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so if it is mounted inside a container, grow it there';
+
 export function planGrow(inspection: Inspection): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
   // Read-only first, as Kubernetes' resize path does (NeedResize is false on a read-only device):
@@ -68,12 +71,12 @@ export function planGrow(inspection: Inspection): GrowPlan {
       };
     case 'xfs':
       if (mountPoint === null) {
-        return refuse('FSRESIZE_NOT_MOUNTED', `xfs on ${device} is not mounted; xfs only grows while mounted — mount it and retry (or pass --mount)`);
+        return refuse('FSRESIZE_NOT_MOUNTED', `xfs on ${device} is not mounted; xfs only grows while mounted — mount it and retry; ${NAMESPACE_HINT}`);
       }
       return { kind: 'grow', tool: 'xfs_growfs', args: ['-d', mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };
     case 'btrfs': {
       if (mountPoint === null) {
-        return refuse('FSRESIZE_NOT_MOUNTED', `btrfs on ${device} is not mounted; btrfs only grows while mounted — mount it and retry (or pass --mount)`);
+        return refuse('FSRESIZE_NOT_MOUNTED', `btrfs on ${device} is not mounted; btrfs only grows while mounted — mount it and retry; ${NAMESPACE_HINT}`);
       }
       const target = inspection.btrfs && inspection.btrfs.devices > 1 ? `${inspection.btrfs.devid}:max` : 'max';
       return { kind: 'grow', tool: 'btrfs', args: ['filesystem', 'resize', target, mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };

@@ -58,8 +58,14 @@ test('planGrow refuses what it does not understand', () => {
   const vfat = planGrow(inspection({ filesystem: 'vfat', mountPoint: '/m' }));
   assert.equal(code(vfat), 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
   assert.match(vfat.kind === 'refuse' ? vfat.error.message : '', /resize of vfat is not supported \(device \/dev\/sdb, mounted at \/m\)/);
-  assert.equal(code(planGrow(inspection({ filesystem: 'xfs' }))), 'FSRESIZE_NOT_MOUNTED');
-  assert.equal(code(planGrow(inspection({ filesystem: 'btrfs' }))), 'FSRESIZE_NOT_MOUNTED');
+  for (const filesystem of ['xfs', 'btrfs'] as const) {
+    const unmounted = planGrow(inspection({ filesystem }));
+    assert.equal(code(unmounted), 'FSRESIZE_NOT_MOUNTED');
+    const message = unmounted.kind === 'refuse' ? unmounted.error.message : '';
+    // --mount cannot help a filesystem that is not mounted (and FlexVolume has no --mount).
+    assert.doesNotMatch(message, /--mount/);
+    assert.match(message, /only grows while mounted — mount it and retry; voe sees the mounts of its own mount namespace/);
+  }
 });
 
 test('planGrow leaves unformatted, read-only and already grown devices alone, with the reason', () => {
