@@ -9,19 +9,20 @@ export type GrowPlan =
   | { kind: 'refuse'; error: FsResizeError }
   | { kind: 'grow'; tool: string; args: string[]; reason: string; precheck?: { tool: string; args: string[] } };
 
+/** voe reads /proc/self/mountinfo: a mount made only inside a container is not there. */
+const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so if it is mounted inside a container, grow it there';
+
 /**
  * The pure decision of the core. Order: a read-only device or mount is left alone whatever it
  * holds (as in Kubernetes' resize path); then content we do not understand is refused (a
  * partition table, an unsupported filesystem, both a filesystem and a partition table); an empty
- * device is left alone; a filesystem that already fills its device is left alone; xfs and btrfs
- * need a mount point; and only then the tool is chosen (resize2fs <device>; xfs_growfs -d
+ * device is left alone; a device smaller than its filesystem is refused (a fault, not a no-op);
+ * a filesystem that already fills its device is left alone; xfs and btrfs need a mount point;
+ * and only then the tool is chosen (resize2fs <device>; xfs_growfs -d
  * <mountpoint>; btrfs filesystem resize max|<devid>:max <mountpoint>). An unmounted ext
  * filesystem that resize2fs would refuse (see parseExtSuperblock's checkNeeded) is checked first
  * with `e2fsck -f -p <device>`; preen mode makes only the fixes that are safe without a person.
  */
-/** voe reads /proc/self/mountinfo: a mount made only inside a container is not there. */
-const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so if it is mounted inside a container, grow it there';
-
 export function planGrow(inspection: Inspection): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
   // Read-only first, as Kubernetes' resize path does (NeedResize is false on a read-only device):
@@ -48,10 +49,11 @@ export function planGrow(inspection: Inspection): GrowPlan {
     return { kind: 'noop', reason: `${device} is not formatted (blkid found no filesystem): nothing to grow; it gets the full size when it is formatted` };
   }
   const fsBytes = inspection.filesystemBytes ?? 0;
+  if (inspection.deviceBytes < fsBytes) {
+    return refuse('FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
+      `${device} (${formatBytes(inspection.deviceBytes)}) is smaller than the ${filesystem} filesystem on it (${formatBytes(fsBytes)}): the device shrank or is not the one the filesystem was made on; nothing was changed — check the device (was the volume or its backing file made smaller?) before mounting it or writing to it`);
+  }
   if (!needsResize(inspection)) {
-    if (inspection.deviceBytes < fsBytes) {
-      return { kind: 'noop', reason: `${device} (${formatBytes(inspection.deviceBytes)}) is smaller than its ${filesystem} filesystem (${formatBytes(fsBytes)}): nothing to grow; check that the right device was given` };
-    }
     return { kind: 'noop', reason: `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)}): nothing to grow` };
   }
   const growth = `${filesystem} on ${device} from ${formatBytes(fsBytes)} to ${formatBytes(inspection.deviceBytes)}`;

@@ -73,8 +73,19 @@ test('planGrow leaves unformatted, read-only and already grown devices alone, wi
   assert.match(noop(planGrow(inspection({ deviceReadOnly: true }))), /is read-only/);
   assert.match(noop(planGrow(inspection({ mountPoint: '/m', mountReadOnly: true }))), /mounted read-only at \/m/);
   assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB }))), /already fills the device/);
-  assert.match(noop(planGrow(inspection({ deviceBytes: 90 * MiB }))), /is smaller than its ext4 filesystem/);
   assert.match(noop(planGrow(inspection({ filesystem: 'xfs', deviceBytes: 100 * MiB }))), /already fills/, 'already grown wins over not mounted');
+});
+
+test('a device smaller than its filesystem is a fault, not a no-op: FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM, nothing run', () => {
+  for (const filesystem of ['ext4', 'xfs', 'btrfs'] as const) {
+    for (const mountPoint of [null, '/m']) {
+      const plan = planGrow(inspection({ filesystem, mountPoint, deviceBytes: 90 * MiB, btrfs: { devid: 1, devices: 1 } }));
+      assert.equal(code(plan), 'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM', `${filesystem} ${mountPoint}`);
+      assert.match(plan.kind === 'refuse' ? plan.error.message : '',
+        new RegExp(`^/dev/sdb \\(90\\.0 MiB\\) is smaller than the ${filesystem} filesystem on it \\(100\\.0 MiB\\).*nothing was changed.*check the device`));
+    }
+  }
+  assert.match(noop(planGrow(inspection({ deviceBytes: 90 * MiB, deviceReadOnly: true }))), /is read-only/, 'a read-only device is still left alone first');
 });
 
 test('read-only comes first, as in Kubernetes: a read-only device is never refused or written, whatever it holds', () => {
