@@ -69,8 +69,9 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   async function probe(id: BlockDeviceId): Promise<{ filesystem: string | null; partitionTable: string | null }> {
     const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-o', 'export', id.realPath];
     const result = await runner.run('blkid', args, { timeoutMs: probeMs });
-    // blkid exits 2 when it finds nothing: an unformatted device.
-    if (result.exitCode === 2) return { filesystem: null, partitionTable: null };
+    // blkid exits 2 when it finds nothing (an unformatted device), and also when it could not
+    // look (it then says why on stderr, e.g. "error: /dev/sdb: Permission denied").
+    if (result.exitCode === 2 && result.stderr.trim() === '') return { filesystem: null, partitionTable: null };
     if (result.exitCode !== 0) throw toolFailure('blkid', args, result, `detecting what is on ${id.path}`);
     const signature = parseBlkidExport(result.stdout);
     return { filesystem: signature.type, partitionTable: signature.partitionTable };
@@ -127,9 +128,9 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<Inspection> {
-    const [deviceBytes, deviceReadOnly, signature, found] = await Promise.all([
-      devices.sizeBytes(id), devices.readOnly(id), probe(id), deviceMounts(id),
-    ]);
+    const [deviceBytes, deviceReadOnly, found] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id), deviceMounts(id)]);
+    // A device of 0 bytes has nothing to probe (planGrow refuses it as empty).
+    const signature = deviceBytes === 0 ? { filesystem: null, partitionTable: null } : await probe(id);
     let chosen: MountEntry | undefined;
     if (mountPath !== undefined) {
       const wanted = resolve(mountPath);

@@ -13,8 +13,9 @@ export type GrowPlan =
 const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so if it is mounted inside a container, grow it there';
 
 /**
- * The pure decision of the core. Order: a read-only device or mount is left alone whatever it
- * holds (as in Kubernetes' resize path); then content we do not understand is refused (a
+ * The pure decision of the core. Order: a device of 0 bytes is refused (there is nothing on it
+ * to read); a read-only device or mount is left alone whatever it holds (as in Kubernetes'
+ * resize path); then content we do not understand is refused (a
  * partition table, an unsupported filesystem, both a filesystem and a partition table); an empty
  * device is left alone; a device smaller than its filesystem is refused (a fault, not a no-op);
  * a filesystem that already fills its device is left alone; xfs and btrfs need a mount point;
@@ -25,6 +26,10 @@ const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so 
  */
 export function planGrow(inspection: Inspection): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
+  if (inspection.deviceBytes === 0) {
+    return refuse('FSRESIZE_DEVICE_EMPTY',
+      `${device} has no size (0 bytes): nothing is behind it (e.g. a loop device without a backing file, a volume that is not attached yet); nothing was changed — check that this is the volume's device`);
+  }
   // Read-only first, as Kubernetes' resize path does (NeedResize is false on a read-only device):
   // whatever the device holds, nothing is written to it.
   if (inspection.deviceReadOnly) {

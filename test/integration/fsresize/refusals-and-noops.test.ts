@@ -27,6 +27,13 @@ test('an unformatted device is a no-op with the reason', async (t) => {
   assert.equal(growCalls(calls), 0);
 });
 
+test('a device of 0 bytes (a loop device over an empty file) is FSRESIZE_DEVICE_EMPTY, not "unformatted"', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(0);
+  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_DEVICE_EMPTY', /has no size \(0 bytes\)/));
+  assert.deepEqual(calls, []);
+});
+
 test('block mode is a no-op with the reason, even on a formatted device', async (t) => {
   const { scratch, resizer, calls } = await setup(t);
   const loop = await scratch.attach(32 * MiB);

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   formatBytes, parseBlkidExport, parseBtrfsDumpSuper, parseExtSuperblock, parseMountinfo, parseXfsStatfs, parseXfsSuperblock,
 } from '../../../src/fsresize/index.js';
+import { extSuperblock, type ExtFields } from '../../support/ext-superblock.js';
 
 test('parseBlkidExport reads TYPE and PTTYPE', () => {
   assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), { type: 'ext4', partitionTable: null });
@@ -29,30 +30,6 @@ test('parseMountinfo reads fields, unescapes paths and derives read-only', () =>
   assert.equal(entries[2]?.fsType, 'xfs', 'optional fields before the separator are skipped');
   assert.equal(entries[3]?.readOnly, true, 'superblock ro');
 });
-
-interface ExtFields {
-  bit64?: boolean; high?: number; magic?: number; state?: number; mountTime?: number; lastCheck?: number; lastCheckHi?: number; freeBlocks?: number;
-  inodes?: number; freeInodes?: number; lastOrphan?: number; incompat?: number;
-}
-
-function extSuperblock(blockCountLo: number, logBlockSize: number, options: ExtFields = {}): Uint8Array {
-  const bytes = new Uint8Array(1024);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0x0, options.inodes ?? 256, true);
-  view.setUint32(0x4, blockCountLo, true);
-  view.setUint32(0xc, options.freeBlocks ?? 0, true);
-  view.setUint32(0x10, options.freeInodes ?? 245, true);
-  view.setUint32(0x2c, options.mountTime ?? 0, true);
-  view.setUint16(0x3a, options.state ?? 0x1, true);
-  view.setUint32(0x40, options.lastCheck ?? 1_700_000_000, true);
-  view.setUint8(0x277, options.lastCheckHi ?? 0);
-  view.setUint32(0x18, logBlockSize, true);
-  view.setUint16(0x38, options.magic ?? 0xef53, true);
-  view.setUint32(0x60, (options.bit64 ? 0x80 : 0) | (options.incompat ?? 0), true);
-  view.setUint32(0xe8, options.lastOrphan ?? 0, true);
-  view.setUint32(0x150, options.high ?? 0, true);
-  return bytes;
-}
 
 test('parseExtSuperblock: block count x block size, 64-bit high word only with INCOMPAT_64BIT', () => {
   assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024, checkNeeded: false });
