@@ -4,8 +4,9 @@ import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import type { CommandRunner } from './command-runner.js';
 import { createDeviceLock, type DeviceLock } from './device-lock.js';
 import { formatBytes } from './format-bytes.js';
+import { fsckExitMeaning } from './fsck-exit-meaning.js';
 import { FsResizeError } from './fsresize-error.js';
-import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection } from './inspection.js';
+import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection, type PrecheckReport } from './inspection.js';
 import { createMountinfoTable, type MountTable } from './mount-table.js';
 import { needsResize } from './needs-resize.js';
 import { parseBlkidExport } from './parse-blkid-export.js';
@@ -175,29 +176,35 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       deviceBytes: inspection.deviceBytes, beforeBytes: inspection.filesystemBytes, dryRun,
     };
     if (plan.kind === 'refuse') throw plan.error;
-    if (plan.kind === 'noop') return { ...base, action: 'noop', reason: plan.reason, afterBytes: inspection.filesystemBytes, command: null };
+    if (plan.kind === 'noop') return { ...base, action: 'noop', reason: plan.reason, afterBytes: inspection.filesystemBytes, command: null, precheck: null };
     const command = [plan.tool, ...plan.args];
+    const checkCommand = plan.precheck ? [plan.precheck.tool, ...plan.precheck.args] : null;
     if (dryRun) {
-      const steps = [...(plan.precheck ? [[plan.precheck.tool, ...plan.precheck.args].join(' ')] : []), command.join(' ')];
-      return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${steps.join(' && ')}`, afterBytes: inspection.filesystemBytes, command };
+      const steps = [...(checkCommand ? [checkCommand.join(' ')] : []), command.join(' ')];
+      return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${steps.join(' && ')}`, afterBytes: inspection.filesystemBytes, command,
+        precheck: checkCommand ? { command: checkCommand, exitCode: null } : null };
     }
-    if (plan.precheck) {
+    let precheck: PrecheckReport | null = null;
+    if (plan.precheck && checkCommand) {
       const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs });
       // e2fsck: 0 = clean, 1 = errors corrected; anything else needs a person.
       if (check.exitCode !== 0 && check.exitCode !== 1) {
         throw fsckFailure(plan.precheck.tool, plan.precheck.args, check, `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
       }
+      precheck = { command: checkCommand, exitCode: check.exitCode };
     }
     const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs });
-    if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`);
+    if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`, precheck ?? undefined);
     const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);
     const before = inspection.filesystemBytes ?? 0;
+    // Preen mode may have written fixes: say that it ran, and how it ended.
+    const checked = precheck ? `checked (${precheck.command.join(' ')}, exit ${precheck.exitCode}: ${fsckExitMeaning(precheck.exitCode ?? 0)}) and ` : '';
     if (after.bytes <= before) {
-      return { ...base, action: 'noop', afterBytes: after.bytes, command,
-        reason: `${command.join(' ')} succeeded but ${inspection.filesystem} on ${id.path} stayed at ${formatBytes(after.bytes)}: the remaining ${formatBytes(inspection.deviceBytes - after.bytes)} is too small for the filesystem to use` };
+      return { ...base, action: 'noop', afterBytes: after.bytes, command, precheck,
+        reason: `${checked}${command.join(' ')} succeeded but ${inspection.filesystem} on ${id.path} stayed at ${formatBytes(after.bytes)}: the remaining ${formatBytes(inspection.deviceBytes - after.bytes)} is too small for the filesystem to use` };
     }
-    return { ...base, action: 'grown', afterBytes: after.bytes, command,
-      reason: `grew ${inspection.filesystem} on ${id.path} from ${formatBytes(before)} to ${formatBytes(after.bytes)}${inspection.mountPoint ? ` online (mounted at ${inspection.mountPoint})` : ' offline'}` };
+    return { ...base, action: 'grown', afterBytes: after.bytes, command, precheck,
+      reason: `${checked}grew ${inspection.filesystem} on ${id.path} from ${formatBytes(before)} to ${formatBytes(after.bytes)}${inspection.mountPoint ? ` online (mounted at ${inspection.mountPoint})` : ' offline'}` };
   }
 
   return {
@@ -213,7 +220,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         return {
           action: 'noop', reason: `${device} is a block-mode volume: the workload uses the raw device, there is no filesystem to grow`,
           device, filesystem: null, mountPoint: null, deviceBytes: await devices.sizeBytes(id),
-          beforeBytes: null, afterBytes: null, dryRun: growOptions.dryRun === true, command: null,
+          beforeBytes: null, afterBytes: null, dryRun: growOptions.dryRun === true, command: null, precheck: null,
         };
       }
       const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs });

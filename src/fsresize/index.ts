@@ -1,5 +1,5 @@
 export { createFsResizer, DEFAULT_LOCK_DIRECTORY, type FsResizer, type FsResizerOptions } from './create-fs-resizer.js';
-export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult } from './inspection.js';
+export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult, type PrecheckReport } from './inspection.js';
 export { needsResize } from './needs-resize.js';
 export { planGrow, type GrowPlan } from './plan-grow.js';
 export { FsResizeError, isFsResizeError, type FsResizeErrorCode, type ToolReport } from './fsresize-error.js';
@@ -12,6 +12,7 @@ export { createSystemBlockDevices, type SystemBlockDevicesOptions } from './syst
 export { createDeviceLock, type DeviceLock, type DeviceLockOptions, type ReleaseLock } from './device-lock.js';
 export { fsckFailure, toolFailure } from './tool-failure.js';
 export { formatBytes } from './format-bytes.js';
+export { fsckExitMeaning } from './fsck-exit-meaning.js';
 export { parseBlkidExport, type BlkidSignature } from './parse-blkid-export.js';
 export { parseExtSuperblock, type ExtSuperblock } from './parse-ext-superblock.js';
 export { parseXfsSuperblock, type XfsGeometry } from './parse-xfs-superblock.js';

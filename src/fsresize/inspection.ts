@@ -57,4 +57,17 @@ export interface GrowResult {
   dryRun: boolean;
   /** The tool command line that ran (or would run). */
   command: string[] | null;
+  /**
+   * The check that ran (or, in a dry run, would run) before the grow tool: `e2fsck -f -p
+   * <device>` before an offline ext grow that resize2fs would refuse unchecked. `exitCode` is
+   * e2fsck's (0 no errors, 1 errors corrected: preen mode wrote fixes); null in a dry run.
+   * null when no check ran.
+   */
+  precheck: PrecheckReport | null;
+}
+
+/** A filesystem check that ran before the grow tool. */
+export interface PrecheckReport {
+  command: string[];
+  exitCode: number | null;
 }

@@ -40,10 +40,13 @@ test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so re
   assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, true, 'the core sees what resize2fs sees');
   const dryRun = await resizer.grow(loop.device, { dryRun: true });
   assert.match(dryRun.reason, /with: e2fsck -f -p \S+ && resize2fs \S+$/);
+  assert.deepEqual(dryRun.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: null });
 
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'grown');
   assert.equal(result.afterBytes, 256 * MiB);
+  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
+  assert.match(result.reason, /^checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/);
   assert.deepEqual(calls.filter((c) => c[0] === 'e2fsck'), [['e2fsck', '-f', '-p', loop.device]]);
   assert.ok(calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'), 'checked before growing');
   assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, false, 'the check was recorded');
@@ -70,6 +73,9 @@ test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays i
 
   const result = await resizer.grow(snapshot.device);
   assert.equal(result.action, 'grown', result.reason);
+  // The journal was replayed: e2fsck says it corrected the filesystem (exit 1), and the result says so.
+  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', snapshot.device], exitCode: 1 });
+  assert.match(result.reason, /^checked \(e2fsck -f -p \S+, exit 1: errors corrected\) and grew ext4/);
   assert.equal(result.afterBytes, 192 * MiB);
   assert.equal(await dumpe2fsBytes(snapshot.device), 192 * MiB);
   assert.deepEqual(calls.filter((c) => c[0] === 'e2fsck'), [['e2fsck', '-f', '-p', snapshot.device]]);

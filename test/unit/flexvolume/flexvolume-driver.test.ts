@@ -15,7 +15,7 @@ function recorder(deviceBytes: number, fail?: FsResizeError): FsResizer & { grow
     async grow(device, options) {
       grows.push([device, options]);
       if (fail) throw fail;
-      return { action: 'grown', reason: 'grew ext4', device, filesystem: 'ext4', mountPoint: null, deviceBytes, beforeBytes: 1, afterBytes: 2, dryRun: false, command: null };
+      return { action: 'grown', reason: 'grew ext4', device, filesystem: 'ext4', mountPoint: null, deviceBytes, beforeBytes: 1, afterBytes: 2, dryRun: false, command: null, precheck: null };
     },
   };
 }

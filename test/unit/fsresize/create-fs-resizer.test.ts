@@ -52,3 +52,74 @@ test('a device of 0 bytes is FSRESIZE_DEVICE_EMPTY, saying it has no size; nothi
   assert.equal(inspection.filesystem, null);
   assert.equal(resizer.needsResize(inspection), false);
 });
+
+/** An unmounted ext4 on /dev/sdb that resize2fs would want checked; resize2fs grows its superblock to the device. */
+function extNeedingCheck(e2fsckExit: number, e2fsckOutput = '') {
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { mountTime: 1_700_000_100 }) };
+  return fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'e2fsck') return { exitCode: e2fsckExit, stdout: e2fsckOutput };
+      if (command === 'resize2fs') device.superblock = extSuperblock(256 * 256, 2);
+      return undefined;
+    },
+  });
+}
+
+test('the result says the pre-check ran: precheck {command, exitCode} and a reason starting "checked (...)"', async () => {
+  const resizer = extNeedingCheck(1, '/dev/sdb: recovering journal\n/dev/sdb: clean, 11/16384 files\n');
+  const result = await resizer.grow('/dev/sdb');
+  assert.equal(result.action, 'grown');
+  assert.deepEqual(result.command, ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 1 });
+  assert.equal(result.reason, 'checked (e2fsck -f -p /dev/sdb, exit 1: errors corrected) and grew ext4 on /dev/sdb from 64.0 MiB to 256.0 MiB offline');
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'e2fsck', 'resize2fs']);
+
+  const clean = await extNeedingCheck(0).grow('/dev/sdb');
+  assert.deepEqual(clean.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 0 });
+  assert.match(clean.reason, /^checked \(e2fsck -f -p \/dev\/sdb, exit 0: no errors\) and grew ext4/);
+});
+
+test('a dry run names the pre-check it would run (exitCode null); a grow without one says precheck null', async () => {
+  const resizer = extNeedingCheck(1);
+  const dry = await resizer.grow('/dev/sdb', { dryRun: true });
+  assert.equal(dry.action, 'noop');
+  assert.deepEqual(dry.command, ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(dry.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: null });
+  assert.match(dry.reason, /^dry run: would check and grow .* with: e2fsck -f -p \/dev\/sdb && resize2fs \/dev\/sdb$/);
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid']);
+
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) };
+  const unchecked = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'resize2fs') device.superblock = extSuperblock(256 * 256, 2);
+      return undefined;
+    },
+  });
+  const result = await unchecked.grow('/dev/sdb');
+  assert.equal(result.precheck, null);
+  assert.match(result.reason, /^grew ext4/);
+});
+
+test('a grow tool that fails after the pre-check says the check ran (its fixes are written)', async () => {
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { state: 0 }) };
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'e2fsck') return { exitCode: 1 };
+      if (command === 'resize2fs') return { exitCode: 1, stderr: 'resize2fs: No space left on device while trying to resize /dev/sdb\n' };
+      return undefined;
+    },
+  });
+  await assert.rejects(resizer.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
+    assert.match(error.message, /e2fsck -f -p \/dev\/sdb ran first \(exit 1: errors corrected\)/);
+    assert.deepEqual(error.details['precheck'], { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 1 });
+    return true;
+  });
+});
