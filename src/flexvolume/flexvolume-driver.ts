@@ -1,5 +1,5 @@
 import { isVoeError } from '../errors/index.js';
-import { FsResizeError, type FsResizer, type MountTable } from '../fsresize/index.js';
+import { FsResizeError, visibleMountAt, type FsResizer, type MountTable } from '../fsresize/index.js';
 
 /** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
 export type FlexVolumeResponse =
@@ -82,8 +82,9 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
         let device = devicePath ?? '';
         if (device === '') {
           if (mountPath === undefined) return failure('expandfs: kubelet passed neither a device path nor a mount path');
-          const entry = (await deps.mounts.list()).find((m) => m.mountPoint === mountPath && m.source.startsWith('/dev/'));
-          if (entry === undefined) return failure(`expandfs: no block device is mounted at ${mountPath}`);
+          // The filesystem the mount path shows (a mount hidden under another one is not it).
+          const entry = await visibleMountAt(deps.mounts, mountPath);
+          if (entry === null || !entry.source.startsWith('/dev/')) return failure(`expandfs: no block device is mounted at ${mountPath}`);
           device = entry.source;
         }
         const inspection = await deps.resizer.inspect(device, mountPath === undefined ? {} : { mountPath });

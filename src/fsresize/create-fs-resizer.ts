@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
+import { chooseMount, type MountCandidate } from './choose-mount.js';
 import type { CommandRunner } from './command-runner.js';
 import { createDeviceLock, type DeviceLock } from './device-lock.js';
 import { formatBytes } from './format-bytes.js';
@@ -78,7 +79,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     return { filesystem: signature.type, partitionTable: signature.partitionTable };
   }
 
-  async function deviceMounts(id: BlockDeviceId): Promise<MountEntry[]> {
+  /** Every mountinfo entry of the device, each with whether its mount point shows it now. */
+  async function deviceMounts(id: BlockDeviceId): Promise<MountCandidate[]> {
     const all = await mounts.list();
     const matches: MountEntry[] = [];
     for (const entry of all) {
@@ -87,7 +89,11 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       if (entry.source.startsWith('/') && (entry.source === id.realPath || entry.source === id.path
         || await realpath(entry.source).catch(() => null) === id.realPath)) matches.push(entry);
     }
-    return matches;
+    return Promise.all(matches.map(async (entry) => ({
+      entry,
+      visible: await mounts.visibleMountId(entry.mountPoint) === entry.mountId,
+      stacked: all.some((other) => other !== entry && other.mountPoint === entry.mountPoint),
+    })));
   }
 
   async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean }> {
@@ -128,28 +134,21 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     }
   }
 
-  async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<Inspection> {
+  async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<{ inspection: Inspection; mount: MountEntry | null }> {
     const [deviceBytes, deviceReadOnly, found] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id), deviceMounts(id)]);
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty).
     const signature = deviceBytes === 0 ? { filesystem: null, partitionTable: null } : await probe(id);
-    let chosen: MountEntry | undefined;
+    let wanted: { given: string; paths: string[] } | undefined;
     if (mountPath !== undefined) {
-      const wanted = resolve(mountPath);
-      const wantedReal = await realpath(wanted).catch(() => wanted);
-      chosen = found.find((m) => m.mountPoint === wanted || m.mountPoint === wantedReal);
-      if (chosen === undefined) {
-        throw new FsResizeError('FSRESIZE_MOUNT_MISMATCH',
-          `${mountPath} is not a mount point of ${id.path} (${found.length ? `it is mounted at ${found.map((m) => m.mountPoint).join(', ')}` : 'it is not mounted'}); nothing was changed — pass the right --mount or none`);
-      }
-    } else {
-      // Prefer a read-write mount of the filesystem's root, then any read-write mount, then any.
-      chosen = found.find((m) => !m.readOnly && m.root === '/') ?? found.find((m) => !m.readOnly) ?? found[0];
+      const resolved = resolve(mountPath);
+      wanted = { given: mountPath, paths: [resolved, await realpath(resolved).catch(() => resolved)] };
     }
+    const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
     const mountPoint = chosen?.mountPoint ?? null;
     const size = isSupportedFilesystem(signature.filesystem) && signature.partitionTable === null
       ? await measure(id, signature.filesystem, mountPoint)
       : null;
-    return {
+    const inspection: Inspection = {
       device: id.path,
       devicePath: id.realPath,
       majorMinor: id.majorMinor,
@@ -161,15 +160,25 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       blockBytes: size?.blockBytes ?? null,
       mountPoint,
       mountReadOnly: chosen?.readOnly ?? false,
-      mountPoints: found.map((m) => m.mountPoint),
+      mountPointStacked: chosenStacked,
+      mountPoints: visible,
+      hiddenMountPoints: hidden,
       btrfs: size?.btrfs ?? null,
       ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),
     };
+    return { inspection, mount: chosen };
+  }
+
+  /** The tools act on what the mount point shows: make sure it still shows the filesystem inspected. */
+  async function confirmStillVisible(id: BlockDeviceId, mount: MountEntry | null, filesystem: string): Promise<void> {
+    if (mount === null || await mounts.visibleMountId(mount.mountPoint) === mount.mountId) return;
+    throw new FsResizeError('FSRESIZE_MOUNT_HIDDEN',
+      `${filesystem} on ${id.path} is mounted at ${mount.mountPoint} but hidden by another mount there now (it changed while voe was inspecting it); nothing was changed — unmount what is mounted over it and retry`);
   }
 
   async function growLocked(id: BlockDeviceId, growOptions: GrowOptions): Promise<GrowResult> {
     const dryRun = growOptions.dryRun === true;
-    const inspection = await inspectId(id, growOptions.mountPath);
+    const { inspection, mount } = await inspectId(id, growOptions.mountPath);
     const plan = planGrow(inspection);
     const base = {
       device: id.path, filesystem: inspection.filesystem, mountPoint: inspection.mountPoint,
@@ -193,6 +202,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       }
       precheck = { command: checkCommand, exitCode: check.exitCode };
     }
+    await confirmStillVisible(id, mount, inspection.filesystem as string);
     const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs });
     if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`, precheck ?? undefined);
     const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);
@@ -209,7 +219,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
 
   return {
     async inspect(device, inspectOptions = {}) {
-      return inspectId(await identify(device), inspectOptions.mountPath);
+      return (await inspectId(await identify(device), inspectOptions.mountPath)).inspection;
     },
     needsResize(inspection) {
       return needsResize(inspection);

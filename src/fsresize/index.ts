@@ -7,6 +7,8 @@ export type { CommandRunner, CommandResult, RunOptions } from './command-runner.
 export { createExecFileRunner, DEFAULT_SEARCH_PATH, MAX_TIMEOUT_MS, type ExecFileRunnerOptions } from './exec-file-runner.js';
 export { createMountinfoTable, type MountTable } from './mount-table.js';
 export { parseMountinfo, type MountEntry } from './parse-mountinfo.js';
+export { chooseMount, type MountCandidate, type MountChoice } from './choose-mount.js';
+export { visibleMountAt } from './visible-mount-at.js';
 export type { BlockDevices, BlockDeviceId } from './block-devices.js';
 export { createSystemBlockDevices, type SystemBlockDevicesOptions } from './system-block-devices.js';
 export { createDeviceLock, type DeviceLock, type DeviceLockOptions, type ReleaseLock } from './device-lock.js';

@@ -26,8 +26,19 @@ export interface Inspection {
   /** The mount point the core would use (the one asked for, else a read-write one); null when unmounted. */
   mountPoint: string | null;
   mountReadOnly: boolean;
-  /** Every mount point of this device on the node. */
+  /**
+   * Another mount is listed at `mountPoint` too, under the one used (hidden by it). xfs_growfs
+   * looks its mount point up in the mount table and takes the first mount there: it would size
+   * the filesystem from the hidden one's device.
+   */
+  mountPointStacked: boolean;
+  /** Every mount point of this device on the node that shows it. */
   mountPoints: string[];
+  /**
+   * Mount points of this device (at the asked mount path, when one was given) that another
+   * mount hides: in mountinfo, but the path shows another filesystem. Never used.
+   */
+  hiddenMountPoints: string[];
   /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
   btrfs: { devid: number; devices: number } | null;
   /** ext only: whether an offline resize2fs would first demand `e2fsck -f` (see parseExtSuperblock). */

@@ -1,6 +1,24 @@
 import {
-  createDeviceLock, createFsResizer, parseMountinfo, type BlockDevices, type CommandResult, type CommandRunner, type FsResizer, type RunOptions,
+  createDeviceLock, createFsResizer, parseMountinfo, type BlockDevices, type CommandResult, type CommandRunner, type FsResizer, type MountTable, type RunOptions,
 } from '../../src/fsresize/index.js';
+
+/**
+ * A MountTable over mountinfo text. A path shows the mount listed last at it (the kernel lists a
+ * mount after the one it was mounted over), unless `visible` says otherwise (`call` counts the
+ * questions about that path, from 1).
+ */
+export function fakeMountTable(mountinfo: string, visible?: (path: string, call: number) => number | null): MountTable {
+  const calls = new Map<string, number>();
+  return {
+    list: async () => parseMountinfo(mountinfo),
+    async visibleMountId(path) {
+      const call = (calls.get(path) ?? 0) + 1;
+      calls.set(path, call);
+      if (visible) return visible(path, call);
+      return parseMountinfo(mountinfo).filter((m) => m.mountPoint === path).at(-1)?.mountId ?? null;
+    },
+  };
+}
 
 /** What the fake node holds: one device per path, what its tools answer, what is mounted. */
 export interface FakeNode {
@@ -10,6 +28,8 @@ export interface FakeNode {
   tool?: (command: string, args: readonly string[]) => Partial<CommandResult> | undefined;
   /** /proc/self/mountinfo text. */
   mountinfo?: string;
+  /** Which mount a path shows (see fakeMountTable). */
+  visible?: (path: string, call: number) => number | null;
 }
 
 /** A resizer over fake ports (no process, no device, no mount): for the core's own logic. */
@@ -41,7 +61,7 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
     },
     async hold() { return async () => undefined; },
   };
-  const mounts = { list: async () => parseMountinfo(node.mountinfo ?? '') };
+  const mounts = fakeMountTable(node.mountinfo ?? '', node.visible);
   const resizer = createFsResizer({ runner, devices, mounts, lock: createDeviceLock() });
   return Object.assign(resizer, { calls, runOptions });
 }

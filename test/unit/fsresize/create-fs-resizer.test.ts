@@ -123,3 +123,24 @@ test('a grow tool that fails after the pre-check says the check ran (its fixes a
     return true;
   });
 });
+
+test('the mount point is looked at again just before the grow tool: mounted over meanwhile, nothing runs', async () => {
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 512 * MiB } },
+    mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
+    // /m shows mount 40 while the core inspects, then another mount (41) covers it.
+    visible: (_path, call) => (call === 1 ? 40 : 41),
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=xfs\n' };
+      if (command === 'xfs_io') return { stdout: 'geom.bsize = 4096\ngeom.datablocks = 65536\n' };
+      return undefined;
+    },
+  });
+  await assert.rejects(resizer.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN');
+    assert.match(error.message, /mounted at \/m but hidden by another mount there now .*nothing was changed/);
+    return true;
+  });
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'xfs_io'], 'xfs_growfs did not run');
+});

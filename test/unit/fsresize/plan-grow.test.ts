@@ -8,7 +8,7 @@ function inspection(overrides: Partial<Inspection> = {}): Inspection {
   return {
     device: '/dev/sdb', devicePath: '/dev/sdb', majorMinor: '8:16', deviceBytes: 200 * MiB, deviceReadOnly: false,
     filesystem: 'ext4', partitionTable: null, filesystemBytes: 100 * MiB, blockBytes: 4096,
-    mountPoint: null, mountReadOnly: false, mountPoints: [], btrfs: null, ...overrides,
+    mountPoint: null, mountReadOnly: false, mountPointStacked: false, mountPoints: [], hiddenMountPoints: [], btrfs: null, ...overrides,
   };
 }
 
@@ -86,6 +86,25 @@ test('a device smaller than its filesystem is a fault, not a no-op: FSRESIZE_DEV
     }
   }
   assert.match(noop(planGrow(inspection({ deviceBytes: 90 * MiB, deviceReadOnly: true }))), /is read-only/, 'a read-only device is still left alone first');
+});
+
+test('a filesystem mounted only where another mount hides it is refused FSRESIZE_MOUNT_HIDDEN, for every filesystem', () => {
+  for (const filesystem of ['ext4', 'xfs', 'btrfs'] as const) {
+    const plan = planGrow(inspection({ filesystem, mountPoint: null, hiddenMountPoints: ['/m'], btrfs: { devid: 1, devices: 1 } }));
+    assert.equal(code(plan), 'FSRESIZE_MOUNT_HIDDEN', filesystem);
+    assert.match(plan.kind === 'refuse' ? plan.error.message : '', new RegExp(`^${filesystem} on /dev/sdb is mounted at /m but hidden by another mount there .*nothing was changed`));
+  }
+  assert.equal(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/n', hiddenMountPoints: ['/m'] })))[0], 'xfs_growfs', 'a visible mount elsewhere is used');
+});
+
+test('xfs mounted over another mount is refused: xfs_growfs would size it from the hidden mount\'s device', () => {
+  const plan = planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m', mountPointStacked: true }));
+  assert.equal(code(plan), 'FSRESIZE_MOUNT_HIDDEN');
+  assert.match(plan.kind === 'refuse' ? plan.error.message : '', /xfs_growfs would take the size of the hidden filesystem's device/);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'btrfs', mountPoint: '/m', mountPointStacked: true, btrfs: { devid: 1, devices: 1 } }))),
+    ['btrfs', 'filesystem', 'resize', 'max', '/m'], 'btrfs resizes the filesystem the path shows');
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext4', mountPoint: '/m', mountPointStacked: true }))), ['resize2fs', '/dev/sdb'],
+    'resize2fs finds the mount whose path shows the device');
 });
 
 test('read-only comes first, as in Kubernetes: a read-only device is never refused or written, whatever it holds', () => {
