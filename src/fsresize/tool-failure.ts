@@ -30,9 +30,11 @@ export function toolFailure(tool: string, args: readonly string[], result: Comma
       `${doing} failed: ${command} was refused by the kernel (${said}); it needs root with CAP_SYS_ADMIN and, for ext4 online resize, CAP_SYS_RESOURCE — run it where the process has these capabilities, or grow the filesystem while unmounted${checked}`,
       { tool: report, ...extra });
   }
-  const busy = BUSY_PATTERN.test(`${result.stderr}\n${result.stdout}`);
+  // e2fsck says "<device> is in use." on stdout and only "Cannot continue, aborting." on stderr.
+  const busyLine = `${result.stderr}\n${result.stdout}`.split('\n').map((l) => l.trim()).find((l) => BUSY_PATTERN.test(l));
+  const told = busyLine !== undefined && !said.includes(busyLine) ? [busyLine, said].filter(Boolean).join(' / ') : said;
   return new FsResizeError('FSRESIZE_TOOL_FAILED',
-    `${doing} failed: ${command} exited with ${result.exitCode}${said ? ` (${said})` : ''}${busy ? BUSY_HINT : '; fix what the tool reports and retry'}${checked}`,
+    `${doing} failed: ${command} exited with ${result.exitCode}${told ? ` (${told})` : ''}${busyLine !== undefined ? BUSY_HINT : '; fix what the tool reports and retry'}${checked}`,
     { tool: report, ...extra });
 }
 

@@ -39,6 +39,7 @@ test('a device busy because it is mounted where voe cannot see it gets a hint: a
   assert.match(resize.message, /mounted in another mount namespace \(e\.g\. a container\)\? .*grow it where it is mounted/);
   const check = fsckFailure('e2fsck', ['-f', '-p', '/dev/sdb'], { exitCode: 8, stdout: '/dev/sdb is in use.\n', stderr: 'e2fsck: Cannot continue, aborting.\n\n' }, 'checking ext4 on /dev/sdb before growing it offline');
   assert.equal(check.code, 'FSRESIZE_TOOL_FAILED');
+  assert.match(check.message, /exited with 8 \(\/dev\/sdb is in use\. \/ e2fsck: Cannot continue, aborting\.\)/, 'what e2fsck said on stdout is quoted');
   assert.match(check.message, /mounted in another mount namespace \(e\.g\. a container\)\?/);
   const other = toolFailure('resize2fs', ['/dev/sdb'], { exitCode: 1, stdout: '', stderr: 'resize2fs: Bad magic number in super-block\n' }, 'growing ext4 on /dev/sdb');
   assert.doesNotMatch(other.message, /mount namespace/, 'only for a busy device');
