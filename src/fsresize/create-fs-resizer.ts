@@ -1,5 +1,4 @@
 import { realpath } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import { chooseMount, type MountCandidate } from './choose-mount.js';
 import type { CommandRunner } from './command-runner.js';
@@ -9,6 +8,7 @@ import { fsckExitMeaning } from './fsck-exit-meaning.js';
 import { FsResizeError } from './fsresize-error.js';
 import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection, type PrecheckReport } from './inspection.js';
 import { createMountinfoTable, type MountTable } from './mount-table.js';
+import { mountPathForms } from './mount-path-forms.js';
 import { needsResize } from './needs-resize.js';
 import { parseBlkidExport } from './parse-blkid-export.js';
 import { parseBtrfsDumpSuper } from './parse-btrfs-dump-super.js';
@@ -138,11 +138,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const [deviceBytes, deviceReadOnly, found] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id), deviceMounts(id)]);
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty).
     const signature = deviceBytes === 0 ? { filesystem: null, partitionTable: null } : await probe(id);
-    let wanted: { given: string; paths: string[] } | undefined;
-    if (mountPath !== undefined) {
-      const resolved = resolve(mountPath);
-      wanted = { given: mountPath, paths: [resolved, await realpath(resolved).catch(() => resolved)] };
-    }
+    const wanted = mountPath === undefined ? undefined : { given: mountPath, paths: await mountPathForms(mountPath) };
     const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
     const mountPoint = chosen?.mountPoint ?? null;
     const size = isSupportedFilesystem(signature.filesystem) && signature.partitionTable === null

@@ -9,6 +9,7 @@ export { createMountinfoTable, type MountTable } from './mount-table.js';
 export { parseMountinfo, type MountEntry } from './parse-mountinfo.js';
 export { chooseMount, type MountCandidate, type MountChoice } from './choose-mount.js';
 export { visibleMountAt } from './visible-mount-at.js';
+export { mountPathForms } from './mount-path-forms.js';
 export type { BlockDevices, BlockDeviceId } from './block-devices.js';
 export { createSystemBlockDevices, type SystemBlockDevicesOptions } from './system-block-devices.js';
 export { createDeviceLock, type DeviceLock, type DeviceLockOptions, type ReleaseLock } from './device-lock.js';

@@ -75,6 +75,12 @@ test('expandfs with an empty device path finds the device from the mount path (b
   assert.equal(code, 0, combined);
   assert.equal(JSON.parse(combined).status, 'Success');
   assert.equal(await btrfsBytes(mnt), 384 * MiB);
+  // The mount path with a trailing slash names the same mount point (as with voe fsresize grow --mount).
+  await loop.growBacking(448 * MiB);
+  const slash = await driver(['expandfs', OPTIONS, '', `${mnt}/`, String(448 * MiB), String(384 * MiB)]);
+  assert.equal(slash.code, 0, slash.combined);
+  assert.match(JSON.parse(slash.combined).message, /^grew btrfs/);
+  assert.equal(await btrfsBytes(mnt), 448 * MiB);
 });
 
 test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {

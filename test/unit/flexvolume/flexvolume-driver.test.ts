@@ -37,6 +37,15 @@ test('expandfs without a device path uses the device mounted at the mount path',
   assert.deepEqual(none, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /elsewhere' }, exitCode: 1 });
 });
 
+test('expandfs without a device path normalises the mount path as voe fsresize grow --mount does (a trailing slash, ..)', async () => {
+  for (const path of ['/var/lib/kubelet/pods/p/volumes/v/', '/var/lib/kubelet/pods/p/volumes/x/../v', '/var/lib/kubelet/pods/p/volumes//v']) {
+    const resizer = recorder(2048);
+    const answer = await handleFlexVolumeCall(['expandfs', '{}', '', path, '2048', '1024'], { resizer, mounts });
+    assert.equal(answer.exitCode, 0, `${path}: ${JSON.stringify(answer)}`);
+    assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: path }]]);
+  }
+});
+
 test('expandfs without a device path uses the filesystem the mount path shows, not one hidden under it', async () => {
   const resizer = recorder(2048);
   const stacked = fakeMountTable([
