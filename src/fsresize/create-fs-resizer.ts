@@ -68,26 +68,41 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     return devices.identify(device);
   }
 
-  async function probe(id: BlockDeviceId): Promise<{ filesystem: string | null; partitionTable: string | null }> {
-    const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-o', 'export', id.realPath];
+  interface Signature { filesystem: string | null; partitionTable: string | null; uuid: string | null }
+
+  async function probe(id: BlockDeviceId): Promise<Signature> {
+    const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-s', 'UUID', '-o', 'export', id.realPath];
     const result = await runner.run('blkid', args, { timeoutMs: probeMs });
     // blkid exits 2 when it finds nothing (an unformatted device), and also when it could not
     // look (it then says why on stderr, e.g. "error: /dev/sdb: Permission denied").
-    if (result.exitCode === 2 && result.stderr.trim() === '') return { filesystem: null, partitionTable: null };
+    if (result.exitCode === 2 && result.stderr.trim() === '') return { filesystem: null, partitionTable: null, uuid: null };
     if (result.exitCode !== 0) throw toolFailure('blkid', args, result, `detecting what is on ${id.path}`);
     const signature = parseBlkidExport(result.stdout);
-    return { filesystem: signature.type, partitionTable: signature.partitionTable };
+    return { filesystem: signature.type, partitionTable: signature.partitionTable, uuid: signature.uuid };
   }
 
-  /** Every mountinfo entry of the device, each with whether its mount point shows it now. */
-  async function deviceMounts(id: BlockDeviceId): Promise<MountCandidate[]> {
+  /**
+   * Every mountinfo entry of the device, each with whether its mount point shows it now. An
+   * entry names one device: a btrfs spanning several is listed under one of them, so btrfs
+   * mounts are also found by membership (the kernel's list of the mounted filesystem's devices).
+   */
+  async function deviceMounts(id: BlockDeviceId, signature: Signature): Promise<MountCandidate[]> {
     const all = await mounts.list();
+    const members = signature.filesystem === 'btrfs' && signature.uuid !== null ? await devices.btrfsDevices(signature.uuid) : null;
+    const memberOf = members !== null && members.includes(id.majorMinor) ? members : null;
     const matches: MountEntry[] = [];
     for (const entry of all) {
       if (entry.majorMinor === id.majorMinor) { matches.push(entry); continue; }
+      if (!entry.source.startsWith('/')) continue;
       // btrfs reports an anonymous device number; match it by its source device instead.
-      if (entry.source.startsWith('/') && (entry.source === id.realPath || entry.source === id.path
-        || await realpath(entry.source).catch(() => null) === id.realPath)) matches.push(entry);
+      if (entry.source === id.realPath || entry.source === id.path || await realpath(entry.source).catch(() => null) === id.realPath) {
+        matches.push(entry);
+        continue;
+      }
+      if (memberOf !== null && entry.fsType === 'btrfs') {
+        const source = await devices.identify(entry.source).catch(() => null);
+        if (source !== null && memberOf.includes(source.majorMinor)) matches.push(entry);
+      }
     }
     return Promise.all(matches.map(async (entry) => ({
       entry,
@@ -135,9 +150,10 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<{ inspection: Inspection; mount: MountEntry | null }> {
-    const [deviceBytes, deviceReadOnly, found] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id), deviceMounts(id)]);
+    const [deviceBytes, deviceReadOnly] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id)]);
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty).
-    const signature = deviceBytes === 0 ? { filesystem: null, partitionTable: null } : await probe(id);
+    const signature = deviceBytes === 0 ? { filesystem: null, partitionTable: null, uuid: null } : await probe(id);
+    const found = await deviceMounts(id, signature);
     const wanted = mountPath === undefined ? undefined : { given: mountPath, paths: await mountPathForms(mountPath) };
     const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
     const mountPoint = chosen?.mountPoint ?? null;

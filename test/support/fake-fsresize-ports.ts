@@ -30,6 +30,8 @@ export interface FakeNode {
   mountinfo?: string;
   /** Which mount a path shows (see fakeMountTable). */
   visible?: (path: string, call: number) => number | null;
+  /** Mounted btrfs filesystems: fsid -> its devices' "major:minor". */
+  btrfs?: Record<string, string[]>;
 }
 
 /** A resizer over fake ports (no process, no device, no mount): for the core's own logic. */
@@ -59,6 +61,7 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
       const superblock = fact(id.path).superblock ?? new Uint8Array(0);
       return offset === 1024 ? superblock.subarray(0, length) : new Uint8Array(0);
     },
+    async btrfsDevices(fsid) { return node.btrfs?.[fsid] ?? null; },
     async hold() { return async () => undefined; },
   };
   const mounts = fakeMountTable(node.mountinfo ?? '', node.visible);

@@ -144,3 +144,25 @@ test('the mount point is looked at again just before the grow tool: mounted over
   });
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'xfs_io'], 'xfs_growfs did not run');
 });
+
+test('a btrfs member device that mountinfo does not name is found mounted through the filesystem\'s device list', async () => {
+  const fsid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
+  const resizer = fakeResizer({
+    devices: { '/dev/loop0': { majorMinor: '7:0', bytes: 256 * MiB }, '/dev/loop1': { majorMinor: '7:1', bytes: 512 * MiB } },
+    mountinfo: '43 27 0:39 / /m rw - btrfs /dev/loop0 rw\n50 27 0:52 / /other rw - btrfs /dev/loop7 rw\n',
+    btrfs: { [fsid]: ['7:0', '7:1'] },
+    tool: (command, args) => {
+      if (command === 'blkid') return { stdout: `UUID=${fsid}\nTYPE=btrfs\n` };
+      if (command === 'btrfs' && args[0] === 'inspect-internal') {
+        return { stdout: 'sectorsize\t\t4096\nnum_devices\t\t2\ndev_item.total_bytes\t268435456\ndev_item.devid\t\t2\n' };
+      }
+      return undefined;
+    },
+  });
+  const inspection = await resizer.inspect('/dev/loop1');
+  assert.equal(inspection.mountPoint, '/m');
+  assert.deepEqual(inspection.mountPoints, ['/m'], 'not the other btrfs');
+  const dry = await resizer.grow('/dev/loop1', { dryRun: true });
+  assert.deepEqual(dry.command, ['btrfs', 'filesystem', 'resize', '2:max', '/m']);
+  assert.deepEqual((await resizer.inspect('/dev/loop1', { mountPath: '/m/' })).mountPoint, '/m');
+});

@@ -5,11 +5,13 @@ import {
 } from '../../../src/fsresize/index.js';
 import { extSuperblock, type ExtFields } from '../../support/ext-superblock.js';
 
-test('parseBlkidExport reads TYPE and PTTYPE', () => {
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), { type: 'ext4', partitionTable: null });
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nPTTYPE=gpt\n'), { type: null, partitionTable: 'gpt' });
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=vfat\nPTTYPE=dos\n'), { type: 'vfat', partitionTable: 'dos' });
-  assert.deepEqual(parseBlkidExport(''), { type: null, partitionTable: null });
+test('parseBlkidExport reads TYPE, PTTYPE and UUID', () => {
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), { type: 'ext4', partitionTable: null, uuid: null });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nPTTYPE=gpt\n'), { type: null, partitionTable: 'gpt', uuid: null });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=vfat\nPTTYPE=dos\n'), { type: 'vfat', partitionTable: 'dos', uuid: null });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/loop1\nUUID=4742ea63-c61d-4c16-a601-a968e178a6a0\nTYPE=btrfs\n'),
+    { type: 'btrfs', partitionTable: null, uuid: '4742ea63-c61d-4c16-a601-a968e178a6a0' });
+  assert.deepEqual(parseBlkidExport(''), { type: null, partitionTable: null, uuid: null });
 });
 
 test('parseMountinfo reads fields, unescapes paths and derives read-only', () => {
