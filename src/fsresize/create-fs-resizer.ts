@@ -2,7 +2,7 @@ import { realpath } from 'node:fs/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import { chooseMount, type MountCandidate } from './choose-mount.js';
 import type { CommandRunner } from './command-runner.js';
-import { createDeviceLock, type DeviceLock } from './device-lock.js';
+import { createDeviceLock, type DeviceLock, type ReleaseLock } from './device-lock.js';
 import { formatBytes } from './format-bytes.js';
 import { fsckExitMeaning } from './fsck-exit-meaning.js';
 import { FsResizeError } from './fsresize-error.js';
@@ -188,7 +188,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       `${filesystem} on ${id.path} is mounted at ${mount.mountPoint} but hidden by another mount there now (it changed while voe was inspecting it); nothing was changed — unmount what is mounted over it and retry`);
   }
 
-  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions): Promise<GrowResult> {
+  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions, held: ReleaseLock): Promise<GrowResult> {
     const dryRun = growOptions.dryRun === true;
     const { inspection, mount } = await inspectId(id, growOptions.mountPath);
     const plan = planGrow(inspection);
@@ -205,9 +205,12 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${steps.join(' && ')}`, afterBytes: inspection.filesystemBytes, command,
         precheck: checkCommand ? { command: checkCommand, exitCode: null } : null };
     }
+    // The check and the grow tool change the filesystem: they must run to their end even if voe
+    // is stopped or killed, and the device lock names them so no other voe starts meanwhile.
+    const critical = { onStart: (pid: number) => held.recordTool(pid) };
     let precheck: PrecheckReport | null = null;
     if (plan.precheck && checkCommand) {
-      const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs });
+      const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs, critical });
       // e2fsck: 0 = clean, 1 = errors corrected; anything else needs a person.
       if (check.exitCode !== 0 && check.exitCode !== 1) {
         throw fsckFailure(plan.precheck.tool, plan.precheck.args, check, `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
@@ -215,7 +218,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       precheck = { command: checkCommand, exitCode: check.exitCode };
     }
     await confirmStillVisible(id, mount, inspection.filesystem as string);
-    const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs });
+    const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs, critical });
     if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`, precheck ?? undefined);
     const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);
     const before = inspection.filesystemBytes ?? 0;
@@ -251,7 +254,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         // brought into the kernel's cache is still there when the grow tool starts.
         const letGo = await devices.hold(id);
         try {
-          return await growLocked(id, growOptions);
+          return await growLocked(id, growOptions, release);
         } finally {
           await letGo();
         }

@@ -2,8 +2,16 @@ import { join } from 'node:path';
 import { acquireLockFile } from '../lock/index.js';
 import { FsResizeError } from './fsresize-error.js';
 
-/** Releases a held lock. */
-export type ReleaseLock = () => Promise<void>;
+/** A held lock: call it to release the lock. */
+export interface ReleaseLock {
+  (): Promise<void>;
+  /**
+   * Records a tool started under the lock (a grow or check tool): for other processes the lock
+   * stays held while the tool runs, even if this process is killed meanwhile (SIGKILL cannot be
+   * caught, and the tool is never stopped midway). Synchronous; call it as soon as the tool runs.
+   */
+  recordTool(pid: number): void;
+}
 
 /** The port that makes the core do one operation per device at a time. */
 export interface DeviceLock {
@@ -25,16 +33,17 @@ export interface DeviceLockOptions {
 
 /**
  * The production DeviceLock: callers in this process queue behind each other (first come,
- * first served); across processes a lock file `<directory>/<key>.lock` holding "<pid> <token>"
- * is created atomically (link(2) of a complete temporary file). A lock file whose process no
- * longer exists is stale and is removed. Waiters never run concurrently with the holder.
+ * first served); across processes a lock file `<directory>/<key>.lock` naming this process (and,
+ * once recorded, the tool it runs) is created atomically (link(2) of a complete temporary file).
+ * A lock file whose process and tool no longer exist is stale and is removed. Waiters never run
+ * concurrently with the holder or its tool.
  */
 export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   const tails = new Map<string, Promise<void>>();
   const pollMs = options.pollMs ?? 50;
   const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
 
-  function acquireFile(key: string, deadline: number): Promise<ReleaseLock> {
+  function acquireFile(key: string, deadline: number): ReturnType<typeof acquireLockFile> {
     const directory = options.directory as string;
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
     return acquireLockFile(lockPath, {
@@ -43,7 +52,7 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       cannotCreate: (code, cause) => new FsResizeError(code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
         `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause }),
       busy: (holderPid) => new FsResizeError('FSRESIZE_BUSY',
-        `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process is gone`),
+        `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process and the grow tool it names (helper=) are gone`),
     });
   }
 
@@ -71,12 +80,14 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
         void previous.then(finishLocal);
         throw new FsResizeError('FSRESIZE_BUSY', `another resize of this device in this process did not finish within ${timeoutMs} ms; retry later`);
       }
-      if (options.directory === undefined) return async () => finishLocal();
+      // Inside one process the queue alone orders callers; a tool needs recording only in the file.
+      if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined });
       try {
         const releaseFile = await acquireFile(key, deadline);
-        return async () => {
+        const release = async (): Promise<void> => {
           try { await releaseFile(); } finally { finishLocal(); }
         };
+        return Object.assign(release, { recordTool: (pid: number) => releaseFile.recordHelper(pid) });
       } catch (error) {
         finishLocal();
         throw error;
