@@ -48,6 +48,12 @@ export interface FsResizer {
   grow(device: string, options?: GrowOptions): Promise<GrowResult>;
 }
 
+/** FSRESIZE_INTERRUPTED when a stop was asked for (GrowOptions.signal); `what` says where the grow stopped. */
+function stopIfAsked(signal: AbortSignal | undefined, what: string, details?: Record<string, unknown>): void {
+  if (!signal?.aborted) return;
+  throw new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) ${what}`, details ? { details } : {});
+}
+
 /** Default lock directory for the command line and the node services. */
 export const DEFAULT_LOCK_DIRECTORY = '/run/voe/fsresize';
 
@@ -209,6 +215,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     // is stopped or killed, and the device lock names them so no other voe starts meanwhile.
     const critical = { onStart: (pid: number) => held.recordTool(pid) };
     let precheck: PrecheckReport | null = null;
+    const { signal } = growOptions;
+    stopIfAsked(signal, `before running ${(checkCommand ?? command).join(' ')}: nothing was changed`);
     if (plan.precheck && checkCommand) {
       const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs, critical });
       // e2fsck: 0 = clean, 1 = errors corrected; anything else needs a person.
@@ -216,6 +224,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         throw fsckFailure(plan.precheck.tool, plan.precheck.args, check, `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
       }
       precheck = { command: checkCommand, exitCode: check.exitCode };
+      stopIfAsked(signal, `after ${checkCommand.join(' ')} had finished (exit ${check.exitCode}: ${fsckExitMeaning(check.exitCode)}), before ${command.join(' ')}: the filesystem was not grown${check.exitCode === 1 ? ' (the check\'s fixes are written)' : ''}`, { precheck });
     }
     await confirmStillVisible(id, mount, inspection.filesystem as string);
     const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs, critical });
@@ -248,7 +257,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
           beforeBytes: null, afterBytes: null, dryRun: growOptions.dryRun === true, command: null, precheck: null,
         };
       }
-      const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs });
+      stopIfAsked(growOptions.signal, `before growing ${device}: nothing was changed`);
+      const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs, ...(growOptions.signal ? { signal: growOptions.signal } : {}) });
       try {
         // Keep the device open for the whole operation: what blkid and the superblock read
         // brought into the kernel's cache is still there when the grow tool starts.

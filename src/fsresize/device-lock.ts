@@ -15,8 +15,11 @@ export interface ReleaseLock {
 
 /** The port that makes the core do one operation per device at a time. */
 export interface DeviceLock {
-  /** Waits until `key` is free, then holds it until the returned function is called. Fails with FSRESIZE_BUSY after `timeoutMs`. */
-  acquire(key: string, options?: { timeoutMs?: number }): Promise<ReleaseLock>;
+  /**
+   * Waits until `key` is free, then holds it until the returned function is called. Fails with
+   * FSRESIZE_BUSY after `timeoutMs`, and with FSRESIZE_INTERRUPTED as soon as `signal` is aborted.
+   */
+  acquire(key: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ReleaseLock>;
 }
 
 export interface DeviceLockOptions {
@@ -31,6 +34,10 @@ export interface DeviceLockOptions {
   timeoutMs?: number;
 }
 
+function interrupted(signal: AbortSignal): FsResizeError {
+  return new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) while waiting for another resize of this device to finish; nothing was changed`);
+}
+
 /**
  * The production DeviceLock: callers in this process queue behind each other (first come,
  * first served); across processes a lock file `<directory>/<key>.lock` naming this process (and,
@@ -43,7 +50,7 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   const pollMs = options.pollMs ?? 50;
   const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
 
-  function acquireFile(key: string, deadline: number): ReturnType<typeof acquireLockFile> {
+  function acquireFile(key: string, deadline: number, signal: AbortSignal | undefined): ReturnType<typeof acquireLockFile> {
     const directory = options.directory as string;
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
     return acquireLockFile(lockPath, {
@@ -51,6 +58,7 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       pollMs,
       cannotCreate: (code, cause) => new FsResizeError(code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
         `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause }),
+      ...(signal ? { signal, interrupted: () => interrupted(signal) } : {}),
       busy: (holderPid) => new FsResizeError('FSRESIZE_BUSY',
         `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process and the grow tool it names (helper=) are gone`),
     });
@@ -69,21 +77,29 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
         releaseLocal();
         if (tails.get(key) === tail) tails.delete(key);
       };
+      const { signal } = acquireOptions;
       let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
       const waited = await Promise.race([
-        previous.then(() => true),
-        new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); }),
+        previous.then(() => 'turn' as const),
+        new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); }),
+        new Promise<'stopped'>((resolve) => {
+          onAbort = () => resolve('stopped');
+          if (signal?.aborted) onAbort(); else signal?.addEventListener('abort', onAbort, { once: true });
+        }),
       ]);
       clearTimeout(timer);
-      if (!waited) {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      if (waited !== 'turn') {
         // Give our turn away as soon as it comes, so the queue behind us keeps moving.
         void previous.then(finishLocal);
+        if (waited === 'stopped') throw interrupted(signal as AbortSignal);
         throw new FsResizeError('FSRESIZE_BUSY', `another resize of this device in this process did not finish within ${timeoutMs} ms; retry later`);
       }
       // Inside one process the queue alone orders callers; a tool needs recording only in the file.
       if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined });
       try {
-        const releaseFile = await acquireFile(key, deadline);
+        const releaseFile = await acquireFile(key, deadline, signal);
         const release = async (): Promise<void> => {
           try { await releaseFile(); } finally { finishLocal(); }
         };

@@ -52,6 +52,13 @@ export interface GrowOptions {
   dryRun?: boolean;
   /** The volume is a raw block device for the workload: there is no filesystem to grow. */
   blockMode?: boolean;
+  /**
+   * A request to stop (e.g. voe got SIGTERM; its `reason` names it). Honoured between steps only:
+   * before the lock is taken, while waiting for it, and before each tool that changes the
+   * filesystem — never by stopping a grow or check tool midway. Once the grow tool has run, the
+   * grow finishes and returns its result; before that it rejects with FSRESIZE_INTERRUPTED.
+   */
+  signal?: AbortSignal;
 }
 
 /** What `grow` did. Sizes are in bytes; null where there is no filesystem to measure. */

@@ -28,6 +28,10 @@ export interface AcquireLockFileOptions {
   cannotCreate: (code: string, cause: unknown) => Error;
   /** Called once when the first attempt finds the lock held by a live process. */
   onWait?: (holderPid: string) => void;
+  /** Stop waiting when this is aborted, with `interrupted()`. */
+  signal?: AbortSignal;
+  /** The error to throw when `signal` is aborted; default an Error saying so. */
+  interrupted?: () => Error;
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
@@ -131,6 +135,7 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
   let waited = false;
   try {
     for (;;) {
+      if (options.signal?.aborted) throw options.interrupted?.() ?? new Error(`stopped while waiting for ${lockPath}`);
       try {
         await link(temporary, lockPath);
         const release = async (): Promise<void> => {
@@ -171,7 +176,7 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
       if (!waited) options.onWait?.(holderPid);
       waited = true;
       if (Date.now() >= options.deadline) throw options.busy(holderPid);
-      await sleep(options.pollMs ?? 50);
+      await sleep(options.pollMs ?? 50, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
     }
   } finally {
     await unlink(temporary).catch(() => undefined);

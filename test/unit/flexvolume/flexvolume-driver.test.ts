@@ -62,6 +62,16 @@ test('expandfs without a device path uses the filesystem the mount path shows, n
   assert.deepEqual(resizer.grows[1], ['/dev/loop4', { mountPath: '/v' }]);
 });
 
+test('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failure saying what was done, and passes the stop on', async () => {
+  const resizer = recorder(2048);
+  const controller = new AbortController();
+  const grow = resizer.grow.bind(resizer);
+  resizer.grow = async (device, options) => { controller.abort('SIGTERM'); return grow(device, options); };
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, mounts, signal: controller.signal });
+  assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_INTERRUPTED: stopped (SIGTERM) after the grow had finished: grew ext4' }, exitCode: 1 });
+  assert.equal(resizer.grows[0]?.[1]?.signal, controller.signal);
+});
+
 test('expandfs reports core errors as Failure "<code>: <message>" with exit code 1', async () => {
   const resizer = recorder(2048, new FsResizeError('FSRESIZE_TOOL_FAILED', 'resize2fs said no'));
   const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '', '2048', '1024'], { resizer, mounts });

@@ -166,3 +166,61 @@ test('a btrfs member device that mountinfo does not name is found mounted throug
   assert.deepEqual(dry.command, ['btrfs', 'filesystem', 'resize', '2:max', '/m']);
   assert.deepEqual((await resizer.inspect('/dev/loop1', { mountPath: '/m/' })).mountPoint, '/m');
 });
+
+test('a stop asked for before the grow starts: FSRESIZE_INTERRUPTED, nothing probed or run', async () => {
+  const resizer = extNeedingCheck(0);
+  const controller = new AbortController();
+  controller.abort('SIGTERM');
+  await assert.rejects(resizer.grow('/dev/sdb', { signal: controller.signal }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
+    assert.equal(error.message, 'stopped (SIGTERM) before growing /dev/sdb: nothing was changed');
+    return true;
+  });
+  assert.deepEqual(resizer.calls, []);
+  assert.equal((await resizer.grow('/dev/sdb')).action, 'grown', 'the lock was released');
+});
+
+test('a stop asked for while e2fsck runs: e2fsck finishes, resize2fs does not start, FSRESIZE_INTERRUPTED says so', async () => {
+  const controller = new AbortController();
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { state: 0 }) };
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'e2fsck') { controller.abort('SIGINT'); return { exitCode: 1 }; }
+      return undefined;
+    },
+  });
+  await assert.rejects(resizer.grow('/dev/sdb', { signal: controller.signal }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
+    assert.match(error.message, /^stopped \(SIGINT\) after e2fsck -f -p \/dev\/sdb had finished \(exit 1: errors corrected\), before resize2fs \/dev\/sdb: the filesystem was not grown \(the check's fixes are written\)$/);
+    assert.deepEqual(error.details['precheck'], { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 1 });
+    return true;
+  });
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'e2fsck']);
+});
+
+test('a stop asked for while the grow tool runs: the grow finishes and returns its result', async () => {
+  const controller = new AbortController();
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) };
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'resize2fs') { controller.abort('SIGTERM'); device.superblock = extSuperblock(256 * 256, 2); }
+      return undefined;
+    },
+  });
+  const result = await resizer.grow('/dev/sdb', { signal: controller.signal });
+  assert.equal(result.action, 'grown');
+  assert.equal(result.afterBytes, 256 * MiB);
+});
+
+test('the check and the grow tool run as critical commands (never stopped with voe); probes do not', async () => {
+  const resizer = extNeedingCheck(0);
+  await resizer.grow('/dev/sdb');
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'e2fsck', 'resize2fs']);
+  assert.deepEqual(resizer.runOptions.map((o) => o.critical !== undefined), [false, true, true]);
+});
