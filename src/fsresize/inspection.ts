@@ -23,7 +23,10 @@ export interface Inspection {
   filesystemBytes: number | null;
   /** The filesystem's block (allocation unit) size; null when not measured. */
   blockBytes: number | null;
-  /** The mount point the core would use (the one asked for, else a read-write one); null when unmounted. */
+  /**
+   * The mount point the core would use (the one asked for, else a read-write one), always one
+   * that shows this filesystem now; null when unmounted or mounted only where another mount hides it.
+   */
   mountPoint: string | null;
   mountReadOnly: boolean;
   /**
