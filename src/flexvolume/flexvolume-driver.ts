@@ -1,5 +1,5 @@
 import { isVoeError } from '../errors/index.js';
-import { FsResizeError, type FsResizer, type MountTable } from '../fsresize/index.js';
+import { FsResizeError, visibleMountAt, type FsResizer, type MountTable } from '../fsresize/index.js';
 
 /** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
 export type FlexVolumeResponse =
@@ -16,6 +16,13 @@ export interface FlexVolumeDriverDeps {
   resizer: FsResizer;
   /** Finds the device behind the mount path when kubelet passes no device path. */
   mounts: MountTable;
+  /**
+   * Aborted when the driver is asked to stop (SIGTERM...): the grow stops at its next safe point,
+   * never in the middle of a tool, and the call answers a FSRESIZE_INTERRUPTED Failure — also
+   * when the grow itself had finished (the Failure then says what was done; kubelet retries and
+   * the retry finds the filesystem grown).
+   */
+  signal?: AbortSignal;
 }
 
 const failure = (message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message }, exitCode: 1 });
@@ -82,8 +89,9 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
         let device = devicePath ?? '';
         if (device === '') {
           if (mountPath === undefined) return failure('expandfs: kubelet passed neither a device path nor a mount path');
-          const entry = (await deps.mounts.list()).find((m) => m.mountPoint === mountPath && m.source.startsWith('/dev/'));
-          if (entry === undefined) return failure(`expandfs: no block device is mounted at ${mountPath}`);
+          // The filesystem the mount path shows (a mount hidden under another one is not it).
+          const entry = await visibleMountAt(deps.mounts, mountPath);
+          if (entry === null || !entry.source.startsWith('/dev/')) return failure(`expandfs: no block device is mounted at ${mountPath}`);
           device = entry.source;
         }
         const inspection = await deps.resizer.inspect(device, mountPath === undefined ? {} : { mountPath });
@@ -91,7 +99,10 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
           throw new FsResizeError('FSRESIZE_DEVICE_TOO_SMALL',
             `${device} is ${inspection.deviceBytes} bytes, less than the requested ${next}; the volume has not grown on this node yet — kubelet will retry`);
         }
-        const result = await deps.resizer.grow(device, mountPath === undefined ? {} : { mountPath });
+        const result = await deps.resizer.grow(device, { ...(mountPath === undefined ? {} : { mountPath }), ...(deps.signal ? { signal: deps.signal } : {}) });
+        if (deps.signal?.aborted) {
+          return failure(`FSRESIZE_INTERRUPTED: stopped (${String(deps.signal.reason)}) after the grow had finished: ${result.reason}`);
+        }
         return { response: { status: 'Success', message: result.reason }, exitCode: 0 };
       }
       default:

@@ -19,6 +19,11 @@ export interface BlockDevices {
   /** Reads `length` bytes at `offset` through the kernel's buffered block device (like dumpe2fs does). */
   read(device: BlockDeviceId, offset: number, length: number): Promise<Uint8Array>;
   /**
+   * The devices ("major:minor") of the mounted btrfs filesystem whose id is `fsid` (what the
+   * kernel lists in /sys/fs/btrfs/<fsid>/devices), or null when no btrfs with that id is mounted.
+   */
+  btrfsDevices(fsid: string): Promise<string[] | null>;
+  /**
    * Keeps the device open (read-only, not exclusive) until the returned function is called, so
    * the kernel keeps its page cache of the device between the steps of one operation (Linux
    * drops it on the last close). Never blocks other openers, mounts or exclusive opens.

@@ -8,6 +8,14 @@ export interface CommandResult {
 export interface RunOptions {
   /** Kill the command and fail with FSRESIZE_TIMEOUT after this many milliseconds. */
   timeoutMs?: number;
+  /**
+   * The command changes the filesystem (a grow or check tool) and must never be stopped midway
+   * by what happens to voe: it runs in a session of its own (a terminal's Ctrl-C or hangup
+   * reaches voe only) and writes its output to files, not pipes (it does not die of SIGPIPE when
+   * voe is killed). `onStart` gets its pid, synchronously, as soon as it runs. Only its own
+   * timeout stops it.
+   */
+  critical?: { onStart?: (pid: number) => void };
 }
 
 /**

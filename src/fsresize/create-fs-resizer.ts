@@ -1,12 +1,14 @@
 import { realpath } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
+import { chooseMount, type MountCandidate } from './choose-mount.js';
 import type { CommandRunner } from './command-runner.js';
-import { createDeviceLock, type DeviceLock } from './device-lock.js';
+import { createDeviceLock, type DeviceLock, type ReleaseLock } from './device-lock.js';
 import { formatBytes } from './format-bytes.js';
+import { fsckExitMeaning } from './fsck-exit-meaning.js';
 import { FsResizeError } from './fsresize-error.js';
-import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection } from './inspection.js';
+import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection, type PrecheckReport } from './inspection.js';
 import { createMountinfoTable, type MountTable } from './mount-table.js';
+import { mountPathForms } from './mount-path-forms.js';
 import { needsResize } from './needs-resize.js';
 import { parseBlkidExport } from './parse-blkid-export.js';
 import { parseBtrfsDumpSuper } from './parse-btrfs-dump-super.js';
@@ -46,6 +48,12 @@ export interface FsResizer {
   grow(device: string, options?: GrowOptions): Promise<GrowResult>;
 }
 
+/** FSRESIZE_INTERRUPTED when a stop was asked for (GrowOptions.signal); `what` says where the grow stopped. */
+function stopIfAsked(signal: AbortSignal | undefined, what: string, details?: Record<string, unknown>): void {
+  if (!signal?.aborted) return;
+  throw new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) ${what}`, details ? { details } : {});
+}
+
 /** Default lock directory for the command line and the node services. */
 export const DEFAULT_LOCK_DIRECTORY = '/run/voe/fsresize';
 
@@ -66,26 +74,47 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     return devices.identify(device);
   }
 
-  async function probe(id: BlockDeviceId): Promise<{ filesystem: string | null; partitionTable: string | null }> {
-    const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-o', 'export', id.realPath];
+  interface Signature { filesystem: string | null; partitionTable: string | null; uuid: string | null }
+
+  async function probe(id: BlockDeviceId): Promise<Signature> {
+    const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-s', 'UUID', '-o', 'export', id.realPath];
     const result = await runner.run('blkid', args, { timeoutMs: probeMs });
-    // blkid exits 2 when it finds nothing: an unformatted device.
-    if (result.exitCode === 2) return { filesystem: null, partitionTable: null };
+    // blkid exits 2 when it finds nothing (an unformatted device), and also when it could not
+    // look (it then says why on stderr, e.g. "error: /dev/sdb: Permission denied").
+    if (result.exitCode === 2 && result.stderr.trim() === '') return { filesystem: null, partitionTable: null, uuid: null };
     if (result.exitCode !== 0) throw toolFailure('blkid', args, result, `detecting what is on ${id.path}`);
     const signature = parseBlkidExport(result.stdout);
-    return { filesystem: signature.type, partitionTable: signature.partitionTable };
+    return { filesystem: signature.type, partitionTable: signature.partitionTable, uuid: signature.uuid };
   }
 
-  async function deviceMounts(id: BlockDeviceId): Promise<MountEntry[]> {
+  /**
+   * Every mountinfo entry of the device, each with whether its mount point shows it now. An
+   * entry names one device: a btrfs spanning several is listed under one of them, so btrfs
+   * mounts are also found by membership (the kernel's list of the mounted filesystem's devices).
+   */
+  async function deviceMounts(id: BlockDeviceId, signature: Signature): Promise<MountCandidate[]> {
     const all = await mounts.list();
+    const members = signature.filesystem === 'btrfs' && signature.uuid !== null ? await devices.btrfsDevices(signature.uuid) : null;
+    const memberOf = members !== null && members.includes(id.majorMinor) ? members : null;
     const matches: MountEntry[] = [];
     for (const entry of all) {
       if (entry.majorMinor === id.majorMinor) { matches.push(entry); continue; }
+      if (!entry.source.startsWith('/')) continue;
       // btrfs reports an anonymous device number; match it by its source device instead.
-      if (entry.source.startsWith('/') && (entry.source === id.realPath || entry.source === id.path
-        || await realpath(entry.source).catch(() => null) === id.realPath)) matches.push(entry);
+      if (entry.source === id.realPath || entry.source === id.path || await realpath(entry.source).catch(() => null) === id.realPath) {
+        matches.push(entry);
+        continue;
+      }
+      if (memberOf !== null && entry.fsType === 'btrfs') {
+        const source = await devices.identify(entry.source).catch(() => null);
+        if (source !== null && memberOf.includes(source.majorMinor)) matches.push(entry);
+      }
     }
-    return matches;
+    return Promise.all(matches.map(async (entry) => ({
+      entry,
+      visible: await mounts.visibleMountId(entry.mountPoint) === entry.mountId,
+      stacked: all.some((other) => other !== entry && other.mountPoint === entry.mountPoint),
+    })));
   }
 
   async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean }> {
@@ -126,28 +155,18 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     }
   }
 
-  async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<Inspection> {
-    const [deviceBytes, deviceReadOnly, signature, found] = await Promise.all([
-      devices.sizeBytes(id), devices.readOnly(id), probe(id), deviceMounts(id),
-    ]);
-    let chosen: MountEntry | undefined;
-    if (mountPath !== undefined) {
-      const wanted = resolve(mountPath);
-      const wantedReal = await realpath(wanted).catch(() => wanted);
-      chosen = found.find((m) => m.mountPoint === wanted || m.mountPoint === wantedReal);
-      if (chosen === undefined) {
-        throw new FsResizeError('FSRESIZE_MOUNT_MISMATCH',
-          `${mountPath} is not a mount point of ${id.path} (${found.length ? `it is mounted at ${found.map((m) => m.mountPoint).join(', ')}` : 'it is not mounted'}); nothing was changed — pass the right --mount or none`);
-      }
-    } else {
-      // Prefer a read-write mount of the filesystem's root, then any read-write mount, then any.
-      chosen = found.find((m) => !m.readOnly && m.root === '/') ?? found.find((m) => !m.readOnly) ?? found[0];
-    }
+  async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<{ inspection: Inspection; mount: MountEntry | null }> {
+    const [deviceBytes, deviceReadOnly] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id)]);
+    // A device of 0 bytes has nothing to probe (planGrow refuses it as empty).
+    const signature = deviceBytes === 0 ? { filesystem: null, partitionTable: null, uuid: null } : await probe(id);
+    const found = await deviceMounts(id, signature);
+    const wanted = mountPath === undefined ? undefined : { given: mountPath, paths: await mountPathForms(mountPath) };
+    const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
     const mountPoint = chosen?.mountPoint ?? null;
     const size = isSupportedFilesystem(signature.filesystem) && signature.partitionTable === null
       ? await measure(id, signature.filesystem, mountPoint)
       : null;
-    return {
+    const inspection: Inspection = {
       device: id.path,
       devicePath: id.realPath,
       majorMinor: id.majorMinor,
@@ -159,49 +178,72 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       blockBytes: size?.blockBytes ?? null,
       mountPoint,
       mountReadOnly: chosen?.readOnly ?? false,
-      mountPoints: found.map((m) => m.mountPoint),
+      mountPointStacked: chosenStacked,
+      mountPoints: visible,
+      hiddenMountPoints: hidden,
       btrfs: size?.btrfs ?? null,
       ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),
     };
+    return { inspection, mount: chosen };
   }
 
-  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions): Promise<GrowResult> {
+  /** The tools act on what the mount point shows: make sure it still shows the filesystem inspected. */
+  async function confirmStillVisible(id: BlockDeviceId, mount: MountEntry | null, filesystem: string): Promise<void> {
+    if (mount === null || await mounts.visibleMountId(mount.mountPoint) === mount.mountId) return;
+    throw new FsResizeError('FSRESIZE_MOUNT_HIDDEN',
+      `${filesystem} on ${id.path} is mounted at ${mount.mountPoint} but hidden by another mount there now (it changed while voe was inspecting it); nothing was changed — unmount what is mounted over it and retry`);
+  }
+
+  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions, held: ReleaseLock): Promise<GrowResult> {
     const dryRun = growOptions.dryRun === true;
-    const inspection = await inspectId(id, growOptions.mountPath);
+    const { inspection, mount } = await inspectId(id, growOptions.mountPath);
     const plan = planGrow(inspection);
     const base = {
       device: id.path, filesystem: inspection.filesystem, mountPoint: inspection.mountPoint,
       deviceBytes: inspection.deviceBytes, beforeBytes: inspection.filesystemBytes, dryRun,
     };
     if (plan.kind === 'refuse') throw plan.error;
-    if (plan.kind === 'noop') return { ...base, action: 'noop', reason: plan.reason, afterBytes: inspection.filesystemBytes, command: null };
+    if (plan.kind === 'noop') return { ...base, action: 'noop', reason: plan.reason, afterBytes: inspection.filesystemBytes, command: null, precheck: null };
     const command = [plan.tool, ...plan.args];
+    const checkCommand = plan.precheck ? [plan.precheck.tool, ...plan.precheck.args] : null;
     if (dryRun) {
-      const steps = [...(plan.precheck ? [[plan.precheck.tool, ...plan.precheck.args].join(' ')] : []), command.join(' ')];
-      return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${steps.join(' && ')}`, afterBytes: inspection.filesystemBytes, command };
+      const steps = [...(checkCommand ? [checkCommand.join(' ')] : []), command.join(' ')];
+      return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${steps.join(' && ')}`, afterBytes: inspection.filesystemBytes, command,
+        precheck: checkCommand ? { command: checkCommand, exitCode: null } : null };
     }
-    if (plan.precheck) {
-      const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs });
+    // The check and the grow tool change the filesystem: they must run to their end even if voe
+    // is stopped or killed, and the device lock names them so no other voe starts meanwhile.
+    const critical = { onStart: (pid: number) => held.recordTool(pid) };
+    let precheck: PrecheckReport | null = null;
+    const { signal } = growOptions;
+    stopIfAsked(signal, `before running ${(checkCommand ?? command).join(' ')}: nothing was changed`);
+    if (plan.precheck && checkCommand) {
+      const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs, critical });
       // e2fsck: 0 = clean, 1 = errors corrected; anything else needs a person.
       if (check.exitCode !== 0 && check.exitCode !== 1) {
         throw fsckFailure(plan.precheck.tool, plan.precheck.args, check, `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
       }
+      precheck = { command: checkCommand, exitCode: check.exitCode };
+      stopIfAsked(signal, `after ${checkCommand.join(' ')} had finished (exit ${check.exitCode}: ${fsckExitMeaning(check.exitCode)}), before ${command.join(' ')}: the filesystem was not grown${check.exitCode === 1 ? ' (the check\'s fixes are written)' : ''}`, { precheck });
     }
-    const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs });
-    if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`);
+    await confirmStillVisible(id, mount, inspection.filesystem as string);
+    const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs, critical });
+    if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`, precheck ?? undefined);
     const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);
     const before = inspection.filesystemBytes ?? 0;
+    // Preen mode may have written fixes: say that it ran, and how it ended.
+    const checked = precheck ? `checked (${precheck.command.join(' ')}, exit ${precheck.exitCode}: ${fsckExitMeaning(precheck.exitCode ?? 0)}) and ` : '';
     if (after.bytes <= before) {
-      return { ...base, action: 'noop', afterBytes: after.bytes, command,
-        reason: `${command.join(' ')} succeeded but ${inspection.filesystem} on ${id.path} stayed at ${formatBytes(after.bytes)}: the remaining ${formatBytes(inspection.deviceBytes - after.bytes)} is too small for the filesystem to use` };
+      return { ...base, action: 'noop', afterBytes: after.bytes, command, precheck,
+        reason: `${checked}${command.join(' ')} succeeded but ${inspection.filesystem} on ${id.path} stayed at ${formatBytes(after.bytes)}: the remaining ${formatBytes(inspection.deviceBytes - after.bytes)} is too small for the filesystem to use` };
     }
-    return { ...base, action: 'grown', afterBytes: after.bytes, command,
-      reason: `grew ${inspection.filesystem} on ${id.path} from ${formatBytes(before)} to ${formatBytes(after.bytes)}${inspection.mountPoint ? ` online (mounted at ${inspection.mountPoint})` : ' offline'}` };
+    return { ...base, action: 'grown', afterBytes: after.bytes, command, precheck,
+      reason: `${checked}grew ${inspection.filesystem} on ${id.path} from ${formatBytes(before)} to ${formatBytes(after.bytes)}${inspection.mountPoint ? ` online (mounted at ${inspection.mountPoint})` : ' offline'}` };
   }
 
   return {
     async inspect(device, inspectOptions = {}) {
-      return inspectId(await identify(device), inspectOptions.mountPath);
+      return (await inspectId(await identify(device), inspectOptions.mountPath)).inspection;
     },
     needsResize(inspection) {
       return needsResize(inspection);
@@ -212,16 +254,17 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         return {
           action: 'noop', reason: `${device} is a block-mode volume: the workload uses the raw device, there is no filesystem to grow`,
           device, filesystem: null, mountPoint: null, deviceBytes: await devices.sizeBytes(id),
-          beforeBytes: null, afterBytes: null, dryRun: growOptions.dryRun === true, command: null,
+          beforeBytes: null, afterBytes: null, dryRun: growOptions.dryRun === true, command: null, precheck: null,
         };
       }
-      const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs });
+      stopIfAsked(growOptions.signal, `before growing ${device}: nothing was changed`);
+      const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs, ...(growOptions.signal ? { signal: growOptions.signal } : {}) });
       try {
         // Keep the device open for the whole operation: what blkid and the superblock read
         // brought into the kernel's cache is still there when the grow tool starts.
         const letGo = await devices.hold(id);
         try {
-          return await growLocked(id, growOptions);
+          return await growLocked(id, growOptions, release);
         } finally {
           await letGo();
         }

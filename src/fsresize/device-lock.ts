@@ -2,13 +2,24 @@ import { join } from 'node:path';
 import { acquireLockFile } from '../lock/index.js';
 import { FsResizeError } from './fsresize-error.js';
 
-/** Releases a held lock. */
-export type ReleaseLock = () => Promise<void>;
+/** A held lock: call it to release the lock. */
+export interface ReleaseLock {
+  (): Promise<void>;
+  /**
+   * Records a tool started under the lock (a grow or check tool): for other processes the lock
+   * stays held while the tool runs, even if this process is killed meanwhile (SIGKILL cannot be
+   * caught, and the tool is never stopped midway). Synchronous; call it as soon as the tool runs.
+   */
+  recordTool(pid: number): void;
+}
 
 /** The port that makes the core do one operation per device at a time. */
 export interface DeviceLock {
-  /** Waits until `key` is free, then holds it until the returned function is called. Fails with FSRESIZE_BUSY after `timeoutMs`. */
-  acquire(key: string, options?: { timeoutMs?: number }): Promise<ReleaseLock>;
+  /**
+   * Waits until `key` is free, then holds it until the returned function is called. Fails with
+   * FSRESIZE_BUSY after `timeoutMs`, and with FSRESIZE_INTERRUPTED as soon as `signal` is aborted.
+   */
+  acquire(key: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ReleaseLock>;
 }
 
 export interface DeviceLockOptions {
@@ -23,18 +34,23 @@ export interface DeviceLockOptions {
   timeoutMs?: number;
 }
 
+function interrupted(signal: AbortSignal): FsResizeError {
+  return new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) while waiting for another resize of this device to finish; nothing was changed`);
+}
+
 /**
  * The production DeviceLock: callers in this process queue behind each other (first come,
- * first served); across processes a lock file `<directory>/<key>.lock` holding "<pid> <token>"
- * is created atomically (link(2) of a complete temporary file). A lock file whose process no
- * longer exists is stale and is removed. Waiters never run concurrently with the holder.
+ * first served); across processes a lock file `<directory>/<key>.lock` naming this process (and,
+ * once recorded, the tool it runs) is created atomically (link(2) of a complete temporary file).
+ * A lock file whose process and tool no longer exist is stale and is removed. Waiters never run
+ * concurrently with the holder or its tool.
  */
 export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   const tails = new Map<string, Promise<void>>();
   const pollMs = options.pollMs ?? 50;
   const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
 
-  function acquireFile(key: string, deadline: number): Promise<ReleaseLock> {
+  function acquireFile(key: string, deadline: number, signal: AbortSignal | undefined): ReturnType<typeof acquireLockFile> {
     const directory = options.directory as string;
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
     return acquireLockFile(lockPath, {
@@ -42,8 +58,9 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       pollMs,
       cannotCreate: (code, cause) => new FsResizeError(code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
         `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause }),
+      ...(signal ? { signal, interrupted: () => interrupted(signal) } : {}),
       busy: (holderPid) => new FsResizeError('FSRESIZE_BUSY',
-        `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process is gone`),
+        `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process and the grow tool it names (helper=) are gone`),
     });
   }
 
@@ -60,23 +77,33 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
         releaseLocal();
         if (tails.get(key) === tail) tails.delete(key);
       };
+      const { signal } = acquireOptions;
       let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
       const waited = await Promise.race([
-        previous.then(() => true),
-        new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); }),
+        previous.then(() => 'turn' as const),
+        new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); }),
+        new Promise<'stopped'>((resolve) => {
+          onAbort = () => resolve('stopped');
+          if (signal?.aborted) onAbort(); else signal?.addEventListener('abort', onAbort, { once: true });
+        }),
       ]);
       clearTimeout(timer);
-      if (!waited) {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      if (waited !== 'turn') {
         // Give our turn away as soon as it comes, so the queue behind us keeps moving.
         void previous.then(finishLocal);
+        if (waited === 'stopped') throw interrupted(signal as AbortSignal);
         throw new FsResizeError('FSRESIZE_BUSY', `another resize of this device in this process did not finish within ${timeoutMs} ms; retry later`);
       }
-      if (options.directory === undefined) return async () => finishLocal();
+      // Inside one process the queue alone orders callers; a tool needs recording only in the file.
+      if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined });
       try {
-        const releaseFile = await acquireFile(key, deadline);
-        return async () => {
+        const releaseFile = await acquireFile(key, deadline, signal);
+        const release = async (): Promise<void> => {
           try { await releaseFile(); } finally { finishLocal(); }
         };
+        return Object.assign(release, { recordTool: (pid: number) => releaseFile.recordHelper(pid) });
       } catch (error) {
         finishLocal();
         throw error;

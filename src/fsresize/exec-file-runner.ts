@@ -1,6 +1,8 @@
 import { execFile, type ExecFileException } from 'node:child_process';
 import type { CommandResult, CommandRunner, RunOptions } from './command-runner.js';
 import { FsResizeError } from './fsresize-error.js';
+import { runDetached } from './run-detached.js';
+import { toolErrors } from './tool-errors.js';
 
 /** Where node tools live on Debian, RHEL, SUSE and in most CSI images (sbin first). */
 export const DEFAULT_SEARCH_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -17,7 +19,8 @@ export interface ExecFileRunnerOptions {
 
 /**
  * The production CommandRunner: child_process.execFile with an argument array, a fixed
- * environment (LC_ALL=C so tool output parses the same everywhere) and a timeout.
+ * environment (LC_ALL=C so tool output parses the same everywhere) and a timeout. A `critical`
+ * command (a grow or check tool) runs through runDetached instead, so that it never dies with voe.
  */
 export function createExecFileRunner(options: ExecFileRunnerOptions = {}): CommandRunner {
   const env = { PATH: options.searchPath ?? DEFAULT_SEARCH_PATH, LC_ALL: 'C' };
@@ -30,6 +33,7 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
         return Promise.reject(new FsResizeError('FSRESIZE_INVALID_ARGUMENT',
           `the timeout for ${command} must be from 1 to ${MAX_TIMEOUT_MS} ms, got ${String(runOptions.timeoutMs ?? defaultTimeoutMs)}; nothing was run`));
       }
+      if (runOptions.critical) return runDetached(command, args, { env, timeoutMs, ...(runOptions.critical.onStart ? { onStart: runOptions.critical.onStart } : {}) });
       return new Promise((resolve, reject) => {
         execFile(command, [...args], { env, timeout: timeoutMs, killSignal: 'SIGTERM', maxBuffer: 32 * 1024 * 1024, encoding: 'utf8' },
           (error: ExecFileException | null, stdout: string, stderr: string) => {
@@ -39,20 +43,10 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
             const stopped = error.killed === true && error.code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
             if (typeof error.code === 'number' && !stopped) return resolve({ exitCode: error.code, stdout, stderr });
             const tool = { tool: command, args: [...args], exitCode: typeof error.code === 'number' ? error.code : null, signal: error.signal ?? null, stderr };
-            if (error.code === 'ENOENT') {
-              return reject(new FsResizeError('FSRESIZE_TOOL_MISSING',
-                `${command} is not installed (looked in ${env.PATH}); install it on this node (e2fsprogs, xfsprogs, btrfs-progs or util-linux) and retry`, { cause: error, tool }));
-            }
-            if (error.code === 'EACCES' || error.code === 'EPERM') {
-              return reject(new FsResizeError('FSRESIZE_PERMISSION_DENIED',
-                `${command} could not be executed (${error.code}); run voe as root on the node`, { cause: error, tool }));
-            }
-            if (stopped) {
-              return reject(new FsResizeError('FSRESIZE_TIMEOUT',
-                `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms and was stopped; check the device and the tool's output, then retry${stderr ? `: ${stderr.trim()}` : ''}`, { cause: error, tool }));
-            }
-            return reject(new FsResizeError('FSRESIZE_TOOL_FAILED',
-              `${command} ${args.join(' ')} ended abnormally (${error.signal ?? error.code ?? error.message})${stderr ? `: ${stderr.trim()}` : ''}`, { cause: error, tool }));
+            if (error.code === 'ENOENT') return reject(toolErrors.missing(command, env.PATH, error, tool));
+            if (error.code === 'EACCES' || error.code === 'EPERM') return reject(toolErrors.notExecutable(command, error.code, error, tool));
+            if (stopped) return reject(toolErrors.timedOut(command, args, timeoutMs, stderr, error, tool));
+            return reject(toolErrors.abnormal(command, args, String(error.signal ?? error.code ?? error.message), stderr, error, tool));
           });
       });
     },

@@ -1,5 +1,5 @@
 export { createFsResizer, DEFAULT_LOCK_DIRECTORY, type FsResizer, type FsResizerOptions } from './create-fs-resizer.js';
-export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult } from './inspection.js';
+export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult, type PrecheckReport } from './inspection.js';
 export { needsResize } from './needs-resize.js';
 export { planGrow, type GrowPlan } from './plan-grow.js';
 export { FsResizeError, isFsResizeError, type FsResizeErrorCode, type ToolReport } from './fsresize-error.js';
@@ -7,11 +7,15 @@ export type { CommandRunner, CommandResult, RunOptions } from './command-runner.
 export { createExecFileRunner, DEFAULT_SEARCH_PATH, MAX_TIMEOUT_MS, type ExecFileRunnerOptions } from './exec-file-runner.js';
 export { createMountinfoTable, type MountTable } from './mount-table.js';
 export { parseMountinfo, type MountEntry } from './parse-mountinfo.js';
+export { chooseMount, type MountCandidate, type MountChoice } from './choose-mount.js';
+export { visibleMountAt } from './visible-mount-at.js';
+export { mountPathForms } from './mount-path-forms.js';
 export type { BlockDevices, BlockDeviceId } from './block-devices.js';
 export { createSystemBlockDevices, type SystemBlockDevicesOptions } from './system-block-devices.js';
 export { createDeviceLock, type DeviceLock, type DeviceLockOptions, type ReleaseLock } from './device-lock.js';
 export { fsckFailure, toolFailure } from './tool-failure.js';
 export { formatBytes } from './format-bytes.js';
+export { fsckExitMeaning } from './fsck-exit-meaning.js';
 export { parseBlkidExport, type BlkidSignature } from './parse-blkid-export.js';
 export { parseExtSuperblock, type ExtSuperblock } from './parse-ext-superblock.js';
 export { parseXfsSuperblock, type XfsGeometry } from './parse-xfs-superblock.js';

@@ -23,11 +23,25 @@ export interface Inspection {
   filesystemBytes: number | null;
   /** The filesystem's block (allocation unit) size; null when not measured. */
   blockBytes: number | null;
-  /** The mount point the core would use (the one asked for, else a read-write one); null when unmounted. */
+  /**
+   * The mount point the core would use (the one asked for, else a read-write one), always one
+   * that shows this filesystem now; null when unmounted or mounted only where another mount hides it.
+   */
   mountPoint: string | null;
   mountReadOnly: boolean;
-  /** Every mount point of this device on the node. */
+  /**
+   * Another mount is listed at `mountPoint` too, under the one used (hidden by it). xfs_growfs
+   * looks its mount point up in the mount table and takes the first mount there: it would size
+   * the filesystem from the hidden one's device.
+   */
+  mountPointStacked: boolean;
+  /** Every mount point of this device on the node that shows it. */
   mountPoints: string[];
+  /**
+   * Mount points of this device (at the asked mount path, when one was given) that another
+   * mount hides: in mountinfo, but the path shows another filesystem. Never used.
+   */
+  hiddenMountPoints: string[];
   /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
   btrfs: { devid: number; devices: number } | null;
   /** ext only: whether an offline resize2fs would first demand `e2fsck -f` (see parseExtSuperblock). */
@@ -41,6 +55,13 @@ export interface GrowOptions {
   dryRun?: boolean;
   /** The volume is a raw block device for the workload: there is no filesystem to grow. */
   blockMode?: boolean;
+  /**
+   * A request to stop (e.g. voe got SIGTERM; its `reason` names it). Honoured between steps only:
+   * before the lock is taken, while waiting for it, and before each tool that changes the
+   * filesystem — never by stopping a grow or check tool midway. Once the grow tool has run, the
+   * grow finishes and returns its result; before that it rejects with FSRESIZE_INTERRUPTED.
+   */
+  signal?: AbortSignal;
 }
 
 /** What `grow` did. Sizes are in bytes; null where there is no filesystem to measure. */
@@ -57,4 +78,17 @@ export interface GrowResult {
   dryRun: boolean;
   /** The tool command line that ran (or would run). */
   command: string[] | null;
+  /**
+   * The check that ran (or, in a dry run, would run) before the grow tool: `e2fsck -f -p
+   * <device>` before an offline ext grow that resize2fs would refuse unchecked. `exitCode` is
+   * e2fsck's (0 no errors, 1 errors corrected: preen mode wrote fixes); null in a dry run.
+   * null when no check ran.
+   */
+  precheck: PrecheckReport | null;
+}
+
+/** A filesystem check that ran before the grow tool. */
+export interface PrecheckReport {
+  command: string[];
+  exitCode: number | null;
 }

@@ -4,9 +4,10 @@ export interface ExtSuperblock {
   blockCount: number;
   bytes: number;
   /**
-   * Whether an offline resize2fs would refuse with "Please run 'e2fsck -f <device>' first":
-   * the filesystem was not cleanly unmounted, has errors recorded, was mounted after its last
-   * check, or counts more free blocks than blocks (resize2fs's own rule, e2fsprogs resize/main.c).
+   * Whether an offline resize2fs would refuse with "Please run 'e2fsck -f <device>' first"
+   * (resize2fs's own rule, e2fsprogs 1.47 resize/main.c): errors recorded, not cleanly
+   * unmounted, mounted after its last check, more free blocks than blocks or more free inodes
+   * than inodes, an orphan inode list to process, or a journal that needs recovery.
    */
   checkNeeded: boolean;
 }
@@ -16,6 +17,7 @@ export const EXT_SUPERBLOCK_OFFSET = 1024;
 export const EXT_SUPERBLOCK_LENGTH = 1024;
 
 const EXT_MAGIC = 0xef53;
+const INCOMPAT_RECOVER = 0x4;
 const INCOMPAT_64BIT = 0x80;
 /** s_state bits: cleanly unmounted, errors detected. */
 const STATE_VALID = 0x1;
@@ -26,9 +28,10 @@ const STATE_ERROR = 0x2;
  * (Linux Documentation/filesystems/ext4/super.rst: s_blocks_count_lo at 0x4,
  * s_log_block_size at 0x18, s_magic at 0x38, s_feature_incompat at 0x60,
  * s_blocks_count_hi at 0x150 when INCOMPAT_64BIT), and what resize2fs looks at before an
- * offline resize: s_free_blocks_count_lo at 0xC (hi at 0x158), s_mtime at 0x2C (hi byte at
- * 0x275), s_state at 0x3A, s_lastcheck at 0x40 (hi byte at 0x277). Returns null when the bytes
- * are not an ext superblock.
+ * offline resize: s_inodes_count at 0x0, s_free_blocks_count_lo at 0xC (hi at 0x158),
+ * s_free_inodes_count at 0x10, s_mtime at 0x2C (hi byte at 0x275), s_state at 0x3A, s_lastcheck
+ * at 0x40 (hi byte at 0x277), s_last_orphan at 0xE8 and INCOMPAT_RECOVER (needs_recovery) in
+ * s_feature_incompat. Returns null when the bytes are not an ext superblock.
  */
 export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null {
   if (superblock.length < EXT_SUPERBLOCK_LENGTH) return null;
@@ -45,6 +48,11 @@ export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null
   const mountTime = view.getUint8(0x275) * 2 ** 32 + view.getUint32(0x2c, true);
   const lastCheck = view.getUint8(0x277) * 2 ** 32 + view.getUint32(0x40, true);
   const state = view.getUint16(0x3a, true);
-  const checkNeeded = (state & STATE_VALID) === 0 || (state & STATE_ERROR) !== 0 || lastCheck < mountTime || freeBlocks > blockCount;
+  const inodes = view.getUint32(0x0, true);
+  const freeInodes = view.getUint32(0x10, true);
+  const lastOrphan = view.getUint32(0xe8, true);
+  const checkNeeded = (state & STATE_ERROR) !== 0 || (state & STATE_VALID) === 0 || lastCheck < mountTime
+    || freeBlocks > blockCount || freeInodes > inodes
+    || lastOrphan !== 0 || (incompat & INCOMPAT_RECOVER) !== 0;
   return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded };
 }

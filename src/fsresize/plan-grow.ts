@@ -9,20 +9,30 @@ export type GrowPlan =
   | { kind: 'refuse'; error: FsResizeError }
   | { kind: 'grow'; tool: string; args: string[]; reason: string; precheck?: { tool: string; args: string[] } };
 
+/** voe reads /proc/self/mountinfo: a mount made only inside a container is not there. */
+const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so if it is mounted inside a container, grow it there';
+
 /**
- * The pure decision of the core. Order: content we do not understand is refused
- * (partition table, unsupported filesystem, both a filesystem and a partition table), an
- * empty device is left alone, read-only device or mount is left alone, a filesystem that
- * already fills its device is left alone, xfs and btrfs need a mount point, and only then
- * the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
- * resize max <mountpoint>). An unmounted ext filesystem that resize2fs would refuse
- * (mounted since its last check, not cleanly unmounted, errors recorded) is checked first with
- * `e2fsck -f -p <device>`; preen mode makes only the fixes that are safe without a person.
+ * The pure decision of the core. Order: a device of 0 bytes is refused (there is nothing on
+ * it); a read-only device or mount is left alone whatever it holds (as in Kubernetes' resize
+ * path); content we do not understand is refused (a partition table, an unsupported filesystem,
+ * both a filesystem and a partition table); an unformatted device is left alone; a filesystem
+ * mounted only where another mount hides it is refused (the tools would act on the filesystem
+ * shown there); a device smaller than its filesystem is refused (a fault, not a no-op); a
+ * filesystem that already fills its device is left alone; xfs and btrfs need a mount point; and
+ * only then the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
+ * resize max|<devid>:max <mountpoint>). An unmounted ext filesystem that resize2fs would refuse
+ * (see parseExtSuperblock's checkNeeded) is checked first with `e2fsck -f -p <device>`; preen
+ * mode makes only the fixes that are safe without a person.
  */
 export function planGrow(inspection: Inspection): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
-  // Read-only first, as Kubernetes' resize path does (NeedResize is false on a read-only device):
-  // whatever the device holds, nothing is written to it.
+  if (inspection.deviceBytes === 0) {
+    return refuse('FSRESIZE_DEVICE_EMPTY',
+      `${device} has no size (0 bytes): nothing is behind it (e.g. a loop device without a backing file, a volume that is not attached yet); nothing was changed — check that this is the volume's device`);
+  }
+  // Read-only before any refusal, as Kubernetes' resize path does (NeedResize is false on a
+  // read-only device): whatever the device holds, nothing is written to it.
   if (inspection.deviceReadOnly) {
     return { kind: 'noop', reason: `${device} is read-only (blockdev --getro = 1): ${filesystem ? `the ${filesystem} filesystem` : 'the device'} was not changed` };
   }
@@ -44,11 +54,17 @@ export function planGrow(inspection: Inspection): GrowPlan {
   if (filesystem === null) {
     return { kind: 'noop', reason: `${device} is not formatted (blkid found no filesystem): nothing to grow; it gets the full size when it is formatted` };
   }
+  if (mountPoint === null && inspection.hiddenMountPoints.length > 0) {
+    const where = inspection.hiddenMountPoints.join(', ');
+    return refuse('FSRESIZE_MOUNT_HIDDEN',
+      `${filesystem} on ${device} is mounted at ${where} but hidden by another mount there (the path shows another filesystem, which the tools would act on); nothing was changed — unmount what is mounted over it, or mount ${device} where it is visible, and retry`);
+  }
   const fsBytes = inspection.filesystemBytes ?? 0;
+  if (inspection.deviceBytes < fsBytes) {
+    return refuse('FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
+      `${device} (${formatBytes(inspection.deviceBytes)}) is smaller than the ${filesystem} filesystem on it (${formatBytes(fsBytes)}): the device shrank or is not the one the filesystem was made on; nothing was changed — check the device (was the volume or its backing file made smaller?) before mounting it or writing to it`);
+  }
   if (!needsResize(inspection)) {
-    if (inspection.deviceBytes < fsBytes) {
-      return { kind: 'noop', reason: `${device} (${formatBytes(inspection.deviceBytes)}) is smaller than its ${filesystem} filesystem (${formatBytes(fsBytes)}): nothing to grow; check that the right device was given` };
-    }
     return { kind: 'noop', reason: `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)}): nothing to grow` };
   }
   const growth = `${filesystem} on ${device} from ${formatBytes(fsBytes)} to ${formatBytes(inspection.deviceBytes)}`;
@@ -68,12 +84,18 @@ export function planGrow(inspection: Inspection): GrowPlan {
       };
     case 'xfs':
       if (mountPoint === null) {
-        return refuse('FSRESIZE_NOT_MOUNTED', `xfs on ${device} is not mounted; xfs only grows while mounted — mount it and retry (or pass --mount)`);
+        return refuse('FSRESIZE_NOT_MOUNTED', `xfs on ${device} is not mounted; xfs only grows while mounted — mount it and retry; ${NAMESPACE_HINT}`);
+      }
+      if (inspection.mountPointStacked === true) {
+        // xfs_growfs finds the first mount listed at its path and sizes the data section from
+        // that mount's device: here the hidden filesystem's.
+        return refuse('FSRESIZE_MOUNT_HIDDEN',
+          `xfs on ${device} is mounted at ${mountPoint} over another mount, which it hides; xfs_growfs would take the size of the hidden filesystem's device, not of ${device}, so nothing was changed — unmount the hidden filesystem, or also mount ${device} at a path of its own, and retry`);
       }
       return { kind: 'grow', tool: 'xfs_growfs', args: ['-d', mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };
     case 'btrfs': {
       if (mountPoint === null) {
-        return refuse('FSRESIZE_NOT_MOUNTED', `btrfs on ${device} is not mounted; btrfs only grows while mounted — mount it and retry (or pass --mount)`);
+        return refuse('FSRESIZE_NOT_MOUNTED', `btrfs on ${device} is not mounted; btrfs only grows while mounted — mount it and retry; ${NAMESPACE_HINT}`);
       }
       const target = inspection.btrfs && inspection.btrfs.devices > 1 ? `${inspection.btrfs.devid}:max` : 'max';
       return { kind: 'grow', tool: 'btrfs', args: ['filesystem', 'resize', target, mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };

@@ -1,4 +1,4 @@
-import { open, readFile, realpath, stat } from 'node:fs/promises';
+import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import type { CommandRunner } from './command-runner.js';
 import { FsResizeError } from './fsresize-error.js';
@@ -86,6 +86,15 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       const ro = await sysfsValue(device, 'ro');
       if (ro === '0' || ro === '1') return ro === '1';
       return (await blockdev(device, '--getro')) === 1;
+    },
+    async btrfsDevices(fsid) {
+      // A filesystem id is a UUID: never a path.
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(fsid)) return null;
+      const directory = `${sysfs}/fs/btrfs/${fsid.toLowerCase()}/devices`;
+      const names = await readdir(directory).catch(() => null);
+      if (names === null) return null;
+      const numbers = await Promise.all(names.map((name) => readFile(`${directory}/${name}/dev`, 'utf8').then((text) => text.trim(), () => null)));
+      return numbers.filter((n): n is string => n !== null && /^\d+:\d+$/.test(n));
     },
     async hold(device) {
       const handle = await openDevice(device);

@@ -1,29 +1,41 @@
 import type { CommandResult } from './command-runner.js';
+import { fsckExitMeaning } from './fsck-exit-meaning.js';
 import { FsResizeError } from './fsresize-error.js';
+import type { PrecheckReport } from './inspection.js';
 
 const PERMISSION_PATTERN = /permission denied|operation not permitted|\beperm\b/i;
+/** resize2fs and e2fsck open an unmounted device exclusively; this is what they say when that fails. */
+const BUSY_PATTERN = /device or resource busy|\bis in use\b/i;
+const BUSY_HINT = ' — is it mounted in another mount namespace (e.g. a container)? voe sees only the mounts of its own namespace (/proc/self/mountinfo) and took it for unmounted: grow it where it is mounted';
 
-/**
- * The typed error for a tool that exited non-zero: FSRESIZE_PERMISSION_DENIED when the tool
- * says it lacked a permission (e.g. ext4 online resize without CAP_SYS_RESOURCE), otherwise
- * FSRESIZE_TOOL_FAILED. Both carry the tool's stderr.
- */
 function lastLines(result: CommandResult): string {
   return (result.stderr.trim() || result.stdout.trim()).split('\n').filter((l) => l.trim() !== '').slice(-3).join(' / ');
 }
 
-export function toolFailure(tool: string, args: readonly string[], result: CommandResult, doing: string): FsResizeError {
+/**
+ * The typed error for a tool that exited non-zero: FSRESIZE_PERMISSION_DENIED when the tool
+ * says it lacked a permission (e.g. ext4 online resize without CAP_SYS_RESOURCE), otherwise
+ * FSRESIZE_TOOL_FAILED (with a hint when the device was busy: mounted where voe cannot see it). Both
+ * carry the tool's stderr.
+ */
+export function toolFailure(tool: string, args: readonly string[], result: CommandResult, doing: string, precheck?: PrecheckReport): FsResizeError {
   const said = lastLines(result);
   const report = { tool, args: [...args], exitCode: result.exitCode, signal: null, stderr: result.stderr };
   const command = `${tool} ${args.join(' ')}`;
+  // A check that ran first may have written fixes: the error says so.
+  const checked = precheck ? `; ${precheck.command.join(' ')} ran first (exit ${precheck.exitCode ?? '?'}: ${precheck.exitCode === null ? 'unknown' : fsckExitMeaning(precheck.exitCode)}) and its fixes are written` : '';
+  const extra = precheck ? { details: { precheck } } : {};
   if (PERMISSION_PATTERN.test(result.stderr)) {
     return new FsResizeError('FSRESIZE_PERMISSION_DENIED',
-      `${doing} failed: ${command} was refused by the kernel (${said}); it needs root with CAP_SYS_ADMIN and, for ext4 online resize, CAP_SYS_RESOURCE — run it where the process has these capabilities, or grow the filesystem while unmounted`,
-      { tool: report });
+      `${doing} failed: ${command} was refused by the kernel (${said}); it needs root with CAP_SYS_ADMIN and, for ext4 online resize, CAP_SYS_RESOURCE — run it where the process has these capabilities, or grow the filesystem while unmounted${checked}`,
+      { tool: report, ...extra });
   }
+  // e2fsck says "<device> is in use." on stdout and only "Cannot continue, aborting." on stderr.
+  const busyLine = `${result.stderr}\n${result.stdout}`.split('\n').map((l) => l.trim()).find((l) => BUSY_PATTERN.test(l));
+  const told = busyLine !== undefined && !said.includes(busyLine) ? [busyLine, said].filter(Boolean).join(' / ') : said;
   return new FsResizeError('FSRESIZE_TOOL_FAILED',
-    `${doing} failed: ${command} exited with ${result.exitCode}${said ? ` (${said})` : ''}; fix what the tool reports and retry`,
-    { tool: report });
+    `${doing} failed: ${command} exited with ${result.exitCode}${told ? ` (${told})` : ''}${busyLine !== undefined ? BUSY_HINT : '; fix what the tool reports and retry'}${checked}`,
+    { tool: report, ...extra });
 }
 
 /**

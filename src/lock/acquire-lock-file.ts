@@ -1,11 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { formatLockContent, parseLockContent, type LockProcess } from './lock-content.js';
+import { processStartTime } from './process-start-time.js';
 
-/** Releases a held lock file (only if it is still ours). */
-export type ReleaseLockFile = () => Promise<void>;
+/** A held lock file: call it to release the lock (only if it is still ours). */
+export interface ReleaseLockFile {
+  (): Promise<void>;
+  /**
+   * Records in the lock file a process started to work under the lock (e.g. a grow tool): the
+   * lock then counts as held while that process lives, even if this one is killed (SIGKILL
+   * cannot be caught). Synchronous, so it can run right after the process is spawned.
+   */
+  recordHelper(pid: number): void;
+}
 
 export interface AcquireLockFileOptions {
   /** Give up at this time (ms since the epoch) with `busy(holderPid)`. */
@@ -18,6 +28,10 @@ export interface AcquireLockFileOptions {
   cannotCreate: (code: string, cause: unknown) => Error;
   /** Called once when the first attempt finds the lock held by a live process. */
   onWait?: (holderPid: string) => void;
+  /** Stop waiting when this is aborted, with `interrupted()`. */
+  signal?: AbortSignal;
+  /** The error to throw when `signal` is aborted; default an Error saying so. */
+  interrupted?: () => Error;
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
@@ -43,17 +57,29 @@ function pidNamespace(): string {
 const TAKEOVER_STALE_MS = 10_000;
 
 /**
- * Whether the lock file `holder` ("<pid> <token> [<pid namespace>]") belongs to a process that no
- * longer exists. Only judged inside our own PID namespace: a pid from another namespace (a voe in a
- * container without hostPID, or on the host while we are in one) says nothing about liveness here,
- * so such a lock is waited for, never taken over. A lock without a namespace (older voe) is judged.
+ * Whether a process named in a lock file is alive: its pid exists and, when the file recorded
+ * its start time, the process with that pid started then (not a later one that reused the pid;
+ * where /proc does not say, the pid alone decides).
+ */
+function alive(process: LockProcess): boolean {
+  if (!processAlive(process.pid)) return false;
+  if (process.start === undefined) return true;
+  const start = processStartTime(process.pid);
+  return start === null || start === process.start;
+}
+
+/**
+ * Whether the lock file `holder` belongs to a holder that is gone: neither the process that took
+ * the lock nor the helper it recorded (a grow tool it started) still runs. Only judged inside
+ * our own PID namespace: a pid from another namespace (a voe in a container without hostPID, or
+ * on the host while we are in one) says nothing about liveness here, so such a lock is waited
+ * for, never taken over. A lock without a namespace (older voe) is judged.
  */
 function holderDead(holder: string, namespace: string): boolean {
-  const [pidText, , holderNamespace] = holder.trim().split(' ');
-  const pid = Number(pidText);
-  if (holder === '' || !Number.isInteger(pid) || pid <= 0) return false;
-  if (holderNamespace !== undefined && holderNamespace !== namespace) return false;
-  return !processAlive(pid);
+  const content = parseLockContent(holder);
+  if (content === null) return false;
+  if (content.namespace !== undefined && content.namespace !== namespace) return false;
+  return !alive(content.holder) && !(content.helper !== undefined && alive(content.helper));
 }
 
 /**
@@ -85,15 +111,20 @@ async function removeStale(lockPath: string, holder: string, marker: string, mar
 }
 
 /**
- * A lock shared between processes: a file holding "<pid> <token> <pid namespace>" created
- * atomically (link(2) of a complete temporary file). A lock file whose process no longer exists
- * (judged in our PID namespace only) is stale and is taken over, one waiter at a time, so a holder
- * that was killed never blocks the others and two waiters never both hold the lock.
+ * A lock shared between processes: a file holding "<pid> <token> <pid namespace> start=<ticks>"
+ * created atomically (link(2) of a complete temporary file); `recordHelper` adds
+ * "helper=<pid>:<ticks>" (see formatLockContent). A lock file whose process and recorded helper
+ * no longer exist (judged in our PID namespace only; start times guard against reused pids) is
+ * stale and is taken over, one waiter at a time, so a holder that was killed never blocks the
+ * others, two waiters never both hold the lock, and a tool that outlives its killed holder still
+ * holds it.
  */
 export async function acquireLockFile(lockPath: string, options: AcquireLockFileOptions): Promise<ReleaseLockFile> {
   const token = randomUUID();
   const namespace = pidNamespace();
-  const content = `${process.pid} ${token}${namespace ? ` ${namespace}` : ''}\n`;
+  const start = processStartTime(process.pid);
+  const mine = { holder: { pid: process.pid, ...(start === null ? {} : { start }) }, token, ...(namespace ? { namespace } : {}) };
+  let content = formatLockContent(mine);
   const temporary = `${lockPath}.${token}`;
   try {
     await mkdir(dirname(lockPath), { recursive: true });
@@ -104,12 +135,29 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
   let waited = false;
   try {
     for (;;) {
+      if (options.signal?.aborted) throw options.interrupted?.() ?? new Error(`stopped while waiting for ${lockPath}`);
       try {
         await link(temporary, lockPath);
-        return async () => {
+        const release = async (): Promise<void> => {
           const current = await readFile(lockPath, 'utf8').catch(() => '');
           if (current === content) await unlink(lockPath).catch(() => undefined);
         };
+        const recordHelper = (pid: number): void => {
+          const helperStart = processStartTime(pid);
+          const next = formatLockContent({ ...mine, helper: { pid, ...(helperStart === null ? {} : { start: helperStart }) } });
+          const staged = `${lockPath}.${token}.helper`;
+          try {
+            if (readFileSync(lockPath, 'utf8') !== content) return;
+            // Replaced atomically: a waiter reads the old content or the new, never a partial one.
+            writeFileSync(staged, next);
+            renameSync(staged, lockPath);
+            content = next;
+          } catch {
+            // The lock stays held by this process; only the helper's survival is not recorded.
+            try { unlinkSync(staged); } catch { /* never written */ }
+          }
+        };
+        return Object.assign(release, { recordHelper });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'EEXIST') throw options.cannotCreate(code ?? 'error', error);
@@ -128,7 +176,7 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
       if (!waited) options.onWait?.(holderPid);
       waited = true;
       if (Date.now() >= options.deadline) throw options.busy(holderPid);
-      await sleep(options.pollMs ?? 50);
+      await sleep(options.pollMs ?? 50, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
     }
   } finally {
     await unlink(temporary).catch(() => undefined);

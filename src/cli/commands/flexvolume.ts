@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { handleFlexVolumeCall } from '../../flexvolume/index.js';
+import { deferStopSignals } from '../defer-stop-signals.js';
 import { createDeviceLock, createExecFileRunner, createFsResizer, createMountinfoTable, DEFAULT_LOCK_DIRECTORY } from '../../fsresize/index.js';
 
 /**
  * `voe flexvolume <op> [args...]`: the FlexVolume driver. kubelet reads stdout and stderr
  * together as one JSON document, so this command writes exactly one JSON line to stdout,
- * nothing to stderr, and never lets an error escape.
+ * nothing to stderr, and never lets an error escape — not even on SIGTERM, SIGINT or SIGHUP.
  */
 export function register(program: Command): void {
   program.command('flexvolume')
@@ -20,10 +21,18 @@ export function register(program: Command): void {
     .action(async (op: string | undefined, args: string[]) => {
       const mounts = createMountinfoTable();
       const resizer = createFsResizer({ runner: createExecFileRunner(), mounts, lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }) });
-      const answer = op === undefined
-        ? { response: { status: 'Failure' as const, message: 'no operation given' }, exitCode: 1 }
-        : await handleFlexVolumeCall([op, ...args], { resizer, mounts });
-      process.stdout.write(`${JSON.stringify(answer.response)}\n`);
-      process.exitCode = answer.exitCode;
+      // A stop signal never ends voe in the middle of a grow (and is never reported on stdout or
+      // stderr, which kubelet reads as one JSON document): the call stops at the next safe point
+      // and answers a Failure after the running tool has finished and the lock is released.
+      const stop = deferStopSignals();
+      try {
+        const answer = op === undefined
+          ? { response: { status: 'Failure' as const, message: 'no operation given' }, exitCode: 1 }
+          : await handleFlexVolumeCall([op, ...args], { resizer, mounts, signal: stop.signal });
+        process.stdout.write(`${JSON.stringify(answer.response)}\n`);
+        process.exitCode = answer.exitCode;
+      } finally {
+        stop.dispose();
+      }
     });
 }

@@ -1,7 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isVoeError } from '../../errors/index.js';
+import { deferStopSignals } from '../defer-stop-signals.js';
 import {
-  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, MAX_TIMEOUT_MS, type GrowResult,
+  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitMeaning, MAX_TIMEOUT_MS, type GrowResult,
 } from '../../fsresize/index.js';
 
 interface GrowCommandOptions {
@@ -34,6 +35,7 @@ function humanReport(result: GrowResult): string {
     sizeLine('device', result.deviceBytes),
     sizeLine('before', result.beforeBytes),
     sizeLine('after', result.afterBytes),
+    ...(result.precheck ? [`  check   ${result.precheck.command.join(' ')} (${result.precheck.exitCode === null ? 'would run first' : `exit ${result.precheck.exitCode}: ${fsckExitMeaning(result.precheck.exitCode)}`})`] : []),
     ...(result.command ? [`  command ${result.command.join(' ')}`] : []),
     `  reason  ${result.reason}`,
   ].join('\n') + '\n';
@@ -44,8 +46,9 @@ export function register(program: Command): void {
   const fsresize = program.command('fsresize').description('Grow the filesystem on a node block device to fill the device (ext2/3/4, xfs, btrfs)');
   fsresize.command('grow')
     .description('Grow the filesystem on --device to fill the device: resize2fs <device> for ext2/3/4 (mounted or not; when unmounted and resize2fs would demand a check, e2fsck -f -p <device> first), '
-      + 'xfs_growfs -d <mountpoint> for xfs and btrfs filesystem resize max <mountpoint> for btrfs (both must be mounted). '
-      + 'Unformatted and read-only devices are left alone with the reason; partition tables and other filesystems are refused.')
+      + 'xfs_growfs -d <mountpoint> for xfs and btrfs filesystem resize max <mountpoint> for btrfs (<devid>:max for a device of a multi-device btrfs; both must be mounted). '
+      + 'Unformatted and read-only devices are left alone with the reason; partition tables and other filesystems are refused. '
+      + 'On SIGTERM, SIGINT or SIGHUP voe never stops a running grow or check tool: it waits for it, stops before the next step, and exits 128 + the signal number.')
     .requiredOption('--device <path>', 'the block device holding the filesystem, e.g. /dev/sdb')
     .option('--mount <dir>', 'where the filesystem is mounted (found in /proc/self/mountinfo when omitted)')
     .option('--dry-run', 'inspect and say what would be done, change nothing')
@@ -60,16 +63,28 @@ export function register(program: Command): void {
         lock: createDeviceLock({ directory: options.lockDir }),
         timeouts: { growMs: Math.round(options.timeout * 1000) },
       });
+      // A stop signal does not end voe in the middle of a grow: it stops at the next safe point,
+      // after the running tool, releases the lock, then exits 128 + the signal's number.
+      const stop = deferStopSignals((name, first) => process.stderr.write(first
+        ? `voe: ${name} received: stopping at the next safe point; a running grow or check tool is never stopped midway (it could damage the filesystem), voe waits for it to finish\n`
+        : `voe: ${name} received: still waiting for the running step to finish\n`));
       try {
         const result = await resizer.grow(options.device, {
           ...(options.mount === undefined ? {} : { mountPath: options.mount }),
           dryRun: options.dryRun === true,
+          signal: stop.signal,
         });
         process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : humanReport(result));
       } catch (error) {
         if (!options.json || !isVoeError(error)) throw error;
         process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
         process.exitCode = 2;
+      } finally {
+        stop.dispose();
+        if (stop.received() !== null) {
+          process.stderr.write(`voe: exiting after ${stop.received()} (exit code ${stop.exitCode()})\n`);
+          process.exitCode = stop.exitCode() ?? 1;
+        }
       }
     });
 }

@@ -37,6 +37,23 @@ test('voe fsresize grow --json grows ext4 offline and prints before/after bytes'
   assert.equal(await dumpe2fsBytes(loop.device), 160 * MiB);
 });
 
+test('voe fsresize grow says when e2fsck -f -p ran first: a "check" line, and precheck in --json', async (t) => {
+  const { lockDirectory, loop } = await usedExt4(t, { files: 1, growTo: 128 * MiB, beforeGrowing: (l) => sh('tune2fs', ['-T', '20000101', l.device]) });
+  const dry = await voe(['fsresize', 'grow', '--device', loop.device, '--dry-run', '--lock-dir', lockDirectory]);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, new RegExp(`^ {2}check {3}e2fsck -f -p ${loop.device} \\(would run first\\)$`, 'm'));
+  const human = await voe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stdout, new RegExp(`^ {2}check {3}e2fsck -f -p ${loop.device} \\(exit 0: no errors\\)$`, 'm'));
+  assert.match(human.stdout, /^ {2}reason {2}checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/m);
+  await loop.growBacking(192 * MiB);
+  await sh('tune2fs', ['-T', '20000101', loop.device]);
+  const json = JSON.parse((await voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory])).stdout);
+  assert.equal(json.action, 'grown');
+  assert.deepEqual(json.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
+  assert.deepEqual(json.command, ['resize2fs', loop.device]);
+});
+
 test('voe fsresize grow prints a human report; a second run is a no-op', async (t) => {
   const { lockDirectory, loop, mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
   const first = await voe(['fsresize', 'grow', '--device', loop.device, '--mount', mnt, '--lock-dir', lockDirectory]);

@@ -75,6 +75,12 @@ test('expandfs with an empty device path finds the device from the mount path (b
   assert.equal(code, 0, combined);
   assert.equal(JSON.parse(combined).status, 'Success');
   assert.equal(await btrfsBytes(mnt), 384 * MiB);
+  // The mount path with a trailing slash names the same mount point (as with voe fsresize grow --mount).
+  await loop.growBacking(448 * MiB);
+  const slash = await driver(['expandfs', OPTIONS, '', `${mnt}/`, String(448 * MiB), String(384 * MiB)]);
+  assert.equal(slash.code, 0, slash.combined);
+  assert.match(JSON.parse(slash.combined).message, /^grew btrfs/);
+  assert.equal(await btrfsBytes(mnt), 448 * MiB);
 });
 
 test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {
@@ -96,4 +102,26 @@ test('expandfs failures answer Failure with the code and a non-zero exit, and ch
   assert.equal(answer.status, 'Failure');
   assert.match(answer.message, /^FSRESIZE_UNSUPPORTED_FILESYSTEM: resize of vfat is not supported/);
   assert.ok(await dumpe2fsBytes(loop.device).then(() => false, () => true), 'the vfat device is no longer ext');
+});
+
+test('expandfs with stacked mounts: the device hidden at the mount path is refused FSRESIZE_MOUNT_HIDDEN; without a device, the one shown there grows', async (t) => {
+  const { scratch } = await setup(t);
+  const lower = await scratch.attach(256 * MiB);
+  const upper = await scratch.attach(256 * MiB);
+  const mnt = await scratch.directory('pod-volume');
+  await sh('mkfs.btrfs', ['-q', lower.device]);
+  await lower.mount(mnt);
+  await sh('mkfs.btrfs', ['-q', upper.device]);
+  await upper.mount(mnt);
+  await lower.growBacking(384 * MiB);
+  await upper.growBacking(512 * MiB);
+  const hidden = await driver(['expandfs', OPTIONS, lower.device, mnt, String(384 * MiB), String(256 * MiB)]);
+  assert.equal(hidden.code, 1, hidden.combined);
+  assert.match(JSON.parse(hidden.combined).message, new RegExp(`^FSRESIZE_MOUNT_HIDDEN: btrfs on ${lower.device} is mounted at ${mnt} but hidden by another mount there`));
+  assert.equal(await btrfsBytes(mnt), 256 * MiB, 'the filesystem shown there was not grown to the hidden one\'s device');
+  const shown = await driver(['expandfs', OPTIONS, '', mnt, String(512 * MiB), String(256 * MiB)]);
+  assert.equal(shown.code, 0, shown.combined);
+  assert.equal(await btrfsBytes(mnt), 512 * MiB);
+  await upper.unmount(mnt);
+  assert.equal(await btrfsBytes(mnt), 256 * MiB, 'the hidden one was not grown');
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
 import { hasCapSysResource, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
@@ -39,14 +40,48 @@ test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so re
   assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, true, 'the core sees what resize2fs sees');
   const dryRun = await resizer.grow(loop.device, { dryRun: true });
   assert.match(dryRun.reason, /with: e2fsck -f -p \S+ && resize2fs \S+$/);
+  assert.deepEqual(dryRun.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: null });
 
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'grown');
   assert.equal(result.afterBytes, 256 * MiB);
+  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
+  assert.match(result.reason, /^checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/);
   assert.deepEqual(calls.filter((c) => c[0] === 'e2fsck'), [['e2fsck', '-f', '-p', loop.device]]);
   assert.ok(calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'), 'checked before growing');
   assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, false, 'the check was recorded');
   await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays it first, then resize2fs grows it with every file intact', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 3);
+  // A crash-consistent copy, as a snapshot of a live volume is: the journal still needs replaying.
+  const snapshotFile = join(await scratch.directory('snapshots'), 'snap.img');
+  await sh('cp', ['--sparse=always', loop.backingFile, snapshotFile]);
+  await loop.unmount(mnt);
+  const snapshot = await scratch.attachFile(snapshotFile);
+  assert.match(await sh('dumpe2fs', ['-h', snapshot.device]), /^Filesystem features:.*needs_recovery/m, 'the copy needs journal recovery');
+  await snapshot.growBacking(192 * MiB);
+  await assert.rejects(sh('resize2fs', [snapshot.device, '64M']), /Please run 'e2fsck -f/, 'a bare resize2fs refuses (same size: harmless if it did not)');
+  assert.equal((await resizer.inspect(snapshot.device)).extCheckNeeded, true, 'the core sees what resize2fs sees');
+
+  const result = await resizer.grow(snapshot.device);
+  assert.equal(result.action, 'grown', result.reason);
+  // The journal was replayed: e2fsck says it corrected the filesystem (exit 1), and the result says so.
+  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', snapshot.device], exitCode: 1 });
+  assert.match(result.reason, /^checked \(e2fsck -f -p \S+, exit 1: errors corrected\) and grew ext4/);
+  assert.equal(result.afterBytes, 192 * MiB);
+  assert.equal(await dumpe2fsBytes(snapshot.device), 192 * MiB);
+  assert.deepEqual(calls.filter((c) => c[0] === 'e2fsck'), [['e2fsck', '-f', '-p', snapshot.device]]);
+  assert.ok(calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'), 'checked before growing');
+  assert.doesNotMatch(await sh('dumpe2fs', ['-h', snapshot.device]), /needs_recovery/);
+  await snapshot.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 

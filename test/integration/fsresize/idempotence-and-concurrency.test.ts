@@ -28,6 +28,7 @@ test('a dry run changes nothing and says what it would run', async (t) => {
   assert.equal(result.action, 'noop');
   assert.equal(result.dryRun, true);
   assert.deepEqual(result.command, ['resize2fs', loop.device]);
+  assert.equal(result.precheck, null);
   // Never mounted since mkfs: resize2fs would not demand a check, so none is planned.
   assert.match(result.reason, /^dry run: would grow ext4 on \S+ from 64\.0 MiB to 128\.0 MiB offline with: resize2fs \S+$/);
   assert.equal(growCalls(calls), 0);

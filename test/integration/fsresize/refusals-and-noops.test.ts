@@ -27,6 +27,13 @@ test('an unformatted device is a no-op with the reason', async (t) => {
   assert.equal(growCalls(calls), 0);
 });
 
+test('a device of 0 bytes (a loop device over an empty file) is FSRESIZE_DEVICE_EMPTY, not "unformatted"', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(0);
+  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_DEVICE_EMPTY', /has no size \(0 bytes\)/));
+  assert.deepEqual(calls, []);
+});
+
 test('block mode is a no-op with the reason, even on a formatted device', async (t) => {
   const { scratch, resizer, calls } = await setup(t);
   const loop = await scratch.attach(32 * MiB);
@@ -65,6 +72,19 @@ test('a read-only device is left alone with the reason', async (t) => {
   assert.match(result.reason, /read-only \(blockdev --getro = 1\)/);
   assert.equal(growCalls(calls), 0);
   assert.equal(await dumpe2fsBytes(device), 64 * MiB);
+});
+
+test('a device smaller than its filesystem (backing file shrunk) is refused; nothing runs, nothing changes', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(128 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(64 * MiB);
+  assert.equal(resizer.needsResize(await resizer.inspect(loop.device)), false);
+  await assert.rejects(resizer.grow(loop.device),
+    rejectsWith('FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM', /is smaller than the ext4 filesystem on it \(128\.0 MiB\).*nothing was changed/));
+  assert.equal(growCalls(calls), 0);
+  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0);
+  assert.equal(await dumpe2fsBytes(loop.device), 128 * MiB);
 });
 
 test('a partitioned device is refused with FSRESIZE_PARTITIONED', async (t) => {

@@ -4,16 +4,22 @@
  * and leave the filesystem and its files as they were (a later grow still works).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { constants } from 'node:fs';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import {
   createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_SEARCH_PATH, isFsResizeError, type CommandRunner,
 } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums } from '../../support/loop-device.js';
-import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
+import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { growCalls } from '../../support/recording-runner.js';
+import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+
+const NAMESPACE_FIXTURE = fileURLToPath(new URL('../../support/fixtures/mount-in-own-namespace.js', import.meta.url));
 
 function resizerWith(lockDirectory: string, runner: CommandRunner, growMs?: number) {
   return createFsResizer({
@@ -70,3 +76,35 @@ async function findTool(tool: string): Promise<string> {
   }
   throw new Error(`${tool} is not installed`);
 }
+
+// A mounted ext4 has needs_recovery set on disk, so the core checks it first: e2fsck finds the
+// device in use (resize2fs, which says "Device or resource busy", is covered by the unit test).
+test('ext4 mounted only in another mount namespace: e2fsck finds the device in use, FSRESIZE_TOOL_FAILED with a hint to grow it where it is mounted', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('elsewhere');
+  // A mount in a private mount namespace, as inside a container: /proc/self/mountinfo does not show it.
+  const holder = spawn('unshare', ['--mount', '--propagation', 'private', '--', process.execPath, NAMESPACE_FIXTURE, loop.device, mnt], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const gone = once(holder, 'exit');
+  t.after(async () => {
+    holder.stdin.end();
+    if (holder.exitCode === null && holder.signalCode === null) await gone;
+  });
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('mounted')) resolve(); });
+    holder.once('exit', (code) => reject(new Error(`the namespace holder exited (${code}) before mounting`)));
+  });
+  await loop.growBacking(128 * MiB);
+  assert.equal((await resizer.inspect(loop.device)).mountPoint, null, 'voe cannot see the mount');
+  const error = await resizer.grow(loop.device).then(() => undefined, (e: unknown) => e);
+  assert.ok(isFsResizeError(error), String(error));
+  assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
+  assert.equal(error.tool?.tool, 'e2fsck');
+  assert.match(error.message, /is in use/);
+  assert.match(error.message, /mounted in another mount namespace \(e\.g\. a container\)\? .*grow it where it is mounted/);
+  assert.equal(growCalls(calls) + calls.filter((c) => c[0] === 'e2fsck').length, 1, 'one tool ran and failed');
+  holder.stdin.end();
+  await gone;
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
+});

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { handleFlexVolumeCall } from '../../../src/flexvolume/index.js';
-import { FsResizeError, parseMountinfo, type FsResizer, type GrowOptions, type Inspection } from '../../../src/fsresize/index.js';
+import { FsResizeError, type FsResizer, type GrowOptions, type Inspection } from '../../../src/fsresize/index.js';
+import { fakeMountTable } from '../../support/fake-fsresize-ports.js';
 
 /** A resizer that records what the driver asked for (the driver's own port; the real core is tested on loop devices). */
 function recorder(deviceBytes: number, fail?: FsResizeError): FsResizer & { grows: Array<[string, GrowOptions | undefined]> } {
@@ -15,11 +16,11 @@ function recorder(deviceBytes: number, fail?: FsResizeError): FsResizer & { grow
     async grow(device, options) {
       grows.push([device, options]);
       if (fail) throw fail;
-      return { action: 'grown', reason: 'grew ext4', device, filesystem: 'ext4', mountPoint: null, deviceBytes, beforeBytes: 1, afterBytes: 2, dryRun: false, command: null };
+      return { action: 'grown', reason: 'grew ext4', device, filesystem: 'ext4', mountPoint: null, deviceBytes, beforeBytes: 1, afterBytes: 2, dryRun: false, command: null, precheck: null };
     },
   };
 }
-const mounts = { list: async () => parseMountinfo('97 27 7:3 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop3 rw\n') };
+const mounts = fakeMountTable('97 27 7:3 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop3 rw\n');
 
 test('expandfs takes <json> <device path> <device mount path> <new size> <old size>', async () => {
   const resizer = recorder(2048);
@@ -34,6 +35,41 @@ test('expandfs without a device path uses the device mounted at the mount path',
   assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: '/var/lib/kubelet/pods/p/volumes/v' }]]);
   const none = await handleFlexVolumeCall(['expandfs', '{}', '', '/elsewhere', '2048', '1024'], { resizer, mounts });
   assert.deepEqual(none, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /elsewhere' }, exitCode: 1 });
+});
+
+test('expandfs without a device path normalises the mount path as voe fsresize grow --mount does (a trailing slash, ..)', async () => {
+  for (const path of ['/var/lib/kubelet/pods/p/volumes/v/', '/var/lib/kubelet/pods/p/volumes/x/../v', '/var/lib/kubelet/pods/p/volumes//v']) {
+    const resizer = recorder(2048);
+    const answer = await handleFlexVolumeCall(['expandfs', '{}', '', path, '2048', '1024'], { resizer, mounts });
+    assert.equal(answer.exitCode, 0, `${path}: ${JSON.stringify(answer)}`);
+    assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: path }]]);
+  }
+});
+
+test('expandfs without a device path uses the filesystem the mount path shows, not one hidden under it', async () => {
+  const resizer = recorder(2048);
+  const stacked = fakeMountTable([
+    '97 27 7:3 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop3 rw',
+    '98 97 7:4 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop4 rw',
+  ].join('\n'));
+  await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, mounts: stacked });
+  assert.deepEqual(resizer.grows, [['/dev/loop4', { mountPath: '/var/lib/kubelet/pods/p/volumes/v' }]]);
+  const hiddenFirst = fakeMountTable([
+    '98 27 7:4 / /v rw - ext4 /dev/loop4 rw',
+    '97 27 7:3 / /v rw - ext4 /dev/loop3 rw',
+  ].join('\n'), () => 98);
+  await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, mounts: hiddenFirst });
+  assert.deepEqual(resizer.grows[1], ['/dev/loop4', { mountPath: '/v' }]);
+});
+
+test('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failure saying what was done, and passes the stop on', async () => {
+  const resizer = recorder(2048);
+  const controller = new AbortController();
+  const grow = resizer.grow.bind(resizer);
+  resizer.grow = async (device, options) => { controller.abort('SIGTERM'); return grow(device, options); };
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, mounts, signal: controller.signal });
+  assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_INTERRUPTED: stopped (SIGTERM) after the grow had finished: grew ext4' }, exitCode: 1 });
+  assert.equal(resizer.grows[0]?.[1]?.signal, controller.signal);
 });
 
 test('expandfs reports core errors as Failure "<code>: <message>" with exit code 1', async () => {

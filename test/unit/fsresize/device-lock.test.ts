@@ -94,3 +94,28 @@ test('a lock directory that cannot be created is a typed error', async (t) => {
     return true;
   });
 });
+
+test('a waiter asked to stop gives up at once with FSRESIZE_INTERRUPTED (file lock and in-process queue) and blocks nobody', async (t) => {
+  const dir = await tempDir(t);
+  await writeFile(join(dir, '7-0.lock'), `${process.ppid} other-token\n`);
+  const controller = new AbortController();
+  const waiting = createDeviceLock({ directory: dir, pollMs: 1000 }).acquire('7:0', { signal: controller.signal });
+  setTimeout(() => controller.abort('SIGINT'), 50);
+  const started = Date.now();
+  await assert.rejects(waiting, (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
+    assert.match(error.message, /^stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 900, 'not after the next poll');
+
+  const lock = createDeviceLock();
+  const release = await lock.acquire('7:1');
+  const stopping = new AbortController();
+  const queued = lock.acquire('7:1', { signal: stopping.signal });
+  stopping.abort('SIGTERM');
+  await assert.rejects(queued, (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INTERRUPTED');
+  await release();
+  await (await lock.acquire('7:1', { timeoutMs: 1000 }))();
+});

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -77,4 +79,49 @@ test('a tool that is not executable is FSRESIZE_PERMISSION_DENIED', async (t) =>
     assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
     return true;
   });
+});
+
+test('a critical tool (grow/check) reports its pid at once, runs in a session of its own, and its output is captured', async () => {
+  let started: number | undefined;
+  const result = await createExecFileRunner().run('sh', ['-c', 'read -r pid comm state ppid pgrp sid rest < /proc/$$/stat; echo "$$ $sid"; echo err >&2; exit 3'],
+    { critical: { onStart: (pid) => { started = pid; } } });
+  assert.equal(result.exitCode, 3);
+  assert.equal(result.stderr, 'err\n');
+  const [pid, sid] = result.stdout.trim().split(' ').map(Number);
+  assert.equal(pid, started, 'onStart got the tool\'s pid');
+  assert.equal(sid, pid, 'the tool leads its own session: a terminal\'s Ctrl-C or hangup does not reach it');
+});
+
+test('a critical tool outlives a killed voe: its output goes to files, so it does not die of SIGPIPE', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-runner-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const marker = join(dir, 'finished');
+  const runnerModule = new URL('../../../src/fsresize/index.js', import.meta.url).href;
+  // A voe stand-in runs the tool, then is killed (SIGKILL) while the tool still runs; the tool
+  // writes to its stdout and stderr after that, then leaves a marker.
+  const script = `
+    const { createExecFileRunner } = await import(${JSON.stringify(runnerModule)});
+    void createExecFileRunner().run('sh', ['-c', 'sleep 0.5; echo out; echo err >&2; echo done > "$0"', ${JSON.stringify(marker)}],
+      { critical: { onStart: (pid) => process.stdout.write(pid + '\\n') } });
+    setInterval(() => {}, 1000);`;
+  const voe = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  voe.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  while (!out.includes('\n')) await new Promise((r) => setTimeout(r, 10));
+  const exited = once(voe, 'exit');
+  voe.kill('SIGKILL');
+  await exited;
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && await readFile(marker, 'utf8').catch(() => '') === '') await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
+});
+
+test('a critical tool is still stopped by its own timeout, and a missing one is FSRESIZE_TOOL_MISSING', async () => {
+  await assert.rejects(createExecFileRunner().run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 500, critical: {} }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+    assert.equal(error.tool?.stderr, 'started\n');
+    return true;
+  });
+  await assert.rejects(createExecFileRunner().run('voe-no-such-tool', [], { critical: {} }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_TOOL_MISSING');
 });

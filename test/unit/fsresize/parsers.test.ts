@@ -3,12 +3,15 @@ import { test } from 'node:test';
 import {
   formatBytes, parseBlkidExport, parseBtrfsDumpSuper, parseExtSuperblock, parseMountinfo, parseXfsStatfs, parseXfsSuperblock,
 } from '../../../src/fsresize/index.js';
+import { extSuperblock, type ExtFields } from '../../support/ext-superblock.js';
 
-test('parseBlkidExport reads TYPE and PTTYPE', () => {
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), { type: 'ext4', partitionTable: null });
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nPTTYPE=gpt\n'), { type: null, partitionTable: 'gpt' });
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=vfat\nPTTYPE=dos\n'), { type: 'vfat', partitionTable: 'dos' });
-  assert.deepEqual(parseBlkidExport(''), { type: null, partitionTable: null });
+test('parseBlkidExport reads TYPE, PTTYPE and UUID', () => {
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), { type: 'ext4', partitionTable: null, uuid: null });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nPTTYPE=gpt\n'), { type: null, partitionTable: 'gpt', uuid: null });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=vfat\nPTTYPE=dos\n'), { type: 'vfat', partitionTable: 'dos', uuid: null });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/loop1\nUUID=4742ea63-c61d-4c16-a601-a968e178a6a0\nTYPE=btrfs\n'),
+    { type: 'btrfs', partitionTable: null, uuid: '4742ea63-c61d-4c16-a601-a968e178a6a0' });
+  assert.deepEqual(parseBlkidExport(''), { type: null, partitionTable: null, uuid: null });
 });
 
 test('parseMountinfo reads fields, unescapes paths and derives read-only', () => {
@@ -30,24 +33,6 @@ test('parseMountinfo reads fields, unescapes paths and derives read-only', () =>
   assert.equal(entries[3]?.readOnly, true, 'superblock ro');
 });
 
-interface ExtFields { bit64?: boolean; high?: number; magic?: number; state?: number; mountTime?: number; lastCheck?: number; lastCheckHi?: number; freeBlocks?: number }
-
-function extSuperblock(blockCountLo: number, logBlockSize: number, options: ExtFields = {}): Uint8Array {
-  const bytes = new Uint8Array(1024);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0x4, blockCountLo, true);
-  view.setUint32(0xc, options.freeBlocks ?? 0, true);
-  view.setUint32(0x2c, options.mountTime ?? 0, true);
-  view.setUint16(0x3a, options.state ?? 0x1, true);
-  view.setUint32(0x40, options.lastCheck ?? 1_700_000_000, true);
-  view.setUint8(0x277, options.lastCheckHi ?? 0);
-  view.setUint32(0x18, logBlockSize, true);
-  view.setUint16(0x38, options.magic ?? 0xef53, true);
-  view.setUint32(0x60, options.bit64 ? 0x80 : 0, true);
-  view.setUint32(0x150, options.high ?? 0, true);
-  return bytes;
-}
-
 test('parseExtSuperblock: block count x block size, 64-bit high word only with INCOMPAT_64BIT', () => {
   assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024, checkNeeded: false });
   assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40, checkNeeded: false });
@@ -57,7 +42,7 @@ test('parseExtSuperblock: block count x block size, 64-bit high word only with I
   assert.equal(parseExtSuperblock(new Uint8Array(10)), null);
 });
 
-test('parseExtSuperblock: checkNeeded follows resize2fs (not clean, errors, mounted after the last check, free > total)', () => {
+test('parseExtSuperblock: checkNeeded follows resize2fs (not clean, errors, mounted after the last check, free > total, orphans, journal to recover)', () => {
   const needs = (fields: ExtFields) => parseExtSuperblock(extSuperblock(1000, 2, fields))?.checkNeeded;
   assert.equal(needs({}), false, 'clean, checked, never mounted');
   assert.equal(needs({ mountTime: 1_700_000_000 }), false, 'mounted in the second of the last check');
@@ -66,6 +51,11 @@ test('parseExtSuperblock: checkNeeded follows resize2fs (not clean, errors, moun
   assert.equal(needs({ state: 0 }), true, 'not cleanly unmounted');
   assert.equal(needs({ state: 0x1 | 0x2 }), true, 'errors recorded');
   assert.equal(needs({ freeBlocks: 1001 }), true, 'more free blocks than blocks');
+  assert.equal(needs({ freeBlocks: 1000, inodes: 256, freeInodes: 256 }), false, 'everything free is not too much');
+  assert.equal(needs({ inodes: 256, freeInodes: 257 }), true, 'more free inodes than inodes');
+  assert.equal(needs({ lastOrphan: 12 }), true, 'an orphan inode list to process (s_last_orphan)');
+  assert.equal(needs({ incompat: 0x4 }), true, 'the journal needs recovery (INCOMPAT_RECOVER)');
+  assert.equal(needs({ incompat: 0x2 | 0x40 | 0x200 }), false, 'other incompat features (filetype, extents, flex_bg) do not');
 });
 
 test('parseXfsSuperblock reads sb_blocksize and sb_dblocks behind the XFSB magic', () => {

@@ -8,7 +8,7 @@ function inspection(overrides: Partial<Inspection> = {}): Inspection {
   return {
     device: '/dev/sdb', devicePath: '/dev/sdb', majorMinor: '8:16', deviceBytes: 200 * MiB, deviceReadOnly: false,
     filesystem: 'ext4', partitionTable: null, filesystemBytes: 100 * MiB, blockBytes: 4096,
-    mountPoint: null, mountReadOnly: false, mountPoints: [], btrfs: null, ...overrides,
+    mountPoint: null, mountReadOnly: false, mountPointStacked: false, mountPoints: [], hiddenMountPoints: [], btrfs: null, ...overrides,
   };
 }
 
@@ -58,8 +58,14 @@ test('planGrow refuses what it does not understand', () => {
   const vfat = planGrow(inspection({ filesystem: 'vfat', mountPoint: '/m' }));
   assert.equal(code(vfat), 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
   assert.match(vfat.kind === 'refuse' ? vfat.error.message : '', /resize of vfat is not supported \(device \/dev\/sdb, mounted at \/m\)/);
-  assert.equal(code(planGrow(inspection({ filesystem: 'xfs' }))), 'FSRESIZE_NOT_MOUNTED');
-  assert.equal(code(planGrow(inspection({ filesystem: 'btrfs' }))), 'FSRESIZE_NOT_MOUNTED');
+  for (const filesystem of ['xfs', 'btrfs'] as const) {
+    const unmounted = planGrow(inspection({ filesystem }));
+    assert.equal(code(unmounted), 'FSRESIZE_NOT_MOUNTED');
+    const message = unmounted.kind === 'refuse' ? unmounted.error.message : '';
+    // --mount cannot help a filesystem that is not mounted (and FlexVolume has no --mount).
+    assert.doesNotMatch(message, /--mount/);
+    assert.match(message, /only grows while mounted — mount it and retry; voe sees the mounts of its own mount namespace/);
+  }
 });
 
 test('planGrow leaves unformatted, read-only and already grown devices alone, with the reason', () => {
@@ -67,8 +73,38 @@ test('planGrow leaves unformatted, read-only and already grown devices alone, wi
   assert.match(noop(planGrow(inspection({ deviceReadOnly: true }))), /is read-only/);
   assert.match(noop(planGrow(inspection({ mountPoint: '/m', mountReadOnly: true }))), /mounted read-only at \/m/);
   assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB }))), /already fills the device/);
-  assert.match(noop(planGrow(inspection({ deviceBytes: 90 * MiB }))), /is smaller than its ext4 filesystem/);
   assert.match(noop(planGrow(inspection({ filesystem: 'xfs', deviceBytes: 100 * MiB }))), /already fills/, 'already grown wins over not mounted');
+});
+
+test('a device smaller than its filesystem is a fault, not a no-op: FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM, nothing run', () => {
+  for (const filesystem of ['ext4', 'xfs', 'btrfs'] as const) {
+    for (const mountPoint of [null, '/m']) {
+      const plan = planGrow(inspection({ filesystem, mountPoint, deviceBytes: 90 * MiB, btrfs: { devid: 1, devices: 1 } }));
+      assert.equal(code(plan), 'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM', `${filesystem} ${mountPoint}`);
+      assert.match(plan.kind === 'refuse' ? plan.error.message : '',
+        new RegExp(`^/dev/sdb \\(90\\.0 MiB\\) is smaller than the ${filesystem} filesystem on it \\(100\\.0 MiB\\).*nothing was changed.*check the device`));
+    }
+  }
+  assert.match(noop(planGrow(inspection({ deviceBytes: 90 * MiB, deviceReadOnly: true }))), /is read-only/, 'a read-only device is still left alone first');
+});
+
+test('a filesystem mounted only where another mount hides it is refused FSRESIZE_MOUNT_HIDDEN, for every filesystem', () => {
+  for (const filesystem of ['ext4', 'xfs', 'btrfs'] as const) {
+    const plan = planGrow(inspection({ filesystem, mountPoint: null, hiddenMountPoints: ['/m'], btrfs: { devid: 1, devices: 1 } }));
+    assert.equal(code(plan), 'FSRESIZE_MOUNT_HIDDEN', filesystem);
+    assert.match(plan.kind === 'refuse' ? plan.error.message : '', new RegExp(`^${filesystem} on /dev/sdb is mounted at /m but hidden by another mount there .*nothing was changed`));
+  }
+  assert.equal(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/n', hiddenMountPoints: ['/m'] })))[0], 'xfs_growfs', 'a visible mount elsewhere is used');
+});
+
+test('xfs mounted over another mount is refused: xfs_growfs would size it from the hidden mount\'s device', () => {
+  const plan = planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m', mountPointStacked: true }));
+  assert.equal(code(plan), 'FSRESIZE_MOUNT_HIDDEN');
+  assert.match(plan.kind === 'refuse' ? plan.error.message : '', /xfs_growfs would take the size of the hidden filesystem's device/);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'btrfs', mountPoint: '/m', mountPointStacked: true, btrfs: { devid: 1, devices: 1 } }))),
+    ['btrfs', 'filesystem', 'resize', 'max', '/m'], 'btrfs resizes the filesystem the path shows');
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext4', mountPoint: '/m', mountPointStacked: true }))), ['resize2fs', '/dev/sdb'],
+    'resize2fs finds the mount whose path shows the device');
 });
 
 test('read-only comes first, as in Kubernetes: a read-only device is never refused or written, whatever it holds', () => {

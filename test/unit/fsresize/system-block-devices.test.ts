@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -31,4 +31,19 @@ test('a device that cannot be opened is a typed error naming it, never a raw err
     });
   }
   await assert.rejects(devices.hold({ ...id, realPath: join(dir, 'missing') }), { code: 'FSRESIZE_DEVICE_NOT_FOUND' });
+});
+
+test('btrfsDevices lists the major:minor of a mounted btrfs filesystem\'s devices from sysfs; null when it is not mounted', async (t) => {
+  const sysfs = await mkdtemp(join(tmpdir(), 'voe-sysfs-'));
+  t.after(() => rm(sysfs, { recursive: true, force: true }));
+  const fsid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
+  for (const [name, dev] of [['loop0', '7:0'], ['loop1', '7:1']]) {
+    await mkdir(join(sysfs, 'fs', 'btrfs', fsid, 'devices', name!), { recursive: true });
+    await writeFile(join(sysfs, 'fs', 'btrfs', fsid, 'devices', name!, 'dev'), `${dev}\n`);
+  }
+  const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
+  assert.deepEqual((await devices.btrfsDevices(fsid))?.sort(), ['7:0', '7:1']);
+  assert.deepEqual((await devices.btrfsDevices(fsid.toUpperCase()))?.sort(), ['7:0', '7:1'], 'blkid may print it in either case');
+  assert.equal(await devices.btrfsDevices('00000000-0000-0000-0000-000000000000'), null);
+  assert.equal(await devices.btrfsDevices('../../etc'), null, 'never a path');
 });

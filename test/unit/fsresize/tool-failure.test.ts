@@ -29,3 +29,18 @@ test('a filesystem checker that could not run at all (exit >= 8) is a plain tool
   const error = fsckFailure('e2fsck', ['-f', '-p', '/dev/sdb'], { exitCode: 8, stdout: '', stderr: 'e2fsck: Device or resource busy while trying to open /dev/sdb\n' }, 'checking ext4 on /dev/sdb before growing it offline');
   assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
 });
+
+test('a device busy because it is mounted where voe cannot see it gets a hint: another mount namespace', () => {
+  // What resize2fs and e2fsck say when the filesystem is mounted only in another mount namespace
+  // (their open with O_EXCL fails), e.g. inside a container.
+  const resize = toolFailure('resize2fs', ['/dev/sdb'], { exitCode: 1, stdout: 'Couldn\'t find valid filesystem superblock.\n', stderr: 'resize2fs 1.47.0 (5-Feb-2023)\nresize2fs: Device or resource busy while trying to open /dev/sdb\n' }, 'growing ext4 on /dev/sdb');
+  assert.equal(resize.code, 'FSRESIZE_TOOL_FAILED');
+  assert.match(resize.message, /Device or resource busy while trying to open \/dev\/sdb/);
+  assert.match(resize.message, /mounted in another mount namespace \(e\.g\. a container\)\? .*grow it where it is mounted/);
+  const check = fsckFailure('e2fsck', ['-f', '-p', '/dev/sdb'], { exitCode: 8, stdout: '/dev/sdb is in use.\n', stderr: 'e2fsck: Cannot continue, aborting.\n\n' }, 'checking ext4 on /dev/sdb before growing it offline');
+  assert.equal(check.code, 'FSRESIZE_TOOL_FAILED');
+  assert.match(check.message, /exited with 8 \(\/dev\/sdb is in use\. \/ e2fsck: Cannot continue, aborting\.\)/, 'what e2fsck said on stdout is quoted');
+  assert.match(check.message, /mounted in another mount namespace \(e\.g\. a container\)\?/);
+  const other = toolFailure('resize2fs', ['/dev/sdb'], { exitCode: 1, stdout: '', stderr: 'resize2fs: Bad magic number in super-block\n' }, 'growing ext4 on /dev/sdb');
+  assert.doesNotMatch(other.message, /mount namespace/, 'only for a busy device');
+});

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acquireLockFile } from '../../../src/lock/index.js';
+import { acquireLockFile, processStartTime } from '../../../src/lock/index.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../../src/lock/index.js', import.meta.url));
 
@@ -72,10 +73,10 @@ test('a directory that cannot be created gives the cannot-create error', async (
   await assert.rejects(acquireLockFile(join(dir, 'file', 'x.lock'), { deadline: Date.now() + 100, ...errors }), /cannot create: (ENOTDIR|EEXIST)/);
 });
 
-test('the lock file records the pid, a token and the PID namespace', async (t) => {
+test('the lock file records the pid, a token, the PID namespace and the start time', async (t) => {
   const lock = join(await scratch(t), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
-  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} [0-9a-f-]{36} ${readlinkSync('/proc/self/ns/pid').replace(/[[\]]/g, '\\$&')}\n$`));
+  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} [0-9a-f-]{36} ${readlinkSync('/proc/self/ns/pid').replace(/[[\]]/g, '\\$&')} start=${processStartTime(process.pid)}\n$`));
   await release();
 });
 
@@ -130,4 +131,73 @@ test('processes racing for one stale lock hold it one at a time', async (t) => {
     const [enter, exit] = [lines[i]!.split(' '), lines[i + 1]!.split(' ')];
     assert.deepEqual([enter[0], exit[0], exit[1]], ['enter', 'exit', enter[1]], `overlapping holders:\n${lines.join('\n')}`);
   }
+});
+
+/** A process that takes the lock, starts `sleep` as its helper and records it, then waits to be killed. */
+async function holderWithHelper(lock: string): Promise<{ holder: ChildProcess; helperPid: number }> {
+  const script = `
+    const { acquireLockFile } = await import(${JSON.stringify(LOCK_MODULE)});
+    const { spawn } = await import('node:child_process');
+    const errors = { busy: (p) => new Error('busy ' + p), cannotCreate: (c) => new Error('cannot ' + c) };
+    const release = await acquireLockFile(${JSON.stringify(lock)}, { deadline: Date.now() + 5000, ...errors });
+    const helper = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    release.recordHelper(helper.pid);
+    helper.unref();
+    process.stdout.write(helper.pid + '\\n');
+    setInterval(() => {}, 1000);`;
+  const holder = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  holder.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  while (!out.includes('\n')) {
+    if (holder.exitCode !== null) throw new Error('the holder exited early');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { holder, helperPid: Number(out.trim()) };
+}
+
+test('a holder killed with SIGKILL while its recorded helper (a tool) runs: the lock stays held until the helper ends', async (t) => {
+  const lock = join(await scratch(t), 'x.lock');
+  const { holder, helperPid } = await holderWithHelper(lock);
+  t.after(() => { try { process.kill(helperPid, 'SIGKILL'); } catch { /* gone */ } });
+  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${holder.pid} \\S+ .*helper=${helperPid}:${processStartTime(helperPid)}\n$`));
+  const died = once(holder, 'exit');
+  holder.kill('SIGKILL');
+  await died;
+  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 300, pollMs: 10, ...errors }), new RegExp(`busy: held by ${holder.pid}`),
+    'the holder is gone, but its tool still runs');
+  const helperGone = new Promise<void>((resolve) => { const poll = setInterval(() => { if (processStartTime(helperPid) === null) { clearInterval(poll); resolve(); } }, 10); });
+  process.kill(helperPid, 'SIGTERM');
+  await helperGone;
+  const release = await acquireLockFile(lock, { deadline: Date.now() + 1000, pollMs: 10, ...errors });
+  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `));
+  await release();
+});
+
+test('recorded pids reused by other processes (another start time) do not hold the lock', async (t) => {
+  const lock = join(await scratch(t), 'x.lock');
+  const namespace = readlinkSync('/proc/self/ns/pid');
+  // The holder's pid now belongs to a process that started at another time (here: our parent).
+  await writeFile(lock, `${process.ppid} tok ${namespace} start=1\n`);
+  const first = await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors });
+  await first();
+  // A dead holder whose helper's pid was reused (here: by this process).
+  await writeFile(lock, `${await deadPid()} tok ${namespace} start=1 helper=${process.pid}:1\n`);
+  const second = await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors });
+  await second();
+  // The same, with the helper's real start time: held.
+  await writeFile(lock, `${await deadPid()} tok ${namespace} start=1 helper=${process.ppid}:${processStartTime(process.ppid)}\n`);
+  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }), /busy/);
+});
+
+test('recordHelper leaves a lock file that is no longer ours alone, and release still works after it', async (t) => {
+  const lock = join(await scratch(t), 'x.lock');
+  const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
+  release.recordHelper(process.ppid);
+  assert.match(await readFile(lock, 'utf8'), new RegExp(` helper=${process.ppid}:\\d+\n$`));
+  await release();
+  await assert.rejects(readFile(lock, 'utf8'), { code: 'ENOENT' }, 'released after the rewrite');
+  const again = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
+  await writeFile(lock, '1 someone-else\n');
+  again.recordHelper(process.ppid);
+  assert.equal(await readFile(lock, 'utf8'), '1 someone-else\n');
 });

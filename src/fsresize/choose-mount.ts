@@ -1,0 +1,57 @@
+import { FsResizeError } from './fsresize-error.js';
+import type { MountEntry } from './parse-mountinfo.js';
+
+/** A mount of the device, and whether its mount point shows it now (not hidden by another mount). */
+export interface MountCandidate {
+  entry: MountEntry;
+  visible: boolean;
+  /** Another mount is listed at the same mount point (one of the two hides the other). */
+  stacked: boolean;
+}
+
+export interface MountChoice {
+  /** The mount the core uses; null when the device has no visible mount (of the wanted path). */
+  chosen: MountEntry | null;
+  /** Whether another mount is listed at the chosen mount point, under it. */
+  chosenStacked: boolean;
+  /** Mount points of the device that show it. */
+  visible: string[];
+  /** Mount points of the device (at the wanted path, when one was asked for) that another mount hides. */
+  hidden: string[];
+}
+
+/**
+ * Pure: which mount of a device the core may use. Only a mount whose mount point shows the
+ * filesystem now: the tools (xfs_io, xfs_growfs, btrfs) act on what a path shows, so a hidden
+ * entry would make them act on the filesystem mounted over it. `wanted` is the mount path asked
+ * for, in its canonical forms; when none of the device's mounts is there, FSRESIZE_MOUNT_MISMATCH.
+ * Without a wanted path, among the visible mounts: read-write before read-only, then one alone at
+ * its mount point before one mounted over another mount (xfs_growfs looks its path up in the
+ * mount table and finds the first mount there), then the filesystem's root before a subdirectory.
+ */
+export function chooseMount(device: string, candidates: readonly MountCandidate[], wanted?: { given: string; paths: readonly string[] }): MountChoice {
+  const visible = candidates.filter((c) => c.visible).map((c) => c.entry);
+  const hidden = candidates.filter((c) => !c.visible).map((c) => c.entry);
+  const stacked = (m: MountEntry | undefined): boolean => candidates.some((c) => c.entry === m && c.stacked);
+  if (wanted === undefined) {
+    const rank = (c: MountCandidate): number => (c.entry.readOnly ? 4 : 0) + (c.stacked ? 2 : 0) + (c.entry.root === '/' ? 0 : 1);
+    const best = candidates.filter((c) => c.visible).sort((a, b) => rank(a) - rank(b))[0];
+    return { chosen: best?.entry ?? null, chosenStacked: best?.stacked ?? false, visible: visible.map((m) => m.mountPoint), hidden: hidden.map((m) => m.mountPoint) };
+  }
+  const at = (m: MountEntry): boolean => wanted.paths.includes(m.mountPoint);
+  if (!candidates.some((c) => at(c.entry))) {
+    const where = [
+      ...visible.map((m) => m.mountPoint),
+      ...hidden.map((m) => `${m.mountPoint} (hidden by another mount)`),
+    ];
+    throw new FsResizeError('FSRESIZE_MOUNT_MISMATCH',
+      `${wanted.given} is not a mount point of ${device} (${where.length ? `it is mounted at ${where.join(', ')}` : 'it is not mounted'}); nothing was changed — pass the right mount point (--mount) or none`);
+  }
+  const chosen = visible.find(at) ?? null;
+  return {
+    chosen,
+    chosenStacked: stacked(chosen ?? undefined),
+    visible: visible.map((m) => m.mountPoint),
+    hidden: [...new Set(hidden.filter(at).map((m) => m.mountPoint))],
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * A btrfs spanning two devices is listed in mountinfo under one of them only: the core finds
+ * its mounts by membership (/sys/fs/btrfs/<fsid>/devices) and grows the given device's share
+ * with `btrfs filesystem resize <devid>:max <mountpoint>`.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { growCalls } from '../../support/recording-runner.js';
+import { setup } from './fixtures.js';
+
+/** The size btrfs gives device `devid` of the filesystem mounted at `mountPoint`. */
+async function devidBytes(mountPoint: string, devid: number): Promise<number> {
+  const out = await sh('btrfs', ['filesystem', 'show', '--raw', mountPoint]);
+  return Number(new RegExp(`devid\\s+${devid}\\s+size\\s+(\\d+)`).exec(out)?.[1]);
+}
+
+test('btrfs on two devices, mounted through the first: the second one is found mounted and grows with <devid>:max', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const first = await scratch.attach(256 * MiB);
+  const second = await scratch.attach(256 * MiB);
+  await sh('mkfs.btrfs', ['-q', '-f', '-d', 'single', '-m', 'single', first.device, second.device]);
+  const mnt = await scratch.directory('mnt');
+  await first.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await second.growBacking(512 * MiB);
+
+  const inspection = await resizer.inspect(second.device);
+  assert.equal(inspection.mountPoint, mnt, 'mounted, although mountinfo names the first device');
+  assert.deepEqual(inspection.btrfs, { devid: 2, devices: 2 });
+  assert.equal(resizer.needsResize(inspection), true);
+
+  const dry = await resizer.grow(second.device, { mountPath: mnt, dryRun: true });
+  assert.deepEqual(dry.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
+
+  const result = await resizer.grow(second.device);
+  assert.equal(result.action, 'grown', result.reason);
+  assert.deepEqual(result.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
+  assert.equal(result.beforeBytes, 256 * MiB);
+  assert.equal(result.afterBytes, 512 * MiB);
+  assert.equal(await devidBytes(mnt, 2), 512 * MiB);
+  assert.equal(await devidBytes(mnt, 1), 256 * MiB, 'the other device is untouched');
+  assert.equal(growCalls(calls), 1);
+
+  // --mount names the mount point too; the first device already fills its device.
+  const again = await resizer.grow(second.device, { mountPath: mnt });
+  assert.match(again.reason, /already fills the device/);
+  assert.match((await resizer.grow(first.device)).reason, /already fills the device/);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('btrfs on two devices, not mounted: the second one is FSRESIZE_NOT_MOUNTED', async (t) => {
+  const { scratch, resizer } = await setup(t);
+  const first = await scratch.attach(256 * MiB);
+  const second = await scratch.attach(256 * MiB);
+  await sh('mkfs.btrfs', ['-q', '-f', '-d', 'single', '-m', 'single', first.device, second.device]);
+  await second.growBacking(384 * MiB);
+  await assert.rejects(resizer.grow(second.device), /FSRESIZE_NOT_MOUNTED|btrfs only grows while mounted/);
+});

@@ -1,0 +1,87 @@
+/**
+ * Two filesystems stacked on one mount point: the lower one (A) is still in mountinfo, but its
+ * mount point shows the upper one (B). xfs_io, xfs_growfs and btrfs act on what a path shows, so
+ * the core must never use a hidden mount entry: growing A through M would grow B. And xfs_growfs
+ * looks M up in the mount table, finding A first: growing B through M would size B from A's device.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isFsResizeError, type FsResizer } from '../../../src/fsresize/index.js';
+import { MiB, readChecksums, sh, writeChecksummedFiles, type LoopDevice } from '../../support/loop-device.js';
+import { growCalls } from '../../support/recording-runner.js';
+import { btrfsBytes, setup, xfsBytes } from './fixtures.js';
+
+async function stacked(t: Parameters<typeof setup>[0], mkfs: string[]) {
+  const context = await setup(t);
+  const lower = await context.scratch.attach(320 * MiB);
+  const upper = await context.scratch.attach(320 * MiB);
+  const mnt = await context.scratch.directory('mnt');
+  await sh(mkfs[0]!, [...mkfs.slice(1), lower.device]);
+  await lower.mount(mnt);
+  const lowerSums = await writeChecksummedFiles(mnt, 2);
+  await sh(mkfs[0]!, [...mkfs.slice(1), upper.device]);
+  await upper.mount(mnt);
+  const upperSums = await writeChecksummedFiles(mnt, 2);
+  await lower.growBacking(512 * MiB);
+  await upper.growBacking(768 * MiB);
+  return { ...context, lower, upper, mnt, lowerSums, upperSums };
+}
+
+async function refusesHidden(resizer: FsResizer, lower: LoopDevice, mnt: string, mountPath?: string): Promise<void> {
+  await assert.rejects(resizer.grow(lower.device, mountPath === undefined ? {} : { mountPath }), (error: unknown) => {
+    assert.ok(isFsResizeError(error), String(error));
+    assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN', error.message);
+    assert.match(error.message, new RegExp(`is mounted at ${mnt} but hidden by another mount there`));
+    assert.match(error.message, /nothing was changed/);
+    return true;
+  });
+}
+
+for (const [name, mkfs, measure] of [
+  ['xfs', ['mkfs.xfs', '-q'], xfsBytes],
+  ['btrfs', ['mkfs.btrfs', '-q'], btrfsBytes],
+] as const) {
+  test(`${name} hidden under another ${name} on the same mount point: refused FSRESIZE_MOUNT_HIDDEN, neither filesystem changes`, async (t) => {
+    const { scratch, resizer, calls, lower, upper, mnt, lowerSums, upperSums } = await stacked(t, [...mkfs]);
+    await refusesHidden(resizer, lower, mnt);
+    await refusesHidden(resizer, lower, mnt, mnt);
+    const inspection = await resizer.inspect(lower.device);
+    assert.equal(inspection.mountPoint, null);
+    assert.deepEqual(inspection.mountPoints, []);
+    assert.deepEqual(inspection.hiddenMountPoints, [mnt]);
+    assert.equal(growCalls(calls), 0, 'no grow tool ran');
+    assert.equal(await measure(mnt), 320 * MiB, 'the upper filesystem was not grown to the lower device\'s size');
+    assert.deepEqual(await readChecksums(mnt, upperSums.keys()), upperSums);
+
+    if (name === 'xfs') {
+      // xfs_growfs would look the mount point up and size the upper one from the lower's device.
+      await assert.rejects(resizer.grow(upper.device), (error: unknown) => {
+        assert.ok(isFsResizeError(error));
+        assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN');
+        assert.match(error.message, /over another mount, which it hides; xfs_growfs would take the size of the hidden filesystem's device/);
+        return true;
+      });
+      assert.equal(growCalls(calls), 0);
+      // Also mounted at a path of its own: that one is used, and the size is the upper device's.
+      const own = await scratch.directory('own');
+      await upper.mount(own);
+      const result = await resizer.grow(upper.device);
+      assert.equal(result.action, 'grown', result.reason);
+      assert.equal(result.mountPoint, own);
+    } else {
+      // btrfs resizes through the path's own filesystem: the visible one grows as usual.
+      const result = await resizer.grow(upper.device);
+      assert.equal(result.action, 'grown', result.reason);
+    }
+    assert.equal(await measure(mnt), 768 * MiB);
+    assert.deepEqual(await readChecksums(mnt, upperSums.keys()), upperSums);
+
+    await upper.unmount(mnt);
+    assert.equal(await measure(mnt), 320 * MiB, 'the lower filesystem was not grown either');
+    assert.equal(growCalls(calls), 1);
+    assert.deepEqual(await readChecksums(mnt, lowerSums.keys()), lowerSums);
+    const now = await resizer.grow(lower.device);
+    assert.equal(now.action, 'grown', 'once visible, it grows');
+    assert.equal(await measure(mnt), 512 * MiB);
+  });
+}

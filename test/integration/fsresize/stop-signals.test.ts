@@ -1,0 +1,168 @@
+/**
+ * voe stopped while a grow tool runs, with real processes: resize2fs growing a 1 GiB ext4 to
+ * 8 TiB offline takes a few seconds, long enough to signal voe in the middle of it.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createDeviceLock } from '../../../src/fsresize/index.js';
+import { processStartTime } from '../../../src/lock/index.js';
+import { GiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { dumpe2fsBytes, setup } from './fixtures.js';
+
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+const TiB = 1024 * GiB;
+const GROWN = 8 * TiB;
+
+interface Voe { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; at: number }> }
+
+function startVoe(args: string[]): Voe {
+  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
+  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const done = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr, at: Date.now() }));
+  return { child, done };
+}
+
+function alive(pid: number): boolean {
+  return processStartTime(pid) !== null;
+}
+
+/** When `pid` ends (polled every 10 ms). */
+async function gone(pid: number): Promise<number> {
+  while (alive(pid)) await new Promise((r) => setTimeout(r, 10));
+  return Date.now();
+}
+
+/** The pid of the tool named `name` the lock file records as running (helper=), once it does. */
+async function runningTool(lockFile: string, name: string): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const pid = Number(/ helper=(\d+)/.exec(await readFile(lockFile, 'utf8').catch(() => ''))?.[1]);
+    if (pid && (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === name) return pid;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`${name} never showed up in ${lockFile}`);
+}
+
+async function majorMinorOf(device: string): Promise<string> {
+  return (await readFile(`/sys/class/block/${basename(device)}/dev`, 'utf8')).trim();
+}
+
+/**
+ * A 1 GiB ext4 a workload used (so e2fsck -f -p runs first), on a device grown to 8 TiB, and
+ * the path of its lock file in the test's lock directory (or in `lockDirectory`).
+ */
+async function bigUsedExt4(t: TestContext, lockDirectory?: string) {
+  const context = await setup(t);
+  const loop = await context.scratch.attach(GiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await context.scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await loop.unmount(mnt);
+  // Checked long before it was mounted: resize2fs would demand e2fsck -f (whatever second mkfs and mount fell in).
+  await sh('tune2fs', ['-T', '20000101', loop.device]);
+  await loop.growBacking(GROWN);
+  const majorMinor = await majorMinorOf(loop.device);
+  return { ...context, loop, mnt, sums, lockFile: join(lockDirectory ?? context.lockDirectory, `${majorMinor.replace(':', '-')}.lock`) };
+}
+
+test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps the device locked; the next voe waits for it, then finds the work done', async (t) => {
+  const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4(t);
+  const args = ['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory];
+  const first = startVoe(args);
+  const tool = await runningTool(lockFile, 'resize2fs');
+  first.child.kill('SIGKILL');
+  assert.equal((await first.done).signal, 'SIGKILL');
+  const toolEnded = gone(tool);
+  assert.ok(alive(tool), 'resize2fs outlives the killed voe (too fast on this machine to test?)');
+  assert.match(await readFile(lockFile, 'utf8'), new RegExp(` helper=${tool}:\\d+\\n$`), 'the lock still names the running tool');
+
+  const second = startVoe(args);
+  const result = await second.done;
+  const endedAt = await toolEnded;
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(endedAt <= result.at, 'the second voe finished only after resize2fs had');
+  const json = JSON.parse(result.stdout);
+  assert.equal(json.action, 'noop', json.reason);
+  assert.match(json.reason, /already fills the device/);
+  assert.equal(json.beforeBytes, GROWN);
+  assert.equal(await dumpe2fsBytes(loop.device), GROWN);
+  assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem state:\s+clean$/m);
+  await assert.rejects(readFile(lockFile), { code: 'ENOENT' }, 'the lock was released');
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on stderr, waits for resize2fs, releases the lock, then exits 143', async (t) => {
+  const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4(t);
+  const voe = startVoe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]);
+  const tool = await runningTool(lockFile, 'resize2fs');
+  const toolEnded = gone(tool);
+  voe.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(alive(tool), 'resize2fs still runs (too fast on this machine to test?)');
+  assert.equal(voe.child.exitCode, null, 'voe did not exit while resize2fs runs');
+  const result = await voe.done;
+  assert.ok(await toolEnded <= result.at, 'voe exited after resize2fs');
+  assert.equal(result.code, 143, result.stderr);
+  assert.match(result.stderr, /^voe: SIGTERM received: stopping at the next safe point; a running grow or check tool is never stopped midway/m);
+  assert.match(result.stderr, /^voe: exiting after SIGTERM \(exit code 143\)$/m);
+  const json = JSON.parse(result.stdout);
+  assert.equal(json.action, 'grown', 'the grow that was running is reported');
+  assert.equal(json.afterBytes, GROWN);
+  await assert.rejects(readFile(lockFile), { code: 'ENOENT' }, 'the lock was released');
+  assert.equal(await dumpe2fsBytes(loop.device), GROWN);
+  assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem state:\s+clean$/m);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('voe flexvolume expandfs stopped with SIGHUP during resize2fs: silent, waits for resize2fs, then one JSON Failure line and a non-zero exit', async (t) => {
+  const { lockFile, loop } = await bigUsedExt4(t, '/run/voe/fsresize');
+  const voe = startVoe(['flexvolume', 'expandfs', '{}', loop.device, '', String(GROWN), String(GiB)]);
+  const tool = await runningTool(lockFile, 'resize2fs');
+  const toolEnded = gone(tool);
+  voe.child.kill('SIGHUP');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(alive(tool), 'resize2fs still runs (too fast on this machine to test?)');
+  assert.equal(voe.child.exitCode, null, 'voe did not exit while resize2fs runs');
+  const result = await voe.done;
+  assert.ok(await toolEnded <= result.at, 'voe exited after resize2fs');
+  assert.equal(result.stderr, '', 'nothing on stderr: kubelet reads it with stdout');
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout.split('\n').length, 2, 'exactly one line');
+  const answer = JSON.parse(result.stdout);
+  assert.equal(answer.status, 'Failure');
+  assert.match(answer.message, /^FSRESIZE_INTERRUPTED: stopped \(SIGHUP\) after the grow had finished: checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/);
+  await assert.rejects(readFile(lockFile), { code: 'ENOENT' });
+  assert.equal(await dumpe2fsBytes(loop.device), GROWN);
+});
+
+test('voe fsresize grow interrupted (SIGINT) while it waits for the device lock: stops at once with FSRESIZE_INTERRUPTED, exit 130, nothing changed', async (t) => {
+  const { lockDirectory, loop } = await bigUsedExt4(t);
+  const held = await createDeviceLock({ directory: lockDirectory }).acquire(await majorMinorOf(loop.device));
+  t.after(() => held());
+  const voe = startVoe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
+  // A waiter keeps its own complete lock file (<lock>.<token>) ready to link into place.
+  const lockName = `${(await majorMinorOf(loop.device)).replace(':', '-')}.lock.`;
+  while (!(await readdir(lockDirectory)).some((name) => name.startsWith(lockName))) {
+    assert.equal(voe.child.exitCode, null, 'voe waits for the lock');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const sent = Date.now();
+  voe.child.kill('SIGINT');
+  const result = await voe.done;
+  assert.ok(result.at - sent < 2000, `stopped promptly (${result.at - sent} ms)`);
+  assert.equal(result.code, 130, result.stderr);
+  assert.match(result.stderr, /^voe: FSRESIZE_INTERRUPTED: stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/m);
+  assert.equal(result.stdout, '');
+  assert.equal(await dumpe2fsBytes(loop.device), GiB);
+});

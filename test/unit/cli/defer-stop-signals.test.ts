@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const MODULE = fileURLToPath(new URL('../../../src/cli/defer-stop-signals.js', import.meta.url));
+
+test('deferStopSignals: SIGTERM, SIGINT and SIGHUP do not end the process; the first aborts the signal and sets the exit code; dispose restores them', async (t) => {
+  const script = `
+    const { deferStopSignals } = await import(${JSON.stringify(MODULE)});
+    const stop = deferStopSignals((name, first) => process.stdout.write(name + ' ' + first + '\\n'));
+    stop.signal.addEventListener('abort', () => process.stdout.write('aborted ' + stop.signal.reason + '\\n'));
+    process.stdout.write('ready\\n');
+    process.stdin.once('data', () => {
+      process.stdout.write('received ' + stop.received() + ' exit ' + stop.exitCode() + '\\n');
+      stop.dispose();
+      process.stdout.write('disposed\\n');
+      setInterval(() => {}, 1000);
+    });`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  const until = async (text: string): Promise<void> => {
+    const deadline = Date.now() + 10_000;
+    while (!out.includes(text)) {
+      if (Date.now() > deadline || child.exitCode !== null || child.signalCode !== null) assert.fail(`never saw ${JSON.stringify(text)} in ${JSON.stringify(out)}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  await until('ready\n');
+  child.kill('SIGTERM');
+  await until('SIGTERM true\n');
+  child.kill('SIGINT');
+  await until('SIGINT false\n');
+  child.kill('SIGHUP');
+  await until('SIGHUP false\n');
+  child.stdin.write('go\n');
+  await until('disposed\n');
+  assert.equal(out, 'ready\naborted SIGTERM\nSIGTERM true\nSIGINT false\nSIGHUP false\nreceived SIGTERM exit 143\ndisposed\n');
+  const exited = once(child, 'exit');
+  child.kill('SIGHUP');
+  assert.deepEqual(await exited, [null, 'SIGHUP'], 'after dispose a signal ends the process again');
+});

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { chooseMount, isFsResizeError, parseMountinfo, type MountCandidate } from '../../../src/fsresize/index.js';
+
+function candidates(lines: string[], visible: number[], stacked: number[] = []): MountCandidate[] {
+  return parseMountinfo(lines.join('\n')).map((entry) => ({ entry, visible: visible.includes(entry.mountId), stacked: stacked.includes(entry.mountId) }));
+}
+
+const A_AT_M = '40 27 7:0 / /m rw - xfs /dev/loop0 rw';
+const A_AT_N = '41 27 7:0 / /n rw - xfs /dev/loop0 rw';
+const A_SUB_RW = '42 27 7:0 /sub /s rw - xfs /dev/loop0 rw';
+const A_AT_RO = '43 27 7:0 / /r ro - xfs /dev/loop0 ro';
+
+test('a hidden mount is never chosen; with only hidden mounts there is no mount point, and they are named', () => {
+  const choice = chooseMount('/dev/loop0', candidates([A_AT_M], []));
+  assert.equal(choice.chosen, null);
+  assert.deepEqual(choice.visible, []);
+  assert.deepEqual(choice.hidden, ['/m']);
+  const some = chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [41]));
+  assert.equal(some.chosen?.mountPoint, '/n', 'the visible one');
+  assert.deepEqual(some.hidden, ['/m']);
+});
+
+test('preference among visible mounts: read-write, alone at its mount point, the root', () => {
+  assert.equal(chooseMount('/dev/loop0', candidates([A_AT_RO, A_SUB_RW, A_AT_M], [43, 42, 40])).chosen?.mountPoint, '/m');
+  assert.equal(chooseMount('/dev/loop0', candidates([A_AT_RO, A_SUB_RW], [43, 42])).chosen?.mountPoint, '/s', 'read-write before the root');
+  const stacked = chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [40, 41], [40]));
+  assert.equal(stacked.chosen?.mountPoint, '/n', 'alone at its mount point before one mounted over another');
+  assert.equal(stacked.chosenStacked, false);
+  const onlyStacked = chooseMount('/dev/loop0', candidates([A_AT_M], [40], [40]));
+  assert.equal(onlyStacked.chosen?.mountPoint, '/m');
+  assert.equal(onlyStacked.chosenStacked, true);
+});
+
+test('a wanted mount path: the visible mount there, none when it is hidden there (named), FSRESIZE_MOUNT_MISMATCH when the device is not mounted there', () => {
+  assert.equal(chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [40, 41]), { given: '/n/', paths: ['/n'] }).chosen?.mountPoint, '/n');
+  const hidden = chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [41]), { given: '/m', paths: ['/m'] });
+  assert.equal(hidden.chosen, null, 'not switched to /n: the caller asked for /m');
+  assert.deepEqual(hidden.hidden, ['/m']);
+  assert.throws(() => chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [41]), { given: '/x', paths: ['/x'] }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_MOUNT_MISMATCH');
+    assert.equal(error.message, '/x is not a mount point of /dev/loop0 (it is mounted at /n, /m (hidden by another mount)); nothing was changed — pass the right mount point (--mount) or none');
+    return true;
+  });
+});

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isFsResizeError } from '../../../src/fsresize/index.js';
+import { extSuperblock } from '../../support/ext-superblock.js';
+import { fakeResizer } from '../../support/fake-fsresize-ports.js';
+
+const MiB = 1024 * 1024;
+
+test('blkid exit 2 without a word is an unformatted device (a no-op with the reason)', async () => {
+  const resizer = fakeResizer({ devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 64 * MiB } }, tool: () => ({ exitCode: 2 }) });
+  const result = await resizer.grow('/dev/sdb');
+  assert.equal(result.action, 'noop');
+  assert.match(result.reason, /not formatted/);
+});
+
+test('blkid exit 2 with an error on stderr is a tool failure, not "unformatted"', async () => {
+  const denied = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 64 * MiB } },
+    tool: () => ({ exitCode: 2, stderr: 'blkid: error: /dev/sdb: Permission denied\n' }),
+  });
+  await assert.rejects(denied.inspect('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
+    assert.equal(error.tool?.tool, 'blkid');
+    assert.equal(error.tool?.exitCode, 2);
+    return true;
+  });
+  const broken = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 64 * MiB } },
+    tool: () => ({ exitCode: 2, stderr: 'blkid: error: /dev/sdb: Input/output error\n' }),
+  });
+  await assert.rejects(broken.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
+    assert.match(error.message, /blkid .* exited with 2 \(blkid: error: \/dev\/sdb: Input\/output error\)/);
+    return true;
+  });
+});
+
+test('a device of 0 bytes is FSRESIZE_DEVICE_EMPTY, saying it has no size; nothing is probed or run', async () => {
+  const resizer = fakeResizer({ devices: { '/dev/loop9': { majorMinor: '7:9', bytes: 0, superblock: extSuperblock(1000, 2) } }, tool: () => ({ exitCode: 2 }) });
+  await assert.rejects(resizer.grow('/dev/loop9'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_DEVICE_EMPTY');
+    assert.match(error.message, /^\/dev\/loop9 has no size \(0 bytes\)/);
+    assert.match(error.message, /nothing was changed/);
+    return true;
+  });
+  assert.deepEqual(resizer.calls, [], 'blkid was not asked about an empty device');
+  const inspection = await resizer.inspect('/dev/loop9');
+  assert.equal(inspection.deviceBytes, 0);
+  assert.equal(inspection.filesystem, null);
+  assert.equal(resizer.needsResize(inspection), false);
+});
+
+/** An unmounted ext4 on /dev/sdb that resize2fs would want checked; resize2fs grows its superblock to the device. */
+function extNeedingCheck(e2fsckExit: number, e2fsckOutput = '') {
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { mountTime: 1_700_000_100 }) };
+  return fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'e2fsck') return { exitCode: e2fsckExit, stdout: e2fsckOutput };
+      if (command === 'resize2fs') device.superblock = extSuperblock(256 * 256, 2);
+      return undefined;
+    },
+  });
+}
+
+test('the result says the pre-check ran: precheck {command, exitCode} and a reason starting "checked (...)"', async () => {
+  const resizer = extNeedingCheck(1, '/dev/sdb: recovering journal\n/dev/sdb: clean, 11/16384 files\n');
+  const result = await resizer.grow('/dev/sdb');
+  assert.equal(result.action, 'grown');
+  assert.deepEqual(result.command, ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 1 });
+  assert.equal(result.reason, 'checked (e2fsck -f -p /dev/sdb, exit 1: errors corrected) and grew ext4 on /dev/sdb from 64.0 MiB to 256.0 MiB offline');
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'e2fsck', 'resize2fs']);
+
+  const clean = await extNeedingCheck(0).grow('/dev/sdb');
+  assert.deepEqual(clean.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 0 });
+  assert.match(clean.reason, /^checked \(e2fsck -f -p \/dev\/sdb, exit 0: no errors\) and grew ext4/);
+});
+
+test('a dry run names the pre-check it would run (exitCode null); a grow without one says precheck null', async () => {
+  const resizer = extNeedingCheck(1);
+  const dry = await resizer.grow('/dev/sdb', { dryRun: true });
+  assert.equal(dry.action, 'noop');
+  assert.deepEqual(dry.command, ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(dry.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: null });
+  assert.match(dry.reason, /^dry run: would check and grow .* with: e2fsck -f -p \/dev\/sdb && resize2fs \/dev\/sdb$/);
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid']);
+
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) };
+  const unchecked = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'resize2fs') device.superblock = extSuperblock(256 * 256, 2);
+      return undefined;
+    },
+  });
+  const result = await unchecked.grow('/dev/sdb');
+  assert.equal(result.precheck, null);
+  assert.match(result.reason, /^grew ext4/);
+});
+
+test('a grow tool that fails after the pre-check says the check ran (its fixes are written)', async () => {
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { state: 0 }) };
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'e2fsck') return { exitCode: 1 };
+      if (command === 'resize2fs') return { exitCode: 1, stderr: 'resize2fs: No space left on device while trying to resize /dev/sdb\n' };
+      return undefined;
+    },
+  });
+  await assert.rejects(resizer.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
+    assert.match(error.message, /e2fsck -f -p \/dev\/sdb ran first \(exit 1: errors corrected\)/);
+    assert.deepEqual(error.details['precheck'], { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 1 });
+    return true;
+  });
+});
+
+test('the mount point is looked at again just before the grow tool: mounted over meanwhile, nothing runs', async () => {
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 512 * MiB } },
+    mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
+    // /m shows mount 40 while the core inspects, then another mount (41) covers it.
+    visible: (_path, call) => (call === 1 ? 40 : 41),
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=xfs\n' };
+      if (command === 'xfs_io') return { stdout: 'geom.bsize = 4096\ngeom.datablocks = 65536\n' };
+      return undefined;
+    },
+  });
+  await assert.rejects(resizer.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN');
+    assert.match(error.message, /mounted at \/m but hidden by another mount there now .*nothing was changed/);
+    return true;
+  });
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'xfs_io'], 'xfs_growfs did not run');
+});
+
+test('a btrfs member device that mountinfo does not name is found mounted through the filesystem\'s device list', async () => {
+  const fsid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
+  const resizer = fakeResizer({
+    devices: { '/dev/loop0': { majorMinor: '7:0', bytes: 256 * MiB }, '/dev/loop1': { majorMinor: '7:1', bytes: 512 * MiB } },
+    mountinfo: '43 27 0:39 / /m rw - btrfs /dev/loop0 rw\n50 27 0:52 / /other rw - btrfs /dev/loop7 rw\n',
+    btrfs: { [fsid]: ['7:0', '7:1'] },
+    tool: (command, args) => {
+      if (command === 'blkid') return { stdout: `UUID=${fsid}\nTYPE=btrfs\n` };
+      if (command === 'btrfs' && args[0] === 'inspect-internal') {
+        return { stdout: 'sectorsize\t\t4096\nnum_devices\t\t2\ndev_item.total_bytes\t268435456\ndev_item.devid\t\t2\n' };
+      }
+      return undefined;
+    },
+  });
+  const inspection = await resizer.inspect('/dev/loop1');
+  assert.equal(inspection.mountPoint, '/m');
+  assert.deepEqual(inspection.mountPoints, ['/m'], 'not the other btrfs');
+  const dry = await resizer.grow('/dev/loop1', { dryRun: true });
+  assert.deepEqual(dry.command, ['btrfs', 'filesystem', 'resize', '2:max', '/m']);
+  assert.deepEqual((await resizer.inspect('/dev/loop1', { mountPath: '/m/' })).mountPoint, '/m');
+});
+
+test('a stop asked for before the grow starts: FSRESIZE_INTERRUPTED, nothing probed or run', async () => {
+  const resizer = extNeedingCheck(0);
+  const controller = new AbortController();
+  controller.abort('SIGTERM');
+  await assert.rejects(resizer.grow('/dev/sdb', { signal: controller.signal }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
+    assert.equal(error.message, 'stopped (SIGTERM) before growing /dev/sdb: nothing was changed');
+    return true;
+  });
+  assert.deepEqual(resizer.calls, []);
+  assert.equal((await resizer.grow('/dev/sdb')).action, 'grown', 'the lock was released');
+});
+
+test('a stop asked for while e2fsck runs: e2fsck finishes, resize2fs does not start, FSRESIZE_INTERRUPTED says so', async () => {
+  const controller = new AbortController();
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { state: 0 }) };
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'e2fsck') { controller.abort('SIGINT'); return { exitCode: 1 }; }
+      return undefined;
+    },
+  });
+  await assert.rejects(resizer.grow('/dev/sdb', { signal: controller.signal }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
+    assert.match(error.message, /^stopped \(SIGINT\) after e2fsck -f -p \/dev\/sdb had finished \(exit 1: errors corrected\), before resize2fs \/dev\/sdb: the filesystem was not grown \(the check's fixes are written\)$/);
+    assert.deepEqual(error.details['precheck'], { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 1 });
+    return true;
+  });
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'e2fsck']);
+});
+
+test('a stop asked for while the grow tool runs: the grow finishes and returns its result', async () => {
+  const controller = new AbortController();
+  const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) };
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+      if (command === 'resize2fs') { controller.abort('SIGTERM'); device.superblock = extSuperblock(256 * 256, 2); }
+      return undefined;
+    },
+  });
+  const result = await resizer.grow('/dev/sdb', { signal: controller.signal });
+  assert.equal(result.action, 'grown');
+  assert.equal(result.afterBytes, 256 * MiB);
+});
+
+test('the check and the grow tool run as critical commands (never stopped with voe); probes do not', async () => {
+  const resizer = extNeedingCheck(0);
+  await resizer.grow('/dev/sdb');
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'e2fsck', 'resize2fs']);
+  assert.deepEqual(resizer.runOptions.map((o) => o.critical !== undefined), [false, true, true]);
+});
