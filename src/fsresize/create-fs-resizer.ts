@@ -75,6 +75,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   interface Signature { filesystem: string | null; partitionTable: string | null; uuid: string | null }
+  const empty = (): Signature => ({ filesystem: null, partitionTable: null, uuid: null });
 
   async function probe(id: BlockDeviceId): Promise<Signature> {
     const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-s', 'UUID', '-o', 'export', id.realPath];
@@ -92,8 +93,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
    * entry names one device: a btrfs spanning several is listed under one of them, so btrfs
    * mounts are also found by membership (the kernel's list of the mounted filesystem's devices).
    */
-  async function deviceMounts(id: BlockDeviceId, signature: Signature): Promise<MountCandidate[]> {
-    const all = await mounts.list();
+  async function deviceMounts(id: BlockDeviceId, signature: Signature, all: MountEntry[]): Promise<MountCandidate[]> {
     const members = signature.filesystem === 'btrfs' && signature.uuid !== null ? await devices.btrfsDevices(signature.uuid) : null;
     const memberOf = members !== null && members.includes(id.majorMinor) ? members : null;
     const matches: MountEntry[] = [];
@@ -156,10 +156,13 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<{ inspection: Inspection; mount: MountEntry | null }> {
-    const [deviceBytes, deviceReadOnly] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id)]);
-    // A device of 0 bytes has nothing to probe (planGrow refuses it as empty).
-    const signature = deviceBytes === 0 ? { filesystem: null, partitionTable: null, uuid: null } : await probe(id);
-    const found = await deviceMounts(id, signature);
+    // blkid (a process) is the slow step: it runs while the sysfs and mountinfo reads do.
+    const probing = probe(id);
+    probing.catch(() => undefined); // awaited below, or not needed (an empty device)
+    const [deviceBytes, deviceReadOnly, all] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id), mounts.list()]);
+    // A device of 0 bytes has nothing to probe (planGrow refuses it as empty): what blkid says is not used.
+    const signature = deviceBytes === 0 ? await probing.then(empty, empty) : await probing;
+    const found = await deviceMounts(id, signature, all);
     const wanted = mountPath === undefined ? undefined : { given: mountPath, paths: await mountPathForms(mountPath) };
     const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
     const mountPoint = chosen?.mountPoint ?? null;
