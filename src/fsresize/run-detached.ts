@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandResult } from './command-runner.js';
@@ -8,25 +9,38 @@ import { toolErrors } from './tool-errors.js';
 /** The most of a tool's output kept (the end of it, where tools say what went wrong). */
 const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
 
+/** What a tool usually writes fits here, read in one call without asking the file's size first. */
+const FIRST_READ_BYTES = 64 * 1024;
+
 async function readOutput(handle: FileHandle): Promise<string> {
+  // Positional reads: the tool moved the shared file offset to the end.
+  const first = await handle.read(Buffer.alloc(FIRST_READ_BYTES), 0, FIRST_READ_BYTES, 0);
+  if (first.bytesRead < FIRST_READ_BYTES) return first.buffer.subarray(0, first.bytesRead).toString('utf8');
   const { size } = await handle.stat();
   const length = Math.min(size, MAX_OUTPUT_BYTES);
   const buffer = Buffer.alloc(length);
-  // Positional: the tool moved the shared file offset to the end.
   const { bytesRead } = await handle.read(buffer, 0, length, size - length);
   return buffer.subarray(0, bytesRead).toString('utf8');
 }
 
-/** Two files to take a tool's stdout and stderr, whose names are already gone (nothing to clean up). */
+/**
+ * Two files to take a tool's stdout and stderr, whose names are already gone (nothing to clean
+ * up): created exclusively (O_EXCL, mode 0600, random names, so nothing planted in the shared
+ * temporary directory is followed) and unlinked at once; all in parallel, as this is on the path
+ * of every grow.
+ */
 async function unlinkedOutputFiles(): Promise<[FileHandle, FileHandle]> {
-  const directory = await mkdtemp(join(tmpdir(), 'voe-tool-'));
-  try {
-    const out = await open(join(directory, 'stdout'), 'w+', 0o600);
-    const err = await open(join(directory, 'stderr'), 'w+', 0o600).catch(async (error: unknown) => { await out.close(); throw error; });
-    return [out, err];
-  } finally {
-    await rm(directory, { recursive: true, force: true });
+  const stem = join(tmpdir(), `voe-tool-${process.pid}-${randomBytes(8).toString('hex')}`);
+  const paths = [`${stem}.out`, `${stem}.err`] as const;
+  const opened = await Promise.allSettled(paths.map((path) => open(path, 'wx+', 0o600)));
+  await Promise.all(paths.map((path, i) => (opened[i]!.status === 'fulfilled' ? unlink(path).catch(() => undefined) : undefined)));
+  const handles = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = opened.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) {
+    await Promise.all(handles.map((handle) => handle.close()));
+    throw failed.reason;
   }
+  return handles as [FileHandle, FileHandle];
 }
 
 /**
@@ -49,8 +63,7 @@ export async function runDetached(command: string, args: readonly string[],
       child.once('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stopped }); });
       if (child.pid !== undefined) options.onStart?.(child.pid);
     });
-    const stdout = await readOutput(out);
-    const stderr = await readOutput(err);
+    const [stdout, stderr] = await Promise.all([readOutput(out), readOutput(err)]);
     if ('spawnError' in ended) {
       const error = ended.spawnError;
       const tool = { tool: command, args: [...args], exitCode: null, signal: null, stderr };
@@ -63,7 +76,6 @@ export async function runDetached(command: string, args: readonly string[],
     if (ended.code !== null) return { exitCode: ended.code, stdout, stderr };
     throw toolErrors.abnormal(command, args, String(ended.signal), stderr, undefined, tool);
   } finally {
-    await out.close();
-    await err.close();
+    await Promise.all([out.close(), err.close()]);
   }
 }

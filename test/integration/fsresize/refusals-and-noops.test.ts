@@ -31,7 +31,8 @@ test('a device of 0 bytes (a loop device over an empty file) is FSRESIZE_DEVICE_
   const { scratch, resizer, calls } = await setup(t);
   const loop = await scratch.attach(0);
   await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_DEVICE_EMPTY', /has no size \(0 bytes\)/));
-  assert.deepEqual(calls, []);
+  // Only the read-only probe, started with the size reads, may have run; its answer is not used.
+  assert.deepEqual(calls.map((c) => c[0]), ['blkid']);
 });
 
 test('block mode is a no-op with the reason, even on a formatted device', async (t) => {
