@@ -1,8 +1,5 @@
 import { constants } from 'node:os';
-
-/** The signals that ask voe to stop: kill's default, a terminal's Ctrl-C, a closed terminal. */
-export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-export type StopSignal = (typeof STOP_SIGNALS)[number];
+import { STOP_SIGNALS, type StopSignal } from './stop-requests.js';
 
 export interface DeferredStop {
   /** Aborted at the first stop signal, with the signal's name as reason. */

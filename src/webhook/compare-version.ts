@@ -19,7 +19,7 @@ export interface ReleaseVersion {
 const RELEASE_BUILD = /^(?:\d|hotfix)/i;
 
 /** True for a pre-release or development version (v1.9.0-rc.1, v1.10.0-dev-20250101): any other suffix with letters first. */
-export function isPrerelease(version: ReleaseVersion): boolean {
+function isPrerelease(version: ReleaseVersion): boolean {
   return version.prerelease !== '' && !RELEASE_BUILD.test(version.prerelease);
 }
 

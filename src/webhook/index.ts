@@ -10,10 +10,9 @@ export {
   buildValidatingWebhookConfiguration, PVC_STORAGE_GROWS, VM_VOLUME_CLAIM_TEMPLATES_CHANGED, IS_ONLINE_EXPAND_SETTING, settingNamed,
   type WebhookConfigurationOptions,
 } from './build-validating-webhook-configuration.js';
-export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration, registerDevConfiguration, type DeleteOutcome } from './webhook-registration.js';
-export { DEV_OWNER_ANNOTATION, devOwnerAnnotations, readDevOwner, describeDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
-export { decideDevRegistration, type DevRegistrationDecision } from './decide-dev-registration.js';
-export { devOwnerAnswers } from './dev-owner-answers.js';
+export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
+export { DEV_OWNER_ANNOTATION, devOwnerAnnotations, readDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
+export { decideDevRegistration } from './decide-dev-registration.js';
 export { serveWebhook, DEV_CONFIGURATION_NAME, type ServeWebhookOptions, type ServingWebhook, type StartedCaches } from './serve-webhook.js';
 export { WebhookError } from './webhook-error.js';
 export {

@@ -23,9 +23,9 @@ export interface StartedCaches<C> {
   caches: C;
   ready(): boolean;
   /** Resources not synced yet (named by /readyz and the sync timeout). */
-  unsynced?(): string[];
+  unsynced(): string[];
   /** Resources the cluster does not serve, cached as empty (named by /readyz). */
-  notServed?(): string[];
+  notServed(): string[];
   stop(): Promise<void>;
 }
 
@@ -178,7 +178,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     const validators = options.createValidators(started.caches, { logger: log });
     const server = createWebhookServer({
       validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
-      cacheStatus: () => ({ unsynced: started.unsynced?.() ?? [], notServed: started.notServed?.() ?? [] }),
+      cacheStatus: () => ({ unsynced: started.unsynced(), notServed: started.notServed() }),
       ...(options.registry ? { registry: options.registry } : {}),
     });
     const address = await server.listen(options.port, options.host);
@@ -193,7 +193,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       const synced = await waitFor(() => started.ready(), cacheSyncTimeoutMs, signal);
       continueUnlessAborted();
       if (!synced) {
-        const unsynced = started.unsynced?.() ?? [];
+        const unsynced = started.unsynced();
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
           `The informer caches did not sync within ${Math.round(cacheSyncTimeoutMs / 1000)} s${unsynced.length ? `: ${unsynced.join(', ')} never listed` : ''}; ` +
           'the webhook was not registered. The log says why (\'informer list/watch failed\', e.g. 403 Forbidden: check RBAC for get/list/watch).');

@@ -1,9 +1,9 @@
 import { AdmissionregistrationV1Api, type KubeConfig, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { apiErrorOf, isAlreadyExists, isConflict, isNotFound, requestJson } from '../kube/index.js';
+import { apiErrorOf, isAlreadyExists, isConflict, isNotFound, requestJson, resourcePath } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { decideDevRegistration } from './decide-dev-registration.js';
 import { devOwnerAnswers } from './dev-owner-answers.js';
-import { readDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
+import { readDevOwner, ownerCaBundle } from './dev-registration-owner.js';
 import { WebhookError } from './webhook-error.js';
 
 /** The API server's message for a failed call (the Status body), else the error's own text. */
@@ -11,7 +11,7 @@ function describe(error: unknown): string {
   return apiErrorOf(error)?.message || (error instanceof Error ? error.message : String(error));
 }
 
-const path = (name: string): string => `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${encodeURIComponent(name)}`;
+const path = (name: string): string => resourcePath({ group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingwebhookconfigurations', name });
 
 /** Creates the ValidatingWebhookConfiguration, or replaces the one with the same name whoever made it (tests, tools; voe serve --dev uses registerDevConfiguration). */
 export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig, body: V1ValidatingWebhookConfiguration): Promise<void> {
@@ -45,15 +45,14 @@ export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig
  * our object has its own uid. Resolves with that uid (stop deletes only it).
  */
 export async function registerDevConfiguration(kubeConfig: KubeConfig, body: V1ValidatingWebhookConfiguration,
-  options: { logger?: Logger; probeTimeoutMs?: number } = {}): Promise<{ uid: string; replaced?: DevOwner }> {
+  options: { logger?: Logger } = {}): Promise<{ uid: string }> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const name = body.metadata?.name ?? '';
-  let replaced: DevOwner | undefined;
   // Another instance may create or delete it between our calls: decide again, a few times.
   for (let attempt = 1; ; attempt++) {
     try {
       const created = await api.createValidatingWebhookConfiguration({ body });
-      return { uid: created.metadata?.uid ?? '', ...(replaced ? { replaced } : {}) };
+      return { uid: created.metadata?.uid ?? '' };
     } catch (error) {
       if (!isAlreadyExists(error)) {
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.`, { cause: error });
@@ -70,33 +69,30 @@ export async function registerDevConfiguration(kubeConfig: KubeConfig, body: V1V
       throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot read the existing ValidatingWebhookConfiguration ${name}: ${describe(error)}.`, { cause: error });
     }
     const owner = readDevOwner(existing);
-    const answers = typeof owner === 'object' ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url), options.probeTimeoutMs) : false;
+    const answers = typeof owner === 'object' ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url)) : false;
     const decision = decideDevRegistration(name, owner, answers);
     if (decision.action === 'refuse') throw decision.error;
     options.logger?.warn({ name, previous: owner }, decision.warning);
-    try {
-      await requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body: {
-        apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: existing.metadata?.uid, resourceVersion: existing.metadata?.resourceVersion },
-      } });
-      if (typeof owner === 'object') replaced = owner;
-    } catch (error) {
-      if (isNotFound(error) || isConflict(error)) continue;
-      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot delete the stale ValidatingWebhookConfiguration ${name}: ${describe(error)}.`, { cause: error });
-    }
+    // Exactly what was judged (uid and resourceVersion); gone or changed meanwhile: decide again.
+    const preconditions = { uid: existing.metadata?.uid ?? '', ...(existing.metadata?.resourceVersion ? { resourceVersion: existing.metadata.resourceVersion } : {}) };
+    await deleteValidatingWebhookConfiguration(kubeConfig, name, preconditions).catch((error: unknown) => {
+      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot delete the stale ValidatingWebhookConfiguration ${name}: ${describe(error instanceof Error && error.cause !== undefined ? error.cause : error)}.`, { cause: error });
+    });
   }
 }
 
 export type DeleteOutcome = 'deleted' | 'gone' | 'not-ours';
 
 /**
- * Deletes the ValidatingWebhookConfiguration `name`. With `uid`, only that object (DeleteOptions
- * precondition): if the name now holds another object (409 Conflict) it is left alone, 'not-ours'.
+ * Deletes the ValidatingWebhookConfiguration `name`. With `uid` (and `resourceVersion`), only that
+ * object as it was (DeleteOptions preconditions): if the name now holds another object or a changed
+ * one (409 Conflict) it is left alone, 'not-ours'.
  * Already gone (404) is 'gone'. Other failures throw WEBHOOK_REGISTRATION_FAILED.
  */
-export async function deleteValidatingWebhookConfiguration(kubeConfig: KubeConfig, name: string, options: { uid?: string } = {}): Promise<DeleteOutcome> {
+export async function deleteValidatingWebhookConfiguration(kubeConfig: KubeConfig, name: string, options: { uid?: string; resourceVersion?: string } = {}): Promise<DeleteOutcome> {
   try {
     await requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body: {
-      apiVersion: 'v1', kind: 'DeleteOptions', ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
+      apiVersion: 'v1', kind: 'DeleteOptions', ...(options.uid ? { preconditions: { uid: options.uid, ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}) } } : {}),
     } });
     return 'deleted';
   } catch (error) {

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isVoeError } from '../../errors/index.js';
 import { deferStopSignals } from '../defer-stop-signals.js';
 import {
-  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitMeaning, MAX_TIMEOUT_MS, type GrowResult,
+  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitText, MAX_TIMEOUT_MS, type GrowResult,
 } from '../../fsresize/index.js';
 
 interface GrowCommandOptions {
@@ -35,7 +35,7 @@ function humanReport(result: GrowResult): string {
     sizeLine('device', result.deviceBytes),
     sizeLine('before', result.beforeBytes),
     sizeLine('after', result.afterBytes),
-    ...(result.precheck ? [`  check   ${result.precheck.command.join(' ')} (${result.precheck.exitCode === null ? 'would run first' : `exit ${result.precheck.exitCode}: ${fsckExitMeaning(result.precheck.exitCode)}`})`] : []),
+    ...(result.precheck ? [`  check   ${result.precheck.command.join(' ')} (${result.precheck.exitCode === null ? 'would run first' : fsckExitText(result.precheck.exitCode)})`] : []),
     ...(result.command ? [`  command ${result.command.join(' ')}`] : []),
     `  reason  ${result.reason}`,
   ].join('\n') + '\n';
