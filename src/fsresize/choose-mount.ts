@@ -32,7 +32,6 @@ export interface MountChoice {
 export function chooseMount(device: string, candidates: readonly MountCandidate[], wanted?: { given: string; paths: readonly string[] }): MountChoice {
   const visible = candidates.filter((c) => c.visible).map((c) => c.entry);
   const hidden = candidates.filter((c) => !c.visible).map((c) => c.entry);
-  const stacked = (m: MountEntry | undefined): boolean => candidates.some((c) => c.entry === m && c.stacked);
   if (wanted === undefined) {
     const rank = (c: MountCandidate): number => (c.entry.readOnly ? 4 : 0) + (c.stacked ? 2 : 0) + (c.entry.root === '/' ? 0 : 1);
     const best = candidates.filter((c) => c.visible).sort((a, b) => rank(a) - rank(b))[0];
@@ -47,10 +46,10 @@ export function chooseMount(device: string, candidates: readonly MountCandidate[
     throw new FsResizeError('FSRESIZE_MOUNT_MISMATCH',
       `${wanted.given} is not a mount point of ${device} (${where.length ? `it is mounted at ${where.join(', ')}` : 'it is not mounted'}); nothing was changed — pass the right mount point (--mount) or none`);
   }
-  const chosen = visible.find(at) ?? null;
+  const pick = candidates.find((c) => c.visible && at(c.entry));
   return {
-    chosen,
-    chosenStacked: stacked(chosen ?? undefined),
+    chosen: pick?.entry ?? null,
+    chosenStacked: pick?.stacked ?? false,
     visible: visible.map((m) => m.mountPoint),
     hidden: [...new Set(hidden.filter(at).map((m) => m.mountPoint))],
   };

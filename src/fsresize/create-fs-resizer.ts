@@ -4,9 +4,9 @@ import { chooseMount, type MountCandidate } from './choose-mount.js';
 import type { CommandRunner } from './command-runner.js';
 import { createDeviceLock, type DeviceLock, type ReleaseLock } from './device-lock.js';
 import { formatBytes } from './format-bytes.js';
-import { fsckExitMeaning } from './fsck-exit-meaning.js';
+import { fsckExitText } from './fsck-exit-meaning.js';
 import { FsResizeError } from './fsresize-error.js';
-import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection, type PrecheckReport } from './inspection.js';
+import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection, type PrecheckRan } from './inspection.js';
 import { createMountinfoTable, type MountTable } from './mount-table.js';
 import { mountPathForms } from './mount-path-forms.js';
 import { needsResize } from './needs-resize.js';
@@ -82,7 +82,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const result = await runner.run('blkid', args, { timeoutMs: probeMs });
     // blkid exits 2 when it finds nothing (an unformatted device), and also when it could not
     // look (it then says why on stderr, e.g. "error: /dev/sdb: Permission denied").
-    if (result.exitCode === 2 && result.stderr.trim() === '') return { filesystem: null, partitionTable: null, uuid: null };
+    if (result.exitCode === 2 && result.stderr.trim() === '') return empty();
     if (result.exitCode !== 0) throw toolFailure('blkid', args, result, `detecting what is on ${id.path}`);
     const signature = parseBlkidExport(result.stdout);
     return { filesystem: signature.type, partitionTable: signature.partitionTable, uuid: signature.uuid };
@@ -159,11 +159,13 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     // blkid (a process) is the slow step: it runs while the sysfs and mountinfo reads do.
     const probing = probe(id);
     probing.catch(() => undefined); // awaited below, or not needed (an empty device)
-    const [deviceBytes, deviceReadOnly, all] = await Promise.all([devices.sizeBytes(id), devices.readOnly(id), mounts.list()]);
+    const [deviceBytes, deviceReadOnly, all, wantedPaths] = await Promise.all([
+      devices.sizeBytes(id), devices.readOnly(id), mounts.list(), mountPath === undefined ? undefined : mountPathForms(mountPath),
+    ]);
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty): what blkid says is not used.
     const signature = deviceBytes === 0 ? await probing.then(empty, empty) : await probing;
     const found = await deviceMounts(id, signature, all);
-    const wanted = mountPath === undefined ? undefined : { given: mountPath, paths: await mountPathForms(mountPath) };
+    const wanted = mountPath === undefined || wantedPaths === undefined ? undefined : { given: mountPath, paths: wantedPaths };
     const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
     const mountPoint = chosen?.mountPoint ?? null;
     const size = isSupportedFilesystem(signature.filesystem) && signature.partitionTable === null
@@ -217,7 +219,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     // The check and the grow tool change the filesystem: they must run to their end even if voe
     // is stopped or killed, and the device lock names them so no other voe starts meanwhile.
     const critical = { onStart: (pid: number) => held.recordTool(pid) };
-    let precheck: PrecheckReport | null = null;
+    let precheck: PrecheckRan | null = null;
     const { signal } = growOptions;
     stopIfAsked(signal, `before running ${(checkCommand ?? command).join(' ')}: nothing was changed`);
     if (plan.precheck && checkCommand) {
@@ -227,7 +229,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         throw fsckFailure(plan.precheck.tool, plan.precheck.args, check, `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
       }
       precheck = { command: checkCommand, exitCode: check.exitCode };
-      stopIfAsked(signal, `after ${checkCommand.join(' ')} had finished (exit ${check.exitCode}: ${fsckExitMeaning(check.exitCode)}), before ${command.join(' ')}: the filesystem was not grown${check.exitCode === 1 ? ' (the check\'s fixes are written)' : ''}`, { precheck });
+      stopIfAsked(signal, `after ${checkCommand.join(' ')} had finished (${fsckExitText(check.exitCode)}), before ${command.join(' ')}: the filesystem was not grown${check.exitCode === 1 ? ' (the check\'s fixes are written)' : ''}`, { precheck });
     }
     await confirmStillVisible(id, mount, inspection.filesystem as string);
     const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs, critical });
@@ -235,7 +237,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);
     const before = inspection.filesystemBytes ?? 0;
     // Preen mode may have written fixes: say that it ran, and how it ended.
-    const checked = precheck ? `checked (${precheck.command.join(' ')}, exit ${precheck.exitCode}: ${fsckExitMeaning(precheck.exitCode ?? 0)}) and ` : '';
+    const checked = precheck ? `checked (${precheck.command.join(' ')}, ${fsckExitText(precheck.exitCode)}) and ` : '';
     if (after.bytes <= before) {
       return { ...base, action: 'noop', afterBytes: after.bytes, command, precheck,
         reason: `${checked}${command.join(' ')} succeeded but ${inspection.filesystem} on ${id.path} stayed at ${formatBytes(after.bytes)}: the remaining ${formatBytes(inspection.deviceBytes - after.bytes)} is too small for the filesystem to use` };

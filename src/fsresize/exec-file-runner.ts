@@ -2,7 +2,7 @@ import { execFile, type ExecFileException } from 'node:child_process';
 import type { CommandResult, CommandRunner, RunOptions } from './command-runner.js';
 import { FsResizeError } from './fsresize-error.js';
 import { runDetached } from './run-detached.js';
-import { toolErrors } from './tool-errors.js';
+import { notStartedError, toolErrors } from './tool-errors.js';
 
 /** Where node tools live on Debian, RHEL, SUSE and in most CSI images (sbin first). */
 export const DEFAULT_SEARCH_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -43,8 +43,8 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
             const stopped = error.killed === true && error.code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
             if (typeof error.code === 'number' && !stopped) return resolve({ exitCode: error.code, stdout, stderr });
             const tool = { tool: command, args: [...args], exitCode: typeof error.code === 'number' ? error.code : null, signal: error.signal ?? null, stderr };
-            if (error.code === 'ENOENT') return reject(toolErrors.missing(command, env.PATH, error, tool));
-            if (error.code === 'EACCES' || error.code === 'EPERM') return reject(toolErrors.notExecutable(command, error.code, error, tool));
+            const notStarted = notStartedError(command, env.PATH, error, tool);
+            if (notStarted) return reject(notStarted);
             if (stopped) return reject(toolErrors.timedOut(command, args, timeoutMs, stderr, error, tool));
             return reject(toolErrors.abnormal(command, args, String(error.signal ?? error.code ?? error.message), stderr, error, tool));
           });

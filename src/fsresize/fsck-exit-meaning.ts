@@ -11,3 +11,8 @@ export function fsckExitMeaning(exitCode: number): string {
   ];
   return bits.filter(([bit]) => (exitCode & bit) !== 0).map(([, text]) => text).join(', ') || `exit ${exitCode}`;
 }
+
+/** "exit N: what it means", as the core's reasons and errors quote a check that ran. */
+export function fsckExitText(exitCode: number): string {
+  return `exit ${exitCode}: ${fsckExitMeaning(exitCode)}`;
+}

@@ -87,8 +87,11 @@ export interface GrowResult {
   precheck: PrecheckReport | null;
 }
 
-/** A filesystem check that ran before the grow tool. */
+/** A filesystem check that ran before the grow tool (exitCode null: a dry run, it would run). */
 export interface PrecheckReport {
   command: string[];
   exitCode: number | null;
 }
+
+/** A filesystem check that did run. */
+export type PrecheckRan = PrecheckReport & { exitCode: number };

@@ -4,7 +4,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandResult } from './command-runner.js';
-import { toolErrors } from './tool-errors.js';
+import { notStartedError, toolErrors } from './tool-errors.js';
 
 /** The most of a tool's output kept (the end of it, where tools say what went wrong). */
 const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
@@ -67,8 +67,8 @@ export async function runDetached(command: string, args: readonly string[],
     if ('spawnError' in ended) {
       const error = ended.spawnError;
       const tool = { tool: command, args: [...args], exitCode: null, signal: null, stderr };
-      if (error.code === 'ENOENT') throw toolErrors.missing(command, options.env.PATH, error, tool);
-      if (error.code === 'EACCES' || error.code === 'EPERM') throw toolErrors.notExecutable(command, error.code, error, tool);
+      const notStarted = notStartedError(command, options.env.PATH, error, tool);
+      if (notStarted) throw notStarted;
       throw toolErrors.abnormal(command, args, error.code ?? error.message, stderr, error, tool);
     }
     const tool = { tool: command, args: [...args], exitCode: ended.code, signal: ended.signal, stderr };

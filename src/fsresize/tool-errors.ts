@@ -11,3 +11,10 @@ export const toolErrors = {
   abnormal: (command: string, args: readonly string[], how: string, stderr: string, cause: unknown, tool: ToolReport): FsResizeError => new FsResizeError('FSRESIZE_TOOL_FAILED',
     `${command} ${args.join(' ')} ended abnormally (${how})${stderr ? `: ${stderr.trim()}` : ''}`, { cause, tool }),
 };
+
+/** A tool that could not be started: missing (ENOENT) or not executable (EACCES, EPERM); undefined for other errors. */
+export function notStartedError(command: string, searchPath: string, error: { code?: unknown }, tool: ToolReport): FsResizeError | undefined {
+  if (error.code === 'ENOENT') return toolErrors.missing(command, searchPath, error, tool);
+  if (error.code === 'EACCES' || error.code === 'EPERM') return toolErrors.notExecutable(command, error.code, error, tool);
+  return undefined;
+}

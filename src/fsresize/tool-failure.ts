@@ -1,7 +1,7 @@
 import type { CommandResult } from './command-runner.js';
-import { fsckExitMeaning } from './fsck-exit-meaning.js';
+import { fsckExitText } from './fsck-exit-meaning.js';
 import { FsResizeError } from './fsresize-error.js';
-import type { PrecheckReport } from './inspection.js';
+import type { PrecheckRan } from './inspection.js';
 
 const PERMISSION_PATTERN = /permission denied|operation not permitted|\beperm\b/i;
 /** resize2fs and e2fsck open an unmounted device exclusively; this is what they say when that fails. */
@@ -18,12 +18,12 @@ function lastLines(result: CommandResult): string {
  * FSRESIZE_TOOL_FAILED (with a hint when the device was busy: mounted where voe cannot see it). Both
  * carry the tool's stderr.
  */
-export function toolFailure(tool: string, args: readonly string[], result: CommandResult, doing: string, precheck?: PrecheckReport): FsResizeError {
+export function toolFailure(tool: string, args: readonly string[], result: CommandResult, doing: string, precheck?: PrecheckRan): FsResizeError {
   const said = lastLines(result);
   const report = { tool, args: [...args], exitCode: result.exitCode, signal: null, stderr: result.stderr };
   const command = `${tool} ${args.join(' ')}`;
   // A check that ran first may have written fixes: the error says so.
-  const checked = precheck ? `; ${precheck.command.join(' ')} ran first (exit ${precheck.exitCode ?? '?'}: ${precheck.exitCode === null ? 'unknown' : fsckExitMeaning(precheck.exitCode)}) and its fixes are written` : '';
+  const checked = precheck ? `; ${precheck.command.join(' ')} ran first (${fsckExitText(precheck.exitCode)}) and its fixes are written` : '';
   const extra = precheck ? { details: { precheck } } : {};
   if (PERMISSION_PATTERN.test(result.stderr)) {
     return new FsResizeError('FSRESIZE_PERMISSION_DENIED',

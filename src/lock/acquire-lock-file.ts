@@ -110,6 +110,14 @@ async function removeStale(lockPath: string, holder: string, marker: string, mar
   return true;
 }
 
+let own: { namespace: ReturnType<typeof pidNamespace>; start: ReturnType<typeof processStartTime> } | undefined;
+
+/** This process's PID namespace and start time: read from /proc once, they never change. */
+function ownIdentity(): NonNullable<typeof own> {
+  own ??= { namespace: pidNamespace(), start: processStartTime(process.pid) };
+  return own;
+}
+
 /**
  * A lock shared between processes: a file holding "<pid> <token> <pid namespace> start=<ticks>"
  * created atomically (link(2) of a complete temporary file); `recordHelper` adds
@@ -121,8 +129,7 @@ async function removeStale(lockPath: string, holder: string, marker: string, mar
  */
 export async function acquireLockFile(lockPath: string, options: AcquireLockFileOptions): Promise<ReleaseLockFile> {
   const token = randomUUID();
-  const namespace = pidNamespace();
-  const start = processStartTime(process.pid);
+  const { namespace, start } = ownIdentity();
   const mine = { holder: { pid: process.pid, ...(start === null ? {} : { start }) }, token, ...(namespace ? { namespace } : {}) };
   let content = formatLockContent(mine);
   const temporary = `${lockPath}.${token}`;
