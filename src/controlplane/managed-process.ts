@@ -1,27 +1,47 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
+import { openSync, closeSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { ControlPlaneError } from './control-plane-error.js';
 
 const running = new Set<ChildProcess>();
+const dirsToRemove = new Set<string>();
 let exitHookInstalled = false;
+
+/** Kills every process we started, then removes the temporary directories they used (synchronously: we are exiting). */
+function killAllAndRemoveDirs(): void {
+  for (const child of running) child.kill('SIGKILL');
+  for (const dir of dirsToRemove) {
+    // A killed etcd may still be closing its files: retry briefly; never throw while exiting.
+    try { rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }); } catch { /* left for the OS's tmp cleaning */ }
+  }
+}
 
 /** Kills every process we started when this process exits, even on an unhandled error or a signal. */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
+  process.on('exit', killAllAndRemoveDirs);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
       // Someone else (e.g. `voe cluster run`) handles this signal and stops us gracefully.
       if (process.listenerCount(signal) > 0) return;
-      for (const child of running) child.kill('SIGKILL');
+      killAllAndRemoveDirs();
       // Re-raise so the default behaviour (exit with 128+n) still happens.
       process.kill(process.pid, signal);
     });
   }
+}
+
+/**
+ * A temporary directory of processes started here (a control plane's data): removed when this
+ * process exits without having stopped them (a crash, a signal), after they are killed, so an
+ * interrupted test run leaves no etcd data behind. Returns the undo, for a normal stop that
+ * removes the directory itself.
+ */
+export function removeDirAtExit(dir: string): () => void {
+  installExitHook();
+  dirsToRemove.add(dir);
+  return () => { dirsToRemove.delete(dir); };
 }
 
 export interface ManagedProcess {

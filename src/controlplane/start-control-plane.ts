@@ -7,7 +7,7 @@ import type { ControlPlane } from './control-plane.js';
 import { freePort } from './free-port.js';
 import { probe, type TlsClient } from './http-probe.js';
 import { writeKubeconfig } from './kubeconfig-file.js';
-import { startProcess, type ManagedProcess } from './managed-process.js';
+import { removeDirAtExit, startProcess, type ManagedProcess } from './managed-process.js';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAuthority } from '../tls/index.js';
 import { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
 import { waitUntil } from './wait-until.js';
@@ -90,6 +90,12 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   const stopTimeoutMs = options.stopTimeoutMs ?? 20_000;
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? await mkdtemp(join(tmpdir(), 'voe-cp-'));
+  const forgetDirAtExit = ownDir ? removeDirAtExit(dir) : () => undefined;
+  const removeOwnDir = async (): Promise<void> => {
+    if (!ownDir) return;
+    await rm(dir, { recursive: true, force: true });
+    forgetDirAtExit();
+  };
   await mkdir(dir, { recursive: true });
   const binaries: ResolvedBinaries = await resolveBinaries({ cacheDir: options.cacheDir, env: options.env, onProgress: options.onProgress });
   if (binaries.etcdSource === 'debian') options.onProgress?.(`voe: using Debian's etcd-server (${binaries.etcd}) because the etcd build failed`);
@@ -176,7 +182,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       }
     }
   } catch (error) {
-    if (ownDir) await rm(dir, { recursive: true, force: true });
+    await removeOwnDir();
     throw error;
   }
   const { etcd, etcdUrl, apiServerUrl, apiArgs } = started;
@@ -213,7 +219,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       stopped = true;
       await apiServer.stop(stopTimeoutMs);
       await etcd.stop(stopTimeoutMs);
-      if (ownDir) await rm(dir, { recursive: true, force: true });
+      await removeOwnDir();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,11 +28,11 @@ async function startFixture(mode: 'wait' | 'crash') {
   }
   const line = out.split('\n')[0] ?? '';
   assert.ok(line.startsWith('{'), `fixture printed its pids (got ${JSON.stringify(out)})`);
-  return { child, pids: JSON.parse(line) as { etcd: number; apiServer: number } };
+  return { child, pids: JSON.parse(line) as { etcd: number; apiServer: number; dir: string } };
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  test(`an interrupted test process (${signal}) leaves no etcd or kube-apiserver behind`, async () => {
+  test(`an interrupted test process (${signal}) leaves no etcd, kube-apiserver or data directory behind`, async () => {
     const { child, pids } = await startFixture('wait');
     assert.ok(alive(pids.etcd) && alive(pids.apiServer));
     const exited = once(child, 'exit');
@@ -39,13 +40,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await exited;
     assert.ok(await gone(pids.apiServer), 'kube-apiserver stopped');
     assert.ok(await gone(pids.etcd), 'etcd stopped');
+    assert.equal(existsSync(pids.dir), false, `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`);
   });
 }
 
-test('a test process that crashes leaves no etcd or kube-apiserver behind', async () => {
+test('a test process that crashes leaves no etcd, kube-apiserver or data directory behind', async () => {
   const { child, pids } = await startFixture('crash');
   const [code] = await once(child, 'exit') as [number | null];
   assert.notEqual(code, 0);
   assert.ok(await gone(pids.apiServer), 'kube-apiserver stopped');
   assert.ok(await gone(pids.etcd), 'etcd stopped');
+  assert.equal(existsSync(pids.dir), false, `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`);
 });
