@@ -79,7 +79,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   try {
     await stageExpansionScenario(cluster);
   } catch (error) {
-    throw new DemoError('DEMO_API_FAILED', `staging the demo's VMs and volumes failed: ${(error as Error).message.split('\n')[0]}; run the demo on a fresh local control plane (voe demo without --kubeconfig)`, { cause: error });
+    throw new DemoError('DEMO_API_FAILED', `staging the demo's VMs and volumes failed: ${(error as Error).message.split('\n')[0]}; the demo stages its own objects and needs a control plane that holds none of them: run voe demo without --dir, or with a new or empty --dir`, { cause: error });
   }
   let started: StartedAdmissionCaches | undefined;
   const wiring = admissionWiring();

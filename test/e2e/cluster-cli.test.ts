@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,10 +33,32 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
   assert.ok(namespaces.items.some((n) => n.metadata?.name === 'kube-system'));
 
   await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', dir]), /already runs/);
+  // A second supervisor in the foreground is refused before it touches the directory (it used to
+  // rewrite the certificates and pid files of the running control plane, breaking its kubeconfig).
+  await assert.rejects(run(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { env: controlPlaneTestEnv() }),
+    (error: { code?: number; stderr?: string }) => error.code === 2 && /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\)/.test(error.stderr ?? ''));
+  const again = new KubeConfig();
+  again.loadFromFile(join(dir, 'kubeconfig'));
+  assert.ok((await again.makeApiClient(CoreV1Api).listNamespace()).items.length > 0, 'the running control plane still answers with its kubeconfig');
+  assert.deepEqual(await Promise.all(['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10))), pids);
 
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
   assert.match(stopped.stdout, /stopped/);
   for (const pid of pids) assert.equal(alive(pid), false, `pid ${pid} is gone`);
+});
+
+test('voe cluster stop never kills a process that only reused a pid from a leftover pid file', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+  const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
+  t.after(async () => {
+    bystander.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  });
+  for (const name of ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid']) await writeFile(join(dir, name), `${bystander.pid}\n`);
+  const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
+  assert.match(stopped.stdout, /stopped/);
+  assert.ok(alive(bystander.pid!), 'the unrelated process still runs');
+  assert.equal(bystander.exitCode, null);
 });
 
 test('voe --help lists the commands', async () => {

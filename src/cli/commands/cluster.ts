@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { installCrds, resolveBinaries, startControlPlane, ControlPlaneError, KUBERNETES_VERSION } from '../../controlplane/index.js';
-import { processAlive } from '../../lock/index.js';
+import { acquireLockFile, processAlive } from '../../lock/index.js';
 import { defaultCacheDir } from '../cache-dir.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
@@ -28,9 +28,34 @@ async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
   if (processAlive(pid)) process.kill(pid, 'SIGKILL');
 }
 
-/** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. */
+/**
+ * True when `pid` runs a command that names `dir` in its arguments (the supervisor's --dir, etcd's
+ * --data-dir, kube-apiserver's certificate paths): a pid file left behind may name a process that
+ * reused the pid since, which must not be killed.
+ */
+async function runsIn(pid: number, dir: string): Promise<boolean> {
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  return cmdline.split('\0').some((arg) => arg === dir || arg.includes(`${dir}/`) || arg.includes(`=${dir}`));
+}
+
+/** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
 async function runForeground(dir: string, cacheDir: string, crds: boolean): Promise<void> {
   await mkdir(dir, { recursive: true });
+  // Held for the supervisor's life: a second `run` or `start` on the directory must not rewrite the
+  // certificates or pid files of the running control plane (or race with it while both start).
+  const releaseDir = await acquireLockFile(join(dir, 'voe-cluster.lock'), {
+    deadline: Date.now(),
+    busy: (holder) => new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs (or is starting) for ${dir} (pid ${holder}); use 'voe cluster stop --dir ${dir}' first`),
+    cannotCreate: (code, cause) => new ControlPlaneError('CONTROLPLANE_START_FAILED', `cannot create the lock file in ${dir} (${code})`, { cause }),
+  });
+  try {
+    await superviseControlPlane(dir, cacheDir, crds);
+  } finally {
+    await releaseDir();
+  }
+}
+
+async function superviseControlPlane(dir: string, cacheDir: string, crds: boolean): Promise<void> {
   await rm(join(dir, READY), { force: true });
   await rm(join(dir, FAILED), { force: true });
   let cp;
@@ -126,11 +151,11 @@ export function register(program: Command): void {
     .action(async (opts: { dir: string }) => {
       const dir = resolve(opts.dir);
       const supervisor = await readPid(join(dir, PID));
-      if (supervisor) await killAndWait(supervisor, 30_000);
+      if (supervisor && await runsIn(supervisor, dir)) await killAndWait(supervisor, 30_000);
       // A supervisor that crashed may have left its children: stop them by their pid files.
       for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
         const pid = await readPid(join(dir, name));
-        if (pid && processAlive(pid)) await killAndWait(pid, 20_000);
+        if (pid && processAlive(pid) && await runsIn(pid, dir)) await killAndWait(pid, 20_000);
         await rm(join(dir, name), { force: true });
       }
       await rm(join(dir, PID), { force: true });
