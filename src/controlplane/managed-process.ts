@@ -1,19 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, rmSync } from 'node:fs';
+import { openSync, closeSync } from 'node:fs';
+import { removeRegisteredDirs } from '../exit/index.js';
 import { once } from 'node:events';
 import { ControlPlaneError } from './control-plane-error.js';
 
 const running = new Set<ChildProcess>();
-const dirsToRemove = new Set<string>();
 let exitHookInstalled = false;
 
-/** Kills every process we started, then removes the temporary directories they used (synchronously: we are exiting). */
+/** Kills every process we started, then removes the temporary directories registered to go at exit. */
 function killAllAndRemoveDirs(): void {
   for (const child of running) child.kill('SIGKILL');
-  for (const dir of dirsToRemove) {
-    // A killed etcd may still be closing its files: retry briefly; never throw while exiting.
-    try { rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }); } catch { /* left for the OS's tmp cleaning */ }
-  }
+  removeRegisteredDirs();
 }
 
 /** Kills every process we started when this process exits, even on an unhandled error or a signal. */
@@ -30,18 +27,6 @@ function installExitHook(): void {
       process.kill(process.pid, signal);
     });
   }
-}
-
-/**
- * A temporary directory of processes started here (a control plane's data): removed when this
- * process exits without having stopped them (a crash, a signal), after they are killed, so an
- * interrupted test run leaves no etcd data behind. Returns the undo, for a normal stop that
- * removes the directory itself.
- */
-export function removeDirAtExit(dir: string): () => void {
-  installExitHook();
-  dirsToRemove.add(dir);
-  return () => { dirsToRemove.delete(dir); };
 }
 
 export interface ManagedProcess {

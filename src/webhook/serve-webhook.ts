@@ -14,6 +14,7 @@ import { confirmApiServerCalls } from './confirm-api-server-calls.js';
 import { createWebhookServer } from './create-webhook-server.js';
 import type { Validator } from './validator.js';
 import { isVoeError } from '../errors/index.js';
+import { removeDirAtExit } from '../exit/index.js';
 import { WebhookError } from './webhook-error.js';
 import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
 import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
@@ -151,8 +152,10 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       if (certDir === undefined) {
         const temp = await mkdtemp(join(tmpdir(), 'voe-webhook-'));
         certDir = temp;
+        // Also removed if the process ends without this clean-up (e.g. `voe demo` interrupted): it holds the dev key.
+        const forgetAtExit = removeDirAtExit(temp);
         cleanups.push({
-          run: () => rm(temp, { recursive: true, force: true }),
+          run: async () => { await rm(temp, { recursive: true, force: true }); forgetAtExit(); },
           left: (why) => `Could not remove the temporary certificate dir ${temp} (it holds the dev serving key): ${why}. Remove it by hand: rm -r ${temp}`,
         });
       }

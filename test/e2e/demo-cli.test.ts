@@ -6,6 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import {
   DEMO_STEPS, SCENARIO, scenarioClaims, StagedCluster, stageExpansionScenario, type DemoReport, type SurveyRow,
@@ -98,4 +101,22 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   assert.match(human.stdout, /^What the voe webhook would answer if each VM disk grew by 1Gi now \(nothing was changed\):/);
   assert.match(human.stdout, /ALLOWED {2}default\/vm1-disk-0-kq8zt 10Gi -> 11Gi {2}used by vm1 \(Running\)/);
   assert.match(human.stdout, /REFUSED {2}default\/vm3-disk-0-nfs01 10Gi -> 11Gi {2}used by vm3 \(Running\)\n {9}PVC_EXPAND: /);
+});
+
+test('voe demo interrupted (SIGINT) while it tries the resizes leaves nothing behind: no control plane data, no dev webhook key', async (t) => {
+  const tmp = await mkdtemp(join(tmpdir(), 'voe-demo-interrupted-'));
+  t.after(() => rm(tmp, { recursive: true, force: true }));
+  const child = spawn(process.execPath, [MAIN, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...localEnv(), TMPDIR: tmp } });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  // The first step printed means the control plane runs and the webhook is registered (its key is in TMPDIR).
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', () => reject(new Error(`voe demo ended before its first step: ${stderr}`)));
+  });
+  assert.ok((await readdir(tmp)).some((name) => name.startsWith('voe-webhook-')), 'the dev webhook certificate dir exists while the demo runs');
+  child.kill('SIGINT');
+  assert.notEqual(await exited, 0);
+  assert.deepEqual(await readdir(tmp), [], 'nothing left in its TMPDIR');
 });

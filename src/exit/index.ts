@@ -1,0 +1,1 @@
+export { removeDirAtExit, removeRegisteredDirs } from './remove-dir-at-exit.js';
