@@ -29,7 +29,7 @@ async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
 }
 
 /**
- * True when `pid` runs a command that names `dir` in its arguments (the supervisor's --dir, etcd's
+ * True when `pid` runs (a dead one has no /proc entry) a command that names `dir` in its arguments (the supervisor's --dir, etcd's
  * --data-dir, kube-apiserver's certificate paths): a pid file left behind may name a process that
  * reused the pid since, which must not be killed.
  */
@@ -155,7 +155,7 @@ export function register(program: Command): void {
       // A supervisor that crashed may have left its children: stop them by their pid files.
       for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
         const pid = await readPid(join(dir, name));
-        if (pid && processAlive(pid) && await runsIn(pid, dir)) await killAndWait(pid, 20_000);
+        if (pid && await runsIn(pid, dir)) await killAndWait(pid, 20_000);
         await rm(join(dir, name), { force: true });
       }
       await rm(join(dir, PID), { force: true });
