@@ -1,16 +1,13 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import type { Registry } from 'prom-client';
 import { apiErrorOf, realClock, sleep } from '../kube/index.js';
+import { sumSamples } from './sum-samples.js';
 import { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
 
 export type RegistrationCheck = 'confirmed' | 'unverifiable' | 'timeout' | 'aborted';
 
 /** Reviews the setting webhook has answered so far (voe_webhook_requests_total{webhook="setting"}). */
-async function settingReviews(registry: Registry): Promise<number> {
-  const metric = registry.getSingleMetric('voe_webhook_requests_total');
-  if (!metric) return 0;
-  const { values } = await metric.get();
-  return values.filter((v) => v.labels['webhook'] === WEBHOOK_ENDPOINTS.setting.name).reduce((sum, v) => sum + v.value, 0);
+async function settingReviews(metricsText: () => Promise<string>): Promise<number> {
+  return sumSamples(await metricsText(), 'voe_webhook_requests_total', { webhook: WEBHOOK_ENDPOINTS.setting.name });
 }
 
 /**
@@ -19,16 +16,17 @@ async function settingReviews(registry: Registry): Promise<number> {
  * dry-run create of the Setting `settingName` (changes nothing; the setting webhook is called
  * before the API server finds that the Setting exists) until the webhook counts a review.
  * 'unverifiable' when the cluster does not serve Harvester Settings or we may not create them;
- * 'aborted' as soon as `signal` aborts (its pause between probes ends at once).
+ * 'aborted' as soon as `signal` aborts (its pause between probes ends at once). `metricsText` is
+ * the webhook's /metrics text (of this process's registry, or aggregated over `--workers`).
  */
 export async function confirmApiServerCalls(options: {
-  kubeConfig: KubeConfig; registry: Registry; settingName: string; timeoutMs: number; pollMs?: number; signal?: AbortSignal;
+  kubeConfig: KubeConfig; metricsText: () => Promise<string>; settingName: string; timeoutMs: number; pollMs?: number; signal?: AbortSignal;
 }): Promise<RegistrationCheck> {
   const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     if (options.signal?.aborted) return 'aborted';
-    const before = await settingReviews(options.registry);
+    const before = await settingReviews(options.metricsText);
     try {
       await custom.createClusterCustomObject({
         group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', dryRun: 'All',
@@ -39,7 +37,7 @@ export async function confirmApiServerCalls(options: {
       if (code === 404 || code === 403) return 'unverifiable';
       // 409 (the Setting exists) or a webhook call that failed: look at what the webhook saw.
     }
-    if ((await settingReviews(options.registry)) > before) return 'confirmed';
+    if ((await settingReviews(options.metricsText)) > before) return 'confirmed';
     if (Date.now() >= deadline) return 'timeout';
     await sleep(realClock, options.pollMs ?? 100, options.signal);
   }

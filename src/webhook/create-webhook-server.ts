@@ -23,6 +23,8 @@ export interface WebhookServerOptions {
   logger: Logger;
   /** Where metrics go; default a private Registry with prom-client's default metrics. */
   registry?: Registry;
+  /** What /metrics answers (Prometheus text); default this registry's metrics. A `--workers` worker answers the pool's. */
+  metricsText?: () => Promise<string>;
   bodyLimitBytes?: number;
   /** See CertificateReloaderOptions. */
   certificatePollIntervalMs?: number;
@@ -105,7 +107,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     res.status(503).type('text/plain').send(`not ready: ${missing}`);
   });
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.type(metrics.registry.contentType).send(await (options.metricsText ? options.metricsText() : metrics.registry.metrics()));
   });
 
   const admissionHandlers = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();

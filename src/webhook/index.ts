@@ -13,7 +13,14 @@ export {
 export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
 export { DEV_OWNER_ANNOTATION, devOwnerAnnotations, readDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
 export { decideDevRegistration } from './decide-dev-registration.js';
-export { serveWebhook, DEV_CONFIGURATION_NAME, type ServeWebhookOptions, type ServingWebhook, type StartedCaches } from './serve-webhook.js';
+export { startWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
+export { serveAsWorker, type ServeAsWorkerOptions } from './serve-as-worker.js';
+export {
+  WORKER_ENV, workerSettingsFromEnv, poolCacheState, isWorkerMessage, isPrimaryMessage,
+  type WorkerSettings, type CacheState, type WorkerMessage, type PrimaryMessage,
+} from './worker-messages.js';
+export { sumSamples } from './sum-samples.js';
+export { serveWebhook, startCachesExplained, DEV_CONFIGURATION_NAME, type ServeWebhookOptions, type ServingWebhook, type StartedCaches } from './serve-webhook.js';
 export { WebhookError } from './webhook-error.js';
 export {
   type AdmissionOptions, type LonghornV2Expansion, DEFAULT_ADMISSION_OPTIONS, LONGHORN_V2_EXPANSION_POLICIES, resolveAdmissionOptions,

@@ -18,6 +18,8 @@ import { removeDirAtExit } from '../exit/index.js';
 import { WebhookError } from './webhook-error.js';
 import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
 import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
+import { WORKER_ENV, type WorkerSettings } from './worker-messages.js';
+import { startWorkerPool } from './worker-pool.js';
 
 /** What serve needs from the informer layer (src/kube): caches for the validators and their sync state. */
 export interface StartedCaches<C> {
@@ -50,7 +52,14 @@ export interface ServeWebhookOptions<C> {
   registrationTimeoutMs?: number;
   /** dev only: how long to wait for the caches before registering (default 120 s). */
   cacheSyncTimeoutMs?: number;
+  /** Metrics registry of the in-process server (not with workers: each worker has its own). */
   registry?: Registry;
+  /**
+   * More than one: serve from `count` worker processes (node:cluster) sharing the port, each with
+   * its own caches and server: `exec` with `args` must start serveAsWorker with the same
+   * startCaches and createValidators (voe serve runs itself again). One or none: this process serves.
+   */
+  workers?: { count: number; exec: string; args: string[] };
   /**
    * Aborting it stops the start-up at its next step or wait (also the cache-sync and the
    * registration waits): what was done is undone as by stop(), and serveWebhook rejects with
@@ -69,8 +78,10 @@ export interface ServingWebhook {
   certDir?: string;
   /** dev: the registered configuration's name. */
   configurationName?: string;
+  /** Resolves, with why, if serving ends without stop() (a worker of `workers` exited): call stop() then. */
+  ended: Promise<WebhookError>;
   /**
-   * Removes the registration (dev), closes the server, stops the caches, deletes a temporary cert
+   * Removes the registration (dev), closes the server (or stops the workers), stops the caches, deletes a temporary cert
    * dir. Tries each; if any failed, rejects with WEBHOOK_CLEANUP_FAILED saying what is left and how
    * to remove it by hand. Safe to call twice.
    */
@@ -107,6 +118,24 @@ async function writeDevCertificates(dir: string, host: string): Promise<{ caPem:
   await writeFile(keyFile, serving.keyPem, { mode: 0o600 });
   await chmod(keyFile, 0o600);
   return { caPem: ca.certificatePem, certFile, keyFile };
+}
+
+/**
+ * Starts the caches; a failure that is not already one of voe's errors becomes WEBHOOK_API_FAILED
+ * naming the API server the kubeconfig points to.
+ */
+export async function startCachesExplained<C>(
+  startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>, kubeConfig: KubeConfig, logger: Logger,
+): Promise<StartedCaches<C>> {
+  try {
+    return await startCaches(kubeConfig, logger);
+  } catch (error) {
+    if (isVoeError(error)) throw error;
+    const server = kubeConfig.getCurrentCluster()?.server ?? 'no server in the kubeconfig';
+    const why = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+    throw new WebhookError('WEBHOOK_API_FAILED',
+      `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`);
+  }
 }
 
 /**
@@ -166,37 +195,49 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'Serving in cluster needs --tls-cert-file and --tls-key-file (or --dev to generate a local certificate).');
     }
 
-    let started: StartedCaches<C>;
-    try {
-      started = await options.startCaches(options.kubeConfig, log);
-    } catch (error) {
-      if (isVoeError(error)) throw error;
-      const server = options.kubeConfig.getCurrentCluster()?.server ?? 'no server in the kubeconfig';
-      const why = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
-      throw new WebhookError('WEBHOOK_API_FAILED',
-        `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`);
+    // What answers: this process (caches, validators, server), or a pool of worker processes that each do.
+    let serving: { address: AddressInfo; ready(): boolean; unsynced(): string[]; metricsText(): Promise<string>; ended: Promise<WebhookError> };
+    const workers = options.workers;
+    if (workers && workers.count > 1) {
+      const pool = await startWorkerPool({
+        count: workers.count, exec: workers.exec, args: workers.args, logger: log,
+        env: { [WORKER_ENV]: JSON.stringify({ certFile: certFile!, keyFile: keyFile!, host: options.host, port: options.port } satisfies WorkerSettings) },
+        ...(signal ? { signal } : {}),
+      });
+      cleanups.push({ run: () => pool.stop(), left: (why) => `Could not stop the webhook workers cleanly: ${why}.` });
+      serving = {
+        address: pool.address, ready: () => pool.caches().ready, unsynced: () => pool.caches().unsynced,
+        metricsText: () => pool.metricsText(), ended: pool.ended,
+      };
+    } else {
+      const started = await startCachesExplained(options.startCaches, options.kubeConfig, log);
+      cleanups.push({ run: () => started.stop(), left: (why) => `Could not stop the informers cleanly: ${why}.` });
+      continueUnlessAborted();
+      const validators = options.createValidators(started.caches, { logger: log });
+      const server = createWebhookServer({
+        validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
+        cacheStatus: () => ({ unsynced: started.unsynced(), notServed: started.notServed() }),
+        ...(options.registry ? { registry: options.registry } : {}),
+      });
+      const address = await server.listen(options.port, options.host);
+      cleanups.push({ run: () => server.close(), left: (why) => `Could not close the webhook server cleanly: ${why}.` });
+      serving = {
+        address, ready: () => started.ready(), unsynced: () => started.unsynced(),
+        metricsText: () => server.registry.metrics(), ended: new Promise<WebhookError>(() => undefined),
+      };
     }
-    cleanups.push({ run: () => started.stop(), left: (why) => `Could not stop the informers cleanly: ${why}.` });
     continueUnlessAborted();
-    const validators = options.createValidators(started.caches, { logger: log });
-    const server = createWebhookServer({
-      validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
-      cacheStatus: () => ({ unsynced: started.unsynced(), notServed: started.notServed() }),
-      ...(options.registry ? { registry: options.registry } : {}),
-    });
-    const address = await server.listen(options.port, options.host);
-    cleanups.push({ run: () => server.close(), left: (why) => `Could not close the webhook server cleanly: ${why}.` });
-    continueUnlessAborted();
+    const address = serving.address;
     const url = `https://${urlHost(address.address)}:${address.port}`;
 
     let configurationName: string | undefined;
     if (options.dev) {
       const name = options.configurationName ?? DEV_CONFIGURATION_NAME;
       const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? 120_000;
-      const synced = await waitFor(() => started.ready(), cacheSyncTimeoutMs, signal);
+      const synced = await waitFor(() => serving.ready(), cacheSyncTimeoutMs, signal);
       continueUnlessAborted();
       if (!synced) {
-        const unsynced = started.unsynced();
+        const unsynced = serving.unsynced();
         throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
           `The informer caches did not sync within ${Math.round(cacheSyncTimeoutMs / 1000)} s${unsynced.length ? `: ${unsynced.join(', ')} never listed` : ''}; ` +
           'the webhook was not registered. The log says why (\'informer list/watch failed\', e.g. 403 Forbidden: check RBAC for get/list/watch).');
@@ -231,7 +272,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       continueUnlessAborted();
       const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
-        kubeConfig: options.kubeConfig, registry: server.registry, settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
+        kubeConfig: options.kubeConfig, metricsText: () => serving.metricsText(), settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
         timeoutMs: registrationTimeoutMs, ...(signal ? { signal } : {}),
       });
       continueUnlessAborted();
@@ -249,7 +290,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       }
     }
     return {
-      address, url, stop,
+      address, url, stop, ended: serving.ended,
       ...(certDir === undefined ? {} : { certDir }),
       ...(configurationName === undefined ? {} : { configurationName }),
     };

@@ -44,6 +44,8 @@ export function createWebhookMetrics(registry?: Registry): WebhookMetrics {
     })),
     certificateExpiry: reuse(reg, 'voe_webhook_certificate_expiry_timestamp_seconds', () => new Gauge({
       name: 'voe_webhook_certificate_expiry_timestamp_seconds', help: 'notAfter of the serving certificate in use, Unix seconds.', registers,
+      // Across --workers (prom-client's AggregatorRegistry): the earliest, not the sum.
+      aggregator: 'min',
     })),
   };
 }

@@ -1,9 +1,13 @@
+import cluster from 'node:cluster';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadKubeConfig } from '../../kube/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
-import { admissionWiring, DEV_CONFIGURATION_NAME, serveWebhook, WebhookError, type ServingWebhook } from '../../webhook/index.js';
+import {
+  admissionWiring, DEV_CONFIGURATION_NAME, serveAsWorker, serveWebhook, startCachesExplained, WebhookError, WORKER_ENV, workerSettingsFromEnv,
+  type ServingWebhook,
+} from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
-import { watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
+import { STOP_SIGNALS, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 
 interface ServeFlags extends AdmissionFlags {
   longhorn: 'auto' | 'on' | 'off';
@@ -13,9 +17,19 @@ interface ServeFlags extends AdmissionFlags {
   tlsCertFile?: string;
   tlsKeyFile?: string;
   port: number;
+  workers: number;
   bindAddress?: string;
   webhookConfigurationName: string;
   logLevel: string;
+}
+
+/** Most webhook workers `--workers` accepts. */
+const MAX_WORKERS = 64;
+
+function parseWorkers(value: string): number {
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_WORKERS}`);
+  return workers;
 }
 
 function parsePort(value: string): number {
@@ -33,6 +47,7 @@ export function register(program: Command): void {
     .option('--tls-cert-file <file>', 'without --dev: serving certificate (PEM); reloaded when it changes')
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)
+    .option('--workers <n>', 'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches; see docs/webhook.md)', parseWorkers, 1)
     .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
     .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
@@ -40,6 +55,10 @@ export function register(program: Command): void {
   addAdmissionFlags(command)
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
+      if (cluster.isWorker) {
+        await serveWorker(flags, logger.child({ worker: cluster.worker?.id }));
+        return;
+      }
       // Before anything changes in the cluster or on disk: a signal or an uncaught error from here on
       // undoes what was done (registration, server, temporary certificate dir), also during start-up.
       const stops = watchStopRequests(process, (reason) => logger.warn(describeStop(reason), 'already stopping; waiting for the cleanup to finish'));
@@ -51,8 +70,12 @@ export function register(program: Command): void {
     });
 }
 
-function describeStop(reason: StopReason): Record<string, unknown> {
+/** Why serve stops: a stop request, or (with --workers) a worker that ended. */
+type ServeStop = StopReason | { kind: 'ended'; error: WebhookError };
+
+function describeStop(reason: ServeStop): Record<string, unknown> {
   if (reason.kind === 'signal') return { signal: reason.signal };
+  if (reason.kind === 'ended') return { ended: reason.error.message };
   return { [reason.origin]: reason.error instanceof Error ? reason.error.message : String(reason.error) };
 }
 
@@ -76,6 +99,8 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Pr
       settingName: options.settingName,
       startCaches: wiring.startCaches,
       createValidators: wiring.createValidators,
+      // Each worker runs this command again, with these arguments (cluster.isWorker above).
+      ...(flags.workers > 1 ? { workers: { count: flags.workers, exec: process.argv[1]!, args: process.argv.slice(2) } } : {}),
     });
   } catch (error) {
     // Stopped during start-up: serveWebhook has undone what it did (else it threw WEBHOOK_CLEANUP_FAILED).
@@ -87,8 +112,12 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Pr
   if (serving) {
     process.stderr.write(`voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM/SIGHUP removes it)` : ''}\n`);
   }
-  const reason = await stops.requested;
-  if (reason.kind === 'error') {
+  const ended = serving ? serving.ended.then((error): ServeStop => ({ kind: 'ended', error })) : new Promise<never>(() => undefined);
+  const reason: ServeStop = await Promise.race([stops.requested, ended]);
+  if (reason.kind === 'ended') {
+    // A worker is gone: stop all rather than serve with fewer than asked (the log said which and how).
+    process.stderr.write(`voe: ${reason.error.code}: ${reason.error.message}; stopping\n`);
+  } else if (reason.kind === 'error') {
     // Said first: the cleanup below may fail too, and that is what the exit reports then.
     const error = reason.error;
     logger.error(describeStop(reason), 'stopping after an uncaught error');
@@ -105,7 +134,39 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Pr
   } finally {
     exitSoon();
   }
-  if (reason.kind === 'error') process.exitCode = 2;
+  if (reason.kind !== 'signal') process.exitCode = 2;
+}
+
+/**
+ * One of the workers of `voe serve --workers N`: cluster.fork ran this command again with the
+ * primary's arguments, and the primary gave the certificate files and the address in
+ * VOE_WEBHOOK_WORKER. The primary alone decides when to stop (it removes the registration
+ * first), so the signals a terminal sends to every process of its group are ignored here.
+ */
+async function serveWorker(flags: ServeFlags, logger: Logger): Promise<void> {
+  const settings = workerSettingsFromEnv();
+  if (!settings) {
+    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `A webhook worker needs ${WORKER_ENV} from the voe serve --workers process that starts it.`);
+  }
+  const ignore = (): void => undefined;
+  for (const signal of STOP_SIGNALS) process.on(signal, ignore);
+  const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
+  const kubeConfig = loadKubeConfig(flags.kubeconfig);
+  const wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
+  try {
+    await serveAsWorker({
+      logger, host: settings.host, port: settings.port, tls: settings,
+      startCaches: () => startCachesExplained(wiring.startCaches, kubeConfig, logger),
+      createValidators: wiring.createValidators,
+    });
+  } catch {
+    // serveAsWorker told the primary why; it reports it once for all workers.
+    process.exitCode = 1;
+  } finally {
+    // The IPC channel would keep this process alive; the primary waits for its exit.
+    if (process.connected) process.disconnect();
+    exitSoon();
+  }
 }
 
 /**

@@ -1,8 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
+import { Agent } from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { AdmissionregistrationV1Api, ApiextensionsV1Api, CustomObjectsApi, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { sumSamples } from '../../../src/webhook/index.js';
 import { eventually } from '../../support/held-clock.js';
+import { httpsRequest } from '../../support/webhook-client.js';
 import { servingUrl, spawnServeDev, type ServeDevProcess } from '../../support/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
@@ -111,4 +116,75 @@ test('when the registration cannot be removed (API server down at SIGTERM) voe s
   // It is indeed left: delete it as the message says.
   assert.equal(await registered(), true);
   await admission.deleteValidatingWebhookConfiguration({ name: 'voe-dev' });
+});
+
+const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+/** The worker pids `voe serve --workers` logged once they all listened. */
+async function workerPids(serve: ServeDevProcess): Promise<number[]> {
+  return (await serve.waitForLog('webhook workers listening'))['pids'] as number[];
+}
+
+test('voe serve --dev --workers 2: two processes answer on one port, /readyz and /metrics speak for both; Ctrl-C (SIGINT to every process of the group) removes the registration and ends them all', async (t) => {
+  const serve = spawn(t, ['--workers', '2']);
+  const certDir = await certDirOf(serve);
+  const { port } = await servingUrl(serve);
+  const pids = await workerPids(serve);
+  assert.equal(pids.length, 2);
+  t.after(() => { for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL'); });
+  assert.deepEqual(serve.logs().filter((l) => l['msg'] === 'webhook server listening').map((l) => l['pid']).sort(), [...pids].sort(), 'each worker serves');
+  assert.ok(serve.logs().some((l) => l['msg'] === 'the API server calls the webhook'));
+  assert.equal(await registered(), true);
+
+  const ca = await readFile(join(certDir, 'ca.crt'), 'utf8');
+  const get = (path: string) => httpsRequest(port, ca, { path, method: 'GET', agent: new Agent({ keepAlive: false }) });
+  for (let i = 0; i < 4; i++) {
+    assert.equal((await get('/readyz')).status, 200);
+    // The API server's dry-run probe at start-up reached one worker; every worker's /metrics shows it.
+    assert.ok(sumSamples((await get('/metrics')).body, 'voe_webhook_requests_total', { webhook: 'setting' }) >= 1);
+  }
+
+  // A terminal's Ctrl-C reaches every process of its group: the workers wait for the primary's word.
+  for (const pid of [serve.pid, ...pids]) process.kill(pid, 'SIGINT');
+  const exit = await serve.exited;
+  assert.deepEqual([exit.code, exit.signal], [0, null], serve.stderr());
+  assert.equal(await registered(), false, 'the configuration is removed');
+  assert.equal(await exists(certDir), false);
+  assert.deepEqual(pids.filter(alive), [], 'every worker exited');
+  assert.doesNotMatch(serve.stderr(), /still running/);
+});
+
+test('voe serve --dev --workers 2: a worker killed while serving stops it all; the registration is removed and it exits 2 naming the worker', async (t) => {
+  const serve = spawn(t, ['--workers', '2']);
+  const certDir = await certDirOf(serve);
+  await servingUrl(serve);
+  const [first, second] = await workerPids(serve) as [number, number];
+  t.after(() => { for (const pid of [first, second].filter(alive)) process.kill(pid, 'SIGKILL'); });
+  process.kill(first, 'SIGKILL');
+  const exit = await serve.exited;
+  assert.deepEqual([exit.code, exit.signal], [2, null], serve.stderr());
+  assert.match(serve.stderr(), new RegExp(`^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving; stopping$`, 'm'));
+  assert.equal(await registered(), false);
+  assert.equal(await exists(certDir), false);
+  assert.equal(alive(second), false);
+});
+
+test('voe serve --dev --workers 2: workers that cannot listen (port taken) are reported once; nothing is registered or left behind', async (t) => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const port = (taken.address() as AddressInfo).port;
+  const serve = spawn(t, ['--workers', '2', '--port', String(port)]);
+  const certDir = await certDirOf(serve);
+  const exit = await serve.exited;
+  assert.deepEqual([exit.code, exit.signal], [2, null], serve.stderr());
+  const lines = serve.stderr().trim().split('\n');
+  assert.equal(lines.length, 1, serve.stderr());
+  assert.match(lines[0]!, new RegExp(`^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid \\d+\\) could not start: WEBHOOK_LISTEN_FAILED: Cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+  assert.equal(await registered(), false);
+  assert.equal(await exists(certDir), false);
+
+  const zero = spawnServeDev(cp.kubeconfigPath, ['--workers', '0']);
+  assert.notEqual((await zero.exited).code, 0);
+  assert.match(zero.stderr(), /--workers.*must be an integer from 1 to 64/);
 });

@@ -238,7 +238,7 @@ test('confirmApiServerCalls: confirmed once the API server calls the registered 
   const versionOf = () => custom.getClusterCustomObject(setting).then((o: { metadata?: { resourceVersion?: string } }) => o.metadata?.resourceVersion, () => 'absent');
   const version = await versionOf();
   const before = calls['setting']!.length;
-  const check = await confirmApiServerCalls({ kubeConfig: cp.kubeConfig, registry: server.registry, settingName: setting.name, timeoutMs: 30_000 });
+  const check = await confirmApiServerCalls({ kubeConfig: cp.kubeConfig, metricsText: () => server.registry.metrics(), settingName: setting.name, timeoutMs: 30_000 });
   assert.equal(check, 'confirmed');
   const probe = calls['setting']!.slice(before).at(-1);
   assert.equal(probe?.operation, 'CREATE');
@@ -248,8 +248,8 @@ test('confirmApiServerCalls: confirmed once the API server calls the registered 
 
 test('confirmApiServerCalls: unverifiable when we may not create Settings; timeout when the webhook is never called', async () => {
   const { kubeConfig: nobody } = await cp.mintKubeConfig('nobody');
-  assert.equal(await confirmApiServerCalls({ kubeConfig: nobody, registry: server.registry, settingName: 'csi-online-expand-validation', timeoutMs: 5_000 }), 'unverifiable');
+  assert.equal(await confirmApiServerCalls({ kubeConfig: nobody, metricsText: () => server.registry.metrics(), settingName: 'csi-online-expand-validation', timeoutMs: 5_000 }), 'unverifiable');
   // A webhook server the configuration does not point to never sees the probe.
   const unregistered = createWebhookMetrics().registry;
-  assert.equal(await confirmApiServerCalls({ kubeConfig: cp.kubeConfig, registry: unregistered, settingName: 'csi-online-expand-validation', timeoutMs: 1_000 }), 'timeout');
+  assert.equal(await confirmApiServerCalls({ kubeConfig: cp.kubeConfig, metricsText: () => unregistered.metrics(), settingName: 'csi-online-expand-validation', timeoutMs: 1_000 }), 'timeout');
 });

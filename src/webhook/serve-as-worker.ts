@@ -1,0 +1,117 @@
+import { AggregatorRegistry } from 'prom-client';
+import { isVoeError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { createWebhookServer } from './create-webhook-server.js';
+import type { StartedCaches } from './serve-webhook.js';
+import type { Validator } from './validator.js';
+import { WebhookError } from './webhook-error.js';
+import { isPrimaryMessage, type CacheState, type WorkerMessage } from './worker-messages.js';
+
+export interface ServeAsWorkerOptions<C> {
+  logger: Logger;
+  host: string;
+  port: number;
+  tls: { certFile: string; keyFile: string };
+  startCaches: () => Promise<StartedCaches<C>>;
+  createValidators: (caches: C) => Validator[];
+  /** How often this worker's cache state is compared with what it last told the primary (default 250 ms). */
+  reportIntervalMs?: number;
+  /** How long /metrics waits for the primary's aggregated metrics (default 10 s). */
+  metricsTimeoutMs?: number;
+}
+
+const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])].sort();
+
+/**
+ * Runs this process as one worker of a pool (startWorkerPool; `voe serve --workers N`): starts
+ * its caches and webhook server, listens on the socket the primary shares, tells the primary
+ * when it listens and how its caches are, and serves until the primary says stop or goes away.
+ * Its /readyz says ready only when every worker's caches are synced, and its /metrics shows all
+ * workers' metrics, so a probe or a scrape means the same whichever worker answers it. A start-up
+ * failure is sent to the primary (which reports it) and then thrown.
+ */
+export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promise<void> {
+  const log = options.logger;
+  if (!process.send) throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'serveAsWorker runs only in a webhook worker (a node:cluster worker of voe serve --workers).');
+  const send = (message: WorkerMessage): Promise<void> => new Promise((resolve) => {
+    if (!process.connected) { resolve(); return; }
+    process.send!(message, undefined, undefined, () => resolve());
+  });
+  let pool: CacheState = { ready: false, unsynced: [], notServed: [] };
+  const pending = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  let nextId = 0;
+  let stopRequested!: () => void;
+  const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
+  const onMessage = (message: unknown): void => {
+    if (!isPrimaryMessage(message)) return;
+    if (message.type === 'voe:pool-caches') {
+      pool = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed };
+    } else if (message.type === 'voe:metrics') {
+      const waiting = pending.get(message.id);
+      if (!waiting) return;
+      pending.delete(message.id);
+      clearTimeout(waiting.timer);
+      if (message.text !== undefined) waiting.resolve(message.text); else waiting.reject(new Error(`aggregating the workers' metrics failed: ${message.error ?? 'no answer'}`));
+    } else {
+      stopRequested();
+    }
+  };
+  const onDisconnect = (): void => {
+    log.warn('the voe serve primary process went away; stopping');
+    stopRequested();
+  };
+  process.on('message', onMessage);
+  process.once('disconnect', onDisconnect);
+  // Constructing it in a worker makes prom-client answer the primary's requests for this worker's metrics.
+  new AggregatorRegistry();
+
+  const poolMetrics = (): Promise<string> => new Promise((resolve, reject) => {
+    if (!process.connected) { reject(new Error('the voe serve primary process is gone')); return; }
+    const id = nextId++;
+    const timeoutMs = options.metricsTimeoutMs ?? 10_000;
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      reject(new Error(`the voe serve primary process did not send the workers' metrics within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    pending.set(id, { resolve, reject, timer });
+    void send({ type: 'voe:metrics-request', id });
+  });
+
+  const cleanups: Array<() => Promise<void>> = [];
+  try {
+    const started = await options.startCaches();
+    cleanups.push(() => started.stop());
+    const server = createWebhookServer({
+      validators: options.createValidators(started.caches), tls: options.tls, logger: log,
+      ready: () => started.ready() && pool.ready,
+      cacheStatus: () => ({ unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed) }),
+      metricsText: poolMetrics,
+    });
+    AggregatorRegistry.setRegistries([server.registry]);
+    const address = await server.listen(options.port, options.host);
+    cleanups.push(() => server.close());
+    await send({ type: 'voe:listening', address });
+    let reported = '';
+    const report = (): void => {
+      const state: CacheState = { ready: started.ready(), unsynced: started.unsynced(), notServed: started.notServed() };
+      const key = JSON.stringify(state);
+      if (key === reported) return;
+      reported = key;
+      void send({ type: 'voe:caches', ...state });
+    };
+    report();
+    const timer = setInterval(report, options.reportIntervalMs ?? 250);
+    cleanups.push(async () => clearInterval(timer));
+    await stopped;
+  } catch (error) {
+    await send({ type: 'voe:failed', ...(isVoeError(error) ? { code: error.code } : {}), message: error instanceof Error ? error.message : String(error) });
+    throw error;
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch((error: unknown) => log.error({ error: error instanceof Error ? error.message : String(error) }, 'cleanup failed while stopping the webhook worker'));
+    }
+    for (const waiting of pending.values()) { clearTimeout(waiting.timer); waiting.reject(new Error('the webhook worker is stopping')); }
+    process.off('message', onMessage);
+    process.off('disconnect', onDisconnect);
+  }
+}

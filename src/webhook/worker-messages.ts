@@ -1,0 +1,73 @@
+import type { AddressInfo } from 'node:net';
+
+/**
+ * The IPC messages between `voe serve --workers N`'s primary process and its webhook workers
+ * (node:cluster). prom-client's own messages (aggregated metrics) share the channel; every
+ * message here has a `voe:` type so each side ignores the other's.
+ */
+
+/** The caches' state of one worker, or (sent by the primary) of the whole pool. */
+export interface CacheState {
+  ready: boolean;
+  /** Resources not synced yet. */
+  unsynced: string[];
+  /** Resources the cluster does not serve, cached as empty. */
+  notServed: string[];
+}
+
+/** Worker -> primary. */
+export type WorkerMessage =
+  | { type: 'voe:listening'; address: AddressInfo }
+  | ({ type: 'voe:caches' } & CacheState)
+  | { type: 'voe:metrics-request'; id: number }
+  /** Start-up failed; the worker exits after sending it. `code` is the error's stable code, if it has one. */
+  | { type: 'voe:failed'; code?: string; message: string };
+
+/** Primary -> worker. */
+export type PrimaryMessage =
+  | ({ type: 'voe:pool-caches' } & CacheState)
+  | { type: 'voe:metrics'; id: number; text?: string; error?: string }
+  /** Stop serving: close the server, stop the caches, exit. */
+  | { type: 'voe:stop' };
+
+const WORKER_TYPES = new Set(['voe:listening', 'voe:caches', 'voe:metrics-request', 'voe:failed']);
+const PRIMARY_TYPES = new Set(['voe:pool-caches', 'voe:metrics', 'voe:stop']);
+
+function typeOf(message: unknown): unknown {
+  return typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
+}
+
+export function isWorkerMessage(message: unknown): message is WorkerMessage {
+  return WORKER_TYPES.has(typeOf(message) as string);
+}
+
+export function isPrimaryMessage(message: unknown): message is PrimaryMessage {
+  return PRIMARY_TYPES.has(typeOf(message) as string);
+}
+
+/** The pool's state from its workers' (missing workers count as not ready): ready when all are; names sorted, without repeats. */
+export function poolCacheState(workers: readonly CacheState[], expected: number): CacheState {
+  const names = (pick: (s: CacheState) => string[]): string[] => [...new Set(workers.flatMap(pick))].sort();
+  return {
+    ready: workers.length === expected && workers.every((s) => s.ready),
+    unsynced: names((s) => s.unsynced),
+    notServed: names((s) => s.notServed),
+  };
+}
+
+/** What a worker serves, given by the primary: the serving certificate and key files, and the address. */
+export interface WorkerSettings { certFile: string; keyFile: string; host: string; port: number }
+
+/** Environment variable through which the primary gives each worker its WorkerSettings (JSON). */
+export const WORKER_ENV = 'VOE_WEBHOOK_WORKER';
+
+/** The WorkerSettings in WORKER_ENV; undefined when it is not set or not of that shape. */
+export function workerSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerSettings | undefined {
+  try {
+    const v = JSON.parse(env[WORKER_ENV] ?? '') as Partial<Record<keyof WorkerSettings, unknown>>;
+    if (typeof v.certFile !== 'string' || typeof v.keyFile !== 'string' || typeof v.host !== 'string' || typeof v.port !== 'number') return undefined;
+    return { certFile: v.certFile, keyFile: v.keyFile, host: v.host, port: v.port };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import cluster from 'node:cluster';
+import { X509Certificate } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:https';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startWorkerPool, sumSamples, WebhookError, type WorkerPool } from '../../../src/webhook/index.js';
+import { captureLogger } from '../../support/capture-logger.js';
+import { eventually } from '../../support/held-clock.js';
+import { httpsRequest, pvcReview, writeServingFiles, type ServingFiles } from '../../support/webhook-client.js';
+
+const WORKER = fileURLToPath(new URL('../../support/fixtures/pool-worker.js', import.meta.url));
+
+const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+async function startPool(t: { after: (fn: () => Promise<void>) => void }, options: { ready?: boolean; env?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ pool: WorkerPool; files: ServingFiles; readyFile: string; logs: ReturnType<typeof captureLogger> }> {
+  const files = await writeServingFiles();
+  const readyFile = join(files.dir, 'ready');
+  if (options.ready) await writeFile(readyFile, '');
+  const logs = captureLogger();
+  t.after(() => files.cleanup());
+  const pool = await startWorkerPool({
+    count: 2, exec: WORKER, args: [files.certFile, files.keyFile, readyFile], logger: logs.logger, listenTimeoutMs: 30_000,
+    ...(options.env ? { env: options.env } : {}), ...(options.signal ? { signal: options.signal } : {}),
+  });
+  t.after(() => pool.stop());
+  return { pool, files, readyFile, logs };
+}
+
+test('two workers share the port; /readyz on either says ready only when every worker\'s caches are synced; /metrics sums both; stop() ends them', async (t) => {
+  const { pool, files, readyFile } = await startPool(t);
+  const ca = files.ca.certificatePem;
+  const port = pool.address.port;
+  const get = (path: string) => httpsRequest(port, ca, { path, method: 'GET', agent: new Agent({ keepAlive: false }) });
+  assert.equal(pool.pids.length, 2);
+
+  // Worker 2's caches are synced, worker 1's are not: the pool is not ready, whichever worker answers.
+  await eventually(async () => {
+    for (let i = 0; i < 4; i++) {
+      const readyz = await get('/readyz');
+      if (readyz.status !== 503 || !/caches not synced \(fake\.example\)/.test(readyz.body)) return false;
+    }
+    return true;
+  }, 20_000, 'every /readyz 503 naming worker 1\'s unsynced resource');
+  assert.deepEqual(pool.caches(), { ready: false, unsynced: ['fake.example'], notServed: [] });
+
+  await writeFile(readyFile, '');
+  await eventually(async () => {
+    for (let i = 0; i < 4; i++) if ((await get('/readyz')).status !== 200) return false;
+    return true;
+  }, 20_000, 'every /readyz 200 once worker 1 synced');
+  assert.equal(pool.caches().ready, true);
+
+  const uids = Array.from({ length: 6 }, (_, i) => `pool-${i}`);
+  for (const uid of uids) {
+    const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview(uid)), agent: new Agent({ keepAlive: false }) });
+    assert.deepEqual((review.json() as { response: unknown }).response, { uid, allowed: true });
+  }
+  const answeredBy = await Promise.all([1, 2].map(async (id) => (await readFile(join(files.dir, `worker-${id}.log`), 'utf8'))
+    .split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l['msg'] === 'request allowed').map((l) => String(l['uid']))));
+  assert.ok(answeredBy.every((served) => served.length > 0), `both workers answered: ${JSON.stringify(answeredBy)}`);
+  assert.deepEqual(answeredBy.flat().sort(), uids.sort());
+
+  for (let i = 0; i < 2; i++) {
+    const metrics = (await get('/metrics')).body;
+    assert.equal(sumSamples(metrics, 'voe_webhook_requests_total', { webhook: 'pvc-resize', decision: 'allowed' }), 6, 'both workers\' answers, from either');
+    const notAfter = Date.parse(new X509Certificate(await readFile(files.certFile)).validTo) / 1000;
+    assert.equal(sumSamples(metrics, 'voe_webhook_certificate_expiry_timestamp_seconds'), notAfter, 'the certificate\'s expiry, not the sum over workers');
+  }
+  assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_requests_total', { webhook: 'pvc-resize' }), 6);
+
+  const pids = [...pool.pids];
+  await pool.stop();
+  assert.deepEqual(pids.filter(alive), [], 'every worker exited');
+  await assert.rejects(get('/livez'), /ECONNREFUSED/);
+});
+
+test('a worker that cannot start fails the start-up with WEBHOOK_WORKER_FAILED naming it and its error; no worker is left', async (t) => {
+  await assert.rejects(startPool(t, { env: { POOL_WORKER_FAIL: '1' } }), (error: unknown) => {
+    assert.ok(error instanceof WebhookError);
+    assert.equal(error.code, 'WEBHOOK_WORKER_FAILED');
+    assert.match(error.message, /^Webhook worker \d+ \(pid \d+\) could not start: WEBHOOK_API_FAILED: Cannot start watching the cluster at https:\/\/127\.0\.0\.1:1/);
+    return true;
+  });
+  assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
+});
+
+test('a worker that dies while serving: `ended` says which and how; stop() ends the other', async (t) => {
+  const { pool, logs } = await startPool(t, { ready: true });
+  const [first, second] = pool.pids as [number, number];
+  process.kill(first, 'SIGKILL');
+  const ended = await pool.ended;
+  assert.equal(ended.code, 'WEBHOOK_WORKER_FAILED');
+  assert.match(ended.message, new RegExp(`^Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving$`));
+  assert.ok(logs.lines().some((l) => l['msg'] === 'webhook worker ended; stopping the webhook' && l['workerPid'] === first));
+  await pool.stop();
+  assert.equal(alive(second), false);
+});
+
+test('aborted during start-up: WEBHOOK_START_ABORTED and no worker is left', async (t) => {
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(startPool(t, { signal: controller.signal }), (error: unknown) => error instanceof WebhookError && error.code === 'WEBHOOK_START_ABORTED');
+  assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
+});
