@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareQuantities, formatBytes, isKubeError, KubeErrorCode, parseQuantity, parseQuantityCeil, quantityEquals } from '../../../src/kube/index.js';
+import { compareQuantities, formatBytes, isKubeError, KubeErrorCode, parseQuantity, parseQuantityCeil, parseQuantityValue, quantityEquals } from '../../../src/kube/index.js';
 
 const valid: Array<[string, bigint]> = [
   ['0', 0n],
@@ -91,4 +91,17 @@ test('compareQuantities is exact across suffixes and fractions', () => {
   assert.equal(compareQuantities('-1', '0'), -1);
   assert.ok(quantityEquals('0.5Gi', '512Mi'));
   assert.ok(!quantityEquals('0.5G', '512Mi'));
+});
+
+test('parseQuantityValue remembers recent values: shared, frozen, and still exact after the memory is cleared', () => {
+  const first = parseQuantityValue('20Gi');
+  assert.equal(parseQuantityValue('20Gi'), first, 'the same value object');
+  assert.ok(Object.isFrozen(first));
+  assert.throws(() => { (first as { num: bigint }).num = 1n; }, TypeError);
+  // More distinct quantities than it keeps: every answer stays exact, and '20Gi' is not damaged.
+  for (let i = 1; i <= 3000; i++) assert.deepEqual(parseQuantityValue(`${i}Mi`), { num: BigInt(i) * 1048576n, den: 1n });
+  assert.deepEqual(parseQuantityValue('20Gi'), { num: 21474836480n, den: 1n });
+  assert.deepEqual(parseQuantityValue('1.5'), { num: 3n, den: 2n });
+  assert.throws(() => parseQuantityValue('20 GB'), (e: unknown) => isKubeError(e) && e.code === KubeErrorCode.QuantityInvalid, 'errors are not remembered as values');
+  assert.throws(() => parseQuantityValue('20 GB'), (e: unknown) => isKubeError(e) && e.code === KubeErrorCode.QuantityInvalid);
 });
