@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './worker-signals.js';
 import { createProgram } from './program.js';
 import { runCli } from './run-cli.js';
 

@@ -1,4 +1,4 @@
-import { AggregatorRegistry } from 'prom-client';
+import cluster from 'node:cluster';
 import { isVoeError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { createWebhookServer } from './create-webhook-server.js';
@@ -25,14 +25,19 @@ const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])]
 /**
  * Runs this process as one worker of a pool (startWorkerPool; `voe serve --workers N`): starts
  * its caches and webhook server, listens on the socket the primary shares, tells the primary
- * when it listens and how its caches are, and serves until the primary says stop or goes away.
- * Its /readyz says ready only when every worker's caches are synced, and its /metrics shows all
- * workers' metrics, so a probe or a scrape means the same whichever worker answers it. A start-up
- * failure is sent to the primary (which reports it) and then thrown.
+ * when it listens and how its caches are, answers its pings and requests for metrics, and serves
+ * until the primary says stop. Its /readyz says ready only when every worker's caches are synced,
+ * and its /metrics shows all workers' metrics, so a probe or a scrape means the same whichever
+ * worker answers it. A start-up failure is sent to the primary (which reports it) and then
+ * thrown. At the end it leaves the pool (cluster.worker.disconnect()), so the process exits with
+ * its own exit code once nothing else runs. (If the primary goes away first, node:cluster ends
+ * the worker at once.)
  */
 export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promise<void> {
   const log = options.logger;
-  if (!process.send) throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'serveAsWorker runs only in a webhook worker (a node:cluster worker of voe serve --workers).');
+  if (!process.send || !cluster.worker) {
+    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'serveAsWorker runs only in a webhook worker (a node:cluster worker of voe serve --workers).');
+  }
   const send = (message: WorkerMessage): Promise<void> => new Promise((resolve) => {
     if (!process.connected) { resolve(); return; }
     process.send!(message, undefined, undefined, () => resolve());
@@ -40,30 +45,38 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
   let pool: CacheState = { ready: false, unsynced: [], notServed: [] };
   const pending = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   let nextId = 0;
+  let ownMetrics: (() => Promise<WorkerMessage & { type: 'voe:own-metrics' }>) | undefined;
   let stopRequested!: () => void;
   const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
   const onMessage = (message: unknown): void => {
     if (!isPrimaryMessage(message)) return;
-    if (message.type === 'voe:pool-caches') {
-      pool = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed };
-    } else if (message.type === 'voe:metrics') {
-      const waiting = pending.get(message.id);
-      if (!waiting) return;
-      pending.delete(message.id);
-      clearTimeout(waiting.timer);
-      if (message.text !== undefined) waiting.resolve(message.text); else waiting.reject(new Error(`aggregating the workers' metrics failed: ${message.error ?? 'no answer'}`));
-    } else {
-      stopRequested();
+    switch (message.type) {
+      case 'voe:pool-caches':
+        pool = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed };
+        break;
+      case 'voe:metrics': {
+        const waiting = pending.get(message.id);
+        if (!waiting) return;
+        pending.delete(message.id);
+        clearTimeout(waiting.timer);
+        if (message.text !== undefined) waiting.resolve(message.text); else waiting.reject(new Error(`aggregating the workers' metrics failed: ${message.error ?? 'no answer'}`));
+        break;
+      }
+      case 'voe:collect-metrics': {
+        const id = message.id;
+        if (!ownMetrics) { void send({ type: 'voe:own-metrics', id, error: 'not serving yet' }); return; }
+        void ownMetrics().then((answer) => send({ ...answer, id }));
+        break;
+      }
+      case 'voe:ping':
+        void send({ type: 'voe:pong', id: message.id });
+        break;
+      case 'voe:stop':
+        stopRequested();
+        break;
     }
   };
-  const onDisconnect = (): void => {
-    log.warn('the voe serve primary process went away; stopping');
-    stopRequested();
-  };
   process.on('message', onMessage);
-  process.once('disconnect', onDisconnect);
-  // Constructing it in a worker makes prom-client answer the primary's requests for this worker's metrics.
-  new AggregatorRegistry();
 
   const poolMetrics = (): Promise<string> => new Promise((resolve, reject) => {
     if (!process.connected) { reject(new Error('the voe serve primary process is gone')); return; }
@@ -87,7 +100,10 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
       cacheStatus: () => ({ unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed) }),
       metricsText: poolMetrics,
     });
-    AggregatorRegistry.setRegistries([server.registry]);
+    ownMetrics = () => server.registry.getMetricsAsJSON().then(
+      (metrics) => ({ type: 'voe:own-metrics' as const, id: 0, metrics }),
+      (error: unknown) => ({ type: 'voe:own-metrics' as const, id: 0, error: error instanceof Error ? error.message : String(error) }),
+    );
     const address = await server.listen(options.port, options.host);
     cleanups.push(() => server.close());
     await send({ type: 'voe:listening', address });
@@ -108,10 +124,16 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     throw error;
   } finally {
     for (const cleanup of cleanups.reverse()) {
-      await cleanup().catch((error: unknown) => log.error({ error: error instanceof Error ? error.message : String(error) }, 'cleanup failed while stopping the webhook worker'));
+      await cleanup().catch((error: unknown) => {
+        log.error({ error: error instanceof Error ? error.message : String(error) }, 'cleanup failed while stopping the webhook worker');
+        // The primary's stop() reports a worker that exits non-zero.
+        process.exitCode = 1;
+      });
     }
     for (const waiting of pending.values()) { clearTimeout(waiting.timer); waiting.reject(new Error('the webhook worker is stopping')); }
     process.off('message', onMessage);
-    process.off('disconnect', onDisconnect);
+    // Leaving the pool on purpose: node:cluster then lets the process end with its own exit code
+    // (a plain process.disconnect() in a worker makes it exit 0 at once).
+    if (process.connected) cluster.worker.disconnect();
   }
 }

@@ -163,10 +163,17 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     })();
     return stopped;
   };
-  const signal = options.signal;
+  // Start-up stops when asked to (options.signal) or when what serves ends (a worker exited):
+  // `signal` ends every wait at once, and the next step throws why.
+  const startUp = new AbortController();
+  const signal = startUp.signal;
+  let endedWhileStarting: WebhookError | undefined;
+  const onAbort = (): void => startUp.abort();
+  if (options.signal?.aborted) startUp.abort(); else options.signal?.addEventListener('abort', onAbort, { once: true });
   /** Between the steps of the start-up: stop there when asked to (the catch below undoes what was done). */
   const continueUnlessAborted = (): void => {
-    if (signal?.aborted) {
+    if (endedWhileStarting) throw endedWhileStarting;
+    if (signal.aborted) {
       throw new WebhookError('WEBHOOK_START_ABORTED', 'The webhook was stopped while starting; what the start-up had changed was undone.');
     }
   };
@@ -202,7 +209,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       const pool = await startWorkerPool({
         count: workers.count, exec: workers.exec, args: workers.args, logger: log,
         env: { [WORKER_ENV]: JSON.stringify({ certFile: certFile!, keyFile: keyFile!, host: options.host, port: options.port } satisfies WorkerSettings) },
-        ...(signal ? { signal } : {}),
+        signal,
       });
       cleanups.push({ run: () => pool.stop(), left: (why) => `Could not stop the webhook workers cleanly: ${why}.` });
       serving = {
@@ -226,6 +233,11 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
         metricsText: () => server.registry.metrics(), ended: new Promise<WebhookError>(() => undefined),
       };
     }
+    void serving.ended.then((error) => {
+      if (signal.aborted) return;
+      endedWhileStarting = error;
+      startUp.abort(error);
+    });
     continueUnlessAborted();
     const address = serving.address;
     const url = `https://${urlHost(address.address)}:${address.port}`;
@@ -273,7 +285,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
         kubeConfig: options.kubeConfig, metricsText: () => serving.metricsText(), settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
-        timeoutMs: registrationTimeoutMs, ...(signal ? { signal } : {}),
+        timeoutMs: registrationTimeoutMs, signal,
       });
       continueUnlessAborted();
       if (check === 'timeout') {
@@ -303,5 +315,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       throw new WebhookError('WEBHOOK_CLEANUP_FAILED', `${(cleanupError as Error).message}${start}`, { cause: error });
     }
     throw error;
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -1,9 +1,13 @@
 import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+/** One worker's metrics as prom-client's Registry.getMetricsAsJSON() gives them (what AggregatorRegistry.aggregate takes). */
+export type WorkerMetrics = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /**
  * The IPC messages between `voe serve --workers N`'s primary process and its webhook workers
- * (node:cluster). prom-client's own messages (aggregated metrics) share the channel; every
- * message here has a `voe:` type so each side ignores the other's.
+ * (node:cluster). Node's own cluster messages share the channel; every message here has a
+ * `voe:` type so each side ignores the rest.
  */
 
 /** The caches' state of one worker, or (sent by the primary) of the whole pool. */
@@ -20,18 +24,25 @@ export type WorkerMessage =
   | { type: 'voe:listening'; address: AddressInfo }
   | ({ type: 'voe:caches' } & CacheState)
   | { type: 'voe:metrics-request'; id: number }
+  /** This worker's own metrics, asked for by voe:collect-metrics. */
+  | { type: 'voe:own-metrics'; id: number; metrics?: WorkerMetrics; error?: string }
+  /** Answer to voe:ping: the worker's event loop runs. */
+  | { type: 'voe:pong'; id: number }
   /** Start-up failed; the worker exits after sending it. `code` is the error's stable code, if it has one. */
   | { type: 'voe:failed'; code?: string; message: string };
 
 /** Primary -> worker. */
 export type PrimaryMessage =
   | ({ type: 'voe:pool-caches' } & CacheState)
+  /** Answer to voe:metrics-request: all workers' metrics, aggregated (Prometheus text), or why not. */
   | { type: 'voe:metrics'; id: number; text?: string; error?: string }
+  | { type: 'voe:collect-metrics'; id: number }
+  | { type: 'voe:ping'; id: number }
   /** Stop serving: close the server, stop the caches, exit. */
   | { type: 'voe:stop' };
 
-const WORKER_TYPES = new Set(['voe:listening', 'voe:caches', 'voe:metrics-request', 'voe:failed']);
-const PRIMARY_TYPES = new Set(['voe:pool-caches', 'voe:metrics', 'voe:stop']);
+const WORKER_TYPES = new Set(['voe:listening', 'voe:caches', 'voe:metrics-request', 'voe:own-metrics', 'voe:pong', 'voe:failed']);
+const PRIMARY_TYPES = new Set(['voe:pool-caches', 'voe:metrics', 'voe:collect-metrics', 'voe:ping', 'voe:stop']);
 
 function typeOf(message: unknown): unknown {
   return typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;

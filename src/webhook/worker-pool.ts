@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry } from 'prom-client';
 import type { Logger } from '../log/index.js';
 import { WebhookError } from './webhook-error.js';
-import { isWorkerMessage, poolCacheState, type CacheState, type PrimaryMessage, type WorkerMessage } from './worker-messages.js';
+import {
+  isWorkerMessage, poolCacheState, type CacheState, type PrimaryMessage, type WorkerMessage, type WorkerMetrics,
+} from './worker-messages.js';
 
 export interface WorkerPoolOptions {
   /** How many workers (node:cluster processes sharing the listening socket). */
@@ -20,103 +22,191 @@ export interface WorkerPoolOptions {
   listenTimeoutMs?: number;
   /** How long stop() waits for a worker to close its connections and exit before killing it (default 10 s). */
   stopTimeoutMs?: number;
+  /** How long metricsText() waits for every worker's metrics (default 3 s). */
+  metricsTimeoutMs?: number;
+  /** How often each serving worker is asked to answer (default 5 s)... */
+  heartbeatIntervalMs?: number;
+  /** ...and how long it may go without answering before it counts as hung and is killed (default 30 s). */
+  heartbeatTimeoutMs?: number;
 }
 
 export interface WorkerPool {
   /** Where the workers listen (they share the one socket the primary holds). */
   readonly address: AddressInfo;
   readonly pids: readonly number[];
-  /** The caches of all workers: ready when every worker's are synced. */
+  /** The caches of all workers: ready when every worker's are synced (a worker that ended counts as not synced). */
   caches(): CacheState;
-  /** Prometheus text of all workers' metrics, aggregated by prom-client (counters and histograms summed). */
+  /**
+   * Prometheus text of all workers' metrics, aggregated by prom-client's AggregatorRegistry
+   * (counters, histograms and most gauges summed). Rejects, naming it, when a worker does not send
+   * its metrics in time: a partial sum would look like counters going back.
+   */
   metricsText(): Promise<string>;
-  /** Resolves, with why, when a worker ends without stop() having been called: the pool no longer serves fully. */
+  /** Resolves, with why, when a worker ends (or hangs and is killed) without stop() having been called. */
   readonly ended: Promise<WebhookError>;
-  /** Asks every worker to stop (close its server, stop its caches), waits for them to exit, kills any that do not. Safe to call twice. */
+  /**
+   * Asks every worker to stop (close its server, stop its caches), waits for them to exit, kills
+   * any that do not. Rejects, after all are gone, naming the workers that had to be killed or
+   * exited with an error. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
-interface Member { worker: Worker; address?: AddressInfo; caches?: CacheState; failure?: { code?: string; message: string } }
+interface Member {
+  worker: Worker;
+  address?: AddressInfo;
+  caches?: CacheState;
+  failure?: { code?: string; message: string };
+  /** Last time it answered a ping (or started listening). */
+  lastPong: number;
+  gone: boolean;
+}
 
 function exitText(code: number | null, signal: string | null): string {
   return signal ? `was killed by ${signal}` : `exited with code ${code}`;
 }
+
+const nameOf = (member: Member): string => `Webhook worker ${member.worker.id} (pid ${member.worker.process.pid})`;
 
 /**
  * Starts `count` webhook workers with node:cluster and resolves once every one listens. The
  * workers share the listening socket (the primary hands each new connection to the next worker
  * in turn); each runs its own informer caches and webhook server (serveAsWorker). The primary
  * keeps the pool's view for the workers: whether all caches are synced (each worker's /readyz
- * says ready only then) and the metrics of all (each worker's /metrics shows them).
+ * says ready only then) and the metrics of all (each worker's /metrics shows them). It also
+ * pings each serving worker: one that stops answering (a busy loop, SIGSTOP) is killed, which ends
+ * the pool like any worker's exit.
  */
 export async function startWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
   const log = options.logger;
-  // Constructing it in the primary makes prom-client listen for the workers' metric answers.
-  const aggregator = new AggregatorRegistry();
   const members = new Map<number, Member>();
   let stopping: Promise<void> | undefined;
   let lastBroadcast = '';
   let resolveEnded!: (error: WebhookError) => void;
   const ended = new Promise<WebhookError>((resolve) => { resolveEnded = resolve; });
   let startUp: { resolve: () => void; reject: (error: WebhookError) => void } | undefined;
+  let nextId = 0;
+  /** Answers awaited from workers (metrics, pongs), by message id. */
+  const waiting = new Map<number, (message: WorkerMessage) => void>();
 
   const send = (worker: Worker, message: PrimaryMessage): void => {
     if (worker.isConnected()) worker.send(message);
   };
-  const caches = (): CacheState => poolCacheState([...members.values()].flatMap((m) => (m.caches ? [m.caches] : [])), options.count);
+  const live = (): Member[] => [...members.values()].filter((m) => !m.gone);
+  const caches = (): CacheState => poolCacheState(live().flatMap((m) => (m.caches ? [m.caches] : [])), options.count);
   const broadcastCaches = (): void => {
     const state = caches();
     const key = JSON.stringify(state);
     if (key === lastBroadcast) return;
     lastBroadcast = key;
-    for (const member of members.values()) send(member.worker, { type: 'voe:pool-caches', ...state });
+    for (const member of live()) send(member.worker, { type: 'voe:pool-caches', ...state });
+  };
+
+  /** Each live worker's own metrics, aggregated; rejects naming the first worker that did not answer in time. */
+  const metricsText = async (): Promise<string> => {
+    const timeoutMs = options.metricsTimeoutMs ?? 3_000;
+    const all = await Promise.all(live().map((member) => new Promise<WorkerMetrics>((resolve, reject) => {
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} did not send its metrics within ${timeoutMs / 1000} s; no metrics are answered rather than a partial sum.`));
+      }, timeoutMs);
+      waiting.set(id, (message) => {
+        clearTimeout(timer);
+        if (message.type === 'voe:own-metrics' && message.metrics) resolve(message.metrics);
+        else reject(new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} could not read its metrics: ${message.type === 'voe:own-metrics' ? message.error : 'no answer'}`));
+      });
+      send(member.worker, { type: 'voe:collect-metrics', id });
+    })));
+    return await AggregatorRegistry.aggregate(all).metrics();
   };
 
   const onMessage = (member: Member, message: WorkerMessage): void => {
     switch (message.type) {
       case 'voe:listening':
         member.address = message.address;
-        if ([...members.values()].every((m) => m.address) && members.size === options.count) startUp?.resolve();
+        member.lastPong = Date.now();
+        if (members.size === options.count && [...members.values()].every((m) => m.address)) startUp?.resolve();
         break;
       case 'voe:caches':
         member.caches = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed };
         broadcastCaches();
         break;
       case 'voe:metrics-request':
-        aggregator.clusterMetrics().then(
+        metricsText().then(
           (text) => send(member.worker, { type: 'voe:metrics', id: message.id, text }),
           (error: unknown) => send(member.worker, { type: 'voe:metrics', id: message.id, error: error instanceof Error ? error.message : String(error) }),
         );
         break;
+      case 'voe:own-metrics':
+      case 'voe:pong': {
+        member.lastPong = Date.now();
+        const answer = waiting.get(message.id);
+        waiting.delete(message.id);
+        answer?.(message);
+        break;
+      }
       case 'voe:failed':
         member.failure = { ...(message.code === undefined ? {} : { code: message.code }), message: message.message };
         break;
     }
   };
 
+  /** Why a member that exited or hung ended; `hung` when the heartbeat killed it. */
+  let hungWhy: Map<Member, string> | undefined;
   const onExit = (member: Member, code: number | null, signal: string | null): void => {
+    member.gone = true;
+    broadcastCaches();
     if (stopping) return;
-    const { id, process: { pid } } = member.worker;
     const why = member.failure
       ? `could not start: ${member.failure.code ? `${member.failure.code}: ` : ''}${member.failure.message}`
-      : `${exitText(code, signal)}${member.address ? ' while serving' : ' during start-up'}`;
-    const error = new WebhookError('WEBHOOK_WORKER_FAILED', `Webhook worker ${id} (pid ${pid}) ${why}`);
+      : hungWhy?.get(member) ?? `${exitText(code, signal)}${startUp ? ' during start-up' : ' while serving'}`;
+    const error = new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} ${why}`);
     if (startUp) { startUp.reject(error); return; }
-    log.error({ worker: id, workerPid: pid, code, signal }, 'webhook worker ended; stopping the webhook');
+    log.error({ worker: member.worker.id, workerPid: member.worker.process.pid, code, signal }, 'webhook worker ended; stopping the webhook');
     resolveEnded(error);
   };
 
+  const heartbeat = setInterval(() => {
+    const timeoutMs = options.heartbeatTimeoutMs ?? 30_000;
+    for (const member of live()) {
+      if (!member.address) continue;
+      if (Date.now() - member.lastPong > timeoutMs) {
+        hungWhy ??= new Map();
+        hungWhy.set(member, `did not answer for ${timeoutMs / 1000} s (its event loop is stuck or the process stopped) and was killed`);
+        log.error({ worker: member.worker.id, workerPid: member.worker.process.pid }, 'webhook worker does not answer; killing it');
+        member.worker.process.kill('SIGKILL');
+        continue;
+      }
+      send(member.worker, { type: 'voe:ping', id: nextId++ });
+    }
+  }, options.heartbeatIntervalMs ?? 5_000);
+  heartbeat.unref();
+
   const stop = (): Promise<void> => {
-    stopping ??= Promise.all([...members.values()].map(({ worker, address }) => new Promise<void>((resolve) => {
-      if (worker.isDead()) { resolve(); return; }
-      const kill = setTimeout(() => {
-        log.warn({ worker: worker.id, pid: worker.process.pid }, 'webhook worker did not stop in time; killing it');
-        worker.process.kill('SIGKILL');
-      }, options.stopTimeoutMs ?? 10_000);
-      worker.once('exit', () => { clearTimeout(kill); resolve(); });
-      // A worker still starting may not listen for messages yet; it has changed nothing outside itself.
-      if (address && worker.isConnected()) send(worker, { type: 'voe:stop' }); else worker.process.kill('SIGKILL');
-    }))).then(() => undefined);
+    stopping ??= (async () => {
+      clearInterval(heartbeat);
+      const problems = await Promise.all([...members.values()].map((member) => new Promise<string>((resolve) => {
+        const { worker } = member;
+        if (worker.isDead()) { resolve(''); return; }
+        let killed = false;
+        const kill = setTimeout(() => {
+          killed = true;
+          log.warn({ worker: worker.id, workerPid: worker.process.pid }, 'webhook worker did not stop in time; killing it');
+          worker.process.kill('SIGKILL');
+        }, options.stopTimeoutMs ?? 10_000);
+        worker.once('exit', (code: number | null, signal: string | null) => {
+          clearTimeout(kill);
+          if (killed) resolve(`${nameOf(member)} did not stop within ${(options.stopTimeoutMs ?? 10_000) / 1000} s and was killed.`);
+          else resolve(member.address && (code !== 0 || signal) ? `${nameOf(member)} ${exitText(code, signal)} while stopping; its log says why.` : '');
+        });
+        // A worker still starting may not listen for messages yet; it has changed nothing outside itself.
+        if (member.address && worker.isConnected()) send(worker, { type: 'voe:stop' }); else worker.process.kill('SIGKILL');
+      })));
+      waiting.clear();
+      const failed = problems.filter(Boolean);
+      if (failed.length > 0) throw new Error(failed.join(' '));
+    })();
     return stopping;
   };
 
@@ -126,7 +216,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   started.catch(() => undefined);
   for (let i = 0; i < options.count; i++) {
     const worker = cluster.fork(options.env ?? {});
-    const member: Member = { worker };
+    const member: Member = { worker, lastPong: Date.now(), gone: false };
     members.set(worker.id, member);
     worker.on('message', (message: unknown) => { if (isWorkerMessage(message)) onMessage(member, message); });
     worker.on('exit', (code: number | null, signal: string | null) => onExit(member, code, signal));
@@ -136,29 +226,30 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
 
   const listenTimeoutMs = options.listenTimeoutMs ?? 60_000;
   const timer = setTimeout(() => {
-    const waiting = [...members.values()].filter((m) => !m.address).map((m) => m.worker.id);
+    const slow = [...members.values()].filter((m) => !m.address).map((m) => m.worker.id);
     startUp?.reject(new WebhookError('WEBHOOK_WORKER_FAILED',
-      `Webhook workers ${waiting.join(', ')} did not listen within ${Math.round(listenTimeoutMs / 1000)} s; the log says what they were doing.`));
+      `Webhook workers ${slow.join(', ')} did not listen within ${Math.round(listenTimeoutMs / 1000)} s; the log says what they were doing.`));
   }, listenTimeoutMs);
   const onAbort = (): void => startUp?.reject(new WebhookError('WEBHOOK_START_ABORTED', 'The webhook was stopped while its workers were starting; they were stopped.'));
   if (options.signal?.aborted) onAbort(); else options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await started;
   } catch (error) {
-    await stop();
+    // What start-up did is undone; a worker's own trouble stopping adds nothing to why start-up failed.
+    await stop().catch(() => undefined);
     throw error;
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     startUp = undefined;
   }
-  const first = [...members.values()][0]!;
-  log.info({ workers: options.count, pids: [...members.values()].map((m) => m.worker.process.pid) }, 'webhook workers listening');
+  const all = [...members.values()];
+  log.info({ workers: options.count, pids: all.map((m) => m.worker.process.pid) }, 'webhook workers listening');
   return {
-    address: first.address!,
-    pids: [...members.values()].map((m) => m.worker.process.pid!),
+    address: all[0]!.address!,
+    pids: all.map((m) => m.worker.process.pid!),
     caches,
-    metricsText: () => aggregator.clusterMetrics(),
+    metricsText,
     ended,
     stop,
   };

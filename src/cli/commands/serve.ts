@@ -7,7 +7,7 @@ import {
   type ServingWebhook,
 } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
-import { STOP_SIGNALS, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
+import { watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 
 interface ServeFlags extends AdmissionFlags {
   longhorn: 'auto' | 'on' | 'off';
@@ -55,9 +55,13 @@ export function register(program: Command): void {
   addAdmissionFlags(command)
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
-      if (cluster.isWorker) {
+      // A worker of our own pool (another cluster runner's workers do not get VOE_WEBHOOK_WORKER).
+      if (cluster.isWorker && process.env[WORKER_ENV] !== undefined) {
         await serveWorker(flags, logger.child({ worker: cluster.worker?.id }));
         return;
+      }
+      if (flags.workers > 1 && !cluster.isPrimary) {
+        throw new WebhookError('WEBHOOK_INVALID_OPTIONS', '--workers needs voe serve to be the first process: it runs as a worker of another cluster runner here (e.g. PM2 cluster mode); run it directly, or with --workers 1.');
       }
       // Before anything changes in the cluster or on disk: a signal or an uncaught error from here on
       // undoes what was done (registration, server, temporary certificate dir), also during start-up.
@@ -141,30 +145,31 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Pr
  * One of the workers of `voe serve --workers N`: cluster.fork ran this command again with the
  * primary's arguments, and the primary gave the certificate files and the address in
  * VOE_WEBHOOK_WORKER. The primary alone decides when to stop (it removes the registration
- * first), so the signals a terminal sends to every process of its group are ignored here.
+ * first), so the signals a terminal sends to every process of its group are ignored here
+ * (src/cli/worker-signals.ts, from the worker's first moments).
  */
 async function serveWorker(flags: ServeFlags, logger: Logger): Promise<void> {
   const settings = workerSettingsFromEnv();
   if (!settings) {
     throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `A webhook worker needs ${WORKER_ENV} from the voe serve --workers process that starts it.`);
   }
-  const ignore = (): void => undefined;
-  for (const signal of STOP_SIGNALS) process.on(signal, ignore);
-  const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
-  const kubeConfig = loadKubeConfig(flags.kubeconfig);
-  const wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
+  let wiring: ReturnType<typeof admissionWiring> | undefined;
   try {
     await serveAsWorker({
       logger, host: settings.host, port: settings.port, tls: settings,
-      startCaches: () => startCachesExplained(wiring.startCaches, kubeConfig, logger),
-      createValidators: wiring.createValidators,
+      // Inside serveAsWorker, so that a failure here too is reported once, by the primary.
+      startCaches: () => {
+        const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
+        const kubeConfig = loadKubeConfig(flags.kubeconfig);
+        wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
+        return startCachesExplained(wiring.startCaches, kubeConfig, logger);
+      },
+      createValidators: (caches) => wiring!.createValidators(caches),
     });
   } catch {
     // serveAsWorker told the primary why; it reports it once for all workers.
     process.exitCode = 1;
   } finally {
-    // The IPC channel would keep this process alive; the primary waits for its exit.
-    if (process.connected) process.disconnect();
     exitSoon();
   }
 }

@@ -188,3 +188,21 @@ test('voe serve --dev --workers 2: workers that cannot listen (port taken) are r
   assert.notEqual((await zero.exited).code, 0);
   assert.match(zero.stderr(), /--workers.*must be an integer from 1 to 64/);
 });
+
+test('voe serve --dev --workers 2: a worker killed while the caches are still syncing ends the start-up at once with WEBHOOK_WORKER_FAILED, not the 120 s sync timeout', async (t) => {
+  const { path: nobody } = await cp.mintKubeConfig('nobody');
+  const serve = spawn(t, ['--workers', '2'], nobody);
+  const certDir = await certDirOf(serve);
+  const [first, second] = await workerPids(serve) as [number, number];
+  t.after(() => { for (const pid of [first, second].filter(alive)) process.kill(pid, 'SIGKILL'); });
+  await serve.waitForLog(/informer list\/watch failed/);
+  const killed = Date.now();
+  process.kill(first, 'SIGKILL');
+  const exit = await serve.exited;
+  assert.ok(Date.now() - killed < 15_000, `exited ${Date.now() - killed} ms after the kill`);
+  assert.deepEqual([exit.code, exit.signal], [2, null], serve.stderr());
+  assert.match(serve.stderr(), new RegExp(`^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving$`, 'm'));
+  assert.equal(await registered(), false, 'never registered');
+  assert.equal(await exists(certDir), false);
+  assert.equal(alive(second), false);
+});

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startWorkerPool, sumSamples, WebhookError, type WorkerPool } from '../../../src/webhook/index.js';
+import { startWorkerPool, sumSamples, WebhookError, type WorkerPool, type WorkerPoolOptions } from '../../../src/webhook/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { eventually } from '../../support/held-clock.js';
 import { httpsRequest, pvcReview, writeServingFiles, type ServingFiles } from '../../support/webhook-client.js';
@@ -15,7 +15,9 @@ const WORKER = fileURLToPath(new URL('../../support/fixtures/pool-worker.js', im
 
 const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
-async function startPool(t: { after: (fn: () => Promise<void>) => void }, options: { ready?: boolean; env?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ pool: WorkerPool; files: ServingFiles; readyFile: string; logs: ReturnType<typeof captureLogger> }> {
+type PoolTuning = Pick<WorkerPoolOptions, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'stopTimeoutMs' | 'metricsTimeoutMs'>;
+
+async function startPool(t: { after: (fn: () => Promise<void>) => void }, options: { ready?: boolean; env?: Record<string, string>; signal?: AbortSignal; tuning?: PoolTuning } = {}): Promise<{ pool: WorkerPool; files: ServingFiles; readyFile: string; logs: ReturnType<typeof captureLogger> }> {
   const files = await writeServingFiles();
   const readyFile = join(files.dir, 'ready');
   if (options.ready) await writeFile(readyFile, '');
@@ -23,9 +25,9 @@ async function startPool(t: { after: (fn: () => Promise<void>) => void }, option
   t.after(() => files.cleanup());
   const pool = await startWorkerPool({
     count: 2, exec: WORKER, args: [files.certFile, files.keyFile, readyFile], logger: logs.logger, listenTimeoutMs: 30_000,
-    ...(options.env ? { env: options.env } : {}), ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.env ? { env: options.env } : {}), ...(options.signal ? { signal: options.signal } : {}), ...options.tuning,
   });
-  t.after(() => pool.stop());
+  t.after(() => pool.stop().catch(() => undefined));
   return { pool, files, readyFile, logs };
 }
 
@@ -79,6 +81,10 @@ test('two workers share the port; /readyz on either says ready only when every w
 });
 
 test('a worker that cannot start fails the start-up with WEBHOOK_WORKER_FAILED naming it and its error; no worker is left', async (t) => {
+  const exits: Array<{ code: number | null; signal: string | null }> = [];
+  const onExit = (_worker: unknown, code: number | null, signal: string | null): void => { exits.push({ code, signal }); };
+  cluster.on('exit', onExit);
+  t.after(() => cluster.off('exit', onExit));
   await assert.rejects(startPool(t, { env: { POOL_WORKER_FAIL: '1' } }), (error: unknown) => {
     assert.ok(error instanceof WebhookError);
     assert.equal(error.code, 'WEBHOOK_WORKER_FAILED');
@@ -86,6 +92,7 @@ test('a worker that cannot start fails the start-up with WEBHOOK_WORKER_FAILED n
     return true;
   });
   assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
+  assert.ok(exits.some((e) => e.code === 1 && e.signal === null), `a failed worker exits 1, not 0: ${JSON.stringify(exits)}`);
 });
 
 test('a worker that dies while serving: `ended` says which and how; stop() ends the other', async (t) => {
@@ -105,4 +112,26 @@ test('aborted during start-up: WEBHOOK_START_ABORTED and no worker is left', asy
   controller.abort();
   await assert.rejects(startPool(t, { signal: controller.signal }), (error: unknown) => error instanceof WebhookError && error.code === 'WEBHOOK_START_ABORTED');
   assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
+});
+
+test('a worker that stops answering (SIGSTOP): /metrics says which worker did not send its metrics, and the heartbeat kills it and ends the pool', async (t) => {
+  const { pool } = await startPool(t, { ready: true, tuning: { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 1_500, metricsTimeoutMs: 300 } });
+  const [stuck] = pool.pids as [number];
+  process.kill(stuck, 'SIGSTOP');
+  t.after(() => { if (alive(stuck)) process.kill(stuck, 'SIGKILL'); });
+  await assert.rejects(pool.metricsText(), (error: unknown) => error instanceof WebhookError && error.code === 'WEBHOOK_WORKER_FAILED' &&
+    new RegExp(`^Webhook worker \\d+ \\(pid ${stuck}\\) did not send its metrics within 0\\.3 s; no metrics are answered rather than a partial sum\\.$`).test(error.message));
+  const ended = await pool.ended;
+  assert.match(ended.message, new RegExp(`^Webhook worker \\d+ \\(pid ${stuck}\\) did not answer for 1\\.5 s \\(its event loop is stuck or the process stopped\\) and was killed$`));
+  assert.equal(alive(stuck), false);
+  await pool.stop();
+});
+
+test('stop() waits for every worker and then says which had to be killed', async (t) => {
+  const { pool } = await startPool(t, { ready: true, tuning: { stopTimeoutMs: 500 } });
+  const [stuck, other] = pool.pids as [number, number];
+  process.kill(stuck, 'SIGSTOP');
+  t.after(() => { if (alive(stuck)) process.kill(stuck, 'SIGKILL'); });
+  await assert.rejects(pool.stop(), new RegExp(`^Error: Webhook worker \\d+ \\(pid ${stuck}\\) did not stop within 0\\.5 s and was killed\\.$`));
+  assert.deepEqual([stuck, other].filter(alive), []);
 });
