@@ -1,20 +1,27 @@
 /**
  * A server process for bench/webhook.bench.ts (so the load generator does not share its event loop):
- * `voe` = createWebhookServer with the real admission validators over warm caches of N PVCs and VMs; `bare` = node:https answering a
+ * `voe` = createWebhookServer with the real admission validators over warm caches of N PVCs and VMs;
+ * `voe-workers` = the same in W worker processes (startWorkerPool + serveAsWorker, as `voe serve --workers W`
+ * runs them; this script is also each worker, mode `voe-worker`); `bare` = node:https answering a
  * constant AdmissionReview; `bare-parse` = the same plus JSON.parse of the body; `bare-scan` = the same plus one
- * well-formedness pass over the body that builds no objects (scanJson). Prints nothing; reports its port over IPC.
+ * well-formedness pass over the body that builds no objects (scanJson). Prints nothing; reports its port (and the
+ * pids of the processes serving) over IPC.
  */
 import { createServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createLogger } from '../../src/log/index.js';
-import { createAdmissionValidators, createWebhookServer, MemoryCache } from '../../src/webhook/index.js';
+import { fileURLToPath } from 'node:url';
+import { createAdmissionValidators, createWebhookServer, MemoryCache, serveAsWorker, startWorkerPool } from '../../src/webhook/index.js';
 import { buildFixture } from './cluster-fixtures.js';
 import { fixtureCaches } from './fixture-caches.js';
 import { scanJson } from './scan-json.js';
 
-const [mode, certFile, keyFile, countText] = process.argv.slice(2) as [string, string, string, string];
+const [mode, certFile, keyFile, countText, workersText] = process.argv.slice(2) as [string, string, string, string, string | undefined];
+
+/** Production log level (info: every refusal is logged), written to /dev/null asynchronously. */
+const quietLogger = () => createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
 
 if (mode === 'bare' || mode === 'bare-parse' || mode === 'bare-scan') {
   // bare: reads the body, answers a constant. bare-parse: also JSON.parse()s the body and echoes the uid,
@@ -41,14 +48,25 @@ if (mode === 'bare' || mode === 'bare-parse' || mode === 'bare-scan') {
     });
   });
   server.keepAliveTimeout = 90_000;
-  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
+  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port, pids: [process.pid] }));
+} else if (mode === 'voe-workers') {
+  const pool = await startWorkerPool({
+    count: Number(workersText), exec: fileURLToPath(import.meta.url), args: ['voe-worker', certFile, keyFile, countText], logger: quietLogger(),
+  });
+  process.send?.({ port: pool.address.port, pids: [process.pid, ...pool.pids] });
+  process.on('disconnect', () => { void pool.stop().finally(() => process.exit(0)); });
+} else if (mode === 'voe-worker') {
+  const fixture = buildFixture(Number(countText));
+  await serveAsWorker({
+    logger: quietLogger(), host: '127.0.0.1', port: 0, tls: { certFile, keyFile },
+    startCaches: async () => ({ caches: fixtureCaches(fixture), ready: () => true, unsynced: () => [], notServed: () => [], stop: async () => undefined }),
+    createValidators: (caches) => createAdmissionValidators({ caches, csiDrivers: new MemoryCache([]) }),
+  });
 } else {
   const fixture = buildFixture(Number(countText));
-  // Production log level (info: every refusal is logged), written to /dev/null asynchronously.
-  const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
   const validators = createAdmissionValidators({ caches: fixtureCaches(fixture), csiDrivers: new MemoryCache([]) });
-  const server = createWebhookServer({ validators, tls: { certFile, keyFile }, ready: () => true, logger });
+  const server = createWebhookServer({ validators, tls: { certFile, keyFile }, ready: () => true, logger: quietLogger() });
   const address = await server.listen(0, '127.0.0.1');
-  process.send?.({ port: address.port });
+  process.send?.({ port: address.port, pids: [process.pid] });
 }
-process.on('disconnect', () => process.exit(0));
+if (mode !== 'voe-workers' && mode !== 'voe-worker') process.on('disconnect', () => process.exit(0));
