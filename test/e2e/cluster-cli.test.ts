@@ -47,6 +47,36 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
   for (const pid of pids) assert.equal(alive(pid), false, `pid ${pid} is gone`);
 });
 
+test('voe cluster start on a directory whose control plane is still starting is refused before it changes anything there', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+  const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { stdio: 'ignore', env: controlPlaneTestEnv() });
+  t.after(async () => {
+    if (foreground.exitCode === null) {
+      foreground.kill('SIGTERM');
+      await new Promise((resolve) => foreground.once('exit', resolve));
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+  const exists = (name: string): Promise<boolean> => readFile(join(dir, name)).then(() => true, () => false);
+  // Starting: it holds the lock, and writes its pid file only once the control plane is ready.
+  for (let i = 0; !(await exists('voe-cluster.lock')); i++) {
+    assert.ok(i < 300, 'the foreground run takes the lock');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(await exists('voe-cluster.pid'), false, 'still starting');
+  await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { env: controlPlaneTestEnv() }),
+    (error: { code?: number; stderr?: string }) => error.code === 2 &&
+      /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for .* \(pid \d+\)/.test(error.stderr ?? ''));
+  assert.equal(await exists('voe-cluster.log'), false, 'no second supervisor was started in the background');
+  for (let i = 0; !(await exists('voe-cluster.pid')); i++) {
+    assert.ok(i < 900 && foreground.exitCode === null, 'the first one still becomes ready');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const kc = new KubeConfig();
+  kc.loadFromFile(join(dir, 'kubeconfig'));
+  assert.ok((await kc.makeApiClient(CoreV1Api).listNamespace()).items.length > 0);
+});
+
 test('voe cluster stop never kills a process that only reused a pid from a leftover pid file', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
   const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });

@@ -38,16 +38,21 @@ async function runsIn(pid: number, dir: string): Promise<boolean> {
   return cmdline.split('\0').some((arg) => arg === dir || arg.includes(`${dir}/`) || arg.includes(`=${dir}`));
 }
 
+/** Takes DIR/voe-cluster.lock at once, or fails with CONTROLPLANE_ALREADY_RUNNING naming the supervisor that holds it. */
+function lockDir(dir: string): Promise<() => Promise<void>> {
+  return acquireLockFile(join(dir, 'voe-cluster.lock'), {
+    deadline: Date.now(),
+    busy: (holder) => new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs (or is starting) for ${dir} (pid ${holder}); use 'voe cluster stop --dir ${dir}' first`),
+    cannotCreate: (code, cause) => new ControlPlaneError('CONTROLPLANE_START_FAILED', `cannot create the lock file in ${dir} (${code})`, { cause }),
+  });
+}
+
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
 async function runForeground(dir: string, cacheDir: string, crds: boolean): Promise<void> {
   await mkdir(dir, { recursive: true });
   // Held for the supervisor's life: a second `run` or `start` on the directory must not rewrite the
   // certificates or pid files of the running control plane (or race with it while both start).
-  const releaseDir = await acquireLockFile(join(dir, 'voe-cluster.lock'), {
-    deadline: Date.now(),
-    busy: (holder) => new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs (or is starting) for ${dir} (pid ${holder}); use 'voe cluster stop --dir ${dir}' first`),
-    cannotCreate: (code, cause) => new ControlPlaneError('CONTROLPLANE_START_FAILED', `cannot create the lock file in ${dir} (${code})`, { cause }),
-  });
+  const releaseDir = await lockDir(dir);
   try {
     await superviseControlPlane(dir, cacheDir, crds);
   } finally {
@@ -116,6 +121,8 @@ export function register(program: Command): void {
       if (running && processAlive(running)) {
         throw new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`);
       }
+      // One still starting has no pid file yet, but holds the lock: refused before anything in DIR changes.
+      await (await lockDir(dir))();
       // Build in the foreground so the progress lines reach the terminal.
       await resolveBinaries({ cacheDir, env: process.env, onProgress: progress });
       await rm(join(dir, READY), { force: true });
