@@ -107,7 +107,16 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     res.status(503).type('text/plain').send(`not ready: ${missing}`);
   });
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await (options.metricsText ? options.metricsText() : metrics.registry.metrics()));
+    let text: string;
+    try {
+      text = await (options.metricsText ? options.metricsText() : metrics.registry.metrics());
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      log.warn({ error: why }, 'metrics unavailable');
+      res.status(500).type('text/plain').send(`metrics unavailable: ${why}`);
+      return;
+    }
+    res.type(metrics.registry.contentType).send(text);
   });
 
   const admissionHandlers = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();

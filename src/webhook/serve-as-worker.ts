@@ -59,7 +59,7 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
         if (!waiting) return;
         pending.delete(message.id);
         clearTimeout(waiting.timer);
-        if (message.text !== undefined) waiting.resolve(message.text); else waiting.reject(new Error(`aggregating the workers' metrics failed: ${message.error ?? 'no answer'}`));
+        if (message.text !== undefined) waiting.resolve(message.text); else waiting.reject(new Error(message.error ?? 'the voe serve primary process sent no metrics'));
         break;
       }
       case 'voe:collect-metrics': {

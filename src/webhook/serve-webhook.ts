@@ -211,7 +211,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
         env: { [WORKER_ENV]: JSON.stringify({ certFile: certFile!, keyFile: keyFile!, host: options.host, port: options.port } satisfies WorkerSettings) },
         signal,
       });
-      cleanups.push({ run: () => pool.stop(), left: (why) => `Could not stop the webhook workers cleanly: ${why}.` });
+      cleanups.push({ run: () => pool.stop(), left: (why) => `Could not stop the webhook workers cleanly: ${why.replace(/\.$/, '')}.` });
       serving = {
         address: pool.address, ready: () => pool.caches().ready, unsynced: () => pool.caches().unsynced,
         metricsText: () => pool.metricsText(), ended: pool.ended,

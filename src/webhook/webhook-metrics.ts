@@ -6,7 +6,7 @@ export interface WebhookMetrics {
   readonly requests: Counter<'webhook' | 'decision' | 'reason'>;
   /** voe_webhook_request_duration_seconds{webhook, decision, reason}: from the request's headers to the answer written. */
   readonly duration: Histogram<'webhook' | 'decision' | 'reason'>;
-  /** voe_webhook_bad_requests_total{webhook}: answered 400 (not an AdmissionReview v1). */
+  /** voe_webhook_bad_requests_total{webhook}: answered 400, 413 or 415 (not an AdmissionReview v1, too large, not utf-8 JSON). */
   readonly badRequests: Counter<'webhook'>;
   /** voe_webhook_certificate_reloads_total{result}: result is "success" or "failure". */
   readonly certificateReloads: Counter<'result'>;
@@ -35,7 +35,7 @@ export function createWebhookMetrics(registry?: Registry): WebhookMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     })),
     badRequests: reuse(reg, 'voe_webhook_bad_requests_total', () => new Counter({
-      name: 'voe_webhook_bad_requests_total', help: 'Requests answered 400 because they were not an admission.k8s.io/v1 AdmissionReview.',
+      name: 'voe_webhook_bad_requests_total', help: 'Requests answered 400, 413 or 415: not an admission.k8s.io/v1 AdmissionReview, over the body limit, or not utf-8 JSON.',
       labelNames: ['webhook'] as const, registers,
     })),
     certificateReloads: reuse(reg, 'voe_webhook_certificate_reloads_total', () => new Counter({

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry } from 'prom-client';
+import { isVoeError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { WebhookError } from './webhook-error.js';
 import {
@@ -135,7 +136,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       case 'voe:metrics-request':
         metricsText().then(
           (text) => send(member.worker, { type: 'voe:metrics', id: message.id, text }),
-          (error: unknown) => send(member.worker, { type: 'voe:metrics', id: message.id, error: error instanceof Error ? error.message : String(error) }),
+          (error: unknown) => send(member.worker, { type: 'voe:metrics', id: message.id, error: isVoeError(error) ? `${error.code}: ${error.message}` : String(error) }),
         );
         break;
       case 'voe:own-metrics':

@@ -16,6 +16,7 @@ const validators: Validator[] = [
 
 async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
   ready?: () => boolean; bodyLimitBytes?: number; cacheStatus?: () => { unsynced?: string[]; notServed?: string[] };
+  metricsText?: () => Promise<string>;
 } = {}) {
   const files = await writeServingFiles();
   const logs = captureLogger();
@@ -23,6 +24,7 @@ async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
     validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: opts.ready ?? (() => true), logger: logs.logger,
     ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),
     ...(opts.cacheStatus ? { cacheStatus: opts.cacheStatus } : {}),
+    ...(opts.metricsText ? { metricsText: opts.metricsText } : {}),
   });
   const address = await server.listen(0, '127.0.0.1');
   const agent = new Agent({ keepAlive: true });
@@ -144,6 +146,27 @@ test('/livez, /readyz follow the readiness function, /metrics exposes the webhoo
   assert.match(metrics, /voe_webhook_bad_requests_total\{webhook="pvc-resize"\} 1/);
   assert.match(metrics, /voe_webhook_certificate_expiry_timestamp_seconds \d+/);
   assert.match(metrics, /process_cpu_seconds_total/);
+});
+
+test('/metrics from metricsText (a --workers worker answers the pool\'s); when it fails, 500 text saying why, logged, and the server keeps serving', async (t) => {
+  let fail = false;
+  const { call, logs } = await start(t, {
+    metricsText: async () => {
+      if (fail) throw new Error('WEBHOOK_WORKER_FAILED: Webhook worker 2 (pid 7) did not send its metrics within 3 s');
+      return 'pool_metric 1\n';
+    },
+  });
+  const ok = await call('/metrics', undefined, 'GET');
+  assert.equal(ok.status, 200);
+  assert.equal(ok.body, 'pool_metric 1\n');
+  assert.match(String(ok.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+  fail = true;
+  const failed = await call('/metrics', undefined, 'GET');
+  assert.equal(failed.status, 500);
+  assert.match(String(failed.headers['content-type']), /^text\/plain; charset=utf-8/);
+  assert.equal(failed.body, 'metrics unavailable: WEBHOOK_WORKER_FAILED: Webhook worker 2 (pid 7) did not send its metrics within 3 s');
+  assert.ok(logs.lines().some((l) => l['msg'] === 'metrics unavailable' && String(l['error']).includes('did not send its metrics')));
+  assert.deepEqual((await call('/validate/pvc-resize', pvcReview('after'))).json(), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'after', allowed: true } });
 });
 
 test('/readyz names the caches not synced yet, and once ready the resources the cluster does not serve', async (t) => {
