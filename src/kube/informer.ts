@@ -41,7 +41,12 @@ export interface InformerOptions {
    * By default that is a failure like any other: retried with backoff, never synced. With
    * `notServedAsEmpty` it is a synced, empty list (objects cached before are deleted, with events),
    * `served` turns false, and the list is tried again every `notServedRetryMs` (5 s unless told)
-   * until the resource is served; then the informer fills and watches as usual.
+   * until the resource is served; then the informer fills and watches as usual. A 404 is only
+   * taken as "not served" once discovery (`/apis/<group>/<version>`) confirms the resource is
+   * gone: API servers and proxies answer spurious 404s (kubernetes#115241). While discovery still
+   * lists it (or cannot be read), the cache is kept as it was but `hasSynced` is false, so readers
+   * refuse to decide from it instead of deciding from an empty cache; the next successful list
+   * ends that.
    */
   notServedAsEmpty?: boolean;
   notServedRetryMs?: number;
@@ -95,6 +100,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   #resolveSynced!: () => void;
   #rejectSynced!: (e: unknown) => void;
   #hasSynced = false;
+  /** A list answered 404 that discovery did not confirm: the cache may be stale. */
+  #inDoubt = false;
   #served: boolean | undefined;
   #abort = new AbortController();
   #running: Promise<void> | undefined;
@@ -112,8 +119,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     this.synced.catch(() => undefined);
   }
 
+  /** Listed at least once, and not in doubt since (see `notServedAsEmpty`). */
   get hasSynced(): boolean {
-    return this.#hasSynced;
+    return this.#hasSynced && !this.#inDoubt;
   }
 
   /** Whether the API server served the resource at the last list: undefined before the first answer. */
@@ -295,7 +303,28 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     } while (cont && !this.#stopped);
     if (this.#stopped) return;
     this.#replace(items, rv);
+    this.#inDoubt = false;
     this.#setServed(true);
+  }
+
+  /**
+   * After a 404 on list: whether discovery confirms the API server does not serve the resource
+   * (its group/version is not served, or does not list the plural). False when discovery lists it
+   * or cannot be read.
+   */
+  async #confirmNotServed(): Promise<boolean> {
+    const { group, version, plural } = this.#opts.resource;
+    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    try {
+      const list = await requestJson<{ resources?: Array<{ name?: string }> }>(this.#opts.kubeConfig, {
+        method: 'GET', path, signal: this.#abort.signal, timeoutMs: 30_000,
+      });
+      return !(list.resources ?? []).some((r) => r.name === plural);
+    } catch (err) {
+      if (isNotFound(err)) return true;
+      this.#opts.logger?.warn({ path, error: err instanceof Error ? err.message : String(err) }, 'discovery failed after a 404; keeping the cache, not synced');
+      return false;
+    }
   }
 
   #setServed(served: boolean): void {
@@ -378,6 +407,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     const notServedAsEmpty = this.#opts.notServedAsEmpty === true;
     while (!this.#stopped) {
       let failed: unknown;
+      let pause = 0;
       try {
         if (needList) {
           try {
@@ -385,7 +415,18 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
           } catch (err) {
             if (!notServedAsEmpty || !isNotFound(err)) throw err;
             if (this.#stopped) break;
-            this.#notServed();
+            if (await this.#confirmNotServed()) {
+              if (this.#stopped) break;
+              this.#inDoubt = false;
+              this.#notServed();
+            } else {
+              if (this.#stopped) break;
+              if (!this.#inDoubt) {
+                this.#opts.logger?.warn({ path: this.#path, cached: this.#store.size },
+                  'list answered 404 but discovery still lists the resource; keeping the cache, not synced until a list succeeds');
+              }
+              this.#inDoubt = true;
+            }
             failures = 0;
             lastGone = false;
             await sleep(this.#clock, this.#opts.notServedRetryMs ?? 5_000, this.#abort.signal);
@@ -405,6 +446,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         } else if (events > 0 || this.#clock.now() - started >= 1000) {
           failures = 0;
           lastGone = false;
+          // A watch that keeps ending within a second after a few events (a server closing it each
+          // time) must not become a tight reconnect loop.
+          if (this.#clock.now() - started < 1000) pause = backoff.baseMs;
         } else {
           failed = new Error('watch closed immediately without events');
         }
@@ -421,6 +465,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         } else {
           failed = err;
           lastGone = false;
+          // As client-go's reflector: after a failed watch, list again (with backoff) rather than
+          // re-watching from the same resourceVersion forever (e.g. watch refused, 500s, a proxy).
+          needList = true;
         }
       }
       if (this.#stopped) break;
@@ -433,6 +480,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         const delay = jitteredDelay(failures, backoff, this.#random);
         this.#opts.logger?.warn({ err: failed, path: this.#path, failures, retryInMs: Math.round(delay) }, 'informer list/watch failed; restarting after backoff');
         await sleep(this.#clock, delay, this.#abort.signal);
+      } else if (pause > 0) {
+        await sleep(this.#clock, pause, this.#abort.signal);
       }
     }
   }

@@ -151,14 +151,28 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
           const line = buf.slice(0, nl).trim();
           buf = buf.slice(nl + 1);
           if (line === '' || aborted) continue;
+          // A line that is not a watch event (never from a real API server), or an event the caller
+          // cannot take, ends this watch with that error (the caller lists again); nothing is thrown
+          // from this socket callback. The request is destroyed without an error: its error event
+          // could reach a socket already handed back to the agent.
+          const fail = (e: unknown): void => { finish(e instanceof Error ? e : new Error(String(e))); r.destroy(); };
           let parsed: WatchEvent;
           try {
             parsed = JSON.parse(line) as WatchEvent;
           } catch (e) {
-            r.destroy(e as Error);
+            fail(e);
             return;
           }
-          w.onEvent(parsed);
+          if (typeof parsed !== 'object' || parsed === null || typeof parsed.type !== 'string' || typeof parsed.object !== 'object' || parsed.object === null) {
+            fail(new Error(`malformed watch event: ${line.slice(0, 200)}`));
+            return;
+          }
+          try {
+            w.onEvent(parsed);
+          } catch (e) {
+            fail(e);
+            return;
+          }
         }
       });
       res.on('end', () => finish(null));
