@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** Build cache outside any clone: $VOE_CACHE_DIR, else ~/.cache/voe. */
+/** Build cache outside any clone: $VOE_CACHE_DIR (an empty value counts as unset), else ~/.cache/voe. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.VOE_CACHE_DIR ?? join(env.HOME ?? homedir(), '.cache', 'voe');
+  return env.VOE_CACHE_DIR || join(env.HOME || homedir(), '.cache', 'voe');
 }

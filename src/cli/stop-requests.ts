@@ -1,3 +1,5 @@
+import { constants as osConstants } from 'node:os';
+
 /** The signals that stop a long-running command: Ctrl-C, `kill`, and a closed terminal. */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
@@ -16,6 +18,11 @@ export interface StopRequests {
   reason(): StopReason | undefined;
   /** Removes the handlers; call after cleaning up. */
   dispose(): void;
+}
+
+/** The exit code after a stop request: 128 + the signal's number, as if the signal had ended the process; 2 after an uncaught error. */
+export function stopExitCode(reason: StopReason): number {
+  return reason.kind === 'signal' ? 128 + osConstants.signals[reason.signal] : 2;
 }
 
 /** The part of `process` this needs (a real process in production and in the tests). */

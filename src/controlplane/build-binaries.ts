@@ -93,7 +93,13 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
   const builtEtcd = join(dir, 'etcd');
   const fallbackMarker = join(dir, 'etcd-fallback');
   const debianEtcd = options.debianEtcd ?? '/usr/bin/etcd';
-  await mkdir(dir, { recursive: true });
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ControlPlaneError('CONTROLPLANE_BUILD_FAILED',
+      `cannot create the build cache ${dir} (${code}); pass a writable --cache-dir or set VOE_CACHE_DIR`, { cause: error });
+  }
 
   const cached = async (): Promise<BuiltBinaries | undefined> => {
     if (!(await isExecutable(kubeApiServer))) return undefined;

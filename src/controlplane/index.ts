@@ -4,4 +4,6 @@ export { startControlPlane, startTimeoutFromEnv, type StartControlPlaneOptions }
 export { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
 export { buildBinaries, binariesDir, type BuiltBinaries, type BuildOptions } from './build-binaries.js';
 export { installCrds, readCrds, crdManifestDir } from './install-crds.js';
+export { killManagedProcesses } from './managed-process.js';
+export { lockControlPlaneDir } from './lock-control-plane-dir.js';
 export { KUBERNETES_VERSION, ETCD_VERSION } from './versions.js';

@@ -7,6 +7,14 @@ import { ControlPlaneError } from './control-plane-error.js';
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
+/**
+ * Kills every process we started (SIGKILL), then removes the temporary directories registered to
+ * go at exit. For a command whose graceful stop is cut short (a second Ctrl-C while stopping).
+ */
+export function killManagedProcesses(): void {
+  killAllAndRemoveDirs();
+}
+
 /** Kills every process we started, then removes the temporary directories registered to go at exit. */
 function killAllAndRemoveDirs(): void {
   for (const child of running) child.kill('SIGKILL');
@@ -65,6 +73,9 @@ export function startProcess(options: StartProcessOptions): ManagedProcess {
   } finally {
     closeSync(fd);
   }
+  // At once: a binary that cannot be started reports it as an 'error' event after this returns,
+  // which without a listener would crash the process instead of the error below.
+  child.on('error', () => undefined);
   if (child.pid === undefined) {
     throw new ControlPlaneError('CONTROLPLANE_BINARY_MISSING', `cannot start ${options.name} (${options.command})`);
   }
@@ -81,7 +92,6 @@ export function startProcess(options: StartProcessOptions): ManagedProcess {
     return { code, signal };
   })();
   exited.catch(() => undefined);
-  child.on('error', () => undefined);
   let alive = true;
   void exited.then(() => { alive = false; });
   const pid = child.pid;

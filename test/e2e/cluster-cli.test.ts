@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +13,10 @@ import { controlPlaneTestEnv } from '../support/use-control-plane.js';
 const run = promisify(execFile);
 const voe = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
+/** Running: it exists and is not a zombie (a killed child whose new parent has not reaped it yet). */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try { process.kill(pid, 0); } catch { return false; }
+  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'; } catch { return false; }
 }
 
 test('voe cluster start writes a working kubeconfig and voe cluster stop leaves nothing running', async (t) => {
@@ -94,4 +97,37 @@ test('voe cluster stop never kills a process that only reused a pid from a lefto
 test('voe --help lists the commands', async () => {
   const { stdout } = await run(process.execPath, [voe, '--help']);
   assert.match(stdout, /cluster/);
+});
+
+test('voe cluster run: a second SIGINT while it stops kills what is left at once (no etcd left running), exit 130', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+  const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { stdio: 'ignore', env: controlPlaneTestEnv() });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => foreground.once('exit', (code, signal) => resolve({ code, signal })));
+  t.after(async () => {
+    if (foreground.exitCode === null) foreground.kill('SIGKILL');
+    await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; !(await readFile(join(dir, 'ready'), 'utf8').catch(() => '')); i++) {
+    assert.ok(i < 900 && foreground.exitCode === null, 'it becomes ready');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const children = await Promise.all(['etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  foreground.kill('SIGINT');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  foreground.kill('SIGINT');
+  assert.deepEqual(await exited, { code: 130, signal: null });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual(children.filter(alive), [], 'etcd and kube-apiserver are gone');
+});
+
+test('voe cluster build with a cache dir that cannot be created says so (no stack trace); start rejects a --timeout that is not a number', async () => {
+  const env = { ...process.env };
+  for (const name of ['TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD', 'KUBEBUILDER_ASSETS']) delete env[name];
+  await assert.rejects(run(process.execPath, [voe, 'cluster', 'build', '--cache-dir', '/dev/null/voe'], { env }),
+    (error: { code?: number; stderr?: string }) => error.code === 2 &&
+      /^voe: CONTROLPLANE_BUILD_FAILED: cannot create the build cache \/dev\/null\/voe\/.* \(ENOTDIR\); pass a writable --cache-dir or set VOE_CACHE_DIR$/m.test(error.stderr ?? '') &&
+      !/\n\s+at /.test(error.stderr ?? ''));
+  await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', '/tmp/never-used', '--timeout', 'abc']),
+    (error: { code?: number; stderr?: string }) => error.code !== 0 && /--timeout.*must be a number of seconds from 1 to 2147483/.test(error.stderr ?? ''));
 });

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import {
   DEMO_STEPS, SCENARIO, scenarioClaims, StagedCluster, stageExpansionScenario, type DemoReport, type SurveyRow,
 } from '../../src/demo/index.js';
@@ -119,4 +119,46 @@ test('voe demo interrupted (SIGINT) while it tries the resizes leaves nothing be
   child.kill('SIGINT');
   assert.notEqual(await exited, 0);
   assert.deepEqual(await readdir(tmp), [], 'nothing left in its TMPDIR');
+});
+
+test('voe demo --dir stopped by SIGTERM exits 143 and takes its webhook registration with it; DIR is then one control plane\'s: a demo beside a running one is refused', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-demo-dir-'));
+  t.after(async () => {
+    await run(['cluster', 'stop', '--dir', dir], localEnv());
+    await rm(dir, { recursive: true, force: true });
+  });
+  const child = spawn(process.execPath, [MAIN, 'demo', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: localEnv() });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  // The first step printed: the webhook is registered.
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', () => reject(new Error(`voe demo ended before its first step: ${stderr}`)));
+  });
+  child.kill('SIGTERM');
+  assert.deepEqual(await exited, { code: 143, signal: null }, stderr);
+
+  // The same DIR as a control plane of its own: the demo's configuration (failurePolicy Fail, pointing
+  // at the stopped demo) is not there to refuse every growing PVC.
+  const started = await run(['cluster', 'start', '--dir', dir], localEnv());
+  assert.equal(started.code, 0, started.stderr);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(join(dir, 'kubeconfig'));
+  const configurations = await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listValidatingWebhookConfiguration();
+  assert.deepEqual(configurations.items.map((c) => c.metadata?.name), []);
+
+  const beside = await run(['demo', '--dir', dir], localEnv());
+  assert.equal(beside.code, 2, beside.stderr);
+  assert.match(beside.stderr, /^voe: CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for /m);
+  const kubeConfigAgain = new KubeConfig();
+  kubeConfigAgain.loadFromFile(join(dir, 'kubeconfig'));
+  assert.ok((await kubeConfigAgain.makeApiClient(CoreV1Api).listNamespace()).items.length > 0, 'the running control plane still answers with its kubeconfig');
+});
+
+test('voe demo with a binary that cannot be started says so and exits 2 (no crash)', async () => {
+  const result = await run(['demo'], { ...localEnv(), TEST_ASSET_KUBE_APISERVER: '/nonexistent/kube-apiserver', TEST_ASSET_ETCD: '/nonexistent/etcd' });
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /^voe: CONTROLPLANE_BINARY_MISSING: cannot start etcd \(\/nonexistent\/etcd\)/m);
+  assert.doesNotMatch(result.stderr, /Unhandled 'error' event/);
 });

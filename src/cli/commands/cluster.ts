@@ -4,9 +4,12 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
-import { installCrds, resolveBinaries, startControlPlane, ControlPlaneError, KUBERNETES_VERSION } from '../../controlplane/index.js';
-import { acquireLockFile, processAlive } from '../../lock/index.js';
+import { Command, InvalidArgumentError } from 'commander';
+import {
+  installCrds, killManagedProcesses, type ControlPlane, lockControlPlaneDir, resolveBinaries, startControlPlane, ControlPlaneError, KUBERNETES_VERSION,
+} from '../../controlplane/index.js';
+import { processAlive } from '../../lock/index.js';
+import { stopExitCode, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 import { defaultCacheDir } from '../cache-dir.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
@@ -38,32 +41,40 @@ async function runsIn(pid: number, dir: string): Promise<boolean> {
   return cmdline.split('\0').some((arg) => arg === dir || arg.includes(`${dir}/`) || arg.includes(`=${dir}`));
 }
 
-/** Takes DIR/voe-cluster.lock at once, or fails with CONTROLPLANE_ALREADY_RUNNING naming the supervisor that holds it. */
-function lockDir(dir: string): Promise<() => Promise<void>> {
-  return acquireLockFile(join(dir, 'voe-cluster.lock'), {
-    deadline: Date.now(),
-    busy: (holder) => new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs (or is starting) for ${dir} (pid ${holder}); use 'voe cluster stop --dir ${dir}' first`),
-    cannotCreate: (code, cause) => new ControlPlaneError('CONTROLPLANE_START_FAILED', `cannot create the lock file in ${dir} (${code})`, { cause }),
-  });
-}
-
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
 async function runForeground(dir: string, cacheDir: string, crds: boolean): Promise<void> {
   await mkdir(dir, { recursive: true });
   // Held for the supervisor's life: a second `run` or `start` on the directory must not rewrite the
   // certificates or pid files of the running control plane (or race with it while both start).
-  const releaseDir = await lockDir(dir);
+  const releaseDir = await lockControlPlaneDir(dir);
+  // SIGINT, SIGTERM, SIGHUP: once the control plane is up, a graceful stop; during start-up, or
+  // again while stopping, every process is killed at once (never an orphaned etcd).
+  const stops = watchStopRequests(process, stopAtOnce);
   try {
-    await superviseControlPlane(dir, cacheDir, crds);
+    await superviseControlPlane(dir, cacheDir, crds, stops);
   } finally {
+    stops.dispose();
     await releaseDir();
   }
 }
 
-async function superviseControlPlane(dir: string, cacheDir: string, crds: boolean): Promise<void> {
+function parseTimeoutSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_147_483) throw new InvalidArgumentError('must be a number of seconds from 1 to 2147483');
+  return seconds;
+}
+
+function stopAtOnce(reason: StopReason): never {
+  killManagedProcesses();
+  process.exit(stopExitCode(reason));
+}
+
+async function superviseControlPlane(dir: string, cacheDir: string, crds: boolean, stops: StopRequests): Promise<void> {
   await rm(join(dir, READY), { force: true });
   await rm(join(dir, FAILED), { force: true });
-  let cp;
+  let cp: ControlPlane | undefined;
+  // Stopped while starting: kill what started (startControlPlane cannot be interrupted half-way).
+  void stops.requested.then((reason) => { if (!cp) stopAtOnce(reason); });
   try {
     cp = await startControlPlane({ dir, cacheDir, env: process.env, onProgress: progress });
     if (crds) await installCrds(cp.kubeConfig);
@@ -72,19 +83,20 @@ async function superviseControlPlane(dir: string, cacheDir: string, crds: boolea
     await writeFile(join(dir, FAILED), `${(error as Error).message}\n`);
     throw error;
   }
+  if (stops.reason()) stopAtOnce(stops.reason()!);
   await writeFile(join(dir, PID), `${process.pid}\n`);
   await writeFile(join(dir, READY), `${cp.apiServerUrl}\n`);
   progress(`voe: control plane ${KUBERNETES_VERSION} ready at ${cp.apiServerUrl}; kubeconfig ${cp.kubeconfigPath}`);
   const keepAlive = setInterval(() => undefined, 1 << 30);
-  await new Promise<void>((done) => {
-    const shutdown = () => done();
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
-  });
+  const reason = await stops.requested;
   clearInterval(keepAlive);
   await rm(join(dir, READY), { force: true });
   await cp.stop();
-  await rm(join(dir, PID), { force: true });
+  for (const file of [PID, 'etcd.pid', 'kube-apiserver.pid']) await rm(join(dir, file), { force: true });
+  if (reason.kind === 'error') {
+    process.stderr.write(`voe: ${reason.origin}: ${reason.error instanceof Error ? (reason.error.stack ?? reason.error.message) : String(reason.error)}\n`);
+    process.exitCode = 2;
+  }
 }
 
 export function register(program: Command): void {
@@ -112,8 +124,8 @@ export function register(program: Command): void {
     .requiredOption('--dir <dir>', 'working directory (kubeconfig, certificates, etcd data, logs)')
     .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
     .option('--no-crds', 'do not install the KubeVirt, Harvester, Longhorn, CDI and voe CRDs')
-    .option('--timeout <seconds>', 'how long to wait for it to be ready', '120')
-    .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: string }) => {
+    .option('--timeout <seconds>', 'how long to wait for it to be ready', parseTimeoutSeconds, 120)
+    .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: number }) => {
       const dir = resolve(opts.dir);
       const cacheDir = opts.cacheDir ?? defaultCacheDir();
       await mkdir(dir, { recursive: true });
@@ -122,7 +134,7 @@ export function register(program: Command): void {
         throw new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`);
       }
       // One still starting has no pid file yet, but holds the lock: refused before anything in DIR changes.
-      await (await lockDir(dir))();
+      await (await lockControlPlaneDir(dir))();
       // Build in the foreground so the progress lines reach the terminal.
       await resolveBinaries({ cacheDir, env: process.env, onProgress: progress });
       await rm(join(dir, READY), { force: true });
@@ -142,7 +154,7 @@ export function register(program: Command): void {
         }
         const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
         if (failed || (child.pid && !processAlive(child.pid))) {
-          throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${failed?.trim() ?? 'supervisor exited'} (see ${join(dir, 'voe-cluster.log')})`);
+          throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${failed?.trim() || 'its supervisor exited without saying why'} (see ${join(dir, 'voe-cluster.log')})`);
         }
         if (Date.now() > deadline) {
           if (child.pid) await killAndWait(child.pid, 20_000);

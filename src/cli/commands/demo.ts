@@ -1,8 +1,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { pino } from 'pino';
-import { installCrds, KUBERNETES_VERSION, startControlPlane, type ControlPlane } from '../../controlplane/index.js';
-import { runDemo, surveyExpansions, DemoError } from '../../demo/index.js';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  installCrds, killManagedProcesses, KUBERNETES_VERSION, lockControlPlaneDir, startControlPlane, type ControlPlane,
+} from '../../controlplane/index.js';
+import { DEMO_CONFIGURATION_NAME, runDemo, surveyExpansions, DemoError } from '../../demo/index.js';
+import { deleteValidatingWebhookConfiguration } from '../../webhook/index.js';
+import { stopExitCode, watchStopRequests, type StopReason } from '../stop-requests.js';
 import { createLogger } from '../../log/index.js';
 import { loadKubeConfig } from '../../kube/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
@@ -20,14 +26,38 @@ interface DemoFlags extends AdmissionFlags {
 
 const progress = (line: string): void => { process.stderr.write(`${line}\n`); };
 
+/** Ends the process after a stop request, with SIGKILL for whatever still runs. */
+function exitAfterStop(reason: StopReason): never {
+  killManagedProcesses();
+  process.exit(stopExitCode(reason));
+}
+
 /** Local mode: a fresh control plane, the staged scenario, the webhook, every resize of the demo. */
 async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
   progress(`voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`);
   let cp: ControlPlane | undefined;
-  const onSignal = (): void => { void (cp?.stop() ?? Promise.resolve()).finally(() => process.exit(130)); };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  let releaseDir: (() => Promise<void>) | undefined;
+  // SIGINT, SIGTERM, SIGHUP (and an uncaught error), at any moment: remove the demo's webhook
+  // registration (in a kept --dir it would refuse every growing PVC later), stop the control
+  // plane, exit 128 + the signal's number. A second request while doing so kills at once.
+  const stops = watchStopRequests(process, exitAfterStop);
+  void stops.requested.then(async (reason) => {
+    try {
+      if (cp) {
+        await deleteValidatingWebhookConfiguration(cp.kubeConfig, DEMO_CONFIGURATION_NAME).catch(() => undefined);
+        await cp.stop();
+      }
+      await releaseDir?.();
+    } finally {
+      exitAfterStop(reason);
+    }
+  });
   try {
+    if (flags.dir) {
+      // One supervisor per directory: never beside a `voe cluster start --dir` or another demo there.
+      await mkdir(flags.dir, { recursive: true });
+      releaseDir = await lockControlPlaneDir(resolve(flags.dir));
+    }
     cp = await startControlPlane({ cacheDir: flags.cacheDir ?? defaultCacheDir(), env: process.env, onProgress: progress, ...(flags.dir ? { dir: flags.dir } : {}) });
     await installCrds(cp.kubeConfig);
     progress(`voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then registering the webhook\n`);
@@ -38,10 +68,16 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
     });
     process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDemoSummary(report));
     return report.ok;
+  } catch (error) {
+    // Stopped: what fails now is the stop's doing (the API server going away); the stop ends the process.
+    if (stops.reason()) await new Promise<never>(() => undefined);
+    throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await cp?.stop();
+    if (!stops.reason()) {
+      stops.dispose();
+      await cp?.stop();
+      await releaseDir?.();
+    }
   }
 }
 
