@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { formatBytes, parseQuantityCeil } from '../kube/index.js';
+import { formatBytes, parseQuantity, parseQuantityCeil } from '../kube/index.js';
 import {
   checkResize, loadClusterCaches, pvcKeysOfVm, type AdmissionOptions, type CheckResult,
 } from '../webhook/index.js';
@@ -23,7 +23,8 @@ export interface SurveyOptions {
  * caches filled by one list call per resource, as the webhook's informers would hold them). Changes nothing.
  */
 export async function surveyExpansions(options: SurveyOptions): Promise<SurveyRow[]> {
-  const increment = parseQuantityCeil(options.growBy);
+  // Whole bytes: a fractional growth ("100m") would be rounded and then reported as asked.
+  const increment = parseQuantity(options.growBy);
   if (increment <= 0n) throw new DemoError('DEMO_USAGE', `--grow-by must be a positive quantity such as 1Gi, got "${options.growBy}"`);
   const caches = await loadClusterCaches(options.kubeConfig, options.admission).catch((error: unknown) => {
     throw new DemoError('DEMO_API_FAILED', `surveying the cluster failed: ${(error as Error).message}`, { cause: error });

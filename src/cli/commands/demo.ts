@@ -59,7 +59,9 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       releaseDir = await lockControlPlaneDir(resolve(flags.dir));
     }
     cp = await startControlPlane({ cacheDir: flags.cacheDir ?? defaultCacheDir(), env: process.env, onProgress: progress, ...(flags.dir ? { dir: flags.dir } : {}) });
-    await installCrds(cp.kubeConfig);
+    await installCrds(cp.kubeConfig).catch((error: unknown) => {
+      throw new DemoError('DEMO_API_FAILED', `installing the KubeVirt, Harvester, Longhorn, CDI and voe CRDs failed: ${(error as Error).message}`, { cause: error });
+    });
     progress(`voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then registering the webhook\n`);
     const logger = createLogger({ name: 'voe-demo', level: 'warn', destination: pino.destination(2) });
     const report = await runDemo({

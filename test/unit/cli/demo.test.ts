@@ -37,6 +37,7 @@ describe('voe demo (usage; no API server is reached)', () => {
       [['demo', '--kubeconfig', await writeBrokenKubeconfig(dir)], new RegExp(`^voe: DEMO_USAGE: the kubeconfig \\S+ not valid YAML: [^\\n]*line 8[^\\n]*--local\\n$`)],
       [['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'], /^voe: DEMO_USAGE: --grow-by must be a positive quantity such as 1Gi, got "0"\n$/],
       [['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'], /^voe: KUBE_QUANTITY_INVALID: /],
+      [['demo', '--kubeconfig', kubeconfig, '--grow-by', '100m'], /^voe: KUBE_QUANTITY_FRACTIONAL: quantity "100m" is not a whole number of units/],
       [['demo', '--kubeconfig', kubeconfig], /^voe: DEMO_API_FAILED: surveying the cluster failed: reading .+ failed: .*ECONNREFUSED/],
     ];
     for (const [args, stderr] of cases) {
