@@ -1,20 +1,30 @@
 import type { DemoReport, DemoStepResult, SurveyRow } from '../demo/index.js';
 
-/** One step of `voe demo` as printed while it runs. */
+/** One step of `voe demo` as printed while it runs; a mismatch says what was expected and what came back. */
 export function formatDemoStep(result: DemoStepResult): string {
-  const verdict = result.outcome === 'admitted' ? 'ADMITTED' : `REFUSED (${result.code ?? '?'})`;
+  const refused = result.refusedBy === 'voe-webhook'
+    ? `REFUSED (${result.code ?? '?'}) by the voe webhook${result.decision ? ` (${result.decision})` : ''}`
+    : `REFUSED (${result.code ?? '?'})`;
+  const verdict = result.outcome === 'admitted' ? 'ADMITTED' : refused;
   const lines = [`${String(result.step).padStart(2)}. ${result.title}`];
   if (result.change) lines.push(`    first: ${result.change}`);
-  lines.push(`    PVC ${result.pvc} ${result.from} -> ${result.to}: ${verdict}${result.ok ? '' : `  <-- expected ${result.expected.toUpperCase()}`}`);
+  lines.push(`    PVC ${result.pvc} ${result.from} -> ${result.to}: ${verdict}${result.ok ? '' : '  <-- MISMATCH'}`);
   if (result.message) lines.push(`    ${result.message}`);
+  if (!result.ok) {
+    const expected = result.expectedDecision ? `${result.expected.toUpperCase()} by the voe webhook (${result.expectedDecision})` : result.expected.toUpperCase();
+    lines.push(`    MISMATCH: ${result.mismatch ?? `expected ${expected}`}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
-/** The closing lines of `voe demo`. */
+/** The closing lines of `voe demo`: only refusals that are the voe webhook's own count as its refusals. */
 export function formatDemoSummary(report: DemoReport): string {
   const admitted = report.steps.filter((s) => s.outcome === 'admitted').length;
+  const byVoe = report.steps.filter((s) => s.outcome === 'refused' && s.refusedBy === 'voe-webhook').length;
+  const byOthers = report.steps.filter((s) => s.outcome === 'refused' && s.refusedBy !== 'voe-webhook').length;
   const wrong = report.steps.filter((s) => !s.ok);
-  const head = `${report.steps.length} resizes: ${admitted} admitted, ${report.steps.length - admitted} refused by the voe webhook (${report.webhookUrl}, ValidatingWebhookConfiguration ${report.configurationName}, removed again).`;
+  const others = byOthers === 0 ? '' : `, ${byOthers} refused by something other than the voe webhook`;
+  const head = `${report.steps.length} resizes: ${admitted} admitted, ${byVoe} refused by the voe webhook (${report.webhookUrl}, ValidatingWebhookConfiguration ${report.configurationName}, removed again)${others}.`;
   const tail = wrong.length === 0
     ? 'Every answer is the one Harvester\'s design asks for.'
     : `${wrong.length} answer(s) differ from Harvester's design: step(s) ${wrong.map((s) => s.step).join(', ')}.`;

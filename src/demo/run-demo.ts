@@ -7,7 +7,9 @@ import {
 import { DemoError } from './demo-error.js';
 import { DEMO_STEPS, type DemoChange, type DemoOutcome, type DemoStep } from './demo-steps.js';
 import { SCENARIO, stageExpansionScenario } from './expansion-scenario.js';
+import { judgeStep, type ApiAnswer } from './judge-step.js';
 import { KINDS, StagedCluster } from './staged-cluster.js';
+import { VoeAnswers } from './voe-answers.js';
 
 export interface DemoStepResult {
   step: number;
@@ -18,12 +20,23 @@ export interface DemoStepResult {
   from: string;
   to: string;
   expected: DemoOutcome;
+  /** When a refusal is expected: the voe webhook's decision label it must carry, e.g. "gate-missing". */
+  expectedDecision?: string;
   outcome: DemoOutcome;
   /** The API server's answer to a refused update (HTTP code and the message the user sees). */
   code?: number;
   message?: string;
-  /** outcome === expected */
+  /** For a refusal: 'voe-webhook' when it is the voe webhook's refusal of this update, 'other' for any other (another webhook, a policy, RBAC, validation). */
+  refusedBy?: 'voe-webhook' | 'other';
+  /** The decision label the demo's voe webhook gave this update, when the API server called it (e.g. "allowed", "gate-missing"). */
+  decision?: string;
+  /**
+   * The answer is the one Harvester's design asks for: admitted when admission is expected;
+   * refused by the voe webhook with expectedDecision when a refusal is. Any other refusal is a mismatch.
+   */
   ok: boolean;
+  /** When ok is false: what was expected and what came back. */
+  mismatch?: string;
 }
 
 export interface DemoReport {
@@ -45,11 +58,14 @@ export interface RunDemoOptions {
 
 export const DEMO_CONFIGURATION_NAME = 'voe-demo';
 
-/** A refusal the user would see (4xx other than 404), with the API server's message; undefined for anything else. */
-function refusalOf(error: unknown): { code: number; message: string } | undefined {
+/**
+ * A refusal the user would see (4xx other than 404), with the API server's status reason and
+ * message; undefined for anything else. Who refused is judged by judgeStep.
+ */
+function refusalOf(error: unknown): { code: number; reason?: string; message: string } | undefined {
   const status = apiErrorOf(error);
   if (status === undefined || status.code < 400 || status.code >= 500 || status.code === 404) return undefined;
-  return { code: status.code, message: status.message || String(error) };
+  return { code: status.code, ...(status.reason ? { reason: status.reason } : {}), message: status.message || String(error) };
 }
 
 async function waitForResourceVersion(cache: Cache<unknown> | undefined, namespace: string | undefined, name: string, resourceVersion: string | undefined, timeoutMs: number, what: string): Promise<void> {
@@ -67,7 +83,9 @@ async function waitForResourceVersion(cache: Cache<unknown> | undefined, namespa
  * `voe demo`: stages the seed's scenario (running VMs on Longhorn v1/v2, NFS and TopoLVM
  * volumes, a stopped VM) in the cluster, runs the voe webhook locally and registers it, then
  * tries each resize of DEMO_STEPS as a user would (a PVC update through the API server) and
- * records whether the API server admitted or refused it, with its message. Operator and peer
+ * records whether the API server admitted or refused it, with its message, and whether a refusal
+ * is the voe webhook's own for the step's reason (the webhook runs here, so its verdict for the
+ * update is known; judgeStep compares). Operator and peer
  * changes between steps (Setting, Longhorn version, KubeVirt gates) are written to the API and
  * the step waits until the webhook's caches hold them. The webhook configuration is removed at
  * the end; the staged objects stay (the local control plane is thrown away).
@@ -83,18 +101,19 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   }
   let started: StartedAdmissionCaches | undefined;
   const wiring = admissionWiring();
+  const answers = new VoeAnswers();
   const serving = await serveWebhook({
     kubeConfig, logger, host: '127.0.0.1', port: 0, dev: true,
     configurationName: DEMO_CONFIGURATION_NAME,
     startCaches: async (config, log) => (started = await wiring.startCaches(config, log)),
-    createValidators: wiring.createValidators,
+    createValidators: (caches) => answers.record(wiring.createValidators(caches)),
   });
   try {
     const caches = started!.caches.admission;
     const steps: DemoStepResult[] = [];
     for (const [index, step] of DEMO_STEPS.entries()) {
       if (step.change) await applyChange(cluster, caches, step.change, timeoutMs);
-      const result = await tryResize(cluster, index + 1, step);
+      const result = await tryResize(cluster, answers, index + 1, step);
       steps.push(result);
       options.onStep?.(result);
     }
@@ -129,22 +148,34 @@ async function applyChange(cluster: StagedCluster, caches: AdmissionCaches, chan
   await waitForResourceVersion(cacheOf(caches, change.kind), change.namespace, change.name, resourceVersion, timeoutMs, change.describe);
 }
 
-async function tryResize(cluster: StagedCluster, number: number, step: DemoStep): Promise<DemoStepResult> {
+async function tryResize(cluster: StagedCluster, answers: VoeAnswers, number: number, step: DemoStep): Promise<DemoStepResult> {
   const namespace = SCENARIO.namespace;
   const before = await cluster.core.readNamespacedPersistentVolumeClaim({ namespace, name: step.claim });
   const from = String(before.spec?.resources?.requests?.['storage'] ?? '');
-  const base = {
-    step: number, title: step.title, pvc: `${namespace}/${step.claim}`, from, to: step.size, expected: step.expect,
-    ...(step.change ? { change: step.change.describe } : {}),
-  };
+  const pvc = `${namespace}/${step.claim}`;
+  const mark = answers.mark();
+  let answer: ApiAnswer;
   try {
     await cluster.resizeClaim(namespace, step.claim, step.size);
-    return { ...base, outcome: 'admitted', ok: step.expect === 'admitted' };
+    answer = { outcome: 'admitted' };
   } catch (error) {
     const refusal = refusalOf(error);
     if (refusal === undefined) {
-      throw new DemoError('DEMO_API_FAILED', `updating PVC ${base.pvc} failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+      throw new DemoError('DEMO_API_FAILED', `updating PVC ${pvc} failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
     }
-    return { ...base, outcome: 'refused', ...refusal, ok: step.expect === 'refused' };
+    answer = { outcome: 'refused', ...refusal };
   }
+  const voe = answers.since(mark, pvc);
+  const { ok, refusedBy, mismatch } = judgeStep(step, answer, voe);
+  return {
+    step: number, title: step.title, ...(step.change ? { change: step.change.describe } : {}),
+    pvc, from, to: step.size, expected: step.expect,
+    ...(step.expect === 'refused' ? { expectedDecision: step.decision } : {}),
+    outcome: answer.outcome,
+    ...(answer.outcome === 'refused' ? { code: answer.code, message: answer.message } : {}),
+    ...(refusedBy ? { refusedBy } : {}),
+    ...(voe ? { decision: voe.decision } : {}),
+    ok,
+    ...(mismatch ? { mismatch } : {}),
+  };
 }

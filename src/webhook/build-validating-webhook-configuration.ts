@@ -98,21 +98,21 @@ export function buildValidatingWebhookConfiguration(options: WebhookConfiguratio
   });
   const all: Record<WebhookEndpointKey, V1ValidatingWebhook> = {
     pvcResize: {
-      name: 'pvc-resize.voe.harvesterhci.io',
+      name: WEBHOOK_ENDPOINTS.pvcResize.webhookName,
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.pvcResize.path),
       rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['persistentvolumeclaims'], scope: 'Namespaced' }],
       matchConditions: [{ name: 'storage-request-grows', expression: PVC_STORAGE_GROWS }],
       ...common(),
     },
     vm: {
-      name: 'vm.voe.harvesterhci.io',
+      name: WEBHOOK_ENDPOINTS.vm.webhookName,
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.vm.path),
       rules: [{ apiGroups: ['kubevirt.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['virtualmachines'], scope: 'Namespaced' }],
       matchConditions: [{ name: 'volume-claim-templates-changed', expression: VM_VOLUME_CLAIM_TEMPLATES_CHANGED }],
       ...common(),
     },
     setting: {
-      name: 'setting.voe.harvesterhci.io',
+      name: WEBHOOK_ENDPOINTS.setting.webhookName,
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.setting.path),
       rules: [{ apiGroups: ['harvesterhci.io'], apiVersions: ['v1beta1'], operations: ['CREATE', 'UPDATE'], resources: ['settings'], scope: 'Cluster' }],
       matchConditions: [{ name: 'online-expand-setting', expression: settingCondition }],

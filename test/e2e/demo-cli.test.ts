@@ -43,13 +43,20 @@ test('voe demo with no cluster configured: every resize is admitted or refused a
   assert.equal(report.ok, true);
   assert.equal(report.configurationName, 'voe-demo');
   assert.deepEqual(report.steps.map((s) => s.outcome), DEMO_STEPS.map((s) => s.expect));
-  for (const step of report.steps) {
-    assert.equal(step.ok, true, `step ${step.step}: ${step.title}`);
+  for (const [index, step] of report.steps.entries()) {
+    assert.equal(step.ok, true, `step ${step.step}: ${step.title}: ${step.mismatch ?? ''}`);
+    assert.equal(step.mismatch, undefined);
+    const design = DEMO_STEPS[index]!;
     if (step.outcome === 'refused') {
       assert.equal(step.code, 422);
       assert.match(step.message ?? '', /^admission webhook "pvc-resize\.voe\.harvesterhci\.io" denied the request: PVC_EXPAND: /);
+      // Refused by the voe webhook, for the reason the design gives.
+      assert.equal(step.refusedBy, 'voe-webhook');
+      assert.equal(step.expectedDecision, design.expect === 'refused' ? design.decision : undefined);
+      assert.equal(step.decision, step.expectedDecision);
     } else {
       assert.equal(step.message, undefined);
+      assert.equal(step.refusedBy, undefined);
     }
   }
   const [hotplugFs] = report.steps.filter((s) => s.pvc === `default/${SCENARIO.topolvmFilesystemHotplug}`);
@@ -62,7 +69,7 @@ test('voe demo prints each step for people and exits 0', async () => {
   const result = await run(['demo'], localEnv());
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, / 1\. Longhorn v1 Block root disk of running VM vm1\n {4}PVC default\/vm1-disk-0-kq8zt 10Gi -> 20Gi: ADMITTED\n/);
-  assert.match(result.stdout, / 4\. NFS disk of running VM vm3 .*\n {4}PVC default\/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED \(422\)\n {4}admission webhook .* add "nfs\.csi\.k8s\.io":true to the Setting's value/);
+  assert.match(result.stdout, / 4\. NFS disk of running VM vm3 .*\n {4}PVC default\/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED \(422\) by the voe webhook \(provisioner-not-validated\)\n {4}admission webhook .* add "nfs\.csi\.k8s\.io":true to the Setting's value/);
   assert.match(result.stdout, /first: Setting csi-online-expand-validation value -> \{"nfs\.csi\.k8s\.io":true\}/);
   assert.match(result.stdout, /11 resizes: 6 admitted, 5 refused by the voe webhook .*\nEvery answer is the one Harvester's design asks for\.\n$/);
 });

@@ -54,21 +54,39 @@ describe('voe demo (usage; no API server is reached)', () => {
 describe('voe demo output', () => {
   const refused: DemoStepResult = {
     step: 4, title: 'NFS disk of running VM vm3', pvc: 'default/vm3-disk-0-nfs01', from: '10Gi', to: '20Gi',
-    expected: 'refused', outcome: 'refused', code: 422, message: 'admission webhook "x" denied the request: PVC_EXPAND: no', ok: true,
+    expected: 'refused', expectedDecision: 'provisioner-not-validated', outcome: 'refused', code: 422,
+    message: 'admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: no',
+    refusedBy: 'voe-webhook', decision: 'provisioner-not-validated', ok: true,
   };
 
-  it('prints the change, the resize and the API server\'s message of each step', () => {
+  it('prints the change, the resize, who refused it and why, and the API server\'s message of each step', () => {
     assert.equal(formatDemoStep({ ...refused, change: 'Setting value -> {}' }),
-      ' 4. NFS disk of running VM vm3\n    first: Setting value -> {}\n    PVC default/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED (422)\n    admission webhook "x" denied the request: PVC_EXPAND: no\n');
+      ' 4. NFS disk of running VM vm3\n    first: Setting value -> {}\n    PVC default/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED (422) by the voe webhook (provisioner-not-validated)\n' +
+      '    admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: no\n');
   });
 
   it('marks an answer that differs from the design, and says so in the summary', () => {
-    const { code: _code, message: _message, ...rest } = refused;
-    const wrong: DemoStepResult = { ...rest, outcome: 'admitted', ok: false };
-    assert.match(formatDemoStep(wrong), /10Gi -> 20Gi: ADMITTED {2}<-- expected REFUSED\n$/);
+    const { code: _code, message: _message, refusedBy: _by, ...rest } = refused;
+    const wrong: DemoStepResult = { ...rest, outcome: 'admitted', decision: 'allowed', ok: false, mismatch: 'expected REFUSED by the voe webhook (provisioner-not-validated); got ADMITTED (the voe webhook\'s decision: allowed)' };
+    assert.match(formatDemoStep(wrong), /10Gi -> 20Gi: ADMITTED {2}<-- MISMATCH\n {4}MISMATCH: expected REFUSED by the voe webhook \(provisioner-not-validated\); got ADMITTED \(the voe webhook's decision: allowed\)\n$/);
     const summary = formatDemoSummary({ webhookUrl: 'https://127.0.0.1:1', configurationName: 'voe-demo', steps: [refused, wrong], ok: false });
-    assert.match(summary, /2 resizes: 1 admitted, 1 refused by the voe webhook/);
+    assert.match(summary, /2 resizes: 1 admitted, 1 refused by the voe webhook \(https:\/\/127\.0\.0\.1:1, ValidatingWebhookConfiguration voe-demo, removed again\)\.\n/);
     assert.match(summary, /1 answer\(s\) differ from Harvester's design: step\(s\) 4\.\n$/);
+  });
+
+  it('does not count a refusal by something else (a policy, RBAC, another webhook) as the voe webhook\'s', () => {
+    const policy: DemoStepResult = {
+      ...refused, step: 9, refusedBy: 'other', ok: false,
+      message: 'persistentvolumeclaims "x" is forbidden: ValidatingAdmissionPolicy \'p\' with binding \'b\' denied request: PVC_EXPAND: no',
+      mismatch: 'expected REFUSED by the voe webhook (provisioner-not-validated); got REFUSED (422) by ValidatingAdmissionPolicy \'p\' (binding \'b\'), not by the voe webhook; the voe webhook was not called for this update',
+    };
+    delete policy.decision;
+    assert.equal(formatDemoStep(policy),
+      ' 9. NFS disk of running VM vm3\n    PVC default/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED (422)  <-- MISMATCH\n' +
+      `    ${policy.message}\n    MISMATCH: ${policy.mismatch}\n`);
+    const summary = formatDemoSummary({ webhookUrl: 'https://127.0.0.1:1', configurationName: 'voe-demo', steps: [refused, policy], ok: false });
+    assert.match(summary, /2 resizes: 0 admitted, 1 refused by the voe webhook \(.*\), 1 refused by something other than the voe webhook\.\n1 answer\(s\) differ from Harvester's design: step\(s\) 9\.\n$/);
+    assert.doesNotMatch(summary, /Every answer/);
   });
 
   it('says when the survey found no VM disk', () => {
