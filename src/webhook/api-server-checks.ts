@@ -1,12 +1,14 @@
+import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
 import { compareQuantities, isKubeError, parseQuantityValue, type QuantityValue } from '../kube/index.js';
 import type { PersistentVolumeClaim, StorageClass } from './kube-objects.js';
 import type { ResizeFinding } from './resize-snapshot.js';
 import { storageRequest } from './storage-request.js';
 
 /**
- * What the API server itself answers a refused resize with, before any webhook is called: an
- * unbound claim and a shrink fail validation (422 Invalid), a StorageClass that does not allow
- * expansion fails the PersistentVolumeClaimResize admission plugin (403 Forbidden).
+ * What the API server itself answers a refused resize with: an unbound claim and a shrink fail
+ * validation (422 Invalid); a LimitRange and a StorageClass that does not allow expansion fail the
+ * LimitRanger and PersistentVolumeClaimResize admission plugins before any webhook, and a
+ * ResourceQuota the ResourceQuota plugin after the webhooks (403 Forbidden).
  */
 export interface ApiServerRefusal {
   code: 403 | 422;
@@ -18,7 +20,33 @@ export const API_SERVER_REFUSALS: Record<string, ApiServerRefusal> = {
   'api-expansion-not-allowed': { code: 403, reason: 'Forbidden' },
   'api-below-capacity': { code: 422, reason: 'Invalid' },
   'api-invalid-size': { code: 422, reason: 'Invalid' },
+  'api-limit-range': { code: 403, reason: 'Forbidden' },
+  'api-quota-exceeded': { code: 403, reason: 'Forbidden' },
 };
+
+/** The beta annotation Kubernetes still reads before spec.storageClassName. */
+export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
+
+/**
+ * The StorageClass the API server's admission and quota read for a PVC (Kubernetes
+ * GetPersistentVolumeClaimClass): the beta annotation when it is present (even empty), else
+ * spec.storageClassName.
+ */
+export function claimClassName(pvc: PersistentVolumeClaim): string {
+  const annotations = pvc.metadata?.annotations;
+  if (annotations && Object.hasOwn(annotations, BETA_STORAGE_CLASS_ANNOTATION)) return annotations[BETA_STORAGE_CLASS_ANNOTATION] ?? '';
+  return pvc.spec?.storageClassName ?? '';
+}
+
+/** The namespace's LimitRanges and ResourceQuotas, and what could not be read (e.g. RBAC), for `voe check`. */
+export interface NamespacePolicies {
+  limitRanges: V1LimitRange[];
+  quotas: V1ResourceQuota[];
+  /** e.g. "LimitRanges in default (HTTP 403)": not judged, said so. */
+  unreadable: string[];
+}
+
+const ZERO: QuantityValue = { num: 0n, den: 1n };
 
 function lenient(read: () => QuantityValue | undefined): QuantityValue | undefined {
   try {
@@ -29,21 +57,46 @@ function lenient(read: () => QuantityValue | undefined): QuantityValue | undefin
   }
 }
 
+function quantity(text: unknown): QuantityValue | undefined {
+  return typeof text === 'string' || typeof text === 'number' ? lenient(() => parseQuantityValue(String(text))) : undefined;
+}
+
+/** LimitRanger: a PersistentVolumeClaim limit's min and max storage against the new request. */
+function limitRangeRefusal(size: string, target: QuantityValue, limitRanges: readonly V1LimitRange[]): string | undefined {
+  for (const range of limitRanges) {
+    for (const limit of range.spec?.limits ?? []) {
+      if (limit.type !== 'PersistentVolumeClaim') continue;
+      const min = limit.min?.['storage'];
+      const max = limit.max?.['storage'];
+      const minValue = quantity(min);
+      const maxValue = quantity(max);
+      if (minValue && compareQuantities(target, minValue) < 0) return `minimum storage usage per PersistentVolumeClaim is ${String(min)}, but request is ${size} (LimitRange ${range.metadata?.name ?? ''}).`;
+      if (maxValue && compareQuantities(target, maxValue) > 0) return `maximum storage usage per PersistentVolumeClaim is ${String(max)}, but request is ${size} (LimitRange ${range.metadata?.name ?? ''}).`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * The checks Kubernetes applies to a PVC update before the webhooks (reference
  * kubernetes-expansion.md §6), the first that refuses decides: validation (a size above zero; the
- * spec of an unbound claim is immutable; never below status.capacity, a smaller request above it
- * only to recover from a failed expansion), then PersistentVolumeClaimResize admission for a
- * growing request (StorageClass with allowVolumeExpansion: true). The webhook does not
- * repeat them; `voe check` reports them so its answer is what the user's update would get.
- * Pure; `size` must be a valid quantity.
+ * spec of an unbound claim is immutable; never down to status.capacity or below it, a missing
+ * capacity counting as zero; a smaller request above it only to recover from a failed
+ * expansion), then the LimitRanger admission plugin (a LimitRange's min and max storage per
+ * PersistentVolumeClaim), then PersistentVolumeClaimResize for a growing request (the claim's
+ * StorageClass, by claimClassName, with allowVolumeExpansion: true). The webhook does not repeat
+ * them; `voe check` reports them so its answer is what the user's update would get. Pure; `size`
+ * must be a valid quantity.
  */
-export function apiServerFindings(pvc: PersistentVolumeClaim, size: string, storageClass: StorageClass | null | undefined): ResizeFinding[] {
+export function apiServerFindings(
+  pvc: PersistentVolumeClaim, size: string, storageClassNamed: (name: string) => StorageClass | null | undefined,
+  policies: NamespacePolicies = { limitRanges: [], quotas: [], unreadable: [] },
+): ResizeFinding[] {
   const target = parseQuantityValue(size);
   const request = lenient(() => storageRequest(pvc.spec?.resources?.requests));
-  const capacity = lenient(() => storageRequest(pvc.status?.capacity));
-  const capacityText = String(pvc.status?.capacity?.['storage']);
-  const className = pvc.spec?.storageClassName ?? '';
+  const capacity = lenient(() => storageRequest(pvc.status?.capacity)) ?? ZERO;
+  const capacityText = pvc.status?.capacity?.['storage'] === undefined ? '0, none recorded' : String(pvc.status.capacity['storage']);
+  const className = claimClassName(pvc);
   const refuse = (decision: string, message: string): ResizeFinding[] =>
     [{ check: 'api-server', outcome: 'refuse', decision, message: `The API server refuses it: ${message}` }];
   if (request !== undefined && compareQuantities(target, request) === 0) {
@@ -54,23 +107,65 @@ export function apiServerFindings(pvc: PersistentVolumeClaim, size: string, stor
     return refuse('api-not-bound', 'spec is immutable after creation except resources.requests for bound claims, and this one is ' +
       `${pvc.status?.phase ?? 'without a phase'}. Wait until it is Bound.`);
   }
-  if (request !== undefined && compareQuantities(target, request) < 0) {
-    if (capacity === undefined || compareQuantities(target, capacity) < 0) {
-      return refuse('api-below-capacity', `spec.resources.requests.storage can not be less than status.capacity (${capacityText}). ` +
-        'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.');
-    }
-    return [{
+  const shrinking = request !== undefined && compareQuantities(target, request) < 0;
+  if (shrinking && compareQuantities(target, capacity) <= 0) {
+    return refuse('api-below-capacity', `spec.resources.requests.storage can not be less than status.capacity (${capacityText}), nor equal to it when the request is above it. ` +
+      'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.');
+  }
+  const notJudged: ResizeFinding[] = policies.unreadable.map((what) => ({
+    check: 'api-server', outcome: 'skip', decision: 'api-policy-unreadable',
+    message: `Not judged: ${what} could not be read; the API server applies them too.`,
+  }));
+  const limited = limitRangeRefusal(size, target, policies.limitRanges);
+  if (limited) return [...notJudged, ...refuse('api-limit-range', limited)];
+  if (shrinking) {
+    return [...notJudged, {
       check: 'api-server', outcome: 'pass', decision: 'not-resize',
-      message: `A smaller request (not below status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
+      message: `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
         '(Kubernetes >= 1.32, RecoverVolumeExpansionFailure); older API servers refuse any shrink. Nothing grows.',
     }];
   }
+  const storageClass = className ? storageClassNamed(className) : undefined;
   if (!className || !storageClass || storageClass.allowVolumeExpansion !== true) {
     const why = !className ? 'the PVC names no StorageClass'
       : !storageClass ? `StorageClass "${className}" was not found`
         : `StorageClass "${className}" does not set allowVolumeExpansion: true`;
     const fix = storageClass && className ? ` Set allowVolumeExpansion: true on StorageClass ${className} if its driver can expand volumes.` : '';
-    return refuse('api-expansion-not-allowed', `only dynamically provisioned PVCs whose StorageClass supports resize can be expanded (${why}).${fix}`);
+    return [...notJudged, ...refuse('api-expansion-not-allowed', `only dynamically provisioned PVCs whose StorageClass supports resize can be expanded (${why}).${fix}`)];
   }
-  return [{ check: 'api-server', outcome: 'pass', decision: 'allowed', message: `Bound, and StorageClass ${className} allows volume expansion.` }];
+  return [...notJudged, { check: 'api-server', outcome: 'pass', decision: 'allowed', message: `Bound, and StorageClass ${className} allows volume expansion.` }];
+}
+
+/**
+ * The ResourceQuota admission plugin, which runs after the webhooks: for every quota of the
+ * namespace without scopes, `requests.storage` and `<class>.storageclass.storage.k8s.io/requests.storage`
+ * (class by claimClassName) may not go above `hard` by the request's growth. Empty when nothing
+ * refuses. Pure.
+ */
+export function quotaFindings(pvc: PersistentVolumeClaim, size: string, quotas: readonly V1ResourceQuota[]): ResizeFinding[] {
+  const target = parseQuantityValue(size);
+  const request = lenient(() => storageRequest(pvc.spec?.resources?.requests)) ?? ZERO;
+  if (compareQuantities(target, request) <= 0) return [];
+  const growth: QuantityValue = { num: target.num * request.den - request.num * target.den, den: target.den * request.den };
+  const className = claimClassName(pvc);
+  const resources = ['requests.storage', ...(className ? [`${className}.storageclass.storage.k8s.io/requests.storage`] : [])];
+  for (const quota of quotas) {
+    // PVC usage is not scoped (Terminating, BestEffort, PriorityClass... select pods): a quota with scopes does not count it.
+    if ((quota.spec?.scopes?.length ?? 0) > 0 || quota.spec?.scopeSelector) continue;
+    for (const resource of resources) {
+      const hard = quantity(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource]);
+      if (!hard) continue;
+      const used = quantity(quota.status?.used?.[resource]) ?? ZERO;
+      const after: QuantityValue = { num: used.num * growth.den + growth.num * used.den, den: used.den * growth.den };
+      if (compareQuantities(after, hard) > 0) {
+        return [{
+          check: 'quota', outcome: 'refuse', decision: 'api-quota-exceeded',
+          message: `The API server refuses it after the webhooks: exceeded quota ${quota.metadata?.name ?? ''}: ${resource} is ` +
+            `${String(quota.status?.used?.[resource] ?? '0')} used of ${String(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource])}, and growing ` +
+            `from ${String(pvc.spec?.resources?.requests?.['storage'] ?? '0')} to ${size} would go above it. Free space in the namespace or raise the quota.`,
+        }];
+      }
+    }
+  }
+  return [];
 }

@@ -1,5 +1,5 @@
 import type { AdmissionOptions } from './admission-options.js';
-import { API_SERVER_REFUSALS, apiServerFindings } from './api-server-checks.js';
+import { API_SERVER_REFUSALS, apiServerFindings, quotaFindings, type NamespacePolicies } from './api-server-checks.js';
 import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
 import { createCacheSnapshotSource, type AdmissionCaches } from './cache-snapshot-source.js';
 import { decideResize } from './decide-resize.js';
@@ -16,11 +16,14 @@ export interface CheckResult extends Omit<ResizeDecision, 'reason'> {
 
 /**
  * What the user's update would get if the PVC's storage request became `size`: the API
- * server's own checks (apiServerFindings) first, then the same snapshot assembly and
- * decideResize as the webhook over caches (here filled by list calls). An API server refusal
- * decides, as it comes before any webhook; every finding is listed.
+ * server's own checks (apiServerFindings, with the namespace's LimitRanges) first, then the same
+ * snapshot assembly and decideResize as the webhook over caches (here filled by list calls),
+ * then ResourceQuota (quotaFindings), which the API server applies after the webhooks. The first
+ * refusal in that order decides; every finding is listed.
  */
-export function checkResize(pvc: PersistentVolumeClaim, size: string, caches: AdmissionCaches, options: AdmissionOptions): CheckResult {
+export function checkResize(
+  pvc: PersistentVolumeClaim, size: string, caches: AdmissionCaches, options: AdmissionOptions, policies?: NamespacePolicies,
+): CheckResult {
   const requests = pvc.spec?.resources?.requests;
   const grown: PersistentVolumeClaim = {
     ...pvc,
@@ -29,18 +32,23 @@ export function checkResize(pvc: PersistentVolumeClaim, size: string, caches: Ad
   const source = createCacheSnapshotSource(caches, options);
   const snapshot = assembleResizeSnapshot(source, pvc, grown, options);
   const decision = decideResize(snapshot, options);
-  const apiFindings = apiServerFindings(pvc, size, snapshot.storageClass);
+  const apiFindings = apiServerFindings(pvc, size, (name) => caches.storageClasses.get(undefined, name), policies);
+  const quota = quotaFindings(pvc, size, policies?.quotas ?? []);
   const from = requests?.['storage'];
   const sizes = {
     pvc: `${pvc.metadata?.namespace ?? ''}/${pvc.metadata?.name ?? ''}`,
     from: from === undefined ? undefined : String(from),
     to: size,
   };
-  const findings = [...apiFindings, ...decision.findings];
-  const refusal = apiFindings.find((finding) => finding.outcome === 'refuse');
+  const findings = [...apiFindings, ...decision.findings, ...quota];
+  // Before the webhook: its warnings never reach the user.
+  const before = apiFindings.find((finding) => finding.outcome === 'refuse');
+  // After it: only when the webhook allowed.
+  const after = decision.allowed ? quota.find((finding) => finding.outcome === 'refuse') : undefined;
+  const refusal = before ?? after;
   if (refusal) {
     const { code, reason } = API_SERVER_REFUSALS[refusal.decision] ?? { code: 422, reason: 'Invalid' };
-    return { ...sizes, allowed: false, code, reason, message: refusal.message, warnings: decision.warnings, decision: refusal.decision, findings };
+    return { ...sizes, allowed: false, code, reason, message: refusal.message, warnings: before ? [] : decision.warnings, decision: refusal.decision, findings };
   }
   return { ...sizes, ...decision, findings };
 }

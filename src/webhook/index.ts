@@ -52,7 +52,7 @@ export { pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning } from './vm-claims.js
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
 export { CheckError, type CheckErrorCode } from './check-error.js';
 export { checkResize, type CheckResult } from './check-resize.js';
-export { apiServerFindings } from './api-server-checks.js';
+export { apiServerFindings, quotaFindings, claimClassName, BETA_STORAGE_CLASS_ANNOTATION, type NamespacePolicies } from './api-server-checks.js';
 export { loadCheckCaches } from './load-check-caches.js';
 export { loadClusterCaches } from './load-cluster-caches.js';
 export { startAdmissionCaches, type StartedAdmissionCaches, type StartAdmissionCachesOptions } from './start-admission-caches.js';

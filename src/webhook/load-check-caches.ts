@@ -1,5 +1,6 @@
-import { CoreV1Api, CustomObjectsApi, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, CustomObjectsApi, StorageV1Api, type KubeConfig, type V1LimitRange, type V1ResourceQuota } from '@kubernetes/client-node';
 import type { AdmissionOptions } from './admission-options.js';
+import { claimClassName, type NamespacePolicies } from './api-server-checks.js';
 import type { AdmissionCaches } from './cache-snapshot-source.js';
 import { LONGHORN_VOLUME_LABEL } from './cache-snapshot-source.js';
 import { buildAdmissionCaches } from './build-admission-caches.js';
@@ -11,14 +12,34 @@ import { listItems, listOf, readOptional } from './read-optional.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 /**
+ * A namespace's LimitRanges or ResourceQuotas for `voe check`: a user who may not list them gets
+ * the rest of the check, with the policy named as not judged (their own RBAC, not an error).
+ */
+async function listPolicies<T>(what: string, list: () => Promise<{ items: T[] }>, unreadable: string[]): Promise<T[]> {
+  try {
+    return (await list()).items;
+  } catch (error) {
+    if (error instanceof ApiException && (error.code === 403 || error.code === 401)) {
+      unreadable.push(`${what} (HTTP ${error.code})`);
+      return [];
+    }
+    return listItems<T>(await readOptional(what, () => Promise.reject(error)));
+  }
+}
+
+/**
  * For the one-shot `voe check`: reads what the admission path would find in its caches, with
- * get and list calls (only objects relevant to this PVC), into in-memory caches. Changes nothing.
+ * get and list calls (only objects relevant to this PVC), into in-memory caches, and the
+ * namespace's LimitRanges and ResourceQuotas the API server applies too. Changes nothing. With
+ * `longhorn: false` (as `voe serve --longhorn off`) no Longhorn object is read: Longhorn volumes are
+ * then judged by their StorageClass parameters, as that webhook judges them.
  */
 export async function loadCheckCaches(
   kubeConfig: KubeConfig,
   target: { namespace: string; name: string },
   options: AdmissionOptions,
-): Promise<{ pvc: PersistentVolumeClaim; caches: AdmissionCaches }> {
+  read: { longhorn?: boolean } = {},
+): Promise<{ pvc: PersistentVolumeClaim; caches: AdmissionCaches; policies: NamespacePolicies }> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const storage = kubeConfig.makeApiClient(StorageV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -27,16 +48,21 @@ export async function loadCheckCaches(
   const pvc = await readOptional(`PVC ${namespace}/${name}`,
     () => core.readNamespacedPersistentVolumeClaim({ namespace, name }) as Promise<PersistentVolumeClaim>);
   if (!pvc) throw new CheckError('CHECK_PVC_NOT_FOUND', `PVC ${namespace}/${name} not found; check the namespace and name.`);
-  const className = pvc.spec?.storageClassName;
+  // The webhook's class (spec) and the one the API server's admission reads (the beta annotation first).
+  const classNames = [...new Set([pvc.spec?.storageClassName, claimClassName(pvc)].filter((c): c is string => !!c))];
   const volumeName = pvc.spec?.volumeName;
+  const longhorn = read.longhorn !== false;
   const lh = { group: 'longhorn.io', version: 'v1beta2', namespace: options.longhornNamespace };
+  const unreadable: string[] = [];
 
-  const [storageClass, vmList, shared, longhornVolume, engineList] = await Promise.all([
-    className ? readOptional(`StorageClass ${className}`, () => storage.readStorageClass({ name: className }) as Promise<StorageClass>) : undefined,
+  const [storageClasses, vmList, shared, longhornVolume, engineList, limitRanges, quotas] = await Promise.all([
+    Promise.all(classNames.map((c) => readOptional(`StorageClass ${c}`, () => storage.readStorageClass({ name: c }) as Promise<StorageClass>))),
     readOptional(`VirtualMachines in ${namespace}`, () => custom.listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace, plural: 'virtualmachines' })),
-    readSharedObjects(custom, options),
-    volumeName ? readOptional(`Longhorn Volume ${volumeName}`, () => custom.getNamespacedCustomObject({ ...lh, plural: 'volumes', name: volumeName }) as Promise<LonghornVolume>) : undefined,
-    volumeName ? readOptional(`Longhorn Engines of ${volumeName}`, () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', labelSelector: `${LONGHORN_VOLUME_LABEL}=${volumeName}` })) : undefined,
+    readSharedObjects(custom, options, { longhorn }),
+    longhorn && volumeName ? readOptional(`Longhorn Volume ${volumeName}`, () => custom.getNamespacedCustomObject({ ...lh, plural: 'volumes', name: volumeName }) as Promise<LonghornVolume>) : undefined,
+    longhorn && volumeName ? readOptional(`Longhorn Engines of ${volumeName}`, () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', labelSelector: `${LONGHORN_VOLUME_LABEL}=${volumeName}` })) : undefined,
+    listPolicies<V1LimitRange>(`LimitRanges in ${namespace}`, () => core.listNamespacedLimitRange({ namespace }), unreadable),
+    listPolicies<V1ResourceQuota>(`ResourceQuotas in ${namespace}`, () => core.listNamespacedResourceQuota({ namespace }), unreadable),
   ]);
 
   return {
@@ -44,10 +70,11 @@ export async function loadCheckCaches(
     caches: buildAdmissionCaches({
       ...shared,
       pvcs: [pvc],
-      storageClasses: listOf(storageClass),
+      storageClasses: storageClasses.flatMap((c) => listOf(c)),
       vms: listItems<VirtualMachine>(vmList),
       longhornVolumes: listOf(longhornVolume),
       longhornEngines: listItems<LonghornEngine>(engineList),
     }),
+    policies: { limitRanges, quotas, unreadable: unreadable.sort() },
   };
 }

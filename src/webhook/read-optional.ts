@@ -1,4 +1,5 @@
 import { ApiException } from '@kubernetes/client-node';
+import { apiErrorOf } from '../kube/index.js';
 import { CheckError } from './check-error.js';
 
 /**
@@ -11,8 +12,10 @@ export async function readOptional<T>(what: string, read: () => Promise<T>): Pro
   } catch (error) {
     if (error instanceof ApiException && error.code === 404) return undefined;
     const status = error instanceof ApiException ? ` (HTTP ${error.code})` : '';
+    // The API server's own words (e.g. 'User "x" cannot list resource ...'), not the client's "HTTP-Code: 403".
+    const why = apiErrorOf(error)?.message || (error as Error).message.split('\n')[0];
     throw new CheckError('CHECK_API_FAILED',
-      `reading ${what} failed${status}: ${(error as Error).message.split('\n')[0]}. Check the kubeconfig and that your user may get/list it.`,
+      `reading ${what} failed${status}: ${why}. Check the kubeconfig and that your user may get/list it.`,
       { cause: error });
   }
 }

@@ -11,8 +11,11 @@ export interface SharedObjects {
   longhornSetting: LonghornSetting | undefined;
 }
 
-/** Reads the KubeVirt CR, the csi-online-expand-validation Setting and Longhorn's version Setting (each may be missing). */
-export async function readSharedObjects(custom: CustomObjectsApi, options: AdmissionOptions): Promise<SharedObjects> {
+/**
+ * Reads the KubeVirt CR, the csi-online-expand-validation Setting and Longhorn's version Setting
+ * (each may be missing; Longhorn's not read with `longhorn: false`).
+ */
+export async function readSharedObjects(custom: CustomObjectsApi, options: AdmissionOptions, read: { longhorn?: boolean } = {}): Promise<SharedObjects> {
   const [kubeVirt, setting, longhornSetting] = await Promise.all([
     readOptional(`KubeVirt ${options.kubeVirtNamespace}/${options.kubeVirtName}`, () => custom.getNamespacedCustomObject({
       group: 'kubevirt.io', version: 'v1', namespace: options.kubeVirtNamespace, plural: 'kubevirts', name: options.kubeVirtName,
@@ -20,7 +23,7 @@ export async function readSharedObjects(custom: CustomObjectsApi, options: Admis
     readOptional(`Setting ${options.settingName}`, () => custom.getClusterCustomObject({
       group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', name: options.settingName,
     }) as Promise<HarvesterSetting>),
-    readOptional(`Longhorn Setting ${options.longhornVersionSetting}`, () => custom.getNamespacedCustomObject({
+    read.longhorn === false ? undefined : readOptional(`Longhorn Setting ${options.longhornVersionSetting}`, () => custom.getNamespacedCustomObject({
       group: 'longhorn.io', version: 'v1beta2', namespace: options.longhornNamespace, plural: 'settings', name: options.longhornVersionSetting,
     }) as Promise<LonghornSetting>),
   ]);

@@ -36,7 +36,7 @@ export interface ResizeSnapshot {
 }
 
 /** 'api-server': what Kubernetes checks before any webhook (only `voe check` reports it). */
-export type ResizeCheck = 'api-server' | 'resize' | 'vm' | 'expand-disks' | 'hotplug' | 'provisioner' | 'longhorn';
+export type ResizeCheck = 'api-server' | 'resize' | 'vm' | 'expand-disks' | 'hotplug' | 'provisioner' | 'longhorn' | 'quota';
 
 /** One reason found while judging a resize; `voe check` prints them all. */
 export interface ResizeFinding {

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { loadKubeConfig, parseQuantityValue } from '../../kube/index.js';
 import { CheckError, checkResize, loadCheckCaches } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
@@ -7,6 +7,7 @@ import { formatCheckResult } from '../format-check-result.js';
 
 interface CheckOptions extends AdmissionFlags {
   size: string;
+  longhorn: 'auto' | 'on' | 'off';
   kubeconfig?: string;
   json?: boolean;
 }
@@ -22,7 +23,8 @@ export function register(program: Command): void {
     .argument('<namespace/pvc>', 'the PVC to check, e.g. default/vm1-disk-0')
     .requiredOption('--size <quantity>', 'the requested size, e.g. 20Gi')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
-    .option('--json', 'print the decision as JSON');
+    .option('--json', 'print the decision as JSON')
+    .addOption(new Option('--longhorn <mode>', 'read Longhorn Volumes, Engines and its version Setting, as voe serve --longhorn does: off = judge Longhorn volumes by their StorageClass parameters and read no Longhorn object').choices(['auto', 'on', 'off']).default('auto'));
   addAdmissionFlags(command)
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
     .action(async (target: string, options: CheckOptions) => {
@@ -39,8 +41,8 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CheckError('CHECK_KUBECONFIG', `${(error as Error).message}; pass a readable file with --kubeconfig.`);
       }
-      const { pvc, caches } = await loadCheckCaches(kubeConfig, { namespace, name }, admission);
-      const result = checkResize(pvc, size, caches, admission);
+      const { pvc, caches, policies } = await loadCheckCaches(kubeConfig, { namespace, name }, admission, { longhorn: options.longhorn !== 'off' });
+      const result = checkResize(pvc, size, caches, admission, policies);
       process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheckResult(result));
       process.exitCode = result.allowed ? 0 : 1;
     });

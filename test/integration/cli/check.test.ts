@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { KINDS, StagedCluster } from '../../../src/demo/index.js';
@@ -15,6 +16,8 @@ import {
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);
+const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 const ROOT = 'vm1-disk-0-kq8zt';
 const NFS_DISK = 'vm2-disk-0-nfs01';
@@ -169,4 +172,93 @@ test('what the API server refuses before any webhook: voe check answers as the r
     assert.equal(await realAnswer(c.name, c.size), decision.code, `${c.name} -> ${c.size}: the real API server answers with another code than voe check's ${decision.code}`);
     assert.equal(await requestOf(c.name), '10Gi');
   }
+});
+
+test('LimitRanges, ResourceQuotas, the beta StorageClass annotation and a shrink to exactly status.capacity: voe check answers as the real API server does', async () => {
+  const ns = 'policies';
+  await cluster.core.createNamespace({ body: { metadata: { name: ns } } });
+  const EXPANDABLE = 'longhorn-image-7r2k9';
+  const PROVISIONED = pvc('x').metadata?.annotations ?? {};
+  const claims = [
+    pvc('limited', { namespace: ns, volumeName: 'pv-policies-limited' }),
+    pvc('quota-bound', { namespace: ns, volumeName: 'pv-policies-quota' }),
+    // The API server reads the beta annotation before spec.storageClassName (GetPersistentVolumeClaimClass).
+    pvc('annotated-fixed', { namespace: ns, volumeName: 'pv-policies-annotated-fixed', annotations: { ...PROVISIONED, 'volume.beta.kubernetes.io/storage-class': 'fixed-size' } }),
+    { ...pvc('annotated-only', { namespace: ns, volumeName: 'pv-policies-annotated-only', annotations: { ...PROVISIONED, 'volume.beta.kubernetes.io/storage-class': EXPANDABLE } }),
+      spec: { ...pvc('x').spec, storageClassName: undefined, volumeName: 'pv-policies-annotated-only' } },
+    pvc('recovering', { namespace: ns, volumeName: 'pv-policies-recovering' }),
+  ];
+  await cluster.apply({ pvcs: claims });
+  await cluster.bindClaims(claims);
+  // An expansion under way: request 20Gi, capacity still 10Gi.
+  await cluster.resizeClaim(ns, 'recovering', '20Gi');
+  await cluster.core.createNamespacedLimitRange({ namespace: ns, body: {
+    metadata: { name: 'pvc-size' }, spec: { limits: [{ type: 'PersistentVolumeClaim', max: { storage: '100Gi' }, min: { storage: '1Gi' } }] },
+  } });
+  await cluster.core.createNamespacedResourceQuota({ namespace: ns, body: { metadata: { name: 'storage' }, spec: { hard: { 'requests.storage': '75Gi' } } } });
+  // kube-controller-manager's quota controller does not run here: write the status it would (all claims: 10+10+10+10+20 Gi).
+  await cluster.core.patchNamespacedResourceQuotaStatus({ namespace: ns, name: 'storage', body: {
+    status: { hard: { 'requests.storage': '75Gi' }, used: { 'requests.storage': '60Gi' } },
+  } }, MERGE_PATCH);
+
+  async function realAnswer(name: string, storage: string): Promise<{ code: number; message: string }> {
+    try {
+      await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace: ns, name, dryRun: 'All', body: { spec: { resources: { requests: { storage } } } } }, MERGE_PATCH);
+      return { code: 200, message: '' };
+    } catch (error) {
+      const e = error as { code?: number; body?: string };
+      return { code: e.code ?? 0, message: String((JSON.parse(e.body ?? '{}') as { message?: string }).message) };
+    }
+  }
+  const cases: Array<{ name: string; size: string; code: number; decision: string; real: RegExp }> = [
+    { name: 'limited', size: '200Gi', code: 403, decision: 'api-limit-range', real: /maximum storage usage per PersistentVolumeClaim is 100Gi, but request is 200Gi/ },
+    { name: 'quota-bound', size: '30Gi', code: 403, decision: 'api-quota-exceeded', real: /exceeded quota: storage/ },
+    { name: 'quota-bound', size: '25Gi', code: 200, decision: 'allowed-offline', real: /^$/ },
+    { name: 'annotated-fixed', size: '20Gi', code: 403, decision: 'api-expansion-not-allowed', real: /only dynamically provisioned pvc can be resized/ },
+    { name: 'annotated-only', size: '20Gi', code: 200, decision: 'allowed-offline', real: /^$/ },
+    { name: 'recovering', size: '10Gi', code: 422, decision: 'api-below-capacity', real: /can not be less than status\.capacity/ },
+    { name: 'recovering', size: '15Gi', code: 200, decision: 'not-resize', real: /^$/ },
+  ];
+  for (const c of cases) {
+    const result = await voe([`${ns}/${c.name}`, '--size', c.size, '--json']);
+    const decision = JSON.parse(result.stdout) as { allowed: boolean; code: number; decision: string };
+    const real = await realAnswer(c.name, c.size);
+    assert.equal(real.code, c.code, `${c.name} -> ${c.size}: the real API server answered ${real.code} ${real.message}`);
+    assert.match(real.message, c.real);
+    assert.equal(decision.allowed ? 200 : decision.code, c.code, `${c.name} -> ${c.size}: voe check said ${JSON.stringify(decision)}`);
+    assert.equal(result.code, c.code === 200 ? 0 : 1);
+    assert.equal(decision.decision, c.decision);
+  }
+  assert.equal((await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: ns, name: 'limited' })).spec?.resources?.requests?.['storage'], '10Gi', 'nothing changed');
+});
+
+test('a user who may not list LimitRanges or ResourceQuotas still gets the rest of the check, with those named as not judged', async () => {
+  const { path } = await cp.mintKubeConfig('reader');
+  await rbac.createClusterRole({ body: { metadata: { name: 'check-reader' }, rules: [
+    { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get'] },
+    { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get'] },
+    { apiGroups: ['kubevirt.io'], resources: ['virtualmachines', 'kubevirts'], verbs: ['get', 'list'] },
+    { apiGroups: ['harvesterhci.io'], resources: ['settings'], verbs: ['get'] },
+    { apiGroups: ['longhorn.io'], resources: ['volumes', 'engines', 'settings'], verbs: ['get', 'list'] },
+  ] } });
+  await rbac.createClusterRoleBinding({ body: { metadata: { name: 'check-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'check-reader' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'reader' }] } });
+  let result: { code: number; stdout: string } = { code: -1, stdout: '' };
+  for (let i = 0; i < 50; i++) {
+    result = await new Promise((resolve) => {
+      execFile(process.execPath, [MAIN, 'check', `default/${ROOT}`, '--size', '20Gi', '--json', '--kubeconfig', path], (error, stdout) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout });
+      });
+    });
+    if (result.code !== 2) break;
+    await new Promise((r) => setTimeout(r, 200)); // RBAC's informers pick up the new binding
+  }
+  const decision = JSON.parse(result.stdout) as { decision: string; findings: Array<{ outcome: string; decision: string; message: string }> };
+  const admin = JSON.parse((await voe([`default/${ROOT}`, '--size', '20Gi', '--json'])).stdout) as { decision: string };
+  assert.equal(decision.decision, admin.decision, 'the same decision as for an admin');
+  const skipped = decision.findings.filter((f) => f.decision === 'api-policy-unreadable').map((f) => f.message);
+  assert.deepEqual(skipped, [
+    'Not judged: LimitRanges in default (HTTP 403) could not be read; the API server applies them too.',
+    'Not judged: ResourceQuotas in default (HTTP 403) could not be read; the API server applies them too.',
+  ]);
 });

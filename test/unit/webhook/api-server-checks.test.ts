@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiServerFindings, type PersistentVolumeClaim } from '../../../src/webhook/index.js';
+import type { V1LimitRange } from '@kubernetes/client-node';
+import { apiServerFindings, claimClassName, quotaFindings, type NamespacePolicies, type PersistentVolumeClaim } from '../../../src/webhook/index.js';
 import { pvc, storageClass } from '../../support/admission-objects.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
@@ -44,10 +45,76 @@ describe('apiServerFindings (what Kubernetes checks before the webhook)', () => 
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const findings = apiServerFindings(c.claim, c.size, c.cls === undefined ? longhorn : c.cls);
+      const findings = apiServerFindings(c.claim, c.size, () => (c.cls === undefined ? longhorn : c.cls));
       assert.deepEqual(findings.map((f) => `${f.outcome}/${f.decision}`), c.outcomes);
       assert.ok(findings.every((f) => f.check === 'api-server'));
       if (c.includes) assert.ok(findings.some((f) => f.message.includes(c.includes!)), findings.map((f) => f.message).join(' | '));
     });
   }
+});
+
+describe('apiServerFindings: what the 1.33 API server reads that the table above does not', () => {
+  const recovering = withStatus(pvc(ROOT, { storage: '20Gi' }), { phase: 'Bound', capacity: { storage: '10Gi' } });
+  const decisions = (findings: ReturnType<typeof apiServerFindings>): string[] => findings.map((f) => `${f.outcome}/${f.decision}`);
+  it('a shrink down to exactly status.capacity is refused, as below it (validation uses <=)', () => {
+    assert.deepEqual(decisions(apiServerFindings(recovering, '10Gi', () => longhorn)), ['refuse/api-below-capacity']);
+    assert.deepEqual(decisions(apiServerFindings(recovering, '10240Mi', () => longhorn)), ['refuse/api-below-capacity']);
+    assert.deepEqual(decisions(apiServerFindings(recovering, '15Gi', () => longhorn)), ['pass/not-resize']);
+  });
+  it('no status.capacity counts as zero: a smaller request is a recovery, and no message says "undefined"', () => {
+    const findings = apiServerFindings(withStatus(pvc(ROOT), { phase: 'Bound' }), '5Gi', () => longhorn);
+    assert.deepEqual(decisions(findings), ['pass/not-resize']);
+    assert.ok(findings.every((f) => !f.message.includes('undefined')), findings[0]?.message);
+  });
+  it('the beta storage-class annotation is read before spec.storageClassName, even when empty', () => {
+    const fixed = { ...longhorn, metadata: { name: 'fixed-size' }, allowVolumeExpansion: false };
+    const classes = (name: string) => (name === 'fixed-size' ? fixed : name === longhorn.metadata?.name ? longhorn : undefined);
+    const annotated = (value: string, specClass?: string): PersistentVolumeClaim => ({
+      ...pvc(ROOT), metadata: { ...pvc(ROOT).metadata, annotations: { 'volume.beta.kubernetes.io/storage-class': value } },
+      spec: { ...pvc(ROOT).spec, storageClassName: specClass },
+    });
+    assert.deepEqual(decisions(apiServerFindings(annotated('fixed-size', longhorn.metadata?.name), '20Gi', classes)), ['refuse/api-expansion-not-allowed']);
+    assert.deepEqual(decisions(apiServerFindings(annotated(longhorn.metadata!.name!), '20Gi', classes)), ['pass/allowed']);
+    assert.deepEqual(decisions(apiServerFindings(annotated('', longhorn.metadata?.name), '20Gi', classes)), ['refuse/api-expansion-not-allowed']);
+    assert.equal(claimClassName(annotated('', 'x')), '');
+    assert.equal(claimClassName(pvc(ROOT)), pvc(ROOT).spec?.storageClassName);
+  });
+  it('a LimitRange\'s PersistentVolumeClaim min and max storage (LimitRanger, before PersistentVolumeClaimResize)', () => {
+    const limitRanges: V1LimitRange[] = [{ metadata: { name: 'pvc-size' }, spec: { limits: [
+      { type: 'Container', max: { memory: '1Gi' } },
+      { type: 'PersistentVolumeClaim', min: { storage: '12Gi' }, max: { storage: '100Gi' } },
+    ] } }];
+    const policies: NamespacePolicies = { limitRanges, quotas: [], unreadable: [] };
+    const over = apiServerFindings(pvc(ROOT), '200Gi', () => longhorn, policies);
+    assert.deepEqual(decisions(over), ['refuse/api-limit-range']);
+    assert.match(over[0]!.message, /maximum storage usage per PersistentVolumeClaim is 100Gi, but request is 200Gi \(LimitRange pvc-size\)/);
+    assert.match(apiServerFindings(pvc(ROOT), '11Gi', () => longhorn, policies)[0]!.message, /minimum storage usage per PersistentVolumeClaim is 12Gi, but request is 11Gi/);
+    assert.deepEqual(decisions(apiServerFindings(pvc(ROOT), '20Gi', () => longhorn, policies)), ['pass/allowed']);
+    assert.deepEqual(decisions(apiServerFindings(pvc(ROOT), '200Gi', () => ({ ...longhorn, allowVolumeExpansion: false }), policies)), ['refuse/api-limit-range'], 'LimitRanger answers first');
+  });
+  it('policies that could not be read are named as not judged', () => {
+    const findings = apiServerFindings(pvc(ROOT), '20Gi', () => longhorn, { limitRanges: [], quotas: [], unreadable: ['LimitRanges in default (HTTP 403)'] });
+    assert.deepEqual(decisions(findings), ['skip/api-policy-unreadable', 'pass/allowed']);
+  });
+});
+
+describe('quotaFindings (ResourceQuota, after the webhooks)', () => {
+  const quota = (hard: Record<string, string>, used: Record<string, string>, extra: Record<string, unknown> = {}) =>
+    ({ metadata: { name: 'storage' }, spec: { hard, ...extra }, status: { hard, used } });
+  it('refuses a growth that takes requests.storage above hard; a smaller one, a shrink and a scoped quota pass', () => {
+    const quotas = [quota({ 'requests.storage': '75Gi' }, { 'requests.storage': '60Gi' })];
+    const refused = quotaFindings(pvc(ROOT), '30Gi', quotas);
+    assert.deepEqual(refused.map((f) => `${f.check}/${f.outcome}/${f.decision}`), ['quota/refuse/api-quota-exceeded']);
+    assert.match(refused[0]!.message, /exceeded quota storage: requests\.storage is 60Gi used of 75Gi, and growing from 10Gi to 30Gi would go above it/);
+    assert.deepEqual(quotaFindings(pvc(ROOT), '25Gi', quotas), []);
+    assert.deepEqual(quotaFindings(pvc(ROOT), '5Gi', quotas), []);
+    assert.deepEqual(quotaFindings(pvc(ROOT), '30Gi', [quota({ 'requests.storage': '75Gi' }, { 'requests.storage': '60Gi' }, { scopes: ['Terminating'] })]), []);
+  });
+  it('a per-StorageClass quota counts the claim\'s class only', () => {
+    const className = pvc(ROOT).spec?.storageClassName ?? '';
+    const perClass = [quota({ [`${className}.storageclass.storage.k8s.io/requests.storage`]: '15Gi' }, { [`${className}.storageclass.storage.k8s.io/requests.storage`]: '10Gi' })];
+    assert.equal(quotaFindings(pvc(ROOT), '20Gi', perClass).length, 1);
+    const other = [quota({ 'other.storageclass.storage.k8s.io/requests.storage': '15Gi' }, { 'other.storageclass.storage.k8s.io/requests.storage': '10Gi' })];
+    assert.deepEqual(quotaFindings(pvc(ROOT), '20Gi', other), []);
+  });
 });
