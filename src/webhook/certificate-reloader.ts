@@ -2,7 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Logger } from '../log/index.js';
 import { WebhookError } from './webhook-error.js';
 
@@ -37,11 +37,18 @@ export interface CertificateReloader {
   stop(): void;
 }
 
-/** Reads the pair and proves the key belongs to the certificate (createSecureContext refuses a mismatch). */
+/**
+ * Reads the pair and proves the key belongs to the certificate. createSecureContext alone does not:
+ * it skips an empty key, and OpenSSL checks a key only against a certificate of its own type (an
+ * RSA key beside an ECDSA certificate loads, then every handshake fails).
+ */
 export async function loadCertificatePair(certFile: string, keyFile: string): Promise<CertificatePair> {
   const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
-  createSecureContext({ cert, key });
+  if (cert.trim() === '') throw new Error(`the certificate file ${certFile} is empty`);
+  if (key.trim() === '') throw new Error(`the key file ${keyFile} is empty`);
   const x509 = new X509Certificate(cert);
+  if (!x509.checkPrivateKey(createPrivateKey(key))) throw new Error('the key does not belong to the certificate');
+  createSecureContext({ cert, key });
   return { cert, key, notAfter: new Date(x509.validTo), fingerprint256: x509.fingerprint256 };
 }
 
@@ -115,8 +122,18 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
     }
   }
 
+  function stopWatching(): void {
+    if (debounce) clearTimeout(debounce);
+    if (poll) clearInterval(poll);
+    for (const w of watchers) w.close();
+    watchers = [];
+  }
+
   return {
     async start() {
+      // Started again (after a failed listen, say): from a clean state, watching anew.
+      stopWatching();
+      stopped = false;
       try {
         current = await loadCertificatePair(certFile, keyFile);
       } catch (error) {
@@ -136,10 +153,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
     current: () => current,
     stop() {
       stopped = true;
-      if (debounce) clearTimeout(debounce);
-      if (poll) clearInterval(poll);
-      for (const w of watchers) w.close();
-      watchers = [];
+      stopWatching();
     },
   };
 }

@@ -16,6 +16,17 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A received value as a message may show it: a short name-like string quoted (e.g. another
+ * apiVersion), anything else only by its type, so no request content (a token, a secret) reaches
+ * the logs or the answer.
+ */
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string' && value.length <= 64 && /^[A-Za-z0-9._/-]*$/.test(value)) return JSON.stringify(value);
+  return describeJsonType(value);
+}
+
 function fail(message: string): ParsedAdmissionReview {
   return { ok: false, message };
 }
@@ -66,10 +77,10 @@ function checkUserInfo(value: unknown): string {
 export function parseAdmissionReview(body: unknown): ParsedAdmissionReview {
   if (!isObject(body)) return fail(`the body must be a JSON object (an AdmissionReview), got ${describeJsonType(body)}`);
   if (body['apiVersion'] !== ADMISSION_API_VERSION) {
-    return fail(`apiVersion must be "${ADMISSION_API_VERSION}" (set admissionReviewVersions: [v1] in the webhook configuration), got ${JSON.stringify(body['apiVersion']) ?? 'nothing'}`.slice(0, 300));
+    return fail(`apiVersion must be "${ADMISSION_API_VERSION}" (set admissionReviewVersions: [v1] in the webhook configuration), got ${shown(body['apiVersion'])}`);
   }
   if (body['kind'] !== ADMISSION_REVIEW_KIND) {
-    return fail(`kind must be "${ADMISSION_REVIEW_KIND}", got ${JSON.stringify(body['kind']) ?? 'nothing'}`.slice(0, 300));
+    return fail(`kind must be "${ADMISSION_REVIEW_KIND}", got ${shown(body['kind'])}`);
   }
   const request = body['request'];
   if (!isObject(request)) return fail(`request must be an object, got ${request === undefined ? 'nothing' : describeJsonType(request)}`);

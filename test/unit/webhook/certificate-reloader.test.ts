@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:tls';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWebhookServer } from '../../../src/webhook/index.js';
@@ -107,4 +107,46 @@ test('a Kubernetes Secret volume update (..data symlink swap) is picked up', asy
   await rename(join(dir, '..data_tmp'), join(dir, '..data'));
   await rm(join(dir, '..2026_11_21_06_00_00.000000001'), { recursive: true });
   await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'the swapped certificate to be served');
+});
+
+test('an empty key, or a key of another type than the certificate (RSA beside ECDSA), is refused: never served, start-up fails', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  const a = await newPair();
+  await writeFile(certFile, a.certificatePem);
+  await writeFile(keyFile, a.keyPem);
+  const { server, port } = await startServer(t, certFile, keyFile);
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  for (const key of ['', '\n', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()]) {
+    await writeFile(keyFile, key);
+    assert.equal(await server.reloadCertificate(), false, JSON.stringify(key.slice(0, 30)));
+    assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem), 'the previous pair still serves, handshakes work');
+  }
+  await writeFile(keyFile, '');
+  const logs = captureLogger();
+  const fresh = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger });
+  await assert.rejects(fresh.listen(0, '127.0.0.1'), /WEBHOOK_TLS_LOAD_FAILED|the key file .* is empty/);
+  await fresh.close();
+});
+
+test('listen again after a failed listen still reloads changed files', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  const a = await newPair();
+  await writeFile(certFile, a.certificatePem);
+  await writeFile(keyFile, a.keyPem);
+  const busy = await startServer(t, certFile, keyFile);
+  const logs = captureLogger();
+  const server = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20 });
+  t.after(() => server.close());
+  await assert.rejects(server.listen(busy.port, '127.0.0.1'), /WEBHOOK_LISTEN_FAILED|Cannot listen/);
+  const { port } = await server.listen(0, '127.0.0.1');
+  const b = await newPair();
+  await writeFile(certFile, b.certificatePem);
+  await writeFile(keyFile, b.keyPem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B served after the second listen');
 });
