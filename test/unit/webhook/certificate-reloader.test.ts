@@ -38,6 +38,18 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string)
   }
 }
 
+/** A temporary directory holding tls.crt and tls.key of a fresh pair `a` (removed after the test). */
+async function pairFiles(t: { after: (fn: () => Promise<void>) => void }): Promise<{ dir: string; certFile: string; keyFile: string; a: IssuedCertificate }> {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  const a = await newPair();
+  await writeFile(certFile, a.certificatePem);
+  await writeFile(keyFile, a.keyPem);
+  return { dir, certFile, keyFile, a };
+}
+
 async function startServer(t: { after: (fn: () => Promise<void>) => void }, certFile: string, keyFile: string) {
   const logs = captureLogger();
   const server = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20 });
@@ -47,13 +59,7 @@ async function startServer(t: { after: (fn: () => Promise<void>) => void }, cert
 }
 
 test('rewritten files are served without a restart; an invalid pair keeps the previous certificate', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const certFile = join(dir, 'tls.crt');
-  const keyFile = join(dir, 'tls.key');
-  const a = await newPair();
-  await writeFile(certFile, a.certificatePem);
-  await writeFile(keyFile, a.keyPem);
+  const { certFile, keyFile, a } = await pairFiles(t);
   const { server, port, logs } = await startServer(t, certFile, keyFile);
   assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
 
@@ -110,13 +116,7 @@ test('a Kubernetes Secret volume update (..data symlink swap) is picked up', asy
 });
 
 test('an empty key, or a key of another type than the certificate (RSA beside ECDSA), is refused: never served, start-up fails', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const certFile = join(dir, 'tls.crt');
-  const keyFile = join(dir, 'tls.key');
-  const a = await newPair();
-  await writeFile(certFile, a.certificatePem);
-  await writeFile(keyFile, a.keyPem);
+  const { certFile, keyFile, a } = await pairFiles(t);
   const { server, port } = await startServer(t, certFile, keyFile);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   for (const key of ['', '\n', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()]) {
@@ -132,13 +132,7 @@ test('an empty key, or a key of another type than the certificate (RSA beside EC
 });
 
 test('listen again after a failed listen still reloads changed files', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const certFile = join(dir, 'tls.crt');
-  const keyFile = join(dir, 'tls.key');
-  const a = await newPair();
-  await writeFile(certFile, a.certificatePem);
-  await writeFile(keyFile, a.keyPem);
+  const { certFile, keyFile } = await pairFiles(t);
   const busy = await startServer(t, certFile, keyFile);
   const logs = captureLogger();
   const server = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20 });
