@@ -154,9 +154,11 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       const pair = await reloader.start();
       certificateLoaded = true;
       const https = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, route);
-      // The API server keeps connections to webhooks alive (Go's idle timeout is 90 s). Closing
-      // idle connections earlier races with requests already sent on them; pepr uses the same values.
-      https.keepAliveTimeout = 90_000;
+      // The API server keeps connections to webhooks alive and drops them after 90 s idle (Go's
+      // IdleConnTimeout, set by k8s.io/apimachinery's SetTransportDefaults). Its timer starts when it
+      // has read an answer, ours when we wrote it: with the same 90 s we would close first, racing
+      // with a request already on its way (Go does not retry a POST). A little longer lets it close first.
+      https.keepAliveTimeout = 95_000;
       https.headersTimeout = 32_000;
       https.requestTimeout = 60_000;
       https.on('tlsClientError', (error) => log.debug({ error: error.message }, 'TLS handshake failed'));

@@ -224,6 +224,12 @@ test('configuration errors are typed', async () => {
   }
 });
 
+test('idle connections are kept 95 s, longer than the API server\'s own 90 s, so it closes them first', async (t) => {
+  const { call } = await start(t);
+  const res = await call('/validate/pvc-resize', pvcReview('keep'));
+  assert.equal(res.headers['keep-alive'], 'timeout=95');
+});
+
 test('the query string the API server adds (?timeout=10s) is ignored', async (t) => {
   const { call } = await start(t);
   const withTimeout = await call('/validate/pvc-resize?timeout=10s', pvcReview('q1'));
