@@ -18,4 +18,5 @@ export { eventSink, type EventSink } from './event-sink.js';
 export { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 export { retryOnConflict, updateWithRetry, patchMerge, patchStatus, getObject, replaceObject, type ConflictRetryOptions, type NamedResourceRef } from './patch.js';
 export { isGroupVersionServed } from './is-group-version-served.js';
+export { isResourceServed } from './resource-served.js';
 export { loadKubeConfig } from './load-kube-config.js';

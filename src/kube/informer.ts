@@ -7,6 +7,7 @@ import { KubeError, KubeErrorCode } from './kube-error.js';
 import { openWatch, requestJson, type WatchEvent } from './kube-request.js';
 import { keyOf, objectKey } from './object-key.js';
 import { resourcePath, type ResourceRef } from './resource-ref.js';
+import { isResourceServed } from './resource-served.js';
 
 export interface InformerHandlers<T> {
   add: (obj: T) => void;
@@ -313,16 +314,10 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
    * or cannot be read.
    */
   async #confirmNotServed(): Promise<boolean> {
-    const { group, version, plural } = this.#opts.resource;
-    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
     try {
-      const list = await requestJson<{ resources?: Array<{ name?: string }> }>(this.#opts.kubeConfig, {
-        method: 'GET', path, signal: this.#abort.signal, timeoutMs: 30_000,
-      });
-      return !(list.resources ?? []).some((r) => r.name === plural);
+      return !(await isResourceServed(this.#opts.kubeConfig, this.#opts.resource, this.#abort.signal));
     } catch (err) {
-      if (isNotFound(err)) return true;
-      this.#opts.logger?.warn({ path, error: err instanceof Error ? err.message : String(err) }, 'discovery failed after a 404; keeping the cache, not synced');
+      this.#opts.logger?.warn({ path: this.#path, error: err instanceof Error ? err.message : String(err) }, 'discovery failed after a 404; keeping the cache, not synced');
       return false;
     }
   }

@@ -8,7 +8,9 @@ import { CheckError } from './check-error.js';
 import type {
   LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
 } from './kube-objects.js';
-import { listItems, listOf, readOptional } from './read-optional.js';
+import { listItems, listOf, readOptional, readOptionalList } from './read-optional.js';
+
+const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
 import { readSharedObjects } from './read-shared-objects.js';
 
 /**
@@ -57,10 +59,12 @@ export async function loadCheckCaches(
 
   const [storageClasses, vmList, shared, longhornVolume, engineList, limitRanges, quotas] = await Promise.all([
     Promise.all(classNames.map((c) => readOptional(`StorageClass ${c}`, () => storage.readStorageClass({ name: c }) as Promise<StorageClass>))),
-    readOptional(`VirtualMachines in ${namespace}`, () => custom.listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace, plural: 'virtualmachines' })),
+    readOptionalList(`VirtualMachines in ${namespace}`, kubeConfig, VMS,
+      () => custom.listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace, plural: 'virtualmachines' })),
     readSharedObjects(custom, options, { longhorn }),
     longhorn && volumeName ? readOptional(`Longhorn Volume ${volumeName}`, () => custom.getNamespacedCustomObject({ ...lh, plural: 'volumes', name: volumeName }) as Promise<LonghornVolume>) : undefined,
-    longhorn && volumeName ? readOptional(`Longhorn Engines of ${volumeName}`, () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', labelSelector: `${LONGHORN_VOLUME_LABEL}=${volumeName}` })) : undefined,
+    longhorn && volumeName ? readOptionalList(`Longhorn Engines of ${volumeName}`, kubeConfig, { ...lh, plural: 'engines' },
+      () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', labelSelector: `${LONGHORN_VOLUME_LABEL}=${volumeName}` })) : undefined,
     listPolicies<V1LimitRange>(`LimitRanges in ${namespace}`, () => core.listNamespacedLimitRange({ namespace }), unreadable),
     listPolicies<V1ResourceQuota>(`ResourceQuotas in ${namespace}`, () => core.listNamespacedResourceQuota({ namespace }), unreadable),
   ]);

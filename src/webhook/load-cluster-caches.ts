@@ -3,7 +3,7 @@ import type { AdmissionOptions } from './admission-options.js';
 import { buildAdmissionCaches } from './build-admission-caches.js';
 import type { AdmissionCaches } from './cache-snapshot-source.js';
 import type { LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine } from './kube-objects.js';
-import { listItems, readOptional } from './read-optional.js';
+import { listItems, readOptional, readOptionalList } from './read-optional.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 /**
@@ -20,10 +20,11 @@ export async function loadClusterCaches(kubeConfig: KubeConfig, options: Admissi
   const [pvcs, classes, vms, shared, volumes, engines] = await Promise.all([
     readOptional('PVCs', () => core.listPersistentVolumeClaimForAllNamespaces()),
     readOptional('StorageClasses', () => storage.listStorageClass()),
-    readOptional('KubeVirt VirtualMachines', () => custom.listClusterCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' })),
+    readOptionalList('KubeVirt VirtualMachines', kubeConfig, { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' },
+      () => custom.listClusterCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' })),
     readSharedObjects(custom, options),
-    readOptional(`Longhorn Volumes in ${options.longhornNamespace}`, () => custom.listNamespacedCustomObject({ ...lh, plural: 'volumes' })),
-    readOptional(`Longhorn Engines in ${options.longhornNamespace}`, () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines' })),
+    readOptionalList(`Longhorn Volumes in ${options.longhornNamespace}`, kubeConfig, { ...lh, plural: 'volumes' }, () => custom.listNamespacedCustomObject({ ...lh, plural: 'volumes' })),
+    readOptionalList(`Longhorn Engines in ${options.longhornNamespace}`, kubeConfig, { ...lh, plural: 'engines' }, () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines' })),
   ]);
   return buildAdmissionCaches({
     ...shared,

@@ -1,5 +1,5 @@
-import { ApiException } from '@kubernetes/client-node';
-import { apiErrorOf } from '../kube/index.js';
+import { ApiException, type KubeConfig } from '@kubernetes/client-node';
+import { apiErrorOf, isResourceServed, type ResourceRef } from '../kube/index.js';
 import { CheckError } from './check-error.js';
 
 /**
@@ -18,6 +18,28 @@ export async function readOptional<T>(what: string, read: () => Promise<T>): Pro
       `reading ${what} failed${status}: ${why}. Check the kubeconfig and that your user may get/list it.`,
       { cause: error });
   }
+}
+
+/**
+ * A list of a resource the cluster may not serve (a CRD not installed: reads as empty). A 404 counts
+ * as "not served" only when discovery confirms it: a spurious 404 (kubernetes#115241, a proxy)
+ * would otherwise read as "no VMs" and make a running VM's resize look like an offline one.
+ */
+export async function readOptionalList<T>(what: string, kubeConfig: KubeConfig, resource: Pick<ResourceRef, 'group' | 'version' | 'plural'>,
+  list: () => Promise<T>): Promise<T | undefined> {
+  const found = await readOptional(what, list);
+  if (found !== undefined) return found;
+  let served: boolean;
+  try {
+    served = await isResourceServed(kubeConfig, resource);
+  } catch (error) {
+    throw new CheckError('CHECK_API_FAILED', `reading ${what} answered 404, and discovery could not be read to tell whether the cluster serves ${resource.plural}.${resource.group}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+  }
+  if (served) {
+    throw new CheckError('CHECK_API_FAILED', `reading ${what} answered 404 although the cluster serves ${resource.plural}.${resource.group} (discovery lists it); ` +
+      'an API server restarting or a proxy in between can answer so. Try again.');
+  }
+  return undefined;
 }
 
 /** The items of a list answer (none when the read found nothing). */
