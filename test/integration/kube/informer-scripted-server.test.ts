@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { Informer } from '../../../src/kube/index.js';
 import { eventually } from '../../support/held-clock.js';
+import { scriptedHttpServer } from '../../support/scripted-http-server.js';
 
 /**
  * A scripted API server for one custom resource, to make it answer what a real one only answers
@@ -17,7 +16,7 @@ async function scriptedApiServer(t: { after: (fn: () => Promise<void>) => void }
     list: 'ok' as 'ok' | '404', discovery: 'lists' as 'lists' | 'absent' | '404' | '500',
     watch: 'end' as 'end' | 'malformed' | '500' | 'one-event', lists: 0, watches: 0,
   };
-  const server = createServer((req, res) => {
+  const kubeConfig = await scriptedHttpServer(t, (req, res) => {
     const url = new URL(req.url ?? '/', 'http://scripted');
     const json = (code: number, body: unknown): void => { res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body)); };
     const notFound = (): void => json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
@@ -44,13 +43,6 @@ async function scriptedApiServer(t: { after: (fn: () => Promise<void>) => void }
       return;
     }
     notFound();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'scripted', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'scripted' }], contexts: [{ name: 'scripted', cluster: 'scripted', user: 'scripted' }], currentContext: 'scripted',
   });
   const informer = new Informer<KubernetesObject>({
     kubeConfig, resource: { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' },

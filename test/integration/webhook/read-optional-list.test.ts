@@ -1,14 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import { CheckError } from '../../../src/webhook/index.js';
 import { readOptionalList } from '../../../src/webhook/read-optional.js';
+import { scriptedHttpServer } from '../../support/scripted-http-server.js';
 
 test('a list answered 404 reads as empty only when discovery confirms the resource is not served (voe check, the demo survey)', async (t) => {
   let discovery: 'lists' | 'absent' | '404' | '500' = 'lists';
-  const server = createServer((req, res) => {
+  const kubeConfig = await scriptedHttpServer(t, (req, res) => {
     const json = (code: number, body: unknown): void => { res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body)); };
     if (req.url === '/apis/kubevirt.io/v1') {
       if (discovery === '404') json(404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'not found' });
@@ -17,13 +16,6 @@ test('a list answered 404 reads as empty only when discovery confirms the resour
       return;
     }
     json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 's', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 's', user: 'u' }], currentContext: 'c',
   });
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
