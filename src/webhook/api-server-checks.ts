@@ -19,6 +19,7 @@ export const API_SERVER_REFUSALS: Record<string, ApiServerRefusal> = {
   'api-not-bound': { code: 422, reason: 'Invalid' },
   'api-expansion-not-allowed': { code: 403, reason: 'Forbidden' },
   'api-below-capacity': { code: 422, reason: 'Invalid' },
+  'api-below-previous': { code: 422, reason: 'Invalid' },
   'api-invalid-size': { code: 422, reason: 'Invalid' },
   'api-limit-range': { code: 403, reason: 'Forbidden' },
   'api-quota-exceeded': { code: 403, reason: 'Forbidden' },
@@ -44,6 +45,23 @@ export interface NamespacePolicies {
   quotas: V1ResourceQuota[];
   /** e.g. "LimitRanges in default (HTTP 403)": not judged, said so. */
   unreadable: string[];
+  /** The API server's Kubernetes version (`/version`), when it could be read: decides whether a shrink may recover a failed expansion. */
+  serverVersion?: { major: number; minor: number };
+}
+
+/** RecoverVolumeExpansionFailure is on by default from Kubernetes 1.32 (beta). */
+const RECOVERY_DEFAULT_SINCE = { major: 1, minor: 32 };
+
+/**
+ * Whether validation lets a request go below its previous value (down to above status.capacity):
+ * the RecoverVolumeExpansionFailure gate (on by default since 1.32; an unknown version is taken as
+ * new), or an old claim that already carries status.allocatedResources or
+ * allocatedResourceStatuses (Kubernetes ValidationOptionsForPersistentVolumeClaim).
+ */
+function recoveryAllowed(pvc: PersistentVolumeClaim, version: NamespacePolicies['serverVersion']): boolean {
+  if (pvc.status?.['allocatedResources'] !== undefined || pvc.status?.['allocatedResourceStatuses'] !== undefined) return true;
+  if (!version) return true;
+  return version.major > RECOVERY_DEFAULT_SINCE.major || (version.major === RECOVERY_DEFAULT_SINCE.major && version.minor >= RECOVERY_DEFAULT_SINCE.minor);
 }
 
 const ZERO: QuantityValue = { num: 0n, den: 1n };
@@ -108,6 +126,12 @@ export function apiServerFindings(
       `${pvc.status?.phase ?? 'without a phase'}. Wait until it is Bound.`);
   }
   const shrinking = request !== undefined && compareQuantities(target, request) < 0;
+  if (shrinking && !recoveryAllowed(pvc, policies.serverVersion)) {
+    const v = policies.serverVersion!;
+    return refuse('api-below-previous', `spec.resources.requests.storage can not be less than its previous value (${String(pvc.spec?.resources?.requests?.['storage'])}): ` +
+      `Kubernetes ${v.major}.${v.minor} allows a smaller request only to recover from a failed expansion, with the RecoverVolumeExpansionFailure ` +
+      'feature gate (on by default since 1.32). Volumes do not shrink; to use less space, copy the data to a new, smaller volume.');
+  }
   if (shrinking && compareQuantities(target, capacity) <= 0) {
     return refuse('api-below-capacity', `spec.resources.requests.storage can not be less than status.capacity (${capacityText}), nor equal to it when the request is above it. ` +
       'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.');
@@ -122,7 +146,7 @@ export function apiServerFindings(
     return [...notJudged, {
       check: 'api-server', outcome: 'pass', decision: 'not-resize',
       message: `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
-        '(Kubernetes >= 1.32, RecoverVolumeExpansionFailure); older API servers refuse any shrink. Nothing grows.',
+        `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${policies.serverVersion ? `; this API server runs ${policies.serverVersion.major}.${policies.serverVersion.minor}` : '; the API server\'s version could not be read'}). Nothing grows.`,
     }];
   }
   const storageClass = className ? storageClassNamed(className) : undefined;

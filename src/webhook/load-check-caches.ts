@@ -1,4 +1,4 @@
-import { ApiException, CoreV1Api, CustomObjectsApi, StorageV1Api, type KubeConfig, type V1LimitRange, type V1ResourceQuota } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, CustomObjectsApi, StorageV1Api, VersionApi, type KubeConfig, type V1LimitRange, type V1ResourceQuota } from '@kubernetes/client-node';
 import type { AdmissionOptions } from './admission-options.js';
 import { claimClassName, type NamespacePolicies } from './api-server-checks.js';
 import type { AdmissionCaches } from './cache-snapshot-source.js';
@@ -57,7 +57,7 @@ export async function loadCheckCaches(
   const lh = { group: 'longhorn.io', version: 'v1beta2', namespace: options.longhornNamespace };
   const unreadable: string[] = [];
 
-  const [storageClasses, vmList, shared, longhornVolume, engineList, limitRanges, quotas] = await Promise.all([
+  const [storageClasses, vmList, shared, longhornVolume, engineList, limitRanges, quotas, serverVersion] = await Promise.all([
     Promise.all(classNames.map((c) => readOptional(`StorageClass ${c}`, () => storage.readStorageClass({ name: c }) as Promise<StorageClass>))),
     readOptionalList(`VirtualMachines in ${namespace}`, kubeConfig, VMS,
       () => custom.listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace, plural: 'virtualmachines' })),
@@ -67,6 +67,12 @@ export async function loadCheckCaches(
       () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', labelSelector: `${LONGHORN_VOLUME_LABEL}=${volumeName}` })) : undefined,
     listPolicies<V1LimitRange>(`LimitRanges in ${namespace}`, () => core.listNamespacedLimitRange({ namespace }), unreadable),
     listPolicies<V1ResourceQuota>(`ResourceQuotas in ${namespace}`, () => core.listNamespacedResourceQuota({ namespace }), unreadable),
+    // Only for the shrink rule; unreadable (a proxy, RBAC on /version) means "taken as new".
+    kubeConfig.makeApiClient(VersionApi).getCode().then((info) => {
+      const major = Number.parseInt(info.major, 10);
+      const minor = Number.parseInt(info.minor, 10);
+      return Number.isFinite(major) && Number.isFinite(minor) ? { major, minor } : undefined;
+    }, () => undefined),
   ]);
 
   return {
@@ -79,6 +85,6 @@ export async function loadCheckCaches(
       longhornVolumes: listOf(longhornVolume),
       longhornEngines: listItems<LonghornEngine>(engineList),
     }),
-    policies: { limitRanges, quotas, unreadable: unreadable.sort() },
+    policies: { limitRanges, quotas, unreadable: unreadable.sort(), ...(serverVersion ? { serverVersion } : {}) },
   };
 }

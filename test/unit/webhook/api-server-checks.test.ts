@@ -118,3 +118,26 @@ describe('quotaFindings (ResourceQuota, after the webhooks)', () => {
     assert.deepEqual(quotaFindings(pvc(ROOT), '20Gi', other), []);
   });
 });
+
+describe('apiServerFindings: a smaller request depends on the API server\'s version (RecoverVolumeExpansionFailure on by default since 1.32)', () => {
+  const recovering = withStatus(pvc(ROOT, { storage: '20Gi' }), { phase: 'Bound', capacity: { storage: '10Gi' } });
+  const policies = (minor: number): NamespacePolicies => ({ limitRanges: [], quotas: [], unreadable: [], serverVersion: { major: 1, minor } });
+  const decisions = (findings: ReturnType<typeof apiServerFindings>): string[] => findings.map((f) => `${f.outcome}/${f.decision}`);
+  it('Kubernetes 1.30 (Harvester 1.4) refuses any shrink: "can not be less than previous value"', () => {
+    const findings = apiServerFindings(recovering, '15Gi', () => longhorn, policies(30));
+    assert.deepEqual(decisions(findings), ['refuse/api-below-previous']);
+    assert.match(findings[0]!.message, /can not be less than its previous value \(20Gi\): Kubernetes 1\.30 allows/);
+  });
+  it('unless the claim already records allocatedResources or allocatedResourceStatuses (the gate was on once)', () => {
+    for (const extra of [{ allocatedResources: { storage: '20Gi' } }, { allocatedResourceStatuses: { storage: 'ControllerResizeInfeasible' } }]) {
+      const claim = withStatus(recovering, { ...recovering.status, ...extra });
+      assert.deepEqual(decisions(apiServerFindings(claim, '15Gi', () => longhorn, policies(30))), ['pass/not-resize']);
+      assert.deepEqual(decisions(apiServerFindings(claim, '10Gi', () => longhorn, policies(30))), ['refuse/api-below-capacity']);
+    }
+  });
+  it('1.32 and later, or a version that could not be read, allow the recovery and say which', () => {
+    assert.match(apiServerFindings(recovering, '15Gi', () => longhorn, policies(33))[0]!.message, /this API server runs 1\.33/);
+    assert.match(apiServerFindings(recovering, '15Gi', () => longhorn)[0]!.message, /version could not be read/);
+    assert.deepEqual(decisions(apiServerFindings(recovering, '25Gi', () => longhorn, policies(30))), ['pass/allowed'], 'growing is not affected');
+  });
+});
