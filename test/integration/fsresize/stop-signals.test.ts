@@ -51,6 +51,22 @@ async function runningTool(lockFile: string, name: string): Promise<number> {
   throw new Error(`${name} never showed up in ${lockFile}`);
 }
 
+/**
+ * Sends `signal` to `voe` once the lock file names a running resize2fs, checks that voe waits for
+ * it (still running 200 ms later, exiting only after resize2fs ended), and resolves with voe's end.
+ */
+async function signalWhileResize2fsRuns(voe: Voe, lockFile: string, signal: NodeJS.Signals): Promise<Awaited<Voe['done']>> {
+  const tool = await runningTool(lockFile, 'resize2fs');
+  const toolEnded = gone(tool);
+  voe.child.kill(signal);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(alive(tool), 'resize2fs still runs (too fast on this machine to test?)');
+  assert.equal(voe.child.exitCode, null, 'voe did not exit while resize2fs runs');
+  const result = await voe.done;
+  assert.ok(await toolEnded <= result.at, 'voe exited after resize2fs');
+  return result;
+}
+
 async function majorMinorOf(device: string): Promise<string> {
   return (await readFile(`/sys/class/block/${basename(device)}/dev`, 'utf8')).trim();
 }
@@ -104,14 +120,7 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
 test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on stderr, waits for resize2fs, releases the lock, then exits 143', async (t) => {
   const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4(t);
   const voe = startVoe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]);
-  const tool = await runningTool(lockFile, 'resize2fs');
-  const toolEnded = gone(tool);
-  voe.child.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 200));
-  assert.ok(alive(tool), 'resize2fs still runs (too fast on this machine to test?)');
-  assert.equal(voe.child.exitCode, null, 'voe did not exit while resize2fs runs');
-  const result = await voe.done;
-  assert.ok(await toolEnded <= result.at, 'voe exited after resize2fs');
+  const result = await signalWhileResize2fsRuns(voe, lockFile, 'SIGTERM');
   assert.equal(result.code, 143, result.stderr);
   assert.match(result.stderr, /^voe: SIGTERM received: stopping at the next safe point; a running grow or check tool is never stopped midway/m);
   assert.match(result.stderr, /^voe: exiting after SIGTERM \(exit code 143\)$/m);
@@ -128,14 +137,7 @@ test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on std
 test('voe flexvolume expandfs stopped with SIGHUP during resize2fs: silent, waits for resize2fs, then one JSON Failure line and a non-zero exit', async (t) => {
   const { lockFile, loop } = await bigUsedExt4(t, '/run/voe/fsresize');
   const voe = startVoe(['flexvolume', 'expandfs', '{}', loop.device, '', String(GROWN), String(GiB)]);
-  const tool = await runningTool(lockFile, 'resize2fs');
-  const toolEnded = gone(tool);
-  voe.child.kill('SIGHUP');
-  await new Promise((r) => setTimeout(r, 200));
-  assert.ok(alive(tool), 'resize2fs still runs (too fast on this machine to test?)');
-  assert.equal(voe.child.exitCode, null, 'voe did not exit while resize2fs runs');
-  const result = await voe.done;
-  assert.ok(await toolEnded <= result.at, 'voe exited after resize2fs');
+  const result = await signalWhileResize2fsRuns(voe, lockFile, 'SIGHUP');
   assert.equal(result.stderr, '', 'nothing on stderr: kubelet reads it with stdout');
   assert.equal(result.code, 1);
   assert.equal(result.stdout.split('\n').length, 2, 'exactly one line');
