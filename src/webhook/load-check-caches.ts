@@ -19,13 +19,12 @@ import { readSharedObjects } from './read-shared-objects.js';
  */
 async function listPolicies<T>(what: string, list: () => Promise<{ items: T[] }>, unreadable: string[]): Promise<T[]> {
   try {
-    return (await list()).items;
+    return listItems<T>(await readOptional(what, list));
   } catch (error) {
-    if (error instanceof ApiException && (error.code === 403 || error.code === 401)) {
-      unreadable.push(`${what} (HTTP ${error.code})`);
-      return [];
-    }
-    return listItems<T>(await readOptional(what, () => Promise.reject(error)));
+    const code = error instanceof CheckError && error.cause instanceof ApiException ? error.cause.code : 0;
+    if (code !== 403 && code !== 401) throw error;
+    unreadable.push(`${what} (HTTP ${code})`);
+    return [];
   }
 }
 

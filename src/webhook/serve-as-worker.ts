@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import type { Registry } from 'prom-client';
 import { isVoeError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { createWebhookServer } from './create-webhook-server.js';
@@ -45,7 +46,7 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
   let pool: CacheState = { ready: false, unsynced: [], notServed: [] };
   const pending = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   let nextId = 0;
-  let ownMetrics: (() => Promise<WorkerMessage & { type: 'voe:own-metrics' }>) | undefined;
+  let registry: Registry | undefined;
   let stopRequested!: () => void;
   const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
   const onMessage = (message: unknown): void => {
@@ -64,8 +65,11 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
       }
       case 'voe:collect-metrics': {
         const id = message.id;
-        if (!ownMetrics) { void send({ type: 'voe:own-metrics', id, error: 'not serving yet' }); return; }
-        void ownMetrics().then((answer) => send({ ...answer, id }));
+        if (!registry) { void send({ type: 'voe:own-metrics', id, error: 'not serving yet' }); return; }
+        void registry.getMetricsAsJSON().then(
+          (metrics) => send({ type: 'voe:own-metrics', id, metrics }),
+          (error: unknown) => send({ type: 'voe:own-metrics', id, error: error instanceof Error ? error.message : String(error) }),
+        );
         break;
       }
       case 'voe:ping':
@@ -100,10 +104,7 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
       cacheStatus: () => ({ unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed) }),
       metricsText: poolMetrics,
     });
-    ownMetrics = () => server.registry.getMetricsAsJSON().then(
-      (metrics) => ({ type: 'voe:own-metrics' as const, id: 0, metrics }),
-      (error: unknown) => ({ type: 'voe:own-metrics' as const, id: 0, error: error instanceof Error ? error.message : String(error) }),
-    );
+    registry = server.registry;
     const address = await server.listen(options.port, options.host);
     cleanups.push(() => server.close());
     await send({ type: 'voe:listening', address });
