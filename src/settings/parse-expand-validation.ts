@@ -1,6 +1,6 @@
 import type { HarvesterSetting } from './harvester-setting.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from './harvester-setting.js';
-import { parseDriverMap } from './parse-driver-map.js';
+import { unmarshalDriverMap } from './parse-driver-map.js';
 
 /** The effective csi-online-expand-validation: which CSI drivers are validated for online expansion. */
 export interface ExpandValidation {
@@ -11,15 +11,18 @@ export interface ExpandValidation {
 }
 
 /**
- * Parses the Setting exactly as Harvester does: `default` first, then `value` into the same
- * map so `value` keys override `default` keys; a missing key is false; empty strings add
- * nothing; invalid JSON or a non-boolean entry throws SettingInvalidError.
+ * Parses the Setting exactly as Harvester does (Go's json.Unmarshal into one map[string]bool):
+ * `default` first, then `value` into the same map so `value` keys override `default` keys; a
+ * missing key is false; empty strings add nothing; JSON `null` empties the map (Longhorn's
+ * entry from `default` included) and a `null` entry is false; invalid JSON, a field that is not
+ * an object or an entry neither boolean nor null throws SettingInvalidError. For the resize
+ * decision; the Setting validator (writes) is stricter: parseDriverMap.
  */
 export function parseExpandValidation(setting: Pick<HarvesterSetting, 'default' | 'value' | 'metadata'>): ExpandValidation {
   const name = setting.metadata?.name ?? EXPAND_VALIDATION_SETTING_NAME;
   const drivers = new Map<string, boolean>();
-  for (const [key, entry] of parseDriverMap(setting.default, 'default', name)) drivers.set(key, entry);
-  for (const [key, entry] of parseDriverMap(setting.value, 'value', name)) drivers.set(key, entry);
+  unmarshalDriverMap(drivers, setting.default, 'default', name);
+  unmarshalDriverMap(drivers, setting.value, 'value', name);
   return {
     drivers,
     allows: (driver: string) => drivers.get(driver) === true,

@@ -12,8 +12,10 @@ const MAX_DRIVER_WARNINGS = 5;
 /**
  * Validates CREATE/UPDATE of the csi-online-expand-validation Setting (other Settings and
  * operations are allowed): `value` and `default` must each be a JSON object of driver -> boolean
- * (or empty); `driver.longhorn.io: false` is refused (Harvester protects it only in its UI);
- * a driver with no CSIDriver object is accepted with a warning.
+ * (or empty), by the strict write rule parseDriverMap: JSON `null`, whole or as an entry, is
+ * refused here although the resize path reads it as Harvester does (unmarshalDriverMap);
+ * `driver.longhorn.io: false` is refused (Harvester protects it only in its UI); a driver with
+ * no CSIDriver object is accepted with a warning.
  */
 export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource; options: Pick<AdmissionOptions, 'settingName'> }): Validator {
   const { csiDrivers, options } = deps;

@@ -14,6 +14,17 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
     ['both missing', undefined, undefined, {}],
     ['empty object', '{}', '{}', {}],
     ['whitespace around JSON', ' {"a.example":true} ', '', { 'a.example': true }],
+    // JSON null, as Go's json.Unmarshal reads it into Harvester's map[string]bool (go run, Go 1.26):
+    ['value null empties the map, default entries included', '{"driver.longhorn.io":true}', 'null', {}],
+    ['value null with whitespace empties the map', '{"a.example":true}', ' null ', {}],
+    ['value entry null is false and overrides default true', '{"a.example":true}', '{"a.example":null}', { 'a.example': false }],
+    ['value entry null is false, other keys are kept', '', '{"nfs.csi.k8s.io":null,"x.example":true}', { 'nfs.csi.k8s.io': false, 'x.example': true }],
+    ['a later duplicate null entry wins', '{"a.example":true}', '{"a.example":true,"a.example":null}', { 'a.example': false }],
+    ['default null, then value fills the emptied map', 'null', '{"b.example":true}', { 'b.example': true }],
+    ['default null and no value', 'null', '', {}],
+    ['default null and value null', 'null', 'null', {}],
+    ['default entry null is false', '{"driver.longhorn.io":null}', '', { 'driver.longhorn.io': false }],
+    ['value {} keeps default entries', '{"a.example":true}', '{}', { 'a.example': true }],
   ];
   for (const [name, defaultText, value, expected] of table) {
     it(name, () => {
@@ -33,11 +44,11 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
   const invalid: Array<[string, string, string, string]> = [
     ['value is not JSON', '{"nfs.csi.k8s.io":true', 'SETTING_INVALID_JSON', 'value'],
     ['value is a JSON array', '["nfs.csi.k8s.io"]', 'SETTING_INVALID_JSON', 'value'],
-    ['value is JSON null', 'null', 'SETTING_INVALID_JSON', 'value'],
     ['value is a JSON string', '"nfs.csi.k8s.io"', 'SETTING_INVALID_JSON', 'value'],
     ['value maps to a string', '{"nfs.csi.k8s.io":"true"}', 'SETTING_INVALID_VALUE', 'value'],
     ['value maps to a number', '{"nfs.csi.k8s.io":1}', 'SETTING_INVALID_VALUE', 'value'],
-    ['value maps to null', '{"nfs.csi.k8s.io":null}', 'SETTING_INVALID_VALUE', 'value'],
+    ['value maps to an object', '{"nfs.csi.k8s.io":{}}', 'SETTING_INVALID_VALUE', 'value'],
+    ['value is a JSON boolean', 'true', 'SETTING_INVALID_JSON', 'value'],
   ];
   for (const [name, value, code, field] of invalid) {
     it(`${name} -> ${code}`, () => {
@@ -50,6 +61,11 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
       });
     });
   }
+
+  it('a null entry does not hide an invalid entry after it', () => {
+    assert.throws(() => parseExpandValidation(harvesterSetting('{"a.example":null,"b.example":"yes"}')),
+      (error: unknown) => error instanceof SettingInvalidError && error.code === 'SETTING_INVALID_VALUE' && error.details['key'] === 'b.example');
+  });
 
   it('an invalid default is an error too', () => {
     assert.throws(() => parseExpandValidation(harvesterSetting('', '{bad')), { code: 'SETTING_INVALID_JSON' });
@@ -74,4 +90,25 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
     assert.throws(() => parseDriverMap('{"a":true,"b":"yes"}', 'value', 's'), (error: unknown) =>
       error instanceof SettingInvalidError && error.details['key'] === 'b' && error.message.includes('"b"'));
   });
+});
+
+describe('parseDriverMap (the Setting validator\'s rule for writes) refuses JSON null', () => {
+  // Harvester would read these (see parseExpandValidation above); on write they are refused.
+  const table: Array<[string, string, string, string | undefined]> = [
+    ['value is JSON null', 'null', 'SETTING_INVALID_JSON', undefined],
+    ['value is JSON null with whitespace', ' null ', 'SETTING_INVALID_JSON', undefined],
+    ['value maps to null', '{"nfs.csi.k8s.io":null}', 'SETTING_INVALID_VALUE', 'nfs.csi.k8s.io'],
+    ['a null entry after valid ones', '{"a.example":true,"b.example":null}', 'SETTING_INVALID_VALUE', 'b.example'],
+  ];
+  for (const [name, text, code, key] of table) {
+    it(`${name} -> ${code}`, () => {
+      assert.throws(() => parseDriverMap(text, 'value', 'csi-online-expand-validation'), (error: unknown) => {
+        assert.ok(error instanceof SettingInvalidError);
+        assert.equal(error.code, code);
+        assert.equal(error.details['field'], 'value');
+        assert.equal(error.details['key'], key);
+        return true;
+      });
+    });
+  }
 });

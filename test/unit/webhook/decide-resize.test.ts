@@ -184,6 +184,13 @@ const cases: Case[] = [
     name: 'value overrides default for Longhorn', snapshot: () => ({ ...base(), expandSetting: parsed('{"driver.longhorn.io":false}') }),
     allowed: false, code: 422, decision: 'provisioner-not-validated', startsWith: HARVESTER_PROVIDER,
   },
+  // JSON null as Harvester reads it (Go's json.Unmarshal): a policy answer, not a 500.
+  {
+    name: 'value null empties the map: Longhorn from default not validated', snapshot: () => ({ ...base(), expandSetting: parsed('null', '{"driver.longhorn.io":true}') }),
+    allowed: false, code: 422, decision: 'provisioner-not-validated', startsWith: HARVESTER_PROVIDER,
+  },
+  { name: 'NFS entry null reads as false', snapshot: () => nfs('{"nfs.csi.k8s.io":null}'), allowed: false, code: 422, decision: 'provisioner-not-validated', startsWith: HARVESTER_PROVIDER },
+  { name: 'a null entry of another driver keeps Longhorn validated', snapshot: () => ({ ...base(), expandSetting: parsed('{"nfs.csi.k8s.io":null}') }), allowed: true, code: 200, decision: 'allowed' },
   {
     name: 'Setting missing: Harvester default validates Longhorn, with a warning', snapshot: () => ({ ...base(), expandSetting: { state: 'missing' } }),
     allowed: true, code: 200, decision: 'allowed', warnings: 1,

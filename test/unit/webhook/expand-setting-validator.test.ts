@@ -28,6 +28,10 @@ describe('expand-setting validator', () => {
     { name: 'value not JSON', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":true')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_JSON' },
     { name: 'value a list', request: request('UPDATE', harvesterSetting('["nfs.csi.k8s.io"]')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_JSON' },
     { name: 'value maps to a string', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":"true"}')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_VALUE' },
+    // The write rule is stricter than Harvester's reading (the resize path reads null as Go does).
+    { name: 'value JSON null', request: request('UPDATE', harvesterSetting('null')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_JSON' },
+    { name: 'value maps to null', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":null}')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_VALUE' },
+    { name: 'default JSON null', request: request('UPDATE', harvesterSetting('', 'null')), allowed: false, decision: 'setting-invalid', includes: 'field "default"' },
     { name: 'default not JSON', request: request('UPDATE', harvesterSetting('', '{')), allowed: false, decision: 'setting-invalid', includes: 'field "default"' },
     { name: 'Longhorn disabled in value', request: request('UPDATE', harvesterSetting('{"driver.longhorn.io":false}')), allowed: false, decision: 'setting-longhorn-disabled', includes: 'driver.longhorn.io' },
     { name: 'Longhorn disabled in default', request: request('UPDATE', harvesterSetting('', '{"driver.longhorn.io":false}')), allowed: false, decision: 'setting-longhorn-disabled', includes: 'field "default"' },

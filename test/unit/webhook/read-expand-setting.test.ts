@@ -23,3 +23,15 @@ test('the Setting is parsed once per object and again when the cache holds a new
   current = setting('{not json');
   assert.equal(readExpandSetting(source, 'csi-online-expand-validation').state, 'invalid');
 });
+
+test('JSON null in the Setting is read as Harvester reads it, not as an invalid Setting', () => {
+  const read = (value: string) => readExpandSetting({ getSetting: () => setting(value) }, 'csi-online-expand-validation');
+  const emptied = read('null');
+  assert.equal(emptied.state, 'parsed');
+  assert.equal(emptied.state === 'parsed' && emptied.validation.allows('driver.longhorn.io'), false, 'null empties default entries too');
+  const entry = read('{"nfs.csi.k8s.io":null,"topolvm.io":true}');
+  assert.equal(entry.state, 'parsed');
+  assert.equal(entry.state === 'parsed' && entry.validation.allows('nfs.csi.k8s.io'), false);
+  assert.equal(entry.state === 'parsed' && entry.validation.allows('topolvm.io'), true);
+  assert.equal(entry.state === 'parsed' && entry.validation.allows('driver.longhorn.io'), true);
+});
