@@ -30,7 +30,8 @@ export function readExpandSetting(source: Pick<ResizeSnapshotSource, 'getSetting
 
 /**
  * Builds the snapshot decideResize judges, from the source (caches). Longhorn objects are read
- * only for Longhorn PVCs. Callers check `source.synced()` first.
+ * only for Longhorn PVCs; when the source holds none (not watched) the snapshot records
+ * `longhorn.read: false`. Callers check `source.synced()` first.
  */
 export function assembleResizeSnapshot(
   source: ResizeSnapshotSource,
@@ -50,14 +51,17 @@ export function assembleResizeSnapshot(
     kubeVirt: source.getKubeVirt() ?? null,
     expandSetting: readExpandSetting(source, options.settingName),
   };
-  if (resolveProvisioner(pvc, storageClass) === LONGHORN_DRIVER) {
-    const volumeName = pvc.spec?.volumeName;
-    const version = source.getLonghornSetting(options.longhornVersionSetting)?.value;
-    snapshot.longhorn = {
-      volume: volumeName ? (source.getLonghornVolume(volumeName) ?? null) : null,
-      engines: volumeName ? source.getLonghornEngines(volumeName) : [],
-      ...(version ? { version } : {}),
-    };
+  if (resolveProvisioner(pvc, storageClass) !== LONGHORN_DRIVER) return snapshot;
+  if (!source.readsLonghorn) {
+    snapshot.longhorn = { volume: null, engines: [], read: false };
+    return snapshot;
   }
+  const volumeName = pvc.spec?.volumeName;
+  const version = source.getLonghornSetting(options.longhornVersionSetting)?.value;
+  snapshot.longhorn = {
+    volume: volumeName ? (source.getLonghornVolume(volumeName) ?? null) : null,
+    engines: volumeName ? source.getLonghornEngines(volumeName) : [],
+    ...(version ? { version } : {}),
+  };
   return snapshot;
 }

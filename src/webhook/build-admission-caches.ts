@@ -18,14 +18,22 @@ export interface AdmissionObjects {
   longhornSetting: LonghornSetting | undefined;
 }
 
-/** In-memory caches with the same indexes the admission informers have, for `voe check` and the demo survey. */
-export function buildAdmissionCaches(objects: AdmissionObjects): AdmissionCaches {
-  return {
+/**
+ * In-memory caches with the same indexes the admission informers have, for `voe check` and the
+ * demo survey. With `longhorn: false` (no Longhorn object was read) the Longhorn caches are left
+ * out, as `voe serve --longhorn off` has none, so the decisions know the objects were not read.
+ */
+export function buildAdmissionCaches(objects: AdmissionObjects, read: { longhorn?: boolean } = {}): AdmissionCaches {
+  const caches: AdmissionCaches = {
     pvcs: new MemoryCache(objects.pvcs),
     storageClasses: new MemoryCache(objects.storageClasses),
     vms: new MemoryCache(objects.vms, { indexers: admissionIndexers.vms }),
     kubeVirts: new MemoryCache(listOf(objects.kubeVirt)),
     settings: new MemoryCache(listOf(objects.setting)),
+  };
+  if (read.longhorn === false) return caches;
+  return {
+    ...caches,
     longhornVolumes: new MemoryCache(objects.longhornVolumes),
     longhornEngines: new MemoryCache(objects.longhornEngines, { indexers: admissionIndexers.longhornEngines }),
     longhornSettings: new MemoryCache(listOf(objects.longhornSetting)),

@@ -25,8 +25,9 @@ export const admissionIndexers = {
 };
 
 /**
- * The caches the admission path reads. Longhorn caches are optional: on a cluster without
- * Longhorn they are absent and read as empty.
+ * The caches the admission path reads. Longhorn caches are optional, present or absent together:
+ * absent when Longhorn objects are not watched (`--longhorn off`, or a cluster without Longhorn
+ * under `--longhorn auto`); they then read as empty and the decisions know they were not read.
  */
 export interface AdmissionCaches {
   pvcs: Cache<PersistentVolumeClaim>;
@@ -55,5 +56,6 @@ export function createCacheSnapshotSource(caches: AdmissionCaches, options: Admi
     getLonghornEngines: (volume) => (caches.longhornEngines?.byIndex(ENGINES_BY_VOLUME_INDEX, volume) ?? [])
       .filter((engine) => engine.metadata?.namespace === options.longhornNamespace),
     getLonghornSetting: (name) => caches.longhornSettings?.get(options.longhornNamespace, name),
+    readsLonghorn: caches.longhornSettings !== undefined,
   };
 }

@@ -17,6 +17,8 @@ export interface LonghornFacts {
   encrypted: boolean;
   frontend: string;
   version?: string;
+  /** False when Longhorn objects were not read (not watched): the version is unknown because nobody looked. */
+  objectsRead: boolean;
 }
 
 /**
@@ -51,6 +53,7 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
     engineSource,
     encrypted: volume?.spec?.encrypted === true || GO_TRUE.has(parameters['encrypted'] ?? ''),
     frontend: frontend.toLowerCase(),
+    objectsRead: longhorn?.read !== false,
   };
   if (longhorn?.version) facts.version = longhorn.version;
   return facts;
@@ -81,13 +84,23 @@ export function decideLonghorn(facts: LonghornFacts, pvcKey: string, stopAdvice:
     };
   }
   if (!versionAtLeast(facts.version, LONGHORN_V2_EXPANSION_SINCE)) {
+    const why = `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}): Longhorn grows those from ${LONGHORN_V2_EXPANSION_SINCE} on, `;
+    if (!facts.objectsRead) {
+      // Nobody read the Setting: it may exist with a new enough version, so "upgrade" would mislead.
+      return {
+        check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version',
+        message: `${why}and the Longhorn version was not read: Longhorn objects are not watched (--longhorn off, or longhorn.io/v1beta2 ` +
+          `was not served at start). Run with --longhorn on to read Setting ${options.longhornNamespace}/${options.longhornVersionSetting}, ` +
+          `or, if Longhorn is ${LONGHORN_V2_EXPANSION_SINCE} or later, with --longhorn-v2-expansion allow (no version or frontend check); ` +
+          `or use a v1 data engine StorageClass.`,
+      };
+    }
     const seen = facts.version
       ? `Longhorn ${facts.version} is installed`
       : `the Longhorn version is unknown (Setting ${options.longhornNamespace}/${options.longhornVersionSetting} not found)`;
     return {
       check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version',
-      message: `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}): Longhorn grows those from ${LONGHORN_V2_EXPANSION_SINCE} on, ` +
-        `and ${seen}. Upgrade Longhorn, or use a v1 data engine StorageClass.`,
+      message: `${why}and ${seen}. Upgrade Longhorn, or use a v1 data engine StorageClass.`,
     };
   }
   if (facts.frontend === 'ublk') {

@@ -83,7 +83,7 @@ export async function loadCheckCaches(
       vms: listItems<VirtualMachine>(vmList),
       longhornVolumes: listOf(longhornVolume),
       longhornEngines: listItems<LonghornEngine>(engineList),
-    }),
+    }, { longhorn }),
     policies: { limitRanges, quotas, unreadable: unreadable.sort(), ...(serverVersion ? { serverVersion } : {}) },
   };
 }

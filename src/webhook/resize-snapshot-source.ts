@@ -21,4 +21,10 @@ export interface ResizeSnapshotSource {
   /** Longhorn Engine CRs labelled longhornvolume=<volume>. */
   getLonghornEngines(volume: string): LonghornEngine[];
   getLonghornSetting(name: string): LonghornSetting | undefined;
+  /**
+   * False when this source holds no Longhorn objects at all (not watched or not read: `--longhorn
+   * off`, or longhorn.io/v1beta2 not served when `voe serve --longhorn auto` started), as opposed
+   * to Longhorn objects that were read and are missing.
+   */
+  readonly readsLonghorn: boolean;
 }

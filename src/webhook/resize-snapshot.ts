@@ -17,6 +17,12 @@ export interface LonghornSnapshot {
   engines?: LonghornEngine[];
   /** `value` of the Setting current-longhorn-version, undefined when unknown. */
   version?: string;
+  /**
+   * False when Longhorn objects were not read at all (`--longhorn off`, or `voe serve --longhorn
+   * auto` on a cluster that did not serve longhorn.io/v1beta2 when it started): volume, engines
+   * and version are then unknown, not missing. Absent means read.
+   */
+  read?: boolean;
 }
 
 /** Everything decideResize needs, as plain objects read from caches (or list calls). */

@@ -113,6 +113,13 @@ test('allowed once the gate is listed (exit 0); NFS follows the Setting; Longhor
   assert.equal((await voe([`default/${V2_DISK}`, '--size', '20Gi', '--longhorn-v2-expansion', 'allow'])).code, 0);
   await cluster.patchCustom(KINDS.longhornSettings, 'current-longhorn-version', { value: 'v1.10.1' }, 'longhorn-system');
   assert.equal((await voe([`default/${V2_DISK}`, '--size', '20Gi'])).code, 0);
+
+  // --longhorn off: Longhorn v1.10.1 is installed but not read; the refusal says so instead of "Upgrade Longhorn".
+  const off = await voe([`default/${V2_DISK}`, '--size', '20Gi', '--longhorn', 'off']);
+  assert.equal(off.code, 1, off.stdout + off.stderr);
+  assert.match(off.stdout, /^Verdict: refused \(422 Invalid, longhorn-v2-version\)$/m);
+  assert.match(off.stdout, /^Message: PVC_EXPAND: pvc default\/vm3-disk-0-v2abc is not online expandable with its provider\. .*\(StorageClass parameter dataEngine\).* the Longhorn version was not read: Longhorn objects are not watched \(--longhorn off, .*--longhorn on .*--longhorn-v2-expansion allow/m);
+  assert.doesNotMatch(off.stdout, /Upgrade Longhorn|not found/);
 });
 
 test('--setting names the Setting read; invalid JSON there is a code 500 refusal: exit 1', async () => {

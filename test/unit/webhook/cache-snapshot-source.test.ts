@@ -8,6 +8,7 @@ import {
   storageClass, templateEntry, vm,
 } from '../../support/admission-objects.js';
 import { memorySource } from '../../support/admission-caches.js';
+import { buildAdmissionCaches } from '../../../src/webhook/build-admission-caches.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
 
@@ -62,6 +63,22 @@ describe('createCacheSnapshotSource', () => {
     assert.equal(source.synced(), true);
     assert.deepEqual(source.getLonghornEngines(PV_NAME), []);
     assert.equal(source.getLonghornVolume(PV_NAME), undefined);
+    assert.equal(source.readsLonghorn, false);
+    assert.equal(memorySource({}).source.readsLonghorn, true, 'Longhorn caches present, even empty: read');
+  });
+
+  it('voe check --longhorn off builds no Longhorn caches, so its source reads none', () => {
+    const objects = {
+      pvcs: [], storageClasses: [], vms: [], kubeVirt: undefined, setting: undefined,
+      longhornVolumes: [], longhornEngines: [], longhornSetting: longhornVersion('v1.10.1'),
+    };
+    const options = resolveAdmissionOptions();
+    const off = buildAdmissionCaches(objects, { longhorn: false });
+    assert.deepEqual(Object.keys(off).filter((key) => key.startsWith('longhorn')), []);
+    assert.equal(createCacheSnapshotSource(off, options).readsLonghorn, false);
+    const on = createCacheSnapshotSource(buildAdmissionCaches(objects), options);
+    assert.equal(on.readsLonghorn, true);
+    assert.equal(on.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
   });
 });
 
@@ -88,6 +105,17 @@ describe('assembleResizeSnapshot', () => {
     assert.equal(snapshot.longhorn?.volume?.metadata?.name, PV_NAME);
     assert.equal(snapshot.longhorn?.engines?.length, 1);
     assert.equal(snapshot.longhorn?.version, 'v1.9.1');
+  });
+
+  it('records that Longhorn objects were not read when there are no Longhorn caches (not watched)', () => {
+    const { caches, options } = memorySource(state);
+    const { longhornVolumes: _v, longhornEngines: _e, longhornSettings: _s, ...rest } = caches;
+    const source = createCacheSnapshotSource(rest as AdmissionCaches, options);
+    const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
+    assert.deepEqual(snapshot.longhorn, { volume: null, engines: [], read: false });
+    const watched = assembleResizeSnapshot(memorySource({ ...state, longhornSettings: [] }).source, claim, resized(claim, '20Gi'), options);
+    assert.equal(watched.longhorn?.read, undefined, 'read, and the version Setting is missing');
+    assert.equal(watched.longhorn?.version, undefined);
   });
 
   it('skips Longhorn objects for other provisioners', () => {

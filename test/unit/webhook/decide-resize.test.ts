@@ -71,6 +71,11 @@ function longhornV2(options: { version?: string; frontend?: string; encrypted?: 
   return snapshot;
 }
 
+/** The snapshot as assembled when no Longhorn object is read: only the StorageClass speaks for the volume. */
+function notRead(snapshot: ResizeSnapshot): ResizeSnapshot {
+  return { ...snapshot, longhorn: { volume: null, engines: [], read: false } };
+}
+
 interface Case {
   name: string;
   snapshot: () => ResizeSnapshot;
@@ -80,6 +85,7 @@ interface Case {
   decision: string;
   startsWith?: string;
   includes?: string[];
+  excludes?: string[];
   warnings?: number;
   refusing?: string[];
 }
@@ -230,6 +236,18 @@ const cases: Case[] = [
   // 5. Longhorn data engine.
   { name: 'Longhorn v2, policy auto, Longhorn v1.9.1', snapshot: () => longhornV2({ version: 'v1.9.1' }), allowed: false, code: 422, decision: 'longhorn-v2-version', startsWith: `${HARVESTER_PROVIDER}. `, includes: ['v1.9.1', 'v1.10.0'] },
   { name: 'Longhorn v2, policy auto, version unknown', snapshot: () => longhornV2(), allowed: false, code: 422, decision: 'longhorn-v2-version', includes: ['unknown', 'longhorn-system/current-longhorn-version'] },
+  // Longhorn objects not read (--longhorn off, or longhorn.io/v1beta2 not served at start): the version was never looked at.
+  {
+    name: 'Longhorn v2, policy auto, Longhorn objects not read', snapshot: () => notRead(longhornV2()),
+    allowed: false, code: 422, decision: 'longhorn-v2-version', startsWith: `${HARVESTER_PROVIDER}. `,
+    includes: ['(StorageClass parameter dataEngine)', 'the Longhorn version was not read', '--longhorn off', 'longhorn.io/v1beta2', '--longhorn on',
+      'longhorn-system/current-longhorn-version', '--longhorn-v2-expansion allow'],
+    excludes: ['Upgrade Longhorn', 'not found', 'unknown'],
+  },
+  { name: 'Longhorn objects not read, v2 by StorageClass, policy allow', snapshot: () => notRead(longhornV2()), options: { longhornV2Expansion: 'allow' }, allowed: true, code: 200, decision: 'allowed' },
+  { name: 'Longhorn objects not read, v2 by StorageClass, policy deny', snapshot: () => notRead(longhornV2()), options: { longhornV2Expansion: 'deny' }, allowed: false, code: 422, decision: 'longhorn-v2', includes: ['longhornV2Expansion=deny'] },
+  { name: 'Longhorn objects not read, encrypted v2 StorageClass', snapshot: () => notRead(longhornV2({ classEncrypted: true })), allowed: false, code: 422, decision: 'longhorn-v2-encrypted' },
+  { name: 'Longhorn objects not read, no dataEngine parameter: v1', snapshot: () => notRead(base()), allowed: true, code: 200, decision: 'allowed' },
   { name: 'Longhorn v2, policy auto, Longhorn v1.10.0', snapshot: () => longhornV2({ version: 'v1.10.0' }), allowed: true, code: 200, decision: 'allowed' },
   { name: 'Longhorn v2, policy auto, Longhorn hotfix v1.10.0-hotfix-1', snapshot: () => longhornV2({ version: 'v1.10.0-hotfix-1' }), allowed: true, code: 200, decision: 'allowed' },
   { name: 'Longhorn v2, policy auto, Longhorn v1.10.0-rc2', snapshot: () => longhornV2({ version: 'v1.10.0-rc2' }), allowed: false, code: 422, decision: 'longhorn-v2-version' },
@@ -315,6 +333,7 @@ describe('decideResize', () => {
       }
       if (c.startsWith) assert.ok(result.message.startsWith(c.startsWith), result.message);
       for (const text of c.includes ?? []) assert.ok(result.message.includes(text), `${JSON.stringify(text)} not in: ${result.message}`);
+      for (const text of c.excludes ?? []) assert.ok(!result.message.includes(text), `${JSON.stringify(text)} in: ${result.message}`);
       assert.equal(result.warnings.length, c.warnings ?? 0, result.warnings.join('; '));
       for (const text of result.warnings) assert.ok(text.length <= 120);
       if (c.refusing) {
@@ -334,6 +353,17 @@ describe('decideResize', () => {
       `${HARVESTER_PROVIDER}. Provisioner nfs.csi.k8s.io is not validated for online expansion in Setting ` +
       'csi-online-expand-validation. If the driver supports online expansion, add "nfs.csi.k8s.io":true to the Setting\'s value, ' +
       'or stop VM default/vm1 and expand offline.');
+  });
+
+  it('says why the Longhorn version is unknown when Longhorn objects are not read', () => {
+    assert.equal(decideResize(notRead(longhornV2()), resolveAdmissionOptions()).message,
+      `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (StorageClass parameter dataEngine): Longhorn grows those from v1.10.0 on, ` +
+      'and the Longhorn version was not read: Longhorn objects are not watched (--longhorn off, or longhorn.io/v1beta2 was not served at start). ' +
+      'Run with --longhorn on to read Setting longhorn-system/current-longhorn-version, or, if Longhorn is v1.10.0 or later, with ' +
+      '--longhorn-v2-expansion allow (no version or frontend check); or use a v1 data engine StorageClass.');
+    assert.equal(decideResize(longhornV2(), resolveAdmissionOptions({ longhornNamespace: 'lh', longhornVersionSetting: 'v' })).message,
+      `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (Volume CR): Longhorn grows those from v1.10.0 on, ` +
+      'and the Longhorn version is unknown (Setting lh/v not found). Upgrade Longhorn, or use a v1 data engine StorageClass.');
   });
 
   it('findings listed after an offline verdict give no advice to stop VMs that do not run', () => {
