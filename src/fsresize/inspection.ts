@@ -1,3 +1,5 @@
+import type { DeviceOpener } from './block-devices.js';
+
 /** The filesystems the core knows how to grow. */
 export const SUPPORTED_FILESYSTEMS = ['ext2', 'ext3', 'ext4', 'xfs', 'btrfs'] as const;
 export type SupportedFilesystem = (typeof SUPPORTED_FILESYSTEMS)[number];
@@ -44,6 +46,13 @@ export interface Inspection {
   hiddenMountPoints: string[];
   /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
   btrfs: { devid: number; devices: number } | null;
+  /**
+   * Other processes that have the device open (see BlockDevices.users): an unmounted filesystem
+   * that something else uses (e.g. a VM's disk, mounted inside the guest) is never grown offline.
+   */
+  openedBy: DeviceOpener[];
+  /** Kernel devices stacked on this one (sysfs holders, e.g. "dm-0"). */
+  holders: string[];
   /** ext only: whether an offline resize2fs would first demand `e2fsck -f` (see parseExtSuperblock). */
   extCheckNeeded?: boolean;
 }
