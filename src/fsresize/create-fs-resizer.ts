@@ -93,6 +93,11 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     return { filesystem: signature.type, partitionTable: signature.partitionTable, uuid: signature.uuid };
   }
 
+  /** Whether a mountinfo entry names the device itself (by number or by its source path). */
+  function isEntryOf(entry: MountEntry, id: BlockDeviceId): boolean {
+    return entry.majorMinor === id.majorMinor || entry.source === id.realPath || entry.source === id.path;
+  }
+
   /**
    * Every mountinfo entry of the device, each with whether its mount point shows it now. An
    * entry names one device: a btrfs spanning several is listed under one of them, so btrfs
@@ -164,11 +169,17 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     // blkid (a process) is the slow step: it runs while the sysfs and mountinfo reads do.
     const probing = probe(id);
     probing.catch(() => undefined); // awaited below, or not needed (an empty device)
-    const [deviceBytes, deviceReadOnly, all, wantedPaths, users] = await Promise.all([
-      devices.sizeBytes(id), devices.readOnly(id), mounts.list(), mountPath === undefined ? undefined : mountPathForms(mountPath), devices.users(id),
+    const listing = mounts.list();
+    // Who else has the device open matters only to an offline grow: looked for (a walk of /proc,
+    // beside blkid) only when mountinfo lists no mount of the device.
+    const looking = listing.then((entries) => (entries.some((entry) => isEntryOf(entry, id)) ? null : devices.users(id)));
+    looking.catch(() => undefined); // awaited below, or not needed (an empty device)
+    const [deviceBytes, deviceReadOnly, all, wantedPaths] = await Promise.all([
+      devices.sizeBytes(id), devices.readOnly(id), listing, mountPath === undefined ? undefined : mountPathForms(mountPath),
     ]);
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty): what blkid says is not used.
     const signature = deviceBytes === 0 ? await probing.then(empty, empty) : await probing;
+    const users = deviceBytes === 0 ? null : await looking;
     const found = await deviceMounts(id, signature, all);
     const wanted = mountPath === undefined || wantedPaths === undefined ? undefined : { given: mountPath, paths: wantedPaths };
     const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
@@ -192,8 +203,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       mountPoints: visible,
       hiddenMountPoints: hidden,
       btrfs: size?.btrfs ?? null,
-      openedBy: users.openedBy,
-      holders: users.holders,
+      users,
       ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),
     };
     return { inspection, mount: chosen };
@@ -216,7 +226,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     // is not a user to refuse for: look again a few times before refusing.
     for (let look = 1; look < USERS_LOOKS && plan.kind === 'refuse' && plan.error.code === 'FSRESIZE_DEVICE_IN_USE'; look += 1) {
       await delay(USERS_LOOK_INTERVAL_MS);
-      inspection = { ...inspection, ...await devices.users(id) };
+      inspection = { ...inspection, users: await devices.users(id) };
       plan = planGrow(inspection);
     }
     const base = {

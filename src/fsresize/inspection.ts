@@ -1,4 +1,4 @@
-import type { DeviceOpener } from './block-devices.js';
+import type { DeviceUsers } from './block-devices.js';
 
 /** The filesystems the core knows how to grow. */
 export const SUPPORTED_FILESYSTEMS = ['ext2', 'ext3', 'ext4', 'xfs', 'btrfs'] as const;
@@ -47,12 +47,12 @@ export interface Inspection {
   /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
   btrfs: { devid: number; devices: number } | null;
   /**
-   * Other processes that have the device open (see BlockDevices.users): an unmounted filesystem
-   * that something else uses (e.g. a VM's disk, mounted inside the guest) is never grown offline.
+   * Who else uses the device (other processes that have it open, devices stacked on it; see
+   * BlockDevices.users): an unmounted filesystem that something else uses (e.g. a VM's disk,
+   * mounted inside the guest) is never grown offline. Null when not looked for: the device is
+   * mounted on the node (the kernel owns the filesystem, and looking costs a walk of /proc).
    */
-  openedBy: DeviceOpener[];
-  /** Kernel devices stacked on this one (sysfs holders, e.g. "dm-0"). */
-  holders: string[];
+  users: DeviceUsers | null;
   /** ext only: whether an offline resize2fs would first demand `e2fsck -f` (see parseExtSuperblock). */
   extCheckNeeded?: boolean;
 }

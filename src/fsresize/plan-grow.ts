@@ -115,7 +115,12 @@ export function planGrow(inspection: Inspection): GrowPlan {
  * guard (an exclusive open) only finds mounts and other exclusive openers.
  */
 function usedElsewhere(inspection: Inspection): GrowPlan | null {
-  const { device, filesystem, openedBy, holders } = inspection;
+  const { device, filesystem, users } = inspection;
+  if (users === null) {
+    return refuse('FSRESIZE_DEVICE_IN_USE',
+      `${filesystem} on ${device} is not mounted where voe can use it, and who else uses the device was not looked for; nothing was changed — retry`);
+  }
+  const { openedBy, holders } = users;
   if (openedBy.length > 0) {
     const who = openedBy.slice(0, 5).map((p) => `pid ${p.pid} (${p.command})`).join(', ') + (openedBy.length > 5 ? ` and ${openedBy.length - 5} more` : '');
     return refuse('FSRESIZE_DEVICE_IN_USE',

@@ -98,7 +98,9 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
     },
     async users(device) {
       const [openedBy, holders] = await Promise.all([
-        findDeviceOpeners(device.majorMinor, options.procRoot === undefined ? {} : { procRoot: options.procRoot }),
+        findDeviceOpeners(device.majorMinor, options.procRoot === undefined ? {} : { procRoot: options.procRoot }).catch((error: unknown) => {
+          throw new FsResizeError('FSRESIZE_DEVICE_IO', `cannot list the processes (${options.procRoot ?? '/proc'}) to see who else has ${device.path} open (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was changed`, { cause: error });
+        }),
         readdir(`${sysfs}/dev/block/${device.majorMinor}/holders`).catch(() => []),
       ]);
       return { openedBy, holders: holders.sort() };

@@ -247,3 +247,19 @@ test('an offline grow looks for other users of the device again before refusing:
   assert.equal(looks, 5, 'looked five times');
   assert.deepEqual(staying.calls.map((c) => c[0]), ['blkid'], 'only the read-only probe ran');
 });
+
+test('who else has the device open is looked for only when mountinfo lists no mount of it (a mounted filesystem belongs to the kernel)', async () => {
+  let looks = 0;
+  const mounted = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB } },
+    tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=xfs\n' } : command === 'xfs_io' ? { stdout: 'geom.bsize = 4096\ngeom.datablocks = 16384\n' } : undefined),
+    mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
+    users: () => { looks += 1; return { openedBy: [], holders: [] }; },
+  });
+  const inspection = await mounted.inspect('/dev/sdb');
+  assert.equal(inspection.mountPoint, '/m');
+  assert.equal(inspection.users, null);
+  await mounted.grow('/dev/sdb');
+  assert.ok(mounted.calls.some((c) => c[0] === 'xfs_growfs'), 'grown online');
+  assert.equal(looks, 0);
+});
