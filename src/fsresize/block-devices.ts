@@ -8,6 +8,24 @@ export interface BlockDeviceId {
   majorMinor: string;
 }
 
+/** A process that has a device open. */
+export interface DeviceOpener {
+  pid: number;
+  /** Its command name (/proc/<pid>/comm), e.g. "qemu-system-x86". */
+  command: string;
+}
+
+/** Who else uses a device: what an offline grow must not run under. */
+export interface DeviceUsers {
+  /**
+   * Other processes that have the device open (this process and the processes it started are
+   * left out). Only the processes of this process's PID namespace can be seen.
+   */
+  openedBy: DeviceOpener[];
+  /** Kernel devices stacked on it (sysfs holders, e.g. "dm-0" for device-mapper, "md0" for RAID). */
+  holders: string[];
+}
+
 /** The port for facts about block devices. */
 export interface BlockDevices {
   /** Fails with FSRESIZE_DEVICE_NOT_FOUND or FSRESIZE_NOT_A_BLOCK_DEVICE. */
@@ -29,4 +47,6 @@ export interface BlockDevices {
    * drops it on the last close). Never blocks other openers, mounts or exclusive opens.
    */
   hold(device: BlockDeviceId): Promise<() => Promise<void>>;
+  /** Who else has the device open or is stacked on it, now. */
+  users(device: BlockDeviceId): Promise<DeviceUsers>;
 }

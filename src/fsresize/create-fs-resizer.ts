@@ -1,4 +1,5 @@
 import { realpath } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import { chooseMount, type MountCandidate } from './choose-mount.js';
 import type { CommandRunner } from './command-runner.js';
@@ -54,6 +55,10 @@ function stopIfAsked(signal: AbortSignal | undefined, what: string, details?: Re
   throw new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) ${what}`, details ? { details } : {});
 }
 
+/** How often an offline grow looks for other users of the device before refusing, and how far apart. */
+const USERS_LOOKS = 5;
+const USERS_LOOK_INTERVAL_MS = 100;
+
 /** Default lock directory for the command line and the node services. */
 export const DEFAULT_LOCK_DIRECTORY = '/run/voe/fsresize';
 
@@ -86,6 +91,11 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     if (result.exitCode !== 0) throw toolFailure('blkid', args, result, `detecting what is on ${id.path}`);
     const signature = parseBlkidExport(result.stdout);
     return { filesystem: signature.type, partitionTable: signature.partitionTable, uuid: signature.uuid };
+  }
+
+  /** Whether a mountinfo entry names the device itself (by number or by its source path). */
+  function isEntryOf(entry: MountEntry, id: BlockDeviceId): boolean {
+    return entry.majorMinor === id.majorMinor || entry.source === id.realPath || entry.source === id.path;
   }
 
   /**
@@ -159,11 +169,17 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     // blkid (a process) is the slow step: it runs while the sysfs and mountinfo reads do.
     const probing = probe(id);
     probing.catch(() => undefined); // awaited below, or not needed (an empty device)
+    const listing = mounts.list();
+    // Who else has the device open matters only to an offline grow: looked for (a walk of /proc,
+    // beside blkid) only when mountinfo lists no mount of the device.
+    const looking = listing.then((entries) => (entries.some((entry) => isEntryOf(entry, id)) ? null : devices.users(id)));
+    looking.catch(() => undefined); // awaited below, or not needed (an empty device)
     const [deviceBytes, deviceReadOnly, all, wantedPaths] = await Promise.all([
-      devices.sizeBytes(id), devices.readOnly(id), mounts.list(), mountPath === undefined ? undefined : mountPathForms(mountPath),
+      devices.sizeBytes(id), devices.readOnly(id), listing, mountPath === undefined ? undefined : mountPathForms(mountPath),
     ]);
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty): what blkid says is not used.
     const signature = deviceBytes === 0 ? await probing.then(empty, empty) : await probing;
+    const users = deviceBytes === 0 ? null : await looking;
     const found = await deviceMounts(id, signature, all);
     const wanted = mountPath === undefined || wantedPaths === undefined ? undefined : { given: mountPath, paths: wantedPaths };
     const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
@@ -187,6 +203,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       mountPoints: visible,
       hiddenMountPoints: hidden,
       btrfs: size?.btrfs ?? null,
+      users,
       ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),
     };
     return { inspection, mount: chosen };
@@ -201,8 +218,17 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
 
   async function growLocked(id: BlockDeviceId, growOptions: GrowOptions, held: ReleaseLock): Promise<GrowResult> {
     const dryRun = growOptions.dryRun === true;
-    const { inspection, mount } = await inspectId(id, growOptions.mountPath);
-    const plan = planGrow(inspection);
+    const inspected = await inspectId(id, growOptions.mountPath);
+    const { mount } = inspected;
+    let { inspection } = inspected;
+    let plan = planGrow(inspection);
+    // A program that opens devices for a moment (udev's probe after a size change, blkid, lsblk)
+    // is not a user to refuse for: look again a few times before refusing.
+    for (let look = 1; look < USERS_LOOKS && plan.kind === 'refuse' && plan.error.code === 'FSRESIZE_DEVICE_IN_USE'; look += 1) {
+      await delay(USERS_LOOK_INTERVAL_MS);
+      inspection = { ...inspection, users: await devices.users(id) };
+      plan = planGrow(inspection);
+    }
     const base = {
       device: id.path, filesystem: inspection.filesystem, mountPoint: inspection.mountPoint,
       deviceBytes: inspection.deviceBytes, beforeBytes: inspection.filesystemBytes, dryRun,

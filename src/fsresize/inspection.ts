@@ -1,3 +1,5 @@
+import type { DeviceUsers } from './block-devices.js';
+
 /** The filesystems the core knows how to grow. */
 export const SUPPORTED_FILESYSTEMS = ['ext2', 'ext3', 'ext4', 'xfs', 'btrfs'] as const;
 export type SupportedFilesystem = (typeof SUPPORTED_FILESYSTEMS)[number];
@@ -44,6 +46,13 @@ export interface Inspection {
   hiddenMountPoints: string[];
   /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
   btrfs: { devid: number; devices: number } | null;
+  /**
+   * Who else uses the device (other processes that have it open, devices stacked on it; see
+   * BlockDevices.users): an unmounted filesystem that something else uses (e.g. a VM's disk,
+   * mounted inside the guest) is never grown offline. Null when not looked for: the device is
+   * mounted on the node (the kernel owns the filesystem, and looking costs a walk of /proc).
+   */
+  users: DeviceUsers | null;
   /** ext only: whether an offline resize2fs would first demand `e2fsck -f` (see parseExtSuperblock). */
   extCheckNeeded?: boolean;
 }

@@ -75,6 +75,10 @@ export function planGrow(inspection: Inspection): GrowPlan {
       if (mountPoint !== null) {
         return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} online (mounted at ${mountPoint})` };
       }
+      {
+        const inUse = usedElsewhere(inspection);
+        if (inUse !== null) return inUse;
+      }
       if (inspection.extCheckNeeded !== true) {
         return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} offline` };
       }
@@ -101,6 +105,32 @@ export function planGrow(inspection: Inspection): GrowPlan {
       return { kind: 'grow', tool: 'btrfs', args: ['filesystem', 'resize', target, mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };
     }
   }
+}
+
+/**
+ * An unmounted ext filesystem is grown (and checked) offline, by writing to the device: only when
+ * nothing else uses the device. A program that has it open may have the filesystem mounted
+ * where voe cannot see it (a VM's disk, mounted inside the guest; a mount in another node's or
+ * container's view of a shared device): resize2fs and e2fsck under it would corrupt it. Their own
+ * guard (an exclusive open) only finds mounts and other exclusive openers.
+ */
+function usedElsewhere(inspection: Inspection): GrowPlan | null {
+  const { device, filesystem, users } = inspection;
+  if (users === null) {
+    return refuse('FSRESIZE_DEVICE_IN_USE',
+      `${filesystem} on ${device} is not mounted where voe can use it, and who else uses the device was not looked for; nothing was changed — retry`);
+  }
+  const { openedBy, holders } = users;
+  if (openedBy.length > 0) {
+    const who = openedBy.slice(0, 5).map((p) => `pid ${p.pid} (${p.command})`).join(', ') + (openedBy.length > 5 ? ` and ${openedBy.length - 5} more` : '');
+    return refuse('FSRESIZE_DEVICE_IN_USE',
+      `${filesystem} on ${device} is not mounted here, but ${who} ${openedBy.length === 1 ? 'has' : 'have'} the device open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`);
+  }
+  if (holders.length > 0) {
+    return refuse('FSRESIZE_DEVICE_IN_USE',
+      `${filesystem} on ${device} is not mounted here, but ${holders.join(', ')} ${holders.length === 1 ? 'is' : 'are'} stacked on the device (device-mapper, RAID): writing to it underneath would corrupt what they show; nothing was changed — grow the device on top instead`);
+  }
+  return null;
 }
 
 function refuse(code: ConstructorParameters<typeof FsResizeError>[0], message: string): GrowPlan {

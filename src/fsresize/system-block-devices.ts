@@ -1,5 +1,7 @@
 import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
+import { findDeviceOpeners } from './find-device-openers.js';
+import { majorMinorOf } from './major-minor-of.js';
 import type { CommandRunner } from './command-runner.js';
 import { FsResizeError } from './fsresize-error.js';
 import { toolFailure } from './tool-failure.js';
@@ -8,15 +10,9 @@ export interface SystemBlockDevicesOptions {
   runner: CommandRunner;
   /** Where sysfs is mounted; default /sys. */
   sysfsRoot?: string;
+  /** Where procfs is mounted; default /proc. */
+  procRoot?: string;
   timeoutMs?: number;
-}
-
-/** Linux dev_t encoding (glibc gnu_dev_major / gnu_dev_minor). */
-function majorOf(dev: number): number {
-  return Number(((BigInt(dev) >> 8n) & 0xfffn) | ((BigInt(dev) >> 32n) & ~0xfffn));
-}
-function minorOf(dev: number): number {
-  return Number((BigInt(dev) & 0xffn) | ((BigInt(dev) >> 12n) & ~0xffn));
 }
 
 /** A typed error for a failed open or read of the device itself (never its content). */
@@ -75,7 +71,7 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       if (!info.isBlockDevice()) {
         throw new FsResizeError('FSRESIZE_NOT_A_BLOCK_DEVICE', `${path} is not a block device; pass the device (e.g. /dev/sdb), not a file or directory`);
       }
-      return { path, realPath: await realpath(path), majorMinor: `${majorOf(info.rdev)}:${minorOf(info.rdev)}` };
+      return { path, realPath: await realpath(path), majorMinor: majorMinorOf(info.rdev) };
     },
     async sizeBytes(device) {
       const sectors = await sysfsValue(device, 'size');
@@ -99,6 +95,15 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
     async hold(device) {
       const handle = await openDevice(device);
       return async () => { await handle.close(); };
+    },
+    async users(device) {
+      const [openedBy, holders] = await Promise.all([
+        findDeviceOpeners(device.majorMinor, options.procRoot === undefined ? {} : { procRoot: options.procRoot }).catch((error: unknown) => {
+          throw new FsResizeError('FSRESIZE_DEVICE_IO', `cannot list the processes (${options.procRoot ?? '/proc'}) to see who else has ${device.path} open (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was changed`, { cause: error });
+        }),
+        readdir(`${sysfs}/dev/block/${device.majorMinor}/holders`).catch(() => []),
+      ]);
+      return { openedBy, holders: holders.sort() };
     },
     async read(device, offset, length) {
       const handle = await openDevice(device);

@@ -1,5 +1,5 @@
 import {
-  createDeviceLock, createFsResizer, parseMountinfo, type BlockDevices, type CommandResult, type CommandRunner, type FsResizer, type MountTable, type RunOptions,
+  type DeviceUsers, createDeviceLock, createFsResizer, parseMountinfo, type BlockDevices, type CommandResult, type CommandRunner, type FsResizer, type MountTable, type RunOptions,
 } from '../../src/fsresize/index.js';
 
 /**
@@ -32,6 +32,8 @@ export interface FakeNode {
   visible?: (path: string, call: number) => number | null;
   /** Mounted btrfs filesystems: fsid -> its devices' "major:minor". */
   btrfs?: Record<string, string[]>;
+  /** Who else uses a device (BlockDevices.users); `call` counts the questions about that device, from 1. Default: nobody. */
+  users?: (path: string, call: number) => DeviceUsers;
 }
 
 /** A resizer over fake ports (no process, no device, no mount): for the core's own logic. */
@@ -50,6 +52,7 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
     if (device === undefined) throw new Error(`fake node has no device ${path}`);
     return device;
   };
+  const userCalls = new Map<string, number>();
   const devices: BlockDevices = {
     async identify(path) {
       const device = fact(path);
@@ -63,6 +66,11 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
     },
     async btrfsDevices(fsid) { return node.btrfs?.[fsid] ?? null; },
     async hold() { return async () => undefined; },
+    async users(id) {
+      const call = (userCalls.get(id.path) ?? 0) + 1;
+      userCalls.set(id.path, call);
+      return node.users?.(id.path, call) ?? { openedBy: [], holders: [] };
+    },
   };
   const mounts = fakeMountTable(node.mountinfo ?? '', node.visible);
   const resizer = createFsResizer({ runner, devices, mounts, lock: createDeviceLock() });

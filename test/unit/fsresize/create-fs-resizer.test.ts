@@ -228,3 +228,38 @@ test('the check and the grow tool run as critical commands (never stopped with v
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'e2fsck', 'resize2fs']);
   assert.deepEqual(resizer.runOptions.map((o) => o.critical !== undefined), [false, true, true]);
 });
+
+test('an offline grow looks for other users of the device again before refusing: one that lets go in time (udev\'s probe) is waited out, one that stays is refused with nothing run', async () => {
+  const qemu = { openedBy: [{ pid: 77, command: 'qemu-system-x86' }], holders: [] };
+  const nobody = { openedBy: [], holders: [] };
+  const node = (users: (path: string, call: number) => typeof qemu) => fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB, superblock: extSuperblock(16384, 2) } },
+    tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=ext4\n' } : undefined),
+    users,
+  });
+  const brief = node((_path, call) => (call <= 2 ? qemu : nobody));
+  const grown = await brief.grow('/dev/sdb', { dryRun: true });
+  assert.match(grown.reason, /^dry run: would grow ext4 on \/dev\/sdb/);
+
+  let looks = 0;
+  const staying = node(() => { looks += 1; return qemu; });
+  await assert.rejects(staying.grow('/dev/sdb'), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_DEVICE_IN_USE' && /pid 77 \(qemu-system-x86\)/.test(error.message));
+  assert.equal(looks, 5, 'looked five times');
+  assert.deepEqual(staying.calls.map((c) => c[0]), ['blkid'], 'only the read-only probe ran');
+});
+
+test('who else has the device open is looked for only when mountinfo lists no mount of it (a mounted filesystem belongs to the kernel)', async () => {
+  let looks = 0;
+  const mounted = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB } },
+    tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=xfs\n' } : command === 'xfs_io' ? { stdout: 'geom.bsize = 4096\ngeom.datablocks = 16384\n' } : undefined),
+    mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
+    users: () => { looks += 1; return { openedBy: [], holders: [] }; },
+  });
+  const inspection = await mounted.inspect('/dev/sdb');
+  assert.equal(inspection.mountPoint, '/m');
+  assert.equal(inspection.users, null);
+  await mounted.grow('/dev/sdb');
+  assert.ok(mounted.calls.some((c) => c[0] === 'xfs_growfs'), 'grown online');
+  assert.equal(looks, 0);
+});
