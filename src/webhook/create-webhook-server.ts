@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/index.js';
@@ -29,6 +29,8 @@ export interface WebhookServerOptions {
   /** See CertificateReloaderOptions. */
   certificatePollIntervalMs?: number;
   certificateDebounceMs?: number;
+  /** A connection that has not finished its TLS handshake after this long is dropped; default 120 s (Node's). */
+  handshakeTimeoutMs?: number;
 }
 
 export interface WebhookServer {
@@ -64,6 +66,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   }
 
   let server: Server | undefined;
+  const connections = new Set<Socket>();
   let certificateLoaded = false;
   const reloader = createCertificateReloader({
     certFile: options.tls.certFile,
@@ -153,7 +156,16 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       if (server) throw new WebhookError('WEBHOOK_LISTEN_FAILED', 'The webhook server is already listening.');
       const pair = await reloader.start();
       certificateLoaded = true;
-      const https = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, route);
+      const https = createServer({
+        cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2', ...(options.handshakeTimeoutMs === undefined ? {} : { handshakeTimeout: options.handshakeTimeoutMs }),
+      }, route);
+      // Every TCP connection, from its first byte: one still in its TLS handshake is no HTTP
+      // connection yet, and closeAllConnections() does not reach it (a port scan or a stalled
+      // client would keep close() waiting for ever).
+      https.on('connection', (socket: Socket) => {
+        connections.add(socket);
+        socket.once('close', () => connections.delete(socket));
+      });
       // The API server keeps connections to webhooks alive and drops them after 90 s idle (Go's
       // IdleConnTimeout, set by k8s.io/apimachinery's SetTransportDefaults). Its timer starts when it
       // has read an answer, ours when we wrote it: with the same 90 s we would close first, racing
@@ -162,7 +174,13 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       https.headersTimeout = 32_000;
       https.requestTimeout = 60_000;
       https.on('tlsClientError', (error) => log.debug({ error: error.message }, 'TLS handshake failed'));
-      https.on('clientError', (error, socket) => {
+      https.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+        if (error.code === 'ERR_TLS_HANDSHAKE_TIMEOUT') {
+          // Nothing can be answered over a connection without TLS: drop it (ending it would leave it half-closed).
+          log.debug({ error: error.message }, 'TLS handshake timed out');
+          socket.destroy();
+          return;
+        }
         log.debug({ error: error.message }, 'malformed HTTP request');
         if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n'); else socket.destroy();
       });
@@ -188,7 +206,10 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         const https = server;
         if (!https) return;
         await new Promise<void>((resolve) => {
-          const force = setTimeout(() => https.closeAllConnections(), 5_000);
+          const force = setTimeout(() => {
+            https.closeAllConnections();
+            for (const socket of connections) socket.destroy();
+          }, 5_000);
           force.unref();
           https.close(() => { clearTimeout(force); resolve(); });
           https.closeIdleConnections();

@@ -271,16 +271,16 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
             const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
             throw new Error(apiErrorOf(cause)?.message || String(cause), { cause: error });
           }
-          if (outcome === 'deleted') log.info({ name, uid }, 'ValidatingWebhookConfiguration removed');
-          else if (outcome === 'gone') log.warn({ name, uid }, 'ValidatingWebhookConfiguration was already deleted by someone else');
-          else log.warn({ name, uid }, 'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is');
+          if (outcome === 'deleted') log.info({ configuration: name, uid }, 'ValidatingWebhookConfiguration removed');
+          else if (outcome === 'gone') log.warn({ configuration: name, uid }, 'ValidatingWebhookConfiguration was already deleted by someone else');
+          else log.warn({ configuration: name, uid }, 'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is');
         },
         left: (why) => `Could not remove ValidatingWebhookConfiguration ${name} (uid ${uid}): ${why.replace(/\.$/, '')}. ` +
           `It still sends growing PVCs, VM volumeClaimTemplates changes and the Setting to ${url}, which no longer answers: ` +
           `with failurePolicy Fail the API server refuses them until it is deleted. Delete it by hand: kubectl delete validatingwebhookconfiguration ${name}`,
       });
       configurationName = name;
-      log.info({ name, uid, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+      log.info({ configuration: name, uid, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
       continueUnlessAborted();
       const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
@@ -296,9 +296,9 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
           'or deploy the webhook in the cluster. The configuration was removed.');
       }
       if (check === 'unverifiable') {
-        log.warn({ name }, 'could not confirm that the API server calls the webhook (Harvester Settings not served, or not allowed to create them); it picks up the configuration within a moment');
+        log.warn({ configuration: name }, 'could not confirm that the API server calls the webhook (Harvester Settings not served, or not allowed to create them); it picks up the configuration within a moment');
       } else {
-        log.info({ name }, 'the API server calls the webhook');
+        log.info({ configuration: name }, 'the API server calls the webhook');
       }
     }
     return {

@@ -72,7 +72,7 @@ export async function registerDevConfiguration(kubeConfig: KubeConfig, body: V1V
     const answers = typeof owner === 'object' ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url)) : false;
     const decision = decideDevRegistration(name, owner, answers);
     if (decision.action === 'refuse') throw decision.error;
-    options.logger?.warn({ name, previous: owner }, decision.warning);
+    options.logger?.warn({ configuration: name, previous: owner }, decision.warning);
     // Exactly what was judged (uid and resourceVersion); gone or changed meanwhile: decide again.
     const preconditions = { uid: existing.metadata?.uid ?? '', ...(existing.metadata?.resourceVersion ? { resourceVersion: existing.metadata.resourceVersion } : {}) };
     await deleteValidatingWebhookConfiguration(kubeConfig, name, preconditions).catch((error: unknown) => {

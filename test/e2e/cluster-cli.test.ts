@@ -121,6 +121,28 @@ test('voe cluster run: a second SIGINT while it stops kills what is left at once
   assert.deepEqual(children.filter(alive), [], 'etcd and kube-apiserver are gone');
 });
 
+test('voe cluster run: one SIGTERM once ready stops it gracefully (ready and pid files removed, etcd and kube-apiserver gone) and exits 143', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+  const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { stdio: 'ignore', env: controlPlaneTestEnv() });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => foreground.once('exit', (code, signal) => resolve({ code, signal })));
+  t.after(async () => {
+    if (foreground.exitCode === null) foreground.kill('SIGKILL');
+    await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; !(await readFile(join(dir, 'ready'), 'utf8').catch(() => '')); i++) {
+    assert.ok(i < 900 && foreground.exitCode === null, 'it becomes ready');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const children = await Promise.all(['etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  foreground.kill('SIGTERM');
+  assert.deepEqual(await exited, { code: 143, signal: null });
+  assert.deepEqual(children.filter(alive), [], 'etcd and kube-apiserver are gone');
+  for (const name of ['ready', 'voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid']) {
+    assert.equal(await readFile(join(dir, name)).then(() => true, () => false), false, `${name} removed`);
+  }
+});
+
 test('voe cluster build with a cache dir that cannot be created says so (no stack trace); start rejects a --timeout that is not a number', async () => {
   const env = { ...process.env };
   for (const name of ['TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD', 'KUBEBUILDER_ASSETS']) delete env[name];

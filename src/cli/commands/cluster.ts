@@ -95,8 +95,8 @@ async function superviseControlPlane(dir: string, cacheDir: string, crds: boolea
   for (const file of [PID, 'etcd.pid', 'kube-apiserver.pid']) await rm(join(dir, file), { force: true });
   if (reason.kind === 'error') {
     process.stderr.write(`voe: ${reason.origin}: ${reason.error instanceof Error ? (reason.error.stack ?? reason.error.message) : String(reason.error)}\n`);
-    process.exitCode = 2;
   }
+  process.exitCode = stopExitCode(reason);
 }
 
 export function register(program: Command): void {

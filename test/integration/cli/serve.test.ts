@@ -54,7 +54,9 @@ test('a signal while voe serve --dev waits for the API server\'s first call remo
 
   const serve = spawn(t);
   const certDir = await certDirOf(serve);
-  await serve.waitForLog('ValidatingWebhookConfiguration registered');
+  const registeredLine = await serve.waitForLog('ValidatingWebhookConfiguration registered');
+  assert.equal(registeredLine['configuration'], 'voe-dev');
+  assert.equal(registeredLine['name'], 'voe-webhook', 'the logger\'s name is not overwritten by a second "name" key');
   assert.equal(await registered(), true);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   assert.doesNotMatch(serve.stderr(), /webhooks at/, 'still starting');

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'node:https';
 import { execFile } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { readFile } from 'node:fs/promises';
@@ -19,7 +20,7 @@ const validators: Validator[] = [
 
 async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
   ready?: () => boolean; bodyLimitBytes?: number; cacheStatus?: () => { unsynced?: string[]; notServed?: string[] };
-  metricsText?: () => Promise<string>;
+  metricsText?: () => Promise<string>; handshakeTimeoutMs?: number;
 } = {}) {
   const files = await writeServingFiles();
   const logs = captureLogger();
@@ -28,6 +29,7 @@ async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
     ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),
     ...(opts.cacheStatus ? { cacheStatus: opts.cacheStatus } : {}),
     ...(opts.metricsText ? { metricsText: opts.metricsText } : {}),
+    ...(opts.handshakeTimeoutMs ? { handshakeTimeoutMs: opts.handshakeTimeoutMs } : {}),
   });
   const address = await server.listen(0, '127.0.0.1');
   const agent = new Agent({ keepAlive: true });
@@ -317,4 +319,30 @@ test('a body sent a byte at a time (chunked, one byte per chunk) is kept in one 
   assert.match(answer, /"uid":"bytewise","allowed":true/);
   // Kept as 200,000 Buffers the body held ~38 MB of heap when the validator ran; in one buffer, about its size.
   assert.ok(heapAtValidate - heapBefore < 20 * 1024 * 1024, `heap grew by ${Math.round((heapAtValidate - heapBefore) / 1024 / 1024)} MB for a ${Math.round(body.length / 1024)} KB body`);
+});
+
+/** A TCP connection that never starts TLS (a port scan, a stalled client); resolves once connected. */
+async function silentConnection(t: { after: (fn: () => void) => void }, port: number): Promise<{ socket: Socket; closed: Promise<void> }> {
+  const socket = connect(port, '127.0.0.1');
+  t.after(() => { socket.destroy(); });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  return { socket, closed };
+}
+
+test('close() ends connections that never finished their TLS handshake (closeAllConnections does not reach them), instead of waiting for the client for ever', async (t) => {
+  const { server, address } = await start(t);
+  const silent = await silentConnection(t, address.port);
+  const outcome = await Promise.race([server.close().then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 30_000, 'still waiting'))]);
+  assert.equal(outcome, 'closed');
+  await silent.closed;
+});
+
+test('a connection whose TLS handshake times out is dropped, not half-closed and kept (one file descriptor per stalled client)', { timeout: 60_000 }, async (t) => {
+  const { address, call, logs } = await start(t, { handshakeTimeoutMs: 300 });
+  const silent = await silentConnection(t, address.port);
+  await silent.closed;
+  assert.ok(logs.lines().some((l) => l['msg'] === 'TLS handshake timed out'));
+  assert.equal((await call('/livez', undefined, 'GET')).status, 200, 'the server keeps serving');
 });
