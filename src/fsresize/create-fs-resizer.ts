@@ -5,7 +5,7 @@ import type { CommandRunner } from './command-runner.js';
 import { createDeviceLock, type DeviceLock, type ReleaseLock } from './device-lock.js';
 import { formatBytes } from './format-bytes.js';
 import { fsckExitText } from './fsck-exit-meaning.js';
-import { FsResizeError } from './fsresize-error.js';
+import { FsResizeError, isFsResizeError } from './fsresize-error.js';
 import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection, type PrecheckRan } from './inspection.js';
 import { createMountinfoTable, type MountTable } from './mount-table.js';
 import { mountPathForms } from './mount-path-forms.js';
@@ -89,7 +89,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   /**
-   * Every mountinfo entry of the device, each with whether its mount point shows it now. An
+   * Every mountinfo entry of the device, each with whether its mount point shows it now (or why
+   * that could not be seen). An
    * entry names one device: a btrfs spanning several is listed under one of them, so btrfs
    * mounts are also found by membership (the kernel's list of the mounted filesystem's devices).
    */
@@ -110,11 +111,17 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         if (source !== null && memberOf.includes(source.majorMinor)) matches.push(entry);
       }
     }
-    return Promise.all(matches.map(async (entry) => ({
-      entry,
-      visible: await mounts.visibleMountId(entry.mountPoint) === entry.mountId,
-      stacked: all.some((other) => other !== entry && other.mountPoint === entry.mountPoint),
-    })));
+    return Promise.all(matches.map(async (entry): Promise<MountCandidate> => {
+      const stacked = all.some((other) => other !== entry && other.mountPoint === entry.mountPoint);
+      try {
+        return { entry, visible: await mounts.visibleMountId(entry.mountPoint) === entry.mountId, stacked };
+      } catch (error) {
+        // One mount point that cannot be opened (a dead FUSE mount...) makes that mount unusable,
+        // not the device: chooseMount raises it only when no other mount can be used instead.
+        if (!isFsResizeError(error)) throw error;
+        return { entry, visible: false, stacked, unusable: error };
+      }
+    }));
   }
 
   async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean }> {
@@ -166,7 +173,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const signature = deviceBytes === 0 ? await probing.then(empty, empty) : await probing;
     const found = await deviceMounts(id, signature, all);
     const wanted = mountPath === undefined || wantedPaths === undefined ? undefined : { given: mountPath, paths: wantedPaths };
-    const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
+    const { chosen, chosenStacked, visible, hidden, unusable } = chooseMount(id.path, found, wanted);
     const mountPoint = chosen?.mountPoint ?? null;
     const size = isSupportedFilesystem(signature.filesystem) && signature.partitionTable === null
       ? await measure(id, signature.filesystem, mountPoint)
@@ -186,6 +193,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       mountPointStacked: chosenStacked,
       mountPoints: visible,
       hiddenMountPoints: hidden,
+      unusableMountPoints: unusable,
       btrfs: size?.btrfs ?? null,
       ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),
     };

@@ -42,6 +42,12 @@ export interface Inspection {
    * mount hides: in mountinfo, but the path shows another filesystem. Never used.
    */
   hiddenMountPoints: string[];
+  /**
+   * Mount points of this device that could not be opened to see what they show (e.g. a FUSE
+   * mount whose daemon is gone), each with the error (`CODE: message`). Never used; they stop
+   * nothing while another mount point can be used.
+   */
+  unusableMountPoints: Array<{ mountPoint: string; reason: string }>;
   /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
   btrfs: { devid: number; devices: number } | null;
   /** ext only: whether an offline resize2fs would first demand `e2fsck -f` (see parseExtSuperblock). */
