@@ -112,7 +112,11 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       }
     }
     return Promise.all(matches.map(async (entry): Promise<MountCandidate> => {
-      const stacked = all.some((other) => other !== entry && other.mountPoint === entry.mountPoint);
+      // Stacked: another filesystem is listed at the same mount point (one of the two hides the
+      // other). Another mount of this same filesystem there is not: propagation lists every mount
+      // twice on some nodes (kubernetes/kubernetes#56704), `mount --bind D D` does it too, and
+      // whichever of them xfs_growfs finds first, it sizes the filesystem from this device.
+      const stacked = all.some((other) => other !== entry && other.mountPoint === entry.mountPoint && other.majorMinor !== entry.majorMinor);
       try {
         return { entry, visible: await mounts.visibleMountId(entry.mountPoint) === entry.mountId, stacked };
       } catch (error) {

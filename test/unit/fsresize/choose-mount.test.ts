@@ -63,3 +63,11 @@ test('a mount point that could not be opened is never chosen and stops nothing w
     return true;
   });
 });
+
+test('a mount point where another mount of the device is on top (a bind mount over itself) shows the device: not named hidden', () => {
+  const over = '44 40 7:0 / /m rw - xfs /dev/loop0 rw';
+  const choice = chooseMount('/dev/loop0', candidates([A_AT_M, over], [44]));
+  assert.equal(choice.chosen?.mountId, 44);
+  assert.deepEqual(choice.hidden, []);
+  assert.deepEqual(chooseMount('/dev/loop0', candidates([A_AT_M, over], [44]), { given: '/m', paths: ['/m'] }).hidden, []);
+});

@@ -173,6 +173,30 @@ test('a mount point of the device that cannot be opened (a bind-mounted socket o
   assert.ok(!resizer.calls.some((c) => c[0] === 'xfs_growfs'), 'nothing grown');
 });
 
+test('the same filesystem listed twice at its mount point (a bind mount over itself, propagation duplicates) is not stacked: xfs grows; another device under it still is', async () => {
+  const xfs = (mountinfo: string) => fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 512 * MiB } },
+    mountinfo,
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=xfs\n' };
+      if (command === 'xfs_io') return { stdout: 'geom.bsize = 4096\ngeom.datablocks = 65536\n' };
+      return undefined;
+    },
+  });
+  const twice = xfs('40 27 8:16 / /m rw - xfs /dev/sdb rw\n41 40 8:16 / /m rw - xfs /dev/sdb rw\n');
+  const inspection = await twice.inspect('/dev/sdb');
+  assert.equal(inspection.mountPoint, '/m');
+  assert.equal(inspection.mountPointStacked, false);
+  assert.deepEqual(inspection.hiddenMountPoints, [], '/m shows the device');
+  assert.deepEqual((await twice.grow('/dev/sdb', { dryRun: true })).command, ['xfs_growfs', '-d', '/m']);
+  assert.deepEqual((await twice.grow('/dev/sdb', { mountPath: '/m', dryRun: true })).command, ['xfs_growfs', '-d', '/m']);
+
+  const overOther = xfs('39 27 8:32 / /m rw - ext4 /dev/sdc rw\n40 39 8:16 / /m rw - xfs /dev/sdb rw\n41 40 8:16 / /m rw - xfs /dev/sdb rw\n');
+  assert.equal((await overOther.inspect('/dev/sdb')).mountPointStacked, true);
+  await assert.rejects(overOther.grow('/dev/sdb'), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_MOUNT_HIDDEN');
+  assert.ok(!overOther.calls.some((c) => c[0] === 'xfs_growfs'));
+});
+
 test('a btrfs member device that mountinfo does not name is found mounted through the filesystem\'s device list', async () => {
   const fsid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
   const resizer = fakeResizer({
