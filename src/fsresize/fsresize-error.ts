@@ -24,6 +24,7 @@ export type FsResizeErrorCode =
   | 'FSRESIZE_INTERRUPTED'
   | 'FSRESIZE_LOCK_FAILED'
   | 'FSRESIZE_DEVICE_IO'
+  | 'FSRESIZE_TEMP_FILES_FAILED'
   | 'FSRESIZE_UNEXPECTED_ERROR';
 
 /** What an external tool said when it failed; carried by tool-related errors. */

@@ -95,6 +95,9 @@ test('voe fsresize grow: every error has a code, also one the core does not rais
   const { error } = JSON.parse(json.stdout);
   assert.match(error.code, /^FSRESIZE_[A-Z_]+$/);
   assert.match(error.message, /no-such-tmp/);
+  assert.equal(error.code, 'FSRESIZE_TEMP_FILES_FAILED');
+  assert.match(error.message, new RegExp(`^cannot create the files for the output of resize2fs ${loop.device} in the temporary directory ${env.TMPDIR} \\(ENOENT: it does not exist\\); resize2fs was not started, so it changed nothing`));
+  assert.deepEqual(error.details, { directory: env.TMPDIR, errno: 'ENOENT' });
   const human = await voe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory], env);
   assert.equal(human.code, 2);
   assert.equal(human.stdout, '');
