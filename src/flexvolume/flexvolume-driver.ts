@@ -1,5 +1,4 @@
-import { isVoeError } from '../errors/index.js';
-import { FsResizeError, visibleMountAt, type FsResizer, type MountTable } from '../fsresize/index.js';
+import { asVoeError, FsResizeError, visibleMountAt, type FsResizer, type MountTable } from '../fsresize/index.js';
 
 /** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
 export type FlexVolumeResponse =
@@ -108,8 +107,9 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
       default:
         return { response: { status: 'Not supported' }, exitCode: 1 };
     }
-  } catch (error) {
-    if (isVoeError(error)) return failure(`${error.code}: ${error.message}`);
-    return failure(error instanceof Error ? error.message : String(error));
+  } catch (thrown) {
+    // Every failure carries a code, FSRESIZE_UNEXPECTED_ERROR for one voe did not expect.
+    const error = asVoeError(thrown);
+    return failure(`${error.code}: ${error.message}`);
   }
 }

@@ -6,7 +6,7 @@ import type { CommandRunner } from './command-runner.js';
 import { createDeviceLock, type DeviceLock, type ReleaseLock } from './device-lock.js';
 import { formatBytes } from './format-bytes.js';
 import { fsckExitText } from './fsck-exit-meaning.js';
-import { FsResizeError } from './fsresize-error.js';
+import { FsResizeError, isFsResizeError } from './fsresize-error.js';
 import { isSupportedFilesystem, type GrowOptions, type GrowResult, type Inspection, type PrecheckRan } from './inspection.js';
 import { createMountinfoTable, type MountTable } from './mount-table.js';
 import { mountPathForms } from './mount-path-forms.js';
@@ -99,7 +99,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   /**
-   * Every mountinfo entry of the device, each with whether its mount point shows it now. An
+   * Every mountinfo entry of the device, each with whether its mount point shows it now (or why
+   * that could not be seen). An
    * entry names one device: a btrfs spanning several is listed under one of them, so btrfs
    * mounts are also found by membership (the kernel's list of the mounted filesystem's devices).
    */
@@ -120,11 +121,21 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         if (source !== null && memberOf.includes(source.majorMinor)) matches.push(entry);
       }
     }
-    return Promise.all(matches.map(async (entry) => ({
-      entry,
-      visible: await mounts.visibleMountId(entry.mountPoint) === entry.mountId,
-      stacked: all.some((other) => other !== entry && other.mountPoint === entry.mountPoint),
-    })));
+    return Promise.all(matches.map(async (entry): Promise<MountCandidate> => {
+      // Stacked: another filesystem is listed at the same mount point (one of the two hides the
+      // other). Another mount of this same filesystem there is not: propagation lists every mount
+      // twice on some nodes (kubernetes/kubernetes#56704), `mount --bind D D` does it too, and
+      // whichever of them xfs_growfs finds first, it sizes the filesystem from this device.
+      const stacked = all.some((other) => other !== entry && other.mountPoint === entry.mountPoint && other.majorMinor !== entry.majorMinor);
+      try {
+        return { entry, visible: await mounts.visibleMountId(entry.mountPoint) === entry.mountId, stacked };
+      } catch (error) {
+        // One mount point that cannot be opened (a dead FUSE mount...) makes that mount unusable,
+        // not the device: chooseMount raises it only when no other mount can be used instead.
+        if (!isFsResizeError(error)) throw error;
+        return { entry, visible: false, stacked, unusable: error };
+      }
+    }));
   }
 
   async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean }> {
@@ -182,7 +193,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const users = deviceBytes === 0 ? null : await looking;
     const found = await deviceMounts(id, signature, all);
     const wanted = mountPath === undefined || wantedPaths === undefined ? undefined : { given: mountPath, paths: wantedPaths };
-    const { chosen, chosenStacked, visible, hidden } = chooseMount(id.path, found, wanted);
+    const { chosen, chosenStacked, visible, hidden, unusable } = chooseMount(id.path, found, wanted);
     const mountPoint = chosen?.mountPoint ?? null;
     const size = isSupportedFilesystem(signature.filesystem) && signature.partitionTable === null
       ? await measure(id, signature.filesystem, mountPoint)
@@ -202,6 +213,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       mountPointStacked: chosenStacked,
       mountPoints: visible,
       hiddenMountPoints: hidden,
+      unusableMountPoints: unusable,
       btrfs: size?.btrfs ?? null,
       users,
       ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),

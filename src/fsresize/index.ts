@@ -2,7 +2,7 @@ export { createFsResizer, DEFAULT_LOCK_DIRECTORY, type FsResizer, type FsResizer
 export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult, type PrecheckReport } from './inspection.js';
 export { needsResize } from './needs-resize.js';
 export { planGrow, type GrowPlan } from './plan-grow.js';
-export { FsResizeError, isFsResizeError, type FsResizeErrorCode, type ToolReport } from './fsresize-error.js';
+export { asVoeError, FsResizeError, isFsResizeError, type FsResizeErrorCode, type ToolReport } from './fsresize-error.js';
 export type { CommandRunner, CommandResult, RunOptions } from './command-runner.js';
 export { createExecFileRunner, DEFAULT_SEARCH_PATH, MAX_TIMEOUT_MS, type ExecFileRunnerOptions } from './exec-file-runner.js';
 export { createMountinfoTable, type MountTable } from './mount-table.js';

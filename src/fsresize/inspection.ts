@@ -32,18 +32,26 @@ export interface Inspection {
   mountPoint: string | null;
   mountReadOnly: boolean;
   /**
-   * Another mount is listed at `mountPoint` too, under the one used (hidden by it). xfs_growfs
-   * looks its mount point up in the mount table and takes the first mount there: it would size
-   * the filesystem from the hidden one's device.
+   * A mount of another filesystem is listed at `mountPoint` too, under the one used (hidden by
+   * it). xfs_growfs looks its mount point up in the mount table and takes the first mount there:
+   * it would size the filesystem from the hidden one's device. Other mounts of this same
+   * filesystem there (a bind mount over itself, propagation duplicates) do not count.
    */
   mountPointStacked: boolean;
   /** Every mount point of this device on the node that shows it. */
   mountPoints: string[];
   /**
    * Mount points of this device (at the asked mount path, when one was given) that another
-   * mount hides: in mountinfo, but the path shows another filesystem. Never used.
+   * mount hides: in mountinfo, but the path shows another filesystem. Never used. A mount point
+   * where another mount of this device is on top is not one of them (it shows this device).
    */
   hiddenMountPoints: string[];
+  /**
+   * Mount points of this device that could not be opened to see what they show (e.g. a FUSE
+   * mount whose daemon is gone), each with the error (`CODE: message`). Never used; they stop
+   * nothing while another mount point can be used.
+   */
+  unusableMountPoints: Array<{ mountPoint: string; reason: string }>;
   /** btrfs only: this device's id in the filesystem and the number of devices it spans. */
   btrfs: { devid: number; devices: number } | null;
   /**

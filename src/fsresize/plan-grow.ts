@@ -92,7 +92,8 @@ export function planGrow(inspection: Inspection): GrowPlan {
       }
       if (inspection.mountPointStacked === true) {
         // xfs_growfs finds the first mount listed at its path and sizes the data section from
-        // that mount's device: here the hidden filesystem's.
+        // that mount's device: here the hidden filesystem's (another device's; mounts of the
+        // same filesystem listed twice there are not stacked, see createFsResizer).
         return refuse('FSRESIZE_MOUNT_HIDDEN',
           `xfs on ${device} is mounted at ${mountPoint} over another mount, which it hides; xfs_growfs would take the size of the hidden filesystem's device, not of ${device}, so nothing was changed — unmount the hidden filesystem, or also mount ${device} at a path of its own, and retry`);
       }

@@ -27,10 +27,12 @@ async function readOutput(handle: FileHandle): Promise<string> {
  * Two files to take a tool's stdout and stderr, whose names are already gone (nothing to clean
  * up): created exclusively (O_EXCL, mode 0600, random names, so nothing planted in the shared
  * temporary directory is followed) and unlinked at once; all in parallel, as this is on the path
- * of every grow.
+ * of every grow. When they cannot be created (TMPDIR missing or not writable, no space or
+ * inodes), FSRESIZE_TEMP_FILES_FAILED: the tool is not started.
  */
-async function unlinkedOutputFiles(): Promise<[FileHandle, FileHandle]> {
-  const stem = join(tmpdir(), `voe-tool-${process.pid}-${randomBytes(8).toString('hex')}`);
+async function unlinkedOutputFiles(command: string, args: readonly string[]): Promise<[FileHandle, FileHandle]> {
+  const directory = tmpdir();
+  const stem = join(directory, `voe-tool-${process.pid}-${randomBytes(8).toString('hex')}`);
   const paths = [`${stem}.out`, `${stem}.err`] as const;
   const opened = await Promise.allSettled(paths.map((path) => open(path, 'wx+', 0o600)));
   await Promise.all(paths.map((path, i) => (opened[i]!.status === 'fulfilled' ? unlink(path).catch(() => undefined) : undefined)));
@@ -38,7 +40,7 @@ async function unlinkedOutputFiles(): Promise<[FileHandle, FileHandle]> {
   const failed = opened.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failed) {
     await Promise.all(handles.map((handle) => handle.close()));
-    throw failed.reason;
+    throw toolErrors.outputFilesFailed(command, args, directory, failed.reason);
   }
   return handles as [FileHandle, FileHandle];
 }
@@ -48,12 +50,12 @@ async function unlinkedOutputFiles(): Promise<[FileHandle, FileHandle]> {
  * its own (setsid: no terminal signals), with stdout and stderr going to files that are already
  * unlinked (nothing is left behind, and no pipe can break under it). `onStart` gets its pid as
  * soon as it runs. Stopped (SIGTERM) only when `timeoutMs` passes. Resolves like execFile does in
- * createExecFileRunner: any exit code is a result; a missing or non-executable tool, a timeout
- * and a death by signal are typed errors.
+ * createExecFileRunner: any exit code is a result; a missing or non-executable tool, a timeout,
+ * a death by signal and output files that cannot be created are typed errors.
  */
 export async function runDetached(command: string, args: readonly string[],
   options: { env: { PATH: string; LC_ALL: string }; timeoutMs: number; onStart?: (pid: number) => void }): Promise<CommandResult> {
-  const [out, err] = await unlinkedOutputFiles();
+  const [out, err] = await unlinkedOutputFiles(command, args);
   try {
     const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stopped: boolean } | { spawnError: NodeJS.ErrnoException }>((resolve) => {
       const child = spawn(command, [...args], { env: options.env, detached: true, stdio: ['ignore', out.fd, err.fd] });

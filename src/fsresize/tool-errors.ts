@@ -8,6 +8,17 @@ export const toolErrors = {
     `${command} could not be executed (${code}); run voe as root on the node`, { cause, tool }),
   timedOut: (command: string, args: readonly string[], timeoutMs: number, stderr: string, cause: unknown, tool: ToolReport): FsResizeError => new FsResizeError('FSRESIZE_TIMEOUT',
     `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms and was stopped; check the device and the tool's output, then retry${stderr ? `: ${stderr.trim()}` : ''}`, { cause, tool }),
+  outputFilesFailed: (command: string, args: readonly string[], directory: string, cause: unknown): FsResizeError => {
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+    const why = code === 'ENOENT' ? 'it does not exist'
+      : code === 'ENOTDIR' ? 'it is not a directory'
+      : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'it is not writable'
+        : code === 'ENOSPC' || code === 'EDQUOT' ? 'it is out of space or inodes'
+          : 'it cannot be written';
+    return new FsResizeError('FSRESIZE_TEMP_FILES_FAILED',
+      `cannot create the files for the output of ${command} ${args.join(' ')} in the temporary directory ${directory} (${code}: ${why}); ${command} was not started, so it changed nothing — fix ${directory}, or point TMPDIR at an existing, writable directory with free space, and retry`,
+      { cause, details: { directory, errno: code } });
+  },
   abnormal: (command: string, args: readonly string[], how: string, stderr: string, cause: unknown, tool: ToolReport): FsResizeError => new FsResizeError('FSRESIZE_TOOL_FAILED',
     `${command} ${args.join(' ')} ended abnormally (${how})${stderr ? `: ${stderr.trim()}` : ''}`, { cause, tool }),
 };

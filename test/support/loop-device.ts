@@ -29,6 +29,8 @@ export interface Scratch {
   attachFile(backingFile: string, options?: { readOnly?: boolean }): Promise<LoopDevice>;
   /** A new empty directory to mount on. */
   directory(name: string): Promise<string>;
+  /** `mount --bind source target` (a file or a directory), unmounted by cleanup like every other mount. */
+  bind(source: string, target: string): Promise<void>;
   /** Unmounts everything mounted through this scratch, detaches every loop device, removes the files. */
   cleanup(): Promise<void>;
 }
@@ -120,6 +122,10 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
       const path = join(root, name);
       await mkdir(path, { recursive: true });
       return path;
+    },
+    async bind(source, target) {
+      await sh('mount', ['--bind', source, target]);
+      mounted.push(target);
     },
     async cleanup() {
       const problems: string[] = [];

@@ -1,8 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { isVoeError } from '../../errors/index.js';
 import { deferStopSignals } from '../defer-stop-signals.js';
 import {
-  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitText, MAX_TIMEOUT_MS, type GrowResult,
+  asVoeError, createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitText, MAX_TIMEOUT_MS, type GrowResult,
 } from '../../fsresize/index.js';
 
 interface GrowCommandOptions {
@@ -75,8 +74,11 @@ export function register(program: Command): void {
           signal: stop.signal,
         });
         process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : humanReport(result));
-      } catch (error) {
-        if (!options.json || !isVoeError(error)) throw error;
+      } catch (thrown) {
+        // Every error has a code (FSRESIZE_UNEXPECTED_ERROR for one voe did not expect): "voe:
+        // <CODE>: <message>" on stderr, or with --json {"error": {code, message, details}} on stdout.
+        const error = asVoeError(thrown);
+        if (!options.json) throw error;
         process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
         process.exitCode = 2;
       } finally {

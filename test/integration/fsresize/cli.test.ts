@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
@@ -7,9 +8,9 @@ import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
-function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function voe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [MAIN, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [MAIN, ...args], { encoding: 'utf8', env }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
     child.stdin?.on('error', () => undefined);
@@ -79,6 +80,29 @@ test('voe fsresize grow: a refusal is "voe: CODE: message" on stderr (or JSON wi
   const json = await voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]);
   assert.equal(json.code, 2);
   assert.equal(JSON.parse(json.stdout).error.code, 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
+});
+
+test('voe fsresize grow: every error has a code, also one the core does not raise itself: JSON on stdout with --json, one "voe: CODE: message" line otherwise', async (t) => {
+  const { scratch, lockDirectory } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(128 * MiB);
+  // The grow tool's output files cannot be created: the temporary directory does not exist.
+  const env = { ...process.env, TMPDIR: join(await scratch.directory('tmp'), 'no-such-tmp') };
+  const json = await voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory], env);
+  assert.equal(json.code, 2, json.stderr);
+  assert.equal(json.stderr, '');
+  const { error } = JSON.parse(json.stdout);
+  assert.match(error.code, /^FSRESIZE_[A-Z_]+$/);
+  assert.match(error.message, /no-such-tmp/);
+  assert.equal(error.code, 'FSRESIZE_TEMP_FILES_FAILED');
+  assert.match(error.message, new RegExp(`^cannot create the files for the output of resize2fs ${loop.device} in the temporary directory ${env.TMPDIR} \\(ENOENT: it does not exist\\); resize2fs was not started, so it changed nothing`));
+  assert.deepEqual(error.details, { directory: env.TMPDIR, errno: 'ENOENT' });
+  const human = await voe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory], env);
+  assert.equal(human.code, 2);
+  assert.equal(human.stdout, '');
+  assert.match(human.stderr, /^voe: FSRESIZE_[A-Z_]+: [^\n]*\n$/, 'one line, no stack trace');
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
 });
 
 test('voe fsresize grow: usage errors exit 2 and change nothing; --timeout must be 1 s to about 24 days', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
@@ -9,9 +10,9 @@ const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url))
 const OPTIONS = JSON.stringify({ 'kubernetes.io/fsType': 'xfs', 'kubernetes.io/readwrite': 'rw', 'kubernetes.io/pvOrVolumeName': 'pv-1' });
 
 /** Calls the driver as kubelet does: one process, stdout and stderr read together. */
-function driver(args: string[]): Promise<{ code: number; combined: string; stderr: string }> {
+function driver(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; combined: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [MAIN, 'flexvolume', ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [MAIN, 'flexvolume', ...args], { encoding: 'utf8', env }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, combined: stdout + stderr, stderr });
     });
     child.stdin?.on('error', () => undefined);
@@ -102,6 +103,23 @@ test('expandfs failures answer Failure with the code and a non-zero exit, and ch
   assert.equal(answer.status, 'Failure');
   assert.match(answer.message, /^FSRESIZE_UNSUPPORTED_FILESYSTEM: resize of vfat is not supported/);
   assert.ok(await dumpe2fsBytes(loop.device).then(() => false, () => true), 'the vfat device is no longer ext');
+});
+
+test('expandfs whose grow tool cannot get its output files (TMPDIR missing) answers a FSRESIZE_TEMP_FILES_FAILED Failure; nothing changes', async (t) => {
+  const { scratch } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  await loop.growBacking(128 * MiB);
+  const missing = join(await scratch.directory('tmp'), 'missing');
+  const answer = await driver(['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)], { ...process.env, TMPDIR: missing });
+  assert.equal(answer.code, 1, answer.combined);
+  assert.equal(answer.stderr, '');
+  const response = JSON.parse(answer.combined);
+  assert.equal(response.status, 'Failure');
+  assert.match(response.message, new RegExp(`^FSRESIZE_TEMP_FILES_FAILED: cannot create the files for the output of resize2fs ${loop.device} in the temporary directory ${missing} \\(ENOENT: it does not exist\\); resize2fs was not started, so it changed nothing`));
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
 });
 
 test('expandfs with stacked mounts: the device hidden at the mount path is refused FSRESIZE_MOUNT_HIDDEN; without a device, the one shown there grows', async (t) => {

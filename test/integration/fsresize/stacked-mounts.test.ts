@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { isFsResizeError, type FsResizer } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh, writeChecksummedFiles, type LoopDevice } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
-import { btrfsBytes, setup, xfsBytes } from './fixtures.js';
+import { btrfsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
 
 async function stacked(t: Parameters<typeof setup>[0], mkfs: string[]) {
   const context = await setup(t);
@@ -85,3 +85,36 @@ for (const [name, mkfs, measure] of [
     assert.equal(await measure(mnt), 512 * MiB);
   });
 }
+
+test('xfs bind-mounted over its own mount point (listed twice there, as propagation does on some nodes) grows; with another device under it, it is still refused', async (t) => {
+  const { scratch, resizer, calls, loop, mnt, sums } = await mountedXfs(t, { growTo: 512 * MiB, files: 2 });
+  await scratch.bind(mnt, mnt);
+  const listed = (await sh('findmnt', ['--list', '--noheadings', '--output', 'SOURCE', '--mountpoint', mnt])).trim().split('\n');
+  assert.deepEqual(listed, [loop.device, loop.device], 'the same filesystem twice at the mount point');
+  const inspection = await resizer.inspect(loop.device);
+  assert.equal(inspection.mountPoint, mnt);
+  assert.equal(inspection.mountPointStacked, false);
+  assert.deepEqual(inspection.hiddenMountPoints, []);
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'grown', result.reason);
+  assert.deepEqual(result.command, ['xfs_growfs', '-d', mnt]);
+  assert.equal(await xfsBytes(mnt), 512 * MiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+
+  // Another device's filesystem under it: xfs_growfs would find that one first at the path.
+  const other = await scratch.attach(320 * MiB);
+  await sh('mkfs.xfs', ['-q', other.device]);
+  const shared = await scratch.directory('shared');
+  await other.mount(shared);
+  await loop.mount(shared);
+  await scratch.bind(shared, shared);
+  await loop.growBacking(640 * MiB);
+  await assert.rejects(resizer.grow(loop.device, { mountPath: shared }), (error: unknown) => {
+    assert.ok(isFsResizeError(error), String(error));
+    assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN');
+    assert.match(error.message, /over another mount, which it hides; xfs_growfs would take the size of the hidden filesystem's device/);
+    return true;
+  });
+  assert.equal(growCalls(calls), 1, 'only the first grow ran');
+  assert.equal(await xfsBytes(shared), 512 * MiB);
+});

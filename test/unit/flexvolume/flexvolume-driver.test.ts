@@ -95,3 +95,13 @@ test('expandvolume and argument validation', async () => {
   assert.match(JSON.stringify(await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m'], { resizer, mounts })), /new size must be a size in bytes, got nothing/);
   assert.deepEqual(await handleFlexVolumeCall(['mountdevice', '{}'], { resizer, mounts }), { response: { status: 'Not supported' }, exitCode: 1 });
 });
+
+test('an error the core does not raise itself is still a Failure with a code: FSRESIZE_UNEXPECTED_ERROR', async () => {
+  const resizer = recorder(2048);
+  resizer.grow = async () => { throw Object.assign(new Error('EMFILE: too many open files, open \'/tmp/x\''), { code: 'EMFILE', syscall: 'open', path: '/tmp/x' }); };
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, mounts });
+  assert.equal(answer.exitCode, 1);
+  assert.equal(answer.response.status, 'Failure');
+  assert.match((answer.response as { message: string }).message,
+    /^FSRESIZE_UNEXPECTED_ERROR: unexpected error: Error: EMFILE: too many open files, open '\/tmp\/x' — voe did not expect this failure, so it cannot say whether anything was changed/);
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseMount, isFsResizeError, parseMountinfo, type MountCandidate } from '../../../src/fsresize/index.js';
+import { chooseMount, FsResizeError, isFsResizeError, parseMountinfo, type MountCandidate } from '../../../src/fsresize/index.js';
 
 function candidates(lines: string[], visible: number[], stacked: number[] = []): MountCandidate[] {
   return parseMountinfo(lines.join('\n')).map((entry) => ({ entry, visible: visible.includes(entry.mountId), stacked: stacked.includes(entry.mountId) }));
@@ -43,4 +43,31 @@ test('a wanted mount path: the visible mount there, none when it is hidden there
     assert.equal(error.message, '/x is not a mount point of /dev/loop0 (it is mounted at /n, /m (hidden by another mount)); nothing was changed — pass the right mount point (--mount) or none');
     return true;
   });
+});
+
+test('a mount point that could not be opened is never chosen and stops nothing while another one shows the device; asked for, or with nothing visible, its error is raised', () => {
+  const dead = new FsResizeError('FSRESIZE_MOUNT_INACCESSIBLE', 'cannot open /m to see which filesystem it shows (ENOTCONN)');
+  const withDead = (visible: number[]): MountCandidate[] => candidates([A_AT_M, A_AT_N], visible).map((c) => (c.entry.mountId === 40 ? { ...c, unusable: dead } : c));
+  const choice = chooseMount('/dev/loop0', withDead([41]));
+  assert.equal(choice.chosen?.mountPoint, '/n');
+  assert.deepEqual(choice.visible, ['/n']);
+  assert.deepEqual(choice.hidden, [], 'not called hidden: voe could not tell');
+  assert.deepEqual(choice.unusable, [{ mountPoint: '/m', reason: 'FSRESIZE_MOUNT_INACCESSIBLE: cannot open /m to see which filesystem it shows (ENOTCONN)' }]);
+  assert.equal(chooseMount('/dev/loop0', withDead([41]), { given: '/n', paths: ['/n'] }).chosen?.mountPoint, '/n');
+  assert.throws(() => chooseMount('/dev/loop0', withDead([41]), { given: '/m', paths: ['/m'] }), (error: unknown) => error === dead, 'the mount asked for');
+  assert.throws(() => chooseMount('/dev/loop0', withDead([])), (error: unknown) => error === dead, 'no visible mount: it may be the one that shows the device');
+  assert.throws(() => chooseMount('/dev/loop0', withDead([41]), { given: '/x', paths: ['/x'] }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_MOUNT_MISMATCH');
+    assert.match(error.message, /it is mounted at \/n, \/m \(cannot be opened\)\)/);
+    return true;
+  });
+});
+
+test('a mount point where another mount of the device is on top (a bind mount over itself) shows the device: not named hidden', () => {
+  const over = '44 40 7:0 / /m rw - xfs /dev/loop0 rw';
+  const choice = chooseMount('/dev/loop0', candidates([A_AT_M, over], [44]));
+  assert.equal(choice.chosen?.mountId, 44);
+  assert.deepEqual(choice.hidden, []);
+  assert.deepEqual(chooseMount('/dev/loop0', candidates([A_AT_M, over], [44]), { given: '/m', paths: ['/m'] }).hidden, []);
 });

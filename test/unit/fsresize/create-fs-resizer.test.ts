@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isFsResizeError } from '../../../src/fsresize/index.js';
+import { FsResizeError, isFsResizeError } from '../../../src/fsresize/index.js';
 import { extSuperblock } from '../../support/ext-superblock.js';
 import { fakeResizer } from '../../support/fake-fsresize-ports.js';
 
@@ -147,6 +147,54 @@ test('the mount point is looked at again just before the grow tool: mounted over
     return true;
   });
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'xfs_io'], 'xfs_growfs did not run');
+});
+
+test('a mount point of the device that cannot be opened (a bind-mounted socket on old kernels, a dead FUSE mount) does not stop a grow through another one', async () => {
+  const dead = new FsResizeError('FSRESIZE_MOUNT_INACCESSIBLE', 'cannot open /pods/p/app.sock to see which filesystem it shows (ENXIO)');
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 512 * MiB } },
+    mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n41 27 8:16 /app.sock /pods/p/app.sock rw - xfs /dev/sdb rw\n',
+    visible: (path) => {
+      if (path === '/pods/p/app.sock') throw dead;
+      return path === '/m' ? 40 : null;
+    },
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=xfs\n' };
+      if (command === 'xfs_io') return { stdout: 'geom.bsize = 4096\ngeom.datablocks = 65536\n' };
+      return undefined;
+    },
+  });
+  const inspection = await resizer.inspect('/dev/sdb', { mountPath: '/m' });
+  assert.equal(inspection.mountPoint, '/m');
+  assert.deepEqual(inspection.unusableMountPoints, [{ mountPoint: '/pods/p/app.sock', reason: `FSRESIZE_MOUNT_INACCESSIBLE: ${dead.message}` }]);
+  assert.deepEqual((await resizer.grow('/dev/sdb', { mountPath: '/m', dryRun: true })).command, ['xfs_growfs', '-d', '/m']);
+  assert.deepEqual((await resizer.grow('/dev/sdb', { dryRun: true })).command, ['xfs_growfs', '-d', '/m']);
+  await assert.rejects(resizer.grow('/dev/sdb', { mountPath: '/pods/p/app.sock' }), (error: unknown) => error === dead);
+  assert.ok(!resizer.calls.some((c) => c[0] === 'xfs_growfs'), 'nothing grown');
+});
+
+test('the same filesystem listed twice at its mount point (a bind mount over itself, propagation duplicates) is not stacked: xfs grows; another device under it still is', async () => {
+  const xfs = (mountinfo: string) => fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 512 * MiB } },
+    mountinfo,
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=xfs\n' };
+      if (command === 'xfs_io') return { stdout: 'geom.bsize = 4096\ngeom.datablocks = 65536\n' };
+      return undefined;
+    },
+  });
+  const twice = xfs('40 27 8:16 / /m rw - xfs /dev/sdb rw\n41 40 8:16 / /m rw - xfs /dev/sdb rw\n');
+  const inspection = await twice.inspect('/dev/sdb');
+  assert.equal(inspection.mountPoint, '/m');
+  assert.equal(inspection.mountPointStacked, false);
+  assert.deepEqual(inspection.hiddenMountPoints, [], '/m shows the device');
+  assert.deepEqual((await twice.grow('/dev/sdb', { dryRun: true })).command, ['xfs_growfs', '-d', '/m']);
+  assert.deepEqual((await twice.grow('/dev/sdb', { mountPath: '/m', dryRun: true })).command, ['xfs_growfs', '-d', '/m']);
+
+  const overOther = xfs('39 27 8:32 / /m rw - ext4 /dev/sdc rw\n40 39 8:16 / /m rw - xfs /dev/sdb rw\n41 40 8:16 / /m rw - xfs /dev/sdb rw\n');
+  assert.equal((await overOther.inspect('/dev/sdb')).mountPointStacked, true);
+  await assert.rejects(overOther.grow('/dev/sdb'), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_MOUNT_HIDDEN');
+  assert.ok(!overOther.calls.some((c) => c[0] === 'xfs_growfs'));
 });
 
 test('a btrfs member device that mountinfo does not name is found mounted through the filesystem\'s device list', async () => {

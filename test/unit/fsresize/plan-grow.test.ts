@@ -8,7 +8,7 @@ function inspection(overrides: Partial<Inspection> = {}): Inspection {
   return {
     device: '/dev/sdb', devicePath: '/dev/sdb', majorMinor: '8:16', deviceBytes: 200 * MiB, deviceReadOnly: false,
     filesystem: 'ext4', partitionTable: null, filesystemBytes: 100 * MiB, blockBytes: 4096,
-    mountPoint: null, mountReadOnly: false, mountPointStacked: false, mountPoints: [], hiddenMountPoints: [], btrfs: null, users: { openedBy: [], holders: [] }, ...overrides,
+    mountPoint: null, mountReadOnly: false, mountPointStacked: false, mountPoints: [], hiddenMountPoints: [], unusableMountPoints: [], btrfs: null, users: { openedBy: [], holders: [] }, ...overrides,
   };
 }
 
