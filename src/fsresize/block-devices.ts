@@ -13,17 +13,25 @@ export interface DeviceOpener {
   pid: number;
   /** Its command name (/proc/<pid>/comm), e.g. "qemu-system-x86". */
   command: string;
+  /** What it has open ("major:minor"): the device itself, or the whole disk the device is a partition of. */
+  majorMinor: string;
 }
 
 /** Who else uses a device: what an offline grow must not run under. */
 export interface DeviceUsers {
   /**
-   * Other processes that have the device open (this process and the processes it started are
-   * left out). Only the processes of this process's PID namespace can be seen.
+   * Other processes that have the device, or the whole disk it is a partition of, open (this
+   * process and the processes it started are left out). Only the processes of this process's PID
+   * namespace can be seen.
    */
   openedBy: DeviceOpener[];
-  /** Kernel devices stacked on it (sysfs holders, e.g. "dm-0" for device-mapper, "md0" for RAID). */
+  /**
+   * Kernel devices stacked on it or on its whole disk: sysfs holders (e.g. "dm-0" for
+   * device-mapper, "md0" for RAID) and loop devices whose backing file it is (e.g. "loop3").
+   */
   holders: string[];
+  /** The whole disk ("major:minor") when the device is a partition of it, else null. */
+  disk: string | null;
 }
 
 /** The port for facts about block devices. */

@@ -1,61 +1,81 @@
 import { readdirSync, readlinkSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DeviceOpener } from './block-devices.js';
 import { majorMinorOf } from './major-minor-of.js';
+import { createStatWithin } from './stat-within.js';
 
-/** Processes whose open files are listed between two turns of the event loop. */
-const PROCESSES_PER_TURN = 32;
+/** /proc/<pid>/fd entries read between two turns of the event loop. */
+const FDS_PER_TURN = 2048;
+
+/** Default for FindDeviceOpenersOptions.timeoutMs. */
+export const DEFAULT_OPENERS_TIMEOUT_MS = 10_000;
 
 export interface FindDeviceOpenersOptions {
   /** Where procfs is mounted; default /proc. */
   procRoot?: string;
   /** Left out, with the processes it started; default this process. */
   selfPid?: number;
+  /** FSRESIZE_TIMEOUT when looking takes longer (a stat stuck on a hung NFS or FUSE mount); default 10 s. */
+  timeoutMs?: number;
+  /** Names the device in the timeout's message; default the device numbers. */
+  deviceName?: string;
 }
 
 /**
- * The processes that have the block device `majorMinor` open, found as fuser(1) does: through
- * every /proc/<pid>/fd link whose target is a path (sockets, pipes and anonymous inodes are
- * skipped), compared by device number, so a device node opened under any name or in another
+ * The processes that have any of the block devices `majorMinors` open, found as fuser(1) does:
+ * through every /proc/<pid>/fd link whose target is a path (sockets, pipes and anonymous inodes
+ * are skipped), compared by device number, so a device node opened under any name or in another
  * mount namespace is found too. `selfPid` and its children (e.g. a blkid still running) are left
  * out. Only the processes of this PID namespace are visible, and reading another user's
- * processes needs root. The /proc listings are read synchronously (procfs never waits on a
- * device), a batch of processes per turn of the event loop; the targets are stat'ed through the
- * thread pool, as a path may lie on a network filesystem that is slow to answer.
+ * processes needs root.
+ *
+ * The /proc listings are read synchronously (procfs never waits on a device), at most
+ * FDS_PER_TURN entries per turn of the event loop. The targets are stat'ed through libuv's thread
+ * pool, two at a time, each process's as soon as they are listed (memory stays small however many
+ * descriptors a node has open): a target may lie on a filesystem that never answers, and the
+ * whole look is bounded by `timeoutMs` (FSRESIZE_TIMEOUT naming the path), never taken as "nobody".
  */
-export async function findDeviceOpeners(majorMinor: string, options: FindDeviceOpenersOptions = {}): Promise<DeviceOpener[]> {
+export async function findDeviceOpeners(majorMinors: readonly string[], options: FindDeviceOpenersOptions = {}): Promise<DeviceOpener[]> {
   const proc = options.procRoot ?? '/proc';
   const self = options.selfPid ?? process.pid;
+  const wanted = new Set(majorMinors);
+  const statWithin = createStatWithin(Date.now() + (options.timeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS),
+    `looking for other programs that have ${options.deviceName ?? majorMinors.join(', ')} open`);
   const pids = (await readdir(proc)).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
-  const candidates: Array<{ pid: number; path: string }> = [];
-  for (let first = 0; first < pids.length; first += PROCESSES_PER_TURN) {
-    if (first > 0) await nextTurn();
-    for (const pid of pids.slice(first, first + PROCESSES_PER_TURN)) {
-      const directory = `${proc}/${pid}/fd`;
-      let fds: string[];
-      try {
-        fds = readdirSync(directory);
-      } catch {
-        continue; // the process ended, or is not ours to look at
+  const matching = new Map<number, string>();
+  let readThisTurn = 0;
+  for (const pid of pids) {
+    const directory = `${proc}/${pid}/fd`;
+    let fds: string[];
+    try {
+      fds = readdirSync(directory);
+    } catch {
+      continue; // the process ended, or is not ours to look at
+    }
+    const targets: string[] = [];
+    for (const fd of fds) {
+      if (++readThisTurn >= FDS_PER_TURN) {
+        readThisTurn = 0;
+        await nextTurn();
       }
-      for (const fd of fds) {
-        const path = `${directory}/${fd}`;
-        try {
-          if (readlinkSync(path).startsWith('/')) candidates.push({ pid, path });
-        } catch {
-          // closed meanwhile
-        }
+      const path = `${directory}/${fd}`;
+      try {
+        if (readlinkSync(path).startsWith('/')) targets.push(path);
+      } catch {
+        // closed meanwhile
       }
     }
+    const lanes = [0, 1].map(async (lane) => {
+      for (let i = lane; i < targets.length && !matching.has(pid); i += 2) {
+        const info = await statWithin(targets[i] as string, `pid ${pid}`);
+        const number = info?.isBlockDevice() ? majorMinorOf(info.rdev) : null;
+        if (number !== null && wanted.has(number)) matching.set(pid, number);
+      }
+    });
+    await Promise.all(lanes);
   }
-  const matching = new Set<number>();
-  await Promise.all(candidates.map(async ({ pid, path }) => {
-    if (matching.has(pid)) return;
-    const info = await stat(path).catch(() => null);
-    if (info?.isBlockDevice() && majorMinorOf(info.rdev) === majorMinor) matching.add(pid);
-  }));
-  const openers = await Promise.all([...matching].sort((a, b) => a - b).map(async (pid) => {
+  const openers = await Promise.all([...matching.keys()].sort((a, b) => a - b).map(async (pid): Promise<DeviceOpener | null> => {
     const [status, command] = await Promise.all([
       readFile(`${proc}/${pid}/stat`, 'utf8').catch(() => null),
       readFile(`${proc}/${pid}/comm`, 'utf8').then((text) => text.trim(), () => '?'),
@@ -63,7 +83,7 @@ export async function findDeviceOpeners(majorMinor: string, options: FindDeviceO
     if (status === null) return null; // ended meanwhile
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses; ppid follows the last ')'.
     const parent = Number(status.slice(status.lastIndexOf(')') + 1).trim().split(' ')[1]);
-    return parent === self ? null : { pid, command };
+    return parent === self ? null : { pid, command, majorMinor: matching.get(pid) as string };
   }));
   return openers.filter((opener): opener is DeviceOpener => opener !== null);
 }

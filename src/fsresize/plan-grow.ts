@@ -121,15 +121,17 @@ function usedElsewhere(inspection: Inspection): GrowPlan | null {
     return refuse('FSRESIZE_DEVICE_IN_USE',
       `${filesystem} on ${device} is not mounted where voe can use it, and who else uses the device was not looked for; nothing was changed — retry`);
   }
-  const { openedBy, holders } = users;
+  const { openedBy, holders, disk } = users;
   if (openedBy.length > 0) {
-    const who = openedBy.slice(0, 5).map((p) => `pid ${p.pid} (${p.command})`).join(', ') + (openedBy.length > 5 ? ` and ${openedBy.length - 5} more` : '');
+    const what = (opened: string): string => (opened === inspection.majorMinor ? '' : ` with its whole disk ${opened}`);
+    const who = openedBy.slice(0, 5).map((p) => `pid ${p.pid} (${p.command}${what(p.majorMinor)})`).join(', ') + (openedBy.length > 5 ? ` and ${openedBy.length - 5} more` : '');
+    const target = disk === null ? 'the device' : `the device or its whole disk (${disk})`;
     return refuse('FSRESIZE_DEVICE_IN_USE',
-      `${filesystem} on ${device} is not mounted here, but ${who} ${openedBy.length === 1 ? 'has' : 'have'} the device open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`);
+      `${filesystem} on ${device} is not mounted here, but ${who} ${openedBy.length === 1 ? 'has' : 'have'} ${target} open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`);
   }
   if (holders.length > 0) {
     return refuse('FSRESIZE_DEVICE_IN_USE',
-      `${filesystem} on ${device} is not mounted here, but ${holders.join(', ')} ${holders.length === 1 ? 'is' : 'are'} stacked on the device (device-mapper, RAID): writing to it underneath would corrupt what they show; nothing was changed — grow the device on top instead`);
+      `${filesystem} on ${device} is not mounted here, but ${holders.join(', ')} ${holders.length === 1 ? 'is' : 'are'} stacked on ${disk === null ? 'the device' : `the device or its whole disk (${disk})`} (device-mapper, RAID, loop): writing to it underneath would corrupt what they show; nothing was changed — grow the device on top instead`);
   }
   return null;
 }

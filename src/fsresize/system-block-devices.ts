@@ -1,6 +1,7 @@
 import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
-import { findDeviceOpeners } from './find-device-openers.js';
+import { DEFAULT_OPENERS_TIMEOUT_MS, findDeviceOpeners } from './find-device-openers.js';
+import { createStatWithin } from './stat-within.js';
 import { majorMinorOf } from './major-minor-of.js';
 import type { CommandRunner } from './command-runner.js';
 import { FsResizeError } from './fsresize-error.js';
@@ -12,6 +13,8 @@ export interface SystemBlockDevicesOptions {
   sysfsRoot?: string;
   /** Where procfs is mounted; default /proc. */
   procRoot?: string;
+  /** Longest look for other users of a device (see findDeviceOpeners); default 10 s. */
+  usersTimeoutMs?: number;
   timeoutMs?: number;
 }
 
@@ -40,6 +43,33 @@ function openDevice(device: BlockDeviceId): ReturnType<typeof open> {
 export function createSystemBlockDevices(options: SystemBlockDevicesOptions): BlockDevices {
   const sysfs = options.sysfsRoot ?? '/sys';
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const usersTimeoutMs = options.usersTimeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS;
+
+  /** The whole disk of a partition ("major:minor" from the parent's sysfs directory), else null. */
+  async function wholeDiskOf(device: BlockDeviceId): Promise<string | null> {
+    const directory = `${sysfs}/dev/block/${device.majorMinor}`;
+    if (!await stat(`${directory}/partition`).then(() => true, () => false)) return null;
+    const parent = await realpath(directory).then((path) => readFile(`${path}/../dev`, 'utf8'), () => null);
+    return parent !== null && /^\d+:\d+$/.test(parent.trim()) ? parent.trim() : null;
+  }
+
+  /**
+   * Loop devices whose backing file is one of `numbers`: the loop driver holds its backing file
+   * open (not as a holder, not exclusively), and losetup closes its own descriptor. The path sysfs
+   * shows is stat'ed here, so a loop set up in another mount namespace under a path that does not
+   * lead to the same device here is not found.
+   */
+  async function loopsBackedBy(numbers: readonly string[], statWithin: ReturnType<typeof createStatWithin>): Promise<string[]> {
+    const names = (await readdir(`${sysfs}/block`).catch(() => [])).filter((name) => /^loop\d+$/.test(name));
+    const found: string[] = [];
+    for (const name of names) {
+      const backing = await readFile(`${sysfs}/block/${name}/loop/backing_file`, 'utf8').then((text) => text.replace(/\n$/, ''), () => null);
+      if (backing === null || !backing.startsWith('/')) continue;
+      const info = await statWithin(backing, `backing file of ${name}`);
+      if (info?.isBlockDevice() && numbers.includes(majorMinorOf(info.rdev))) found.push(name);
+    }
+    return found;
+  }
 
   async function sysfsValue(device: BlockDeviceId, name: string): Promise<string | null> {
     try {
@@ -97,13 +127,19 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       return async () => { await handle.close(); };
     },
     async users(device) {
-      const [openedBy, holders] = await Promise.all([
-        findDeviceOpeners(device.majorMinor, options.procRoot === undefined ? {} : { procRoot: options.procRoot }).catch((error: unknown) => {
-          throw new FsResizeError('FSRESIZE_DEVICE_IO', `cannot list the processes (${options.procRoot ?? '/proc'}) to see who else has ${device.path} open (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was changed`, { cause: error });
-        }),
-        readdir(`${sysfs}/dev/block/${device.majorMinor}/holders`).catch(() => []),
+      const deadline = Date.now() + usersTimeoutMs;
+      const disk = await wholeDiskOf(device);
+      const numbers = disk === null ? [device.majorMinor] : [device.majorMinor, disk];
+      const [openedBy, holders, loops] = await Promise.all([
+        findDeviceOpeners(numbers, { timeoutMs: usersTimeoutMs, deviceName: device.path, ...(options.procRoot === undefined ? {} : { procRoot: options.procRoot }) })
+          .catch((error: unknown) => {
+            if (error instanceof FsResizeError) throw error;
+            throw new FsResizeError('FSRESIZE_DEVICE_IO', `cannot list the processes (${options.procRoot ?? '/proc'}) to see who else has ${device.path} open (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was changed`, { cause: error });
+          }),
+        Promise.all(numbers.map((number) => readdir(`${sysfs}/dev/block/${number}/holders`).catch(() => []))).then((lists) => lists.flat()),
+        loopsBackedBy(numbers, createStatWithin(deadline, `looking for loop devices backed by ${device.path}`)),
       ]);
-      return { openedBy, holders: holders.sort() };
+      return { openedBy, holders: [...new Set([...holders, ...loops])].sort(), disk };
     },
     async read(device, offset, length) {
       const handle = await openDevice(device);

@@ -69,7 +69,7 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
     async users(id) {
       const call = (userCalls.get(id.path) ?? 0) + 1;
       userCalls.set(id.path, call);
-      return node.users?.(id.path, call) ?? { openedBy: [], holders: [] };
+      return node.users?.(id.path, call) ?? { openedBy: [], holders: [], disk: null };
     },
   };
   const mounts = fakeMountTable(node.mountinfo ?? '', node.visible);

@@ -5,16 +5,19 @@
  * exclusive openers, and QEMU opens disks without O_EXCL.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
+import { createDeviceLock, createFsResizer, createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { MiB, readChecksums } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
+
+const execFileAsync = promisify(execFile);
 
 async function refusedInUse(resizer: FsResizer, device: string, pid: number, dryRun = false): Promise<void> {
   await assert.rejects(resizer.grow(device, { dryRun }), (error: unknown) => {
@@ -34,7 +37,7 @@ for (const ownMountNamespace of [false, true]) {
     assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
     assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
     const inspection = await resizer.inspect(loop.device);
-    assert.deepEqual(inspection.users, { openedBy: [{ pid: holder.pid, command: 'sleep' }], holders: [] });
+    assert.deepEqual(inspection.users, { openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: inspection.majorMinor }], holders: [], disk: null });
 
     await holder.stop();
     const result = await resizer.grow(loop.device);
@@ -59,16 +62,17 @@ test('a mounted filesystem is grown online whoever else has the device open (the
 test('findDeviceOpeners: finds a process elsewhere by device number; leaves out this process and the processes it started', async (t) => {
   const { scratch, loop } = await usedExt4(t);
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
-  assert.deepEqual(await findDeviceOpeners(majorMinor), []);
+  assert.deepEqual(await findDeviceOpeners([majorMinor]), []);
 
   const child = spawn('sh', ['-c', 'exec 3<>"$1" && echo open && exec sleep 600', 'sh', loop.device], { stdio: ['ignore', 'pipe', 'ignore'] });
   t.after(() => { child.kill('SIGKILL'); });
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-  assert.deepEqual(await findDeviceOpeners(majorMinor), [], 'a child of this process (as a blkid the core started) is not another user');
-  assert.deepEqual(await findDeviceOpeners(majorMinor, { selfPid: 1 }), [{ pid: child.pid, command: 'sleep' }], 'seen from elsewhere, it is');
+  assert.deepEqual(await findDeviceOpeners([majorMinor]), [], 'a child of this process (as a blkid the core started) is not another user');
+  assert.deepEqual(await findDeviceOpeners([majorMinor], { selfPid: 1 }), [{ pid: child.pid, command: 'sleep', majorMinor }], 'seen from elsewhere, it is');
 
   const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
-  assert.deepEqual(await findDeviceOpeners(majorMinor), [{ pid: holder.pid, command: 'sleep' }]);
+  assert.deepEqual(await findDeviceOpeners([majorMinor]), [{ pid: holder.pid, command: 'sleep', majorMinor }]);
+  assert.deepEqual(await findDeviceOpeners(['7:250', majorMinor]), [{ pid: holder.pid, command: 'sleep', majorMinor }], 'any of several devices');
 });
 
 test('users: the kernel devices stacked on a device (sysfs holders) are named', async (t) => {
@@ -77,6 +81,80 @@ test('users: the kernel devices stacked on a device (sysfs holders) are named', 
   await mkdir(join(sysfs, 'dev/block/7:99/holders/dm-3'), { recursive: true });
   await mkdir(join(sysfs, 'dev/block/7:99/holders/dm-1'), { recursive: true });
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
-  assert.deepEqual(await devices.users({ path: '/dev/x', realPath: '/dev/x', majorMinor: '7:99' }), { openedBy: [], holders: ['dm-1', 'dm-3'] });
+  assert.deepEqual(await devices.users({ path: '/dev/x', realPath: '/dev/x', majorMinor: '7:99' }), { openedBy: [], holders: ['dm-1', 'dm-3'], disk: null });
   assert.deepEqual((await devices.users({ path: '/dev/y', realPath: '/dev/y', majorMinor: '7:98' })).holders, [], 'no holders directory: none');
+});
+
+test('a partition: a program that has its whole disk open (QEMU with a VM\'s partitioned disk) uses it too; so do devices stacked on the whole disk', async (t) => {
+  // Partition scanning of loop devices does not work on every machine: a sysfs tree describes
+  // partition 259:77 of a real loop device, which a process elsewhere holds open.
+  const { scratch, loop } = await usedExt4(t);
+  const disk = majorMinorOf((await stat(loop.device)).rdev);
+  const sysfs = await mkdtemp(join(tmpdir(), 'voe-sysfs-'));
+  t.after(() => rm(sysfs, { recursive: true, force: true }));
+  await mkdir(join(sysfs, 'block/vdz/vdz1'), { recursive: true });
+  await mkdir(join(sysfs, 'block/vdz/holders/dm-4'), { recursive: true });
+  await writeFile(join(sysfs, 'block/vdz/dev'), `${disk}\n`);
+  await writeFile(join(sysfs, 'block/vdz/vdz1/partition'), '1\n');
+  await mkdir(join(sysfs, 'dev/block'), { recursive: true });
+  await symlink('../../block/vdz/vdz1', join(sysfs, 'dev/block/259:77'));
+  await symlink('../../block/vdz', join(sysfs, `dev/block/${disk}`));
+  const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
+  const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
+  assert.deepEqual(await devices.users({ path: '/dev/vdz1', realPath: '/dev/vdz1', majorMinor: '259:77' }),
+    { openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: disk }], holders: ['dm-4'], disk });
+});
+
+test('a loop device set up on top of the device (losetup on a block device) uses it: refused, although the loop driver holds it neither as a holder nor exclusively', async (t) => {
+  const { scratch, resizer, calls, loop } = await usedExt4(t);
+  const upper = await scratch.attachFile(loop.device);
+  const name = upper.device.replace('/dev/', '');
+  await assert.rejects(resizer.grow(loop.device), (error: unknown) => {
+    assert.ok(isFsResizeError(error), String(error));
+    assert.equal(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
+    assert.match(error.message, new RegExp(`^ext4 on ${loop.device} is not mounted here, but ${name} is stacked on the device \\(device-mapper, RAID, loop\\)`));
+    return true;
+  });
+  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+});
+
+test('looking for other users never waits for ever on a filesystem that does not answer (a FUSE mount without its daemon): FSRESIZE_TIMEOUT naming the path, nothing changed', { timeout: 120_000 }, async (t) => {
+  const { scratch, loop } = await usedExt4(t);
+  const mnt = await scratch.directory('fuse');
+  // A "daemon" that mounts a FUSE filesystem and never answers it; a process elsewhere keeps a
+  // descriptor (O_PATH, which asks FUSE nothing) on its root. stat of that descriptor then hangs.
+  const script = [
+    'import os, subprocess, sys, time',
+    'fd = os.open("/dev/fuse", os.O_RDWR)',
+    'subprocess.run(["mount", "-t", "fuse", "-o", f"fd={fd},rootmode=40000,user_id=0,group_id=0", "voe-test-hang", sys.argv[1]], pass_fds=(fd,), check=True)',
+    'print("mounted", flush=True)',
+    'time.sleep(600)',
+  ].join('\n');
+  const daemon = spawn('python3', ['-c', script, mnt], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stopDaemon = async (): Promise<void> => {
+    daemon.kill('SIGKILL'); // aborts the FUSE connection: every waiting stat returns
+    await execFileAsync('umount', ['--lazy', mnt]).catch(() => undefined);
+  };
+  t.after(stopDaemon);
+  await new Promise<void>((resolve, reject) => {
+    daemon.stdout.once('data', () => resolve());
+    daemon.once('exit', (code) => reject(new Error(`the FUSE test daemon exited (${code})`)));
+  });
+  const holder = spawn('setsid', ['--fork', 'python3', '-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_PATH)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', mnt], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  t.after(() => { try { process.kill(holderPid, 'SIGKILL'); } catch { /* gone */ } });
+
+  const slow = createFsResizer({
+    runner: createExecFileRunner(), lock: createDeviceLock(),
+    devices: createSystemBlockDevices({ runner: createExecFileRunner(), usersTimeoutMs: 1_000 }),
+  });
+  await assert.rejects(slow.grow(loop.device), (error: unknown) => {
+    assert.ok(isFsResizeError(error), String(error));
+    assert.equal(error.code, 'FSRESIZE_TIMEOUT', error.message);
+    assert.match(error.message, new RegExp(`^looking for other programs that have ${loop.device} open did not finish in time: stat of /proc/${holderPid}/fd/\\d+ \\(pid ${holderPid}\\) did not answer \\(a hung network or FUSE filesystem\\?\\); nothing was changed`));
+    return true;
+  });
+  await stopDaemon();
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 });

@@ -278,8 +278,8 @@ test('the check and the grow tool run as critical commands (never stopped with v
 });
 
 test('an offline grow looks for other users of the device again before refusing: one that lets go in time (udev\'s probe) is waited out, one that stays is refused with nothing run', async () => {
-  const qemu = { openedBy: [{ pid: 77, command: 'qemu-system-x86' }], holders: [] };
-  const nobody = { openedBy: [], holders: [] };
+  const qemu = { openedBy: [{ pid: 77, command: 'qemu-system-x86', majorMinor: '8:16' }], holders: [], disk: null };
+  const nobody = { openedBy: [], holders: [], disk: null };
   const node = (users: (path: string, call: number) => typeof qemu) => fakeResizer({
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB, superblock: extSuperblock(16384, 2) } },
     tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=ext4\n' } : undefined),
@@ -302,7 +302,7 @@ test('who else has the device open is looked for only when mountinfo lists no mo
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB } },
     tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=xfs\n' } : command === 'xfs_io' ? { stdout: 'geom.bsize = 4096\ngeom.datablocks = 16384\n' } : undefined),
     mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
-    users: () => { looks += 1; return { openedBy: [], holders: [] }; },
+    users: () => { looks += 1; return { openedBy: [], holders: [], disk: null }; },
   });
   const inspection = await mounted.inspect('/dev/sdb');
   assert.equal(inspection.mountPoint, '/m');

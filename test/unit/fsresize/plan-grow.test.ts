@@ -8,7 +8,7 @@ function inspection(overrides: Partial<Inspection> = {}): Inspection {
   return {
     device: '/dev/sdb', devicePath: '/dev/sdb', majorMinor: '8:16', deviceBytes: 200 * MiB, deviceReadOnly: false,
     filesystem: 'ext4', partitionTable: null, filesystemBytes: 100 * MiB, blockBytes: 4096,
-    mountPoint: null, mountReadOnly: false, mountPointStacked: false, mountPoints: [], hiddenMountPoints: [], unusableMountPoints: [], btrfs: null, users: { openedBy: [], holders: [] }, ...overrides,
+    mountPoint: null, mountReadOnly: false, mountPointStacked: false, mountPoints: [], hiddenMountPoints: [], unusableMountPoints: [], btrfs: null, users: { openedBy: [], holders: [], disk: null }, ...overrides,
   };
 }
 
@@ -133,26 +133,32 @@ function noop(plan: ReturnType<typeof planGrow>): string {
 }
 
 test('an unmounted ext filesystem that another program has open, or that devices are stacked on, is refused FSRESIZE_DEVICE_IN_USE (never grown offline under them)', () => {
-  const qemu = [{ pid: 4242, command: 'qemu-system-x86' }];
+  const qemu = [{ pid: 4242, command: 'qemu-system-x86', majorMinor: '8:16' }];
   for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
     for (const extCheckNeeded of [false, true]) {
-      const plan = planGrow(inspection({ filesystem, users: { openedBy: qemu, holders: [] }, extCheckNeeded }));
+      const plan = planGrow(inspection({ filesystem, users: { openedBy: qemu, holders: [], disk: null }, extCheckNeeded }));
       assert.equal(code(plan), 'FSRESIZE_DEVICE_IN_USE', 'neither the check nor the grow runs');
       assert.equal(plan.kind === 'refuse' ? plan.error.message : '',
         `${filesystem} on /dev/sdb is not mounted here, but pid 4242 (qemu-system-x86) has the device open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`);
     }
   }
-  const many = planGrow(inspection({ users: { openedBy: [1, 2, 3, 4, 5, 6, 7].map((pid) => ({ pid, command: `p${pid}` })), holders: [] } }));
+  const many = planGrow(inspection({ users: { openedBy: [1, 2, 3, 4, 5, 6, 7].map((pid) => ({ pid, command: `p${pid}`, majorMinor: '8:16' })), holders: [], disk: null } }));
   assert.match(many.kind === 'refuse' ? many.error.message : '', /but pid 1 \(p1\), pid 2 \(p2\), pid 3 \(p3\), pid 4 \(p4\), pid 5 \(p5\) and 2 more have the device open/);
-  const stackedOn = planGrow(inspection({ users: { openedBy: [], holders: ['dm-0'] } }));
+  const stackedOn = planGrow(inspection({ users: { openedBy: [], holders: ['dm-0'], disk: null } }));
   assert.equal(code(stackedOn), 'FSRESIZE_DEVICE_IN_USE');
-  assert.match(stackedOn.kind === 'refuse' ? stackedOn.error.message : '', /^ext4 on \/dev\/sdb is not mounted here, but dm-0 is stacked on the device \(device-mapper, RAID\)/);
+  assert.match(stackedOn.kind === 'refuse' ? stackedOn.error.message : '', /^ext4 on \/dev\/sdb is not mounted here, but dm-0 is stacked on the device \(device-mapper, RAID, loop\)/);
+  // A partition: whoever has the whole disk open (QEMU with a VM's partitioned disk) uses it too.
+  const partition = planGrow(inspection({ device: '/dev/sdb1', majorMinor: '8:17', users: { openedBy: qemu, holders: [], disk: '8:16' } }));
+  assert.match(partition.kind === 'refuse' ? partition.error.message : '',
+    /^ext4 on \/dev\/sdb1 is not mounted here, but pid 4242 \(qemu-system-x86 with its whole disk 8:16\) has the device or its whole disk \(8:16\) open: growing it offline/);
+  const loopOnDisk = planGrow(inspection({ device: '/dev/sdb1', majorMinor: '8:17', users: { openedBy: [], holders: ['loop3'], disk: '8:16' } }));
+  assert.match(loopOnDisk.kind === 'refuse' ? loopOnDisk.error.message : '', /but loop3 is stacked on the device or its whole disk \(8:16\) \(device-mapper, RAID, loop\)/);
   // Where the kernel owns the filesystem (mounted), or nothing is written, other openers do not matter.
-  assert.deepEqual(pick(planGrow(inspection({ mountPoint: '/m', users: { openedBy: qemu, holders: ['dm-0'] } }))), ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(pick(planGrow(inspection({ mountPoint: '/m', users: { openedBy: qemu, holders: ['dm-0'], disk: null } }))), ['resize2fs', '/dev/sdb']);
   assert.deepEqual(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m', users: null }))), ['xfs_growfs', '-d', '/m']);
   const notLooked = planGrow(inspection({ users: null }));
   assert.equal(code(notLooked), 'FSRESIZE_DEVICE_IN_USE', 'not looked for is never taken as nobody');
   assert.match(notLooked.kind === 'refuse' ? notLooked.error.message : '', /who else uses the device was not looked for; nothing was changed/);
-  assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB, users: { openedBy: qemu, holders: [] } }))), /already fills the device/);
-  assert.match(noop(planGrow(inspection({ deviceReadOnly: true, users: { openedBy: qemu, holders: [] } }))), /is read-only/);
+  assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB, users: { openedBy: qemu, holders: [], disk: null } }))), /already fills the device/);
+  assert.match(noop(planGrow(inspection({ deviceReadOnly: true, users: { openedBy: qemu, holders: [], disk: null } }))), /is read-only/);
 });
