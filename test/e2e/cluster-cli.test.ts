@@ -99,7 +99,8 @@ test('voe --help lists the commands', async () => {
   assert.match(stdout, /cluster/);
 });
 
-test('voe cluster run: a second SIGINT while it stops kills what is left at once (no etcd left running), exit 130', async (t) => {
+/** `voe cluster run` in the foreground, once ready: its exit, and the pids of etcd and kube-apiserver. */
+async function readyForegroundRun(t: { after: (fn: () => Promise<void>) => void }) {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
   const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { stdio: 'ignore', env: controlPlaneTestEnv() });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => foreground.once('exit', (code, signal) => resolve({ code, signal })));
@@ -113,6 +114,11 @@ test('voe cluster run: a second SIGINT while it stops kills what is left at once
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const children = await Promise.all(['etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  return { dir, foreground, exited, children };
+}
+
+test('voe cluster run: a second SIGINT while it stops kills what is left at once (no etcd left running), exit 130', async (t) => {
+  const { foreground, exited, children } = await readyForegroundRun(t);
   foreground.kill('SIGINT');
   await new Promise((resolve) => setTimeout(resolve, 50));
   foreground.kill('SIGINT');
@@ -122,19 +128,7 @@ test('voe cluster run: a second SIGINT while it stops kills what is left at once
 });
 
 test('voe cluster run: one SIGTERM once ready stops it gracefully (ready and pid files removed, etcd and kube-apiserver gone) and exits 143', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
-  const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { stdio: 'ignore', env: controlPlaneTestEnv() });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => foreground.once('exit', (code, signal) => resolve({ code, signal })));
-  t.after(async () => {
-    if (foreground.exitCode === null) foreground.kill('SIGKILL');
-    await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
-  });
-  for (let i = 0; !(await readFile(join(dir, 'ready'), 'utf8').catch(() => '')); i++) {
-    assert.ok(i < 900 && foreground.exitCode === null, 'it becomes ready');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const children = await Promise.all(['etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  const { dir, foreground, exited, children } = await readyForegroundRun(t);
   foreground.kill('SIGTERM');
   assert.deepEqual(await exited, { code: 143, signal: null });
   assert.deepEqual(children.filter(alive), [], 'etcd and kube-apiserver are gone');
