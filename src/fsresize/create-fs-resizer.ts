@@ -112,7 +112,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       if (entry.majorMinor === id.majorMinor) { matches.push(entry); continue; }
       if (!entry.source.startsWith('/')) continue;
       // btrfs reports an anonymous device number; match it by its source device instead.
-      if (entry.source === id.realPath || entry.source === id.path || await realpath(entry.source).catch(() => null) === id.realPath) {
+      if (isEntryOf(entry, id) || await realpath(entry.source).catch(() => null) === id.realPath) {
         matches.push(entry);
         continue;
       }
@@ -236,7 +236,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     let plan = planGrow(inspection);
     // A program that opens devices for a moment (udev's probe after a size change, blkid, lsblk)
     // is not a user to refuse for: look again a few times before refusing.
-    for (let look = 1; look < USERS_LOOKS && plan.kind === 'refuse' && plan.error.code === 'FSRESIZE_DEVICE_IN_USE'; look += 1) {
+    for (let look = 1; look < USERS_LOOKS && plan.kind === 'refuse' && plan.error.code === 'FSRESIZE_DEVICE_IN_USE' && inspection.users !== null; look += 1) {
       await delay(USERS_LOOK_INTERVAL_MS);
       inspection = { ...inspection, users: await devices.users(id) };
       plan = planGrow(inspection);
