@@ -109,10 +109,10 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const memberOf = members !== null && members.includes(id.majorMinor) ? members : null;
     const matches: MountEntry[] = [];
     for (const entry of all) {
-      if (entry.majorMinor === id.majorMinor) { matches.push(entry); continue; }
+      if (isEntryOf(entry, id)) { matches.push(entry); continue; }
       if (!entry.source.startsWith('/')) continue;
-      // btrfs reports an anonymous device number; match it by its source device instead.
-      if (isEntryOf(entry, id) || await realpath(entry.source).catch(() => null) === id.realPath) {
+      // btrfs reports an anonymous device number; match it by its source device (a link to it) instead.
+      if (await realpath(entry.source).catch(() => null) === id.realPath) {
         matches.push(entry);
         continue;
       }

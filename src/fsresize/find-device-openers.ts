@@ -3,13 +3,18 @@ import { readdir, readFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DeviceOpener } from './block-devices.js';
 import { majorMinorOf } from './major-minor-of.js';
-import { createStatWithin } from './stat-within.js';
+import { createStatWithin, type StatWithin } from './stat-within.js';
 
 /** /proc/<pid>/fd entries read between two turns of the event loop. */
 const FDS_PER_TURN = 2048;
 
 /** Default for FindDeviceOpenersOptions.timeoutMs. */
 export const DEFAULT_OPENERS_TIMEOUT_MS = 10_000;
+
+/** What the look is called in its FSRESIZE_TIMEOUT message. */
+export function openersLookName(device: string): string {
+  return `looking for other programs that have ${device} open`;
+}
 
 export interface FindDeviceOpenersOptions {
   /** Where procfs is mounted; default /proc. */
@@ -20,6 +25,8 @@ export interface FindDeviceOpenersOptions {
   timeoutMs?: number;
   /** Names the device in the timeout's message; default the device numbers. */
   deviceName?: string;
+  /** The bounded stat to use, shared with other looks of the same operation; default one of its own (timeoutMs, deviceName). */
+  statWithin?: StatWithin;
 }
 
 /**
@@ -40,8 +47,8 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
   const proc = options.procRoot ?? '/proc';
   const self = options.selfPid ?? process.pid;
   const wanted = new Set(majorMinors);
-  const statWithin = createStatWithin(Date.now() + (options.timeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS),
-    `looking for other programs that have ${options.deviceName ?? majorMinors.join(', ')} open`);
+  const statWithin = options.statWithin ?? createStatWithin(Date.now() + (options.timeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS),
+    openersLookName(options.deviceName ?? majorMinors.join(', ')));
   const pids = (await readdir(proc)).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
   const matching = new Map<number, string>();
   let readThisTurn = 0;

@@ -5,6 +5,9 @@ import { FsResizeError } from './fsresize-error.js';
 /** What a stat of a path another program uses found: its Stats, or null when it is gone or not ours to see. */
 export type StatOutcome = Stats | null;
 
+/** A bounded stat (see createStatWithin); `label` says whose path it is, for the timeout's message. */
+export type StatWithin = (path: string, label: string) => Promise<StatOutcome>;
+
 /**
  * stat(2) of paths that may lie on any filesystem of the node, some of which may never answer (a
  * hard NFS mount whose server is down, a FUSE mount whose daemon hangs): at most `lanes` at a time
@@ -12,7 +15,7 @@ export type StatOutcome = Stats | null;
  * them before `deadline` (Date.now() ms), after which FSRESIZE_TIMEOUT names the path that did
  * not answer and `what` was being done. Nothing is retried.
  */
-export function createStatWithin(deadline: number, what: string, lanes = 2): (path: string, label: string) => Promise<StatOutcome> {
+export function createStatWithin(deadline: number, what: string, lanes = 2): StatWithin {
   let running = 0;
   const waiting: Array<() => void> = [];
   const inFlight = new Map<string, string>();

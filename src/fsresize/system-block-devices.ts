@@ -1,7 +1,7 @@
 import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
-import { DEFAULT_OPENERS_TIMEOUT_MS, findDeviceOpeners } from './find-device-openers.js';
-import { createStatWithin } from './stat-within.js';
+import { DEFAULT_OPENERS_TIMEOUT_MS, findDeviceOpeners, openersLookName } from './find-device-openers.js';
+import { createStatWithin, type StatWithin } from './stat-within.js';
 import { majorMinorOf } from './major-minor-of.js';
 import type { CommandRunner } from './command-runner.js';
 import { FsResizeError } from './fsresize-error.js';
@@ -59,7 +59,7 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
    * shows is stat'ed here, so a loop set up in another mount namespace under a path that does not
    * lead to the same device here is not found.
    */
-  async function loopsBackedBy(numbers: readonly string[], statWithin: ReturnType<typeof createStatWithin>): Promise<string[]> {
+  async function loopsBackedBy(numbers: readonly string[], statWithin: StatWithin): Promise<string[]> {
     const names = (await readdir(`${sysfs}/block`).catch(() => [])).filter((name) => /^loop\d+$/.test(name));
     const found: string[] = [];
     for (const name of names) {
@@ -127,17 +127,18 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       return async () => { await handle.close(); };
     },
     async users(device) {
-      const deadline = Date.now() + usersTimeoutMs;
+      // One bound for the whole look: its two lanes are all the thread-pool threads it may hold.
+      const statWithin = createStatWithin(Date.now() + usersTimeoutMs, openersLookName(device.path));
       const disk = await wholeDiskOf(device);
       const numbers = disk === null ? [device.majorMinor] : [device.majorMinor, disk];
       const [openedBy, holders, loops] = await Promise.all([
-        findDeviceOpeners(numbers, { timeoutMs: usersTimeoutMs, deviceName: device.path, ...(options.procRoot === undefined ? {} : { procRoot: options.procRoot }) })
+        findDeviceOpeners(numbers, { statWithin, ...(options.procRoot === undefined ? {} : { procRoot: options.procRoot }) })
           .catch((error: unknown) => {
             if (error instanceof FsResizeError) throw error;
             throw new FsResizeError('FSRESIZE_DEVICE_IO', `cannot list the processes (${options.procRoot ?? '/proc'}) to see who else has ${device.path} open (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was changed`, { cause: error });
           }),
         Promise.all(numbers.map((number) => readdir(`${sysfs}/dev/block/${number}/holders`).catch(() => []))).then((lists) => lists.flat()),
-        loopsBackedBy(numbers, createStatWithin(deadline, `looking for loop devices backed by ${device.path}`)),
+        loopsBackedBy(numbers, statWithin),
       ]);
       return { openedBy, holders: [...new Set([...holders, ...loops])].sort(), disk };
     },
