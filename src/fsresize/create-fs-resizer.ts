@@ -55,6 +55,11 @@ function stopIfAsked(signal: AbortSignal | undefined, what: string, details?: Re
   throw new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) ${what}`, details ? { details } : {});
 }
 
+/** A filesystem that reports no device of its own (btrfs, and every filesystem without a block device). */
+function isAnonymous(entry: MountEntry): boolean {
+  return entry.majorMinor.startsWith('0:');
+}
+
 /** How often an offline grow looks for other users of the device before refusing, and how far apart. */
 const USERS_LOOKS = 5;
 const USERS_LOOK_INTERVAL_MS = 100;
@@ -93,9 +98,14 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     return { filesystem: signature.type, partitionTable: signature.partitionTable, uuid: signature.uuid };
   }
 
-  /** Whether a mountinfo entry names the device itself (by number or by its source path). */
+  /**
+   * Whether a mountinfo entry names the device itself: by number, or by its source path when the
+   * filesystem reports an anonymous number (major 0: btrfs). A filesystem with a device number of
+   * its own is on that device, whatever its source says (a name given at mount time, which may
+   * since name another device).
+   */
   function isEntryOf(entry: MountEntry, id: BlockDeviceId): boolean {
-    return entry.majorMinor === id.majorMinor || entry.source === id.realPath || entry.source === id.path;
+    return entry.majorMinor === id.majorMinor || (isAnonymous(entry) && (entry.source === id.realPath || entry.source === id.path));
   }
 
   /**
@@ -107,20 +117,16 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   async function deviceMounts(id: BlockDeviceId, signature: Signature, all: MountEntry[]): Promise<MountCandidate[]> {
     const members = signature.filesystem === 'btrfs' && signature.uuid !== null ? await devices.btrfsDevices(signature.uuid) : null;
     const memberOf = members !== null && members.includes(id.majorMinor) ? members : null;
-    const matches: MountEntry[] = [];
-    for (const entry of all) {
-      if (isEntryOf(entry, id)) { matches.push(entry); continue; }
-      if (!entry.source.startsWith('/')) continue;
-      // btrfs reports an anonymous device number; match it by its source device (a link to it) instead.
-      if (await realpath(entry.source).catch(() => null) === id.realPath) {
-        matches.push(entry);
-        continue;
-      }
-      if (memberOf !== null && entry.fsType === 'btrfs') {
-        const source = await devices.identify(entry.source).catch(() => null);
-        if (source !== null && memberOf.includes(source.majorMinor)) matches.push(entry);
-      }
-    }
+    const found = await Promise.all(all.map(async (entry): Promise<boolean> => {
+      if (isEntryOf(entry, id)) return true;
+      // An anonymous number (btrfs): match by the source device (a link to it) instead.
+      if (!isAnonymous(entry) || !entry.source.startsWith('/')) return false;
+      if (await realpath(entry.source).catch(() => null) === id.realPath) return true;
+      if (memberOf === null || entry.fsType !== 'btrfs') return false;
+      const source = await devices.identify(entry.source).catch(() => null);
+      return source !== null && memberOf.includes(source.majorMinor);
+    }));
+    const matches = all.filter((_entry, i) => found[i]);
     return Promise.all(matches.map(async (entry): Promise<MountCandidate> => {
       // Stacked: another filesystem is listed at the same mount point (one of the two hides the
       // other). Another mount of this same filesystem there is not: propagation lists every mount
@@ -177,17 +183,19 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<{ inspection: Inspection; mount: MountEntry | null }> {
-    // blkid (a process) is the slow step: it runs while the sysfs and mountinfo reads do.
+    // blkid (a process) is the slow step. The mountinfo and sysfs reads are handed to the thread
+    // pool first, so they run while Node starts blkid (which blocks this thread for a moment);
+    // the look for other users (below) then runs while blkid does.
+    const listing = mounts.list();
+    const reads = Promise.all([devices.sizeBytes(id), devices.readOnly(id), listing, mountPath === undefined ? undefined : mountPathForms(mountPath)]);
+    reads.catch(() => undefined); // awaited below
     const probing = probe(id);
     probing.catch(() => undefined); // awaited below, or not needed (an empty device)
-    const listing = mounts.list();
     // Who else has the device open matters only to an offline grow: looked for (a walk of /proc,
     // beside blkid) only when mountinfo lists no mount of the device.
     const looking = listing.then((entries) => (entries.some((entry) => isEntryOf(entry, id)) ? null : devices.users(id)));
     looking.catch(() => undefined); // awaited below, or not needed (an empty device)
-    const [deviceBytes, deviceReadOnly, all, wantedPaths] = await Promise.all([
-      devices.sizeBytes(id), devices.readOnly(id), listing, mountPath === undefined ? undefined : mountPathForms(mountPath),
-    ]);
+    const [deviceBytes, deviceReadOnly, all, wantedPaths] = await reads;
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty): what blkid says is not used.
     const signature = deviceBytes === 0 ? await probing.then(empty, empty) : await probing;
     const users = deviceBytes === 0 ? null : await looking;

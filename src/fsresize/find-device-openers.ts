@@ -1,5 +1,5 @@
 import { readdirSync, readlinkSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DeviceOpener } from './block-devices.js';
 import { majorMinorOf } from './major-minor-of.js';
@@ -37,11 +37,12 @@ export interface FindDeviceOpenersOptions {
  * out. Only the processes of this PID namespace are visible, and reading another user's
  * processes needs root.
  *
- * The /proc listings are read synchronously (procfs never waits on a device), at most
- * FDS_PER_TURN entries per turn of the event loop. The targets are stat'ed through libuv's thread
- * pool, two at a time, each process's as soon as they are listed (memory stays small however many
- * descriptors a node has open): a target may lie on a filesystem that never answers, and the
- * whole look is bounded by `timeoutMs` (FSRESIZE_TIMEOUT naming the path), never taken as "nobody".
+ * The /proc listings are read synchronously (procfs never waits on a device), FDS_PER_TURN
+ * entries at a time; the targets listed are then stat'ed through libuv's thread pool, two at a
+ * time, before the next entries are read (memory stays small however many descriptors a node has
+ * open, and the event loop turns in between): a target may lie on a filesystem that never
+ * answers, and the whole look is bounded by `timeoutMs` (FSRESIZE_TIMEOUT naming the path), never
+ * taken as "nobody".
  */
 export async function findDeviceOpeners(majorMinors: readonly string[], options: FindDeviceOpenersOptions = {}): Promise<DeviceOpener[]> {
   const proc = options.procRoot ?? '/proc';
@@ -49,9 +50,26 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
   const wanted = new Set(majorMinors);
   const statWithin = options.statWithin ?? createStatWithin(Date.now() + (options.timeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS),
     openersLookName(options.deviceName ?? majorMinors.join(', ')));
-  const pids = (await readdir(proc)).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
+  const pids = readdirSync(proc).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
   const matching = new Map<number, string>();
+  // The targets listed since the last turn, stat'ed (two lanes) before the walk goes on.
+  let listed: Array<{ pid: number; path: string }> = [];
   let readThisTurn = 0;
+  const statListed = async (): Promise<void> => {
+    const batch = listed;
+    listed = [];
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < batch.length) {
+        const { pid, path } = batch[next++] as { pid: number; path: string };
+        if (matching.has(pid)) continue;
+        const info = await statWithin(path, `pid ${pid}`);
+        const number = info?.isBlockDevice() ? majorMinorOf(info.rdev) : null;
+        if (number !== null && wanted.has(number)) matching.set(pid, number);
+      }
+    };
+    await Promise.all([lane(), lane(), nextTurn()]);
+  };
   for (const pid of pids) {
     const directory = `${proc}/${pid}/fd`;
     let fds: string[];
@@ -60,28 +78,20 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
     } catch {
       continue; // the process ended, or is not ours to look at
     }
-    const targets: string[] = [];
     for (const fd of fds) {
       if (++readThisTurn >= FDS_PER_TURN) {
         readThisTurn = 0;
-        await nextTurn();
+        await statListed();
       }
       const path = `${directory}/${fd}`;
       try {
-        if (readlinkSync(path).startsWith('/')) targets.push(path);
+        if (readlinkSync(path).startsWith('/')) listed.push({ pid, path });
       } catch {
         // closed meanwhile
       }
     }
-    const lanes = [0, 1].map(async (lane) => {
-      for (let i = lane; i < targets.length && !matching.has(pid); i += 2) {
-        const info = await statWithin(targets[i] as string, `pid ${pid}`);
-        const number = info?.isBlockDevice() ? majorMinorOf(info.rdev) : null;
-        if (number !== null && wanted.has(number)) matching.set(pid, number);
-      }
-    });
-    await Promise.all(lanes);
   }
+  await statListed();
   const openers = await Promise.all([...matching.keys()].sort((a, b) => a - b).map(async (pid): Promise<DeviceOpener | null> => {
     const [status, command] = await Promise.all([
       readFile(`${proc}/${pid}/stat`, 'utf8').catch(() => null),

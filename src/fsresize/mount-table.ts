@@ -1,4 +1,5 @@
 import { constants } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { FsResizeError } from './fsresize-error.js';
 import { parseMountinfo, type MountEntry } from './parse-mountinfo.js';
@@ -47,7 +48,9 @@ function cannotOpen(mountPoint: string, code: string, cause: unknown): FsResizeE
 export function createMountinfoTable(path = '/proc/self/mountinfo'): MountTable {
   return {
     async list() {
-      return parseMountinfo(await readFile(path, 'utf8'));
+      // Read in place: procfs builds the text without waiting on any device, and reading it
+      // through the thread pool costs four round trips that a process start can hold up.
+      return parseMountinfo(readFileSync(path, 'utf8'));
     },
     async visibleMountId(mountPoint) {
       let handle;

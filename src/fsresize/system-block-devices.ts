@@ -2,6 +2,7 @@ import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import { DEFAULT_OPENERS_TIMEOUT_MS, findDeviceOpeners, openersLookName } from './find-device-openers.js';
 import { createStatWithin, type StatWithin } from './stat-within.js';
+import { listKernelDirectory, readKernelText } from './kernel-files.js';
 import { majorMinorOf } from './major-minor-of.js';
 import type { CommandRunner } from './command-runner.js';
 import { FsResizeError } from './fsresize-error.js';
@@ -46,11 +47,11 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
   const usersTimeoutMs = options.usersTimeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS;
 
   /** The whole disk of a partition ("major:minor" from the parent's sysfs directory), else null. */
-  async function wholeDiskOf(device: BlockDeviceId): Promise<string | null> {
+  function wholeDiskOf(device: BlockDeviceId): string | null {
     const directory = `${sysfs}/dev/block/${device.majorMinor}`;
-    if (!await stat(`${directory}/partition`).then(() => true, () => false)) return null;
-    const parent = await realpath(directory).then((path) => readFile(`${path}/../dev`, 'utf8'), () => null);
-    return parent !== null && /^\d+:\d+$/.test(parent.trim()) ? parent.trim() : null;
+    if (readKernelText(`${directory}/partition`) === null) return null;
+    const parent = readKernelText(`${directory}/../dev`)?.trim() ?? null;
+    return parent !== null && /^\d+:\d+$/.test(parent) ? parent : null;
   }
 
   /**
@@ -60,23 +61,19 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
    * lead to the same device here is not found.
    */
   async function loopsBackedBy(numbers: readonly string[], statWithin: StatWithin): Promise<string[]> {
-    const names = (await readdir(`${sysfs}/block`).catch(() => [])).filter((name) => /^loop\d+$/.test(name));
-    const found: string[] = [];
-    for (const name of names) {
-      const backing = await readFile(`${sysfs}/block/${name}/loop/backing_file`, 'utf8').then((text) => text.replace(/\n$/, ''), () => null);
-      if (backing === null || !backing.startsWith('/')) continue;
+    // sysfs, read in place; the backing files may lie anywhere, so they are stat'ed within the bound.
+    const names = listKernelDirectory(`${sysfs}/block`).filter((name) => /^loop\d+$/.test(name));
+    const found = await Promise.all(names.map(async (name) => {
+      const backing = readKernelText(`${sysfs}/block/${name}/loop/backing_file`)?.replace(/\n$/, '') ?? null;
+      if (backing === null || !backing.startsWith('/')) return null;
       const info = await statWithin(backing, `backing file of ${name}`);
-      if (info?.isBlockDevice() && numbers.includes(majorMinorOf(info.rdev))) found.push(name);
-    }
-    return found;
+      return info?.isBlockDevice() && numbers.includes(majorMinorOf(info.rdev)) ? name : null;
+    }));
+    return found.filter((name): name is string => name !== null);
   }
 
   async function sysfsValue(device: BlockDeviceId, name: string): Promise<string | null> {
-    try {
-      return (await readFile(`${sysfs}/dev/block/${device.majorMinor}/${name}`, 'utf8')).trim();
-    } catch {
-      return null;
-    }
+    return readKernelText(`${sysfs}/dev/block/${device.majorMinor}/${name}`)?.trim() ?? null;
   }
 
   async function blockdev(device: BlockDeviceId, flag: '--getsize64' | '--getro'): Promise<number> {
@@ -129,7 +126,7 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
     async users(device) {
       // One bound for the whole look: its two lanes are all the thread-pool threads it may hold.
       const statWithin = createStatWithin(Date.now() + usersTimeoutMs, openersLookName(device.path));
-      const disk = await wholeDiskOf(device);
+      const disk = wholeDiskOf(device);
       const numbers = disk === null ? [device.majorMinor] : [device.majorMinor, disk];
       const [openedBy, holders, loops] = await Promise.all([
         findDeviceOpeners(numbers, { statWithin, ...(options.procRoot === undefined ? {} : { procRoot: options.procRoot }) })
@@ -137,7 +134,7 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
             if (error instanceof FsResizeError) throw error;
             throw new FsResizeError('FSRESIZE_DEVICE_IO', `cannot list the processes (${options.procRoot ?? '/proc'}) to see who else has ${device.path} open (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was changed`, { cause: error });
           }),
-        Promise.all(numbers.map((number) => readdir(`${sysfs}/dev/block/${number}/holders`).catch(() => []))).then((lists) => lists.flat()),
+        numbers.flatMap((number) => listKernelDirectory(`${sysfs}/dev/block/${number}/holders`)),
         loopsBackedBy(numbers, statWithin),
       ]);
       return { openedBy, holders: [...new Set([...holders, ...loops])].sort(), disk };

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { FsResizeError, isFsResizeError } from '../../../src/fsresize/index.js';
 import { extSuperblock } from '../../support/ext-superblock.js';
@@ -310,4 +313,25 @@ test('who else has the device open is looked for only when mountinfo lists no mo
   await mounted.grow('/dev/sdb');
   assert.ok(mounted.calls.some((c) => c[0] === 'xfs_growfs'), 'grown online');
   assert.equal(looks, 0);
+});
+
+test('a mount of another device whose source still names this one (a name reused since it was mounted) is not a mount of it: an ext4 with a device number of its own is where that number says; btrfs (anonymous number) is matched by its source', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-names-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'sdb'), '');
+  await symlink('sdb', join(dir, 'by-id'));
+  const device = join(dir, 'sdb');
+  const sized = (mountinfo: string) => fakeResizer({
+    devices: { [device]: { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) } },
+    tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
+    mountinfo,
+    users: () => ({ openedBy: [], holders: [], disk: null }),
+  });
+  for (const source of [device, join(dir, 'by-id')]) {
+    const stale = await sized(`40 27 8:32 / /old rw - ext4 ${source} rw\n`).inspect(device);
+    assert.equal(stale.mountPoint, null, `8:32 is another device, whatever ${source} names now`);
+    assert.notEqual(stale.users, null, 'not mounted here: other users were looked for');
+    const anonymous = await sized(`41 27 0:45 / /b rw - btrfs ${source} rw\n`).inspect(device);
+    assert.equal(anonymous.mountPoint, '/b', `matched by ${source}`);
+  }
 });
