@@ -1,1 +1,2 @@
 export { createLogger, REDACTED_PATHS, type Logger, type LoggerOptions } from './create-logger.js';
+export { flatFieldsLogger, type FlatFields, type FlatFieldsLogger } from './flat-fields-logger.js';

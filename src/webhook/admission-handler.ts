@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Histogram } from 'prom-client';
-import type { Logger } from '../log/index.js';
+import { flatFieldsLogger, type Logger } from '../log/index.js';
 import { parseAdmissionReview, type ParsedAdmissionReview } from './parse-admission-review.js';
 import { runValidator, type ValidatorOutcome } from './run-validator.js';
 import { toAdmissionReview } from './to-admission-review.js';
@@ -48,7 +48,8 @@ export interface AdmissionHandlerOptions {
  */
 export function createAdmissionHandler(validator: Validator, options: AdmissionHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { metrics, bodyLimitBytes } = options;
-  const log = options.logger.child({ webhook: validator.name });
+  // Every line of this hot path has flat fields: checked for secrets by name only (see flatFieldsLogger).
+  const log = flatFieldsLogger(options.logger, { webhook: validator.name });
   const webhook = validator.name;
 
   // One labelled child per (decision, reason): the label hashing is done once per series, not per request.
