@@ -119,10 +119,12 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const memberOf = members !== null && members.includes(id.majorMinor) ? members : null;
     const found = await Promise.all(all.map(async (entry): Promise<boolean> => {
       if (isEntryOf(entry, id)) return true;
-      // An anonymous number (btrfs): match by the source device (a link to it) instead.
-      if (!isAnonymous(entry) || !entry.source.startsWith('/')) return false;
+      // btrfs reports an anonymous number: match it by its source device (a link to it) instead.
+      // Only btrfs: the source of another anonymous mount (tmpfs, FUSE, overlay) names no device
+      // and may lie on a filesystem that never answers, where resolving it would hang.
+      if (!isAnonymous(entry) || entry.fsType !== 'btrfs' || !entry.source.startsWith('/')) return false;
       if (await realpath(entry.source).catch(() => null) === id.realPath) return true;
-      if (memberOf === null || entry.fsType !== 'btrfs') return false;
+      if (memberOf === null) return false;
       const source = await devices.identify(entry.source).catch(() => null);
       return source !== null && memberOf.includes(source.majorMinor);
     }));
@@ -183,9 +185,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<{ inspection: Inspection; mount: MountEntry | null }> {
-    // blkid (a process) is the slow step. The mountinfo and sysfs reads are handed to the thread
-    // pool first, so they run while Node starts blkid (which blocks this thread for a moment);
-    // the look for other users (below) then runs while blkid does.
+    // blkid (a process) is the slow step. The mountinfo and sysfs reads (made in place) come
+    // first, and the look for other users (below) runs while blkid does.
     const listing = mounts.list();
     const reads = Promise.all([devices.sizeBytes(id), devices.readOnly(id), listing, mountPath === undefined ? undefined : mountPathForms(mountPath)]);
     reads.catch(() => undefined); // awaited below

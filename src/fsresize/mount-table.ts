@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { FsResizeError } from './fsresize-error.js';
 import { parseMountinfo, type MountEntry } from './parse-mountinfo.js';

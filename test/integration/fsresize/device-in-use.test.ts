@@ -5,19 +5,18 @@
  * exclusive openers, and QEMU opens disks without O_EXCL.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createDeviceLock, createFsResizer, createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
+import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
 
-const execFileAsync = promisify(execFile);
 
 async function refusedInUse(resizer: FsResizer, device: string, pid: number, dryRun = false): Promise<void> {
   await assert.rejects(resizer.grow(device, { dryRun }), (error: unknown) => {
@@ -122,25 +121,9 @@ test('a loop device set up on top of the device (losetup on a block device) uses
 test('looking for other users never waits for ever on a filesystem that does not answer (a FUSE mount without its daemon): FSRESIZE_TIMEOUT naming the path, nothing changed', { timeout: 120_000 }, async (t) => {
   const { scratch, loop } = await usedExt4(t);
   const mnt = await scratch.directory('fuse');
-  // A "daemon" that mounts a FUSE filesystem and never answers it; a process elsewhere keeps a
-  // descriptor (O_PATH, which asks FUSE nothing) on its root. stat of that descriptor then hangs.
-  const script = [
-    'import os, subprocess, sys, time',
-    'fd = os.open("/dev/fuse", os.O_RDWR)',
-    'subprocess.run(["mount", "-t", "fuse", "-o", f"fd={fd},rootmode=40000,user_id=0,group_id=0", "voe-test-hang", sys.argv[1]], pass_fds=(fd,), check=True)',
-    'print("mounted", flush=True)',
-    'time.sleep(600)',
-  ].join('\n');
-  const daemon = spawn('python3', ['-c', script, mnt], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const stopDaemon = async (): Promise<void> => {
-    daemon.kill('SIGKILL'); // aborts the FUSE connection: every waiting stat returns
-    await execFileAsync('umount', ['--lazy', mnt]).catch(() => undefined);
-  };
-  t.after(stopDaemon);
-  await new Promise<void>((resolve, reject) => {
-    daemon.stdout.once('data', () => resolve());
-    daemon.once('exit', (code) => reject(new Error(`the FUSE test daemon exited (${code})`)));
-  });
+  // A FUSE filesystem that never answers; a process elsewhere keeps a descriptor (O_PATH, which
+  // asks FUSE nothing) on its root. stat of that descriptor then hangs.
+  const { stop: stopDaemon } = await mountHungFuse(t, mnt);
   const holder = spawn('setsid', ['--fork', 'python3', '-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_PATH)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', mnt], { stdio: ['ignore', 'pipe', 'ignore'] });
   const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
   t.after(() => { try { process.kill(holderPid, 'SIGKILL'); } catch { /* gone */ } });

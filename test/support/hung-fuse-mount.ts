@@ -1,0 +1,34 @@
+import { execFile, spawn } from 'node:child_process';
+import type { TestContext } from 'node:test';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Mounts at `directory` a FUSE filesystem whose "daemon" never answers (anything that asks it —
+ * stat, realpath, open — waits until `stop`). `stop` (also run after the test) kills the daemon,
+ * which aborts the connection so every waiting call returns, then unmounts `directory` and any
+ * `alsoUnmount` given since (lazily: mounts on top of the dead one).
+ */
+export async function mountHungFuse(t: TestContext, directory: string): Promise<{ stop: () => Promise<void>; alsoUnmount: (path: string) => void }> {
+  const script = [
+    'import os, subprocess, sys, time',
+    'fd = os.open("/dev/fuse", os.O_RDWR)',
+    'subprocess.run(["mount", "-t", "fuse", "-o", f"fd={fd},rootmode=40000,user_id=0,group_id=0", "voe-test-hang", sys.argv[1]], pass_fds=(fd,), check=True)',
+    'print("mounted", flush=True)',
+    'time.sleep(600)',
+  ].join('\n');
+  const daemon = spawn('python3', ['-c', script, directory], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const others: string[] = [];
+  const stop = async (): Promise<void> => {
+    daemon.kill('SIGKILL');
+    for (const path of others.splice(0)) await execFileAsync('umount', ['--lazy', path]).catch(() => undefined);
+    await execFileAsync('umount', ['--lazy', directory]).catch(() => undefined);
+  };
+  t.after(stop);
+  await new Promise<void>((resolve, reject) => {
+    daemon.stdout.once('data', () => resolve());
+    daemon.once('exit', (code) => reject(new Error(`the FUSE test daemon exited (${code})`)));
+  });
+  return { stop, alsoUnmount: (path) => { others.push(path); } };
+}
