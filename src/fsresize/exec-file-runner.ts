@@ -15,7 +15,16 @@ export interface ExecFileRunnerOptions {
   searchPath?: string;
   /** Used when a call gives no timeout. */
   defaultTimeoutMs?: number;
+  /**
+   * A probe still running this long after its timeout's SIGTERM gets SIGKILL, and the call gives
+   * up waiting for it after as long again (a tool stuck in the kernel, or output held open by a
+   * process it started); default 5 s.
+   */
+  killGraceMs?: number;
 }
+
+/** Default for ExecFileRunnerOptions.killGraceMs. */
+export const DEFAULT_KILL_GRACE_MS = 5_000;
 
 /**
  * The production CommandRunner: child_process.execFile with an argument array, a fixed
@@ -25,6 +34,7 @@ export interface ExecFileRunnerOptions {
 export function createExecFileRunner(options: ExecFileRunnerOptions = {}): CommandRunner {
   const env = { PATH: options.searchPath ?? DEFAULT_SEARCH_PATH, LC_ALL: 'C' };
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   return {
     run(command: string, args: readonly string[], runOptions: RunOptions = {}): Promise<CommandResult> {
       const timeoutMs = Math.ceil(runOptions.timeoutMs ?? defaultTimeoutMs);
@@ -35,8 +45,12 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
       }
       if (runOptions.critical) return runDetached(command, args, { env, timeoutMs, ...(runOptions.critical.onStart ? { onStart: runOptions.critical.onStart } : {}) });
       return new Promise((resolve, reject) => {
-        execFile(command, [...args], { env, timeout: timeoutMs, killSignal: 'SIGTERM', maxBuffer: 32 * 1024 * 1024, encoding: 'utf8' },
+        // A probe changes nothing: one that ignores SIGTERM is killed, and one that cannot be is
+        // left behind, so the caller's timeout holds (execFile alone waits for its exit).
+        const timers: NodeJS.Timeout[] = [];
+        const child = execFile(command, [...args], { env, timeout: timeoutMs, killSignal: 'SIGTERM', maxBuffer: 32 * 1024 * 1024, encoding: 'utf8' },
           (error: ExecFileException | null, stdout: string, stderr: string) => {
+            timers.forEach(clearTimeout);
             if (!error) return resolve({ exitCode: 0, stdout, stderr });
             // Stopped by us for its timeout: a tool that catches SIGTERM and exits with a code (143)
             // was still stopped, not a failure of its own.
@@ -48,6 +62,13 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
             if (stopped) return reject(toolErrors.timedOut(command, args, timeoutMs, stderr, error, tool));
             return reject(toolErrors.abnormal(command, args, String(error.signal ?? error.code ?? error.message), stderr, error, tool));
           });
+        if (timeoutMs + 2 * killGraceMs <= MAX_TIMEOUT_MS) {
+          timers.push(setTimeout(() => child.kill('SIGKILL'), timeoutMs + killGraceMs));
+          timers.push(setTimeout(() => {
+            reject(toolErrors.timedOut(command, args, timeoutMs, '', undefined,
+              { tool: command, args: [...args], exitCode: null, signal: child.signalCode, stderr: '' }, `did not stop within ${2 * killGraceMs} ms of SIGTERM and SIGKILL; it was left running`));
+          }, timeoutMs + 2 * killGraceMs));
+        }
       });
     },
   };

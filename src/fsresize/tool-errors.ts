@@ -6,8 +6,8 @@ export const toolErrors = {
     `${command} is not installed (looked in ${searchPath}); install it on this node (e2fsprogs, xfsprogs, btrfs-progs or util-linux) and retry`, { cause, tool }),
   notExecutable: (command: string, code: string, cause: unknown, tool: ToolReport): FsResizeError => new FsResizeError('FSRESIZE_PERMISSION_DENIED',
     `${command} could not be executed (${code}); run voe as root on the node`, { cause, tool }),
-  timedOut: (command: string, args: readonly string[], timeoutMs: number, stderr: string, cause: unknown, tool: ToolReport): FsResizeError => new FsResizeError('FSRESIZE_TIMEOUT',
-    `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms and was stopped; check the device and the tool's output, then retry${stderr ? `: ${stderr.trim()}` : ''}`, { cause, tool }),
+  timedOut: (command: string, args: readonly string[], timeoutMs: number, stderr: string, cause: unknown, tool: ToolReport, stopped = 'was stopped'): FsResizeError => new FsResizeError('FSRESIZE_TIMEOUT',
+    `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms and ${stopped}; check the device and the tool's output, then retry${stderr ? `: ${stderr.trim()}` : ''}`, { cause, tool }),
   outputFilesFailed: (command: string, args: readonly string[], directory: string, cause: unknown): FsResizeError => {
     const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
     const why = code === 'ENOENT' ? 'it does not exist'

@@ -7,15 +7,17 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { constants } from 'node:fs';
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
   createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_SEARCH_PATH, isFsResizeError, type CommandRunner,
 } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 
@@ -107,4 +109,27 @@ test('ext4 mounted only in another mount namespace: e2fsck finds the device in u
   holder.stdin.end();
   await gone;
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
+});
+
+test('a probe stuck in the kernel where no signal reaches it (waiting behind a lookup on a FUSE mount that never answers) is given up on after SIGTERM and SIGKILL: FSRESIZE_TIMEOUT, the caller is not held', { timeout: 60_000 }, async (t) => {
+  const scratch = await mkdtemp(join(tmpdir(), 'voe-stuck-probe-'));
+  t.after(() => rm(scratch, { recursive: true, force: true }));
+  const fuse = join(scratch, 'fuse');
+  await mkdir(fuse);
+  const hung = await mountHungFuse(t, fuse);
+  // The first lookup of fuse/x waits on the daemon; a second one waits for the first,
+  // uninterruptibly (not even SIGKILL wakes it) until the first ends.
+  const first = spawn('stat', [join(fuse, 'x')], { stdio: 'ignore' });
+  t.after(() => { first.kill('SIGKILL'); });
+  await delay(300);
+  const runner = createExecFileRunner({ killGraceMs: 500 });
+  const started = Date.now();
+  await assert.rejects(runner.run('stat', [join(fuse, 'x')], { timeoutMs: 500 }), (error: unknown) => {
+    assert.ok(isFsResizeError(error), String(error));
+    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+    assert.match(error.message, /^stat .*\/x did not finish within 500 ms and did not stop within 1000 ms of SIGTERM and SIGKILL; it was left running/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 10_000, `given up on after ${Date.now() - started} ms`);
+  await hung.stop(); // the lookups end: nothing is left running
 });

@@ -54,6 +54,20 @@ test('a tool that catches SIGTERM when stopped is still FSRESIZE_TIMEOUT, not a 
   });
 });
 
+test('a probe that ignores SIGTERM gets SIGKILL after the grace: FSRESIZE_TIMEOUT', async () => {
+  const runner = createExecFileRunner({ killGraceMs: 500 });
+  const started = Date.now();
+  // The ignored SIGTERM stays ignored across exec: sleep itself ignores it.
+  await assert.rejects(runner.run('sh', ['-c', "trap '' TERM; exec sleep 20"], { timeoutMs: 500 }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+    assert.equal(error.tool?.signal, 'SIGKILL');
+    assert.match(error.message, /did not finish within 500 ms and was stopped/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 10_000, 'not the 20 s of the tool');
+});
+
 test('a timeout Node cannot keep (above 2^31-1 ms, zero, negative, NaN) is refused before anything runs', async () => {
   // Node would turn 2^31 ms into 1 ms and stop the tool as it starts.
   for (const timeoutMs of [2 ** 31, 1e300, 0, -5, Number.NaN]) {
