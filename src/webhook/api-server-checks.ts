@@ -144,9 +144,10 @@ export function apiServerFindings(
   if (limited) return [...notJudged, ...refuse('api-limit-range', limited)];
   if (shrinking) {
     return [...notJudged, {
-      check: 'api-server', outcome: 'pass', decision: 'not-resize',
+      check: 'api-server', outcome: 'pass', decision: 'recovery',
       message: `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
-        `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${policies.serverVersion ? `; this API server runs ${policies.serverVersion.major}.${policies.serverVersion.minor}` : '; the API server\'s version could not be read'}). Nothing grows.`,
+        `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${policies.serverVersion ? `; this API server runs ${policies.serverVersion.major}.${policies.serverVersion.minor}` : '; the API server\'s version could not be read'}). ` +
+        `The volume still grows, from ${capacityText} to ${size}, so the webhook judges it as an expansion.`,
     }];
   }
   const storageClass = className ? storageClassNamed(className) : undefined;

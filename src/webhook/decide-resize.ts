@@ -54,14 +54,28 @@ export function expandDisksState(kubeVirt: KubeVirt): { enabled: boolean; why: s
 }
 
 /**
- * True when the update grows spec.resources.requests.storage (both sides set, new > old).
- * Exact ("10Gi" equals "10240Mi"). Throws KubeError KUBE_QUANTITY_INVALID for a malformed quantity.
+ * True when the update asks the volume to grow: spec.resources.requests.storage grows (both sides
+ * set, new > old), or is lowered to a size still above status.capacity. Kubernetes accepts a
+ * lower request only that way, to recover from a failed expansion
+ * (reference/kubernetes-expansion.md §1), and the resizer then grows the volume from its capacity
+ * to the new request; a capacity missing or unreadable counts as none, so the lowered request is
+ * judged. Exact ("10Gi" equals "10240Mi"). Throws KubeError KUBE_QUANTITY_INVALID for a malformed
+ * request.
  */
 export function storageGrows(oldPvc: PersistentVolumeClaim | null | undefined, pvc: PersistentVolumeClaim | null | undefined): boolean {
   if (!oldPvc || !pvc) return false;
   const oldSize = storageRequest(oldPvc.spec?.resources?.requests);
   const newSize = storageRequest(pvc.spec?.resources?.requests);
-  return oldSize !== undefined && newSize !== undefined && compareQuantities(newSize, oldSize) > 0;
+  if (oldSize === undefined || newSize === undefined) return false;
+  const order = compareQuantities(newSize, oldSize);
+  if (order >= 0) return order > 0;
+  let capacity;
+  try {
+    capacity = storageRequest(oldPvc.status?.capacity);
+  } catch {
+    capacity = undefined;
+  }
+  return capacity === undefined || compareQuantities(newSize, capacity) > 0;
 }
 
 function pvcKeyOf(pvc: PersistentVolumeClaim): string {
@@ -77,8 +91,8 @@ export function internalErrorDecision(decision: string, message: string): Resize
 }
 
 /**
- * Judges a PVC update, purely from the snapshot. Only an update that grows
- * spec.resources.requests.storage is judged; everything else is allowed untouched.
+ * Judges a PVC update, purely from the snapshot. Only an update that asks the volume to grow
+ * (storageGrows) is judged; everything else is allowed untouched.
  * Order (reference/harvester.md §1, seed 004): a VM using the PVC and not Stopped ->
  * ExpandDisks effectively on -> not a hotplugged Filesystem volume -> provisioner validated
  * by the Setting -> Longhorn data engine. The first refusal decides; every check is still
@@ -94,7 +108,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
     return internalErrorDecision('quantity-invalid', `internal error: cannot read the storage request of PVC ${pvcKey}: ${(error as Error).message}`);
   }
   if (!grows) {
-    const message = `PVC ${pvcKey}: spec.resources.requests.storage does not grow; nothing to judge.`;
+    const message = `PVC ${pvcKey}: the update does not ask the volume to grow; nothing to judge.`;
     return {
       allowed: true, code: 200, message, warnings: [], decision: 'not-resize',
       findings: [{ check: 'resize', outcome: 'skip', decision: 'not-resize', message }],

@@ -9,8 +9,9 @@ import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.
 export const PVC_RESIZE_PATH = '/validate/pvc-resize';
 
 /**
- * Judges PVC updates that grow spec.resources.requests.storage with decideResize over a
- * snapshot read from caches; every other request is allowed untouched.
+ * Judges PVC updates that ask the volume to grow (storageGrows: a larger storage request, or a
+ * smaller one still above status.capacity) with decideResize over a snapshot read from caches;
+ * every other request is allowed untouched.
  */
 export function createPvcResizeValidator(deps: { source: ResizeSnapshotSource; options: AdmissionOptions }): Validator {
   const { source, options } = deps;

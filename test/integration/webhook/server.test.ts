@@ -144,6 +144,30 @@ test('updates that do not grow the request are not sent to the webhook (matchCon
   assert.equal(pvc.metadata?.labels?.['touched'], 'yes');
 });
 
+test('a smaller request still above status.capacity (recovering from a failed expansion, which still grows the volume) is sent to the webhook; one down to the capacity is refused by the API server before it', async () => {
+  await boundPvc('recover');
+  await update('recover', requestStorage('10Gi'));
+  // The external-resizer's record of the failed expansion (ControllerExpandVolume said OutOfRange).
+  const failed = await core.readNamespacedPersistentVolumeClaim({ name: 'recover', namespace: NS });
+  failed.status = { ...failed.status, capacity: { storage: '1Gi' }, allocatedResources: { storage: '10Gi' }, allocatedResourceStatuses: { storage: 'ControllerResizeInfeasible' } };
+  await core.replaceNamespacedPersistentVolumeClaimStatus({ name: 'recover', namespace: NS, body: failed });
+  const sent = () => calls['pvc-resize']!.filter((r) => r.name === 'recover').length;
+  const before = sent();
+  await update('recover', requestStorage('5Gi'));
+  assert.equal(sent(), before + 1, 'the lowered request reached the webhook');
+  await update('recover', (pvc) => { pvc.metadata!.annotations = { ...pvc.metadata!.annotations, [REFUSE]: 'true' }; });
+  await assert.rejects(update('recover', requestStorage('4Gi')), (error: unknown) => {
+    assert.match(errorMessage(error), /denied the request: PVC_EXPAND: pvc webhook-test\/recover is marked/);
+    return true;
+  });
+  await assert.rejects(update('recover', requestStorage('1Gi')), (error: unknown) => {
+    assert.match(errorMessage(error), /spec\.resources\.requests\.storage.*can not be less than status\.capacity/);
+    return true;
+  });
+  assert.equal(sent(), before + 2, 'the refusals of the API server itself never reached the webhook');
+  assert.equal((await core.readNamespacedPersistentVolumeClaim({ name: 'recover', namespace: NS })).spec?.resources?.requests?.['storage'], '5Gi');
+});
+
 test('a validator that throws refuses the resize with code 500 and says so', async () => {
   await boundPvc('throws', { [THROW]: 'true' });
   await assert.rejects(update('throws', requestStorage('3Gi')), (error: { code?: number }) => {

@@ -21,8 +21,8 @@ describe('apiServerFindings (what Kubernetes checks before the webhook)', () => 
       includes: 'can not be less than status.capacity (10Gi)',
     },
     {
-      name: 'smaller than the request but not below capacity: only a recovery', claim: withStatus(pvc(ROOT, { storage: '30Gi' }), { phase: 'Bound', capacity: { storage: '10Gi' } }),
-      size: '20Gi', outcomes: ['pass/not-resize'], includes: 'recover from a failed expansion',
+      name: 'smaller than the request but above capacity: a recovery, which still grows the volume', claim: withStatus(pvc(ROOT, { storage: '30Gi' }), { phase: 'Bound', capacity: { storage: '10Gi' } }),
+      size: '20Gi', outcomes: ['pass/recovery'], includes: 'The volume still grows, from 10Gi to 20Gi, so the webhook judges it as an expansion.',
     },
     {
       name: 'not bound', claim: withStatus(pvc(ROOT), { phase: 'Pending' }), size: '20Gi', outcomes: ['refuse/api-not-bound'],
@@ -59,11 +59,11 @@ describe('apiServerFindings: what the 1.33 API server reads that the table above
   it('a shrink down to exactly status.capacity is refused, as below it (validation uses <=)', () => {
     assert.deepEqual(decisions(apiServerFindings(recovering, '10Gi', () => longhorn)), ['refuse/api-below-capacity']);
     assert.deepEqual(decisions(apiServerFindings(recovering, '10240Mi', () => longhorn)), ['refuse/api-below-capacity']);
-    assert.deepEqual(decisions(apiServerFindings(recovering, '15Gi', () => longhorn)), ['pass/not-resize']);
+    assert.deepEqual(decisions(apiServerFindings(recovering, '15Gi', () => longhorn)), ['pass/recovery']);
   });
   it('no status.capacity counts as zero: a smaller request is a recovery, and no message says "undefined"', () => {
     const findings = apiServerFindings(withStatus(pvc(ROOT), { phase: 'Bound' }), '5Gi', () => longhorn);
-    assert.deepEqual(decisions(findings), ['pass/not-resize']);
+    assert.deepEqual(decisions(findings), ['pass/recovery']);
     assert.ok(findings.every((f) => !f.message.includes('undefined')), findings[0]?.message);
   });
   it('the beta storage-class annotation is read before spec.storageClassName, even when empty', () => {
@@ -131,7 +131,7 @@ describe('apiServerFindings: a smaller request depends on the API server\'s vers
   it('unless the claim already records allocatedResources or allocatedResourceStatuses (the gate was on once)', () => {
     for (const extra of [{ allocatedResources: { storage: '20Gi' } }, { allocatedResourceStatuses: { storage: 'ControllerResizeInfeasible' } }]) {
       const claim = withStatus(recovering, { ...recovering.status, ...extra });
-      assert.deepEqual(decisions(apiServerFindings(claim, '15Gi', () => longhorn, policies(30))), ['pass/not-resize']);
+      assert.deepEqual(decisions(apiServerFindings(claim, '15Gi', () => longhorn, policies(30))), ['pass/recovery']);
       assert.deepEqual(decisions(apiServerFindings(claim, '10Gi', () => longhorn, policies(30))), ['refuse/api-below-capacity']);
     }
   });

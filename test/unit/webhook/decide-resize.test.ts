@@ -423,19 +423,28 @@ describe('expandDisksState', () => {
 });
 
 describe('storageGrows', () => {
-  const table: Array<[string, string | undefined, string | undefined, boolean]> = [
-    ['10Gi -> 20Gi', '10Gi', '20Gi', true],
-    ['10Gi -> 10Gi', '10Gi', '10Gi', false],
-    ['10Gi -> 10737418241', '10Gi', '10737418241', true],
-    ['20Gi -> 10Gi', '20Gi', '10Gi', false],
-    ['no old request', undefined, '10Gi', false],
-    ['no new request', '10Gi', undefined, false],
+  // [name, old request, new request, status.capacity (as stored), judged]
+  const table: Array<[string, string | undefined, string | undefined, string | undefined, boolean]> = [
+    ['10Gi -> 20Gi', '10Gi', '20Gi', '10Gi', true],
+    ['10Gi -> 10Gi', '10Gi', '10Gi', '10Gi', false],
+    ['10Gi -> 10737418241', '10Gi', '10737418241', '10Gi', true],
+    ['20Gi -> 10Gi, capacity 10Gi (the API server refuses it anyway)', '20Gi', '10Gi', '10Gi', false],
+    ['100Gi -> 20Gi, capacity 10Gi: recovering from a failed expansion, the volume still grows 10Gi -> 20Gi', '100Gi', '20Gi', '10Gi', true],
+    ['100Gi -> 20Gi, capacity 20Gi', '100Gi', '20Gi', '20Gi', false],
+    ['100Gi -> 20Gi, capacity 30Gi', '100Gi', '20Gi', '30Gi', false],
+    ['100Gi -> 20Gi, no capacity recorded: judged', '100Gi', '20Gi', undefined, true],
+    ['100Gi -> 20Gi, capacity unreadable: judged', '100Gi', '20Gi', 'lots', true],
+    ['no old request', undefined, '10Gi', '10Gi', false],
+    ['no new request', '10Gi', undefined, '10Gi', false],
   ];
-  const withRequest = (storage: string | undefined) => {
+  const withRequest = (storage: string | undefined, capacity?: string) => {
     const claim = pvc('p');
-    return { ...claim, spec: { ...claim.spec, resources: storage ? { requests: { storage } } : {} } };
+    return {
+      ...claim, spec: { ...claim.spec, resources: storage ? { requests: { storage } } : {} },
+      status: { ...claim.status, capacity: capacity === undefined ? undefined : { storage: capacity } },
+    };
   };
-  for (const [name, before, after, grows] of table) it(name, () => assert.equal(storageGrows(withRequest(before), withRequest(after)), grows));
+  for (const [name, before, after, capacity, grows] of table) it(name, () => assert.equal(storageGrows(withRequest(before, capacity), withRequest(after, capacity)), grows));
   it('false without objects', () => assert.equal(storageGrows(null, pvc('p')), false));
   it('a tiny Harvester VM template with a templateEntry parses too', () => assert.ok(templateEntry('x', '1Gi').spec));
 });
