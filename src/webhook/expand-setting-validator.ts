@@ -15,7 +15,9 @@ const MAX_DRIVER_WARNINGS = 5;
  * (or empty), by the strict write rule parseDriverMap: JSON `null`, whole or as an entry, is
  * refused here although the resize path reads it as Harvester does (unmarshalDriverMap);
  * `driver.longhorn.io: false` is refused (Harvester protects it only in its UI); a driver with
- * no CSIDriver object is accepted with a warning.
+ * no CSIDriver object is accepted with a warning. An UPDATE that leaves a field as it was is not
+ * refused for that field's content (it is warned about instead): it was stored before voe judged
+ * it, and refusing would block every later update, Harvester's own controller's included.
  */
 export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource; options: Pick<AdmissionOptions, 'settingName'> }): Validator {
   const { csiDrivers, options } = deps;
@@ -28,25 +30,36 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
         || !setting || setting.metadata?.name !== options.settingName) {
         return allowedVerdict('not-expand-setting');
       }
+      // A field an UPDATE leaves as it was is not refused for what it already held (stored before
+      // voe was installed: Harvester's API accepts it), or Harvester's own controller could not
+      // update the Setting any more; the answer warns instead.
+      const previous = request.operation === 'UPDATE' ? request.oldObject as HarvesterSetting | null | undefined : undefined;
+      const kept = (field: 'default' | 'value'): boolean => previous?.metadata?.name === setting.metadata?.name && previous?.[field] === setting[field];
+      const stored: string[] = [];
       const drivers = new Set<string>();
       for (const field of ['default', 'value'] as const) {
         let entries: Map<string, boolean>;
         try {
           entries = parseDriverMap(setting[field], field, options.settingName);
         } catch (error) {
-          if (error instanceof SettingInvalidError) {
-            return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
+          if (!(error instanceof SettingInvalidError)) return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+          if (kept(field)) {
+            stored.push(warning(`field "${field}" is not valid (${error.code}) and was left as it was; fix it`));
+            continue;
           }
-          return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+          return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
         }
         if (entries.get(LONGHORN_DRIVER) === false) {
-          return invalidVerdict('setting-longhorn-disabled',
-            `Setting ${options.settingName} field "${field}" sets "${LONGHORN_DRIVER}" to false. Longhorn supports online ` +
-            `expansion and Harvester keeps it enabled; remove the entry or set it to true.`, field);
+          if (!kept(field)) {
+            return invalidVerdict('setting-longhorn-disabled',
+              `Setting ${options.settingName} field "${field}" sets "${LONGHORN_DRIVER}" to false. Longhorn supports online ` +
+              `expansion and Harvester keeps it enabled; remove the entry or set it to true.`, field);
+          }
+          stored.push(warning(`field "${field}" sets "${LONGHORN_DRIVER}" to false and was left as it was; set it to true`));
         }
         for (const key of entries.keys()) drivers.add(key);
       }
-      return allowedVerdict('setting-valid', driverWarnings([...drivers], csiDrivers));
+      return allowedVerdict('setting-valid', [...stored, ...driverWarnings([...drivers], csiDrivers)]);
     },
   };
 }

@@ -53,6 +53,24 @@ describe('expand-setting validator', () => {
     });
   }
 
+  it('an UPDATE that leaves a field as it was is not refused for what that field already held (stored before voe); it is warned about', async () => {
+    const update = (oldObject: unknown, object: unknown) => admissionRequest({ operation: 'UPDATE', resource: SETTING_RESOURCE, kind: SETTING_KIND, object, oldObject });
+    const disabled = harvesterSetting('{"driver.longhorn.io":false}', '{"driver.longhorn.io":true}');
+    // Harvester's controller rewrites only `default`; a label is added.
+    const kept = await validator().validate(update(disabled, { ...harvesterSetting('{"driver.longhorn.io":false}', '{"driver.longhorn.io":true,"nfs.csi.k8s.io":false}'), metadata: { name: 'csi-online-expand-validation', labels: { a: 'b' } } }));
+    assert.equal(kept.allowed, true, kept.message);
+    assert.deepEqual(kept.warnings, ['field "value" sets "driver.longhorn.io" to false and was left as it was; set it to true']);
+    const broken = harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}');
+    const keptBroken = await validator().validate(update(broken, { ...broken, metadata: { name: 'csi-online-expand-validation', labels: { a: 'b' } } }));
+    assert.equal(keptBroken.allowed, true, keptBroken.message);
+    assert.deepEqual(keptBroken.warnings, ['field "value" is not valid (SETTING_INVALID_JSON) and was left as it was; fix it']);
+    // Any change to such a field is judged as written.
+    const changed = await validator().validate(update(disabled, harvesterSetting('{"driver.longhorn.io":false,"nfs.csi.k8s.io":true}', '{"driver.longhorn.io":true}')));
+    assert.equal(changed.decision, 'setting-longhorn-disabled');
+    const created = await validator().validate(admissionRequest({ operation: 'CREATE', resource: SETTING_RESOURCE, kind: SETTING_KIND, object: disabled, oldObject: null }));
+    assert.equal(created.decision, 'setting-longhorn-disabled');
+  });
+
   it('warnings stay within 120 characters, at most six', async () => {
     const many = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`very-long-driver-name-${i}.${'x'.repeat(120)}.example.com`, true]));
     const verdict = await validator([]).validate(request('UPDATE', harvesterSetting(JSON.stringify(many), '')));
