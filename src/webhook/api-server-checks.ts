@@ -2,7 +2,7 @@ import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
 import { compareQuantities, isKubeError, parseQuantityValue, type QuantityValue } from '../kube/index.js';
 import type { PersistentVolumeClaim, StorageClass } from './kube-objects.js';
 import type { ResizeFinding } from './resize-snapshot.js';
-import { storageRequest } from './storage-request.js';
+import { storageRequestOrNone } from './storage-request.js';
 
 /**
  * What the API server itself answers a refused resize with: an unbound claim and a shrink fail
@@ -111,8 +111,8 @@ export function apiServerFindings(
   policies: NamespacePolicies = { limitRanges: [], quotas: [], unreadable: [] },
 ): ResizeFinding[] {
   const target = parseQuantityValue(size);
-  const request = lenient(() => storageRequest(pvc.spec?.resources?.requests));
-  const capacity = lenient(() => storageRequest(pvc.status?.capacity)) ?? ZERO;
+  const request = storageRequestOrNone(pvc.spec?.resources?.requests);
+  const capacity = storageRequestOrNone(pvc.status?.capacity) ?? ZERO;
   const capacityText = pvc.status?.capacity?.['storage'] === undefined ? '0, none recorded' : String(pvc.status.capacity['storage']);
   const className = claimClassName(pvc);
   const refuse = (decision: string, message: string): ResizeFinding[] =>
@@ -169,7 +169,7 @@ export function apiServerFindings(
  */
 export function quotaFindings(pvc: PersistentVolumeClaim, size: string, quotas: readonly V1ResourceQuota[]): ResizeFinding[] {
   const target = parseQuantityValue(size);
-  const request = lenient(() => storageRequest(pvc.spec?.resources?.requests)) ?? ZERO;
+  const request = storageRequestOrNone(pvc.spec?.resources?.requests) ?? ZERO;
   if (compareQuantities(target, request) <= 0) return [];
   const growth: QuantityValue = { num: target.num * request.den - request.num * target.den, den: target.den * request.den };
   const className = claimClassName(pvc);

@@ -4,7 +4,7 @@ import type { AdmissionOptions } from './admission-options.js';
 import { versionAtLeast } from './compare-version.js';
 import { decideLonghorn, longhornFacts } from './decide-longhorn.js';
 import type { KubeVirt, PersistentVolumeClaim, StorageClass } from './kube-objects.js';
-import { storageRequest } from './storage-request.js';
+import { storageRequest, storageRequestOrNone } from './storage-request.js';
 import {
   HARVESTER_GATE_MESSAGE, harvesterHotplugMessage, harvesterProviderMessage, listVms, stopVmsAdvice, warning,
 } from './resize-messages.js';
@@ -69,12 +69,7 @@ export function storageGrows(oldPvc: PersistentVolumeClaim | null | undefined, p
   if (oldSize === undefined || newSize === undefined) return false;
   const order = compareQuantities(newSize, oldSize);
   if (order >= 0) return order > 0;
-  let capacity;
-  try {
-    capacity = storageRequest(oldPvc.status?.capacity);
-  } catch {
-    capacity = undefined;
-  }
+  const capacity = storageRequestOrNone(oldPvc.status?.capacity);
   return capacity === undefined || compareQuantities(newSize, capacity) > 0;
 }
 

@@ -1,5 +1,5 @@
 import { describeJsonType } from '../errors/index.js';
-import { KubeError, parseQuantityValue, type QuantityValue } from '../kube/index.js';
+import { isKubeError, KubeError, parseQuantityValue, type QuantityValue } from '../kube/index.js';
 
 /**
  * The exact value of `requests.storage` (compare with compareQuantities from src/kube), or
@@ -12,4 +12,17 @@ export function storageRequest(requests: Record<string, unknown> | undefined): Q
     throw new KubeError('KUBE_QUANTITY_INVALID', `a storage request must be a quantity such as 20Gi, got ${describeJsonType(raw)}`);
   }
   return parseQuantityValue(String(raw));
+}
+
+/**
+ * storageRequest, with a malformed quantity read as absent: for a value voe reads but does not
+ * judge (a stored status.capacity, the stored request `voe check` compares with).
+ */
+export function storageRequestOrNone(requests: Record<string, unknown> | undefined): QuantityValue | undefined {
+  try {
+    return storageRequest(requests);
+  } catch (error) {
+    if (isKubeError(error)) return undefined;
+    throw error;
+  }
 }
