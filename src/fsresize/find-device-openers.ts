@@ -1,7 +1,7 @@
 import { readdirSync, readlinkSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DeviceOpener } from './block-devices.js';
+import { readKernelText } from './kernel-files.js';
 import { majorMinorOf } from './major-minor-of.js';
 import { createStatWithin, type StatWithin } from './stat-within.js';
 
@@ -92,15 +92,12 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
     }
   }
   await statListed();
-  const openers = await Promise.all([...matching.keys()].sort((a, b) => a - b).map(async (pid): Promise<DeviceOpener | null> => {
-    const [status, command] = await Promise.all([
-      readFile(`${proc}/${pid}/stat`, 'utf8').catch(() => null),
-      readFile(`${proc}/${pid}/comm`, 'utf8').then((text) => text.trim(), () => '?'),
-    ]);
-    if (status === null) return null; // ended meanwhile
+  return [...matching.keys()].sort((a, b) => a - b).flatMap((pid): DeviceOpener[] => {
+    const status = readKernelText(`${proc}/${pid}/stat`);
+    if (status === null) return []; // ended meanwhile
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses; ppid follows the last ')'.
     const parent = Number(status.slice(status.lastIndexOf(')') + 1).trim().split(' ')[1]);
-    return parent === self ? null : { pid, command, majorMinor: matching.get(pid) as string };
-  }));
-  return openers.filter((opener): opener is DeviceOpener => opener !== null);
+    if (parent === self) return [];
+    return [{ pid, command: readKernelText(`${proc}/${pid}/comm`)?.trim() ?? '?', majorMinor: matching.get(pid) as string }];
+  });
 }
