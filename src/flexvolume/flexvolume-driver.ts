@@ -1,4 +1,4 @@
-import { asVoeError, FsResizeError, visibleMountAt, type FsResizer, type MountTable } from '../fsresize/index.js';
+import { asVoeError, deviceNodeOf, FsResizeError, visibleMountAt, type FsResizer, type MountEntry, type MountTable } from '../fsresize/index.js';
 
 /** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
 export type FlexVolumeResponse =
@@ -15,6 +15,8 @@ export interface FlexVolumeDriverDeps {
   resizer: FsResizer;
   /** Finds the device behind the mount path when kubelet passes no device path. */
   mounts: MountTable;
+  /** The device node of a block device number (production: deviceNodeOf, from sysfs and /dev). */
+  deviceNode?: (majorMinor: string) => Promise<string | null>;
   /**
    * Aborted when the driver is asked to stop (SIGTERM...): the grow stops at its next safe point,
    * never in the middle of a tool, and the call answers a FSRESIZE_INTERRUPTED Failure — also
@@ -25,6 +27,27 @@ export interface FlexVolumeDriverDeps {
 }
 
 const failure = (message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message }, exitCode: 1 });
+
+/**
+ * Block devices are sized in whole sectors, and storage may round a volume down to its logical
+ * block (at most 4 KiB): a device short of the requested size by less than that has grown.
+ */
+export const DEVICE_SIZE_SLACK_BYTES = 4096;
+
+/**
+ * The device to grow for the filesystem a mount path shows, or the Failure saying why there is
+ * none. A filesystem with a device number of its own is found by that number: the source named at
+ * mount time may not exist here or may since name another device. btrfs reports an anonymous
+ * number (major 0), so its source is used, and the core checks it is a block device.
+ */
+async function deviceOfMount(entry: MountEntry, mountPath: string, deviceNode: (majorMinor: string) => Promise<string | null>): Promise<string | FlexVolumeAnswer> {
+  if (!entry.majorMinor.startsWith('0:')) {
+    return await deviceNode(entry.majorMinor)
+      ?? failure(`expandfs: block device ${entry.majorMinor} (${entry.fsType}) is mounted at ${mountPath}, but this node has no device node for it in /dev; pass the device path`);
+  }
+  if (entry.source.startsWith('/')) return entry.source;
+  return failure(`expandfs: no block device is mounted at ${mountPath} (it shows ${entry.fsType} from "${entry.source.slice(0, 100)}")`);
+}
 
 function parseSize(value: string | undefined, name: string): number | string {
   if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
@@ -90,11 +113,13 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
           if (mountPath === undefined) return failure('expandfs: kubelet passed neither a device path nor a mount path');
           // The filesystem the mount path shows (a mount hidden under another one is not it).
           const entry = await visibleMountAt(deps.mounts, mountPath);
-          if (entry === null || !entry.source.startsWith('/dev/')) return failure(`expandfs: no block device is mounted at ${mountPath}`);
-          device = entry.source;
+          if (entry === null) return failure(`expandfs: no block device is mounted at ${mountPath}`);
+          const found = await deviceOfMount(entry, mountPath, deps.deviceNode ?? deviceNodeOf);
+          if (typeof found !== 'string') return found;
+          device = found;
         }
         const inspection = await deps.resizer.inspect(device, mountPath === undefined ? {} : { mountPath });
-        if (inspection.deviceBytes < next) {
+        if (next - inspection.deviceBytes >= DEVICE_SIZE_SLACK_BYTES) {
           throw new FsResizeError('FSRESIZE_DEVICE_TOO_SMALL',
             `${device} is ${inspection.deviceBytes} bytes, less than the requested ${next}; the volume has not grown on this node yet — kubelet will retry`);
         }

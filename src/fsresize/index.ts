@@ -13,6 +13,7 @@ export { mountPathForms } from './mount-path-forms.js';
 export type { BlockDevices, BlockDeviceId, DeviceOpener, DeviceUsers } from './block-devices.js';
 export { findDeviceOpeners, type FindDeviceOpenersOptions } from './find-device-openers.js';
 export { majorMinorOf } from './major-minor-of.js';
+export { deviceNodeOf, type DeviceNodeOfOptions } from './device-node-of.js';
 export { createSystemBlockDevices, type SystemBlockDevicesOptions } from './system-block-devices.js';
 export { createDeviceLock, type DeviceLock, type DeviceLockOptions, type ReleaseLock } from './device-lock.js';
 export { fsckFailure, toolFailure } from './tool-failure.js';

@@ -31,6 +31,8 @@ export interface Scratch {
   directory(name: string): Promise<string>;
   /** `mount --bind source target` (a file or a directory), unmounted by cleanup like every other mount. */
   bind(source: string, target: string): Promise<void>;
+  /** `mount source target`: a filesystem mounted through any name of its device (e.g. a node made with mknod), unmounted by cleanup. */
+  mountFrom(source: string, target: string): Promise<void>;
   /** Unmounts everything mounted through this scratch, detaches every loop device, removes the files. */
   cleanup(): Promise<void>;
 }
@@ -125,6 +127,10 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
     },
     async bind(source, target) {
       await sh('mount', ['--bind', source, target]);
+      mounted.push(target);
+    },
+    async mountFrom(source, target) {
+      await sh('mount', [source, target]);
       mounted.push(target);
     },
     async cleanup() {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { deviceNodeOf, majorMinorOf } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
 
@@ -82,6 +84,36 @@ test('expandfs with an empty device path finds the device from the mount path (b
   assert.equal(slash.code, 0, slash.combined);
   assert.match(JSON.parse(slash.combined).message, /^grew btrfs/);
   assert.equal(await btrfsBytes(mnt), 448 * MiB);
+});
+
+test('expandfs with an empty device path finds the device by its number when it was mounted through a name outside /dev (xfs)', async (t) => {
+  const { scratch } = await setup(t);
+  const loop = await scratch.attach(320 * MiB);
+  await sh('mkfs.xfs', ['-q', loop.device]);
+  const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
+  assert.equal(await deviceNodeOf(majorMinor), loop.device);
+  const node = join(await scratch.directory('nodes'), 'vol');
+  await sh('mknod', [node, 'b', ...majorMinor.split(':')]);
+  const mnt = await scratch.directory('pod-volume');
+  await scratch.mountFrom(node, mnt);
+  const entry = (await readFile('/proc/self/mountinfo', 'utf8')).split('\n').find((line) => line.split(' ')[4] === mnt);
+  assert.match(entry ?? '', new RegExp(` - xfs ${node} `), 'mountinfo names the node the filesystem was mounted through');
+  await loop.growBacking(512 * MiB);
+  const first = await driver(['expandfs', OPTIONS, '', mnt, String(512 * MiB), String(320 * MiB)]);
+  assert.equal(first.code, 0, first.combined);
+  assert.match(JSON.parse(first.combined).message, new RegExp(`^grew xfs on ${loop.device} `));
+  assert.equal(await xfsBytes(mnt), 512 * MiB);
+});
+
+test('deviceNodeOf finds nothing for a number with no block device node', async (t) => {
+  const { scratch } = await setup(t);
+  const sysfs = await scratch.directory('sys');
+  assert.equal(await deviceNodeOf('4095:1048575'), null);
+  assert.equal(await deviceNodeOf('../../etc'), null);
+  // A DEVNAME that leads to no block device of that number is not taken.
+  await mkdir(join(sysfs, 'dev/block/7:250'), { recursive: true });
+  await writeFile(join(sysfs, 'dev/block/7:250/uevent'), 'MAJOR=7\nMINOR=250\nDEVNAME=null\n');
+  assert.equal(await deviceNodeOf('7:250', { sysfsRoot: sysfs }), null);
 });
 
 test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {

@@ -21,26 +21,29 @@ function recorder(deviceBytes: number, fail?: FsResizeError): FsResizer & { grow
   };
 }
 const mounts = fakeMountTable('97 27 7:3 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop3 rw\n');
+/** The device nodes of this fake node, by number (production: deviceNodeOf, from sysfs and /dev). */
+const nodes: Record<string, string> = { '7:3': '/dev/loop3', '7:4': '/dev/loop4', '8:16': '/dev/sdb' };
+const deviceNode = async (majorMinor: string): Promise<string | null> => nodes[majorMinor] ?? null;
 
 test('expandfs takes <json> <device path> <device mount path> <new size> <old size>', async () => {
   const resizer = recorder(2048);
-  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/mnt/global', '2048', '1024'], { resizer, mounts });
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/mnt/global', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.deepEqual(answer, { response: { status: 'Success', message: 'grew ext4' }, exitCode: 0 });
   assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/mnt/global' }]]);
 });
 
 test('expandfs without a device path uses the device mounted at the mount path', async () => {
   const resizer = recorder(2048);
-  await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, mounts });
+  await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: '/var/lib/kubelet/pods/p/volumes/v' }]]);
-  const none = await handleFlexVolumeCall(['expandfs', '{}', '', '/elsewhere', '2048', '1024'], { resizer, mounts });
+  const none = await handleFlexVolumeCall(['expandfs', '{}', '', '/elsewhere', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.deepEqual(none, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /elsewhere' }, exitCode: 1 });
 });
 
 test('expandfs without a device path normalises the mount path as voe fsresize grow --mount does (a trailing slash, ..)', async () => {
   for (const path of ['/var/lib/kubelet/pods/p/volumes/v/', '/var/lib/kubelet/pods/p/volumes/x/../v', '/var/lib/kubelet/pods/p/volumes//v']) {
     const resizer = recorder(2048);
-    const answer = await handleFlexVolumeCall(['expandfs', '{}', '', path, '2048', '1024'], { resizer, mounts });
+    const answer = await handleFlexVolumeCall(['expandfs', '{}', '', path, '2048', '1024'], { resizer, deviceNode, mounts });
     assert.equal(answer.exitCode, 0, `${path}: ${JSON.stringify(answer)}`);
     assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: path }]]);
   }
@@ -52,14 +55,39 @@ test('expandfs without a device path uses the filesystem the mount path shows, n
     '97 27 7:3 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop3 rw',
     '98 97 7:4 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop4 rw',
   ].join('\n'));
-  await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, mounts: stacked });
+  await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, deviceNode, mounts: stacked });
   assert.deepEqual(resizer.grows, [['/dev/loop4', { mountPath: '/var/lib/kubelet/pods/p/volumes/v' }]]);
   const hiddenFirst = fakeMountTable([
     '98 27 7:4 / /v rw - ext4 /dev/loop4 rw',
     '97 27 7:3 / /v rw - ext4 /dev/loop3 rw',
   ].join('\n'), () => 98);
-  await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, mounts: hiddenFirst });
+  await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, deviceNode, mounts: hiddenFirst });
   assert.deepEqual(resizer.grows[1], ['/dev/loop4', { mountPath: '/v' }]);
+});
+
+test('expandfs without a device path finds the device by its number, not by the name it was mounted under', async () => {
+  // Mounted through a name that is gone or now names another device: mountinfo keeps the old name.
+  const renamed = fakeMountTable('97 27 8:16 / /v rw - ext4 /var/lib/old/dev-name rw\n');
+  const resizer = recorder(2048);
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, deviceNode, mounts: renamed });
+  assert.equal(answer.exitCode, 0, JSON.stringify(answer));
+  assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/v' }]]);
+  const noNode = await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, deviceNode: async () => null, mounts: renamed });
+  assert.deepEqual(noNode, { response: { status: 'Failure',
+    message: 'expandfs: block device 8:16 (ext4) is mounted at /v, but this node has no device node for it in /dev; pass the device path' }, exitCode: 1 });
+  assert.equal(resizer.grows.length, 1);
+});
+
+test('expandfs without a device path takes a btrfs (anonymous device number) by its source, and names what a non-device mount shows', async () => {
+  const anonymous = fakeMountTable([
+    '97 27 0:45 / /b rw - btrfs /dev/loop5 rw',
+    '98 27 0:46 / /t rw - tmpfs tmpfs rw',
+  ].join('\n'));
+  const resizer = recorder(2048);
+  await handleFlexVolumeCall(['expandfs', '{}', '', '/b', '2048', '1024'], { resizer, deviceNode: async () => { throw new Error('not asked for btrfs'); }, mounts: anonymous });
+  assert.deepEqual(resizer.grows, [['/dev/loop5', { mountPath: '/b' }]]);
+  const tmpfs = await handleFlexVolumeCall(['expandfs', '{}', '', '/t', '2048', '1024'], { resizer, deviceNode, mounts: anonymous });
+  assert.deepEqual(tmpfs, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /t (it shows tmpfs from "tmpfs")' }, exitCode: 1 });
 });
 
 test('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failure saying what was done, and passes the stop on', async () => {
@@ -67,39 +95,51 @@ test('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failur
   const controller = new AbortController();
   const grow = resizer.grow.bind(resizer);
   resizer.grow = async (device, options) => { controller.abort('SIGTERM'); return grow(device, options); };
-  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, mounts, signal: controller.signal });
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, deviceNode, mounts, signal: controller.signal });
   assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_INTERRUPTED: stopped (SIGTERM) after the grow had finished: grew ext4' }, exitCode: 1 });
   assert.equal(resizer.grows[0]?.[1]?.signal, controller.signal);
 });
 
 test('expandfs reports core errors as Failure "<code>: <message>" with exit code 1', async () => {
   const resizer = recorder(2048, new FsResizeError('FSRESIZE_TOOL_FAILED', 'resize2fs said no'));
-  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '', '2048', '1024'], { resizer, mounts });
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_TOOL_FAILED: resize2fs said no' }, exitCode: 1 });
   assert.deepEqual(resizer.grows, [['/dev/sdb', {}]]);
 });
 
 test('expandfs refuses a device smaller than the new size without growing anything', async () => {
-  const resizer = recorder(1024);
-  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, mounts });
+  const resizer = recorder(1024 * 1024);
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', String(2 * 1024 * 1024), String(1024 * 1024)], { resizer, deviceNode, mounts });
   assert.equal(answer.exitCode, 1);
   assert.match(answer.response.status === 'Failure' ? answer.response.message : '', /^FSRESIZE_DEVICE_TOO_SMALL: /);
   assert.deepEqual(resizer.grows, []);
 });
 
+test('expandfs takes a device short of the new size by less than a 4 KiB block as grown (sizes in whole sectors or blocks)', async () => {
+  // A 100M (100,000,000-byte) volume is 195,312 sectors of 512 bytes: 99,999,744 bytes.
+  const sectors = recorder(99_999_744);
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '100000000', '67108864'], { resizer: sectors, deviceNode, mounts });
+  assert.equal(answer.exitCode, 0, JSON.stringify(answer));
+  assert.equal(sectors.grows.length, 1);
+  const short = recorder(100_000_000 - 4096);
+  const refused = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '100000000', '67108864'], { resizer: short, deviceNode, mounts });
+  assert.match(refused.response.status === 'Failure' ? refused.response.message : '', /^FSRESIZE_DEVICE_TOO_SMALL: \/dev\/sdb is 99995904 bytes, less than the requested 100000000/);
+  assert.deepEqual(short.grows, []);
+});
+
 test('expandvolume and argument validation', async () => {
   const resizer = recorder(0);
-  assert.deepEqual(await handleFlexVolumeCall(['expandvolume', '{"a":"b"}', '/m', '10', '5'], { resizer, mounts }), { response: { status: 'Success', volumeNewSize: 10 }, exitCode: 0 });
-  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandvolume', 'not json', '/m', '10', '5'], { resizer, mounts })), /not valid JSON/);
-  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandvolume', '{}', '/m', '5', '10'], { resizer, mounts })), /shrinking/);
-  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m'], { resizer, mounts })), /new size must be a size in bytes, got nothing/);
-  assert.deepEqual(await handleFlexVolumeCall(['mountdevice', '{}'], { resizer, mounts }), { response: { status: 'Not supported' }, exitCode: 1 });
+  assert.deepEqual(await handleFlexVolumeCall(['expandvolume', '{"a":"b"}', '/m', '10', '5'], { resizer, deviceNode, mounts }), { response: { status: 'Success', volumeNewSize: 10 }, exitCode: 0 });
+  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandvolume', 'not json', '/m', '10', '5'], { resizer, deviceNode, mounts })), /not valid JSON/);
+  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandvolume', '{}', '/m', '5', '10'], { resizer, deviceNode, mounts })), /shrinking/);
+  assert.match(JSON.stringify(await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m'], { resizer, deviceNode, mounts })), /new size must be a size in bytes, got nothing/);
+  assert.deepEqual(await handleFlexVolumeCall(['mountdevice', '{}'], { resizer, deviceNode, mounts }), { response: { status: 'Not supported' }, exitCode: 1 });
 });
 
 test('an error the core does not raise itself is still a Failure with a code: FSRESIZE_UNEXPECTED_ERROR', async () => {
   const resizer = recorder(2048);
   resizer.grow = async () => { throw Object.assign(new Error('EMFILE: too many open files, open \'/tmp/x\''), { code: 'EMFILE', syscall: 'open', path: '/tmp/x' }); };
-  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, mounts });
+  const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.equal(answer.exitCode, 1);
   assert.equal(answer.response.status, 'Failure');
   assert.match((answer.response as { message: string }).message,
