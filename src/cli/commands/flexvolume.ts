@@ -11,8 +11,9 @@ import { createDeviceLock, createExecFileRunner, createFsResizer, createMountinf
 export function register(program: Command): void {
   program.command('flexvolume')
     .description('The expansion calls of the FlexVolume protocol: init, expandvolume, expandfs (through the fsresize core); other operations '
-      + '(and --help) answer {"status":"Not supported"}. A storage vendor\'s FlexVolume driver hands its expandvolume and expandfs calls to '
-      + '`voe flexvolume "$@"`, on control-plane and worker nodes (docs/fsresize.md "Install").')
+      + '(and --help) answer {"status":"Not supported"}. A storage vendor\'s FlexVolume driver hands its expandfs calls to '
+      + '`voe flexvolume "$@"` on the worker nodes; expandvolume only confirms the new size (for storage that grows by itself), '
+      + 'so a vendor whose expandvolume grows the volume keeps its own (docs/fsresize.md "Install").')
     .argument('[op]', 'the operation kubelet calls: init | expandvolume | expandfs | ...')
     .argument('[args...]', 'the operation\'s arguments, in kubelet\'s order')
     .helpOption(false)
