@@ -276,7 +276,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
           else log.warn({ configuration: name, uid }, 'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is');
         },
         left: (why) => `Could not remove ValidatingWebhookConfiguration ${name} (uid ${uid}): ${why.replace(/\.$/, '')}. ` +
-          `It still sends growing PVCs, VM volumeClaimTemplates changes and the Setting to ${url}, which no longer answers: ` +
+          `It still sends PVC storage request changes, VM volumeClaimTemplates changes and the Setting to ${url}, which no longer answers: ` +
           `with failurePolicy Fail the API server refuses them until it is deleted. Delete it by hand: kubectl delete validatingwebhookconfiguration ${name}`,
       });
       configurationName = name;

@@ -111,7 +111,7 @@ test('when the registration cannot be removed (API server down at SIGTERM) voe s
   assert.deepEqual([exit.code, exit.signal], [2, null], serve.stderr());
   assert.match(serve.stderr(), new RegExp(
     '^voe: WEBHOOK_CLEANUP_FAILED: Could not remove ValidatingWebhookConfiguration voe-dev \\(uid [0-9a-f-]+\\): .*ECONNREFUSED.*\\. ' +
-    `It still sends growing PVCs, VM volumeClaimTemplates changes and the Setting to ${url.replace(/\./g, '\\.')}, which no longer answers: ` +
+    `It still sends PVC storage request changes, VM volumeClaimTemplates changes and the Setting to ${url.replace(/\./g, '\\.')}, which no longer answers: ` +
     'with failurePolicy Fail the API server refuses them until it is deleted\\. Delete it by hand: kubectl delete validatingwebhookconfiguration voe-dev$', 'm'));
   assert.equal(await exists(certDir), false, 'the rest of the cleanup still ran');
   assert.doesNotMatch(serve.stderr(), /still running/);
