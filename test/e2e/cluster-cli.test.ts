@@ -137,13 +137,15 @@ test('voe cluster run: one SIGTERM once ready stops it gracefully (ready and pid
   }
 });
 
-test('voe cluster build with a cache dir that cannot be created says so (no stack trace); start rejects a --timeout that is not a number', async () => {
+test('voe cluster build with a cache dir that cannot be created says so (no stack trace); start rejects a --timeout that is not a number from 1 to 2147483', async () => {
   const env = { ...process.env };
   for (const name of ['TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD', 'KUBEBUILDER_ASSETS']) delete env[name];
   await assert.rejects(run(process.execPath, [voe, 'cluster', 'build', '--cache-dir', '/dev/null/voe'], { env }),
     (error: { code?: number; stderr?: string }) => error.code === 2 &&
       /^voe: CONTROLPLANE_BUILD_FAILED: cannot create the build cache \/dev\/null\/voe\/.* \(ENOTDIR\); pass a writable --cache-dir or set VOE_CACHE_DIR$/m.test(error.stderr ?? '') &&
       !/\n\s+at /.test(error.stderr ?? ''));
-  await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', '/tmp/never-used', '--timeout', 'abc']),
-    (error: { code?: number; stderr?: string }) => error.code !== 0 && /--timeout.*must be a number of seconds from 1 to 2147483/.test(error.stderr ?? ''));
+  for (const timeout of ['abc', '0.5', '0', '2147484']) {
+    await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', '/tmp/never-used', '--timeout', timeout]),
+      (error: { code?: number; stderr?: string }) => error.code !== 0 && /--timeout.*must be a number of seconds from 1 to 2147483/.test(error.stderr ?? ''), timeout);
+  }
 });

@@ -60,7 +60,7 @@ async function runForeground(dir: string, cacheDir: string, crds: boolean): Prom
 
 function parseTimeoutSeconds(value: string): number {
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_147_483) throw new InvalidArgumentError('must be a number of seconds from 1 to 2147483');
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 2_147_483) throw new InvalidArgumentError('must be a number of seconds from 1 to 2147483');
   return seconds;
 }
 
