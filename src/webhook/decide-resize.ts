@@ -195,8 +195,11 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
       : {
         check: 'provisioner', outcome: 'refuse', decision: 'provisioner-not-validated',
         message: `${harvesterProviderMessage(pvcKey)}. Provisioner ${provisioner} is not validated for online expansion in ` +
-          `Setting ${options.settingName}. If the driver supports online expansion, add "${provisioner}":true to the ` +
-          `Setting's value, or ${stopAdvice}.`,
+          `Setting ${options.settingName}. If the driver supports online expansion, ` +
+          (setting.state === 'missing'
+            ? `create the Setting with value {"${provisioner}":true,"${LONGHORN_DRIVER}":true}`
+            : `add "${provisioner}":true to the Setting's value`) +
+          `, or ${stopAdvice}.`,
       });
   }
 

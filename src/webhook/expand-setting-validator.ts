@@ -14,7 +14,8 @@ const MAX_DRIVER_WARNINGS = 5;
  * operations are allowed): `value` and `default` must each be a JSON object of driver -> boolean
  * (or empty), by the strict write rule parseDriverMap: JSON `null`, whole or as an entry, is
  * refused here although the resize path reads it as Harvester does (unmarshalDriverMap);
- * `driver.longhorn.io: false` is refused (Harvester protects it only in its UI); a driver with
+ * `driver.longhorn.io: false` is refused (Harvester protects it only in its UI), and so is a
+ * write that leaves it out of both fields (read as false); a driver with
  * no CSIDriver object is accepted with a warning. An UPDATE that leaves a field as it was is not
  * refused for that field's content (it is warned about instead): it was stored before voe judged
  * it, and refusing would block every later update, Harvester's own controller's included.
@@ -37,6 +38,8 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
       const kept = (field: 'default' | 'value'): boolean => previous?.metadata?.name === setting.metadata?.name && previous?.[field] === setting[field];
       const stored: string[] = [];
       const drivers = new Set<string>();
+      // What the resize path will read: `default`, then `value` over it (null: a field left unreadable).
+      let effective: Map<string, boolean> | null = new Map();
       for (const field of ['default', 'value'] as const) {
         let entries: Map<string, boolean>;
         try {
@@ -45,6 +48,7 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
           if (!(error instanceof SettingInvalidError)) return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
           if (kept(field)) {
             stored.push(warning(`field "${field}" is not valid (${error.code}) and was left as it was; fix it`));
+            effective = null;
             continue;
           }
           return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
@@ -58,6 +62,18 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
           stored.push(warning(`field "${field}" sets "${LONGHORN_DRIVER}" to false and was left as it was; set it to true`));
         }
         for (const key of entries.keys()) drivers.add(key);
+        for (const [key, enabled] of entries) effective?.set(key, enabled);
+      }
+      // Leaving Longhorn out disables it as surely as `false`: a driver missing from both fields is
+      // read as false (e.g. a Setting created with only `value`, or `default` emptied).
+      if (effective !== null && !effective.has(LONGHORN_DRIVER)) {
+        if (!kept('default') || !kept('value')) {
+          return invalidVerdict('setting-longhorn-disabled',
+            `Setting ${options.settingName} would leave "${LONGHORN_DRIVER}" out of both "default" and "value", and a driver missing ` +
+            `from both counts as false: Longhorn volumes could no longer expand online. Add "${LONGHORN_DRIVER}":true to "value" ` +
+            `(Harvester's "default" is {"${LONGHORN_DRIVER}":true}).`, 'value');
+        }
+        stored.push(warning(`"${LONGHORN_DRIVER}" was already in neither field (read as false); add "${LONGHORN_DRIVER}":true to "value"`));
       }
       return allowedVerdict('setting-valid', [...stored, ...driverWarnings([...drivers], csiDrivers)]);
     },

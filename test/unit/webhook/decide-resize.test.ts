@@ -183,7 +183,7 @@ const cases: Case[] = [
   {
     name: 'NFS root disk not validated', snapshot: () => nfs(),
     allowed: false, code: 422, decision: 'provisioner-not-validated', startsWith: `${HARVESTER_PROVIDER}. `,
-    includes: ['nfs.csi.k8s.io', 'csi-online-expand-validation', 'stop VM default/vm1'],
+    includes: ['nfs.csi.k8s.io', 'csi-online-expand-validation', 'stop VM default/vm1', 'add "nfs.csi.k8s.io":true to the Setting\'s value'],
   },
   { name: 'NFS listed as false', snapshot: () => nfs('{"nfs.csi.k8s.io":false}'), allowed: false, code: 422, decision: 'provisioner-not-validated' },
   {
@@ -201,7 +201,11 @@ const cases: Case[] = [
     name: 'Setting missing: Harvester default validates Longhorn, with a warning', snapshot: () => ({ ...base(), expandSetting: { state: 'missing' } }),
     allowed: true, code: 200, decision: 'allowed', warnings: 1,
   },
-  { name: 'Setting missing: NFS not validated', snapshot: () => ({ ...nfs(), expandSetting: { state: 'missing' } }), allowed: false, code: 422, decision: 'provisioner-not-validated', warnings: 1 },
+  {
+    name: 'Setting missing: NFS not validated; the message says to create the Setting, Longhorn kept in it', snapshot: () => ({ ...nfs(), expandSetting: { state: 'missing' } }),
+    allowed: false, code: 422, decision: 'provisioner-not-validated', warnings: 1,
+    includes: ['create the Setting with value {"nfs.csi.k8s.io":true,"driver.longhorn.io":true}'],
+  },
   {
     name: 'Setting with invalid JSON', snapshot: () => ({
       ...base(),

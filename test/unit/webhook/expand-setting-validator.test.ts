@@ -22,8 +22,13 @@ describe('expand-setting validator', () => {
     { name: 'DELETE', request: request('DELETE', null), allowed: true, decision: 'not-expand-setting' },
     { name: 'Harvester defaults', request: request('CREATE', harvesterSetting('')), allowed: true, decision: 'setting-valid' },
     { name: 'seed example value', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":true, "topolvm.io":true}')), allowed: true, decision: 'setting-valid' },
-    { name: 'both fields empty', request: request('UPDATE', harvesterSetting('', '')), allowed: true, decision: 'setting-valid' },
-    { name: 'fields missing', request: request('UPDATE', { metadata: { name: 'csi-online-expand-validation' } }), allowed: true, decision: 'setting-valid' },
+    { name: 'value empty, Harvester\'s default', request: request('UPDATE', harvesterSetting('')), allowed: true, decision: 'setting-valid' },
+    // A driver missing from both fields is read as false: leaving Longhorn out disables it as `false` does.
+    { name: 'both fields empty: Longhorn left out', request: request('UPDATE', harvesterSetting('', '')), allowed: false, decision: 'setting-longhorn-disabled', includes: 'out of both "default" and "value"' },
+    { name: 'fields missing: Longhorn left out', request: request('UPDATE', { metadata: { name: 'csi-online-expand-validation' } }), allowed: false, decision: 'setting-longhorn-disabled', includes: 'counts as false' },
+    { name: 'created with only value, without Longhorn', request: request('CREATE', { metadata: { name: 'csi-online-expand-validation' }, value: '{"nfs.csi.k8s.io":true}' }), allowed: false, decision: 'setting-longhorn-disabled', includes: 'Add "driver.longhorn.io":true to "value"' },
+    { name: 'created with only value, Longhorn in it', request: request('CREATE', { metadata: { name: 'csi-online-expand-validation' }, value: '{"nfs.csi.k8s.io":true,"driver.longhorn.io":true}' }), allowed: true, decision: 'setting-valid' },
+    { name: 'default emptied, Longhorn only in value', request: request('UPDATE', harvesterSetting('{"driver.longhorn.io":true}', '')), allowed: true, decision: 'setting-valid' },
     { name: 'a driver set to false', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":false}')), allowed: true, decision: 'setting-valid' },
     { name: 'value not JSON', request: request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":true')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_JSON' },
     { name: 'value a list', request: request('UPDATE', harvesterSetting('["nfs.csi.k8s.io"]')), allowed: false, decision: 'setting-invalid', includes: 'SETTING_INVALID_JSON' },
@@ -69,11 +74,18 @@ describe('expand-setting validator', () => {
     assert.equal(changed.decision, 'setting-longhorn-disabled');
     const created = await validator().validate(admissionRequest({ operation: 'CREATE', resource: SETTING_RESOURCE, kind: SETTING_KIND, object: disabled, oldObject: null }));
     assert.equal(created.decision, 'setting-longhorn-disabled');
+    // Longhorn already left out of both fields (stored before voe): warned about while neither field changes, refused once one does.
+    const without = harvesterSetting('{"nfs.csi.k8s.io":true}', '');
+    const keptWithout = await validator().validate(update(without, { ...without, metadata: { name: 'csi-online-expand-validation', labels: { a: 'b' } } }));
+    assert.equal(keptWithout.allowed, true, keptWithout.message);
+    assert.deepEqual(keptWithout.warnings, ['"driver.longhorn.io" was already in neither field (read as false); add "driver.longhorn.io":true to "value"']);
+    const stillWithout = await validator().validate(update(without, harvesterSetting('{"nfs.csi.k8s.io":true,"topolvm.io":true}', '')));
+    assert.equal(stillWithout.decision, 'setting-longhorn-disabled');
   });
 
   it('warnings stay within 120 characters, at most six', async () => {
     const many = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`very-long-driver-name-${i}.${'x'.repeat(120)}.example.com`, true]));
-    const verdict = await validator([]).validate(request('UPDATE', harvesterSetting(JSON.stringify(many), '')));
+    const verdict = await validator([]).validate(request('UPDATE', harvesterSetting(JSON.stringify(many))));
     assert.equal(verdict.allowed, true);
     assert.equal(verdict.warnings?.length, 6);
     for (const text of verdict.warnings ?? []) assert.ok(text.length <= 120, text);
