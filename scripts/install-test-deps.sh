@@ -10,7 +10,7 @@ declare -A pkg_for=(
   [mkfs.xfs]=xfsprogs [xfs_growfs]=xfsprogs [xfs_io]=xfsprogs
   [mkfs.btrfs]=btrfs-progs [btrfs]=btrfs-progs
   [mkfs.vfat]=dosfstools
-  [openssl]=openssl
+  [openssl]=openssl [python3]=python3
 )
 missing=()
 for cmd in "${!pkg_for[@]}"; do

@@ -8,13 +8,14 @@ const execFileAsync = promisify(execFile);
  * Mounts at `directory` a FUSE filesystem whose "daemon" never answers (anything that asks it —
  * stat, realpath, open — waits until `stop`). `stop` (also run after the test) kills the daemon,
  * which aborts the connection so every waiting call returns, then unmounts `directory` and any
- * `alsoUnmount` given since (lazily: mounts on top of the dead one).
+ * `alsoUnmount` given since (lazily: mounts on top of the dead one). `mount -i`: no
+ * /sbin/mount.fuse helper (fuse3 ships one that would try to run the source as a program).
  */
 export async function mountHungFuse(t: TestContext, directory: string): Promise<{ stop: () => Promise<void>; alsoUnmount: (path: string) => void }> {
   const script = [
     'import os, subprocess, sys, time',
     'fd = os.open("/dev/fuse", os.O_RDWR)',
-    'subprocess.run(["mount", "-t", "fuse", "-o", f"fd={fd},rootmode=40000,user_id=0,group_id=0", "voe-test-hang", sys.argv[1]], pass_fds=(fd,), check=True)',
+    'subprocess.run(["mount", "-i", "-t", "fuse", "-o", f"fd={fd},rootmode=40000,user_id=0,group_id=0", "voe-test-hang", sys.argv[1]], pass_fds=(fd,), check=True)',
     'print("mounted", flush=True)',
     'time.sleep(600)',
   ].join('\n');

@@ -1,10 +1,11 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { parseMountinfo } from '../../src/fsresize/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -54,12 +55,28 @@ let interruptHookInstalled = false;
  * On SIGINT/SIGTERM/SIGHUP (a cancelled or interrupted test run) `t.after` hooks do not run:
  * unmount, detach and remove synchronously, then let the signal end the process as usual.
  */
+/**
+ * Mount points at or under `root` that /proc/self/mountinfo lists, deepest first: what a test
+ * mounted there without the scratch knowing (e.g. a FUSE mount whose daemon never answers), which
+ * removing the directory would otherwise walk into, and wait on for ever.
+ */
+function mountsUnder(root: string): string[] {
+  let text = '';
+  try { text = readFileSync('/proc/self/mountinfo', 'utf8'); } catch { return []; }
+  return parseMountinfo(text).map((entry) => entry.mountPoint)
+    .filter((point) => point === root || point.startsWith(`${root}/`))
+    .sort((a, b) => b.split('/').length - a.split('/').length);
+}
+
 function installInterruptHook(): void {
   if (interruptHookInstalled) return;
   interruptHookInstalled = true;
   const release = (): void => {
     for (const held of live) {
       for (const directory of [...held.mounted].reverse()) {
+        try { execFileSync('umount', ['--lazy', directory], { stdio: 'ignore' }); } catch { /* already gone */ }
+      }
+      for (const directory of mountsUnder(held.root)) {
         try { execFileSync('umount', ['--lazy', directory], { stdio: 'ignore' }); } catch { /* already gone */ }
       }
       for (const device of [...held.devices].reverse()) {
@@ -139,6 +156,10 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
         await sh('umount', [directory]).catch(() => sh('umount', ['--lazy', directory])).catch((e: Error) => problems.push(e.message));
       }
       mounted.length = 0;
+      // Anything else mounted under the scratch (lazily: it may be a mount that never answers).
+      for (const directory of mountsUnder(root)) {
+        await sh('umount', ['--lazy', directory]).catch((e: Error) => problems.push(e.message));
+      }
       for (const device of devices.reverse()) {
         await sh('losetup', ['--detach', device]).catch((e: Error) => problems.push(e.message));
       }
