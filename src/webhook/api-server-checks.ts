@@ -60,6 +60,11 @@ const RECOVERY_DEFAULT_SINCE = { major: 1, minor: 32 };
  */
 function recoveryAllowed(pvc: PersistentVolumeClaim, version: NamespacePolicies['serverVersion']): boolean {
   if (pvc.status?.['allocatedResources'] !== undefined || pvc.status?.['allocatedResourceStatuses'] !== undefined) return true;
+  return recoveryGateOn(version);
+}
+
+/** Whether RecoverVolumeExpansionFailure is on by default at this version (an unknown version is taken as new). */
+function recoveryGateOn(version: NamespacePolicies['serverVersion']): boolean {
   if (!version) return true;
   return version.major > RECOVERY_DEFAULT_SINCE.major || (version.major === RECOVERY_DEFAULT_SINCE.major && version.minor >= RECOVERY_DEFAULT_SINCE.minor);
 }
@@ -164,12 +169,17 @@ export function apiServerFindings(
 /**
  * The ResourceQuota admission plugin, which runs after the webhooks: for every quota of the
  * namespace without scopes, `requests.storage` and `<class>.storageclass.storage.k8s.io/requests.storage`
- * (class by claimClassName) may not go above `hard` by the request's growth. Empty when nothing
- * refuses. Pure.
+ * (class by claimClassName) may not go above `hard` by the growth of what the claim is charged.
+ * A claim is charged its request, or with RecoverVolumeExpansionFailure (on by default from 1.32)
+ * its `status.allocatedResources.storage` when that is larger (after a failed expansion whose
+ * request was lowered): kubernetes pkg/quota/v1/evaluator/core/persistent_volume_claims.go.
+ * Empty when nothing refuses. Pure.
  */
-export function quotaFindings(pvc: PersistentVolumeClaim, size: string, quotas: readonly V1ResourceQuota[]): ResizeFinding[] {
-  const target = parseQuantityValue(size);
-  const request = storageRequestOrNone(pvc.spec?.resources?.requests) ?? ZERO;
+export function quotaFindings(pvc: PersistentVolumeClaim, size: string, quotas: readonly V1ResourceQuota[], serverVersion?: NamespacePolicies['serverVersion']): ResizeFinding[] {
+  const allocated = recoveryGateOn(serverVersion) ? storageRequestOrNone(pvc.status?.['allocatedResources'] as Record<string, unknown> | undefined) : undefined;
+  const charged = (value: QuantityValue): QuantityValue => (allocated !== undefined && compareQuantities(allocated, value) > 0 ? allocated : value);
+  const target = charged(parseQuantityValue(size));
+  const request = charged(storageRequestOrNone(pvc.spec?.resources?.requests) ?? ZERO);
   if (compareQuantities(target, request) <= 0) return [];
   const growth: QuantityValue = { num: target.num * request.den - request.num * target.den, den: target.den * request.den };
   const className = claimClassName(pvc);

@@ -33,7 +33,7 @@ export function checkResize(
   const snapshot = assembleResizeSnapshot(source, pvc, grown, options);
   const decision = decideResize(snapshot, options);
   const apiFindings = apiServerFindings(pvc, size, (name) => caches.storageClasses.get(undefined, name), policies);
-  const quota = quotaFindings(pvc, size, policies?.quotas ?? []);
+  const quota = quotaFindings(pvc, size, policies?.quotas ?? [], policies?.serverVersion);
   const from = requests?.['storage'];
   const sizes = {
     pvc: `${pvc.metadata?.namespace ?? ''}/${pvc.metadata?.name ?? ''}`,

@@ -117,6 +117,18 @@ describe('quotaFindings (ResourceQuota, after the webhooks)', () => {
     const other = [quota({ 'other.storageclass.storage.k8s.io/requests.storage': '15Gi' }, { 'other.storageclass.storage.k8s.io/requests.storage': '10Gi' })];
     assert.deepEqual(quotaFindings(pvc(ROOT), '20Gi', other), []);
   });
+  it('after a failed expansion a claim is charged its status.allocatedResources when larger (RecoverVolumeExpansionFailure, 1.32 on)', () => {
+    // The request was lowered to 50Gi after an expansion to 100Gi failed; the quota counts 100Gi.
+    const base = pvc(ROOT);
+    const lowered = { ...base, spec: { ...base.spec, resources: { requests: { storage: '50Gi' } } }, status: { ...base.status, allocatedResources: { storage: '100Gi' } } } as PersistentVolumeClaim;
+    const full = [quota({ 'requests.storage': '100Gi' }, { 'requests.storage': '100Gi' })];
+    assert.deepEqual(quotaFindings(lowered, '60Gi', full), [], 'still charged 100Gi: no growth');
+    assert.deepEqual(quotaFindings(lowered, '60Gi', full, { major: 1, minor: 33 }), []);
+    const beyond = quotaFindings(lowered, '110Gi', full);
+    assert.equal(beyond[0]?.decision, 'api-quota-exceeded', 'charged 100Gi -> 110Gi');
+    // Before 1.32 the gate is off by default: the request alone is charged.
+    assert.equal(quotaFindings(lowered, '60Gi', full, { major: 1, minor: 31 })[0]?.decision, 'api-quota-exceeded');
+  });
 });
 
 describe('apiServerFindings: a smaller request depends on the API server\'s version (RecoverVolumeExpansionFailure on by default since 1.32)', () => {
