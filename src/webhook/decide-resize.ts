@@ -180,8 +180,10 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
     });
   } else if (!provisioner) {
     findings.push({
-      check: 'provisioner', outcome: 'refuse', decision: 'provisioner-unknown',
-      message: `${harvesterProviderMessage(pvcKey)}. Its provisioner is unknown: ${unknownProvisionerWhy(pvc, snapshot.storageClass)}, or ${stopAdvice}.`,
+      // Harvester answers this as an internal error (getPVCProvisioner's error, no PVC_EXPAND prefix), so
+      // its VM controller retries a VM-page resize instead of giving up: e.g. once the StorageClass exists again.
+      check: 'provisioner', outcome: 'error', decision: 'provisioner-unknown',
+      message: `internal error: the provisioner of PVC ${pvcKey} cannot be determined: ${unknownProvisionerWhy(pvc, snapshot.storageClass)}, or ${stopAdvice}.`,
     });
   } else {
     const validated = setting.state === 'parsed'

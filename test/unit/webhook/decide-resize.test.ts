@@ -216,7 +216,7 @@ const cases: Case[] = [
     name: 'no provisioner annotation and StorageClass missing', snapshot: () => {
       const claim = pvc(ROOT, { annotations: {} });
       return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), storageClass: null };
-    }, allowed: false, code: 422, decision: 'provisioner-unknown', startsWith: HARVESTER_PROVIDER, includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
+    }, allowed: false, code: 500, decision: 'provisioner-unknown', startsWith: 'internal error: the provisioner of PVC ', includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
   },
   {
     name: 'empty beta annotation: the StorageClass provisioner decides, as Harvester falls back', snapshot: () => {
@@ -228,7 +228,7 @@ const cases: Case[] = [
     name: 'empty annotation and no StorageClass', snapshot: () => {
       const claim = pvc(ROOT, { annotations: { 'volume.kubernetes.io/storage-provisioner': '' } });
       return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), storageClass: null };
-    }, allowed: false, code: 422, decision: 'provisioner-unknown', startsWith: HARVESTER_PROVIDER, includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
+    }, allowed: false, code: 500, decision: 'provisioner-unknown', startsWith: 'internal error: the provisioner of PVC ', includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
   },
   {
     name: 'beta annotation wins over the StorageClass (NFS class, Longhorn annotation)', snapshot: () => {
