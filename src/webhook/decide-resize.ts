@@ -122,7 +122,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
     findings.push({
       check: 'vm', outcome: 'pass', decision: 'allowed-offline',
       message: stopped.length === 0
-        ? `No VM uses PVC ${pvcKey}; it expands offline.`
+        ? `No VirtualMachine uses PVC ${pvcKey} (in its volumes or volumeClaimTemplates annotation); it expands offline.`
         : `Only stopped VMs use PVC ${pvcKey} (${listVms(stopped)}); it expands offline and the VM sees the size at next start.`,
     });
   } else {

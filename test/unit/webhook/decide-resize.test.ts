@@ -100,7 +100,7 @@ const cases: Case[] = [
 
   // 1. Running VM.
   { name: 'Longhorn v1 block root disk of a running VM', snapshot: base, allowed: true, code: 200, decision: 'allowed' },
-  { name: 'no VM uses the PVC', snapshot: () => ({ ...base(), vms: [] }), allowed: true, code: 200, decision: 'allowed-offline', includes: ['No VM uses'] },
+  { name: 'no VM uses the PVC', snapshot: () => ({ ...base(), vms: [] }), allowed: true, code: 200, decision: 'allowed-offline', includes: ['No VirtualMachine uses PVC default/vm1-disk-0-kq8zt (in its volumes or volumeClaimTemplates annotation)'] },
   {
     name: 'stopped VM: offline even with the gate missing',
     snapshot: () => ({ ...base(), vms: [vm('vm1', { status: 'Stopped' })], kubeVirt: kubeVirt({ gates: ['LiveMigration'] }) }),
