@@ -61,7 +61,7 @@ let interruptHookInstalled = false;
  * removing the directory would otherwise walk into, and wait on for ever.
  */
 function mountsUnder(root: string): string[] {
-  let text = '';
+  let text: string;
   try { text = readFileSync('/proc/self/mountinfo', 'utf8'); } catch { return []; }
   return parseMountinfo(text).map((entry) => entry.mountPoint)
     .filter((point) => point === root || point.startsWith(`${root}/`))
