@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { constants } from 'node:fs';
-import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -113,15 +113,20 @@ test('ext4 mounted only in another mount namespace: e2fsck finds the device in u
 
 test('a probe stuck in the kernel where no signal reaches it (waiting behind a lookup on a FUSE mount that never answers) is given up on after SIGTERM and SIGKILL: FSRESIZE_TIMEOUT, the caller is not held', { timeout: 60_000 }, async (t) => {
   const scratch = await mkdtemp(join(tmpdir(), 'voe-stuck-probe-'));
-  t.after(() => rm(scratch, { recursive: true, force: true }));
   const fuse = join(scratch, 'fuse');
   await mkdir(fuse);
-  const hung = await mountHungFuse(t, fuse);
+  const hung = await mountHungFuse(t, fuse).catch(async (error: unknown) => { await rm(scratch, { recursive: true, force: true }); throw error; });
+  // Registered after the mount's own stop (hooks run in order): never removes into a mount that never answers.
+  t.after(() => rm(scratch, { recursive: true, force: true }));
   // The first lookup of fuse/x waits on the daemon; a second one waits for the first,
   // uninterruptibly (not even SIGKILL wakes it) until the first ends.
   const first = spawn('stat', [join(fuse, 'x')], { stdio: 'ignore' });
   t.after(() => { first.kill('SIGKILL'); });
-  await delay(300);
+  // Until the first is waiting in FUSE (its kernel wait channel), the probe could be the first lookup itself.
+  for (let waited = 0; !(await readFile(`/proc/${first.pid}/wchan`, 'utf8').catch(() => '')).startsWith('fuse'); waited += 20) {
+    if (waited > 20_000) assert.fail('the first stat never waited in FUSE');
+    await delay(20);
+  }
   const runner = createExecFileRunner({ killGraceMs: 500 });
   const started = Date.now();
   await assert.rejects(runner.run('stat', [join(fuse, 'x')], { timeoutMs: 500 }), (error: unknown) => {
