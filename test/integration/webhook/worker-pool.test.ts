@@ -128,10 +128,11 @@ test('a worker that stops answering (SIGSTOP): /metrics says which worker did no
 });
 
 test('stop() waits for every worker and then says which had to be killed', async (t) => {
-  const { pool } = await startPool(t, { ready: true, tuning: { stopTimeoutMs: 500 } });
+  // Long enough for the healthy worker to exit on a loaded machine: only the stopped one is killed.
+  const { pool } = await startPool(t, { ready: true, tuning: { stopTimeoutMs: 5_000 } });
   const [stuck, other] = pool.pids as [number, number];
   process.kill(stuck, 'SIGSTOP');
   t.after(() => { if (alive(stuck)) process.kill(stuck, 'SIGKILL'); });
-  await assert.rejects(pool.stop(), new RegExp(`^Error: Webhook worker \\d+ \\(pid ${stuck}\\) did not stop within 0\\.5 s and was killed\\.$`));
+  await assert.rejects(pool.stop(), new RegExp(`^Error: Webhook worker \\d+ \\(pid ${stuck}\\) did not stop within 5 s and was killed\\.$`));
   assert.deepEqual([stuck, other].filter(alive), []);
 });
