@@ -121,8 +121,11 @@ test('a critical tool outlives a killed voe: its output goes to files, so it doe
   const voe = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   voe.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-  while (!out.includes('\n')) await new Promise((r) => setTimeout(r, 10));
   const exited = once(voe, 'exit');
+  while (!out.includes('\n')) {
+    assert.equal(voe.exitCode, null, 'the voe process started the tool before it ended');
+    await new Promise((r) => setTimeout(r, 10));
+  }
   voe.kill('SIGKILL');
   await exited;
   const deadline = Date.now() + 5000;
@@ -131,7 +134,8 @@ test('a critical tool outlives a killed voe: its output goes to files, so it doe
 });
 
 test('a critical tool is still stopped by its own timeout, and a missing one is FSRESIZE_TOOL_MISSING', async () => {
-  await assert.rejects(createExecFileRunner().run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 500, critical: {} }), (error: unknown) => {
+  // 3 s: time enough for sh to start and write on a loaded machine, far below the tool's 30 s.
+  await assert.rejects(createExecFileRunner().run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 3_000, critical: {} }), (error: unknown) => {
     assert.ok(isFsResizeError(error));
     assert.equal(error.code, 'FSRESIZE_TIMEOUT');
     assert.equal(error.tool?.stderr, 'started\n');
