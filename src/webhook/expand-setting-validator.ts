@@ -1,4 +1,4 @@
-import { LONGHORN_DRIVER, parseDriverMap, SettingInvalidError, type HarvesterSetting } from '../settings/index.js';
+import { LONGHORN_DRIVER, parseDriverMap, parseExpandValidation, SettingInvalidError, type HarvesterSetting } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import type { CsiDriverSource } from './csi-driver-source.js';
 import { warning } from './resize-messages.js';
@@ -38,8 +38,7 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
       const kept = (field: 'default' | 'value'): boolean => previous?.metadata?.name === setting.metadata?.name && previous?.[field] === setting[field];
       const stored: string[] = [];
       const drivers = new Set<string>();
-      // What the resize path will read: `default`, then `value` over it (null: a field left unreadable).
-      let effective: Map<string, boolean> | null = new Map();
+      let unreadable = false;
       for (const field of ['default', 'value'] as const) {
         let entries: Map<string, boolean>;
         try {
@@ -48,7 +47,7 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
           if (!(error instanceof SettingInvalidError)) return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
           if (kept(field)) {
             stored.push(warning(`field "${field}" is not valid (${error.code}) and was left as it was; fix it`));
-            effective = null;
+            unreadable = true;
             continue;
           }
           return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
@@ -62,11 +61,11 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
           stored.push(warning(`field "${field}" sets "${LONGHORN_DRIVER}" to false and was left as it was; set it to true`));
         }
         for (const key of entries.keys()) drivers.add(key);
-        for (const [key, enabled] of entries) effective?.set(key, enabled);
       }
       // Leaving Longhorn out disables it as surely as `false`: a driver missing from both fields is
-      // read as false (e.g. a Setting created with only `value`, or `default` emptied).
-      if (effective !== null && !effective.has(LONGHORN_DRIVER)) {
+      // read as false (e.g. a Setting created with only `value`, or `default` emptied). Judged on
+      // what the resize path will read (both fields parsed here, so the reading cannot fail).
+      if (!unreadable && !parseExpandValidation(setting).drivers.has(LONGHORN_DRIVER)) {
         if (!kept('default') || !kept('value')) {
           return invalidVerdict('setting-longhorn-disabled',
             `Setting ${options.settingName} would leave "${LONGHORN_DRIVER}" out of both "default" and "value", and a driver missing ` +
