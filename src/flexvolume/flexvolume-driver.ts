@@ -1,4 +1,4 @@
-import { asVoeError, deviceNodeOf, FsResizeError, visibleMountAt, type FsResizer, type MountEntry, type MountTable } from '../fsresize/index.js';
+import { asVoeError, deviceNodeOf, FsResizeError, isAnonymousMount, visibleMountAt, type FsResizer, type MountEntry, type MountTable } from '../fsresize/index.js';
 
 /** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
 export type FlexVolumeResponse =
@@ -41,7 +41,7 @@ export const DEVICE_SIZE_SLACK_BYTES = 4096;
  * number (major 0), so its source is used, and the core checks it is a block device.
  */
 async function deviceOfMount(entry: MountEntry, mountPath: string, deviceNode: (majorMinor: string) => Promise<string | null>): Promise<string | FlexVolumeAnswer> {
-  if (!entry.majorMinor.startsWith('0:')) {
+  if (!isAnonymousMount(entry)) {
     return await deviceNode(entry.majorMinor)
       ?? failure(`expandfs: block device ${entry.majorMinor} (${entry.fsType}) is mounted at ${mountPath}, but this node has no device node for it in /dev; pass the device path`);
   }

@@ -14,7 +14,7 @@ import { needsResize } from './needs-resize.js';
 import { parseBlkidExport } from './parse-blkid-export.js';
 import { parseBtrfsDumpSuper } from './parse-btrfs-dump-super.js';
 import { EXT_SUPERBLOCK_LENGTH, EXT_SUPERBLOCK_OFFSET, parseExtSuperblock } from './parse-ext-superblock.js';
-import type { MountEntry } from './parse-mountinfo.js';
+import { isAnonymousMount, type MountEntry } from './parse-mountinfo.js';
 import { parseXfsStatfs } from './parse-xfs-statfs.js';
 import { XFS_SUPERBLOCK_LENGTH, parseXfsSuperblock } from './parse-xfs-superblock.js';
 import { planGrow } from './plan-grow.js';
@@ -55,10 +55,6 @@ function stopIfAsked(signal: AbortSignal | undefined, what: string, details?: Re
   throw new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) ${what}`, details ? { details } : {});
 }
 
-/** A filesystem that reports no device of its own (btrfs, and every filesystem without a block device). */
-function isAnonymous(entry: MountEntry): boolean {
-  return entry.majorMinor.startsWith('0:');
-}
 
 /** How often an offline grow looks for other users of the device before refusing, and how far apart. */
 const USERS_LOOKS = 5;
@@ -105,7 +101,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
    * since name another device).
    */
   function isEntryOf(entry: MountEntry, id: BlockDeviceId): boolean {
-    return entry.majorMinor === id.majorMinor || (isAnonymous(entry) && (entry.source === id.realPath || entry.source === id.path));
+    return entry.majorMinor === id.majorMinor || (isAnonymousMount(entry) && (entry.source === id.realPath || entry.source === id.path));
   }
 
   /**
@@ -122,7 +118,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       // btrfs reports an anonymous number: match it by its source device (a link to it) instead.
       // Only btrfs: the source of another anonymous mount (tmpfs, FUSE, overlay) names no device
       // and may lie on a filesystem that never answers, where resolving it would hang.
-      if (!isAnonymous(entry) || entry.fsType !== 'btrfs' || !entry.source.startsWith('/')) return false;
+      if (!isAnonymousMount(entry) || entry.fsType !== 'btrfs' || !entry.source.startsWith('/')) return false;
       if (await realpath(entry.source).catch(() => null) === id.realPath) return true;
       if (memberOf === null) return false;
       const source = await devices.identify(entry.source).catch(() => null);

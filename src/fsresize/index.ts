@@ -6,7 +6,7 @@ export { asVoeError, FsResizeError, isFsResizeError, type FsResizeErrorCode, typ
 export type { CommandRunner, CommandResult, RunOptions } from './command-runner.js';
 export { createExecFileRunner, DEFAULT_SEARCH_PATH, MAX_TIMEOUT_MS, type ExecFileRunnerOptions } from './exec-file-runner.js';
 export { createMountinfoTable, type MountTable } from './mount-table.js';
-export { parseMountinfo, type MountEntry } from './parse-mountinfo.js';
+export { isAnonymousMount, parseMountinfo, type MountEntry } from './parse-mountinfo.js';
 export { chooseMount, type MountCandidate, type MountChoice } from './choose-mount.js';
 export { visibleMountAt } from './visible-mount-at.js';
 export { mountPathForms } from './mount-path-forms.js';

@@ -46,3 +46,8 @@ export function parseMountinfo(text: string): MountEntry[] {
   }
   return entries;
 }
+
+/** A filesystem that reports no device of its own (major 0: btrfs, and every filesystem without a block device). */
+export function isAnonymousMount(entry: MountEntry): boolean {
+  return entry.majorMinor.startsWith('0:');
+}
