@@ -60,13 +60,15 @@ describe('expand-setting validator', () => {
 
   it('an UPDATE that leaves a field as it was is not refused for what that field already held (stored before voe); it is warned about', async () => {
     const update = (oldObject: unknown, object: unknown) => admissionRequest({ operation: 'UPDATE', resource: SETTING_RESOURCE, kind: SETTING_KIND, object, oldObject });
+    // The same Setting with a label added: both fields left as they were.
+    const relabelled = (setting: object) => ({ ...setting, metadata: { name: 'csi-online-expand-validation', labels: { a: 'b' } } });
     const disabled = harvesterSetting('{"driver.longhorn.io":false}', '{"driver.longhorn.io":true}');
     // Harvester's controller rewrites only `default`; a label is added.
-    const kept = await validator().validate(update(disabled, { ...harvesterSetting('{"driver.longhorn.io":false}', '{"driver.longhorn.io":true,"nfs.csi.k8s.io":false}'), metadata: { name: 'csi-online-expand-validation', labels: { a: 'b' } } }));
+    const kept = await validator().validate(update(disabled, relabelled(harvesterSetting('{"driver.longhorn.io":false}', '{"driver.longhorn.io":true,"nfs.csi.k8s.io":false}'))));
     assert.equal(kept.allowed, true, kept.message);
     assert.deepEqual(kept.warnings, ['field "value" sets "driver.longhorn.io" to false and was left as it was; set it to true']);
     const broken = harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}');
-    const keptBroken = await validator().validate(update(broken, { ...broken, metadata: { name: 'csi-online-expand-validation', labels: { a: 'b' } } }));
+    const keptBroken = await validator().validate(update(broken, relabelled(broken)));
     assert.equal(keptBroken.allowed, true, keptBroken.message);
     assert.deepEqual(keptBroken.warnings, ['field "value" is not valid (SETTING_INVALID_JSON) and was left as it was; fix it']);
     // Any change to such a field is judged as written.
@@ -76,7 +78,7 @@ describe('expand-setting validator', () => {
     assert.equal(created.decision, 'setting-longhorn-disabled');
     // Longhorn already left out of both fields (stored before voe): warned about while neither field changes, refused once one does.
     const without = harvesterSetting('{"nfs.csi.k8s.io":true}', '');
-    const keptWithout = await validator().validate(update(without, { ...without, metadata: { name: 'csi-online-expand-validation', labels: { a: 'b' } } }));
+    const keptWithout = await validator().validate(update(without, relabelled(without)));
     assert.equal(keptWithout.allowed, true, keptWithout.message);
     assert.deepEqual(keptWithout.warnings, ['"driver.longhorn.io" was already in neither field (read as false); add "driver.longhorn.io":true to "value"']);
     const stillWithout = await validator().validate(update(without, harvesterSetting('{"nfs.csi.k8s.io":true,"topolvm.io":true}', '')));
