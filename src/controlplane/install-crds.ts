@@ -24,18 +24,27 @@ export async function readCrds(dir = crdManifestDir()): Promise<V1CustomResource
   return crds;
 }
 
-/** Creates (or replaces) each CRD and waits until all are Established. */
+/** The CRD resource, addressed through the untyped client. */
+const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions' };
+
+/**
+ * Creates (or replaces) each CRD and waits until all are Established. The manifests are sent as
+ * written, through the untyped client: the typed ApiextensionsV1Api serialises a body by its
+ * model's property names, so the wire names it has no property for (`x-kubernetes-preserve-unknown-fields`,
+ * `enum` ...) would be dropped, and the API server would prune fields the CRD means to keep.
+ */
 export async function installCrds(kc: KubeConfig, crds?: V1CustomResourceDefinition[], timeoutMs = 30_000): Promise<string[]> {
   const api = kc.makeApiClient(ApiextensionsV1Api);
+  const raw = kc.makeApiClient(CustomObjectsApi);
   const list = crds ?? await readCrds();
   for (const crd of list) {
     const name = crd.metadata!.name!;
     try {
-      await api.createCustomResourceDefinition({ body: crd });
+      await raw.createClusterCustomObject({ ...CRDS, body: crd });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       const existing = await api.readCustomResourceDefinition({ name });
-      await api.replaceCustomResourceDefinition({ name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+      await raw.replaceClusterCustomObject({ ...CRDS, name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
     }
   }
   const names = list.map((c) => c.metadata!.name!);

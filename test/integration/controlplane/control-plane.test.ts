@@ -49,6 +49,29 @@ test('installs the CRDs we read, with status subresources', async () => {
   assert.deepEqual(cdi.items, []);
 });
 
+test('installs the CRDs as written: fields they preserve are kept, their enums enforced', async () => {
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const lh = { group: 'longhorn.io', version: 'v1beta2', namespace: 'longhorn-system', plural: 'volumes' };
+  await core.createNamespace({ body: { metadata: { name: 'longhorn-system' } } });
+  await custom.createNamespacedCustomObject({ ...lh, body: {
+    apiVersion: 'longhorn.io/v1beta2', kind: 'Volume', metadata: { name: 'manual-volume' },
+    spec: { dataEngine: 'v2', accessMode: 'rwo', numberOfReplicas: 3 },
+  } });
+  await custom.patchNamespacedCustomObjectStatus({ ...lh, name: 'manual-volume', body: { status: { state: 'attached', kubernetesStatus: { pvName: 'manual-pv' } } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const volume = await custom.getNamespacedCustomObject({ ...lh, name: 'manual-volume' }) as {
+    spec?: Record<string, unknown>; status?: { state?: string; kubernetesStatus?: { pvName?: string } };
+  };
+  // x-kubernetes-preserve-unknown-fields in the manifest: Longhorn's fields beyond the ones listed survive.
+  assert.equal(volume.spec?.['accessMode'], 'rwo');
+  assert.equal(volume.status?.state, 'attached');
+  assert.equal(volume.status?.kubernetesStatus?.pvName, 'manual-pv');
+  await assert.rejects(custom.createNamespacedCustomObject({ ...lh, body: {
+    apiVersion: 'longhorn.io/v1beta2', kind: 'Volume', metadata: { name: 'v3-volume' }, spec: { dataEngine: 'v3' },
+  } }), (error: { code?: number; body?: unknown }) => error.code === 422 &&
+    /spec\.dataEngine: Unsupported value: "v3"/.test((JSON.parse(String(error.body)) as { message: string }).message));
+});
+
 test('enforces RBAC for minted users', async () => {
   const { kubeConfig } = await cp.mintKubeConfig('alice', ['storage-team']);
   const asAlice = kubeConfig.makeApiClient(CoreV1Api);
