@@ -21,7 +21,7 @@ export interface DemoChange {
  */
 export type VoeRefusalDecision =
   | 'gate-missing' | 'hotplug-filesystem' | 'provisioner-unknown' | 'provisioner-not-validated'
-  | 'longhorn-v2' | 'longhorn-v2-version' | 'longhorn-v2-encrypted' | 'longhorn-v2-ublk';
+  | 'longhorn-v2' | 'longhorn-v2-version' | 'longhorn-v2-encrypted' | 'longhorn-v2-ublk' | 'longhorn-volume-unknown';
 
 /**
  * What Harvester's design says must happen to a resize: admitted, or refused by the voe webhook

@@ -103,9 +103,11 @@ export class StagedCluster {
   /**
    * The PV binder's part for each claim: a CSI PersistentVolume of the claim's capacity bound
    * to it, and the claim's status Bound with that capacity (as kube-controller-manager writes it).
-   * The PV is named by the claim's spec.volumeName.
+   * The PV is named by the claim's spec.volumeName; its CSI volumeHandle is that name too (as a
+   * provisioner names it) unless `volumeHandles` maps the PV name to another (a statically
+   * provisioned PV made for an existing volume).
    */
-  async bindClaims(claims: PersistentVolumeClaim[]): Promise<void> {
+  async bindClaims(claims: PersistentVolumeClaim[], volumeHandles: Record<string, string> = {}): Promise<void> {
     for (const claim of claims) {
       const name = claim.metadata?.name ?? '';
       const namespace = claim.metadata?.namespace ?? 'default';
@@ -120,7 +122,7 @@ export class StagedCluster {
             capacity: { storage: capacity }, accessModes, persistentVolumeReclaimPolicy: 'Delete',
             storageClassName: claim.spec?.storageClassName ?? '', volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
             claimRef: { kind: 'PersistentVolumeClaim', namespace, name, apiVersion: 'v1' },
-            csi: { driver, volumeHandle: volumeName, fsType: 'ext4' },
+            csi: { driver, volumeHandle: volumeHandles[volumeName] ?? volumeName, fsType: 'ext4' },
           },
         },
       });

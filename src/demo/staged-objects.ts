@@ -165,7 +165,11 @@ export function harvesterSetting(value: string, defaultText = '{"driver.longhorn
 
 export const PV_NAME = 'pvc-4f1c2d8e-7b0a-4c55-9d2e-0a1b2c3d4e5f';
 
-export function longhornVolume(options: { dataEngine?: string; frontend?: string; encrypted?: boolean; name?: string } = {}): LonghornVolume {
+/**
+ * A Longhorn Volume, named after its PV unless `name` says otherwise; `pvName` is the PV Longhorn
+ * records it bound to (a statically provisioned PV names the volume in its volumeHandle).
+ */
+export function longhornVolume(options: { dataEngine?: string; frontend?: string; encrypted?: boolean; name?: string; pvName?: string } = {}): LonghornVolume {
   return {
     metadata: {
       name: options.name ?? PV_NAME,
@@ -182,7 +186,10 @@ export function longhornVolume(options: { dataEngine?: string; frontend?: string
       size: '10737418240',
       backingImage: 'default-image-7r2k9',
     },
-    status: { state: 'attached', robustness: 'healthy', currentNodeID: 'harvester-node-0' },
+    status: {
+      state: 'attached', robustness: 'healthy', currentNodeID: 'harvester-node-0',
+      kubernetesStatus: { pvName: options.pvName ?? options.name ?? PV_NAME, pvStatus: 'Bound' },
+    },
   };
 }
 

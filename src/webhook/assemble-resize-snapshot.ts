@@ -1,7 +1,7 @@
 import { LONGHORN_DRIVER, parseExpandValidation, SettingInvalidError } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import { resolveProvisioner } from './decide-resize.js';
-import type { PersistentVolumeClaim } from './kube-objects.js';
+import type { LonghornVolume, PersistentVolumeClaim } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import type { ExpandSettingState, ResizeSnapshot } from './resize-snapshot.js';
 
@@ -56,12 +56,25 @@ export function assembleResizeSnapshot(
     snapshot.longhorn = { volume: null, engines: [], read: false };
     return snapshot;
   }
-  const volumeName = pvc.spec?.volumeName;
+  const pvName = pvc.spec?.volumeName;
   const version = source.getLonghornSetting(options.longhornVersionSetting)?.value;
+  const volume = pvName ? longhornVolumeOfPv(source, pvName) : undefined;
   snapshot.longhorn = {
-    volume: volumeName ? (source.getLonghornVolume(volumeName) ?? null) : null,
-    engines: volumeName ? source.getLonghornEngines(volumeName) : [],
+    volume: volume ?? null,
+    engines: pvName ? source.getLonghornEngines(volume?.metadata?.name ?? pvName) : [],
     ...(version ? { version } : {}),
   };
   return snapshot;
+}
+
+/**
+ * The Longhorn Volume behind a PV: the one named after it (Longhorn names the volumes it
+ * provisions so), else the only one Longhorn recorded as bound to it (a statically provisioned PV
+ * whose volumeHandle names another volume). Two claiming the same PV decide nothing.
+ */
+function longhornVolumeOfPv(source: ResizeSnapshotSource, pvName: string): LonghornVolume | undefined {
+  const named = source.getLonghornVolume(pvName);
+  if (named) return named;
+  const bound = source.getLonghornVolumesOfPv(pvName);
+  return bound.length === 1 ? bound[0] : undefined;
 }

@@ -34,7 +34,7 @@ export function buildAdmissionCaches(objects: AdmissionObjects, read: { longhorn
   if (read.longhorn === false) return caches;
   return {
     ...caches,
-    longhornVolumes: new MemoryCache(objects.longhornVolumes),
+    longhornVolumes: new MemoryCache(objects.longhornVolumes, { indexers: admissionIndexers.longhornVolumes }),
     longhornEngines: new MemoryCache(objects.longhornEngines, { indexers: admissionIndexers.longhornEngines }),
     longhornSettings: new MemoryCache(listOf(objects.longhornSetting)),
   };

@@ -12,10 +12,18 @@ export const VMS_BY_PVC_INDEX = 'vms-by-pvc';
 /** Index of the Longhorn Engine cache: volume name (label longhornvolume) -> engines. */
 export const ENGINES_BY_VOLUME_INDEX = 'engines-by-volume';
 export const LONGHORN_VOLUME_LABEL = 'longhornvolume';
+/** Index of the Longhorn Volume cache: the PV Longhorn recorded it bound to (status.kubernetesStatus.pvName) -> volumes. */
+export const VOLUMES_BY_PV_INDEX = 'volumes-by-pv';
 
 /** The index functions the caches must be built with. */
 export const admissionIndexers = {
   vms: { [VMS_BY_PVC_INDEX]: (vm: VirtualMachine) => pvcKeysOfVm(vm) },
+  longhornVolumes: {
+    [VOLUMES_BY_PV_INDEX]: (volume: LonghornVolume) => {
+      const pvName = volume.status?.kubernetesStatus?.pvName;
+      return pvName ? [pvName] : [];
+    },
+  },
   longhornEngines: {
     [ENGINES_BY_VOLUME_INDEX]: (engine: LonghornEngine) => {
       const volume = engine.metadata?.labels?.[LONGHORN_VOLUME_LABEL];
@@ -36,6 +44,7 @@ export interface AdmissionCaches {
   vms: Cache<VirtualMachine>;
   kubeVirts: Cache<KubeVirt>;
   settings: Cache<HarvesterSetting>;
+  /** Indexed by VOLUMES_BY_PV_INDEX. */
   longhornVolumes?: Cache<LonghornVolume>;
   /** Indexed by ENGINES_BY_VOLUME_INDEX. */
   longhornEngines?: Cache<LonghornEngine>;
@@ -53,6 +62,8 @@ export function createCacheSnapshotSource(caches: AdmissionCaches, options: Admi
     getKubeVirt: () => caches.kubeVirts.get(options.kubeVirtNamespace, options.kubeVirtName),
     getSetting: (name) => caches.settings.get(undefined, name),
     getLonghornVolume: (name) => caches.longhornVolumes?.get(options.longhornNamespace, name),
+    getLonghornVolumesOfPv: (pvName) => (caches.longhornVolumes?.byIndex(VOLUMES_BY_PV_INDEX, pvName) ?? [])
+      .filter((volume) => volume.metadata?.namespace === options.longhornNamespace),
     getLonghornEngines: (volume) => (caches.longhornEngines?.byIndex(ENGINES_BY_VOLUME_INDEX, volume) ?? [])
       .filter((engine) => engine.metadata?.namespace === options.longhornNamespace),
     getLonghornSetting: (name) => caches.longhornSettings?.get(options.longhornNamespace, name),

@@ -3,6 +3,7 @@ import type { StorageClass } from './kube-objects.js';
 import { harvesterProviderMessage } from './resize-messages.js';
 import type { LonghornSnapshot, ResizeFinding } from './resize-snapshot.js';
 import { versionAtLeast } from './compare-version.js';
+import { LONGHORN_VOLUME_LABEL } from './cache-snapshot-source.js';
 
 /** Longhorn supports v2 data engine expansion from this release (longhorn/longhorn#8022). */
 export const LONGHORN_V2_EXPANSION_SINCE = 'v1.10.0';
@@ -19,6 +20,8 @@ export interface LonghornFacts {
   version?: string;
   /** False when Longhorn objects were not read (not watched): the version is unknown because nobody looked. */
   objectsRead: boolean;
+  /** A Volume or an Engine CR of the PV was found. */
+  objectsFound: boolean;
 }
 
 /**
@@ -54,14 +57,33 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
     encrypted: volume?.spec?.encrypted === true || GO_TRUE.has(parameters['encrypted'] ?? ''),
     frontend: frontend.toLowerCase(),
     objectsRead: longhorn?.read !== false,
+    objectsFound: !!volume || engines.length > 0,
   };
   if (longhorn?.version) facts.version = longhorn.version;
   return facts;
 }
 
-/** The Longhorn data engine check (only for driver.longhorn.io). */
-export function decideLonghorn(facts: LonghornFacts, pvcKey: string, stopAdvice: string, options: AdmissionOptions): ResizeFinding {
+/**
+ * The Longhorn data engine check (only for driver.longhorn.io). `pvName` is the PV the PVC is
+ * bound to. When Longhorn objects were read but none belongs to the PV and the StorageClass names
+ * no data engine, nothing tells v1 from v2: an internal error (Harvester too refuses when it does
+ * not find exactly one Engine), which the API server's caller may retry once Longhorn has
+ * recorded the volume.
+ */
+export function decideLonghorn(
+  facts: LonghornFacts, pvcKey: string, stopAdvice: string, options: AdmissionOptions, pvName: string | undefined,
+): ResizeFinding {
   const first = harvesterProviderMessage(pvcKey);
+  if (facts.objectsRead && !facts.objectsFound && facts.engineSource === 'Longhorn default') {
+    return {
+      check: 'longhorn', outcome: 'error', decision: 'longhorn-volume-unknown',
+      message: pvName
+        ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName} or ` +
+          `records PV ${pvName} (status.kubernetesStatus.pvName), no Engine is labelled ${LONGHORN_VOLUME_LABEL}=${pvName}, and its StorageClass ` +
+          `sets no dataEngine parameter. Retry once Longhorn has recorded the volume, or ${stopAdvice}.`
+        : `internal error: the data engine of PVC ${pvcKey} cannot be determined: it is not bound to a PV. Retry once it is bound, or ${stopAdvice}.`,
+    };
+  }
   const engine = `data engine ${facts.dataEngine} (from ${facts.engineSource})`;
   if (facts.dataEngine !== 'v2') {
     return { check: 'longhorn', outcome: 'pass', decision: 'allowed', message: `Longhorn ${engine} supports online expansion.` };

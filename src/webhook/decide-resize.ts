@@ -208,7 +208,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
   // 5. Longhorn data engine.
   if (provisioner === LONGHORN_DRIVER) {
     const facts = longhornFacts(snapshot.longhorn, snapshot.storageClass);
-    const finding = decideLonghorn(facts, pvcKey, stopAdvice, options);
+    const finding = decideLonghorn(facts, pvcKey, stopAdvice, options, pvc.spec?.volumeName);
     const kubeVirtVersion = snapshot.kubeVirt?.status?.observedKubeVirtVersion;
     const blockLuks = facts.encrypted && volumeMode === 'Block';
     if (finding.outcome === 'pass' && blockLuks && running.length > 0 && !versionAtLeast(kubeVirtVersion, BLOCK_RESIZE_TO_CAPACITY_SINCE)) {

@@ -38,7 +38,7 @@ export {
 export { LONGHORN_V2_EXPANSION_SINCE, longhornFacts } from './decide-longhorn.js';
 export { assembleResizeSnapshot, readExpandSetting } from './assemble-resize-snapshot.js';
 export {
-  createCacheSnapshotSource, admissionIndexers, type AdmissionCaches, VMS_BY_PVC_INDEX, ENGINES_BY_VOLUME_INDEX,
+  createCacheSnapshotSource, admissionIndexers, type AdmissionCaches, VMS_BY_PVC_INDEX, ENGINES_BY_VOLUME_INDEX, VOLUMES_BY_PV_INDEX,
 } from './cache-snapshot-source.js';
 export { createPvcResizeValidator, PVC_RESIZE_PATH } from './pvc-resize-validator.js';
 export { createVmClaimTemplatesValidator, VM_CLAIM_TEMPLATES_PATH } from './vm-claim-templates-validator.js';

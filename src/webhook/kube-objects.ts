@@ -66,11 +66,19 @@ export interface KubeVirt {
   status?: { observedKubeVirtVersion?: string; phase?: string; [key: string]: unknown };
 }
 
-/** longhorn.io/v1beta2 Volume (name = PV name). */
+/**
+ * longhorn.io/v1beta2 Volume: named after the PV when Longhorn provisioned it; a statically
+ * provisioned PV names it in `spec.csi.volumeHandle`, and Longhorn records the PV it is bound to
+ * in `status.kubernetesStatus.pvName`.
+ */
 export interface LonghornVolume {
   metadata?: ObjectMeta;
   spec?: { dataEngine?: string; frontend?: string; encrypted?: boolean; size?: string; [key: string]: unknown };
-  status?: { state?: string; [key: string]: unknown };
+  status?: {
+    state?: string;
+    kubernetesStatus?: { pvName?: string; namespace?: string; pvcName?: string; [key: string]: unknown };
+    [key: string]: unknown;
+  };
 }
 
 /** longhorn.io/v1beta2 Engine (label longhornvolume=<volume>). */

@@ -2,16 +2,14 @@ import { ApiException, CoreV1Api, CustomObjectsApi, StorageV1Api, VersionApi, ty
 import type { AdmissionOptions } from './admission-options.js';
 import { claimClassName, type NamespacePolicies } from './api-server-checks.js';
 import type { AdmissionCaches } from './cache-snapshot-source.js';
-import { LONGHORN_VOLUME_LABEL } from './cache-snapshot-source.js';
 import { buildAdmissionCaches } from './build-admission-caches.js';
 import { CheckError } from './check-error.js';
-import type {
-  LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
-} from './kube-objects.js';
+import type { PersistentVolumeClaim, StorageClass, VirtualMachine } from './kube-objects.js';
+import { readLonghornOfPv } from './read-longhorn-of-pv.js';
 import { listItems, listOf, readOptional, readOptionalList } from './read-optional.js';
+import { readSharedObjects } from './read-shared-objects.js';
 
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
-import { readSharedObjects } from './read-shared-objects.js';
 
 /**
  * A namespace's LimitRanges or ResourceQuotas for `voe check`: a user who may not list them gets
@@ -53,17 +51,14 @@ export async function loadCheckCaches(
   const classNames = [...new Set([pvc.spec?.storageClassName, claimClassName(pvc)].filter((c): c is string => !!c))];
   const volumeName = pvc.spec?.volumeName;
   const longhorn = read.longhorn !== false;
-  const lh = { group: 'longhorn.io', version: 'v1beta2', namespace: options.longhornNamespace };
   const unreadable: string[] = [];
 
-  const [storageClasses, vmList, shared, longhornVolume, engineList, limitRanges, quotas, serverVersion] = await Promise.all([
+  const [storageClasses, vmList, shared, longhornOfPv, limitRanges, quotas, serverVersion] = await Promise.all([
     Promise.all(classNames.map((c) => readOptional(`StorageClass ${c}`, () => storage.readStorageClass({ name: c }) as Promise<StorageClass>))),
     readOptionalList(`VirtualMachines in ${namespace}`, kubeConfig, VMS,
       () => custom.listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace, plural: 'virtualmachines' })),
     readSharedObjects(custom, options, { longhorn }),
-    longhorn && volumeName ? readOptional(`Longhorn Volume ${volumeName}`, () => custom.getNamespacedCustomObject({ ...lh, plural: 'volumes', name: volumeName }) as Promise<LonghornVolume>) : undefined,
-    longhorn && volumeName ? readOptionalList(`Longhorn Engines of ${volumeName}`, kubeConfig, { ...lh, plural: 'engines' },
-      () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', labelSelector: `${LONGHORN_VOLUME_LABEL}=${volumeName}` })) : undefined,
+    longhorn && volumeName ? readLonghornOfPv(custom, kubeConfig, options, volumeName) : undefined,
     listPolicies<V1LimitRange>(`LimitRanges in ${namespace}`, () => core.listNamespacedLimitRange({ namespace }), unreadable),
     listPolicies<V1ResourceQuota>(`ResourceQuotas in ${namespace}`, () => core.listNamespacedResourceQuota({ namespace }), unreadable),
     // Only for the shrink rule; unreadable (a proxy, RBAC on /version) means "taken as new".
@@ -81,8 +76,8 @@ export async function loadCheckCaches(
       pvcs: [pvc],
       storageClasses: storageClasses.flatMap((c) => listOf(c)),
       vms: listItems<VirtualMachine>(vmList),
-      longhornVolumes: listOf(longhornVolume),
-      longhornEngines: listItems<LonghornEngine>(engineList),
+      longhornVolumes: longhornOfPv?.volumes ?? [],
+      longhornEngines: longhornOfPv?.engines ?? [],
     }, { longhorn }),
     policies: { limitRanges, quotas, unreadable: unreadable.sort(), ...(serverVersion ? { serverVersion } : {}) },
   };

@@ -16,8 +16,10 @@ export interface ResizeSnapshotSource {
   vmsUsingPvc(namespace: string, name: string): VirtualMachine[];
   getKubeVirt(): KubeVirt | undefined;
   getSetting(name: string): HarvesterSetting | undefined;
-  /** Longhorn Volume CR (name = PV name). */
+  /** Longhorn Volume CR by name (Longhorn names the volumes it provisions after their PV). */
   getLonghornVolume(name: string): LonghornVolume | undefined;
+  /** Longhorn Volume CRs whose status.kubernetesStatus.pvName is the PV (how a statically provisioned PV's volume is found). */
+  getLonghornVolumesOfPv(pvName: string): LonghornVolume[];
   /** Longhorn Engine CRs labelled longhornvolume=<volume>. */
   getLonghornEngines(volume: string): LonghornEngine[];
   getLonghornSetting(name: string): LonghornSetting | undefined;

@@ -11,9 +11,9 @@ export type ExpandSettingState =
 
 /** Longhorn state of the PVC's volume (only read when the provisioner is Longhorn). */
 export interface LonghornSnapshot {
-  /** Volume CR named after the PV, if any. */
+  /** The PV's Volume CR (named after the PV, else recorded as bound to it), if any. */
   volume?: LonghornVolume | null;
-  /** Engine CRs labelled longhornvolume=<PV name> (two during a live migration). */
+  /** Engine CRs labelled longhornvolume=<that volume's name> (two during a live migration). */
   engines?: LonghornEngine[];
   /** `value` of the Setting current-longhorn-version, undefined when unknown. */
   version?: string;

@@ -2,7 +2,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { Informer, type IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { resolveAdmissionOptions, type AdmissionOptions } from './admission-options.js';
-import { admissionIndexers, ENGINES_BY_VOLUME_INDEX, VMS_BY_PVC_INDEX, type AdmissionCaches } from './cache-snapshot-source.js';
+import { admissionIndexers, ENGINES_BY_VOLUME_INDEX, VMS_BY_PVC_INDEX, VOLUMES_BY_PV_INDEX, type AdmissionCaches } from './cache-snapshot-source.js';
 import type { Cache } from './cache.js';
 import type { CsiDriver } from './kube-objects.js';
 
@@ -90,7 +90,8 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     settings: make('harvesterhci.io', 'v1beta1', 'settings'),
   };
   if (start.longhorn ?? true) {
-    admission.longhornVolumes = make('longhorn.io', 'v1beta2', 'volumes', options.longhornNamespace);
+    admission.longhornVolumes = make('longhorn.io', 'v1beta2', 'volumes', options.longhornNamespace,
+      { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] });
     admission.longhornEngines = make('longhorn.io', 'v1beta2', 'engines', options.longhornNamespace,
       { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] });
     admission.longhornSettings = make('longhorn.io', 'v1beta2', 'settings', options.longhornNamespace);

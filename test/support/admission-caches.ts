@@ -27,7 +27,7 @@ export function memoryCaches(state: ClusterState): MemoryCaches {
     vms: new MemoryCache(state.vms ?? [], { indexers: admissionIndexers.vms }),
     kubeVirts: new MemoryCache(state.kubeVirts ?? []),
     settings: new MemoryCache(state.settings ?? []),
-    longhornVolumes: new MemoryCache(state.longhornVolumes ?? []),
+    longhornVolumes: new MemoryCache(state.longhornVolumes ?? [], { indexers: admissionIndexers.longhornVolumes }),
     longhornEngines: new MemoryCache(state.longhornEngines ?? [], { indexers: admissionIndexers.longhornEngines }),
     longhornSettings: new MemoryCache(state.longhornSettings ?? []),
   };

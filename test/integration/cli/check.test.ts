@@ -122,6 +122,34 @@ test('allowed once the gate is listed (exit 0); NFS follows the Setting; Longhor
   assert.doesNotMatch(off.stdout, /Upgrade Longhorn|not found/);
 });
 
+test('a statically provisioned Longhorn PV is judged by the Volume recording it; with none, the engine is an internal error', async () => {
+  // PVs made by hand for existing Longhorn volumes: their volumeHandle, not their name, names the volume.
+  const known = pvc('vm5-disk-0-static', { volumeName: 'manual-pv' });
+  const unknown = pvc('vm5-disk-1-static', { volumeName: 'lost-pv' });
+  await cluster.apply({
+    pvcs: [known, unknown],
+    vms: [vm('vm5', { volumes: [
+      { name: 'disk-0', persistentVolumeClaim: { claimName: 'vm5-disk-0-static' } }, { name: 'disk-1', persistentVolumeClaim: { claimName: 'vm5-disk-1-static' } },
+    ], templates: [] })],
+    longhornVolumes: [longhornVolume({ name: 'manual-volume', pvName: 'manual-pv', dataEngine: 'v2', encrypted: true })],
+    longhornEngines: [longhornEngine({ volume: 'manual-volume', dataEngine: 'v2' })],
+  });
+  await cluster.bindClaims([known, unknown], { 'manual-pv': 'manual-volume', 'lost-pv': 'lost-volume' });
+  type Json = { findings: Array<{ check: string; decision: string; outcome: string; message: string }> };
+  const longhornOf = async (claim: string) => {
+    const result = await voe([`default/${claim}`, '--size', '20Gi', '--json']);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    return (JSON.parse(result.stdout) as Json).findings.find((finding) => finding.check === 'longhorn');
+  };
+  const encrypted = await longhornOf('vm5-disk-0-static');
+  assert.equal(encrypted?.decision, 'longhorn-v2-encrypted');
+  assert.match(encrypted?.message ?? '', /encrypted Longhorn v2 volume \(Volume CR\)/);
+  const lost = await longhornOf('vm5-disk-1-static');
+  assert.equal(lost?.outcome, 'error');
+  assert.equal(lost?.decision, 'longhorn-volume-unknown');
+  assert.match(lost?.message ?? '', /no Longhorn Volume in longhorn-system is named lost-pv or records PV lost-pv/);
+});
+
 test('--setting names the Setting read; invalid JSON there is a code 500 refusal: exit 1', async () => {
   await cluster.createCustom(KINDS.settings, harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}', 'voe-broken'));
   const result = await voe([`default/${NFS_DISK}`, '--size', '30Gi', '--setting', 'voe-broken']);

@@ -7,7 +7,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { KINDS, SCENARIO, StagedCluster, stageExpansionScenario, templateEntry } from '../../../src/demo/index.js';
+import {
+  KINDS, longhornEngine, longhornVolume, pvc, SCENARIO, StagedCluster, stageExpansionScenario, templateEntry, vm,
+} from '../../../src/demo/index.js';
 import { eventually } from '../../support/held-clock.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { serveAdmission } from '../../support/serve-admission.js';
@@ -106,6 +108,33 @@ describe('seed 004 test plan through the API server', () => {
 
   it('the caches were synced before registration', () => {
     assert.equal(caches.ready(), true);
+  });
+});
+
+describe('a statically provisioned Longhorn PV through the API server', () => {
+  // A PV made by hand for an existing Longhorn volume: PV "manual-pv", volumeHandle "manual-volume".
+  // Longhorn records the PV in the Volume's status.kubernetesStatus.pvName; its Engine carries the volume's name.
+  const CLAIM = 'vm6-disk-0-static';
+
+  it('is judged by the Longhorn Volume that records the PV, and refused as an internal error when none does', async () => {
+    const claim = pvc(CLAIM, { volumeName: 'manual-pv' });
+    await cluster.apply({
+      pvcs: [claim],
+      vms: [vm('vm6', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: CLAIM } }], templates: [] })],
+      longhornVolumes: [longhornVolume({ name: 'manual-volume', pvName: 'manual-pv', dataEngine: 'v2', encrypted: true })],
+      longhornEngines: [longhornEngine({ volume: 'manual-volume', dataEngine: 'v2' })],
+    });
+    await cluster.bindClaims([claim], { 'manual-pv': 'manual-volume' });
+    let refused: Refusal | undefined;
+    await until(async () => (refused = await expand(CLAIM, '20Gi'))?.code === 422, 'refused from the Volume CR');
+    assert.match(refused?.message ?? '', /PVC_EXPAND: pvc default\/vm6-disk-0-static is not online expandable with its provider\. It is an encrypted Longhorn v2 volume \(Volume CR\)/);
+
+    const lh = { group: KINDS.longhornVolumes.group, version: KINDS.longhornVolumes.version, namespace: 'longhorn-system' };
+    await cluster.custom.deleteNamespacedCustomObject({ ...lh, plural: KINDS.longhornVolumes.plural, name: 'manual-volume' });
+    await cluster.custom.deleteNamespacedCustomObject({ ...lh, plural: KINDS.longhornEngines.plural, name: 'manual-volume-e-0' });
+    await until(async () => (refused = await expand(CLAIM, '20Gi'))?.code === 500, 'an internal error once no Longhorn object records the PV');
+    assert.match(refused?.message ?? '', /internal error: the data engine of PVC default\/vm6-disk-0-static cannot be determined: no Longhorn Volume in longhorn-system is named manual-pv or records PV manual-pv/);
+    assert.equal(await requestOf(CLAIM), '10Gi');
   });
 });
 

@@ -107,6 +107,38 @@ describe('assembleResizeSnapshot', () => {
     assert.equal(snapshot.longhorn?.version, 'v1.9.1');
   });
 
+  it('finds a statically provisioned PV\'s Volume by the PV Longhorn records, and its Engines by the volume\'s name', () => {
+    // A PV made for an existing Longhorn volume: volumeHandle "manual-volume", PV name "manual-pv".
+    const claim = { ...pvc(ROOT), spec: { ...pvc(ROOT).spec, volumeName: 'manual-pv' } };
+    const volume = longhornVolume({ name: 'manual-volume', pvName: 'manual-pv', dataEngine: 'v2' });
+    const { source, options } = memorySource({
+      ...state, pvcs: [claim],
+      longhornVolumes: [volume, longhornVolume({ name: 'other', pvName: 'other-pv' })],
+      longhornEngines: [longhornEngine({ volume: 'manual-volume', dataEngine: 'v2' }), longhornEngine({ volume: 'manual-pv' })],
+    });
+    const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
+    assert.equal(snapshot.longhorn?.volume, volume);
+    assert.deepEqual(snapshot.longhorn?.engines?.map((engine) => engine.metadata?.name), ['manual-volume-e-0']);
+  });
+
+  it('prefers the Volume named after the PV, and takes none when two Volumes record the same PV', () => {
+    const named = longhornVolume();
+    const { source, options } = memorySource({ ...state, longhornVolumes: [named, longhornVolume({ name: 'stale', pvName: PV_NAME })] });
+    assert.equal(assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn?.volume, named);
+    const twice = memorySource({
+      ...state, longhornVolumes: [longhornVolume({ name: 'a', pvName: PV_NAME }), longhornVolume({ name: 'b', pvName: PV_NAME })], longhornEngines: [],
+    });
+    assert.deepEqual(assembleResizeSnapshot(twice.source, claim, resized(claim, '20Gi'), twice.options).longhorn,
+      { volume: null, engines: [], version: 'v1.9.1' });
+  });
+
+  it('ignores a Volume recording the PV outside the Longhorn namespace', () => {
+    const elsewhere = longhornVolume({ name: 'manual-volume', pvName: PV_NAME });
+    elsewhere.metadata = { ...elsewhere.metadata, namespace: 'elsewhere' };
+    const { source } = memorySource({ longhornVolumes: [elsewhere] });
+    assert.deepEqual(source.getLonghornVolumesOfPv(PV_NAME), []);
+  });
+
   it('records that Longhorn objects were not read when there are no Longhorn caches (not watched)', () => {
     const { caches, options } = memorySource(state);
     const { longhornVolumes: _v, longhornEngines: _e, longhornSettings: _s, ...rest } = caches;

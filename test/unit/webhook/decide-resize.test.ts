@@ -303,7 +303,30 @@ const cases: Case[] = [
     name: 'the Volume CR wins over the StorageClass parameter', snapshot: () => ({ ...longhornV2(), longhorn: { volume: longhornVolume({ dataEngine: 'v1' }), engines: [] } }),
     allowed: true, code: 200, decision: 'allowed',
   },
-  { name: 'no Longhorn CRs and no parameter: v1 by default', snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [] } }), allowed: true, code: 200, decision: 'allowed' },
+  {
+    // Harvester refuses too (it requires exactly one Engine); v1 would be a guess.
+    name: 'Longhorn objects read, none of the PV, no parameter: the engine is unknown, an internal error',
+    snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [] } }), allowed: false, code: 500, decision: 'longhorn-volume-unknown',
+    startsWith: 'internal error: the data engine of PVC default/vm1-disk-0-kq8zt cannot be determined: no Longhorn Volume in longhorn-system is named pvc-',
+    includes: ['status.kubernetesStatus.pvName', 'no Engine is labelled longhornvolume=pvc-', 'Retry once Longhorn has recorded the volume, or stop VM default/vm1'],
+  },
+  {
+    name: 'a Longhorn PVC not bound to a PV: the engine is unknown', snapshot: () => {
+      const snapshot = base();
+      delete snapshot.pvc.spec?.volumeName;
+      return { ...snapshot, longhorn: { volume: null, engines: [] } };
+    },
+    allowed: false, code: 500, decision: 'longhorn-volume-unknown', includes: ['it is not bound to a PV'],
+  },
+  {
+    name: 'a Volume CR without dataEngine (Longhorn before v2 engines): v1, Longhorn\'s default',
+    snapshot: () => ({ ...base(), longhorn: { volume: { ...longhornVolume(), spec: {} }, engines: [] } }), allowed: true, code: 200, decision: 'allowed',
+  },
+  { name: 'Longhorn objects not read and no parameter: v1 by default', snapshot: () => notRead(base()), allowed: true, code: 200, decision: 'allowed' },
+  {
+    name: 'no Longhorn CRs of the PV, offline: allowed (nothing online to judge)',
+    snapshot: () => ({ ...base(), vms: [vm('vm1', { status: 'Stopped' })], longhorn: { volume: null, engines: [] } }), allowed: true, code: 200, decision: 'allowed-offline',
+  },
 
   // Order: the first refusal decides, every reason is listed.
   {
