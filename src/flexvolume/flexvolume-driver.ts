@@ -38,14 +38,15 @@ export const DEVICE_SIZE_SLACK_BYTES = 4096;
  * The device to grow for the filesystem a mount path shows, or the Failure saying why there is
  * none. A filesystem with a device number of its own is found by that number: the source named at
  * mount time may not exist here or may since name another device. btrfs reports an anonymous
- * number (major 0), so its source is used, and the core checks it is a block device.
+ * number (major 0), so its source is used, and the core checks it is a block device. Any other
+ * anonymous mount (tmpfs, FUSE, overlay) is on no block device, whatever its source string says.
  */
 async function deviceOfMount(entry: MountEntry, mountPath: string, deviceNode: (majorMinor: string) => Promise<string | null>): Promise<string | FlexVolumeAnswer> {
   if (!isAnonymousMount(entry)) {
     return await deviceNode(entry.majorMinor)
       ?? failure(`expandfs: block device ${entry.majorMinor} (${entry.fsType}) is mounted at ${mountPath}, but this node has no device node for it in /dev; pass the device path`);
   }
-  if (entry.source.startsWith('/')) return entry.source;
+  if (entry.fsType === 'btrfs' && entry.source.startsWith('/')) return entry.source;
   return failure(`expandfs: no block device is mounted at ${mountPath} (it shows ${entry.fsType} from "${entry.source.slice(0, 100)}")`);
 }
 

@@ -95,13 +95,16 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   /**
-   * Whether a mountinfo entry names the device itself: by number, or by its source path when the
-   * filesystem reports an anonymous number (major 0: btrfs). A filesystem with a device number of
-   * its own is on that device, whatever its source says (a name given at mount time, which may
-   * since name another device).
+   * Whether a mountinfo entry names the device itself: by number, or, for btrfs (which reports an
+   * anonymous number, major 0), by its source path. A filesystem with a device number of its own is
+   * on that device, whatever its source says (a name given at mount time, which may since name
+   * another device). Any other anonymous mount (tmpfs, FUSE, overlay) is on no device, whatever
+   * its source string: taking `mount -t tmpfs /dev/sdb x` for a mount of /dev/sdb would skip the
+   * look for programs holding the device open.
    */
   function isEntryOf(entry: MountEntry, id: BlockDeviceId): boolean {
-    return entry.majorMinor === id.majorMinor || (isAnonymousMount(entry) && (entry.source === id.realPath || entry.source === id.path));
+    return entry.majorMinor === id.majorMinor ||
+      (isAnonymousMount(entry) && entry.fsType === 'btrfs' && (entry.source === id.realPath || entry.source === id.path));
   }
 
   /**

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { createDeviceLock, createFsResizer, createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
-import { MiB, readChecksums } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
 
@@ -47,6 +47,17 @@ for (const ownMountNamespace of [false, true]) {
     assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
   });
 }
+
+test('a tmpfs mounted with the device path as its source is no mount of the device: an ext4 open elsewhere is still refused FSRESIZE_DEVICE_IN_USE', async (t) => {
+  const { scratch, resizer, calls, loop } = await usedExt4(t);
+  const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
+  const decoy = await scratch.directory('decoy');
+  await sh('mount', ['-t', 'tmpfs', loop.device, decoy]);
+  assert.equal((await resizer.inspect(loop.device)).mountPoint, null);
+  await refusedInUse(resizer, loop.device, holder.pid);
+  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+});
 
 test('a mounted filesystem is grown online whoever else has the device open (the kernel owns it; /proc is not walked)', async (t) => {
   const { scratch, resizer, loop, mnt, sums } = await mountedXfs(t, { growTo: 640 * MiB });

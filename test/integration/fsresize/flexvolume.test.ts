@@ -105,6 +105,21 @@ test('expandfs with an empty device path finds the device by its number when it 
   assert.equal(await xfsBytes(mnt), 512 * MiB);
 });
 
+test('expandfs with an empty device path at a tmpfs whose source names a device answers Failure: no block device is mounted there, nothing changes', async (t) => {
+  const { scratch } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(128 * MiB);
+  const pod = await scratch.directory('pod');
+  await sh('mount', ['-t', 'tmpfs', loop.device, pod]); // unmounted by the scratch's cleanup
+  const answer = await driver(['expandfs', JSON.stringify({ 'kubernetes.io/fsType': 'ext4' }), '', pod, String(128 * MiB), String(64 * MiB)]);
+  assert.equal(answer.code, 1, answer.combined);
+  assert.deepEqual(JSON.parse(answer.combined), {
+    status: 'Failure', message: `expandfs: no block device is mounted at ${pod} (it shows tmpfs from "${loop.device}")`,
+  });
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+});
+
 test('deviceNodeOf finds nothing for a number with no block device node', async (t) => {
   const { scratch } = await setup(t);
   const sysfs = await scratch.directory('sys');
