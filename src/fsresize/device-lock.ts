@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { acquireLockFile } from '../lock/index.js';
+import { acquireLockFile, ensurePrivateDirectory } from '../lock/index.js';
 import { FsResizeError } from './fsresize-error.js';
 
 /** A held lock: call it to release the lock. */
@@ -50,14 +50,26 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   const pollMs = options.pollMs ?? 50;
   const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
 
-  function acquireFile(key: string, deadline: number, signal: AbortSignal | undefined): ReturnType<typeof acquireLockFile> {
+  async function acquireFile(key: string, deadline: number, signal: AbortSignal | undefined): ReturnType<typeof acquireLockFile> {
     const directory = options.directory as string;
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
+    const cannotCreate = (code: string, cause: unknown): FsResizeError => new FsResizeError(
+      code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
+      `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause });
+    let unsafe: string | undefined;
+    try {
+      unsafe = await ensurePrivateDirectory(directory);
+    } catch (error) {
+      throw cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
+    }
+    if (unsafe !== undefined) {
+      throw new FsResizeError('FSRESIZE_LOCK_FAILED', `the device lock directory ${directory} is ${unsafe}: another user could remove or plant ` +
+        'its lock files; make it a directory of the user voe runs as that only its owner can write (chmod 700), or choose another lock directory; nothing was changed');
+    }
     return acquireLockFile(lockPath, {
       deadline,
       pollMs,
-      cannotCreate: (code, cause) => new FsResizeError(code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
-        `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause }),
+      cannotCreate,
       ...(signal ? { signal, interrupted: () => interrupted(signal) } : {}),
       busy: (holderPid) => new FsResizeError('FSRESIZE_BUSY',
         `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process and the grow tool it names (helper=) are gone`),

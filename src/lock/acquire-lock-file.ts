@@ -156,7 +156,8 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
           try {
             if (readFileSync(lockPath, 'utf8') !== content) return;
             // Replaced atomically: a waiter reads the old content or the new, never a partial one.
-            writeFileSync(staged, next);
+            // Created anew ('wx'): a file or symbolic link planted at that name is never written through.
+            writeFileSync(staged, next, { flag: 'wx' });
             renameSync(staged, lockPath);
             content = next;
           } catch {

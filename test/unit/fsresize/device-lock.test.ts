@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -93,6 +93,35 @@ test('a lock directory that cannot be created is a typed error', async (t) => {
     assert.match(error.message, /cannot create the device lock file in .*a-file\/locks \(ENOTDIR\)/);
     return true;
   });
+});
+
+test('the lock directory is made private whatever the umask; one others may write in is refused FSRESIZE_LOCK_FAILED, and nothing is written there', async (t) => {
+  const dir = await tempDir(t);
+  const fresh = join(dir, 'run', 'voe', 'fsresize');
+  const umask = process.umask(0);
+  try {
+    const release = await createDeviceLock({ directory: fresh }).acquire('7:0');
+    await release();
+  } finally {
+    process.umask(umask);
+  }
+  assert.equal((await stat(fresh)).mode & 0o777, 0o700);
+  assert.equal((await stat(join(dir, 'run', 'voe'))).mode & 0o777, 0o700);
+
+  for (const mode of [0o777, 0o1777, 0o775]) {
+    const shared = await mkdtemp(join(dir, 'shared-'));
+    await chmod(shared, mode);
+    await assert.rejects(createDeviceLock({ directory: shared }).acquire('7:0'), (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
+      assert.match(error.message, new RegExp(`^the device lock directory ${shared} is writable by (its group|other users) \\(mode ${mode.toString(8).padStart(4, '0')}\\): another user could remove or plant its lock files; .*chmod 700`));
+      return true;
+    });
+    assert.deepEqual(await readdir(shared), []);
+  }
+  const link = join(dir, 'link');
+  await symlink(fresh, link);
+  await assert.rejects(createDeviceLock({ directory: link }).acquire('7:0'), /the device lock directory .*link is a symbolic link/);
 });
 
 test('a waiter asked to stop gives up at once with FSRESIZE_INTERRUPTED (file lock and in-process queue) and blocks nobody', { timeout: 120_000 }, async (t) => {

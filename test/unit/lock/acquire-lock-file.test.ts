@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readlinkSync } from 'node:fs';
-import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -187,6 +187,22 @@ test('recorded pids reused by other processes (another start time) do not hold t
   // The same, with the helper's real start time: held.
   await writeFile(lock, `${await deadPid()} tok ${namespace} start=1 helper=${process.ppid}:${processStartTime(process.ppid)}\n`);
   await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }), /busy/);
+});
+
+test('recordHelper never writes through a file or symbolic link planted where it stages the new content', async (t) => {
+  const dir = await scratch(t);
+  const lock = join(dir, 'x.lock');
+  const victim = join(dir, 'victim');
+  await writeFile(victim, 'untouched\n');
+  const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
+  const before = await readFile(lock, 'utf8');
+  const token = before.split(' ')[1];
+  await symlink(victim, `${lock}.${token}.helper`);
+  release.recordHelper(process.ppid);
+  assert.equal(await readFile(victim, 'utf8'), 'untouched\n');
+  assert.equal(await readFile(lock, 'utf8'), before, 'the helper is not recorded; the lock stays ours');
+  await release();
+  await assert.rejects(readFile(lock, 'utf8'), { code: 'ENOENT' });
 });
 
 test('recordHelper leaves a lock file that is no longer ours alone, and release still works after it', async (t) => {
