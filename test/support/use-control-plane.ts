@@ -1,13 +1,14 @@
 import { after } from 'node:test';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { defaultCacheDir } from '../../src/cli/cache-dir.js';
 import { installCrds, startControlPlane, startTimeoutFromEnv, type ControlPlane } from '../../src/controlplane/index.js';
 
-/** Where Go-built binaries are cached between runs (outside the clone). */
+/**
+ * Where Go-built binaries are cached between runs (outside the clone): the CLI's own default, so
+ * the tests use what `voe cluster build` built (an empty VOE_CACHE_DIR counts as unset in both).
+ */
 export function testCacheDir(): string {
-  return process.env.VOE_CACHE_DIR ?? join(homedir(), '.cache', 'voe');
+  return defaultCacheDir();
 }
-
 
 /** How long a test waits for each control-plane process: longer than the CLI's 60 s, because two test files start control planes at once. */
 export const TEST_START_TIMEOUT_MS = 90_000;
