@@ -12,9 +12,13 @@ declare -A pkg_for=(
   [mkfs.vfat]=dosfstools
   [openssl]=openssl [python3]=python3
 )
+# The filesystem tools live in the sbin directories, which Debian leaves out of a non-root PATH:
+# look there too, or installed tools look missing (and sudo apt-get runs for nothing). voe itself
+# searches them (DEFAULT_SEARCH_PATH in src/fsresize/exec-file-runner.ts).
+search_path="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 missing=()
 for cmd in "${!pkg_for[@]}"; do
-  command -v "$cmd" >/dev/null 2>&1 || missing+=("${pkg_for[$cmd]}")
+  PATH="$search_path" command -v "$cmd" >/dev/null 2>&1 || missing+=("${pkg_for[$cmd]}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
