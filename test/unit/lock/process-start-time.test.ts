@@ -1,18 +1,27 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { processStartTime } from '../../../src/lock/index.js';
 
-test('processStartTime reads field 22 of /proc/<pid>/stat; a later process starts later; a gone one has none', async () => {
+test('processStartTime reads field 22 of /proc/<pid>/stat; a later process starts later; a gone one has none', async (t) => {
   const mine = processStartTime(process.pid);
   assert.ok(mine !== null && mine > 0);
-  // A command name with spaces and parentheses does not shift the fields.
-  const child = spawn(process.execPath, ['-e', 'process.title = "a) b (c"; setTimeout(() => {}, 5000)']);
-  await new Promise((r) => setTimeout(r, 200));
+  // A command name with spaces and parentheses does not shift the fields. The child says when it has renamed itself.
+  const child = spawn(process.execPath, ['-e', 'process.title = "a) b (c"; process.stdout.write("renamed\\n"); setInterval(() => {}, 1000)'],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  const exited = once(child, 'exit');
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  await Promise.race([
+    new Promise<void>((resolve) => { child.stdout.on('data', () => { if (out.includes('renamed\n')) resolve(); }); }),
+    exited.then(([code, signal]) => assert.fail(`the child exited (${code ?? signal}) before renaming itself`)),
+  ]);
+  assert.match(readFileSync(`/proc/${child.pid}/stat`, 'utf8'), /^\d+ \(a\) b \(c\) /, 'the command name holds spaces and parentheses');
   const theirs = processStartTime(child.pid!);
   assert.ok(theirs !== null && theirs >= mine, `${theirs} >= ${mine}`);
-  const exited = once(child, 'exit');
   child.kill();
   await exited;
   assert.equal(processStartTime(child.pid!), null);
