@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -123,6 +123,7 @@ test('processes racing for one stale lock hold it one at a time', async (t) => {
     await appendFile(${JSON.stringify(log)}, 'exit ' + process.pid + '\\n');
     await release();`;
   const children = Array.from({ length: 6 }, () => spawn(process.execPath, ['--input-type=module', '-e', holder], { stdio: ['ignore', 'ignore', 'inherit'] }));
+  t.after(() => { for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
   const codes = await Promise.all(children.map((child) => new Promise<number | null>((resolve) => child.on('exit', resolve))));
   assert.deepEqual(codes, [0, 0, 0, 0, 0, 0]);
   const lines = (await readFile(log, 'utf8')).trim().split('\n');
@@ -133,8 +134,11 @@ test('processes racing for one stale lock hold it one at a time', async (t) => {
   }
 });
 
-/** A process that takes the lock, starts `sleep` as its helper and records it, then waits to be killed. */
-async function holderWithHelper(lock: string): Promise<{ holder: ChildProcess; helperPid: number }> {
+/**
+ * A process that takes the lock, starts `sleep` as its helper and records it, then waits to be
+ * killed. Both are killed after the test, also when it fails half-way.
+ */
+async function holderWithHelper(t: TestContext, lock: string): Promise<{ holder: ChildProcess; helperPid: number }> {
   const script = `
     const { acquireLockFile } = await import(${JSON.stringify(LOCK_MODULE)});
     const { spawn } = await import('node:child_process');
@@ -146,19 +150,23 @@ async function holderWithHelper(lock: string): Promise<{ holder: ChildProcess; h
     process.stdout.write(helper.pid + '\\n');
     setInterval(() => {}, 1000);`;
   const holder = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => { if (holder.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL'); });
   let out = '';
   holder.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString(); });
   while (!out.includes('\n')) {
     if (holder.exitCode !== null) throw new Error('the holder exited early');
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { holder, helperPid: Number(out.trim()) };
+  const helperPid = Number(out.trim());
+  // Only that process: once it has ended, its pid may belong to another.
+  const helperStart = processStartTime(helperPid);
+  t.after(() => { if (helperStart !== null && processStartTime(helperPid) === helperStart) process.kill(helperPid, 'SIGKILL'); });
+  return { holder, helperPid };
 }
 
 test('a holder killed with SIGKILL while its recorded helper (a tool) runs: the lock stays held until the helper ends', async (t) => {
   const lock = join(await scratch(t), 'x.lock');
-  const { holder, helperPid } = await holderWithHelper(lock);
-  t.after(() => { try { process.kill(helperPid, 'SIGKILL'); } catch { /* gone */ } });
+  const { holder, helperPid } = await holderWithHelper(t, lock);
   assert.match(await readFile(lock, 'utf8'), new RegExp(`^${holder.pid} \\S+ .*helper=${helperPid}:${processStartTime(helperPid)}\n$`));
   const died = once(holder, 'exit');
   holder.kill('SIGKILL');
