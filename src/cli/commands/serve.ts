@@ -21,6 +21,8 @@ interface ServeFlags extends AdmissionFlags {
   bindAddress?: string;
   webhookConfigurationName: string;
   logLevel: string;
+  cacheSyncTimeout?: number;
+  registrationTimeout?: number;
 }
 
 /** Most webhook workers `--workers` accepts. */
@@ -30,6 +32,13 @@ function parseWorkers(value: string): number {
   const workers = Number(value);
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_WORKERS}`);
   return workers;
+}
+
+/** Seconds of a start-up wait: a timer Node keeps (at most 2^31-1 ms). */
+function parseWaitSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 2_147_483) throw new InvalidArgumentError('must be a number of seconds from 1 to 2147483');
+  return seconds;
 }
 
 function parsePort(value: string): number {
@@ -51,7 +60,10 @@ export function register(program: Command): void {
     .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
     .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
-    .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = when the cluster serves longhorn.io/v1beta2').choices(['auto', 'on', 'off']).default('auto'));
+    .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = when the cluster serves longhorn.io/v1beta2').choices(['auto', 'on', 'off']).default('auto'))
+    // Not in --help: the tests lengthen these waits so that only a signal (or a worker's end) can end them.
+    .addOption(new Option('--cache-sync-timeout <seconds>', 'with --dev: how long to wait for the caches before registering (default 120)').argParser(parseWaitSeconds).hideHelp())
+    .addOption(new Option('--registration-timeout <seconds>', 'with --dev: how long to wait for the API server\'s first call after registering (default 30)').argParser(parseWaitSeconds).hideHelp());
   addAdmissionFlags(command)
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
@@ -101,6 +113,8 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Pr
       ...(flags.tlsKeyFile ? { tlsKeyFile: flags.tlsKeyFile } : {}),
       configurationName: flags.webhookConfigurationName,
       settingName: options.settingName,
+      ...(flags.cacheSyncTimeout === undefined ? {} : { cacheSyncTimeoutMs: flags.cacheSyncTimeout * 1000 }),
+      ...(flags.registrationTimeout === undefined ? {} : { registrationTimeoutMs: flags.registrationTimeout * 1000 }),
       startCaches: wiring.startCaches,
       createValidators: wiring.createValidators,
       // Each worker runs this command again, with these arguments (cluster.isWorker above).
