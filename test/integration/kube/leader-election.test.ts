@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { LeaderElector, leaseLock, type LeaderElectorOptions } from '../../../src/kube/index.js';
+import { LeaderElector, leaseLock, type LeaderElectorOptions, type LeaseLock, type VersionedLease } from '../../../src/kube/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { eventually } from '../../support/held-clock.js';
 
@@ -31,6 +31,52 @@ function referee() {
   return { leaders, history, callbacks, overlap: () => overlap };
 }
 
+/** A candidate's look at the Lease: what its get() returned, and when (after the answer). */
+interface Look { lease: VersionedLease | undefined; at: number }
+
+/**
+ * The Lease lock of one candidate, telling the test what the candidate saw: a candidate reads the
+ * Lease at the start of every attempt, so its next read also means that its previous attempt (and
+ * the decision taken on what it saw) is over.
+ */
+function watchedLock(name: string): LeaseLock & { seen(check: (look: Look) => boolean): Promise<Look>; nextRead(): Promise<void> } {
+  const inner = leaseLock(cp.kubeConfig, 'default', name);
+  const looks: Look[] = [];
+  let onLook: Array<() => void> = [];
+  let onRead: Array<() => void> = [];
+  const changed = (): void => { const waiting = onLook; onLook = []; waiting.forEach((f) => f()); };
+  return {
+    description: inner.description,
+    create: (record, timeoutMs) => inner.create(record, timeoutMs),
+    update: (record, resourceVersion, timeoutMs) => inner.update(record, resourceVersion, timeoutMs),
+    async get(timeoutMs) {
+      const reading = onRead;
+      onRead = [];
+      reading.forEach((f) => f());
+      const lease = await inner.get(timeoutMs);
+      looks.push({ lease, at: Date.now() });
+      changed();
+      return lease;
+    },
+    /** Resolves with the first look (since the start) that passes `check`. */
+    seen(check) {
+      return new Promise((resolve) => {
+        const find = (): void => {
+          const look = looks.find(check);
+          if (look) resolve(look); else onLook.push(find);
+        };
+        find();
+      });
+    },
+    /** Resolves when the candidate next starts reading the Lease. */
+    nextRead() {
+      return new Promise((resolve) => { onRead.push(resolve); });
+    },
+  };
+}
+
+const holder = (look: Look): string | undefined => look.lease?.record.holderIdentity;
+
 function elector(lease: string, identity: string, ref: ReturnType<typeof referee>, over: Partial<LeaderElectorOptions> = {}): LeaderElector {
   const e = new LeaderElector({
     lock: leaseLock(cp.kubeConfig, 'default', lease), identity,
@@ -48,8 +94,14 @@ test('two candidates: exactly one leads; when the leader stops renewing (crash, 
   const newLeaders: string[] = [];
   const a = elector('crash', 'a', ref, { releaseOnStop: false, onNewLeader: (id) => newLeaders.push(`a sees ${id}`) });
   await eventually(() => a.isLeader, 20_000, 'a to lead');
-  const b = elector('crash', 'b', ref, { onNewLeader: (id) => newLeaders.push(`b sees ${id}`) });
-  await new Promise((r) => setTimeout(r, 7000)); // longer than the lease: a keeps renewing, so b must keep waiting
+  const bLock = watchedLock('crash');
+  const b = elector('crash', 'b', ref, { lock: bLock, onNewLeader: (id) => newLeaders.push(`b sees ${id}`) });
+  // a keeps renewing, so b must keep waiting: b reads a Lease that a renewed after the one b first
+  // saw would have expired by b's clock (6 s lease, plus a retry period of margin), and its attempt
+  // on it ends (b reads again) without taking over.
+  const first = await bLock.seen((look) => holder(look) === 'a');
+  await bLock.seen((look) => holder(look) === 'a' && Date.parse(look.lease!.record.renewTime!) > first.at + 6000 + 600);
+  await bLock.nextRead();
   assert.equal(b.isLeader, false);
   assert.equal(a.isLeader, true);
   const held = await coordination.readNamespacedLease({ namespace: 'default', name: 'crash' });
@@ -73,8 +125,11 @@ test('release on stop hands leadership over at once (well before the lease would
   const long = { leaseDurationMs: 60_000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
   const a = elector('release', 'a', ref, long);
   await eventually(() => a.isLeader, 20_000, 'a to lead');
-  const b = elector('release', 'b', ref, long);
-  await new Promise((r) => setTimeout(r, 1500));
+  const bLock = watchedLock('release');
+  const b = elector('release', 'b', ref, { ...long, lock: bLock });
+  // b has seen a's Lease and its attempt on it has ended (b reads again): it waits.
+  await bLock.seen((look) => holder(look) === 'a');
+  await bLock.nextRead();
   assert.equal(b.isLeader, false);
   await a.stop();
   const released = await coordination.readNamespacedLease({ namespace: 'default', name: 'release' });
@@ -89,10 +144,17 @@ test('release on stop hands leadership over at once (well before the lease would
 
 test('several candidates racing for a new Lease: one wins (409 losers wait)', async () => {
   const ref = referee();
-  const all = ['x', 'y', 'z'].map((id) => elector('race', id, ref));
+  const locks = ['x', 'y', 'z'].map(() => watchedLock('race'));
+  const all = ['x', 'y', 'z'].map((id, i) => elector('race', id, ref, { lock: locks[i]! }));
   await eventually(() => all.some((e) => e.isLeader), 20_000, 'someone to lead');
-  await new Promise((r) => setTimeout(r, 2000));
+  const leader = all.find((e) => e.isLeader)!.identity;
+  // Every candidate has seen the winner's Lease and its attempt on it has ended (it reads again).
+  await Promise.all(locks.map(async (lock) => {
+    await lock.seen((look) => holder(look) === leader);
+    await lock.nextRead();
+  }));
   assert.equal(all.filter((e) => e.isLeader).length, 1);
+  assert.equal(all.find((e) => e.isLeader)?.identity, leader);
   assert.equal(ref.overlap(), false);
 });
 
