@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -18,52 +19,74 @@ const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url))
 const TiB = 1024 * GiB;
 const GROWN = 8 * TiB;
 
-interface Voe { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; at: number }> }
+interface Voe {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  /** Runs `check` in voe's exit event: as soon as this process learns that voe has ended. */
+  atExit(check: () => void): void;
+}
 
-function startVoe(args: string[]): Voe {
+/** Runs the voe CLI; it is killed after the test if it still runs (also when the test fails). */
+function startVoe(t: TestContext, args: string[]): Voe {
   const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  const checks: Array<() => void> = [];
+  child.once('exit', () => { for (const check of checks) check(); });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
   child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
-  const done = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr, at: Date.now() }));
-  return { child, done };
+  const done = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr }));
+  return { child, done, atExit: (check) => { checks.push(check); } };
 }
 
-function alive(pid: number): boolean {
-  return processStartTime(pid) !== null;
+/** One process: its pid and its start time (a later process with the same pid is another). */
+interface Tool { pid: number; start: number }
+
+/** The tool still runs: its pid still names it, and it has not ended (a zombie waiting to be reaped has). */
+function running(tool: Tool): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${tool.pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const [state] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return state !== 'Z' && state !== 'X' && processStartTime(tool.pid) === tool.start;
 }
 
-/** When `pid` ends (polled every 10 ms). */
-async function gone(pid: number): Promise<number> {
-  while (alive(pid)) await new Promise((r) => setTimeout(r, 10));
-  return Date.now();
-}
-
-/** The pid of the tool named `name` the lock file records as running (helper=), once it does. */
-async function runningTool(lockFile: string, name: string): Promise<number> {
+/**
+ * The tool named `name` the lock file records as running (helper=), once it does. Killed after
+ * the test if it still runs then (a test that failed half-way; voe lets a grow tool run on).
+ */
+async function runningTool(t: TestContext, lockFile: string, name: string): Promise<Tool> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const pid = Number(/ helper=(\d+)/.exec(await readFile(lockFile, 'utf8').catch(() => ''))?.[1]);
-    if (pid && (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === name) return pid;
+    const start = pid ? processStartTime(pid) : null;
+    if (start !== null && (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === name) {
+      const tool = { pid, start };
+      t.after(() => { if (running(tool)) process.kill(tool.pid, 'SIGKILL'); });
+      return tool;
+    }
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`${name} never showed up in ${lockFile}`);
 }
 
 /**
- * Sends `signal` to `voe` once the lock file names a running resize2fs, checks that voe waits for
- * it (still running 200 ms later, exiting only after resize2fs ended), and resolves with voe's end.
+ * Sends `signal` to `voe` while the lock file names a running resize2fs, and resolves with voe's
+ * end once it has checked that voe waited for resize2fs: resize2fs no longer ran when voe exited
+ * (looked at in voe's exit event, so a voe that exited first would find it running).
  */
-async function signalWhileResize2fsRuns(voe: Voe, lockFile: string, signal: NodeJS.Signals): Promise<Awaited<Voe['done']>> {
-  const tool = await runningTool(lockFile, 'resize2fs');
-  const toolEnded = gone(tool);
+async function signalWhileResize2fsRuns(t: TestContext, voe: Voe, lockFile: string, signal: NodeJS.Signals): Promise<Awaited<Voe['done']>> {
+  const tool = await runningTool(t, lockFile, 'resize2fs');
+  let ranAtExit: boolean | undefined;
+  voe.atExit(() => { ranAtExit = running(tool); });
   voe.child.kill(signal);
-  await new Promise((r) => setTimeout(r, 200));
-  assert.ok(alive(tool), 'resize2fs still runs (too fast on this machine to test?)');
-  assert.equal(voe.child.exitCode, null, 'voe did not exit while resize2fs runs');
+  assert.ok(running(tool), 'resize2fs still ran when the signal was sent (too fast on this machine to test?)');
   const result = await voe.done;
-  assert.ok(await toolEnded <= result.at, 'voe exited after resize2fs');
+  assert.equal(ranAtExit, false, 'voe exited only after resize2fs had ended');
   return result;
 }
 
@@ -93,19 +116,19 @@ async function bigUsedExt4(t: TestContext, lockDirectory?: string) {
 test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps the device locked; the next voe waits for it, then finds the work done', async (t) => {
   const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4(t);
   const args = ['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory];
-  const first = startVoe(args);
-  const tool = await runningTool(lockFile, 'resize2fs');
+  const first = startVoe(t, args);
+  const tool = await runningTool(t, lockFile, 'resize2fs');
   first.child.kill('SIGKILL');
   assert.equal((await first.done).signal, 'SIGKILL');
-  const toolEnded = gone(tool);
-  assert.ok(alive(tool), 'resize2fs outlives the killed voe (too fast on this machine to test?)');
-  assert.match(await readFile(lockFile, 'utf8'), new RegExp(` helper=${tool}:\\d+\\n$`), 'the lock still names the running tool');
+  assert.ok(running(tool), 'resize2fs outlives the killed voe (too fast on this machine to test?)');
+  assert.match(await readFile(lockFile, 'utf8'), new RegExp(` helper=${tool.pid}:${tool.start}\\n$`), 'the lock still names the running tool');
 
-  const second = startVoe(args);
+  const second = startVoe(t, args);
+  let ranAtSecondExit: boolean | undefined;
+  second.atExit(() => { ranAtSecondExit = running(tool); });
   const result = await second.done;
-  const endedAt = await toolEnded;
   assert.equal(result.code, 0, result.stderr);
-  assert.ok(endedAt <= result.at, 'the second voe finished only after resize2fs had');
+  assert.equal(ranAtSecondExit, false, 'the second voe finished only after resize2fs had');
   const json = JSON.parse(result.stdout);
   assert.equal(json.action, 'noop', json.reason);
   assert.match(json.reason, /already fills the device/);
@@ -119,8 +142,8 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
 
 test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on stderr, waits for resize2fs, releases the lock, then exits 143', async (t) => {
   const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4(t);
-  const voe = startVoe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]);
-  const result = await signalWhileResize2fsRuns(voe, lockFile, 'SIGTERM');
+  const voe = startVoe(t, ['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]);
+  const result = await signalWhileResize2fsRuns(t, voe, lockFile, 'SIGTERM');
   assert.equal(result.code, 143, result.stderr);
   assert.match(result.stderr, /^voe: SIGTERM received: stopping at the next safe point; a running grow or check tool is never stopped midway/m);
   assert.match(result.stderr, /^voe: exiting after SIGTERM \(exit code 143\)$/m);
@@ -136,8 +159,8 @@ test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on std
 
 test('voe flexvolume expandfs stopped with SIGHUP during resize2fs: silent, waits for resize2fs, then one JSON Failure line and a non-zero exit', async (t) => {
   const { lockFile, loop } = await bigUsedExt4(t, '/run/voe/fsresize');
-  const voe = startVoe(['flexvolume', 'expandfs', '{}', loop.device, '', String(GROWN), String(GiB)]);
-  const result = await signalWhileResize2fsRuns(voe, lockFile, 'SIGHUP');
+  const voe = startVoe(t, ['flexvolume', 'expandfs', '{}', loop.device, '', String(GROWN), String(GiB)]);
+  const result = await signalWhileResize2fsRuns(t, voe, lockFile, 'SIGHUP');
   assert.equal(result.stderr, '', 'nothing on stderr: kubelet reads it with stdout');
   assert.equal(result.code, 1);
   assert.equal(result.stdout.split('\n').length, 2, 'exactly one line');
@@ -152,7 +175,7 @@ test('voe fsresize grow interrupted (SIGINT) while it waits for the device lock:
   const { lockDirectory, loop } = await bigUsedExt4(t);
   const held = await createDeviceLock({ directory: lockDirectory }).acquire(await majorMinorOf(loop.device));
   t.after(() => held());
-  const voe = startVoe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
+  const voe = startVoe(t, ['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
   // A waiter keeps its own complete lock file (<lock>.<token>) ready to link into place.
   const lockName = `${(await majorMinorOf(loop.device)).replace(':', '-')}.lock.`;
   while (!(await readdir(lockDirectory)).some((name) => name.startsWith(lockName))) {
