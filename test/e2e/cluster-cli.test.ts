@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { eventually } from '../support/held-clock.js';
 import { controlPlaneTestEnv } from '../support/use-control-plane.js';
 
 const run = promisify(execFile);
@@ -118,13 +119,19 @@ async function readyForegroundRun(t: { after: (fn: () => Promise<void>) => void 
 }
 
 test('voe cluster run: a second SIGINT while it stops kills what is left at once (no etcd left running), exit 130', async (t) => {
-  const { foreground, exited, children } = await readyForegroundRun(t);
+  const { dir, foreground, exited, children } = await readyForegroundRun(t);
+  const exists = (name: string): Promise<boolean> => readFile(join(dir, name)).then(() => true, () => false);
   foreground.kill('SIGINT');
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // The graceful stop begins by removing the ready file: the second SIGINT comes while it stops.
+  for (let i = 0; await exists('ready'); i++) {
+    assert.ok(i < 3000 && foreground.exitCode === null, 'it starts stopping');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   foreground.kill('SIGINT');
   assert.deepEqual(await exited, { code: 130, signal: null });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.deepEqual(children.filter(alive), [], 'etcd and kube-apiserver are gone');
+  assert.equal(await exists('voe-cluster.pid'), true, 'the graceful stop, which removes the pid files at its end, was cut short');
+  // Killed (SIGKILL) as it exited, they are gone once the kernel has ended them: nothing waits for them.
+  await eventually(() => children.filter(alive).length === 0, 10_000, 'etcd and kube-apiserver to be gone');
 });
 
 test('voe cluster run: one SIGTERM once ready stops it gracefully (ready and pid files removed, etcd and kube-apiserver gone) and exits 143', async (t) => {
