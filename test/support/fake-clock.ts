@@ -24,6 +24,11 @@ export class FakeClock implements Clock {
     return this.#timers.size;
   }
 
+  /** How long each pending timer still has to run, in ms, in the order they were set. */
+  get pendingDelays(): number[] {
+    return [...this.#timers.values()].map((t) => t.at - this.#now);
+  }
+
   /** Moves time forward by `ms`, firing due timers in order and letting promises settle in between. */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;
