@@ -34,10 +34,14 @@ export function resolveProvisioner(pvc: PersistentVolumeClaim, storageClass: Sto
 
 /** Why resolveProvisioner found nothing, and what to fix. */
 function unknownProvisionerWhy(pvc: PersistentVolumeClaim, storageClass: StorageClass | null | undefined): string {
+  const annotations = pvc.metadata?.annotations ?? {};
+  const key = Object.hasOwn(annotations, BETA_PROVISIONER_ANNOTATION) ? BETA_PROVISIONER_ANNOTATION
+    : Object.hasOwn(annotations, PROVISIONER_ANNOTATION) ? PROVISIONER_ANNOTATION : undefined;
+  const annotation = key === undefined ? 'no storage-provisioner annotation' : `an empty ${key} annotation`;
   const className = pvc.spec?.storageClassName;
-  if (!className) return 'no storage-provisioner annotation and no storageClassName. Set the PVC\'s StorageClass';
-  if (storageClass) return `no storage-provisioner annotation and StorageClass "${className}" names no provisioner. Fix the StorageClass`;
-  return `no storage-provisioner annotation and StorageClass "${className}" was not found. Make sure the StorageClass exists`;
+  if (!className) return `${annotation} and no storageClassName. Set the PVC's StorageClass`;
+  if (storageClass) return `${annotation} and StorageClass "${className}" names no provisioner. Fix the StorageClass`;
+  return `${annotation} and StorageClass "${className}" was not found. Make sure the StorageClass exists`;
 }
 
 /** Whether ExpandDisks is effectively on, and why. */
@@ -122,7 +126,8 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
     findings.push({
       check: 'vm', outcome: 'pass', decision: 'allowed-offline',
       message: stopped.length === 0
-        ? `No VirtualMachine uses PVC ${pvcKey} (in its volumes or volumeClaimTemplates annotation); it expands offline.`
+        ? `No VirtualMachine uses PVC ${pvcKey} (in its volumes or volumeClaimTemplates annotation), so no running VM's disk ` +
+          'is at stake: allowed without the online checks (a pod using it sees it grow as Kubernetes grows any volume).'
         : `Only stopped VMs use PVC ${pvcKey} (${listVms(stopped)}); it expands offline and the VM sees the size at next start.`,
     });
   } else {

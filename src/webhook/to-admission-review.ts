@@ -29,17 +29,17 @@ function cleanWarning(warning: unknown): string {
 
 /**
  * The AdmissionReview the API server expects back (HTTP 200 also when denying). A refusal carries
- * status {code, message, reason}; code defaults to 403 Forbidden (what the API server assumes
- * without one). An Invalid refusal also carries one FieldValueInvalid cause, as Harvester's webhook
+ * status {code, message, reason}; code defaults to 400 BadRequest (the API server's ToStatusErr
+ * raises any code below 400 to 400). An Invalid refusal also carries one FieldValueInvalid cause, as Harvester's webhook
  * answers (the API server passes status details on to the client). Warnings are trimmed to MAX_WARNING_LENGTH characters; empty ones are dropped.
  */
 export function toAdmissionReview(uid: string, verdict: AdmissionVerdict): AdmissionReviewResponse {
   const response: AdmissionReviewResponse['response'] = { uid, allowed: verdict.allowed === true };
   if (!response.allowed) {
     response.status = {
-      code: Number.isInteger(verdict.code) && (verdict.code as number) >= 400 && (verdict.code as number) <= 599 ? verdict.code as number : 403,
+      code: Number.isInteger(verdict.code) && (verdict.code as number) >= 400 && (verdict.code as number) <= 599 ? verdict.code as number : 400,
       message: typeof verdict.message === 'string' && verdict.message !== '' ? verdict.message : `denied (${String(verdict.decision)})`,
-      reason: typeof verdict.reason === 'string' && verdict.reason !== '' ? verdict.reason : 'Forbidden',
+      reason: typeof verdict.reason === 'string' && verdict.reason !== '' ? verdict.reason : 'BadRequest',
     };
     if (response.status.reason === 'Invalid') {
       const field = typeof verdict.field === 'string' && verdict.field !== '' ? { field: verdict.field } : {};

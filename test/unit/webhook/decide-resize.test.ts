@@ -100,7 +100,7 @@ const cases: Case[] = [
 
   // 1. Running VM.
   { name: 'Longhorn v1 block root disk of a running VM', snapshot: base, allowed: true, code: 200, decision: 'allowed' },
-  { name: 'no VM uses the PVC', snapshot: () => ({ ...base(), vms: [] }), allowed: true, code: 200, decision: 'allowed-offline', includes: ['No VirtualMachine uses PVC default/vm1-disk-0-kq8zt (in its volumes or volumeClaimTemplates annotation)'] },
+  { name: 'no VM uses the PVC', snapshot: () => ({ ...base(), vms: [] }), allowed: true, code: 200, decision: 'allowed-offline', includes: ['No VirtualMachine uses PVC default/vm1-disk-0-kq8zt (in its volumes or volumeClaimTemplates annotation), so no running VM\'s disk is at stake: allowed without the online checks'] },
   {
     name: 'stopped VM: offline even with the gate missing',
     snapshot: () => ({ ...base(), vms: [vm('vm1', { status: 'Stopped' })], kubeVirt: kubeVirt({ gates: ['LiveMigration'] }) }),
@@ -216,7 +216,8 @@ const cases: Case[] = [
     name: 'no provisioner annotation and StorageClass missing', snapshot: () => {
       const claim = pvc(ROOT, { annotations: {} });
       return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), storageClass: null };
-    }, allowed: false, code: 500, decision: 'provisioner-unknown', startsWith: 'internal error: the provisioner of PVC ', includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
+    }, allowed: false, code: 500, decision: 'provisioner-unknown', startsWith: 'internal error: the provisioner of PVC ',
+    includes: ['cannot be determined: no storage-provisioner annotation and StorageClass "longhorn-image-7r2k9" was not found'],
   },
   {
     name: 'empty beta annotation: the StorageClass provisioner decides, as Harvester falls back', snapshot: () => {
@@ -228,7 +229,8 @@ const cases: Case[] = [
     name: 'empty annotation and no StorageClass', snapshot: () => {
       const claim = pvc(ROOT, { annotations: { 'volume.kubernetes.io/storage-provisioner': '' } });
       return { ...base(), oldPvc: claim, pvc: resized(claim, '20Gi'), storageClass: null };
-    }, allowed: false, code: 500, decision: 'provisioner-unknown', startsWith: 'internal error: the provisioner of PVC ', includes: ['StorageClass "longhorn-image-7r2k9" was not found'],
+    }, allowed: false, code: 500, decision: 'provisioner-unknown', startsWith: 'internal error: the provisioner of PVC ',
+    includes: ['an empty volume.kubernetes.io/storage-provisioner annotation and StorageClass "longhorn-image-7r2k9" was not found'],
   },
   {
     name: 'beta annotation wins over the StorageClass (NFS class, Longhorn annotation)', snapshot: () => {

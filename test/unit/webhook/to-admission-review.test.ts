@@ -26,9 +26,9 @@ test('denied InternalError: no causes', () => {
   assert.deepEqual(review.response.status, { code: 500, message: 'internal error: x', reason: 'InternalError' });
 });
 
-test('denied without details defaults to 403 Forbidden with the decision as message', () => {
+test('denied without details defaults to 400 BadRequest (as the API server raises a lower code) with the decision as message', () => {
   const review = toAdmissionReview('u3', { allowed: false, decision: 'x', code: 200 });
-  assert.deepEqual(review.response.status, { code: 403, message: 'denied (x)', reason: 'Forbidden' });
+  assert.deepEqual(review.response.status, { code: 400, message: 'denied (x)', reason: 'BadRequest' });
 });
 
 test('warnings are kept on one line, trimmed to 120 characters, empty ones dropped', () => {
