@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
+import { parseGoDuration } from './parse-go-duration.js';
 import type { ControlPlane } from './control-plane.js';
 import { freePort } from './free-port.js';
 import { probe, type TlsClient } from './http-probe.js';
@@ -76,16 +77,25 @@ async function writePki(pkiDir: string): Promise<Pki> {
 }
 
 /**
+ * KUBEBUILDER_CONTROLPLANE_START_TIMEOUT in ms: a Go duration as envtest reads it ("90s", "2m",
+ * "1m30s"), or a plain number of seconds; undefined when unset or empty. Anything else, or a
+ * duration that is not positive, is CONTROLPLANE_START_FAILED (not silently the default).
+ */
+export function startTimeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env['KUBEBUILDER_CONTROLPLANE_START_TIMEOUT']?.trim();
+  if (!raw) return undefined;
+  const ms = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) * 1000 : parseGoDuration(raw);
+  if (ms === undefined || !(ms > 0)) {
+    throw new ControlPlaneError('CONTROLPLANE_START_FAILED',
+      `KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=${JSON.stringify(raw.slice(0, 40))} is not a positive duration; give one as Go writes it (90s, 2m, 1m30s) or a number of seconds`);
+  }
+  return ms;
+}
+
+/**
  * Starts etcd and kube-apiserver on free loopback ports (envtest's flags), with client-certificate
  * authentication and RBAC, and writes an admin kubeconfig to `<dir>/kubeconfig`.
  */
-/** KUBEBUILDER_CONTROLPLANE_START_TIMEOUT as envtest reads it ("90s" or "90"), in ms; undefined when unset or not positive. */
-export function startTimeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const raw = env['KUBEBUILDER_CONTROLPLANE_START_TIMEOUT'];
-  const seconds = raw ? Number.parseFloat(raw.replace(/s$/, '')) : Number.NaN;
-  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
-}
-
 export async function startControlPlane(options: StartControlPlaneOptions): Promise<ControlPlane> {
   const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnv(options.env) ?? 60_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 20_000;

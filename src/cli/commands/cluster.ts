@@ -130,7 +130,8 @@ export function register(program: Command): void {
       const cacheDir = opts.cacheDir ?? defaultCacheDir();
       await mkdir(dir, { recursive: true });
       const running = await readPid(join(dir, PID));
-      if (running && processAlive(running)) {
+      // Only a process that is this directory's supervisor: a stale pid file may name a pid reused since.
+      if (running && await runsIn(running, dir)) {
         throw new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`);
       }
       // One still starting has no pid file yet, but holds the lock: refused before anything in DIR changes.
@@ -170,15 +171,22 @@ export function register(program: Command): void {
     .action(async (opts: { dir: string }) => {
       const dir = resolve(opts.dir);
       const supervisor = await readPid(join(dir, PID));
-      if (supervisor && await runsIn(supervisor, dir)) await killAndWait(supervisor, 30_000);
+      let stopped = 0;
+      if (supervisor && await runsIn(supervisor, dir)) {
+        await killAndWait(supervisor, 30_000);
+        stopped += 1;
+      }
       // A supervisor that crashed may have left its children: stop them by their pid files.
       for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
         const pid = await readPid(join(dir, name));
-        if (pid && await runsIn(pid, dir)) await killAndWait(pid, 20_000);
+        if (pid && await runsIn(pid, dir)) {
+          await killAndWait(pid, 20_000);
+          stopped += 1;
+        }
         await rm(join(dir, name), { force: true });
       }
       await rm(join(dir, PID), { force: true });
       await rm(join(dir, READY), { force: true });
-      process.stdout.write(`control plane in ${dir} stopped\n`);
+      process.stdout.write(stopped > 0 ? `control plane in ${dir} stopped\n` : `no control plane runs in ${dir}; nothing to stop\n`);
     });
 }
