@@ -8,7 +8,11 @@ export function createProgram(): Command {
     .description('Safe, observable online volume expansion for Harvester')
     .version(readPackageVersion())
     .showHelpAfterError()
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    // A usage error (unknown option, bad or missing value) exits 2 from every command, as a failed
+    // command does; 1 keeps its meaning (`voe check`: refused; `voe demo`: an answer differs).
+    // Subcommands inherit this setting.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
   registerCommands(program);
   return program;
 }

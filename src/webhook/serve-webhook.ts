@@ -183,10 +183,19 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     let keyFile = options.tlsKeyFile;
     let caPem: string | undefined;
     let certDir: string | undefined;
+    if (options.dev && (certFile || keyFile)) {
+      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', '--tls-cert-file and --tls-key-file serve in cluster; --dev generates its own certificate. Give one or the other.');
+    }
+    if (!options.dev && options.certDir) {
+      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', '--cert-dir is where --dev writes its certificate; without --dev give --tls-cert-file and --tls-key-file.');
+    }
     if (options.dev) {
       certDir = options.certDir;
       if (certDir === undefined) {
-        const temp = await mkdtemp(join(tmpdir(), 'voe-webhook-'));
+        const temp = await mkdtemp(join(tmpdir(), 'voe-webhook-')).catch((error: unknown) => {
+          throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The temporary directory for the dev certificate cannot be created in ${tmpdir()} ` +
+            `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); set TMPDIR to a writable directory, or pass --cert-dir.`, { cause: error });
+        });
         certDir = temp;
         // Also removed if the process ends without this clean-up (e.g. `voe demo` interrupted): it holds the dev key.
         const forgetAtExit = removeDirAtExit(temp);
@@ -195,7 +204,11 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
           left: (why) => `Could not remove the temporary certificate dir ${temp} (it holds the dev serving key): ${why}. Remove it by hand: rm -r ${temp}`,
         });
       }
-      ({ caPem, certFile, keyFile } = await writeDevCertificates(certDir, options.host));
+      const written = certDir;
+      ({ caPem, certFile, keyFile } = await writeDevCertificates(written, options.host).catch((error: unknown) => {
+        throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The dev certificate cannot be written to ${written} ` +
+          `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass a --cert-dir voe may create and write.`, { cause: error });
+      }));
       log.info({ certDir }, 'dev certificates written (ca.crt, tls.crt, tls.key)');
       continueUnlessAborted();
     } else if (!certFile || !keyFile) {

@@ -26,7 +26,6 @@ export function register(program: Command): void {
     .option('--json', 'print the decision as JSON')
     .addOption(new Option('--longhorn <mode>', 'read Longhorn Volumes, Engines and its version Setting, as voe serve --longhorn does: off = judge Longhorn volumes by their StorageClass parameters and read no Longhorn object').choices(['auto', 'on', 'off']).default('auto'));
   addAdmissionFlags(command)
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
     .action(async (target: string, options: CheckOptions) => {
       const [namespace, name, extra] = target.split('/');
       if (!namespace || !name || extra !== undefined) {

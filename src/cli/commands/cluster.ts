@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +43,7 @@ async function runsIn(pid: number, dir: string): Promise<boolean> {
 
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
 async function runForeground(dir: string, cacheDir: string, crds: boolean): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  // The lock creates DIR; one that cannot be created is CONTROLPLANE_START_FAILED naming the errno.
   // Held for the supervisor's life: a second `run` or `start` on the directory must not rewrite the
   // certificates or pid files of the running control plane (or race with it while both start).
   const releaseDir = await lockControlPlaneDir(dir);
@@ -128,7 +128,6 @@ export function register(program: Command): void {
     .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: number }) => {
       const dir = resolve(opts.dir);
       const cacheDir = opts.cacheDir ?? defaultCacheDir();
-      await mkdir(dir, { recursive: true });
       const running = await readPid(join(dir, PID));
       // Only a process that is this directory's supervisor: a stale pid file may name a pid reused since.
       if (running && await runsIn(running, dir)) {

@@ -1,7 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   installCrds, killManagedProcesses, KUBERNETES_VERSION, lockControlPlaneDir, startControlPlane, type ControlPlane,
@@ -10,7 +9,7 @@ import { DEMO_CONFIGURATION_NAME, runDemo, surveyExpansions, DemoError } from '.
 import { deleteValidatingWebhookConfiguration } from '../../webhook/index.js';
 import { stopExitCode, watchStopRequests, type StopReason } from '../stop-requests.js';
 import { createLogger } from '../../log/index.js';
-import { loadKubeConfig } from '../../kube/index.js';
+import { loadKubeConfig, parseQuantity } from '../../kube/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { defaultCacheDir } from '../cache-dir.js';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../format-demo.js';
@@ -25,6 +24,18 @@ interface DemoFlags extends AdmissionFlags {
 }
 
 const progress = (line: string): void => { process.stderr.write(`${line}\n`); };
+
+/** --grow-by: checked when parsed, in either mode, so a bad value is a usage error before anything starts. */
+function parseGrowBy(value: string): string {
+  let bytes: bigint;
+  try {
+    bytes = parseQuantity(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  if (bytes <= 0n) throw new InvalidArgumentError(`must be a positive quantity such as 1Gi, got "${value}"`);
+  return value;
+}
 
 /** Ends the process after a stop request, with SIGKILL for whatever still runs. */
 function exitAfterStop(reason: StopReason): never {
@@ -55,7 +66,7 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
   try {
     if (flags.dir) {
       // One supervisor per directory: never beside a `voe cluster start --dir` or another demo there.
-      await mkdir(flags.dir, { recursive: true });
+      // The lock creates the directory (CONTROLPLANE_START_FAILED naming the errno when it cannot).
       releaseDir = await lockControlPlaneDir(resolve(flags.dir));
     }
     cp = await startControlPlane({ cacheDir: flags.cacheDir ?? defaultCacheDir(), env: process.env, onProgress: progress, ...(flags.dir ? { dir: flags.dir } : {}) });
@@ -107,7 +118,7 @@ export function register(program: Command): void {
     .option('--kubeconfig <file>', 'the cluster to survey (read-only); default $KUBECONFIG')
     .option('--dir <dir>', 'local mode: working directory of the control plane (default: a temporary directory, removed at the end)')
     .option('--cache-dir <dir>', 'local mode: build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
-    .option('--grow-by <quantity>', 'survey mode: the growth asked about for each PVC', '1Gi')
+    .option('--grow-by <quantity>', 'survey mode: the growth asked about for each PVC (a positive whole number of bytes, e.g. 1Gi)', parseGrowBy, '1Gi')
     .option('--json', 'print the report as JSON');
   addAdmissionFlags(command)
     .action(async (flags: DemoFlags) => {

@@ -55,7 +55,6 @@ export function register(program: Command): void {
     .addOption(new Option('--lock-dir <dir>', 'directory for the per-device lock files shared by every voe process on the node (made mode 0700; refused if others may write in it)').default(DEFAULT_LOCK_DIRECTORY))
     .addOption(new Option('--timeout <seconds>', 'stop the grow tool (and the e2fsck pre-check, each) after this many seconds').default(1800).argParser(seconds))
     // Usage errors (printed by the parser on stderr) exit 2 like every other error.
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
     .action(async (options: GrowCommandOptions) => {
       const resizer = createFsResizer({
         runner: createExecFileRunner(),

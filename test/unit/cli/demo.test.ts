@@ -35,9 +35,11 @@ describe('voe demo (usage; no API server is reached)', () => {
     const cases: Array<[string[], RegExp]> = [
       [['demo', '--kubeconfig', join(dir, 'missing')], /^voe: DEMO_USAGE: the kubeconfig \S+ cannot be read \(ENOENT\); pass a readable file with --kubeconfig, or --local\n$/],
       [['demo', '--kubeconfig', await writeBrokenKubeconfig(dir)], new RegExp(`^voe: DEMO_USAGE: the kubeconfig \\S+ not valid YAML: [^\\n]*line 8[^\\n]*--local\\n$`)],
-      [['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'], /^voe: DEMO_USAGE: --grow-by must be a positive quantity such as 1Gi, got "0"\n$/],
-      [['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'], /^voe: KUBE_QUANTITY_INVALID: /],
-      [['demo', '--kubeconfig', kubeconfig, '--grow-by', '100m'], /^voe: KUBE_QUANTITY_FRACTIONAL: quantity "100m" is not a whole number of units/],
+      // A bad --grow-by is a usage error of the option parser, in either mode, before anything starts.
+      [['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'], /^error: option '--grow-by <quantity>' argument '0' is invalid\. must be a positive quantity such as 1Gi, got "0"\n/],
+      [['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'], /^error: option '--grow-by <quantity>' argument 'lots' is invalid\. invalid Kubernetes quantity "lots"/],
+      [['demo', '--kubeconfig', kubeconfig, '--grow-by', '100m'], /^error: option '--grow-by <quantity>' argument '100m' is invalid\. quantity "100m" is not a whole number of units/],
+      [['demo', '--local', '--grow-by', '1.5'], /^error: option '--grow-by <quantity>' argument '1\.5' is invalid\. quantity "1\.5" is not a whole number of units/],
       [['demo', '--kubeconfig', kubeconfig], /^voe: DEMO_API_FAILED: surveying the cluster failed: reading .+ failed: .*ECONNREFUSED/],
     ];
     for (const [args, stderr] of cases) {
