@@ -1,6 +1,6 @@
-import { writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
+import { writePrivateFile } from '../tls/index.js';
 
 export interface KubeconfigSpec {
   server: string;
@@ -26,7 +26,7 @@ export async function writeKubeconfig(path: string, spec: KubeconfigSpec): Promi
     'current-context': context,
   };
   const text = stringify(doc);
-  await writeFile(path, text, { mode: 0o600 });
+  await writePrivateFile(path, text);
   const kc = new KubeConfig();
   kc.loadFromString(text);
   return kc;

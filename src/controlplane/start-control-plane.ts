@@ -10,7 +10,7 @@ import { probe, type TlsClient } from './http-probe.js';
 import { writeKubeconfig } from './kubeconfig-file.js';
 import { removeDirAtExit } from '../exit/index.js';
 import { startProcess, type ManagedProcess } from './managed-process.js';
-import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAuthority } from '../tls/index.js';
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, writePrivateFile, type CertificateAuthority } from '../tls/index.js';
 import { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
 import { waitUntil } from './wait-until.js';
 
@@ -66,11 +66,11 @@ async function writePki(pkiDir: string): Promise<Pki> {
   const sa = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   await Promise.all([
     writeFile(join(pkiDir, 'client-ca.crt'), clientCa.certificatePem),
-    writeFile(join(pkiDir, 'client-ca.key'), clientCa.keyPem, { mode: 0o600 }),
+    writePrivateFile(join(pkiDir, 'client-ca.key'), clientCa.keyPem),
     writeFile(join(pkiDir, 'serving-ca.crt'), servingCa.certificatePem),
     writeFile(join(pkiDir, 'apiserver.crt'), serving.certificatePem),
-    writeFile(join(pkiDir, 'apiserver.key'), serving.keyPem, { mode: 0o600 }),
-    writeFile(join(pkiDir, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, { mode: 0o600 }),
+    writePrivateFile(join(pkiDir, 'apiserver.key'), serving.keyPem),
+    writePrivateFile(join(pkiDir, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string),
     writeFile(join(pkiDir, 'sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' }) as string),
   ]);
   return { clientCa, servingCa, admin: { ca: servingCa.certificatePem, cert: admin.certificatePem, key: admin.keyPem } };

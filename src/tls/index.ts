@@ -5,3 +5,4 @@ export { issueCertificate, type CertificateRequest, type CertificateUsage } from
 export { issueServingCertificate, type ServingCertificateOptions } from './issue-serving-certificate.js';
 export { issueClientCertificate, type ClientCertificateOptions } from './issue-client-certificate.js';
 export { TlsError } from './tls-error.js';
+export { writePrivateFile } from './write-private-file.js';

@@ -1,3 +1,4 @@
+import { KubeError, KubeErrorCode } from '../kube/index.js';
 import type { Cache, IndexFunction } from './cache.js';
 
 interface Named { metadata?: { name?: string; namespace?: string } }
@@ -77,7 +78,7 @@ export class MemoryCache<T extends Named> implements Cache<T> {
 
   byIndex(index: string, key: string): T[] {
     const members = this.#indexes.get(index);
-    if (!members) throw new Error(`MemoryCache: no index named "${index}"`);
+    if (!members) throw new KubeError(KubeErrorCode.InformerUnknownIndex, `no index named ${JSON.stringify(index)}; give it in the MemoryCache's indexers`, { details: { name: index } });
     return [...(members.get(key) ?? [])].map((objectKey) => this.#objects.get(objectKey) as T);
   }
 

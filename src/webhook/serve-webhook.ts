@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { apiErrorOf, realClock, sleep } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
-import { createCertificateAuthority, issueServingCertificate } from '../tls/index.js';
+import { createCertificateAuthority, issueServingCertificate, writePrivateFile } from '../tls/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
 import { buildValidatingWebhookConfiguration } from './build-validating-webhook-configuration.js';
 import { confirmApiServerCalls } from './confirm-api-server-calls.js';
@@ -115,8 +115,7 @@ async function writeDevCertificates(dir: string, host: string): Promise<{ caPem:
   const keyFile = join(dir, 'tls.key');
   await writeFile(join(dir, 'ca.crt'), ca.certificatePem);
   await writeFile(certFile, serving.certificatePem);
-  await writeFile(keyFile, serving.keyPem, { mode: 0o600 });
-  await chmod(keyFile, 0o600);
+  await writePrivateFile(keyFile, serving.keyPem);
   return { caPem: ca.certificatePem, certFile, keyFile };
 }
 

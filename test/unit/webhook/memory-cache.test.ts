@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { isKubeError } from '../../../src/kube/index.js';
 import { admissionIndexers, MemoryCache, type VirtualMachine } from '../../../src/webhook/index.js';
 import { vm } from '../../support/admission-objects.js';
 
@@ -14,7 +15,7 @@ describe('MemoryCache', () => {
     assert.deepEqual(names(cache.list()), ['a', 'b']);
     assert.deepEqual(names(cache.byIndex('vms-by-pvc', 'default/a-disk-0-kq8zt')), ['a']);
     assert.deepEqual(cache.byIndex('vms-by-pvc', 'default/none'), []);
-    assert.throws(() => cache.byIndex('nope', 'x'), /no index named "nope"/);
+    assert.throws(() => cache.byIndex('nope', 'x'), (error: unknown) => isKubeError(error) && error.code === 'KUBE_INFORMER_UNKNOWN_INDEX' && /no index named "nope"/.test(error.message));
   });
 
   it('re-indexes on update and forgets on delete', () => {
