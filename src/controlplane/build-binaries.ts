@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { access, mkdir, rename, rm, writeFile, readFile, constants } from 'node:fs/promises';
+import { access, mkdir, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile } from '../lock/index.js';
@@ -22,6 +22,9 @@ export interface BuildOptions {
   /** Where Debian's etcd-server installs etcd (fallback only). */
   debianEtcd?: string;
 }
+
+/** How long a failed etcd build makes later runs use Debian's etcd instead of building again. */
+export const ETCD_FALLBACK_KEPT_MS = 24 * 3_600_000;
 
 const LDFLAG_PACKAGES = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'];
 
@@ -104,8 +107,11 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
   const cached = async (): Promise<BuiltBinaries | undefined> => {
     if (!(await isExecutable(kubeApiServer))) return undefined;
     if (await isExecutable(builtEtcd)) return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
-    const fallback = await readFile(fallbackMarker, 'utf8').catch(() => undefined);
-    if (fallback !== undefined && (await isExecutable(debianEtcd))) return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
+    // A failed etcd build is remembered for a day only: it may have failed for a passing reason
+    // (the module proxy unreachable), and the etcd Kubernetes recommends is worth another try.
+    const fallback = await stat(fallbackMarker).catch(() => undefined);
+    const recent = fallback !== undefined && Date.now() - fallback.mtimeMs < ETCD_FALLBACK_KEPT_MS;
+    if (recent && (await isExecutable(debianEtcd))) return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
     return undefined;
   };
 

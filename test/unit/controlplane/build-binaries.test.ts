@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildBinaries, binariesDir } from '../../../src/controlplane/index.js';
+import { ETCD_FALLBACK_KEPT_MS } from '../../../src/controlplane/build-binaries.js';
 
 /**
  * A stand-in `go` on PATH: `go build ... -o OUT ... PKG` writes an executable OUT, except for
@@ -47,6 +48,16 @@ test("when only the etcd build fails, Debian's etcd-server is used and a line sa
   const again = await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd });
   assert.equal(again.etcdSource, 'debian');
   assert.deepEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), calls);
+
+  // A day later the etcd build is tried again (it may have failed for a passing reason); kube-apiserver stays cached.
+  const marker = join(binariesDir(join(dir, 'cache')), 'etcd-fallback');
+  const old = new Date(Date.now() - ETCD_FALLBACK_KEPT_MS - 60_000);
+  await utimes(marker, old, old);
+  const retried: string[] = [];
+  const later = await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd, onProgress: (l) => retried.push(l) });
+  assert.equal(later.etcdSource, 'debian', 'the build failed again: Debian etcd once more');
+  assert.ok(retried.some((l) => /etcd build failed; falling back to Debian's etcd-server/.test(l)), retried.join('\n'));
+  assert.deepEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), calls, 'kube-apiserver was not built again');
 });
 
 test('without Debian etcd-server a failed etcd build is a clear error naming the package to install', async (t) => {
