@@ -89,16 +89,21 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
 
   return {
     async identify(path) {
+      // The link resolved once, and the device number read from what it resolved to: a link
+      // (e.g. /dev/disk/by-id/...) re-pointed meanwhile cannot give a number of one device and
+      // the path of another.
+      let realPath: string;
       let info;
       try {
-        info = await stat(path);
+        realPath = await realpath(path);
+        info = await stat(realPath);
       } catch (error) {
         throw new FsResizeError('FSRESIZE_DEVICE_NOT_FOUND', `device ${path} does not exist on this node; check the path (is the volume attached?)`, { cause: error });
       }
       if (!info.isBlockDevice()) {
         throw new FsResizeError('FSRESIZE_NOT_A_BLOCK_DEVICE', `${path} is not a block device; pass the device (e.g. /dev/sdb), not a file or directory`);
       }
-      return { path, realPath: await realpath(path), majorMinor: majorMinorOf(info.rdev) };
+      return { path, realPath, majorMinor: majorMinorOf(info.rdev) };
     },
     async sizeBytes(device) {
       const sectors = await sysfsValue(device, 'size');
