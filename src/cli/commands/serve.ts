@@ -61,9 +61,8 @@ export function register(program: Command): void {
     .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
     .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = when the cluster serves longhorn.io/v1beta2').choices(['auto', 'on', 'off']).default('auto'))
-    // Not in --help: the tests lengthen these waits so that only a signal (or a worker's end) can end them.
-    .addOption(new Option('--cache-sync-timeout <seconds>', 'with --dev: how long to wait for the caches before registering (default 120)').argParser(parseWaitSeconds).hideHelp())
-    .addOption(new Option('--registration-timeout <seconds>', 'with --dev: how long to wait for the API server\'s first call after registering (default 30)').argParser(parseWaitSeconds).hideHelp());
+    .addOption(new Option('--cache-sync-timeout <seconds>', 'with --dev: how long to wait for the caches before registering (default 120; raise it for a large cluster)').argParser(parseWaitSeconds))
+    .addOption(new Option('--registration-timeout <seconds>', 'with --dev: how long to wait for the API server\'s first call after registering (default 30)').argParser(parseWaitSeconds));
   addAdmissionFlags(command)
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
