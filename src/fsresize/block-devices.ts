@@ -55,6 +55,9 @@ export interface BlockDevices {
    * drops it on the last close). Never blocks other openers, mounts or exclusive opens.
    */
   hold(device: BlockDeviceId): Promise<() => Promise<void>>;
-  /** Who else has the device open or is stacked on it, now. */
-  users(device: BlockDeviceId): Promise<DeviceUsers>;
+  /**
+   * Who else has the device open or is stacked on it, now. `skipPids`: processes of this operation
+   * (a probe still running) not to look at at all; this process and its children are never counted.
+   */
+  users(device: BlockDeviceId, options?: { skipPids?: ReadonlySet<number> }): Promise<DeviceUsers>;
 }

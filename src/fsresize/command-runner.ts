@@ -16,6 +16,12 @@ export interface RunOptions {
    * timeout stops it.
    */
   critical?: { onStart?: (pid: number) => void };
+  /**
+   * Gets the command's pid, synchronously, as soon as it is spawned (critical or not): e.g. so that
+   * the look for other programs using a device leaves this operation's own probe alone (reading a
+   * process's descriptors while it starts delays its start).
+   */
+  onSpawn?: (pid: number) => void;
 }
 
 /**

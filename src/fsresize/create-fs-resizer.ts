@@ -83,9 +83,9 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   interface Signature { filesystem: string | null; partitionTable: string | null; uuid: string | null }
   const empty = (): Signature => ({ filesystem: null, partitionTable: null, uuid: null });
 
-  async function probe(id: BlockDeviceId): Promise<Signature> {
+  async function probe(id: BlockDeviceId, spawned?: Set<number>): Promise<Signature> {
     const args = ['-p', '-s', 'TYPE', '-s', 'PTTYPE', '-s', 'UUID', '-o', 'export', id.realPath];
-    const result = await runner.run('blkid', args, { timeoutMs: probeMs });
+    const result = await runner.run('blkid', args, { timeoutMs: probeMs, ...(spawned ? { onSpawn: (pid: number) => spawned.add(pid) } : {}) });
     // blkid exits 2 when it finds nothing (an unformatted device), and also when it could not
     // look (it then says why on stderr, e.g. "error: /dev/sdb: Permission denied").
     if (result.exitCode === 2 && result.stderr.trim() === '') return empty();
@@ -189,11 +189,12 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const listing = mounts.list();
     const reads = Promise.all([devices.sizeBytes(id), devices.readOnly(id), listing, mountPath === undefined ? undefined : mountPathForms(mountPath)]);
     reads.catch(() => undefined); // awaited below
-    const probing = probe(id);
+    const ownProbes = new Set<number>();
+    const probing = probe(id, ownProbes);
     probing.catch(() => undefined); // awaited below, or not needed (an empty device)
     // Who else has the device open matters only to an offline grow: looked for (a walk of /proc,
-    // beside blkid) only when mountinfo lists no mount of the device.
-    const looking = listing.then((entries) => (entries.some((entry) => isEntryOf(entry, id)) ? null : devices.users(id)));
+    // beside blkid, which it leaves alone) only when mountinfo lists no mount of the device.
+    const looking = listing.then((entries) => (entries.some((entry) => isEntryOf(entry, id)) ? null : devices.users(id, { skipPids: ownProbes })));
     looking.catch(() => undefined); // awaited below, or not needed (an empty device)
     const [deviceBytes, deviceReadOnly, all, wantedPaths] = await reads;
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty): what blkid says is not used.

@@ -43,7 +43,12 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
         return Promise.reject(new FsResizeError('FSRESIZE_INVALID_ARGUMENT',
           `the timeout for ${command} must be from 1 to ${MAX_TIMEOUT_MS} ms, got ${String(runOptions.timeoutMs ?? defaultTimeoutMs)}; nothing was run`));
       }
-      if (runOptions.critical) return runDetached(command, args, { env, timeoutMs, ...(runOptions.critical.onStart ? { onStart: runOptions.critical.onStart } : {}) });
+      if (runOptions.critical) {
+        const { onStart } = runOptions.critical;
+        const { onSpawn } = runOptions;
+        const started = onStart && onSpawn ? (pid: number) => { onSpawn(pid); onStart(pid); } : onStart ?? onSpawn;
+        return runDetached(command, args, { env, timeoutMs, ...(started ? { onStart: started } : {}) });
+      }
       return new Promise((resolve, reject) => {
         // A probe changes nothing: one that ignores SIGTERM is killed, and one that cannot be is
         // left behind, so the caller's timeout holds (execFile alone waits for its exit).
@@ -62,6 +67,7 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
             if (stopped) return reject(toolErrors.timedOut(command, args, timeoutMs, stderr, error, tool));
             return reject(toolErrors.abnormal(command, args, String(error.signal ?? error.code ?? error.message), stderr, error, tool));
           });
+        if (child.pid !== undefined) runOptions.onSpawn?.(child.pid);
         if (timeoutMs + 2 * killGraceMs <= MAX_TIMEOUT_MS) {
           timers.push(setTimeout(() => child.kill('SIGKILL'), timeoutMs + killGraceMs));
           timers.push(setTimeout(() => {

@@ -27,6 +27,12 @@ export interface FindDeviceOpenersOptions {
   deviceName?: string;
   /** The bounded stat to use, shared with other looks of the same operation; default one of its own (timeoutMs, deviceName). */
   statWithin?: StatWithin;
+  /**
+   * Processes not looked at at all (read when the walk gets there): the caller's own probes.
+   * Reading a process's descriptors while it is being started (exec) delays that start, which
+   * would slow the probe that runs beside the look (blkid) by about as long as the look takes.
+   */
+  skipPids?: ReadonlySet<number>;
 }
 
 /**
@@ -50,6 +56,7 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
   const wanted = new Set(majorMinors);
   const statWithin = options.statWithin ?? createStatWithin(Date.now() + (options.timeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS),
     openersLookName(options.deviceName ?? majorMinors.join(', ')));
+  const skip = options.skipPids;
   const pids = readdirSync(proc).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
   const matching = new Map<number, string>();
   // The targets listed since the last turn, stat'ed (two lanes) before the walk goes on.
@@ -71,6 +78,7 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
     await Promise.all([lane(), lane(), nextTurn()]);
   };
   for (const pid of pids) {
+    if (skip?.has(pid)) continue;
     const directory = `${proc}/${pid}/fd`;
     let fds: string[];
     try {

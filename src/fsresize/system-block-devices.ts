@@ -128,13 +128,16 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       const handle = await openDevice(device);
       return async () => { await handle.close(); };
     },
-    async users(device) {
+    async users(device, usersOptions = {}) {
       // One bound for the whole look: its two lanes are all the thread-pool threads it may hold.
       const statWithin = createStatWithin(Date.now() + usersTimeoutMs, openersLookName(device.path));
       const disk = wholeDiskOf(device);
       const numbers = disk === null ? [device.majorMinor] : [device.majorMinor, disk];
       const [openedBy, holders, loops] = await Promise.all([
-        findDeviceOpeners(numbers, { statWithin, ...(options.procRoot === undefined ? {} : { procRoot: options.procRoot }) })
+        findDeviceOpeners(numbers, {
+          statWithin, ...(options.procRoot === undefined ? {} : { procRoot: options.procRoot }),
+          ...(usersOptions.skipPids ? { skipPids: usersOptions.skipPids } : {}),
+        })
           .catch((error: unknown) => {
             if (error instanceof FsResizeError) throw error;
             throw new FsResizeError('FSRESIZE_DEVICE_IO', `cannot list the processes (${options.procRoot ?? '/proc'}) to see who else has ${device.path} open (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was changed`, { cause: error });

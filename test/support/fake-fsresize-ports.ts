@@ -32,8 +32,8 @@ export interface FakeNode {
   visible?: (path: string, call: number) => number | null;
   /** Mounted btrfs filesystems: fsid -> its devices' "major:minor". */
   btrfs?: Record<string, string[]>;
-  /** Who else uses a device (BlockDevices.users); `call` counts the questions about that device, from 1. Default: nobody. */
-  users?: (path: string, call: number) => DeviceUsers;
+  /** Who else uses a device (BlockDevices.users); `call` counts the questions about that device, from 1; `skipPids` as the core passed it. Default: nobody. */
+  users?: (path: string, call: number, skipPids: readonly number[]) => DeviceUsers;
 }
 
 /** A resizer over fake ports (no process, no device, no mount): for the core's own logic. */
@@ -44,6 +44,7 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
     async run(command, args, options = {}) {
       calls.push([command, ...args]);
       runOptions.push(options);
+      options.onSpawn?.(1000 + calls.length); // a pid per call, as a spawned tool gets
       return { exitCode: 0, stdout: '', stderr: '', ...(node.tool?.(command, args) ?? {}) };
     },
   };
@@ -66,10 +67,10 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
     },
     async btrfsDevices(fsid) { return node.btrfs?.[fsid] ?? null; },
     async hold() { return async () => undefined; },
-    async users(id) {
+    async users(id, options = {}) {
       const call = (userCalls.get(id.path) ?? 0) + 1;
       userCalls.set(id.path, call);
-      return node.users?.(id.path, call) ?? { openedBy: [], holders: [], disk: null };
+      return node.users?.(id.path, call, [...(options.skipPids ?? [])]) ?? { openedBy: [], holders: [], disk: null };
     },
   };
   const mounts = fakeMountTable(node.mountinfo ?? '', node.visible);

@@ -79,6 +79,7 @@ test('findDeviceOpeners: finds a process elsewhere by device number; leaves out 
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
   assert.deepEqual(await findDeviceOpeners([majorMinor]), [], 'a child of this process (as a blkid the core started) is not another user');
   assert.deepEqual(await findDeviceOpeners([majorMinor], { selfPid: 1 }), [{ pid: child.pid, command: 'sleep', majorMinor }], 'seen from elsewhere, it is');
+  assert.deepEqual(await findDeviceOpeners([majorMinor], { selfPid: 1, skipPids: new Set([child.pid!]) }), [], 'a pid to skip is not looked at');
 
   const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
   assert.deepEqual(await findDeviceOpeners([majorMinor]), [{ pid: holder.pid, command: 'sleep', majorMinor }]);

@@ -299,6 +299,18 @@ test('an offline grow looks for other users of the device again before refusing:
   assert.deepEqual(staying.calls.map((c) => c[0]), ['blkid'], 'only the read-only probe ran');
 });
 
+test('the look for other users of the device leaves the blkid it runs beside alone (reading a starting process\'s descriptors delays it)', async () => {
+  const skipped: Array<readonly number[]> = [];
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB, superblock: extSuperblock(16384, 2) } },
+    tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=ext4\n' } : undefined),
+    users: (_path, _call, skipPids) => { skipped.push(skipPids); return { openedBy: [], holders: [], disk: null }; },
+  });
+  await resizer.inspect('/dev/sdb');
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid']);
+  assert.deepEqual(skipped, [[1001]], 'the pid blkid was spawned with');
+});
+
 test('who else has the device open is looked for only when mountinfo lists no mount of it (a mounted filesystem belongs to the kernel)', async () => {
   let looks = 0;
   const mounted = fakeResizer({

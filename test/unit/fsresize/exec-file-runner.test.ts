@@ -17,6 +17,16 @@ test('returns stdout, stderr and a non-zero exit code as a result', async () => 
   assert.deepEqual(await runner.run('printf', ['%s|', 'a b', '$(x)']), { exitCode: 0, stdout: 'a b|$(x)|', stderr: '' }, 'arguments are never interpreted by a shell');
 });
 
+test('onSpawn gets the pid of the process the tool runs as, for a probe and for a critical tool alike (beside critical.onStart)', async () => {
+  const runner = createExecFileRunner();
+  const spawned: number[] = [];
+  const probe = await runner.run('sh', ['-c', 'echo $$'], { onSpawn: (pid) => spawned.push(pid) });
+  const started: number[] = [];
+  const critical = await runner.run('sh', ['-c', 'echo $$'], { onSpawn: (pid) => spawned.push(pid), critical: { onStart: (pid) => started.push(pid) } });
+  assert.deepEqual(spawned, [Number(probe.stdout), Number(critical.stdout)]);
+  assert.deepEqual(started, [Number(critical.stdout)]);
+});
+
 test('runs tools with LC_ALL=C and a fixed PATH', async () => {
   const { stdout } = await createExecFileRunner({ searchPath: '/usr/bin:/bin' }).run('env', []);
   assert.deepEqual(stdout.trim().split('\n').sort(), ['LC_ALL=C', 'PATH=/usr/bin:/bin']);
