@@ -37,7 +37,7 @@ export async function loadCheckCaches(
   kubeConfig: KubeConfig,
   target: { namespace: string; name: string },
   options: AdmissionOptions,
-  read: { longhorn?: boolean } = {},
+  read: { longhorn?: 'auto' | 'on' | 'off' } = {},
 ): Promise<{ pvc: PersistentVolumeClaim; caches: AdmissionCaches; policies: NamespacePolicies }> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const storage = kubeConfig.makeApiClient(StorageV1Api);
@@ -50,7 +50,7 @@ export async function loadCheckCaches(
   // The webhook's class (spec) and the one the API server's admission reads (the beta annotation first).
   const classNames = [...new Set([pvc.spec?.storageClassName, claimClassName(pvc)].filter((c): c is string => !!c))];
   const volumeName = pvc.spec?.volumeName;
-  const longhorn = read.longhorn !== false;
+  const longhorn = read.longhorn !== 'off';
   const unreadable: string[] = [];
 
   const [storageClasses, vmList, shared, longhornOfPv, limitRanges, quotas, serverVersion] = await Promise.all([
@@ -78,7 +78,8 @@ export async function loadCheckCaches(
       vms: listItems<VirtualMachine>(vmList),
       longhornVolumes: longhornOfPv?.volumes ?? [],
       longhornEngines: longhornOfPv?.engines ?? [],
-    }, { longhorn }),
+    // `auto`, as `voe serve --longhorn auto`: a cluster that does not serve Longhorn's objects is not read.
+    }, { longhorn: longhorn && (read.longhorn === 'on' || longhornOfPv?.served !== false) }),
     policies: { limitRanges, quotas, unreadable: unreadable.sort(), ...(serverVersion ? { serverVersion } : {}) },
   };
 }

@@ -33,5 +33,6 @@ export async function loadClusterCaches(kubeConfig: KubeConfig, options: Admissi
     vms: listItems<VirtualMachine>(vms),
     longhornVolumes: listItems<LonghornVolume>(volumes),
     longhornEngines: listItems<LonghornEngine>(engines),
-  });
+    // As `voe serve --longhorn auto`: a cluster that does not serve Longhorn Volumes has its Longhorn objects not read.
+  }, { longhorn: volumes !== undefined });
 }

@@ -40,7 +40,7 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CheckError('CHECK_KUBECONFIG', `${(error as Error).message}; pass a readable file with --kubeconfig.`);
       }
-      const { pvc, caches, policies } = await loadCheckCaches(kubeConfig, { namespace, name }, admission, { longhorn: options.longhorn !== 'off' });
+      const { pvc, caches, policies } = await loadCheckCaches(kubeConfig, { namespace, name }, admission, { longhorn: options.longhorn });
       const result = checkResize(pvc, size, caches, admission, policies);
       process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheckResult(result));
       process.exitCode = result.allowed ? 0 : 1;
