@@ -62,9 +62,14 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
     } catch (error) {
       throw cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
     }
+    if (unsafe?.startsWith('owned by')) {
+      // Typically a user other than root against the node's directory: the answer is to run as its owner, not to chown it.
+      throw new FsResizeError('FSRESIZE_PERMISSION_DENIED', `the device lock directory ${directory} is ${unsafe}: ` +
+        'run voe as that user (root on a node, as kubelet runs it) or pass a --lock-dir of your own; nothing was changed');
+    }
     if (unsafe !== undefined) {
       throw new FsResizeError('FSRESIZE_LOCK_FAILED', `the device lock directory ${directory} is ${unsafe}: another user could remove or plant ` +
-        'its lock files; make it a directory of the user voe runs as that only its owner can write (chmod 700), or choose another lock directory; nothing was changed');
+        'its lock files; make it writable by its owner only (chmod 700), or choose another lock directory; nothing was changed');
     }
     return acquireLockFile(lockPath, {
       deadline,

@@ -58,10 +58,11 @@ export function assembleResizeSnapshot(
   }
   const pvName = pvc.spec?.volumeName;
   const version = source.getLonghornSetting(options.longhornVersionSetting)?.value;
-  const volume = pvName ? longhornVolumeOfPv(source, pvName) : undefined;
+  const { volume, recording } = pvName ? longhornVolumeOfPv(source, pvName) : { volume: undefined, recording: [] };
   snapshot.longhorn = {
     volume: volume ?? null,
     engines: pvName ? source.getLonghornEngines(volume?.metadata?.name ?? pvName) : [],
+    ...(recording.length > 1 ? { volumesRecordingPv: recording } : {}),
     ...(version ? { version } : {}),
   };
   return snapshot;
@@ -70,11 +71,12 @@ export function assembleResizeSnapshot(
 /**
  * The Longhorn Volume behind a PV: the one named after it (Longhorn names the volumes it
  * provisions so), else the only one Longhorn recorded as bound to it (a statically provisioned PV
- * whose volumeHandle names another volume). Two claiming the same PV decide nothing.
+ * whose volumeHandle names another volume). Several recording the same PV decide nothing; their
+ * names are returned so the refusal can say so.
  */
-function longhornVolumeOfPv(source: ResizeSnapshotSource, pvName: string): LonghornVolume | undefined {
+function longhornVolumeOfPv(source: ResizeSnapshotSource, pvName: string): { volume: LonghornVolume | undefined; recording: string[] } {
   const named = source.getLonghornVolume(pvName);
-  if (named) return named;
+  if (named) return { volume: named, recording: [] };
   const bound = source.getLonghornVolumesOfPv(pvName);
-  return bound.length === 1 ? bound[0] : undefined;
+  return { volume: bound.length === 1 ? bound[0] : undefined, recording: bound.map((v) => v.metadata?.name ?? '').sort() };
 }

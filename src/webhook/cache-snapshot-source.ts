@@ -67,6 +67,10 @@ export function createCacheSnapshotSource(caches: AdmissionCaches, options: Admi
     getLonghornEngines: (volume) => (caches.longhornEngines?.byIndex(ENGINES_BY_VOLUME_INDEX, volume) ?? [])
       .filter((engine) => engine.metadata?.namespace === options.longhornNamespace),
     getLonghornSetting: (name) => caches.longhornSettings?.get(options.longhornNamespace, name),
-    readsLonghorn: caches.longhornSettings !== undefined,
+    // Not watched, or watched while the cluster does not serve Longhorn Volumes (`--longhorn on`
+    // before Longhorn is installed): not read, as under `--longhorn auto` on such a cluster.
+    get readsLonghorn() {
+      return caches.longhornSettings !== undefined && caches.longhornVolumes?.served !== false;
+    },
   };
 }

@@ -10,6 +10,8 @@ export interface Cache<T> {
   byIndex(index: string, key: string): T[];
   /** True once the initial list has been loaded. */
   readonly hasSynced: boolean;
+  /** False while the cluster does not serve the resource (an informer of a missing CRD); absent means served. */
+  readonly served?: boolean;
 }
 
 /** An index function: the keys an object is listed under. */

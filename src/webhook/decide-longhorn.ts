@@ -22,6 +22,8 @@ export interface LonghornFacts {
   objectsRead: boolean;
   /** A Volume or an Engine CR of the PV was found. */
   objectsFound: boolean;
+  /** Several Volumes record the PV (none named after it): their names. */
+  volumesRecordingPv?: string[];
 }
 
 /**
@@ -58,6 +60,7 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
     frontend: frontend.toLowerCase(),
     objectsRead: longhorn?.read !== false,
     objectsFound: !!volume || engines.length > 0,
+    ...(longhorn?.volumesRecordingPv?.length ? { volumesRecordingPv: longhorn.volumesRecordingPv } : {}),
   };
   if (longhorn?.version) facts.version = longhorn.version;
   return facts;
@@ -77,7 +80,11 @@ export function decideLonghorn(
   if (facts.objectsRead && !facts.objectsFound && facts.engineSource === 'Longhorn default') {
     return {
       check: 'longhorn', outcome: 'error', decision: 'longhorn-volume-unknown',
-      message: pvName
+      message: facts.volumesRecordingPv
+        ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName ?? ''}, ` +
+          `and ${facts.volumesRecordingPv.join(', ')} all record PV ${pvName ?? ''} (status.kubernetesStatus.pvName), so none can be taken for it. ` +
+          `Find which of them the PV's volumeHandle names and correct the others in Longhorn, or ${stopAdvice}.`
+        : pvName
         ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName} or ` +
           `records PV ${pvName} (status.kubernetesStatus.pvName), no Engine is labelled ${LONGHORN_VOLUME_LABEL}=${pvName}, and its StorageClass ` +
           `sets no dataEngine parameter. Retry once Longhorn has recorded the volume, or ${stopAdvice}.`

@@ -78,8 +78,8 @@ export async function loadCheckCaches(
       vms: listItems<VirtualMachine>(vmList),
       longhornVolumes: longhornOfPv?.volumes ?? [],
       longhornEngines: longhornOfPv?.engines ?? [],
-    // `auto`, as `voe serve --longhorn auto`: a cluster that does not serve Longhorn's objects is not read.
-    }, { longhorn: longhorn && (read.longhorn === 'on' || longhornOfPv?.served !== false) }),
+    // As `voe serve`: a cluster that does not serve Longhorn Volumes has its Longhorn objects not read.
+    }, { longhorn: longhorn && longhornOfPv?.served !== false }),
     policies: { limitRanges, quotas, unreadable: unreadable.sort(), ...(serverVersion ? { serverVersion } : {}) },
   };
 }

@@ -25,8 +25,8 @@ export interface ResizeSnapshotSource {
   getLonghornSetting(name: string): LonghornSetting | undefined;
   /**
    * False when this source holds no Longhorn objects at all (not watched or not read: `--longhorn
-   * off`, or longhorn.io/v1beta2 not served when `voe serve --longhorn auto` started), as opposed
-   * to Longhorn objects that were read and are missing.
+   * off`, longhorn.io/v1beta2 not served when `voe serve --longhorn auto` started, or Longhorn
+   * Volumes not served now), as opposed to Longhorn objects that were read and are missing.
    */
   readonly readsLonghorn: boolean;
 }

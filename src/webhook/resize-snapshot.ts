@@ -13,6 +13,8 @@ export type ExpandSettingState =
 export interface LonghornSnapshot {
   /** The PV's Volume CR (named after the PV, else recorded as bound to it), if any. */
   volume?: LonghornVolume | null;
+  /** When no Volume is named after the PV and several record it: their names (none is taken). */
+  volumesRecordingPv?: string[];
   /** Engine CRs labelled longhornvolume=<that volume's name> (two during a live migration). */
   engines?: LonghornEngine[];
   /** `value` of the Setting current-longhorn-version, undefined when unknown. */

@@ -38,7 +38,7 @@ async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
  */
 async function runsIn(pid: number, dir: string): Promise<boolean> {
   const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return cmdline.split('\0').some((arg) => arg === dir || arg.includes(`${dir}/`) || arg.includes(`=${dir}`));
+  return cmdline.split('\0').some((arg) => arg === dir || arg.includes(`${dir}/`) || arg.endsWith(`=${dir}`));
 }
 
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */

@@ -67,6 +67,15 @@ describe('createCacheSnapshotSource', () => {
     assert.equal(memorySource({}).source.readsLonghorn, true, 'Longhorn caches present, even empty: read');
   });
 
+  it('Longhorn caches of a resource the cluster does not serve (--longhorn on before Longhorn is installed) count as not read', () => {
+    const { caches, options } = memorySource({});
+    const notServed = Object.assign(Object.create(caches.longhornVolumes) as typeof caches.longhornVolumes, { served: false });
+    const source = createCacheSnapshotSource({ ...caches, longhornVolumes: notServed } as AdmissionCaches, options);
+    assert.equal(source.readsLonghorn, false);
+    const claim = pvc(ROOT);
+    assert.deepEqual(assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn, { volume: null, engines: [], read: false });
+  });
+
   it('voe check --longhorn off builds no Longhorn caches, so its source reads none', () => {
     const objects = {
       pvcs: [], storageClasses: [], vms: [], kubeVirt: undefined, setting: undefined,
@@ -129,7 +138,7 @@ describe('assembleResizeSnapshot', () => {
       ...state, longhornVolumes: [longhornVolume({ name: 'a', pvName: PV_NAME }), longhornVolume({ name: 'b', pvName: PV_NAME })], longhornEngines: [],
     });
     assert.deepEqual(assembleResizeSnapshot(twice.source, claim, resized(claim, '20Gi'), twice.options).longhorn,
-      { volume: null, engines: [], version: 'v1.9.1' });
+      { volume: null, engines: [], volumesRecordingPv: ['a', 'b'], version: 'v1.9.1' });
   });
 
   it('ignores a Volume recording the PV outside the Longhorn namespace', () => {

@@ -313,6 +313,12 @@ const cases: Case[] = [
     includes: ['status.kubernetesStatus.pvName', 'no Engine is labelled longhornvolume=pvc-', 'Retry once Longhorn has recorded the volume, or stop VM default/vm1'],
   },
   {
+    name: 'two Longhorn Volumes record the PV and none is named after it: the refusal names them instead of telling to wait',
+    snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [], volumesRecordingPv: ['manual-a', 'manual-b'] } }),
+    allowed: false, code: 500, decision: 'longhorn-volume-unknown',
+    includes: ['and manual-a, manual-b all record PV pvc-', 'so none can be taken for it. Find which of them the PV\'s volumeHandle names'],
+  },
+  {
     name: 'a Longhorn PVC not bound to a PV: the engine is unknown', snapshot: () => {
       const snapshot = base();
       delete snapshot.pvc.spec?.volumeName;
