@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { acquireLockFile, ensurePrivateDirectory } from '../lock/index.js';
+import { acquireLockFile, ensurePrivateDirectory, type DirectoryProblem } from '../lock/index.js';
 import { FsResizeError } from './fsresize-error.js';
 
 /** A held lock: call it to release the lock. */
@@ -56,19 +56,19 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
     const cannotCreate = (code: string, cause: unknown): FsResizeError => new FsResizeError(
       code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
       `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause });
-    let unsafe: string | undefined;
+    let problem: DirectoryProblem | undefined;
     try {
-      unsafe = await ensurePrivateDirectory(directory);
+      problem = await ensurePrivateDirectory(directory);
     } catch (error) {
       throw cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
     }
-    if (unsafe?.startsWith('owned by')) {
+    if (problem?.kind === 'owner') {
       // Typically a user other than root against the node's directory: the answer is to run as its owner, not to chown it.
-      throw new FsResizeError('FSRESIZE_PERMISSION_DENIED', `the device lock directory ${directory} is ${unsafe}: ` +
+      throw new FsResizeError('FSRESIZE_PERMISSION_DENIED', `the device lock directory ${directory} is ${problem.why}: ` +
         'run voe as that user (root on a node, as kubelet runs it) or pass a --lock-dir of your own; nothing was changed');
     }
-    if (unsafe !== undefined) {
-      throw new FsResizeError('FSRESIZE_LOCK_FAILED', `the device lock directory ${directory} is ${unsafe}: another user could remove or plant ` +
+    if (problem !== undefined) {
+      throw new FsResizeError('FSRESIZE_LOCK_FAILED', `the device lock directory ${directory} is ${problem.why}: another user could remove or plant ` +
         'its lock files; make it writable by its owner only (chmod 700), or choose another lock directory; nothing was changed');
     }
     return acquireLockFile(lockPath, {
