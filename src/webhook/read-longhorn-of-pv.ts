@@ -5,29 +5,27 @@ import type { LonghornEngine, LonghornVolume } from './kube-objects.js';
 import { listItems, readOptional, readOptionalList } from './read-optional.js';
 
 /**
- * For `voe check`: the Longhorn Volume(s) and Engines the admission caches would hold for a PV.
- * The Volume named after the PV; when there is none (a statically provisioned PV names another
- * volume in its volumeHandle), every Volume Longhorn records as bound to the PV
- * (status.kubernetesStatus.pvName). Then the Engines labelled with the volume's name. `served`
+ * For `voe check`: the Longhorn Volumes and Engines the admission caches would need to judge a PV;
+ * which Volume is the PV's is decided by assembleResizeSnapshot over them, as for the webhook. The
+ * Volume named after the PV and its Engines; when there is none (a statically provisioned PV names
+ * another volume in its volumeHandle), every Volume and Engine of the Longhorn namespace. `served`
  * is false when the cluster does not serve Longhorn Volumes at all (discovery confirms it).
  */
 export async function readLonghornOfPv(
   custom: CustomObjectsApi, kubeConfig: KubeConfig, options: Pick<AdmissionOptions, 'longhornNamespace'>, pvName: string,
 ): Promise<{ volumes: LonghornVolume[]; engines: LonghornEngine[]; served: boolean }> {
   const lh = { group: 'longhorn.io', version: 'v1beta2', namespace: options.longhornNamespace };
+  const listEngines = async (labelSelector?: string): Promise<LonghornEngine[]> => listItems<LonghornEngine>(await readOptionalList(
+    labelSelector ? `Longhorn Engines of ${pvName}` : `Longhorn Engines in ${lh.namespace}`, kubeConfig, { ...lh, plural: 'engines' },
+    () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', ...(labelSelector ? { labelSelector } : {}) })));
   const named = await readOptional(`Longhorn Volume ${pvName}`,
     () => custom.getNamespacedCustomObject({ ...lh, plural: 'volumes', name: pvName }) as Promise<LonghornVolume>);
-  let volumes: LonghornVolume[];
-  if (named) {
-    volumes = [named];
-  } else {
-    const all = await readOptionalList(`Longhorn Volumes in ${lh.namespace}`, kubeConfig,
-      { ...lh, plural: 'volumes' }, () => custom.listNamespacedCustomObject({ ...lh, plural: 'volumes' }));
-    if (all === undefined) return { volumes: [], engines: [], served: false };
-    volumes = listItems<LonghornVolume>(all).filter((volume) => volume.status?.kubernetesStatus?.pvName === pvName);
-  }
-  const volumeName = volumes.length === 1 ? (volumes[0]?.metadata?.name ?? pvName) : pvName;
-  const engines = listItems<LonghornEngine>(await readOptionalList(`Longhorn Engines of ${volumeName}`, kubeConfig, { ...lh, plural: 'engines' },
-    () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', labelSelector: `${LONGHORN_VOLUME_LABEL}=${volumeName}` })));
-  return { volumes, engines, served: true };
+  if (named) return { volumes: [named], engines: await listEngines(`${LONGHORN_VOLUME_LABEL}=${pvName}`), served: true };
+  const [all, engines] = await Promise.all([
+    readOptionalList(`Longhorn Volumes in ${lh.namespace}`, kubeConfig, { ...lh, plural: 'volumes' },
+      () => custom.listNamespacedCustomObject({ ...lh, plural: 'volumes' })),
+    listEngines(),
+  ]);
+  if (all === undefined) return { volumes: [], engines: [], served: false };
+  return { volumes: listItems<LonghornVolume>(all), engines, served: true };
 }
