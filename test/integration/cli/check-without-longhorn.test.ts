@@ -5,14 +5,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { installCrds, readCrds } from '../../../src/controlplane/index.js';
 import { StagedCluster } from '../../../src/demo/index.js';
 import { harvesterSetting, kubeVirt, longhornImageClass, pvc, vm } from '../../support/admission-objects.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
+import { runVoe } from '../../support/run-voe.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const cp = await useControlPlane({ crds: false });
 await installCrds(cp.kubeConfig, (await readCrds()).filter((crd) => crd.spec.group !== 'longhorn.io'));
 const cluster = new StagedCluster(cp.kubeConfig);
@@ -24,13 +22,7 @@ await cluster.apply({
 });
 await cluster.bindClaims([claim]);
 
-function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'check', ...args, '--kubeconfig', cp.kubeconfigPath], (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const voe = (args: string[]) => runVoe(['check', ...args, '--kubeconfig', cp.kubeconfigPath]);
 
 test('a Longhorn volume on a cluster without Longhorn CRDs is judged by its StorageClass (--longhorn auto and on), not refused as an unknown engine', async () => {
   type Json = { allowed: boolean; decision: string; findings: Array<{ check: string; decision: string; outcome: string; message: string }> };

@@ -4,16 +4,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
-import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { KINDS, StagedCluster } from '../../../src/demo/index.js';
 import {
   harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, vm,
 } from '../../support/admission-objects.js';
+import { runVoe } from '../../support/run-voe.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);
 const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
@@ -58,13 +56,7 @@ await cluster.apply({
 // The PV binder's part (kube-controller-manager does not run here): every claim but PENDING_DISK is Bound.
 await cluster.bindClaims(CLAIMS.filter((claim) => claim.metadata?.name !== PENDING_DISK));
 
-function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'check', ...args, '--kubeconfig', cp.kubeconfigPath], (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const voe = (args: string[]) => runVoe(['check', ...args, '--kubeconfig', cp.kubeconfigPath]);
 
 async function requestOf(name: string): Promise<string | undefined> {
   const claim = await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: 'default', name });
@@ -174,11 +166,7 @@ test('a missing PVC exits 2 with CHECK_PVC_NOT_FOUND', async () => {
 
 test('a user who may not read PVCs exits 2 with CHECK_API_FAILED (HTTP 403)', async () => {
   const { path } = await cp.mintKubeConfig('nobody');
-  const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
-    execFile(process.execPath, [MAIN, 'check', `default/${ROOT}`, '--size', '20Gi', '--kubeconfig', path], (error, _stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr });
-    });
-  });
+  const result = await runVoe(['check', `default/${ROOT}`, '--size', '20Gi', '--kubeconfig', path]);
   assert.equal(result.code, 2);
   assert.match(result.stderr, /CHECK_API_FAILED: reading PVC default\/vm1-disk-0-kq8zt failed \(HTTP 403\)/);
 });
@@ -281,11 +269,7 @@ test('a user who may not list LimitRanges or ResourceQuotas still gets the rest 
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'reader' }] } });
   let result: { code: number; stdout: string } = { code: -1, stdout: '' };
   for (let i = 0; i < 50; i++) {
-    result = await new Promise((resolve) => {
-      execFile(process.execPath, [MAIN, 'check', `default/${ROOT}`, '--size', '20Gi', '--json', '--kubeconfig', path], (error, stdout) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout });
-      });
-    });
+    result = await runVoe(['check', `default/${ROOT}`, '--size', '20Gi', '--json', '--kubeconfig', path]);
     if (result.code !== 2) break;
     await new Promise((r) => setTimeout(r, 200)); // RBAC's informers pick up the new binding
   }

@@ -1,23 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../../../src/cli/format-demo.js';
 import type { DemoStepResult, SurveyRow } from '../../../src/demo/index.js';
 import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
+import { runVoe } from '../../support/run-voe.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
-function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const voe = (args: string[]) => runVoe(args);
 
 describe('voe demo (usage; no API server is reached)', () => {
   it('--help describes both modes', async () => {

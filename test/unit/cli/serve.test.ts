@@ -1,21 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
+import { runVoe } from '../../support/run-voe.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
-function voe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const voe = (args: string[]) => runVoe(args, { timeout: 30_000 });
 
 describe('voe serve (start-up failures; no API server is reached)', () => {
   it('a broken kubeconfig, a missing one and an unreachable API server exit 2 with a coded one-line message, no stack, no secrets', async (t) => {

@@ -4,22 +4,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
+import { runVoe } from '../../support/run-voe.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
-function voe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { env }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const voe = (args: string[], env: NodeJS.ProcessEnv = process.env) => runVoe(args, { env });
 
 test('a --dir or --cert-dir under a regular file is a coded error with the errno, no stack trace; bad option pairs are refused', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-unusable-'));
