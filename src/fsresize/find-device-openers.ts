@@ -94,8 +94,11 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
       const path = `${directory}/${fd}`;
       try {
         if (readlinkSync(path).startsWith('/')) listed.push({ pid, path });
-      } catch {
-        // closed meanwhile
+      } catch (error) {
+        // ENOENT: closed meanwhile. EACCES/EPERM: the kernel lets no descriptor of this process be
+        // read (a process with capabilities this one lacks): asking for each of them only costs time.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EACCES' || code === 'EPERM') break;
       }
     }
   }

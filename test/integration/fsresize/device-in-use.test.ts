@@ -5,17 +5,20 @@
  * exclusive openers, and QEMU opens disks without O_EXCL.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 import { createDeviceLock, createFsResizer, createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
+
+const execFileAsync = promisify(execFile);
 
 
 async function refusedInUse(resizer: FsResizer, device: string, pid: number, dryRun = false): Promise<void> {
@@ -84,6 +87,28 @@ test('findDeviceOpeners: finds a process elsewhere by device number; leaves out 
   const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
   assert.deepEqual(await findDeviceOpeners([majorMinor]), [{ pid: holder.pid, command: 'sleep', majorMinor }]);
   assert.deepEqual(await findDeviceOpeners(['7:250', majorMinor]), [{ pid: holder.pid, command: 'sleep', majorMinor }], 'any of several devices');
+});
+
+test('findDeviceOpeners: a process whose descriptors the kernel will not show is passed over, and the processes after it are still looked at', async (t) => {
+  // A look without the right to read a process's descriptors (root lacking a capability that process
+  // has, or, here, an unprivileged user and a descriptor directory it may list but not enter): the
+  // look gives up on that process at its first refused descriptor and goes on with the next one.
+  const { scratch, loop } = await usedExt4(t);
+  const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
+  const proc = await scratch.directory('proc');
+  for (const directory of [dirname(proc), proc]) await chmod(directory, 0o755); // for the unprivileged look
+  for (const [pid, mode] of [[10, 0o444], [20, 0o755]] as const) {
+    await mkdir(join(proc, `${pid}/fd`), { recursive: true });
+    for (let fd = 0; fd < 5; fd += 1) await symlink(loop.device, join(proc, `${pid}/fd/${fd}`));
+    await writeFile(join(proc, `${pid}/stat`), `${pid} (holder ${pid}) S 2 ${pid}\n`);
+    await writeFile(join(proc, `${pid}/comm`), `holder-${pid}\n`);
+    await chmod(join(proc, `${pid}/fd`), mode);
+  }
+  const module = new URL('../../../src/fsresize/index.js', import.meta.url).href;
+  const script = `const { findDeviceOpeners } = await import(${JSON.stringify(module)});
+    process.stdout.write(JSON.stringify(await findDeviceOpeners([${JSON.stringify(majorMinor)}], { procRoot: ${JSON.stringify(proc)}, selfPid: 1 })));`;
+  const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534 });
+  assert.deepEqual(JSON.parse(stdout), [{ pid: 20, command: 'holder-20', majorMinor }]);
 });
 
 test('users: the kernel devices stacked on a device (sysfs holders) are named', async (t) => {
