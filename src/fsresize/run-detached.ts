@@ -49,7 +49,8 @@ async function unlinkedOutputFiles(command: string, args: readonly string[]): Pr
  * Runs a tool that must finish whatever happens to voe (see RunOptions.critical): in a session of
  * its own (setsid: no terminal signals), with stdout and stderr going to files that are already
  * unlinked (nothing is left behind, and no pipe can break under it). `onStart` gets its pid as
- * soon as it runs. Stopped (SIGTERM) only when `timeoutMs` passes. Resolves like execFile does in
+ * soon as it runs. Stopped (SIGTERM) only when `timeoutMs` passes; one that still exits 0 finished its work,
+ * and that is its result. Resolves like execFile does in
  * createExecFileRunner: any exit code is a result; a missing or non-executable tool, a timeout,
  * a death by signal and output files that cannot be created are typed errors.
  */
@@ -74,7 +75,10 @@ export async function runDetached(command: string, args: readonly string[],
       throw toolErrors.abnormal(command, args, error.code ?? error.message, stderr, error, tool);
     }
     const tool = { tool: command, args: [...args], exitCode: ended.code, signal: ended.signal, stderr };
-    if (ended.stopped) throw toolErrors.timedOut(command, args, options.timeoutMs, stderr, undefined, tool);
+    // Exit 0 after the stop was asked for: the tool ran to its end (it finished as the timeout
+    // passed, or went on regardless); its work is done, and saying it timed out would be untrue.
+    // Any other end after the stop may be the stop's doing.
+    if (ended.stopped && ended.code !== 0) throw toolErrors.timedOut(command, args, options.timeoutMs, stderr, undefined, tool);
     if (ended.code !== null) return { exitCode: ended.code, stdout, stderr };
     throw toolErrors.abnormal(command, args, String(ended.signal), stderr, undefined, tool);
   } finally {

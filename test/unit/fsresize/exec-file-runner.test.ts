@@ -161,3 +161,16 @@ test('a critical tool is still stopped by its own timeout, and a missing one is 
   });
   await assert.rejects(createExecFileRunner().run('voe-no-such-tool', [], { critical: {} }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_TOOL_MISSING');
 });
+
+test('a critical tool that still ends with exit 0 after the stop was asked for finished its work: that is its result, not FSRESIZE_TIMEOUT', async () => {
+  // 2 s: time enough for sh to set its trap on a loaded machine. This one goes on after SIGTERM (as a
+  // tool finishing its last write as the timeout passes does) and ends well; the other one ends
+  // otherwise after the stop, which may be the stop's doing: still FSRESIZE_TIMEOUT.
+  const [finished, ended] = await Promise.allSettled([
+    createExecFileRunner().run('sh', ['-c', 'trap "echo asked to stop >&2" TERM; sleep 4 & wait; wait; echo done'], { timeoutMs: 2_000, critical: {} }),
+    createExecFileRunner().run('sh', ['-c', 'trap "exit 3" TERM; sleep 4 & wait'], { timeoutMs: 2_000, critical: {} }),
+  ]);
+  assert.deepEqual(finished, { status: 'fulfilled', value: { exitCode: 0, stdout: 'done\n', stderr: 'asked to stop\n' } });
+  assert.equal(ended.status, 'rejected');
+  assert.ok(isFsResizeError(ended.reason) && ended.reason.code === 'FSRESIZE_TIMEOUT', String(ended.reason));
+});
