@@ -38,7 +38,6 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
       const kept = (field: 'default' | 'value'): boolean => previous?.metadata?.name === setting.metadata?.name && previous?.[field] === setting[field];
       const stored: string[] = [];
       const drivers = new Set<string>();
-      let unreadable = false;
       for (const field of ['default', 'value'] as const) {
         let entries: Map<string, boolean>;
         try {
@@ -47,7 +46,6 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
           if (!(error instanceof SettingInvalidError)) return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
           if (kept(field)) {
             stored.push(warning(`field "${field}" is not valid (${error.code}) and was left as it was; fix it`));
-            unreadable = true;
             continue;
           }
           return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
@@ -64,8 +62,10 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
       }
       // Leaving Longhorn out disables it as surely as `false`: a driver missing from both fields is
       // read as false (e.g. a Setting created with only `value`, or `default` emptied). Judged on
-      // what the resize path will read (both fields parsed here, so the reading cannot fail).
-      if (!unreadable && !parseExpandValidation(setting).drivers.has(LONGHORN_DRIVER)) {
+      // what the resize path will read, which is more lenient than the rule above (a kept field
+      // this rule refuses, such as one with a `null` entry, may still be read); when it cannot read
+      // the Setting at all, it refuses every resize it governs and Longhorn's entry changes nothing.
+      if (readsWithoutLonghorn(setting)) {
         if (!kept('default') || !kept('value')) {
           return invalidVerdict('setting-longhorn-disabled',
             `Setting ${options.settingName} would leave "${LONGHORN_DRIVER}" out of both "default" and "value", and a driver missing ` +
@@ -77,6 +77,16 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
       return allowedVerdict('setting-valid', [...stored, ...driverWarnings([...drivers], csiDrivers)]);
     },
   };
+}
+
+/** Whether the resize path reads this Setting (parseExpandValidation) and finds no Longhorn entry in it. */
+function readsWithoutLonghorn(setting: HarvesterSetting): boolean {
+  try {
+    return !parseExpandValidation(setting).drivers.has(LONGHORN_DRIVER);
+  } catch (error) {
+    if (error instanceof SettingInvalidError) return false;
+    throw error;
+  }
 }
 
 function driverWarnings(drivers: string[], csiDrivers: CsiDriverSource): string[] {

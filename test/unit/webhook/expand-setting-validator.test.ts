@@ -83,6 +83,16 @@ describe('expand-setting validator', () => {
     assert.deepEqual(keptWithout.warnings, ['"driver.longhorn.io" was already in neither field (read as false); add "driver.longhorn.io":true to "value"']);
     const stillWithout = await validator().validate(update(without, harvesterSetting('{"nfs.csi.k8s.io":true,"topolvm.io":true}', '')));
     assert.equal(stillWithout.decision, 'setting-longhorn-disabled');
+    // A kept field that the write rule refuses but the resize path still reads (a null entry): taking
+    // Longhorn out of the other field is judged on that reading, and refused.
+    const nullDefault = harvesterSetting('{"driver.longhorn.io":true}', '{"nfs.csi.k8s.io":null}');
+    const longhornDropped = await validator().validate(update(nullDefault, harvesterSetting('{"topolvm.io":true}', '{"nfs.csi.k8s.io":null}')));
+    assert.equal(longhornDropped.decision, 'setting-longhorn-disabled', longhornDropped.message);
+    // A kept field the resize path cannot read at all: it refuses every resize it governs; Longhorn's entry changes nothing.
+    const brokenDefault = harvesterSetting('{"driver.longhorn.io":true}', '{"nfs.csi.k8s.io":');
+    const besideBroken = await validator().validate(update(brokenDefault, harvesterSetting('{"topolvm.io":true}', '{"nfs.csi.k8s.io":')));
+    assert.equal(besideBroken.allowed, true, besideBroken.message);
+    assert.deepEqual(besideBroken.warnings, ['field "default" is not valid (SETTING_INVALID_JSON) and was left as it was; fix it']);
   });
 
   it('warnings stay within 120 characters, at most six', async () => {
