@@ -4,8 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -37,4 +37,29 @@ test('voe cluster stop where nothing runs says so; stale pid files naming other 
   assert.notEqual((await readFile(join(dir, 'voe-cluster.pid'), 'utf8')).trim(), '1');
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
   assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
+});
+
+test('voe cluster stop finds a supervisor started by hand with a relative --dir (read from its working directory), and only that one', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'voe-cluster-relative-'));
+  const dir = join(parent, 'cp');
+  await mkdir(dir);
+  // Stand-ins for `voe cluster run --dir cp` typed in `parent` and in another directory (the same
+  // words mean another directory there): processes whose command lines say so.
+  const standIn = (cwd: string) => spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000)', '--', 'cluster', 'run', '--dir', 'cp'], { cwd, stdio: 'ignore' });
+  const elsewhere = standIn(tmpdir());
+  const here = standIn(parent);
+  t.after(async () => {
+    elsewhere.kill('SIGKILL');
+    here.kill('SIGKILL');
+    await rm(parent, { recursive: true, force: true });
+  });
+  const exited = new Promise<void>((resolve) => here.once('exit', () => resolve()));
+  await writeFile(join(dir, 'voe-cluster.pid'), `${elsewhere.pid}\n`);
+  const other = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
+  assert.equal(other.stdout, `no control plane runs in ${dir}; nothing to stop\n`);
+  assert.equal(elsewhere.exitCode, null, 'the one started elsewhere still runs');
+  await writeFile(join(dir, 'voe-cluster.pid'), `${here.pid}\n`);
+  const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
+  assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
+  await exited;
 });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
@@ -34,11 +34,16 @@ async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
 /**
  * True when `pid` runs (a dead one has no /proc entry) a command that names `dir` in its arguments (the supervisor's --dir, etcd's
  * --data-dir, kube-apiserver's certificate paths): a pid file left behind may name a process that
- * reused the pid since, which must not be killed.
+ * reused the pid since, which must not be killed. A relative directory (`voe cluster run --dir x`
+ * typed by hand) is read from that process's working directory.
  */
 async function runsIn(pid: number, dir: string): Promise<boolean> {
   const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return cmdline.split('\0').some((arg) => arg === dir || arg.includes(`${dir}/`) || arg.endsWith(`=${dir}`));
+  const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
+  // The directory itself, absolute or relative (`--dir x`, `--dir=x`), or a path inside it as the
+  // supervisor passes them to etcd and kube-apiserver (absolute).
+  const isDir = (path: string): boolean => path !== '' && (isAbsolute(path) ? path : cwd === null ? null : resolve(cwd, path)) === dir;
+  return cmdline.split('\0').some((arg) => arg.includes(`${dir}/`) || isDir(arg) || (arg.includes('=') && isDir(arg.slice(arg.indexOf('=') + 1))));
 }
 
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
