@@ -491,4 +491,12 @@ describe('storageRequest', () => {
     assert.equal(storageRequest(undefined), undefined);
     assert.throws(() => storageRequest({ storage: '20 gigs' }), { code: 'KUBE_QUANTITY_INVALID' });
   });
+
+  it('ignores white space around the quantity as Kubernetes\' JSON decoding does (Go\'s strings.TrimSpace), and only that', () => {
+    assert.deepEqual(storageRequest({ storage: ' 20Gi' }), storageRequest({ storage: '20Gi' }));
+    assert.deepEqual(storageRequest({ storage: '\t20Gi\n\u00a0\u0085\u3000' }), storageRequest({ storage: '20Gi' }));
+    assert.throws(() => storageRequest({ storage: '20 Gi' }), { code: 'KUBE_QUANTITY_INVALID' }, 'inside: still malformed');
+    assert.throws(() => storageRequest({ storage: '\ufeff20Gi' }), { code: 'KUBE_QUANTITY_INVALID' }, 'a byte order mark is no space to Go');
+    assert.throws(() => storageRequest({ storage: '  ' }), { code: 'KUBE_QUANTITY_INVALID' }, 'nothing left');
+  });
 });

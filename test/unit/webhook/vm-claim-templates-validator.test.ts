@@ -51,6 +51,12 @@ describe('vm validator (volumeClaimTemplates)', () => {
     { name: 'new template entry (a new disk) is allowed', request: update(before, withTemplates(before, [templateEntry(ROOT, '10Gi'), templateEntry('vm1-disk-1-new', '5Gi')])), allowed: true, decision: 'not-template-change', notSynced: true },
     { name: 'removed template entry is allowed', request: update(before, withTemplates(before, [])), allowed: true, decision: 'not-template-change', notSynced: true },
     { name: 'larger size, Longhorn v1, running: allowed', request: update(before, grow('20Gi')), allowed: true, decision: 'allowed' },
+    // Harvester decodes the annotation with Go's JSON, whose Quantity ignores white space around the text.
+    { name: 'larger size written with spaces around it: judged as the size it is', request: update(before, grow(' 20Gi\n')), allowed: true, decision: 'allowed' },
+    {
+      name: 'larger size with spaces around it, gate missing: refused as any growth', state: cluster({ kubeVirts: [kubeVirt({ gates: [] })] }), request: update(before, grow(' 20Gi')),
+      allowed: false, code: 422, decision: 'gate-missing',
+    },
     {
       name: 'larger size, gate missing: refused by decideResize', state: cluster({ kubeVirts: [kubeVirt({ gates: [] })] }), request: update(before, grow('20Gi')),
       allowed: false, code: 422, decision: 'gate-missing', startsWith: 'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate',
