@@ -183,24 +183,15 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     }
   }
 
-  /** A blkid started: its answer to come, and its pid (for the look for other users to leave alone). */
-  interface StartedProbe { signature: Promise<Signature>; pids: Set<number> }
-
-  function startProbe(id: BlockDeviceId): StartedProbe {
-    const pids = new Set<number>();
-    const signature = probe(id, pids);
-    signature.catch(() => undefined); // awaited by inspectId, or not needed (an empty device, a probe started again)
-    return { signature, pids };
-  }
-
-  /** `started`: a blkid of this device already running (grow starts it while it takes the lock); else one is started here. */
-  async function inspectId(id: BlockDeviceId, mountPath: string | undefined, started?: StartedProbe): Promise<{ inspection: Inspection; mount: MountEntry | null }> {
-    // blkid (a process) is the slow step. Unless it runs already, the mountinfo and sysfs reads
-    // (made in place) come first, and the look for other users (below) runs while blkid does.
+  async function inspectId(id: BlockDeviceId, mountPath: string | undefined): Promise<{ inspection: Inspection; mount: MountEntry | null }> {
+    // blkid (a process) is the slow step. The mountinfo and sysfs reads (made in place) come
+    // first, and the look for other users (below) runs while blkid does.
     const listing = mounts.list();
     const reads = Promise.all([devices.sizeBytes(id), devices.readOnly(id), listing, mountPath === undefined ? undefined : mountPathForms(mountPath)]);
     reads.catch(() => undefined); // awaited below
-    const { signature: probing, pids: ownProbes } = started ?? startProbe(id);
+    const ownProbes = new Set<number>();
+    const probing = probe(id, ownProbes);
+    probing.catch(() => undefined); // awaited below, or not needed (an empty device)
     // Who else has the device open matters only to an offline grow: looked for (a walk of /proc,
     // beside blkid, which it leaves alone) only when mountinfo lists no mount of the device.
     const looking = listing.then((entries) => (entries.some((entry) => isEntryOf(entry, id)) ? null : devices.users(id, { skipPids: ownProbes })));
@@ -246,9 +237,9 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       `${filesystem} on ${id.path} is mounted at ${mount.mountPoint} but hidden by another mount there now (it changed while voe was inspecting it); nothing was changed — unmount what is mounted over it and retry`);
   }
 
-  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions, held: ReleaseLock, started: StartedProbe | undefined): Promise<GrowResult> {
+  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions, held: ReleaseLock): Promise<GrowResult> {
     const dryRun = growOptions.dryRun === true;
-    const inspected = await inspectId(id, growOptions.mountPath, started);
+    const inspected = await inspectId(id, growOptions.mountPath);
     const { mount } = inspected;
     let { inspection } = inspected;
     let plan = planGrow(inspection);
@@ -319,16 +310,13 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         };
       }
       stopIfAsked(growOptions.signal, `before growing ${device}: nothing was changed`);
-      // blkid, the slow step, reads while the lock is taken. Its answer counts only if no other
-      // operation held the device meanwhile; otherwise blkid looks again under the lock.
-      const early = startProbe(id);
       const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs, ...(growOptions.signal ? { signal: growOptions.signal } : {}) });
       try {
         // Keep the device open for the whole operation: what blkid and the superblock read
         // brought into the kernel's cache is still there when the grow tool starts.
         const letGo = await devices.hold(id);
         try {
-          return await growLocked(id, growOptions, release, release.waited ? undefined : early);
+          return await growLocked(id, growOptions, release);
         } finally {
           await letGo();
         }

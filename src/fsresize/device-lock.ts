@@ -11,11 +11,6 @@ export interface ReleaseLock {
    * caught, and the tool is never stopped midway). Synchronous; call it as soon as the tool runs.
    */
   recordTool(pid: number): void;
-  /**
-   * Whether another operation held the key when this one asked (in this process, or a lock file of
-   * another process, alive or dead): what was read of the device before the lock was held may be out of date.
-   */
-  readonly waited: boolean;
 }
 
 /** The port that makes the core do one operation per device at a time. */
@@ -90,8 +85,7 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
     async acquire(key, acquireOptions = {}) {
       const timeoutMs = acquireOptions.timeoutMs ?? defaultTimeoutMs;
       const deadline = Date.now() + timeoutMs;
-      const queued = tails.get(key);
-      const previous = queued ?? Promise.resolve();
+      const previous = tails.get(key) ?? Promise.resolve();
       let releaseLocal!: () => void;
       const mine = new Promise<void>((resolve) => { releaseLocal = resolve; });
       const tail = previous.then(() => mine);
@@ -120,13 +114,13 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
         throw new FsResizeError('FSRESIZE_BUSY', `another resize of this device in this process did not finish within ${timeoutMs} ms; retry later`);
       }
       // Inside one process the queue alone orders callers; a tool needs recording only in the file.
-      if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined, waited: queued !== undefined });
+      if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined });
       try {
         const releaseFile = await acquireFile(key, deadline, signal);
         const release = async (): Promise<void> => {
           try { await releaseFile(); } finally { finishLocal(); }
         };
-        return Object.assign(release, { recordTool: (pid: number) => releaseFile.recordHelper(pid), waited: queued !== undefined || releaseFile.foundHeld });
+        return Object.assign(release, { recordTool: (pid: number) => releaseFile.recordHelper(pid) });
       } catch (error) {
         finishLocal();
         throw error;

@@ -15,12 +15,6 @@ export interface ReleaseLockFile {
    * cannot be caught). Synchronous, so it can run right after the process is spawned.
    */
   recordHelper(pid: number): void;
-  /**
-   * Whether the lock file was there when this process first tried: held by another process that
-   * this one waited for, or left by one that had died (and its tool with it) and was taken over.
-   * Either way something else may have worked on what the lock guards just before.
-   */
-  readonly foundHeld: boolean;
 }
 
 export interface AcquireLockFileOptions {
@@ -146,7 +140,6 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
     throw options.cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
   }
   let waited = false;
-  let foundHeld = false;
   try {
     for (;;) {
       if (options.signal?.aborted) throw options.interrupted?.() ?? new Error(`stopped while waiting for ${lockPath}`);
@@ -172,12 +165,11 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
             try { unlinkSync(staged); } catch { /* never written */ }
           }
         };
-        return Object.assign(release, { recordHelper, foundHeld });
+        return Object.assign(release, { recordHelper });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'EEXIST') throw options.cannotCreate(code ?? 'error', error);
       }
-      foundHeld = true;
       const holder = await readFile(lockPath, 'utf8').catch(() => '');
       if (holderDead(holder, namespace)) {
         let removed: boolean;

@@ -38,8 +38,6 @@ test('one holder at a time; the next one gets it after release', async (t) => {
   await release();
   const releaseSecond = await waiting;
   assert.equal(second, true);
-  assert.equal(release.foundHeld, false, 'the first found no lock file');
-  assert.equal(releaseSecond.foundHeld, true, 'the second found the first one\'s');
   await releaseSecond();
 });
 
@@ -58,7 +56,6 @@ test('a lock whose holder died is taken over at once (a lock without a PID names
   await writeFile(lock, `${await deadPid()} some-token\n`);
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `));
-  assert.equal(release.foundHeld, true, 'a dead holder\'s lock file was found');
   await release();
 });
 
