@@ -17,6 +17,13 @@ export interface DeviceOpener {
   majorMinor: string;
 }
 
+/** A process whose open files voe may not read (the kernel refuses: EACCES/EPERM). */
+export interface UnreadableProcess {
+  pid: number;
+  /** Its command name (/proc/<pid>/comm), e.g. "qemu-system-x86". */
+  command: string;
+}
+
 /** Who else uses a device: what an offline grow must not run under. */
 export interface DeviceUsers {
   /**
@@ -25,6 +32,12 @@ export interface DeviceUsers {
    * namespace can be seen.
    */
   openedBy: DeviceOpener[];
+  /**
+   * Processes whose open files the kernel would not show (voe lacks CAP_SYS_PTRACE, or they have
+   * capabilities voe lacks, or they belong to another user and voe is not root): any of them may
+   * have the device open. This process's children are left out.
+   */
+  unreadable: UnreadableProcess[];
   /**
    * Kernel devices stacked on it or on its whole disk: sysfs holders (e.g. "dm-0" for
    * device-mapper, "md0" for RAID) and loop devices whose backing file it is (e.g. "loop3").

@@ -17,7 +17,7 @@ import { EXT_SUPERBLOCK_LENGTH, EXT_SUPERBLOCK_OFFSET, parseExtSuperblock } from
 import { isAnonymousMount, type MountEntry } from './parse-mountinfo.js';
 import { parseXfsStatfs } from './parse-xfs-statfs.js';
 import { XFS_SUPERBLOCK_LENGTH, parseXfsSuperblock } from './parse-xfs-superblock.js';
-import { planGrow } from './plan-grow.js';
+import { planGrow, type PlanOptions } from './plan-grow.js';
 import { createSystemBlockDevices } from './system-block-devices.js';
 import { fsckFailure, toolFailure } from './tool-failure.js';
 
@@ -30,6 +30,8 @@ export interface FsResizerOptions {
   devices?: BlockDevices;
   /** One operation per device (production: createDeviceLock({directory: '/run/voe/fsresize'})). */
   lock?: DeviceLock;
+  /** See PlanOptions.unreadableProcesses; default 'refuse'. */
+  unreadableProcesses?: 'refuse' | 'ignore';
   timeouts?: {
     /** Each inspection tool (blkid, xfs_io, btrfs dump-super); default 60 s. */
     probeMs?: number;
@@ -72,6 +74,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   const lockMs = options.timeouts?.lockMs ?? 30 * 60_000;
   const devices = options.devices ?? createSystemBlockDevices({ runner, timeoutMs: probeMs });
   const lock = options.lock ?? createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY });
+  const planOptions: PlanOptions = { unreadableProcesses: options.unreadableProcesses ?? 'refuse' };
 
   async function identify(device: string): Promise<BlockDeviceId> {
     if (typeof device !== 'string' || device.trim() === '') {
@@ -242,13 +245,13 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const inspected = await inspectId(id, growOptions.mountPath);
     const { mount } = inspected;
     let { inspection } = inspected;
-    let plan = planGrow(inspection);
+    let plan = planGrow(inspection, planOptions);
     // A program that opens devices for a moment (udev's probe after a size change, blkid, lsblk)
     // is not a user to refuse for: look again a few times before refusing.
     for (let look = 1; look < USERS_LOOKS && plan.kind === 'refuse' && plan.error.code === 'FSRESIZE_DEVICE_IN_USE' && inspection.users !== null; look += 1) {
       await delay(USERS_LOOK_INTERVAL_MS);
       inspection = { ...inspection, users: await devices.users(id) };
-      plan = planGrow(inspection);
+      plan = planGrow(inspection, planOptions);
     }
     const base = {
       device: id.path, filesystem: inspection.filesystem, mountPoint: inspection.mountPoint,

@@ -1,6 +1,6 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { DeviceOpener } from './block-devices.js';
+import type { DeviceOpener, UnreadableProcess } from './block-devices.js';
 import { readKernelText } from './kernel-files.js';
 import { majorMinorOf } from './major-minor-of.js';
 import { createStatWithin, type StatWithin } from './stat-within.js';
@@ -35,6 +35,19 @@ export interface FindDeviceOpenersOptions {
   skipPids?: ReadonlySet<number>;
 }
 
+/** What findDeviceOpeners saw: who has the devices open, and whose open files it could not read. */
+export interface DeviceOpenersFound {
+  openedBy: DeviceOpener[];
+  /** Processes whose descriptors the kernel refused to show (EACCES/EPERM): not known not to use the devices. */
+  unreadable: UnreadableProcess[];
+}
+
+/** Whether a /proc error means "not yours to read" rather than "gone". */
+function refused(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EACCES' || code === 'EPERM';
+}
+
 /**
  * The processes that have any of the block devices `majorMinors` open, found as fuser(1) does:
  * through every /proc/<pid>/fd link whose target is a path (sockets, pipes and anonymous inodes
@@ -50,7 +63,7 @@ export interface FindDeviceOpenersOptions {
  * answers, and the whole look is bounded by `timeoutMs` (FSRESIZE_TIMEOUT naming the path), never
  * taken as "nobody".
  */
-export async function findDeviceOpeners(majorMinors: readonly string[], options: FindDeviceOpenersOptions = {}): Promise<DeviceOpener[]> {
+export async function findDeviceOpeners(majorMinors: readonly string[], options: FindDeviceOpenersOptions = {}): Promise<DeviceOpenersFound> {
   const proc = options.procRoot ?? '/proc';
   const self = options.selfPid ?? process.pid;
   const wanted = new Set(majorMinors);
@@ -59,6 +72,7 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
   const skip = options.skipPids;
   const pids = readdirSync(proc).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
   const matching = new Map<number, string>();
+  const unreadable = new Set<number>();
   // The targets listed since the last turn, stat'ed (two lanes) before the walk goes on.
   let listed: Array<{ pid: number; path: string }> = [];
   let readThisTurn = 0;
@@ -83,8 +97,9 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
     let fds: string[];
     try {
       fds = readdirSync(directory);
-    } catch {
-      continue; // the process ended, or is not ours to look at
+    } catch (error) {
+      if (refused(error)) unreadable.add(pid);
+      continue; // else the process ended
     }
     for (const fd of fds) {
       if (++readThisTurn >= FDS_PER_TURN) {
@@ -95,20 +110,34 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
       try {
         if (readlinkSync(path).startsWith('/')) listed.push({ pid, path });
       } catch (error) {
-        // ENOENT: closed meanwhile. EACCES/EPERM: the kernel lets no descriptor of this process be
-        // read (a process with capabilities this one lacks): asking for each of them only costs time.
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EACCES' || code === 'EPERM') break;
+        // ENOENT: closed meanwhile. EACCES/EPERM: the kernel shows no descriptor of this process
+        // (the check is per process): it is unreadable, and asking for the others only costs time.
+        if (refused(error)) {
+          unreadable.add(pid);
+          break;
+        }
       }
     }
   }
   await statListed();
-  return [...matching.keys()].sort((a, b) => a - b).flatMap((pid): DeviceOpener[] => {
+  /** Its command name, or null when it ended meanwhile or is a child of this process (e.g. a blkid it started). */
+  const otherCommand = (pid: number): string | null => {
     const status = readKernelText(`${proc}/${pid}/stat`);
-    if (status === null) return []; // ended meanwhile
+    if (status === null) return null; // ended meanwhile
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses; ppid follows the last ')'.
     const parent = Number(status.slice(status.lastIndexOf(')') + 1).trim().split(' ')[1]);
-    if (parent === self) return [];
-    return [{ pid, command: readKernelText(`${proc}/${pid}/comm`)?.trim() ?? '?', majorMinor: matching.get(pid) as string }];
-  });
+    if (parent === self) return null;
+    return readKernelText(`${proc}/${pid}/comm`)?.trim() ?? '?';
+  };
+  const byPid = (a: number, b: number): number => a - b;
+  return {
+    openedBy: [...matching.keys()].sort(byPid).flatMap((pid): DeviceOpener[] => {
+      const command = otherCommand(pid);
+      return command === null ? [] : [{ pid, command, majorMinor: matching.get(pid) as string }];
+    }),
+    unreadable: [...unreadable].sort(byPid).flatMap((pid): UnreadableProcess[] => {
+      const command = otherCommand(pid);
+      return command === null ? [] : [{ pid, command }];
+    }),
+  };
 }

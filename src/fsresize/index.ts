@@ -1,7 +1,7 @@
 export { createFsResizer, DEFAULT_LOCK_DIRECTORY, type FsResizer, type FsResizerOptions } from './create-fs-resizer.js';
 export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult, type PrecheckReport } from './inspection.js';
 export { needsResize } from './needs-resize.js';
-export { planGrow, type GrowPlan } from './plan-grow.js';
+export { planGrow, type GrowPlan, type PlanOptions } from './plan-grow.js';
 export { asVoeError, FsResizeError, isFsResizeError, type FsResizeErrorCode, type ToolReport } from './fsresize-error.js';
 export type { CommandRunner, CommandResult, RunOptions } from './command-runner.js';
 export { createExecFileRunner, DEFAULT_SEARCH_PATH, MAX_TIMEOUT_MS, type ExecFileRunnerOptions } from './exec-file-runner.js';
@@ -10,8 +10,8 @@ export { isAnonymousMount, parseMountinfo, type MountEntry } from './parse-mount
 export { chooseMount, type MountCandidate, type MountChoice } from './choose-mount.js';
 export { visibleMountAt } from './visible-mount-at.js';
 export { mountPathForms } from './mount-path-forms.js';
-export type { BlockDevices, BlockDeviceId, DeviceOpener, DeviceUsers } from './block-devices.js';
-export { findDeviceOpeners, type FindDeviceOpenersOptions } from './find-device-openers.js';
+export type { BlockDevices, BlockDeviceId, DeviceOpener, DeviceUsers, UnreadableProcess } from './block-devices.js';
+export { findDeviceOpeners, type DeviceOpenersFound, type FindDeviceOpenersOptions } from './find-device-openers.js';
 export { majorMinorOf } from './major-minor-of.js';
 export { deviceNodeOf, type DeviceNodeOfOptions } from './device-node-of.js';
 export { createSystemBlockDevices, type SystemBlockDevicesOptions } from './system-block-devices.js';

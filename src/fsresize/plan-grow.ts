@@ -9,6 +9,16 @@ export type GrowPlan =
   | { kind: 'refuse'; error: FsResizeError }
   | { kind: 'grow'; tool: string; args: string[]; reason: string; precheck?: { tool: string; args: string[] } };
 
+/** What planGrow may be told beyond the inspection. */
+export interface PlanOptions {
+  /**
+   * Processes whose open files voe may not read (DeviceUsers.unreadable) may use the device:
+   * 'refuse' (default) an offline grow while there are any; 'ignore' them (only for a caller that
+   * knows they do not use the device, e.g. a sandbox's init).
+   */
+  unreadableProcesses?: 'refuse' | 'ignore';
+}
+
 /** voe reads /proc/self/mountinfo: a mount made only inside a container is not there. */
 const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so if it is mounted inside a container, grow it there';
 
@@ -25,7 +35,7 @@ const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so 
  * (see parseExtSuperblock's checkNeeded) is checked first with `e2fsck -f -p <device>`; preen
  * mode makes only the fixes that are safe without a person.
  */
-export function planGrow(inspection: Inspection): GrowPlan {
+export function planGrow(inspection: Inspection, options: PlanOptions = {}): GrowPlan {
   const { device, filesystem, partitionTable, mountPoint } = inspection;
   if (inspection.deviceBytes === 0) {
     return refuse('FSRESIZE_DEVICE_EMPTY',
@@ -76,7 +86,7 @@ export function planGrow(inspection: Inspection): GrowPlan {
         return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} online (mounted at ${mountPoint})` };
       }
       {
-        const inUse = usedElsewhere(inspection);
+        const inUse = usedElsewhere(inspection, options);
         if (inUse !== null) return inUse;
       }
       if (inspection.extCheckNeeded !== true) {
@@ -115,7 +125,7 @@ export function planGrow(inspection: Inspection): GrowPlan {
  * container's view of a shared device): resize2fs and e2fsck under it would corrupt it. Their own
  * guard (an exclusive open) only finds mounts and other exclusive openers.
  */
-function usedElsewhere(inspection: Inspection): GrowPlan | null {
+function usedElsewhere(inspection: Inspection, options: PlanOptions): GrowPlan | null {
   const { device, filesystem, users } = inspection;
   if (users === null) {
     return refuse('FSRESIZE_DEVICE_IN_USE',
@@ -133,9 +143,19 @@ function usedElsewhere(inspection: Inspection): GrowPlan | null {
     return refuse('FSRESIZE_DEVICE_IN_USE',
       `${filesystem} on ${device} is not mounted here, but ${holders.join(', ')} ${holders.length === 1 ? 'is' : 'are'} stacked on ${disk === null ? 'the device' : `the device or its whole disk (${disk})`} (device-mapper, RAID, loop): writing to it underneath would corrupt what they show; nothing was changed — grow the device on top instead`);
   }
+  const { unreadable } = users;
+  if (unreadable.length > 0 && options.unreadableProcesses !== 'ignore') {
+    // "Could not look" is never taken as "nobody".
+    const who = unreadable.slice(0, 5).map((p) => `pid ${p.pid} (${p.command})`).join(', ') + (unreadable.length > 5 ? ` and ${unreadable.length - 5} more` : '');
+    return refuse('FSRESIZE_PERMISSION_DENIED',
+      `${filesystem} on ${device} is not mounted here, and the kernel would not show voe which files ${who} ${unreadable.length === 1 ? 'has' : 'have'} open ` +
+      '(voe lacks CAP_SYS_PTRACE, or those processes have capabilities voe lacks): any of them may use the device, and growing it offline under a program that uses it would corrupt it; ' +
+      'nothing was changed — run voe as root with every capability (as kubelet runs FlexVolume drivers), or, only if you know these processes do not use the device, pass --ignore-unreadable-processes',
+      { unreadable });
+  }
   return null;
 }
 
-function refuse(code: ConstructorParameters<typeof FsResizeError>[0], message: string): GrowPlan {
-  return { kind: 'refuse', error: new FsResizeError(code, message) };
+function refuse(code: ConstructorParameters<typeof FsResizeError>[0], message: string, details?: Record<string, unknown>): GrowPlan {
+  return { kind: 'refuse', error: new FsResizeError(code, message, details ? { details } : {}) };
 }

@@ -133,7 +133,7 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       const statWithin = createStatWithin(Date.now() + usersTimeoutMs, openersLookName(device.path));
       const disk = wholeDiskOf(device);
       const numbers = disk === null ? [device.majorMinor] : [device.majorMinor, disk];
-      const [openedBy, holders, loops] = await Promise.all([
+      const [{ openedBy, unreadable }, holders, loops] = await Promise.all([
         findDeviceOpeners(numbers, {
           statWithin, ...(options.procRoot === undefined ? {} : { procRoot: options.procRoot }),
           ...(usersOptions.skipPids ? { skipPids: usersOptions.skipPids } : {}),
@@ -145,7 +145,7 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
         numbers.flatMap((number) => listKernelDirectory(`${sysfs}/dev/block/${number}/holders`)),
         loopsBackedBy(numbers, statWithin),
       ]);
-      return { openedBy, holders: [...new Set([...holders, ...loops])].sort(), disk };
+      return { openedBy, unreadable, holders: [...new Set([...holders, ...loops])].sort(), disk };
     },
     async read(device, offset, length) {
       const handle = await openDevice(device);

@@ -70,7 +70,7 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
     async users(id, options = {}) {
       const call = (userCalls.get(id.path) ?? 0) + 1;
       userCalls.set(id.path, call);
-      return node.users?.(id.path, call, [...(options.skipPids ?? [])]) ?? { openedBy: [], holders: [], disk: null };
+      return node.users?.(id.path, call, [...(options.skipPids ?? [])]) ?? { openedBy: [], unreadable: [], holders: [], disk: null };
     },
   };
   const mounts = fakeMountTable(node.mountinfo ?? '', node.visible);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { handleFlexVolumeCall } from '../../flexvolume/index.js';
 import { deferStopSignals } from '../defer-stop-signals.js';
+import { IGNORE_UNREADABLE_PROCESSES_ENV, ignoreUnreadableProcesses } from '../ignore-unreadable-processes.js';
 import { createDeviceLock, createExecFileRunner, createFsResizer, createMountinfoTable, DEFAULT_LOCK_DIRECTORY } from '../../fsresize/index.js';
 
 /**
@@ -13,7 +14,8 @@ export function register(program: Command): void {
     .description('The expansion calls of the FlexVolume protocol: init, expandvolume, expandfs (through the fsresize core); other operations '
       + '(and --help) answer {"status":"Not supported"}. A storage vendor\'s FlexVolume driver hands its expandfs calls to '
       + '`voe flexvolume "$@"` on the worker nodes; expandvolume only confirms the new size (for storage that grows by itself), '
-      + 'so a vendor whose expandvolume grows the volume keeps its own (docs/fsresize.md "Install").')
+      + 'so a vendor whose expandvolume grows the volume keeps its own (docs/fsresize.md "Install"). '
+      + `With ${IGNORE_UNREADABLE_PROCESSES_ENV}=1 in its environment an offline ext grow goes ahead although some processes' open files cannot be read (see voe fsresize grow --help).`)
     .argument('[op]', 'the operation kubelet calls: init | expandvolume | expandfs | ...')
     .argument('[args...]', 'the operation\'s arguments, in kubelet\'s order')
     .helpOption(false)
@@ -21,7 +23,10 @@ export function register(program: Command): void {
     .passThroughOptions()
     .action(async (op: string | undefined, args: string[]) => {
       const mounts = createMountinfoTable();
-      const resizer = createFsResizer({ runner: createExecFileRunner(), mounts, lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }) });
+      const resizer = createFsResizer({
+        runner: createExecFileRunner(), mounts, lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }),
+        unreadableProcesses: ignoreUnreadableProcesses(process.env) ? 'ignore' : 'refuse',
+      });
       // A stop signal never ends voe in the middle of a grow (and is never reported on stdout or
       // stderr, which kubelet reads as one JSON document): the call stops at the next safe point
       // and answers a Failure after the running tool has finished and the lock is released.

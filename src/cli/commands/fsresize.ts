@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { deferStopSignals } from '../defer-stop-signals.js';
+import { IGNORE_UNREADABLE_PROCESSES_ENV, ignoreUnreadableProcesses } from '../ignore-unreadable-processes.js';
 import {
   asVoeError, createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitText, MAX_TIMEOUT_MS, type GrowResult,
 } from '../../fsresize/index.js';
@@ -10,6 +11,7 @@ interface GrowCommandOptions {
   dryRun?: boolean;
   json?: boolean;
   lockDir: string;
+  ignoreUnreadableProcesses?: boolean;
   timeout: number;
 }
 
@@ -52,6 +54,8 @@ export function register(program: Command): void {
     .option('--mount <dir>', 'where the filesystem is mounted (found in /proc/self/mountinfo when omitted)')
     .option('--dry-run', 'inspect and say what would be done, change nothing')
     .option('--json', 'print the result (or the error) as JSON on stdout')
+    .option('--ignore-unreadable-processes', 'grow an unmounted ext filesystem offline even when the kernel would not show voe which files some processes have open '
+      + `(voe lacks CAP_SYS_PTRACE, or they have capabilities voe lacks; refused by default, naming them): only when you know they do not use the device; also ${IGNORE_UNREADABLE_PROCESSES_ENV}=1`)
     .addOption(new Option('--lock-dir <dir>', 'directory for the per-device lock files shared by every voe process on the node (made mode 0700; refused if others may write in it)').default(DEFAULT_LOCK_DIRECTORY))
     .addOption(new Option('--timeout <seconds>', 'stop the grow tool (and the e2fsck pre-check, each) after this many seconds').default(1800).argParser(seconds))
     // Usage errors (printed by the parser on stderr) exit 2 like every other error.
@@ -59,6 +63,7 @@ export function register(program: Command): void {
       const resizer = createFsResizer({
         runner: createExecFileRunner(),
         lock: createDeviceLock({ directory: options.lockDir }),
+        unreadableProcesses: options.ignoreUnreadableProcesses === true || ignoreUnreadableProcesses(process.env) ? 'ignore' : 'refuse',
         timeouts: { growMs: Math.round(options.timeout * 1000) },
       });
       // A stop signal does not end voe in the middle of a grow: it stops at the next safe point,

@@ -5,10 +5,11 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
-function voe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
+function voe(args: string[], env: NodeJS.ProcessEnv = envIgnoringUnreadableHere()): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [MAIN, ...args], { encoding: 'utf8', env }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
@@ -88,7 +89,7 @@ test('voe fsresize grow: every error has a code, also one the core does not rais
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(128 * MiB);
   // The grow tool's output files cannot be created: the temporary directory does not exist.
-  const env = { ...process.env, TMPDIR: join(await scratch.directory('tmp'), 'no-such-tmp') };
+  const env = envIgnoringUnreadableHere({ ...process.env, TMPDIR: join(await scratch.directory('tmp'), 'no-such-tmp') });
   const json = await voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory], env);
   assert.equal(json.code, 2, json.stderr);
   assert.equal(json.stderr, '');

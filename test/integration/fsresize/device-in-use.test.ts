@@ -10,6 +10,7 @@ import { chmod, mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createDeviceLock, createFsResizer, createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
@@ -17,6 +18,8 @@ import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
+import { UNREADABLE_HERE } from '../../support/unreadable-here.js';
+import { IGNORE_UNREADABLE_PROCESSES_ENV } from '../../../src/cli/ignore-unreadable-processes.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -39,7 +42,7 @@ for (const ownMountNamespace of [false, true]) {
     assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
     assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
     const inspection = await resizer.inspect(loop.device);
-    assert.deepEqual(inspection.users, { openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: inspection.majorMinor }], holders: [], disk: null });
+    assert.deepEqual(inspection.users, { openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: inspection.majorMinor }], unreadable: UNREADABLE_HERE, holders: [], disk: null });
 
     await holder.stop();
     const result = await resizer.grow(loop.device);
@@ -75,32 +78,33 @@ test('a mounted filesystem is grown online whoever else has the device open (the
 test('findDeviceOpeners: finds a process elsewhere by device number; leaves out this process and the processes it started', async (t) => {
   const { scratch, loop } = await usedExt4(t);
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
-  assert.deepEqual(await findDeviceOpeners([majorMinor]), []);
+  assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, []);
 
   const child = spawn('sh', ['-c', 'exec 3<>"$1" && echo open && exec sleep 600', 'sh', loop.device], { stdio: ['ignore', 'pipe', 'ignore'] });
   t.after(() => { child.kill('SIGKILL'); });
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-  assert.deepEqual(await findDeviceOpeners([majorMinor]), [], 'a child of this process (as a blkid the core started) is not another user');
-  assert.deepEqual(await findDeviceOpeners([majorMinor], { selfPid: 1 }), [{ pid: child.pid, command: 'sleep', majorMinor }], 'seen from elsewhere, it is');
-  assert.deepEqual(await findDeviceOpeners([majorMinor], { selfPid: 1, skipPids: new Set([child.pid!]) }), [], 'a pid to skip is not looked at');
+  assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, [], 'a child of this process (as a blkid the core started) is not another user');
+  assert.deepEqual((await findDeviceOpeners([majorMinor], { selfPid: 1 })).openedBy, [{ pid: child.pid, command: 'sleep', majorMinor }], 'seen from elsewhere, it is');
+  assert.deepEqual((await findDeviceOpeners([majorMinor], { selfPid: 1, skipPids: new Set([child.pid!]) })).openedBy, [], 'a pid to skip is not looked at');
 
   const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
-  assert.deepEqual(await findDeviceOpeners([majorMinor]), [{ pid: holder.pid, command: 'sleep', majorMinor }]);
-  assert.deepEqual(await findDeviceOpeners(['7:250', majorMinor]), [{ pid: holder.pid, command: 'sleep', majorMinor }], 'any of several devices');
+  assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, [{ pid: holder.pid, command: 'sleep', majorMinor }]);
+  assert.deepEqual((await findDeviceOpeners(['7:250', majorMinor])).openedBy, [{ pid: holder.pid, command: 'sleep', majorMinor }], 'any of several devices');
 });
 
-test('findDeviceOpeners: a process whose descriptors the kernel will not show is passed over, and the processes after it are still looked at', async (t) => {
-  // A look without the right to read a process's descriptors (root lacking a capability that process
-  // has, or, here, an unprivileged user and a descriptor directory it may list but not enter): the
-  // look gives up on that process at its first refused descriptor and goes on with the next one.
+test('findDeviceOpeners: a process whose descriptors the kernel will not show is named as unreadable (it may use the device), and the look goes on', async (t) => {
+  // A look without the right to read a process's descriptors (root lacking CAP_SYS_PTRACE, or a
+  // capability that process has; here an unprivileged user, and descriptor directories it may
+  // list but not enter, or not even list): "could not look" is never taken as "nobody".
   const { scratch, loop } = await usedExt4(t);
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
   const proc = await scratch.directory('proc');
   for (const directory of [dirname(proc), proc]) await chmod(directory, 0o755); // for the unprivileged look
-  for (const [pid, mode] of [[10, 0o444], [20, 0o755]] as const) {
+  for (const [pid, mode] of [[10, 0o444], [20, 0o755], [30, 0o000], [40, 0o000]] as const) {
     await mkdir(join(proc, `${pid}/fd`), { recursive: true });
     for (let fd = 0; fd < 5; fd += 1) await symlink(loop.device, join(proc, `${pid}/fd/${fd}`));
-    await writeFile(join(proc, `${pid}/stat`), `${pid} (holder ${pid}) S 2 ${pid}\n`);
+    // 40 is a child of the look's own process (as a blkid it started): never counted.
+    await writeFile(join(proc, `${pid}/stat`), `${pid} (holder ${pid}) S ${pid === 40 ? 1 : 2} ${pid}\n`);
     await writeFile(join(proc, `${pid}/comm`), `holder-${pid}\n`);
     await chmod(join(proc, `${pid}/fd`), mode);
   }
@@ -108,7 +112,36 @@ test('findDeviceOpeners: a process whose descriptors the kernel will not show is
   const script = `const { findDeviceOpeners } = await import(${JSON.stringify(module)});
     process.stdout.write(JSON.stringify(await findDeviceOpeners([${JSON.stringify(majorMinor)}], { procRoot: ${JSON.stringify(proc)}, selfPid: 1 })));`;
   const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534 });
-  assert.deepEqual(JSON.parse(stdout), [{ pid: 20, command: 'holder-20', majorMinor }]);
+  assert.deepEqual(JSON.parse(stdout), {
+    openedBy: [{ pid: 20, command: 'holder-20', majorMinor }],
+    unreadable: [{ pid: 10, command: 'holder-10' }, { pid: 30, command: 'holder-30' }],
+  });
+});
+
+test('voe without CAP_SYS_PTRACE may not read which files a process of another user has open: an offline grow is refused FSRESIZE_PERMISSION_DENIED naming it; --ignore-unreadable-processes overrides', async (t) => {
+  const { loop, lockDirectory } = await usedExt4(t);
+  // A program that opened the device as root, then became another user (as QEMU runs as its own user).
+  const holder = spawn('python3', ['-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_RDONLY)\nos.setgid(65534)\nos.setuid(65534)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', loop.device],
+    { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => { holder.kill('SIGKILL'); });
+  const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  const env = { ...process.env };
+  delete env[IGNORE_UNREADABLE_PROCESSES_ENV];
+  const main = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+  const withoutPtrace = (more: string[]) => execFileAsync('setpriv', ['--bounding-set=-sys_ptrace', '--inh-caps=-sys_ptrace', '--', process.execPath, main,
+    'fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory, '--json', ...more], { env }).then(
+    ({ stdout }) => ({ code: 0, stdout }), (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }));
+  const refused = await withoutPtrace([]);
+  assert.equal(refused.code, 2, refused.stdout);
+  const { error } = JSON.parse(refused.stdout) as { error: { code: string; message: string; details: { unreadable: Array<{ pid: number }> } } };
+  assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED', error.message);
+  assert.match(error.message, /^ext4 on \/dev\/loop\d+ is not mounted here, and the kernel would not show voe which files pid \d+ /);
+  assert.ok(error.details.unreadable.some((p) => p.pid === holderPid), JSON.stringify(error.details));
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing changed');
+  const overridden = await withoutPtrace(['--ignore-unreadable-processes']);
+  assert.equal(overridden.code, 0, overridden.stdout);
+  assert.equal((JSON.parse(overridden.stdout) as { action: string }).action, 'grown');
+  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
 });
 
 test('users: the kernel devices stacked on a device (sysfs holders) are named', async (t) => {
@@ -117,7 +150,7 @@ test('users: the kernel devices stacked on a device (sysfs holders) are named', 
   await mkdir(join(sysfs, 'dev/block/7:99/holders/dm-3'), { recursive: true });
   await mkdir(join(sysfs, 'dev/block/7:99/holders/dm-1'), { recursive: true });
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
-  assert.deepEqual(await devices.users({ path: '/dev/x', realPath: '/dev/x', majorMinor: '7:99' }), { openedBy: [], holders: ['dm-1', 'dm-3'], disk: null });
+  assert.deepEqual(await devices.users({ path: '/dev/x', realPath: '/dev/x', majorMinor: '7:99' }), { openedBy: [], unreadable: UNREADABLE_HERE, holders: ['dm-1', 'dm-3'], disk: null });
   assert.deepEqual((await devices.users({ path: '/dev/y', realPath: '/dev/y', majorMinor: '7:98' })).holders, [], 'no holders directory: none');
 });
 
@@ -138,7 +171,7 @@ test('a partition: a program that has its whole disk open (QEMU with a VM\'s par
   const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
   assert.deepEqual(await devices.users({ path: '/dev/vdz1', realPath: '/dev/vdz1', majorMinor: '259:77' }),
-    { openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: disk }], holders: ['dm-4'], disk });
+    { openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: disk }], unreadable: UNREADABLE_HERE, holders: ['dm-4'], disk });
 });
 
 test('a loop device set up on top of the device (losetup on a block device) uses it: refused, although the loop driver holds it neither as a holder nor exclusively', async (t) => {

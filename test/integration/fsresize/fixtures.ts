@@ -5,6 +5,7 @@ import type { TestContext } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer, type FsResizer } from '../../../src/fsresize/index.js';
 import { createScratch, MiB, sh, writeChecksummedFiles, type LoopDevice, type Scratch } from '../../support/loop-device.js';
 import { recordingRunner } from '../../support/recording-runner.js';
+import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 /** A scratch area and a resizer over the real tools, both released after the test. */
 export async function setup(t: TestContext): Promise<{ scratch: Scratch; resizer: FsResizer; calls: string[][]; lockDirectory: string }> {
@@ -15,7 +16,7 @@ export async function setup(t: TestContext): Promise<{ scratch: Scratch; resizer
     await rm(lockDirectory, { recursive: true, force: true });
   });
   const runner = recordingRunner(createExecFileRunner());
-  const resizer = createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory }) });
+  const resizer = createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory }), unreadableProcesses: unreadablePolicyHere });
   return { scratch, resizer, calls: runner.calls, lockDirectory };
 }
 

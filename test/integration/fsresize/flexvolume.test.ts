@@ -7,12 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { deviceNodeOf, majorMinorOf } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
+import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const OPTIONS = JSON.stringify({ 'kubernetes.io/fsType': 'xfs', 'kubernetes.io/readwrite': 'rw', 'kubernetes.io/pvOrVolumeName': 'pv-1' });
 
 /** Calls the driver as kubelet does: one process, stdout and stderr read together. */
-function driver(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; combined: string; stderr: string }> {
+function driver(args: string[], env: NodeJS.ProcessEnv = envIgnoringUnreadableHere()): Promise<{ code: number; combined: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [MAIN, 'flexvolume', ...args], { encoding: 'utf8', env }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, combined: stdout + stderr, stderr });
@@ -160,7 +161,7 @@ test('expandfs whose grow tool cannot get its output files (TMPDIR missing) answ
   await loop.mount(mnt);
   await loop.growBacking(128 * MiB);
   const missing = join(await scratch.directory('tmp'), 'missing');
-  const answer = await driver(['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)], { ...process.env, TMPDIR: missing });
+  const answer = await driver(['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)], envIgnoringUnreadableHere({ ...process.env, TMPDIR: missing }));
   assert.equal(answer.code, 1, answer.combined);
   assert.equal(answer.stderr, '');
   const response = JSON.parse(answer.combined);

@@ -4,6 +4,7 @@ import { createDeviceLock, createExecFileRunner, createFsResizer } from '../../.
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 test('a second grow after success does nothing (idempotent)', async (t) => {
   const { resizer, calls, loop, mnt, sums } = await mountedXfs(t, { growTo: 640 * MiB });
@@ -54,7 +55,7 @@ test('concurrent grows through two resizers sharing the node lock directory: exa
   await loop.growBacking(256 * MiB);
   // Two independent resizers stand for two processes (e.g. kubelet's FlexVolume call and an operator).
   const runners = [recordingRunner(createExecFileRunner()), recordingRunner(createExecFileRunner())];
-  const resizers = runners.map((runner) => createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory, pollMs: 10 }) }));
+  const resizers = runners.map((runner) => createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory, pollMs: 10 }), unreadableProcesses: unreadablePolicyHere }));
   const results = await Promise.all(resizers.map((r) => r.grow(loop.device)));
   assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop']);
   assert.equal(growCalls(runners.flatMap((r) => r.calls)), 1);

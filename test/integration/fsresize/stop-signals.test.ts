@@ -14,6 +14,7 @@ import { createDeviceLock } from '../../../src/fsresize/index.js';
 import { processStartTime } from '../../../src/lock/index.js';
 import { GiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { dumpe2fsBytes, setup } from './fixtures.js';
+import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const TiB = 1024 * GiB;
@@ -28,7 +29,7 @@ interface Voe {
 
 /** Runs the voe CLI; it is killed after the test if it still runs (also when the test fails). */
 function startVoe(t: TestContext, args: string[]): Voe {
-  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere() });
   t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
   const checks: Array<() => void> = [];
   child.once('exit', () => { for (const check of checks) check(); });

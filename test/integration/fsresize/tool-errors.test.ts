@@ -21,12 +21,13 @@ import { eventually } from '../../support/held-clock.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 const NAMESPACE_FIXTURE = fileURLToPath(new URL('../../support/fixtures/mount-in-own-namespace.js', import.meta.url));
 
 function resizerWith(lockDirectory: string, runner: CommandRunner, growMs?: number) {
   return createFsResizer({
-    runner, lock: createDeviceLock({ directory: lockDirectory }), ...(growMs === undefined ? {} : { timeouts: { growMs } }),
+    runner, lock: createDeviceLock({ directory: lockDirectory }), unreadableProcesses: unreadablePolicyHere, ...(growMs === undefined ? {} : { timeouts: { growMs } }),
   });
 }
 

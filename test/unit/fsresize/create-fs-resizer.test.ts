@@ -301,8 +301,8 @@ test('the check and the grow tool run as critical commands (never stopped with v
 });
 
 test('an offline grow looks for other users of the device again before refusing: one that lets go in time (udev\'s probe) is waited out, one that stays is refused with nothing run', async () => {
-  const qemu = { openedBy: [{ pid: 77, command: 'qemu-system-x86', majorMinor: '8:16' }], holders: [], disk: null };
-  const nobody = { openedBy: [], holders: [], disk: null };
+  const qemu = { openedBy: [{ pid: 77, command: 'qemu-system-x86', majorMinor: '8:16' }], unreadable: [], holders: [], disk: null };
+  const nobody = { openedBy: [], unreadable: [], holders: [], disk: null };
   const node = (users: (path: string, call: number) => typeof qemu) => fakeResizer({
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB, superblock: extSuperblock(16384, 2) } },
     tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=ext4\n' } : undefined),
@@ -324,7 +324,7 @@ test('the look for other users of the device leaves the blkid it runs beside alo
   const resizer = fakeResizer({
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB, superblock: extSuperblock(16384, 2) } },
     tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=ext4\n' } : undefined),
-    users: (_path, _call, skipPids) => { skipped.push(skipPids); return { openedBy: [], holders: [], disk: null }; },
+    users: (_path, _call, skipPids) => { skipped.push(skipPids); return { openedBy: [], unreadable: [], holders: [], disk: null }; },
   });
   await resizer.inspect('/dev/sdb');
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid']);
@@ -337,7 +337,7 @@ test('who else has the device open is looked for only when mountinfo lists no mo
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB } },
     tool: (command) => (command === 'blkid' ? { stdout: 'DEVNAME=/dev/sdb\nTYPE=xfs\n' } : command === 'xfs_io' ? { stdout: 'geom.bsize = 4096\ngeom.datablocks = 16384\n' } : undefined),
     mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
-    users: () => { looks += 1; return { openedBy: [], holders: [], disk: null }; },
+    users: () => { looks += 1; return { openedBy: [], unreadable: [], holders: [], disk: null }; },
   });
   const inspection = await mounted.inspect('/dev/sdb');
   assert.equal(inspection.mountPoint, '/m');
@@ -357,7 +357,7 @@ test('a mount of another device whose source still names this one (a name reused
     devices: { [device]: { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) } },
     tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
     mountinfo,
-    users: () => ({ openedBy: [], holders: [], disk: null }),
+    users: () => ({ openedBy: [], unreadable: [], holders: [], disk: null }),
   });
   for (const source of [device, join(dir, 'by-id')]) {
     const stale = await sized(`40 27 8:32 / /old rw - ext4 ${source} rw\n`).inspect(device);

@@ -8,7 +8,7 @@ function inspection(overrides: Partial<Inspection> = {}): Inspection {
   return {
     device: '/dev/sdb', devicePath: '/dev/sdb', majorMinor: '8:16', deviceBytes: 200 * MiB, deviceReadOnly: false,
     filesystem: 'ext4', partitionTable: null, filesystemBytes: 100 * MiB, blockBytes: 4096,
-    mountPoint: null, mountReadOnly: false, mountPointStacked: false, mountPoints: [], hiddenMountPoints: [], unusableMountPoints: [], btrfs: null, users: { openedBy: [], holders: [], disk: null }, ...overrides,
+    mountPoint: null, mountReadOnly: false, mountPointStacked: false, mountPoints: [], hiddenMountPoints: [], unusableMountPoints: [], btrfs: null, users: { openedBy: [], unreadable: [], holders: [], disk: null }, ...overrides,
   };
 }
 
@@ -132,33 +132,56 @@ function noop(plan: ReturnType<typeof planGrow>): string {
   return plan.kind === 'noop' ? plan.reason : '';
 }
 
+test('an unmounted ext filesystem is not grown offline while processes whose open files voe may not read exist: FSRESIZE_PERMISSION_DENIED naming them, unless told to ignore them', () => {
+  const unreadable = [1, 2, 3, 4, 5, 6].map((pid) => ({ pid, command: `p${pid}` }));
+  for (const extCheckNeeded of [false, true]) {
+    const plan = planGrow(inspection({ users: { openedBy: [], unreadable: unreadable.slice(0, 1), holders: [], disk: null }, extCheckNeeded }));
+    assert.equal(code(plan), 'FSRESIZE_PERMISSION_DENIED', 'neither the check nor the grow runs');
+    assert.equal(plan.kind === 'refuse' ? plan.error.message : '',
+      'ext4 on /dev/sdb is not mounted here, and the kernel would not show voe which files pid 1 (p1) has open (voe lacks CAP_SYS_PTRACE, or those processes have capabilities voe lacks): ' +
+      'any of them may use the device, and growing it offline under a program that uses it would corrupt it; nothing was changed — run voe as root with every capability ' +
+      '(as kubelet runs FlexVolume drivers), or, only if you know these processes do not use the device, pass --ignore-unreadable-processes');
+    assert.deepEqual(plan.kind === 'refuse' ? plan.error.details : {}, { unreadable: [{ pid: 1, command: 'p1' }] });
+  }
+  const many = planGrow(inspection({ users: { openedBy: [], unreadable, holders: [], disk: null } }));
+  assert.match(many.kind === 'refuse' ? many.error.message : '', /which files pid 1 \(p1\), pid 2 \(p2\), pid 3 \(p3\), pid 4 \(p4\), pid 5 \(p5\) and 1 more have open/);
+  assert.deepEqual(many.kind === 'refuse' ? many.error.details : {}, { unreadable }, 'all of them in the details');
+  assert.deepEqual(pick(planGrow(inspection({ users: { openedBy: [], unreadable, holders: [], disk: null } }), { unreadableProcesses: 'ignore' })), ['resize2fs', '/dev/sdb']);
+  // A program seen to have it open, or a device stacked on it, is the refusal to give, ignored or not.
+  const seen = planGrow(inspection({ users: { openedBy: [{ pid: 9, command: 'qemu', majorMinor: '8:16' }], unreadable, holders: [], disk: null } }), { unreadableProcesses: 'ignore' });
+  assert.equal(code(seen), 'FSRESIZE_DEVICE_IN_USE');
+  assert.equal(code(planGrow(inspection({ users: { openedBy: [{ pid: 9, command: 'qemu', majorMinor: '8:16' }], unreadable, holders: [], disk: null } }))), 'FSRESIZE_DEVICE_IN_USE');
+  // Mounted: the kernel owns the filesystem, and the look is not made (users null) or does not matter.
+  assert.deepEqual(pick(planGrow(inspection({ mountPoint: '/m', users: { openedBy: [], unreadable, holders: [], disk: null } }))), ['resize2fs', '/dev/sdb']);
+});
+
 test('an unmounted ext filesystem that another program has open, or that devices are stacked on, is refused FSRESIZE_DEVICE_IN_USE (never grown offline under them)', () => {
   const qemu = [{ pid: 4242, command: 'qemu-system-x86', majorMinor: '8:16' }];
   for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
     for (const extCheckNeeded of [false, true]) {
-      const plan = planGrow(inspection({ filesystem, users: { openedBy: qemu, holders: [], disk: null }, extCheckNeeded }));
+      const plan = planGrow(inspection({ filesystem, users: { openedBy: qemu, unreadable: [], holders: [], disk: null }, extCheckNeeded }));
       assert.equal(code(plan), 'FSRESIZE_DEVICE_IN_USE', 'neither the check nor the grow runs');
       assert.equal(plan.kind === 'refuse' ? plan.error.message : '',
         `${filesystem} on /dev/sdb is not mounted here, but pid 4242 (qemu-system-x86) has the device open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`);
     }
   }
-  const many = planGrow(inspection({ users: { openedBy: [1, 2, 3, 4, 5, 6, 7].map((pid) => ({ pid, command: `p${pid}`, majorMinor: '8:16' })), holders: [], disk: null } }));
+  const many = planGrow(inspection({ users: { openedBy: [1, 2, 3, 4, 5, 6, 7].map((pid) => ({ pid, command: `p${pid}`, majorMinor: '8:16' })), unreadable: [], holders: [], disk: null } }));
   assert.match(many.kind === 'refuse' ? many.error.message : '', /but pid 1 \(p1\), pid 2 \(p2\), pid 3 \(p3\), pid 4 \(p4\), pid 5 \(p5\) and 2 more have the device open/);
-  const stackedOn = planGrow(inspection({ users: { openedBy: [], holders: ['dm-0'], disk: null } }));
+  const stackedOn = planGrow(inspection({ users: { openedBy: [], unreadable: [], holders: ['dm-0'], disk: null } }));
   assert.equal(code(stackedOn), 'FSRESIZE_DEVICE_IN_USE');
   assert.match(stackedOn.kind === 'refuse' ? stackedOn.error.message : '', /^ext4 on \/dev\/sdb is not mounted here, but dm-0 is stacked on the device \(device-mapper, RAID, loop\)/);
   // A partition: whoever has the whole disk open (QEMU with a VM's partitioned disk) uses it too.
-  const partition = planGrow(inspection({ device: '/dev/sdb1', majorMinor: '8:17', users: { openedBy: qemu, holders: [], disk: '8:16' } }));
+  const partition = planGrow(inspection({ device: '/dev/sdb1', majorMinor: '8:17', users: { openedBy: qemu, unreadable: [], holders: [], disk: '8:16' } }));
   assert.match(partition.kind === 'refuse' ? partition.error.message : '',
     /^ext4 on \/dev\/sdb1 is not mounted here, but pid 4242 \(qemu-system-x86 with its whole disk 8:16\) has the device or its whole disk \(8:16\) open: growing it offline/);
-  const loopOnDisk = planGrow(inspection({ device: '/dev/sdb1', majorMinor: '8:17', users: { openedBy: [], holders: ['loop3'], disk: '8:16' } }));
+  const loopOnDisk = planGrow(inspection({ device: '/dev/sdb1', majorMinor: '8:17', users: { openedBy: [], unreadable: [], holders: ['loop3'], disk: '8:16' } }));
   assert.match(loopOnDisk.kind === 'refuse' ? loopOnDisk.error.message : '', /but loop3 is stacked on the device or its whole disk \(8:16\) \(device-mapper, RAID, loop\)/);
   // Where the kernel owns the filesystem (mounted), or nothing is written, other openers do not matter.
-  assert.deepEqual(pick(planGrow(inspection({ mountPoint: '/m', users: { openedBy: qemu, holders: ['dm-0'], disk: null } }))), ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(pick(planGrow(inspection({ mountPoint: '/m', users: { openedBy: qemu, unreadable: [], holders: ['dm-0'], disk: null } }))), ['resize2fs', '/dev/sdb']);
   assert.deepEqual(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m', users: null }))), ['xfs_growfs', '-d', '/m']);
   const notLooked = planGrow(inspection({ users: null }));
   assert.equal(code(notLooked), 'FSRESIZE_DEVICE_IN_USE', 'not looked for is never taken as nobody');
   assert.match(notLooked.kind === 'refuse' ? notLooked.error.message : '', /who else uses the device was not looked for; nothing was changed/);
-  assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB, users: { openedBy: qemu, holders: [], disk: null } }))), /already fills the device/);
-  assert.match(noop(planGrow(inspection({ deviceReadOnly: true, users: { openedBy: qemu, holders: [], disk: null } }))), /is read-only/);
+  assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB, users: { openedBy: qemu, unreadable: [], holders: [], disk: null } }))), /already fills the device/);
+  assert.match(noop(planGrow(inspection({ deviceReadOnly: true, users: { openedBy: qemu, unreadable: [], holders: [], disk: null } }))), /is read-only/);
 });
