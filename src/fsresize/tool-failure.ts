@@ -8,6 +8,11 @@ const PERMISSION_PATTERN = /permission denied|operation not permitted|\beperm\b/
 const BUSY_PATTERN = /device or resource busy|\bis in use\b/i;
 const BUSY_HINT = ' — is it mounted in another mount namespace (e.g. a container)? voe sees only the mounts of its own namespace (/proc/self/mountinfo) and took it for unmounted: grow it where it is mounted';
 
+/** Whether a command only reads (an inspection: blkid, blockdev, xfs_io statfs, btrfs inspect-internal); the others change the filesystem. */
+function isProbe(tool: string, args: readonly string[]): boolean {
+  return tool === 'blkid' || tool === 'blockdev' || tool === 'xfs_io' || (tool === 'btrfs' && args[0] === 'inspect-internal');
+}
+
 function lastLines(result: CommandResult): string {
   return (result.stderr.trim() || result.stdout.trim()).split('\n').filter((l) => l.trim() !== '').slice(-3).join(' / ');
 }
@@ -26,9 +31,11 @@ export function toolFailure(tool: string, args: readonly string[], result: Comma
   const checked = precheck ? `; ${precheck.command.join(' ')} ran first (${fsckExitText(precheck.exitCode)}) and its fixes are written` : '';
   const extra = precheck ? { details: { precheck } } : {};
   if (PERMISSION_PATTERN.test(result.stderr)) {
-    return new FsResizeError('FSRESIZE_PERMISSION_DENIED',
-      `${doing} failed: ${command} was refused by the kernel (${said}); it needs root with CAP_SYS_ADMIN and, for ext4 online resize, CAP_SYS_RESOURCE — run it where the process has these capabilities, or grow the filesystem while unmounted${checked}`,
-      { tool: report, ...extra });
+    // A probe only reads: what it lacked is the right to open the device, not a capability to resize.
+    const advice = isProbe(tool, args)
+      ? 'it needs to read the device: run voe as root (or as a user that may read the device)'
+      : 'it needs root with CAP_SYS_ADMIN and, for ext4 online resize, CAP_SYS_RESOURCE — run it where the process has these capabilities, or grow the filesystem while unmounted';
+    return new FsResizeError('FSRESIZE_PERMISSION_DENIED', `${doing} failed: ${command} was refused by the kernel (${said}); ${advice}${checked}`, { tool: report, ...extra });
   }
   // e2fsck says "<device> is in use." on stdout and only "Cannot continue, aborting." on stderr.
   const busyLine = `${result.stderr}\n${result.stdout}`.split('\n').map((l) => l.trim()).find((l) => BUSY_PATTERN.test(l));

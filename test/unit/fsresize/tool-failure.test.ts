@@ -8,6 +8,18 @@ test('a permission refusal becomes FSRESIZE_PERMISSION_DENIED carrying stderr', 
   assert.match(error.message, /^growing ext4 on \/dev\/sdb failed: resize2fs \/dev\/sdb was refused by the kernel \(resize2fs 1\.47\.0 \(5-Feb-2023\) \/ resize2fs: Permission denied to resize filesystem\)/);
   assert.deepEqual(error.tool, { tool: 'resize2fs', args: ['/dev/sdb'], exitCode: 1, signal: null, stderr: 'resize2fs 1.47.0 (5-Feb-2023)\nresize2fs: Permission denied to resize filesystem\n' });
   assert.deepEqual(error.details.tool, error.tool);
+  assert.match(error.message, /CAP_SYS_RESOURCE/);
+});
+
+test('a probe refused (it only reads) is told to read the device, not given the grow tools\' capability advice', () => {
+  for (const [tool, args] of [['blkid', ['-p', '/dev/sdb']], ['btrfs', ['inspect-internal', 'dump-super', '/dev/sdb']]] as const) {
+    const error = toolFailure(tool, args, { exitCode: 2, stdout: '', stderr: `${tool}: error: /dev/sdb: Permission denied\n` }, 'detecting what is on /dev/sdb');
+    assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
+    assert.match(error.message, /; it needs to read the device: run voe as root \(or as a user that may read the device\)$/);
+    assert.doesNotMatch(error.message, /CAP_SYS_RESOURCE/);
+  }
+  const grow = toolFailure('btrfs', ['filesystem', 'resize', 'max', '/m'], { exitCode: 1, stdout: '', stderr: 'ERROR: unable to resize: Operation not permitted\n' }, 'growing btrfs');
+  assert.match(grow.message, /CAP_SYS_ADMIN/, 'btrfs growing is not a probe');
 });
 
 test('any other non-zero exit becomes FSRESIZE_TOOL_FAILED with the exit code and the last stderr lines', () => {
