@@ -53,8 +53,9 @@ function refused(error: unknown): boolean {
  * through every /proc/<pid>/fd link whose target is a path (sockets, pipes and anonymous inodes
  * are skipped), compared by device number, so a device node opened under any name or in another
  * mount namespace is found too. `selfPid` and its children (e.g. a blkid still running) are left
- * out. Only the processes of this PID namespace are visible, and reading another user's
- * processes needs root.
+ * out. Only the processes of this PID namespace are visible. A process whose descriptors the
+ * kernel will not show (EACCES/EPERM: no CAP_SYS_PTRACE, or it has capabilities this one lacks, or
+ * another user's while not root) is returned in `unreadable`: it may have them open.
  *
  * The /proc listings are read synchronously (procfs never waits on a device), FDS_PER_TURN
  * entries at a time; the targets listed are then stat'ed through libuv's thread pool, two at a

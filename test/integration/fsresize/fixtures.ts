@@ -12,8 +12,12 @@ export async function setup(t: TestContext): Promise<{ scratch: Scratch; resizer
   const scratch = await createScratch();
   const lockDirectory = await mkdtemp(join(tmpdir(), 'voe-fsresize-lock-'));
   t.after(async () => {
-    await scratch.cleanup();
-    await rm(lockDirectory, { recursive: true, force: true });
+    try {
+      await scratch.cleanup();
+    } finally {
+      // Also when the scratch area could not be released (its error is still reported).
+      await rm(lockDirectory, { recursive: true, force: true });
+    }
   });
   const runner = recordingRunner(createExecFileRunner());
   const resizer = createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory }), unreadableProcesses: unreadablePolicyHere });
