@@ -4,13 +4,14 @@ import { readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import {
   installCrds, killManagedProcesses, type ControlPlane, lockControlPlaneDir, resolveBinaries, startControlPlane, ControlPlaneError, KUBERNETES_VERSION,
 } from '../../controlplane/index.js';
 import { processAlive } from '../../lock/index.js';
 import { stopExitCode, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 import { defaultCacheDir } from '../cache-dir.js';
+import { parseWaitSeconds } from '../parse-wait-seconds.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const READY = 'ready';
@@ -61,12 +62,6 @@ async function runForeground(dir: string, cacheDir: string, crds: boolean): Prom
     stops.dispose();
     await releaseDir();
   }
-}
-
-function parseTimeoutSeconds(value: string): number {
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 2_147_483) throw new InvalidArgumentError('must be a number of seconds from 1 to 2147483');
-  return seconds;
 }
 
 function stopAtOnce(reason: StopReason): never {
@@ -129,7 +124,7 @@ export function register(program: Command): void {
     .requiredOption('--dir <dir>', 'working directory (kubeconfig, certificates, etcd data, logs)')
     .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
     .option('--no-crds', 'do not install the KubeVirt, Harvester, Longhorn, CDI and voe CRDs')
-    .option('--timeout <seconds>', 'how long to wait for it to be ready', parseTimeoutSeconds, 120)
+    .option('--timeout <seconds>', 'how long to wait for it to be ready', parseWaitSeconds, 120)
     .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: number }) => {
       const dir = resolve(opts.dir);
       const cacheDir = opts.cacheDir ?? defaultCacheDir();

@@ -8,6 +8,7 @@ import {
 } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
+import { parseWaitSeconds } from '../parse-wait-seconds.js';
 
 interface ServeFlags extends AdmissionFlags {
   longhorn: 'auto' | 'on' | 'off';
@@ -32,13 +33,6 @@ function parseWorkers(value: string): number {
   const workers = Number(value);
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_WORKERS}`);
   return workers;
-}
-
-/** Seconds of a start-up wait: a timer Node keeps (at most 2^31-1 ms). */
-function parseWaitSeconds(value: string): number {
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 2_147_483) throw new InvalidArgumentError('must be a number of seconds from 1 to 2147483');
-  return seconds;
 }
 
 function parsePort(value: string): number {
