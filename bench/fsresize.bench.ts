@@ -11,8 +11,9 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { cpus, release } from 'node:os';
 import { promisify } from 'node:util';
-import { createDeviceLock, createExecFileRunner, createFsResizer, findDeviceOpeners, formatBytes } from '../src/fsresize/index.js';
+import { createDeviceLock, createExecFileRunner, createFsResizer, formatBytes } from '../src/fsresize/index.js';
 import { createScratch, GiB, sh } from '../test/support/loop-device.js';
+import { UNREADABLE_HERE, unreadablePolicyHere } from '../test/support/unreadable-here.js';
 
 const execFileAsync = promisify(execFile);
 const TiB = 1024 * GiB;
@@ -51,8 +52,7 @@ const scenarios: Scenario[] = [
 // capability root lacks here) make the core refuse an offline grow by default: the bench tells
 // it to ignore them when there are any, which changes the decision only, not the work (the look
 // for other users runs in full either way).
-const unreadable = (await findDeviceOpeners(['0:0'])).unreadable;
-const resizer = createFsResizer({ runner: createExecFileRunner(), lock: createDeviceLock(), unreadableProcesses: unreadable.length > 0 ? 'ignore' : 'refuse' });
+const resizer = createFsResizer({ runner: createExecFileRunner(), lock: createDeviceLock(), unreadableProcesses: unreadablePolicyHere });
 
 interface Prepared { device: string; mountPoint: string; cleanup: () => Promise<void> }
 
@@ -144,8 +144,8 @@ const memory = /^MemTotal:\s+(\d+) kB/m.exec(await readFile('/proc/meminfo', 'ut
 console.log('fsresize benchmark: grow 1 GiB -> 1 TiB (sparse loop device), core vs bare tool, same run');
 console.log(`machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown cpu'}, ${memory ? formatBytes(Number(memory) * 1024) : '?'} RAM, Linux ${release()}, Node ${process.version}`);
 console.log(`tools: ${await toolVersion('xfs_growfs', ['-V'])}; ${await toolVersion('resize2fs', [])}`);
-if (unreadable.length > 0) {
-  console.log(`processes whose open files the bench may not read (ignored by the core here: unreadableProcesses 'ignore'): ${unreadable.map((p) => `${p.pid} (${p.command})`).join(', ')}`);
+if (UNREADABLE_HERE.length > 0) {
+  console.log(`processes whose open files the bench may not read (ignored by the core here: unreadableProcesses 'ignore'): ${UNREADABLE_HERE.map((p) => `${p.pid} (${p.command})`).join(', ')}`);
 }
 
 const ratios: Array<{ name: string; ratio: number; paired: number }> = [];

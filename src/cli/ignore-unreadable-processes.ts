@@ -5,7 +5,10 @@
  */
 export const IGNORE_UNREADABLE_PROCESSES_ENV = 'VOE_IGNORE_UNREADABLE_PROCESSES';
 
-/** True when the environment says to ignore processes whose open files voe may not read: 1 or true. */
-export function ignoreUnreadableProcesses(env: NodeJS.ProcessEnv): boolean {
-  return ['1', 'true'].includes(env[IGNORE_UNREADABLE_PROCESSES_ENV] ?? '');
+/**
+ * FsResizerOptions.unreadableProcesses for a command: 'ignore' when the flag was given (`flag`) or
+ * the environment says so (1 or true), else 'refuse'.
+ */
+export function unreadableProcessesPolicy(env: NodeJS.ProcessEnv, flag = false): 'refuse' | 'ignore' {
+  return flag || ['1', 'true'].includes(env[IGNORE_UNREADABLE_PROCESSES_ENV] ?? '') ? 'ignore' : 'refuse';
 }

@@ -31,7 +31,7 @@ export interface FsResizerOptions {
   /** One operation per device (production: createDeviceLock({directory: '/run/voe/fsresize'})). */
   lock?: DeviceLock;
   /** See PlanOptions.unreadableProcesses; default 'refuse'. */
-  unreadableProcesses?: 'refuse' | 'ignore';
+  unreadableProcesses?: PlanOptions['unreadableProcesses'];
   timeouts?: {
     /** Each inspection tool (blkid, xfs_io, btrfs dump-super); default 60 s. */
     probeMs?: number;
@@ -74,7 +74,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   const lockMs = options.timeouts?.lockMs ?? 30 * 60_000;
   const devices = options.devices ?? createSystemBlockDevices({ runner, timeoutMs: probeMs });
   const lock = options.lock ?? createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY });
-  const planOptions: PlanOptions = { unreadableProcesses: options.unreadableProcesses ?? 'refuse' };
+  const planOptions: PlanOptions = options.unreadableProcesses === undefined ? {} : { unreadableProcesses: options.unreadableProcesses };
 
   async function identify(device: string): Promise<BlockDeviceId> {
     if (typeof device !== 'string' || device.trim() === '') {

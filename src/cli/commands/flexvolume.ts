@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { handleFlexVolumeCall } from '../../flexvolume/index.js';
 import { deferStopSignals } from '../defer-stop-signals.js';
-import { IGNORE_UNREADABLE_PROCESSES_ENV, ignoreUnreadableProcesses } from '../ignore-unreadable-processes.js';
+import { IGNORE_UNREADABLE_PROCESSES_ENV, unreadableProcessesPolicy } from '../ignore-unreadable-processes.js';
 import { createDeviceLock, createExecFileRunner, createFsResizer, createMountinfoTable, DEFAULT_LOCK_DIRECTORY } from '../../fsresize/index.js';
 
 /**
@@ -25,7 +25,7 @@ export function register(program: Command): void {
       const mounts = createMountinfoTable();
       const resizer = createFsResizer({
         runner: createExecFileRunner(), mounts, lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }),
-        unreadableProcesses: ignoreUnreadableProcesses(process.env) ? 'ignore' : 'refuse',
+        unreadableProcesses: unreadableProcessesPolicy(process.env),
       });
       // A stop signal never ends voe in the middle of a grow (and is never reported on stdout or
       // stderr, which kubelet reads as one JSON document): the call stops at the next safe point

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { deferStopSignals } from '../defer-stop-signals.js';
-import { IGNORE_UNREADABLE_PROCESSES_ENV, ignoreUnreadableProcesses } from '../ignore-unreadable-processes.js';
+import { IGNORE_UNREADABLE_PROCESSES_ENV, unreadableProcessesPolicy } from '../ignore-unreadable-processes.js';
 import {
   asVoeError, createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitText, MAX_TIMEOUT_MS, type GrowResult,
 } from '../../fsresize/index.js';
@@ -63,7 +63,7 @@ export function register(program: Command): void {
       const resizer = createFsResizer({
         runner: createExecFileRunner(),
         lock: createDeviceLock({ directory: options.lockDir }),
-        unreadableProcesses: options.ignoreUnreadableProcesses === true || ignoreUnreadableProcesses(process.env) ? 'ignore' : 'refuse',
+        unreadableProcesses: unreadableProcessesPolicy(process.env, options.ignoreUnreadableProcesses === true),
         timeouts: { growMs: Math.round(options.timeout * 1000) },
       });
       // A stop signal does not end voe in the middle of a grow: it stops at the next safe point,
