@@ -60,9 +60,16 @@ test('two workers share the port; /readyz on either says ready only when every w
     const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview(uid)), agent: new Agent({ keepAlive: false }) });
     assert.deepEqual((review.json() as { response: unknown }).response, { uid, allowed: true });
   }
-  const answeredBy = await Promise.all([1, 2].map(async (id) => (await readFile(join(files.dir, `worker-${id}.log`), 'utf8'))
+  // A worker logs an answer just after sending it, so the last line may land after the client has
+  // read the answer: wait for all six lines before looking at who answered what.
+  const allowedIn = (id: number) => readFile(join(files.dir, `worker-${id}.log`), 'utf8').then((text) => text
     .split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((l) => l['msg'] === 'request allowed').map((l) => String(l['uid']))));
+    .filter((l) => l['msg'] === 'request allowed').map((l) => String(l['uid'])));
+  let answeredBy: string[][] = [];
+  await eventually(async () => {
+    answeredBy = await Promise.all([1, 2].map(allowedIn));
+    return answeredBy.flat().length >= uids.length;
+  }, 10_000, 'a "request allowed" line for each of the six reviews');
   assert.ok(answeredBy.every((served) => served.length > 0), `both workers answered: ${JSON.stringify(answeredBy)}`);
   assert.deepEqual(answeredBy.flat().sort(), uids.sort());
 
