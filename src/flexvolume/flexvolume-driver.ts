@@ -1,4 +1,4 @@
-import { asVoeError, deviceNodeOf, FsResizeError, isAnonymousMount, visibleMountAt, type FsResizer, type MountEntry, type MountTable } from '../fsresize/index.js';
+import { asVoeError, deviceNodeOf, isAnonymousMount, visibleMountAt, type FsResizer, type MountEntry, type MountTable } from '../fsresize/index.js';
 
 /** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
 export type FlexVolumeResponse =
@@ -27,12 +27,6 @@ export interface FlexVolumeDriverDeps {
 }
 
 const failure = (message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message }, exitCode: 1 });
-
-/**
- * Block devices are sized in whole sectors, and storage may round a volume down to its logical
- * block (at most 4 KiB): a device short of the requested size by less than that has grown.
- */
-export const DEVICE_SIZE_SLACK_BYTES = 4096;
 
 /**
  * The device to grow for the filesystem a mount path shows, or the Failure saying why there is
@@ -119,12 +113,8 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
           if (typeof found !== 'string') return found;
           device = found;
         }
-        const inspection = await deps.resizer.inspect(device, mountPath === undefined ? {} : { mountPath });
-        if (next - inspection.deviceBytes >= DEVICE_SIZE_SLACK_BYTES) {
-          throw new FsResizeError('FSRESIZE_DEVICE_TOO_SMALL',
-            `${device} is ${inspection.deviceBytes} bytes, less than the requested ${next}; the volume has not grown on this node yet — kubelet will retry`);
-        }
-        const result = await deps.resizer.grow(device, { ...(mountPath === undefined ? {} : { mountPath }), ...(deps.signal ? { signal: deps.signal } : {}) });
+        // The device must show the new size: checked by the core under the device lock.
+        const result = await deps.resizer.grow(device, { ...(mountPath === undefined ? {} : { mountPath }), requiredDeviceBytes: next, ...(deps.signal ? { signal: deps.signal } : {}) });
         if (deps.signal?.aborted) {
           return failure(`FSRESIZE_INTERRUPTED: stopped (${String(deps.signal.reason)}) after the grow had finished: ${result.reason}`);
         }

@@ -245,13 +245,14 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const inspected = await inspectId(id, growOptions.mountPath);
     const { mount } = inspected;
     let { inspection } = inspected;
-    let plan = planGrow(inspection, planOptions);
+    const options: PlanOptions = growOptions.requiredDeviceBytes === undefined ? planOptions : { ...planOptions, requiredDeviceBytes: growOptions.requiredDeviceBytes };
+    let plan = planGrow(inspection, options);
     // A program that opens devices for a moment (udev's probe after a size change, blkid, lsblk)
     // is not a user to refuse for: look again a few times before refusing.
     for (let look = 1; look < USERS_LOOKS && plan.kind === 'refuse' && plan.error.code === 'FSRESIZE_DEVICE_IN_USE' && inspection.users !== null; look += 1) {
       await delay(USERS_LOOK_INTERVAL_MS);
       inspection = { ...inspection, users: await devices.users(id) };
-      plan = planGrow(inspection, planOptions);
+      plan = planGrow(inspection, options);
     }
     const base = {
       device: id.path, filesystem: inspection.filesystem, mountPoint: inspection.mountPoint,
@@ -304,6 +305,10 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       return needsResize(inspection);
     },
     async grow(device, growOptions = {}) {
+      const required = growOptions.requiredDeviceBytes;
+      if (required !== undefined && !(Number.isSafeInteger(required) && required >= 0)) {
+        throw new FsResizeError('FSRESIZE_INVALID_ARGUMENT', `the required device size must be a whole number of bytes, got ${String(required)}`);
+      }
       const id = await identify(device);
       if (growOptions.blockMode) {
         return {

@@ -1,7 +1,7 @@
 export { createFsResizer, DEFAULT_LOCK_DIRECTORY, type FsResizer, type FsResizerOptions } from './create-fs-resizer.js';
 export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult, type PrecheckReport } from './inspection.js';
 export { needsResize } from './needs-resize.js';
-export { planGrow, type GrowPlan, type PlanOptions } from './plan-grow.js';
+export { DEVICE_SIZE_SLACK_BYTES, planGrow, type GrowPlan, type PlanOptions } from './plan-grow.js';
 export { asVoeError, FsResizeError, isFsResizeError, type FsResizeErrorCode, type ToolReport } from './fsresize-error.js';
 export type { CommandRunner, CommandResult, RunOptions } from './command-runner.js';
 export { createExecFileRunner, DEFAULT_SEARCH_PATH, MAX_TIMEOUT_MS, type ExecFileRunnerOptions } from './exec-file-runner.js';

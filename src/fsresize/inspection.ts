@@ -73,6 +73,11 @@ export interface GrowOptions {
   /** The volume is a raw block device for the workload: there is no filesystem to grow. */
   blockMode?: boolean;
   /**
+   * The size in bytes the volume was grown to (kubelet's new size): see
+   * PlanOptions.requiredDeviceBytes. Checked under the device lock, before anything is run.
+   */
+  requiredDeviceBytes?: number;
+  /**
    * A request to stop (e.g. voe got SIGTERM; its `reason` names it). Honoured between steps only:
    * before the lock is taken, while waiting for it, and before each tool that changes the
    * filesystem — never by stopping a grow or check tool midway. Once the grow tool has run, the

@@ -17,14 +17,27 @@ export interface PlanOptions {
    * knows they do not use the device, e.g. a sandbox's init).
    */
   unreadableProcesses?: 'refuse' | 'ignore';
+  /**
+   * The size the volume was grown to (e.g. kubelet's new size): a device still short of it by
+   * DEVICE_SIZE_SLACK_BYTES or more is refused FSRESIZE_DEVICE_TOO_SMALL (the volume has not grown
+   * on this node yet). Judged on the inspection made under the device lock, so a retry never
+   * acts on a size read before another operation on the device.
+   */
+  requiredDeviceBytes?: number;
 }
+
+/**
+ * Block devices are sized in whole sectors, and storage may round a volume down to its logical
+ * block (at most 4 KiB): a device short of the required size by less than that has grown.
+ */
+export const DEVICE_SIZE_SLACK_BYTES = 4096;
 
 /** voe reads /proc/self/mountinfo: a mount made only inside a container is not there. */
 const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so if it is mounted inside a container, grow it there';
 
 /**
  * The pure decision of the core. Order: a device of 0 bytes is refused (there is nothing on
- * it); a read-only device or mount is left alone whatever it holds (as in Kubernetes' resize
+ * it); a device short of PlanOptions.requiredDeviceBytes is refused (it has not grown yet); a read-only device or mount is left alone whatever it holds (as in Kubernetes' resize
  * path); content we do not understand is refused (a partition table, an unsupported filesystem,
  * both a filesystem and a partition table); an unformatted device is left alone; a filesystem
  * mounted only where another mount hides it is refused (the tools would act on the filesystem
@@ -41,7 +54,12 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
     return refuse('FSRESIZE_DEVICE_EMPTY',
       `${device} has no size (0 bytes): nothing is behind it (e.g. a loop device without a backing file, a volume that is not attached yet); nothing was changed — check that this is the volume's device`);
   }
-  // Read-only before any refusal, as Kubernetes' resize path does (NeedResize is false on a
+  const required = options.requiredDeviceBytes;
+  if (required !== undefined && required - inspection.deviceBytes >= DEVICE_SIZE_SLACK_BYTES) {
+    return refuse('FSRESIZE_DEVICE_TOO_SMALL',
+      `${device} is ${inspection.deviceBytes} bytes, less than the requested ${required}: the volume has not grown on this node yet; nothing was changed — retry once the device shows the new size`);
+  }
+  // Read-only before any other refusal, as Kubernetes' resize path does (NeedResize is false on a
   // read-only device): whatever the device holds, nothing is written to it.
   if (inspection.deviceReadOnly) {
     return { kind: 'noop', reason: `${device} is read-only (blockdev --getro = 1): ${filesystem ? `the ${filesystem} filesystem` : 'the device'} was not changed` };

@@ -131,6 +131,31 @@ test('a caller waiting for the device lock does not touch the device (not even b
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'resize2fs', 'blkid']);
 });
 
+test('a grow told the size the volume must have refuses a device still short of it FSRESIZE_DEVICE_TOO_SMALL, with only the probe run; a bad size is FSRESIZE_INVALID_ARGUMENT before anything', async () => {
+  const device = { majorMinor: '8:16', bytes: 128 * MiB, superblock: extSuperblock(64 * 256, 2) };
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'resize2fs') device.superblock = extSuperblock(256 * 256, 2);
+      return command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined;
+    },
+  });
+  await assert.rejects(resizer.grow('/dev/sdb', { requiredDeviceBytes: 256 * MiB }), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_DEVICE_TOO_SMALL');
+    assert.match(error.message, /^\/dev\/sdb is 134217728 bytes, less than the requested 268435456: /);
+    return true;
+  });
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid']);
+  for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) {
+    await assert.rejects(resizer.grow('/dev/sdb', { requiredDeviceBytes: bad }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INVALID_ARGUMENT', String(bad));
+  }
+  assert.equal(resizer.calls.length, 1, 'nothing more ran');
+  device.bytes = 256 * MiB;
+  const grown = await resizer.grow('/dev/sdb', { requiredDeviceBytes: 256 * MiB });
+  assert.equal(grown.action, 'grown', grown.reason);
+});
+
 test('a grow tool that fails after the pre-check says the check ran (its fixes are written)', async () => {
   const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { state: 0 }) };
   const resizer = fakeResizer({

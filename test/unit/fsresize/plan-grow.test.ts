@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { needsResize, planGrow, type Inspection } from '../../../src/fsresize/index.js';
+import { DEVICE_SIZE_SLACK_BYTES, needsResize, planGrow, type Inspection } from '../../../src/fsresize/index.js';
 
 const MiB = 1024 * 1024;
 
@@ -184,4 +184,20 @@ test('an unmounted ext filesystem that another program has open, or that devices
   assert.match(notLooked.kind === 'refuse' ? notLooked.error.message : '', /who else uses the device was not looked for; nothing was changed/);
   assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB, users: { openedBy: qemu, unreadable: [], holders: [], disk: null } }))), /already fills the device/);
   assert.match(noop(planGrow(inspection({ deviceReadOnly: true, users: { openedBy: qemu, unreadable: [], holders: [], disk: null } }))), /is read-only/);
+});
+
+test('a device still short of the required size by a 4 KiB block or more is refused FSRESIZE_DEVICE_TOO_SMALL, whatever it holds; less than a block short counts as grown', () => {
+  // A 100M (100,000,000-byte) volume is 195,312 sectors of 512 bytes: 99,999,744 bytes.
+  assert.deepEqual(pick(planGrow(inspection({ deviceBytes: 99_999_744, filesystemBytes: 50 * MiB }), { requiredDeviceBytes: 100_000_000 })), ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(pick(planGrow(inspection(), { requiredDeviceBytes: 200 * MiB })), ['resize2fs', '/dev/sdb'], 'exactly the size');
+  assert.deepEqual(pick(planGrow(inspection(), { requiredDeviceBytes: 100 * MiB })), ['resize2fs', '/dev/sdb'], 'larger than asked');
+  const short = planGrow(inspection({ deviceBytes: 100_000_000 - DEVICE_SIZE_SLACK_BYTES, filesystemBytes: 50 * MiB }), { requiredDeviceBytes: 100_000_000 });
+  assert.equal(code(short), 'FSRESIZE_DEVICE_TOO_SMALL');
+  assert.equal(short.kind === 'refuse' ? short.error.message : '',
+    '/dev/sdb is 99995904 bytes, less than the requested 100000000: the volume has not grown on this node yet; nothing was changed — retry once the device shows the new size');
+  // Before anything about the content: the device is not yet the one to judge.
+  for (const overrides of [{ filesystem: 'vfat' }, { deviceReadOnly: true }, { filesystemBytes: 300 * MiB }, { users: { openedBy: [{ pid: 9, command: 'qemu', majorMinor: '8:16' }], unreadable: [], holders: [], disk: null } }] as Array<Partial<Inspection>>) {
+    assert.equal(code(planGrow(inspection(overrides), { requiredDeviceBytes: 400 * MiB })), 'FSRESIZE_DEVICE_TOO_SMALL', JSON.stringify(overrides));
+  }
+  assert.equal(code(planGrow(inspection({ deviceBytes: 0 }), { requiredDeviceBytes: 400 * MiB })), 'FSRESIZE_DEVICE_EMPTY', 'a device of 0 bytes is not attached: said so first');
 });
