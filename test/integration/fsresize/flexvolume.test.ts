@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { deviceNodeOf, majorMinorOf } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
-import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
+import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
@@ -130,6 +130,20 @@ test('deviceNodeOf finds nothing for a number with no block device node', async 
   await mkdir(join(sysfs, 'dev/block/7:250'), { recursive: true });
   await writeFile(join(sysfs, 'dev/block/7:250/uevent'), 'MAJOR=7\nMINOR=250\nDEVNAME=null\n');
   assert.equal(await deviceNodeOf('7:250', { sysfsRoot: sysfs }), null);
+});
+
+test('three expandfs calls at once on an unmounted ext4: one grows it, the others wait for the device lock and find it grown', async (t) => {
+  // The unit tests check that a waiting call runs nothing on the device (a probe of it would be a
+  // program holding it open while the grower looks for other users); here, the whole driver on a real device.
+  const { loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 512 * MiB });
+  const calls = await Promise.all([1, 2, 3].map(() => driver(['expandfs', OPTIONS, loop.device, '', String(512 * MiB), String(64 * MiB)])));
+  for (const call of calls) assert.equal(call.code, 0, call.combined);
+  const messages = calls.map((call) => JSON.parse(call.combined).message as string);
+  assert.equal(messages.filter((m) => /^grew ext4 .* offline$/.test(m)).length, 1, messages.join('\n'));
+  assert.equal(messages.filter((m) => /already fills the device/.test(m)).length, 2, messages.join('\n'));
+  assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
 test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {
