@@ -168,7 +168,7 @@ function usedElsewhere(inspection: Inspection, options: PlanOptions): GrowPlan |
     return refuse('FSRESIZE_PERMISSION_DENIED',
       `${filesystem} on ${device} is not mounted here, and the kernel would not show voe which files ${who} ${unreadable.length === 1 ? 'has' : 'have'} open ` +
       '(voe lacks CAP_SYS_PTRACE, or those processes have capabilities voe lacks): any of them may use the device, and growing it offline under a program that uses it would corrupt it; ' +
-      'nothing was changed — run voe as root with every capability (as kubelet runs FlexVolume drivers), or, only if you know these processes do not use the device, pass --ignore-unreadable-processes',
+      'nothing was changed — run voe as root with every capability (as kubelet runs FlexVolume drivers), or, only if you know these processes do not use the device, pass --ignore-unreadable-processes or set VOE_IGNORE_UNREADABLE_PROCESSES=1 (the FlexVolume driver takes no flags)',
       { unreadable });
   }
   return null;

@@ -30,7 +30,8 @@ export async function confirmApiServerCalls(options: {
     try {
       await custom.createClusterCustomObject({
         group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', dryRun: 'All',
-        body: { apiVersion: 'harvesterhci.io/v1beta1', kind: 'Setting', metadata: { name: options.settingName }, value: '' },
+        // Harvester's stock Setting (Longhorn validated by default): the setting webhook allows it.
+        body: { apiVersion: 'harvesterhci.io/v1beta1', kind: 'Setting', metadata: { name: options.settingName }, default: '{"driver.longhorn.io":true}', value: '' },
       });
     } catch (error) {
       const code = apiErrorOf(error)?.code ?? 0;

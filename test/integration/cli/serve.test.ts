@@ -161,8 +161,11 @@ test('voe serve --dev --workers 2: two processes answer on one port, /readyz and
   const get = (path: string) => httpsRequest(port, ca, { path, method: 'GET', agent: new Agent({ keepAlive: false }) });
   for (let i = 0; i < 4; i++) {
     assert.equal((await get('/readyz')).status, 200);
-    // The API server's dry-run probe at start-up reached one worker; every worker's /metrics shows it.
-    assert.ok(sumSamples((await get('/metrics')).body, 'voe_webhook_requests_total', { webhook: 'setting' }) >= 1);
+    // The API server's dry-run probe at start-up reached one worker; every worker's /metrics shows it,
+    // as an allowed review (it sends Harvester's stock Setting), not as a refusal a dashboard would count.
+    const metrics = (await get('/metrics')).body;
+    assert.ok(sumSamples(metrics, 'voe_webhook_requests_total', { webhook: 'setting', decision: 'allowed', reason: 'setting-valid' }) >= 1);
+    assert.equal(sumSamples(metrics, 'voe_webhook_requests_total', { webhook: 'setting', decision: 'refused' }), 0);
   }
 
   // A terminal's Ctrl-C reaches every process of its group: the workers wait for the primary's word.

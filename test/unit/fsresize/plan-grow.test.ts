@@ -140,7 +140,7 @@ test('an unmounted ext filesystem is not grown offline while processes whose ope
     assert.equal(plan.kind === 'refuse' ? plan.error.message : '',
       'ext4 on /dev/sdb is not mounted here, and the kernel would not show voe which files pid 1 (p1) has open (voe lacks CAP_SYS_PTRACE, or those processes have capabilities voe lacks): ' +
       'any of them may use the device, and growing it offline under a program that uses it would corrupt it; nothing was changed — run voe as root with every capability ' +
-      '(as kubelet runs FlexVolume drivers), or, only if you know these processes do not use the device, pass --ignore-unreadable-processes');
+      '(as kubelet runs FlexVolume drivers), or, only if you know these processes do not use the device, pass --ignore-unreadable-processes or set VOE_IGNORE_UNREADABLE_PROCESSES=1 (the FlexVolume driver takes no flags)');
     assert.deepEqual(plan.kind === 'refuse' ? plan.error.details : {}, { unreadable: [{ pid: 1, command: 'p1' }] });
   }
   const many = planGrow(inspection({ users: { openedBy: [], unreadable, holders: [], disk: null } }));
