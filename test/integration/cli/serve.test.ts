@@ -154,7 +154,8 @@ test('voe serve --dev --workers 2: two processes answer on one port, /readyz and
   assert.equal(pids.length, 2);
   t.after(() => { for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL'); });
   assert.deepEqual(serve.logs().filter((l) => l['msg'] === 'webhook server listening').map((l) => l['pid']).sort(), [...pids].sort(), 'each worker serves');
-  assert.ok(serve.logs().some((l) => l['msg'] === 'the API server calls the webhook'));
+  // Logged just before 'webhooks at', but written to stdout asynchronously: it may arrive after it.
+  await serve.waitForLog('the API server calls the webhook', 10_000);
   assert.equal(await registered(), true);
 
   const ca = await readFile(join(certDir, 'ca.crt'), 'utf8');

@@ -54,6 +54,9 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
   const serve = spawnServeDev(cp.kubeconfigPath, ['--cert-dir', certDir]);
   t.after(() => { serve.child.kill('SIGKILL'); });
   const { port } = await servingUrl(serve);
+  // voe logs to stdout asynchronously (pino's default destination): its last start-up line may
+  // arrive after the 'webhooks at' line on stderr, which is written later but synchronously.
+  await serve.waitForLog(/could not confirm that the API server calls the webhook/, 10_000);
   // A resource the cluster does not serve counts as synced and empty: the caches synced (the
   // cache-sync timeout ends in WEBHOOK_REGISTRATION_FAILED, never in a registration), then it
   // registered, and no list of a missing resource was retried as a failure.
@@ -87,7 +90,11 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
   // The CRDs appear (KubeVirt and Harvester installed later): the informers fill within their 5 s retry.
   await installCrds(cp.kubeConfig);
   await eventually(async () => (await httpsRequest(port, ca, { path: '/readyz', method: 'GET' })).body === 'ok', 30_000, '/readyz without resources not served');
-  assert.deepEqual(serve.logs().filter((l) => /^the cluster now serves /.test(String(l['msg']))).map((l) => l['resource']).sort(), [...notServed].sort());
+  // Each line is logged as its resource turns served, but written to stdout asynchronously: the
+  // last may arrive after the /readyz answer.
+  const nowServed = () => serve.logs().filter((l) => /^the cluster now serves /.test(String(l['msg']))).map((l) => l['resource']).sort();
+  await eventually(() => nowServed().length >= notServed.length, 10_000, 'a "the cluster now serves" line per resource');
+  assert.deepEqual(nowServed(), [...notServed].sort());
   // A running VM using the PVC and a KubeVirt without ExpandDisks: now the growth is refused, so the caches hold them.
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   await core.createNamespace({ body: { metadata: { name: 'harvester-system' } } });

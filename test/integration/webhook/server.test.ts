@@ -13,6 +13,7 @@ import {
   type AdmissionRequest, type AdmissionVerdict, type Validator,
 } from '../../../src/webhook/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
+import { eventually } from '../../support/held-clock.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();
@@ -252,7 +253,9 @@ test('voe serve --dev --bind-address: the registered url and the dev serving cer
   const registered = await cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api).readValidatingWebhookConfiguration({ name: 'voe-dev-bind' });
   assert.equal(registered.webhooks?.[0]?.clientConfig.url, `${url}/validate/pvc-resize`);
   // Confirmed by the dry-run probe: the API server verified the certificate for 127.0.0.2 and got an answer.
-  assert.match(stdout, /"msg":"the API server calls the webhook"/);
+  // voe logs to stdout asynchronously (pino's default destination): that line may arrive after the
+  // 'webhooks at' line on stderr, which is written later but synchronously.
+  await eventually(() => /"msg":"the API server calls the webhook"/.test(stdout), 10_000, 'the log line "the API server calls the webhook"');
   const exitCode = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
   assert.equal(exitCode, 0, stderr);
 });
