@@ -73,6 +73,10 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
           timers.push(setTimeout(() => {
             reject(toolErrors.timedOut(command, args, timeoutMs, '', undefined,
               { tool: command, args: [...args], exitCode: null, signal: child.signalCode, stderr: '' }, `did not stop within ${2 * killGraceMs} ms of SIGTERM and SIGKILL; it was left running`));
+            // Left behind for good: its process and pipes must not keep voe (e.g. a FlexVolume call,
+            // which kubelet waits for) from exiting once it has answered.
+            child.unref();
+            for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
           }, timeoutMs + 2 * killGraceMs));
         }
       });

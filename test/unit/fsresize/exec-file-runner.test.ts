@@ -86,6 +86,31 @@ test('a probe that ignores SIGTERM gets SIGKILL after the grace: FSRESIZE_TIMEOU
   });
 });
 
+test('a probe whose output a process it started holds open is stopped at its timeout, and voe exits while that process runs on', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-runner-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const leftFile = join(dir, 'left');
+  const runnerModule = new URL('../../../src/fsresize/index.js', import.meta.url).href;
+  // The probe starts a process that holds its stdout and stderr (and names it), then waits: SIGTERM
+  // ends the probe, but its output never ends. A voe stand-in prints how the call ended, then has
+  // nothing left to do. (A probe that even SIGKILL cannot end, stuck in the kernel, is let go the
+  // same way after 2 x killGraceMs; no such process can be made here.)
+  const script = `
+    const { createExecFileRunner } = await import(${JSON.stringify(runnerModule)});
+    const runner = createExecFileRunner({ killGraceMs: 200 });
+    await runner.run('sh', ['-c', 'sleep 60 & echo $! > "$0"; wait', ${JSON.stringify(leftFile)}], { timeoutMs: 500 })
+      .then(() => console.log('resolved'), (error) => console.log(error.code + ': ' + error.message));`;
+  const voe = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  voe.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  const [code] = await once(voe, 'exit') as [number | null];
+  const left = Number(await readFile(leftFile, 'utf8'));
+  t.after(() => { try { process.kill(left, 'SIGKILL'); } catch { /* gone */ } });
+  assert.match(out, /^FSRESIZE_TIMEOUT: sh -c .* did not finish within 500 ms and was stopped/);
+  assert.equal(code, 0);
+  assert.ok(alive(left), 'voe exited while what holds the probe\'s output still runs');
+});
+
 test('a timeout Node cannot keep (above 2^31-1 ms, zero, negative, NaN) is refused before anything runs', async () => {
   // Node would turn 2^31 ms into 1 ms and stop the tool as it starts.
   for (const timeoutMs of [2 ** 31, 1e300, 0, -5, Number.NaN]) {
