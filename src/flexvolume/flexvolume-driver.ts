@@ -113,8 +113,11 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
           if (typeof found !== 'string') return found;
           device = found;
         }
-        // The device must show the new size: checked by the core under the device lock.
-        const result = await deps.resizer.grow(device, { ...(mountPath === undefined ? {} : { mountPath }), requiredDeviceBytes: next, ...(deps.signal ? { signal: deps.signal } : {}) });
+        // The device must show the new size (checked by the core under the device lock), and a
+        // Success makes kubelet record the resize as done: a read-only mount is a Failure to retry.
+        const result = await deps.resizer.grow(device, {
+          ...(mountPath === undefined ? {} : { mountPath }), requiredDeviceBytes: next, readOnlyMount: 'refuse', ...(deps.signal ? { signal: deps.signal } : {}),
+        });
         if (deps.signal?.aborted) {
           return failure(`FSRESIZE_INTERRUPTED: stopped (${String(deps.signal.reason)}) after the grow had finished: ${result.reason}`);
         }

@@ -245,7 +245,11 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const inspected = await inspectId(id, growOptions.mountPath);
     const { mount } = inspected;
     let { inspection } = inspected;
-    const options: PlanOptions = growOptions.requiredDeviceBytes === undefined ? planOptions : { ...planOptions, requiredDeviceBytes: growOptions.requiredDeviceBytes };
+    const options: PlanOptions = {
+      ...planOptions,
+      ...(growOptions.requiredDeviceBytes === undefined ? {} : { requiredDeviceBytes: growOptions.requiredDeviceBytes }),
+      ...(growOptions.readOnlyMount === undefined ? {} : { readOnlyMount: growOptions.readOnlyMount }),
+    };
     let plan = planGrow(inspection, options);
     // A program that opens devices for a moment (udev's probe after a size change, blkid, lsblk)
     // is not a user to refuse for: look again a few times before refusing.

@@ -77,6 +77,8 @@ export interface GrowOptions {
    * PlanOptions.requiredDeviceBytes. Checked under the device lock, before anything is run.
    */
   requiredDeviceBytes?: number;
+  /** See PlanOptions.readOnlyMount; default 'leave'. */
+  readOnlyMount?: 'leave' | 'refuse';
   /**
    * A request to stop (e.g. voe got SIGTERM; its `reason` names it). Honoured between steps only:
    * before the lock is taken, while waiting for it, and before each tool that changes the

@@ -24,6 +24,13 @@ export interface PlanOptions {
    * acts on a size read before another operation on the device.
    */
   requiredDeviceBytes?: number;
+  /**
+   * A filesystem mounted read-only on a writable device: 'leave' it, a no-op with the reason
+   * (default; an operator's choice), or 'refuse' FSRESIZE_MOUNT_READ_ONLY, for a caller whose
+   * success records the resize as done (kubelet's expandfs: its mount-utils path fails there and
+   * retries, and kubelet skips volumes that are read-only by their spec before calling).
+   */
+  readOnlyMount?: 'leave' | 'refuse';
 }
 
 /**
@@ -37,7 +44,8 @@ const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so 
 
 /**
  * The pure decision of the core. Order: a device of 0 bytes is refused (there is nothing on
- * it); a device short of PlanOptions.requiredDeviceBytes is refused (it has not grown yet); a read-only device or mount is left alone whatever it holds (as in Kubernetes' resize
+ * it); a device short of PlanOptions.requiredDeviceBytes is refused (it has not grown yet) unless
+ * it is smaller than its filesystem (that fault is reported as such, below); a read-only device or mount is left alone whatever it holds (as in Kubernetes' resize
  * path); content we do not understand is refused (a partition table, an unsupported filesystem,
  * both a filesystem and a partition table); an unformatted device is left alone; a filesystem
  * mounted only where another mount hides it is refused (the tools would act on the filesystem
@@ -55,7 +63,9 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
       `${device} has no size (0 bytes): nothing is behind it (e.g. a loop device without a backing file, a volume that is not attached yet); nothing was changed — check that this is the volume's device`);
   }
   const required = options.requiredDeviceBytes;
-  if (required !== undefined && required - inspection.deviceBytes >= DEVICE_SIZE_SLACK_BYTES) {
+  // A device smaller than its filesystem is a fault to report (below), not a growth to wait for.
+  const shrunk = inspection.filesystemBytes !== null && inspection.deviceBytes < inspection.filesystemBytes;
+  if (required !== undefined && required - inspection.deviceBytes >= DEVICE_SIZE_SLACK_BYTES && !shrunk) {
     return refuse('FSRESIZE_DEVICE_TOO_SMALL',
       `${device} is ${inspection.deviceBytes} bytes, less than the requested ${required}: the volume has not grown on this node yet; nothing was changed — retry once the device shows the new size`);
   }
@@ -65,6 +75,10 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
     return { kind: 'noop', reason: `${device} is read-only (blockdev --getro = 1): ${filesystem ? `the ${filesystem} filesystem` : 'the device'} was not changed` };
   }
   if (mountPoint !== null && inspection.mountReadOnly) {
+    if (options.readOnlyMount === 'refuse') {
+      return refuse('FSRESIZE_MOUNT_READ_ONLY',
+        `${filesystem ?? 'the filesystem'} on ${device} is mounted read-only at ${mountPoint} although the device is writable, so it cannot be grown there; nothing was changed — find out why it is read-only (ext4 remounts itself read-only after an error: check the kernel log and the filesystem), mount it read-write, and retry`);
+    }
     return { kind: 'noop', reason: `${filesystem ?? 'the filesystem'} on ${device} is mounted read-only at ${mountPoint}: the filesystem was not changed` };
   }
   if (filesystem === null && partitionTable !== null) {

@@ -146,6 +146,16 @@ test('three expandfs calls at once on an unmounted ext4: one grows it, the other
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
+test('expandfs on a filesystem mounted read-only (a writable device) answers a FSRESIZE_MOUNT_READ_ONLY Failure, so kubelet retries instead of recording the resize as done', async (t) => {
+  const { loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 128 * MiB, beforeGrowing: (l, dir) => l.mount(dir, ['ro']) });
+  const answer = await driver(['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)]);
+  assert.equal(answer.code, 1, answer.combined);
+  assert.equal(answer.stderr, '');
+  assert.match(JSON.parse(answer.combined).message, new RegExp(`^FSRESIZE_MOUNT_READ_ONLY: ext4 on ${loop.device} is mounted read-only at ${mnt} although the device is writable`));
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
 test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {
   const { scratch } = await setup(t);
   const loop = await scratch.attach(64 * MiB);

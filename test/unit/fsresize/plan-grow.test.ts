@@ -196,8 +196,22 @@ test('a device still short of the required size by a 4 KiB block or more is refu
   assert.equal(short.kind === 'refuse' ? short.error.message : '',
     '/dev/sdb is 99995904 bytes, less than the requested 100000000: the volume has not grown on this node yet; nothing was changed — retry once the device shows the new size');
   // Before anything about the content: the device is not yet the one to judge.
-  for (const overrides of [{ filesystem: 'vfat' }, { deviceReadOnly: true }, { filesystemBytes: 300 * MiB }, { users: { openedBy: [{ pid: 9, command: 'qemu', majorMinor: '8:16' }], unreadable: [], holders: [], disk: null } }] as Array<Partial<Inspection>>) {
+  for (const overrides of [{ filesystem: 'vfat' }, { deviceReadOnly: true }, { users: { openedBy: [{ pid: 9, command: 'qemu', majorMinor: '8:16' }], unreadable: [], holders: [], disk: null } }] as Array<Partial<Inspection>>) {
     assert.equal(code(planGrow(inspection(overrides), { requiredDeviceBytes: 400 * MiB })), 'FSRESIZE_DEVICE_TOO_SMALL', JSON.stringify(overrides));
   }
   assert.equal(code(planGrow(inspection({ deviceBytes: 0 }), { requiredDeviceBytes: 400 * MiB })), 'FSRESIZE_DEVICE_EMPTY', 'a device of 0 bytes is not attached: said so first');
+  // A device smaller than its filesystem (a shrunk volume, the wrong device) is that fault, not a growth to wait for.
+  assert.equal(code(planGrow(inspection({ filesystemBytes: 300 * MiB }), { requiredDeviceBytes: 400 * MiB })), 'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM');
+});
+
+test('a filesystem mounted read-only on a writable device is left alone by default, and refused FSRESIZE_MOUNT_READ_ONLY when the caller asks (a FlexVolume Success would record the resize as done)', () => {
+  const readOnlyMount = inspection({ filesystem: 'xfs', mountPoint: '/m', mountReadOnly: true });
+  assert.match(noop(planGrow(readOnlyMount)), /mounted read-only at \/m/);
+  assert.match(noop(planGrow(readOnlyMount, { readOnlyMount: 'leave' })), /mounted read-only at \/m/);
+  const refused = planGrow(readOnlyMount, { readOnlyMount: 'refuse' });
+  assert.equal(code(refused), 'FSRESIZE_MOUNT_READ_ONLY');
+  assert.match(refused.kind === 'refuse' ? refused.error.message : '', /^xfs on \/dev\/sdb is mounted read-only at \/m although the device is writable, so it cannot be grown there; nothing was changed — /);
+  // A read-only device is not grown by anyone (Kubernetes' NeedResize is false): still a no-op.
+  assert.match(noop(planGrow({ ...readOnlyMount, deviceReadOnly: true }, { readOnlyMount: 'refuse' })), /is read-only \(blockdev --getro = 1\)/);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m' }), { readOnlyMount: 'refuse' })), ['xfs_growfs', '-d', '/m']);
 });
