@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatLockContent, parseLockContent, type LockProcess } from './lock-content.js';
 import { processStartTime } from './process-start-time.js';
+import { hasEnded, readProcessStat } from './read-process-stat.js';
 
 /** A held lock file: call it to release the lock (only if it is still ours). */
 export interface ReleaseLockFile {
@@ -57,15 +58,18 @@ function pidNamespace(): string {
 const TAKEOVER_STALE_MS = 10_000;
 
 /**
- * Whether a process named in a lock file is alive: its pid exists and, when the file recorded
- * its start time, the process with that pid started then (not a later one that reused the pid;
- * where /proc does not say, the pid alone decides).
+ * Whether a process named in a lock file is alive: its pid exists, it has not ended (a zombie
+ * that nobody reaps, e.g. a grow tool orphaned in a container whose init does not reap, still has
+ * its pid and start time but holds nothing) and, when the file recorded its start time, the
+ * process with that pid started then (not a later one that reused the pid; where /proc does not
+ * say, the pid alone decides).
  */
 function alive(process: LockProcess): boolean {
   if (!processAlive(process.pid)) return false;
-  if (process.start === undefined) return true;
-  const start = processStartTime(process.pid);
-  return start === null || start === process.start;
+  const stat = readProcessStat(process.pid);
+  if (stat === null) return true;
+  if (hasEnded(stat)) return false;
+  return process.start === undefined || stat.startTime === null || stat.startTime === process.start;
 }
 
 /**

@@ -197,6 +197,31 @@ test('recorded pids reused by other processes (another start time) do not hold t
   await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }), /busy/);
 });
 
+test('a holder or helper that has ended but is not reaped (a zombie) does not hold the lock', async (t) => {
+  const lock = join(await scratch(t), 'x.lock');
+  const namespace = readlinkSync('/proc/self/ns/pid');
+  // `true` ends at once; its parent then becomes `sleep`, which never reaps it: a zombie until sleep ends.
+  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => { parent.kill('SIGKILL'); });
+  const [line] = await once(parent.stdout!, 'data') as [Buffer];
+  const zombie = Number(line.toString().trim());
+  let state = '';
+  for (let i = 0; i < 500 && state !== 'Z'; i++) {
+    state = (await readFile(`/proc/${zombie}/stat`, 'utf8').catch(() => '')).replace(/^.*\) /s, '').split(' ')[0] ?? '';
+    if (state !== 'Z') await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(state, 'Z', `pid ${zombie} is a zombie`);
+  const start = processStartTime(zombie);
+  assert.notEqual(start, null, 'a zombie keeps its pid and start time');
+  await writeFile(lock, `${zombie} tok ${namespace} start=${start}\n`);
+  await (await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors }))();
+  await writeFile(lock, `${await deadPid()} tok ${namespace} start=1 helper=${zombie}:${start}\n`);
+  await (await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors }))();
+  // The parent that has not ended still holds it.
+  await writeFile(lock, `${parent.pid} tok ${namespace} start=${processStartTime(parent.pid!)}\n`);
+  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }), /busy/);
+});
+
 test('recordHelper never writes through a file or symbolic link planted where it stages the new content', async (t) => {
   const dir = await scratch(t);
   const lock = join(dir, 'x.lock');
