@@ -24,3 +24,4 @@ export { parseExtSuperblock, type ExtSuperblock } from './parse-ext-superblock.j
 export { parseXfsSuperblock, type XfsGeometry } from './parse-xfs-superblock.js';
 export { parseXfsStatfs } from './parse-xfs-statfs.js';
 export { parseBtrfsDumpSuper, type BtrfsDeviceSize } from './parse-btrfs-dump-super.js';
+export { abandonedCalls } from './abandoned-calls.js';

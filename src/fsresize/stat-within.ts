@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
+import { abandonCall } from './abandoned-calls.js';
 import { FsResizeError } from './fsresize-error.js';
 
 /** What a stat of a path another program uses found: its Stats, or null when it is gone or not ours to see. */
@@ -35,9 +36,10 @@ export function createStatWithin(deadline: number, what: string, lanes = 2): Sta
     try {
       const left = deadline - Date.now();
       if (left <= 0) throw expire();
+      const call = stat(path).catch(() => null);
       return await Promise.race([
-        stat(path).catch(() => null),
-        new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(expire()), left); }),
+        call,
+        new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { abandonCall(call); reject(expire()); }, left); }),
       ]);
     } finally {
       clearTimeout(timer);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { handleFlexVolumeCall } from '../../flexvolume/index.js';
 import { deferStopSignals } from '../defer-stop-signals.js';
+import { exitOnceAnswered } from '../exit-once-answered.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV, unreadableProcessesPolicy } from '../ignore-unreadable-processes.js';
 import { createDeviceLock, createExecFileRunner, createFsResizer, createMountinfoTable, DEFAULT_LOCK_DIRECTORY } from '../../fsresize/index.js';
 
@@ -22,6 +23,7 @@ export function register(program: Command): void {
     .allowUnknownOption()
     .passThroughOptions()
     .action(async (op: string | undefined, args: string[]) => {
+      exitOnceAnswered();
       const mounts = createMountinfoTable();
       const resizer = createFsResizer({
         runner: createExecFileRunner(), mounts, lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }),

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { deferStopSignals } from '../defer-stop-signals.js';
+import { exitOnceAnswered } from '../exit-once-answered.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV, unreadableProcessesPolicy } from '../ignore-unreadable-processes.js';
 import {
   asVoeError, createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitText, MAX_TIMEOUT_MS, type GrowResult,
@@ -60,6 +61,7 @@ export function register(program: Command): void {
     .addOption(new Option('--timeout <seconds>', 'stop the grow tool (and the e2fsck pre-check, each) after this many seconds').default(1800).argParser(seconds))
     // Usage errors (printed by the parser on stderr) exit 2 like every other error.
     .action(async (options: GrowCommandOptions) => {
+      exitOnceAnswered();
       const resizer = createFsResizer({
         runner: createExecFileRunner(),
         lock: createDeviceLock({ directory: options.lockDir }),
