@@ -78,6 +78,15 @@ export function decideLonghorn(
 ): ResizeFinding {
   const first = harvesterProviderMessage(pvcKey);
   if (facts.objectsRead && !facts.objectsFound && facts.engineSource === 'Longhorn default') {
+    // Policy allow admits every data engine; only an encrypted volume would still be refused (if
+    // it were v2), so only then does the unknown engine matter.
+    if (options.longhornV2Expansion === 'allow' && !facts.encrypted) {
+      return {
+        check: 'longhorn', outcome: 'pass', decision: 'allowed',
+        message: `Longhorn data engine unknown (no Longhorn Volume or Engine found for PV ${pvName ?? '(none)'} in ${options.longhornNamespace}): ` +
+          'allowed by policy longhornV2Expansion=allow, which admits any data engine of an unencrypted volume.',
+      };
+    }
     return {
       check: 'longhorn', outcome: 'error', decision: 'longhorn-volume-unknown',
       message: facts.volumesRecordingPv

@@ -313,6 +313,20 @@ const cases: Case[] = [
     includes: ['status.kubernetesStatus.pvName', 'no Engine is labelled longhornvolume=pvc-', 'Retry once Longhorn has recorded the volume, or stop VM default/vm1'],
   },
   {
+    // allow admits every data engine of an unencrypted volume: which one it is does not matter (as with --longhorn off).
+    name: 'Longhorn objects read, none of the PV, no parameter, policy allow: allowed, saying the engine is unknown',
+    snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [] } }), options: { longhornV2Expansion: 'allow' }, allowed: true, code: 200, decision: 'allowed',
+  },
+  {
+    name: 'the same with an encrypted StorageClass, policy allow: still an internal error (an encrypted v2 volume cannot grow)',
+    snapshot: () => {
+      const snapshot = base();
+      snapshot.storageClass = storageClass('longhorn-crypt', 'driver.longhorn.io', { encrypted: 'true' });
+      return { ...snapshot, longhorn: { volume: null, engines: [] } };
+    },
+    options: { longhornV2Expansion: 'allow' }, allowed: false, code: 500, decision: 'longhorn-volume-unknown',
+  },
+  {
     name: 'two Longhorn Volumes record the PV and none is named after it: the refusal names them instead of telling to wait',
     snapshot: () => ({ ...base(), longhorn: { volume: null, engines: [], volumesRecordingPv: ['manual-a', 'manual-b'] } }),
     allowed: false, code: 500, decision: 'longhorn-volume-unknown',
