@@ -40,6 +40,9 @@ const TEMPLATES_FIELD = `metadata.annotations[${VOLUME_CLAIM_TEMPLATES_ANNOTATIO
  * A smaller size or a changed storage class is refused; a larger size is judged by
  * decideResize against the live PVC from the cache (with the VM as it will be stored).
  */
+/** A storage class name for a message: none when unset, "" (quoted) when set empty. */
+const className = (name: string | null): string => (name === null ? 'none' : name === '' ? '""' : name);
+
 export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSource; options: AdmissionOptions }): Validator {
   const { source, options } = deps;
   return {
@@ -109,7 +112,7 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
     if (oldClass !== newClass) {
       return invalidVerdict('template-storage-class-change',
         `${PVC_EXPAND_PREFIX}storageClassName of volume claim template ${name} of VM ${vmKey} can't be changed ` +
-        `(from ${oldClass ?? 'none'} to ${newClass ?? 'none'}). Keep ${oldClass ?? 'none'}; to move the data, create a new volume ` +
+        `(from ${className(oldClass)} to ${className(newClass)}). Keep ${className(oldClass)}; to move the data, create a new volume ` +
         'with the other StorageClass and copy it.', TEMPLATES_FIELD);
     }
     // Growing, or an unreadable stored size: the live PVC decides below whether it really grows.

@@ -3,10 +3,32 @@ import type { PersistentVolumeClaim, VirtualMachine, VmVolume } from './kube-obj
 /** VM annotation listing the PVCs Harvester creates for the VM (a JSON list of PVC objects). */
 export const VOLUME_CLAIM_TEMPLATES_ANNOTATION = 'harvesterhci.io/volumeClaimTemplates';
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What Go's json.Unmarshal into a PVC would reject in the fields the validator reads: metadata,
+ * spec, spec.resources and spec.resources.requests must be objects and spec.storageClassName a
+ * string, where present and not null (null is Go's zero value). "" when they are.
+ */
+function wrongShape(entry: Record<string, unknown>): string {
+  for (const [path, value] of [['metadata', entry['metadata']], ['spec', entry['spec']]] as const) {
+    if (value !== undefined && value !== null && !isObject(value)) return `has a ${path} that is not an object`;
+  }
+  const spec = isObject(entry['spec']) ? entry['spec'] : {};
+  const resources = spec['resources'];
+  if (resources !== undefined && resources !== null && !isObject(resources)) return 'has a spec.resources that is not an object';
+  const requests = isObject(resources) ? resources['requests'] : undefined;
+  if (requests !== undefined && requests !== null && !isObject(requests)) return 'has a spec.resources.requests that is not an object';
+  const storageClass = spec['storageClassName'];
+  if (storageClass !== undefined && storageClass !== null && typeof storageClass !== 'string') return 'has a spec.storageClassName that is not a string';
+  return '';
+}
+
 /**
  * Reads a volumeClaimTemplates annotation as Harvester's VM validator does (json.Unmarshal into a
  * list of PVCs): "" or null list nothing; otherwise it must be a JSON array whose entries are
- * objects (or null, skipped) with a non-empty metadata.name. `why` says what is wrong.
+ * objects (or null, skipped) of a PVC's shape (see wrongShape) with a non-empty metadata.name.
+ * `why` says what is wrong.
  */
 export function parseVolumeClaimTemplates(text: string | undefined): { templates: PersistentVolumeClaim[] } | { why: string } {
   if (!text) return { templates: [] };
@@ -22,6 +44,8 @@ export function parseVolumeClaimTemplates(text: string | undefined): { templates
   for (const [index, entry] of parsed.entries()) {
     if (entry === null) continue;
     if (typeof entry !== 'object' || Array.isArray(entry)) return { why: `entry ${index} is not a PVC object` };
+    const shape = wrongShape(entry as Record<string, unknown>);
+    if (shape) return { why: `entry ${index} ${shape}` };
     const name: unknown = (entry as PersistentVolumeClaim).metadata?.name;
     if (typeof name !== 'string' || name === '') return { why: `entry ${index} has no metadata.name (PVC name is required)` };
     templates.push(entry as PersistentVolumeClaim);

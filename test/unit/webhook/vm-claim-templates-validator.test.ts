@@ -103,6 +103,21 @@ describe('vm validator (volumeClaimTemplates)', () => {
       name: 'a new entry without a name', request: update(before, withAnnotation(before, JSON.stringify([{ ...templateEntry(ROOT, '20Gi'), metadata: {} }]))),
       allowed: false, code: 422, decision: 'template-invalid', startsWith: 'PVC_EXPAND: the harvesterhci.io/volumeClaimTemplates annotation of VM default/vm1 cannot be read: entry 0 has no metadata.name', notSynced: true,
     },
+    ...([
+      ['spec', { spec: 'oops' }, 'has a spec that is not an object'],
+      ['metadata', { metadata: ['x'] }, 'has a metadata that is not an object'],
+      ['spec.resources', { spec: { ...templateEntry(ROOT, '20Gi').spec, resources: 'x' } }, 'has a spec.resources that is not an object'],
+      ['spec.resources.requests', { spec: { ...templateEntry(ROOT, '20Gi').spec, resources: { requests: ['20Gi'] } } }, 'has a spec.resources.requests that is not an object'],
+      ['spec.storageClassName', { spec: { ...templateEntry(ROOT, '20Gi').spec, storageClassName: 7 } }, 'has a spec.storageClassName that is not a string'],
+    ] as const).map(([what, change, why]): Case => ({
+      // Go's json.Unmarshal into a PVC rejects these: unreadable, not a shrink to zero.
+      name: `a new entry whose ${what} has the wrong type`, request: update(before, withAnnotation(before, JSON.stringify([{ ...templateEntry(ROOT, '20Gi'), ...change }]))),
+      allowed: false, code: 422, decision: 'template-invalid', startsWith: `PVC_EXPAND: the harvesterhci.io/volumeClaimTemplates annotation of VM default/vm1 cannot be read: entry 0 ${why}`, notSynced: true,
+    })),
+    {
+      name: 'storage class changed to "" (set empty): the message quotes it', request: update(before, grow('10Gi', '')), allowed: false, code: 422, decision: 'template-storage-class-change',
+      startsWith: 'PVC_EXPAND: storageClassName of volume claim template vm1-disk-0-kq8zt of VM default/vm1 can\'t be changed (from longhorn-image-7r2k9 to ""). Keep longhorn-image-7r2k9;', notSynced: true,
+    },
     { name: 'a new annotation "null" lists nothing (Go reads it so)', request: update(before, withAnnotation(before, 'null')), allowed: true, decision: 'not-template-change', notSynced: true },
     { name: 'a malformed stored annotation is not held against a valid new one', request: update(withAnnotation(before, 'not json'), grow('10Gi')), allowed: true, decision: 'not-template-change', notSynced: true },
     {
