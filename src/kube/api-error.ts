@@ -77,3 +77,12 @@ export function isGone(e: unknown): boolean {
   const err = apiErrorOf(e);
   return err?.code === 410 || err?.reason === 'Expired' || err?.reason === 'Gone';
 }
+
+/**
+ * A failure worth retrying: no HTTP answer (connection refused or reset, timeout), 429 Too Many
+ * Requests, or a 5xx (the API server or etcd busy or restarting).
+ */
+export function isTransient(e: unknown): boolean {
+  const code = apiErrorOf(e)?.code ?? 0;
+  return code === 0 || code === 429 || code >= 500;
+}

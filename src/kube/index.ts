@@ -1,5 +1,5 @@
 export { KubeError, KubeErrorCode, isKubeError, type KubeErrorCodeValue } from './kube-error.js';
-export { apiErrorOf, isNotFound, isConflict, isAlreadyExists, isGone, type ApiError } from './api-error.js';
+export { apiErrorOf, isNotFound, isConflict, isAlreadyExists, isGone, isTransient, type ApiError } from './api-error.js';
 export { parseQuantity, parseQuantityCeil, parseQuantityValue, compareQuantities, quantityEquals, formatBytes, type QuantityValue } from './quantity.js';
 export { realClock, sleep, type Clock } from './clock.js';
 export { exponentialDelay, jitteredDelay, type BackoffOptions } from './backoff.js';

@@ -1,5 +1,6 @@
 import { AdmissionregistrationV1Api, type KubeConfig, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { apiErrorOf, isAlreadyExists, isConflict, isNotFound, requestJson, resourcePath } from '../kube/index.js';
+import pRetry, { AbortError } from 'p-retry';
+import { apiErrorOf, isAlreadyExists, isConflict, isNotFound, isTransient, requestJson, resourcePath } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { decideDevRegistration } from './decide-dev-registration.js';
 import { devOwnerAnswers } from './dev-owner-answers.js';
@@ -87,13 +88,27 @@ export type DeleteOutcome = 'deleted' | 'gone' | 'not-ours';
  * Deletes the ValidatingWebhookConfiguration `name`. With `uid` (and `resourceVersion`), only that
  * object as it was (DeleteOptions preconditions): if the name now holds another object or a changed
  * one (409 Conflict) it is left alone, 'not-ours'.
- * Already gone (404) is 'gone'. Other failures throw WEBHOOK_REGISTRATION_FAILED.
+ * Already gone (404) is 'gone'. A transient failure (no answer, 429, 5xx) is retried `retries`
+ * times (default 4, jittered exponential backoff from 250 ms); other failures, or the last
+ * transient one, throw WEBHOOK_REGISTRATION_FAILED.
  */
-export async function deleteValidatingWebhookConfiguration(kubeConfig: KubeConfig, name: string, options: { uid?: string; resourceVersion?: string } = {}): Promise<DeleteOutcome> {
+export async function deleteValidatingWebhookConfiguration(
+  kubeConfig: KubeConfig, name: string, options: { uid?: string; resourceVersion?: string; retries?: number; minRetryMs?: number } = {},
+): Promise<DeleteOutcome> {
+  const body = {
+    apiVersion: 'v1', kind: 'DeleteOptions', ...(options.uid ? { preconditions: { uid: options.uid, ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}) } } : {}),
+  };
   try {
-    await requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body: {
-      apiVersion: 'v1', kind: 'DeleteOptions', ...(options.uid ? { preconditions: { uid: options.uid, ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}) } } : {}),
-    } });
+    // A configuration left behind refuses every write it matches (failurePolicy Fail): one
+    // transient failure (a reset, 429, a 5xx) is retried a few times before giving up.
+    await pRetry(async () => {
+      try {
+        await requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body });
+      } catch (error) {
+        if (isTransient(error)) throw error;
+        throw new AbortError(error instanceof Error ? error : new Error(String(error)));
+      }
+    }, { retries: options.retries ?? 4, minTimeout: options.minRetryMs ?? 250, maxTimeout: 2_000, randomize: true });
     return 'deleted';
   } catch (error) {
     if (isNotFound(error)) return 'gone';

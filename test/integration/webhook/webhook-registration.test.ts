@@ -4,6 +4,8 @@ import { access, readFile, rm } from 'node:fs/promises';
 import { AdmissionregistrationV1Api, CustomObjectsApi, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { deleteValidatingWebhookConfiguration, readDevOwner } from '../../../src/webhook/index.js';
+import { startFaultProxy } from '../../support/fault-proxy.js';
+import { eventually } from '../../support/held-clock.js';
 import { servingUrl, spawnServeDev, type ServeDevProcess } from '../../support/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
@@ -98,6 +100,35 @@ test('deleting with the uid of what we registered leaves another object of the s
   assert.equal((await admission.readValidatingWebhookConfiguration({ name: 'voe-dev-uid' })).metadata?.uid, theirs.metadata?.uid);
   assert.equal(await deleteValidatingWebhookConfiguration(cp.kubeConfig, 'voe-dev-uid', { uid: theirs.metadata!.uid! }), 'deleted');
   assert.equal(await deleteValidatingWebhookConfiguration(cp.kubeConfig, 'voe-dev-uid', { uid: theirs.metadata!.uid! }), 'gone');
+});
+
+test('deleting our configuration retries a transient failure (503, 429, no answer) and gives up on others at once', async (t) => {
+  const proxy = await startFaultProxy(cp.kubeConfig);
+  t.after(() => proxy.close());
+  const name = 'voe-dev-retry';
+  const path = `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`;
+  const deletes = () => proxy.requests.filter((r) => r.method === 'DELETE' && r.path === path);
+  const mine = await admission.createValidatingWebhookConfiguration({ body: { metadata: { name }, webhooks: [] } });
+  t.after(() => admission.deleteValidatingWebhookConfiguration({ name }).then(() => undefined, () => undefined));
+  // One 503 (an API server shutting down, a load balancer between it and us): retried, deleted.
+  proxy.inject({ path }, { answer: 503, message: 'injected: the API server is shutting down' });
+  const deleting = deleteValidatingWebhookConfiguration(proxy.kubeConfig, name, { uid: mine.metadata!.uid!, minRetryMs: 1_000 });
+  await eventually(() => deletes().some((r) => r.injected && r.status === 503), 10_000, 'the injected 503');
+  proxy.heal();
+  assert.equal(await deleting, 'deleted');
+  assert.equal(deletes().length, 2);
+  // Failing every time: given up after the retries, with the error naming the object.
+  const again = await admission.createValidatingWebhookConfiguration({ body: { metadata: { name }, webhooks: [] } });
+  proxy.inject({ path }, { answer: 429, message: 'injected: too many requests' });
+  await assert.rejects(deleteValidatingWebhookConfiguration(proxy.kubeConfig, name, { uid: again.metadata!.uid!, retries: 2, minRetryMs: 10 }),
+    (error: Error & { code?: string }) => error.code === 'WEBHOOK_REGISTRATION_FAILED' && /^Cannot delete ValidatingWebhookConfiguration voe-dev-retry: /.test(error.message));
+  assert.equal(deletes().length, 2 + 3, 'the first try and two retries');
+  // Forbidden is no transient failure: one try.
+  proxy.inject({ path }, { answer: 403, message: 'injected: forbidden' });
+  await assert.rejects(deleteValidatingWebhookConfiguration(proxy.kubeConfig, name, { uid: again.metadata!.uid!, minRetryMs: 10 }), /forbidden/);
+  assert.equal(deletes().length, 2 + 3 + 1);
+  proxy.heal();
+  assert.equal((await admission.readValidatingWebhookConfiguration({ name })).metadata?.uid, again.metadata?.uid, 'still there: nothing deleted it');
 });
 
 test('a configuration of that name that voe serve --dev did not register (the in-cluster manifest) is refused and left untouched', async (t) => {
