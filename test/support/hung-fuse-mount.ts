@@ -33,3 +33,16 @@ export async function mountHungFuse(t: TestContext, directory: string): Promise<
   });
   return { stop, alsoUnmount: (path) => { others.push(path); } };
 }
+
+/**
+ * A hung FUSE mount at `directory` (see mountHungFuse) on whose root another process (in a
+ * session of its own) keeps a descriptor (O_PATH, which asks FUSE nothing): a stat of that
+ * descriptor through /proc then hangs. The process is killed after the test.
+ */
+export async function hungFuseHeldOpen(t: TestContext, directory: string): Promise<{ stop: () => Promise<void>; holderPid: number }> {
+  const { stop } = await mountHungFuse(t, directory);
+  const holder = spawn('setsid', ['--fork', 'python3', '-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_PATH)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', directory], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  t.after(() => { try { process.kill(holderPid, 'SIGKILL'); } catch { /* gone */ } });
+  return { stop, holderPid };
+}

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createDeviceLock, createFsResizer, createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
-import { mountHungFuse } from '../../support/hung-fuse-mount.js';
+import { hungFuseHeldOpen } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
@@ -191,13 +191,8 @@ test('a loop device set up on top of the device (losetup on a block device) uses
 test('looking for other users never waits for ever on a filesystem that does not answer (a FUSE mount without its daemon): FSRESIZE_TIMEOUT naming the path, nothing changed', { timeout: 120_000 }, async (t) => {
   const { scratch, loop } = await usedExt4(t);
   const mnt = await scratch.directory('fuse');
-  // A FUSE filesystem that never answers; a process elsewhere keeps a descriptor (O_PATH, which
-  // asks FUSE nothing) on its root. stat of that descriptor then hangs.
-  const { stop: stopDaemon } = await mountHungFuse(t, mnt);
-  const holder = spawn('setsid', ['--fork', 'python3', '-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_PATH)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', mnt], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
-  t.after(() => { try { process.kill(holderPid, 'SIGKILL'); } catch { /* gone */ } });
-
+  // A FUSE filesystem that never answers, held open elsewhere: stat of that descriptor hangs.
+  const { stop: stopDaemon, holderPid } = await hungFuseHeldOpen(t, mnt);
   const slow = createFsResizer({
     runner: createExecFileRunner(), lock: createDeviceLock(),
     devices: createSystemBlockDevices({ runner: createExecFileRunner(), usersTimeoutMs: 1_000 }),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import { deviceNodeOf, majorMinorOf } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
-import { mountHungFuse } from '../../support/hung-fuse-mount.js';
+import { hungFuseHeldOpen } from '../../support/hung-fuse-mount.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const OPTIONS = JSON.stringify({ 'kubernetes.io/fsType': 'xfs', 'kubernetes.io/readwrite': 'rw', 'kubernetes.io/pvOrVolumeName': 'pv-1' });
@@ -160,12 +160,8 @@ test('expandfs on a filesystem mounted read-only (a writable device) answers a F
 test('expandfs and voe fsresize grow whose look for other users hits a filesystem that never answers: they answer FSRESIZE_TIMEOUT and end (kubelet waits for the exit), nothing changed', { timeout: 180_000 }, async (t) => {
   const { scratch, loop } = await usedExt4(t);
   const mnt = await scratch.directory('fuse');
-  // A FUSE filesystem that never answers; a process keeps a descriptor (O_PATH) on its root. The
-  // look's stat of that descriptor hangs in the thread pool after voe stops waiting for it.
-  const { stop: stopDaemon } = await mountHungFuse(t, mnt);
-  const holder = spawn('setsid', ['--fork', 'python3', '-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_PATH)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', mnt], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
-  t.after(() => { try { process.kill(holderPid, 'SIGKILL'); } catch { /* gone */ } });
+  // The look's stat of a descriptor on a hung FUSE mount hangs in the thread pool after voe stops waiting for it.
+  const { stop: stopDaemon } = await hungFuseHeldOpen(t, mnt);
   // The stat voe gave up on holds a thread Node would join on exit for ever: having answered, voe ends itself (SIGKILL).
   const run = (args: string[]) => new Promise<{ signal: string | null; stdout: string; stderr: string }>((resolve) => {
     execFile(process.execPath, [MAIN, ...args], { encoding: 'utf8', env: envIgnoringUnreadableHere() },
