@@ -35,14 +35,20 @@ export async function mountHungFuse(t: TestContext, directory: string): Promise<
 }
 
 /**
- * A hung FUSE mount at `directory` (see mountHungFuse) on whose root another process (in a
- * session of its own) keeps a descriptor (O_PATH, which asks FUSE nothing): a stat of that
- * descriptor through /proc then hangs. The process is killed after the test.
+ * Starts a process (in a session of its own) that keeps a descriptor (O_PATH, which asks FUSE
+ * nothing) on `directory`, a hung FUSE mount: a stat of that descriptor through /proc then hangs,
+ * in every voe on the machine that looks for users of a device meanwhile, so keep it short.
+ * Resolves with its pid; it is killed after the test.
  */
-export async function hungFuseHeldOpen(t: TestContext, directory: string): Promise<{ stop: () => Promise<void>; holderPid: number }> {
-  const { stop } = await mountHungFuse(t, directory);
+export async function holdOpen(t: TestContext, directory: string): Promise<number> {
   const holder = spawn('setsid', ['--fork', 'python3', '-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_PATH)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', directory], { stdio: ['ignore', 'pipe', 'ignore'] });
   const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
   t.after(() => { try { process.kill(holderPid, 'SIGKILL'); } catch { /* gone */ } });
-  return { stop, holderPid };
+  return holderPid;
+}
+
+/** A hung FUSE mount at `directory` (see mountHungFuse) held open by another process (see holdOpen). */
+export async function hungFuseHeldOpen(t: TestContext, directory: string): Promise<{ stop: () => Promise<void>; holderPid: number }> {
+  const { stop } = await mountHungFuse(t, directory);
+  return { stop, holderPid: await holdOpen(t, directory) };
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -8,7 +9,8 @@ import { deviceNodeOf, majorMinorOf } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
-import { hungFuseHeldOpen } from '../../support/hung-fuse-mount.js';
+import { holdOpen, mountHungFuse } from '../../support/hung-fuse-mount.js';
+import { eventually } from '../../support/held-clock.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const OPTIONS = JSON.stringify({ 'kubernetes.io/fsType': 'xfs', 'kubernetes.io/readwrite': 'rw', 'kubernetes.io/pvOrVolumeName': 'pv-1' });
@@ -160,13 +162,28 @@ test('expandfs on a filesystem mounted read-only (a writable device) answers a F
 test('expandfs and voe fsresize grow whose look for other users hits a filesystem that never answers: they answer FSRESIZE_TIMEOUT and end (kubelet waits for the exit), nothing changed', { timeout: 180_000 }, async (t) => {
   const { scratch, loop } = await usedExt4(t);
   const mnt = await scratch.directory('fuse');
-  // The look's stat of a descriptor on a hung FUSE mount hangs in the thread pool after voe stops waiting for it.
-  const { stop: stopDaemon } = await hungFuseHeldOpen(t, mnt);
+  // The look's stat of a descriptor on a hung FUSE mount hangs in the thread pool after voe stops
+  // waiting for it. Every voe on the machine looking for users meanwhile would hang on it too (the
+  // tests run two files at a time): the holder is killed as soon as voe's stat is stuck, which
+  // keeps it stuck (the request is with FUSE) and the holder out of the other tests' sight.
+  const { stop: stopDaemon } = await mountHungFuse(t, mnt);
+  const stuckInFuse = (pid: number): boolean => {
+    try {
+      return readdirSync(`/proc/${pid}/task`).some((task) => /fuse|request_wait_answer/.test(readFileSync(`/proc/${pid}/task/${task}/wchan`, 'utf8')));
+    } catch {
+      return false;
+    }
+  };
   // The stat voe gave up on holds a thread Node would join on exit for ever: having answered, voe ends itself (SIGKILL).
-  const run = (args: string[]) => new Promise<{ signal: string | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { encoding: 'utf8', env: envIgnoringUnreadableHere() },
-      (error, stdout, stderr) => resolve({ signal: error?.signal ?? null, stdout, stderr }));
-  });
+  const run = async (args: string[]): Promise<{ signal: string | null; stdout: string; stderr: string }> => {
+    const holderPid = await holdOpen(t, mnt);
+    const ended = new Promise<{ signal: string | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [MAIN, ...args], { encoding: 'utf8', env: envIgnoringUnreadableHere() },
+        (error, stdout, stderr) => resolve({ signal: error?.signal ?? null, stdout, stderr }));
+      void eventually(() => stuckInFuse(child.pid!), 30_000, 'voe\'s stat stuck in FUSE').finally(() => process.kill(holderPid, 'SIGKILL'));
+    });
+    return ended;
+  };
   const expandfs = await run(['flexvolume', 'expandfs', OPTIONS, loop.device, '', String(256 * MiB), String(64 * MiB)]);
   assert.equal(expandfs.signal, 'SIGKILL', expandfs.stdout);
   assert.equal(expandfs.stderr, '');
