@@ -35,14 +35,14 @@ const ZERO: QuantityValue = { num: 0n, den: 1n };
 
 const TEMPLATES_FIELD = `metadata.annotations[${VOLUME_CLAIM_TEMPLATES_ANNOTATION}]`;
 
+/** A storage class name for a message: none when unset, "" (quoted) when set empty. */
+const className = (name: string | null): string => (name === null ? 'none' : name === '' ? '""' : name);
+
 /**
  * The VM-page resize path: diffs the VM's harvesterhci.io/volumeClaimTemplates annotation.
  * A smaller size or a changed storage class is refused; a larger size is judged by
  * decideResize against the live PVC from the cache (with the VM as it will be stored).
  */
-/** A storage class name for a message: none when unset, "" (quoted) when set empty. */
-const className = (name: string | null): string => (name === null ? 'none' : name === '' ? '""' : name);
-
 export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSource; options: AdmissionOptions }): Validator {
   const { source, options } = deps;
   return {
