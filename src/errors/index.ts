@@ -1,2 +1,3 @@
 export { VoeError, isVoeError } from './voe-error.js';
 export { excerpt, describeJsonType } from './excerpt.js';
+export { isJsonObject } from './is-json-object.js';

@@ -1,4 +1,4 @@
-import { describeJsonType } from '../errors/index.js';
+import { describeJsonType, isJsonObject } from '../errors/index.js';
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource } from './validator.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
@@ -11,10 +11,6 @@ export type ParsedAdmissionReview =
 const OPERATIONS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * A received value as a message may show it: a short name-like string quoted (e.g. another
@@ -40,7 +36,7 @@ function checkString(holder: Json, key: string, path: string, required: boolean)
 }
 
 function checkGroupVersion(value: unknown, path: string, last: 'kind' | 'resource'): string {
-  if (!isObject(value)) return `${path} must be an object with group, version and ${last}, got ${describeJsonType(value)}`;
+  if (!isJsonObject(value)) return `${path} must be an object with group, version and ${last}, got ${describeJsonType(value)}`;
   for (const key of ['group', 'version', last]) {
     const problem = checkString(value, key, `${path}.${key}`, true);
     if (problem) return problem;
@@ -51,13 +47,13 @@ function checkGroupVersion(value: unknown, path: string, last: 'kind' | 'resourc
 
 function checkOptionalObject(holder: Json, key: string): string {
   const value = holder[key];
-  if (value === undefined || value === null || isObject(value)) return '';
+  if (value === undefined || value === null || isJsonObject(value)) return '';
   return `request.${key} must be an object or null, got ${describeJsonType(value)}`;
 }
 
 function checkUserInfo(value: unknown): string {
   if (value === undefined) return '';
-  if (!isObject(value)) return `request.userInfo must be an object, got ${describeJsonType(value)}`;
+  if (!isJsonObject(value)) return `request.userInfo must be an object, got ${describeJsonType(value)}`;
   for (const key of ['username', 'uid']) {
     const problem = checkString(value, key, `request.userInfo.${key}`, false);
     if (problem) return problem;
@@ -75,7 +71,7 @@ function checkUserInfo(value: unknown): string {
  * The returned request keeps only the documented fields (object/oldObject by reference).
  */
 export function parseAdmissionReview(body: unknown): ParsedAdmissionReview {
-  if (!isObject(body)) return fail(`the body must be a JSON object (an AdmissionReview), got ${describeJsonType(body)}`);
+  if (!isJsonObject(body)) return fail(`the body must be a JSON object (an AdmissionReview), got ${describeJsonType(body)}`);
   if (body['apiVersion'] !== ADMISSION_API_VERSION) {
     return fail(`apiVersion must be "${ADMISSION_API_VERSION}" (set admissionReviewVersions: [v1] in the webhook configuration), got ${shown(body['apiVersion'])}`);
   }
@@ -83,7 +79,7 @@ export function parseAdmissionReview(body: unknown): ParsedAdmissionReview {
     return fail(`kind must be "${ADMISSION_REVIEW_KIND}", got ${shown(body['kind'])}`);
   }
   const request = body['request'];
-  if (!isObject(request)) return fail(`request must be an object, got ${request === undefined ? 'nothing' : describeJsonType(request)}`);
+  if (!isJsonObject(request)) return fail(`request must be an object, got ${request === undefined ? 'nothing' : describeJsonType(request)}`);
   const uid = request['uid'];
   if (typeof uid !== 'string' || uid === '') return fail('request.uid must be a non-empty string');
   const problems = [

@@ -1,9 +1,8 @@
+import { isJsonObject } from '../errors/index.js';
 import type { PersistentVolumeClaim, VirtualMachine, VmVolume } from './kube-objects.js';
 
 /** VM annotation listing the PVCs Harvester creates for the VM (a JSON list of PVC objects). */
 export const VOLUME_CLAIM_TEMPLATES_ANNOTATION = 'harvesterhci.io/volumeClaimTemplates';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * What Go's json.Unmarshal into a PVC would reject in the fields the validator reads: metadata,
@@ -11,14 +10,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * string, where present and not null (null is Go's zero value). "" when they are.
  */
 function wrongShape(entry: Record<string, unknown>): string {
-  for (const [path, value] of [['metadata', entry['metadata']], ['spec', entry['spec']]] as const) {
-    if (value !== undefined && value !== null && !isObject(value)) return `has a ${path} that is not an object`;
-  }
-  const spec = isObject(entry['spec']) ? entry['spec'] : {};
-  const resources = spec['resources'];
-  if (resources !== undefined && resources !== null && !isObject(resources)) return 'has a spec.resources that is not an object';
-  const requests = isObject(resources) ? resources['requests'] : undefined;
-  if (requests !== undefined && requests !== null && !isObject(requests)) return 'has a spec.resources.requests that is not an object';
+  // Present, not null, and no object.
+  const notObject = (value: unknown): boolean => value !== undefined && value !== null && !isJsonObject(value);
+  if (notObject(entry['metadata'])) return 'has a metadata that is not an object';
+  if (notObject(entry['spec'])) return 'has a spec that is not an object';
+  const spec = isJsonObject(entry['spec']) ? entry['spec'] : {};
+  if (notObject(spec['resources'])) return 'has a spec.resources that is not an object';
+  const resources = isJsonObject(spec['resources']) ? spec['resources'] : {};
+  if (notObject(resources['requests'])) return 'has a spec.resources.requests that is not an object';
   const storageClass = spec['storageClassName'];
   if (storageClass !== undefined && storageClass !== null && typeof storageClass !== 'string') return 'has a spec.storageClassName that is not a string';
   return '';
@@ -43,8 +42,8 @@ export function parseVolumeClaimTemplates(text: string | undefined): { templates
   const templates: PersistentVolumeClaim[] = [];
   for (const [index, entry] of parsed.entries()) {
     if (entry === null) continue;
-    if (typeof entry !== 'object' || Array.isArray(entry)) return { why: `entry ${index} is not a PVC object` };
-    const shape = wrongShape(entry as Record<string, unknown>);
+    if (!isJsonObject(entry)) return { why: `entry ${index} is not a PVC object` };
+    const shape = wrongShape(entry);
     if (shape) return { why: `entry ${index} ${shape}` };
     const name: unknown = (entry as PersistentVolumeClaim).metadata?.name;
     if (typeof name !== 'string' || name === '') return { why: `entry ${index} has no metadata.name (PVC name is required)` };
