@@ -20,3 +20,4 @@ export { retryOnConflict, updateWithRetry, patchMerge, patchStatus, getObject, r
 export { isGroupVersionServed } from './is-group-version-served.js';
 export { isResourceServed } from './resource-served.js';
 export { loadKubeConfig } from './load-kube-config.js';
+export { retryWhen, type RetryOptions } from './retry-when.js';

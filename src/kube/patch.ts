@@ -1,19 +1,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import pRetry, { AbortError } from 'p-retry';
 import { isConflict } from './api-error.js';
 import { KubeError, KubeErrorCode } from './kube-error.js';
 import { requestJson } from './kube-request.js';
 import { resourcePath, type ResourceRef } from './resource-ref.js';
+import { retryWhen, type RetryOptions } from './retry-when.js';
 
 export type NamedResourceRef = ResourceRef & { name: string };
 
-export interface ConflictRetryOptions {
-  /** Attempts after the first; 5 unless told. */
-  retries?: number;
-  /** First backoff; 100 ms unless told (doubling, jittered, capped at 2 s). */
-  minTimeoutMs?: number;
-  maxTimeoutMs?: number;
-}
+/** How often and how far apart retryOnConflict tries again (see RetryOptions). */
+export type ConflictRetryOptions = RetryOptions;
 
 /**
  * Retries `fn` while it fails with 409 Conflict (p-retry, jittered exponential backoff). Any other
@@ -22,14 +17,7 @@ export interface ConflictRetryOptions {
 export async function retryOnConflict<T>(what: string, fn: (attempt: number) => Promise<T>, options: ConflictRetryOptions = {}): Promise<T> {
   const retries = options.retries ?? 5;
   try {
-    return await pRetry(async (attempt) => {
-      try {
-        return await fn(attempt);
-      } catch (err) {
-        if (isConflict(err)) throw err;
-        throw new AbortError(err instanceof Error ? err : new Error(String(err)));
-      }
-    }, { retries, minTimeout: options.minTimeoutMs ?? 100, maxTimeout: options.maxTimeoutMs ?? 2000, randomize: true });
+    return await retryWhen(isConflict, fn, { ...options, retries });
   } catch (err) {
     if (isConflict(err)) {
       throw new KubeError(KubeErrorCode.ConflictRetriesExhausted,

@@ -1,6 +1,5 @@
 import { AdmissionregistrationV1Api, type KubeConfig, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import pRetry, { AbortError } from 'p-retry';
-import { apiErrorOf, isAlreadyExists, isConflict, isNotFound, isTransient, requestJson, resourcePath } from '../kube/index.js';
+import { apiErrorOf, isAlreadyExists, isConflict, isNotFound, isTransient, requestJson, resourcePath, retryWhen } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { decideDevRegistration } from './decide-dev-registration.js';
 import { devOwnerAnswers } from './dev-owner-answers.js';
@@ -101,14 +100,8 @@ export async function deleteValidatingWebhookConfiguration(
   try {
     // A configuration left behind refuses every write it matches (failurePolicy Fail): one
     // transient failure (a reset, 429, a 5xx) is retried a few times before giving up.
-    await pRetry(async () => {
-      try {
-        await requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body });
-      } catch (error) {
-        if (isTransient(error)) throw error;
-        throw new AbortError(error instanceof Error ? error : new Error(String(error)));
-      }
-    }, { retries: options.retries ?? 4, minTimeout: options.minRetryMs ?? 250, maxTimeout: 2_000, randomize: true });
+    await retryWhen(isTransient, () => requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body }),
+      { retries: options.retries ?? 4, minTimeoutMs: options.minRetryMs ?? 250 });
     return 'deleted';
   } catch (error) {
     if (isNotFound(error)) return 'gone';
