@@ -1,4 +1,5 @@
 import type { DeviceUsers } from './block-devices.js';
+import type { PlanOptions } from './plan-grow.js';
 
 /** The filesystems the core knows how to grow. */
 export const SUPPORTED_FILESYSTEMS = ['ext2', 'ext3', 'ext4', 'xfs', 'btrfs'] as const;
@@ -76,9 +77,9 @@ export interface GrowOptions {
    * The size in bytes the volume was grown to (kubelet's new size): see
    * PlanOptions.requiredDeviceBytes. Checked under the device lock, before anything is run.
    */
-  requiredDeviceBytes?: number;
+  requiredDeviceBytes?: PlanOptions['requiredDeviceBytes'];
   /** See PlanOptions.readOnlyMount; default 'leave'. */
-  readOnlyMount?: 'leave' | 'refuse';
+  readOnlyMount?: PlanOptions['readOnlyMount'];
   /**
    * A request to stop (e.g. voe got SIGTERM; its `reason` names it). Honoured between steps only:
    * before the lock is taken, while waiting for it, and before each tool that changes the
