@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createDeviceLock } from '../../../src/fsresize/index.js';
-import { processStartTime } from '../../../src/lock/index.js';
+import { hasEnded, processStartTime, readProcessStat } from '../../../src/lock/index.js';
 import { GiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { dumpe2fsBytes, setup } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
@@ -46,14 +45,8 @@ interface Tool { pid: number; start: number }
 
 /** The tool still runs: its pid still names it, and it has not ended (a zombie waiting to be reaped has). */
 function running(tool: Tool): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${tool.pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  const [state] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return state !== 'Z' && state !== 'X' && processStartTime(tool.pid) === tool.start;
+  const stat = readProcessStat(tool.pid);
+  return stat !== null && !hasEnded(stat) && stat.startTime === tool.start;
 }
 
 /**

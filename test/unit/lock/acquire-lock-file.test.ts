@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acquireLockFile, processStartTime } from '../../../src/lock/index.js';
+import { acquireLockFile, processStartTime, readProcessStat } from '../../../src/lock/index.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../../src/lock/index.js', import.meta.url));
 
@@ -207,7 +207,7 @@ test('a holder or helper that has ended but is not reaped (a zombie) does not ho
   const zombie = Number(line.toString().trim());
   let state = '';
   for (let i = 0; i < 500 && state !== 'Z'; i++) {
-    state = (await readFile(`/proc/${zombie}/stat`, 'utf8').catch(() => '')).replace(/^.*\) /s, '').split(' ')[0] ?? '';
+    state = readProcessStat(zombie)?.state ?? '';
     if (state !== 'Z') await new Promise((r) => setTimeout(r, 10));
   }
   assert.equal(state, 'Z', `pid ${zombie} is a zombie`);
