@@ -13,8 +13,39 @@ export interface DeviceOpener {
   pid: number;
   /** Its command name (/proc/<pid>/comm), e.g. "qemu-system-x86". */
   command: string;
-  /** What it has open ("major:minor"): the device itself, or the whole disk the device is a partition of. */
+  /**
+   * What it has open ("major:minor"): the device itself, the whole disk the device is a partition
+   * of, or a loop device's backing device; with `backingFile`, the loop device whose backing file it has open.
+   */
   majorMinor: string;
+  /** The loop device's backing file it has open (as the kernel names it), when that is what it has open. */
+  backingFile?: string;
+}
+
+/**
+ * What a loop device shows (the device itself, its whole disk, or a loop device further down):
+ * /sys/block/<loop>/loop/backing_file. Whatever else shows the same file or device shows the same
+ * data, and an offline grow through this loop device would write under it.
+ */
+export interface LoopBacking {
+  /** The loop device, e.g. "loop3". */
+  loop: string;
+  /** Its backing file or device as the kernel names it. */
+  path: string;
+  /**
+   * A regular file, a block device ("major:minor" in `majorMinor`), or unknown: the path leads to
+   * nothing here, or to something else than a file or device (the file was deleted, or the loop
+   * device was set up in another mount namespace).
+   */
+  kind: 'file' | 'device' | 'unknown';
+  majorMinor?: string;
+  /** Other loop devices over the same file or device (e.g. "loop5"): each shows the same data. */
+  sharedWith: string[];
+  /**
+   * A backing device only: an exclusive open of it was refused, i.e. the kernel has it in use
+   * (mounted, perhaps in another mount namespace, or claimed by device-mapper or RAID), or it could not be opened.
+   */
+  busy: boolean;
 }
 
 /** A process whose open files voe may not read (the kernel refuses: EACCES/EPERM). */
@@ -27,8 +58,8 @@ export interface UnreadableProcess {
 /** Who else uses a device: what an offline grow must not run under. */
 export interface DeviceUsers {
   /**
-   * Other processes that have the device, or the whole disk it is a partition of, open (this
-   * process and the processes it started are left out). Only the processes of this process's PID
+   * Other processes that have the device, the whole disk it is a partition of, or (for a loop
+   * device) its backing file or device open (this process and the processes it started are left out). Only the processes of this process's PID
    * namespace can be seen.
    */
   openedBy: DeviceOpener[];
@@ -39,12 +70,19 @@ export interface DeviceUsers {
    */
   unreadable: UnreadableProcess[];
   /**
-   * Kernel devices stacked on it or on its whole disk: sysfs holders (e.g. "dm-0" for
-   * device-mapper, "md0" for RAID) and loop devices whose backing file it is (e.g. "loop3").
+   * Kernel devices stacked on it, on its whole disk or on a loop device's backing device: sysfs
+   * holders (e.g. "dm-0" for device-mapper, "md0" for RAID) and loop devices whose backing file it
+   * is (e.g. "loop3").
    */
   holders: string[];
   /** The whole disk ("major:minor") when the device is a partition of it, else null. */
   disk: string | null;
+  /**
+   * When the device (or its whole disk) is a loop device: its backing, then that of each loop
+   * device below (a loop device over a loop device). Absent otherwise. Processes that have a
+   * backing file or device open are in `openedBy`; devices stacked on a backing device in `holders`.
+   */
+  backing?: LoopBacking[];
 }
 
 /** The port for facts about block devices. */

@@ -1,6 +1,7 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DeviceOpener, UnreadableProcess } from './block-devices.js';
+import type { BackingFileOf } from './follow-loop-backings.js';
 import { readKernelText } from './kernel-files.js';
 import { majorMinorOf } from './major-minor-of.js';
 import { createStatWithin, type StatWithin } from './stat-within.js';
@@ -33,6 +34,11 @@ export interface FindDeviceOpenersOptions {
    * would slow the probe that runs beside the look (blkid) by about as long as the look takes.
    */
   skipPids?: ReadonlySet<number>;
+  /**
+   * Regular files to look for too, by identity ("<st_dev>:<st_ino>"): loop devices' backing files.
+   * A process that has one open is returned with the loop device's number and `backingFile`.
+   */
+  files?: ReadonlyMap<string, BackingFileOf>;
 }
 
 /** What findDeviceOpeners saw: who has the devices open, and whose open files it could not read. */
@@ -49,7 +55,7 @@ function refused(error: unknown): boolean {
 }
 
 /**
- * The processes that have any of the block devices `majorMinors` open, found as fuser(1) does:
+ * The processes that have any of the block devices `majorMinors` (or of `options.files`) open, found as fuser(1) does:
  * through every /proc/<pid>/fd link whose target is a path (sockets, pipes and anonymous inodes
  * are skipped), compared by device number, so a device node opened under any name or in another
  * mount namespace is found too. `selfPid` and its children (e.g. a blkid still running) are left
@@ -72,7 +78,8 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
     openersLookName(options.deviceName ?? majorMinors.join(', ')));
   const skip = options.skipPids;
   const pids = readdirSync(proc).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
-  const matching = new Map<number, string>();
+  const files = options.files;
+  const matching = new Map<number, { majorMinor: string; backingFile?: string }>();
   const unreadable = new Set<number>();
   // The targets listed since the last turn, stat'ed (two lanes) before the walk goes on.
   let listed: Array<{ pid: number; path: string }> = [];
@@ -86,8 +93,13 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
         const { pid, path } = batch[next++] as { pid: number; path: string };
         if (matching.has(pid)) continue;
         const info = await statWithin(path, `pid ${pid}`);
-        const number = info?.isBlockDevice() ? majorMinorOf(info.rdev) : null;
-        if (number !== null && wanted.has(number)) matching.set(pid, number);
+        if (info?.isBlockDevice()) {
+          const number = majorMinorOf(info.rdev);
+          if (wanted.has(number)) matching.set(pid, { majorMinor: number });
+        } else if (files !== undefined && info?.isFile()) {
+          const file = files.get(`${info.dev}:${info.ino}`);
+          if (file !== undefined) matching.set(pid, { majorMinor: file.majorMinor, backingFile: file.path });
+        }
       }
     };
     await Promise.all([lane(), lane(), nextTurn()]);
@@ -134,7 +146,7 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
   return {
     openedBy: [...matching.keys()].sort(byPid).flatMap((pid): DeviceOpener[] => {
       const command = otherCommand(pid);
-      return command === null ? [] : [{ pid, command, majorMinor: matching.get(pid) as string }];
+      return command === null ? [] : [{ pid, command, ...(matching.get(pid) as { majorMinor: string; backingFile?: string }) }];
     }),
     unreadable: [...unreadable].sort(byPid).flatMap((pid): UnreadableProcess[] => {
       const command = otherCommand(pid);

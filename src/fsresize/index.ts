@@ -10,7 +10,10 @@ export { isAnonymousMount, parseMountinfo, type MountEntry } from './parse-mount
 export { chooseMount, type MountCandidate, type MountChoice } from './choose-mount.js';
 export { visibleMountAt } from './visible-mount-at.js';
 export { mountPathForms } from './mount-path-forms.js';
-export type { BlockDevices, BlockDeviceId, DeviceOpener, DeviceUsers, UnreadableProcess } from './block-devices.js';
+export type { BlockDevices, BlockDeviceId, DeviceOpener, DeviceUsers, LoopBacking, UnreadableProcess } from './block-devices.js';
+export { followLoopBackings, type BackingFileOf, type LoopChain } from './follow-loop-backings.js';
+export { readLoopTable, type LoopBackingTarget, type LoopEntry } from './loop-table.js';
+export { refusesExclusiveOpen } from './refuses-exclusive-open.js';
 export { findDeviceOpeners, type DeviceOpenersFound, type FindDeviceOpenersOptions } from './find-device-openers.js';
 export { majorMinorOf } from './major-minor-of.js';
 export { deviceNodeOf, type DeviceNodeOfOptions } from './device-node-of.js';

@@ -1,5 +1,6 @@
 import { formatBytes } from './format-bytes.js';
 import { FsResizeError } from './fsresize-error.js';
+import type { DeviceOpener } from './block-devices.js';
 import { isSupportedFilesystem, type Inspection } from './inspection.js';
 import { needsResize } from './needs-resize.js';
 
@@ -164,16 +165,42 @@ function usedElsewhere(inspection: Inspection, options: PlanOptions): GrowPlan |
       `${filesystem} on ${device} is not mounted where voe can use it, and who else uses the device was not looked for; nothing was changed — retry`);
   }
   const { openedBy, holders, disk } = users;
+  const backing = users.backing ?? [];
+  const backingDevices = backing.filter((b) => b.kind === 'device');
   if (openedBy.length > 0) {
-    const what = (opened: string): string => (opened === inspection.majorMinor ? '' : ` with its whole disk ${opened}`);
-    const who = openedBy.slice(0, 5).map((p) => `pid ${p.pid} (${p.command}${what(p.majorMinor)})`).join(', ') + (openedBy.length > 5 ? ` and ${openedBy.length - 5} more` : '');
+    const what = (opener: DeviceOpener): string => {
+      if (opener.backingFile !== undefined) return ` with the backing file ${opener.backingFile}`;
+      if (opener.majorMinor === inspection.majorMinor) return '';
+      const below = backingDevices.find((b) => b.majorMinor === opener.majorMinor);
+      return below === undefined ? ` with its whole disk ${opener.majorMinor}` : ` with the backing device ${below.path}`;
+    };
+    const who = openedBy.slice(0, 5).map((p) => `pid ${p.pid} (${p.command}${what(p)})`).join(', ') + (openedBy.length > 5 ? ` and ${openedBy.length - 5} more` : '');
     const target = disk === null ? 'the device' : `the device or its whole disk (${disk})`;
+    const below = openedBy.some((p) => p.backingFile !== undefined || backingDevices.some((b) => b.majorMinor === p.majorMinor));
     return refuse('FSRESIZE_DEVICE_IN_USE',
-      `${filesystem} on ${device} is not mounted here, but ${who} ${openedBy.length === 1 ? 'has' : 'have'} ${target} open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`);
+      `${filesystem} on ${device} is not mounted here, but ${who} ${openedBy.length === 1 ? 'has' : 'have'} ${target}${below ? ' or the backing file or device under it' : ''} open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`);
   }
   if (holders.length > 0) {
+    const under = [disk === null ? 'the device' : `the device or its whole disk (${disk})`, ...backingDevices.map((b) => `the backing device ${b.path}`)].join(' or ');
     return refuse('FSRESIZE_DEVICE_IN_USE',
-      `${filesystem} on ${device} is not mounted here, but ${holders.join(', ')} ${holders.length === 1 ? 'is' : 'are'} stacked on ${disk === null ? 'the device' : `the device or its whole disk (${disk})`} (device-mapper, RAID, loop): writing to it underneath would corrupt what they show; nothing was changed — grow the device on top instead`);
+      `${filesystem} on ${device} is not mounted here, but ${holders.join(', ')} ${holders.length === 1 ? 'is' : 'are'} stacked on ${under} (device-mapper, RAID, loop): writing to it underneath would corrupt what they show; nothing was changed — grow the device on top instead`);
+  }
+  for (const below of backing) {
+    // The device itself, or (for a partition, or a loop device over a loop device) which one.
+    const of = inspection.devicePath === `/dev/${below.loop}` ? '' : ` (of ${below.loop})`;
+    const what = `${below.kind === 'device' ? 'backing device' : 'backing file'} ${below.path}${of}`;
+    if (below.kind === 'unknown') {
+      return refuse('FSRESIZE_DEVICE_IN_USE',
+        `${filesystem} on ${device} is not mounted here, but what it shows lies in ${below.path}${of}, which does not lead to a file or device here (deleted, or the loop device was set up in another mount namespace): voe cannot see what else uses that data, and growing it offline under another user would corrupt it; nothing was changed — grow it from the mount namespace that set it up`);
+    }
+    if (below.sharedWith.length > 0) {
+      return refuse('FSRESIZE_DEVICE_IN_USE',
+        `${filesystem} on ${device} is not mounted here, but its ${what} is also attached as ${below.sharedWith.map((name) => `/dev/${name}`).join(', ')}, which ${below.sharedWith.length === 1 ? 'shows' : 'show'} the same data (mounted or used there, it would be corrupted by an offline grow here); nothing was changed — detach the other loop device${below.sharedWith.length === 1 ? '' : 's'} (losetup -d) if unused, or grow the filesystem where it is in use`);
+    }
+    if (below.busy) {
+      return refuse('FSRESIZE_DEVICE_IN_USE',
+        `${filesystem} on ${device} is not mounted here, but its ${what} is in use by the kernel (mounted, perhaps in another mount namespace, or claimed by device-mapper or RAID; an exclusive open of it was refused): growing it offline underneath would corrupt it; nothing was changed — grow the filesystem where it is mounted`);
+    }
   }
   const { unreadable } = users;
   if (unreadable.length > 0 && options.unreadableProcesses !== 'ignore') {

@@ -1,7 +1,10 @@
 import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import { DEFAULT_OPENERS_TIMEOUT_MS, findDeviceOpeners, openersLookName } from './find-device-openers.js';
-import { createStatWithin, type StatWithin } from './stat-within.js';
+import { followLoopBackings } from './follow-loop-backings.js';
+import { readLoopTable } from './loop-table.js';
+import { refusesExclusiveOpen } from './refuses-exclusive-open.js';
+import { createStatWithin } from './stat-within.js';
 import { listKernelDirectory, readKernelText } from './kernel-files.js';
 import { majorMinorOf } from './major-minor-of.js';
 import type { CommandRunner } from './command-runner.js';
@@ -47,29 +50,11 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
   const usersTimeoutMs = options.usersTimeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS;
 
   /** The whole disk of a partition ("major:minor" from the parent's sysfs directory), else null. */
-  function wholeDiskOf(device: BlockDeviceId): string | null {
-    const directory = `${sysfs}/dev/block/${device.majorMinor}`;
+  function wholeDiskOf(majorMinor: string): string | null {
+    const directory = `${sysfs}/dev/block/${majorMinor}`;
     if (readKernelText(`${directory}/partition`) === null) return null;
     const parent = readKernelText(`${directory}/../dev`)?.trim() ?? null;
     return parent !== null && /^\d+:\d+$/.test(parent) ? parent : null;
-  }
-
-  /**
-   * Loop devices whose backing file is one of `numbers`: the loop driver holds its backing file
-   * open (not as a holder, not exclusively), and losetup closes its own descriptor. The path sysfs
-   * shows is stat'ed here, so a loop set up in another mount namespace under a path that does not
-   * lead to the same device here is not found.
-   */
-  async function loopsBackedBy(numbers: readonly string[], statWithin: StatWithin): Promise<string[]> {
-    // sysfs, read in place; the backing files may lie anywhere, so they are stat'ed within the bound.
-    const names = listKernelDirectory(`${sysfs}/block`).filter((name) => /^loop\d+$/.test(name));
-    const found = await Promise.all(names.map(async (name) => {
-      const backing = readKernelText(`${sysfs}/block/${name}/loop/backing_file`)?.replace(/\n$/, '') ?? null;
-      if (backing === null || !backing.startsWith('/')) return null;
-      const info = await statWithin(backing, `backing file of ${name}`);
-      return info?.isBlockDevice() && numbers.includes(majorMinorOf(info.rdev)) ? name : null;
-    }));
-    return found.filter((name): name is string => name !== null);
   }
 
   async function sysfsValue(device: BlockDeviceId, name: string): Promise<string | null> {
@@ -130,22 +115,39 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
     },
     async users(device, usersOptions = {}) {
       // One bound for the whole look: its two lanes are all the thread-pool threads it may hold.
-      const statWithin = createStatWithin(Date.now() + usersTimeoutMs, openersLookName(device.path));
-      const disk = wholeDiskOf(device);
-      const numbers = disk === null ? [device.majorMinor] : [device.majorMinor, disk];
-      const [{ openedBy, unreadable }, holders, loops] = await Promise.all([
+      const deadline = Date.now() + usersTimeoutMs;
+      const statWithin = createStatWithin(deadline, openersLookName(device.path));
+      const disk = wholeDiskOf(device.majorMinor);
+      const own = disk === null ? [device.majorMinor] : [device.majorMinor, disk];
+      const loops = readLoopTable(sysfs, statWithin);
+      loops.catch(() => undefined); // awaited below
+      // A loop device (or a partition of one) shows its backing file or device: what else shows or
+      // opens that is looked for too, so the loop table comes first. Anything else: all at once.
+      const isLoop = own.some((number) => readKernelText(`${sysfs}/dev/block/${number}/loop/backing_file`) !== null);
+      const chain = isLoop ? followLoopBackings(own, await loops, wholeDiskOf) : null;
+      const numbers = [...own, ...(chain?.devices ?? [])];
+      const [{ openedBy, unreadable }, holders, table, busy] = await Promise.all([
         findDeviceOpeners(numbers, {
           statWithin, ...(options.procRoot === undefined ? {} : { procRoot: options.procRoot }),
           ...(usersOptions.skipPids ? { skipPids: usersOptions.skipPids } : {}),
+          ...(chain !== null && chain.files.size > 0 ? { files: chain.files } : {}),
         })
           .catch((error: unknown) => {
             if (error instanceof FsResizeError) throw error;
             throw new FsResizeError('FSRESIZE_DEVICE_IO', `cannot list the processes (${options.procRoot ?? '/proc'}) to see who else has ${device.path} open (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was changed`, { cause: error });
           }),
         numbers.flatMap((number) => listKernelDirectory(`${sysfs}/dev/block/${number}/holders`)),
-        loopsBackedBy(numbers, statWithin),
+        loops,
+        Promise.all((chain?.backing ?? []).map((backing) => (backing.kind === 'device' ? refusesExclusiveOpen(backing.path, deadline) : false))),
       ]);
-      return { openedBy, unreadable, holders: [...new Set([...holders, ...loops])].sort(), disk };
+      // Loop devices over the device (or a backing device) stack on it, as holders do; those sharing a backing are named there.
+      const stacked = table
+        .filter((entry) => entry.backing?.target.kind === 'device' && numbers.includes(entry.backing.target.majorMinor) && !chain?.loops.has(entry.name))
+        .map((entry) => entry.name);
+      return {
+        openedBy, unreadable, holders: [...new Set([...holders, ...stacked])].sort(), disk,
+        ...(chain === null ? {} : { backing: chain.backing.map((backing, i) => ({ ...backing, busy: busy[i] === true })) }),
+      };
     },
     async read(device, offset, length) {
       const handle = await openDevice(device);

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
+import type { Stats } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TestContext } from 'node:test';
 import { majorMinorOf } from '../../src/fsresize/index.js';
 
-/** A process, not a child of the test process, that keeps a block device open read-write. */
+/** A process, not a child of the test process, that keeps a block device (or a file) open read-write. */
 export interface DeviceHolder {
   pid: number;
   /** Ends it and waits until it no longer holds the device. */
@@ -12,7 +13,8 @@ export interface DeviceHolder {
 }
 
 /**
- * Starts `sleep` with `device` open read-write (as QEMU keeps a VM's disk), detached by
+ * Starts `sleep` with `device` open read-write (as QEMU keeps a VM's disk, or its disk image
+ * file: `device` may be a regular file, without `ownMountNamespace`), detached by
  * `setsid --fork` so it is no child of the test process (the core leaves its own children out).
  * With `ownMountNamespace` it opens its own device node for the same device, made in a tmpfs of a
  * private mount namespace (as a container's /dev): the path the host sees differs from `device`.
@@ -20,7 +22,9 @@ export interface DeviceHolder {
  */
 export async function holdDeviceElsewhere(t: TestContext, device: string, scratchDirectory: string, options: { ownMountNamespace?: boolean } = {}): Promise<DeviceHolder> {
   const pidFile = `${scratchDirectory}/holder-${process.hrtime.bigint()}.pid`;
-  const [major, minor] = majorMinorOf((await stat(device)).rdev).split(':') as [string, string];
+  const target = await stat(device);
+  const [major, minor] = majorMinorOf(target.rdev).split(':') as [string, string];
+  const isTarget = (info: Stats): boolean => (target.isBlockDevice() ? info.isBlockDevice() && info.rdev === target.rdev : info.dev === target.dev && info.ino === target.ino);
   const hold = 'echo $$ > "$1" && exec 3<>"$2" && exec sleep 600';
   const args = options.ownMountNamespace
     ? ['--fork', 'unshare', '--mount', '--propagation', 'private', 'sh', '-c',
@@ -35,8 +39,8 @@ export async function holdDeviceElsewhere(t: TestContext, device: string, scratc
   for (let i = 0; i < 200 && pid === 0; i += 1) {
     const text = await readFile(pidFile, 'utf8').catch(() => '');
     const candidate = Number(text.trim());
-    // Holding once its fd 3 is the device.
-    if (candidate > 0 && await stat(`/proc/${candidate}/fd/3`).then((s) => s.isBlockDevice(), () => false)) pid = candidate;
+    // Holding once its fd 3 is the device (or file).
+    if (candidate > 0 && await stat(`/proc/${candidate}/fd/3`).then(isTarget, () => false)) pid = candidate;
     else await delay(25);
   }
   if (pid === 0) throw new Error(`the holder of ${device} did not start`);

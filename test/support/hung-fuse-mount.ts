@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { execFile, spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
@@ -51,4 +52,13 @@ export async function holdOpen(t: TestContext, directory: string): Promise<numbe
 export async function hungFuseHeldOpen(t: TestContext, directory: string): Promise<{ stop: () => Promise<void>; holderPid: number }> {
   const { stop } = await mountHungFuse(t, directory);
   return { stop, holderPid: await holdOpen(t, directory) };
+}
+
+/** Whether a thread of process `pid` waits inside FUSE (its wchan), e.g. on a stat of a hung FUSE mount. */
+export function stuckInFuse(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).some((task) => /fuse|request_wait_answer/.test(readFileSync(`/proc/${pid}/task/${task}/wchan`, 'utf8')));
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { parseMountinfo } from '../../src/fsresize/index.js';
 
@@ -45,6 +46,8 @@ export interface LoopDevice {
   growBacking(bytes: number): Promise<void>;
   mount(directory: string, options?: string[]): Promise<void>;
   unmount(directory: string): Promise<void>;
+  /** losetup --detach, before the cleanup (which then leaves it alone). */
+  detach(): Promise<void>;
 }
 
 /** What every live scratch holds, so an interrupted test process can still release it. */
@@ -125,6 +128,15 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
         await sh('umount', [directory]);
         const at = mounted.lastIndexOf(directory);
         if (at >= 0) mounted.splice(at, 1);
+      },
+      async detach() {
+        await sh('losetup', ['--detach', device]);
+        const at = devices.lastIndexOf(device);
+        if (at >= 0) devices.splice(at, 1);
+        // While anything still has it open (a probe of every device, e.g. `blkid` without arguments),
+        // the kernel only marks it to be detached at its last close.
+        const bound = `/sys/block/${basename(device)}/loop/backing_file`;
+        for (let i = 0; i < 400 && await readFile(bound, 'utf8').then((path) => path.trim() === backingFile, () => false); i += 1) await delay(25);
       },
     };
   }

@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createDeviceLock, createFsResizer, createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
-import { hungFuseHeldOpen } from '../../support/hung-fuse-mount.js';
+import { eventually } from '../../support/held-clock.js';
+import { hungFuseHeldOpen, stuckInFuse } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
@@ -42,7 +43,10 @@ for (const ownMountNamespace of [false, true]) {
     assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
     assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
     const inspection = await resizer.inspect(loop.device);
-    assert.deepEqual(inspection.users, { openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: inspection.majorMinor }], unreadable: UNREADABLE_HERE, holders: [], disk: null });
+    assert.deepEqual(inspection.users, {
+      openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: inspection.majorMinor }], unreadable: UNREADABLE_HERE, holders: [], disk: null,
+      backing: [{ loop: loop.device.replace('/dev/', ''), path: loop.backingFile, kind: 'file', sharedWith: [], busy: false }],
+    });
 
     await holder.stop();
     const result = await resizer.grow(loop.device);
@@ -197,7 +201,11 @@ test('looking for other users never waits for ever on a filesystem that does not
     runner: createExecFileRunner(), lock: createDeviceLock(),
     devices: createSystemBlockDevices({ runner: createExecFileRunner(), usersTimeoutMs: 1_000 }),
   });
-  await assert.rejects(slow.grow(loop.device), (error: unknown) => {
+  const growing = slow.grow(loop.device);
+  // The holder goes as soon as this process's stat is stuck, so that tests running beside this one
+  // (each looking for users of its own device) do not meet it; the stuck stat stays stuck.
+  await eventually(() => stuckInFuse(process.pid), 30_000, 'the stat stuck in FUSE').finally(() => { try { process.kill(holderPid, 'SIGKILL'); } catch { /* gone */ } });
+  await assert.rejects(growing, (error: unknown) => {
     assert.ok(isFsResizeError(error), String(error));
     assert.equal(error.code, 'FSRESIZE_TIMEOUT', error.message);
     assert.match(error.message, new RegExp(`^looking for other programs that have ${loop.device} open did not finish in time: stat of /proc/${holderPid}/fd/\\d+ \\(pid ${holderPid}\\) did not answer \\(a hung network or FUSE filesystem\\?\\); nothing was changed`));

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -9,7 +8,7 @@ import { deviceNodeOf, majorMinorOf } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
-import { holdOpen, mountHungFuse } from '../../support/hung-fuse-mount.js';
+import { holdOpen, mountHungFuse, stuckInFuse } from '../../support/hung-fuse-mount.js';
 import { eventually } from '../../support/held-clock.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
@@ -167,13 +166,6 @@ test('expandfs and voe fsresize grow whose look for other users hits a filesyste
   // tests run two files at a time): the holder is killed as soon as voe's stat is stuck, which
   // keeps it stuck (the request is with FUSE) and the holder out of the other tests' sight.
   const { stop: stopDaemon } = await mountHungFuse(t, mnt);
-  const stuckInFuse = (pid: number): boolean => {
-    try {
-      return readdirSync(`/proc/${pid}/task`).some((task) => /fuse|request_wait_answer/.test(readFileSync(`/proc/${pid}/task/${task}/wchan`, 'utf8')));
-    } catch {
-      return false;
-    }
-  };
   // The stat voe gave up on holds a thread Node would join on exit for ever: having answered, voe ends itself (SIGKILL).
   const run = async (args: string[]): Promise<{ signal: string | null; stdout: string; stderr: string }> => {
     const holderPid = await holdOpen(t, mnt);

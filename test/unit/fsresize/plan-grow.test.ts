@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEVICE_SIZE_SLACK_BYTES, needsResize, planGrow, type Inspection } from '../../../src/fsresize/index.js';
+import { DEVICE_SIZE_SLACK_BYTES, needsResize, planGrow, type Inspection, type LoopBacking } from '../../../src/fsresize/index.js';
 
 const MiB = 1024 * 1024;
 
@@ -184,6 +184,39 @@ test('an unmounted ext filesystem that another program has open, or that devices
   assert.match(notLooked.kind === 'refuse' ? notLooked.error.message : '', /who else uses the device was not looked for; nothing was changed/);
   assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB, users: { openedBy: qemu, unreadable: [], holders: [], disk: null } }))), /already fills the device/);
   assert.match(noop(planGrow(inspection({ deviceReadOnly: true, users: { openedBy: qemu, unreadable: [], holders: [], disk: null } }))), /is read-only/);
+});
+
+test('a loop device: whatever else shows or opens its backing file or device is a user too; an unmounted ext on it is refused FSRESIZE_DEVICE_IN_USE naming it', () => {
+  const loop = (users: Partial<NonNullable<Inspection['users']>>): Inspection => inspection({
+    device: '/dev/loop3', devicePath: '/dev/loop3', majorMinor: '7:3', users: { openedBy: [], unreadable: [], holders: [], disk: null, ...users },
+  });
+  const file: LoopBacking = { loop: 'loop3', path: '/var/images/a.img', kind: 'file', sharedWith: [], busy: false };
+  const message = (plan: ReturnType<typeof planGrow>): string => {
+    assert.equal(code(plan), 'FSRESIZE_DEVICE_IN_USE');
+    return plan.kind === 'refuse' ? plan.error.message : '';
+  };
+  assert.deepEqual(pick(planGrow(loop({ backing: [file] }))), ['resize2fs', '/dev/loop3'], 'nothing else shows or opens the file: grown');
+  assert.equal(message(planGrow(loop({ backing: [{ ...file, sharedWith: ['loop5'] }] }))),
+    'ext4 on /dev/loop3 is not mounted here, but its backing file /var/images/a.img is also attached as /dev/loop5, which shows the same data (mounted or used there, it would be corrupted by an offline grow here); nothing was changed — detach the other loop device (losetup -d) if unused, or grow the filesystem where it is in use');
+  assert.match(message(planGrow(loop({ backing: [{ ...file, sharedWith: ['loop5', 'loop6'] }] }))), /is also attached as \/dev\/loop5, \/dev\/loop6, which show the same data .* detach the other loop devices \(losetup -d\)/);
+  assert.match(message(planGrow(loop({ openedBy: [{ pid: 77, command: 'qemu-system-x86', majorMinor: '7:3', backingFile: '/var/images/a.img' }], backing: [file] }))),
+    /^ext4 on \/dev\/loop3 is not mounted here, but pid 77 \(qemu-system-x86 with the backing file \/var\/images\/a\.img\) has the device or the backing file or device under it open: growing it offline/);
+  assert.equal(message(planGrow(loop({ backing: [{ ...file, path: '/var/images/a.img (deleted)', kind: 'unknown' }] }))),
+    'ext4 on /dev/loop3 is not mounted here, but what it shows lies in /var/images/a.img (deleted), which does not lead to a file or device here (deleted, or the loop device was set up in another mount namespace): voe cannot see what else uses that data, and growing it offline under another user would corrupt it; nothing was changed — grow it from the mount namespace that set it up');
+  // A loop device over a device (here another loop device, over a file).
+  const overDevice: LoopBacking = { loop: 'loop3', path: '/dev/loop1', kind: 'device', majorMinor: '7:1', sharedWith: [], busy: false };
+  const lower: LoopBacking = { loop: 'loop1', path: '/var/images/b.img', kind: 'file', sharedWith: [], busy: false };
+  assert.deepEqual(pick(planGrow(loop({ backing: [overDevice, lower] }))), ['resize2fs', '/dev/loop3']);
+  assert.equal(message(planGrow(loop({ backing: [{ ...overDevice, busy: true }, lower] }))),
+    'ext4 on /dev/loop3 is not mounted here, but its backing device /dev/loop1 is in use by the kernel (mounted, perhaps in another mount namespace, or claimed by device-mapper or RAID; an exclusive open of it was refused): growing it offline underneath would corrupt it; nothing was changed — grow the filesystem where it is mounted');
+  assert.match(message(planGrow(loop({ backing: [overDevice, { ...lower, sharedWith: ['loop4'] }] }))), /but its backing file \/var\/images\/b\.img \(of loop1\) is also attached as \/dev\/loop4/);
+  assert.match(message(planGrow(loop({ openedBy: [{ pid: 8, command: 'dd', majorMinor: '7:1' }], backing: [overDevice, lower] }))), /but pid 8 \(dd with the backing device \/dev\/loop1\) has the device or the backing file or device under it open/);
+  assert.match(message(planGrow(loop({ holders: ['dm-2'], backing: [overDevice, lower] }))), /but dm-2 is stacked on the device or the backing device \/dev\/loop1 \(device-mapper, RAID, loop\)/);
+  // A partition of a loop device: the whole disk's backing, named by its loop device.
+  assert.match(message(planGrow(inspection({ device: '/dev/loop3p1', devicePath: '/dev/loop3p1', majorMinor: '259:0', users: { openedBy: [], unreadable: [], holders: [], disk: '7:3', backing: [{ ...file, sharedWith: ['loop5'] }] } }))),
+    /^ext4 on \/dev\/loop3p1 is not mounted here, but its backing file \/var\/images\/a\.img \(of loop3\) is also attached as \/dev\/loop5/);
+  // Mounted: the kernel owns the filesystem and grows it online.
+  assert.deepEqual(pick(planGrow({ ...loop({ backing: [{ ...file, sharedWith: ['loop5'] }] }), mountPoint: '/m' })), ['resize2fs', '/dev/loop3']);
 });
 
 test('a device still short of the required size by a 4 KiB block or more is refused FSRESIZE_DEVICE_TOO_SMALL, whatever it holds; less than a block short counts as grown', () => {
