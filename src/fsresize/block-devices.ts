@@ -70,6 +70,12 @@ export interface DeviceUsers {
    */
   unreadable: UnreadableProcess[];
   /**
+   * True when the /proc looked at does not list the node's processes: its pid 1 is not in the
+   * initial PID namespace (voe runs in a PID namespace of its own, e.g. a container without
+   * hostPID, with that namespace's /proc). Any process outside it may have the device open unseen.
+   */
+  processesHidden?: boolean;
+  /**
    * Kernel devices stacked on it, on its whole disk or on a loop device's backing device: sysfs
    * holders (e.g. "dm-0" for device-mapper, "md0" for RAID) and loop devices whose backing file it
    * is (e.g. "loop3").

@@ -14,6 +14,7 @@ export type { BlockDevices, BlockDeviceId, DeviceOpener, DeviceUsers, LoopBackin
 export { followLoopBackings, type BackingFileOf, type LoopChain } from './follow-loop-backings.js';
 export { readLoopTable, type LoopBackingTarget, type LoopEntry } from './loop-table.js';
 export { refusesExclusiveOpen } from './refuses-exclusive-open.js';
+export { showsOtherPidNamespace } from './shows-other-pid-namespace.js';
 export { findDeviceOpeners, type DeviceOpenersFound, type FindDeviceOpenersOptions } from './find-device-openers.js';
 export { majorMinorOf } from './major-minor-of.js';
 export { deviceNodeOf, type DeviceNodeOfOptions } from './device-node-of.js';

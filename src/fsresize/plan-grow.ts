@@ -15,7 +15,8 @@ export interface PlanOptions {
   /**
    * Processes whose open files voe may not read (DeviceUsers.unreadable) may use the device:
    * 'refuse' (default) an offline grow while there are any; 'ignore' them (only for a caller that
-   * knows they do not use the device, e.g. a sandbox's init).
+   * knows they do not use the device, e.g. a sandbox's init). The same for the processes voe
+   * cannot see at all (DeviceUsers.processesHidden: voe in a PID namespace of its own).
    */
   unreadableProcesses?: 'refuse' | 'ignore';
   /**
@@ -203,6 +204,12 @@ function usedElsewhere(inspection: Inspection, options: PlanOptions): GrowPlan |
     }
   }
   const { unreadable } = users;
+  if (users.processesHidden === true && options.unreadableProcesses !== 'ignore') {
+    return refuse('FSRESIZE_PERMISSION_DENIED',
+      `${filesystem} on ${device} is not mounted here, and voe cannot see the node's other processes: it runs in a PID namespace of its own (e.g. a container without hostPID), whose /proc lists only that namespace's processes. ` +
+      'Any program outside it may use the device, and growing it offline under a program that uses it would corrupt it; nothing was changed — run voe in the host PID namespace ' +
+      '(hostPID: true, or on the node itself), or, only if you know no other program uses the device, pass --ignore-unreadable-processes or set VOE_IGNORE_UNREADABLE_PROCESSES=1 (the FlexVolume driver takes no flags)');
+  }
   if (unreadable.length > 0 && options.unreadableProcesses !== 'ignore') {
     // "Could not look" is never taken as "nobody".
     const who = unreadable.slice(0, 5).map((p) => `pid ${p.pid} (${p.command})`).join(', ') + (unreadable.length > 5 ? ` and ${unreadable.length - 5} more` : '');

@@ -4,6 +4,7 @@ import { DEFAULT_OPENERS_TIMEOUT_MS, findDeviceOpeners, openersLookName } from '
 import { followLoopBackings } from './follow-loop-backings.js';
 import { readLoopTable } from './loop-table.js';
 import { refusesExclusiveOpen } from './refuses-exclusive-open.js';
+import { showsOtherPidNamespace } from './shows-other-pid-namespace.js';
 import { createStatWithin } from './stat-within.js';
 import { listKernelDirectory, readKernelText } from './kernel-files.js';
 import { majorMinorOf } from './major-minor-of.js';
@@ -145,7 +146,8 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
         .filter((entry) => entry.backing?.target.kind === 'device' && numbers.includes(entry.backing.target.majorMinor) && !chain?.loops.has(entry.name))
         .map((entry) => entry.name);
       return {
-        openedBy, unreadable, holders: [...new Set([...holders, ...stacked])].sort(), disk,
+        openedBy, unreadable, ...(showsOtherPidNamespace(options.procRoot ?? '/proc') ? { processesHidden: true } : {}),
+        holders: [...new Set([...holders, ...stacked])].sort(), disk,
         ...(chain === null ? {} : { backing: chain.backing.map((backing, i) => ({ ...backing, busy: busy[i] === true })) }),
       };
     },

@@ -56,7 +56,8 @@ export function register(program: Command): void {
     .option('--dry-run', 'inspect and say what would be done, change nothing')
     .option('--json', 'print the result (or the error) as JSON on stdout')
     .option('--ignore-unreadable-processes', 'grow an unmounted ext filesystem offline even when the kernel would not show voe which files some processes have open '
-      + `(voe lacks CAP_SYS_PTRACE, or they have capabilities voe lacks; refused by default, naming them): only when you know they do not use the device; also ${IGNORE_UNREADABLE_PROCESSES_ENV}=1`)
+      + '(voe lacks CAP_SYS_PTRACE, or they have capabilities voe lacks), or when voe runs in a PID namespace of its own and cannot see the node\'s other processes '
+      + `(refused by default, naming them): only when you know they do not use the device; also ${IGNORE_UNREADABLE_PROCESSES_ENV}=1`)
     .addOption(new Option('--lock-dir <dir>', 'directory for the per-device lock files shared by every voe process on the node (made mode 0700; refused if others may write in it)').default(DEFAULT_LOCK_DIRECTORY))
     .addOption(new Option('--timeout <seconds>', 'stop the grow tool (and the e2fsck pre-check, each) after this many seconds').default(1800).argParser(seconds))
     // Usage errors (printed by the parser on stderr) exit 2 like every other error.

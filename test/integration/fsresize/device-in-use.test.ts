@@ -148,6 +148,29 @@ test('voe without CAP_SYS_PTRACE may not read which files a process of another u
   assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
 });
 
+test('voe in a PID namespace of its own (a container without hostPID) cannot see the node\'s processes: an offline grow is refused FSRESIZE_PERMISSION_DENIED saying so; --ignore-unreadable-processes overrides', async (t) => {
+  const { loop, lockDirectory, mnt, sums } = await usedExt4(t);
+  const env = { ...process.env };
+  delete env[IGNORE_UNREADABLE_PROCESSES_ENV];
+  const main = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+  // Its own PID namespace and the /proc of that namespace, where it is pid 1's child and sees nothing else.
+  const inOwnPidNamespace = (more: string[]) => execFileAsync('unshare', ['--pid', '--fork', '--mount-proc', '--', process.execPath, main,
+    'fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory, '--json', ...more], { env }).then(
+    ({ stdout }) => ({ code: 0, stdout }), (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }));
+  const refused = await inOwnPidNamespace([]);
+  assert.equal(refused.code, 2, refused.stdout);
+  const { error } = JSON.parse(refused.stdout) as { error: { code: string; message: string } };
+  assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED', error.message);
+  assert.match(error.message, /^ext4 on \/dev\/loop\d+ is not mounted here, and voe cannot see the node's other processes: it runs in a PID namespace of its own/);
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing changed');
+  const overridden = await inOwnPidNamespace(['--ignore-unreadable-processes']);
+  assert.equal(overridden.code, 0, overridden.stdout);
+  assert.equal((JSON.parse(overridden.stdout) as { action: string }).action, 'grown');
+  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
 test('users: the kernel devices stacked on a device (sysfs holders) are named', async (t) => {
   const sysfs = await mkdtemp(join(tmpdir(), 'voe-sysfs-'));
   t.after(() => rm(sysfs, { recursive: true, force: true }));

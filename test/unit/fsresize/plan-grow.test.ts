@@ -219,6 +219,17 @@ test('a loop device: whatever else shows or opens its backing file or device is 
   assert.deepEqual(pick(planGrow({ ...loop({ backing: [{ ...file, sharedWith: ['loop5'] }] }), mountPoint: '/m' })), ['resize2fs', '/dev/loop3']);
 });
 
+test('voe in a PID namespace of its own cannot see the node\'s other processes: an offline grow is refused FSRESIZE_PERMISSION_DENIED saying so, unless told to ignore what it cannot see', () => {
+  const hidden = inspection({ users: { openedBy: [], unreadable: [], processesHidden: true, holders: [], disk: null } });
+  const plan = planGrow(hidden);
+  assert.equal(code(plan), 'FSRESIZE_PERMISSION_DENIED');
+  assert.match(plan.kind === 'refuse' ? plan.error.message : '',
+    /^ext4 on \/dev\/sdb is not mounted here, and voe cannot see the node's other processes: it runs in a PID namespace of its own .* run voe in the host PID namespace \(hostPID: true, or on the node itself\), or, only if you know no other program uses the device, pass --ignore-unreadable-processes/);
+  assert.deepEqual(pick(planGrow(hidden, { unreadableProcesses: 'ignore' })), ['resize2fs', '/dev/sdb']);
+  assert.deepEqual(pick(planGrow({ ...hidden, mountPoint: '/m' })), ['resize2fs', '/dev/sdb'], 'mounted: the kernel owns it');
+  assert.equal(code(planGrow(inspection({ users: { openedBy: [{ pid: 9, command: 'qemu', majorMinor: '8:16' }], unreadable: [], processesHidden: true, holders: [], disk: null } }))), 'FSRESIZE_DEVICE_IN_USE', 'a user seen is named first');
+});
+
 test('a device still short of the required size by a 4 KiB block or more is refused FSRESIZE_DEVICE_TOO_SMALL, whatever it holds; less than a block short counts as grown', () => {
   // A 100M (100,000,000-byte) volume is 195,312 sectors of 512 bytes: 99,999,744 bytes.
   assert.deepEqual(pick(planGrow(inspection({ deviceBytes: 99_999_744, filesystemBytes: 50 * MiB }), { requiredDeviceBytes: 100_000_000 })), ['resize2fs', '/dev/sdb']);
