@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatLockContent, parseLockContent, type LockProcess } from './lock-content.js';
 import { processStartTime } from './process-start-time.js';
@@ -114,6 +114,31 @@ async function removeStale(lockPath: string, holder: string, marker: string, mar
   return true;
 }
 
+/** A waiter's own files next to the lock: `<lock>.<token>` (its content, staged), `.helper` and `.takeover` after it. */
+const LEFTOVER = /^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.helper|\.takeover)?$/;
+
+/**
+ * Removes the files other processes staged next to `lockPath` and could not remove because they
+ * were killed (SIGKILL, OOM) while waiting for or taking the lock: each holds its process's lock
+ * content, so one whose process (and helper) has ended, in our PID namespace, is left over. The
+ * files of live processes, and of processes of other PID namespaces, are left alone.
+ */
+function sweepLeftovers(lockPath: string, namespace: string): void {
+  const directory = dirname(lockPath);
+  const base = basename(lockPath);
+  let names: string[];
+  try { names = readdirSync(directory); } catch { return; }
+  for (const name of names) {
+    if (!name.startsWith(base) || !LEFTOVER.test(name.slice(base.length))) continue;
+    const path = join(directory, name);
+    let content: string;
+    try { content = readFileSync(path, 'utf8'); } catch { continue; }
+    if (holderDead(content, namespace)) {
+      try { unlinkSync(path); } catch { /* removed meanwhile */ }
+    }
+  }
+}
+
 let own: { namespace: ReturnType<typeof pidNamespace>; start: ReturnType<typeof processStartTime> } | undefined;
 
 /** This process's PID namespace and start time: read from /proc once, they never change. */
@@ -169,6 +194,7 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
             try { unlinkSync(staged); } catch { /* never written */ }
           }
         };
+        sweepLeftovers(lockPath, namespace);
         return Object.assign(release, { recordHelper });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;

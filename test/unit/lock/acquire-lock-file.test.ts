@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readlinkSync } from 'node:fs';
-import { mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -249,4 +249,22 @@ test('recordHelper leaves a lock file that is no longer ours alone, and release 
   await writeFile(lock, '1 someone-else\n');
   again.recordHelper(process.ppid);
   assert.equal(await readFile(lock, 'utf8'), '1 someone-else\n');
+});
+
+test('the files a waiter killed with SIGKILL left next to the lock are removed by the next holder; those of live waiters, and of other PID namespaces, stay', async (t) => {
+  const dir = await scratch(t);
+  const lock = join(dir, 'x.lock');
+  const namespace = readlinkSync('/proc/self/ns/pid');
+  const dead = await deadPid();
+  const leftovers = ['0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', '0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6e.helper', '0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6f.takeover'];
+  for (const name of leftovers) await writeFile(`${lock}.${name}`, `${dead} some-token ${namespace}\n`);
+  const live = `${lock}.1b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d`;
+  await writeFile(live, `${process.pid} other-token ${namespace} start=${processStartTime(process.pid)}\n`);
+  const elsewhere = `${lock}.2b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d`;
+  await writeFile(elsewhere, `${dead} other-token pid:[1]\n`);
+  const unrelated = [join(dir, 'y.lock.0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d'), `${lock}.notes`];
+  for (const path of unrelated) await writeFile(path, `${dead} some-token ${namespace}\n`);
+  const release = await acquireLockFile(lock, { deadline: Date.now() + 1000, ...errors });
+  await release();
+  assert.deepEqual((await readdir(dir)).sort(), ['x.lock.1b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', 'x.lock.2b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', 'x.lock.notes', 'y.lock.0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d']);
 });
