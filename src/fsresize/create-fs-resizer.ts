@@ -1,4 +1,3 @@
-import { realpath } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import { chooseMount, type MountCandidate } from './choose-mount.js';
@@ -98,35 +97,30 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   }
 
   /**
-   * Whether a mountinfo entry names the device itself: by number, or, for btrfs (which reports an
-   * anonymous number, major 0), by its source path. A filesystem with a device number of its own is
-   * on that device, whatever its source says (a name given at mount time, which may since name
-   * another device). Any other anonymous mount (tmpfs, FUSE, overlay) is on no device, whatever
-   * its source string: taking `mount -t tmpfs /dev/sdb x` for a mount of /dev/sdb would skip the
-   * look for programs holding the device open.
+   * Whether a mountinfo entry is a filesystem with the device's own number: on that device,
+   * whatever its source says (a name given at mount time, which may since name another device).
+   * btrfs reports an anonymous number (major 0) instead; see deviceMounts.
    */
-  function isEntryOf(entry: MountEntry, id: BlockDeviceId): boolean {
-    return entry.majorMinor === id.majorMinor ||
-      (isAnonymousMount(entry) && entry.fsType === 'btrfs' && (entry.source === id.realPath || entry.source === id.path));
+  function mountedByNumber(entry: MountEntry, id: BlockDeviceId): boolean {
+    return entry.majorMinor === id.majorMinor;
   }
 
   /**
    * Every mountinfo entry of the device, each with whether its mount point shows it now (or why
-   * that could not be seen). An
-   * entry names one device: a btrfs spanning several is listed under one of them, so btrfs
-   * mounts are also found by membership (the kernel's list of the mounted filesystem's devices).
+   * that could not be seen). btrfs mounts carry an anonymous number and a source naming one of the
+   * filesystem's devices: one is a mount of this device only when the device holds btrfs and the
+   * kernel lists it among the devices of that mounted filesystem (/sys/fs/btrfs/<fsid>/devices),
+   * and the source now leads to one of those devices. A source string alone is never enough: the
+   * name may have been given to another device since (an ext4 taken for a mounted btrfs would be
+   * grown offline under its users). The source of any other anonymous mount (tmpfs, FUSE, overlay)
+   * names no device and is never resolved (it may lie on a filesystem that never answers).
    */
   async function deviceMounts(id: BlockDeviceId, signature: Signature, all: MountEntry[]): Promise<MountCandidate[]> {
     const members = signature.filesystem === 'btrfs' && signature.uuid !== null ? await devices.btrfsDevices(signature.uuid) : null;
     const memberOf = members !== null && members.includes(id.majorMinor) ? members : null;
     const found = await Promise.all(all.map(async (entry): Promise<boolean> => {
-      if (isEntryOf(entry, id)) return true;
-      // btrfs reports an anonymous number: match it by its source device (a link to it) instead.
-      // Only btrfs: the source of another anonymous mount (tmpfs, FUSE, overlay) names no device
-      // and may lie on a filesystem that never answers, where resolving it would hang.
-      if (!isAnonymousMount(entry) || entry.fsType !== 'btrfs' || !entry.source.startsWith('/')) return false;
-      if (await realpath(entry.source).catch(() => null) === id.realPath) return true;
-      if (memberOf === null) return false;
+      if (mountedByNumber(entry, id)) return true;
+      if (memberOf === null || !isAnonymousMount(entry) || entry.fsType !== 'btrfs' || !entry.source.startsWith('/')) return false;
       const source = await devices.identify(entry.source).catch(() => null);
       return source !== null && memberOf.includes(source.majorMinor);
     }));
@@ -197,7 +191,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     probing.catch(() => undefined); // awaited below, or not needed (an empty device)
     // Who else has the device open matters only to an offline grow: looked for (a walk of /proc,
     // beside blkid, which it leaves alone) only when mountinfo lists no mount of the device.
-    const looking = listing.then((entries) => (entries.some((entry) => isEntryOf(entry, id)) ? null : devices.users(id, { skipPids: ownProbes })));
+    const looking = listing.then((entries) => (entries.some((entry) => mountedByNumber(entry, id)) ? null : devices.users(id, { skipPids: ownProbes })));
     looking.catch(() => undefined); // awaited below, or not needed (an empty device)
     const [deviceBytes, deviceReadOnly, all, wantedPaths] = await reads;
     // A device of 0 bytes has nothing to probe (planGrow refuses it as empty): what blkid says is not used.

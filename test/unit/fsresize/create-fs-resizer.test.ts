@@ -372,23 +372,36 @@ test('who else has the device open is looked for only when mountinfo lists no mo
   assert.equal(looks, 0);
 });
 
-test('a mount of another device whose source still names this one (a name reused since it was mounted) is not a mount of it: an ext4 with a device number of its own is where that number says; btrfs (anonymous number) is matched by its source', async (t) => {
+test('a mount of another device whose source still names this one (a name reused since it was mounted) is not a mount of it: an ext4 with a device number of its own is where that number says; a btrfs (anonymous number) only when the device holds btrfs and the kernel lists it among that mounted filesystem\'s devices', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-names-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'sdb'), '');
   await symlink('sdb', join(dir, 'by-id'));
   const device = join(dir, 'sdb');
+  const byId = join(dir, 'by-id');
   const sized = (mountinfo: string) => fakeResizer({
-    devices: { [device]: { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) } },
+    devices: { [device]: { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) }, [byId]: { majorMinor: '8:16', bytes: 256 * MiB } },
     tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
     mountinfo,
     users: () => ({ openedBy: [], unreadable: [], holders: [], disk: null }),
   });
-  for (const source of [device, join(dir, 'by-id')]) {
+  for (const source of [device, byId]) {
     const stale = await sized(`40 27 8:32 / /old rw - ext4 ${source} rw\n`).inspect(device);
     assert.equal(stale.mountPoint, null, `8:32 is another device, whatever ${source} names now`);
     assert.notEqual(stale.users, null, 'not mounted here: other users were looked for');
-    const anonymous = await sized(`41 27 0:45 / /b rw - btrfs ${source} rw\n`).inspect(device);
-    assert.equal(anonymous.mountPoint, '/b', `matched by ${source}`);
+    // An ext4 is never a btrfs's device, whatever that btrfs's source names now: taken for mounted,
+    // it would be grown offline (resize2fs finds it unmounted) without looking for its users.
+    const notBtrfs = await sized(`41 27 0:45 / /b rw - btrfs ${source} rw\n`).inspect(device);
+    assert.equal(notBtrfs.mountPoint, null, `an ext4 is not the btrfs mounted from ${source}`);
+    assert.notEqual(notBtrfs.users, null, 'other users were looked for');
   }
+  const uuid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
+  const btrfs = (members: string[]) => fakeResizer({
+    devices: { [device]: { majorMinor: '8:16', bytes: 256 * MiB }, [byId]: { majorMinor: '8:16', bytes: 256 * MiB } },
+    tool: (command) => (command === 'blkid' ? { stdout: `TYPE=btrfs\nUUID=${uuid}\n` } : command === 'btrfs' ? { stdout: 'dev_item.devid\t\t1\nnum_devices\t\t1\ndev_item.total_bytes\t67108864\nsectorsize\t\t4096\n' } : undefined),
+    mountinfo: `41 27 0:45 / /b rw - btrfs ${byId} rw\n`,
+    btrfs: { [uuid]: members },
+  });
+  assert.equal((await btrfs(['8:16']).inspect(device)).mountPoint, '/b', 'a member of the mounted btrfs, named by its source');
+  assert.equal((await btrfs(['8:32']).inspect(device)).mountPoint, null, 'the kernel does not list it among that btrfs\'s devices');
 });
