@@ -146,7 +146,8 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
       if (mountPoint === null) {
         return refuse('FSRESIZE_NOT_MOUNTED', `btrfs on ${device} is not mounted; btrfs only grows while mounted — mount it and retry; ${NAMESPACE_HINT}`);
       }
-      const target = inspection.btrfs && inspection.btrfs.devices > 1 ? `${inspection.btrfs.devid}:max` : 'max';
+      // `max` alone means devid 1, which a single-device btrfs may not have (its first device was replaced or removed).
+      const target = inspection.btrfs && (inspection.btrfs.devices > 1 || inspection.btrfs.devid !== 1) ? `${inspection.btrfs.devid}:max` : 'max';
       return { kind: 'grow', tool: 'btrfs', args: ['filesystem', 'resize', target, mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };
     }
   }

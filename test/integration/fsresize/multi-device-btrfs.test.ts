@@ -57,3 +57,24 @@ test('btrfs on two devices, not mounted: the second one is FSRESIZE_NOT_MOUNTED'
   await second.growBacking(384 * MiB);
   await assert.rejects(resizer.grow(second.device), /FSRESIZE_NOT_MOUNTED|btrfs only grows while mounted/);
 });
+
+test('btrfs left on one device whose devid is 2 (the first device removed): grown with 2:max, as `max` alone means devid 1', async (t) => {
+  const { scratch, resizer } = await setup(t);
+  const first = await scratch.attach(256 * MiB);
+  const second = await scratch.attach(256 * MiB);
+  await sh('mkfs.btrfs', ['-q', '-f', first.device]);
+  const mnt = await scratch.directory('mnt');
+  await first.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await sh('btrfs', ['device', 'add', '-f', second.device, mnt]);
+  await sh('btrfs', ['device', 'remove', first.device, mnt]);
+  await second.growBacking(512 * MiB);
+  const inspection = await resizer.inspect(second.device);
+  assert.equal(inspection.mountPoint, mnt);
+  assert.deepEqual(inspection.btrfs, { devid: 2, devices: 1 });
+  const result = await resizer.grow(second.device);
+  assert.equal(result.action, 'grown', result.reason);
+  assert.deepEqual(result.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
+  assert.equal(await devidBytes(mnt, 2), 512 * MiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});

@@ -28,6 +28,7 @@ test('planGrow picks the tool per filesystem', () => {
   assert.deepEqual(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m' }))), ['xfs_growfs', '-d', '/m']);
   assert.deepEqual(pick(planGrow(inspection({ filesystem: 'btrfs', mountPoint: '/m', btrfs: { devid: 1, devices: 1 } }))), ['btrfs', 'filesystem', 'resize', 'max', '/m']);
   assert.deepEqual(pick(planGrow(inspection({ filesystem: 'btrfs', mountPoint: '/m', btrfs: { devid: 3, devices: 2 } }))), ['btrfs', 'filesystem', 'resize', '3:max', '/m']);
+  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'btrfs', mountPoint: '/m', btrfs: { devid: 2, devices: 1 } }))), ['btrfs', 'filesystem', 'resize', '2:max', '/m'], 'one device, whose devid is not 1');
   const plan = planGrow(inspection({ devicePath: '/dev/sdc', device: '/dev/disk/by-id/x' }));
   assert.deepEqual(pick(plan), ['resize2fs', '/dev/sdc'], 'the resolved device path is passed to the tool');
 });
