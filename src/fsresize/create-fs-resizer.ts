@@ -227,6 +227,29 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     return { inspection, mount: chosen };
   }
 
+  /**
+   * The device name still leads to the device voe locked (and inspected): a name re-pointed while
+   * voe waited for the lock or ran a check (a node made anew, a link changed) would send the tools
+   * to another device, which no lock and no look for users covered.
+   */
+  async function confirmSameDevice(id: BlockDeviceId, outcome = 'nothing was changed', details: { details?: Record<string, unknown> } = {}): Promise<void> {
+    const now = await devices.identify(id.path);
+    if (now.majorMinor === id.majorMinor && now.realPath === id.realPath) return;
+    throw new FsResizeError('FSRESIZE_DEVICE_CHANGED',
+      `${id.path} now leads to ${now.realPath} (${now.majorMinor}), not to the device voe locked and inspected (${id.realPath}, ${id.majorMinor}): the name was given to another device meanwhile; ${outcome} — check which device to grow and retry`, details);
+  }
+
+  /** Just before a tool writes: the same device, and not smaller than inspected (it may have been shrunk during a long check). */
+  async function confirmUnchanged(id: BlockDeviceId, inspection: Inspection, next: string, precheck: PrecheckRan | null): Promise<void> {
+    const outcome = precheck ? `${next} was not run; ${precheck.command.join(' ')} ran first (${fsckExitText(precheck.exitCode)})` : `nothing was changed (${next} was not run)`;
+    const details = precheck ? { details: { precheck } } : {};
+    await confirmSameDevice(id, outcome, details);
+    const bytes = await devices.sizeBytes(id);
+    if (bytes >= inspection.deviceBytes) return;
+    throw new FsResizeError('FSRESIZE_DEVICE_CHANGED',
+      `${id.path} shrank from ${formatBytes(inspection.deviceBytes)} to ${formatBytes(bytes)} since voe inspected it; ${outcome} — check the volume's size (was it shrunk, or is it another one?) and retry`, details);
+  }
+
   /** The tools act on what the mount point shows: make sure it still shows the filesystem inspected. */
   async function confirmStillVisible(id: BlockDeviceId, mount: MountEntry | null, filesystem: string): Promise<void> {
     if (mount === null || await mounts.visibleMountId(mount.mountPoint) === mount.mountId) return;
@@ -272,6 +295,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const { signal } = growOptions;
     stopIfAsked(signal, `before running ${(checkCommand ?? command).join(' ')}: nothing was changed`);
     if (plan.precheck && checkCommand) {
+      await confirmUnchanged(id, inspection, checkCommand.join(' '), null);
       const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs, critical });
       // e2fsck: 0 = clean, 1 = errors corrected; anything else needs a person.
       if (check.exitCode !== 0 && check.exitCode !== 1) {
@@ -281,13 +305,20 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       stopIfAsked(signal, `after ${checkCommand.join(' ')} had finished (${fsckExitText(check.exitCode)}), before ${command.join(' ')}: the filesystem was not grown${check.exitCode === 1 ? ' (the check\'s fixes are written)' : ''}`, { precheck });
     }
     await confirmStillVisible(id, mount, inspection.filesystem as string);
+    await confirmUnchanged(id, inspection, command.join(' '), precheck);
     const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs, critical });
     if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`, precheck ?? undefined);
     const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);
     const before = inspection.filesystemBytes ?? 0;
     // Preen mode may have written fixes: say that it ran, and how it ended.
     const checked = precheck ? `checked (${precheck.command.join(' ')}, ${fsckExitText(precheck.exitCode)}) and ` : '';
-    if (after.bytes <= before) {
+    if (after.bytes < before) {
+      // resize2fs without a size fits the filesystem to the device: one shrunk while it ran is shrunk with it.
+      throw new FsResizeError('FSRESIZE_DEVICE_CHANGED',
+        `${checked}${command.join(' ')} left ${inspection.filesystem} on ${id.path} smaller than before (${formatBytes(after.bytes)} instead of ${formatBytes(before)}): the device was made smaller while it ran — check the volume's size and the filesystem (e2fsck -f) before using it`,
+        precheck ? { details: { precheck } } : {});
+    }
+    if (after.bytes === before) {
       return { ...base, action: 'noop', afterBytes: after.bytes, command, precheck,
         reason: `${checked}${command.join(' ')} succeeded but ${inspection.filesystem} on ${id.path} stayed at ${formatBytes(after.bytes)}: the remaining ${formatBytes(inspection.deviceBytes - after.bytes)} is too small for the filesystem to use` };
     }
@@ -322,6 +353,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         // brought into the kernel's cache is still there when the grow tool starts.
         const letGo = await devices.hold(id);
         try {
+          // The name may have been given to another device while voe waited for the lock.
+          await confirmSameDevice(id);
           return await growLocked(id, growOptions, release);
         } finally {
           await letGo();

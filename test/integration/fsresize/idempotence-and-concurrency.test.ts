@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createDeviceLock, createExecFileRunner, createFsResizer } from '../../../src/fsresize/index.js';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, majorMinorOf } from '../../../src/fsresize/index.js';
+import { eventually } from '../../support/held-clock.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
@@ -60,4 +62,34 @@ test('concurrent grows through two resizers sharing the node lock directory: exa
   assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop']);
   assert.equal(growCalls(runners.flatMap((r) => r.calls)), 1);
   assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+});
+
+test('a device name given to another device while voe waited for the lock: FSRESIZE_DEVICE_CHANGED, neither device is touched', async (t) => {
+  const { scratch, resizer, calls, loop, lockDirectory } = await usedExt4(t);
+  const other = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', other.device]);
+  await other.growBacking(128 * MiB);
+  const node = `${await scratch.directory('nodes')}/disk`;
+  const numbers = async (device: string): Promise<string> => majorMinorOf((await stat(device)).rdev);
+  const [first, second] = [await numbers(loop.device), await numbers(other.device)];
+  await sh('mknod', [node, 'b', ...first.split(':')]);
+  // Another voe holds the first device's lock.
+  const release = await createDeviceLock({ directory: lockDirectory }).acquire(first);
+  const growing = resizer.grow(node);
+  growing.catch(() => undefined);
+  // Waiting once its staged lock content sits next to the first device's lock file.
+  const waiting = new RegExp(`^${first.replace(':', '-')}\\.lock\\.[0-9a-f-]{36}$`);
+  await eventually(async () => (await readdir(lockDirectory)).some((name) => waiting.test(name)), 30_000, 'the grow waiting for the lock');
+  await rm(node);
+  await sh('mknod', [node, 'b', ...second.split(':')]);
+  await release();
+  await assert.rejects(growing, (error: unknown) => {
+    assert.ok(isFsResizeError(error), String(error));
+    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED', error.message);
+    assert.equal(error.message, `${node} now leads to ${node} (${second}), not to the device voe locked and inspected (${node}, ${first}): the name was given to another device meanwhile; nothing was changed — check which device to grow and retry`);
+    return true;
+  });
+  assert.equal(growCalls(calls), 0);
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.equal(await dumpe2fsBytes(other.device), 64 * MiB);
 });

@@ -405,3 +405,46 @@ test('a mount of another device whose source still names this one (a name reused
   assert.equal((await btrfs(['8:16']).inspect(device)).mountPoint, '/b', 'a member of the mounted btrfs, named by its source');
   assert.equal((await btrfs(['8:32']).inspect(device)).mountPoint, null, 'the kernel does not list it among that btrfs\'s devices');
 });
+
+test('the device changed while voe checked it: renamed to another device, or shrunk, before the grow tool: FSRESIZE_DEVICE_CHANGED, the tool never runs; a filesystem the tool left smaller is never a no-op', async () => {
+  const scenario = (during: (device: { majorMinor: string; bytes: number; superblock: Uint8Array }, command: string) => void) => {
+    const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { mountTime: 1_700_000_100 }) };
+    const resizer = fakeResizer({
+      devices: { '/dev/sdb': device },
+      tool: (command) => {
+        during(device, command);
+        if (command === 'blkid') return { stdout: 'TYPE=ext4\n' };
+        if (command === 'resize2fs') device.superblock = extSuperblock(Math.floor(device.bytes / 4096), 2);
+        return undefined;
+      },
+    });
+    return resizer;
+  };
+  const renamed = scenario((device, command) => { if (command === 'e2fsck') device.majorMinor = '8:32'; });
+  await assert.rejects(renamed.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED');
+    assert.equal(error.message, '/dev/sdb now leads to /dev/sdb (8:32), not to the device voe locked and inspected (/dev/sdb, 8:16): the name was given to another device meanwhile; resize2fs /dev/sdb was not run; e2fsck -f -p /dev/sdb ran first (exit 0: no errors) — check which device to grow and retry');
+    assert.deepEqual(error.details?.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 0 });
+    return true;
+  });
+  assert.deepEqual(renamed.calls.map((c) => c[0]), ['blkid', 'e2fsck']);
+
+  const shrunk = scenario((device, command) => { if (command === 'e2fsck') device.bytes = 48 * MiB; });
+  await assert.rejects(shrunk.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED');
+    assert.match(error.message, /^\/dev\/sdb shrank from 256\.0 MiB to 48\.0 MiB since voe inspected it; resize2fs \/dev\/sdb was not run; e2fsck -f -p \/dev\/sdb ran first/);
+    return true;
+  });
+  assert.deepEqual(shrunk.calls.map((c) => c[0]), ['blkid', 'e2fsck']);
+
+  // Shrunk while resize2fs ran (it fits the filesystem to the device): an error, never "stayed at".
+  const shrunkDuring = scenario((device, command) => { if (command === 'resize2fs') device.bytes = 48 * MiB; });
+  await assert.rejects(shrunkDuring.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED');
+    assert.match(error.message, /resize2fs \/dev\/sdb left ext4 on \/dev\/sdb smaller than before \(48\.0 MiB instead of 64\.0 MiB\): the device was made smaller while it ran/);
+    return true;
+  });
+});
