@@ -2,7 +2,8 @@ import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import { DEFAULT_OPENERS_TIMEOUT_MS, findDeviceOpeners, openersLookName } from './find-device-openers.js';
 import { followLoopBackings } from './follow-loop-backings.js';
-import { readLoopTable } from './loop-table.js';
+import { readLoopTable, type LoopEntry } from './loop-table.js';
+import { readWithin } from './read-within.js';
 import { refusesExclusiveOpen } from './refuses-exclusive-open.js';
 import { showsOtherPidNamespace } from './shows-other-pid-namespace.js';
 import { createStatWithin } from './stat-within.js';
@@ -22,6 +23,9 @@ export interface SystemBlockDevicesOptions {
   usersTimeoutMs?: number;
   timeoutMs?: number;
 }
+
+/** How much of a loop device whose backing voe cannot see is compared with the device (sameDataAs): an ext superblock and more. */
+const SAME_DATA_BYTES = 8192;
 
 /** A typed error for a failed open or read of the device itself (never its content). */
 function deviceError(device: BlockDeviceId, what: 'open' | 'read', error: unknown): FsResizeError {
@@ -56,6 +60,30 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
     if (readKernelText(`${directory}/partition`) === null) return null;
     const parent = readKernelText(`${directory}/../dev`)?.trim() ?? null;
     return parent !== null && /^\d+:\d+$/.test(parent) ? parent : null;
+  }
+
+  /**
+   * The loop devices among `unknown` (whose backing path leads to nothing here: a device node or
+   * file deleted since, a path of another mount namespace) that show the device's own data: their
+   * first SAME_DATA_BYTES equal the device's at their offset. Such a loop device may be stacked on
+   * the device through a name that is gone; one that cannot be read in time is counted too
+   * ("could not look" is never "nobody"). Each is named with its backing path.
+   */
+  async function sameDataAs(device: BlockDeviceId, unknown: readonly LoopEntry[], deadline: number): Promise<string[]> {
+    if (unknown.length === 0) return [];
+    const found = await Promise.all(unknown.map(async (entry): Promise<string | null> => {
+      const offset = Number(readKernelText(`${sysfs}/block/${entry.name}/loop/offset`)?.trim() ?? '0');
+      const named = `${entry.name} (over ${entry.backing?.path ?? '?'}, which voe cannot see from here)`;
+      const node = `/dev/${entry.name}`;
+      const info = await stat(node).catch(() => null);
+      if (!info?.isBlockDevice() || majorMinorOf(info.rdev) !== entry.majorMinor || !Number.isSafeInteger(offset)) return named;
+      const [mine, theirs] = await Promise.all([readWithin(device.realPath, offset, SAME_DATA_BYTES, deadline), readWithin(node, 0, SAME_DATA_BYTES, deadline)]);
+      if (mine === null || theirs === null) return named;
+      // Nothing to tell apart where the device holds only zeros: not counted.
+      if (mine.every((byte) => byte === 0)) return null;
+      return Buffer.from(mine).equals(Buffer.from(theirs)) ? named : null;
+    }));
+    return found.filter((name): name is string => name !== null);
   }
 
   async function sysfsValue(device: BlockDeviceId, name: string): Promise<string | null> {
@@ -145,6 +173,7 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
       const stacked = table
         .filter((entry) => entry.backing?.target.kind === 'device' && numbers.includes(entry.backing.target.majorMinor) && !chain?.loops.has(entry.name))
         .map((entry) => entry.name);
+      stacked.push(...await sameDataAs(device, table.filter((entry) => entry.backing?.target.kind === 'unknown' && !chain?.loops.has(entry.name)), deadline));
       return {
         openedBy, unreadable, ...(showsOtherPidNamespace(options.procRoot ?? '/proc') ? { processesHidden: true } : {}),
         holders: [...new Set([...holders, ...stacked])].sort(), disk,

@@ -136,7 +136,7 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
         // While anything still has it open (a probe of every device, e.g. `blkid` without arguments),
         // the kernel only marks it to be detached at its last close.
         const bound = `/sys/block/${basename(device)}/loop/backing_file`;
-        for (let i = 0; i < 400 && await readFile(bound, 'utf8').then((path) => path.trim() === backingFile, () => false); i += 1) await delay(25);
+        for (let i = 0; i < 400 && await readFile(bound, 'utf8').then((path) => [backingFile, `${backingFile} (deleted)`].includes(path.trim()), () => false); i += 1) await delay(25);
       },
     };
   }

@@ -5,10 +5,12 @@
  * loop device's own openers nor resize2fs's exclusive open of it can see them.
  */
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { rm, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { isFsResizeError, refusesExclusiveOpen, type FsResizer } from '../../../src/fsresize/index.js';
+import { isFsResizeError, majorMinorOf, refusesExclusiveOpen, type FsResizer } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums } from '../../support/loop-device.js';
@@ -25,6 +27,8 @@ async function refusedInUse(resizer: FsResizer, device: string, message: RegExp)
     });
   }
 }
+
+const execFileAsync = promisify(execFile);
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -109,4 +113,26 @@ test('refusesExclusiveOpen: false for a free device (closed again), true while i
   const { stop } = await mountHungFuse(t, hung);
   assert.equal(await refusesExclusiveOpen(join(hung, 'disk'), Date.now() + 300), true, 'an open that never answers');
   await stop();
+});
+
+test('a loop device stacked on the device through a node deleted since (its backing path leads nowhere): recognised by showing the same data, refused FSRESIZE_DEVICE_IN_USE; a loop device over a deleted file of other data is not in the way', async (t) => {
+  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
+  const node = `${await scratch.directory('nodes')}/disk`;
+  await execFileAsync('mknod', [node, 'b', ...majorMinorOf((await stat(loop.device)).rdev).split(':')]);
+  const upper = await scratch.attachFile(node);
+  await rm(node);
+  // Another loop device over a deleted file, holding other data.
+  const unrelated = await scratch.attach(16 * MiB);
+  await execFileAsync('mkfs.ext4', ['-q', unrelated.device]);
+  await rm(unrelated.backingFile);
+  await refusedInUse(resizer, loop.device,
+    new RegExp(`^ext4 on ${escaped(loop.device)} is not mounted here, but ${escaped(upper.device.replace('/dev/', ''))} \\(over ${escaped(node)} \\(deleted\\), which voe cannot see from here\\) is stacked on the device`));
+  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+
+  await upper.detach();
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'grown', `${result.reason} (the unrelated loop device is no user)`);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
