@@ -3,15 +3,16 @@
 //   node scripts/run-tests.mjs dist/test/unit dist/test/integration dist/test/e2e
 // lists every *.test.js below them (sorted) and runs
 //   node --test --test-concurrency=2 --test-timeout=900000 <files...>
-// with stdio inherited, exiting as it did. Files, not directories: from Node 21 on, `node --test`
+// with stdio inherited, then the *.alone.test.js files one at a time with nothing beside them
+// (tests that leave something machine-wide in every other test's way for a moment, e.g. a process
+// holding a file on a FUSE mount that never answers, which any look through /proc would meet),
+// exiting with the first failure's status. Files, not directories: from Node 21 on, `node --test`
 // takes its arguments as globs and runs a directory as if it were a test file
 // (https://github.com/nodejs/node/issues/50219), and package.json allows Node >= 20.19.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
-
-const TEST_ARGS = ['--test', '--test-concurrency=2', '--test-timeout=900000'];
 
 /** Every *.test.js below `dir`, in no particular order. */
 function testFiles(dir) {
@@ -36,23 +37,38 @@ if (files.length === 0) {
   process.stderr.write(`run-tests: no *.test.js under ${dirs.join(', ')}\n`);
   process.exit(2);
 }
+const alone = files.filter((file) => file.endsWith('.alone.test.js'));
+const together = files.filter((file) => !alone.includes(file));
 
-const child = spawn(process.execPath, [...TEST_ARGS, ...files], { stdio: 'inherit' });
+let child;
 // A terminal's Ctrl-C or hangup reaches the test runner itself (same process group): wait for it
 // to stop its test files and report. A SIGTERM sent to this process alone is passed on.
 process.on('SIGINT', () => undefined);
 process.on('SIGHUP', () => undefined);
-process.on('SIGTERM', () => child.kill('SIGTERM'));
-child.on('error', (error) => {
-  process.stderr.write(`run-tests: cannot start ${process.execPath}: ${error.message}\n`);
-  process.exit(2);
-});
-child.on('exit', (code, signal) => {
+process.on('SIGTERM', () => child?.kill('SIGTERM'));
+
+/** Runs node's test runner over `batch`; resolves with how it ended. */
+function run(batch, concurrency) {
+  return new Promise((resolve) => {
+    child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...batch], { stdio: 'inherit' });
+    child.on('error', (error) => {
+      process.stderr.write(`run-tests: cannot start ${process.execPath}: ${error.message}\n`);
+      process.exit(2);
+    });
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+let failed = 0;
+for (const [batch, concurrency] of [[together, 2], [alone, 1]]) {
+  if (batch.length === 0) continue;
+  const { code, signal } = await run(batch, concurrency);
   if (signal) {
     // Ended by a signal: end the same way (the shell then reports it as such).
     for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeAllListeners(name);
     process.kill(process.pid, signal);
-    return;
+    await new Promise(() => undefined);
   }
-  process.exit(code ?? 1);
-});
+  failed ||= code ?? 1;
+}
+process.exit(failed);

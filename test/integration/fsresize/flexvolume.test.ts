@@ -8,8 +8,6 @@ import { deviceNodeOf, majorMinorOf } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
-import { holdOpen, mountHungFuse, stuckInFuse } from '../../support/hung-fuse-mount.js';
-import { eventually } from '../../support/held-clock.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const OPTIONS = JSON.stringify({ 'kubernetes.io/fsType': 'xfs', 'kubernetes.io/readwrite': 'rw', 'kubernetes.io/pvOrVolumeName': 'pv-1' });
@@ -156,37 +154,6 @@ test('expandfs on a filesystem mounted read-only (a writable device) answers a F
   assert.match(JSON.parse(answer.combined).message, new RegExp(`^FSRESIZE_MOUNT_READ_ONLY: ext4 on ${loop.device} is mounted read-only at ${mnt} although the device is writable`));
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
-});
-
-test('expandfs and voe fsresize grow whose look for other users hits a filesystem that never answers: they answer FSRESIZE_TIMEOUT and end (kubelet waits for the exit), nothing changed', { timeout: 180_000 }, async (t) => {
-  const { scratch, loop } = await usedExt4(t);
-  const mnt = await scratch.directory('fuse');
-  // The look's stat of a descriptor on a hung FUSE mount hangs in the thread pool after voe stops
-  // waiting for it. Every voe on the machine looking for users meanwhile would hang on it too (the
-  // tests run two files at a time): the holder is killed as soon as voe's stat is stuck, which
-  // keeps it stuck (the request is with FUSE) and the holder out of the other tests' sight.
-  const { stop: stopDaemon } = await mountHungFuse(t, mnt);
-  // The stat voe gave up on holds a thread Node would join on exit for ever: having answered, voe ends itself (SIGKILL).
-  const run = async (args: string[]): Promise<{ signal: string | null; stdout: string; stderr: string }> => {
-    const holderPid = await holdOpen(t, mnt);
-    const ended = new Promise<{ signal: string | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [MAIN, ...args], { encoding: 'utf8', env: envIgnoringUnreadableHere() },
-        (error, stdout, stderr) => resolve({ signal: error?.signal ?? null, stdout, stderr }));
-      void eventually(() => stuckInFuse(child.pid!), 30_000, 'voe\'s stat stuck in FUSE').finally(() => process.kill(holderPid, 'SIGKILL'));
-    });
-    return ended;
-  };
-  const expandfs = await run(['flexvolume', 'expandfs', OPTIONS, loop.device, '', String(256 * MiB), String(64 * MiB)]);
-  assert.equal(expandfs.signal, 'SIGKILL', expandfs.stdout);
-  assert.equal(expandfs.stderr, '');
-  const answer = JSON.parse(expandfs.stdout) as { status: string; message: string };
-  assert.equal(answer.status, 'Failure');
-  assert.match(answer.message, /^FSRESIZE_TIMEOUT: looking for other programs that have .* open did not finish in time: stat of \/proc\/\d+\/fd\/\d+/);
-  const grow = await run(['fsresize', 'grow', '--device', loop.device, '--json']);
-  assert.equal(grow.signal, 'SIGKILL', grow.stdout);
-  assert.equal(JSON.parse(grow.stdout).error.code, 'FSRESIZE_TIMEOUT');
-  await stopDaemon();
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 
 test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {
