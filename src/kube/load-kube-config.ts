@@ -9,7 +9,7 @@ function safeReason(error: unknown): string {
   const e = error as { name?: string; code?: string; reason?: string; mark?: { line?: number; column?: number } };
   if (e?.name === 'YAMLException') {
     const where = e.mark?.line === undefined ? '' : ` at line ${e.mark.line + 1}, column ${(e.mark.column ?? 0) + 1}`;
-    return `not valid YAML: ${e.reason ?? 'parse error'}${where}`;
+    return `is not valid YAML: ${e.reason ?? 'parse error'}${where}`;
   }
   if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return `cannot be read (${e.code})`;
   return `is not a usable kubeconfig (${e?.name ?? 'error'})`;
@@ -28,6 +28,18 @@ export function loadKubeConfig(file?: string): KubeConfig {
     const source = file ?? (process.env['KUBECONFIG'] ? `from $KUBECONFIG (${process.env['KUBECONFIG']})` : '~/.kube/config');
     // No `cause`: the parser's error quotes the file, and a cause can end up in a log.
     throw new KubeError('KUBE_KUBECONFIG_INVALID', `the kubeconfig ${source} ${safeReason(error)}`);
+  }
+  // What loadFromDefault falls back to when it finds nothing: a plain-HTTP localhost:8080.
+  const [only] = kubeConfig.clusters;
+  if (!file && kubeConfig.clusters.length === 1 && only?.name === 'cluster' && only.server === 'http://localhost:8080' && kubeConfig.users[0]?.name === 'user') {
+    throw new KubeError('KUBE_KUBECONFIG_INVALID',
+      'no kubeconfig was found: $KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig');
+  }
+  if (kubeConfig.getCurrentCluster() === null) {
+    const source = file ?? (process.env['KUBECONFIG'] ? `from $KUBECONFIG (${process.env['KUBECONFIG']})` : '~/.kube/config');
+    const context = kubeConfig.getCurrentContext();
+    const why = context ? `its current-context "${context.slice(0, 80)}" names no context with a cluster` : 'it sets no current-context';
+    throw new KubeError('KUBE_KUBECONFIG_INVALID', `the kubeconfig ${source} has no cluster to talk to: ${why}; choose one (kubectl config use-context NAME) or pass another --kubeconfig`);
   }
   return kubeConfig;
 }

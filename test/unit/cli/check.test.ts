@@ -43,7 +43,7 @@ describe('voe check (usage)', () => {
     t.after(() => rm(dir, { recursive: true, force: true }));
     const result = await voe(['check', 'default/disk', '--size', '20Gi', '--kubeconfig', await writeBrokenKubeconfig(dir)]);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /^voe: CHECK_KUBECONFIG: the kubeconfig \S+ not valid YAML: bad indentation of a mapping entry at line 8, column \d+; pass a readable file with --kubeconfig\.\n$/);
+    assert.match(result.stderr, /^voe: CHECK_KUBECONFIG: the kubeconfig \S+ is not valid YAML: bad indentation of a mapping entry at line 8, column \d+; pass a readable file with --kubeconfig\.\n$/);
     for (const secret of BROKEN_SECRETS) assert.equal(result.stderr.includes(secret), false);
   });
 

@@ -26,7 +26,7 @@ describe('voe demo (usage; no API server is reached)', () => {
     const kubeconfig = await writeUnreachableKubeconfig(dir);
     const cases: Array<[string[], RegExp]> = [
       [['demo', '--kubeconfig', join(dir, 'missing')], /^voe: DEMO_USAGE: the kubeconfig \S+ cannot be read \(ENOENT\); pass a readable file with --kubeconfig, or --local\n$/],
-      [['demo', '--kubeconfig', await writeBrokenKubeconfig(dir)], new RegExp(`^voe: DEMO_USAGE: the kubeconfig \\S+ not valid YAML: [^\\n]*line 8[^\\n]*--local\\n$`)],
+      [['demo', '--kubeconfig', await writeBrokenKubeconfig(dir)], new RegExp(`^voe: DEMO_USAGE: the kubeconfig \\S+ is not valid YAML: [^\\n]*line 8[^\\n]*--local\\n$`)],
       // A bad --grow-by is a usage error of the option parser, in either mode, before anything starts.
       [['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'], /^error: option '--grow-by <quantity>' argument '0' is invalid\. must be a positive quantity such as 1Gi, got "0"\n/],
       [['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'], /^error: option '--grow-by <quantity>' argument 'lots' is invalid\. invalid Kubernetes quantity "lots"/],

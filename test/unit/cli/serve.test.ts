@@ -15,7 +15,7 @@ describe('voe serve (start-up failures; no API server is reached)', () => {
     t.after(() => rm(dir, { recursive: true, force: true }));
     const tls = ['--tls-cert-file', join(dir, 'tls.crt'), '--tls-key-file', join(dir, 'tls.key'), '--port', '0'];
     const cases: Array<[string[], RegExp]> = [
-      [['serve', '--kubeconfig', await writeBrokenKubeconfig(dir), ...tls], /^voe: KUBE_KUBECONFIG_INVALID: the kubeconfig \S+ not valid YAML: bad indentation of a mapping entry at line 8, column \d+\n$/],
+      [['serve', '--kubeconfig', await writeBrokenKubeconfig(dir), ...tls], /^voe: KUBE_KUBECONFIG_INVALID: the kubeconfig \S+ is not valid YAML: bad indentation of a mapping entry at line 8, column \d+\n$/],
       [['serve', '--kubeconfig', join(dir, 'missing'), ...tls], /^voe: KUBE_KUBECONFIG_INVALID: the kubeconfig \S+ cannot be read \(ENOENT\)\n$/],
       [['serve', '--kubeconfig', await writeUnreachableKubeconfig(dir), ...tls],
         /^voe: WEBHOOK_API_FAILED: Cannot start watching the cluster at https:\/\/127\.0\.0\.1:1: .*ECONNREFUSED.*Check --kubeconfig and that the API server is reachable\.\n$/],
