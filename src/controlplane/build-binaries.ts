@@ -1,5 +1,6 @@
+import { makeDirectories } from '../files/index.js';
 import { spawn } from 'node:child_process';
-import { access, mkdir, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
+import { access, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile } from '../lock/index.js';
@@ -97,7 +98,7 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
   const fallbackMarker = join(dir, 'etcd-fallback');
   const debianEtcd = options.debianEtcd ?? '/usr/bin/etcd';
   try {
-    await mkdir(dir, { recursive: true });
+    await makeDirectories(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new ControlPlaneError('CONTROLPLANE_BUILD_FAILED',

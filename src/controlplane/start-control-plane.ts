@@ -1,5 +1,6 @@
+import { makeDirectories } from '../files/index.js';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
@@ -59,7 +60,7 @@ interface Pki {
 }
 
 async function writePki(pkiDir: string): Promise<Pki> {
-  await mkdir(pkiDir, { recursive: true, mode: 0o700 });
+  await makeDirectories(pkiDir, 0o700);
   const [clientCa, servingCa] = await Promise.all([createCertificateAuthority('voe-client-ca'), createCertificateAuthority('voe-serving-ca')]);
   const serving = await issueServingCertificate(servingCa, { hosts: ['127.0.0.1', 'localhost'] });
   const admin = await issueClientCertificate(clientCa, { user: 'voe-admin', groups: ['system:masters'] });
@@ -109,7 +110,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     await rm(dir, { recursive: true, force: true });
     forgetDirAtExit();
   };
-  await mkdir(dir, { recursive: true });
+  await makeDirectories(dir);
   const binaries: ResolvedBinaries = await resolveBinaries({ cacheDir: options.cacheDir, env: options.env, onProgress: options.onProgress });
   if (binaries.etcdSource === 'debian') options.onProgress?.(`voe: using Debian's etcd-server (${binaries.etcd}) because the etcd build failed`);
   const pkiDir = join(dir, 'pki');
@@ -203,7 +204,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
 
   const kubeconfigPath = join(dir, 'kubeconfig');
   const kubeConfig = await writeKubeconfig(kubeconfigPath, { server: apiServerUrl, caPem: pki.servingCa.certificatePem, certPem: pki.admin.cert, keyPem: pki.admin.key, user: 'voe-admin' });
-  await mkdir(join(dir, 'users'), { recursive: true });
+  await makeDirectories(join(dir, 'users'));
   let stopped = false;
 
   return {

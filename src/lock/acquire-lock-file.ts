@@ -1,6 +1,7 @@
+import { makeDirectories } from '../files/index.js';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatLockContent, parseLockContent, type LockProcess } from './lock-content.js';
@@ -163,7 +164,7 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
   let content = formatLockContent(mine);
   const temporary = `${lockPath}.${token}`;
   try {
-    await mkdir(dirname(lockPath), { recursive: true });
+    await makeDirectories(dirname(lockPath));
     await writeFile(temporary, content, { flag: 'wx' });
   } catch (error) {
     throw options.cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);

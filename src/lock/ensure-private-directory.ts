@@ -1,4 +1,5 @@
-import { lstat, mkdir } from 'node:fs/promises';
+import { makeDirectories } from '../files/index.js';
+import { lstat } from 'node:fs/promises';
 
 /** Why a directory is not private: what is wrong, and the words for it. */
 export interface DirectoryProblem {
@@ -14,7 +15,7 @@ export interface DirectoryProblem {
  * goes stale, or plant symbolic links where lock files are written.
  */
 export async function ensurePrivateDirectory(directory: string): Promise<DirectoryProblem | undefined> {
-  await mkdir(directory, { recursive: true, mode: 0o700 });
+  await makeDirectories(directory, 0o700);
   const info = await lstat(directory);
   if (info.isSymbolicLink()) return { kind: 'link', why: 'a symbolic link' };
   if (!info.isDirectory()) return { kind: 'not-directory', why: 'not a directory' };

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { makeDirectories } from '../files/index.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,7 +111,7 @@ async function writeDevCertificates(dir: string, host: string): Promise<{ caPem:
   const ca = await createCertificateAuthority('voe-dev-webhook-ca', { validityDays: 30 });
   const hosts = [...new Set(['127.0.0.1', 'localhost', '::1', ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
   const serving = await issueServingCertificate(ca, { hosts, validityDays: 30 });
-  await mkdir(dir, { recursive: true });
+  await makeDirectories(dir);
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
   await writeFile(join(dir, 'ca.crt'), ca.certificatePem);

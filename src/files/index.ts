@@ -1,0 +1,1 @@
+export { makeDirectories } from './make-directories.js';
