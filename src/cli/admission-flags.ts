@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { isDnsLabel, isDnsSubdomain } from '../kube/index.js';
 import {
   LONGHORN_V2_EXPANSION_POLICIES, resolveAdmissionOptions, type AdmissionOptions, type LonghornV2Expansion,
 } from '../webhook/index.js';
@@ -26,6 +27,17 @@ export function admissionOptionsFromFlags(flags: AdmissionFlags, usageError: (me
   const [kubeVirtNamespace, kubeVirtName, rest] = flags.kubevirt.split('/');
   if (!kubeVirtNamespace || !kubeVirtName || rest !== undefined) {
     throw usageError(`--kubevirt "${flags.kubevirt}" is not NAMESPACE/NAME, e.g. harvester-system/kubevirt.`);
+  }
+  // A name no object can have would only ever be "not found": a typo, never a verdict.
+  const quoted = (value: string): string => JSON.stringify(value.slice(0, 300));
+  if (!isDnsLabel(kubeVirtNamespace) || !isDnsSubdomain(kubeVirtName)) {
+    throw usageError(`--kubevirt ${quoted(flags.kubevirt)} is not NAMESPACE/NAME of an object (lower-case DNS names), e.g. harvester-system/kubevirt.`);
+  }
+  if (!isDnsSubdomain(flags.setting)) {
+    throw usageError(`--setting ${quoted(flags.setting)} is not a valid object name (a lower-case DNS subdomain), e.g. csi-online-expand-validation.`);
+  }
+  if (!isDnsLabel(flags.longhornNamespace)) {
+    throw usageError(`--longhorn-namespace ${quoted(flags.longhornNamespace)} is not a valid namespace name (a lower-case DNS label), e.g. longhorn-system.`);
   }
   return resolveAdmissionOptions({
     kubeVirtNamespace, kubeVirtName, settingName: flags.setting,

@@ -21,3 +21,4 @@ export { isGroupVersionServed } from './is-group-version-served.js';
 export { isResourceServed } from './resource-served.js';
 export { loadKubeConfig } from './load-kube-config.js';
 export { retryWhen, type RetryOptions } from './retry-when.js';
+export { isDnsLabel, isDnsSubdomain } from './object-names.js';

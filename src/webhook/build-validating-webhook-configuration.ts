@@ -1,3 +1,4 @@
+import { isDnsSubdomain } from '../kube/index.js';
 import type { V1ValidatingWebhook, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
 import { VOLUME_CLAIM_TEMPLATES_ANNOTATION, WEBHOOK_ENDPOINTS, type WebhookEndpointKey } from './webhook-endpoints.js';
@@ -50,12 +51,10 @@ function annotationOrEmpty(variable: 'object' | 'oldObject'): string {
 /** CEL for "the VM's volumeClaimTemplates annotation changed" (added, removed or edited). */
 export const VM_VOLUME_CLAIM_TEMPLATES_CHANGED = `${annotationOrEmpty('object')} != ${annotationOrEmpty('oldObject')}`;
 
-/** An object name as the API server accepts it (DNS-1123 subdomain), so it can be quoted in CEL as is. */
-const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 /** CEL for "this is the Setting named `name`" (the one listing validated CSI drivers). */
 export function settingNamed(name: string): string {
-  if (name.length > 253 || !OBJECT_NAME.test(name)) {
+  // An object name as the API server accepts it (DNS-1123 subdomain) can be quoted in CEL as is.
+  if (!isDnsSubdomain(name)) {
     throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The Setting name ${JSON.stringify(name.slice(0, 300))} is not a valid object name (lower-case DNS subdomain).`);
   }
   return `has(object.metadata.name) && object.metadata.name == '${name}'`;

@@ -27,6 +27,10 @@ describe('voe check (usage)', () => {
     ['bad quantity', ['check', 'default/disk', '--size', '20GB'], /KUBE_QUANTITY_INVALID/],
     ['bad policy', ['check', 'default/disk', '--size', '1Gi', '--longhorn-v2-expansion', 'maybe'], /Allowed choices are auto, deny, allow/],
     ['bad --kubevirt', ['check', 'default/disk', '--size', '1Gi', '--kubevirt', 'kubevirt'], /CHECK_USAGE/],
+    ['--kubevirt no object can be named', ['check', 'default/disk', '--size', '1Gi', '--kubevirt', 'Harvester_System/kubevirt'], /^voe: CHECK_USAGE: --kubevirt "Harvester_System\/kubevirt" is not NAMESPACE\/NAME of an object/],
+    ['--setting no object can be named', ['check', 'default/disk', '--size', '1Gi', '--setting', 'a/b'], /^voe: CHECK_USAGE: --setting "a\/b" is not a valid object name \(a lower-case DNS subdomain\), e\.g\. csi-online-expand-validation\.\n$/],
+    ['--setting with capitals', ['check', 'default/disk', '--size', '1Gi', '--setting', 'Bad_Name'], /CHECK_USAGE: --setting "Bad_Name"/],
+    ['--longhorn-namespace no namespace can be named', ['check', 'default/disk', '--size', '1Gi', '--longhorn-namespace', 'longhorn.system'], /CHECK_USAGE: --longhorn-namespace "longhorn\.system" is not a valid namespace name/],
     ['unreadable kubeconfig', ['check', 'default/disk', '--size', '1Gi', '--kubeconfig', '/nonexistent/kc'], /CHECK_KUBECONFIG/],
   ];
   for (const [name, args, stderr] of usage) {
