@@ -50,6 +50,9 @@ export interface FsResizer {
   grow(device: string, options?: GrowOptions): Promise<GrowResult>;
 }
 
+
+/** How long a grow waits for another resize of the same device by default: longer than any grow. */
+export const DEFAULT_LOCK_WAIT_MS = 30 * 60_000;
 /** FSRESIZE_INTERRUPTED when a stop was asked for (GrowOptions.signal); `what` says where the grow stopped. */
 function stopIfAsked(signal: AbortSignal | undefined, what: string, details?: Record<string, unknown>): void {
   if (!signal?.aborted) return;
@@ -70,7 +73,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   const mounts = options.mounts ?? createMountinfoTable();
   const probeMs = options.timeouts?.probeMs ?? 60_000;
   const growMs = options.timeouts?.growMs ?? 30 * 60_000;
-  const lockMs = options.timeouts?.lockMs ?? 30 * 60_000;
+  const lockMs = options.timeouts?.lockMs ?? DEFAULT_LOCK_WAIT_MS;
   const devices = options.devices ?? createSystemBlockDevices({ runner, timeoutMs: probeMs });
   const lock = options.lock ?? createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY });
   const planOptions: PlanOptions = options.unreadableProcesses === undefined ? {} : { unreadableProcesses: options.unreadableProcesses };
@@ -347,7 +350,9 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         };
       }
       stopIfAsked(growOptions.signal, `before growing ${device}: nothing was changed`);
-      const release = await lock.acquire(id.majorMinor, { timeoutMs: lockMs, ...(growOptions.signal ? { signal: growOptions.signal } : {}) });
+      const release = await lock.acquire(id.majorMinor, {
+        timeoutMs: lockMs, ...(growOptions.signal ? { signal: growOptions.signal } : {}), ...(growOptions.onLockWait ? { onWait: growOptions.onLockWait } : {}),
+      });
       try {
         // Keep the device open for the whole operation: what blkid and the superblock read
         // brought into the kernel's cache is still there when the grow tool starts.

@@ -19,7 +19,7 @@ export interface DeviceLock {
    * Waits until `key` is free, then holds it until the returned function is called. Fails with
    * FSRESIZE_BUSY after `timeoutMs`, and with FSRESIZE_INTERRUPTED as soon as `signal` is aborted.
    */
-  acquire(key: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ReleaseLock>;
+  acquire(key: string, options?: { timeoutMs?: number; signal?: AbortSignal; onWait?: (holderPid: string) => void }): Promise<ReleaseLock>;
 }
 
 export interface DeviceLockOptions {
@@ -50,7 +50,7 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   const pollMs = options.pollMs ?? 50;
   const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
 
-  async function acquireFile(key: string, deadline: number, signal: AbortSignal | undefined): ReturnType<typeof acquireLockFile> {
+  async function acquireFile(key: string, deadline: number, signal: AbortSignal | undefined, onWait: ((holderPid: string) => void) | undefined): ReturnType<typeof acquireLockFile> {
     const directory = options.directory as string;
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
     const cannotCreate = (code: string, cause: unknown): FsResizeError => new FsResizeError(
@@ -76,6 +76,7 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       pollMs,
       cannotCreate,
       ...(signal ? { signal, interrupted: () => interrupted(signal) } : {}),
+      ...(onWait ? { onWait } : {}),
       busy: (holderPid) => new FsResizeError('FSRESIZE_BUSY',
         `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process and the grow tool it names (helper=) are gone`),
     });
@@ -116,7 +117,7 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       // Inside one process the queue alone orders callers; a tool needs recording only in the file.
       if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined });
       try {
-        const releaseFile = await acquireFile(key, deadline, signal);
+        const releaseFile = await acquireFile(key, deadline, signal, acquireOptions.onWait);
         const release = async (): Promise<void> => {
           try { await releaseFile(); } finally { finishLocal(); }
         };

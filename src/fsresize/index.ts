@@ -1,4 +1,4 @@
-export { createFsResizer, DEFAULT_LOCK_DIRECTORY, type FsResizer, type FsResizerOptions } from './create-fs-resizer.js';
+export { createFsResizer, DEFAULT_LOCK_DIRECTORY, DEFAULT_LOCK_WAIT_MS, type FsResizer, type FsResizerOptions } from './create-fs-resizer.js';
 export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult, type PrecheckReport } from './inspection.js';
 export { needsResize } from './needs-resize.js';
 export { DEVICE_SIZE_SLACK_BYTES, planGrow, type GrowPlan, type PlanOptions } from './plan-grow.js';

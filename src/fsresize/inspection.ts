@@ -87,6 +87,8 @@ export interface GrowOptions {
    * grow finishes and returns its result; before that it rejects with FSRESIZE_INTERRUPTED.
    */
   signal?: AbortSignal;
+  /** Called once when another process holds the device's lock and this call waits for it (the holder's pid). */
+  onLockWait?: (holderPid: string) => void;
 }
 
 /** What `grow` did. Sizes are in bytes; null where there is no filesystem to measure. */

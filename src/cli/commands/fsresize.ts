@@ -3,7 +3,7 @@ import { deferStopSignals } from '../defer-stop-signals.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV, unreadableProcessesPolicy } from '../ignore-unreadable-processes.js';
 import {
-  asVoeError, createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, formatBytes, fsckExitText, MAX_TIMEOUT_MS, type GrowResult,
+  asVoeError, createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_LOCK_DIRECTORY, DEFAULT_LOCK_WAIT_MS, formatBytes, fsckExitText, MAX_TIMEOUT_MS, type GrowResult,
 } from '../../fsresize/index.js';
 
 interface GrowCommandOptions {
@@ -79,6 +79,8 @@ export function register(program: Command): void {
           ...(options.mount === undefined ? {} : { mountPath: options.mount }),
           dryRun: options.dryRun === true,
           signal: stop.signal,
+          onLockWait: (pid) => process.stderr.write(`voe: waiting for another resize of ${options.device} to finish (its lock is held by pid ${pid}); `
+            + `up to ${Math.round(DEFAULT_LOCK_WAIT_MS / 60_000)} minutes, Ctrl-C stops waiting and changes nothing\n`),
         });
         process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : humanReport(result));
       } catch (thrown) {

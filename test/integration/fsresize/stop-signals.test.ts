@@ -123,6 +123,7 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
   const result = await second.done;
   assert.equal(result.code, 0, result.stderr);
   assert.equal(ranAtSecondExit, false, 'the second voe finished only after resize2fs had');
+  assert.match(result.stderr, new RegExp(`^voe: waiting for another resize of ${loop.device} to finish \\(its lock is held by pid ${first.child.pid}\\); up to 30 minutes, Ctrl-C stops waiting and changes nothing$`, 'm'), 'the wait is said, not silent');
   const json = JSON.parse(result.stdout);
   assert.equal(json.action, 'noop', json.reason);
   assert.match(json.reason, /already fills the device/);
