@@ -1,10 +1,11 @@
+import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer, type FsResizer } from '../../../src/fsresize/index.js';
-import { createScratch, MiB, sh, writeChecksummedFiles, type LoopDevice, type Scratch } from '../../support/loop-device.js';
-import { recordingRunner } from '../../support/recording-runner.js';
+import { createScratch, MiB, readChecksums, sh, writeChecksummedFiles, type LoopDevice, type Scratch } from '../../support/loop-device.js';
+import { growCalls, recordingRunner } from '../../support/recording-runner.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 /** A scratch area and a resizer over the real tools, both released after the test. */
@@ -79,4 +80,17 @@ export async function btrfsBytes(mountPoint: string): Promise<number> {
 
 export async function blockdevBytes(device: string): Promise<number> {
   return Number((await sh('blockdev', ['--getsize64', device])).trim());
+}
+
+/**
+ * After what was in the way is gone: `resizer.grow(loop)` grows the ext4 of usedExt4 to 256 MiB
+ * with one grow call, and every file written before reads back with its checksum.
+ */
+export async function grownOnceFree(resizer: FsResizer, calls: string[][], loop: LoopDevice, mnt: string, sums: Map<string, string>): Promise<void> {
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'grown', result.reason);
+  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  assert.equal(growCalls(calls), 1);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 }

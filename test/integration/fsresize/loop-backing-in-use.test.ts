@@ -14,8 +14,7 @@ import { isFsResizeError, majorMinorOf, refusesExclusiveOpen, type FsResizer } f
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums } from '../../support/loop-device.js';
-import { growCalls } from '../../support/recording-runner.js';
-import { dumpe2fsBytes, usedExt4 } from './fixtures.js';
+import { dumpe2fsBytes, grownOnceFree, usedExt4 } from './fixtures.js';
 
 async function refusedInUse(resizer: FsResizer, device: string, message: RegExp): Promise<void> {
   for (const dryRun of [true, false]) {
@@ -47,12 +46,7 @@ test('the backing file also attached as another loop device, idle or mounted the
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 
   await alias.detach();
-  const result = await resizer.grow(loop.device);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
-  assert.equal(growCalls(calls), 1);
-  await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  await grownOnceFree(resizer, calls, loop, mnt, sums);
 });
 
 test('the backing file open in another process (QEMU with a disk image): refused FSRESIZE_DEVICE_IN_USE naming the process and the file; grown once it is gone', async (t) => {
