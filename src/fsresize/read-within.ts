@@ -1,10 +1,10 @@
 import { open } from 'node:fs/promises';
-import { abandonCall } from './abandoned-calls.js';
+import { beforeDeadline, LATE } from './before-deadline.js';
 
 /**
  * Up to `length` bytes of `path` at `offset`, or null when it cannot be opened or read, or does not
  * answer before `deadline` (Date.now() ms): a loop device over a file on a hung NFS or FUSE mount
- * never answers, and the read voe stops waiting for is abandoned (see abandoned-calls).
+ * never answers, and the read voe stops waiting for is abandoned (see beforeDeadline).
  */
 export async function readWithin(path: string, offset: number, length: number, deadline: number): Promise<Uint8Array | null> {
   const call = (async (): Promise<Uint8Array> => {
@@ -17,15 +17,6 @@ export async function readWithin(path: string, offset: number, length: number, d
       await handle.close();
     }
   })();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now())); });
-  try {
-    const outcome = await Promise.race([call.catch(() => null), late]);
-    if (outcome !== 'late') return outcome;
-    abandonCall(call);
-    call.catch(() => undefined);
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
+  const outcome = await beforeDeadline(call.catch(() => null), deadline);
+  return outcome === LATE ? null : outcome;
 }

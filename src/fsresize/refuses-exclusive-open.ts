@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { abandonCall } from './abandoned-calls.js';
+import { beforeDeadline, LATE } from './before-deadline.js';
 
 /**
  * Whether the kernel refuses an exclusive open of the block device at `path` (O_EXCL without
@@ -10,19 +10,14 @@ import { abandonCall } from './abandoned-calls.js';
  * for that moment another exclusive opener (a mount) would be refused, as by any probe that claims it.
  */
 export async function refusesExclusiveOpen(path: string, deadline: number): Promise<boolean> {
-  const call = open(path, constants.O_RDONLY | constants.O_EXCL);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now())); });
-  try {
-    const outcome = await Promise.race([call.then((handle) => handle, () => null), late]);
-    if (outcome === 'late') {
-      abandonCall(call.then((handle) => handle.close(), () => undefined));
-      return true;
-    }
-    if (outcome === null) return true;
-    await outcome.close();
-    return false;
-  } finally {
-    clearTimeout(timer);
+  // An open that answers after voe stopped waiting is closed then.
+  const call = open(path, constants.O_RDONLY | constants.O_EXCL).then((handle) => handle, () => null);
+  const outcome = await beforeDeadline(call, deadline);
+  if (outcome === LATE) {
+    void call.then((handle) => handle?.close());
+    return true;
   }
+  if (outcome === null) return true;
+  await outcome.close();
+  return false;
 }

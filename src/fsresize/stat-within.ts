@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { abandonCall } from './abandoned-calls.js';
+import { beforeDeadline, LATE } from './before-deadline.js';
 import { FsResizeError } from './fsresize-error.js';
 
 /** What a stat of a path another program uses found: its Stats, or null when it is gone or not ours to see. */
@@ -32,17 +32,12 @@ export function createStatWithin(deadline: number, what: string, lanes = 2): Sta
     if (running >= lanes) await new Promise<void>((resolve) => waiting.push(resolve));
     running += 1;
     inFlight.set(path, label);
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const left = deadline - Date.now();
-      if (left <= 0) throw expire();
-      const call = stat(path).catch(() => null);
-      return await Promise.race([
-        call,
-        new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { abandonCall(call); reject(expire()); }, left); }),
-      ]);
+      if (deadline - Date.now() <= 0) throw expire();
+      const outcome = await beforeDeadline(stat(path).catch(() => null), deadline);
+      if (outcome === LATE) throw expire();
+      return outcome;
     } finally {
-      clearTimeout(timer);
       inFlight.delete(path);
       running -= 1;
       waiting.shift()?.();
