@@ -50,9 +50,9 @@ export interface FsResizer {
   grow(device: string, options?: GrowOptions): Promise<GrowResult>;
 }
 
-
 /** How long a grow waits for another resize of the same device by default: longer than any grow. */
 export const DEFAULT_LOCK_WAIT_MS = 30 * 60_000;
+
 /** FSRESIZE_INTERRUPTED when a stop was asked for (GrowOptions.signal); `what` says where the grow stopped. */
 function stopIfAsked(signal: AbortSignal | undefined, what: string, details?: Record<string, unknown>): void {
   if (!signal?.aborted) return;

@@ -79,7 +79,7 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
   const skip = options.skipPids;
   const pids = readdirSync(proc).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
   const files = options.files;
-  const matching = new Map<number, { majorMinor: string; backingFile?: string }>();
+  const matching = new Map<number, Pick<DeviceOpener, 'majorMinor' | 'backingFile'>>();
   const unreadable = new Set<number>();
   // The targets listed since the last turn, stat'ed (two lanes) before the walk goes on.
   let listed: Array<{ pid: number; path: string }> = [];
@@ -146,7 +146,7 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
   return {
     openedBy: [...matching.keys()].sort(byPid).flatMap((pid): DeviceOpener[] => {
       const command = otherCommand(pid);
-      return command === null ? [] : [{ pid, command, ...(matching.get(pid) as { majorMinor: string; backingFile?: string }) }];
+      return command === null ? [] : [{ pid, command, ...(matching.get(pid) as Pick<DeviceOpener, 'majorMinor' | 'backingFile'>) }];
     }),
     unreadable: [...unreadable].sort(byPid).flatMap((pid): UnreadableProcess[] => {
       const command = otherCommand(pid);

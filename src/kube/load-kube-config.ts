@@ -22,10 +22,10 @@ function safeReason(error: unknown): string {
  */
 export function loadKubeConfig(file?: string): KubeConfig {
   const kubeConfig = new KubeConfig();
+  const source = file ?? (process.env['KUBECONFIG'] ? `from $KUBECONFIG (${process.env['KUBECONFIG']})` : '~/.kube/config');
   try {
     if (file) kubeConfig.loadFromFile(file); else kubeConfig.loadFromDefault();
   } catch (error) {
-    const source = file ?? (process.env['KUBECONFIG'] ? `from $KUBECONFIG (${process.env['KUBECONFIG']})` : '~/.kube/config');
     // No `cause`: the parser's error quotes the file, and a cause can end up in a log.
     throw new KubeError('KUBE_KUBECONFIG_INVALID', `the kubeconfig ${source} ${safeReason(error)}`);
   }
@@ -36,7 +36,6 @@ export function loadKubeConfig(file?: string): KubeConfig {
       'no kubeconfig was found: $KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig');
   }
   if (kubeConfig.getCurrentCluster() === null) {
-    const source = file ?? (process.env['KUBECONFIG'] ? `from $KUBECONFIG (${process.env['KUBECONFIG']})` : '~/.kube/config');
     const context = kubeConfig.getCurrentContext();
     const why = context ? `its current-context "${context.slice(0, 80)}" names no context with a cluster` : 'it sets no current-context';
     throw new KubeError('KUBE_KUBECONFIG_INVALID', `the kubeconfig ${source} has no cluster to talk to: ${why}; choose one (kubectl config use-context NAME) or pass another --kubeconfig`);
