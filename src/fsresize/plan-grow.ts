@@ -169,6 +169,7 @@ function usedElsewhere(inspection: Inspection, options: PlanOptions): GrowPlan |
   const { openedBy, holders, disk } = users;
   const backing = users.backing ?? [];
   const backingDevices = backing.filter((b) => b.kind === 'device');
+  const target = disk === null ? 'the device' : `the device or its whole disk (${disk})`;
   if (openedBy.length > 0) {
     const what = (opener: DeviceOpener): string => {
       if (opener.backingFile !== undefined) return ` with the backing file ${opener.backingFile}`;
@@ -177,13 +178,12 @@ function usedElsewhere(inspection: Inspection, options: PlanOptions): GrowPlan |
       return below === undefined ? ` with its whole disk ${opener.majorMinor}` : ` with the backing device ${below.path}`;
     };
     const who = openedBy.slice(0, 5).map((p) => `pid ${p.pid} (${p.command}${what(p)})`).join(', ') + (openedBy.length > 5 ? ` and ${openedBy.length - 5} more` : '');
-    const target = disk === null ? 'the device' : `the device or its whole disk (${disk})`;
     const below = openedBy.some((p) => p.backingFile !== undefined || backingDevices.some((b) => b.majorMinor === p.majorMinor));
     return refuse('FSRESIZE_DEVICE_IN_USE',
       `${filesystem} on ${device} is not mounted here, but ${who} ${openedBy.length === 1 ? 'has' : 'have'} ${target}${below ? ' or the backing file or device under it' : ''} open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`);
   }
   if (holders.length > 0) {
-    const under = [disk === null ? 'the device' : `the device or its whole disk (${disk})`, ...backingDevices.map((b) => `the backing device ${b.path}`)].join(' or ');
+    const under = [target, ...backingDevices.map((b) => `the backing device ${b.path}`)].join(' or ');
     return refuse('FSRESIZE_DEVICE_IN_USE',
       `${filesystem} on ${device} is not mounted here, but ${holders.join(', ')} ${holders.length === 1 ? 'is' : 'are'} stacked on ${under} (device-mapper, RAID, loop): writing to it underneath would corrupt what they show; nothing was changed — grow the device on top instead`);
   }
