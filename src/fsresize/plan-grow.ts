@@ -1,3 +1,4 @@
+import { withArticle } from '../errors/index.js';
 import { formatBytes } from './format-bytes.js';
 import { FsResizeError } from './fsresize-error.js';
 import type { DeviceOpener } from './block-devices.js';
@@ -85,7 +86,7 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
   }
   if (filesystem === null && partitionTable !== null) {
     return refuse('FSRESIZE_PARTITIONED',
-      `${device} holds a ${partitionTable} partition table, not a filesystem; voe grows filesystems on whole devices only — grow the partition (e.g. growpart) and the filesystem inside it yourself`);
+      `${device} holds ${withArticle(partitionTable)} partition table, not a filesystem; voe grows filesystems on whole devices only — grow the partition (e.g. growpart) and the filesystem inside it yourself`);
   }
   if (filesystem !== null && !isSupportedFilesystem(filesystem)) {
     return refuse('FSRESIZE_UNSUPPORTED_FILESYSTEM',
@@ -93,7 +94,7 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
   }
   if (filesystem !== null && partitionTable !== null) {
     return refuse('FSRESIZE_PARTITIONED',
-      `${device} carries both a ${filesystem} signature and a ${partitionTable} partition table; voe will not guess which one is real — inspect the device with blkid/wipefs and remove the stale signature`);
+      `${device} carries both ${withArticle(filesystem)} signature and ${withArticle(partitionTable)} partition table; voe will not guess which one is real — inspect the device with blkid/wipefs and remove the stale signature`);
   }
   if (filesystem === null) {
     return { kind: 'noop', reason: `${device} is not formatted (blkid found no filesystem): nothing to grow; it gets the full size when it is formatted` };

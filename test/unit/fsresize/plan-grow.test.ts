@@ -55,7 +55,9 @@ test('planGrow checks an unmounted ext filesystem (e2fsck -f -p) only when resiz
 
 test('planGrow refuses what it does not understand', () => {
   assert.equal(code(planGrow(inspection({ filesystem: null, partitionTable: 'gpt' }))), 'FSRESIZE_PARTITIONED');
-  assert.equal(code(planGrow(inspection({ filesystem: 'ext4', partitionTable: 'dos' }))), 'FSRESIZE_PARTITIONED');
+  const both = planGrow(inspection({ filesystem: 'ext4', partitionTable: 'dos' }));
+  assert.equal(code(both), 'FSRESIZE_PARTITIONED');
+  assert.match(both.kind === 'refuse' ? both.error.message : '', /carries both an ext4 signature and a dos partition table/);
   const vfat = planGrow(inspection({ filesystem: 'vfat', mountPoint: '/m' }));
   assert.equal(code(vfat), 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
   assert.match(vfat.kind === 'refuse' ? vfat.error.message : '', /resize of vfat is not supported \(device \/dev\/sdb, mounted at \/m\)/);

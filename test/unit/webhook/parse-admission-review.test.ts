@@ -50,7 +50,7 @@ const invalid: Array<[string, unknown, RegExp]> = [
   ['empty uid', mutate((_r, q) => { q['uid'] = ''; }), /request.uid/],
   ['numeric uid', mutate((_r, q) => { q['uid'] = 7; }), /request.uid/],
   ['no kind', mutate((_r, q) => { delete q['kind']; }), /request.kind must be an object/],
-  ['kind.kind missing', mutate((_r, q) => { q['kind'] = { group: '', version: 'v1' }; }), /request.kind.kind must be a string/],
+  ['kind.kind missing', mutate((_r, q) => { q['kind'] = { group: '', version: 'v1' }; }), /request.kind.kind must be a string, got nothing$/],
   ['resource.version empty', mutate((_r, q) => { q['resource'] = { group: '', version: '', resource: 'pvc' }; }), /must not be empty/],
   ['bad operation', mutate((_r, q) => { q['operation'] = 'PATCH'; }), /request.operation must be one of/],
   ['object is an array', mutate((_r, q) => { q['object'] = []; }), /request.object must be an object or null/],
