@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import './worker-signals.js';
 import { exitIfAnswered } from './exit-once-answered.js';
+import { watchOutput } from './output-closed.js';
 import { createProgram } from './program.js';
 import { runCli } from './run-cli.js';
 
+watchOutput();
 await runCli(createProgram(), process.argv);
 exitIfAnswered();

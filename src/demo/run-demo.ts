@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { apiErrorOf } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import {
-  admissionWiring, serveWebhook, type AdmissionCaches, type Cache, type StartedAdmissionCaches,
+  admissionWiring, serveWebhook, WebhookError, type AdmissionCaches, type Cache, type StartedAdmissionCaches,
 } from '../webhook/index.js';
 import { DemoError } from './demo-error.js';
 import { DEMO_STEPS, type DemoChange, type DemoOutcome, type DemoStep } from './demo-steps.js';
@@ -54,6 +54,11 @@ export interface RunDemoOptions {
   onStep?: (result: DemoStepResult) => void;
   /** How long to wait for the webhook's caches to see a change; default 30 s. */
   cacheTimeoutMs?: number;
+  /**
+   * Aborted to stop: the step under way ends (its answer is reported), no further step starts,
+   * the webhook and its registration are removed, and runDemo rejects with DEMO_STOPPED.
+   */
+  signal?: AbortSignal;
 }
 
 export const DEMO_CONFIGURATION_NAME = 'voe-demo';
@@ -68,10 +73,15 @@ function refusalOf(error: unknown): { code: number; reason?: string; message: st
   return { code: status.code, ...(status.reason ? { reason: status.reason } : {}), message: status.message || String(error) };
 }
 
-async function waitForResourceVersion(cache: Cache<unknown> | undefined, namespace: string | undefined, name: string, resourceVersion: string | undefined, timeoutMs: number, what: string): Promise<void> {
+function stopIfAsked(signal: AbortSignal | undefined, where: string): void {
+  if (signal?.aborted) throw new DemoError('DEMO_STOPPED', `the demo was asked to stop ${where}`);
+}
+
+async function waitForResourceVersion(cache: Cache<unknown> | undefined, namespace: string | undefined, name: string, resourceVersion: string | undefined, timeoutMs: number, what: string, signal?: AbortSignal): Promise<void> {
   if (cache === undefined || resourceVersion === undefined) return;
   const deadline = Date.now() + timeoutMs;
   while ((cache.get(namespace, name) as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion !== resourceVersion) {
+    stopIfAsked(signal, `while waiting for the webhook's caches to see "${what}"`);
     if (Date.now() > deadline) {
       throw new DemoError('DEMO_TIMEOUT', `the webhook's informer cache did not see the change "${what}" within ${timeoutMs} ms; is the API server overloaded?`);
     }
@@ -91,9 +101,10 @@ async function waitForResourceVersion(cache: Cache<unknown> | undefined, namespa
  * the end; the staged objects stay (the local control plane is thrown away).
  */
 export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
-  const { kubeConfig, logger } = options;
+  const { kubeConfig, logger, signal } = options;
   const timeoutMs = options.cacheTimeoutMs ?? 30_000;
   const cluster = new StagedCluster(kubeConfig);
+  stopIfAsked(signal, 'before staging its scenario');
   try {
     await stageExpansionScenario(cluster);
   } catch (error) {
@@ -107,12 +118,18 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
     configurationName: DEMO_CONFIGURATION_NAME,
     startCaches: async (config, log) => (started = await wiring.startCaches(config, log)),
     createValidators: (caches) => answers.record(wiring.createValidators(caches)),
+    ...(signal ? { signal } : {}),
+  }).catch((error: unknown) => {
+    // Stopped while starting: serveWebhook has undone what it did.
+    if (error instanceof WebhookError && error.code === 'WEBHOOK_START_ABORTED') stopIfAsked(signal, 'while starting its webhook');
+    throw error;
   });
   try {
     const caches = started!.caches.admission;
     const steps: DemoStepResult[] = [];
     for (const [index, step] of DEMO_STEPS.entries()) {
-      if (step.change) await applyChange(cluster, caches, step.change, timeoutMs);
+      stopIfAsked(signal, `before step ${index + 1} of ${DEMO_STEPS.length}`);
+      if (step.change) await applyChange(cluster, caches, step.change, timeoutMs, signal);
       const result = await tryResize(cluster, answers, index + 1, step);
       steps.push(result);
       options.onStep?.(result);
@@ -136,7 +153,7 @@ function cacheOf(caches: AdmissionCaches, kind: DemoChange['kind']): Cache<unkno
   }
 }
 
-async function applyChange(cluster: StagedCluster, caches: AdmissionCaches, change: DemoChange, timeoutMs: number): Promise<void> {
+async function applyChange(cluster: StagedCluster, caches: AdmissionCaches, change: DemoChange, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
   let resourceVersion: string | undefined;
   try {
     resourceVersion = change.status
@@ -145,7 +162,7 @@ async function applyChange(cluster: StagedCluster, caches: AdmissionCaches, chan
   } catch (error) {
     throw new DemoError('DEMO_API_FAILED', `writing "${change.describe}" failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
-  await waitForResourceVersion(cacheOf(caches, change.kind), change.namespace, change.name, resourceVersion, timeoutMs, change.describe);
+  await waitForResourceVersion(cacheOf(caches, change.kind), change.namespace, change.name, resourceVersion, timeoutMs, change.describe, signal);
 }
 
 async function tryResize(cluster: StagedCluster, answers: VoeAnswers, number: number, step: DemoStep): Promise<DemoStepResult> {

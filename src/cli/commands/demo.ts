@@ -37,6 +37,16 @@ function parseGrowBy(value: string): string {
   return value;
 }
 
+/** How long a stop waits for the demo's step under way and its webhook's removal before stopping the control plane. */
+const DEMO_STOP_WAIT_MS = 20_000;
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.then(() => undefined, () => undefined), new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+  clearTimeout(timer);
+}
+
 /** Ends the process after a stop request, with SIGKILL for whatever still runs. */
 function exitAfterStop(reason: StopReason): never {
   killManagedProcesses();
@@ -52,8 +62,12 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
   // registration (in a kept --dir it would refuse every growing PVC later), stop the control
   // plane, exit 128 + the signal's number. A second request while doing so kills at once.
   const stops = watchStopRequests(process, exitAfterStop);
+  let demo: Promise<unknown> | undefined;
   void stops.requested.then(async (reason) => {
     try {
+      // The demo sees the stop (stops.signal) between steps and removes its webhook and
+      // registration itself while the API server still runs; then the control plane goes.
+      if (demo) await settledWithin(demo, DEMO_STOP_WAIT_MS);
       if (cp) {
         await deleteValidatingWebhookConfiguration(cp.kubeConfig, DEMO_CONFIGURATION_NAME).catch(() => undefined);
         await cp.stop();
@@ -75,10 +89,12 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
     });
     progress(`voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then registering the webhook\n`);
     const logger = createLogger({ name: 'voe-demo', level: 'warn', destination: pino.destination(2) });
-    const report = await runDemo({
-      kubeConfig: cp.kubeConfig, logger,
+    const run = runDemo({
+      kubeConfig: cp.kubeConfig, logger, signal: stops.signal,
       ...(flags.json ? {} : { onStep: (step) => process.stdout.write(formatDemoStep(step)) }),
     });
+    demo = run;
+    const report = await run;
     process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDemoSummary(report));
     return report.ok;
   } catch (error) {

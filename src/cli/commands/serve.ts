@@ -85,6 +85,7 @@ type ServeStop = StopReason | { kind: 'ended'; error: WebhookError };
 function describeStop(reason: ServeStop): Record<string, unknown> {
   if (reason.kind === 'signal') return { signal: reason.signal };
   if (reason.kind === 'ended') return { ended: reason.error.message };
+  if (reason.kind === 'output-closed') return { output: 'the reader of standard output went away' };
   return { [reason.origin]: reason.error instanceof Error ? reason.error.message : String(reason.error) };
 }
 

@@ -44,3 +44,21 @@ test('an uncaught exception or an unhandled rejection becomes a stop request ins
   assert.equal(rejected.code, 2);
   assert.equal(rejected.stdout, `ready\n${JSON.stringify({ kind: 'error', origin: 'unhandledRejection', message: 'fixture rejection' })}\naborted true\ncleaned up\n`);
 });
+
+test('a closed output becomes one stop request with exit code 141 (128 + SIGPIPE), and dispose() stops listening for it', async () => {
+  const { stopExitCode, watchStopRequests } = await import('../../../src/cli/stop-requests.js');
+  const { EventEmitter } = await import('node:events');
+  let closed: (() => void) | undefined;
+  let unregistered = false;
+  const stops = watchStopRequests(new EventEmitter() as unknown as Parameters<typeof watchStopRequests>[0], () => undefined, (listener) => {
+    closed = listener;
+    return () => { unregistered = true; };
+  });
+  assert.ok(closed, 'registered for a closed output');
+  closed();
+  assert.deepEqual(await stops.requested, { kind: 'output-closed' });
+  assert.equal(stops.signal.aborted, true);
+  assert.equal(stopExitCode({ kind: 'output-closed' }), 141);
+  stops.dispose();
+  assert.equal(unregistered, true);
+});

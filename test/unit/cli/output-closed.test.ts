@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { OUTPUT_CLOSED_EXIT_CODE, onOutputClosed, watchOutput } from '../../../src/cli/output-closed.js';
+
+function epipe(): NodeJS.ErrnoException {
+  return Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+}
+
+test('with nobody listening, the first EPIPE on the output exits with 141 (128 + SIGPIPE) and later ones are ignored', () => {
+  const stream = new EventEmitter();
+  const exits: number[] = [];
+  watchOutput(stream as unknown as NodeJS.WritableStream, (code) => exits.push(code));
+  stream.emit('error', epipe());
+  stream.emit('error', epipe());
+  stream.emit('error', Object.assign(new Error('write after end'), { code: 'ERR_STREAM_DESTROYED' }));
+  assert.equal(OUTPUT_CLOSED_EXIT_CODE, 141);
+  assert.deepEqual(exits, [141]);
+});
+
+test('a listener is told once instead of the exit, and stops being told once it unregisters', () => {
+  const first = new EventEmitter();
+  const exits: number[] = [];
+  let told = 0;
+  const unregister = onOutputClosed(() => { told += 1; });
+  try {
+    watchOutput(first as unknown as NodeJS.WritableStream, (code) => exits.push(code));
+    first.emit('error', epipe());
+    first.emit('error', epipe());
+    assert.equal(told, 1);
+    assert.equal(exits.length, 0, 'no exit while someone listens');
+  } finally {
+    unregister();
+  }
+  const second = new EventEmitter();
+  watchOutput(second as unknown as NodeJS.WritableStream, (code) => exits.push(code));
+  second.emit('error', epipe());
+  assert.equal(told, 1);
+  assert.deepEqual(exits, [141]);
+});
+
+test('any other error of the output is not swallowed', () => {
+  const stream = new EventEmitter();
+  watchOutput(stream as unknown as NodeJS.WritableStream, () => { assert.fail('no exit'); });
+  assert.throws(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })), /disk full/);
+});
