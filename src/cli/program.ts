@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 import { readPackageVersion } from './package-version.js';
 import { registerCommands } from './commands/index.js';
 
@@ -12,7 +12,14 @@ export function createProgram(): Command {
     // A usage error (unknown option, bad or missing value) exits 2 from every command, as a failed
     // command does; 1 keeps its meaning (`voe check`: refused; `voe demo`: an answer differs).
     // Subcommands inherit this setting.
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+    // An option a command cannot run without says so in its help (Commander does not); inherited too.
+    .configureHelp({
+      optionDescription(option: Option): string {
+        const text = Help.prototype.optionDescription.call(this, option);
+        return option.mandatory ? `${text} (required)` : text;
+      },
+    });
   registerCommands(program);
   return program;
 }

@@ -145,7 +145,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     }));
   }
 
-  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean }> {
+  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean; extErrors?: boolean }> {
     const unexpected = (what: string, output: string): FsResizeError => new FsResizeError('FSRESIZE_UNEXPECTED_OUTPUT',
       `could not read the size of ${filesystem} on ${id.path} from ${what}; nothing was changed${output ? ` (output: ${output.trim().slice(0, 300)})` : ''}`);
     switch (filesystem) {
@@ -155,7 +155,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         // The fields `dumpe2fs -h` prints as Block count x Block size, read without a process.
         const superblock = parseExtSuperblock(await devices.read(id, EXT_SUPERBLOCK_OFFSET, EXT_SUPERBLOCK_LENGTH));
         if (superblock === null) throw unexpected('its superblock (no ext magic)', '');
-        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null, extCheckNeeded: superblock.checkNeeded };
+        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null, extCheckNeeded: superblock.checkNeeded, extErrors: superblock.errorsRecorded };
       }
       case 'xfs': {
         if (mountPoint === null) {
@@ -226,6 +226,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       btrfs: size?.btrfs ?? null,
       users,
       ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),
+      ...(size?.extErrors === undefined ? {} : { extErrors: size.extErrors }),
     };
     return { inspection, mount: chosen };
   }
@@ -284,6 +285,28 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     };
     if (plan.kind === 'refuse') throw plan.error;
     if (plan.kind === 'noop') return { ...base, action: 'noop', reason: plan.reason, afterBytes: inspection.filesystemBytes, command: null, precheck: null };
+    // The check and the grow tool change the filesystem: they must run to their end even if voe
+    // is stopped or killed, and the device lock names them so no other voe starts meanwhile.
+    const critical = { onStart: (pid: number) => held.recordTool(pid) };
+    const { signal } = growOptions;
+    /** Runs e2fsck -f -p; 0 = clean, 1 = errors corrected; anything else needs a person. */
+    const runCheck = async (tool: string, args: string[], next: string, purpose: string): Promise<PrecheckRan> => {
+      await confirmUnchanged(id, inspection, next, null);
+      const check = await runner.run(tool, args, { timeoutMs: growMs, critical });
+      if (check.exitCode !== 0 && check.exitCode !== 1) throw fsckFailure(tool, args, check, purpose);
+      return { command: [tool, ...args], exitCode: check.exitCode };
+    };
+    if (plan.kind === 'check') {
+      const checkCommand = [plan.precheck.tool, ...plan.precheck.args];
+      if (dryRun) {
+        return { ...base, action: 'noop', reason: `dry run: ${plan.reason}: would check it with: ${checkCommand.join(' ')}`, afterBytes: inspection.filesystemBytes,
+          command: null, precheck: { command: checkCommand, exitCode: null } };
+      }
+      stopIfAsked(signal, `before running ${checkCommand.join(' ')}: nothing was changed`);
+      const checked = await runCheck(plan.precheck.tool, plan.precheck.args, checkCommand.join(' '), `checking ${inspection.filesystem} on ${id.path}, which records errors`);
+      return { ...base, action: 'noop', afterBytes: inspection.filesystemBytes, command: null, precheck: checked,
+        reason: `${plan.reason}: checked it (${checkCommand.join(' ')}, ${fsckExitText(checked.exitCode)}); nothing to grow` };
+    }
     const command = [plan.tool, ...plan.args];
     const checkCommand = plan.precheck ? [plan.precheck.tool, ...plan.precheck.args] : null;
     if (dryRun) {
@@ -291,21 +314,11 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       return { ...base, action: 'noop', reason: `dry run: would ${plan.reason} with: ${steps.join(' && ')}`, afterBytes: inspection.filesystemBytes, command,
         precheck: checkCommand ? { command: checkCommand, exitCode: null } : null };
     }
-    // The check and the grow tool change the filesystem: they must run to their end even if voe
-    // is stopped or killed, and the device lock names them so no other voe starts meanwhile.
-    const critical = { onStart: (pid: number) => held.recordTool(pid) };
     let precheck: PrecheckRan | null = null;
-    const { signal } = growOptions;
     stopIfAsked(signal, `before running ${(checkCommand ?? command).join(' ')}: nothing was changed`);
     if (plan.precheck && checkCommand) {
-      await confirmUnchanged(id, inspection, checkCommand.join(' '), null);
-      const check = await runner.run(plan.precheck.tool, plan.precheck.args, { timeoutMs: growMs, critical });
-      // e2fsck: 0 = clean, 1 = errors corrected; anything else needs a person.
-      if (check.exitCode !== 0 && check.exitCode !== 1) {
-        throw fsckFailure(plan.precheck.tool, plan.precheck.args, check, `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
-      }
-      precheck = { command: checkCommand, exitCode: check.exitCode };
-      stopIfAsked(signal, `after ${checkCommand.join(' ')} had finished (${fsckExitText(check.exitCode)}), before ${command.join(' ')}: the filesystem was not grown${check.exitCode === 1 ? ' (the check\'s fixes are written)' : ''}`, { precheck });
+      precheck = await runCheck(plan.precheck.tool, plan.precheck.args, checkCommand.join(' '), `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
+      stopIfAsked(signal, `after ${checkCommand.join(' ')} had finished (${fsckExitText(precheck.exitCode)}), before ${command.join(' ')}: the filesystem was not grown${precheck.exitCode === 1 ? ' (the check\'s fixes are written)' : ''}`, { precheck });
     }
     await confirmStillVisible(id, mount, inspection.filesystem as string);
     await confirmUnchanged(id, inspection, command.join(' '), precheck);

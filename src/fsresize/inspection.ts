@@ -64,6 +64,8 @@ export interface Inspection {
   users: DeviceUsers | null;
   /** ext only: whether an offline resize2fs would first demand `e2fsck -f` (see parseExtSuperblock). */
   extCheckNeeded?: boolean;
+  /** ext only: whether the filesystem records errors (see parseExtSuperblock's errorsRecorded). */
+  extErrors?: boolean;
 }
 
 export interface GrowOptions {

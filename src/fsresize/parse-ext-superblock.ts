@@ -10,6 +10,12 @@ export interface ExtSuperblock {
    * than inodes, an orphan inode list to process, or a journal that needs recovery.
    */
   checkNeeded: boolean;
+  /**
+   * The filesystem records errors (s_state's error bit, which `dumpe2fs -h` shows as "clean with
+   * errors" or "not clean with errors"): the kernel or a tool found it damaged, e.g. a resize2fs
+   * stopped midway; e2fsck clears it once it has repaired the filesystem.
+   */
+  errorsRecorded: boolean;
 }
 
 /** The superblock starts 1024 bytes into the device and is 1024 bytes long. */
@@ -54,5 +60,5 @@ export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null
   const checkNeeded = (state & STATE_ERROR) !== 0 || (state & STATE_VALID) === 0 || lastCheck < mountTime
     || freeBlocks > blockCount || freeInodes > inodes
     || lastOrphan !== 0 || (incompat & INCOMPAT_RECOVER) !== 0;
-  return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded };
+  return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded, errorsRecorded: (state & STATE_ERROR) !== 0 };
 }

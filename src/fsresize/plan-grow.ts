@@ -9,7 +9,9 @@ import { needsResize } from './needs-resize.js';
 export type GrowPlan =
   | { kind: 'noop'; reason: string }
   | { kind: 'refuse'; error: FsResizeError }
-  | { kind: 'grow'; tool: string; args: string[]; reason: string; precheck?: { tool: string; args: string[] } };
+  | { kind: 'grow'; tool: string; args: string[]; reason: string; precheck?: { tool: string; args: string[] } }
+  /** Nothing to grow, but the filesystem must be checked before anyone is told so (see planGrow). */
+  | { kind: 'check'; reason: string; precheck: { tool: string; args: string[] } };
 
 /** What planGrow may be told beyond the inspection. */
 export interface PlanOptions {
@@ -53,7 +55,9 @@ const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so 
  * both a filesystem and a partition table); an unformatted device is left alone; a filesystem
  * mounted only where another mount hides it is refused (the tools would act on the filesystem
  * shown there); a device smaller than its filesystem is refused (a fault, not a no-op); a
- * filesystem that already fills its device is left alone; xfs and btrfs need a mount point; and
+ * filesystem that already fills its device is left alone (unless it is an unmounted ext
+ * filesystem that records errors: that one is checked, `kind: 'check'`, under the same guards as an
+ * offline grow); xfs and btrfs need a mount point; and
  * only then the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
  * resize max|<devid>:max <mountpoint>). An unmounted ext filesystem that resize2fs would refuse
  * (see parseExtSuperblock's checkNeeded) is checked first with `e2fsck -f -p <device>`; preen
@@ -110,7 +114,16 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
       `${device} (${formatBytes(inspection.deviceBytes)}) is smaller than the ${filesystem} filesystem on it (${formatBytes(fsBytes)}): the device shrank or is not the one the filesystem was made on; nothing was changed — check the device (was the volume or its backing file made smaller?) before mounting it or writing to it`);
   }
   if (!needsResize(inspection)) {
-    return { kind: 'noop', reason: `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)}): nothing to grow` };
+    const full = `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)})`;
+    if (isExt(filesystem) && mountPoint === null && inspection.extErrors === true) {
+      // A grow stopped midway (resize2fs killed) leaves the new size written and the filesystem
+      // marked with errors: "nothing to grow" would pass a damaged filesystem as grown (kubelet
+      // then mounts it). Checked like any offline ext grow that needs it, under the same guards.
+      const inUse = usedElsewhere(inspection, options);
+      if (inUse !== null) return inUse;
+      return { kind: 'check', reason: `${full} but records errors (e.g. a resize stopped midway)`, precheck: { tool: 'e2fsck', args: ['-f', '-p', inspection.devicePath] } };
+    }
+    return { kind: 'noop', reason: `${full}: nothing to grow` };
   }
   const growth = `${filesystem} on ${device} from ${formatBytes(fsBytes)} to ${formatBytes(inspection.deviceBytes)}`;
   switch (filesystem) {
@@ -161,6 +174,10 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
  * container's view of a shared device): resize2fs and e2fsck under it would corrupt it. Their own
  * guard (an exclusive open) only finds mounts and other exclusive openers.
  */
+function isExt(filesystem: string): boolean {
+  return filesystem === 'ext2' || filesystem === 'ext3' || filesystem === 'ext4';
+}
+
 function usedElsewhere(inspection: Inspection, options: PlanOptions): GrowPlan | null {
   const { device, filesystem, users } = inspection;
   if (users === null) {

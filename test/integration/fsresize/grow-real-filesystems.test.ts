@@ -85,6 +85,44 @@ test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays i
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
+test('ext4 that already fills its device but records errors (as a resize2fs stopped midway leaves it): checked with e2fsck -f -p, never passed as "nothing to grow"', async (t) => {
+  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { growTo: 64 * MiB });
+  await sh('debugfs', ['-w', '-R', 'ssv state 3', loop.device]);
+  assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem state: +clean with errors$/m);
+  const inspection = await resizer.inspect(loop.device);
+  assert.equal(inspection.extErrors, true);
+  assert.equal(resizer.needsResize(inspection), false, 'it fills its device');
+
+  const dryRun = await resizer.grow(loop.device, { dryRun: true });
+  assert.equal(dryRun.action, 'noop');
+  assert.match(dryRun.reason, /^dry run: ext4 on \S+ already fills the device \(64\.0 MiB of 64\.0 MiB\) but records errors \(e\.g\. a resize stopped midway\): would check it with: e2fsck -f -p \S+$/);
+  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0, 'a dry run checks nothing');
+
+  const result = await resizer.grow(loop.device);
+  assert.equal(result.action, 'noop');
+  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
+  assert.match(result.reason, /but records errors \(e\.g\. a resize stopped midway\): checked it \(e2fsck -f -p \S+, exit 0: no errors\); nothing to grow$/);
+  assert.deepEqual(result.command, null);
+  assert.equal(growCalls(calls), 0);
+  assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem state: +clean$/m, 'e2fsck cleared the error state');
+  assert.equal((await resizer.grow(loop.device)).precheck, null, 'once checked, a second call does nothing');
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('ext4 that fills its device and records errors preen mode cannot fix: FSRESIZE_FSCK_FAILED, never a success', async (t) => {
+  const { resizer, loop } = await usedExt4(t, { growTo: 64 * MiB });
+  await sh('debugfs', ['-w', '-R', 'sif <7> block[0] 999999999', loop.device]);
+  await sh('debugfs', ['-w', '-R', 'ssv state 3', loop.device]);
+  await assert.rejects(resizer.grow(loop.device), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_FSCK_FAILED');
+    assert.match(error.message, /checking ext4 on \S+, which records errors/);
+    assert.match(error.message, /UNEXPECTED INCONSISTENCY/);
+    return true;
+  });
+});
+
 test('xfs online: xfs_growfs -d grows the mounted filesystem and every file survives', async (t) => {
   const { resizer, calls, loop, mnt, sums, beforeBytes: before } = await mountedXfs(t, { growTo: 1024 * MiB });
 

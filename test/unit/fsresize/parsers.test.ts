@@ -34,8 +34,8 @@ test('parseMountinfo reads fields, unescapes paths and derives read-only', () =>
 });
 
 test('parseExtSuperblock: block count x block size, 64-bit high word only with INCOMPAT_64BIT', () => {
-  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024, checkNeeded: false });
-  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40, checkNeeded: false });
+  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024, checkNeeded: false, errorsRecorded: false });
+  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40, checkNeeded: false, errorsRecorded: false });
   assert.equal(parseExtSuperblock(extSuperblock(0, 2, { bit64: true, high: 1 }))?.bytes, 2 ** 32 * 4096);
   assert.equal(parseExtSuperblock(extSuperblock(10, 2, { high: 1 }))?.blockCount, 10, 'high word ignored without 64bit');
   assert.equal(parseExtSuperblock(extSuperblock(10, 2, { magic: 0x1234 })), null);
@@ -56,6 +56,15 @@ test('parseExtSuperblock: checkNeeded follows resize2fs (not clean, errors, moun
   assert.equal(needs({ lastOrphan: 12 }), true, 'an orphan inode list to process (s_last_orphan)');
   assert.equal(needs({ incompat: 0x4 }), true, 'the journal needs recovery (INCOMPAT_RECOVER)');
   assert.equal(needs({ incompat: 0x2 | 0x40 | 0x200 }), false, 'other incompat features (filetype, extents, flex_bg) do not');
+});
+
+test('parseExtSuperblock: errorsRecorded is the error bit of s_state alone ("clean with errors", "not clean with errors")', () => {
+  const errors = (fields: ExtFields) => parseExtSuperblock(extSuperblock(1000, 2, fields))?.errorsRecorded;
+  assert.equal(errors({}), false);
+  assert.equal(errors({ state: 0x1 | 0x2 }), true, 'clean with errors');
+  assert.equal(errors({ state: 0x2 }), true, 'not clean with errors');
+  assert.equal(errors({ state: 0 }), false, 'not clean, no errors recorded');
+  assert.equal(errors({ mountTime: 1_700_000_001, lastOrphan: 12, incompat: 0x4 }), false, 'the other reasons for a check are no errors');
 });
 
 test('parseXfsSuperblock reads sb_blocksize and sb_dblocks behind the XFSB magic', () => {

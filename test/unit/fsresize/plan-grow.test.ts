@@ -33,6 +33,20 @@ test('planGrow picks the tool per filesystem', () => {
   assert.deepEqual(pick(plan), ['resize2fs', '/dev/sdc'], 'the resolved device path is passed to the tool');
 });
 
+test('planGrow: an unmounted ext filesystem that fills its device but records errors (a resize stopped midway) is checked, not passed as "nothing to grow"', () => {
+  for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
+    const full = { filesystem, devicePath: '/dev/sdc', deviceBytes: 100 * MiB, extCheckNeeded: true };
+    const damaged = planGrow(inspection({ ...full, extErrors: true }));
+    assert.ok(damaged.kind === 'check', JSON.stringify(damaged));
+    assert.deepEqual(damaged.precheck, { tool: 'e2fsck', args: ['-f', '-p', '/dev/sdc'] });
+    assert.match(damaged.reason, /^ext\d on \/dev\/sdb already fills the device \(100\.0 MiB of 100\.0 MiB\) but records errors \(e\.g\. a resize stopped midway\)$/);
+    assert.equal(planGrow(inspection({ ...full, extErrors: false })).kind, 'noop', 'mounted since its last check, no errors: nothing to do');
+    assert.equal(planGrow(inspection({ ...full, extErrors: true, mountPoint: '/m' })).kind, 'noop', 'mounted: the kernel owns it');
+    const used = planGrow(inspection({ ...full, extErrors: true, users: { openedBy: [{ pid: 7, command: 'qemu-system-x86_64', majorMinor: '8:16' }], unreadable: [], holders: [], disk: null } }));
+    assert.equal(code(used), 'FSRESIZE_DEVICE_IN_USE', 'never checked under another user');
+  }
+});
+
 test('planGrow checks an unmounted ext filesystem (e2fsck -f -p) only when resize2fs would demand it, never a mounted one', () => {
   for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
     const needsCheck = planGrow(inspection({ filesystem, devicePath: '/dev/sdc', extCheckNeeded: true }));
