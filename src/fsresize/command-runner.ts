@@ -6,14 +6,18 @@ export interface CommandResult {
 }
 
 export interface RunOptions {
-  /** Kill the command and fail with FSRESIZE_TIMEOUT after this many milliseconds. */
+  /**
+   * Fail with FSRESIZE_TIMEOUT after this many milliseconds: a probe is killed then; a critical
+   * command is not (see critical).
+   */
   timeoutMs?: number;
   /**
-   * The command changes the filesystem (a grow or check tool) and must never be stopped midway
-   * by what happens to voe: it runs in a session of its own (a terminal's Ctrl-C or hangup
-   * reaches voe only) and writes its output to files, not pipes (it does not die of SIGPIPE when
-   * voe is killed). `onStart` gets its pid, synchronously, as soon as it runs. Only its own
-   * timeout stops it.
+   * The command changes the filesystem (a grow or check tool) and must never be stopped midway,
+   * neither by what happens to voe nor by its timeout (a resize2fs killed midway leaves a
+   * damaged filesystem): it runs in a session of its own (a terminal's Ctrl-C or hangup reaches
+   * voe only) and writes its output to files, not pipes (it does not die of SIGPIPE when voe is
+   * killed). `onStart` gets its pid, synchronously, as soon as it runs. At its timeout voe stops
+   * waiting (FSRESIZE_TIMEOUT, details.pid) and leaves it running.
    */
   critical?: { onStart?: (pid: number) => void };
   /**

@@ -49,24 +49,32 @@ async function unlinkedOutputFiles(command: string, args: readonly string[]): Pr
  * Runs a tool that must finish whatever happens to voe (see RunOptions.critical): in a session of
  * its own (setsid: no terminal signals), with stdout and stderr going to files that are already
  * unlinked (nothing is left behind, and no pipe can break under it). `onStart` gets its pid as
- * soon as it runs. Stopped (SIGTERM) only when `timeoutMs` passes; one that still exits 0 finished its work,
- * and that is its result. Resolves like execFile does in
- * createExecFileRunner: any exit code is a result; a missing or non-executable tool, a timeout,
- * a death by signal and output files that cannot be created are typed errors.
+ * soon as it runs. Never stopped: when `timeoutMs` passes, the call fails with FSRESIZE_TIMEOUT
+ * naming its pid (its output so far included) and the tool goes on to its end (the device lock it
+ * was recorded in stays held until then). Resolves like execFile does in createExecFileRunner:
+ * any exit code is a result; a missing or non-executable tool, a timeout, a death by signal and
+ * output files that cannot be created are typed errors.
  */
 export async function runDetached(command: string, args: readonly string[],
   options: { env: { PATH: string; LC_ALL: string }; timeoutMs: number; onStart?: (pid: number) => void }): Promise<CommandResult> {
   const [out, err] = await unlinkedOutputFiles(command, args);
   try {
-    const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stopped: boolean } | { spawnError: NodeJS.ErrnoException }>((resolve) => {
+    type Ended = { code: number | null; signal: NodeJS.Signals | null } | { spawnError: NodeJS.ErrnoException } | { runningPid: number };
+    const ended = await new Promise<Ended>((resolve) => {
       const child = spawn(command, [...args], { env: options.env, detached: true, stdio: ['ignore', out.fd, err.fd] });
-      let stopped = false;
-      const timer = setTimeout(() => { stopped = true; child.kill('SIGTERM'); }, options.timeoutMs);
+      const timer = setTimeout(() => {
+        // Waited long enough: voe goes on without it (and may exit), the tool runs to its end.
+        child.unref();
+        resolve({ runningPid: child.pid as number });
+      }, options.timeoutMs);
       child.once('error', (error: NodeJS.ErrnoException) => { clearTimeout(timer); resolve({ spawnError: error }); });
-      child.once('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stopped }); });
+      child.once('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal }); });
       if (child.pid !== undefined) options.onStart?.(child.pid);
     });
     const [stdout, stderr] = await Promise.all([readOutput(out), readOutput(err)]);
+    if ('runningPid' in ended) {
+      throw toolErrors.stillRunning(command, args, options.timeoutMs, ended.runningPid, stderr, { tool: command, args: [...args], exitCode: null, signal: null, stderr });
+    }
     if ('spawnError' in ended) {
       const error = ended.spawnError;
       const tool = { tool: command, args: [...args], exitCode: null, signal: null, stderr };
@@ -75,10 +83,6 @@ export async function runDetached(command: string, args: readonly string[],
       throw toolErrors.abnormal(command, args, error.code ?? error.message, stderr, error, tool);
     }
     const tool = { tool: command, args: [...args], exitCode: ended.code, signal: ended.signal, stderr };
-    // Exit 0 after the stop was asked for: the tool ran to its end (it finished as the timeout
-    // passed, or went on regardless); its work is done, and saying it timed out would be untrue.
-    // Any other end after the stop may be the stop's doing.
-    if (ended.stopped && ended.code !== 0) throw toolErrors.timedOut(command, args, options.timeoutMs, stderr, undefined, tool);
     if (ended.code !== null) return { exitCode: ended.code, stdout, stderr };
     throw toolErrors.abnormal(command, args, String(ended.signal), stderr, undefined, tool);
   } finally {

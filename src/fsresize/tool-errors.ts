@@ -8,6 +8,11 @@ export const toolErrors = {
     `${command} could not be executed (${code}); run voe as root on the node`, { cause, tool }),
   timedOut: (command: string, args: readonly string[], timeoutMs: number, stderr: string, cause: unknown, tool: ToolReport, stopped = 'was stopped'): FsResizeError => new FsResizeError('FSRESIZE_TIMEOUT',
     `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms and ${stopped}; check the device and the tool's output, then retry${stderr ? `: ${stderr.trim()}` : ''}`, { cause, tool }),
+  /** A critical tool (it writes the filesystem) outlived its timeout: left running, never stopped midway. */
+  stillRunning: (command: string, args: readonly string[], timeoutMs: number, pid: number, stderr: string, tool: ToolReport): FsResizeError => new FsResizeError('FSRESIZE_TIMEOUT',
+    `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms and is still running (pid ${pid}): voe stopped waiting but left it running, ` +
+    'as stopping it midway would damage the filesystem; the device lock stays held until it ends, so the next resize of this device waits for it — ' +
+    `retry once it has ended (ps -p ${pid})${stderr ? `; its output so far: ${stderr.trim()}` : ''}`, { tool, details: { pid } }),
   outputFilesFailed: (command: string, args: readonly string[], directory: string, cause: unknown): FsResizeError => {
     const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
     const why = code === 'ENOENT' ? 'it does not exist'

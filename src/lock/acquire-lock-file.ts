@@ -175,25 +175,35 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
       if (options.signal?.aborted) throw options.interrupted?.() ?? new Error(`stopped while waiting for ${lockPath}`);
       try {
         await link(temporary, lockPath);
-        const release = async (): Promise<void> => {
-          const current = await readFile(lockPath, 'utf8').catch(() => '');
-          if (current === content) await unlink(lockPath).catch(() => undefined);
-        };
-        const recordHelper = (pid: number): void => {
-          const helperStart = processStartTime(pid);
-          const next = formatLockContent({ ...mine, helper: { pid, ...(helperStart === null ? {} : { start: helperStart }) } });
+        let helper: LockProcess | undefined;
+        /** Replaces the lock file's content atomically (a waiter reads the old or the new, never a part); false if it is not ours or cannot be written. */
+        const rewrite = (next: string): boolean => {
           const staged = `${lockPath}.${token}.helper`;
           try {
-            if (readFileSync(lockPath, 'utf8') !== content) return;
-            // Replaced atomically: a waiter reads the old content or the new, never a partial one.
+            if (readFileSync(lockPath, 'utf8') !== content) return false;
             // Created anew ('wx'): a file or symbolic link planted at that name is never written through.
             writeFileSync(staged, next, { flag: 'wx' });
             renameSync(staged, lockPath);
             content = next;
+            return true;
           } catch {
-            // The lock stays held by this process; only the helper's survival is not recorded.
             try { unlinkSync(staged); } catch { /* never written */ }
+            return false;
           }
+        };
+        const release = async (): Promise<void> => {
+          const current = await readFile(lockPath, 'utf8').catch(() => '');
+          if (current !== content) return;
+          // A tool still running (voe stopped waiting for it at its timeout) keeps the lock: it is
+          // handed to the tool, which holds it until it ends (then a waiter finds it stale).
+          if (helper !== undefined && alive(helper) && rewrite(formatLockContent({ holder: helper, token, ...(namespace ? { namespace } : {}) }))) return;
+          await unlink(lockPath).catch(() => undefined);
+        };
+        const recordHelper = (pid: number): void => {
+          const helperStart = processStartTime(pid);
+          const recorded = { pid, ...(helperStart === null ? {} : { start: helperStart }) };
+          // If it cannot be written, the lock stays held by this process; only the helper's survival is not recorded.
+          if (rewrite(formatLockContent({ ...mine, helper: recorded }))) helper = recorded;
         };
         sweepLeftovers(lockPath, namespace);
         return Object.assign(release, { recordHelper });

@@ -59,7 +59,7 @@ export function register(program: Command): void {
       + '(voe lacks CAP_SYS_PTRACE, or they have capabilities voe lacks), or when voe runs in a PID namespace of its own and cannot see the node\'s other processes '
       + `(refused by default, naming them): only when you know they do not use the device; also ${IGNORE_UNREADABLE_PROCESSES_ENV}=1`)
     .addOption(new Option('--lock-dir <dir>', 'directory for the per-device lock files shared by every voe process on the node (made mode 0700; refused if others may write in it)').default(DEFAULT_LOCK_DIRECTORY))
-    .addOption(new Option('--timeout <seconds>', 'stop the grow tool (and the e2fsck pre-check, each) after this many seconds').default(1800).argParser(seconds))
+    .addOption(new Option('--timeout <seconds>', 'how long to wait for the grow tool (and the e2fsck pre-check, each); one still running then is left to finish (never stopped midway) and keeps the device lock').default(1800).argParser(seconds))
     // Usage errors (printed by the parser on stderr) exit 2 like every other error.
     .action(async (options: GrowCommandOptions) => {
       exitOnceAnswered();

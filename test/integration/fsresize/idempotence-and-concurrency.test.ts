@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, majorMinorOf } from '../../../src/fsresize/index.js';
 import { eventually } from '../../support/held-clock.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
@@ -92,4 +93,38 @@ test('a device name given to another device while voe waited for the lock: FSRES
   assert.equal(growCalls(calls), 0);
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
   assert.equal(await dumpe2fsBytes(other.device), 64 * MiB);
+});
+
+test('a grow tool still running at the timeout is left running and keeps the device lock: the next grow waits for it, then finds the filesystem grown and intact', async (t) => {
+  const { scratch, lockDirectory } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(256 * MiB);
+  // resize2fs made slow (2 s before it starts), as a long grow of a large filesystem is.
+  const real = createExecFileRunner();
+  const slow = recordingRunner({
+    run: (command, args, options) => (command === 'resize2fs' ? real.run('sh', ['-c', 'sleep 2; exec resize2fs "$@"', 'resize2fs', ...args], options) : real.run(command, args, options)),
+  });
+  const lock = () => createDeviceLock({ directory: lockDirectory });
+  const impatient = createFsResizer({ runner: slow, lock: lock(), unreadableProcesses: unreadablePolicyHere, timeouts: { growMs: 500 } });
+  let toolPid = 0;
+  await assert.rejects(impatient.grow(loop.device), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+    assert.match(error.message, /is still running \(pid \d+\): voe stopped waiting but left it running/);
+    toolPid = error.details?.['pid'] as number;
+    return true;
+  });
+  const [lockFile] = await readdir(lockDirectory);
+  assert.ok(lockFile, 'the lock file stays');
+  assert.match(await readFile(join(lockDirectory, lockFile), 'utf8'), new RegExp(`^${toolPid} `), 'handed to the running tool');
+
+  const next = createFsResizer({ runner: createExecFileRunner(), lock: lock(), unreadableProcesses: unreadablePolicyHere });
+  const waited: string[] = [];
+  const result = await next.grow(loop.device, { onLockWait: (holder) => waited.push(holder) });
+  assert.deepEqual(waited, [String(toolPid)], 'the next grow waited for the tool');
+  assert.equal(result.action, 'noop', result.reason);
+  assert.match(result.reason, /already fills the device \(256\.0 MiB of 256\.0 MiB\): nothing to grow$/);
+  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  assert.match(await sh('e2fsck', ['-f', '-n', loop.device]), /clean|files/, 'the filesystem checks clean');
 });

@@ -51,24 +51,26 @@ test('a grow tool that exits non-zero is FSRESIZE_TOOL_FAILED with its exit code
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('a grow that runs out of time is FSRESIZE_TIMEOUT naming the tool; the filesystem is intact and grows later', async (t) => {
+test('a grow that runs out of time is FSRESIZE_TIMEOUT naming the tool, which is left to finish (never stopped midway); the next grow waits for it and finds the filesystem grown and intact', async (t) => {
   const { lockDirectory, loop, mnt, sums } = await mountedXfs(t, { growTo: 1024 * MiB });
-  // A slow xfs_growfs first on PATH: it waits 30 s before running the real one, so a 500 ms
-  // timeout always stops it before it changes anything (a bare 1 ms timeout races with a fast grow).
+  // A slow xfs_growfs first on PATH: it waits 3 s before running the real one, so a 500 ms
+  // timeout always passes before it changes anything (a bare 1 ms timeout races with a fast grow).
   const real = await findTool('xfs_growfs');
   const bin = await mkdtemp(join(tmpdir(), 'voe-slow-tool-'));
   t.after(() => rm(bin, { recursive: true, force: true }));
-  await writeFile(join(bin, 'xfs_growfs'), `#!/bin/sh\ntrap 'kill $! 2>/dev/null; exit 143' TERM\nsleep 30 & wait $!\nexec ${real} "$@"\n`, { mode: 0o755 });
+  await writeFile(join(bin, 'xfs_growfs'), `#!/bin/sh\nsleep 3\nexec ${real} "$@"\n`, { mode: 0o755 });
   const slow = createExecFileRunner({ searchPath: `${bin}:${DEFAULT_SEARCH_PATH}` });
   const error = await resizerWith(lockDirectory, slow, 500).grow(loop.device).then(() => undefined, (e: unknown) => e);
   assert.ok(isFsResizeError(error), String(error));
   assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-  assert.match(error.message, /^xfs_growfs -d \S+ did not finish within 500 ms and was stopped/);
-  assert.equal(await xfsBytes(mnt), 320 * MiB, 'stopped before it changed anything');
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
-  const result = await resizerWith(lockDirectory, createExecFileRunner()).grow(loop.device);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.equal(await xfsBytes(mnt), 1024 * MiB);
+  assert.match(error.message, /^xfs_growfs -d \S+ did not finish within 500 ms and is still running \(pid \d+\)/);
+  assert.equal(await xfsBytes(mnt), 320 * MiB, 'not grown yet when voe stopped waiting');
+  const waited: string[] = [];
+  const result = await resizerWith(lockDirectory, createExecFileRunner()).grow(loop.device, { onLockWait: (holder) => waited.push(holder) });
+  assert.deepEqual(waited, [String(error.details?.['pid'])], 'the next grow waited for the tool left running');
+  assert.equal(result.action, 'noop', result.reason);
+  assert.match(result.reason, /already fills the device/);
+  assert.equal(await xfsBytes(mnt), 1024 * MiB, 'the tool left running grew it');
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 

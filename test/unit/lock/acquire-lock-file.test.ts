@@ -241,14 +241,36 @@ test('recordHelper never writes through a file or symbolic link planted where it
 test('recordHelper leaves a lock file that is no longer ours alone, and release still works after it', async (t) => {
   const lock = join(await scratch(t), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
-  release.recordHelper(process.ppid);
-  assert.match(await readFile(lock, 'utf8'), new RegExp(` helper=${process.ppid}:\\d+\n$`));
+  const tool = spawn('sleep', ['0.2']);
+  const ended = once(tool, 'exit');
+  release.recordHelper(tool.pid!);
+  assert.match(await readFile(lock, 'utf8'), new RegExp(` helper=${tool.pid}:\\d+\n$`));
+  await ended;
   await release();
-  await assert.rejects(readFile(lock, 'utf8'), { code: 'ENOENT' }, 'released after the rewrite');
+  await assert.rejects(readFile(lock, 'utf8'), { code: 'ENOENT' }, 'released after the rewrite, its tool having ended');
   const again = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   await writeFile(lock, '1 someone-else\n');
   again.recordHelper(process.ppid);
   assert.equal(await readFile(lock, 'utf8'), '1 someone-else\n');
+});
+
+test('a release while the recorded helper (a tool voe stopped waiting for) still runs hands the lock to it: held until the tool ends, then the next waiter gets it', async (t) => {
+  const lock = join(await scratch(t), 'x.lock');
+  const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
+  const tool = spawn('sleep', ['1.5']);
+  t.after(() => { if (tool.exitCode === null && tool.signalCode === null) tool.kill('SIGKILL'); });
+  const ended = once(tool, 'exit');
+  release.recordHelper(tool.pid!);
+  const token = (await readFile(lock, 'utf8')).split(' ')[1];
+  await release();
+  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${tool.pid} ${token} \\S+ start=${processStartTime(tool.pid!)}\n$`), 'the tool is the holder now');
+  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 300, pollMs: 10, ...errors }), new RegExp(`busy: held by ${tool.pid}`),
+    'held while the tool runs, although this process released it');
+  const next = acquireLockFile(lock, { deadline: Date.now() + 10_000, pollMs: 10, ...errors });
+  await ended;
+  const releaseNext = await next;
+  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `), 'taken over once the tool ended');
+  await releaseNext();
 });
 
 test('the files a waiter killed with SIGKILL left next to the lock are removed by the next holder; those of live waiters, and of other PID namespaces, stay', async (t) => {
