@@ -114,9 +114,10 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
           device = found;
         }
         // The device must show the new size (checked by the core under the device lock), and a
-        // Success makes kubelet record the resize as done: a read-only mount is a Failure to retry.
+        // Success makes kubelet record the resize as done: a read-only mount or device is a Failure to retry.
         const result = await deps.resizer.grow(device, {
-          ...(mountPath === undefined ? {} : { mountPath }), requiredDeviceBytes: next, readOnlyMount: 'refuse', ...(deps.signal ? { signal: deps.signal } : {}),
+          ...(mountPath === undefined ? {} : { mountPath }), requiredDeviceBytes: next, readOnlyMount: 'refuse', readOnlyDevice: 'refuse',
+          ...(deps.signal ? { signal: deps.signal } : {}),
         });
         if (deps.signal?.aborted) {
           return failure(`FSRESIZE_INTERRUPTED: stopped (${String(deps.signal.reason)}) after the grow had finished: ${result.reason}`);

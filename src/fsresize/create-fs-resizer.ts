@@ -270,6 +270,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       ...planOptions,
       ...(growOptions.requiredDeviceBytes === undefined ? {} : { requiredDeviceBytes: growOptions.requiredDeviceBytes }),
       ...(growOptions.readOnlyMount === undefined ? {} : { readOnlyMount: growOptions.readOnlyMount }),
+      ...(growOptions.readOnlyDevice === undefined ? {} : { readOnlyDevice: growOptions.readOnlyDevice }),
     };
     let plan = planGrow(inspection, options);
     // A program that opens devices for a moment (udev's probe after a size change, blkid, lsblk)

@@ -82,6 +82,8 @@ export interface GrowOptions {
   requiredDeviceBytes?: PlanOptions['requiredDeviceBytes'];
   /** See PlanOptions.readOnlyMount; default 'leave'. */
   readOnlyMount?: PlanOptions['readOnlyMount'];
+  /** See PlanOptions.readOnlyDevice; default 'leave'. */
+  readOnlyDevice?: PlanOptions['readOnlyDevice'];
   /**
    * A request to stop (e.g. voe got SIGTERM; its `reason` names it). Honoured between steps only:
    * before the lock is taken, while waiting for it, and before each tool that changes the

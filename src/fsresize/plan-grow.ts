@@ -36,6 +36,12 @@ export interface PlanOptions {
    * retries, and kubelet skips volumes that are read-only by their spec before calling).
    */
   readOnlyMount?: 'leave' | 'refuse';
+  /**
+   * A read-only device: 'leave' it, a no-op with the reason (default, as Kubernetes' NeedResize
+   * says no), or 'refuse' FSRESIZE_DEVICE_READ_ONLY, for the same callers as readOnlyMount: a
+   * success would record a filesystem that did not grow as grown.
+   */
+  readOnlyDevice?: 'leave' | 'refuse';
 }
 
 /**
@@ -79,6 +85,10 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
   // Read-only before any other refusal, as Kubernetes' resize path does (NeedResize is false on a
   // read-only device): whatever the device holds, nothing is written to it.
   if (inspection.deviceReadOnly) {
+    if (options.readOnlyDevice === 'refuse') {
+      return refuse('FSRESIZE_DEVICE_READ_ONLY',
+        `${device} is read-only (blockdev --getro = 1), so ${filesystem ? `the ${filesystem} filesystem on it` : 'it'} cannot be grown; nothing was changed — find out why the device is read-only (a read-only attachment, or the storage set it so after an error), make it writable, and retry`);
+    }
     return { kind: 'noop', reason: `${device} is read-only (blockdev --getro = 1): ${filesystem ? `the ${filesystem} filesystem` : 'the device'} was not changed` };
   }
   if (mountPoint !== null && inspection.mountReadOnly) {

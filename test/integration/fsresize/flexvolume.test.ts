@@ -156,6 +156,21 @@ test('expandfs on a filesystem mounted read-only (a writable device) answers a F
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
+test('expandfs on a read-only device answers a FSRESIZE_DEVICE_READ_ONLY Failure (a Success would record a filesystem that did not grow as grown)', async (t) => {
+  const { scratch } = await setup(t);
+  const writable = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', writable.device]);
+  const readOnly = await scratch.attachFile(writable.backingFile, { readOnly: true });
+  await writable.detach();
+  const mnt = await scratch.directory('mnt');
+  await readOnly.mount(mnt, ['ro', 'noload']);
+  await readOnly.growBacking(128 * MiB);
+  const answer = await driver(['expandfs', OPTIONS, '', mnt, String(128 * MiB), String(64 * MiB)]);
+  assert.equal(answer.code, 1, answer.combined);
+  assert.match(JSON.parse(answer.combined).message, new RegExp(`^FSRESIZE_DEVICE_READ_ONLY: ${readOnly.device} is read-only \\(blockdev --getro = 1\\), so the ext4 filesystem on it cannot be grown; nothing was changed`));
+  assert.equal(await dumpe2fsBytes(readOnly.device), 64 * MiB);
+});
+
 test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {
   const { scratch } = await setup(t);
   const loop = await scratch.attach(64 * MiB);

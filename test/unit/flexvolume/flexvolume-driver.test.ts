@@ -29,13 +29,13 @@ test('expandfs takes <json> <device path> <device mount path> <new size> <old si
   const resizer = recorder(2048);
   const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/mnt/global', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.deepEqual(answer, { response: { status: 'Success', message: 'grew ext4' }, exitCode: 0 });
-  assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/mnt/global', requiredDeviceBytes: 2048, readOnlyMount: 'refuse' }]]);
+  assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/mnt/global', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
 });
 
 test('expandfs without a device path uses the device mounted at the mount path', async () => {
   const resizer = recorder(2048);
   await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, deviceNode, mounts });
-  assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: '/var/lib/kubelet/pods/p/volumes/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse' }]]);
+  assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: '/var/lib/kubelet/pods/p/volumes/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
   const none = await handleFlexVolumeCall(['expandfs', '{}', '', '/elsewhere', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.deepEqual(none, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /elsewhere' }, exitCode: 1 });
 });
@@ -45,7 +45,7 @@ test('expandfs without a device path normalises the mount path as voe fsresize g
     const resizer = recorder(2048);
     const answer = await handleFlexVolumeCall(['expandfs', '{}', '', path, '2048', '1024'], { resizer, deviceNode, mounts });
     assert.equal(answer.exitCode, 0, `${path}: ${JSON.stringify(answer)}`);
-    assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: path, requiredDeviceBytes: 2048, readOnlyMount: 'refuse' }]]);
+    assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: path, requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
   }
 });
 
@@ -56,13 +56,13 @@ test('expandfs without a device path uses the filesystem the mount path shows, n
     '98 97 7:4 / /var/lib/kubelet/pods/p/volumes/v rw - ext4 /dev/loop4 rw',
   ].join('\n'));
   await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, deviceNode, mounts: stacked });
-  assert.deepEqual(resizer.grows, [['/dev/loop4', { mountPath: '/var/lib/kubelet/pods/p/volumes/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse' }]]);
+  assert.deepEqual(resizer.grows, [['/dev/loop4', { mountPath: '/var/lib/kubelet/pods/p/volumes/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
   const hiddenFirst = fakeMountTable([
     '98 27 7:4 / /v rw - ext4 /dev/loop4 rw',
     '97 27 7:3 / /v rw - ext4 /dev/loop3 rw',
   ].join('\n'), () => 98);
   await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, deviceNode, mounts: hiddenFirst });
-  assert.deepEqual(resizer.grows[1], ['/dev/loop4', { mountPath: '/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse' }]);
+  assert.deepEqual(resizer.grows[1], ['/dev/loop4', { mountPath: '/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]);
 });
 
 test('expandfs without a device path finds the device by its number, not by the name it was mounted under', async () => {
@@ -71,7 +71,7 @@ test('expandfs without a device path finds the device by its number, not by the 
   const resizer = recorder(2048);
   const answer = await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, deviceNode, mounts: renamed });
   assert.equal(answer.exitCode, 0, JSON.stringify(answer));
-  assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse' }]]);
+  assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
   const noNode = await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, deviceNode: async () => null, mounts: renamed });
   assert.deepEqual(noNode, { response: { status: 'Failure',
     message: 'expandfs: block device 8:16 (ext4) is mounted at /v, but this node has no device node for it in /dev; pass the device path' }, exitCode: 1 });
@@ -85,7 +85,7 @@ test('expandfs without a device path takes a btrfs (anonymous device number) by 
   ].join('\n'));
   const resizer = recorder(2048);
   await handleFlexVolumeCall(['expandfs', '{}', '', '/b', '2048', '1024'], { resizer, deviceNode: async () => { throw new Error('not asked for btrfs'); }, mounts: anonymous });
-  assert.deepEqual(resizer.grows, [['/dev/loop5', { mountPath: '/b', requiredDeviceBytes: 2048, readOnlyMount: 'refuse' }]]);
+  assert.deepEqual(resizer.grows, [['/dev/loop5', { mountPath: '/b', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
   const tmpfs = await handleFlexVolumeCall(['expandfs', '{}', '', '/t', '2048', '1024'], { resizer, deviceNode, mounts: anonymous });
   assert.deepEqual(tmpfs, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /t (it shows tmpfs from "tmpfs")' }, exitCode: 1 });
 });
@@ -104,7 +104,7 @@ test('expandfs reports core errors as Failure "<code>: <message>" with exit code
   const resizer = recorder(2048, new FsResizeError('FSRESIZE_TOOL_FAILED', 'resize2fs said no'));
   const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_TOOL_FAILED: resize2fs said no' }, exitCode: 1 });
-  assert.deepEqual(resizer.grows, [['/dev/sdb', { requiredDeviceBytes: 2048, readOnlyMount: 'refuse' }]]);
+  assert.deepEqual(resizer.grows, [['/dev/sdb', { requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
 });
 
 test('expandfs asks the core to grow only a device that shows the new size (checked under the device lock), and inspects nothing itself', async () => {
@@ -112,7 +112,7 @@ test('expandfs asks the core to grow only a device that shows the new size (chec
   resizer.inspect = async () => { throw new Error('the driver must not inspect outside the core\'s lock'); };
   const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', String(2 * 1024 * 1024), String(1024 * 1024)], { resizer, deviceNode, mounts });
   assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_DEVICE_TOO_SMALL: /dev/sdb is 1048576 bytes, less than the requested 2097152' }, exitCode: 1 });
-  assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/m', requiredDeviceBytes: 2 * 1024 * 1024, readOnlyMount: 'refuse' }]]);
+  assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/m', requiredDeviceBytes: 2 * 1024 * 1024, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
 });
 
 test('expandvolume and argument validation', async () => {

@@ -130,6 +130,13 @@ test('read-only comes first, as in Kubernetes: a read-only device is never refus
   assert.match(noop(planGrow(inspection({ filesystem: 'vfat', mountPoint: '/m', mountReadOnly: true }))), /vfat on \/dev\/sdb is mounted read-only at \/m/);
 });
 
+test('readOnlyDevice: refuse makes a read-only device FSRESIZE_DEVICE_READ_ONLY (for callers whose success records the resize as done)', () => {
+  const refused = planGrow(inspection({ deviceReadOnly: true }), { readOnlyDevice: 'refuse' });
+  assert.equal(code(refused), 'FSRESIZE_DEVICE_READ_ONLY');
+  assert.match(refused.kind === 'refuse' ? refused.error.message : '', /^\/dev\/sdb is read-only \(blockdev --getro = 1\), so the ext4 filesystem on it cannot be grown; nothing was changed/);
+  assert.equal(planGrow(inspection({ deviceReadOnly: true }), { readOnlyDevice: 'leave' }).kind, 'noop');
+});
+
 test('needsResize is false on a read-only device or mount (nothing may be written there)', () => {
   assert.equal(needsResize(inspection({ deviceReadOnly: true })), false);
   assert.equal(needsResize(inspection({ mountPoint: '/m', mountReadOnly: true })), false);
