@@ -27,20 +27,18 @@ const STORAGE = 'object.spec.resources.requests.storage';
 const OLD_STORAGE = 'oldObject.spec.resources.requests.storage';
 
 /**
- * CEL for "the storage request changes": a larger request, or a smaller one (the API server's own
- * validation, which runs before the webhooks, lets a smaller one through only above
- * status.capacity, to recover from a failed expansion, and the volume then still grows; the
- * webhook decides which changes to judge: storageGrows). matchConditions that error make a Fail
+ * CEL for "the storage request grows" (storageGrows: a smaller request, which the API server lets
+ * through only above status.capacity to recover from a failed expansion, asks for no more than
+ * is pending already and is not judged, so it is not sent). matchConditions that error make a Fail
  * webhook refuse the request, so every field access is guarded: has() on each level (object is
  * dynamically typed, a missing key would be an error), isQuantity() before quantity(). When the
  * old size cannot be read the request goes to the webhook, which decides (never silently skipped).
  */
-export const PVC_STORAGE_REQUEST_CHANGES = [
+export const PVC_STORAGE_REQUEST_GROWS = [
   `has(object.spec.resources) && has(object.spec.resources.requests) && has(${STORAGE}) &&`,
   ` (!has(oldObject.spec.resources) || !has(oldObject.spec.resources.requests) || !has(${OLD_STORAGE})`,
   ` || !isQuantity(string(${STORAGE})) || !isQuantity(string(${OLD_STORAGE}))`,
-  ` || quantity(string(${STORAGE})).isGreaterThan(quantity(string(${OLD_STORAGE})))`,
-  ` || quantity(string(${STORAGE})).isLessThan(quantity(string(${OLD_STORAGE}))))`,
+  ` || quantity(string(${STORAGE})).isGreaterThan(quantity(string(${OLD_STORAGE}))))`,
 ].join('\n');
 
 function annotationOrEmpty(variable: 'object' | 'oldObject'): string {
@@ -104,7 +102,7 @@ export function buildValidatingWebhookConfiguration(options: WebhookConfiguratio
       name: WEBHOOK_ENDPOINTS.pvcResize.webhookName,
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.pvcResize.path),
       rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['persistentvolumeclaims'], scope: 'Namespaced' }],
-      matchConditions: [{ name: 'storage-request-changes', expression: PVC_STORAGE_REQUEST_CHANGES }],
+      matchConditions: [{ name: 'storage-request-grows', expression: PVC_STORAGE_REQUEST_GROWS }],
       ...common(),
     },
     vm: {

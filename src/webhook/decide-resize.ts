@@ -4,7 +4,7 @@ import type { AdmissionOptions } from './admission-options.js';
 import { versionAtLeast } from './compare-version.js';
 import { decideLonghorn, longhornFacts } from './decide-longhorn.js';
 import type { KubeVirt, PersistentVolumeClaim, StorageClass } from './kube-objects.js';
-import { storageRequest, storageRequestOrNone } from './storage-request.js';
+import { storageRequest } from './storage-request.js';
 import {
   HARVESTER_GATE_MESSAGE, harvesterHotplugMessage, harvesterProviderMessage, listVms, stopVmsAdvice, warning,
 } from './resize-messages.js';
@@ -59,22 +59,19 @@ export function expandDisksState(kubeVirt: KubeVirt): { enabled: boolean; why: s
 
 /**
  * True when the update asks the volume to grow: spec.resources.requests.storage grows (both sides
- * set, new > old), or is lowered to a size still above status.capacity. Kubernetes accepts a
- * lower request only that way, to recover from a failed expansion
- * (reference/kubernetes-expansion.md §1), and the resizer then grows the volume from its capacity
- * to the new request; a capacity missing or unreadable counts as none, so the lowered request is
- * judged. Exact ("10Gi" equals "10240Mi"). Throws KubeError KUBE_QUANTITY_INVALID for a malformed
- * request.
+ * set, new > old). Exact ("10Gi" equals "10240Mi"). A lowered request is not judged: Kubernetes
+ * accepts one only above status.capacity, to recover from a failed expansion
+ * (reference/kubernetes-expansion.md §1), and it never asks for more than the request already
+ * pending, which the resizer goes on working towards whatever the webhook says; refusing it would
+ * keep the larger growth pending and leave no way to lower it while a VM runs. Throws KubeError
+ * KUBE_QUANTITY_INVALID for a malformed request.
  */
 export function storageGrows(oldPvc: PersistentVolumeClaim | null | undefined, pvc: PersistentVolumeClaim | null | undefined): boolean {
   if (!oldPvc || !pvc) return false;
   const oldSize = storageRequest(oldPvc.spec?.resources?.requests);
   const newSize = storageRequest(pvc.spec?.resources?.requests);
   if (oldSize === undefined || newSize === undefined) return false;
-  const order = compareQuantities(newSize, oldSize);
-  if (order >= 0) return order > 0;
-  const capacity = storageRequestOrNone(oldPvc.status?.capacity);
-  return capacity === undefined || compareQuantities(newSize, capacity) > 0;
+  return compareQuantities(newSize, oldSize) > 0;
 }
 
 function pvcKeyOf(pvc: PersistentVolumeClaim): string {

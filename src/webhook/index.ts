@@ -7,7 +7,7 @@ export { createCertificateReloader, loadCertificatePair, type CertificatePair, t
 export { createWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
 export { WEBHOOK_ENDPOINTS, VOLUME_CLAIM_TEMPLATES_ANNOTATION, type WebhookEndpointKey } from './webhook-endpoints.js';
 export {
-  buildValidatingWebhookConfiguration, PVC_STORAGE_REQUEST_CHANGES, VM_VOLUME_CLAIM_TEMPLATES_CHANGED, IS_ONLINE_EXPAND_SETTING, settingNamed,
+  buildValidatingWebhookConfiguration, PVC_STORAGE_REQUEST_GROWS, VM_VOLUME_CLAIM_TEMPLATES_CHANGED, IS_ONLINE_EXPAND_SETTING, settingNamed,
   type WebhookConfigurationOptions,
 } from './build-validating-webhook-configuration.js';
 export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
