@@ -1,6 +1,6 @@
 import { LONGHORN_DRIVER, parseExpandValidation, SettingInvalidError } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
-import { resolveProvisioner } from './decide-resize.js';
+import { provisionersToJudge } from './decide-resize.js';
 import type { LonghornVolume, PersistentVolumeClaim } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import type { ExpandSettingState, ResizeSnapshot } from './resize-snapshot.js';
@@ -51,7 +51,7 @@ export function assembleResizeSnapshot(
     kubeVirt: source.getKubeVirt() ?? null,
     expandSetting: readExpandSetting(source, options.settingName),
   };
-  if (resolveProvisioner(pvc, storageClass) !== LONGHORN_DRIVER) return snapshot;
+  if (!provisionersToJudge(pvc, oldPvc, storageClass).includes(LONGHORN_DRIVER)) return snapshot;
   if (!source.readsLonghorn) {
     snapshot.longhorn = { volume: null, engines: [], read: false };
     return snapshot;

@@ -32,6 +32,23 @@ export function resolveProvisioner(pvc: PersistentVolumeClaim, storageClass: Sto
   return annotated || storageClass?.provisioner;
 }
 
+/**
+ * Every provisioner a growth of this PVC is judged against: Harvester's (resolveProvisioner on the
+ * PVC as it would be stored) first, then, when they differ, the one the stored PVC named and the
+ * StorageClass's. The storage-provisioner annotations are writable by anyone who may update the
+ * PVC, while a bound PVC's StorageClass is not: naming a validated driver in the annotation (in
+ * the resize itself, or in an update before it) must not get a volume of another driver past the
+ * Setting or the Longhorn checks. Empty when Harvester's is unknown.
+ */
+export function provisionersToJudge(
+  pvc: PersistentVolumeClaim, oldPvc: PersistentVolumeClaim | null | undefined, storageClass: StorageClass | null | undefined,
+): string[] {
+  const primary = resolveProvisioner(pvc, storageClass);
+  if (!primary) return [];
+  const others = [oldPvc ? resolveProvisioner(oldPvc, storageClass) : undefined, storageClass?.provisioner];
+  return [...new Set([primary, ...others.filter((name): name is string => Boolean(name))])];
+}
+
 /** Why resolveProvisioner found nothing, and what to fix. */
 function unknownProvisionerWhy(pvc: PersistentVolumeClaim, storageClass: StorageClass | null | undefined): string {
   const annotations = pvc.metadata?.annotations ?? {};
@@ -173,7 +190,8 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
   }
 
   // 4. Provisioner validated by the Setting.
-  const provisioner = resolveProvisioner(pvc, snapshot.storageClass);
+  const provisioners = provisionersToJudge(pvc, oldPvc, snapshot.storageClass);
+  const provisioner = provisioners[0];
   const setting = snapshot.expandSetting;
   if (setting.state === 'invalid') {
     findings.push({
@@ -188,27 +206,31 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
       message: `internal error: the provisioner of PVC ${pvcKey} cannot be determined: ${unknownProvisionerWhy(pvc, snapshot.storageClass)}, or ${stopAdvice}.`,
     });
   } else {
-    const validated = setting.state === 'parsed'
-      ? setting.validation.allows(provisioner)
-      : provisioner === LONGHORN_DRIVER;
+    const allows = (name: string): boolean => (setting.state === 'parsed' ? setting.validation.allows(name) : name === LONGHORN_DRIVER);
     if (setting.state === 'missing') {
       warnings.push(warning(`Setting ${options.settingName} not found; used Harvester's default {"${LONGHORN_DRIVER}":true}`));
     }
-    findings.push(validated
-      ? { check: 'provisioner', outcome: 'pass', decision: 'allowed', message: `Provisioner ${provisioner} is validated in Setting ${options.settingName}.` }
+    const unvalidated = provisioners.find((name) => !allows(name));
+    // More than one: the annotation (now, or before this update) and the StorageClass disagree; each is judged.
+    const disagreement = provisioners.length > 1
+      ? ` (PVC ${pvcKey} names provisioner ${provisioner}, but ${provisioners.slice(1).join(' and ')} ${provisioners.length > 2 ? 'are' : 'is'} named by its ` +
+        `StorageClass or by the PVC before this update; a growth is judged against each)`
+      : '';
+    findings.push(unvalidated === undefined
+      ? { check: 'provisioner', outcome: 'pass', decision: 'allowed', message: `Provisioner ${provisioners.join(' and ')} ${provisioners.length > 1 ? 'are' : 'is'} validated in Setting ${options.settingName}${disagreement}.` }
       : {
         check: 'provisioner', outcome: 'refuse', decision: 'provisioner-not-validated',
-        message: `${harvesterProviderMessage(pvcKey)}. Provisioner ${provisioner} is not validated for online expansion in ` +
-          `Setting ${options.settingName}. If the driver supports online expansion, ` +
+        message: `${harvesterProviderMessage(pvcKey)}. Provisioner ${unvalidated} is not validated for online expansion in ` +
+          `Setting ${options.settingName}${disagreement}. If the driver supports online expansion, ` +
           (setting.state === 'missing'
-            ? `create the Setting with value {"${provisioner}":true,"${LONGHORN_DRIVER}":true}`
-            : `add "${provisioner}":true to the Setting's value`) +
+            ? `create the Setting with value {"${unvalidated}":true,"${LONGHORN_DRIVER}":true}`
+            : `add "${unvalidated}":true to the Setting's value`) +
           `, or ${stopAdvice}.`,
       });
   }
 
-  // 5. Longhorn data engine.
-  if (provisioner === LONGHORN_DRIVER) {
+  // 5. Longhorn data engine (of any volume the PVC's provisioners say is Longhorn's).
+  if (provisioners.includes(LONGHORN_DRIVER)) {
     const facts = longhornFacts(snapshot.longhorn, snapshot.storageClass);
     const finding = decideLonghorn(facts, pvcKey, stopAdvice, options, pvc.spec?.volumeName);
     const kubeVirtVersion = snapshot.kubeVirt?.status?.observedKubeVirtVersion;

@@ -33,7 +33,7 @@ export type {
 } from './resize-snapshot.js';
 export type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 export {
-  decideResize, storageGrows, resolveProvisioner, expandDisksState, internalErrorDecision, EXPAND_DISKS_GA_SINCE,
+  decideResize, storageGrows, resolveProvisioner, provisionersToJudge, expandDisksState, internalErrorDecision, EXPAND_DISKS_GA_SINCE,
 } from './decide-resize.js';
 export { LONGHORN_V2_EXPANSION_SINCE, longhornFacts } from './decide-longhorn.js';
 export { assembleResizeSnapshot, readExpandSetting } from './assemble-resize-snapshot.js';

@@ -67,6 +67,18 @@ describe('seed 004 test plan through the API server', () => {
     const refused = await expand(NFS_DISK, '20Gi');
     assert.equal(refused?.code, 422);
     assert.match(refused?.message ?? '', /PVC_EXPAND: pvc default\/vm3-disk-0-nfs01 is not online expandable with its provider\. Provisioner nfs\.csi\.k8s\.io/);
+    // Naming a validated driver (Longhorn's) in the PVC's provisioner annotation, in the resize
+    // itself or in an update before it, does not get the NFS volume past the Setting.
+    const BETA = 'volume.beta.kubernetes.io/storage-provisioner';
+    const patch = (body: object) => cluster.core.patchNamespacedPersistentVolumeClaim({ namespace: 'default', name: NFS_DISK, body }, MERGE);
+    await assert.rejects(patch({ metadata: { annotations: { [BETA]: 'driver.longhorn.io' } }, spec: { resources: { requests: { storage: '20Gi' } } } }),
+      (error: unknown) => { assert.match(String((error as { body?: unknown }).body), /Provisioner nfs\.csi\.k8s\.io is not validated/); return true; });
+    await patch({ metadata: { annotations: { [BETA]: 'driver.longhorn.io' } } });
+    const renamed = await expand(NFS_DISK, '20Gi');
+    assert.equal(renamed?.code, 422, 'a growth after the annotation was changed alone is still judged against the StorageClass');
+    assert.match(renamed?.message ?? '', /Provisioner nfs\.csi\.k8s\.io is not validated .*names provisioner driver\.longhorn\.io, but nfs\.csi\.k8s\.io is named by its StorageClass/);
+    assert.equal(await requestOf(NFS_DISK), '10Gi');
+    await patch({ metadata: { annotations: { [BETA]: 'nfs.csi.k8s.io' } } });
     await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '{"nfs.csi.k8s.io":true}' });
     await until(async () => (await expand(NFS_DISK, '20Gi')) === undefined, 'NFS expansion allowed');
     assert.equal(await requestOf(NFS_DISK), '20Gi');

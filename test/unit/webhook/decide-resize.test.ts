@@ -233,10 +233,13 @@ const cases: Case[] = [
     includes: ['an empty volume.kubernetes.io/storage-provisioner annotation and StorageClass "longhorn-image-7r2k9" was not found'],
   },
   {
-    name: 'beta annotation wins over the StorageClass (NFS class, Longhorn annotation)', snapshot: () => {
+    // The beta annotation is Harvester's provisioner (resolveProvisioner), but an annotation anyone
+    // updating the PVC can write does not hide the StorageClass's driver: both are judged.
+    name: 'beta annotation disagreeing with the StorageClass (NFS class, Longhorn annotation): the class\'s provisioner is judged too', snapshot: () => {
       const claim = pvc(ROOT, { className: 'nfs-csi', annotations: { 'volume.beta.kubernetes.io/storage-provisioner': 'driver.longhorn.io' } });
       return { ...nfs(), oldPvc: claim, pvc: resized(claim, '20Gi'), longhorn: { volume: longhornVolume(), engines: [], version: 'v1.9.1' } };
-    }, allowed: true, code: 200, decision: 'allowed',
+    }, allowed: false, code: 422, decision: 'provisioner-not-validated', startsWith: `${HARVESTER_PROVIDER}. Provisioner nfs.csi.k8s.io is not validated`,
+    includes: ['names provisioner driver.longhorn.io, but nfs.csi.k8s.io is named by its StorageClass'],
   },
 
   // 5. Longhorn data engine.
@@ -469,6 +472,41 @@ describe('expandDisksState', () => {
   ];
   for (const [name, options, enabled] of table) it(name, () => assert.equal(expandDisksState(kubeVirt(options)).enabled, enabled));
   it('no configuration at all', () => assert.equal(expandDisksState({ metadata: { name: 'kubevirt' } }).enabled, false));
+});
+
+describe('a provisioner annotation that disagrees with the StorageClass or the stored PVC (writable by whoever may update the PVC)', () => {
+  const BETA = 'volume.beta.kubernetes.io/storage-provisioner';
+  const annotate = (claim: ResizeSnapshot['pvc'], provisioner: string): ResizeSnapshot['pvc'] => ({
+    ...claim, metadata: { ...claim.metadata, annotations: { ...claim.metadata?.annotations, [BETA]: provisioner } },
+  });
+  it('naming a validated driver in the resize itself does not get an NFS volume past the Setting', () => {
+    const snapshot = nfs('{"topolvm.io":true}');
+    const decision = decideResize({ ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') }, resolveAdmissionOptions());
+    assert.equal(decision.allowed, false);
+    assert.equal(decision.decision, 'provisioner-not-validated');
+    assert.match(decision.message, /^PVC_EXPAND: pvc default\/vm1-disk-0-kq8zt is not online expandable with its provider\. Provisioner nfs\.csi\.k8s\.io is not validated .* \(PVC default\/vm1-disk-0-kq8zt names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass or by the PVC before this update; a growth is judged against each\)/);
+  });
+  it('nor does naming it in an update before the resize (the stored PVC names it too): the StorageClass still speaks', () => {
+    const snapshot = nfs('{"topolvm.io":true}');
+    const decision = decideResize({ ...snapshot, oldPvc: annotate(snapshot.oldPvc!, 'topolvm.io'), pvc: annotate(snapshot.pvc, 'topolvm.io') }, resolveAdmissionOptions());
+    assert.equal(decision.decision, 'provisioner-not-validated');
+    assert.match(decision.message, /Provisioner nfs\.csi\.k8s\.io is not validated/);
+  });
+  it('an encrypted Longhorn v2 volume renamed to another driver still meets the Longhorn checks', () => {
+    const snapshot = longhornV2({ version: 'v1.10.1', encrypted: true });
+    const decision = decideResize({ ...snapshot, expandSetting: parsed('{"topolvm.io":true}'), pvc: annotate(snapshot.pvc, 'topolvm.io') }, resolveAdmissionOptions());
+    assert.equal(decision.decision, 'longhorn-v2-encrypted', decision.message);
+  });
+  it('when every provisioner named is validated the growth is allowed, and the finding names them all', () => {
+    const snapshot = nfs('{"topolvm.io":true,"nfs.csi.k8s.io":true}');
+    const decision = decideResize({ ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') }, resolveAdmissionOptions());
+    assert.equal(decision.allowed, true, decision.message);
+    assert.match(decision.findings.find((f) => f.check === 'provisioner')?.message ?? '', /^Provisioner topolvm\.io and nfs\.csi\.k8s\.io are validated/);
+  });
+  it('agreeing ones are judged once, as Harvester does', () => {
+    assert.equal(decideResize(nfs('{"nfs.csi.k8s.io":true}'), resolveAdmissionOptions()).findings.find((f) => f.check === 'provisioner')?.message,
+      'Provisioner nfs.csi.k8s.io is validated in Setting csi-online-expand-validation.');
+  });
 });
 
 describe('storageGrows', () => {
