@@ -26,7 +26,15 @@ export interface FlexVolumeDriverDeps {
   signal?: AbortSignal;
 }
 
-const failure = (message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message }, exitCode: 1 });
+/**
+ * Codes of the driver's own Failures (the core's carry FSRESIZE_*): FLEXVOLUME_INVALID_CALL, a call
+ * kubelet would not make (arguments missing or malformed, a shrink); FLEXVOLUME_NO_DEVICE, no block
+ * device found behind the mount path kubelet passed.
+ */
+export type FlexVolumeFailureCode = 'FLEXVOLUME_INVALID_CALL' | 'FLEXVOLUME_NO_DEVICE';
+
+/** A Failure answer; every message starts with its code, as kubelet logs it. */
+export const failure = (code: FlexVolumeFailureCode | 'FSRESIZE_INTERRUPTED', message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message: `${code}: ${message}` }, exitCode: 1 });
 
 /**
  * The device to grow for the filesystem a mount path shows, or the Failure saying why there is
@@ -38,16 +46,17 @@ const failure = (message: string): FlexVolumeAnswer => ({ response: { status: 'F
 async function deviceOfMount(entry: MountEntry, mountPath: string, deviceNode: (majorMinor: string) => Promise<string | null>): Promise<string | FlexVolumeAnswer> {
   if (!isAnonymousMount(entry)) {
     return await deviceNode(entry.majorMinor)
-      ?? failure(`expandfs: block device ${entry.majorMinor} (${entry.fsType}) is mounted at ${mountPath}, but this node has no device node for it in /dev; pass the device path`);
+      ?? failure('FLEXVOLUME_NO_DEVICE', `expandfs: block device ${entry.majorMinor} (${entry.fsType}) is mounted at ${mountPath}, but this node has no device node for it in /dev; pass the device path`);
   }
   if (entry.fsType === 'btrfs' && entry.source.startsWith('/')) return entry.source;
-  return failure(`expandfs: no block device is mounted at ${mountPath} (it shows ${entry.fsType} from "${entry.source.slice(0, 100)}")`);
+  return failure('FLEXVOLUME_NO_DEVICE', `expandfs: no block device is mounted at ${mountPath} (it shows ${entry.fsType} from "${entry.source.slice(0, 100)}")`);
 }
 
 function parseSize(value: string | undefined, name: string): number | string {
-  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    return `${name} must be a size in bytes, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`;
+  if (value === undefined || !/^\d+$/.test(value)) {
+    return `${name} must be a size in bytes, got ${value === undefined ? 'nothing' : JSON.stringify(value.slice(0, 40))}`;
   }
+  if (!Number.isSafeInteger(Number(value))) return `${name} ${value.slice(0, 40)} is too large: sizes up to 2^53-1 bytes (8 PiB) are handled exactly`;
   return Number(value);
 }
 
@@ -66,11 +75,11 @@ function parseOptions(value: string | undefined): Record<string, unknown> | stri
 function parseResizeArguments(op: string, options: string | undefined, newSize: string | undefined, oldSize: string | undefined):
   { next: number; previous: number } | FlexVolumeAnswer {
   const parsed = parseOptions(options);
-  if (typeof parsed === 'string') return failure(`${op}: ${parsed}`);
+  if (typeof parsed === 'string') return failure('FLEXVOLUME_INVALID_CALL', `${op}: ${parsed}`);
   const next = parseSize(newSize, 'new size');
-  if (typeof next === 'string') return failure(`${op}: ${next}`);
+  if (typeof next === 'string') return failure('FLEXVOLUME_INVALID_CALL', `${op}: ${next}`);
   const previous = parseSize(oldSize, 'old size');
-  if (typeof previous === 'string') return failure(`${op}: ${previous}`);
+  if (typeof previous === 'string') return failure('FLEXVOLUME_INVALID_CALL', `${op}: ${previous}`);
   return { next, previous };
 }
 
@@ -93,7 +102,7 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
         const sizes = parseResizeArguments('expandvolume', options, newSize, oldSize);
         if ('response' in sizes) return sizes;
         const { next, previous } = sizes;
-        if (next < previous) return failure(`expandvolume: shrinking from ${previous} to ${next} bytes is not supported`);
+        if (next < previous) return failure('FLEXVOLUME_INVALID_CALL', `expandvolume: shrinking from ${previous} to ${next} bytes is not supported`);
         // The volume itself is grown by the storage (Harvester/Longhorn); the driver confirms the size.
         return { response: { status: 'Success', volumeNewSize: next }, exitCode: 0 };
       }
@@ -105,10 +114,10 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
         const mountPath = deviceMountPath || undefined;
         let device = devicePath ?? '';
         if (device === '') {
-          if (mountPath === undefined) return failure('expandfs: kubelet passed neither a device path nor a mount path');
+          if (mountPath === undefined) return failure('FLEXVOLUME_INVALID_CALL', 'expandfs: kubelet passed neither a device path nor a mount path');
           // The filesystem the mount path shows (a mount hidden under another one is not it).
           const entry = await visibleMountAt(deps.mounts, mountPath);
-          if (entry === null) return failure(`expandfs: no block device is mounted at ${mountPath}`);
+          if (entry === null) return failure('FLEXVOLUME_NO_DEVICE', `expandfs: no block device is mounted at ${mountPath}`);
           const found = await deviceOfMount(entry, mountPath, deps.deviceNode ?? deviceNodeOf);
           if (typeof found !== 'string') return found;
           device = found;
@@ -120,7 +129,7 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
           ...(deps.signal ? { signal: deps.signal } : {}),
         });
         if (deps.signal?.aborted) {
-          return failure(`FSRESIZE_INTERRUPTED: stopped (${String(deps.signal.reason)}) after the grow had finished: ${result.reason}`);
+          return failure('FSRESIZE_INTERRUPTED', `stopped (${String(deps.signal.reason)}) after its work had finished: ${result.reason}`);
         }
         return { response: { status: 'Success', message: result.reason }, exitCode: 0 };
       }
@@ -130,6 +139,6 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
   } catch (thrown) {
     // Every failure carries a code, FSRESIZE_UNEXPECTED_ERROR for one voe did not expect.
     const error = asVoeError(thrown);
-    return failure(`${error.code}: ${error.message}`);
+    return { response: { status: 'Failure', message: `${error.code}: ${error.message}` }, exitCode: 1 };
   }
 }

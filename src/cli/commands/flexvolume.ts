@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { handleFlexVolumeCall } from '../../flexvolume/index.js';
+import { failure, handleFlexVolumeCall } from '../../flexvolume/index.js';
 import { deferStopSignals } from '../defer-stop-signals.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV, unreadableProcessesPolicy } from '../ignore-unreadable-processes.js';
@@ -35,7 +35,7 @@ export function register(program: Command): void {
       const stop = deferStopSignals();
       try {
         const answer = op === undefined
-          ? { response: { status: 'Failure' as const, message: 'no operation given' }, exitCode: 1 }
+          ? failure('FLEXVOLUME_INVALID_CALL', 'no operation given; kubelet calls init, expandvolume or expandfs')
           : await handleFlexVolumeCall([op, ...args], { resizer, mounts, signal: stop.signal });
         process.stdout.write(`${JSON.stringify(answer.response)}\n`);
         process.exitCode = answer.exitCode;

@@ -116,7 +116,7 @@ test('expandfs with an empty device path at a tmpfs whose source names a device 
   const answer = await driver(['expandfs', JSON.stringify({ 'kubernetes.io/fsType': 'ext4' }), '', pod, String(128 * MiB), String(64 * MiB)]);
   assert.equal(answer.code, 1, answer.combined);
   assert.deepEqual(JSON.parse(answer.combined), {
-    status: 'Failure', message: `expandfs: no block device is mounted at ${pod} (it shows tmpfs from "${loop.device}")`,
+    status: 'Failure', message: `FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at ${pod} (it shows tmpfs from "${loop.device}")`,
   });
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
@@ -229,4 +229,17 @@ test('expandfs with stacked mounts: the device hidden at the mount path is refus
   assert.equal(await btrfsBytes(mnt), 512 * MiB);
   await upper.unmount(mnt);
   assert.equal(await btrfsBytes(mnt), 256 * MiB, 'the hidden one was not grown');
+});
+
+test('the driver called with no operation, or with arguments kubelet would not pass, answers a Failure that starts with its code', async () => {
+  for (const [args, message] of [
+    [[], /^FLEXVOLUME_INVALID_CALL: no operation given; kubelet calls init, expandvolume or expandfs$/],
+    [['expandvolume'], /^FLEXVOLUME_INVALID_CALL: expandvolume: missing the JSON options argument$/],
+    [['expandfs', '{}', '', '/nonexistent-voe-mount', '10', '1'], /^FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at \/nonexistent-voe-mount/],
+  ] as const) {
+    const answer = await driver([...args]);
+    assert.equal(answer.code, 1, answer.combined);
+    assert.equal(answer.stderr, '');
+    assert.match(JSON.parse(answer.combined).message, message);
+  }
 });

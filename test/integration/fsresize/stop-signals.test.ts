@@ -161,7 +161,7 @@ test('voe flexvolume expandfs stopped with SIGHUP during resize2fs: silent, wait
   assert.equal(result.stdout.split('\n').length, 2, 'exactly one line');
   const answer = JSON.parse(result.stdout);
   assert.equal(answer.status, 'Failure');
-  assert.match(answer.message, /^FSRESIZE_INTERRUPTED: stopped \(SIGHUP\) after the grow had finished: checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/);
+  assert.match(answer.message, /^FSRESIZE_INTERRUPTED: stopped \(SIGHUP\) after its work had finished: checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/);
   await assert.rejects(readFile(lockFile), { code: 'ENOENT' });
   assert.equal(await dumpe2fsBytes(loop.device), GROWN);
 });

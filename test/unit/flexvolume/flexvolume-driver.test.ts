@@ -37,7 +37,7 @@ test('expandfs without a device path uses the device mounted at the mount path',
   await handleFlexVolumeCall(['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'], { resizer, deviceNode, mounts });
   assert.deepEqual(resizer.grows, [['/dev/loop3', { mountPath: '/var/lib/kubelet/pods/p/volumes/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
   const none = await handleFlexVolumeCall(['expandfs', '{}', '', '/elsewhere', '2048', '1024'], { resizer, deviceNode, mounts });
-  assert.deepEqual(none, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /elsewhere' }, exitCode: 1 });
+  assert.deepEqual(none, { response: { status: 'Failure', message: 'FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at /elsewhere' }, exitCode: 1 });
 });
 
 test('expandfs without a device path normalises the mount path as voe fsresize grow --mount does (a trailing slash, ..)', async () => {
@@ -74,7 +74,7 @@ test('expandfs without a device path finds the device by its number, not by the 
   assert.deepEqual(resizer.grows, [['/dev/sdb', { mountPath: '/v', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
   const noNode = await handleFlexVolumeCall(['expandfs', '{}', '', '/v', '2048', '1024'], { resizer, deviceNode: async () => null, mounts: renamed });
   assert.deepEqual(noNode, { response: { status: 'Failure',
-    message: 'expandfs: block device 8:16 (ext4) is mounted at /v, but this node has no device node for it in /dev; pass the device path' }, exitCode: 1 });
+    message: 'FLEXVOLUME_NO_DEVICE: expandfs: block device 8:16 (ext4) is mounted at /v, but this node has no device node for it in /dev; pass the device path' }, exitCode: 1 });
   assert.equal(resizer.grows.length, 1);
 });
 
@@ -87,7 +87,7 @@ test('expandfs without a device path takes a btrfs (anonymous device number) by 
   await handleFlexVolumeCall(['expandfs', '{}', '', '/b', '2048', '1024'], { resizer, deviceNode: async () => { throw new Error('not asked for btrfs'); }, mounts: anonymous });
   assert.deepEqual(resizer.grows, [['/dev/loop5', { mountPath: '/b', requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }]]);
   const tmpfs = await handleFlexVolumeCall(['expandfs', '{}', '', '/t', '2048', '1024'], { resizer, deviceNode, mounts: anonymous });
-  assert.deepEqual(tmpfs, { response: { status: 'Failure', message: 'expandfs: no block device is mounted at /t (it shows tmpfs from "tmpfs")' }, exitCode: 1 });
+  assert.deepEqual(tmpfs, { response: { status: 'Failure', message: 'FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at /t (it shows tmpfs from "tmpfs")' }, exitCode: 1 });
 });
 
 test('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failure saying what was done, and passes the stop on', async () => {
@@ -96,7 +96,7 @@ test('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failur
   const grow = resizer.grow.bind(resizer);
   resizer.grow = async (device, options) => { controller.abort('SIGTERM'); return grow(device, options); };
   const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m', '2048', '1024'], { resizer, deviceNode, mounts, signal: controller.signal });
-  assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_INTERRUPTED: stopped (SIGTERM) after the grow had finished: grew ext4' }, exitCode: 1 });
+  assert.deepEqual(answer, { response: { status: 'Failure', message: 'FSRESIZE_INTERRUPTED: stopped (SIGTERM) after its work had finished: grew ext4' }, exitCode: 1 });
   assert.equal(resizer.grows[0]?.[1]?.signal, controller.signal);
 });
 
@@ -121,6 +121,13 @@ test('expandvolume and argument validation', async () => {
   assert.match(JSON.stringify(await handleFlexVolumeCall(['expandvolume', 'not json', '/m', '10', '5'], { resizer, deviceNode, mounts })), /not valid JSON/);
   assert.match(JSON.stringify(await handleFlexVolumeCall(['expandvolume', '{}', '/m', '5', '10'], { resizer, deviceNode, mounts })), /shrinking/);
   assert.match(JSON.stringify(await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '/m'], { resizer, deviceNode, mounts })), /new size must be a size in bytes, got nothing/);
+  // Every Failure of the driver's own starts with its code, as the core's do.
+  const invalid = async (args: string[]) => ((await handleFlexVolumeCall(args, { resizer, deviceNode, mounts })).response as { message: string }).message;
+  assert.match(await invalid(['expandvolume']), /^FLEXVOLUME_INVALID_CALL: expandvolume: missing the JSON options argument$/);
+  assert.match(await invalid(['expandvolume', '{}', '/x', '-5', '1']), /^FLEXVOLUME_INVALID_CALL: expandvolume: new size must be a size in bytes, got "-5"$/);
+  assert.match(await invalid(['expandvolume', '{}', '/x', '99999999999999999999', '1']), /^FLEXVOLUME_INVALID_CALL: expandvolume: new size 99999999999999999999 is too large: sizes up to 2\^53-1 bytes \(8 PiB\) are handled exactly$/);
+  assert.match(await invalid(['expandvolume', '{}', '/m', '5', '10']), /^FLEXVOLUME_INVALID_CALL: expandvolume: shrinking/);
+  assert.match(await invalid(['expandfs', '{}', '', '', '10', '5']), /^FLEXVOLUME_INVALID_CALL: expandfs: kubelet passed neither a device path nor a mount path$/);
   assert.deepEqual(await handleFlexVolumeCall(['mountdevice', '{}'], { resizer, deviceNode, mounts }), { response: { status: 'Not supported' }, exitCode: 1 });
 });
 
