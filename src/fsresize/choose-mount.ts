@@ -71,7 +71,7 @@ export function chooseMount(device: string, candidates: readonly MountCandidate[
       ...unusable.map((u) => `${u.mountPoint} (cannot be opened)`),
     ];
     throw new FsResizeError('FSRESIZE_MOUNT_MISMATCH',
-      `${wanted.given} is not a mount point of ${device} (${where.length ? `it is mounted at ${where.join(', ')}` : 'it is not mounted'}); nothing was changed — pass the right mount point (--mount) or none`);
+      `${wanted.given} is not a mount point of ${device} (${where.length ? `it is mounted at ${where.join(', ')}` : 'it is not mounted'}); nothing was changed — give the right mount point, or none`);
   }
   const pick = candidates.find((c) => c.visible && at(c.entry));
   if (pick === undefined) {

@@ -53,9 +53,15 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   async function acquireFile(key: string, deadline: number, signal: AbortSignal | undefined, onWait: ((holderPid: string) => void) | undefined): ReturnType<typeof acquireLockFile> {
     const directory = options.directory as string;
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
-    const cannotCreate = (code: string, cause: unknown): FsResizeError => new FsResizeError(
-      code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
-      `cannot create the device lock file in ${directory} (${code}); run voe as root on the node or choose another lock directory`, { cause });
+    const cannotCreate = (code: string, cause: unknown): FsResizeError => {
+      const permission = code === 'EACCES' || code === 'EPERM';
+      const advice = permission ? 'run voe as root on the node or choose another lock directory'
+        : code === 'EROFS' ? 'it is on a read-only filesystem: choose a writable lock directory (e.g. under /run)'
+          : code === 'ENOTDIR' ? 'a path component is a file, not a directory: choose another lock directory'
+            : 'choose another lock directory';
+      return new FsResizeError(permission || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
+        `cannot create the device lock file in ${directory} (${code}); ${advice}`, { cause });
+    };
     let problem: DirectoryProblem | undefined;
     try {
       problem = await ensurePrivateDirectory(directory);
@@ -68,8 +74,11 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
         'run voe as that user (root on a node, as kubelet runs it) or pass a --lock-dir of your own; nothing was changed');
     }
     if (problem !== undefined) {
+      const fix = problem.kind === 'writable' ? 'make it writable by its owner only (chmod 700)'
+        : problem.kind === 'link' ? 'replace the link with a directory of its own (mode 700)'
+          : 'remove what is there, or let voe create the directory';
       throw new FsResizeError('FSRESIZE_LOCK_FAILED', `the device lock directory ${directory} is ${problem.why}: another user could remove or plant ` +
-        'its lock files; make it writable by its owner only (chmod 700), or choose another lock directory; nothing was changed');
+        `its lock files; ${fix}, or choose another lock directory; nothing was changed`);
     }
     return acquireLockFile(lockPath, {
       deadline,

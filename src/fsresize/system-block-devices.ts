@@ -115,7 +115,8 @@ export function createSystemBlockDevices(options: SystemBlockDevicesOptions): Bl
         throw new FsResizeError('FSRESIZE_DEVICE_NOT_FOUND', `device ${path} does not exist on this node; check the path (is the volume attached?)`, { cause: error });
       }
       if (!info.isBlockDevice()) {
-        throw new FsResizeError('FSRESIZE_NOT_A_BLOCK_DEVICE', `${path} is not a block device; pass the device (e.g. /dev/sdb), not a file or directory`);
+        const what = info.isCharacterDevice() ? 'a character device' : info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a pipe' : info.isSocket() ? 'a socket' : 'a file';
+        throw new FsResizeError('FSRESIZE_NOT_A_BLOCK_DEVICE', `${path} is not a block device but ${what}; pass the block device (e.g. /dev/sdb)`);
       }
       return { path, realPath, majorMinor: majorMinorOf(info.rdev) };
     },

@@ -22,7 +22,7 @@ export async function ensurePrivateDirectory(directory: string): Promise<Directo
   const uid = process.getuid?.();
   if (uid !== undefined && info.uid !== uid) return { kind: 'owner', why: `owned by uid ${info.uid}, not ${uid}` };
   if ((info.mode & 0o022) !== 0) {
-    const who = (info.mode & 0o020) !== 0 ? 'its group' : 'other users';
+    const who = [(info.mode & 0o020) !== 0 ? 'its group' : '', (info.mode & 0o002) !== 0 ? 'other users' : ''].filter(Boolean).join(' and ');
     return { kind: 'writable', why: `writable by ${who} (mode ${(info.mode & 0o7777).toString(8).padStart(4, '0')})` };
   }
   return undefined;

@@ -133,7 +133,8 @@ test('a missing device, a regular file and a missing tool are typed errors', asy
   const { scratch, resizer } = await setup(t);
   await assert.rejects(resizer.grow('/dev/voe-does-not-exist'), rejectsWith('FSRESIZE_DEVICE_NOT_FOUND', /does not exist/));
   const loop = await scratch.attach(32 * MiB);
-  await assert.rejects(resizer.grow(loop.backingFile), rejectsWith('FSRESIZE_NOT_A_BLOCK_DEVICE', /not a block device/));
+  await assert.rejects(resizer.grow(loop.backingFile), rejectsWith('FSRESIZE_NOT_A_BLOCK_DEVICE', /is not a block device but a file; pass the block device/));
+  await assert.rejects(resizer.grow('/dev/null'), rejectsWith('FSRESIZE_NOT_A_BLOCK_DEVICE', /^\/dev\/null is not a block device but a character device; pass the block device/));
   const toolless = createFsResizer({ runner: createExecFileRunner({ searchPath: '/voe-no-tools-here' }), lock: createDeviceLock() });
   await assert.rejects(toolless.grow(loop.device), (error: unknown) => {
     assert.ok(isFsResizeError(error));

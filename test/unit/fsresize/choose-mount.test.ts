@@ -40,7 +40,7 @@ test('a wanted mount path: the visible mount there, none when it is hidden there
   assert.throws(() => chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [41]), { given: '/x', paths: ['/x'] }), (error: unknown) => {
     assert.ok(isFsResizeError(error));
     assert.equal(error.code, 'FSRESIZE_MOUNT_MISMATCH');
-    assert.equal(error.message, '/x is not a mount point of /dev/loop0 (it is mounted at /n, /m (hidden by another mount)); nothing was changed — pass the right mount point (--mount) or none');
+    assert.equal(error.message, '/x is not a mount point of /dev/loop0 (it is mounted at /n, /m (hidden by another mount)); nothing was changed — give the right mount point, or none');
     return true;
   });
 });

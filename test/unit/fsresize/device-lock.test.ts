@@ -90,7 +90,7 @@ test('a lock directory that cannot be created is a typed error', async (t) => {
   await assert.rejects(createDeviceLock({ directory: join(file, 'locks') }).acquire('7:0'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
     assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
-    assert.match(error.message, /cannot create the device lock file in .*a-file\/locks \(ENOTDIR\)/);
+    assert.match(error.message, /cannot create the device lock file in .*a-file\/locks \(ENOTDIR\); a path component is a file, not a directory: choose another lock directory$/);
     return true;
   });
 });
@@ -108,13 +108,13 @@ test('the lock directory is made private whatever the umask; one others may writ
   assert.equal((await stat(fresh)).mode & 0o777, 0o700);
   assert.equal((await stat(join(dir, 'run', 'voe'))).mode & 0o777, 0o700);
 
-  for (const mode of [0o777, 0o1777, 0o775]) {
+  for (const [mode, who] of [[0o777, 'its group and other users'], [0o1777, 'its group and other users'], [0o775, 'its group'], [0o702, 'other users']] as const) {
     const shared = await mkdtemp(join(dir, 'shared-'));
     await chmod(shared, mode);
     await assert.rejects(createDeviceLock({ directory: shared }).acquire('7:0'), (error: unknown) => {
       assert.ok(isFsResizeError(error));
       assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
-      assert.match(error.message, new RegExp(`^the device lock directory ${shared} is writable by (its group|other users) \\(mode ${mode.toString(8).padStart(4, '0')}\\): another user could remove or plant its lock files; make it writable by its owner only \\(chmod 700\\)`));
+      assert.match(error.message, new RegExp(`^the device lock directory ${shared} is writable by ${who} \\(mode ${mode.toString(8).padStart(4, '0')}\\): another user could remove or plant its lock files; make it writable by its owner only \\(chmod 700\\)`));
       return true;
     });
     assert.deepEqual(await readdir(shared), []);
@@ -127,7 +127,7 @@ test('the lock directory is made private whatever the umask; one others may writ
   }
   const link = join(dir, 'link');
   await symlink(fresh, link);
-  await assert.rejects(createDeviceLock({ directory: link }).acquire('7:0'), /the device lock directory .*link is a symbolic link/);
+  await assert.rejects(createDeviceLock({ directory: link }).acquire('7:0'), /the device lock directory .*link is a symbolic link: another user could remove or plant its lock files; replace the link with a directory of its own \(mode 700\), or choose another lock directory/);
 });
 
 test('a waiter asked to stop gives up at once with FSRESIZE_INTERRUPTED (file lock and in-process queue) and blocks nobody', { timeout: 120_000 }, async (t) => {
