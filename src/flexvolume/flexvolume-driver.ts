@@ -1,3 +1,4 @@
+import type { VoeError } from '../errors/index.js';
 import { asVoeError, deviceNodeOf, isAnonymousMount, visibleMountAt, type FsResizer, type MountEntry, type MountTable } from '../fsresize/index.js';
 
 /** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
@@ -33,8 +34,8 @@ export interface FlexVolumeDriverDeps {
  */
 export type FlexVolumeFailureCode = 'FLEXVOLUME_INVALID_CALL' | 'FLEXVOLUME_NO_DEVICE';
 
-/** A Failure answer; every message starts with its code, as kubelet logs it. */
-export const failure = (code: FlexVolumeFailureCode | 'FSRESIZE_INTERRUPTED', message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message: `${code}: ${message}` }, exitCode: 1 });
+/** A Failure answer; every message starts with its code (the driver's own, or a VoeError's), as kubelet logs it. */
+export const failure = (code: FlexVolumeFailureCode | VoeError['code'], message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message: `${code}: ${message}` }, exitCode: 1 });
 
 /**
  * The device to grow for the filesystem a mount path shows, or the Failure saying why there is
@@ -139,6 +140,6 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
   } catch (thrown) {
     // Every failure carries a code, FSRESIZE_UNEXPECTED_ERROR for one voe did not expect.
     const error = asVoeError(thrown);
-    return { response: { status: 'Failure', message: `${error.code}: ${error.message}` }, exitCode: 1 };
+    return failure(error.code, error.message);
   }
 }
