@@ -291,8 +291,8 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const critical = { onStart: (pid: number) => held.recordTool(pid) };
     const { signal } = growOptions;
     /** Runs e2fsck -f -p; 0 = clean, 1 = errors corrected; anything else needs a person. */
-    const runCheck = async (tool: string, args: string[], next: string, purpose: string): Promise<PrecheckRan> => {
-      await confirmUnchanged(id, inspection, next, null);
+    const runCheck = async ({ tool, args }: { tool: string; args: string[] }, purpose: string): Promise<PrecheckRan> => {
+      await confirmUnchanged(id, inspection, [tool, ...args].join(' '), null);
       const check = await runner.run(tool, args, { timeoutMs: growMs, critical });
       if (check.exitCode !== 0 && check.exitCode !== 1) throw fsckFailure(tool, args, check, purpose);
       return { command: [tool, ...args], exitCode: check.exitCode };
@@ -304,7 +304,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
           command: null, precheck: { command: checkCommand, exitCode: null } };
       }
       stopIfAsked(signal, `before running ${checkCommand.join(' ')}: nothing was changed`);
-      const checked = await runCheck(plan.precheck.tool, plan.precheck.args, checkCommand.join(' '), `checking ${inspection.filesystem} on ${id.path}, which records errors`);
+      const checked = await runCheck(plan.precheck, `checking ${inspection.filesystem} on ${id.path}, which records errors`);
       return { ...base, action: 'noop', afterBytes: inspection.filesystemBytes, command: null, precheck: checked,
         reason: `${plan.reason}: checked it (${checkCommand.join(' ')}, ${fsckExitText(checked.exitCode)}); nothing to grow` };
     }
@@ -318,7 +318,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     let precheck: PrecheckRan | null = null;
     stopIfAsked(signal, `before running ${(checkCommand ?? command).join(' ')}: nothing was changed`);
     if (plan.precheck && checkCommand) {
-      precheck = await runCheck(plan.precheck.tool, plan.precheck.args, checkCommand.join(' '), `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
+      precheck = await runCheck(plan.precheck, `checking ${inspection.filesystem} on ${id.path} before growing it offline`);
       stopIfAsked(signal, `after ${checkCommand.join(' ')} had finished (${fsckExitText(precheck.exitCode)}), before ${command.join(' ')}: the filesystem was not grown${precheck.exitCode === 1 ? ' (the check\'s fixes are written)' : ''}`, { precheck });
     }
     await confirmStillVisible(id, mount, inspection.filesystem as string);

@@ -125,7 +125,7 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
   }
   if (!needsResize(inspection)) {
     const full = `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)})`;
-    if (isExt(filesystem) && mountPoint === null && inspection.extErrors === true) {
+    if (mountPoint === null && inspection.extErrors === true) { // extErrors: ext filesystems only
       // A grow stopped midway (resize2fs killed) leaves the new size written and the filesystem
       // marked with errors: "nothing to grow" would pass a damaged filesystem as grown (kubelet
       // then mounts it). Checked like any offline ext grow that needs it, under the same guards.
@@ -184,10 +184,6 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
  * container's view of a shared device): resize2fs and e2fsck under it would corrupt it. Their own
  * guard (an exclusive open) only finds mounts and other exclusive openers.
  */
-function isExt(filesystem: string): boolean {
-  return filesystem === 'ext2' || filesystem === 'ext3' || filesystem === 'ext4';
-}
-
 function usedElsewhere(inspection: Inspection, options: PlanOptions): GrowPlan | null {
   const { device, filesystem, users } = inspection;
   if (users === null) {

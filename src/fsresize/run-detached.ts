@@ -72,17 +72,16 @@ export async function runDetached(command: string, args: readonly string[],
       if (child.pid !== undefined) options.onStart?.(child.pid);
     });
     const [stdout, stderr] = await Promise.all([readOutput(out), readOutput(err)]);
-    if ('runningPid' in ended) {
-      throw toolErrors.stillRunning(command, args, options.timeoutMs, ended.runningPid, stderr, { tool: command, args: [...args], exitCode: null, signal: null, stderr });
-    }
+    const report = (exitCode: number | null, signal: NodeJS.Signals | null) => ({ tool: command, args: [...args], exitCode, signal, stderr });
+    if ('runningPid' in ended) throw toolErrors.stillRunning(command, args, options.timeoutMs, ended.runningPid, stderr, report(null, null));
     if ('spawnError' in ended) {
       const error = ended.spawnError;
-      const tool = { tool: command, args: [...args], exitCode: null, signal: null, stderr };
+      const tool = report(null, null);
       const notStarted = notStartedError(command, options.env.PATH, error, tool);
       if (notStarted) throw notStarted;
       throw toolErrors.abnormal(command, args, error.code ?? error.message, stderr, error, tool);
     }
-    const tool = { tool: command, args: [...args], exitCode: ended.code, signal: ended.signal, stderr };
+    const tool = report(ended.code, ended.signal);
     if (ended.code !== null) return { exitCode: ended.code, stdout, stderr };
     throw toolErrors.abnormal(command, args, String(ended.signal), stderr, undefined, tool);
   } finally {
