@@ -18,7 +18,6 @@ type Json = Record<string, unknown>;
  * the logs or the answer.
  */
 function shown(value: unknown): string {
-  if (value === undefined) return 'nothing';
   if (typeof value === 'string' && value.length <= 64 && /^[A-Za-z0-9._/-]*$/.test(value)) return JSON.stringify(value);
   return describeJsonType(value);
 }
@@ -79,7 +78,7 @@ export function parseAdmissionReview(body: unknown): ParsedAdmissionReview {
     return fail(`kind must be "${ADMISSION_REVIEW_KIND}", got ${shown(body['kind'])}`);
   }
   const request = body['request'];
-  if (!isJsonObject(request)) return fail(`request must be an object, got ${request === undefined ? 'nothing' : describeJsonType(request)}`);
+  if (!isJsonObject(request)) return fail(`request must be an object, got ${describeJsonType(request)}`);
   const uid = request['uid'];
   if (typeof uid !== 'string' || uid === '') return fail('request.uid must be a non-empty string');
   const problems = [
