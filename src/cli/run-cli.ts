@@ -1,16 +1,12 @@
 import type { Command } from 'commander';
-import { isVoeError } from '../errors/index.js';
+import { errorLine } from './error-line.js';
 
-/** Runs the program; a VoeError becomes "voe: <code>: <message>" on stderr and exit code 2 unless the command set one. */
+/** Runs the program; an error becomes errorLine() on stderr and exit code 2 unless the command set one. */
 export async function runCli(program: Command, argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (isVoeError(error)) {
-      process.stderr.write(`voe: ${error.code}: ${error.message}\n`);
-    } else {
-      process.stderr.write(`voe: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    }
+    process.stderr.write(errorLine(error));
     if (!process.exitCode) process.exitCode = 2;
   }
 }

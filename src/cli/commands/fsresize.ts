@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { deferStopSignals } from '../defer-stop-signals.js';
+import { errorLine } from '../error-line.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV, unreadableProcessesPolicy } from '../ignore-unreadable-processes.js';
 import {
@@ -85,10 +86,11 @@ export function register(program: Command): void {
         process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : humanReport(result));
       } catch (thrown) {
         // Every error has a code (FSRESIZE_UNEXPECTED_ERROR for one voe did not expect): "voe:
-        // <CODE>: <message>" on stderr, or with --json {"error": {code, message, details}} on stdout.
+        // <CODE>: <message>" on stderr, or with --json {"error": {code, message, details}} on stdout;
+        // printed here, so that after a stop signal the closing line below comes last.
         const error = asVoeError(thrown);
-        if (!options.json) throw error;
-        process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
+        if (options.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
+        else process.stderr.write(errorLine(error));
         process.exitCode = 2;
       } finally {
         stop.dispose();

@@ -183,6 +183,10 @@ test('voe fsresize grow interrupted (SIGINT) while it waits for the device lock:
   const result = await voe.done;
   assert.equal(result.code, 130, result.stderr);
   assert.match(result.stderr, /^voe: FSRESIZE_INTERRUPTED: stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/m);
+  // What happened first, then how voe ends: the closing line is the last one.
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.at(-1), 'voe: exiting after SIGINT (exit code 130)', result.stderr);
+  assert.ok(lines.findIndex((line) => line.startsWith('voe: FSRESIZE_INTERRUPTED: ')) < lines.length - 1, result.stderr);
   assert.equal(result.stdout, '');
   assert.equal(await dumpe2fsBytes(loop.device), GiB);
 });
