@@ -152,7 +152,7 @@ export function apiServerFindings(
       check: 'api-server', outcome: 'pass', decision: 'recovery',
       message: `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
         `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${policies.serverVersion ? `; this API server runs ${policies.serverVersion.major}.${policies.serverVersion.minor}` : '; the API server\'s version could not be read'}). ` +
-        `The volume still grows, from ${capacityText} to ${size}, so the webhook judges it as an expansion.`,
+        `It asks for no more than the expansion already pending above status.capacity (${capacityText}), so the webhook does not judge it.`,
     }];
   }
   const storageClass = className ? storageClassNamed(className) : undefined;

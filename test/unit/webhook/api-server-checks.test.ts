@@ -21,8 +21,8 @@ describe('apiServerFindings (what Kubernetes checks before the webhook)', () => 
       includes: 'can not be less than status.capacity (10Gi)',
     },
     {
-      name: 'smaller than the request but above capacity: a recovery, which still grows the volume', claim: withStatus(pvc(ROOT, { storage: '30Gi' }), { phase: 'Bound', capacity: { storage: '10Gi' } }),
-      size: '20Gi', outcomes: ['pass/recovery'], includes: 'The volume still grows, from 10Gi to 20Gi, so the webhook judges it as an expansion.',
+      name: 'smaller than the request but above capacity: a recovery, which asks for no more than is pending', claim: withStatus(pvc(ROOT, { storage: '30Gi' }), { phase: 'Bound', capacity: { storage: '10Gi' } }),
+      size: '20Gi', outcomes: ['pass/recovery'], includes: 'It asks for no more than the expansion already pending above status.capacity (10Gi), so the webhook does not judge it.',
     },
     {
       name: 'not bound', claim: withStatus(pvc(ROOT), { phase: 'Pending' }), size: '20Gi', outcomes: ['refuse/api-not-bound'],
