@@ -1,5 +1,6 @@
 import { LONGHORN_DRIVER, parseExpandValidation, SettingInvalidError } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
+import { claimClassName } from './api-server-checks.js';
 import { provisionersToJudge } from './decide-resize.js';
 import type { LonghornVolume, PersistentVolumeClaim } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
@@ -43,15 +44,18 @@ export function assembleResizeSnapshot(
   const name = pvc.metadata?.name ?? '';
   const className = pvc.spec?.storageClassName;
   const storageClass = className ? (source.getStorageClass(className) ?? null) : null;
+  // The class the API server's resize admission and the PV controller read (the beta annotation first).
+  const claimClass = claimClassName(pvc);
   const snapshot: ResizeSnapshot = {
     oldPvc: oldPvc ?? null,
     pvc,
     storageClass,
+    ...(claimClass !== '' && claimClass !== className ? { claimStorageClass: source.getStorageClass(claimClass) ?? null } : {}),
     vms: source.vmsUsingPvc(namespace, name),
     kubeVirt: source.getKubeVirt() ?? null,
     expandSetting: readExpandSetting(source, options.settingName),
   };
-  if (!provisionersToJudge(pvc, oldPvc, storageClass).includes(LONGHORN_DRIVER)) return snapshot;
+  if (!provisionersToJudge(pvc, oldPvc, storageClass, snapshot.claimStorageClass).includes(LONGHORN_DRIVER)) return snapshot;
   if (!source.readsLonghorn) {
     snapshot.longhorn = { volume: null, engines: [], read: false };
     return snapshot;

@@ -35,17 +35,20 @@ export function resolveProvisioner(pvc: PersistentVolumeClaim, storageClass: Sto
 /**
  * Every provisioner a growth of this PVC is judged against: Harvester's (resolveProvisioner on the
  * PVC as it would be stored) first, then, when they differ, the one the stored PVC named and the
- * StorageClass's. The storage-provisioner annotations are writable by anyone who may update the
- * PVC, while a bound PVC's StorageClass is not: naming a validated driver in the annotation (in
- * the resize itself, or in an update before it) must not get a volume of another driver past the
- * Setting or the Longhorn checks. Empty when Harvester's is unknown.
+ * StorageClass's (and that of the class Kubernetes takes as the PVC's, `claimStorageClass`, when
+ * the beta storage-class annotation names another one than spec.storageClassName). The
+ * storage-provisioner annotations are writable by anyone who may update the PVC, while a bound
+ * PVC's class is not (the API server refuses a growth whose class changed): naming a validated
+ * driver in the annotation (in the resize itself, or in an update before it) must not get a volume
+ * of another driver past the Setting or the Longhorn checks. Empty when Harvester's is unknown.
  */
 export function provisionersToJudge(
   pvc: PersistentVolumeClaim, oldPvc: PersistentVolumeClaim | null | undefined, storageClass: StorageClass | null | undefined,
+  claimStorageClass?: StorageClass | null,
 ): string[] {
   const primary = resolveProvisioner(pvc, storageClass);
   if (!primary) return [];
-  const others = [oldPvc ? resolveProvisioner(oldPvc, storageClass) : undefined, storageClass?.provisioner];
+  const others = [oldPvc ? resolveProvisioner(oldPvc, storageClass) : undefined, storageClass?.provisioner, claimStorageClass?.provisioner];
   return [...new Set([primary, ...others.filter((name): name is string => Boolean(name))])];
 }
 
@@ -190,7 +193,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
   }
 
   // 4. Provisioner validated by the Setting.
-  const provisioners = provisionersToJudge(pvc, oldPvc, snapshot.storageClass);
+  const provisioners = provisionersToJudge(pvc, oldPvc, snapshot.storageClass, snapshot.claimStorageClass);
   const provisioner = provisioners[0];
   const setting = snapshot.expandSetting;
   if (setting.state === 'invalid') {
@@ -231,7 +234,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
 
   // 5. Longhorn data engine (of any volume the PVC's provisioners say is Longhorn's).
   if (provisioners.includes(LONGHORN_DRIVER)) {
-    const facts = longhornFacts(snapshot.longhorn, snapshot.storageClass);
+    const facts = longhornFacts(snapshot.longhorn, snapshot.storageClass ?? snapshot.claimStorageClass);
     const finding = decideLonghorn(facts, pvcKey, stopAdvice, options, pvc.spec?.volumeName);
     const kubeVirtVersion = snapshot.kubeVirt?.status?.observedKubeVirtVersion;
     const blockLuks = facts.encrypted && volumeMode === 'Block';

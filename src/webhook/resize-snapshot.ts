@@ -33,8 +33,14 @@ export interface ResizeSnapshot {
   oldPvc?: PersistentVolumeClaim | null;
   /** The PVC as it would be stored. */
   pvc: PersistentVolumeClaim;
-  /** The PVC's StorageClass, null when missing. */
+  /** The PVC's StorageClass (spec.storageClassName, as Harvester reads it), null when missing. */
   storageClass?: StorageClass | null;
+  /**
+   * The StorageClass Kubernetes takes as the PVC's (claimClassName: the beta storage-class
+   * annotation before spec.storageClassName) when that is another class than `storageClass`'s;
+   * absent otherwise. Its provisioner is judged too (provisionersToJudge).
+   */
+  claimStorageClass?: StorageClass | null;
   /** Every VM using the PVC (template volumes or volumeClaimTemplates), running or not. */
   vms: VirtualMachine[];
   /** The KubeVirt CR at the configured location, null when missing. */

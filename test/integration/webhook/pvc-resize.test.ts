@@ -150,6 +150,31 @@ describe('a statically provisioned Longhorn PV through the API server', () => {
   });
 });
 
+describe('a PVC whose class only the beta storage-class annotation names, through the API server', () => {
+  const CLAIM = 'vm7-disk-0-annotated';
+
+  it('is judged against that class\'s provisioner too, after its provisioner annotation was rewritten to a validated driver', async () => {
+    // The API server's resize admission reads the class from the annotation (GetPersistentVolumeClaimClass);
+    // Harvester's rule reads spec.storageClassName, which is empty here.
+    const staged = pvc(CLAIM, { provisioner: 'nfs.csi.k8s.io', volumeMode: 'Filesystem', volumeName: 'pv-vm7-annotated' });
+    const annotations = { ...staged.metadata?.annotations, 'volume.beta.kubernetes.io/storage-class': 'nfs-csi' };
+    const claim = { ...staged, metadata: { ...staged.metadata, annotations }, spec: { ...staged.spec, storageClassName: undefined } };
+    await cluster.apply({ pvcs: [claim], vms: [vm('vm7', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: CLAIM } }], templates: [] })] });
+    await cluster.bindClaims([claim]);
+    const version = await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '{"topolvm.io":true}' });
+    await cacheSaw(() => caches.caches.admission.settings.get(undefined, 'csi-online-expand-validation'), version, 'topolvm.io validated');
+    const BETA = 'volume.beta.kubernetes.io/storage-provisioner';
+    const GA = 'volume.kubernetes.io/storage-provisioner';
+    await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace: 'default', name: CLAIM, body: { metadata: { annotations: { [BETA]: 'topolvm.io', [GA]: 'topolvm.io' } } } }, MERGE);
+    // The API server hands the webhook both objects as stored and as patched: no cache to wait for.
+    const refused = await expand(CLAIM, '20Gi');
+    assert.equal(refused?.code, 422, `the NFS volume grew under its running VM: ${JSON.stringify(refused)}`);
+    assert.match(refused?.message ?? '', /Provisioner nfs\.csi\.k8s\.io is not validated .*names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass/);
+    assert.equal(await requestOf(CLAIM), '10Gi');
+    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '' });
+  });
+});
+
 describe('VM and Setting paths through the API server', () => {
   const messageOf = (error: { body?: unknown } | undefined) => (JSON.parse(String(error?.body)) as { message: string }).message;
   const templates = (storage: string) => JSON.stringify([templateEntry(ROOT, storage)]);

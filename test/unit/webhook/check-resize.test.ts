@@ -27,6 +27,23 @@ describe('checkResize (voe check)', () => {
     assert.deepEqual(result.findings.filter((f) => f.outcome === 'refuse').map((f) => f.decision), ['gate-missing', 'provisioner-not-validated']);
   });
 
+  it('a PVC whose class only the beta storage-class annotation names: that class\'s provisioner is judged too, whatever the provisioner annotation says', () => {
+    // The API server reads the PVC's class from that annotation (GetPersistentVolumeClaimClass);
+    // Harvester's rule reads spec.storageClassName, which is empty, so only the provisioner
+    // annotation would be judged, and it was rewritten to a validated driver in an earlier update.
+    const annotations = { 'volume.beta.kubernetes.io/storage-class': 'nfs-csi', 'volume.beta.kubernetes.io/storage-provisioner': 'topolvm.io' };
+    const claim = pvc(ROOT, { annotations, volumeMode: 'Filesystem' });
+    const classless = { ...claim, spec: { ...claim.spec, storageClassName: undefined } };
+    const caches = memoryCaches({ ...state, kubeVirts: [kubeVirt()], settings: [harvesterSetting('{"topolvm.io":true}')], pvcs: [classless] }) as AdmissionCaches;
+    const result = checkResize(classless, '20Gi', caches, resolveAdmissionOptions());
+    assert.equal(result.allowed, false, result.message);
+    assert.equal(result.decision, 'provisioner-not-validated');
+    assert.match(result.message, /Provisioner nfs\.csi\.k8s\.io is not validated .*names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass/);
+    // Both validated: allowed, and the finding names both.
+    const validated = memoryCaches({ ...state, kubeVirts: [kubeVirt()], settings: [harvesterSetting('{"topolvm.io":true,"nfs.csi.k8s.io":true}')], pvcs: [classless] }) as AdmissionCaches;
+    assert.equal(checkResize(classless, '20Gi', validated, resolveAdmissionOptions()).allowed, true);
+  });
+
   it('a size that does not grow is nothing to judge', () => {
     const claim = pvc(ROOT);
     const result = checkResize(claim, '10Gi', memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches, resolveAdmissionOptions());
