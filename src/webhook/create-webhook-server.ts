@@ -10,8 +10,13 @@ import type { Validator } from './validator.js';
 import { WebhookError } from './webhook-error.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 
-/** Largest AdmissionReview body accepted; the API server's own request limit is 3 MiB. */
-export const DEFAULT_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
+/**
+ * Largest AdmissionReview body accepted. An UPDATE's review carries the object twice (object and
+ * oldObject), each as large as the API server accepts in a write (3 MiB of JSON), plus less than
+ * 1 MiB of the rest: 7 MiB, controller-runtime's webhook limit. A lower one would answer 413 to a
+ * legitimate update of a large VM, which failurePolicy Fail turns into a refused update.
+ */
+export const DEFAULT_BODY_LIMIT_BYTES = 7 * 1024 * 1024;
 
 export interface WebhookServerOptions {
   validators: readonly Validator[];

@@ -121,13 +121,19 @@ test('only the exact webhook path is a webhook: a trailing slash, other letter c
   assert.equal((await call('/livez', undefined, 'GET')).status, 200);
 });
 
-test('the default body limit is 3 MiB', async (t) => {
+test('the default body limit is 7 MiB: an update whose object and old object each fill the API server\'s 3 MiB write limit is answered', async (t) => {
   const { call } = await start(t);
   const review = pvcReview('big');
-  (review['request'] as { object: { metadata: Record<string, unknown> } }).object.metadata['annotations'] = { pad: 'x'.repeat(2 * 1024 * 1024) };
-  assert.equal((await call('/validate/pvc-resize', review)).status, 200);
-  const tooBig = await call('/validate/pvc-resize', undefined, 'POST', JSON.stringify({ pad: 'x'.repeat(3 * 1024 * 1024 + 10) }));
+  const request = review['request'] as { object: { metadata: Record<string, unknown> }; oldObject: { metadata: Record<string, unknown> } };
+  const pad = 'x'.repeat(3 * 1024 * 1024 - 1024);
+  request.object.metadata['annotations'] = { pad };
+  request.oldObject.metadata['annotations'] = { pad };
+  const answered = await call('/validate/pvc-resize', review);
+  assert.equal(answered.status, 200, answered.body.slice(0, 300));
+  assert.equal((JSON.parse(answered.body) as { response: { uid: string } }).response.uid, 'big');
+  const tooBig = await call('/validate/pvc-resize', undefined, 'POST', JSON.stringify({ pad: 'x'.repeat(7 * 1024 * 1024 + 10) }));
   assert.equal(tooBig.status, 413);
+  assert.match(tooBig.body, /larger than the 7340032 byte limit/);
 });
 
 test('/livez, /readyz follow the readiness function, /metrics exposes the webhook metrics', async (t) => {
