@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { outputDestination } from './output-destination.js';
 
 /** Paths that may carry credentials; pino replaces their values before anything is written. */
 export const REDACTED_PATHS = [
@@ -12,6 +13,7 @@ export const REDACTED_PATHS = [
 export interface LoggerOptions {
   level?: string;
   name?: string;
+  /** Default: standard output (outputDestination(1)). */
   destination?: DestinationStream;
 }
 
@@ -22,7 +24,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     name: options.name ?? 'voe',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
-  return options.destination ? pino(opts, options.destination) : pino(opts);
+  return pino(opts, options.destination ?? outputDestination(1));
 }
 
 export type { Logger };

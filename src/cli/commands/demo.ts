@@ -1,6 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Command, InvalidArgumentError } from 'commander';
-import { pino } from 'pino';
 import { resolve } from 'node:path';
 import {
   installCrds, killManagedProcesses, KUBERNETES_VERSION, lockControlPlaneDir, startControlPlane, type ControlPlane,
@@ -8,7 +7,7 @@ import {
 import { DEMO_CONFIGURATION_NAME, runDemo, surveyExpansions, DemoError } from '../../demo/index.js';
 import { deleteValidatingWebhookConfiguration } from '../../webhook/index.js';
 import { stopExitCode, watchStopRequests, type StopReason } from '../stop-requests.js';
-import { createLogger } from '../../log/index.js';
+import { createLogger, outputDestination } from '../../log/index.js';
 import { loadKubeConfig, parseQuantity } from '../../kube/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { defaultCacheDir } from '../cache-dir.js';
@@ -88,7 +87,7 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       throw new DemoError('DEMO_API_FAILED', `installing the KubeVirt, Harvester, Longhorn, CDI and voe CRDs failed: ${(error as Error).message}`, { cause: error });
     });
     progress(`voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then registering the webhook\n`);
-    const logger = createLogger({ name: 'voe-demo', level: 'warn', destination: pino.destination(2) });
+    const logger = createLogger({ name: 'voe-demo', level: 'warn', destination: outputDestination(2) });
     const run = runDemo({
       kubeConfig: cp.kubeConfig, logger, signal: stops.signal,
       ...(flags.json ? {} : { onStep: (step) => process.stdout.write(formatDemoStep(step)) }),
