@@ -15,6 +15,7 @@ import { confirmApiServerCalls } from './confirm-api-server-calls.js';
 import { createWebhookServer } from './create-webhook-server.js';
 import type { Validator } from './validator.js';
 import { isVoeError } from '../errors/index.js';
+import { acquireLockFile } from '../lock/index.js';
 import { removeDirAtExit } from '../exit/index.js';
 import { WebhookError } from './webhook-error.js';
 import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
@@ -106,6 +107,19 @@ async function waitFor(condition: () => boolean, timeoutMs: number, signal: Abor
   return true;
 }
 
+/** The lock a voe serve --dev instance holds on its --cert-dir while it runs. */
+export const CERT_DIR_LOCK = 'voe-serve.lock';
+
+/** Takes DIR/voe-serve.lock at once, or fails with WEBHOOK_CERT_DIR_IN_USE naming the instance that holds it. */
+function lockCertDir(dir: string): Promise<() => Promise<void>> {
+  return acquireLockFile(join(dir, CERT_DIR_LOCK), {
+    deadline: Date.now(),
+    busy: (holder) => new WebhookError('WEBHOOK_CERT_DIR_IN_USE', `--cert-dir ${dir} is used by another voe serve --dev (pid ${holder}), ` +
+      'whose registered webhook trusts the certificate there; nothing was changed. Give this one another --cert-dir, or stop that one first.'),
+    cannotCreate: (code, cause) => new WebhookError('WEBHOOK_INVALID_OPTIONS', `The dev certificate cannot be written to ${dir} (${code}); pass a --cert-dir voe may create and write.`, { cause }),
+  });
+}
+
 /** Writes a dev CA and a serving certificate for 127.0.0.1/localhost (and the bind host) into dir. */
 async function writeDevCertificates(dir: string, host: string): Promise<{ caPem: string; certFile: string; keyFile: string }> {
   const ca = await createCertificateAuthority('voe-dev-webhook-ca', { validityDays: 30 });
@@ -191,6 +205,14 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     }
     if (options.dev) {
       certDir = options.certDir;
+      if (certDir !== undefined) {
+        // One instance per --cert-dir: a second one (the same command run again) would overwrite
+        // the certificate the first one serves and registered, and the API server would then
+        // refuse every covered write (certificate signed by unknown authority).
+        const releaseDir = await lockCertDir(certDir);
+        cleanups.push({ run: releaseDir, left: (why) => `Could not release ${join(certDir as string, CERT_DIR_LOCK)}: ${why}. Remove it by hand if no voe serve --dev uses ${certDir}.` });
+        continueUnlessAborted();
+      }
       if (certDir === undefined) {
         const temp = await mkdtemp(join(tmpdir(), 'voe-webhook-')).catch((error: unknown) => {
           throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The temporary directory for the dev certificate cannot be created in ${tmpdir()} ` +

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, readFile } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { Agent } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -101,6 +102,28 @@ test('--cache-sync-timeout sets how long voe serve --dev waits for the caches: t
   assert.match(serve.stderr(), /^voe: WEBHOOK_REGISTRATION_FAILED: The informer caches did not sync within 1 s: persistentvolumeclaims, .* never listed; the webhook was not registered\./m);
   assert.equal(await registered(), false);
   assert.equal(await exists(certDir), false);
+});
+
+test('the same voe serve --dev run again with the same --cert-dir is refused before it writes anything: the running one keeps serving the certificate its registration trusts', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-serve-certs-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const first = spawn(t, ['--cert-dir', dir]);
+  const { port } = await servingUrl(first);
+  const ca = await readFile(join(dir, 'ca.crt'), 'utf8');
+  const certificate = await readFile(join(dir, 'tls.crt'), 'utf8');
+  const second = spawn(t, ['--cert-dir', dir, '--webhook-configuration-name', 'voe-dev-second']);
+  const exit = await Promise.race([second.exited, servingUrl(second).then(() => ({ code: 'served' }), () => second.exited)]);
+  assert.equal(exit.code, 2, `the second one ${exit.code === 'served' ? 'served, over the first one\'s certificate' : 'ended otherwise'}: ${second.stderr()}`);
+  assert.match(second.stderr(), new RegExp(`^voe: WEBHOOK_CERT_DIR_IN_USE: --cert-dir ${dir} is used by another voe serve --dev \\(pid ${first.pid}\\)`, 'm'));
+  assert.equal(await readFile(join(dir, 'ca.crt'), 'utf8'), ca, 'the CA the first one registered is untouched');
+  assert.equal(await readFile(join(dir, 'tls.crt'), 'utf8'), certificate, 'the certificate it serves is untouched');
+  assert.equal(await registered('voe-dev-second'), false);
+  // Still answering over TLS verified with the CA it registered (no reload of another pair).
+  const live = await httpsRequest(port, ca, { method: 'GET', path: '/livez' });
+  assert.equal(live.status, 200);
+  assert.equal((await first.stop('SIGTERM')).code, 0, first.stderr());
+  await assert.rejects(access(join(dir, 'voe-serve.lock')), { code: 'ENOENT' }, 'the lock is released on exit');
+  assert.equal(await exists(join(dir, 'tls.crt')), true, 'a --cert-dir given by the user is left with its certificate');
 });
 
 test('SIGHUP (the terminal closed) stops a started voe serve --dev like SIGINT: registration and certificate dir removed, exit 0', async (t) => {
