@@ -87,7 +87,12 @@ export async function requestJson<T = unknown>(kc: KubeConfig, req: KubeRequest)
         }
       });
     });
-    r.setTimeout(req.timeoutMs ?? 30_000, () => r.destroy(new Error(`no answer within ${req.timeoutMs ?? 30_000} ms`)));
+    // A deadline for the whole request, as the message says. (ClientRequest.setTimeout is an idle
+    // timeout of the socket, and over TLS it fired only after twice its time when the server
+    // accepted the connection but never answered.)
+    const timeoutMs = req.timeoutMs ?? 30_000;
+    const deadline = setTimeout(() => r.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    r.on('close', () => clearTimeout(deadline));
     r.on('error', (e) => reject(requestFailed(req.method, req.path, e)));
     r.end(payload);
   });
@@ -192,7 +197,12 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
     if (w.signal?.aborted) abort();
     w.signal?.addEventListener('abort', abort, { once: true });
     r.on('close', () => w.signal?.removeEventListener('abort', abort));
-    r.setTimeout(w.idleTimeoutMs, () => r.destroy(new Error(`watch idle for ${w.idleTimeoutMs} ms`)));
+    // Idle: nothing received for idleTimeoutMs (an own timer, restarted by every piece of the
+    // answer; ClientRequest.setTimeout fired only after twice its time over TLS).
+    const idle = setTimeout(() => r.destroy(new Error(`watch idle for ${w.idleTimeoutMs} ms`)), w.idleTimeoutMs);
+    const stillAlive = (): void => { idle.refresh(); };
+    r.on('response', (res) => res.on('data', stillAlive));
+    r.on('close', () => clearTimeout(idle));
     r.on('error', finish);
     r.end();
   });
