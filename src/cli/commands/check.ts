@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
-import { loadKubeConfig, parseQuantityValue } from '../../kube/index.js';
+import { isDnsLabel, isDnsSubdomain, loadKubeConfig, parseQuantityValue } from '../../kube/index.js';
 import { CheckError, checkResize, loadCheckCaches } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { formatCheckResult } from '../format-check-result.js';
@@ -30,6 +30,10 @@ export function register(program: Command): void {
       const [namespace, name, extra] = target.split('/');
       if (!namespace || !name || extra !== undefined) {
         throw new CheckError('CHECK_USAGE', `"${target}" is not NAMESPACE/PVC; write it like default/vm1-disk-0.`);
+      }
+      // A name no PVC can have (".", "..", capitals) would be read from another URL, or never found.
+      if (!isDnsLabel(namespace) || !isDnsSubdomain(name)) {
+        throw new CheckError('CHECK_USAGE', `${JSON.stringify(target.slice(0, 300))} is not NAMESPACE/PVC of a PVC (lower-case DNS names), e.g. default/vm1-disk-0.`);
       }
       const admission = admissionOptionsFromFlags(options, (message) => new CheckError('CHECK_USAGE', message));
       const size = options.size.trim();

@@ -24,6 +24,11 @@ describe('voe check (usage)', () => {
     ['missing --size', ['check', 'default/disk'], /required option '--size <quantity>'/],
     ['missing PVC', ['check', '--size', '1Gi'], /missing required argument/],
     ['PVC without a namespace', ['check', 'disk', '--size', '1Gi'], /CHECK_USAGE/],
+    // The API path would be normalised: default/.. reads the Namespace "default", default/. the list of PVCs.
+    ['a PVC named ..', ['check', 'default/..', '--size', '1Gi'], /^voe: CHECK_USAGE: "default\/\.\." is not NAMESPACE\/PVC of a PVC \(lower-case DNS names\), e\.g\. default\/vm1-disk-0\.\n$/],
+    ['a PVC named .', ['check', 'default/.', '--size', '1Gi'], /CHECK_USAGE: "default\/\." is not NAMESPACE\/PVC of a PVC/],
+    ['a namespace named ..', ['check', '../disk', '--size', '1Gi'], /CHECK_USAGE: "\.\.\/disk" is not NAMESPACE\/PVC of a PVC/],
+    ['capitals', ['check', 'Default/Disk', '--size', '1Gi'], /CHECK_USAGE: "Default\/Disk" is not NAMESPACE\/PVC of a PVC/],
     ['bad quantity', ['check', 'default/disk', '--size', '20GB'], /KUBE_QUANTITY_INVALID/],
     ['bad policy', ['check', 'default/disk', '--size', '1Gi', '--longhorn-v2-expansion', 'maybe'], /Allowed choices are auto, deny, allow/],
     ['bad --kubevirt', ['check', 'default/disk', '--size', '1Gi', '--kubevirt', 'kubevirt'], /CHECK_USAGE/],
