@@ -1,7 +1,7 @@
-import { isVoeError } from '../errors/index.js';
+import { isVoeError, redactUrlCredentials } from '../errors/index.js';
 
-/** How the command line prints an error: "voe: <CODE>: <message>" for a VoeError, else its stack. */
+/** How the command line prints an error: "voe: <CODE>: <message>" for a VoeError, else its stack; credentials in URLs redacted. */
 export function errorLine(error: unknown): string {
-  if (isVoeError(error)) return `voe: ${error.code}: ${error.message}\n`;
-  return `voe: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
+  const text = isVoeError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return `voe: ${redactUrlCredentials(text)}\n`;
 }

@@ -5,14 +5,14 @@ import { join } from 'node:path';
 export const UNREACHABLE_TOKEN = 'not-a-real-token';
 
 /**
- * Writes DIR/kubeconfig: it loads, but its API server (127.0.0.1:1) refuses every connection,
- * so option errors must come before any API call and API failures can be provoked.
+ * Writes DIR/kubeconfig: it loads, but its API server (127.0.0.1:1, or `server`) refuses every
+ * connection, so option errors must come before any API call and API failures can be provoked.
  */
-export async function writeUnreachableKubeconfig(dir: string): Promise<string> {
+export async function writeUnreachableKubeconfig(dir: string, server = 'https://127.0.0.1:1'): Promise<string> {
   const path = join(dir, 'kubeconfig');
   await writeFile(path, [
     'apiVersion: v1', 'kind: Config', 'current-context: c',
-    'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+    `clusters: [{name: c, cluster: {server: ${JSON.stringify(server)}}}]`,
     'contexts: [{name: c, context: {cluster: c, user: u}}]',
     `users: [{name: u, user: {token: ${UNREACHABLE_TOKEN}}}]`, '',
   ].join('\n'));

@@ -3,13 +3,17 @@ import { Option, type Command } from 'commander';
 import { isDnsLabel, isDnsSubdomain, loadKubeConfig, parseQuantityValue } from '../../kube/index.js';
 import { CheckError, checkResize, loadCheckCaches } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
+import { exitOnceAnswered } from '../exit-once-answered.js';
 import { formatCheckResult } from '../format-check-result.js';
+import { parseWaitSeconds } from '../parse-wait-seconds.js';
+import { withinDeadline } from '../within-deadline.js';
 
 interface CheckOptions extends AdmissionFlags {
   size: string;
   longhorn: 'auto' | 'on' | 'off';
   kubeconfig?: string;
   json?: boolean;
+  timeout: number;
 }
 
 /** `voe check NAMESPACE/PVC --size QUANTITY`: explains what the admission webhook would decide. */
@@ -24,6 +28,7 @@ export function register(program: Command): void {
     .requiredOption('--size <quantity>', 'the requested size, e.g. 20Gi')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--json', 'print the decision as JSON')
+    .option('--timeout <seconds>', 'how long to wait for the API server\'s answers before giving up (exit 2)', parseWaitSeconds, 60)
     .addOption(new Option('--longhorn <mode>', 'read Longhorn Volumes, Engines and its version Setting, as voe serve --longhorn does: off = judge Longhorn volumes by their StorageClass parameters and read no Longhorn object').choices(['auto', 'on', 'off']).default('auto'));
   addAdmissionFlags(command)
     .action(async (target: string, options: CheckOptions) => {
@@ -44,7 +49,11 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CheckError('CHECK_KUBECONFIG', `${(error as Error).message}; pass a readable file with --kubeconfig.`);
       }
-      const { pvc, caches, policies } = await loadCheckCaches(kubeConfig, { namespace, name }, admission, { longhorn: options.longhorn });
+      // An API server that accepts connections but never answers must not hold voe check for ever.
+      exitOnceAnswered();
+      const { pvc, caches, policies } = await withinDeadline(loadCheckCaches(kubeConfig, { namespace, name }, admission, { longhorn: options.longhorn }),
+        options.timeout * 1000, () => new CheckError('CHECK_API_FAILED', `the API server at ${kubeConfig.getCurrentCluster()?.server ?? '(no server in the kubeconfig)'} ` +
+          `did not answer every read within ${options.timeout} s; check that it is reachable and not overloaded, or raise --timeout.`));
       const result = checkResize(pvc, size, caches, admission, policies);
       process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheckResult(result));
       process.exitCode = result.allowed ? 0 : 1;
