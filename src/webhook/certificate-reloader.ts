@@ -11,8 +11,16 @@ export interface CertificatePair {
   readonly cert: string;
   /** PEM private key. Secret: never log it. */
   readonly key: string;
+  readonly notBefore: Date;
   readonly notAfter: Date;
   readonly fingerprint256: string;
+}
+
+/** Why `pair` cannot be served at `now` (expired, or not valid yet), or undefined when it can. */
+export function certificateNotValidWhy(pair: Pick<CertificatePair, 'notBefore' | 'notAfter'>, now = new Date()): string | undefined {
+  if (now > pair.notAfter) return `the certificate expired at ${pair.notAfter.toISOString()}`;
+  if (now < pair.notBefore) return `the certificate is not valid before ${pair.notBefore.toISOString()}`;
+  return undefined;
 }
 
 export interface CertificateReloaderOptions {
@@ -49,7 +57,7 @@ export async function loadCertificatePair(certFile: string, keyFile: string): Pr
   const x509 = new X509Certificate(cert);
   if (!x509.checkPrivateKey(createPrivateKey(key))) throw new Error('the key does not belong to the certificate');
   createSecureContext({ cert, key });
-  return { cert, key, notAfter: new Date(x509.validTo), fingerprint256: x509.fingerprint256 };
+  return { cert, key, notBefore: new Date(x509.validFrom), notAfter: new Date(x509.validTo), fingerprint256: x509.fingerprint256 };
 }
 
 function message(error: unknown): string {
@@ -89,8 +97,23 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
       lastFailure = why;
       return false;
     }
+    if (current && pair.cert === current.cert && pair.key === current.key) {
+      lastFailure = '';
+      return false;
+    }
+    // A pair the API server would refuse (expired, not valid yet) never replaces one it accepts.
+    const notValid = certificateNotValidWhy(pair);
+    if (notValid !== undefined && current !== undefined && certificateNotValidWhy(current) === undefined) {
+      if (notValid !== lastFailure) {
+        log.warn({ certFile, keyFile, error: notValid, servingUntil: current.notAfter.toISOString() },
+          'serving certificate files changed but the new certificate cannot be served now; still serving the previous certificate');
+        options.onResult?.('failure');
+      }
+      lastFailure = notValid;
+      return false;
+    }
     lastFailure = '';
-    if (current && pair.cert === current.cert && pair.key === current.key) return false;
+    if (notValid !== undefined) log.warn({ certFile, error: notValid }, 'serving certificate reloaded, but it cannot be served now either: the API server will refuse it');
     current = pair;
     options.onReload(pair);
     options.onResult?.('success', pair);
@@ -142,6 +165,8 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
           { cause: error });
       }
       options.onResult?.('success', current);
+      const notValid = certificateNotValidWhy(current);
+      if (notValid !== undefined) log.warn({ certFile, error: notValid }, 'the serving certificate cannot be served now: the API server will refuse it; /readyz says so until a valid one is in place');
       for (const dir of new Set([dirname(certFile), dirname(keyFile)])) watchDirectory(dir);
       if (pollIntervalMs > 0) {
         poll = setInterval(() => { void reload(); }, pollIntervalMs);

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/index.js';
-import { createCertificateReloader } from './certificate-reloader.js';
+import { certificateNotValidWhy, createCertificateReloader } from './certificate-reloader.js';
 import { createAdmissionHandler, kubeStatus } from './admission-handler.js';
 import type { Validator } from './validator.js';
 import { WebhookError } from './webhook-error.js';
@@ -106,12 +106,16 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       log.warn({ error: error instanceof Error ? error.message : String(error) }, 'readiness check failed');
     }
     const list = (names: string[] | undefined): string => (names?.length ? ` (${names.join(', ')})` : '');
-    if (cachesReady && certificateLoaded) {
+    // Expired (or not yet valid): the API server refuses the handshake, so nothing is answered.
+    const served = reloader.current();
+    const notValid = served ? certificateNotValidWhy(served) : undefined;
+    const certificate = !certificateLoaded ? 'certificate not loaded' : notValid ? `certificate not servable: ${notValid}` : '';
+    if (cachesReady && certificate === '') {
       const notServed = status.notServed?.length ? `; not served by the cluster, watched as empty: ${status.notServed.join(', ')}` : '';
       res.type('text/plain').send(`ok${notServed}`);
       return;
     }
-    const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificateLoaded ? '' : 'certificate not loaded'].filter(Boolean).join(', ');
+    const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificate].filter(Boolean).join(', ');
     res.status(503).type('text/plain').send(`not ready: ${missing}`);
   });
   app.get('/metrics', async (_req, res) => {

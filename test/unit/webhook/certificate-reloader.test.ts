@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { get as httpsGet } from 'node:https';
 import { connect } from 'node:tls';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWebhookServer } from '../../../src/webhook/index.js';
-import { createCertificateAuthority, issueServingCertificate, type IssuedCertificate } from '../../../src/tls/index.js';
+import { createCertificateAuthority, issueCertificate, issueServingCertificate, type IssuedCertificate } from '../../../src/tls/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 
 async function newPair(): Promise<IssuedCertificate> {
@@ -143,4 +144,49 @@ test('listen again after a failed listen still reloads changed files', async (t)
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
   await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B served after the second listen');
+});
+
+/** A pair whose certificate is valid from `notBefore` for `days` days (expired, or not valid yet). */
+async function pairValidFrom(notBefore: Date, days: number): Promise<IssuedCertificate> {
+  const ca = await createCertificateAuthority(`ca-${Math.random().toString(16).slice(2)}`, { notBefore: new Date('2024-01-01T00:00:00Z') });
+  return await issueCertificate(ca, { commonName: '127.0.0.1', hosts: ['127.0.0.1'], usages: ['server'], validityDays: days, notBefore });
+}
+
+test('an expired certificate, or one not valid yet, never replaces one the API server accepts: logged, counted as a failed reload, the previous one served', async (t) => {
+  const { certFile, keyFile, a } = await pairFiles(t);
+  const { server, port, logs } = await startServer(t, certFile, keyFile);
+  for (const [what, pair] of [
+    ['expired', await pairValidFrom(new Date('2025-01-01T00:00:00Z'), 30)],
+    ['not valid yet', await pairValidFrom(new Date(Date.now() + 400 * 24 * 3600 * 1000), 30)],
+  ] as const) {
+    await writeFile(keyFile, pair.keyPem);
+    await writeFile(certFile, pair.certificatePem);
+    assert.equal(await server.reloadCertificate(), false, what);
+    assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem), `${what}: the previous certificate is still served`);
+  }
+  await eventually(() => logs.text().includes('the certificate expired at 2025-01-31') && logs.text().includes('the certificate is not valid before'), 'both to be logged');
+  assert.match(logs.text(), /the new certificate cannot be served now; still serving the previous certificate/);
+  // At least these two (the file watcher may also have read a half-written pair: a key without its certificate).
+  assert.match(await server.registry.metrics(), /voe_webhook_certificate_reloads_total\{result="failure"\} ([2-9]|\d\d)\n/);
+  const expiry = Number(/voe_webhook_certificate_expiry_timestamp_seconds (\d+)/.exec(await server.registry.metrics())?.[1]);
+  assert.equal(expiry, Math.floor(new Date(new X509Certificate(a.certificatePem).validTo).getTime() / 1000), 'the expiry gauge is the served certificate\'s');
+});
+
+test('started with an expired certificate: it is served (there is no other), the log says so and /readyz is not ready, naming the expiry', async (t) => {
+  const { certFile, keyFile } = await pairFiles(t);
+  const expired = await pairValidFrom(new Date('2025-01-01T00:00:00Z'), 30);
+  await writeFile(certFile, expired.certificatePem);
+  await writeFile(keyFile, expired.keyPem);
+  const { port, logs } = await startServer(t, certFile, keyFile);
+  assert.match(logs.text(), /the serving certificate cannot be served now: the API server will refuse it/);
+  const readyz = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpsGet({ host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => { body += c.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+  });
+  assert.equal(readyz.status, 503);
+  assert.equal(readyz.body, 'not ready: certificate not servable: the certificate expired at 2025-01-31T00:05:00.000Z');
 });
