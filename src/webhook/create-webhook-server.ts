@@ -18,6 +18,18 @@ import { createWebhookMetrics } from './webhook-metrics.js';
  */
 export const DEFAULT_BODY_LIMIT_BYTES = 7 * 1024 * 1024;
 
+/** What to do when listening failed, by its errno. */
+function listenAdvice(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE': return 'Pick another --port or stop what uses it.';
+    case 'EADDRNOTAVAIL': return 'The address is not one of this machine\'s: pick another --bind-address.';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN': return 'The --bind-address is neither an IP address nor a name this machine resolves: give an address of this machine.';
+    case 'EACCES': return 'Ports below 1024 need root (or CAP_NET_BIND_SERVICE): pick a --port above 1023.';
+    default: return 'Check --bind-address and --port.';
+  }
+}
+
 export interface WebhookServerOptions {
   validators: readonly Validator[];
   tls: { certFile: string; keyFile: string };
@@ -202,7 +214,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       } catch (error) {
         reloader.stop();
         server = undefined;
-        throw new WebhookError('WEBHOOK_LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}. Pick another --port or stop what uses it.`, { cause: error });
+        throw new WebhookError('WEBHOOK_LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}. ${listenAdvice(error)}`, { cause: error });
       }
       https.on('error', (error) => log.error({ error: error.message }, 'webhook server error'));
       const address = https.address() as AddressInfo;

@@ -91,6 +91,18 @@ function describeStop(reason: ServeStop): Record<string, unknown> {
 
 async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Promise<void> {
   const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
+  if (!flags.dev) {
+    // They govern the registration only --dev makes: silently ignored, they would mislead.
+    const devOnly = [
+      flags.webhookConfigurationName !== DEV_CONFIGURATION_NAME ? '--webhook-configuration-name' : '',
+      flags.cacheSyncTimeout !== undefined ? '--cache-sync-timeout' : '',
+      flags.registrationTimeout !== undefined ? '--registration-timeout' : '',
+    ].filter(Boolean);
+    if (devOnly.length > 0) {
+      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `${devOnly.join(', ')} ${devOnly.length > 1 ? 'apply' : 'applies'} only with --dev (to the ValidatingWebhookConfiguration it registers); ` +
+        'in cluster the configuration is installed with the webhook (manifests/webhook.yaml). Remove them, or add --dev.');
+    }
+  }
   const kubeConfig = loadKubeConfig(flags.kubeconfig);
   const wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
   let serving: ServingWebhook | undefined;

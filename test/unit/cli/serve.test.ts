@@ -10,6 +10,15 @@ import { runVoe } from '../../support/run-voe.js';
 const voe = (args: string[]) => runVoe(args, { timeout: 30_000 });
 
 describe('voe serve (start-up failures; no API server is reached)', () => {
+  it('flags of --dev\'s registration given without --dev are refused, not silently ignored', async () => {
+    const result = await voe(['serve', '--tls-cert-file', 'tls.crt', '--tls-key-file', 'tls.key', '--webhook-configuration-name', 'mine', '--cache-sync-timeout', '5']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, 'voe: WEBHOOK_INVALID_OPTIONS: --webhook-configuration-name, --cache-sync-timeout apply only with --dev (to the ValidatingWebhookConfiguration it registers); ' +
+      'in cluster the configuration is installed with the webhook (manifests/webhook.yaml). Remove them, or add --dev.\n');
+    const one = await voe(['serve', '--tls-cert-file', 'tls.crt', '--tls-key-file', 'tls.key', '--registration-timeout', '5']);
+    assert.match(one.stderr, /^voe: WEBHOOK_INVALID_OPTIONS: --registration-timeout applies only with --dev/);
+  });
+
   it('a broken kubeconfig, a missing one and an unreachable API server exit 2 with a coded one-line message, no stack, no secrets', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-serve-usage-'));
     t.after(() => rm(dir, { recursive: true, force: true }));

@@ -352,3 +352,23 @@ test('a connection whose TLS handshake times out is dropped, not half-closed and
   assert.ok(logs.lines().some((l) => l['msg'] === 'TLS handshake timed out'));
   assert.equal((await call('/livez', undefined, 'GET')).status, 200, 'the server keeps serving');
 });
+
+test('a failed listen says what to do for its cause: a port in use, an address not of this machine, a name that does not resolve', async (t) => {
+  const { address } = await start(t);
+  const files = await writeServingFiles();
+  t.after(() => files.cleanup());
+  const cases: Array<[string, number, RegExp]> = [
+    ['127.0.0.1', address.port, /EADDRINUSE.*\. Pick another --port or stop what uses it\.$/],
+    ['10.255.255.1', 0, /EADDRNOTAVAIL.*\. The address is not one of this machine's: pick another --bind-address\.$/],
+    ['no-such-host.invalid', 0, /\. The --bind-address is neither an IP address nor a name this machine resolves: give an address of this machine\.$/],
+  ];
+  for (const [host, port, message] of cases) {
+    const server = createWebhookServer({ validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: () => true, logger: captureLogger().logger });
+    await assert.rejects(server.listen(port, host), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'WEBHOOK_LISTEN_FAILED');
+      assert.match(error.message, message);
+      return true;
+    }, host);
+    await server.close();
+  }
+});
