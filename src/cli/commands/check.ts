@@ -47,7 +47,8 @@ export function register(program: Command): void {
       try {
         kubeConfig = loadKubeConfig(options.kubeconfig);
       } catch (error) {
-        throw new CheckError('CHECK_KUBECONFIG', `${(error as Error).message}; pass a readable file with --kubeconfig.`);
+        const message = (error as Error).message;
+        throw new CheckError('CHECK_KUBECONFIG', message.endsWith('pass --kubeconfig') ? `${message}.` : `${message}; pass a readable file with --kubeconfig.`);
       }
       // An API server that accepts connections but never answers must not hold voe check for ever.
       exitOnceAnswered();

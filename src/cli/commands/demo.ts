@@ -116,7 +116,8 @@ async function demoOnConfiguredCluster(flags: DemoFlags): Promise<boolean> {
   try {
     kubeConfig = loadKubeConfig(flags.kubeconfig);
   } catch (error) {
-    throw new DemoError('DEMO_USAGE', `${(error as Error).message}; pass a readable file with --kubeconfig, or --local`);
+    const message = (error as Error).message;
+    throw new DemoError('DEMO_USAGE', message.endsWith('pass --kubeconfig') ? `${message}, or --local` : `${message}; pass a readable file with --kubeconfig, or --local`);
   }
   const rows = await surveyExpansions({ kubeConfig, admission, growBy: flags.growBy });
   process.stdout.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatSurvey(rows, flags.growBy));

@@ -67,6 +67,17 @@ describe('voe check (usage)', () => {
     assert.equal(result.stderr.includes(UNREACHABLE_TOKEN), false);
   });
 
+  it('no kubeconfig anywhere: CHECK_KUBECONFIG says where it looked and what to pass, once', async (t) => {
+    const home = await mkdtemp(join(tmpdir(), 'voe-check-home-'));
+    t.after(() => rm(home, { recursive: true, force: true }));
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+    delete env['KUBECONFIG'];
+    delete env['KUBERNETES_SERVICE_HOST'];
+    const result = await runVoe(['check', 'default/disk', '--size', '20Gi'], { env });
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, 'voe: CHECK_KUBECONFIG: no kubeconfig was found: $KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig.\n');
+  });
+
   it('a password in the kubeconfig\'s server URL never reaches the output', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
