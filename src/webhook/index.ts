@@ -54,6 +54,7 @@ export { CheckError, type CheckErrorCode } from './check-error.js';
 export { checkResize, type CheckResult } from './check-resize.js';
 export { apiServerFindings, quotaFindings, claimClassName, BETA_STORAGE_CLASS_ANNOTATION, type NamespacePolicies } from './api-server-checks.js';
 export { loadCheckCaches } from './load-check-caches.js';
+export { readNamespacePolicies } from './read-namespace-policies.js';
 export { loadClusterCaches } from './load-cluster-caches.js';
 export { startAdmissionCaches, type StartedAdmissionCaches, type StartAdmissionCachesOptions } from './start-admission-caches.js';
 export { admissionWiring } from './admission-wiring.js';

@@ -1,4 +1,4 @@
-import { ApiException, CoreV1Api, CustomObjectsApi, StorageV1Api, VersionApi, type KubeConfig, type V1LimitRange, type V1ResourceQuota } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { AdmissionOptions } from './admission-options.js';
 import { claimClassName, type NamespacePolicies } from './api-server-checks.js';
 import type { AdmissionCaches } from './cache-snapshot-source.js';
@@ -6,25 +6,11 @@ import { buildAdmissionCaches } from './build-admission-caches.js';
 import { CheckError } from './check-error.js';
 import type { PersistentVolumeClaim, StorageClass, VirtualMachine } from './kube-objects.js';
 import { readLonghornOfPv } from './read-longhorn-of-pv.js';
+import { readNamespacePolicies } from './read-namespace-policies.js';
 import { listItems, listOf, readOptional, readOptionalList } from './read-optional.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
-
-/**
- * A namespace's LimitRanges or ResourceQuotas for `voe check`: a user who may not list them gets
- * the rest of the check, with the policy named as not judged (their own RBAC, not an error).
- */
-async function listPolicies<T>(what: string, list: () => Promise<{ items: T[] }>, unreadable: string[]): Promise<T[]> {
-  try {
-    return listItems<T>(await readOptional(what, list));
-  } catch (error) {
-    const code = error instanceof CheckError && error.cause instanceof ApiException ? error.cause.code : 0;
-    if (code !== 403 && code !== 401) throw error;
-    unreadable.push(`${what} (HTTP ${code})`);
-    return [];
-  }
-}
 
 /**
  * For the one-shot `voe check`: reads what the admission path would find in its caches, with
@@ -51,22 +37,15 @@ export async function loadCheckCaches(
   const classNames = [...new Set([pvc.spec?.storageClassName, claimClassName(pvc)].filter((c): c is string => !!c))];
   const volumeName = pvc.spec?.volumeName;
   const longhorn = read.longhorn !== 'off';
-  const unreadable: string[] = [];
 
-  const [storageClasses, vmList, shared, longhornOfPv, limitRanges, quotas, serverVersion] = await Promise.all([
+  const [storageClasses, vmList, shared, longhornOfPv, policies] = await Promise.all([
     Promise.all(classNames.map((c) => readOptional(`StorageClass ${c}`, () => storage.readStorageClass({ name: c }) as Promise<StorageClass>))),
     readOptionalList(`VirtualMachines in ${namespace}`, kubeConfig, VMS,
       () => custom.listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace, plural: 'virtualmachines' })),
     readSharedObjects(custom, options, { longhorn }),
     longhorn && volumeName ? readLonghornOfPv(custom, kubeConfig, options, volumeName) : undefined,
-    listPolicies<V1LimitRange>(`LimitRanges in ${namespace}`, () => core.listNamespacedLimitRange({ namespace }), unreadable),
-    listPolicies<V1ResourceQuota>(`ResourceQuotas in ${namespace}`, () => core.listNamespacedResourceQuota({ namespace }), unreadable),
-    // Only for the shrink rule; unreadable (a proxy, RBAC on /version) means "taken as new".
-    kubeConfig.makeApiClient(VersionApi).getCode().then((info) => {
-      const major = Number.parseInt(info.major, 10);
-      const minor = Number.parseInt(info.minor, 10);
-      return Number.isFinite(major) && Number.isFinite(minor) ? { major, minor } : undefined;
-    }, () => undefined),
+    // The namespace's LimitRanges and ResourceQuotas (not judged when the user may not list them) and the server's version.
+    readNamespacePolicies(kubeConfig, [namespace]).then((byNamespace) => byNamespace.get(namespace)!),
   ]);
 
   return {
@@ -80,6 +59,6 @@ export async function loadCheckCaches(
       longhornEngines: longhornOfPv?.engines ?? [],
     // As `voe serve`: a cluster that does not serve Longhorn Volumes has its Longhorn objects not read.
     }, { longhorn: longhorn && longhornOfPv?.served !== false }),
-    policies: { limitRanges, quotas, unreadable: unreadable.sort(), ...(serverVersion ? { serverVersion } : {}) },
+    policies,
   };
 }
