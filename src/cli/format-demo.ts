@@ -31,13 +31,15 @@ export function formatDemoSummary(report: DemoReport): string {
   return `\n${head}\n${tail}\n`;
 }
 
-/** The read-only survey of `voe demo` on a configured cluster. */
+/** The read-only survey of `voe demo` on a configured cluster: each answer, its message, and what it could not judge. */
 export function formatSurvey(rows: SurveyRow[], growBy: string): string {
   if (rows.length === 0) return 'No VirtualMachine uses a PVC in this cluster; nothing to show. Nothing was changed.\n';
   const lines = [`What the voe webhook would answer if each VM disk grew by ${growBy} now (nothing was changed):`, ''];
   for (const row of rows) {
     lines.push(`${row.allowed ? 'ALLOWED' : 'REFUSED'}  ${row.pvc} ${row.from ?? '(no request)'} -> ${row.to}  used by ${row.vms.join(', ')}`);
     lines.push(`         ${row.message}`);
+    // What the answer could not judge (LimitRanges or ResourceQuotas the user may not list), as `voe check` lists it.
+    for (const finding of row.findings) if (finding.decision === 'api-policy-unreadable') lines.push(`         ${finding.message}`);
   }
   lines.push('', 'Run `voe check NAMESPACE/PVC --size Q` for every reason behind one answer.');
   return `${lines.join('\n')}\n`;

@@ -129,7 +129,8 @@ export function register(program: Command): void {
     .description('Show voe deciding resizes end to end. With no cluster configured (no --kubeconfig, no $KUBECONFIG) or with --local: ' +
       'start a local control plane, stage running VMs on Longhorn v1/v2, NFS and TopoLVM volumes, run and register the webhook, and ' +
       'try each resize through the API server as a user would (exit 1 if any answer differs from Harvester\'s design). ' +
-      'On a configured cluster: read-only, what the webhook would answer if each VM disk grew by --grow-by now (the admission options below apply to this survey).')
+      'On a configured cluster: read-only, what each VM disk\'s update would get if it grew by --grow-by now, as voe check answers it ' +
+      '(the API server\'s own checks, LimitRanges and ResourceQuotas included, and the webhook\'s; the admission options below apply to this survey).')
     .option('--local', 'use a local control plane even when a cluster is configured')
     .option('--kubeconfig <file>', 'the cluster to survey (read-only); default $KUBECONFIG')
     .option('--dir <dir>', 'local mode: working directory of the control plane (default: a temporary directory, removed at the end)')

@@ -86,4 +86,35 @@ describe('voe demo output', () => {
   it('says when the survey found no VM disk', () => {
     assert.equal(formatSurvey([] as SurveyRow[], '1Gi'), 'No VirtualMachine uses a PVC in this cluster; nothing to show. Nothing was changed.\n');
   });
+
+  it('prints each survey answer with its message, and under it what could not be judged, as voe check names it', () => {
+    const notJudged = (what: string) => ({
+      check: 'api-server' as const, outcome: 'skip' as const, decision: 'api-policy-unreadable',
+      message: `Not judged: ${what} (HTTP 403) could not be read; the API server applies them too.`,
+    });
+    const refused: SurveyRow = {
+      pvc: 'q/qd', from: '10Gi', to: '20Gi', allowed: false, code: 403, reason: 'Forbidden', decision: 'api-quota-exceeded', warnings: [],
+      message: 'The API server refuses it after the webhooks: exceeded quota rq: requests.storage is 10Gi used of 15Gi, and growing from 10Gi to 20Gi would go above it.',
+      findings: [{ check: 'quota', outcome: 'refuse', decision: 'api-quota-exceeded', message: 'exceeded quota rq' }], vms: ['qvm (Stopped)'],
+    };
+    const unjudged: SurveyRow = {
+      pvc: 'r/rd', from: '10Gi', to: '20Gi', allowed: true, code: 200, decision: 'allowed-offline', warnings: [],
+      message: 'Only stopped VMs use PVC r/rd (r/rvm); it expands offline and the VM sees the size at next start.',
+      findings: [notJudged('LimitRanges in r'), notJudged('ResourceQuotas in r'), { check: 'vm', outcome: 'pass', decision: 'allowed-offline', message: 'stopped' }],
+      vms: ['rvm (Stopped)', 'rvm2 (Stopped)'],
+    };
+    assert.equal(formatSurvey([refused, unjudged], '10Gi'), [
+      'What the voe webhook would answer if each VM disk grew by 10Gi now (nothing was changed):',
+      '',
+      'REFUSED  q/qd 10Gi -> 20Gi  used by qvm (Stopped)',
+      `         ${refused.message}`,
+      'ALLOWED  r/rd 10Gi -> 20Gi  used by rvm (Stopped), rvm2 (Stopped)',
+      `         ${unjudged.message}`,
+      '         Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
+      '         Not judged: ResourceQuotas in r (HTTP 403) could not be read; the API server applies them too.',
+      '',
+      'Run `voe check NAMESPACE/PVC --size Q` for every reason behind one answer.',
+      '',
+    ].join('\n'));
+  });
 });
