@@ -1,4 +1,4 @@
-import type { DemoReport, DemoStepResult, SurveyRow } from '../demo/index.js';
+import type { DemoReport, DemoStepResult, SurveyEntry } from '../demo/index.js';
 
 /** One step of `voe demo` as printed while it runs; a mismatch says what was expected and what came back. */
 export function formatDemoStep(result: DemoStepResult): string {
@@ -31,11 +31,18 @@ export function formatDemoSummary(report: DemoReport): string {
   return `\n${head}\n${tail}\n`;
 }
 
-/** The read-only survey of `voe demo` on a configured cluster: each answer, its message, and what it could not judge. */
-export function formatSurvey(rows: SurveyRow[], growBy: string): string {
+/**
+ * The read-only survey of `voe demo` on a configured cluster: each answer, its message, and what
+ * it could not judge; a PVC a VM names that does not exist as MISSING.
+ */
+export function formatSurvey(rows: SurveyEntry[], growBy: string): string {
   if (rows.length === 0) return 'No VirtualMachine uses a PVC in this cluster; nothing to show. Nothing was changed.\n';
   const lines = [`What the voe webhook would answer if each VM disk grew by ${growBy} now (nothing was changed):`, ''];
   for (const row of rows) {
+    if (!row.found) {
+      lines.push(`MISSING  ${row.pvc}  used by ${row.vms.join(', ')}`, `         ${row.message}`);
+      continue;
+    }
     lines.push(`${row.allowed ? 'ALLOWED' : 'REFUSED'}  ${row.pvc} ${row.from ?? '(no request)'} -> ${row.to}  used by ${row.vms.join(', ')}`);
     lines.push(`         ${row.message}`);
     // What the answer could not judge (LimitRanges or ResourceQuotas the user may not list), as `voe check` lists it.

@@ -11,4 +11,5 @@ export {
 export { VoeAnswers } from './voe-answers.js';
 export { runDemo, DEMO_CONFIGURATION_NAME, type DemoReport, type DemoStepResult, type RunDemoOptions } from './run-demo.js';
 export { DemoError, type DemoErrorCode } from './demo-error.js';
-export { surveyExpansions, type SurveyRow, type SurveyOptions } from './survey-expansions.js';
+export { surveyExpansions, type SurveyOptions } from './survey-expansions.js';
+export { surveyRows, surveyedNamespaces, type SurveyRow, type SurveyMissingClaim, type SurveyEntry } from './survey-rows.js';

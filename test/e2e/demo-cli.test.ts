@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import {
-  DEMO_STEPS, SCENARIO, scenarioClaims, StagedCluster, stageExpansionScenario, type DemoReport, type SurveyRow,
+  DEMO_STEPS, SCENARIO, scenarioClaims, StagedCluster, stageExpansionScenario, type DemoReport, type SurveyEntry, type SurveyRow,
 } from '../../src/demo/index.js';
 import { controlPlaneTestEnv, testCacheDir, useControlPlane } from '../support/use-control-plane.js';
 
@@ -82,9 +82,16 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
 
   const result = await run(['demo', '--kubeconfig', cp.kubeconfigPath, '--grow-by', '5Gi', '--json'], { ...process.env });
   assert.equal(result.code, 0, result.stderr);
-  const rows = JSON.parse(result.stdout) as SurveyRow[];
+  const entries = JSON.parse(result.stdout) as SurveyEntry[];
+  // vm4's root disk names a claim that does not exist: listed as not found, not left out.
+  const missing = 'default/vm4-disk-0-root1';
+  assert.deepEqual(entries.filter((entry) => !entry.found), [{
+    pvc: missing, found: false, vms: ['vm4 (Running)'],
+    message: 'PVC default/vm4-disk-0-root1 was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.',
+  }]);
+  const rows = entries.filter((entry): entry is SurveyRow => entry.found);
   const byPvc = new Map(rows.map((row) => [row.pvc, row]));
-  // The six claims; vm4's root disk names a claim that does not exist, which the survey skips.
+  // The six claims, each judged.
   assert.deepEqual([...byPvc.keys()].sort(), scenarioClaims().map((c) => `default/${c.metadata?.name}`).sort());
   assert.equal(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.allowed, true);
   assert.equal(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.to, '15Gi');
@@ -108,6 +115,7 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   assert.match(human.stdout, /^What the voe webhook would answer if each VM disk grew by 1Gi now \(nothing was changed\):/);
   assert.match(human.stdout, /ALLOWED {2}default\/vm1-disk-0-kq8zt 10Gi -> 11Gi {2}used by vm1 \(Running\)/);
   assert.match(human.stdout, /REFUSED {2}default\/vm3-disk-0-nfs01 10Gi -> 11Gi {2}used by vm3 \(Running\)\n {9}PVC_EXPAND: /);
+  assert.match(human.stdout, /\nMISSING {2}default\/vm4-disk-0-root1 {2}used by vm4 \(Running\)\n {9}PVC default\/vm4-disk-0-root1 was not found: /);
 });
 
 test('voe demo interrupted (SIGINT) while it tries the resizes stops between steps and leaves nothing behind: no control plane data, no dev webhook key', async (t) => {

@@ -71,7 +71,8 @@ async function realAnswer(namespace: string, name: string, storage: string): Pro
 /** The row without what only the survey adds: `voe check`'s answer. */
 function answerOf(row: SurveyRow | undefined): unknown {
   assert.ok(row);
-  const { vms: _vms, ...answer } = row;
+  const { vms: _vms, found, ...answer } = row;
+  assert.equal(found, true);
   return answer;
 }
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../../../src/cli/format-demo.js';
-import type { DemoStepResult, SurveyRow } from '../../../src/demo/index.js';
+import type { DemoStepResult, SurveyMissingClaim, SurveyRow } from '../../../src/demo/index.js';
 import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
 import { runVoe } from '../../support/run-voe.js';
 
@@ -95,13 +95,13 @@ describe('voe demo output', () => {
     const refused: SurveyRow = {
       pvc: 'q/qd', from: '10Gi', to: '20Gi', allowed: false, code: 403, reason: 'Forbidden', decision: 'api-quota-exceeded', warnings: [],
       message: 'The API server refuses it after the webhooks: exceeded quota rq: requests.storage is 10Gi used of 15Gi, and growing from 10Gi to 20Gi would go above it.',
-      findings: [{ check: 'quota', outcome: 'refuse', decision: 'api-quota-exceeded', message: 'exceeded quota rq' }], vms: ['qvm (Stopped)'],
+      findings: [{ check: 'quota', outcome: 'refuse', decision: 'api-quota-exceeded', message: 'exceeded quota rq' }], found: true, vms: ['qvm (Stopped)'],
     };
     const unjudged: SurveyRow = {
       pvc: 'r/rd', from: '10Gi', to: '20Gi', allowed: true, code: 200, decision: 'allowed-offline', warnings: [],
       message: 'Only stopped VMs use PVC r/rd (r/rvm); it expands offline and the VM sees the size at next start.',
       findings: [notJudged('LimitRanges in r'), notJudged('ResourceQuotas in r'), { check: 'vm', outcome: 'pass', decision: 'allowed-offline', message: 'stopped' }],
-      vms: ['rvm (Stopped)', 'rvm2 (Stopped)'],
+      found: true, vms: ['rvm (Stopped)', 'rvm2 (Stopped)'],
     };
     assert.equal(formatSurvey([refused, unjudged], '10Gi'), [
       'What the voe webhook would answer if each VM disk grew by 10Gi now (nothing was changed):',
@@ -112,6 +112,22 @@ describe('voe demo output', () => {
       `         ${unjudged.message}`,
       '         Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
       '         Not judged: ResourceQuotas in r (HTTP 403) could not be read; the API server applies them too.',
+      '',
+      'Run `voe check NAMESPACE/PVC --size Q` for every reason behind one answer.',
+      '',
+    ].join('\n'));
+  });
+
+  it('prints a PVC a VM names that does not exist as MISSING, saying it was not found', () => {
+    const missing: SurveyMissingClaim = {
+      pvc: 'default/vm4-disk-0-root1', found: false, vms: ['vm4 (Running)'],
+      message: 'PVC default/vm4-disk-0-root1 was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.',
+    };
+    assert.equal(formatSurvey([missing], '1Gi'), [
+      'What the voe webhook would answer if each VM disk grew by 1Gi now (nothing was changed):',
+      '',
+      'MISSING  default/vm4-disk-0-root1  used by vm4 (Running)',
+      `         ${missing.message}`,
       '',
       'Run `voe check NAMESPACE/PVC --size Q` for every reason behind one answer.',
       '',
