@@ -11,7 +11,10 @@ import { createLogger, outputDestination } from '../../log/index.js';
 import { loadKubeConfig, parseQuantity } from '../../kube/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { defaultCacheDir } from '../cache-dir.js';
+import { exitOnceAnswered } from '../exit-once-answered.js';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../format-demo.js';
+import { parseWaitSeconds } from '../parse-wait-seconds.js';
+import { withinDeadline } from '../within-deadline.js';
 
 interface DemoFlags extends AdmissionFlags {
   local?: boolean;
@@ -20,6 +23,7 @@ interface DemoFlags extends AdmissionFlags {
   cacheDir?: string;
   growBy: string;
   json?: boolean;
+  timeout: number;
 }
 
 const progress = (line: string): void => { process.stderr.write(`${line}\n`); };
@@ -119,7 +123,11 @@ async function demoOnConfiguredCluster(flags: DemoFlags): Promise<boolean> {
     const message = (error as Error).message;
     throw new DemoError('DEMO_USAGE', message.endsWith('pass --kubeconfig') ? `${message}, or --local` : `${message}; pass a readable file with --kubeconfig, or --local`);
   }
-  const rows = await surveyExpansions({ kubeConfig, admission, growBy: flags.growBy });
+  // An API server that accepts connections but never answers must not hold the survey for ever.
+  exitOnceAnswered();
+  const rows = await withinDeadline(surveyExpansions({ kubeConfig, admission, growBy: flags.growBy }), flags.timeout * 1000,
+    () => new DemoError('DEMO_API_FAILED', `the API server at ${kubeConfig.getCurrentCluster()?.server ?? '(no server in the kubeconfig)'} ` +
+      `did not answer every read of the survey within ${flags.timeout} s; check that it is reachable and not overloaded, or raise --timeout.`));
   process.stdout.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatSurvey(rows, flags.growBy));
   return true;
 }
@@ -136,7 +144,8 @@ export function register(program: Command): void {
     .option('--dir <dir>', 'local mode: working directory of the control plane (default: a temporary directory, removed at the end)')
     .option('--cache-dir <dir>', 'local mode: build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
     .option('--grow-by <quantity>', 'survey mode: the growth asked about for each PVC (a positive whole number of bytes, e.g. 1Gi)', parseGrowBy, '1Gi')
-    .option('--json', 'print the report as JSON');
+    .option('--json', 'print the report as JSON')
+    .option('--timeout <seconds>', 'survey mode: how long to wait for the API server\'s answers before giving up (exit 2)', parseWaitSeconds, 60);
   addAdmissionFlags(command)
     .action(async (flags: DemoFlags) => {
       const configured = flags.kubeconfig !== undefined || (process.env['KUBECONFIG'] ?? '') !== '';
