@@ -6,4 +6,6 @@ export { buildBinaries, binariesDir, type BuiltBinaries, type BuildOptions } fro
 export { installCrds, readCrds, crdManifestDir } from './install-crds.js';
 export { killManagedProcesses } from './managed-process.js';
 export { lockControlPlaneDir } from './lock-control-plane-dir.js';
+export { readPidFile } from './read-pid-file.js';
+export { runsIn } from './runs-in.js';
 export { KUBERNETES_VERSION, ETCD_VERSION } from './versions.js';

@@ -2,8 +2,9 @@ import { makeDirectories } from '../files/index.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
+import { ensureNoEarlierProcesses } from './ensure-no-earlier-processes.js';
 import { parseGoDuration } from './parse-go-duration.js';
 import type { ControlPlane } from './control-plane.js';
 import { freePort } from './free-port.js';
@@ -103,7 +104,11 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnv(options.env) ?? 60_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 20_000;
   const ownDir = options.dir === undefined;
-  const dir = options.dir ?? await mkdtemp(join(tmpdir(), 'voe-cp-'));
+  // Absolute, so that the processes' command lines name it as `voe cluster stop` and the check below look for it.
+  const dir = options.dir === undefined ? await mkdtemp(join(tmpdir(), 'voe-cp-')) : resolve(options.dir);
+  // Before anything in DIR changes: never overwrite the pid files (or certificates) of an earlier
+  // control plane's etcd or kube-apiserver that still runs there (its supervisor was killed).
+  if (!ownDir) await ensureNoEarlierProcesses(dir);
   const forgetDirAtExit = ownDir ? removeDirAtExit(dir) : () => undefined;
   const removeOwnDir = async (): Promise<void> => {
     if (!ownDir) return;

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { readFile, readlink, rm, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import {
-  installCrds, killManagedProcesses, type ControlPlane, lockControlPlaneDir, resolveBinaries, startControlPlane, ControlPlaneError, KUBERNETES_VERSION,
+  installCrds, killManagedProcesses, type ControlPlane, lockControlPlaneDir, readPidFile, resolveBinaries, runsIn, startControlPlane, ControlPlaneError, KUBERNETES_VERSION,
 } from '../../controlplane/index.js';
 import { processAlive } from '../../lock/index.js';
 import { stopExitCode, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
@@ -18,33 +18,12 @@ const READY = 'ready';
 const FAILED = 'failed';
 const PID = 'voe-cluster.pid';
 
-async function readPid(file: string): Promise<number | undefined> {
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  const pid = text ? Number.parseInt(text, 10) : NaN;
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
 async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
   if (!processAlive(pid)) return;
   process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + timeoutMs;
   while (processAlive(pid) && Date.now() < deadline) await sleep(100);
   if (processAlive(pid)) process.kill(pid, 'SIGKILL');
-}
-
-/**
- * True when `pid` runs (a dead one has no /proc entry) a command that names `dir` in its arguments (the supervisor's --dir, etcd's
- * --data-dir, kube-apiserver's certificate paths): a pid file left behind may name a process that
- * reused the pid since, which must not be killed. A relative directory (`voe cluster run --dir x`
- * typed by hand) is read from that process's working directory.
- */
-async function runsIn(pid: number, dir: string): Promise<boolean> {
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
-  // The directory itself, absolute or relative (`--dir x`, `--dir=x`), or a path inside it as the
-  // supervisor passes them to etcd and kube-apiserver (absolute).
-  const isDir = (path: string): boolean => path !== '' && (isAbsolute(path) ? path : cwd === null ? null : resolve(cwd, path)) === dir;
-  return cmdline.split('\0').some((arg) => arg.includes(`${dir}/`) || isDir(arg) || (arg.includes('=') && isDir(arg.slice(arg.indexOf('=') + 1))));
 }
 
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
@@ -128,12 +107,13 @@ export function register(program: Command): void {
     .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: number }) => {
       const dir = resolve(opts.dir);
       const cacheDir = opts.cacheDir ?? defaultCacheDir();
-      const running = await readPid(join(dir, PID));
+      const running = await readPidFile(join(dir, PID));
       // Only a process that is this directory's supervisor: a stale pid file may name a pid reused since.
       if (running && await runsIn(running, dir)) {
         throw new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`);
       }
-      // One still starting has no pid file yet, but holds the lock: refused before anything in DIR changes.
+      // One still starting has no pid file yet, but holds the lock, and the etcd and kube-apiserver a
+      // killed supervisor left have their pid files: refused before anything in DIR changes.
       await (await lockControlPlaneDir(dir))();
       // Build in the foreground so the progress lines reach the terminal.
       await resolveBinaries({ cacheDir, env: process.env, onProgress: progress });
@@ -169,7 +149,7 @@ export function register(program: Command): void {
     .requiredOption('--dir <dir>', 'the directory given to start')
     .action(async (opts: { dir: string }) => {
       const dir = resolve(opts.dir);
-      const supervisor = await readPid(join(dir, PID));
+      const supervisor = await readPidFile(join(dir, PID));
       let stopped = 0;
       if (supervisor && await runsIn(supervisor, dir)) {
         await killAndWait(supervisor, 30_000);
@@ -177,7 +157,7 @@ export function register(program: Command): void {
       }
       // A supervisor that crashed may have left its children: stop them by their pid files.
       for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
-        const pid = await readPid(join(dir, name));
+        const pid = await readPidFile(join(dir, name));
         if (pid && await runsIn(pid, dir)) {
           await killAndWait(pid, 20_000);
           stopped += 1;
