@@ -158,3 +158,29 @@ test('voe cluster build with a cache dir that cannot be created says so (no stac
       (error: { code?: number; stderr?: string }) => error.code !== 0 && /--timeout.*must be a number of seconds from 1 to 2147483/.test(error.stderr ?? ''), timeout);
   }
 });
+
+test('two voe cluster start on one directory at once: one starts the control plane, the other is refused with CONTROLPLANE_ALREADY_RUNNING', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+  t.after(async () => {
+    await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  });
+  // Both take and release the directory's lock before either supervisor holds it: the loser learns
+  // it lost only from its own supervisor, which finds the lock held by the winner's.
+  const starts = await Promise.allSettled([1, 2].map(() => run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { timeout: 180_000, env: controlPlaneTestEnv() })));
+  const started = starts.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const refused = starts.flatMap((s) => (s.status === 'rejected' ? [s.reason as { code?: number; stderr?: string }] : []));
+  assert.equal(started.length, 1, `one start succeeds: ${JSON.stringify(refused.map((r) => r.stderr))}`);
+  assert.match(started[0]!.stdout, /^control plane ready at /m);
+  assert.equal(refused.length, 1, 'the other is refused');
+  assert.equal(refused[0]!.code, 2);
+  assert.match(refused[0]!.stderr ?? '', /^voe: CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for /m);
+
+  const kc = new KubeConfig();
+  kc.loadFromFile(join(dir, 'kubeconfig'));
+  assert.ok((await kc.makeApiClient(CoreV1Api).listNamespace()).items.length > 0, 'the control plane that started answers with its kubeconfig');
+  const pids = await Promise.all(['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
+  assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
+  await eventually(() => pids.filter(alive).length === 0, 10_000, 'the supervisor, etcd and kube-apiserver to be gone');
+});

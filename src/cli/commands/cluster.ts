@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -11,12 +11,27 @@ import {
 import { processAlive } from '../../lock/index.js';
 import { stopExitCode, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 import { defaultCacheDir } from '../cache-dir.js';
+import { lastErrorLine } from '../last-error-line.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const READY = 'ready';
 const FAILED = 'failed';
 const PID = 'voe-cluster.pid';
+
+/** What `file` holds from byte `offset` on ("" when it cannot be read). */
+async function readFrom(file: string, offset: number): Promise<string> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return '';
+  try {
+    const { size } = await handle.stat();
+    const buffer = Buffer.alloc(Math.max(0, size - offset));
+    await handle.read(buffer, 0, buffer.length, offset);
+    return buffer.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
 
 async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
   if (!processAlive(pid)) return;
@@ -114,31 +129,48 @@ export function register(program: Command): void {
       }
       // One still starting has no pid file yet, but holds the lock, and the etcd and kube-apiserver a
       // killed supervisor left have their pid files: refused before anything in DIR changes.
-      await (await lockControlPlaneDir(dir))();
+      const releaseDir = await lockControlPlaneDir(dir);
+      try {
+        // Under the lock, when no supervisor holds it: never the ready or failed file of one that
+        // runs (another `start` at the same time, whose supervisor took the lock since).
+        await rm(join(dir, READY), { force: true });
+        await rm(join(dir, FAILED), { force: true });
+      } finally {
+        await releaseDir();
+      }
       // Build in the foreground so the progress lines reach the terminal.
       await resolveBinaries({ cacheDir, env: process.env, onProgress: progress });
-      await rm(join(dir, READY), { force: true });
-      await rm(join(dir, FAILED), { force: true });
       const main = fileURLToPath(new URL('../main.js', import.meta.url));
       const args = [main, 'cluster', 'run', '--dir', dir, '--cache-dir', cacheDir, ...(opts.crds ? [] : ['--no-crds'])];
-      const log = openSync(join(dir, 'voe-cluster.log'), 'a');
+      const logFile = join(dir, 'voe-cluster.log');
+      const log = openSync(logFile, 'a');
+      // What our supervisor writes comes after this offset (another one may write there too).
+      const logStart = fstatSync(log).size;
+      // The lock is free again until the supervisor takes it: another `start` may slip in between,
+      // and then one of the two supervisors finds the lock held and exits saying so.
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: process.env });
       closeSync(log);
       child.unref();
       const deadline = Date.now() + Number(opts.timeout) * 1000;
       for (;;) {
         const ready = await readFile(join(dir, READY), 'utf8').catch(() => undefined);
-        if (ready) {
+        // Ours only if our supervisor wrote it (it writes its pid file first), not the other one's.
+        if (ready && child.pid !== undefined && await readPidFile(join(dir, PID)) === child.pid) {
           process.stdout.write(`control plane ready at ${ready.trim()}\nexport KUBECONFIG=${join(dir, 'kubeconfig')}\n`);
           return;
         }
         const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
-        if (failed || (child.pid && !processAlive(child.pid))) {
-          throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${failed?.trim() || 'its supervisor exited without saying why'} (see ${join(dir, 'voe-cluster.log')})`);
+        const exited = child.pid === undefined || !processAlive(child.pid);
+        if (failed || exited) {
+          // A supervisor that exits says why on its last "voe: CODE: message" line in the log.
+          const said = exited ? lastErrorLine(await readFrom(logFile, logStart)) : undefined;
+          if (said?.code === 'CONTROLPLANE_ALREADY_RUNNING') throw new ControlPlaneError(said.code, said.message);
+          const why = failed?.trim() || (said ? `its supervisor exited: ${said.code}: ${said.message}` : 'its supervisor exited without saying why');
+          throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${why} (see ${logFile})`);
         }
         if (Date.now() > deadline) {
           if (child.pid) await killAndWait(child.pid, 20_000);
-          throw new ControlPlaneError('CONTROLPLANE_START_TIMEOUT', `the control plane was not ready within ${opts.timeout} s (see ${join(dir, 'voe-cluster.log')})`);
+          throw new ControlPlaneError('CONTROLPLANE_START_TIMEOUT', `the control plane was not ready within ${opts.timeout} s (see ${logFile})`);
         }
         await sleep(200);
       }
