@@ -184,3 +184,25 @@ test('two voe cluster start on one directory at once: one starts the control pla
   assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
   await eventually(() => pids.filter(alive).length === 0, 10_000, 'the supervisor, etcd and kube-apiserver to be gone');
 });
+
+test('voe cluster stop, start and run with a --dir that is a file say so with a code (no stack trace) and leave the file alone', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+  t.after(() => rm(parent, { recursive: true, force: true }));
+  const file = join(parent, 'not-a-directory');
+  await writeFile(file, 'kept\n');
+  const refused = async (args: string[]): Promise<string> => {
+    const error = await run(process.execPath, [voe, ...args], { env: controlPlaneTestEnv() })
+      .then(() => assert.fail(`${args.join(' ')} succeeded`), (failure: { code?: number; stderr?: string }) => failure);
+    assert.equal(error.code, 2, args.join(' '));
+    assert.doesNotMatch(error.stderr ?? '', /\n\s+at /, `${args.join(' ')}: no stack trace`);
+    return error.stderr ?? '';
+  };
+  for (const dir of [file, join(file, 'below')]) {
+    assert.equal(await refused(['cluster', 'stop', '--dir', dir]),
+      `voe: CONTROLPLANE_STOP_FAILED: cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'\n`);
+  }
+  for (const command of ['start', 'run']) {
+    assert.equal(await refused(['cluster', command, '--dir', file]), `voe: CONTROLPLANE_START_FAILED: cannot create the lock file in ${file} (ENOTDIR)\n`);
+  }
+  assert.equal(await readFile(file, 'utf8'), 'kept\n');
+});

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { open, readFile, rm, writeFile } from 'node:fs/promises';
+import { open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,28 @@ async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (processAlive(pid) && Date.now() < deadline) await sleep(100);
   if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+/** Stops DIR's supervisor, and what a crashed one left, by their pid files (then removed); how many processes it stopped. */
+async function stopInDir(dir: string): Promise<number> {
+  const supervisor = await readPidFile(join(dir, PID));
+  let stopped = 0;
+  if (supervisor && await runsIn(supervisor, dir)) {
+    await killAndWait(supervisor, 30_000);
+    stopped += 1;
+  }
+  // A supervisor that crashed may have left its children: stop them by their pid files.
+  for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
+    const pid = await readPidFile(join(dir, name));
+    if (pid && await runsIn(pid, dir)) {
+      await killAndWait(pid, 20_000);
+      stopped += 1;
+    }
+    await rm(join(dir, name), { force: true });
+  }
+  await rm(join(dir, PID), { force: true });
+  await rm(join(dir, READY), { force: true });
+  return stopped;
 }
 
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
@@ -181,23 +203,18 @@ export function register(program: Command): void {
     .requiredOption('--dir <dir>', 'the directory given to start')
     .action(async (opts: { dir: string }) => {
       const dir = resolve(opts.dir);
-      const supervisor = await readPidFile(join(dir, PID));
+      const what = await stat(dir).then((info) => (info.isDirectory() ? 'directory' : 'ENOTDIR'), (error: NodeJS.ErrnoException) => error.code ?? 'error');
+      if (what === 'ENOTDIR') {
+        throw new ControlPlaneError('CONTROLPLANE_STOP_FAILED', `cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'`);
+      }
+      if (what !== 'directory' && what !== 'ENOENT') throw new ControlPlaneError('CONTROLPLANE_STOP_FAILED', `cannot stop a control plane in ${dir}: it cannot be read (${what})`);
       let stopped = 0;
-      if (supervisor && await runsIn(supervisor, dir)) {
-        await killAndWait(supervisor, 30_000);
-        stopped += 1;
+      try {
+        if (what === 'directory') stopped = await stopInDir(dir);
+      } catch (error) {
+        // Its pid files cannot be removed (EACCES, EROFS) or a process named there cannot be signalled (EPERM).
+        throw new ControlPlaneError('CONTROLPLANE_STOP_FAILED', `stopping the control plane in ${dir} failed: ${(error as Error).message}`, { cause: error });
       }
-      // A supervisor that crashed may have left its children: stop them by their pid files.
-      for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
-        const pid = await readPidFile(join(dir, name));
-        if (pid && await runsIn(pid, dir)) {
-          await killAndWait(pid, 20_000);
-          stopped += 1;
-        }
-        await rm(join(dir, name), { force: true });
-      }
-      await rm(join(dir, PID), { force: true });
-      await rm(join(dir, READY), { force: true });
       process.stdout.write(stopped > 0 ? `control plane in ${dir} stopped\n` : `no control plane runs in ${dir}; nothing to stop\n`);
     });
 }
