@@ -2,12 +2,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { formatCheckResult } from '../../../src/cli/format-check-result.js';
 import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
 import type { CheckResult } from '../../../src/webhook/index.js';
 import { runVoe } from '../../support/run-voe.js';
+import { listenTcp } from '../../support/tcp-listener.js';
 
 
 const voe = (args: string[]) => runVoe(args, { env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' } });
@@ -90,15 +90,8 @@ describe('voe check (usage)', () => {
 
   it('an API server that accepts connections and never answers: CHECK_API_FAILED after --timeout, exit 2', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));
-    const sockets = new Set<Socket>();
-    const silent = createServer((socket) => { sockets.add(socket); socket.on('error', () => undefined); });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    t.after(async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-      await rm(dir, { recursive: true, force: true });
-    });
-    const kubeconfig = await writeUnreachableKubeconfig(dir, `https://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const kubeconfig = await writeUnreachableKubeconfig(dir, `https://127.0.0.1:${await listenTcp(t)}`);
     const result = await voe(['check', 'default/disk', '--size', '20Gi', '--kubeconfig', kubeconfig, '--timeout', '1']);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /^voe: CHECK_API_FAILED: the API server at https:\/\/127\.0\.0\.1:\d+ did not answer every read within 1 s; check that it is reachable and not overloaded, or raise --timeout\.\n$/);

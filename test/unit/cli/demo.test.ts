@@ -2,12 +2,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../../../src/cli/format-demo.js';
 import type { DemoStepResult, SurveyMissingClaim, SurveyRow } from '../../../src/demo/index.js';
 import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
 import { runVoe } from '../../support/run-voe.js';
+import { listenTcp } from '../../support/tcp-listener.js';
 
 
 const voe = (args: string[]) => runVoe(args);
@@ -49,15 +49,8 @@ describe('voe demo (usage; no API server is reached)', () => {
 describe('voe demo survey of an API server that accepts connections and never answers', () => {
   it('gives up after --timeout with DEMO_API_FAILED, exit 2, instead of waiting for ever', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-demo-silent-'));
-    const sockets = new Set<Socket>();
-    const silent = createServer((socket) => { sockets.add(socket); socket.on('error', () => undefined); });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    t.after(async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-      await rm(dir, { recursive: true, force: true });
-    });
-    const kubeconfig = await writeUnreachableKubeconfig(dir, `https://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const kubeconfig = await writeUnreachableKubeconfig(dir, `https://127.0.0.1:${await listenTcp(t)}`);
     const result = await voe(['demo', '--kubeconfig', kubeconfig, '--timeout', '1']);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /^voe: DEMO_API_FAILED: the API server at https:\/\/127\.0\.0\.1:\d+ did not answer every read of the survey within 1 s; check that it is reachable and not overloaded, or raise --timeout\.\n$/);

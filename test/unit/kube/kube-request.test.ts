@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { openWatch, requestJson } from '../../../src/kube/index.js';
+import { listenTcp } from '../../support/tcp-listener.js';
 
 /** A kubeconfig for `server` (no credentials: nothing here checks them). */
 function kubeConfigFor(server: string): KubeConfig {
@@ -14,29 +14,15 @@ function kubeConfigFor(server: string): KubeConfig {
   return kc;
 }
 
-/** A TCP server on 127.0.0.1 that hands each connection to `onConnection`; closed after the test. */
-async function listen(t: { after: (fn: () => Promise<void>) => void }, onConnection: (socket: Socket) => void): Promise<number> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => { sockets.add(socket); socket.on('error', () => undefined); onConnection(socket); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  const address = server.address();
-  assert.ok(address && typeof address === 'object');
-  return address.port;
-}
-
 test('a request to an API server that accepts the connection and never answers ends with "no answer within", over TLS too', async (t) => {
-  const port = await listen(t, () => undefined);
+  const port = await listenTcp(t, () => undefined);
   await assert.rejects(requestJson(kubeConfigFor(`https://127.0.0.1:${port}`), { method: 'GET', path: '/api', timeoutMs: 300 }),
     (error: Error) => { assert.match(error.message, /GET \/api failed before an answer from the API server \(no answer within 300 ms\)/); return true; });
 });
 
 test('the time limit is for the whole request: a server that keeps sending pieces of an answer it never finishes is not waited for forever', async (t) => {
   const timers = new Set<NodeJS.Timeout>();
-  const port = await listen(t, (socket) => {
+  const port = await listenTcp(t, (socket) => {
     socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n');
     // One more header byte every 50 ms: the connection is never idle, the answer never complete.
     const timer = setInterval(() => socket.write('X'), 50);
@@ -50,7 +36,7 @@ test('the time limit is for the whole request: a server that keeps sending piece
 test('a watch that receives nothing for its idle time ends with that error; one that keeps receiving stays open', async (t) => {
   const timers = new Set<NodeJS.Timeout>();
   t.after(() => { for (const timer of timers) clearInterval(timer); });
-  const port = await listen(t, (socket) => {
+  const port = await listenTcp(t, (socket) => {
     socket.once('data', (request) => {
       socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
       if (request.toString().includes('/quiet')) return; // silent after the headers
