@@ -41,8 +41,9 @@ const WHEN_NOT_SERVED: Record<string, string> = {
 
 /**
  * Starts one informer per resource the admission path reads (PVCs, StorageClasses, CSIDrivers,
- * VMs indexed by PVC, the KubeVirt CRs of the configured namespace, Harvester Settings, and
- * Longhorn Volumes/Engines/Settings in the Longhorn namespace). Does not wait for the sync:
+ * VMs indexed by PVC, the configured KubeVirt CR, the csi-online-expand-validation Setting, and
+ * Longhorn Volumes/Engines and its version Setting in the Longhorn namespace; the three single
+ * objects by name, so RBAC may grant only them). Does not wait for the sync:
  * `ready()` says when, and the validators refuse with 500 until then. A custom resource the
  * cluster does not serve (its CRD is not installed) counts as synced and empty, with one warning
  * naming it and what that means for the decisions; its informer lists again every 5 s and fills
@@ -53,12 +54,15 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
   const informers: Array<Informer<KubernetesObject>> = [];
   const watched: string[] = [];
   const make = <T extends KubernetesObject>(group: string, version: string, plural: string, namespace?: string,
-    indexers: Record<string, IndexFunc<T>> = {}): Informer<T> => {
+    indexers: Record<string, IndexFunc<T>> = {}, name?: string): Informer<T> => {
     const resource = `${plural}${group ? `.${group}` : ''}`;
     const when = WHEN_NOT_SERVED[resource];
     const informer = new Informer<T>({
       kubeConfig: start.kubeConfig,
       resource: { group, version, plural, ...(namespace ? { namespace } : {}) },
+      // Only the one object read: RBAC can then grant just it (resourceNames), and the cache holds
+      // nothing else (Harvester's ssl-certificates Setting carries a private key).
+      ...(name === undefined ? {} : { fieldSelector: `metadata.name=${name}` }),
       ...(start.logger ? { logger: start.logger.child({ informer: `${plural}.${group || 'core'}` }) } : {}),
       // Custom resources may be missing from a cluster (no KubeVirt, Harvester or Longhorn CRDs).
       ...(when === undefined ? {} : { notServedAsEmpty: true }),
@@ -76,7 +80,7 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
         wasServed = served;
       });
     }
-    watched.push(`${resource}${namespace ? ` in ${namespace}` : ''}`);
+    watched.push(`${resource}${name === undefined ? '' : `/${name}`}${namespace ? ` in ${namespace}` : ''}`);
     informers.push(informer as unknown as Informer<KubernetesObject>);
     return informer;
   };
@@ -86,15 +90,15 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     pvcs: make('', 'v1', 'persistentvolumeclaims'),
     storageClasses: make('storage.k8s.io', 'v1', 'storageclasses'),
     vms: make('kubevirt.io', 'v1', 'virtualmachines', undefined, { [VMS_BY_PVC_INDEX]: admissionIndexers.vms[VMS_BY_PVC_INDEX] }),
-    kubeVirts: make('kubevirt.io', 'v1', 'kubevirts', options.kubeVirtNamespace),
-    settings: make('harvesterhci.io', 'v1beta1', 'settings'),
+    kubeVirts: make('kubevirt.io', 'v1', 'kubevirts', options.kubeVirtNamespace, {}, options.kubeVirtName),
+    settings: make('harvesterhci.io', 'v1beta1', 'settings', undefined, {}, options.settingName),
   };
   if (start.longhorn ?? true) {
     admission.longhornVolumes = make('longhorn.io', 'v1beta2', 'volumes', options.longhornNamespace,
       { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] });
     admission.longhornEngines = make('longhorn.io', 'v1beta2', 'engines', options.longhornNamespace,
       { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] });
-    admission.longhornSettings = make('longhorn.io', 'v1beta2', 'settings', options.longhornNamespace);
+    admission.longhornSettings = make('longhorn.io', 'v1beta2', 'settings', options.longhornNamespace, {}, options.longhornVersionSetting);
   }
   const csiDrivers = make<CsiDriver & KubernetesObject>('storage.k8s.io', 'v1', 'csidrivers');
   for (const informer of informers) void informer.start().catch(() => undefined);

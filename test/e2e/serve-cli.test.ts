@@ -115,13 +115,23 @@ test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml ar
   const authorization = cp.kubeConfig.makeApiClient(AuthorizationV1Api);
   const { user, groups } = serviceAccount('voe-webhook');
   await eventually(async () => {
-    for (const [group, resource, namespace] of [['', 'persistentvolumeclaims', undefined], ['kubevirt.io', 'kubevirts', 'harvester-system'], ['longhorn.io', 'engines', 'longhorn-system']] as const) {
+    for (const [group, resource, namespace, name] of [['', 'persistentvolumeclaims', undefined, undefined], ['kubevirt.io', 'kubevirts', 'harvester-system', 'kubevirt'], ['longhorn.io', 'engines', 'longhorn-system', undefined]] as const) {
       const review = await authorization.createSubjectAccessReview({ body: { spec: { user, groups: [...groups, 'system:authenticated'],
-        resourceAttributes: { group, resource, verb: 'watch', ...(namespace ? { namespace } : {}) } } } });
+        resourceAttributes: { group, resource, verb: 'watch', ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) } } } });
       if (!review.status?.allowed) return false;
     }
     return true;
   }, 30_000, 'the roles apply to voe-webhook');
+  // The account reads only the Settings and the KubeVirt CR voe uses: not Harvester's other
+  // Settings (ssl-certificates carries the UI's private key), not all of them at once.
+  const allowed = async (group: string, resource: string, verb: string, name?: string, namespace?: string): Promise<boolean> =>
+    (await authorization.createSubjectAccessReview({ body: { spec: { user, groups: [...groups, 'system:authenticated'],
+      resourceAttributes: { group, resource, verb, ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) } } } })).status?.allowed === true;
+  assert.equal(await allowed('harvesterhci.io', 'settings', 'get', 'csi-online-expand-validation'), true);
+  assert.equal(await allowed('harvesterhci.io', 'settings', 'get', 'ssl-certificates'), false, 'another Harvester Setting is readable');
+  assert.equal(await allowed('harvesterhci.io', 'settings', 'list'), false, 'every Harvester Setting can be listed');
+  assert.equal(await allowed('kubevirt.io', 'kubevirts', 'list', undefined, 'harvester-system'), false);
+  assert.equal(await allowed('longhorn.io', 'settings', 'get', 'backup-target-credential-secret', 'longhorn-system'), false);
   const files = await writeServingFiles();
   t.after(() => files.cleanup());
   const ca = files.ca.certificatePem;
@@ -139,9 +149,9 @@ test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml ar
   const synced = /"watching":(\[[^\]]*\]).*"msg":"admission caches synced"/.exec(granted.stdout());
   assert.ok(synced, 'the caches-synced line is logged');
   assert.deepEqual(JSON.parse(synced[1]!), [
-    'persistentvolumeclaims', 'storageclasses.storage.k8s.io', 'virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io in harvester-system',
-    'settings.harvesterhci.io', 'volumes.longhorn.io in longhorn-system', 'engines.longhorn.io in longhorn-system',
-    'settings.longhorn.io in longhorn-system', 'csidrivers.storage.k8s.io',
+    'persistentvolumeclaims', 'storageclasses.storage.k8s.io', 'virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io/kubevirt in harvester-system',
+    'settings.harvesterhci.io/csi-online-expand-validation', 'volumes.longhorn.io in longhorn-system', 'engines.longhorn.io in longhorn-system',
+    'settings.longhorn.io/current-longhorn-version in longhorn-system', 'csidrivers.storage.k8s.io',
   ]);
 
   // Another ServiceAccount of the namespace, bound to nothing: the informers are refused, /readyz

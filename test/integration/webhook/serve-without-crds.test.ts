@@ -71,7 +71,7 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
   assert.match(String(vms['msg']), /the cluster does not serve virtualmachines\.kubevirt\.io \(no CRD\): watched as empty until it does/);
   assert.match(String(vms['means']), /no VirtualMachine uses any PVC/);
   const synced = serve.logs().find((l) => l['msg'] === 'admission caches synced')!;
-  assert.deepEqual(synced['notServed'], ['virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io in harvester-system', 'settings.harvesterhci.io']);
+  assert.deepEqual(synced['notServed'], ['virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io/kubevirt in harvester-system', 'settings.harvesterhci.io/csi-online-expand-validation']);
   assert.ok(serve.logs().some((l) => l['msg'] === 'not watching Longhorn: Longhorn volumes are judged by their StorageClass parameters only'));
   // Settings are not served, so the dry-run probe cannot show that the API server calls the webhook.
   assert.ok(serve.logs().some((l) => l['level'] === 40 && /could not confirm that the API server calls the webhook/.test(String(l['msg']))));
@@ -79,7 +79,7 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
   const ca = await readFile(join(certDir, 'ca.crt'), 'utf8');
   const readyz = await httpsRequest(port, ca, { path: '/readyz', method: 'GET' });
   assert.equal(readyz.status, 200);
-  assert.equal(readyz.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, kubevirts.kubevirt.io in harvester-system, settings.harvesterhci.io');
+  assert.equal(readyz.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, kubevirts.kubevirt.io/kubevirt in harvester-system, settings.harvesterhci.io/csi-online-expand-validation');
 
   // No VirtualMachines served: no VM uses the PVC, so the growth is allowed (offline), by the webhook.
   await boundPvc('disk');
