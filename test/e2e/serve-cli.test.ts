@@ -26,9 +26,9 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 /** Starts `voe serve` in cluster mode (certificate files) with `kubeconfig`; resolves with its port once it listens. */
-async function startServe(kubeconfig: string, certFile: string, keyFile: string): Promise<{ child: ChildProcess; port: number; stdout: () => string; stderr: () => string }> {
+async function startServe(kubeconfig: string, certFile: string, keyFile: string, args: string[] = []): Promise<{ child: ChildProcess; port: number; stdout: () => string; stderr: () => string }> {
   const child = spawn(process.execPath, [MAIN, 'serve', '--kubeconfig', kubeconfig, '--tls-cert-file', certFile,
-    '--tls-key-file', keyFile, '--port', '0', '--bind-address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--tls-key-file', keyFile, '--port', '0', '--bind-address', '127.0.0.1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stdout?.on('data', (c: Buffer) => { stdout += c.toString(); });
@@ -77,6 +77,26 @@ test('voe serve with certificate files watches the cluster, answers reviews, pro
   assert.equal(await stopServe(child), 0, stderr());
   assert.match(stdout(), /"msg":"webhook server listening"/);
   assert.ok(!stdout().includes('PRIVATE KEY'));
+});
+
+test('--shutdown-delay: after SIGTERM voe serve keeps answering while the pod leaves the endpoints; a second signal closes at once, exit 0', async (t) => {
+  const files = await writeServingFiles();
+  const { child, port, stdout, stderr } = await startServe(cp.kubeconfigPath, files.certFile, files.keyFile, ['--shutdown-delay', '300']);
+  t.after(async () => { if (child.exitCode === null) child.kill('SIGKILL'); await files.cleanup(); });
+  const ca = files.ca.certificatePem;
+  await eventually(async () => (await httpsRequest(port, ca, { path: '/readyz', method: 'GET' })).status === 200, 30_000, '/readyz 200');
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await eventually(() => /stopping after --shutdown-delay; still answering meanwhile/.test(stdout()), 30_000, 'the delay to start');
+  const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('draining')) });
+  assert.deepEqual((review.json() as { response: unknown }).response, { uid: 'draining', allowed: true }, 'answered during the delay');
+  assert.equal(child.exitCode, null, 'still running: 300 s are not over');
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0, stderr());
+  assert.match(stdout(), /"msg":"stopping"/);
+  const dev = await run(['serve', '--dev', '--shutdown-delay', '5']);
+  assert.equal(dev.code, 2);
+  assert.match(dev.stderr, /^voe: WEBHOOK_INVALID_OPTIONS: --shutdown-delay applies only without --dev/);
 });
 
 /** Creates every object of manifests/webhook-rbac.yaml as a cluster admin would (kubectl create -f). */

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadKubeConfig } from '../../kube/index.js';
+import { loadKubeConfig, realClock, sleep } from '../../kube/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
 import {
   admissionWiring, DEV_CONFIGURATION_NAME, serveAsWorker, serveWebhook, startCachesExplained, WebhookError, WORKER_ENV, workerSettingsFromEnv,
@@ -24,6 +24,7 @@ interface ServeFlags extends AdmissionFlags {
   logLevel: string;
   cacheSyncTimeout?: number;
   registrationTimeout?: number;
+  shutdownDelay: number;
 }
 
 /** Most webhook workers `--workers` accepts. */
@@ -33,6 +34,15 @@ function parseWorkers(value: string): number {
   const workers = Number(value);
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_WORKERS}`);
   return workers;
+}
+
+/** Most seconds `--shutdown-delay` accepts: well within a pod's termination grace period. */
+const MAX_SHUTDOWN_DELAY_S = 300;
+
+function parseShutdownDelay(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_SHUTDOWN_DELAY_S) throw new InvalidArgumentError(`must be a number of seconds from 0 to ${MAX_SHUTDOWN_DELAY_S}`);
+  return seconds;
 }
 
 function parsePort(value: string): number {
@@ -56,7 +66,8 @@ export function register(program: Command): void {
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
     .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = when the cluster serves longhorn.io/v1beta2').choices(['auto', 'on', 'off']).default('auto'))
     .addOption(new Option('--cache-sync-timeout <seconds>', 'with --dev: how long to wait for the caches before registering (default 120; raise it for a large cluster)').argParser(parseWaitSeconds))
-    .addOption(new Option('--registration-timeout <seconds>', 'with --dev: how long to wait for the API server\'s first call after registering (default 30)').argParser(parseWaitSeconds));
+    .addOption(new Option('--registration-timeout <seconds>', 'with --dev: how long to wait for the API server\'s first call after registering (default 30)').argParser(parseWaitSeconds))
+    .addOption(new Option('--shutdown-delay <seconds>', 'without --dev: on SIGTERM (or SIGINT, SIGHUP) keep answering this long before closing, while the pod leaves the Service\'s endpoints (a call that finds the port closed is refused under failurePolicy Fail); a second signal closes at once').default(0).argParser(parseShutdownDelay));
   addAdmissionFlags(command)
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
@@ -70,9 +81,14 @@ export function register(program: Command): void {
       }
       // Before anything changes in the cluster or on disk: a signal or an uncaught error from here on
       // undoes what was done (registration, server, temporary certificate dir), also during start-up.
-      const stops = watchStopRequests(process, (reason) => logger.warn(describeStop(reason), 'already stopping; waiting for the cleanup to finish'));
+      // A second request ends the --shutdown-delay wait at once.
+      const hurry = new AbortController();
+      const stops = watchStopRequests(process, (reason) => {
+        hurry.abort();
+        logger.warn(describeStop(reason), 'already stopping; waiting for the cleanup to finish');
+      });
       try {
-        await serve(flags, logger, stops);
+        await serve(flags, logger, stops, hurry.signal);
       } finally {
         stops.dispose();
       }
@@ -89,8 +105,11 @@ function describeStop(reason: ServeStop): Record<string, unknown> {
   return { [reason.origin]: reason.error instanceof Error ? reason.error.message : String(reason.error) };
 }
 
-async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Promise<void> {
+async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hurry: AbortSignal): Promise<void> {
   const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
+  if (flags.dev && flags.shutdownDelay > 0) {
+    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', '--shutdown-delay applies only without --dev: --dev removes its registration first, so the API server stops calling at once. Remove it, or drop --dev.');
+  }
   if (!flags.dev) {
     // They govern the registration only --dev makes: silently ignored, they would mislead.
     const devOnly = [
@@ -146,6 +165,11 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests): Pr
     const error = reason.error;
     logger.error(describeStop(reason), 'stopping after an uncaught error');
     process.stderr.write(`voe: ${reason.origin}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  if (serving && reason.kind === 'signal' && flags.shutdownDelay > 0 && !hurry.aborted) {
+    // In cluster the pod leaves the Service's endpoints only after the signal: keep answering meanwhile.
+    logger.info({ ...describeStop(reason), seconds: flags.shutdownDelay }, 'stopping after --shutdown-delay; still answering meanwhile (a second signal stops at once)');
+    await sleep(realClock, flags.shutdownDelay * 1000, hurry).catch(() => undefined);
   }
   try {
     if (serving) {
