@@ -24,6 +24,8 @@ interface Voe {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
   /** Runs `check` in voe's exit event: as soon as this process learns that voe has ended. */
   atExit(check: () => void): void;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
 }
 
 /** Runs the voe CLI; it is killed after the test if it still runs (also when the test fails). */
@@ -37,7 +39,7 @@ function startVoe(t: TestContext, args: string[]): Voe {
   child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
   child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
   const done = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr }));
-  return { child, done, atExit: (check) => { checks.push(check); } };
+  return { child, done, atExit: (check) => { checks.push(check); }, stderr: () => stderr };
 }
 
 /** One process: its pid and its start time (a later process with the same pid is another). */
@@ -117,7 +119,19 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
   assert.ok(running(tool), 'resize2fs outlives the killed voe (too fast on this machine to test?)');
   assert.match(await readFile(lockFile, 'utf8'), new RegExp(` helper=${tool.pid}:${tool.start}\\n$`), 'the lock still names the running tool');
 
-  const second = startVoe(t, args);
+  // Paused (SIGSTOP: still running, still the lock's holder) until the second voe says it waits,
+  // so that a resize2fs faster than a voe's start cannot end before the second voe looks.
+  process.kill(tool.pid, 'SIGSTOP');
+  let second: Voe;
+  try {
+    second = startVoe(t, args);
+    const deadline = Date.now() + 60_000;
+    while (!/waiting for another resize/.test(second.stderr()) && second.child.exitCode === null && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    process.kill(tool.pid, 'SIGCONT');
+  }
   let ranAtSecondExit: boolean | undefined;
   second.atExit(() => { ranAtSecondExit = running(tool); });
   const result = await second.done;
