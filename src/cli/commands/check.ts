@@ -1,12 +1,12 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
-import { isDnsLabel, isDnsSubdomain, loadKubeConfig, parseQuantityValue } from '../../kube/index.js';
+import { isDnsLabel, isDnsSubdomain, parseQuantityValue } from '../../kube/index.js';
 import { CheckError, checkResize, loadCheckCaches } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
+import { apiAnswersWithin } from '../api-answers-within.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
 import { formatCheckResult } from '../format-check-result.js';
+import { loadKubeConfigOr } from '../load-kube-config-or.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
-import { withinDeadline } from '../within-deadline.js';
 
 interface CheckOptions extends AdmissionFlags {
   size: string;
@@ -43,18 +43,11 @@ export function register(program: Command): void {
       const admission = admissionOptionsFromFlags(options, (message) => new CheckError('CHECK_USAGE', message));
       const size = options.size.trim();
       parseQuantityValue(size); // KUBE_QUANTITY_INVALID before any API call
-      let kubeConfig: KubeConfig;
-      try {
-        kubeConfig = loadKubeConfig(options.kubeconfig);
-      } catch (error) {
-        const message = (error as Error).message;
-        throw new CheckError('CHECK_KUBECONFIG', message.endsWith('pass --kubeconfig') ? `${message}.` : `${message}; pass a readable file with --kubeconfig.`);
-      }
+      const kubeConfig = loadKubeConfigOr(options.kubeconfig, (message) => new CheckError('CHECK_KUBECONFIG', message));
       // An API server that accepts connections but never answers must not hold voe check for ever.
       exitOnceAnswered();
-      const { pvc, caches, policies } = await withinDeadline(loadCheckCaches(kubeConfig, { namespace, name }, admission, { longhorn: options.longhorn }),
-        options.timeout * 1000, () => new CheckError('CHECK_API_FAILED', `the API server at ${kubeConfig.getCurrentCluster()?.server ?? '(no server in the kubeconfig)'} ` +
-          `did not answer every read within ${options.timeout} s; check that it is reachable and not overloaded, or raise --timeout.`));
+      const { pvc, caches, policies } = await apiAnswersWithin(loadCheckCaches(kubeConfig, { namespace, name }, admission, { longhorn: options.longhorn }),
+        kubeConfig, options.timeout, 'every read', (message) => new CheckError('CHECK_API_FAILED', message));
       const result = checkResize(pvc, size, caches, admission, policies);
       process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheckResult(result));
       process.exitCode = result.allowed ? 0 : 1;

@@ -1,4 +1,3 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import {
@@ -8,13 +7,14 @@ import { DEMO_CONFIGURATION_NAME, runDemo, surveyExpansions, DemoError } from '.
 import { deleteValidatingWebhookConfiguration } from '../../webhook/index.js';
 import { stopExitCode, watchStopRequests, type StopReason } from '../stop-requests.js';
 import { createLogger, outputDestination } from '../../log/index.js';
-import { loadKubeConfig, parseQuantity } from '../../kube/index.js';
+import { parseQuantity } from '../../kube/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
+import { apiAnswersWithin } from '../api-answers-within.js';
 import { defaultCacheDir } from '../cache-dir.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../format-demo.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
-import { withinDeadline } from '../within-deadline.js';
+import { loadKubeConfigOr } from '../load-kube-config-or.js';
 
 interface DemoFlags extends AdmissionFlags {
   local?: boolean;
@@ -116,18 +116,11 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
 /** Configured cluster: read-only, what each VM disk would get if it grew now. */
 async function demoOnConfiguredCluster(flags: DemoFlags): Promise<boolean> {
   const admission = admissionOptionsFromFlags(flags, (message) => new DemoError('DEMO_USAGE', message));
-  let kubeConfig: KubeConfig;
-  try {
-    kubeConfig = loadKubeConfig(flags.kubeconfig);
-  } catch (error) {
-    const message = (error as Error).message;
-    throw new DemoError('DEMO_USAGE', message.endsWith('pass --kubeconfig') ? `${message}, or --local` : `${message}; pass a readable file with --kubeconfig, or --local`);
-  }
+  const kubeConfig = loadKubeConfigOr(flags.kubeconfig, (message) => new DemoError('DEMO_USAGE', message), '--local');
   // An API server that accepts connections but never answers must not hold the survey for ever.
   exitOnceAnswered();
-  const rows = await withinDeadline(surveyExpansions({ kubeConfig, admission, growBy: flags.growBy }), flags.timeout * 1000,
-    () => new DemoError('DEMO_API_FAILED', `the API server at ${kubeConfig.getCurrentCluster()?.server ?? '(no server in the kubeconfig)'} ` +
-      `did not answer every read of the survey within ${flags.timeout} s; check that it is reachable and not overloaded, or raise --timeout.`));
+  const rows = await apiAnswersWithin(surveyExpansions({ kubeConfig, admission, growBy: flags.growBy }), kubeConfig, flags.timeout,
+    'every read of the survey', (message) => new DemoError('DEMO_API_FAILED', message));
   process.stdout.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatSurvey(rows, flags.growBy));
   return true;
 }
