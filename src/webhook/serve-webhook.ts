@@ -110,13 +110,18 @@ async function waitFor(condition: () => boolean, timeoutMs: number, signal: Abor
 /** The lock a voe serve --dev instance holds on its --cert-dir while it runs. */
 export const CERT_DIR_LOCK = 'voe-serve.lock';
 
+/** WEBHOOK_INVALID_OPTIONS for a --cert-dir (or temporary directory) the dev certificate cannot be written to; `why` is the errno or message. */
+function certDirUnwritable(dir: string, why: string, cause: unknown): WebhookError {
+  return new WebhookError('WEBHOOK_INVALID_OPTIONS', `The dev certificate cannot be written to ${dir} (${why}); pass a --cert-dir voe may create and write.`, { cause });
+}
+
 /** Takes DIR/voe-serve.lock at once, or fails with WEBHOOK_CERT_DIR_IN_USE naming the instance that holds it. */
 function lockCertDir(dir: string): Promise<() => Promise<void>> {
   return acquireLockFile(join(dir, CERT_DIR_LOCK), {
     deadline: Date.now(),
     busy: (holder) => new WebhookError('WEBHOOK_CERT_DIR_IN_USE', `--cert-dir ${dir} is used by another voe serve --dev (pid ${holder}), ` +
       'whose registered webhook trusts the certificate there; nothing was changed. Give this one another --cert-dir, or stop that one first.'),
-    cannotCreate: (code, cause) => new WebhookError('WEBHOOK_INVALID_OPTIONS', `The dev certificate cannot be written to ${dir} (${code}); pass a --cert-dir voe may create and write.`, { cause }),
+    cannotCreate: (code, cause) => certDirUnwritable(dir, code, cause),
   });
 }
 
@@ -228,8 +233,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       }
       const written = certDir;
       ({ caPem, certFile, keyFile } = await writeDevCertificates(written, options.host).catch((error: unknown) => {
-        throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The dev certificate cannot be written to ${written} ` +
-          `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass a --cert-dir voe may create and write.`, { cause: error });
+        throw certDirUnwritable(written, (error as NodeJS.ErrnoException).code ?? (error as Error).message, error);
       }));
       log.info({ certDir }, 'dev certificates written (ca.crt, tls.crt, tls.key)');
       continueUnlessAborted();

@@ -169,7 +169,7 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
   if (serving && reason.kind === 'signal' && flags.shutdownDelay > 0 && !hurry.aborted) {
     // In cluster the pod leaves the Service's endpoints only after the signal: keep answering meanwhile.
     logger.info({ ...describeStop(reason), seconds: flags.shutdownDelay }, 'stopping after --shutdown-delay; still answering meanwhile (a second signal stops at once)');
-    await sleep(realClock, flags.shutdownDelay * 1000, hurry).catch(() => undefined);
+    await sleep(realClock, flags.shutdownDelay * 1000, hurry); // resolves early when hurried
   }
   try {
     if (serving) {
