@@ -18,6 +18,7 @@ import { parseXfsStatfs } from './parse-xfs-statfs.js';
 import { XFS_SUPERBLOCK_LENGTH, parseXfsSuperblock } from './parse-xfs-superblock.js';
 import { planGrow, type PlanOptions } from './plan-grow.js';
 import { createSystemBlockDevices } from './system-block-devices.js';
+import { systemPageSize } from './system-page-size.js';
 import { fsckFailure, toolFailure } from './tool-failure.js';
 
 export interface FsResizerOptions {
@@ -31,6 +32,11 @@ export interface FsResizerOptions {
   lock?: DeviceLock;
   /** See PlanOptions.unreadableProcesses; default 'refuse'. */
   unreadableProcesses?: PlanOptions['unreadableProcesses'];
+  /**
+   * The system page size, to which resize2fs rounds an ext filesystem's new size down (see
+   * extGrowTarget; Inspection.extPageBytes). Default: the kernel's (systemPageSize()).
+   */
+  pageBytes?: number;
   timeouts?: {
     /** Each inspection tool (blkid, xfs_io, btrfs dump-super); default 60 s. */
     probeMs?: number;
@@ -76,6 +82,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
   const lockMs = options.timeouts?.lockMs ?? DEFAULT_LOCK_WAIT_MS;
   const devices = options.devices ?? createSystemBlockDevices({ runner, timeoutMs: probeMs });
   const lock = options.lock ?? createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY });
+  const pageBytes = options.pageBytes ?? systemPageSize();
   const planOptions: PlanOptions = options.unreadableProcesses === undefined ? {} : { unreadableProcesses: options.unreadableProcesses };
 
   async function identify(device: string): Promise<BlockDeviceId> {
@@ -145,7 +152,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     }));
   }
 
-  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean; extErrors?: boolean }> {
+  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean; extErrors?: boolean; extPageBytes?: number }> {
     const unexpected = (what: string, output: string): FsResizeError => new FsResizeError('FSRESIZE_UNEXPECTED_OUTPUT',
       `could not read the size of ${filesystem} on ${id.path} from ${what}; nothing was changed${output ? ` (output: ${output.trim().slice(0, 300)})` : ''}`);
     switch (filesystem) {
@@ -155,7 +162,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         // The fields `dumpe2fs -h` prints as Block count x Block size, read without a process.
         const superblock = parseExtSuperblock(await devices.read(id, EXT_SUPERBLOCK_OFFSET, EXT_SUPERBLOCK_LENGTH));
         if (superblock === null) throw unexpected('its superblock (no ext magic)', '');
-        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null, extCheckNeeded: superblock.checkNeeded, extErrors: superblock.errorsRecorded };
+        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null, extCheckNeeded: superblock.checkNeeded, extErrors: superblock.errorsRecorded, extPageBytes: pageBytes };
       }
       case 'xfs': {
         if (mountPoint === null) {
@@ -227,6 +234,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       users,
       ...(size?.extCheckNeeded === undefined ? {} : { extCheckNeeded: size.extCheckNeeded }),
       ...(size?.extErrors === undefined ? {} : { extErrors: size.extErrors }),
+      ...(size?.extPageBytes === undefined ? {} : { extPageBytes: size.extPageBytes }),
     };
     return { inspection, mount: chosen };
   }

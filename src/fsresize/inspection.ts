@@ -66,6 +66,11 @@ export interface Inspection {
   extCheckNeeded?: boolean;
   /** ext only: whether the filesystem records errors (see parseExtSuperblock's errorsRecorded). */
   extErrors?: boolean;
+  /**
+   * ext only: the system page size (FsResizerOptions.pageBytes). resize2fs grows ext to a whole
+   * number of pages when the page is larger than the block (see extGrowTarget); absent: to whole blocks.
+   */
+  extPageBytes?: number;
 }
 
 export interface GrowOptions {

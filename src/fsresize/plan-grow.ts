@@ -2,6 +2,7 @@ import { withArticle } from '../errors/index.js';
 import { formatBytes } from './format-bytes.js';
 import { FsResizeError } from './fsresize-error.js';
 import type { DeviceOpener } from './block-devices.js';
+import { growTargetBytes } from './grow-target-bytes.js';
 import { isSupportedFilesystem, type Inspection } from './inspection.js';
 import { needsResize } from './needs-resize.js';
 
@@ -61,7 +62,8 @@ const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so 
  * both a filesystem and a partition table); an unformatted device is left alone; a filesystem
  * mounted only where another mount hides it is refused (the tools would act on the filesystem
  * shown there); a device smaller than its filesystem is refused (a fault, not a no-op); a
- * filesystem that already fills its device is left alone (unless it is an unmounted ext
+ * filesystem that already fills its device (an ext one: that has the size resize2fs can reach,
+ * the device rounded down to whole pages, see extGrowTarget) is left alone (unless it is an unmounted ext
  * filesystem that records errors: that one is checked, `kind: 'check'`, under the same guards as an
  * offline grow); xfs and btrfs need a mount point; and
  * only then the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
@@ -123,8 +125,13 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
     return refuse('FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
       `${device} (${formatBytes(inspection.deviceBytes)}) is smaller than the ${filesystem} filesystem on it (${formatBytes(fsBytes)}): the device shrank or is not the one the filesystem was made on; nothing was changed — check the device (was the volume or its backing file made smaller?) before mounting it or writing to it`);
   }
+  // resize2fs grows ext to whole pages of the system's page size only (see extGrowTarget).
+  const targetBytes = growTargetBytes(inspection);
   if (!needsResize(inspection)) {
-    const full = `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)})`;
+    const pageBound = targetBytes < inspection.deviceBytes && inspection.deviceBytes > fsBytes + (inspection.blockBytes ?? 0);
+    const full = pageBound
+      ? `${filesystem} on ${device} already has the size resize2fs can reach (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)}: resize2fs grows it to a whole number of ${inspection.extPageBytes}-byte pages, so the last ${inspection.deviceBytes - targetBytes} bytes of the device stay unused)`
+      : `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)})`;
     if (mountPoint === null && inspection.extErrors === true) { // extErrors: ext filesystems only
       // A grow stopped midway (resize2fs killed) leaves the new size written and the filesystem
       // marked with errors: "nothing to grow" would pass a damaged filesystem as grown (kubelet
@@ -135,7 +142,7 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
     }
     return { kind: 'noop', reason: `${full}: nothing to grow` };
   }
-  const growth = `${filesystem} on ${device} from ${formatBytes(fsBytes)} to ${formatBytes(inspection.deviceBytes)}`;
+  const growth = `${filesystem} on ${device} from ${formatBytes(fsBytes)} to ${formatBytes(targetBytes)}`;
   switch (filesystem) {
     case 'ext2':
     case 'ext3':

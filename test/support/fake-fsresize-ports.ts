@@ -34,6 +34,8 @@ export interface FakeNode {
   btrfs?: Record<string, string[]>;
   /** Who else uses a device (BlockDevices.users); `call` counts the questions about that device, from 1; `skipPids` as the core passed it. Default: nobody. */
   users?: (path: string, call: number, skipPids: readonly number[]) => DeviceUsers;
+  /** FsResizerOptions.pageBytes; default the system's. */
+  pageBytes?: number;
 }
 
 /** A resizer over fake ports (no process, no device, no mount): for the core's own logic. */
@@ -74,6 +76,6 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
     },
   };
   const mounts = fakeMountTable(node.mountinfo ?? '', node.visible);
-  const resizer = createFsResizer({ runner, devices, mounts, lock: createDeviceLock() });
+  const resizer = createFsResizer({ runner, devices, mounts, lock: createDeviceLock(), ...(node.pageBytes === undefined ? {} : { pageBytes: node.pageBytes }) });
   return Object.assign(resizer, { calls, runOptions });
 }

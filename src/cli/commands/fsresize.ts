@@ -48,7 +48,8 @@ function humanReport(result: GrowResult): string {
 export function register(program: Command): void {
   const fsresize = program.command('fsresize').description('Grow the filesystem on a node block device to fill the device (ext2/3/4, xfs, btrfs)');
   fsresize.command('grow')
-    .description('Grow the filesystem on --device to fill the device: resize2fs <device> for ext2/3/4 (mounted or not; when unmounted and resize2fs would demand a check, e2fsck -f -p <device> first), '
+    .description('Grow the filesystem on --device to fill the device: resize2fs <device> for ext2/3/4 (mounted or not; when unmounted and resize2fs would demand a check, e2fsck -f -p <device> first; '
+      + 'it grows to whole pages of the system\'s page size, so a filesystem already at the last page boundary is left alone), '
       + 'xfs_growfs -d <mountpoint> for xfs and btrfs filesystem resize max <mountpoint> for btrfs (<devid>:max for a device of a multi-device btrfs; both must be mounted). '
       + 'Unformatted and read-only devices are left alone with the reason; partition tables, other filesystems and an unmounted ext filesystem that another process has open (e.g. a VM\'s disk) are refused. '
       + 'On SIGTERM, SIGINT or SIGHUP voe never stops a running grow or check tool: it waits for it, stops before the next step, and exits 128 + the signal number.')

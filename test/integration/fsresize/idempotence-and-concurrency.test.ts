@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
-import { createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, majorMinorOf } from '../../../src/fsresize/index.js';
+import { createDeviceLock, createExecFileRunner, createFsResizer, extGrowTarget, isFsResizeError, majorMinorOf, systemPageSize } from '../../../src/fsresize/index.js';
 import { eventually } from '../../support/held-clock.js';
-import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
@@ -20,6 +20,42 @@ test('a second grow after success does nothing (idempotent)', async (t) => {
   assert.equal(second.afterBytes, first.afterBytes);
   assert.equal(growCalls(calls), 1);
   assert.equal(await xfsBytes(mnt), 640 * MiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('a 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs can only reach the boundary, so voe runs no tool (neither e2fsck nor resize2fs) once the filesystem is there', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(100 * MiB);
+  await sh('mkfs.ext4', ['-q', '-b', '1024', loop.device]);
+  const mnt = await scratch.directory('mnt');
+  // Mounted after its last check: an offline resize2fs would want e2fsck -f first.
+  await sh('tune2fs', ['-T', '20000101', loop.device]);
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await loop.unmount(mnt);
+  await loop.growBacking(100 * MiB + 3072);
+  const target = (bytes: number): number => extGrowTarget(bytes, 1024, systemPageSize());
+  assert.equal(target(100 * MiB + 3072), 100 * MiB, 'pages of 4 KiB or more (every Linux page size)');
+  for (const dryRun of [true, false, false]) {
+    const result = await resizer.grow(loop.device, { dryRun });
+    assert.equal(result.action, 'noop');
+    assert.equal(result.command, null, 'no grow tool, not even in a dry run');
+    assert.equal(result.precheck, null);
+    assert.match(result.reason, /already has the size resize2fs can reach .*so the last 3072 bytes of the device stay unused\): nothing to grow$/);
+  }
+  assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), [], 'only the probes ran');
+  // Grown by 1 MiB more: one check and one grow to the page boundary, then nothing again.
+  await loop.growBacking(101 * MiB + 3072);
+  const grown = await resizer.grow(loop.device);
+  assert.equal(grown.action, 'grown', grown.reason);
+  assert.equal(grown.afterBytes, target(101 * MiB + 3072));
+  assert.equal(await dumpe2fsBytes(loop.device), 101 * MiB);
+  const again = await resizer.grow(loop.device);
+  assert.equal(again.action, 'noop');
+  assert.equal(again.command, null);
+  assert.equal(growCalls(calls), 1);
+  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 1, 'the check ran before the one grow only');
+  await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 

@@ -448,3 +448,30 @@ test('the device changed while voe checked it: renamed to another device, or shr
     return true;
   });
 });
+
+test('an ext filesystem already at the size resize2fs can reach (the device rounded down to whole pages) is a no-op: neither e2fsck nor resize2fs runs', async () => {
+  // 1 KiB blocks, 102400 of them (100 MiB), mounted since its last check; the device is 3 KiB past a 4 KiB page boundary.
+  const node = (pageBytes: number) => fakeResizer({
+    pageBytes,
+    devices: { '/dev/loop3': { majorMinor: '7:3', bytes: 100 * MiB + 3072, superblock: extSuperblock(102400, 0, { mountTime: 1_700_000_100 }) } },
+    tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
+  });
+  const resizer = node(4096);
+  const inspection = await resizer.inspect('/dev/loop3');
+  assert.equal(inspection.extPageBytes, 4096, 'the page size given is in the inspection');
+  assert.equal(resizer.needsResize(inspection), false);
+  for (const dryRun of [false, true]) {
+    const result = await resizer.grow('/dev/loop3', { dryRun });
+    assert.equal(result.action, 'noop');
+    assert.equal(result.command, null);
+    assert.equal(result.precheck, null);
+    assert.match(result.reason, /already has the size resize2fs can reach .*the last 3072 bytes of the device stay unused/);
+  }
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'blkid', 'blkid'], 'only the probes ran');
+  // Where the page is no larger than the block, the three 1 KiB blocks are grown into.
+  const pageOfOneBlock = node(1024);
+  assert.equal(pageOfOneBlock.needsResize(await pageOfOneBlock.inspect('/dev/loop3')), true);
+  assert.deepEqual(pageOfOneBlock.calls.filter((c) => c[0] !== 'blkid'), []);
+  const planned = await pageOfOneBlock.grow('/dev/loop3', { dryRun: true });
+  assert.deepEqual(planned.command, ['resize2fs', '/dev/loop3']);
+});

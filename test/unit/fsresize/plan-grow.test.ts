@@ -21,6 +21,25 @@ test('needsResize: only when the device exceeds the filesystem by more than one 
   assert.equal(needsResize(inspection({ filesystemBytes: null })), false);
 });
 
+test('needsResize and planGrow for ext: the size resize2fs can reach is the device rounded down to whole pages; a filesystem that has it is a no-op saying why', () => {
+  // A 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs (page 4 KiB) can never use those 3 KiB.
+  const onePage = { filesystem: 'ext4', blockBytes: 1024, filesystemBytes: 100 * MiB, deviceBytes: 100 * MiB + 3072, extPageBytes: 4096 };
+  for (const mountPoint of [null, '/m']) {
+    assert.equal(needsResize(inspection({ ...onePage, mountPoint })), false);
+    const plan = planGrow(inspection({ ...onePage, mountPoint, extCheckNeeded: true }));
+    assert.equal(plan.kind, 'noop', 'no grow, and no check before one');
+    assert.match(noop(plan), /^ext4 on \/dev\/sdb already has the size resize2fs can reach \(.*: resize2fs grows it to a whole number of 4096-byte pages, so the last 3072 bytes of the device stay unused\): nothing to grow$/);
+  }
+  for (const filesystem of ['ext2', 'ext3'] as const) assert.equal(planGrow(inspection({ ...onePage, filesystem })).kind, 'noop', filesystem);
+  assert.equal(needsResize(inspection({ ...onePage, deviceBytes: 100 * MiB + 4096 })), true, 'a whole page more: grown');
+  assert.equal(needsResize(inspection({ ...onePage, extPageBytes: 1024 })), true, 'a page no larger than the block: whole blocks');
+  assert.equal(needsResize(inspection({ ...onePage, filesystem: 'xfs', mountPoint: '/m' })), true, 'xfs uses every whole block');
+  // The growth said is to the size resize2fs reaches, not to the device's.
+  const grow = planGrow(inspection({ filesystem: 'ext4', blockBytes: 4096, filesystemBytes: 50 * MiB, deviceBytes: 64 * MiB + 61440, extPageBytes: 65536 }));
+  assert.ok(grow.kind === 'grow');
+  assert.equal(grow.reason, 'grow ext4 on /dev/sdb from 50.0 MiB to 64.0 MiB offline');
+});
+
 test('planGrow picks the tool per filesystem', () => {
   assert.deepEqual(pick(planGrow(inspection())), ['resize2fs', '/dev/sdb']);
   assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext3', mountPoint: '/m' }))), ['resize2fs', '/dev/sdb']);

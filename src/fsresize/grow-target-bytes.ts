@@ -1,0 +1,16 @@
+import { extGrowTarget } from './ext-grow-target.js';
+import type { Inspection } from './inspection.js';
+
+/** What growTargetBytes reads of an inspection. */
+export type GrowTargetFacts = Pick<Inspection, 'filesystem' | 'deviceBytes' | 'blockBytes' | 'extPageBytes'>;
+
+/**
+ * How large the grow tool can make the filesystem on this device: for ext, the device rounded
+ * down to whole pages when the page is larger than the block (what resize2fs does, see
+ * extGrowTarget); for the others, the device.
+ */
+export function growTargetBytes(inspection: GrowTargetFacts): number {
+  const { filesystem, deviceBytes, blockBytes, extPageBytes } = inspection;
+  const ext = filesystem === 'ext2' || filesystem === 'ext3' || filesystem === 'ext4';
+  return ext && blockBytes !== null ? extGrowTarget(deviceBytes, blockBytes, extPageBytes ?? blockBytes) : deviceBytes;
+}
