@@ -2,7 +2,7 @@ export { createFsResizer, DEFAULT_LOCK_DIRECTORY, DEFAULT_LOCK_WAIT_MS, type FsR
 export { SUPPORTED_FILESYSTEMS, isSupportedFilesystem, type SupportedFilesystem, type Inspection, type GrowOptions, type GrowResult, type PrecheckReport } from './inspection.js';
 export { needsResize } from './needs-resize.js';
 export { growTargetBytes, type GrowTargetFacts } from './grow-target-bytes.js';
-export { extGrowTarget } from './ext-grow-target.js';
+export { EXT_32BIT_MAX_BLOCKS, extGrowTarget } from './ext-grow-target.js';
 export { DEFAULT_PAGE_SIZE, systemPageSize } from './system-page-size.js';
 export { parseAuxvPageSize } from './parse-auxv-page-size.js';
 export { DEVICE_SIZE_SLACK_BYTES, planGrow, type GrowPlan, type PlanOptions } from './plan-grow.js';

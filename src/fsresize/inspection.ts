@@ -71,6 +71,8 @@ export interface Inspection {
    * number of pages when the page is larger than the block (see extGrowTarget); absent: to whole blocks.
    */
   extPageBytes?: number;
+  /** ext only: whether the filesystem has the 64bit feature (see parseExtSuperblock's bit64); without it, at most 2^32-1 blocks. */
+  ext64bit?: boolean;
 }
 
 export interface GrowOptions {

@@ -16,6 +16,12 @@ export interface ExtSuperblock {
    * stopped midway; e2fsck clears it once it has repaired the filesystem.
    */
   errorsRecorded: boolean;
+  /**
+   * The 64bit feature (INCOMPAT_64BIT): without it block numbers are 32 bits wide, so the
+   * filesystem can never span more than 2^32-1 blocks (resize2fs: "New size too large to be
+   * expressed in 32 bits").
+   */
+  bit64: boolean;
 }
 
 /** The superblock starts 1024 bytes into the device and is 1024 bytes long. */
@@ -60,5 +66,5 @@ export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null
   const checkNeeded = (state & STATE_ERROR) !== 0 || (state & STATE_VALID) === 0 || lastCheck < mountTime
     || freeBlocks > blockCount || freeInodes > inodes
     || lastOrphan !== 0 || (incompat & INCOMPAT_RECOVER) !== 0;
-  return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded, errorsRecorded: (state & STATE_ERROR) !== 0 };
+  return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded, errorsRecorded: (state & STATE_ERROR) !== 0, bit64: is64 };
 }

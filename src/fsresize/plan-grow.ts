@@ -2,6 +2,7 @@ import { withArticle } from '../errors/index.js';
 import { formatBytes } from './format-bytes.js';
 import { FsResizeError } from './fsresize-error.js';
 import type { DeviceOpener } from './block-devices.js';
+import { EXT_32BIT_MAX_BLOCKS } from './ext-grow-target.js';
 import { growTargetBytes } from './grow-target-bytes.js';
 import { isSupportedFilesystem, type Inspection } from './inspection.js';
 import { needsResize } from './needs-resize.js';
@@ -65,7 +66,8 @@ const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so 
  * filesystem that already fills its device (an ext one: that has the size resize2fs can reach,
  * the device rounded down to whole pages, see extGrowTarget) is left alone (unless it is an unmounted ext
  * filesystem that records errors: that one is checked, `kind: 'check'`, under the same guards as an
- * offline grow); xfs and btrfs need a mount point; and
+ * offline grow); an ext filesystem without the 64bit feature is refused a size beyond 2^32-1
+ * blocks (offline, after the look for other users); xfs and btrfs need a mount point; and
  * only then the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
  * resize max|<devid>:max <mountpoint>). An unmounted ext filesystem that resize2fs would refuse
  * (see parseExtSuperblock's checkNeeded) is checked first with `e2fsck -f -p <device>`; preen
@@ -148,11 +150,13 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
     case 'ext3':
     case 'ext4':
       if (mountPoint !== null) {
-        return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} online (mounted at ${mountPoint})` };
+        return beyond32Bits(inspection, targetBytes)
+          ?? { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} online (mounted at ${mountPoint})` };
       }
       {
-        const inUse = usedElsewhere(inspection, options);
-        if (inUse !== null) return inUse;
+        // Who else uses the device first: the advice of the refusals below (work on it offline) must not be followed under them.
+        const refused = usedElsewhere(inspection, options) ?? beyond32Bits(inspection, targetBytes);
+        if (refused !== null) return refused;
       }
       if (inspection.extCheckNeeded !== true) {
         return { kind: 'grow', tool: 'resize2fs', args: [inspection.devicePath], reason: `grow ${growth} offline` };
@@ -182,6 +186,23 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
       return { kind: 'grow', tool: 'btrfs', args: ['filesystem', 'resize', target, mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };
     }
   }
+}
+
+/**
+ * An ext filesystem without the 64bit feature spans at most 2^32-1 blocks, and resize2fs refuses
+ * a larger size, mounted or not, after any check ("New size too large to be expressed in 32
+ * bits"): refused before anything runs, as no retry can succeed. Growing it to the most it can
+ * address instead would report a volume as grown while part of it stays unusable.
+ */
+function beyond32Bits(inspection: Inspection, targetBytes: number): GrowPlan | null {
+  const { device, devicePath, filesystem, blockBytes } = inspection;
+  if (inspection.ext64bit !== false || blockBytes === null || targetBytes <= EXT_32BIT_MAX_BLOCKS * blockBytes) return null;
+  const most = EXT_32BIT_MAX_BLOCKS * blockBytes;
+  const volume = 2 ** 32 * blockBytes;
+  const extents = filesystem === 'ext4' ? '' : ' (resize2fs -b needs the extents feature: tune2fs -O extents first, which makes it ext4)';
+  return refuse('FSRESIZE_EXT_32BIT_LIMIT',
+    `${filesystem} on ${device} cannot grow to ${formatBytes(targetBytes)}: without the 64bit feature it cannot address more than ${most} bytes (${formatBytes(most)}; 2^32-1 blocks of ${blockBytes} bytes), and resize2fs refuses to grow it further ("New size too large to be expressed in 32 bits"); nothing was changed — `
+    + `convert it to 64bit offline (unmounted: e2fsck -f ${devicePath}, then resize2fs -b ${devicePath}${extents}) and retry, or keep the volume at or below ${volume} bytes (${formatBytes(volume)})`);
 }
 
 /**

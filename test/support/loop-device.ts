@@ -35,6 +35,12 @@ export interface Scratch {
   bind(source: string, target: string): Promise<void>;
   /** `mount source target`: a filesystem mounted through any name of its device (e.g. a node made with mknod), unmounted by cleanup. */
   mountFrom(source: string, target: string): Promise<void>;
+  /**
+   * A new directory with a tmpfs of `bytes` mounted on it, unmounted by cleanup: for sparse
+   * backing files larger than the root filesystem allows (ext4 limits a file to 16 TiB at 4 KiB
+   * blocks; tmpfs files may be far larger, and only what is written takes memory).
+   */
+  tmpfs(name: string, bytes: number): Promise<string>;
   /** Unmounts everything mounted through this scratch, detaches every loop device, removes the files. */
   cleanup(): Promise<void>;
 }
@@ -161,6 +167,14 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
     async mountFrom(source, target) {
       await sh('mount', [source, target]);
       mounted.push(target);
+    },
+    async tmpfs(name, bytes) {
+      const path = join(root, name);
+      await mkdir(path, { recursive: true });
+      await sh('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0700`, 'voe-test-tmpfs', path]);
+      // A loop device over a file on it keeps it busy until it is detached: cleanup unmounts it lazily then.
+      mounted.push(path);
+      return path;
     },
     async cleanup() {
       const problems: string[] = [];

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, type FsResizeErrorCode } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { GiB, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, setup, usedExt4 } from './fixtures.js';
 
@@ -142,4 +144,36 @@ test('a missing device, a regular file and a missing tool are typed errors', asy
     assert.equal(error.tool?.tool, 'blkid');
     return true;
   });
+});
+
+test('ext4 without the 64bit feature on a device past 2^32 blocks (17 TiB, sparse on a tmpfs) is refused FSRESIZE_EXT_32BIT_LIMIT, offline and online: neither e2fsck nor resize2fs runs, the files are intact', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  // The root filesystem (ext4) limits a file to 16 TiB: the backing file lives on a tmpfs.
+  const big = await scratch.tmpfs('big', 512 * MiB);
+  const backingFile = join(big, 'disk.img');
+  await writeFile(backingFile, '');
+  await sh('truncate', ['-s', String(GiB), backingFile]);
+  const loop = await scratch.attachFile(backingFile);
+  await sh('mkfs.ext4', ['-q', '-O', '^64bit', loop.device]);
+  assert.doesNotMatch(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem features:.*\b64bit\b/m);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await loop.unmount(mnt);
+  // Mounted after its last check: an offline grow would check it first.
+  await sh('tune2fs', ['-T', '20000101', loop.device]);
+  await loop.growBacking(17 * 1024 * GiB);
+  // What voe used to do: resize2fs refuses, on every retry.
+  await assert.rejects(sh('resize2fs', ['-f', loop.device]), /New size too large to be expressed in 32 bits/);
+  const inspection = await resizer.inspect(loop.device);
+  assert.equal(inspection.ext64bit, false);
+  const refused = rejectsWith('FSRESIZE_EXT_32BIT_LIMIT',
+    /^ext4 on \S+ cannot grow to 17\.0 TiB: without the 64bit feature it cannot address more than 17592186040320 bytes .*nothing was changed — convert it to 64bit offline \(unmounted: e2fsck -f \S+, then resize2fs -b \S+\) and retry, or keep the volume at or below 17592186044416 bytes/);
+  await assert.rejects(resizer.grow(loop.device, { dryRun: true }), refused);
+  await assert.rejects(resizer.grow(loop.device), refused);
+  await loop.mount(mnt);
+  await assert.rejects(resizer.grow(loop.device), refused, 'online too: resize2fs refuses it mounted as well');
+  assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), [], 'only the probes ran');
+  assert.equal(await dumpe2fsBytes(loop.device), GiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });

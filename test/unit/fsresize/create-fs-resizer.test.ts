@@ -475,3 +475,23 @@ test('an ext filesystem already at the size resize2fs can reach (the device roun
   const planned = await pageOfOneBlock.grow('/dev/loop3', { dryRun: true });
   assert.deepEqual(planned.command, ['resize2fs', '/dev/loop3']);
 });
+
+test('an ext4 without the 64bit feature on a device past 2^32 blocks is refused FSRESIZE_EXT_32BIT_LIMIT: neither e2fsck nor resize2fs runs', async () => {
+  // 1 GiB of 4 KiB blocks, mounted since its last check (an offline grow would check it first), on a 17 TiB device.
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 17 * 2 ** 40, superblock: extSuperblock(262144, 2, { mountTime: 1_700_000_100 }) } },
+    tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
+  });
+  const inspection = await resizer.inspect('/dev/sdb');
+  assert.equal(inspection.ext64bit, false);
+  assert.equal(resizer.needsResize(inspection), true, 'the filesystem is smaller than its device');
+  for (const dryRun of [true, false]) {
+    await assert.rejects(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_EXT_32BIT_LIMIT');
+      assert.match(error.message, /without the 64bit feature it cannot address more than 17592186040320 bytes .*resize2fs -b \/dev\/sdb/);
+      return true;
+    });
+  }
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'blkid', 'blkid'], 'only the probes ran');
+});

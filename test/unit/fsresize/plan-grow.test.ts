@@ -40,6 +40,36 @@ test('needsResize and planGrow for ext: the size resize2fs can reach is the devi
   assert.equal(grow.reason, 'grow ext4 on /dev/sdb from 50.0 MiB to 64.0 MiB offline');
 });
 
+test('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, mounted or not, before any check or tool (FSRESIZE_EXT_32BIT_LIMIT): resize2fs would refuse it on every retry', () => {
+  const TiB = 1024 * 1024 * MiB;
+  const limited = { filesystem: 'ext4', blockBytes: 4096, filesystemBytes: 1024 * MiB, deviceBytes: 17 * TiB, ext64bit: false, extPageBytes: 4096, devicePath: '/dev/sdc' };
+  for (const [mountPoint, extCheckNeeded] of [[null, false], [null, true], ['/m', false]] as const) {
+    const plan = planGrow(inspection({ ...limited, mountPoint, extCheckNeeded }));
+    assert.equal(code(plan), 'FSRESIZE_EXT_32BIT_LIMIT', `${mountPoint} ${extCheckNeeded}`);
+    assert.equal(plan.kind === 'refuse' ? plan.error.message : '',
+      'ext4 on /dev/sdb cannot grow to 17.0 TiB: without the 64bit feature it cannot address more than 17592186040320 bytes (16.0 TiB; 2^32-1 blocks of 4096 bytes), '
+      + 'and resize2fs refuses to grow it further ("New size too large to be expressed in 32 bits"); nothing was changed — convert it to 64bit offline (unmounted: e2fsck -f /dev/sdc, '
+      + 'then resize2fs -b /dev/sdc) and retry, or keep the volume at or below 17592186044416 bytes (16.0 TiB)');
+  }
+  const ext3 = planGrow(inspection({ ...limited, filesystem: 'ext3' }));
+  assert.match(ext3.kind === 'refuse' ? ext3.error.message : '', /resize2fs -b \/dev\/sdc \(resize2fs -b needs the extents feature: tune2fs -O extents first, which makes it ext4\)/);
+  // The size resize2fs reaches counts, not the device's: with 1 KiB blocks, 2^32 of them are 4 TiB.
+  assert.equal(code(planGrow(inspection({ ...limited, blockBytes: 1024, deviceBytes: 4 * TiB + 4096 }))), 'FSRESIZE_EXT_32BIT_LIMIT', 'a page past 2^32 blocks');
+  assert.equal(planGrow(inspection({ ...limited, blockBytes: 1024, deviceBytes: 4 * TiB + 3072 })).kind, 'grow', '3 blocks past 2^32, rounded down to whole pages: 2^32, which resize2fs takes down to 2^32-1');
+  // Up to 2^32 blocks: resize2fs grows it to 2^32-1 blocks ("Take 16T down to 2^32-1 blocks"); a filesystem there is grown.
+  const exactly = planGrow(inspection({ ...limited, deviceBytes: 16 * TiB }));
+  assert.ok(exactly.kind === 'grow');
+  assert.match(exactly.reason, /^grow ext4 on \/dev\/sdb from 1\.0 GiB to 16\.0 TiB offline$/);
+  assert.equal(planGrow(inspection({ ...limited, filesystemBytes: 16 * TiB - 4096, deviceBytes: 16 * TiB })).kind, 'noop');
+  assert.equal(code(planGrow(inspection({ ...limited, filesystemBytes: 16 * TiB - 4096, deviceBytes: 16 * TiB + 4096 }))), 'FSRESIZE_EXT_32BIT_LIMIT', 'at the limit, on a larger device: still refused, never "already fills"');
+  // The 64bit feature (or not knowing it) lifts the limit.
+  assert.deepEqual(pick(planGrow(inspection({ ...limited, ext64bit: true }))), ['resize2fs', '/dev/sdc']);
+  assert.deepEqual(pick(planGrow(inspection({ ...limited, ext64bit: undefined }))), ['resize2fs', '/dev/sdc']);
+  // Another program using the device is said first: converting it offline under that program would corrupt it.
+  const used = planGrow(inspection({ ...limited, users: { openedBy: [{ pid: 7, command: 'qemu-system-x86_64', majorMinor: '8:16' }], unreadable: [], holders: [], disk: null } }));
+  assert.equal(code(used), 'FSRESIZE_DEVICE_IN_USE');
+});
+
 test('planGrow picks the tool per filesystem', () => {
   assert.deepEqual(pick(planGrow(inspection())), ['resize2fs', '/dev/sdb']);
   assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext3', mountPoint: '/m' }))), ['resize2fs', '/dev/sdb']);
