@@ -27,8 +27,9 @@ export function toolFailure(tool: string, args: readonly string[], result: Comma
   const said = lastLines(result);
   const report = { tool, args: [...args], exitCode: result.exitCode, signal: null, stderr: result.stderr };
   const command = `${tool} ${args.join(' ')}`;
-  // A check that ran first may have written fixes: the error says so.
-  const checked = precheck ? `; ${precheck.command.join(' ')} ran first (${fsckExitText(precheck.exitCode)}) and its fixes are written` : '';
+  // A check that ran first may have written fixes (exit 1, errors corrected): the error says it ran, and so.
+  const fixes = precheck?.exitCode === 1 ? ' and its fixes are written' : '';
+  const checked = precheck ? `; ${precheck.command.join(' ')} ran first (${fsckExitText(precheck.exitCode)})${fixes}` : '';
   const extra = precheck ? { details: { precheck } } : {};
   if (PERMISSION_PATTERN.test(result.stderr)) {
     // A probe only reads: what it lacked is the right to open the device, not a capability to resize.

@@ -56,3 +56,16 @@ test('a device busy because it is mounted where voe cannot see it gets a hint: a
   const other = toolFailure('resize2fs', ['/dev/sdb'], { exitCode: 1, stdout: '', stderr: 'resize2fs: Bad magic number in super-block\n' }, 'growing ext4 on /dev/sdb');
   assert.doesNotMatch(other.message, /mount namespace/, 'only for a busy device');
 });
+
+test('a grow tool that fails after the pre-check says the check ran, and that its fixes are written only when it made some (exit 1)', () => {
+  const failed = { exitCode: 1, stdout: '', stderr: 'resize2fs: No space left on device while trying to resize /dev/sdb\n' };
+  const fixed = toolFailure('resize2fs', ['/dev/sdb'], failed, 'growing ext4 on /dev/sdb', { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 1 });
+  assert.match(fixed.message, /; e2fsck -f -p \/dev\/sdb ran first \(exit 1: errors corrected\) and its fixes are written$/);
+  const clean = toolFailure('resize2fs', ['/dev/sdb'], failed, 'growing ext4 on /dev/sdb', { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 0 });
+  assert.match(clean.message, /; e2fsck -f -p \/dev\/sdb ran first \(exit 0: no errors\)$/);
+  assert.doesNotMatch(clean.message, /fixes/, 'a check that found nothing wrote no fixes');
+  const denied = toolFailure('resize2fs', ['/dev/sdb'], { exitCode: 1, stdout: '', stderr: 'resize2fs: Permission denied to resize filesystem\n' }, 'growing ext4 on /dev/sdb', { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 0 });
+  assert.equal(denied.code, 'FSRESIZE_PERMISSION_DENIED');
+  assert.match(denied.message, /ran first \(exit 0: no errors\)$/);
+  assert.deepEqual(clean.details['precheck'], { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 0 });
+});
