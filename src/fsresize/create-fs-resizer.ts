@@ -152,7 +152,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     }));
   }
 
-  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean; extErrors?: boolean; extPageBytes?: number; ext64bit?: boolean }> {
+  async function measure(id: BlockDeviceId, filesystem: string, mountPoint: string | null): Promise<{ bytes: number; blockBytes: number; btrfs: Inspection['btrfs']; extCheckNeeded?: boolean; extErrors?: boolean; extPageBytes?: number; ext64bit?: boolean; extBigalloc?: boolean }> {
     const unexpected = (what: string, output: string): FsResizeError => new FsResizeError('FSRESIZE_UNEXPECTED_OUTPUT',
       `could not read the size of ${filesystem} on ${id.path} from ${what}; nothing was changed${output ? ` (output: ${output.trim().slice(0, 300)})` : ''}`);
     switch (filesystem) {
@@ -162,7 +162,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         // The fields `dumpe2fs -h` prints as Block count x Block size, read without a process.
         const superblock = parseExtSuperblock(await devices.read(id, EXT_SUPERBLOCK_OFFSET, EXT_SUPERBLOCK_LENGTH));
         if (superblock === null) throw unexpected('its superblock (no ext magic)', '');
-        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null, extCheckNeeded: superblock.checkNeeded, extErrors: superblock.errorsRecorded, extPageBytes: pageBytes, ext64bit: superblock.bit64 };
+        return { bytes: superblock.bytes, blockBytes: superblock.blockSize, btrfs: null, extCheckNeeded: superblock.checkNeeded, extErrors: superblock.errorsRecorded, extPageBytes: pageBytes, ext64bit: superblock.bit64, extBigalloc: superblock.bigalloc };
       }
       case 'xfs': {
         if (mountPoint === null) {
@@ -236,6 +236,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       ...(size?.extErrors === undefined ? {} : { extErrors: size.extErrors }),
       ...(size?.extPageBytes === undefined ? {} : { extPageBytes: size.extPageBytes }),
       ...(size?.ext64bit === undefined ? {} : { ext64bit: size.ext64bit }),
+      ...(size?.extBigalloc === undefined ? {} : { extBigalloc: size.extBigalloc }),
     };
     return { inspection, mount: chosen };
   }

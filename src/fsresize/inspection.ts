@@ -73,6 +73,8 @@ export interface Inspection {
   extPageBytes?: number;
   /** ext only: whether the filesystem has the 64bit feature (see parseExtSuperblock's bit64); without it, at most 2^32-1 blocks. */
   ext64bit?: boolean;
+  /** ext only: whether the filesystem has the bigalloc feature (see parseExtSuperblock's bigalloc); never grown offline. */
+  extBigalloc?: boolean;
 }
 
 export interface GrowOptions {

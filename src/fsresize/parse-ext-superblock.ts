@@ -22,6 +22,12 @@ export interface ExtSuperblock {
    * expressed in 32 bits").
    */
   bit64: boolean;
+  /**
+   * The bigalloc feature (RO_COMPAT_BIGALLOC: blocks allocated in clusters): resize2fs refuses to
+   * resize an unmounted bigalloc filesystem without its force option (e2fsprogs resize/main.c,
+   * bigalloc_check, called on the offline path only).
+   */
+  bigalloc: boolean;
 }
 
 /** The superblock starts 1024 bytes into the device and is 1024 bytes long. */
@@ -31,6 +37,7 @@ export const EXT_SUPERBLOCK_LENGTH = 1024;
 const EXT_MAGIC = 0xef53;
 const INCOMPAT_RECOVER = 0x4;
 const INCOMPAT_64BIT = 0x80;
+const RO_COMPAT_BIGALLOC = 0x200;
 /** s_state bits: cleanly unmounted, errors detected. */
 const STATE_VALID = 0x1;
 const STATE_ERROR = 0x2;
@@ -43,7 +50,8 @@ const STATE_ERROR = 0x2;
  * offline resize: s_inodes_count at 0x0, s_free_blocks_count_lo at 0xC (hi at 0x158),
  * s_free_inodes_count at 0x10, s_mtime at 0x2C (hi byte at 0x275), s_state at 0x3A, s_lastcheck
  * at 0x40 (hi byte at 0x277), s_last_orphan at 0xE8 and INCOMPAT_RECOVER (needs_recovery) in
- * s_feature_incompat. Returns null when the bytes are not an ext superblock.
+ * s_feature_incompat; and RO_COMPAT_BIGALLOC in s_feature_ro_compat at 0x64. Returns null when
+ * the bytes are not an ext superblock.
  */
 export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null {
   if (superblock.length < EXT_SUPERBLOCK_LENGTH) return null;
@@ -66,5 +74,6 @@ export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null
   const checkNeeded = (state & STATE_ERROR) !== 0 || (state & STATE_VALID) === 0 || lastCheck < mountTime
     || freeBlocks > blockCount || freeInodes > inodes
     || lastOrphan !== 0 || (incompat & INCOMPAT_RECOVER) !== 0;
-  return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded, errorsRecorded: (state & STATE_ERROR) !== 0, bit64: is64 };
+  return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded, errorsRecorded: (state & STATE_ERROR) !== 0, bit64: is64,
+    bigalloc: (view.getUint32(0x64, true) & RO_COMPAT_BIGALLOC) !== 0 };
 }

@@ -67,7 +67,8 @@ const NAMESPACE_HINT = 'voe sees the mounts of its own mount namespace only, so 
  * the device rounded down to whole pages, see extGrowTarget) is left alone (unless it is an unmounted ext
  * filesystem that records errors: that one is checked, `kind: 'check'`, under the same guards as an
  * offline grow); an ext filesystem without the 64bit feature is refused a size beyond 2^32-1
- * blocks (offline, after the look for other users); xfs and btrfs need a mount point; and
+ * blocks (offline, after the look for other users), and an unmounted bigalloc one is refused
+ * (resize2fs would not grow it unforced); xfs and btrfs need a mount point; and
  * only then the tool is chosen (resize2fs <device>; xfs_growfs -d <mountpoint>; btrfs filesystem
  * resize max|<devid>:max <mountpoint>). An unmounted ext filesystem that resize2fs would refuse
  * (see parseExtSuperblock's checkNeeded) is checked first with `e2fsck -f -p <device>`; preen
@@ -155,7 +156,7 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
       }
       {
         // Who else uses the device first: the advice of the refusals below (work on it offline) must not be followed under them.
-        const refused = usedElsewhere(inspection, options) ?? beyond32Bits(inspection, targetBytes);
+        const refused = usedElsewhere(inspection, options) ?? beyond32Bits(inspection, targetBytes) ?? bigallocOffline(inspection);
         if (refused !== null) return refused;
       }
       if (inspection.extCheckNeeded !== true) {
@@ -203,6 +204,21 @@ function beyond32Bits(inspection: Inspection, targetBytes: number): GrowPlan | n
   return refuse('FSRESIZE_EXT_32BIT_LIMIT',
     `${filesystem} on ${device} cannot grow to ${formatBytes(targetBytes)}: without the 64bit feature it cannot address more than ${most} bytes (${formatBytes(most)}; 2^32-1 blocks of ${blockBytes} bytes), and resize2fs refuses to grow it further ("New size too large to be expressed in 32 bits"); nothing was changed — `
     + `convert it to 64bit offline (unmounted: e2fsck -f ${devicePath}, then resize2fs -b ${devicePath}${extents}) and retry, or keep the volume at or below ${volume} bytes (${formatBytes(volume)})`);
+}
+
+/**
+ * resize2fs refuses to resize an unmounted bigalloc filesystem without its force option
+ * ("Resizing bigalloc file systems has not been fully tested. Proceed at your own risk! Use the
+ * force option if you want to go ahead anyway."; e2fsprogs resize/main.c, bigalloc_check, called
+ * on the offline path only): refused before anything runs, as voe never forces it. Online
+ * growth, through the kernel, is not refused.
+ */
+function bigallocOffline(inspection: Inspection): GrowPlan | null {
+  if (inspection.extBigalloc !== true) return null;
+  const { device, devicePath, filesystem } = inspection;
+  return refuse('FSRESIZE_EXT_BIGALLOC_OFFLINE',
+    `${filesystem} on ${device} uses bigalloc and is not mounted; resize2fs refuses to grow an unmounted bigalloc filesystem unless forced ("Resizing bigalloc file systems has not been fully tested"), and voe never forces it; nothing was changed — `
+    + `mount it and grow it online (run voe again once it is mounted; kubelet's expandfs retries), or, only if you accept that risk, grow it offline yourself: e2fsck -f ${devicePath}, then resize2fs -f ${devicePath}`);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Superblock fields a test may set; the rest are those of a clean, checked, never mounted filesystem. */
 export interface ExtFields {
   bit64?: boolean; high?: number; magic?: number; state?: number; mountTime?: number; lastCheck?: number; lastCheckHi?: number; freeBlocks?: number;
-  inodes?: number; freeInodes?: number; lastOrphan?: number; incompat?: number;
+  inodes?: number; freeInodes?: number; lastOrphan?: number; incompat?: number; roCompat?: number;
 }
 
 /** The 1024 bytes of an ext2/3/4 superblock with the fields the core reads (Linux Documentation/filesystems/ext4/super.rst). */
@@ -19,6 +19,7 @@ export function extSuperblock(blockCountLo: number, logBlockSize: number, option
   view.setUint32(0x18, logBlockSize, true);
   view.setUint16(0x38, options.magic ?? 0xef53, true);
   view.setUint32(0x60, (options.bit64 ? 0x80 : 0) | (options.incompat ?? 0), true);
+  view.setUint32(0x64, options.roCompat ?? 0, true);
   view.setUint32(0xe8, options.lastOrphan ?? 0, true);
   view.setUint32(0x150, options.high ?? 0, true);
   return bytes;

@@ -52,7 +52,7 @@ export function register(program: Command): void {
       + 'it grows to whole pages of the system\'s page size, so a filesystem already at the last page boundary is left alone), '
       + 'xfs_growfs -d <mountpoint> for xfs and btrfs filesystem resize max <mountpoint> for btrfs (<devid>:max for a device of a multi-device btrfs; both must be mounted). '
       + 'Unformatted and read-only devices are left alone with the reason; partition tables, other filesystems, an unmounted ext filesystem that another process has open (e.g. a VM\'s disk) '
-      + 'and an ext filesystem without the 64bit feature that would need more than 2^32-1 blocks are refused. '
+      + 'an ext filesystem without the 64bit feature that would need more than 2^32-1 blocks and an unmounted bigalloc ext4 (grow it mounted) are refused. '
       + 'On SIGTERM, SIGINT or SIGHUP voe never stops a running grow or check tool: it waits for it, stops before the next step, and exits 128 + the signal number.')
     .requiredOption('--device <path>', 'the block device holding the filesystem, e.g. /dev/sdb')
     .option('--mount <dir>', 'where the filesystem is mounted (found in /proc/self/mountinfo when omitted)')

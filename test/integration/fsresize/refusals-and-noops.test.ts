@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, type FsResizeErrorCode } from '../../../src/fsresize/index.js';
-import { GiB, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { GiB, hasCapSysResource, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, setup, usedExt4 } from './fixtures.js';
 
@@ -175,5 +175,43 @@ test('ext4 without the 64bit feature on a device past 2^32 blocks (17 TiB, spars
   await assert.rejects(resizer.grow(loop.device), refused, 'online too: resize2fs refuses it mounted as well');
   assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), [], 'only the probes ran');
   assert.equal(await dumpe2fsBytes(loop.device), GiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE (resize2fs will not grow it unforced): nothing runs, every file intact; mounted, it grows online', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', '-O', 'bigalloc', loop.device]);
+  assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem features:.*\bbigalloc\b/m);
+  const mnt = await scratch.directory('mnt');
+  await loop.mount(mnt);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await loop.unmount(mnt);
+  // Mounted after its last check: an offline grow would check it first.
+  await sh('tune2fs', ['-T', '20000101', loop.device]);
+  await loop.growBacking(128 * MiB);
+  assert.equal((await resizer.inspect(loop.device)).extBigalloc, true);
+  const refused = rejectsWith('FSRESIZE_EXT_BIGALLOC_OFFLINE',
+    /^ext4 on \S+ uses bigalloc and is not mounted; .*nothing was changed — mount it and grow it online .* e2fsck -f \S+, then resize2fs -f \S+$/);
+  await assert.rejects(resizer.grow(loop.device, { dryRun: true }), refused, 'the dry run says the same');
+  await assert.rejects(resizer.grow(loop.device), refused);
+  assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), [], 'only the probes ran');
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  // What voe used to do: check it, then run a resize2fs that always refuses.
+  await sh('e2fsck', ['-f', '-p', loop.device]);
+  await assert.rejects(sh('resize2fs', [loop.device]), /Resizing bigalloc file systems has not been fully tested/);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  // Online it is the kernel's to grow: not refused.
+  const capable = await hasCapSysResource();
+  t.diagnostic(`CAP_SYS_RESOURCE ${capable ? 'present: expecting growth' : 'absent: expecting FSRESIZE_PERMISSION_DENIED'}`);
+  if (capable) {
+    const result = await resizer.grow(loop.device);
+    assert.equal(result.action, 'grown', result.reason);
+    assert.equal(result.afterBytes, 128 * MiB);
+    assert.equal(await dumpe2fsBytes(loop.device), 128 * MiB);
+  } else {
+    await assert.rejects(resizer.grow(loop.device), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_PERMISSION_DENIED');
+  }
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });

@@ -495,3 +495,20 @@ test('an ext4 without the 64bit feature on a device past 2^32 blocks is refused 
   }
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'blkid', 'blkid'], 'only the probes ran');
 });
+
+test('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE, also in a dry run: neither e2fsck nor resize2fs runs', async () => {
+  const resizer = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2, { mountTime: 1_700_000_100, roCompat: 0x200, bit64: true }) } },
+    tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
+  });
+  assert.equal((await resizer.inspect('/dev/sdb')).extBigalloc, true);
+  for (const dryRun of [true, false]) {
+    await assert.rejects(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_EXT_BIGALLOC_OFFLINE');
+      assert.match(error.message, /mount it and grow it online .* e2fsck -f \/dev\/sdb, then resize2fs -f \/dev\/sdb$/);
+      return true;
+    });
+  }
+  assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'blkid', 'blkid'], 'only the probes ran');
+});

@@ -34,10 +34,12 @@ test('parseMountinfo reads fields, unescapes paths and derives read-only', () =>
 });
 
 test('parseExtSuperblock: block count x block size, 64-bit high word only with INCOMPAT_64BIT', () => {
-  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024, checkNeeded: false, errorsRecorded: false, bit64: false });
-  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40, checkNeeded: false, errorsRecorded: false, bit64: false });
+  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024, checkNeeded: false, errorsRecorded: false, bit64: false, bigalloc: false });
+  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40, checkNeeded: false, errorsRecorded: false, bit64: false, bigalloc: false });
   assert.equal(parseExtSuperblock(extSuperblock(268435456, 2, { bit64: true }))?.bit64, true, 'INCOMPAT_64BIT');
   assert.equal(parseExtSuperblock(extSuperblock(268435456, 2, { incompat: 0x2 | 0x40 | 0x200 }))?.bit64, false, 'other incompat features');
+  assert.equal(parseExtSuperblock(extSuperblock(1000, 2, { roCompat: 0x200 }))?.bigalloc, true, 'RO_COMPAT_BIGALLOC');
+  assert.equal(parseExtSuperblock(extSuperblock(1000, 2, { roCompat: 0x1 | 0x2 | 0x8 | 0x400, incompat: 0x200 }))?.bigalloc, false, 'other ro_compat features (sparse_super, large_file, huge_file, metadata_csum), and flex_bg in incompat');
   assert.equal(parseExtSuperblock(extSuperblock(0, 2, { bit64: true, high: 1 }))?.bytes, 2 ** 32 * 4096);
   assert.equal(parseExtSuperblock(extSuperblock(10, 2, { high: 1 }))?.blockCount, 10, 'high word ignored without 64bit');
   assert.equal(parseExtSuperblock(extSuperblock(10, 2, { magic: 0x1234 })), null);

@@ -70,6 +70,23 @@ test('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, moun
   assert.equal(code(used), 'FSRESIZE_DEVICE_IN_USE');
 });
 
+test('an unmounted bigalloc ext filesystem is refused FSRESIZE_EXT_BIGALLOC_OFFLINE before any check or tool (resize2fs will not grow it unforced); mounted, it is grown online', () => {
+  const bigalloc = { extBigalloc: true, devicePath: '/dev/sdc' };
+  for (const extCheckNeeded of [false, true]) {
+    const plan = planGrow(inspection({ ...bigalloc, extCheckNeeded }));
+    assert.equal(code(plan), 'FSRESIZE_EXT_BIGALLOC_OFFLINE', 'neither the check nor the grow runs');
+    assert.equal(plan.kind === 'refuse' ? plan.error.message : '',
+      'ext4 on /dev/sdb uses bigalloc and is not mounted; resize2fs refuses to grow an unmounted bigalloc filesystem unless forced ("Resizing bigalloc file systems has not been fully tested"), '
+      + 'and voe never forces it; nothing was changed — mount it and grow it online (run voe again once it is mounted; kubelet\'s expandfs retries), '
+      + 'or, only if you accept that risk, grow it offline yourself: e2fsck -f /dev/sdc, then resize2fs -f /dev/sdc');
+  }
+  assert.deepEqual(pick(planGrow(inspection({ ...bigalloc, mountPoint: '/m' }))), ['resize2fs', '/dev/sdc'], 'online: the kernel grows it');
+  assert.deepEqual(pick(planGrow(inspection({ ...bigalloc, extBigalloc: false }))), ['resize2fs', '/dev/sdc']);
+  assert.match(noop(planGrow(inspection({ ...bigalloc, deviceBytes: 100 * MiB }))), /already fills the device/, 'nothing to grow is still a no-op');
+  const used = planGrow(inspection({ ...bigalloc, users: { openedBy: [{ pid: 7, command: 'qemu-system-x86_64', majorMinor: '8:16' }], unreadable: [], holders: [], disk: null } }));
+  assert.equal(code(used), 'FSRESIZE_DEVICE_IN_USE', 'another program using it is said first: mounting it here would corrupt it');
+});
+
 test('planGrow picks the tool per filesystem', () => {
   assert.deepEqual(pick(planGrow(inspection())), ['resize2fs', '/dev/sdb']);
   assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext3', mountPoint: '/m' }))), ['resize2fs', '/dev/sdb']);
