@@ -3,6 +3,7 @@ import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import { chooseMount, type MountCandidate } from './choose-mount.js';
 import type { CommandRunner } from './command-runner.js';
 import { createDeviceLock, type DeviceLock, type ReleaseLock } from './device-lock.js';
+import { formatBytePair } from './format-byte-pair.js';
 import { formatBytes } from './format-bytes.js';
 import { fsckExitText } from './fsck-exit-meaning.js';
 import { FsResizeError, isFsResizeError } from './fsresize-error.js';
@@ -260,8 +261,9 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     await confirmSameDevice(id, outcome, details);
     const bytes = await devices.sizeBytes(id);
     if (bytes >= inspection.deviceBytes) return;
+    const [was, now] = formatBytePair(inspection.deviceBytes, bytes);
     throw new FsResizeError('FSRESIZE_DEVICE_CHANGED',
-      `${id.path} shrank from ${formatBytes(inspection.deviceBytes)} to ${formatBytes(bytes)} since voe inspected it; ${outcome} — check the volume's size (was it shrunk, or is it another one?) and retry`, details);
+      `${id.path} shrank from ${was} to ${now} since voe inspected it; ${outcome} — check the volume's size (was it shrunk, or is it another one?) and retry`, details);
   }
 
   /** The tools act on what the mount point shows: make sure it still shows the filesystem inspected. */
@@ -339,10 +341,11 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     const before = inspection.filesystemBytes ?? 0;
     // Preen mode may have written fixes: say that it ran, and how it ended.
     const checked = precheck ? `checked (${precheck.command.join(' ')}, ${fsckExitText(precheck.exitCode)}) and ` : '';
+    const [beforeSize, afterSize] = formatBytePair(before, after.bytes);
     if (after.bytes < before) {
       // resize2fs without a size fits the filesystem to the device: one shrunk while it ran is shrunk with it.
       throw new FsResizeError('FSRESIZE_DEVICE_CHANGED',
-        `${checked}${command.join(' ')} left ${inspection.filesystem} on ${id.path} smaller than before (${formatBytes(after.bytes)} instead of ${formatBytes(before)}): the device was made smaller while it ran — check the volume's size and the filesystem (e2fsck -f) before using it`,
+        `${checked}${command.join(' ')} left ${inspection.filesystem} on ${id.path} smaller than before (${afterSize} instead of ${beforeSize}): the device was made smaller while it ran — check the volume's size and the filesystem (e2fsck -f) before using it`,
         precheck ? { details: { precheck } } : {});
     }
     if (after.bytes === before) {
@@ -350,7 +353,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         reason: `${checked}${command.join(' ')} succeeded but ${inspection.filesystem} on ${id.path} stayed at ${formatBytes(after.bytes)}: the remaining ${formatBytes(inspection.deviceBytes - after.bytes)} is too small for the filesystem to use` };
     }
     return { ...base, action: 'grown', afterBytes: after.bytes, command, precheck,
-      reason: `${checked}grew ${inspection.filesystem} on ${id.path} from ${formatBytes(before)} to ${formatBytes(after.bytes)}${inspection.mountPoint ? ` online (mounted at ${inspection.mountPoint})` : ' offline'}` };
+      reason: `${checked}grew ${inspection.filesystem} on ${id.path} from ${beforeSize} to ${afterSize}${inspection.mountPoint ? ` online (mounted at ${inspection.mountPoint})` : ' offline'}` };
   }
 
   return {

@@ -26,6 +26,7 @@ export { createSystemBlockDevices, type SystemBlockDevicesOptions } from './syst
 export { createDeviceLock, type DeviceLock, type DeviceLockOptions, type ReleaseLock } from './device-lock.js';
 export { fsckFailure, toolFailure } from './tool-failure.js';
 export { formatBytes } from './format-bytes.js';
+export { formatBytePair } from './format-byte-pair.js';
 export { fsckExitMeaning, fsckExitText } from './fsck-exit-meaning.js';
 export { parseBlkidExport, type BlkidSignature } from './parse-blkid-export.js';
 export { parseExtSuperblock, type ExtSuperblock } from './parse-ext-superblock.js';

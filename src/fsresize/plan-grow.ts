@@ -1,4 +1,5 @@
 import { withArticle } from '../errors/index.js';
+import { formatBytePair } from './format-byte-pair.js';
 import { formatBytes } from './format-bytes.js';
 import { FsResizeError } from './fsresize-error.js';
 import type { DeviceOpener } from './block-devices.js';
@@ -125,16 +126,18 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
   }
   const fsBytes = inspection.filesystemBytes ?? 0;
   if (inspection.deviceBytes < fsBytes) {
+    const [deviceSize, fsSize] = formatBytePair(inspection.deviceBytes, fsBytes);
     return refuse('FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
-      `${device} (${formatBytes(inspection.deviceBytes)}) is smaller than the ${filesystem} filesystem on it (${formatBytes(fsBytes)}): the device shrank or is not the one the filesystem was made on; nothing was changed — check the device (was the volume or its backing file made smaller?) before mounting it or writing to it`);
+      `${device} (${deviceSize}) is smaller than the ${filesystem} filesystem on it (${fsSize}): the device shrank or is not the one the filesystem was made on; nothing was changed — check the device (was the volume or its backing file made smaller?) before mounting it or writing to it`);
   }
   // resize2fs grows ext to whole pages of the system's page size only (see extGrowTarget).
   const targetBytes = growTargetBytes(inspection);
   if (!needsResize(inspection)) {
     const pageBound = targetBytes < inspection.deviceBytes && inspection.deviceBytes > fsBytes + (inspection.blockBytes ?? 0);
+    const [fsSize, deviceSize] = formatBytePair(fsBytes, inspection.deviceBytes);
     const full = pageBound
-      ? `${filesystem} on ${device} already has the size resize2fs can reach (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)}: resize2fs grows it to a whole number of ${inspection.extPageBytes}-byte pages, so the last ${inspection.deviceBytes - targetBytes} bytes of the device stay unused)`
-      : `${filesystem} on ${device} already fills the device (${formatBytes(fsBytes)} of ${formatBytes(inspection.deviceBytes)})`;
+      ? `${filesystem} on ${device} already has the size resize2fs can reach (${fsSize} of ${deviceSize}: resize2fs grows it to a whole number of ${inspection.extPageBytes}-byte pages, so the last ${inspection.deviceBytes - targetBytes} bytes of the device stay unused)`
+      : `${filesystem} on ${device} already fills the device (${fsSize} of ${deviceSize})`;
     if (mountPoint === null && inspection.extErrors === true) { // extErrors: ext filesystems only
       // A grow stopped midway (resize2fs killed) leaves the new size written and the filesystem
       // marked with errors: "nothing to grow" would pass a damaged filesystem as grown (kubelet
@@ -145,7 +148,8 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
     }
     return { kind: 'noop', reason: `${full}: nothing to grow` };
   }
-  const growth = `${filesystem} on ${device} from ${formatBytes(fsBytes)} to ${formatBytes(targetBytes)}`;
+  const [fromSize, toSize] = formatBytePair(fsBytes, targetBytes);
+  const growth = `${filesystem} on ${device} from ${fromSize} to ${toSize}`;
   switch (filesystem) {
     case 'ext2':
     case 'ext3':
@@ -202,7 +206,7 @@ function beyond32Bits(inspection: Inspection, targetBytes: number): GrowPlan | n
   const volume = 2 ** 32 * blockBytes;
   const extents = filesystem === 'ext4' ? '' : ' (resize2fs -b needs the extents feature: tune2fs -O extents first, which makes it ext4)';
   return refuse('FSRESIZE_EXT_32BIT_LIMIT',
-    `${filesystem} on ${device} cannot grow to ${formatBytes(targetBytes)}: without the 64bit feature it cannot address more than ${most} bytes (${formatBytes(most)}; 2^32-1 blocks of ${blockBytes} bytes), and resize2fs refuses to grow it further ("New size too large to be expressed in 32 bits"); nothing was changed — `
+    `${filesystem} on ${device} cannot grow to ${formatBytePair(targetBytes, most)[0]}: without the 64bit feature it cannot address more than ${most} bytes (${formatBytes(most)}; 2^32-1 blocks of ${blockBytes} bytes), and resize2fs refuses to grow it further ("New size too large to be expressed in 32 bits"); nothing was changed — `
     + `convert it to 64bit offline (unmounted: e2fsck -f ${devicePath}, then resize2fs -b ${devicePath}${extents}) and retry, or keep the volume at or below ${volume} bytes (${formatBytes(volume)})`);
 }
 

@@ -90,6 +90,17 @@ test('a device smaller than its filesystem (backing file shrunk) is refused; not
   assert.equal(await dumpe2fsBytes(loop.device), 128 * MiB);
 });
 
+test('a device 512 bytes smaller than its filesystem is refused with both sizes exact, not "100.0 MiB is smaller than 100.0 MiB"', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(100 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(100 * MiB - 512);
+  await assert.rejects(resizer.grow(loop.device),
+    rejectsWith('FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM', /^\S+ \(100\.0 MiB \(104857088 bytes\)\) is smaller than the ext4 filesystem on it \(100\.0 MiB \(104857600 bytes\)\): /));
+  assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), []);
+  assert.equal(await dumpe2fsBytes(loop.device), 100 * MiB);
+});
+
 test('a partitioned device is refused with FSRESIZE_PARTITIONED', async (t) => {
   const { scratch, resizer, calls } = await setup(t);
   const loop = await scratch.attach(64 * MiB);

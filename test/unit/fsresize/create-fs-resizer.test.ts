@@ -512,3 +512,36 @@ test('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE, also 
   }
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'blkid', 'blkid'], 'only the probes ran');
 });
+
+test('what a grow did, and a device that shrank before the tool, give the exact bytes when the sizes read the same at one decimal', async () => {
+  // An xfs of 1 GiB mounted at /m, on a device 1 MiB larger: xfs_growfs adds that 1 MiB.
+  let dataBlocks = 262144;
+  const xfs = fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 1025 * MiB } },
+    mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
+    tool: (command) => {
+      if (command === 'blkid') return { stdout: 'TYPE=xfs\n' };
+      if (command === 'xfs_io') return { stdout: `geom.bsize = 4096\ngeom.datablocks = ${dataBlocks}\n` };
+      if (command === 'xfs_growfs') dataBlocks = 262400;
+      return undefined;
+    },
+  });
+  const grown = await xfs.grow('/dev/sdb');
+  assert.equal(grown.action, 'grown');
+  assert.equal(grown.reason, 'grew xfs on /dev/sdb from 1.0 GiB (1073741824 bytes) to 1.0 GiB (1074790400 bytes) online (mounted at /m)');
+  // An ext4 whose device loses 512 bytes during its check.
+  const device = { majorMinor: '8:16', bytes: 1025 * MiB, superblock: extSuperblock(262144, 2, { mountTime: 1_700_000_100 }) };
+  const ext = fakeResizer({
+    devices: { '/dev/sdb': device },
+    tool: (command) => {
+      if (command === 'e2fsck') device.bytes -= 512;
+      return command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined;
+    },
+  });
+  await assert.rejects(ext.grow('/dev/sdb'), (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED');
+    assert.match(error.message, /^\/dev\/sdb shrank from 1\.0 GiB \(1074790400 bytes\) to 1\.0 GiB \(1074789888 bytes\) since voe inspected it; /);
+    return true;
+  });
+});

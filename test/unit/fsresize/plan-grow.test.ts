@@ -171,6 +171,25 @@ test('a device smaller than its filesystem is a fault, not a no-op: FSRESIZE_DEV
   assert.match(noop(planGrow(inspection({ deviceBytes: 90 * MiB, deviceReadOnly: true }))), /is read-only/, 'a read-only device is still left alone first');
 });
 
+test('sizes compared in one message that read the same at one decimal also give the exact bytes, so no message contradicts itself', () => {
+  const smaller = planGrow(inspection({ deviceBytes: 100 * MiB - 512 }));
+  assert.equal(code(smaller), 'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM');
+  assert.match(smaller.kind === 'refuse' ? smaller.error.message : '', /^\/dev\/sdb \(100\.0 MiB \(104857088 bytes\)\) is smaller than the ext4 filesystem on it \(100\.0 MiB \(104857600 bytes\)\): /);
+  assert.equal(noop(planGrow(inspection({ deviceBytes: 100 * MiB + 2048 }))),
+    'ext4 on /dev/sdb already fills the device (100.0 MiB (104857600 bytes) of 100.0 MiB (104859648 bytes)): nothing to grow');
+  const grow = planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m', filesystemBytes: 1024 * MiB, deviceBytes: 1025 * MiB }));
+  assert.ok(grow.kind === 'grow');
+  assert.equal(grow.reason, 'grow xfs on /dev/sdb from 1.0 GiB (1073741824 bytes) to 1.0 GiB (1074790400 bytes) online (mounted at /m)');
+  const TiB = 1024 * 1024 * MiB;
+  const limited = planGrow(inspection({ filesystemBytes: TiB, deviceBytes: 16 * TiB + 4096, ext64bit: false }));
+  assert.match(limited.kind === 'refuse' ? limited.error.message : '', /cannot grow to 16\.0 TiB \(17592186048512 bytes\): without the 64bit feature it cannot address more than 17592186040320 bytes \(16\.0 TiB;/);
+  // Sizes that differ at one decimal stay as they were.
+  assert.match(noop(planGrow(inspection({ deviceBytes: 100 * MiB }))), /\(100\.0 MiB of 100\.0 MiB\)/);
+  const plain = planGrow(inspection());
+  assert.ok(plain.kind === 'grow');
+  assert.match(plain.reason, /from 100\.0 MiB to 200\.0 MiB offline$/);
+});
+
 test('a filesystem mounted only where another mount hides it is refused FSRESIZE_MOUNT_HIDDEN, for every filesystem', () => {
   for (const filesystem of ['ext4', 'xfs', 'btrfs'] as const) {
     const plan = planGrow(inspection({ filesystem, mountPoint: null, hiddenMountPoints: ['/m'], btrfs: { devid: 1, devices: 1 } }));
