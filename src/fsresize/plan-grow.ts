@@ -105,8 +105,9 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
     return { kind: 'noop', reason: `${filesystem ?? 'the filesystem'} on ${device} is mounted read-only at ${mountPoint}: the filesystem was not changed` };
   }
   if (filesystem === null && partitionTable !== null) {
+    const disk = inspection.devicePath;
     return refuse('FSRESIZE_PARTITIONED',
-      `${device} holds ${withArticle(partitionTable)} partition table, not a filesystem; voe grows filesystems on whole devices only — grow the partition (e.g. growpart) and the filesystem inside it yourself`);
+      `${device} holds ${withArticle(partitionTable)} partition table, not a filesystem (a partition's filesystem is on the partition's own device); nothing was changed — grow the partition (e.g. growpart ${disk} 1), then run voe on the partition's device (e.g. ${firstPartitionOf(disk)}: <disk>p1 when the disk's name ends in a digit, <disk>1 otherwise)`);
   }
   if (filesystem !== null && !isSupportedFilesystem(filesystem)) {
     return refuse('FSRESIZE_UNSUPPORTED_FILESYSTEM',
@@ -191,6 +192,14 @@ export function planGrow(inspection: Inspection, options: PlanOptions = {}): Gro
       return { kind: 'grow', tool: 'btrfs', args: ['filesystem', 'resize', target, mountPoint], reason: `grow ${growth} online (mounted at ${mountPoint})` };
     }
   }
+}
+
+/**
+ * The name the kernel gives the first partition of a disk: "p1" appended when the disk's name
+ * ends in a digit (/dev/loop0p1, /dev/nvme0n1p1), "1" otherwise (/dev/sda1).
+ */
+function firstPartitionOf(disk: string): string {
+  return /\d$/.test(disk) ? `${disk}p1` : `${disk}1`;
 }
 
 /**

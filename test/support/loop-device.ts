@@ -25,10 +25,10 @@ export async function sh(command: string, args: string[], input = ''): Promise<s
 }
 
 export interface Scratch {
-  /** A new loop device over a sparse file of `bytes` (read-only when asked). */
-  attach(bytes: number, options?: { readOnly?: boolean }): Promise<LoopDevice>;
+  /** A new loop device over a sparse file of `bytes` (read-only when asked; `partScan`: the kernel shows its partitions, `<device>p<n>`). */
+  attach(bytes: number, options?: AttachOptions): Promise<LoopDevice>;
   /** Another loop device over an existing backing file (e.g. a read-only view of it). */
-  attachFile(backingFile: string, options?: { readOnly?: boolean }): Promise<LoopDevice>;
+  attachFile(backingFile: string, options?: AttachOptions): Promise<LoopDevice>;
   /** A new empty directory to mount on. */
   directory(name: string): Promise<string>;
   /** `mount --bind source target` (a file or a directory), unmounted by cleanup like every other mount. */
@@ -43,6 +43,12 @@ export interface Scratch {
   tmpfs(name: string, bytes: number): Promise<string>;
   /** Unmounts everything mounted through this scratch, detaches every loop device, removes the files. */
   cleanup(): Promise<void>;
+}
+
+export interface AttachOptions {
+  readOnly?: boolean;
+  /** losetup --partscan: partitions become devices of their own (added with `partx -a`, resized with `partx -u`). */
+  partScan?: boolean;
 }
 
 export interface LoopDevice {
@@ -116,8 +122,8 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
   live.add(held);
   installInterruptHook();
   let counter = 0;
-  async function attachFile(backingFile: string, options: { readOnly?: boolean } = {}): Promise<LoopDevice> {
-    const device = (await sh('losetup', ['--find', '--show', ...(options.readOnly ? ['--read-only'] : []), backingFile])).trim();
+  async function attachFile(backingFile: string, options: AttachOptions = {}): Promise<LoopDevice> {
+    const device = (await sh('losetup', ['--find', '--show', ...(options.readOnly ? ['--read-only'] : []), ...(options.partScan ? ['--partscan'] : []), backingFile])).trim();
     devices.push(device);
     return {
       device,

@@ -107,8 +107,38 @@ test('a partitioned device is refused with FSRESIZE_PARTITIONED', async (t) => {
   await sh('sfdisk', ['--quiet', '--no-reread', '--no-tell-kernel', loop.device], 'label: gpt\n,,L\n');
   assert.match(await sh('blkid', ['-p', '-o', 'export', loop.device]), /PTTYPE=gpt/);
   await loop.growBacking(128 * MiB);
-  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_PARTITIONED', /gpt partition table/));
+  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_PARTITIONED',
+    new RegExp(`^${loop.device} holds a gpt partition table, not a filesystem .*nothing was changed — grow the partition \\(e\\.g\\. growpart ${loop.device} 1\\), then run voe on the partition's device \\(e\\.g\\. ${loop.device}p1: `)));
   assert.equal(growCalls(calls), 0);
+});
+
+test('a partitioned disk: voe refuses the disk and names the partition\'s device; the partition grown, voe grows the filesystem on that device', async (t) => {
+  const { scratch, resizer, calls } = await setup(t);
+  const loop = await scratch.attach(64 * MiB, { partScan: true });
+  await sh('sfdisk', ['--quiet', '--no-reread', '--no-tell-kernel', loop.device], 'label: gpt\n,32M,L\n');
+  await sh('partx', ['--add', loop.device]);
+  const partition = `${loop.device}p1`;
+  await sh('mkfs.ext4', ['-q', partition]);
+  const mnt = await scratch.directory('mnt');
+  // (Cleanup unmounts whatever is left mounted under the scratch, should the test fail here.)
+  await sh('mount', [partition, mnt]);
+  const sums = await writeChecksummedFiles(mnt, 2);
+  await sh('umount', [mnt]);
+  await loop.growBacking(128 * MiB);
+  const told = await resizer.grow(loop.device).then(() => null, (error: unknown) => error);
+  assert.ok(isFsResizeError(told) && told.code === 'FSRESIZE_PARTITIONED', String(told));
+  assert.match(told.message, new RegExp(`then run voe on the partition's device \\(e\\.g\\. ${partition}: `));
+  // What the message says (growpart is not installed here: sfdisk moves the partition's end the same way).
+  await sh('sfdisk', ['--quiet', '--no-reread', '--no-tell-kernel', '-N', '1', loop.device], ', +\n');
+  await sh('partx', ['--update', loop.device]);
+  const result = await resizer.grow(partition);
+  assert.equal(result.action, 'grown', result.reason);
+  assert.equal(result.beforeBytes, 32 * MiB);
+  assert.ok((result.afterBytes ?? 0) > 120 * MiB, String(result.afterBytes));
+  assert.equal(result.afterBytes, await dumpe2fsBytes(partition));
+  assert.equal(growCalls(calls), 1);
+  await scratch.mountFrom(partition, mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
 test('an unsupported filesystem is refused with a message naming it', async (t) => {

@@ -134,7 +134,16 @@ test('planGrow checks an unmounted ext filesystem (e2fsck -f -p) only when resiz
 });
 
 test('planGrow refuses what it does not understand', () => {
-  assert.equal(code(planGrow(inspection({ filesystem: null, partitionTable: 'gpt' }))), 'FSRESIZE_PARTITIONED');
+  const partitioned = planGrow(inspection({ filesystem: null, partitionTable: 'gpt' }));
+  assert.equal(code(partitioned), 'FSRESIZE_PARTITIONED');
+  assert.equal(partitioned.kind === 'refuse' ? partitioned.error.message : '',
+    '/dev/sdb holds a gpt partition table, not a filesystem (a partition\'s filesystem is on the partition\'s own device); nothing was changed — '
+    + 'grow the partition (e.g. growpart /dev/sdb 1), then run voe on the partition\'s device (e.g. /dev/sdb1: <disk>p1 when the disk\'s name ends in a digit, <disk>1 otherwise)');
+  // The partition's name as the kernel makes it, from the device's resolved path.
+  for (const [path, partition] of [['/dev/loop0', '/dev/loop0p1'], ['/dev/nvme0n1', '/dev/nvme0n1p1'], ['/dev/vdb', '/dev/vdb1']]) {
+    const plan = planGrow(inspection({ device: '/dev/disk/by-id/x', devicePath: path, filesystem: null, partitionTable: 'dos' }));
+    assert.match(plan.kind === 'refuse' ? plan.error.message : '', new RegExp(`^/dev/disk/by-id/x holds a dos partition table.*growpart ${path} 1\\), then run voe on the partition's device \\(e\\.g\\. ${partition}: `));
+  }
   const both = planGrow(inspection({ filesystem: 'ext4', partitionTable: 'dos' }));
   assert.equal(code(both), 'FSRESIZE_PARTITIONED');
   assert.match(both.kind === 'refuse' ? both.error.message : '', /carries both an ext4 signature and a dos partition table/);
