@@ -1,6 +1,9 @@
 export { KubeError, KubeErrorCode, isKubeError, type KubeErrorCodeValue } from './kube-error.js';
 export { apiErrorOf, isNotFound, isConflict, isAlreadyExists, isGone, isTransient, type ApiError } from './api-error.js';
-export { parseQuantity, parseQuantityCeil, parseQuantityValue, compareQuantities, quantityEquals, formatBytes, type QuantityValue } from './quantity.js';
+export {
+  parseQuantity, parseQuantityCeil, parseQuantityValue, compareQuantities, quantityEquals, formatBytes, roundUpToMilli, formatQuantityValue,
+  MAX_QUANTITY_DIGITS, MAX_BINARY_QUANTITY, type QuantityValue,
+} from './quantity.js';
 export { realClock, sleep, type Clock } from './clock.js';
 export { exponentialDelay, jitteredDelay, type BackoffOptions } from './backoff.js';
 export { ItemExponentialRateLimiter, type RateLimiter, type ItemExponentialOptions } from './rate-limiter.js';

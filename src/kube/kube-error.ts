@@ -4,6 +4,7 @@ import { VoeError } from '../errors/index.js';
 export const KubeErrorCode = {
   QuantityInvalid: 'KUBE_QUANTITY_INVALID',
   QuantityFractional: 'KUBE_QUANTITY_FRACTIONAL',
+  QuantityOutOfRange: 'KUBE_QUANTITY_OUT_OF_RANGE',
   InformerStopped: 'KUBE_INFORMER_STOPPED',
   InformerUnknownIndex: 'KUBE_INFORMER_UNKNOWN_INDEX',
   LeaderElectionConfig: 'KUBE_LEADER_ELECTION_CONFIG',

@@ -1,4 +1,4 @@
-import { compareQuantities } from '../kube/index.js';
+import { compareQuantities, isKubeError, KubeErrorCode } from '../kube/index.js';
 import { LONGHORN_DRIVER } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import { versionAtLeast } from './compare-version.js';
@@ -6,7 +6,7 @@ import { decideLonghorn, longhornFacts } from './decide-longhorn.js';
 import type { KubeVirt, PersistentVolumeClaim, StorageClass } from './kube-objects.js';
 import { storageRequest } from './storage-request.js';
 import {
-  HARVESTER_GATE_MESSAGE, harvesterHotplugMessage, harvesterProviderMessage, listVms, stopVmsAdvice, warning,
+  HARVESTER_GATE_MESSAGE, harvesterHotplugMessage, harvesterProviderMessage, listVms, PVC_EXPAND_PREFIX, stopVmsAdvice, warning,
 } from './resize-messages.js';
 import type { ResizeDecision, ResizeFinding, ResizeSnapshot } from './resize-snapshot.js';
 import { isVmRunning, vmHotplugs } from './vm-claims.js';
@@ -84,14 +84,34 @@ export function expandDisksState(kubeVirt: KubeVirt): { enabled: boolean; why: s
  * (reference/kubernetes-expansion.md §1), and it never asks for more than the request already
  * pending, which the resizer goes on working towards whatever the webhook says; refusing it would
  * keep the larger growth pending and leave no way to lower it while a VM runs. Throws KubeError
- * KUBE_QUANTITY_INVALID for a malformed request.
+ * KUBE_QUANTITY_INVALID for a malformed request, KUBE_QUANTITY_OUT_OF_RANGE for a new one beyond
+ * voe's bound (1e1000); an old one beyond it is larger than any new one voe reads.
  */
 export function storageGrows(oldPvc: PersistentVolumeClaim | null | undefined, pvc: PersistentVolumeClaim | null | undefined): boolean {
   if (!oldPvc || !pvc) return false;
-  const oldSize = storageRequest(oldPvc.spec?.resources?.requests);
   const newSize = storageRequest(pvc.spec?.resources?.requests);
+  let oldSize;
+  try {
+    oldSize = storageRequest(oldPvc.spec?.resources?.requests);
+  } catch (error) {
+    // The API server's validation keeps stored requests above zero: one beyond the bound is huge.
+    if (isKubeError(error, KubeErrorCode.QuantityOutOfRange)) return false;
+    throw error;
+  }
   if (oldSize === undefined || newSize === undefined) return false;
   return compareQuantities(newSize, oldSize) > 0;
+}
+
+/**
+ * The 422 refusal of a storage request beyond voe's bound (KUBE_QUANTITY_OUT_OF_RANGE): the API
+ * server accepts it, voe does not compute it; no storage comes near.
+ */
+export function outOfRangeDecision(pvcKey: string, error: Error): ResizeDecision {
+  const message = `${PVC_EXPAND_PREFIX}the new storage request of PVC ${pvcKey} cannot be judged: ${error.message}.`;
+  return {
+    allowed: false, code: 422, reason: 'Invalid', message, warnings: [], decision: 'size-out-of-range',
+    findings: [{ check: 'resize', outcome: 'refuse', decision: 'size-out-of-range', message }],
+  };
 }
 
 function pvcKeyOf(pvc: PersistentVolumeClaim): string {
@@ -121,6 +141,7 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
   try {
     grows = storageGrows(oldPvc, pvc);
   } catch (error) {
+    if (isKubeError(error, KubeErrorCode.QuantityOutOfRange)) return outOfRangeDecision(pvcKey, error);
     return internalErrorDecision('quantity-invalid', `internal error: cannot read the storage request of PVC ${pvcKey}: ${(error as Error).message}`);
   }
   if (!grows) {

@@ -1,6 +1,7 @@
 import type { AdmissionOptions } from './admission-options.js';
 import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
-import { decideResize, storageGrows } from './decide-resize.js';
+import { isKubeError, KubeErrorCode } from '../kube/index.js';
+import { decideResize, outOfRangeDecision, storageGrows } from './decide-resize.js';
 import type { PersistentVolumeClaim } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import { allowedVerdict, internalErrorVerdict, NOT_SYNCED_MESSAGE, toVerdict } from './to-verdict.js';
@@ -29,6 +30,10 @@ export function createPvcResizeValidator(deps: { source: ResizeSnapshotSource; o
         if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
         return toVerdict(decideResize(assembleResizeSnapshot(source, oldPvc, pvc, options), options), 'spec.resources.requests.storage');
       } catch (error) {
+        // A size the API server accepted but voe does not compute (1e1000 or more): a clear refusal.
+        if (isKubeError(error, KubeErrorCode.QuantityOutOfRange)) {
+          return toVerdict(outOfRangeDecision(`${pvc?.metadata?.namespace ?? ''}/${pvc?.metadata?.name ?? ''}`, error), 'spec.resources.requests.storage');
+        }
         return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
       }
     },

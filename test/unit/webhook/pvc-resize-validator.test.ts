@@ -74,6 +74,28 @@ describe('pvc-resize validator', () => {
     assert.deepEqual(await createPvcResizeValidator(source).validate(update(failed('100Gi'), failed('10Gi'))), { allowed: true, decision: 'not-resize' });
   });
 
+  it('judges any exponent the API server stores (1e102 as 100e100), and refuses one beyond voe\'s bound with 422, never a 500', async () => {
+    const gateless = memorySource(cluster({ kubeVirts: [kubeVirt({ gates: [] })] }));
+    for (const size of ['1e102', '100e100', '1e101', '1e999']) {
+      assert.deepEqual(await createPvcResizeValidator(memorySource(cluster())).validate(update(claim, resized(claim, size))), { allowed: true, decision: 'allowed' }, size);
+      assert.equal((await createPvcResizeValidator(gateless).validate(update(claim, resized(claim, size)))).decision, 'gate-missing', size);
+    }
+    for (const size of ['1e1000', `1${'0'.repeat(1000)}`]) {
+      const verdict = await createPvcResizeValidator(memorySource(cluster())).validate(update(claim, resized(claim, size)));
+      assert.equal(verdict.code, 422, size);
+      assert.equal(verdict.decision, 'size-out-of-range');
+      assert.match(verdict.message ?? '', /^PVC_EXPAND: the new storage request of PVC default\/vm1-disk-0-kq8zt cannot be judged: .*beyond what voe reads.*"20Gi"/);
+      assert.equal(verdict.field, 'spec.resources.requests.storage');
+    }
+    // Stored beyond the bound, lowered to a size voe reads: no growth.
+    assert.deepEqual(await createPvcResizeValidator(memorySource(cluster())).validate(update(resized(claim, '1e1000'), resized(claim, '20Gi'))), { allowed: true, decision: 'not-resize' });
+  });
+
+  it('compares sizes as apimachinery stores them: 8Ei -> 9Ei is no growth (both capped at 2^63-1)', async () => {
+    const verdict = await createPvcResizeValidator(memorySource(cluster({ kubeVirts: [kubeVirt({ gates: [] })] }))).validate(update(resized(claim, '8Ei'), resized(claim, '9Ei')));
+    assert.deepEqual(verdict, { allowed: true, decision: 'not-resize' });
+  });
+
   it('refuses with 500 while the caches are not synced', async () => {
     const { caches, source, options } = memorySource(cluster());
     caches.vms.setSynced(false);
