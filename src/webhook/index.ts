@@ -47,8 +47,9 @@ export { createCacheCsiDriverSource, type CsiDriverSource } from './csi-driver-s
 export { createAdmissionValidators } from './create-admission-validators.js';
 export { toVerdict } from './to-verdict.js';
 export { storageRequest } from './storage-request.js';
+export { goTrimSpace, readJsonQuantity, type JsonQuantity } from './read-json-quantity.js';
 export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
-export { pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning } from './vm-claims.js';
+export { claimTemplatesOf, pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, type ClaimTemplate } from './vm-claims.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
 export { CheckError, type CheckErrorCode } from './check-error.js';
 export { checkResize, type CheckResult } from './check-resize.js';

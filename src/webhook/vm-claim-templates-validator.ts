@@ -3,6 +3,7 @@ import type { AdmissionOptions } from './admission-options.js';
 import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
 import { decideResize } from './decide-resize.js';
 import type { PersistentVolumeClaim, VirtualMachine } from './kube-objects.js';
+import { readJsonQuantity } from './read-json-quantity.js';
 import { storageRequest } from './storage-request.js';
 import { PVC_EXPAND_PREFIX } from './resize-messages.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
@@ -10,16 +11,16 @@ import {
   allowedVerdict, internalErrorVerdict, invalidVerdict, NOT_SYNCED_MESSAGE, toVerdict,
 } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
-import { parseVolumeClaimTemplates, VOLUME_CLAIM_TEMPLATES_ANNOTATION, volumeClaimTemplatesOf } from './vm-claims.js';
+import { claimTemplatesOf, parseVolumeClaimTemplates, VOLUME_CLAIM_TEMPLATES_ANNOTATION, type ClaimTemplate } from './vm-claims.js';
 
 export const VM_CLAIM_TEMPLATES_PATH = '/validate/vm';
 
 /** Harvester's VM validator sentence for a smaller template size (PR #9204). */
 export const HARVESTER_TEMPLATE_SHRINK_MESSAGE = "requests storage can't be less than previous value";
 
-function keyed(templates: PersistentVolumeClaim[]): Map<string, PersistentVolumeClaim> {
-  const map = new Map<string, PersistentVolumeClaim>();
-  for (const template of templates) if (template.metadata?.name) map.set(template.metadata.name, template);
+function keyed(templates: ClaimTemplate[]): Map<string, ClaimTemplate> {
+  const map = new Map<string, ClaimTemplate>();
+  for (const template of templates) if (template.pvc.metadata?.name) map.set(template.pvc.metadata.name, template);
   return map;
 }
 
@@ -65,9 +66,9 @@ export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSo
 }
 
 /** The stored template's size: absent counts as zero (Harvester's Requests.Storage()), unreadable as unknown. */
-function lenientStorageRequest(template: PersistentVolumeClaim): QuantityValue | undefined {
+function lenientStorageRequest(template: ClaimTemplate): QuantityValue | undefined {
   try {
-    return storageRequest(template.spec?.resources?.requests) ?? ZERO;
+    return template.storage === undefined ? ZERO : readJsonQuantity(template.storage)?.value ?? ZERO;
   } catch {
     return undefined;
   }
@@ -84,18 +85,22 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
       `${PVC_EXPAND_PREFIX}the ${VOLUME_CLAIM_TEMPLATES_ANNOTATION} annotation of VM ${vmKey} cannot be read: ${parsed.why}. ` +
       'It must be a JSON list of PersistentVolumeClaim objects, each with metadata.name, as Harvester writes it.', TEMPLATES_FIELD);
   }
-  const before = keyed(volumeClaimTemplatesOf(oldVm));
-  const growing: Array<{ name: string; template: PersistentVolumeClaim; size: QuantityValue }> = [];
+  const before = keyed(claimTemplatesOf(oldVm));
+  const growing: Array<{ name: string; template: PersistentVolumeClaim; text: string; size: QuantityValue }> = [];
   for (const [name, template] of keyed(parsed.templates)) {
     const previous = before.get(name);
     if (!previous) continue;
     // The stored (old) value is judged leniently; a new value the user wrote must be a quantity.
     // A storage request removed from the template counts as zero, as Harvester's
-    // Requests.Storage() reads it: smaller than any previous size.
+    // Requests.Storage() reads it: smaller than any previous size. Sizes are read from their raw
+    // JSON text, as Go's Quantity.UnmarshalJSON reads them (readJsonQuantity).
     const oldSize = lenientStorageRequest(previous);
     let newSize: QuantityValue;
+    let newText = '0';
     try {
-      newSize = storageRequest(template.spec?.resources?.requests) ?? ZERO;
+      const read = template.storage === undefined ? undefined : readJsonQuantity(template.storage);
+      newSize = read?.value ?? ZERO;
+      if (read) newText = read.text;
     } catch (error) {
       if (!isKubeError(error)) throw error;
       return invalidVerdict('template-invalid',
@@ -107,8 +112,8 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
         `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
         'storage than before; volumes cannot shrink: keep at least the previous size.', TEMPLATES_FIELD);
     }
-    const oldClass = previous.spec?.storageClassName ?? null;
-    const newClass = template.spec?.storageClassName ?? null;
+    const oldClass = previous.pvc.spec?.storageClassName ?? null;
+    const newClass = template.pvc.spec?.storageClassName ?? null;
     if (oldClass !== newClass) {
       return invalidVerdict('template-storage-class-change',
         `${PVC_EXPAND_PREFIX}storageClassName of volume claim template ${name} of VM ${vmKey} can't be changed ` +
@@ -116,19 +121,20 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
         'with the other StorageClass and copy it.', TEMPLATES_FIELD);
     }
     // Growing, or an unreadable stored size: the live PVC decides below whether it really grows.
-    if (oldSize === undefined || compareQuantities(newSize, oldSize) > 0) growing.push({ name, template, size: newSize });
+    if (oldSize === undefined || compareQuantities(newSize, oldSize) > 0) growing.push({ name, template: template.pvc, text: newText, size: newSize });
   }
   if (growing.length === 0) return allowedVerdict('not-template-change');
   if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
 
   const warnings: string[] = [];
   let label = 'not-template-change';
-  for (const { name, template, size } of growing) {
+  for (const { name, text, size } of growing) {
     const live = source.getPvc(namespace, name);
     if (!live) continue; // not created yet: Harvester creates it with the new size
     const liveSize = storageRequest(live.spec?.resources?.requests);
     if (liveSize !== undefined && compareQuantities(size, liveSize) <= 0) continue;
-    const grown = withStorage(live, template.spec?.resources?.requests?.['storage']);
+    // The text ParseQuantity read: the same value for the snapshot's storageGrows.
+    const grown = withStorage(live, text);
     const snapshot = assembleResizeSnapshot(source, live, grown, options);
     const others = snapshot.vms.filter((other) => `${other.metadata?.namespace ?? ''}/${other.metadata?.name ?? ''}` !== vmKey);
     snapshot.vms = [vm, ...others];

@@ -1,3 +1,4 @@
+import { parseTree, type Node } from 'jsonc-parser';
 import { isJsonObject } from '../errors/index.js';
 import type { PersistentVolumeClaim, VirtualMachine, VmVolume } from './kube-objects.js';
 
@@ -23,13 +24,49 @@ function wrongShape(entry: Record<string, unknown>): string {
   return '';
 }
 
+/** One volumeClaimTemplates entry, with the raw JSON text of its spec.resources.requests.storage. */
+export interface ClaimTemplate {
+  pvc: PersistentVolumeClaim;
+  /**
+   * The storage request's JSON value text as written (`"20Gi"` with its quotes, `1e3`, `null`),
+   * undefined when absent: read it with readJsonQuantity, as Go decodes a Quantity from the raw
+   * text (JSON.parse would decode escapes first, and read numbers as doubles). For duplicate keys,
+   * the last, as JSON.parse and Go read them.
+   */
+  storage: string | undefined;
+}
+
+/** The value of the last property `key` of a JSON object node. */
+function lastProperty(node: Node | undefined, key: string): Node | undefined {
+  if (node?.type !== 'object') return undefined;
+  let found: Node | undefined;
+  for (const property of node.children ?? []) {
+    const [name, value] = property.children ?? [];
+    if (name?.value === key && value) found = value;
+  }
+  return found;
+}
+
+/**
+ * Pairs the entries of a parsed annotation (a JSON list, validated by JSON.parse) with the raw
+ * text of their storage requests.
+ */
+function withStorageTokens(text: string, entries: readonly PersistentVolumeClaim[], indexes: readonly number[]): ClaimTemplate[] {
+  const root = parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
+  return entries.map((pvc, i) => {
+    let node = root?.type === 'array' ? root.children?.[indexes[i] ?? -1] : undefined;
+    for (const key of ['spec', 'resources', 'requests', 'storage']) node = lastProperty(node, key);
+    return { pvc, storage: node ? text.slice(node.offset, node.offset + node.length) : undefined };
+  });
+}
+
 /**
  * Reads a volumeClaimTemplates annotation as Harvester's VM validator does (json.Unmarshal into a
  * list of PVCs): "" or null list nothing; otherwise it must be a JSON array whose entries are
- * objects (or null, skipped) of a PVC's shape (see wrongShape) with a non-empty metadata.name.
- * `why` says what is wrong.
+ * objects (or null, skipped) of a PVC's shape (see wrongShape) with a non-empty metadata.name,
+ * each with the raw text of its storage request (ClaimTemplate). `why` says what is wrong.
  */
-export function parseVolumeClaimTemplates(text: string | undefined): { templates: PersistentVolumeClaim[] } | { why: string } {
+export function parseVolumeClaimTemplates(text: string | undefined): { templates: ClaimTemplate[] } | { why: string } {
   if (!text) return { templates: [] };
   let parsed: unknown;
   try {
@@ -40,6 +77,7 @@ export function parseVolumeClaimTemplates(text: string | undefined): { templates
   if (parsed === null) return { templates: [] };
   if (!Array.isArray(parsed)) return { why: 'it is not a JSON list' };
   const templates: PersistentVolumeClaim[] = [];
+  const indexes: number[] = [];
   for (const [index, entry] of parsed.entries()) {
     if (entry === null) continue;
     if (!isJsonObject(entry)) return { why: `entry ${index} is not a PVC object` };
@@ -48,8 +86,9 @@ export function parseVolumeClaimTemplates(text: string | undefined): { templates
     const name: unknown = (entry as PersistentVolumeClaim).metadata?.name;
     if (typeof name !== 'string' || name === '') return { why: `entry ${index} has no metadata.name (PVC name is required)` };
     templates.push(entry as PersistentVolumeClaim);
+    indexes.push(index);
   }
-  return { templates };
+  return { templates: withStorageTokens(text, templates, indexes) };
 }
 
 /**
@@ -64,6 +103,20 @@ export function volumeClaimTemplatesOf(vm: VirtualMachine): PersistentVolumeClai
     const parsed: unknown = JSON.parse(text);
     if (!Array.isArray(parsed)) return [];
     return parsed.filter((entry): entry is PersistentVolumeClaim => entry !== null && typeof entry === 'object');
+  } catch {
+    return [];
+  }
+}
+
+/** volumeClaimTemplatesOf, each entry with the raw text of its storage request (ClaimTemplate). */
+export function claimTemplatesOf(vm: VirtualMachine): ClaimTemplate[] {
+  const text = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
+  if (!text) return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!Array.isArray(parsed)) return [];
+    const indexes = [...parsed.keys()].filter((index) => parsed[index] !== null && typeof parsed[index] === 'object');
+    return withStorageTokens(text, indexes.map((index) => parsed[index] as PersistentVolumeClaim), indexes);
   } catch {
     return [];
   }

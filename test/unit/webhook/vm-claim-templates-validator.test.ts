@@ -34,6 +34,10 @@ function update(oldObject: VirtualMachine, object: VirtualMachine): AdmissionReq
 
 const before = vm('vm1');
 const grow = (size: string, className?: string) => withTemplates(before, [templateEntry(ROOT, size, className)]);
+/** The annotation with the storage request written as the raw JSON text `raw` (escapes kept as written). */
+const rawGrow = (raw: string) => withAnnotation(before, JSON.stringify([templateEntry(ROOT, '@@')]).replace('"@@"', raw));
+const gateless = cluster({ kubeVirts: [kubeVirt({ gates: [] })] });
+const ESCAPED = 'has an invalid storage request: the size ';
 
 describe('vm validator (volumeClaimTemplates)', () => {
   interface Case { name: string; state?: ClusterState; request: AdmissionRequest; allowed: boolean; decision: string; code?: number; startsWith?: string; notSynced?: boolean }
@@ -52,7 +56,33 @@ describe('vm validator (volumeClaimTemplates)', () => {
     { name: 'removed template entry is allowed', request: update(before, withTemplates(before, [])), allowed: true, decision: 'not-template-change', notSynced: true },
     { name: 'larger size, Longhorn v1, running: allowed', request: update(before, grow('20Gi')), allowed: true, decision: 'allowed' },
     // Harvester decodes the annotation with Go's JSON, whose Quantity ignores white space around the text.
-    { name: 'larger size written with spaces around it: judged as the size it is', request: update(before, grow(' 20Gi\n')), allowed: true, decision: 'allowed' },
+    { name: 'larger size written with spaces around it: judged as the size it is', request: update(before, grow(' 20Gi ')), allowed: true, decision: 'allowed' },
+    // Go's Quantity.UnmarshalJSON takes the raw text: literal Go white space (U+00A0, U+0085) is
+    // trimmed, escapes are not decoded, so Harvester cannot read "\t20Gi" or "\u0032\u0030Gi".
+    ...['"\u00a020Gi"', '"20Gi\u0085"', '" \u3000 20Gi"'].map((raw): Case => ({
+      name: `larger size with literal Go white space ${JSON.stringify(raw)}: judged`, state: gateless, request: update(before, rawGrow(raw)),
+      allowed: false, code: 422, decision: 'gate-missing',
+    })),
+    ...['"\\t20Gi"', '"20Gi\\n"', '"\\u0032\\u0030Gi"', '"\\u00a020Gi"', '"20\\u0047i"', '"\\"20Gi\\""'].map((raw): Case => ({
+      name: `a size written with JSON escapes (${raw}) is refused: Harvester reads the escape as written`, request: update(before, rawGrow(raw)),
+      allowed: false, code: 422, decision: 'template-invalid', startsWith: `PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 ${ESCAPED}${raw} contains a JSON escape sequence`, notSynced: true,
+    })),
+    {
+      name: 'a size with a byte order mark (no space to Go) is refused, naming the character', request: update(before, rawGrow('"\ufeff20Gi"')), allowed: false, code: 422,
+      decision: 'template-invalid', startsWith: `PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 ${ESCAPED}"\ufeff20Gi" contains characters a Kubernetes quantity cannot hold (U+FEFF)`, notSynced: true,
+    },
+    // JSON numbers: their text, exactly (JSON.parse would make 10Gi of the first, Infinity of the second).
+    { name: 'a JSON number a hair above 10Gi is a growth, as for Go', state: gateless, request: update(before, rawGrow('10737418240.000000000001')), allowed: false, code: 422, decision: 'gate-missing' },
+    { name: 'a JSON number of 1e309 is a growth', state: gateless, request: update(before, rawGrow('1e309')), allowed: false, code: 422, decision: 'gate-missing' },
+    { name: 'a JSON number equal to the size is no change', state: gateless, request: update(before, rawGrow('10737418240.0')), allowed: true, decision: 'not-template-change', notSynced: true },
+    { name: 'storage: null counts as zero: smaller', request: update(before, rawGrow('null')), allowed: false, code: 422, decision: 'template-shrink', notSynced: true },
+    // Duplicate keys: the last counts, as for JSON.parse and Go.
+    { name: 'duplicate storage keys: the last counts', state: gateless, request: update(before, rawGrow('"5Gi", "storage": "20Gi"')), allowed: false, code: 422, decision: 'gate-missing' },
+    { name: 'duplicate storage keys, the last smaller: a shrink', request: update(before, rawGrow('"20Gi", "storage": "5Gi"')), allowed: false, code: 422, decision: 'template-shrink', notSynced: true },
+    // apimachinery's cap (binary suffixes at 2^63-1) and nano round-up.
+    { name: 'old 8Ei, new 9Ei: the same for Harvester (both 2^63-1)', request: update(grow('8Ei'), grow('9Ei')), allowed: true, decision: 'not-template-change', notSynced: true },
+    { name: 'old 9Ei, new 8Ei: not a shrink', request: update(grow('9Ei'), grow('8Ei')), allowed: true, decision: 'not-template-change', notSynced: true },
+    { name: 'old 1.0000000001, new 1.0000000002: both 1.000000001 (rounded up to nano), no change', request: update(grow('1.0000000001'), grow('1.0000000002')), allowed: true, decision: 'not-template-change', notSynced: true },
     {
       name: 'larger size with spaces around it, gate missing: refused as any growth', state: cluster({ kubeVirts: [kubeVirt({ gates: [] })] }), request: update(before, grow(' 20Gi')),
       allowed: false, code: 422, decision: 'gate-missing',
@@ -75,13 +105,17 @@ describe('vm validator (volumeClaimTemplates)', () => {
     {
       name: 'a new size that is not a quantity is the user\'s mistake: 422, not an internal error', request: update(before, grow('20 GB')),
       allowed: false, code: 422, decision: 'template-invalid',
-      startsWith: 'PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 has an invalid storage request: invalid Kubernetes quantity "20 GB"', notSynced: true,
+      startsWith: 'PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 has an invalid storage request: the size "20 GB" contains characters a Kubernetes quantity cannot hold (U+0020 (space))', notSynced: true,
+    },
+    {
+      name: 'a new size that is not a quantity, in plain characters', request: update(before, grow('20GB')), allowed: false, code: 422, decision: 'template-invalid',
+      startsWith: 'PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 has an invalid storage request: invalid Kubernetes quantity "20GB"', notSynced: true,
     },
     {
       name: 'a new size that is an object: 422 naming the type', request: update(before, withTemplates(before, [{
         ...templateEntry(ROOT, '10Gi'), spec: { ...templateEntry(ROOT, '10Gi').spec, resources: { requests: { storage: { value: 20 } as unknown as string } } },
       }])),
-      allowed: false, code: 422, decision: 'template-invalid', startsWith: 'PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 has an invalid storage request: a storage request must be a quantity such as 20Gi, got an object', notSynced: true,
+      allowed: false, code: 422, decision: 'template-invalid', startsWith: 'PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default/vm1 has an invalid storage request: the size {"value":20} is an object, not a quantity; write it as a string such as "20Gi"', notSynced: true,
     },
     // An invalid size already stored is not held against a valid new one: the live PVC decides.
     { name: 'an invalid stored size, a valid new one larger than the live PVC: judged', request: update(grow('lots'), grow('20Gi')), allowed: true, decision: 'allowed' },
