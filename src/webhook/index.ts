@@ -48,6 +48,7 @@ export { createAdmissionValidators } from './create-admission-validators.js';
 export { toVerdict } from './to-verdict.js';
 export { storageRequest } from './storage-request.js';
 export { goTrimSpace, readJsonQuantity, type JsonQuantity } from './read-json-quantity.js';
+export { readCheckSize } from './read-check-size.js';
 export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
 export { claimTemplatesOf, pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, type ClaimTemplate } from './vm-claims.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';

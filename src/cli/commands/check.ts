@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { isDnsLabel, isDnsSubdomain, parseQuantityValue } from '../../kube/index.js';
-import { CheckError, checkResize, loadCheckCaches } from '../../webhook/index.js';
+import { isDnsLabel, isDnsSubdomain } from '../../kube/index.js';
+import { CheckError, checkResize, loadCheckCaches, readCheckSize } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { apiAnswersWithin } from '../api-answers-within.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
@@ -25,7 +25,9 @@ export function register(program: Command): void {
       'Exit 0 when allowed, 1 when refused (a code 500 refusal too, e.g. an invalid Setting), ' +
       '2 when the check itself fails (usage, kubeconfig, cluster not readable).')
     .argument('<namespace/pvc>', 'the PVC to check, e.g. default/vm1-disk-0')
-    .requiredOption('--size <quantity>', 'the requested size, e.g. 20Gi')
+    .requiredOption('--size <quantity>', 'the requested size, e.g. 20Gi, read as the API server reads it from a JSON string ' +
+      '(spaces and Go\'s other white space around it ignored, but not tabs or newlines, which a JSON string escapes; U+FEFF refused) ' +
+      'and stores it (rounded up to milli units: 10737418239.9999 is 10Gi)')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--json', 'print the decision as JSON')
     .option('--timeout <seconds>', 'how long to wait for the API server\'s answers before giving up (exit 2)', parseWaitSeconds, 60)
@@ -41,8 +43,8 @@ export function register(program: Command): void {
         throw new CheckError('CHECK_USAGE', `${JSON.stringify(target.slice(0, 300))} is not NAMESPACE/PVC of a PVC (lower-case DNS names), e.g. default/vm1-disk-0.`);
       }
       const admission = admissionOptionsFromFlags(options, (message) => new CheckError('CHECK_USAGE', message));
-      const size = options.size.trim();
-      parseQuantityValue(size); // KUBE_QUANTITY_INVALID before any API call
+      // As the API server reads and stores it; KUBE_QUANTITY_INVALID before any API call.
+      const size = readCheckSize(options.size);
       const kubeConfig = loadKubeConfigOr(options.kubeconfig, (message) => new CheckError('CHECK_KUBECONFIG', message));
       // An API server that accepts connections but never answers must not hold voe check for ever.
       exitOnceAnswered();

@@ -11,6 +11,7 @@ import {
   harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, vm,
 } from '../../support/admission-objects.js';
 import { runVoe } from '../../support/run-voe.js';
+import { compareQuantities } from '../../../src/kube/index.js';
 
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);
@@ -281,4 +282,39 @@ test('a user who may not list LimitRanges or ResourceQuotas still gets the rest 
     'Not judged: LimitRanges in default (HTTP 403) could not be read; the API server applies them too.',
     'Not judged: ResourceQuotas in default (HTTP 403) could not be read; the API server applies them too.',
   ]);
+});
+
+test('--size is read as the real API server reads and stores it from a JSON merge patch (dry run): Go white space, escapes, U+FEFF, milli round-up, exponents', async () => {
+  /** The real API server's answer to the merge patch voe check models: the stored request, or the HTTP code. */
+  async function stored(size: string): Promise<{ storage?: string; code?: number }> {
+    try {
+      const claim = await cluster.core.patchNamespacedPersistentVolumeClaim(
+        { namespace: 'default', name: ROOT, body: { spec: { resources: { requests: { storage: size } } } }, dryRun: 'All' }, MERGE_PATCH);
+      return { storage: claim.spec?.resources?.requests?.['storage'] };
+    } catch (error) {
+      return { code: (error as { code?: number }).code ?? 0 };
+    }
+  }
+  // Refused by the API server (422), and by voe check before any API call (exit 2).
+  for (const size of ['\ufeff20Gi', '\t20Gi', '20Gi\n', '\u202820Gi', '20Gi\u2029']) {
+    assert.equal((await stored(size)).code, 422, JSON.stringify(size));
+    const result = await voe([`default/${ROOT}`, '--size', size]);
+    assert.equal(result.code, 2, JSON.stringify(size));
+    assert.match(result.stderr, /^voe: KUBE_QUANTITY_INVALID: the size .* (contains a JSON escape sequence|contains characters a Kubernetes quantity cannot hold)/);
+  }
+  // Accepted by both, judged as the value the API server stores.
+  const accepted: Array<[string, string]> = [
+    ['20Gi\u0085', '20Gi'], ['\u00a0 20Gi', '20Gi'], ['10737418239.9999', '10Gi'], ['10737418240.0001', '10737418240001m'], ['1e101', '1e101'], ['1e102', '1e102'],
+  ];
+  for (const [size, value] of accepted) {
+    const answer = await stored(size);
+    assert.ok(answer.storage !== undefined, `${JSON.stringify(size)}: the API server answered ${answer.code}`);
+    const result = await voe([`default/${ROOT}`, '--size', size, '--json']);
+    assert.notEqual(result.code, 2, result.stderr);
+    const decision = JSON.parse(result.stdout) as { decision: string; to: string };
+    assert.equal(compareQuantities(decision.to, answer.storage), 0, `${JSON.stringify(size)}: voe check judges ${decision.to}, the API server stores ${answer.storage}`);
+    assert.equal(compareQuantities(decision.to, value), 0);
+    if (compareQuantities(value, '10Gi') === 0) assert.equal(decision.decision, 'not-resize', 'the same size: an accepted no-op');
+  }
+  assert.equal(await requestOf(ROOT), '10Gi');
 });

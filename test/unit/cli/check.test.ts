@@ -19,6 +19,7 @@ describe('voe check (usage)', () => {
     assert.match(stdout, /voe check \[options\] <namespace\/pvc>/);
     assert.match(stdout.replace(/\s+/g, " "), /Exit 0 when allowed, 1 when refused \(a code 500 refusal too, e.g. an invalid Setting\), 2 when the check itself fails \(usage, kubeconfig, cluster not readable\)/);
     assert.match(stdout, /--longhorn-v2-expansion/);
+    assert.match(stdout.replace(/\s+/g, ' '), /--size <quantity> the requested size, e\.g\. 20Gi, read as the API server reads it from a JSON string .*\(rounded up to milli units: 10737418239\.9999 is 10Gi/);
   });
 
   const usage: Array<[string, string[], RegExp]> = [
@@ -31,6 +32,14 @@ describe('voe check (usage)', () => {
     ['a namespace named ..', ['check', '../disk', '--size', '1Gi'], /CHECK_USAGE: "\.\.\/disk" is not NAMESPACE\/PVC of a PVC/],
     ['capitals', ['check', 'Default/Disk', '--size', '1Gi'], /CHECK_USAGE: "Default\/Disk" is not NAMESPACE\/PVC of a PVC/],
     ['bad quantity', ['check', 'default/disk', '--size', '20GB'], /KUBE_QUANTITY_INVALID/],
+    // Read as the API server reads it from a JSON string: a byte order mark is no space to Go, and a
+    // tab travels as the escape \t, which Go does not decode in a quantity.
+    ['a size with a byte order mark', ['check', 'default/disk', '--size', '\ufeff20Gi'], /^voe: KUBE_QUANTITY_INVALID: the size "\ufeff20Gi" contains characters a Kubernetes quantity cannot hold \(U\+FEFF\)/],
+    ['a size with a tab', ['check', 'default/disk', '--size', '\t20Gi'], /^voe: KUBE_QUANTITY_INVALID: the size "\\t20Gi" contains a JSON escape sequence/],
+    ['a size beyond voe\'s bound', ['check', 'default/disk', '--size', '1e1000'], /^voe: KUBE_QUANTITY_OUT_OF_RANGE: Kubernetes quantity "1e1000" is 1e1000 or more/],
+    // Read as Go reads them: past the size, to the kubeconfig.
+    ['a size with a trailing U+0085 (Go white space)', ['check', 'default/disk', '--size', '20Gi\u0085', '--kubeconfig', '/nonexistent/kc'], /^voe: CHECK_KUBECONFIG/],
+    ['a size with an exponent above 100', ['check', 'default/disk', '--size', '1e101', '--kubeconfig', '/nonexistent/kc'], /^voe: CHECK_KUBECONFIG/],
     ['bad policy', ['check', 'default/disk', '--size', '1Gi', '--longhorn-v2-expansion', 'maybe'], /Allowed choices are auto, deny, allow/],
     ['bad --kubevirt', ['check', 'default/disk', '--size', '1Gi', '--kubevirt', 'kubevirt'], /CHECK_USAGE/],
     ['--kubevirt no object can be named', ['check', 'default/disk', '--size', '1Gi', '--kubevirt', 'Harvester_System/kubevirt'], /^voe: CHECK_USAGE: --kubevirt "Harvester_System\/kubevirt" is not NAMESPACE\/NAME of an object/],

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkResize, resolveAdmissionOptions, type AdmissionCaches } from '../../../src/webhook/index.js';
+import { checkResize, readCheckSize, resolveAdmissionOptions, type AdmissionCaches } from '../../../src/webhook/index.js';
 import {
   harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, vm,
 } from '../../support/admission-objects.js';
@@ -14,6 +14,33 @@ describe('checkResize (voe check)', () => {
     vms: [vm('vm1')], kubeVirts: [kubeVirt({ gates: [] })], settings: [harvesterSetting('')],
     longhornVolumes: [longhornVolume()], longhornEngines: [longhornEngine()], longhornSettings: [longhornVersion('v1.9.1')],
   };
+
+  it('judges --size as the API server stores it: rounded up to milli units (10737418239.9999 on a 10Gi PVC changes nothing)', () => {
+    const claim = pvc(ROOT, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem' });
+    const caches = memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches;
+    const same = checkResize(claim, readCheckSize('10737418239.9999'), caches, resolveAdmissionOptions());
+    assert.equal(same.allowed, true, same.message);
+    assert.equal(same.decision, 'not-resize');
+    assert.equal(same.to, '10737418240');
+    const grown = checkResize(claim, readCheckSize('10737418240.0001'), caches, resolveAdmissionOptions());
+    assert.equal(grown.to, '10737418240001m');
+    assert.equal(grown.decision, 'gate-missing', 'a growth by a milli unit');
+  });
+
+  it('readCheckSize reads --size as a JSON string through readJsonQuantity, then rounds up to milli units', () => {
+    assert.equal(readCheckSize('20Gi'), '20Gi');
+    assert.equal(readCheckSize(' 20Gi\u0085\u00a0'), '20Gi', 'Go white space');
+    assert.equal(readCheckSize('+20Gi'), '+20Gi', 'kept as written when the rounding keeps its value');
+    assert.equal(readCheckSize('1e101'), '1e101');
+    assert.equal(readCheckSize('1.0000000001'), '1001m');
+    assert.equal(readCheckSize('8Ei'), '8Ei');
+    assert.throws(() => readCheckSize('\ufeff20Gi'), /U\+FEFF/);
+    assert.throws(() => readCheckSize('20Gi\n'), /JSON escape sequence/);
+    assert.throws(() => readCheckSize('"20Gi"'), /JSON escape sequence/);
+    // A patch's JSON is re-encoded by Go's encoding/json, which escapes these two: the API server refuses them.
+    assert.throws(() => readCheckSize('\u202820Gi'), /the size "\\u202820Gi" contains a JSON escape sequence/);
+    assert.throws(() => readCheckSize('20Gi\u2029'), /JSON escape sequence/);
+  });
 
   it('reports the decision with every finding and the sizes', () => {
     const claim = pvc(ROOT, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem' });
