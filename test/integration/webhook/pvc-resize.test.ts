@@ -194,6 +194,42 @@ describe('VM and Setting paths through the API server', () => {
     assert.match(messageOf(refused), /PVC_EXPAND: storageClassName of volume claim template vm1-disk-0-kq8zt of VM default\/vm1 can't be changed \(from longhorn-image-7r2k9 to nfs-csi\)/);
   });
 
+  it('volumeClaimTemplates sizes are read from their raw JSON text, as Harvester reads them: escapes refused, numbers exact', async () => {
+    /** The annotation with the storage request written as the raw JSON text `raw`. */
+    const rawTemplates = (raw: string) => JSON.stringify([templateEntry(ROOT, '@@')]).replace('"@@"', raw);
+    const patchRaw = (raw: string) => cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { annotations: { 'harvesterhci.io/volumeClaimTemplates': rawTemplates(raw) } } })
+      .then(() => undefined, (error: { code?: number; body?: unknown }) => error);
+    for (const raw of ['"\\t41Gi"', '"41Gi\\n"', '"\\u0034\\u0031Gi"', '"\\u00a041Gi"']) {
+      const refused = await patchRaw(raw);
+      assert.equal(refused?.code, 422, raw);
+      assert.match(messageOf(refused), /PVC_EXPAND: volume claim template vm1-disk-0-kq8zt of VM default\/vm1 has an invalid storage request: the size .* contains a JSON escape sequence/);
+    }
+    const strange = await patchRaw('"\ufeff41Gi"');
+    assert.equal(strange?.code, 422);
+    assert.match(messageOf(strange), /contains characters a Kubernetes quantity cannot hold \(U\+FEFF\)/);
+    // 40Gi and a hair, as a JSON number: a growth for Go (judged and allowed), not 40Gi (JSON.parse's double) ...
+    assert.equal(await patchRaw('42949672960.000000000001'), undefined);
+    // ... so back to 40Gi is a shrink.
+    const shrink = await patchRaw('"\u00a040Gi"');
+    assert.equal(shrink?.code, 422);
+    assert.match(messageOf(shrink), /PVC_EXPAND: requests storage can't be less than previous value\./);
+    assert.equal(await patchRaw('"\u00a041Gi\u0085"'), undefined, 'literal Go white space around the size is ignored, as Harvester ignores it');
+  });
+
+  it('a PVC request with any exponent the API server stores is judged (1e102), one beyond voe\'s bound refused with 422, never a 500 (dry run)', async () => {
+    const answer = (storage: string) => cluster.core.patchNamespacedPersistentVolumeClaim(
+      { namespace: 'default', name: ROOT, body: { spec: { resources: { requests: { storage } } } }, dryRun: 'All' }, MERGE)
+      .then(() => ({ code: 200, message: '' }), (error: { code?: number; body?: unknown }) => ({ code: error.code, message: messageOf(error) }));
+    for (const storage of ['1e101', '1e102', '100e100']) {
+      const { code, message } = await answer(storage);
+      assert.ok(code === 200 || (code === 422 && message.includes('PVC_EXPAND: ')), `${storage}: ${code} ${message}`);
+    }
+    const beyond = await answer('1e1000');
+    assert.equal(beyond.code, 422);
+    assert.match(beyond.message, /PVC_EXPAND: the new storage request of PVC default\/vm1-disk-0-kq8zt cannot be judged: Kubernetes quantity "(1e1000|10e999)" is 1e1000 or more/);
+    assert.equal(await requestOf(ROOT), '30Gi');
+  });
+
   it('a larger volumeClaimTemplates size is refused when resizing the live PVC would be', async () => {
     // KubeVirt reports v1.8 again and ExpandDisks is not in featureGates (step 7): the live PVC's resize is refused.
     await cluster.patchCustomStatus(KINDS.kubeVirts, 'kubevirt', { observedKubeVirtVersion: 'v1.8.1', targetKubeVirtVersion: 'v1.8.1' }, 'harvester-system');
