@@ -107,8 +107,10 @@ function parseUncached(input: string): QuantityValue {
   let sig = (intPart + fracPart).replace(/^0+/, '');
   if (sig === '') return { num: 0n, den: 1n };
   exp10 -= fracPart.length;
-  const trailing = sig.length - sig.replace(/0+$/, '').length;
-  sig = sig.slice(0, sig.length - trailing);
+  let end = sig.length; // a loop, not /0+$/: that regex is quadratic on long inner runs of zeros
+  while (sig.charCodeAt(end - 1) === 48) end--;
+  const trailing = sig.length - end;
+  sig = sig.slice(0, end);
   exp10 += trailing;
   const intDigits = sig.length + exp10; // digits before the point of sig x 10^exp10
   let num: bigint;

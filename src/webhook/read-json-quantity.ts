@@ -1,14 +1,18 @@
 import { isKubeError, KubeError, KubeErrorCode, parseQuantityValue, type QuantityValue } from '../kube/index.js';
 
 /**
- * Go's unicode.IsSpace at both ends: what strings.TrimSpace removes. JavaScript's trim() differs:
- * it also removes U+FEFF and keeps U+0085.
+ * Go's unicode.IsSpace: what strings.TrimSpace removes. JavaScript's trim() differs: it also
+ * removes U+FEFF and keeps U+0085.
  */
-const GO_SPACE_AT_ENDS = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const GO_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/;
 
-/** Go's strings.TrimSpace. */
+/** Go's strings.TrimSpace (loops from both ends: a /[...]+$/ regex is quadratic on long inner runs of spaces). */
 export function goTrimSpace(text: string): string {
-  return text.replace(GO_SPACE_AT_ENDS, '');
+  let start = 0;
+  let end = text.length;
+  while (start < end && GO_SPACE.test(text[start]!)) start++;
+  while (end > start && GO_SPACE.test(text[end - 1]!)) end--;
+  return text.slice(start, end);
 }
 
 /** A quantity read from JSON text: the text apimachinery's ParseQuantity gets, and its value. */

@@ -130,6 +130,8 @@ test('apimachinery rounds values up to nano units, away from zero, before anythi
   assert.deepEqual(parseQuantityValue('1e-1073741824'), { num: 1n, den: 1_000_000_000n });
   assert.deepEqual(parseQuantityValue(`0.${'0'.repeat(100_000)}1Ei`), { num: 1n, den: 1_000_000_000n });
   assert.equal(compareQuantities(`1.${'0'.repeat(100_000)}1Gi`, '1073741824000000001n'), 0);
+  // Long inner runs of zeros (a quadratic trailing-zero regex would take minutes here).
+  assert.equal(compareQuantities(`1${'0'.repeat(300_000)}1e-300001`, '1.000000001'), 0);
 });
 
 test('apimachinery caps binary-suffix values at 2^63-1 (decimal ones are not capped)', () => {

@@ -34,6 +34,12 @@ test('goTrimSpace is Go\'s strings.TrimSpace (not JavaScript\'s trim)', () => {
   assert.equal(goTrimSpace('\t\n\v\f\r \u0085\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000x\u3000'), 'x');
   assert.equal(goTrimSpace('\ufeffx'), '\ufeffx');
   assert.equal(goTrimSpace('\u200bx'), '\u200bx');
+  assert.equal(goTrimSpace('   '), '');
+  assert.equal(goTrimSpace(''), '');
+  // A long inner run of spaces (a /[...]+$/ regex would be quadratic on it).
+  const inner = `1${' '.repeat(300_000)}Gi`;
+  assert.equal(goTrimSpace(` ${inner} `), inner);
+  assert.throws(() => readJsonQuantity(JSON.stringify(inner)), /U\+0020/);
 });
 
 test('claimTemplatesOf keeps each entry\'s raw storage text (the last of duplicate keys; null entries skipped)', () => {
