@@ -61,13 +61,15 @@ export function assembleResizeSnapshot(
     return snapshot;
   }
   const pvName = pvc.spec?.volumeName;
-  const version = source.getLonghornSetting(options.longhornVersionSetting)?.value;
+  // "" when the Setting exists without a value: unknown too, but not missing (the message says which).
+  const versionSetting = source.getLonghornSetting(options.longhornVersionSetting);
+  const version = versionSetting ? (typeof versionSetting.value === 'string' ? versionSetting.value : '') : undefined;
   const { volume, recording } = pvName ? longhornVolumeOfPv(source, pvName) : { volume: undefined, recording: [] };
   snapshot.longhorn = {
     volume: volume ?? null,
     engines: pvName ? source.getLonghornEngines(volume?.metadata?.name ?? pvName) : [],
     ...(recording.length > 1 ? { volumesRecordingPv: recording } : {}),
-    ...(version ? { version } : {}),
+    ...(version === undefined ? {} : { version }),
   };
   return snapshot;
 }

@@ -2,7 +2,7 @@ import type { AdmissionOptions } from './admission-options.js';
 import type { StorageClass } from './kube-objects.js';
 import { harvesterProviderMessage } from './resize-messages.js';
 import type { LonghornSnapshot, ResizeFinding } from './resize-snapshot.js';
-import { versionAtLeast } from './compare-version.js';
+import { parseReleaseVersion, versionAtLeast, type ReleaseVersion } from './compare-version.js';
 import { LONGHORN_VOLUME_LABEL } from './cache-snapshot-source.js';
 
 /** Longhorn supports v2 data engine expansion from this release (longhorn/longhorn#8022). */
@@ -62,7 +62,7 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
     objectsFound: !!volume || engines.length > 0,
     ...(longhorn?.volumesRecordingPv?.length ? { volumesRecordingPv: longhorn.volumesRecordingPv } : {}),
   };
-  if (longhorn?.version) facts.version = longhorn.version;
+  if (longhorn?.version !== undefined) facts.version = longhorn.version;
   return facts;
 }
 
@@ -133,13 +133,7 @@ export function decideLonghorn(
           `or use a v1 data engine StorageClass.`,
       };
     }
-    const seen = facts.version
-      ? `Longhorn ${facts.version} is installed`
-      : `the Longhorn version is unknown (Setting ${options.longhornNamespace}/${options.longhornVersionSetting} not found)`;
-    return {
-      check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version',
-      message: `${why}and ${seen}. Upgrade Longhorn, or use a v1 data engine StorageClass.`,
-    };
+    return { check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version', message: `${why}and ${versionTooOldOrUnknown(facts.version, options)}` };
   }
   if (facts.frontend === 'ublk') {
     return {
@@ -152,4 +146,27 @@ export function decideLonghorn(
     check: 'longhorn', outcome: 'pass', decision: 'allowed',
     message: `Longhorn ${engine} with frontend ${facts.frontend} on Longhorn ${facts.version}: v2 online expansion is supported.`,
   };
+}
+
+/**
+ * Why the Longhorn version did not pass, and what to do: a release older than the minimum can
+ * be upgraded; a pre-release of the minimum or later, a build whose name is no version (e.g.
+ * "master-head"), an empty value or a missing Setting cannot be compared, and only an operator
+ * who knows the build can say it grows v2 volumes (policy allow).
+ */
+function versionTooOldOrUnknown(version: string | undefined, options: Pick<AdmissionOptions, 'longhornNamespace' | 'longhornVersionSetting'>): string {
+  const setting = `Setting ${options.longhornNamespace}/${options.longhornVersionSetting}`;
+  const orV1 = 'or use a v1 data engine StorageClass.';
+  const vouch = `If this Longhorn build grows v2 volumes (${LONGHORN_V2_EXPANSION_SINCE} or later), run voe with --longhorn-v2-expansion allow; ${orV1}`;
+  if (version === undefined) return `the Longhorn version is unknown (${setting} not found). ${vouch}`;
+  if (version.trim() === '') return `the Longhorn version is unknown (${setting} has no value). ${vouch}`;
+  const parsed = parseReleaseVersion(version);
+  const floor = parseReleaseVersion(LONGHORN_V2_EXPANSION_SINCE) as ReleaseVersion;
+  if (!parsed) return `Longhorn ${version} is installed, which is no version voe can compare. ${vouch}`;
+  const atLeastFloor = parsed.major !== floor.major ? parsed.major > floor.major
+    : parsed.minor !== floor.minor ? parsed.minor > floor.minor : parsed.patch >= floor.patch;
+  if (atLeastFloor) {
+    return `Longhorn ${version} is installed, a pre-release or development build: voe counts releases only. Upgrade Longhorn to a release, or, ${vouch.charAt(0).toLowerCase()}${vouch.slice(1)}`;
+  }
+  return `Longhorn ${version} is installed. Upgrade Longhorn to ${LONGHORN_V2_EXPANSION_SINCE} or later, ${orV1}`;
 }

@@ -17,7 +17,7 @@ export interface LonghornSnapshot {
   volumesRecordingPv?: string[];
   /** Engine CRs labelled longhornvolume=<that volume's name> (two during a live migration). */
   engines?: LonghornEngine[];
-  /** `value` of the Setting current-longhorn-version, undefined when unknown. */
+  /** `value` of the Setting current-longhorn-version ("" when it has none), undefined when the Setting was not found. */
   version?: string;
   /**
    * False when Longhorn objects were not read at all (`--longhorn off`, or `voe serve --longhorn

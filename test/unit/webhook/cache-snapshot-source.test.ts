@@ -116,6 +116,13 @@ describe('assembleResizeSnapshot', () => {
     assert.equal(snapshot.longhorn?.version, 'v1.9.1');
   });
 
+  it('tells a Longhorn version Setting without a value ("") from a missing one (undefined)', () => {
+    const empty = memorySource({ ...state, longhornSettings: [{ ...longhornVersion('v1.9.1'), value: undefined }] });
+    assert.equal(assembleResizeSnapshot(empty.source, claim, resized(claim, '20Gi'), empty.options).longhorn?.version, '');
+    const missing = memorySource({ ...state, longhornSettings: [] });
+    assert.equal(assembleResizeSnapshot(missing.source, claim, resized(claim, '20Gi'), missing.options).longhorn?.version, undefined);
+  });
+
   it('finds a statically provisioned PV\'s Volume by the PV Longhorn records, and its Engines by the volume\'s name', () => {
     // A PV made for an existing Longhorn volume: volumeHandle "manual-volume", PV name "manual-pv".
     const claim = { ...pvc(ROOT), spec: { ...pvc(ROOT).spec, volumeName: 'manual-pv' } };

@@ -415,7 +415,26 @@ describe('decideResize', () => {
       '--longhorn-v2-expansion allow (no version or frontend check); or use a v1 data engine StorageClass.');
     assert.equal(decideResize(longhornV2(), resolveAdmissionOptions({ longhornNamespace: 'lh', longhornVersionSetting: 'v' })).message,
       `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (Volume CR): Longhorn grows those from v1.10.0 on, ` +
-      'and the Longhorn version is unknown (Setting lh/v not found). Upgrade Longhorn, or use a v1 data engine StorageClass.');
+      'and the Longhorn version is unknown (Setting lh/v not found). If this Longhorn build grows v2 volumes (v1.10.0 or later), ' +
+      'run voe with --longhorn-v2-expansion allow; or use a v1 data engine StorageClass.');
+  });
+
+  it('advises an upgrade only for a Longhorn release older than v1.10.0, and says why other versions cannot be compared', () => {
+    const message = (version: string | undefined): string => {
+      const snapshot = longhornV2();
+      snapshot.longhorn = { ...snapshot.longhorn as NonNullable<ResizeSnapshot['longhorn']>, ...(version === undefined ? {} : { version }) };
+      const result = decideResize(snapshot, resolveAdmissionOptions());
+      assert.equal(result.decision, 'longhorn-v2-version');
+      return result.message;
+    };
+    assert.match(message('v1.9.2'), /and Longhorn v1\.9\.2 is installed\. Upgrade Longhorn to v1\.10\.0 or later, or use a v1 data engine StorageClass\.$/);
+    // A build named after a branch ("master-head") or a pre-release of v1.10.0: nothing to upgrade to, the operator may vouch for it.
+    assert.match(message('master-head'), /Longhorn master-head is installed, which is no version voe can compare\. If this Longhorn build grows v2 volumes \(v1\.10\.0 or later\), run voe with --longhorn-v2-expansion allow; or use a v1 data engine StorageClass\.$/);
+    assert.match(message('v1.10.0-rc1'), /Longhorn v1\.10\.0-rc1 is installed, a pre-release or development build: voe counts releases only\. Upgrade Longhorn to a release, or, if this Longhorn build/);
+    assert.doesNotMatch(message('v1.10.0-rc1'), /Upgrade Longhorn to v1\.10\.0 or later/);
+    // The Setting exists with no value: unknown, not missing.
+    assert.match(message(''), /the Longhorn version is unknown \(Setting longhorn-system\/current-longhorn-version has no value\)/);
+    assert.match(message(undefined), /the Longhorn version is unknown \(Setting longhorn-system\/current-longhorn-version not found\)/);
   });
 
   it('findings listed after an offline verdict give no advice to stop VMs that do not run', () => {
