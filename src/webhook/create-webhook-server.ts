@@ -81,6 +81,10 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     }
     byPath.set(validator.path, validator);
   }
+  // Every known (bounded) label combination starts at 0, so `increase(...) > 0` sees the first event
+  // (a series that appears with 1 has no earlier sample to increase from).
+  for (const result of ['success', 'failure'] as const) metrics.certificateReloads.inc({ result }, 0);
+  for (const validator of byPath.values()) metrics.badRequests.inc({ webhook: validator.name }, 0);
 
   let server: Server | undefined;
   const connections = new Set<Socket>();

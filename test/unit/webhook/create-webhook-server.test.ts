@@ -372,3 +372,11 @@ test('a failed listen says what to do for its cause: a port in use, an address n
     await server.close();
   }
 });
+
+test('/metrics starts every known label series at 0 (certificate reload results, each webhook\'s bad requests): an increase() alert sees the first event', async (t) => {
+  const { call } = await start(t);
+  const metrics = (await call('/metrics', undefined, 'GET')).body;
+  assert.match(metrics, /^voe_webhook_certificate_reloads_total\{result="failure"\} 0$/m);
+  assert.match(metrics, /^voe_webhook_certificate_reloads_total\{result="success"\} 1$/m, 'the first load');
+  for (const { name } of validators) assert.match(metrics, new RegExp(`^voe_webhook_bad_requests_total\\{webhook="${name}"\\} 0$`, 'm'));
+});
