@@ -8,7 +8,7 @@ export interface WebhookMetrics {
   readonly duration: Histogram<'webhook' | 'decision' | 'reason'>;
   /** voe_webhook_bad_requests_total{webhook}: answered 400, 413 or 415 (not an AdmissionReview v1, too large, not utf-8 JSON). */
   readonly badRequests: Counter<'webhook'>;
-  /** voe_webhook_certificate_reloads_total{result}: result is "success" or "failure". */
+  /** voe_webhook_certificate_reloads_total{result}: result is "success" (the first load included) or "failure"; across --workers the largest, not the sum. */
   readonly certificateReloads: Counter<'result'>;
   /** voe_webhook_certificate_expiry_timestamp_seconds: notAfter of the certificate being served. */
   readonly certificateExpiry: Gauge;
@@ -39,8 +39,12 @@ export function createWebhookMetrics(registry?: Registry): WebhookMetrics {
       labelNames: ['webhook'] as const, registers,
     })),
     certificateReloads: reuse(reg, 'voe_webhook_certificate_reloads_total', () => new Counter({
-      name: 'voe_webhook_certificate_reloads_total', help: 'Serving certificate reloads after the files changed, by result (success, failure).',
+      name: 'voe_webhook_certificate_reloads_total',
+      help: 'Serving certificate loads, the first one included, then one per change of the files, by result (success, failure).',
       labelNames: ['result'] as const, registers,
+      // Across --workers: every worker loads the same files, so the count is the largest, not the sum
+      // (a sum would grow with the number of workers).
+      aggregator: 'max',
     })),
     certificateExpiry: reuse(reg, 'voe_webhook_certificate_expiry_timestamp_seconds', () => new Gauge({
       name: 'voe_webhook_certificate_expiry_timestamp_seconds', help: 'notAfter of the serving certificate in use, Unix seconds.', registers,

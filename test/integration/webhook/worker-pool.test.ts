@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import cluster from 'node:cluster';
 import { X509Certificate } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,4 +142,24 @@ test('stop() waits for every worker and then says which had to be killed', async
   t.after(() => { if (alive(stuck)) process.kill(stuck, 'SIGKILL'); });
   await assert.rejects(pool.stop(), new RegExp(`^Error: Webhook worker \\d+ \\(pid ${stuck}\\) did not stop within 5 s and was killed\\.$`));
   assert.deepEqual([stuck, other].filter(alive), []);
+});
+
+test('voe_webhook_certificate_reloads_total means the same whatever the number of workers: 1 after start, +1 per change of the files', async (t) => {
+  const { pool, files } = await startPool(t, { ready: true });
+  const reloads = async (result: string): Promise<number> => sumSamples(await pool.metricsText(), 'voe_webhook_certificate_reloads_total', { result });
+  assert.equal(await reloads('success'), 1, 'the first load, once');
+  assert.equal(await reloads('failure'), 0);
+  const next = await writeServingFiles();
+  t.after(() => next.cleanup());
+  await writeFile(files.certFile, await readFile(next.certFile));
+  await writeFile(files.keyFile, await readFile(next.keyFile));
+  // Both workers pick up the new pair (each logs it); then the count is 2, not 4.
+  // Each worker's log file is named after its cluster id (which goes on counting over this file's pools).
+  const reloaded = async (): Promise<number> => {
+    const logs = (await readdir(files.dir)).filter((name) => /^worker-\d+\.log$/.test(name));
+    const texts = await Promise.all(logs.map((name) => readFile(join(files.dir, name), 'utf8')));
+    return texts.filter((text) => text.includes('"msg":"serving certificate reloaded"')).length;
+  };
+  await eventually(async () => (await reloaded()) === 2, 20_000, 'both workers to reload the certificate');
+  assert.equal(await reloads('success'), 2);
 });
