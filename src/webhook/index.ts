@@ -14,6 +14,7 @@ export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfigurati
 export { DEV_OWNER_ANNOTATION, devOwnerAnnotations, readDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
 export { decideDevRegistration } from './decide-dev-registration.js';
 export { startWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
+export { aggregatePoolMetrics, POOL_METRIC_AGGREGATORS } from './aggregate-pool-metrics.js';
 export { serveAsWorker, type ServeAsWorkerOptions } from './serve-as-worker.js';
 export {
   WORKER_ENV, workerSettingsFromEnv, poolCacheState, isWorkerMessage, isPrimaryMessage,

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
-import { AggregatorRegistry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { aggregatePoolMetrics } from './aggregate-pool-metrics.js';
 import { isVoeError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { WebhookError } from './webhook-error.js';
@@ -38,8 +39,9 @@ export interface WorkerPool {
   /** The caches of all workers: ready when every worker's are synced (a worker that ended counts as not synced). */
   caches(): CacheState;
   /**
-   * Prometheus text of all workers' metrics, aggregated by prom-client's AggregatorRegistry
-   * (counters, histograms and most gauges summed). Rejects, naming it, when a worker does not send
+   * Prometheus text of all workers' metrics and the first process's own default (process_*,
+   * nodejs_*) metrics, aggregated by aggregatePoolMetrics (counters, histograms and most gauges
+   * summed; limits and event loop lag the largest). Rejects, naming it, when a worker does not send
    * its metrics in time: a partial sum would look like counters going back.
    */
   metricsText(): Promise<string>;
@@ -89,6 +91,9 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   let nextId = 0;
   /** Answers awaited from workers (metrics, pongs), by message id. */
   const waiting = new Map<number, (message: WorkerMessage) => void>();
+  // This process routes every connection and holds part of the memory: its process metrics count too.
+  const own = new Registry();
+  collectDefaultMetrics({ register: own });
 
   const send = (worker: Worker, message: PrimaryMessage): void => {
     if (worker.isConnected()) worker.send(message);
@@ -106,7 +111,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   /** Each live worker's own metrics, aggregated; rejects naming the first worker that did not answer in time. */
   const metricsText = async (): Promise<string> => {
     const timeoutMs = options.metricsTimeoutMs ?? 3_000;
-    const all = await Promise.all(live().map((member) => new Promise<WorkerMetrics>((resolve, reject) => {
+    const workers = Promise.all(live().map((member) => new Promise<WorkerMetrics>((resolve, reject) => {
       const id = nextId++;
       const timer = setTimeout(() => {
         waiting.delete(id);
@@ -119,7 +124,8 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       });
       send(member.worker, { type: 'voe:collect-metrics', id });
     })));
-    return await AggregatorRegistry.aggregate(all).metrics();
+    const [primary, all] = await Promise.all([own.getMetricsAsJSON(), workers]);
+    return await aggregatePoolMetrics([primary, ...all]);
   };
 
   const onMessage = (member: Member, message: WorkerMessage): void => {

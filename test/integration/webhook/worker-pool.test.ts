@@ -5,6 +5,7 @@ import { X509Certificate } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { startWorkerPool, sumSamples, WebhookError, type WorkerPool, type WorkerPoolOptions } from '../../../src/webhook/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
@@ -162,4 +163,17 @@ test('voe_webhook_certificate_reloads_total means the same whatever the number o
   };
   await eventually(async () => (await reloaded()) === 2, 20_000, 'both workers to reload the certificate');
   assert.equal(await reloads('success'), 2);
+});
+
+test('/metrics includes the first process (it routes every connection) and does not add up per-process limits', async (t) => {
+  const { pool } = await startPool(t, { ready: true });
+  // This test is the first process of the pool: its own default metrics, as the pool reads them.
+  const mine = new Registry();
+  collectDefaultMetrics({ register: mine });
+  const own = await mine.metrics();
+  const metrics = await pool.metricsText();
+  assert.ok(sumSamples(own, 'process_max_fds') > 0);
+  assert.equal(sumSamples(metrics, 'process_max_fds'), sumSamples(own, 'process_max_fds'), 'the limit of a process (the workers inherit it), not the sum');
+  assert.equal(sumSamples(metrics, 'process_start_time_seconds'), sumSamples(own, 'process_start_time_seconds'), 'the first process\'s start, the earliest');
+  assert.ok(sumSamples(metrics, 'process_resident_memory_bytes') > sumSamples(own, 'process_resident_memory_bytes'), 'the first process\'s memory and the workers\'');
 });
