@@ -53,7 +53,19 @@ export interface WebhookServerOptions {
 export interface WebhookServer {
   /** Loads the certificate, starts watching it and listens; resolves with the bound address. */
   listen(port: number, host: string): Promise<AddressInfo>;
-  /** Stops listening, closes connections and stops the certificate watch. Safe to call twice. */
+  /**
+   * From now on every answer carries `Connection: close` (the admission fast path and the express
+   * routes alike), so a client opens a new connection for its next request (in cluster: to another
+   * pod, once this one left the Service's endpoints) instead of reusing one that close() would cut
+   * while a request is on its way (the API server does not retry a POST). For voe serve's
+   * --shutdown-delay. Safe to call twice.
+   */
+  drain(): void;
+  /**
+   * Drains (as drain()), stops listening, closes idle connections, answers the requests in flight
+   * (each connection then closes after its answer) and stops the certificate watch; connections
+   * still open after 5 s are destroyed. Safe to call twice.
+   */
   close(): Promise<void>;
   readonly registry: Registry;
   /** Re-reads the certificate files now (as on a file change); true if a new pair was applied. */
@@ -165,8 +177,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     res.status(500).json(kubeStatus(500, 'InternalError', 'unexpected error while answering the request; see the voe webhook logs'));
   });
 
+  let draining = false;
   /** POST to a webhook path goes straight to its admission handler; everything else to express. */
   const route = (req: IncomingMessage, res: ServerResponse): void => {
+    // Merged into the admission handler's writeHead and kept by express: Node then closes the
+    // connection after this answer.
+    if (draining) res.setHeader('connection', 'close');
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const handler = req.method === 'POST' ? admissionHandlers.get(query < 0 ? url : url.slice(0, query)) : undefined;
@@ -177,6 +193,11 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   return {
     registry: metrics.registry,
     reloadCertificate: () => reloader.reload(),
+    drain() {
+      if (draining) return;
+      draining = true;
+      log.info('draining: every answer now closes its connection');
+    },
     async listen(port, host) {
       if (server) throw new WebhookError('WEBHOOK_LISTEN_FAILED', 'The webhook server is already listening.');
       const pair = await reloader.start();
@@ -227,6 +248,8 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     },
     close() {
       closing ??= (async () => {
+        // An answer still being written closes its connection, rather than leaving it idle to be cut.
+        draining = true;
         reloader.stop();
         const https = server;
         if (!https) return;

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { Registry } from 'prom-client';
 import { isVoeError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { createWebhookServer } from './create-webhook-server.js';
+import { createWebhookServer, type WebhookServer } from './create-webhook-server.js';
 import type { StartedCaches } from './serve-webhook.js';
 import type { Validator } from './validator.js';
 import { WebhookError } from './webhook-error.js';
@@ -47,6 +47,8 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
   const pending = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   let nextId = 0;
   let registry: Registry | undefined;
+  let server: WebhookServer | undefined;
+  let drainRequested = false;
   let stopRequested!: () => void;
   const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
   const onMessage = (message: unknown): void => {
@@ -75,6 +77,11 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
       case 'voe:ping':
         void send({ type: 'voe:pong', id: message.id });
         break;
+      case 'voe:drain':
+        drainRequested = true;
+        server?.drain();
+        void send({ type: 'voe:drained', id: message.id });
+        break;
       case 'voe:stop':
         stopRequested();
         break;
@@ -98,15 +105,17 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
   try {
     const started = await options.startCaches();
     cleanups.push(() => started.stop());
-    const server = createWebhookServer({
+    server = createWebhookServer({
       validators: options.createValidators(started.caches), tls: options.tls, logger: log,
       ready: () => started.ready() && pool.ready,
       cacheStatus: () => ({ unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed) }),
       metricsText: poolMetrics,
     });
     registry = server.registry;
+    if (drainRequested) server.drain();
     const address = await server.listen(options.port, options.host);
-    cleanups.push(() => server.close());
+    const listening = server;
+    cleanups.push(() => listening.close());
     await send({ type: 'voe:listening', address });
     let reported = '';
     const report = (): void => {

@@ -80,6 +80,12 @@ export interface ServingWebhook {
   certDir?: string;
   /** dev: the registered configuration's name. */
   configurationName?: string;
+  /**
+   * The shutdown started (voe serve's --shutdown-delay): from now on every answer, of every worker,
+   * carries `Connection: close`, so clients stop reusing connections that stop() would cut
+   * (WebhookServer.drain). Resolves once every server drains.
+   */
+  drain(): Promise<void>;
   /** Resolves, with why, if serving ends without stop() (a worker of `workers` exited): call stop() then. */
   ended: Promise<WebhookError>;
   /**
@@ -242,7 +248,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     }
 
     // What answers: this process (caches, validators, server), or a pool of worker processes that each do.
-    let serving: { address: AddressInfo; ready(): boolean; unsynced(): string[]; metricsText(): Promise<string>; ended: Promise<WebhookError> };
+    let serving: { address: AddressInfo; ready(): boolean; unsynced(): string[]; metricsText(): Promise<string>; drain(): Promise<void>; ended: Promise<WebhookError> };
     const workers = options.workers;
     if (workers && workers.count > 1) {
       const pool = await startWorkerPool({
@@ -253,7 +259,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       cleanups.push({ run: () => pool.stop(), left: (why) => `Could not stop the webhook workers cleanly: ${why.replace(/\.$/, '')}.` });
       serving = {
         address: pool.address, ready: () => pool.caches().ready, unsynced: () => pool.caches().unsynced,
-        metricsText: () => pool.metricsText(), ended: pool.ended,
+        metricsText: () => pool.metricsText(), drain: () => pool.drain(), ended: pool.ended,
       };
     } else {
       const started = await startCachesExplained(options.startCaches, options.kubeConfig, log);
@@ -269,7 +275,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       cleanups.push({ run: () => server.close(), left: (why) => `Could not close the webhook server cleanly: ${why}.` });
       serving = {
         address, ready: () => started.ready(), unsynced: () => started.unsynced(),
-        metricsText: () => server.registry.metrics(), ended: new Promise<WebhookError>(() => undefined),
+        metricsText: () => server.registry.metrics(), drain: async () => server.drain(), ended: new Promise<WebhookError>(() => undefined),
       };
     }
     void serving.ended.then((error) => {
@@ -341,7 +347,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       }
     }
     return {
-      address, url, stop, ended: serving.ended,
+      address, url, stop, drain: () => serving.drain(), ended: serving.ended,
       ...(certDir === undefined ? {} : { certDir }),
       ...(configurationName === undefined ? {} : { configurationName }),
     };

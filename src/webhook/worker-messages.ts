@@ -28,6 +28,8 @@ export type WorkerMessage =
   | { type: 'voe:own-metrics'; id: number; metrics?: WorkerMetrics; error?: string }
   /** Answer to voe:ping: the worker's event loop runs. */
   | { type: 'voe:pong'; id: number }
+  /** Answer to voe:drain: every answer of this worker now closes its connection. */
+  | { type: 'voe:drained'; id: number }
   /** Start-up failed; the worker exits after sending it. `code` is the error's stable code, if it has one. */
   | { type: 'voe:failed'; code?: string; message: string };
 
@@ -38,11 +40,13 @@ export type PrimaryMessage =
   | { type: 'voe:metrics'; id: number; text?: string; error?: string }
   | { type: 'voe:collect-metrics'; id: number }
   | { type: 'voe:ping'; id: number }
+  /** The shutdown started (--shutdown-delay): answer with Connection: close from now on (WebhookServer.drain). */
+  | { type: 'voe:drain'; id: number }
   /** Stop serving: close the server, stop the caches, exit. */
   | { type: 'voe:stop' };
 
-const WORKER_TYPES = new Set(['voe:listening', 'voe:caches', 'voe:metrics-request', 'voe:own-metrics', 'voe:pong', 'voe:failed']);
-const PRIMARY_TYPES = new Set(['voe:pool-caches', 'voe:metrics', 'voe:collect-metrics', 'voe:ping', 'voe:stop']);
+const WORKER_TYPES = new Set(['voe:listening', 'voe:caches', 'voe:metrics-request', 'voe:own-metrics', 'voe:pong', 'voe:drained', 'voe:failed']);
+const PRIMARY_TYPES = new Set(['voe:pool-caches', 'voe:metrics', 'voe:collect-metrics', 'voe:ping', 'voe:drain', 'voe:stop']);
 
 function typeOf(message: unknown): unknown {
   return typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;

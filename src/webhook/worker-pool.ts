@@ -45,6 +45,12 @@ export interface WorkerPool {
    * its metrics in time: a partial sum would look like counters going back.
    */
   metricsText(): Promise<string>;
+  /**
+   * The shutdown started: every worker answers with `Connection: close` from now on
+   * (WebhookServer.drain). Resolves once each worker said so (or did not within the metrics
+   * timeout: a worker that does not answer is the heartbeat's business). Safe to call twice.
+   */
+  drain(): Promise<void>;
   /** Resolves, with why, when a worker ends (or hangs and is killed) without stop() having been called. */
   readonly ended: Promise<WebhookError>;
   /**
@@ -146,6 +152,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
         );
         break;
       case 'voe:own-metrics':
+      case 'voe:drained':
       case 'voe:pong': {
         member.lastPong = Date.now();
         const answer = waiting.get(message.id);
@@ -189,6 +196,22 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     }
   }, options.heartbeatIntervalMs ?? 5_000);
   heartbeat.unref();
+
+  let draining: Promise<void> | undefined;
+  const drain = (): Promise<void> => {
+    draining ??= (async () => {
+      const timeoutMs = options.metricsTimeoutMs ?? 3_000;
+      await Promise.all(live().map((member) => new Promise<void>((resolve) => {
+        const id = nextId++;
+        const timer = setTimeout(() => { waiting.delete(id); resolve(); }, timeoutMs);
+        waiting.set(id, () => { clearTimeout(timer); resolve(); });
+        send(member.worker, { type: 'voe:drain', id });
+        // Gone meanwhile, or no channel: nothing to drain there.
+        if (!member.worker.isConnected()) { clearTimeout(timer); waiting.delete(id); resolve(); }
+      })));
+    })();
+    return draining;
+  };
 
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -257,6 +280,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     pids: all.map((m) => m.worker.process.pid!),
     caches,
     metricsText,
+    drain,
     ended,
     stop,
   };

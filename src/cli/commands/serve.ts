@@ -67,7 +67,7 @@ export function register(program: Command): void {
     .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = when the cluster serves longhorn.io/v1beta2').choices(['auto', 'on', 'off']).default('auto'))
     .addOption(new Option('--cache-sync-timeout <seconds>', 'with --dev: how long to wait for the caches before registering (default 120; raise it for a large cluster)').argParser(parseWaitSeconds))
     .addOption(new Option('--registration-timeout <seconds>', 'with --dev: how long to wait for the API server\'s first call after registering (default 30)').argParser(parseWaitSeconds))
-    .addOption(new Option('--shutdown-delay <seconds>', 'without --dev: on SIGTERM (or SIGINT, SIGHUP) keep answering this long before closing, while the pod leaves the Service\'s endpoints (a call that finds the port closed is refused under failurePolicy Fail); a second signal closes at once').default(0).argParser(parseShutdownDelay));
+    .addOption(new Option('--shutdown-delay <seconds>', 'without --dev: on SIGTERM (or SIGINT, SIGHUP) keep answering this long before closing, while the pod leaves the Service\'s endpoints (a call that finds the port closed is refused under failurePolicy Fail), every answer meanwhile with Connection: close so clients stop reusing connections the close would cut; a second signal closes at once').default(0).argParser(parseShutdownDelay));
   addAdmissionFlags(command)
     .action(async (flags: ServeFlags) => {
       const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
@@ -167,8 +167,11 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
     process.stderr.write(`voe: ${reason.origin}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
   if (serving && reason.kind === 'signal' && flags.shutdownDelay > 0 && !hurry.aborted) {
-    // In cluster the pod leaves the Service's endpoints only after the signal: keep answering meanwhile.
-    logger.info({ ...describeStop(reason), seconds: flags.shutdownDelay }, 'stopping after --shutdown-delay; still answering meanwhile (a second signal stops at once)');
+    // In cluster the pod leaves the Service's endpoints only after the signal: keep answering meanwhile,
+    // each answer closing its connection, so the clients' next requests open new ones (to other pods)
+    // rather than reuse one that the close would cut.
+    await serving.drain();
+    logger.info({ ...describeStop(reason), seconds: flags.shutdownDelay }, 'stopping after --shutdown-delay; still answering meanwhile, each answer closing its connection (a second signal stops at once)');
     await sleep(realClock, flags.shutdownDelay * 1000, hurry); // resolves early when hurried
   }
   try {

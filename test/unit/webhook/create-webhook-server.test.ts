@@ -380,3 +380,13 @@ test('/metrics starts every known label series at 0 (certificate reload results,
   assert.match(metrics, /^voe_webhook_certificate_reloads_total\{result="success"\} 1$/m, 'the first load');
   for (const { name } of validators) assert.match(metrics, new RegExp(`^voe_webhook_bad_requests_total\\{webhook="${name}"\\} 0$`, 'm'));
 });
+
+test('drain(): every answer (reviews, probes, metrics, 404) carries Connection: close', async (t) => {
+  const { server, call } = await start(t);
+  assert.equal((await call('/livez', undefined, 'GET')).headers.connection, 'keep-alive');
+  server.drain();
+  for (const [path, method] of [['/validate/pvc-resize', 'POST'], ['/livez', 'GET'], ['/readyz', 'GET'], ['/metrics', 'GET'], ['/nowhere', 'GET']] as const) {
+    const answer = await call(path, method === 'POST' ? pvcReview('drained') : undefined, method);
+    assert.equal(answer.headers.connection, 'close', `${method} ${path}`);
+  }
+});
