@@ -35,8 +35,11 @@ export interface WebhookServerOptions {
   tls: { certFile: string; keyFile: string };
   /** True once the caches the validators read are synced; /readyz also needs the certificate. */
   ready: () => boolean;
-  /** What /readyz names: caches not synced yet, and resources the cluster does not serve (cached as empty). */
-  cacheStatus?: () => { unsynced?: string[]; notServed?: string[] };
+  /**
+   * What /readyz names: caches not synced yet, resources the cluster does not serve (cached as
+   * empty) and, with --workers, the workers not serving yet (a replacement syncing its caches).
+   */
+  cacheStatus?: () => { unsynced?: string[]; notServed?: string[]; notServing?: string[] };
   logger: Logger;
   /** Where metrics go; default a private Registry with prom-client's default metrics. */
   registry?: Registry;
@@ -126,7 +129,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   app.get('/livez', (_req, res) => { res.type('text/plain').send('ok'); });
   app.get('/readyz', (_req, res) => {
     let cachesReady = false;
-    let status: { unsynced?: string[]; notServed?: string[] } = {};
+    let status: { unsynced?: string[]; notServed?: string[]; notServing?: string[] } = {};
     try {
       cachesReady = options.ready() === true;
       status = options.cacheStatus?.() ?? {};
@@ -134,17 +137,18 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       log.warn({ error: error instanceof Error ? error.message : String(error) }, 'readiness check failed');
     }
     const list = (names: string[] | undefined): string => (names?.length ? ` (${names.join(', ')})` : '');
+    const notServing = status.notServing?.length ? `; webhook workers not serving: ${status.notServing.join('; ')}` : '';
     // Expired (or not yet valid): the API server refuses the handshake, so nothing is answered.
     const served = reloader.current();
     const notValid = served ? certificateNotValidWhy(served) : undefined;
     const certificate = !certificateLoaded ? 'certificate not loaded' : notValid ? `certificate not servable: ${notValid}` : '';
     if (cachesReady && certificate === '') {
       const notServed = status.notServed?.length ? `; not served by the cluster, watched as empty: ${status.notServed.join(', ')}` : '';
-      res.type('text/plain').send(`ok${notServed}`);
+      res.type('text/plain').send(`ok${notServed}${notServing}`);
       return;
     }
     const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificate].filter(Boolean).join(', ');
-    res.status(503).type('text/plain').send(`not ready: ${missing}`);
+    res.status(503).type('text/plain').send(`not ready: ${missing}${notServing}`);
   });
   app.get('/metrics', async (_req, res) => {
     let text: string;

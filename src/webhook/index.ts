@@ -13,11 +13,11 @@ export {
 export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
 export { DEV_OWNER_ANNOTATION, devOwnerAnnotations, readDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
 export { decideDevRegistration } from './decide-dev-registration.js';
-export { startWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
+export { DEFAULT_RESTART_LIMIT, startWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 export { aggregatePoolMetrics, POOL_METRIC_AGGREGATORS } from './aggregate-pool-metrics.js';
 export { serveAsWorker, type ServeAsWorkerOptions } from './serve-as-worker.js';
 export {
-  WORKER_ENV, workerSettingsFromEnv, poolCacheState, isWorkerMessage, isPrimaryMessage,
+  WORKER_ENV, WORKER_REPLACEMENT_ENV, workerSettingsFromEnv, poolCacheState, isWorkerMessage, isPrimaryMessage,
   type WorkerSettings, type CacheState, type WorkerMessage, type PrimaryMessage,
 } from './worker-messages.js';
 export { sumSamples } from './sum-samples.js';

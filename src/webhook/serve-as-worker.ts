@@ -19,6 +19,12 @@ export interface ServeAsWorkerOptions<C> {
   reportIntervalMs?: number;
   /** How long /metrics waits for the primary's aggregated metrics (default 10 s). */
   metricsTimeoutMs?: number;
+  /**
+   * Listen only once this worker's caches are synced (a replacement of a worker that ended: the
+   * pool already serves, and node:cluster hands connections only to workers that listen). Else
+   * listen at once and let /readyz say when the caches are synced.
+   */
+  listenWhenSynced?: boolean;
 }
 
 const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])].sort();
@@ -55,7 +61,7 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     if (!isPrimaryMessage(message)) return;
     switch (message.type) {
       case 'voe:pool-caches':
-        pool = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed };
+        pool = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed, ...(message.notServing ? { notServing: message.notServing } : {}) };
         break;
       case 'voe:metrics': {
         const waiting = pending.get(message.id);
@@ -108,15 +114,13 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     server = createWebhookServer({
       validators: options.createValidators(started.caches), tls: options.tls, logger: log,
       ready: () => started.ready() && pool.ready,
-      cacheStatus: () => ({ unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed) }),
+      cacheStatus: () => ({
+        unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed), ...(pool.notServing ? { notServing: pool.notServing } : {}),
+      }),
       metricsText: poolMetrics,
     });
     registry = server.registry;
     if (drainRequested) server.drain();
-    const address = await server.listen(options.port, options.host);
-    const listening = server;
-    cleanups.push(() => listening.close());
-    await send({ type: 'voe:listening', address });
     let reported = '';
     const report = (): void => {
       const state: CacheState = { ready: started.ready(), unsynced: started.unsynced(), notServed: started.notServed() };
@@ -128,6 +132,18 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     report();
     const timer = setInterval(report, options.reportIntervalMs ?? 250);
     cleanups.push(async () => clearInterval(timer));
+    if (options.listenWhenSynced) {
+      log.info('replacing a webhook worker that ended: listening once the caches are synced');
+      let stop = false;
+      void stopped.then(() => { stop = true; });
+      while (!started.ready() && !stop) await new Promise((resolve) => setTimeout(resolve, options.reportIntervalMs ?? 250));
+      if (stop) return;
+      report();
+    }
+    const address = await server.listen(options.port, options.host);
+    const listening = server;
+    cleanups.push(() => listening.close());
+    await send({ type: 'voe:listening', address });
     await stopped;
   } catch (error) {
     await send({ type: 'voe:failed', ...(isVoeError(error) ? { code: error.code } : {}), message: error instanceof Error ? error.message : String(error) });

@@ -86,7 +86,10 @@ export interface ServingWebhook {
    * (WebhookServer.drain). Resolves once every server drains.
    */
   drain(): Promise<void>;
-  /** Resolves, with why, if serving ends without stop() (a worker of `workers` exited): call stop() then. */
+  /**
+   * Resolves, with why, if serving ends without stop(): with `workers`, more workers ended than the
+   * pool replaces (WorkerPool.ended), or one ended while draining. Call stop() then.
+   */
   ended: Promise<WebhookError>;
   /**
    * Removes the registration (dev), closes the server (or stops the workers), stops the caches, deletes a temporary cert

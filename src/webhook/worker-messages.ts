@@ -17,6 +17,8 @@ export interface CacheState {
   unsynced: string[];
   /** Resources the cluster does not serve, cached as empty. */
   notServed: string[];
+  /** Of the pool (sent by the primary): the workers started but not serving yet, e.g. "worker 3 (pid 1236) starting, replacing worker 1 (pid 1234)". */
+  notServing?: string[];
 }
 
 /** Worker -> primary. */
@@ -60,15 +62,29 @@ export function isPrimaryMessage(message: unknown): message is PrimaryMessage {
   return PRIMARY_TYPES.has(typeOf(message) as string);
 }
 
-/** The pool's state from its workers' (missing workers count as not ready): ready when all are; names sorted, without repeats. */
-export function poolCacheState(workers: readonly CacheState[], expected: number): CacheState {
-  const names = (pick: (s: CacheState) => string[]): string[] => [...new Set(workers.flatMap(pick))].sort();
+/**
+ * The pool's state from its serving (listening) workers' (undefined: one that has not reported
+ * yet, not ready): ready when at least one serves and every serving one is (node:cluster hands
+ * connections only to workers that listen); `notServing` names the workers not serving yet. Names
+ * sorted, without repeats.
+ */
+export function poolCacheState(serving: readonly (CacheState | undefined)[], notServing: readonly string[] = []): CacheState {
+  const reported = serving.filter((s): s is CacheState => s !== undefined);
+  const names = (pick: (s: CacheState) => string[]): string[] => [...new Set(reported.flatMap(pick))].sort();
   return {
-    ready: workers.length === expected && workers.every((s) => s.ready),
+    ready: serving.length > 0 && reported.length === serving.length && reported.every((s) => s.ready),
     unsynced: names((s) => s.unsynced),
     notServed: names((s) => s.notServed),
+    ...(notServing.length > 0 ? { notServing: [...notServing] } : {}),
   };
 }
+
+/**
+ * Environment variable the primary sets ("1") for a worker that replaces one that ended: it
+ * listens only once its caches are synced, so no connection reaches it before (the pool already
+ * serves; the first workers listen at once and say so on /readyz).
+ */
+export const WORKER_REPLACEMENT_ENV = 'VOE_WEBHOOK_WORKER_REPLACEMENT';
 
 /** What a worker serves, given by the primary: the serving certificate and key files, and the address. */
 export interface WorkerSettings { certFile: string; keyFile: string; host: string; port: number }

@@ -6,7 +6,7 @@ import { isVoeError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { WebhookError } from './webhook-error.js';
 import {
-  isWorkerMessage, poolCacheState, type CacheState, type PrimaryMessage, type WorkerMessage, type WorkerMetrics,
+  isWorkerMessage, poolCacheState, WORKER_REPLACEMENT_ENV, type CacheState, type PrimaryMessage, type WorkerMessage, type WorkerMetrics,
 } from './worker-messages.js';
 
 export interface WorkerPoolOptions {
@@ -30,13 +30,26 @@ export interface WorkerPoolOptions {
   heartbeatIntervalMs?: number;
   /** ...and how long it may go without answering before it counts as hung and is killed (default 30 s). */
   heartbeatTimeoutMs?: number;
+  /**
+   * A worker that ends once the pool serves is replaced, unless more than `ends` workers ended
+   * within `windowMs` (a crash loop): then the pool gives up (`ended`). Default 3 within 60 s.
+   */
+  restartLimit?: { ends: number; windowMs: number };
 }
+
+/** Default WorkerPoolOptions.restartLimit: more than 3 ends within 60 s stop the pool. */
+export const DEFAULT_RESTART_LIMIT = { ends: 3, windowMs: 60_000 } as const;
 
 export interface WorkerPool {
   /** Where the workers listen (they share the one socket the primary holds). */
   readonly address: AddressInfo;
+  /** The pids of the workers that serve (listen) now. */
   readonly pids: readonly number[];
-  /** The caches of all workers: ready when every worker's are synced (a worker that ended counts as not synced). */
+  /**
+   * The caches of the workers that serve (node:cluster hands connections only to workers that
+   * listen): ready when at least one serves and every serving worker's caches are synced;
+   * `notServing` names the workers started but not serving yet (a replacement syncing its caches).
+   */
   caches(): CacheState;
   /**
    * Prometheus text of all workers' metrics and the first process's own default (process_*,
@@ -51,7 +64,11 @@ export interface WorkerPool {
    * timeout: a worker that does not answer is the heartbeat's business). Safe to call twice.
    */
   drain(): Promise<void>;
-  /** Resolves, with why, when a worker ends (or hangs and is killed) without stop() having been called. */
+  /**
+   * Resolves, with why, when the pool stops serving by itself: more workers ended (exited, or hung
+   * and killed) than restartLimit allows, or a worker ended while draining (it is not replaced
+   * then; the others go on). A worker that ends otherwise is replaced, which `ended` does not report.
+   */
   readonly ended: Promise<WebhookError>;
   /**
    * Asks every worker to stop (close its server, stop its caches), waits for them to exit, kills
@@ -63,6 +80,8 @@ export interface WorkerPool {
 
 interface Member {
   worker: Worker;
+  /** The member this one replaces. */
+  replaces?: { id: number; pid: number | undefined };
   address?: AddressInfo;
   caches?: CacheState;
   failure?: { code?: string; message: string };
@@ -77,19 +96,27 @@ function exitText(code: number | null, signal: string | null): string {
 
 const nameOf = (member: Member): string => `Webhook worker ${member.worker.id} (pid ${member.worker.process.pid})`;
 
+/** What /readyz says of a worker that does not serve yet. */
+const notServingText = (member: Member): string => `worker ${member.worker.id} (pid ${member.worker.process.pid}) starting` +
+  `${member.replaces ? `, replacing worker ${member.replaces.id} (pid ${member.replaces.pid})` : ''}`;
+
 /**
  * Starts `count` webhook workers with node:cluster and resolves once every one listens. The
  * workers share the listening socket (the primary hands each new connection to the next worker
- * in turn); each runs its own informer caches and webhook server (serveAsWorker). The primary
- * keeps the pool's view for the workers: whether all caches are synced (each worker's /readyz
- * says ready only then) and the metrics of all (each worker's /metrics shows them). It also
- * pings each serving worker: one that stops answering (a busy loop, SIGSTOP) is killed, which ends
- * the pool like any worker's exit.
+ * in turn, among those that listen); each runs its own informer caches and webhook server
+ * (serveAsWorker). The primary keeps the pool's view for the workers: whether the serving
+ * workers' caches are synced (each worker's /readyz says ready only then) and the metrics of all
+ * (each worker's /metrics shows them). It also pings each serving worker: one that stops
+ * answering (a busy loop, SIGSTOP) is killed. A worker that ends during start-up fails the
+ * start-up; once serving, an ended worker is replaced by a new one, which listens only once its
+ * caches are synced (WORKER_REPLACEMENT_ENV), so no connection reaches it before; more ends than
+ * restartLimit allows stop the pool (`ended`).
  */
 export async function startWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
   const log = options.logger;
   const members = new Map<number, Member>();
   let stopping: Promise<void> | undefined;
+  let draining: Promise<void> | undefined;
   let lastBroadcast = '';
   let resolveEnded!: (error: WebhookError) => void;
   const ended = new Promise<WebhookError>((resolve) => { resolveEnded = resolve; });
@@ -105,7 +132,8 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     if (worker.isConnected()) worker.send(message);
   };
   const live = (): Member[] => [...members.values()].filter((m) => !m.gone);
-  const caches = (): CacheState => poolCacheState(live().flatMap((m) => (m.caches ? [m.caches] : [])), options.count);
+  const serving = (): Member[] => live().filter((m) => m.address);
+  const caches = (): CacheState => poolCacheState(serving().map((m) => m.caches), live().filter((m) => !m.address).map(notServingText));
   const broadcastCaches = (): void => {
     const state = caches();
     const key = JSON.stringify(state);
@@ -114,24 +142,37 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     for (const member of live()) send(member.worker, { type: 'voe:pool-caches', ...state });
   };
 
-  /** Each live worker's own metrics, aggregated; rejects naming the first worker that did not answer in time. */
+  /** Each serving worker's own metrics, aggregated; rejects naming the first worker that did not answer in time. */
   const metricsText = async (): Promise<string> => {
     const timeoutMs = options.metricsTimeoutMs ?? 3_000;
-    const workers = Promise.all(live().map((member) => new Promise<WorkerMetrics>((resolve, reject) => {
+    const counted = serving();
+    // A worker that ends meanwhile is left out, as one that ended before (undefined); its replacement counts as starting.
+    const workers = Promise.all(counted.map((member) => new Promise<WorkerMetrics | undefined>((resolve, reject) => {
       const id = nextId++;
+      const onExit = (): void => { clearTimeout(timer); waiting.delete(id); resolve(undefined); };
       const timer = setTimeout(() => {
         waiting.delete(id);
+        member.worker.off('exit', onExit);
         reject(new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} did not send its metrics within ${timeoutMs / 1000} s; no metrics are answered rather than a partial sum.`));
       }, timeoutMs);
+      member.worker.once('exit', onExit);
       waiting.set(id, (message) => {
         clearTimeout(timer);
+        member.worker.off('exit', onExit);
         if (message.type === 'voe:own-metrics' && message.metrics) resolve(message.metrics);
         else reject(new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} could not read its metrics: ${message.type === 'voe:own-metrics' ? message.error : 'no answer'}`));
       });
       send(member.worker, { type: 'voe:collect-metrics', id });
     })));
-    const [primary, all] = await Promise.all([own.getMetricsAsJSON(), workers]);
-    return await aggregatePoolMetrics([primary, ...all]);
+    const [primary, answers] = await Promise.all([own.getMetricsAsJSON(), workers]);
+    const all = answers.filter((metrics): metrics is WorkerMetrics => metrics !== undefined);
+    const starting = live().filter((m) => !m.address).length;
+    const states = [{
+      name: 'voe_webhook_workers', type: 'gauge', aggregator: 'first',
+      help: 'Webhook worker processes of voe serve --workers, by state: serving (listening; counted in these metrics) or starting (a replacement syncing its caches).',
+      values: [{ labels: { state: 'serving' }, value: all.length }, { labels: { state: 'starting' }, value: starting }],
+    }] as unknown as WorkerMetrics;
+    return await aggregatePoolMetrics([primary, states, ...all]);
   };
 
   const onMessage = (member: Member, message: WorkerMessage): void => {
@@ -139,6 +180,13 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       case 'voe:listening':
         member.address = message.address;
         member.lastPong = Date.now();
+        broadcastCaches();
+        // A replacement that synced while the pool drains: it answers as the others do.
+        if (draining) send(member.worker, { type: 'voe:drain', id: nextId++ });
+        if (member.replaces) {
+          log.info({ worker: member.worker.id, workerPid: member.worker.process.pid, replaced: member.replaces.id, replacedPid: member.replaces.pid },
+            'webhook worker replaced: the new one serves (its caches are synced)');
+        }
         if (members.size === options.count && [...members.values()].every((m) => m.address)) startUp?.resolve();
         break;
       case 'voe:caches':
@@ -168,17 +216,43 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
 
   /** Why a member that exited or hung ended; `hung` when the heartbeat killed it. */
   let hungWhy: Map<Member, string> | undefined;
+  const limit = options.restartLimit ?? DEFAULT_RESTART_LIMIT;
+  /** The ends since the pool serves, within limit.windowMs: when, and what (for the message when the pool gives up). */
+  let recentEnds: Array<{ at: number; what: string }> = [];
+  let gaveUp = false;
   const onExit = (member: Member, code: number | null, signal: string | null): void => {
     member.gone = true;
     broadcastCaches();
-    if (stopping) return;
+    if (stopping || gaveUp) return;
+    const state = startUp ? ' during start-up' : draining ? ' while draining' : member.address ? ' while serving' : ' while starting';
     const why = member.failure
       ? `could not start: ${member.failure.code ? `${member.failure.code}: ` : ''}${member.failure.message}`
-      : hungWhy?.get(member) ?? `${exitText(code, signal)}${startUp ? ' during start-up' : ' while serving'}`;
+      : hungWhy?.get(member) ?? `${exitText(code, signal)}${state}`;
     const error = new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} ${why}`);
     if (startUp) { startUp.reject(error); return; }
-    log.error({ worker: member.worker.id, workerPid: member.worker.process.pid, code, signal }, 'webhook worker ended; stopping the webhook');
-    resolveEnded(error);
+    // Serving, the pool forgets what ended (a replacement takes its place).
+    members.delete(member.worker.id);
+    hungWhy?.delete(member);
+    const fields = { worker: member.worker.id, workerPid: member.worker.process.pid, code, signal, why };
+    if (draining) {
+      // Stopping anyway: a new worker would only be stopped again. The others go on draining; the exit says it.
+      log.error(fields, 'webhook worker ended while draining; not replaced, the others go on answering');
+      gaveUp = true;
+      resolveEnded(error);
+      return;
+    }
+    const now = Date.now();
+    recentEnds = [...recentEnds.filter((end) => now - end.at < limit.windowMs), { at: now, what: `${nameOf(member)} ${why}` }];
+    if (recentEnds.length > limit.ends) {
+      log.error(fields, 'webhook worker ended; too many ends, stopping the webhook');
+      gaveUp = true;
+      resolveEnded(new WebhookError('WEBHOOK_WORKER_FAILED', `${recentEnds.length} webhook workers ended within ${limit.windowMs / 1000} s ` +
+        `(more than ${limit.ends}: a crash loop, not replaced any more): ${recentEnds.map((end) => end.what).join('; ')}`));
+      return;
+    }
+    const replacement = fork({ id: member.worker.id, pid: member.worker.process.pid });
+    log.error({ ...fields, replacement: replacement.worker.id, replacementPid: replacement.worker.process.pid },
+      'webhook worker ended; replacing it (the new one serves once its caches are synced)');
   };
 
   const heartbeat = setInterval(() => {
@@ -197,11 +271,11 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   }, options.heartbeatIntervalMs ?? 5_000);
   heartbeat.unref();
 
-  let draining: Promise<void> | undefined;
   const drain = (): Promise<void> => {
     draining ??= (async () => {
       const timeoutMs = options.metricsTimeoutMs ?? 3_000;
-      await Promise.all(live().map((member) => new Promise<void>((resolve) => {
+      // A worker not listening yet is told when it listens (voe:listening above).
+      await Promise.all(serving().map((member) => new Promise<void>((resolve) => {
         const id = nextId++;
         const timer = setTimeout(() => { waiting.delete(id); resolve(); }, timeoutMs);
         waiting.set(id, () => { clearTimeout(timer); resolve(); });
@@ -240,19 +314,23 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     return stopping;
   };
 
-  cluster.setupPrimary({ exec: options.exec, args: options.args });
-  const started = new Promise<void>((resolve, reject) => { startUp = { resolve, reject }; });
-  // A rejection nobody awaits yet (a worker failing at once) must not become an unhandled rejection.
-  started.catch(() => undefined);
-  for (let i = 0; i < options.count; i++) {
-    const worker = cluster.fork(options.env ?? {});
-    const member: Member = { worker, lastPong: Date.now(), gone: false };
+  /** Starts a worker; a replacement (of `replaces`) listens only once its caches are synced. */
+  function fork(replaces?: Member['replaces']): Member {
+    const worker = cluster.fork({ ...options.env, ...(replaces ? { [WORKER_REPLACEMENT_ENV]: '1' } : {}) });
+    const member: Member = { worker, lastPong: Date.now(), gone: false, ...(replaces ? { replaces } : {}) };
     members.set(worker.id, member);
     worker.on('message', (message: unknown) => { if (isWorkerMessage(message)) onMessage(member, message); });
     worker.on('exit', (code: number | null, signal: string | null) => onExit(member, code, signal));
     // An IPC send to a worker that just died; its exit says what happened.
     worker.on('error', (error) => log.debug({ worker: worker.id, error: error.message }, 'webhook worker channel error'));
+    return member;
   }
+
+  cluster.setupPrimary({ exec: options.exec, args: options.args });
+  const started = new Promise<void>((resolve, reject) => { startUp = { resolve, reject }; });
+  // A rejection nobody awaits yet (a worker failing at once) must not become an unhandled rejection.
+  started.catch(() => undefined);
+  for (let i = 0; i < options.count; i++) fork();
 
   const listenTimeoutMs = options.listenTimeoutMs ?? 60_000;
   const timer = setTimeout(() => {
@@ -277,7 +355,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   log.info({ workers: options.count, pids: all.map((m) => m.worker.process.pid) }, 'webhook workers listening');
   return {
     address: all[0]!.address!,
-    pids: all.map((m) => m.worker.process.pid!),
+    get pids() { return serving().map((m) => m.worker.process.pid!); },
     caches,
     metricsText,
     drain,

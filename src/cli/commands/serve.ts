@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadKubeConfig, realClock, sleep } from '../../kube/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
 import {
-  admissionWiring, DEV_CONFIGURATION_NAME, serveAsWorker, serveWebhook, startCachesExplained, WebhookError, WORKER_ENV, workerSettingsFromEnv,
+  admissionWiring, DEV_CONFIGURATION_NAME, serveAsWorker, serveWebhook, startCachesExplained, WebhookError, WORKER_ENV, WORKER_REPLACEMENT_ENV, workerSettingsFromEnv,
   type ServingWebhook,
 } from '../../webhook/index.js';
 import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
@@ -60,7 +60,7 @@ export function register(program: Command): void {
     .option('--tls-cert-file <file>', 'without --dev: serving certificate (PEM); reloaded when it changes')
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)
-    .option('--workers <n>', 'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches; see docs/webhook.md)', parseWorkers, 1)
+    .option('--workers <n>', 'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches); a worker that ends is replaced, more than 3 ends within 60 s stop voe serve (see docs/webhook.md)', parseWorkers, 1)
     .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
     .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
@@ -95,7 +95,7 @@ export function register(program: Command): void {
     });
 }
 
-/** Why serve stops: a stop request, or (with --workers) a worker that ended. */
+/** Why serve stops: a stop request, or (with --workers) the pool gave up (workers ending in a crash loop). */
 type ServeStop = StopReason | { kind: 'ended'; error: WebhookError };
 
 function describeStop(reason: ServeStop): Record<string, unknown> {
@@ -158,7 +158,7 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
   const ended = serving ? serving.ended.then((error): ServeStop => ({ kind: 'ended', error })) : new Promise<never>(() => undefined);
   const reason: ServeStop = await Promise.race([stops.requested, ended]);
   if (reason.kind === 'ended') {
-    // A worker is gone: stop all rather than serve with fewer than asked (the log said which and how).
+    // Workers end faster than the pool replaces them (a crash loop): stop all (the log said which and how).
     process.stderr.write(`voe: ${reason.error.code}: ${reason.error.message}; stopping\n`);
   } else if (reason.kind === 'error') {
     // Said first: the cleanup below may fail too, and that is what the exit reports then.
@@ -204,6 +204,8 @@ async function serveWorker(flags: ServeFlags, logger: Logger): Promise<void> {
   try {
     await serveAsWorker({
       logger, host: settings.host, port: settings.port, tls: settings,
+      // A replacement of a worker that ended: the pool serves already; it takes connections once synced.
+      listenWhenSynced: process.env[WORKER_REPLACEMENT_ENV] === '1',
       // Inside serveAsWorker, so that a failure here too is reported once, by the primary.
       startCaches: () => {
         const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));

@@ -202,19 +202,28 @@ test('voe serve --dev --workers 2: two processes answer on one port, /readyz and
   assert.doesNotMatch(serve.stderr(), /still running/);
 });
 
-test('voe serve --dev --workers 2: a worker killed while serving stops it all; the registration is removed and it exits 2 naming the worker', async (t) => {
+test('voe serve --dev --workers 2: a worker killed while serving is replaced; the registration stays; SIGTERM then ends all, exit 0', async (t) => {
   const serve = spawn(t, ['--workers', '2']);
   const certDir = await certDirOf(serve);
-  await servingUrl(serve);
+  const { port } = await servingUrl(serve);
   const [first, second] = await workerPids(serve) as [number, number];
   t.after(() => { for (const pid of [first, second].filter(alive)) process.kill(pid, 'SIGKILL'); });
+  await serve.waitForLog('the API server calls the webhook', 10_000);
   process.kill(first, 'SIGKILL');
-  const exit = await serve.exited;
-  assert.deepEqual([exit.code, exit.signal], [2, null], serve.stderr());
-  assert.match(serve.stderr(), new RegExp(`^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving; stopping$`, 'm'));
+  const ended = await serve.waitForLog('webhook worker ended; replacing it (the new one serves once its caches are synced)', 30_000);
+  assert.deepEqual([ended['workerPid'], ended['signal'], ended['why']], [first, 'SIGKILL', 'was killed by SIGKILL while serving']);
+  const replacement = ended['replacementPid'] as number;
+  t.after(() => { if (alive(replacement)) process.kill(replacement, 'SIGKILL'); });
+  await serve.waitForLog('webhook worker replaced: the new one serves (its caches are synced)', 60_000, (l) => l['workerPid'] === replacement);
+  assert.equal(serve.child.exitCode, null, 'still serving');
+  assert.equal(await registered(), true, 'the registration stays');
+  const ca = await readFile(join(certDir, 'ca.crt'), 'utf8');
+  assert.equal((await httpsRequest(port, ca, { path: '/readyz', method: 'GET', agent: new Agent({ keepAlive: false }) })).body, 'ok');
+  const exit = await serve.stop('SIGTERM');
+  assert.deepEqual([exit.code, exit.signal], [0, null], serve.stderr());
   assert.equal(await registered(), false);
   assert.equal(await exists(certDir), false);
-  assert.equal(alive(second), false);
+  assert.deepEqual([second, replacement].filter(alive), []);
 });
 
 test('voe serve --dev --workers 2: workers that cannot listen (port taken) are reported once; nothing is registered or left behind', async (t) => {
@@ -237,19 +246,24 @@ test('voe serve --dev --workers 2: workers that cannot listen (port taken) are r
   assert.match(zero.stderr(), /--workers.*must be an integer from 1 to 64/);
 });
 
-test('voe serve --dev --workers 2: a worker killed while the caches are still syncing ends the start-up at once with WEBHOOK_WORKER_FAILED, not at the sync timeout', { timeout: 300_000 }, async (t) => {
+test('voe serve --dev --workers 2: a worker killed while the caches are still syncing is replaced and the start-up goes on waiting; SIGTERM then ends it at once, nothing registered', { timeout: 300_000 }, async (t) => {
   const { path: nobody } = await cp.mintKubeConfig('nobody');
   const serve = spawn(t, ['--workers', '2', '--cache-sync-timeout', A_DAY], nobody);
   const certDir = await certDirOf(serve);
   const [first, second] = await workerPids(serve) as [number, number];
   t.after(() => { for (const pid of [first, second].filter(alive)) process.kill(pid, 'SIGKILL'); });
   await serve.waitForLog(/informer list\/watch failed/);
-  // The caches never sync and it would wait a day for them: the exit is the worker's end honoured in that wait.
   process.kill(first, 'SIGKILL');
-  const exit = await serve.exited;
-  assert.deepEqual([exit.code, exit.signal], [2, null], serve.stderr());
-  assert.match(serve.stderr(), new RegExp(`^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving$`, 'm'));
+  const ended = await serve.waitForLog('webhook worker ended; replacing it (the new one serves once its caches are synced)', 30_000);
+  assert.equal(ended['workerPid'], first);
+  const replacement = ended['replacementPid'] as number;
+  t.after(() => { if (alive(replacement)) process.kill(replacement, 'SIGKILL'); });
+  // The replacement cannot sync either (RBAC), so it never listens; the start-up still waits for the caches.
+  await serve.waitForLog('replacing a webhook worker that ended: listening once the caches are synced', 30_000, (l) => l['pid'] === replacement);
+  assert.equal(serve.child.exitCode, null);
+  const exit = await serve.stop('SIGTERM');
+  assert.deepEqual([exit.code, exit.signal], [0, null], serve.stderr());
   assert.equal(await registered(), false, 'never registered');
   assert.equal(await exists(certDir), false);
-  assert.equal(alive(second), false);
+  assert.deepEqual([second, replacement].filter(alive), []);
 });

@@ -16,7 +16,7 @@ const WORKER = fileURLToPath(new URL('../../support/fixtures/pool-worker.js', im
 
 const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
-type PoolTuning = Pick<WorkerPoolOptions, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'stopTimeoutMs' | 'metricsTimeoutMs'>;
+type PoolTuning = Pick<WorkerPoolOptions, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'stopTimeoutMs' | 'metricsTimeoutMs' | 'restartLimit'>;
 
 async function startPool(t: { after: (fn: () => Promise<void>) => void }, options: { ready?: boolean; env?: Record<string, string>; signal?: AbortSignal; tuning?: PoolTuning } = {}): Promise<{ pool: WorkerPool; files: ServingFiles; readyFile: string; logs: ReturnType<typeof captureLogger> }> {
   const files = await writeServingFiles();
@@ -103,16 +103,71 @@ test('a worker that cannot start fails the start-up with WEBHOOK_WORKER_FAILED n
   assert.ok(exits.some((e) => e.code === 1 && e.signal === null), `a failed worker exits 1, not 0: ${JSON.stringify(exits)}`);
 });
 
-test('a worker that dies while serving: `ended` says which and how; stop() ends the other', async (t) => {
-  const { pool, logs } = await startPool(t, { ready: true });
+test('a worker killed while serving is replaced: the other serves meanwhile, /readyz stays ok and names the one starting, /metrics counts the serving ones; the replacement takes connections once its caches are synced', async (t) => {
+  const { pool, files, logs } = await startPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' } });
+  const ca = files.ca.certificatePem;
+  const port = pool.address.port;
+  const get = (path: string) => httpsRequest(port, ca, { path, method: 'GET', agent: new Agent({ keepAlive: false }) });
   const [first, second] = pool.pids as [number, number];
   process.kill(first, 'SIGKILL');
+  await eventually(() => logs.lines().some((l) => l['msg'] === 'webhook worker ended; replacing it (the new one serves once its caches are synced)'), 20_000, 'the end to be logged');
+  const line = logs.lines().find((l) => l['msg'] === 'webhook worker ended; replacing it (the new one serves once its caches are synced)')!;
+  assert.equal(line['workerPid'], first);
+  assert.equal(line['signal'], 'SIGKILL');
+  assert.equal(line['why'], 'was killed by SIGKILL while serving');
+  const replacementPid = line['replacementPid'] as number;
+  t.after(() => { if (alive(replacementPid)) process.kill(replacementPid, 'SIGKILL'); });
+  assert.ok(alive(replacementPid));
+
+  // The replacement syncs its caches before it listens: every connection meanwhile reaches the other worker.
+  await eventually(async () => /^ok; webhook workers not serving: worker \d+ \(pid \d+\) starting, replacing worker \d+ \(pid \d+\)$/.test((await get('/readyz')).body), 20_000, '/readyz to name the replacement');
+  for (let i = 0; i < 4; i++) {
+    const readyz = await get('/readyz');
+    assert.equal(readyz.status, 200, readyz.body);
+    assert.equal(readyz.body, `ok; webhook workers not serving: worker ${line['replacement']} (pid ${replacementPid}) starting, replacing worker ${line['worker']} (pid ${first})`);
+    const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview(`meanwhile-${i}`)), agent: new Agent({ keepAlive: false }) });
+    assert.deepEqual((review.json() as { response: unknown }).response, { uid: `meanwhile-${i}`, allowed: true });
+  }
+  assert.deepEqual(pool.pids, [second]);
+  assert.deepEqual(pool.caches(), { ready: true, unsynced: [], notServed: [], notServing: [`worker ${line['replacement']} (pid ${replacementPid}) starting, replacing worker ${line['worker']} (pid ${first})`] });
+  const metrics = (await get('/metrics')).body;
+  assert.equal(sumSamples(metrics, 'voe_webhook_workers', { state: 'serving' }), 1);
+  assert.equal(sumSamples(metrics, 'voe_webhook_workers', { state: 'starting' }), 1);
+  assert.equal(sumSamples(metrics, 'voe_webhook_requests_total', { webhook: 'pvc-resize' }), 4, 'the serving worker\'s answers');
+
+  await writeFile(join(files.dir, 'replacement-ready'), '');
+  await eventually(() => logs.lines().some((l) => l['msg'] === 'webhook worker replaced: the new one serves (its caches are synced)' && l['workerPid'] === replacementPid && l['replacedPid'] === first), 20_000, 'the replacement to serve');
+  assert.deepEqual([...pool.pids].sort(), [second, replacementPid].sort());
+  await eventually(async () => (await get('/readyz')).body === 'ok', 20_000, '/readyz plain ok again');
+  assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'serving' }), 2);
+  // Both serve again: new connections reach the replacement too.
+  const answeredBy = new Set<number>();
+  await eventually(async () => {
+    const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('after')), agent: new Agent({ keepAlive: false }) });
+    assert.equal(review.status, 200);
+    const log = await readFile(join(files.dir, `worker-${line['replacement']}.log`), 'utf8');
+    if (log.includes('"msg":"request allowed"')) answeredBy.add(replacementPid);
+    return answeredBy.has(replacementPid);
+  }, 20_000, 'the replacement to answer a review');
+  assert.equal(logs.lines().filter((l) => l['msg'] === 'webhook worker ended; replacing it (the new one serves once its caches are synced)').length, 1, 'one end, logged once');
+  await pool.stop();
+  assert.deepEqual([second, replacementPid].filter(alive), []);
+});
+
+test('more worker ends than the restart limit within its window (a crash loop) stop the pool with WEBHOOK_WORKER_FAILED naming the last ends', async (t) => {
+  const { pool, logs } = await startPool(t, { ready: true, tuning: { restartLimit: { ends: 1, windowMs: 600_000 } } });
+  const [first] = pool.pids as [number];
+  process.kill(first, 'SIGKILL');
+  await eventually(() => pool.pids.length === 2 && !pool.pids.includes(first), 20_000, 'the first end to be replaced');
+  const again = pool.pids[0]!;
+  process.kill(again, 'SIGKILL');
   const ended = await pool.ended;
   assert.equal(ended.code, 'WEBHOOK_WORKER_FAILED');
-  assert.match(ended.message, new RegExp(`^Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving$`));
-  assert.ok(logs.lines().some((l) => l['msg'] === 'webhook worker ended; stopping the webhook' && l['workerPid'] === first));
+  assert.match(ended.message, new RegExp(`^2 webhook workers ended within 600 s \\(more than 1: a crash loop, not replaced any more\\): ` +
+    `Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving; Webhook worker \\d+ \\(pid ${again}\\) was killed by SIGKILL while serving$`));
+  assert.ok(logs.lines().some((l) => l['msg'] === 'webhook worker ended; too many ends, stopping the webhook' && l['workerPid'] === again));
   await pool.stop();
-  assert.equal(alive(second), false);
+  assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
 });
 
 test('aborted during start-up: WEBHOOK_START_ABORTED and no worker is left', async (t) => {
@@ -122,16 +177,19 @@ test('aborted during start-up: WEBHOOK_START_ABORTED and no worker is left', asy
   assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
 });
 
-test('a worker that stops answering (SIGSTOP): /metrics says which worker did not send its metrics, and the heartbeat kills it and ends the pool', async (t) => {
-  const { pool } = await startPool(t, { ready: true, tuning: { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 1_500, metricsTimeoutMs: 300 } });
+test('a worker that stops answering (SIGSTOP): /metrics says which worker did not send its metrics, and the heartbeat kills it; it is replaced', async (t) => {
+  const { pool, logs } = await startPool(t, { ready: true, tuning: { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 1_500, metricsTimeoutMs: 300 } });
   const [stuck] = pool.pids as [number];
   process.kill(stuck, 'SIGSTOP');
   t.after(() => { if (alive(stuck)) process.kill(stuck, 'SIGKILL'); });
   await assert.rejects(pool.metricsText(), (error: unknown) => error instanceof WebhookError && error.code === 'WEBHOOK_WORKER_FAILED' &&
     new RegExp(`^Webhook worker \\d+ \\(pid ${stuck}\\) did not send its metrics within 0\\.3 s; no metrics are answered rather than a partial sum\\.$`).test(error.message));
-  const ended = await pool.ended;
-  assert.match(ended.message, new RegExp(`^Webhook worker \\d+ \\(pid ${stuck}\\) did not answer for 1\\.5 s \\(its event loop is stuck or the process stopped\\) and was killed$`));
+  await eventually(() => logs.lines().some((l) => l['msg'] === 'webhook worker ended; replacing it (the new one serves once its caches are synced)' && l['workerPid'] === stuck), 20_000, 'the heartbeat to kill and replace it');
+  const line = logs.lines().find((l) => l['msg'] === 'webhook worker ended; replacing it (the new one serves once its caches are synced)')!;
+  assert.equal(line['why'], 'did not answer for 1.5 s (its event loop is stuck or the process stopped) and was killed');
   assert.equal(alive(stuck), false);
+  await eventually(() => pool.pids.length === 2, 20_000, 'the replacement to serve');
+  assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'serving' }), 2);
   await pool.stop();
 });
 

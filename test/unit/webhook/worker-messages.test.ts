@@ -17,15 +17,18 @@ test('worker and primary messages are told apart by their voe: type; prom-client
   }
 });
 
-test('the pool is ready only when every expected worker reported ready caches; names are merged, sorted, once each', () => {
+test('the pool is ready when at least one worker serves and every serving worker reported ready caches; names are merged, sorted, once each', () => {
   const ready = { ready: true, unsynced: [], notServed: ['volumes.longhorn.io'] };
-  assert.deepEqual(poolCacheState([], 2), { ready: false, unsynced: [], notServed: [] });
-  assert.deepEqual(poolCacheState([ready], 2), { ready: false, unsynced: [], notServed: ['volumes.longhorn.io'] }, 'a worker has not reported');
-  assert.deepEqual(poolCacheState([ready, ready], 2), { ready: true, unsynced: [], notServed: ['volumes.longhorn.io'] });
+  assert.deepEqual(poolCacheState([]), { ready: false, unsynced: [], notServed: [] }, 'no worker serves');
+  assert.deepEqual(poolCacheState([ready, undefined]), { ready: false, unsynced: [], notServed: ['volumes.longhorn.io'] }, 'a serving worker has not reported');
+  assert.deepEqual(poolCacheState([ready, ready]), { ready: true, unsynced: [], notServed: ['volumes.longhorn.io'] });
   assert.deepEqual(
-    poolCacheState([{ ready: false, unsynced: ['virtualmachines.kubevirt.io', 'persistentvolumeclaims'], notServed: [] }, { ready: false, unsynced: ['persistentvolumeclaims'], notServed: ['engines.longhorn.io'] }], 2),
+    poolCacheState([{ ready: false, unsynced: ['virtualmachines.kubevirt.io', 'persistentvolumeclaims'], notServed: [] }, { ready: false, unsynced: ['persistentvolumeclaims'], notServed: ['engines.longhorn.io'] }]),
     { ready: false, unsynced: ['persistentvolumeclaims', 'virtualmachines.kubevirt.io'], notServed: ['engines.longhorn.io'] },
   );
+  // A replacement that syncs its caches before it listens gets no connection: the others' readiness stands, and it is named.
+  assert.deepEqual(poolCacheState([ready], ['worker 3 (pid 12) starting, replacing worker 1 (pid 10)']),
+    { ready: true, unsynced: [], notServed: ['volumes.longhorn.io'], notServing: ['worker 3 (pid 12) starting, replacing worker 1 (pid 10)'] });
 });
 
 test('a worker reads what it serves from VOE_WEBHOOK_WORKER; anything else there is no settings at all', () => {
