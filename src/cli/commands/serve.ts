@@ -60,7 +60,7 @@ export function register(program: Command): void {
     .option('--tls-cert-file <file>', 'without --dev: serving certificate (PEM); reloaded when it changes')
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)
-    .option('--workers <n>', 'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches); a worker that ends is replaced, more than 3 ends within 60 s stop voe serve (see docs/webhook.md)', parseWorkers, 1)
+    .option('--workers <n>', 'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches); a worker that ends is replaced, except while stopping (then exit 2); more than 3 ends within 60 s stop voe serve, exit 2 (see docs/webhook.md)', parseWorkers, 1)
     .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
     .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
@@ -155,7 +155,9 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
   if (serving) {
     process.stderr.write(`voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM/SIGHUP removes it)` : ''}\n`);
   }
-  const ended = serving ? serving.ended.then((error): ServeStop => ({ kind: 'ended', error })) : new Promise<never>(() => undefined);
+  // Also what ends after the stop request, during --shutdown-delay: a worker that ends while draining.
+  let endedError: WebhookError | undefined;
+  const ended = serving ? serving.ended.then((error): ServeStop => { endedError = error; return { kind: 'ended', error }; }) : new Promise<never>(() => undefined);
   const reason: ServeStop = await Promise.race([stops.requested, ended]);
   if (reason.kind === 'ended') {
     // Workers end faster than the pool replaces them (a crash loop): stop all (the log said which and how).
@@ -166,11 +168,13 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
     logger.error(describeStop(reason), 'stopping after an uncaught error');
     process.stderr.write(`voe: ${reason.origin}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
+  // From here on every answer closes its connection, and (with --workers) a worker that ends is
+  // reported, not replaced: replacing one while stopping makes no sense.
+  await serving?.drain();
   if (serving && reason.kind === 'signal' && flags.shutdownDelay > 0 && !hurry.aborted) {
     // In cluster the pod leaves the Service's endpoints only after the signal: keep answering meanwhile,
     // each answer closing its connection, so the clients' next requests open new ones (to other pods)
     // rather than reuse one that the close would cut.
-    await serving.drain();
     logger.info({ ...describeStop(reason), seconds: flags.shutdownDelay }, 'stopping after --shutdown-delay; still answering meanwhile, each answer closing its connection (a second signal stops at once)');
     await sleep(realClock, flags.shutdownDelay * 1000, hurry); // resolves early when hurried
   }
@@ -183,6 +187,12 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
       logger.info(describeStop(reason), 'stopped during start-up; what it had changed was undone');
     }
   } finally {
+    if (endedError && reason.kind !== 'ended') {
+      // A worker ended while draining: not replaced (stopping anyway), the others kept answering;
+      // still, something failed, and the exit says so.
+      process.stderr.write(`voe: ${endedError.code}: ${endedError.message}\n`);
+      process.exitCode = 2;
+    }
     exitSoon();
   }
   if (reason.kind !== 'signal') process.exitCode = 2;

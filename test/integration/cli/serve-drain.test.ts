@@ -93,3 +93,29 @@ for (const workers of ['1', '2']) {
     assert.equal(await serve.exited, 0, serve.stderr());
   });
 }
+
+test('--workers 2: a worker killed during --shutdown-delay is not replaced, the other goes on answering, and voe serve exits 2 with WEBHOOK_WORKER_FAILED naming it', { timeout: 240_000 }, async (t) => {
+  const files = await writeServingFiles();
+  t.after(() => files.cleanup());
+  const ca = files.ca.certificatePem;
+  const serve = await startServe(t, files, ['--shutdown-delay', '300', '--workers', '2']);
+  const logs = (): Array<Record<string, unknown>> => serve.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  await eventually(() => logs().some((l) => l['msg'] === 'webhook workers listening'), 30_000, 'the workers to listen');
+  const [first, second] = logs().find((l) => l['msg'] === 'webhook workers listening')!['pids'] as [number, number];
+  t.after(() => { for (const pid of [first, second]) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } } });
+  await eventually(async () => (await httpsRequest(serve.port, ca, { path: '/readyz', method: 'GET', agent: new Agent({ keepAlive: false }) })).status === 200, 60_000, '/readyz 200');
+
+  serve.child.kill('SIGTERM');
+  await eventually(() => /stopping after --shutdown-delay; still answering meanwhile/.test(serve.stdout()), 30_000, 'the delay to start');
+  process.kill(first, 'SIGKILL');
+  await eventually(() => logs().some((l) => l['msg'] === 'webhook worker ended while draining; not replaced, the others go on answering' && l['workerPid'] === first), 30_000, 'the end to be logged');
+  for (let i = 0; i < 4; i++) {
+    const answer = await review(serve.port, ca, new Agent({ keepAlive: true }), `after-${i}`);
+    assert.deepEqual([answer.status, answer.connection], [200, 'close'], 'the other worker answers, draining');
+  }
+  assert.equal(logs().filter((l) => /^webhook worker ended; replacing it|^webhook worker replaced/.test(String(l['msg']))).length, 0, 'no replacement while stopping');
+  assert.equal(serve.child.exitCode, null, 'still in the delay: the other drains on');
+  serve.child.kill('SIGTERM');
+  assert.equal(await serve.exited, 2, serve.stderr());
+  assert.match(serve.stderr(), new RegExp(`^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while draining$`, 'm'));
+});
