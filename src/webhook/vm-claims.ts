@@ -97,29 +97,29 @@ export function parseVolumeClaimTemplates(text: string | undefined): { templates
  * the VM validator refuses a malformed new value (parseVolumeClaimTemplates).
  */
 export function volumeClaimTemplatesOf(vm: VirtualMachine): PersistentVolumeClaim[] {
-  const text = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
-  if (!text) return [];
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (!Array.isArray(parsed)) return [];
-    return parsed.filter((entry): entry is PersistentVolumeClaim => entry !== null && typeof entry === 'object');
-  } catch {
-    return [];
-  }
+  return templateEntriesOf(vm)?.entries.map(([, entry]) => entry) ?? [];
 }
 
 /** volumeClaimTemplatesOf, each entry with the raw text of its storage request (ClaimTemplate). */
 export function claimTemplatesOf(vm: VirtualMachine): ClaimTemplate[] {
+  const found = templateEntriesOf(vm);
+  if (!found) return [];
+  return withStorageTokens(found.text, found.entries.map(([, entry]) => entry), found.entries.map(([index]) => index));
+}
+
+/** The annotation's text and its object entries with their indexes in the list; null when it lists nothing or is malformed. */
+function templateEntriesOf(vm: VirtualMachine): { text: string; entries: Array<[number, PersistentVolumeClaim]> } | null {
   const text = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
-  if (!text) return [];
+  if (!text) return null;
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (!Array.isArray(parsed)) return [];
-    const indexes = [...parsed.keys()].filter((index) => parsed[index] !== null && typeof parsed[index] === 'object');
-    return withStorageTokens(text, indexes.map((index) => parsed[index] as PersistentVolumeClaim), indexes);
+    parsed = JSON.parse(text);
   } catch {
-    return [];
+    return null;
   }
+  if (!Array.isArray(parsed)) return null;
+  const entries = [...parsed.entries()].filter((pair): pair is [number, PersistentVolumeClaim] => pair[1] !== null && typeof pair[1] === 'object');
+  return { text, entries };
 }
 
 /** The PVC name a VM volume uses: persistentVolumeClaim.claimName or dataVolume.name (a DataVolume's PVC has its name). */
