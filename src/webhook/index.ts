@@ -15,6 +15,7 @@ export { DEV_OWNER_ANNOTATION, devOwnerAnnotations, readDevOwner, ownerCaBundle,
 export { decideDevRegistration } from './decide-dev-registration.js';
 export { DEFAULT_RESTART_LIMIT, startWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 export { aggregatePoolMetrics, POOL_METRIC_AGGREGATORS } from './aggregate-pool-metrics.js';
+export { retireWorkerMetrics } from './retire-worker-metrics.js';
 export { serveAsWorker, type ServeAsWorkerOptions } from './serve-as-worker.js';
 export {
   WORKER_ENV, WORKER_REPLACEMENT_ENV, workerSettingsFromEnv, poolCacheState, isWorkerMessage, isPrimaryMessage,

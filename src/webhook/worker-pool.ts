@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { aggregatePoolMetrics } from './aggregate-pool-metrics.js';
+import { retireWorkerMetrics } from './retire-worker-metrics.js';
 import { isVoeError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { WebhookError } from './webhook-error.js';
@@ -54,8 +55,10 @@ export interface WorkerPool {
   /**
    * Prometheus text of all workers' metrics and the first process's own default (process_*,
    * nodejs_*) metrics, aggregated by aggregatePoolMetrics (counters, histograms and most gauges
-   * summed; limits and event loop lag the largest). Rejects, naming it, when a worker does not send
-   * its metrics in time: a partial sum would look like counters going back.
+   * summed; limits and event loop lag the largest), plus the counters and histograms the workers
+   * that ended last sent (retireWorkerMetrics), so none goes back when a worker is replaced.
+   * Rejects, naming it, when a worker does not send its metrics in time: a partial sum would look
+   * like counters going back.
    */
   metricsText(): Promise<string>;
   /**
@@ -85,6 +88,8 @@ interface Member {
   address?: AddressInfo;
   caches?: CacheState;
   failure?: { code?: string; message: string };
+  /** The metrics it last sent (each metricsText() asks every serving worker), and for which request. */
+  lastMetrics?: { id: number; metrics: WorkerMetrics };
   /** Last time it answered a ping (or started listening). */
   lastPong: number;
   gone: boolean;
@@ -127,6 +132,11 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   // This process routes every connection and holds part of the memory: its process metrics count too.
   const own = new Registry();
   collectDefaultMetrics({ register: own });
+  /**
+   * The counters and histograms of the workers that ended, as each last sent them
+   * (retireWorkerMetrics): part of every later aggregate, so none goes back when a worker is replaced.
+   */
+  let retired: WorkerMetrics = [];
 
   const send = (worker: Worker, message: PrimaryMessage): void => {
     if (worker.isConnected()) worker.send(message);
@@ -159,20 +169,25 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       waiting.set(id, (message) => {
         clearTimeout(timer);
         member.worker.off('exit', onExit);
-        if (message.type === 'voe:own-metrics' && message.metrics) resolve(message.metrics);
+        if (message.type === 'voe:own-metrics' && message.metrics) {
+          // Kept for when it ends (onExit retires it); an older answer arriving late does not replace a newer one.
+          if (!member.gone && (member.lastMetrics?.id ?? -1) < id) member.lastMetrics = { id, metrics: message.metrics };
+          resolve(message.metrics);
+        }
         else reject(new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} could not read its metrics: ${message.type === 'voe:own-metrics' ? message.error : 'no answer'}`));
       });
       send(member.worker, { type: 'voe:collect-metrics', id });
     })));
     const [primary, answers] = await Promise.all([own.getMetricsAsJSON(), workers]);
-    const all = answers.filter((metrics): metrics is WorkerMetrics => metrics !== undefined);
+    // A worker that ended since it answered counts through `retired` (its last answer), not twice.
+    const all = answers.filter((metrics, i): metrics is WorkerMetrics => metrics !== undefined && !counted[i]!.gone);
     const starting = live().filter((m) => !m.address).length;
     const states = [{
       name: 'voe_webhook_workers', type: 'gauge', aggregator: 'first',
       help: 'Webhook worker processes of voe serve --workers, by state: serving (listening; counted in these metrics) or starting (a replacement syncing its caches).',
       values: [{ labels: { state: 'serving' }, value: all.length }, { labels: { state: 'starting' }, value: starting }],
     }] as unknown as WorkerMetrics;
-    return await aggregatePoolMetrics([primary, states, ...all]);
+    return await aggregatePoolMetrics([primary, states, retired, ...all]);
   };
 
   const onMessage = (member: Member, message: WorkerMessage): void => {
@@ -222,6 +237,9 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   let gaveUp = false;
   const onExit = (member: Member, code: number | null, signal: string | null): void => {
     member.gone = true;
+    // What it counted until its last answer stays counted; what it counted after is lost with it.
+    if (member.lastMetrics) retired = retireWorkerMetrics(retired, member.lastMetrics.metrics);
+    delete member.lastMetrics;
     broadcastCaches();
     if (stopping || gaveUp) return;
     const state = startUp ? ' during start-up' : draining ? ' while draining' : member.address ? ' while serving' : ' while starting';

@@ -235,3 +235,64 @@ test('/metrics includes the first process (it routes every connection) and does 
   assert.equal(sumSamples(metrics, 'process_start_time_seconds'), sumSamples(own, 'process_start_time_seconds'), 'the first process\'s start, the earliest');
   assert.ok(sumSamples(metrics, 'process_resident_memory_bytes') > sumSamples(own, 'process_resident_memory_bytes'), 'the first process\'s memory and the workers\'');
 });
+
+/** Every sample of the counters and histograms (by `# TYPE`) in Prometheus text: series (name and labels) -> value. */
+function countingSeries(text: string): Map<string, number> {
+  const counting = new Set([...text.matchAll(/^# TYPE (\S+) (counter|histogram)$/gm)].map((m) => m[1]!));
+  const series = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line === '') continue;
+    const name = /^[A-Za-z_:][A-Za-z0-9_:]*/.exec(line)![0];
+    if (!counting.has(name) && !counting.has(name.replace(/_(bucket|sum|count)$/, ''))) continue;
+    const at = line.lastIndexOf(' ');
+    series.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return series;
+}
+
+function assertNoneWentBack(before: Map<string, number>, after: Map<string, number>, when: string): void {
+  const back = [...before].filter(([key, value]) => !((after.get(key) ?? -Infinity) >= value)).map(([key, value]) => `${key}: ${value} -> ${after.get(key)}`);
+  assert.deepEqual(back, [], `no counter or histogram series goes back ${when}`);
+}
+
+const residentBytes = async (pid: number): Promise<number> => Number(/^VmRSS:\s+(\d+) kB$/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+test('a worker killed and replaced: no counter or histogram of the pool goes back (the ended worker\'s last counts stay), its memory is no longer counted', async (t) => {
+  const { pool, files, logs } = await startPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' } });
+  const ca = files.ca.certificatePem;
+  const port = pool.address.port;
+  for (let i = 0; i < 6; i++) {
+    const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview(`before-${i}`)), agent: new Agent({ keepAlive: false }) });
+    assert.equal(review.status, 200);
+  }
+  const [victim] = pool.pids as [number];
+  const victimMemory = await residentBytes(victim);
+  const firstText = await pool.metricsText();
+  const first = countingSeries(firstText);
+  assert.equal(sumSamples(firstText, 'voe_webhook_requests_total', { webhook: 'pvc-resize' }), 6);
+  assert.ok(first.size > 0);
+
+  process.kill(victim, 'SIGKILL');
+  await eventually(() => logs.lines().some((l) => l['msg'] === 'webhook worker ended; replacing it (the new one serves once its caches are synced)' && l['workerPid'] === victim), 20_000, 'the end to be logged');
+  const replacementPid = logs.lines().find((l) => l['workerPid'] === victim && typeof l['replacementPid'] === 'number')!['replacementPid'] as number;
+  t.after(() => { if (alive(replacementPid)) process.kill(replacementPid, 'SIGKILL'); });
+
+  // The replacement syncs its caches (gated): the pool counts the one serving worker, the first process and what the killed one counted.
+  const secondText = await pool.metricsText();
+  assert.equal(sumSamples(secondText, 'voe_webhook_workers', { state: 'serving' }), 1);
+  assertNoneWentBack(first, countingSeries(secondText), 'when a worker ends');
+  assert.equal(sumSamples(secondText, 'voe_webhook_requests_total', { webhook: 'pvc-resize' }), 6, 'both workers\' answers, the killed one\'s too');
+  assert.equal(sumSamples(secondText, 'voe_webhook_request_duration_seconds_count', { webhook: 'pvc-resize' }), 6);
+  assert.ok(sumSamples(secondText, 'process_resident_memory_bytes') < sumSamples(firstText, 'process_resident_memory_bytes') - victimMemory / 2,
+    'a gauge: the killed worker\'s memory is gone');
+
+  await writeFile(join(files.dir, 'replacement-ready'), '');
+  await eventually(() => pool.pids.includes(replacementPid), 20_000, 'the replacement to serve');
+  const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('after')), agent: new Agent({ keepAlive: false }) });
+  assert.equal(review.status, 200);
+  const thirdText = await pool.metricsText();
+  assert.equal(sumSamples(thirdText, 'voe_webhook_workers', { state: 'serving' }), 2);
+  assertNoneWentBack(countingSeries(secondText), countingSeries(thirdText), 'when the replacement serves (from 0)');
+  assert.equal(sumSamples(thirdText, 'voe_webhook_requests_total', { webhook: 'pvc-resize' }), 7);
+  await pool.stop();
+});
