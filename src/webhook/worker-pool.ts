@@ -23,6 +23,12 @@ export interface WorkerPoolOptions {
   signal?: AbortSignal;
   /** How long start-up waits for every worker to listen (default 60 s). */
   listenTimeoutMs?: number;
+  /**
+   * How long a replacement (of a worker that ended) may take to start serving, i.e. to sync its
+   * caches and listen, before it is killed and counted as an end (default 120 s, the time
+   * `voe serve --dev` gives the first caches to sync).
+   */
+  replacementTimeoutMs?: number;
   /** How long stop() waits for a worker to close its connections and exit before killing it (default 10 s). */
   stopTimeoutMs?: number;
   /** How long metricsText() waits for every worker's metrics (default 3 s). */
@@ -90,6 +96,8 @@ interface Member {
   failure?: { code?: string; message: string };
   /** The metrics it last sent (each metricsText() asks every serving worker), and for which request. */
   lastMetrics?: { id: number; metrics: WorkerMetrics };
+  /** Kills a replacement that does not start serving in time (WorkerPoolOptions.replacementTimeoutMs). */
+  startTimer?: NodeJS.Timeout;
   /** Last time it answered a ping (or started listening). */
   lastPong: number;
   gone: boolean;
@@ -114,8 +122,9 @@ const notServingText = (member: Member): string => `worker ${member.worker.id} (
  * (each worker's /metrics shows them). It also pings each serving worker: one that stops
  * answering (a busy loop, SIGSTOP) is killed. A worker that ends during start-up fails the
  * start-up; once serving, an ended worker is replaced by a new one, which listens only once its
- * caches are synced (WORKER_REPLACEMENT_ENV), so no connection reaches it before; more ends than
- * restartLimit allows stop the pool (`ended`).
+ * caches are synced (WORKER_REPLACEMENT_ENV), so no connection reaches it before (one that does
+ * not within replacementTimeoutMs is killed, an end too); more ends than restartLimit allows stop
+ * the pool (`ended`).
  */
 export async function startWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
   const log = options.logger;
@@ -193,6 +202,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   const onMessage = (member: Member, message: WorkerMessage): void => {
     switch (message.type) {
       case 'voe:listening':
+        clearTimeout(member.startTimer);
         member.address = message.address;
         member.lastPong = Date.now();
         broadcastCaches();
@@ -229,7 +239,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     }
   };
 
-  /** Why a member that exited or hung ended; `hung` when the heartbeat killed it. */
+  /** Why a member was killed: the heartbeat found it hung, or (a replacement) it did not start serving in time. */
   let hungWhy: Map<Member, string> | undefined;
   const limit = options.restartLimit ?? DEFAULT_RESTART_LIMIT;
   /** The ends since the pool serves, within limit.windowMs: when, and what (for the message when the pool gives up). */
@@ -237,6 +247,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   let gaveUp = false;
   const onExit = (member: Member, code: number | null, signal: string | null): void => {
     member.gone = true;
+    clearTimeout(member.startTimer);
     // What it counted until its last answer stays counted; what it counted after is lost with it.
     if (member.lastMetrics) retired = retireWorkerMetrics(retired, member.lastMetrics.metrics);
     delete member.lastMetrics;
@@ -337,6 +348,24 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     const worker = cluster.fork({ ...options.env, ...(replaces ? { [WORKER_REPLACEMENT_ENV]: '1' } : {}) });
     const member: Member = { worker, lastPong: Date.now(), gone: false, ...(replaces ? { replaces } : {}) };
     members.set(worker.id, member);
+    // Before it listens nothing pings it: a replacement whose caches never sync (RBAC, an API server
+    // out of reach) or that hangs would stay "starting" for ever. Killed, it counts as an end.
+    if (replaces) {
+      const timeoutMs = options.replacementTimeoutMs ?? 120_000;
+      member.startTimer = setTimeout(() => {
+        // Stopping (drain, stop()) ends it anyway.
+        if (member.address || member.gone || stopping || draining) return;
+        const waitingFor = !member.caches ? 'it reported no cache state: its caches did not start'
+          : member.caches.ready ? 'its caches were synced, it was not listening yet'
+            : `waiting for its caches to sync: ${member.caches.unsynced.join(', ') || 'nothing named'} not synced`;
+        hungWhy ??= new Map();
+        hungWhy.set(member, `did not start serving within ${timeoutMs / 1000} s (${waitingFor}) and was killed`);
+        log.error({ worker: worker.id, workerPid: worker.process.pid, waitingFor },
+          `webhook replacement worker did not start serving within ${timeoutMs / 1000} s; killing it`);
+        worker.process.kill('SIGKILL');
+      }, timeoutMs);
+      member.startTimer.unref();
+    }
     worker.on('message', (message: unknown) => { if (isWorkerMessage(message)) onMessage(member, message); });
     worker.on('exit', (code: number | null, signal: string | null) => onExit(member, code, signal));
     // An IPC send to a worker that just died; its exit says what happened.

@@ -16,7 +16,7 @@ const WORKER = fileURLToPath(new URL('../../support/fixtures/pool-worker.js', im
 
 const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
-type PoolTuning = Pick<WorkerPoolOptions, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'stopTimeoutMs' | 'metricsTimeoutMs' | 'restartLimit'>;
+type PoolTuning = Pick<WorkerPoolOptions, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'stopTimeoutMs' | 'metricsTimeoutMs' | 'restartLimit' | 'replacementTimeoutMs'>;
 
 async function startPool(t: { after: (fn: () => Promise<void>) => void }, options: { ready?: boolean; env?: Record<string, string>; signal?: AbortSignal; tuning?: PoolTuning } = {}): Promise<{ pool: WorkerPool; files: ServingFiles; readyFile: string; logs: ReturnType<typeof captureLogger> }> {
   const files = await writeServingFiles();
@@ -294,5 +294,48 @@ test('a worker killed and replaced: no counter or histogram of the pool goes bac
   assert.equal(sumSamples(thirdText, 'voe_webhook_workers', { state: 'serving' }), 2);
   assertNoneWentBack(countingSeries(secondText), countingSeries(thirdText), 'when the replacement serves (from 0)');
   assert.equal(sumSamples(thirdText, 'voe_webhook_requests_total', { webhook: 'pvc-resize' }), 7);
+  await pool.stop();
+});
+
+test('a replacement whose caches never sync is killed once the replacement timeout passes, saying what it waited for; it counts as an end (the crash-loop limit applies)', async (t) => {
+  // Its caches never sync (replacement-ready is never written). Long enough for a worker to start
+  // and report its caches on a loaded machine, so the reason can name them.
+  const { pool, logs } = await startPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, tuning: { replacementTimeoutMs: 4_000, restartLimit: { ends: 1, windowMs: 600_000 } } });
+  const [first, second] = pool.pids as [number, number];
+  process.kill(first, 'SIGKILL');
+  await eventually(() => logs.lines().some((l) => l['workerPid'] === first && typeof l['replacementPid'] === 'number'), 20_000, 'the end to be replaced');
+  const replacementPid = logs.lines().find((l) => l['workerPid'] === first && typeof l['replacementPid'] === 'number')!['replacementPid'] as number;
+  t.after(() => { if (alive(replacementPid)) process.kill(replacementPid, 'SIGKILL'); });
+  assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'starting' }), 1);
+
+  const ended = await pool.ended;
+  assert.equal(ended.code, 'WEBHOOK_WORKER_FAILED');
+  assert.match(ended.message, new RegExp(`^2 webhook workers ended within 600 s \\(more than 1: a crash loop, not replaced any more\\): ` +
+    `Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving; ` +
+    `Webhook worker \\d+ \\(pid ${replacementPid}\\) did not start serving within 4 s \\(waiting for its caches to sync: replacement\\.example not synced\\) and was killed$`));
+  const killing = logs.lines().find((l) => l['msg'] === 'webhook replacement worker did not start serving within 4 s; killing it');
+  assert.equal(killing?.['workerPid'], replacementPid);
+  assert.equal(killing?.['waitingFor'], 'waiting for its caches to sync: replacement.example not synced');
+  assert.equal(alive(replacementPid), false);
+  assert.deepEqual(pool.pids, [second], 'the other worker went on serving');
+  await pool.stop();
+});
+
+test('a replacement that does not start serving in time is killed and replaced again, like any end', async (t) => {
+  const { pool, files, logs } = await startPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, tuning: { replacementTimeoutMs: 4_000 } });
+  const [first] = pool.pids as [number];
+  process.kill(first, 'SIGKILL');
+  const replacedBy = (pid: number): number | undefined => logs.lines().find((l) => l['workerPid'] === pid && typeof l['replacementPid'] === 'number')?.['replacementPid'] as number | undefined;
+  await eventually(() => replacedBy(first) !== undefined, 20_000, 'the end to be replaced');
+  const late = replacedBy(first)!;
+  t.after(() => { if (alive(late)) process.kill(late, 'SIGKILL'); });
+  await eventually(() => replacedBy(late) !== undefined, 20_000, 'the late replacement to be killed and replaced');
+  const again = replacedBy(late)!;
+  t.after(() => { if (alive(again)) process.kill(again, 'SIGKILL'); });
+  assert.match(String(logs.lines().find((l) => l['workerPid'] === late && l['replacementPid'] === again)?.['why']), /^did not start serving within 4 s \(/);
+  // Its caches sync now: it serves.
+  await writeFile(join(files.dir, 'replacement-ready'), '');
+  await eventually(() => pool.pids.includes(again), 20_000, 'the second replacement to serve');
+  assert.equal(pool.pids.length, 2);
   await pool.stop();
 });
