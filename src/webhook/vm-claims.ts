@@ -48,13 +48,13 @@ function lastProperty(node: Node | undefined, key: string): Node | undefined {
 }
 
 /**
- * Pairs the entries of a parsed annotation (a JSON list, validated by JSON.parse) with the raw
+ * Pairs the entries of a parsed annotation (a JSON list, validated by JSON.parse), each with its index in the list, with the raw
  * text of their storage requests.
  */
-function withStorageTokens(text: string, entries: readonly PersistentVolumeClaim[], indexes: readonly number[]): ClaimTemplate[] {
+function withStorageTokens(text: string, entries: ReadonlyArray<[number, PersistentVolumeClaim]>): ClaimTemplate[] {
   const root = parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
-  return entries.map((pvc, i) => {
-    let node = root?.type === 'array' ? root.children?.[indexes[i] ?? -1] : undefined;
+  return entries.map(([index, pvc]) => {
+    let node = root?.type === 'array' ? root.children?.[index] : undefined;
     for (const key of ['spec', 'resources', 'requests', 'storage']) node = lastProperty(node, key);
     return { pvc, storage: node ? text.slice(node.offset, node.offset + node.length) : undefined };
   });
@@ -76,8 +76,7 @@ export function parseVolumeClaimTemplates(text: string | undefined): { templates
   }
   if (parsed === null) return { templates: [] };
   if (!Array.isArray(parsed)) return { why: 'it is not a JSON list' };
-  const templates: PersistentVolumeClaim[] = [];
-  const indexes: number[] = [];
+  const templates: Array<[number, PersistentVolumeClaim]> = [];
   for (const [index, entry] of parsed.entries()) {
     if (entry === null) continue;
     if (!isJsonObject(entry)) return { why: `entry ${index} is not a PVC object` };
@@ -85,10 +84,9 @@ export function parseVolumeClaimTemplates(text: string | undefined): { templates
     if (shape) return { why: `entry ${index} ${shape}` };
     const name: unknown = (entry as PersistentVolumeClaim).metadata?.name;
     if (typeof name !== 'string' || name === '') return { why: `entry ${index} has no metadata.name (PVC name is required)` };
-    templates.push(entry as PersistentVolumeClaim);
-    indexes.push(index);
+    templates.push([index, entry as PersistentVolumeClaim]);
   }
-  return { templates: withStorageTokens(text, templates, indexes) };
+  return { templates: withStorageTokens(text, templates) };
 }
 
 /**
@@ -104,7 +102,7 @@ export function volumeClaimTemplatesOf(vm: VirtualMachine): PersistentVolumeClai
 export function claimTemplatesOf(vm: VirtualMachine): ClaimTemplate[] {
   const found = templateEntriesOf(vm);
   if (!found) return [];
-  return withStorageTokens(found.text, found.entries.map(([, entry]) => entry), found.entries.map(([index]) => index));
+  return withStorageTokens(found.text, found.entries);
 }
 
 /** The annotation's text and its object entries with their indexes in the list; null when it lists nothing or is malformed. */
