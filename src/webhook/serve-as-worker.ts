@@ -5,6 +5,7 @@ import type { Logger } from '../log/index.js';
 import { createWebhookServer, type WebhookServer } from './create-webhook-server.js';
 import type { StartedCaches } from './serve-webhook.js';
 import type { Validator } from './validator.js';
+import { waitFor } from './wait-for.js';
 import { WebhookError } from './webhook-error.js';
 import { isPrimaryMessage, type CacheState, type WorkerMessage } from './worker-messages.js';
 
@@ -134,10 +135,9 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     cleanups.push(async () => clearInterval(timer));
     if (options.listenWhenSynced) {
       log.info('replacing a webhook worker that ended: listening once the caches are synced');
-      let stop = false;
-      void stopped.then(() => { stop = true; });
-      while (!started.ready() && !stop) await new Promise((resolve) => setTimeout(resolve, options.reportIntervalMs ?? 250));
-      if (stop) return;
+      const stopping = new AbortController();
+      void stopped.then(() => stopping.abort());
+      if (!await waitFor(() => started.ready(), Infinity, stopping.signal, options.reportIntervalMs ?? 250)) return;
       report();
     }
     const address = await server.listen(options.port, options.host);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { isIPv6, type AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { apiErrorOf, realClock, sleep } from '../kube/index.js';
+import { apiErrorOf } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { createCertificateAuthority, issueServingCertificate, writePrivateFile } from '../tls/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
@@ -17,6 +17,7 @@ import type { Validator } from './validator.js';
 import { isVoeError } from '../errors/index.js';
 import { acquireLockFile } from '../lock/index.js';
 import { removeDirAtExit } from '../exit/index.js';
+import { waitFor } from './wait-for.js';
 import { WebhookError } from './webhook-error.js';
 import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
 import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
@@ -104,16 +105,6 @@ export const DEV_CONFIGURATION_NAME = 'voe-dev';
 function urlHost(address: string): string {
   const host = address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
   return isIPv6(host) ? `[${host}]` : host;
-}
-
-/** Polls `condition` every 100 ms; false after `timeoutMs` or as soon as `signal` aborts (no timer left behind). */
-async function waitFor(condition: () => boolean, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (signal?.aborted || Date.now() > deadline) return false;
-    await sleep(realClock, 100, signal);
-  }
-  return true;
 }
 
 /** The lock a voe serve --dev instance holds on its --cert-dir while it runs. */
