@@ -1,7 +1,7 @@
 import { makeDirectories } from '../files/index.js';
 import { spawn } from 'node:child_process';
 import { access, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile } from '../lock/index.js';
 import { goModuleDir } from './go-module-dir.js';
@@ -39,8 +39,12 @@ function versionLdflags(): string {
   ]).join(' ');
 }
 
+/**
+ * Where the binaries of this version are cached: absolute (a relative cache directory is read from
+ * the current directory), since `go` runs in the Go module's directory and writes its `-o` there.
+ */
 export function binariesDir(cacheDir: string): string {
-  return join(cacheDir, 'bin', `kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}`);
+  return join(resolve(cacheDir), 'bin', `kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}`);
 }
 
 async function isExecutable(path: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { defaultCacheDir } from '../../../src/cli/cache-dir.js';
 
 test('the build cache is $VOE_CACHE_DIR, else ~/.cache/voe; an empty VOE_CACHE_DIR or HOME counts as unset (never a directory relative to the current one)', () => {
@@ -7,4 +8,8 @@ test('the build cache is $VOE_CACHE_DIR, else ~/.cache/voe; an empty VOE_CACHE_D
   assert.equal(defaultCacheDir({ HOME: '/home/a' }), '/home/a/.cache/voe');
   assert.equal(defaultCacheDir({ VOE_CACHE_DIR: '', HOME: '/home/a' }), '/home/a/.cache/voe');
   assert.ok(defaultCacheDir({ VOE_CACHE_DIR: '', HOME: '' }).startsWith('/'));
+});
+
+test('a relative VOE_CACHE_DIR is made absolute from the current directory', () => {
+  assert.equal(defaultCacheDir({ VOE_CACHE_DIR: 'voe-cache', HOME: '/home/a' }), join(process.cwd(), 'voe-cache'));
 });

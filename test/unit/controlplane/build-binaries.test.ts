@@ -72,3 +72,16 @@ test('go missing from PATH is CONTROLPLANE_GO_MISSING with what to do instead', 
   await assert.rejects(buildBinaries({ cacheDir: join(dir, 'cache'), env: { PATH: dir, HOME: dir } }),
     (e: { code?: string; message?: string }) => e.code === 'CONTROLPLANE_GO_MISSING' && /TEST_ASSET_KUBE_APISERVER/.test(e.message ?? ''));
 });
+
+test('a relative cache directory is read from the current directory: the build lands there (not beside the Go module) and is used', async (t) => {
+  const { dir, env } = await sandbox(t);
+  const before = process.cwd();
+  process.chdir(dir);
+  t.after(() => process.chdir(before));
+  const built = await buildBinaries({ cacheDir: 'cache', env, debianEtcd: join(dir, 'no-debian-etcd') }).catch((error: unknown) => error);
+  // The fake etcd build fails and there is no Debian etcd: the error must be about etcd's build, not a rename.
+  assert.ok(built instanceof Error && /missing go\.sum entry/.test(built.message) && !/rename|ENOENT/.test(built.message), String(built));
+  const kubeApiServer = join(dir, 'cache', 'bin');
+  assert.ok((await readFile(join(binariesDir(join(dir, 'cache')), 'kube-apiserver'), 'utf8')).includes('kube-apiserver'), `kube-apiserver built under ${kubeApiServer}`);
+  assert.equal(binariesDir('cache'), binariesDir(join(dir, 'cache')), 'binariesDir names an absolute directory');
+});
