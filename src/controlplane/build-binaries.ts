@@ -4,6 +4,7 @@ import { access, rename, rm, stat, writeFile, constants } from 'node:fs/promises
 import { join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile } from '../lock/index.js';
+import { goBuildEnv } from './go-build-env.js';
 import { goModuleDir } from './go-module-dir.js';
 import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
 
@@ -53,7 +54,7 @@ async function isExecutable(path: string): Promise<boolean> {
 
 function runGo(args: string[], options: BuildOptions, label: string): Promise<void> {
   const started = Date.now();
-  const env = { ...(options.env ?? {}), CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' };
+  const env = goBuildEnv(options.env ?? {});
   return new Promise((resolve, reject) => {
     const child = spawn('go', args, { cwd: goModuleDir(), env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';

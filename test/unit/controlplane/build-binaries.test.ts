@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildBinaries, binariesDir } from '../../../src/controlplane/index.js';
 import { ETCD_FALLBACK_KEPT_MS } from '../../../src/controlplane/build-binaries.js';
@@ -23,6 +23,7 @@ esac
 printf '#!/bin/sh\\necho built %s\\n' "$last" > "$out"
 chmod +x "$out"
 echo "$last" >> "$(dirname "$0")/go-calls"
+echo "HOME=\${HOME-unset} GOWORK=\${GOWORK-unset} GOOS=\${GOOS-unset} GOARCH=\${GOARCH-unset}" >> "$(dirname "$0")/go-env"
 `;
 
 async function sandbox(t: { after: (fn: () => Promise<void>) => void }) {
@@ -84,4 +85,15 @@ test('a relative cache directory is read from the current directory: the build l
   const kubeApiServer = join(dir, 'cache', 'bin');
   assert.ok((await readFile(join(binariesDir(join(dir, 'cache')), 'kube-apiserver'), 'utf8')).includes('kube-apiserver'), `kube-apiserver built under ${kubeApiServer}`);
   assert.equal(binariesDir('cache'), binariesDir(join(dir, 'cache')), 'binariesDir names an absolute directory');
+});
+
+test('go builds for this machine whatever the environment says: no go.work (GOWORK=off), no GOOS/GOARCH of a cross-compiling shell, and a HOME for its caches when none is set', async (t) => {
+  const { dir, debianEtcd } = await sandbox(t);
+  await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
+  // No HOME: go finds neither its build cache nor its module cache without one ("module cache not found").
+  const env = { PATH: `${dir}:/usr/bin:/bin`, GOWORK: join(dir, 'go.work'), GOOS: 'windows', GOARCH: 'arm64' };
+  await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd });
+  const seen = (await readFile(join(dir, 'go-env'), 'utf8')).trim().split('\n');
+  assert.ok(seen.length >= 1);
+  for (const line of seen) assert.equal(line, `HOME=${homedir()} GOWORK=off GOOS=unset GOARCH=unset`);
 });
