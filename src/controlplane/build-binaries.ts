@@ -4,6 +4,7 @@ import { access, rename, rm, stat, writeFile, constants } from 'node:fs/promises
 import { join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile } from '../lock/index.js';
+import { checkGoVersion } from './check-go-version.js';
 import { goBuildEnv } from './go-build-env.js';
 import { goModuleDir } from './go-module-dir.js';
 import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
@@ -135,6 +136,7 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
   try {
     const again = await cached();
     if (again) return again;
+    await checkGoVersion(goBuildEnv(options.env ?? {}), `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION}`);
     options.onProgress?.(`voe: building kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} from Go modules into ${dir} (first time only; about 5 minutes on 2 cores)`);
     if (!(await isExecutable(kubeApiServer))) {
       await buildOne('k8s.io/kubernetes/cmd/kube-apiserver', kubeApiServer, options, `kube-apiserver ${KUBERNETES_VERSION}`, versionLdflags());

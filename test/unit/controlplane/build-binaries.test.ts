@@ -12,6 +12,7 @@ import { ETCD_FALLBACK_KEPT_MS } from '../../../src/controlplane/build-binaries.
  * (processes, files, the lock, the cache layout).
  */
 const FAKE_GO = `#!/bin/sh
+if [ "$1" = env ]; then echo "\${FAKE_GOVERSION:-go1.26.0}"; exit 0; fi
 out=""; prev=""; last=""
 for a in "$@"; do
   if [ "$prev" = "-o" ]; then out="$a"; fi
@@ -96,4 +97,11 @@ test('go builds for this machine whatever the environment says: no go.work (GOWO
   const seen = (await readFile(join(dir, 'go-env'), 'utf8')).trim().split('\n');
   assert.ok(seen.length >= 1);
   for (const line of seen) assert.equal(line, `HOME=${homedir()} GOWORK=off GOOS=unset GOARCH=unset`);
+});
+
+test('a Go older than go.mod\'s go line is CONTROLPLANE_GO_TOO_OLD naming both versions, before any build (Go 1.19 only lists go.mod\'s "errors")', async (t) => {
+  const { dir, debianEtcd, env } = await sandbox(t);
+  await assert.rejects(buildBinaries({ cacheDir: join(dir, 'cache'), env: { ...env, FAKE_GOVERSION: 'go1.19.8' }, debianEtcd }),
+    (e: { code?: string; message?: string }) => e.code === 'CONTROLPLANE_GO_TOO_OLD' && /go1\.19\.8/.test(e.message ?? '') && /Go >= 1\.24/.test(e.message ?? '') && /TEST_ASSET_KUBE_APISERVER/.test(e.message ?? ''));
+  await assert.rejects(readFile(join(dir, 'go-calls'), 'utf8'), { code: 'ENOENT' }, 'nothing was built');
 });
