@@ -6,6 +6,7 @@ import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile } from '../lock/index.js';
 import { checkGoVersion } from './check-go-version.js';
 import { goBuildEnv } from './go-build-env.js';
+import { describeGoExit, etcdFallbackAllowed, type GoExit } from './go-exit.js';
 import { goModuleDir } from './go-module-dir.js';
 import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
 
@@ -68,13 +69,14 @@ function runGo(args: string[], options: BuildOptions, label: string): Promise<vo
       const code = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'CONTROLPLANE_GO_MISSING' : 'CONTROLPLANE_BUILD_FAILED';
       reject(new ControlPlaneError(code, `cannot run go to build ${label}: ${error.message}. Install Go >= 1.24 or point TEST_ASSET_KUBE_APISERVER/TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries.`, { cause: error }));
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearInterval(ticker);
       if (code === 0) {
         options.onProgress?.(`  built ${label} in ${Math.round((Date.now() - started) / 1000)} s`);
         resolve();
       } else {
-        reject(new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `go build of ${label} failed (exit ${code}):\n${stderr.trim()}`, { details: { stderr } }));
+        const exit: GoExit = { code, signal, stderr };
+        reject(new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `go build of ${label} ${describeGoExit(exit)}${stderr.trim() ? `:\n${stderr.trim()}` : ''}`, { details: { stderr, goExit: exit } }));
       }
     });
   });
@@ -145,6 +147,9 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
       await buildOne('go.etcd.io/etcd/server/v3', builtEtcd, options, `etcd ${ETCD_VERSION}`);
       return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
     } catch (error) {
+      // Only go's own failure to build etcd: not a rename into the cache, not go killed, not a full disk.
+      const exit = error instanceof ControlPlaneError ? error.details['goExit'] as GoExit | undefined : undefined;
+      if (exit === undefined || !etcdFallbackAllowed(exit)) throw error;
       if (!(await isExecutable(debianEtcd))) {
         throw new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `etcd build failed and Debian's etcd-server is not installed at ${debianEtcd} (apt-get install etcd-server): ${(error as Error).message}`, { cause: error });
       }

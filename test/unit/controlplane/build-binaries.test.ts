@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildBinaries, binariesDir } from '../../../src/controlplane/index.js';
@@ -19,7 +19,12 @@ for a in "$@"; do
   prev="$a"; last="$a"
 done
 case "$last" in
-  go.etcd.io/*) echo "go: go.etcd.io/etcd/server/v3: missing go.sum entry" >&2; exit 1 ;;
+  go.etcd.io/*)
+    case "\${FAKE_ETCD_FAILURE:-}" in
+      kill) kill -KILL $$ ;;
+      nospace) echo "go: copying /tmp/go-build1/b001/exe/a.out to $out: write $out: no space left on device" >&2; exit 1 ;;
+    esac
+    echo "go: go.etcd.io/etcd/server/v3: missing go.sum entry" >&2; exit 1 ;;
 esac
 printf '#!/bin/sh\\necho built %s\\n' "$last" > "$out"
 chmod +x "$out"
@@ -105,3 +110,13 @@ test('a Go older than go.mod\'s go line is CONTROLPLANE_GO_TOO_OLD naming both v
     (e: { code?: string; message?: string }) => e.code === 'CONTROLPLANE_GO_TOO_OLD' && /go1\.19\.8/.test(e.message ?? '') && /Go >= 1\.24/.test(e.message ?? '') && /TEST_ASSET_KUBE_APISERVER/.test(e.message ?? ''));
   await assert.rejects(readFile(join(dir, 'go-calls'), 'utf8'), { code: 'ENOENT' }, 'nothing was built');
 });
+
+for (const [failure, said] of [['kill', /go build of etcd v3\.5\.21 was killed by SIGKILL$/], ['nospace', /no space left on device/]] as const) {
+  test(`an etcd build that ends for this machine's sake (${failure === 'kill' ? 'go killed' : 'a full disk'}) is an error, never 24 hours of Debian's etcd`, async (t) => {
+    const { dir, debianEtcd, env } = await sandbox(t);
+    await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
+    await assert.rejects(buildBinaries({ cacheDir: join(dir, 'cache'), env: { ...env, FAKE_ETCD_FAILURE: failure }, debianEtcd }),
+      (e: { code?: string; message?: string }) => e.code === 'CONTROLPLANE_BUILD_FAILED' && said.test(e.message ?? '') && !/etcd-server|exit null/.test(e.message ?? ''));
+    await assert.rejects(stat(join(binariesDir(join(dir, 'cache')), 'etcd-fallback')), { code: 'ENOENT' }, 'no fallback remembered');
+  });
+}
