@@ -1,13 +1,12 @@
 import { makeDirectories } from '../files/index.js';
-import { spawn } from 'node:child_process';
-import { access, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { access, readdir, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile } from '../lock/index.js';
 import { checkGoVersion } from './check-go-version.js';
 import { goBuildEnv } from './go-build-env.js';
-import { describeGoExit, etcdFallbackAllowed, type GoExit } from './go-exit.js';
-import { goModuleDir } from './go-module-dir.js';
+import { etcdFallbackAllowed, type GoExit } from './go-exit.js';
+import { runGo } from './run-go.js';
 import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
 
 export interface BuiltBinaries {
@@ -54,44 +53,41 @@ async function isExecutable(path: string): Promise<boolean> {
   return access(path, constants.X_OK).then(() => true, () => false);
 }
 
-function runGo(args: string[], options: BuildOptions, label: string): Promise<void> {
-  const started = Date.now();
-  const env = goBuildEnv(options.env ?? {});
-  return new Promise((resolve, reject) => {
-    const child = spawn('go', args, { cwd: goModuleDir(), env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-8000); });
-    const ticker = setInterval(() => {
-      options.onProgress?.(`  still building ${label} (${Math.round((Date.now() - started) / 1000)} s)`);
-    }, 30_000);
-    child.on('error', (error) => {
-      clearInterval(ticker);
-      const code = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'CONTROLPLANE_GO_MISSING' : 'CONTROLPLANE_BUILD_FAILED';
-      reject(new ControlPlaneError(code, `cannot run go to build ${label}: ${error.message}. Install Go >= 1.24 or point TEST_ASSET_KUBE_APISERVER/TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries.`, { cause: error }));
-    });
-    child.on('close', (code, signal) => {
-      clearInterval(ticker);
-      if (code === 0) {
-        options.onProgress?.(`  built ${label} in ${Math.round((Date.now() - started) / 1000)} s`);
-        resolve();
-      } else {
-        const exit: GoExit = { code, signal, stderr };
-        reject(new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `go build of ${label} ${describeGoExit(exit)}${stderr.trim() ? `:\n${stderr.trim()}` : ''}`, { details: { stderr, goExit: exit } }));
-      }
-    });
-  });
+/** Where go keeps its work (GOTMPDIR): in the cache, so what a killed go left there is removed by the next build. */
+const GO_TMP = '.go-tmp';
+/** The name each binary is built under before it is renamed into place ("etcd.tmp-<pid>"). */
+const BUILDING = /^(?:kube-apiserver|etcd)\.tmp-\d+$/;
+
+/**
+ * Removes what interrupted builds left in `dir`: half-written or never-renamed outputs and go's
+ * work directories. Only under the build lock, which a build (and its go, recorded in the lock
+ * as its helper) holds as long as it runs.
+ */
+async function removeLeftovers(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((name) => BUILDING.test(name) || name === GO_TMP).map((name) => rm(join(dir, name), { recursive: true, force: true })));
 }
 
-async function buildOne(pkg: string, output: string, options: BuildOptions, label: string, ldflags?: string): Promise<void> {
-  const tmp = `${output}.tmp-${process.pid}`;
+interface BuildStep {
+  pkg: string;
+  output: string;
+  label: string;
+  ldflags?: string;
+}
+
+async function buildOne(step: BuildStep, options: BuildOptions, recordHelper: (pid: number) => void): Promise<void> {
+  const tmp = `${step.output}.tmp-${process.pid}`;
   const args = ['build', '-trimpath', '-o', tmp];
-  if (ldflags) args.push('-ldflags', ldflags);
-  args.push(pkg);
+  if (step.ldflags) args.push('-ldflags', step.ldflags);
+  args.push(step.pkg);
+  const goTmp = join(dirname(step.output), GO_TMP);
   try {
-    await runGo(args, options, label);
-    await rename(tmp, output);
+    await makeDirectories(goTmp);
+    await runGo(args, { env: { ...goBuildEnv(options.env ?? {}), GOTMPDIR: goTmp }, label: step.label, onProgress: options.onProgress, onStarted: recordHelper });
+    await rename(tmp, step.output);
   } finally {
     await rm(tmp, { force: true });
+    await rm(goTmp, { recursive: true, force: true });
   }
 }
 
@@ -127,7 +123,8 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
   const hit = await cached();
   if (hit) return hit;
   // One build at a time across processes (parallel test files); a lock whose owner died
-  // (e.g. a killed `voe cluster start`) is taken over at once.
+  // (e.g. a killed `voe cluster start`) is taken over at once, unless the go it started (its
+  // helper) still runs: one killed with SIGKILL cannot kill its go, which goes on building.
   const release = await acquireLockFile(join(dir, '.build.lock'), {
     deadline: Date.now() + 60 * 60_000,
     pollMs: 500,
@@ -138,13 +135,14 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
   try {
     const again = await cached();
     if (again) return again;
+    await removeLeftovers(dir);
     await checkGoVersion(goBuildEnv(options.env ?? {}), `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION}`);
     options.onProgress?.(`voe: building kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} from Go modules into ${dir} (first time only; about 5 minutes on 2 cores)`);
     if (!(await isExecutable(kubeApiServer))) {
-      await buildOne('k8s.io/kubernetes/cmd/kube-apiserver', kubeApiServer, options, `kube-apiserver ${KUBERNETES_VERSION}`, versionLdflags());
+      await buildOne({ pkg: 'k8s.io/kubernetes/cmd/kube-apiserver', output: kubeApiServer, label: `kube-apiserver ${KUBERNETES_VERSION}`, ldflags: versionLdflags() }, options, release.recordHelper);
     }
     try {
-      await buildOne('go.etcd.io/etcd/server/v3', builtEtcd, options, `etcd ${ETCD_VERSION}`);
+      await buildOne({ pkg: 'go.etcd.io/etcd/server/v3', output: builtEtcd, label: `etcd ${ETCD_VERSION}` }, options, release.recordHelper);
       return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
     } catch (error) {
       // Only go's own failure to build etcd: not a rename into the cache, not go killed, not a full disk.

@@ -4,7 +4,8 @@ import { removeRegisteredDirs } from '../exit/index.js';
 import { once } from 'node:events';
 import { ControlPlaneError } from './control-plane-error.js';
 
-const running = new Set<ChildProcess>();
+/** How to kill each process we started and still run (a child, or a whole process group). */
+const running = new Set<() => void>();
 let exitHookInstalled = false;
 
 /**
@@ -17,8 +18,19 @@ export function killManagedProcesses(): void {
 
 /** Kills every process we started, then removes the temporary directories registered to go at exit. */
 function killAllAndRemoveDirs(): void {
-  for (const child of running) child.kill('SIGKILL');
+  for (const kill of running) kill();
   removeRegisteredDirs();
+}
+
+/**
+ * Calls `kill` (it must not throw) when this process exits, is stopped by a signal nobody else
+ * handles, or calls killManagedProcesses: for a process started otherwise than by startProcess
+ * (e.g. `go build`'s process group). Returns the undo, for once that process has ended.
+ */
+export function killAtExit(kill: () => void): () => void {
+  installExitHook();
+  running.add(kill);
+  return () => { running.delete(kill); };
 }
 
 /** Kills every process we started when this process exits, even on an unhandled error or a signal. */
@@ -79,16 +91,16 @@ export function startProcess(options: StartProcessOptions): ManagedProcess {
   if (child.pid === undefined) {
     throw new ControlPlaneError('CONTROLPLANE_BINARY_MISSING', `cannot start ${options.name} (${options.command})`);
   }
+  let forget = (): void => undefined;
   if (options.detached) {
     child.unref();
   } else {
-    installExitHook();
-    running.add(child);
+    forget = killAtExit(() => { child.kill('SIGKILL'); });
   }
   const exited = (async () => {
     if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
     const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-    running.delete(child);
+    forget();
     return { code, signal };
   })();
   exited.catch(() => undefined);

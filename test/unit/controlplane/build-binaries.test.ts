@@ -1,45 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { fakeGoSandbox as sandbox } from '../../support/fake-go.js';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildBinaries, binariesDir } from '../../../src/controlplane/index.js';
 import { ETCD_FALLBACK_KEPT_MS } from '../../../src/controlplane/build-binaries.js';
-
-/**
- * A stand-in `go` on PATH: `go build ... -o OUT ... PKG` writes an executable OUT, except for
- * the etcd package, whose build fails the way a broken module would. Everything else is real
- * (processes, files, the lock, the cache layout).
- */
-const FAKE_GO = `#!/bin/sh
-if [ "$1" = env ]; then echo "\${FAKE_GOVERSION:-go1.26.0}"; exit 0; fi
-out=""; prev=""; last=""
-for a in "$@"; do
-  if [ "$prev" = "-o" ]; then out="$a"; fi
-  prev="$a"; last="$a"
-done
-case "$last" in
-  go.etcd.io/*)
-    case "\${FAKE_ETCD_FAILURE:-}" in
-      kill) kill -KILL $$ ;;
-      nospace) echo "go: copying /tmp/go-build1/b001/exe/a.out to $out: write $out: no space left on device" >&2; exit 1 ;;
-    esac
-    echo "go: go.etcd.io/etcd/server/v3: missing go.sum entry" >&2; exit 1 ;;
-esac
-printf '#!/bin/sh\\necho built %s\\n' "$last" > "$out"
-chmod +x "$out"
-echo "$last" >> "$(dirname "$0")/go-calls"
-echo "HOME=\${HOME-unset} GOWORK=\${GOWORK-unset} GOOS=\${GOOS-unset} GOARCH=\${GOARCH-unset}" >> "$(dirname "$0")/go-env"
-`;
-
-async function sandbox(t: { after: (fn: () => Promise<void>) => void }) {
-  const dir = await mkdtemp(join(tmpdir(), 'voe-build-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'go'), FAKE_GO, { mode: 0o755 });
-  await chmod(join(dir, 'go'), 0o755);
-  const debianEtcd = join(dir, 'debian-etcd');
-  return { dir, debianEtcd, env: { PATH: `${dir}:/usr/bin:/bin`, HOME: dir } };
-}
 
 test("when only the etcd build fails, Debian's etcd-server is used and a line says so", async (t) => {
   const { dir, debianEtcd, env } = await sandbox(t);

@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { binariesDir, buildBinaries } from '../../../src/controlplane/index.js';
+import { fakeGoSandbox } from '../../support/fake-go.js';
+
+const fixture = fileURLToPath(new URL('../../support/fixtures/build-binaries-then-wait.js', import.meta.url));
+
+/** Running: it exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); } catch { return false; }
+  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'; } catch { return false; }
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(50);
+  }
+}
+
+/** The fake go's pid and its child's, once the build under way in `dir` started them. */
+async function goPids(dir: string): Promise<number[]> {
+  await until('go runs', async () => (await readFile(join(dir, 'go-pids'), 'utf8').catch(() => '')).includes(' '));
+  return (await readFile(join(dir, 'go-pids'), 'utf8')).trim().split(/\s+/).map(Number);
+}
+
+/** A build interrupted in a voe process of its own (the fixture), go working for `seconds`. */
+async function interruptedBuild(t: Parameters<typeof fakeGoSandbox>[0], seconds: number) {
+  const sandbox = await fakeGoSandbox(t);
+  await writeFile(sandbox.debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
+  const child = spawn(process.execPath, [fixture, sandbox.dir], { env: { ...sandbox.env, FAKE_GO_SLEEP: String(seconds) }, stdio: 'ignore' });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const pids = await goPids(sandbox.dir);
+  t.after(async () => { for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL'); });
+  return { ...sandbox, child, exited, pids };
+}
+
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  test(`a build stopped by ${signal} takes its go (and go's own processes) with it; the next build starts at once and clean`, async (t) => {
+    const { dir, env, debianEtcd, child, exited, pids } = await interruptedBuild(t, 60);
+    child.kill(signal);
+    const [, endedBy] = await exited;
+    assert.equal(endedBy, signal, 'voe still ends by the signal');
+    await until('go and its child are gone', () => pids.every((pid) => !alive(pid)), 5_000);
+    const lines: string[] = [];
+    const built = await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd, onProgress: (line) => lines.push(line) });
+    assert.equal(built.etcdSource, 'debian');
+    assert.ok(!lines.some((line) => /waiting for it/.test(line)), lines.join('\n'));
+    assert.deepEqual((await readdir(binariesDir(join(dir, 'cache')))).sort(), ['etcd-fallback', 'kube-apiserver'], 'no half-built output, go work directory or lock left');
+  });
+}
+
+test('a build killed with SIGKILL: the go it left running keeps the build lock until it ends, so the next build waits instead of building beside it, then removes what that go left', async (t) => {
+  const { dir, env, debianEtcd, child, exited, pids } = await interruptedBuild(t, 3);
+  child.kill('SIGKILL');
+  await exited;
+  assert.ok(alive(pids[0]!), 'go outlives a voe killed with SIGKILL (nothing can stop it then)');
+  const lines: string[] = [];
+  await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd, onProgress: (line) => lines.push(line) });
+  assert.ok(lines.some((line) => /is building the control plane binaries; waiting for it/.test(line)), lines.join('\n'));
+  const log = (await readFile(join(dir, 'go-log'), 'utf8')).trim().split('\n');
+  assert.deepEqual(log, [`start ${pids[0]}`, `end ${pids[0]}`], 'one go at a time (the next one, not sleeping, logs nothing)');
+  assert.deepEqual((await readdir(binariesDir(join(dir, 'cache')))).sort(), ['etcd-fallback', 'kube-apiserver'], 'the orphaned go\'s output and work directory were removed');
+});
+
+test('what builds interrupted long ago left (outputs never renamed, go work directories) is removed by the next build', async (t) => {
+  const { dir, env, debianEtcd } = await fakeGoSandbox(t);
+  await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
+  const bin = binariesDir(join(dir, 'cache'));
+  await mkdir(join(bin, '.go-tmp', 'go-build123', 'b001', 'exe'), { recursive: true });
+  await writeFile(join(bin, '.go-tmp', 'go-build123', 'b001', 'exe', 'a.out'), 'half a binary');
+  await writeFile(join(bin, 'kube-apiserver.tmp-4194304'), 'half a binary', { mode: 0o755 });
+  await writeFile(join(bin, 'etcd.tmp-17'), 'a whole binary nobody renamed', { mode: 0o755 });
+  await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd });
+  assert.deepEqual((await readdir(bin)).sort(), ['etcd-fallback', 'kube-apiserver']);
+  const tmpdirs = (await readFile(join(dir, 'go-tmpdirs'), 'utf8')).trim().split('\n');
+  assert.ok(tmpdirs.every((line) => line === `GOTMPDIR=${join(bin, '.go-tmp')}`), tmpdirs.join('\n'));
+});
