@@ -1,8 +1,10 @@
 import { makeDirectories } from '../files/index.js';
 import { access, readdir, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile } from '../lock/index.js';
+import { BUILD_FLAGS, BUILD_STEPS, moduleRecipeKey, type BuildStep } from './build-recipe.js';
+import { checkBuiltBinary } from './check-built-binary.js';
 import { checkGoVersion } from './check-go-version.js';
 import { goBuildEnv } from './go-build-env.js';
 import { etcdFallbackAllowed, type GoExit } from './go-exit.js';
@@ -29,24 +31,13 @@ export interface BuildOptions {
 /** How long a failed etcd build makes later runs use Debian's etcd instead of building again. */
 export const ETCD_FALLBACK_KEPT_MS = 24 * 3_600_000;
 
-const LDFLAG_PACKAGES = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'];
-
-function versionLdflags(): string {
-  const [major, minor] = KUBERNETES_VERSION.replace(/^v/, '').split('.');
-  return LDFLAG_PACKAGES.flatMap((pkg) => [
-    `-X ${pkg}.gitVersion=${KUBERNETES_VERSION}`,
-    `-X ${pkg}.gitMajor=${major}`,
-    `-X ${pkg}.gitMinor=${minor}`,
-    `-X ${pkg}.gitTreeState=clean`,
-  ]).join(' ');
-}
-
 /**
- * Where the binaries of this version are cached: absolute (a relative cache directory is read from
- * the current directory), since `go` runs in the Go module's directory and writes its `-o` there.
+ * Where the binaries of this recipe are cached: named with the versions and the recipe's key
+ * (moduleRecipeKey), and absolute (a relative cache directory is read from the current directory),
+ * since `go` runs in the Go module's directory and writes its `-o` there.
  */
 export function binariesDir(cacheDir: string): string {
-  return join(resolve(cacheDir), 'bin', `kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}`);
+  return join(resolve(cacheDir), 'bin', `kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}-${moduleRecipeKey()}`);
 }
 
 async function isExecutable(path: string): Promise<boolean> {
@@ -68,23 +59,19 @@ async function removeLeftovers(dir: string): Promise<void> {
   await Promise.all(names.filter((name) => BUILDING.test(name) || name === GO_TMP).map((name) => rm(join(dir, name), { recursive: true, force: true })));
 }
 
-interface BuildStep {
-  pkg: string;
-  output: string;
-  label: string;
-  ldflags?: string;
-}
-
-async function buildOne(step: BuildStep, options: BuildOptions, recordHelper: (pid: number) => void): Promise<void> {
-  const tmp = `${step.output}.tmp-${process.pid}`;
-  const args = ['build', '-trimpath', '-o', tmp];
+/** Builds `step` into DIR/<binary>: under a temporary name, checked, then renamed into place. */
+async function buildOne(dir: string, step: BuildStep, options: BuildOptions, recordHelper: (pid: number) => void): Promise<void> {
+  const output = join(dir, step.binary);
+  const tmp = `${output}.tmp-${process.pid}`;
+  const args = ['build', ...BUILD_FLAGS, '-o', tmp];
   if (step.ldflags) args.push('-ldflags', step.ldflags);
   args.push(step.pkg);
-  const goTmp = join(dirname(step.output), GO_TMP);
+  const goTmp = join(dir, GO_TMP);
   try {
     await makeDirectories(goTmp);
     await runGo(args, { env: { ...goBuildEnv(options.env ?? {}), GOTMPDIR: goTmp }, label: step.label, onProgress: options.onProgress, onStarted: recordHelper });
-    await rename(tmp, step.output);
+    await checkBuiltBinary(tmp, step);
+    await rename(tmp, output);
   } finally {
     await rm(tmp, { force: true });
     await rm(goTmp, { recursive: true, force: true });
@@ -137,12 +124,13 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
     if (again) return again;
     await removeLeftovers(dir);
     await checkGoVersion(goBuildEnv(options.env ?? {}), `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION}`);
-    options.onProgress?.(`voe: building kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} from Go modules into ${dir} (first time only; about 5 minutes on 2 cores)`);
-    if (!(await isExecutable(kubeApiServer))) {
-      await buildOne({ pkg: 'k8s.io/kubernetes/cmd/kube-apiserver', output: kubeApiServer, label: `kube-apiserver ${KUBERNETES_VERSION}`, ldflags: versionLdflags() }, options, release.recordHelper);
-    }
+    const [apiServerStep, etcdStep] = BUILD_STEPS as [BuildStep, BuildStep];
+    const buildApiServer = !(await isExecutable(kubeApiServer));
+    const what = buildApiServer ? `${apiServerStep.label} and ${etcdStep.label}` : etcdStep.label;
+    options.onProgress?.(`voe: building ${what} from Go modules into ${dir} (first time only; ${buildApiServer ? 'about 5 minutes' : 'a minute or two'} on 2 cores)`);
+    if (buildApiServer) await buildOne(dir, apiServerStep, options, release.recordHelper);
     try {
-      await buildOne({ pkg: 'go.etcd.io/etcd/server/v3', output: builtEtcd, label: `etcd ${ETCD_VERSION}` }, options, release.recordHelper);
+      await buildOne(dir, etcdStep, options, release.recordHelper);
       return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
     } catch (error) {
       // Only go's own failure to build etcd: not a rename into the cache, not go killed, not a full disk.

@@ -6,6 +6,9 @@ import { homedir } from 'node:os';
  */
 const TARGET_VARIABLES = ['GOOS', 'GOARCH'] as const;
 
+/** The recipe's settings, which win over the environment's: no cgo, the installed toolchain only, go.sum as it is, no go.work. */
+export const GO_BUILD_SETTINGS = { CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly', GOWORK: 'off' } as const;
+
 /** This user's home directory from the password database, or undefined where it has none. */
 function passwdHome(): string | undefined {
   try {
@@ -30,5 +33,5 @@ export function goBuildEnv(env: NodeJS.ProcessEnv, home: () => string | undefine
     if (found) result['HOME'] = found;
     else delete result['HOME'];
   }
-  return { ...result, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly', GOWORK: 'off' };
+  return { ...result, ...GO_BUILD_SETTINGS };
 }

@@ -1,12 +1,14 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ETCD_VERSION, KUBERNETES_VERSION } from '../../src/controlplane/index.js';
 
 /**
  * A stand-in `go` on PATH: `go env GOVERSION` answers $FAKE_GOVERSION (default go1.26.0);
  * `go build ... -o OUT ... PKG` writes an executable OUT, except for the etcd package, whose build
  * fails the way a broken module would ($FAKE_ETCD_FAILURE: "kill" kills itself, "nospace" fails as
- * on a full disk). With $FAKE_GO_SLEEP it works that many seconds first, in a work directory under
+ * on a full disk, "none" builds it). The binaries it writes answer `--version` as the real ones do,
+ * or with $FAKE_GO_OUTPUT=foreign cannot be run (as one built for another machine). With $FAKE_GO_SLEEP it works that many seconds first, in a work directory under
  * $GOTMPDIR (as go does) and through a child process (as go's compile and link processes), logging
  * "start PID" and "end PID" to go-log and its and its child's pids to go-pids. Calls are logged to
  * go-calls, the environment it saw to go-env. Everything else is real (processes, files, the lock,
@@ -27,8 +29,9 @@ case "$last" in
     case "\${FAKE_ETCD_FAILURE:-}" in
       kill) kill -KILL $$ ;;
       nospace) echo "go: copying /tmp/go-build1/b001/exe/a.out to $out: write $out: no space left on device" >&2; exit 1 ;;
-    esac
-    echo "go: go.etcd.io/etcd/server/v3: missing go.sum entry" >&2; exit 1 ;;
+      none) ;;
+      *) echo "go: go.etcd.io/etcd/server/v3: missing go.sum entry" >&2; exit 1 ;;
+    esac ;;
 esac
 if [ -n "\${FAKE_GO_SLEEP:-}" ]; then
   echo "start $$" >> "$here/go-log"
@@ -40,7 +43,15 @@ if [ -n "\${FAKE_GO_SLEEP:-}" ]; then
   rm -rf "$work"
   echo "end $$" >> "$here/go-log"
 fi
-printf '#!/bin/sh\\necho built %s\\n' "$last" > "$out"
+case "$last" in
+  go.etcd.io/*) version="etcd Version: ${ETCD_VERSION.replace(/^v/, '')}" ;;
+  *) version="Kubernetes ${KUBERNETES_VERSION}" ;;
+esac
+if [ "\${FAKE_GO_OUTPUT:-}" = foreign ]; then
+  printf '\\177ELF for another machine' > "$out"
+else
+  printf '#!/bin/sh\\necho "%s"\\n' "$version" > "$out"
+fi
 chmod +x "$out"
 echo "$last" >> "$here/go-calls"
 `;

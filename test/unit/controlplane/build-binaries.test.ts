@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { fakeGoSandbox as sandbox } from '../../support/fake-go.js';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildBinaries, binariesDir } from '../../../src/controlplane/index.js';
 import { ETCD_FALLBACK_KEPT_MS } from '../../../src/controlplane/build-binaries.js';
 
@@ -55,7 +55,7 @@ test('a relative cache directory is read from the current directory: the build l
   // The fake etcd build fails and there is no Debian etcd: the error must be about etcd's build, not a rename.
   assert.ok(built instanceof Error && /missing go\.sum entry/.test(built.message) && !/rename|ENOENT/.test(built.message), String(built));
   const kubeApiServer = join(dir, 'cache', 'bin');
-  assert.ok((await readFile(join(binariesDir(join(dir, 'cache')), 'kube-apiserver'), 'utf8')).includes('kube-apiserver'), `kube-apiserver built under ${kubeApiServer}`);
+  assert.ok((await readFile(join(binariesDir(join(dir, 'cache')), 'kube-apiserver'), 'utf8')).includes('Kubernetes v1.33.13'), `kube-apiserver built under ${kubeApiServer}`);
   assert.equal(binariesDir('cache'), binariesDir(join(dir, 'cache')), 'binariesDir names an absolute directory');
 });
 
@@ -86,3 +86,25 @@ for (const [failure, said] of [['kill', /go build of etcd v3\.5\.21 was killed b
     await assert.rejects(stat(join(binariesDir(join(dir, 'cache')), 'etcd-fallback')), { code: 'ENOENT' }, 'no fallback remembered');
   });
 }
+
+test('a binary go built that does not run here (one for another machine) is not cached: CONTROLPLANE_BUILD_FAILED saying so, and the next build tries again', async (t) => {
+  const { dir, debianEtcd, env } = await sandbox(t);
+  await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
+  await assert.rejects(buildBinaries({ cacheDir: join(dir, 'cache'), env: { ...env, FAKE_GO_OUTPUT: 'foreign' }, debianEtcd }),
+    (e: { code?: string; message?: string }) => e.code === 'CONTROLPLANE_BUILD_FAILED' && /the kube-apiserver go built does not run here as kube-apiserver v1\.33\.13 \(kube-apiserver --version: exit \d+.*\); it was not cached.*GOARCH/s.test(e.message ?? ''));
+  assert.deepEqual(await readdir(binariesDir(join(dir, 'cache'))), [], 'nothing cached, nothing left');
+  const built = await buildBinaries({ cacheDir: join(dir, 'cache'), env: { ...env, FAKE_ETCD_FAILURE: 'none' }, debianEtcd });
+  assert.equal(built.etcdSource, 'go-build');
+  assert.deepEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-apiserver', 'go.etcd.io/etcd/server/v3']);
+});
+
+test('binaries an older voe cached for the same versions but another recipe are never used: this recipe\'s are built beside them', async (t) => {
+  const { dir, debianEtcd, env } = await sandbox(t);
+  const older = join(dir, 'cache', 'bin', 'kubernetes-v1.33.13-etcd-v3.5.21');
+  await mkdir(older, { recursive: true });
+  for (const name of ['kube-apiserver', 'etcd']) await writeFile(join(older, name), '#!/bin/sh\necho stale\n', { mode: 0o755 });
+  const built = await buildBinaries({ cacheDir: join(dir, 'cache'), env: { ...env, FAKE_ETCD_FAILURE: 'none' }, debianEtcd });
+  assert.notEqual(dirname(built.kubeApiServer), older);
+  assert.match(dirname(built.kubeApiServer), /\/kubernetes-v1\.33\.13-etcd-v3\.5\.21-[0-9a-f]{12}$/);
+  assert.deepEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), ['k8s.io/kubernetes/cmd/kube-apiserver', 'go.etcd.io/etcd/server/v3']);
+});
