@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -206,3 +207,40 @@ test('voe cluster stop, start and run with a --dir that is a file say so with a 
   }
   assert.equal(await readFile(file, 'utf8'), 'kept\n');
 });
+
+/** The processes whose command line names DIR (its supervisor, etcd, kube-apiserver), by /proc. */
+function processesIn(dir: string): number[] {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((arg) => arg.includes(dir)) && alive(pid);
+    } catch {
+      return false;
+    }
+  });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  test(`voe cluster start stopped by ${signal} while its control plane starts stops it too: nothing of it runs on in the background, no pid file or lock left`, async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+    const start = spawn(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: controlPlaneTestEnv() });
+    let stderr = '';
+    start.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const exited = once(start, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    t.after(async () => {
+      await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
+      for (const pid of processesIn(dir)) process.kill(pid, 'SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    });
+    // Its supervisor has started etcd: kube-apiserver and the CRDs take seconds more.
+    await eventually(() => existsSync(join(dir, 'etcd.pid')), 60_000, 'the supervisor starts etcd');
+    assert.ok(!existsSync(join(dir, 'ready')), 'still starting');
+    start.kill(signal);
+    const [code] = await exited;
+    assert.equal(code, signal === 'SIGINT' ? 130 : 143);
+    assert.match(stderr, /voe: stopping the control plane that was starting in .*\nvoe: stopped; nothing of it runs/);
+    assert.deepEqual(processesIn(dir), [], 'no supervisor, etcd or kube-apiserver of DIR runs');
+    for (const name of ['ready', 'voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid', 'voe-cluster.lock']) {
+      assert.equal(existsSync(join(dir, name)), false, `${name} is not left behind`);
+    }
+  });
+}

@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import {
   installCrds, killManagedProcesses, type ControlPlane, lockControlPlaneDir, readPidFile, resolveBinaries, runsIn, startControlPlane, ControlPlaneError, KUBERNETES_VERSION,
 } from '../../controlplane/index.js';
-import { processAlive } from '../../lock/index.js';
+import { processAlive, readProcessStat } from '../../lock/index.js';
 import { stopExitCode, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 import { defaultCacheDir } from '../cache-dir.js';
 import { lastErrorLine } from '../last-error-line.js';
@@ -61,6 +61,67 @@ async function stopInDir(dir: string): Promise<number> {
   await rm(join(dir, PID), { force: true });
   await rm(join(dir, READY), { force: true });
   return stopped;
+}
+
+/**
+ * Stops a supervisor `start` spawned that is still starting (the start was interrupted or timed
+ * out): SIGTERM makes it kill its etcd and kube-apiserver at once (SIGKILL after 20 s, then they are
+ * killed by their pid files, which name them while their parent is this supervisor); then their pid
+ * files and its lock are removed. What another supervisor runs in DIR (a `start` beside) is left alone.
+ */
+async function stopStartingSupervisor(dir: string, pid: number | undefined): Promise<void> {
+  if (pid === undefined) return;
+  const children: Array<[file: string, pid: number]> = [];
+  for (const file of ['etcd.pid', 'kube-apiserver.pid']) {
+    const child = await readPidFile(join(dir, file));
+    if (child !== undefined && readProcessStat(child)?.parentPid === pid) children.push([file, child]);
+  }
+  await killAndWait(pid, 20_000);
+  for (const [file, child] of children) {
+    await killAndWait(child, 20_000);
+    await rm(join(dir, file), { force: true });
+  }
+  // Its lock, when it was killed holding it: taken over (its holder is gone) and released; another's stays.
+  const release = await lockControlPlaneDir(dir).catch(() => undefined);
+  await release?.();
+}
+
+/**
+ * Waits until the supervisor `pid` that `start` spawned for DIR is ready (then prints where), has
+ * failed or exited (a coded error), the timeout passes (it is then stopped) or a stop is requested
+ * (it is stopped, and this process ends as the signal would).
+ */
+async function waitUntilReady(dir: string, pid: number | undefined, logFile: string, logStart: number, timeout: number, stops: StopRequests): Promise<void> {
+  const deadline = Date.now() + timeout * 1000;
+  for (;;) {
+    const reason = stops.reason();
+    if (reason) {
+      process.stderr.write(`voe: stopping the control plane that was starting in ${dir}\n`);
+      await stopStartingSupervisor(dir, pid);
+      process.stderr.write(`voe: stopped; nothing of it runs (its logs stay in ${dir})\n`);
+      process.exit(stopExitCode(reason));
+    }
+    const ready = await readFile(join(dir, READY), 'utf8').catch(() => undefined);
+    // Ours only if our supervisor wrote it (it writes its pid file first), not the other one's.
+    if (ready && pid !== undefined && await readPidFile(join(dir, PID)) === pid) {
+      process.stdout.write(`control plane ready at ${ready.trim()}\nexport KUBECONFIG=${join(dir, 'kubeconfig')}\n`);
+      return;
+    }
+    const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
+    const exited = pid === undefined || !processAlive(pid);
+    if (failed || exited) {
+      // A supervisor that exits says why on its last "voe: CODE: message" line in the log.
+      const said = exited ? lastErrorLine(await readFrom(logFile, logStart)) : undefined;
+      if (said?.code === 'CONTROLPLANE_ALREADY_RUNNING') throw new ControlPlaneError(said.code, said.message);
+      const why = failed?.trim() || (said ? `its supervisor exited: ${said.code}: ${said.message}` : 'its supervisor exited without saying why');
+      throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${why} (see ${logFile})`);
+    }
+    if (Date.now() > deadline) {
+      await stopStartingSupervisor(dir, pid);
+      throw new ControlPlaneError('CONTROLPLANE_START_TIMEOUT', `the control plane was not ready within ${timeout} s (see ${logFile})`);
+    }
+    await sleep(200);
+  }
 }
 
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
@@ -136,11 +197,11 @@ export function register(program: Command): void {
     });
 
   cluster.command('start')
-    .description('start the control plane in the background and write DIR/kubeconfig')
+    .description('start the control plane in the background and write DIR/kubeconfig; interrupted (Ctrl-C) or timed out while it starts, it stops what it started')
     .requiredOption('--dir <dir>', 'working directory (kubeconfig, certificates, etcd data, logs)')
     .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
     .option('--no-crds', 'do not install the KubeVirt, Harvester, Longhorn, CDI and voe CRDs')
-    .option('--timeout <seconds>', 'how long to wait for it to be ready', parseWaitSeconds, 120)
+    .option('--timeout <seconds>', 'how long to wait for it to be ready (then it is stopped)', parseWaitSeconds, 120)
     .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: number }) => {
       const dir = resolve(opts.dir);
       const cacheDir = opts.cacheDir ?? defaultCacheDir();
@@ -173,31 +234,16 @@ export function register(program: Command): void {
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: process.env });
       closeSync(log);
       child.unref();
-      const deadline = Date.now() + Number(opts.timeout) * 1000;
-      for (;;) {
-        const ready = await readFile(join(dir, READY), 'utf8').catch(() => undefined);
-        // Ours only if our supervisor wrote it (it writes its pid file first), not the other one's.
-        if (ready && child.pid !== undefined && await readPidFile(join(dir, PID)) === child.pid) {
-          process.stdout.write(`control plane ready at ${ready.trim()}\nexport KUBECONFIG=${join(dir, 'kubeconfig')}\n`);
-          return;
-        }
-        const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
-        const exited = child.pid === undefined || !processAlive(child.pid);
-        if (failed || exited) {
-          // A supervisor that exits says why on its last "voe: CODE: message" line in the log.
-          const said = exited ? lastErrorLine(await readFrom(logFile, logStart)) : undefined;
-          if (said?.code === 'CONTROLPLANE_ALREADY_RUNNING') throw new ControlPlaneError(said.code, said.message);
-          const why = failed?.trim() || (said ? `its supervisor exited: ${said.code}: ${said.message}` : 'its supervisor exited without saying why');
-          throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${why} (see ${logFile})`);
-        }
-        if (Date.now() > deadline) {
-          if (child.pid) await killAndWait(child.pid, 20_000);
-          throw new ControlPlaneError('CONTROLPLANE_START_TIMEOUT', `the control plane was not ready within ${opts.timeout} s (see ${logFile})`);
-        }
-        await sleep(200);
+      // Ctrl-C (or SIGTERM, SIGHUP) while it starts: the supervisor runs in a session of its own and
+      // would come up in the background all the same; stop it and what it started, then end as the
+      // signal would. A second request while doing so ends at once.
+      const stops = watchStopRequests(process, (reason) => process.exit(stopExitCode(reason)));
+      try {
+        await waitUntilReady(dir, child.pid, logFile, logStart, Number(opts.timeout), stops);
+      } finally {
+        stops.dispose();
       }
     });
-
   cluster.command('stop')
     .description('stop the control plane started with `voe cluster start --dir DIR` (no process is left behind)')
     .requiredOption('--dir <dir>', 'the directory given to start')

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { processStartTime } from '../../../src/lock/index.js';
+import { processStartTime, readProcessStat } from '../../../src/lock/index.js';
 
 test('processStartTime reads field 22 of /proc/<pid>/stat; a later process starts later; a gone one has none', async (t) => {
   const mine = processStartTime(process.pid);
@@ -25,4 +25,8 @@ test('processStartTime reads field 22 of /proc/<pid>/stat; a later process start
   child.kill();
   await exited;
   assert.equal(processStartTime(child.pid!), null);
+});
+
+test('readProcessStat names the parent process', () => {
+  assert.equal(readProcessStat(process.pid)?.parentPid, process.ppid);
 });
