@@ -244,3 +244,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     }
   });
 }
+
+test('voe cluster start in a directory whose path has a space (and a quote) prints an export line a shell reads back as that path', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
+  const dir = join(parent, "control plane's dir");
+  t.after(async () => {
+    await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
+    await rm(parent, { recursive: true, force: true });
+  });
+  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir, '--no-crds'], { timeout: 180_000, env: controlPlaneTestEnv() });
+  const { stdout } = await run('sh', ['-c', `${started.stdout}printf %s "$KUBECONFIG"`]);
+  assert.equal(stdout, join(dir, 'kubeconfig'));
+  const kc = new KubeConfig();
+  kc.loadFromFile(stdout);
+  assert.ok((await kc.makeApiClient(CoreV1Api).listNamespace()).items.length > 0);
+});

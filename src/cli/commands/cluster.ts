@@ -13,6 +13,7 @@ import { stopExitCode, watchStopRequests, type StopReason, type StopRequests } f
 import { defaultCacheDir } from '../cache-dir.js';
 import { lastErrorLine } from '../last-error-line.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
+import { shellQuote } from '../shell-quote.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const READY = 'ready';
@@ -104,7 +105,7 @@ async function waitUntilReady(dir: string, pid: number | undefined, logFile: str
     const ready = await readFile(join(dir, READY), 'utf8').catch(() => undefined);
     // Ours only if our supervisor wrote it (it writes its pid file first), not the other one's.
     if (ready && pid !== undefined && await readPidFile(join(dir, PID)) === pid) {
-      process.stdout.write(`control plane ready at ${ready.trim()}\nexport KUBECONFIG=${join(dir, 'kubeconfig')}\n`);
+      process.stdout.write(`control plane ready at ${ready.trim()}\nexport KUBECONFIG=${shellQuote(join(dir, 'kubeconfig'))}\n`);
       return;
     }
     const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
