@@ -1,13 +1,14 @@
 import { makeDirectories } from '../files/index.js';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { ensureNoEarlierProcesses } from './ensure-no-earlier-processes.js';
 import { parseGoDuration } from './parse-go-duration.js';
 import type { ControlPlane } from './control-plane.js';
 import { freePort } from './free-port.js';
+import { makeOwnedTempDir } from './make-owned-temp-dir.js';
+import { removeAbandonedControlPlanes } from './remove-abandoned-control-planes.js';
 import { probe, type TlsClient } from './http-probe.js';
 import { writeKubeconfig } from './kubeconfig-file.js';
 import { removeDirAtExit } from '../exit/index.js';
@@ -105,7 +106,12 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   const stopTimeoutMs = options.stopTimeoutMs ?? 20_000;
   const ownDir = options.dir === undefined;
   // Absolute, so that the processes' command lines name it as `voe cluster stop` and the check below look for it.
-  const dir = options.dir === undefined ? await mkdtemp(join(tmpdir(), 'voe-cp-')) : resolve(options.dir);
+  // A control plane in a temporary directory of its own: first remove those whose owner was killed
+  // with SIGKILL (their etcd and kube-apiserver run on, and nothing else would ever find them).
+  if (ownDir) {
+    for (const removed of await removeAbandonedControlPlanes()) options.onProgress?.(`voe: removed ${removed} and stopped its etcd and kube-apiserver: its owner was killed`);
+  }
+  const dir = options.dir === undefined ? await makeOwnedTempDir() : resolve(options.dir);
   // Before anything in DIR changes: never overwrite the pid files (or certificates) of an earlier
   // control plane's etcd or kube-apiserver that still runs there (its supervisor was killed).
   if (!ownDir) await ensureNoEarlierProcesses(dir);

@@ -5,6 +5,11 @@ import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startControlPlane } from '../../../src/controlplane/index.js';
+import { controlPlaneTestEnv, testCacheDir } from '../../support/use-control-plane.js';
 
 const fixture = fileURLToPath(new URL('../../support/fixtures/start-control-plane-then.js', import.meta.url));
 
@@ -51,4 +56,30 @@ test('a test process that crashes leaves no etcd, kube-apiserver or data directo
   assert.ok(await gone(pids.apiServer), 'kube-apiserver stopped');
   assert.ok(await gone(pids.etcd), 'etcd stopped');
   assert.equal(existsSync(pids.dir), false, `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`);
+});
+
+test('a test process killed with SIGKILL (no handler runs) leaves etcd and kube-apiserver running: the next control plane started in a temporary directory stops them and removes their directory, and touches no other', async (t) => {
+  const killed = await startFixture('wait');
+  const living = await startFixture('wait');
+  const foreign = await mkdtemp(join(tmpdir(), 'voe-cp-'));
+  t.after(async () => {
+    living.child.kill('SIGTERM');
+    await once(living.child, 'exit').catch(() => undefined);
+    for (const pid of [killed.pids.etcd, killed.pids.apiServer]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await rm(killed.pids.dir, { recursive: true, force: true });
+    await rm(foreign, { recursive: true, force: true });
+  });
+  killed.child.kill('SIGKILL');
+  await once(killed.child, 'exit');
+  await sleep(500);
+  assert.ok(alive(killed.pids.etcd) && alive(killed.pids.apiServer), 'orphaned: SIGKILL cannot be caught');
+  const progress: string[] = [];
+  const cp = await startControlPlane({ cacheDir: testCacheDir(), env: controlPlaneTestEnv(), onProgress: (line) => progress.push(line) });
+  await cp.stop();
+  assert.ok(await gone(killed.pids.apiServer), 'the orphaned kube-apiserver was stopped');
+  assert.ok(await gone(killed.pids.etcd), 'the orphaned etcd was stopped');
+  assert.equal(existsSync(killed.pids.dir), false, `${killed.pids.dir} (etcd data, keys) was removed`);
+  assert.ok(progress.some((line) => line.includes(`removed ${killed.pids.dir} and stopped its etcd and kube-apiserver`)), progress.join('\n'));
+  assert.ok(alive(living.pids.etcd) && alive(living.pids.apiServer) && existsSync(living.pids.dir), 'a live process\'s control plane is left alone');
+  assert.ok(existsSync(foreign), 'a directory without an owner lock (another voe\'s) is left alone');
 });
