@@ -58,7 +58,8 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       const advice = permission ? 'run voe as root on the node or choose another lock directory'
         : code === 'EROFS' ? 'it is on a read-only filesystem: choose a writable lock directory (e.g. under /run)'
           : code === 'ENOTDIR' ? 'a path component is a file, not a directory: choose another lock directory'
-            : 'choose another lock directory';
+            : code === 'ENOSPC' || code === 'EDQUOT' ? 'the filesystem holding it is full: free some space there (or choose another lock directory)'
+              : 'choose another lock directory';
       return new FsResizeError(permission || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
         `cannot create the device lock file in ${directory} (${code}); ${advice}`, { cause });
     };

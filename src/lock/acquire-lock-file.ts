@@ -167,6 +167,9 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
     await makeDirectories(dirname(lockPath));
     await writeFile(temporary, content, { flag: 'wx' });
   } catch (error) {
+    // Created but not written (ENOSPC, EDQUOT: a full filesystem): an empty file names no process,
+    // so no later holder would ever sweep it away.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await unlink(temporary).catch(() => undefined);
     throw options.cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
   }
   let waited = false;
