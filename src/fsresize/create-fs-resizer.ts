@@ -254,9 +254,14 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
       `${id.path} now leads to ${now.realPath} (${now.majorMinor}), not to the device voe locked and inspected (${id.realPath}, ${id.majorMinor}): the name was given to another device meanwhile; ${outcome} — check which device to grow and retry`, details);
   }
 
+  /** What was done when the tool `next` is not run after all: nothing, or only the check before it. */
+  function notRunOutcome(next: string, precheck: PrecheckRan | null): string {
+    return precheck ? `${next} was not run; ${precheck.command.join(' ')} ran first (${fsckExitText(precheck.exitCode)})` : `nothing was changed (${next} was not run)`;
+  }
+
   /** Just before a tool writes: the same device, and not smaller than inspected (it may have been shrunk during a long check). */
   async function confirmUnchanged(id: BlockDeviceId, inspection: Inspection, next: string, precheck: PrecheckRan | null): Promise<void> {
-    const outcome = precheck ? `${next} was not run; ${precheck.command.join(' ')} ran first (${fsckExitText(precheck.exitCode)})` : `nothing was changed (${next} was not run)`;
+    const outcome = notRunOutcome(next, precheck);
     const details = precheck ? { details: { precheck } } : {};
     await confirmSameDevice(id, outcome, details);
     const bytes = await devices.sizeBytes(id);
@@ -271,6 +276,21 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     if (mount === null || await mounts.visibleMountId(mount.mountPoint) === mount.mountId) return;
     throw new FsResizeError('FSRESIZE_MOUNT_HIDDEN',
       `${filesystem} on ${id.path} is mounted at ${mount.mountPoint} but hidden by another mount there now (it changed while voe was inspecting it); nothing was changed — unmount what is mounted over it and retry`);
+  }
+
+  /**
+   * Just before a tool starts: the device lock must be able to name it (ReleaseLock.reserveTool),
+   * or a voe killed while it runs would leave the device unlocked with the tool still at work.
+   */
+  function reserveTool(held: ReleaseLock, next: string, precheck: PrecheckRan | null): void {
+    try {
+      held.reserveTool();
+    } catch (error) {
+      if (!isFsResizeError(error)) throw error;
+      const outcome = precheck ? `${precheck.command.join(' ')} ran first (${fsckExitText(precheck.exitCode)}); the filesystem was not grown` : 'nothing was changed';
+      throw new FsResizeError(error.code, `${next} was not started, as the device lock could not be made to name it while it runs: ${error.message}; ${outcome}`,
+        { cause: error, ...(precheck ? { details: { precheck } } : {}) });
+    }
   }
 
   async function growLocked(id: BlockDeviceId, growOptions: GrowOptions, held: ReleaseLock): Promise<GrowResult> {
@@ -305,6 +325,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     /** Runs e2fsck -f -p; 0 = clean, 1 = errors corrected; anything else needs a person. */
     const runCheck = async ({ tool, args }: { tool: string; args: string[] }, purpose: string): Promise<PrecheckRan> => {
       await confirmUnchanged(id, inspection, [tool, ...args].join(' '), null);
+      reserveTool(held, [tool, ...args].join(' '), null);
       const check = await runner.run(tool, args, { timeoutMs: growMs, critical });
       if (check.exitCode !== 0 && check.exitCode !== 1) throw fsckFailure(tool, args, check, purpose);
       return { command: [tool, ...args], exitCode: check.exitCode };
@@ -335,6 +356,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     }
     await confirmStillVisible(id, mount, inspection.filesystem as string);
     await confirmUnchanged(id, inspection, command.join(' '), precheck);
+    reserveTool(held, command.join(' '), precheck);
     const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs, critical });
     if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`, precheck ?? undefined);
     const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);

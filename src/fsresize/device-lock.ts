@@ -11,6 +11,13 @@ export interface ReleaseLock {
    * caught, and the tool is never stopped midway). Synchronous; call it as soon as the tool runs.
    */
   recordTool(pid: number): void;
+  /**
+   * Call before starting a tool: makes sure recordTool will be able to name it in the lock file
+   * (room staged next to it). Throws FSRESIZE_LOCK_FAILED or FSRESIZE_PERMISSION_DENIED when it
+   * cannot (e.g. the lock directory's filesystem is full): start no tool then, as one the lock
+   * does not name would not keep the device locked if voe were killed while it runs.
+   */
+  reserveTool(): void;
 }
 
 /** The port that makes the core do one operation per device at a time. */
@@ -125,13 +132,13 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
         throw new FsResizeError('FSRESIZE_BUSY', `another resize of this device in this process did not finish within ${timeoutMs} ms; retry later`);
       }
       // Inside one process the queue alone orders callers; a tool needs recording only in the file.
-      if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined });
+      if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined, reserveTool: () => undefined });
       try {
         const releaseFile = await acquireFile(key, deadline, signal, acquireOptions.onWait);
         const release = async (): Promise<void> => {
           try { await releaseFile(); } finally { finishLocal(); }
         };
-        return Object.assign(release, { recordTool: (pid: number) => releaseFile.recordHelper(pid) });
+        return Object.assign(release, { recordTool: (pid: number) => releaseFile.recordHelper(pid), reserveTool: () => releaseFile.prepareHelper() });
       } catch (error) {
         finishLocal();
         throw error;

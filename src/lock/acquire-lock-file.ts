@@ -1,6 +1,6 @@
 import { makeDirectories } from '../files/index.js';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,15 @@ import { hasEnded, readProcessStat } from './read-process-stat.js';
 /** A held lock file: call it to release the lock (only if it is still ours). */
 export interface ReleaseLockFile {
   (): Promise<void>;
+  /**
+   * Makes sure a helper can be recorded before it is started: stages, next to the lock, the file
+   * recordHelper will rewrite the lock from, with room for the helper already taken (a full
+   * filesystem cannot then make the record fail). Throws `cannotCreate(code)` when it cannot:
+   * start no helper then, as a helper the lock does not name would not keep it held if this
+   * process were killed (another process would take the lock over and start a second tool
+   * beside it). Synchronous.
+   */
+  prepareHelper(): void;
   /**
    * Records in the lock file a process started to work under the lock (e.g. a grow tool): the
    * lock then counts as held while that process lives, even if this one is killed (SIGKILL
@@ -54,6 +63,12 @@ function pidNamespace(): string {
     return '';
   }
 }
+
+/**
+ * The room staged for a rewrite of the lock file: more than its longest content (pid, token, PID
+ * namespace, start time and a helper's pid and start time come to under 160 bytes).
+ */
+const SPARE_BYTES = 256;
 
 /** A takeover marker older than this was left by a process that died in the middle of one (they take microseconds). */
 const TAKEOVER_STALE_MS = 10_000;
@@ -179,37 +194,94 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
       try {
         await link(temporary, lockPath);
         let helper: LockProcess | undefined;
+        const staged = `${lockPath}.${token}.helper`;
+        /** The staged file (open) that the next rewrite fills and renames into place; null until reserved. */
+        let spare: number | null = null;
+        const dropSpare = (): void => {
+          if (spare === null) return;
+          try { closeSync(spare); } catch { /* closed */ }
+          try { unlinkSync(staged); } catch { /* never created, or renamed */ }
+          spare = null;
+        };
+        /**
+         * Stages the next rewrite: created anew ('wx': a file or symbolic link planted at that name
+         * is never written through) and filled with this process's lock content padded to
+         * SPARE_BYTES, so that the rewrite only overwrites what is already allocated. Its content
+         * names this process: left behind by a SIGKILL, it is swept away like a waiter's files.
+         */
+        const reserve = (): void => {
+          if (spare !== null) return;
+          const descriptor = openSync(staged, 'wx', 0o600);
+          try {
+            const placeholder = Buffer.from(`${content.trimEnd().padEnd(SPARE_BYTES - 1)}\n`);
+            if (writeSync(descriptor, placeholder, 0, placeholder.length, 0) !== placeholder.length) {
+              throw Object.assign(new Error(`short write to ${staged}`), { code: 'ENOSPC' });
+            }
+          } catch (error) {
+            closeSync(descriptor);
+            try { unlinkSync(staged); } catch { /* gone */ }
+            throw error;
+          }
+          spare = descriptor;
+        };
         /** Replaces the lock file's content atomically (a waiter reads the old or the new, never a part); false if it is not ours or cannot be written. */
         const rewrite = (next: string): boolean => {
-          const staged = `${lockPath}.${token}.helper`;
+          let filled = false;
           try {
             if (readFileSync(lockPath, 'utf8') !== content) return false;
-            // Created anew ('wx'): a file or symbolic link planted at that name is never written through.
-            writeFileSync(staged, next, { flag: 'wx' });
+            reserve();
+            const bytes = Buffer.from(next);
+            const descriptor = spare as number;
+            if (bytes.length > SPARE_BYTES || writeSync(descriptor, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error('not staged');
+            ftruncateSync(descriptor, bytes.length);
+            closeSync(descriptor);
+            spare = null;
+            filled = true;
             renameSync(staged, lockPath);
             content = next;
             return true;
           } catch {
-            try { unlinkSync(staged); } catch { /* never written */ }
+            dropSpare();
+            if (filled) { try { unlinkSync(staged); } catch { /* gone */ } }
             return false;
           }
         };
         const release = async (): Promise<void> => {
-          const current = await readFile(lockPath, 'utf8').catch(() => '');
-          if (current !== content) return;
-          // A tool still running (voe stopped waiting for it at its timeout) keeps the lock: it is
-          // handed to the tool, which holds it until it ends (then a waiter finds it stale).
-          if (helper !== undefined && alive(helper) && rewrite(formatLockContent({ holder: helper, token, ...(namespace ? { namespace } : {}) }))) return;
-          await unlink(lockPath).catch(() => undefined);
+          try {
+            const current = await readFile(lockPath, 'utf8').catch(() => '');
+            if (current !== content) return;
+            // A tool still running (voe stopped waiting for it at its timeout) keeps the lock: it is
+            // handed to the tool, which holds it until it ends (then a waiter finds it stale). When
+            // the lock cannot be rewritten, it stays as it is, naming this process and the tool:
+            // never removed while the tool runs.
+            if (helper !== undefined && alive(helper)) {
+              rewrite(formatLockContent({ holder: helper, token, ...(namespace ? { namespace } : {}) }));
+              return;
+            }
+            await unlink(lockPath).catch(() => undefined);
+          } finally {
+            dropSpare();
+          }
+        };
+        const prepareHelper = (): void => {
+          try {
+            reserve();
+          } catch (error) {
+            throw options.cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
+          }
         };
         const recordHelper = (pid: number): void => {
           const helperStart = processStartTime(pid);
           const recorded = { pid, ...(helperStart === null ? {} : { start: helperStart }) };
           // If it cannot be written, the lock stays held by this process; only the helper's survival is not recorded.
-          if (rewrite(formatLockContent({ ...mine, helper: recorded }))) helper = recorded;
+          if (rewrite(formatLockContent({ ...mine, helper: recorded }))) {
+            helper = recorded;
+            // Room for handing the lock to the helper at release (see release), if it is still running then.
+            try { reserve(); } catch { /* release then leaves the lock naming this process and the helper */ }
+          }
         };
         sweepLeftovers(lockPath, namespace);
-        return Object.assign(release, { recordHelper });
+        return Object.assign(release, { prepareHelper, recordHelper });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'EEXIST') throw options.cannotCreate(code ?? 'error', error);

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { systemPageSize } from '../../../src/fsresize/index.js';
-import { MiB, sh } from '../../support/loop-device.js';
-import { dumpe2fsBytes, setup } from './fixtures.js';
+import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { dumpe2fsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
@@ -55,4 +55,25 @@ test('a lock directory whose filesystem is full: FSRESIZE_LOCK_FAILED saying so,
     assert.equal(error.message, `cannot create the device lock file in ${directory} (ENOSPC); the filesystem holding it is full: free some space there (or choose another lock directory)`);
   }
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+});
+
+test('room for the lock file but not for naming the grow tool in it: the tool is not started (a voe killed while it ran would leave the device unlocked under it); once there is room, it grows', async (t) => {
+  const { scratch, loop, mnt, sums, beforeBytes } = await mountedXfs(t, { growTo: 512 * MiB, files: 2 });
+  const { directory, freeOnePage } = await nearlyFullLockDirectory(scratch, 1);
+  const refused = await voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', directory]);
+  assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+  const { error } = JSON.parse(refused.stdout);
+  assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
+  assert.equal(error.message, `xfs_growfs -d ${mnt} was not started, as the device lock could not be made to name it while it runs: `
+    + `cannot create the device lock file in ${directory} (ENOSPC); the filesystem holding it is full: free some space there (or choose another lock directory); nothing was changed`);
+  assert.equal(await xfsBytes(mnt), beforeBytes, 'not grown');
+  assert.deepEqual(await readdir(directory), [], 'the lock was released, nothing staged was left');
+
+  await freeOnePage();
+  const grown = await voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', directory]);
+  assert.equal(grown.code, 0, grown.stdout + grown.stderr);
+  assert.equal(JSON.parse(grown.stdout).action, 'grown');
+  assert.equal(await xfsBytes(mnt), 512 * MiB);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepEqual(await readdir(directory), []);
 });

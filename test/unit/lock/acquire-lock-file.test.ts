@@ -290,3 +290,28 @@ test('the files a waiter killed with SIGKILL left next to the lock are removed b
   await release();
   assert.deepEqual((await readdir(dir)).sort(), ['x.lock.1b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', 'x.lock.2b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', 'x.lock.notes', 'y.lock.0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d']);
 });
+
+test('prepareHelper stages the helper\'s record before the helper starts: it throws cannotCreate when it cannot (nothing planted at its name is written through), recordHelper then uses what it staged, and release leaves no staged file', async (t) => {
+  const dir = await scratch(t);
+  const lock = join(dir, 'x.lock');
+  const victim = join(dir, 'victim');
+  await writeFile(victim, 'untouched\n');
+  const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
+  const before = await readFile(lock, 'utf8');
+  const staged = `${lock}.${before.split(' ')[1]}.helper`;
+  await symlink(victim, staged);
+  assert.throws(() => release.prepareHelper(), /cannot create: EEXIST/);
+  assert.equal(await readFile(victim, 'utf8'), 'untouched\n');
+  assert.equal(await readFile(lock, 'utf8'), before, 'the lock stays ours, naming no helper');
+  await rm(staged);
+
+  release.prepareHelper();
+  assert.deepEqual((await readdir(dir)).sort(), ['victim', 'x.lock', `x.lock.${before.split(' ')[1]}.helper`], 'staged next to the lock');
+  const tool = spawn('sleep', ['0.2']);
+  const ended = once(tool, 'exit');
+  release.recordHelper(tool.pid!);
+  assert.equal(await readFile(lock, 'utf8'), `${before.trimEnd()} helper=${tool.pid}:${processStartTime(tool.pid!)}\n`);
+  await ended;
+  await release();
+  assert.deepEqual(await readdir(dir), ['victim'], 'released, nothing staged left behind');
+});
