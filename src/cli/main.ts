@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import './worker-signals.js';
 import { exitIfAnswered } from './exit-once-answered.js';
-import { watchOutput } from './output-closed.js';
+import { watchDiagnostics, watchOutput } from './output-closed.js';
 import { createProgram } from './program.js';
 import { runCli } from './run-cli.js';
 
 watchOutput();
+watchDiagnostics();
 await runCli(createProgram(), process.argv);
 exitIfAnswered();

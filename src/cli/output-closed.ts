@@ -31,3 +31,17 @@ export function watchOutput(stream: NodeJS.WritableStream = process.stdout, exit
     for (const listener of [...listeners]) listener();
   });
 }
+
+/**
+ * Installed once by the CLI's entry point: a write to a closed pipe (EPIPE) on `stream` (standard
+ * error) is no crash. What voe says there (a notice that it waits for a device lock, that a stop
+ * signal arrived) only informs: a reader that went away (`voe fsresize grow 2>&1 | head -1`, a log
+ * collector that stopped) must not end voe in the middle of its work, with no answer and a grow
+ * tool left to finish alone. The rest of what would go there is dropped. Any other error of the
+ * stream stays uncaught.
+ */
+export function watchDiagnostics(stream: NodeJS.WritableStream = process.stderr): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}

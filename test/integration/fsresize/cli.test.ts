@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { createDeviceLock, majorMinorOf } from '../../../src/fsresize/index.js';
+import { eventually } from '../../support/held-clock.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
@@ -130,4 +135,31 @@ test('two concurrent voe fsresize processes on one device: exactly one grows', a
   assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('voe fsresize grow whose stderr reader went away (a closed pipe) while it waits for the device lock: the notice is lost, not voe; it grows once the lock is free and prints its result', async (t) => {
+  const { lockDirectory, loop, mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
+  const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
+  const held = await createDeviceLock({ directory: lockDirectory }).acquire(majorMinor);
+  let released = false;
+  t.after(async () => { if (!released) await held(); });
+  const child = spawn(process.execPath, [MAIN, 'fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere() });
+  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  const closed = once(child, 'close');
+  child.stderr.destroy(); // its read end closed: voe's writes to stderr fail with EPIPE
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  // It says that it waits (to the closed stderr) right after staging its lock content next to the held lock.
+  const staged = new RegExp(`^${majorMinor.replace(':', '-')}\\.lock\\.[0-9a-f-]{36}$`);
+  await eventually(async () => (await readdir(lockDirectory)).some((name) => staged.test(name)), 30_000, 'voe waiting for the lock');
+  await delay(1000);
+  assert.equal(child.exitCode, null, 'still waiting: the closed stderr did not end voe');
+  released = true;
+  await held();
+  const [code, signal] = await closed;
+  assert.deepEqual([code, signal], [0, null], stdout);
+  const result = JSON.parse(stdout);
+  assert.equal(result.action, 'grown', result.reason);
+  assert.equal(await xfsBytes(mnt), 512 * MiB);
 });

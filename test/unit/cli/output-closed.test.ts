@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { OUTPUT_CLOSED_EXIT_CODE, onOutputClosed, watchOutput } from '../../../src/cli/output-closed.js';
+import { OUTPUT_CLOSED_EXIT_CODE, onOutputClosed, watchDiagnostics, watchOutput } from '../../../src/cli/output-closed.js';
 
 function epipe(): NodeJS.ErrnoException {
   return Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
@@ -43,4 +43,19 @@ test('any other error of the output is not swallowed', () => {
   const stream = new EventEmitter();
   watchOutput(stream as unknown as NodeJS.WritableStream, () => { assert.fail('no exit'); });
   assert.throws(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })), /disk full/);
+});
+
+test('an EPIPE on the diagnostics stream (stderr) is neither a crash nor a stop: voe goes on; any other error is not swallowed', () => {
+  const stream = new EventEmitter();
+  let told = 0;
+  const unregister = onOutputClosed(() => { told += 1; });
+  try {
+    watchDiagnostics(stream as unknown as NodeJS.WritableStream);
+    stream.emit('error', epipe());
+    stream.emit('error', epipe());
+    assert.equal(told, 0, 'a closed stderr is not a closed output');
+    assert.throws(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })), /disk full/);
+  } finally {
+    unregister();
+  }
 });
