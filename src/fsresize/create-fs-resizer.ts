@@ -293,7 +293,21 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     }
   }
 
-  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions, held: ReleaseLock): Promise<GrowResult> {
+  /**
+   * A probe (blkid, xfs_io...) ended by the very stop signal voe received, before any grow or check
+   * tool started: a terminal's Ctrl-C reaches voe's whole process group, a service manager's stop
+   * its whole cgroup, so the probe dies of it while voe stops at its next safe point. That is the
+   * stop (FSRESIZE_INTERRUPTED, nothing changed), not a tool failure; null for any other error.
+   */
+  function stoppedWithProbe(error: unknown, signal: AbortSignal | undefined): FsResizeError | null {
+    if (!signal?.aborted || !isFsResizeError(error) || error.code !== 'FSRESIZE_TOOL_FAILED' || error.tool?.signal !== String(signal.reason)) return null;
+    const { tool } = error;
+    return new FsResizeError('FSRESIZE_INTERRUPTED',
+      `stopped (${String(signal.reason)}) while ${[tool.tool, ...tool.args].join(' ')} ran, which the same signal ended (it reaches voe's whole process group or service); nothing was changed`,
+      { cause: error, tool });
+  }
+
+  async function growLocked(id: BlockDeviceId, growOptions: GrowOptions, held: ReleaseLock, started: { tool: boolean }): Promise<GrowResult> {
     const dryRun = growOptions.dryRun === true;
     const inspected = await inspectId(id, growOptions.mountPath);
     const { mount } = inspected;
@@ -320,7 +334,7 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     if (plan.kind === 'noop') return { ...base, action: 'noop', reason: plan.reason, afterBytes: inspection.filesystemBytes, command: null, precheck: null };
     // The check and the grow tool change the filesystem: they must run to their end even if voe
     // is stopped or killed, and the device lock names them so no other voe starts meanwhile.
-    const critical = { onStart: (pid: number) => held.recordTool(pid) };
+    const critical = { onStart: (pid: number) => { started.tool = true; held.recordTool(pid); } };
     const { signal } = growOptions;
     /** Runs e2fsck -f -p; 0 = clean, 1 = errors corrected; anything else needs a person. */
     const runCheck = async ({ tool, args }: { tool: string; args: string[] }, purpose: string): Promise<PrecheckRan> => {
@@ -409,7 +423,12 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
         try {
           // The name may have been given to another device while voe waited for the lock.
           await confirmSameDevice(id);
-          return await growLocked(id, growOptions, release);
+          const started = { tool: false };
+          try {
+            return await growLocked(id, growOptions, release, started);
+          } catch (error) {
+            throw (started.tool ? null : stoppedWithProbe(error, growOptions.signal)) ?? error;
+          }
         } finally {
           await letGo();
         }

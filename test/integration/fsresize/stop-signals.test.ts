@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdir, readFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createDeviceLock } from '../../../src/fsresize/index.js';
 import { hasEnded, processStartTime, readProcessStat } from '../../../src/lock/index.js';
-import { GiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { GiB, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { dumpe2fsBytes, setup } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
@@ -203,4 +203,51 @@ test('voe fsresize grow interrupted (SIGINT) while it waits for the device lock:
   assert.ok(lines.findIndex((line) => line.startsWith('voe: FSRESIZE_INTERRUPTED: ')) < lines.length - 1, result.stderr);
   assert.equal(result.stdout, '');
   assert.equal(await dumpe2fsBytes(loop.device), GiB);
+});
+
+/** The pid of the child of `parent` whose command name is `name`, once there is one. */
+async function childNamed(parent: number, name: string): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === parent && stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) return Number(entry);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no ${name} under pid ${parent}`);
+}
+
+test('Ctrl-C in a terminal (SIGINT to voe\'s whole process group) while a probe runs: the probe dies of it too, and the answer is FSRESIZE_INTERRUPTED, nothing changed (not a failure of blkid)', { timeout: 300_000 }, async (t) => {
+  const { scratch, lockDirectory } = await setup(t);
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(128 * MiB);
+  // A slow blkid, first in voe's search path, seen by voe alone: in a mount namespace of its own,
+  // a directory holding it is mounted over /usr/local/sbin.
+  const sbin = await scratch.directory('sbin');
+  await writeFile(join(sbin, 'blkid'), '#!/bin/sh\nsleep 60\nexec /usr/sbin/blkid "$@"\n');
+  await chmod(join(sbin, 'blkid'), 0o755);
+  const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount --bind "$1" /usr/local/sbin && shift && exec "$@"', 'sh', sbin,
+    process.execPath, MAIN, 'fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory],
+  { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere(), detached: true });
+  t.after(() => { if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL'); });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
+  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const closed = once(child, 'close');
+  await childNamed(child.pid!, 'blkid');
+  process.kill(-child.pid!, 'SIGINT');
+  const [code] = await closed;
+  assert.equal(code, 130, stdout + stderr);
+  const { error } = JSON.parse(stdout);
+  assert.equal(error.code, 'FSRESIZE_INTERRUPTED', error.message);
+  assert.equal(error.message, `stopped (SIGINT) while blkid -p -s TYPE -s PTTYPE -s UUID -o export ${loop.device} ran, which the same signal ended (it reaches voe's whole process group or service); nothing was changed`);
+  assert.equal(error.details.tool.signal, 'SIGINT');
+  assert.match(stderr, /^voe: exiting after SIGINT \(exit code 130\)$/m);
+  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.deepEqual(await readdir(lockDirectory), [], 'the lock was released');
 });
