@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { deviceNodeOf, majorMinorOf } from '../../../src/fsresize/index.js';
+import { deviceNodeOf, majorMinorOf, systemPageSize } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
@@ -244,4 +244,63 @@ test('the driver called with no operation, or with arguments kubelet would not p
     assert.equal(answer.stderr, '');
     assert.match(JSON.parse(answer.combined).message, message);
   }
+});
+
+test('expandfs and voe fsresize grow processes at once on one device named four ways (its /dev node, a symbolic link to it, a node made with mknod, /dev/block/<major:minor>): exactly one grows, every other finds it grown', async (t) => {
+  const { scratch, loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 512 * MiB });
+  const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
+  const nodes = await scratch.directory('names');
+  const link = join(nodes, 'link');
+  await symlink(loop.device, link);
+  const node = join(nodes, 'node');
+  await sh('mknod', [node, 'b', ...majorMinor.split(':')]);
+  const names = [loop.device, link, node, `/dev/block/${majorMinor}`];
+  const byNumber = await stat(names[3]!).then((info) => info.isBlockDevice(), () => false);
+  if (!byNumber) names.pop(); // no /dev/block links on this machine (no udev)
+  const calls = await Promise.all(names.flatMap((name) => [
+    driver(['expandfs', OPTIONS, name, '', String(512 * MiB), String(64 * MiB)]).then((r) => ({ name, code: r.code, message: JSON.parse(r.combined).message as string })),
+    new Promise<{ name: string; code: number; message: string }>((resolve) => {
+      execFile(process.execPath, [MAIN, 'fsresize', 'grow', '--device', name, '--json'], { encoding: 'utf8', env: envIgnoringUnreadableHere() }, (error, stdout) => {
+        resolve({ name, code: error ? Number(error.code) : 0, message: JSON.parse(stdout).reason as string });
+      });
+    }),
+  ]));
+  const said = calls.map((c) => `${c.name}: ${c.code} ${c.message}`).join('\n');
+  for (const call of calls) assert.equal(call.code, 0, said);
+  assert.equal(calls.filter((c) => /^(checked \(e2fsck -f -p \S+, exit 0: no errors\) and )?grew ext4 .* offline$/.test(c.message)).length, 1, said);
+  assert.equal(calls.filter((c) => /already fills the device/.test(c.message)).length, calls.length - 1, said);
+  assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
+  await loop.mount(mnt);
+  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+});
+
+test('the driver run as kubelet runs it (no environment but PATH, cwd /, stdin closed) with its lock directory /run/voe/fsresize read-only, owned by another user or on a full filesystem (in a mount namespace of its own): one JSON Failure line on stdout, nothing on stderr, exit 1', async (t) => {
+  const { mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
+  // In a mount namespace of its own, a tmpfs over /run set up as each case needs, then the driver.
+  const run = async (setupRun: string): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
+    const script = `${setupRun} && cd / && exec "$@" <&-`;
+    execFile('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', process.execPath, MAIN, 'flexvolume', 'expandfs', OPTIONS, '', mnt, String(512 * MiB), String(320 * MiB)],
+      { encoding: 'utf8', env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
+  });
+  const page = systemPageSize();
+  const cases: Array<[string, string, RegExp]> = [
+    ['read-only', 'mount -t tmpfs -o ro,mode=0755 voe-test-run /run',
+      /^FSRESIZE_PERMISSION_DENIED: cannot create the device lock file in \/run\/voe\/fsresize \(EROFS\); it is on a read-only filesystem/],
+    ['owned by another user', 'mount -t tmpfs -o mode=0755 voe-test-run /run && mkdir -p -m 700 /run/voe/fsresize && chown 65534 /run/voe/fsresize',
+      /^FSRESIZE_PERMISSION_DENIED: the device lock directory \/run\/voe\/fsresize is owned by uid 65534, not 0: run voe as that user/],
+    ['full', `mount -t tmpfs -o size=${4 * page},mode=0755 voe-test-run /run && mkdir -p -m 700 /run/voe/fsresize && { head -c ${8 * page} /dev/zero > /run/fill 2>/dev/null; true; }`,
+      /^FSRESIZE_LOCK_FAILED: cannot create the device lock file in \/run\/voe\/fsresize \(ENOSPC\); the filesystem holding it is full/],
+  ];
+  for (const [what, setupRun, message] of cases) {
+    const answer = await run(setupRun);
+    assert.equal(answer.stderr, '', what);
+    assert.equal(answer.code, 1, `${what}: ${answer.stdout}`);
+    assert.match(answer.stdout, /^[^\n]*\n$/, `${what}: one line`);
+    const response = JSON.parse(answer.stdout);
+    assert.equal(response.status, 'Failure', what);
+    assert.match(response.message, message, what);
+  }
+  assert.equal(await xfsBytes(mnt), 320 * MiB, 'nothing was grown');
+  assert.doesNotMatch(await readFile('/proc/self/mountinfo', 'utf8'), /voe-test-run/, 'the tmpfs was only ever in the namespaces, gone with them');
 });
