@@ -12,7 +12,7 @@ export { runWorkers, ok, retry, retryAfter, type WorkResult, type WorkHandler, t
 export { requestJson, openWatch, type KubeRequest, type QueryParams, type WatchEvent, type WatchHandle, type WatchRequest } from './kube-request.js';
 export { resourcePath, type ResourceRef } from './resource-ref.js';
 export { objectKey, keyOf, splitKey } from './object-key.js';
-export { Informer, type InformerOptions, type InformerHandlers, type InformerStats, type IndexFunc } from './informer.js';
+export { Informer, type InformerOptions, type InformerHandlers, type InformerStats, type IndexFunc, type OutOfSync } from './informer.js';
 export { decideLease, releasedRecord, type LeaseRecord, type LeaseObservation, type LeaseDecision, type LeaseDecisionInput } from './lease-decision.js';
 export { leaseLock, microTime, type LeaseLock, type VersionedLease } from './lease-lock.js';
 export { LeaderElector, type LeaderElectorOptions, type LeaderCallbacks } from './leader-elector.js';

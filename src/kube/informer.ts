@@ -20,6 +20,18 @@ export interface InformerHandlers<T> {
   error: (err: unknown) => void;
   /** With `notServedAsEmpty`: the API server answered a list, and whether it serves the resource changed (first answer included). */
   served: (served: boolean) => void;
+  /**
+   * After the first list: the cache stopped following the API server (false: a list or watch
+   * failed, a watch expired with 410 Gone, or a 404 left it in doubt), or follows it again (true:
+   * a list succeeded). See `inSync`.
+   */
+  inSync: (inSync: boolean) => void;
+}
+
+/** Why a cache that had listed does not follow the API server now, and since when (clock ms). */
+export interface OutOfSync {
+  since: number;
+  why: string;
 }
 
 export type IndexFunc<T> = (obj: T) => string[];
@@ -71,14 +83,27 @@ interface ListBody {
   items?: Array<Record<string, unknown>>;
 }
 
+/** One line saying why a list or watch failed: the API server's Status (code, reason, message), else the error's message. */
+function describeFailure(err: unknown): string {
+  const api = apiErrorOf(err);
+  const text = api && api.code > 0
+    ? `${api.code}${api.reason ? ` ${api.reason}` : ''}: ${api.message || 'no message'}`
+    : api?.message || (err instanceof Error ? err.message : String(err));
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
 type HandlerSets<T> = { [E in keyof InformerHandlers<T>]: Set<InformerHandlers<T>[E]> };
 
 /**
  * List-then-watch cache of one resource that keeps itself converged:
  * - `synced` resolves (and `hasSynced` turns true) after the first successful list;
- * - ANY list or watch error restarts it after jittered exponential backoff (cap 30 s), resuming
- *   the watch from the last seen resourceVersion (bookmarks enabled), so changes made while the
- *   API server was away, deletes included, arrive as events;
+ * - `inSync` says whether the cache follows the API server now: false from a failed list or watch
+ *   (or an expired one) until the next list succeeds, with `outOfSync` saying since when and why;
+ * - ANY list or watch error restarts it after jittered exponential backoff (cap 30 s) with a new
+ *   list (as client-go's reflector), whose difference to the cache, deletes included, arrives as
+ *   events; a watch that ends at its timeout resumes from the last seen resourceVersion (bookmarks
+ *   enabled);
  * - 410 Gone (too-old resourceVersion, e.g. after etcd compaction) relists at once: the cache is
  *   replaced and the difference is delivered as add/update/delete events;
  * - handlers run after the cache is updated; a throwing handler is logged and does not stop it;
@@ -96,13 +121,15 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   readonly #store = new Map<string, T>();
   readonly #byNamespace = new Map<string, Set<string>>();
   readonly #indexers = new Map<string, { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> }>();
-  readonly #handlers: HandlerSets<T> = { add: new Set(), update: new Set(), delete: new Set(), sync: new Set(), error: new Set(), served: new Set() };
+  readonly #handlers: HandlerSets<T> = { add: new Set(), update: new Set(), delete: new Set(), sync: new Set(), error: new Set(), served: new Set(), inSync: new Set() };
   readonly #stats: InformerStats = { lists: 0, relists: 0, watches: 0, failures: 0, resourceVersion: '' };
   #resolveSynced!: () => void;
   #rejectSynced!: (e: unknown) => void;
   #hasSynced = false;
   /** A list answered 404 that discovery did not confirm: the cache may be stale. */
   #inDoubt = false;
+  /** Set when a list or watch failed (or a watch expired) after the first list; cleared by the next list that succeeds. */
+  #outOfSync: OutOfSync | undefined;
   #served: boolean | undefined;
   #abort = new AbortController();
   #running: Promise<void> | undefined;
@@ -123,6 +150,25 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   /** Listed at least once, and not in doubt since (see `notServedAsEmpty`). */
   get hasSynced(): boolean {
     return this.#hasSynced && !this.#inDoubt;
+  }
+
+  /**
+   * The cache follows the API server now: it listed, and since the last list that succeeded no
+   * list or watch failed and no watch expired (410 Gone). False from such a failure until the next
+   * list succeeds: the cache may then lack changes made meanwhile (an object created, changed or
+   * deleted while the watch was broken), so a reader that must not decide from a stale cache
+   * checks this, not `hasSynced` (which stays true, as client-go's HasSynced does). A watch that
+   * ends at its timeout and is resumed from the last resourceVersion does not count: nothing is
+   * missed. Known limit: a half-open connection is noticed only by the watch's idle guard
+   * (docs/kube.md); until then this stays true.
+   */
+  get inSync(): boolean {
+    return this.hasSynced && this.#outOfSync === undefined;
+  }
+
+  /** After the first list, while not `inSync`: since when and why (the last failure). Undefined otherwise. */
+  get outOfSync(): Readonly<OutOfSync> | undefined {
+    return this.#outOfSync ? { ...this.#outOfSync } : undefined;
   }
 
   /** Whether the API server served the resource at the last list: undefined before the first answer. */
@@ -286,6 +332,25 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     this.#emit('sync', { items: items.length, resourceVersion, relist });
   }
 
+  /** A list succeeded (or found the resource not served): the cache follows the API server again. */
+  #backInSync(): void {
+    const was = this.#outOfSync;
+    this.#outOfSync = undefined;
+    if (was) this.#emit('inSync', true);
+  }
+
+  /** The cache may miss changes from now until a list succeeds (`inSync` false). */
+  #fallOutOfSync(why: string): void {
+    // Before the first list the cache is not synced at all (`hasSynced`), which says more.
+    if (!this.#hasSynced) return;
+    if (this.#outOfSync) {
+      this.#outOfSync.why = why;
+      return;
+    }
+    this.#outOfSync = { since: this.#clock.now(), why };
+    this.#emit('inSync', false);
+  }
+
   // ---- list and watch ------------------------------------------------------------------------
 
   async #list(): Promise<void> {
@@ -305,6 +370,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     if (this.#stopped) return;
     this.#replace(items, rv);
     this.#inDoubt = false;
+    this.#backInSync();
     this.#setServed(true);
   }
 
@@ -331,6 +397,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   /** `notServedAsEmpty` and the list was 404: nothing of this resource exists. */
   #notServed(): void {
     this.#replace([], '');
+    this.#backInSync();
     this.#setServed(false);
   }
 
@@ -421,6 +488,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
                   'list answered 404 but discovery still lists the resource; keeping the cache, not synced until a list succeeds');
               }
               this.#inDoubt = true;
+              this.#fallOutOfSync('the list answered 404 Not Found while discovery still lists the resource');
             }
             failures = 0;
             lastGone = false;
@@ -446,6 +514,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
           if (this.#clock.now() - started < 1000) pause = backoff.baseMs;
         } else {
           failed = new Error('watch closed immediately without events');
+          // As client-go's reflector ("very short watch"): list again before the next watch, so
+          // the cache is known to follow the API server again (`inSync`) only after a list.
+          needList = true;
         }
       } catch (err) {
         if (notServedAsEmpty && isNotFound(err)) {
@@ -466,6 +537,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         }
       }
       if (this.#stopped) break;
+      if (failed !== undefined) this.#fallOutOfSync(describeFailure(failed));
+      else if (needList) this.#fallOutOfSync('the watch expired (410 Gone: its resourceVersion is too old); listing again');
       if (failed !== undefined) {
         failures++;
         this.#stats.failures++;

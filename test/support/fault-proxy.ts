@@ -103,7 +103,7 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
     if (fault && 'answer' in fault) {
       record.status = fault.answer;
       record.injected = true;
-      const reason = fault.answer === 404 ? 'NotFound' : fault.answer === 500 ? 'InternalError' : 'Unknown';
+      const reason = { 403: 'Forbidden', 404: 'NotFound', 500: 'InternalError' }[fault.answer] ?? 'Unknown';
       const message = fault.message ?? (fault.answer === 404 ? 'the server could not find the requested resource' : `injected ${fault.answer}`);
       req.resume();
       res.writeHead(fault.answer, { 'content-type': 'application/json' })

@@ -150,6 +150,25 @@ test('a malformed watch event ends that watch (listed again) instead of crashing
   assert.equal(informer.hasSynced, true);
 });
 
+test('a watch that ends at once without an event is followed by a list, as client-go does; the cache counts as in sync again only once that list succeeded', async (t) => {
+  const { proxy, informer } = await throughProxy(t);
+  const transitions: boolean[] = [];
+  informer.on('inSync', (inSync) => transitions.push(inSync));
+  await informer.start();
+  assert.equal(informer.inSync, true);
+  const cut = proxy.requests.length;
+  proxy.inject({ path: VMS_PATH, watch: true }, { cutAfterEvents: 0 });
+  await eventually(() => !informer.inSync, 20_000, 'out of sync after a watch ended at once');
+  assert.match(informer.outOfSync?.why ?? '', /watch closed immediately without events/);
+  await eventually(() => listed(proxy.requests.slice(cut)) >= 2, 20_000, 'listed again after such watches');
+  const version = await cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { labels: { seen: 'after-heal' } } });
+  proxy.heal();
+  await eventually(() => informer.inSync && informer.get('default', 'vm1')?.metadata?.resourceVersion === version, 20_000, 'in sync with the change');
+  assert.equal(transitions[0], false);
+  assert.equal(transitions.at(-1), true);
+  assert.equal(informer.outOfSync, undefined);
+});
+
 // The two tests below run the informer on a FakeClock: its time stands still, so every watch ends
 // "at once" by the informer's measure, and a backoff passes only when the test advances the clock.
 // What they check is the order of things: the informer asks for a delay, and opens no watch until

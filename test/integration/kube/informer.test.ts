@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, AuthorizationV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
 import { Informer } from '../../../src/kube/index.js';
 import { installCrds, type ControlPlane } from '../../../src/controlplane/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
@@ -72,6 +72,8 @@ test('survives a kube-apiserver restart and converges, including changes made wh
   const clock = new HeldClock();
   const inf = configMaps(ns, clock);
   const { log, errors } = track(inf);
+  const transitions: boolean[] = [];
+  inf.on('inSync', (inSync) => transitions.push(inSync));
   await inf.start();
   log.length = 0;
 
@@ -87,10 +89,14 @@ test('survives a kube-apiserver restart and converges, including changes made wh
   await core.replaceNamespacedConfigMap({ namespace: ns, name: 'change', body: { metadata: { name: 'change' }, data: { v: '2' } } });
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'new' }, data: { v: '1' } } });
   assert.equal(log.length, 0, 'nothing seen while disconnected');
+  assert.equal(inf.inSync, false, 'the cache says it may be stale');
+  assert.equal(inf.hasSynced, true);
   clock.release();
 
   await eventually(() => JSON.stringify(data(inf, ns)) === JSON.stringify({ change: { v: '2' }, keep: { v: '1' }, new: { v: '1' } }), 30_000, 'cache to converge');
   assert.deepEqual([...log].sort(), ['add new {"v":"1"}', 'delete remove', 'update change {"v":"2"}']);
+  await eventually(() => inf.inSync, 10_000, 'in sync again');
+  assert.deepEqual(transitions, [false, true]);
   // and keeps watching afterwards
   await core.deleteNamespacedConfigMap({ namespace: ns, name: 'keep' });
   await eventually(() => log.includes('delete keep'), 20_000, 'delete after recovery');
@@ -139,6 +145,7 @@ test('a too-old resourceVersion (410 Gone after etcd compaction) leads to a reli
     .catch((e: Error) => { throw new Error(`${e.message}: cache ${JSON.stringify(data(inf, ns))} log ${JSON.stringify(log)} stats ${JSON.stringify(inf.stats)} errors ${errors.map(String).join(' | ')}`); });
   assert.deepEqual([...log].sort(), ['add late {"v":"1"}', 'delete go']);
   assert.deepEqual(syncs, [false, true], 'first list, then exactly one relist');
+  assert.equal(inf.inSync, true);
 });
 
 test('stop() before the first list rejects synced and leaves nothing running', async () => {
@@ -193,4 +200,53 @@ test('notServedAsEmpty: a resource the API server does not serve (no CRD) is syn
   assert.deepEqual(served, [false, true, false]);
   assert.deepEqual([...log].sort(), ['add w1', 'add w2', 'delete w1', 'delete w2']);
   assert.equal(widgets.hasSynced, true);
+});
+
+test('a list and watch refused after the first sync (the reader\'s RBAC revoked) leave the cache out of sync until a list succeeds; what changed meanwhile arrives then', async () => {
+  const ns = await namespace('inf-rbac');
+  const user = 'inf-reader';
+  const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  const authorization = cp.kubeConfig.makeApiClient(AuthorizationV1Api);
+  const mayList = async (): Promise<boolean> => (await authorization.createSubjectAccessReview({ body: { spec: {
+    user, groups: ['system:authenticated'], resourceAttributes: { resource: 'configmaps', verb: 'list', namespace: ns } } } })).status?.allowed === true;
+  const binding = { metadata: { name: 'cm-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' },
+    subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }] };
+  await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'cm-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }] } });
+  await rbac.createNamespacedRoleBinding({ namespace: ns, body: binding });
+  await eventually(mayList, 20_000, 'the role applies');
+  for (const n of ['keep', 'remove']) await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: n }, data: { v: '1' } } });
+  const { kubeConfig } = await cp.mintKubeConfig(user);
+  // Watches end every 2 s (RBAC is checked when a request starts, so an open watch outlives the revocation).
+  const inf = new Informer<V1ConfigMap>({
+    kubeConfig, resource: { group: '', version: 'v1', plural: 'configmaps', namespace: ns }, watchTimeoutSeconds: 2, backoffBaseMs: 100, backoffMaxMs: 500,
+  });
+  started.push(inf);
+  const transitions: boolean[] = [];
+  inf.on('inSync', (inSync) => transitions.push(inSync));
+  const outOfSync = (): { since: number; why: string } | undefined => inf.outOfSync;
+  const { log } = track(inf);
+  await inf.start();
+  assert.equal(inf.inSync, true);
+  assert.equal(outOfSync(), undefined);
+  log.length = 0;
+
+  await rbac.deleteNamespacedRoleBinding({ namespace: ns, name: 'cm-reader' });
+  await eventually(async () => !await mayList(), 20_000, 'the revocation applies');
+  await eventually(() => !inf.inSync, 30_000, 'out of sync once its next watch and list are refused');
+  assert.equal(inf.hasSynced, true, 'listed once: hasSynced stays true, as client-go\'s');
+  assert.deepEqual(transitions, [false]);
+  assert.match(outOfSync()?.why ?? '', new RegExp(`^403 Forbidden: configmaps is forbidden: User "${user}" cannot (list|watch) resource "configmaps"`));
+  assert.ok(typeof outOfSync()?.since === 'number');
+  // Meanwhile the cache keeps what it had and misses what changes.
+  await core.deleteNamespacedConfigMap({ namespace: ns, name: 'remove' });
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'new' }, data: { v: '1' } } });
+  assert.deepEqual(data(inf, ns), { keep: { v: '1' }, remove: { v: '1' } });
+  assert.equal(inf.inSync, false);
+
+  await rbac.createNamespacedRoleBinding({ namespace: ns, body: binding });
+  await eventually(() => inf.inSync, 30_000, 'in sync once a list succeeds again');
+  assert.deepEqual(data(inf, ns), { keep: { v: '1' }, new: { v: '1' } });
+  assert.deepEqual([...log].sort(), ['add new {"v":"1"}', 'delete remove']);
+  assert.deepEqual(transitions, [false, true]);
+  assert.equal(outOfSync(), undefined);
 });
