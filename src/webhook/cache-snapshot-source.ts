@@ -51,11 +51,29 @@ export interface AdmissionCaches {
   longhornSettings?: Cache<LonghornSetting>;
 }
 
+/** The resource each admission cache holds, as messages name it. */
+const RESOURCE_OF: Record<keyof AdmissionCaches, string> = {
+  pvcs: 'persistentvolumeclaims',
+  storageClasses: 'storageclasses.storage.k8s.io',
+  vms: 'virtualmachines.kubevirt.io',
+  kubeVirts: 'kubevirts.kubevirt.io',
+  settings: 'settings.harvesterhci.io',
+  longhornVolumes: 'volumes.longhorn.io',
+  longhornEngines: 'engines.longhorn.io',
+  longhornSettings: 'settings.longhorn.io',
+};
+
 /** The production ResizeSnapshotSource: informer caches only, no API calls. */
 export function createCacheSnapshotSource(caches: AdmissionCaches, options: AdmissionOptions): ResizeSnapshotSource {
-  const all = Object.values(caches).filter((cache): cache is Cache<unknown> => cache !== undefined);
+  const named = (Object.entries(caches) as Array<[keyof AdmissionCaches, Cache<unknown> | undefined]>)
+    .filter((entry): entry is [keyof AdmissionCaches, Cache<unknown>] => entry[1] !== undefined);
+  const all = named.map(([, cache]) => cache);
   return {
-    synced: () => all.every((cache) => cache.hasSynced),
+    synced: () => all.every((cache) => cache.hasSynced && !cache.outOfSync),
+    outOfSync: () => named.flatMap(([key, cache]) => {
+      const state = cache.outOfSync;
+      return state ? [`${RESOURCE_OF[key]} (since ${new Date(state.since).toISOString()}: ${state.why})`] : [];
+    }),
     getPvc: (namespace, name) => caches.pvcs.get(namespace, name),
     getStorageClass: (name) => caches.storageClasses.get(undefined, name),
     vmsUsingPvc: (namespace, name) => caches.vms.byIndex(VMS_BY_PVC_INDEX, `${namespace}/${name}`),

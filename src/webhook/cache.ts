@@ -10,6 +10,12 @@ export interface Cache<T> {
   byIndex(index: string, key: string): T[];
   /** True once the initial list has been loaded. */
   readonly hasSynced: boolean;
+  /**
+   * Set while a cache that had synced does not follow the API server (an informer whose list or
+   * watch failed since its last list that succeeded): since when (ms since the epoch) and why.
+   * Absent or undefined: it follows.
+   */
+  readonly outOfSync?: { since: number; why: string } | undefined;
   /** False while the cluster does not serve the resource (an informer of a missing CRD); absent means served. */
   readonly served?: boolean;
 }

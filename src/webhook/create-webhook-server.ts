@@ -84,7 +84,16 @@ export interface WebhookServer {
  */
 export function createWebhookServer(options: WebhookServerOptions): WebhookServer {
   const log = options.logger;
-  const metrics = createWebhookMetrics(options.registry);
+  const metrics = createWebhookMetrics(options.registry, {
+    cachesNotSynced: () => {
+      try {
+        const unsynced = options.cacheStatus?.().unsynced?.length ?? 0;
+        return unsynced > 0 || options.ready() ? unsynced : 1;
+      } catch {
+        return 1;
+      }
+    },
+  });
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const byPath = new Map<string, Validator>();
   for (const validator of options.validators) {

@@ -15,6 +15,7 @@ export class MemoryCache<T extends Named> implements Cache<T> {
   /** object key -> index name -> its index keys */
   readonly #indexKeysOf = new Map<string, Map<string, string[]>>();
   #synced: boolean;
+  #outOfSync: { since: number; why: string } | undefined;
 
   constructor(objects: Iterable<T> = [], options: { indexers?: Record<string, IndexFunction<T>>; synced?: boolean } = {}) {
     this.#indexers = options.indexers ?? {};
@@ -65,6 +66,15 @@ export class MemoryCache<T extends Named> implements Cache<T> {
 
   setSynced(synced: boolean): void {
     this.#synced = synced;
+  }
+
+  /** As an informer whose list or watch failed (`state`), or that listed again (undefined). */
+  setOutOfSync(state: { since: number; why: string } | undefined): void {
+    this.#outOfSync = state;
+  }
+
+  get outOfSync(): { since: number; why: string } | undefined {
+    return this.#outOfSync;
   }
 
   get(namespace: string | undefined, name: string): T | undefined {

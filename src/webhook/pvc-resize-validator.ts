@@ -4,7 +4,8 @@ import { isKubeError, KubeErrorCode } from '../kube/index.js';
 import { decideResize, outOfRangeDecision, storageGrows } from './decide-resize.js';
 import type { PersistentVolumeClaim } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
-import { allowedVerdict, internalErrorVerdict, NOT_SYNCED_MESSAGE, toVerdict } from './to-verdict.js';
+import { notSyncedVerdict } from './not-synced-verdict.js';
+import { allowedVerdict, internalErrorVerdict, toVerdict } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
 
 export const PVC_RESIZE_PATH = '/validate/pvc-resize';
@@ -27,7 +28,7 @@ export function createPvcResizeValidator(deps: { source: ResizeSnapshotSource; o
       const pvc = request.object as PersistentVolumeClaim | null | undefined;
       try {
         if (!pvc || !storageGrows(oldPvc, pvc)) return allowedVerdict('not-resize');
-        if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
+        if (!source.synced()) return notSyncedVerdict(source);
         return toVerdict(decideResize(assembleResizeSnapshot(source, oldPvc, pvc, options), options), 'spec.resources.requests.storage');
       } catch (error) {
         // A size the API server accepted but voe does not compute (1e1000 or more): a clear refusal.

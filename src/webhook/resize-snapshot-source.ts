@@ -8,8 +8,13 @@ import type {
  * Locations (KubeVirt CR, Longhorn namespace, Setting names) come from AdmissionOptions.
  */
 export interface ResizeSnapshotSource {
-  /** False until every cache below has loaded; the validators then refuse with 500. */
+  /**
+   * False until every cache below has loaded, and while one of them does not follow the API server
+   * (its list or watch failed since); the validators then refuse with 500.
+   */
   synced(): boolean;
+  /** The caches that had loaded but do not follow the API server now: `<resource> (since <time>: <why>)`. */
+  outOfSync(): string[];
   getPvc(namespace: string, name: string): PersistentVolumeClaim | undefined;
   getStorageClass(name: string): StorageClass | undefined;
   /** Every VM (running or not) whose template volumes or volumeClaimTemplates use the PVC. */

@@ -9,9 +9,17 @@ import type { CsiDriver } from './kube-objects.js';
 /** The informer-backed caches of the admission validators, started and synced together. */
 export interface StartedAdmissionCaches {
   caches: { admission: AdmissionCaches; csiDrivers: Cache<CsiDriver> };
-  /** True once every informer has listed once (a resource the cluster does not serve counts, as empty). */
+  /**
+   * True while every informer follows the API server: it has listed (a resource the cluster does
+   * not serve counts, as empty) and no list or watch of it failed since its last list that
+   * succeeded (Informer.inSync).
+   */
   ready(): boolean;
-  /** Resources whose first list has not succeeded yet (e.g. refused: 403), as `plural.group[ in namespace]`. */
+  /**
+   * Resources whose cache does not follow the API server: the first list has not succeeded yet
+   * (e.g. refused: 403), or a list or watch failed since the last one that did, as
+   * `plural.group[ in namespace]`.
+   */
   unsynced(): string[];
   /** Custom resources the cluster does not serve (no CRD) at the moment: cached as empty, listed again every 5 s. */
   notServed(): string[];
@@ -47,7 +55,10 @@ const WHEN_NOT_SERVED: Record<string, string> = {
  * `ready()` says when, and the validators refuse with 500 until then. A custom resource the
  * cluster does not serve (its CRD is not installed) counts as synced and empty, with one warning
  * naming it and what that means for the decisions; its informer lists again every 5 s and fills
- * once the CRD appears.
+ * once the CRD appears. A cache whose list or watch fails later (RBAC revoked, the API server
+ * restarted, a broken watch) does not follow the API server until its next list succeeds:
+ * `ready()` is false meanwhile, the validators refuse with 500 (cache-out-of-sync) rather than
+ * judge from what may be stale, and a warning names it (an info line once it follows again).
  */
 export function startAdmissionCaches(start: StartAdmissionCachesOptions): StartedAdmissionCaches {
   const options = resolveAdmissionOptions(start.options);
@@ -68,6 +79,15 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
       ...(when === undefined ? {} : { notServedAsEmpty: true }),
     });
     for (const [name, fn] of Object.entries(indexers)) informer.addIndex(name, fn);
+    informer.on('inSync', (inSync) => {
+      if (inSync) {
+        start.logger?.info({ resource }, `the cache of ${resource} follows the API server again (listed): reviews are judged from it`);
+      } else {
+        start.logger?.warn({ resource, why: informer.outOfSync?.why },
+          `the cache of ${resource} no longer follows the API server (its list or watch failed): ` +
+          'PVC resize and VM reviews are refused with 500 (cache-out-of-sync) until a list succeeds');
+      }
+    });
     if (when !== undefined) {
       let wasServed: boolean | undefined;
       informer.on('served', (served) => {
@@ -112,8 +132,8 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
   );
   return {
     caches: { admission, csiDrivers },
-    ready: () => informers.every((informer) => informer.hasSynced),
-    unsynced: () => named((informer) => !informer.hasSynced),
+    ready: () => informers.every((informer) => informer.inSync),
+    unsynced: () => named((informer) => !informer.inSync),
     notServed: () => named((informer) => informer.served === false),
     stop: async () => { await Promise.all(informers.map((informer) => informer.stop())); },
   };

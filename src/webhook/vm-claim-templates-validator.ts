@@ -6,9 +6,10 @@ import type { PersistentVolumeClaim, VirtualMachine } from './kube-objects.js';
 import { readJsonQuantity } from './read-json-quantity.js';
 import { storageRequest } from './storage-request.js';
 import { PVC_EXPAND_PREFIX } from './resize-messages.js';
+import { notSyncedVerdict } from './not-synced-verdict.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import {
-  allowedVerdict, internalErrorVerdict, invalidVerdict, NOT_SYNCED_MESSAGE, toVerdict,
+  allowedVerdict, internalErrorVerdict, invalidVerdict, toVerdict,
 } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
 import { claimTemplatesOf, parseVolumeClaimTemplates, VOLUME_CLAIM_TEMPLATES_ANNOTATION, type ClaimTemplate } from './vm-claims.js';
@@ -124,7 +125,7 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
     if (oldSize === undefined || compareQuantities(newSize, oldSize) > 0) growing.push({ name, template: template.pvc, text: newText, size: newSize });
   }
   if (growing.length === 0) return allowedVerdict('not-template-change');
-  if (!source.synced()) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
+  if (!source.synced()) return notSyncedVerdict(source);
 
   const warnings: string[] = [];
   let label = 'not-template-change';

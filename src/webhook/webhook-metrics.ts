@@ -12,14 +12,20 @@ export interface WebhookMetrics {
   readonly certificateReloads: Counter<'result'>;
   /** voe_webhook_certificate_expiry_timestamp_seconds: notAfter of the certificate being served. */
   readonly certificateExpiry: Gauge;
+  /** voe_webhook_caches_not_synced: how many informer caches do not follow the API server, read from `cachesNotSynced` at each scrape. */
+  readonly cachesNotSynced: Gauge;
 }
 
 function reuse<T extends Metric>(registry: Registry, name: string, create: () => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? create();
 }
 
-/** The webhook's metrics in `registry` (a private one by default, with prom-client's default process metrics). */
-export function createWebhookMetrics(registry?: Registry): WebhookMetrics {
+/**
+ * The webhook's metrics in `registry` (a private one by default, with prom-client's default
+ * process metrics). `cachesNotSynced` counts the caches that do not follow the API server now (0
+ * unless given).
+ */
+export function createWebhookMetrics(registry?: Registry, sources: { cachesNotSynced?: () => number } = {}): WebhookMetrics {
   const reg = registry ?? new Registry();
   if (!reg.getSingleMetric('process_cpu_seconds_total')) collectDefaultMetrics({ register: reg });
   const registers = [reg];
@@ -50,6 +56,17 @@ export function createWebhookMetrics(registry?: Registry): WebhookMetrics {
       name: 'voe_webhook_certificate_expiry_timestamp_seconds', help: 'notAfter of the serving certificate in use, Unix seconds.', registers,
       // Across --workers (prom-client's AggregatorRegistry): the earliest, not the sum.
       aggregator: 'min',
+    })),
+    cachesNotSynced: reuse(reg, 'voe_webhook_caches_not_synced', () => new Gauge({
+      name: 'voe_webhook_caches_not_synced',
+      help: 'Informer caches that do not follow the API server now: not listed yet, or their list or watch failed since their last list that succeeded. ' +
+        'PVC resize and VM reviews are refused with 500 while it is above 0.',
+      registers,
+      // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
+      aggregator: 'max',
+      collect() {
+        this.set(sources.cachesNotSynced?.() ?? 0);
+      },
     })),
   };
 }

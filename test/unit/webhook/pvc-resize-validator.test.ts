@@ -106,6 +106,31 @@ describe('pvc-resize validator', () => {
     });
   });
 
+  it('refuses with 500 naming the cache, since when and why, while a cache that had synced does not follow the API server (its list or watch failed)', async () => {
+    // vm1 is Stopped in the cache, so a cache taken at its word would allow the resize offline.
+    const { caches, source, options } = memorySource(cluster({ vms: [vm('vm1', { status: 'Stopped' })] }));
+    const validator = createPvcResizeValidator({ source, options });
+    assert.equal((await validator.validate(update(claim, resized(claim, '20Gi')))).decision, 'allowed-offline');
+    const since = Date.UTC(2026, 10, 21, 7, 29, 21, 470);
+    caches.vms.setOutOfSync({ since, why: '403 Forbidden: virtualmachines.kubevirt.io is forbidden: User "voe" cannot list resource "virtualmachines"' });
+    assert.equal(source.synced(), false);
+    assert.deepEqual(await validator.validate(update(claim, resized(claim, '20Gi'))), {
+      allowed: false, code: 500, reason: 'InternalError', decision: 'cache-out-of-sync',
+      message: 'internal error: voe\'s cache of virtualmachines.kubevirt.io (since 2026-11-21T07:29:21.470Z: 403 Forbidden: virtualmachines.kubevirt.io is forbidden: ' +
+        'User "voe" cannot list resource "virtualmachines") does not follow the API server now (its list or watch failed), so this request is not judged from it; ' +
+        'retry in a moment: voe lists again by itself, and its log and /readyz say more.',
+    });
+    caches.kubeVirts.setOutOfSync({ since, why: 'GET /apis/kubevirt.io/v1/namespaces/harvester-system/kubevirts failed before an answer from the API server (connect ECONNREFUSED)' });
+    assert.match((await validator.validate(update(claim, resized(claim, '20Gi')))).message ?? '',
+      /^internal error: voe's caches of virtualmachines\.kubevirt\.io \(since .*\); kubevirts\.kubevirt\.io \(since .*ECONNREFUSED\)\) do not follow the API server now \(their list or watch failed\), so this request is not judged from them;/);
+    // Requests that need no cache are answered as before.
+    assert.deepEqual(await validator.validate(update(claim, resized(claim, '10Gi'))), { allowed: true, decision: 'not-resize' });
+    caches.vms.setOutOfSync(undefined);
+    caches.kubeVirts.setOutOfSync(undefined);
+    assert.equal(source.synced(), true);
+    assert.equal((await validator.validate(update(claim, resized(claim, '20Gi')))).decision, 'allowed-offline');
+  });
+
   it('refuses with 500 when the Setting is invalid JSON', async () => {
     const verdict = await createPvcResizeValidator(memorySource(cluster({ settings: [harvesterSetting('{nope')] })))
       .validate(update(claim, resized(claim, '20Gi')));

@@ -172,6 +172,16 @@ describe('vm validator (volumeClaimTemplates)', () => {
     });
   }
 
+  it('a larger template while the VM cache does not follow the API server (its list or watch failed): 500 naming it, not judged from it', async () => {
+    const { caches, source, options } = memorySource(cluster({ vms: [vm('vm1', { status: 'Stopped' })] }));
+    caches.vms.setOutOfSync({ since: 0, why: 'watch closed immediately without events' });
+    const verdict = await createVmClaimTemplatesValidator({ source, options }).validate(update(before, grow('20Gi')));
+    assert.equal(verdict.allowed, false);
+    assert.equal(verdict.code, 500);
+    assert.equal(verdict.decision, 'cache-out-of-sync');
+    assert.match(verdict.message ?? '', /^internal error: voe's cache of virtualmachines\.kubevirt\.io \(since 1970-01-01T00:00:00\.000Z: watch closed immediately without events\) does not follow the API server now/);
+  });
+
   it('judges the VM as it will be stored (the request object, not the cached VM)', async () => {
     // The cache still holds vm1 hotplugging nothing; the new VM object is what matters for the running state.
     const { source, options } = memorySource(cluster({ kubeVirts: [kubeVirt({ gates: [] })], vms: [vm('vm1', { status: 'Stopped' })] }));
