@@ -60,6 +60,6 @@ export { apiServerFindings, quotaFindings, claimClassName, BETA_STORAGE_CLASS_AN
 export { loadCheckCaches } from './load-check-caches.js';
 export { readNamespacePolicies } from './read-namespace-policies.js';
 export { loadClusterCaches } from './load-cluster-caches.js';
-export { startAdmissionCaches, type StartedAdmissionCaches, type StartAdmissionCachesOptions } from './start-admission-caches.js';
+export { ADMISSION_CACHE_BACKOFF_MAX_MS, startAdmissionCaches, type StartedAdmissionCaches, type StartAdmissionCachesOptions } from './start-admission-caches.js';
 export { admissionWiring } from './admission-wiring.js';
 export { confirmApiServerCalls, type RegistrationCheck } from './confirm-api-server-calls.js';

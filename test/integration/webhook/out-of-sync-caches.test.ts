@@ -12,11 +12,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createAdmissionValidators, startAdmissionCaches, type AdmissionRequest, type PersistentVolumeClaim, type Validator,
+  ADMISSION_CACHE_BACKOFF_MAX_MS, createAdmissionValidators, startAdmissionCaches, type AdmissionRequest, type PersistentVolumeClaim, type Validator,
 } from '../../../src/webhook/index.js';
 import { KINDS, SCENARIO, StagedCluster, stageExpansionScenario } from '../../../src/demo/index.js';
 import { admissionRequest, PVC_KIND, PVC_RESOURCE, resized } from '../../support/admission-objects.js';
 import { captureLogger } from '../../support/capture-logger.js';
+import { FakeClock } from '../../support/fake-clock.js';
 import { startFaultProxy } from '../../support/fault-proxy.js';
 import { eventually } from '../../support/held-clock.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
@@ -123,4 +124,32 @@ test('voe serve --dev across a kube-apiserver restart: unready while its caches 
   assert.ok(warned.includes('virtualmachines.kubevirt.io'), JSON.stringify(warned));
   await setVm5('Stopped');
   assert.deepEqual(await serve.stop('SIGTERM'), { code: 0, signal: null }, serve.stderr());
+});
+
+test('while the API server does not answer, each admission cache tries to list again at least every 5 s (not the informer\'s 30 s): a cache that does not follow it refuses every growth', async (t) => {
+  const proxy = await startFaultProxy(cp.kubeConfig);
+  const clock = new FakeClock();
+  // random 1: the top of each jitter range, so each delay is 500 ms * 2^(n-1) up to the cap.
+  const started = startAdmissionCaches({ kubeConfig: proxy.kubeConfig, clock, random: () => 1 });
+  t.after(async () => {
+    await started.stop();
+    await proxy.close();
+  });
+  await eventually(() => started.ready(), 30_000, 'caches ready');
+  const informers = 9;
+  proxy.inject({ path: /^\// }, { answer: 503, message: 'the API server is shutting down' });
+  const rounds: number[][] = [];
+  for (let round = 1; round <= 8; round++) {
+    await eventually(() => clock.pendingTimers === informers, 20_000, `every informer waits (round ${round})`);
+    const delays = clock.pendingDelays.sort((a, b) => a - b);
+    rounds.push(delays);
+    assert.ok(!started.ready());
+    await clock.advance(Math.max(...delays));
+  }
+  assert.equal(ADMISSION_CACHE_BACKOFF_MAX_MS, 5_000);
+  assert.deepEqual(rounds.at(-1), new Array(informers).fill(5_000), `capped at 5 s: ${JSON.stringify(rounds)}`);
+  assert.ok(rounds.flat().every((delay) => delay <= 5_000), JSON.stringify(rounds));
+  proxy.heal();
+  await clock.advance(5_000);
+  await eventually(() => started.ready(), 30_000, 'ready once the lists pass again');
 });
