@@ -148,6 +148,52 @@ test('a too-old resourceVersion (410 Gone after etcd compaction) leads to a reli
   assert.equal(inf.inSync, true);
 });
 
+test('a relist after 410 Gone keeps the indexes consistent: an object deleted meanwhile leaves them, one whose indexed key changed moves, many updates arrive as their last state', async () => {
+  const ns = await namespace('inf-gone-index');
+  const create = (name: string, pvc: string) => core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name, labels: { pvc } }, data: { v: '0' } } });
+  await create('a', 'pa');
+  await create('b', 'pb');
+  await create('c', 'pc');
+  const clock = new HeldClock();
+  const inf = configMaps(ns, clock);
+  inf.addIndex('byPvc', (o) => (o.metadata?.labels?.pvc ? [o.metadata.labels.pvc] : []));
+  const { errors } = track(inf);
+  await inf.start();
+  const index = (): Record<string, string[]> => Object.fromEntries(['pa', 'pb', 'pb2', 'pc', 'pd']
+    .map((k) => [k, inf.byIndex('byPvc', k).map((o) => o.metadata?.name ?? '').sort()]));
+  const rvBefore = Number(inf.stats.resourceVersion);
+
+  clock.hold();
+  await cp.stopApiServer();
+  try {
+    await eventually(() => errors.length > 0 && clock.heldTimers > 0, 30_000, 'informer to back off');
+    for (let i = 0; i < 3; i++) await etcd('/v3/kv/put', { key: b64(`/voe-test/index-bump-${i}`), value: b64('x') });
+    const { header } = await etcd<EtcdHeader>('/v3/kv/range', { key: b64('/voe-test/index-bump-0') });
+    assert.ok(Number(header.revision) > rvBefore + 2);
+    await etcd('/v3/kv/compaction', { revision: header.revision, physical: true });
+  } finally {
+    await cp.startApiServer();
+  }
+  await core.deleteNamespacedConfigMap({ namespace: ns, name: 'a' });
+  await core.patchNamespacedConfigMap({ namespace: ns, name: 'b', body: [{ op: 'replace', path: '/metadata/labels/pvc', value: 'pb2' }] });
+  await create('d', 'pd');
+  for (let i = 1; i <= 30; i++) await core.patchNamespacedConfigMap({ namespace: ns, name: 'c', body: [{ op: 'replace', path: '/data/v', value: String(i) }] });
+  const live = await core.readNamespacedConfigMap({ namespace: ns, name: 'c' });
+  const relists = inf.stats.relists;
+  clock.release();
+
+  await eventually(() => inf.stats.relists > relists && inf.inSync, 30_000, 'relisted');
+  assert.deepEqual(index(), { pa: [], pb: [], pb2: ['b'], pc: ['c'], pd: ['d'] });
+  assert.deepEqual(inf.keys().sort(), [`${ns}/b`, `${ns}/c`, `${ns}/d`]);
+  assert.equal(inf.get(ns, 'c')?.metadata?.resourceVersion, live.metadata?.resourceVersion);
+  assert.equal(inf.get(ns, 'c')?.data?.v, '30');
+  // Watching again: the key moves back and the object is deleted.
+  await core.patchNamespacedConfigMap({ namespace: ns, name: 'b', body: [{ op: 'replace', path: '/metadata/labels/pvc', value: 'pb' }] });
+  await core.deleteNamespacedConfigMap({ namespace: ns, name: 'd' });
+  await eventually(() => inf.get(ns, 'd') === undefined && inf.byIndex('byPvc', 'pb').length === 1, 20_000, 'watched changes');
+  assert.deepEqual(index(), { pa: [], pb: ['b'], pb2: [], pc: ['c'], pd: [] });
+});
+
 test('stop() before the first list rejects synced and leaves nothing running', async () => {
   const inf = new Informer<V1ConfigMap>({ kubeConfig: cp.kubeConfig, resource: { group: '', version: 'v1', plural: 'configmaps', namespace: 'default' } });
   const synced = inf.start();
