@@ -40,3 +40,17 @@ test('over the processes of --workers: limits and the event loop lag are the lar
   assert.equal(sumSamples(text, 'voe_webhook_certificate_reloads_total', { result: 'success' }), 3, 'each worker loads the same files');
   assert.equal(text.match(/^nodejs_version_info\{/gm)?.length, 1);
 });
+
+test('voe_webhook_caches_not_synced is read from its source at each scrape, and over --workers is the largest, not the sum (each worker counts the pool\'s caches)', async () => {
+  let notSynced = 0;
+  const registry = new Registry();
+  createWebhookMetrics(registry, { cachesNotSynced: () => notSynced });
+  const scrape = async (): Promise<Json> => registry.getMetricsAsJSON();
+  assert.equal(sumSamples(await registry.metrics(), 'voe_webhook_caches_not_synced'), 0);
+  notSynced = 2;
+  const two = await scrape();
+  notSynced = 3;
+  const three = await scrape();
+  assert.equal(sumSamples(await aggregatePoolMetrics([two, three]), 'voe_webhook_caches_not_synced'), 3);
+  assert.equal(sumSamples(await createWebhookMetrics(new Registry()).registry.metrics(), 'voe_webhook_caches_not_synced'), 0, 'without a source: 0');
+});
