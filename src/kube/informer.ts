@@ -537,12 +537,14 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         }
       }
       if (this.#stopped) break;
-      if (failed !== undefined) this.#fallOutOfSync(describeFailure(failed));
-      else if (needList) this.#fallOutOfSync('the watch expired (410 Gone: its resourceVersion is too old); listing again');
       if (failed !== undefined) {
+        this.#fallOutOfSync(describeFailure(failed));
         failures++;
         this.#stats.failures++;
         this.#emit('error', failed);
+      } else if (needList) {
+        // A watch expired (410 Gone) without counting as a failure: the cache lags until the relist.
+        this.#fallOutOfSync('the watch expired (410 Gone: its resourceVersion is too old); listing again');
       }
       if (failures > 0) {
         const delay = jitteredDelay(failures, backoff, this.#random);
