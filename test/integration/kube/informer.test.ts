@@ -110,6 +110,26 @@ async function etcd<T>(path: string, body: unknown): Promise<T> {
 }
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
+/**
+ * Stops kube-apiserver once the informer (its backoff held on `clock`) noticed, moves etcd past
+ * `rvBefore` and compacts all history up to now, then starts it again: neither the apiserver's
+ * fresh watch cache nor etcd can replay from rvBefore, so the informer's next watch gets 410 Gone.
+ * Keys written are `/voe-test/<tag>-<i>`. The clock stays held: the test releases it.
+ */
+async function restartCompactingPast(rvBefore: number, clock: HeldClock, errors: unknown[], tag: string): Promise<void> {
+  clock.hold();
+  await cp.stopApiServer();
+  try {
+    await eventually(() => errors.length > 0 && clock.heldTimers > 0, 30_000, 'informer to back off');
+    for (let i = 0; i < 3; i++) await etcd('/v3/kv/put', { key: b64(`/voe-test/${tag}-${i}`), value: b64('x') });
+    const { header } = await etcd<EtcdHeader>('/v3/kv/range', { key: b64(`/voe-test/${tag}-0`) });
+    assert.ok(Number(header.revision) > rvBefore + 2);
+    await etcd('/v3/kv/compaction', { revision: header.revision, physical: true });
+  } finally {
+    await cp.startApiServer();
+  }
+}
+
 test('a too-old resourceVersion (410 Gone after etcd compaction) leads to a relist that delivers the difference', async () => {
   const ns = await namespace('inf-gone');
   for (const n of ['stay', 'go']) await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: n }, data: { v: '1' } } });
@@ -122,19 +142,7 @@ test('a too-old resourceVersion (410 Gone after etcd compaction) leads to a reli
   const rvBefore = Number(inf.stats.resourceVersion);
   log.length = 0;
 
-  clock.hold();
-  await cp.stopApiServer();
-  try {
-    await eventually(() => errors.length > 0 && clock.heldTimers > 0, 30_000, 'informer to back off');
-    // Move etcd past the informer's resourceVersion and compact all history up to now:
-    // neither the apiserver's fresh watch cache nor etcd can replay from rvBefore.
-    for (let i = 0; i < 3; i++) await etcd('/v3/kv/put', { key: b64(`/voe-test/bump-${i}`), value: b64('x') });
-    const { header } = await etcd<EtcdHeader>('/v3/kv/range', { key: b64('/voe-test/bump-0') });
-    assert.ok(Number(header.revision) > rvBefore + 2);
-    await etcd('/v3/kv/compaction', { revision: header.revision, physical: true });
-  } finally {
-    await cp.startApiServer();
-  }
+  await restartCompactingPast(rvBefore, clock, errors, 'bump');
   await core.deleteNamespacedConfigMap({ namespace: ns, name: 'go' });
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'late' }, data: { v: '1' } } });
   const relistsBefore = inf.stats.relists;
@@ -163,17 +171,7 @@ test('a relist after 410 Gone keeps the indexes consistent: an object deleted me
     .map((k) => [k, inf.byIndex('byPvc', k).map((o) => o.metadata?.name ?? '').sort()]));
   const rvBefore = Number(inf.stats.resourceVersion);
 
-  clock.hold();
-  await cp.stopApiServer();
-  try {
-    await eventually(() => errors.length > 0 && clock.heldTimers > 0, 30_000, 'informer to back off');
-    for (let i = 0; i < 3; i++) await etcd('/v3/kv/put', { key: b64(`/voe-test/index-bump-${i}`), value: b64('x') });
-    const { header } = await etcd<EtcdHeader>('/v3/kv/range', { key: b64('/voe-test/index-bump-0') });
-    assert.ok(Number(header.revision) > rvBefore + 2);
-    await etcd('/v3/kv/compaction', { revision: header.revision, physical: true });
-  } finally {
-    await cp.startApiServer();
-  }
+  await restartCompactingPast(rvBefore, clock, errors, 'index-bump');
   await core.deleteNamespacedConfigMap({ namespace: ns, name: 'a' });
   await core.patchNamespacedConfigMap({ namespace: ns, name: 'b', body: [{ op: 'replace', path: '/metadata/labels/pvc', value: 'pb2' }] });
   await create('d', 'pd');
