@@ -1,20 +1,8 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { createSecureContext } from 'node:tls';
-import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Logger } from '../log/index.js';
+import { loadCertificatePair, type CertificatePair } from './load-certificate-pair.js';
 import { WebhookError } from './webhook-error.js';
-
-export interface CertificatePair {
-  /** PEM certificate (chain). */
-  readonly cert: string;
-  /** PEM private key. Secret: never log it. */
-  readonly key: string;
-  readonly notBefore: Date;
-  readonly notAfter: Date;
-  readonly fingerprint256: string;
-}
 
 /** Why `pair` cannot be served at `now` (expired, or not valid yet), or undefined when it can. */
 export function certificateNotValidWhy(pair: Pick<CertificatePair, 'notBefore' | 'notAfter'>, now = new Date()): string | undefined {
@@ -43,21 +31,6 @@ export interface CertificateReloader {
   reload(): Promise<boolean>;
   current(): CertificatePair | undefined;
   stop(): void;
-}
-
-/**
- * Reads the pair and proves the key belongs to the certificate. createSecureContext alone does not:
- * it skips an empty key, and OpenSSL checks a key only against a certificate of its own type (an
- * RSA key beside an ECDSA certificate loads, then every handshake fails).
- */
-export async function loadCertificatePair(certFile: string, keyFile: string): Promise<CertificatePair> {
-  const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
-  if (cert.trim() === '') throw new Error(`the certificate file ${certFile} is empty`);
-  if (key.trim() === '') throw new Error(`the key file ${keyFile} is empty`);
-  const x509 = new X509Certificate(cert);
-  if (!x509.checkPrivateKey(createPrivateKey(key))) throw new Error('the key does not belong to the certificate');
-  createSecureContext({ cert, key });
-  return { cert, key, notBefore: new Date(x509.validFrom), notAfter: new Date(x509.validTo), fingerprint256: x509.fingerprint256 };
 }
 
 function message(error: unknown): string {

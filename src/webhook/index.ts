@@ -3,7 +3,8 @@ export { parseAdmissionReview, ADMISSION_API_VERSION, ADMISSION_REVIEW_KIND, typ
 export { toAdmissionReview, MAX_WARNING_LENGTH, type AdmissionReviewResponse } from './to-admission-review.js';
 export { runValidator, type ValidatorOutcome } from './run-validator.js';
 export { createWebhookServer, DEFAULT_BODY_LIMIT_BYTES, type WebhookServer, type WebhookServerOptions } from './create-webhook-server.js';
-export { createCertificateReloader, loadCertificatePair, type CertificatePair, type CertificateReloader, type CertificateReloaderOptions } from './certificate-reloader.js';
+export { createCertificateReloader, type CertificateReloader, type CertificateReloaderOptions } from './certificate-reloader.js';
+export { loadCertificatePair, type CertificatePair } from './load-certificate-pair.js';
 export { createWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
 export { WEBHOOK_ENDPOINTS, VOLUME_CLAIM_TEMPLATES_ANNOTATION, type WebhookEndpointKey } from './webhook-endpoints.js';
 export {

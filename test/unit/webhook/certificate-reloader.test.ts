@@ -2,13 +2,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { get as httpsGet } from 'node:https';
 import { connect } from 'node:tls';
-import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWebhookServer } from '../../../src/webhook/index.js';
+import { createWebhookServer, loadCertificatePair } from '../../../src/webhook/index.js';
 import { createCertificateAuthority, issueCertificate, issueServingCertificate, type IssuedCertificate } from '../../../src/tls/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
+
+const execFileAsync = promisify(execFile);
 
 async function newPair(): Promise<IssuedCertificate> {
   const ca = await createCertificateAuthority(`ca-${Math.random().toString(16).slice(2)}`);
@@ -189,4 +193,73 @@ test('started with an expired certificate: it is served (there is no other), the
   });
   assert.equal(readyz.status, 503);
   assert.equal(readyz.body, 'not ready: certificate not servable: the certificate expired at 2025-01-31T00:05:00.000Z');
+});
+
+/** voe_webhook_certificate_reloads_total{result} of `server`. */
+async function reloads(server: { registry: { metrics(): Promise<string> } }, result: 'success' | 'failure'): Promise<number> {
+  return Number(new RegExp(`^voe_webhook_certificate_reloads_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(await server.registry.metrics())?.[1]);
+}
+
+test('an encrypted (passphrase-protected) key is refused with a message that says so, in every PEM form', async (t) => {
+  const { certFile, keyFile, a } = await pairFiles(t);
+  const key = createPrivateKey(a.keyPem);
+  const encrypted = {
+    pkcs8: key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }).toString(),
+    sec1: key.export({ type: 'sec1', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }).toString(),
+  };
+  assert.match(encrypted.sec1, /Proc-Type: 4,ENCRYPTED/);
+  for (const [form, pem] of Object.entries(encrypted)) {
+    await writeFile(keyFile, pem);
+    await assert.rejects(loadCertificatePair(certFile, keyFile),
+      (error: Error) => error.message === `the key file ${keyFile} holds an encrypted (passphrase-protected) private key; voe needs it unencrypted (cert-manager writes it so; decrypt it with: openssl pkey -in KEY -out KEY.plain)`, form);
+  }
+  const logs = captureLogger();
+  const server = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger });
+  await assert.rejects(server.listen(0, '127.0.0.1'), /^WebhookError: Cannot load the serving certificate .* holds an encrypted \(passphrase-protected\) private key/);
+  await server.close();
+});
+
+/** Runs openssl with `args` in `cwd` (argument array, no shell). */
+async function openssl(cwd: string, args: string[]): Promise<void> {
+  await execFileAsync('openssl', args, { cwd });
+}
+
+test('a chain with an intermediate CA is served whole (RSA leaf, PKCS#1 or PKCS#8 key); a file with the intermediate first says so', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'voe-chain-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  // What an operator's own PKI (or cert-manager's tls.crt, which carries the chain) gives: root -> intermediate -> leaf.
+  await writeFile(join(dir, 'ca.ext'), 'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n');
+  await writeFile(join(dir, 'leaf.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n');
+  await openssl(dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'root.key', '-out', 'root.crt', '-days', '2', '-subj', '/CN=voe-test-root']);
+  await openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'int.key', '-out', 'int.csr', '-subj', '/CN=voe-test-intermediate']);
+  await openssl(dir, ['x509', '-req', '-in', 'int.csr', '-CA', 'root.crt', '-CAkey', 'root.key', '-set_serial', '2', '-days', '2', '-extfile', 'ca.ext', '-out', 'int.crt']);
+  await openssl(dir, ['genrsa', '-traditional', '-out', 'leaf-pkcs1.key', '2048']);
+  await openssl(dir, ['pkcs8', '-topk8', '-nocrypt', '-in', 'leaf-pkcs1.key', '-out', 'leaf-pkcs8.key']);
+  await openssl(dir, ['req', '-new', '-key', 'leaf-pkcs1.key', '-subj', '/CN=127.0.0.1', '-out', 'leaf.csr']);
+  await openssl(dir, ['x509', '-req', '-in', 'leaf.csr', '-CA', 'int.crt', '-CAkey', 'int.key', '-set_serial', '3', '-days', '1', '-extfile', 'leaf.ext', '-out', 'leaf.crt']);
+  const [root, intermediate, leaf] = await Promise.all(['root.crt', 'int.crt', 'leaf.crt'].map((f) => readFile(join(dir, f), 'utf8')));
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  await writeFile(certFile, `${leaf}${intermediate}`);
+  assert.match(await readFile(join(dir, 'leaf-pkcs1.key'), 'utf8'), /^-----BEGIN RSA PRIVATE KEY-----/);
+  await writeFile(keyFile, await readFile(join(dir, 'leaf-pkcs1.key')));
+  const { server, port } = await startServer(t, certFile, keyFile);
+  const chain = (): Promise<string[]> => new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, ca: root }, () => {
+      const names: string[] = [];
+      for (let c = socket.getPeerCertificate(true); c?.fingerprint256 && !names.includes(c.fingerprint256); c = c.issuerCertificate) names.push(c.fingerprint256);
+      socket.end();
+      resolve(names);
+    });
+    socket.on('error', reject);
+  });
+  // Verified against the root alone: the intermediate came from the server.
+  assert.deepEqual(await chain(), [fingerprint(leaf!), fingerprint(intermediate!), fingerprint(root!)]);
+  await writeFile(keyFile, await readFile(join(dir, 'leaf-pkcs8.key')));
+  await server.reloadCertificate();
+  assert.deepEqual(await chain(), [fingerprint(leaf!), fingerprint(intermediate!), fingerprint(root!)], 'the same key in PKCS#8 serves too');
+  assert.equal(await reloads(server, 'failure'), 0);
+  await writeFile(certFile, `${intermediate}${leaf}`);
+  await assert.rejects(loadCertificatePair(certFile, keyFile), (error: Error) =>
+    error.message === `the key belongs to certificate 2 of the 2 in ${certFile}, not to the first: put the serving certificate first, then its intermediates`);
 });
