@@ -22,6 +22,13 @@ export interface CertificateReloaderOptions {
   debounceMs?: number;
   /** Files are also re-read this often, in case a file event was missed. Default 60 s; 0 disables. */
   pollIntervalMs?: number;
+  /**
+   * A pair that cannot be loaded (a file missing, empty, unreadable, or a key that does not belong
+   * to the certificate) is read again for this long before it counts as a failed reload: a writer
+   * that puts the certificate and the key in place one after the other, or removes and writes them
+   * again, leaves an incomplete pair for a moment. Default 10 s.
+   */
+  settleMs?: number;
 }
 
 export interface CertificateReloader {
@@ -49,6 +56,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
   const log = options.logger;
   const debounceMs = options.debounceMs ?? 100;
   const pollIntervalMs = options.pollIntervalMs ?? 60_000;
+  const settleMs = options.settleMs ?? 10_000;
   let current: CertificatePair | undefined;
   let watchers: FSWatcher[] = [];
   let debounce: NodeJS.Timeout | undefined;
@@ -56,6 +64,26 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
   let stopped = false;
   let lastFailure = '';
   let running: Promise<boolean> | undefined;
+  /** Since when (ms) the files have not held a pair that loads; undefined while they do. */
+  let incompleteSince: number | undefined;
+  let settleRetry: NodeJS.Timeout | undefined;
+  let settleDelayMs = 0;
+
+  /** Reads an incomplete pair again soon (250 ms, doubling up to 2 s), the last time when the settle time is over. */
+  function retryIncomplete(now: number): void {
+    if (stopped || settleRetry || incompleteSince === undefined) return;
+    settleDelayMs = Math.min(Math.max(settleDelayMs * 2, 250), 2_000);
+    const delay = Math.max(0, Math.min(settleDelayMs, incompleteSince + settleMs - now));
+    settleRetry = setTimeout(() => { settleRetry = undefined; void reload(); }, delay);
+    settleRetry.unref();
+  }
+
+  function settled(): void {
+    incompleteSince = undefined;
+    settleDelayMs = 0;
+    if (settleRetry) clearTimeout(settleRetry);
+    settleRetry = undefined;
+  }
 
   async function reloadOnce(): Promise<boolean> {
     let pair: CertificatePair;
@@ -63,6 +91,14 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
       pair = await loadCertificatePair(certFile, keyFile);
     } catch (error) {
       const why = message(error);
+      const now = Date.now();
+      incompleteSince ??= now;
+      if (now - incompleteSince < settleMs) {
+        // Maybe still being written (the key follows the certificate): not a failure yet.
+        log.debug({ certFile, keyFile, error: why }, 'serving certificate files do not hold a valid pair yet; reading them again shortly');
+        retryIncomplete(now);
+        return false;
+      }
       if (why !== lastFailure) {
         log.warn({ certFile, keyFile, error: why }, 'serving certificate files changed but are not a valid certificate and key pair; still serving the previous certificate');
         options.onResult?.('failure');
@@ -70,6 +106,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
       lastFailure = why;
       return false;
     }
+    settled();
     if (current && pair.cert === current.cert && pair.key === current.key) {
       lastFailure = '';
       return false;
@@ -120,6 +157,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
 
   function stopWatching(): void {
     if (debounce) clearTimeout(debounce);
+    settled();
     if (poll) clearInterval(poll);
     for (const w of watchers) w.close();
     watchers = [];

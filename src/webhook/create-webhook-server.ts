@@ -49,6 +49,7 @@ export interface WebhookServerOptions {
   /** See CertificateReloaderOptions. */
   certificatePollIntervalMs?: number;
   certificateDebounceMs?: number;
+  certificateSettleMs?: number;
   /** A connection that has not finished its TLS handshake after this long is dropped; default 120 s (Node's). */
   handshakeTimeoutMs?: number;
 }
@@ -119,6 +120,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     logger: log,
     ...(options.certificatePollIntervalMs === undefined ? {} : { pollIntervalMs: options.certificatePollIntervalMs }),
     ...(options.certificateDebounceMs === undefined ? {} : { debounceMs: options.certificateDebounceMs }),
+    ...(options.certificateSettleMs === undefined ? {} : { settleMs: options.certificateSettleMs }),
     onReload: (pair) => server?.setSecureContext({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }),
     onResult: (result, pair) => {
       metrics.certificateReloads.inc({ result });

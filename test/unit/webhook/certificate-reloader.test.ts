@@ -55,9 +55,13 @@ async function pairFiles(t: { after: (fn: () => Promise<void>) => void }): Promi
   return { dir, certFile, keyFile, a };
 }
 
-async function startServer(t: { after: (fn: () => Promise<void>) => void }, certFile: string, keyFile: string) {
+/** A server on the pair; `settleMs`: how long an incomplete pair is read again before it counts as a failure (default the server's, 10 s). */
+async function startServer(t: { after: (fn: () => Promise<void>) => void }, certFile: string, keyFile: string, settleMs?: number) {
   const logs = captureLogger();
-  const server = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20 });
+  const server = createWebhookServer({
+    validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20,
+    ...(settleMs === undefined ? {} : { certificateSettleMs: settleMs }),
+  });
   const { port } = await server.listen(0, '127.0.0.1');
   t.after(() => server.close());
   return { server, port, logs };
@@ -65,7 +69,8 @@ async function startServer(t: { after: (fn: () => Promise<void>) => void }, cert
 
 test('rewritten files are served without a restart; an invalid pair keeps the previous certificate', async (t) => {
   const { certFile, keyFile, a } = await pairFiles(t);
-  const { server, port, logs } = await startServer(t, certFile, keyFile);
+  // An invalid pair counts as a failure once it stayed so for 500 ms (not the default 10 s: this test waits for it).
+  const { server, port, logs } = await startServer(t, certFile, keyFile, 500);
   assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
 
   const b = await newPair();
@@ -199,6 +204,50 @@ test('started with an expired certificate: it is served (there is no other), the
 async function reloads(server: { registry: { metrics(): Promise<string> } }, result: 'success' | 'failure'): Promise<number> {
   return Number(new RegExp(`^voe_webhook_certificate_reloads_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(await server.registry.metrics())?.[1]);
 }
+
+test('a pair written one file after the other (the certificate, the key a moment later) is never served half-way, and counts no failure once the key arrives', async (t) => {
+  const { certFile, keyFile, a } = await pairFiles(t);
+  const { server, port, logs } = await startServer(t, certFile, keyFile);
+  const b = await newPair();
+  // As a writer that renders each file by itself (e.g. a Vault agent template per file) leaves it:
+  // the new certificate beside the old key, read by the watcher (debounce 20 ms) several times.
+  await writeFile(certFile, b.certificatePem);
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem), 'the previous pair serves meanwhile, handshakes work');
+  }
+  await writeFile(keyFile, b.keyPem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B served once its key arrived');
+  // Files removed, then written again one by one: the same.
+  const c = await newPair();
+  await rm(certFile);
+  await rm(keyFile);
+  await new Promise((r) => setTimeout(r, 300));
+  await writeFile(keyFile, c.keyPem);
+  await new Promise((r) => setTimeout(r, 300));
+  await writeFile(certFile, c.certificatePem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem), 'certificate C served once both files are back');
+  assert.equal(await reloads(server, 'failure'), 0, 'an incomplete pair that is completed is no failed reload');
+  assert.equal(await reloads(server, 'success'), 3);
+  assert.ok(!logs.text().includes('are not a valid certificate and key pair'), logs.text());
+});
+
+test('a pair that stays invalid past the settle time counts as one failed reload, logged once', async (t) => {
+  const { certFile, keyFile, a } = await pairFiles(t);
+  const logs = captureLogger();
+  const server = createWebhookServer({
+    validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20, certificateSettleMs: 400,
+  });
+  const { port } = await server.listen(0, '127.0.0.1');
+  t.after(() => server.close());
+  await writeFile(certFile, (await newPair()).certificatePem);
+  await eventually(async () => (await reloads(server, 'failure')) === 1, 'the failure counted once the settle time passed');
+  assert.match(logs.text(), /"error":"the key does not belong to the certificate".*still serving the previous certificate/);
+  await new Promise((r) => setTimeout(r, 1_000));
+  assert.equal(await reloads(server, 'failure'), 1, 'counted once, not once per read');
+  assert.equal(logs.lines().filter((l) => /not a valid certificate and key pair/.test(String(l['msg']))).length, 1);
+  assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
+});
 
 test('an encrypted (passphrase-protected) key is refused with a message that says so, in every PEM form', async (t) => {
   const { certFile, keyFile, a } = await pairFiles(t);
