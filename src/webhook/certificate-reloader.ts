@@ -59,6 +59,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
   const settleMs = options.settleMs ?? 10_000;
   let current: CertificatePair | undefined;
   let watchers: FSWatcher[] = [];
+  const directories = [...new Set([dirname(certFile), dirname(keyFile)])];
   let debounce: NodeJS.Timeout | undefined;
   let poll: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -86,6 +87,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
   }
 
   async function reloadOnce(): Promise<boolean> {
+    watchDirectories(true);
     let pair: CertificatePair;
     try {
       pair = await loadCertificatePair(certFile, keyFile);
@@ -145,14 +147,29 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
     debounce.unref();
   }
 
-  function watchDirectory(dir: string): void {
+  function watchDirectory(dir: string, quiet: boolean): void {
     try {
       const watcher = watch(dir, { persistent: false }, schedule);
       watcher.on('error', (error) => log.warn({ dir, error: message(error) }, 'stopped watching the certificate directory; changes are still picked up by polling'));
       watchers.push(watcher);
     } catch (error) {
-      log.warn({ dir, error: message(error) }, 'cannot watch the certificate directory; changes are picked up by polling only');
+      // Missing for a moment (removed and being made again): the next read watches it again.
+      if (quiet) log.debug({ dir, error: message(error) }, 'cannot watch the certificate directory now; trying again at the next read');
+      else log.warn({ dir, error: message(error) }, 'cannot watch the certificate directory; changes are picked up by polling only');
     }
+  }
+
+  /**
+   * Watches the directories at their paths now. A watch follows the directory it was set on: one
+   * removed and made again, or renamed over (a deploy's `rm -r certs && cp -r new certs`), would
+   * tell nothing more. So each read (after a file event, a poll or a retry) watches anew first;
+   * whatever changes after that is seen, whatever changed before is read.
+   */
+  function watchDirectories(quiet: boolean): void {
+    for (const w of watchers) w.close();
+    watchers = [];
+    if (stopped) return;
+    for (const dir of directories) watchDirectory(dir, quiet);
   }
 
   function stopWatching(): void {
@@ -178,7 +195,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
       options.onResult?.('success', current);
       const notValid = certificateNotValidWhy(current);
       if (notValid !== undefined) log.warn({ certFile, error: notValid }, 'the serving certificate cannot be served now: the API server will refuse it; /readyz says so until a valid one is in place');
-      for (const dir of new Set([dirname(certFile), dirname(keyFile)])) watchDirectory(dir);
+      watchDirectories(false);
       if (pollIntervalMs > 0) {
         poll = setInterval(() => { void reload(); }, pollIntervalMs);
         poll.unref();

@@ -141,6 +141,37 @@ test('an empty key, or a key of another type than the certificate (RSA beside EC
   await fresh.close();
 });
 
+test('a certificate directory removed and made again, or renamed over, is watched anew: later changes are picked up at once, not at the next poll', async (t) => {
+  const { dir, certFile, keyFile } = await pairFiles(t);
+  const { port, logs } = await startServer(t, certFile, keyFile);
+  // Removed and made again (a deploy script's `rm -r certs && cp -r new certs`).
+  const b = await newPair();
+  await rm(dir, { recursive: true });
+  await mkdir(dir);
+  await writeFile(certFile, b.certificatePem);
+  await writeFile(keyFile, b.keyPem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B in the new directory');
+  const c = await newPair();
+  await writeFile(keyFile, c.keyPem);
+  await writeFile(certFile, c.certificatePem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem), 'certificate C written into the new directory (the poll is 60 s away)');
+  // Another directory renamed over it.
+  const d = await newPair();
+  const staged = `${dir}.new`;
+  t.after(() => rm(staged, { recursive: true, force: true }));
+  await mkdir(staged);
+  await writeFile(join(staged, 'tls.crt'), d.certificatePem);
+  await writeFile(join(staged, 'tls.key'), d.keyPem);
+  await rm(dir, { recursive: true });
+  await rename(staged, dir);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(d.certificatePem), 'certificate D of the directory renamed over it');
+  const e = await newPair();
+  await writeFile(keyFile, e.keyPem);
+  await writeFile(certFile, e.certificatePem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(e.certificatePem), 'certificate E written into it');
+  assert.ok(!logs.text().includes('are not a valid certificate and key pair'), 'nothing counted as failed meanwhile');
+});
+
 test('listen again after a failed listen still reloads changed files', async (t) => {
   const { certFile, keyFile } = await pairFiles(t);
   const busy = await startServer(t, certFile, keyFile);
