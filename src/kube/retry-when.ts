@@ -7,6 +7,8 @@ export interface RetryOptions {
   minTimeoutMs?: number;
   /** Longest backoff; 2 s unless told. */
   maxTimeoutMs?: number;
+  /** Aborting it ends the retries at once: rejects with its reason (a call under way is not cut). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -21,5 +23,8 @@ export async function retryWhen<T>(retryable: (error: unknown) => boolean, fn: (
       if (retryable(error)) throw error;
       throw new AbortError(error instanceof Error ? error : new Error(String(error)));
     }
-  }, { retries: options.retries ?? 5, minTimeout: options.minTimeoutMs ?? 100, maxTimeout: options.maxTimeoutMs ?? 2_000, randomize: true });
+  }, {
+    retries: options.retries ?? 5, minTimeout: options.minTimeoutMs ?? 100, maxTimeout: options.maxTimeoutMs ?? 2_000, randomize: true,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }

@@ -11,7 +11,7 @@ export {
   buildValidatingWebhookConfiguration, PVC_STORAGE_REQUEST_GROWS, VM_VOLUME_CLAIM_TEMPLATES_CHANGED, IS_ONLINE_EXPAND_SETTING, settingNamed,
   type WebhookConfigurationOptions,
 } from './build-validating-webhook-configuration.js';
-export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration } from './webhook-registration.js';
+export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
 export { DEV_OWNER_ANNOTATION, devOwnerAnnotations, readDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
 export { decideDevRegistration } from './decide-dev-registration.js';
 export { DEFAULT_RESTART_LIMIT, startWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.js';

@@ -298,7 +298,10 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       const body = buildValidatingWebhookConfiguration({
         name, urlBase: url, caBundle: caPem!, annotations: devOwnerAnnotations(owner), ...(options.settingName ? { settingName: options.settingName } : {}),
       });
-      const { uid } = await registerDevConfiguration(options.kubeConfig, body, { logger: log });
+      const { uid } = await registerDevConfiguration(options.kubeConfig, body, { logger: log, signal }).catch((error: unknown) => {
+        continueUnlessAborted(); // stopped while it retried: that is why
+        throw error;
+      });
       cleanups.push({
         run: async () => {
           // Only the object we created (uid precondition): the name may hold someone else's by now.

@@ -43,19 +43,44 @@ export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig
  * is left untouched and refused; one left by an instance that no longer answers is deleted (uid and
  * resourceVersion preconditions: exactly what was judged) with a warning, and ours created anew, so
  * our object has its own uid. Resolves with that uid (stop deletes only it).
+ * A transient failure of a call (no answer, 429, a 5xx) is retried. A create may have been stored
+ * although its answer was lost (the API server answers 504 to a write that outlived its request
+ * timeout, a connection cut after the write): the object of that name marked with this instance's
+ * own id is ours, and its uid is returned, rather than left behind pointing at an instance that
+ * then gives up. Aborting `signal` ends the retries at once (the same check for a stored create
+ * applies).
  */
 export async function registerDevConfiguration(kubeConfig: KubeConfig, body: V1ValidatingWebhookConfiguration,
-  options: { logger?: Logger } = {}): Promise<{ uid: string }> {
+  options: { logger?: Logger; minRetryMs?: number; signal?: AbortSignal } = {}): Promise<{ uid: string }> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const name = body.metadata?.name ?? '';
+  const self = readDevOwner(body);
+  const ownId = typeof self === 'object' ? self.id : undefined;
+  const retrying = <T>(call: () => Promise<T>): Promise<T> =>
+    retryWhen(isTransient, call, { retries: 6, minTimeoutMs: options.minRetryMs ?? 250, maxTimeoutMs: 4_000, ...(options.signal ? { signal: options.signal } : {}) });
+  /** Ours: an object of that name carrying this instance's own id (a create of ours that was stored). */
+  const isOurs = (existing: V1ValidatingWebhookConfiguration): boolean => {
+    const owner = readDevOwner(existing);
+    return ownId !== undefined && typeof owner === 'object' && owner.id === ownId;
+  };
+  const adopt = (existing: V1ValidatingWebhookConfiguration): { uid: string } => {
+    options.logger?.info({ configuration: name, uid: existing.metadata?.uid },
+      `ValidatingWebhookConfiguration ${name} was created by this instance although the API server's answer was lost; using it`);
+    return { uid: existing.metadata?.uid ?? '' };
+  };
   // Another instance may create or delete it between our calls: decide again, a few times.
   for (let attempt = 1; ; attempt++) {
     try {
-      const created = await api.createValidatingWebhookConfiguration({ body });
+      const created = await retrying(() => api.createValidatingWebhookConfiguration({ body }));
       return { uid: created.metadata?.uid ?? '' };
     } catch (error) {
       if (!isAlreadyExists(error)) {
-        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.`, { cause: error });
+        // Given up on a transient failure (or stopped meanwhile): the create may still have been stored.
+        const unsure = isTransient(error) || options.signal?.aborted === true;
+        const stored = unsure ? await api.readValidatingWebhookConfiguration({ name }).catch(() => undefined) : undefined;
+        if (stored && isOurs(stored)) return adopt(stored);
+        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.` +
+          (unsure ? ` It may have been stored all the same: if kubectl get validatingwebhookconfiguration ${name} shows it, delete it (kubectl delete validatingwebhookconfiguration ${name}).` : ''), { cause: error });
       }
     }
     if (attempt > 3) {
@@ -63,11 +88,12 @@ export async function registerDevConfiguration(kubeConfig: KubeConfig, body: V1V
     }
     let existing: V1ValidatingWebhookConfiguration;
     try {
-      existing = await api.readValidatingWebhookConfiguration({ name });
+      existing = await retrying(() => api.readValidatingWebhookConfiguration({ name }));
     } catch (error) {
       if (isNotFound(error)) continue;
       throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot read the existing ValidatingWebhookConfiguration ${name}: ${describe(error)}.`, { cause: error });
     }
+    if (isOurs(existing)) return adopt(existing);
     const owner = readDevOwner(existing);
     const answers = typeof owner === 'object' ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url)) : false;
     const decision = decideDevRegistration(name, owner, answers);

@@ -20,6 +20,10 @@ export interface ProxiedRequest {
 export interface FaultMatch {
   path: string | RegExp;
   watch?: boolean;
+  /** Only the request method (e.g. 'POST'). */
+  method?: string;
+  /** Only the first `times` matching requests meet the fault; the later ones pass through. */
+  times?: number;
 }
 
 /**
@@ -27,10 +31,14 @@ export interface FaultMatch {
  * - `answer`: answers with this HTTP status and a Status body itself (the API server is not asked);
  * - `cutAfterEvents`: passes a watch through and ends it cleanly (as the API server ends a watch
  *   at its timeout) after this many events (bookmarks not counted; 0: right after the headers);
- * - `prependLine`: passes a watch through, with this line sent before the API server's first event.
- * The last two apply to watches answered 200 only; other requests matching them pass through.
+ * - `prependLine`: passes a watch through, with this line sent before the API server's first event;
+ * - `answerAfterForwarding`: passes the request to the API server, waits for its answer, drops it
+ *   and answers this status instead (as the API server does itself when a write outlives its
+ *   request timeout: 504, "the request may still be processing", while the write was stored).
+ * `cutAfterEvents` and `prependLine` apply to watches answered 200 only; other requests matching them pass through.
  */
-export type Fault = { answer: number; message?: string } | { cutAfterEvents: number } | { prependLine: string };
+export type Fault = { answer: number; message?: string } | { cutAfterEvents: number } | { prependLine: string }
+  | { answerAfterForwarding: number; message?: string };
 
 export interface FaultProxy {
   /** Talks to the proxy (plain HTTP on 127.0.0.1, no credentials: the proxy adds the real ones). */
@@ -56,8 +64,9 @@ function withoutHopByHop(headers: IncomingHttpHeaders, drop: string[] = []): Out
   return out;
 }
 
-function matches(match: FaultMatch, request: { path: string; watch: boolean }): boolean {
+function matches(match: FaultMatch, request: { method: string; path: string; watch: boolean }): boolean {
   if (match.watch !== undefined && match.watch !== request.watch) return false;
+  if (match.method !== undefined && match.method !== request.method) return false;
   return typeof match.path === 'string' ? match.path === request.path : match.path.test(request.path);
 }
 
@@ -90,7 +99,7 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
   const authHeaders = withoutHopByHop((credentials.headers ?? {}) as IncomingHttpHeaders);
 
   const requests: ProxiedRequest[] = [];
-  const faults: Array<{ match: FaultMatch; fault: Fault }> = [];
+  const faults: Array<{ match: FaultMatch; fault: Fault; met: number }> = [];
   const openWatches = new Set<{ path: string; watch: boolean; end: () => void }>();
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -98,16 +107,20 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
     const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
     const record: ProxiedRequest = { method: req.method ?? 'GET', path: url.pathname, watch, injected: false };
     requests.push(record);
-    const fault = faults.findLast((f) => matches(f.match, record))?.fault;
+    const found = faults.findLast((f) => matches(f.match, record) && (f.match.times === undefined || f.met < f.match.times));
+    if (found) found.met++;
+    const fault = found?.fault;
+    const status = (code: number, message: string): string => JSON.stringify({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message,
+      reason: { 403: 'Forbidden', 404: 'NotFound', 500: 'InternalError', 504: 'Timeout' }[code] ?? 'Unknown', code,
+    });
 
     if (fault && 'answer' in fault) {
       record.status = fault.answer;
       record.injected = true;
-      const reason = { 403: 'Forbidden', 404: 'NotFound', 500: 'InternalError' }[fault.answer] ?? 'Unknown';
       const message = fault.message ?? (fault.answer === 404 ? 'the server could not find the requested resource' : `injected ${fault.answer}`);
       req.resume();
-      res.writeHead(fault.answer, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code: fault.answer }));
+      res.writeHead(fault.answer, { 'content-type': 'application/json' }).end(status(fault.answer, message));
       return;
     }
 
@@ -139,6 +152,17 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
     });
     up.on('response', (upRes) => {
       upRes.on('error', () => res.destroy());
+      if (fault && 'answerAfterForwarding' in fault) {
+        // The API server did the work; its answer is lost on the way.
+        upRes.resume();
+        upRes.on('end', () => {
+          record.status = fault.answerAfterForwarding;
+          record.injected = true;
+          res.writeHead(fault.answerAfterForwarding, { 'content-type': 'application/json' })
+            .end(status(fault.answerAfterForwarding, fault.message ?? `injected ${fault.answerAfterForwarding} after the API server answered`));
+        });
+        return;
+      }
       record.status = upRes.statusCode ?? 0;
       if (!watch || record.status !== 200) {
         res.writeHead(record.status, withoutHopByHop(upRes.headers));
@@ -199,8 +223,8 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
     kubeConfig,
     requests,
     inject(match, fault) {
-      faults.push({ match, fault });
-      for (const open of [...openWatches]) if (matches(match, open)) open.end();
+      faults.push({ match, fault, met: 0 });
+      for (const open of [...openWatches]) if (matches(match, { ...open, method: 'GET' })) open.end();
     },
     heal() {
       faults.length = 0;

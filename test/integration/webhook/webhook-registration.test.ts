@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { access, readFile, rm } from 'node:fs/promises';
 import { AdmissionregistrationV1Api, CustomObjectsApi, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { deleteValidatingWebhookConfiguration, readDevOwner } from '../../../src/webhook/index.js';
+import {
+  buildValidatingWebhookConfiguration, deleteValidatingWebhookConfiguration, devOwnerAnnotations, readDevOwner, registerDevConfiguration,
+} from '../../../src/webhook/index.js';
+import { captureLogger } from '../../support/capture-logger.js';
 import { startFaultProxy } from '../../support/fault-proxy.js';
 import { eventually } from '../../support/held-clock.js';
 import { servingUrl, spawnServeDev, type ServeDevProcess } from '../../support/serve-dev-process.js';
@@ -129,6 +132,42 @@ test('deleting our configuration retries a transient failure (503, 429, no answe
   assert.equal(deletes().length, 2 + 3 + 1);
   proxy.heal();
   assert.equal((await admission.readValidatingWebhookConfiguration({ name })).metadata?.uid, again.metadata?.uid, 'still there: nothing deleted it');
+});
+
+test('registering retries a transient failure, and a create the API server stored but whose answer was lost (504) is taken as ours, not left behind', async (t) => {
+  const proxy = await startFaultProxy(cp.kubeConfig);
+  t.after(() => proxy.close());
+  const collection = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+  const creates = () => proxy.requests.filter((r) => r.method === 'POST' && r.path === collection);
+  // No webhooks: nothing the file's other tests write is sent anywhere while it exists.
+  const body = (name: string, id: string) => buildValidatingWebhookConfiguration({
+    name, urlBase: 'https://127.0.0.1:1', webhooks: [], annotations: devOwnerAnnotations({ host: 'here', pid: process.pid, id, url: 'https://127.0.0.1:1' }),
+  });
+  const remove = (name: string) => () => admission.deleteValidatingWebhookConfiguration({ name }).then(() => undefined, () => undefined);
+  t.after(remove('voe-dev-lost'));
+  t.after(remove('voe-dev-busy'));
+
+  // The API server stores the object, then its answer is a 504 (as it answers a write that outlived
+  // its request timeout): the retry finds the object, marked with this instance's id, and takes its uid.
+  proxy.inject({ path: collection, method: 'POST', times: 1 },
+    { answerAfterForwarding: 504, message: 'Timeout: request did not complete within requested timeout - context deadline exceeded' });
+  const logs = captureLogger();
+  const { uid } = await registerDevConfiguration(proxy.kubeConfig, body('voe-dev-lost', 'lost0001'), { logger: logs.logger });
+  const stored = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev-lost' });
+  assert.equal(uid, stored.metadata?.uid);
+  assert.deepEqual(creates().map((r) => r.status), [504, 409], 'the lost create, then the retry that found it');
+  assert.match(logs.text(), /"msg":"ValidatingWebhookConfiguration voe-dev-lost was created by this instance although the API server's answer was lost; using it"/);
+
+  // A 503 and a 429 before anything is stored (an API server restarting, overloaded): retried.
+  const before = creates().length;
+  proxy.inject({ path: collection, method: 'POST', times: 2 }, { answer: 503, message: 'injected: the API server is shutting down' });
+  const busy = await registerDevConfiguration(proxy.kubeConfig, body('voe-dev-busy', 'busy0001'));
+  assert.equal(busy.uid, (await admission.readValidatingWebhookConfiguration({ name: 'voe-dev-busy' })).metadata?.uid);
+  assert.deepEqual(creates().slice(before).map((r) => r.status), [503, 503, 201]);
+
+  // Another instance's registration (another id) is still judged as before: it answers nowhere, so it is replaced.
+  const replaced = await registerDevConfiguration(cp.kubeConfig, body('voe-dev-busy', 'busy0002'), { logger: logs.logger });
+  assert.notEqual(replaced.uid, busy.uid);
 });
 
 test('a configuration of that name that voe serve --dev did not register (the in-cluster manifest) is refused and left untouched', async (t) => {
