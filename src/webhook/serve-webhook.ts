@@ -21,6 +21,7 @@ import { waitFor } from './wait-for.js';
 import { WebhookError } from './webhook-error.js';
 import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
 import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
+import { watchDevRegistration } from './watch-dev-registration.js';
 import { WORKER_ENV, type WorkerSettings } from './worker-messages.js';
 import { startWorkerPool } from './worker-pool.js';
 
@@ -321,6 +322,9 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
           `It still sends PVC storage request changes, VM volumeClaimTemplates changes and the Setting to ${url}, which no longer answers: ` +
           `with failurePolicy Fail the API server refuses them until it is deleted. Delete it by hand: kubectl delete validatingwebhookconfiguration ${name}`,
       });
+      // Says so when someone else deletes or edits it; stopped (cleanups run in reverse) before we delete it ourselves.
+      const watching = watchDevRegistration({ kubeConfig: options.kubeConfig, name, uid, logger: log });
+      cleanups.push({ run: () => watching.stop(), left: (why) => `Could not stop watching ValidatingWebhookConfiguration ${name}: ${why}.` });
       configurationName = name;
       log.info({ configuration: name, uid, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
       continueUnlessAborted();

@@ -73,6 +73,7 @@ test('a second voe serve --dev on the same name is refused while the first answe
   assert.deepEqual(await first.stop('SIGTERM'), { code: 0, signal: null }, first.stderr());
   await assert.rejects(admission.readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404);
   assert.equal(await exists(first.certDir), false);
+  assert.ok(!first.logs().some((l) => /by someone else/.test(String(l['msg']))), 'its own removal is not reported as someone else\'s');
 });
 
 test('a registration left by a killed voe serve --dev (SIGKILL) is replaced with a warning, as a new object', async (t) => {
@@ -92,6 +93,30 @@ test('a registration left by a killed voe serve --dev (SIGKILL) is replaced with
   assert.equal((readDevOwner(replaced) as { pid: number }).pid, next.pid);
   assert.deepEqual(await next.stop('SIGTERM'), { code: 0, signal: null }, next.stderr());
   await assert.rejects(admission.readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404);
+});
+
+test('a registration edited, then deleted, by someone else while voe serve --dev runs is reported at once, left as it is, and not deleted twice', async (t) => {
+  const serve = await start(t);
+  await serve.waitForLog('the API server calls the webhook');
+  const registered = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' });
+  const edited = structuredClone(registered);
+  edited.webhooks![0]!.failurePolicy = 'Ignore';
+  edited.webhooks![0]!.timeoutSeconds = 5;
+  await admission.replaceValidatingWebhookConfiguration({ name: 'voe-dev', body: edited });
+  const change = await serve.waitForLog(/^ValidatingWebhookConfiguration voe-dev was changed by someone else while voe serve --dev runs/, 20_000);
+  assert.equal(change['level'], 40);
+  assert.deepEqual(change['changes'], ['pvc-resize.voe.harvesterhci.io: failurePolicy Fail -> Ignore', 'pvc-resize.voe.harvesterhci.io: timeoutSeconds 10 -> 5']);
+  assert.equal((await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' })).webhooks![0]!.failurePolicy, 'Ignore', 'left as it is');
+
+  await admission.deleteValidatingWebhookConfiguration({ name: 'voe-dev' });
+  const deleted = await serve.waitForLog(/^ValidatingWebhookConfiguration voe-dev was deleted by someone else while voe serve --dev runs: the API server no longer calls this webhook/, 20_000);
+  assert.equal(deleted['uid'], registered.metadata?.uid);
+  await new Promise((r) => setTimeout(r, 1_000));
+  await assert.rejects(admission.readValidatingWebhookConfiguration({ name: 'voe-dev' }), (e: { code?: number }) => e.code === 404, 'not put back');
+
+  assert.deepEqual(await serve.stop('SIGTERM'), { code: 0, signal: null }, serve.stderr());
+  assert.ok(serve.logs().some((l) => l['msg'] === 'ValidatingWebhookConfiguration was already deleted by someone else'));
+  assert.equal(serve.logs().filter((l) => /was deleted by someone else while/.test(String(l['msg']))).length, 1, 'its own removal at exit is not reported as someone else\'s');
 });
 
 test('deleting with the uid of what we registered leaves another object of the same name alone', async () => {

@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildValidatingWebhookConfiguration, registrationChanges } from '../../../src/webhook/index.js';
+
+const registered = buildValidatingWebhookConfiguration({ name: 'voe-dev', urlBase: 'https://127.0.0.1:9443', caBundle: 'Q0E=' }).webhooks!;
+
+test('registrationChanges: nothing changed, nothing said', () => {
+  assert.deepEqual(registrationChanges(registered, structuredClone(registered)), []);
+});
+
+test('registrationChanges names each change by webhook: scalars with their values, structures and the caBundle only as changed', () => {
+  const edited = structuredClone(registered);
+  edited[0]!.failurePolicy = 'Ignore';
+  edited[0]!.timeoutSeconds = 30;
+  edited[1]!.clientConfig.url = 'https://127.0.0.1:9444/validate/vm';
+  edited[1]!.clientConfig.caBundle = 'b3RoZXI=';
+  edited[2]!.matchConditions = [];
+  edited[2]!.namespaceSelector = { matchLabels: { a: 'b' } };
+  assert.deepEqual(registrationChanges(registered, edited), [
+    'pvc-resize.voe.harvesterhci.io: failurePolicy Fail -> Ignore',
+    'pvc-resize.voe.harvesterhci.io: timeoutSeconds 10 -> 30',
+    'vm.voe.harvesterhci.io: url https://127.0.0.1:9443/validate/vm -> https://127.0.0.1:9444/validate/vm',
+    'vm.voe.harvesterhci.io: caBundle changed',
+    'setting.voe.harvesterhci.io: matchConditions changed',
+    'setting.voe.harvesterhci.io: namespaceSelector changed',
+  ]);
+});
+
+test('registrationChanges: a webhook removed or added', () => {
+  const other = { ...structuredClone(registered[0]!), name: 'other.example.com' };
+  assert.deepEqual(registrationChanges(registered, [registered[0]!, registered[2]!, other]), [
+    'vm.voe.harvesterhci.io: removed',
+    'other.example.com: added',
+  ]);
+});
