@@ -22,6 +22,7 @@ import { WebhookError } from './webhook-error.js';
 import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
 import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
 import { watchDevRegistration } from './watch-dev-registration.js';
+import { CERT_DIR_LOCK, DEV_CERT_DIR_PREFIX, sweepDevCertDirs } from './sweep-dev-cert-dirs.js';
 import { WORKER_ENV, type WorkerSettings } from './worker-messages.js';
 import { startWorkerPool } from './worker-pool.js';
 
@@ -107,9 +108,6 @@ function urlHost(address: string): string {
   const host = address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
   return isIPv6(host) ? `[${host}]` : host;
 }
-
-/** The lock a voe serve --dev instance holds on its --cert-dir while it runs. */
-export const CERT_DIR_LOCK = 'voe-serve.lock';
 
 /** WEBHOOK_INVALID_OPTIONS for a --cert-dir (or temporary directory) the dev certificate cannot be written to; `why` is the errno or message. */
 function certDirUnwritable(dir: string, why: string, cause: unknown): WebhookError {
@@ -220,7 +218,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
         continueUnlessAborted();
       }
       if (certDir === undefined) {
-        const temp = await mkdtemp(join(tmpdir(), 'voe-webhook-')).catch((error: unknown) => {
+        const temp = await mkdtemp(join(tmpdir(), DEV_CERT_DIR_PREFIX)).catch((error: unknown) => {
           throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The temporary directory for the dev certificate cannot be created in ${tmpdir()} ` +
             `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); set TMPDIR to a writable directory, or pass --cert-dir.`, { cause: error });
         });
@@ -231,6 +229,12 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
           run: async () => { await rm(temp, { recursive: true, force: true }); forgetAtExit(); },
           left: (why) => `Could not remove the temporary certificate dir ${temp} (it holds the dev serving key): ${why}. Remove it by hand: rm -r ${temp}`,
         });
+        // Locked like a --cert-dir, so a later instance can tell it from one left by a killed instance (SIGKILL runs no clean-up).
+        await lockCertDir(temp);
+        for (const left of await sweepDevCertDirs(tmpdir(), temp)) {
+          log.info({ certDir: left }, 'removed the temporary certificate dir of a voe serve --dev that was killed (it held its dev serving key)');
+        }
+        continueUnlessAborted();
       }
       const written = certDir;
       ({ caPem, certFile, keyFile } = await writeDevCertificates(written, options.host).catch((error: unknown) => {

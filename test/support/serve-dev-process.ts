@@ -31,11 +31,11 @@ export interface ServeDevProcess {
 }
 
 /**
- * Spawns `voe serve --dev --kubeconfig K --port 0` plus `args`; does not wait for anything. Register
+ * Spawns `voe serve --dev --kubeconfig K --port 0` plus `args` (with `env`, default this process's); does not wait for anything. Register
  * `kill()` of the child in an `after` hook: a test that fails half-way must not leave it running.
  */
-export function spawnServeDev(kubeconfig: string, args: string[] = []): ServeDevProcess {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--dev', '--kubeconfig', kubeconfig, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnServeDev(kubeconfig: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env): ServeDevProcess {
+  const child = spawn(process.execPath, [MAIN, 'serve', '--dev', '--kubeconfig', kubeconfig, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });

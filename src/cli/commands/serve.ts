@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .description('Serve the admission webhooks (PVC resize, VM volumeClaimTemplates, Setting) over HTTPS, with /livez, /readyz and /metrics')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster to watch (default: $KUBECONFIG, ~/.kube/config, then in-cluster)')
     .option('--dev', 'run on this machine against a cluster whose API server runs here too (e.g. voe cluster; for kind or a remote cluster pass a --bind-address it can reach): generate a CA and serving certificate, listen on 127.0.0.1, register a ValidatingWebhookConfiguration with url and caBundle, remove it on SIGINT, SIGTERM or SIGHUP (also when stopped during start-up)')
-    .option('--cert-dir <dir>', 'with --dev: write ca.crt, tls.crt and tls.key here (default: a temporary directory removed on exit)')
+    .option('--cert-dir <dir>', 'with --dev: write ca.crt, tls.crt and tls.key here (default: a temporary directory removed on exit, or by the next voe serve --dev if this one was killed)')
     .option('--tls-cert-file <file>', 'without --dev: serving certificate (PEM); reloaded when it changes')
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, readFile, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AdmissionregistrationV1Api, CustomObjectsApi, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import {
@@ -19,8 +21,8 @@ const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
 
 /** Starts `voe serve --dev` (killed after the test if still running); resolves once it serves. */
-async function start(t: { after: (fn: () => void) => void }, args: string[] = []): Promise<ServeDevProcess & { url: string; certDir: string }> {
-  const serve = spawnServeDev(cp.kubeconfigPath, args);
+async function start(t: { after: (fn: () => void) => void }, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<ServeDevProcess & { url: string; certDir: string }> {
+  const serve = spawnServeDev(cp.kubeconfigPath, args, env);
   t.after(() => { serve.child.kill('SIGKILL'); });
   const { url } = await servingUrl(serve);
   const certDir = String((await serve.waitForLog('dev certificates written (ca.crt, tls.crt, tls.key)'))['certDir']);
@@ -76,14 +78,26 @@ test('a second voe serve --dev on the same name is refused while the first answe
   assert.ok(!first.logs().some((l) => /by someone else/.test(String(l['msg']))), 'its own removal is not reported as someone else\'s');
 });
 
-test('a registration left by a killed voe serve --dev (SIGKILL) is replaced with a warning, as a new object', async (t) => {
-  const killed = await start(t);
+test('a registration left by a killed voe serve --dev (SIGKILL) is replaced with a warning, as a new object; its temporary certificate dir is removed', async (t) => {
+  // A TMPDIR of this test's own: what the next start sweeps is only what this test left.
+  const tmp = await mkdtemp(join(tmpdir(), 'voe-registration-test-'));
+  t.after(() => rm(tmp, { recursive: true, force: true }));
+  const env = { ...process.env, TMPDIR: tmp };
+  // Another instance (of another name) that keeps running throughout.
+  const running = await start(t, ['--webhook-configuration-name', 'voe-dev-other'], env);
+  const killed = await start(t, [], env);
   t.after(() => rm(killed.certDir, { recursive: true, force: true }));
   const left = await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' });
   assert.deepEqual(await killed.stop('SIGKILL'), { code: null, signal: 'SIGKILL' });
   assert.equal((await admission.readValidatingWebhookConfiguration({ name: 'voe-dev' })).metadata?.uid, left.metadata?.uid, 'left behind');
 
-  const next = await start(t);
+  assert.ok(await exists(join(killed.certDir, 'tls.key')), 'SIGKILL runs no clean-up: the dev serving key is left');
+  const next = await start(t, [], env);
+  const swept = await next.waitForLog('removed the temporary certificate dir of a voe serve --dev that was killed (it held its dev serving key)');
+  assert.equal(swept['certDir'], killed.certDir);
+  assert.equal(await exists(killed.certDir), false);
+  assert.ok(await exists(join(running.certDir, 'tls.key')), 'the dir of an instance that runs is left alone');
+  assert.deepEqual(await running.stop('SIGTERM'), { code: 0, signal: null });
   const warning = next.logs().find((l) => l['level'] === 40 && /^replacing ValidatingWebhookConfiguration voe-dev left by/.test(String(l['msg'])));
   assert.ok(warning, next.stdout());
   assert.match(String(warning['msg']), new RegExp(`left by voe serve --dev \\(pid ${killed.pid} on host .*, which no longer answers$`));
