@@ -79,6 +79,24 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
     settleRetry.unref();
   }
 
+  let expiry: NodeJS.Timeout | undefined;
+  /** Says so, once, when the served certificate expires (nothing else would until /readyz is asked). */
+  function watchExpiry(): void {
+    if (expiry) clearTimeout(expiry);
+    expiry = undefined;
+    const served = current;
+    if (stopped || !served) return;
+    const left = served.notAfter.getTime() - Date.now();
+    if (left < 0) return; // already said at start or reload
+    // setTimeout holds at most 2^31-1 ms (~24.8 days): a longer wait is taken in steps.
+    expiry = setTimeout(() => {
+      if (Date.now() <= served.notAfter.getTime()) { watchExpiry(); return; }
+      log.warn({ certFile, notAfter: served.notAfter.toISOString(), fingerprint256: served.fingerprint256 },
+        'the serving certificate expired: the API server refuses every handshake until a valid one is in place; /readyz says so');
+    }, Math.min(left + 1_000, 2 ** 31 - 1));
+    expiry.unref();
+  }
+
   function settled(): void {
     incompleteSince = undefined;
     settleDelayMs = 0;
@@ -127,6 +145,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
     lastFailure = '';
     if (notValid !== undefined) log.warn({ certFile, error: notValid }, 'serving certificate reloaded, but it cannot be served now either: the API server will refuse it');
     current = pair;
+    watchExpiry();
     options.onReload(pair);
     options.onResult?.('success', pair);
     log.info({ certFile, notAfter: pair.notAfter.toISOString(), fingerprint256: pair.fingerprint256 }, 'serving certificate reloaded');
@@ -174,6 +193,8 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
 
   function stopWatching(): void {
     if (debounce) clearTimeout(debounce);
+    if (expiry) clearTimeout(expiry);
+    expiry = undefined;
     settled();
     if (poll) clearInterval(poll);
     for (const w of watchers) w.close();
@@ -193,6 +214,7 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
           { cause: error });
       }
       options.onResult?.('success', current);
+      watchExpiry();
       const notValid = certificateNotValidWhy(current);
       if (notValid !== undefined) log.warn({ certFile, error: notValid }, 'the serving certificate cannot be served now: the API server will refuse it; /readyz says so until a valid one is in place');
       watchDirectories(false);

@@ -236,6 +236,34 @@ async function reloads(server: { registry: { metrics(): Promise<string> } }, res
   return Number(new RegExp(`^voe_webhook_certificate_reloads_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(await server.registry.metrics())?.[1]);
 }
 
+test('a certificate that expires while served: the log says so when it does, /readyz turns 503 naming the expiry, the expiry metric keeps its notAfter', async (t) => {
+  const { certFile, keyFile } = await pairFiles(t);
+  // Valid for about 2 s more (a certificate's times are whole seconds).
+  const short = await pairValidFrom(new Date(Date.now() - 5 * 60_000), 2 / 86_400);
+  const notAfter = new Date(new X509Certificate(short.certificatePem).validTo);
+  await writeFile(certFile, short.certificatePem);
+  await writeFile(keyFile, short.keyPem);
+  const { server, port, logs } = await startServer(t, certFile, keyFile);
+  const readyz = (): Promise<{ status: number; body: string }> => new Promise((resolve, reject) => {
+    const req = httpsGet({ host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => { body += c.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+  });
+  assert.deepEqual(await readyz(), { status: 200, body: 'ok' });
+  await eventually(() => logs.text().includes('the serving certificate expired'), 'the expiry to be logged');
+  const line = logs.lines().find((l) => /^the serving certificate expired/.test(String(l['msg'])))!;
+  assert.equal(line['level'], 40);
+  assert.equal(line['notAfter'], notAfter.toISOString());
+  assert.ok(Date.now() > notAfter.getTime(), 'said once it expired, not before');
+  assert.deepEqual(await readyz(), { status: 503, body: `not ready: certificate not servable: the certificate expired at ${notAfter.toISOString()}` });
+  const metrics = await server.registry.metrics();
+  assert.match(metrics, new RegExp(`^voe_webhook_certificate_expiry_timestamp_seconds ${notAfter.getTime() / 1000}$`, 'm'));
+  assert.equal(await reloads(server, 'failure'), 0, 'nothing was reloaded');
+});
+
 test('a pair written one file after the other (the certificate, the key a moment later) is never served half-way, and counts no failure once the key arrives', async (t) => {
   const { certFile, keyFile, a } = await pairFiles(t);
   const { server, port, logs } = await startServer(t, certFile, keyFile);
