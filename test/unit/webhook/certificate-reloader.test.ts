@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { get as httpsGet } from 'node:https';
-import { connect } from 'node:tls';
+import { Agent, get as httpsGet } from 'node:https';
+import { connect, type TLSSocket } from 'node:tls';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -98,6 +98,34 @@ test('rewritten files are served without a restart; an invalid pair keeps the pr
   assert.match(metrics, /voe_webhook_certificate_reloads_total\{result="success"\} [3-9]/);
   const expiry = Number(/voe_webhook_certificate_expiry_timestamp_seconds (\d+)/.exec(metrics)?.[1]);
   assert.equal(expiry, Math.floor(new Date(new X509Certificate(c.certificatePem).validTo).getTime() / 1000));
+});
+
+test('a connection open before a reload keeps its certificate and goes on answering; new handshakes get the new one', async (t) => {
+  const { certFile, keyFile, a } = await pairFiles(t);
+  const { server, port } = await startServer(t, certFile, keyFile);
+  // As the API server does: one kept-alive connection, reused for each call.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+  t.after(() => agent.destroy());
+  const livez = (): Promise<{ body: string; reused: boolean; served: string; local: number }> => new Promise((resolve, reject) => {
+    const req = httpsGet({ host: '127.0.0.1', port, path: '/livez', agent }, (res) => {
+      const socket = res.socket as TLSSocket;
+      const served = socket.getPeerCertificate().fingerprint256;
+      const local = socket.localPort ?? 0;
+      let body = '';
+      res.on('data', (c: Buffer) => { body += c.toString(); });
+      res.on('end', () => resolve({ body, reused: req.reusedSocket, served, local }));
+    });
+    req.on('error', reject);
+  });
+  const first = await livez();
+  assert.equal(first.served, fingerprint(a.certificatePem));
+  const b = await newPair();
+  await writeFile(certFile, b.certificatePem);
+  await writeFile(keyFile, b.keyPem);
+  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'new handshakes to get certificate B');
+  const again = await livez();
+  assert.deepEqual(again, { body: 'ok', reused: true, served: fingerprint(a.certificatePem), local: first.local }, 'the same connection, with its certificate A, still answers');
+  assert.equal(await reloads(server, 'success'), 2);
 });
 
 test('a Kubernetes Secret volume update (..data symlink swap) is picked up', async (t) => {
