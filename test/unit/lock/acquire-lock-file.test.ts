@@ -200,8 +200,10 @@ test('recorded pids reused by other processes (another start time) do not hold t
 test('a holder or helper that has ended but is not reaped (a zombie) does not hold the lock', async (t) => {
   const lock = join(await scratch(t), 'x.lock');
   const namespace = readlinkSync('/proc/self/ns/pid');
-  // `true` ends at once; its parent then becomes `sleep`, which never reaps it: a zombie until sleep ends.
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // The child ends at once and its parent never waits for it: a zombie until the parent ends. (A
+  // shell's `true &` before `exec sleep` was reaped by the shell itself now and then on a loaded machine.)
+  const parent = spawn('python3', ['-c', 'import os, time\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)'],
+    { stdio: ['ignore', 'pipe', 'ignore'] });
   t.after(() => { parent.kill('SIGKILL'); });
   const [line] = await once(parent.stdout!, 'data') as [Buffer];
   const zombie = Number(line.toString().trim());
