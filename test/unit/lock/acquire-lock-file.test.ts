@@ -224,15 +224,21 @@ test('a holder or helper that has ended but is not reaped (a zombie) does not ho
   await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }), /busy/);
 });
 
-test('recordHelper never writes through a file or symbolic link planted where it stages the new content', async (t) => {
+/** A lock taken, and a symbolic link to a victim file planted where it stages a helper's record. */
+async function lockWithLinkAtStagedName(t: TestContext) {
   const dir = await scratch(t);
   const lock = join(dir, 'x.lock');
   const victim = join(dir, 'victim');
   await writeFile(victim, 'untouched\n');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   const before = await readFile(lock, 'utf8');
-  const token = before.split(' ')[1];
-  await symlink(victim, `${lock}.${token}.helper`);
+  const staged = `${lock}.${before.split(' ')[1]}.helper`;
+  await symlink(victim, staged);
+  return { dir, lock, victim, release, before, staged };
+}
+
+test('recordHelper never writes through a file or symbolic link planted where it stages the new content', async (t) => {
+  const { lock, victim, release, before } = await lockWithLinkAtStagedName(t);
   release.recordHelper(process.ppid);
   assert.equal(await readFile(victim, 'utf8'), 'untouched\n');
   assert.equal(await readFile(lock, 'utf8'), before, 'the helper is not recorded; the lock stays ours');
@@ -294,14 +300,7 @@ test('the files a waiter killed with SIGKILL left next to the lock are removed b
 });
 
 test('prepareHelper stages the helper\'s record before the helper starts: it throws cannotCreate when it cannot (nothing planted at its name is written through), recordHelper then uses what it staged, and release leaves no staged file', async (t) => {
-  const dir = await scratch(t);
-  const lock = join(dir, 'x.lock');
-  const victim = join(dir, 'victim');
-  await writeFile(victim, 'untouched\n');
-  const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
-  const before = await readFile(lock, 'utf8');
-  const staged = `${lock}.${before.split(' ')[1]}.helper`;
-  await symlink(victim, staged);
+  const { dir, lock, victim, release, before, staged } = await lockWithLinkAtStagedName(t);
   assert.throws(() => release.prepareHelper(), /cannot create: EEXIST/);
   assert.equal(await readFile(victim, 'utf8'), 'untouched\n');
   assert.equal(await readFile(lock, 'utf8'), before, 'the lock stays ours, naming no helper');
