@@ -106,6 +106,8 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
     const url = new URL(req.url ?? '/', 'http://proxy');
     const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
     const record: ProxiedRequest = { method: req.method ?? 'GET', path: url.pathname, watch, injected: false };
+    // Faults injected from here on: a watch whose answer arrives after one of them was injected is cut as it opens, as inject() cuts those already open.
+    const faultsBefore = faults.length;
     requests.push(record);
     const found = faults.findLast((f) => matches(f.match, record) && (f.match.times === undefined || f.met < f.match.times));
     if (found) found.met++;
@@ -171,6 +173,12 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
       }
       // A watch: passed on line by line (one event a line), so that it can be cut or altered.
       const open = { path: record.path, watch, end: stop };
+      if (faults.slice(faultsBefore).some((f) => matches(f.match, { ...open, method: 'GET' }))) {
+        upRes.resume();
+        res.writeHead(200, withoutHopByHop(upRes.headers, ['content-length']));
+        stop();
+        return;
+      }
       openWatches.add(open);
       res.on('close', () => openWatches.delete(open));
       res.writeHead(200, withoutHopByHop(upRes.headers, ['content-length']));
