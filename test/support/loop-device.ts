@@ -232,3 +232,12 @@ export async function hasCapSysResource(): Promise<boolean> {
 
 export const MiB = 1024 * 1024;
 export const GiB = 1024 * MiB;
+
+/**
+ * Shell commands, for the start of a script run by `unshare --mount`: a new mount namespace gets a
+ * copy of every mount, other tests' loop filesystems included, and a private copy outlives their
+ * unmount, so their device stays busy (e2fsck: device in use) while the namespace lives. Lazily
+ * unmounts, inside the namespace, every loop-device mount but the one at "$VOE_KEEP_MOUNT" (if set).
+ */
+export const DROP_OTHER_LOOP_MOUNTS =
+  'for m in $(awk \'$1 ~ "^/dev/loop" { print $2 }\' /proc/self/mounts); do [ "$m" = "${VOE_KEEP_MOUNT:-}" ] || umount -l "$m"; done';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { deviceNodeOf, majorMinorOf, systemPageSize } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { DROP_OTHER_LOOP_MOUNTS, MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
@@ -278,9 +278,9 @@ test('the driver run as kubelet runs it (no environment but PATH, cwd /, stdin c
   const { mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
   // In a mount namespace of its own, a tmpfs over /run set up as each case needs, then the driver.
   const run = async (setupRun: string): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
-    const script = `${setupRun} && cd / && exec "$@" <&-`;
+    const script = `${DROP_OTHER_LOOP_MOUNTS}; unset VOE_KEEP_MOUNT; ${setupRun} && cd / && exec "$@" <&-`;
     execFile('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', process.execPath, MAIN, 'flexvolume', 'expandfs', OPTIONS, '', mnt, String(512 * MiB), String(320 * MiB)],
-      { encoding: 'utf8', env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' } },
+      { encoding: 'utf8', env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', VOE_KEEP_MOUNT: mnt } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
   });
   const page = systemPageSize();

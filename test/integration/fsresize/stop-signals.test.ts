@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createDeviceLock } from '../../../src/fsresize/index.js';
 import { hasEnded, processStartTime, readProcessStat } from '../../../src/lock/index.js';
-import { GiB, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import { DROP_OTHER_LOOP_MOUNTS, GiB, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { dumpe2fsBytes, setup } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
@@ -230,7 +230,7 @@ test('Ctrl-C in a terminal (SIGINT to voe\'s whole process group) while a probe 
   const sbin = await scratch.directory('sbin');
   await writeFile(join(sbin, 'blkid'), '#!/bin/sh\nsleep 60\nexec /usr/sbin/blkid "$@"\n');
   await chmod(join(sbin, 'blkid'), 0o755);
-  const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount --bind "$1" /usr/local/sbin && shift && exec "$@"', 'sh', sbin,
+  const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', `${DROP_OTHER_LOOP_MOUNTS}; mount --bind "$1" /usr/local/sbin && shift && exec "$@"`, 'sh', sbin,
     process.execPath, MAIN, 'fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory],
   { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere(), detached: true });
   t.after(() => { if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL'); });
