@@ -43,6 +43,12 @@ export interface AcquireLockFileOptions {
   signal?: AbortSignal;
   /** The error to throw when `signal` is aborted; default an Error saying so. */
   interrupted?: () => Error;
+  /**
+   * Create the lock's directory when it is missing (default true). False for a lock inside a
+   * directory that may be removed meanwhile (sweepAbandonedDirs): its absence is then `cannotCreate`
+   * (ENOENT), never a new, empty directory.
+   */
+  createDirectory?: boolean;
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
@@ -179,7 +185,7 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
   let content = formatLockContent(mine);
   const temporary = `${lockPath}.${token}`;
   try {
-    await makeDirectories(dirname(lockPath));
+    if (options.createDirectory !== false) await makeDirectories(dirname(lockPath));
     await writeFile(temporary, content, { flag: 'wx' });
   } catch (error) {
     // Created but not written (ENOSPC, EDQUOT: a full filesystem): an empty file names no process,

@@ -3,3 +3,4 @@ export { formatLockContent, parseLockContent, type LockContent, type LockProcess
 export { processStartTime } from './process-start-time.js';
 export { hasEnded, readProcessStat, type ProcessStat } from './read-process-stat.js';
 export { ensurePrivateDirectory, type DirectoryProblem } from './ensure-private-directory.js';
+export { sweepAbandonedDirs, type SweepAbandonedDirsOptions } from './sweep-abandoned-dirs.js';

@@ -73,6 +73,16 @@ test('a directory that cannot be created gives the cannot-create error', async (
   await assert.rejects(acquireLockFile(join(dir, 'file', 'x.lock'), { deadline: Date.now() + 100, ...errors }), /cannot create: (ENOTDIR|EEXIST)/);
 });
 
+test('createDirectory false: a missing directory gives the cannot-create error (ENOENT) and is not created; by default it is', async (t) => {
+  const dir = await scratch(t);
+  const missing = join(dir, 'gone');
+  await assert.rejects(acquireLockFile(join(missing, 'x.lock'), { deadline: Date.now() + 100, createDirectory: false, ...errors }), /cannot create: ENOENT/);
+  await assert.rejects(readdir(missing), { code: 'ENOENT' });
+  const release = await acquireLockFile(join(missing, 'x.lock'), { deadline: Date.now() + 100, ...errors });
+  assert.deepEqual(await readdir(missing), ['x.lock']);
+  await release();
+});
+
 test('the lock file records the pid, a token, the PID namespace and the start time', async (t) => {
   const lock = join(await scratch(t), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });

@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { acquireLockFile, sweepAbandonedDirs } from '../../../src/lock/index.js';
+
+const LOCK = 'owner.lock';
+const errors = { busy: () => new Error('busy'), cannotCreate: (code: string) => new Error(code) };
+
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0']);
+  return new Promise<number>((resolve) => child.on('exit', () => resolve(child.pid!)));
+}
+
+/** PARENT/<name> holding LOCK with `lock` as its content (a dead or live holder), or no lock when null. */
+async function dirWith(parent: string, name: string, lock: string | null): Promise<string> {
+  const dir = join(parent, name);
+  await mkdir(dir);
+  await writeFile(join(dir, 'data'), 'left behind');
+  if (lock !== null) await writeFile(join(dir, LOCK), lock);
+  return dir;
+}
+
+test('sweepAbandonedDirs removes only the directories of its prefix whose lock names a process that is gone, after beforeRemove', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
+  t.after(() => rm(parent, { recursive: true, force: true }));
+  const dead = `${await deadPid()} token\n`;
+  const abandoned = await dirWith(parent, 'voe-x-Ab12Cd', dead);
+  const alsoAbandoned = await dirWith(parent, 'voe-x-zz99ZZ', dead);
+  const live = await dirWith(parent, 'voe-x-LIVE01', null);
+  const release = await acquireLockFile(join(live, LOCK), { deadline: Date.now(), ...errors });
+  t.after(release);
+  const unlocked = await dirWith(parent, 'voe-x-nolock', null);
+  const otherName = await dirWith(parent, 'voe-y-Ab12Cd', dead);
+  const notMkdtemp = await dirWith(parent, 'voe-x-toolong1', dead);
+  const regexLookalike = await dirWith(parent, 'voeAx-Ab12Cd', dead);
+  const ours = await dirWith(parent, 'voe-x-OURS00', dead);
+  const lockIsDirectory = await dirWith(parent, 'voe-x-LDIR00', null);
+  await mkdir(join(lockIsDirectory, LOCK));
+  const before: string[] = [];
+
+  const removed = await sweepAbandonedDirs(parent, {
+    prefix: 'voe-x-', lockName: LOCK, except: ours,
+    beforeRemove: async (dir) => { before.push(dir); assert.ok(existsSync(join(dir, 'data')), 'beforeRemove runs while the directory is still there'); },
+  });
+
+  assert.deepEqual(removed.sort(), [abandoned, alsoAbandoned].sort());
+  assert.deepEqual(before.sort(), [abandoned, alsoAbandoned].sort());
+  for (const dir of removed) assert.equal(existsSync(dir), false, `${dir} was removed`);
+  for (const dir of [live, unlocked, otherName, notMkdtemp, regexLookalike, ours, lockIsDirectory]) {
+    assert.ok(existsSync(join(dir, 'data')), `${dir} was left alone`);
+  }
+});
+
+test('sweepAbandonedDirs of two callers at once: each abandoned directory is removed by exactly one', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
+  t.after(() => rm(parent, { recursive: true, force: true }));
+  const dead = `${await deadPid()} token\n`;
+  const dirs = await Promise.all(['aaaaa1', 'aaaaa2', 'aaaaa3', 'aaaaa4'].map((suffix) => dirWith(parent, `voe-x-${suffix}`, dead)));
+  const [first, second] = await Promise.all([1, 2].map(() => sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK })));
+  assert.deepEqual([...first!, ...second!].sort(), dirs.sort());
+});
+
+test('sweepAbandonedDirs of a parent it cannot read resolves with nothing removed', async () => {
+  assert.deepEqual(await sweepAbandonedDirs('/nonexistent/voe-sweep', { prefix: 'voe-x-', lockName: LOCK }), []);
+});
