@@ -13,6 +13,7 @@ import { cpus, release } from 'node:os';
 import { promisify } from 'node:util';
 import { createDeviceLock, createExecFileRunner, createFsResizer, formatBytes } from '../src/fsresize/index.js';
 import { createScratch, GiB, sh } from '../test/support/loop-device.js';
+import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { UNREADABLE_HERE, unreadablePolicyHere } from '../test/support/unreadable-here.js';
 
 const execFileAsync = promisify(execFile);
@@ -154,12 +155,14 @@ for (const scenario of scenarios) {
   const bare: number[] = [];
   const pairRatios: number[] = [];
   await pair(scenario, true); // warm-up (tool binaries and libraries into the page cache), not counted
+  const machineBefore = await readCpuTimes();
   for (let i = 0; i < scenario.iterations; i += 1) {
     const result = await pair(scenario, i % 2 === 0);
     core.push(result.core);
     bare.push(result.bare);
     pairRatios.push(result.core / result.bare);
   }
+  const steal = stealShare(machineBefore, await readCpuTimes());
   const overhead = await fixedOverhead(scenario);
   const ratio = median(core) / median(bare);
   const paired = median(pairRatios);
@@ -175,6 +178,9 @@ for (const scenario of scenarios) {
   const bareFirst = pairRatios.filter((_, i) => i % 2 === 1);
   console.log(`  median of paired ratios when the core grew first ${median(coreFirst).toFixed(3)}, when the bare tool grew first ${median(bareFirst).toFixed(3)}; median core - bare ${median(core.map((c, i) => c - (bare[i] as number))).toFixed(1)} ms`);
   console.log(`  core fixed cost (grow call on an already grown filesystem): ${overhead.toFixed(1)} ms = ${(100 * overhead / median(bare)).toFixed(1)} % of the median bare grow`);
+  // Time the hypervisor gave this VM's vCPUs to other guests (/proc/stat): on a shared host it
+  // disturbs single grows by more than the core's whole cost.
+  console.log(`  CPU stolen by the host during the pairs: ${percent(steal)} of the machine's CPU time`);
 }
 console.log('\nsummary');
 for (const { name, ratio, paired } of ratios) {

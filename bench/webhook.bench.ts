@@ -19,6 +19,7 @@ import autocannon from 'autocannon';
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { createCertificateAuthority, issueServingCertificate } from '../src/tls/index.js';
 import { buildFixture, resizeReview, seededRandom } from './support/cluster-fixtures.js';
+import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import type { PacedResult } from './support/paced-load.js';
 import { pacedLoadInProcess } from './support/paced-load-process.js';
 
@@ -127,14 +128,16 @@ async function main(): Promise<void> {
     await load(bareScan.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: 2 });
 
     // Fixed concurrency, alternating bare/voe rounds so background load on the machine hits both alike.
-    type Measured = Result & { cpuUs: number };
+    type Measured = Result & { cpuUs: number; steal: number };
     const rounds: Array<{ bare: Measured; bareParse: Measured; bareScan: Measured; voe: Measured; voeWorkers: Measured; ratio: number; workersRatio: number }> = [];
     const measuredLoad = async (server: Server, label: string): Promise<Measured> => {
       const before = await cpuMs(server);
+      const machineBefore = await readCpuTimes();
       const result = await load(server.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: ROUND_S });
+      const steal = stealShare(machineBefore, await readCpuTimes());
       const cpuUs = (await cpuMs(server) - before) * 1000 / Math.max(1, result.requests.total ?? 0);
       check(result, label);
-      return Object.assign(result, { cpuUs });
+      return Object.assign(result, { cpuUs, steal });
     };
     for (let round = 0; round < ROUNDS; round++) {
       const bareResult = await measuredLoad(bare, 'bare');
@@ -155,9 +158,13 @@ async function main(): Promise<void> {
     // Fixed rate, open loop (see bench/support/paced-load.ts).
     const bodies = requests.map((r) => r.body);
     const metricsBefore = await scrape(voe.port, ca.certificatePem);
-    const pacedRounds: Array<{ voe: PacedResult; voeWorkers: PacedResult; bare: PacedResult }> = [];
-    const paced = (server: Server): Promise<PacedResult> =>
-      pacedLoadInProcess({ port: server.port, path: '/validate/pvc-resize', caPem: ca.certificatePem, bodies, rate: RATE, durationS: RATE_S });
+    type Paced = PacedResult & { steal: number };
+    const pacedRounds: Array<{ voe: Paced; voeWorkers: Paced; bare: Paced }> = [];
+    const paced = async (server: Server): Promise<Paced> => {
+      const machineBefore = await readCpuTimes();
+      const result = await pacedLoadInProcess({ port: server.port, path: '/validate/pvc-resize', caPem: ca.certificatePem, bodies, rate: RATE, durationS: RATE_S });
+      return { ...result, steal: stealShare(machineBefore, await readCpuTimes()) };
+    };
     for (let round = 0; round < RATE_ROUNDS; round++) {
       const pacedVoe = await paced(voe);
       const pacedVoeWorkers = await paced(voeWorkers);
@@ -177,19 +184,19 @@ async function main(): Promise<void> {
     const parseRatio = median.voe.requests.average / median.bareParse.requests.average;
 
     const lines = [
-      `| run | requests/s | p50 | p99 | server CPU per request |`,
-      `|---|---|---|---|---|`,
+      `| run | requests/s | p50 | p99 | server CPU per request | CPU stolen by the host |`,
+      `|---|---|---|---|---|---|`,
       ...rounds.flatMap((r, i) => [
-        `| round ${i + 1}: bare node:https, constant AdmissionReview, ${CONNECTIONS} connections | ${r.bare.requests.average.toFixed(0)} | ${ms(r.bare.latency.p50)} | ${ms(r.bare.latency.p99)} | ${us(r.bare.cpuUs)} |`,
-        `| round ${i + 1}: voe webhook, one process, ${CONNECTIONS} connections (ratio ${(r.ratio * 100).toFixed(1)} %) | ${r.voe.requests.average.toFixed(0)} | ${ms(r.voe.latency.p50)} | ${ms(r.voe.latency.p99)} | ${us(r.voe.cpuUs)} |`,
-        `| round ${i + 1}: voe webhook, ${WORKERS} workers, ${CONNECTIONS} connections (ratio ${(r.workersRatio * 100).toFixed(1)} %) | ${r.voeWorkers.requests.average.toFixed(0)} | ${ms(r.voeWorkers.latency.p50)} | ${ms(r.voeWorkers.latency.p99)} | ${us(r.voeWorkers.cpuUs)} |`,
-        `| round ${i + 1}: bare node:https + JSON.parse of the review, ${CONNECTIONS} connections | ${r.bareParse.requests.average.toFixed(0)} | ${ms(r.bareParse.latency.p50)} | ${ms(r.bareParse.latency.p99)} | ${us(r.bareParse.cpuUs)} |`,
-        `| round ${i + 1}: bare node:https + a well-formedness scan of the review building nothing, ${CONNECTIONS} connections | ${r.bareScan.requests.average.toFixed(0)} | ${ms(r.bareScan.latency.p50)} | ${ms(r.bareScan.latency.p99)} | ${us(r.bareScan.cpuUs)} |`,
+        `| round ${i + 1}: bare node:https, constant AdmissionReview, ${CONNECTIONS} connections | ${r.bare.requests.average.toFixed(0)} | ${ms(r.bare.latency.p50)} | ${ms(r.bare.latency.p99)} | ${us(r.bare.cpuUs)} | ${percent(r.bare.steal)} |`,
+        `| round ${i + 1}: voe webhook, one process, ${CONNECTIONS} connections (ratio ${(r.ratio * 100).toFixed(1)} %) | ${r.voe.requests.average.toFixed(0)} | ${ms(r.voe.latency.p50)} | ${ms(r.voe.latency.p99)} | ${us(r.voe.cpuUs)} | ${percent(r.voe.steal)} |`,
+        `| round ${i + 1}: voe webhook, ${WORKERS} workers, ${CONNECTIONS} connections (ratio ${(r.workersRatio * 100).toFixed(1)} %) | ${r.voeWorkers.requests.average.toFixed(0)} | ${ms(r.voeWorkers.latency.p50)} | ${ms(r.voeWorkers.latency.p99)} | ${us(r.voeWorkers.cpuUs)} | ${percent(r.voeWorkers.steal)} |`,
+        `| round ${i + 1}: bare node:https + JSON.parse of the review, ${CONNECTIONS} connections | ${r.bareParse.requests.average.toFixed(0)} | ${ms(r.bareParse.latency.p50)} | ${ms(r.bareParse.latency.p99)} | ${us(r.bareParse.cpuUs)} | ${percent(r.bareParse.steal)} |`,
+        `| round ${i + 1}: bare node:https + a well-formedness scan of the review building nothing, ${CONNECTIONS} connections | ${r.bareScan.requests.average.toFixed(0)} | ${ms(r.bareScan.latency.p50)} | ${ms(r.bareScan.latency.p99)} | ${us(r.bareScan.cpuUs)} | ${percent(r.bareScan.steal)} |`,
       ]),
       ...pacedRounds.flatMap((r, i) => [
-        `| round ${i + 1}: voe webhook, one process, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.voe.maxLagMs)}) | ${r.voe.rate.toFixed(0)} | ${ms(r.voe.p50Ms)} | ${ms(r.voe.p99Ms)} (max ${ms(r.voe.maxMs)}) | |`,
-        `| round ${i + 1}: voe webhook, ${WORKERS} workers, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.voeWorkers.maxLagMs)}) | ${r.voeWorkers.rate.toFixed(0)} | ${ms(r.voeWorkers.p50Ms)} | ${ms(r.voeWorkers.p99Ms)} (max ${ms(r.voeWorkers.maxMs)}) | |`,
-        `| round ${i + 1}: bare node:https, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.bare.maxLagMs)}) | ${r.bare.rate.toFixed(0)} | ${ms(r.bare.p50Ms)} | ${ms(r.bare.p99Ms)} (max ${ms(r.bare.maxMs)}) | |`,
+        `| round ${i + 1}: voe webhook, one process, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.voe.maxLagMs)}) | ${r.voe.rate.toFixed(0)} | ${ms(r.voe.p50Ms)} | ${ms(r.voe.p99Ms)} (max ${ms(r.voe.maxMs)}) | | ${percent(r.voe.steal)} |`,
+        `| round ${i + 1}: voe webhook, ${WORKERS} workers, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.voeWorkers.maxLagMs)}) | ${r.voeWorkers.rate.toFixed(0)} | ${ms(r.voeWorkers.p50Ms)} | ${ms(r.voeWorkers.p99Ms)} (max ${ms(r.voeWorkers.maxMs)}) | | ${percent(r.voeWorkers.steal)} |`,
+        `| round ${i + 1}: bare node:https, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.bare.maxLagMs)}) | ${r.bare.rate.toFixed(0)} | ${ms(r.bare.p50Ms)} | ${ms(r.bare.p99Ms)} (max ${ms(r.bare.maxMs)}) | | ${percent(r.bare.steal)} |`,
       ]),
     ];
     const verdicts = [
@@ -230,6 +237,8 @@ async function main(): Promise<void> {
       'generator that opens connections during the run measures TLS handshake storms: both give p99s of tens of ms for the',
       `bare server too.) ${RATE_ROUNDS} rounds per server, median p99 reported; the server's own histogram`,
       '(`voe_webhook_request_duration_seconds`, headers received to answer written) shows the time spent inside voe.',
+      'The last column is the share of the machine\'s CPU time the hypervisor gave to other guests during that run (steal,',
+      'from /proc/stat): on a shared host, a run with more than a few percent of it is disturbed beyond anything the servers do.',
       '',
       ...lines,
       '',
