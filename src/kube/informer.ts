@@ -63,6 +63,13 @@ export interface InformerOptions {
    */
   notServedAsEmpty?: boolean;
   notServedRetryMs?: number;
+  /**
+   * Applied to every object a list or watch delivers (added, modified and deleted alike) before it
+   * is cached, indexed or handed to handlers, as client-go's SetTransform: e.g. to keep only the
+   * fields readers need and so the memory of a large cache small. It must keep
+   * metadata.name, namespace and resourceVersion, and must not change the object it is given.
+   */
+  transform?: (obj: KubernetesObject) => KubernetesObject;
   logger?: Logger;
   clock?: Clock;
   random?: () => number;
@@ -286,6 +293,10 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     return old;
   }
 
+  #transform(obj: T): T {
+    return this.#opts.transform ? this.#opts.transform(obj) as T : obj;
+  }
+
   #emit<E extends keyof InformerHandlers<T>>(event: E, ...args: Parameters<InformerHandlers<T>[E]>): void {
     for (const h of [...this.#handlers[event]]) {
       const report = (err: unknown): void => this.#opts.logger?.error({ err, event, path: this.#path }, 'informer handler threw');
@@ -363,7 +374,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         query: { limit: this.#opts.pageSize ?? 500, continue: cont, labelSelector: this.#opts.labelSelector, fieldSelector: this.#opts.fieldSelector },
       });
       const kind = body.kind?.replace(/List$/, '');
-      for (const item of body.items ?? []) items.push({ apiVersion: body.apiVersion, kind, ...item } as T);
+      for (const item of body.items ?? []) items.push(this.#transform({ apiVersion: body.apiVersion, kind, ...item } as T));
       cont = body.metadata?.continue || undefined;
       rv = body.metadata?.resourceVersion ?? '';
     } while (cont && !this.#stopped);
@@ -419,7 +430,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       let handleAbort: (() => void) | undefined;
       const onEvent = (ev: WatchEvent): void => {
         if (settled) return;
-        const obj = ev.object as unknown as T;
+        const obj = ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'
+          ? this.#transform(ev.object as unknown as T)
+          : ev.object as unknown as T;
         switch (ev.type) {
           case 'ADDED':
           case 'MODIFIED':

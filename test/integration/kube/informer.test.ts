@@ -66,6 +66,47 @@ test('synced resolves after the first list; creates, updates and deletes arrive 
   assert.equal(inf.getByKey(`${ns}/a`)?.data?.v, '2');
 });
 
+test('transform: every listed and watched object (added, modified, deleted) is cached, indexed and handed to handlers as transformed', async () => {
+  const ns = await namespace('inf-transform');
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'pre', labels: { pvc: 'p1' } }, data: { keep: 'k0', big: 'x'.repeat(1000) } } });
+  const seen: Array<Record<string, unknown>> = [];
+  // Keeps what a reader needs (name, namespace, resourceVersion, one label, one key), as a lean cache would.
+  const lean = (object: KubernetesObject): KubernetesObject => {
+    const source = object as V1ConfigMap;
+    seen.push(object as unknown as Record<string, unknown>);
+    return {
+      apiVersion: source.apiVersion, kind: source.kind,
+      metadata: { name: source.metadata?.name, namespace: source.metadata?.namespace, resourceVersion: source.metadata?.resourceVersion, labels: { pvc: source.metadata?.labels?.pvc ?? '' } },
+      data: { keep: source.data?.keep ?? '' },
+    } as V1ConfigMap;
+  };
+  const inf = new Informer<V1ConfigMap>({
+    kubeConfig: cp.kubeConfig, resource: { group: '', version: 'v1', plural: 'configmaps', namespace: ns }, backoffBaseMs: 100, backoffMaxMs: 1000, transform: lean,
+  });
+  started.push(inf);
+  inf.addIndex('byPvc', (o) => (o.metadata?.labels?.pvc ? [o.metadata.labels.pvc] : []));
+  const { log } = track(inf);
+  const deleted: V1ConfigMap[] = [];
+  inf.on('delete', (o) => deleted.push(o));
+  await inf.start();
+  assert.deepEqual(inf.get(ns, 'pre')?.data, { keep: 'k0' }, 'listed: transformed');
+  assert.equal(inf.get(ns, 'pre')?.kind, 'ConfigMap', 'the list item carries kind before the transform');
+  assert.equal(inf.get(ns, 'pre')?.metadata?.uid, undefined);
+
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'a', labels: { pvc: 'p1' } }, data: { keep: 'k1', big: 'y'.repeat(1000) } } });
+  await core.patchNamespacedConfigMap({ namespace: ns, name: 'a', body: [{ op: 'replace', path: '/metadata/labels/pvc', value: 'p2' }] });
+  await core.deleteNamespacedConfigMap({ namespace: ns, name: 'pre' });
+  await eventually(() => log.includes('delete pre'), 20_000, 'delete event');
+  assert.deepEqual(log, ['add pre {"keep":"k0"}', 'add a {"keep":"k1"}', 'update a {"keep":"k1"}', 'delete pre'], 'handlers get the transformed objects');
+  assert.deepEqual(deleted.map((o) => o.data), [{ keep: 'k0' }], 'a deleted object too');
+  assert.deepEqual(Object.keys(inf.get(ns, 'a')?.metadata ?? {}).sort(), ['labels', 'name', 'namespace', 'resourceVersion']);
+  assert.deepEqual(inf.byIndex('byPvc', 'p1'), [], 'indexed from the transformed object, and follows it');
+  assert.deepEqual(inf.byIndex('byPvc', 'p2').map((o) => o.metadata?.name), ['a']);
+  // The transform saw the API server's objects: list item, ADDED, MODIFIED and DELETED.
+  assert.ok(seen.length >= 4);
+  assert.ok(seen.every((object) => typeof (object['data'] as Record<string, string>)['big'] === 'string'));
+});
+
 test('survives a kube-apiserver restart and converges, including changes made while it was disconnected', async () => {
   const ns = await namespace('inf-restart');
   for (const n of ['keep', 'change', 'remove']) await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: n }, data: { v: '1' } } });
