@@ -1,7 +1,8 @@
 /**
  * Deterministic, realistic Harvester objects for the webhook benchmark: PVCs as the API server
- * stores them (annotations, finalizers, managedFields: about 3 KiB of JSON each) and the VMs that
- * use them (volumes + the harvesterhci.io/volumeClaimTemplates annotation).
+ * stores them (annotations, finalizers, managedFields: about 3 KiB of JSON each), the VMs that
+ * use them (volumes + the harvesterhci.io/volumeClaimTemplates annotation) and, for each running
+ * VM, its VirtualMachineInstance as KubeVirt writes it (domain, status, managedFields: about 5 KiB).
  */
 export type Obj = Record<string, unknown>;
 
@@ -41,12 +42,95 @@ function managedFields(): Obj[] {
   ];
 }
 
-export interface Fixture { pvcs: Obj[]; vms: Obj[]; storageClasses: Obj[]; kubevirt: Obj; setting: Obj }
+/** managedFields of a running VMI: virt-controller writes spec and status, virt-handler the rest of status. */
+function vmiManagedFields(): Obj[] {
+  return [
+    { manager: 'virt-controller', operation: 'Update', apiVersion: 'kubevirt.io/v1', time: TIME, fieldsType: 'FieldsV1', fieldsV1: {
+      'f:metadata': { 'f:annotations': { '.': {}, 'f:kubevirt.io/latest-observed-api-version': {}, 'f:kubevirt.io/storage-observed-api-version': {}, 'f:kubevirt.io/vm-generation': {} },
+        'f:finalizers': { '.': {}, 'v:"foregroundDeleteVirtualMachine"': {} }, 'f:labels': { '.': {}, 'f:harvesterhci.io/vmName': {} },
+        'f:ownerReferences': { '.': {}, 'k:{"uid":"..."}': {} } },
+      'f:spec': { '.': {}, 'f:architecture': {}, 'f:domain': { '.': {}, 'f:cpu': {}, 'f:devices': {}, 'f:features': {}, 'f:firmware': {}, 'f:machine': {}, 'f:memory': {}, 'f:resources': {} },
+        'f:evictionStrategy': {}, 'f:networks': {}, 'f:terminationGracePeriodSeconds': {}, 'f:volumes': {} },
+      'f:status': { '.': {}, 'f:activePods': {}, 'f:conditions': {}, 'f:currentCPUTopology': {}, 'f:guestOSInfo': {}, 'f:launcherContainerImageVersion': {},
+        'f:memory': {}, 'f:phase': {}, 'f:phaseTransitionTimestamps': {}, 'f:qosClass': {}, 'f:selinuxContext': {}, 'f:virtualMachineRevisionName': {}, 'f:volumeStatus': {} },
+    } },
+    { manager: 'virt-handler', operation: 'Update', apiVersion: 'kubevirt.io/v1', time: TIME, fieldsType: 'FieldsV1', fieldsV1: {
+      'f:metadata': { 'f:labels': { 'f:kubevirt.io/nodeName': {} } },
+      'f:status': { 'f:interfaces': {}, 'f:machine': { '.': {}, 'f:type': {} }, 'f:migrationMethod': {}, 'f:migrationTransport': {}, 'f:nodeName': {} },
+    } },
+  ];
+}
+
+/**
+ * The running VMI of `vm`: the same volumes (a persisted hotplugged one hotpluggable, Ready, with
+ * its hp-volume pod), owned by the VM. Its random fields come from `rand`, a generator of its own,
+ * so that adding VMIs left the PVCs and VMs (and so the reviews) as they were.
+ */
+function vmiOf(vm: Obj, rand: () => number, index: number): Obj {
+  const meta = vm['metadata'] as { name: string; namespace: string; uid: string };
+  const template = ((vm['spec'] as Obj)['template'] as Obj)['spec'] as { domain: Obj; volumes: Array<Obj & { name: string }> };
+  const mac = `52:54:00:${[0, 1, 2].map(() => Math.floor(rand() * 256).toString(16).padStart(2, '0')).join(':')}`;
+  const ip = `10.52.${Math.floor(index / 250) % 256}.${(index % 250) + 2}`;
+  const node = `harvester-node-${index % 4}`;
+  const hotplugged = (volume: Obj): boolean => (volume['persistentVolumeClaim'] as { hotpluggable?: boolean } | undefined)?.hotpluggable === true;
+  return {
+    apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance',
+    metadata: {
+      name: meta.name, namespace: meta.namespace, uid: uuid(rand), generation: 12, resourceVersion: String(300000 + index), creationTimestamp: TIME,
+      annotations: { 'harvesterhci.io/sshNames': '[]', 'kubevirt.io/latest-observed-api-version': 'v1', 'kubevirt.io/storage-observed-api-version': 'v1', 'kubevirt.io/vm-generation': '3' },
+      labels: { 'harvesterhci.io/vmName': meta.name, 'kubevirt.io/nodeName': node },
+      finalizers: ['kubevirt.io/virtualMachineControllerFinalize', 'foregroundDeleteVirtualMachine'],
+      ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name: meta.name, uid: meta.uid, controller: true, blockOwnerDeletion: true }],
+      managedFields: vmiManagedFields(),
+    },
+    spec: {
+      architecture: 'amd64',
+      domain: {
+        ...template.domain,
+        devices: { ...(template.domain['devices'] as Obj), interfaces: [{ name: 'default', masquerade: {}, model: 'virtio', macAddress: mac }] },
+        features: { acpi: { enabled: true } }, firmware: { uuid: uuid(rand), serial: uuid(rand) }, machine: { type: 'q35' },
+        resources: { limits: { cpu: '2', memory: '4Gi' }, requests: { cpu: '125m', memory: '2730Mi' } },
+      },
+      evictionStrategy: 'LiveMigrateIfPossible', networks: [{ name: 'default', pod: {} }], terminationGracePeriodSeconds: 120,
+      volumes: template.volumes,
+    },
+    status: {
+      activePods: { [uuid(rand)]: node },
+      conditions: [
+        { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: TIME },
+        { type: 'LiveMigratable', status: 'True', lastProbeTime: null, lastTransitionTime: null },
+        { type: 'AgentConnected', status: 'True', lastProbeTime: null, lastTransitionTime: TIME },
+      ],
+      currentCPUTopology: { cores: 2, sockets: 1, threads: 1 },
+      guestOSInfo: { id: 'ubuntu', kernelRelease: '5.15.0-126-generic', name: 'Ubuntu', prettyName: 'Ubuntu 22.04.5 LTS', version: '22.04.5 LTS (Jammy Jellyfish)', versionId: '22.04' },
+      interfaces: [{ name: 'default', interfaceName: 'enp1s0', ipAddress: ip, ipAddresses: [ip], mac, infoSource: 'domain, guest-agent', queueCount: 1 }],
+      launcherContainerImageVersion: 'registry.suse.com/suse/sles/15.6/virt-launcher:1.5.2-150600.5.21.1',
+      machine: { type: 'pc-q35-rhel9.4.0' }, memory: { guestAtBoot: '3996Mi', guestCurrent: '3996Mi', guestRequested: '3996Mi' },
+      migrationMethod: 'BlockMigration', migrationTransport: 'Unix', nodeName: node, phase: 'Running',
+      phaseTransitionTimestamps: ['Pending', 'Scheduling', 'Scheduled', 'Running'].map((phase) => ({ phase, phaseTransitionTimestamp: TIME })),
+      qosClass: 'Burstable', selinuxContext: 'none', virtualMachineRevisionName: `revision-start-vm-${meta.uid}-3`,
+      volumeStatus: template.volumes.map((volume, i) => {
+        const claim = volume['persistentVolumeClaim'] as { claimName: string } | undefined;
+        return {
+          name: volume.name, target: hotplugged(volume) ? 'sda' : `vd${String.fromCharCode(97 + i)}`,
+          ...(hotplugged(volume) ? { phase: 'Ready', reason: 'VolumeReady', message: `Successfully attach hotplugged volume ${volume.name} to VM`,
+            hotplugVolume: { attachPodName: `hp-volume-${uuid(rand).slice(0, 5)}`, attachPodUID: uuid(rand) } } : {}),
+          ...(claim ? { persistentVolumeClaimInfo: { claimName: claim.claimName, accessModes: ['ReadWriteMany'], volumeMode: 'Block', filesystemOverhead: '0',
+            capacity: { storage: '10Gi' }, requests: { storage: '10Gi' } } } : { size: 1048576 }),
+        };
+      }),
+    },
+  };
+}
+
+export interface Fixture { pvcs: Obj[]; vms: Obj[]; vmis: Obj[]; storageClasses: Obj[]; kubevirt: Obj; setting: Obj }
 
 export function buildFixture(count: number, seed = 42): Fixture {
   const rand = seededRandom(seed);
+  const vmiRand = seededRandom(seed + 1);
   const pvcs: Obj[] = [];
   const vms: Obj[] = [];
+  const vmis: Obj[] = [];
   const storageClasses: Obj[] = [
     { metadata: { name: 'harvester-longhorn' }, provisioner: 'driver.longhorn.io', allowVolumeExpansion: true, parameters: { numberOfReplicas: '3', dataEngine: 'v1' } },
     { metadata: { name: 'nfs' }, provisioner: 'nfs.csi.k8s.io', allowVolumeExpansion: true },
@@ -100,9 +184,11 @@ export function buildFixture(count: number, seed = 42): Fixture {
       },
       status: { printableStatus: rand() < 0.7 ? 'Running' : 'Stopped', ready: true },
     });
+    const vm = vms[vms.length - 1]!;
+    if ((vm['status'] as { printableStatus: string }).printableStatus === 'Running') vmis.push(vmiOf(vm, vmiRand, i));
   }
   return {
-    pvcs, vms, storageClasses,
+    pvcs, vms, vmis, storageClasses,
     kubevirt: { metadata: { name: 'kubevirt', namespace: 'harvester-system' }, spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration', 'HotplugVolumes', 'ExpandDisks'] } } } },
     setting: { metadata: { name: 'csi-online-expand-validation' }, default: '{"driver.longhorn.io":true}', value: '{"nfs.csi.k8s.io":true}' },
   };

@@ -1,6 +1,6 @@
 /**
  * A server process for bench/webhook.bench.ts (so the load generator does not share its event loop):
- * `voe` = createWebhookServer with the real admission validators over warm caches of N PVCs and VMs;
+ * `voe` = createWebhookServer with the real admission validators over warm caches of N PVCs and VMs (+ running VMs' VMIs);
  * `voe-workers` = the same in W worker processes (startWorkerPool + serveAsWorker, as `voe serve --workers W`
  * runs them; this script is also each worker, mode `voe-worker`); `bare` = node:https answering a
  * constant AdmissionReview; `bare-parse` = the same plus JSON.parse of the body; `bare-scan` = the same plus one

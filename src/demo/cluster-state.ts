@@ -1,6 +1,7 @@
 import type { HarvesterSetting } from '../settings/index.js';
 import type {
   KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+  VirtualMachineInstance,
 } from '../webhook/index.js';
 
 /** The objects of a scenario, by kind (what StagedCluster.apply writes and the tests' memory caches hold). */
@@ -8,6 +9,7 @@ export interface ClusterState {
   pvcs?: PersistentVolumeClaim[];
   storageClasses?: StorageClass[];
   vms?: VirtualMachine[];
+  vmis?: VirtualMachineInstance[];
   kubeVirts?: KubeVirt[];
   settings?: HarvesterSetting[];
   longhornVolumes?: LonghornVolume[];

@@ -144,6 +144,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
 function cacheOf(caches: AdmissionCaches, kind: DemoChange['kind']): Cache<unknown> | undefined {
   switch (kind) {
     case KINDS.vms: return caches.vms;
+    case KINDS.vmis: return caches.vmis;
     case KINDS.kubeVirts: return caches.kubeVirts;
     case KINDS.settings: return caches.settings;
     case KINDS.longhornVolumes: return caches.longhornVolumes;

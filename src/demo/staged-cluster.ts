@@ -39,6 +39,7 @@ export interface CustomKind { group: string; version: string; plural: string; ki
 
 export const KINDS = {
   vms: { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines', kind: 'VirtualMachine', namespaced: true },
+  vmis: { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', kind: 'VirtualMachineInstance', namespaced: true },
   kubeVirts: { group: 'kubevirt.io', version: 'v1', plural: 'kubevirts', kind: 'KubeVirt', namespaced: true },
   settings: { group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', kind: 'Setting', namespaced: false },
   longhornVolumes: { group: 'longhorn.io', version: 'v1beta2', plural: 'volumes', kind: 'Volume', namespaced: true },

@@ -5,6 +5,7 @@
  */
 import type {
   CsiDriver, KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+  VirtualMachineInstance,
 } from '../webhook/index.js';
 import type { HarvesterSetting } from '../settings/index.js';
 
@@ -79,6 +80,9 @@ export function templateEntry(name: string, storage: string, className = 'longho
   };
 }
 
+/** The uid of every staged VM (its VMI's ownerReference names it). */
+export const VM_UID = '0c7e1a52-3f4b-4d8e-9a61-7e2f3b4c5d6e';
+
 export function vm(name: string, options: {
   status?: string | null; volumes?: Array<Record<string, unknown>>; templates?: PersistentVolumeClaim[]; namespace?: string;
 } = {}): VirtualMachine {
@@ -95,7 +99,7 @@ export function vm(name: string, options: {
     metadata: {
       name,
       namespace: options.namespace ?? NS,
-      uid: '0c7e1a52-3f4b-4d8e-9a61-7e2f3b4c5d6e',
+      uid: VM_UID,
       resourceVersion: '183102',
       labels: { 'harvesterhci.io/creator': 'harvester', 'harvesterhci.io/os': 'ubuntu' },
       annotations,
@@ -123,6 +127,120 @@ export function vm(name: string, options: {
       : { ...object.status, printableStatus: options.status };
   }
   return object;
+}
+
+/**
+ * The VMI of VM `name` as KubeVirt's virt-controller and virt-handler write it on Harvester
+ * (KubeVirt v1.5): a controller ownerReference to the VM (none with `standalone`), the domain,
+ * networks and volumes in spec, and a status with conditions, guest OS info, interfaces and one
+ * volumeStatus entry per volume. `volumes` default to the VM's root disk; a volume with
+ * `hotpluggable: true` (what `virtctl addvolume` writes, into the VMI's spec only without
+ * `--persist`) is on the SCSI bus, Ready, with its hp-volume attachment pod in
+ * `volumeStatus[].hotplugVolume`. `phase` Running unless told.
+ */
+export function vmi(name: string, options: {
+  phase?: string; volumes?: Array<Record<string, unknown>>; namespace?: string; standalone?: boolean;
+} = {}): VirtualMachineInstance {
+  const namespace = options.namespace ?? NS;
+  const volumes = options.volumes ?? [{ name: 'disk-0', persistentVolumeClaim: { claimName: `${name}-disk-0-kq8zt` } }];
+  const phase = options.phase ?? 'Running';
+  const source = (volume: Record<string, unknown>) =>
+    (volume['persistentVolumeClaim'] ?? volume['dataVolume']) as { claimName?: string; name?: string; hotpluggable?: boolean } | undefined;
+  let scsi = 0;
+  let virtio = 0;
+  const targets = volumes.map((volume) => (source(volume)?.hotpluggable === true
+    ? `sd${String.fromCharCode(97 + scsi++)}`
+    : `vd${String.fromCharCode(97 + virtio++)}`));
+  const time = '2026-11-20T08:15:42Z';
+  return {
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachineInstance',
+    metadata: {
+      name,
+      namespace,
+      uid: '7d3e9b10-2c4f-4a6e-8b1d-5f0e9c8a7b6d',
+      resourceVersion: '184220',
+      annotations: {
+        'harvesterhci.io/sshNames': '[]',
+        'kubevirt.io/latest-observed-api-version': 'v1',
+        'kubevirt.io/storage-observed-api-version': 'v1',
+        'kubevirt.io/vm-generation': '2',
+      },
+      labels: { 'harvesterhci.io/vmName': name, 'kubevirt.io/nodeName': 'harvester-node-0' },
+      ...(options.standalone ? {} : {
+        ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name, uid: VM_UID, controller: true, blockOwnerDeletion: true }],
+      }),
+      ...({ finalizers: ['kubevirt.io/virtualMachineControllerFinalize', 'foregroundDeleteVirtualMachine'] }),
+    },
+    spec: {
+      architecture: 'amd64',
+      domain: {
+        cpu: { cores: 2, sockets: 1, threads: 1, model: 'host-model', maxSockets: 4 },
+        devices: {
+          disks: volumes.map((volume, index) => ({
+            name: volume['name'],
+            disk: { bus: targets[index]!.startsWith('sd') ? 'scsi' : 'virtio' },
+            ...(source(volume)?.hotpluggable === true ? { serial: volume['name'] } : {}),
+          })),
+          interfaces: [{ name: 'default', masquerade: {}, model: 'virtio', macAddress: '52:54:00:3c:1a:7e' }],
+        },
+        features: { acpi: { enabled: true } },
+        firmware: { uuid: 'b5d6f3c2-9e1a-5d4b-8c7f-2a3e4d5c6b7a', serial: '3f2e1d0c-b9a8-4776-8554-433221100fed' },
+        machine: { type: 'q35' },
+        memory: { guest: '3996Mi' },
+        resources: { limits: { cpu: '2', memory: '4Gi' }, requests: { cpu: '125m', memory: '2730Mi' } },
+      },
+      evictionStrategy: 'LiveMigrateIfPossible',
+      networks: [{ name: 'default', pod: {} }],
+      terminationGracePeriodSeconds: 120,
+      volumes,
+    },
+    status: {
+      activePods: { 'e2a4c6d8-1b3d-4f5a-8c9e-0a2b4c6d8e0f': 'harvester-node-0' },
+      conditions: [
+        { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+        { type: 'LiveMigratable', status: 'True', lastProbeTime: null, lastTransitionTime: null },
+        { type: 'AgentConnected', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+      ],
+      currentCPUTopology: { cores: 2, sockets: 1, threads: 1 },
+      guestOSInfo: { id: 'ubuntu', kernelRelease: '5.15.0-126-generic', name: 'Ubuntu', prettyName: 'Ubuntu 22.04.5 LTS', version: '22.04.5 LTS (Jammy Jellyfish)', versionId: '22.04' },
+      interfaces: [{ name: 'default', interfaceName: 'enp1s0', ipAddress: '10.52.0.91', ipAddresses: ['10.52.0.91'], mac: '52:54:00:3c:1a:7e', infoSource: 'domain, guest-agent', queueCount: 1 }],
+      launcherContainerImageVersion: 'registry.suse.com/suse/sles/15.6/virt-launcher:1.5.2-150600.5.21.1',
+      machine: { type: 'pc-q35-rhel9.4.0' },
+      memory: { guestAtBoot: '3996Mi', guestCurrent: '3996Mi', guestRequested: '3996Mi' },
+      migrationMethod: 'BlockMigration',
+      migrationTransport: 'Unix',
+      nodeName: 'harvester-node-0',
+      phase,
+      phaseTransitionTimestamps: [
+        { phase: 'Pending', phaseTransitionTimestamp: time },
+        { phase: 'Scheduling', phaseTransitionTimestamp: time },
+        { phase: 'Scheduled', phaseTransitionTimestamp: time },
+        { phase: 'Running', phaseTransitionTimestamp: time },
+      ],
+      qosClass: 'Burstable',
+      selinuxContext: 'none',
+      virtualMachineRevisionName: `revision-start-vm-${VM_UID}-2`,
+      volumeStatus: volumes.map((volume, index) => {
+        const claim = source(volume);
+        const claimName = claim?.claimName ?? claim?.name;
+        return {
+          name: volume['name'] as string,
+          target: targets[index]!,
+          ...(claim?.hotpluggable === true ? {
+            phase: 'Ready', reason: 'VolumeReady', message: `Successfully attach hotplugged volume ${String(volume['name'])} to VM`,
+            hotplugVolume: { attachPodName: 'hp-volume-7kx2q', attachPodUID: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f' },
+          } : {}),
+          ...(claimName ? {
+            persistentVolumeClaimInfo: {
+              claimName, accessModes: ['ReadWriteMany'], volumeMode: 'Block', filesystemOverhead: '0',
+              capacity: { storage: '10Gi' }, requests: { storage: '10Gi' },
+            },
+          } : {}),
+        };
+      }),
+    },
+  };
 }
 
 export function kubeVirt(options: { gates?: string[]; disabled?: string[]; version?: string } = {}): KubeVirt {

@@ -1,12 +1,13 @@
 import { formatBytes, parseQuantityCeil } from '../kube/index.js';
 import {
-  checkResize, pvcKeysOfVm, type AdmissionCaches, type AdmissionOptions, type CheckResult, type NamespacePolicies,
+  checkResize, isVmiRunning, pvcKeysOfVm, pvcKeysOfVmi, vmNameOfVmi, type AdmissionCaches, type AdmissionOptions, type CheckResult,
+  type NamespacePolicies,
 } from '../webhook/index.js';
 
 /** A PVC a VM uses: what its update would get (`voe check`'s answer), and the VMs using it. */
 export interface SurveyRow extends CheckResult {
   found: true;
-  /** The VMs using the PVC, e.g. "vm1 (Running)". */
+  /** The VMs using the PVC, e.g. "vm1 (Running)", "vm2 (Running; on its VMI only)". */
   vms: string[];
 }
 
@@ -21,12 +22,23 @@ export interface SurveyMissingClaim {
 
 export type SurveyEntry = SurveyRow | SurveyMissingClaim;
 
-/** Every PVC VMs name (namespace/name, sorted), with the VMs naming it. */
+/**
+ * Every PVC VMs name (namespace/name, sorted), with the VMs naming it; and the PVCs a running VMI
+ * has that its VM's spec does not name (hotplugged without --persist), with that VM marked so.
+ */
 function claimsOfVms(caches: AdmissionCaches): Array<{ namespace: string; name: string; vms: string[] }> {
   const users = new Map<string, string[]>();
   for (const vm of caches.vms.list()) {
     const label = `${vm.metadata?.name ?? '?'} (${vm.status?.printableStatus ?? 'no status'})`;
     for (const key of pvcKeysOfVm(vm)) users.set(key, [...(users.get(key) ?? []), label]);
+  }
+  for (const vmi of caches.vmis.list().filter(isVmiRunning)) {
+    const vmName = vmNameOfVmi(vmi);
+    const vm = vmName === undefined ? undefined : caches.vms.get(vmi.metadata?.namespace, vmName);
+    const named = new Set(vm ? pvcKeysOfVm(vm) : []);
+    const phase = vmi.status?.phase || 'no phase';
+    const label = vmName === undefined ? `VMI ${vmi.metadata?.name ?? '?'} (${phase}, no VM)` : `${vmName} (${phase}; on its VMI only)`;
+    for (const key of pvcKeysOfVmi(vmi)) if (!named.has(key)) users.set(key, [...(users.get(key) ?? []), label]);
   }
   return [...users].sort(([a], [b]) => a.localeCompare(b)).map(([key, vms]) => {
     const [namespace = '', name = ''] = key.split('/');
@@ -41,7 +53,7 @@ export function surveyedNamespaces(caches: AdmissionCaches): string[] {
 }
 
 /**
- * The read-only survey's answers: for every PVC a VM names (sorted by namespace/name), what the
+ * The read-only survey's answers: for every PVC a VM (or only its running VMI) names (sorted by namespace/name), what the
  * user's update would get if its request grew by `increment` bytes: `voe check`'s decision with
  * the namespace's policies (`policies` by namespace, as readNamespacePolicies reads them). A PVC
  * that does not exist is a SurveyMissingClaim, not left out. Pure.

@@ -52,6 +52,7 @@ export function assembleResizeSnapshot(
     storageClass,
     ...(claimClass !== '' && claimClass !== className ? { claimStorageClass: source.getStorageClass(claimClass) ?? null } : {}),
     vms: source.vmsUsingPvc(namespace, name),
+    vmis: source.vmisUsingPvc(namespace, name),
     kubeVirt: source.getKubeVirt() ?? null,
     expandSetting: readExpandSetting(source, options.settingName),
   };

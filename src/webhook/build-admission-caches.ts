@@ -1,8 +1,9 @@
 import type { HarvesterSetting } from '../settings/index.js';
 import { admissionIndexers, type AdmissionCaches } from './cache-snapshot-source.js';
 import type {
-  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance,
 } from './kube-objects.js';
+import { leanVmi } from './lean-vmi.js';
 import { MemoryCache } from './memory-cache.js';
 import { listOf } from './read-optional.js';
 
@@ -11,6 +12,7 @@ export interface AdmissionObjects {
   pvcs: PersistentVolumeClaim[];
   storageClasses: StorageClass[];
   vms: VirtualMachine[];
+  vmis: VirtualMachineInstance[];
   kubeVirt: KubeVirt | undefined;
   setting: HarvesterSetting | undefined;
   longhornVolumes: LonghornVolume[];
@@ -19,7 +21,7 @@ export interface AdmissionObjects {
 }
 
 /**
- * In-memory caches with the same indexes the admission informers have, for `voe check` and the
+ * In-memory caches with the same indexes (and lean VMIs) the admission informers have, for `voe check` and the
  * demo survey. With `longhorn: false` (no Longhorn object was read) the Longhorn caches are left
  * out, as `voe serve --longhorn off` has none, so the decisions know the objects were not read.
  */
@@ -28,6 +30,8 @@ export function buildAdmissionCaches(objects: AdmissionObjects, read: { longhorn
     pvcs: new MemoryCache(objects.pvcs),
     storageClasses: new MemoryCache(objects.storageClasses),
     vms: new MemoryCache(objects.vms, { indexers: admissionIndexers.vms }),
+    // Lean, as `voe serve` caches them.
+    vmis: new MemoryCache(objects.vmis.map(leanVmi), { indexers: admissionIndexers.vmis }),
     kubeVirts: new MemoryCache(listOf(objects.kubeVirt)),
     settings: new MemoryCache(listOf(objects.setting)),
   };

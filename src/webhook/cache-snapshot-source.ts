@@ -2,13 +2,16 @@ import type { HarvesterSetting } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import type { Cache } from './cache.js';
 import type {
-  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance,
 } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import { pvcKeysOfVm } from './vm-claims.js';
+import { pvcKeysOfVmi } from './vmi-claims.js';
 
 /** Index of the VM cache: "namespace/pvc" -> VMs using it (index function pvcKeysOfVm). */
 export const VMS_BY_PVC_INDEX = 'vms-by-pvc';
+/** Index of the VMI cache: "namespace/pvc" -> VMIs using it (index function pvcKeysOfVmi). */
+export const VMIS_BY_PVC_INDEX = 'vmis-by-pvc';
 /** Index of the Longhorn Engine cache: volume name (label longhornvolume) -> engines. */
 export const ENGINES_BY_VOLUME_INDEX = 'engines-by-volume';
 export const LONGHORN_VOLUME_LABEL = 'longhornvolume';
@@ -18,6 +21,7 @@ export const VOLUMES_BY_PV_INDEX = 'volumes-by-pv';
 /** The index functions the caches must be built with. */
 export const admissionIndexers = {
   vms: { [VMS_BY_PVC_INDEX]: (vm: VirtualMachine) => pvcKeysOfVm(vm) },
+  vmis: { [VMIS_BY_PVC_INDEX]: (vmi: VirtualMachineInstance) => pvcKeysOfVmi(vmi) },
   longhornVolumes: {
     [VOLUMES_BY_PV_INDEX]: (volume: LonghornVolume) => {
       const pvName = volume.status?.kubernetesStatus?.pvName;
@@ -42,6 +46,12 @@ export interface AdmissionCaches {
   storageClasses: Cache<StorageClass>;
   /** Indexed by VMS_BY_PVC_INDEX. */
   vms: Cache<VirtualMachine>;
+  /**
+   * Indexed by VMIS_BY_PVC_INDEX: the running instances, which may have volumes their VM's spec
+   * lacks (hotplugged without --persist, removed from the spec while the VM runs). `voe serve`
+   * caches them lean (leanVmi).
+   */
+  vmis: Cache<VirtualMachineInstance>;
   kubeVirts: Cache<KubeVirt>;
   settings: Cache<HarvesterSetting>;
   /** Indexed by VOLUMES_BY_PV_INDEX. */
@@ -56,6 +66,7 @@ const RESOURCE_OF: Record<keyof AdmissionCaches, string> = {
   pvcs: 'persistentvolumeclaims',
   storageClasses: 'storageclasses.storage.k8s.io',
   vms: 'virtualmachines.kubevirt.io',
+  vmis: 'virtualmachineinstances.kubevirt.io',
   kubeVirts: 'kubevirts.kubevirt.io',
   settings: 'settings.harvesterhci.io',
   longhornVolumes: 'volumes.longhorn.io',
@@ -77,6 +88,7 @@ export function createCacheSnapshotSource(caches: AdmissionCaches, options: Admi
     getPvc: (namespace, name) => caches.pvcs.get(namespace, name),
     getStorageClass: (name) => caches.storageClasses.get(undefined, name),
     vmsUsingPvc: (namespace, name) => caches.vms.byIndex(VMS_BY_PVC_INDEX, `${namespace}/${name}`),
+    vmisUsingPvc: (namespace, name) => caches.vmis.byIndex(VMIS_BY_PVC_INDEX, `${namespace}/${name}`),
     getKubeVirt: () => caches.kubeVirts.get(options.kubeVirtNamespace, options.kubeVirtName),
     getSetting: (name) => caches.settings.get(undefined, name),
     getLonghornVolume: (name) => caches.longhornVolumes?.get(options.longhornNamespace, name),

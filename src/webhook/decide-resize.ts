@@ -6,10 +6,10 @@ import { decideLonghorn, longhornFacts } from './decide-longhorn.js';
 import type { KubeVirt, PersistentVolumeClaim, StorageClass } from './kube-objects.js';
 import { storageRequest } from './storage-request.js';
 import {
-  HARVESTER_GATE_MESSAGE, harvesterHotplugMessage, harvesterProviderMessage, listVms, PVC_EXPAND_PREFIX, stopVmsAdvice, warning,
+  HARVESTER_GATE_MESSAGE, harvesterHotplugMessage, harvesterProviderMessage, instanceOnlyNote, listVms, PVC_EXPAND_PREFIX, stopVmsAdvice, warning,
 } from './resize-messages.js';
 import type { ResizeDecision, ResizeFinding, ResizeSnapshot } from './resize-snapshot.js';
-import { isVmRunning, vmHotplugs } from './vm-claims.js';
+import { vmUsers } from './vm-users.js';
 
 /** KubeVirt made ExpandDisks GA (always on) in this release. */
 export const EXPAND_DISKS_GA_SINCE = 'v1.9.0';
@@ -129,7 +129,8 @@ export function internalErrorDecision(decision: string, message: string): Resize
 /**
  * Judges a PVC update, purely from the snapshot. Only an update that asks the volume to grow
  * (storageGrows) is judged; everything else is allowed untouched.
- * Order (reference/harvester.md §1, seed 004): a VM using the PVC and not Stopped ->
+ * Order (reference/harvester.md §1, seed 004): a VM using the PVC and not Stopped (or a running
+ * VMI naming it, which Harvester does not read: vmUsers) ->
  * ExpandDisks effectively on -> not a hotplugged Filesystem volume -> provisioner validated
  * by the Setting -> Longhorn data engine. The first refusal decides; every check is still
  * evaluated and listed in `findings`. With no running VM the resize is allowed (offline).
@@ -154,24 +155,28 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
 
   const findings: ResizeFinding[] = [];
   const warnings: string[] = [];
-  const vmKey = (vm: (typeof snapshot.vms)[number]) => `${vm.metadata?.namespace ?? ''}/${vm.metadata?.name ?? ''}`;
-  const running = snapshot.vms.filter(isVmRunning).map(vmKey);
+  const pvcName = pvc.metadata?.name ?? '';
+  // Harvester's VMs (by their spec), and the running VMIs naming the PVC (a volume hotplugged
+  // without --persist, or removed from the VM's spec while it runs, is on the VMI only).
+  const users = vmUsers(snapshot, pvcName);
+  const running = users.running;
   const stopAdvice = stopVmsAdvice(running);
 
   // 1. A running VM.
   if (running.length === 0) {
-    const stopped = snapshot.vms.map(vmKey);
+    const stopped = users.stopped;
     findings.push({
       check: 'vm', outcome: 'pass', decision: 'allowed-offline',
       message: stopped.length === 0
-        ? `No VirtualMachine uses PVC ${pvcKey} (in its volumes or volumeClaimTemplates annotation), so no running VM's disk ` +
-          'is at stake: allowed without the online checks (a pod using it sees it grow as Kubernetes grows any volume).'
+        ? `No VirtualMachine uses PVC ${pvcKey} (in its volumes or volumeClaimTemplates annotation) and no running VirtualMachineInstance ` +
+          'has it, so no running VM\'s disk is at stake: allowed without the online checks (a pod using it sees it grow as Kubernetes grows any volume).'
         : `Only stopped VMs use PVC ${pvcKey} (${listVms(stopped)}); it expands offline and the VM sees the size at next start.`,
     });
   } else {
     findings.push({
       check: 'vm', outcome: 'pass', decision: 'online',
-      message: `Running VM(s) use PVC ${pvcKey} (${listVms(running)}): online expansion rules apply.`,
+      message: `Running VM(s) use PVC ${pvcKey} (${listVms(running)}): online expansion rules apply.` +
+        (users.instanceOnly.length > 0 ? ` ${instanceOnlyNote(users.instanceOnly)}` : ''),
     });
   }
 
@@ -197,14 +202,16 @@ export function decideResize(snapshot: ResizeSnapshot, options: AdmissionOptions
 
   // 3. Hotplugged Filesystem volume (volumeMode defaults to Filesystem).
   const volumeMode = pvc.spec?.volumeMode ?? 'Filesystem';
-  const pvcName = pvc.metadata?.name ?? '';
-  const hotplugging = snapshot.vms.filter((vm) => vmHotplugs(vm, pvcName)).map(vmKey);
+  const hotplugging = users.hotplugging;
   if (volumeMode === 'Filesystem' && hotplugging.length > 0) {
+    const instanceOnly = users.hotpluggingInstanceOnly;
     findings.push({
       check: 'hotplug', outcome: 'refuse', decision: 'hotplug-filesystem',
-      message: `${harvesterHotplugMessage(pvcKey)}. It is hotplugged into ${listVms(hotplugging)}, and a hotplugged ` +
-        `Filesystem volume may no longer be mounted by any hotplug pod, so it would never grow inside the VM. ` +
-        `Use a Block-mode volume for hotplug, or ${stopAdvice}.`,
+      message: `${harvesterHotplugMessage(pvcKey)}. It is hotplugged into ${listVms(hotplugging)}` +
+        (instanceOnly.length > 0 ? ` (${instanceOnlyNote(instanceOnly, { sentence: false })})` : '') +
+        ', and a hotplugged Filesystem volume may no longer be mounted by any hotplug pod, so it would never grow inside the VM. ' +
+        `Use a Block-mode volume for hotplug${instanceOnly.length > 0 ? ' (added with virtctl addvolume --persist, so that the VM\'s spec names it)' : ''}, ` +
+        `or ${stopAdvice}.`,
     });
   } else {
     findings.push({

@@ -42,7 +42,8 @@ export {
 export { LONGHORN_V2_EXPANSION_SINCE, longhornFacts } from './decide-longhorn.js';
 export { assembleResizeSnapshot, readExpandSetting } from './assemble-resize-snapshot.js';
 export {
-  createCacheSnapshotSource, admissionIndexers, type AdmissionCaches, VMS_BY_PVC_INDEX, ENGINES_BY_VOLUME_INDEX, VOLUMES_BY_PV_INDEX,
+  createCacheSnapshotSource, admissionIndexers, type AdmissionCaches, VMS_BY_PVC_INDEX, VMIS_BY_PVC_INDEX, ENGINES_BY_VOLUME_INDEX,
+  VOLUMES_BY_PV_INDEX,
 } from './cache-snapshot-source.js';
 export { createPvcResizeValidator, PVC_RESIZE_PATH } from './pvc-resize-validator.js';
 export { createVmClaimTemplatesValidator, VM_CLAIM_TEMPLATES_PATH } from './vm-claim-templates-validator.js';
@@ -55,6 +56,9 @@ export { goTrimSpace, readJsonQuantity, type JsonQuantity } from './read-json-qu
 export { readCheckSize } from './read-check-size.js';
 export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
 export { claimTemplatesOf, pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, type ClaimTemplate } from './vm-claims.js';
+export { claimNamesOfVmi, isVmiRunning, pvcKeysOfVmi, vmiHotplugs, vmNameOfVmi } from './vmi-claims.js';
+export { leanVmi } from './lean-vmi.js';
+export { vmUsers, type VmUsers } from './vm-users.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
 export { CheckError, type CheckErrorCode } from './check-error.js';
 export { checkResize, type CheckResult } from './check-resize.js';

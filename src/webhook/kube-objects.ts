@@ -10,6 +10,16 @@ export interface ObjectMeta {
   resourceVersion?: string;
   annotations?: Record<string, string>;
   labels?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+}
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  uid?: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
 }
 
 export interface PersistentVolumeClaim {
@@ -52,6 +62,35 @@ export interface VirtualMachine {
     [key: string]: unknown;
   };
   status?: { printableStatus?: string; ready?: boolean; [key: string]: unknown };
+}
+
+/**
+ * kubevirt.io/v1 VirtualMachineInstance: the running instance of a VM (same name, a controller
+ * ownerReference to it), or a standalone one. `virtctl addvolume` without `--persist` (or the
+ * VMI's `addvolume` subresource) adds a hotplugged volume to the VMI's spec only
+ * (`persistentVolumeClaim.hotpluggable` / `dataVolume.hotpluggable` true); virt-controller records
+ * each volume's state in `status.volumeStatus` (`hotplugVolume` for hotplugged ones,
+ * `persistentVolumeClaimInfo.claimName` since KubeVirt v1.3).
+ */
+export interface VirtualMachineInstance {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: { volumes?: VmVolume[]; [key: string]: unknown };
+  status?: {
+    /** Pending, Scheduling, Scheduled, Running, Succeeded, Failed, Unknown. */
+    phase?: string;
+    volumeStatus?: VmiVolumeStatus[];
+    [key: string]: unknown;
+  };
+}
+
+export interface VmiVolumeStatus {
+  name?: string;
+  /** Set for a hotplugged volume (attachPodName, attachPodUID). */
+  hotplugVolume?: { attachPodName?: string; attachPodUID?: string; [key: string]: unknown };
+  persistentVolumeClaimInfo?: { claimName?: string; [key: string]: unknown };
+  [key: string]: unknown;
 }
 
 export interface KubeVirt {

@@ -4,17 +4,18 @@ import { claimClassName, type NamespacePolicies } from './api-server-checks.js';
 import type { AdmissionCaches } from './cache-snapshot-source.js';
 import { buildAdmissionCaches } from './build-admission-caches.js';
 import { CheckError } from './check-error.js';
-import type { PersistentVolumeClaim, StorageClass, VirtualMachine } from './kube-objects.js';
+import type { PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance } from './kube-objects.js';
 import { readLonghornOfPv } from './read-longhorn-of-pv.js';
 import { readNamespacePolicies } from './read-namespace-policies.js';
 import { listItems, listOf, readOptional, readOptionalList } from './read-optional.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
+const VMIS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' };
 
 /**
  * For the one-shot `voe check`: reads what the admission path would find in its caches, with
- * get and list calls (only objects relevant to this PVC), into in-memory caches, and the
+ * get and list calls (only objects relevant to this PVC: the VMs and VMIs of its namespace), into in-memory caches, and the
  * namespace's LimitRanges and ResourceQuotas the API server applies too. Changes nothing. With
  * `longhorn: false` (as `voe serve --longhorn off`) no Longhorn object is read: Longhorn volumes are
  * then judged by their StorageClass parameters, as that webhook judges them.
@@ -38,10 +39,13 @@ export async function loadCheckCaches(
   const volumeName = pvc.spec?.volumeName;
   const longhorn = read.longhorn !== 'off';
 
-  const [storageClasses, vmList, shared, longhornOfPv, policies] = await Promise.all([
+  const [storageClasses, vmList, vmiList, shared, longhornOfPv, policies] = await Promise.all([
     Promise.all(classNames.map((c) => readOptional(`StorageClass ${c}`, () => storage.readStorageClass({ name: c }) as Promise<StorageClass>))),
     readOptionalList(`VirtualMachines in ${namespace}`, kubeConfig, VMS,
-      () => custom.listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace, plural: 'virtualmachines' })),
+      () => custom.listNamespacedCustomObject({ ...VMS, namespace })),
+    // The running instances: a volume hotplugged without --persist is in the VMI's spec only.
+    readOptionalList(`VirtualMachineInstances in ${namespace}`, kubeConfig, VMIS,
+      () => custom.listNamespacedCustomObject({ ...VMIS, namespace })),
     readSharedObjects(custom, options, { longhorn }),
     longhorn && volumeName ? readLonghornOfPv(custom, kubeConfig, options, volumeName) : undefined,
     // The namespace's LimitRanges and ResourceQuotas (not judged when the user may not list them) and the server's version.
@@ -55,6 +59,7 @@ export async function loadCheckCaches(
       pvcs: [pvc],
       storageClasses: storageClasses.flatMap((c) => listOf(c)),
       vms: listItems<VirtualMachine>(vmList),
+      vmis: listItems<VirtualMachineInstance>(vmiList),
       longhornVolumes: longhornOfPv?.volumes ?? [],
       longhornEngines: longhornOfPv?.engines ?? [],
     // As `voe serve`: a cluster that does not serve Longhorn Volumes has its Longhorn objects not read.

@@ -21,6 +21,17 @@ export function listVms(keys: string[]): string {
   return `${keys.slice(0, 3).join(', ')} and ${keys.length - 3} more`;
 }
 
+/**
+ * Says that the PVC was found on running VMIs only (`labels` as vmUsers gives them: "VM ns/a",
+ * "VMI ns/b (no VM)"), why that happens, and, as a sentence, what to do about it.
+ */
+export function instanceOnlyNote(labels: string[], options: { sentence?: boolean } = {}): string {
+  const found = `found on the running VirtualMachineInstance only, not in the VM's spec: ${listVms(labels)}; ` +
+    'hotplugged with virtctl addvolume without --persist, or removed from the spec while the VM runs';
+  if (options.sentence === false) return found;
+  return `It was ${found}. Harvester does not see such a volume; hotplug with --persist, or stop the VM before growing it.`;
+}
+
 export function stopVmsAdvice(runningVms: string[]): string {
   // Only in findings listed after an offline verdict (voe check): nothing to stop.
   if (runningVms.length === 0) return 'expand offline (no running VM uses it)';

@@ -1,6 +1,6 @@
 import type { HarvesterSetting } from '../settings/index.js';
 import type {
-  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance,
 } from './kube-objects.js';
 
 /**
@@ -19,6 +19,8 @@ export interface ResizeSnapshotSource {
   getStorageClass(name: string): StorageClass | undefined;
   /** Every VM (running or not) whose template volumes or volumeClaimTemplates use the PVC. */
   vmsUsingPvc(namespace: string, name: string): VirtualMachine[];
+  /** Every VMI (running or not) whose spec volumes or status.volumeStatus name the PVC. */
+  vmisUsingPvc(namespace: string, name: string): VirtualMachineInstance[];
   getKubeVirt(): KubeVirt | undefined;
   getSetting(name: string): HarvesterSetting | undefined;
   /** Longhorn Volume CR by name (Longhorn names the volumes it provisions after their PV). */

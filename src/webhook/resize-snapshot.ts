@@ -1,6 +1,6 @@
 import type { ExpandValidation, SettingInvalidError } from '../settings/index.js';
 import type {
-  KubeVirt, LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+  KubeVirt, LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance,
 } from './kube-objects.js';
 
 /** The csi-online-expand-validation Setting as the snapshot saw it. */
@@ -43,6 +43,12 @@ export interface ResizeSnapshot {
   claimStorageClass?: StorageClass | null;
   /** Every VM using the PVC (template volumes or volumeClaimTemplates), running or not. */
   vms: VirtualMachine[];
+  /**
+   * Every VMI naming the PVC (spec volumes or status.volumeStatus), running or not; absent: none.
+   * A running one uses the PVC even when its VM's spec does not (a volume hotplugged without
+   * --persist, or removed from the VM's spec while it runs).
+   */
+  vmis?: VirtualMachineInstance[];
   /** The KubeVirt CR at the configured location, null when missing. */
   kubeVirt?: KubeVirt | null;
   expandSetting: ExpandSettingState;

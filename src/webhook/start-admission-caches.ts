@@ -2,9 +2,12 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { Informer, type Clock, type IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { resolveAdmissionOptions, type AdmissionOptions } from './admission-options.js';
-import { admissionIndexers, ENGINES_BY_VOLUME_INDEX, VMS_BY_PVC_INDEX, VOLUMES_BY_PV_INDEX, type AdmissionCaches } from './cache-snapshot-source.js';
+import {
+  admissionIndexers, ENGINES_BY_VOLUME_INDEX, VMIS_BY_PVC_INDEX, VMS_BY_PVC_INDEX, VOLUMES_BY_PV_INDEX, type AdmissionCaches,
+} from './cache-snapshot-source.js';
 import type { Cache } from './cache.js';
-import type { CsiDriver } from './kube-objects.js';
+import type { CsiDriver, VirtualMachineInstance } from './kube-objects.js';
+import { leanVmi } from './lean-vmi.js';
 
 /** The informer-backed caches of the admission validators, started and synced together. */
 export interface StartedAdmissionCaches {
@@ -42,7 +45,7 @@ export interface StartAdmissionCachesOptions {
  * from 500 ms). Lower than the informer's 30 s default: a cache that does not follow the API server
  * makes every growing resize a 500, so after an outage it must list again soon once the API server
  * answers (with 30 s, a 25 s outage left the caches unsynced 20 s and more after the API server was
- * back). Nine informers listing at most every 5 s each are a negligible load.
+ * back). Ten informers listing at most every 5 s each are a negligible load.
  */
 export const ADMISSION_CACHE_BACKOFF_MAX_MS = 5_000;
 
@@ -52,6 +55,7 @@ export const ADMISSION_CACHE_BACKOFF_MAX_MS = 5_000;
  */
 const WHEN_NOT_SERVED: Record<string, string> = {
   'virtualmachines.kubevirt.io': 'no VirtualMachine uses any PVC, so growing PVCs are allowed as offline expansions',
+  'virtualmachineinstances.kubevirt.io': 'no VirtualMachineInstance runs, so only VirtualMachines say which PVCs running VMs use',
   'kubevirts.kubevirt.io': 'the KubeVirt CR is missing: a growing PVC of a running VM is refused with 500 (kubevirt-missing)',
   'settings.harvesterhci.io': 'the Setting is missing: Harvester\'s default {"driver.longhorn.io":true} applies, with an admission warning',
   'volumes.longhorn.io': 'Longhorn volumes are judged by their StorageClass parameters',
@@ -61,7 +65,7 @@ const WHEN_NOT_SERVED: Record<string, string> = {
 
 /**
  * Starts one informer per resource the admission path reads (PVCs, StorageClasses, CSIDrivers,
- * VMs indexed by PVC, the configured KubeVirt CR, the csi-online-expand-validation Setting, and
+ * VMs and VMIs indexed by PVC (VMIs cached lean: leanVmi), the configured KubeVirt CR, the csi-online-expand-validation Setting, and
  * Longhorn Volumes/Engines and its version Setting in the Longhorn namespace; the three single
  * objects by name, so RBAC may grant only them). Does not wait for the sync:
  * `ready()` says when, and the validators refuse with 500 until then. A custom resource the
@@ -77,7 +81,7 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
   const informers: Array<Informer<KubernetesObject>> = [];
   const watched: string[] = [];
   const make = <T extends KubernetesObject>(group: string, version: string, plural: string, namespace?: string,
-    indexers: Record<string, IndexFunc<T>> = {}, name?: string): Informer<T> => {
+    indexers: Record<string, IndexFunc<T>> = {}, name?: string, transform?: (object: T) => T): Informer<T> => {
     const resource = `${plural}${group ? `.${group}` : ''}`;
     const when = WHEN_NOT_SERVED[resource];
     const informer = new Informer<T>({
@@ -89,6 +93,7 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
       ...(start.logger ? { logger: start.logger.child({ informer: `${plural}.${group || 'core'}` }) } : {}),
       // Custom resources may be missing from a cluster (no KubeVirt, Harvester or Longhorn CRDs).
       ...(when === undefined ? {} : { notServedAsEmpty: true }),
+      ...(transform === undefined ? {} : { transform: transform as unknown as (object: KubernetesObject) => KubernetesObject }),
       backoffMaxMs: ADMISSION_CACHE_BACKOFF_MAX_MS,
       ...(start.clock ? { clock: start.clock } : {}),
       ...(start.random ? { random: start.random } : {}),
@@ -125,6 +130,9 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     pvcs: make('', 'v1', 'persistentvolumeclaims'),
     storageClasses: make('storage.k8s.io', 'v1', 'storageclasses'),
     vms: make('kubevirt.io', 'v1', 'virtualmachines', undefined, { [VMS_BY_PVC_INDEX]: admissionIndexers.vms[VMS_BY_PVC_INDEX] }),
+    // Cached lean: only the volumes, phase and owner the decisions read (a running VMI's JSON is several KiB).
+    vmis: make<VirtualMachineInstance & KubernetesObject>('kubevirt.io', 'v1', 'virtualmachineinstances', undefined,
+      { [VMIS_BY_PVC_INDEX]: admissionIndexers.vmis[VMIS_BY_PVC_INDEX] }, undefined, (vmi) => leanVmi(vmi) as VirtualMachineInstance & KubernetesObject),
     kubeVirts: make('kubevirt.io', 'v1', 'kubevirts', options.kubeVirtNamespace, {}, options.kubeVirtName),
     settings: make('harvesterhci.io', 'v1beta1', 'settings', undefined, {}, options.settingName),
   };

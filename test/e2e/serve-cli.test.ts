@@ -156,7 +156,7 @@ test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml ar
   t.after(() => files.cleanup());
   const ca = files.ca.certificatePem;
 
-  // As the webhook's ServiceAccount: every informer (PVCs, StorageClasses, CSIDrivers, VMs, Settings,
+  // As the webhook's ServiceAccount: every informer (PVCs, StorageClasses, CSIDrivers, VMs, VMIs, Settings,
   // the KubeVirt CR, Longhorn Volumes/Engines/Settings: the control plane serves longhorn.io, so
   // --longhorn auto watches them) lists and watches, and reviews are answered from the caches.
   const granted = await startServe(await serviceAccountKubeconfig('voe-webhook'), files.certFile, files.keyFile);
@@ -169,7 +169,8 @@ test('in cluster, the ServiceAccount and roles of manifests/webhook-rbac.yaml ar
   const synced = /"watching":(\[[^\]]*\]).*"msg":"admission caches synced"/.exec(granted.stdout());
   assert.ok(synced, 'the caches-synced line is logged');
   assert.deepEqual(JSON.parse(synced[1]!), [
-    'persistentvolumeclaims', 'storageclasses.storage.k8s.io', 'virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io/kubevirt in harvester-system',
+    'persistentvolumeclaims', 'storageclasses.storage.k8s.io', 'virtualmachines.kubevirt.io', 'virtualmachineinstances.kubevirt.io',
+    'kubevirts.kubevirt.io/kubevirt in harvester-system',
     'settings.harvesterhci.io/csi-online-expand-validation', 'volumes.longhorn.io in longhorn-system', 'engines.longhorn.io in longhorn-system',
     'settings.longhorn.io/current-longhorn-version in longhorn-system', 'csidrivers.storage.k8s.io',
   ]);

@@ -5,13 +5,14 @@ export type { ClusterState };
 import {
   admissionIndexers, createCacheSnapshotSource, MemoryCache, resolveAdmissionOptions,
   type AdmissionCaches, type AdmissionOptions, type KubeVirt, type LonghornEngine, type LonghornSetting, type LonghornVolume,
-  type PersistentVolumeClaim, type ResizeSnapshotSource, type StorageClass, type VirtualMachine,
+  type PersistentVolumeClaim, type ResizeSnapshotSource, type StorageClass, type VirtualMachine, type VirtualMachineInstance,
 } from '../../src/webhook/index.js';
 
 export interface MemoryCaches {
   pvcs: MemoryCache<PersistentVolumeClaim>;
   storageClasses: MemoryCache<StorageClass>;
   vms: MemoryCache<VirtualMachine>;
+  vmis: MemoryCache<VirtualMachineInstance>;
   kubeVirts: MemoryCache<KubeVirt>;
   settings: MemoryCache<HarvesterSetting>;
   longhornVolumes: MemoryCache<LonghornVolume>;
@@ -25,6 +26,7 @@ export function memoryCaches(state: ClusterState): MemoryCaches {
     pvcs: new MemoryCache(state.pvcs ?? []),
     storageClasses: new MemoryCache(state.storageClasses ?? []),
     vms: new MemoryCache(state.vms ?? [], { indexers: admissionIndexers.vms }),
+    vmis: new MemoryCache(state.vmis ?? [], { indexers: admissionIndexers.vmis }),
     kubeVirts: new MemoryCache(state.kubeVirts ?? []),
     settings: new MemoryCache(state.settings ?? []),
     longhornVolumes: new MemoryCache(state.longhornVolumes ?? [], { indexers: admissionIndexers.longhornVolumes }),

@@ -8,7 +8,7 @@ import { PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubern
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { KINDS, StagedCluster } from '../../../src/demo/index.js';
 import {
-  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, vm,
+  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, vm, vmi,
 } from '../../support/admission-objects.js';
 import { runVoe } from '../../support/run-voe.js';
 import { compareQuantities } from '../../../src/kube/index.js';
@@ -159,6 +159,33 @@ test('a stopped VM: allowed offline', async () => {
   assert.match(result.stdout, /allowed-offline/);
 });
 
+test('a Filesystem PVC hotplugged on a running VMI only (virtctl addvolume without --persist) is refused as the webhook refuses it; once the VMI finished, offline', async () => {
+  const claim = pvc('data-vmi-only', { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: 'pv-data-vmi-only' });
+  const root = { name: 'disk-0', persistentVolumeClaim: { claimName: 'vm9-disk-0-root9' } };
+  await cluster.apply({
+    pvcs: [claim],
+    vms: [vm('vm9', { volumes: [root], templates: [] })],
+    vmis: [vmi('vm9', { volumes: [root, { name: 'data', persistentVolumeClaim: { claimName: 'data-vmi-only', hotpluggable: true } }] })],
+  });
+  await cluster.bindClaims([claim]);
+  type Json = { allowed: boolean; decision: string; findings: Array<{ check: string; decision: string; outcome: string; message: string }> };
+  const result = await voe(['default/data-vmi-only', '--size', '20Gi', '--json']);
+  assert.equal(result.code, 1, result.stdout + result.stderr);
+  const decision = JSON.parse(result.stdout) as Json;
+  const vmFinding = decision.findings.find((f) => f.check === 'vm');
+  assert.equal(vmFinding?.decision, 'online');
+  assert.match(vmFinding?.message ?? '', /^Running VM\(s\) use PVC default\/data-vmi-only \(default\/vm9\): online expansion rules apply\. It was found on the running VirtualMachineInstance only, not in the VM's spec: VM default\/vm9;.* hotplug with --persist, or stop the VM before growing it\.$/);
+  const hotplug = decision.findings.find((f) => f.check === 'hotplug');
+  assert.equal(hotplug?.outcome, 'refuse');
+  assert.match(hotplug?.message ?? '', /^PVC_EXPAND: Expansion of hotplugged PVC 'default\/data-vmi-only' in filesystem mode is not supported\. It is hotplugged into default\/vm9 \(found on the running VirtualMachineInstance only/);
+
+  await cluster.patchCustomStatus(KINDS.vmis, 'vm9', { phase: 'Succeeded' }, 'default');
+  const offline = await voe(['default/data-vmi-only', '--size', '20Gi']);
+  assert.equal(offline.code, 0, offline.stdout + offline.stderr);
+  assert.match(offline.stdout, /^Verdict: allowed \(allowed-offline\)/m);
+  assert.equal(await requestOf('data-vmi-only'), '10Gi', 'nothing changed');
+});
+
 test('a missing PVC exits 2 with CHECK_PVC_NOT_FOUND', async () => {
   const result = await voe(['default/nope', '--size', '20Gi']);
   assert.equal(result.code, 2);
@@ -262,7 +289,7 @@ test('a user who may not list LimitRanges or ResourceQuotas still gets the rest 
   await rbac.createClusterRole({ body: { metadata: { name: 'check-reader' }, rules: [
     { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get'] },
     { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get'] },
-    { apiGroups: ['kubevirt.io'], resources: ['virtualmachines', 'kubevirts'], verbs: ['get', 'list'] },
+    { apiGroups: ['kubevirt.io'], resources: ['virtualmachines', 'virtualmachineinstances', 'kubevirts'], verbs: ['get', 'list'] },
     { apiGroups: ['harvesterhci.io'], resources: ['settings'], verbs: ['get'] },
     { apiGroups: ['longhorn.io'], resources: ['volumes', 'engines', 'settings'], verbs: ['get', 'list'] },
   ] } });

@@ -98,7 +98,7 @@ test('voe serve --dev across a kube-apiserver restart: unready while its caches 
     await eventually(async () => (await get('/readyz')).status === 503, 60_000, '/readyz 503 while the API server is away');
     const readyz = await get('/readyz');
     assert.match(readyz.body, /^not ready: caches not synced \(.*virtualmachines\.kubevirt\.io.*\)$/);
-    await eventually(async () => await notSynced() === 9, 30_000, 'every cache counted as not synced');
+    await eventually(async () => await notSynced() === 10, 30_000, 'every cache counted as not synced');
     await new Promise((resolve) => setTimeout(resolve, 10_000));
   } finally {
     await cp.startApiServer();
@@ -136,7 +136,7 @@ test('while the API server does not answer, each admission cache tries to list a
     await proxy.close();
   });
   await eventually(() => started.ready(), 30_000, 'caches ready');
-  const informers = 9;
+  const informers = 10;
   proxy.inject({ path: /^\// }, { answer: 503, message: 'the API server is shutting down' });
   const rounds: number[][] = [];
   for (let round = 1; round <= 8; round++) {

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import {
-  KINDS, longhornEngine, longhornVolume, pvc, SCENARIO, StagedCluster, stageExpansionScenario, templateEntry, vm,
+  KINDS, longhornEngine, longhornVolume, pvc, SCENARIO, StagedCluster, stageExpansionScenario, templateEntry, vm, vmi,
 } from '../../../src/demo/index.js';
 import { eventually } from '../../support/held-clock.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
@@ -172,6 +172,73 @@ describe('a PVC whose class only the beta storage-class annotation names, throug
     assert.match(refused?.message ?? '', /Provisioner nfs\.csi\.k8s\.io is not validated .*names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass/);
     assert.equal(await requestOf(CLAIM), '10Gi');
     await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '' });
+  });
+});
+
+describe('volumes only a running VMI has (virtctl addvolume without --persist), through the API server', () => {
+  // vm8 runs with its root disk in its spec; its VMI also has two TopoLVM volumes hotplugged with
+  // virtctl addvolume without --persist, which writes the VMI's spec only (hotpluggable: true, and
+  // virt-controller's volumeStatus with the hp-volume pod). Harvester reads VM specs only: it would
+  // allow both growths as offline ones. The Setting validates nothing but Longhorn here.
+  const FS = 'data-vmi-only-fs';
+  const BLOCK = 'data-vmi-only-block';
+  const root = { name: 'disk-0', persistentVolumeClaim: { claimName: 'vm8-disk-0-root8' } };
+  const hotplugged = (claimName: string) => ({ name: claimName, persistentVolumeClaim: { claimName, hotpluggable: true } });
+  const claims = [
+    pvc(FS, { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode: 'Filesystem', volumeName: `pvc-${FS}` }),
+    pvc(BLOCK, { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode: 'Block', volumeName: `pvc-${BLOCK}` }),
+  ];
+
+  it('a hotplugged Filesystem PVC on the VMI only is refused, naming the VM and advising --persist; a Block one meets the provider check', async () => {
+    await cluster.apply({
+      pvcs: claims,
+      vms: [vm('vm8', { volumes: [root], templates: [] })],
+      vmis: [vmi('vm8', { volumes: [root, hotplugged(FS), hotplugged(BLOCK)] })],
+    });
+    await cluster.bindClaims(claims);
+    let refused: Refusal | undefined;
+    await until(async () => (refused = await expand(FS, '20Gi'))?.code === 422, 'the VMI-only Filesystem hotplug refused');
+    assert.equal(refused?.message, `admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: Expansion of hotplugged PVC 'default/${FS}' ` +
+      'in filesystem mode is not supported. It is hotplugged into default/vm8 (found on the running VirtualMachineInstance only, not in the ' +
+      'VM\'s spec: VM default/vm8; hotplugged with virtctl addvolume without --persist, or removed from the spec while the VM runs), and a ' +
+      'hotplugged Filesystem volume may no longer be mounted by any hotplug pod, so it would never grow inside the VM. Use a Block-mode volume ' +
+      'for hotplug (added with virtctl addvolume --persist, so that the VM\'s spec names it), or stop VM default/vm8 and expand offline.');
+    assert.equal(refused?.causes?.[0]?.reason, 'FieldValueInvalid');
+    const provider = await expand(BLOCK, '20Gi');
+    assert.equal(provider?.code, 422, 'the provider check of a running VM ran');
+    assert.match(provider?.message ?? '', /PVC_EXPAND: pvc default\/data-vmi-only-block is not online expandable with its provider\. Provisioner topolvm\.io .* stop VM default\/vm8 and expand offline\.$/);
+    assert.equal(await requestOf(FS), '10Gi');
+    assert.equal(await requestOf(BLOCK), '10Gi');
+  });
+
+  it('persisted into the VM\'s spec (as --persist does), it is refused exactly as Harvester refuses it', async () => {
+    const version = await cluster.patchCustom(KINDS.vms, 'vm8', { spec: { template: { spec: { volumes: [root, hotplugged(FS), hotplugged(BLOCK)] } } } });
+    await cacheSaw(() => caches.caches.admission.vms.get('default', 'vm8'), version, 'the persisted volumes cached');
+    const refused = await expand(FS, '20Gi');
+    assert.equal(refused?.message, `admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: Expansion of hotplugged PVC 'default/${FS}' ` +
+      'in filesystem mode is not supported. It is hotplugged into default/vm8, and a hotplugged Filesystem volume may no longer be mounted by ' +
+      'any hotplug pod, so it would never grow inside the VM. Use a Block-mode volume for hotplug, or stop VM default/vm8 and expand offline.');
+    // The volumes are persisted: taken out of the spec again (virtctl removevolume), the running VMI still has them.
+    const removed = await cluster.patchCustom(KINDS.vms, 'vm8', { spec: { template: { spec: { volumes: [root] } } } });
+    await cacheSaw(() => caches.caches.admission.vms.get('default', 'vm8'), removed, 'the volumes out of the VM\'s spec');
+    assert.match((await expand(FS, '20Gi'))?.message ?? '', /found on the running VirtualMachineInstance only/);
+  });
+
+  it('once the VM stopped and its VMI finished, the growth is offline: allowed', async () => {
+    await cluster.patchCustomStatus(KINDS.vms, 'vm8', { printableStatus: 'Stopped', ready: false });
+    const version = await cluster.patchCustomStatus(KINDS.vmis, 'vm8', { phase: 'Succeeded' }, 'default');
+    await cacheSaw(() => caches.caches.admission.vmis.get('default', 'vm8'), version, 'the VMI finished');
+    await until(async () => (await expand(FS, '20Gi')) === undefined, 'allowed offline');
+    assert.equal(await expand(BLOCK, '20Gi'), undefined);
+    assert.equal(await requestOf(FS), '20Gi');
+  });
+
+  it('the VMI cache holds the VMI lean', () => {
+    const cached = caches.caches.admission.vmis.get('default', 'vm8');
+    assert.deepEqual(Object.keys(cached?.status ?? {}).sort(), ['phase', 'volumeStatus']);
+    assert.deepEqual(cached?.status?.volumeStatus?.map((status) => status.name), [FS, BLOCK], 'the hotplugged ones');
+    assert.equal(cached?.metadata?.ownerReferences?.[0]?.name, 'vm8');
+    assert.equal((cached as { metadata?: { managedFields?: unknown } } | undefined)?.metadata?.managedFields, undefined);
   });
 });
 

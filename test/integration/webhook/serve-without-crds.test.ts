@@ -64,14 +64,19 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
   assert.ok(messages.indexOf('admission caches synced') >= 0, serve.stdout());
   assert.ok(messages.indexOf('admission caches synced') < messages.indexOf('ValidatingWebhookConfiguration registered'), 'synced, then registered');
   assert.deepEqual(messages.filter((m) => /informer list\/watch failed/.test(String(m))), [], 'no list retried after a failure');
-  const notServed = ['virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io', 'settings.harvesterhci.io'];
+  const notServed = ['virtualmachines.kubevirt.io', 'virtualmachineinstances.kubevirt.io', 'kubevirts.kubevirt.io', 'settings.harvesterhci.io'];
   const warnings = serve.logs().filter((l) => l['level'] === 40 && typeof l['resource'] === 'string');
   assert.deepEqual(warnings.map((l) => l['resource']).sort(), [...notServed].sort(), 'one warning per resource not served');
   const vms = warnings.find((l) => l['resource'] === 'virtualmachines.kubevirt.io')!;
   assert.match(String(vms['msg']), /the cluster does not serve virtualmachines\.kubevirt\.io \(no CRD\): watched as empty until it does/);
   assert.match(String(vms['means']), /no VirtualMachine uses any PVC/);
+  const vmis = warnings.find((l) => l['resource'] === 'virtualmachineinstances.kubevirt.io')!;
+  assert.match(String(vmis['means']), /no VirtualMachineInstance runs, so only VirtualMachines say which PVCs running VMs use/);
   const synced = serve.logs().find((l) => l['msg'] === 'admission caches synced')!;
-  assert.deepEqual(synced['notServed'], ['virtualmachines.kubevirt.io', 'kubevirts.kubevirt.io/kubevirt in harvester-system', 'settings.harvesterhci.io/csi-online-expand-validation']);
+  assert.deepEqual(synced['notServed'], [
+    'virtualmachines.kubevirt.io', 'virtualmachineinstances.kubevirt.io', 'kubevirts.kubevirt.io/kubevirt in harvester-system',
+    'settings.harvesterhci.io/csi-online-expand-validation',
+  ]);
   assert.ok(serve.logs().some((l) => l['msg'] === 'not watching Longhorn: Longhorn volumes are judged by their StorageClass parameters only'));
   // Settings are not served, so the dry-run probe cannot show that the API server calls the webhook.
   assert.ok(serve.logs().some((l) => l['level'] === 40 && /could not confirm that the API server calls the webhook/.test(String(l['msg']))));
@@ -79,7 +84,8 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
   const ca = await readFile(join(certDir, 'ca.crt'), 'utf8');
   const readyz = await httpsRequest(port, ca, { path: '/readyz', method: 'GET' });
   assert.equal(readyz.status, 200);
-  assert.equal(readyz.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, kubevirts.kubevirt.io/kubevirt in harvester-system, settings.harvesterhci.io/csi-online-expand-validation');
+  assert.equal(readyz.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, virtualmachineinstances.kubevirt.io, ' +
+    'kubevirts.kubevirt.io/kubevirt in harvester-system, settings.harvesterhci.io/csi-online-expand-validation');
 
   // No VirtualMachines served: no VM uses the PVC, so the growth is allowed (offline), by the webhook.
   await boundPvc('disk');

@@ -4,7 +4,7 @@ import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
 import { surveyedNamespaces, surveyRows, type SurveyRow } from '../../../src/demo/survey-rows.js';
 import { buildAdmissionCaches } from '../../../src/webhook/build-admission-caches.js';
 import { checkResize, DEFAULT_ADMISSION_OPTIONS, type NamespacePolicies } from '../../../src/webhook/index.js';
-import { harvesterSetting, kubeVirt, pvc, storageClass, vm } from '../../support/admission-objects.js';
+import { harvesterSetting, kubeVirt, pvc, storageClass, vm, vmi } from '../../support/admission-objects.js';
 
 const GI = 1024n ** 3n;
 const options = { ...DEFAULT_ADMISSION_OPTIONS };
@@ -20,6 +20,7 @@ const caches = buildAdmissionCaches({
   storageClasses: [storageClass('nfs-csi', 'nfs.csi.k8s.io')],
   // qvm also names a claim that was never created; svm's namespace has no claim at all.
   vms: [stopped('qvm', 'q', ['qd', 'qgone']), stopped('rvm', 'r', ['rd']), stopped('rvm2', 'r', ['rd']), stopped('svm', 's', ['sgone'])],
+  vmis: [],
   kubeVirt: kubeVirt(), setting: harvesterSetting(''), longhornVolumes: [], longhornEngines: [], longhornSetting: undefined,
 });
 
@@ -67,5 +68,29 @@ describe('surveyRows', () => {
       pvc: 'q/qgone', found: false, vms: ['qvm (Stopped)'],
       message: 'PVC q/qgone was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.',
     });
+  });
+
+  it('lists a claim only a running VMI has (hotplugged without --persist), judged as a running VM\'s', () => {
+    const hotplug = (name: string) => ({ name, persistentVolumeClaim: { claimName: name, hotpluggable: true } });
+    const withVmis = buildAdmissionCaches({
+      pvcs: [nfs('qd', 'q'), nfs('qhot', 'q')],
+      storageClasses: [storageClass('nfs-csi', 'nfs.csi.k8s.io')],
+      vms: [vm('qvm', { namespace: 'q', templates: [], volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: 'qd' } }] })],
+      // qvm's VMI has qd (its VM names it: listed once, for the VM) and qhot; a standalone VMI and a finished one have claims too.
+      vmis: [
+        vmi('qvm', { namespace: 'q', volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: 'qd' } }, hotplug('qhot')] }),
+        vmi('lone', { namespace: 'q', standalone: true, volumes: [hotplug('qhot')] }),
+        vmi('done', { namespace: 'q', phase: 'Succeeded', volumes: [hotplug('qgone')] }),
+      ],
+      kubeVirt: kubeVirt(), setting: harvesterSetting('{"nfs.csi.k8s.io":true}'), longhornVolumes: [], longhornEngines: [], longhornSetting: undefined,
+    });
+    const rows = surveyRows(withVmis, options, GI, new Map());
+    assert.deepEqual(rows.map((row) => [row.pvc, row.vms]), [
+      ['q/qd', ['qvm (Running)']],
+      ['q/qhot', ['qvm (Running; on its VMI only)', 'VMI lone (Running, no VM)']],
+    ]);
+    const hot = rows[1] as SurveyRow;
+    assert.equal(hot.decision, 'hotplug-filesystem');
+    assert.match(hot.message, /found on the running VirtualMachineInstance only, not in the VM's spec: VM q\/qvm, VMI q\/lone \(no VM\);/);
   });
 });

@@ -5,7 +5,7 @@ import {
 } from '../../../src/webhook/index.js';
 import {
   admissionRequest, csiDriver, PVC_KIND, PVC_RESOURCE, SETTING_KIND, SETTING_RESOURCE, harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, PV_NAME, resized,
-  storageClass, templateEntry, vm,
+  storageClass, templateEntry, vm, vmi,
 } from '../../support/admission-objects.js';
 import { memorySource } from '../../support/admission-caches.js';
 import { buildAdmissionCaches } from '../../../src/webhook/build-admission-caches.js';
@@ -26,6 +26,22 @@ describe('createCacheSnapshotSource', () => {
     const names = source.vmsUsingPvc('default', ROOT).map((machine) => machine.metadata?.name).sort();
     assert.deepEqual(names, ['vm1', 'vm2', 'vm3']);
     assert.deepEqual(source.vmsUsingPvc('default', 'nothing'), []);
+  });
+
+  it('finds VMIs by spec volume, dataVolume and volumeStatus claim, only in the PVC namespace, running or not', () => {
+    const unplugging = vmi('vm3', { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: ROOT, hotpluggable: true } }] });
+    unplugging.spec!.volumes = [];
+    const { source } = memorySource({
+      vmis: [
+        vmi('vm1'),
+        vmi('vm2', { volumes: [{ name: 'dv', dataVolume: { name: ROOT, hotpluggable: true } }], phase: 'Succeeded' }),
+        unplugging,
+        vmi('vm4', { namespace: 'other' }),
+        vmi('vm5'),
+      ],
+    });
+    assert.deepEqual(source.vmisUsingPvc('default', ROOT).map((instance) => instance.metadata?.name).sort(), ['vm1', 'vm2', 'vm3']);
+    assert.deepEqual(source.vmisUsingPvc('default', 'nothing'), []);
   });
 
   it('reads the KubeVirt CR at the configured location only', () => {
@@ -57,6 +73,7 @@ describe('createCacheSnapshotSource', () => {
     const options = resolveAdmissionOptions();
     const caches: AdmissionCaches = {
       pvcs: new MemoryCache(), storageClasses: new MemoryCache(), vms: new MemoryCache([], { indexers: { 'vms-by-pvc': () => [] } }),
+      vmis: new MemoryCache([], { indexers: { 'vmis-by-pvc': () => [] } }),
       kubeVirts: new MemoryCache(), settings: new MemoryCache(),
     };
     const source = createCacheSnapshotSource(caches, options);
@@ -78,7 +95,7 @@ describe('createCacheSnapshotSource', () => {
 
   it('voe check --longhorn off builds no Longhorn caches, so its source reads none', () => {
     const objects = {
-      pvcs: [], storageClasses: [], vms: [], kubeVirt: undefined, setting: undefined,
+      pvcs: [], storageClasses: [], vms: [], vmis: [], kubeVirt: undefined, setting: undefined,
       longhornVolumes: [], longhornEngines: [], longhornSetting: longhornVersion('v1.10.1'),
     };
     const options = resolveAdmissionOptions();
@@ -109,11 +126,31 @@ describe('assembleResizeSnapshot', () => {
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
     assert.equal(snapshot.storageClass?.metadata?.name, 'longhorn-image-7r2k9');
     assert.deepEqual(snapshot.vms.map((machine) => machine.metadata?.name), ['vm1']);
+    assert.deepEqual(snapshot.vmis, []);
     assert.equal(snapshot.kubeVirt?.metadata?.name, 'kubevirt');
     assert.equal(snapshot.expandSetting.state, 'parsed');
     assert.equal(snapshot.longhorn?.volume?.metadata?.name, PV_NAME);
     assert.equal(snapshot.longhorn?.engines?.length, 1);
     assert.equal(snapshot.longhorn?.version, 'v1.9.1');
+  });
+
+  it('collects the VMIs naming the PVC, with those of VMs whose spec does not (hotplugged without --persist)', () => {
+    const hotplugged = vmi('vm2', { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: ROOT, hotpluggable: true } }] });
+    const { source, options } = memorySource({ ...state, vmis: [vmi('vm1'), hotplugged, vmi('vm9', { volumes: [] })] });
+    const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
+    assert.deepEqual(snapshot.vms.map((machine) => machine.metadata?.name), ['vm1']);
+    assert.deepEqual(snapshot.vmis?.map((instance) => instance.metadata?.name).sort(), ['vm1', 'vm2']);
+  });
+
+  it('voe check\'s in-memory caches hold VMIs lean, as voe serve\'s informer does', () => {
+    const caches = buildAdmissionCaches({
+      pvcs: [], storageClasses: [], vms: [], vmis: [vmi('vm1')], kubeVirt: undefined, setting: undefined,
+      longhornVolumes: [], longhornEngines: [], longhornSetting: undefined,
+    });
+    const cached = caches.vmis.get('default', 'vm1');
+    assert.deepEqual(Object.keys(cached ?? {}).sort(), ['metadata', 'spec', 'status']);
+    assert.deepEqual(Object.keys(cached?.status ?? {}), ['phase'], 'nothing in volumeStatus the spec does not say');
+    assert.deepEqual(createCacheSnapshotSource(caches, resolveAdmissionOptions()).vmisUsingPvc('default', ROOT), [cached]);
   });
 
   it('tells a Longhorn version Setting without a value ("") from a missing one (undefined)', () => {

@@ -6,7 +6,7 @@ import {
   type AdmissionOptions, type ResizeSnapshot, type VirtualMachine,
 } from '../../../src/webhook/index.js';
 import {
-  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVolume, pvc, resized, storageClass, templateEntry, vm,
+  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVolume, pvc, resized, storageClass, templateEntry, vm, vmi,
 } from '../../support/admission-objects.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
@@ -58,6 +58,25 @@ function topolvmHotplug(volumeMode: 'Block' | 'Filesystem' | null, value = '{"to
   } as ResizeSnapshot;
 }
 
+const HOTPLUGGED_DATA = { name: 'data-topolvm', persistentVolumeClaim: { claimName: 'data-topolvm', hotpluggable: true } };
+
+/**
+ * The TopoLVM PVC hotplugged into running vm1 with `virtctl addvolume` without `--persist`: on the
+ * VMI's spec (and volumeStatus) only, so no VM's spec names it (the VMs-by-PVC index finds none).
+ */
+function vmiOnlyHotplug(volumeMode: 'Block' | 'Filesystem' | null, value = '{"topolvm.io":true}', options: { phase?: string; standalone?: boolean } = {}): ResizeSnapshot {
+  return {
+    ...topolvmHotplug(volumeMode, value),
+    vms: [],
+    vmis: [vmi('vm1', { ...options, volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: ROOT } }, HOTPLUGGED_DATA] })],
+  };
+}
+
+/** The NFS root disk removed from vm1's spec while vm1 runs: its running VMI still has it (not hotplugged). */
+function removedFromVmSpec(value = ''): ResizeSnapshot {
+  return { ...nfs(value), vms: [], vmis: [vmi('vm1')] };
+}
+
 function longhornV2(options: { version?: string; frontend?: string; encrypted?: boolean; classEncrypted?: boolean | string } = {}): ResizeSnapshot {
   const snapshot = base();
   snapshot.storageClass = storageClass('longhorn-v2', 'driver.longhorn.io', {
@@ -100,7 +119,7 @@ const cases: Case[] = [
 
   // 1. Running VM.
   { name: 'Longhorn v1 block root disk of a running VM', snapshot: base, allowed: true, code: 200, decision: 'allowed' },
-  { name: 'no VM uses the PVC', snapshot: () => ({ ...base(), vms: [] }), allowed: true, code: 200, decision: 'allowed-offline', includes: ['No VirtualMachine uses PVC default/vm1-disk-0-kq8zt (in its volumes or volumeClaimTemplates annotation), so no running VM\'s disk is at stake: allowed without the online checks'] },
+  { name: 'no VM uses the PVC', snapshot: () => ({ ...base(), vms: [] }), allowed: true, code: 200, decision: 'allowed-offline', includes: ['No VirtualMachine uses PVC default/vm1-disk-0-kq8zt (in its volumes or volumeClaimTemplates annotation) and no running VirtualMachineInstance has it, so no running VM\'s disk is at stake: allowed without the online checks'] },
   {
     name: 'stopped VM: offline even with the gate missing',
     snapshot: () => ({ ...base(), vms: [vm('vm1', { status: 'Stopped' })], kubeVirt: kubeVirt({ gates: ['LiveMigration'] }) }),
@@ -178,6 +197,72 @@ const cases: Case[] = [
     }, allowed: false, code: 422, decision: 'hotplug-filesystem', includes: ['hotplugged into default/vm1'],
   },
   { name: 'Filesystem volume not hotplugged (NFS root disk validated)', snapshot: () => nfs('{"nfs.csi.k8s.io":true}'), allowed: true, code: 200, decision: 'allowed' },
+
+  // Volumes only the running VMI has (Harvester reads VM specs only and would allow these offline).
+  {
+    name: 'Filesystem volume hotplugged on the running VMI only (virtctl addvolume without --persist)', snapshot: () => vmiOnlyHotplug('Filesystem'),
+    allowed: false, code: 422, decision: 'hotplug-filesystem', startsWith: `${HARVESTER_HOTPLUG('data-topolvm')}. `,
+    includes: [
+      'It is hotplugged into default/vm1 (found on the running VirtualMachineInstance only, not in the VM\'s spec: VM default/vm1; ' +
+        'hotplugged with virtctl addvolume without --persist, or removed from the spec while the VM runs), and a hotplugged Filesystem volume',
+      'Use a Block-mode volume for hotplug (added with virtctl addvolume --persist, so that the VM\'s spec names it), or stop VM default/vm1 and expand offline.',
+    ],
+  },
+  { name: 'hotplugged on the running VMI only, no volumeMode (Filesystem)', snapshot: () => vmiOnlyHotplug(null), allowed: false, code: 422, decision: 'hotplug-filesystem' },
+  ...['Pending', 'Scheduling', 'Scheduled', 'Unknown', ''].map((phase): Case => ({
+    name: `a VMI in phase "${phase}" counts as running`, snapshot: () => vmiOnlyHotplug('Filesystem', undefined, { phase }),
+    allowed: false, code: 422, decision: 'hotplug-filesystem',
+  })),
+  ...['Succeeded', 'Failed'].map((phase): Case => ({
+    name: `a VMI in phase ${phase} no longer runs: offline`, snapshot: () => vmiOnlyHotplug('Filesystem', undefined, { phase }),
+    allowed: true, code: 200, decision: 'allowed-offline', includes: ['and no running VirtualMachineInstance has it'],
+    // Its hotplugged volumes go with it (they are in no VM's spec): not held against the PVC.
+    refusing: [],
+  })),
+  {
+    name: 'hotplugged into a standalone VMI (no VM controls it)', snapshot: () => vmiOnlyHotplug('Filesystem', undefined, { standalone: true }),
+    allowed: false, code: 422, decision: 'hotplug-filesystem', includes: ['not in the VM\'s spec: VMI default/vm1 (no VM);'],
+  },
+  {
+    name: 'Block volume hotplugged on the running VMI only, driver validated: online, allowed', snapshot: () => vmiOnlyHotplug('Block'),
+    allowed: true, code: 200, decision: 'allowed', includes: ['Online expansion of PVC default/data-topolvm is allowed.'],
+  },
+  {
+    name: 'Block volume hotplugged on the running VMI only, driver not validated', snapshot: () => vmiOnlyHotplug('Block', '{"nfs.csi.k8s.io":true}'),
+    allowed: false, code: 422, decision: 'provisioner-not-validated', includes: ['"topolvm.io":true', 'stop VM default/vm1 and expand offline'],
+  },
+  {
+    name: 'Block volume hotplugged on the running VMI only, ExpandDisks missing', snapshot: () => ({ ...vmiOnlyHotplug('Block'), kubeVirt: kubeVirt({ gates: [] }) }),
+    allowed: false, code: 422, decision: 'gate-missing', includes: ['stop VM default/vm1 and expand offline'],
+  },
+  {
+    name: 'a hotplugged volume being unplugged (gone from the VMI\'s spec, still in its volumeStatus) is still hotplugged into the VM', snapshot: () => {
+      const snapshot = vmiOnlyHotplug('Filesystem');
+      const instance = snapshot.vmis![0]!;
+      instance.spec!.volumes = instance.spec!.volumes!.filter((volume) => volume.name !== 'data-topolvm');
+      return snapshot;
+    }, allowed: false, code: 422, decision: 'hotplug-filesystem', includes: ['VM default/vm1'],
+  },
+  {
+    name: 'a volume in the VM\'s spec but hotplugged on the running VMI counts as hotplugged', snapshot: () => ({
+      ...vmiOnlyHotplug('Filesystem'),
+      vms: [vm('vm1', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: ROOT } }, { name: 'data-topolvm', persistentVolumeClaim: { claimName: 'data-topolvm' } }] })],
+    }), allowed: false, code: 422, decision: 'hotplug-filesystem', includes: ['(found on the running VirtualMachineInstance only'],
+  },
+  {
+    name: 'NFS disk removed from the VM\'s spec while the VM runs, NFS not validated', snapshot: () => removedFromVmSpec(),
+    allowed: false, code: 422, decision: 'provisioner-not-validated', startsWith: `${HARVESTER_PROVIDER}. `, includes: ['stop VM default/vm1 and expand offline'],
+  },
+  { name: 'NFS disk removed from the VM\'s spec while the VM runs, NFS validated', snapshot: () => removedFromVmSpec('{"nfs.csi.k8s.io":true}'), allowed: true, code: 200, decision: 'allowed' },
+  {
+    name: 'a Longhorn v2 disk only the running VMI has meets the Longhorn checks (policy deny)', snapshot: () => ({ ...longhornV2({ version: 'v1.10.1' }), vms: [], vmis: [vmi('vm1')] }),
+    options: { longhornV2Expansion: 'deny' }, allowed: false, code: 422, decision: 'longhorn-v2',
+  },
+  {
+    name: 'a VM printed Stopped whose VMI still runs with the PVC: online rules apply', snapshot: () => ({
+      ...base(), vms: [vm('vm1', { status: 'Stopped' })], vmis: [vmi('vm1')], kubeVirt: kubeVirt({ gates: [] }),
+    }), allowed: false, code: 422, decision: 'gate-missing', includes: ['stop VM default/vm1 and expand offline'], excludes: ['VirtualMachineInstance only'],
+  },
 
   // 4. Provisioner validated by the Setting.
   {
@@ -435,6 +520,44 @@ describe('decideResize', () => {
     // The Setting exists with no value: unknown, not missing.
     assert.match(message(''), /the Longhorn version is unknown \(Setting longhorn-system\/current-longhorn-version has no value\)/);
     assert.match(message(undefined), /the Longhorn version is unknown \(Setting longhorn-system\/current-longhorn-version not found\)/);
+  });
+
+  it('says in the vm finding that the PVC was found on the running VMI only, naming the VM, and advises --persist or stopping it', () => {
+    const online = decideResize(removedFromVmSpec('{"nfs.csi.k8s.io":true}'), resolveAdmissionOptions()).findings[0]!;
+    assert.deepEqual(online, {
+      check: 'vm', outcome: 'pass', decision: 'online',
+      message: 'Running VM(s) use PVC default/vm1-disk-0-kq8zt (default/vm1): online expansion rules apply. It was found on the running ' +
+        'VirtualMachineInstance only, not in the VM\'s spec: VM default/vm1; hotplugged with virtctl addvolume without --persist, or removed ' +
+        'from the spec while the VM runs. Harvester does not see such a volume; hotplug with --persist, or stop the VM before growing it.',
+    });
+    // A VM whose spec names the PVC, and its running VMI: nothing to say.
+    const both = decideResize({ ...nfs('{"nfs.csi.k8s.io":true}'), vmis: [vmi('vm1')] }, resolveAdmissionOptions()).findings[0]!;
+    assert.equal(both.message, 'Running VM(s) use PVC default/vm1-disk-0-kq8zt (default/vm1): online expansion rules apply.');
+  });
+
+  it('judges a persisted hotplug (in the VM\'s spec and on its VMI) exactly as before VMIs were read', () => {
+    const options = resolveAdmissionOptions();
+    for (const volumeMode of ['Filesystem', 'Block'] as const) {
+      const persisted = topolvmHotplug(volumeMode);
+      const withVmi = { ...persisted, vmis: [vmi('vm1', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: ROOT } }, HOTPLUGGED_DATA] })] };
+      assert.deepEqual(decideResize(withVmi, options), decideResize(persisted, options), volumeMode);
+    }
+    assert.equal(decideResize({ ...topolvmHotplug('Filesystem'), vmis: [vmi('vm1')] }, options).message,
+      `${HARVESTER_HOTPLUG('data-topolvm')}. It is hotplugged into default/vm1, and a hotplugged Filesystem volume may no longer be mounted by ` +
+      'any hotplug pod, so it would never grow inside the VM. Use a Block-mode volume for hotplug, or stop VM default/vm1 and expand offline.');
+  });
+
+  it('names each running user once, its VM in the spec and another VM by its VMI only', () => {
+    const snapshot: ResizeSnapshot = {
+      ...vmiOnlyHotplug('Filesystem'),
+      vms: [vm('vm0', { volumes: [{ name: 'shared', persistentVolumeClaim: { claimName: 'data-topolvm' } }] })],
+      vmis: [vmi('vm0', { volumes: [{ name: 'shared', persistentVolumeClaim: { claimName: 'data-topolvm' } }] }), vmi('vm1', { volumes: [HOTPLUGGED_DATA] })],
+    };
+    const result = decideResize(snapshot, resolveAdmissionOptions());
+    assert.equal(result.decision, 'hotplug-filesystem');
+    assert.match(result.message, /It is hotplugged into default\/vm1 \(found on the running VirtualMachineInstance only, not in the VM's spec: VM default\/vm1;/);
+    assert.match(result.message, /or stop VMs default\/vm0, default\/vm1 and expand offline\.$/);
+    assert.match(result.findings[0]!.message, /^Running VM\(s\) use PVC default\/data-topolvm \(default\/vm0, default\/vm1\): online expansion rules apply\. It was found on the running VirtualMachineInstance only, not in the VM's spec: VM default\/vm1;/);
   });
 
   it('findings listed after an offline verdict give no advice to stop VMs that do not run', () => {

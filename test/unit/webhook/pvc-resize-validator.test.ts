@@ -167,7 +167,7 @@ describe('pvc-resize validator', () => {
     });
     await createPvcResizeValidator({ source: spy, options }).validate(update(claim, resized(claim, '20Gi')));
     assert.deepEqual([...new Set(calls)].sort(), [
-      'getKubeVirt', 'getLonghornEngines', 'getLonghornSetting', 'getLonghornVolume', 'getSetting', 'getStorageClass', 'synced', 'vmsUsingPvc',
+      'getKubeVirt', 'getLonghornEngines', 'getLonghornSetting', 'getLonghornVolume', 'getSetting', 'getStorageClass', 'synced', 'vmisUsingPvc', 'vmsUsingPvc',
     ]);
   });
 });

@@ -1,0 +1,56 @@
+import type { ResizeSnapshot } from './resize-snapshot.js';
+import { isVmRunning, vmHotplugs } from './vm-claims.js';
+import { isVmiRunning, vmiHotplugs, vmNameOfVmi } from './vmi-claims.js';
+
+/** Who uses a PVC, as the decision reads it from the snapshot's VMs and VMIs. Keys are `namespace/name` of VMs. */
+export interface VmUsers {
+  /**
+   * VMs running with the PVC: by their spec (Harvester's test, printableStatus != "Stopped"), or
+   * by a running VMI naming it (keyed by its VM, or by the VMI's own name when no VM controls it).
+   */
+  running: string[];
+  /** VMs naming the PVC in their spec, none of them running. */
+  stopped: string[];
+  /** Of `running`: those whose running VMI has the PVC while their VM's spec does not, as messages name them ("VM ns/a", "VMI ns/b (no VM)"). */
+  instanceOnly: string[];
+  /** VMs hotplugging the PVC: in their spec (running or not, as Harvester), or on their running VMI. */
+  hotplugging: string[];
+  /** Of `hotplugging`: those hotplugging it on their running VMI only, labelled as `instanceOnly`. */
+  hotpluggingInstanceOnly: string[];
+}
+
+const keyOf = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ''}/${name ?? ''}`;
+
+/**
+ * Reads the VMs using the PVC `name` from the snapshot: the VMs whose spec names it (Harvester's
+ * index) and the VMIs whose volumes name it. A running VMI counts as its VM running with the PVC
+ * even when the VM's spec does not name it (hotplugged with `virtctl addvolume` without
+ * `--persist`, which writes the VMI's spec only; or removed from the VM's spec while it runs), and
+ * its hotplugged volumes count as hotplugged. VMIs that no longer run (Succeeded, Failed) are not
+ * read. Pure.
+ */
+export function vmUsers(snapshot: ResizeSnapshot, name: string): VmUsers {
+  const vmKeys = new Set(snapshot.vms.map((vm) => keyOf(vm.metadata?.namespace, vm.metadata?.name)));
+  const running = new Set(snapshot.vms.filter(isVmRunning).map((vm) => keyOf(vm.metadata?.namespace, vm.metadata?.name)));
+  const hotplugging = new Set(snapshot.vms.filter((vm) => vmHotplugs(vm, name)).map((vm) => keyOf(vm.metadata?.namespace, vm.metadata?.name)));
+  const instanceOnly = new Map<string, string>();
+  const hotpluggingInstanceOnly = new Map<string, string>();
+  for (const vmi of (snapshot.vmis ?? []).filter(isVmiRunning)) {
+    const vmName = vmNameOfVmi(vmi);
+    const key = keyOf(vmi.metadata?.namespace, vmName ?? vmi.metadata?.name);
+    const label = vmName === undefined ? `VMI ${key} (no VM)` : `VM ${key}`;
+    running.add(key);
+    if (!vmKeys.has(key)) instanceOnly.set(key, label);
+    if (vmiHotplugs(vmi, name) && !hotplugging.has(key)) {
+      hotplugging.add(key);
+      hotpluggingInstanceOnly.set(key, label);
+    }
+  }
+  return {
+    running: [...running],
+    stopped: running.size === 0 ? [...vmKeys] : [],
+    instanceOnly: [...instanceOnly.values()],
+    hotplugging: [...hotplugging],
+    hotpluggingInstanceOnly: [...hotpluggingInstanceOnly.values()],
+  };
+}
