@@ -12,7 +12,7 @@ export { runWorkers, ok, retry, retryAfter, type WorkResult, type WorkHandler, t
 export { requestJson, openWatch, type KubeRequest, type QueryParams, type WatchEvent, type WatchHandle, type WatchRequest } from './kube-request.js';
 export { resourcePath, type ResourceRef } from './resource-ref.js';
 export { objectKey, keyOf, splitKey } from './object-key.js';
-export { Informer, type InformerOptions, type InformerHandlers, type InformerStats, type IndexFunc, type OutOfSync } from './informer.js';
+export { describeFailure, Informer, NOT_SERVED_RETRY_MS, type InformerOptions, type InformerHandlers, type InformerStats, type IndexFunc, type OutOfSync } from './informer.js';
 export { decideLease, releasedRecord, type LeaseRecord, type LeaseObservation, type LeaseDecision, type LeaseDecisionInput } from './lease-decision.js';
 export { leaseLock, microTime, type LeaseLock, type VersionedLease } from './lease-lock.js';
 export { LeaderElector, type LeaderElectorOptions, type LeaderCallbacks } from './leader-elector.js';
@@ -21,7 +21,7 @@ export { eventSink, type EventSink } from './event-sink.js';
 export { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 export { retryOnConflict, updateWithRetry, patchMerge, patchStatus, getObject, replaceObject, type ConflictRetryOptions, type NamedResourceRef } from './patch.js';
 export { isGroupVersionServed } from './is-group-version-served.js';
-export { isResourceServed } from './resource-served.js';
+export { isResourceServed, servedResources } from './resource-served.js';
 export { loadKubeConfig } from './load-kube-config.js';
 export { retryWhen, type RetryOptions } from './retry-when.js';
 export { isDnsLabel, isDnsSubdomain } from './object-names.js';

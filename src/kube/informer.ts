@@ -62,6 +62,7 @@ export interface InformerOptions {
    * ends that.
    */
   notServedAsEmpty?: boolean;
+  /** With `notServedAsEmpty`: how often a resource the cluster does not serve is listed again; NOT_SERVED_RETRY_MS unless told. */
   notServedRetryMs?: number;
   /**
    * Applied to every object a list or watch delivers (added, modified and deleted alike) before it
@@ -70,6 +71,13 @@ export interface InformerOptions {
    * metadata.name, namespace and resourceVersion, and must not change the object it is given.
    */
   transform?: (obj: KubernetesObject) => KubernetesObject;
+  /**
+   * The level of the line `informer list/watch failed; restarting after backoff` for failures
+   * before the first list succeeds: 'warn' unless told. 'debug' for an owner that reports such
+   * failures itself (the webhook's Longhorn caches, which nothing waits for, warn once instead of
+   * every few seconds). Failures after the first list are warnings either way.
+   */
+  failuresBeforeSyncLogLevel?: 'warn' | 'debug';
   logger?: Logger;
   clock?: Clock;
   random?: () => number;
@@ -91,7 +99,7 @@ interface ListBody {
 }
 
 /** One line saying why a list or watch failed: the API server's Status (code, reason, message), else the error's message. */
-function describeFailure(err: unknown): string {
+export function describeFailure(err: unknown): string {
   const api = apiErrorOf(err);
   const text = api && api.code > 0
     ? `${api.code}${api.reason ? ` ${api.reason}` : ''}: ${api.message || 'no message'}`
@@ -99,6 +107,9 @@ function describeFailure(err: unknown): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }
+
+/** How often an informer with `notServedAsEmpty` lists a resource the cluster does not serve again, unless told. */
+export const NOT_SERVED_RETRY_MS = 5_000;
 
 type HandlerSets<T> = { [E in keyof InformerHandlers<T>]: Set<InformerHandlers<T>[E]> };
 
@@ -505,7 +516,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
             }
             failures = 0;
             lastGone = false;
-            await sleep(this.#clock, this.#opts.notServedRetryMs ?? 5_000, this.#abort.signal);
+            await sleep(this.#clock, this.#opts.notServedRetryMs ?? NOT_SERVED_RETRY_MS, this.#abort.signal);
             continue;
           }
           needList = false;
@@ -561,7 +572,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       }
       if (failures > 0) {
         const delay = jitteredDelay(failures, backoff, this.#random);
-        this.#opts.logger?.warn({ err: failed, path: this.#path, failures, retryInMs: Math.round(delay) }, 'informer list/watch failed; restarting after backoff');
+        const level = this.#hasSynced ? 'warn' : this.#opts.failuresBeforeSyncLogLevel ?? 'warn';
+        this.#opts.logger?.[level]({ err: failed, path: this.#path, failures, retryInMs: Math.round(delay) }, 'informer list/watch failed; restarting after backoff');
         await sleep(this.#clock, delay, this.#abort.signal);
       } else if (pause > 0) {
         await sleep(this.#clock, pause, this.#abort.signal);
