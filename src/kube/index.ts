@@ -20,7 +20,6 @@ export { eventKey, EventSeriesCache, type EventInput, type EventType, type Objec
 export { eventSink, type EventSink } from './event-sink.js';
 export { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 export { retryOnConflict, updateWithRetry, patchMerge, patchStatus, getObject, replaceObject, type ConflictRetryOptions, type NamedResourceRef } from './patch.js';
-export { isGroupVersionServed } from './is-group-version-served.js';
 export { isResourceServed, servedResources } from './resource-served.js';
 export { loadKubeConfig } from './load-kube-config.js';
 export { retryWhen, type RetryOptions } from './retry-when.js';

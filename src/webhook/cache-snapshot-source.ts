@@ -38,8 +38,11 @@ export const admissionIndexers = {
 
 /**
  * The caches the admission path reads. Longhorn caches are optional, present or absent together:
- * absent when Longhorn objects are not watched (`--longhorn off`, or a cluster without Longhorn
- * under `--longhorn auto`); they then read as empty and the decisions know they were not read.
+ * absent when Longhorn objects are not watched (`--longhorn off`), or not read (`--longhorn auto`
+ * while the cluster does not serve Longhorn, or until the Longhorn caches voe started watching once
+ * it did have all listed); they then read as empty and the decisions know they were not read.
+ * Under `--longhorn auto` they come and go while voe serves: the source reads these properties at
+ * each call, never keeps them.
  */
 export interface AdmissionCaches {
   pvcs: Cache<PersistentVolumeClaim>;
@@ -74,17 +77,26 @@ const RESOURCE_OF: Record<keyof AdmissionCaches, string> = {
   longhornSettings: 'settings.longhorn.io',
 };
 
+const LONGHORN_KEYS = ['longhornVolumes', 'longhornEngines', 'longhornSettings'] as const;
+
 /** The production ResizeSnapshotSource: informer caches only, no API calls. */
 export function createCacheSnapshotSource(caches: AdmissionCaches, options: AdmissionOptions): ResizeSnapshotSource {
-  const named = (Object.entries(caches) as Array<[keyof AdmissionCaches, Cache<unknown> | undefined]>)
-    .filter((entry): entry is [keyof AdmissionCaches, Cache<unknown>] => entry[1] !== undefined);
-  const all = named.map(([, cache]) => cache);
+  // The caches every decision reads; the Longhorn ones are looked up at each call (see AdmissionCaches).
+  const fixed = (Object.keys(RESOURCE_OF) as Array<keyof AdmissionCaches>)
+    .filter((key) => !(LONGHORN_KEYS as readonly string[]).includes(key))
+    .map((key) => [key, caches[key] as Cache<unknown>] as const);
+  const follows = (cache: Cache<unknown> | undefined): boolean => cache === undefined || (cache.hasSynced && !cache.outOfSync);
+  const outOfSync = (key: keyof AdmissionCaches, cache: Cache<unknown> | undefined): string[] => {
+    const state = cache?.outOfSync;
+    return state ? [`${RESOURCE_OF[key]} (since ${new Date(state.since).toISOString()}: ${state.why})`] : [];
+  };
   return {
-    synced: () => all.every((cache) => cache.hasSynced && !cache.outOfSync),
-    outOfSync: () => named.flatMap(([key, cache]) => {
-      const state = cache.outOfSync;
-      return state ? [`${RESOURCE_OF[key]} (since ${new Date(state.since).toISOString()}: ${state.why})`] : [];
-    }),
+    synced: () => fixed.every(([, cache]) => follows(cache))
+      && follows(caches.longhornVolumes) && follows(caches.longhornEngines) && follows(caches.longhornSettings),
+    outOfSync: () => [
+      ...fixed.flatMap(([key, cache]) => outOfSync(key, cache)),
+      ...LONGHORN_KEYS.flatMap((key) => outOfSync(key, caches[key])),
+    ],
     getPvc: (namespace, name) => caches.pvcs.get(namespace, name),
     getStorageClass: (name) => caches.storageClasses.get(undefined, name),
     vmsUsingPvc: (namespace, name) => caches.vms.byIndex(VMS_BY_PVC_INDEX, `${namespace}/${name}`),
@@ -97,8 +109,8 @@ export function createCacheSnapshotSource(caches: AdmissionCaches, options: Admi
     getLonghornEngines: (volume) => (caches.longhornEngines?.byIndex(ENGINES_BY_VOLUME_INDEX, volume) ?? [])
       .filter((engine) => engine.metadata?.namespace === options.longhornNamespace),
     getLonghornSetting: (name) => caches.longhornSettings?.get(options.longhornNamespace, name),
-    // Not watched, or watched while the cluster does not serve Longhorn Volumes (`--longhorn on`
-    // before Longhorn is installed): not read, as under `--longhorn auto` on such a cluster.
+    // Not watched, not read yet (`--longhorn auto` before its caches listed), or watched while the
+    // cluster does not serve Longhorn Volumes (`--longhorn on` before Longhorn is installed).
     get readsLonghorn() {
       return caches.longhornSettings !== undefined && caches.longhornVolumes?.served !== false;
     },

@@ -37,9 +37,10 @@ export interface WebhookServerOptions {
   ready: () => boolean;
   /**
    * What /readyz names: caches not synced yet, resources the cluster does not serve (cached as
-   * empty) and, with --workers, the workers not serving yet (a replacement syncing its caches).
+   * empty), resources watched but not read yet (StartedCaches.notRead: they do not make it
+   * unready) and, with --workers, the workers not serving yet (a replacement syncing its caches).
    */
-  cacheStatus?: () => { unsynced?: string[]; notServed?: string[]; notServing?: string[] };
+  cacheStatus?: () => { unsynced?: string[]; notServed?: string[]; notRead?: string[]; notServing?: string[] };
   logger: Logger;
   /** Where metrics go; default a private Registry with prom-client's default metrics. */
   registry?: Registry;
@@ -94,6 +95,13 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         return 1;
       }
     },
+    cachesNotRead: () => {
+      try {
+        return options.cacheStatus?.().notRead?.length ?? 0;
+      } catch {
+        return 0;
+      }
+    },
   });
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const byPath = new Map<string, Validator>();
@@ -140,7 +148,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   app.get('/livez', (_req, res) => { res.type('text/plain').send('ok'); });
   app.get('/readyz', (_req, res) => {
     let cachesReady = false;
-    let status: { unsynced?: string[]; notServed?: string[]; notServing?: string[] } = {};
+    let status: { unsynced?: string[]; notServed?: string[]; notRead?: string[]; notServing?: string[] } = {};
     try {
       cachesReady = options.ready() === true;
       status = options.cacheStatus?.() ?? {};
@@ -155,7 +163,8 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     const certificate = !certificateLoaded ? 'certificate not loaded' : notValid ? `certificate not servable: ${notValid}` : '';
     if (cachesReady && certificate === '') {
       const notServed = status.notServed?.length ? `; not served by the cluster, watched as empty: ${status.notServed.join(', ')}` : '';
-      res.type('text/plain').send(`ok${notServed}${notServing}`);
+      const notRead = status.notRead?.length ? `; served but not read yet (not listed, see the log): ${status.notRead.join(', ')}` : '';
+      res.type('text/plain').send(`ok${notServed}${notRead}${notServing}`);
       return;
     }
     const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificate].filter(Boolean).join(', ');

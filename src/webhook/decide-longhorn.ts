@@ -127,8 +127,9 @@ export function decideLonghorn(
       // Nobody read the Setting: it may exist with a new enough version, so "upgrade" would mislead.
       return {
         check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version',
-        message: `${why}and the Longhorn version was not read: Longhorn objects are not watched (--longhorn off, or longhorn.io/v1beta2 ` +
-          `was not served at start). Run with --longhorn on to read Setting ${options.longhornNamespace}/${options.longhornVersionSetting}, ` +
+        message: `${why}and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while ` +
+          'the cluster does not serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on ' +
+          `(and the Longhorn Role of manifests/webhook-rbac.yaml) to read Setting ${options.longhornNamespace}/${options.longhornVersionSetting}, ` +
           `or, if Longhorn is ${LONGHORN_V2_EXPANSION_SINCE} or later, with --longhorn-v2-expansion allow (no version or frontend check); ` +
           `or use a v1 data engine StorageClass.`,
       };

@@ -67,5 +67,7 @@ export { loadCheckCaches } from './load-check-caches.js';
 export { readNamespacePolicies } from './read-namespace-policies.js';
 export { loadClusterCaches } from './load-cluster-caches.js';
 export { ADMISSION_CACHE_BACKOFF_MAX_MS, startAdmissionCaches, type StartedAdmissionCaches, type StartAdmissionCachesOptions } from './start-admission-caches.js';
+export { createAdmissionInformer, logInSyncChange, type AdmissionInformer, type AdmissionInformerContext, type AdmissionInformerSpec } from './admission-informer.js';
+export { followLonghorn, isLonghornServed, type FollowLonghornOptions, type LonghornCaches, type LonghornFollower } from './follow-longhorn.js';
 export { admissionWiring } from './admission-wiring.js';
 export { confirmApiServerCalls, type RegistrationCheck } from './confirm-api-server-calls.js';

@@ -13,11 +13,12 @@ export interface ObjectMeta {
   ownerReferences?: OwnerReference[];
 }
 
+/** As the API requires it (apiVersion, kind, name and uid are always set). */
 export interface OwnerReference {
-  apiVersion?: string;
-  kind?: string;
-  name?: string;
-  uid?: string;
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
   controller?: boolean;
   blockOwnerDeletion?: boolean;
 }

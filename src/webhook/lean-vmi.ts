@@ -3,7 +3,7 @@ import { claimNameOf } from './vm-claims.js';
 
 /**
  * The part of a VMI the admission path reads, for its cache: name, namespace, resourceVersion,
- * the controller ownerReference of a VM (kind, name), the PVC and DataVolume volumes of the spec
+ * the controller ownerReference of a VM (apiVersion, kind, name, uid), the PVC and DataVolume volumes of the spec
  * (name, claim, hotpluggable), the phase, and of status.volumeStatus the entries that say more
  * than the spec: hotplugged ones (`hotplugVolume: {}`) and claims the spec no longer names (a
  * volume being unplugged). A running VMI's JSON is several KiB (domain, interfaces, conditions,
@@ -38,7 +38,7 @@ export function leanVmi(vmi: VirtualMachineInstance): VirtualMachineInstance {
   return {
     metadata: {
       name: metadata.name, namespace: metadata.namespace, resourceVersion: metadata.resourceVersion,
-      ...(owner ? { ownerReferences: [{ kind: owner.kind, name: owner.name, controller: true }] } : {}),
+      ...(owner ? { ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: true }] } : {}),
     },
     spec: { volumes },
     status: { phase: vmi.status?.phase, ...(volumeStatus.length > 0 ? { volumeStatus } : {}) },

@@ -62,7 +62,10 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     if (!isPrimaryMessage(message)) return;
     switch (message.type) {
       case 'voe:pool-caches':
-        pool = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed, ...(message.notServing ? { notServing: message.notServing } : {}) };
+        pool = {
+          ready: message.ready, unsynced: message.unsynced, notServed: message.notServed,
+          ...(message.notRead ? { notRead: message.notRead } : {}), ...(message.notServing ? { notServing: message.notServing } : {}),
+        };
         break;
       case 'voe:metrics': {
         const waiting = pending.get(message.id);
@@ -116,7 +119,8 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
       validators: options.createValidators(started.caches), tls: options.tls, logger: log,
       ready: () => started.ready() && pool.ready,
       cacheStatus: () => ({
-        unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed), ...(pool.notServing ? { notServing: pool.notServing } : {}),
+        unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed),
+        notRead: union(started.notRead?.() ?? [], pool.notRead ?? []), ...(pool.notServing ? { notServing: pool.notServing } : {}),
       }),
       metricsText: poolMetrics,
     });
@@ -124,7 +128,8 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     if (drainRequested) server.drain();
     let reported = '';
     const report = (): void => {
-      const state: CacheState = { ready: started.ready(), unsynced: started.unsynced(), notServed: started.notServed() };
+      const notRead = started.notRead?.() ?? [];
+      const state: CacheState = { ready: started.ready(), unsynced: started.unsynced(), notServed: started.notServed(), ...(notRead.length ? { notRead } : {}) };
       const key = JSON.stringify(state);
       if (key === reported) return;
       reported = key;

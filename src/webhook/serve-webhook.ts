@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { isIPv6, type AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { apiErrorOf } from '../kube/index.js';
+import { apiErrorOf, isKubeError } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { createCertificateAuthority, issueServingCertificate, writePrivateFile } from '../tls/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
@@ -34,6 +34,12 @@ export interface StartedCaches<C> {
   unsynced(): string[];
   /** Resources the cluster does not serve, cached as empty (named by /readyz). */
   notServed(): string[];
+  /**
+   * Resources the cluster serves and voe watches but the decisions do not read yet, without making
+   * voe unready (named by /readyz, counted by voe_webhook_caches_not_read): Longhorn found after
+   * start under --longhorn auto whose caches have not all listed.
+   */
+  notRead?(): string[];
   stop(): Promise<void>;
 }
 
@@ -139,8 +145,8 @@ async function writeDevCertificates(dir: string, host: string): Promise<{ caPem:
 }
 
 /**
- * Starts the caches; a failure that is not already one of voe's errors becomes WEBHOOK_API_FAILED
- * naming the API server the kubeconfig points to.
+ * Starts the caches; a failure that is not already one of voe's errors (or is a request that got
+ * no answer: KubeError) becomes WEBHOOK_API_FAILED naming the API server the kubeconfig points to.
  */
 export async function startCachesExplained<C>(
   startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>, kubeConfig: KubeConfig, logger: Logger,
@@ -148,9 +154,10 @@ export async function startCachesExplained<C>(
   try {
     return await startCaches(kubeConfig, logger);
   } catch (error) {
-    if (isVoeError(error)) throw error;
+    // A request that got no answer (KubeError: e.g. discovery at start) is the API server not reached, said below.
+    if (isVoeError(error) && !isKubeError(error)) throw error;
     const server = kubeConfig.getCurrentCluster()?.server ?? 'no server in the kubeconfig';
-    const why = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+    const why = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/; check that the API server is reachable$/, '').slice(0, 300);
     throw new WebhookError('WEBHOOK_API_FAILED',
       `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`);
   }
@@ -267,7 +274,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       const validators = options.createValidators(started.caches, { logger: log });
       const server = createWebhookServer({
         validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
-        cacheStatus: () => ({ unsynced: started.unsynced(), notServed: started.notServed() }),
+        cacheStatus: () => ({ unsynced: started.unsynced(), notServed: started.notServed(), notRead: started.notRead?.() ?? [] }),
         ...(options.registry ? { registry: options.registry } : {}),
       });
       const address = await server.listen(options.port, options.host);

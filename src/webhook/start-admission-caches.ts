@@ -1,21 +1,26 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { Informer, type Clock, type IndexFunc } from '../kube/index.js';
+import type { Clock, IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { resolveAdmissionOptions, type AdmissionOptions } from './admission-options.js';
+import { createAdmissionInformer, logInSyncChange, type AdmissionInformer } from './admission-informer.js';
 import {
   admissionIndexers, ENGINES_BY_VOLUME_INDEX, VMIS_BY_PVC_INDEX, VMS_BY_PVC_INDEX, VOLUMES_BY_PV_INDEX, type AdmissionCaches,
 } from './cache-snapshot-source.js';
 import type { Cache } from './cache.js';
+import { followLonghorn, type LonghornFollower } from './follow-longhorn.js';
 import type { CsiDriver, VirtualMachineInstance } from './kube-objects.js';
 import { leanVmi } from './lean-vmi.js';
+
+export { ADMISSION_CACHE_BACKOFF_MAX_MS } from './admission-informer.js';
 
 /** The informer-backed caches of the admission validators, started and synced together. */
 export interface StartedAdmissionCaches {
   caches: { admission: AdmissionCaches; csiDrivers: Cache<CsiDriver> };
   /**
-   * True while every informer follows the API server: it has listed (a resource the cluster does
-   * not serve counts, as empty) and no list or watch of it failed since its last list that
-   * succeeded (Informer.inSync).
+   * True while every informer the decisions read follows the API server: it has listed (a
+   * resource the cluster does not serve counts, as empty) and no list or watch of it failed since
+   * its last list that succeeded (Informer.inSync). Longhorn caches found after start under
+   * `longhorn: 'auto'` count once they have all listed (`notRead` until then).
    */
   ready(): boolean;
   /**
@@ -26,6 +31,12 @@ export interface StartedAdmissionCaches {
   unsynced(): string[];
   /** Custom resources the cluster does not serve (no CRD) at the moment: cached as empty, listed again every 5 s. */
   notServed(): string[];
+  /**
+   * Resources the cluster serves and voe watches, but the decisions do not read yet because their
+   * caches have not all listed (`longhorn: 'auto'`: Longhorn found after start, e.g. its Role not
+   * applied: 403). They do not make voe unready.
+   */
+  notRead(): string[];
   stop(): Promise<void>;
 }
 
@@ -33,21 +44,20 @@ export interface StartAdmissionCachesOptions {
   kubeConfig: KubeConfig;
   logger?: Logger;
   options?: Partial<AdmissionOptions>;
-  /** Watch Longhorn Volumes, Engines and Settings (default true); off on clusters without Longhorn. */
-  longhorn?: boolean;
+  /**
+   * Watch Longhorn Volumes, Engines and Settings: true (default) always, false never (clusters
+   * without Longhorn), 'auto' while the cluster serves them (`longhornServed` says whether it does
+   * at start; discovery is asked every 5 s while it does not: followLonghorn).
+   */
+  longhorn?: boolean | 'auto';
+  /** With `longhorn: 'auto'`: whether the cluster serves Longhorn's API now (isLonghornServed); default false. */
+  longhornServed?: boolean;
+  /** With `longhorn: 'auto'`: how often discovery is asked while Longhorn is not read (default 5 s; tests). */
+  longhornLookIntervalMs?: number;
   /** The informers' clock and jitter (tests). */
   clock?: Clock;
   random?: () => number;
 }
-
-/**
- * The longest wait of an admission informer between failed lists or watches (jittered exponential
- * from 500 ms). Lower than the informer's 30 s default: a cache that does not follow the API server
- * makes every growing resize a 500, so after an outage it must list again soon once the API server
- * answers (with 30 s, a 25 s outage left the caches unsynced 20 s and more after the API server was
- * back). Ten informers listing at most every 5 s each are a negligible load.
- */
-export const ADMISSION_CACHE_BACKOFF_MAX_MS = 5_000;
 
 /**
  * What the decisions make of an empty cache, for the warning when the cluster does not serve a
@@ -75,39 +85,32 @@ const WHEN_NOT_SERVED: Record<string, string> = {
  * restarted, a broken watch) does not follow the API server until its next list succeeds:
  * `ready()` is false meanwhile, the validators refuse with 500 (cache-out-of-sync) rather than
  * judge from what may be stale, and a warning names it (an info line once it follows again).
+ * With `longhorn: 'auto'` the Longhorn caches follow Longhorn's API (followLonghorn): watched from
+ * the start when it is served then, else started once discovery lists it and read by the
+ * decisions once they have all listed; stopped again when it goes away.
  */
 export function startAdmissionCaches(start: StartAdmissionCachesOptions): StartedAdmissionCaches {
   const options = resolveAdmissionOptions(start.options);
-  const informers: Array<Informer<KubernetesObject>> = [];
-  const watched: string[] = [];
+  const context = {
+    kubeConfig: start.kubeConfig,
+    ...(start.logger ? { logger: start.logger } : {}),
+    ...(start.clock ? { clock: start.clock } : {}),
+    ...(start.random ? { random: start.random } : {}),
+  };
+  const fixed: AdmissionInformer[] = [];
   const make = <T extends KubernetesObject>(group: string, version: string, plural: string, namespace?: string,
-    indexers: Record<string, IndexFunc<T>> = {}, name?: string, transform?: (object: T) => T): Informer<T> => {
-    const resource = `${plural}${group ? `.${group}` : ''}`;
-    const when = WHEN_NOT_SERVED[resource];
-    const informer = new Informer<T>({
-      kubeConfig: start.kubeConfig,
-      resource: { group, version, plural, ...(namespace ? { namespace } : {}) },
-      // Only the one object read: RBAC can then grant just it (resourceNames), and the cache holds
-      // nothing else (Harvester's ssl-certificates Setting carries a private key).
-      ...(name === undefined ? {} : { fieldSelector: `metadata.name=${name}` }),
-      ...(start.logger ? { logger: start.logger.child({ informer: `${plural}.${group || 'core'}` }) } : {}),
+    indexers: Record<string, IndexFunc<T>> = {}, name?: string, transform?: (object: T) => T): AdmissionInformer<T>['informer'] => {
+    const when = WHEN_NOT_SERVED[`${plural}${group ? `.${group}` : ''}`];
+    const cache = createAdmissionInformer<T>(context, {
+      group, version, plural, indexers,
+      ...(namespace ? { namespace } : {}),
+      ...(name === undefined ? {} : { name }),
       // Custom resources may be missing from a cluster (no KubeVirt, Harvester or Longhorn CRDs).
       ...(when === undefined ? {} : { notServedAsEmpty: true }),
-      ...(transform === undefined ? {} : { transform: transform as unknown as (object: KubernetesObject) => KubernetesObject }),
-      backoffMaxMs: ADMISSION_CACHE_BACKOFF_MAX_MS,
-      ...(start.clock ? { clock: start.clock } : {}),
-      ...(start.random ? { random: start.random } : {}),
+      ...(transform === undefined ? {} : { transform }),
     });
-    for (const [name, fn] of Object.entries(indexers)) informer.addIndex(name, fn);
-    informer.on('inSync', (inSync) => {
-      if (inSync) {
-        start.logger?.info({ resource }, `the cache of ${resource} follows the API server again (listed): reviews are judged from it`);
-      } else {
-        start.logger?.warn({ resource, why: informer.outOfSync?.why },
-          `the cache of ${resource} no longer follows the API server (its list or watch failed): ` +
-          'PVC resize and VM reviews are refused with 500 (cache-out-of-sync) until a list succeeds');
-      }
-    });
+    const { informer, resource } = cache;
+    informer.on('inSync', (inSync) => logInSyncChange(start.logger, cache as unknown as AdmissionInformer, inSync));
     if (when !== undefined) {
       let wasServed: boolean | undefined;
       informer.on('served', (served) => {
@@ -120,12 +123,9 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
         wasServed = served;
       });
     }
-    watched.push(`${resource}${name === undefined ? '' : `/${name}`}${namespace ? ` in ${namespace}` : ''}`);
-    informers.push(informer as unknown as Informer<KubernetesObject>);
+    fixed.push(cache as unknown as AdmissionInformer);
     return informer;
   };
-  const named = (pick: (informer: Informer<KubernetesObject>) => boolean): string[] =>
-    watched.filter((_, i) => pick(informers[i]!));
   const admission: AdmissionCaches = {
     pvcs: make('', 'v1', 'persistentvolumeclaims'),
     storageClasses: make('storage.k8s.io', 'v1', 'storageclasses'),
@@ -136,28 +136,52 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     kubeVirts: make('kubevirt.io', 'v1', 'kubevirts', options.kubeVirtNamespace, {}, options.kubeVirtName),
     settings: make('harvesterhci.io', 'v1beta1', 'settings', undefined, {}, options.settingName),
   };
-  if (start.longhorn ?? true) {
+  let longhorn: LonghornFollower | undefined;
+  if (start.longhorn === 'auto') {
+    const follower = followLonghorn({
+      ...context, options, servedAtStart: start.longhornServed === true,
+      ...(start.longhornLookIntervalMs === undefined ? {} : { intervalMs: start.longhornLookIntervalMs }),
+    });
+    longhorn = follower;
+    // Read at each call (createCacheSnapshotSource): present while the decisions read Longhorn.
+    Object.defineProperties(admission, {
+      longhornVolumes: { enumerable: true, get: () => follower.read?.volumes.informer },
+      longhornEngines: { enumerable: true, get: () => follower.read?.engines.informer },
+      longhornSettings: { enumerable: true, get: () => follower.read?.settings.informer },
+    });
+  } else if (start.longhorn ?? true) {
     admission.longhornVolumes = make('longhorn.io', 'v1beta2', 'volumes', options.longhornNamespace,
       { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] });
     admission.longhornEngines = make('longhorn.io', 'v1beta2', 'engines', options.longhornNamespace,
       { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] });
     admission.longhornSettings = make('longhorn.io', 'v1beta2', 'settings', options.longhornNamespace, {}, options.longhornVersionSetting);
   }
+  // The CSIDriver cache is named last, after Longhorn's (as the caches-synced line lists them).
   const csiDrivers = make<CsiDriver & KubernetesObject>('storage.k8s.io', 'v1', 'csidrivers');
-  for (const informer of informers) void informer.start().catch(() => undefined);
-  // One line when every cache has listed once: what readiness waited for, and what is watched.
-  void Promise.all(informers.map((informer) => informer.synced)).then(
+  const last = fixed.length - 1;
+  /** The caches the decisions read now, in the order they are named. */
+  const counted = (): AdmissionInformer[] => (longhorn ? [...fixed.slice(0, last), ...longhorn.counted(), ...fixed.slice(last)] : fixed);
+  const named = (pick: (informer: AdmissionInformer['informer']) => boolean): string[] =>
+    counted().filter((cache) => pick(cache.informer)).map((cache) => cache.name);
+  for (const cache of fixed) void cache.informer.start().catch(() => undefined);
+  // One line when every cache watched from the start has listed once: what readiness waited for, and what is watched.
+  const fromStart = longhorn ? [...fixed.slice(0, last), ...longhorn.atStart, ...fixed.slice(last)] : fixed;
+  void Promise.all(fromStart.map((cache) => cache.informer.synced)).then(
     () => start.logger?.info({
-      watching: watched, objects: informers.reduce((n, informer) => n + informer.keys().length, 0),
-      notServed: named((informer) => informer.served === false),
+      watching: fromStart.map((cache) => cache.name),
+      objects: fromStart.reduce((n, cache) => n + cache.informer.keys().length, 0),
+      notServed: fromStart.filter((cache) => cache.informer.served === false).map((cache) => cache.name),
     }, 'admission caches synced'),
     () => undefined,
   );
   return {
     caches: { admission, csiDrivers },
-    ready: () => informers.every((informer) => informer.inSync),
+    ready: () => counted().every((cache) => cache.informer.inSync),
     unsynced: () => named((informer) => !informer.inSync),
     notServed: () => named((informer) => informer.served === false),
-    stop: async () => { await Promise.all(informers.map((informer) => informer.stop())); },
+    notRead: () => longhorn?.notRead() ?? [],
+    stop: async () => {
+      await Promise.all([...fixed.map((cache) => cache.informer.stop()), longhorn?.stop()]);
+    },
   };
 }

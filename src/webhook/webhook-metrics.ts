@@ -14,6 +14,8 @@ export interface WebhookMetrics {
   readonly certificateExpiry: Gauge;
   /** voe_webhook_caches_not_synced: how many informer caches do not follow the API server, read from `cachesNotSynced` at each scrape. */
   readonly cachesNotSynced: Gauge;
+  /** voe_webhook_caches_not_read: caches of resources the cluster serves that the decisions do not read yet (StartedCaches.notRead), read from `cachesNotRead` at each scrape. */
+  readonly cachesNotRead: Gauge;
 }
 
 function reuse<T extends Metric>(registry: Registry, name: string, create: () => T): T {
@@ -22,10 +24,10 @@ function reuse<T extends Metric>(registry: Registry, name: string, create: () =>
 
 /**
  * The webhook's metrics in `registry` (a private one by default, with prom-client's default
- * process metrics). `cachesNotSynced` counts the caches that do not follow the API server now (0
- * unless given).
+ * process metrics). `cachesNotSynced` counts the caches that do not follow the API server now,
+ * `cachesNotRead` those watched but not read yet (0 unless given).
  */
-export function createWebhookMetrics(registry?: Registry, sources: { cachesNotSynced?: () => number } = {}): WebhookMetrics {
+export function createWebhookMetrics(registry?: Registry, sources: { cachesNotSynced?: () => number; cachesNotRead?: () => number } = {}): WebhookMetrics {
   const reg = registry ?? new Registry();
   if (!reg.getSingleMetric('process_cpu_seconds_total')) collectDefaultMetrics({ register: reg });
   const registers = [reg];
@@ -66,6 +68,17 @@ export function createWebhookMetrics(registry?: Registry, sources: { cachesNotSy
       aggregator: 'max',
       collect() {
         this.set(sources.cachesNotSynced?.() ?? 0);
+      },
+    })),
+    cachesNotRead: reuse(reg, 'voe_webhook_caches_not_read', () => new Gauge({
+      name: 'voe_webhook_caches_not_read',
+      help: 'Caches of resources the cluster serves that the decisions do not read yet, because they have not all listed (voe serve --longhorn auto: ' +
+        'Longhorn found after start, e.g. its Role not applied). Longhorn volumes are judged as if Longhorn were absent while it is above 0; voe stays ready.',
+      registers,
+      // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
+      aggregator: 'max',
+      collect() {
+        this.set(sources.cachesNotRead?.() ?? 0);
       },
     })),
   };

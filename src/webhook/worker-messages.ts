@@ -17,6 +17,8 @@ export interface CacheState {
   unsynced: string[];
   /** Resources the cluster does not serve, cached as empty. */
   notServed: string[];
+  /** Resources watched but not read by the decisions yet (StartedCaches.notRead); absent: none. */
+  notRead?: string[];
   /** Of the pool (sent by the primary): the workers started but not serving yet, e.g. "worker 3 (pid 1236) starting, replacing worker 1 (pid 1234)". */
   notServing?: string[];
 }
@@ -71,10 +73,12 @@ export function isPrimaryMessage(message: unknown): message is PrimaryMessage {
 export function poolCacheState(serving: readonly (CacheState | undefined)[], notServing: readonly string[] = []): CacheState {
   const reported = serving.filter((s): s is CacheState => s !== undefined);
   const names = (pick: (s: CacheState) => string[]): string[] => [...new Set(reported.flatMap(pick))].sort();
+  const notRead = names((s) => s.notRead ?? []);
   return {
     ready: serving.length > 0 && reported.length === serving.length && reported.every((s) => s.ready),
     unsynced: names((s) => s.unsynced),
     notServed: names((s) => s.notServed),
+    ...(notRead.length > 0 ? { notRead } : {}),
     ...(notServing.length > 0 ? { notServing: [...notServing] } : {}),
   };
 }

@@ -215,7 +215,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
         if (members.size === options.count && [...members.values()].every((m) => m.address)) startUp?.resolve();
         break;
       case 'voe:caches':
-        member.caches = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed };
+        member.caches = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed, ...(message.notRead ? { notRead: message.notRead } : {}) };
         broadcastCaches();
         break;
       case 'voe:metrics-request':

@@ -111,7 +111,7 @@ test('allowed once the gate is listed (exit 0); NFS follows the Setting; Longhor
   const off = await voe([`default/${V2_DISK}`, '--size', '20Gi', '--longhorn', 'off']);
   assert.equal(off.code, 1, off.stdout + off.stderr);
   assert.match(off.stdout, /^Verdict: refused \(422 Invalid, longhorn-v2-version\)$/m);
-  assert.match(off.stdout, /^Message: PVC_EXPAND: pvc default\/vm3-disk-0-v2abc is not online expandable with its provider\. .*\(StorageClass parameter dataEngine\).* the Longhorn version was not read: Longhorn objects are not watched \(--longhorn off, .*--longhorn on .*--longhorn-v2-expansion allow/m);
+  assert.match(off.stdout, /^Message: PVC_EXPAND: pvc default\/vm3-disk-0-v2abc is not online expandable with its provider\. .*\(StorageClass parameter dataEngine\).* the Longhorn version was not read: Longhorn objects are not read \(--longhorn off, .*--longhorn auto or on .*--longhorn-v2-expansion allow/m);
   assert.doesNotMatch(off.stdout, /Upgrade Longhorn|not found/);
 });
 

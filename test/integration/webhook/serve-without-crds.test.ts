@@ -77,7 +77,8 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
     'virtualmachines.kubevirt.io', 'virtualmachineinstances.kubevirt.io', 'kubevirts.kubevirt.io/kubevirt in harvester-system',
     'settings.harvesterhci.io/csi-online-expand-validation',
   ]);
-  assert.ok(serve.logs().some((l) => l['msg'] === 'not watching Longhorn: Longhorn volumes are judged by their StorageClass parameters only'));
+  assert.ok(serve.logs().some((l) => l['msg'] === 'not watching Longhorn yet: the cluster does not serve longhorn.io/v1beta2 (Volumes, Engines, Settings); ' +
+    'Longhorn volumes are judged by their StorageClass parameters until it does (voe asks discovery every 5 s)'));
   // Settings are not served, so the dry-run probe cannot show that the API server calls the webhook.
   assert.ok(serve.logs().some((l) => l['level'] === 40 && /could not confirm that the API server calls the webhook/.test(String(l['msg']))));
 
@@ -101,6 +102,8 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
   const nowServed = () => serve.logs().filter((l) => /^the cluster now serves /.test(String(l['msg']))).map((l) => l['resource']).sort();
   await eventually(() => nowServed().length >= notServed.length, 10_000, 'a "the cluster now serves" line per resource');
   assert.deepEqual(nowServed(), [...notServed].sort());
+  // Longhorn's CRDs came with them: --longhorn auto found its API and reads it (test/integration/webhook/longhorn-installed-later.test.ts).
+  await eventually(() => serve.logs().some((l) => /^Longhorn caches synced: /.test(String(l['msg']))), 10_000, 'Longhorn read');
   // A running VM using the PVC and a KubeVirt without ExpandDisks: now the growth is refused, so the caches hold them.
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   await core.createNamespace({ body: { metadata: { name: 'harvester-system' } } });

@@ -54,3 +54,14 @@ test('voe_webhook_caches_not_synced is read from its source at each scrape, and 
   assert.equal(sumSamples(await aggregatePoolMetrics([two, three]), 'voe_webhook_caches_not_synced'), 3);
   assert.equal(sumSamples(await createWebhookMetrics(new Registry()).registry.metrics(), 'voe_webhook_caches_not_synced'), 0, 'without a source: 0');
 });
+
+test('voe_webhook_caches_not_read is read from its source at each scrape, and over --workers is the largest, not the sum', async () => {
+  let notRead = 3;
+  const registry = new Registry();
+  createWebhookMetrics(registry, { cachesNotRead: () => notRead });
+  const three = await registry.getMetricsAsJSON();
+  notRead = 0;
+  const none = await registry.getMetricsAsJSON();
+  assert.equal(sumSamples(await aggregatePoolMetrics([three, three, none]), 'voe_webhook_caches_not_read'), 3);
+  assert.equal(sumSamples(await createWebhookMetrics(new Registry()).registry.metrics(), 'voe_webhook_caches_not_read'), 0, 'without a source: 0');
+});

@@ -93,6 +93,29 @@ describe('createCacheSnapshotSource', () => {
     assert.deepEqual(assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn, { volume: null, engines: [], read: false });
   });
 
+  it('Longhorn caches that come and go while serving (--longhorn auto) are looked up at each call, not kept from the start', () => {
+    const { caches, options } = memorySource({ longhornVolumes: [longhornVolume()], longhornSettings: [longhornVersion('v1.10.1')] });
+    let read = false;
+    const changing = { ...caches } as AdmissionCaches;
+    for (const key of ['longhornVolumes', 'longhornEngines', 'longhornSettings'] as const) {
+      Object.defineProperty(changing, key, { enumerable: true, get: () => (read ? caches[key] : undefined) });
+    }
+    const source = createCacheSnapshotSource(changing, options);
+    assert.equal(source.readsLonghorn, false);
+    assert.equal(source.getLonghornVolume(PV_NAME), undefined);
+    assert.equal(source.synced(), true);
+    read = true;
+    assert.equal(source.readsLonghorn, true);
+    assert.equal(source.getLonghornVolume(PV_NAME)?.spec?.dataEngine, 'v1');
+    assert.equal(source.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
+    caches.longhornEngines.setOutOfSync({ since: 0, why: '403 Forbidden' });
+    assert.equal(source.synced(), false, 'once read, they count like the others');
+    assert.deepEqual(source.outOfSync(), ['engines.longhorn.io (since 1970-01-01T00:00:00.000Z: 403 Forbidden)']);
+    read = false;
+    assert.equal(source.synced(), true);
+    assert.deepEqual(source.outOfSync(), []);
+  });
+
   it('voe check --longhorn off builds no Longhorn caches, so its source reads none', () => {
     const objects = {
       pvcs: [], storageClasses: [], vms: [], vmis: [], kubeVirt: undefined, setting: undefined,

@@ -19,7 +19,7 @@ const validators: Validator[] = [
 ];
 
 async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
-  ready?: () => boolean; bodyLimitBytes?: number; cacheStatus?: () => { unsynced?: string[]; notServed?: string[] };
+  ready?: () => boolean; bodyLimitBytes?: number; cacheStatus?: () => { unsynced?: string[]; notServed?: string[]; notRead?: string[] };
   metricsText?: () => Promise<string>; handshakeTimeoutMs?: number;
 } = {}) {
   const files = await writeServingFiles();
@@ -193,6 +193,21 @@ test('/readyz names the caches not synced yet, and once ready the resources the 
   assert.equal(ready.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, settings.harvesterhci.io');
   notServed = [];
   assert.equal((await call('/readyz', undefined, 'GET')).body, 'ok');
+});
+
+test('caches watched but not read yet (Longhorn found after start, its Role not applied) keep /readyz 200, are named there and counted by voe_webhook_caches_not_read, not by voe_webhook_caches_not_synced', async (t) => {
+  let notRead = ['volumes.longhorn.io in longhorn-system', 'engines.longhorn.io in longhorn-system'];
+  const { call } = await start(t, { ready: () => true, cacheStatus: () => ({ unsynced: [], notServed: ['kubevirts.kubevirt.io'], notRead }) });
+  const gauge = async (name: string): Promise<number> => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec((await call('/metrics', undefined, 'GET')).body)?.[1]);
+  const ready = await call('/readyz', undefined, 'GET');
+  assert.equal(ready.status, 200);
+  assert.equal(ready.body, 'ok; not served by the cluster, watched as empty: kubevirts.kubevirt.io; ' +
+    'served but not read yet (not listed, see the log): volumes.longhorn.io in longhorn-system, engines.longhorn.io in longhorn-system');
+  assert.equal(await gauge('voe_webhook_caches_not_read'), 2);
+  assert.equal(await gauge('voe_webhook_caches_not_synced'), 0);
+  notRead = [];
+  assert.equal((await call('/readyz', undefined, 'GET')).body, 'ok; not served by the cluster, watched as empty: kubevirts.kubevirt.io');
+  assert.equal(await gauge('voe_webhook_caches_not_read'), 0);
 });
 
 test('a readiness function that throws means not ready', async (t) => {

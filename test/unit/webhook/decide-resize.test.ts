@@ -330,11 +330,12 @@ const cases: Case[] = [
   // 5. Longhorn data engine.
   { name: 'Longhorn v2, policy auto, Longhorn v1.9.1', snapshot: () => longhornV2({ version: 'v1.9.1' }), allowed: false, code: 422, decision: 'longhorn-v2-version', startsWith: `${HARVESTER_PROVIDER}. `, includes: ['v1.9.1', 'v1.10.0'] },
   { name: 'Longhorn v2, policy auto, version unknown', snapshot: () => longhornV2(), allowed: false, code: 422, decision: 'longhorn-v2-version', includes: ['unknown', 'longhorn-system/current-longhorn-version'] },
-  // Longhorn objects not read (--longhorn off, or longhorn.io/v1beta2 not served at start): the version was never looked at.
+  // Longhorn objects not read (--longhorn off, or --longhorn auto while longhorn.io/v1beta2 is not served or not listed yet): the version was never looked at.
   {
     name: 'Longhorn v2, policy auto, Longhorn objects not read', snapshot: () => notRead(longhornV2()),
     allowed: false, code: 422, decision: 'longhorn-v2-version', startsWith: `${HARVESTER_PROVIDER}. `,
-    includes: ['(StorageClass parameter dataEngine)', 'the Longhorn version was not read', '--longhorn off', 'longhorn.io/v1beta2', '--longhorn on',
+    includes: ['(StorageClass parameter dataEngine)', 'the Longhorn version was not read', '--longhorn off', 'longhorn.io/v1beta2', 'cannot list them yet', '--longhorn auto or on',
+      'manifests/webhook-rbac.yaml',
       'longhorn-system/current-longhorn-version', '--longhorn-v2-expansion allow'],
     excludes: ['Upgrade Longhorn', 'not found', 'unknown'],
   },
@@ -495,8 +496,9 @@ describe('decideResize', () => {
   it('says why the Longhorn version is unknown when Longhorn objects are not read', () => {
     assert.equal(decideResize(notRead(longhornV2()), resolveAdmissionOptions()).message,
       `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (StorageClass parameter dataEngine): Longhorn grows those from v1.10.0 on, ` +
-      'and the Longhorn version was not read: Longhorn objects are not watched (--longhorn off, or longhorn.io/v1beta2 was not served at start). ' +
-      'Run with --longhorn on to read Setting longhorn-system/current-longhorn-version, or, if Longhorn is v1.10.0 or later, with ' +
+      'and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while the cluster does not ' +
+      'serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on (and the Longhorn Role of ' +
+      'manifests/webhook-rbac.yaml) to read Setting longhorn-system/current-longhorn-version, or, if Longhorn is v1.10.0 or later, with ' +
       '--longhorn-v2-expansion allow (no version or frontend check); or use a v1 data engine StorageClass.');
     assert.equal(decideResize(longhornV2(), resolveAdmissionOptions({ longhornNamespace: 'lh', longhornVersionSetting: 'v' })).message,
       `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (Volume CR): Longhorn grows those from v1.10.0 on, ` +

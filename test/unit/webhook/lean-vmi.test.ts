@@ -17,7 +17,7 @@ describe('leanVmi', () => {
     assert.deepEqual(leanVmi(full), {
       metadata: {
         name: 'vm1', namespace: 'default', resourceVersion: '184220',
-        ownerReferences: [{ kind: 'VirtualMachine', name: 'vm1', controller: true }],
+        ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name: 'vm1', uid: 'u1', controller: true }],
       },
       spec: {
         volumes: [

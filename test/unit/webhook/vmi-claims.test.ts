@@ -70,7 +70,7 @@ describe('vmNameOfVmi', () => {
   it('the controller ownerReference of kind VirtualMachine', () => {
     assert.equal(vmNameOfVmi(vmi('vm1')), 'vm1');
     assert.equal(vmNameOfVmi(vmi('vm1', { standalone: true })), undefined);
-    assert.equal(vmNameOfVmi({ metadata: { name: 'x', ownerReferences: [{ kind: 'VirtualMachine', name: 'vm', controller: false }] } }), undefined);
-    assert.equal(vmNameOfVmi({ metadata: { name: 'x', ownerReferences: [{ kind: 'ReplicaSet', name: 'rs', controller: true }] } }), undefined);
+    assert.equal(vmNameOfVmi({ metadata: { name: 'x', ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name: 'vm', uid: 'u', controller: false }] } }), undefined);
+    assert.equal(vmNameOfVmi({ metadata: { name: 'x', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u', controller: true }] } }), undefined);
   });
 });

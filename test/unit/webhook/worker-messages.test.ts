@@ -31,6 +31,15 @@ test('the pool is ready when at least one worker serves and every serving worker
     { ready: true, unsynced: [], notServed: ['volumes.longhorn.io'], notServing: ['worker 3 (pid 12) starting, replacing worker 1 (pid 10)'] });
 });
 
+test('caches not read yet are merged over the workers like the others, and named only when some are', () => {
+  const reading = { ready: true, unsynced: [], notServed: [] };
+  const notReading = { ready: true, unsynced: [], notServed: [], notRead: ['volumes.longhorn.io in longhorn-system', 'engines.longhorn.io in longhorn-system'] };
+  assert.deepEqual(poolCacheState([reading, reading]), { ready: true, unsynced: [], notServed: [] });
+  assert.deepEqual(poolCacheState([reading, notReading, { ...notReading, notRead: ['engines.longhorn.io in longhorn-system'] }]),
+    { ready: true, unsynced: [], notServed: [], notRead: ['engines.longhorn.io in longhorn-system', 'volumes.longhorn.io in longhorn-system'] },
+    'they do not make the pool unready');
+});
+
 test('a worker reads what it serves from VOE_WEBHOOK_WORKER; anything else there is no settings at all', () => {
   const settings = { certFile: '/c/tls.crt', keyFile: '/c/tls.key', host: '127.0.0.1', port: 0 };
   assert.deepEqual(workerSettingsFromEnv({ [WORKER_ENV]: JSON.stringify(settings) }), settings);

@@ -1,0 +1,230 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { apiErrorOf, describeFailure, NOT_SERVED_RETRY_MS, realClock, servedResources, sleep } from '../kube/index.js';
+import type { AdmissionOptions } from './admission-options.js';
+import { createAdmissionInformer, logInSyncChange, type AdmissionInformer, type AdmissionInformerContext } from './admission-informer.js';
+import { admissionIndexers, ENGINES_BY_VOLUME_INDEX, VOLUMES_BY_PV_INDEX } from './cache-snapshot-source.js';
+import type { LonghornEngine, LonghornSetting, LonghornVolume } from './kube-objects.js';
+
+/** Longhorn's API that voe reads: Volumes, Engines and Settings of longhorn.io/v1beta2. */
+const LONGHORN_API = { group: 'longhorn.io', version: 'v1beta2' } as const;
+const LONGHORN_PLURALS = ['volumes', 'engines', 'settings'] as const;
+const LONGHORN_API_TEXT = 'longhorn.io/v1beta2 (Volumes, Engines, Settings)';
+
+/**
+ * Whether discovery lists all three Longhorn resources voe reads (longhorn.io/v1beta2 volumes,
+ * engines, settings). Discovery is readable by any authenticated user, so this answers for an
+ * identity without the Longhorn Role too. Rejects when discovery cannot be read.
+ */
+export async function isLonghornServed(kubeConfig: KubeConfig, signal?: AbortSignal): Promise<boolean> {
+  const served = await servedResources(kubeConfig, LONGHORN_API, signal);
+  return LONGHORN_PLURALS.every((plural) => served.has(plural));
+}
+
+/** The three Longhorn caches the decisions read. */
+export interface LonghornCaches {
+  volumes: AdmissionInformer<LonghornVolume>;
+  engines: AdmissionInformer<LonghornEngine>;
+  settings: AdmissionInformer<LonghornSetting>;
+}
+
+export interface FollowLonghornOptions extends AdmissionInformerContext {
+  options: Pick<AdmissionOptions, 'longhornNamespace' | 'longhornVersionSetting'>;
+  /** What discovery said when voe started (isLonghornServed): watch Longhorn from the start, as `--longhorn on` does. */
+  servedAtStart: boolean;
+  /** How often discovery is asked while Longhorn is not read; NOT_SERVED_RETRY_MS (5 s) unless told. */
+  intervalMs?: number;
+}
+
+/** `voe serve --longhorn auto`'s Longhorn caches, which come and go with Longhorn's API. */
+export interface LonghornFollower {
+  /**
+   * The caches the decisions read now; undefined while Longhorn is not read: the cluster does not
+   * serve it, or voe found it after start and its caches have not all listed yet (e.g. 403).
+   */
+  readonly read: LonghornCaches | undefined;
+  /** The caches watched from the start (Longhorn served then): readiness waits for them, as for the others. */
+  readonly atStart: AdmissionInformer[];
+  /** The caches that count like the others (readiness, out of sync, /readyz): those of `read`. */
+  counted(): AdmissionInformer[];
+  /** Longhorn caches watched but not read: the cluster serves Longhorn, but they have not all listed yet (names). */
+  notRead(): string[];
+  /** Stops looking and watching; resolves once no request or timer is left. */
+  stop(): Promise<void>;
+}
+
+interface WatchedSet {
+  caches: LonghornCaches;
+  entries: AdmissionInformer[];
+  /** The decisions read it: every cache listed (or it was watched from the start). */
+  read: boolean;
+  /** Why a cache failed before the set was read, by cache name (the latest failure). */
+  failures: Map<string, string>;
+  /** A 403 among those failures. */
+  forbidden: boolean;
+  warned: boolean;
+  unsubscribe: Array<() => void>;
+}
+
+/**
+ * Follows Longhorn's API for `voe serve --longhorn auto`:
+ * - served at start: its Volumes, Engines and version Setting are watched at once and count like
+ *   the other caches (readiness waits for them; a failure later makes them out of sync), as today;
+ * - not served: discovery is asked every `intervalMs` (only discovery, which needs no Longhorn
+ *   RBAC); once it lists all three resources the caches are started, and the decisions read them
+ *   (and they count like the others) once all three have listed. Until then Longhorn is not read, as
+ *   before, and voe stays ready: caches that cannot list (403: the Longhorn Role not applied) are
+ *   named once, at warn, with the fix, and keep retrying every few seconds;
+ * - removed (uninstalled): a cache that finds its resource no longer served (discovery confirms
+ *   it), or discovery while the caches are not read yet, stops the caches; Longhorn is not read and
+ *   discovery is asked again, so a later install is found, and the Longhorn Role going away with
+ *   its namespace does not leave caches refused for ever.
+ */
+export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower {
+  const { logger, options } = follow;
+  const clock = follow.clock ?? realClock;
+  const intervalMs = follow.intervalMs ?? NOT_SERVED_RETRY_MS;
+  const abort = new AbortController();
+  const stopping: Array<Promise<unknown>> = [];
+  let set: WatchedSet | undefined;
+  let stopped = false;
+
+  const maybeRead = (watched: WatchedSet): void => {
+    if (stopped || set !== watched || watched.read) return;
+    if (!watched.entries.every((entry) => entry.informer.inSync && entry.informer.served !== false)) return;
+    watched.read = true;
+    logger?.info({
+      watching: watched.entries.map((entry) => entry.name),
+      objects: watched.entries.reduce((n, entry) => n + entry.informer.keys().length, 0),
+    }, 'Longhorn caches synced: Longhorn volumes are judged from its Volumes, Engines and version Setting now');
+  };
+
+  const maybeWarn = (watched: WatchedSet): void => {
+    if (watched.warned || watched.read || watched.failures.size === 0) return;
+    // Once every cache has listed or failed: one line naming all that failed.
+    if (!watched.entries.every((entry) => entry.informer.hasSynced || watched.failures.has(entry.name))) return;
+    watched.warned = true;
+    const failed = watched.entries.filter((entry) => watched.failures.has(entry.name)).map((entry) => entry.name);
+    const fix = watched.forbidden
+      ? `Apply the Role voe-webhook-longhorn and its RoleBinding of manifests/webhook-rbac.yaml in ${options.longhornNamespace} ` +
+        '(kubectl apply -f manifests/webhook-rbac.yaml); voe lists again every few seconds and reads Longhorn once it can, no restart needed.'
+      : 'voe lists again every few seconds and reads Longhorn once it can.';
+    logger?.warn({ cannotList: failed, why: failed.map((name) => watched.failures.get(name)) },
+      `Longhorn is installed (the cluster serves ${LONGHORN_API_TEXT}) but voe cannot list ${failed.join(', ')}: ` +
+      'Longhorn volumes are judged as if Longhorn were absent (by their StorageClass parameters; the Longhorn version is not read, ' +
+      `so a v2 volume is refused under --longhorn-v2-expansion auto) until it can. ${fix}`);
+  };
+
+  const drop = (why: string): void => {
+    const watched = set;
+    if (!watched) return;
+    set = undefined;
+    for (const off of watched.unsubscribe) off();
+    stopping.push(Promise.all(watched.entries.map((entry) => entry.informer.stop())));
+    if (!stopped) {
+      logger?.info({ why },
+        `not watching Longhorn any more (${why}): Longhorn volumes are judged by their StorageClass parameters; ` +
+        `voe asks discovery for ${LONGHORN_API_TEXT} every ${intervalMs / 1000} s`);
+    }
+  };
+
+  const watch = (fromStart: boolean): WatchedSet => {
+    const level = fromStart ? undefined : 'debug' as const;
+    const lh = { group: LONGHORN_API.group, version: LONGHORN_API.version, namespace: options.longhornNamespace, notServedAsEmpty: true };
+    const caches: LonghornCaches = {
+      volumes: createAdmissionInformer<LonghornVolume>(follow, { ...lh, plural: 'volumes',
+        indexers: { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] }, ...(level ? { failuresBeforeSyncLogLevel: level } : {}) }),
+      engines: createAdmissionInformer<LonghornEngine>(follow, { ...lh, plural: 'engines',
+        indexers: { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] }, ...(level ? { failuresBeforeSyncLogLevel: level } : {}) }),
+      settings: createAdmissionInformer<LonghornSetting>(follow, { ...lh, plural: 'settings', name: options.longhornVersionSetting,
+        ...(level ? { failuresBeforeSyncLogLevel: level } : {}) }),
+    };
+    const entries = [caches.volumes, caches.engines, caches.settings] as unknown as AdmissionInformer[];
+    const watched: WatchedSet = { caches, entries, read: fromStart, failures: new Map(), forbidden: false, warned: false, unsubscribe: [] };
+    // After the informer's own handlers of one list have all run (sync, then inSync and served).
+    const check = (): void => queueMicrotask(() => maybeRead(watched));
+    for (const entry of entries) {
+      const { informer } = entry;
+      watched.unsubscribe.push(
+        informer.on('sync', check),
+        informer.on('inSync', (inSync) => {
+          if (watched.read) logInSyncChange(logger, entry, inSync);
+          else check();
+        }),
+        informer.on('error', (error) => {
+          if (watched.read) return;
+          watched.failures.set(entry.name, describeFailure(error));
+          if (apiErrorOf(error)?.code === 403) watched.forbidden = true;
+          maybeWarn(watched);
+        }),
+        informer.on('served', (served) => {
+          if (!served && set === watched) drop(`the cluster no longer serves ${entry.resource}`);
+        }),
+      );
+    }
+    return watched;
+  };
+
+  const start = (watched: WatchedSet): void => {
+    for (const entry of watched.entries) {
+      void entry.informer.start().catch(() => undefined);
+      // A cache that listed first is not named if another fails later.
+      void entry.informer.synced.then(() => maybeWarn(watched), () => undefined);
+    }
+  };
+
+  const look = async (): Promise<void> => {
+    while (!stopped) {
+      await sleep(clock, intervalMs, abort.signal);
+      if (stopped) break;
+      // While Longhorn is read, its caches notice its removal themselves (served false).
+      if (set?.read) continue;
+      let served: boolean;
+      try {
+        served = await isLonghornServed(follow.kubeConfig, abort.signal);
+      } catch (error) {
+        if (!stopped) logger?.debug({ error: describeFailure(error) }, `discovery of ${LONGHORN_API_TEXT} failed; asking again`);
+        continue;
+      }
+      if (stopped) break;
+      if (served && !set) {
+        logger?.info({ namespace: options.longhornNamespace },
+          `Longhorn found: the cluster serves ${LONGHORN_API_TEXT} now; watching its Volumes, Engines and version Setting in ` +
+          `${options.longhornNamespace} (Longhorn volumes are judged from them once all three have listed)`);
+        set = watch(false);
+        start(set);
+      } else if (!served && set) {
+        drop(`the cluster no longer serves ${LONGHORN_API_TEXT}`);
+      }
+    }
+  };
+
+  let atStart: AdmissionInformer[] = [];
+  if (follow.servedAtStart) {
+    set = watch(true);
+    atStart = set.entries;
+    start(set);
+  } else {
+    logger?.info({ apiVersion: `${LONGHORN_API.group}/${LONGHORN_API.version}` },
+      `not watching Longhorn yet: the cluster does not serve ${LONGHORN_API_TEXT}; Longhorn volumes are judged by their StorageClass ` +
+      `parameters until it does (voe asks discovery every ${intervalMs / 1000} s)`);
+  }
+  const looking = look();
+
+  return {
+    get read() {
+      return set?.read ? set.caches : undefined;
+    },
+    atStart,
+    counted: () => (set?.read ? set.entries : []),
+    notRead: () => (set && !set.read ? set.entries.filter((entry) => !entry.informer.inSync).map((entry) => entry.name) : []),
+    stop: async () => {
+      if (!stopped) {
+        stopped = true;
+        abort.abort();
+        drop('stopping');
+      }
+      await looking;
+      await Promise.all(stopping);
+    },
+  };
+}
