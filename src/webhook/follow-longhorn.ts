@@ -42,8 +42,12 @@ export interface LonghornFollower {
    * serve it, or voe found it after start and its caches have not all listed yet (e.g. 403).
    */
   readonly read: LonghornCaches | undefined;
-  /** The caches watched from the start (Longhorn served then): readiness waits for them, as for the others. */
-  readonly atStart: AdmissionInformer[];
+  /**
+   * Resolves once the caches watched from the start (Longhorn served then) have all listed or one
+   * of them failed (they are then not read), or at once when there are none: what readiness waits
+   * for at start.
+   */
+  readonly settled: Promise<void>;
   /** The caches that count like the others (readiness, out of sync, /readyz): those of `read`. */
   counted(): AdmissionInformer[];
   /** Longhorn caches watched but not read: the cluster serves Longhorn, but they have not all listed yet (names). */
@@ -55,8 +59,10 @@ export interface LonghornFollower {
 interface WatchedSet {
   caches: LonghornCaches;
   entries: AdmissionInformer[];
-  /** The decisions read it: every cache listed (or it was watched from the start). */
+  /** The decisions read it (and it counts for readiness): every cache listed, or it is watched from the start and none failed yet. */
   read: boolean;
+  /** Every cache has listed once: from then on failures make it out of sync, as for the other caches. */
+  listedOnce: boolean;
   /** Why a cache failed before the set was read, by cache name (the latest failure). */
   failures: Map<string, string>;
   /** A 403 among those failures. */
@@ -68,7 +74,10 @@ interface WatchedSet {
 /**
  * Follows Longhorn's API for `voe serve --longhorn auto`:
  * - served at start: its Volumes, Engines and version Setting are watched at once and count like
- *   the other caches (readiness waits for them; a failure later makes them out of sync), as today;
+ *   the other caches (readiness waits for their first lists; a failure after those makes them out
+ *   of sync); a cache that fails before it has listed (403: the Longhorn Role not applied) makes
+ *   them not read instead, as below, so voe becomes ready: a restart of a voe that was ready with
+ *   Longhorn not read does not leave it unready;
  * - not served: discovery is asked every `intervalMs` (only discovery, which needs no Longhorn
  *   RBAC); once it lists all three resources the caches are started, and the decisions read them
  *   (and they count like the others) once all three have listed. Until then Longhorn is not read, as
@@ -87,10 +96,15 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
   const stopping: Array<Promise<unknown>> = [];
   let set: WatchedSet | undefined;
   let stopped = false;
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => { settle = resolve; });
 
   const maybeRead = (watched: WatchedSet): void => {
-    if (stopped || set !== watched || watched.read) return;
+    if (stopped || set !== watched) return;
     if (!watched.entries.every((entry) => entry.informer.inSync && entry.informer.served !== false)) return;
+    watched.listedOnce = true;
+    settle();
+    if (watched.read) return;
     watched.read = true;
     logger?.info({
       watching: watched.entries.map((entry) => entry.name),
@@ -120,6 +134,7 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
     set = undefined;
     for (const off of watched.unsubscribe) off();
     stopping.push(Promise.all(watched.entries.map((entry) => entry.informer.stop())));
+    settle();
     if (!stopped) {
       logger?.info({ why },
         `not watching Longhorn any more (${why}): Longhorn volumes are judged by their StorageClass parameters; ` +
@@ -128,18 +143,20 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
   };
 
   const watch = (fromStart: boolean): WatchedSet => {
-    const level = fromStart ? undefined : 'debug' as const;
-    const lh = { group: LONGHORN_API.group, version: LONGHORN_API.version, namespace: options.longhornNamespace, notServedAsEmpty: true };
+    // Failures before the first lists are said once (maybeWarn), not at warn every few seconds.
+    const lh = {
+      group: LONGHORN_API.group, version: LONGHORN_API.version, namespace: options.longhornNamespace, notServedAsEmpty: true,
+      failuresBeforeSyncLogLevel: 'debug' as const,
+    };
     const caches: LonghornCaches = {
       volumes: createAdmissionInformer<LonghornVolume>(follow, { ...lh, plural: 'volumes',
-        indexers: { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] }, ...(level ? { failuresBeforeSyncLogLevel: level } : {}) }),
+        indexers: { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] } }),
       engines: createAdmissionInformer<LonghornEngine>(follow, { ...lh, plural: 'engines',
-        indexers: { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] }, ...(level ? { failuresBeforeSyncLogLevel: level } : {}) }),
-      settings: createAdmissionInformer<LonghornSetting>(follow, { ...lh, plural: 'settings', name: options.longhornVersionSetting,
-        ...(level ? { failuresBeforeSyncLogLevel: level } : {}) }),
+        indexers: { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] } }),
+      settings: createAdmissionInformer<LonghornSetting>(follow, { ...lh, plural: 'settings', name: options.longhornVersionSetting }),
     };
     const entries = [caches.volumes, caches.engines, caches.settings] as unknown as AdmissionInformer[];
-    const watched: WatchedSet = { caches, entries, read: fromStart, failures: new Map(), forbidden: false, warned: false, unsubscribe: [] };
+    const watched: WatchedSet = { caches, entries, read: fromStart, listedOnce: false, failures: new Map(), forbidden: false, warned: false, unsubscribe: [] };
     // After the informer's own handlers of one list have all run (sync, then inSync and served).
     const check = (): void => queueMicrotask(() => maybeRead(watched));
     for (const entry of entries) {
@@ -151,7 +168,13 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
           else check();
         }),
         informer.on('error', (error) => {
-          if (watched.read) return;
+          // Once every cache has listed, a failure makes it out of sync like any other cache (inSync).
+          if (watched.listedOnce) return;
+          if (watched.read) {
+            // Watched from the start: not read until they all list, rather than voe unready.
+            watched.read = false;
+            settle();
+          }
           watched.failures.set(entry.name, describeFailure(error));
           if (apiErrorOf(error)?.code === 403) watched.forbidden = true;
           maybeWarn(watched);
@@ -198,12 +221,11 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
     }
   };
 
-  let atStart: AdmissionInformer[] = [];
   if (follow.servedAtStart) {
     set = watch(true);
-    atStart = set.entries;
     start(set);
   } else {
+    settle();
     logger?.info({ apiVersion: `${LONGHORN_API.group}/${LONGHORN_API.version}` },
       `not watching Longhorn yet: the cluster does not serve ${LONGHORN_API_TEXT}; Longhorn volumes are judged by their StorageClass ` +
       `parameters until it does (voe asks discovery every ${intervalMs / 1000} s)`);
@@ -214,7 +236,7 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
     get read() {
       return set?.read ? set.caches : undefined;
     },
-    atStart,
+    settled,
     counted: () => (set?.read ? set.entries : []),
     notRead: () => (set && !set.read ? set.entries.filter((entry) => !entry.informer.inSync).map((entry) => entry.name) : []),
     stop: async () => {
@@ -222,6 +244,7 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
         stopped = true;
         abort.abort();
         drop('stopping');
+        settle();
       }
       await looking;
       await Promise.all(stopping);

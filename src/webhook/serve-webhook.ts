@@ -36,8 +36,8 @@ export interface StartedCaches<C> {
   notServed(): string[];
   /**
    * Resources the cluster serves and voe watches but the decisions do not read yet, without making
-   * voe unready (named by /readyz, counted by voe_webhook_caches_not_read): Longhorn found after
-   * start under --longhorn auto whose caches have not all listed.
+   * voe unready (named by /readyz, counted by voe_webhook_caches_not_read): Longhorn's caches under
+   * --longhorn auto that have not all listed (found after start, or cannot list: no Longhorn Role).
    */
   notRead?(): string[];
   stop(): Promise<void>;

@@ -19,8 +19,9 @@ export interface StartedAdmissionCaches {
   /**
    * True while every informer the decisions read follows the API server: it has listed (a
    * resource the cluster does not serve counts, as empty) and no list or watch of it failed since
-   * its last list that succeeded (Informer.inSync). Longhorn caches found after start under
-   * `longhorn: 'auto'` count once they have all listed (`notRead` until then).
+   * its last list that succeeded (Informer.inSync). Under `longhorn: 'auto'` Longhorn's caches
+   * found after start count once they have all listed, those watched from the start unless one
+   * fails before they have (`notRead` meanwhile).
    */
   ready(): boolean;
   /**
@@ -33,8 +34,8 @@ export interface StartedAdmissionCaches {
   notServed(): string[];
   /**
    * Resources the cluster serves and voe watches, but the decisions do not read yet because their
-   * caches have not all listed (`longhorn: 'auto'`: Longhorn found after start, e.g. its Role not
-   * applied: 403). They do not make voe unready.
+   * caches have not all listed (`longhorn: 'auto'`: Longhorn found after start, or its caches
+   * cannot list, e.g. its Role not applied: 403). They do not make voe unready.
    */
   notRead(): string[];
   stop(): Promise<void>;
@@ -164,14 +165,16 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
   const named = (pick: (informer: AdmissionInformer['informer']) => boolean): string[] =>
     counted().filter((cache) => pick(cache.informer)).map((cache) => cache.name);
   for (const cache of fixed) void cache.informer.start().catch(() => undefined);
-  // One line when every cache watched from the start has listed once: what readiness waited for, and what is watched.
-  const fromStart = longhorn ? [...fixed.slice(0, last), ...longhorn.atStart, ...fixed.slice(last)] : fixed;
-  void Promise.all(fromStart.map((cache) => cache.informer.synced)).then(
-    () => start.logger?.info({
-      watching: fromStart.map((cache) => cache.name),
-      objects: fromStart.reduce((n, cache) => n + cache.informer.keys().length, 0),
-      notServed: fromStart.filter((cache) => cache.informer.served === false).map((cache) => cache.name),
-    }, 'admission caches synced'),
+  // One line when every cache has listed once (Longhorn's: or failed, then not read): what readiness waited for, and what is watched.
+  void Promise.all([...fixed.map((cache) => cache.informer.synced), longhorn?.settled]).then(
+    () => {
+      const caches = counted();
+      start.logger?.info({
+        watching: caches.map((cache) => cache.name),
+        objects: caches.reduce((n, cache) => n + cache.informer.keys().length, 0),
+        notServed: caches.filter((cache) => cache.informer.served === false).map((cache) => cache.name),
+      }, 'admission caches synced');
+    },
     () => undefined,
   );
   return {

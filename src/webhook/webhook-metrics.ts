@@ -73,7 +73,7 @@ export function createWebhookMetrics(registry?: Registry, sources: { cachesNotSy
     cachesNotRead: reuse(reg, 'voe_webhook_caches_not_read', () => new Gauge({
       name: 'voe_webhook_caches_not_read',
       help: 'Caches of resources the cluster serves that the decisions do not read yet, because they have not all listed (voe serve --longhorn auto: ' +
-        'Longhorn found after start, e.g. its Role not applied). Longhorn volumes are judged as if Longhorn were absent while it is above 0; voe stays ready.',
+        'Longhorn found after start, or its caches refused: its Role not applied). Longhorn volumes are judged as if Longhorn were absent while it is above 0; voe stays ready.',
       registers,
       // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
       aggregator: 'max',

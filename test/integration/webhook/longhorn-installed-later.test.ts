@@ -279,3 +279,39 @@ test('Longhorn served at start, then uninstalled (its CRDs, then its namespace a
   assert.equal(answer.body, 'ok');
   await serving.stop();
 });
+
+test('Longhorn served at start but its Role not applied (as after a restart of a voe that was ready with Longhorn not read): voe becomes ready with Longhorn not read, says so once, and reads it once the Role is applied', async (t) => {
+  if (!await isResourceServed(cp.kubeConfig, { group: 'longhorn.io', version: 'v1beta2', plural: 'volumes' })) await installLonghorn();
+  await cluster.ensureNamespace('harvester-system');
+  await applyRbac(inLonghornNamespace);
+  const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.deleteNamespacedRole({ namespace: 'longhorn-system', name: 'voe-webhook-longhorn' }).catch(() => undefined);
+  await eventually(async () => !await accountMayWatchEngines(), 30_000, 'no Longhorn Role');
+  const account = await cp.mintKubeConfig(ACCOUNT.user, ACCOUNT.groups);
+  const files = await writeServingFiles();
+  t.after(() => files.cleanup());
+  const { logger, lines } = captureLogger('info');
+  const wiring = admissionWiring({ longhorn: 'auto' });
+  const serving = await serveWebhook({
+    kubeConfig: account.kubeConfig, logger, host: '127.0.0.1', port: 0, dev: false, tlsCertFile: files.certFile, tlsKeyFile: files.keyFile,
+    startCaches: wiring.startCaches, createValidators: wiring.createValidators,
+  });
+  t.after(() => serving.stop());
+  const readyz = async () => httpsRequest(serving.address.port, files.ca.certificatePem, { path: '/readyz', method: 'GET' });
+  await eventually(async () => (await readyz()).status === 200, 30_000, '/readyz 200 although Longhorn\'s caches cannot list');
+  assert.match((await readyz()).body, /^ok; served but not read yet \(not listed, see the log\): volumes\.longhorn\.io in longhorn-system/);
+  await eventually(() => lines().some((l) => l['msg'] === 'admission caches synced'), 10_000, 'the caches-synced line');
+  const synced = lines().find((l) => l['msg'] === 'admission caches synced')!;
+  assert.deepEqual((synced['watching'] as string[]).filter((name) => /longhorn/.test(name)), [], 'Longhorn not among the caches read');
+  const longhornWarnings = () => lines().filter((l) => Number(l['level']) >= 40 && /longhorn/i.test(JSON.stringify(l)));
+  await eventually(() => longhornWarnings().length > 0, 10_000, 'the warning');
+  assert.match(String(longhornWarnings()[0]!['msg']), /^Longhorn is installed .* but voe cannot list .*Apply the Role voe-webhook-longhorn and its RoleBinding/);
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  assert.equal(longhornWarnings().length, 1, 'said once');
+
+  await applyRbac((object) => !inLonghornNamespace(object));
+  await eventually(accountMayWatchEngines, 30_000, 'the Longhorn Role applies');
+  await eventually(() => lines().some((l) => /^Longhorn caches synced: /.test(String(l['msg']))), 30_000, 'Longhorn read');
+  assert.equal((await readyz()).body, 'ok');
+  await serving.stop();
+});
