@@ -311,6 +311,27 @@ test('a user who may not list LimitRanges or ResourceQuotas still gets the rest 
   ]);
 });
 
+test('a user who may list VirtualMachines but not VirtualMachineInstances exits 2 naming that read (HTTP 403), rather than judging without them', async () => {
+  const { path } = await cp.mintKubeConfig('no-vmis');
+  await rbac.createClusterRole({ body: { metadata: { name: 'check-no-vmis' }, rules: [
+    { apiGroups: [''], resources: ['persistentvolumeclaims', 'limitranges', 'resourcequotas'], verbs: ['get', 'list'] },
+    { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get'] },
+    { apiGroups: ['kubevirt.io'], resources: ['virtualmachines', 'kubevirts'], verbs: ['get', 'list'] },
+    { apiGroups: ['harvesterhci.io'], resources: ['settings'], verbs: ['get'] },
+    { apiGroups: ['longhorn.io'], resources: ['volumes', 'engines', 'settings'], verbs: ['get', 'list'] },
+  ] } });
+  await rbac.createClusterRoleBinding({ body: { metadata: { name: 'check-no-vmis' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'check-no-vmis' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'no-vmis' }] } });
+  let result: { code: number; stdout: string; stderr: string } = { code: -1, stdout: '', stderr: '' };
+  for (let i = 0; i < 50; i++) {
+    result = await runVoe(['check', `default/${ROOT}`, '--size', '20Gi', '--kubeconfig', path]);
+    if (/VirtualMachineInstances/.test(result.stderr)) break;
+    await new Promise((r) => setTimeout(r, 200)); // RBAC's informers pick up the new binding
+  }
+  assert.equal(result.code, 2, result.stdout + result.stderr);
+  assert.match(result.stderr, /^voe: CHECK_API_FAILED: reading VirtualMachineInstances in default failed \(HTTP 403\): .*virtualmachineinstances/);
+});
+
 test('--size is read as the real API server reads and stores it from a JSON merge patch (dry run): Go white space, escapes, U+FEFF, milli round-up, exponents', async () => {
   /** The real API server's answer to the merge patch voe check models: the stored request, or the HTTP code. */
   async function stored(size: string): Promise<{ storage?: string; code?: number }> {

@@ -114,7 +114,7 @@ test('a user who may list LimitRanges and ResourceQuotas in q only: q is judged,
   await rbac.createClusterRole({ body: { metadata: { name: 'surveyor' }, rules: [
     { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list'] },
     { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get', 'list'] },
-    { apiGroups: ['kubevirt.io'], resources: ['virtualmachines', 'kubevirts'], verbs: ['get', 'list'] },
+    { apiGroups: ['kubevirt.io'], resources: ['virtualmachines', 'virtualmachineinstances', 'kubevirts'], verbs: ['get', 'list'] },
     { apiGroups: ['harvesterhci.io'], resources: ['settings'], verbs: ['get'] },
     { apiGroups: ['longhorn.io'], resources: ['volumes', 'engines', 'settings'], verbs: ['get', 'list'] },
   ] } });

@@ -17,7 +17,7 @@ describe('leanVmi', () => {
     assert.deepEqual(leanVmi(full), {
       metadata: {
         name: 'vm1', namespace: 'default', resourceVersion: '184220',
-        ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name: 'vm1', uid: 'u1', controller: true }],
+        ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name: 'vm1', uid: '0c7e1a52-3f4b-4d8e-9a61-7e2f3b4c5d6e', controller: true }],
       },
       spec: {
         volumes: [
