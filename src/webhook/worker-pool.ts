@@ -280,6 +280,9 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       return;
     }
     const replacement = fork({ id: member.worker.id, pid: member.worker.process.pid });
+    // /readyz names it from now on, not only once it has started and reported its caches (which
+    // takes tens of seconds on a loaded node).
+    broadcastCaches();
     log.error({ ...fields, replacement: replacement.worker.id, replacementPid: replacement.worker.process.pid },
       'webhook worker ended; replacing it (the new one serves once its caches are synced)');
   };
