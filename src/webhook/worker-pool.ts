@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { realClock, type Clock } from '../kube/index.js';
 import { aggregatePoolMetrics } from './aggregate-pool-metrics.js';
 import { retireWorkerMetrics } from './retire-worker-metrics.js';
 import { isVoeError } from '../errors/index.js';
@@ -42,6 +43,8 @@ export interface WorkerPoolOptions {
    * within `windowMs` (a crash loop): then the pool gives up (`ended`). Default 3 within 60 s.
    */
   restartLimit?: { ends: number; windowMs: number };
+  /** The timers of the timeouts above (tests); the heartbeat runs on real time. */
+  clock?: Clock;
 }
 
 /** Default WorkerPoolOptions.restartLimit: more than 3 ends within 60 s stop the pool. */
@@ -96,8 +99,8 @@ interface Member {
   failure?: { code?: string; message: string };
   /** The metrics it last sent (each metricsText() asks every serving worker), and for which request. */
   lastMetrics?: { id: number; metrics: WorkerMetrics };
-  /** Kills a replacement that does not start serving in time (WorkerPoolOptions.replacementTimeoutMs). */
-  startTimer?: NodeJS.Timeout;
+  /** Kills a replacement that does not start serving in time (WorkerPoolOptions.replacementTimeoutMs); a clock's handle. */
+  startTimer?: unknown;
   /** Last time it answered a ping (or started listening). */
   lastPong: number;
   gone: boolean;
@@ -128,6 +131,7 @@ const notServingText = (member: Member): string => `worker ${member.worker.id} (
  */
 export async function startWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
   const log = options.logger;
+  const clock = options.clock ?? realClock;
   const members = new Map<number, Member>();
   let stopping: Promise<void> | undefined;
   let draining: Promise<void> | undefined;
@@ -168,15 +172,15 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     // A worker that ends meanwhile is left out, as one that ended before (undefined); its replacement counts as starting.
     const workers = Promise.all(counted.map((member) => new Promise<WorkerMetrics | undefined>((resolve, reject) => {
       const id = nextId++;
-      const onExit = (): void => { clearTimeout(timer); waiting.delete(id); resolve(undefined); };
-      const timer = setTimeout(() => {
+      const onExit = (): void => { clock.clearTimeout(timer); waiting.delete(id); resolve(undefined); };
+      const timer = clock.setTimeout(() => {
         waiting.delete(id);
         member.worker.off('exit', onExit);
         reject(new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} did not send its metrics within ${timeoutMs / 1000} s; no metrics are answered rather than a partial sum.`));
       }, timeoutMs);
       member.worker.once('exit', onExit);
       waiting.set(id, (message) => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         member.worker.off('exit', onExit);
         if (message.type === 'voe:own-metrics' && message.metrics) {
           // Kept for when it ends (onExit retires it); an older answer arriving late does not replace a newer one.
@@ -202,7 +206,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   const onMessage = (member: Member, message: WorkerMessage): void => {
     switch (message.type) {
       case 'voe:listening':
-        clearTimeout(member.startTimer);
+        clock.clearTimeout(member.startTimer);
         member.address = message.address;
         member.lastPong = Date.now();
         broadcastCaches();
@@ -247,7 +251,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   let gaveUp = false;
   const onExit = (member: Member, code: number | null, signal: string | null): void => {
     member.gone = true;
-    clearTimeout(member.startTimer);
+    clock.clearTimeout(member.startTimer);
     // What it counted until its last answer stays counted; what it counted after is lost with it.
     if (member.lastMetrics) retired = retireWorkerMetrics(retired, member.lastMetrics.metrics);
     delete member.lastMetrics;
@@ -309,11 +313,11 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       // A worker not listening yet is told when it listens (voe:listening above).
       await Promise.all(serving().map((member) => new Promise<void>((resolve) => {
         const id = nextId++;
-        const timer = setTimeout(() => { waiting.delete(id); resolve(); }, timeoutMs);
-        waiting.set(id, () => { clearTimeout(timer); resolve(); });
+        const timer = clock.setTimeout(() => { waiting.delete(id); resolve(); }, timeoutMs);
+        waiting.set(id, () => { clock.clearTimeout(timer); resolve(); });
         send(member.worker, { type: 'voe:drain', id });
         // Gone meanwhile, or no channel: nothing to drain there.
-        if (!member.worker.isConnected()) { clearTimeout(timer); waiting.delete(id); resolve(); }
+        if (!member.worker.isConnected()) { clock.clearTimeout(timer); waiting.delete(id); resolve(); }
       })));
     })();
     return draining;
@@ -326,13 +330,13 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
         const { worker } = member;
         if (worker.isDead()) { resolve(''); return; }
         let killed = false;
-        const kill = setTimeout(() => {
+        const kill = clock.setTimeout(() => {
           killed = true;
           log.warn({ worker: worker.id, workerPid: worker.process.pid }, 'webhook worker did not stop in time; killing it');
           worker.process.kill('SIGKILL');
         }, options.stopTimeoutMs ?? 10_000);
         worker.once('exit', (code: number | null, signal: string | null) => {
-          clearTimeout(kill);
+          clock.clearTimeout(kill);
           if (killed) resolve(`${nameOf(member)} did not stop within ${(options.stopTimeoutMs ?? 10_000) / 1000} s and was killed.`);
           else resolve(member.address && (code !== 0 || signal) ? `${nameOf(member)} ${exitText(code, signal)} while stopping; its log says why.` : '');
         });
@@ -355,7 +359,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     // out of reach) or that hangs would stay "starting" for ever. Killed, it counts as an end.
     if (replaces) {
       const timeoutMs = options.replacementTimeoutMs ?? 120_000;
-      member.startTimer = setTimeout(() => {
+      member.startTimer = clock.setTimeout(() => {
         // Stopping (drain, stop()) ends it anyway.
         if (member.address || member.gone || stopping || draining) return;
         const waitingFor = !member.caches ? 'it reported no cache state: its caches did not start'
@@ -367,7 +371,8 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
           `webhook replacement worker did not start serving within ${timeoutMs / 1000} s; killing it`);
         worker.process.kill('SIGKILL');
       }, timeoutMs);
-      member.startTimer.unref();
+      // Not what keeps the process running (the workers are).
+      (member.startTimer as { unref?: () => void }).unref?.();
     }
     worker.on('message', (message: unknown) => { if (isWorkerMessage(message)) onMessage(member, message); });
     worker.on('exit', (code: number | null, signal: string | null) => onExit(member, code, signal));
@@ -383,7 +388,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   for (let i = 0; i < options.count; i++) fork();
 
   const listenTimeoutMs = options.listenTimeoutMs ?? 60_000;
-  const timer = setTimeout(() => {
+  const timer = clock.setTimeout(() => {
     const slow = [...members.values()].filter((m) => !m.address).map((m) => m.worker.id);
     startUp?.reject(new WebhookError('WEBHOOK_WORKER_FAILED',
       `Webhook workers ${slow.join(', ')} did not listen within ${Math.round(listenTimeoutMs / 1000)} s; the log says what they were doing.`));
@@ -397,7 +402,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     await stop().catch(() => undefined);
     throw error;
   } finally {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     startUp = undefined;
   }

@@ -9,6 +9,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { startWorkerPool, sumSamples, WebhookError, type WorkerPool, type WorkerPoolOptions } from '../../../src/webhook/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
+import { DeferredClock } from '../../support/deferred-clock.js';
 import { eventually } from '../../support/held-clock.js';
 import { httpsRequest, pvcReview, writeServingFiles, type ServingFiles } from '../../support/webhook-client.js';
 
@@ -40,15 +41,18 @@ function cacheReports(t: { after: (fn: () => void) => void }): Array<{ pid: numb
 
 type PoolTuning = Pick<WorkerPoolOptions, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'stopTimeoutMs' | 'metricsTimeoutMs' | 'restartLimit' | 'replacementTimeoutMs'>;
 
-async function startPool(t: { after: (fn: () => Promise<void>) => void }, options: { ready?: boolean; env?: Record<string, string>; signal?: AbortSignal; tuning?: PoolTuning } = {}): Promise<{ pool: WorkerPool; files: ServingFiles; readyFile: string; logs: ReturnType<typeof captureLogger> }> {
+async function startPool(t: { after: (fn: () => Promise<void>) => void }, options: { ready?: boolean; env?: Record<string, string>; signal?: AbortSignal; tuning?: PoolTuning; clock?: DeferredClock } = {}): Promise<{ pool: WorkerPool; files: ServingFiles; readyFile: string; logs: ReturnType<typeof captureLogger> }> {
   const files = await writeServingFiles();
   const readyFile = join(files.dir, 'ready');
   if (options.ready) await writeFile(readyFile, '');
   const logs = captureLogger();
+  // Before the pool's stop: its timers (stop() kills on one) run in real time again.
+  const clock = options.clock;
+  if (clock) t.after(async () => clock.release());
   t.after(() => files.cleanup());
   const pool = await startWorkerPool({
     count: 2, exec: WORKER, args: [files.certFile, files.keyFile, readyFile], logger: logs.logger, listenTimeoutMs: 30_000,
-    ...(options.env ? { env: options.env } : {}), ...(options.signal ? { signal: options.signal } : {}), ...options.tuning,
+    ...(options.env ? { env: options.env } : {}), ...(options.signal ? { signal: options.signal } : {}), ...options.tuning, ...(clock ? { clock } : {}),
   });
   t.after(() => pool.stop().catch(() => undefined));
   return { pool, files, readyFile, logs };
@@ -340,15 +344,20 @@ test('a worker killed and replaced: no counter or histogram of the pool goes bac
 });
 
 test('a replacement whose caches never sync is killed once the replacement timeout passes, saying what it waited for; it counts as an end (the crash-loop limit applies)', async (t) => {
-  // Its caches never sync (replacement-ready is never written). Long enough for a worker to start
-  // and report its caches on a loaded machine, so the reason can name them.
-  const { pool, logs } = await startPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, tuning: { replacementTimeoutMs: 4_000, restartLimit: { ends: 1, windowMs: 600_000 } } });
+  // Its caches never sync (replacement-ready is never written). Its timeout (4 s) passes no sooner
+  // than the pool has its cache state, however long it takes to start, so the reason can name them.
+  const clock = new DeferredClock();
+  const reports = cacheReports(t);
+  const { pool, logs } = await startPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, clock, tuning: { replacementTimeoutMs: 4_000, restartLimit: { ends: 1, windowMs: 600_000 } } });
   const [first, second] = pool.pids as [number, number];
+  clock.hold();
   process.kill(first, 'SIGKILL');
   await eventually(() => logs.lines().some((l) => l['workerPid'] === first && typeof l['replacementPid'] === 'number'), 20_000, 'the end to be replaced');
   const replacementPid = logs.lines().find((l) => l['workerPid'] === first && typeof l['replacementPid'] === 'number')!['replacementPid'] as number;
   t.after(() => { if (alive(replacementPid)) process.kill(replacementPid, 'SIGKILL'); });
   assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'starting' }), 1);
+  await eventually(() => reports.some((r) => r.pid === replacementPid && r.unsynced.includes('replacement.example')), START_MS, 'the replacement to report its caches');
+  clock.release();
 
   const ended = await pool.ended;
   assert.equal(ended.code, 'WEBHOOK_WORKER_FAILED');
@@ -364,20 +373,29 @@ test('a replacement whose caches never sync is killed once the replacement timeo
 });
 
 test('a replacement that does not start serving in time is killed and replaced again, like any end', async (t) => {
-  const { pool, files, logs } = await startPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, tuning: { replacementTimeoutMs: 4_000 } });
+  const clock = new DeferredClock();
+  const { pool, files, logs } = await startPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, clock, tuning: { replacementTimeoutMs: 4_000 } });
   const [first] = pool.pids as [number];
+  clock.hold();
   process.kill(first, 'SIGKILL');
   const replacedBy = (pid: number): number | undefined => logs.lines().find((l) => l['workerPid'] === pid && typeof l['replacementPid'] === 'number')?.['replacementPid'] as number | undefined;
   await eventually(() => replacedBy(first) !== undefined, 20_000, 'the end to be replaced');
   const late = replacedBy(first)!;
   t.after(() => { if (alive(late)) process.kill(late, 'SIGKILL'); });
+  // Its timeout passes (4 s after its start); the next replacement's only once this test says so,
+  // so that one serves however long it takes to start.
+  clock.release();
+  clock.hold();
   await eventually(() => replacedBy(late) !== undefined, 20_000, 'the late replacement to be killed and replaced');
   const again = replacedBy(late)!;
   t.after(() => { if (alive(again)) process.kill(again, 'SIGKILL'); });
   assert.match(String(logs.lines().find((l) => l['workerPid'] === late && l['replacementPid'] === again)?.['why']), /^did not start serving within 4 s \(/);
-  // Its caches sync now: it serves.
+  assert.equal(clock.heldTimers, 1, 'the next replacement has its own timeout');
+  // Its caches sync now: it serves, and its timeout is cleared.
   await writeFile(join(files.dir, 'replacement-ready'), '');
-  await eventually(() => pool.pids.includes(again), 20_000, 'the second replacement to serve');
+  await eventually(() => pool.pids.includes(again), START_MS, 'the second replacement to serve');
   assert.equal(pool.pids.length, 2);
+  assert.equal(clock.heldTimers, 0, 'a replacement that serves is not killed for its timeout any more');
+  clock.release();
   await pool.stop();
 });
