@@ -51,7 +51,7 @@ async function startPool(t: { after: (fn: () => Promise<void>) => void }, option
   if (clock) t.after(async () => clock.release());
   t.after(() => files.cleanup());
   const pool = await startWorkerPool({
-    count: 2, exec: WORKER, args: [files.certFile, files.keyFile, readyFile], logger: logs.logger, listenTimeoutMs: 30_000,
+    count: 2, exec: WORKER, args: [files.certFile, files.keyFile, readyFile], logger: logs.logger, listenTimeoutMs: START_MS,
     ...(options.env ? { env: options.env } : {}), ...(options.signal ? { signal: options.signal } : {}), ...options.tuning, ...(clock ? { clock } : {}),
   });
   t.after(() => pool.stop().catch(() => undefined));
@@ -162,7 +162,7 @@ test('a worker killed while serving is replaced: the other serves meanwhile, /re
   assert.equal(sumSamples(metrics, 'voe_webhook_requests_total', { webhook: 'pvc-resize' }), 4, 'the serving worker\'s answers');
 
   await writeFile(join(files.dir, 'replacement-ready'), '');
-  await eventually(() => logs.lines().some((l) => l['msg'] === 'webhook worker replaced: the new one serves (its caches are synced)' && l['workerPid'] === replacementPid && l['replacedPid'] === first), 20_000, 'the replacement to serve');
+  await eventually(() => logs.lines().some((l) => l['msg'] === 'webhook worker replaced: the new one serves (its caches are synced)' && l['workerPid'] === replacementPid && l['replacedPid'] === first), START_MS, 'the replacement to serve');
   assert.deepEqual([...pool.pids].sort(), [second, replacementPid].sort());
   await eventually(async () => (await get('/readyz')).body === 'ok', 20_000, '/readyz plain ok again');
   assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'serving' }), 2);
@@ -204,7 +204,7 @@ test('more worker ends than the restart limit within its window (a crash loop) s
   const { pool, logs } = await startPool(t, { ready: true, tuning: { restartLimit: { ends: 1, windowMs: 600_000 } } });
   const [first] = pool.pids as [number];
   process.kill(first, 'SIGKILL');
-  await eventually(() => pool.pids.length === 2 && !pool.pids.includes(first), 20_000, 'the first end to be replaced');
+  await eventually(() => pool.pids.length === 2 && !pool.pids.includes(first), START_MS, 'the first end to be replaced');
   const again = pool.pids[0]!;
   process.kill(again, 'SIGKILL');
   const ended = await pool.ended;
@@ -234,7 +234,7 @@ test('a worker that stops answering (SIGSTOP): /metrics says which worker did no
   const line = logs.lines().find((l) => l['msg'] === 'webhook worker ended; replacing it (the new one serves once its caches are synced)')!;
   assert.equal(line['why'], 'did not answer for 1.5 s (its event loop is stuck or the process stopped) and was killed');
   assert.equal(alive(stuck), false);
-  await eventually(() => pool.pids.length === 2, 20_000, 'the replacement to serve');
+  await eventually(() => pool.pids.length === 2, START_MS, 'the replacement to serve');
   assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'serving' }), 2);
   await pool.stop();
 });
@@ -333,7 +333,7 @@ test('a worker killed and replaced: no counter or histogram of the pool goes bac
     'a gauge: the killed worker\'s memory is gone');
 
   await writeFile(join(files.dir, 'replacement-ready'), '');
-  await eventually(() => pool.pids.includes(replacementPid), 20_000, 'the replacement to serve');
+  await eventually(() => pool.pids.includes(replacementPid), START_MS, 'the replacement to serve');
   const review = await httpsRequest(port, ca, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('after')), agent: new Agent({ keepAlive: false }) });
   assert.equal(review.status, 200);
   const thirdText = await pool.metricsText();
