@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import cluster from 'node:cluster';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sumSamples } from '../../../src/webhook/index.js';
+import { DeferredClock } from '../../support/deferred-clock.js';
+import { eventually } from '../../support/held-clock.js';
+import { alive, cacheReports, START_MS, startTestPool } from '../../support/start-test-pool.js';
+
+// startWorkerPool: how ends are limited: the crash-loop limit and the replacement timeout.
+
+test('more worker ends than the restart limit within its window (a crash loop) stop the pool with WEBHOOK_WORKER_FAILED naming the last ends', async (t) => {
+  const { pool, logs } = await startTestPool(t, { ready: true, tuning: { restartLimit: { ends: 1, windowMs: 600_000 } } });
+  const [first] = pool.pids as [number];
+  process.kill(first, 'SIGKILL');
+  await eventually(() => pool.pids.length === 2 && !pool.pids.includes(first), START_MS, 'the first end to be replaced');
+  const again = pool.pids[0]!;
+  process.kill(again, 'SIGKILL');
+  const ended = await pool.ended;
+  assert.equal(ended.code, 'WEBHOOK_WORKER_FAILED');
+  assert.match(ended.message, new RegExp(`^2 webhook workers ended within 600 s \\(more than 1: a crash loop, not replaced any more\\): ` +
+    `Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving; Webhook worker \\d+ \\(pid ${again}\\) was killed by SIGKILL while serving$`));
+  assert.ok(logs.lines().some((l) => l['msg'] === 'webhook worker ended; too many ends, stopping the webhook' && l['workerPid'] === again));
+  await pool.stop();
+  assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
+});
+
+test('a replacement whose caches never sync is killed once the replacement timeout passes, saying what it waited for; it counts as an end (the crash-loop limit applies)', async (t) => {
+  // Its caches never sync (replacement-ready is never written). Its timeout (4 s) passes no sooner
+  // than the pool has its cache state, however long it takes to start, so the reason can name them.
+  const clock = new DeferredClock();
+  const reports = cacheReports(t);
+  const { pool, logs } = await startTestPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, clock, tuning: { replacementTimeoutMs: 4_000, restartLimit: { ends: 1, windowMs: 600_000 } } });
+  const [first, second] = pool.pids as [number, number];
+  clock.hold();
+  process.kill(first, 'SIGKILL');
+  await eventually(() => logs.lines().some((l) => l['workerPid'] === first && typeof l['replacementPid'] === 'number'), 20_000, 'the end to be replaced');
+  const replacementPid = logs.lines().find((l) => l['workerPid'] === first && typeof l['replacementPid'] === 'number')!['replacementPid'] as number;
+  t.after(() => { if (alive(replacementPid)) process.kill(replacementPid, 'SIGKILL'); });
+  assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'starting' }), 1);
+  await eventually(() => reports.some((r) => r.pid === replacementPid && r.unsynced.includes('replacement.example')), START_MS, 'the replacement to report its caches');
+  clock.release();
+
+  const ended = await pool.ended;
+  assert.equal(ended.code, 'WEBHOOK_WORKER_FAILED');
+  assert.match(ended.message, new RegExp(`^2 webhook workers ended within 600 s \\(more than 1: a crash loop, not replaced any more\\): ` +
+    `Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while serving; ` +
+    `Webhook worker \\d+ \\(pid ${replacementPid}\\) did not start serving within 4 s \\(waiting for its caches to sync: replacement\\.example not synced\\) and was killed$`));
+  const killing = logs.lines().find((l) => l['msg'] === 'webhook replacement worker did not start serving within 4 s; killing it');
+  assert.equal(killing?.['workerPid'], replacementPid);
+  assert.equal(killing?.['waitingFor'], 'waiting for its caches to sync: replacement.example not synced');
+  assert.equal(alive(replacementPid), false);
+  assert.deepEqual(pool.pids, [second], 'the other worker went on serving');
+  await pool.stop();
+});
+
+test('a replacement that does not start serving in time is killed and replaced again, like any end', async (t) => {
+  const clock = new DeferredClock();
+  const { pool, files, logs } = await startTestPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, clock, tuning: { replacementTimeoutMs: 4_000 } });
+  const [first] = pool.pids as [number];
+  clock.hold();
+  process.kill(first, 'SIGKILL');
+  const replacedBy = (pid: number): number | undefined => logs.lines().find((l) => l['workerPid'] === pid && typeof l['replacementPid'] === 'number')?.['replacementPid'] as number | undefined;
+  await eventually(() => replacedBy(first) !== undefined, 20_000, 'the end to be replaced');
+  const late = replacedBy(first)!;
+  t.after(() => { if (alive(late)) process.kill(late, 'SIGKILL'); });
+  // Its timeout passes (4 s after its start); the next replacement's only once this test says so,
+  // so that one serves however long it takes to start.
+  clock.release();
+  clock.hold();
+  await eventually(() => replacedBy(late) !== undefined, 20_000, 'the late replacement to be killed and replaced');
+  const again = replacedBy(late)!;
+  t.after(() => { if (alive(again)) process.kill(again, 'SIGKILL'); });
+  assert.match(String(logs.lines().find((l) => l['workerPid'] === late && l['replacementPid'] === again)?.['why']), /^did not start serving within 4 s \(/);
+  assert.equal(clock.heldTimers, 1, 'the next replacement has its own timeout');
+  // Its caches sync now: it serves, and its timeout is cleared.
+  await writeFile(join(files.dir, 'replacement-ready'), '');
+  await eventually(() => pool.pids.includes(again), START_MS, 'the second replacement to serve');
+  assert.equal(pool.pids.length, 2);
+  assert.equal(clock.heldTimers, 0, 'a replacement that serves is not killed for its timeout any more');
+  clock.release();
+  await pool.stop();
+});
