@@ -36,7 +36,7 @@ export interface WorkerPoolOptions {
   metricsTimeoutMs?: number;
   /** How often each serving worker is asked to answer (default 5 s)... */
   heartbeatIntervalMs?: number;
-  /** ...and how long it may go without answering before it counts as hung and is killed (default 30 s). */
+  /** ...and how long it may go without answering before it counts as hung and is killed (default 30 s; time this process did not run does not count). */
   heartbeatTimeoutMs?: number;
   /**
    * A worker that ends once the pool serves is replaced, unless more than `ends` workers ended
@@ -291,11 +291,20 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       'webhook worker ended; replacing it (the new one serves once its caches are synced)');
   };
 
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5_000;
+  let lastBeat = Date.now();
   const heartbeat = setInterval(() => {
     const timeoutMs = options.heartbeatTimeoutMs ?? 30_000;
+    const now = Date.now();
+    // A beat later than the interval means this process did not run meanwhile (stalled, frozen,
+    // starved of CPU): the workers' answers wait unread in their channels, so that time does not
+    // count as their silence (else all of them would be killed at once as it resumes).
+    const stalledMs = Math.max(0, now - lastBeat - heartbeatIntervalMs);
+    lastBeat = now;
     for (const member of live()) {
       if (!member.address) continue;
-      if (Date.now() - member.lastPong > timeoutMs) {
+      member.lastPong = Math.min(now, member.lastPong + stalledMs);
+      if (now - member.lastPong > timeoutMs) {
         hungWhy ??= new Map();
         hungWhy.set(member, `did not answer for ${timeoutMs / 1000} s (its event loop is stuck or the process stopped) and was killed`);
         log.error({ worker: member.worker.id, workerPid: member.worker.process.pid }, 'webhook worker does not answer; killing it');
@@ -304,7 +313,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       }
       send(member.worker, { type: 'voe:ping', id: nextId++ });
     }
-  }, options.heartbeatIntervalMs ?? 5_000);
+  }, heartbeatIntervalMs);
   heartbeat.unref();
 
   const drain = (): Promise<void> => {

@@ -97,6 +97,20 @@ test('a worker that stops answering (SIGSTOP): /metrics says which worker did no
   await pool.stop();
 });
 
+test('the first process stalled for longer than the heartbeat timeout (its event loop blocked: frozen, starved of CPU) kills no worker that answers: their answers waited unread', async (t) => {
+  const { pool, logs } = await startTestPool(t, { ready: true, tuning: { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 5_000 } });
+  const pids = [...pool.pids];
+  assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'serving' }), 2, 'both answer');
+  const until = Date.now() + 6_000;
+  while (Date.now() < until) { /* this process, the pool's first, runs nothing else meanwhile */ }
+  // The heartbeat due meanwhile runs first, before the answers waiting in the channels are read.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(logs.lines().filter((l) => l['msg'] === 'webhook worker does not answer; killing it'), []);
+  assert.deepEqual(pids.filter(alive), pids);
+  assert.deepEqual(pool.pids, pids);
+  assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'serving' }), 2, 'both answer still');
+});
+
 /** Every sample of the counters and histograms (by `# TYPE`) in Prometheus text: series (name and labels) -> value. */
 function countingSeries(text: string): Map<string, number> {
   const counting = new Set([...text.matchAll(/^# TYPE (\S+) (counter|histogram)$/gm)].map((m) => m[1]!));
