@@ -4,7 +4,7 @@
  * within its 5 s look and judges Longhorn volumes from its objects without a restart; an identity
  * without the Longhorn Role stays ready and says once what is missing.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -248,11 +248,8 @@ test('Longhorn installed later but its Role not applied (403): voe stays ready, 
   assert.deepEqual(started!.notRead(), []);
 });
 
-test('Longhorn served at start, then uninstalled (its CRDs, then its namespace and the Longhorn Role in it): voe stops watching it and stays ready, instead of its caches being refused for ever', async (t) => {
-  if (!await isResourceServed(cp.kubeConfig, { group: 'longhorn.io', version: 'v1beta2', plural: 'volumes' })) await installLonghorn();
-  await cluster.ensureNamespace('harvester-system');
-  await applyRbac(() => false);
-  await eventually(accountMayWatchEngines, 30_000, 'the Longhorn Role applies');
+/** `voe serve --longhorn auto` (admissionWiring) as the manifest's ServiceAccount, logging at info; stopped after the test. */
+async function serveAsAccount(t: TestContext) {
   const account = await cp.mintKubeConfig(ACCOUNT.user, ACCOUNT.groups);
   const files = await writeServingFiles();
   t.after(() => files.cleanup());
@@ -264,6 +261,15 @@ test('Longhorn served at start, then uninstalled (its CRDs, then its namespace a
   });
   t.after(() => serving.stop());
   const readyz = async () => httpsRequest(serving.address.port, files.ca.certificatePem, { path: '/readyz', method: 'GET' });
+  return { serving, lines, readyz };
+}
+
+test('Longhorn served at start, then uninstalled (its CRDs, then its namespace and the Longhorn Role in it): voe stops watching it and stays ready, instead of its caches being refused for ever', async (t) => {
+  if (!await isResourceServed(cp.kubeConfig, { group: 'longhorn.io', version: 'v1beta2', plural: 'volumes' })) await installLonghorn();
+  await cluster.ensureNamespace('harvester-system');
+  await applyRbac(() => false);
+  await eventually(accountMayWatchEngines, 30_000, 'the Longhorn Role applies');
+  const { serving, lines, readyz } = await serveAsAccount(t);
   await eventually(async () => (await readyz()).status === 200, 30_000, '/readyz 200 with Longhorn read from the start');
   const synced = lines().find((l) => l['msg'] === 'admission caches synced');
   assert.ok((synced?.['watching'] as string[]).includes('volumes.longhorn.io in longhorn-system'), 'watched from the start');
@@ -287,17 +293,7 @@ test('Longhorn served at start but its Role not applied (as after a restart of a
   const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   await rbac.deleteNamespacedRole({ namespace: 'longhorn-system', name: 'voe-webhook-longhorn' }).catch(() => undefined);
   await eventually(async () => !await accountMayWatchEngines(), 30_000, 'no Longhorn Role');
-  const account = await cp.mintKubeConfig(ACCOUNT.user, ACCOUNT.groups);
-  const files = await writeServingFiles();
-  t.after(() => files.cleanup());
-  const { logger, lines } = captureLogger('info');
-  const wiring = admissionWiring({ longhorn: 'auto' });
-  const serving = await serveWebhook({
-    kubeConfig: account.kubeConfig, logger, host: '127.0.0.1', port: 0, dev: false, tlsCertFile: files.certFile, tlsKeyFile: files.keyFile,
-    startCaches: wiring.startCaches, createValidators: wiring.createValidators,
-  });
-  t.after(() => serving.stop());
-  const readyz = async () => httpsRequest(serving.address.port, files.ca.certificatePem, { path: '/readyz', method: 'GET' });
+  const { serving, lines, readyz } = await serveAsAccount(t);
   await eventually(async () => (await readyz()).status === 200, 30_000, '/readyz 200 although Longhorn\'s caches cannot list');
   assert.match((await readyz()).body, /^ok; served but not read yet \(not listed, see the log\): volumes\.longhorn\.io in longhorn-system/);
   await eventually(() => lines().some((l) => l['msg'] === 'admission caches synced'), 10_000, 'the caches-synced line');
