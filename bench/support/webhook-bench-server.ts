@@ -56,15 +56,15 @@ if (mode === 'bare' || mode === 'bare-parse' || mode === 'bare-scan') {
   process.send?.({ port: pool.address.port, pids: [process.pid, ...pool.pids] });
   process.on('disconnect', () => { void pool.stop().finally(() => process.exit(0)); });
 } else if (mode === 'voe-worker') {
-  const fixture = buildFixture(Number(countText));
+  // Only the caches stay reachable: the fixture's whole VMIs (~33 MiB of JSON) are dropped once cached lean, as `voe serve` keeps them.
+  const caches = fixtureCaches(buildFixture(Number(countText)));
   await serveAsWorker({
     logger: quietLogger(), host: '127.0.0.1', port: 0, tls: { certFile, keyFile },
-    startCaches: async () => ({ caches: fixtureCaches(fixture), ready: () => true, unsynced: () => [], notServed: () => [], stop: async () => undefined }),
+    startCaches: async () => ({ caches, ready: () => true, unsynced: () => [], notServed: () => [], stop: async () => undefined }),
     createValidators: (caches) => createAdmissionValidators({ caches, csiDrivers: new MemoryCache([]) }),
   });
 } else {
-  const fixture = buildFixture(Number(countText));
-  const validators = createAdmissionValidators({ caches: fixtureCaches(fixture), csiDrivers: new MemoryCache([]) });
+  const validators = createAdmissionValidators({ caches: fixtureCaches(buildFixture(Number(countText))), csiDrivers: new MemoryCache([]) });
   const server = createWebhookServer({ validators, tls: { certFile, keyFile }, ready: () => true, logger: quietLogger() });
   const address = await server.listen(0, '127.0.0.1');
   process.send?.({ port: address.port, pids: [process.pid] });

@@ -30,27 +30,46 @@ const keyOf = (namespace: string | undefined, name: string | undefined): string 
  * read. Pure.
  */
 export function vmUsers(snapshot: ResizeSnapshot, name: string): VmUsers {
-  const vmKeys = new Set(snapshot.vms.map((vm) => keyOf(vm.metadata?.namespace, vm.metadata?.name)));
-  const running = new Set(snapshot.vms.filter(isVmRunning).map((vm) => keyOf(vm.metadata?.namespace, vm.metadata?.name)));
-  const hotplugging = new Set(snapshot.vms.filter((vm) => vmHotplugs(vm, name)).map((vm) => keyOf(vm.metadata?.namespace, vm.metadata?.name)));
-  const instanceOnly = new Map<string, string>();
-  const hotpluggingInstanceOnly = new Map<string, string>();
-  for (const vmi of (snapshot.vmis ?? []).filter(isVmiRunning)) {
+  // On the hot path of every review: one pass over the (few) VMs and VMIs, into small arrays used
+  // as ordered sets (a key added again keeps its first place; a label set again is replaced).
+  const vmKeys: string[] = [];
+  const running: string[] = [];
+  const hotplugging: string[] = [];
+  for (const vm of snapshot.vms) {
+    const key = keyOf(vm.metadata?.namespace, vm.metadata?.name);
+    addOnce(vmKeys, key);
+    if (isVmRunning(vm)) addOnce(running, key);
+    if (vmHotplugs(vm, name)) addOnce(hotplugging, key);
+  }
+  const instanceOnly: Array<[string, string]> = [];
+  const hotpluggingInstanceOnly: Array<[string, string]> = [];
+  for (const vmi of snapshot.vmis ?? []) {
+    if (!isVmiRunning(vmi)) continue;
     const vmName = vmNameOfVmi(vmi);
     const key = keyOf(vmi.metadata?.namespace, vmName ?? vmi.metadata?.name);
     const label = vmName === undefined ? `VMI ${key} (no VM)` : `VM ${key}`;
-    running.add(key);
-    if (!vmKeys.has(key)) instanceOnly.set(key, label);
-    if (vmiHotplugs(vmi, name) && !hotplugging.has(key)) {
-      hotplugging.add(key);
-      hotpluggingInstanceOnly.set(key, label);
+    addOnce(running, key);
+    if (!vmKeys.includes(key)) setLabel(instanceOnly, key, label);
+    if (vmiHotplugs(vmi, name) && !hotplugging.includes(key)) {
+      hotplugging.push(key);
+      setLabel(hotpluggingInstanceOnly, key, label);
     }
   }
   return {
-    running: [...running],
-    stopped: running.size === 0 ? [...vmKeys] : [],
-    instanceOnly: [...instanceOnly.values()],
-    hotplugging: [...hotplugging],
-    hotpluggingInstanceOnly: [...hotpluggingInstanceOnly.values()],
+    running,
+    stopped: running.length === 0 ? vmKeys : [],
+    instanceOnly: instanceOnly.map(([, label]) => label),
+    hotplugging,
+    hotpluggingInstanceOnly: hotpluggingInstanceOnly.map(([, label]) => label),
   };
+}
+
+function addOnce(list: string[], key: string): void {
+  if (!list.includes(key)) list.push(key);
+}
+
+function setLabel(labels: Array<[string, string]>, key: string, label: string): void {
+  const found = labels.find((entry) => entry[0] === key);
+  if (found) found[1] = label;
+  else labels.push([key, label]);
 }
