@@ -1,6 +1,7 @@
 /**
  * A server process for bench/webhook.bench.ts (so the load generator does not share its event loop):
- * `voe` = createWebhookServer with the real admission validators over warm caches of N PVCs and VMs (+ running VMs' VMIs);
+ * `voe` = createWebhookServer with the real admission validators over warm caches of N PVCs and VMs (+ running VMs' VMIs),
+ * after one full garbage collection (compactHeap) as `voe serve` runs once its caches have listed;
  * `voe-workers` = the same in W worker processes (startWorkerPool + serveAsWorker, as `voe serve --workers W`
  * runs them; this script is also each worker, mode `voe-worker`); `bare` = node:https answering a
  * constant AdmissionReview; `bare-parse` = the same plus JSON.parse of the body; `bare-scan` = the same plus one
@@ -13,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createLogger } from '../../src/log/index.js';
 import { fileURLToPath } from 'node:url';
-import { createAdmissionValidators, createWebhookServer, MemoryCache, serveAsWorker, startWorkerPool } from '../../src/webhook/index.js';
+import { compactHeap, createAdmissionValidators, createWebhookServer, MemoryCache, serveAsWorker, startWorkerPool } from '../../src/webhook/index.js';
 import { buildFixture } from './cluster-fixtures.js';
 import { fixtureCaches } from './fixture-caches.js';
 import { scanJson } from './scan-json.js';
@@ -58,6 +59,7 @@ if (mode === 'bare' || mode === 'bare-parse' || mode === 'bare-scan') {
 } else if (mode === 'voe-worker') {
   // Only the caches stay reachable: the fixture's whole VMIs (~33 MiB of JSON) are dropped once cached lean, as `voe serve` keeps them.
   const caches = fixtureCaches(buildFixture(Number(countText)));
+  compactHeap(); // as `voe serve` does once its caches have listed (startAdmissionCaches)
   await serveAsWorker({
     logger: quietLogger(), host: '127.0.0.1', port: 0, tls: { certFile, keyFile },
     startCaches: async () => ({ caches, ready: () => true, unsynced: () => [], notServed: () => [], stop: async () => undefined }),
@@ -65,6 +67,7 @@ if (mode === 'bare' || mode === 'bare-parse' || mode === 'bare-scan') {
   });
 } else {
   const validators = createAdmissionValidators({ caches: fixtureCaches(buildFixture(Number(countText))), csiDrivers: new MemoryCache([]) });
+  compactHeap(); // as `voe serve` does once its caches have listed (startAdmissionCaches)
   const server = createWebhookServer({ validators, tls: { certFile, keyFile }, ready: () => true, logger: quietLogger() });
   const address = await server.listen(0, '127.0.0.1');
   process.send?.({ port: address.port, pids: [process.pid] });

@@ -58,6 +58,7 @@ export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
 export { claimTemplatesOf, pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, type ClaimTemplate } from './vm-claims.js';
 export { claimNamesOfVmi, isVmiRunning, pvcKeysOfVmi, vmiHotplugs, vmNameOfVmi } from './vmi-claims.js';
 export { leanVmi } from './lean-vmi.js';
+export { compactHeap, type HeapCompaction } from './compact-heap.js';
 export { vmUsers, type VmUsers } from './vm-users.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
 export { CheckError, type CheckErrorCode } from './check-error.js';

@@ -77,6 +77,10 @@ test('voe serve --dev on a cluster without the KubeVirt/Harvester/Longhorn CRDs:
     'virtualmachines.kubevirt.io', 'virtualmachineinstances.kubevirt.io', 'kubevirts.kubevirt.io/kubevirt in harvester-system',
     'settings.harvesterhci.io/csi-online-expand-validation',
   ]);
+  // The lists' garbage is collected once the caches have listed, and the line says what that did.
+  const heap = synced['heapMiB'] as { before: number; after: number };
+  assert.ok(Number.isInteger(heap.before) && Number.isInteger(heap.after) && heap.after > 0, JSON.stringify(synced));
+  assert.ok(typeof synced['fullGcMs'] === 'number' && synced['fullGcMs'] >= 0, JSON.stringify(synced));
   assert.ok(serve.logs().some((l) => l['msg'] === 'not watching Longhorn yet: the cluster does not serve longhorn.io/v1beta2 (Volumes, Engines, Settings); ' +
     'Longhorn volumes are judged by their StorageClass parameters until it does (voe asks discovery every 5 s)'));
   // Settings are not served, so the dry-run probe cannot show that the API server calls the webhook.
