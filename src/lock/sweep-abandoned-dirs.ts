@@ -1,6 +1,6 @@
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { acquireLockFile } from './acquire-lock-file.js';
+import { acquireLockFile, processAlive } from './acquire-lock-file.js';
 
 /** What sweepAbandonedDirs looks for, and what it does before it removes a directory. */
 export interface SweepAbandonedDirsOptions {
@@ -23,12 +23,28 @@ export interface SweepAbandonedDirsOptions {
  * is taken over first (acquireLockFile judges it in our PID namespace), so of two processes sweeping
  * at once only one removes a directory, and never one whose owner still runs. A directory without
  * that lock (being made this instant, or another program's), of another name, or `except` is left
- * alone. Resolves with the directories removed; never throws.
+ * alone. A directory a sweep had moved aside (`.<name>.removing-<pid>`) but not removed is removed
+ * once that sweeper is gone (or is this process). Resolves with the directories removed, by their
+ * original names; never throws.
  */
 export async function sweepAbandonedDirs(parent: string, options: SweepAbandonedDirsOptions): Promise<string[]> {
   const names = await readdir(parent).catch(() => [] as string[]);
-  const ours = new RegExp(`^${options.prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[A-Za-z0-9]{6}$`);
+  const prefix = options.prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const ours = new RegExp(`^${prefix}[A-Za-z0-9]{6}$`);
   const removed: string[] = [];
+  // Directories a sweep moved aside and could not remove (rm failed, or the sweeper died before it
+  // finished): retried when that sweeper is gone or is this process, renamed to this process first
+  // so that of two sweepers only one removes each.
+  const movedAside = new RegExp(`^\\.(${prefix}[A-Za-z0-9]{6})\\.removing-(\\d+)$`);
+  for (const name of names) {
+    const match = movedAside.exec(name);
+    if (!match) continue;
+    const pid = Number(match[2]);
+    const removing = join(parent, `.${match[1] as string}.removing-${process.pid}`);
+    if (pid === process.pid ? removingNow.has(removing) : processAlive(pid)) continue;
+    if (pid !== process.pid && !(await rename(join(parent, name), removing).then(() => true, () => false))) continue;
+    await removeMovedAside(removing, join(parent, match[1] as string), removed);
+  }
   for (const name of names) {
     const dir = join(parent, name);
     if (!ours.test(name) || dir === options.except) continue;
@@ -47,8 +63,26 @@ export async function sweepAbandonedDirs(parent: string, options: SweepAbandoned
     // Moved out of the way first (one rename wins): a sweeper that finds the lock gone while this
     // one removes the files would otherwise take the emptied directory for its own to remove too.
     const removing = join(parent, `.${name}.removing-${process.pid}`);
-    if (!(await rename(dir, removing).then(() => true, () => false))) continue;
-    await rm(removing, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).then(() => removed.push(dir), () => undefined);
+    if (removingNow.has(removing)) continue;
+    removingNow.add(removing);
+    if (!(await rename(dir, removing).then(() => true, () => false))) { removingNow.delete(removing); continue; }
+    await removeMovedAside(removing, dir, removed, true);
   }
   return removed;
+}
+
+/** The moved-aside directories this process is removing now (its sweeps may run at once). */
+const removingNow = new Set<string>();
+
+async function removeMovedAside(removing: string, dir: string, removed: string[], claimed = false): Promise<void> {
+  if (!claimed) {
+    if (removingNow.has(removing)) return;
+    removingNow.add(removing);
+  }
+  try {
+    // Not `force`: one this process's other sweep removed meanwhile is not reported again.
+    await rm(removing, { recursive: true, maxRetries: 5, retryDelay: 100 }).then(() => removed.push(dir), () => undefined);
+  } finally {
+    removingNow.delete(removing);
+  }
 }

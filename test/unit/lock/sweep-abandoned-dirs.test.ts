@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { acquireLockFile, sweepAbandonedDirs } from '../../../src/lock/index.js';
 
 const LOCK = 'owner.lock';
@@ -66,4 +66,34 @@ test('sweepAbandonedDirs of two callers at once: each abandoned directory is rem
 
 test('sweepAbandonedDirs of a parent it cannot read resolves with nothing removed', async () => {
   assert.deepEqual(await sweepAbandonedDirs('/nonexistent/voe-sweep', { prefix: 'voe-x-', lockName: LOCK }), []);
+});
+
+test('sweepAbandonedDirs removes a directory an earlier sweep moved aside but did not remove, once that sweeper is gone or is this process; not one a live sweeper is removing', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
+  t.after(() => rm(parent, { recursive: true, force: true }));
+  const deadSweeper = await deadPid();
+  const liveSweeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+  t.after(() => { liveSweeper.kill(); });
+  await new Promise((resolve) => liveSweeper.once('spawn', resolve));
+  await dirWith(parent, `.voe-x-Dead01.removing-${deadSweeper}`, null);
+  await dirWith(parent, `.voe-x-Ours01.removing-${process.pid}`, null);
+  const live = await dirWith(parent, `.voe-x-Live01.removing-${liveSweeper.pid!}`, null);
+  const otherPrefix = await dirWith(parent, `.voe-y-Dead02.removing-${deadSweeper}`, null);
+  const notANumber = await dirWith(parent, `.voe-x-Dead03.removing-x${deadSweeper}`, null);
+
+  const removed = await sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK });
+
+  assert.deepEqual(removed.sort(), [join(parent, 'voe-x-Dead01'), join(parent, 'voe-x-Ours01')].sort(), 'reported by the names they had');
+  assert.deepEqual((await readdir(parent)).sort(), [live, otherPrefix, notANumber].map((dir) => basename(dir)).sort());
+});
+
+test('sweepAbandonedDirs of two callers at once: each directory a gone sweeper left moved aside is removed by exactly one', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
+  t.after(() => rm(parent, { recursive: true, force: true }));
+  const deadSweeper = await deadPid();
+  for (const suffix of ['bbbbb1', 'bbbbb2', 'bbbbb3']) await dirWith(parent, `.voe-x-${suffix}.removing-${deadSweeper}`, null);
+  await dirWith(parent, `.voe-x-bbbbb4.removing-${process.pid}`, null);
+  const [first, second] = await Promise.all([1, 2].map(() => sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK })));
+  assert.deepEqual([...first!, ...second!].sort(), ['bbbbb1', 'bbbbb2', 'bbbbb3', 'bbbbb4'].map((suffix) => join(parent, `voe-x-${suffix}`)));
+  assert.deepEqual(await readdir(parent), []);
 });
