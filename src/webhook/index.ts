@@ -59,6 +59,10 @@ export { claimTemplatesOf, pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, typ
 export { claimNamesOfVmi, isVmiRunning, pvcKeysOfVmi, vmiHotplugs, vmNameOfVmi } from './vmi-claims.js';
 export { leanVmi } from './lean-vmi.js';
 export { compactHeap, type HeapCompaction } from './compact-heap.js';
+export {
+  DEV_CA_VALIDITY_DAYS, DEV_RENEW_EVERY_MS, DEV_RENEW_RETRY_MS, DEV_SERVING_VALIDITY_DAYS, startDevCertificateRenewal,
+  type DevCertificateRenewal, type DevCertificateRenewalOptions,
+} from './renew-dev-certificate.js';
 export { vmUsers, type VmUsers } from './vm-users.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
 export { CheckError, type CheckErrorCode } from './check-error.js';

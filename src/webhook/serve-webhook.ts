@@ -8,7 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { apiErrorOf, isKubeError } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
-import { createCertificateAuthority, issueServingCertificate, writePrivateFile } from '../tls/index.js';
+import { createCertificateAuthority, issueServingCertificate, writePrivateFile, type CertificateAuthority } from '../tls/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
 import { buildValidatingWebhookConfiguration } from './build-validating-webhook-configuration.js';
 import { confirmApiServerCalls } from './confirm-api-server-calls.js';
@@ -23,6 +23,7 @@ import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js'
 import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
 import { watchDevRegistration } from './watch-dev-registration.js';
 import { CERT_DIR_LOCK, DEV_CERT_DIR_PREFIX, sweepDevCertDirs } from './sweep-dev-cert-dirs.js';
+import { DEV_CA_VALIDITY_DAYS, DEV_SERVING_VALIDITY_DAYS, startDevCertificateRenewal } from './renew-dev-certificate.js';
 import { WORKER_ENV, type WorkerSettings } from './worker-messages.js';
 import { startWorkerPool } from './worker-pool.js';
 
@@ -63,6 +64,8 @@ export interface ServeWebhookOptions<C> {
   registrationTimeoutMs?: number;
   /** dev only: how long to wait for the caches before registering (default 120 s). */
   cacheSyncTimeoutMs?: number;
+  /** dev only: how often the serving certificate is renewed (default DEV_RENEW_EVERY_MS, 20 days; tests: shorter). */
+  devCertificateRenewMs?: number;
   /** Metrics registry of the in-process server (not with workers: each worker has its own). */
   registry?: Registry;
   /**
@@ -131,17 +134,17 @@ function lockCertDir(dir: string): Promise<() => Promise<void>> {
 }
 
 /** Writes a dev CA and a serving certificate for 127.0.0.1/localhost (and the bind host) into dir. */
-async function writeDevCertificates(dir: string, host: string): Promise<{ caPem: string; certFile: string; keyFile: string }> {
-  const ca = await createCertificateAuthority('voe-dev-webhook-ca', { validityDays: 30 });
+async function writeDevCertificates(dir: string, host: string): Promise<{ ca: CertificateAuthority; hosts: string[]; caPem: string; certFile: string; keyFile: string }> {
+  const ca = await createCertificateAuthority('voe-dev-webhook-ca', { validityDays: DEV_CA_VALIDITY_DAYS });
   const hosts = [...new Set(['127.0.0.1', 'localhost', '::1', ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
-  const serving = await issueServingCertificate(ca, { hosts, validityDays: 30 });
+  const serving = await issueServingCertificate(ca, { hosts, validityDays: DEV_SERVING_VALIDITY_DAYS });
   await makeDirectories(dir);
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
   await writeFile(join(dir, 'ca.crt'), ca.certificatePem);
   await writeFile(certFile, serving.certificatePem);
   await writePrivateFile(keyFile, serving.keyPem);
-  return { caPem: ca.certificatePem, certFile, keyFile };
+  return { ca, hosts, caPem: ca.certificatePem, certFile, keyFile };
 }
 
 /**
@@ -244,9 +247,15 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
         continueUnlessAborted();
       }
       const written = certDir;
-      ({ caPem, certFile, keyFile } = await writeDevCertificates(written, options.host).catch((error: unknown) => {
+      const dev = await writeDevCertificates(written, options.host).catch((error: unknown) => {
         throw certDirUnwritable(written, (error as NodeJS.ErrnoException).code ?? (error as Error).message, error);
-      }));
+      });
+      ({ caPem, certFile, keyFile } = dev);
+      const renewal = startDevCertificateRenewal({
+        ca: dev.ca, hosts: dev.hosts, certFile: dev.certFile, keyFile: dev.keyFile, logger: log,
+        ...(options.devCertificateRenewMs === undefined ? {} : { renewEveryMs: options.devCertificateRenewMs }),
+      });
+      cleanups.push({ run: () => renewal.stop(), left: (why) => `Could not stop renewing the dev certificate: ${why}.` });
       log.info({ certDir }, 'dev certificates written (ca.crt, tls.crt, tls.key)');
       continueUnlessAborted();
     } else if (!certFile || !keyFile) {
