@@ -23,8 +23,9 @@ async function gone(pid: number, timeoutMs = 10_000): Promise<boolean> {
   return !alive(pid);
 }
 
-async function startFixture(mode: 'wait' | 'crash') {
-  const child = spawn(process.execPath, [fixture, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** The fixture's control plane goes into a temporary directory under `tmp` (its TMPDIR; default this process's). */
+async function startFixture(mode: 'wait' | 'crash', tmp?: string) {
+  const child = spawn(process.execPath, [fixture, mode], { stdio: ['ignore', 'pipe', 'pipe'], ...(tmp ? { env: { ...process.env, TMPDIR: tmp } } : {}) });
   let out = '';
   child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
   while (!out.includes('\n')) {
@@ -59,23 +60,32 @@ test('a test process that crashes leaves no etcd, kube-apiserver or data directo
 });
 
 test('a test process killed with SIGKILL (no handler runs) leaves etcd and kube-apiserver running: the next control plane started in a temporary directory stops them and removes their directory, and touches no other', async (t) => {
-  const killed = await startFixture('wait');
-  const living = await startFixture('wait');
-  const foreign = await mkdtemp(join(tmpdir(), 'voe-cp-'));
+  // All in a TMPDIR of this test's own: other test files start control planes meanwhile, and the
+  // first of them would otherwise sweep the killed one's directory before this test's start does.
+  const parent = await mkdtemp(join(tmpdir(), 'voe-orphans-'));
+  const killed = await startFixture('wait', parent);
+  const living = await startFixture('wait', parent);
+  const foreign = await mkdtemp(join(parent, 'voe-cp-'));
   t.after(async () => {
     living.child.kill('SIGTERM');
     await once(living.child, 'exit').catch(() => undefined);
     for (const pid of [killed.pids.etcd, killed.pids.apiServer]) if (alive(pid)) process.kill(pid, 'SIGKILL');
-    await rm(killed.pids.dir, { recursive: true, force: true });
-    await rm(foreign, { recursive: true, force: true });
+    await rm(parent, { recursive: true, force: true });
   });
+  assert.ok(killed.pids.dir.startsWith(`${parent}/`) && living.pids.dir.startsWith(`${parent}/`), 'the fixtures made their directories in the TMPDIR given');
   killed.child.kill('SIGKILL');
   await once(killed.child, 'exit');
   await sleep(500);
   assert.ok(alive(killed.pids.etcd) && alive(killed.pids.apiServer), 'orphaned: SIGKILL cannot be caught');
   const progress: string[] = [];
-  const cp = await startControlPlane({ cacheDir: testCacheDir(), env: controlPlaneTestEnv(), onProgress: (line) => progress.push(line) });
-  await cp.stop();
+  const tmp = process.env['TMPDIR'];
+  process.env['TMPDIR'] = parent; // os.tmpdir(), where startControlPlane makes its directory and sweeps
+  try {
+    const cp = await startControlPlane({ cacheDir: testCacheDir(), env: controlPlaneTestEnv(), onProgress: (line) => progress.push(line) });
+    await cp.stop();
+  } finally {
+    if (tmp === undefined) delete process.env['TMPDIR']; else process.env['TMPDIR'] = tmp;
+  }
   assert.ok(await gone(killed.pids.apiServer), 'the orphaned kube-apiserver was stopped');
   assert.ok(await gone(killed.pids.etcd), 'the orphaned etcd was stopped');
   assert.equal(existsSync(killed.pids.dir), false, `${killed.pids.dir} (etcd data, keys) was removed`);
