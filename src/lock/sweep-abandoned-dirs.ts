@@ -1,4 +1,4 @@
-import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquireLockFile, processAlive } from './acquire-lock-file.js';
 
@@ -80,8 +80,9 @@ async function removeMovedAside(removing: string, dir: string, removed: string[]
     removingNow.add(removing);
   }
   try {
-    // Not `force`: one this process's other sweep removed meanwhile is not reported again.
-    await rm(removing, { recursive: true, maxRetries: 5, retryDelay: 100 }).then(() => removed.push(dir), () => undefined);
+    // One this process's other sweep removed meanwhile is not reported again.
+    if (!claimed && !(await lstat(removing).then(() => true, () => false))) return;
+    await rm(removing, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).then(() => removed.push(dir), () => undefined);
   } finally {
     removingNow.delete(removing);
   }
