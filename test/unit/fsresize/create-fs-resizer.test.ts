@@ -302,6 +302,14 @@ test('a stop asked for while e2fsck runs: e2fsck finishes, resize2fs does not st
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'e2fsck']);
 });
 
+/** An unmounted ext4 on /dev/sdb whose blkid is `blkid` (the other tools succeed). */
+function extWithBlkid(blkid: (args: readonly string[]) => never): ReturnType<typeof fakeResizer> {
+  return fakeResizer({
+    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) } },
+    tool: (command, args) => (command === 'blkid' ? blkid(args) : undefined),
+  });
+}
+
 /** blkid ended by `signal`, as the runner reports a probe a signal killed. */
 function probeKilledBy(signal: string, args: readonly string[]): FsResizeError {
   return new FsResizeError('FSRESIZE_TOOL_FAILED', `blkid ${args.join(' ')} ended abnormally (${signal})`, {
@@ -311,13 +319,9 @@ function probeKilledBy(signal: string, args: readonly string[]): FsResizeError {
 
 test('a probe ended by the stop signal voe receives a moment later (the two events in the other order): FSRESIZE_INTERRUPTED, not a failure of blkid', async () => {
   const controller = new AbortController();
-  const resizer = fakeResizer({
-    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) } },
-    tool: (command, args) => {
-      if (command !== 'blkid') return undefined;
-      setTimeout(() => controller.abort('SIGINT'), 50);
-      throw probeKilledBy('SIGINT', args);
-    },
+  const resizer = extWithBlkid((args) => {
+    setTimeout(() => controller.abort('SIGINT'), 50);
+    throw probeKilledBy('SIGINT', args);
   });
   await assert.rejects(resizer.grow('/dev/sdb', { signal: controller.signal }), (error: unknown) => {
     assert.ok(isFsResizeError(error));
@@ -330,27 +334,17 @@ test('a probe ended by the stop signal voe receives a moment later (the two even
 
 test('a probe ended by a signal voe does not receive (or another one than voe\'s stop): a failure of that probe, after a moment', async () => {
   const idle = new AbortController();
-  const killed = fakeResizer({
-    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) } },
-    tool: (command, args) => { if (command === 'blkid') throw probeKilledBy('SIGINT', args); return undefined; },
-  });
+  const killed = extWithBlkid((args) => { throw probeKilledBy('SIGINT', args); });
   await assert.rejects(killed.grow('/dev/sdb', { signal: idle.signal }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_TOOL_FAILED' && error.tool?.signal === 'SIGINT');
   const other = new AbortController();
   other.abort('SIGTERM');
-  const stopped = fakeResizer({
-    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) } },
-    tool: (command, args) => { if (command === 'blkid') throw probeKilledBy('SIGKILL', args); return undefined; },
-  });
+  const stopped = extWithBlkid((args) => { throw probeKilledBy('SIGKILL', args); });
   // Stopped before the grow began: nothing probed at all.
   await assert.rejects(stopped.grow('/dev/sdb', { signal: other.signal }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INTERRUPTED');
   const later = new AbortController();
-  const ended = fakeResizer({
-    devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) } },
-    tool: (command, args) => {
-      if (command !== 'blkid') return undefined;
-      setTimeout(() => later.abort('SIGTERM'), 50);
-      throw probeKilledBy('SIGKILL', args);
-    },
+  const ended = extWithBlkid((args) => {
+    setTimeout(() => later.abort('SIGTERM'), 50);
+    throw probeKilledBy('SIGKILL', args);
   });
   await assert.rejects(ended.grow('/dev/sdb', { signal: later.signal }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_TOOL_FAILED' && error.tool?.signal === 'SIGKILL');
 });
