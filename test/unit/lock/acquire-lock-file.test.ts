@@ -309,6 +309,20 @@ test('the files a waiter killed with SIGKILL left next to the lock are removed b
   assert.deepEqual((await readdir(dir)).sort(), ['x.lock.1b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', 'x.lock.2b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', 'x.lock.notes', 'y.lock.0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d']);
 });
 
+test('a holder\'s helper record left empty or partly written (its holder killed while staging it) is removed by the next holder; a waiter\'s file in that state is not (it may be being written)', async (t) => {
+  const dir = await scratch(t);
+  const lock = join(dir, 'x.lock');
+  const empty = `${lock}.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d.helper`;
+  const partial = `${lock}.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6e.helper`;
+  await writeFile(empty, '');
+  await writeFile(partial, `${process.pid} tok`.slice(0, 3) + 'x');
+  const waiting = `${lock}.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6f`;
+  await writeFile(waiting, '');
+  const release = await acquireLockFile(lock, { deadline: Date.now() + 1000, ...errors });
+  await release();
+  assert.deepEqual((await readdir(dir)).sort(), ['x.lock.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6f']);
+});
+
 test('prepareHelper stages the helper\'s record before the helper starts: it throws cannotCreate when it cannot (nothing planted at its name is written through), recordHelper then uses what it staged, and release leaves no staged file', async (t) => {
   const { dir, lock, victim, release, before, staged } = await lockWithLinkAtStagedName(t);
   assert.throws(() => release.prepareHelper(), /cannot create: EEXIST/);
