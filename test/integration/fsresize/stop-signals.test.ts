@@ -239,7 +239,9 @@ test('Ctrl-C in a terminal (SIGINT to voe\'s whole process group) while a probe 
   child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
   child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
   const closed = once(child, 'close');
-  await childNamed(child.pid!, 'blkid');
+  // Sent once the slow blkid script waits in its sleep (a shell still starting up may not be
+  // ended by it), as a Ctrl-C during a probe that is running finds it.
+  await childNamed(await childNamed(child.pid!, 'blkid'), 'sleep');
   process.kill(-child.pid!, 'SIGINT');
   const [code] = await closed;
   assert.equal(code, 130, stdout + stderr);
