@@ -302,7 +302,9 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     const stalledMs = Math.max(0, now - lastBeat - heartbeatIntervalMs);
     lastBeat = now;
     for (const member of live()) {
-      if (!member.address) continue;
+      // Killed already (hung, or a replacement too slow to start): its exit is on its way, maybe
+      // slowly (a process in uninterruptible I/O dies only once that ends); once is enough.
+      if (!member.address || hungWhy?.has(member)) continue;
       member.lastPong = Math.min(now, member.lastPong + stalledMs);
       if (now - member.lastPong > timeoutMs) {
         hungWhy ??= new Map();

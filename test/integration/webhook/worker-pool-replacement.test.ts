@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -95,6 +96,26 @@ test('a worker that stops answering (SIGSTOP): /metrics says which worker did no
   await eventually(() => pool.pids.length === 2, START_MS, 'the replacement to serve');
   assert.equal(sumSamples(await pool.metricsText(), 'voe_webhook_workers', { state: 'serving' }), 2);
   await pool.stop();
+});
+
+test('a hung worker that takes long to die once killed (stuck in uninterruptible I/O) is killed and logged once, not again at every heartbeat until its exit is seen', async (t) => {
+  const { pool, logs } = await startTestPool(t, { ready: true, tuning: { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 1_000 } });
+  const [stuck] = pool.pids as [number];
+  const worker = Object.values(cluster.workers ?? {}).find((w) => w?.process.pid === stuck)!;
+  // The kill lands 1.5 s (15 heartbeats) after it is sent, as for a process in the D state.
+  const kills: Array<NodeJS.Signals | number | undefined> = [];
+  const kill = worker.process.kill.bind(worker.process);
+  worker.process.kill = (signal?: NodeJS.Signals | number): boolean => {
+    kills.push(signal);
+    setTimeout(() => kill(signal), 1_500);
+    return true;
+  };
+  process.kill(stuck, 'SIGSTOP');
+  t.after(() => { if (alive(stuck)) process.kill(stuck, 'SIGKILL'); });
+  await eventually(() => logs.lines().some((l) => l['msg'] === 'webhook worker ended; replacing it (the new one serves once its caches are synced)' && l['workerPid'] === stuck), 20_000, 'the heartbeat to kill and replace it');
+  assert.deepEqual(kills, ['SIGKILL']);
+  assert.equal(logs.lines().filter((l) => l['msg'] === 'webhook worker does not answer; killing it' && l['workerPid'] === stuck).length, 1);
+  await eventually(() => pool.pids.length === 2, START_MS, 'the replacement to serve');
 });
 
 test('the first process stalled for longer than the heartbeat timeout (its event loop blocked: frozen, starved of CPU) kills no worker that answers: their answers waited unread', async (t) => {
