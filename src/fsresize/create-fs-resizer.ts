@@ -17,6 +17,7 @@ import { parseBtrfsDumpSuper } from './parse-btrfs-dump-super.js';
 import { EXT_SUPERBLOCK_LENGTH, EXT_SUPERBLOCK_OFFSET, parseExtSuperblock } from './parse-ext-superblock.js';
 import { isAnonymousMount, type MountEntry } from './parse-mountinfo.js';
 import { parseXfsStatfs } from './parse-xfs-statfs.js';
+import { xfsGrowfsAfterBytes } from './parse-xfs-growfs.js';
 import { XFS_SUPERBLOCK_LENGTH, parseXfsSuperblock } from './parse-xfs-superblock.js';
 import { planGrow, type PlanOptions } from './plan-grow.js';
 import { createSystemBlockDevices } from './system-block-devices.js';
@@ -395,8 +396,10 @@ export function createFsResizer(options: FsResizerOptions): FsResizer {
     reserveTool(held, command.join(' '), precheck);
     const result = await runner.run(plan.tool, plan.args, { timeoutMs: growMs, critical });
     if (result.exitCode !== 0) throw toolFailure(plan.tool, plan.args, result, `growing ${inspection.filesystem} on ${id.path}`, precheck ?? undefined);
-    const after = await measure(id, inspection.filesystem as string, inspection.mountPoint);
     const before = inspection.filesystemBytes ?? 0;
+    // xfs_growfs reads the new size back from the kernel and prints it: no second xfs_io needed.
+    const reported = plan.tool === 'xfs_growfs' ? xfsGrowfsAfterBytes(result.stdout, before, inspection.blockBytes) : null;
+    const after = reported === null ? await measure(id, inspection.filesystem as string, inspection.mountPoint) : { bytes: reported };
     // Preen mode may have written fixes: say that it ran, and how it ended.
     const checked = precheck ? `checked (${precheck.command.join(' ')}, ${fsckExitText(precheck.exitCode)}) and ` : '';
     const [beforeSize, afterSize] = formatBytePair(before, after.bytes);

@@ -560,6 +560,34 @@ test('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE, also 
   assert.deepEqual(resizer.calls.map((c) => c[0]), ['blkid', 'blkid', 'blkid'], 'only the probes ran');
 });
 
+test('an online xfs grow takes the new size from what xfs_growfs printed when it grew from the size measured before; otherwise it measures again', async () => {
+  const xfsGrow = (growfsFrom: number) => {
+    let dataBlocks = 262144;
+    return fakeResizer({
+      devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 2048 * MiB } },
+      mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
+      tool: (command) => {
+        if (command === 'blkid') return { stdout: 'TYPE=xfs\n' };
+        if (command === 'xfs_io') return { stdout: `geom.bsize = 4096\ngeom.datablocks = ${dataBlocks}\n` };
+        if (command === 'xfs_growfs') {
+          dataBlocks = 524288;
+          return { stdout: `data     =   bsize=4096   blocks=${growfsFrom}, imaxpct=25\ndata blocks changed from ${growfsFrom} to 524288\n` };
+        }
+        return undefined;
+      },
+    });
+  };
+  const reported = xfsGrow(262144);
+  const grown = await reported.grow('/dev/sdb');
+  assert.equal(grown.action, 'grown');
+  assert.equal(grown.afterBytes, 2048 * MiB);
+  assert.deepEqual(reported.calls.map((c) => c[0]), ['blkid', 'xfs_io', 'xfs_growfs'], 'no xfs_io after the grow');
+  // xfs_growfs grew from another size than voe measured (something changed it in between): measured again.
+  const changed = xfsGrow(262400);
+  assert.equal((await changed.grow('/dev/sdb')).afterBytes, 2048 * MiB);
+  assert.deepEqual(changed.calls.map((c) => c[0]), ['blkid', 'xfs_io', 'xfs_growfs', 'xfs_io']);
+});
+
 test('what a grow did, and a device that shrank before the tool, give the exact bytes when the sizes read the same at one decimal', async () => {
   // An xfs of 1 GiB mounted at /m, on a device 1 MiB larger: xfs_growfs adds that 1 MiB.
   let dataBlocks = 262144;

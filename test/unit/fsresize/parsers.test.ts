@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  formatBytes, parseBlkidExport, parseBtrfsDumpSuper, parseExtSuperblock, parseMountinfo, parseXfsStatfs, parseXfsSuperblock,
+  formatBytes, parseBlkidExport, parseBtrfsDumpSuper, parseExtSuperblock, parseMountinfo, parseXfsStatfs, parseXfsSuperblock, xfsGrowfsAfterBytes,
 } from '../../../src/fsresize/index.js';
 import { extSuperblock, type ExtFields } from '../../support/ext-superblock.js';
 
@@ -86,6 +86,19 @@ test('parseXfsStatfs: geom.bsize x geom.datablocks', () => {
   const out = 'fd.path = "mx"\nstatfs.f_bsize = 4096\ngeom.bsize = 4096\ngeom.agcount = 4\ngeom.datablocks = 262144\n';
   assert.deepEqual(parseXfsStatfs(out), { blockSize: 4096, dataBlocks: 262144, bytes: 2 ** 30 });
   assert.equal(parseXfsStatfs('statfs.f_bsize = 4096\n'), null);
+});
+
+test('xfsGrowfsAfterBytes: the size xfs_growfs reports growing to, only when it grew from the size measured before', () => {
+  // What xfs_growfs 6.1 prints after its geometry table when it grew the data section.
+  const grown = 'meta-data=/dev/loop0 isize=512 agcount=4, agsize=65536 blks\ndata     =   bsize=4096   blocks=262144, imaxpct=25\ndata blocks changed from 262144 to 524288\n';
+  assert.equal(xfsGrowfsAfterBytes(grown, 2 ** 30, 4096), 2 ** 31);
+  // Another size before than voe measured: the filesystem changed in between, so it is measured again.
+  assert.equal(xfsGrowfsAfterBytes(grown, 2 ** 30 + 4096, 4096), null);
+  assert.equal(xfsGrowfsAfterBytes('meta-data=/dev/loop0\ndata size unchanged, skipping\n', 2 ** 30, 4096), null);
+  assert.equal(xfsGrowfsAfterBytes('', 2 ** 30, 4096), null);
+  assert.equal(xfsGrowfsAfterBytes(grown, 2 ** 30, null), null);
+  // Only the whole line counts.
+  assert.equal(xfsGrowfsAfterBytes('old data blocks changed from 262144 to 524288 (no)\n', 2 ** 30, 4096), null);
 });
 
 test('parseBtrfsDumpSuper reads this device\'s size, sector size, devid and device count', () => {
