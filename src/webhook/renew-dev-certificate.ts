@@ -10,6 +10,19 @@ export const DEV_RENEW_EVERY_MS = 20 * 24 * 3600 * 1000;
 /** After a failed renewal (e.g. the cert dir not writable), the next try. */
 export const DEV_RENEW_RETRY_MS = 3600 * 1000;
 
+/**
+ * Issues a dev serving certificate (DEV_SERVING_VALIDITY_DAYS, for `hosts`) from the dev CA and
+ * writes it over certFile and keyFile, each by a rename (written aside, then moved over the old
+ * file, 0600): a reloader watching them never reads half a file. What voe serve --dev writes at
+ * start and at each renewal. Resolves with the certificate's end.
+ */
+export async function writeDevServingCertificate(ca: CertificateAuthority, hosts: string[], certFile: string, keyFile: string): Promise<Date> {
+  const serving = await issueServingCertificate(ca, { hosts, validityDays: DEV_SERVING_VALIDITY_DAYS });
+  await writePrivateFile(certFile, serving.certificatePem);
+  await writePrivateFile(keyFile, serving.keyPem);
+  return serving.certificate.notAfter;
+}
+
 export interface DevCertificateRenewalOptions {
   /** The dev CA (in memory only: its key is never written). */
   ca: CertificateAuthority;
@@ -53,15 +66,12 @@ export function startDevCertificateRenewal(options: DevCertificateRenewalOptions
 
   async function renew(): Promise<void> {
     try {
-      const serving = await issueServingCertificate(options.ca, { hosts: options.hosts, validityDays: DEV_SERVING_VALIDITY_DAYS });
       if (stopped) return;
-      // Both by a rename (written aside, then moved over the old file): the reloader never reads half a file.
-      await writePrivateFile(options.certFile, serving.certificatePem);
-      await writePrivateFile(options.keyFile, serving.keyPem);
-      log.info({ certFile: options.certFile, notAfter: serving.certificate.notAfter.toISOString() }, 'dev serving certificate renewed');
+      const notAfter = await writeDevServingCertificate(options.ca, options.hosts, options.certFile, options.keyFile);
+      log.info({ certFile: options.certFile, notAfter: notAfter.toISOString() }, 'dev serving certificate renewed');
       // Cut short by the CA's own end (a certificate never outlives its issuer): no renewal can go further.
       const caNotAfter = options.ca.certificate.notAfter;
-      if (!warnedCa && serving.certificate.notAfter.getTime() >= caNotAfter.getTime() - 60_000) {
+      if (!warnedCa && notAfter.getTime() >= caNotAfter.getTime() - 60_000) {
         warnedCa = true;
         log.warn({ caNotAfter: caNotAfter.toISOString() },
           'the dev CA expires then, and the serving certificate with it: restart voe serve --dev before then (it makes a new CA and registers it)');

@@ -8,7 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { apiErrorOf, isKubeError } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
-import { createCertificateAuthority, issueServingCertificate, writePrivateFile, type CertificateAuthority } from '../tls/index.js';
+import { createCertificateAuthority, type CertificateAuthority } from '../tls/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
 import { buildValidatingWebhookConfiguration } from './build-validating-webhook-configuration.js';
 import { confirmApiServerCalls } from './confirm-api-server-calls.js';
@@ -23,7 +23,7 @@ import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js'
 import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
 import { watchDevRegistration } from './watch-dev-registration.js';
 import { CERT_DIR_LOCK, DEV_CERT_DIR_PREFIX, sweepDevCertDirs } from './sweep-dev-cert-dirs.js';
-import { DEV_CA_VALIDITY_DAYS, DEV_SERVING_VALIDITY_DAYS, startDevCertificateRenewal } from './renew-dev-certificate.js';
+import { DEV_CA_VALIDITY_DAYS, startDevCertificateRenewal, writeDevServingCertificate } from './renew-dev-certificate.js';
 import { WORKER_ENV, type WorkerSettings } from './worker-messages.js';
 import { startWorkerPool } from './worker-pool.js';
 
@@ -137,13 +137,11 @@ function lockCertDir(dir: string): Promise<() => Promise<void>> {
 async function writeDevCertificates(dir: string, host: string): Promise<{ ca: CertificateAuthority; hosts: string[]; caPem: string; certFile: string; keyFile: string }> {
   const ca = await createCertificateAuthority('voe-dev-webhook-ca', { validityDays: DEV_CA_VALIDITY_DAYS });
   const hosts = [...new Set(['127.0.0.1', 'localhost', '::1', ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
-  const serving = await issueServingCertificate(ca, { hosts, validityDays: DEV_SERVING_VALIDITY_DAYS });
   await makeDirectories(dir);
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
   await writeFile(join(dir, 'ca.crt'), ca.certificatePem);
-  await writeFile(certFile, serving.certificatePem);
-  await writePrivateFile(keyFile, serving.keyPem);
+  await writeDevServingCertificate(ca, hosts, certFile, keyFile);
   return { ca, hosts, caPem: ca.certificatePem, certFile, keyFile };
 }
 
