@@ -19,6 +19,25 @@ import { buildFixture } from './cluster-fixtures.js';
 import { fixtureCaches } from './fixture-caches.js';
 import { scanJson } from './scan-json.js';
 
+/** The fixture's caches; the fixture itself dies with this function's frame. */
+function cachesOfFixture(count: number): ReturnType<typeof fixtureCaches> {
+  return fixtureCaches(buildFixture(count));
+}
+
+/**
+ * The fixture's caches, then one full garbage collection, as `voe serve` does once its caches
+ * have listed (startAdmissionCaches). The fixture is built in a frame that has returned before the
+ * collection: built at the module's top level, a temporary of the module's own frame still held it
+ * while the collection ran (a `--workers` worker kept ~54 MiB of it: 176 -> 163 MiB instead of
+ * -> 109 MiB), and that worker's old generation then grew by every request's garbage under load,
+ * as in session 24 (docs/performance.md, session 25).
+ */
+function cachesCompacted(count: number): ReturnType<typeof fixtureCaches> {
+  const caches = cachesOfFixture(count);
+  compactHeap();
+  return caches;
+}
+
 const [mode, certFile, keyFile, countText, workersText] = process.argv.slice(2) as [string, string, string, string, string | undefined];
 
 /** Production log level (info: every refusal is logged), written to /dev/null asynchronously. */
@@ -58,16 +77,14 @@ if (mode === 'bare' || mode === 'bare-parse' || mode === 'bare-scan') {
   process.on('disconnect', () => { void pool.stop().finally(() => process.exit(0)); });
 } else if (mode === 'voe-worker') {
   // Only the caches stay reachable: the fixture's whole VMIs (~33 MiB of JSON) are dropped once cached lean, as `voe serve` keeps them.
-  const caches = fixtureCaches(buildFixture(Number(countText)));
-  compactHeap(); // as `voe serve` does once its caches have listed (startAdmissionCaches)
+  const caches = cachesCompacted(Number(countText));
   await serveAsWorker({
     logger: quietLogger(), host: '127.0.0.1', port: 0, tls: { certFile, keyFile },
     startCaches: async () => ({ caches, ready: () => true, unsynced: () => [], notServed: () => [], stop: async () => undefined }),
     createValidators: (caches) => createAdmissionValidators({ caches, csiDrivers: new MemoryCache([]) }),
   });
 } else {
-  const validators = createAdmissionValidators({ caches: fixtureCaches(buildFixture(Number(countText))), csiDrivers: new MemoryCache([]) });
-  compactHeap(); // as `voe serve` does once its caches have listed (startAdmissionCaches)
+  const validators = createAdmissionValidators({ caches: cachesCompacted(Number(countText)), csiDrivers: new MemoryCache([]) });
   const server = createWebhookServer({ validators, tls: { certFile, keyFile }, ready: () => true, logger: quietLogger() });
   const address = await server.listen(0, '127.0.0.1');
   process.send?.({ port: address.port, pids: [process.pid] });
