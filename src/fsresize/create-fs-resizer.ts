@@ -17,7 +17,7 @@ import { parseBtrfsDumpSuper } from './parse-btrfs-dump-super.js';
 import { EXT_SUPERBLOCK_LENGTH, EXT_SUPERBLOCK_OFFSET, parseExtSuperblock } from './parse-ext-superblock.js';
 import { isAnonymousMount, type MountEntry } from './parse-mountinfo.js';
 import { parseXfsStatfs } from './parse-xfs-statfs.js';
-import { xfsGrowfsAfterBytes } from './parse-xfs-growfs.js';
+import { xfsGrowfsAfterBytes } from './xfs-growfs-after-bytes.js';
 import { XFS_SUPERBLOCK_LENGTH, parseXfsSuperblock } from './parse-xfs-superblock.js';
 import { planGrow, type PlanOptions } from './plan-grow.js';
 import { createSystemBlockDevices } from './system-block-devices.js';

@@ -32,6 +32,6 @@ export { parseBlkidExport, type BlkidSignature } from './parse-blkid-export.js';
 export { parseExtSuperblock, type ExtSuperblock } from './parse-ext-superblock.js';
 export { parseXfsSuperblock, type XfsGeometry } from './parse-xfs-superblock.js';
 export { parseXfsStatfs } from './parse-xfs-statfs.js';
-export { xfsGrowfsAfterBytes } from './parse-xfs-growfs.js';
+export { xfsGrowfsAfterBytes } from './xfs-growfs-after-bytes.js';
 export { parseBtrfsDumpSuper, type BtrfsDeviceSize } from './parse-btrfs-dump-super.js';
 export { abandonedCalls } from './abandoned-calls.js';
