@@ -8,7 +8,9 @@ import { Command } from 'commander';
 import {
   installCrds, killManagedProcesses, type ControlPlane, lockControlPlaneDir, readPidFile, resolveBinaries, runsIn, startControlPlane, ControlPlaneError, KUBERNETES_VERSION,
 } from '../../controlplane/index.js';
-import { processAlive, readProcessStat } from '../../lock/index.js';
+import { processAlive } from '../../lock/index.js';
+import { killAndWait } from '../kill-and-wait.js';
+import { stopStartingSupervisor } from '../stop-starting-supervisor.js';
 import { stopExitCode, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 import { defaultCacheDir } from '../cache-dir.js';
 import { lastErrorLine } from '../last-error-line.js';
@@ -34,14 +36,6 @@ async function readFrom(file: string, offset: number): Promise<string> {
   }
 }
 
-async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
-  if (!processAlive(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + timeoutMs;
-  while (processAlive(pid) && Date.now() < deadline) await sleep(100);
-  if (processAlive(pid)) process.kill(pid, 'SIGKILL');
-}
-
 /** Stops DIR's supervisor, and what a crashed one left, by their pid files (then removed); how many processes it stopped. */
 async function stopInDir(dir: string): Promise<number> {
   const supervisor = await readPidFile(join(dir, PID));
@@ -62,29 +56,6 @@ async function stopInDir(dir: string): Promise<number> {
   await rm(join(dir, PID), { force: true });
   await rm(join(dir, READY), { force: true });
   return stopped;
-}
-
-/**
- * Stops a supervisor `start` spawned that is still starting (the start was interrupted or timed
- * out): SIGTERM makes it kill its etcd and kube-apiserver at once (SIGKILL after 20 s, then they are
- * killed by their pid files, which name them while their parent is this supervisor); then their pid
- * files and its lock are removed. What another supervisor runs in DIR (a `start` beside) is left alone.
- */
-async function stopStartingSupervisor(dir: string, pid: number | undefined): Promise<void> {
-  if (pid === undefined) return;
-  const children: Array<[file: string, pid: number]> = [];
-  for (const file of ['etcd.pid', 'kube-apiserver.pid']) {
-    const child = await readPidFile(join(dir, file));
-    if (child !== undefined && readProcessStat(child)?.parentPid === pid) children.push([file, child]);
-  }
-  await killAndWait(pid, 20_000);
-  for (const [file, child] of children) {
-    await killAndWait(child, 20_000);
-    await rm(join(dir, file), { force: true });
-  }
-  // Its lock, when it was killed holding it: taken over (its holder is gone) and released; another's stays.
-  const release = await lockControlPlaneDir(dir).catch(() => undefined);
-  await release?.();
 }
 
 /**
