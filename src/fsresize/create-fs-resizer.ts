@@ -68,8 +68,6 @@ function stopIfAsked(signal: AbortSignal | undefined, what: string, details?: Re
   throw new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) ${what}`, details ? { details } : {});
 }
 
-
-/** How often an offline grow looks for other users of the device before refusing, and how far apart. */
 /**
  * How long a probe ended by a stop signal waits for voe's own stop to be seen: the probe's end and
  * the signal voe received reach it as two events, in either order.
@@ -87,6 +85,7 @@ async function abortedWithin(signal: AbortSignal, ms: number): Promise<void> {
   settled.abort();
 }
 
+/** How often an offline grow looks for other users of the device before refusing, and how far apart. */
 const USERS_LOOKS = 5;
 const USERS_LOOK_INTERVAL_MS = 100;
 

@@ -61,6 +61,16 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether `pid` still runs: it exists and has not ended (a zombie not reaped yet, e.g. orphaned
+ * under an init that reaps late, holds nothing). Where /proc does not say, existing is enough.
+ */
+export function processRuns(pid: number): boolean {
+  if (!processAlive(pid)) return false;
+  const stat = readProcessStat(pid);
+  return stat === null || !hasEnded(stat);
+}
+
 /** This process's PID namespace ("pid:[4026531836]"), or "" where /proc does not say. */
 function pidNamespace(): string {
   try {

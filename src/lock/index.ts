@@ -1,4 +1,4 @@
-export { acquireLockFile, processAlive, type AcquireLockFileOptions, type ReleaseLockFile } from './acquire-lock-file.js';
+export { acquireLockFile, processAlive, processRuns, type AcquireLockFileOptions, type ReleaseLockFile } from './acquire-lock-file.js';
 export { formatLockContent, parseLockContent, type LockContent, type LockProcess } from './lock-content.js';
 export { processStartTime } from './process-start-time.js';
 export { hasEnded, readProcessStat, type ProcessStat } from './read-process-stat.js';

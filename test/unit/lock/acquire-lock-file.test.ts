@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acquireLockFile, processStartTime, readProcessStat } from '../../../src/lock/index.js';
+import { acquireLockFile, processRuns, processStartTime, readProcessStat } from '../../../src/lock/index.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../../src/lock/index.js', import.meta.url));
 
@@ -339,4 +339,20 @@ test('prepareHelper stages the helper\'s record before the helper starts: it thr
   await ended;
   await release();
   assert.deepEqual(await readdir(dir), ['victim'], 'released, nothing staged left behind');
+});
+
+test('processRuns: this process runs; a child that ended runs no more, as a zombie not reaped yet and once reaped', async (t) => {
+  assert.equal(processRuns(process.pid), true);
+  // A shell whose child ends at once and is never waited for: it stays a zombie while the shell sleeps.
+  const shell = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => { shell.kill('SIGKILL'); });
+  const [line] = await once(shell.stdout!, 'data') as [Buffer];
+  const zombie = Number(line.toString().trim());
+  for (let i = 0; i < 100 && readProcessStat(zombie)?.state !== 'Z'; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(readProcessStat(zombie)?.state, 'Z', 'the child is a zombie');
+  assert.equal(processRuns(zombie), false);
+  assert.equal(processRuns(shell.pid!), true);
+  shell.kill('SIGKILL');
+  await once(shell, 'exit');
+  assert.equal(processRuns(shell.pid!), false);
 });
