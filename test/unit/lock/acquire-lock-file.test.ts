@@ -343,12 +343,13 @@ test('prepareHelper stages the helper\'s record before the helper starts: it thr
 
 test('processRuns: this process runs; a child that ended runs no more, as a zombie not reaped yet and once reaped', async (t) => {
   assert.equal(processRuns(process.pid), true);
-  // A shell whose child ends at once and is never waited for: it stays a zombie while the shell sleeps.
-  const shell = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // A shell whose child still runs when the shell becomes `sleep 30`, which never waits for it: once
+  // that child ends it stays a zombie (the shell cannot have reaped it before its exec).
+  const shell = spawn('sh', ['-c', 'sleep 0.5 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
   t.after(() => { shell.kill('SIGKILL'); });
   const [line] = await once(shell.stdout!, 'data') as [Buffer];
   const zombie = Number(line.toString().trim());
-  for (let i = 0; i < 100 && readProcessStat(zombie)?.state !== 'Z'; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 500 && readProcessStat(zombie)?.state !== 'Z'; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(readProcessStat(zombie)?.state, 'Z', 'the child is a zombie');
   assert.equal(processRuns(zombie), false);
   assert.equal(processRuns(shell.pid!), true);
