@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Histogram } from 'prom-client';
 import { flatFieldsLogger, type Logger } from '../log/index.js';
+import { jsonWithoutManagedFields } from './json-without-managed-fields.js';
 import { parseAdmissionReview, type ParsedAdmissionReview } from './parse-admission-review.js';
 import { runValidator, type ValidatorOutcome } from './run-validator.js';
 import { toAdmissionReview } from './to-admission-review.js';
@@ -22,6 +23,19 @@ function send(res: ServerResponse, statusCode: number, body: unknown, close = fa
     ...(close ? { connection: 'close' } : {}),
   });
   res.end(text);
+}
+
+/**
+ * The review as JSON.parse reads the body, without the managedFields lists no validator reads
+ * (jsonWithoutManagedFields: accepted and refused exactly as the whole body). A refusal is thrown
+ * by JSON.parse of the whole body, so that its position is the sent body's.
+ */
+function decodeReview(body: Buffer, size: number): unknown {
+  try {
+    return JSON.parse(jsonWithoutManagedFields(body, size));
+  } catch {
+    return JSON.parse(body.toString('utf8', 0, size));
+  }
 }
 
 /** utf-8 (or no charset) and no content encoding: what the API server sends. */
@@ -162,7 +176,7 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
       if (size === 0 || body === undefined) { badRequest(res, 400, 'BadRequest', 'the request body is empty; send an AdmissionReview'); return; }
       let review: unknown;
       try {
-        review = JSON.parse(body.toString('utf8', 0, size));
+        review = decodeReview(body, size);
       } catch (error) {
         // Where, not what: V8's message quotes the text around the error, which may be anything the client sent.
         const at = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];

@@ -20,12 +20,12 @@ const validators: Validator[] = [
 
 async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
   ready?: () => boolean; bodyLimitBytes?: number; cacheStatus?: () => { unsynced?: string[]; notServed?: string[]; notRead?: string[] };
-  metricsText?: () => Promise<string>; handshakeTimeoutMs?: number;
+  metricsText?: () => Promise<string>; handshakeTimeoutMs?: number; validators?: Validator[];
 } = {}) {
   const files = await writeServingFiles();
   const logs = captureLogger();
   const server = createWebhookServer({
-    validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: opts.ready ?? (() => true), logger: logs.logger,
+    validators: opts.validators ?? validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: opts.ready ?? (() => true), logger: logs.logger,
     ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),
     ...(opts.cacheStatus ? { cacheStatus: opts.cacheStatus } : {}),
     ...(opts.metricsText ? { metricsText: opts.metricsText } : {}),
@@ -102,6 +102,28 @@ test('malformed input is 400 with a Status message; oversized 413; unknown path 
   assert.equal(get.headers['allow'], 'POST');
   // Still healthy after all of that.
   assert.equal((await call('/validate/pvc-resize', pvcReview('after'))).status, 200);
+});
+
+test('validators get the review without its managedFields lists; a malformed list is 400 at its place in the body as sent', async (t) => {
+  const seenObjects: unknown[] = [];
+  const seen: Validator = { name: 'seen', path: '/validate/seen', validate: (r) => { seenObjects.push(r.object); return { allowed: true, decision: 'seen' }; } };
+  const { call } = await start(t, { validators: [seen] });
+  const managedFields = [{ manager: 'csi-resizer', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:capacity': { '.': {} } } } }];
+  const review = pvcReview('uid-m') as { request: { object: { metadata: Record<string, unknown> } } };
+  review.request.object.metadata['managedFields'] = managedFields;
+  review.request.object.metadata['annotations'] = { 'volume.kubernetes.io/storage-provisioner': 'driver.longhorn.io' };
+  assert.equal((await call('/validate/seen', review)).status, 200);
+  assert.deepEqual(seenObjects, [{ ...review.request.object, metadata: { ...review.request.object.metadata, managedFields: [] } }]);
+
+  const text = JSON.stringify(review);
+  const broken = text.replace('"f:capacity":{', '"f:capacity":{,');
+  const res = await call('/validate/seen', undefined, 'POST', broken);
+  assert.equal(res.status, 400);
+  let position = -1;
+  try { JSON.parse(broken); } catch (error) { position = Number(/at position (\d+)/.exec((error as Error).message)?.[1]); }
+  assert.ok(position > broken.indexOf('"managedFields"'));
+  assert.equal((res.json() as { message: string }).message, `the request body is not valid JSON (at character ${position})`);
+  assert.equal(seenObjects.length, 1);
 });
 
 test('only the exact webhook path is a webhook: a trailing slash, other letter case or a doubled slash is 404 for POST and GET alike', async (t) => {
