@@ -15,7 +15,7 @@ export { applyValidatingWebhookConfiguration, deleteValidatingWebhookConfigurati
 export { DEV_OWNER_ANNOTATION, devOwnerAnnotations, readDevOwner, ownerCaBundle, type DevOwner } from './dev-registration-owner.js';
 export { decideDevRegistration } from './decide-dev-registration.js';
 export { registrationChanges } from './registration-changes.js';
-export { DEFAULT_RESTART_LIMIT, startWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
+export { DEFAULT_REPLACEMENT_BACKOFF, DEFAULT_RESTART_LIMIT, startWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 export { aggregatePoolMetrics, POOL_METRIC_AGGREGATORS } from './aggregate-pool-metrics.js';
 export { retireWorkerMetrics } from './retire-worker-metrics.js';
 export { serveAsWorker, type ServeAsWorkerOptions } from './serve-as-worker.js';

@@ -43,12 +43,24 @@ export interface WorkerPoolOptions {
    * within `windowMs` (a crash loop): then the pool gives up (`ended`). Default 3 within 60 s.
    */
   restartLimit?: { ends: number; windowMs: number };
+  /**
+   * A replacement that ended before it served (its caches did not sync within
+   * replacementTimeoutMs, or it could not start) is followed by the next one only after this
+   * delay, doubled at each such end up to `maxMs`, and none again once a replacement serves
+   * (default 10 s, at most 5 min). So a cause that outlasts a few tries (RBAC, an API server out
+   * of reach) does not have a new worker list the whole cluster again every replacementTimeoutMs.
+   * These ends still count against restartLimit; a worker that ends while serving is replaced at once.
+   */
+  replacementBackoff?: { initialMs: number; maxMs: number };
   /** The timers of the timeouts above (tests); the heartbeat runs on real time. */
   clock?: Clock;
 }
 
 /** Default WorkerPoolOptions.restartLimit: more than 3 ends within 60 s stop the pool. */
 export const DEFAULT_RESTART_LIMIT = { ends: 3, windowMs: 60_000 } as const;
+
+/** Default WorkerPoolOptions.replacementBackoff: 10 s after the first replacement that did not serve, doubling up to 5 min. */
+export const DEFAULT_REPLACEMENT_BACKOFF = { initialMs: 10_000, maxMs: 300_000 } as const;
 
 export interface WorkerPool {
   /** Where the workers listen (they share the one socket the primary holds). */
@@ -156,7 +168,11 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   };
   const live = (): Member[] => [...members.values()].filter((m) => !m.gone);
   const serving = (): Member[] => live().filter((m) => m.address);
-  const caches = (): CacheState => poolCacheState(serving().map((m) => m.caches), live().filter((m) => !m.address).map(notServingText));
+  /** Replacements waiting for their backoff (replacementBackoff) to start: their timers and what /readyz says of them. */
+  const waitingReplacements = new Map<unknown, string>();
+  const caches = (): CacheState => poolCacheState(serving().map((m) => m.caches), [
+    ...live().filter((m) => !m.address).map(notServingText), ...waitingReplacements.values(),
+  ]);
   const broadcastCaches = (): void => {
     const state = caches();
     const key = JSON.stringify(state);
@@ -213,6 +229,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
         // A replacement that synced while the pool drains: it answers as the others do.
         if (draining) send(member.worker, { type: 'voe:drain', id: nextId++ });
         if (member.replaces) {
+          failedStarts = 0;
           log.info({ worker: member.worker.id, workerPid: member.worker.process.pid, replaced: member.replaces.id, replacedPid: member.replaces.pid },
             'webhook worker replaced: the new one serves (its caches are synced)');
         }
@@ -249,6 +266,9 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   /** The ends since the pool serves, within limit.windowMs: when, and what (for the message when the pool gives up). */
   let recentEnds: Array<{ at: number; what: string }> = [];
   let gaveUp = false;
+  const backoff = options.replacementBackoff ?? DEFAULT_REPLACEMENT_BACKOFF;
+  /** Replacements in a row that ended before they served (see replacementBackoff). */
+  let failedStarts = 0;
   const onExit = (member: Member, code: number | null, signal: string | null): void => {
     member.gone = true;
     clock.clearTimeout(member.startTimer);
@@ -283,13 +303,32 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
         `(more than ${limit.ends}: a crash loop, not replaced any more): ${recentEnds.map((end) => end.what).join('; ')}`));
       return;
     }
-    const replacement = fork({ id: member.worker.id, pid: member.worker.process.pid });
+    const replaces = { id: member.worker.id, pid: member.worker.process.pid };
+    const delayMs = member.replaces && !member.address ? Math.min(backoff.maxMs, backoff.initialMs * 2 ** failedStarts++) : 0;
+    if (delayMs <= 0) {
+      replace(replaces, fields, 'webhook worker ended; replacing it (the new one serves once its caches are synced)');
+      return;
+    }
+    const timer = clock.setTimeout(() => {
+      waitingReplacements.delete(timer);
+      if (stopping || draining || gaveUp) return;
+      replace(replaces, fields, 'starting the next replacement worker (the new one serves once its caches are synced)');
+    }, delayMs);
+    // Not what keeps the process running (the workers are).
+    (timer as { unref?: () => void }).unref?.();
+    waitingReplacements.set(timer, `a replacement of ${nameOf(member)} starts in ${delayMs / 1000} s (the last replacement did not serve)`);
+    broadcastCaches();
+    log.error({ ...fields, nextTryInMs: delayMs },
+      `webhook replacement worker ended before it served; the next one starts in ${delayMs / 1000} s`);
+  };
+
+  function replace(replaces: NonNullable<Member['replaces']>, fields: Record<string, unknown>, message: string): void {
+    const replacement = fork(replaces);
     // /readyz names it from now on, not only once it has started and reported its caches (which
     // takes tens of seconds on a loaded node).
     broadcastCaches();
-    log.error({ ...fields, replacement: replacement.worker.id, replacementPid: replacement.worker.process.pid },
-      'webhook worker ended; replacing it (the new one serves once its caches are synced)');
-  };
+    log.error({ ...fields, replacement: replacement.worker.id, replacementPid: replacement.worker.process.pid }, message);
+  }
 
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5_000;
   let lastBeat = Date.now();
@@ -337,6 +376,8 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(heartbeat);
+      for (const timer of waitingReplacements.keys()) clock.clearTimeout(timer);
+      waitingReplacements.clear();
       const problems = await Promise.all([...members.values()].map((member) => new Promise<string>((resolve) => {
         const { worker } = member;
         if (worker.isDead()) { resolve(''); return; }

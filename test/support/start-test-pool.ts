@@ -35,7 +35,7 @@ export function cacheReports(t: { after: (fn: () => void) => void }): Array<{ pi
   return reports;
 }
 
-export type PoolTuning = Pick<WorkerPoolOptions, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'stopTimeoutMs' | 'metricsTimeoutMs' | 'restartLimit' | 'replacementTimeoutMs'>;
+export type PoolTuning = Pick<WorkerPoolOptions, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'stopTimeoutMs' | 'metricsTimeoutMs' | 'restartLimit' | 'replacementTimeoutMs' | 'replacementBackoff'>;
 
 /**
  * Starts a pool of two fixture workers (stopped after the test); `ready` writes the file that

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import cluster from 'node:cluster';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sumSamples } from '../../../src/webhook/index.js';
 import { DeferredClock } from '../../support/deferred-clock.js';
@@ -55,9 +55,11 @@ test('a replacement whose caches never sync is killed once the replacement timeo
   await pool.stop();
 });
 
-test('a replacement that does not start serving in time is killed and replaced again, like any end', async (t) => {
+test('a replacement that does not start serving in time is killed and replaced again, like any end (here with no backoff)', async (t) => {
   const clock = new DeferredClock();
-  const { pool, files, logs } = await startTestPool(t, { ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, clock, tuning: { replacementTimeoutMs: 4_000 } });
+  const { pool, files, logs } = await startTestPool(t, {
+    ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, clock, tuning: { replacementTimeoutMs: 4_000, replacementBackoff: { initialMs: 0, maxMs: 0 } },
+  });
   const [first] = pool.pids as [number];
   clock.hold();
   process.kill(first, 'SIGKILL');
@@ -80,5 +82,61 @@ test('a replacement that does not start serving in time is killed and replaced a
   assert.equal(pool.pids.length, 2);
   assert.equal(clock.heldTimers, 0, 'a replacement that serves is not killed for its timeout any more');
   clock.release();
+  await pool.stop();
+});
+
+test('after a replacement that did not serve, the next one starts only after a backoff that doubles up to its cap, and from the start again once one serves; /readyz names the one waiting', async (t) => {
+  const clock = new DeferredClock();
+  const { pool, files, logs } = await startTestPool(t, {
+    ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, clock,
+    tuning: { replacementTimeoutMs: 3_000, replacementBackoff: { initialMs: 2_000, maxMs: 3_000 }, restartLimit: { ends: 10, windowMs: 600_000 } },
+  });
+  const replacedBy = (pid: number): number | undefined => logs.lines().find((l) => l['workerPid'] === pid && typeof l['replacementPid'] === 'number')?.['replacementPid'] as number | undefined;
+  const waited = (pid: number): Record<string, unknown> | undefined => logs.lines().find((l) => l['workerPid'] === pid && typeof l['nextTryInMs'] === 'number');
+  const replacements: number[] = [];
+  t.after(() => { for (const pid of replacements) if (alive(pid)) process.kill(pid, 'SIGKILL'); });
+  const [first] = pool.pids as [number];
+  process.kill(first, 'SIGKILL');
+  // Ended while serving: replaced at once, without waiting.
+  await eventually(() => replacedBy(first) !== undefined, 20_000, 'the serving worker to be replaced');
+  assert.equal(waited(first), undefined);
+  const r1 = replacedBy(first)!;
+  replacements.push(r1);
+
+  // Its caches never sync: killed after 3 s; the next one waits 2 s, then 3 s (the cap, not 4 s).
+  await eventually(() => waited(r1) !== undefined, 30_000, 'the first replacement to end before it served');
+  assert.equal(waited(r1)!['nextTryInMs'], 2_000);
+  assert.equal(waited(r1)!['msg'], 'webhook replacement worker ended before it served; the next one starts in 2 s');
+  assert.match(String(waited(r1)!['why']), /^did not start serving within 3 s \(/);
+  const readyz = await pool.caches();
+  assert.ok(readyz.notServing?.some((text) => /^a replacement of Webhook worker \d+ \(pid \d+\) starts in 2 s \(the last replacement did not serve\)$/.test(text)), JSON.stringify(readyz));
+  await eventually(() => replacedBy(r1) !== undefined, 20_000, 'the second replacement to start');
+  const r2 = replacedBy(r1)!;
+  replacements.push(r2);
+  const started = logs.lines().find((l) => l['replacementPid'] === r2)!;
+  assert.equal(started['msg'], 'starting the next replacement worker (the new one serves once its caches are synced)');
+  assert.ok(Number(started['time']) - Number(waited(r1)!['time']) >= 2_000, 'it waited its backoff');
+  await eventually(() => waited(r2) !== undefined, 30_000, 'the second replacement to end before it served');
+  assert.equal(waited(r2)!['nextTryInMs'], 3_000);
+
+  // The third may take as long as it needs to start (its timeout waits for release()); its caches sync, it serves.
+  clock.hold();
+  await writeFile(join(files.dir, 'replacement-ready'), '');
+  await eventually(() => replacedBy(r2) !== undefined, 20_000, 'the third replacement to start');
+  const r3 = replacedBy(r2)!;
+  replacements.push(r3);
+  await eventually(() => pool.pids.includes(r3), START_MS, 'the third replacement to serve');
+  assert.equal(clock.heldTimers, 0);
+  clock.release();
+
+  // Served: the backoff starts again from its first step. Its own replacement (it ended while serving) starts at once and does not sync.
+  await rm(join(files.dir, 'replacement-ready'));
+  process.kill(r3, 'SIGKILL');
+  await eventually(() => replacedBy(r3) !== undefined, 20_000, 'the serving replacement to be replaced');
+  assert.equal(waited(r3), undefined);
+  const r4 = replacedBy(r3)!;
+  replacements.push(r4);
+  await eventually(() => waited(r4) !== undefined, 30_000, 'the fourth replacement to end before it served');
+  assert.equal(waited(r4)!['nextTryInMs'], 2_000);
   await pool.stop();
 });
