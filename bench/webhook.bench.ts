@@ -2,8 +2,8 @@
  * Webhook benchmark: the voe HTTPS webhook with warm caches of 10,000 PVCs and VMs (and the VMIs of
  * the running VMs, about 7,000), answering real-size PVC resize AdmissionReviews, next to a bare node:https server answering a constant
  * AdmissionReview, measured in the same run:
- *   1. fixed concurrency with autocannon (throughput, p50/p99) for both, and the ratio voe/bare, voe
- *      in one process and with `--workers 2` (one worker per vCPU of the 2-vCPU machine);
+ *   1. fixed concurrency with wrk (throughput, p50/p99; bench/support/wrk-load.ts) for both, and the
+ *      ratio voe/bare, voe in one process and with `--workers 2` (one worker per vCPU of the 2-vCPU machine);
  *   2. a fixed rate of 1,000 requests/s, open loop (bench/support/paced-load.ts), against voe both
  *      ways and the bare server (p99).
  * Targets: p99 < 5 ms at 1,000 requests/s; throughput >= 50 % of the bare server.
@@ -15,13 +15,12 @@ import { request as httpsRequest } from 'node:https';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-type Result = Awaited<ReturnType<typeof autocannon>>;
 import { createCertificateAuthority, issueServingCertificate } from '../src/tls/index.js';
 import { buildFixture, resizeReview, seededRandom } from './support/cluster-fixtures.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import type { PacedResult } from './support/paced-load.js';
 import { pacedLoadInProcess } from './support/paced-load-process.js';
+import { prepareWrkLoad, type WrkResult } from './support/wrk-load.js';
 
 const OBJECTS = 10_000;
 const CONNECTIONS = 16;
@@ -55,22 +54,9 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-async function load(port: number, caPem: string, requests: Array<{ body: string }>, options: { connections: number; duration: number; overallRate?: number }): Promise<Result> {
-  return await autocannon({
-    url: `https://127.0.0.1:${port}/validate/pvc-resize`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    requests: requests.map((r) => ({ method: 'POST', path: '/validate/pvc-resize', body: r.body, headers: { 'content-type': 'application/json' } })),
-    tlsOptions: { ca: caPem },
-    connections: options.connections,
-    duration: options.duration,
-    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
-  });
-}
-
-function check(result: Result, label: string): void {
-  if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
-    throw new Error(`${label}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx responses`);
+function check(result: WrkResult, label: string): void {
+  if (result.socketErrors > 0 || result.non2xx > 0) {
+    throw new Error(`${label}: ${result.socketErrors} socket errors or timeouts, ${result.non2xx} non-2xx responses`);
   }
 }
 
@@ -121,21 +107,18 @@ async function main(): Promise<void> {
     servers.push(bareScan.child);
 
     // Warm-up (JIT, TLS sessions), not recorded.
-    await load(voe.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: 2 });
-    await load(voeWorkers.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: 2 });
-    await load(bare.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: 2 });
-    await load(bareParse.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: 2 });
-    await load(bareScan.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: 2 });
+    const wrk = await prepareWrkLoad(dir, '/validate/pvc-resize', requests.map((r) => r.body));
+    for (const server of [voe, voeWorkers, bare, bareParse, bareScan]) await wrk.run(server.port, { connections: CONNECTIONS, durationS: 2 });
 
     // Fixed concurrency, alternating bare/voe rounds so background load on the machine hits both alike.
-    type Measured = Result & { cpuUs: number; steal: number };
+    type Measured = WrkResult & { cpuUs: number; steal: number };
     const rounds: Array<{ bare: Measured; bareParse: Measured; bareScan: Measured; voe: Measured; voeWorkers: Measured; ratio: number; workersRatio: number }> = [];
     const measuredLoad = async (server: Server, label: string): Promise<Measured> => {
       const before = await cpuMs(server);
       const machineBefore = await readCpuTimes();
-      const result = await load(server.port, ca.certificatePem, requests, { connections: CONNECTIONS, duration: ROUND_S });
+      const result = await wrk.run(server.port, { connections: CONNECTIONS, durationS: ROUND_S });
       const steal = stealShare(machineBefore, await readCpuTimes());
-      const cpuUs = (await cpuMs(server) - before) * 1000 / Math.max(1, result.requests.total ?? 0);
+      const cpuUs = (await cpuMs(server) - before) * 1000 / Math.max(1, result.requests);
       check(result, label);
       return Object.assign(result, { cpuUs, steal });
     };
@@ -150,7 +133,7 @@ async function main(): Promise<void> {
       const { bare: bareResult, voe: voeResult, voeWorkers: voeWorkersResult, bareParse: bareParseResult, bareScan: bareScanResult } = measured;
       rounds.push({
         bare: bareResult, bareParse: bareParseResult, bareScan: bareScanResult, voe: voeResult, voeWorkers: voeWorkersResult,
-        ratio: voeResult.requests.average / bareResult.requests.average, workersRatio: voeWorkersResult.requests.average / bareResult.requests.average,
+        ratio: voeResult.requestsPerSecond / bareResult.requestsPerSecond, workersRatio: voeWorkersResult.requestsPerSecond / bareResult.requestsPerSecond,
       });
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
@@ -184,17 +167,17 @@ async function main(): Promise<void> {
     const pacedVoe = [...pacedRounds].sort((a, b) => a.voe.p99Ms - b.voe.p99Ms)[Math.floor(RATE_ROUNDS / 2)]!.voe;
     const pacedVoeWorkers = [...pacedRounds].sort((a, b) => a.voeWorkers.p99Ms - b.voeWorkers.p99Ms)[Math.floor(RATE_ROUNDS / 2)]!.voeWorkers;
     const pacedBare = [...pacedRounds].sort((a, b) => a.bare.p99Ms - b.bare.p99Ms)[Math.floor(RATE_ROUNDS / 2)]!.bare;
-    const parseRatio = median.voe.requests.average / median.bareParse.requests.average;
+    const parseRatio = median.voe.requestsPerSecond / median.bareParse.requestsPerSecond;
 
     const lines = [
       `| run | requests/s | p50 | p99 | server CPU per request | CPU stolen by the host |`,
       `|---|---|---|---|---|---|`,
       ...rounds.flatMap((r, i) => [
-        `| round ${i + 1}: bare node:https, constant AdmissionReview, ${CONNECTIONS} connections | ${r.bare.requests.average.toFixed(0)} | ${ms(r.bare.latency.p50)} | ${ms(r.bare.latency.p99)} | ${us(r.bare.cpuUs)} | ${percent(r.bare.steal)} |`,
-        `| round ${i + 1}: voe webhook, one process, ${CONNECTIONS} connections (ratio ${(r.ratio * 100).toFixed(1)} %) | ${r.voe.requests.average.toFixed(0)} | ${ms(r.voe.latency.p50)} | ${ms(r.voe.latency.p99)} | ${us(r.voe.cpuUs)} | ${percent(r.voe.steal)} |`,
-        `| round ${i + 1}: voe webhook, ${WORKERS} workers, ${CONNECTIONS} connections (ratio ${(r.workersRatio * 100).toFixed(1)} %) | ${r.voeWorkers.requests.average.toFixed(0)} | ${ms(r.voeWorkers.latency.p50)} | ${ms(r.voeWorkers.latency.p99)} | ${us(r.voeWorkers.cpuUs)} | ${percent(r.voeWorkers.steal)} |`,
-        `| round ${i + 1}: bare node:https + JSON.parse of the review, ${CONNECTIONS} connections | ${r.bareParse.requests.average.toFixed(0)} | ${ms(r.bareParse.latency.p50)} | ${ms(r.bareParse.latency.p99)} | ${us(r.bareParse.cpuUs)} | ${percent(r.bareParse.steal)} |`,
-        `| round ${i + 1}: bare node:https + a well-formedness scan of the review building nothing, ${CONNECTIONS} connections | ${r.bareScan.requests.average.toFixed(0)} | ${ms(r.bareScan.latency.p50)} | ${ms(r.bareScan.latency.p99)} | ${us(r.bareScan.cpuUs)} | ${percent(r.bareScan.steal)} |`,
+        `| round ${i + 1}: bare node:https, constant AdmissionReview, ${CONNECTIONS} connections | ${r.bare.requestsPerSecond.toFixed(0)} | ${ms(r.bare.p50Ms)} | ${ms(r.bare.p99Ms)} | ${us(r.bare.cpuUs)} | ${percent(r.bare.steal)} |`,
+        `| round ${i + 1}: voe webhook, one process, ${CONNECTIONS} connections (ratio ${(r.ratio * 100).toFixed(1)} %) | ${r.voe.requestsPerSecond.toFixed(0)} | ${ms(r.voe.p50Ms)} | ${ms(r.voe.p99Ms)} | ${us(r.voe.cpuUs)} | ${percent(r.voe.steal)} |`,
+        `| round ${i + 1}: voe webhook, ${WORKERS} workers, ${CONNECTIONS} connections (ratio ${(r.workersRatio * 100).toFixed(1)} %) | ${r.voeWorkers.requestsPerSecond.toFixed(0)} | ${ms(r.voeWorkers.p50Ms)} | ${ms(r.voeWorkers.p99Ms)} | ${us(r.voeWorkers.cpuUs)} | ${percent(r.voeWorkers.steal)} |`,
+        `| round ${i + 1}: bare node:https + JSON.parse of the review, ${CONNECTIONS} connections | ${r.bareParse.requestsPerSecond.toFixed(0)} | ${ms(r.bareParse.p50Ms)} | ${ms(r.bareParse.p99Ms)} | ${us(r.bareParse.cpuUs)} | ${percent(r.bareParse.steal)} |`,
+        `| round ${i + 1}: bare node:https + a well-formedness scan of the review building nothing, ${CONNECTIONS} connections | ${r.bareScan.requestsPerSecond.toFixed(0)} | ${ms(r.bareScan.p50Ms)} | ${ms(r.bareScan.p99Ms)} | ${us(r.bareScan.cpuUs)} | ${percent(r.bareScan.steal)} |`,
       ]),
       ...pacedRounds.flatMap((r, i) => [
         `| round ${i + 1}: voe webhook, one process, fixed ${RATE} requests/s, open loop (generator lag max ${ms(r.voe.maxLagMs)}) | ${r.voe.rate.toFixed(0)} | ${ms(r.voe.p50Ms)} | ${ms(r.voe.p99Ms)} (max ${ms(r.voe.maxMs)}) | | ${percent(r.voe.steal)} |`,
@@ -205,8 +188,8 @@ async function main(): Promise<void> {
     const verdicts = [
       `throughput ratio voe/bare with \`--workers ${WORKERS}\` (median of ${ROUNDS} alternating rounds): **${(workersRatio * 100).toFixed(1)} %** (target >= 50 %: ${workersRatio >= 0.5 ? 'met' : 'NOT met'}); the bare server is one process`,
       `throughput ratio voe/bare in one process (\`--workers 1\`, the default; median of ${ROUNDS} alternating rounds): **${(ratio * 100).toFixed(1)} %** (${ratio >= 0.5 ? 'meets' : 'does NOT meet'} the 50 % target by itself)`,
-      `throughput ratio voe in one process/(bare + JSON.parse) in the median round: ${(parseRatio * 100).toFixed(1)} %; (bare + JSON.parse)/bare: ${(median.bareParse.requests.average / median.bare.requests.average * 100).toFixed(1)} %: what decoding the whole ${meanBytes}-byte review costs, before any decision`,
-      `(bare + well-formedness scan)/bare in the median round: ${(median.bareScan.requests.average / median.bare.requests.average * 100).toFixed(1)} %: even a decoder that builds no objects at all (and so could not hand a validator the request) costs this much of the constant server's throughput, before the decision, the metrics and the answer`,
+      `throughput ratio voe in one process/(bare + JSON.parse) in the median round: ${(parseRatio * 100).toFixed(1)} %; (bare + JSON.parse)/bare: ${(median.bareParse.requestsPerSecond / median.bare.requestsPerSecond * 100).toFixed(1)} %: what decoding the whole ${meanBytes}-byte review costs, before any decision`,
+      `(bare + well-formedness scan)/bare in the median round: ${(median.bareScan.requestsPerSecond / median.bare.requestsPerSecond * 100).toFixed(1)} %: even a decoder that builds no objects at all (and so could not hand a validator the request) costs this much of the constant server's throughput, before the decision, the metrics and the answer`,
       `server CPU per request (user + system time of the server's processes, /proc) in the median round: bare ${us(median.bare.cpuUs)}, bare + JSON.parse ${us(median.bareParse.cpuUs)}, bare + scan ${us(median.bareScan.cpuUs)}, voe in one process ${us(median.voe.cpuUs)}, voe with ${WORKERS} workers ${us(workersMedian.voeWorkers.cpuUs)} (all processes); a server that answers fewer requests per wake-up also pays more per request (system calls, TLS records), so these grow as throughput falls`,
       `inside the one-process voe server (voe_webhook_request_duration_seconds) during the fixed-rate rounds (all requests it answered, with each round's connection-opening requests and 1 s warm-up): ${over1} of ${served} took over 1 ms, ${over5} over 5 ms`,
       `p99 at ${RATE} requests/s (median of ${RATE_ROUNDS} rounds of ${RATE_S} s): **${ms(pacedVoeWorkers.p99Ms)}** with ${WORKERS} workers, **${ms(pacedVoe.p99Ms)}** in one process (target < 5 ms: ${pacedVoeWorkers.p99Ms < 5 && pacedVoe.p99Ms < 5 ? 'met by both' : 'NOT met by both'}); bare server ${ms(pacedBare.p99Ms)}; all rounds voe ${WORKERS} workers ${pacedRounds.map((r) => r.voeWorkers.p99Ms.toFixed(2)).join(', ')} ms, voe one process ${pacedRounds.map((r) => r.voe.p99Ms.toFixed(2)).join(', ')} ms, bare ${pacedRounds.map((r) => r.bare.p99Ms.toFixed(2)).join(', ')} ms`,
@@ -233,12 +216,14 @@ async function main(): Promise<void> {
       'checks that the body is well-formed JSON without building anything (bench/support/scan-json.ts). voe decodes the',
       'review without its managedFields lists (checked for well-formedness, not built: src/webhook/json-without-managed-fields.ts).',
       '',
-      `Fixed concurrency: autocannon (in the bench process, whole-millisecond latencies), ${ROUNDS} rounds of ${ROUND_S} s`,
-      'alternating the servers (every other round in reverse order) so background load on this shared 2-vCPU VM hits them',
-      'alike; the median ratio is reported.',
+      `Fixed concurrency: wrk (one thread, ${CONNECTIONS} keep-alive connections, each sending the reviews in turn;`,
+      'bench/support/wrk-load.ts), a load generator in C using ~21–25 µs of CPU per request here, so that it takes as little',
+      'as it can of the 2 vCPUs the servers need (autocannon, in the bench process until session 26, used 67–200 µs);',
+      `${ROUNDS} rounds of ${ROUND_S} s alternating the servers (every other round in reverse order) so background load on this`,
+      'shared 2-vCPU VM hits them alike; the median ratio is reported.',
       `Fixed rate: an open-loop generator (\`bench/support/paced-load.ts\`, a fresh process per run) opens its connections`,
       `first, sends one request every millisecond whatever earlier answers did, discards a 1 s warm-up and records each`,
-      'latency in nanoseconds. (autocannon\'s own rate limit sends each connection\'s per-second quota as one burst, and a',
+      'latency in nanoseconds. (A rate-limited autocannon sends each connection\'s per-second quota as one burst, and a',
       'generator that opens connections during the run measures TLS handshake storms: both give p99s of tens of ms for the',
       `bare server too.) ${RATE_ROUNDS} rounds per server, median p99 reported; the server's own histogram`,
       '(`voe_webhook_request_duration_seconds`, headers received to answer written) shows the time spent inside voe.',

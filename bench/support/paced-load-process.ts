@@ -1,6 +1,6 @@
 /**
  * Runs pacedLoad in a fresh process (forked by bench/webhook.bench.ts) so the fixed-rate generator
- * does not share a heap and event loop with autocannon's earlier runs. Options arrive over IPC,
+ * does not share a heap and event loop with the bench process (which built the reviews). Options arrive over IPC,
  * the result goes back the same way.
  */
 import { fork } from 'node:child_process';
