@@ -306,13 +306,14 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     const replaces = { id: member.worker.id, pid: member.worker.process.pid };
     const delayMs = member.replaces && !member.address ? Math.min(backoff.maxMs, backoff.initialMs * 2 ** failedStarts++) : 0;
     if (delayMs <= 0) {
-      replace(replaces, fields, 'webhook worker ended; replacing it (the new one serves once its caches are synced)');
+      replace(replaces, fields, 'error', 'webhook worker ended; replacing it (the new one serves once its caches are synced)');
       return;
     }
     const timer = clock.setTimeout(() => {
       waitingReplacements.delete(timer);
       if (stopping || draining || gaveUp) return;
-      replace(replaces, fields, 'starting the next replacement worker (the new one serves once its caches are synced)');
+      // The end was logged at error when it came; this is only its follow-up.
+      replace(replaces, fields, 'warn', 'starting the next replacement worker (the new one serves once its caches are synced)');
     }, delayMs);
     // Not what keeps the process running (the workers are).
     (timer as { unref?: () => void }).unref?.();
@@ -322,12 +323,12 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       `webhook replacement worker ended before it served; the next one starts in ${delayMs / 1000} s`);
   };
 
-  function replace(replaces: NonNullable<Member['replaces']>, fields: Record<string, unknown>, message: string): void {
+  function replace(replaces: NonNullable<Member['replaces']>, fields: Record<string, unknown>, level: 'error' | 'warn', message: string): void {
     const replacement = fork(replaces);
     // /readyz names it from now on, not only once it has started and reported its caches (which
     // takes tens of seconds on a loaded node).
     broadcastCaches();
-    log.error({ ...fields, replacement: replacement.worker.id, replacementPid: replacement.worker.process.pid }, message);
+    log[level]({ ...fields, replacement: replacement.worker.id, replacementPid: replacement.worker.process.pid }, message);
   }
 
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5_000;

@@ -115,6 +115,7 @@ test('after a replacement that did not serve, the next one starts only after a b
   replacements.push(r2);
   const started = logs.lines().find((l) => l['replacementPid'] === r2)!;
   assert.equal(started['msg'], 'starting the next replacement worker (the new one serves once its caches are synced)');
+  assert.equal(started['level'], 40, 'a follow-up of the end logged at error');
   assert.ok(Number(started['time']) - Number(waited(r1)!['time']) >= 2_000, 'it waited its backoff');
   await eventually(() => waited(r2) !== undefined, 30_000, 'the second replacement to end before it served');
   assert.equal(waited(r2)!['nextTryInMs'], 3_000);
