@@ -60,7 +60,7 @@ export function register(program: Command): void {
     .option('--tls-cert-file <file>', 'without --dev: serving certificate (PEM); reloaded when it changes')
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)
-    .option('--workers <n>', 'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches); a worker that ends is replaced (a replacement that does not serve within 120 s counts as ending), except while stopping (then exit 2); more than 3 ends within 60 s stop voe serve, exit 2 (see docs/webhook.md)', parseWorkers, 1)
+    .option('--workers <n>', 'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches); a worker that ends is replaced (a replacement that does not serve within 120 s counts as ending, and the next one waits 10 s, doubling up to 5 min), except while stopping (then exit 2); more than 3 ends within 60 s stop voe serve, exit 2 (see docs/webhook.md)', parseWorkers, 1)
     .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
     .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
