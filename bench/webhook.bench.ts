@@ -91,8 +91,8 @@ async function main(): Promise<void> {
     await writeFile(certFile, serving.certificatePem);
     await writeFile(keyFile, serving.keyPem, { mode: 0o600 });
 
-    const requests = reviewBodies().map((body) => ({ body }));
-    const meanBytes = Math.round(requests.reduce((n, r) => n + Buffer.byteLength(r.body), 0) / requests.length);
+    const bodies = reviewBodies();
+    const meanBytes = Math.round(bodies.reduce((n, body) => n + Buffer.byteLength(body), 0) / bodies.length);
     process.stdout.write(`webhook bench: ${OBJECTS} PVCs + ${OBJECTS} VMs (+ the running ones' VMIs) in the caches, ${DISTINCT_REVIEWS} distinct resize reviews (mean ${meanBytes} bytes)\n`);
 
     const voe = await startServer('voe', certFile, keyFile);
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     servers.push(bareScan.child);
 
     // Warm-up (JIT, TLS sessions), not recorded.
-    const wrk = await prepareWrkLoad(dir, '/validate/pvc-resize', requests.map((r) => r.body));
+    const wrk = await prepareWrkLoad(dir, '/validate/pvc-resize', bodies);
     for (const server of [voe, voeWorkers, bare, bareParse, bareScan]) await wrk.run(server.port, { connections: CONNECTIONS, durationS: 2 });
 
     // Fixed concurrency, alternating bare/voe rounds so background load on the machine hits both alike.
@@ -130,10 +130,9 @@ async function main(): Promise<void> {
       // seconds, and a fixed order would always give the later servers the same side of a drift.
       const measured = {} as Record<ServerName, Measured>;
       for (const name of round % 2 === 0 ? order : [...order].reverse()) measured[name] = await measuredLoad(byName[name], name);
-      const { bare: bareResult, voe: voeResult, voeWorkers: voeWorkersResult, bareParse: bareParseResult, bareScan: bareScanResult } = measured;
       rounds.push({
-        bare: bareResult, bareParse: bareParseResult, bareScan: bareScanResult, voe: voeResult, voeWorkers: voeWorkersResult,
-        ratio: voeResult.requestsPerSecond / bareResult.requestsPerSecond, workersRatio: voeWorkersResult.requestsPerSecond / bareResult.requestsPerSecond,
+        ...measured,
+        ratio: measured.voe.requestsPerSecond / measured.bare.requestsPerSecond, workersRatio: measured.voeWorkers.requestsPerSecond / measured.bare.requestsPerSecond,
       });
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
@@ -142,7 +141,6 @@ async function main(): Promise<void> {
     const workersRatio = workersMedian.workersRatio;
 
     // Fixed rate, open loop (see bench/support/paced-load.ts).
-    const bodies = requests.map((r) => r.body);
     const metricsBefore = await scrape(voe.port, ca.certificatePem);
     type Paced = PacedResult & { steal: number };
     const pacedRounds: Array<{ voe: Paced; voeWorkers: Paced; bare: Paced }> = [];

@@ -10,6 +10,11 @@ import { alive, cacheReports, START_MS, startTestPool } from '../../support/star
 
 // startWorkerPool: how ends are limited: the crash-loop limit and the replacement timeout.
 
+/** The pid of the worker the pool logged it started in place of `pid`, if it has. */
+function replacementOf(logs: { lines: () => Array<Record<string, unknown>> }, pid: number): number | undefined {
+  return logs.lines().find((l) => l['workerPid'] === pid && typeof l['replacementPid'] === 'number')?.['replacementPid'] as number | undefined;
+}
+
 test('more worker ends than the restart limit within its window (a crash loop) stop the pool with WEBHOOK_WORKER_FAILED naming the last ends', async (t) => {
   const { pool, logs } = await startTestPool(t, { ready: true, tuning: { restartLimit: { ends: 1, windowMs: 600_000 } } });
   const [first] = pool.pids as [number];
@@ -63,7 +68,7 @@ test('a replacement that does not start serving in time is killed and replaced a
   const [first] = pool.pids as [number];
   clock.hold();
   process.kill(first, 'SIGKILL');
-  const replacedBy = (pid: number): number | undefined => logs.lines().find((l) => l['workerPid'] === pid && typeof l['replacementPid'] === 'number')?.['replacementPid'] as number | undefined;
+  const replacedBy = (pid: number): number | undefined => replacementOf(logs, pid);
   await eventually(() => replacedBy(first) !== undefined, 20_000, 'the end to be replaced');
   const late = replacedBy(first)!;
   t.after(() => { if (alive(late)) process.kill(late, 'SIGKILL'); });
@@ -91,7 +96,7 @@ test('after a replacement that did not serve, the next one starts only after a b
     ready: true, env: { POOL_GATE_REPLACEMENTS: '1' }, clock,
     tuning: { replacementTimeoutMs: 3_000, replacementBackoff: { initialMs: 2_000, maxMs: 3_000 }, restartLimit: { ends: 10, windowMs: 600_000 } },
   });
-  const replacedBy = (pid: number): number | undefined => logs.lines().find((l) => l['workerPid'] === pid && typeof l['replacementPid'] === 'number')?.['replacementPid'] as number | undefined;
+  const replacedBy = (pid: number): number | undefined => replacementOf(logs, pid);
   const waited = (pid: number): Record<string, unknown> | undefined => logs.lines().find((l) => l['workerPid'] === pid && typeof l['nextTryInMs'] === 'number');
   const replacements: number[] = [];
   t.after(() => { for (const pid of replacements) if (alive(pid)) process.kill(pid, 'SIGKILL'); });
