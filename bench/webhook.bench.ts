@@ -214,7 +214,7 @@ async function main(): Promise<void> {
       'checks that the body is well-formed JSON without building anything (bench/support/scan-json.ts). voe decodes the',
       'review without its managedFields lists (checked for well-formedness, not built: src/webhook/json-without-managed-fields.ts).',
       '',
-      `Fixed concurrency: wrk (one thread, ${CONNECTIONS} keep-alive connections, each sending the reviews in turn;`,
+      `Fixed concurrency: wrk (one thread, ${CONNECTIONS} keep-alive connections, each sending the reviews in turn, formatted once;`,
       'bench/support/wrk-load.ts), a load generator in C using ~21–25 µs of CPU per request here, so that it takes as little',
       'as it can of the 2 vCPUs the servers need (autocannon, in the bench process until session 26, used 67–200 µs);',
       `${ROUNDS} rounds of ${ROUND_S} s alternating the servers (every other round in reverse order) so background load on this`,

@@ -52,17 +52,23 @@ export function parseWrkOutput(output: string): WrkResult {
   };
 }
 
-/** Each connection cycles through the bodies (one JSON text per line of VOE_BENCH_BODIES), POSTing each to `path`. */
-const SCRIPT = `local bodies = {}
+/**
+ * Each connection cycles through the bodies (one JSON text per line of VOE_BENCH_BODIES), POSTing
+ * each to `path`. The requests are formatted once, in init: wrk.format on every request cost wrk
+ * ~2 µs of CPU per request here (median of 8 runs each against the constant server: 26.6 µs
+ * formatting each request, 24.2 µs formatted once), CPU the servers it measures then lack.
+ */
+const SCRIPT = `local requests = {}
 init = function(args)
+  local path = os.getenv("VOE_BENCH_PATH")
   for line in io.lines(os.getenv("VOE_BENCH_BODIES")) do
-    bodies[#bodies + 1] = line
+    requests[#requests + 1] = wrk.format("POST", path, { ["Content-Type"] = "application/json" }, line)
   end
   counter = 0
 end
 request = function()
-  counter = counter % #bodies + 1
-  return wrk.format("POST", os.getenv("VOE_BENCH_PATH"), { ["Content-Type"] = "application/json" }, bodies[counter])
+  counter = counter % #requests + 1
+  return requests[counter]
 end
 `;
 
