@@ -129,6 +129,19 @@ const notServingText = (member: Member): string => `worker ${member.worker.id} (
   `${member.replaces ? `, replacing worker ${member.replaces.id} (pid ${member.replaces.pid})` : ''}`;
 
 /**
+ * The Node options of a worker: this process's, with V8's garbage collector on the worker's own
+ * thread (--single-threaded-gc). Workers are meant one per vCPU, so no core is left for GC helper
+ * threads: their parallel scavenges and concurrent marking then only take turns with the other
+ * workers' requests. Measured with two workers on the 2-vCPU bench machine under wrk: 2–13 µs less
+ * CPU per review in each of five A/B runs (docs/performance.md, session 27).
+ */
+function workerExecArgv(execArgv: readonly string[]): string[] {
+  return execArgv.includes(SINGLE_THREADED_GC) ? [...execArgv] : [...execArgv, SINGLE_THREADED_GC];
+}
+
+const SINGLE_THREADED_GC = '--single-threaded-gc';
+
+/**
  * Starts `count` webhook workers with node:cluster and resolves once every one listens. The
  * workers share the listening socket (the primary hands each new connection to the next worker
  * in turn, among those that listen); each runs its own informer caches and webhook server
@@ -434,7 +447,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     return member;
   }
 
-  cluster.setupPrimary({ exec: options.exec, args: options.args });
+  cluster.setupPrimary({ exec: options.exec, args: options.args, execArgv: workerExecArgv(process.execArgv) });
   const started = new Promise<void>((resolve, reject) => { startUp = { resolve, reject }; });
   // A rejection nobody awaits yet (a worker failing at once) must not become an unhandled rejection.
   started.catch(() => undefined);

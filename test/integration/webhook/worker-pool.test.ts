@@ -21,6 +21,11 @@ test('two workers share the port; /readyz on either says ready only when every w
   const port = pool.address.port;
   const get = (path: string) => httpsRequest(port, ca, { path, method: 'GET', agent: new Agent({ keepAlive: false }) });
   assert.equal(pool.pids.length, 2);
+  // One worker per vCPU: each runs V8's garbage collector on its own thread (no GC helper threads).
+  for (const pid of pool.pids) {
+    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    assert.ok(argv.includes('--single-threaded-gc'), `worker ${pid} runs ${argv.join(' ')}`);
+  }
 
   // Worker 2's caches are synced, worker 1's are not: the pool is not ready, whichever worker answers.
   await eventually(async () => {
