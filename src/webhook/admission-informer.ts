@@ -1,6 +1,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { Informer, type Clock, type IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
+import { withoutManagedFields } from './without-managed-fields.js';
 
 /**
  * The longest wait of an admission informer between failed lists or watches (jittered exponential
@@ -31,7 +32,10 @@ export interface AdmissionInformerSpec<T> {
   notServedAsEmpty?: boolean;
   /** See InformerOptions.failuresBeforeSyncLogLevel. */
   failuresBeforeSyncLogLevel?: 'warn' | 'debug';
-  /** See InformerOptions.transform: what the cache keeps of each object (e.g. leanVmi). */
+  /**
+   * See InformerOptions.transform: what the cache keeps of each object (e.g. leanVmi); by default
+   * the object without its managedFields (withoutManagedFields). One given replaces that default.
+   */
   transform?: (object: T) => T;
 }
 
@@ -57,7 +61,7 @@ export function createAdmissionInformer<T extends KubernetesObject>(context: Adm
     ...(context.logger ? { logger: context.logger.child({ informer: `${plural}.${group || 'core'}` }) } : {}),
     ...(spec.notServedAsEmpty ? { notServedAsEmpty: true } : {}),
     ...(spec.failuresBeforeSyncLogLevel ? { failuresBeforeSyncLogLevel: spec.failuresBeforeSyncLogLevel } : {}),
-    ...(spec.transform ? { transform: spec.transform as unknown as (object: KubernetesObject) => KubernetesObject } : {}),
+    transform: (spec.transform ?? withoutManagedFields) as unknown as (object: KubernetesObject) => KubernetesObject,
     backoffMaxMs: ADMISSION_CACHE_BACKOFF_MAX_MS,
     ...(context.clock ? { clock: context.clock } : {}),
     ...(context.random ? { random: context.random } : {}),

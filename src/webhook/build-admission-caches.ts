@@ -6,6 +6,7 @@ import type {
 import { leanVmi } from './lean-vmi.js';
 import { MemoryCache } from './memory-cache.js';
 import { listOf } from './read-optional.js';
+import { withoutManagedFields } from './without-managed-fields.js';
 
 /** Objects read with get and list calls, each kind possibly absent (a missing object or CRD). */
 export interface AdmissionObjects {
@@ -21,25 +22,26 @@ export interface AdmissionObjects {
 }
 
 /**
- * In-memory caches with the same indexes (and lean VMIs) the admission informers have, for `voe check` and the
+ * In-memory caches with the same indexes, lean VMIs and objects without managedFields the admission informers have, for `voe check` and the
  * demo survey. With `longhorn: false` (no Longhorn object was read) the Longhorn caches are left
  * out, as `voe serve --longhorn off` has none, so the decisions know the objects were not read.
  */
 export function buildAdmissionCaches(objects: AdmissionObjects, read: { longhorn?: boolean } = {}): AdmissionCaches {
+  const lean = <T extends object>(list: T[]): T[] => list.map(withoutManagedFields);
   const caches: AdmissionCaches = {
-    pvcs: new MemoryCache(objects.pvcs),
-    storageClasses: new MemoryCache(objects.storageClasses),
-    vms: new MemoryCache(objects.vms, { indexers: admissionIndexers.vms }),
+    pvcs: new MemoryCache(lean(objects.pvcs)),
+    storageClasses: new MemoryCache(lean(objects.storageClasses)),
+    vms: new MemoryCache(lean(objects.vms), { indexers: admissionIndexers.vms }),
     // Lean, as `voe serve` caches them.
     vmis: new MemoryCache(objects.vmis.map(leanVmi), { indexers: admissionIndexers.vmis }),
-    kubeVirts: new MemoryCache(listOf(objects.kubeVirt)),
-    settings: new MemoryCache(listOf(objects.setting)),
+    kubeVirts: new MemoryCache(lean(listOf(objects.kubeVirt))),
+    settings: new MemoryCache(lean(listOf(objects.setting))),
   };
   if (read.longhorn === false) return caches;
   return {
     ...caches,
-    longhornVolumes: new MemoryCache(objects.longhornVolumes, { indexers: admissionIndexers.longhornVolumes }),
-    longhornEngines: new MemoryCache(objects.longhornEngines, { indexers: admissionIndexers.longhornEngines }),
-    longhornSettings: new MemoryCache(listOf(objects.longhornSetting)),
+    longhornVolumes: new MemoryCache(lean(objects.longhornVolumes), { indexers: admissionIndexers.longhornVolumes }),
+    longhornEngines: new MemoryCache(lean(objects.longhornEngines), { indexers: admissionIndexers.longhornEngines }),
+    longhornSettings: new MemoryCache(lean(listOf(objects.longhornSetting))),
   };
 }

@@ -58,6 +58,7 @@ export { versionAtLeast, parseReleaseVersion } from './compare-version.js';
 export { claimTemplatesOf, pvcKeysOfVm, volumeClaimTemplatesOf, isVmRunning, type ClaimTemplate } from './vm-claims.js';
 export { claimNamesOfVmi, isVmiRunning, pvcKeysOfVmi, vmiHotplugs, vmNameOfVmi } from './vmi-claims.js';
 export { leanVmi } from './lean-vmi.js';
+export { withoutManagedFields } from './without-managed-fields.js';
 export { compactHeap, type HeapCompaction } from './compact-heap.js';
 export {
   DEV_CA_VALIDITY_DAYS, DEV_RENEW_EVERY_MS, DEV_RENEW_RETRY_MS, DEV_SERVING_VALIDITY_DAYS, startDevCertificateRenewal,

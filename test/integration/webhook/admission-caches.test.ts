@@ -5,7 +5,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAdmissionValidators, startAdmissionCaches, type AdmissionRequest, type Validator } from '../../../src/webhook/index.js';
+import { createAdmissionValidators, startAdmissionCaches, VMS_BY_PVC_INDEX, type AdmissionRequest, type Validator } from '../../../src/webhook/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { KINDS, StagedCluster } from '../../../src/demo/index.js';
 import {
@@ -58,6 +58,20 @@ test('refuses with 500 until the informers have synced, then decides from them',
   assert.deepEqual(await pvcResize.validate(grow(ROOT)), { allowed: true, decision: 'allowed' });
   const nfs = await pvcResize.validate(grow(NFS_DISK, '20Gi', NFS_OPTIONS));
   assert.equal(nfs.decision, 'provisioner-not-validated');
+
+  await t.test('the caches keep the objects without the managedFields the API server wrote', async () => {
+    const { CoreV1Api } = await import('@kubernetes/client-node');
+    const stored = await cp.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPersistentVolumeClaim({ name: ROOT, namespace: 'default' });
+    assert.ok((stored.metadata?.managedFields ?? []).length > 0, 'the API server wrote managedFields');
+    const cached = started.caches.admission.pvcs.get('default', ROOT);
+    assert.equal(cached?.metadata?.resourceVersion, stored.metadata?.resourceVersion);
+    assert.equal(cached?.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'], stored.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner']);
+    assert.equal(cached?.metadata && 'managedFields' in cached.metadata, false);
+    const cachedVm = started.caches.admission.vms.get('default', 'vm1');
+    assert.equal(cachedVm?.metadata?.name, 'vm1');
+    assert.equal(cachedVm?.metadata && 'managedFields' in cachedVm.metadata, false);
+    assert.deepEqual(started.caches.admission.vms.byIndex(VMS_BY_PVC_INDEX, `default/${ROOT}`).map((v) => v.metadata?.name), ['vm1']);
+  });
 
   await t.test('follows the Setting through the watch', async () => {
     await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '{"nfs.csi.k8s.io":true}' });
