@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Histogram } from 'prom-client';
 import { flatFieldsLogger, type Logger } from '../log/index.js';
 import { jsonWithoutManagedFields } from './json-without-managed-fields.js';
-import { parseAdmissionReview, type ParsedAdmissionReview } from './parse-admission-review.js';
+import { createTurnBatcher } from './create-turn-batcher.js';
+import { parseAdmissionReview } from './parse-admission-review.js';
 import { runValidator, type ValidatorOutcome } from './run-validator.js';
 import { toAdmissionReview } from './to-admission-review.js';
 import type { AdmissionRequest, Validator } from './validator.js';
@@ -47,6 +48,19 @@ function unsupportedEncoding(req: IncomingMessage): string {
   return '';
 }
 
+/** A request whose body has been read, on its way through the stages. */
+interface PendingReview {
+  res: ServerResponse;
+  start: bigint;
+  body: Buffer | undefined;
+  size: number;
+  review?: unknown;
+  request?: AdmissionRequest;
+  outcome?: ValidatorOutcome | Promise<ValidatorOutcome>;
+  /** An answer is written (or on its way, for an asynchronous validator): later stages skip it. */
+  answered: boolean;
+}
+
 export interface AdmissionHandlerOptions {
   metrics: WebhookMetrics;
   logger: Logger;
@@ -58,7 +72,9 @@ export interface AdmissionHandlerOptions {
  * (else 400), checks the AdmissionReview (else 400), runs the validator (a throw becomes a 500
  * refusal) and writes the AdmissionReview response in one write. This is the hot path, kept as a
  * plain node:http handler: express routing and body-parser cost more than the decision itself
- * (measured in bench/webhook.bench.ts, see docs/performance.md).
+ * (measured in bench/webhook.bench.ts, see docs/performance.md). The reviews whose bodies ended in
+ * the same turn of the event loop are handled together, later in that turn (createTurnBatcher):
+ * all decoded, then all judged, then all answered.
  */
 export function createAdmissionHandler(validator: Validator, options: AdmissionHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { metrics, bodyLimitBytes } = options;
@@ -84,20 +100,6 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
     metrics.badRequests.inc({ webhook });
     log.warn({ code, problem: message }, 'refused a request that is not an AdmissionReview v1');
     send(res, code, kubeStatus(code, reason, message), close);
-  }
-
-  function answer(res: ServerResponse, parsed: ParsedAdmissionReview, start: bigint): void {
-    if (!parsed.ok) {
-      badRequest(res, 400, 'BadRequest', `not an admission.k8s.io/v1 AdmissionReview: ${parsed.message}`);
-      return;
-    }
-    const request = parsed.request;
-    const outcome = runValidator(validator, request);
-    if (outcome instanceof Promise) {
-      outcome.then((o) => respond(res, request, o, start)).catch((error: unknown) => unexpected(res, error));
-    } else {
-      respond(res, request, outcome, start);
-    }
   }
 
   function unexpected(res: ServerResponse, error: unknown): void {
@@ -126,6 +128,67 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
       log.info({ ...fields, message: review.response.status?.message }, 'request refused');
     }
   }
+
+  /** Decodes the body into `review`, or answers 400. The body is let go either way. */
+  function decode(pending: PendingReview): void {
+    try {
+      pending.review = decodeReview(pending.body!, pending.size);
+    } catch (error) {
+      // Where, not what: V8's message quotes the text around the error, which may be anything the client sent.
+      const at = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+      pending.answered = true;
+      badRequest(pending.res, 400, 'BadRequest', `the request body is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`);
+    }
+    pending.body = undefined;
+  }
+
+  /** Checks the AdmissionReview (else answers 400) and runs the validator. */
+  function judge(pending: PendingReview): void {
+    const parsed = parseAdmissionReview(pending.review);
+    pending.review = undefined;
+    if (!parsed.ok) {
+      pending.answered = true;
+      badRequest(pending.res, 400, 'BadRequest', `not an admission.k8s.io/v1 AdmissionReview: ${parsed.message}`);
+      return;
+    }
+    pending.request = parsed.request;
+    pending.outcome = runValidator(validator, parsed.request);
+  }
+
+  function answer(pending: PendingReview): void {
+    const { res, request, outcome, start } = pending;
+    pending.answered = true;
+    if (outcome instanceof Promise) {
+      outcome.then((o) => respond(res, request!, o, start)).catch((error: unknown) => unexpected(res, error));
+    } else {
+      respond(res, request!, outcome!, start);
+    }
+  }
+
+  /** One stage over a batch; a throw (a bug) answers that review 500 and leaves the others alone. */
+  function stage(batch: PendingReview[], step: (pending: PendingReview) => void): void {
+    for (const pending of batch) {
+      if (pending.answered) continue;
+      try {
+        step(pending);
+      } catch (error) {
+        pending.answered = true;
+        unexpected(pending.res, error);
+      }
+    }
+  }
+
+  // The reviews whose bodies ended in one turn of the event loop, handled stage by stage.
+  const addToBatch = createTurnBatcher<PendingReview>({
+    run: (batch) => {
+      stage(batch, decode);
+      stage(batch, judge);
+      stage(batch, answer);
+    },
+    onError: (error, batch) => {
+      for (const pending of batch) if (!pending.answered) { pending.answered = true; unexpected(pending.res, error); }
+    },
+  });
 
   return (req, res) => {
     const start = process.hrtime.bigint();
@@ -174,20 +237,7 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
       if (done) return;
       done = true;
       if (size === 0 || body === undefined) { badRequest(res, 400, 'BadRequest', 'the request body is empty; send an AdmissionReview'); return; }
-      let review: unknown;
-      try {
-        review = decodeReview(body, size);
-      } catch (error) {
-        // Where, not what: V8's message quotes the text around the error, which may be anything the client sent.
-        const at = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
-        badRequest(res, 400, 'BadRequest', `the request body is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`);
-        return;
-      }
-      try {
-        answer(res, parseAdmissionReview(review), start);
-      } catch (error) {
-        unexpected(res, error);
-      }
+      addToBatch({ res, start, body, size, answered: false });
     });
   };
 }

@@ -104,6 +104,52 @@ test('malformed input is 400 with a Status message; oversized 413; unknown path 
   assert.equal((await call('/validate/pvc-resize', pvcReview('after'))).status, 200);
 });
 
+test('reviews that arrive together are judged together, and each gets its own answer: allowed, refused, a throwing and an asynchronous validator, invalid JSON, not a review', async (t) => {
+  // Which synchronous run of the server's code judged each review: a microtask runs between runs, never inside one.
+  let run = 0;
+  let counting = false;
+  const judgedIn: number[] = [];
+  const mixed: Validator = {
+    name: 'mixed', path: '/validate/mixed',
+    validate: (r) => {
+      if (!counting) { counting = true; queueMicrotask(() => { counting = false; run++; }); }
+      judgedIn.push(run);
+      if (r.name === 'throw') throw new Error(`boom for ${r.uid}`);
+      if (r.name === 'async') return new Promise((resolve) => setTimeout(() => resolve({ allowed: true, decision: 'later' }), 5));
+      if (r.name === 'refuse') return { allowed: false, code: 422, reason: 'Invalid', message: `PVC_EXPAND: no for ${r.uid}`, decision: 'test-refusal' };
+      return { allowed: true, decision: 'test-allowed' };
+    },
+  };
+  const { address, files } = await start(t, { validators: [mixed] });
+  const agent = new Agent({ keepAlive: true, maxSockets: 12 });
+  t.after(() => agent.destroy());
+  const send = (raw: string) => httpsRequest(address.port, files.ca.certificatePem, { path: '/validate/mixed', body: raw, agent });
+  // Twelve connections open and idle first, so the second wave's requests are all written before the server reads any.
+  await Promise.all(Array.from({ length: 12 }, (_, i) => send(JSON.stringify(pvcReview(`warm-${i}`)))));
+  judgedIn.length = 0;
+  const names = ['data', 'refuse', 'throw', 'async', 'data', 'refuse', 'throw', 'async', 'data', 'data'];
+  const answers = await Promise.all([
+    ...names.map((name, i) => send(JSON.stringify(pvcReview(`uid-${i}`, '10Gi', '20Gi', name)))),
+    send('{not json'),
+    send(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x' } })),
+  ]);
+  names.forEach((name, i) => {
+    const answer = answers[i]!;
+    assert.equal(answer.status, 200, answer.body);
+    const { response } = answer.json() as { response: { uid: string; allowed: boolean; status?: { code: number; message: string } } };
+    assert.equal(response.uid, `uid-${i}`);
+    assert.equal(response.allowed, name === 'data' || name === 'async', name);
+    if (name === 'refuse') assert.deepEqual([response.status?.code, response.status?.message], [422, `PVC_EXPAND: no for uid-${i}`]);
+    if (name === 'throw') assert.match(String(response.status?.message), new RegExp(`boom for uid-${i}`));
+  });
+  assert.equal(answers[10]!.status, 400);
+  assert.match((answers[10]!.json() as { message: string }).message, /not valid JSON/);
+  assert.equal(answers[11]!.status, 400);
+  assert.match((answers[11]!.json() as { message: string }).message, /request.kind/);
+  assert.equal(judgedIn.length, names.length);
+  assert.equal(new Set(judgedIn).size, 1, `the ten reviews were judged in one run, not in runs ${judgedIn.join(', ')}`);
+});
+
 test('validators get the review without its managedFields lists; a malformed list is 400 at its place in the body as sent', async (t) => {
   const seenObjects: unknown[] = [];
   const seen: Validator = { name: 'seen', path: '/validate/seen', validate: (r) => { seenObjects.push(r.object); return { allowed: true, decision: 'seen' }; } };
