@@ -8,11 +8,27 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'child_process', importNames: ['exec', 'execSync', 'spawnSync'], message: 'Use execFile/spawn with argument arrays (never a shell string).' },
-                { name: 'node:child_process', importNames: ['exec', 'execSync'], message: 'Use execFile/spawn with argument arrays (never a shell string).' }],
-      }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'child_process',
+              importNames: ['exec', 'execSync', 'spawnSync'],
+              message: 'Use execFile/spawn with argument arrays (never a shell string).',
+            },
+            {
+              name: 'node:child_process',
+              importNames: ['exec', 'execSync'],
+              message: 'Use execFile/spawn with argument arrays (never a shell string).',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -12,7 +12,12 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { cpus, release } from 'node:os';
 import { promisify } from 'node:util';
-import { createDeviceLock, createExecFileRunner, createFsResizer, formatBytes } from '../src/fsresize/index.js';
+import {
+  createDeviceLock,
+  createExecFileRunner,
+  createFsResizer,
+  formatBytes,
+} from '../src/fsresize/index.js';
 import { createScratch, GiB, sh } from '../test/support/loop-device.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { median, medianInterval, type MedianInterval } from './support/median-interval.js';
@@ -33,20 +38,32 @@ interface Scenario {
 
 const scenarios: Scenario[] = [
   {
-    name: 'xfs online (xfs_growfs -d)', mkfs: ['mkfs.xfs', ['-q']], mounted: true, iterations: 31,
+    name: 'xfs online (xfs_growfs -d)',
+    mkfs: ['mkfs.xfs', ['-q']],
+    mounted: true,
+    iterations: 31,
     bare: (_device, mountPoint) => [['xfs_growfs', ['-d', mountPoint]]],
     size: async (_device, mountPoint) => {
       const out = await sh('xfs_io', ['-c', 'statfs', mountPoint]);
-      return Number(/^geom\.bsize = (\d+)/m.exec(out)?.[1]) * Number(/^geom\.datablocks = (\d+)/m.exec(out)?.[1]);
+      return (
+        Number(/^geom\.bsize = (\d+)/m.exec(out)?.[1]) *
+        Number(/^geom\.datablocks = (\d+)/m.exec(out)?.[1])
+      );
     },
   },
   {
     // A filesystem never mounted since mkfs: resize2fs needs no check, and the core runs none.
-    name: 'ext4 offline (resize2fs)', mkfs: ['mkfs.ext4', ['-q']], mounted: false, iterations: 61,
+    name: 'ext4 offline (resize2fs)',
+    mkfs: ['mkfs.ext4', ['-q']],
+    mounted: false,
+    iterations: 61,
     bare: (device) => [['resize2fs', [device]]],
     size: async (device) => {
       const out = await sh('dumpe2fs', ['-h', device]);
-      return Number(/^Block count:\s+(\d+)/m.exec(out)?.[1]) * Number(/^Block size:\s+(\d+)/m.exec(out)?.[1]);
+      return (
+        Number(/^Block count:\s+(\d+)/m.exec(out)?.[1]) *
+        Number(/^Block size:\s+(\d+)/m.exec(out)?.[1])
+      );
     },
   },
 ];
@@ -55,9 +72,17 @@ const scenarios: Scenario[] = [
 // capability root lacks here) make the core refuse an offline grow by default: the bench tells
 // it to ignore them when there are any, which changes the decision only, not the work (the look
 // for other users runs in full either way).
-const resizer = createFsResizer({ runner: createExecFileRunner(), lock: createDeviceLock(), unreadableProcesses: unreadablePolicyHere });
+const resizer = createFsResizer({
+  runner: createExecFileRunner(),
+  lock: createDeviceLock(),
+  unreadableProcesses: unreadablePolicyHere,
+});
 
-interface Prepared { device: string; mountPoint: string; cleanup: () => Promise<void> }
+interface Prepared {
+  device: string;
+  mountPoint: string;
+  cleanup: () => Promise<void>;
+}
 
 /** A fresh 1 GiB filesystem on a loop device whose backing file already grew to 1 TiB. */
 async function prepare(scenario: Scenario): Promise<Prepared> {
@@ -82,11 +107,13 @@ async function timed(scenario: Scenario, via: 'core' | 'bare', target: Prepared)
     const result = await resizer.grow(target.device);
     if (result.action !== 'grown') throw new Error(`core did not grow: ${result.reason}`);
   } else {
-    for (const [tool, args] of scenario.bare(target.device, target.mountPoint)) await execFileAsync(tool, args);
+    for (const [tool, args] of scenario.bare(target.device, target.mountPoint))
+      await execFileAsync(tool, args);
   }
   const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
   const size = await scenario.size(target.device, target.mountPoint);
-  if (size !== TiB) throw new Error(`${via}: filesystem is ${formatBytes(size)} after growing, expected 1 TiB`);
+  if (size !== TiB)
+    throw new Error(`${via}: filesystem is ${formatBytes(size)} after growing, expected 1 TiB`);
   return elapsed;
 }
 
@@ -94,7 +121,10 @@ async function timed(scenario: Scenario, via: 'core' | 'bare', target: Prepared)
  * One pair: both devices are prepared first, then grown back to back. `coreFirst` alternates
  * which side grows first and which of the two devices (prepared first or second) it gets.
  */
-async function pair(scenario: Scenario, coreFirst: boolean): Promise<{ core: number; bare: number }> {
+async function pair(
+  scenario: Scenario,
+  coreFirst: boolean,
+): Promise<{ core: number; bare: number }> {
   const first = await prepare(scenario);
   try {
     const second = await prepare(scenario);
@@ -123,7 +153,8 @@ async function fixedOverhead(scenario: Scenario): Promise<number> {
       const start = process.hrtime.bigint();
       const result = await resizer.grow(target.device);
       samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-      if (result.action !== 'noop') throw new Error('expected a no-op on an already grown filesystem');
+      if (result.action !== 'noop')
+        throw new Error('expected a no-op on an already grown filesystem');
     }
     return median(samples);
   } finally {
@@ -132,17 +163,35 @@ async function fixedOverhead(scenario: Scenario): Promise<number> {
 }
 
 async function toolVersion(tool: string, args: string[]): Promise<string> {
-  const { stdout, stderr } = await execFileAsync(tool, args).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
-  return `${stdout}${stderr}`.split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown';
+  const { stdout, stderr } = await execFileAsync(tool, args).catch(
+    (e: { stdout?: string; stderr?: string }) => ({
+      stdout: e.stdout ?? '',
+      stderr: e.stderr ?? '',
+    }),
+  );
+  return (
+    `${stdout}${stderr}`
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? 'unknown'
+  );
 }
 
 const cpu = cpus();
 const memory = /^MemTotal:\s+(\d+) kB/m.exec(await readFile('/proc/meminfo', 'utf8'))?.[1];
-console.log('fsresize benchmark: grow 1 GiB -> 1 TiB (sparse loop device), core vs bare tool, same run');
-console.log(`machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown cpu'}, ${memory ? formatBytes(Number(memory) * 1024) : '?'} RAM, Linux ${release()}, Node ${process.version}`);
-console.log(`tools: ${await toolVersion('xfs_growfs', ['-V'])}; ${await toolVersion('resize2fs', [])}`);
+console.log(
+  'fsresize benchmark: grow 1 GiB -> 1 TiB (sparse loop device), core vs bare tool, same run',
+);
+console.log(
+  `machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown cpu'}, ${memory ? formatBytes(Number(memory) * 1024) : '?'} RAM, Linux ${release()}, Node ${process.version}`,
+);
+console.log(
+  `tools: ${await toolVersion('xfs_growfs', ['-V'])}; ${await toolVersion('resize2fs', [])}`,
+);
 if (UNREADABLE_HERE.length > 0) {
-  console.log(`processes whose open files the bench may not read (ignored by the core here: unreadableProcesses 'ignore'): ${UNREADABLE_HERE.map((p) => `${p.pid} (${p.command})`).join(', ')}`);
+  console.log(
+    `processes whose open files the bench may not read (ignored by the core here: unreadableProcesses 'ignore'): ${UNREADABLE_HERE.map((p) => `${p.pid} (${p.command})`).join(', ')}`,
+  );
 }
 
 /** What the run shows of the target, given the bootstrap interval of the median paired ratio. */
@@ -176,21 +225,35 @@ for (const scenario of scenarios) {
   console.log(`\n${scenario.name}: ${scenario.iterations} pairs`);
   console.log(`  core ms: ${core.map((v) => v.toFixed(1)).join(' ')}`);
   console.log(`  bare ms: ${bare.map((v) => v.toFixed(1)).join(' ')}`);
-  console.log(`  median core ${median(core).toFixed(1)} ms, median bare ${median(bare).toFixed(1)} ms`);
-  console.log(`  ratio median(core)/median(bare) ${ratio.toFixed(3)}; median of paired ratios ${paired.median.toFixed(3)} (target <= ${TARGET})`);
+  console.log(
+    `  median core ${median(core).toFixed(1)} ms, median bare ${median(bare).toFixed(1)} ms`,
+  );
+  console.log(
+    `  ratio median(core)/median(bare) ${ratio.toFixed(3)}; median of paired ratios ${paired.median.toFixed(3)} (target <= ${TARGET})`,
+  );
   // How far that median could move in another run of as many pairs (percentile bootstrap over the pairs).
-  console.log(`  ${Math.round(paired.confidence * 100)} % interval of the median of paired ratios (bootstrap): ${paired.low.toFixed(3)}–${paired.high.toFixed(3)}`);
+  console.log(
+    `  ${Math.round(paired.confidence * 100)} % interval of the median of paired ratios (bootstrap): ${paired.low.toFixed(3)}–${paired.high.toFixed(3)}`,
+  );
   // Which side grew first matters on a shared machine (the second grow of a pair runs after the
   // first one's sync); alternating cancels it in the median, these lines show its size.
   const coreFirst = pairRatios.filter((_, i) => i % 2 === 0);
   const bareFirst = pairRatios.filter((_, i) => i % 2 === 1);
-  console.log(`  median of paired ratios when the core grew first ${median(coreFirst).toFixed(3)}, when the bare tool grew first ${median(bareFirst).toFixed(3)}; median core - bare ${median(core.map((c, i) => c - (bare[i] as number))).toFixed(1)} ms`);
-  console.log(`  core fixed cost (grow call on an already grown filesystem): ${overhead.toFixed(1)} ms = ${(100 * overhead / median(bare)).toFixed(1)} % of the median bare grow`);
+  console.log(
+    `  median of paired ratios when the core grew first ${median(coreFirst).toFixed(3)}, when the bare tool grew first ${median(bareFirst).toFixed(3)}; median core - bare ${median(core.map((c, i) => c - (bare[i] as number))).toFixed(1)} ms`,
+  );
+  console.log(
+    `  core fixed cost (grow call on an already grown filesystem): ${overhead.toFixed(1)} ms = ${((100 * overhead) / median(bare)).toFixed(1)} % of the median bare grow`,
+  );
   // Time the hypervisor gave this VM's vCPUs to other guests (/proc/stat): on a shared host it
   // disturbs single grows by more than the core's whole cost.
-  console.log(`  CPU stolen by the host during the pairs: ${percent(steal)} of the machine's CPU time`);
+  console.log(
+    `  CPU stolen by the host during the pairs: ${percent(steal)} of the machine's CPU time`,
+  );
 }
 console.log('\nsummary');
 for (const { name, ratio, paired } of ratios) {
-  console.log(`  ${name}: paired ratio ${paired.median.toFixed(3)} ${verdict(paired, TARGET)} (median/median ${ratio.toFixed(3)})`);
+  console.log(
+    `  ${name}: paired ratio ${paired.median.toFixed(3)} ${verdict(paired, TARGET)} (median/median ${ratio.toFixed(3)})`,
+  );
 }

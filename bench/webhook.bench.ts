@@ -34,11 +34,17 @@ const DISTINCT_REVIEWS = 500;
 const WORKERS = 2;
 
 type Mode = 'voe' | 'voe-workers' | 'bare' | 'bare-parse' | 'bare-scan';
-interface Server { port: number; child: ChildProcess; pids: number[] }
+interface Server {
+  port: number;
+  child: ChildProcess;
+  pids: number[];
+}
 
 async function startServer(mode: Mode, certFile: string, keyFile: string): Promise<Server> {
   const script = fileURLToPath(new URL('./support/webhook-bench-server.js', import.meta.url));
-  const child = fork(script, [mode, certFile, keyFile, String(OBJECTS), String(WORKERS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(script, [mode, certFile, keyFile, String(OBJECTS), String(WORKERS)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const { port, pids } = await new Promise<{ port: number; pids: number[] }>((resolve, reject) => {
     child.once('message', (m: { port: number; pids: number[] }) => resolve(m));
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
@@ -48,7 +54,10 @@ async function startServer(mode: Mode, certFile: string, keyFile: string): Promi
 
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) { resolve(); return; }
+    if (child.exitCode !== null) {
+      resolve();
+      return;
+    }
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
@@ -56,7 +65,9 @@ function stop(child: ChildProcess): Promise<void> {
 
 function check(result: WrkResult, label: string): void {
   if (result.socketErrors > 0 || result.non2xx > 0) {
-    throw new Error(`${label}: ${result.socketErrors} socket errors or timeouts, ${result.non2xx} non-2xx responses`);
+    throw new Error(
+      `${label}: ${result.socketErrors} socket errors or timeouts, ${result.non2xx} non-2xx responses`,
+    );
   }
 }
 
@@ -77,7 +88,9 @@ async function cpuMs(server: Server): Promise<number> {
 function reviewBodies(): string[] {
   const fixture = buildFixture(OBJECTS);
   const rand = seededRandom(7);
-  return Array.from({ length: DISTINCT_REVIEWS }, (_, i) => JSON.stringify(resizeReview(fixture.pvcs[Math.floor(rand() * OBJECTS)]!, `bench-${i}`)));
+  return Array.from({ length: DISTINCT_REVIEWS }, (_, i) =>
+    JSON.stringify(resizeReview(fixture.pvcs[Math.floor(rand() * OBJECTS)]!, `bench-${i}`)),
+  );
 }
 
 async function main(): Promise<void> {
@@ -92,8 +105,12 @@ async function main(): Promise<void> {
     await writeFile(keyFile, serving.keyPem, { mode: 0o600 });
 
     const bodies = reviewBodies();
-    const meanBytes = Math.round(bodies.reduce((n, body) => n + Buffer.byteLength(body), 0) / bodies.length);
-    process.stdout.write(`webhook bench: ${OBJECTS} PVCs + ${OBJECTS} VMs (+ the running ones' VMIs) in the caches, ${DISTINCT_REVIEWS} distinct resize reviews (mean ${meanBytes} bytes)\n`);
+    const meanBytes = Math.round(
+      bodies.reduce((n, body) => n + Buffer.byteLength(body), 0) / bodies.length,
+    );
+    process.stdout.write(
+      `webhook bench: ${OBJECTS} PVCs + ${OBJECTS} VMs (+ the running ones' VMIs) in the caches, ${DISTINCT_REVIEWS} distinct resize reviews (mean ${meanBytes} bytes)\n`,
+    );
 
     const voe = await startServer('voe', certFile, keyFile);
     servers.push(voe.child);
@@ -108,17 +125,26 @@ async function main(): Promise<void> {
 
     // Warm-up (JIT, TLS sessions), not recorded.
     const wrk = await prepareWrkLoad(dir, '/validate/pvc-resize', bodies);
-    for (const server of [voe, voeWorkers, bare, bareParse, bareScan]) await wrk.run(server.port, { connections: CONNECTIONS, durationS: 2 });
+    for (const server of [voe, voeWorkers, bare, bareParse, bareScan])
+      await wrk.run(server.port, { connections: CONNECTIONS, durationS: 2 });
 
     // Fixed concurrency, alternating bare/voe rounds so background load on the machine hits both alike.
     type Measured = WrkResult & { cpuUs: number; steal: number };
-    const rounds: Array<{ bare: Measured; bareParse: Measured; bareScan: Measured; voe: Measured; voeWorkers: Measured; ratio: number; workersRatio: number }> = [];
+    const rounds: Array<{
+      bare: Measured;
+      bareParse: Measured;
+      bareScan: Measured;
+      voe: Measured;
+      voeWorkers: Measured;
+      ratio: number;
+      workersRatio: number;
+    }> = [];
     const measuredLoad = async (server: Server, label: string): Promise<Measured> => {
       const before = await cpuMs(server);
       const machineBefore = await readCpuTimes();
       const result = await wrk.run(server.port, { connections: CONNECTIONS, durationS: ROUND_S });
       const steal = stealShare(machineBefore, await readCpuTimes());
-      const cpuUs = (await cpuMs(server) - before) * 1000 / Math.max(1, result.requests);
+      const cpuUs = (((await cpuMs(server)) - before) * 1000) / Math.max(1, result.requests);
       check(result, label);
       return Object.assign(result, { cpuUs, steal });
     };
@@ -129,15 +155,19 @@ async function main(): Promise<void> {
       // Every other round runs the servers in the reverse order: the host's speed drifts over tens of
       // seconds, and a fixed order would always give the later servers the same side of a drift.
       const measured = {} as Record<ServerName, Measured>;
-      for (const name of round % 2 === 0 ? order : [...order].reverse()) measured[name] = await measuredLoad(byName[name], name);
+      for (const name of round % 2 === 0 ? order : [...order].reverse())
+        measured[name] = await measuredLoad(byName[name], name);
       rounds.push({
         ...measured,
-        ratio: measured.voe.requestsPerSecond / measured.bare.requestsPerSecond, workersRatio: measured.voeWorkers.requestsPerSecond / measured.bare.requestsPerSecond,
+        ratio: measured.voe.requestsPerSecond / measured.bare.requestsPerSecond,
+        workersRatio: measured.voeWorkers.requestsPerSecond / measured.bare.requestsPerSecond,
       });
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
     const ratio = median.ratio;
-    const workersMedian = [...rounds].sort((a, b) => a.workersRatio - b.workersRatio)[Math.floor(ROUNDS / 2)]!;
+    const workersMedian = [...rounds].sort((a, b) => a.workersRatio - b.workersRatio)[
+      Math.floor(ROUNDS / 2)
+    ]!;
     const workersRatio = workersMedian.workersRatio;
 
     // Fixed rate, open loop (see bench/support/paced-load.ts).
@@ -146,25 +176,44 @@ async function main(): Promise<void> {
     const pacedRounds: Array<{ voe: Paced; voeWorkers: Paced; bare: Paced }> = [];
     const paced = async (server: Server): Promise<Paced> => {
       const machineBefore = await readCpuTimes();
-      const result = await pacedLoadInProcess({ port: server.port, path: '/validate/pvc-resize', caPem: ca.certificatePem, bodies, rate: RATE, durationS: RATE_S });
+      const result = await pacedLoadInProcess({
+        port: server.port,
+        path: '/validate/pvc-resize',
+        caPem: ca.certificatePem,
+        bodies,
+        rate: RATE,
+        durationS: RATE_S,
+      });
       return { ...result, steal: stealShare(machineBefore, await readCpuTimes()) };
     };
     for (let round = 0; round < RATE_ROUNDS; round++) {
       const pacedVoe = await paced(voe);
       const pacedVoeWorkers = await paced(voeWorkers);
       const pacedBare = await paced(bare);
-      for (const [label, r] of [['voe', pacedVoe], ['voe-workers', pacedVoeWorkers], ['bare', pacedBare]] as const) {
+      for (const [label, r] of [
+        ['voe', pacedVoe],
+        ['voe-workers', pacedVoeWorkers],
+        ['bare', pacedBare],
+      ] as const) {
         if (r.failed > 0) throw new Error(`${label} at fixed rate: ${r.failed} failed requests`);
       }
       pacedRounds.push({ voe: pacedVoe, voeWorkers: pacedVoeWorkers, bare: pacedBare });
     }
     const metricsAfter = await scrape(voe.port, ca.certificatePem);
     const served = bucketCount(metricsAfter, '+Inf') - bucketCount(metricsBefore, '+Inf');
-    const over1 = served - (bucketCount(metricsAfter, '0.001') - bucketCount(metricsBefore, '0.001'));
-    const over5 = served - (bucketCount(metricsAfter, '0.005') - bucketCount(metricsBefore, '0.005'));
-    const pacedVoe = [...pacedRounds].sort((a, b) => a.voe.p99Ms - b.voe.p99Ms)[Math.floor(RATE_ROUNDS / 2)]!.voe;
-    const pacedVoeWorkers = [...pacedRounds].sort((a, b) => a.voeWorkers.p99Ms - b.voeWorkers.p99Ms)[Math.floor(RATE_ROUNDS / 2)]!.voeWorkers;
-    const pacedBare = [...pacedRounds].sort((a, b) => a.bare.p99Ms - b.bare.p99Ms)[Math.floor(RATE_ROUNDS / 2)]!.bare;
+    const over1 =
+      served - (bucketCount(metricsAfter, '0.001') - bucketCount(metricsBefore, '0.001'));
+    const over5 =
+      served - (bucketCount(metricsAfter, '0.005') - bucketCount(metricsBefore, '0.005'));
+    const pacedVoe = [...pacedRounds].sort((a, b) => a.voe.p99Ms - b.voe.p99Ms)[
+      Math.floor(RATE_ROUNDS / 2)
+    ]!.voe;
+    const pacedVoeWorkers = [...pacedRounds].sort(
+      (a, b) => a.voeWorkers.p99Ms - b.voeWorkers.p99Ms,
+    )[Math.floor(RATE_ROUNDS / 2)]!.voeWorkers;
+    const pacedBare = [...pacedRounds].sort((a, b) => a.bare.p99Ms - b.bare.p99Ms)[
+      Math.floor(RATE_ROUNDS / 2)
+    ]!.bare;
     const parseRatio = median.voe.requestsPerSecond / median.bareParse.requestsPerSecond;
 
     const lines = [
@@ -186,8 +235,8 @@ async function main(): Promise<void> {
     const verdicts = [
       `throughput ratio voe/bare with \`--workers ${WORKERS}\` (median of ${ROUNDS} alternating rounds): **${(workersRatio * 100).toFixed(1)} %** (target >= 50 %: ${workersRatio >= 0.5 ? 'met' : 'NOT met'}); the bare server is one process`,
       `throughput ratio voe/bare in one process (\`--workers 1\`, the default; median of ${ROUNDS} alternating rounds): **${(ratio * 100).toFixed(1)} %** (${ratio >= 0.5 ? 'meets' : 'does NOT meet'} the 50 % target by itself)`,
-      `throughput ratio voe in one process/(bare + JSON.parse) in the median round: ${(parseRatio * 100).toFixed(1)} %; (bare + JSON.parse)/bare: ${(median.bareParse.requestsPerSecond / median.bare.requestsPerSecond * 100).toFixed(1)} %: what decoding the whole ${meanBytes}-byte review costs, before any decision`,
-      `(bare + well-formedness scan)/bare in the median round: ${(median.bareScan.requestsPerSecond / median.bare.requestsPerSecond * 100).toFixed(1)} %: even a decoder that builds no objects at all (and so could not hand a validator the request) costs this much of the constant server's throughput, before the decision, the metrics and the answer`,
+      `throughput ratio voe in one process/(bare + JSON.parse) in the median round: ${(parseRatio * 100).toFixed(1)} %; (bare + JSON.parse)/bare: ${((median.bareParse.requestsPerSecond / median.bare.requestsPerSecond) * 100).toFixed(1)} %: what decoding the whole ${meanBytes}-byte review costs, before any decision`,
+      `(bare + well-formedness scan)/bare in the median round: ${((median.bareScan.requestsPerSecond / median.bare.requestsPerSecond) * 100).toFixed(1)} %: even a decoder that builds no objects at all (and so could not hand a validator the request) costs this much of the constant server's throughput, before the decision, the metrics and the answer`,
       `server CPU per request (user + system time of the server's processes, /proc) in the median round: bare ${us(median.bare.cpuUs)}, bare + JSON.parse ${us(median.bareParse.cpuUs)}, bare + scan ${us(median.bareScan.cpuUs)}, voe in one process ${us(median.voe.cpuUs)}, voe with ${WORKERS} workers ${us(workersMedian.voeWorkers.cpuUs)} (all processes); a server that answers fewer requests per wake-up also pays more per request (system calls, TLS records), so these grow as throughput falls`,
       `inside the one-process voe server (voe_webhook_request_duration_seconds) during the fixed-rate rounds (all requests it answered, with each round's connection-opening requests and 1 s warm-up): ${over1} of ${served} took over 1 ms, ${over5} over 5 ms`,
       `p99 at ${RATE} requests/s (median of ${RATE_ROUNDS} rounds of ${RATE_S} s): **${ms(pacedVoeWorkers.p99Ms)}** with ${WORKERS} workers, **${ms(pacedVoe.p99Ms)}** in one process (target < 5 ms: ${pacedVoeWorkers.p99Ms < 5 && pacedVoe.p99Ms < 5 ? 'met by both' : 'NOT met by both'}); bare server ${ms(pacedBare.p99Ms)}; all rounds voe ${WORKERS} workers ${pacedRounds.map((r) => r.voeWorkers.p99Ms.toFixed(2)).join(', ')} ms, voe one process ${pacedRounds.map((r) => r.voe.p99Ms.toFixed(2)).join(', ')} ms, bare ${pacedRounds.map((r) => r.bare.p99Ms.toFixed(2)).join(', ')} ms`,
@@ -222,11 +271,11 @@ async function main(): Promise<void> {
       'shared 2-vCPU VM hits them alike; the median ratio is reported.',
       `Fixed rate: an open-loop generator (\`bench/support/paced-load.ts\`, a fresh process per run) opens its connections`,
       `first, sends one request every millisecond whatever earlier answers did, discards a 1 s warm-up and records each`,
-      'latency in nanoseconds. (A rate-limited autocannon sends each connection\'s per-second quota as one burst, and a',
+      "latency in nanoseconds. (A rate-limited autocannon sends each connection's per-second quota as one burst, and a",
       'generator that opens connections during the run measures TLS handshake storms: both give p99s of tens of ms for the',
       `bare server too.) ${RATE_ROUNDS} rounds per server, median p99 reported; the server's own histogram`,
       '(`voe_webhook_request_duration_seconds`, headers received to answer written) shows the time spent inside voe.',
-      'The last column is the share of the machine\'s CPU time the hypervisor gave to other guests during that run (steal,',
+      "The last column is the share of the machine's CPU time the hypervisor gave to other guests during that run (steal,",
       'from /proc/stat): on a shared host, a run with more than a few percent of it is disturbed beyond anything the servers do.',
       '',
       ...lines,
@@ -245,7 +294,9 @@ function scrape(port: number, caPem: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest({ host: '127.0.0.1', port, path: '/metrics', ca: caPem }, (res) => {
       let text = '';
-      res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
       res.on('end', () => resolve(text));
     });
     req.on('error', reject);
@@ -257,7 +308,10 @@ function scrape(port: number, caPem: string): Promise<string> {
 function bucketCount(metrics: string, le: string): number {
   let total = 0;
   for (const line of metrics.split('\n')) {
-    if (line.startsWith(`voe_webhook_request_duration_seconds_bucket{le="${le}",webhook="pvc-resize"`)) total += Number(line.split(' ').at(-1));
+    if (
+      line.startsWith(`voe_webhook_request_duration_seconds_bucket{le="${le}",webhook="pvc-resize"`)
+    )
+      total += Number(line.split(' ').at(-1));
   }
   return total;
 }
@@ -266,7 +320,12 @@ function bucketCount(metrics: string, le: string): number {
 async function writeSection(section: string): Promise<void> {
   const file = fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
   let text: string;
-  try { text = await readFile(file, 'utf8'); } catch { text = '# Performance\n\nMeasurements from `npm run bench`; each section is written by its benchmark.\n'; }
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    text =
+      '# Performance\n\nMeasurements from `npm run bench`; each section is written by its benchmark.\n';
+  }
   const start = text.indexOf('\n## webhook\n');
   if (start >= 0) {
     const next = text.indexOf('\n## ', start + 1);

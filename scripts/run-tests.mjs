@@ -50,7 +50,11 @@ process.on('SIGTERM', () => child?.kill('SIGTERM'));
 /** Runs node's test runner over `batch`; resolves with how it ended. */
 function run(batch, concurrency) {
   return new Promise((resolve) => {
-    child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...batch], { stdio: 'inherit' });
+    child = spawn(
+      process.execPath,
+      ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...batch],
+      { stdio: 'inherit' },
+    );
     child.on('error', (error) => {
       process.stderr.write(`run-tests: cannot start ${process.execPath}: ${error.message}\n`);
       process.exit(2);
@@ -60,7 +64,10 @@ function run(batch, concurrency) {
 }
 
 let failed = 0;
-for (const [batch, concurrency] of [[together, 2], [alone, 1]]) {
+for (const [batch, concurrency] of [
+  [together, 2],
+  [alone, 1],
+]) {
   if (batch.length === 0) continue;
   const { code, signal } = await run(batch, concurrency);
   if (signal) {

@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 
 /** The machine's CPU time counters from /proc/stat (all CPUs, clock ticks): steal and the total. */
-export interface CpuTimes { steal: number; total: number }
+export interface CpuTimes {
+  steal: number;
+  total: number;
+}
 
 /**
  * Reads the first line of /proc/stat ("cpu user nice system idle iowait irq softirq steal ..."):

@@ -7,19 +7,38 @@
 import type { HarvesterSetting } from '../../src/settings/index.js';
 import { buildAdmissionCaches } from '../../src/webhook/build-admission-caches.js';
 import type {
-  AdmissionCaches, KubeVirt, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance,
+  AdmissionCaches,
+  KubeVirt,
+  LonghornSetting,
+  LonghornVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  VirtualMachine,
+  VirtualMachineInstance,
 } from '../../src/webhook/index.js';
 import type { Fixture } from './cluster-fixtures.js';
 
 export function fixtureCaches(fixture: Fixture): AdmissionCaches {
   const pvcs = fixture.pvcs as PersistentVolumeClaim[];
   const longhornVolumes: LonghornVolume[] = pvcs
-    .filter((pvc) => pvc.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'] === 'driver.longhorn.io' && pvc.spec?.volumeName)
-    .map((pvc) => ({
-      apiVersion: 'longhorn.io/v1beta2', kind: 'Volume',
-      metadata: { name: pvc.spec!.volumeName!, namespace: 'longhorn-system' },
-      spec: { dataEngine: 'v1', frontend: 'blockdev', size: String(pvc.spec?.resources?.requests?.storage ?? '') },
-    }) as LonghornVolume);
+    .filter(
+      (pvc) =>
+        pvc.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'] ===
+          'driver.longhorn.io' && pvc.spec?.volumeName,
+    )
+    .map(
+      (pvc) =>
+        ({
+          apiVersion: 'longhorn.io/v1beta2',
+          kind: 'Volume',
+          metadata: { name: pvc.spec!.volumeName!, namespace: 'longhorn-system' },
+          spec: {
+            dataEngine: 'v1',
+            frontend: 'blockdev',
+            size: String(pvc.spec?.resources?.requests?.storage ?? ''),
+          },
+        }) as LonghornVolume,
+    );
   return buildAdmissionCaches({
     pvcs,
     storageClasses: fixture.storageClasses as StorageClass[],
@@ -29,6 +48,9 @@ export function fixtureCaches(fixture: Fixture): AdmissionCaches {
     setting: fixture.setting as HarvesterSetting,
     longhornVolumes,
     longhornEngines: [],
-    longhornSetting: { metadata: { name: 'current-longhorn-version', namespace: 'longhorn-system' }, value: 'v1.10.1' } as LonghornSetting,
+    longhornSetting: {
+      metadata: { name: 'current-longhorn-version', namespace: 'longhorn-system' },
+      value: 'v1.10.1',
+    } as LonghornSetting,
   });
 }

@@ -23,7 +23,10 @@ export interface MedianInterval {
  * benchmark's median could move in another run of the same size on the same machine, so a run can
  * tell "at the target" from "within the noise around it".
  */
-export function medianInterval(values: readonly number[], options: { confidence?: number; resamples?: number; seed?: number } = {}): MedianInterval {
+export function medianInterval(
+  values: readonly number[],
+  options: { confidence?: number; resamples?: number; seed?: number } = {},
+): MedianInterval {
   const confidence = options.confidence ?? 0.95;
   const resamples = options.resamples ?? 10_000;
   const center = median(values);
@@ -32,11 +35,13 @@ export function medianInterval(values: readonly number[], options: { confidence?
   const sample = new Array<number>(values.length);
   const medians = new Float64Array(resamples);
   for (let r = 0; r < resamples; r += 1) {
-    for (let i = 0; i < values.length; i += 1) sample[i] = values[Math.floor(random() * values.length)]!;
+    for (let i = 0; i < values.length; i += 1)
+      sample[i] = values[Math.floor(random() * values.length)]!;
     medians[r] = median(sample);
   }
   medians.sort();
   const tail = (1 - confidence) / 2;
-  const at = (q: number): number => medians[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))]!;
+  const at = (q: number): number =>
+    medians[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))]!;
   return { median: center, low: at(tail), high: at(1 - tail), confidence };
 }

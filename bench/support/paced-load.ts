@@ -15,21 +15,38 @@ export interface PacedResult {
 }
 
 export interface PacedLoadOptions {
-  port: number; path: string; caPem: string; bodies: string[]; rate: number; durationS: number;
+  port: number;
+  path: string;
+  caPem: string;
+  bodies: string[];
+  rate: number;
+  durationS: number;
   /** Sent on the same schedule before the measured part, not recorded (JIT, TLS sessions). Default 1 s. */
   warmupS?: number;
   /** Connections opened before the schedule starts (so no TLS handshakes happen during it); at most this many are used. Default 16. */
   connections?: number;
 }
 
-function post(agent: Agent, options: PacedLoadOptions, body: Buffer, done: (ok: boolean) => void): void {
-  const req = request({
-    host: '127.0.0.1', port: options.port, path: options.path, method: 'POST', agent,
-    headers: { 'content-type': 'application/json', 'content-length': body.length },
-  }, (res) => {
-    res.on('data', () => {});
-    res.on('end', () => done(res.statusCode === 200));
-  });
+function post(
+  agent: Agent,
+  options: PacedLoadOptions,
+  body: Buffer,
+  done: (ok: boolean) => void,
+): void {
+  const req = request(
+    {
+      host: '127.0.0.1',
+      port: options.port,
+      path: options.path,
+      method: 'POST',
+      agent,
+      headers: { 'content-type': 'application/json', 'content-length': body.length },
+    },
+    (res) => {
+      res.on('data', () => {});
+      res.on('end', () => done(res.statusCode === 200));
+    },
+  );
   req.on('error', () => done(false));
   req.end(body);
 }
@@ -46,7 +63,15 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedResult>
   const agent = new Agent({ keepAlive: true, maxSockets: connections, ca: options.caPem });
   const bodies = options.bodies.map((b) => Buffer.from(b));
   // Open every connection first: concurrent requests force the agent to create `connections` sockets.
-  await Promise.all(Array.from({ length: connections }, (_, i) => new Promise<void>((resolve) => post(agent, options, bodies[i % bodies.length]!, () => resolve()))));
+  await Promise.all(
+    Array.from(
+      { length: connections },
+      (_, i) =>
+        new Promise<void>((resolve) =>
+          post(agent, options, bodies[i % bodies.length]!, () => resolve()),
+        ),
+    ),
+  );
 
   const histogram = createHistogram();
   const warmup = Math.round(options.rate * (options.warmupS ?? 1));
@@ -66,7 +91,8 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedResult>
       post(agent, options, bodies[index % bodies.length]!, (success) => {
         if (index >= warmup) {
           histogram.record(Math.max(1, Number(process.hrtime.bigint() - t0)));
-          if (success) ok++; else failed++;
+          if (success) ok++;
+          else failed++;
         }
         if (++finished === total) resolve();
       });
@@ -86,7 +112,13 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedResult>
   agent.destroy();
   const measured = total - warmup;
   return {
-    sent: measured, ok, failed, rate: measured / seconds,
-    p50Ms: histogram.percentile(50) / 1e6, p99Ms: histogram.percentile(99) / 1e6, maxMs: histogram.max / 1e6, maxLagMs: maxLagNs / 1e6,
+    sent: measured,
+    ok,
+    failed,
+    rate: measured / seconds,
+    p50Ms: histogram.percentile(50) / 1e6,
+    p99Ms: histogram.percentile(99) / 1e6,
+    maxMs: histogram.max / 1e6,
+    maxLagMs: maxLagNs / 1e6,
   };
 }

@@ -31,7 +31,16 @@ function endOfString(text: string, i: number): number {
       HEX.lastIndex = i + 2;
       if (!HEX.test(text)) return -1;
       i += 6;
-    } else if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+    } else if (
+      e === 0x22 ||
+      e === 0x5c ||
+      e === 0x2f ||
+      e === 0x62 ||
+      e === 0x66 ||
+      e === 0x6e ||
+      e === 0x72 ||
+      e === 0x74
+    ) {
       i += 2;
     } else {
       return -1;

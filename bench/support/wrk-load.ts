@@ -29,7 +29,8 @@ const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 }
 
 function durationMs(text: string): number {
   const match = /^([\d.]+)(us|ms|s|m)$/.exec(text);
-  if (!match) throw new Error(`wrk printed a latency that is not a duration: ${JSON.stringify(text)}`);
+  if (!match)
+    throw new Error(`wrk printed a latency that is not a duration: ${JSON.stringify(text)}`);
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
 
@@ -39,8 +40,13 @@ export function parseWrkOutput(output: string): WrkResult {
   const rate = /^Requests\/sec:\s+([\d.]+)/m.exec(output);
   const p50 = /^\s+50%\s+(\S+)/m.exec(output);
   const p99 = /^\s+99%\s+(\S+)/m.exec(output);
-  if (!total || !rate || !p50 || !p99) throw new Error(`wrk printed no results (requests, Requests/sec and the latency distribution): ${output.slice(0, 400)}`);
-  const errors = /^\s*Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/m.exec(output);
+  if (!total || !rate || !p50 || !p99)
+    throw new Error(
+      `wrk printed no results (requests, Requests/sec and the latency distribution): ${output.slice(0, 400)}`,
+    );
+  const errors = /^\s*Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/m.exec(
+    output,
+  );
   return {
     requests: Number(total[1]),
     durationS: durationMs(`${total[2]}${total[3]}`) / 1000,
@@ -77,18 +83,42 @@ export interface WrkLoad {
 }
 
 /** Writes the script and the bodies (none may hold a newline) into `dir`; `run` then loads one server for a while. */
-export async function prepareWrkLoad(dir: string, path: string, bodies: readonly string[]): Promise<WrkLoad> {
-  if (bodies.some((body) => body.includes('\n'))) throw new Error('a request body for wrk holds a newline');
+export async function prepareWrkLoad(
+  dir: string,
+  path: string,
+  bodies: readonly string[],
+): Promise<WrkLoad> {
+  if (bodies.some((body) => body.includes('\n')))
+    throw new Error('a request body for wrk holds a newline');
   const scriptFile = join(dir, 'bodies.lua');
   const bodiesFile = join(dir, 'bodies.txt');
   await writeFile(scriptFile, SCRIPT);
   await writeFile(bodiesFile, `${bodies.join('\n')}\n`);
   return {
     async run(port, { connections, durationS }) {
-      const { stdout } = await promisify(execFile)('wrk', [
-        '--threads', '1', '--connections', String(connections), '--duration', `${durationS}s`, '--latency', '--script', scriptFile, `https://127.0.0.1:${port}${path}`,
-      ], { env: { ...process.env, VOE_BENCH_BODIES: bodiesFile, VOE_BENCH_PATH: path }, maxBuffer: 1024 * 1024 }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') throw new Error('wrk is not installed: `apt-get install wrk` (scripts/install-test-deps.sh installs it)');
+      const { stdout } = await promisify(execFile)(
+        'wrk',
+        [
+          '--threads',
+          '1',
+          '--connections',
+          String(connections),
+          '--duration',
+          `${durationS}s`,
+          '--latency',
+          '--script',
+          scriptFile,
+          `https://127.0.0.1:${port}${path}`,
+        ],
+        {
+          env: { ...process.env, VOE_BENCH_BODIES: bodiesFile, VOE_BENCH_PATH: path },
+          maxBuffer: 1024 * 1024,
+        },
+      ).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT')
+          throw new Error(
+            'wrk is not installed: `apt-get install wrk` (scripts/install-test-deps.sh installs it)',
+          );
         throw error;
       });
       return parseWrkOutput(stdout);

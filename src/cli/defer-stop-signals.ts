@@ -19,7 +19,9 @@ export interface DeferredStop {
  * told of each (e.g. to say so on stderr; the FlexVolume driver stays silent). The command exits
  * non-zero afterwards (see exitCode). SIGKILL cannot be caught: the device lock covers it.
  */
-export function deferStopSignals(onSignal?: (name: StopSignal, first: boolean) => void): DeferredStop {
+export function deferStopSignals(
+  onSignal?: (name: StopSignal, first: boolean) => void,
+): DeferredStop {
   const controller = new AbortController();
   let first: StopSignal | null = null;
   const handlers = STOP_SIGNALS.map((name) => {
@@ -38,6 +40,8 @@ export function deferStopSignals(onSignal?: (name: StopSignal, first: boolean) =
     signal: controller.signal,
     received: () => first,
     exitCode: () => (first === null ? null : 128 + constants.signals[first]),
-    dispose: () => { for (const [name, handler] of handlers) process.off(name, handler); },
+    dispose: () => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+    },
   };
 }

@@ -12,7 +12,9 @@ export function formatCheckResult(result: CheckResult): string {
   lines.push('Findings:');
   const width = Math.max(...result.findings.map((finding) => finding.check.length));
   for (const finding of result.findings) {
-    lines.push(`  ${`[${finding.outcome}]`.padEnd(8)} ${finding.check.padEnd(width)}  ${finding.message}`);
+    lines.push(
+      `  ${`[${finding.outcome}]`.padEnd(8)} ${finding.check.padEnd(width)}  ${finding.message}`,
+    );
   }
   if (result.warnings.length > 0) {
     lines.push('Warnings:');

@@ -9,6 +9,11 @@ export const IGNORE_UNREADABLE_PROCESSES_ENV = 'VOE_IGNORE_UNREADABLE_PROCESSES'
  * FsResizerOptions.unreadableProcesses for a command: 'ignore' when the flag was given (`flag`) or
  * the environment says so (1 or true), else 'refuse'.
  */
-export function unreadableProcessesPolicy(env: NodeJS.ProcessEnv, flag = false): 'refuse' | 'ignore' {
-  return flag || ['1', 'true'].includes(env[IGNORE_UNREADABLE_PROCESSES_ENV] ?? '') ? 'ignore' : 'refuse';
+export function unreadableProcessesPolicy(
+  env: NodeJS.ProcessEnv,
+  flag = false,
+): 'refuse' | 'ignore' {
+  return flag || ['1', 'true'].includes(env[IGNORE_UNREADABLE_PROCESSES_ENV] ?? '')
+    ? 'ignore'
+    : 'refuse';
 }

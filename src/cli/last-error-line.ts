@@ -5,6 +5,7 @@
  */
 export function lastErrorLine(text: string): { code: string; message: string } | undefined {
   let last: { code: string; message: string } | undefined;
-  for (const match of text.matchAll(/^voe: ([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+): (.*)$/gm)) last = { code: match[1]!, message: match[2]! };
+  for (const match of text.matchAll(/^voe: ([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+): (.*)$/gm))
+    last = { code: match[1]!, message: match[2]! };
   return last;
 }

@@ -12,7 +12,9 @@ const listeners = new Set<() => void>();
  */
 export function onOutputClosed(listener: () => void): () => void {
   listeners.add(listener);
-  return () => { listeners.delete(listener); };
+  return () => {
+    listeners.delete(listener);
+  };
 }
 
 /**
@@ -21,13 +23,19 @@ export function onOutputClosed(listener: () => void): () => void {
  * (Node ignores SIGPIPE, so without this the error event would end voe with exit code 2 or a
  * stack, and leave what a long command started). Any other error of the stream stays uncaught.
  */
-export function watchOutput(stream: NodeJS.WritableStream = process.stdout, exit: (code: number) => void = (code) => process.exit(code)): void {
+export function watchOutput(
+  stream: NodeJS.WritableStream = process.stdout,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
   let closed = false;
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (closed) return; // the writes still queued after the first EPIPE fail too
     if (error.code !== 'EPIPE') throw error;
     closed = true;
-    if (listeners.size === 0) { exit(OUTPUT_CLOSED_EXIT_CODE); return; }
+    if (listeners.size === 0) {
+      exit(OUTPUT_CLOSED_EXIT_CODE);
+      return;
+    }
     for (const listener of [...listeners]) listener();
   });
 }

@@ -49,16 +49,24 @@ export function watchStopRequests(
   const controller = new AbortController();
   let first: StopReason | undefined;
   let resolveRequested!: (reason: StopReason) => void;
-  const requested = new Promise<StopReason>((resolve) => { resolveRequested = resolve; });
+  const requested = new Promise<StopReason>((resolve) => {
+    resolveRequested = resolve;
+  });
   const request = (reason: StopReason): void => {
-    if (first !== undefined) { onRepeat(reason); return; }
+    if (first !== undefined) {
+      onRepeat(reason);
+      return;
+    }
     first = reason;
     resolveRequested(reason);
     controller.abort(reason);
   };
-  const onSignal = (signal: NodeJS.Signals): void => request({ kind: 'signal', signal: signal as StopSignal });
-  const onException = (error: unknown): void => request({ kind: 'error', origin: 'uncaughtException', error });
-  const onRejection = (error: unknown): void => request({ kind: 'error', origin: 'unhandledRejection', error });
+  const onSignal = (signal: NodeJS.Signals): void =>
+    request({ kind: 'signal', signal: signal as StopSignal });
+  const onException = (error: unknown): void =>
+    request({ kind: 'error', origin: 'uncaughtException', error });
+  const onRejection = (error: unknown): void =>
+    request({ kind: 'error', origin: 'unhandledRejection', error });
   for (const signal of STOP_SIGNALS) target.on(signal, onSignal);
   target.on('uncaughtException', onException);
   target.on('unhandledRejection', onRejection);

@@ -22,7 +22,7 @@ export async function stopStartingSupervisor(dir: string, pid: number | undefine
     const child = await readPidFile(join(dir, file));
     if (child !== undefined) {
       const stat = readProcessStat(child);
-      if (stat !== null && !hasEnded(stat) && await runsIn(child, dir)) {
+      if (stat !== null && !hasEnded(stat) && (await runsIn(child, dir))) {
         const started = stat.startTime;
         const itsOwn = supervisorStart !== null && started !== null && started >= supervisorStart;
         if (!itsOwn) continue;

@@ -37,11 +37,18 @@ export const ETCD_FALLBACK_KEPT_MS = 24 * 3_600_000;
  * since `go` runs in the Go module's directory and writes its `-o` there.
  */
 export function binariesDir(cacheDir: string): string {
-  return join(resolve(cacheDir), 'bin', `kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}-${moduleRecipeKey()}`);
+  return join(
+    resolve(cacheDir),
+    'bin',
+    `kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}-${moduleRecipeKey()}`,
+  );
 }
 
 async function isExecutable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(() => true, () => false);
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Where go keeps its work (GOTMPDIR): in the cache, so what a killed go left there is removed by the next build. */
@@ -56,11 +63,20 @@ const BUILDING = /^(?:kube-apiserver|etcd)\.tmp-\d+$/;
  */
 async function removeLeftovers(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.filter((name) => BUILDING.test(name) || name === GO_TMP).map((name) => rm(join(dir, name), { recursive: true, force: true })));
+  await Promise.all(
+    names
+      .filter((name) => BUILDING.test(name) || name === GO_TMP)
+      .map((name) => rm(join(dir, name), { recursive: true, force: true })),
+  );
 }
 
 /** Builds `step` into DIR/<binary>: under a temporary name, checked, then renamed into place. */
-async function buildOne(dir: string, step: BuildStep, options: BuildOptions, recordHelper: (pid: number) => void): Promise<void> {
+async function buildOne(
+  dir: string,
+  step: BuildStep,
+  options: BuildOptions,
+  recordHelper: (pid: number) => void,
+): Promise<void> {
   const output = join(dir, step.binary);
   const tmp = `${output}.tmp-${process.pid}`;
   const args = ['build', ...BUILD_FLAGS, '-o', tmp];
@@ -69,7 +85,12 @@ async function buildOne(dir: string, step: BuildStep, options: BuildOptions, rec
   const goTmp = join(dir, GO_TMP);
   try {
     await makeDirectories(goTmp);
-    await runGo(args, { env: { ...goBuildEnv(options.env ?? {}), GOTMPDIR: goTmp }, label: step.label, onProgress: options.onProgress, onStarted: recordHelper });
+    await runGo(args, {
+      env: { ...goBuildEnv(options.env ?? {}), GOTMPDIR: goTmp },
+      label: step.label,
+      onProgress: options.onProgress,
+      onStarted: recordHelper,
+    });
     await checkBuiltBinary(tmp, step);
     await rename(tmp, output);
   } finally {
@@ -92,18 +113,23 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
     await makeDirectories(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ControlPlaneError('CONTROLPLANE_BUILD_FAILED',
-      `cannot create the build cache ${dir} (${code}); pass a writable --cache-dir or set VOE_CACHE_DIR`, { cause: error });
+    throw new ControlPlaneError(
+      'CONTROLPLANE_BUILD_FAILED',
+      `cannot create the build cache ${dir} (${code}); pass a writable --cache-dir or set VOE_CACHE_DIR`,
+      { cause: error },
+    );
   }
 
   const cached = async (): Promise<BuiltBinaries | undefined> => {
     if (!(await isExecutable(kubeApiServer))) return undefined;
-    if (await isExecutable(builtEtcd)) return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
+    if (await isExecutable(builtEtcd))
+      return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
     // A failed etcd build is remembered for a day only: it may have failed for a passing reason
     // (the module proxy unreachable), and the etcd Kubernetes recommends is worth another try.
     const fallback = await stat(fallbackMarker).catch(() => undefined);
     const recent = fallback !== undefined && Date.now() - fallback.mtimeMs < ETCD_FALLBACK_KEPT_MS;
-    if (recent && (await isExecutable(debianEtcd))) return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
+    if (recent && (await isExecutable(debianEtcd)))
+      return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
     return undefined;
   };
 
@@ -115,31 +141,57 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
   const release = await acquireLockFile(join(dir, '.build.lock'), {
     deadline: Date.now() + 60 * 60_000,
     pollMs: 500,
-    busy: (pid) => new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `process ${pid} has been building the control plane binaries in ${dir} for an hour; stop it or remove ${join(dir, '.build.lock')}`),
-    cannotCreate: (code, cause) => new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `cannot create the build lock in ${dir} (${code}); check that the cache directory is writable or set VOE_CACHE_DIR`, { cause }),
-    onWait: (pid) => options.onProgress?.(`voe: process ${pid} is building the control plane binaries; waiting for it`),
+    busy: (pid) =>
+      new ControlPlaneError(
+        'CONTROLPLANE_BUILD_FAILED',
+        `process ${pid} has been building the control plane binaries in ${dir} for an hour; stop it or remove ${join(dir, '.build.lock')}`,
+      ),
+    cannotCreate: (code, cause) =>
+      new ControlPlaneError(
+        'CONTROLPLANE_BUILD_FAILED',
+        `cannot create the build lock in ${dir} (${code}); check that the cache directory is writable or set VOE_CACHE_DIR`,
+        { cause },
+      ),
+    onWait: (pid) =>
+      options.onProgress?.(
+        `voe: process ${pid} is building the control plane binaries; waiting for it`,
+      ),
   });
   try {
     const again = await cached();
     if (again) return again;
     await removeLeftovers(dir);
-    await checkGoVersion(goBuildEnv(options.env ?? {}), `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION}`);
+    await checkGoVersion(
+      goBuildEnv(options.env ?? {}),
+      `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION}`,
+    );
     const [apiServerStep, etcdStep] = BUILD_STEPS as [BuildStep, BuildStep];
     const buildApiServer = !(await isExecutable(kubeApiServer));
     const what = buildApiServer ? `${apiServerStep.label} and ${etcdStep.label}` : etcdStep.label;
-    options.onProgress?.(`voe: building ${what} from Go modules into ${dir} (first time only; ${buildApiServer ? 'about 5 minutes' : 'a minute or two'} on 2 cores)`);
+    options.onProgress?.(
+      `voe: building ${what} from Go modules into ${dir} (first time only; ${buildApiServer ? 'about 5 minutes' : 'a minute or two'} on 2 cores)`,
+    );
     if (buildApiServer) await buildOne(dir, apiServerStep, options, release.recordHelper);
     try {
       await buildOne(dir, etcdStep, options, release.recordHelper);
       return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
     } catch (error) {
       // Only go's own failure to build etcd: not a rename into the cache, not go killed, not a full disk.
-      const exit = error instanceof ControlPlaneError ? error.details['goExit'] as GoExit | undefined : undefined;
+      const exit =
+        error instanceof ControlPlaneError
+          ? (error.details['goExit'] as GoExit | undefined)
+          : undefined;
       if (exit === undefined || !etcdFallbackAllowed(exit)) throw error;
       if (!(await isExecutable(debianEtcd))) {
-        throw new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `etcd build failed and Debian's etcd-server is not installed at ${debianEtcd} (apt-get install etcd-server): ${(error as Error).message}`, { cause: error });
+        throw new ControlPlaneError(
+          'CONTROLPLANE_BUILD_FAILED',
+          `etcd build failed and Debian's etcd-server is not installed at ${debianEtcd} (apt-get install etcd-server): ${(error as Error).message}`,
+          { cause: error },
+        );
       }
-      options.onProgress?.(`voe: etcd build failed; falling back to Debian's etcd-server at ${debianEtcd} (older than the etcd Kubernetes ${KUBERNETES_VERSION} recommends)`);
+      options.onProgress?.(
+        `voe: etcd build failed; falling back to Debian's etcd-server at ${debianEtcd} (older than the etcd Kubernetes ${KUBERNETES_VERSION} recommends)`,
+      );
       await writeFile(fallbackMarker, `${(error as Error).message}\n`);
       return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
     }

@@ -33,8 +33,19 @@ function versionLdflags(): string {
 }
 
 export const BUILD_STEPS: readonly BuildStep[] = [
-  { binary: 'kube-apiserver', pkg: 'k8s.io/kubernetes/cmd/kube-apiserver', label: `kube-apiserver ${KUBERNETES_VERSION}`, ldflags: versionLdflags(), versionLine: `Kubernetes ${KUBERNETES_VERSION}` },
-  { binary: 'etcd', pkg: 'go.etcd.io/etcd/server/v3', label: `etcd ${ETCD_VERSION}`, versionLine: `etcd Version: ${ETCD_VERSION.replace(/^v/, '')}` },
+  {
+    binary: 'kube-apiserver',
+    pkg: 'k8s.io/kubernetes/cmd/kube-apiserver',
+    label: `kube-apiserver ${KUBERNETES_VERSION}`,
+    ldflags: versionLdflags(),
+    versionLine: `Kubernetes ${KUBERNETES_VERSION}`,
+  },
+  {
+    binary: 'etcd',
+    pkg: 'go.etcd.io/etcd/server/v3',
+    label: `etcd ${ETCD_VERSION}`,
+    versionLine: `etcd Version: ${ETCD_VERSION.replace(/^v/, '')}`,
+  },
 ];
 
 /**
@@ -44,7 +55,13 @@ export const BUILD_STEPS: readonly BuildStep[] = [
  * a flag added) builds its own instead of silently using another's.
  */
 export function recipeKey(goMod: string, goSum: string): string {
-  const recipe = JSON.stringify({ goMod, goSum, flags: BUILD_FLAGS, settings: GO_BUILD_SETTINGS, steps: BUILD_STEPS });
+  const recipe = JSON.stringify({
+    goMod,
+    goSum,
+    flags: BUILD_FLAGS,
+    settings: GO_BUILD_SETTINGS,
+    steps: BUILD_STEPS,
+  });
   return createHash('sha256').update(recipe).digest('hex').slice(0, 12);
 }
 
@@ -52,6 +69,9 @@ let key: string | undefined;
 
 /** recipeKey of the Go module shipped with this voe (read once). */
 export function moduleRecipeKey(): string {
-  key ??= recipeKey(readFileSync(join(goModuleDir(), 'go.mod'), 'utf8'), readFileSync(join(goModuleDir(), 'go.sum'), 'utf8'));
+  key ??= recipeKey(
+    readFileSync(join(goModuleDir(), 'go.mod'), 'utf8'),
+    readFileSync(join(goModuleDir(), 'go.sum'), 'utf8'),
+  );
   return key;
 }

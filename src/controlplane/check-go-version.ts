@@ -18,7 +18,8 @@ export function goOlderThan(goVersion: string, required: string): boolean {
   return foundMajor < major || (foundMajor === major && foundMinor < minor);
 }
 
-const INSTEAD = 'or point TEST_ASSET_KUBE_APISERVER/TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries';
+const INSTEAD =
+  'or point TEST_ASSET_KUBE_APISERVER/TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries';
 
 /**
  * Fails with CONTROLPLANE_GO_MISSING when there is no `go` to run, and with CONTROLPLANE_GO_TOO_OLD
@@ -30,18 +31,34 @@ export async function checkGoVersion(env: NodeJS.ProcessEnv, label: string): Pro
   const required = requiredGoRelease(readFileSync(join(goModuleDir(), 'go.mod'), 'utf8'));
   // Outside any module: a go.mod that this go cannot read must not fail the question.
   const version = await new Promise<string>((resolve, reject) => {
-    execFile('go', ['env', 'GOVERSION'], { cwd: '/', env, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (!error) { resolve(stdout.trim()); return; }
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        reject(new ControlPlaneError('CONTROLPLANE_GO_MISSING', `cannot run go to build ${label}: ${error.message}. Install Go >= ${required ?? '1.24'} ${INSTEAD}.`, { cause: error }));
-        return;
-      }
-      // Older than `go env GOVERSION` (Go 1.16): the build says what it can.
-      resolve(`${stdout}${stderr}`.trim());
-    });
+    execFile(
+      'go',
+      ['env', 'GOVERSION'],
+      { cwd: '/', env, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (!error) {
+          resolve(stdout.trim());
+          return;
+        }
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+          reject(
+            new ControlPlaneError(
+              'CONTROLPLANE_GO_MISSING',
+              `cannot run go to build ${label}: ${error.message}. Install Go >= ${required ?? '1.24'} ${INSTEAD}.`,
+              { cause: error },
+            ),
+          );
+          return;
+        }
+        // Older than `go env GOVERSION` (Go 1.16): the build says what it can.
+        resolve(`${stdout}${stderr}`.trim());
+      },
+    );
   });
   if (required !== undefined && goOlderThan(version, required)) {
-    throw new ControlPlaneError('CONTROLPLANE_GO_TOO_OLD',
-      `the go on PATH is ${version}; building ${label} needs Go >= ${required} (the go line of ${join(goModuleDir(), 'go.mod')}). Install a newer Go ${INSTEAD}.`);
+    throw new ControlPlaneError(
+      'CONTROLPLANE_GO_TOO_OLD',
+      `the go on PATH is ${version}; building ${label} needs Go >= ${required} (the go line of ${join(goModuleDir(), 'go.mod')}). Install a newer Go ${INSTEAD}.`,
+    );
   }
 }

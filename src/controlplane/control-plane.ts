@@ -11,7 +11,10 @@ export interface ControlPlane {
   readonly apiServerUrl: string;
   readonly etcdUrl: string;
   /** A kubeconfig for any user and groups (client certificate signed by the client CA), for RBAC tests. */
-  mintKubeConfig(user: string, groups?: string[]): Promise<{ kubeConfig: KubeConfig; path: string }>;
+  mintKubeConfig(
+    user: string,
+    groups?: string[],
+  ): Promise<{ kubeConfig: KubeConfig; path: string }>;
   /** Stops only kube-apiserver; etcd keeps the data. */
   stopApiServer(): Promise<void>;
   /** Starts kube-apiserver again on the same port and etcd. */

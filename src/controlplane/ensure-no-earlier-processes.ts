@@ -4,7 +4,10 @@ import { readPidFile } from './read-pid-file.js';
 import { runsIn } from './runs-in.js';
 
 /** The pid files startControlPlane writes in its directory, one per process it starts. */
-const PROCESS_PID_FILES = [['etcd', 'etcd.pid'], ['kube-apiserver', 'kube-apiserver.pid']] as const;
+const PROCESS_PID_FILES = [
+  ['etcd', 'etcd.pid'],
+  ['kube-apiserver', 'kube-apiserver.pid'],
+] as const;
 
 /**
  * Fails with CONTROLPLANE_ALREADY_RUNNING when DIR/etcd.pid or DIR/kube-apiserver.pid names a
@@ -18,10 +21,12 @@ export async function ensureNoEarlierProcesses(dir: string): Promise<void> {
   const running: string[] = [];
   for (const [name, file] of PROCESS_PID_FILES) {
     const pid = await readPidFile(join(absolute, file));
-    if (pid !== undefined && await runsIn(pid, absolute)) running.push(`${name} (pid ${pid})`);
+    if (pid !== undefined && (await runsIn(pid, absolute))) running.push(`${name} (pid ${pid})`);
   }
   if (running.length > 0) {
-    throw new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING',
-      `processes of an earlier control plane still run for ${absolute}: ${running.join(', ')}; use 'voe cluster stop --dir ${absolute}' first`);
+    throw new ControlPlaneError(
+      'CONTROLPLANE_ALREADY_RUNNING',
+      `processes of an earlier control plane still run for ${absolute}: ${running.join(', ')}; use 'voe cluster stop --dir ${absolute}' first`,
+    );
   }
 }

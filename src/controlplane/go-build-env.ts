@@ -7,7 +7,12 @@ import { homedir } from 'node:os';
 const TARGET_VARIABLES = ['GOOS', 'GOARCH'] as const;
 
 /** The recipe's settings, which win over the environment's: no cgo, the installed toolchain only, go.sum as it is, no go.work. */
-export const GO_BUILD_SETTINGS = { CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly', GOWORK: 'off' } as const;
+export const GO_BUILD_SETTINGS = {
+  CGO_ENABLED: '0',
+  GOTOOLCHAIN: 'local',
+  GOFLAGS: '-mod=readonly',
+  GOWORK: 'off',
+} as const;
 
 /** This user's home directory from the password database, or undefined where it has none. */
 function passwdHome(): string | undefined {
@@ -25,7 +30,10 @@ function passwdHome(): string | undefined {
  * (the one voe's own cache defaults under) when `env` has none: go keeps its build and module
  * caches under it and fails without one.
  */
-export function goBuildEnv(env: NodeJS.ProcessEnv, home: () => string | undefined = passwdHome): NodeJS.ProcessEnv {
+export function goBuildEnv(
+  env: NodeJS.ProcessEnv,
+  home: () => string | undefined = passwdHome,
+): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = { ...env };
   for (const name of TARGET_VARIABLES) delete result[name];
   if (!result['HOME']) {

@@ -1,8 +1,17 @@
 export type { ControlPlane } from './control-plane.js';
 export { ControlPlaneError } from './control-plane-error.js';
-export { startControlPlane, startTimeoutFromEnv, type StartControlPlaneOptions } from './start-control-plane.js';
+export {
+  startControlPlane,
+  startTimeoutFromEnv,
+  type StartControlPlaneOptions,
+} from './start-control-plane.js';
 export { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
-export { buildBinaries, binariesDir, type BuiltBinaries, type BuildOptions } from './build-binaries.js';
+export {
+  buildBinaries,
+  binariesDir,
+  type BuiltBinaries,
+  type BuildOptions,
+} from './build-binaries.js';
 export { installCrds, readCrds, crdManifestDir } from './install-crds.js';
 export { killManagedProcesses } from './managed-process.js';
 export { lockControlPlaneDir } from './lock-control-plane-dir.js';

@@ -1,7 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import {
+  ApiextensionsV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1CustomResourceDefinition,
+} from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { isAlreadyExists } from '../kube/index.js';
 import { ControlPlaneError } from './control-plane-error.js';
@@ -33,10 +38,14 @@ const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customreso
  * model's property names, so the wire names it has no property for (`x-kubernetes-preserve-unknown-fields`,
  * `enum` ...) would be dropped, and the API server would prune fields the CRD means to keep.
  */
-export async function installCrds(kc: KubeConfig, crds?: V1CustomResourceDefinition[], timeoutMs = 30_000): Promise<string[]> {
+export async function installCrds(
+  kc: KubeConfig,
+  crds?: V1CustomResourceDefinition[],
+  timeoutMs = 30_000,
+): Promise<string[]> {
   const api = kc.makeApiClient(ApiextensionsV1Api);
   const raw = kc.makeApiClient(CustomObjectsApi);
-  const list = crds ?? await readCrds();
+  const list = crds ?? (await readCrds());
   for (const crd of list) {
     const name = crd.metadata!.name!;
     try {
@@ -44,31 +53,59 @@ export async function installCrds(kc: KubeConfig, crds?: V1CustomResourceDefinit
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       const existing = await api.readCustomResourceDefinition({ name });
-      await raw.replaceClusterCustomObject({ ...CRDS, name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+      await raw.replaceClusterCustomObject({
+        ...CRDS,
+        name,
+        body: {
+          ...crd,
+          metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion },
+        },
+      });
     }
   }
   const names = list.map((c) => c.metadata!.name!);
   const pending = new Set(names);
-  const result = await waitUntil(async () => {
-    for (const name of [...pending]) {
-      const crd = await api.readCustomResourceDefinition({ name });
-      if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) pending.delete(name);
-    }
-    return pending.size === 0;
-  }, { timeoutMs, intervalMs: 100 });
-  if (result !== 'ok') throw new ControlPlaneError('CONTROLPLANE_CRD_TIMEOUT', `CRDs not Established within ${timeoutMs} ms: ${[...pending].join(', ')}`);
+  const result = await waitUntil(
+    async () => {
+      for (const name of [...pending]) {
+        const crd = await api.readCustomResourceDefinition({ name });
+        if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'))
+          pending.delete(name);
+      }
+      return pending.size === 0;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+  if (result !== 'ok')
+    throw new ControlPlaneError(
+      'CONTROLPLANE_CRD_TIMEOUT',
+      `CRDs not Established within ${timeoutMs} ms: ${[...pending].join(', ')}`,
+    );
   // Established is not enough: until its watch cache is initialised a new resource answers
   // 429 "storage is (re)initializing". Wait until every served version lists.
   const custom = kc.makeApiClient(CustomObjectsApi);
-  const unserved = new Set(list.flatMap((crd) => crd.spec.versions.filter((v) => v.served).map((v) => `${crd.spec.group}/${v.name}/${crd.spec.names.plural}`)));
-  const served = await waitUntil(async () => {
-    for (const key of [...unserved]) {
-      const [group, version, plural] = key.split('/') as [string, string, string];
-      await custom.listClusterCustomObject({ group, version, plural, limit: 1 });
-      unserved.delete(key);
-    }
-    return unserved.size === 0;
-  }, { timeoutMs, intervalMs: 100 });
-  if (served !== 'ok') throw new ControlPlaneError('CONTROLPLANE_CRD_TIMEOUT', `CRDs not served within ${timeoutMs} ms: ${[...unserved].join(', ')}`);
+  const unserved = new Set(
+    list.flatMap((crd) =>
+      crd.spec.versions
+        .filter((v) => v.served)
+        .map((v) => `${crd.spec.group}/${v.name}/${crd.spec.names.plural}`),
+    ),
+  );
+  const served = await waitUntil(
+    async () => {
+      for (const key of [...unserved]) {
+        const [group, version, plural] = key.split('/') as [string, string, string];
+        await custom.listClusterCustomObject({ group, version, plural, limit: 1 });
+        unserved.delete(key);
+      }
+      return unserved.size === 0;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+  if (served !== 'ok')
+    throw new ControlPlaneError(
+      'CONTROLPLANE_CRD_TIMEOUT',
+      `CRDs not served within ${timeoutMs} ms: ${[...unserved].join(', ')}`,
+    );
   return names;
 }

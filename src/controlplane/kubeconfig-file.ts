@@ -20,8 +20,18 @@ export async function writeKubeconfig(path: string, spec: KubeconfigSpec): Promi
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: cluster, cluster: { server: spec.server, 'certificate-authority-data': b64(spec.caPem) } }],
-    users: [{ name: spec.user, user: { 'client-certificate-data': b64(spec.certPem), 'client-key-data': b64(spec.keyPem) } }],
+    clusters: [
+      {
+        name: cluster,
+        cluster: { server: spec.server, 'certificate-authority-data': b64(spec.caPem) },
+      },
+    ],
+    users: [
+      {
+        name: spec.user,
+        user: { 'client-certificate-data': b64(spec.certPem), 'client-key-data': b64(spec.keyPem) },
+      },
+    ],
     contexts: [{ name: context, context: { cluster, user: spec.user, namespace: 'default' } }],
     'current-context': context,
   };

@@ -16,8 +16,17 @@ export const CONTROL_PLANE_DIR_LOCK = 'voe-cluster.lock';
 export async function lockControlPlaneDir(dir: string): Promise<() => Promise<void>> {
   const release = await acquireLockFile(join(dir, CONTROL_PLANE_DIR_LOCK), {
     deadline: Date.now(),
-    busy: (holder) => new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs (or is starting) for ${dir} (pid ${holder}); use 'voe cluster stop --dir ${dir}' first`),
-    cannotCreate: (code, cause) => new ControlPlaneError('CONTROLPLANE_START_FAILED', `cannot create the lock file in ${dir} (${code})`, { cause }),
+    busy: (holder) =>
+      new ControlPlaneError(
+        'CONTROLPLANE_ALREADY_RUNNING',
+        `a control plane already runs (or is starting) for ${dir} (pid ${holder}); use 'voe cluster stop --dir ${dir}' first`,
+      ),
+    cannotCreate: (code, cause) =>
+      new ControlPlaneError(
+        'CONTROLPLANE_START_FAILED',
+        `cannot create the lock file in ${dir} (${code})`,
+        { cause },
+      ),
   });
   try {
     await ensureNoEarlierProcesses(dir);

@@ -20,8 +20,17 @@ export async function makeOwnedTempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), OWN_DIR_PREFIX));
   await acquireLockFile(join(dir, OWNER_LOCK), {
     deadline: Date.now(),
-    busy: (holder) => new ControlPlaneError('CONTROLPLANE_START_FAILED', `the new directory ${dir} is already owned by process ${holder}`),
-    cannotCreate: (code, cause) => new ControlPlaneError('CONTROLPLANE_START_FAILED', `cannot create ${join(dir, OWNER_LOCK)} (${code})`, { cause }),
+    busy: (holder) =>
+      new ControlPlaneError(
+        'CONTROLPLANE_START_FAILED',
+        `the new directory ${dir} is already owned by process ${holder}`,
+      ),
+    cannotCreate: (code, cause) =>
+      new ControlPlaneError(
+        'CONTROLPLANE_START_FAILED',
+        `cannot create ${join(dir, OWNER_LOCK)} (${code})`,
+        { cause },
+      ),
   });
   return dir;
 }

@@ -30,7 +30,9 @@ function killAllAndRemoveDirs(): void {
 export function killAtExit(kill: () => void): () => void {
   installExitHook();
   running.add(kill);
-  return () => { running.delete(kill); };
+  return () => {
+    running.delete(kill);
+  };
 }
 
 /** Kills every process we started when this process exits, even on an unhandled error or a signal. */
@@ -89,23 +91,31 @@ export function startProcess(options: StartProcessOptions): ManagedProcess {
   // which without a listener would crash the process instead of the error below.
   child.on('error', () => undefined);
   if (child.pid === undefined) {
-    throw new ControlPlaneError('CONTROLPLANE_BINARY_MISSING', `cannot start ${options.name} (${options.command})`);
+    throw new ControlPlaneError(
+      'CONTROLPLANE_BINARY_MISSING',
+      `cannot start ${options.name} (${options.command})`,
+    );
   }
   let forget = (): void => undefined;
   if (options.detached) {
     child.unref();
   } else {
-    forget = killAtExit(() => { child.kill('SIGKILL'); });
+    forget = killAtExit(() => {
+      child.kill('SIGKILL');
+    });
   }
   const exited = (async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
+    if (child.exitCode !== null || child.signalCode !== null)
+      return { code: child.exitCode, signal: child.signalCode };
     const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
     forget();
     return { code, signal };
   })();
   exited.catch(() => undefined);
   let alive = true;
-  void exited.then(() => { alive = false; });
+  void exited.then(() => {
+    alive = false;
+  });
   const pid = child.pid;
   return {
     name: options.name,

@@ -9,8 +9,12 @@ import { runsIn } from './runs-in.js';
 async function stopLeftProcesses(dir: string): Promise<void> {
   for (const file of ['kube-apiserver.pid', 'etcd.pid']) {
     const pid = await readPidFile(join(dir, file));
-    if (pid !== undefined && await runsIn(pid, dir)) {
-      try { process.kill(pid, 'SIGKILL'); } catch { /* ended meanwhile */ }
+    if (pid !== undefined && (await runsIn(pid, dir))) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* ended meanwhile */
+      }
     }
   }
 }
@@ -25,5 +29,9 @@ async function stopLeftProcesses(dir: string): Promise<void> {
  * removed; never fails.
  */
 export function removeAbandonedControlPlanes(parent: string = tmpdir()): Promise<string[]> {
-  return sweepAbandonedDirs(parent, { prefix: OWN_DIR_PREFIX, lockName: OWNER_LOCK, beforeRemove: stopLeftProcesses });
+  return sweepAbandonedDirs(parent, {
+    prefix: OWN_DIR_PREFIX,
+    lockName: OWNER_LOCK,
+    beforeRemove: stopLeftProcesses,
+  });
 }

@@ -10,10 +10,13 @@ export interface ResolvedBinaries extends BuiltBinaries {
  * envtest's lookup convention: TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD, then
  * $KUBEBUILDER_ASSETS/{kube-apiserver,etcd}; otherwise build from Go modules (cached).
  */
-export async function resolveBinaries(options: BuildOptions & { env: NodeJS.ProcessEnv }): Promise<ResolvedBinaries> {
+export async function resolveBinaries(
+  options: BuildOptions & { env: NodeJS.ProcessEnv },
+): Promise<ResolvedBinaries> {
   const { env } = options;
   const assets = env.KUBEBUILDER_ASSETS;
-  const fromEnvApi = env.TEST_ASSET_KUBE_APISERVER ?? (assets ? join(assets, 'kube-apiserver') : undefined);
+  const fromEnvApi =
+    env.TEST_ASSET_KUBE_APISERVER ?? (assets ? join(assets, 'kube-apiserver') : undefined);
   const fromEnvEtcd = env.TEST_ASSET_ETCD ?? (assets ? join(assets, 'etcd') : undefined);
   if (fromEnvApi && fromEnvEtcd) {
     return { kubeApiServer: fromEnvApi, etcd: fromEnvEtcd, etcdSource: 'go-build', origin: 'env' };

@@ -33,19 +33,42 @@ export function runGo(args: string[], options: RunGoOptions): Promise<void> {
   const { label } = options;
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('go', args, { cwd: goModuleDir(), env: options.env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-    const forget = child.pid === undefined ? () => undefined : killAtExit(() => { signalGroup(child.pid!, 'SIGKILL'); });
+    const child = spawn('go', args, {
+      cwd: goModuleDir(),
+      env: options.env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    const forget =
+      child.pid === undefined
+        ? () => undefined
+        : killAtExit(() => {
+            signalGroup(child.pid!, 'SIGKILL');
+          });
     if (child.pid !== undefined) options.onStarted?.(child.pid);
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-8000); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-8000);
+    });
     const ticker = setInterval(() => {
-      options.onProgress?.(`  still building ${label} (${Math.round((Date.now() - started) / 1000)} s)`);
+      options.onProgress?.(
+        `  still building ${label} (${Math.round((Date.now() - started) / 1000)} s)`,
+      );
     }, 30_000);
     child.on('error', (error) => {
       clearInterval(ticker);
       forget();
-      const code = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'CONTROLPLANE_GO_MISSING' : 'CONTROLPLANE_BUILD_FAILED';
-      reject(new ControlPlaneError(code, `cannot run go to build ${label}: ${error.message}. Install Go >= 1.24 or point TEST_ASSET_KUBE_APISERVER/TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries.`, { cause: error }));
+      const code =
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'CONTROLPLANE_GO_MISSING'
+          : 'CONTROLPLANE_BUILD_FAILED';
+      reject(
+        new ControlPlaneError(
+          code,
+          `cannot run go to build ${label}: ${error.message}. Install Go >= 1.24 or point TEST_ASSET_KUBE_APISERVER/TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries.`,
+          { cause: error },
+        ),
+      );
     });
     child.on('close', (code, signal) => {
       clearInterval(ticker);
@@ -57,7 +80,13 @@ export function runGo(args: string[], options: RunGoOptions): Promise<void> {
         resolve();
       } else {
         const exit: GoExit = { code, signal, stderr };
-        reject(new ControlPlaneError('CONTROLPLANE_BUILD_FAILED', `go build of ${label} ${describeGoExit(exit)}${stderr.trim() ? `:\n${stderr.trim()}` : ''}`, { details: { stderr, goExit: exit } }));
+        reject(
+          new ControlPlaneError(
+            'CONTROLPLANE_BUILD_FAILED',
+            `go build of ${label} ${describeGoExit(exit)}${stderr.trim() ? `:\n${stderr.trim()}` : ''}`,
+            { details: { stderr, goExit: exit } },
+          ),
+        );
       }
     });
   });

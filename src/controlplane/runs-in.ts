@@ -13,6 +13,14 @@ export async function runsIn(pid: number, dir: string): Promise<boolean> {
   const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
   // The directory itself, absolute or relative (`--dir x`, `--dir=x`), or a path inside it as the
   // supervisor passes them to etcd and kube-apiserver (absolute).
-  const isDir = (path: string): boolean => path !== '' && (isAbsolute(path) ? path : cwd === null ? null : resolve(cwd, path)) === dir;
-  return cmdline.split('\0').some((arg) => arg.includes(`${dir}/`) || isDir(arg) || (arg.includes('=') && isDir(arg.slice(arg.indexOf('=') + 1))));
+  const isDir = (path: string): boolean =>
+    path !== '' && (isAbsolute(path) ? path : cwd === null ? null : resolve(cwd, path)) === dir;
+  return cmdline
+    .split('\0')
+    .some(
+      (arg) =>
+        arg.includes(`${dir}/`) ||
+        isDir(arg) ||
+        (arg.includes('=') && isDir(arg.slice(arg.indexOf('=') + 1))),
+    );
 }

@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Polls `check` every `intervalMs` until it returns true, the deadline passes, or `abort` returns a reason. */
-export async function waitUntil(check: () => Promise<boolean>, options: { timeoutMs: number; intervalMs?: number; abort?: () => string | undefined }): Promise<'ok' | 'timeout' | string> {
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  options: { timeoutMs: number; intervalMs?: number; abort?: () => string | undefined },
+): Promise<'ok' | 'timeout' | string> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     const reason = options.abort?.();

@@ -1,6 +1,12 @@
 import type { HarvesterSetting } from '../settings/index.js';
 import type {
-  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+  KubeVirt,
+  LonghornEngine,
+  LonghornSetting,
+  LonghornVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  VirtualMachine,
   VirtualMachineInstance,
 } from '../webhook/index.js';
 

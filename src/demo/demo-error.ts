@@ -10,7 +10,11 @@ export type DemoErrorCode = 'DEMO_USAGE' | 'DEMO_API_FAILED' | 'DEMO_TIMEOUT' | 
 export class DemoError extends VoeError {
   declare readonly code: DemoErrorCode;
 
-  constructor(code: DemoErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: DemoErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(code, message, options);
   }
 }

@@ -8,7 +8,15 @@
 import type { PersistentVolumeClaim } from '../webhook/index.js';
 import type { StagedCluster } from './staged-cluster.js';
 import {
-  harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, storageClass, vm,
+  harvesterSetting,
+  kubeVirt,
+  longhornEngine,
+  longhornImageClass,
+  longhornVersion,
+  longhornVolume,
+  pvc,
+  storageClass,
+  vm,
 } from './staged-objects.js';
 
 /** The PVC names of the scenario (all in namespace `default`) and the VMs using them. */
@@ -40,10 +48,30 @@ export function scenarioClaims(): PersistentVolumeClaim[] {
   return [
     pvc(s.longhornV1Disk, { volumeName: pvNameOf(s.longhornV1Disk) }),
     pvc(s.longhornV2Disk, { className: 'longhorn-v2', volumeName: pvNameOf(s.longhornV2Disk) }),
-    pvc(s.nfsDisk, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: pvNameOf(s.nfsDisk) }),
-    pvc(s.topolvmBlockHotplug, { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode: 'Block', volumeName: pvNameOf(s.topolvmBlockHotplug) }),
-    pvc(s.topolvmFilesystemHotplug, { provisioner: 'topolvm.io', className: 'topolvm-provisioner', volumeMode: 'Filesystem', volumeName: pvNameOf(s.topolvmFilesystemHotplug) }),
-    pvc(s.stoppedVmDisk, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: pvNameOf(s.stoppedVmDisk) }),
+    pvc(s.nfsDisk, {
+      provisioner: 'nfs.csi.k8s.io',
+      className: 'nfs-csi',
+      volumeMode: 'Filesystem',
+      volumeName: pvNameOf(s.nfsDisk),
+    }),
+    pvc(s.topolvmBlockHotplug, {
+      provisioner: 'topolvm.io',
+      className: 'topolvm-provisioner',
+      volumeMode: 'Block',
+      volumeName: pvNameOf(s.topolvmBlockHotplug),
+    }),
+    pvc(s.topolvmFilesystemHotplug, {
+      provisioner: 'topolvm.io',
+      className: 'topolvm-provisioner',
+      volumeMode: 'Filesystem',
+      volumeName: pvNameOf(s.topolvmFilesystemHotplug),
+    }),
+    pvc(s.stoppedVmDisk, {
+      provisioner: 'nfs.csi.k8s.io',
+      className: 'nfs-csi',
+      volumeMode: 'Filesystem',
+      volumeName: pvNameOf(s.stoppedVmDisk),
+    }),
   ];
 }
 
@@ -51,12 +79,22 @@ export function scenarioClaims(): PersistentVolumeClaim[] {
 export async function stageExpansionScenario(cluster: StagedCluster): Promise<void> {
   const s = SCENARIO;
   const claims = scenarioClaims();
-  const disk = (claimName: string, hotpluggable = false) => ({ name: claimName, persistentVolumeClaim: { claimName, ...(hotpluggable ? { hotpluggable: true } : {}) } });
+  const disk = (claimName: string, hotpluggable = false) => ({
+    name: claimName,
+    persistentVolumeClaim: { claimName, ...(hotpluggable ? { hotpluggable: true } : {}) },
+  });
   await cluster.apply({
     storageClasses: [
       longhornImageClass(),
-      storageClass('longhorn-v2', 'driver.longhorn.io', { dataEngine: 'v2', numberOfReplicas: '3', migratable: 'true' }),
-      storageClass('nfs-csi', 'nfs.csi.k8s.io', { server: 'nfs-server.default.svc.cluster.local', share: '/' }),
+      storageClass('longhorn-v2', 'driver.longhorn.io', {
+        dataEngine: 'v2',
+        numberOfReplicas: '3',
+        migratable: 'true',
+      }),
+      storageClass('nfs-csi', 'nfs.csi.k8s.io', {
+        server: 'nfs-server.default.svc.cluster.local',
+        share: '/',
+      }),
       storageClass('topolvm-provisioner', 'topolvm.io', { 'csi.storage.k8s.io/fstype': 'xfs' }),
     ],
     pvcs: claims,
@@ -65,15 +103,29 @@ export async function stageExpansionScenario(cluster: StagedCluster): Promise<vo
       vm('vm2', { volumes: [{ ...disk(s.longhornV2Disk), name: 'disk-0' }], templates: [] }),
       vm('vm3', { volumes: [{ ...disk(s.nfsDisk), name: 'disk-0' }], templates: [] }),
       vm('vm4', {
-        volumes: [{ ...disk('vm4-disk-0-root1'), name: 'disk-0' }, disk(s.topolvmBlockHotplug, true), disk(s.topolvmFilesystemHotplug, true)],
+        volumes: [
+          { ...disk('vm4-disk-0-root1'), name: 'disk-0' },
+          disk(s.topolvmBlockHotplug, true),
+          disk(s.topolvmFilesystemHotplug, true),
+        ],
         templates: [],
       }),
-      vm('vm5', { status: 'Stopped', volumes: [{ ...disk(s.stoppedVmDisk), name: 'disk-0' }], templates: [] }),
+      vm('vm5', {
+        status: 'Stopped',
+        volumes: [{ ...disk(s.stoppedVmDisk), name: 'disk-0' }],
+        templates: [],
+      }),
     ],
     kubeVirts: [kubeVirt()],
     settings: [harvesterSetting('')],
-    longhornVolumes: [longhornVolume({ name: pvNameOf(s.longhornV1Disk) }), longhornVolume({ name: pvNameOf(s.longhornV2Disk), dataEngine: 'v2' })],
-    longhornEngines: [longhornEngine({ volume: pvNameOf(s.longhornV1Disk) }), longhornEngine({ volume: pvNameOf(s.longhornV2Disk), dataEngine: 'v2' })],
+    longhornVolumes: [
+      longhornVolume({ name: pvNameOf(s.longhornV1Disk) }),
+      longhornVolume({ name: pvNameOf(s.longhornV2Disk), dataEngine: 'v2' }),
+    ],
+    longhornEngines: [
+      longhornEngine({ volume: pvNameOf(s.longhornV1Disk) }),
+      longhornEngine({ volume: pvNameOf(s.longhornV2Disk), dataEngine: 'v2' }),
+    ],
     longhornSettings: [longhornVersion(s.longhornVersion)],
   });
   await cluster.bindClaims(claims);

@@ -14,8 +14,7 @@ export function webhookDeniedPrefix(webhookName: string): string {
 
 /** What the API server answered a PVC update: admitted, or refused with its Status (code, reason, message). */
 export type ApiAnswer =
-  | { outcome: 'admitted' }
-  | { outcome: 'refused'; code: number; reason?: string; message: string };
+  { outcome: 'admitted' } | { outcome: 'refused'; code: number; reason?: string; message: string };
 
 /** What the demo's own voe webhook answered the same update (its pvc-resize verdict), when the API server called it. */
 export interface VoeAnswer {
@@ -44,18 +43,25 @@ export interface StepJudgement {
  * ValidatingAdmissionPolicy, RBAC, validation) is not.
  */
 export function isVoeRefusal(answer: ApiAnswer, voe: VoeAnswer | undefined): boolean {
-  if (answer.outcome !== 'refused' || voe === undefined || voe.allowed || voe.message === undefined) return false;
-  return voe.message.startsWith(PVC_EXPAND_PREFIX)
-    && answer.message === `${webhookDeniedPrefix(VOE_PVC_RESIZE_WEBHOOK)}${voe.message}`
-    && (voe.code === undefined || voe.code === answer.code);
+  if (answer.outcome !== 'refused' || voe === undefined || voe.allowed || voe.message === undefined)
+    return false;
+  return (
+    voe.message.startsWith(PVC_EXPAND_PREFIX) &&
+    answer.message === `${webhookDeniedPrefix(VOE_PVC_RESIZE_WEBHOOK)}${voe.message}` &&
+    (voe.code === undefined || voe.code === answer.code)
+  );
 }
 
 /** Who refused, as far as the API server's message tells. */
 export function refuserOf(answer: { code: number; reason?: string; message: string }): string {
   const webhook = /^admission webhook "([^"]*)" denied the request/.exec(answer.message);
   if (webhook) return `admission webhook "${webhook[1]}"`;
-  const policy = /ValidatingAdmissionPolicy '([^']*)'(?: with binding '([^']*)')? denied request/.exec(answer.message);
-  if (policy) return `ValidatingAdmissionPolicy '${policy[1]}'${policy[2] ? ` (binding '${policy[2]}')` : ''}`;
+  const policy =
+    /ValidatingAdmissionPolicy '([^']*)'(?: with binding '([^']*)')? denied request/.exec(
+      answer.message,
+    );
+  if (policy)
+    return `ValidatingAdmissionPolicy '${policy[1]}'${policy[2] ? ` (binding '${policy[2]}')` : ''}`;
   const status = `${answer.code}${answer.reason ? ` ${answer.reason}` : ''}`;
   return `the API server (${status}: not an admission webhook; e.g. RBAC, validation or another admission plugin)`;
 }
@@ -68,7 +74,9 @@ function voeSaid(voe: VoeAnswer | undefined): string {
 }
 
 function expectedText(expected: DemoExpectation): string {
-  return expected.expect === 'admitted' ? 'ADMITTED' : `REFUSED by the voe webhook (${expected.decision})`;
+  return expected.expect === 'admitted'
+    ? 'ADMITTED'
+    : `REFUSED by the voe webhook (${expected.decision})`;
 }
 
 /**
@@ -77,21 +85,32 @@ function expectedText(expected: DemoExpectation): string {
  * the expected decision. Every other answer is a mismatch saying what was expected and what
  * came back.
  */
-export function judgeStep(expected: DemoExpectation, answer: ApiAnswer, voe: VoeAnswer | undefined): StepJudgement {
+export function judgeStep(
+  expected: DemoExpectation,
+  answer: ApiAnswer,
+  voe: VoeAnswer | undefined,
+): StepJudgement {
   const wanted = expectedText(expected);
   if (answer.outcome === 'admitted') {
     if (expected.expect === 'admitted') return { ok: true };
-    return { ok: false, mismatch: `expected ${wanted}; got ADMITTED${voe ? ` (the voe webhook's decision: ${voe.decision})` : ''}` };
+    return {
+      ok: false,
+      mismatch: `expected ${wanted}; got ADMITTED${voe ? ` (the voe webhook's decision: ${voe.decision})` : ''}`,
+    };
   }
   if (isVoeRefusal(answer, voe)) {
     const decision = voe!.decision;
-    if (expected.expect === 'refused' && expected.decision === decision) return { ok: true, refusedBy: 'voe-webhook' };
-    const got = expected.expect === 'refused' ? `REFUSED by the voe webhook for another reason (${decision})` : `REFUSED by the voe webhook (${decision})`;
+    if (expected.expect === 'refused' && expected.decision === decision)
+      return { ok: true, refusedBy: 'voe-webhook' };
+    const got =
+      expected.expect === 'refused'
+        ? `REFUSED by the voe webhook for another reason (${decision})`
+        : `REFUSED by the voe webhook (${decision})`;
     return { ok: false, refusedBy: 'voe-webhook', mismatch: `expected ${wanted}; got ${got}` };
   }
   return {
-    ok: false, refusedBy: 'other',
+    ok: false,
+    refusedBy: 'other',
     mismatch: `expected ${wanted}; got REFUSED (${answer.code}) by ${refuserOf(answer)}, not by the voe webhook; ${voeSaid(voe)}`,
   };
 }
-

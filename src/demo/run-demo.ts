@@ -2,7 +2,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { apiErrorOf } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import {
-  admissionWiring, serveWebhook, WebhookError, type AdmissionCaches, type Cache, type StartedAdmissionCaches,
+  admissionWiring,
+  serveWebhook,
+  WebhookError,
+  type AdmissionCaches,
+  type Cache,
+  type StartedAdmissionCaches,
 } from '../webhook/index.js';
 import { DemoError } from './demo-error.js';
 import { DEMO_STEPS, type DemoChange, type DemoOutcome, type DemoStep } from './demo-steps.js';
@@ -69,21 +74,40 @@ export const DEMO_CONFIGURATION_NAME = 'voe-demo';
  */
 function refusalOf(error: unknown): { code: number; reason?: string; message: string } | undefined {
   const status = apiErrorOf(error);
-  if (status === undefined || status.code < 400 || status.code >= 500 || status.code === 404) return undefined;
-  return { code: status.code, ...(status.reason ? { reason: status.reason } : {}), message: status.message || String(error) };
+  if (status === undefined || status.code < 400 || status.code >= 500 || status.code === 404)
+    return undefined;
+  return {
+    code: status.code,
+    ...(status.reason ? { reason: status.reason } : {}),
+    message: status.message || String(error),
+  };
 }
 
 function stopIfAsked(signal: AbortSignal | undefined, where: string): void {
   if (signal?.aborted) throw new DemoError('DEMO_STOPPED', `the demo was asked to stop ${where}`);
 }
 
-async function waitForResourceVersion(cache: Cache<unknown> | undefined, namespace: string | undefined, name: string, resourceVersion: string | undefined, timeoutMs: number, what: string, signal?: AbortSignal): Promise<void> {
+async function waitForResourceVersion(
+  cache: Cache<unknown> | undefined,
+  namespace: string | undefined,
+  name: string,
+  resourceVersion: string | undefined,
+  timeoutMs: number,
+  what: string,
+  signal?: AbortSignal,
+): Promise<void> {
   if (cache === undefined || resourceVersion === undefined) return;
   const deadline = Date.now() + timeoutMs;
-  while ((cache.get(namespace, name) as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion !== resourceVersion) {
+  while (
+    (cache.get(namespace, name) as { metadata?: { resourceVersion?: string } } | undefined)
+      ?.metadata?.resourceVersion !== resourceVersion
+  ) {
     stopIfAsked(signal, `while waiting for the webhook's caches to see "${what}"`);
     if (Date.now() > deadline) {
-      throw new DemoError('DEMO_TIMEOUT', `the webhook's informer cache did not see the change "${what}" within ${timeoutMs} ms; is the API server overloaded?`);
+      throw new DemoError(
+        'DEMO_TIMEOUT',
+        `the webhook's informer cache did not see the change "${what}" within ${timeoutMs} ms; is the API server overloaded?`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -108,20 +132,29 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   try {
     await stageExpansionScenario(cluster);
   } catch (error) {
-    throw new DemoError('DEMO_API_FAILED', `staging the demo's VMs and volumes failed: ${(error as Error).message.split('\n')[0]}; the demo stages its own objects and needs a control plane that holds none of them: run voe demo without --dir, or with a new or empty --dir`, { cause: error });
+    throw new DemoError(
+      'DEMO_API_FAILED',
+      `staging the demo's VMs and volumes failed: ${(error as Error).message.split('\n')[0]}; the demo stages its own objects and needs a control plane that holds none of them: run voe demo without --dir, or with a new or empty --dir`,
+      { cause: error },
+    );
   }
   let started: StartedAdmissionCaches | undefined;
   const wiring = admissionWiring();
   const answers = new VoeAnswers();
   const serving = await serveWebhook({
-    kubeConfig, logger, host: '127.0.0.1', port: 0, dev: true,
+    kubeConfig,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+    dev: true,
     configurationName: DEMO_CONFIGURATION_NAME,
     startCaches: async (config, log) => (started = await wiring.startCaches(config, log)),
     createValidators: (caches) => answers.record(wiring.createValidators(caches)),
     ...(signal ? { signal } : {}),
   }).catch((error: unknown) => {
     // Stopped while starting: serveWebhook has undone what it did.
-    if (error instanceof WebhookError && error.code === 'WEBHOOK_START_ABORTED') stopIfAsked(signal, 'while starting its webhook');
+    if (error instanceof WebhookError && error.code === 'WEBHOOK_START_ABORTED')
+      stopIfAsked(signal, 'while starting its webhook');
     throw error;
   });
   try {
@@ -134,7 +167,12 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
       steps.push(result);
       options.onStep?.(result);
     }
-    return { webhookUrl: serving.url, configurationName: DEMO_CONFIGURATION_NAME, steps, ok: steps.every((s) => s.ok) };
+    return {
+      webhookUrl: serving.url,
+      configurationName: DEMO_CONFIGURATION_NAME,
+      steps,
+      ok: steps.every((s) => s.ok),
+    };
   } finally {
     await serving.stop();
   }
@@ -143,32 +181,66 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
 /** The webhook cache that holds objects of `kind` (the KINDS keys are the AdmissionCaches keys). */
 function cacheOf(caches: AdmissionCaches, kind: DemoChange['kind']): Cache<unknown> | undefined {
   switch (kind) {
-    case KINDS.vms: return caches.vms;
-    case KINDS.vmis: return caches.vmis;
-    case KINDS.kubeVirts: return caches.kubeVirts;
-    case KINDS.settings: return caches.settings;
-    case KINDS.longhornVolumes: return caches.longhornVolumes;
-    case KINDS.longhornEngines: return caches.longhornEngines;
-    case KINDS.longhornSettings: return caches.longhornSettings;
-    default: return undefined;
+    case KINDS.vms:
+      return caches.vms;
+    case KINDS.vmis:
+      return caches.vmis;
+    case KINDS.kubeVirts:
+      return caches.kubeVirts;
+    case KINDS.settings:
+      return caches.settings;
+    case KINDS.longhornVolumes:
+      return caches.longhornVolumes;
+    case KINDS.longhornEngines:
+      return caches.longhornEngines;
+    case KINDS.longhornSettings:
+      return caches.longhornSettings;
+    default:
+      return undefined;
   }
 }
 
-async function applyChange(cluster: StagedCluster, caches: AdmissionCaches, change: DemoChange, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+async function applyChange(
+  cluster: StagedCluster,
+  caches: AdmissionCaches,
+  change: DemoChange,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let resourceVersion: string | undefined;
   try {
     resourceVersion = change.status
       ? await cluster.patchCustomStatus(change.kind, change.name, change.patch, change.namespace)
       : await cluster.patchCustom(change.kind, change.name, change.patch, change.namespace);
   } catch (error) {
-    throw new DemoError('DEMO_API_FAILED', `writing "${change.describe}" failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new DemoError(
+      'DEMO_API_FAILED',
+      `writing "${change.describe}" failed: ${(error as Error).message.split('\n')[0]}`,
+      { cause: error },
+    );
   }
-  await waitForResourceVersion(cacheOf(caches, change.kind), change.namespace, change.name, resourceVersion, timeoutMs, change.describe, signal);
+  await waitForResourceVersion(
+    cacheOf(caches, change.kind),
+    change.namespace,
+    change.name,
+    resourceVersion,
+    timeoutMs,
+    change.describe,
+    signal,
+  );
 }
 
-async function tryResize(cluster: StagedCluster, answers: VoeAnswers, number: number, step: DemoStep): Promise<DemoStepResult> {
+async function tryResize(
+  cluster: StagedCluster,
+  answers: VoeAnswers,
+  number: number,
+  step: DemoStep,
+): Promise<DemoStepResult> {
   const namespace = SCENARIO.namespace;
-  const before = await cluster.core.readNamespacedPersistentVolumeClaim({ namespace, name: step.claim });
+  const before = await cluster.core.readNamespacedPersistentVolumeClaim({
+    namespace,
+    name: step.claim,
+  });
   const from = String(before.spec?.resources?.requests?.['storage'] ?? '');
   const pvc = `${namespace}/${step.claim}`;
   const mark = answers.mark();
@@ -179,15 +251,24 @@ async function tryResize(cluster: StagedCluster, answers: VoeAnswers, number: nu
   } catch (error) {
     const refusal = refusalOf(error);
     if (refusal === undefined) {
-      throw new DemoError('DEMO_API_FAILED', `updating PVC ${pvc} failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+      throw new DemoError(
+        'DEMO_API_FAILED',
+        `updating PVC ${pvc} failed: ${(error as Error).message.split('\n')[0]}`,
+        { cause: error },
+      );
     }
     answer = { outcome: 'refused', ...refusal };
   }
   const voe = answers.since(mark, pvc);
   const { ok, refusedBy, mismatch } = judgeStep(step, answer, voe);
   return {
-    step: number, title: step.title, ...(step.change ? { change: step.change.describe } : {}),
-    pvc, from, to: step.size, expected: step.expect,
+    step: number,
+    title: step.title,
+    ...(step.change ? { change: step.change.describe } : {}),
+    pvc,
+    from,
+    to: step.size,
+    expected: step.expect,
     ...(step.expect === 'refused' ? { expectedDecision: step.decision } : {}),
     outcome: answer.outcome,
     ...(answer.outcome === 'refused' ? { code: answer.code, message: answer.message } : {}),

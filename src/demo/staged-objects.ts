@@ -4,17 +4,32 @@
  * virt-controller, Longhorn's manager, kube-controller-manager's PV binder).
  */
 import type {
-  CsiDriver, KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine,
+  CsiDriver,
+  KubeVirt,
+  LonghornEngine,
+  LonghornSetting,
+  LonghornVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  VirtualMachine,
   VirtualMachineInstance,
 } from '../webhook/index.js';
 import type { HarvesterSetting } from '../settings/index.js';
 
 export const NS = 'default';
 
-export function pvc(name: string, options: {
-  storage?: string; className?: string; provisioner?: string; volumeMode?: 'Block' | 'Filesystem' | null;
-  volumeName?: string; annotations?: Record<string, string>; namespace?: string;
-} = {}): PersistentVolumeClaim {
+export function pvc(
+  name: string,
+  options: {
+    storage?: string;
+    className?: string;
+    provisioner?: string;
+    volumeMode?: 'Block' | 'Filesystem' | null;
+    volumeName?: string;
+    annotations?: Record<string, string>;
+    namespace?: string;
+  } = {},
+): PersistentVolumeClaim {
   const provisioner = options.provisioner ?? 'driver.longhorn.io';
   const storage = options.storage ?? '10Gi';
   const object: PersistentVolumeClaim & Record<string, unknown> = {
@@ -50,13 +65,22 @@ export function resized(claim: PersistentVolumeClaim, storage: string): Persiste
   return { ...claim, spec: { ...claim.spec, resources: { requests: { storage } } } };
 }
 
-export function storageClass(name: string, provisioner: string, parameters: Record<string, string> = {}): StorageClass {
+export function storageClass(
+  name: string,
+  provisioner: string,
+  parameters: Record<string, string> = {},
+): StorageClass {
   return {
     metadata: { name, annotations: {} },
     provisioner,
     parameters,
     allowVolumeExpansion: true,
-    ...({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' }),
+    ...{
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'Immediate',
+    },
   } as StorageClass;
 }
 
@@ -73,26 +97,45 @@ export function longhornImageClass(parameters: Record<string, string> = {}): Sto
   });
 }
 
-export function templateEntry(name: string, storage: string, className = 'longhorn-image-7r2k9', volumeMode = 'Block'): PersistentVolumeClaim {
+export function templateEntry(
+  name: string,
+  storage: string,
+  className = 'longhorn-image-7r2k9',
+  volumeMode = 'Block',
+): PersistentVolumeClaim {
   return {
     metadata: { name, annotations: { 'harvesterhci.io/imageId': 'default/image-7r2k9' } },
-    spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage } }, volumeMode, storageClassName: className },
+    spec: {
+      accessModes: ['ReadWriteMany'],
+      resources: { requests: { storage } },
+      volumeMode,
+      storageClassName: className,
+    },
   };
 }
 
 /** The uid of every staged VM (its VMI's ownerReference names it). */
 export const VM_UID = '0c7e1a52-3f4b-4d8e-9a61-7e2f3b4c5d6e';
 
-export function vm(name: string, options: {
-  status?: string | null; volumes?: Array<Record<string, unknown>>; templates?: PersistentVolumeClaim[]; namespace?: string;
-} = {}): VirtualMachine {
-  const volumes = options.volumes ?? [{ name: 'disk-0', persistentVolumeClaim: { claimName: `${name}-disk-0-kq8zt` } }];
+export function vm(
+  name: string,
+  options: {
+    status?: string | null;
+    volumes?: Array<Record<string, unknown>>;
+    templates?: PersistentVolumeClaim[];
+    namespace?: string;
+  } = {},
+): VirtualMachine {
+  const volumes = options.volumes ?? [
+    { name: 'disk-0', persistentVolumeClaim: { claimName: `${name}-disk-0-kq8zt` } },
+  ];
   const templates = options.templates ?? [templateEntry(`${name}-disk-0-kq8zt`, '10Gi')];
   const annotations: Record<string, string> = {
     'harvesterhci.io/vmRunStrategy': 'RerunOnFailure',
     'network.harvesterhci.io/ips': '[]',
   };
-  if (templates.length > 0) annotations['harvesterhci.io/volumeClaimTemplates'] = JSON.stringify(templates);
+  if (templates.length > 0)
+    annotations['harvesterhci.io/volumeClaimTemplates'] = JSON.stringify(templates);
   const object: VirtualMachine = {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachine',
@@ -110,7 +153,12 @@ export function vm(name: string, options: {
         spec: {
           domain: {
             cpu: { cores: 2, sockets: 1, threads: 1 },
-            devices: { disks: volumes.map((volume, index) => ({ name: volume['name'], disk: { bus: index === 0 ? 'virtio' : 'scsi' } })) },
+            devices: {
+              disks: volumes.map((volume, index) => ({
+                name: volume['name'],
+                disk: { bus: index === 0 ? 'virtio' : 'scsi' },
+              })),
+            },
             resources: { limits: { cpu: '2', memory: '4Gi' } },
           },
           evictionStrategy: 'LiveMigrateIfPossible',
@@ -122,9 +170,13 @@ export function vm(name: string, options: {
   };
   if (options.status === null) object.status = {};
   else if (options.status !== undefined) {
-    object.status = options.status === 'Stopped'
-      ? { printableStatus: 'Stopped', conditions: [{ type: 'Ready', status: 'False', reason: 'VMINotExists' }] }
-      : { ...object.status, printableStatus: options.status };
+    object.status =
+      options.status === 'Stopped'
+        ? {
+            printableStatus: 'Stopped',
+            conditions: [{ type: 'Ready', status: 'False', reason: 'VMINotExists' }],
+          }
+        : { ...object.status, printableStatus: options.status };
   }
   return object;
 }
@@ -138,19 +190,30 @@ export function vm(name: string, options: {
  * `--persist`) is on the SCSI bus, Ready, with its hp-volume attachment pod in
  * `volumeStatus[].hotplugVolume`. `phase` Running unless told.
  */
-export function vmi(name: string, options: {
-  phase?: string; volumes?: Array<Record<string, unknown>>; namespace?: string; standalone?: boolean;
-} = {}): VirtualMachineInstance {
+export function vmi(
+  name: string,
+  options: {
+    phase?: string;
+    volumes?: Array<Record<string, unknown>>;
+    namespace?: string;
+    standalone?: boolean;
+  } = {},
+): VirtualMachineInstance {
   const namespace = options.namespace ?? NS;
-  const volumes = options.volumes ?? [{ name: 'disk-0', persistentVolumeClaim: { claimName: `${name}-disk-0-kq8zt` } }];
+  const volumes = options.volumes ?? [
+    { name: 'disk-0', persistentVolumeClaim: { claimName: `${name}-disk-0-kq8zt` } },
+  ];
   const phase = options.phase ?? 'Running';
   const source = (volume: Record<string, unknown>) =>
-    (volume['persistentVolumeClaim'] ?? volume['dataVolume']) as { claimName?: string; name?: string; hotpluggable?: boolean } | undefined;
+    (volume['persistentVolumeClaim'] ?? volume['dataVolume']) as
+      { claimName?: string; name?: string; hotpluggable?: boolean } | undefined;
   let scsi = 0;
   let virtio = 0;
-  const targets = volumes.map((volume) => (source(volume)?.hotpluggable === true
-    ? `sd${String.fromCharCode(97 + scsi++)}`
-    : `vd${String.fromCharCode(97 + virtio++)}`));
+  const targets = volumes.map((volume) =>
+    source(volume)?.hotpluggable === true
+      ? `sd${String.fromCharCode(97 + scsi++)}`
+      : `vd${String.fromCharCode(97 + virtio++)}`,
+  );
   const time = '2026-11-20T08:15:42Z';
   return {
     apiVersion: 'kubevirt.io/v1',
@@ -167,10 +230,26 @@ export function vmi(name: string, options: {
         'kubevirt.io/vm-generation': '2',
       },
       labels: { 'harvesterhci.io/vmName': name, 'kubevirt.io/nodeName': 'harvester-node-0' },
-      ...(options.standalone ? {} : {
-        ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name, uid: VM_UID, controller: true, blockOwnerDeletion: true }],
-      }),
-      ...({ finalizers: ['kubevirt.io/virtualMachineControllerFinalize', 'foregroundDeleteVirtualMachine'] }),
+      ...(options.standalone
+        ? {}
+        : {
+            ownerReferences: [
+              {
+                apiVersion: 'kubevirt.io/v1',
+                kind: 'VirtualMachine',
+                name,
+                uid: VM_UID,
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+          }),
+      ...{
+        finalizers: [
+          'kubevirt.io/virtualMachineControllerFinalize',
+          'foregroundDeleteVirtualMachine',
+        ],
+      },
     },
     spec: {
       architecture: 'amd64',
@@ -182,13 +261,21 @@ export function vmi(name: string, options: {
             disk: { bus: targets[index]!.startsWith('sd') ? 'scsi' : 'virtio' },
             ...(source(volume)?.hotpluggable === true ? { serial: volume['name'] } : {}),
           })),
-          interfaces: [{ name: 'default', masquerade: {}, model: 'virtio', macAddress: '52:54:00:3c:1a:7e' }],
+          interfaces: [
+            { name: 'default', masquerade: {}, model: 'virtio', macAddress: '52:54:00:3c:1a:7e' },
+          ],
         },
         features: { acpi: { enabled: true } },
-        firmware: { uuid: 'b5d6f3c2-9e1a-5d4b-8c7f-2a3e4d5c6b7a', serial: '3f2e1d0c-b9a8-4776-8554-433221100fed' },
+        firmware: {
+          uuid: 'b5d6f3c2-9e1a-5d4b-8c7f-2a3e4d5c6b7a',
+          serial: '3f2e1d0c-b9a8-4776-8554-433221100fed',
+        },
         machine: { type: 'q35' },
         memory: { guest: '3996Mi' },
-        resources: { limits: { cpu: '2', memory: '4Gi' }, requests: { cpu: '125m', memory: '2730Mi' } },
+        resources: {
+          limits: { cpu: '2', memory: '4Gi' },
+          requests: { cpu: '125m', memory: '2730Mi' },
+        },
       },
       evictionStrategy: 'LiveMigrateIfPossible',
       networks: [{ name: 'default', pod: {} }],
@@ -203,9 +290,27 @@ export function vmi(name: string, options: {
         { type: 'AgentConnected', status: 'True', lastProbeTime: null, lastTransitionTime: time },
       ],
       currentCPUTopology: { cores: 2, sockets: 1, threads: 1 },
-      guestOSInfo: { id: 'ubuntu', kernelRelease: '5.15.0-126-generic', name: 'Ubuntu', prettyName: 'Ubuntu 22.04.5 LTS', version: '22.04.5 LTS (Jammy Jellyfish)', versionId: '22.04' },
-      interfaces: [{ name: 'default', interfaceName: 'enp1s0', ipAddress: '10.52.0.91', ipAddresses: ['10.52.0.91'], mac: '52:54:00:3c:1a:7e', infoSource: 'domain, guest-agent', queueCount: 1 }],
-      launcherContainerImageVersion: 'registry.suse.com/suse/sles/15.6/virt-launcher:1.5.2-150600.5.21.1',
+      guestOSInfo: {
+        id: 'ubuntu',
+        kernelRelease: '5.15.0-126-generic',
+        name: 'Ubuntu',
+        prettyName: 'Ubuntu 22.04.5 LTS',
+        version: '22.04.5 LTS (Jammy Jellyfish)',
+        versionId: '22.04',
+      },
+      interfaces: [
+        {
+          name: 'default',
+          interfaceName: 'enp1s0',
+          ipAddress: '10.52.0.91',
+          ipAddresses: ['10.52.0.91'],
+          mac: '52:54:00:3c:1a:7e',
+          infoSource: 'domain, guest-agent',
+          queueCount: 1,
+        },
+      ],
+      launcherContainerImageVersion:
+        'registry.suse.com/suse/sles/15.6/virt-launcher:1.5.2-150600.5.21.1',
       machine: { type: 'pc-q35-rhel9.4.0' },
       memory: { guestAtBoot: '3996Mi', guestCurrent: '3996Mi', guestRequested: '3996Mi' },
       migrationMethod: 'BlockMigration',
@@ -227,25 +332,48 @@ export function vmi(name: string, options: {
         return {
           name: volume['name'] as string,
           target: targets[index]!,
-          ...(claim?.hotpluggable === true ? {
-            phase: 'Ready', reason: 'VolumeReady', message: `Successfully attach hotplugged volume ${String(volume['name'])} to VM`,
-            hotplugVolume: { attachPodName: 'hp-volume-7kx2q', attachPodUID: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f' },
-          } : {}),
-          ...(claimName ? {
-            persistentVolumeClaimInfo: {
-              claimName, accessModes: ['ReadWriteMany'], volumeMode: 'Block', filesystemOverhead: '0',
-              capacity: { storage: '10Gi' }, requests: { storage: '10Gi' },
-            },
-          } : {}),
+          ...(claim?.hotpluggable === true
+            ? {
+                phase: 'Ready',
+                reason: 'VolumeReady',
+                message: `Successfully attach hotplugged volume ${String(volume['name'])} to VM`,
+                hotplugVolume: {
+                  attachPodName: 'hp-volume-7kx2q',
+                  attachPodUID: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f',
+                },
+              }
+            : {}),
+          ...(claimName
+            ? {
+                persistentVolumeClaimInfo: {
+                  claimName,
+                  accessModes: ['ReadWriteMany'],
+                  volumeMode: 'Block',
+                  filesystemOverhead: '0',
+                  capacity: { storage: '10Gi' },
+                  requests: { storage: '10Gi' },
+                },
+              }
+            : {}),
         };
       }),
     },
   };
 }
 
-export function kubeVirt(options: { gates?: string[]; disabled?: string[]; version?: string } = {}): KubeVirt {
+export function kubeVirt(
+  options: { gates?: string[]; disabled?: string[]; version?: string } = {},
+): KubeVirt {
   const developerConfiguration: { featureGates: string[]; disabledFeatureGates?: string[] } = {
-    featureGates: options.gates ?? ['LiveMigration', 'HotplugVolumes', 'HostDevices', 'GPU', 'CPUManager', 'VMPersistentState', 'ExpandDisks'],
+    featureGates: options.gates ?? [
+      'LiveMigration',
+      'HotplugVolumes',
+      'HostDevices',
+      'GPU',
+      'CPUManager',
+      'VMPersistentState',
+      'ExpandDisks',
+    ],
   };
   if (options.disabled) developerConfiguration.disabledFeatureGates = options.disabled;
   return {
@@ -270,7 +398,11 @@ export function kubeVirt(options: { gates?: string[]; disabled?: string[]; versi
   };
 }
 
-export function harvesterSetting(value: string, defaultText = '{"driver.longhorn.io":true}', name = 'csi-online-expand-validation'): HarvesterSetting {
+export function harvesterSetting(
+  value: string,
+  defaultText = '{"driver.longhorn.io":true}',
+  name = 'csi-online-expand-validation',
+): HarvesterSetting {
   return {
     apiVersion: 'harvesterhci.io/v1beta1',
     kind: 'Setting',
@@ -287,12 +419,23 @@ export const PV_NAME = 'pvc-4f1c2d8e-7b0a-4c55-9d2e-0a1b2c3d4e5f';
  * A Longhorn Volume, named after its PV unless `name` says otherwise; `pvName` is the PV Longhorn
  * records it bound to (a statically provisioned PV names the volume in its volumeHandle).
  */
-export function longhornVolume(options: { dataEngine?: string; frontend?: string; encrypted?: boolean; name?: string; pvName?: string } = {}): LonghornVolume {
+export function longhornVolume(
+  options: {
+    dataEngine?: string;
+    frontend?: string;
+    encrypted?: boolean;
+    name?: string;
+    pvName?: string;
+  } = {},
+): LonghornVolume {
   return {
     metadata: {
       name: options.name ?? PV_NAME,
       namespace: 'longhorn-system',
-      labels: { longhornvolume: options.name ?? PV_NAME, 'setting.longhorn.io/remove-snapshots-during-filesystem-trim': 'ignored' },
+      labels: {
+        longhornvolume: options.name ?? PV_NAME,
+        'setting.longhorn.io/remove-snapshots-during-filesystem-trim': 'ignored',
+      },
     },
     spec: {
       accessMode: 'rwx',
@@ -305,13 +448,17 @@ export function longhornVolume(options: { dataEngine?: string; frontend?: string
       backingImage: 'default-image-7r2k9',
     },
     status: {
-      state: 'attached', robustness: 'healthy', currentNodeID: 'harvester-node-0',
+      state: 'attached',
+      robustness: 'healthy',
+      currentNodeID: 'harvester-node-0',
       kubernetesStatus: { pvName: options.pvName ?? options.name ?? PV_NAME, pvStatus: 'Bound' },
     },
   };
 }
 
-export function longhornEngine(options: { dataEngine?: string; volume?: string; index?: number } = {}): LonghornEngine {
+export function longhornEngine(
+  options: { dataEngine?: string; volume?: string; index?: number } = {},
+): LonghornEngine {
   const volume = options.volume ?? PV_NAME;
   return {
     metadata: {
@@ -331,15 +478,24 @@ export function longhornEngine(options: { dataEngine?: string; volume?: string; 
 
 export function longhornVersion(value: string): LonghornSetting {
   return {
-    metadata: { name: 'current-longhorn-version', namespace: 'longhorn-system', resourceVersion: '901' },
+    metadata: {
+      name: 'current-longhorn-version',
+      namespace: 'longhorn-system',
+      resourceVersion: '901',
+    },
     value,
-    ...({ apiVersion: 'longhorn.io/v1beta2', kind: 'Setting', status: { applied: true } }),
+    ...{ apiVersion: 'longhorn.io/v1beta2', kind: 'Setting', status: { applied: true } },
   } as LonghornSetting;
 }
 
 export function csiDriver(name: string): CsiDriver {
   return {
     metadata: { name },
-    spec: { attachRequired: true, fsGroupPolicy: 'ReadWriteOnceWithFSType', podInfoOnMount: true, volumeLifecycleModes: ['Persistent'] },
+    spec: {
+      attachRequired: true,
+      fsGroupPolicy: 'ReadWriteOnceWithFSType',
+      podInfoOnMount: true,
+      volumeLifecycleModes: ['Persistent'],
+    },
   };
 }

@@ -1,6 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseQuantity } from '../kube/index.js';
-import { loadClusterCaches, readNamespacePolicies, type AdmissionOptions } from '../webhook/index.js';
+import {
+  loadClusterCaches,
+  readNamespacePolicies,
+  type AdmissionOptions,
+} from '../webhook/index.js';
 import { DemoError } from './demo-error.js';
 import { surveyedNamespaces, surveyRows, type SurveyEntry } from './survey-rows.js';
 
@@ -21,12 +25,23 @@ export interface SurveyOptions {
 export async function surveyExpansions(options: SurveyOptions): Promise<SurveyEntry[]> {
   // Whole bytes: a fractional growth ("100m") would be rounded and then reported as asked.
   const increment = parseQuantity(options.growBy);
-  if (increment <= 0n) throw new DemoError('DEMO_USAGE', `--grow-by must be a positive quantity such as 1Gi, got "${options.growBy}"`);
+  if (increment <= 0n)
+    throw new DemoError(
+      'DEMO_USAGE',
+      `--grow-by must be a positive quantity such as 1Gi, got "${options.growBy}"`,
+    );
   const failed = (error: unknown): never => {
-    throw new DemoError('DEMO_API_FAILED', `surveying the cluster failed: ${(error as Error).message}`, { cause: error });
+    throw new DemoError(
+      'DEMO_API_FAILED',
+      `surveying the cluster failed: ${(error as Error).message}`,
+      { cause: error },
+    );
   };
   const caches = await loadClusterCaches(options.kubeConfig, options.admission).catch(failed);
   // What `voe check` reads too: the LimitRanges and ResourceQuotas of those namespaces, the API server's version.
-  const policies = await readNamespacePolicies(options.kubeConfig, surveyedNamespaces(caches)).catch(failed);
+  const policies = await readNamespacePolicies(
+    options.kubeConfig,
+    surveyedNamespaces(caches),
+  ).catch(failed);
   return surveyRows(caches, options.admission, increment, policies);
 }

@@ -1,6 +1,13 @@
 import { formatBytes, parseQuantityCeil } from '../kube/index.js';
 import {
-  checkResize, isVmiRunning, pvcKeysOfVm, pvcKeysOfVmi, vmNameOfVmi, type AdmissionCaches, type AdmissionOptions, type CheckResult,
+  checkResize,
+  isVmiRunning,
+  pvcKeysOfVm,
+  pvcKeysOfVmi,
+  vmNameOfVmi,
+  type AdmissionCaches,
+  type AdmissionOptions,
+  type CheckResult,
   type NamespacePolicies,
 } from '../webhook/index.js';
 
@@ -26,7 +33,9 @@ export type SurveyEntry = SurveyRow | SurveyMissingClaim;
  * Every PVC VMs name (namespace/name, sorted), with the VMs naming it; and the PVCs a running VMI
  * has that its VM's spec does not name (hotplugged without --persist), with that VM marked so.
  */
-function claimsOfVms(caches: AdmissionCaches): Array<{ namespace: string; name: string; vms: string[] }> {
+function claimsOfVms(
+  caches: AdmissionCaches,
+): Array<{ namespace: string; name: string; vms: string[] }> {
   const users = new Map<string, string[]>();
   for (const vm of caches.vms.list()) {
     const label = `${vm.metadata?.name ?? '?'} (${vm.status?.printableStatus ?? 'no status'})`;
@@ -37,18 +46,26 @@ function claimsOfVms(caches: AdmissionCaches): Array<{ namespace: string; name: 
     const vm = vmName === undefined ? undefined : caches.vms.get(vmi.metadata?.namespace, vmName);
     const named = new Set(vm ? pvcKeysOfVm(vm) : []);
     const phase = vmi.status?.phase || 'no phase';
-    const label = vmName === undefined ? `VMI ${vmi.metadata?.name ?? '?'} (${phase}, no VM)` : `${vmName} (${phase}; on its VMI only)`;
-    for (const key of pvcKeysOfVmi(vmi)) if (!named.has(key)) users.set(key, [...(users.get(key) ?? []), label]);
+    const label =
+      vmName === undefined
+        ? `VMI ${vmi.metadata?.name ?? '?'} (${phase}, no VM)`
+        : `${vmName} (${phase}; on its VMI only)`;
+    for (const key of pvcKeysOfVmi(vmi))
+      if (!named.has(key)) users.set(key, [...(users.get(key) ?? []), label]);
   }
-  return [...users].sort(([a], [b]) => a.localeCompare(b)).map(([key, vms]) => {
-    const [namespace = '', name = ''] = key.split('/');
-    return { namespace, name, vms };
-  });
+  return [...users]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, vms]) => {
+      const [namespace = '', name = ''] = key.split('/');
+      return { namespace, name, vms };
+    });
 }
 
 /** The namespaces of the existing PVCs VMs use: those whose LimitRanges and ResourceQuotas the survey needs. */
 export function surveyedNamespaces(caches: AdmissionCaches): string[] {
-  const namespaces = claimsOfVms(caches).filter(({ namespace, name }) => caches.pvcs.get(namespace, name) !== undefined).map(({ namespace }) => namespace);
+  const namespaces = claimsOfVms(caches)
+    .filter(({ namespace, name }) => caches.pvcs.get(namespace, name) !== undefined)
+    .map(({ namespace }) => namespace);
   return [...new Set(namespaces)].sort();
 }
 
@@ -59,18 +76,29 @@ export function surveyedNamespaces(caches: AdmissionCaches): string[] {
  * that does not exist is a SurveyMissingClaim, not left out. Pure.
  */
 export function surveyRows(
-  caches: AdmissionCaches, admission: AdmissionOptions, increment: bigint, policies: ReadonlyMap<string, NamespacePolicies>,
+  caches: AdmissionCaches,
+  admission: AdmissionOptions,
+  increment: bigint,
+  policies: ReadonlyMap<string, NamespacePolicies>,
 ): SurveyEntry[] {
   return claimsOfVms(caches).map(({ namespace, name, vms }): SurveyEntry => {
     const pvc = caches.pvcs.get(namespace, name);
     if (pvc === undefined) {
       return {
-        pvc: `${namespace}/${name}`, found: false, vms,
+        pvc: `${namespace}/${name}`,
+        found: false,
+        vms,
         message: `PVC ${namespace}/${name} was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.`,
       };
     }
     const current = pvc.spec?.resources?.requests?.['storage'];
-    const size = formatBytes((current === undefined ? 0n : parseQuantityCeil(String(current))) + increment);
-    return { ...checkResize(pvc, size, caches, admission, policies.get(namespace)), found: true, vms };
+    const size = formatBytes(
+      (current === undefined ? 0n : parseQuantityCeil(String(current))) + increment,
+    );
+    return {
+      ...checkResize(pvc, size, caches, admission, policies.get(namespace)),
+      found: true,
+      vms,
+    };
   });
 }

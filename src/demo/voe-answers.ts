@@ -1,4 +1,9 @@
-import { WEBHOOK_ENDPOINTS, type AdmissionRequest, type AdmissionVerdict, type Validator } from '../webhook/index.js';
+import {
+  WEBHOOK_ENDPOINTS,
+  type AdmissionRequest,
+  type AdmissionVerdict,
+  type Validator,
+} from '../webhook/index.js';
 import type { VoeAnswer } from './judge-step.js';
 
 /**
@@ -12,21 +17,32 @@ export class VoeAnswers {
 
   /** `validators`, with the pvc-resize one recording each verdict here before it is sent. */
   record(validators: Validator[]): Validator[] {
-    return validators.map((validator) => validator.path !== WEBHOOK_ENDPOINTS.pvcResize.path ? validator : {
-      name: validator.name,
-      path: validator.path,
-      validate: (request: AdmissionRequest) => {
-        const verdict = validator.validate(request);
-        const keep = (v: AdmissionVerdict): AdmissionVerdict => {
-          this.answers.push({
-            pvc: `${request.namespace ?? ''}/${request.name ?? ''}`, allowed: v.allowed, decision: v.decision,
-            ...(v.allowed ? {} : { ...(v.code === undefined ? {} : { code: v.code }), ...(v.message === undefined ? {} : { message: v.message }) }),
-          });
-          return v;
-        };
-        return verdict instanceof Promise ? verdict.then(keep) : keep(verdict);
-      },
-    });
+    return validators.map((validator) =>
+      validator.path !== WEBHOOK_ENDPOINTS.pvcResize.path
+        ? validator
+        : {
+            name: validator.name,
+            path: validator.path,
+            validate: (request: AdmissionRequest) => {
+              const verdict = validator.validate(request);
+              const keep = (v: AdmissionVerdict): AdmissionVerdict => {
+                this.answers.push({
+                  pvc: `${request.namespace ?? ''}/${request.name ?? ''}`,
+                  allowed: v.allowed,
+                  decision: v.decision,
+                  ...(v.allowed
+                    ? {}
+                    : {
+                        ...(v.code === undefined ? {} : { code: v.code }),
+                        ...(v.message === undefined ? {} : { message: v.message }),
+                      }),
+                });
+                return v;
+              };
+              return verdict instanceof Promise ? verdict.then(keep) : keep(verdict);
+            },
+          },
+    );
   }
 
   /** A mark before an update: `since(mark, ...)` then sees only the verdicts given after it. */
@@ -36,7 +52,10 @@ export class VoeAnswers {
 
   /** The last verdict about PVC `namespace/name` given since `mark`; undefined when the webhook was not called for it. */
   since(mark: number, pvc: string): VoeAnswer | undefined {
-    const found = this.answers.slice(mark).filter((answer) => answer.pvc === pvc).at(-1);
+    const found = this.answers
+      .slice(mark)
+      .filter((answer) => answer.pvc === pvc)
+      .at(-1);
     if (found === undefined) return undefined;
     const { pvc: _pvc, ...answer } = found;
     return answer;

@@ -15,7 +15,9 @@ export function removeRegisteredDirs(): void {
     try {
       rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
       dirs.delete(dir);
-    } catch { /* left for a later call, or the OS's tmp cleaning */ }
+    } catch {
+      /* left for a later call, or the OS's tmp cleaning */
+    }
   }
 }
 
@@ -30,5 +32,7 @@ export function removeDirAtExit(dir: string): () => void {
     process.on('exit', removeRegisteredDirs);
   }
   dirs.add(dir);
-  return () => { dirs.delete(dir); };
+  return () => {
+    dirs.delete(dir);
+  };
 }

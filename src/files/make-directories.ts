@@ -16,15 +16,22 @@ export async function makeDirectories(path: string, mode?: number): Promise<void
       throw error;
     });
     if (info !== null) {
-      if (!info.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${current}'`), { code: 'ENOTDIR', path: current, syscall: 'mkdir' });
+      if (!info.isDirectory())
+        throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${current}'`), {
+          code: 'ENOTDIR',
+          path: current,
+          syscall: 'mkdir',
+        });
       break;
     }
     missing.push(current);
     if (dirname(current) === current) break;
   }
   for (const directory of missing.reverse()) {
-    await mkdir(directory, mode === undefined ? {} : { mode }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error; // made meanwhile by another process: fine
-    });
+    await mkdir(directory, mode === undefined ? {} : { mode }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error; // made meanwhile by another process: fine
+      },
+    );
   }
 }

@@ -1,9 +1,22 @@
 import type { VoeError } from '../errors/index.js';
-import { asVoeError, deviceNodeOf, isAnonymousMount, visibleMountAt, type FsResizer, type MountEntry, type MountTable } from '../fsresize/index.js';
+import {
+  asVoeError,
+  deviceNodeOf,
+  isAnonymousMount,
+  visibleMountAt,
+  type FsResizer,
+  type MountEntry,
+  type MountTable,
+} from '../fsresize/index.js';
 
 /** What a FlexVolume driver prints on stdout (kubelet's DriverStatus). */
 export type FlexVolumeResponse =
-  | { status: 'Success'; message?: string; capabilities?: { attach: boolean; requiresFSResize: boolean }; volumeNewSize?: number }
+  | {
+      status: 'Success';
+      message?: string;
+      capabilities?: { attach: boolean; requiresFSResize: boolean };
+      volumeNewSize?: number;
+    }
   | { status: 'Failure'; message: string }
   | { status: 'Not supported' };
 
@@ -35,7 +48,13 @@ export interface FlexVolumeDriverDeps {
 export type FlexVolumeFailureCode = 'FLEXVOLUME_INVALID_CALL' | 'FLEXVOLUME_NO_DEVICE';
 
 /** A Failure answer; every message starts with its code (the driver's own, or a VoeError's), as kubelet logs it. */
-export const failure = (code: FlexVolumeFailureCode | VoeError['code'], message: string): FlexVolumeAnswer => ({ response: { status: 'Failure', message: `${code}: ${message}` }, exitCode: 1 });
+export const failure = (
+  code: FlexVolumeFailureCode | VoeError['code'],
+  message: string,
+): FlexVolumeAnswer => ({
+  response: { status: 'Failure', message: `${code}: ${message}` },
+  exitCode: 1,
+});
 
 /**
  * The device to grow for the filesystem a mount path shows, or the Failure saying why there is
@@ -44,20 +63,33 @@ export const failure = (code: FlexVolumeFailureCode | VoeError['code'], message:
  * number (major 0), so its source is used, and the core checks it is a block device. Any other
  * anonymous mount (tmpfs, FUSE, overlay) is on no block device, whatever its source string says.
  */
-async function deviceOfMount(entry: MountEntry, mountPath: string, deviceNode: (majorMinor: string) => Promise<string | null>): Promise<string | FlexVolumeAnswer> {
+async function deviceOfMount(
+  entry: MountEntry,
+  mountPath: string,
+  deviceNode: (majorMinor: string) => Promise<string | null>,
+): Promise<string | FlexVolumeAnswer> {
   if (!isAnonymousMount(entry)) {
-    return await deviceNode(entry.majorMinor)
-      ?? failure('FLEXVOLUME_NO_DEVICE', `expandfs: block device ${entry.majorMinor} (${entry.fsType}) is mounted at ${mountPath}, but this node has no device node for it in /dev; pass the device path`);
+    return (
+      (await deviceNode(entry.majorMinor)) ??
+      failure(
+        'FLEXVOLUME_NO_DEVICE',
+        `expandfs: block device ${entry.majorMinor} (${entry.fsType}) is mounted at ${mountPath}, but this node has no device node for it in /dev; pass the device path`,
+      )
+    );
   }
   if (entry.fsType === 'btrfs' && entry.source.startsWith('/')) return entry.source;
-  return failure('FLEXVOLUME_NO_DEVICE', `expandfs: no block device is mounted at ${mountPath} (it shows ${entry.fsType} from "${entry.source.slice(0, 100)}")`);
+  return failure(
+    'FLEXVOLUME_NO_DEVICE',
+    `expandfs: no block device is mounted at ${mountPath} (it shows ${entry.fsType} from "${entry.source.slice(0, 100)}")`,
+  );
 }
 
 function parseSize(value: string | undefined, name: string): number | string {
   if (value === undefined || !/^\d+$/.test(value)) {
     return `${name} must be a size in bytes, got ${value === undefined ? 'nothing' : JSON.stringify(value.slice(0, 40))}`;
   }
-  if (!Number.isSafeInteger(Number(value))) return `${name} ${value.slice(0, 40)} is too large: sizes up to 2^53-1 bytes (8 PiB) are handled exactly`;
+  if (!Number.isSafeInteger(Number(value)))
+    return `${name} ${value.slice(0, 40)} is too large: sizes up to 2^53-1 bytes (8 PiB) are handled exactly`;
   return Number(value);
 }
 
@@ -65,7 +97,8 @@ function parseOptions(value: string | undefined): Record<string, unknown> | stri
   if (value === undefined) return 'missing the JSON options argument';
   try {
     const parsed: unknown = JSON.parse(value);
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'the options argument is not a JSON object';
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      return 'the options argument is not a JSON object';
     return parsed as Record<string, unknown>;
   } catch {
     return 'the options argument is not valid JSON';
@@ -73,8 +106,12 @@ function parseOptions(value: string | undefined): Record<string, unknown> | stri
 }
 
 /** The JSON options, new size and old size both expand calls carry, or the Failure answer naming `op` and what is wrong. */
-function parseResizeArguments(op: string, options: string | undefined, newSize: string | undefined, oldSize: string | undefined):
-  { next: number; previous: number } | FlexVolumeAnswer {
+function parseResizeArguments(
+  op: string,
+  options: string | undefined,
+  newSize: string | undefined,
+  oldSize: string | undefined,
+): { next: number; previous: number } | FlexVolumeAnswer {
   const parsed = parseOptions(options);
   if (typeof parsed === 'string') return failure('FLEXVOLUME_INVALID_CALL', `${op}: ${parsed}`);
   const next = parseSize(newSize, 'new size');
@@ -92,18 +129,28 @@ function parseResizeArguments(op: string, options: string | undefined, newSize: 
  *   expandfs     <json options> <device path> <device mount path> <new size> <old size>
  * Every other operation answers "Not supported" so kubelet uses its defaults. Never throws.
  */
-export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVolumeDriverDeps): Promise<FlexVolumeAnswer> {
+export async function handleFlexVolumeCall(
+  args: readonly string[],
+  deps: FlexVolumeDriverDeps,
+): Promise<FlexVolumeAnswer> {
   const [op, ...rest] = args;
   try {
     switch (op) {
       case 'init':
-        return { response: { status: 'Success', capabilities: { attach: false, requiresFSResize: true } }, exitCode: 0 };
+        return {
+          response: { status: 'Success', capabilities: { attach: false, requiresFSResize: true } },
+          exitCode: 0,
+        };
       case 'expandvolume': {
         const [options, , newSize, oldSize] = rest;
         const sizes = parseResizeArguments('expandvolume', options, newSize, oldSize);
         if ('response' in sizes) return sizes;
         const { next, previous } = sizes;
-        if (next < previous) return failure('FLEXVOLUME_INVALID_CALL', `expandvolume: shrinking from ${previous} to ${next} bytes is not supported`);
+        if (next < previous)
+          return failure(
+            'FLEXVOLUME_INVALID_CALL',
+            `expandvolume: shrinking from ${previous} to ${next} bytes is not supported`,
+          );
         // The volume itself is grown by the storage (Harvester/Longhorn); the driver confirms the size.
         return { response: { status: 'Success', volumeNewSize: next }, exitCode: 0 };
       }
@@ -115,10 +162,18 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
         const mountPath = deviceMountPath || undefined;
         let device = devicePath ?? '';
         if (device === '') {
-          if (mountPath === undefined) return failure('FLEXVOLUME_INVALID_CALL', 'expandfs: kubelet passed neither a device path nor a mount path');
+          if (mountPath === undefined)
+            return failure(
+              'FLEXVOLUME_INVALID_CALL',
+              'expandfs: kubelet passed neither a device path nor a mount path',
+            );
           // The filesystem the mount path shows (a mount hidden under another one is not it).
           const entry = await visibleMountAt(deps.mounts, mountPath);
-          if (entry === null) return failure('FLEXVOLUME_NO_DEVICE', `expandfs: no block device is mounted at ${mountPath}`);
+          if (entry === null)
+            return failure(
+              'FLEXVOLUME_NO_DEVICE',
+              `expandfs: no block device is mounted at ${mountPath}`,
+            );
           const found = await deviceOfMount(entry, mountPath, deps.deviceNode ?? deviceNodeOf);
           if (typeof found !== 'string') return found;
           device = found;
@@ -126,11 +181,17 @@ export async function handleFlexVolumeCall(args: readonly string[], deps: FlexVo
         // The device must show the new size (checked by the core under the device lock), and a
         // Success makes kubelet record the resize as done: a read-only mount or device is a Failure to retry.
         const result = await deps.resizer.grow(device, {
-          ...(mountPath === undefined ? {} : { mountPath }), requiredDeviceBytes: next, readOnlyMount: 'refuse', readOnlyDevice: 'refuse',
+          ...(mountPath === undefined ? {} : { mountPath }),
+          requiredDeviceBytes: next,
+          readOnlyMount: 'refuse',
+          readOnlyDevice: 'refuse',
           ...(deps.signal ? { signal: deps.signal } : {}),
         });
         if (deps.signal?.aborted) {
-          return failure('FSRESIZE_INTERRUPTED', `stopped (${String(deps.signal.reason)}) after its work had finished: ${result.reason}`);
+          return failure(
+            'FSRESIZE_INTERRUPTED',
+            `stopped (${String(deps.signal.reason)}) after its work had finished: ${result.reason}`,
+          );
         }
         return { response: { status: 'Success', message: result.reason }, exitCode: 0 };
       }

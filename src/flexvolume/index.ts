@@ -1,1 +1,8 @@
-export { failure, handleFlexVolumeCall, type FlexVolumeAnswer, type FlexVolumeDriverDeps, type FlexVolumeFailureCode, type FlexVolumeResponse } from './flexvolume-driver.js';
+export {
+  failure,
+  handleFlexVolumeCall,
+  type FlexVolumeAnswer,
+  type FlexVolumeDriverDeps,
+  type FlexVolumeFailureCode,
+  type FlexVolumeResponse,
+} from './flexvolume-driver.js';

@@ -9,7 +9,9 @@ let count = 0;
 /** Counts `call` as abandoned until it settles. */
 export function abandonCall(call: Promise<unknown>): void {
   count += 1;
-  const settled = (): void => { count -= 1; };
+  const settled = (): void => {
+    count -= 1;
+  };
   call.then(settled, settled);
 }
 

@@ -9,9 +9,14 @@ export const LATE = Symbol('late');
  * is then counted as abandoned until it settles (see abandoned-calls), and its later rejection is
  * not reported.
  */
-export async function beforeDeadline<T>(call: Promise<T>, deadline: number): Promise<T | typeof LATE> {
+export async function beforeDeadline<T>(
+  call: Promise<T>,
+  deadline: number,
+): Promise<T | typeof LATE> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<typeof LATE>((resolve) => { timer = setTimeout(() => resolve(LATE), Math.max(0, deadline - Date.now())); });
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), Math.max(0, deadline - Date.now()));
+  });
   try {
     const outcome = await Promise.race([call, late]);
     if (outcome === LATE) {

@@ -48,20 +48,38 @@ export interface MountChoice {
  * there shows the device, or, without a wanted path, when no mount of the device is visible (it
  * may be the one that shows the filesystem: voe cannot tell, so it does not guess).
  */
-export function chooseMount(device: string, candidates: readonly MountCandidate[], wanted?: { given: string; paths: readonly string[] }): MountChoice {
+export function chooseMount(
+  device: string,
+  candidates: readonly MountCandidate[],
+  wanted?: { given: string; paths: readonly string[] },
+): MountChoice {
   const visible = candidates.filter((c) => c.visible).map((c) => c.entry);
   const shown = new Set(visible.map((m) => m.mountPoint));
-  const hidden = candidates.filter((c) => !c.visible && c.unusable === undefined && !shown.has(c.entry.mountPoint)).map((c) => c.entry);
-  const unusable = candidates.flatMap((c) => (c.unusable === undefined ? [] : [{ mountPoint: c.entry.mountPoint, reason: `${c.unusable.code}: ${c.unusable.message}` }]));
-  const firstUnusable = (among: readonly MountCandidate[]): FsResizeError | undefined => among.find((c) => c.unusable !== undefined)?.unusable;
+  const hidden = candidates
+    .filter((c) => !c.visible && c.unusable === undefined && !shown.has(c.entry.mountPoint))
+    .map((c) => c.entry);
+  const unusable = candidates.flatMap((c) =>
+    c.unusable === undefined
+      ? []
+      : [{ mountPoint: c.entry.mountPoint, reason: `${c.unusable.code}: ${c.unusable.message}` }],
+  );
+  const firstUnusable = (among: readonly MountCandidate[]): FsResizeError | undefined =>
+    among.find((c) => c.unusable !== undefined)?.unusable;
   if (wanted === undefined) {
-    const rank = (c: MountCandidate): number => (c.entry.readOnly ? 4 : 0) + (c.stacked ? 2 : 0) + (c.entry.root === '/' ? 0 : 1);
+    const rank = (c: MountCandidate): number =>
+      (c.entry.readOnly ? 4 : 0) + (c.stacked ? 2 : 0) + (c.entry.root === '/' ? 0 : 1);
     const best = candidates.filter((c) => c.visible).sort((a, b) => rank(a) - rank(b))[0];
     if (best === undefined) {
       const failed = firstUnusable(candidates);
       if (failed) throw failed;
     }
-    return { chosen: best?.entry ?? null, chosenStacked: best?.stacked ?? false, visible: visible.map((m) => m.mountPoint), hidden: hidden.map((m) => m.mountPoint), unusable };
+    return {
+      chosen: best?.entry ?? null,
+      chosenStacked: best?.stacked ?? false,
+      visible: visible.map((m) => m.mountPoint),
+      hidden: hidden.map((m) => m.mountPoint),
+      unusable,
+    };
   }
   const at = (m: MountEntry): boolean => wanted.paths.includes(m.mountPoint);
   if (!candidates.some((c) => at(c.entry))) {
@@ -70,8 +88,10 @@ export function chooseMount(device: string, candidates: readonly MountCandidate[
       ...hidden.map((m) => `${m.mountPoint} (hidden by another mount)`),
       ...unusable.map((u) => `${u.mountPoint} (cannot be opened)`),
     ];
-    throw new FsResizeError('FSRESIZE_MOUNT_MISMATCH',
-      `${wanted.given} is not a mount point of ${device} (${where.length ? `it is mounted at ${where.join(', ')}` : 'it is not mounted'}); nothing was changed — give the right mount point, or none`);
+    throw new FsResizeError(
+      'FSRESIZE_MOUNT_MISMATCH',
+      `${wanted.given} is not a mount point of ${device} (${where.length ? `it is mounted at ${where.join(', ')}` : 'it is not mounted'}); nothing was changed — give the right mount point, or none`,
+    );
   }
   const pick = candidates.find((c) => c.visible && at(c.entry));
   if (pick === undefined) {

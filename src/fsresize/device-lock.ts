@@ -26,7 +26,10 @@ export interface DeviceLock {
    * Waits until `key` is free, then holds it until the returned function is called. Fails with
    * FSRESIZE_BUSY after `timeoutMs`, and with FSRESIZE_INTERRUPTED as soon as `signal` is aborted.
    */
-  acquire(key: string, options?: { timeoutMs?: number; signal?: AbortSignal; onWait?: (holderPid: string) => void }): Promise<ReleaseLock>;
+  acquire(
+    key: string,
+    options?: { timeoutMs?: number; signal?: AbortSignal; onWait?: (holderPid: string) => void },
+  ): Promise<ReleaseLock>;
 }
 
 export interface DeviceLockOptions {
@@ -42,7 +45,10 @@ export interface DeviceLockOptions {
 }
 
 function interrupted(signal: AbortSignal): FsResizeError {
-  return new FsResizeError('FSRESIZE_INTERRUPTED', `stopped (${String(signal.reason ?? 'on request')}) while waiting for another resize of this device to finish; nothing was changed`);
+  return new FsResizeError(
+    'FSRESIZE_INTERRUPTED',
+    `stopped (${String(signal.reason ?? 'on request')}) while waiting for another resize of this device to finish; nothing was changed`,
+  );
 }
 
 /**
@@ -57,18 +63,30 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   const pollMs = options.pollMs ?? 50;
   const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
 
-  async function acquireFile(key: string, deadline: number, signal: AbortSignal | undefined, onWait: ((holderPid: string) => void) | undefined): ReturnType<typeof acquireLockFile> {
+  async function acquireFile(
+    key: string,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    onWait: ((holderPid: string) => void) | undefined,
+  ): ReturnType<typeof acquireLockFile> {
     const directory = options.directory as string;
     const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
     const cannotCreate = (code: string, cause: unknown): FsResizeError => {
       const permission = code === 'EACCES' || code === 'EPERM';
-      const advice = permission ? 'run voe as root on the node or choose another lock directory'
-        : code === 'EROFS' ? 'it is on a read-only filesystem: choose a writable lock directory (e.g. under /run)'
-          : code === 'ENOTDIR' ? 'a path component is a file, not a directory: choose another lock directory'
-            : code === 'ENOSPC' || code === 'EDQUOT' ? 'the filesystem holding it is full: free some space there (or choose another lock directory)'
+      const advice = permission
+        ? 'run voe as root on the node or choose another lock directory'
+        : code === 'EROFS'
+          ? 'it is on a read-only filesystem: choose a writable lock directory (e.g. under /run)'
+          : code === 'ENOTDIR'
+            ? 'a path component is a file, not a directory: choose another lock directory'
+            : code === 'ENOSPC' || code === 'EDQUOT'
+              ? 'the filesystem holding it is full: free some space there (or choose another lock directory)'
               : 'choose another lock directory';
-      return new FsResizeError(permission || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
-        `cannot create the device lock file in ${directory} (${code}); ${advice}`, { cause });
+      return new FsResizeError(
+        permission || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
+        `cannot create the device lock file in ${directory} (${code}); ${advice}`,
+        { cause },
+      );
     };
     let problem: DirectoryProblem | undefined;
     try {
@@ -78,15 +96,24 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
     }
     if (problem?.kind === 'owner') {
       // Typically a user other than root against the node's directory: the answer is to run as its owner, not to chown it.
-      throw new FsResizeError('FSRESIZE_PERMISSION_DENIED', `the device lock directory ${directory} is ${problem.why}: ` +
-        'run voe as that user (root on a node, as kubelet runs it) or pass a --lock-dir of your own; nothing was changed');
+      throw new FsResizeError(
+        'FSRESIZE_PERMISSION_DENIED',
+        `the device lock directory ${directory} is ${problem.why}: ` +
+          'run voe as that user (root on a node, as kubelet runs it) or pass a --lock-dir of your own; nothing was changed',
+      );
     }
     if (problem !== undefined) {
-      const fix = problem.kind === 'writable' ? 'make it writable by its owner only (chmod 700)'
-        : problem.kind === 'link' ? 'replace the link with a directory of its own (mode 700)'
-          : 'remove what is there, or let voe create the directory';
-      throw new FsResizeError('FSRESIZE_LOCK_FAILED', `the device lock directory ${directory} is ${problem.why}: another user could remove or plant ` +
-        `its lock files; ${fix}, or choose another lock directory; nothing was changed`);
+      const fix =
+        problem.kind === 'writable'
+          ? 'make it writable by its owner only (chmod 700)'
+          : problem.kind === 'link'
+            ? 'replace the link with a directory of its own (mode 700)'
+            : 'remove what is there, or let voe create the directory';
+      throw new FsResizeError(
+        'FSRESIZE_LOCK_FAILED',
+        `the device lock directory ${directory} is ${problem.why}: another user could remove or plant ` +
+          `its lock files; ${fix}, or choose another lock directory; nothing was changed`,
+      );
     }
     return acquireLockFile(lockPath, {
       deadline,
@@ -94,8 +121,11 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       cannotCreate,
       ...(signal ? { signal, interrupted: () => interrupted(signal) } : {}),
       ...(onWait ? { onWait } : {}),
-      busy: (holderPid) => new FsResizeError('FSRESIZE_BUSY',
-        `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process and the grow tool it names (helper=) are gone`),
+      busy: (holderPid) =>
+        new FsResizeError(
+          'FSRESIZE_BUSY',
+          `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process and the grow tool it names (helper=) are gone`,
+        ),
     });
   }
 
@@ -105,7 +135,9 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       const deadline = Date.now() + timeoutMs;
       const previous = tails.get(key) ?? Promise.resolve();
       let releaseLocal!: () => void;
-      const mine = new Promise<void>((resolve) => { releaseLocal = resolve; });
+      const mine = new Promise<void>((resolve) => {
+        releaseLocal = resolve;
+      });
       const tail = previous.then(() => mine);
       tails.set(key, tail);
       const finishLocal = (): void => {
@@ -117,10 +149,13 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       let onAbort: (() => void) | undefined;
       const waited = await Promise.race([
         previous.then(() => 'turn' as const),
-        new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); }),
+        new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), timeoutMs);
+        }),
         new Promise<'stopped'>((resolve) => {
           onAbort = () => resolve('stopped');
-          if (signal?.aborted) onAbort(); else signal?.addEventListener('abort', onAbort, { once: true });
+          if (signal?.aborted) onAbort();
+          else signal?.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
       clearTimeout(timer);
@@ -129,16 +164,30 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
         // Give our turn away as soon as it comes, so the queue behind us keeps moving.
         void previous.then(finishLocal);
         if (waited === 'stopped') throw interrupted(signal as AbortSignal);
-        throw new FsResizeError('FSRESIZE_BUSY', `another resize of this device in this process did not finish within ${timeoutMs} ms; retry later`);
+        throw new FsResizeError(
+          'FSRESIZE_BUSY',
+          `another resize of this device in this process did not finish within ${timeoutMs} ms; retry later`,
+        );
       }
       // Inside one process the queue alone orders callers; a tool needs recording only in the file.
-      if (options.directory === undefined) return Object.assign(async () => finishLocal(), { recordTool: () => undefined, reserveTool: () => undefined });
+      if (options.directory === undefined)
+        return Object.assign(async () => finishLocal(), {
+          recordTool: () => undefined,
+          reserveTool: () => undefined,
+        });
       try {
         const releaseFile = await acquireFile(key, deadline, signal, acquireOptions.onWait);
         const release = async (): Promise<void> => {
-          try { await releaseFile(); } finally { finishLocal(); }
+          try {
+            await releaseFile();
+          } finally {
+            finishLocal();
+          }
         };
-        return Object.assign(release, { recordTool: (pid: number) => releaseFile.recordHelper(pid), reserveTool: () => releaseFile.prepareHelper() });
+        return Object.assign(release, {
+          recordTool: (pid: number) => releaseFile.recordHelper(pid),
+          reserveTool: () => releaseFile.prepareHelper(),
+        });
       } catch (error) {
         finishLocal();
         throw error;

@@ -17,12 +17,22 @@ export interface DeviceNodeOfOptions {
  * it is a block device with that number. Null when this node has none (e.g. a container whose
  * /dev lacks it).
  */
-export async function deviceNodeOf(majorMinor: string, options: DeviceNodeOfOptions = {}): Promise<string | null> {
+export async function deviceNodeOf(
+  majorMinor: string,
+  options: DeviceNodeOfOptions = {},
+): Promise<string | null> {
   if (!/^\d+:\d+$/.test(majorMinor)) return null;
   const sysfs = options.sysfsRoot ?? '/sys';
   const dev = options.devRoot ?? '/dev';
-  const name = /^DEVNAME=(.+)$/m.exec(readKernelText(`${sysfs}/dev/block/${majorMinor}/uevent`) ?? '')?.[1];
-  const named = name !== undefined && /^[A-Za-z0-9._:+-]+(\/[A-Za-z0-9._:+-]+)*$/.test(name) && !name.split('/').includes('..') ? [`${dev}/${name}`] : [];
+  const name = /^DEVNAME=(.+)$/m.exec(
+    readKernelText(`${sysfs}/dev/block/${majorMinor}/uevent`) ?? '',
+  )?.[1];
+  const named =
+    name !== undefined &&
+    /^[A-Za-z0-9._:+-]+(\/[A-Za-z0-9._:+-]+)*$/.test(name) &&
+    !name.split('/').includes('..')
+      ? [`${dev}/${name}`]
+      : [];
   for (const candidate of [...named, `${dev}/block/${majorMinor}`]) {
     const info = await stat(candidate).catch(() => null);
     if (info?.isBlockDevice() && majorMinorOf(info.rdev) === majorMinor) return candidate;

@@ -15,7 +15,12 @@ export const EXT_32BIT_MAX_BLOCKS = 2 ** 32 - 1;
  * large to be expressed in 32 bits"), mounted or not: a result above EXT_32BIT_MAX_BLOCKS blocks
  * is a size resize2fs refuses (planGrow refuses it first, FSRESIZE_EXT_32BIT_LIMIT).
  */
-export function extGrowTarget(deviceBytes: number, blockBytes: number, pageBytes: number, bit64 = true): number {
+export function extGrowTarget(
+  deviceBytes: number,
+  blockBytes: number,
+  pageBytes: number,
+  bit64 = true,
+): number {
   const unit = Math.max(blockBytes, pageBytes);
   const target = Math.floor(deviceBytes / unit) * unit;
   return !bit64 && target === 2 ** 32 * blockBytes ? EXT_32BIT_MAX_BLOCKS * blockBytes : target;

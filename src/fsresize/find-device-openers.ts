@@ -70,14 +70,24 @@ function refused(error: unknown): boolean {
  * answers, and the whole look is bounded by `timeoutMs` (FSRESIZE_TIMEOUT naming the path), never
  * taken as "nobody".
  */
-export async function findDeviceOpeners(majorMinors: readonly string[], options: FindDeviceOpenersOptions = {}): Promise<DeviceOpenersFound> {
+export async function findDeviceOpeners(
+  majorMinors: readonly string[],
+  options: FindDeviceOpenersOptions = {},
+): Promise<DeviceOpenersFound> {
   const proc = options.procRoot ?? '/proc';
   const self = options.selfPid ?? process.pid;
   const wanted = new Set(majorMinors);
-  const statWithin = options.statWithin ?? createStatWithin(Date.now() + (options.timeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS),
-    openersLookName(options.deviceName ?? majorMinors.join(', ')));
+  const statWithin =
+    options.statWithin ??
+    createStatWithin(
+      Date.now() + (options.timeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS),
+      openersLookName(options.deviceName ?? majorMinors.join(', ')),
+    );
   const skip = options.skipPids;
-  const pids = readdirSync(proc).filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== self);
+  const pids = readdirSync(proc)
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => pid !== self);
   const files = options.files;
   const matching = new Map<number, Pick<DeviceOpener, 'majorMinor' | 'backingFile'>>();
   const unreadable = new Set<number>();
@@ -98,7 +108,8 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
           if (wanted.has(number)) matching.set(pid, { majorMinor: number });
         } else if (files !== undefined && info?.isFile()) {
           const file = files.get(`${info.dev}:${info.ino}`);
-          if (file !== undefined) matching.set(pid, { majorMinor: file.majorMinor, backingFile: file.path });
+          if (file !== undefined)
+            matching.set(pid, { majorMinor: file.majorMinor, backingFile: file.path });
         }
       }
     };
@@ -138,7 +149,12 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
     const status = readKernelText(`${proc}/${pid}/stat`);
     if (status === null) return null; // ended meanwhile
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses; ppid follows the last ')'.
-    const parent = Number(status.slice(status.lastIndexOf(')') + 1).trim().split(' ')[1]);
+    const parent = Number(
+      status
+        .slice(status.lastIndexOf(')') + 1)
+        .trim()
+        .split(' ')[1],
+    );
     if (parent === self) return null;
     return readKernelText(`${proc}/${pid}/comm`)?.trim() ?? '?';
   };
@@ -146,7 +162,15 @@ export async function findDeviceOpeners(majorMinors: readonly string[], options:
   return {
     openedBy: [...matching.keys()].sort(byPid).flatMap((pid): DeviceOpener[] => {
       const command = otherCommand(pid);
-      return command === null ? [] : [{ pid, command, ...(matching.get(pid) as Pick<DeviceOpener, 'majorMinor' | 'backingFile'>) }];
+      return command === null
+        ? []
+        : [
+            {
+              pid,
+              command,
+              ...(matching.get(pid) as Pick<DeviceOpener, 'majorMinor' | 'backingFile'>),
+            },
+          ];
     }),
     unreadable: [...unreadable].sort(byPid).flatMap((pid): UnreadableProcess[] => {
       const command = otherCommand(pid);

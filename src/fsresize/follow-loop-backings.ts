@@ -35,7 +35,11 @@ function sameTarget(a: LoopBackingTarget, b: LoopBackingTarget): boolean {
  * other loop devices over the same file or device (they show the same data). Pure: `table` is
  * the node's loop devices (readLoopTable), `diskOf` the whole disk of a partition, else null.
  */
-export function followLoopBackings(start: readonly string[], table: readonly LoopEntry[], diskOf: (majorMinor: string) => string | null): LoopChain {
+export function followLoopBackings(
+  start: readonly string[],
+  table: readonly LoopEntry[],
+  diskOf: (majorMinor: string) => string | null,
+): LoopChain {
   const seen = new Set(start);
   const queue = [...start];
   const chain: LoopChain = { backing: [], devices: [], files: new Map(), loops: new Set() };
@@ -45,12 +49,23 @@ export function followLoopBackings(start: readonly string[], table: readonly Loo
     if (loop?.backing == null) continue;
     const { path, target } = loop.backing;
     const sharedWith = table
-      .filter((entry) => entry !== loop && !seen.has(entry.majorMinor) && entry.backing !== null && sameTarget(entry.backing.target, target))
+      .filter(
+        (entry) =>
+          entry !== loop &&
+          !seen.has(entry.majorMinor) &&
+          entry.backing !== null &&
+          sameTarget(entry.backing.target, target),
+      )
       .map((entry) => entry.name);
     chain.loops.add(loop.name);
     for (const name of sharedWith) chain.loops.add(name);
     chain.backing.push({
-      loop: loop.name, path, kind: target.kind, ...(target.kind === 'device' ? { majorMinor: target.majorMinor } : {}), sharedWith, busy: false,
+      loop: loop.name,
+      path,
+      kind: target.kind,
+      ...(target.kind === 'device' ? { majorMinor: target.majorMinor } : {}),
+      sharedWith,
+      busy: false,
     });
     if (target.kind === 'file') chain.files.set(target.key, { majorMinor: loop.majorMinor, path });
     if (target.kind === 'device') {

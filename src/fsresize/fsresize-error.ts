@@ -47,7 +47,11 @@ export class FsResizeError extends VoeError {
   declare readonly code: FsResizeErrorCode;
   readonly tool: ToolReport | undefined;
 
-  constructor(code: FsResizeErrorCode, message: string, options: { cause?: unknown; tool?: ToolReport; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: FsResizeErrorCode,
+    message: string,
+    options: { cause?: unknown; tool?: ToolReport; details?: Record<string, unknown> } = {},
+  ) {
     super(code, message, {
       cause: options.cause,
       details: { ...(options.details ?? {}), ...(options.tool ? { tool: options.tool } : {}) },
@@ -70,10 +74,14 @@ export function asVoeError(error: unknown): VoeError {
   if (isVoeError(error)) return error;
   const errno = (error ?? {}) as { code?: unknown; syscall?: unknown; path?: unknown };
   const details = Object.fromEntries(
-    (['code', 'syscall', 'path'] as const).filter((key) => typeof errno[key] === 'string').map((key) => [key, errno[key]]),
+    (['code', 'syscall', 'path'] as const)
+      .filter((key) => typeof errno[key] === 'string')
+      .map((key) => [key, errno[key]]),
   );
   const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return new FsResizeError('FSRESIZE_UNEXPECTED_ERROR',
+  return new FsResizeError(
+    'FSRESIZE_UNEXPECTED_ERROR',
     `unexpected error: ${what} — voe did not expect this failure, so it cannot say whether anything was changed; check the device and retry, and report it`,
-    { cause: error, details: Object.keys(details).length ? { cause: details } : {} });
+    { cause: error, details: Object.keys(details).length ? { cause: details } : {} },
+  );
 }

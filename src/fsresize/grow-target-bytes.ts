@@ -2,7 +2,10 @@ import { extGrowTarget } from './ext-grow-target.js';
 import type { Inspection } from './inspection.js';
 
 /** What growTargetBytes reads of an inspection. */
-export type GrowTargetFacts = Pick<Inspection, 'filesystem' | 'deviceBytes' | 'blockBytes' | 'extPageBytes' | 'ext64bit'>;
+export type GrowTargetFacts = Pick<
+  Inspection,
+  'filesystem' | 'deviceBytes' | 'blockBytes' | 'extPageBytes' | 'ext64bit'
+>;
 
 /**
  * How large the grow tool can make the filesystem on this device: for ext, the device rounded
@@ -13,5 +16,7 @@ export type GrowTargetFacts = Pick<Inspection, 'filesystem' | 'deviceBytes' | 'b
 export function growTargetBytes(inspection: GrowTargetFacts): number {
   const { filesystem, deviceBytes, blockBytes, extPageBytes, ext64bit } = inspection;
   const ext = filesystem === 'ext2' || filesystem === 'ext3' || filesystem === 'ext4';
-  return ext && blockBytes !== null ? extGrowTarget(deviceBytes, blockBytes, extPageBytes ?? blockBytes, ext64bit !== false) : deviceBytes;
+  return ext && blockBytes !== null
+    ? extGrowTarget(deviceBytes, blockBytes, extPageBytes ?? blockBytes, ext64bit !== false)
+    : deviceBytes;
 }

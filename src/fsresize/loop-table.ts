@@ -31,15 +31,21 @@ const DELETED = ' (deleted)';
  */
 export async function readLoopTable(sysfs: string, statWithin: StatWithin): Promise<LoopEntry[]> {
   const names = listKernelDirectory(`${sysfs}/block`).filter((name) => /^loop\d+$/.test(name));
-  return Promise.all(names.map(async (name): Promise<LoopEntry> => {
-    const majorMinor = readKernelText(`${sysfs}/block/${name}/dev`)?.trim() ?? '';
-    const path = readKernelText(`${sysfs}/block/${name}/loop/backing_file`)?.replace(/\n$/, '') ?? null;
-    if (path === null || path === '') return { name, majorMinor, backing: null };
-    if (!path.startsWith('/') || path.endsWith(DELETED)) return { name, majorMinor, backing: { path, target: { kind: 'unknown' } } };
-    const info = await statWithin(path, `backing file of ${name}`);
-    const target: LoopBackingTarget = info?.isBlockDevice() ? { kind: 'device', majorMinor: majorMinorOf(info.rdev) }
-      : info?.isFile() ? { kind: 'file', key: `${info.dev}:${info.ino}` }
-        : { kind: 'unknown' };
-    return { name, majorMinor, backing: { path, target } };
-  }));
+  return Promise.all(
+    names.map(async (name): Promise<LoopEntry> => {
+      const majorMinor = readKernelText(`${sysfs}/block/${name}/dev`)?.trim() ?? '';
+      const path =
+        readKernelText(`${sysfs}/block/${name}/loop/backing_file`)?.replace(/\n$/, '') ?? null;
+      if (path === null || path === '') return { name, majorMinor, backing: null };
+      if (!path.startsWith('/') || path.endsWith(DELETED))
+        return { name, majorMinor, backing: { path, target: { kind: 'unknown' } } };
+      const info = await statWithin(path, `backing file of ${name}`);
+      const target: LoopBackingTarget = info?.isBlockDevice()
+        ? { kind: 'device', majorMinor: majorMinorOf(info.rdev) }
+        : info?.isFile()
+          ? { kind: 'file', key: `${info.dev}:${info.ino}` }
+          : { kind: 'unknown' };
+      return { name, majorMinor, backing: { path, target } };
+    }),
+  );
 }

@@ -28,11 +28,17 @@ const O_PATH = 0o10000000;
 function cannotOpen(mountPoint: string, code: string, cause: unknown): FsResizeError {
   const root = process.geteuid?.() === 0;
   if ((code === 'EACCES' || code === 'EPERM') && !root) {
-    return new FsResizeError('FSRESIZE_PERMISSION_DENIED',
-      `cannot open ${mountPoint} to see which filesystem it shows (${code}); nothing was changed — run voe as root on the node`, { cause });
+    return new FsResizeError(
+      'FSRESIZE_PERMISSION_DENIED',
+      `cannot open ${mountPoint} to see which filesystem it shows (${code}); nothing was changed — run voe as root on the node`,
+      { cause },
+    );
   }
-  return new FsResizeError('FSRESIZE_MOUNT_INACCESSIBLE',
-    `cannot open ${mountPoint} to see which filesystem it shows (${code}${root ? ', as root' : ''}; e.g. a FUSE mount whose daemon is gone or that refuses other users, a stale NFS mount); nothing was changed — check that mount (ls -ld ${mountPoint}), unmount it if it is dead, or pass another mount point of the device`, { cause });
+  return new FsResizeError(
+    'FSRESIZE_MOUNT_INACCESSIBLE',
+    `cannot open ${mountPoint} to see which filesystem it shows (${code}${root ? ', as root' : ''}; e.g. a FUSE mount whose daemon is gone or that refuses other users, a stale NFS mount); nothing was changed — check that mount (ls -ld ${mountPoint}), unmount it if it is dead, or pass another mount point of the device`,
+    { cause },
+  );
 }
 
 /**
@@ -64,7 +70,10 @@ export function createMountinfoTable(path = '/proc/self/mountinfo'): MountTable 
         const fdinfo = await readFile(`/proc/self/fdinfo/${handle.fd}`, 'utf8');
         const id = /^mnt_id:\s*(\d+)\s*$/m.exec(fdinfo)?.[1];
         if (id === undefined) {
-          throw new FsResizeError('FSRESIZE_UNEXPECTED_OUTPUT', `/proc/self/fdinfo has no mnt_id (Linux older than 3.15?): cannot tell which filesystem ${mountPoint} shows; nothing was changed`);
+          throw new FsResizeError(
+            'FSRESIZE_UNEXPECTED_OUTPUT',
+            `/proc/self/fdinfo has no mnt_id (Linux older than 3.15?): cannot tell which filesystem ${mountPoint} shows; nothing was changed`,
+          );
         }
         return Number(id);
       } finally {

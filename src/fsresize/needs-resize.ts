@@ -9,10 +9,15 @@ import { isSupportedFilesystem, type Inspection } from './inspection.js';
  * device nor the mount in use is read-only (mount-utils' NeedResize is false on a read-only device).
  */
 export function needsResize(
-  inspection: GrowTargetFacts & Pick<Inspection, 'filesystemBytes' | 'deviceReadOnly' | 'mountPoint' | 'mountReadOnly'>,
+  inspection: GrowTargetFacts &
+    Pick<Inspection, 'filesystemBytes' | 'deviceReadOnly' | 'mountPoint' | 'mountReadOnly'>,
 ): boolean {
   const { filesystem, deviceBytes, filesystemBytes, blockBytes } = inspection;
-  if (!isSupportedFilesystem(filesystem) || filesystemBytes === null || blockBytes === null) return false;
-  if (inspection.deviceReadOnly || (inspection.mountPoint !== null && inspection.mountReadOnly)) return false;
-  return deviceBytes > filesystemBytes + blockBytes && growTargetBytes(inspection) > filesystemBytes;
+  if (!isSupportedFilesystem(filesystem) || filesystemBytes === null || blockBytes === null)
+    return false;
+  if (inspection.deviceReadOnly || (inspection.mountPoint !== null && inspection.mountReadOnly))
+    return false;
+  return (
+    deviceBytes > filesystemBytes + blockBytes && growTargetBytes(inspection) > filesystemBytes
+  );
 }

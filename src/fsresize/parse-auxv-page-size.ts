@@ -7,9 +7,16 @@ const AT_NULL = 0;
  * own word size (8 bytes for a 64-bit process, 4 for a 32-bit one) and byte order, ended by
  * AT_NULL. Null when there is no AT_PAGESZ entry or its value is not a power of two.
  */
-export function parseAuxvPageSize(auxv: Uint8Array, wordBytes: 4 | 8, littleEndian: boolean): number | null {
+export function parseAuxvPageSize(
+  auxv: Uint8Array,
+  wordBytes: 4 | 8,
+  littleEndian: boolean,
+): number | null {
   const view = new DataView(auxv.buffer, auxv.byteOffset, auxv.byteLength);
-  const word = (offset: number): number => (wordBytes === 8 ? Number(view.getBigUint64(offset, littleEndian)) : view.getUint32(offset, littleEndian));
+  const word = (offset: number): number =>
+    wordBytes === 8
+      ? Number(view.getBigUint64(offset, littleEndian))
+      : view.getUint32(offset, littleEndian);
   for (let offset = 0; offset + 2 * wordBytes <= auxv.byteLength; offset += 2 * wordBytes) {
     const type = word(offset);
     if (type === AT_NULL) return null;

@@ -15,5 +15,9 @@ export function parseBlkidExport(stdout: string): BlkidSignature {
     const at = line.indexOf('=');
     if (at > 0) values.set(line.slice(0, at).trim(), line.slice(at + 1).trim());
   }
-  return { type: values.get('TYPE') || null, partitionTable: values.get('PTTYPE') || null, uuid: values.get('UUID') || null };
+  return {
+    type: values.get('TYPE') || null,
+    partitionTable: values.get('PTTYPE') || null,
+    uuid: values.get('UUID') || null,
+  };
 }

@@ -71,9 +71,21 @@ export function parseExtSuperblock(superblock: Uint8Array): ExtSuperblock | null
   const inodes = view.getUint32(0x0, true);
   const freeInodes = view.getUint32(0x10, true);
   const lastOrphan = view.getUint32(0xe8, true);
-  const checkNeeded = (state & STATE_ERROR) !== 0 || (state & STATE_VALID) === 0 || lastCheck < mountTime
-    || freeBlocks > blockCount || freeInodes > inodes
-    || lastOrphan !== 0 || (incompat & INCOMPAT_RECOVER) !== 0;
-  return { blockSize, blockCount, bytes: blockCount * blockSize, checkNeeded, errorsRecorded: (state & STATE_ERROR) !== 0, bit64: is64,
-    bigalloc: (view.getUint32(0x64, true) & RO_COMPAT_BIGALLOC) !== 0 };
+  const checkNeeded =
+    (state & STATE_ERROR) !== 0 ||
+    (state & STATE_VALID) === 0 ||
+    lastCheck < mountTime ||
+    freeBlocks > blockCount ||
+    freeInodes > inodes ||
+    lastOrphan !== 0 ||
+    (incompat & INCOMPAT_RECOVER) !== 0;
+  return {
+    blockSize,
+    blockCount,
+    bytes: blockCount * blockSize,
+    checkNeeded,
+    errorsRecorded: (state & STATE_ERROR) !== 0,
+    bit64: is64,
+    bigalloc: (view.getUint32(0x64, true) & RO_COMPAT_BIGALLOC) !== 0,
+  };
 }

@@ -17,7 +17,9 @@ export interface MountEntry {
 
 /** Undoes the octal escapes the kernel writes for space, tab, newline and backslash. */
 function unescape(field: string): string {
-  return field.replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+  return field.replace(/\\([0-7]{3})/g, (_m, octal: string) =>
+    String.fromCharCode(parseInt(octal, 8)),
+  );
 }
 
 /** Parses the text of /proc/self/mountinfo; malformed lines are skipped. */
@@ -28,7 +30,14 @@ export function parseMountinfo(text: string): MountEntry[] {
     const fields = line.split(' ');
     const separator = fields.indexOf('-', 6);
     if (separator < 6 || fields.length < separator + 3) continue;
-    const [id, parent, majorMinor, root, mountPoint, options] = fields as [string, string, string, string, string, string];
+    const [id, parent, majorMinor, root, mountPoint, options] = fields as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const mountOptions = options.split(',');
     const superOptions = (fields[separator + 3] ?? '').split(',');
     entries.push({

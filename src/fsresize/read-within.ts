@@ -6,7 +6,12 @@ import { beforeDeadline, LATE } from './before-deadline.js';
  * answer before `deadline` (Date.now() ms): a loop device over a file on a hung NFS or FUSE mount
  * never answers, and the read voe stops waiting for is abandoned (see beforeDeadline).
  */
-export async function readWithin(path: string, offset: number, length: number, deadline: number): Promise<Uint8Array | null> {
+export async function readWithin(
+  path: string,
+  offset: number,
+  length: number,
+  deadline: number,
+): Promise<Uint8Array | null> {
   const call = (async (): Promise<Uint8Array> => {
     const handle = await open(path, 'r');
     try {
@@ -17,6 +22,9 @@ export async function readWithin(path: string, offset: number, length: number, d
       await handle.close();
     }
   })();
-  const outcome = await beforeDeadline(call.catch(() => null), deadline);
+  const outcome = await beforeDeadline(
+    call.catch(() => null),
+    deadline,
+  );
   return outcome === LATE ? null : outcome;
 }

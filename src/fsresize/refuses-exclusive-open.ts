@@ -11,7 +11,10 @@ import { beforeDeadline, LATE } from './before-deadline.js';
  */
 export async function refusesExclusiveOpen(path: string, deadline: number): Promise<boolean> {
   // An open that answers after voe stopped waiting is closed then.
-  const call = open(path, constants.O_RDONLY | constants.O_EXCL).then((handle) => handle, () => null);
+  const call = open(path, constants.O_RDONLY | constants.O_EXCL).then(
+    (handle) => handle,
+    () => null,
+  );
   const outcome = await beforeDeadline(call, deadline);
   if (outcome === LATE) {
     void call.then((handle) => handle?.close());

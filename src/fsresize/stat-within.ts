@@ -23,8 +23,10 @@ export function createStatWithin(deadline: number, what: string, lanes = 2): Sta
   let expired: FsResizeError | undefined;
   const expire = (): FsResizeError => {
     const [path, label] = [...inFlight.entries()][0] ?? ['', ''];
-    expired ??= new FsResizeError('FSRESIZE_TIMEOUT',
-      `${what} did not finish in time: ${path ? `stat of ${path} (${label}) did not answer` : 'the node was too slow'} (a hung network or FUSE filesystem?); nothing was changed — repair or unmount that filesystem and retry`);
+    expired ??= new FsResizeError(
+      'FSRESIZE_TIMEOUT',
+      `${what} did not finish in time: ${path ? `stat of ${path} (${label}) did not answer` : 'the node was too slow'} (a hung network or FUSE filesystem?); nothing was changed — repair or unmount that filesystem and retry`,
+    );
     return expired;
   };
   return async (path, label) => {
@@ -34,7 +36,10 @@ export function createStatWithin(deadline: number, what: string, lanes = 2): Sta
     inFlight.set(path, label);
     try {
       if (deadline - Date.now() <= 0) throw expire();
-      const outcome = await beforeDeadline(stat(path).catch(() => null), deadline);
+      const outcome = await beforeDeadline(
+        stat(path).catch(() => null),
+        deadline,
+      );
       if (outcome === LATE) throw expire();
       return outcome;
     } finally {

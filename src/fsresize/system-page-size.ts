@@ -6,7 +6,16 @@ import { parseAuxvPageSize } from './parse-auxv-page-size.js';
 export const DEFAULT_PAGE_SIZE = 4096;
 
 /** Node's process.arch values of 64-bit processes (their auxv words are 8 bytes). */
-const ARCH_64 = new Set(['arm64', 'loong64', 'mips64', 'mips64el', 'ppc64', 'riscv64', 's390x', 'x64']);
+const ARCH_64 = new Set([
+  'arm64',
+  'loong64',
+  'mips64',
+  'mips64el',
+  'ppc64',
+  'riscv64',
+  's390x',
+  'x64',
+]);
 
 /**
  * The system page size, which resize2fs takes from sysconf(_SC_PAGESIZE) (glibc reads it from
@@ -20,5 +29,8 @@ export function systemPageSize(): number {
   } catch {
     return DEFAULT_PAGE_SIZE;
   }
-  return parseAuxvPageSize(auxv, ARCH_64.has(process.arch) ? 8 : 4, endianness() === 'LE') ?? DEFAULT_PAGE_SIZE;
+  return (
+    parseAuxvPageSize(auxv, ARCH_64.has(process.arch) ? 8 : 4, endianness() === 'LE') ??
+    DEFAULT_PAGE_SIZE
+  );
 }

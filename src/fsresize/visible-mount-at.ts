@@ -7,7 +7,10 @@ import type { MountEntry } from './parse-mountinfo.js';
  * mountPathForms accepts, e.g. with a trailing slash): of several mounts stacked there, the one
  * on top (the others are hidden). Null when nothing is mounted there.
  */
-export async function visibleMountAt(mounts: MountTable, mountPath: string): Promise<MountEntry | null> {
+export async function visibleMountAt(
+  mounts: MountTable,
+  mountPath: string,
+): Promise<MountEntry | null> {
   const entries = await mounts.list();
   for (const path of await mountPathForms(mountPath)) {
     const id = await mounts.visibleMountId(path);

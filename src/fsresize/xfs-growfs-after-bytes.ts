@@ -6,7 +6,11 @@
  * missing (nothing changed: "data size unchanged, skipping"; another wording) or when OLD is not the
  * size voe measured before (the filesystem changed in between: only a fresh measurement tells).
  */
-export function xfsGrowfsAfterBytes(stdout: string, beforeBytes: number, blockBytes: number | null): number | null {
+export function xfsGrowfsAfterBytes(
+  stdout: string,
+  beforeBytes: number,
+  blockBytes: number | null,
+): number | null {
   const found = /^data blocks changed from (\d+) to (\d+)$/m.exec(stdout);
   if (!found || blockBytes === null || !(blockBytes > 0)) return null;
   const fromBytes = Number(found[1]) * blockBytes;

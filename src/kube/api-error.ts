@@ -18,7 +18,9 @@ function statusCodeOf(e: object): number | undefined {
   return undefined;
 }
 
-function parseStatusBody(body: unknown): { reason?: string; message?: string; code?: number } | undefined {
+function parseStatusBody(
+  body: unknown,
+): { reason?: string; message?: string; code?: number } | undefined {
   let value: unknown = body;
   if (typeof body === 'string') {
     try {
@@ -47,7 +49,11 @@ export function apiErrorOf(e: unknown): ApiError | undefined {
   const rec = e as Record<string, unknown>;
   if (rec.kind === 'Status') {
     const parsed = parseStatusBody(rec);
-    return { code: parsed?.code ?? 0, reason: parsed?.reason ?? '', message: parsed?.message ?? '' };
+    return {
+      code: parsed?.code ?? 0,
+      reason: parsed?.reason ?? '',
+      message: parsed?.message ?? '',
+    };
   }
   const code = statusCodeOf(e) ?? 0;
   const parsed = e instanceof ApiException || 'body' in rec ? parseStatusBody(rec.body) : undefined;

@@ -20,7 +20,11 @@ export function exponentialDelay(failures: number, opts: BackoffOptions): number
  * watcher): a uniformly random value in [delay/2, delay], so that many clients restarting after
  * the same apiserver outage do not reconnect in lock-step. `random` is injectable for tests.
  */
-export function jitteredDelay(failures: number, opts: BackoffOptions, random: () => number = Math.random): number {
+export function jitteredDelay(
+  failures: number,
+  opts: BackoffOptions,
+  random: () => number = Math.random,
+): number {
   const d = exponentialDelay(failures, opts);
   return d / 2 + random() * (d / 2);
 }

@@ -1,7 +1,12 @@
 import type { Logger } from '../log/index.js';
 import { isNotFound } from './api-error.js';
 import { realClock, type Clock } from './clock.js';
-import { EventSeriesCache, type EventInput, type ObjectRef, type SeriesEntry } from './event-series.js';
+import {
+  EventSeriesCache,
+  type EventInput,
+  type ObjectRef,
+  type SeriesEntry,
+} from './event-series.js';
 import type { EventSink } from './event-sink.js';
 import { KubeError, KubeErrorCode } from './kube-error.js';
 import { microTime } from './lease-lock.js';
@@ -26,7 +31,12 @@ const FIELD_MAX = 128;
 function truncateUtf8(s: string, maxBytes: number): string {
   const b = Buffer.from(s, 'utf8');
   if (b.length <= maxBytes) return s;
-  return b.subarray(0, maxBytes - 3).toString('utf8').replace(/\uFFFD+$/, '') + '...';
+  return (
+    b
+      .subarray(0, maxBytes - 3)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '') + '...'
+  );
 }
 
 function refJson(r: ObjectRef): Record<string, unknown> {
@@ -57,7 +67,11 @@ export class EventRecorder {
   constructor(options: EventRecorderOptions) {
     for (const f of ['reportingController', 'reportingInstance'] as const) {
       const v = options[f];
-      if (!v || v.length > FIELD_MAX) throw new KubeError(KubeErrorCode.EventRecorderConfig, `${f} must be 1..${FIELD_MAX} characters (got ${v ? v.length : 0})`);
+      if (!v || v.length > FIELD_MAX)
+        throw new KubeError(
+          KubeErrorCode.EventRecorderConfig,
+          `${f} must be 1..${FIELD_MAX} characters (got ${v ? v.length : 0})`,
+        );
     }
     this.#o = options;
     this.#clock = options.clock ?? realClock;
@@ -80,10 +94,18 @@ export class EventRecorder {
       this.#cache.prune(now, (e) => this.#pending.has(e));
       this.#lastPrune = now;
     }
-    const { entry } = this.#cache.observe(input, now, () => this.#newName(input.regarding.name, now), namespace);
+    const { entry } = this.#cache.observe(
+      input,
+      now,
+      () => this.#newName(input.regarding.name, now),
+      namespace,
+    );
     if (!this.#pending.has(entry) && this.#pending.size >= (this.#o.maxPending ?? 1000)) {
       this.#dropped++;
-      this.#o.logger?.warn({ reason: input.reason, regarding: input.regarding.name, dropped: this.#dropped }, 'event queue full; dropping event');
+      this.#o.logger?.warn(
+        { reason: input.reason, regarding: input.regarding.name, dropped: this.#dropped },
+        'event queue full; dropping event',
+      );
       return;
     }
     this.#pending.add(entry);
@@ -141,7 +163,10 @@ export class EventRecorder {
           await this.#o.sink.create(entry.namespace, this.#eventBody(entry, count, last));
         } else if (count > entry.writtenCount) {
           try {
-            await this.#o.sink.patchSeries(entry.namespace, entry.name, { count, lastObservedTime: microTime(new Date(last)) });
+            await this.#o.sink.patchSeries(entry.namespace, entry.name, {
+              count,
+              lastObservedTime: microTime(new Date(last)),
+            });
           } catch (err) {
             if (!isNotFound(err)) throw err;
             // The Event expired (TTL) or was deleted: write the series as a new Event.
@@ -151,7 +176,10 @@ export class EventRecorder {
         }
         entry.writtenCount = count;
       } catch (err) {
-        this.#o.logger?.warn({ err, reason: entry.input.reason, event: `${entry.namespace}/${entry.name}` }, 'could not write event');
+        this.#o.logger?.warn(
+          { err, reason: entry.input.reason, event: `${entry.namespace}/${entry.name}` },
+          'could not write event',
+        );
       }
       // Repeats recorded while this write was in flight: one more write carries them all.
       if (entry.count > count) this.#pending.add(entry);

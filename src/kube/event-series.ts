@@ -42,7 +42,17 @@ export interface SeriesEntry {
  * (client-go's events `getKey`, reporting controller/instance being fixed per recorder).
  */
 export function eventKey(e: EventInput): string {
-  const ref = (r?: ObjectRef): unknown[] => (r ? [r.apiVersion ?? '', r.kind ?? '', r.namespace ?? '', r.name, r.uid ?? '', r.fieldPath ?? ''] : []);
+  const ref = (r?: ObjectRef): unknown[] =>
+    r
+      ? [
+          r.apiVersion ?? '',
+          r.kind ?? '',
+          r.namespace ?? '',
+          r.name,
+          r.uid ?? '',
+          r.fieldPath ?? '',
+        ]
+      : [];
   return JSON.stringify([ref(e.regarding), ref(e.related), e.reason, e.action, e.note, e.type]);
 }
 
@@ -59,7 +69,12 @@ export class EventSeriesCache {
     this.windowMs = windowMs;
   }
 
-  observe(input: EventInput, now: number, newName: () => string, namespace: string): { entry: SeriesEntry; repeat: boolean } {
+  observe(
+    input: EventInput,
+    now: number,
+    newName: () => string,
+    namespace: string,
+  ): { entry: SeriesEntry; repeat: boolean } {
     const key = eventKey(input);
     const existing = this.#entries.get(key);
     if (existing && now - existing.lastObservedAt <= this.windowMs) {
@@ -67,14 +82,24 @@ export class EventSeriesCache {
       existing.lastObservedAt = now;
       return { entry: existing, repeat: true };
     }
-    const entry: SeriesEntry = { key, input, name: newName(), namespace, count: 1, firstObservedAt: now, lastObservedAt: now, writtenCount: 0 };
+    const entry: SeriesEntry = {
+      key,
+      input,
+      name: newName(),
+      namespace,
+      count: 1,
+      firstObservedAt: now,
+      lastObservedAt: now,
+      writtenCount: 0,
+    };
     this.#entries.set(key, entry);
     return { entry, repeat: false };
   }
 
   /** Forgets series whose window closed (they can no longer aggregate). */
   prune(now: number, keep: (e: SeriesEntry) => boolean = () => false): void {
-    for (const [k, e] of this.#entries) if (now - e.lastObservedAt > this.windowMs && !keep(e)) this.#entries.delete(k);
+    for (const [k, e] of this.#entries)
+      if (now - e.lastObservedAt > this.windowMs && !keep(e)) this.#entries.delete(k);
   }
 
   get size(): number {

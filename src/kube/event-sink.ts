@@ -6,17 +6,33 @@ import { resourcePath } from './resource-ref.js';
 export interface EventSink {
   create(namespace: string, event: Record<string, unknown>): Promise<void>;
   /** Merge patch `{series: {count, lastObservedTime}}` on an existing Event. */
-  patchSeries(namespace: string, name: string, series: { count: number; lastObservedTime: string }): Promise<void>;
+  patchSeries(
+    namespace: string,
+    name: string,
+    series: { count: number; lastObservedTime: string },
+  ): Promise<void>;
 }
 
 export function eventSink(kubeConfig: KubeConfig, timeoutMs = 10_000): EventSink {
-  const ref = (namespace: string, name?: string) => resourcePath({ group: 'events.k8s.io', version: 'v1', plural: 'events', namespace, name });
+  const ref = (namespace: string, name?: string) =>
+    resourcePath({ group: 'events.k8s.io', version: 'v1', plural: 'events', namespace, name });
   return {
     async create(namespace, event) {
-      await requestJson(kubeConfig, { method: 'POST', path: ref(namespace), body: event, timeoutMs });
+      await requestJson(kubeConfig, {
+        method: 'POST',
+        path: ref(namespace),
+        body: event,
+        timeoutMs,
+      });
     },
     async patchSeries(namespace, name, series) {
-      await requestJson(kubeConfig, { method: 'PATCH', path: ref(namespace, name), body: { series }, contentType: 'application/merge-patch+json', timeoutMs });
+      await requestJson(kubeConfig, {
+        method: 'PATCH',
+        path: ref(namespace, name),
+        body: { series },
+        contentType: 'application/merge-patch+json',
+        timeoutMs,
+      });
     },
   };
 }

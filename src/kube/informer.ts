@@ -101,9 +101,10 @@ interface ListBody {
 /** One line saying why a list or watch failed: the API server's Status (code, reason, message), else the error's message. */
 export function describeFailure(err: unknown): string {
   const api = apiErrorOf(err);
-  const text = api && api.code > 0
-    ? `${api.code}${api.reason ? ` ${api.reason}` : ''}: ${api.message || 'no message'}`
-    : api?.message || (err instanceof Error ? err.message : String(err));
+  const text =
+    api && api.code > 0
+      ? `${api.code}${api.reason ? ` ${api.reason}` : ''}: ${api.message || 'no message'}`
+      : api?.message || (err instanceof Error ? err.message : String(err));
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }
@@ -138,9 +139,26 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   readonly #path: string;
   readonly #store = new Map<string, T>();
   readonly #byNamespace = new Map<string, Set<string>>();
-  readonly #indexers = new Map<string, { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> }>();
-  readonly #handlers: HandlerSets<T> = { add: new Set(), update: new Set(), delete: new Set(), sync: new Set(), error: new Set(), served: new Set(), inSync: new Set() };
-  readonly #stats: InformerStats = { lists: 0, relists: 0, watches: 0, failures: 0, resourceVersion: '' };
+  readonly #indexers = new Map<
+    string,
+    { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> }
+  >();
+  readonly #handlers: HandlerSets<T> = {
+    add: new Set(),
+    update: new Set(),
+    delete: new Set(),
+    sync: new Set(),
+    error: new Set(),
+    served: new Set(),
+    inSync: new Set(),
+  };
+  readonly #stats: InformerStats = {
+    lists: 0,
+    relists: 0,
+    watches: 0,
+    failures: 0,
+    resourceVersion: '',
+  };
   #resolveSynced!: () => void;
   #rejectSynced!: (e: unknown) => void;
   #hasSynced = false;
@@ -207,7 +225,11 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
 
   /** Starts list+watch (idempotent); returns `synced`. */
   start(): Promise<void> {
-    if (this.#stopped) throw new KubeError(KubeErrorCode.InformerStopped, `informer for ${this.#path} was stopped; create a new one`);
+    if (this.#stopped)
+      throw new KubeError(
+        KubeErrorCode.InformerStopped,
+        `informer for ${this.#path} was stopped; create a new one`,
+      );
     this.#running ??= this.#run();
     return this.synced;
   }
@@ -218,7 +240,12 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       this.#stopped = true;
       this.#abort.abort();
       if (!this.#hasSynced) {
-        this.#rejectSynced(new KubeError(KubeErrorCode.InformerStopped, `informer for ${this.#path} stopped before its first list`));
+        this.#rejectSynced(
+          new KubeError(
+            KubeErrorCode.InformerStopped,
+            `informer for ${this.#path} stopped before its first list`,
+          ),
+        );
       }
     }
     await this.#running;
@@ -252,13 +279,22 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   /** Objects whose index function returned `key` for index `name`. */
   byIndex(name: string, key: string): T[] {
     const idx = this.#indexers.get(name);
-    if (!idx) throw new KubeError(KubeErrorCode.InformerUnknownIndex, `no index named ${JSON.stringify(name)}; call addIndex first`, { details: { name } });
+    if (!idx)
+      throw new KubeError(
+        KubeErrorCode.InformerUnknownIndex,
+        `no index named ${JSON.stringify(name)}; call addIndex first`,
+        { details: { name } },
+      );
     return [...(idx.index.get(key) ?? [])].map((k) => this.#store.get(k) as T);
   }
 
   // ---- cache maintenance -------------------------------------------------------------------
 
-  #indexOne(idx: { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> }, key: string, obj: T | undefined): void {
+  #indexOne(
+    idx: { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> },
+    key: string,
+    obj: T | undefined,
+  ): void {
     for (const ik of idx.keysOf.get(key) ?? []) {
       const s = idx.index.get(ik);
       s?.delete(key);
@@ -270,7 +306,10 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     try {
       keys = [...new Set(idx.fn(obj))];
     } catch (err) {
-      this.#opts.logger?.error({ err, key }, 'informer index function threw; object left out of the index');
+      this.#opts.logger?.error(
+        { err, key },
+        'informer index function threw; object left out of the index',
+      );
       return;
     }
     idx.keysOf.set(key, keys);
@@ -305,12 +344,16 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   }
 
   #transform(obj: T): T {
-    return this.#opts.transform ? this.#opts.transform(obj) as T : obj;
+    return this.#opts.transform ? (this.#opts.transform(obj) as T) : obj;
   }
 
-  #emit<E extends keyof InformerHandlers<T>>(event: E, ...args: Parameters<InformerHandlers<T>[E]>): void {
+  #emit<E extends keyof InformerHandlers<T>>(
+    event: E,
+    ...args: Parameters<InformerHandlers<T>[E]>
+  ): void {
     for (const h of [...this.#handlers[event]]) {
-      const report = (err: unknown): void => this.#opts.logger?.error({ err, event, path: this.#path }, 'informer handler threw');
+      const report = (err: unknown): void =>
+        this.#opts.logger?.error({ err, event, path: this.#path }, 'informer handler threw');
       try {
         const r = (h as (...a: unknown[]) => unknown)(...args);
         if (r instanceof Promise) r.catch(report);
@@ -324,7 +367,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     const key = objectKey(obj);
     const old = this.#put(key, obj);
     if (!old) this.#emit('add', obj);
-    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.#emit('update', obj, old);
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
+      this.#emit('update', obj, old);
   }
 
   #replace(items: T[], resourceVersion: string): void {
@@ -336,7 +380,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       seen.add(key);
       const old = this.#put(key, obj);
       if (!old) changes.push(() => this.#emit('add', obj));
-      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) changes.push(() => this.#emit('update', obj, old));
+      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
+        changes.push(() => this.#emit('update', obj, old));
     }
     for (const key of [...this.#store.keys()]) {
       if (seen.has(key)) continue;
@@ -381,11 +426,20 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     let rv: string;
     do {
       const body = await requestJson<ListBody>(this.#opts.kubeConfig, {
-        method: 'GET', path: this.#path, signal: this.#abort.signal, timeoutMs: 60_000,
-        query: { limit: this.#opts.pageSize ?? 500, continue: cont, labelSelector: this.#opts.labelSelector, fieldSelector: this.#opts.fieldSelector },
+        method: 'GET',
+        path: this.#path,
+        signal: this.#abort.signal,
+        timeoutMs: 60_000,
+        query: {
+          limit: this.#opts.pageSize ?? 500,
+          continue: cont,
+          labelSelector: this.#opts.labelSelector,
+          fieldSelector: this.#opts.fieldSelector,
+        },
       });
       const kind = body.kind?.replace(/List$/, '');
-      for (const item of body.items ?? []) items.push(this.#transform({ apiVersion: body.apiVersion, kind, ...item } as T));
+      for (const item of body.items ?? [])
+        items.push(this.#transform({ apiVersion: body.apiVersion, kind, ...item } as T));
       cont = body.metadata?.continue || undefined;
       rv = body.metadata?.resourceVersion ?? '';
     } while (cont && !this.#stopped);
@@ -403,9 +457,16 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
    */
   async #confirmNotServed(): Promise<boolean> {
     try {
-      return !(await isResourceServed(this.#opts.kubeConfig, this.#opts.resource, this.#abort.signal));
+      return !(await isResourceServed(
+        this.#opts.kubeConfig,
+        this.#opts.resource,
+        this.#abort.signal,
+      ));
     } catch (err) {
-      this.#opts.logger?.warn({ path: this.#path, error: err instanceof Error ? err.message : String(err) }, 'discovery failed after a 404; keeping the cache, not synced');
+      this.#opts.logger?.warn(
+        { path: this.#path, error: err instanceof Error ? err.message : String(err) },
+        'discovery failed after a 404; keeping the cache, not synced',
+      );
       return false;
     }
   }
@@ -441,9 +502,10 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       let handleAbort: (() => void) | undefined;
       const onEvent = (ev: WatchEvent): void => {
         if (settled) return;
-        const obj = ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'
-          ? this.#transform(ev.object as unknown as T)
-          : ev.object as unknown as T;
+        const obj =
+          ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'
+            ? this.#transform(ev.object as unknown as T)
+            : (ev.object as unknown as T);
         switch (ev.type) {
           case 'ADDED':
           case 'MODIFIED':
@@ -461,7 +523,16 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
           case 'ERROR': {
             handleAbort?.();
             const status = ev.object;
-            settle(() => (isGone(status) ? resolve({ outcome: 'gone', events }) : reject(Object.assign(new Error(`watch error: ${apiErrorOf(status)?.message ?? 'unknown'}`), { code: apiErrorOf(status)?.code, body: JSON.stringify(status) }))));
+            settle(() =>
+              isGone(status)
+                ? resolve({ outcome: 'gone', events })
+                : reject(
+                    Object.assign(
+                      new Error(`watch error: ${apiErrorOf(status)?.message ?? 'unknown'}`),
+                      { code: apiErrorOf(status)?.code, body: JSON.stringify(status) },
+                    ),
+                  ),
+            );
             return;
           }
         }
@@ -473,20 +544,29 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         signal: this.#abort.signal,
         idleTimeoutMs: (timeoutSeconds + 30) * 1000,
         query: {
-          resourceVersion: this.#stats.resourceVersion, allowWatchBookmarks: true, timeoutSeconds,
-          labelSelector: this.#opts.labelSelector, fieldSelector: this.#opts.fieldSelector,
+          resourceVersion: this.#stats.resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          labelSelector: this.#opts.labelSelector,
+          fieldSelector: this.#opts.fieldSelector,
         },
         onEvent,
         onDone: (err) => settle(() => (err ? reject(err) : resolve({ outcome: 'closed', events }))),
-      }).then((h) => {
-        handleAbort = () => h.abort();
-        if (settled) h.abort();
-      }, (err) => settle(() => (isGone(err) ? resolve({ outcome: 'gone', events }) : reject(err))));
+      }).then(
+        (h) => {
+          handleAbort = () => h.abort();
+          if (settled) h.abort();
+        },
+        (err) => settle(() => (isGone(err) ? resolve({ outcome: 'gone', events }) : reject(err))),
+      );
     });
   }
 
   async #run(): Promise<void> {
-    const backoff = { baseMs: this.#opts.backoffBaseMs ?? 500, maxMs: this.#opts.backoffMaxMs ?? 30_000 };
+    const backoff = {
+      baseMs: this.#opts.backoffBaseMs ?? 500,
+      maxMs: this.#opts.backoffMaxMs ?? 30_000,
+    };
     let failures = 0;
     let needList = true;
     let lastGone = false;
@@ -508,15 +588,23 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
             } else {
               if (this.#stopped) break;
               if (!this.#inDoubt) {
-                this.#opts.logger?.warn({ path: this.#path, cached: this.#store.size },
-                  'list answered 404 but discovery still lists the resource; keeping the cache, not synced until a list succeeds');
+                this.#opts.logger?.warn(
+                  { path: this.#path, cached: this.#store.size },
+                  'list answered 404 but discovery still lists the resource; keeping the cache, not synced until a list succeeds',
+                );
               }
               this.#inDoubt = true;
-              this.#fallOutOfSync('the list answered 404 Not Found while discovery still lists the resource');
+              this.#fallOutOfSync(
+                'the list answered 404 Not Found while discovery still lists the resource',
+              );
             }
             failures = 0;
             lastGone = false;
-            await sleep(this.#clock, this.#opts.notServedRetryMs ?? NOT_SERVED_RETRY_MS, this.#abort.signal);
+            await sleep(
+              this.#clock,
+              this.#opts.notServedRetryMs ?? NOT_SERVED_RETRY_MS,
+              this.#abort.signal,
+            );
             continue;
           }
           needList = false;
@@ -526,7 +614,10 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         this.#stats.watches++;
         const { outcome, events } = await this.#watch();
         if (outcome === 'gone') {
-          this.#opts.logger?.info({ path: this.#path, resourceVersion: this.#stats.resourceVersion }, 'watch resourceVersion expired (410 Gone); relisting');
+          this.#opts.logger?.info(
+            { path: this.#path, resourceVersion: this.#stats.resourceVersion },
+            'watch resourceVersion expired (410 Gone); relisting',
+          );
           needList = true;
           if (lastGone) failures++;
           lastGone = true;
@@ -568,12 +659,17 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         this.#emit('error', failed);
       } else if (needList) {
         // A watch expired (410 Gone) without counting as a failure: the cache lags until the relist.
-        this.#fallOutOfSync('the watch expired (410 Gone: its resourceVersion is too old); listing again');
+        this.#fallOutOfSync(
+          'the watch expired (410 Gone: its resourceVersion is too old); listing again',
+        );
       }
       if (failures > 0) {
         const delay = jitteredDelay(failures, backoff, this.#random);
-        const level = this.#hasSynced ? 'warn' : this.#opts.failuresBeforeSyncLogLevel ?? 'warn';
-        this.#opts.logger?.[level]({ err: failed, path: this.#path, failures, retryInMs: Math.round(delay) }, 'informer list/watch failed; restarting after backoff');
+        const level = this.#hasSynced ? 'warn' : (this.#opts.failuresBeforeSyncLogLevel ?? 'warn');
+        this.#opts.logger?.[level](
+          { err: failed, path: this.#path, failures, retryInMs: Math.round(delay) },
+          'informer list/watch failed; restarting after backoff',
+        );
         await sleep(this.#clock, delay, this.#abort.signal);
       } else if (pause > 0) {
         await sleep(this.#clock, pause, this.#abort.signal);

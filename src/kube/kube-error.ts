@@ -20,7 +20,11 @@ export type KubeErrorCodeValue = (typeof KubeErrorCode)[keyof typeof KubeErrorCo
 export class KubeError extends VoeError {
   declare readonly code: KubeErrorCodeValue;
 
-  constructor(code: KubeErrorCodeValue, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: KubeErrorCodeValue,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(code, message, options);
   }
 }

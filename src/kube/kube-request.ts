@@ -30,12 +30,26 @@ interface Prepared {
  * ecosystem.md); idle pooled sockets are unref'd and do not keep a process alive.
  * Not supported: kubeconfig `proxy-url`.
  */
-async function prepare(kc: KubeConfig, method: string, path: string, query: QueryParams | undefined, headers: Record<string, string>): Promise<Prepared> {
+async function prepare(
+  kc: KubeConfig,
+  method: string,
+  path: string,
+  query: QueryParams | undefined,
+  headers: Record<string, string>,
+): Promise<Prepared> {
   const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new KubeError(KubeErrorCode.RequestFailed, 'the kubeconfig has no current cluster; set a current-context');
+  if (!cluster)
+    throw new KubeError(
+      KubeErrorCode.RequestFailed,
+      'the kubeconfig has no current cluster; set a current-context',
+    );
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-  const options: https.RequestOptions = { method, headers: { Accept: 'application/json', ...headers } };
+  for (const [k, v] of Object.entries(query ?? {}))
+    if (v !== undefined) url.searchParams.set(k, String(v));
+  const options: https.RequestOptions = {
+    method,
+    headers: { Accept: 'application/json', ...headers },
+  };
   await kc.applyToHTTPSOptions(options);
   options.agent = undefined;
   options.protocol = url.protocol;
@@ -47,14 +61,17 @@ async function prepare(kc: KubeConfig, method: string, path: string, query: Quer
 
 function requestFailed(method: string, path: string, cause: unknown): KubeError {
   const msg = cause instanceof Error ? cause.message : String(cause);
-  return new KubeError(KubeErrorCode.RequestFailed,
+  return new KubeError(
+    KubeErrorCode.RequestFailed,
     `${method} ${path} failed before an answer from the API server (${msg}); check that the API server is reachable`,
-    { cause, details: { method, path } });
+    { cause, details: { method, path } },
+  );
 }
 
 function headersOf(res: http.IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(res.headers))
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
@@ -65,7 +82,12 @@ function headersOf(res: http.IncomingMessage): Record<string, string> {
  */
 export async function requestJson<T = unknown>(kc: KubeConfig, req: KubeRequest): Promise<T> {
   const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
-  const headers: Record<string, string> = payload ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(payload.length) } : {};
+  const headers: Record<string, string> = payload
+    ? {
+        'Content-Type': req.contentType ?? 'application/json',
+        'Content-Length': String(payload.length),
+      }
+    : {};
   const { mod, options } = await prepare(kc, req.method, req.path, req.query, headers);
   if (req.signal) options.signal = req.signal;
   return new Promise<T>((resolve, reject) => {
@@ -91,7 +113,10 @@ export async function requestJson<T = unknown>(kc: KubeConfig, req: KubeRequest)
     // timeout of the socket, and over TLS it fired only after twice its time when the server
     // accepted the connection but never answered.)
     const timeoutMs = req.timeoutMs ?? 30_000;
-    const deadline = setTimeout(() => r.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const deadline = setTimeout(
+      () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     r.on('close', () => clearTimeout(deadline));
     r.on('error', (e) => reject(requestFailed(req.method, req.path, e)));
     r.end(payload);
@@ -141,7 +166,16 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
       if (status !== 200) {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => finish(new ApiException(status, `watch ${w.path}`, Buffer.concat(chunks).toString('utf8'), headersOf(res))));
+        res.on('end', () =>
+          finish(
+            new ApiException(
+              status,
+              `watch ${w.path}`,
+              Buffer.concat(chunks).toString('utf8'),
+              headersOf(res),
+            ),
+          ),
+        );
         res.on('error', finish);
         return;
       }
@@ -160,7 +194,10 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
           // cannot take, ends this watch with that error (the caller lists again); nothing is thrown
           // from this socket callback. The request is destroyed without an error: its error event
           // could reach a socket already handed back to the agent.
-          const fail = (e: unknown): void => { finish(e instanceof Error ? e : new Error(String(e))); r.destroy(); };
+          const fail = (e: unknown): void => {
+            finish(e instanceof Error ? e : new Error(String(e)));
+            r.destroy();
+          };
           let parsed: WatchEvent;
           try {
             parsed = JSON.parse(line) as WatchEvent;
@@ -168,7 +205,13 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
             fail(e);
             return;
           }
-          if (typeof parsed !== 'object' || parsed === null || typeof parsed.type !== 'string' || typeof parsed.object !== 'object' || parsed.object === null) {
+          if (
+            typeof parsed !== 'object' ||
+            parsed === null ||
+            typeof parsed.type !== 'string' ||
+            typeof parsed.object !== 'object' ||
+            parsed.object === null
+          ) {
             fail(new Error(`malformed watch event: ${line.slice(0, 200)}`));
             return;
           }
@@ -181,7 +224,9 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
         }
       });
       res.on('end', () => finish(null));
-      res.on('close', () => finish(res.complete ? null : new Error('watch stream closed before its end')));
+      res.on('close', () =>
+        finish(res.complete ? null : new Error('watch stream closed before its end')),
+      );
       res.on('error', finish);
     });
     const abort = (): void => {
@@ -199,8 +244,13 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
     r.on('close', () => w.signal?.removeEventListener('abort', abort));
     // Idle: nothing received for idleTimeoutMs (an own timer, restarted by every piece of the
     // answer; ClientRequest.setTimeout fired only after twice its time over TLS).
-    const idle = setTimeout(() => r.destroy(new Error(`watch idle for ${w.idleTimeoutMs} ms`)), w.idleTimeoutMs);
-    const stillAlive = (): void => { idle.refresh(); };
+    const idle = setTimeout(
+      () => r.destroy(new Error(`watch idle for ${w.idleTimeoutMs} ms`)),
+      w.idleTimeoutMs,
+    );
+    const stillAlive = (): void => {
+      idle.refresh();
+    };
     r.on('response', (res) => res.on('data', stillAlive));
     r.on('close', () => clearTimeout(idle));
     r.on('error', finish);

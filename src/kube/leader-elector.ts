@@ -43,7 +43,13 @@ export interface LeaderElectorOptions extends LeaderCallbacks {
  */
 export class LeaderElector {
   readonly identity: string;
-  readonly #o: Required<Pick<LeaderElectorOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'releaseOnStop'>> & LeaderElectorOptions;
+  readonly #o: Required<
+    Pick<
+      LeaderElectorOptions,
+      'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'releaseOnStop'
+    >
+  > &
+    LeaderElectorOptions;
   readonly #clock: Clock;
   readonly #stop = new AbortController();
   #observation: LeaseObservation | undefined;
@@ -53,11 +59,33 @@ export class LeaderElector {
   #running: Promise<void> | undefined;
 
   constructor(options: LeaderElectorOptions) {
-    const o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, releaseOnStop: true, ...options };
-    if (!o.identity) throw new KubeError(KubeErrorCode.LeaderElectionConfig, 'leader election needs a non-empty identity');
-    if (!(o.leaseDurationMs > o.renewDeadlineMs)) throw new KubeError(KubeErrorCode.LeaderElectionConfig, `leaseDuration (${o.leaseDurationMs} ms) must be greater than renewDeadline (${o.renewDeadlineMs} ms)`);
-    if (!(o.renewDeadlineMs > o.retryPeriodMs * 1.2)) throw new KubeError(KubeErrorCode.LeaderElectionConfig, `renewDeadline (${o.renewDeadlineMs} ms) must be greater than 1.2 x retryPeriod (${o.retryPeriodMs} ms)`);
-    if (o.leaseDurationMs < 1000 || o.leaseDurationMs % 1000 !== 0) throw new KubeError(KubeErrorCode.LeaderElectionConfig, `leaseDuration must be a whole number of seconds (got ${o.leaseDurationMs} ms)`);
+    const o = {
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      releaseOnStop: true,
+      ...options,
+    };
+    if (!o.identity)
+      throw new KubeError(
+        KubeErrorCode.LeaderElectionConfig,
+        'leader election needs a non-empty identity',
+      );
+    if (!(o.leaseDurationMs > o.renewDeadlineMs))
+      throw new KubeError(
+        KubeErrorCode.LeaderElectionConfig,
+        `leaseDuration (${o.leaseDurationMs} ms) must be greater than renewDeadline (${o.renewDeadlineMs} ms)`,
+      );
+    if (!(o.renewDeadlineMs > o.retryPeriodMs * 1.2))
+      throw new KubeError(
+        KubeErrorCode.LeaderElectionConfig,
+        `renewDeadline (${o.renewDeadlineMs} ms) must be greater than 1.2 x retryPeriod (${o.retryPeriodMs} ms)`,
+      );
+    if (o.leaseDurationMs < 1000 || o.leaseDurationMs % 1000 !== 0)
+      throw new KubeError(
+        KubeErrorCode.LeaderElectionConfig,
+        `leaseDuration must be a whole number of seconds (got ${o.leaseDurationMs} ms)`,
+      );
     this.#o = o;
     this.identity = o.identity;
     this.#clock = o.clock ?? realClock;
@@ -86,23 +114,36 @@ export class LeaderElector {
       const current = await lock.get(timeoutMs);
       this.#lastSeen = current;
       const { decision, observation } = decideLease({
-        current: current?.record, previous: this.#observation, identity: this.identity,
-        now: this.#clock.now(), nowTime, leaseDurationSeconds: this.#o.leaseDurationMs / 1000,
+        current: current?.record,
+        previous: this.#observation,
+        identity: this.identity,
+        now: this.#clock.now(),
+        nowTime,
+        leaseDurationSeconds: this.#o.leaseDurationMs / 1000,
       });
       this.#observation = observation;
       if (current) this.#report(current.record.holderIdentity);
       if (decision.action === 'wait') return false;
-      const written = decision.action === 'create'
-        ? await lock.create(decision.record, timeoutMs)
-        : await lock.update(decision.record, current?.resourceVersion ?? '', timeoutMs);
+      const written =
+        decision.action === 'create'
+          ? await lock.create(decision.record, timeoutMs)
+          : await lock.update(decision.record, current?.resourceVersion ?? '', timeoutMs);
       this.#lastSeen = written;
       this.#observation = { record: written.record, observedAt: this.#clock.now() };
       this.#report(this.identity);
       return true;
     } catch (err) {
       const api = apiErrorOf(err);
-      if (api?.code === 409) this.#o.logger?.debug({ lease: lock.description }, 'lost a lease update race (409); will retry');
-      else this.#o.logger?.warn({ err, lease: lock.description }, 'lease get/update failed; will retry');
+      if (api?.code === 409)
+        this.#o.logger?.debug(
+          { lease: lock.description },
+          'lost a lease update race (409); will retry',
+        );
+      else
+        this.#o.logger?.warn(
+          { err, lease: lock.description },
+          'lease get/update failed; will retry',
+        );
       return false;
     }
   }
@@ -132,8 +173,12 @@ export class LeaderElector {
       // lead
       this.#leading = true;
       const leading = new AbortController();
-      this.#o.logger?.info({ lease: this.#o.lock.description, identity: this.identity }, 'became leader');
-      const report = (err: unknown): void => this.#o.logger?.error({ err }, 'onStartedLeading threw');
+      this.#o.logger?.info(
+        { lease: this.#o.lock.description, identity: this.identity },
+        'became leader',
+      );
+      const report = (err: unknown): void =>
+        this.#o.logger?.error({ err }, 'onStartedLeading threw');
       try {
         const r = this.#o.onStartedLeading?.(leading.signal);
         if (r instanceof Promise) r.catch(report);
@@ -150,7 +195,10 @@ export class LeaderElector {
           continue;
         }
         if (this.#clock.now() - lastRenew >= this.#o.renewDeadlineMs) {
-          this.#o.logger?.warn({ lease: this.#o.lock.description, identity: this.identity }, 'could not renew the lease within renewDeadline; stepping down');
+          this.#o.logger?.warn(
+            { lease: this.#o.lock.description, identity: this.identity },
+            'could not renew the lease within renewDeadline; stepping down',
+          );
           break;
         }
       }
@@ -169,11 +217,21 @@ export class LeaderElector {
     const seen = this.#lastSeen;
     if (!seen || seen.record.holderIdentity !== this.identity) return;
     try {
-      const written = await this.#o.lock.update(releasedRecord(seen.record, microTime((this.#o.wallClock ?? (() => new Date()))())), seen.resourceVersion, this.#o.retryPeriodMs * 2);
+      const written = await this.#o.lock.update(
+        releasedRecord(seen.record, microTime((this.#o.wallClock ?? (() => new Date()))())),
+        seen.resourceVersion,
+        this.#o.retryPeriodMs * 2,
+      );
       this.#lastSeen = written;
-      this.#o.logger?.info({ lease: this.#o.lock.description, identity: this.identity }, 'released the lease');
+      this.#o.logger?.info(
+        { lease: this.#o.lock.description, identity: this.identity },
+        'released the lease',
+      );
     } catch (err) {
-      this.#o.logger?.warn({ err, lease: this.#o.lock.description }, 'could not release the lease; others take over when it expires');
+      this.#o.logger?.warn(
+        { err, lease: this.#o.lock.description },
+        'could not release the lease; others take over when it expires',
+      );
     }
   }
 }

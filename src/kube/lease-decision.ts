@@ -40,8 +40,13 @@ export interface LeaseDecisionInput {
 }
 
 function sameRecord(a: LeaseRecord, b: LeaseRecord): boolean {
-  return a.holderIdentity === b.holderIdentity && a.leaseDurationSeconds === b.leaseDurationSeconds &&
-    a.acquireTime === b.acquireTime && a.renewTime === b.renewTime && a.leaseTransitions === b.leaseTransitions;
+  return (
+    a.holderIdentity === b.holderIdentity &&
+    a.leaseDurationSeconds === b.leaseDurationSeconds &&
+    a.acquireTime === b.acquireTime &&
+    a.renewTime === b.renewTime &&
+    a.leaseTransitions === b.leaseTransitions
+  );
 }
 
 /**
@@ -51,27 +56,57 @@ function sameRecord(a: LeaseRecord, b: LeaseRecord): boolean {
  * machine's clock is never compared with ours. A lease with an empty holder is free at once
  * (that is how a release hands over leadership immediately).
  */
-export function decideLease(input: LeaseDecisionInput): { decision: LeaseDecision; observation: LeaseObservation | undefined } {
+export function decideLease(input: LeaseDecisionInput): {
+  decision: LeaseDecision;
+  observation: LeaseObservation | undefined;
+} {
   const { current, previous, identity, now, nowTime, leaseDurationSeconds } = input;
   if (!current) {
-    const record: LeaseRecord = { holderIdentity: identity, leaseDurationSeconds, acquireTime: nowTime, renewTime: nowTime, leaseTransitions: 0 };
+    const record: LeaseRecord = {
+      holderIdentity: identity,
+      leaseDurationSeconds,
+      acquireTime: nowTime,
+      renewTime: nowTime,
+      leaseTransitions: 0,
+    };
     return { decision: { action: 'create', record }, observation: previous };
   }
-  const observation = previous && sameRecord(previous.record, current) ? previous : { record: { ...current }, observedAt: now };
+  const observation =
+    previous && sameRecord(previous.record, current)
+      ? previous
+      : { record: { ...current }, observedAt: now };
   const expiresAt = observation.observedAt + current.leaseDurationSeconds * 1000;
   const isLeader = current.holderIdentity === identity;
   if (current.holderIdentity !== '' && !isLeader && expiresAt > now) {
     return { decision: { action: 'wait', holder: current.holderIdentity, expiresAt }, observation };
   }
   if (isLeader) {
-    const record: LeaseRecord = { holderIdentity: identity, leaseDurationSeconds, acquireTime: current.acquireTime ?? nowTime, renewTime: nowTime, leaseTransitions: current.leaseTransitions };
+    const record: LeaseRecord = {
+      holderIdentity: identity,
+      leaseDurationSeconds,
+      acquireTime: current.acquireTime ?? nowTime,
+      renewTime: nowTime,
+      leaseTransitions: current.leaseTransitions,
+    };
     return { decision: { action: 'renew', record }, observation };
   }
-  const record: LeaseRecord = { holderIdentity: identity, leaseDurationSeconds, acquireTime: nowTime, renewTime: nowTime, leaseTransitions: current.leaseTransitions + 1 };
+  const record: LeaseRecord = {
+    holderIdentity: identity,
+    leaseDurationSeconds,
+    acquireTime: nowTime,
+    renewTime: nowTime,
+    leaseTransitions: current.leaseTransitions + 1,
+  };
   return { decision: { action: 'acquire', record }, observation };
 }
 
 /** The record a leader writes when it steps down: no holder, 1 s duration, so the next candidate takes over at once. */
 export function releasedRecord(current: LeaseRecord, nowTime: string): LeaseRecord {
-  return { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: nowTime, renewTime: nowTime, leaseTransitions: current.leaseTransitions };
+  return {
+    holderIdentity: '',
+    leaseDurationSeconds: 1,
+    acquireTime: nowTime,
+    renewTime: nowTime,
+    leaseTransitions: current.leaseTransitions,
+  };
 }

@@ -21,7 +21,13 @@ export interface LeaseLock {
 
 interface LeaseJson {
   metadata?: { resourceVersion?: string };
-  spec?: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
 }
 
 function fromJson(l: LeaseJson): VersionedLease {
@@ -45,8 +51,19 @@ export function microTime(date: Date = new Date()): string {
 
 /** A coordination.k8s.io/v1 Lease as the election record (client-go's LeaseLock). */
 export function leaseLock(kubeConfig: KubeConfig, namespace: string, name: string): LeaseLock {
-  const path = resourcePath({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace, name });
-  const collection = resourcePath({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace });
+  const path = resourcePath({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    plural: 'leases',
+    namespace,
+    name,
+  });
+  const collection = resourcePath({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    plural: 'leases',
+    namespace,
+  });
   const body = (record: LeaseRecord, resourceVersion?: string): unknown => ({
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
@@ -57,17 +74,33 @@ export function leaseLock(kubeConfig: KubeConfig, namespace: string, name: strin
     description: `${namespace}/${name}`,
     async get(timeoutMs) {
       try {
-        return fromJson(await requestJson<LeaseJson>(kubeConfig, { method: 'GET', path, timeoutMs }));
+        return fromJson(
+          await requestJson<LeaseJson>(kubeConfig, { method: 'GET', path, timeoutMs }),
+        );
       } catch (err) {
         if ((err as { code?: unknown }).code === 404) return undefined;
         throw err;
       }
     },
     async create(record, timeoutMs) {
-      return fromJson(await requestJson<LeaseJson>(kubeConfig, { method: 'POST', path: collection, body: body(record), timeoutMs }));
+      return fromJson(
+        await requestJson<LeaseJson>(kubeConfig, {
+          method: 'POST',
+          path: collection,
+          body: body(record),
+          timeoutMs,
+        }),
+      );
     },
     async update(record, resourceVersion, timeoutMs) {
-      return fromJson(await requestJson<LeaseJson>(kubeConfig, { method: 'PUT', path, body: body(record, resourceVersion), timeoutMs }));
+      return fromJson(
+        await requestJson<LeaseJson>(kubeConfig, {
+          method: 'PUT',
+          path,
+          body: body(record, resourceVersion),
+          timeoutMs,
+        }),
+      );
     },
   };
 }

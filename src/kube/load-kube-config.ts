@@ -6,9 +6,17 @@ import { KubeError } from './kube-error.js';
  * and tokens, and YAML parse errors quote the lines around the problem.
  */
 function safeReason(error: unknown): string {
-  const e = error as { name?: string; code?: string; reason?: string; mark?: { line?: number; column?: number } };
+  const e = error as {
+    name?: string;
+    code?: string;
+    reason?: string;
+    mark?: { line?: number; column?: number };
+  };
   if (e?.name === 'YAMLException') {
-    const where = e.mark?.line === undefined ? '' : ` at line ${e.mark.line + 1}, column ${(e.mark.column ?? 0) + 1}`;
+    const where =
+      e.mark?.line === undefined
+        ? ''
+        : ` at line ${e.mark.line + 1}, column ${(e.mark.column ?? 0) + 1}`;
     return `is not valid YAML: ${e.reason ?? 'parse error'}${where}`;
   }
   if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return `cannot be read (${e.code})`;
@@ -22,23 +30,41 @@ function safeReason(error: unknown): string {
  */
 export function loadKubeConfig(file?: string): KubeConfig {
   const kubeConfig = new KubeConfig();
-  const source = file ?? (process.env['KUBECONFIG'] ? `from $KUBECONFIG (${process.env['KUBECONFIG']})` : '~/.kube/config');
+  const source =
+    file ??
+    (process.env['KUBECONFIG']
+      ? `from $KUBECONFIG (${process.env['KUBECONFIG']})`
+      : '~/.kube/config');
   try {
-    if (file) kubeConfig.loadFromFile(file); else kubeConfig.loadFromDefault();
+    if (file) kubeConfig.loadFromFile(file);
+    else kubeConfig.loadFromDefault();
   } catch (error) {
     // No `cause`: the parser's error quotes the file, and a cause can end up in a log.
     throw new KubeError('KUBE_KUBECONFIG_INVALID', `the kubeconfig ${source} ${safeReason(error)}`);
   }
   // What loadFromDefault falls back to when it finds nothing: a plain-HTTP localhost:8080.
   const [only] = kubeConfig.clusters;
-  if (!file && kubeConfig.clusters.length === 1 && only?.name === 'cluster' && only.server === 'http://localhost:8080' && kubeConfig.users[0]?.name === 'user') {
-    throw new KubeError('KUBE_KUBECONFIG_INVALID',
-      'no kubeconfig was found: $KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig');
+  if (
+    !file &&
+    kubeConfig.clusters.length === 1 &&
+    only?.name === 'cluster' &&
+    only.server === 'http://localhost:8080' &&
+    kubeConfig.users[0]?.name === 'user'
+  ) {
+    throw new KubeError(
+      'KUBE_KUBECONFIG_INVALID',
+      'no kubeconfig was found: $KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig',
+    );
   }
   if (kubeConfig.getCurrentCluster() === null) {
     const context = kubeConfig.getCurrentContext();
-    const why = context ? `its current-context "${context.slice(0, 80)}" names no context with a cluster` : 'it sets no current-context';
-    throw new KubeError('KUBE_KUBECONFIG_INVALID', `the kubeconfig ${source} has no cluster to talk to: ${why}; choose one (kubectl config use-context NAME) or pass another --kubeconfig`);
+    const why = context
+      ? `its current-context "${context.slice(0, 80)}" names no context with a cluster`
+      : 'it sets no current-context';
+    throw new KubeError(
+      'KUBE_KUBECONFIG_INVALID',
+      `the kubeconfig ${source} has no cluster to talk to: ${why}; choose one (kubectl config use-context NAME) or pass another --kubeconfig`,
+    );
   }
   return kubeConfig;
 }

@@ -14,5 +14,7 @@ export function keyOf(namespace: string | undefined, name: string): string {
 /** Inverse of objectKey. */
 export function splitKey(key: string): { namespace: string | undefined; name: string } {
   const i = key.indexOf('/');
-  return i < 0 ? { namespace: undefined, name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+  return i < 0
+    ? { namespace: undefined, name: key }
+    : { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }

@@ -17,8 +17,26 @@ export interface QuantityValue {
   den: bigint;
 }
 
-const BINARY_BITS: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n, Pi: 50n, Ei: 60n };
-const DECIMAL_EXP: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY_BITS: Record<string, bigint> = {
+  Ki: 10n,
+  Mi: 20n,
+  Gi: 30n,
+  Ti: 40n,
+  Pi: 50n,
+  Ei: 60n,
+};
+const DECIMAL_EXP: Record<string, number> = {
+  n: -9,
+  u: -6,
+  m: -3,
+  '': 0,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
 const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'] as const;
 /**
  * voe's bound (apimachinery has none): a decimal value of 10^1000 or more in absolute value is
@@ -41,15 +59,24 @@ const QUANTITY_RE = /^([+-]?)(\d*)(?:\.(\d*))?(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE
 
 function invalid(input: unknown, why: string): KubeError {
   // Quoted in messages users see (admission refusals): at most 80 characters of it.
-  return new KubeError(KubeErrorCode.QuantityInvalid,
+  return new KubeError(
+    KubeErrorCode.QuantityInvalid,
     `invalid Kubernetes quantity ${excerpt(input)}: ${why}; use e.g. "10Gi", "512Mi", "1.5Gi", "1e9" or "500M"`,
-    { details: { input: typeof input === 'string' && input.length > 1024 ? `${input.slice(0, 1024)}…` : input } });
+    {
+      details: {
+        input:
+          typeof input === 'string' && input.length > 1024 ? `${input.slice(0, 1024)}…` : input,
+      },
+    },
+  );
 }
 
 function outOfRange(input: string, why: string): KubeError {
-  return new KubeError(KubeErrorCode.QuantityOutOfRange,
+  return new KubeError(
+    KubeErrorCode.QuantityOutOfRange,
     `Kubernetes quantity ${excerpt(input)} ${why}, beyond what voe reads (no storage comes near it); write a size such as "20Gi" or "2Ti"`,
-    { details: { input: input.length > 1024 ? `${input.slice(0, 1024)}…` : input } });
+    { details: { input: input.length > 1024 ? `${input.slice(0, 1024)}…` : input } },
+  );
 }
 
 /**
@@ -86,7 +113,8 @@ function exponentOf(input: string, text: string): number {
   const digits = text.replace(/^[+-]?0*/, '');
   if (digits.length > 19) throw invalid(input, 'exponent beyond a 64-bit integer');
   const parsed = BigInt(text);
-  if (parsed > INT64_MAX || parsed < -INT64_MAX - 1n) throw invalid(input, 'exponent beyond a 64-bit integer');
+  if (parsed > INT64_MAX || parsed < -INT64_MAX - 1n)
+    throw invalid(input, 'exponent beyond a 64-bit integer');
   const exponent = Number(BigInt.asIntN(32, parsed));
   if (Math.abs(exponent) > MAX_EXPONENT) throw outOfRange(input, 'has an exponent beyond +-2^30');
   return exponent;
@@ -95,14 +123,22 @@ function exponentOf(input: string, text: string): number {
 function parseUncached(input: string): QuantityValue {
   const m = QUANTITY_RE.exec(input);
   if (!m || (m[2] ?? '') + (m[3] ?? '') === '') {
-    throw invalid(input, input === '' ? 'empty string' : m ? 'no digits' : 'does not match <number><suffix>');
+    throw invalid(
+      input,
+      input === '' ? 'empty string' : m ? 'no digits' : 'does not match <number><suffix>',
+    );
   }
   const negative = m[1] === '-';
   const intPart = m[2] ?? '';
   const fracPart = m[3] ?? '';
   const suffix = m[4] ?? '';
   const bits = BINARY_BITS[suffix] ?? 0n;
-  let exp10 = suffix in BINARY_BITS ? 0 : suffix in DECIMAL_EXP ? DECIMAL_EXP[suffix] as number : exponentOf(input, suffix.slice(1));
+  let exp10 =
+    suffix in BINARY_BITS
+      ? 0
+      : suffix in DECIMAL_EXP
+        ? (DECIMAL_EXP[suffix] as number)
+        : exponentOf(input, suffix.slice(1));
   // value = sig x 10^exp10 x 2^bits, sig without leading or trailing zeros (cheap: no bigint yet).
   let sig = (intPart + fracPart).replace(/^0+/, '');
   if (sig === '') return { num: 0n, den: 1n };
@@ -118,7 +154,8 @@ function parseUncached(input: string): QuantityValue {
   if (bits > 0n && intDigits > 20) {
     num = MAX_BINARY_QUANTITY; // >= 10^20 > 2^63 before the binary factor
   } else {
-    if (intDigits > MAX_QUANTITY_DIGITS) throw outOfRange(input, `is 1e${MAX_QUANTITY_DIGITS} or more in absolute value`);
+    if (intDigits > MAX_QUANTITY_DIGITS)
+      throw outOfRange(input, `is 1e${MAX_QUANTITY_DIGITS} or more in absolute value`);
     if (exp10 >= 0) {
       num = (BigInt(sig) * 10n ** BigInt(exp10)) << bits;
     } else {
@@ -169,9 +206,11 @@ function reduce(num: bigint, den: bigint): QuantityValue {
 export function parseQuantity(input: string): bigint {
   const v = parseQuantityValue(input);
   if (v.den !== 1n) {
-    throw new KubeError(KubeErrorCode.QuantityFractional,
+    throw new KubeError(
+      KubeErrorCode.QuantityFractional,
       `quantity ${JSON.stringify(input)} is not a whole number of units; give whole bytes such as "10Gi" or "1536Mi"`,
-      { details: { input } });
+      { details: { input } },
+    );
   }
   return v.num;
 }
@@ -196,7 +235,10 @@ function valueOf(q: string | bigint | QuantityValue): QuantityValue {
 }
 
 /** Exact comparison: -1 when a < b, 0 when equal ('1Gi' vs '1024Mi'), 1 when a > b. */
-export function compareQuantities(a: string | bigint | QuantityValue, b: string | bigint | QuantityValue): -1 | 0 | 1 {
+export function compareQuantities(
+  a: string | bigint | QuantityValue,
+  b: string | bigint | QuantityValue,
+): -1 | 0 | 1 {
   const x = valueOf(a);
   const y = valueOf(b);
   const l = x.num * y.den;
@@ -246,7 +288,12 @@ export function roundUpToMilli(value: QuantityValue): QuantityValue {
  * ('1.5' is "1500m"). parseQuantityValue reads it back as the same value.
  */
 export function formatQuantityValue(value: QuantityValue): string {
-  for (const [suffix, per] of [['', 1n], ['m', 1000n], ['u', 1_000_000n], ['n', NANO]] as const) {
+  for (const [suffix, per] of [
+    ['', 1n],
+    ['m', 1000n],
+    ['u', 1_000_000n],
+    ['n', NANO],
+  ] as const) {
     if ((value.num * per) % value.den === 0n) return `${(value.num * per) / value.den}${suffix}`;
   }
   throw invalid(`${value.num}/${value.den}`, 'not a whole number of nano units');

@@ -10,11 +10,21 @@ import type { ResourceRef } from './resource-ref.js';
  * `system:discovery` ClusterRole), so it tells whether a resource is served to an identity that
  * may not list it.
  */
-export async function servedResources(kubeConfig: KubeConfig, groupVersion: Pick<ResourceRef, 'group' | 'version'>, signal?: AbortSignal): Promise<Set<string>> {
-  const path = groupVersion.group === '' ? `/api/${groupVersion.version}` : `/apis/${groupVersion.group}/${groupVersion.version}`;
+export async function servedResources(
+  kubeConfig: KubeConfig,
+  groupVersion: Pick<ResourceRef, 'group' | 'version'>,
+  signal?: AbortSignal,
+): Promise<Set<string>> {
+  const path =
+    groupVersion.group === ''
+      ? `/api/${groupVersion.version}`
+      : `/apis/${groupVersion.group}/${groupVersion.version}`;
   try {
     const list = await requestJson<{ resources?: Array<{ name?: string }> }>(kubeConfig, {
-      method: 'GET', path, timeoutMs: 30_000, ...(signal ? { signal } : {}),
+      method: 'GET',
+      path,
+      timeoutMs: 30_000,
+      ...(signal ? { signal } : {}),
     });
     return new Set((list.resources ?? []).map((r) => r.name ?? ''));
   } catch (error) {
@@ -28,6 +38,10 @@ export async function servedResources(kubeConfig: KubeConfig, groupVersion: Pick
  * false. Rejects when discovery cannot be read. For telling a resource the cluster does not serve
  * from a spurious 404 (API servers and proxies answer those too, kubernetes#115241).
  */
-export async function isResourceServed(kubeConfig: KubeConfig, resource: Pick<ResourceRef, 'group' | 'version' | 'plural'>, signal?: AbortSignal): Promise<boolean> {
+export async function isResourceServed(
+  kubeConfig: KubeConfig,
+  resource: Pick<ResourceRef, 'group' | 'version' | 'plural'>,
+  signal?: AbortSignal,
+): Promise<boolean> {
   return (await servedResources(kubeConfig, resource, signal)).has(resource.plural);
 }

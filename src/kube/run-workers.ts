@@ -25,7 +25,12 @@ export interface RunWorkersOptions {
  * or ok() forgets the key; retry() re-adds it rate-limited; retryAfter(ms) re-adds it after ms;
  * a throw is logged and re-added rate-limited. Resolves when every worker has exited.
  */
-export async function runWorkers<K>(queue: WorkQueue<K>, n: number, handler: WorkHandler<K>, options: RunWorkersOptions = {}): Promise<void> {
+export async function runWorkers<K>(
+  queue: WorkQueue<K>,
+  n: number,
+  handler: WorkHandler<K>,
+  options: RunWorkersOptions = {},
+): Promise<void> {
   const worker = async (): Promise<void> => {
     for (;;) {
       const key = await queue.get();
@@ -46,7 +51,10 @@ export async function runWorkers<K>(queue: WorkQueue<K>, n: number, handler: Wor
         }
       } catch (err) {
         const delayMs = queue.addRateLimited(key);
-        options.logger?.warn({ err, key: String(key), retryInMs: delayMs, failures: queue.numRequeues(key) }, 'work item failed; retrying with backoff');
+        options.logger?.warn(
+          { err, key: String(key), retryInMs: delayMs, failures: queue.numRequeues(key) },
+          'work item failed; retrying with backoff',
+        );
       } finally {
         queue.done(key);
       }

@@ -1,5 +1,9 @@
 import { realClock, type Clock } from './clock.js';
-import { ItemExponentialRateLimiter, type ItemExponentialOptions, type RateLimiter } from './rate-limiter.js';
+import {
+  ItemExponentialRateLimiter,
+  type ItemExponentialOptions,
+  type RateLimiter,
+} from './rate-limiter.js';
 
 export interface WorkQueueOptions<K> extends ItemExponentialOptions {
   /** Replaces the per-item exponential limiter built from baseDelayMs/maxDelayMs. */

@@ -1,6 +1,16 @@
 import { makeDirectories } from '../files/index.js';
 import { randomUUID } from 'node:crypto';
-import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -124,7 +134,12 @@ function holderDead(holder: string, namespace: string): boolean {
  * through a second atomically created file (`<lock>.takeover`), so of several waiters that found the
  * same stale lock one removes it, and none removes a lock another waiter has since created.
  */
-async function removeStale(lockPath: string, holder: string, marker: string, markerContent: string): Promise<boolean> {
+async function removeStale(
+  lockPath: string,
+  holder: string,
+  marker: string,
+  markerContent: string,
+): Promise<boolean> {
   const takeover = `${lockPath}.takeover`;
   try {
     await writeFile(marker, markerContent, { flag: 'wx' });
@@ -132,22 +147,28 @@ async function removeStale(lockPath: string, holder: string, marker: string, mar
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     // Another waiter is taking over; a marker left by a process that died mid-takeover is cleared.
-    const age = await stat(takeover).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(takeover).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > TAKEOVER_STALE_MS) await unlink(takeover).catch(() => undefined);
     return false;
   } finally {
     await unlink(marker).catch(() => undefined);
   }
   try {
-    if ((await readFile(lockPath, 'utf8').catch(() => '')) === holder) await unlink(lockPath).catch(() => undefined);
+    if ((await readFile(lockPath, 'utf8').catch(() => '')) === holder)
+      await unlink(lockPath).catch(() => undefined);
   } finally {
-    if ((await readFile(takeover, 'utf8').catch(() => '')) === markerContent) await unlink(takeover).catch(() => undefined);
+    if ((await readFile(takeover, 'utf8').catch(() => '')) === markerContent)
+      await unlink(takeover).catch(() => undefined);
   }
   return true;
 }
 
 /** A waiter's own files next to the lock: `<lock>.<token>` (its content, staged), `.helper` and `.takeover` after it. */
-const LEFTOVER = /^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.helper|\.takeover)?$/;
+const LEFTOVER =
+  /^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.helper|\.takeover)?$/;
 
 /**
  * Removes the files other processes staged next to `lockPath` and could not remove because they
@@ -160,23 +181,37 @@ function sweepLeftovers(lockPath: string, namespace: string): void {
   const directory = dirname(lockPath);
   const base = basename(lockPath);
   let names: string[];
-  try { names = readdirSync(directory); } catch { return; }
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return;
+  }
   for (const name of names) {
     if (!name.startsWith(base) || !LEFTOVER.test(name.slice(base.length))) continue;
     const path = join(directory, name);
     let content: string;
-    try { content = readFileSync(path, 'utf8'); } catch { continue; }
+    try {
+      content = readFileSync(path, 'utf8');
+    } catch {
+      continue;
+    }
     // A holder's staged record (`.helper`) that names no process was cut short while being written
     // (its holder killed between creating and filling it). Only a holder stages one, and this
     // process holds the lock now, so it is a leftover too.
     const cutShort = name.endsWith('.helper') && parseLockContent(content) === null;
     if (cutShort || holderDead(content, namespace)) {
-      try { unlinkSync(path); } catch { /* removed meanwhile */ }
+      try {
+        unlinkSync(path);
+      } catch {
+        /* removed meanwhile */
+      }
     }
   }
 }
 
-let own: { namespace: ReturnType<typeof pidNamespace>; start: ReturnType<typeof processStartTime> } | undefined;
+let own:
+  | { namespace: ReturnType<typeof pidNamespace>; start: ReturnType<typeof processStartTime> }
+  | undefined;
 
 /** This process's PID namespace and start time: read from /proc once, they never change. */
 function ownIdentity(): NonNullable<typeof own> {
@@ -193,10 +228,17 @@ function ownIdentity(): NonNullable<typeof own> {
  * others, two waiters never both hold the lock, and a tool that outlives its killed holder still
  * holds it.
  */
-export async function acquireLockFile(lockPath: string, options: AcquireLockFileOptions): Promise<ReleaseLockFile> {
+export async function acquireLockFile(
+  lockPath: string,
+  options: AcquireLockFileOptions,
+): Promise<ReleaseLockFile> {
   const token = randomUUID();
   const { namespace, start } = ownIdentity();
-  const mine = { holder: { pid: process.pid, ...(start === null ? {} : { start }) }, token, ...(namespace ? { namespace } : {}) };
+  const mine = {
+    holder: { pid: process.pid, ...(start === null ? {} : { start }) },
+    token,
+    ...(namespace ? { namespace } : {}),
+  };
   let content = formatLockContent(mine);
   const temporary = `${lockPath}.${token}`;
   try {
@@ -205,13 +247,15 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
   } catch (error) {
     // Created but not written (ENOSPC, EDQUOT: a full filesystem): an empty file names no process,
     // so no later holder would ever sweep it away.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await unlink(temporary).catch(() => undefined);
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+      await unlink(temporary).catch(() => undefined);
     throw options.cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
   }
   let waited = false;
   try {
     for (;;) {
-      if (options.signal?.aborted) throw options.interrupted?.() ?? new Error(`stopped while waiting for ${lockPath}`);
+      if (options.signal?.aborted)
+        throw options.interrupted?.() ?? new Error(`stopped while waiting for ${lockPath}`);
       try {
         await link(temporary, lockPath);
         let helper: LockProcess | undefined;
@@ -220,8 +264,16 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
         let spare: number | null = null;
         const dropSpare = (): void => {
           if (spare === null) return;
-          try { closeSync(spare); } catch { /* closed */ }
-          try { unlinkSync(staged); } catch { /* never created, or renamed */ }
+          try {
+            closeSync(spare);
+          } catch {
+            /* closed */
+          }
+          try {
+            unlinkSync(staged);
+          } catch {
+            /* never created, or renamed */
+          }
           spare = null;
         };
         /**
@@ -235,12 +287,18 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
           const descriptor = openSync(staged, 'wx', 0o600);
           try {
             const placeholder = Buffer.from(`${content.trimEnd().padEnd(SPARE_BYTES - 1)}\n`);
-            if (writeSync(descriptor, placeholder, 0, placeholder.length, 0) !== placeholder.length) {
+            if (
+              writeSync(descriptor, placeholder, 0, placeholder.length, 0) !== placeholder.length
+            ) {
               throw Object.assign(new Error(`short write to ${staged}`), { code: 'ENOSPC' });
             }
           } catch (error) {
             closeSync(descriptor);
-            try { unlinkSync(staged); } catch { /* gone */ }
+            try {
+              unlinkSync(staged);
+            } catch {
+              /* gone */
+            }
             throw error;
           }
           spare = descriptor;
@@ -253,7 +311,11 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
             reserve();
             const bytes = Buffer.from(next);
             const descriptor = spare as number;
-            if (bytes.length > SPARE_BYTES || writeSync(descriptor, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error('not staged');
+            if (
+              bytes.length > SPARE_BYTES ||
+              writeSync(descriptor, bytes, 0, bytes.length, 0) !== bytes.length
+            )
+              throw new Error('not staged');
             ftruncateSync(descriptor, bytes.length);
             closeSync(descriptor);
             spare = null;
@@ -263,7 +325,13 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
             return true;
           } catch {
             dropSpare();
-            if (filled) { try { unlinkSync(staged); } catch { /* gone */ } }
+            if (filled) {
+              try {
+                unlinkSync(staged);
+              } catch {
+                /* gone */
+              }
+            }
             return false;
           }
         };
@@ -276,7 +344,9 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
             // the lock cannot be rewritten, it stays as it is, naming this process and the tool:
             // never removed while the tool runs.
             if (helper !== undefined && alive(helper)) {
-              rewrite(formatLockContent({ holder: helper, token, ...(namespace ? { namespace } : {}) }));
+              rewrite(
+                formatLockContent({ holder: helper, token, ...(namespace ? { namespace } : {}) }),
+              );
               return;
             }
             await unlink(lockPath).catch(() => undefined);
@@ -298,7 +368,11 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
           if (rewrite(formatLockContent({ ...mine, helper: recorded }))) {
             helper = recorded;
             // Room for handing the lock to the helper at release (see release), if it is still running then.
-            try { reserve(); } catch { /* release then leaves the lock naming this process and the helper */ }
+            try {
+              reserve();
+            } catch {
+              /* release then leaves the lock naming this process and the helper */
+            }
           }
         };
         sweepLeftovers(lockPath, namespace);
@@ -321,7 +395,11 @@ export async function acquireLockFile(lockPath: string, options: AcquireLockFile
       if (!waited) options.onWait?.(holderPid);
       waited = true;
       if (Date.now() >= options.deadline) throw options.busy(holderPid);
-      await sleep(options.pollMs ?? 50, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
+      await sleep(
+        options.pollMs ?? 50,
+        undefined,
+        options.signal ? { signal: options.signal } : {},
+      ).catch(() => undefined);
     }
   } finally {
     await unlink(temporary).catch(() => undefined);

@@ -1,5 +1,16 @@
-export { acquireLockFile, processAlive, processRuns, type AcquireLockFileOptions, type ReleaseLockFile } from './acquire-lock-file.js';
-export { formatLockContent, parseLockContent, type LockContent, type LockProcess } from './lock-content.js';
+export {
+  acquireLockFile,
+  processAlive,
+  processRuns,
+  type AcquireLockFileOptions,
+  type ReleaseLockFile,
+} from './acquire-lock-file.js';
+export {
+  formatLockContent,
+  parseLockContent,
+  type LockContent,
+  type LockProcess,
+} from './lock-content.js';
 export { processStartTime } from './process-start-time.js';
 export { hasEnded, readProcessStat, type ProcessStat } from './read-process-stat.js';
 export { ensurePrivateDirectory, type DirectoryProblem } from './ensure-private-directory.js';

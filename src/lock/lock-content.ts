@@ -35,7 +35,8 @@ export function formatLockContent(content: LockContent): string {
   const fields = [String(content.holder.pid), content.token];
   if (content.namespace) fields.push(content.namespace);
   if (content.holder.start !== undefined) fields.push(`start=${content.holder.start}`);
-  if (content.helper) fields.push(`helper=${processField(content.helper.pid, content.helper.start)}`);
+  if (content.helper)
+    fields.push(`helper=${processField(content.helper.pid, content.helper.start)}`);
   return `${fields.join(' ')}\n`;
 }
 

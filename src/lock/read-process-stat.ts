@@ -22,7 +22,11 @@ export function readProcessStat(pid: number): ProcessStat | null {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const start = Number(fields[19]);
   const parent = Number(fields[1]);
-  return { state: fields[0] ?? '', startTime: Number.isSafeInteger(start) ? start : null, parentPid: Number.isSafeInteger(parent) ? parent : null };
+  return {
+    state: fields[0] ?? '',
+    startTime: Number.isSafeInteger(start) ? start : null,
+    parentPid: Number.isSafeInteger(parent) ? parent : null,
+  };
 }
 
 /** Whether the process has ended (a zombie not reaped yet, or dead): it holds nothing any more. */

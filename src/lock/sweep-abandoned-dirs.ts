@@ -27,7 +27,10 @@ export interface SweepAbandonedDirsOptions {
  * once that sweeper is gone (or is this process). Resolves with the directories removed, by their
  * original names; never throws.
  */
-export async function sweepAbandonedDirs(parent: string, options: SweepAbandonedDirsOptions): Promise<string[]> {
+export async function sweepAbandonedDirs(
+  parent: string,
+  options: SweepAbandonedDirsOptions,
+): Promise<string[]> {
   const names = await readdir(parent).catch(() => [] as string[]);
   const prefix = options.prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const ours = new RegExp(`^${prefix}[A-Za-z0-9]{6}$`);
@@ -42,14 +45,27 @@ export async function sweepAbandonedDirs(parent: string, options: SweepAbandoned
     const pid = Number(match[2]);
     const removing = join(parent, `.${match[1] as string}.removing-${process.pid}`);
     if (pid === process.pid ? removingNow.has(removing) : processAlive(pid)) continue;
-    if (pid !== process.pid && !(await rename(join(parent, name), removing).then(() => true, () => false))) continue;
+    if (
+      pid !== process.pid &&
+      !(await rename(join(parent, name), removing).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     await removeMovedAside(removing, join(parent, match[1] as string), removed);
   }
   for (const name of names) {
     const dir = join(parent, name);
     if (!ours.test(name) || dir === options.except) continue;
     const lock = join(dir, options.lockName);
-    if (!(await stat(lock).then((info) => info.isFile(), () => false))) continue;
+    if (
+      !(await stat(lock).then(
+        (info) => info.isFile(),
+        () => false,
+      ))
+    )
+      continue;
     // Taken at once only when its owner is gone (a stale lock is taken over); a live owner's is busy,
     // and one we may not write (another user's directory) cannot be taken.
     const taken = await acquireLockFile(lock, {
@@ -57,7 +73,10 @@ export async function sweepAbandonedDirs(parent: string, options: SweepAbandoned
       createDirectory: false, // one removed by another sweeper meanwhile stays removed
       busy: () => new Error('owned'),
       cannotCreate: (code) => new Error(code),
-    }).then(() => true, () => false);
+    }).then(
+      () => true,
+      () => false,
+    );
     if (!taken) continue;
     await options.beforeRemove?.(dir);
     // Moved out of the way first (one rename wins): a sweeper that finds the lock gone while this
@@ -65,7 +84,15 @@ export async function sweepAbandonedDirs(parent: string, options: SweepAbandoned
     const removing = join(parent, `.${name}.removing-${process.pid}`);
     if (removingNow.has(removing)) continue;
     removingNow.add(removing);
-    if (!(await rename(dir, removing).then(() => true, () => false))) { removingNow.delete(removing); continue; }
+    if (
+      !(await rename(dir, removing).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      removingNow.delete(removing);
+      continue;
+    }
     await removeMovedAside(removing, dir, removed, true);
   }
   return removed;
@@ -74,15 +101,30 @@ export async function sweepAbandonedDirs(parent: string, options: SweepAbandoned
 /** The moved-aside directories this process is removing now (its sweeps may run at once). */
 const removingNow = new Set<string>();
 
-async function removeMovedAside(removing: string, dir: string, removed: string[], claimed = false): Promise<void> {
+async function removeMovedAside(
+  removing: string,
+  dir: string,
+  removed: string[],
+  claimed = false,
+): Promise<void> {
   if (!claimed) {
     if (removingNow.has(removing)) return;
     removingNow.add(removing);
   }
   try {
     // One this process's other sweep removed meanwhile is not reported again.
-    if (!claimed && !(await lstat(removing).then(() => true, () => false))) return;
-    await rm(removing, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).then(() => removed.push(dir), () => undefined);
+    if (
+      !claimed &&
+      !(await lstat(removing).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    await rm(removing, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).then(
+      () => removed.push(dir),
+      () => undefined,
+    );
   } finally {
     removingNow.delete(removing);
   }

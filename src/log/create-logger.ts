@@ -3,11 +3,22 @@ import { outputDestination } from './output-destination.js';
 
 /** Paths that may carry credentials; pino replaces their values before anything is written. */
 export const REDACTED_PATHS = [
-  'secrets', '*.secrets', '*.*.secrets',
-  'token', '*.token', '*.*.token',
-  'password', '*.password',
-  'authorization', '*.authorization', '*.headers.authorization',
-  'key', '*.key', '*.keyData', '*.client-key-data', '*.clientKeyData',
+  'secrets',
+  '*.secrets',
+  '*.*.secrets',
+  'token',
+  '*.token',
+  '*.*.token',
+  'password',
+  '*.password',
+  'authorization',
+  '*.authorization',
+  '*.headers.authorization',
+  'key',
+  '*.key',
+  '*.keyData',
+  '*.client-key-data',
+  '*.clientKeyData',
 ];
 
 export interface LoggerOptions {

@@ -26,7 +26,9 @@ const FLAT_REDACTED_PATHS = REDACTED_PATHS.filter((path) => !path.includes('.'))
  * admission review (measured in docs/performance.md, "webhook throughput: what bounds it").
  */
 export function flatFieldsLogger(logger: Logger, bindings: FlatFields): FlatFieldsLogger {
-  const child = logger.child(bindings, { redact: { paths: FLAT_REDACTED_PATHS, censor: '[redacted]' } });
+  const child = logger.child(bindings, {
+    redact: { paths: FLAT_REDACTED_PATHS, censor: '[redacted]' },
+  });
   return {
     error: (fields, message) => child.error(fields, message),
     warn: (fields, message) => child.warn(fields, message),

@@ -1,5 +1,8 @@
 export {
-  type HarvesterSetting, EXPAND_VALIDATION_SETTING_NAME, EXPAND_VALIDATION_HARVESTER_DEFAULT, LONGHORN_DRIVER,
+  type HarvesterSetting,
+  EXPAND_VALIDATION_SETTING_NAME,
+  EXPAND_VALIDATION_HARVESTER_DEFAULT,
+  LONGHORN_DRIVER,
 } from './harvester-setting.js';
 export { SettingInvalidError, type SettingInvalidCode } from './setting-invalid-error.js';
 export { parseDriverMap, unmarshalDriverMap } from './parse-driver-map.js';

@@ -17,7 +17,11 @@ import { SettingInvalidError } from './setting-invalid-error.js';
  * mistake it would silently disable drivers. Anything else invalid throws SettingInvalidError.
  * Not for judging resizes: use unmarshalDriverMap there.
  */
-export function parseDriverMap(text: string | undefined, field: string, setting: string): Map<string, boolean> {
+export function parseDriverMap(
+  text: string | undefined,
+  field: string,
+  setting: string,
+): Map<string, boolean> {
   const drivers = new Map<string, boolean>();
   if (text === undefined || text === '') return drivers;
   const parsed = readJson(text, field, setting);
@@ -40,7 +44,12 @@ export function parseDriverMap(text: string | undefined, field: string, setting:
  *   SettingInvalidError, as Unmarshal returns an error (Harvester: internal error).
  * On an error `drivers` is left unchanged.
  */
-export function unmarshalDriverMap(drivers: Map<string, boolean>, text: string | undefined, field: string, setting: string): void {
+export function unmarshalDriverMap(
+  drivers: Map<string, boolean>,
+  text: string | undefined,
+  field: string,
+  setting: string,
+): void {
   if (text === undefined || text === '') return;
   const parsed = readJson(text, field, setting);
   if (parsed === null) {
@@ -57,36 +66,50 @@ export function unmarshalDriverMap(drivers: Map<string, boolean>, text: string |
 
 function readJson(text: unknown, field: string, setting: string): unknown {
   if (typeof text !== 'string') {
-    throw new SettingInvalidError('SETTING_INVALID_JSON',
+    throw new SettingInvalidError(
+      'SETTING_INVALID_JSON',
       `Setting ${setting} field "${field}" must be a string holding a JSON object of CSI driver name to true/false, ` +
-      `e.g. "{\\"nfs.csi.k8s.io\\":true}", or an empty string.`,
-      { setting, field });
+        `e.g. "{\\"nfs.csi.k8s.io\\":true}", or an empty string.`,
+      { setting, field },
+    );
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SettingInvalidError('SETTING_INVALID_JSON',
+    throw new SettingInvalidError(
+      'SETTING_INVALID_JSON',
       `Setting ${setting} field "${field}" is not valid JSON (${(error as Error).message}); ` +
-      `write a JSON object of CSI driver name to true/false, e.g. {"nfs.csi.k8s.io":true}, or an empty string.`,
-      { setting, field });
+        `write a JSON object of CSI driver name to true/false, e.g. {"nfs.csi.k8s.io":true}, or an empty string.`,
+      { setting, field },
+    );
   }
 }
 
 function objectEntries(parsed: unknown, field: string, setting: string): Array<[string, unknown]> {
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw notAnObject(field, setting);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw notAnObject(field, setting);
   return Object.entries(parsed);
 }
 
 function notAnObject(field: string, setting: string): SettingInvalidError {
-  return new SettingInvalidError('SETTING_INVALID_JSON',
+  return new SettingInvalidError(
+    'SETTING_INVALID_JSON',
     `Setting ${setting} field "${field}" must be a JSON object of CSI driver name to true/false, ` +
-    `e.g. {"nfs.csi.k8s.io":true}, or an empty string.`,
-    { setting, field });
+      `e.g. {"nfs.csi.k8s.io":true}, or an empty string.`,
+    { setting, field },
+  );
 }
 
-function notABoolean(key: string, entry: unknown, field: string, setting: string): SettingInvalidError {
-  return new SettingInvalidError('SETTING_INVALID_VALUE',
+function notABoolean(
+  key: string,
+  entry: unknown,
+  field: string,
+  setting: string,
+): SettingInvalidError {
+  return new SettingInvalidError(
+    'SETTING_INVALID_VALUE',
     `Setting ${setting} field "${field}" maps ${excerpt(key)} to ${excerpt(entry)}; ` +
-    `each CSI driver must map to true or false.`,
-    { setting, field, key });
+      `each CSI driver must map to true or false.`,
+    { setting, field, key },
+  );
 }

@@ -18,7 +18,9 @@ export interface ExpandValidation {
  * an object or an entry neither boolean nor null throws SettingInvalidError. For the resize
  * decision; the Setting validator (writes) is stricter: parseDriverMap.
  */
-export function parseExpandValidation(setting: Pick<HarvesterSetting, 'default' | 'value' | 'metadata'>): ExpandValidation {
+export function parseExpandValidation(
+  setting: Pick<HarvesterSetting, 'default' | 'value' | 'metadata'>,
+): ExpandValidation {
   const name = setting.metadata?.name ?? EXPAND_VALIDATION_SETTING_NAME;
   const drivers = new Map<string, boolean>();
   unmarshalDriverMap(drivers, setting.default, 'default', name);

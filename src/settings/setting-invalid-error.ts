@@ -7,7 +7,11 @@ export type SettingInvalidCode = 'SETTING_INVALID_JSON' | 'SETTING_INVALID_VALUE
 export class SettingInvalidError extends VoeError {
   declare readonly code: SettingInvalidCode;
 
-  constructor(code: SettingInvalidCode, message: string, details: { setting: string; field: string; key?: string }) {
+  constructor(
+    code: SettingInvalidCode,
+    message: string,
+    details: { setting: string; field: string; key?: string },
+  ) {
     super(code, message, { details });
   }
 }

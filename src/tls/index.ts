@@ -1,8 +1,21 @@
 export type { CertificateAuthority, IssuedCertificate } from './certificate-authority.js';
-export { createCertificateAuthority, type CertificateAuthorityOptions } from './create-certificate-authority.js';
+export {
+  createCertificateAuthority,
+  type CertificateAuthorityOptions,
+} from './create-certificate-authority.js';
 export { loadCertificateAuthority } from './load-certificate-authority.js';
-export { issueCertificate, type CertificateRequest, type CertificateUsage } from './issue-certificate.js';
-export { issueServingCertificate, type ServingCertificateOptions } from './issue-serving-certificate.js';
-export { issueClientCertificate, type ClientCertificateOptions } from './issue-client-certificate.js';
+export {
+  issueCertificate,
+  type CertificateRequest,
+  type CertificateUsage,
+} from './issue-certificate.js';
+export {
+  issueServingCertificate,
+  type ServingCertificateOptions,
+} from './issue-serving-certificate.js';
+export {
+  issueClientCertificate,
+  type ClientCertificateOptions,
+} from './issue-client-certificate.js';
 export { TlsError } from './tls-error.js';
 export { writePrivateFile } from './write-private-file.js';

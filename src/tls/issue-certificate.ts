@@ -1,11 +1,26 @@
 import { isIP } from 'node:net';
 import {
-  AuthorityKeyIdentifierExtension, BasicConstraintsExtension, ExtendedKeyUsage, ExtendedKeyUsageExtension,
-  KeyUsageFlags, KeyUsagesExtension, SubjectAlternativeNameExtension, SubjectKeyIdentifierExtension,
-  X509CertificateGenerator, type Extension, type JsonGeneralName, type JsonName,
+  AuthorityKeyIdentifierExtension,
+  BasicConstraintsExtension,
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  SubjectAlternativeNameExtension,
+  SubjectKeyIdentifierExtension,
+  X509CertificateGenerator,
+  type Extension,
+  type JsonGeneralName,
+  type JsonName,
 } from './x509.js';
 import type { CertificateAuthority, IssuedCertificate } from './certificate-authority.js';
-import { ECDSA_SHA256, exportPrivateKeyPem, generateKeyPair, nodeCrypto, randomSerialNumber } from './webcrypto-provider.js';
+import {
+  ECDSA_SHA256,
+  exportPrivateKeyPem,
+  generateKeyPair,
+  nodeCrypto,
+  randomSerialNumber,
+} from './webcrypto-provider.js';
 import { TlsError } from './tls-error.js';
 import { validityWindow } from './validity-window.js';
 
@@ -26,24 +41,43 @@ export interface CertificateRequest {
 }
 
 /** Signs a new ECDSA P-256 leaf certificate (CA:FALSE, digitalSignature, the requested EKUs and SANs) with `ca`. */
-export async function issueCertificate(ca: CertificateAuthority, request: CertificateRequest): Promise<IssuedCertificate> {
+export async function issueCertificate(
+  ca: CertificateAuthority,
+  request: CertificateRequest,
+): Promise<IssuedCertificate> {
   if (typeof request.commonName !== 'string' || request.commonName === '') {
     throw new TlsError('TLS_INVALID_OPTIONS', 'A certificate needs a non-empty common name.');
   }
   if (request.usages.length === 0) {
-    throw new TlsError('TLS_INVALID_OPTIONS', 'A certificate needs at least one usage ("server" or "client").');
+    throw new TlsError(
+      'TLS_INVALID_OPTIONS',
+      'A certificate needs at least one usage ("server" or "client").',
+    );
   }
   const hosts = request.hosts ?? [];
   for (const host of hosts) {
-    if (typeof host !== 'string' || host.trim() === '') throw new TlsError('TLS_INVALID_OPTIONS', 'Certificate hosts must be non-empty strings.');
+    if (typeof host !== 'string' || host.trim() === '')
+      throw new TlsError('TLS_INVALID_OPTIONS', 'Certificate hosts must be non-empty strings.');
   }
   const keys = await generateKeyPair();
-  const { notBefore, notAfter } = validityWindow(request.validityDays ?? 365, request.notBefore, ca.certificate.notAfter);
-  const subject: JsonName = [{ CN: [request.commonName] }, ...(request.organizations ?? []).map((o) => ({ O: [o] }))];
+  const { notBefore, notAfter } = validityWindow(
+    request.validityDays ?? 365,
+    request.notBefore,
+    ca.certificate.notAfter,
+  );
+  const subject: JsonName = [
+    { CN: [request.commonName] },
+    ...(request.organizations ?? []).map((o) => ({ O: [o] })),
+  ];
   const extensions: Extension[] = [
     new BasicConstraintsExtension(false, undefined, true),
     new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
-    new ExtendedKeyUsageExtension(request.usages.map((u) => (u === 'server' ? ExtendedKeyUsage.serverAuth : ExtendedKeyUsage.clientAuth)), false),
+    new ExtendedKeyUsageExtension(
+      request.usages.map((u) =>
+        u === 'server' ? ExtendedKeyUsage.serverAuth : ExtendedKeyUsage.clientAuth,
+      ),
+      false,
+    ),
     await SubjectKeyIdentifierExtension.create(keys.publicKey, false, nodeCrypto),
     await AuthorityKeyIdentifierExtension.create(ca.certificate, false, nodeCrypto),
   ];
@@ -51,16 +85,23 @@ export async function issueCertificate(ca: CertificateAuthority, request: Certif
     const names: JsonGeneralName[] = hosts.map((h) => ({ type: isIP(h) ? 'ip' : 'dns', value: h }));
     extensions.push(new SubjectAlternativeNameExtension(names, false));
   }
-  const certificate = await X509CertificateGenerator.create({
-    serialNumber: randomSerialNumber(),
-    subject,
-    issuer: ca.certificate.subjectName,
-    notBefore,
-    notAfter,
-    signingAlgorithm: ECDSA_SHA256,
-    publicKey: keys.publicKey,
-    signingKey: ca.privateKey,
-    extensions,
-  }, nodeCrypto);
-  return { certificatePem: certificate.toString('pem'), keyPem: await exportPrivateKeyPem(keys.privateKey), certificate };
+  const certificate = await X509CertificateGenerator.create(
+    {
+      serialNumber: randomSerialNumber(),
+      subject,
+      issuer: ca.certificate.subjectName,
+      notBefore,
+      notAfter,
+      signingAlgorithm: ECDSA_SHA256,
+      publicKey: keys.publicKey,
+      signingKey: ca.privateKey,
+      extensions,
+    },
+    nodeCrypto,
+  );
+  return {
+    certificatePem: certificate.toString('pem'),
+    keyPem: await exportPrivateKeyPem(keys.privateKey),
+    certificate,
+  };
 }

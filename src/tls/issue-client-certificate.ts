@@ -11,9 +11,15 @@ export interface ClientCertificateOptions {
 }
 
 /** A TLS client certificate (clientAuth) with CN=user and O=group per group, signed by `ca`. */
-export async function issueClientCertificate(ca: CertificateAuthority, options: ClientCertificateOptions): Promise<IssuedCertificate> {
+export async function issueClientCertificate(
+  ca: CertificateAuthority,
+  options: ClientCertificateOptions,
+): Promise<IssuedCertificate> {
   if (typeof options.user !== 'string' || options.user === '') {
-    throw new TlsError('TLS_INVALID_OPTIONS', 'A client certificate needs a non-empty user (the subject CN).');
+    throw new TlsError(
+      'TLS_INVALID_OPTIONS',
+      'A client certificate needs a non-empty user (the subject CN).',
+    );
   }
   return await issueCertificate(ca, {
     commonName: options.user,

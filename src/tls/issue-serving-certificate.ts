@@ -10,9 +10,16 @@ export interface ServingCertificateOptions {
 }
 
 /** A TLS server certificate (serverAuth) for `hosts`, signed by `ca`. */
-export async function issueServingCertificate(ca: CertificateAuthority, options: ServingCertificateOptions): Promise<IssuedCertificate> {
+export async function issueServingCertificate(
+  ca: CertificateAuthority,
+  options: ServingCertificateOptions,
+): Promise<IssuedCertificate> {
   const first = options.hosts[0];
-  if (first === undefined) throw new TlsError('TLS_INVALID_OPTIONS', 'A serving certificate needs at least one host (DNS name or IP address).');
+  if (first === undefined)
+    throw new TlsError(
+      'TLS_INVALID_OPTIONS',
+      'A serving certificate needs at least one host (DNS name or IP address).',
+    );
   return await issueCertificate(ca, {
     commonName: options.commonName ?? first,
     hosts: options.hosts,

@@ -9,7 +9,14 @@ import { toAdmissionReview } from './to-admission-review.js';
 import type { AdmissionRequest, Validator } from './validator.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
-export interface KubeStatus { kind: 'Status'; apiVersion: 'v1'; status: 'Failure'; code: number; reason: string; message: string }
+export interface KubeStatus {
+  kind: 'Status';
+  apiVersion: 'v1';
+  status: 'Failure';
+  code: number;
+  reason: string;
+  message: string;
+}
 
 export function kubeStatus(code: number, reason: string, message: string): KubeStatus {
   return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
@@ -42,9 +49,13 @@ function decodeReview(body: Buffer, size: number): unknown {
 /** utf-8 (or no charset) and no content encoding: what the API server sends. */
 function unsupportedEncoding(req: IncomingMessage): string {
   const encoding = req.headers['content-encoding'];
-  if (encoding && encoding.toLowerCase() !== 'identity') return `content-encoding ${encoding.slice(0, 40)} is not supported`;
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') return `charset ${charset.slice(0, 40)} is not supported; send utf-8`;
+  if (encoding && encoding.toLowerCase() !== 'identity')
+    return `content-encoding ${encoding.slice(0, 40)} is not supported`;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i
+    .exec(req.headers['content-type'] ?? '')?.[1]
+    ?.toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8')
+    return `charset ${charset.slice(0, 40)} is not supported; send utf-8`;
   return '';
 }
 
@@ -76,27 +87,48 @@ export interface AdmissionHandlerOptions {
  * the same turn of the event loop are handled together, later in that turn (createTurnBatcher):
  * all decoded, then all judged, then all answered.
  */
-export function createAdmissionHandler(validator: Validator, options: AdmissionHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createAdmissionHandler(
+  validator: Validator,
+  options: AdmissionHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const { metrics, bodyLimitBytes } = options;
   // Every line of this hot path has flat fields: checked for secrets by name only (see flatFieldsLogger).
   const log = flatFieldsLogger(options.logger, { webhook: validator.name });
   const webhook = validator.name;
 
   // One labelled child per (decision, reason): the label hashing is done once per series, not per request.
-  const seriesByKey = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'webhook' | 'decision' | 'reason'> }>();
-  function seriesOf(allowed: boolean, reason: string): { requests: Counter.Internal; duration: Histogram.Internal<'webhook' | 'decision' | 'reason'> } {
+  const seriesByKey = new Map<
+    string,
+    { requests: Counter.Internal; duration: Histogram.Internal<'webhook' | 'decision' | 'reason'> }
+  >();
+  function seriesOf(
+    allowed: boolean,
+    reason: string,
+  ): {
+    requests: Counter.Internal;
+    duration: Histogram.Internal<'webhook' | 'decision' | 'reason'>;
+  } {
     const decision = allowed ? 'allowed' : 'refused';
     const key = `${decision}/${reason}`;
     let found = seriesByKey.get(key);
     if (!found) {
       const labels = { webhook, decision, reason };
-      found = { requests: metrics.requests.labels(labels), duration: metrics.duration.labels(labels) };
+      found = {
+        requests: metrics.requests.labels(labels),
+        duration: metrics.duration.labels(labels),
+      };
       seriesByKey.set(key, found);
     }
     return found;
   }
 
-  function badRequest(res: ServerResponse, code: number, reason: string, message: string, close = false): void {
+  function badRequest(
+    res: ServerResponse,
+    code: number,
+    reason: string,
+    message: string,
+    close = false,
+  ): void {
     metrics.badRequests.inc({ webhook });
     log.warn({ code, problem: message }, 'refused a request that is not an AdmissionReview v1');
     send(res, code, kubeStatus(code, reason, message), close);
@@ -104,26 +136,60 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
 
   function unexpected(res: ServerResponse, error: unknown): void {
     // Only reachable through a bug in this file: answer instead of leaving the API server waiting.
-    log.error({ error: error instanceof Error ? error.message : String(error) }, 'unexpected error while answering an admission review');
-    send(res, 500, kubeStatus(500, 'InternalError', 'unexpected error while answering the admission review; see the voe webhook logs'));
+    log.error(
+      { error: error instanceof Error ? error.message : String(error) },
+      'unexpected error while answering an admission review',
+    );
+    send(
+      res,
+      500,
+      kubeStatus(
+        500,
+        'InternalError',
+        'unexpected error while answering the admission review; see the voe webhook logs',
+      ),
+    );
   }
 
-  function respond(res: ServerResponse, request: AdmissionRequest, { verdict, error }: ValidatorOutcome, start: bigint): void {
+  function respond(
+    res: ServerResponse,
+    request: AdmissionRequest,
+    { verdict, error }: ValidatorOutcome,
+    start: bigint,
+  ): void {
     const review = toAdmissionReview(request.uid, verdict);
     send(res, 200, review);
     const series = seriesOf(review.response.allowed, verdict.decision);
     series.requests.inc();
     series.duration.observe(Number(process.hrtime.bigint() - start) / 1e9);
     if (error === undefined && review.response.allowed) {
-      if (log.isLevelEnabled('debug')) log.debug({ uid: request.uid, decision: verdict.decision, namespace: request.namespace, name: request.name }, 'request allowed');
+      if (log.isLevelEnabled('debug'))
+        log.debug(
+          {
+            uid: request.uid,
+            decision: verdict.decision,
+            namespace: request.namespace,
+            name: request.name,
+          },
+          'request allowed',
+        );
       return;
     }
     const fields = {
-      uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name,
-      user: request.userInfo?.username, dryRun: request.dryRun, decision: verdict.decision, code: review.response.status?.code,
+      uid: request.uid,
+      operation: request.operation,
+      namespace: request.namespace,
+      name: request.name,
+      user: request.userInfo?.username,
+      dryRun: request.dryRun,
+      decision: verdict.decision,
+      code: review.response.status?.code,
     };
     if (error !== undefined) {
-      log.error({ ...fields, error: error instanceof Error ? error.message : String(error) }, 'validator failed; request refused with code 500');
+      log.error(
+        { ...fields, error: error instanceof Error ? error.message : String(error) },
+        'validator failed; request refused with code 500',
+      );
     } else {
       log.info({ ...fields, message: review.response.status?.message }, 'request refused');
     }
@@ -137,7 +203,12 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
       // Where, not what: V8's message quotes the text around the error, which may be anything the client sent.
       const at = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
       pending.answered = true;
-      badRequest(pending.res, 400, 'BadRequest', `the request body is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`);
+      badRequest(
+        pending.res,
+        400,
+        'BadRequest',
+        `the request body is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`,
+      );
     }
     pending.body = undefined;
   }
@@ -148,7 +219,12 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
     pending.review = undefined;
     if (!parsed.ok) {
       pending.answered = true;
-      badRequest(pending.res, 400, 'BadRequest', `not an admission.k8s.io/v1 AdmissionReview: ${parsed.message}`);
+      badRequest(
+        pending.res,
+        400,
+        'BadRequest',
+        `not an admission.k8s.io/v1 AdmissionReview: ${parsed.message}`,
+      );
       return;
     }
     pending.request = parsed.request;
@@ -159,7 +235,9 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
     const { res, request, outcome, start } = pending;
     pending.answered = true;
     if (outcome instanceof Promise) {
-      outcome.then((o) => respond(res, request!, o, start)).catch((error: unknown) => unexpected(res, error));
+      outcome
+        .then((o) => respond(res, request!, o, start))
+        .catch((error: unknown) => unexpected(res, error));
     } else {
       respond(res, request!, outcome!, start);
     }
@@ -186,14 +264,22 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
       stage(batch, answer);
     },
     onError: (error, batch) => {
-      for (const pending of batch) if (!pending.answered) { pending.answered = true; unexpected(pending.res, error); }
+      for (const pending of batch)
+        if (!pending.answered) {
+          pending.answered = true;
+          unexpected(pending.res, error);
+        }
     },
   });
 
   return (req, res) => {
     const start = process.hrtime.bigint();
     const unsupported = unsupportedEncoding(req);
-    if (unsupported) { badRequest(res, 415, 'UnsupportedMediaType', unsupported); req.resume(); return; }
+    if (unsupported) {
+      badRequest(res, 415, 'UnsupportedMediaType', unsupported);
+      req.resume();
+      return;
+    }
     const declared = Number(req.headers['content-length']);
     const tooLarge = `the request body is larger than the ${bodyLimitBytes} byte limit`;
     if (declared > bodyLimitBytes) {
@@ -222,7 +308,12 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
         body = chunk;
       } else {
         if (!owned || size + chunk.length > body.length) {
-          const wanted = Math.max(size + chunk.length, declared > 0 ? declared : 0, Math.min(size * 2, bodyLimitBytes), 16 * 1024);
+          const wanted = Math.max(
+            size + chunk.length,
+            declared > 0 ? declared : 0,
+            Math.min(size * 2, bodyLimitBytes),
+            16 * 1024,
+          );
           const grown = Buffer.allocUnsafe(Math.min(wanted, bodyLimitBytes));
           body.copy(grown, 0, 0, size);
           body = grown;
@@ -232,11 +323,16 @@ export function createAdmissionHandler(validator: Validator, options: AdmissionH
       }
       size += chunk.length;
     });
-    req.on('error', () => { done = true; });
+    req.on('error', () => {
+      done = true;
+    });
     req.on('end', () => {
       if (done) return;
       done = true;
-      if (size === 0 || body === undefined) { badRequest(res, 400, 'BadRequest', 'the request body is empty; send an AdmissionReview'); return; }
+      if (size === 0 || body === undefined) {
+        badRequest(res, 400, 'BadRequest', 'the request body is empty; send an AdmissionReview');
+        return;
+      }
       addToBatch({ res, start, body, size, answered: false });
     });
   };

@@ -49,7 +49,10 @@ export interface AdmissionInformer<T extends KubernetesObject = KubernetesObject
 }
 
 /** Creates (does not start) one admission informer with the shared backoff, logger and selectors. */
-export function createAdmissionInformer<T extends KubernetesObject>(context: AdmissionInformerContext, spec: AdmissionInformerSpec<T>): AdmissionInformer<T> {
+export function createAdmissionInformer<T extends KubernetesObject>(
+  context: AdmissionInformerContext,
+  spec: AdmissionInformerSpec<T>,
+): AdmissionInformer<T> {
   const { group, plural, name, namespace } = spec;
   const resource = `${plural}${group ? `.${group}` : ''}`;
   const informer = new Informer<T>({
@@ -58,29 +61,48 @@ export function createAdmissionInformer<T extends KubernetesObject>(context: Adm
     // Only the one object read: RBAC can then grant just it (resourceNames), and the cache holds
     // nothing else (Harvester's ssl-certificates Setting carries a private key).
     ...(name === undefined ? {} : { fieldSelector: `metadata.name=${name}` }),
-    ...(context.logger ? { logger: context.logger.child({ informer: `${plural}.${group || 'core'}` }) } : {}),
+    ...(context.logger
+      ? { logger: context.logger.child({ informer: `${plural}.${group || 'core'}` }) }
+      : {}),
     ...(spec.notServedAsEmpty ? { notServedAsEmpty: true } : {}),
-    ...(spec.failuresBeforeSyncLogLevel ? { failuresBeforeSyncLogLevel: spec.failuresBeforeSyncLogLevel } : {}),
-    transform: (spec.transform ?? withoutManagedFields) as unknown as (object: KubernetesObject) => KubernetesObject,
+    ...(spec.failuresBeforeSyncLogLevel
+      ? { failuresBeforeSyncLogLevel: spec.failuresBeforeSyncLogLevel }
+      : {}),
+    transform: (spec.transform ?? withoutManagedFields) as unknown as (
+      object: KubernetesObject,
+    ) => KubernetesObject,
     backoffMaxMs: ADMISSION_CACHE_BACKOFF_MAX_MS,
     ...(context.clock ? { clock: context.clock } : {}),
     ...(context.random ? { random: context.random } : {}),
   });
   for (const [index, fn] of Object.entries(spec.indexers ?? {})) informer.addIndex(index, fn);
-  return { informer, resource, name: `${resource}${name === undefined ? '' : `/${name}`}${namespace ? ` in ${namespace}` : ''}` };
+  return {
+    informer,
+    resource,
+    name: `${resource}${name === undefined ? '' : `/${name}`}${namespace ? ` in ${namespace}` : ''}`,
+  };
 }
 
 /**
  * Logs a change of an admission cache's `inSync` (Informer): the warning that reviews are refused
  * with 500 while it does not follow the API server, and the info line once it follows again.
  */
-export function logInSyncChange(logger: Logger | undefined, cache: AdmissionInformer, inSync: boolean): void {
+export function logInSyncChange(
+  logger: Logger | undefined,
+  cache: AdmissionInformer,
+  inSync: boolean,
+): void {
   const { resource } = cache;
   if (inSync) {
-    logger?.info({ resource }, `the cache of ${resource} follows the API server again (listed): reviews are judged from it`);
+    logger?.info(
+      { resource },
+      `the cache of ${resource} follows the API server again (listed): reviews are judged from it`,
+    );
   } else {
-    logger?.warn({ resource, why: cache.informer.outOfSync?.why },
+    logger?.warn(
+      { resource, why: cache.informer.outOfSync?.why },
       `the cache of ${resource} no longer follows the API server (its list or watch failed): ` +
-      'PVC resize and VM reviews are refused with 500 (cache-out-of-sync) until a list succeeds');
+        'PVC resize and VM reviews are refused with 500 (cache-out-of-sync) until a list succeeds',
+    );
   }
 }

@@ -10,7 +10,11 @@ import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
  */
 export type LonghornV2Expansion = 'auto' | 'deny' | 'allow';
 
-export const LONGHORN_V2_EXPANSION_POLICIES: readonly LonghornV2Expansion[] = ['auto', 'deny', 'allow'];
+export const LONGHORN_V2_EXPANSION_POLICIES: readonly LonghornV2Expansion[] = [
+  'auto',
+  'deny',
+  'allow',
+];
 
 /** Where the admission decisions read their inputs, and the Longhorn v2 policy. */
 export interface AdmissionOptions {

@@ -10,7 +10,13 @@ import type { Validator } from './validator.js';
  * serveWebhook's `startCaches` and `createValidators` for the real admission decisions
  * (`voe serve` uses them).
  */
-export function admissionWiring(config: { options?: Partial<AdmissionOptions>; longhorn?: boolean | 'auto'; longhornLookIntervalMs?: number } = {}): {
+export function admissionWiring(
+  config: {
+    options?: Partial<AdmissionOptions>;
+    longhorn?: boolean | 'auto';
+    longhornLookIntervalMs?: number;
+  } = {},
+): {
   startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedAdmissionCaches>;
   createValidators: (caches: StartedAdmissionCaches['caches']) => Validator[];
 } {
@@ -21,17 +27,26 @@ export function admissionWiring(config: { options?: Partial<AdmissionOptions>; l
       // then judged by StorageClass parameters). Discovery read here: an API server that cannot
       // answer it fails the start-up at once, as before.
       const served = config.longhorn === 'auto' ? await isLonghornServed(kubeConfig) : undefined;
-      if (config.longhorn === false) logger.info('not watching Longhorn: Longhorn volumes are judged by their StorageClass parameters only');
+      if (config.longhorn === false)
+        logger.info(
+          'not watching Longhorn: Longhorn volumes are judged by their StorageClass parameters only',
+        );
       return startAdmissionCaches({
-        kubeConfig, logger,
+        kubeConfig,
+        logger,
         ...(config.options ? { options: config.options } : {}),
         ...(config.longhorn === undefined ? {} : { longhorn: config.longhorn }),
         ...(served === undefined ? {} : { longhornServed: served }),
-        ...(config.longhornLookIntervalMs === undefined ? {} : { longhornLookIntervalMs: config.longhornLookIntervalMs }),
+        ...(config.longhornLookIntervalMs === undefined
+          ? {}
+          : { longhornLookIntervalMs: config.longhornLookIntervalMs }),
       });
     },
-    createValidators: (caches) => createAdmissionValidators({
-      caches: caches.admission, csiDrivers: caches.csiDrivers, ...(config.options ? { options: config.options } : {}),
-    }),
+    createValidators: (caches) =>
+      createAdmissionValidators({
+        caches: caches.admission,
+        csiDrivers: caches.csiDrivers,
+        ...(config.options ? { options: config.options } : {}),
+      }),
   };
 }

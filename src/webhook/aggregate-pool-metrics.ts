@@ -32,9 +32,11 @@ export const POOL_METRIC_AGGREGATORS: Readonly<Record<string, Aggregator>> = {
  * POOL_METRIC_AGGREGATORS.
  */
 export async function aggregatePoolMetrics(all: readonly WorkerMetrics[]): Promise<string> {
-  const fixed = all.map((metrics) => metrics.map((metric) => {
-    const aggregator = POOL_METRIC_AGGREGATORS[metric.name];
-    return aggregator === undefined ? metric : { ...metric, aggregator };
-  }));
+  const fixed = all.map((metrics) =>
+    metrics.map((metric) => {
+      const aggregator = POOL_METRIC_AGGREGATORS[metric.name];
+      return aggregator === undefined ? metric : { ...metric, aggregator };
+    }),
+  );
   return await AggregatorRegistry.aggregate(fixed as WorkerMetrics[]).metrics();
 }

@@ -1,5 +1,10 @@
 import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
-import { compareQuantities, isKubeError, parseQuantityValue, type QuantityValue } from '../kube/index.js';
+import {
+  compareQuantities,
+  isKubeError,
+  parseQuantityValue,
+  type QuantityValue,
+} from '../kube/index.js';
 import type { PersistentVolumeClaim, StorageClass } from './kube-objects.js';
 import type { ResizeFinding } from './resize-snapshot.js';
 import { storageRequestOrNone } from './storage-request.js';
@@ -35,7 +40,8 @@ export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-
  */
 export function claimClassName(pvc: PersistentVolumeClaim): string {
   const annotations = pvc.metadata?.annotations;
-  if (annotations && Object.hasOwn(annotations, BETA_STORAGE_CLASS_ANNOTATION)) return annotations[BETA_STORAGE_CLASS_ANNOTATION] ?? '';
+  if (annotations && Object.hasOwn(annotations, BETA_STORAGE_CLASS_ANNOTATION))
+    return annotations[BETA_STORAGE_CLASS_ANNOTATION] ?? '';
   return pvc.spec?.storageClassName ?? '';
 }
 
@@ -58,15 +64,26 @@ const RECOVERY_DEFAULT_SINCE = { major: 1, minor: 32 };
  * new), or an old claim that already carries status.allocatedResources or
  * allocatedResourceStatuses (Kubernetes ValidationOptionsForPersistentVolumeClaim).
  */
-function recoveryAllowed(pvc: PersistentVolumeClaim, version: NamespacePolicies['serverVersion']): boolean {
-  if (pvc.status?.['allocatedResources'] !== undefined || pvc.status?.['allocatedResourceStatuses'] !== undefined) return true;
+function recoveryAllowed(
+  pvc: PersistentVolumeClaim,
+  version: NamespacePolicies['serverVersion'],
+): boolean {
+  if (
+    pvc.status?.['allocatedResources'] !== undefined ||
+    pvc.status?.['allocatedResourceStatuses'] !== undefined
+  )
+    return true;
   return recoveryGateOn(version);
 }
 
 /** Whether RecoverVolumeExpansionFailure is on by default at this version (an unknown version is taken as new). */
 function recoveryGateOn(version: NamespacePolicies['serverVersion']): boolean {
   if (!version) return true;
-  return version.major > RECOVERY_DEFAULT_SINCE.major || (version.major === RECOVERY_DEFAULT_SINCE.major && version.minor >= RECOVERY_DEFAULT_SINCE.minor);
+  return (
+    version.major > RECOVERY_DEFAULT_SINCE.major ||
+    (version.major === RECOVERY_DEFAULT_SINCE.major &&
+      version.minor >= RECOVERY_DEFAULT_SINCE.minor)
+  );
 }
 
 const ZERO: QuantityValue = { num: 0n, den: 1n };
@@ -81,11 +98,17 @@ function lenient(read: () => QuantityValue | undefined): QuantityValue | undefin
 }
 
 function quantity(text: unknown): QuantityValue | undefined {
-  return typeof text === 'string' || typeof text === 'number' ? lenient(() => parseQuantityValue(String(text))) : undefined;
+  return typeof text === 'string' || typeof text === 'number'
+    ? lenient(() => parseQuantityValue(String(text)))
+    : undefined;
 }
 
 /** LimitRanger: a PersistentVolumeClaim limit's min and max storage against the new request. */
-function limitRangeRefusal(size: string, target: QuantityValue, limitRanges: readonly V1LimitRange[]): string | undefined {
+function limitRangeRefusal(
+  size: string,
+  target: QuantityValue,
+  limitRanges: readonly V1LimitRange[],
+): string | undefined {
   for (const range of limitRanges) {
     for (const limit of range.spec?.limits ?? []) {
       if (limit.type !== 'PersistentVolumeClaim') continue;
@@ -93,8 +116,10 @@ function limitRangeRefusal(size: string, target: QuantityValue, limitRanges: rea
       const max = limit.max?.['storage'];
       const minValue = quantity(min);
       const maxValue = quantity(max);
-      if (minValue && compareQuantities(target, minValue) < 0) return `minimum storage usage per PersistentVolumeClaim is ${String(min)}, but request is ${size} (LimitRange ${range.metadata?.name ?? ''}).`;
-      if (maxValue && compareQuantities(target, maxValue) > 0) return `maximum storage usage per PersistentVolumeClaim is ${String(max)}, but request is ${size} (LimitRange ${range.metadata?.name ?? ''}).`;
+      if (minValue && compareQuantities(target, minValue) < 0)
+        return `minimum storage usage per PersistentVolumeClaim is ${String(min)}, but request is ${size} (LimitRange ${range.metadata?.name ?? ''}).`;
+      if (maxValue && compareQuantities(target, maxValue) > 0)
+        return `maximum storage usage per PersistentVolumeClaim is ${String(max)}, but request is ${size} (LimitRange ${range.metadata?.name ?? ''}).`;
     }
   }
   return undefined;
@@ -112,58 +137,113 @@ function limitRangeRefusal(size: string, target: QuantityValue, limitRanges: rea
  * must be a valid quantity.
  */
 export function apiServerFindings(
-  pvc: PersistentVolumeClaim, size: string, storageClassNamed: (name: string) => StorageClass | null | undefined,
+  pvc: PersistentVolumeClaim,
+  size: string,
+  storageClassNamed: (name: string) => StorageClass | null | undefined,
   policies: NamespacePolicies = { limitRanges: [], quotas: [], unreadable: [] },
 ): ResizeFinding[] {
   const target = parseQuantityValue(size);
   const request = storageRequestOrNone(pvc.spec?.resources?.requests);
   const capacity = storageRequestOrNone(pvc.status?.capacity) ?? ZERO;
-  const capacityText = pvc.status?.capacity?.['storage'] === undefined ? '0, none recorded' : String(pvc.status.capacity['storage']);
+  const capacityText =
+    pvc.status?.capacity?.['storage'] === undefined
+      ? '0, none recorded'
+      : String(pvc.status.capacity['storage']);
   const className = claimClassName(pvc);
-  const refuse = (decision: string, message: string): ResizeFinding[] =>
-    [{ check: 'api-server', outcome: 'refuse', decision, message: `The API server refuses it: ${message}` }];
+  const refuse = (decision: string, message: string): ResizeFinding[] => [
+    {
+      check: 'api-server',
+      outcome: 'refuse',
+      decision,
+      message: `The API server refuses it: ${message}`,
+    },
+  ];
   if (request !== undefined && compareQuantities(target, request) === 0) {
-    return [{ check: 'api-server', outcome: 'pass', decision: 'not-resize', message: `The PVC already requests ${size}: the update changes nothing.` }];
+    return [
+      {
+        check: 'api-server',
+        outcome: 'pass',
+        decision: 'not-resize',
+        message: `The PVC already requests ${size}: the update changes nothing.`,
+      },
+    ];
   }
-  if (target.num <= 0n) return refuse('api-invalid-size', `a storage request must be greater than zero, got ${size}.`);
+  if (target.num <= 0n)
+    return refuse('api-invalid-size', `a storage request must be greater than zero, got ${size}.`);
   if (pvc.status?.phase !== 'Bound') {
-    return refuse('api-not-bound', 'spec is immutable after creation except resources.requests for bound claims, and this one is ' +
-      `${pvc.status?.phase ?? 'without a phase'}. Wait until it is Bound.`);
+    return refuse(
+      'api-not-bound',
+      'spec is immutable after creation except resources.requests for bound claims, and this one is ' +
+        `${pvc.status?.phase ?? 'without a phase'}. Wait until it is Bound.`,
+    );
   }
   const shrinking = request !== undefined && compareQuantities(target, request) < 0;
   if (shrinking && !recoveryAllowed(pvc, policies.serverVersion)) {
     const v = policies.serverVersion!;
-    return refuse('api-below-previous', `spec.resources.requests.storage can not be less than its previous value (${String(pvc.spec?.resources?.requests?.['storage'])}): ` +
-      `Kubernetes ${v.major}.${v.minor} allows a smaller request only to recover from a failed expansion, with the RecoverVolumeExpansionFailure ` +
-      'feature gate (on by default since 1.32). Volumes do not shrink; to use less space, copy the data to a new, smaller volume.');
+    return refuse(
+      'api-below-previous',
+      `spec.resources.requests.storage can not be less than its previous value (${String(pvc.spec?.resources?.requests?.['storage'])}): ` +
+        `Kubernetes ${v.major}.${v.minor} allows a smaller request only to recover from a failed expansion, with the RecoverVolumeExpansionFailure ` +
+        'feature gate (on by default since 1.32). Volumes do not shrink; to use less space, copy the data to a new, smaller volume.',
+    );
   }
   if (shrinking && compareQuantities(target, capacity) <= 0) {
-    return refuse('api-below-capacity', `spec.resources.requests.storage can not be less than status.capacity (${capacityText}), nor equal to it when the request is above it. ` +
-      'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.');
+    return refuse(
+      'api-below-capacity',
+      `spec.resources.requests.storage can not be less than status.capacity (${capacityText}), nor equal to it when the request is above it. ` +
+        'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.',
+    );
   }
   const notJudged: ResizeFinding[] = policies.unreadable.map((what) => ({
-    check: 'api-server', outcome: 'skip', decision: 'api-policy-unreadable',
+    check: 'api-server',
+    outcome: 'skip',
+    decision: 'api-policy-unreadable',
     message: `Not judged: ${what} could not be read; the API server applies them too.`,
   }));
   const limited = limitRangeRefusal(size, target, policies.limitRanges);
   if (limited) return [...notJudged, ...refuse('api-limit-range', limited)];
   if (shrinking) {
-    return [...notJudged, {
-      check: 'api-server', outcome: 'pass', decision: 'recovery',
-      message: `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
-        `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${policies.serverVersion ? `; this API server runs ${policies.serverVersion.major}.${policies.serverVersion.minor}` : '; the API server\'s version could not be read'}). ` +
-        `It asks for no more than the expansion already pending above status.capacity (${capacityText}), so the webhook does not judge it.`,
-    }];
+    return [
+      ...notJudged,
+      {
+        check: 'api-server',
+        outcome: 'pass',
+        decision: 'recovery',
+        message:
+          `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
+          `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${policies.serverVersion ? `; this API server runs ${policies.serverVersion.major}.${policies.serverVersion.minor}` : "; the API server's version could not be read"}). ` +
+          `It asks for no more than the expansion already pending above status.capacity (${capacityText}), so the webhook does not judge it.`,
+      },
+    ];
   }
   const storageClass = className ? storageClassNamed(className) : undefined;
   if (!className || !storageClass || storageClass.allowVolumeExpansion !== true) {
-    const why = !className ? 'the PVC names no StorageClass'
-      : !storageClass ? `StorageClass "${className}" was not found`
+    const why = !className
+      ? 'the PVC names no StorageClass'
+      : !storageClass
+        ? `StorageClass "${className}" was not found`
         : `StorageClass "${className}" does not set allowVolumeExpansion: true`;
-    const fix = storageClass && className ? ` Set allowVolumeExpansion: true on StorageClass ${className} if its driver can expand volumes.` : '';
-    return [...notJudged, ...refuse('api-expansion-not-allowed', `only dynamically provisioned PVCs whose StorageClass supports resize can be expanded (${why}).${fix}`)];
+    const fix =
+      storageClass && className
+        ? ` Set allowVolumeExpansion: true on StorageClass ${className} if its driver can expand volumes.`
+        : '';
+    return [
+      ...notJudged,
+      ...refuse(
+        'api-expansion-not-allowed',
+        `only dynamically provisioned PVCs whose StorageClass supports resize can be expanded (${why}).${fix}`,
+      ),
+    ];
   }
-  return [...notJudged, { check: 'api-server', outcome: 'pass', decision: 'allowed', message: `Bound, and StorageClass ${className} allows volume expansion.` }];
+  return [
+    ...notJudged,
+    {
+      check: 'api-server',
+      outcome: 'pass',
+      decision: 'allowed',
+      message: `Bound, and StorageClass ${className} allows volume expansion.`,
+    },
+  ];
 }
 
 /**
@@ -175,15 +255,31 @@ export function apiServerFindings(
  * request was lowered): kubernetes pkg/quota/v1/evaluator/core/persistent_volume_claims.go.
  * Empty when nothing refuses. Pure.
  */
-export function quotaFindings(pvc: PersistentVolumeClaim, size: string, quotas: readonly V1ResourceQuota[], serverVersion?: NamespacePolicies['serverVersion']): ResizeFinding[] {
-  const allocated = recoveryGateOn(serverVersion) ? storageRequestOrNone(pvc.status?.['allocatedResources'] as Record<string, unknown> | undefined) : undefined;
-  const charged = (value: QuantityValue): QuantityValue => (allocated !== undefined && compareQuantities(allocated, value) > 0 ? allocated : value);
+export function quotaFindings(
+  pvc: PersistentVolumeClaim,
+  size: string,
+  quotas: readonly V1ResourceQuota[],
+  serverVersion?: NamespacePolicies['serverVersion'],
+): ResizeFinding[] {
+  const allocated = recoveryGateOn(serverVersion)
+    ? storageRequestOrNone(
+        pvc.status?.['allocatedResources'] as Record<string, unknown> | undefined,
+      )
+    : undefined;
+  const charged = (value: QuantityValue): QuantityValue =>
+    allocated !== undefined && compareQuantities(allocated, value) > 0 ? allocated : value;
   const target = charged(parseQuantityValue(size));
   const request = charged(storageRequestOrNone(pvc.spec?.resources?.requests) ?? ZERO);
   if (compareQuantities(target, request) <= 0) return [];
-  const growth: QuantityValue = { num: target.num * request.den - request.num * target.den, den: target.den * request.den };
+  const growth: QuantityValue = {
+    num: target.num * request.den - request.num * target.den,
+    den: target.den * request.den,
+  };
   const className = claimClassName(pvc);
-  const resources = ['requests.storage', ...(className ? [`${className}.storageclass.storage.k8s.io/requests.storage`] : [])];
+  const resources = [
+    'requests.storage',
+    ...(className ? [`${className}.storageclass.storage.k8s.io/requests.storage`] : []),
+  ];
   for (const quota of quotas) {
     // PVC usage is not scoped (Terminating, BestEffort, PriorityClass... select pods): a quota with scopes does not count it.
     if ((quota.spec?.scopes?.length ?? 0) > 0 || quota.spec?.scopeSelector) continue;
@@ -191,14 +287,22 @@ export function quotaFindings(pvc: PersistentVolumeClaim, size: string, quotas: 
       const hard = quantity(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource]);
       if (!hard) continue;
       const used = quantity(quota.status?.used?.[resource]) ?? ZERO;
-      const after: QuantityValue = { num: used.num * growth.den + growth.num * used.den, den: used.den * growth.den };
+      const after: QuantityValue = {
+        num: used.num * growth.den + growth.num * used.den,
+        den: used.den * growth.den,
+      };
       if (compareQuantities(after, hard) > 0) {
-        return [{
-          check: 'quota', outcome: 'refuse', decision: 'api-quota-exceeded',
-          message: `The API server refuses it after the webhooks: exceeded quota ${quota.metadata?.name ?? ''}: ${resource} is ` +
-            `${String(quota.status?.used?.[resource] ?? '0')} used of ${String(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource])}, and growing ` +
-            `from ${String(pvc.spec?.resources?.requests?.['storage'] ?? '0')} to ${size} would go above it. Free space in the namespace or raise the quota.`,
-        }];
+        return [
+          {
+            check: 'quota',
+            outcome: 'refuse',
+            decision: 'api-quota-exceeded',
+            message:
+              `The API server refuses it after the webhooks: exceeded quota ${quota.metadata?.name ?? ''}: ${resource} is ` +
+              `${String(quota.status?.used?.[resource] ?? '0')} used of ${String(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource])}, and growing ` +
+              `from ${String(pvc.spec?.resources?.requests?.['storage'] ?? '0')} to ${size} would go above it. Free space in the namespace or raise the quota.`,
+          },
+        ];
       }
     }
   }

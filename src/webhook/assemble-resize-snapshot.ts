@@ -13,7 +13,10 @@ import type { ExpandSettingState, ResizeSnapshot } from './resize-snapshot.js';
 const parsedSettings = new WeakMap<object, ExpandSettingState>();
 
 /** Reads the csi-online-expand-validation Setting from the source and parses it. */
-export function readExpandSetting(source: Pick<ResizeSnapshotSource, 'getSetting'>, settingName: string): ExpandSettingState {
+export function readExpandSetting(
+  source: Pick<ResizeSnapshotSource, 'getSetting'>,
+  settingName: string,
+): ExpandSettingState {
   const setting = source.getSetting(settingName);
   if (!setting) return { state: 'missing' };
   const known = parsedSettings.get(setting);
@@ -50,13 +53,20 @@ export function assembleResizeSnapshot(
     oldPvc: oldPvc ?? null,
     pvc,
     storageClass,
-    ...(claimClass !== '' && claimClass !== className ? { claimStorageClass: source.getStorageClass(claimClass) ?? null } : {}),
+    ...(claimClass !== '' && claimClass !== className
+      ? { claimStorageClass: source.getStorageClass(claimClass) ?? null }
+      : {}),
     vms: source.vmsUsingPvc(namespace, name),
     vmis: source.vmisUsingPvc(namespace, name),
     kubeVirt: source.getKubeVirt() ?? null,
     expandSetting: readExpandSetting(source, options.settingName),
   };
-  if (!provisionersToJudge(pvc, oldPvc, storageClass, snapshot.claimStorageClass).includes(LONGHORN_DRIVER)) return snapshot;
+  if (
+    !provisionersToJudge(pvc, oldPvc, storageClass, snapshot.claimStorageClass).includes(
+      LONGHORN_DRIVER,
+    )
+  )
+    return snapshot;
   if (!source.readsLonghorn) {
     snapshot.longhorn = { volume: null, engines: [], read: false };
     return snapshot;
@@ -64,8 +74,14 @@ export function assembleResizeSnapshot(
   const pvName = pvc.spec?.volumeName;
   // "" when the Setting exists without a value: unknown too, but not missing (the message says which).
   const versionSetting = source.getLonghornSetting(options.longhornVersionSetting);
-  const version = versionSetting ? (typeof versionSetting.value === 'string' ? versionSetting.value : '') : undefined;
-  const { volume, recording } = pvName ? longhornVolumeOfPv(source, pvName) : { volume: undefined, recording: [] };
+  const version = versionSetting
+    ? typeof versionSetting.value === 'string'
+      ? versionSetting.value
+      : ''
+    : undefined;
+  const { volume, recording } = pvName
+    ? longhornVolumeOfPv(source, pvName)
+    : { volume: undefined, recording: [] };
   snapshot.longhorn = {
     volume: volume ?? null,
     engines: pvName ? source.getLonghornEngines(volume?.metadata?.name ?? pvName) : [],
@@ -81,9 +97,15 @@ export function assembleResizeSnapshot(
  * whose volumeHandle names another volume). Several recording the same PV decide nothing; their
  * names are returned so the refusal can say so.
  */
-function longhornVolumeOfPv(source: ResizeSnapshotSource, pvName: string): { volume: LonghornVolume | undefined; recording: string[] } {
+function longhornVolumeOfPv(
+  source: ResizeSnapshotSource,
+  pvName: string,
+): { volume: LonghornVolume | undefined; recording: string[] } {
   const named = source.getLonghornVolume(pvName);
   if (named) return { volume: named, recording: [] };
   const bound = source.getLonghornVolumesOfPv(pvName);
-  return { volume: bound.length === 1 ? bound[0] : undefined, recording: bound.map((v) => v.metadata?.name ?? '').sort() };
+  return {
+    volume: bound.length === 1 ? bound[0] : undefined,
+    recording: bound.map((v) => v.metadata?.name ?? '').sort(),
+  };
 }

@@ -1,7 +1,14 @@
 import type { HarvesterSetting } from '../settings/index.js';
 import { admissionIndexers, type AdmissionCaches } from './cache-snapshot-source.js';
 import type {
-  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance,
+  KubeVirt,
+  LonghornEngine,
+  LonghornSetting,
+  LonghornVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  VirtualMachine,
+  VirtualMachineInstance,
 } from './kube-objects.js';
 import { leanVmi } from './lean-vmi.js';
 import { MemoryCache } from './memory-cache.js';
@@ -26,7 +33,10 @@ export interface AdmissionObjects {
  * demo survey. With `longhorn: false` (no Longhorn object was read) the Longhorn caches are left
  * out, as `voe serve --longhorn off` has none, so the decisions know the objects were not read.
  */
-export function buildAdmissionCaches(objects: AdmissionObjects, read: { longhorn?: boolean } = {}): AdmissionCaches {
+export function buildAdmissionCaches(
+  objects: AdmissionObjects,
+  read: { longhorn?: boolean } = {},
+): AdmissionCaches {
   const lean = <T extends object>(list: T[]): T[] => list.map(withoutManagedFields);
   const caches: AdmissionCaches = {
     pvcs: new MemoryCache(lean(objects.pvcs)),
@@ -40,8 +50,12 @@ export function buildAdmissionCaches(objects: AdmissionObjects, read: { longhorn
   if (read.longhorn === false) return caches;
   return {
     ...caches,
-    longhornVolumes: new MemoryCache(lean(objects.longhornVolumes), { indexers: admissionIndexers.longhornVolumes }),
-    longhornEngines: new MemoryCache(lean(objects.longhornEngines), { indexers: admissionIndexers.longhornEngines }),
+    longhornVolumes: new MemoryCache(lean(objects.longhornVolumes), {
+      indexers: admissionIndexers.longhornVolumes,
+    }),
+    longhornEngines: new MemoryCache(lean(objects.longhornEngines), {
+      indexers: admissionIndexers.longhornEngines,
+    }),
     longhornSettings: new MemoryCache(lean(listOf(objects.longhornSetting))),
   };
 }

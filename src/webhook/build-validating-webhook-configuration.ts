@@ -1,7 +1,14 @@
 import { isDnsSubdomain } from '../kube/index.js';
-import type { V1ValidatingWebhook, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import type {
+  V1ValidatingWebhook,
+  V1ValidatingWebhookConfiguration,
+} from '@kubernetes/client-node';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
-import { VOLUME_CLAIM_TEMPLATES_ANNOTATION, WEBHOOK_ENDPOINTS, type WebhookEndpointKey } from './webhook-endpoints.js';
+import {
+  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
+  WEBHOOK_ENDPOINTS,
+  type WebhookEndpointKey,
+} from './webhook-endpoints.js';
 import { WebhookError } from './webhook-error.js';
 
 export interface WebhookConfigurationOptions {
@@ -53,7 +60,10 @@ export const VM_VOLUME_CLAIM_TEMPLATES_CHANGED = `${annotationOrEmpty('object')}
 export function settingNamed(name: string): string {
   // An object name as the API server accepts it (DNS-1123 subdomain) can be quoted in CEL as is.
   if (!isDnsSubdomain(name)) {
-    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The Setting name ${JSON.stringify(name.slice(0, 300))} is not a valid object name (lower-case DNS subdomain).`);
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      `The Setting name ${JSON.stringify(name.slice(0, 300))} is not a valid object name (lower-case DNS subdomain).`,
+    );
   }
   return `has(object.metadata.name) && object.metadata.name == '${name}'`;
 }
@@ -62,7 +72,9 @@ export function settingNamed(name: string): string {
 export const IS_ONLINE_EXPAND_SETTING = settingNamed(EXPAND_VALIDATION_SETTING_NAME);
 
 function encodeCaBundle(caBundle: string): string {
-  return caBundle.trimStart().startsWith('-----BEGIN') ? Buffer.from(caBundle, 'utf8').toString('base64') : caBundle;
+  return caBundle.trimStart().startsWith('-----BEGIN')
+    ? Buffer.from(caBundle, 'utf8').toString('base64')
+    : caBundle;
 }
 
 /**
@@ -71,26 +83,47 @@ function encodeCaBundle(caBundle: string): string {
  * change an expansion decision (a growing PVC request, a changed VM volumeClaimTemplates
  * annotation, the csi-online-expand-validation Setting or the one named by settingName). Pure.
  */
-export function buildValidatingWebhookConfiguration(options: WebhookConfigurationOptions): V1ValidatingWebhookConfiguration {
+export function buildValidatingWebhookConfiguration(
+  options: WebhookConfigurationOptions,
+): V1ValidatingWebhookConfiguration {
   if ((options.urlBase === undefined) === (options.service === undefined)) {
-    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'A webhook configuration needs exactly one of urlBase (local) or service (in cluster).');
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      'A webhook configuration needs exactly one of urlBase (local) or service (in cluster).',
+    );
   }
   if (options.urlBase !== undefined && !options.urlBase.startsWith('https://')) {
-    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The API server only calls webhooks over https; got urlBase ${options.urlBase}.`);
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      `The API server only calls webhooks over https; got urlBase ${options.urlBase}.`,
+    );
   }
   const timeoutSeconds = options.timeoutSeconds ?? 10;
   if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 30) {
-    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `timeoutSeconds must be an integer from 1 to 30, got ${timeoutSeconds}.`);
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      `timeoutSeconds must be an integer from 1 to 30, got ${timeoutSeconds}.`,
+    );
   }
   const settingCondition = settingNamed(options.settingName ?? EXPAND_VALIDATION_SETTING_NAME);
   const urlBase = options.urlBase?.replace(/\/+$/, '');
   const clientConfig = (path: string): V1ValidatingWebhook['clientConfig'] => ({
     ...(urlBase !== undefined
       ? { url: `${urlBase}${path}` }
-      : { service: { namespace: options.service!.namespace, name: options.service!.name, port: options.service!.port ?? 443, path } }),
+      : {
+          service: {
+            namespace: options.service!.namespace,
+            name: options.service!.name,
+            port: options.service!.port ?? 443,
+            path,
+          },
+        }),
     ...(options.caBundle ? { caBundle: encodeCaBundle(options.caBundle) } : {}),
   });
-  const common = (): Pick<V1ValidatingWebhook, 'admissionReviewVersions' | 'sideEffects' | 'failurePolicy' | 'matchPolicy' | 'timeoutSeconds'> => ({
+  const common = (): Pick<
+    V1ValidatingWebhook,
+    'admissionReviewVersions' | 'sideEffects' | 'failurePolicy' | 'matchPolicy' | 'timeoutSeconds'
+  > => ({
     admissionReviewVersions: ['v1'],
     sideEffects: 'None',
     failurePolicy: options.failurePolicy ?? 'Fail',
@@ -101,21 +134,47 @@ export function buildValidatingWebhookConfiguration(options: WebhookConfiguratio
     pvcResize: {
       name: WEBHOOK_ENDPOINTS.pvcResize.webhookName,
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.pvcResize.path),
-      rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['persistentvolumeclaims'], scope: 'Namespaced' }],
+      rules: [
+        {
+          apiGroups: [''],
+          apiVersions: ['v1'],
+          operations: ['UPDATE'],
+          resources: ['persistentvolumeclaims'],
+          scope: 'Namespaced',
+        },
+      ],
       matchConditions: [{ name: 'storage-request-grows', expression: PVC_STORAGE_REQUEST_GROWS }],
       ...common(),
     },
     vm: {
       name: WEBHOOK_ENDPOINTS.vm.webhookName,
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.vm.path),
-      rules: [{ apiGroups: ['kubevirt.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['virtualmachines'], scope: 'Namespaced' }],
-      matchConditions: [{ name: 'volume-claim-templates-changed', expression: VM_VOLUME_CLAIM_TEMPLATES_CHANGED }],
+      rules: [
+        {
+          apiGroups: ['kubevirt.io'],
+          apiVersions: ['v1'],
+          operations: ['UPDATE'],
+          resources: ['virtualmachines'],
+          scope: 'Namespaced',
+        },
+      ],
+      matchConditions: [
+        { name: 'volume-claim-templates-changed', expression: VM_VOLUME_CLAIM_TEMPLATES_CHANGED },
+      ],
       ...common(),
     },
     setting: {
       name: WEBHOOK_ENDPOINTS.setting.webhookName,
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS.setting.path),
-      rules: [{ apiGroups: ['harvesterhci.io'], apiVersions: ['v1beta1'], operations: ['CREATE', 'UPDATE'], resources: ['settings'], scope: 'Cluster' }],
+      rules: [
+        {
+          apiGroups: ['harvesterhci.io'],
+          apiVersions: ['v1beta1'],
+          operations: ['CREATE', 'UPDATE'],
+          resources: ['settings'],
+          scope: 'Cluster',
+        },
+      ],
       matchConditions: [{ name: 'online-expand-setting', expression: settingCondition }],
       ...common(),
     },
@@ -126,7 +185,11 @@ export function buildValidatingWebhookConfiguration(options: WebhookConfiguratio
     kind: 'ValidatingWebhookConfiguration',
     metadata: {
       name: options.name,
-      labels: { 'app.kubernetes.io/name': 'voe', 'app.kubernetes.io/component': 'webhook', ...(options.labels ?? {}) },
+      labels: {
+        'app.kubernetes.io/name': 'voe',
+        'app.kubernetes.io/component': 'webhook',
+        ...(options.labels ?? {}),
+      },
       ...(options.annotations ? { annotations: options.annotations } : {}),
     },
     webhooks: keys.map((k) => all[k]),

@@ -2,7 +2,14 @@ import type { HarvesterSetting } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import type { Cache } from './cache.js';
 import type {
-  KubeVirt, LonghornEngine, LonghornSetting, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance,
+  KubeVirt,
+  LonghornEngine,
+  LonghornSetting,
+  LonghornVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  VirtualMachine,
+  VirtualMachineInstance,
 } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import { pvcKeysOfVm } from './vm-claims.js';
@@ -80,19 +87,28 @@ const RESOURCE_OF: Record<keyof AdmissionCaches, string> = {
 const LONGHORN_KEYS = ['longhornVolumes', 'longhornEngines', 'longhornSettings'] as const;
 
 /** The production ResizeSnapshotSource: informer caches only, no API calls. */
-export function createCacheSnapshotSource(caches: AdmissionCaches, options: AdmissionOptions): ResizeSnapshotSource {
+export function createCacheSnapshotSource(
+  caches: AdmissionCaches,
+  options: AdmissionOptions,
+): ResizeSnapshotSource {
   // The caches every decision reads; the Longhorn ones are looked up at each call (see AdmissionCaches).
   const fixed = (Object.keys(RESOURCE_OF) as Array<keyof AdmissionCaches>)
     .filter((key) => !(LONGHORN_KEYS as readonly string[]).includes(key))
     .map((key) => [key, caches[key] as Cache<unknown>] as const);
-  const follows = (cache: Cache<unknown> | undefined): boolean => cache === undefined || (cache.hasSynced && !cache.outOfSync);
+  const follows = (cache: Cache<unknown> | undefined): boolean =>
+    cache === undefined || (cache.hasSynced && !cache.outOfSync);
   const outOfSync = (key: keyof AdmissionCaches, cache: Cache<unknown> | undefined): string[] => {
     const state = cache?.outOfSync;
-    return state ? [`${RESOURCE_OF[key]} (since ${new Date(state.since).toISOString()}: ${state.why})`] : [];
+    return state
+      ? [`${RESOURCE_OF[key]} (since ${new Date(state.since).toISOString()}: ${state.why})`]
+      : [];
   };
   return {
-    synced: () => fixed.every(([, cache]) => follows(cache))
-      && follows(caches.longhornVolumes) && follows(caches.longhornEngines) && follows(caches.longhornSettings),
+    synced: () =>
+      fixed.every(([, cache]) => follows(cache)) &&
+      follows(caches.longhornVolumes) &&
+      follows(caches.longhornEngines) &&
+      follows(caches.longhornSettings),
     outOfSync: () => [
       ...fixed.flatMap(([key, cache]) => outOfSync(key, cache)),
       ...LONGHORN_KEYS.flatMap((key) => outOfSync(key, caches[key])),
@@ -100,14 +116,19 @@ export function createCacheSnapshotSource(caches: AdmissionCaches, options: Admi
     getPvc: (namespace, name) => caches.pvcs.get(namespace, name),
     getStorageClass: (name) => caches.storageClasses.get(undefined, name),
     vmsUsingPvc: (namespace, name) => caches.vms.byIndex(VMS_BY_PVC_INDEX, `${namespace}/${name}`),
-    vmisUsingPvc: (namespace, name) => caches.vmis.byIndex(VMIS_BY_PVC_INDEX, `${namespace}/${name}`),
+    vmisUsingPvc: (namespace, name) =>
+      caches.vmis.byIndex(VMIS_BY_PVC_INDEX, `${namespace}/${name}`),
     getKubeVirt: () => caches.kubeVirts.get(options.kubeVirtNamespace, options.kubeVirtName),
     getSetting: (name) => caches.settings.get(undefined, name),
     getLonghornVolume: (name) => caches.longhornVolumes?.get(options.longhornNamespace, name),
-    getLonghornVolumesOfPv: (pvName) => (caches.longhornVolumes?.byIndex(VOLUMES_BY_PV_INDEX, pvName) ?? [])
-      .filter((volume) => volume.metadata?.namespace === options.longhornNamespace),
-    getLonghornEngines: (volume) => (caches.longhornEngines?.byIndex(ENGINES_BY_VOLUME_INDEX, volume) ?? [])
-      .filter((engine) => engine.metadata?.namespace === options.longhornNamespace),
+    getLonghornVolumesOfPv: (pvName) =>
+      (caches.longhornVolumes?.byIndex(VOLUMES_BY_PV_INDEX, pvName) ?? []).filter(
+        (volume) => volume.metadata?.namespace === options.longhornNamespace,
+      ),
+    getLonghornEngines: (volume) =>
+      (caches.longhornEngines?.byIndex(ENGINES_BY_VOLUME_INDEX, volume) ?? []).filter(
+        (engine) => engine.metadata?.namespace === options.longhornNamespace,
+      ),
     getLonghornSetting: (name) => caches.longhornSettings?.get(options.longhornNamespace, name),
     // Not watched, not read yet (`--longhorn auto` before its caches listed), or watched while the
     // cluster does not serve Longhorn Volumes (`--longhorn on` before Longhorn is installed).

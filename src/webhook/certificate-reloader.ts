@@ -5,9 +5,13 @@ import { loadCertificatePair, type CertificatePair } from './load-certificate-pa
 import { WebhookError } from './webhook-error.js';
 
 /** Why `pair` cannot be served at `now` (expired, or not valid yet), or undefined when it can. */
-export function certificateNotValidWhy(pair: Pick<CertificatePair, 'notBefore' | 'notAfter'>, now = new Date()): string | undefined {
+export function certificateNotValidWhy(
+  pair: Pick<CertificatePair, 'notBefore' | 'notAfter'>,
+  now = new Date(),
+): string | undefined {
   if (now > pair.notAfter) return `the certificate expired at ${pair.notAfter.toISOString()}`;
-  if (now < pair.notBefore) return `the certificate is not valid before ${pair.notBefore.toISOString()}`;
+  if (now < pair.notBefore)
+    return `the certificate is not valid before ${pair.notBefore.toISOString()}`;
   return undefined;
 }
 
@@ -50,7 +54,9 @@ function message(error: unknown): string {
  * every new valid pair to `onReload` (e.g. server.setSecureContext). An invalid or half-written
  * pair is logged and ignored: the server keeps serving the previous certificate.
  */
-export function createCertificateReloader(options: CertificateReloaderOptions): CertificateReloader {
+export function createCertificateReloader(
+  options: CertificateReloaderOptions,
+): CertificateReloader {
   const certFile = resolve(options.certFile);
   const keyFile = resolve(options.keyFile);
   const log = options.logger;
@@ -75,7 +81,10 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
     if (stopped || settleRetry || incompleteSince === undefined) return;
     settleDelayMs = Math.min(Math.max(settleDelayMs * 2, 250), 2_000);
     const delay = Math.max(0, Math.min(settleDelayMs, incompleteSince + settleMs - now));
-    settleRetry = setTimeout(() => { settleRetry = undefined; void reload(); }, delay);
+    settleRetry = setTimeout(() => {
+      settleRetry = undefined;
+      void reload();
+    }, delay);
     settleRetry.unref();
   }
 
@@ -89,11 +98,23 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
     const left = served.notAfter.getTime() - Date.now();
     if (left < 0) return; // already said at start or reload
     // setTimeout holds at most 2^31-1 ms (~24.8 days): a longer wait is taken in steps.
-    expiry = setTimeout(() => {
-      if (Date.now() <= served.notAfter.getTime()) { watchExpiry(); return; }
-      log.warn({ certFile, notAfter: served.notAfter.toISOString(), fingerprint256: served.fingerprint256 },
-        'the serving certificate expired: the API server refuses every handshake until a valid one is in place; /readyz says so');
-    }, Math.min(left + 1_000, 2 ** 31 - 1));
+    expiry = setTimeout(
+      () => {
+        if (Date.now() <= served.notAfter.getTime()) {
+          watchExpiry();
+          return;
+        }
+        log.warn(
+          {
+            certFile,
+            notAfter: served.notAfter.toISOString(),
+            fingerprint256: served.fingerprint256,
+          },
+          'the serving certificate expired: the API server refuses every handshake until a valid one is in place; /readyz says so',
+        );
+      },
+      Math.min(left + 1_000, 2 ** 31 - 1),
+    );
     expiry.unref();
   }
 
@@ -115,12 +136,18 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
       incompleteSince ??= now;
       if (now - incompleteSince < settleMs) {
         // Maybe still being written (the key follows the certificate): not a failure yet.
-        log.debug({ certFile, keyFile, error: why }, 'serving certificate files do not hold a valid pair yet; reading them again shortly');
+        log.debug(
+          { certFile, keyFile, error: why },
+          'serving certificate files do not hold a valid pair yet; reading them again shortly',
+        );
         retryIncomplete(now);
         return false;
       }
       if (why !== lastFailure) {
-        log.warn({ certFile, keyFile, error: why }, 'serving certificate files changed but are not a valid certificate and key pair; still serving the previous certificate');
+        log.warn(
+          { certFile, keyFile, error: why },
+          'serving certificate files changed but are not a valid certificate and key pair; still serving the previous certificate',
+        );
         options.onResult?.('failure');
       }
       lastFailure = why;
@@ -133,22 +160,35 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
     }
     // A pair the API server would refuse (expired, not valid yet) never replaces one it accepts.
     const notValid = certificateNotValidWhy(pair);
-    if (notValid !== undefined && current !== undefined && certificateNotValidWhy(current) === undefined) {
+    if (
+      notValid !== undefined &&
+      current !== undefined &&
+      certificateNotValidWhy(current) === undefined
+    ) {
       if (notValid !== lastFailure) {
-        log.warn({ certFile, keyFile, error: notValid, servingUntil: current.notAfter.toISOString() },
-          'serving certificate files changed but the new certificate cannot be served now; still serving the previous certificate');
+        log.warn(
+          { certFile, keyFile, error: notValid, servingUntil: current.notAfter.toISOString() },
+          'serving certificate files changed but the new certificate cannot be served now; still serving the previous certificate',
+        );
         options.onResult?.('failure');
       }
       lastFailure = notValid;
       return false;
     }
     lastFailure = '';
-    if (notValid !== undefined) log.warn({ certFile, error: notValid }, 'serving certificate reloaded, but it cannot be served now either: the API server will refuse it');
+    if (notValid !== undefined)
+      log.warn(
+        { certFile, error: notValid },
+        'serving certificate reloaded, but it cannot be served now either: the API server will refuse it',
+      );
     current = pair;
     watchExpiry();
     options.onReload(pair);
     options.onResult?.('success', pair);
-    log.info({ certFile, notAfter: pair.notAfter.toISOString(), fingerprint256: pair.fingerprint256 }, 'serving certificate reloaded');
+    log.info(
+      { certFile, notAfter: pair.notAfter.toISOString(), fingerprint256: pair.fingerprint256 },
+      'serving certificate reloaded',
+    );
     return true;
   }
 
@@ -162,19 +202,35 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
   function schedule(): void {
     if (stopped) return;
     if (debounce) clearTimeout(debounce);
-    debounce = setTimeout(() => { debounce = undefined; void reload(); }, debounceMs);
+    debounce = setTimeout(() => {
+      debounce = undefined;
+      void reload();
+    }, debounceMs);
     debounce.unref();
   }
 
   function watchDirectory(dir: string, quiet: boolean): void {
     try {
       const watcher = watch(dir, { persistent: false }, schedule);
-      watcher.on('error', (error) => log.warn({ dir, error: message(error) }, 'stopped watching the certificate directory; changes are still picked up by polling'));
+      watcher.on('error', (error) =>
+        log.warn(
+          { dir, error: message(error) },
+          'stopped watching the certificate directory; changes are still picked up by polling',
+        ),
+      );
       watchers.push(watcher);
     } catch (error) {
       // Missing for a moment (removed and being made again): the next read watches it again.
-      if (quiet) log.debug({ dir, error: message(error) }, 'cannot watch the certificate directory now; trying again at the next read');
-      else log.warn({ dir, error: message(error) }, 'cannot watch the certificate directory; changes are picked up by polling only');
+      if (quiet)
+        log.debug(
+          { dir, error: message(error) },
+          'cannot watch the certificate directory now; trying again at the next read',
+        );
+      else
+        log.warn(
+          { dir, error: message(error) },
+          'cannot watch the certificate directory; changes are picked up by polling only',
+        );
     }
   }
 
@@ -209,17 +265,25 @@ export function createCertificateReloader(options: CertificateReloaderOptions): 
       try {
         current = await loadCertificatePair(certFile, keyFile);
       } catch (error) {
-        throw new WebhookError('WEBHOOK_TLS_LOAD_FAILED',
+        throw new WebhookError(
+          'WEBHOOK_TLS_LOAD_FAILED',
           `Cannot load the serving certificate ${certFile} and key ${keyFile}: ${message(error)}. Check that both files exist, are PEM and belong together.`,
-          { cause: error });
+          { cause: error },
+        );
       }
       options.onResult?.('success', current);
       watchExpiry();
       const notValid = certificateNotValidWhy(current);
-      if (notValid !== undefined) log.warn({ certFile, error: notValid }, 'the serving certificate cannot be served now: the API server will refuse it; /readyz says so until a valid one is in place');
+      if (notValid !== undefined)
+        log.warn(
+          { certFile, error: notValid },
+          'the serving certificate cannot be served now: the API server will refuse it; /readyz says so until a valid one is in place',
+        );
       watchDirectories(false);
       if (pollIntervalMs > 0) {
-        poll = setInterval(() => { void reload(); }, pollIntervalMs);
+        poll = setInterval(() => {
+          void reload();
+        }, pollIntervalMs);
         poll.unref();
       }
       return current;

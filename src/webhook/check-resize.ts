@@ -1,5 +1,10 @@
 import type { AdmissionOptions } from './admission-options.js';
-import { API_SERVER_REFUSALS, apiServerFindings, quotaFindings, type NamespacePolicies } from './api-server-checks.js';
+import {
+  API_SERVER_REFUSALS,
+  apiServerFindings,
+  quotaFindings,
+  type NamespacePolicies,
+} from './api-server-checks.js';
 import { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
 import { createCacheSnapshotSource, type AdmissionCaches } from './cache-snapshot-source.js';
 import { decideResize } from './decide-resize.js';
@@ -22,17 +27,29 @@ export interface CheckResult extends Omit<ResizeDecision, 'reason'> {
  * refusal in that order decides; every finding is listed.
  */
 export function checkResize(
-  pvc: PersistentVolumeClaim, size: string, caches: AdmissionCaches, options: AdmissionOptions, policies?: NamespacePolicies,
+  pvc: PersistentVolumeClaim,
+  size: string,
+  caches: AdmissionCaches,
+  options: AdmissionOptions,
+  policies?: NamespacePolicies,
 ): CheckResult {
   const requests = pvc.spec?.resources?.requests;
   const grown: PersistentVolumeClaim = {
     ...pvc,
-    spec: { ...pvc.spec, resources: { ...pvc.spec?.resources, requests: { ...requests, storage: size } } },
+    spec: {
+      ...pvc.spec,
+      resources: { ...pvc.spec?.resources, requests: { ...requests, storage: size } },
+    },
   };
   const source = createCacheSnapshotSource(caches, options);
   const snapshot = assembleResizeSnapshot(source, pvc, grown, options);
   const decision = decideResize(snapshot, options);
-  const apiFindings = apiServerFindings(pvc, size, (name) => caches.storageClasses.get(undefined, name), policies);
+  const apiFindings = apiServerFindings(
+    pvc,
+    size,
+    (name) => caches.storageClasses.get(undefined, name),
+    policies,
+  );
   const quota = quotaFindings(pvc, size, policies?.quotas ?? [], policies?.serverVersion);
   const from = requests?.['storage'];
   const sizes = {
@@ -44,11 +61,25 @@ export function checkResize(
   // Before the webhook: its warnings never reach the user.
   const before = apiFindings.find((finding) => finding.outcome === 'refuse');
   // After it: only when the webhook allowed.
-  const after = decision.allowed ? quota.find((finding) => finding.outcome === 'refuse') : undefined;
+  const after = decision.allowed
+    ? quota.find((finding) => finding.outcome === 'refuse')
+    : undefined;
   const refusal = before ?? after;
   if (refusal) {
-    const { code, reason } = API_SERVER_REFUSALS[refusal.decision] ?? { code: 422, reason: 'Invalid' };
-    return { ...sizes, allowed: false, code, reason, message: refusal.message, warnings: before ? [] : decision.warnings, decision: refusal.decision, findings };
+    const { code, reason } = API_SERVER_REFUSALS[refusal.decision] ?? {
+      code: 422,
+      reason: 'Invalid',
+    };
+    return {
+      ...sizes,
+      allowed: false,
+      code,
+      reason,
+      message: refusal.message,
+      warnings: before ? [] : decision.warnings,
+      decision: refusal.decision,
+      findings,
+    };
   }
   return { ...sizes, ...decision, findings };
 }

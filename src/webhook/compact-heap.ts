@@ -23,7 +23,11 @@ export function compactHeap(): HeapCompaction {
   const usedBeforeBytes = getHeapStatistics().used_heap_size;
   const started = performance.now();
   fullCollection();
-  return { usedBeforeBytes, usedAfterBytes: getHeapStatistics().used_heap_size, ms: performance.now() - started };
+  return {
+    usedBeforeBytes,
+    usedAfterBytes: getHeapStatistics().used_heap_size,
+    ms: performance.now() - started,
+  };
 }
 
 function fullCollection(): void {

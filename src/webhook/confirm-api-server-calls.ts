@@ -7,7 +7,9 @@ export type RegistrationCheck = 'confirmed' | 'unverifiable' | 'timeout' | 'abor
 
 /** Reviews the setting webhook has answered so far (voe_webhook_requests_total{webhook="setting"}). */
 async function settingReviews(metricsText: () => Promise<string>): Promise<number> {
-  return sumSamples(await metricsText(), 'voe_webhook_requests_total', { webhook: WEBHOOK_ENDPOINTS.setting.name });
+  return sumSamples(await metricsText(), 'voe_webhook_requests_total', {
+    webhook: WEBHOOK_ENDPOINTS.setting.name,
+  });
 }
 
 /**
@@ -20,7 +22,12 @@ async function settingReviews(metricsText: () => Promise<string>): Promise<numbe
  * the webhook's /metrics text (of this process's registry, or aggregated over `--workers`).
  */
 export async function confirmApiServerCalls(options: {
-  kubeConfig: KubeConfig; metricsText: () => Promise<string>; settingName: string; timeoutMs: number; pollMs?: number; signal?: AbortSignal;
+  kubeConfig: KubeConfig;
+  metricsText: () => Promise<string>;
+  settingName: string;
+  timeoutMs: number;
+  pollMs?: number;
+  signal?: AbortSignal;
 }): Promise<RegistrationCheck> {
   const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
   const deadline = Date.now() + options.timeoutMs;
@@ -29,9 +36,18 @@ export async function confirmApiServerCalls(options: {
     const before = await settingReviews(options.metricsText);
     try {
       await custom.createClusterCustomObject({
-        group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings', dryRun: 'All',
+        group: 'harvesterhci.io',
+        version: 'v1beta1',
+        plural: 'settings',
+        dryRun: 'All',
         // Harvester's stock Setting (Longhorn validated by default): the setting webhook allows it.
-        body: { apiVersion: 'harvesterhci.io/v1beta1', kind: 'Setting', metadata: { name: options.settingName }, default: '{"driver.longhorn.io":true}', value: '' },
+        body: {
+          apiVersion: 'harvesterhci.io/v1beta1',
+          kind: 'Setting',
+          metadata: { name: options.settingName },
+          default: '{"driver.longhorn.io":true}',
+          value: '',
+        },
       });
     } catch (error) {
       const code = apiErrorOf(error)?.code ?? 0;

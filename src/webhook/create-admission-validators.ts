@@ -23,6 +23,9 @@ export function createAdmissionValidators(deps: {
   return [
     createPvcResizeValidator({ source, options }),
     createVmClaimTemplatesValidator({ source, options }),
-    createExpandSettingValidator({ csiDrivers: createCacheCsiDriverSource(deps.csiDrivers), options }),
+    createExpandSettingValidator({
+      csiDrivers: createCacheCsiDriverSource(deps.csiDrivers),
+      options,
+    }),
   ];
 }

@@ -21,12 +21,17 @@ export const DEFAULT_BODY_LIMIT_BYTES = 7 * 1024 * 1024;
 /** What to do when listening failed, by its errno. */
 function listenAdvice(error: unknown): string {
   switch ((error as NodeJS.ErrnoException).code) {
-    case 'EADDRINUSE': return 'Pick another --port or stop what uses it.';
-    case 'EADDRNOTAVAIL': return 'The address is not one of this machine\'s: pick another --bind-address.';
+    case 'EADDRINUSE':
+      return 'Pick another --port or stop what uses it.';
+    case 'EADDRNOTAVAIL':
+      return "The address is not one of this machine's: pick another --bind-address.";
     case 'ENOTFOUND':
-    case 'EAI_AGAIN': return 'The --bind-address is neither an IP address nor a name this machine resolves: give an address of this machine.';
-    case 'EACCES': return 'Ports below 1024 need root (or CAP_NET_BIND_SERVICE): pick a --port above 1023.';
-    default: return 'Check --bind-address and --port.';
+    case 'EAI_AGAIN':
+      return 'The --bind-address is neither an IP address nor a name this machine resolves: give an address of this machine.';
+    case 'EACCES':
+      return 'Ports below 1024 need root (or CAP_NET_BIND_SERVICE): pick a --port above 1023.';
+    default:
+      return 'Check --bind-address and --port.';
   }
 }
 
@@ -40,7 +45,12 @@ export interface WebhookServerOptions {
    * empty), resources watched but not read yet (StartedCaches.notRead: they do not make it
    * unready) and, with --workers, the workers not serving yet (a replacement syncing its caches).
    */
-  cacheStatus?: () => { unsynced?: string[]; notServed?: string[]; notRead?: string[]; notServing?: string[] };
+  cacheStatus?: () => {
+    unsynced?: string[];
+    notServed?: string[];
+    notRead?: string[];
+    notServing?: string[];
+  };
   logger: Logger;
   /** Where metrics go; default a private Registry with prom-client's default metrics. */
   registry?: Registry;
@@ -107,16 +117,23 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const byPath = new Map<string, Validator>();
   for (const validator of options.validators) {
     if (!validator.path.startsWith('/')) {
-      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `Validator ${validator.name} has path "${validator.path}"; paths must start with "/".`);
+      throw new WebhookError(
+        'WEBHOOK_INVALID_OPTIONS',
+        `Validator ${validator.name} has path "${validator.path}"; paths must start with "/".`,
+      );
     }
     if (byPath.has(validator.path)) {
-      throw new WebhookError('WEBHOOK_DUPLICATE_PATH', `Validators ${byPath.get(validator.path)?.name} and ${validator.name} both use path ${validator.path}; give each its own path.`);
+      throw new WebhookError(
+        'WEBHOOK_DUPLICATE_PATH',
+        `Validators ${byPath.get(validator.path)?.name} and ${validator.name} both use path ${validator.path}; give each its own path.`,
+      );
     }
     byPath.set(validator.path, validator);
   }
   // Every known (bounded) label combination starts at 0, so `increase(...) > 0` sees the first event
   // (a series that appears with 1 has no earlier sample to increase from).
-  for (const result of ['success', 'failure'] as const) metrics.certificateReloads.inc({ result }, 0);
+  for (const result of ['success', 'failure'] as const)
+    metrics.certificateReloads.inc({ result }, 0);
   for (const validator of byPath.values()) metrics.badRequests.inc({ webhook: validator.name }, 0);
 
   let server: Server | undefined;
@@ -126,10 +143,15 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     certFile: options.tls.certFile,
     keyFile: options.tls.keyFile,
     logger: log,
-    ...(options.certificatePollIntervalMs === undefined ? {} : { pollIntervalMs: options.certificatePollIntervalMs }),
-    ...(options.certificateDebounceMs === undefined ? {} : { debounceMs: options.certificateDebounceMs }),
+    ...(options.certificatePollIntervalMs === undefined
+      ? {}
+      : { pollIntervalMs: options.certificatePollIntervalMs }),
+    ...(options.certificateDebounceMs === undefined
+      ? {}
+      : { debounceMs: options.certificateDebounceMs }),
     ...(options.certificateSettleMs === undefined ? {} : { settleMs: options.certificateSettleMs }),
-    onReload: (pair) => server?.setSecureContext({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }),
+    onReload: (pair) =>
+      server?.setSecureContext({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }),
     onResult: (result, pair) => {
       metrics.certificateReloads.inc({ result });
       if (pair) metrics.certificateExpiry.set(pair.notAfter.getTime() / 1000);
@@ -145,29 +167,52 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
 
-  app.get('/livez', (_req, res) => { res.type('text/plain').send('ok'); });
+  app.get('/livez', (_req, res) => {
+    res.type('text/plain').send('ok');
+  });
   app.get('/readyz', (_req, res) => {
     let cachesReady = false;
-    let status: { unsynced?: string[]; notServed?: string[]; notRead?: string[]; notServing?: string[] } = {};
+    let status: {
+      unsynced?: string[];
+      notServed?: string[];
+      notRead?: string[];
+      notServing?: string[];
+    } = {};
     try {
       cachesReady = options.ready() === true;
       status = options.cacheStatus?.() ?? {};
     } catch (error) {
-      log.warn({ error: error instanceof Error ? error.message : String(error) }, 'readiness check failed');
+      log.warn(
+        { error: error instanceof Error ? error.message : String(error) },
+        'readiness check failed',
+      );
     }
-    const list = (names: string[] | undefined): string => (names?.length ? ` (${names.join(', ')})` : '');
-    const notServing = status.notServing?.length ? `; webhook workers not serving: ${status.notServing.join('; ')}` : '';
+    const list = (names: string[] | undefined): string =>
+      names?.length ? ` (${names.join(', ')})` : '';
+    const notServing = status.notServing?.length
+      ? `; webhook workers not serving: ${status.notServing.join('; ')}`
+      : '';
     // Expired (or not yet valid): the API server refuses the handshake, so nothing is answered.
     const served = reloader.current();
     const notValid = served ? certificateNotValidWhy(served) : undefined;
-    const certificate = !certificateLoaded ? 'certificate not loaded' : notValid ? `certificate not servable: ${notValid}` : '';
+    const certificate = !certificateLoaded
+      ? 'certificate not loaded'
+      : notValid
+        ? `certificate not servable: ${notValid}`
+        : '';
     if (cachesReady && certificate === '') {
-      const notServed = status.notServed?.length ? `; not served by the cluster, watched as empty: ${status.notServed.join(', ')}` : '';
-      const notRead = status.notRead?.length ? `; served but not read yet (not listed, see the log): ${status.notRead.join(', ')}` : '';
+      const notServed = status.notServed?.length
+        ? `; not served by the cluster, watched as empty: ${status.notServed.join(', ')}`
+        : '';
+      const notRead = status.notRead?.length
+        ? `; served but not read yet (not listed, see the log): ${status.notRead.join(', ')}`
+        : '';
       res.type('text/plain').send(`ok${notServed}${notRead}${notServing}`);
       return;
     }
-    const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificate].filter(Boolean).join(', ');
+    const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificate]
+      .filter(Boolean)
+      .join(', ');
     res.status(503).type('text/plain').send(`not ready: ${missing}${notServing}`);
   });
   app.get('/metrics', async (_req, res) => {
@@ -185,20 +230,54 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
 
   const admissionHandlers = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const validator of byPath.values()) {
-    admissionHandlers.set(validator.path, createAdmissionHandler(validator, { metrics, logger: log, bodyLimitBytes: bodyLimit }));
+    admissionHandlers.set(
+      validator.path,
+      createAdmissionHandler(validator, { metrics, logger: log, bodyLimitBytes: bodyLimit }),
+    );
     app.all(validator.path, (_req, res) => {
-      res.status(405).set('Allow', 'POST').json(kubeStatus(405, 'MethodNotAllowed', `${validator.path} only answers POST with an AdmissionReview`));
+      res
+        .status(405)
+        .set('Allow', 'POST')
+        .json(
+          kubeStatus(
+            405,
+            'MethodNotAllowed',
+            `${validator.path} only answers POST with an AdmissionReview`,
+          ),
+        );
     });
   }
 
   app.use((req, res) => {
-    res.status(404).json(kubeStatus(404, 'NotFound', `no webhook at ${req.path.slice(0, 200)}; webhooks: ${[...byPath.keys()].join(', ')}`));
+    res
+      .status(404)
+      .json(
+        kubeStatus(
+          404,
+          'NotFound',
+          `no webhook at ${req.path.slice(0, 200)}; webhooks: ${[...byPath.keys()].join(', ')}`,
+        ),
+      );
   });
   // Anything unexpected in the express routes: answered, never thrown.
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) { next(error); return; }
-    log.error({ path: req.path, error: error instanceof Error ? error.message : String(error) }, 'unexpected error while answering a request');
-    res.status(500).json(kubeStatus(500, 'InternalError', 'unexpected error while answering the request; see the voe webhook logs'));
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    log.error(
+      { path: req.path, error: error instanceof Error ? error.message : String(error) },
+      'unexpected error while answering a request',
+    );
+    res
+      .status(500)
+      .json(
+        kubeStatus(
+          500,
+          'InternalError',
+          'unexpected error while answering the request; see the voe webhook logs',
+        ),
+      );
   });
 
   let draining = false;
@@ -209,8 +288,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     if (draining) res.setHeader('connection', 'close');
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    const handler = req.method === 'POST' ? admissionHandlers.get(query < 0 ? url : url.slice(0, query)) : undefined;
-    if (handler) handler(req, res); else app(req, res);
+    const handler =
+      req.method === 'POST'
+        ? admissionHandlers.get(query < 0 ? url : url.slice(0, query))
+        : undefined;
+    if (handler) handler(req, res);
+    else app(req, res);
   };
 
   let closing: Promise<void> | undefined;
@@ -223,12 +306,21 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       log.info('draining: every answer now closes its connection');
     },
     async listen(port, host) {
-      if (server) throw new WebhookError('WEBHOOK_LISTEN_FAILED', 'The webhook server is already listening.');
+      if (server)
+        throw new WebhookError('WEBHOOK_LISTEN_FAILED', 'The webhook server is already listening.');
       const pair = await reloader.start();
       certificateLoaded = true;
-      const https = createServer({
-        cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2', ...(options.handshakeTimeoutMs === undefined ? {} : { handshakeTimeout: options.handshakeTimeoutMs }),
-      }, route);
+      const https = createServer(
+        {
+          cert: pair.cert,
+          key: pair.key,
+          minVersion: 'TLSv1.2',
+          ...(options.handshakeTimeoutMs === undefined
+            ? {}
+            : { handshakeTimeout: options.handshakeTimeoutMs }),
+        },
+        route,
+      );
       // Every TCP connection, from its first byte: one still in its TLS handshake is no HTTP
       // connection yet, and closeAllConnections() does not reach it (a port scan or a stalled
       // client would keep close() waiting for ever).
@@ -243,7 +335,9 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       https.keepAliveTimeout = 95_000;
       https.headersTimeout = 32_000;
       https.requestTimeout = 60_000;
-      https.on('tlsClientError', (error) => log.debug({ error: error.message }, 'TLS handshake failed'));
+      https.on('tlsClientError', (error) =>
+        log.debug({ error: error.message }, 'TLS handshake failed'),
+      );
       https.on('clientError', (error: NodeJS.ErrnoException, socket) => {
         if (error.code === 'ERR_TLS_HANDSHAKE_TIMEOUT') {
           // Nothing can be answered over a connection without TLS: drop it (ending it would leave it half-closed).
@@ -252,22 +346,33 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
           return;
         }
         log.debug({ error: error.message }, 'malformed HTTP request');
-        if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n'); else socket.destroy();
+        if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+        else socket.destroy();
       });
       server = https;
       try {
         await new Promise<void>((resolve, reject) => {
           https.once('error', reject);
-          https.listen(port, host, () => { https.off('error', reject); resolve(); });
+          https.listen(port, host, () => {
+            https.off('error', reject);
+            resolve();
+          });
         });
       } catch (error) {
         reloader.stop();
         server = undefined;
-        throw new WebhookError('WEBHOOK_LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}. ${listenAdvice(error)}`, { cause: error });
+        throw new WebhookError(
+          'WEBHOOK_LISTEN_FAILED',
+          `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}. ${listenAdvice(error)}`,
+          { cause: error },
+        );
       }
       https.on('error', (error) => log.error({ error: error.message }, 'webhook server error'));
       const address = https.address() as AddressInfo;
-      log.info({ address: address.address, port: address.port, webhooks: [...byPath.keys()] }, 'webhook server listening');
+      log.info(
+        { address: address.address, port: address.port, webhooks: [...byPath.keys()] },
+        'webhook server listening',
+      );
       return address;
     },
     close() {
@@ -283,7 +388,10 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
             for (const socket of connections) socket.destroy();
           }, 5_000);
           force.unref();
-          https.close(() => { clearTimeout(force); resolve(); });
+          https.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
           https.closeIdleConnections();
         });
       })();

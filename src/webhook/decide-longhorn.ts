@@ -14,7 +14,8 @@ const GO_TRUE: ReadonlySet<string> = new Set(['1', 't', 'T', 'TRUE', 'true', 'Tr
 export interface LonghornFacts {
   dataEngine: string;
   /** Where dataEngine came from. */
-  engineSource: 'Volume CR' | 'Engine CR' | 'StorageClass parameter dataEngine' | 'Longhorn default';
+  engineSource:
+    'Volume CR' | 'Engine CR' | 'StorageClass parameter dataEngine' | 'Longhorn default';
   encrypted: boolean;
   frontend: string;
   version?: string;
@@ -32,7 +33,10 @@ export interface LonghornFacts {
  * default); encrypted from the Volume or the StorageClass; frontend from the Volume, an Engine
  * or the StorageClass, else blockdev (Longhorn's default).
  */
-export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageClass: StorageClass | null | undefined): LonghornFacts {
+export function longhornFacts(
+  longhorn: LonghornSnapshot | undefined,
+  storageClass: StorageClass | null | undefined,
+): LonghornFacts {
   const parameters = storageClass?.parameters ?? {};
   const volume = longhorn?.volume ?? undefined;
   const engines = longhorn?.engines ?? [];
@@ -42,7 +46,9 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
     dataEngine = volume.spec.dataEngine;
     engineSource = 'Volume CR';
   } else {
-    const engineValues = engines.map((engine) => engine.spec?.dataEngine).filter((value): value is string => !!value);
+    const engineValues = engines
+      .map((engine) => engine.spec?.dataEngine)
+      .filter((value): value is string => !!value);
     if (engineValues.length > 0) {
       dataEngine = engineValues.find((value) => value.toLowerCase() === 'v2') ?? engineValues[0];
       engineSource = 'Engine CR';
@@ -51,8 +57,11 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
       engineSource = 'StorageClass parameter dataEngine';
     }
   }
-  const frontend = volume?.spec?.frontend || engines.find((engine) => engine.spec?.frontend)?.spec?.frontend
-    || parameters['frontend'] || 'blockdev';
+  const frontend =
+    volume?.spec?.frontend ||
+    engines.find((engine) => engine.spec?.frontend)?.spec?.frontend ||
+    parameters['frontend'] ||
+    'blockdev';
   const facts: LonghornFacts = {
     dataEngine: (dataEngine ?? 'v1').toLowerCase(),
     engineSource,
@@ -60,7 +69,9 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
     frontend: frontend.toLowerCase(),
     objectsRead: longhorn?.read !== false,
     objectsFound: !!volume || engines.length > 0,
-    ...(longhorn?.volumesRecordingPv?.length ? { volumesRecordingPv: longhorn.volumesRecordingPv } : {}),
+    ...(longhorn?.volumesRecordingPv?.length
+      ? { volumesRecordingPv: longhorn.volumesRecordingPv }
+      : {}),
   };
   if (longhorn?.version !== undefined) facts.version = longhorn.version;
   return facts;
@@ -74,7 +85,11 @@ export function longhornFacts(longhorn: LonghornSnapshot | undefined, storageCla
  * recorded the volume.
  */
 export function decideLonghorn(
-  facts: LonghornFacts, pvcKey: string, stopAdvice: string, options: AdmissionOptions, pvName: string | undefined,
+  facts: LonghornFacts,
+  pvcKey: string,
+  stopAdvice: string,
+  options: AdmissionOptions,
+  pvName: string | undefined,
 ): ResizeFinding {
   const first = harvesterProviderMessage(pvcKey);
   if (facts.objectsRead && !facts.objectsFound && facts.engineSource === 'Longhorn default') {
@@ -82,42 +97,63 @@ export function decideLonghorn(
     // it were v2), so only then does the unknown engine matter.
     if (options.longhornV2Expansion === 'allow' && !facts.encrypted) {
       return {
-        check: 'longhorn', outcome: 'pass', decision: 'allowed',
-        message: `Longhorn data engine unknown (no Longhorn Volume or Engine found for PV ${pvName ?? '(none)'} in ${options.longhornNamespace}): ` +
+        check: 'longhorn',
+        outcome: 'pass',
+        decision: 'allowed',
+        message:
+          `Longhorn data engine unknown (no Longhorn Volume or Engine found for PV ${pvName ?? '(none)'} in ${options.longhornNamespace}): ` +
           'allowed by policy longhornV2Expansion=allow, which admits any data engine of an unencrypted volume.',
       };
     }
     return {
-      check: 'longhorn', outcome: 'error', decision: 'longhorn-volume-unknown',
+      check: 'longhorn',
+      outcome: 'error',
+      decision: 'longhorn-volume-unknown',
       message: facts.volumesRecordingPv
         ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName ?? ''}, ` +
           `and ${facts.volumesRecordingPv.join(', ')} all record PV ${pvName ?? ''} (status.kubernetesStatus.pvName), so none can be taken for it. ` +
           `Find which of them the PV's volumeHandle names and correct the others in Longhorn, or ${stopAdvice}.`
         : pvName
-        ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName} or ` +
-          `records PV ${pvName} (status.kubernetesStatus.pvName), no Engine is labelled ${LONGHORN_VOLUME_LABEL}=${pvName}, and its StorageClass ` +
-          `sets no dataEngine parameter. Retry once Longhorn has recorded the volume, or ${stopAdvice}.`
-        : `internal error: the data engine of PVC ${pvcKey} cannot be determined: it is not bound to a PV. Retry once it is bound, or ${stopAdvice}.`,
+          ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName} or ` +
+            `records PV ${pvName} (status.kubernetesStatus.pvName), no Engine is labelled ${LONGHORN_VOLUME_LABEL}=${pvName}, and its StorageClass ` +
+            `sets no dataEngine parameter. Retry once Longhorn has recorded the volume, or ${stopAdvice}.`
+          : `internal error: the data engine of PVC ${pvcKey} cannot be determined: it is not bound to a PV. Retry once it is bound, or ${stopAdvice}.`,
     };
   }
   const engine = `data engine ${facts.dataEngine} (from ${facts.engineSource})`;
   if (facts.dataEngine !== 'v2') {
-    return { check: 'longhorn', outcome: 'pass', decision: 'allowed', message: `Longhorn ${engine} supports online expansion.` };
+    return {
+      check: 'longhorn',
+      outcome: 'pass',
+      decision: 'allowed',
+      message: `Longhorn ${engine} supports online expansion.`,
+    };
   }
   if (facts.encrypted) {
     return {
-      check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-encrypted',
-      message: `${first}. It is an encrypted Longhorn v2 volume (${facts.engineSource}), and Longhorn cannot grow those (the dm-crypt device does ` +
+      check: 'longhorn',
+      outcome: 'refuse',
+      decision: 'longhorn-v2-encrypted',
+      message:
+        `${first}. It is an encrypted Longhorn v2 volume (${facts.engineSource}), and Longhorn cannot grow those (the dm-crypt device does ` +
         `not grow). Create a larger volume and copy the data, or use a v1 data engine StorageClass.`,
     };
   }
   if (options.longhornV2Expansion === 'allow') {
-    return { check: 'longhorn', outcome: 'pass', decision: 'allowed', message: `Longhorn ${engine}: allowed by policy longhornV2Expansion=allow.` };
+    return {
+      check: 'longhorn',
+      outcome: 'pass',
+      decision: 'allowed',
+      message: `Longhorn ${engine}: allowed by policy longhornV2Expansion=allow.`,
+    };
   }
   if (options.longhornV2Expansion === 'deny') {
     return {
-      check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2',
-      message: `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}) and policy longhornV2Expansion=deny refuses their expansion. ` +
+      check: 'longhorn',
+      outcome: 'refuse',
+      decision: 'longhorn-v2',
+      message:
+        `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}) and policy longhornV2Expansion=deny refuses their expansion. ` +
         `Use a v1 data engine StorageClass, or set longhornV2Expansion to auto on Longhorn ${LONGHORN_V2_EXPANSION_SINCE} or later.`,
     };
   }
@@ -126,25 +162,38 @@ export function decideLonghorn(
     if (!facts.objectsRead) {
       // Nobody read the Setting: it may exist with a new enough version, so "upgrade" would mislead.
       return {
-        check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version',
-        message: `${why}and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while ` +
+        check: 'longhorn',
+        outcome: 'refuse',
+        decision: 'longhorn-v2-version',
+        message:
+          `${why}and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while ` +
           'the cluster does not serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on ' +
           `(and the Longhorn Role of manifests/webhook-rbac.yaml) to read Setting ${options.longhornNamespace}/${options.longhornVersionSetting}, ` +
           `or, if Longhorn is ${LONGHORN_V2_EXPANSION_SINCE} or later, with --longhorn-v2-expansion allow (no version or frontend check); ` +
           `or use a v1 data engine StorageClass.`,
       };
     }
-    return { check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-version', message: `${why}and ${versionTooOldOrUnknown(facts.version, options)}` };
+    return {
+      check: 'longhorn',
+      outcome: 'refuse',
+      decision: 'longhorn-v2-version',
+      message: `${why}and ${versionTooOldOrUnknown(facts.version, options)}`,
+    };
   }
   if (facts.frontend === 'ublk') {
     return {
-      check: 'longhorn', outcome: 'refuse', decision: 'longhorn-v2-ublk',
-      message: `${first}. It is a Longhorn v2 volume with the ublk frontend, which Longhorn cannot grow online. ` +
+      check: 'longhorn',
+      outcome: 'refuse',
+      decision: 'longhorn-v2-ublk',
+      message:
+        `${first}. It is a Longhorn v2 volume with the ublk frontend, which Longhorn cannot grow online. ` +
         `${stopAdvice.charAt(0).toUpperCase()}${stopAdvice.slice(1)}.`,
     };
   }
   return {
-    check: 'longhorn', outcome: 'pass', decision: 'allowed',
+    check: 'longhorn',
+    outcome: 'pass',
+    decision: 'allowed',
     message: `Longhorn ${engine} with frontend ${facts.frontend} on Longhorn ${facts.version}: v2 online expansion is supported.`,
   };
 }
@@ -155,17 +204,27 @@ export function decideLonghorn(
  * "master-head"), an empty value or a missing Setting cannot be compared, and only an operator
  * who knows the build can say it grows v2 volumes (policy allow).
  */
-function versionTooOldOrUnknown(version: string | undefined, options: Pick<AdmissionOptions, 'longhornNamespace' | 'longhornVersionSetting'>): string {
+function versionTooOldOrUnknown(
+  version: string | undefined,
+  options: Pick<AdmissionOptions, 'longhornNamespace' | 'longhornVersionSetting'>,
+): string {
   const setting = `Setting ${options.longhornNamespace}/${options.longhornVersionSetting}`;
   const orV1 = 'or use a v1 data engine StorageClass.';
   const vouch = `If this Longhorn build grows v2 volumes (${LONGHORN_V2_EXPANSION_SINCE} or later), run voe with --longhorn-v2-expansion allow; ${orV1}`;
-  if (version === undefined) return `the Longhorn version is unknown (${setting} not found). ${vouch}`;
-  if (version.trim() === '') return `the Longhorn version is unknown (${setting} has no value). ${vouch}`;
+  if (version === undefined)
+    return `the Longhorn version is unknown (${setting} not found). ${vouch}`;
+  if (version.trim() === '')
+    return `the Longhorn version is unknown (${setting} has no value). ${vouch}`;
   const parsed = parseReleaseVersion(version);
   const floor = parseReleaseVersion(LONGHORN_V2_EXPANSION_SINCE) as ReleaseVersion;
-  if (!parsed) return `Longhorn ${version} is installed, which is no version voe can compare. ${vouch}`;
-  const atLeastFloor = parsed.major !== floor.major ? parsed.major > floor.major
-    : parsed.minor !== floor.minor ? parsed.minor > floor.minor : parsed.patch >= floor.patch;
+  if (!parsed)
+    return `Longhorn ${version} is installed, which is no version voe can compare. ${vouch}`;
+  const atLeastFloor =
+    parsed.major !== floor.major
+      ? parsed.major > floor.major
+      : parsed.minor !== floor.minor
+        ? parsed.minor > floor.minor
+        : parsed.patch >= floor.patch;
   if (atLeastFloor) {
     return `Longhorn ${version} is installed, a pre-release or development build: voe counts releases only. Upgrade Longhorn to a release, or, ${vouch.charAt(0).toLowerCase()}${vouch.slice(1)}`;
   }

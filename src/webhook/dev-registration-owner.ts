@@ -18,21 +18,41 @@ export interface DevOwner {
 }
 
 export function devOwnerAnnotations(owner: DevOwner): Record<string, string> {
-  return { [DEV_OWNER_ANNOTATION]: JSON.stringify({ host: owner.host, pid: owner.pid, id: owner.id, url: owner.url }) };
+  return {
+    [DEV_OWNER_ANNOTATION]: JSON.stringify({
+      host: owner.host,
+      pid: owner.pid,
+      id: owner.id,
+      url: owner.url,
+    }),
+  };
 }
 
 /**
  * The instance a configuration was registered by: undefined when it carries no mark (not a voe
  * serve --dev registration); 'unreadable' when the mark is there but not a DevOwner (edited by hand).
  */
-export function readDevOwner(configuration: V1ValidatingWebhookConfiguration): DevOwner | 'unreadable' | undefined {
+export function readDevOwner(
+  configuration: V1ValidatingWebhookConfiguration,
+): DevOwner | 'unreadable' | undefined {
   const value = configuration.metadata?.annotations?.[DEV_OWNER_ANNOTATION];
   if (value === undefined) return undefined;
   let parsed: unknown;
-  try { parsed = JSON.parse(value); } catch { return 'unreadable'; }
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return 'unreadable';
+  }
   if (parsed === null || typeof parsed !== 'object') return 'unreadable';
   const { host, pid, id, url } = parsed as Record<string, unknown>;
-  if (typeof host !== 'string' || typeof pid !== 'number' || typeof id !== 'string' || typeof url !== 'string' || !url.startsWith('https://')) return 'unreadable';
+  if (
+    typeof host !== 'string' ||
+    typeof pid !== 'number' ||
+    typeof id !== 'string' ||
+    typeof url !== 'string' ||
+    !url.startsWith('https://')
+  )
+    return 'unreadable';
   return { host, pid, id, url };
 }
 
@@ -42,6 +62,11 @@ export function describeDevOwner(owner: DevOwner): string {
 }
 
 /** The caBundle (base64 PEM) of the configuration's first webhook called under `url`: what the owner's certificate is signed by. */
-export function ownerCaBundle(configuration: V1ValidatingWebhookConfiguration, url: string): string | undefined {
-  return configuration.webhooks?.find((w) => w.clientConfig.url?.startsWith(`${url}/`) && w.clientConfig.caBundle)?.clientConfig.caBundle;
+export function ownerCaBundle(
+  configuration: V1ValidatingWebhookConfiguration,
+  url: string,
+): string | undefined {
+  return configuration.webhooks?.find(
+    (w) => w.clientConfig.url?.startsWith(`${url}/`) && w.clientConfig.caBundle,
+  )?.clientConfig.caBundle;
 }

@@ -92,11 +92,20 @@ function endOfString(bytes: Uint8Array, i: number, end: number): number {
     if (escaped === 0x75) {
       for (let h = i + 2; h < i + 6; h++) {
         const d = h < end ? bytes[h]! : 0;
-        if (!((d >= 0x30 && d <= 0x39) || (d >= 0x41 && d <= 0x46) || (d >= 0x61 && d <= 0x66))) return -1;
+        if (!((d >= 0x30 && d <= 0x39) || (d >= 0x41 && d <= 0x46) || (d >= 0x61 && d <= 0x66)))
+          return -1;
       }
       i += 6;
-    } else if (escaped === 0x22 || escaped === 0x5c || escaped === 0x2f || escaped === 0x62 || escaped === 0x66
-      || escaped === 0x6e || escaped === 0x72 || escaped === 0x74) {
+    } else if (
+      escaped === 0x22 ||
+      escaped === 0x5c ||
+      escaped === 0x2f ||
+      escaped === 0x62 ||
+      escaped === 0x66 ||
+      escaped === 0x6e ||
+      escaped === 0x72 ||
+      escaped === 0x74
+    ) {
       i += 2;
     } else {
       return -1;

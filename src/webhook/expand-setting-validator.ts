@@ -1,4 +1,10 @@
-import { LONGHORN_DRIVER, parseDriverMap, parseExpandValidation, SettingInvalidError, type HarvesterSetting } from '../settings/index.js';
+import {
+  LONGHORN_DRIVER,
+  parseDriverMap,
+  parseExpandValidation,
+  SettingInvalidError,
+  type HarvesterSetting,
+} from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import type { CsiDriverSource } from './csi-driver-source.js';
 import { warning } from './resize-messages.js';
@@ -20,22 +26,33 @@ const MAX_DRIVER_WARNINGS = 5;
  * refused for that field's content (it is warned about instead): it was stored before voe judged
  * it, and refusing would block every later update, Harvester's own controller's included.
  */
-export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource; options: Pick<AdmissionOptions, 'settingName'> }): Validator {
+export function createExpandSettingValidator(deps: {
+  csiDrivers: CsiDriverSource;
+  options: Pick<AdmissionOptions, 'settingName'>;
+}): Validator {
   const { csiDrivers, options } = deps;
   return {
     name: 'setting',
     path: EXPAND_SETTING_PATH,
     validate(request: AdmissionRequest): AdmissionVerdict {
       const setting = request.object as HarvesterSetting | null | undefined;
-      if ((request.operation !== 'CREATE' && request.operation !== 'UPDATE') || request.subResource
-        || !setting || setting.metadata?.name !== options.settingName) {
+      if (
+        (request.operation !== 'CREATE' && request.operation !== 'UPDATE') ||
+        request.subResource ||
+        !setting ||
+        setting.metadata?.name !== options.settingName
+      ) {
         return allowedVerdict('not-expand-setting');
       }
       // A field an UPDATE leaves as it was is not refused for what it already held (stored before
       // voe was installed: Harvester's API accepts it), or Harvester's own controller could not
       // update the Setting any more; the answer warns instead.
-      const previous = request.operation === 'UPDATE' ? request.oldObject as HarvesterSetting | null | undefined : undefined;
-      const kept = (field: 'default' | 'value'): boolean => previous?.metadata?.name === setting.metadata?.name && previous?.[field] === setting[field];
+      const previous =
+        request.operation === 'UPDATE'
+          ? (request.oldObject as HarvesterSetting | null | undefined)
+          : undefined;
+      const kept = (field: 'default' | 'value'): boolean =>
+        previous?.metadata?.name === setting.metadata?.name && previous?.[field] === setting[field];
       const stored: string[] = [];
       const drivers = new Set<string>();
       for (const field of ['default', 'value'] as const) {
@@ -43,20 +60,35 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
         try {
           entries = parseDriverMap(setting[field], field, options.settingName);
         } catch (error) {
-          if (!(error instanceof SettingInvalidError)) return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+          if (!(error instanceof SettingInvalidError))
+            return internalErrorVerdict(
+              'internal-error',
+              `internal error: ${(error as Error).message}`,
+            );
           if (kept(field)) {
-            stored.push(warning(`field "${field}" is not valid (${error.code}) and was left as it was; fix it`));
+            stored.push(
+              warning(
+                `field "${field}" is not valid (${error.code}) and was left as it was; fix it`,
+              ),
+            );
             continue;
           }
           return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
         }
         if (entries.get(LONGHORN_DRIVER) === false) {
           if (!kept(field)) {
-            return invalidVerdict('setting-longhorn-disabled',
+            return invalidVerdict(
+              'setting-longhorn-disabled',
               `Setting ${options.settingName} field "${field}" sets "${LONGHORN_DRIVER}" to false. Longhorn supports online ` +
-              `expansion and Harvester keeps it enabled; remove the entry or set it to true.`, field);
+                `expansion and Harvester keeps it enabled; remove the entry or set it to true.`,
+              field,
+            );
           }
-          stored.push(warning(`field "${field}" sets "${LONGHORN_DRIVER}" to false and was left as it was; set it to true`));
+          stored.push(
+            warning(
+              `field "${field}" sets "${LONGHORN_DRIVER}" to false and was left as it was; set it to true`,
+            ),
+          );
         }
         for (const key of entries.keys()) drivers.add(key);
       }
@@ -67,14 +99,24 @@ export function createExpandSettingValidator(deps: { csiDrivers: CsiDriverSource
       // the Setting at all, it refuses every resize it governs and Longhorn's entry changes nothing.
       if (readsWithoutLonghorn(setting)) {
         if (!kept('default') || !kept('value')) {
-          return invalidVerdict('setting-longhorn-disabled',
+          return invalidVerdict(
+            'setting-longhorn-disabled',
             `Setting ${options.settingName} would leave "${LONGHORN_DRIVER}" out of both "default" and "value", and a driver missing ` +
-            `from both counts as false: Longhorn volumes could no longer expand online. Add "${LONGHORN_DRIVER}":true to "value" ` +
-            `(Harvester's "default" is {"${LONGHORN_DRIVER}":true}).`, 'value');
+              `from both counts as false: Longhorn volumes could no longer expand online. Add "${LONGHORN_DRIVER}":true to "value" ` +
+              `(Harvester's "default" is {"${LONGHORN_DRIVER}":true}).`,
+            'value',
+          );
         }
-        stored.push(warning(`"${LONGHORN_DRIVER}" was already in neither field (read as false); add "${LONGHORN_DRIVER}":true to "value"`));
+        stored.push(
+          warning(
+            `"${LONGHORN_DRIVER}" was already in neither field (read as false); add "${LONGHORN_DRIVER}":true to "value"`,
+          ),
+        );
       }
-      return allowedVerdict('setting-valid', [...stored, ...driverWarnings([...drivers], csiDrivers)]);
+      return allowedVerdict('setting-valid', [
+        ...stored,
+        ...driverWarnings([...drivers], csiDrivers),
+      ]);
     },
   };
 }
@@ -91,10 +133,15 @@ function readsWithoutLonghorn(setting: HarvesterSetting): boolean {
 
 function driverWarnings(drivers: string[], csiDrivers: CsiDriverSource): string[] {
   if (drivers.length === 0) return [];
-  if (!csiDrivers.synced()) return [warning('CSIDriver cache not synced yet; the driver names were not checked')];
+  if (!csiDrivers.synced())
+    return [warning('CSIDriver cache not synced yet; the driver names were not checked')];
   const unknown = drivers.filter((driver) => !csiDrivers.getCsiDriver(driver));
-  const warnings = unknown.slice(0, MAX_DRIVER_WARNINGS)
-    .map((driver) => warning(`no CSIDriver named "${driver}" exists; check the driver name (accepted anyway)`));
-  if (unknown.length > MAX_DRIVER_WARNINGS) warnings.push(`${unknown.length - MAX_DRIVER_WARNINGS} more drivers have no CSIDriver object`);
+  const warnings = unknown
+    .slice(0, MAX_DRIVER_WARNINGS)
+    .map((driver) =>
+      warning(`no CSIDriver named "${driver}" exists; check the driver name (accepted anyway)`),
+    );
+  if (unknown.length > MAX_DRIVER_WARNINGS)
+    warnings.push(`${unknown.length - MAX_DRIVER_WARNINGS} more drivers have no CSIDriver object`);
   return warnings;
 }

@@ -1,8 +1,24 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { apiErrorOf, describeFailure, NOT_SERVED_RETRY_MS, realClock, servedResources, sleep } from '../kube/index.js';
+import {
+  apiErrorOf,
+  describeFailure,
+  NOT_SERVED_RETRY_MS,
+  realClock,
+  servedResources,
+  sleep,
+} from '../kube/index.js';
 import type { AdmissionOptions } from './admission-options.js';
-import { createAdmissionInformer, logInSyncChange, type AdmissionInformer, type AdmissionInformerContext } from './admission-informer.js';
-import { admissionIndexers, ENGINES_BY_VOLUME_INDEX, VOLUMES_BY_PV_INDEX } from './cache-snapshot-source.js';
+import {
+  createAdmissionInformer,
+  logInSyncChange,
+  type AdmissionInformer,
+  type AdmissionInformerContext,
+} from './admission-informer.js';
+import {
+  admissionIndexers,
+  ENGINES_BY_VOLUME_INDEX,
+  VOLUMES_BY_PV_INDEX,
+} from './cache-snapshot-source.js';
 import type { LonghornEngine, LonghornSetting, LonghornVolume } from './kube-objects.js';
 
 /** Longhorn's API that voe reads: Volumes, Engines and Settings of longhorn.io/v1beta2. */
@@ -15,7 +31,10 @@ const LONGHORN_API_TEXT = 'longhorn.io/v1beta2 (Volumes, Engines, Settings)';
  * engines, settings). Discovery is readable by any authenticated user, so this answers for an
  * identity without the Longhorn Role too. Rejects when discovery cannot be read.
  */
-export async function isLonghornServed(kubeConfig: KubeConfig, signal?: AbortSignal): Promise<boolean> {
+export async function isLonghornServed(
+  kubeConfig: KubeConfig,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const served = await servedResources(kubeConfig, LONGHORN_API, signal);
   return LONGHORN_PLURALS.every((plural) => served.has(plural));
 }
@@ -97,35 +116,50 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
   let set: WatchedSet | undefined;
   let stopped = false;
   let settle!: () => void;
-  const settled = new Promise<void>((resolve) => { settle = resolve; });
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
 
   const maybeRead = (watched: WatchedSet): void => {
     if (stopped || set !== watched) return;
-    if (!watched.entries.every((entry) => entry.informer.inSync && entry.informer.served !== false)) return;
+    if (!watched.entries.every((entry) => entry.informer.inSync && entry.informer.served !== false))
+      return;
     watched.listedOnce = true;
     settle();
     if (watched.read) return;
     watched.read = true;
-    logger?.info({
-      watching: watched.entries.map((entry) => entry.name),
-      objects: watched.entries.reduce((n, entry) => n + entry.informer.keys().length, 0),
-    }, 'Longhorn caches synced: Longhorn volumes are judged from its Volumes, Engines and version Setting now');
+    logger?.info(
+      {
+        watching: watched.entries.map((entry) => entry.name),
+        objects: watched.entries.reduce((n, entry) => n + entry.informer.keys().length, 0),
+      },
+      'Longhorn caches synced: Longhorn volumes are judged from its Volumes, Engines and version Setting now',
+    );
   };
 
   const maybeWarn = (watched: WatchedSet): void => {
     if (watched.warned || watched.read || watched.failures.size === 0) return;
     // Once every cache has listed or failed: one line naming all that failed.
-    if (!watched.entries.every((entry) => entry.informer.hasSynced || watched.failures.has(entry.name))) return;
+    if (
+      !watched.entries.every(
+        (entry) => entry.informer.hasSynced || watched.failures.has(entry.name),
+      )
+    )
+      return;
     watched.warned = true;
-    const failed = watched.entries.filter((entry) => watched.failures.has(entry.name)).map((entry) => entry.name);
+    const failed = watched.entries
+      .filter((entry) => watched.failures.has(entry.name))
+      .map((entry) => entry.name);
     const fix = watched.forbidden
       ? `Apply the Role voe-webhook-longhorn and its RoleBinding of manifests/webhook-rbac.yaml in ${options.longhornNamespace} ` +
         '(kubectl apply -f manifests/webhook-rbac.yaml); voe lists again every few seconds and reads Longhorn once it can, no restart needed.'
       : 'voe lists again every few seconds and reads Longhorn once it can.';
-    logger?.warn({ cannotList: failed, why: failed.map((name) => watched.failures.get(name)) },
+    logger?.warn(
+      { cannotList: failed, why: failed.map((name) => watched.failures.get(name)) },
       `Longhorn is installed (the cluster serves ${LONGHORN_API_TEXT}) but voe cannot list ${failed.join(', ')}: ` +
-      'Longhorn volumes are judged as if Longhorn were absent (by their StorageClass parameters; the Longhorn version is not read, ' +
-      `so a v2 volume is refused under --longhorn-v2-expansion auto) until it can. ${fix}`);
+        'Longhorn volumes are judged as if Longhorn were absent (by their StorageClass parameters; the Longhorn version is not read, ' +
+        `so a v2 volume is refused under --longhorn-v2-expansion auto) until it can. ${fix}`,
+    );
   };
 
   const drop = (why: string): void => {
@@ -136,27 +170,57 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
     stopping.push(Promise.all(watched.entries.map((entry) => entry.informer.stop())));
     settle();
     if (!stopped) {
-      logger?.info({ why },
+      logger?.info(
+        { why },
         `not watching Longhorn any more (${why}): Longhorn volumes are judged by their StorageClass parameters; ` +
-        `voe asks discovery for ${LONGHORN_API_TEXT} every ${intervalMs / 1000} s`);
+          `voe asks discovery for ${LONGHORN_API_TEXT} every ${intervalMs / 1000} s`,
+      );
     }
   };
 
   const watch = (fromStart: boolean): WatchedSet => {
     // Failures before the first lists are said once (maybeWarn), not at warn every few seconds.
     const lh = {
-      group: LONGHORN_API.group, version: LONGHORN_API.version, namespace: options.longhornNamespace, notServedAsEmpty: true,
+      group: LONGHORN_API.group,
+      version: LONGHORN_API.version,
+      namespace: options.longhornNamespace,
+      notServedAsEmpty: true,
       failuresBeforeSyncLogLevel: 'debug' as const,
     };
     const caches: LonghornCaches = {
-      volumes: createAdmissionInformer<LonghornVolume>(follow, { ...lh, plural: 'volumes',
-        indexers: { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] } }),
-      engines: createAdmissionInformer<LonghornEngine>(follow, { ...lh, plural: 'engines',
-        indexers: { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] } }),
-      settings: createAdmissionInformer<LonghornSetting>(follow, { ...lh, plural: 'settings', name: options.longhornVersionSetting }),
+      volumes: createAdmissionInformer<LonghornVolume>(follow, {
+        ...lh,
+        plural: 'volumes',
+        indexers: { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] },
+      }),
+      engines: createAdmissionInformer<LonghornEngine>(follow, {
+        ...lh,
+        plural: 'engines',
+        indexers: {
+          [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX],
+        },
+      }),
+      settings: createAdmissionInformer<LonghornSetting>(follow, {
+        ...lh,
+        plural: 'settings',
+        name: options.longhornVersionSetting,
+      }),
     };
-    const entries = [caches.volumes, caches.engines, caches.settings] as unknown as AdmissionInformer[];
-    const watched: WatchedSet = { caches, entries, read: fromStart, listedOnce: false, failures: new Map(), forbidden: false, warned: false, unsubscribe: [] };
+    const entries = [
+      caches.volumes,
+      caches.engines,
+      caches.settings,
+    ] as unknown as AdmissionInformer[];
+    const watched: WatchedSet = {
+      caches,
+      entries,
+      read: fromStart,
+      listedOnce: false,
+      failures: new Map(),
+      forbidden: false,
+      warned: false,
+      unsubscribe: [],
+    };
     // After the informer's own handlers of one list have all run (sync, then inSync and served).
     const check = (): void => queueMicrotask(() => maybeRead(watched));
     for (const entry of entries) {
@@ -191,7 +255,10 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
     for (const entry of watched.entries) {
       void entry.informer.start().catch(() => undefined);
       // A cache that listed first is not named if another fails later.
-      void entry.informer.synced.then(() => maybeWarn(watched), () => undefined);
+      void entry.informer.synced.then(
+        () => maybeWarn(watched),
+        () => undefined,
+      );
     }
   };
 
@@ -205,14 +272,20 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
       try {
         served = await isLonghornServed(follow.kubeConfig, abort.signal);
       } catch (error) {
-        if (!stopped) logger?.debug({ error: describeFailure(error) }, `discovery of ${LONGHORN_API_TEXT} failed; asking again`);
+        if (!stopped)
+          logger?.debug(
+            { error: describeFailure(error) },
+            `discovery of ${LONGHORN_API_TEXT} failed; asking again`,
+          );
         continue;
       }
       if (stopped) break;
       if (served && !set) {
-        logger?.info({ namespace: options.longhornNamespace },
+        logger?.info(
+          { namespace: options.longhornNamespace },
           `Longhorn found: the cluster serves ${LONGHORN_API_TEXT} now; watching its Volumes, Engines and version Setting in ` +
-          `${options.longhornNamespace} (Longhorn volumes are judged from them once all three have listed)`);
+            `${options.longhornNamespace} (Longhorn volumes are judged from them once all three have listed)`,
+        );
         set = watch(false);
         start(set);
       } else if (!served && set) {
@@ -226,9 +299,11 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
     start(set);
   } else {
     settle();
-    logger?.info({ apiVersion: `${LONGHORN_API.group}/${LONGHORN_API.version}` },
+    logger?.info(
+      { apiVersion: `${LONGHORN_API.group}/${LONGHORN_API.version}` },
       `not watching Longhorn yet: the cluster does not serve ${LONGHORN_API_TEXT}; Longhorn volumes are judged by their StorageClass ` +
-      `parameters until it does (voe asks discovery every ${intervalMs / 1000} s)`);
+        `parameters until it does (voe asks discovery every ${intervalMs / 1000} s)`,
+    );
   }
   const looking = look();
 
@@ -238,7 +313,10 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
     },
     settled,
     counted: () => (set?.read ? set.entries : []),
-    notRead: () => (set && !set.read ? set.entries.filter((entry) => !entry.informer.inSync).map((entry) => entry.name) : []),
+    notRead: () =>
+      set && !set.read
+        ? set.entries.filter((entry) => !entry.informer.inSync).map((entry) => entry.name)
+        : [],
     stop: async () => {
       if (!stopped) {
         stopped = true;

@@ -113,10 +113,21 @@ export interface KubeVirt {
  */
 export interface LonghornVolume {
   metadata?: ObjectMeta;
-  spec?: { dataEngine?: string; frontend?: string; encrypted?: boolean; size?: string; [key: string]: unknown };
+  spec?: {
+    dataEngine?: string;
+    frontend?: string;
+    encrypted?: boolean;
+    size?: string;
+    [key: string]: unknown;
+  };
   status?: {
     state?: string;
-    kubernetesStatus?: { pvName?: string; namespace?: string; pvcName?: string; [key: string]: unknown };
+    kubernetesStatus?: {
+      pvName?: string;
+      namespace?: string;
+      pvcName?: string;
+      [key: string]: unknown;
+    };
     [key: string]: unknown;
   };
 }

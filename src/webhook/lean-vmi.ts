@@ -12,15 +12,29 @@ import { claimNameOf } from './vm-claims.js';
  */
 export function leanVmi(vmi: VirtualMachineInstance): VirtualMachineInstance {
   const metadata = vmi.metadata ?? {};
-  const owner = metadata.ownerReferences?.find((reference) => reference.controller === true && reference.kind === 'VirtualMachine');
+  const owner = metadata.ownerReferences?.find(
+    (reference) => reference.controller === true && reference.kind === 'VirtualMachine',
+  );
   const volumes: VmVolume[] = [];
   for (const volume of vmi.spec?.volumes ?? []) {
     const claim = volume.persistentVolumeClaim;
     const dataVolume = volume.dataVolume;
     if (claim) {
-      volumes.push({ name: volume.name, persistentVolumeClaim: { claimName: claim.claimName, ...(claim.hotpluggable === true ? { hotpluggable: true } : {}) } });
+      volumes.push({
+        name: volume.name,
+        persistentVolumeClaim: {
+          claimName: claim.claimName,
+          ...(claim.hotpluggable === true ? { hotpluggable: true } : {}),
+        },
+      });
     } else if (dataVolume) {
-      volumes.push({ name: volume.name, dataVolume: { name: dataVolume.name, ...(dataVolume.hotpluggable === true ? { hotpluggable: true } : {}) } });
+      volumes.push({
+        name: volume.name,
+        dataVolume: {
+          name: dataVolume.name,
+          ...(dataVolume.hotpluggable === true ? { hotpluggable: true } : {}),
+        },
+      });
     }
   }
   const claimed = new Set(volumes.map(claimNameOf));
@@ -37,8 +51,22 @@ export function leanVmi(vmi: VirtualMachineInstance): VirtualMachineInstance {
   }
   return {
     metadata: {
-      name: metadata.name, namespace: metadata.namespace, resourceVersion: metadata.resourceVersion,
-      ...(owner ? { ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: true }] } : {}),
+      name: metadata.name,
+      namespace: metadata.namespace,
+      resourceVersion: metadata.resourceVersion,
+      ...(owner
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: owner.apiVersion,
+                kind: owner.kind,
+                name: owner.name,
+                uid: owner.uid,
+                controller: true,
+              },
+            ],
+          }
+        : {}),
     },
     spec: { volumes },
     status: { phase: vmi.status?.phase, ...(volumeStatus.length > 0 ? { volumeStatus } : {}) },

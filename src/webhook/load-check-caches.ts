@@ -1,10 +1,20 @@
-import { CoreV1Api, CustomObjectsApi, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  StorageV1Api,
+  type KubeConfig,
+} from '@kubernetes/client-node';
 import type { AdmissionOptions } from './admission-options.js';
 import { claimClassName, type NamespacePolicies } from './api-server-checks.js';
 import type { AdmissionCaches } from './cache-snapshot-source.js';
 import { buildAdmissionCaches } from './build-admission-caches.js';
 import { CheckError } from './check-error.js';
-import type { PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance } from './kube-objects.js';
+import type {
+  PersistentVolumeClaim,
+  StorageClass,
+  VirtualMachine,
+  VirtualMachineInstance,
+} from './kube-objects.js';
 import { readLonghornOfPv } from './read-longhorn-of-pv.js';
 import { readNamespacePolicies } from './read-namespace-policies.js';
 import { listItems, listOf, readOptional, readOptionalList } from './read-optional.js';
@@ -31,39 +41,65 @@ export async function loadCheckCaches(
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const { namespace, name } = target;
 
-  const pvc = await readOptional(`PVC ${namespace}/${name}`,
-    () => core.readNamespacedPersistentVolumeClaim({ namespace, name }) as Promise<PersistentVolumeClaim>);
-  if (!pvc) throw new CheckError('CHECK_PVC_NOT_FOUND', `PVC ${namespace}/${name} not found; check the namespace and name.`);
+  const pvc = await readOptional(
+    `PVC ${namespace}/${name}`,
+    () =>
+      core.readNamespacedPersistentVolumeClaim({
+        namespace,
+        name,
+      }) as Promise<PersistentVolumeClaim>,
+  );
+  if (!pvc)
+    throw new CheckError(
+      'CHECK_PVC_NOT_FOUND',
+      `PVC ${namespace}/${name} not found; check the namespace and name.`,
+    );
   // The webhook's class (spec) and the one the API server's admission reads (the beta annotation first).
-  const classNames = [...new Set([pvc.spec?.storageClassName, claimClassName(pvc)].filter((c): c is string => !!c))];
+  const classNames = [
+    ...new Set([pvc.spec?.storageClassName, claimClassName(pvc)].filter((c): c is string => !!c)),
+  ];
   const volumeName = pvc.spec?.volumeName;
   const longhorn = read.longhorn !== 'off';
 
   const [storageClasses, vmList, vmiList, shared, longhornOfPv, policies] = await Promise.all([
-    Promise.all(classNames.map((c) => readOptional(`StorageClass ${c}`, () => storage.readStorageClass({ name: c }) as Promise<StorageClass>))),
-    readOptionalList(`VirtualMachines in ${namespace}`, kubeConfig, VMS,
-      () => custom.listNamespacedCustomObject({ ...VMS, namespace })),
+    Promise.all(
+      classNames.map((c) =>
+        readOptional(
+          `StorageClass ${c}`,
+          () => storage.readStorageClass({ name: c }) as Promise<StorageClass>,
+        ),
+      ),
+    ),
+    readOptionalList(`VirtualMachines in ${namespace}`, kubeConfig, VMS, () =>
+      custom.listNamespacedCustomObject({ ...VMS, namespace }),
+    ),
     // The running instances: a volume hotplugged without --persist is in the VMI's spec only.
-    readOptionalList(`VirtualMachineInstances in ${namespace}`, kubeConfig, VMIS,
-      () => custom.listNamespacedCustomObject({ ...VMIS, namespace })),
+    readOptionalList(`VirtualMachineInstances in ${namespace}`, kubeConfig, VMIS, () =>
+      custom.listNamespacedCustomObject({ ...VMIS, namespace }),
+    ),
     readSharedObjects(custom, options, { longhorn }),
     longhorn && volumeName ? readLonghornOfPv(custom, kubeConfig, options, volumeName) : undefined,
     // The namespace's LimitRanges and ResourceQuotas (not judged when the user may not list them) and the server's version.
-    readNamespacePolicies(kubeConfig, [namespace]).then((byNamespace) => byNamespace.get(namespace)!),
+    readNamespacePolicies(kubeConfig, [namespace]).then((byNamespace) =>
+      byNamespace.get(namespace)!,
+    ),
   ]);
 
   return {
     pvc,
-    caches: buildAdmissionCaches({
-      ...shared,
-      pvcs: [pvc],
-      storageClasses: storageClasses.flatMap((c) => listOf(c)),
-      vms: listItems<VirtualMachine>(vmList),
-      vmis: listItems<VirtualMachineInstance>(vmiList),
-      longhornVolumes: longhornOfPv?.volumes ?? [],
-      longhornEngines: longhornOfPv?.engines ?? [],
-    // As `voe serve`: a cluster that does not serve Longhorn Volumes has its Longhorn objects not read.
-    }, { longhorn: longhorn && longhornOfPv?.served !== false }),
+    caches: buildAdmissionCaches(
+      {
+        ...shared,
+        pvcs: [pvc],
+        storageClasses: storageClasses.flatMap((c) => listOf(c)),
+        vms: listItems<VirtualMachine>(vmList),
+        vmis: listItems<VirtualMachineInstance>(vmiList),
+        longhornVolumes: longhornOfPv?.volumes ?? [],
+        longhornEngines: longhornOfPv?.engines ?? [],
+        // As `voe serve`: a cluster that does not serve Longhorn Volumes has its Longhorn objects not read.
+      },
+      { longhorn: longhorn && longhornOfPv?.served !== false },
+    ),
     policies,
   };
 }

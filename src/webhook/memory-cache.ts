@@ -1,7 +1,9 @@
 import { KubeError, KubeErrorCode } from '../kube/index.js';
 import type { Cache, IndexFunction } from './cache.js';
 
-interface Named { metadata?: { name?: string; namespace?: string } }
+interface Named {
+  metadata?: { name?: string; namespace?: string };
+}
 
 /**
  * A Cache over objects held in memory: used by `voe check` (filled from list calls) and by
@@ -17,7 +19,10 @@ export class MemoryCache<T extends Named> implements Cache<T> {
   #synced: boolean;
   #outOfSync: { since: number; why: string } | undefined;
 
-  constructor(objects: Iterable<T> = [], options: { indexers?: Record<string, IndexFunction<T>>; synced?: boolean } = {}) {
+  constructor(
+    objects: Iterable<T> = [],
+    options: { indexers?: Record<string, IndexFunction<T>>; synced?: boolean } = {},
+  ) {
     this.#indexers = options.indexers ?? {};
     for (const name of Object.keys(this.#indexers)) this.#indexes.set(name, new Map());
     this.#synced = options.synced ?? true;
@@ -83,12 +88,19 @@ export class MemoryCache<T extends Named> implements Cache<T> {
 
   list(namespace?: string): T[] {
     const all = [...this.#objects.values()];
-    return namespace === undefined ? all : all.filter((object) => object.metadata?.namespace === namespace);
+    return namespace === undefined
+      ? all
+      : all.filter((object) => object.metadata?.namespace === namespace);
   }
 
   byIndex(index: string, key: string): T[] {
     const members = this.#indexes.get(index);
-    if (!members) throw new KubeError(KubeErrorCode.InformerUnknownIndex, `no index named ${JSON.stringify(index)}; give it in the MemoryCache's indexers`, { details: { name: index } });
+    if (!members)
+      throw new KubeError(
+        KubeErrorCode.InformerUnknownIndex,
+        `no index named ${JSON.stringify(index)}; give it in the MemoryCache's indexers`,
+        { details: { name: index } },
+      );
     return [...(members.get(key) ?? [])].map((objectKey) => this.#objects.get(objectKey) as T);
   }
 

@@ -9,12 +9,16 @@ import type { AdmissionVerdict } from './validator.js';
  * (`cache-out-of-sync`), so nothing is judged from a state that may be stale; caches that never
  * listed get `cache-not-synced`.
  */
-export function notSyncedVerdict(source: Pick<ResizeSnapshotSource, 'outOfSync'>): AdmissionVerdict {
+export function notSyncedVerdict(
+  source: Pick<ResizeSnapshotSource, 'outOfSync'>,
+): AdmissionVerdict {
   const stale = source.outOfSync();
   if (stale.length === 0) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
   const one = stale.length === 1;
-  return internalErrorVerdict('cache-out-of-sync',
+  return internalErrorVerdict(
+    'cache-out-of-sync',
     `internal error: voe's ${one ? 'cache' : 'caches'} of ${stale.join('; ')} ${one ? 'does' : 'do'} not follow the API server now ` +
-    `(${one ? 'its' : 'their'} list or watch failed), so this request is not judged from ${one ? 'it' : 'them'}; ` +
-    'retry in a moment: voe lists again by itself, and its log and /readyz say more.');
+      `(${one ? 'its' : 'their'} list or watch failed), so this request is not judged from ${one ? 'it' : 'them'}; ` +
+      'retry in a moment: voe lists again by itself, and its log and /readyz say more.',
+  );
 }

@@ -5,8 +5,7 @@ export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 export const ADMISSION_REVIEW_KIND = 'AdmissionReview';
 
 export type ParsedAdmissionReview =
-  | { ok: true; request: AdmissionRequest }
-  | { ok: false; message: string };
+  { ok: true; request: AdmissionRequest } | { ok: false; message: string };
 
 const OPERATIONS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
@@ -18,7 +17,8 @@ type Json = Record<string, unknown>;
  * the logs or the answer.
  */
 function shown(value: unknown): string {
-  if (typeof value === 'string' && value.length <= 64 && /^[A-Za-z0-9._/-]*$/.test(value)) return JSON.stringify(value);
+  if (typeof value === 'string' && value.length <= 64 && /^[A-Za-z0-9._/-]*$/.test(value))
+    return JSON.stringify(value);
   return describeJsonType(value);
 }
 
@@ -35,12 +35,14 @@ function checkString(holder: Json, key: string, path: string, required: boolean)
 }
 
 function checkGroupVersion(value: unknown, path: string, last: 'kind' | 'resource'): string {
-  if (!isJsonObject(value)) return `${path} must be an object with group, version and ${last}, got ${describeJsonType(value)}`;
+  if (!isJsonObject(value))
+    return `${path} must be an object with group, version and ${last}, got ${describeJsonType(value)}`;
   for (const key of ['group', 'version', last]) {
     const problem = checkString(value, key, `${path}.${key}`, true);
     if (problem) return problem;
   }
-  if (value['version'] === '' || value[last] === '') return `${path}.version and ${path}.${last} must not be empty`;
+  if (value['version'] === '' || value[last] === '')
+    return `${path}.version and ${path}.${last} must not be empty`;
   return '';
 }
 
@@ -52,13 +54,17 @@ function checkOptionalObject(holder: Json, key: string): string {
 
 function checkUserInfo(value: unknown): string {
   if (value === undefined) return '';
-  if (!isJsonObject(value)) return `request.userInfo must be an object, got ${describeJsonType(value)}`;
+  if (!isJsonObject(value))
+    return `request.userInfo must be an object, got ${describeJsonType(value)}`;
   for (const key of ['username', 'uid']) {
     const problem = checkString(value, key, `request.userInfo.${key}`, false);
     if (problem) return problem;
   }
   const groups = value['groups'];
-  if (groups !== undefined && !(Array.isArray(groups) && groups.every((g) => typeof g === 'string'))) {
+  if (
+    groups !== undefined &&
+    !(Array.isArray(groups) && groups.every((g) => typeof g === 'string'))
+  ) {
     return 'request.userInfo.groups must be an array of strings';
   }
   return '';
@@ -70,29 +76,41 @@ function checkUserInfo(value: unknown): string {
  * The returned request keeps only the documented fields (object/oldObject by reference).
  */
 export function parseAdmissionReview(body: unknown): ParsedAdmissionReview {
-  if (!isJsonObject(body)) return fail(`the body must be a JSON object (an AdmissionReview), got ${describeJsonType(body)}`);
+  if (!isJsonObject(body))
+    return fail(
+      `the body must be a JSON object (an AdmissionReview), got ${describeJsonType(body)}`,
+    );
   if (body['apiVersion'] !== ADMISSION_API_VERSION) {
-    return fail(`apiVersion must be "${ADMISSION_API_VERSION}" (set admissionReviewVersions: [v1] in the webhook configuration), got ${shown(body['apiVersion'])}`);
+    return fail(
+      `apiVersion must be "${ADMISSION_API_VERSION}" (set admissionReviewVersions: [v1] in the webhook configuration), got ${shown(body['apiVersion'])}`,
+    );
   }
   if (body['kind'] !== ADMISSION_REVIEW_KIND) {
     return fail(`kind must be "${ADMISSION_REVIEW_KIND}", got ${shown(body['kind'])}`);
   }
   const request = body['request'];
-  if (!isJsonObject(request)) return fail(`request must be an object, got ${describeJsonType(request)}`);
+  if (!isJsonObject(request))
+    return fail(`request must be an object, got ${describeJsonType(request)}`);
   const uid = request['uid'];
   if (typeof uid !== 'string' || uid === '') return fail('request.uid must be a non-empty string');
   const problems = [
     checkGroupVersion(request['kind'], 'request.kind', 'kind'),
     checkGroupVersion(request['resource'], 'request.resource', 'resource'),
-    request['requestKind'] === undefined ? '' : checkGroupVersion(request['requestKind'], 'request.requestKind', 'kind'),
+    request['requestKind'] === undefined
+      ? ''
+      : checkGroupVersion(request['requestKind'], 'request.requestKind', 'kind'),
     checkString(request, 'subResource', 'request.subResource', false),
     checkString(request, 'name', 'request.name', false),
     checkString(request, 'namespace', 'request.namespace', false),
-    typeof request['operation'] === 'string' && OPERATIONS.has(request['operation']) ? '' : 'request.operation must be one of CREATE, UPDATE, DELETE, CONNECT',
+    typeof request['operation'] === 'string' && OPERATIONS.has(request['operation'])
+      ? ''
+      : 'request.operation must be one of CREATE, UPDATE, DELETE, CONNECT',
     checkUserInfo(request['userInfo']),
     checkOptionalObject(request, 'object'),
     checkOptionalObject(request, 'oldObject'),
-    request['dryRun'] === undefined || typeof request['dryRun'] === 'boolean' ? '' : 'request.dryRun must be a boolean',
+    request['dryRun'] === undefined || typeof request['dryRun'] === 'boolean'
+      ? ''
+      : 'request.dryRun must be a boolean',
   ];
   const problem = problems.find((p) => p !== '');
   if (problem) return fail(problem);
@@ -103,13 +121,17 @@ export function parseAdmissionReview(body: unknown): ParsedAdmissionReview {
     resource: request['resource'] as GroupVersionResource,
     operation: request['operation'] as AdmissionRequest['operation'],
   };
-  if (request['requestKind'] !== undefined) parsed.requestKind = request['requestKind'] as GroupVersionKind;
+  if (request['requestKind'] !== undefined)
+    parsed.requestKind = request['requestKind'] as GroupVersionKind;
   if (request['subResource'] !== undefined) parsed.subResource = request['subResource'] as string;
   if (request['name'] !== undefined) parsed.name = request['name'] as string;
   if (request['namespace'] !== undefined) parsed.namespace = request['namespace'] as string;
-  if (request['userInfo'] !== undefined) parsed.userInfo = request['userInfo'] as NonNullable<AdmissionRequest['userInfo']>;
-  if (request['object'] !== undefined) parsed.object = request['object'] as AdmissionRequest['object'];
-  if (request['oldObject'] !== undefined) parsed.oldObject = request['oldObject'] as AdmissionRequest['oldObject'];
+  if (request['userInfo'] !== undefined)
+    parsed.userInfo = request['userInfo'] as NonNullable<AdmissionRequest['userInfo']>;
+  if (request['object'] !== undefined)
+    parsed.object = request['object'] as AdmissionRequest['object'];
+  if (request['oldObject'] !== undefined)
+    parsed.oldObject = request['oldObject'] as AdmissionRequest['oldObject'];
   if (request['dryRun'] !== undefined) parsed.dryRun = request['dryRun'] as boolean;
   return { ok: true, request: parsed };
 }

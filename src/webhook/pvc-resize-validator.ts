@@ -15,13 +15,20 @@ export const PVC_RESIZE_PATH = '/validate/pvc-resize';
  * smaller one still above status.capacity) with decideResize over a snapshot read from caches;
  * every other request is allowed untouched.
  */
-export function createPvcResizeValidator(deps: { source: ResizeSnapshotSource; options: AdmissionOptions }): Validator {
+export function createPvcResizeValidator(deps: {
+  source: ResizeSnapshotSource;
+  options: AdmissionOptions;
+}): Validator {
   const { source, options } = deps;
   return {
     name: 'pvc-resize',
     path: PVC_RESIZE_PATH,
     validate(request: AdmissionRequest): AdmissionVerdict {
-      if (request.operation !== 'UPDATE' || request.subResource || request.resource.resource !== 'persistentvolumeclaims') {
+      if (
+        request.operation !== 'UPDATE' ||
+        request.subResource ||
+        request.resource.resource !== 'persistentvolumeclaims'
+      ) {
         return allowedVerdict('not-resize');
       }
       const oldPvc = request.oldObject as PersistentVolumeClaim | null | undefined;
@@ -29,13 +36,25 @@ export function createPvcResizeValidator(deps: { source: ResizeSnapshotSource; o
       try {
         if (!pvc || !storageGrows(oldPvc, pvc)) return allowedVerdict('not-resize');
         if (!source.synced()) return notSyncedVerdict(source);
-        return toVerdict(decideResize(assembleResizeSnapshot(source, oldPvc, pvc, options), options), 'spec.resources.requests.storage');
+        return toVerdict(
+          decideResize(assembleResizeSnapshot(source, oldPvc, pvc, options), options),
+          'spec.resources.requests.storage',
+        );
       } catch (error) {
         // A size the API server accepted but voe does not compute (1e1000 or more): a clear refusal.
         if (isKubeError(error, KubeErrorCode.QuantityOutOfRange)) {
-          return toVerdict(outOfRangeDecision(`${pvc?.metadata?.namespace ?? ''}/${pvc?.metadata?.name ?? ''}`, error), 'spec.resources.requests.storage');
+          return toVerdict(
+            outOfRangeDecision(
+              `${pvc?.metadata?.namespace ?? ''}/${pvc?.metadata?.name ?? ''}`,
+              error,
+            ),
+            'spec.resources.requests.storage',
+          );
         }
-        return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+        return internalErrorVerdict(
+          'internal-error',
+          `internal error: ${(error as Error).message}`,
+        );
       }
     },
   };

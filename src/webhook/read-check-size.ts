@@ -13,7 +13,9 @@ import { readJsonQuantity } from './read-json-quantity.js';
  * (formatQuantityValue). Throws KubeError KUBE_QUANTITY_INVALID or KUBE_QUANTITY_OUT_OF_RANGE.
  */
 export function readCheckSize(size: string): string {
-  const read = readJsonQuantity(JSON.stringify(size).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`));
+  const read = readJsonQuantity(
+    JSON.stringify(size).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`),
+  );
   if (!read) throw new Error('unreachable: a JSON string is never null');
   const stored = roundUpToMilli(read.value);
   return compareQuantities(stored, read.value) === 0 ? read.text : formatQuantityValue(stored);

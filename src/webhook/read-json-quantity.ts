@@ -1,4 +1,10 @@
-import { isKubeError, KubeError, KubeErrorCode, parseQuantityValue, type QuantityValue } from '../kube/index.js';
+import {
+  isKubeError,
+  KubeError,
+  KubeErrorCode,
+  parseQuantityValue,
+  type QuantityValue,
+} from '../kube/index.js';
 
 /**
  * Go's unicode.IsSpace: what strings.TrimSpace removes. JavaScript's trim() differs: it also
@@ -23,13 +29,20 @@ export interface JsonQuantity {
 
 function refused(raw: string, why: string): KubeError {
   const shown = raw.length > 80 ? `${raw.slice(0, 80)}…` : raw;
-  return new KubeError(KubeErrorCode.QuantityInvalid, `the size ${shown} ${why}`, { details: { input: raw.length > 1024 ? `${raw.slice(0, 1024)}…` : raw } });
+  return new KubeError(KubeErrorCode.QuantityInvalid, `the size ${shown} ${why}`, {
+    details: { input: raw.length > 1024 ? `${raw.slice(0, 1024)}…` : raw },
+  });
 }
 
 /** Characters no quantity holds, named as U+XXXX (at most three). */
 function strangeCharacters(text: string): string[] {
   const strange = [...new Set([...text].filter((c) => !/^[0-9A-Za-z+.-]$/.test(c)))];
-  return strange.slice(0, 3).map((c) => `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}${c === ' ' ? ' (space)' : ''}`);
+  return strange
+    .slice(0, 3)
+    .map(
+      (c) =>
+        `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}${c === ' ' ? ' (space)' : ''}`,
+    );
 }
 
 /**
@@ -51,8 +64,11 @@ export function readJsonQuantity(raw: string): JsonQuantity | undefined {
   }
   const text = goTrimSpace(quoted ? raw.slice(1, -1) : raw);
   if (text.includes('\\')) {
-    throw refused(raw, 'contains a JSON escape sequence (such as \\t or \\u0032): Kubernetes and Harvester read a size\'s JSON text ' +
-      'without decoding escapes, so they cannot read it; write the size in plain characters, e.g. "20Gi"');
+    throw refused(
+      raw,
+      "contains a JSON escape sequence (such as \\t or \\u0032): Kubernetes and Harvester read a size's JSON text " +
+        'without decoding escapes, so they cannot read it; write the size in plain characters, e.g. "20Gi"',
+    );
   }
   try {
     return { text, value: parseQuantityValue(text) };
@@ -60,8 +76,11 @@ export function readJsonQuantity(raw: string): JsonQuantity | undefined {
     if (!isKubeError(error, KubeErrorCode.QuantityInvalid)) throw error;
     const strange = strangeCharacters(text);
     if (strange.length > 0) {
-      throw refused(raw, `contains characters a Kubernetes quantity cannot hold (${strange.join(', ')}), which Kubernetes and Harvester ` +
-        'cannot read; write the size with digits and a suffix only, e.g. "20Gi"');
+      throw refused(
+        raw,
+        `contains characters a Kubernetes quantity cannot hold (${strange.join(', ')}), which Kubernetes and Harvester ` +
+          'cannot read; write the size with digits and a suffix only, e.g. "20Gi"',
+      );
     }
     throw error;
   }

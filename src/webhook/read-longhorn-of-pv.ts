@@ -12,18 +12,48 @@ import { listItems, readOptional, readOptionalList } from './read-optional.js';
  * is false when the cluster does not serve Longhorn Volumes at all (discovery confirms it).
  */
 export async function readLonghornOfPv(
-  custom: CustomObjectsApi, kubeConfig: KubeConfig, options: Pick<AdmissionOptions, 'longhornNamespace'>, pvName: string,
+  custom: CustomObjectsApi,
+  kubeConfig: KubeConfig,
+  options: Pick<AdmissionOptions, 'longhornNamespace'>,
+  pvName: string,
 ): Promise<{ volumes: LonghornVolume[]; engines: LonghornEngine[]; served: boolean }> {
   const lh = { group: 'longhorn.io', version: 'v1beta2', namespace: options.longhornNamespace };
-  const listEngines = async (labelSelector?: string): Promise<LonghornEngine[]> => listItems<LonghornEngine>(await readOptionalList(
-    labelSelector ? `Longhorn Engines of ${pvName}` : `Longhorn Engines in ${lh.namespace}`, kubeConfig, { ...lh, plural: 'engines' },
-    () => custom.listNamespacedCustomObject({ ...lh, plural: 'engines', ...(labelSelector ? { labelSelector } : {}) })));
-  const named = await readOptional(`Longhorn Volume ${pvName}`,
-    () => custom.getNamespacedCustomObject({ ...lh, plural: 'volumes', name: pvName }) as Promise<LonghornVolume>);
-  if (named) return { volumes: [named], engines: await listEngines(`${LONGHORN_VOLUME_LABEL}=${pvName}`), served: true };
+  const listEngines = async (labelSelector?: string): Promise<LonghornEngine[]> =>
+    listItems<LonghornEngine>(
+      await readOptionalList(
+        labelSelector ? `Longhorn Engines of ${pvName}` : `Longhorn Engines in ${lh.namespace}`,
+        kubeConfig,
+        { ...lh, plural: 'engines' },
+        () =>
+          custom.listNamespacedCustomObject({
+            ...lh,
+            plural: 'engines',
+            ...(labelSelector ? { labelSelector } : {}),
+          }),
+      ),
+    );
+  const named = await readOptional(
+    `Longhorn Volume ${pvName}`,
+    () =>
+      custom.getNamespacedCustomObject({
+        ...lh,
+        plural: 'volumes',
+        name: pvName,
+      }) as Promise<LonghornVolume>,
+  );
+  if (named)
+    return {
+      volumes: [named],
+      engines: await listEngines(`${LONGHORN_VOLUME_LABEL}=${pvName}`),
+      served: true,
+    };
   const [all, engines] = await Promise.all([
-    readOptionalList(`Longhorn Volumes in ${lh.namespace}`, kubeConfig, { ...lh, plural: 'volumes' },
-      () => custom.listNamespacedCustomObject({ ...lh, plural: 'volumes' })),
+    readOptionalList(
+      `Longhorn Volumes in ${lh.namespace}`,
+      kubeConfig,
+      { ...lh, plural: 'volumes' },
+      () => custom.listNamespacedCustomObject({ ...lh, plural: 'volumes' }),
+    ),
     listEngines(),
   ]);
   if (all === undefined) return { volumes: [], engines: [], served: false };

@@ -1,14 +1,25 @@
-import { ApiException, CoreV1Api, VersionApi, type KubeConfig, type V1LimitRange, type V1ResourceQuota } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CoreV1Api,
+  VersionApi,
+  type KubeConfig,
+  type V1LimitRange,
+  type V1ResourceQuota,
+} from '@kubernetes/client-node';
 import type { NamespacePolicies } from './api-server-checks.js';
 import { CheckError } from './check-error.js';
 import { listItems, readOptional } from './read-optional.js';
 
 /** A list's items, or the HTTP status when the user may not list them (401, 403: their own RBAC, not an error). */
-async function itemsOrForbidden<T>(what: string, list: () => Promise<{ items: T[] }>): Promise<T[] | number> {
+async function itemsOrForbidden<T>(
+  what: string,
+  list: () => Promise<{ items: T[] }>,
+): Promise<T[] | number> {
   try {
     return listItems<T>(await readOptional(what, list));
   } catch (error) {
-    const code = error instanceof CheckError && error.cause instanceof ApiException ? error.cause.code : 0;
+    const code =
+      error instanceof CheckError && error.cause instanceof ApiException ? error.cause.code : 0;
     if (code !== 403 && code !== 401) throw error;
     return code;
   }
@@ -20,21 +31,39 @@ async function itemsOrForbidden<T>(what: string, list: () => Promise<{ items: T[
  * with its own list (a user may be allowed in some namespaces only).
  */
 async function policiesByNamespace<T extends { metadata?: { namespace?: string } }>(
-  kind: string, namespaces: readonly string[],
-  listIn: (namespace: string) => Promise<{ items: T[] }>, listAll: () => Promise<{ items: T[] }>,
+  kind: string,
+  namespaces: readonly string[],
+  listIn: (namespace: string) => Promise<{ items: T[] }>,
+  listAll: () => Promise<{ items: T[] }>,
 ): Promise<Map<string, T[] | number>> {
   if (namespaces.length > 1) {
     const all = await itemsOrForbidden(`${kind} in all namespaces`, listAll);
     if (typeof all !== 'number') {
-      return new Map(namespaces.map((namespace) => [namespace, all.filter((item) => item.metadata?.namespace === namespace)]));
+      return new Map(
+        namespaces.map((namespace) => [
+          namespace,
+          all.filter((item) => item.metadata?.namespace === namespace),
+        ]),
+      );
     }
   }
-  return new Map(await Promise.all(namespaces.map(async (namespace) =>
-    [namespace, await itemsOrForbidden(`${kind} in ${namespace}`, () => listIn(namespace))] as const)));
+  return new Map(
+    await Promise.all(
+      namespaces.map(
+        async (namespace) =>
+          [
+            namespace,
+            await itemsOrForbidden(`${kind} in ${namespace}`, () => listIn(namespace)),
+          ] as const,
+      ),
+    ),
+  );
 }
 
 /** The API server's Kubernetes version (`/version`); unreadable (a proxy, RBAC on /version) is undefined, "taken as new". */
-async function readServerVersion(kubeConfig: KubeConfig): Promise<NamespacePolicies['serverVersion']> {
+async function readServerVersion(
+  kubeConfig: KubeConfig,
+): Promise<NamespacePolicies['serverVersion']> {
   try {
     const info = await kubeConfig.makeApiClient(VersionApi).getCode();
     const major = Number.parseInt(info.major, 10);
@@ -54,30 +83,43 @@ async function readServerVersion(kubeConfig: KubeConfig): Promise<NamespacePolic
  * named in `unreadable` ("LimitRanges in default (HTTP 403)": not judged), not an error; any other
  * failure throws CHECK_API_FAILED. Changes nothing.
  */
-export async function readNamespacePolicies(kubeConfig: KubeConfig, namespaces: readonly string[]): Promise<Map<string, NamespacePolicies>> {
+export async function readNamespacePolicies(
+  kubeConfig: KubeConfig,
+  namespaces: readonly string[],
+): Promise<Map<string, NamespacePolicies>> {
   const unique = [...new Set(namespaces)].sort();
   if (unique.length === 0) return new Map();
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const [limitRanges, quotas, serverVersion] = await Promise.all([
-    policiesByNamespace<V1LimitRange>('LimitRanges', unique,
-      (namespace) => core.listNamespacedLimitRange({ namespace }), () => core.listLimitRangeForAllNamespaces()),
-    policiesByNamespace<V1ResourceQuota>('ResourceQuotas', unique,
-      (namespace) => core.listNamespacedResourceQuota({ namespace }), () => core.listResourceQuotaForAllNamespaces()),
+    policiesByNamespace<V1LimitRange>(
+      'LimitRanges',
+      unique,
+      (namespace) => core.listNamespacedLimitRange({ namespace }),
+      () => core.listLimitRangeForAllNamespaces(),
+    ),
+    policiesByNamespace<V1ResourceQuota>(
+      'ResourceQuotas',
+      unique,
+      (namespace) => core.listNamespacedResourceQuota({ namespace }),
+      () => core.listResourceQuotaForAllNamespaces(),
+    ),
     readServerVersion(kubeConfig),
   ]);
-  return new Map(unique.map((namespace) => {
-    const ranges = limitRanges.get(namespace) ?? [];
-    const quota = quotas.get(namespace) ?? [];
-    const unreadable = [
-      ...(typeof ranges === 'number' ? [`LimitRanges in ${namespace} (HTTP ${ranges})`] : []),
-      ...(typeof quota === 'number' ? [`ResourceQuotas in ${namespace} (HTTP ${quota})`] : []),
-    ];
-    const policies: NamespacePolicies = {
-      limitRanges: typeof ranges === 'number' ? [] : ranges,
-      quotas: typeof quota === 'number' ? [] : quota,
-      unreadable,
-      ...(serverVersion ? { serverVersion } : {}),
-    };
-    return [namespace, policies];
-  }));
+  return new Map(
+    unique.map((namespace) => {
+      const ranges = limitRanges.get(namespace) ?? [];
+      const quota = quotas.get(namespace) ?? [];
+      const unreadable = [
+        ...(typeof ranges === 'number' ? [`LimitRanges in ${namespace} (HTTP ${ranges})`] : []),
+        ...(typeof quota === 'number' ? [`ResourceQuotas in ${namespace} (HTTP ${quota})`] : []),
+      ];
+      const policies: NamespacePolicies = {
+        limitRanges: typeof ranges === 'number' ? [] : ranges,
+        quotas: typeof quota === 'number' ? [] : quota,
+        unreadable,
+        ...(serverVersion ? { serverVersion } : {}),
+      };
+      return [namespace, policies];
+    }),
+  );
 }

@@ -6,7 +6,10 @@ import { CheckError } from './check-error.js';
  * A read for `voe check` and the demo survey that may find nothing (object or CRD missing ->
  * undefined); any other failure throws CHECK_API_FAILED with the HTTP status.
  */
-export async function readOptional<T>(what: string, read: () => Promise<T>): Promise<T | undefined> {
+export async function readOptional<T>(
+  what: string,
+  read: () => Promise<T>,
+): Promise<T | undefined> {
   try {
     return await read();
   } catch (error) {
@@ -14,9 +17,11 @@ export async function readOptional<T>(what: string, read: () => Promise<T>): Pro
     const status = error instanceof ApiException ? ` (HTTP ${error.code})` : '';
     // The API server's own words (e.g. 'User "x" cannot list resource ...'), not the client's "HTTP-Code: 403".
     const why = apiErrorOf(error)?.message || (error as Error).message.split('\n')[0];
-    throw new CheckError('CHECK_API_FAILED',
+    throw new CheckError(
+      'CHECK_API_FAILED',
       `reading ${what} failed${status}: ${why}. Check the kubeconfig and that your user may get/list it.`,
-      { cause: error });
+      { cause: error },
+    );
   }
 }
 
@@ -25,26 +30,37 @@ export async function readOptional<T>(what: string, read: () => Promise<T>): Pro
  * as "not served" only when discovery confirms it: a spurious 404 (kubernetes#115241, a proxy)
  * would otherwise read as "no VMs" and make a running VM's resize look like an offline one.
  */
-export async function readOptionalList<T>(what: string, kubeConfig: KubeConfig, resource: Pick<ResourceRef, 'group' | 'version' | 'plural'>,
-  list: () => Promise<T>): Promise<T | undefined> {
+export async function readOptionalList<T>(
+  what: string,
+  kubeConfig: KubeConfig,
+  resource: Pick<ResourceRef, 'group' | 'version' | 'plural'>,
+  list: () => Promise<T>,
+): Promise<T | undefined> {
   const found = await readOptional(what, list);
   if (found !== undefined) return found;
   let served: boolean;
   try {
     served = await isResourceServed(kubeConfig, resource);
   } catch (error) {
-    throw new CheckError('CHECK_API_FAILED', `reading ${what} answered 404, and discovery could not be read to tell whether the cluster serves ${resource.plural}.${resource.group}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new CheckError(
+      'CHECK_API_FAILED',
+      `reading ${what} answered 404, and discovery could not be read to tell whether the cluster serves ${resource.plural}.${resource.group}: ${(error as Error).message.split('\n')[0]}`,
+      { cause: error },
+    );
   }
   if (served) {
-    throw new CheckError('CHECK_API_FAILED', `reading ${what} answered 404 although the cluster serves ${resource.plural}.${resource.group} (discovery lists it); ` +
-      'an API server restarting or a proxy in between can answer so. Try again.');
+    throw new CheckError(
+      'CHECK_API_FAILED',
+      `reading ${what} answered 404 although the cluster serves ${resource.plural}.${resource.group} (discovery lists it); ` +
+        'an API server restarting or a proxy in between can answer so. Try again.',
+    );
   }
   return undefined;
 }
 
 /** The items of a list answer (none when the read found nothing). */
 export function listItems<T>(list: unknown): T[] {
-  return ((list as { items?: T[] } | undefined)?.items) ?? [];
+  return (list as { items?: T[] } | undefined)?.items ?? [];
 }
 
 /** An optional read's object as a list (empty when the read found nothing). */

@@ -1,4 +1,8 @@
-import { issueServingCertificate, writePrivateFile, type CertificateAuthority } from '../tls/index.js';
+import {
+  issueServingCertificate,
+  writePrivateFile,
+  type CertificateAuthority,
+} from '../tls/index.js';
 import type { Logger } from '../log/index.js';
 
 /** Days a dev serving certificate is valid (never beyond its CA). */
@@ -16,8 +20,16 @@ export const DEV_RENEW_RETRY_MS = 3600 * 1000;
  * file, 0600): a reloader watching them never reads half a file. What voe serve --dev writes at
  * start and at each renewal. Resolves with the certificate's end.
  */
-export async function writeDevServingCertificate(ca: CertificateAuthority, hosts: string[], certFile: string, keyFile: string): Promise<Date> {
-  const serving = await issueServingCertificate(ca, { hosts, validityDays: DEV_SERVING_VALIDITY_DAYS });
+export async function writeDevServingCertificate(
+  ca: CertificateAuthority,
+  hosts: string[],
+  certFile: string,
+  keyFile: string,
+): Promise<Date> {
+  const serving = await issueServingCertificate(ca, {
+    hosts,
+    validityDays: DEV_SERVING_VALIDITY_DAYS,
+  });
   await writePrivateFile(certFile, serving.certificatePem);
   await writePrivateFile(keyFile, serving.keyPem);
   return serving.certificate.notAfter;
@@ -48,7 +60,9 @@ export interface DevCertificateRenewal {
  * connections. A renewal that fails is logged and tried again after `retryMs`. Once the CA's own
  * end cuts a new certificate short, it says (once) that voe serve --dev needs a restart.
  */
-export function startDevCertificateRenewal(options: DevCertificateRenewalOptions): DevCertificateRenewal {
+export function startDevCertificateRenewal(
+  options: DevCertificateRenewalOptions,
+): DevCertificateRenewal {
   const every = options.renewEveryMs ?? DEV_RENEW_EVERY_MS;
   const retry = options.retryMs ?? DEV_RENEW_RETRY_MS;
   const log = options.logger;
@@ -60,26 +74,50 @@ export function startDevCertificateRenewal(options: DevCertificateRenewalOptions
   const schedule = (ms: number): void => {
     if (stopped) return;
     // setTimeout holds at most 2^31-1 ms (~24.8 days).
-    timer = setTimeout(() => { timer = undefined; writing = renew().finally(() => { writing = undefined; }); }, Math.min(ms, 2 ** 31 - 1));
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        writing = renew().finally(() => {
+          writing = undefined;
+        });
+      },
+      Math.min(ms, 2 ** 31 - 1),
+    );
     timer.unref();
   };
 
   async function renew(): Promise<void> {
     try {
       if (stopped) return;
-      const notAfter = await writeDevServingCertificate(options.ca, options.hosts, options.certFile, options.keyFile);
-      log.info({ certFile: options.certFile, notAfter: notAfter.toISOString() }, 'dev serving certificate renewed');
+      const notAfter = await writeDevServingCertificate(
+        options.ca,
+        options.hosts,
+        options.certFile,
+        options.keyFile,
+      );
+      log.info(
+        { certFile: options.certFile, notAfter: notAfter.toISOString() },
+        'dev serving certificate renewed',
+      );
       // Cut short by the CA's own end (a certificate never outlives its issuer): no renewal can go further.
       const caNotAfter = options.ca.certificate.notAfter;
       if (!warnedCa && notAfter.getTime() >= caNotAfter.getTime() - 60_000) {
         warnedCa = true;
-        log.warn({ caNotAfter: caNotAfter.toISOString() },
-          'the dev CA expires then, and the serving certificate with it: restart voe serve --dev before then (it makes a new CA and registers it)');
+        log.warn(
+          { caNotAfter: caNotAfter.toISOString() },
+          'the dev CA expires then, and the serving certificate with it: restart voe serve --dev before then (it makes a new CA and registers it)',
+        );
       }
       schedule(every);
     } catch (error) {
-      log.error({ certFile: options.certFile, error: error instanceof Error ? error.message : String(error), retryInMs: retry },
-        'could not renew the dev serving certificate; still serving the current one, trying again later');
+      log.error(
+        {
+          certFile: options.certFile,
+          error: error instanceof Error ? error.message : String(error),
+          retryInMs: retry,
+        },
+        'could not renew the dev serving certificate; still serving the current one, trying again later',
+      );
       schedule(retry);
     }
   }

@@ -5,7 +5,8 @@
  */
 export const PVC_EXPAND_PREFIX = 'PVC_EXPAND: ';
 
-export const HARVESTER_GATE_MESSAGE = 'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate';
+export const HARVESTER_GATE_MESSAGE =
+  'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate';
 
 export function harvesterHotplugMessage(pvcKey: string): string {
   return `PVC_EXPAND: Expansion of hotplugged PVC '${pvcKey}' in filesystem mode is not supported`;
@@ -26,7 +27,8 @@ export function listVms(keys: string[]): string {
  * "VMI ns/b (no VM)"), why that happens, and, as a sentence, what to do about it.
  */
 export function instanceOnlyNote(labels: string[], options: { sentence?: boolean } = {}): string {
-  const found = `found on the running VirtualMachineInstance only, not in the VM's spec: ${listVms(labels)}; ` +
+  const found =
+    `found on the running VirtualMachineInstance only, not in the VM's spec: ${listVms(labels)}; ` +
     'hotplugged with virtctl addvolume without --persist, or removed from the spec while the VM runs';
   if (options.sentence === false) return found;
   return `It was ${found}. Harvester does not see such a volume; hotplug with --persist, or stop the VM before growing it.`;

@@ -1,6 +1,12 @@
 import type { ExpandValidation, SettingInvalidError } from '../settings/index.js';
 import type {
-  KubeVirt, LonghornEngine, LonghornVolume, PersistentVolumeClaim, StorageClass, VirtualMachine, VirtualMachineInstance,
+  KubeVirt,
+  LonghornEngine,
+  LonghornVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  VirtualMachine,
+  VirtualMachineInstance,
 } from './kube-objects.js';
 
 /** The csi-online-expand-validation Setting as the snapshot saw it. */
@@ -56,7 +62,15 @@ export interface ResizeSnapshot {
 }
 
 /** 'api-server': what Kubernetes checks before any webhook (only `voe check` reports it). */
-export type ResizeCheck = 'api-server' | 'resize' | 'vm' | 'expand-disks' | 'hotplug' | 'provisioner' | 'longhorn' | 'quota';
+export type ResizeCheck =
+  | 'api-server'
+  | 'resize'
+  | 'vm'
+  | 'expand-disks'
+  | 'hotplug'
+  | 'provisioner'
+  | 'longhorn'
+  | 'quota';
 
 /** One reason found while judging a resize; `voe check` prints them all. */
 export interface ResizeFinding {

@@ -8,13 +8,15 @@ type Sample = Metric['values'][number];
  * Whether a metric counts up: prom-client's JSON says its type as a string ('counter',
  * 'histogram', ...), though its typings declare the MetricType enum.
  */
-const countsUp = (metric: Metric): boolean => ['counter', 'histogram'].includes(String(metric.type));
+const countsUp = (metric: Metric): boolean =>
+  ['counter', 'histogram'].includes(String(metric.type));
 
 /** One series: the sample's name (a histogram's `_bucket`, `_sum`, `_count`) and its labels, in a stable order. */
-const seriesKey = (sample: Sample): string => JSON.stringify([
-  (sample as { metricName?: string }).metricName ?? '',
-  Object.entries(sample.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-]);
+const seriesKey = (sample: Sample): string =>
+  JSON.stringify([
+    (sample as { metricName?: string }).metricName ?? '',
+    Object.entries(sample.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  ]);
 
 /**
  * What the workers of a pool that ended leave behind: `retired` (what earlier ends left, [] at
@@ -35,14 +37,21 @@ export function retireWorkerMetrics(retired: WorkerMetrics, ended: WorkerMetrics
     for (const sample of metric.values) {
       const key = seriesKey(sample);
       const before = entry.samples.get(key);
-      const value = before === undefined ? sample.value
-        : aggregator === 'max' ? Math.max(before.value, sample.value)
-          : aggregator === 'min' ? Math.min(before.value, sample.value)
-            : before.value + sample.value;
+      const value =
+        before === undefined
+          ? sample.value
+          : aggregator === 'max'
+            ? Math.max(before.value, sample.value)
+            : aggregator === 'min'
+              ? Math.min(before.value, sample.value)
+              : before.value + sample.value;
       entry.samples.set(key, { ...sample, value });
     }
   };
   for (const metric of retired) merge(metric);
   for (const metric of ended) merge(metric);
-  return [...byName.values()].map(({ metric, samples }) => ({ ...metric, values: [...samples.values()] })) as WorkerMetrics;
+  return [...byName.values()].map(({ metric, samples }) => ({
+    ...metric,
+    values: [...samples.values()],
+  })) as WorkerMetrics;
 }

@@ -1,13 +1,24 @@
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
 
-export interface ValidatorOutcome { verdict: AdmissionVerdict; error?: unknown }
+export interface ValidatorOutcome {
+  verdict: AdmissionVerdict;
+  error?: unknown;
+}
 
 function isVerdict(value: unknown): value is AdmissionVerdict {
-  return typeof value === 'object' && value !== null && typeof (value as AdmissionVerdict).allowed === 'boolean';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AdmissionVerdict).allowed === 'boolean'
+  );
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  );
 }
 
 function describeError(error: unknown): string {
@@ -26,7 +37,12 @@ function internalError(validator: Validator, error: unknown): AdmissionVerdict {
 
 function settle(validator: Validator, value: unknown): ValidatorOutcome {
   if (isVerdict(value)) {
-    const decision = typeof value.decision === 'string' && value.decision !== '' ? value.decision : value.allowed ? 'allowed' : 'denied';
+    const decision =
+      typeof value.decision === 'string' && value.decision !== ''
+        ? value.decision
+        : value.allowed
+          ? 'allowed'
+          : 'denied';
     return { verdict: decision === value.decision ? value : { ...value, decision } };
   }
   const error = new Error(`webhook ${validator.name} returned no verdict`);
@@ -38,7 +54,10 @@ function settle(validator: Validator, value: unknown): ValidatorOutcome {
  * a verdict becomes a refusal with code 500 InternalError (the API server then shows the message).
  * A synchronous validator is answered synchronously (no promise on the hot path).
  */
-export function runValidator(validator: Validator, request: AdmissionRequest): ValidatorOutcome | Promise<ValidatorOutcome> {
+export function runValidator(
+  validator: Validator,
+  request: AdmissionRequest,
+): ValidatorOutcome | Promise<ValidatorOutcome> {
   let value: unknown;
   try {
     value = validator.validate(request);

@@ -44,27 +44,42 @@ const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])]
 export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promise<void> {
   const log = options.logger;
   if (!process.send || !cluster.worker) {
-    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'serveAsWorker runs only in a webhook worker (a node:cluster worker of voe serve --workers).');
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      'serveAsWorker runs only in a webhook worker (a node:cluster worker of voe serve --workers).',
+    );
   }
-  const send = (message: WorkerMessage): Promise<void> => new Promise((resolve) => {
-    if (!process.connected) { resolve(); return; }
-    process.send!(message, undefined, undefined, () => resolve());
-  });
+  const send = (message: WorkerMessage): Promise<void> =>
+    new Promise((resolve) => {
+      if (!process.connected) {
+        resolve();
+        return;
+      }
+      process.send!(message, undefined, undefined, () => resolve());
+    });
   let pool: CacheState = { ready: false, unsynced: [], notServed: [] };
-  const pending = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  const pending = new Map<
+    number,
+    { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }
+  >();
   let nextId = 0;
   let registry: Registry | undefined;
   let server: WebhookServer | undefined;
   let drainRequested = false;
   let stopRequested!: () => void;
-  const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
+  const stopped = new Promise<void>((resolve) => {
+    stopRequested = resolve;
+  });
   const onMessage = (message: unknown): void => {
     if (!isPrimaryMessage(message)) return;
     switch (message.type) {
       case 'voe:pool-caches':
         pool = {
-          ready: message.ready, unsynced: message.unsynced, notServed: message.notServed,
-          ...(message.notRead ? { notRead: message.notRead } : {}), ...(message.notServing ? { notServing: message.notServing } : {}),
+          ready: message.ready,
+          unsynced: message.unsynced,
+          notServed: message.notServed,
+          ...(message.notRead ? { notRead: message.notRead } : {}),
+          ...(message.notServing ? { notServing: message.notServing } : {}),
         };
         break;
       case 'voe:metrics': {
@@ -72,15 +87,27 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
         if (!waiting) return;
         pending.delete(message.id);
         clearTimeout(waiting.timer);
-        if (message.text !== undefined) waiting.resolve(message.text); else waiting.reject(new Error(message.error ?? 'the voe serve primary process sent no metrics'));
+        if (message.text !== undefined) waiting.resolve(message.text);
+        else
+          waiting.reject(
+            new Error(message.error ?? 'the voe serve primary process sent no metrics'),
+          );
         break;
       }
       case 'voe:collect-metrics': {
         const id = message.id;
-        if (!registry) { void send({ type: 'voe:own-metrics', id, error: 'not serving yet' }); return; }
+        if (!registry) {
+          void send({ type: 'voe:own-metrics', id, error: 'not serving yet' });
+          return;
+        }
         void registry.getMetricsAsJSON().then(
           (metrics) => send({ type: 'voe:own-metrics', id, metrics }),
-          (error: unknown) => send({ type: 'voe:own-metrics', id, error: error instanceof Error ? error.message : String(error) }),
+          (error: unknown) =>
+            send({
+              type: 'voe:own-metrics',
+              id,
+              error: error instanceof Error ? error.message : String(error),
+            }),
         );
         break;
       }
@@ -99,28 +126,40 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
   };
   process.on('message', onMessage);
 
-  const poolMetrics = (): Promise<string> => new Promise((resolve, reject) => {
-    if (!process.connected) { reject(new Error('the voe serve primary process is gone')); return; }
-    const id = nextId++;
-    const timeoutMs = options.metricsTimeoutMs ?? 10_000;
-    const timer = setTimeout(() => {
-      pending.delete(id);
-      reject(new Error(`the voe serve primary process did not send the workers' metrics within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
-    pending.set(id, { resolve, reject, timer });
-    void send({ type: 'voe:metrics-request', id });
-  });
+  const poolMetrics = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      if (!process.connected) {
+        reject(new Error('the voe serve primary process is gone'));
+        return;
+      }
+      const id = nextId++;
+      const timeoutMs = options.metricsTimeoutMs ?? 10_000;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(
+          new Error(
+            `the voe serve primary process did not send the workers' metrics within ${timeoutMs / 1000} s`,
+          ),
+        );
+      }, timeoutMs);
+      pending.set(id, { resolve, reject, timer });
+      void send({ type: 'voe:metrics-request', id });
+    });
 
   const cleanups: Array<() => Promise<void>> = [];
   try {
     const started = await options.startCaches();
     cleanups.push(() => started.stop());
     server = createWebhookServer({
-      validators: options.createValidators(started.caches), tls: options.tls, logger: log,
+      validators: options.createValidators(started.caches),
+      tls: options.tls,
+      logger: log,
       ready: () => started.ready() && pool.ready,
       cacheStatus: () => ({
-        unsynced: union(started.unsynced(), pool.unsynced), notServed: union(started.notServed(), pool.notServed),
-        notRead: union(started.notRead?.() ?? [], pool.notRead ?? []), ...(pool.notServing ? { notServing: pool.notServing } : {}),
+        unsynced: union(started.unsynced(), pool.unsynced),
+        notServed: union(started.notServed(), pool.notServed),
+        notRead: union(started.notRead?.() ?? [], pool.notRead ?? []),
+        ...(pool.notServing ? { notServing: pool.notServing } : {}),
       }),
       metricsText: poolMetrics,
     });
@@ -129,7 +168,12 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     let reported = '';
     const report = (): void => {
       const notRead = started.notRead?.() ?? [];
-      const state: CacheState = { ready: started.ready(), unsynced: started.unsynced(), notServed: started.notServed(), ...(notRead.length ? { notRead } : {}) };
+      const state: CacheState = {
+        ready: started.ready(),
+        unsynced: started.unsynced(),
+        notServed: started.notServed(),
+        ...(notRead.length ? { notRead } : {}),
+      };
       const key = JSON.stringify(state);
       if (key === reported) return;
       reported = key;
@@ -142,7 +186,15 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
       log.info('replacing a webhook worker that ended: listening once the caches are synced');
       const stopping = new AbortController();
       void stopped.then(() => stopping.abort());
-      if (!await waitFor(() => started.ready(), Infinity, stopping.signal, options.reportIntervalMs ?? 250)) return;
+      if (
+        !(await waitFor(
+          () => started.ready(),
+          Infinity,
+          stopping.signal,
+          options.reportIntervalMs ?? 250,
+        ))
+      )
+        return;
       report();
     }
     const address = await server.listen(options.port, options.host);
@@ -151,17 +203,27 @@ export async function serveAsWorker<C>(options: ServeAsWorkerOptions<C>): Promis
     await send({ type: 'voe:listening', address });
     await stopped;
   } catch (error) {
-    await send({ type: 'voe:failed', ...(isVoeError(error) ? { code: error.code } : {}), message: error instanceof Error ? error.message : String(error) });
+    await send({
+      type: 'voe:failed',
+      ...(isVoeError(error) ? { code: error.code } : {}),
+      message: error instanceof Error ? error.message : String(error),
+    });
     throw error;
   } finally {
     for (const cleanup of cleanups.reverse()) {
       await cleanup().catch((error: unknown) => {
-        log.error({ error: error instanceof Error ? error.message : String(error) }, 'cleanup failed while stopping the webhook worker');
+        log.error(
+          { error: error instanceof Error ? error.message : String(error) },
+          'cleanup failed while stopping the webhook worker',
+        );
         // The primary's stop() reports a worker that exits non-zero.
         process.exitCode = 1;
       });
     }
-    for (const waiting of pending.values()) { clearTimeout(waiting.timer); waiting.reject(new Error('the webhook worker is stopping')); }
+    for (const waiting of pending.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new Error('the webhook worker is stopping'));
+    }
     process.off('message', onMessage);
     // Leaving the pool on purpose: node:cluster then lets the process end with its own exit code
     // (a plain process.disconnect() in a worker makes it exit 0 at once).

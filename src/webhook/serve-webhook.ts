@@ -20,10 +20,17 @@ import { removeDirAtExit } from '../exit/index.js';
 import { waitFor } from './wait-for.js';
 import { WebhookError } from './webhook-error.js';
 import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
-import { deleteValidatingWebhookConfiguration, registerDevConfiguration } from './webhook-registration.js';
+import {
+  deleteValidatingWebhookConfiguration,
+  registerDevConfiguration,
+} from './webhook-registration.js';
 import { watchDevRegistration } from './watch-dev-registration.js';
 import { CERT_DIR_LOCK, DEV_CERT_DIR_PREFIX, sweepDevCertDirs } from './sweep-dev-cert-dirs.js';
-import { DEV_CA_VALIDITY_DAYS, startDevCertificateRenewal, writeDevServingCertificate } from './renew-dev-certificate.js';
+import {
+  DEV_CA_VALIDITY_DAYS,
+  startDevCertificateRenewal,
+  writeDevServingCertificate,
+} from './renew-dev-certificate.js';
 import { WORKER_ENV, type WorkerSettings } from './worker-messages.js';
 import { startWorkerPool } from './worker-pool.js';
 
@@ -120,23 +127,49 @@ function urlHost(address: string): string {
 
 /** WEBHOOK_INVALID_OPTIONS for a --cert-dir (or temporary directory) the dev certificate cannot be written to; `why` is the errno or message. */
 function certDirUnwritable(dir: string, why: string, cause: unknown): WebhookError {
-  return new WebhookError('WEBHOOK_INVALID_OPTIONS', `The dev certificate cannot be written to ${dir} (${why}); pass a --cert-dir voe may create and write.`, { cause });
+  return new WebhookError(
+    'WEBHOOK_INVALID_OPTIONS',
+    `The dev certificate cannot be written to ${dir} (${why}); pass a --cert-dir voe may create and write.`,
+    { cause },
+  );
 }
 
 /** Takes DIR/voe-serve.lock at once, or fails with WEBHOOK_CERT_DIR_IN_USE naming the instance that holds it. */
 function lockCertDir(dir: string): Promise<() => Promise<void>> {
   return acquireLockFile(join(dir, CERT_DIR_LOCK), {
     deadline: Date.now(),
-    busy: (holder) => new WebhookError('WEBHOOK_CERT_DIR_IN_USE', `--cert-dir ${dir} is used by another voe serve --dev (pid ${holder}), ` +
-      'whose registered webhook trusts the certificate there; nothing was changed. Give this one another --cert-dir, or stop that one first.'),
+    busy: (holder) =>
+      new WebhookError(
+        'WEBHOOK_CERT_DIR_IN_USE',
+        `--cert-dir ${dir} is used by another voe serve --dev (pid ${holder}), ` +
+          'whose registered webhook trusts the certificate there; nothing was changed. Give this one another --cert-dir, or stop that one first.',
+      ),
     cannotCreate: (code, cause) => certDirUnwritable(dir, code, cause),
   });
 }
 
 /** Writes a dev CA and a serving certificate for 127.0.0.1/localhost (and the bind host) into dir. */
-async function writeDevCertificates(dir: string, host: string): Promise<{ ca: CertificateAuthority; hosts: string[]; caPem: string; certFile: string; keyFile: string }> {
-  const ca = await createCertificateAuthority('voe-dev-webhook-ca', { validityDays: DEV_CA_VALIDITY_DAYS });
-  const hosts = [...new Set(['127.0.0.1', 'localhost', '::1', ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
+async function writeDevCertificates(
+  dir: string,
+  host: string,
+): Promise<{
+  ca: CertificateAuthority;
+  hosts: string[];
+  caPem: string;
+  certFile: string;
+  keyFile: string;
+}> {
+  const ca = await createCertificateAuthority('voe-dev-webhook-ca', {
+    validityDays: DEV_CA_VALIDITY_DAYS,
+  });
+  const hosts = [
+    ...new Set([
+      '127.0.0.1',
+      'localhost',
+      '::1',
+      ...(host === '0.0.0.0' || host === '::' ? [] : [host]),
+    ]),
+  ];
   await makeDirectories(dir);
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
@@ -150,7 +183,9 @@ async function writeDevCertificates(dir: string, host: string): Promise<{ ca: Ce
  * no answer: KubeError) becomes WEBHOOK_API_FAILED naming the API server the kubeconfig points to.
  */
 export async function startCachesExplained<C>(
-  startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>, kubeConfig: KubeConfig, logger: Logger,
+  startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>,
+  kubeConfig: KubeConfig,
+  logger: Logger,
 ): Promise<StartedCaches<C>> {
   try {
     return await startCaches(kubeConfig, logger);
@@ -158,9 +193,14 @@ export async function startCachesExplained<C>(
     // A request that got no answer (KubeError: e.g. discovery at start) is the API server not reached, said below.
     if (isVoeError(error) && !isKubeError(error)) throw error;
     const server = kubeConfig.getCurrentCluster()?.server ?? 'no server in the kubeconfig';
-    const why = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/; check that the API server is reachable$/, '').slice(0, 300);
-    throw new WebhookError('WEBHOOK_API_FAILED',
-      `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`);
+    const why = (error instanceof Error ? error.message : String(error))
+      .split('\n')[0]!
+      .replace(/; check that the API server is reachable$/, '')
+      .slice(0, 300);
+    throw new WebhookError(
+      'WEBHOOK_API_FAILED',
+      `Cannot start watching the cluster at ${server}: ${why}. Check --kubeconfig and that the API server is reachable.`,
+    );
   }
 }
 
@@ -179,7 +219,9 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     stopped ??= (async () => {
       const failures: string[] = [];
       for (const cleanup of cleanups.reverse()) {
-        try { await cleanup.run(); } catch (error) {
+        try {
+          await cleanup.run();
+        } catch (error) {
           const why = error instanceof Error ? error.message : String(error);
           log.error({ error: why }, 'cleanup failed while stopping the webhook');
           failures.push(cleanup.left(why));
@@ -195,12 +237,16 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
   const signal = startUp.signal;
   let endedWhileStarting: WebhookError | undefined;
   const onAbort = (): void => startUp.abort();
-  if (options.signal?.aborted) startUp.abort(); else options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) startUp.abort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   /** Between the steps of the start-up: stop there when asked to (the catch below undoes what was done). */
   const continueUnlessAborted = (): void => {
     if (endedWhileStarting) throw endedWhileStarting;
     if (signal.aborted) {
-      throw new WebhookError('WEBHOOK_START_ABORTED', 'The webhook was stopped while starting; what the start-up had changed was undone.');
+      throw new WebhookError(
+        'WEBHOOK_START_ABORTED',
+        'The webhook was stopped while starting; what the start-up had changed was undone.',
+      );
     }
   };
   try {
@@ -210,10 +256,16 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     let caPem: string | undefined;
     let certDir: string | undefined;
     if (options.dev && (certFile || keyFile)) {
-      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', '--tls-cert-file and --tls-key-file serve in cluster; --dev generates its own certificate. Give one or the other.');
+      throw new WebhookError(
+        'WEBHOOK_INVALID_OPTIONS',
+        '--tls-cert-file and --tls-key-file serve in cluster; --dev generates its own certificate. Give one or the other.',
+      );
     }
     if (!options.dev && options.certDir) {
-      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', '--cert-dir is where --dev writes its certificate; without --dev give --tls-cert-file and --tls-key-file.');
+      throw new WebhookError(
+        'WEBHOOK_INVALID_OPTIONS',
+        '--cert-dir is where --dev writes its certificate; without --dev give --tls-cert-file and --tls-key-file.',
+      );
     }
     if (options.dev) {
       certDir = options.certDir;
@@ -222,73 +274,145 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
         // the certificate the first one serves and registered, and the API server would then
         // refuse every covered write (certificate signed by unknown authority).
         const releaseDir = await lockCertDir(certDir);
-        cleanups.push({ run: releaseDir, left: (why) => `Could not release ${join(certDir as string, CERT_DIR_LOCK)}: ${why}. Remove it by hand if no voe serve --dev uses ${certDir}.` });
+        cleanups.push({
+          run: releaseDir,
+          left: (why) =>
+            `Could not release ${join(certDir as string, CERT_DIR_LOCK)}: ${why}. Remove it by hand if no voe serve --dev uses ${certDir}.`,
+        });
         continueUnlessAborted();
       }
       if (certDir === undefined) {
         const temp = await mkdtemp(join(tmpdir(), DEV_CERT_DIR_PREFIX)).catch((error: unknown) => {
-          throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `The temporary directory for the dev certificate cannot be created in ${tmpdir()} ` +
-            `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); set TMPDIR to a writable directory, or pass --cert-dir.`, { cause: error });
+          throw new WebhookError(
+            'WEBHOOK_INVALID_OPTIONS',
+            `The temporary directory for the dev certificate cannot be created in ${tmpdir()} ` +
+              `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); set TMPDIR to a writable directory, or pass --cert-dir.`,
+            { cause: error },
+          );
         });
         certDir = temp;
         // Also removed if the process ends without this clean-up (e.g. `voe demo` interrupted): it holds the dev key.
         const forgetAtExit = removeDirAtExit(temp);
         cleanups.push({
-          run: async () => { await rm(temp, { recursive: true, force: true }); forgetAtExit(); },
-          left: (why) => `Could not remove the temporary certificate dir ${temp} (it holds the dev serving key): ${why}. Remove it by hand: rm -r ${temp}`,
+          run: async () => {
+            await rm(temp, { recursive: true, force: true });
+            forgetAtExit();
+          },
+          left: (why) =>
+            `Could not remove the temporary certificate dir ${temp} (it holds the dev serving key): ${why}. Remove it by hand: rm -r ${temp}`,
         });
         // Locked like a --cert-dir, so a later instance can tell it from one left by a killed instance (SIGKILL runs no clean-up).
         await lockCertDir(temp);
         for (const left of await sweepDevCertDirs(tmpdir(), temp)) {
-          log.info({ certDir: left }, 'removed the temporary certificate dir of a voe serve --dev that was killed (it held its dev serving key)');
+          log.info(
+            { certDir: left },
+            'removed the temporary certificate dir of a voe serve --dev that was killed (it held its dev serving key)',
+          );
         }
         continueUnlessAborted();
       }
       const written = certDir;
       const dev = await writeDevCertificates(written, options.host).catch((error: unknown) => {
-        throw certDirUnwritable(written, (error as NodeJS.ErrnoException).code ?? (error as Error).message, error);
+        throw certDirUnwritable(
+          written,
+          (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+          error,
+        );
       });
       ({ caPem, certFile, keyFile } = dev);
       const renewal = startDevCertificateRenewal({
-        ca: dev.ca, hosts: dev.hosts, certFile: dev.certFile, keyFile: dev.keyFile, logger: log,
-        ...(options.devCertificateRenewMs === undefined ? {} : { renewEveryMs: options.devCertificateRenewMs }),
+        ca: dev.ca,
+        hosts: dev.hosts,
+        certFile: dev.certFile,
+        keyFile: dev.keyFile,
+        logger: log,
+        ...(options.devCertificateRenewMs === undefined
+          ? {}
+          : { renewEveryMs: options.devCertificateRenewMs }),
       });
-      cleanups.push({ run: () => renewal.stop(), left: (why) => `Could not stop renewing the dev certificate: ${why}.` });
+      cleanups.push({
+        run: () => renewal.stop(),
+        left: (why) => `Could not stop renewing the dev certificate: ${why}.`,
+      });
       log.info({ certDir }, 'dev certificates written (ca.crt, tls.crt, tls.key)');
       continueUnlessAborted();
     } else if (!certFile || !keyFile) {
-      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', 'Serving in cluster needs --tls-cert-file and --tls-key-file (or --dev to generate a local certificate).');
+      throw new WebhookError(
+        'WEBHOOK_INVALID_OPTIONS',
+        'Serving in cluster needs --tls-cert-file and --tls-key-file (or --dev to generate a local certificate).',
+      );
     }
 
     // What answers: this process (caches, validators, server), or a pool of worker processes that each do.
-    let serving: { address: AddressInfo; ready(): boolean; unsynced(): string[]; metricsText(): Promise<string>; drain(): Promise<void>; ended: Promise<WebhookError> };
+    let serving: {
+      address: AddressInfo;
+      ready(): boolean;
+      unsynced(): string[];
+      metricsText(): Promise<string>;
+      drain(): Promise<void>;
+      ended: Promise<WebhookError>;
+    };
     const workers = options.workers;
     if (workers && workers.count > 1) {
       const pool = await startWorkerPool({
-        count: workers.count, exec: workers.exec, args: workers.args, logger: log,
-        env: { [WORKER_ENV]: JSON.stringify({ certFile: certFile!, keyFile: keyFile!, host: options.host, port: options.port } satisfies WorkerSettings) },
+        count: workers.count,
+        exec: workers.exec,
+        args: workers.args,
+        logger: log,
+        env: {
+          [WORKER_ENV]: JSON.stringify({
+            certFile: certFile!,
+            keyFile: keyFile!,
+            host: options.host,
+            port: options.port,
+          } satisfies WorkerSettings),
+        },
         signal,
       });
-      cleanups.push({ run: () => pool.stop(), left: (why) => `Could not stop the webhook workers cleanly: ${why.replace(/\.$/, '')}.` });
+      cleanups.push({
+        run: () => pool.stop(),
+        left: (why) => `Could not stop the webhook workers cleanly: ${why.replace(/\.$/, '')}.`,
+      });
       serving = {
-        address: pool.address, ready: () => pool.caches().ready, unsynced: () => pool.caches().unsynced,
-        metricsText: () => pool.metricsText(), drain: () => pool.drain(), ended: pool.ended,
+        address: pool.address,
+        ready: () => pool.caches().ready,
+        unsynced: () => pool.caches().unsynced,
+        metricsText: () => pool.metricsText(),
+        drain: () => pool.drain(),
+        ended: pool.ended,
       };
     } else {
       const started = await startCachesExplained(options.startCaches, options.kubeConfig, log);
-      cleanups.push({ run: () => started.stop(), left: (why) => `Could not stop the informers cleanly: ${why}.` });
+      cleanups.push({
+        run: () => started.stop(),
+        left: (why) => `Could not stop the informers cleanly: ${why}.`,
+      });
       continueUnlessAborted();
       const validators = options.createValidators(started.caches, { logger: log });
       const server = createWebhookServer({
-        validators, tls: { certFile: certFile!, keyFile: keyFile! }, ready: () => started.ready(), logger: log,
-        cacheStatus: () => ({ unsynced: started.unsynced(), notServed: started.notServed(), notRead: started.notRead?.() ?? [] }),
+        validators,
+        tls: { certFile: certFile!, keyFile: keyFile! },
+        ready: () => started.ready(),
+        logger: log,
+        cacheStatus: () => ({
+          unsynced: started.unsynced(),
+          notServed: started.notServed(),
+          notRead: started.notRead?.() ?? [],
+        }),
         ...(options.registry ? { registry: options.registry } : {}),
       });
       const address = await server.listen(options.port, options.host);
-      cleanups.push({ run: () => server.close(), left: (why) => `Could not close the webhook server cleanly: ${why}.` });
+      cleanups.push({
+        run: () => server.close(),
+        left: (why) => `Could not close the webhook server cleanly: ${why}.`,
+      });
       serving = {
-        address, ready: () => started.ready(), unsynced: () => started.unsynced(),
-        metricsText: () => server.registry.metrics(), drain: async () => server.drain(), ended: new Promise<WebhookError>(() => undefined),
+        address,
+        ready: () => started.ready(),
+        unsynced: () => started.unsynced(),
+        metricsText: () => server.registry.metrics(),
+        drain: async () => server.drain(),
+        ended: new Promise<WebhookError>(() => undefined),
       };
     }
     void serving.ended.then((error) => {
@@ -308,16 +432,30 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       continueUnlessAborted();
       if (!synced) {
         const unsynced = serving.unsynced();
-        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
+        throw new WebhookError(
+          'WEBHOOK_REGISTRATION_FAILED',
           `The informer caches did not sync within ${Math.round(cacheSyncTimeoutMs / 1000)} s${unsynced.length ? `: ${unsynced.join(', ')} never listed` : ''}; ` +
-          'the webhook was not registered. The log says why (\'informer list/watch failed\', e.g. 403 Forbidden: check RBAC for get/list/watch).');
+            "the webhook was not registered. The log says why ('informer list/watch failed', e.g. 403 Forbidden: check RBAC for get/list/watch).",
+        );
       }
       // Marked with this instance, so another voe serve --dev neither replaces it while we answer nor deletes it.
-      const owner: DevOwner = { host: hostname(), pid: process.pid, id: randomBytes(8).toString('hex'), url };
+      const owner: DevOwner = {
+        host: hostname(),
+        pid: process.pid,
+        id: randomBytes(8).toString('hex'),
+        url,
+      };
       const body = buildValidatingWebhookConfiguration({
-        name, urlBase: url, caBundle: caPem!, annotations: devOwnerAnnotations(owner), ...(options.settingName ? { settingName: options.settingName } : {}),
+        name,
+        urlBase: url,
+        caBundle: caPem!,
+        annotations: devOwnerAnnotations(owner),
+        ...(options.settingName ? { settingName: options.settingName } : {}),
       });
-      const { uid } = await registerDevConfiguration(options.kubeConfig, body, { logger: log, signal }).catch((error: unknown) => {
+      const { uid } = await registerDevConfiguration(options.kubeConfig, body, {
+        logger: log,
+        signal,
+      }).catch((error: unknown) => {
         continueUnlessAborted(); // stopped while it retried: that is why
         throw error;
       });
@@ -332,41 +470,74 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
             const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
             throw new Error(apiErrorOf(cause)?.message || String(cause), { cause: error });
           }
-          if (outcome === 'deleted') log.info({ configuration: name, uid }, 'ValidatingWebhookConfiguration removed');
-          else if (outcome === 'gone') log.warn({ configuration: name, uid }, 'ValidatingWebhookConfiguration was already deleted by someone else');
-          else log.warn({ configuration: name, uid }, 'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is');
+          if (outcome === 'deleted')
+            log.info({ configuration: name, uid }, 'ValidatingWebhookConfiguration removed');
+          else if (outcome === 'gone')
+            log.warn(
+              { configuration: name, uid },
+              'ValidatingWebhookConfiguration was already deleted by someone else',
+            );
+          else
+            log.warn(
+              { configuration: name, uid },
+              'ValidatingWebhookConfiguration of this name is no longer the one this instance registered (another uid): left as it is',
+            );
         },
-        left: (why) => `Could not remove ValidatingWebhookConfiguration ${name} (uid ${uid}): ${why.replace(/\.$/, '')}. ` +
+        left: (why) =>
+          `Could not remove ValidatingWebhookConfiguration ${name} (uid ${uid}): ${why.replace(/\.$/, '')}. ` +
           `It still sends PVC storage request changes, VM volumeClaimTemplates changes and the Setting to ${url}, which no longer answers: ` +
           `with failurePolicy Fail the API server refuses them until it is deleted. Delete it by hand: kubectl delete validatingwebhookconfiguration ${name}`,
       });
       // Says so when someone else deletes or edits it; stopped (cleanups run in reverse) before we delete it ourselves.
-      const watching = watchDevRegistration({ kubeConfig: options.kubeConfig, name, uid, logger: log });
-      cleanups.push({ run: () => watching.stop(), left: (why) => `Could not stop watching ValidatingWebhookConfiguration ${name}: ${why}.` });
+      const watching = watchDevRegistration({
+        kubeConfig: options.kubeConfig,
+        name,
+        uid,
+        logger: log,
+      });
+      cleanups.push({
+        run: () => watching.stop(),
+        left: (why) => `Could not stop watching ValidatingWebhookConfiguration ${name}: ${why}.`,
+      });
       configurationName = name;
-      log.info({ configuration: name, uid, url, webhooks: body.webhooks?.map((w) => w.name) }, 'ValidatingWebhookConfiguration registered');
+      log.info(
+        { configuration: name, uid, url, webhooks: body.webhooks?.map((w) => w.name) },
+        'ValidatingWebhookConfiguration registered',
+      );
       continueUnlessAborted();
       const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
-        kubeConfig: options.kubeConfig, metricsText: () => serving.metricsText(), settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
-        timeoutMs: registrationTimeoutMs, signal,
+        kubeConfig: options.kubeConfig,
+        metricsText: () => serving.metricsText(),
+        settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
+        timeoutMs: registrationTimeoutMs,
+        signal,
       });
       continueUnlessAborted();
       if (check === 'timeout') {
-        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED',
+        throw new WebhookError(
+          'WEBHOOK_REGISTRATION_FAILED',
           `The API server did not call the webhook at ${url} within ${Math.round(registrationTimeoutMs / 1000)} s of its registration; ` +
-          'it must reach this address: with --dev on 127.0.0.1 the API server has to run on this machine, outside any container ' +
-          '(e.g. voe cluster; not kind, whose API server runs in a container); otherwise pass a --bind-address the API server can reach, ' +
-          'or deploy the webhook in the cluster. The configuration was removed.');
+            'it must reach this address: with --dev on 127.0.0.1 the API server has to run on this machine, outside any container ' +
+            '(e.g. voe cluster; not kind, whose API server runs in a container); otherwise pass a --bind-address the API server can reach, ' +
+            'or deploy the webhook in the cluster. The configuration was removed.',
+        );
       }
       if (check === 'unverifiable') {
-        log.warn({ configuration: name }, 'could not confirm that the API server calls the webhook (Harvester Settings not served, or not allowed to create them); it picks up the configuration within a moment');
+        log.warn(
+          { configuration: name },
+          'could not confirm that the API server calls the webhook (Harvester Settings not served, or not allowed to create them); it picks up the configuration within a moment',
+        );
       } else {
         log.info({ configuration: name }, 'the API server calls the webhook');
       }
     }
     return {
-      address, url, stop, drain: () => serving.drain(), ended: serving.ended,
+      address,
+      url,
+      stop,
+      drain: () => serving.drain(),
+      ended: serving.ended,
       ...(certDir === undefined ? {} : { certDir }),
       ...(configurationName === undefined ? {} : { configurationName }),
     };
@@ -375,8 +546,15 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       await stop();
     } catch (cleanupError) {
       // What is left behind matters more than why start-up failed; both are said.
-      const start = isVoeError(error) && error.code !== 'WEBHOOK_START_ABORTED' ? ` (cleaning up after ${error.code}: ${error.message})` : '';
-      throw new WebhookError('WEBHOOK_CLEANUP_FAILED', `${(cleanupError as Error).message}${start}`, { cause: error });
+      const start =
+        isVoeError(error) && error.code !== 'WEBHOOK_START_ABORTED'
+          ? ` (cleaning up after ${error.code}: ${error.message})`
+          : '';
+      throw new WebhookError(
+        'WEBHOOK_CLEANUP_FAILED',
+        `${(cleanupError as Error).message}${start}`,
+        { cause: error },
+      );
     }
     throw error;
   } finally {

@@ -2,9 +2,18 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Clock, IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { resolveAdmissionOptions, type AdmissionOptions } from './admission-options.js';
-import { createAdmissionInformer, logInSyncChange, type AdmissionInformer } from './admission-informer.js';
 import {
-  admissionIndexers, ENGINES_BY_VOLUME_INDEX, VMIS_BY_PVC_INDEX, VMS_BY_PVC_INDEX, VOLUMES_BY_PV_INDEX, type AdmissionCaches,
+  createAdmissionInformer,
+  logInSyncChange,
+  type AdmissionInformer,
+} from './admission-informer.js';
+import {
+  admissionIndexers,
+  ENGINES_BY_VOLUME_INDEX,
+  VMIS_BY_PVC_INDEX,
+  VMS_BY_PVC_INDEX,
+  VOLUMES_BY_PV_INDEX,
+  type AdmissionCaches,
 } from './cache-snapshot-source.js';
 import type { Cache } from './cache.js';
 import { followLonghorn, type LonghornFollower } from './follow-longhorn.js';
@@ -66,13 +75,18 @@ export interface StartAdmissionCachesOptions {
  * custom resource (docs/admission.md): the informer then holds nothing until its CRD appears.
  */
 const WHEN_NOT_SERVED: Record<string, string> = {
-  'virtualmachines.kubevirt.io': 'no VirtualMachine uses any PVC, so growing PVCs are allowed as offline expansions',
-  'virtualmachineinstances.kubevirt.io': 'no VirtualMachineInstance runs, so only VirtualMachines say which PVCs running VMs use',
-  'kubevirts.kubevirt.io': 'the KubeVirt CR is missing: a growing PVC of a running VM is refused with 500 (kubevirt-missing)',
-  'settings.harvesterhci.io': 'the Setting is missing: Harvester\'s default {"driver.longhorn.io":true} applies, with an admission warning',
+  'virtualmachines.kubevirt.io':
+    'no VirtualMachine uses any PVC, so growing PVCs are allowed as offline expansions',
+  'virtualmachineinstances.kubevirt.io':
+    'no VirtualMachineInstance runs, so only VirtualMachines say which PVCs running VMs use',
+  'kubevirts.kubevirt.io':
+    'the KubeVirt CR is missing: a growing PVC of a running VM is refused with 500 (kubevirt-missing)',
+  'settings.harvesterhci.io':
+    'the Setting is missing: Harvester\'s default {"driver.longhorn.io":true} applies, with an admission warning',
   'volumes.longhorn.io': 'Longhorn volumes are judged by their StorageClass parameters',
   'engines.longhorn.io': 'Longhorn volumes are judged by their StorageClass parameters',
-  'settings.longhorn.io': 'the Longhorn version is unknown: v2 volumes are refused under longhornV2Expansion auto',
+  'settings.longhorn.io':
+    'the Longhorn version is unknown: v2 volumes are refused under longhornV2Expansion auto',
 };
 
 /**
@@ -100,11 +114,21 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     ...(start.random ? { random: start.random } : {}),
   };
   const fixed: AdmissionInformer[] = [];
-  const make = <T extends KubernetesObject>(group: string, version: string, plural: string, namespace?: string,
-    indexers: Record<string, IndexFunc<T>> = {}, name?: string, transform?: (object: T) => T): AdmissionInformer<T>['informer'] => {
+  const make = <T extends KubernetesObject>(
+    group: string,
+    version: string,
+    plural: string,
+    namespace?: string,
+    indexers: Record<string, IndexFunc<T>> = {},
+    name?: string,
+    transform?: (object: T) => T,
+  ): AdmissionInformer<T>['informer'] => {
     const when = WHEN_NOT_SERVED[`${plural}${group ? `.${group}` : ''}`];
     const cache = createAdmissionInformer<T>(context, {
-      group, version, plural, indexers,
+      group,
+      version,
+      plural,
+      indexers,
       ...(namespace ? { namespace } : {}),
       ...(name === undefined ? {} : { name }),
       // Custom resources may be missing from a cluster (no KubeVirt, Harvester or Longhorn CRDs).
@@ -112,13 +136,17 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
       ...(transform === undefined ? {} : { transform }),
     });
     const { informer, resource } = cache;
-    informer.on('inSync', (inSync) => logInSyncChange(start.logger, cache as unknown as AdmissionInformer, inSync));
+    informer.on('inSync', (inSync) =>
+      logInSyncChange(start.logger, cache as unknown as AdmissionInformer, inSync),
+    );
     if (when !== undefined) {
       let wasServed: boolean | undefined;
       informer.on('served', (served) => {
         if (!served) {
-          start.logger?.warn({ resource, apiVersion: `${group}/${version}`, means: when },
-            `the cluster does not serve ${resource} (no CRD): watched as empty until it does (listed again every 5 s)`);
+          start.logger?.warn(
+            { resource, apiVersion: `${group}/${version}`, means: when },
+            `the cluster does not serve ${resource} (no CRD): watched as empty until it does (listed again every 5 s)`,
+          );
         } else if (wasServed === false) {
           start.logger?.info({ resource }, `the cluster now serves ${resource}: its cache fills`);
         }
@@ -131,18 +159,38 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
   const admission: AdmissionCaches = {
     pvcs: make('', 'v1', 'persistentvolumeclaims'),
     storageClasses: make('storage.k8s.io', 'v1', 'storageclasses'),
-    vms: make('kubevirt.io', 'v1', 'virtualmachines', undefined, { [VMS_BY_PVC_INDEX]: admissionIndexers.vms[VMS_BY_PVC_INDEX] }),
+    vms: make('kubevirt.io', 'v1', 'virtualmachines', undefined, {
+      [VMS_BY_PVC_INDEX]: admissionIndexers.vms[VMS_BY_PVC_INDEX],
+    }),
     // Cached lean: only the volumes, phase and owner the decisions read (a running VMI's JSON is several KiB).
-    vmis: make<VirtualMachineInstance & KubernetesObject>('kubevirt.io', 'v1', 'virtualmachineinstances', undefined,
-      { [VMIS_BY_PVC_INDEX]: admissionIndexers.vmis[VMIS_BY_PVC_INDEX] }, undefined, (vmi) => leanVmi(vmi) as VirtualMachineInstance & KubernetesObject),
-    kubeVirts: make('kubevirt.io', 'v1', 'kubevirts', options.kubeVirtNamespace, {}, options.kubeVirtName),
+    vmis: make<VirtualMachineInstance & KubernetesObject>(
+      'kubevirt.io',
+      'v1',
+      'virtualmachineinstances',
+      undefined,
+      { [VMIS_BY_PVC_INDEX]: admissionIndexers.vmis[VMIS_BY_PVC_INDEX] },
+      undefined,
+      (vmi) => leanVmi(vmi) as VirtualMachineInstance & KubernetesObject,
+    ),
+    kubeVirts: make(
+      'kubevirt.io',
+      'v1',
+      'kubevirts',
+      options.kubeVirtNamespace,
+      {},
+      options.kubeVirtName,
+    ),
     settings: make('harvesterhci.io', 'v1beta1', 'settings', undefined, {}, options.settingName),
   };
   let longhorn: LonghornFollower | undefined;
   if (start.longhorn === 'auto') {
     const follower = followLonghorn({
-      ...context, options, servedAtStart: start.longhornServed === true,
-      ...(start.longhornLookIntervalMs === undefined ? {} : { intervalMs: start.longhornLookIntervalMs }),
+      ...context,
+      options,
+      servedAtStart: start.longhornServed === true,
+      ...(start.longhornLookIntervalMs === undefined
+        ? {}
+        : { intervalMs: start.longhornLookIntervalMs }),
     });
     longhorn = follower;
     // Read at each call (createCacheSnapshotSource): present while the decisions read Longhorn.
@@ -152,19 +200,39 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
       longhornSettings: { enumerable: true, get: () => follower.read?.settings.informer },
     });
   } else if (start.longhorn ?? true) {
-    admission.longhornVolumes = make('longhorn.io', 'v1beta2', 'volumes', options.longhornNamespace,
-      { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] });
-    admission.longhornEngines = make('longhorn.io', 'v1beta2', 'engines', options.longhornNamespace,
-      { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] });
-    admission.longhornSettings = make('longhorn.io', 'v1beta2', 'settings', options.longhornNamespace, {}, options.longhornVersionSetting);
+    admission.longhornVolumes = make(
+      'longhorn.io',
+      'v1beta2',
+      'volumes',
+      options.longhornNamespace,
+      { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] },
+    );
+    admission.longhornEngines = make(
+      'longhorn.io',
+      'v1beta2',
+      'engines',
+      options.longhornNamespace,
+      { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] },
+    );
+    admission.longhornSettings = make(
+      'longhorn.io',
+      'v1beta2',
+      'settings',
+      options.longhornNamespace,
+      {},
+      options.longhornVersionSetting,
+    );
   }
   // The CSIDriver cache is named last, after Longhorn's (as the caches-synced line lists them).
   const csiDrivers = make<CsiDriver & KubernetesObject>('storage.k8s.io', 'v1', 'csidrivers');
   const last = fixed.length - 1;
   /** The caches the decisions read now, in the order they are named. */
-  const counted = (): AdmissionInformer[] => (longhorn ? [...fixed.slice(0, last), ...longhorn.counted(), ...fixed.slice(last)] : fixed);
+  const counted = (): AdmissionInformer[] =>
+    longhorn ? [...fixed.slice(0, last), ...longhorn.counted(), ...fixed.slice(last)] : fixed;
   const named = (pick: (informer: AdmissionInformer['informer']) => boolean): string[] =>
-    counted().filter((cache) => pick(cache.informer)).map((cache) => cache.name);
+    counted()
+      .filter((cache) => pick(cache.informer))
+      .map((cache) => cache.name);
   for (const cache of fixed) void cache.informer.start().catch(() => undefined);
   // One line when every cache has listed once (Longhorn's: or failed, then not read): what readiness waited for, and what is watched.
   // The lists' garbage is collected then, once, before the reviews come (compactHeap says why).
@@ -172,13 +240,21 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     () => {
       const caches = counted();
       const heap = compactHeap();
-      start.logger?.info({
-        watching: caches.map((cache) => cache.name),
-        objects: caches.reduce((n, cache) => n + cache.informer.keys().length, 0),
-        notServed: caches.filter((cache) => cache.informer.served === false).map((cache) => cache.name),
-        heapMiB: { before: mebibytes(heap.usedBeforeBytes), after: mebibytes(heap.usedAfterBytes) },
-        fullGcMs: Math.round(heap.ms),
-      }, 'admission caches synced');
+      start.logger?.info(
+        {
+          watching: caches.map((cache) => cache.name),
+          objects: caches.reduce((n, cache) => n + cache.informer.keys().length, 0),
+          notServed: caches
+            .filter((cache) => cache.informer.served === false)
+            .map((cache) => cache.name),
+          heapMiB: {
+            before: mebibytes(heap.usedBeforeBytes),
+            after: mebibytes(heap.usedAfterBytes),
+          },
+          fullGcMs: Math.round(heap.ms),
+        },
+        'admission caches synced',
+      );
     },
     () => undefined,
   );

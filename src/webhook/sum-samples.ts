@@ -4,17 +4,27 @@
  * Reads what prom-client writes: one sample per line, `name{l="v",...} value`, label values with
  * `\\`, `\"` and `\n` escaped.
  */
-export function sumSamples(text: string, name: string, labels: Record<string, string> = {}): number {
+export function sumSamples(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number {
   let total = 0;
   for (const line of text.split('\n')) {
-    if (!line.startsWith(name) || (line[name.length] !== '{' && line[name.length] !== ' ')) continue;
+    if (!line.startsWith(name) || (line[name.length] !== '{' && line[name.length] !== ' '))
+      continue;
     const found = new Map<string, string>();
     let rest = line.slice(name.length);
     if (rest.startsWith('{')) {
       const end = labelsEnd(rest);
       if (end < 0) continue;
-      for (const match of rest.slice(1, end).matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
-        found.set(match[1]!, match[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)));
+      for (const match of rest
+        .slice(1, end)
+        .matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
+        found.set(
+          match[1]!,
+          match[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)),
+        );
       }
       rest = rest.slice(end + 1);
     }

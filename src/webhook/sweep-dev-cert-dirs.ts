@@ -14,5 +14,9 @@ export const DEV_CERT_DIR_PREFIX = 'voe-webhook-';
  * removed; never throws.
  */
 export function sweepDevCertDirs(parent: string, except: string): Promise<string[]> {
-  return sweepAbandonedDirs(parent, { prefix: DEV_CERT_DIR_PREFIX, lockName: CERT_DIR_LOCK, except });
+  return sweepAbandonedDirs(parent, {
+    prefix: DEV_CERT_DIR_PREFIX,
+    lockName: CERT_DIR_LOCK,
+    except,
+  });
 }

@@ -11,7 +11,9 @@ export interface AdmissionReviewResponse {
     uid: string;
     allowed: boolean;
     status?: {
-      code: number; message: string; reason: string;
+      code: number;
+      message: string;
+      reason: string;
       details?: { causes: Array<{ reason: 'FieldValueInvalid'; message: string; field?: string }> };
     };
     warnings?: string[];
@@ -24,7 +26,9 @@ function cleanWarning(warning: unknown): string {
   // eslint-disable-next-line no-control-regex
   const oneLine = warning.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   const chars = Array.from(oneLine);
-  return chars.length <= MAX_WARNING_LENGTH ? oneLine : `${chars.slice(0, MAX_WARNING_LENGTH - 1).join('')}…`;
+  return chars.length <= MAX_WARNING_LENGTH
+    ? oneLine
+    : `${chars.slice(0, MAX_WARNING_LENGTH - 1).join('')}…`;
 }
 
 /**
@@ -37,16 +41,30 @@ export function toAdmissionReview(uid: string, verdict: AdmissionVerdict): Admis
   const response: AdmissionReviewResponse['response'] = { uid, allowed: verdict.allowed === true };
   if (!response.allowed) {
     response.status = {
-      code: Number.isInteger(verdict.code) && (verdict.code as number) >= 400 && (verdict.code as number) <= 599 ? verdict.code as number : 400,
-      message: typeof verdict.message === 'string' && verdict.message !== '' ? verdict.message : `denied (${String(verdict.decision)})`,
-      reason: typeof verdict.reason === 'string' && verdict.reason !== '' ? verdict.reason : 'BadRequest',
+      code:
+        Number.isInteger(verdict.code) &&
+        (verdict.code as number) >= 400 &&
+        (verdict.code as number) <= 599
+          ? (verdict.code as number)
+          : 400,
+      message:
+        typeof verdict.message === 'string' && verdict.message !== ''
+          ? verdict.message
+          : `denied (${String(verdict.decision)})`,
+      reason:
+        typeof verdict.reason === 'string' && verdict.reason !== '' ? verdict.reason : 'BadRequest',
     };
     if (response.status.reason === 'Invalid') {
-      const field = typeof verdict.field === 'string' && verdict.field !== '' ? { field: verdict.field } : {};
-      response.status.details = { causes: [{ reason: 'FieldValueInvalid', message: response.status.message, ...field }] };
+      const field =
+        typeof verdict.field === 'string' && verdict.field !== '' ? { field: verdict.field } : {};
+      response.status.details = {
+        causes: [{ reason: 'FieldValueInvalid', message: response.status.message, ...field }],
+      };
     }
   }
-  const warnings = Array.isArray(verdict.warnings) ? verdict.warnings.map(cleanWarning).filter((w) => w !== '') : [];
+  const warnings = Array.isArray(verdict.warnings)
+    ? verdict.warnings.map(cleanWarning).filter((w) => w !== '')
+    : [];
   if (warnings.length > 0) response.warnings = warnings;
   return { apiVersion: ADMISSION_API_VERSION, kind: ADMISSION_REVIEW_KIND, response };
 }

@@ -2,7 +2,13 @@ import type { ResizeDecision } from './resize-snapshot.js';
 import type { AdmissionVerdict } from './validator.js';
 
 /** The AdmissionVerdict of a decision: refusals carry code, reason, message and the field judged; allowed ones only warnings. */
-export function toVerdict(decision: Pick<ResizeDecision, 'allowed' | 'code' | 'reason' | 'message' | 'warnings' | 'decision'>, field: string): AdmissionVerdict {
+export function toVerdict(
+  decision: Pick<
+    ResizeDecision,
+    'allowed' | 'code' | 'reason' | 'message' | 'warnings' | 'decision'
+  >,
+  field: string,
+): AdmissionVerdict {
   const verdict: AdmissionVerdict = { allowed: decision.allowed, decision: decision.decision };
   if (!decision.allowed) {
     verdict.code = decision.code;
@@ -28,4 +34,5 @@ export function allowedVerdict(decision: string, warnings: string[] = []): Admis
   return warnings.length > 0 ? { allowed: true, decision, warnings } : { allowed: true, decision };
 }
 
-export const NOT_SYNCED_MESSAGE = 'internal error: the admission caches are not synced yet; retry in a moment.';
+export const NOT_SYNCED_MESSAGE =
+  'internal error: the admission caches are not synced yet; retry in a moment.';

@@ -3,8 +3,16 @@
  * The server parses and checks the AdmissionReview, finds the validator by path,
  * and turns its verdict into the AdmissionReview response.
  */
-export interface GroupVersionKind { group: string; version: string; kind: string }
-export interface GroupVersionResource { group: string; version: string; resource: string }
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
 
 export interface AdmissionRequest {
   uid: string;

@@ -8,20 +8,25 @@ import { storageRequest } from './storage-request.js';
 import { PVC_EXPAND_PREFIX } from './resize-messages.js';
 import { notSyncedVerdict } from './not-synced-verdict.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
-import {
-  allowedVerdict, internalErrorVerdict, invalidVerdict, toVerdict,
-} from './to-verdict.js';
+import { allowedVerdict, internalErrorVerdict, invalidVerdict, toVerdict } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
-import { claimTemplatesOf, parseVolumeClaimTemplates, VOLUME_CLAIM_TEMPLATES_ANNOTATION, type ClaimTemplate } from './vm-claims.js';
+import {
+  claimTemplatesOf,
+  parseVolumeClaimTemplates,
+  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
+  type ClaimTemplate,
+} from './vm-claims.js';
 
 export const VM_CLAIM_TEMPLATES_PATH = '/validate/vm';
 
 /** Harvester's VM validator sentence for a smaller template size (PR #9204). */
-export const HARVESTER_TEMPLATE_SHRINK_MESSAGE = "requests storage can't be less than previous value";
+export const HARVESTER_TEMPLATE_SHRINK_MESSAGE =
+  "requests storage can't be less than previous value";
 
 function keyed(templates: ClaimTemplate[]): Map<string, ClaimTemplate> {
   const map = new Map<string, ClaimTemplate>();
-  for (const template of templates) if (template.pvc.metadata?.name) map.set(template.pvc.metadata.name, template);
+  for (const template of templates)
+    if (template.pvc.metadata?.name) map.set(template.pvc.metadata.name, template);
   return map;
 }
 
@@ -29,7 +34,13 @@ function keyed(templates: ClaimTemplate[]): Map<string, ClaimTemplate> {
 function withStorage(pvc: PersistentVolumeClaim, storage: unknown): PersistentVolumeClaim {
   return {
     ...pvc,
-    spec: { ...pvc.spec, resources: { ...pvc.spec?.resources, requests: { ...pvc.spec?.resources?.requests, storage } } },
+    spec: {
+      ...pvc.spec,
+      resources: {
+        ...pvc.spec?.resources,
+        requests: { ...pvc.spec?.resources?.requests, storage },
+      },
+    },
   };
 }
 
@@ -38,14 +49,18 @@ const ZERO: QuantityValue = { num: 0n, den: 1n };
 const TEMPLATES_FIELD = `metadata.annotations[${VOLUME_CLAIM_TEMPLATES_ANNOTATION}]`;
 
 /** A storage class name for a message: none when unset, "" (quoted) when set empty. */
-const className = (name: string | null): string => (name === null ? 'none' : name === '' ? '""' : name);
+const className = (name: string | null): string =>
+  name === null ? 'none' : name === '' ? '""' : name;
 
 /**
  * The VM-page resize path: diffs the VM's harvesterhci.io/volumeClaimTemplates annotation.
  * A smaller size or a changed storage class is refused; a larger size is judged by
  * decideResize against the live PVC from the cache (with the VM as it will be stored).
  */
-export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSource; options: AdmissionOptions }): Validator {
+export function createVmClaimTemplatesValidator(deps: {
+  source: ResizeSnapshotSource;
+  options: AdmissionOptions;
+}): Validator {
   const { source, options } = deps;
   return {
     name: 'vm',
@@ -53,14 +68,18 @@ export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSo
     validate(request: AdmissionRequest): AdmissionVerdict {
       const vm = request.object as VirtualMachine | null | undefined;
       const oldVm = request.oldObject as VirtualMachine | null | undefined;
-      if (request.operation !== 'UPDATE' || request.subResource || !vm || !oldVm) return allowedVerdict('not-template-change');
+      if (request.operation !== 'UPDATE' || request.subResource || !vm || !oldVm)
+        return allowedVerdict('not-template-change');
       const oldText = oldVm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
       const newText = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
       if (oldText === newText) return allowedVerdict('not-template-change');
       try {
         return judgeTemplates(source, options, oldVm, vm);
       } catch (error) {
-        return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+        return internalErrorVerdict(
+          'internal-error',
+          `internal error: ${(error as Error).message}`,
+        );
       }
     },
   };
@@ -69,25 +88,42 @@ export function createVmClaimTemplatesValidator(deps: { source: ResizeSnapshotSo
 /** The stored template's size: absent counts as zero (Harvester's Requests.Storage()), unreadable as unknown. */
 function lenientStorageRequest(template: ClaimTemplate): QuantityValue | undefined {
   try {
-    return template.storage === undefined ? ZERO : readJsonQuantity(template.storage)?.value ?? ZERO;
+    return template.storage === undefined
+      ? ZERO
+      : (readJsonQuantity(template.storage)?.value ?? ZERO);
   } catch {
     return undefined;
   }
 }
 
-function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions, oldVm: VirtualMachine, vm: VirtualMachine): AdmissionVerdict {
+function judgeTemplates(
+  source: ResizeSnapshotSource,
+  options: AdmissionOptions,
+  oldVm: VirtualMachine,
+  vm: VirtualMachine,
+): AdmissionVerdict {
   const namespace = vm.metadata?.namespace ?? '';
   const vmKey = `${namespace}/${vm.metadata?.name ?? ''}`;
   // The new value must be what Harvester's VM validator can read; a malformed stored (old) one is
   // not held against it (it lists nothing, and the PVC webhook still judges every real resize).
-  const parsed = parseVolumeClaimTemplates(vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION]);
+  const parsed = parseVolumeClaimTemplates(
+    vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION],
+  );
   if ('why' in parsed) {
-    return invalidVerdict('template-invalid',
+    return invalidVerdict(
+      'template-invalid',
       `${PVC_EXPAND_PREFIX}the ${VOLUME_CLAIM_TEMPLATES_ANNOTATION} annotation of VM ${vmKey} cannot be read: ${parsed.why}. ` +
-      'It must be a JSON list of PersistentVolumeClaim objects, each with metadata.name, as Harvester writes it.', TEMPLATES_FIELD);
+        'It must be a JSON list of PersistentVolumeClaim objects, each with metadata.name, as Harvester writes it.',
+      TEMPLATES_FIELD,
+    );
   }
   const before = keyed(claimTemplatesOf(oldVm));
-  const growing: Array<{ name: string; template: PersistentVolumeClaim; text: string; size: QuantityValue }> = [];
+  const growing: Array<{
+    name: string;
+    template: PersistentVolumeClaim;
+    text: string;
+    size: QuantityValue;
+  }> = [];
   for (const [name, template] of keyed(parsed.templates)) {
     const previous = before.get(name);
     if (!previous) continue;
@@ -104,25 +140,35 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
       if (read) newText = read.text;
     } catch (error) {
       if (!isKubeError(error)) throw error;
-      return invalidVerdict('template-invalid',
+      return invalidVerdict(
+        'template-invalid',
         `${PVC_EXPAND_PREFIX}volume claim template ${name} of VM ${vmKey} has an invalid storage request: ${error.message}. ` +
-        'Write a Kubernetes quantity such as 20Gi.', TEMPLATES_FIELD);
+          'Write a Kubernetes quantity such as 20Gi.',
+        TEMPLATES_FIELD,
+      );
     }
     if (oldSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
-      return invalidVerdict('template-shrink',
+      return invalidVerdict(
+        'template-shrink',
         `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
-        'storage than before; volumes cannot shrink: keep at least the previous size.', TEMPLATES_FIELD);
+          'storage than before; volumes cannot shrink: keep at least the previous size.',
+        TEMPLATES_FIELD,
+      );
     }
     const oldClass = previous.pvc.spec?.storageClassName ?? null;
     const newClass = template.pvc.spec?.storageClassName ?? null;
     if (oldClass !== newClass) {
-      return invalidVerdict('template-storage-class-change',
+      return invalidVerdict(
+        'template-storage-class-change',
         `${PVC_EXPAND_PREFIX}storageClassName of volume claim template ${name} of VM ${vmKey} can't be changed ` +
-        `(from ${className(oldClass)} to ${className(newClass)}). Keep ${className(oldClass)}; to move the data, create a new volume ` +
-        'with the other StorageClass and copy it.', TEMPLATES_FIELD);
+          `(from ${className(oldClass)} to ${className(newClass)}). Keep ${className(oldClass)}; to move the data, create a new volume ` +
+          'with the other StorageClass and copy it.',
+        TEMPLATES_FIELD,
+      );
     }
     // Growing, or an unreadable stored size: the live PVC decides below whether it really grows.
-    if (oldSize === undefined || compareQuantities(newSize, oldSize) > 0) growing.push({ name, template: template.pvc, text: newText, size: newSize });
+    if (oldSize === undefined || compareQuantities(newSize, oldSize) > 0)
+      growing.push({ name, template: template.pvc, text: newText, size: newSize });
   }
   if (growing.length === 0) return allowedVerdict('not-template-change');
   if (!source.synced()) return notSyncedVerdict(source);
@@ -137,11 +183,14 @@ function judgeTemplates(source: ResizeSnapshotSource, options: AdmissionOptions,
     // The text ParseQuantity read: the same value for the snapshot's storageGrows.
     const grown = withStorage(live, text);
     const snapshot = assembleResizeSnapshot(source, live, grown, options);
-    const others = snapshot.vms.filter((other) => `${other.metadata?.namespace ?? ''}/${other.metadata?.name ?? ''}` !== vmKey);
+    const others = snapshot.vms.filter(
+      (other) => `${other.metadata?.namespace ?? ''}/${other.metadata?.name ?? ''}` !== vmKey,
+    );
     snapshot.vms = [vm, ...others];
     const decision = decideResize(snapshot, options);
     if (!decision.allowed) return toVerdict(decision, TEMPLATES_FIELD);
-    if (label === 'not-template-change' || decision.decision === 'allowed') label = decision.decision;
+    if (label === 'not-template-change' || decision.decision === 'allowed')
+      label = decision.decision;
     warnings.push(...decision.warnings);
   }
   return allowedVerdict(label, [...new Set(warnings)]);

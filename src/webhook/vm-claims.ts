@@ -12,15 +12,18 @@ export const VOLUME_CLAIM_TEMPLATES_ANNOTATION = 'harvesterhci.io/volumeClaimTem
  */
 function wrongShape(entry: Record<string, unknown>): string {
   // Present, not null, and no object.
-  const notObject = (value: unknown): boolean => value !== undefined && value !== null && !isJsonObject(value);
+  const notObject = (value: unknown): boolean =>
+    value !== undefined && value !== null && !isJsonObject(value);
   if (notObject(entry['metadata'])) return 'has a metadata that is not an object';
   if (notObject(entry['spec'])) return 'has a spec that is not an object';
   const spec = isJsonObject(entry['spec']) ? entry['spec'] : {};
   if (notObject(spec['resources'])) return 'has a spec.resources that is not an object';
   const resources = isJsonObject(spec['resources']) ? spec['resources'] : {};
-  if (notObject(resources['requests'])) return 'has a spec.resources.requests that is not an object';
+  if (notObject(resources['requests']))
+    return 'has a spec.resources.requests that is not an object';
   const storageClass = spec['storageClassName'];
-  if (storageClass !== undefined && storageClass !== null && typeof storageClass !== 'string') return 'has a spec.storageClassName that is not a string';
+  if (storageClass !== undefined && storageClass !== null && typeof storageClass !== 'string')
+    return 'has a spec.storageClassName that is not a string';
   return '';
 }
 
@@ -51,7 +54,10 @@ function lastProperty(node: Node | undefined, key: string): Node | undefined {
  * Pairs the entries of a parsed annotation (a JSON list, validated by JSON.parse), each with its index in the list, with the raw
  * text of their storage requests.
  */
-function withStorageTokens(text: string, entries: ReadonlyArray<[number, PersistentVolumeClaim]>): ClaimTemplate[] {
+function withStorageTokens(
+  text: string,
+  entries: ReadonlyArray<[number, PersistentVolumeClaim]>,
+): ClaimTemplate[] {
   const root = parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
   return entries.map(([index, pvc]) => {
     let node = root?.type === 'array' ? root.children?.[index] : undefined;
@@ -66,7 +72,9 @@ function withStorageTokens(text: string, entries: ReadonlyArray<[number, Persist
  * objects (or null, skipped) of a PVC's shape (see wrongShape) with a non-empty metadata.name,
  * each with the raw text of its storage request (ClaimTemplate). `why` says what is wrong.
  */
-export function parseVolumeClaimTemplates(text: string | undefined): { templates: ClaimTemplate[] } | { why: string } {
+export function parseVolumeClaimTemplates(
+  text: string | undefined,
+): { templates: ClaimTemplate[] } | { why: string } {
   if (!text) return { templates: [] };
   let parsed: unknown;
   try {
@@ -83,7 +91,8 @@ export function parseVolumeClaimTemplates(text: string | undefined): { templates
     const shape = wrongShape(entry);
     if (shape) return { why: `entry ${index} ${shape}` };
     const name: unknown = (entry as PersistentVolumeClaim).metadata?.name;
-    if (typeof name !== 'string' || name === '') return { why: `entry ${index} has no metadata.name (PVC name is required)` };
+    if (typeof name !== 'string' || name === '')
+      return { why: `entry ${index} has no metadata.name (PVC name is required)` };
     templates.push([index, entry as PersistentVolumeClaim]);
   }
   return { templates: withStorageTokens(text, templates) };
@@ -106,7 +115,9 @@ export function claimTemplatesOf(vm: VirtualMachine): ClaimTemplate[] {
 }
 
 /** The annotation's text and its object entries with their indexes in the list; null when it lists nothing or is malformed. */
-function templateEntriesOf(vm: VirtualMachine): { text: string; entries: Array<[number, PersistentVolumeClaim]> } | null {
+function templateEntriesOf(
+  vm: VirtualMachine,
+): { text: string; entries: Array<[number, PersistentVolumeClaim]> } | null {
   const text = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
   if (!text) return null;
   let parsed: unknown;
@@ -116,7 +127,10 @@ function templateEntriesOf(vm: VirtualMachine): { text: string; entries: Array<[
     return null;
   }
   if (!Array.isArray(parsed)) return null;
-  const entries = [...parsed.entries()].filter((pair): pair is [number, PersistentVolumeClaim] => pair[1] !== null && typeof pair[1] === 'object');
+  const entries = [...parsed.entries()].filter(
+    (pair): pair is [number, PersistentVolumeClaim] =>
+      pair[1] !== null && typeof pair[1] === 'object',
+  );
   return { text, entries };
 }
 
@@ -132,8 +146,11 @@ export function vmVolumesUsing(vm: VirtualMachine, name: string): VmVolume[] {
 
 /** True when the VM hotplugs the PVC `name` (persistentVolumeClaim or dataVolume hotpluggable: true). */
 export function vmHotplugs(vm: VirtualMachine, name: string): boolean {
-  return vmVolumesUsing(vm, name).some((volume) =>
-    volume.persistentVolumeClaim?.hotpluggable === true || volume.dataVolume?.hotpluggable === true);
+  return vmVolumesUsing(vm, name).some(
+    (volume) =>
+      volume.persistentVolumeClaim?.hotpluggable === true ||
+      volume.dataVolume?.hotpluggable === true,
+  );
 }
 
 /**

@@ -19,7 +19,8 @@ export interface VmUsers {
   hotpluggingInstanceOnly: string[];
 }
 
-const keyOf = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ''}/${name ?? ''}`;
+const keyOf = (namespace: string | undefined, name: string | undefined): string =>
+  `${namespace ?? ''}/${name ?? ''}`;
 
 /**
  * Reads the VMs using the PVC `name` from the snapshot: the VMs whose spec names it (Harvester's

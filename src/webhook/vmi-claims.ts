@@ -44,13 +44,27 @@ export function pvcKeysOfVmi(vmi: VirtualMachineInstance): string[] {
  */
 export function vmiHotplugs(vmi: VirtualMachineInstance, name: string): boolean {
   const volumes = (vmi.spec?.volumes ?? []).filter((volume) => claimNameOf(volume) === name);
-  if (volumes.some((volume) => volume.persistentVolumeClaim?.hotpluggable === true || volume.dataVolume?.hotpluggable === true)) return true;
+  if (
+    volumes.some(
+      (volume) =>
+        volume.persistentVolumeClaim?.hotpluggable === true ||
+        volume.dataVolume?.hotpluggable === true,
+    )
+  )
+    return true;
   const volumeNames = new Set(volumes.map((volume) => volume.name));
-  return (vmi.status?.volumeStatus ?? []).some((status) => status.hotplugVolume !== undefined && status.hotplugVolume !== null &&
-    (status.persistentVolumeClaimInfo?.claimName === name || (status.name !== undefined && volumeNames.has(status.name))));
+  return (vmi.status?.volumeStatus ?? []).some(
+    (status) =>
+      status.hotplugVolume !== undefined &&
+      status.hotplugVolume !== null &&
+      (status.persistentVolumeClaimInfo?.claimName === name ||
+        (status.name !== undefined && volumeNames.has(status.name))),
+  );
 }
 
 /** The name of the VirtualMachine that controls the VMI (its controller ownerReference); undefined for a standalone VMI. */
 export function vmNameOfVmi(vmi: VirtualMachineInstance): string | undefined {
-  return vmi.metadata?.ownerReferences?.find((owner) => owner.controller === true && owner.kind === 'VirtualMachine')?.name;
+  return vmi.metadata?.ownerReferences?.find(
+    (owner) => owner.controller === true && owner.kind === 'VirtualMachine',
+  )?.name;
 }

@@ -15,18 +15,30 @@ export interface DevRegistrationWatch {
  * so it is not put back. Stop it before removing the registration yourself. A refused list (403)
  * ends the watch with one warning.
  */
-export function watchDevRegistration(options: { kubeConfig: KubeConfig; name: string; uid: string; logger: Logger }): DevRegistrationWatch {
+export function watchDevRegistration(options: {
+  kubeConfig: KubeConfig;
+  name: string;
+  uid: string;
+  logger: Logger;
+}): DevRegistrationWatch {
   const { name, uid, logger: log } = options;
   const informer = new Informer<V1ValidatingWebhookConfiguration>({
     kubeConfig: options.kubeConfig,
-    resource: { group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingwebhookconfigurations' },
+    resource: {
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      plural: 'validatingwebhookconfigurations',
+    },
     fieldSelector: `metadata.name=${name}`,
     logger: log,
   });
   let synced = false;
   informer.on('sync', () => {
     if (!synced && !informer.get(undefined, name)) {
-      log.warn({ configuration: name, uid }, `ValidatingWebhookConfiguration ${name} was deleted by someone else right after it was registered: the API server does not call this voe serve --dev; restart it to register again`);
+      log.warn(
+        { configuration: name, uid },
+        `ValidatingWebhookConfiguration ${name} was deleted by someone else right after it was registered: the API server does not call this voe serve --dev; restart it to register again`,
+      );
     }
     synced = true;
   });
@@ -34,19 +46,26 @@ export function watchDevRegistration(options: { kubeConfig: KubeConfig; name: st
     if (now.metadata?.uid !== uid) return;
     const changes = registrationChanges(before.webhooks ?? [], now.webhooks ?? []);
     if (changes.length === 0) return;
-    log.warn({ configuration: name, uid, changes },
-      `ValidatingWebhookConfiguration ${name} was changed by someone else while voe serve --dev runs; it is left as it is (and removed on exit)`);
+    log.warn(
+      { configuration: name, uid, changes },
+      `ValidatingWebhookConfiguration ${name} was changed by someone else while voe serve --dev runs; it is left as it is (and removed on exit)`,
+    );
   });
   informer.on('delete', (gone) => {
     if (gone.metadata?.uid !== uid) return;
-    log.warn({ configuration: name, uid },
-      `ValidatingWebhookConfiguration ${name} was deleted by someone else while voe serve --dev runs: the API server no longer calls this webhook, so resizes are not judged; restart voe serve --dev to register it again`);
+    log.warn(
+      { configuration: name, uid },
+      `ValidatingWebhookConfiguration ${name} was deleted by someone else while voe serve --dev runs: the API server no longer calls this webhook, so resizes are not judged; restart voe serve --dev to register it again`,
+    );
   });
   let refused = false;
   informer.on('error', (error) => {
     if (refused || apiErrorOf(error)?.code !== 403) return;
     refused = true;
-    log.warn({ configuration: name }, `not allowed to watch ValidatingWebhookConfiguration ${name}: a deletion or change by someone else will not be reported`);
+    log.warn(
+      { configuration: name },
+      `not allowed to watch ValidatingWebhookConfiguration ${name}: a deletion or change by someone else will not be reported`,
+    );
     void informer.stop();
   });
   informer.start().catch(() => undefined);

@@ -4,9 +4,17 @@
  * in a refusal: `admission webhook "<webhookName>" denied the request: <message>`).
  */
 export const WEBHOOK_ENDPOINTS = {
-  pvcResize: { name: 'pvc-resize', path: '/validate/pvc-resize', webhookName: 'pvc-resize.voe.harvesterhci.io' },
+  pvcResize: {
+    name: 'pvc-resize',
+    path: '/validate/pvc-resize',
+    webhookName: 'pvc-resize.voe.harvesterhci.io',
+  },
   vm: { name: 'vm', path: '/validate/vm', webhookName: 'vm.voe.harvesterhci.io' },
-  setting: { name: 'setting', path: '/validate/setting', webhookName: 'setting.voe.harvesterhci.io' },
+  setting: {
+    name: 'setting',
+    path: '/validate/setting',
+    webhookName: 'setting.voe.harvesterhci.io',
+  },
 } as const;
 
 export type WebhookEndpointKey = keyof typeof WEBHOOK_ENDPOINTS;

@@ -1,4 +1,11 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type Metric,
+} from 'prom-client';
 
 export interface WebhookMetrics {
   readonly registry: Registry;
@@ -27,59 +34,108 @@ function reuse<T extends Metric>(registry: Registry, name: string, create: () =>
  * process metrics). `cachesNotSynced` counts the caches that do not follow the API server now,
  * `cachesNotRead` those watched but not read yet (0 unless given).
  */
-export function createWebhookMetrics(registry?: Registry, sources: { cachesNotSynced?: () => number; cachesNotRead?: () => number } = {}): WebhookMetrics {
+export function createWebhookMetrics(
+  registry?: Registry,
+  sources: { cachesNotSynced?: () => number; cachesNotRead?: () => number } = {},
+): WebhookMetrics {
   const reg = registry ?? new Registry();
   if (!reg.getSingleMetric('process_cpu_seconds_total')) collectDefaultMetrics({ register: reg });
   const registers = [reg];
   return {
     registry: reg,
-    requests: reuse(reg, 'voe_webhook_requests_total', () => new Counter({
-      name: 'voe_webhook_requests_total', help: 'Admission reviews answered, by webhook, decision (allowed, refused) and reason (the validator\'s label).',
-      labelNames: ['webhook', 'decision', 'reason'] as const, registers,
-    })),
-    duration: reuse(reg, 'voe_webhook_request_duration_seconds', () => new Histogram({
-      name: 'voe_webhook_request_duration_seconds', help: 'Time to answer an admission review (parse, validate, respond), by webhook, decision and reason.',
-      labelNames: ['webhook', 'decision', 'reason'] as const, registers,
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    })),
-    badRequests: reuse(reg, 'voe_webhook_bad_requests_total', () => new Counter({
-      name: 'voe_webhook_bad_requests_total', help: 'Requests answered 400, 413 or 415: not an admission.k8s.io/v1 AdmissionReview, over the body limit, or not utf-8 JSON.',
-      labelNames: ['webhook'] as const, registers,
-    })),
-    certificateReloads: reuse(reg, 'voe_webhook_certificate_reloads_total', () => new Counter({
-      name: 'voe_webhook_certificate_reloads_total',
-      help: 'Serving certificate loads, the first one included, then one per change of the files, by result (success, failure).',
-      labelNames: ['result'] as const, registers,
-      // Across --workers: every worker loads the same files, so the count is the largest, not the sum
-      // (a sum would grow with the number of workers).
-      aggregator: 'max',
-    })),
-    certificateExpiry: reuse(reg, 'voe_webhook_certificate_expiry_timestamp_seconds', () => new Gauge({
-      name: 'voe_webhook_certificate_expiry_timestamp_seconds', help: 'notAfter of the serving certificate in use, Unix seconds.', registers,
-      // Across --workers (prom-client's AggregatorRegistry): the earliest, not the sum.
-      aggregator: 'min',
-    })),
-    cachesNotSynced: reuse(reg, 'voe_webhook_caches_not_synced', () => new Gauge({
-      name: 'voe_webhook_caches_not_synced',
-      help: 'Informer caches that do not follow the API server now: not listed yet, or their list or watch failed since their last list that succeeded. ' +
-        'PVC resize and VM reviews are refused with 500 while it is above 0.',
-      registers,
-      // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
-      aggregator: 'max',
-      collect() {
-        this.set(sources.cachesNotSynced?.() ?? 0);
-      },
-    })),
-    cachesNotRead: reuse(reg, 'voe_webhook_caches_not_read', () => new Gauge({
-      name: 'voe_webhook_caches_not_read',
-      help: 'Caches of resources the cluster serves that the decisions do not read yet, because they have not all listed (voe serve --longhorn auto: ' +
-        'Longhorn found after start, or its caches refused: its Role not applied). Longhorn volumes are judged as if Longhorn were absent while it is above 0; voe stays ready.',
-      registers,
-      // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
-      aggregator: 'max',
-      collect() {
-        this.set(sources.cachesNotRead?.() ?? 0);
-      },
-    })),
+    requests: reuse(
+      reg,
+      'voe_webhook_requests_total',
+      () =>
+        new Counter({
+          name: 'voe_webhook_requests_total',
+          help: "Admission reviews answered, by webhook, decision (allowed, refused) and reason (the validator's label).",
+          labelNames: ['webhook', 'decision', 'reason'] as const,
+          registers,
+        }),
+    ),
+    duration: reuse(
+      reg,
+      'voe_webhook_request_duration_seconds',
+      () =>
+        new Histogram({
+          name: 'voe_webhook_request_duration_seconds',
+          help: 'Time to answer an admission review (parse, validate, respond), by webhook, decision and reason.',
+          labelNames: ['webhook', 'decision', 'reason'] as const,
+          registers,
+          buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        }),
+    ),
+    badRequests: reuse(
+      reg,
+      'voe_webhook_bad_requests_total',
+      () =>
+        new Counter({
+          name: 'voe_webhook_bad_requests_total',
+          help: 'Requests answered 400, 413 or 415: not an admission.k8s.io/v1 AdmissionReview, over the body limit, or not utf-8 JSON.',
+          labelNames: ['webhook'] as const,
+          registers,
+        }),
+    ),
+    certificateReloads: reuse(
+      reg,
+      'voe_webhook_certificate_reloads_total',
+      () =>
+        new Counter({
+          name: 'voe_webhook_certificate_reloads_total',
+          help: 'Serving certificate loads, the first one included, then one per change of the files, by result (success, failure).',
+          labelNames: ['result'] as const,
+          registers,
+          // Across --workers: every worker loads the same files, so the count is the largest, not the sum
+          // (a sum would grow with the number of workers).
+          aggregator: 'max',
+        }),
+    ),
+    certificateExpiry: reuse(
+      reg,
+      'voe_webhook_certificate_expiry_timestamp_seconds',
+      () =>
+        new Gauge({
+          name: 'voe_webhook_certificate_expiry_timestamp_seconds',
+          help: 'notAfter of the serving certificate in use, Unix seconds.',
+          registers,
+          // Across --workers (prom-client's AggregatorRegistry): the earliest, not the sum.
+          aggregator: 'min',
+        }),
+    ),
+    cachesNotSynced: reuse(
+      reg,
+      'voe_webhook_caches_not_synced',
+      () =>
+        new Gauge({
+          name: 'voe_webhook_caches_not_synced',
+          help:
+            'Informer caches that do not follow the API server now: not listed yet, or their list or watch failed since their last list that succeeded. ' +
+            'PVC resize and VM reviews are refused with 500 while it is above 0.',
+          registers,
+          // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
+          aggregator: 'max',
+          collect() {
+            this.set(sources.cachesNotSynced?.() ?? 0);
+          },
+        }),
+    ),
+    cachesNotRead: reuse(
+      reg,
+      'voe_webhook_caches_not_read',
+      () =>
+        new Gauge({
+          name: 'voe_webhook_caches_not_read',
+          help:
+            'Caches of resources the cluster serves that the decisions do not read yet, because they have not all listed (voe serve --longhorn auto: ' +
+            'Longhorn found after start, or its caches refused: its Role not applied). Longhorn volumes are judged as if Longhorn were absent while it is above 0; voe stays ready.',
+          registers,
+          // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
+          aggregator: 'max',
+          collect() {
+            this.set(sources.cachesNotRead?.() ?? 0);
+          },
+        }),
+    ),
   };
 }

@@ -1,5 +1,18 @@
-import { AdmissionregistrationV1Api, type KubeConfig, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { apiErrorOf, isAlreadyExists, isConflict, isNotFound, isTransient, requestJson, resourcePath, retryWhen } from '../kube/index.js';
+import {
+  AdmissionregistrationV1Api,
+  type KubeConfig,
+  type V1ValidatingWebhookConfiguration,
+} from '@kubernetes/client-node';
+import {
+  apiErrorOf,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  isTransient,
+  requestJson,
+  resourcePath,
+  retryWhen,
+} from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { decideDevRegistration } from './decide-dev-registration.js';
 import { devOwnerAnswers } from './dev-owner-answers.js';
@@ -11,10 +24,19 @@ function describe(error: unknown): string {
   return apiErrorOf(error)?.message || (error instanceof Error ? error.message : String(error));
 }
 
-const path = (name: string): string => resourcePath({ group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingwebhookconfigurations', name });
+const path = (name: string): string =>
+  resourcePath({
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    plural: 'validatingwebhookconfigurations',
+    name,
+  });
 
 /** Creates the ValidatingWebhookConfiguration, or replaces the one with the same name whoever made it (tests, tools; voe serve --dev uses registerDevConfiguration). */
-export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig, body: V1ValidatingWebhookConfiguration): Promise<void> {
+export async function applyValidatingWebhookConfiguration(
+  kubeConfig: KubeConfig,
+  body: V1ValidatingWebhookConfiguration,
+): Promise<void> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const name = body.metadata?.name ?? '';
   try {
@@ -22,17 +44,28 @@ export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig
     return;
   } catch (error) {
     if (!isAlreadyExists(error)) {
-      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.`, { cause: error });
+      throw new WebhookError(
+        'WEBHOOK_REGISTRATION_FAILED',
+        `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.`,
+        { cause: error },
+      );
     }
   }
   try {
     const existing = await api.readValidatingWebhookConfiguration({ name });
     await api.replaceValidatingWebhookConfiguration({
       name,
-      body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } },
+      body: {
+        ...body,
+        metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion },
+      },
     });
   } catch (error) {
-    throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot replace ValidatingWebhookConfiguration ${name}: ${describe(error)}.`, { cause: error });
+    throw new WebhookError(
+      'WEBHOOK_REGISTRATION_FAILED',
+      `Cannot replace ValidatingWebhookConfiguration ${name}: ${describe(error)}.`,
+      { cause: error },
+    );
   }
 }
 
@@ -50,22 +83,32 @@ export async function applyValidatingWebhookConfiguration(kubeConfig: KubeConfig
  * then gives up. Aborting `signal` ends the retries at once (the same check for a stored create
  * applies).
  */
-export async function registerDevConfiguration(kubeConfig: KubeConfig, body: V1ValidatingWebhookConfiguration,
-  options: { logger?: Logger; minRetryMs?: number; signal?: AbortSignal } = {}): Promise<{ uid: string }> {
+export async function registerDevConfiguration(
+  kubeConfig: KubeConfig,
+  body: V1ValidatingWebhookConfiguration,
+  options: { logger?: Logger; minRetryMs?: number; signal?: AbortSignal } = {},
+): Promise<{ uid: string }> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const name = body.metadata?.name ?? '';
   const self = readDevOwner(body);
   const ownId = typeof self === 'object' ? self.id : undefined;
   const retrying = <T>(call: () => Promise<T>): Promise<T> =>
-    retryWhen(isTransient, call, { retries: 6, minTimeoutMs: options.minRetryMs ?? 250, maxTimeoutMs: 4_000, ...(options.signal ? { signal: options.signal } : {}) });
+    retryWhen(isTransient, call, {
+      retries: 6,
+      minTimeoutMs: options.minRetryMs ?? 250,
+      maxTimeoutMs: 4_000,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   /** Ours: an object of that name carrying this instance's own id (a create of ours that was stored). */
   const isOurs = (existing: V1ValidatingWebhookConfiguration): boolean => {
     const owner = readDevOwner(existing);
     return ownId !== undefined && typeof owner === 'object' && owner.id === ownId;
   };
   const adopt = (existing: V1ValidatingWebhookConfiguration): { uid: string } => {
-    options.logger?.info({ configuration: name, uid: existing.metadata?.uid },
-      `ValidatingWebhookConfiguration ${name} was created by this instance although the API server's answer was lost; using it`);
+    options.logger?.info(
+      { configuration: name, uid: existing.metadata?.uid },
+      `ValidatingWebhookConfiguration ${name} was created by this instance although the API server's answer was lost; using it`,
+    );
     return { uid: existing.metadata?.uid ?? '' };
   };
   // Another instance may create or delete it between our calls: decide again, a few times.
@@ -77,33 +120,62 @@ export async function registerDevConfiguration(kubeConfig: KubeConfig, body: V1V
       if (!isAlreadyExists(error)) {
         // Given up on a transient failure (or stopped meanwhile): the create may still have been stored.
         const unsure = isTransient(error) || options.signal?.aborted === true;
-        const stored = unsure ? await api.readValidatingWebhookConfiguration({ name }).catch(() => undefined) : undefined;
+        const stored = unsure
+          ? await api.readValidatingWebhookConfiguration({ name }).catch(() => undefined)
+          : undefined;
         if (stored && isOurs(stored)) return adopt(stored);
-        throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.` +
-          (unsure ? ` It may have been stored all the same: if kubectl get validatingwebhookconfiguration ${name} shows it, delete it (kubectl delete validatingwebhookconfiguration ${name}).` : ''), { cause: error });
+        throw new WebhookError(
+          'WEBHOOK_REGISTRATION_FAILED',
+          `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.` +
+            (unsure
+              ? ` It may have been stored all the same: if kubectl get validatingwebhookconfiguration ${name} shows it, delete it (kubectl delete validatingwebhookconfiguration ${name}).`
+              : ''),
+          { cause: error },
+        );
       }
     }
     if (attempt > 3) {
-      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `ValidatingWebhookConfiguration ${name} keeps being created and deleted by someone else while voe serve --dev registers; pass another --webhook-configuration-name.`);
+      throw new WebhookError(
+        'WEBHOOK_REGISTRATION_FAILED',
+        `ValidatingWebhookConfiguration ${name} keeps being created and deleted by someone else while voe serve --dev registers; pass another --webhook-configuration-name.`,
+      );
     }
     let existing: V1ValidatingWebhookConfiguration;
     try {
       existing = await retrying(() => api.readValidatingWebhookConfiguration({ name }));
     } catch (error) {
       if (isNotFound(error)) continue;
-      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot read the existing ValidatingWebhookConfiguration ${name}: ${describe(error)}.`, { cause: error });
+      throw new WebhookError(
+        'WEBHOOK_REGISTRATION_FAILED',
+        `Cannot read the existing ValidatingWebhookConfiguration ${name}: ${describe(error)}.`,
+        { cause: error },
+      );
     }
     if (isOurs(existing)) return adopt(existing);
     const owner = readDevOwner(existing);
-    const answers = typeof owner === 'object' ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url)) : false;
+    const answers =
+      typeof owner === 'object'
+        ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url))
+        : false;
     const decision = decideDevRegistration(name, owner, answers);
     if (decision.action === 'refuse') throw decision.error;
     options.logger?.warn({ configuration: name, previous: owner }, decision.warning);
     // Exactly what was judged (uid and resourceVersion); gone or changed meanwhile: decide again.
-    const preconditions = { uid: existing.metadata?.uid ?? '', ...(existing.metadata?.resourceVersion ? { resourceVersion: existing.metadata.resourceVersion } : {}) };
-    await deleteValidatingWebhookConfiguration(kubeConfig, name, preconditions).catch((error: unknown) => {
-      throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot delete the stale ValidatingWebhookConfiguration ${name}: ${describe(error instanceof Error && error.cause !== undefined ? error.cause : error)}.`, { cause: error });
-    });
+    const preconditions = {
+      uid: existing.metadata?.uid ?? '',
+      ...(existing.metadata?.resourceVersion
+        ? { resourceVersion: existing.metadata.resourceVersion }
+        : {}),
+    };
+    await deleteValidatingWebhookConfiguration(kubeConfig, name, preconditions).catch(
+      (error: unknown) => {
+        throw new WebhookError(
+          'WEBHOOK_REGISTRATION_FAILED',
+          `Cannot delete the stale ValidatingWebhookConfiguration ${name}: ${describe(error instanceof Error && error.cause !== undefined ? error.cause : error)}.`,
+          { cause: error },
+        );
+      },
+    );
   }
 }
 
@@ -118,20 +190,39 @@ export type DeleteOutcome = 'deleted' | 'gone' | 'not-ours';
  * transient one, throw WEBHOOK_REGISTRATION_FAILED.
  */
 export async function deleteValidatingWebhookConfiguration(
-  kubeConfig: KubeConfig, name: string, options: { uid?: string; resourceVersion?: string; retries?: number; minRetryMs?: number } = {},
+  kubeConfig: KubeConfig,
+  name: string,
+  options: { uid?: string; resourceVersion?: string; retries?: number; minRetryMs?: number } = {},
 ): Promise<DeleteOutcome> {
   const body = {
-    apiVersion: 'v1', kind: 'DeleteOptions', ...(options.uid ? { preconditions: { uid: options.uid, ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}) } } : {}),
+    apiVersion: 'v1',
+    kind: 'DeleteOptions',
+    ...(options.uid
+      ? {
+          preconditions: {
+            uid: options.uid,
+            ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}),
+          },
+        }
+      : {}),
   };
   try {
     // A configuration left behind refuses every write it matches (failurePolicy Fail): one
     // transient failure (a reset, 429, a 5xx) is retried a few times before giving up.
-    await retryWhen(isTransient, () => requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body }),
-      { retries: options.retries ?? 4, minTimeoutMs: options.minRetryMs ?? 250 });
+    await retryWhen(
+      isTransient,
+      () =>
+        requestJson(kubeConfig, { method: 'DELETE', path: path(name), timeoutMs: 10_000, body }),
+      { retries: options.retries ?? 4, minTimeoutMs: options.minRetryMs ?? 250 },
+    );
     return 'deleted';
   } catch (error) {
     if (isNotFound(error)) return 'gone';
     if (options.uid && isConflict(error)) return 'not-ours';
-    throw new WebhookError('WEBHOOK_REGISTRATION_FAILED', `Cannot delete ValidatingWebhookConfiguration ${name}: ${describe(error)}. Delete it by hand (kubectl delete validatingwebhookconfiguration ${name}) or API writes it matches fail.`, { cause: error });
+    throw new WebhookError(
+      'WEBHOOK_REGISTRATION_FAILED',
+      `Cannot delete ValidatingWebhookConfiguration ${name}: ${describe(error)}. Delete it by hand (kubectl delete validatingwebhookconfiguration ${name}) or API writes it matches fail.`,
+      { cause: error },
+    );
   }
 }

@@ -8,7 +8,8 @@
  */
 export function withoutManagedFields<T extends object>(object: T): T {
   const metadata = (object as { metadata?: unknown }).metadata;
-  if (metadata === null || typeof metadata !== 'object' || !('managedFields' in metadata)) return object;
+  if (metadata === null || typeof metadata !== 'object' || !('managedFields' in metadata))
+    return object;
   // Rest destructuring, not `delete`: an object with a deleted property is slower to read.
   const { managedFields: _managedFields, ...kept } = metadata as Record<string, unknown>;
   return { ...object, metadata: kept };

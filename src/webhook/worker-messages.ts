@@ -49,11 +49,28 @@ export type PrimaryMessage =
   /** Stop serving: close the server, stop the caches, exit. */
   | { type: 'voe:stop' };
 
-const WORKER_TYPES = new Set(['voe:listening', 'voe:caches', 'voe:metrics-request', 'voe:own-metrics', 'voe:pong', 'voe:drained', 'voe:failed']);
-const PRIMARY_TYPES = new Set(['voe:pool-caches', 'voe:metrics', 'voe:collect-metrics', 'voe:ping', 'voe:drain', 'voe:stop']);
+const WORKER_TYPES = new Set([
+  'voe:listening',
+  'voe:caches',
+  'voe:metrics-request',
+  'voe:own-metrics',
+  'voe:pong',
+  'voe:drained',
+  'voe:failed',
+]);
+const PRIMARY_TYPES = new Set([
+  'voe:pool-caches',
+  'voe:metrics',
+  'voe:collect-metrics',
+  'voe:ping',
+  'voe:drain',
+  'voe:stop',
+]);
 
 function typeOf(message: unknown): unknown {
-  return typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
+  return typeof message === 'object' && message !== null
+    ? (message as { type?: unknown }).type
+    : undefined;
 }
 
 export function isWorkerMessage(message: unknown): message is WorkerMessage {
@@ -70,12 +87,17 @@ export function isPrimaryMessage(message: unknown): message is PrimaryMessage {
  * connections only to workers that listen); `notServing` names the workers not serving yet. Names
  * sorted, without repeats.
  */
-export function poolCacheState(serving: readonly (CacheState | undefined)[], notServing: readonly string[] = []): CacheState {
+export function poolCacheState(
+  serving: readonly (CacheState | undefined)[],
+  notServing: readonly string[] = [],
+): CacheState {
   const reported = serving.filter((s): s is CacheState => s !== undefined);
-  const names = (pick: (s: CacheState) => string[]): string[] => [...new Set(reported.flatMap(pick))].sort();
+  const names = (pick: (s: CacheState) => string[]): string[] =>
+    [...new Set(reported.flatMap(pick))].sort();
   const notRead = names((s) => s.notRead ?? []);
   return {
-    ready: serving.length > 0 && reported.length === serving.length && reported.every((s) => s.ready),
+    ready:
+      serving.length > 0 && reported.length === serving.length && reported.every((s) => s.ready),
     unsynced: names((s) => s.unsynced),
     notServed: names((s) => s.notServed),
     ...(notRead.length > 0 ? { notRead } : {}),
@@ -91,16 +113,29 @@ export function poolCacheState(serving: readonly (CacheState | undefined)[], not
 export const WORKER_REPLACEMENT_ENV = 'VOE_WEBHOOK_WORKER_REPLACEMENT';
 
 /** What a worker serves, given by the primary: the serving certificate and key files, and the address. */
-export interface WorkerSettings { certFile: string; keyFile: string; host: string; port: number }
+export interface WorkerSettings {
+  certFile: string;
+  keyFile: string;
+  host: string;
+  port: number;
+}
 
 /** Environment variable through which the primary gives each worker its WorkerSettings (JSON). */
 export const WORKER_ENV = 'VOE_WEBHOOK_WORKER';
 
 /** The WorkerSettings in WORKER_ENV; undefined when it is not set or not of that shape. */
-export function workerSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerSettings | undefined {
+export function workerSettingsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): WorkerSettings | undefined {
   try {
     const v = JSON.parse(env[WORKER_ENV] ?? '') as Partial<Record<keyof WorkerSettings, unknown>>;
-    if (typeof v.certFile !== 'string' || typeof v.keyFile !== 'string' || typeof v.host !== 'string' || typeof v.port !== 'number') return undefined;
+    if (
+      typeof v.certFile !== 'string' ||
+      typeof v.keyFile !== 'string' ||
+      typeof v.host !== 'string' ||
+      typeof v.port !== 'number'
+    )
+      return undefined;
     return { certFile: v.certFile, keyFile: v.keyFile, host: v.host, port: v.port };
   } catch {
     return undefined;

@@ -8,7 +8,13 @@ import { isVoeError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { WebhookError } from './webhook-error.js';
 import {
-  isWorkerMessage, poolCacheState, WORKER_REPLACEMENT_ENV, type CacheState, type PrimaryMessage, type WorkerMessage, type WorkerMetrics,
+  isWorkerMessage,
+  poolCacheState,
+  WORKER_REPLACEMENT_ENV,
+  type CacheState,
+  type PrimaryMessage,
+  type WorkerMessage,
+  type WorkerMetrics,
 } from './worker-messages.js';
 
 export interface WorkerPoolOptions {
@@ -122,10 +128,12 @@ function exitText(code: number | null, signal: string | null): string {
   return signal ? `was killed by ${signal}` : `exited with code ${code}`;
 }
 
-const nameOf = (member: Member): string => `Webhook worker ${member.worker.id} (pid ${member.worker.process.pid})`;
+const nameOf = (member: Member): string =>
+  `Webhook worker ${member.worker.id} (pid ${member.worker.process.pid})`;
 
 /** What /readyz says of a worker that does not serve yet. */
-const notServingText = (member: Member): string => `worker ${member.worker.id} (pid ${member.worker.process.pid}) starting` +
+const notServingText = (member: Member): string =>
+  `worker ${member.worker.id} (pid ${member.worker.process.pid}) starting` +
   `${member.replaces ? `, replacing worker ${member.replaces.id} (pid ${member.replaces.pid})` : ''}`;
 
 /**
@@ -162,7 +170,9 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   let draining: Promise<void> | undefined;
   let lastBroadcast = '';
   let resolveEnded!: (error: WebhookError) => void;
-  const ended = new Promise<WebhookError>((resolve) => { resolveEnded = resolve; });
+  const ended = new Promise<WebhookError>((resolve) => {
+    resolveEnded = resolve;
+  });
   let startUp: { resolve: () => void; reject: (error: WebhookError) => void } | undefined;
   let nextId = 0;
   /** Answers awaited from workers (metrics, pongs), by message id. */
@@ -183,9 +193,16 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   const serving = (): Member[] => live().filter((m) => m.address);
   /** Replacements waiting for their backoff (replacementBackoff) to start: their timers and what /readyz says of them. */
   const waitingReplacements = new Map<unknown, string>();
-  const caches = (): CacheState => poolCacheState(serving().map((m) => m.caches), [
-    ...live().filter((m) => !m.address).map(notServingText), ...waitingReplacements.values(),
-  ]);
+  const caches = (): CacheState =>
+    poolCacheState(
+      serving().map((m) => m.caches),
+      [
+        ...live()
+          .filter((m) => !m.address)
+          .map(notServingText),
+        ...waitingReplacements.values(),
+      ],
+    );
   const broadcastCaches = (): void => {
     const state = caches();
     const key = JSON.stringify(state);
@@ -199,36 +216,65 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     const timeoutMs = options.metricsTimeoutMs ?? 3_000;
     const counted = serving();
     // A worker that ends meanwhile is left out, as one that ended before (undefined); its replacement counts as starting.
-    const workers = Promise.all(counted.map((member) => new Promise<WorkerMetrics | undefined>((resolve, reject) => {
-      const id = nextId++;
-      const onExit = (): void => { clock.clearTimeout(timer); waiting.delete(id); resolve(undefined); };
-      const timer = clock.setTimeout(() => {
-        waiting.delete(id);
-        member.worker.off('exit', onExit);
-        reject(new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} did not send its metrics within ${timeoutMs / 1000} s; no metrics are answered rather than a partial sum.`));
-      }, timeoutMs);
-      member.worker.once('exit', onExit);
-      waiting.set(id, (message) => {
-        clock.clearTimeout(timer);
-        member.worker.off('exit', onExit);
-        if (message.type === 'voe:own-metrics' && message.metrics) {
-          // Kept for when it ends (onExit retires it); an older answer arriving late does not replace a newer one.
-          if (!member.gone && (member.lastMetrics?.id ?? -1) < id) member.lastMetrics = { id, metrics: message.metrics };
-          resolve(message.metrics);
-        }
-        else reject(new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} could not read its metrics: ${message.type === 'voe:own-metrics' ? message.error : 'no answer'}`));
-      });
-      send(member.worker, { type: 'voe:collect-metrics', id });
-    })));
+    const workers = Promise.all(
+      counted.map(
+        (member) =>
+          new Promise<WorkerMetrics | undefined>((resolve, reject) => {
+            const id = nextId++;
+            const onExit = (): void => {
+              clock.clearTimeout(timer);
+              waiting.delete(id);
+              resolve(undefined);
+            };
+            const timer = clock.setTimeout(() => {
+              waiting.delete(id);
+              member.worker.off('exit', onExit);
+              reject(
+                new WebhookError(
+                  'WEBHOOK_WORKER_FAILED',
+                  `${nameOf(member)} did not send its metrics within ${timeoutMs / 1000} s; no metrics are answered rather than a partial sum.`,
+                ),
+              );
+            }, timeoutMs);
+            member.worker.once('exit', onExit);
+            waiting.set(id, (message) => {
+              clock.clearTimeout(timer);
+              member.worker.off('exit', onExit);
+              if (message.type === 'voe:own-metrics' && message.metrics) {
+                // Kept for when it ends (onExit retires it); an older answer arriving late does not replace a newer one.
+                if (!member.gone && (member.lastMetrics?.id ?? -1) < id)
+                  member.lastMetrics = { id, metrics: message.metrics };
+                resolve(message.metrics);
+              } else
+                reject(
+                  new WebhookError(
+                    'WEBHOOK_WORKER_FAILED',
+                    `${nameOf(member)} could not read its metrics: ${message.type === 'voe:own-metrics' ? message.error : 'no answer'}`,
+                  ),
+                );
+            });
+            send(member.worker, { type: 'voe:collect-metrics', id });
+          }),
+      ),
+    );
     const [primary, answers] = await Promise.all([own.getMetricsAsJSON(), workers]);
     // A worker that ended since it answered counts through `retired` (its last answer), not twice.
-    const all = answers.filter((metrics, i): metrics is WorkerMetrics => metrics !== undefined && !counted[i]!.gone);
+    const all = answers.filter(
+      (metrics, i): metrics is WorkerMetrics => metrics !== undefined && !counted[i]!.gone,
+    );
     const starting = live().filter((m) => !m.address).length;
-    const states = [{
-      name: 'voe_webhook_workers', type: 'gauge', aggregator: 'first',
-      help: 'Webhook worker processes of voe serve --workers, by state: serving (listening; counted in these metrics) or starting (a replacement syncing its caches).',
-      values: [{ labels: { state: 'serving' }, value: all.length }, { labels: { state: 'starting' }, value: starting }],
-    }] as unknown as WorkerMetrics;
+    const states = [
+      {
+        name: 'voe_webhook_workers',
+        type: 'gauge',
+        aggregator: 'first',
+        help: 'Webhook worker processes of voe serve --workers, by state: serving (listening; counted in these metrics) or starting (a replacement syncing its caches).',
+        values: [
+          { labels: { state: 'serving' }, value: all.length },
+          { labels: { state: 'starting' }, value: starting },
+        ],
+      },
+    ] as unknown as WorkerMetrics;
     return await aggregatePoolMetrics([primary, states, retired, ...all]);
   };
 
@@ -243,19 +289,37 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
         if (draining) send(member.worker, { type: 'voe:drain', id: nextId++ });
         if (member.replaces) {
           failedStarts = 0;
-          log.info({ worker: member.worker.id, workerPid: member.worker.process.pid, replaced: member.replaces.id, replacedPid: member.replaces.pid },
-            'webhook worker replaced: the new one serves (its caches are synced)');
+          log.info(
+            {
+              worker: member.worker.id,
+              workerPid: member.worker.process.pid,
+              replaced: member.replaces.id,
+              replacedPid: member.replaces.pid,
+            },
+            'webhook worker replaced: the new one serves (its caches are synced)',
+          );
         }
-        if (members.size === options.count && [...members.values()].every((m) => m.address)) startUp?.resolve();
+        if (members.size === options.count && [...members.values()].every((m) => m.address))
+          startUp?.resolve();
         break;
       case 'voe:caches':
-        member.caches = { ready: message.ready, unsynced: message.unsynced, notServed: message.notServed, ...(message.notRead ? { notRead: message.notRead } : {}) };
+        member.caches = {
+          ready: message.ready,
+          unsynced: message.unsynced,
+          notServed: message.notServed,
+          ...(message.notRead ? { notRead: message.notRead } : {}),
+        };
         broadcastCaches();
         break;
       case 'voe:metrics-request':
         metricsText().then(
           (text) => send(member.worker, { type: 'voe:metrics', id: message.id, text }),
-          (error: unknown) => send(member.worker, { type: 'voe:metrics', id: message.id, error: isVoeError(error) ? `${error.code}: ${error.message}` : String(error) }),
+          (error: unknown) =>
+            send(member.worker, {
+              type: 'voe:metrics',
+              id: message.id,
+              error: isVoeError(error) ? `${error.code}: ${error.message}` : String(error),
+            }),
         );
         break;
       case 'voe:own-metrics':
@@ -268,7 +332,10 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
         break;
       }
       case 'voe:failed':
-        member.failure = { ...(message.code === undefined ? {} : { code: message.code }), message: message.message };
+        member.failure = {
+          ...(message.code === undefined ? {} : { code: message.code }),
+          message: message.message,
+        };
         break;
     }
   };
@@ -290,58 +357,114 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     delete member.lastMetrics;
     broadcastCaches();
     if (stopping || gaveUp) return;
-    const state = startUp ? ' during start-up' : draining ? ' while draining' : member.address ? ' while serving' : ' while starting';
+    const state = startUp
+      ? ' during start-up'
+      : draining
+        ? ' while draining'
+        : member.address
+          ? ' while serving'
+          : ' while starting';
     const why = member.failure
       ? `could not start: ${member.failure.code ? `${member.failure.code}: ` : ''}${member.failure.message}`
-      : hungWhy?.get(member) ?? `${exitText(code, signal)}${state}`;
+      : (hungWhy?.get(member) ?? `${exitText(code, signal)}${state}`);
     const error = new WebhookError('WEBHOOK_WORKER_FAILED', `${nameOf(member)} ${why}`);
-    if (startUp) { startUp.reject(error); return; }
+    if (startUp) {
+      startUp.reject(error);
+      return;
+    }
     // Serving, the pool forgets what ended (a replacement takes its place).
     members.delete(member.worker.id);
     hungWhy?.delete(member);
-    const fields = { worker: member.worker.id, workerPid: member.worker.process.pid, code, signal, why };
+    const fields = {
+      worker: member.worker.id,
+      workerPid: member.worker.process.pid,
+      code,
+      signal,
+      why,
+    };
     if (draining) {
       // Stopping anyway: a new worker would only be stopped again. The others go on draining; the exit says it.
-      log.error(fields, 'webhook worker ended while draining; not replaced, the others go on answering');
+      log.error(
+        fields,
+        'webhook worker ended while draining; not replaced, the others go on answering',
+      );
       gaveUp = true;
       resolveEnded(error);
       return;
     }
     const now = Date.now();
-    recentEnds = [...recentEnds.filter((end) => now - end.at < limit.windowMs), { at: now, what: `${nameOf(member)} ${why}` }];
+    recentEnds = [
+      ...recentEnds.filter((end) => now - end.at < limit.windowMs),
+      { at: now, what: `${nameOf(member)} ${why}` },
+    ];
     if (recentEnds.length > limit.ends) {
       log.error(fields, 'webhook worker ended; too many ends, stopping the webhook');
       gaveUp = true;
-      resolveEnded(new WebhookError('WEBHOOK_WORKER_FAILED', `${recentEnds.length} webhook workers ended within ${limit.windowMs / 1000} s ` +
-        `(more than ${limit.ends}: a crash loop, not replaced any more): ${recentEnds.map((end) => end.what).join('; ')}`));
+      resolveEnded(
+        new WebhookError(
+          'WEBHOOK_WORKER_FAILED',
+          `${recentEnds.length} webhook workers ended within ${limit.windowMs / 1000} s ` +
+            `(more than ${limit.ends}: a crash loop, not replaced any more): ${recentEnds.map((end) => end.what).join('; ')}`,
+        ),
+      );
       return;
     }
     const replaces = { id: member.worker.id, pid: member.worker.process.pid };
-    const delayMs = member.replaces && !member.address ? Math.min(backoff.maxMs, backoff.initialMs * 2 ** failedStarts++) : 0;
+    const delayMs =
+      member.replaces && !member.address
+        ? Math.min(backoff.maxMs, backoff.initialMs * 2 ** failedStarts++)
+        : 0;
     if (delayMs <= 0) {
-      replace(replaces, fields, 'error', 'webhook worker ended; replacing it (the new one serves once its caches are synced)');
+      replace(
+        replaces,
+        fields,
+        'error',
+        'webhook worker ended; replacing it (the new one serves once its caches are synced)',
+      );
       return;
     }
     const timer = clock.setTimeout(() => {
       waitingReplacements.delete(timer);
       if (stopping || draining || gaveUp) return;
       // The end was logged at error when it came; this is only its follow-up.
-      replace(replaces, fields, 'warn', 'starting the next replacement worker (the new one serves once its caches are synced)');
+      replace(
+        replaces,
+        fields,
+        'warn',
+        'starting the next replacement worker (the new one serves once its caches are synced)',
+      );
     }, delayMs);
     // Not what keeps the process running (the workers are).
     (timer as { unref?: () => void }).unref?.();
-    waitingReplacements.set(timer, `a replacement of ${nameOf(member)} starts in ${delayMs / 1000} s (the last replacement did not serve)`);
+    waitingReplacements.set(
+      timer,
+      `a replacement of ${nameOf(member)} starts in ${delayMs / 1000} s (the last replacement did not serve)`,
+    );
     broadcastCaches();
-    log.error({ ...fields, nextTryInMs: delayMs },
-      `webhook replacement worker ended before it served; the next one starts in ${delayMs / 1000} s`);
+    log.error(
+      { ...fields, nextTryInMs: delayMs },
+      `webhook replacement worker ended before it served; the next one starts in ${delayMs / 1000} s`,
+    );
   };
 
-  function replace(replaces: NonNullable<Member['replaces']>, fields: Record<string, unknown>, level: 'error' | 'warn', message: string): void {
+  function replace(
+    replaces: NonNullable<Member['replaces']>,
+    fields: Record<string, unknown>,
+    level: 'error' | 'warn',
+    message: string,
+  ): void {
     const replacement = fork(replaces);
     // /readyz names it from now on, not only once it has started and reported its caches (which
     // takes tens of seconds on a loaded node).
     broadcastCaches();
-    log[level]({ ...fields, replacement: replacement.worker.id, replacementPid: replacement.worker.process.pid }, message);
+    log[level](
+      {
+        ...fields,
+        replacement: replacement.worker.id,
+        replacementPid: replacement.worker.process.pid,
+      },
+      message,
+    );
   }
 
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5_000;
@@ -361,8 +484,14 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       member.lastPong = Math.min(now, member.lastPong + stalledMs);
       if (now - member.lastPong > timeoutMs) {
         hungWhy ??= new Map();
-        hungWhy.set(member, `did not answer for ${timeoutMs / 1000} s (its event loop is stuck or the process stopped) and was killed`);
-        log.error({ worker: member.worker.id, workerPid: member.worker.process.pid }, 'webhook worker does not answer; killing it');
+        hungWhy.set(
+          member,
+          `did not answer for ${timeoutMs / 1000} s (its event loop is stuck or the process stopped) and was killed`,
+        );
+        log.error(
+          { worker: member.worker.id, workerPid: member.worker.process.pid },
+          'webhook worker does not answer; killing it',
+        );
         member.worker.process.kill('SIGKILL');
         continue;
       }
@@ -375,14 +504,29 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     draining ??= (async () => {
       const timeoutMs = options.metricsTimeoutMs ?? 3_000;
       // A worker not listening yet is told when it listens (voe:listening above).
-      await Promise.all(serving().map((member) => new Promise<void>((resolve) => {
-        const id = nextId++;
-        const timer = clock.setTimeout(() => { waiting.delete(id); resolve(); }, timeoutMs);
-        waiting.set(id, () => { clock.clearTimeout(timer); resolve(); });
-        send(member.worker, { type: 'voe:drain', id });
-        // Gone meanwhile, or no channel: nothing to drain there.
-        if (!member.worker.isConnected()) { clock.clearTimeout(timer); waiting.delete(id); resolve(); }
-      })));
+      await Promise.all(
+        serving().map(
+          (member) =>
+            new Promise<void>((resolve) => {
+              const id = nextId++;
+              const timer = clock.setTimeout(() => {
+                waiting.delete(id);
+                resolve();
+              }, timeoutMs);
+              waiting.set(id, () => {
+                clock.clearTimeout(timer);
+                resolve();
+              });
+              send(member.worker, { type: 'voe:drain', id });
+              // Gone meanwhile, or no channel: nothing to drain there.
+              if (!member.worker.isConnected()) {
+                clock.clearTimeout(timer);
+                waiting.delete(id);
+                resolve();
+              }
+            }),
+        ),
+      );
     })();
     return draining;
   };
@@ -392,23 +536,43 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       clearInterval(heartbeat);
       for (const timer of waitingReplacements.keys()) clock.clearTimeout(timer);
       waitingReplacements.clear();
-      const problems = await Promise.all([...members.values()].map((member) => new Promise<string>((resolve) => {
-        const { worker } = member;
-        if (worker.isDead()) { resolve(''); return; }
-        let killed = false;
-        const kill = clock.setTimeout(() => {
-          killed = true;
-          log.warn({ worker: worker.id, workerPid: worker.process.pid }, 'webhook worker did not stop in time; killing it');
-          worker.process.kill('SIGKILL');
-        }, options.stopTimeoutMs ?? 10_000);
-        worker.once('exit', (code: number | null, signal: string | null) => {
-          clock.clearTimeout(kill);
-          if (killed) resolve(`${nameOf(member)} did not stop within ${(options.stopTimeoutMs ?? 10_000) / 1000} s and was killed.`);
-          else resolve(member.address && (code !== 0 || signal) ? `${nameOf(member)} ${exitText(code, signal)} while stopping; its log says why.` : '');
-        });
-        // A worker still starting may not listen for messages yet; it has changed nothing outside itself.
-        if (member.address && worker.isConnected()) send(worker, { type: 'voe:stop' }); else worker.process.kill('SIGKILL');
-      })));
+      const problems = await Promise.all(
+        [...members.values()].map(
+          (member) =>
+            new Promise<string>((resolve) => {
+              const { worker } = member;
+              if (worker.isDead()) {
+                resolve('');
+                return;
+              }
+              let killed = false;
+              const kill = clock.setTimeout(() => {
+                killed = true;
+                log.warn(
+                  { worker: worker.id, workerPid: worker.process.pid },
+                  'webhook worker did not stop in time; killing it',
+                );
+                worker.process.kill('SIGKILL');
+              }, options.stopTimeoutMs ?? 10_000);
+              worker.once('exit', (code: number | null, signal: string | null) => {
+                clock.clearTimeout(kill);
+                if (killed)
+                  resolve(
+                    `${nameOf(member)} did not stop within ${(options.stopTimeoutMs ?? 10_000) / 1000} s and was killed.`,
+                  );
+                else
+                  resolve(
+                    member.address && (code !== 0 || signal)
+                      ? `${nameOf(member)} ${exitText(code, signal)} while stopping; its log says why.`
+                      : '',
+                  );
+              });
+              // A worker still starting may not listen for messages yet; it has changed nothing outside itself.
+              if (member.address && worker.isConnected()) send(worker, { type: 'voe:stop' });
+              else worker.process.kill('SIGKILL');
+            }),
+        ),
+      );
       waiting.clear();
       const failed = problems.filter(Boolean);
       if (failed.length > 0) throw new Error(failed.join(' '));
@@ -418,8 +582,16 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
 
   /** Starts a worker; a replacement (of `replaces`) listens only once its caches are synced. */
   function fork(replaces?: Member['replaces']): Member {
-    const worker = cluster.fork({ ...options.env, ...(replaces ? { [WORKER_REPLACEMENT_ENV]: '1' } : {}) });
-    const member: Member = { worker, lastPong: Date.now(), gone: false, ...(replaces ? { replaces } : {}) };
+    const worker = cluster.fork({
+      ...options.env,
+      ...(replaces ? { [WORKER_REPLACEMENT_ENV]: '1' } : {}),
+    });
+    const member: Member = {
+      worker,
+      lastPong: Date.now(),
+      gone: false,
+      ...(replaces ? { replaces } : {}),
+    };
     members.set(worker.id, member);
     // Before it listens nothing pings it: a replacement whose caches never sync (RBAC, an API server
     // out of reach) or that hangs would stay "starting" for ever. Killed, it counts as an end.
@@ -428,27 +600,44 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       member.startTimer = clock.setTimeout(() => {
         // Stopping (drain, stop()) ends it anyway.
         if (member.address || member.gone || stopping || draining) return;
-        const waitingFor = !member.caches ? 'it reported no cache state: its caches did not start'
-          : member.caches.ready ? 'its caches were synced, it was not listening yet'
+        const waitingFor = !member.caches
+          ? 'it reported no cache state: its caches did not start'
+          : member.caches.ready
+            ? 'its caches were synced, it was not listening yet'
             : `waiting for its caches to sync: ${member.caches.unsynced.join(', ') || 'nothing named'} not synced`;
         hungWhy ??= new Map();
-        hungWhy.set(member, `did not start serving within ${timeoutMs / 1000} s (${waitingFor}) and was killed`);
-        log.error({ worker: worker.id, workerPid: worker.process.pid, waitingFor },
-          `webhook replacement worker did not start serving within ${timeoutMs / 1000} s; killing it`);
+        hungWhy.set(
+          member,
+          `did not start serving within ${timeoutMs / 1000} s (${waitingFor}) and was killed`,
+        );
+        log.error(
+          { worker: worker.id, workerPid: worker.process.pid, waitingFor },
+          `webhook replacement worker did not start serving within ${timeoutMs / 1000} s; killing it`,
+        );
         worker.process.kill('SIGKILL');
       }, timeoutMs);
       // Not what keeps the process running (the workers are).
       (member.startTimer as { unref?: () => void }).unref?.();
     }
-    worker.on('message', (message: unknown) => { if (isWorkerMessage(message)) onMessage(member, message); });
+    worker.on('message', (message: unknown) => {
+      if (isWorkerMessage(message)) onMessage(member, message);
+    });
     worker.on('exit', (code: number | null, signal: string | null) => onExit(member, code, signal));
     // An IPC send to a worker that just died; its exit says what happened.
-    worker.on('error', (error) => log.debug({ worker: worker.id, error: error.message }, 'webhook worker channel error'));
+    worker.on('error', (error) =>
+      log.debug({ worker: worker.id, error: error.message }, 'webhook worker channel error'),
+    );
     return member;
   }
 
-  cluster.setupPrimary({ exec: options.exec, args: options.args, execArgv: workerExecArgv(process.execArgv) });
-  const started = new Promise<void>((resolve, reject) => { startUp = { resolve, reject }; });
+  cluster.setupPrimary({
+    exec: options.exec,
+    args: options.args,
+    execArgv: workerExecArgv(process.execArgv),
+  });
+  const started = new Promise<void>((resolve, reject) => {
+    startUp = { resolve, reject };
+  });
   // A rejection nobody awaits yet (a worker failing at once) must not become an unhandled rejection.
   started.catch(() => undefined);
   for (let i = 0; i < options.count; i++) fork();
@@ -456,11 +645,22 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
   const listenTimeoutMs = options.listenTimeoutMs ?? 60_000;
   const timer = clock.setTimeout(() => {
     const slow = [...members.values()].filter((m) => !m.address).map((m) => m.worker.id);
-    startUp?.reject(new WebhookError('WEBHOOK_WORKER_FAILED',
-      `Webhook workers ${slow.join(', ')} did not listen within ${Math.round(listenTimeoutMs / 1000)} s; the log says what they were doing.`));
+    startUp?.reject(
+      new WebhookError(
+        'WEBHOOK_WORKER_FAILED',
+        `Webhook workers ${slow.join(', ')} did not listen within ${Math.round(listenTimeoutMs / 1000)} s; the log says what they were doing.`,
+      ),
+    );
   }, listenTimeoutMs);
-  const onAbort = (): void => startUp?.reject(new WebhookError('WEBHOOK_START_ABORTED', 'The webhook was stopped while its workers were starting; they were stopped.'));
-  if (options.signal?.aborted) onAbort(); else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const onAbort = (): void =>
+    startUp?.reject(
+      new WebhookError(
+        'WEBHOOK_START_ABORTED',
+        'The webhook was stopped while its workers were starting; they were stopped.',
+      ),
+    );
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await started;
   } catch (error) {
@@ -473,10 +673,15 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     startUp = undefined;
   }
   const all = [...members.values()];
-  log.info({ workers: options.count, pids: all.map((m) => m.worker.process.pid) }, 'webhook workers listening');
+  log.info(
+    { workers: options.count, pids: all.map((m) => m.worker.process.pid) },
+    'webhook workers listening',
+  );
   return {
     address: all[0]!.address!,
-    get pids() { return serving().map((m) => m.worker.process.pid!); },
+    get pids() {
+      return serving().map((m) => m.worker.process.pid!);
+    },
     caches,
     metricsText,
     drain,

@@ -23,18 +23,38 @@ test('voe cluster stop where nothing runs says so; stale pid files naming other 
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
-  const nothing = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', join(dir, 'never-started')]);
-  assert.equal(nothing.stdout, `no control plane runs in ${join(dir, 'never-started')}; nothing to stop\n`);
+  const nothing = await run(process.execPath, [
+    voe,
+    'cluster',
+    'stop',
+    '--dir',
+    join(dir, 'never-started'),
+  ]);
+  assert.equal(
+    nothing.stdout,
+    `no control plane runs in ${join(dir, 'never-started')}; nothing to stop\n`,
+  );
 
   // pid 1 (init) and this test process stand in for pids reused by unrelated processes.
-  for (const [file, pid] of [['voe-cluster.pid', 1], ['etcd.pid', process.pid], ['kube-apiserver.pid', process.pid]] as const) {
+  for (const [file, pid] of [
+    ['voe-cluster.pid', 1],
+    ['etcd.pid', process.pid],
+    ['kube-apiserver.pid', process.pid],
+  ] as const) {
     await writeFile(join(dir, file), `${pid}\n`);
   }
   const stale = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(stale.stdout, `no control plane runs in ${dir}; nothing to stop\n`, 'init and the test process were not taken for it');
+  assert.equal(
+    stale.stdout,
+    `no control plane runs in ${dir}; nothing to stop\n`,
+    'init and the test process were not taken for it',
+  );
 
   await writeFile(join(dir, 'voe-cluster.pid'), '1\n');
-  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { timeout: 180_000, env: controlPlaneTestEnv() });
+  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], {
+    timeout: 180_000,
+    env: controlPlaneTestEnv(),
+  });
   assert.match(started.stdout, /^control plane ready at /m);
   assert.notEqual((await readFile(join(dir, 'voe-cluster.pid'), 'utf8')).trim(), '1');
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
@@ -47,7 +67,12 @@ test('voe cluster stop finds a supervisor started by hand with a relative --dir 
   await mkdir(dir);
   // Stand-ins for `voe cluster run --dir cp` typed in `parent` and in another directory (the same
   // words mean another directory there): processes whose command lines say so.
-  const standIn = (cwd: string) => spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000)', '--', 'cluster', 'run', '--dir', 'cp'], { cwd, stdio: 'ignore' });
+  const standIn = (cwd: string) =>
+    spawn(
+      process.execPath,
+      ['-e', 'setInterval(() => {}, 60_000)', '--', 'cluster', 'run', '--dir', 'cp'],
+      { cwd, stdio: 'ignore' },
+    );
   const elsewhere = standIn(tmpdir());
   const here = standIn(parent);
   t.after(async () => {
@@ -85,26 +110,60 @@ test('after a killed supervisor, start, run and demo --dir refuse at once while 
     for (const pid of Object.values(pids)) if (runsIn(pid, dir)) process.kill(pid, 'SIGKILL');
     await rm(dir, { recursive: true, force: true });
   });
-  await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { timeout: 180_000, env: controlPlaneTestEnv() });
-  for (const file of ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid']) pids[file] = Number.parseInt(await readFile(join(dir, file), 'utf8'), 10);
+  await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], {
+    timeout: 180_000,
+    env: controlPlaneTestEnv(),
+  });
+  for (const file of ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'])
+    pids[file] = Number.parseInt(await readFile(join(dir, file), 'utf8'), 10);
   // SIGKILL cannot be caught: the supervisor leaves etcd and kube-apiserver running.
   process.kill(pids['voe-cluster.pid']!, 'SIGKILL');
-  await eventually(() => !runsIn(pids['voe-cluster.pid']!, dir), 10_000, 'the supervisor to be gone');
-  assert.ok(runsIn(pids['etcd.pid']!, dir) && runsIn(pids['kube-apiserver.pid']!, dir), 'its etcd and kube-apiserver still run');
+  await eventually(
+    () => !runsIn(pids['voe-cluster.pid']!, dir),
+    10_000,
+    'the supervisor to be gone',
+  );
+  assert.ok(
+    runsIn(pids['etcd.pid']!, dir) && runsIn(pids['kube-apiserver.pid']!, dir),
+    'its etcd and kube-apiserver still run',
+  );
 
-  const refusal = new RegExp(`^voe: CONTROLPLANE_ALREADY_RUNNING: processes of an earlier control plane still run for ${dir}: etcd \\(pid ${pids['etcd.pid']}\\), kube-apiserver \\(pid ${pids['kube-apiserver.pid']}\\); use 'voe cluster stop --dir ${dir}' first$`, 'm');
-  for (const command of [['cluster', 'start'], ['cluster', 'run'], ['demo', '--local']]) {
-    const refused = await run(process.execPath, [voe, ...command, '--dir', dir], { timeout: 180_000, env: controlPlaneTestEnv() })
-      .then(() => assert.fail(`${command.join(' ')} was not refused`), (error: { code?: number; stderr?: string }) => error);
+  const refusal = new RegExp(
+    `^voe: CONTROLPLANE_ALREADY_RUNNING: processes of an earlier control plane still run for ${dir}: etcd \\(pid ${pids['etcd.pid']}\\), kube-apiserver \\(pid ${pids['kube-apiserver.pid']}\\); use 'voe cluster stop --dir ${dir}' first$`,
+    'm',
+  );
+  for (const command of [
+    ['cluster', 'start'],
+    ['cluster', 'run'],
+    ['demo', '--local'],
+  ]) {
+    const refused = await run(process.execPath, [voe, ...command, '--dir', dir], {
+      timeout: 180_000,
+      env: controlPlaneTestEnv(),
+    }).then(
+      () => assert.fail(`${command.join(' ')} was not refused`),
+      (error: { code?: number; stderr?: string }) => error,
+    );
     assert.equal(refused.code, 2, command.join(' '));
     assert.match(refused.stderr ?? '', refusal, command.join(' '));
   }
   for (const file of ['etcd.pid', 'kube-apiserver.pid']) {
-    assert.equal(Number.parseInt(await readFile(join(dir, file), 'utf8'), 10), pids[file], `${file} still names the running process`);
+    assert.equal(
+      Number.parseInt(await readFile(join(dir, file), 'utf8'), 10),
+      pids[file],
+      `${file} still names the running process`,
+    );
   }
-  assert.ok(runsIn(pids['etcd.pid']!, dir) && runsIn(pids['kube-apiserver.pid']!, dir), 'nothing was stopped by the refusals');
+  assert.ok(
+    runsIn(pids['etcd.pid']!, dir) && runsIn(pids['kube-apiserver.pid']!, dir),
+    'nothing was stopped by the refusals',
+  );
 
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
   assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
-  await eventually(() => !runsIn(pids['etcd.pid']!, dir) && !runsIn(pids['kube-apiserver.pid']!, dir), 10_000, 'etcd and kube-apiserver to be gone');
+  await eventually(
+    () => !runsIn(pids['etcd.pid']!, dir) && !runsIn(pids['kube-apiserver.pid']!, dir),
+    10_000,
+    'etcd and kube-apiserver to be gone',
+  );
 });

@@ -17,8 +17,16 @@ const voe = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 /** Running: it exists and is not a zombie (a killed child whose new parent has not reaped it yet). */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); } catch { return false; }
-  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 test('voe cluster start writes a working kubeconfig and voe cluster stop leaves nothing running', async (t) => {
@@ -27,9 +35,16 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
-  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { timeout: 180_000, env: controlPlaneTestEnv() });
+  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], {
+    timeout: 180_000,
+    env: controlPlaneTestEnv(),
+  });
   assert.match(started.stdout, new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
-  const pids = await Promise.all(['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  const pids = await Promise.all(
+    ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) =>
+      Number.parseInt(await readFile(join(dir, f), 'utf8'), 10),
+    ),
+  );
   assert.ok(pids.every(alive));
 
   const kc = new KubeConfig();
@@ -37,15 +52,34 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
   const namespaces = await kc.makeApiClient(CoreV1Api).listNamespace();
   assert.ok(namespaces.items.some((n) => n.metadata?.name === 'kube-system'));
 
-  await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', dir]), /already runs/);
+  await assert.rejects(
+    run(process.execPath, [voe, 'cluster', 'start', '--dir', dir]),
+    /already runs/,
+  );
   // A second supervisor in the foreground is refused before it touches the directory (it used to
   // rewrite the certificates and pid files of the running control plane, breaking its kubeconfig).
-  await assert.rejects(run(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { env: controlPlaneTestEnv() }),
-    (error: { code?: number; stderr?: string }) => error.code === 2 && /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\)/.test(error.stderr ?? ''));
+  await assert.rejects(
+    run(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { env: controlPlaneTestEnv() }),
+    (error: { code?: number; stderr?: string }) =>
+      error.code === 2 &&
+      /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\)/.test(
+        error.stderr ?? '',
+      ),
+  );
   const again = new KubeConfig();
   again.loadFromFile(join(dir, 'kubeconfig'));
-  assert.ok((await again.makeApiClient(CoreV1Api).listNamespace()).items.length > 0, 'the running control plane still answers with its kubeconfig');
-  assert.deepEqual(await Promise.all(['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10))), pids);
+  assert.ok(
+    (await again.makeApiClient(CoreV1Api).listNamespace()).items.length > 0,
+    'the running control plane still answers with its kubeconfig',
+  );
+  assert.deepEqual(
+    await Promise.all(
+      ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) =>
+        Number.parseInt(await readFile(join(dir, f), 'utf8'), 10),
+      ),
+    ),
+    pids,
+  );
 
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
   assert.match(stopped.stdout, /stopped/);
@@ -54,7 +88,10 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
 
 test('voe cluster start on a directory whose control plane is still starting is refused before it changes anything there', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
-  const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { stdio: 'ignore', env: controlPlaneTestEnv() });
+  const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], {
+    stdio: 'ignore',
+    env: controlPlaneTestEnv(),
+  });
   t.after(async () => {
     if (foreground.exitCode === null) {
       foreground.kill('SIGTERM');
@@ -62,19 +99,35 @@ test('voe cluster start on a directory whose control plane is still starting is 
     }
     await rm(dir, { recursive: true, force: true });
   });
-  const exists = (name: string): Promise<boolean> => readFile(join(dir, name)).then(() => true, () => false);
+  const exists = (name: string): Promise<boolean> =>
+    readFile(join(dir, name)).then(
+      () => true,
+      () => false,
+    );
   // Starting: it holds the lock, and writes its pid file only once the control plane is ready.
   // A deadline, not a count of polls: a loaded machine may take seconds just to start node and voe.
   const lockDeadline = Date.now() + 60_000;
   while (!(await exists('voe-cluster.lock'))) {
-    assert.ok(Date.now() < lockDeadline && foreground.exitCode === null, 'the foreground run takes the lock');
+    assert.ok(
+      Date.now() < lockDeadline && foreground.exitCode === null,
+      'the foreground run takes the lock',
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   assert.equal(await exists('voe-cluster.pid'), false, 'still starting');
-  await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { env: controlPlaneTestEnv() }),
-    (error: { code?: number; stderr?: string }) => error.code === 2 &&
-      /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for .* \(pid \d+\)/.test(error.stderr ?? ''));
-  assert.equal(await exists('voe-cluster.log'), false, 'no second supervisor was started in the background');
+  await assert.rejects(
+    run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { env: controlPlaneTestEnv() }),
+    (error: { code?: number; stderr?: string }) =>
+      error.code === 2 &&
+      /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for .* \(pid \d+\)/.test(
+        error.stderr ?? '',
+      ),
+  );
+  assert.equal(
+    await exists('voe-cluster.log'),
+    false,
+    'no second supervisor was started in the background',
+  );
   for (let i = 0; !(await exists('voe-cluster.pid')); i++) {
     assert.ok(i < 900 && foreground.exitCode === null, 'the first one still becomes ready');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -91,9 +144,14 @@ test('voe cluster stop never kills a process that only reused a pid from a lefto
     bystander.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
   });
-  for (const name of ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid']) await writeFile(join(dir, name), `${bystander.pid}\n`);
+  for (const name of ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'])
+    await writeFile(join(dir, name), `${bystander.pid}\n`);
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(stopped.stdout, `no control plane runs in ${dir}; nothing to stop\n`, 'the pid files name no process of this directory');
+  assert.equal(
+    stopped.stdout,
+    `no control plane runs in ${dir}; nothing to stop\n`,
+    'the pid files name no process of this directory',
+  );
   assert.ok(alive(bystander.pid!), 'the unrelated process still runs');
   assert.equal(bystander.exitCode, null);
 });
@@ -106,8 +164,13 @@ test('voe --help lists the commands', async () => {
 /** `voe cluster run` in the foreground, once ready: its exit, and the pids of etcd and kube-apiserver. */
 async function readyForegroundRun(t: { after: (fn: () => Promise<void>) => void }) {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
-  const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { stdio: 'ignore', env: controlPlaneTestEnv() });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => foreground.once('exit', (code, signal) => resolve({ code, signal })));
+  const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], {
+    stdio: 'ignore',
+    env: controlPlaneTestEnv(),
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    foreground.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   t.after(async () => {
     if (foreground.exitCode === null) foreground.kill('SIGKILL');
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
@@ -117,13 +180,21 @@ async function readyForegroundRun(t: { after: (fn: () => Promise<void>) => void 
     assert.ok(i < 900 && foreground.exitCode === null, 'it becomes ready');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const children = await Promise.all(['etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  const children = await Promise.all(
+    ['etcd.pid', 'kube-apiserver.pid'].map(async (f) =>
+      Number.parseInt(await readFile(join(dir, f), 'utf8'), 10),
+    ),
+  );
   return { dir, foreground, exited, children };
 }
 
 test('voe cluster run: a second SIGINT while it stops kills what is left at once (no etcd left running), exit 130', async (t) => {
   const { dir, foreground, exited, children } = await readyForegroundRun(t);
-  const exists = (name: string): Promise<boolean> => readFile(join(dir, name)).then(() => true, () => false);
+  const exists = (name: string): Promise<boolean> =>
+    readFile(join(dir, name)).then(
+      () => true,
+      () => false,
+    );
   foreground.kill('SIGINT');
   // The graceful stop begins by removing the ready file: the second SIGINT comes while it stops.
   for (let i = 0; await exists('ready'); i++) {
@@ -132,9 +203,17 @@ test('voe cluster run: a second SIGINT while it stops kills what is left at once
   }
   foreground.kill('SIGINT');
   assert.deepEqual(await exited, { code: 130, signal: null });
-  assert.equal(await exists('voe-cluster.pid'), true, 'the graceful stop, which removes the pid files at its end, was cut short');
+  assert.equal(
+    await exists('voe-cluster.pid'),
+    true,
+    'the graceful stop, which removes the pid files at its end, was cut short',
+  );
   // Killed (SIGKILL) as it exited, they are gone once the kernel has ended them: nothing waits for them.
-  await eventually(() => children.filter(alive).length === 0, 10_000, 'etcd and kube-apiserver to be gone');
+  await eventually(
+    () => children.filter(alive).length === 0,
+    10_000,
+    'etcd and kube-apiserver to be gone',
+  );
 });
 
 test('voe cluster run: one SIGTERM once ready stops it gracefully (ready and pid files removed, etcd and kube-apiserver gone) and exits 143', async (t) => {
@@ -143,20 +222,46 @@ test('voe cluster run: one SIGTERM once ready stops it gracefully (ready and pid
   assert.deepEqual(await exited, { code: 143, signal: null });
   assert.deepEqual(children.filter(alive), [], 'etcd and kube-apiserver are gone');
   for (const name of ['ready', 'voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid']) {
-    assert.equal(await readFile(join(dir, name)).then(() => true, () => false), false, `${name} removed`);
+    assert.equal(
+      await readFile(join(dir, name)).then(
+        () => true,
+        () => false,
+      ),
+      false,
+      `${name} removed`,
+    );
   }
 });
 
 test('voe cluster build with a cache dir that cannot be created says so (no stack trace); start rejects a --timeout that is not a number from 1 to 2147483', async () => {
   const env = { ...process.env };
-  for (const name of ['TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD', 'KUBEBUILDER_ASSETS']) delete env[name];
-  await assert.rejects(run(process.execPath, [voe, 'cluster', 'build', '--cache-dir', '/dev/null/voe'], { env }),
-    (error: { code?: number; stderr?: string }) => error.code === 2 &&
-      /^voe: CONTROLPLANE_BUILD_FAILED: cannot create the build cache \/dev\/null\/voe\/.* \(ENOTDIR\); pass a writable --cache-dir or set VOE_CACHE_DIR$/m.test(error.stderr ?? '') &&
-      !/\n\s+at /.test(error.stderr ?? ''));
+  for (const name of ['TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD', 'KUBEBUILDER_ASSETS'])
+    delete env[name];
+  await assert.rejects(
+    run(process.execPath, [voe, 'cluster', 'build', '--cache-dir', '/dev/null/voe'], { env }),
+    (error: { code?: number; stderr?: string }) =>
+      error.code === 2 &&
+      /^voe: CONTROLPLANE_BUILD_FAILED: cannot create the build cache \/dev\/null\/voe\/.* \(ENOTDIR\); pass a writable --cache-dir or set VOE_CACHE_DIR$/m.test(
+        error.stderr ?? '',
+      ) &&
+      !/\n\s+at /.test(error.stderr ?? ''),
+  );
   for (const timeout of ['abc', '0.5', '0', '2147484']) {
-    await assert.rejects(run(process.execPath, [voe, 'cluster', 'start', '--dir', '/tmp/never-used', '--timeout', timeout]),
-      (error: { code?: number; stderr?: string }) => error.code !== 0 && /--timeout.*must be a number of seconds from 1 to 2147483/.test(error.stderr ?? ''), timeout);
+    await assert.rejects(
+      run(process.execPath, [
+        voe,
+        'cluster',
+        'start',
+        '--dir',
+        '/tmp/never-used',
+        '--timeout',
+        timeout,
+      ]),
+      (error: { code?: number; stderr?: string }) =>
+        error.code !== 0 &&
+        /--timeout.*must be a number of seconds from 1 to 2147483/.test(error.stderr ?? ''),
+      timeout,
+    );
   }
 });
 
@@ -168,22 +273,49 @@ test('two voe cluster start on one directory at once: one starts the control pla
   });
   // Both take and release the directory's lock before either supervisor holds it: the loser learns
   // it lost only from its own supervisor, which finds the lock held by the winner's.
-  const starts = await Promise.allSettled([1, 2].map(() => run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { timeout: 180_000, env: controlPlaneTestEnv() })));
+  const starts = await Promise.allSettled(
+    [1, 2].map(() =>
+      run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], {
+        timeout: 180_000,
+        env: controlPlaneTestEnv(),
+      }),
+    ),
+  );
   const started = starts.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const refused = starts.flatMap((s) => (s.status === 'rejected' ? [s.reason as { code?: number; stderr?: string }] : []));
-  assert.equal(started.length, 1, `one start succeeds: ${JSON.stringify(refused.map((r) => r.stderr))}`);
+  const refused = starts.flatMap((s) =>
+    s.status === 'rejected' ? [s.reason as { code?: number; stderr?: string }] : [],
+  );
+  assert.equal(
+    started.length,
+    1,
+    `one start succeeds: ${JSON.stringify(refused.map((r) => r.stderr))}`,
+  );
   assert.match(started[0]!.stdout, /^control plane ready at /m);
   assert.equal(refused.length, 1, 'the other is refused');
   assert.equal(refused[0]!.code, 2);
-  assert.match(refused[0]!.stderr ?? '', /^voe: CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for /m);
+  assert.match(
+    refused[0]!.stderr ?? '',
+    /^voe: CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for /m,
+  );
 
   const kc = new KubeConfig();
   kc.loadFromFile(join(dir, 'kubeconfig'));
-  assert.ok((await kc.makeApiClient(CoreV1Api).listNamespace()).items.length > 0, 'the control plane that started answers with its kubeconfig');
-  const pids = await Promise.all(['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) => Number.parseInt(await readFile(join(dir, f), 'utf8'), 10)));
+  assert.ok(
+    (await kc.makeApiClient(CoreV1Api).listNamespace()).items.length > 0,
+    'the control plane that started answers with its kubeconfig',
+  );
+  const pids = await Promise.all(
+    ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) =>
+      Number.parseInt(await readFile(join(dir, f), 'utf8'), 10),
+    ),
+  );
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
   assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
-  await eventually(() => pids.filter(alive).length === 0, 10_000, 'the supervisor, etcd and kube-apiserver to be gone');
+  await eventually(
+    () => pids.filter(alive).length === 0,
+    10_000,
+    'the supervisor, etcd and kube-apiserver to be gone',
+  );
 });
 
 test('voe cluster stop, start and run with a --dir that is a file say so with a code (no stack trace) and leave the file alone', async (t) => {
@@ -192,39 +324,58 @@ test('voe cluster stop, start and run with a --dir that is a file say so with a 
   const file = join(parent, 'not-a-directory');
   await writeFile(file, 'kept\n');
   const refused = async (args: string[]): Promise<string> => {
-    const error = await run(process.execPath, [voe, ...args], { env: controlPlaneTestEnv() })
-      .then(() => assert.fail(`${args.join(' ')} succeeded`), (failure: { code?: number; stderr?: string }) => failure);
+    const error = await run(process.execPath, [voe, ...args], { env: controlPlaneTestEnv() }).then(
+      () => assert.fail(`${args.join(' ')} succeeded`),
+      (failure: { code?: number; stderr?: string }) => failure,
+    );
     assert.equal(error.code, 2, args.join(' '));
     assert.doesNotMatch(error.stderr ?? '', /\n\s+at /, `${args.join(' ')}: no stack trace`);
     return error.stderr ?? '';
   };
   for (const dir of [file, join(file, 'below')]) {
-    assert.equal(await refused(['cluster', 'stop', '--dir', dir]),
-      `voe: CONTROLPLANE_STOP_FAILED: cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'\n`);
+    assert.equal(
+      await refused(['cluster', 'stop', '--dir', dir]),
+      `voe: CONTROLPLANE_STOP_FAILED: cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'\n`,
+    );
   }
   for (const command of ['start', 'run']) {
-    assert.equal(await refused(['cluster', command, '--dir', file]), `voe: CONTROLPLANE_START_FAILED: cannot create the lock file in ${file} (ENOTDIR)\n`);
+    assert.equal(
+      await refused(['cluster', command, '--dir', file]),
+      `voe: CONTROLPLANE_START_FAILED: cannot create the lock file in ${file} (ENOTDIR)\n`,
+    );
   }
   assert.equal(await readFile(file, 'utf8'), 'kept\n');
 });
 
 /** The processes whose command line names DIR (its supervisor, etcd, kube-apiserver), by /proc. */
 function processesIn(dir: string): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((arg) => arg.includes(dir)) && alive(pid);
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return (
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+            .split('\0')
+            .some((arg) => arg.includes(dir)) && alive(pid)
+        );
+      } catch {
+        return false;
+      }
+    });
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   test(`voe cluster start stopped by ${signal} while its control plane starts stops it too: nothing of it runs on in the background, no pid file or lock left`, async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
-    const start = spawn(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: controlPlaneTestEnv() });
+    const start = spawn(process.execPath, [voe, 'cluster', 'start', '--dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: controlPlaneTestEnv(),
+    });
     let stderr = '';
-    start.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    start.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     const exited = once(start, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     t.after(async () => {
       await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
@@ -237,9 +388,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     start.kill(signal);
     const [code] = await exited;
     assert.equal(code, signal === 'SIGINT' ? 130 : 143);
-    assert.match(stderr, /voe: stopping the control plane that was starting in .*\nvoe: stopped; nothing of it runs/);
+    assert.match(
+      stderr,
+      /voe: stopping the control plane that was starting in .*\nvoe: stopped; nothing of it runs/,
+    );
     assert.deepEqual(processesIn(dir), [], 'no supervisor, etcd or kube-apiserver of DIR runs');
-    for (const name of ['ready', 'voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid', 'voe-cluster.lock']) {
+    for (const name of [
+      'ready',
+      'voe-cluster.pid',
+      'etcd.pid',
+      'kube-apiserver.pid',
+      'voe-cluster.lock',
+    ]) {
       assert.equal(existsSync(join(dir, name)), false, `${name} is not left behind`);
     }
   });
@@ -252,7 +412,11 @@ test('voe cluster start in a directory whose path has a space (and a quote) prin
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(parent, { recursive: true, force: true });
   });
-  const started = await run(process.execPath, [voe, 'cluster', 'start', '--dir', dir, '--no-crds'], { timeout: 180_000, env: controlPlaneTestEnv() });
+  const started = await run(
+    process.execPath,
+    [voe, 'cluster', 'start', '--dir', dir, '--no-crds'],
+    { timeout: 180_000, env: controlPlaneTestEnv() },
+  );
   const { stdout } = await run('sh', ['-c', `${started.stdout}printf %s "$KUBECONFIG"`]);
   assert.equal(stdout, join(dir, 'kubeconfig'));
   const kc = new KubeConfig();

@@ -11,19 +11,40 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import {
-  DEMO_STEPS, SCENARIO, scenarioClaims, StagedCluster, stageExpansionScenario, type DemoReport, type SurveyEntry, type SurveyRow,
+  DEMO_STEPS,
+  SCENARIO,
+  scenarioClaims,
+  StagedCluster,
+  stageExpansionScenario,
+  type DemoReport,
+  type SurveyEntry,
+  type SurveyRow,
 } from '../../src/demo/index.js';
-import { controlPlaneTestEnv, testCacheDir, useControlPlane } from '../support/use-control-plane.js';
+import {
+  controlPlaneTestEnv,
+  testCacheDir,
+  useControlPlane,
+} from '../support/use-control-plane.js';
 
 const MAIN = 'dist/src/cli/main.js';
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -42,36 +63,65 @@ test('voe demo with no cluster configured: every resize is admitted or refused a
   const report = JSON.parse(result.stdout) as DemoReport;
   assert.equal(report.ok, true);
   assert.equal(report.configurationName, 'voe-demo');
-  assert.deepEqual(report.steps.map((s) => s.outcome), DEMO_STEPS.map((s) => s.expect));
+  assert.deepEqual(
+    report.steps.map((s) => s.outcome),
+    DEMO_STEPS.map((s) => s.expect),
+  );
   for (const [index, step] of report.steps.entries()) {
     assert.equal(step.ok, true, `step ${step.step}: ${step.title}: ${step.mismatch ?? ''}`);
     assert.equal(step.mismatch, undefined);
     const design = DEMO_STEPS[index]!;
     if (step.outcome === 'refused') {
       assert.equal(step.code, 422);
-      assert.match(step.message ?? '', /^admission webhook "pvc-resize\.voe\.harvesterhci\.io" denied the request: PVC_EXPAND: /);
+      assert.match(
+        step.message ?? '',
+        /^admission webhook "pvc-resize\.voe\.harvesterhci\.io" denied the request: PVC_EXPAND: /,
+      );
       // Refused by the voe webhook, for the reason the design gives.
       assert.equal(step.refusedBy, 'voe-webhook');
-      assert.equal(step.expectedDecision, design.expect === 'refused' ? design.decision : undefined);
+      assert.equal(
+        step.expectedDecision,
+        design.expect === 'refused' ? design.decision : undefined,
+      );
       assert.equal(step.decision, step.expectedDecision);
     } else {
       assert.equal(step.message, undefined);
       assert.equal(step.refusedBy, undefined);
     }
   }
-  const [hotplugFs] = report.steps.filter((s) => s.pvc === `default/${SCENARIO.topolvmFilesystemHotplug}`);
-  assert.match(hotplugFs?.message ?? '', /Expansion of hotplugged PVC 'default\/data-topolvm-fs' in filesystem mode is not supported/);
+  const [hotplugFs] = report.steps.filter(
+    (s) => s.pvc === `default/${SCENARIO.topolvmFilesystemHotplug}`,
+  );
+  assert.match(
+    hotplugFs?.message ?? '',
+    /Expansion of hotplugged PVC 'default\/data-topolvm-fs' in filesystem mode is not supported/,
+  );
   const gateMissing = report.steps.find((s) => s.change?.includes('featureGates'));
-  assert.match(gateMissing?.message ?? '', /PVC_EXPAND: kubevirt ExpandDisks not included in featureGate\./);
+  assert.match(
+    gateMissing?.message ?? '',
+    /PVC_EXPAND: kubevirt ExpandDisks not included in featureGate\./,
+  );
 });
 
 test('voe demo prints each step for people and exits 0', async () => {
   const result = await run(['demo'], localEnv());
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, / 1\. Longhorn v1 Block root disk of running VM vm1\n {4}PVC default\/vm1-disk-0-kq8zt 10Gi -> 20Gi: ADMITTED\n/);
-  assert.match(result.stdout, / 4\. NFS disk of running VM vm3 .*\n {4}PVC default\/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED \(422\) by the voe webhook \(provisioner-not-validated\)\n {4}admission webhook .* add "nfs\.csi\.k8s\.io":true to the Setting's value/);
-  assert.match(result.stdout, /first: Setting csi-online-expand-validation value -> \{"nfs\.csi\.k8s\.io":true\}/);
-  assert.match(result.stdout, /11 resizes: 6 admitted, 5 refused by the voe webhook .*\nEvery answer is the one Harvester's design asks for\.\n$/);
+  assert.match(
+    result.stdout,
+    / 1\. Longhorn v1 Block root disk of running VM vm1\n {4}PVC default\/vm1-disk-0-kq8zt 10Gi -> 20Gi: ADMITTED\n/,
+  );
+  assert.match(
+    result.stdout,
+    / 4\. NFS disk of running VM vm3 .*\n {4}PVC default\/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED \(422\) by the voe webhook \(provisioner-not-validated\)\n {4}admission webhook .* add "nfs\.csi\.k8s\.io":true to the Setting's value/,
+  );
+  assert.match(
+    result.stdout,
+    /first: Setting csi-online-expand-validation value -> \{"nfs\.csi\.k8s\.io":true\}/,
+  );
+  assert.match(
+    result.stdout,
+    /11 resizes: 6 admitted, 5 refused by the voe webhook .*\nEvery answer is the one Harvester's design asks for\.\n$/,
+  );
 });
 
 test('voe demo --kubeconfig only reads: what each VM disk would get if it grew now', async () => {
@@ -80,19 +130,35 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const before = await core.listNamespacedPersistentVolumeClaim({ namespace: 'default' });
 
-  const result = await run(['demo', '--kubeconfig', cp.kubeconfigPath, '--grow-by', '5Gi', '--json'], { ...process.env });
+  const result = await run(
+    ['demo', '--kubeconfig', cp.kubeconfigPath, '--grow-by', '5Gi', '--json'],
+    { ...process.env },
+  );
   assert.equal(result.code, 0, result.stderr);
   const entries = JSON.parse(result.stdout) as SurveyEntry[];
   // vm4's root disk names a claim that does not exist: listed as not found, not left out.
   const missing = 'default/vm4-disk-0-root1';
-  assert.deepEqual(entries.filter((entry) => !entry.found), [{
-    pvc: missing, found: false, vms: ['vm4 (Running)'],
-    message: 'PVC default/vm4-disk-0-root1 was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.',
-  }]);
+  assert.deepEqual(
+    entries.filter((entry) => !entry.found),
+    [
+      {
+        pvc: missing,
+        found: false,
+        vms: ['vm4 (Running)'],
+        message:
+          'PVC default/vm4-disk-0-root1 was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.',
+      },
+    ],
+  );
   const rows = entries.filter((entry): entry is SurveyRow => entry.found);
   const byPvc = new Map(rows.map((row) => [row.pvc, row]));
   // The six claims, each judged.
-  assert.deepEqual([...byPvc.keys()].sort(), scenarioClaims().map((c) => `default/${c.metadata?.name}`).sort());
+  assert.deepEqual(
+    [...byPvc.keys()].sort(),
+    scenarioClaims()
+      .map((c) => `default/${c.metadata?.name}`)
+      .sort(),
+  );
   assert.equal(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.allowed, true);
   assert.equal(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.to, '15Gi');
   assert.deepEqual(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.vms, ['vm1 (Running)']);
@@ -102,37 +168,71 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   assert.equal(byPvc.get(`default/${SCENARIO.topolvmFilesystemHotplug}`)?.allowed, false);
   // Longhorn's Volume CR (listed once for all disks) and its version Setting were read.
   assert.equal(byPvc.get(`default/${SCENARIO.longhornV2Disk}`)?.allowed, false);
-  assert.match(byPvc.get(`default/${SCENARIO.longhornV2Disk}`)?.message ?? '',
-    new RegExp(`Longhorn v2 data engine volume \\(Volume CR\\).*Longhorn ${SCENARIO.longhornVersion.replace(/\./g, '\\.')} is installed`));
+  assert.match(
+    byPvc.get(`default/${SCENARIO.longhornV2Disk}`)?.message ?? '',
+    new RegExp(
+      `Longhorn v2 data engine volume \\(Volume CR\\).*Longhorn ${SCENARIO.longhornVersion.replace(/\./g, '\\.')} is installed`,
+    ),
+  );
 
   const after = await core.listNamespacedPersistentVolumeClaim({ namespace: 'default' });
-  assert.deepEqual(after.items.map((p) => p.metadata?.resourceVersion), before.items.map((p) => p.metadata?.resourceVersion), 'nothing was changed');
-  const hooks = await cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api).listValidatingWebhookConfiguration();
+  assert.deepEqual(
+    after.items.map((p) => p.metadata?.resourceVersion),
+    before.items.map((p) => p.metadata?.resourceVersion),
+    'nothing was changed',
+  );
+  const hooks = await cp.kubeConfig
+    .makeApiClient(AdmissionregistrationV1Api)
+    .listValidatingWebhookConfiguration();
   assert.equal(hooks.items.length, 0, 'no webhook was registered');
 
   const human = await run(['demo', '--kubeconfig', cp.kubeconfigPath], { ...process.env });
   assert.equal(human.code, 0, human.stderr);
-  assert.match(human.stdout, /^What the voe webhook would answer if each VM disk grew by 1Gi now \(nothing was changed\):/);
-  assert.match(human.stdout, /ALLOWED {2}default\/vm1-disk-0-kq8zt 10Gi -> 11Gi {2}used by vm1 \(Running\)/);
-  assert.match(human.stdout, /REFUSED {2}default\/vm3-disk-0-nfs01 10Gi -> 11Gi {2}used by vm3 \(Running\)\n {9}PVC_EXPAND: /);
-  assert.match(human.stdout, /\nMISSING {2}default\/vm4-disk-0-root1 {2}used by vm4 \(Running\)\n {9}PVC default\/vm4-disk-0-root1 was not found: /);
+  assert.match(
+    human.stdout,
+    /^What the voe webhook would answer if each VM disk grew by 1Gi now \(nothing was changed\):/,
+  );
+  assert.match(
+    human.stdout,
+    /ALLOWED {2}default\/vm1-disk-0-kq8zt 10Gi -> 11Gi {2}used by vm1 \(Running\)/,
+  );
+  assert.match(
+    human.stdout,
+    /REFUSED {2}default\/vm3-disk-0-nfs01 10Gi -> 11Gi {2}used by vm3 \(Running\)\n {9}PVC_EXPAND: /,
+  );
+  assert.match(
+    human.stdout,
+    /\nMISSING {2}default\/vm4-disk-0-root1 {2}used by vm4 \(Running\)\n {9}PVC default\/vm4-disk-0-root1 was not found: /,
+  );
 });
 
 test('voe demo interrupted (SIGINT) while it tries the resizes stops between steps and leaves nothing behind: no control plane data, no dev webhook key', async (t) => {
   const tmp = await mkdtemp(join(tmpdir(), 'voe-demo-interrupted-'));
   t.after(() => rm(tmp, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [MAIN, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...localEnv(), TMPDIR: tmp } });
+  const child = spawn(process.execPath, [MAIN, 'demo'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...localEnv(), TMPDIR: tmp },
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   // The first step printed means the control plane runs and the webhook is registered (its key is in TMPDIR).
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
     child.once('exit', () => reject(new Error(`voe demo ended before its first step: ${stderr}`)));
   });
-  assert.ok((await readdir(tmp)).some((name) => name.startsWith('voe-webhook-')), 'the dev webhook certificate dir exists while the demo runs');
+  assert.ok(
+    (await readdir(tmp)).some((name) => name.startsWith('voe-webhook-')),
+    'the dev webhook certificate dir exists while the demo runs',
+  );
   child.kill('SIGINT');
   assert.deepEqual(await exited, { code: 130, signal: null }, stderr);
   assert.deepEqual(await readdir(tmp), [], 'nothing left in its TMPDIR');
@@ -146,30 +246,51 @@ test('voe demo interrupted (SIGINT) while it tries the resizes stops between ste
 test('voe demo whose output is closed (voe demo | head) stops as on SIGPIPE: exit 141, nothing on stderr but its progress, nothing left behind', async (t) => {
   const tmp = await mkdtemp(join(tmpdir(), 'voe-demo-closed-'));
   t.after(() => rm(tmp, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [MAIN, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...localEnv(), TMPDIR: tmp } });
+  const child = spawn(process.execPath, [MAIN, 'demo'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...localEnv(), TMPDIR: tmp },
+  });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   // Like `head -1`: read the first step, then close the pipe.
   await new Promise<void>((resolve, reject) => {
-    child.stdout.once('data', () => { child.stdout.destroy(); resolve(); });
+    child.stdout.once('data', () => {
+      child.stdout.destroy();
+      resolve();
+    });
     child.once('exit', () => reject(new Error(`voe demo ended before its first step: ${stderr}`)));
   });
   assert.deepEqual(await exited, { code: 141, signal: null }, stderr);
   assert.deepEqual(await readdir(tmp), [], 'nothing left in its TMPDIR');
-  assert.deepEqual(stderr.split('\n').filter((line) => line !== '' && !line.startsWith('voe demo: ')), [], 'only the progress lines');
+  assert.deepEqual(
+    stderr.split('\n').filter((line) => line !== '' && !line.startsWith('voe demo: ')),
+    [],
+    'only the progress lines',
+  );
 });
 
-test('voe demo --dir stopped by SIGTERM exits 143 and takes its webhook registration with it; DIR is then one control plane\'s: a demo beside a running one is refused', async (t) => {
+test("voe demo --dir stopped by SIGTERM exits 143 and takes its webhook registration with it; DIR is then one control plane's: a demo beside a running one is refused", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-demo-dir-'));
   t.after(async () => {
     await run(['cluster', 'stop', '--dir', dir], localEnv());
     await rm(dir, { recursive: true, force: true });
   });
-  const child = spawn(process.execPath, [MAIN, 'demo', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: localEnv() });
+  const child = spawn(process.execPath, [MAIN, 'demo', '--dir', dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: localEnv(),
+  });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   // The first step printed: the webhook is registered.
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
@@ -184,20 +305,38 @@ test('voe demo --dir stopped by SIGTERM exits 143 and takes its webhook registra
   assert.equal(started.code, 0, started.stderr);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(join(dir, 'kubeconfig'));
-  const configurations = await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listValidatingWebhookConfiguration();
-  assert.deepEqual(configurations.items.map((c) => c.metadata?.name), []);
+  const configurations = await kubeConfig
+    .makeApiClient(AdmissionregistrationV1Api)
+    .listValidatingWebhookConfiguration();
+  assert.deepEqual(
+    configurations.items.map((c) => c.metadata?.name),
+    [],
+  );
 
   const beside = await run(['demo', '--dir', dir], localEnv());
   assert.equal(beside.code, 2, beside.stderr);
-  assert.match(beside.stderr, /^voe: CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for /m);
+  assert.match(
+    beside.stderr,
+    /^voe: CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for /m,
+  );
   const kubeConfigAgain = new KubeConfig();
   kubeConfigAgain.loadFromFile(join(dir, 'kubeconfig'));
-  assert.ok((await kubeConfigAgain.makeApiClient(CoreV1Api).listNamespace()).items.length > 0, 'the running control plane still answers with its kubeconfig');
+  assert.ok(
+    (await kubeConfigAgain.makeApiClient(CoreV1Api).listNamespace()).items.length > 0,
+    'the running control plane still answers with its kubeconfig',
+  );
 });
 
 test('voe demo with a binary that cannot be started says so and exits 2 (no crash)', async () => {
-  const result = await run(['demo'], { ...localEnv(), TEST_ASSET_KUBE_APISERVER: '/nonexistent/kube-apiserver', TEST_ASSET_ETCD: '/nonexistent/etcd' });
+  const result = await run(['demo'], {
+    ...localEnv(),
+    TEST_ASSET_KUBE_APISERVER: '/nonexistent/kube-apiserver',
+    TEST_ASSET_ETCD: '/nonexistent/etcd',
+  });
   assert.equal(result.code, 2, result.stderr);
-  assert.match(result.stderr, /^voe: CONTROLPLANE_BINARY_MISSING: cannot start etcd \(\/nonexistent\/etcd\)/m);
+  assert.match(
+    result.stderr,
+    /^voe: CONTROLPLANE_BINARY_MISSING: cannot start etcd \(\/nonexistent\/etcd\)/m,
+  );
   assert.doesNotMatch(result.stderr, /Unhandled 'error' event/);
 });

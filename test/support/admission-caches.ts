@@ -3,9 +3,21 @@ import type { ClusterState } from '../../src/demo/index.js';
 
 export type { ClusterState };
 import {
-  admissionIndexers, createCacheSnapshotSource, MemoryCache, resolveAdmissionOptions,
-  type AdmissionCaches, type AdmissionOptions, type KubeVirt, type LonghornEngine, type LonghornSetting, type LonghornVolume,
-  type PersistentVolumeClaim, type ResizeSnapshotSource, type StorageClass, type VirtualMachine, type VirtualMachineInstance,
+  admissionIndexers,
+  createCacheSnapshotSource,
+  MemoryCache,
+  resolveAdmissionOptions,
+  type AdmissionCaches,
+  type AdmissionOptions,
+  type KubeVirt,
+  type LonghornEngine,
+  type LonghornSetting,
+  type LonghornVolume,
+  type PersistentVolumeClaim,
+  type ResizeSnapshotSource,
+  type StorageClass,
+  type VirtualMachine,
+  type VirtualMachineInstance,
 } from '../../src/webhook/index.js';
 
 export interface MemoryCaches {
@@ -29,14 +41,23 @@ export function memoryCaches(state: ClusterState): MemoryCaches {
     vmis: new MemoryCache(state.vmis ?? [], { indexers: admissionIndexers.vmis }),
     kubeVirts: new MemoryCache(state.kubeVirts ?? []),
     settings: new MemoryCache(state.settings ?? []),
-    longhornVolumes: new MemoryCache(state.longhornVolumes ?? [], { indexers: admissionIndexers.longhornVolumes }),
-    longhornEngines: new MemoryCache(state.longhornEngines ?? [], { indexers: admissionIndexers.longhornEngines }),
+    longhornVolumes: new MemoryCache(state.longhornVolumes ?? [], {
+      indexers: admissionIndexers.longhornVolumes,
+    }),
+    longhornEngines: new MemoryCache(state.longhornEngines ?? [], {
+      indexers: admissionIndexers.longhornEngines,
+    }),
     longhornSettings: new MemoryCache(state.longhornSettings ?? []),
   };
 }
 
-export function memorySource(state: ClusterState, partial: Partial<AdmissionOptions> = {}): {
-  caches: MemoryCaches; source: ResizeSnapshotSource; options: AdmissionOptions;
+export function memorySource(
+  state: ClusterState,
+  partial: Partial<AdmissionOptions> = {},
+): {
+  caches: MemoryCaches;
+  source: ResizeSnapshotSource;
+  options: AdmissionOptions;
 } {
   const caches = memoryCaches(state);
   const options = resolveAdmissionOptions(partial);

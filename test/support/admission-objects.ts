@@ -9,7 +9,11 @@ export function admissionRequest(options: {
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
   resource: { group: string; version: string; resource: string };
   kind: { group: string; version: string; kind: string };
-  object?: unknown; oldObject?: unknown; name?: string; namespace?: string; subResource?: string;
+  object?: unknown;
+  oldObject?: unknown;
+  name?: string;
+  namespace?: string;
+  subResource?: string;
 }) {
   const request = {
     uid: '705ab4f5-6393-11e8-b7cc-42010a800002',
@@ -32,5 +36,9 @@ export const PVC_RESOURCE = { group: '', version: 'v1', resource: 'persistentvol
 export const PVC_KIND = { group: '', version: 'v1', kind: 'PersistentVolumeClaim' };
 export const VM_RESOURCE = { group: 'kubevirt.io', version: 'v1', resource: 'virtualmachines' };
 export const VM_KIND = { group: 'kubevirt.io', version: 'v1', kind: 'VirtualMachine' };
-export const SETTING_RESOURCE = { group: 'harvesterhci.io', version: 'v1beta1', resource: 'settings' };
+export const SETTING_RESOURCE = {
+  group: 'harvesterhci.io',
+  version: 'v1beta1',
+  resource: 'settings',
+};
 export const SETTING_KIND = { group: 'harvesterhci.io', version: 'v1beta1', kind: 'Setting' };

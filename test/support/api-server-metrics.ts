@@ -10,17 +10,29 @@ export async function apiServerMetrics(kc: KubeConfig): Promise<string> {
   await kc.applyToHTTPSOptions(options);
   const mod = url.protocol === 'http:' ? http : https;
   return new Promise((resolve, reject) => {
-    mod.request(url, options, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`GET /metrics: ${res.statusCode} ${body.slice(0, 200)}`))));
-      res.on('error', reject);
-    }).on('error', reject).end();
+    mod
+      .request(url, options, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(body)
+            : reject(new Error(`GET /metrics: ${res.statusCode} ${body.slice(0, 200)}`)),
+        );
+        res.on('error', reject);
+      })
+      .on('error', reject)
+      .end();
   });
 }
 
 /** How many requests the API server has answered (apiserver_request_total) with all of `labels`. */
-export async function apiServerRequests(kc: KubeConfig, labels: Record<string, string>): Promise<number> {
+export async function apiServerRequests(
+  kc: KubeConfig,
+  labels: Record<string, string>,
+): Promise<number> {
   return sumSamples(await apiServerMetrics(kc), 'apiserver_request_total', labels);
 }

@@ -1,6 +1,10 @@
 import { realClock, type Clock } from '../../src/kube/index.js';
 
-interface Timer { fn: () => void; due: number; real?: unknown }
+interface Timer {
+  fn: () => void;
+  due: number;
+  real?: unknown;
+}
 
 /**
  * Real time, except that a timer set while `hold()` is on runs only once its delay has passed and
@@ -43,7 +47,8 @@ export class DeferredClock implements Clock {
   /** Each waiting timer runs once its delay has passed (at once if it has); timers set from now on run in real time. */
   release(): void {
     this.#held = false;
-    for (const timer of this.#waiting) timer.real = realClock.setTimeout(timer.fn, timer.due - realClock.now());
+    for (const timer of this.#waiting)
+      timer.real = realClock.setTimeout(timer.fn, timer.due - realClock.now());
     this.#waiting.clear();
   }
 }

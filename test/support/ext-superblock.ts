@@ -1,11 +1,26 @@
 /** Superblock fields a test may set; the rest are those of a clean, checked, never mounted filesystem. */
 export interface ExtFields {
-  bit64?: boolean; high?: number; magic?: number; state?: number; mountTime?: number; lastCheck?: number; lastCheckHi?: number; freeBlocks?: number;
-  inodes?: number; freeInodes?: number; lastOrphan?: number; incompat?: number; roCompat?: number;
+  bit64?: boolean;
+  high?: number;
+  magic?: number;
+  state?: number;
+  mountTime?: number;
+  lastCheck?: number;
+  lastCheckHi?: number;
+  freeBlocks?: number;
+  inodes?: number;
+  freeInodes?: number;
+  lastOrphan?: number;
+  incompat?: number;
+  roCompat?: number;
 }
 
 /** The 1024 bytes of an ext2/3/4 superblock with the fields the core reads (Linux Documentation/filesystems/ext4/super.rst). */
-export function extSuperblock(blockCountLo: number, logBlockSize: number, options: ExtFields = {}): Uint8Array {
+export function extSuperblock(
+  blockCountLo: number,
+  logBlockSize: number,
+  options: ExtFields = {},
+): Uint8Array {
   const bytes = new Uint8Array(1024);
   const view = new DataView(bytes.buffer);
   view.setUint32(0x0, options.inodes ?? 256, true);

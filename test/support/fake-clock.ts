@@ -35,7 +35,8 @@ export class FakeClock implements Clock {
     for (;;) {
       await settle();
       let next: [number, { at: number; fn: () => void }] | undefined;
-      for (const e of this.#timers) if (e[1].at <= target && (!next || e[1].at < next[1].at)) next = e;
+      for (const e of this.#timers)
+        if (e[1].at <= target && (!next || e[1].at < next[1].at)) next = e;
       if (!next) break;
       this.#timers.delete(next[0]);
       this.#now = Math.max(this.#now, next[1].at);

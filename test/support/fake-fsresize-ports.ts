@@ -1,5 +1,14 @@
 import {
-  type DeviceUsers, createDeviceLock, createFsResizer, parseMountinfo, type BlockDevices, type CommandResult, type CommandRunner, type FsResizer, type MountTable, type RunOptions,
+  type DeviceUsers,
+  createDeviceLock,
+  createFsResizer,
+  parseMountinfo,
+  type BlockDevices,
+  type CommandResult,
+  type CommandRunner,
+  type FsResizer,
+  type MountTable,
+  type RunOptions,
 } from '../../src/fsresize/index.js';
 
 /**
@@ -7,7 +16,10 @@ import {
  * mount after the one it was mounted over), unless `visible` says otherwise (`call` counts the
  * questions about that path, from 1).
  */
-export function fakeMountTable(mountinfo: string, visible?: (path: string, call: number) => number | null): MountTable {
+export function fakeMountTable(
+  mountinfo: string,
+  visible?: (path: string, call: number) => number | null,
+): MountTable {
   const calls = new Map<string, number>();
   return {
     list: async () => parseMountinfo(mountinfo),
@@ -15,7 +27,11 @@ export function fakeMountTable(mountinfo: string, visible?: (path: string, call:
       const call = (calls.get(path) ?? 0) + 1;
       calls.set(path, call);
       if (visible) return visible(path, call);
-      return parseMountinfo(mountinfo).filter((m) => m.mountPoint === path).at(-1)?.mountId ?? null;
+      return (
+        parseMountinfo(mountinfo)
+          .filter((m) => m.mountPoint === path)
+          .at(-1)?.mountId ?? null
+      );
     },
   };
 }
@@ -23,7 +39,16 @@ export function fakeMountTable(mountinfo: string, visible?: (path: string, call:
 /** What the fake node holds: one device per path, what its tools answer, what is mounted. */
 export interface FakeNode {
   /** Device path -> facts; realPath defaults to the path. */
-  devices: Record<string, { majorMinor: string; bytes: number; readOnly?: boolean; realPath?: string; superblock?: Uint8Array }>;
+  devices: Record<
+    string,
+    {
+      majorMinor: string;
+      bytes: number;
+      readOnly?: boolean;
+      realPath?: string;
+      superblock?: Uint8Array;
+    }
+  >;
   /** Answers a tool call; undefined means "exit 0, no output". */
   tool?: (command: string, args: readonly string[]) => Partial<CommandResult> | undefined;
   /** /proc/self/mountinfo text. */
@@ -39,7 +64,9 @@ export interface FakeNode {
 }
 
 /** A resizer over fake ports (no process, no device, no mount): for the core's own logic. */
-export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; runOptions: RunOptions[] } {
+export function fakeResizer(
+  node: FakeNode,
+): FsResizer & { calls: string[][]; runOptions: RunOptions[] } {
   const calls: string[][] = [];
   const runOptions: RunOptions[] = [];
   const runner: CommandRunner = {
@@ -61,21 +88,42 @@ export function fakeResizer(node: FakeNode): FsResizer & { calls: string[][]; ru
       const device = fact(path);
       return { path, realPath: device.realPath ?? path, majorMinor: device.majorMinor };
     },
-    async sizeBytes(id) { return fact(id.path).bytes; },
-    async readOnly(id) { return fact(id.path).readOnly === true; },
+    async sizeBytes(id) {
+      return fact(id.path).bytes;
+    },
+    async readOnly(id) {
+      return fact(id.path).readOnly === true;
+    },
     async read(id, offset, length) {
       const superblock = fact(id.path).superblock ?? new Uint8Array(0);
       return offset === 1024 ? superblock.subarray(0, length) : new Uint8Array(0);
     },
-    async btrfsDevices(fsid) { return node.btrfs?.[fsid] ?? null; },
-    async hold() { return async () => undefined; },
+    async btrfsDevices(fsid) {
+      return node.btrfs?.[fsid] ?? null;
+    },
+    async hold() {
+      return async () => undefined;
+    },
     async users(id, options = {}) {
       const call = (userCalls.get(id.path) ?? 0) + 1;
       userCalls.set(id.path, call);
-      return node.users?.(id.path, call, [...(options.skipPids ?? [])]) ?? { openedBy: [], unreadable: [], holders: [], disk: null };
+      return (
+        node.users?.(id.path, call, [...(options.skipPids ?? [])]) ?? {
+          openedBy: [],
+          unreadable: [],
+          holders: [],
+          disk: null,
+        }
+      );
     },
   };
   const mounts = fakeMountTable(node.mountinfo ?? '', node.visible);
-  const resizer = createFsResizer({ runner, devices, mounts, lock: createDeviceLock(), ...(node.pageBytes === undefined ? {} : { pageBytes: node.pageBytes }) });
+  const resizer = createFsResizer({
+    runner,
+    devices,
+    mounts,
+    lock: createDeviceLock(),
+    ...(node.pageBytes === undefined ? {} : { pageBytes: node.pageBytes }),
+  });
   return Object.assign(resizer, { calls, runOptions });
 }

@@ -57,7 +57,9 @@ echo "$last" >> "$here/go-calls"
 `;
 
 /** A temporary directory holding the stand-in go (removed after the test); `env` puts it first on PATH. */
-export async function fakeGoSandbox(t: { after: (fn: () => Promise<void>) => void }): Promise<{ dir: string; debianEtcd: string; env: NodeJS.ProcessEnv }> {
+export async function fakeGoSandbox(t: {
+  after: (fn: () => Promise<void>) => void;
+}): Promise<{ dir: string; debianEtcd: string; env: NodeJS.ProcessEnv }> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-build-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'go'), FAKE_GO, { mode: 0o755 });

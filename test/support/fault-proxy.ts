@@ -1,4 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -37,7 +43,10 @@ export interface FaultMatch {
  *   request timeout: 504, "the request may still be processing", while the write was stored).
  * `cutAfterEvents` and `prependLine` apply to watches answered 200 only; other requests matching them pass through.
  */
-export type Fault = { answer: number; message?: string } | { cutAfterEvents: number } | { prependLine: string }
+export type Fault =
+  | { answer: number; message?: string }
+  | { cutAfterEvents: number }
+  | { prependLine: string }
   | { answerAfterForwarding: number; message?: string };
 
 export interface FaultProxy {
@@ -56,18 +65,32 @@ export interface FaultProxy {
 }
 
 /** Connection-level headers a proxy does not pass on. */
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+];
 
 function withoutHopByHop(headers: IncomingHttpHeaders, drop: string[] = []): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.includes(k) && !drop.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(headers))
+    if (v !== undefined && !HOP_BY_HOP.includes(k) && !drop.includes(k)) out[k] = v;
   return out;
 }
 
-function matches(match: FaultMatch, request: { method: string; path: string; watch: boolean }): boolean {
+function matches(
+  match: FaultMatch,
+  request: { method: string; path: string; watch: boolean },
+): boolean {
   if (match.watch !== undefined && match.watch !== request.watch) return false;
   if (match.method !== undefined && match.method !== request.method) return false;
-  return typeof match.path === 'string' ? match.path === request.path : match.path.test(request.path);
+  return typeof match.path === 'string'
+    ? match.path === request.path
+    : match.path.test(request.path);
 }
 
 function isBookmark(line: string): boolean {
@@ -93,8 +116,13 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
   await upstream.applyToHTTPSOptions(credentials);
   // One agent of our own (client-node made one per call), destroyed on close: no socket outlives the test.
   const agent = new Agent({
-    keepAlive: true, ca: credentials.ca, cert: credentials.cert, key: credentials.key,
-    ...(credentials.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: credentials.rejectUnauthorized }),
+    keepAlive: true,
+    ca: credentials.ca,
+    cert: credentials.cert,
+    key: credentials.key,
+    ...(credentials.rejectUnauthorized === undefined
+      ? {}
+      : { rejectUnauthorized: credentials.rejectUnauthorized }),
   });
   const authHeaders = withoutHopByHop((credentials.headers ?? {}) as IncomingHttpHeaders);
 
@@ -105,29 +133,55 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
-    const record: ProxiedRequest = { method: req.method ?? 'GET', path: url.pathname, watch, injected: false };
+    const record: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      watch,
+      injected: false,
+    };
     // Faults injected from here on: a watch whose answer arrives after one of them was injected is cut as it opens, as inject() cuts those already open.
     const faultsBefore = faults.length;
     requests.push(record);
-    const found = faults.findLast((f) => matches(f.match, record) && (f.match.times === undefined || f.met < f.match.times));
+    const found = faults.findLast(
+      (f) => matches(f.match, record) && (f.match.times === undefined || f.met < f.match.times),
+    );
     if (found) found.met++;
     const fault = found?.fault;
-    const status = (code: number, message: string): string => JSON.stringify({
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message,
-      reason: { 403: 'Forbidden', 404: 'NotFound', 500: 'InternalError', 504: 'Timeout' }[code] ?? 'Unknown', code,
-    });
+    const status = (code: number, message: string): string =>
+      JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message,
+        reason:
+          { 403: 'Forbidden', 404: 'NotFound', 500: 'InternalError', 504: 'Timeout' }[code] ??
+          'Unknown',
+        code,
+      });
 
     if (fault && 'answer' in fault) {
       record.status = fault.answer;
       record.injected = true;
-      const message = fault.message ?? (fault.answer === 404 ? 'the server could not find the requested resource' : `injected ${fault.answer}`);
+      const message =
+        fault.message ??
+        (fault.answer === 404
+          ? 'the server could not find the requested resource'
+          : `injected ${fault.answer}`);
       req.resume();
-      res.writeHead(fault.answer, { 'content-type': 'application/json' }).end(status(fault.answer, message));
+      res
+        .writeHead(fault.answer, { 'content-type': 'application/json' })
+        .end(status(fault.answer, message));
       return;
     }
 
     const up = httpsRequest({
-      protocol: 'https:', hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port, method: req.method, path: req.url, agent,
+      protocol: 'https:',
+      hostname: target.hostname.replace(/^\[|\]$/g, ''),
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      agent,
       headers: { ...withoutHopByHop(req.headers, ['host']), ...authHeaders, host: target.host },
     });
     let finished = false;
@@ -147,7 +201,17 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
       if (finished) return;
       if (!res.headersSent) {
         record.status = 502;
-        res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'fault proxy: the API server could not be reached', code: 502 }));
+        res
+          .writeHead(502, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              message: 'fault proxy: the API server could not be reached',
+              code: 502,
+            }),
+          );
       } else {
         res.destroy();
       }
@@ -160,8 +224,15 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
         upRes.on('end', () => {
           record.status = fault.answerAfterForwarding;
           record.injected = true;
-          res.writeHead(fault.answerAfterForwarding, { 'content-type': 'application/json' })
-            .end(status(fault.answerAfterForwarding, fault.message ?? `injected ${fault.answerAfterForwarding} after the API server answered`));
+          res
+            .writeHead(fault.answerAfterForwarding, { 'content-type': 'application/json' })
+            .end(
+              status(
+                fault.answerAfterForwarding,
+                fault.message ??
+                  `injected ${fault.answerAfterForwarding} after the API server answered`,
+              ),
+            );
         });
         return;
       }
@@ -221,7 +292,13 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
-    clusters: [{ name: 'fault-proxy', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+    clusters: [
+      {
+        name: 'fault-proxy',
+        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        skipTLSVerify: true,
+      },
+    ],
     users: [{ name: 'fault-proxy' }],
     contexts: [{ name: 'fault-proxy', cluster: 'fault-proxy', user: 'fault-proxy' }],
     currentContext: 'fault-proxy',
@@ -232,7 +309,8 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
     requests,
     inject(match, fault) {
       faults.push({ match, fault, met: 0 });
-      for (const open of [...openWatches]) if (matches(match, { ...open, method: 'GET' })) open.end();
+      for (const open of [...openWatches])
+        if (matches(match, { ...open, method: 'GET' })) open.end();
     },
     heal() {
       faults.length = 0;

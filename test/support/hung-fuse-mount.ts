@@ -12,7 +12,10 @@ const execFileAsync = promisify(execFile);
  * `alsoUnmount` given since (lazily: mounts on top of the dead one). `mount -i`: no
  * /sbin/mount.fuse helper (fuse3 ships one that would try to run the source as a program).
  */
-export async function mountHungFuse(t: TestContext, directory: string): Promise<{ stop: () => Promise<void>; alsoUnmount: (path: string) => void }> {
+export async function mountHungFuse(
+  t: TestContext,
+  directory: string,
+): Promise<{ stop: () => Promise<void>; alsoUnmount: (path: string) => void }> {
   const script = [
     'import os, subprocess, sys, time',
     'fd = os.open("/dev/fuse", os.O_RDWR)',
@@ -20,11 +23,14 @@ export async function mountHungFuse(t: TestContext, directory: string): Promise<
     'print("mounted", flush=True)',
     'time.sleep(600)',
   ].join('\n');
-  const daemon = spawn('python3', ['-c', script, directory], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const daemon = spawn('python3', ['-c', script, directory], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const others: string[] = [];
   const stop = async (): Promise<void> => {
     daemon.kill('SIGKILL');
-    for (const path of others.splice(0)) await execFileAsync('umount', ['--lazy', path]).catch(() => undefined);
+    for (const path of others.splice(0))
+      await execFileAsync('umount', ['--lazy', path]).catch(() => undefined);
     await execFileAsync('umount', ['--lazy', directory]).catch(() => undefined);
   };
   t.after(stop);
@@ -32,7 +38,12 @@ export async function mountHungFuse(t: TestContext, directory: string): Promise<
     daemon.stdout.once('data', () => resolve());
     daemon.once('exit', (code) => reject(new Error(`the FUSE test daemon exited (${code})`)));
   });
-  return { stop, alsoUnmount: (path) => { others.push(path); } };
+  return {
+    stop,
+    alsoUnmount: (path) => {
+      others.push(path);
+    },
+  };
 }
 
 /**
@@ -42,14 +53,35 @@ export async function mountHungFuse(t: TestContext, directory: string): Promise<
  * Resolves with its pid; it is killed after the test.
  */
 export async function holdOpen(t: TestContext, directory: string): Promise<number> {
-  const holder = spawn('setsid', ['--fork', 'python3', '-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_PATH)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', directory], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
-  t.after(() => { try { process.kill(holderPid, 'SIGKILL'); } catch { /* gone */ } });
+  const holder = spawn(
+    'setsid',
+    [
+      '--fork',
+      'python3',
+      '-c',
+      'import os, sys, time\nos.open(sys.argv[1], os.O_PATH)\nprint(os.getpid(), flush=True)\ntime.sleep(600)',
+      directory,
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const holderPid = await new Promise<number>((resolve) =>
+    holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+  );
+  t.after(() => {
+    try {
+      process.kill(holderPid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  });
   return holderPid;
 }
 
 /** A hung FUSE mount at `directory` (see mountHungFuse) held open by another process (see holdOpen). */
-export async function hungFuseHeldOpen(t: TestContext, directory: string): Promise<{ stop: () => Promise<void>; holderPid: number }> {
+export async function hungFuseHeldOpen(
+  t: TestContext,
+  directory: string,
+): Promise<{ stop: () => Promise<void>; holderPid: number }> {
   const { stop } = await mountHungFuse(t, directory);
   return { stop, holderPid: await holdOpen(t, directory) };
 }
@@ -57,7 +89,9 @@ export async function hungFuseHeldOpen(t: TestContext, directory: string): Promi
 /** Whether a thread of process `pid` waits inside FUSE (its wchan), e.g. on a stat of a hung FUSE mount. */
 export function stuckInFuse(pid: number): boolean {
   try {
-    return readdirSync(`/proc/${pid}/task`).some((task) => /fuse|request_wait_answer/.test(readFileSync(`/proc/${pid}/task/${task}/wchan`, 'utf8')));
+    return readdirSync(`/proc/${pid}/task`).some((task) =>
+      /fuse|request_wait_answer/.test(readFileSync(`/proc/${pid}/task/${task}/wchan`, 'utf8')),
+    );
   } catch {
     return false;
   }

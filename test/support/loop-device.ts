@@ -20,7 +20,9 @@ export async function sh(command: string, args: string[], input = ''): Promise<s
     return stdout;
   } catch (error) {
     const e = error as { stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`, { cause: error });
+    throw new Error(`${command} ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -77,8 +79,13 @@ let interruptHookInstalled = false;
  */
 function mountsUnder(root: string): string[] {
   let text: string;
-  try { text = readFileSync('/proc/self/mountinfo', 'utf8'); } catch { return []; }
-  return parseMountinfo(text).map((entry) => entry.mountPoint)
+  try {
+    text = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return [];
+  }
+  return parseMountinfo(text)
+    .map((entry) => entry.mountPoint)
     .filter((point) => point === root || point.startsWith(`${root}/`))
     .sort((a, b) => b.split('/').length - a.split('/').length);
 }
@@ -89,13 +96,25 @@ function installInterruptHook(): void {
   const release = (): void => {
     for (const held of live) {
       for (const directory of [...held.mounted].reverse()) {
-        try { execFileSync('umount', ['--lazy', directory], { stdio: 'ignore' }); } catch { /* already gone */ }
+        try {
+          execFileSync('umount', ['--lazy', directory], { stdio: 'ignore' });
+        } catch {
+          /* already gone */
+        }
       }
       for (const directory of mountsUnder(held.root)) {
-        try { execFileSync('umount', ['--lazy', directory], { stdio: 'ignore' }); } catch { /* already gone */ }
+        try {
+          execFileSync('umount', ['--lazy', directory], { stdio: 'ignore' });
+        } catch {
+          /* already gone */
+        }
       }
       for (const device of [...held.devices].reverse()) {
-        try { execFileSync('losetup', ['--detach', device], { stdio: 'ignore' }); } catch { /* already gone */ }
+        try {
+          execFileSync('losetup', ['--detach', device], { stdio: 'ignore' });
+        } catch {
+          /* already gone */
+        }
       }
       rmSync(held.root, { recursive: true, force: true });
     }
@@ -123,7 +142,15 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
   installInterruptHook();
   let counter = 0;
   async function attachFile(backingFile: string, options: AttachOptions = {}): Promise<LoopDevice> {
-    const device = (await sh('losetup', ['--find', '--show', ...(options.readOnly ? ['--read-only'] : []), ...(options.partScan ? ['--partscan'] : []), backingFile])).trim();
+    const device = (
+      await sh('losetup', [
+        '--find',
+        '--show',
+        ...(options.readOnly ? ['--read-only'] : []),
+        ...(options.partScan ? ['--partscan'] : []),
+        backingFile,
+      ])
+    ).trim();
     devices.push(device);
     return {
       device,
@@ -133,7 +160,11 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
         await sh('losetup', ['--set-capacity', device]);
       },
       async mount(directory, mountOptions = []) {
-        await sh('mount', [...(mountOptions.length ? ['-o', mountOptions.join(',')] : []), device, directory]);
+        await sh('mount', [
+          ...(mountOptions.length ? ['-o', mountOptions.join(',')] : []),
+          device,
+          directory,
+        ]);
         mounted.push(directory);
       },
       async unmount(directory) {
@@ -148,7 +179,16 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
         // While anything still has it open (a probe of every device, e.g. `blkid` without arguments),
         // the kernel only marks it to be detached at its last close.
         const bound = `/sys/block/${basename(device)}/loop/backing_file`;
-        for (let i = 0; i < 400 && await readFile(bound, 'utf8').then((path) => [backingFile, `${backingFile} (deleted)`].includes(path.trim()), () => false); i += 1) await delay(25);
+        for (
+          let i = 0;
+          i < 400 &&
+          (await readFile(bound, 'utf8').then(
+            (path) => [backingFile, `${backingFile} (deleted)`].includes(path.trim()),
+            () => false,
+          ));
+          i += 1
+        )
+          await delay(25);
       },
     };
   }
@@ -185,7 +225,9 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
     async cleanup() {
       const problems: string[] = [];
       for (const directory of mounted.reverse()) {
-        await sh('umount', [directory]).catch(() => sh('umount', ['--lazy', directory])).catch((e: Error) => problems.push(e.message));
+        await sh('umount', [directory])
+          .catch(() => sh('umount', ['--lazy', directory]))
+          .catch((e: Error) => problems.push(e.message));
       }
       mounted.length = 0;
       // Anything else mounted under the scratch (lazily: it may be a mount that never answers).
@@ -204,7 +246,11 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
 }
 
 /** Writes files of random data and returns their sha256 checksums by name. */
-export async function writeChecksummedFiles(directory: string, count = 4, bytes = 1024 * 1024): Promise<Map<string, string>> {
+export async function writeChecksummedFiles(
+  directory: string,
+  count = 4,
+  bytes = 1024 * 1024,
+): Promise<Map<string, string>> {
   const sums = new Map<string, string>();
   for (let i = 0; i < count; i += 1) {
     const data = randomBytes(bytes + i * 4099);
@@ -217,9 +263,18 @@ export async function writeChecksummedFiles(directory: string, count = 4, bytes 
 }
 
 /** Checksums of the same files as they read now. */
-export async function readChecksums(directory: string, names: Iterable<string>): Promise<Map<string, string>> {
+export async function readChecksums(
+  directory: string,
+  names: Iterable<string>,
+): Promise<Map<string, string>> {
   const sums = new Map<string, string>();
-  for (const name of names) sums.set(name, createHash('sha256').update(await readFile(join(directory, name))).digest('hex'));
+  for (const name of names)
+    sums.set(
+      name,
+      createHash('sha256')
+        .update(await readFile(join(directory, name)))
+        .digest('hex'),
+    );
   return sums;
 }
 

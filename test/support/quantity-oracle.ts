@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { testCacheDir } from './use-control-plane.js';
 
 /** A request to the Go quantity oracle (test/support/quantity-oracle/main.go). */
-export type OracleRequest = { q: string } | { cmp: [string, string] } | { json: string } | { milli: string };
+export type OracleRequest =
+  { q: string } | { cmp: [string, string] } | { json: string } | { milli: string };
 
 /** Its answer: `exact` is apimachinery's AsDec().String() (e.g. "-1.5", "9223372036854775807"). */
 export interface OracleAnswer {
@@ -32,15 +33,24 @@ function oracleSourceDir(): string {
 export async function buildQuantityOracle(): Promise<string> {
   const source = oracleSourceDir();
   const hash = createHash('sha256');
-  for (const file of ['main.go', 'go.mod', 'go.sum']) hash.update(`${file}\0`).update(await readFile(join(source, file)));
+  for (const file of ['main.go', 'go.mod', 'go.sum'])
+    hash.update(`${file}\0`).update(await readFile(join(source, file)));
   const dir = join(testCacheDir(), 'bin');
   const binary = join(dir, `quantity-oracle-${hash.digest('hex').slice(0, 16)}`);
-  if (await access(binary, constants.X_OK).then(() => true, () => false)) return binary;
+  if (
+    await access(binary, constants.X_OK).then(
+      () => true,
+      () => false,
+    )
+  )
+    return binary;
   await mkdir(dir, { recursive: true });
   const tmp = `${binary}.tmp-${process.pid}`;
   try {
     await promisify(execFile)('go', ['build', '-trimpath', '-o', tmp, '.'], {
-      cwd: source, env: { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' }, maxBuffer: 1 << 24,
+      cwd: source,
+      env: { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' },
+      maxBuffer: 1 << 24,
     });
     await rename(tmp, binary); // atomic: a parallel build only wastes its time
   } finally {
@@ -50,12 +60,17 @@ export async function buildQuantityOracle(): Promise<string> {
 }
 
 /** Asks the oracle binary every request at once (one process, one line each); answers in order. */
-export async function askQuantityOracle(binary: string, requests: readonly OracleRequest[]): Promise<OracleAnswer[]> {
+export async function askQuantityOracle(
+  binary: string,
+  requests: readonly OracleRequest[],
+): Promise<OracleAnswer[]> {
   const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });
   const chunks: Buffer[] = [];
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const closed = new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', resolve);
@@ -64,6 +79,9 @@ export async function askQuantityOracle(binary: string, requests: readonly Oracl
   const code = await closed;
   if (code !== 0) throw new Error(`quantity oracle exited ${code}: ${stderr}`);
   const lines = Buffer.concat(chunks).toString('utf8').trim().split('\n');
-  if (lines.length !== requests.length) throw new Error(`quantity oracle answered ${lines.length} lines to ${requests.length} requests`);
+  if (lines.length !== requests.length)
+    throw new Error(
+      `quantity oracle answered ${lines.length} lines to ${requests.length} requests`,
+    );
   return lines.map((line) => JSON.parse(line) as OracleAnswer);
 }

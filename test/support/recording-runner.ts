@@ -16,5 +16,9 @@ export const GROW_TOOLS = new Set(['resize2fs', 'xfs_growfs']);
 
 /** How many times a grow tool ran (resize2fs, xfs_growfs, btrfs filesystem resize). */
 export function growCalls(calls: string[][]): number {
-  return calls.filter((c) => GROW_TOOLS.has(c[0] ?? '') || (c[0] === 'btrfs' && c[1] === 'filesystem' && c[2] === 'resize')).length;
+  return calls.filter(
+    (c) =>
+      GROW_TOOLS.has(c[0] ?? '') ||
+      (c[0] === 'btrfs' && c[1] === 'filesystem' && c[2] === 'resize'),
+  ).length;
 }

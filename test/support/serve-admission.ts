@@ -1,22 +1,36 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../../src/log/index.js';
 import { beforeControlPlaneStops } from './use-control-plane.js';
-import { admissionWiring, serveWebhook, type AdmissionOptions, type ServeWebhookOptions, type ServingWebhook, type StartedAdmissionCaches } from '../../src/webhook/index.js';
+import {
+  admissionWiring,
+  serveWebhook,
+  type AdmissionOptions,
+  type ServeWebhookOptions,
+  type ServingWebhook,
+  type StartedAdmissionCaches,
+} from '../../src/webhook/index.js';
 
 /**
  * The real admission webhooks served in dev mode for one test file (registered as
  * `configurationName`, removed before the file's control plane stops), with the informer caches they decide from.
  */
 export async function serveAdmission(
-  kubeConfig: KubeConfig, configurationName: string, options: Partial<AdmissionOptions> = {},
-  serve: Pick<Partial<ServeWebhookOptions<unknown>>, 'logger' | 'devCertificateRenewMs' | 'certDir'> = {},
+  kubeConfig: KubeConfig,
+  configurationName: string,
+  options: Partial<AdmissionOptions> = {},
+  serve: Pick<
+    Partial<ServeWebhookOptions<unknown>>,
+    'logger' | 'devCertificateRenewMs' | 'certDir'
+  > = {},
 ): Promise<{ serving: ServingWebhook; caches: StartedAdmissionCaches }> {
   let caches: StartedAdmissionCaches | undefined;
   const wiring = admissionWiring({ options });
   const serving = await serveWebhook({
     kubeConfig,
     logger: serve.logger ?? createLogger({ level: 'silent' }),
-    ...(serve.devCertificateRenewMs === undefined ? {} : { devCertificateRenewMs: serve.devCertificateRenewMs }),
+    ...(serve.devCertificateRenewMs === undefined
+      ? {}
+      : { devCertificateRenewMs: serve.devCertificateRenewMs }),
     ...(serve.certDir === undefined ? {} : { certDir: serve.certDir }),
     host: '127.0.0.1',
     port: 0,

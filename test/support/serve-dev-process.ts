@@ -3,13 +3,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 const MAIN = 'dist/src/cli/main.js';
 
 /** Polls `check` every 100 ms; fails at once when `gone()` (the process exited), or after `timeoutMs`. */
-async function until(check: () => boolean, gone: () => string | undefined, timeoutMs: number, what: string): Promise<void> {
+async function until(
+  check: () => boolean,
+  gone: () => string | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (check()) return;
     const why = gone();
     if (why !== undefined) throw new Error(`voe serve exited before ${what}: ${why}`);
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -25,7 +31,11 @@ export interface ServeDevProcess {
   /** Resolves when it exited: the exit code, or the signal that ended it. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Waits until a log line has message `msg` (and passes `where`); returns it. */
-  waitForLog(msg: string | RegExp, timeoutMs?: number, where?: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  waitForLog(
+    msg: string | RegExp,
+    timeoutMs?: number,
+    where?: (line: Record<string, unknown>) => boolean,
+  ): Promise<Record<string, unknown>>;
   /** Sends `signal` and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -34,25 +44,50 @@ export interface ServeDevProcess {
  * Spawns `voe serve --dev --kubeconfig K --port 0` plus `args` (with `env`, default this process's); does not wait for anything. Register
  * `kill()` of the child in an `after` hook: a test that fails half-way must not leave it running.
  */
-export function spawnServeDev(kubeconfig: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env): ServeDevProcess {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--dev', '--kubeconfig', kubeconfig, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+export function spawnServeDev(
+  kubeconfig: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): ServeDevProcess {
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'serve', '--dev', '--kubeconfig', kubeconfig, '--port', '0', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'], env },
+  );
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
-  const logs = (): Array<Record<string, unknown>> => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  const find = (msg: string | RegExp, where: (line: Record<string, unknown>) => boolean) => logs().find((l) =>
-    (typeof msg === 'string' ? l['msg'] === msg : msg.test(String(l['msg']))) && where(l));
+  const logs = (): Array<Record<string, unknown>> =>
+    stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const find = (msg: string | RegExp, where: (line: Record<string, unknown>) => boolean) =>
+    logs().find(
+      (l) => (typeof msg === 'string' ? l['msg'] === msg : msg.test(String(l['msg']))) && where(l),
+    );
   return {
-    child, pid: child.pid!, exited, logs,
+    child,
+    pid: child.pid!,
+    exited,
+    logs,
     stdout: () => stdout,
     stderr: () => stderr,
     async waitForLog(msg, timeoutMs = 60_000, where = () => true) {
-      await until(() => find(msg, where) !== undefined, () => (child.exitCode === null && child.signalCode === null ? undefined : stderr),
-        timeoutMs, `the log line ${String(msg)}`);
+      await until(
+        () => find(msg, where) !== undefined,
+        () => (child.exitCode === null && child.signalCode === null ? undefined : stderr),
+        timeoutMs,
+        `the log line ${String(msg)}`,
+      );
       return find(msg, where)!;
     },
     async stop(signal = 'SIGTERM') {
@@ -63,10 +98,18 @@ export function spawnServeDev(kubeconfig: string, args: string[] = [], env: Node
 }
 
 /** Waits until `voe serve` printed `webhooks at URL` on stderr (it has started); returns the URL and port. */
-export async function servingUrl(serve: ServeDevProcess, timeoutMs = 60_000): Promise<{ url: string; port: number }> {
+export async function servingUrl(
+  serve: ServeDevProcess,
+  timeoutMs = 60_000,
+): Promise<{ url: string; port: number }> {
   const pattern = /webhooks at (https:\/\/127\.0\.0\.1:(\d+))/;
-  await until(() => pattern.test(serve.stderr()),
-    () => (serve.child.exitCode === null && serve.child.signalCode === null ? undefined : serve.stderr()), timeoutMs, 'it served');
+  await until(
+    () => pattern.test(serve.stderr()),
+    () =>
+      serve.child.exitCode === null && serve.child.signalCode === null ? undefined : serve.stderr(),
+    timeoutMs,
+    'it served',
+  );
   const match = pattern.exec(serve.stderr())!;
   return { url: match[1]!, port: Number(match[2]) };
 }

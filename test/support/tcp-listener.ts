@@ -6,9 +6,16 @@ import { createServer, type Socket } from 'node:net';
  * open and never answers, as an API server that accepts connections but hangs); closed, with its
  * connections, after the test. Resolves with its port.
  */
-export async function listenTcp(t: { after: (fn: () => Promise<void>) => void }, onConnection: (socket: Socket) => void = () => undefined): Promise<number> {
+export async function listenTcp(
+  t: { after: (fn: () => Promise<void>) => void },
+  onConnection: (socket: Socket) => void = () => undefined,
+): Promise<number> {
   const sockets = new Set<Socket>();
-  const server = createServer((socket) => { sockets.add(socket); socket.on('error', () => undefined); onConnection(socket); });
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    onConnection(socket);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(async () => {
     for (const socket of sockets) socket.destroy();

@@ -8,14 +8,23 @@ export const UNREACHABLE_TOKEN = 'not-a-real-token';
  * Writes DIR/kubeconfig: it loads, but its API server (127.0.0.1:1, or `server`) refuses every
  * connection, so option errors must come before any API call and API failures can be provoked.
  */
-export async function writeUnreachableKubeconfig(dir: string, server = 'https://127.0.0.1:1'): Promise<string> {
+export async function writeUnreachableKubeconfig(
+  dir: string,
+  server = 'https://127.0.0.1:1',
+): Promise<string> {
   const path = join(dir, 'kubeconfig');
-  await writeFile(path, [
-    'apiVersion: v1', 'kind: Config', 'current-context: c',
-    `clusters: [{name: c, cluster: {server: ${JSON.stringify(server)}}}]`,
-    'contexts: [{name: c, context: {cluster: c, user: u}}]',
-    `users: [{name: u, user: {token: ${UNREACHABLE_TOKEN}}}]`, '',
-  ].join('\n'));
+  await writeFile(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: c',
+      `clusters: [{name: c, cluster: {server: ${JSON.stringify(server)}}}]`,
+      'contexts: [{name: c, context: {cluster: c, user: u}}]',
+      `users: [{name: u, user: {token: ${UNREACHABLE_TOKEN}}}]`,
+      '',
+    ].join('\n'),
+  );
   return path;
 }
 
@@ -25,9 +34,19 @@ export const BROKEN_SECRETS = ['FAKE-BEARER-TOKEN-abcdef', 'RkFLRVNFQ1JFVEtFWURB
 /** Writes DIR/broken-kubeconfig: a YAML indentation error on the line after a token and key data. */
 export async function writeBrokenKubeconfig(dir: string): Promise<string> {
   const path = join(dir, 'broken-kubeconfig');
-  await writeFile(path, [
-    'apiVersion: v1', 'kind: Config', 'users:', '- name: u', '  user:',
-    `    client-key-data: ${BROKEN_SECRETS[1]}`, `    token: ${BROKEN_SECRETS[0]}`, '   oops: here', '',
-  ].join('\n'));
+  await writeFile(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'users:',
+      '- name: u',
+      '  user:',
+      `    client-key-data: ${BROKEN_SECRETS[1]}`,
+      `    token: ${BROKEN_SECRETS[0]}`,
+      '   oops: here',
+      '',
+    ].join('\n'),
+  );
   return path;
 }

@@ -11,7 +11,8 @@ import { IGNORE_UNREADABLE_PROCESSES_ENV } from '../../src/cli/ignore-unreadable
 export const UNREADABLE_HERE: UnreadableProcess[] = (await findDeviceOpeners(['0:0'])).unreadable;
 
 /** FsResizerOptions.unreadableProcesses for a test that is not about them. */
-export const unreadablePolicyHere: 'refuse' | 'ignore' = UNREADABLE_HERE.length > 0 ? 'ignore' : 'refuse';
+export const unreadablePolicyHere: 'refuse' | 'ignore' =
+  UNREADABLE_HERE.length > 0 ? 'ignore' : 'refuse';
 
 /** `env` plus what makes a voe command ignore them on this machine (nothing elsewhere). */
 export function envIgnoringUnreadableHere(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {

@@ -1,6 +1,11 @@
 import { after } from 'node:test';
 import { defaultCacheDir } from '../../src/cli/cache-dir.js';
-import { installCrds, startControlPlane, startTimeoutFromEnv, type ControlPlane } from '../../src/controlplane/index.js';
+import {
+  installCrds,
+  startControlPlane,
+  startTimeoutFromEnv,
+  type ControlPlane,
+} from '../../src/controlplane/index.js';
 
 /**
  * Where Go-built binaries are cached between runs (outside the clone): the CLI's own default, so
@@ -15,7 +20,11 @@ export const TEST_START_TIMEOUT_MS = 90_000;
 
 /** `env` for a spawned voe that starts a control plane: the tests' start timeout unless the environment sets one. */
 export function controlPlaneTestEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...env, KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: env['KUBEBUILDER_CONTROLPLANE_START_TIMEOUT'] ?? `${TEST_START_TIMEOUT_MS / 1000}s` };
+  return {
+    ...env,
+    KUBEBUILDER_CONTROLPLANE_START_TIMEOUT:
+      env['KUBEBUILDER_CONTROLPLANE_START_TIMEOUT'] ?? `${TEST_START_TIMEOUT_MS / 1000}s`,
+  };
 }
 
 /** What must stop while the file's control plane still answers (see beforeControlPlaneStops). */

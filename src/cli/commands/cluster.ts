@@ -6,12 +6,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import {
-  installCrds, killManagedProcesses, type ControlPlane, lockControlPlaneDir, readPidFile, resolveBinaries, runsIn, startControlPlane, ControlPlaneError, KUBERNETES_VERSION,
+  installCrds,
+  killManagedProcesses,
+  type ControlPlane,
+  lockControlPlaneDir,
+  readPidFile,
+  resolveBinaries,
+  runsIn,
+  startControlPlane,
+  ControlPlaneError,
+  KUBERNETES_VERSION,
 } from '../../controlplane/index.js';
 import { processAlive } from '../../lock/index.js';
 import { killAndWait } from '../kill-and-wait.js';
 import { stopStartingSupervisor } from '../stop-starting-supervisor.js';
-import { stopExitCode, watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
+import {
+  stopExitCode,
+  watchStopRequests,
+  type StopReason,
+  type StopRequests,
+} from '../stop-requests.js';
 import { defaultCacheDir } from '../cache-dir.js';
 import { lastErrorLine } from '../last-error-line.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
@@ -40,14 +54,14 @@ async function readFrom(file: string, offset: number): Promise<string> {
 async function stopInDir(dir: string): Promise<number> {
   const supervisor = await readPidFile(join(dir, PID));
   let stopped = 0;
-  if (supervisor && await runsIn(supervisor, dir)) {
+  if (supervisor && (await runsIn(supervisor, dir))) {
     await killAndWait(supervisor, 30_000);
     stopped += 1;
   }
   // A supervisor that crashed may have left its children: stop them by their pid files.
   for (const name of ['kube-apiserver.pid', 'etcd.pid']) {
     const pid = await readPidFile(join(dir, name));
-    if (pid && await runsIn(pid, dir)) {
+    if (pid && (await runsIn(pid, dir))) {
       await killAndWait(pid, 20_000);
       stopped += 1;
     }
@@ -63,7 +77,14 @@ async function stopInDir(dir: string): Promise<number> {
  * failed or exited (a coded error), the timeout passes (it is then stopped) or a stop is requested
  * (it is stopped, and this process ends as the signal would).
  */
-async function waitUntilReady(dir: string, pid: number | undefined, logFile: string, logStart: number, timeout: number, stops: StopRequests): Promise<void> {
+async function waitUntilReady(
+  dir: string,
+  pid: number | undefined,
+  logFile: string,
+  logStart: number,
+  timeout: number,
+  stops: StopRequests,
+): Promise<void> {
   const deadline = Date.now() + timeout * 1000;
   for (;;) {
     const reason = stops.reason();
@@ -75,8 +96,10 @@ async function waitUntilReady(dir: string, pid: number | undefined, logFile: str
     }
     const ready = await readFile(join(dir, READY), 'utf8').catch(() => undefined);
     // Ours only if our supervisor wrote it (it writes its pid file first), not the other one's.
-    if (ready && pid !== undefined && await readPidFile(join(dir, PID)) === pid) {
-      process.stdout.write(`control plane ready at ${ready.trim()}\nexport KUBECONFIG=${shellQuote(join(dir, 'kubeconfig'))}\n`);
+    if (ready && pid !== undefined && (await readPidFile(join(dir, PID))) === pid) {
+      process.stdout.write(
+        `control plane ready at ${ready.trim()}\nexport KUBECONFIG=${shellQuote(join(dir, 'kubeconfig'))}\n`,
+      );
       return;
     }
     const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
@@ -84,13 +107,24 @@ async function waitUntilReady(dir: string, pid: number | undefined, logFile: str
     if (failed || exited) {
       // A supervisor that exits says why on its last "voe: CODE: message" line in the log.
       const said = exited ? lastErrorLine(await readFrom(logFile, logStart)) : undefined;
-      if (said?.code === 'CONTROLPLANE_ALREADY_RUNNING') throw new ControlPlaneError(said.code, said.message);
-      const why = failed?.trim() || (said ? `its supervisor exited: ${said.code}: ${said.message}` : 'its supervisor exited without saying why');
-      throw new ControlPlaneError('CONTROLPLANE_START_FAILED', `the control plane did not start: ${why} (see ${logFile})`);
+      if (said?.code === 'CONTROLPLANE_ALREADY_RUNNING')
+        throw new ControlPlaneError(said.code, said.message);
+      const why =
+        failed?.trim() ||
+        (said
+          ? `its supervisor exited: ${said.code}: ${said.message}`
+          : 'its supervisor exited without saying why');
+      throw new ControlPlaneError(
+        'CONTROLPLANE_START_FAILED',
+        `the control plane did not start: ${why} (see ${logFile})`,
+      );
     }
     if (Date.now() > deadline) {
       await stopStartingSupervisor(dir, pid);
-      throw new ControlPlaneError('CONTROLPLANE_START_TIMEOUT', `the control plane was not ready within ${timeout} s (see ${logFile})`);
+      throw new ControlPlaneError(
+        'CONTROLPLANE_START_TIMEOUT',
+        `the control plane was not ready within ${timeout} s (see ${logFile})`,
+      );
     }
     await sleep(200);
   }
@@ -118,12 +152,19 @@ function stopAtOnce(reason: StopReason): never {
   process.exit(stopExitCode(reason));
 }
 
-async function superviseControlPlane(dir: string, cacheDir: string, crds: boolean, stops: StopRequests): Promise<void> {
+async function superviseControlPlane(
+  dir: string,
+  cacheDir: string,
+  crds: boolean,
+  stops: StopRequests,
+): Promise<void> {
   await rm(join(dir, READY), { force: true });
   await rm(join(dir, FAILED), { force: true });
   let cp: ControlPlane | undefined;
   // Stopped while starting: kill what started (startControlPlane cannot be interrupted half-way).
-  void stops.requested.then((reason) => { if (!cp) stopAtOnce(reason); });
+  void stops.requested.then((reason) => {
+    if (!cp) stopAtOnce(reason);
+  });
   try {
     cp = await startControlPlane({ dir, cacheDir, env: process.env, onProgress: progress });
     if (crds) await installCrds(cp.kubeConfig);
@@ -135,32 +176,53 @@ async function superviseControlPlane(dir: string, cacheDir: string, crds: boolea
   if (stops.reason()) stopAtOnce(stops.reason()!);
   await writeFile(join(dir, PID), `${process.pid}\n`);
   await writeFile(join(dir, READY), `${cp.apiServerUrl}\n`);
-  progress(`voe: control plane ${KUBERNETES_VERSION} ready at ${cp.apiServerUrl}; kubeconfig ${cp.kubeconfigPath}`);
+  progress(
+    `voe: control plane ${KUBERNETES_VERSION} ready at ${cp.apiServerUrl}; kubeconfig ${cp.kubeconfigPath}`,
+  );
   const keepAlive = setInterval(() => undefined, 1 << 30);
   const reason = await stops.requested;
   clearInterval(keepAlive);
   await rm(join(dir, READY), { force: true });
   await cp.stop();
-  for (const file of [PID, 'etcd.pid', 'kube-apiserver.pid']) await rm(join(dir, file), { force: true });
+  for (const file of [PID, 'etcd.pid', 'kube-apiserver.pid'])
+    await rm(join(dir, file), { force: true });
   if (reason.kind === 'error') {
-    process.stderr.write(`voe: ${reason.origin}: ${reason.error instanceof Error ? (reason.error.stack ?? reason.error.message) : String(reason.error)}\n`);
+    process.stderr.write(
+      `voe: ${reason.origin}: ${reason.error instanceof Error ? (reason.error.stack ?? reason.error.message) : String(reason.error)}\n`,
+    );
   }
   process.exitCode = stopExitCode(reason);
 }
 
 export function register(program: Command): void {
-  const cluster = program.command('cluster').description(`a local Kubernetes control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd built from Go modules) for trying voe and for tests`);
+  const cluster = program
+    .command('cluster')
+    .description(
+      `a local Kubernetes control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd built from Go modules) for trying voe and for tests`,
+    );
 
-  cluster.command('build')
-    .description('build (or find) kube-apiserver and etcd; honours TEST_ASSET_KUBE_APISERVER, TEST_ASSET_ETCD and KUBEBUILDER_ASSETS')
+  cluster
+    .command('build')
+    .description(
+      'build (or find) kube-apiserver and etcd; honours TEST_ASSET_KUBE_APISERVER, TEST_ASSET_ETCD and KUBEBUILDER_ASSETS',
+    )
     .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
     .action(async (opts: { cacheDir?: string }) => {
-      const bins = await resolveBinaries({ cacheDir: opts.cacheDir ?? defaultCacheDir(), env: process.env, onProgress: progress });
-      process.stdout.write(`kube-apiserver ${bins.kubeApiServer}\netcd ${bins.etcd} (${bins.etcdSource})\n`);
+      const bins = await resolveBinaries({
+        cacheDir: opts.cacheDir ?? defaultCacheDir(),
+        env: process.env,
+        onProgress: progress,
+      });
+      process.stdout.write(
+        `kube-apiserver ${bins.kubeApiServer}\netcd ${bins.etcd} (${bins.etcdSource})\n`,
+      );
     });
 
-  cluster.command('run')
-    .description('run the control plane in the foreground until interrupted (Ctrl-C stops everything)')
+  cluster
+    .command('run')
+    .description(
+      'run the control plane in the foreground until interrupted (Ctrl-C stops everything)',
+    )
     .requiredOption('--dir <dir>', 'working directory (kubeconfig, certificates, etcd data, logs)')
     .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
     .option('--no-crds', 'do not install the KubeVirt, Harvester, Longhorn, CDI and voe CRDs')
@@ -168,19 +230,30 @@ export function register(program: Command): void {
       await runForeground(resolve(opts.dir), opts.cacheDir ?? defaultCacheDir(), opts.crds);
     });
 
-  cluster.command('start')
-    .description('start the control plane in the background and write DIR/kubeconfig; interrupted (Ctrl-C) or timed out while it starts, it stops what it started')
+  cluster
+    .command('start')
+    .description(
+      'start the control plane in the background and write DIR/kubeconfig; interrupted (Ctrl-C) or timed out while it starts, it stops what it started',
+    )
     .requiredOption('--dir <dir>', 'working directory (kubeconfig, certificates, etcd data, logs)')
     .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
     .option('--no-crds', 'do not install the KubeVirt, Harvester, Longhorn, CDI and voe CRDs')
-    .option('--timeout <seconds>', 'how long to wait for it to be ready (then it is stopped)', parseWaitSeconds, 120)
+    .option(
+      '--timeout <seconds>',
+      'how long to wait for it to be ready (then it is stopped)',
+      parseWaitSeconds,
+      120,
+    )
     .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: number }) => {
       const dir = resolve(opts.dir);
       const cacheDir = opts.cacheDir ?? defaultCacheDir();
       const running = await readPidFile(join(dir, PID));
       // Only a process that is this directory's supervisor: a stale pid file may name a pid reused since.
-      if (running && await runsIn(running, dir)) {
-        throw new ControlPlaneError('CONTROLPLANE_ALREADY_RUNNING', `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`);
+      if (running && (await runsIn(running, dir))) {
+        throw new ControlPlaneError(
+          'CONTROLPLANE_ALREADY_RUNNING',
+          `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`,
+        );
       }
       // One still starting has no pid file yet, but holds the lock, and the etcd and kube-apiserver a
       // killed supervisor left have their pid files: refused before anything in DIR changes.
@@ -196,14 +269,27 @@ export function register(program: Command): void {
       // Build in the foreground so the progress lines reach the terminal.
       await resolveBinaries({ cacheDir, env: process.env, onProgress: progress });
       const main = fileURLToPath(new URL('../main.js', import.meta.url));
-      const args = [main, 'cluster', 'run', '--dir', dir, '--cache-dir', cacheDir, ...(opts.crds ? [] : ['--no-crds'])];
+      const args = [
+        main,
+        'cluster',
+        'run',
+        '--dir',
+        dir,
+        '--cache-dir',
+        cacheDir,
+        ...(opts.crds ? [] : ['--no-crds']),
+      ];
       const logFile = join(dir, 'voe-cluster.log');
       const log = openSync(logFile, 'a');
       // What our supervisor writes comes after this offset (another one may write there too).
       const logStart = fstatSync(log).size;
       // The lock is free again until the supervisor takes it: another `start` may slip in between,
       // and then one of the two supervisors finds the lock held and exits saying so.
-      const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: process.env });
+      const child = spawn(process.execPath, args, {
+        detached: true,
+        stdio: ['ignore', log, log],
+        env: process.env,
+      });
       closeSync(log);
       child.unref();
       // Ctrl-C (or SIGTERM, SIGHUP) while it starts: the supervisor runs in a session of its own and
@@ -216,23 +302,44 @@ export function register(program: Command): void {
         stops.dispose();
       }
     });
-  cluster.command('stop')
-    .description('stop the control plane started with `voe cluster start --dir DIR` (no process is left behind)')
+  cluster
+    .command('stop')
+    .description(
+      'stop the control plane started with `voe cluster start --dir DIR` (no process is left behind)',
+    )
     .requiredOption('--dir <dir>', 'the directory given to start')
     .action(async (opts: { dir: string }) => {
       const dir = resolve(opts.dir);
-      const what = await stat(dir).then((info) => (info.isDirectory() ? 'directory' : 'ENOTDIR'), (error: NodeJS.ErrnoException) => error.code ?? 'error');
+      const what = await stat(dir).then(
+        (info) => (info.isDirectory() ? 'directory' : 'ENOTDIR'),
+        (error: NodeJS.ErrnoException) => error.code ?? 'error',
+      );
       if (what === 'ENOTDIR') {
-        throw new ControlPlaneError('CONTROLPLANE_STOP_FAILED', `cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'`);
+        throw new ControlPlaneError(
+          'CONTROLPLANE_STOP_FAILED',
+          `cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'`,
+        );
       }
-      if (what !== 'directory' && what !== 'ENOENT') throw new ControlPlaneError('CONTROLPLANE_STOP_FAILED', `cannot stop a control plane in ${dir}: it cannot be read (${what})`);
+      if (what !== 'directory' && what !== 'ENOENT')
+        throw new ControlPlaneError(
+          'CONTROLPLANE_STOP_FAILED',
+          `cannot stop a control plane in ${dir}: it cannot be read (${what})`,
+        );
       let stopped = 0;
       try {
         if (what === 'directory') stopped = await stopInDir(dir);
       } catch (error) {
         // Its pid files cannot be removed (EACCES, EROFS) or a process named there cannot be signalled (EPERM).
-        throw new ControlPlaneError('CONTROLPLANE_STOP_FAILED', `stopping the control plane in ${dir} failed: ${(error as Error).message}`, { cause: error });
+        throw new ControlPlaneError(
+          'CONTROLPLANE_STOP_FAILED',
+          `stopping the control plane in ${dir} failed: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
-      process.stdout.write(stopped > 0 ? `control plane in ${dir} stopped\n` : `no control plane runs in ${dir}; nothing to stop\n`);
+      process.stdout.write(
+        stopped > 0
+          ? `control plane in ${dir} stopped\n`
+          : `no control plane runs in ${dir}; nothing to stop\n`,
+      );
     });
 }

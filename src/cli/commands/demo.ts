@@ -1,14 +1,23 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import {
-  installCrds, killManagedProcesses, KUBERNETES_VERSION, lockControlPlaneDir, startControlPlane, type ControlPlane,
+  installCrds,
+  killManagedProcesses,
+  KUBERNETES_VERSION,
+  lockControlPlaneDir,
+  startControlPlane,
+  type ControlPlane,
 } from '../../controlplane/index.js';
 import { DEMO_CONFIGURATION_NAME, runDemo, surveyExpansions, DemoError } from '../../demo/index.js';
 import { deleteValidatingWebhookConfiguration } from '../../webhook/index.js';
 import { stopExitCode, watchStopRequests, type StopReason } from '../stop-requests.js';
 import { createLogger, outputDestination } from '../../log/index.js';
 import { parseQuantity } from '../../kube/index.js';
-import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
+import {
+  addAdmissionFlags,
+  admissionOptionsFromFlags,
+  type AdmissionFlags,
+} from '../admission-flags.js';
 import { apiAnswersWithin } from '../api-answers-within.js';
 import { defaultCacheDir } from '../cache-dir.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
@@ -26,7 +35,9 @@ interface DemoFlags extends AdmissionFlags {
   timeout: number;
 }
 
-const progress = (line: string): void => { process.stderr.write(`${line}\n`); };
+const progress = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
 
 /** --grow-by: checked when parsed, in either mode, so a bad value is a usage error before anything starts. */
 function parseGrowBy(value: string): string {
@@ -36,7 +47,8 @@ function parseGrowBy(value: string): string {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
-  if (bytes <= 0n) throw new InvalidArgumentError(`must be a positive quantity such as 1Gi, got "${value}"`);
+  if (bytes <= 0n)
+    throw new InvalidArgumentError(`must be a positive quantity such as 1Gi, got "${value}"`);
   return value;
 }
 
@@ -46,7 +58,15 @@ const DEMO_STOP_WAIT_MS = 20_000;
 /** Resolves when `promise` settles or after `ms`, whichever comes first. */
 async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise.then(() => undefined, () => undefined), new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+  await Promise.race([
+    promise.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
   clearTimeout(timer);
 }
 
@@ -58,7 +78,9 @@ function exitAfterStop(reason: StopReason): never {
 
 /** Local mode: a fresh control plane, the staged scenario, the webhook, every resize of the demo. */
 async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
-  progress(`voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`);
+  progress(
+    `voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`,
+  );
   let cp: ControlPlane | undefined;
   let releaseDir: (() => Promise<void>) | undefined;
   // SIGINT, SIGTERM, SIGHUP (and an uncaught error), at any moment: remove the demo's webhook
@@ -72,7 +94,9 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       // registration itself while the API server still runs; then the control plane goes.
       if (demo) await settledWithin(demo, DEMO_STOP_WAIT_MS);
       if (cp) {
-        await deleteValidatingWebhookConfiguration(cp.kubeConfig, DEMO_CONFIGURATION_NAME).catch(() => undefined);
+        await deleteValidatingWebhookConfiguration(cp.kubeConfig, DEMO_CONFIGURATION_NAME).catch(
+          () => undefined,
+        );
         await cp.stop();
       }
       await releaseDir?.();
@@ -86,19 +110,38 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       // The lock creates the directory (CONTROLPLANE_START_FAILED naming the errno when it cannot).
       releaseDir = await lockControlPlaneDir(resolve(flags.dir));
     }
-    cp = await startControlPlane({ cacheDir: flags.cacheDir ?? defaultCacheDir(), env: process.env, onProgress: progress, ...(flags.dir ? { dir: flags.dir } : {}) });
-    await installCrds(cp.kubeConfig).catch((error: unknown) => {
-      throw new DemoError('DEMO_API_FAILED', `installing the KubeVirt, Harvester, Longhorn, CDI and voe CRDs failed: ${(error as Error).message}`, { cause: error });
+    cp = await startControlPlane({
+      cacheDir: flags.cacheDir ?? defaultCacheDir(),
+      env: process.env,
+      onProgress: progress,
+      ...(flags.dir ? { dir: flags.dir } : {}),
     });
-    progress(`voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then registering the webhook\n`);
-    const logger = createLogger({ name: 'voe-demo', level: 'warn', destination: outputDestination(2) });
+    await installCrds(cp.kubeConfig).catch((error: unknown) => {
+      throw new DemoError(
+        'DEMO_API_FAILED',
+        `installing the KubeVirt, Harvester, Longhorn, CDI and voe CRDs failed: ${(error as Error).message}`,
+        { cause: error },
+      );
+    });
+    progress(
+      `voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then registering the webhook\n`,
+    );
+    const logger = createLogger({
+      name: 'voe-demo',
+      level: 'warn',
+      destination: outputDestination(2),
+    });
     const run = runDemo({
-      kubeConfig: cp.kubeConfig, logger, signal: stops.signal,
+      kubeConfig: cp.kubeConfig,
+      logger,
+      signal: stops.signal,
       ...(flags.json ? {} : { onStep: (step) => process.stdout.write(formatDemoStep(step)) }),
     });
     demo = run;
     const report = await run;
-    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDemoSummary(report));
+    process.stdout.write(
+      flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDemoSummary(report),
+    );
     return report.ok;
   } catch (error) {
     // Stopped: what fails now is the stop's doing (the API server going away); the stop ends the process.
@@ -115,34 +158,66 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
 
 /** Configured cluster: read-only, what each VM disk would get if it grew now. */
 async function demoOnConfiguredCluster(flags: DemoFlags): Promise<boolean> {
-  const admission = admissionOptionsFromFlags(flags, (message) => new DemoError('DEMO_USAGE', message));
-  const kubeConfig = loadKubeConfigOr(flags.kubeconfig, (message) => new DemoError('DEMO_USAGE', message), '--local');
+  const admission = admissionOptionsFromFlags(
+    flags,
+    (message) => new DemoError('DEMO_USAGE', message),
+  );
+  const kubeConfig = loadKubeConfigOr(
+    flags.kubeconfig,
+    (message) => new DemoError('DEMO_USAGE', message),
+    '--local',
+  );
   // An API server that accepts connections but never answers must not hold the survey for ever.
   exitOnceAnswered();
-  const rows = await apiAnswersWithin(surveyExpansions({ kubeConfig, admission, growBy: flags.growBy }), kubeConfig, flags.timeout,
-    'every read of the survey', (message) => new DemoError('DEMO_API_FAILED', message));
-  process.stdout.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatSurvey(rows, flags.growBy));
+  const rows = await apiAnswersWithin(
+    surveyExpansions({ kubeConfig, admission, growBy: flags.growBy }),
+    kubeConfig,
+    flags.timeout,
+    'every read of the survey',
+    (message) => new DemoError('DEMO_API_FAILED', message),
+  );
+  process.stdout.write(
+    flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatSurvey(rows, flags.growBy),
+  );
   return true;
 }
 
 export function register(program: Command): void {
-  const command = program.command('demo')
-    .description('Show voe deciding resizes end to end. With no cluster configured (no --kubeconfig, no $KUBECONFIG) or with --local: ' +
-      'start a local control plane, stage running VMs on Longhorn v1/v2, NFS and TopoLVM volumes, run and register the webhook, and ' +
-      'try each resize through the API server as a user would (exit 1 if any answer differs from Harvester\'s design). ' +
-      'On a configured cluster: read-only, what each VM disk\'s update would get if it grew by --grow-by now, as voe check answers it ' +
-      '(the API server\'s own checks, LimitRanges and ResourceQuotas included, and the webhook\'s; the admission options below apply to this survey).')
+  const command = program
+    .command('demo')
+    .description(
+      'Show voe deciding resizes end to end. With no cluster configured (no --kubeconfig, no $KUBECONFIG) or with --local: ' +
+        'start a local control plane, stage running VMs on Longhorn v1/v2, NFS and TopoLVM volumes, run and register the webhook, and ' +
+        "try each resize through the API server as a user would (exit 1 if any answer differs from Harvester's design). " +
+        "On a configured cluster: read-only, what each VM disk's update would get if it grew by --grow-by now, as voe check answers it " +
+        "(the API server's own checks, LimitRanges and ResourceQuotas included, and the webhook's; the admission options below apply to this survey).",
+    )
     .option('--local', 'use a local control plane even when a cluster is configured')
     .option('--kubeconfig <file>', 'the cluster to survey (read-only); default $KUBECONFIG')
-    .option('--dir <dir>', 'local mode: working directory of the control plane (default: a temporary directory, removed at the end)')
+    .option(
+      '--dir <dir>',
+      'local mode: working directory of the control plane (default: a temporary directory, removed at the end)',
+    )
     .option('--cache-dir <dir>', 'local mode: build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
-    .option('--grow-by <quantity>', 'survey mode: the growth asked about for each PVC (a positive whole number of bytes, e.g. 1Gi)', parseGrowBy, '1Gi')
+    .option(
+      '--grow-by <quantity>',
+      'survey mode: the growth asked about for each PVC (a positive whole number of bytes, e.g. 1Gi)',
+      parseGrowBy,
+      '1Gi',
+    )
     .option('--json', 'print the report as JSON')
-    .option('--timeout <seconds>', 'survey mode: how long to wait for the API server\'s answers before giving up (exit 2)', parseWaitSeconds, 60);
-  addAdmissionFlags(command)
-    .action(async (flags: DemoFlags) => {
-      const configured = flags.kubeconfig !== undefined || (process.env['KUBECONFIG'] ?? '') !== '';
-      const ok = flags.local || !configured ? await demoOnLocalControlPlane(flags) : await demoOnConfiguredCluster(flags);
-      process.exitCode = ok ? 0 : 1;
-    });
+    .option(
+      '--timeout <seconds>',
+      "survey mode: how long to wait for the API server's answers before giving up (exit 2)",
+      parseWaitSeconds,
+      60,
+    );
+  addAdmissionFlags(command).action(async (flags: DemoFlags) => {
+    const configured = flags.kubeconfig !== undefined || (process.env['KUBECONFIG'] ?? '') !== '';
+    const ok =
+      flags.local || !configured
+        ? await demoOnLocalControlPlane(flags)
+        : await demoOnConfiguredCluster(flags);
+    process.exitCode = ok ? 0 : 1;
+  });
 }

@@ -10,7 +10,14 @@ import { register as registerServe } from './serve.js';
  * Each subcommand lives in its own file and exports `register(program)`.
  * Add new subcommands to this list.
  */
-const registrars: Array<(program: Command) => void> = [demo, cluster, fsresize, flexvolume, registerServe, check];
+const registrars: Array<(program: Command) => void> = [
+  demo,
+  cluster,
+  fsresize,
+  flexvolume,
+  registerServe,
+  check,
+];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);

@@ -3,10 +3,22 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadKubeConfig, realClock, sleep } from '../../kube/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
 import {
-  admissionWiring, DEV_CONFIGURATION_NAME, serveAsWorker, serveWebhook, startCachesExplained, WebhookError, WORKER_ENV, WORKER_REPLACEMENT_ENV, workerSettingsFromEnv,
+  admissionWiring,
+  DEV_CONFIGURATION_NAME,
+  serveAsWorker,
+  serveWebhook,
+  startCachesExplained,
+  WebhookError,
+  WORKER_ENV,
+  WORKER_REPLACEMENT_ENV,
+  workerSettingsFromEnv,
   type ServingWebhook,
 } from '../../webhook/index.js';
-import { addAdmissionFlags, admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
+import {
+  addAdmissionFlags,
+  admissionOptionsFromFlags,
+  type AdmissionFlags,
+} from '../admission-flags.js';
 import { watchStopRequests, type StopReason, type StopRequests } from '../stop-requests.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
 
@@ -32,7 +44,8 @@ const MAX_WORKERS = 64;
 
 function parseWorkers(value: string): number {
   const workers = Number(value);
-  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_WORKERS}`);
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
+    throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_WORKERS}`);
   return workers;
 }
 
@@ -41,58 +54,117 @@ const MAX_SHUTDOWN_DELAY_S = 300;
 
 function parseShutdownDelay(value: string): number {
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_SHUTDOWN_DELAY_S) throw new InvalidArgumentError(`must be a number of seconds from 0 to ${MAX_SHUTDOWN_DELAY_S}`);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_SHUTDOWN_DELAY_S)
+    throw new InvalidArgumentError(`must be a number of seconds from 0 to ${MAX_SHUTDOWN_DELAY_S}`);
   return seconds;
 }
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be an integer from 0 to 65535 (0 picks a free port)');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidArgumentError('must be an integer from 0 to 65535 (0 picks a free port)');
   return port;
 }
 
 export function register(program: Command): void {
-  const command = program.command('serve')
-    .description('Serve the admission webhooks (PVC resize, VM volumeClaimTemplates, Setting) over HTTPS, with /livez, /readyz and /metrics')
-    .option('--kubeconfig <file>', 'kubeconfig of the cluster to watch (default: $KUBECONFIG, ~/.kube/config, then in-cluster)')
-    .option('--dev', 'run on this machine against a cluster whose API server runs here too (e.g. voe cluster; for kind or a remote cluster pass a --bind-address it can reach): generate a CA and serving certificate, listen on 127.0.0.1, register a ValidatingWebhookConfiguration with url and caBundle, remove it on SIGINT, SIGTERM or SIGHUP (also when stopped during start-up)')
-    .option('--cert-dir <dir>', 'with --dev: write ca.crt, tls.crt and tls.key here (default: a temporary directory removed on exit, or by the next voe serve --dev if this one was killed)')
-    .option('--tls-cert-file <file>', 'without --dev: serving certificate (PEM); reloaded when it changes')
+  const command = program
+    .command('serve')
+    .description(
+      'Serve the admission webhooks (PVC resize, VM volumeClaimTemplates, Setting) over HTTPS, with /livez, /readyz and /metrics',
+    )
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig of the cluster to watch (default: $KUBECONFIG, ~/.kube/config, then in-cluster)',
+    )
+    .option(
+      '--dev',
+      'run on this machine against a cluster whose API server runs here too (e.g. voe cluster; for kind or a remote cluster pass a --bind-address it can reach): generate a CA and serving certificate, listen on 127.0.0.1, register a ValidatingWebhookConfiguration with url and caBundle, remove it on SIGINT, SIGTERM or SIGHUP (also when stopped during start-up)',
+    )
+    .option(
+      '--cert-dir <dir>',
+      'with --dev: write ca.crt, tls.crt and tls.key here (default: a temporary directory removed on exit, or by the next voe serve --dev if this one was killed)',
+    )
+    .option(
+      '--tls-cert-file <file>',
+      'without --dev: serving certificate (PEM); reloaded when it changes',
+    )
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)
-    .option('--workers <n>', 'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches) and the V8 garbage collector on its own thread (--single-threaded-gc: one worker per core); a worker that ends is replaced (a replacement that does not serve within 120 s counts as ending, and the next one waits 10 s, doubling up to 5 min), except while stopping (then exit 2); more than 3 ends within 60 s stop voe serve, exit 2 (see docs/webhook.md)', parseWorkers, 1)
-    .option('--bind-address <address>', 'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)')
-    .option('--webhook-configuration-name <name>', 'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)', DEV_CONFIGURATION_NAME)
-    .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
-    .addOption(new Option('--longhorn <mode>', 'watch Longhorn Volumes, Engines and Settings: auto = while the cluster serves longhorn.io/v1beta2 (looked for every 5 s; found after start, read once listed, voe staying ready if it cannot list them: see docs/webhook.md)').choices(['auto', 'on', 'off']).default('auto'))
-    .addOption(new Option('--cache-sync-timeout <seconds>', 'with --dev: how long to wait for the caches before registering (default 120; raise it for a large cluster)').argParser(parseWaitSeconds))
-    .addOption(new Option('--registration-timeout <seconds>', 'with --dev: how long to wait for the API server\'s first call after registering (default 30)').argParser(parseWaitSeconds))
-    .addOption(new Option('--shutdown-delay <seconds>', 'without --dev: on SIGTERM (or SIGINT, SIGHUP) keep answering this long before closing, while the pod leaves the Service\'s endpoints (a call that finds the port closed is refused under failurePolicy Fail), every answer meanwhile with Connection: close so clients stop reusing connections the close would cut; a second signal closes at once').default(0).argParser(parseShutdownDelay));
-  addAdmissionFlags(command)
-    .action(async (flags: ServeFlags) => {
-      const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
-      // A worker of our own pool (another cluster runner's workers do not get VOE_WEBHOOK_WORKER).
-      if (cluster.isWorker && process.env[WORKER_ENV] !== undefined) {
-        await serveWorker(flags, logger.child({ worker: cluster.worker?.id }));
-        return;
-      }
-      if (flags.workers > 1 && !cluster.isPrimary) {
-        throw new WebhookError('WEBHOOK_INVALID_OPTIONS', '--workers needs voe serve to be the first process: it runs as a worker of another cluster runner here (e.g. PM2 cluster mode); run it directly, or with --workers 1.');
-      }
-      // Before anything changes in the cluster or on disk: a signal or an uncaught error from here on
-      // undoes what was done (registration, server, temporary certificate dir), also during start-up.
-      // A second request ends the --shutdown-delay wait at once.
-      const hurry = new AbortController();
-      const stops = watchStopRequests(process, (reason) => {
-        hurry.abort();
-        logger.warn(describeStop(reason), 'already stopping; waiting for the cleanup to finish');
-      });
-      try {
-        await serve(flags, logger, stops, hurry.signal);
-      } finally {
-        stops.dispose();
-      }
+    .option(
+      '--workers <n>',
+      'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches) and the V8 garbage collector on its own thread (--single-threaded-gc: one worker per core); a worker that ends is replaced (a replacement that does not serve within 120 s counts as ending, and the next one waits 10 s, doubling up to 5 min), except while stopping (then exit 2); more than 3 ends within 60 s stop voe serve, exit 2 (see docs/webhook.md)',
+      parseWorkers,
+      1,
+    )
+    .option(
+      '--bind-address <address>',
+      'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)',
+    )
+    .option(
+      '--webhook-configuration-name <name>',
+      'with --dev: name of the ValidatingWebhookConfiguration to register (an existing one is only replaced when a voe serve --dev that no longer answers left it)',
+      DEV_CONFIGURATION_NAME,
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['trace', 'debug', 'info', 'warn', 'error'])
+        .default('info'),
+    )
+    .addOption(
+      new Option(
+        '--longhorn <mode>',
+        'watch Longhorn Volumes, Engines and Settings: auto = while the cluster serves longhorn.io/v1beta2 (looked for every 5 s; found after start, read once listed, voe staying ready if it cannot list them: see docs/webhook.md)',
+      )
+        .choices(['auto', 'on', 'off'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option(
+        '--cache-sync-timeout <seconds>',
+        'with --dev: how long to wait for the caches before registering (default 120; raise it for a large cluster)',
+      ).argParser(parseWaitSeconds),
+    )
+    .addOption(
+      new Option(
+        '--registration-timeout <seconds>',
+        "with --dev: how long to wait for the API server's first call after registering (default 30)",
+      ).argParser(parseWaitSeconds),
+    )
+    .addOption(
+      new Option(
+        '--shutdown-delay <seconds>',
+        "without --dev: on SIGTERM (or SIGINT, SIGHUP) keep answering this long before closing, while the pod leaves the Service's endpoints (a call that finds the port closed is refused under failurePolicy Fail), every answer meanwhile with Connection: close so clients stop reusing connections the close would cut; a second signal closes at once",
+      )
+        .default(0)
+        .argParser(parseShutdownDelay),
+    );
+  addAdmissionFlags(command).action(async (flags: ServeFlags) => {
+    const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
+    // A worker of our own pool (another cluster runner's workers do not get VOE_WEBHOOK_WORKER).
+    if (cluster.isWorker && process.env[WORKER_ENV] !== undefined) {
+      await serveWorker(flags, logger.child({ worker: cluster.worker?.id }));
+      return;
+    }
+    if (flags.workers > 1 && !cluster.isPrimary) {
+      throw new WebhookError(
+        'WEBHOOK_INVALID_OPTIONS',
+        '--workers needs voe serve to be the first process: it runs as a worker of another cluster runner here (e.g. PM2 cluster mode); run it directly, or with --workers 1.',
+      );
+    }
+    // Before anything changes in the cluster or on disk: a signal or an uncaught error from here on
+    // undoes what was done (registration, server, temporary certificate dir), also during start-up.
+    // A second request ends the --shutdown-delay wait at once.
+    const hurry = new AbortController();
+    const stops = watchStopRequests(process, (reason) => {
+      hurry.abort();
+      logger.warn(describeStop(reason), 'already stopping; waiting for the cleanup to finish');
     });
+    try {
+      await serve(flags, logger, stops, hurry.signal);
+    } finally {
+      stops.dispose();
+    }
+  });
 }
 
 /** Why serve stops: a stop request, or (with --workers) the pool gave up (workers ending in a crash loop). */
@@ -102,28 +174,49 @@ function describeStop(reason: ServeStop): Record<string, unknown> {
   if (reason.kind === 'signal') return { signal: reason.signal };
   if (reason.kind === 'ended') return { ended: reason.error.message };
   if (reason.kind === 'output-closed') return { output: 'the reader of standard output went away' };
-  return { [reason.origin]: reason.error instanceof Error ? reason.error.message : String(reason.error) };
+  return {
+    [reason.origin]: reason.error instanceof Error ? reason.error.message : String(reason.error),
+  };
 }
 
-async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hurry: AbortSignal): Promise<void> {
-  const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
+async function serve(
+  flags: ServeFlags,
+  logger: Logger,
+  stops: StopRequests,
+  hurry: AbortSignal,
+): Promise<void> {
+  const options = admissionOptionsFromFlags(
+    flags,
+    (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message),
+  );
   if (flags.dev && flags.shutdownDelay > 0) {
-    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', '--shutdown-delay applies only without --dev: --dev removes its registration first, so the API server stops calling at once. Remove it, or drop --dev.');
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      '--shutdown-delay applies only without --dev: --dev removes its registration first, so the API server stops calling at once. Remove it, or drop --dev.',
+    );
   }
   if (!flags.dev) {
     // They govern the registration only --dev makes: silently ignored, they would mislead.
     const devOnly = [
-      flags.webhookConfigurationName !== DEV_CONFIGURATION_NAME ? '--webhook-configuration-name' : '',
+      flags.webhookConfigurationName !== DEV_CONFIGURATION_NAME
+        ? '--webhook-configuration-name'
+        : '',
       flags.cacheSyncTimeout !== undefined ? '--cache-sync-timeout' : '',
       flags.registrationTimeout !== undefined ? '--registration-timeout' : '',
     ].filter(Boolean);
     if (devOnly.length > 0) {
-      throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `${devOnly.join(', ')} ${devOnly.length > 1 ? 'apply' : 'applies'} only with --dev (to the ValidatingWebhookConfiguration it registers); ` +
-        'in cluster the configuration is installed with the webhook (manifests/webhook.yaml). Remove them, or add --dev.');
+      throw new WebhookError(
+        'WEBHOOK_INVALID_OPTIONS',
+        `${devOnly.join(', ')} ${devOnly.length > 1 ? 'apply' : 'applies'} only with --dev (to the ValidatingWebhookConfiguration it registers); ` +
+          'in cluster the configuration is installed with the webhook (manifests/webhook.yaml). Remove them, or add --dev.',
+      );
     }
   }
   const kubeConfig = loadKubeConfig(flags.kubeconfig);
-  const wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
+  const wiring = admissionWiring({
+    options,
+    longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on',
+  });
   let serving: ServingWebhook | undefined;
   try {
     serving = await serveWebhook({
@@ -138,12 +231,18 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
       ...(flags.tlsKeyFile ? { tlsKeyFile: flags.tlsKeyFile } : {}),
       configurationName: flags.webhookConfigurationName,
       settingName: options.settingName,
-      ...(flags.cacheSyncTimeout === undefined ? {} : { cacheSyncTimeoutMs: flags.cacheSyncTimeout * 1000 }),
-      ...(flags.registrationTimeout === undefined ? {} : { registrationTimeoutMs: flags.registrationTimeout * 1000 }),
+      ...(flags.cacheSyncTimeout === undefined
+        ? {}
+        : { cacheSyncTimeoutMs: flags.cacheSyncTimeout * 1000 }),
+      ...(flags.registrationTimeout === undefined
+        ? {}
+        : { registrationTimeoutMs: flags.registrationTimeout * 1000 }),
       startCaches: wiring.startCaches,
       createValidators: wiring.createValidators,
       // Each worker runs this command again, with these arguments (cluster.isWorker above).
-      ...(flags.workers > 1 ? { workers: { count: flags.workers, exec: process.argv[1]!, args: process.argv.slice(2) } } : {}),
+      ...(flags.workers > 1
+        ? { workers: { count: flags.workers, exec: process.argv[1]!, args: process.argv.slice(2) } }
+        : {}),
     });
   } catch (error) {
     // Stopped during start-up: serveWebhook has undone what it did (else it threw WEBHOOK_CLEANUP_FAILED).
@@ -153,11 +252,18 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
     }
   }
   if (serving) {
-    process.stderr.write(`voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM/SIGHUP removes it)` : ''}\n`);
+    process.stderr.write(
+      `voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM/SIGHUP removes it)` : ''}\n`,
+    );
   }
   // Also what ends after the stop request, during --shutdown-delay: a worker that ends while draining.
   let endedError: WebhookError | undefined;
-  const ended = serving ? serving.ended.then((error): ServeStop => { endedError = error; return { kind: 'ended', error }; }) : new Promise<never>(() => undefined);
+  const ended = serving
+    ? serving.ended.then((error): ServeStop => {
+        endedError = error;
+        return { kind: 'ended', error };
+      })
+    : new Promise<never>(() => undefined);
   const reason: ServeStop = await Promise.race([stops.requested, ended]);
   if (reason.kind === 'ended') {
     // Workers end faster than the pool replaces them (a crash loop): stop all (the log said which and how).
@@ -166,7 +272,9 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
     // Said first: the cleanup below may fail too, and that is what the exit reports then.
     const error = reason.error;
     logger.error(describeStop(reason), 'stopping after an uncaught error');
-    process.stderr.write(`voe: ${reason.origin}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `voe: ${reason.origin}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
   }
   // From here on every answer closes its connection, and (with --workers) a worker that ends is
   // reported, not replaced: replacing one while stopping makes no sense.
@@ -175,7 +283,10 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
     // In cluster the pod leaves the Service's endpoints only after the signal: keep answering meanwhile,
     // each answer closing its connection, so the clients' next requests open new ones (to other pods)
     // rather than reuse one that the close would cut.
-    logger.info({ ...describeStop(reason), seconds: flags.shutdownDelay }, 'stopping after --shutdown-delay; still answering meanwhile, each answer closing its connection (a second signal stops at once)');
+    logger.info(
+      { ...describeStop(reason), seconds: flags.shutdownDelay },
+      'stopping after --shutdown-delay; still answering meanwhile, each answer closing its connection (a second signal stops at once)',
+    );
     await sleep(realClock, flags.shutdownDelay * 1000, hurry); // resolves early when hurried
   }
   try {
@@ -208,19 +319,31 @@ async function serve(flags: ServeFlags, logger: Logger, stops: StopRequests, hur
 async function serveWorker(flags: ServeFlags, logger: Logger): Promise<void> {
   const settings = workerSettingsFromEnv();
   if (!settings) {
-    throw new WebhookError('WEBHOOK_INVALID_OPTIONS', `A webhook worker needs ${WORKER_ENV} from the voe serve --workers process that starts it.`);
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      `A webhook worker needs ${WORKER_ENV} from the voe serve --workers process that starts it.`,
+    );
   }
   let wiring: ReturnType<typeof admissionWiring> | undefined;
   try {
     await serveAsWorker({
-      logger, host: settings.host, port: settings.port, tls: settings,
+      logger,
+      host: settings.host,
+      port: settings.port,
+      tls: settings,
       // A replacement of a worker that ended: the pool serves already; it takes connections once synced.
       listenWhenSynced: process.env[WORKER_REPLACEMENT_ENV] === '1',
       // Inside serveAsWorker, so that a failure here too is reported once, by the primary.
       startCaches: () => {
-        const options = admissionOptionsFromFlags(flags, (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message));
+        const options = admissionOptionsFromFlags(
+          flags,
+          (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message),
+        );
         const kubeConfig = loadKubeConfig(flags.kubeconfig);
-        wiring = admissionWiring({ options, longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on' });
+        wiring = admissionWiring({
+          options,
+          longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on',
+        });
         return startCachesExplained(wiring.startCaches, kubeConfig, logger);
       },
       createValidators: (caches) => wiring!.createValidators(caches),

@@ -16,7 +16,12 @@ test('the real wrk POSTs every body in turn to the path, as JSON, and its result
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', type: req.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString() });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        type: req.headers['content-type'] ?? '',
+        body: Buffer.concat(chunks).toString(),
+      });
       res.end('{}');
     });
   });
@@ -25,10 +30,16 @@ test('the real wrk POSTs every body in turn to the path, as JSON, and its result
   try {
     const bodies = ['{"n":1}', '{"n":2,"text":"two"}', '{"n":3}'];
     const load = await prepareWrkLoad(dir, '/validate/pvc-resize', bodies);
-    const result = await load.run((server.address() as AddressInfo).port, { connections: 1, durationS: 1 });
+    const result = await load.run((server.address() as AddressInfo).port, {
+      connections: 1,
+      durationS: 1,
+    });
     assert.ok(seen.length >= 3, `wrk sent ${seen.length} requests in 1 s`);
     // wrk counts the answers it read; the request in flight on its connection when it stopped is not one.
-    assert.ok(result.requests === seen.length || result.requests === seen.length - 1, `wrk counted ${result.requests} answers, the server saw ${seen.length} requests`);
+    assert.ok(
+      result.requests === seen.length || result.requests === seen.length - 1,
+      `wrk counted ${result.requests} answers, the server saw ${seen.length} requests`,
+    );
     assert.equal(result.non2xx, 0);
     assert.equal(result.socketErrors, 0);
     assert.ok(result.requestsPerSecond > 0 && result.p50Ms > 0 && result.p99Ms >= result.p50Ms);
@@ -37,7 +48,12 @@ test('the real wrk POSTs every body in turn to the path, as JSON, and its result
     const first = bodies.indexOf(seen[0]!.body);
     assert.ok(first >= 0);
     seen.forEach((request, i) => {
-      assert.deepEqual(request, { method: 'POST', url: '/validate/pvc-resize', type: 'application/json', body: bodies[(first + i) % bodies.length] });
+      assert.deepEqual(request, {
+        method: 'POST',
+        url: '/validate/pvc-resize',
+        type: 'application/json',
+        body: bodies[(first + i) % bodies.length],
+      });
     });
   } finally {
     server.closeAllConnections();

@@ -7,29 +7,47 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { installCrds, readCrds } from '../../../src/controlplane/index.js';
 import { StagedCluster } from '../../../src/demo/index.js';
-import { harvesterSetting, kubeVirt, longhornImageClass, pvc, vm } from '../../support/admission-objects.js';
+import {
+  harvesterSetting,
+  kubeVirt,
+  longhornImageClass,
+  pvc,
+  vm,
+} from '../../support/admission-objects.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { runVoe } from '../../support/run-voe.js';
 
 const cp = await useControlPlane({ crds: false });
-await installCrds(cp.kubeConfig, (await readCrds()).filter((crd) => crd.spec.group !== 'longhorn.io'));
+await installCrds(
+  cp.kubeConfig,
+  (await readCrds()).filter((crd) => crd.spec.group !== 'longhorn.io'),
+);
 const cluster = new StagedCluster(cp.kubeConfig);
 const ROOT = 'vm1-disk-0-kq8zt';
 const claim = pvc(ROOT);
 await cluster.apply({
-  storageClasses: [longhornImageClass()], pvcs: [claim], vms: [vm('vm1')],
-  kubeVirts: [kubeVirt()], settings: [harvesterSetting('')],
+  storageClasses: [longhornImageClass()],
+  pvcs: [claim],
+  vms: [vm('vm1')],
+  kubeVirts: [kubeVirt()],
+  settings: [harvesterSetting('')],
 });
 await cluster.bindClaims([claim]);
 
 const voe = (args: string[]) => runVoe(['check', ...args, '--kubeconfig', cp.kubeconfigPath]);
 
 test('a Longhorn volume on a cluster without Longhorn CRDs is judged by its StorageClass (--longhorn auto and on), not refused as an unknown engine', async () => {
-  type Json = { allowed: boolean; decision: string; findings: Array<{ check: string; decision: string; outcome: string; message: string }> };
+  type Json = {
+    allowed: boolean;
+    decision: string;
+    findings: Array<{ check: string; decision: string; outcome: string; message: string }>;
+  };
   for (const mode of ['auto', 'on']) {
     const result = await voe([`default/${ROOT}`, '--size', '20Gi', '--json', '--longhorn', mode]);
     assert.equal(result.code, 0, result.stdout + result.stderr);
-    const longhorn = (JSON.parse(result.stdout) as Json).findings.find((f) => f.check === 'longhorn');
+    const longhorn = (JSON.parse(result.stdout) as Json).findings.find(
+      (f) => f.check === 'longhorn',
+    );
     assert.equal(longhorn?.outcome, 'pass', mode);
     assert.match(longhorn?.message ?? '', /data engine v1 \(from Longhorn default\)/, mode);
   }

@@ -3,23 +3,59 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:https';
 import { eventually } from '../../support/held-clock.js';
-import { httpsRequest, pvcReview, writeServingFiles, type ServingFiles } from '../../support/webhook-client.js';
+import {
+  httpsRequest,
+  pvcReview,
+  writeServingFiles,
+  type ServingFiles,
+} from '../../support/webhook-client.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();
 
 const MAIN = 'dist/src/cli/main.js';
 
-interface Serve { child: ChildProcess; port: number; stdout: () => string; stderr: () => string; exited: Promise<number | null> }
+interface Serve {
+  child: ChildProcess;
+  port: number;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
 
 /** `voe serve` in cluster mode (certificate files) with `args`; resolves once it listens. */
-async function startServe(t: { after: (fn: () => Promise<void>) => void }, files: ServingFiles, args: string[]): Promise<Serve> {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--kubeconfig', cp.kubeconfigPath, '--tls-cert-file', files.certFile,
-    '--tls-key-file', files.keyFile, '--port', '0', '--bind-address', '127.0.0.1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(async () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+async function startServe(
+  t: { after: (fn: () => Promise<void>) => void },
+  files: ServingFiles,
+  args: string[],
+): Promise<Serve> {
+  const child = spawn(
+    process.execPath,
+    [
+      MAIN,
+      'serve',
+      '--kubeconfig',
+      cp.kubeconfigPath,
+      '--tls-cert-file',
+      files.certFile,
+      '--tls-key-file',
+      files.keyFile,
+      '--port',
+      '0',
+      '--bind-address',
+      '127.0.0.1',
+      ...args,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const port = await new Promise<number>((resolve, reject) => {
     child.stderr!.on('data', (c: Buffer) => {
@@ -32,90 +68,216 @@ async function startServe(t: { after: (fn: () => Promise<void>) => void }, files
   return { child, port, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-interface Answer { status: number; connection: string | undefined; reused: boolean }
+interface Answer {
+  status: number;
+  connection: string | undefined;
+  reused: boolean;
+}
 
 /** One review over `agent` (keep-alive); says whether the connection was reused and what the answer's Connection header was. */
 function review(port: number, ca: string, agent: Agent, uid: string): Promise<Answer> {
   const body = JSON.stringify(pvcReview(uid));
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/validate/pvc-resize', method: 'POST', ca, agent, headers: { 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, reused: req.reusedSocket }));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/validate/pvc-resize',
+        method: 'POST',
+        ca,
+        agent,
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            connection: res.headers.connection,
+            reused: req.reusedSocket,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const free = (agent: Agent): number => Object.values(agent.freeSockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+const free = (agent: Agent): number =>
+  Object.values(agent.freeSockets).reduce((n, list) => n + (list?.length ?? 0), 0);
 
 for (const workers of ['1', '2']) {
-  test(`--shutdown-delay with --workers ${workers}: keep-alive clients sending through the delay get every answer, each with Connection: close, and no connection is left to be cut at the close`, { timeout: 240_000 }, async (t) => {
+  test(
+    `--shutdown-delay with --workers ${workers}: keep-alive clients sending through the delay get every answer, each with Connection: close, and no connection is left to be cut at the close`,
+    { timeout: 240_000 },
+    async (t) => {
+      const files = await writeServingFiles();
+      t.after(() => files.cleanup());
+      const ca = files.ca.certificatePem;
+      const serve = await startServe(t, files, ['--shutdown-delay', '300', '--workers', workers]);
+      await eventually(
+        async () =>
+          (
+            await httpsRequest(serve.port, ca, {
+              path: '/readyz',
+              method: 'GET',
+              agent: new Agent({ keepAlive: false }),
+            })
+          ).status === 200,
+        60_000,
+        '/readyz 200',
+      );
+
+      // Eight clients as the API server keeps them: one keep-alive connection each, reused while serving.
+      const agents = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+      t.after(() => {
+        for (const agent of agents) agent.destroy();
+      });
+      let n = 0;
+      for (const agent of agents) {
+        for (let i = 0; i < 3; i++) {
+          const answer = await review(serve.port, ca, agent, `before-${n++}`);
+          assert.equal(answer.status, 200);
+          assert.equal(answer.connection, 'keep-alive', 'kept alive while serving');
+        }
+      }
+      assert.equal(
+        agents.reduce((sum, agent) => sum + free(agent), 0),
+        agents.length,
+        'each client holds an idle connection',
+      );
+
+      serve.child.kill('SIGTERM');
+      await eventually(
+        () => /stopping after --shutdown-delay; still answering meanwhile/.test(serve.stdout()),
+        30_000,
+        'the delay to start',
+      );
+      // Through the delay: every client keeps sending (concurrently), first over the connection it held.
+      const during = await Promise.all(
+        agents.map(async (agent, a) => {
+          const answers: Answer[] = [];
+          for (let i = 0; i < 5; i++)
+            answers.push(await review(serve.port, ca, agent, `during-${a}-${i}`));
+          return answers;
+        }),
+      );
+      for (const answers of during) {
+        assert.deepEqual(
+          answers.map((a) => [a.status, a.connection]),
+          answers.map(() => [200, 'close']),
+          'answered, and told to close the connection',
+        );
+        assert.equal(answers[0]!.reused, true, 'the first one went over the kept connection');
+        assert.deepEqual(
+          answers.slice(1).map((a) => a.reused),
+          [false, false, false, false],
+          'then each over a new one: no reuse while draining',
+        );
+      }
+      // The server closed each connection after its answer: no client holds one that the close would cut
+      // while a request is on its way.
+      await eventually(
+        () => agents.every((agent) => free(agent) === 0 && Object.keys(agent.sockets).length === 0),
+        10_000,
+        'every client connection closed by the server',
+      );
+
+      assert.equal(serve.child.exitCode, null, 'still in the delay');
+      serve.child.kill('SIGTERM');
+      assert.equal(await serve.exited, 0, serve.stderr());
+    },
+  );
+}
+
+test(
+  '--workers 2: a worker killed during --shutdown-delay is not replaced, the other goes on answering, and voe serve exits 2 with WEBHOOK_WORKER_FAILED naming it',
+  { timeout: 240_000 },
+  async (t) => {
     const files = await writeServingFiles();
     t.after(() => files.cleanup());
     const ca = files.ca.certificatePem;
-    const serve = await startServe(t, files, ['--shutdown-delay', '300', '--workers', workers]);
-    await eventually(async () => (await httpsRequest(serve.port, ca, { path: '/readyz', method: 'GET', agent: new Agent({ keepAlive: false }) })).status === 200, 60_000, '/readyz 200');
-
-    // Eight clients as the API server keeps them: one keep-alive connection each, reused while serving.
-    const agents = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
-    t.after(() => { for (const agent of agents) agent.destroy(); });
-    let n = 0;
-    for (const agent of agents) {
-      for (let i = 0; i < 3; i++) {
-        const answer = await review(serve.port, ca, agent, `before-${n++}`);
-        assert.equal(answer.status, 200);
-        assert.equal(answer.connection, 'keep-alive', 'kept alive while serving');
+    const serve = await startServe(t, files, ['--shutdown-delay', '300', '--workers', '2']);
+    const logs = (): Array<Record<string, unknown>> =>
+      serve
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    await eventually(
+      () => logs().some((l) => l['msg'] === 'webhook workers listening'),
+      30_000,
+      'the workers to listen',
+    );
+    const [first, second] = logs().find((l) => l['msg'] === 'webhook workers listening')![
+      'pids'
+    ] as [number, number];
+    t.after(() => {
+      for (const pid of [first, second]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       }
-    }
-    assert.equal(agents.reduce((sum, agent) => sum + free(agent), 0), agents.length, 'each client holds an idle connection');
+    });
+    await eventually(
+      async () =>
+        (
+          await httpsRequest(serve.port, ca, {
+            path: '/readyz',
+            method: 'GET',
+            agent: new Agent({ keepAlive: false }),
+          })
+        ).status === 200,
+      60_000,
+      '/readyz 200',
+    );
 
     serve.child.kill('SIGTERM');
-    await eventually(() => /stopping after --shutdown-delay; still answering meanwhile/.test(serve.stdout()), 30_000, 'the delay to start');
-    // Through the delay: every client keeps sending (concurrently), first over the connection it held.
-    const during = await Promise.all(agents.map(async (agent, a) => {
-      const answers: Answer[] = [];
-      for (let i = 0; i < 5; i++) answers.push(await review(serve.port, ca, agent, `during-${a}-${i}`));
-      return answers;
-    }));
-    for (const answers of during) {
-      assert.deepEqual(answers.map((a) => [a.status, a.connection]), answers.map(() => [200, 'close']), 'answered, and told to close the connection');
-      assert.equal(answers[0]!.reused, true, 'the first one went over the kept connection');
-      assert.deepEqual(answers.slice(1).map((a) => a.reused), [false, false, false, false], 'then each over a new one: no reuse while draining');
+    await eventually(
+      () => /stopping after --shutdown-delay; still answering meanwhile/.test(serve.stdout()),
+      30_000,
+      'the delay to start',
+    );
+    process.kill(first, 'SIGKILL');
+    await eventually(
+      () =>
+        logs().some(
+          (l) =>
+            l['msg'] ===
+              'webhook worker ended while draining; not replaced, the others go on answering' &&
+            l['workerPid'] === first,
+        ),
+      30_000,
+      'the end to be logged',
+    );
+    for (let i = 0; i < 4; i++) {
+      const answer = await review(serve.port, ca, new Agent({ keepAlive: true }), `after-${i}`);
+      assert.deepEqual(
+        [answer.status, answer.connection],
+        [200, 'close'],
+        'the other worker answers, draining',
+      );
     }
-    // The server closed each connection after its answer: no client holds one that the close would cut
-    // while a request is on its way.
-    await eventually(() => agents.every((agent) => free(agent) === 0 && Object.keys(agent.sockets).length === 0), 10_000, 'every client connection closed by the server');
-
-    assert.equal(serve.child.exitCode, null, 'still in the delay');
+    assert.equal(
+      logs().filter((l) =>
+        /^webhook worker ended; replacing it|^webhook worker replaced/.test(String(l['msg'])),
+      ).length,
+      0,
+      'no replacement while stopping',
+    );
+    assert.equal(serve.child.exitCode, null, 'still in the delay: the other drains on');
     serve.child.kill('SIGTERM');
-    assert.equal(await serve.exited, 0, serve.stderr());
-  });
-}
-
-test('--workers 2: a worker killed during --shutdown-delay is not replaced, the other goes on answering, and voe serve exits 2 with WEBHOOK_WORKER_FAILED naming it', { timeout: 240_000 }, async (t) => {
-  const files = await writeServingFiles();
-  t.after(() => files.cleanup());
-  const ca = files.ca.certificatePem;
-  const serve = await startServe(t, files, ['--shutdown-delay', '300', '--workers', '2']);
-  const logs = (): Array<Record<string, unknown>> => serve.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  await eventually(() => logs().some((l) => l['msg'] === 'webhook workers listening'), 30_000, 'the workers to listen');
-  const [first, second] = logs().find((l) => l['msg'] === 'webhook workers listening')!['pids'] as [number, number];
-  t.after(() => { for (const pid of [first, second]) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } } });
-  await eventually(async () => (await httpsRequest(serve.port, ca, { path: '/readyz', method: 'GET', agent: new Agent({ keepAlive: false }) })).status === 200, 60_000, '/readyz 200');
-
-  serve.child.kill('SIGTERM');
-  await eventually(() => /stopping after --shutdown-delay; still answering meanwhile/.test(serve.stdout()), 30_000, 'the delay to start');
-  process.kill(first, 'SIGKILL');
-  await eventually(() => logs().some((l) => l['msg'] === 'webhook worker ended while draining; not replaced, the others go on answering' && l['workerPid'] === first), 30_000, 'the end to be logged');
-  for (let i = 0; i < 4; i++) {
-    const answer = await review(serve.port, ca, new Agent({ keepAlive: true }), `after-${i}`);
-    assert.deepEqual([answer.status, answer.connection], [200, 'close'], 'the other worker answers, draining');
-  }
-  assert.equal(logs().filter((l) => /^webhook worker ended; replacing it|^webhook worker replaced/.test(String(l['msg']))).length, 0, 'no replacement while stopping');
-  assert.equal(serve.child.exitCode, null, 'still in the delay: the other drains on');
-  serve.child.kill('SIGTERM');
-  assert.equal(await serve.exited, 2, serve.stderr());
-  assert.match(serve.stderr(), new RegExp(`^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while draining$`, 'm'));
-});
+    assert.equal(await serve.exited, 2, serve.stderr());
+    assert.match(
+      serve.stderr(),
+      new RegExp(
+        `^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while draining$`,
+        'm',
+      ),
+    );
+  },
+);

@@ -13,22 +13,31 @@ import { eventually } from '../../support/held-clock.js';
 // processes stand in for the supervisor, etcd and kube-apiserver, their command lines naming DIR
 // as the real ones do.
 
-const runs = (pid: number): boolean => { const stat = readProcessStat(pid); return stat !== null && !hasEnded(stat); };
+const runs = (pid: number): boolean => {
+  const stat = readProcessStat(pid);
+  return stat !== null && !hasEnded(stat);
+};
 
 /** The running processes whose command line names `path`. */
 function processesNaming(path: string): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(path) && runs(pid);
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(path) && runs(pid);
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** A process whose command line names `path` (as etcd's and kube-apiserver's name files in DIR), running until killed. */
 function standIn(path: string, detached = false): ChildProcess {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1e9)', path], { stdio: 'ignore', detached });
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1e9)', path], {
+    stdio: 'ignore',
+    detached,
+  });
   child.unref();
   return child;
 }
@@ -56,7 +65,11 @@ async function supervisor(dir: string, leave: boolean): Promise<{ pid: number; e
     writeFileSync(dir + '/started', '');
     setInterval(() => undefined, 1e9);`;
   const child = spawn(process.execPath, ['-e', script, dir], { stdio: 'ignore' });
-  await eventually(() => existsSync(join(dir, 'started')), 30_000, 'the stand-in supervisor to start');
+  await eventually(
+    () => existsSync(join(dir, 'started')),
+    30_000,
+    'the stand-in supervisor to start',
+  );
   const etcd = Number(await readFile(join(dir, 'etcd.pid'), 'utf8'));
   return { pid: child.pid!, etcd };
 }
@@ -67,32 +80,50 @@ for (const leave of [true, false]) {
     t.after(() => rm(dir, { recursive: true, force: true }));
     const { pid, etcd } = await supervisor(dir, leave);
     const apiServerLog = join(dir, 'kube-apiserver.log');
-    t.after(() => { for (const p of [pid, etcd, ...processesNaming(apiServerLog)]) if (runs(p)) process.kill(p, 'SIGKILL'); });
+    t.after(() => {
+      for (const p of [pid, etcd, ...processesNaming(apiServerLog)])
+        if (runs(p)) process.kill(p, 'SIGKILL');
+    });
     // When the stop comes, only etcd has a pid file: kube-apiserver comes with the stop.
     assert.equal(existsSync(join(dir, 'kube-apiserver.pid')), false);
     await stopStartingSupervisor(dir, pid);
     assert.deepEqual(processesNaming(apiServerLog), [], 'the kube-apiserver it started is stopped');
     assert.equal(existsSync(join(dir, 'etcd.pid')), false, 'etcd.pid is not left behind');
-    assert.equal(existsSync(join(dir, 'kube-apiserver.pid')), false, 'kube-apiserver.pid is not left behind');
+    assert.equal(
+      existsSync(join(dir, 'kube-apiserver.pid')),
+      false,
+      'kube-apiserver.pid is not left behind',
+    );
     assert.equal(runs(pid), false, 'the supervisor is stopped');
     assert.equal(runs(etcd), false, 'its etcd is stopped');
   });
 }
 
-test('a pid file naming a process of DIR older than the supervisor (an earlier control plane\'s, which it refused to replace) is left alone, and that process runs on', async (t) => {
+test("a pid file naming a process of DIR older than the supervisor (an earlier control plane's, which it refused to replace) is left alone, and that process runs on", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-stop-starting-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const earlier = standIn(join(dir, 'kube-apiserver.log'), true);
-  t.after(() => { if (runs(earlier.pid!)) process.kill(earlier.pid!, 'SIGKILL'); });
+  t.after(() => {
+    if (runs(earlier.pid!)) process.kill(earlier.pid!, 'SIGKILL');
+  });
   await writeFile(join(dir, 'kube-apiserver.pid'), `${earlier.pid}\n`);
   // Started a clock tick later than the earlier process (/proc's start times count ticks of 10 ms).
   await new Promise((resolve) => setTimeout(resolve, 50));
   const script = `process.on('SIGTERM', () => process.exit(143)); require('node:fs').writeFileSync(process.argv[1] + '/started', ''); setInterval(() => undefined, 1e9);`;
   const sup = spawn(process.execPath, ['-e', script, dir], { stdio: 'ignore' });
-  t.after(() => { if (runs(sup.pid!)) process.kill(sup.pid!, 'SIGKILL'); });
-  await eventually(() => existsSync(join(dir, 'started')), 30_000, 'the stand-in supervisor to start');
+  t.after(() => {
+    if (runs(sup.pid!)) process.kill(sup.pid!, 'SIGKILL');
+  });
+  await eventually(
+    () => existsSync(join(dir, 'started')),
+    30_000,
+    'the stand-in supervisor to start',
+  );
   await stopStartingSupervisor(dir, sup.pid);
   assert.equal(runs(sup.pid!), false, 'the supervisor is stopped');
   assert.equal(runs(earlier.pid!), true, 'the earlier kube-apiserver runs on');
-  assert.equal((await readFile(join(dir, 'kube-apiserver.pid'), 'utf8')).trim(), String(earlier.pid));
+  assert.equal(
+    (await readFile(join(dir, 'kube-apiserver.pid'), 'utf8')).trim(),
+    String(earlier.pid),
+  );
 });

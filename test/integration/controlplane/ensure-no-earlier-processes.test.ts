@@ -10,14 +10,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ControlPlaneError, lockControlPlaneDir, startControlPlane } from '../../../src/controlplane/index.js';
+import {
+  ControlPlaneError,
+  lockControlPlaneDir,
+  startControlPlane,
+} from '../../../src/controlplane/index.js';
 import { ensureNoEarlierProcesses } from '../../../src/controlplane/ensure-no-earlier-processes.js';
 
-test('a live etcd or kube-apiserver named in DIR\'s pid files refuses a new control plane there (CONTROLPLANE_ALREADY_RUNNING) before anything in DIR changes', async (t) => {
+test("a live etcd or kube-apiserver named in DIR's pid files refuses a new control plane there (CONTROLPLANE_ALREADY_RUNNING) before anything in DIR changes", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-earlier-'));
   const children: ChildProcess[] = [];
   const standIn = (...args: string[]): number => {
-    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000)', '--', ...args], { stdio: 'ignore' });
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000)', '--', ...args], {
+      stdio: 'ignore',
+    });
     children.push(child);
     return child.pid!;
   };
@@ -28,8 +34,13 @@ test('a live etcd or kube-apiserver named in DIR\'s pid files refuses a new cont
   const etcd = standIn(`--data-dir=${join(dir, 'etcd')}`);
   const apiServer = standIn(`--cert-dir=${join(dir, 'pki')}`);
   const bystander = standIn('--data-dir=/elsewhere/etcd');
-  const refused = (names: string) => (error: unknown): boolean => error instanceof ControlPlaneError && error.code === 'CONTROLPLANE_ALREADY_RUNNING' &&
-    error.message === `processes of an earlier control plane still run for ${dir}: ${names}; use 'voe cluster stop --dir ${dir}' first`;
+  const refused =
+    (names: string) =>
+    (error: unknown): boolean =>
+      error instanceof ControlPlaneError &&
+      error.code === 'CONTROLPLANE_ALREADY_RUNNING' &&
+      error.message ===
+        `processes of an earlier control plane still run for ${dir}: ${names}; use 'voe cluster stop --dir ${dir}' first`;
 
   await ensureNoEarlierProcesses(dir);
   await writeFile(join(dir, 'etcd.pid'), `${bystander}\n`);
@@ -39,15 +50,24 @@ test('a live etcd or kube-apiserver named in DIR\'s pid files refuses a new cont
   await writeFile(join(dir, 'etcd.pid'), `${etcd}\n`);
   await assert.rejects(ensureNoEarlierProcesses(dir), refused(`etcd (pid ${etcd})`));
   await writeFile(join(dir, 'kube-apiserver.pid'), `${apiServer}\n`);
-  await assert.rejects(ensureNoEarlierProcesses(dir), refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`));
+  await assert.rejects(
+    ensureNoEarlierProcesses(dir),
+    refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`),
+  );
 
   const before = (await readdir(dir)).sort();
   // The lock is released again: the refusal leaves no voe-cluster.lock behind.
-  await assert.rejects(lockControlPlaneDir(dir), refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`));
+  await assert.rejects(
+    lockControlPlaneDir(dir),
+    refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`),
+  );
   assert.deepEqual((await readdir(dir)).sort(), before);
   // Refused before the binaries are looked for (here they could not be: no PATH, an empty cache)
   // and before any certificate or pid file is written.
-  await assert.rejects(startControlPlane({ dir, cacheDir: join(dir, 'no-cache'), env: {} }), refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`));
+  await assert.rejects(
+    startControlPlane({ dir, cacheDir: join(dir, 'no-cache'), env: {} }),
+    refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`),
+  );
   assert.deepEqual((await readdir(dir)).sort(), before);
   assert.equal(await readFile(join(dir, 'etcd.pid'), 'utf8'), `${etcd}\n`);
   assert.equal(await readFile(join(dir, 'kube-apiserver.pid'), 'utf8'), `${apiServer}\n`);

@@ -10,15 +10,29 @@ import { fileURLToPath } from 'node:url';
 import { binariesDir, buildBinaries } from '../../../src/controlplane/index.js';
 import { fakeGoSandbox } from '../../support/fake-go.js';
 
-const fixture = fileURLToPath(new URL('../../support/fixtures/build-binaries-then-wait.js', import.meta.url));
+const fixture = fileURLToPath(
+  new URL('../../support/fixtures/build-binaries-then-wait.js', import.meta.url),
+);
 
 /** Running: it exists and is not a zombie. */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); } catch { return false; }
-  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+async function until(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -28,7 +42,9 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
 
 /** The fake go's pid and its child's, once the build under way in `dir` started them. */
 async function goPids(dir: string): Promise<number[]> {
-  await until('go runs', async () => (await readFile(join(dir, 'go-pids'), 'utf8').catch(() => '')).includes(' '));
+  await until('go runs', async () =>
+    (await readFile(join(dir, 'go-pids'), 'utf8').catch(() => '')).includes(' '),
+  );
   return (await readFile(join(dir, 'go-pids'), 'utf8')).trim().split(/\s+/).map(Number);
 }
 
@@ -36,10 +52,15 @@ async function goPids(dir: string): Promise<number[]> {
 async function interruptedBuild(t: Parameters<typeof fakeGoSandbox>[0], seconds: number) {
   const sandbox = await fakeGoSandbox(t);
   await writeFile(sandbox.debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
-  const child = spawn(process.execPath, [fixture, sandbox.dir], { env: { ...sandbox.env, FAKE_GO_SLEEP: String(seconds) }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [fixture, sandbox.dir], {
+    env: { ...sandbox.env, FAKE_GO_SLEEP: String(seconds) },
+    stdio: 'ignore',
+  });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const pids = await goPids(sandbox.dir);
-  t.after(async () => { for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL'); });
+  t.after(async () => {
+    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
   return { ...sandbox, child, exited, pids };
 }
 
@@ -51,10 +72,19 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     assert.equal(endedBy, signal, 'voe still ends by the signal');
     await until('go and its child are gone', () => pids.every((pid) => !alive(pid)), 5_000);
     const lines: string[] = [];
-    const built = await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd, onProgress: (line) => lines.push(line) });
+    const built = await buildBinaries({
+      cacheDir: join(dir, 'cache'),
+      env,
+      debianEtcd,
+      onProgress: (line) => lines.push(line),
+    });
     assert.equal(built.etcdSource, 'debian');
     assert.ok(!lines.some((line) => /waiting for it/.test(line)), lines.join('\n'));
-    assert.deepEqual((await readdir(binariesDir(join(dir, 'cache')))).sort(), ['etcd-fallback', 'kube-apiserver'], 'no half-built output, go work directory or lock left');
+    assert.deepEqual(
+      (await readdir(binariesDir(join(dir, 'cache')))).sort(),
+      ['etcd-fallback', 'kube-apiserver'],
+      'no half-built output, go work directory or lock left',
+    );
   });
 }
 
@@ -64,11 +94,27 @@ test('a build killed with SIGKILL: the go it left running keeps the build lock u
   await exited;
   assert.ok(alive(pids[0]!), 'go outlives a voe killed with SIGKILL (nothing can stop it then)');
   const lines: string[] = [];
-  await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd, onProgress: (line) => lines.push(line) });
-  assert.ok(lines.some((line) => /is building the control plane binaries; waiting for it/.test(line)), lines.join('\n'));
+  await buildBinaries({
+    cacheDir: join(dir, 'cache'),
+    env,
+    debianEtcd,
+    onProgress: (line) => lines.push(line),
+  });
+  assert.ok(
+    lines.some((line) => /is building the control plane binaries; waiting for it/.test(line)),
+    lines.join('\n'),
+  );
   const log = (await readFile(join(dir, 'go-log'), 'utf8')).trim().split('\n');
-  assert.deepEqual(log, [`start ${pids[0]}`, `end ${pids[0]}`], 'one go at a time (the next one, not sleeping, logs nothing)');
-  assert.deepEqual((await readdir(binariesDir(join(dir, 'cache')))).sort(), ['etcd-fallback', 'kube-apiserver'], 'the orphaned go\'s output and work directory were removed');
+  assert.deepEqual(
+    log,
+    [`start ${pids[0]}`, `end ${pids[0]}`],
+    'one go at a time (the next one, not sleeping, logs nothing)',
+  );
+  assert.deepEqual(
+    (await readdir(binariesDir(join(dir, 'cache')))).sort(),
+    ['etcd-fallback', 'kube-apiserver'],
+    "the orphaned go's output and work directory were removed",
+  );
 });
 
 test('what builds interrupted long ago left (outputs never renamed, go work directories) is removed by the next build', async (t) => {
@@ -82,5 +128,8 @@ test('what builds interrupted long ago left (outputs never renamed, go work dire
   await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd });
   assert.deepEqual((await readdir(bin)).sort(), ['etcd-fallback', 'kube-apiserver']);
   const tmpdirs = (await readFile(join(dir, 'go-tmpdirs'), 'utf8')).trim().split('\n');
-  assert.ok(tmpdirs.every((line) => line === `GOTMPDIR=${join(bin, '.go-tmp')}`), tmpdirs.join('\n'));
+  assert.ok(
+    tmpdirs.every((line) => line === `GOTMPDIR=${join(bin, '.go-tmp')}`),
+    tmpdirs.join('\n'),
+  );
 });

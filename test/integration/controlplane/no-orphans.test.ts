@@ -11,10 +11,17 @@ import { join } from 'node:path';
 import { startControlPlane } from '../../../src/controlplane/index.js';
 import { controlPlaneTestEnv, testCacheDir } from '../../support/use-control-plane.js';
 
-const fixture = fileURLToPath(new URL('../../support/fixtures/start-control-plane-then.js', import.meta.url));
+const fixture = fileURLToPath(
+  new URL('../../support/fixtures/start-control-plane-then.js', import.meta.url),
+);
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function gone(pid: number, timeoutMs = 10_000): Promise<boolean> {
@@ -25,9 +32,14 @@ async function gone(pid: number, timeoutMs = 10_000): Promise<boolean> {
 
 /** The fixture's control plane goes into a temporary directory under `tmp` (its TMPDIR; default this process's). */
 async function startFixture(mode: 'wait' | 'crash', tmp?: string) {
-  const child = spawn(process.execPath, [fixture, mode], { stdio: ['ignore', 'pipe', 'pipe'], ...(tmp ? { env: { ...process.env, TMPDIR: tmp } } : {}) });
+  const child = spawn(process.execPath, [fixture, mode], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(tmp ? { env: { ...process.env, TMPDIR: tmp } } : {}),
+  });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
   while (!out.includes('\n')) {
     if (child.exitCode !== null) break;
     await sleep(50);
@@ -46,17 +58,25 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await exited;
     assert.ok(await gone(pids.apiServer), 'kube-apiserver stopped');
     assert.ok(await gone(pids.etcd), 'etcd stopped');
-    assert.equal(existsSync(pids.dir), false, `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`);
+    assert.equal(
+      existsSync(pids.dir),
+      false,
+      `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`,
+    );
   });
 }
 
 test('a test process that crashes leaves no etcd, kube-apiserver or data directory behind', async () => {
   const { child, pids } = await startFixture('crash');
-  const [code] = await once(child, 'exit') as [number | null];
+  const [code] = (await once(child, 'exit')) as [number | null];
   assert.notEqual(code, 0);
   assert.ok(await gone(pids.apiServer), 'kube-apiserver stopped');
   assert.ok(await gone(pids.etcd), 'etcd stopped');
-  assert.equal(existsSync(pids.dir), false, `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`);
+  assert.equal(
+    existsSync(pids.dir),
+    false,
+    `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`,
+  );
 });
 
 test('a test process killed with SIGKILL (no handler runs) leaves etcd and kube-apiserver running: the next control plane started in a temporary directory stops them and removes their directory, and touches no other', async (t) => {
@@ -69,27 +89,51 @@ test('a test process killed with SIGKILL (no handler runs) leaves etcd and kube-
   t.after(async () => {
     living.child.kill('SIGTERM');
     await once(living.child, 'exit').catch(() => undefined);
-    for (const pid of [killed.pids.etcd, killed.pids.apiServer]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of [killed.pids.etcd, killed.pids.apiServer])
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
     await rm(parent, { recursive: true, force: true });
   });
-  assert.ok(killed.pids.dir.startsWith(`${parent}/`) && living.pids.dir.startsWith(`${parent}/`), 'the fixtures made their directories in the TMPDIR given');
+  assert.ok(
+    killed.pids.dir.startsWith(`${parent}/`) && living.pids.dir.startsWith(`${parent}/`),
+    'the fixtures made their directories in the TMPDIR given',
+  );
   killed.child.kill('SIGKILL');
   await once(killed.child, 'exit');
   await sleep(500);
-  assert.ok(alive(killed.pids.etcd) && alive(killed.pids.apiServer), 'orphaned: SIGKILL cannot be caught');
+  assert.ok(
+    alive(killed.pids.etcd) && alive(killed.pids.apiServer),
+    'orphaned: SIGKILL cannot be caught',
+  );
   const progress: string[] = [];
   const tmp = process.env['TMPDIR'];
   process.env['TMPDIR'] = parent; // os.tmpdir(), where startControlPlane makes its directory and sweeps
   try {
-    const cp = await startControlPlane({ cacheDir: testCacheDir(), env: controlPlaneTestEnv(), onProgress: (line) => progress.push(line) });
+    const cp = await startControlPlane({
+      cacheDir: testCacheDir(),
+      env: controlPlaneTestEnv(),
+      onProgress: (line) => progress.push(line),
+    });
     await cp.stop();
   } finally {
-    if (tmp === undefined) delete process.env['TMPDIR']; else process.env['TMPDIR'] = tmp;
+    if (tmp === undefined) delete process.env['TMPDIR'];
+    else process.env['TMPDIR'] = tmp;
   }
   assert.ok(await gone(killed.pids.apiServer), 'the orphaned kube-apiserver was stopped');
   assert.ok(await gone(killed.pids.etcd), 'the orphaned etcd was stopped');
-  assert.equal(existsSync(killed.pids.dir), false, `${killed.pids.dir} (etcd data, keys) was removed`);
-  assert.ok(progress.some((line) => line.includes(`removed ${killed.pids.dir} and stopped its etcd and kube-apiserver`)), progress.join('\n'));
-  assert.ok(alive(living.pids.etcd) && alive(living.pids.apiServer) && existsSync(living.pids.dir), 'a live process\'s control plane is left alone');
-  assert.ok(existsSync(foreign), 'a directory without an owner lock (another voe\'s) is left alone');
+  assert.equal(
+    existsSync(killed.pids.dir),
+    false,
+    `${killed.pids.dir} (etcd data, keys) was removed`,
+  );
+  assert.ok(
+    progress.some((line) =>
+      line.includes(`removed ${killed.pids.dir} and stopped its etcd and kube-apiserver`),
+    ),
+    progress.join('\n'),
+  );
+  assert.ok(
+    alive(living.pids.etcd) && alive(living.pids.apiServer) && existsSync(living.pids.dir),
+    "a live process's control plane is left alone",
+  );
+  assert.ok(existsSync(foreign), "a directory without an owner lock (another voe's) is left alone");
 });

@@ -8,7 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ControlPlaneError, startControlPlane, startTimeoutFromEnv } from '../../../src/controlplane/index.js';
+import {
+  ControlPlaneError,
+  startControlPlane,
+  startTimeoutFromEnv,
+} from '../../../src/controlplane/index.js';
 import { freePort } from '../../../src/controlplane/free-port.js';
 import { TEST_START_TIMEOUT_MS, testCacheDir } from '../../support/use-control-plane.js';
 
@@ -20,7 +24,10 @@ async function holdPort(): Promise<{ port: number; server: Server }> {
 }
 
 /** Hands out `taken` at the given positions of the sequence of calls, a free port otherwise. */
-function portsWithTaken(taken: number, positions: Set<number>): { choosePort: () => Promise<number>; calls: () => number } {
+function portsWithTaken(
+  taken: number,
+  positions: Set<number>,
+): { choosePort: () => Promise<number>; calls: () => number } {
   let call = 0;
   return {
     choosePort: async () => (positions.has(call++) ? taken : freePort()),
@@ -28,18 +35,37 @@ function portsWithTaken(taken: number, positions: Set<number>): { choosePort: ()
   };
 }
 
-const base = { cacheDir: testCacheDir(), env: process.env, startTimeoutMs: startTimeoutFromEnv(process.env) ?? TEST_START_TIMEOUT_MS };
+const base = {
+  cacheDir: testCacheDir(),
+  env: process.env,
+  startTimeoutMs: startTimeoutFromEnv(process.env) ?? TEST_START_TIMEOUT_MS,
+};
 
-for (const [which, position] of [['etcd client', 0], ['etcd peer', 1], ['kube-apiserver', 2]] as const) {
+for (const [which, position] of [
+  ['etcd client', 0],
+  ['etcd peer', 1],
+  ['kube-apiserver', 2],
+] as const) {
   test(`a taken ${which} port: the control plane starts on new ports`, async (t) => {
     const held = await holdPort();
     t.after(() => held.server.close());
     const ports = portsWithTaken(held.port, new Set([position]));
     const progress: string[] = [];
-    const cp = await startControlPlane({ ...base, choosePort: ports.choosePort, onProgress: (line) => progress.push(line) });
+    const cp = await startControlPlane({
+      ...base,
+      choosePort: ports.choosePort,
+      onProgress: (line) => progress.push(line),
+    });
     t.after(() => cp.stop());
     assert.equal(ports.calls(), 6, 'a second set of three ports was chosen');
-    assert.ok(progress.some((line) => /port chosen for the control plane was taken .* retrying on new ports \(1 of 3\)/.test(line)), progress.join('\n'));
+    assert.ok(
+      progress.some((line) =>
+        /port chosen for the control plane was taken .* retrying on new ports \(1 of 3\)/.test(
+          line,
+        ),
+      ),
+      progress.join('\n'),
+    );
     assert.ok(!cp.apiServerUrl.endsWith(`:${held.port}`) && !cp.etcdUrl.endsWith(`:${held.port}`));
     const namespaces = await cp.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
     assert.ok(namespaces.items.some((ns) => ns.metadata?.name === 'kube-system'));
@@ -50,11 +76,14 @@ test('a port that stays taken: CONTROLPLANE_PROCESS_EXITED after three tries, wi
   const held = await holdPort();
   t.after(() => held.server.close());
   const ports = portsWithTaken(held.port, new Set([0, 3, 6]));
-  await assert.rejects(startControlPlane({ ...base, choosePort: ports.choosePort }), (error: unknown) => {
-    assert.ok(error instanceof ControlPlaneError);
-    assert.equal(error.code, 'CONTROLPLANE_PROCESS_EXITED');
-    assert.match(error.message, /etcd exited .*address already in use/s);
-    return true;
-  });
+  await assert.rejects(
+    startControlPlane({ ...base, choosePort: ports.choosePort }),
+    (error: unknown) => {
+      assert.ok(error instanceof ControlPlaneError);
+      assert.equal(error.code, 'CONTROLPLANE_PROCESS_EXITED');
+      assert.match(error.message, /etcd exited .*address already in use/s);
+      return true;
+    },
+  );
   assert.equal(ports.calls(), 9);
 });

@@ -7,7 +7,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AdmissionregistrationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  AdmissionregistrationV1Api,
+  CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { formatDemoStep, formatDemoSummary } from '../../../src/cli/format-demo.js';
 import { DEMO_STEPS, runDemo, SCENARIO, VOE_PVC_RESIZE_WEBHOOK } from '../../../src/demo/index.js';
 import { createLogger } from '../../../src/log/index.js';
@@ -25,21 +30,36 @@ async function freezeClaimByPolicy(): Promise<void> {
   const admission = cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   await admission.createValidatingAdmissionPolicy({
     body: {
-      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: POLICY },
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: POLICY },
       spec: {
         failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['persistentvolumeclaims'] }] },
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              operations: ['UPDATE'],
+              resources: ['persistentvolumeclaims'],
+            },
+          ],
+        },
         // Imitates the voe webhook's refusal of step 9: words alone must not pass for the voe webhook's answer.
-        validations: [{
-          expression: `object.metadata.name != '${FROZEN}'`,
-          message: `admission webhook "${VOE_PVC_RESIZE_WEBHOOK}" denied the request: PVC_EXPAND: Expansion of hotplugged PVC 'default/${FROZEN}' in filesystem mode is not supported`,
-        }],
+        validations: [
+          {
+            expression: `object.metadata.name != '${FROZEN}'`,
+            message: `admission webhook "${VOE_PVC_RESIZE_WEBHOOK}" denied the request: PVC_EXPAND: Expansion of hotplugged PVC 'default/${FROZEN}' in filesystem mode is not supported`,
+          },
+        ],
       },
     },
   });
   await admission.createValidatingAdmissionPolicyBinding({
     body: {
-      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: BINDING },
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: BINDING },
       spec: { policyName: POLICY, validationActions: ['Deny'] },
     },
   });
@@ -47,23 +67,43 @@ async function freezeClaimByPolicy(): Promise<void> {
   await core.createNamespace({ body: { metadata: { name: 'vap-probe' } } });
   await core.createNamespacedPersistentVolumeClaim({
     namespace: 'vap-probe',
-    body: { metadata: { name: FROZEN }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+    body: {
+      metadata: { name: FROZEN },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    },
   });
   let probe = 0;
-  await eventually(async () => {
-    probe += 1;
-    try {
-      await core.patchNamespacedPersistentVolumeClaim({ namespace: 'vap-probe', name: FROZEN, dryRun: 'All', body: { metadata: { labels: { probe: String(probe) } } } }, MERGE);
-      return false;
-    } catch (error) {
-      return String((error as { body?: unknown }).body).includes(`ValidatingAdmissionPolicy '${POLICY}'`);
-    }
-  }, 30_000, 'the ValidatingAdmissionPolicy is enforced');
+  await eventually(
+    async () => {
+      probe += 1;
+      try {
+        await core.patchNamespacedPersistentVolumeClaim(
+          {
+            namespace: 'vap-probe',
+            name: FROZEN,
+            dryRun: 'All',
+            body: { metadata: { labels: { probe: String(probe) } } },
+          },
+          MERGE,
+        );
+        return false;
+      } catch (error) {
+        return String((error as { body?: unknown }).body).includes(
+          `ValidatingAdmissionPolicy '${POLICY}'`,
+        );
+      }
+    },
+    30_000,
+    'the ValidatingAdmissionPolicy is enforced',
+  );
 }
 
-test('a refusal by a ValidatingAdmissionPolicy where the design expects the voe webhook\'s is a mismatch, and the report is not ok', async () => {
+test("a refusal by a ValidatingAdmissionPolicy where the design expects the voe webhook's is a mismatch, and the report is not ok", async () => {
   await freezeClaimByPolicy();
-  const report = await runDemo({ kubeConfig: cp.kubeConfig, logger: createLogger({ level: 'silent' }) });
+  const report = await runDemo({
+    kubeConfig: cp.kubeConfig,
+    logger: createLogger({ level: 'silent' }),
+  });
 
   assert.equal(report.ok, false);
   assert.equal(report.steps.length, DEMO_STEPS.length);
@@ -74,13 +114,22 @@ test('a refusal by a ValidatingAdmissionPolicy where the design expects the voe 
   assert.equal(step.expectedDecision, 'hotplug-filesystem');
   assert.equal(step.outcome, 'refused');
   assert.equal(step.code, 422);
-  assert.match(step.message ?? '', new RegExp(`ValidatingAdmissionPolicy '${POLICY}' with binding '${BINDING}' denied request: `));
+  assert.match(
+    step.message ?? '',
+    new RegExp(`ValidatingAdmissionPolicy '${POLICY}' with binding '${BINDING}' denied request: `),
+  );
   assert.equal(step.refusedBy, 'other');
-  assert.equal(step.decision, undefined, 'the policy refused before the API server called the voe webhook');
+  assert.equal(
+    step.decision,
+    undefined,
+    'the policy refused before the API server called the voe webhook',
+  );
   assert.equal(step.ok, false);
-  assert.equal(step.mismatch,
+  assert.equal(
+    step.mismatch,
     `expected REFUSED by the voe webhook (hotplug-filesystem); got REFUSED (422) by ValidatingAdmissionPolicy '${POLICY}' (binding '${BINDING}'), ` +
-    'not by the voe webhook; the voe webhook was not called for this update');
+      'not by the voe webhook; the voe webhook was not called for this update',
+  );
 
   // Every other step is the voe webhook's own answer, for the reason the design gives.
   for (const other of report.steps.filter((s) => s !== step)) {
@@ -89,19 +138,37 @@ test('a refusal by a ValidatingAdmissionPolicy where the design expects the voe 
     if (other.outcome === 'refused') {
       assert.equal(other.refusedBy, 'voe-webhook', `step ${other.step}`);
       assert.equal(other.decision, other.expectedDecision, `step ${other.step}`);
-      assert.ok(other.message?.startsWith(`admission webhook "${VOE_PVC_RESIZE_WEBHOOK}" denied the request: PVC_EXPAND: `), other.message);
+      assert.ok(
+        other.message?.startsWith(
+          `admission webhook "${VOE_PVC_RESIZE_WEBHOOK}" denied the request: PVC_EXPAND: `,
+        ),
+        other.message,
+      );
     } else {
       assert.equal(other.refusedBy, undefined);
       assert.match(other.decision ?? '', /^allowed/, `step ${other.step}`);
     }
   }
-  assert.deepEqual(report.steps.filter((s) => s.outcome === 'refused' && s !== step).map((s) => s.decision),
-    ['longhorn-v2-version', 'provisioner-not-validated', 'provisioner-not-validated', 'gate-missing']);
+  assert.deepEqual(
+    report.steps.filter((s) => s.outcome === 'refused' && s !== step).map((s) => s.decision),
+    [
+      'longhorn-v2-version',
+      'provisioner-not-validated',
+      'provisioner-not-validated',
+      'gate-missing',
+    ],
+  );
 
   const printed = formatDemoStep(step);
   assert.match(printed, /data-topolvm-fs 10Gi -> 20Gi: REFUSED \(422\) {2}<-- MISMATCH\n/);
-  assert.match(printed, /\n {4}MISMATCH: expected REFUSED by the voe webhook \(hotplug-filesystem\); got REFUSED \(422\) by ValidatingAdmissionPolicy /);
+  assert.match(
+    printed,
+    /\n {4}MISMATCH: expected REFUSED by the voe webhook \(hotplug-filesystem\); got REFUSED \(422\) by ValidatingAdmissionPolicy /,
+  );
   const summary = formatDemoSummary(report);
-  assert.match(summary, /11 resizes: 6 admitted, 4 refused by the voe webhook \(.*\), 1 refused by something other than the voe webhook\.\n/);
+  assert.match(
+    summary,
+    /11 resizes: 6 admitted, 4 refused by the voe webhook \(.*\), 1 refused by something other than the voe webhook\.\n/,
+  );
   assert.match(summary, /1 answer\(s\) differ from Harvester's design: step\(s\) 9\.\n$/);
 });

@@ -9,7 +9,13 @@ import assert from 'node:assert/strict';
 import { PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { StagedCluster, type SurveyRow } from '../../../src/demo/index.js';
 import type { CheckResult } from '../../../src/webhook/index.js';
-import { harvesterSetting, kubeVirt, pvc, storageClass, vm } from '../../support/admission-objects.js';
+import {
+  harvesterSetting,
+  kubeVirt,
+  pvc,
+  storageClass,
+  vm,
+} from '../../support/admission-objects.js';
 import { runVoe } from '../../support/run-voe.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
@@ -21,50 +27,109 @@ const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 // The reviewer's setup: namespace q, a bound 10Gi NFS claim qd used by the stopped VM qvm, a
 // quota of 15Gi with 10Gi used, a LimitRange of at most 25Gi per claim. Namespace r has the same
 // kind of disk and no policy: q's policies must not reach it.
-const nfs = (name: string, namespace: string) => pvc(name, {
-  namespace, provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem', volumeName: `pv-${namespace}-${name}`,
-});
+const nfs = (name: string, namespace: string) =>
+  pvc(name, {
+    namespace,
+    provisioner: 'nfs.csi.k8s.io',
+    className: 'nfs-csi',
+    volumeMode: 'Filesystem',
+    volumeName: `pv-${namespace}-${name}`,
+  });
 const CLAIMS = [nfs('qd', 'q'), nfs('rd', 'r')];
 await cluster.apply({
-  storageClasses: [storageClass('nfs-csi', 'nfs.csi.k8s.io', { server: 'nfs-server.default.svc.cluster.local', share: '/' })],
+  storageClasses: [
+    storageClass('nfs-csi', 'nfs.csi.k8s.io', {
+      server: 'nfs-server.default.svc.cluster.local',
+      share: '/',
+    }),
+  ],
   pvcs: CLAIMS,
   vms: [
-    vm('qvm', { namespace: 'q', status: 'Stopped', volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: 'qd' } }], templates: [] }),
-    vm('rvm', { namespace: 'r', status: 'Stopped', volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: 'rd' } }], templates: [] }),
+    vm('qvm', {
+      namespace: 'q',
+      status: 'Stopped',
+      volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: 'qd' } }],
+      templates: [],
+    }),
+    vm('rvm', {
+      namespace: 'r',
+      status: 'Stopped',
+      volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: 'rd' } }],
+      templates: [],
+    }),
   ],
   kubeVirts: [kubeVirt()],
   settings: [harvesterSetting('')],
 });
 await cluster.bindClaims(CLAIMS);
-await cluster.core.createNamespacedResourceQuota({ namespace: 'q', body: { metadata: { name: 'rq' }, spec: { hard: { 'requests.storage': '15Gi' } } } });
+await cluster.core.createNamespacedResourceQuota({
+  namespace: 'q',
+  body: { metadata: { name: 'rq' }, spec: { hard: { 'requests.storage': '15Gi' } } },
+});
 // kube-controller-manager's quota controller does not run here: write the status it would.
-await cluster.core.patchNamespacedResourceQuotaStatus({ namespace: 'q', name: 'rq', body: {
-  status: { hard: { 'requests.storage': '15Gi' }, used: { 'requests.storage': '10Gi' } },
-} }, MERGE_PATCH);
-await cluster.core.createNamespacedLimitRange({ namespace: 'q', body: {
-  metadata: { name: 'lr' }, spec: { limits: [{ type: 'PersistentVolumeClaim', max: { storage: '25Gi' } }] },
-} });
+await cluster.core.patchNamespacedResourceQuotaStatus(
+  {
+    namespace: 'q',
+    name: 'rq',
+    body: {
+      status: { hard: { 'requests.storage': '15Gi' }, used: { 'requests.storage': '10Gi' } },
+    },
+  },
+  MERGE_PATCH,
+);
+await cluster.core.createNamespacedLimitRange({
+  namespace: 'q',
+  body: {
+    metadata: { name: 'lr' },
+    spec: { limits: [{ type: 'PersistentVolumeClaim', max: { storage: '25Gi' } }] },
+  },
+});
 
-async function survey(growBy: string, kubeconfig = cp.kubeconfigPath): Promise<Map<string, SurveyRow>> {
+async function survey(
+  growBy: string,
+  kubeconfig = cp.kubeconfigPath,
+): Promise<Map<string, SurveyRow>> {
   const result = await runVoe(['demo', '--kubeconfig', kubeconfig, '--grow-by', growBy, '--json']);
   assert.equal(result.code, 0, result.stderr);
   return new Map((JSON.parse(result.stdout) as SurveyRow[]).map((row) => [row.pvc, row]));
 }
 
-async function check(target: string, size: string, kubeconfig = cp.kubeconfigPath): Promise<CheckResult> {
-  const result = await runVoe(['check', target, '--size', size, '--json', '--kubeconfig', kubeconfig]);
+async function check(
+  target: string,
+  size: string,
+  kubeconfig = cp.kubeconfigPath,
+): Promise<CheckResult> {
+  const result = await runVoe([
+    'check',
+    target,
+    '--size',
+    size,
+    '--json',
+    '--kubeconfig',
+    kubeconfig,
+  ]);
   assert.notEqual(result.code, 2, result.stderr);
   return JSON.parse(result.stdout) as CheckResult;
 }
 
 /** What the real API server answers the update (dry run: nothing changes). */
-async function realAnswer(namespace: string, name: string, storage: string): Promise<{ code: number; message: string }> {
+async function realAnswer(
+  namespace: string,
+  name: string,
+  storage: string,
+): Promise<{ code: number; message: string }> {
   try {
-    await cluster.core.patchNamespacedPersistentVolumeClaim({ namespace, name, dryRun: 'All', body: { spec: { resources: { requests: { storage } } } } }, MERGE_PATCH);
+    await cluster.core.patchNamespacedPersistentVolumeClaim(
+      { namespace, name, dryRun: 'All', body: { spec: { resources: { requests: { storage } } } } },
+      MERGE_PATCH,
+    );
     return { code: 200, message: '' };
   } catch (error) {
     const e = error as { code?: number; body?: string };
-    return { code: e.code ?? 0, message: String((JSON.parse(e.body ?? '{}') as { message?: string }).message) };
+    return {
+      code: e.code ?? 0,
+      message: String((JSON.parse(e.body ?? '{}') as { message?: string }).message),
+    };
   }
 }
 
@@ -77,22 +142,47 @@ function answerOf(row: SurveyRow | undefined): unknown {
 }
 
 test('a ResourceQuota and a LimitRange refuse in the survey exactly as voe check and the API server refuse', async () => {
-  const cases: Array<{ growBy: string; to: string; code: number; decision: string; real: RegExp }> = [
-    { growBy: '5Gi', to: '15Gi', code: 200, decision: 'allowed-offline', real: /^$/ },
-    { growBy: '10Gi', to: '20Gi', code: 403, decision: 'api-quota-exceeded', real: /exceeded quota: rq/ },
-    { growBy: '20Gi', to: '30Gi', code: 403, decision: 'api-limit-range', real: /maximum storage usage per PersistentVolumeClaim is 25Gi/ },
-  ];
+  const cases: Array<{ growBy: string; to: string; code: number; decision: string; real: RegExp }> =
+    [
+      { growBy: '5Gi', to: '15Gi', code: 200, decision: 'allowed-offline', real: /^$/ },
+      {
+        growBy: '10Gi',
+        to: '20Gi',
+        code: 403,
+        decision: 'api-quota-exceeded',
+        real: /exceeded quota: rq/,
+      },
+      {
+        growBy: '20Gi',
+        to: '30Gi',
+        code: 403,
+        decision: 'api-limit-range',
+        real: /maximum storage usage per PersistentVolumeClaim is 25Gi/,
+      },
+    ];
   for (const c of cases) {
     const rows = await survey(c.growBy);
     const row = rows.get('q/qd');
     assert.ok(row);
     assert.equal(row.to, c.to);
     assert.deepEqual(row.vms, ['qvm (Stopped)']);
-    assert.deepEqual(answerOf(row), await check('q/qd', c.to), `--grow-by ${c.growBy}: the survey and voe check differ`);
-    assert.equal(row.allowed ? 200 : row.code, c.code, `--grow-by ${c.growBy}: ${JSON.stringify(row)}`);
+    assert.deepEqual(
+      answerOf(row),
+      await check('q/qd', c.to),
+      `--grow-by ${c.growBy}: the survey and voe check differ`,
+    );
+    assert.equal(
+      row.allowed ? 200 : row.code,
+      c.code,
+      `--grow-by ${c.growBy}: ${JSON.stringify(row)}`,
+    );
     assert.equal(row.decision, c.decision);
     const real = await realAnswer('q', 'qd', c.to);
-    assert.equal(real.code, c.code, `q/qd -> ${c.to}: the real API server answered ${real.code} ${real.message}`);
+    assert.equal(
+      real.code,
+      c.code,
+      `q/qd -> ${c.to}: the real API server answered ${real.code} ${real.message}`,
+    );
     assert.match(real.message, c.real);
     // q's policies are q's only.
     const other = rows.get('r/rd');
@@ -104,31 +194,71 @@ test('a ResourceQuota and a LimitRange refuse in the survey exactly as voe check
 
   const human = await runVoe(['demo', '--kubeconfig', cp.kubeconfigPath, '--grow-by', '10Gi']);
   assert.equal(human.code, 0, human.stderr);
-  assert.match(human.stdout, /\nREFUSED {2}q\/qd 10Gi -> 20Gi {2}used by qvm \(Stopped\)\n {9}The API server refuses it after the webhooks: exceeded quota rq: requests\.storage is 10Gi used of 15Gi/);
+  assert.match(
+    human.stdout,
+    /\nREFUSED {2}q\/qd 10Gi -> 20Gi {2}used by qvm \(Stopped\)\n {9}The API server refuses it after the webhooks: exceeded quota rq: requests\.storage is 10Gi used of 15Gi/,
+  );
   assert.match(human.stdout, /\nALLOWED {2}r\/rd 10Gi -> 20Gi {2}used by rvm \(Stopped\)\n/);
-  assert.equal((await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: 'q', name: 'qd' })).spec?.resources?.requests?.['storage'], '10Gi', 'nothing changed');
+  assert.equal(
+    (await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: 'q', name: 'qd' })).spec
+      ?.resources?.requests?.['storage'],
+    '10Gi',
+    'nothing changed',
+  );
 });
 
 test('a user who may list LimitRanges and ResourceQuotas in q only: q is judged, r named as not judged, each as voe check does for that user', async () => {
   const { path } = await cp.mintKubeConfig('surveyor');
-  await rbac.createClusterRole({ body: { metadata: { name: 'surveyor' }, rules: [
-    { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list'] },
-    { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get', 'list'] },
-    { apiGroups: ['kubevirt.io'], resources: ['virtualmachines', 'virtualmachineinstances', 'kubevirts'], verbs: ['get', 'list'] },
-    { apiGroups: ['harvesterhci.io'], resources: ['settings'], verbs: ['get'] },
-    { apiGroups: ['longhorn.io'], resources: ['volumes', 'engines', 'settings'], verbs: ['get', 'list'] },
-  ] } });
-  await rbac.createClusterRoleBinding({ body: { metadata: { name: 'surveyor' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'surveyor' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'surveyor' }] } });
-  await rbac.createNamespacedRole({ namespace: 'q', body: { metadata: { name: 'policies-reader' }, rules: [
-    { apiGroups: [''], resources: ['limitranges', 'resourcequotas'], verbs: ['list'] },
-  ] } });
-  await rbac.createNamespacedRoleBinding({ namespace: 'q', body: { metadata: { name: 'policies-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'policies-reader' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'surveyor' }] } });
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: 'surveyor' },
+      rules: [
+        { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list'] },
+        { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get', 'list'] },
+        {
+          apiGroups: ['kubevirt.io'],
+          resources: ['virtualmachines', 'virtualmachineinstances', 'kubevirts'],
+          verbs: ['get', 'list'],
+        },
+        { apiGroups: ['harvesterhci.io'], resources: ['settings'], verbs: ['get'] },
+        {
+          apiGroups: ['longhorn.io'],
+          resources: ['volumes', 'engines', 'settings'],
+          verbs: ['get', 'list'],
+        },
+      ],
+    },
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: 'surveyor' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'surveyor' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'surveyor' }],
+    },
+  });
+  await rbac.createNamespacedRole({
+    namespace: 'q',
+    body: {
+      metadata: { name: 'policies-reader' },
+      rules: [{ apiGroups: [''], resources: ['limitranges', 'resourcequotas'], verbs: ['list'] }],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: 'q',
+    body: {
+      metadata: { name: 'policies-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'policies-reader' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'surveyor' }],
+    },
+  });
   // RBAC's informers pick up the new bindings: wait until the user may list q's quotas.
   for (let i = 0; i < 50; i++) {
     const rows = await runVoe(['demo', '--kubeconfig', path, '--grow-by', '10Gi', '--json']);
-    if (rows.code === 0 && (JSON.parse(rows.stdout) as SurveyRow[]).some((row) => row.decision === 'api-quota-exceeded')) break;
+    if (
+      rows.code === 0 &&
+      (JSON.parse(rows.stdout) as SurveyRow[]).some((row) => row.decision === 'api-quota-exceeded')
+    )
+      break;
     await new Promise((r) => setTimeout(r, 200));
   }
 
@@ -140,12 +270,18 @@ test('a user who may list LimitRanges and ResourceQuotas in q only: q is judged,
   assert.equal(q.decision, 'api-quota-exceeded');
   assert.deepEqual(answerOf(r), await check('r/rd', '20Gi', path));
   assert.equal(r.decision, 'allowed-offline');
-  assert.deepEqual(r.findings.filter((f) => f.decision === 'api-policy-unreadable').map((f) => f.message), [
-    'Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
-    'Not judged: ResourceQuotas in r (HTTP 403) could not be read; the API server applies them too.',
-  ]);
+  assert.deepEqual(
+    r.findings.filter((f) => f.decision === 'api-policy-unreadable').map((f) => f.message),
+    [
+      'Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
+      'Not judged: ResourceQuotas in r (HTTP 403) could not be read; the API server applies them too.',
+    ],
+  );
 
   const human = await runVoe(['demo', '--kubeconfig', path, '--grow-by', '10Gi']);
   assert.equal(human.code, 0, human.stderr);
-  assert.match(human.stdout, /\nALLOWED {2}r\/rd 10Gi -> 20Gi {2}used by rvm \(Stopped\)\n {9}.*\n {9}Not judged: LimitRanges in r \(HTTP 403\) could not be read; the API server applies them too\.\n {9}Not judged: ResourceQuotas in r \(HTTP 403\)/);
+  assert.match(
+    human.stdout,
+    /\nALLOWED {2}r\/rd 10Gi -> 20Gi {2}used by rvm \(Stopped\)\n {9}.*\n {9}Not judged: LimitRanges in r \(HTTP 403\) could not be read; the API server applies them too\.\n {9}Not judged: ResourceQuotas in r \(HTTP 403\)/,
+  );
 });

@@ -12,7 +12,14 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createSystemBlockDevices, createExecFileRunner, findDeviceOpeners, isFsResizeError, majorMinorOf, type FsResizer } from '../../../src/fsresize/index.js';
+import {
+  createSystemBlockDevices,
+  createExecFileRunner,
+  findDeviceOpeners,
+  isFsResizeError,
+  majorMinorOf,
+  type FsResizer,
+} from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { dumpe2fsBytes, grownOnceFree, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
@@ -21,12 +28,21 @@ import { IGNORE_UNREADABLE_PROCESSES_ENV } from '../../../src/cli/ignore-unreada
 
 const execFileAsync = promisify(execFile);
 
-
-async function refusedInUse(resizer: FsResizer, device: string, pid: number, dryRun = false): Promise<void> {
+async function refusedInUse(
+  resizer: FsResizer,
+  device: string,
+  pid: number,
+  dryRun = false,
+): Promise<void> {
   await assert.rejects(resizer.grow(device, { dryRun }), (error: unknown) => {
     assert.ok(isFsResizeError(error), String(error));
     assert.equal(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
-    assert.match(error.message, new RegExp(`^ext4 on ${device} is not mounted here, but pid ${pid} \\(sleep\\) has the device open: growing it offline while another program uses it \\(e\\.g\\. a VM whose guest has it mounted\\) would corrupt it; nothing was changed`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `^ext4 on ${device} is not mounted here, but pid ${pid} \\(sleep\\) has the device open: growing it offline while another program uses it \\(e\\.g\\. a VM whose guest has it mounted\\) would corrupt it; nothing was changed`,
+      ),
+    );
     return true;
   });
 }
@@ -34,15 +50,32 @@ async function refusedInUse(resizer: FsResizer, device: string, pid: number, dry
 for (const ownMountNamespace of [false, true]) {
   test(`ext4 not mounted but open in another process${ownMountNamespace ? ' through its own device node in a private mount namespace' : ''}: refused FSRESIZE_DEVICE_IN_USE, nothing runs, nothing changes; grown once that process is gone`, async (t) => {
     const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
-    const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'), { ownMountNamespace });
+    const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'), {
+      ownMountNamespace,
+    });
     await refusedInUse(resizer, loop.device, holder.pid, true);
     await refusedInUse(resizer, loop.device, holder.pid);
-    assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+    assert.deepEqual(
+      calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
+      [],
+      'neither e2fsck nor resize2fs ran',
+    );
     assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
     const inspection = await resizer.inspect(loop.device);
     assert.deepEqual(inspection.users, {
-      openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: inspection.majorMinor }], unreadable: UNREADABLE_HERE, holders: [], disk: null,
-      backing: [{ loop: loop.device.replace('/dev/', ''), path: loop.backingFile, kind: 'file', sharedWith: [], busy: false }],
+      openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: inspection.majorMinor }],
+      unreadable: UNREADABLE_HERE,
+      holders: [],
+      disk: null,
+      backing: [
+        {
+          loop: loop.device.replace('/dev/', ''),
+          path: loop.backingFile,
+          kind: 'file',
+          sharedWith: [],
+          busy: false,
+        },
+      ],
     });
 
     await holder.stop();
@@ -57,7 +90,11 @@ test('a tmpfs mounted with the device path as its source is no mount of the devi
   await sh('mount', ['-t', 'tmpfs', loop.device, decoy]);
   assert.equal((await resizer.inspect(loop.device)).mountPoint, null);
   await refusedInUse(resizer, loop.device, holder.pid);
-  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  assert.deepEqual(
+    calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
+    [],
+    'neither e2fsck nor resize2fs ran',
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 
@@ -76,16 +113,41 @@ test('findDeviceOpeners: finds a process elsewhere by device number; leaves out 
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
   assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, []);
 
-  const child = spawn('sh', ['-c', 'exec 3<>"$1" && echo open && exec sleep 600', 'sh', loop.device], { stdio: ['ignore', 'pipe', 'ignore'] });
-  t.after(() => { child.kill('SIGKILL'); });
+  const child = spawn(
+    'sh',
+    ['-c', 'exec 3<>"$1" && echo open && exec sleep 600', 'sh', loop.device],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  t.after(() => {
+    child.kill('SIGKILL');
+  });
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-  assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, [], 'a child of this process (as a blkid the core started) is not another user');
-  assert.deepEqual((await findDeviceOpeners([majorMinor], { selfPid: 1 })).openedBy, [{ pid: child.pid, command: 'sleep', majorMinor }], 'seen from elsewhere, it is');
-  assert.deepEqual((await findDeviceOpeners([majorMinor], { selfPid: 1, skipPids: new Set([child.pid!]) })).openedBy, [], 'a pid to skip is not looked at');
+  assert.deepEqual(
+    (await findDeviceOpeners([majorMinor])).openedBy,
+    [],
+    'a child of this process (as a blkid the core started) is not another user',
+  );
+  assert.deepEqual(
+    (await findDeviceOpeners([majorMinor], { selfPid: 1 })).openedBy,
+    [{ pid: child.pid, command: 'sleep', majorMinor }],
+    'seen from elsewhere, it is',
+  );
+  assert.deepEqual(
+    (await findDeviceOpeners([majorMinor], { selfPid: 1, skipPids: new Set([child.pid!]) }))
+      .openedBy,
+    [],
+    'a pid to skip is not looked at',
+  );
 
   const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
-  assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, [{ pid: holder.pid, command: 'sleep', majorMinor }]);
-  assert.deepEqual((await findDeviceOpeners(['7:250', majorMinor])).openedBy, [{ pid: holder.pid, command: 'sleep', majorMinor }], 'any of several devices');
+  assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, [
+    { pid: holder.pid, command: 'sleep', majorMinor },
+  ]);
+  assert.deepEqual(
+    (await findDeviceOpeners(['7:250', majorMinor])).openedBy,
+    [{ pid: holder.pid, command: 'sleep', majorMinor }],
+    'any of several devices',
+  );
 });
 
 test('findDeviceOpeners: a process whose descriptors the kernel will not show is named as unreadable (it may use the device), and the look goes on', async (t) => {
@@ -96,43 +158,96 @@ test('findDeviceOpeners: a process whose descriptors the kernel will not show is
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
   const proc = await scratch.directory('proc');
   for (const directory of [dirname(proc), proc]) await chmod(directory, 0o755); // for the unprivileged look
-  for (const [pid, mode] of [[10, 0o444], [20, 0o755], [30, 0o000], [40, 0o000]] as const) {
+  for (const [pid, mode] of [
+    [10, 0o444],
+    [20, 0o755],
+    [30, 0o000],
+    [40, 0o000],
+  ] as const) {
     await mkdir(join(proc, `${pid}/fd`), { recursive: true });
     for (let fd = 0; fd < 5; fd += 1) await symlink(loop.device, join(proc, `${pid}/fd/${fd}`));
     // 40 is a child of the look's own process (as a blkid it started): never counted.
-    await writeFile(join(proc, `${pid}/stat`), `${pid} (holder ${pid}) S ${pid === 40 ? 1 : 2} ${pid}\n`);
+    await writeFile(
+      join(proc, `${pid}/stat`),
+      `${pid} (holder ${pid}) S ${pid === 40 ? 1 : 2} ${pid}\n`,
+    );
     await writeFile(join(proc, `${pid}/comm`), `holder-${pid}\n`);
     await chmod(join(proc, `${pid}/fd`), mode);
   }
   const module = new URL('../../../src/fsresize/index.js', import.meta.url).href;
   const script = `const { findDeviceOpeners } = await import(${JSON.stringify(module)});
     process.stdout.write(JSON.stringify(await findDeviceOpeners([${JSON.stringify(majorMinor)}], { procRoot: ${JSON.stringify(proc)}, selfPid: 1 })));`;
-  const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534 });
+  const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
+    uid: 65534,
+    gid: 65534,
+  });
   assert.deepEqual(JSON.parse(stdout), {
     openedBy: [{ pid: 20, command: 'holder-20', majorMinor }],
-    unreadable: [{ pid: 10, command: 'holder-10' }, { pid: 30, command: 'holder-30' }],
+    unreadable: [
+      { pid: 10, command: 'holder-10' },
+      { pid: 30, command: 'holder-30' },
+    ],
   });
 });
 
 test('voe without CAP_SYS_PTRACE may not read which files a process of another user has open: an offline grow is refused FSRESIZE_PERMISSION_DENIED naming it; --ignore-unreadable-processes overrides', async (t) => {
   const { loop, lockDirectory } = await usedExt4(t);
   // A program that opened the device as root, then became another user (as QEMU runs as its own user).
-  const holder = spawn('python3', ['-c', 'import os, sys, time\nos.open(sys.argv[1], os.O_RDONLY)\nos.setgid(65534)\nos.setuid(65534)\nprint(os.getpid(), flush=True)\ntime.sleep(600)', loop.device],
-    { stdio: ['ignore', 'pipe', 'ignore'] });
-  t.after(() => { holder.kill('SIGKILL'); });
-  const holderPid = await new Promise<number>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  const holder = spawn(
+    'python3',
+    [
+      '-c',
+      'import os, sys, time\nos.open(sys.argv[1], os.O_RDONLY)\nos.setgid(65534)\nos.setuid(65534)\nprint(os.getpid(), flush=True)\ntime.sleep(600)',
+      loop.device,
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  t.after(() => {
+    holder.kill('SIGKILL');
+  });
+  const holderPid = await new Promise<number>((resolve) =>
+    holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+  );
   const env = { ...process.env };
   delete env[IGNORE_UNREADABLE_PROCESSES_ENV];
   const main = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
-  const withoutPtrace = (more: string[]) => execFileAsync('setpriv', ['--bounding-set=-sys_ptrace', '--inh-caps=-sys_ptrace', '--', process.execPath, main,
-    'fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory, '--json', ...more], { env }).then(
-    ({ stdout }) => ({ code: 0, stdout }), (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }));
+  const withoutPtrace = (more: string[]) =>
+    execFileAsync(
+      'setpriv',
+      [
+        '--bounding-set=-sys_ptrace',
+        '--inh-caps=-sys_ptrace',
+        '--',
+        process.execPath,
+        main,
+        'fsresize',
+        'grow',
+        '--device',
+        loop.device,
+        '--lock-dir',
+        lockDirectory,
+        '--json',
+        ...more,
+      ],
+      { env },
+    ).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+    );
   const refused = await withoutPtrace([]);
   assert.equal(refused.code, 2, refused.stdout);
-  const { error } = JSON.parse(refused.stdout) as { error: { code: string; message: string; details: { unreadable: Array<{ pid: number }> } } };
+  const { error } = JSON.parse(refused.stdout) as {
+    error: { code: string; message: string; details: { unreadable: Array<{ pid: number }> } };
+  };
   assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED', error.message);
-  assert.match(error.message, /^ext4 on \/dev\/loop\d+ is not mounted here, and the kernel would not show voe which files pid \d+ /);
-  assert.ok(error.details.unreadable.some((p) => p.pid === holderPid), JSON.stringify(error.details));
+  assert.match(
+    error.message,
+    /^ext4 on \/dev\/loop\d+ is not mounted here, and the kernel would not show voe which files pid \d+ /,
+  );
+  assert.ok(
+    error.details.unreadable.some((p) => p.pid === holderPid),
+    JSON.stringify(error.details),
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing changed');
   const overridden = await withoutPtrace(['--ignore-unreadable-processes']);
   assert.equal(overridden.code, 0, overridden.stdout);
@@ -140,20 +255,44 @@ test('voe without CAP_SYS_PTRACE may not read which files a process of another u
   assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
 });
 
-test('voe in a PID namespace of its own (a container without hostPID) cannot see the node\'s processes: an offline grow is refused FSRESIZE_PERMISSION_DENIED saying so; --ignore-unreadable-processes overrides', async (t) => {
+test("voe in a PID namespace of its own (a container without hostPID) cannot see the node's processes: an offline grow is refused FSRESIZE_PERMISSION_DENIED saying so; --ignore-unreadable-processes overrides", async (t) => {
   const { loop, lockDirectory, mnt, sums } = await usedExt4(t);
   const env = { ...process.env };
   delete env[IGNORE_UNREADABLE_PROCESSES_ENV];
   const main = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
   // Its own PID namespace and the /proc of that namespace, where it is pid 1's child and sees nothing else.
-  const inOwnPidNamespace = (more: string[]) => execFileAsync('unshare', ['--pid', '--fork', '--mount-proc', '--', process.execPath, main,
-    'fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory, '--json', ...more], { env }).then(
-    ({ stdout }) => ({ code: 0, stdout }), (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }));
+  const inOwnPidNamespace = (more: string[]) =>
+    execFileAsync(
+      'unshare',
+      [
+        '--pid',
+        '--fork',
+        '--mount-proc',
+        '--',
+        process.execPath,
+        main,
+        'fsresize',
+        'grow',
+        '--device',
+        loop.device,
+        '--lock-dir',
+        lockDirectory,
+        '--json',
+        ...more,
+      ],
+      { env },
+    ).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+    );
   const refused = await inOwnPidNamespace([]);
   assert.equal(refused.code, 2, refused.stdout);
   const { error } = JSON.parse(refused.stdout) as { error: { code: string; message: string } };
   assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED', error.message);
-  assert.match(error.message, /^ext4 on \/dev\/loop\d+ is not mounted here, and voe cannot see the node's other processes: it runs in a PID namespace of its own/);
+  assert.match(
+    error.message,
+    /^ext4 on \/dev\/loop\d+ is not mounted here, and voe cannot see the node's other processes: it runs in a PID namespace of its own/,
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing changed');
   const overridden = await inOwnPidNamespace(['--ignore-unreadable-processes']);
   assert.equal(overridden.code, 0, overridden.stdout);
@@ -169,11 +308,18 @@ test('users: the kernel devices stacked on a device (sysfs holders) are named', 
   await mkdir(join(sysfs, 'dev/block/7:99/holders/dm-3'), { recursive: true });
   await mkdir(join(sysfs, 'dev/block/7:99/holders/dm-1'), { recursive: true });
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
-  assert.deepEqual(await devices.users({ path: '/dev/x', realPath: '/dev/x', majorMinor: '7:99' }), { openedBy: [], unreadable: UNREADABLE_HERE, holders: ['dm-1', 'dm-3'], disk: null });
-  assert.deepEqual((await devices.users({ path: '/dev/y', realPath: '/dev/y', majorMinor: '7:98' })).holders, [], 'no holders directory: none');
+  assert.deepEqual(
+    await devices.users({ path: '/dev/x', realPath: '/dev/x', majorMinor: '7:99' }),
+    { openedBy: [], unreadable: UNREADABLE_HERE, holders: ['dm-1', 'dm-3'], disk: null },
+  );
+  assert.deepEqual(
+    (await devices.users({ path: '/dev/y', realPath: '/dev/y', majorMinor: '7:98' })).holders,
+    [],
+    'no holders directory: none',
+  );
 });
 
-test('a partition: a program that has its whole disk open (QEMU with a VM\'s partitioned disk) uses it too; so do devices stacked on the whole disk', async (t) => {
+test("a partition: a program that has its whole disk open (QEMU with a VM's partitioned disk) uses it too; so do devices stacked on the whole disk", async (t) => {
   // Partition scanning of loop devices does not work on every machine: a sysfs tree describes
   // partition 259:77 of a real loop device, which a process elsewhere holds open.
   const { scratch, loop } = await usedExt4(t);
@@ -189,8 +335,15 @@ test('a partition: a program that has its whole disk open (QEMU with a VM\'s par
   await symlink('../../block/vdz', join(sysfs, `dev/block/${disk}`));
   const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
-  assert.deepEqual(await devices.users({ path: '/dev/vdz1', realPath: '/dev/vdz1', majorMinor: '259:77' }),
-    { openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: disk }], unreadable: UNREADABLE_HERE, holders: ['dm-4'], disk });
+  assert.deepEqual(
+    await devices.users({ path: '/dev/vdz1', realPath: '/dev/vdz1', majorMinor: '259:77' }),
+    {
+      openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: disk }],
+      unreadable: UNREADABLE_HERE,
+      holders: ['dm-4'],
+      disk,
+    },
+  );
 });
 
 test('a loop device set up on top of the device (losetup on a block device) uses it: refused, although the loop driver holds it neither as a holder nor exclusively', async (t) => {
@@ -200,10 +353,18 @@ test('a loop device set up on top of the device (losetup on a block device) uses
   await assert.rejects(resizer.grow(loop.device), (error: unknown) => {
     assert.ok(isFsResizeError(error), String(error));
     assert.equal(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
-    assert.match(error.message, new RegExp(`^ext4 on ${loop.device} is not mounted here, but ${name} is stacked on the device \\(device-mapper, RAID, loop\\)`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `^ext4 on ${loop.device} is not mounted here, but ${name} is stacked on the device \\(device-mapper, RAID, loop\\)`,
+      ),
+    );
     return true;
   });
-  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  assert.deepEqual(
+    calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
+    [],
+    'neither e2fsck nor resize2fs ran',
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
-

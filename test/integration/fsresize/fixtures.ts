@@ -3,13 +3,28 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { createDeviceLock, createExecFileRunner, createFsResizer, type FsResizer } from '../../../src/fsresize/index.js';
-import { createScratch, MiB, readChecksums, sh, writeChecksummedFiles, type LoopDevice, type Scratch } from '../../support/loop-device.js';
+import {
+  createDeviceLock,
+  createExecFileRunner,
+  createFsResizer,
+  type FsResizer,
+} from '../../../src/fsresize/index.js';
+import {
+  createScratch,
+  MiB,
+  readChecksums,
+  sh,
+  writeChecksummedFiles,
+  type LoopDevice,
+  type Scratch,
+} from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 /** A scratch area and a resizer over the real tools, both released after the test. */
-export async function setup(t: TestContext): Promise<{ scratch: Scratch; resizer: FsResizer; calls: string[][]; lockDirectory: string }> {
+export async function setup(
+  t: TestContext,
+): Promise<{ scratch: Scratch; resizer: FsResizer; calls: string[][]; lockDirectory: string }> {
   const scratch = await createScratch();
   const lockDirectory = await mkdtemp(join(tmpdir(), 'voe-fsresize-lock-'));
   t.after(async () => {
@@ -21,7 +36,11 @@ export async function setup(t: TestContext): Promise<{ scratch: Scratch; resizer
     }
   });
   const runner = recordingRunner(createExecFileRunner());
-  const resizer = createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory }), unreadableProcesses: unreadablePolicyHere });
+  const resizer = createFsResizer({
+    runner,
+    lock: createDeviceLock({ directory: lockDirectory }),
+    unreadableProcesses: unreadablePolicyHere,
+  });
   return { scratch, resizer, calls: runner.calls, lockDirectory };
 }
 
@@ -29,7 +48,14 @@ export async function setup(t: TestContext): Promise<{ scratch: Scratch; resizer
  * A 64 MiB ext4 that a workload used (files written while mounted, then unmounted), on a device
  * grown to `growTo` bytes; `beforeGrowing` runs between the unmount and the growth.
  */
-export async function usedExt4(t: TestContext, options: { files?: number; growTo?: number; beforeGrowing?: (loop: LoopDevice, mnt: string) => Promise<unknown> } = {}) {
+export async function usedExt4(
+  t: TestContext,
+  options: {
+    files?: number;
+    growTo?: number;
+    beforeGrowing?: (loop: LoopDevice, mnt: string) => Promise<unknown>;
+  } = {},
+) {
   const context = await setup(t);
   const loop = await context.scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
@@ -46,7 +72,10 @@ export async function usedExt4(t: TestContext, options: { files?: number; growTo
  * A 320 MiB xfs mounted at `mountName` with `files` checksummed files, on a device then grown to
  * `growTo` bytes; `beforeBytes` is the filesystem's size before the growth.
  */
-export async function mountedXfs(t: TestContext, options: { growTo: number; files?: number; mountName?: string }) {
+export async function mountedXfs(
+  t: TestContext,
+  options: { growTo: number; files?: number; mountName?: string },
+) {
   const context = await setup(t);
   const loop = await context.scratch.attach(320 * MiB);
   await sh('mkfs.xfs', ['-q', loop.device]);
@@ -69,7 +98,10 @@ export async function dumpe2fsBytes(device: string): Promise<number> {
 /** xfs data size per xfs_io -c statfs. */
 export async function xfsBytes(mountPoint: string): Promise<number> {
   const out = await sh('xfs_io', ['-c', 'statfs', mountPoint]);
-  return Number(/^geom\.bsize = (\d+)/m.exec(out)?.[1]) * Number(/^geom\.datablocks = (\d+)/m.exec(out)?.[1]);
+  return (
+    Number(/^geom\.bsize = (\d+)/m.exec(out)?.[1]) *
+    Number(/^geom\.datablocks = (\d+)/m.exec(out)?.[1])
+  );
 }
 
 /** btrfs device size per `btrfs filesystem show --raw`. */
@@ -86,7 +118,13 @@ export async function blockdevBytes(device: string): Promise<number> {
  * After what was in the way is gone: `resizer.grow(loop)` grows the ext4 of usedExt4 to 256 MiB
  * with one grow call, and every file written before reads back with its checksum.
  */
-export async function grownOnceFree(resizer: FsResizer, calls: string[][], loop: LoopDevice, mnt: string, sums: Map<string, string>): Promise<void> {
+export async function grownOnceFree(
+  resizer: FsResizer,
+  calls: string[][],
+  loop: LoopDevice,
+  mnt: string,
+  sums: Map<string, string>,
+): Promise<void> {
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'grown', result.reason);
   assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);

@@ -10,14 +10,30 @@ import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
-const OPTIONS = JSON.stringify({ 'kubernetes.io/fsType': 'xfs', 'kubernetes.io/readwrite': 'rw', 'kubernetes.io/pvOrVolumeName': 'pv-1' });
+const OPTIONS = JSON.stringify({
+  'kubernetes.io/fsType': 'xfs',
+  'kubernetes.io/readwrite': 'rw',
+  'kubernetes.io/pvOrVolumeName': 'pv-1',
+});
 
 /** Calls the driver as kubelet does: one process, stdout and stderr read together. */
-function driver(args: string[], env: NodeJS.ProcessEnv = envIgnoringUnreadableHere()): Promise<{ code: number; combined: string; stderr: string }> {
+function driver(
+  args: string[],
+  env: NodeJS.ProcessEnv = envIgnoringUnreadableHere(),
+): Promise<{ code: number; combined: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [MAIN, 'flexvolume', ...args], { encoding: 'utf8', env }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, combined: stdout + stderr, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [MAIN, 'flexvolume', ...args],
+      { encoding: 'utf8', env },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+          combined: stdout + stderr,
+          stderr,
+        });
+      },
+    );
     child.stdin?.on('error', () => undefined);
     child.stdin?.end();
   });
@@ -27,11 +43,20 @@ test('init answers Success with attach false and requiresFSResize true', async (
   const { code, combined, stderr } = await driver(['init']);
   assert.equal(code, 0);
   assert.equal(stderr, '');
-  assert.deepEqual(JSON.parse(combined), { status: 'Success', capabilities: { attach: false, requiresFSResize: true } });
+  assert.deepEqual(JSON.parse(combined), {
+    status: 'Success',
+    capabilities: { attach: false, requiresFSResize: true },
+  });
 });
 
 test('expandvolume <json> <device mount path> <new> <old> answers the new size', async () => {
-  const { code, combined } = await driver(['expandvolume', OPTIONS, '/var/lib/kubelet/plugins/kubernetes.io/flexvolume/x/mounts/pv-1', '2147483648', '1073741824']);
+  const { code, combined } = await driver([
+    'expandvolume',
+    OPTIONS,
+    '/var/lib/kubelet/plugins/kubernetes.io/flexvolume/x/mounts/pv-1',
+    '2147483648',
+    '1073741824',
+  ]);
   assert.equal(code, 0);
   assert.deepEqual(JSON.parse(combined), { status: 'Success', volumeNewSize: 2147483648 });
 });
@@ -54,8 +79,19 @@ test('any other operation answers Not supported with exit 1', async () => {
 });
 
 test('expandfs <json> <device> <mount> <new> <old> grows a mounted xfs through the core', async (t) => {
-  const { loop, mnt, sums } = await mountedXfs(t, { growTo: 768 * MiB, files: 2, mountName: 'mounts-pv-1' });
-  const { code, combined, stderr } = await driver(['expandfs', OPTIONS, loop.device, mnt, String(768 * MiB), String(320 * MiB)]);
+  const { loop, mnt, sums } = await mountedXfs(t, {
+    growTo: 768 * MiB,
+    files: 2,
+    mountName: 'mounts-pv-1',
+  });
+  const { code, combined, stderr } = await driver([
+    'expandfs',
+    OPTIONS,
+    loop.device,
+    mnt,
+    String(768 * MiB),
+    String(320 * MiB),
+  ]);
   assert.equal(stderr, '');
   assert.equal(code, 0, combined);
   const answer = JSON.parse(combined);
@@ -63,7 +99,14 @@ test('expandfs <json> <device> <mount> <new> <old> grows a mounted xfs through t
   assert.match(answer.message, /^grew xfs/);
   assert.equal(await xfsBytes(mnt), 768 * MiB);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
-  const again = await driver(['expandfs', OPTIONS, loop.device, mnt, String(768 * MiB), String(320 * MiB)]);
+  const again = await driver([
+    'expandfs',
+    OPTIONS,
+    loop.device,
+    mnt,
+    String(768 * MiB),
+    String(320 * MiB),
+  ]);
   assert.equal(again.code, 0);
   assert.match(JSON.parse(again.combined).message, /already fills the device/);
 });
@@ -75,13 +118,27 @@ test('expandfs with an empty device path finds the device from the mount path (b
   const mnt = await scratch.directory('pod-volume');
   await loop.mount(mnt);
   await loop.growBacking(384 * MiB);
-  const { code, combined } = await driver(['expandfs', OPTIONS, '', mnt, String(384 * MiB), String(256 * MiB)]);
+  const { code, combined } = await driver([
+    'expandfs',
+    OPTIONS,
+    '',
+    mnt,
+    String(384 * MiB),
+    String(256 * MiB),
+  ]);
   assert.equal(code, 0, combined);
   assert.equal(JSON.parse(combined).status, 'Success');
   assert.equal(await btrfsBytes(mnt), 384 * MiB);
   // The mount path with a trailing slash names the same mount point (as with voe fsresize grow --mount).
   await loop.growBacking(448 * MiB);
-  const slash = await driver(['expandfs', OPTIONS, '', `${mnt}/`, String(448 * MiB), String(384 * MiB)]);
+  const slash = await driver([
+    'expandfs',
+    OPTIONS,
+    '',
+    `${mnt}/`,
+    String(448 * MiB),
+    String(384 * MiB),
+  ]);
   assert.equal(slash.code, 0, slash.combined);
   assert.match(JSON.parse(slash.combined).message, /^grew btrfs/);
   assert.equal(await btrfsBytes(mnt), 448 * MiB);
@@ -97,8 +154,14 @@ test('expandfs with an empty device path finds the device by its number when it 
   await sh('mknod', [node, 'b', ...majorMinor.split(':')]);
   const mnt = await scratch.directory('pod-volume');
   await scratch.mountFrom(node, mnt);
-  const entry = (await readFile('/proc/self/mountinfo', 'utf8')).split('\n').find((line) => line.split(' ')[4] === mnt);
-  assert.match(entry ?? '', new RegExp(` - xfs ${node} `), 'mountinfo names the node the filesystem was mounted through');
+  const entry = (await readFile('/proc/self/mountinfo', 'utf8'))
+    .split('\n')
+    .find((line) => line.split(' ')[4] === mnt);
+  assert.match(
+    entry ?? '',
+    new RegExp(` - xfs ${node} `),
+    'mountinfo names the node the filesystem was mounted through',
+  );
   await loop.growBacking(512 * MiB);
   const first = await driver(['expandfs', OPTIONS, '', mnt, String(512 * MiB), String(320 * MiB)]);
   assert.equal(first.code, 0, first.combined);
@@ -113,10 +176,18 @@ test('expandfs with an empty device path at a tmpfs whose source names a device 
   await loop.growBacking(128 * MiB);
   const pod = await scratch.directory('pod');
   await sh('mount', ['-t', 'tmpfs', loop.device, pod]); // unmounted by the scratch's cleanup
-  const answer = await driver(['expandfs', JSON.stringify({ 'kubernetes.io/fsType': 'ext4' }), '', pod, String(128 * MiB), String(64 * MiB)]);
+  const answer = await driver([
+    'expandfs',
+    JSON.stringify({ 'kubernetes.io/fsType': 'ext4' }),
+    '',
+    pod,
+    String(128 * MiB),
+    String(64 * MiB),
+  ]);
   assert.equal(answer.code, 1, answer.combined);
   assert.deepEqual(JSON.parse(answer.combined), {
-    status: 'Failure', message: `FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at ${pod} (it shows tmpfs from "${loop.device}")`,
+    status: 'Failure',
+    message: `FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at ${pod} (it shows tmpfs from "${loop.device}")`,
   });
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
@@ -136,24 +207,54 @@ test('three expandfs calls at once on an unmounted ext4: one grows it, the other
   // The unit tests check that a waiting call runs nothing on the device (a probe of it would be a
   // program holding it open while the grower looks for other users); here, the whole driver on a real device.
   const { loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 512 * MiB });
-  const calls = await Promise.all([1, 2, 3].map(() => driver(['expandfs', OPTIONS, loop.device, '', String(512 * MiB), String(64 * MiB)])));
+  const calls = await Promise.all(
+    [1, 2, 3].map(() =>
+      driver(['expandfs', OPTIONS, loop.device, '', String(512 * MiB), String(64 * MiB)]),
+    ),
+  );
   for (const call of calls) assert.equal(call.code, 0, call.combined);
   const messages = calls.map((call) => JSON.parse(call.combined).message as string);
   // resize2fs demands a check first when the filesystem was mounted after its last check, which
   // depends on whether mkfs and the mount that wrote the files fell in the same second.
-  assert.equal(messages.filter((m) => /^(checked \(e2fsck -f -p \S+, exit 0: no errors\) and )?grew ext4 .* offline$/.test(m)).length, 1, messages.join('\n'));
-  assert.equal(messages.filter((m) => /already fills the device/.test(m)).length, 2, messages.join('\n'));
+  assert.equal(
+    messages.filter((m) =>
+      /^(checked \(e2fsck -f -p \S+, exit 0: no errors\) and )?grew ext4 .* offline$/.test(m),
+    ).length,
+    1,
+    messages.join('\n'),
+  );
+  assert.equal(
+    messages.filter((m) => /already fills the device/.test(m)).length,
+    2,
+    messages.join('\n'),
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
 test('expandfs on a filesystem mounted read-only (a writable device) answers a FSRESIZE_MOUNT_READ_ONLY Failure, so kubelet retries instead of recording the resize as done', async (t) => {
-  const { loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 128 * MiB, beforeGrowing: (l, dir) => l.mount(dir, ['ro']) });
-  const answer = await driver(['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)]);
+  const { loop, mnt, sums } = await usedExt4(t, {
+    files: 2,
+    growTo: 128 * MiB,
+    beforeGrowing: (l, dir) => l.mount(dir, ['ro']),
+  });
+  const answer = await driver([
+    'expandfs',
+    OPTIONS,
+    loop.device,
+    mnt,
+    String(128 * MiB),
+    String(64 * MiB),
+  ]);
   assert.equal(answer.code, 1, answer.combined);
   assert.equal(answer.stderr, '');
-  assert.match(JSON.parse(answer.combined).message, new RegExp(`^FSRESIZE_MOUNT_READ_ONLY: ext4 on ${loop.device} is mounted read-only at ${mnt} although the device is writable`));
+  assert.match(
+    JSON.parse(answer.combined).message,
+    new RegExp(
+      `^FSRESIZE_MOUNT_READ_ONLY: ext4 on ${loop.device} is mounted read-only at ${mnt} although the device is writable`,
+    ),
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
@@ -169,7 +270,12 @@ test('expandfs on a read-only device answers a FSRESIZE_DEVICE_READ_ONLY Failure
   await readOnly.growBacking(128 * MiB);
   const answer = await driver(['expandfs', OPTIONS, '', mnt, String(128 * MiB), String(64 * MiB)]);
   assert.equal(answer.code, 1, answer.combined);
-  assert.match(JSON.parse(answer.combined).message, new RegExp(`^FSRESIZE_DEVICE_READ_ONLY: ${readOnly.device} is read-only \\(blockdev --getro = 1\\), so the ext4 filesystem on it cannot be grown; nothing was changed`));
+  assert.match(
+    JSON.parse(answer.combined).message,
+    new RegExp(
+      `^FSRESIZE_DEVICE_READ_ONLY: ${readOnly.device} is read-only \\(blockdev --getro = 1\\), so the ext4 filesystem on it cannot be grown; nothing was changed`,
+    ),
+  );
   assert.equal(await dumpe2fsBytes(readOnly.device), 64 * MiB);
 });
 
@@ -180,18 +286,38 @@ test('expandfs failures answer Failure with the code and a non-zero exit, and ch
   const mnt = await scratch.directory('mnt');
   await loop.mount(mnt);
   // The device has not grown yet: kubelet must retry later.
-  const early = await driver(['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)]);
+  const early = await driver([
+    'expandfs',
+    OPTIONS,
+    loop.device,
+    mnt,
+    String(128 * MiB),
+    String(64 * MiB),
+  ]);
   assert.equal(early.code, 1);
   assert.match(JSON.parse(early.combined).message, /^FSRESIZE_DEVICE_TOO_SMALL: /);
   await loop.unmount(mnt);
   await sh('mkfs.vfat', [loop.device]);
-  const vfat = await driver(['expandfs', OPTIONS, loop.device, '', String(64 * MiB), String(32 * MiB)]);
+  const vfat = await driver([
+    'expandfs',
+    OPTIONS,
+    loop.device,
+    '',
+    String(64 * MiB),
+    String(32 * MiB),
+  ]);
   assert.equal(vfat.code, 1);
   assert.equal(vfat.stderr, '');
   const answer = JSON.parse(vfat.combined);
   assert.equal(answer.status, 'Failure');
   assert.match(answer.message, /^FSRESIZE_UNSUPPORTED_FILESYSTEM: resize of vfat is not supported/);
-  assert.ok(await dumpe2fsBytes(loop.device).then(() => false, () => true), 'the vfat device is no longer ext');
+  assert.ok(
+    await dumpe2fsBytes(loop.device).then(
+      () => false,
+      () => true,
+    ),
+    'the vfat device is no longer ext',
+  );
 });
 
 test('expandfs whose grow tool cannot get its output files (TMPDIR missing) answers a FSRESIZE_TEMP_FILES_FAILED Failure; nothing changes', async (t) => {
@@ -202,12 +328,20 @@ test('expandfs whose grow tool cannot get its output files (TMPDIR missing) answ
   await loop.mount(mnt);
   await loop.growBacking(128 * MiB);
   const missing = join(await scratch.directory('tmp'), 'missing');
-  const answer = await driver(['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)], envIgnoringUnreadableHere({ ...process.env, TMPDIR: missing }));
+  const answer = await driver(
+    ['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)],
+    envIgnoringUnreadableHere({ ...process.env, TMPDIR: missing }),
+  );
   assert.equal(answer.code, 1, answer.combined);
   assert.equal(answer.stderr, '');
   const response = JSON.parse(answer.combined);
   assert.equal(response.status, 'Failure');
-  assert.match(response.message, new RegExp(`^FSRESIZE_TEMP_FILES_FAILED: cannot create the files for the output of resize2fs ${loop.device} in the temporary directory ${missing} \\(ENOENT: it does not exist\\); resize2fs was not started, so it changed nothing`));
+  assert.match(
+    response.message,
+    new RegExp(
+      `^FSRESIZE_TEMP_FILES_FAILED: cannot create the files for the output of resize2fs ${loop.device} in the temporary directory ${missing} \\(ENOENT: it does not exist\\); resize2fs was not started, so it changed nothing`,
+    ),
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
 });
 
@@ -222,10 +356,26 @@ test('expandfs with stacked mounts: the device hidden at the mount path is refus
   await upper.mount(mnt);
   await lower.growBacking(384 * MiB);
   await upper.growBacking(512 * MiB);
-  const hidden = await driver(['expandfs', OPTIONS, lower.device, mnt, String(384 * MiB), String(256 * MiB)]);
+  const hidden = await driver([
+    'expandfs',
+    OPTIONS,
+    lower.device,
+    mnt,
+    String(384 * MiB),
+    String(256 * MiB),
+  ]);
   assert.equal(hidden.code, 1, hidden.combined);
-  assert.match(JSON.parse(hidden.combined).message, new RegExp(`^FSRESIZE_MOUNT_HIDDEN: btrfs on ${lower.device} is mounted at ${mnt} but hidden by another mount there`));
-  assert.equal(await btrfsBytes(mnt), 256 * MiB, 'the filesystem shown there was not grown to the hidden one\'s device');
+  assert.match(
+    JSON.parse(hidden.combined).message,
+    new RegExp(
+      `^FSRESIZE_MOUNT_HIDDEN: btrfs on ${lower.device} is mounted at ${mnt} but hidden by another mount there`,
+    ),
+  );
+  assert.equal(
+    await btrfsBytes(mnt),
+    256 * MiB,
+    "the filesystem shown there was not grown to the hidden one's device",
+  );
   const shown = await driver(['expandfs', OPTIONS, '', mnt, String(512 * MiB), String(256 * MiB)]);
   assert.equal(shown.code, 0, shown.combined);
   assert.equal(await btrfsBytes(mnt), 512 * MiB);
@@ -235,9 +385,18 @@ test('expandfs with stacked mounts: the device hidden at the mount path is refus
 
 test('the driver called with no operation, or with arguments kubelet would not pass, answers a Failure that starts with its code', async () => {
   for (const [args, message] of [
-    [[], /^FLEXVOLUME_INVALID_CALL: no operation given; kubelet calls init, expandvolume or expandfs$/],
-    [['expandvolume'], /^FLEXVOLUME_INVALID_CALL: expandvolume: missing the JSON options argument$/],
-    [['expandfs', '{}', '', '/nonexistent-voe-mount', '10', '1'], /^FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at \/nonexistent-voe-mount/],
+    [
+      [],
+      /^FLEXVOLUME_INVALID_CALL: no operation given; kubelet calls init, expandvolume or expandfs$/,
+    ],
+    [
+      ['expandvolume'],
+      /^FLEXVOLUME_INVALID_CALL: expandvolume: missing the JSON options argument$/,
+    ],
+    [
+      ['expandfs', '{}', '', '/nonexistent-voe-mount', '10', '1'],
+      /^FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at \/nonexistent-voe-mount/,
+    ],
   ] as const) {
     const answer = await driver([...args]);
     assert.equal(answer.code, 1, answer.combined);
@@ -255,20 +414,50 @@ test('expandfs and voe fsresize grow processes at once on one device named four 
   const node = join(nodes, 'node');
   await sh('mknod', [node, 'b', ...majorMinor.split(':')]);
   const names = [loop.device, link, node, `/dev/block/${majorMinor}`];
-  const byNumber = await stat(names[3]!).then((info) => info.isBlockDevice(), () => false);
+  const byNumber = await stat(names[3]!).then(
+    (info) => info.isBlockDevice(),
+    () => false,
+  );
   if (!byNumber) names.pop(); // no /dev/block links on this machine (no udev)
-  const calls = await Promise.all(names.flatMap((name) => [
-    driver(['expandfs', OPTIONS, name, '', String(512 * MiB), String(64 * MiB)]).then((r) => ({ name, code: r.code, message: JSON.parse(r.combined).message as string })),
-    new Promise<{ name: string; code: number; message: string }>((resolve) => {
-      execFile(process.execPath, [MAIN, 'fsresize', 'grow', '--device', name, '--json'], { encoding: 'utf8', env: envIgnoringUnreadableHere() }, (error, stdout) => {
-        resolve({ name, code: error ? Number(error.code) : 0, message: JSON.parse(stdout).reason as string });
-      });
-    }),
-  ]));
+  const calls = await Promise.all(
+    names.flatMap((name) => [
+      driver(['expandfs', OPTIONS, name, '', String(512 * MiB), String(64 * MiB)]).then((r) => ({
+        name,
+        code: r.code,
+        message: JSON.parse(r.combined).message as string,
+      })),
+      new Promise<{ name: string; code: number; message: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [MAIN, 'fsresize', 'grow', '--device', name, '--json'],
+          { encoding: 'utf8', env: envIgnoringUnreadableHere() },
+          (error, stdout) => {
+            resolve({
+              name,
+              code: error ? Number(error.code) : 0,
+              message: JSON.parse(stdout).reason as string,
+            });
+          },
+        );
+      }),
+    ]),
+  );
   const said = calls.map((c) => `${c.name}: ${c.code} ${c.message}`).join('\n');
   for (const call of calls) assert.equal(call.code, 0, said);
-  assert.equal(calls.filter((c) => /^(checked \(e2fsck -f -p \S+, exit 0: no errors\) and )?grew ext4 .* offline$/.test(c.message)).length, 1, said);
-  assert.equal(calls.filter((c) => /already fills the device/.test(c.message)).length, calls.length - 1, said);
+  assert.equal(
+    calls.filter((c) =>
+      /^(checked \(e2fsck -f -p \S+, exit 0: no errors\) and )?grew ext4 .* offline$/.test(
+        c.message,
+      ),
+    ).length,
+    1,
+    said,
+  );
+  assert.equal(
+    calls.filter((c) => /already fills the device/.test(c.message)).length,
+    calls.length - 1,
+    said,
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
@@ -277,20 +466,58 @@ test('expandfs and voe fsresize grow processes at once on one device named four 
 test('the driver run as kubelet runs it (no environment but PATH, cwd /, stdin closed) with its lock directory /run/voe/fsresize read-only, owned by another user or on a full filesystem (in a mount namespace of its own): one JSON Failure line on stdout, nothing on stderr, exit 1', async (t) => {
   const { mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
   // In a mount namespace of its own, a tmpfs over /run set up as each case needs, then the driver.
-  const run = async (setupRun: string): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
-    const script = `${DROP_OTHER_LOOP_MOUNTS}; unset VOE_KEEP_MOUNT; ${setupRun} && cd / && exec "$@" <&-`;
-    execFile('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', process.execPath, MAIN, 'flexvolume', 'expandfs', OPTIONS, '', mnt, String(512 * MiB), String(320 * MiB)],
-      { encoding: 'utf8', env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', VOE_KEEP_MOUNT: mnt } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
-  });
+  const run = async (setupRun: string): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      const script = `${DROP_OTHER_LOOP_MOUNTS}; unset VOE_KEEP_MOUNT; ${setupRun} && cd / && exec "$@" <&-`;
+      execFile(
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          '--',
+          'sh',
+          '-c',
+          script,
+          'sh',
+          process.execPath,
+          MAIN,
+          'flexvolume',
+          'expandfs',
+          OPTIONS,
+          '',
+          mnt,
+          String(512 * MiB),
+          String(320 * MiB),
+        ],
+        {
+          encoding: 'utf8',
+          env: {
+            PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+            VOE_KEEP_MOUNT: mnt,
+          },
+        },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+    });
   const page = systemPageSize();
   const cases: Array<[string, string, RegExp]> = [
-    ['read-only', 'mount -t tmpfs -o ro,mode=0755 voe-test-run /run',
-      /^FSRESIZE_PERMISSION_DENIED: cannot create the device lock file in \/run\/voe\/fsresize \(EROFS\); it is on a read-only filesystem/],
-    ['owned by another user', 'mount -t tmpfs -o mode=0755 voe-test-run /run && mkdir -p -m 700 /run/voe/fsresize && chown 65534 /run/voe/fsresize',
-      /^FSRESIZE_PERMISSION_DENIED: the device lock directory \/run\/voe\/fsresize is owned by uid 65534, not 0: run voe as that user/],
-    ['full', `mount -t tmpfs -o size=${4 * page},mode=0755 voe-test-run /run && mkdir -p -m 700 /run/voe/fsresize && { head -c ${8 * page} /dev/zero > /run/fill 2>/dev/null; true; }`,
-      /^FSRESIZE_LOCK_FAILED: cannot create the device lock file in \/run\/voe\/fsresize \(ENOSPC\); the filesystem holding it is full/],
+    [
+      'read-only',
+      'mount -t tmpfs -o ro,mode=0755 voe-test-run /run',
+      /^FSRESIZE_PERMISSION_DENIED: cannot create the device lock file in \/run\/voe\/fsresize \(EROFS\); it is on a read-only filesystem/,
+    ],
+    [
+      'owned by another user',
+      'mount -t tmpfs -o mode=0755 voe-test-run /run && mkdir -p -m 700 /run/voe/fsresize && chown 65534 /run/voe/fsresize',
+      /^FSRESIZE_PERMISSION_DENIED: the device lock directory \/run\/voe\/fsresize is owned by uid 65534, not 0: run voe as that user/,
+    ],
+    [
+      'full',
+      `mount -t tmpfs -o size=${4 * page},mode=0755 voe-test-run /run && mkdir -p -m 700 /run/voe/fsresize && { head -c ${8 * page} /dev/zero > /run/fill 2>/dev/null; true; }`,
+      /^FSRESIZE_LOCK_FAILED: cannot create the device lock file in \/run\/voe\/fsresize \(ENOSPC\); the filesystem holding it is full/,
+    ],
   ];
   for (const [what, setupRun, message] of cases) {
     const answer = await run(setupRun);
@@ -302,5 +529,9 @@ test('the driver run as kubelet runs it (no environment but PATH, cwd /, stdin c
     assert.match(response.message, message, what);
   }
   assert.equal(await xfsBytes(mnt), 320 * MiB, 'nothing was grown');
-  assert.doesNotMatch(await readFile('/proc/self/mountinfo', 'utf8'), /voe-test-run/, 'the tmpfs was only ever in the namespaces, gone with them');
+  assert.doesNotMatch(
+    await readFile('/proc/self/mountinfo', 'utf8'),
+    /voe-test-run/,
+    'the tmpfs was only ever in the namespaces, gone with them',
+  );
 });

@@ -2,9 +2,23 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
-import { hasCapSysResource, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import {
+  hasCapSysResource,
+  MiB,
+  readChecksums,
+  sh,
+  writeChecksummedFiles,
+} from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
-import { blockdevBytes, btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+import {
+  blockdevBytes,
+  btrfsBytes,
+  dumpe2fsBytes,
+  mountedXfs,
+  setup,
+  usedExt4,
+  xfsBytes,
+} from './fixtures.js';
 
 test('ext4 offline: resize2fs grows the unmounted filesystem to the device and every file survives', async (t) => {
   const { resizer, calls, loop, mnt, sums } = await usedExt4(t);
@@ -35,21 +49,44 @@ test('ext4 offline: resize2fs grows the unmounted filesystem to the device and e
 test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so resize2fs does not refuse', async (t) => {
   // Last check long before the last mount: a bare offline resize2fs now says
   // "Please run 'e2fsck -f <device>' first" (what made this case fail at random before).
-  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { beforeGrowing: (loop) => sh('tune2fs', ['-T', '20000101', loop.device]) });
-  await assert.rejects(sh('resize2fs', [loop.device, '64M']), /Please run 'e2fsck -f/, 'a bare resize2fs refuses (same size: harmless if it did not)');
-  assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, true, 'the core sees what resize2fs sees');
+  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, {
+    beforeGrowing: (loop) => sh('tune2fs', ['-T', '20000101', loop.device]),
+  });
+  await assert.rejects(
+    sh('resize2fs', [loop.device, '64M']),
+    /Please run 'e2fsck -f/,
+    'a bare resize2fs refuses (same size: harmless if it did not)',
+  );
+  assert.equal(
+    (await resizer.inspect(loop.device)).extCheckNeeded,
+    true,
+    'the core sees what resize2fs sees',
+  );
   const dryRun = await resizer.grow(loop.device, { dryRun: true });
   assert.match(dryRun.reason, /with: e2fsck -f -p \S+ && resize2fs \S+$/);
-  assert.deepEqual(dryRun.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: null });
+  assert.deepEqual(dryRun.precheck, {
+    command: ['e2fsck', '-f', '-p', loop.device],
+    exitCode: null,
+  });
 
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'grown');
   assert.equal(result.afterBytes, 256 * MiB);
   assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
   assert.match(result.reason, /^checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/);
-  assert.deepEqual(calls.filter((c) => c[0] === 'e2fsck'), [['e2fsck', '-f', '-p', loop.device]]);
-  assert.ok(calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'), 'checked before growing');
-  assert.equal((await resizer.inspect(loop.device)).extCheckNeeded, false, 'the check was recorded');
+  assert.deepEqual(
+    calls.filter((c) => c[0] === 'e2fsck'),
+    [['e2fsck', '-f', '-p', loop.device]],
+  );
+  assert.ok(
+    calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'),
+    'checked before growing',
+  );
+  assert.equal(
+    (await resizer.inspect(loop.device)).extCheckNeeded,
+    false,
+    'the check was recorded',
+  );
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
@@ -66,20 +103,44 @@ test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays i
   await sh('cp', ['--sparse=always', loop.backingFile, snapshotFile]);
   await loop.unmount(mnt);
   const snapshot = await scratch.attachFile(snapshotFile);
-  assert.match(await sh('dumpe2fs', ['-h', snapshot.device]), /^Filesystem features:.*needs_recovery/m, 'the copy needs journal recovery');
+  assert.match(
+    await sh('dumpe2fs', ['-h', snapshot.device]),
+    /^Filesystem features:.*needs_recovery/m,
+    'the copy needs journal recovery',
+  );
   await snapshot.growBacking(192 * MiB);
-  await assert.rejects(sh('resize2fs', [snapshot.device, '64M']), /Please run 'e2fsck -f/, 'a bare resize2fs refuses (same size: harmless if it did not)');
-  assert.equal((await resizer.inspect(snapshot.device)).extCheckNeeded, true, 'the core sees what resize2fs sees');
+  await assert.rejects(
+    sh('resize2fs', [snapshot.device, '64M']),
+    /Please run 'e2fsck -f/,
+    'a bare resize2fs refuses (same size: harmless if it did not)',
+  );
+  assert.equal(
+    (await resizer.inspect(snapshot.device)).extCheckNeeded,
+    true,
+    'the core sees what resize2fs sees',
+  );
 
   const result = await resizer.grow(snapshot.device);
   assert.equal(result.action, 'grown', result.reason);
   // The journal was replayed: e2fsck says it corrected the filesystem (exit 1), and the result says so.
-  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', snapshot.device], exitCode: 1 });
-  assert.match(result.reason, /^checked \(e2fsck -f -p \S+, exit 1: errors corrected\) and grew ext4/);
+  assert.deepEqual(result.precheck, {
+    command: ['e2fsck', '-f', '-p', snapshot.device],
+    exitCode: 1,
+  });
+  assert.match(
+    result.reason,
+    /^checked \(e2fsck -f -p \S+, exit 1: errors corrected\) and grew ext4/,
+  );
   assert.equal(result.afterBytes, 192 * MiB);
   assert.equal(await dumpe2fsBytes(snapshot.device), 192 * MiB);
-  assert.deepEqual(calls.filter((c) => c[0] === 'e2fsck'), [['e2fsck', '-f', '-p', snapshot.device]]);
-  assert.ok(calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'), 'checked before growing');
+  assert.deepEqual(
+    calls.filter((c) => c[0] === 'e2fsck'),
+    [['e2fsck', '-f', '-p', snapshot.device]],
+  );
+  assert.ok(
+    calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'),
+    'checked before growing',
+  );
   assert.doesNotMatch(await sh('dumpe2fs', ['-h', snapshot.device]), /needs_recovery/);
   await snapshot.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
@@ -88,24 +149,41 @@ test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays i
 test('ext4 that already fills its device but records errors (as a resize2fs stopped midway leaves it): checked with e2fsck -f -p, never passed as "nothing to grow"', async (t) => {
   const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { growTo: 64 * MiB });
   await sh('debugfs', ['-w', '-R', 'ssv state 3', loop.device]);
-  assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem state: +clean with errors$/m);
+  assert.match(
+    await sh('dumpe2fs', ['-h', loop.device]),
+    /^Filesystem state: +clean with errors$/m,
+  );
   const inspection = await resizer.inspect(loop.device);
   assert.equal(inspection.extErrors, true);
   assert.equal(resizer.needsResize(inspection), false, 'it fills its device');
 
   const dryRun = await resizer.grow(loop.device, { dryRun: true });
   assert.equal(dryRun.action, 'noop');
-  assert.match(dryRun.reason, /^dry run: ext4 on \S+ already fills the device \(64\.0 MiB of 64\.0 MiB\) but records errors \(e\.g\. a resize stopped midway\): would check it with: e2fsck -f -p \S+$/);
+  assert.match(
+    dryRun.reason,
+    /^dry run: ext4 on \S+ already fills the device \(64\.0 MiB of 64\.0 MiB\) but records errors \(e\.g\. a resize stopped midway\): would check it with: e2fsck -f -p \S+$/,
+  );
   assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0, 'a dry run checks nothing');
 
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'noop');
   assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
-  assert.match(result.reason, /but records errors \(e\.g\. a resize stopped midway\): checked it \(e2fsck -f -p \S+, exit 0: no errors\); nothing to grow$/);
+  assert.match(
+    result.reason,
+    /but records errors \(e\.g\. a resize stopped midway\): checked it \(e2fsck -f -p \S+, exit 0: no errors\); nothing to grow$/,
+  );
   assert.deepEqual(result.command, null);
   assert.equal(growCalls(calls), 0);
-  assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem state: +clean$/m, 'e2fsck cleared the error state');
-  assert.equal((await resizer.grow(loop.device)).precheck, null, 'once checked, a second call does nothing');
+  assert.match(
+    await sh('dumpe2fs', ['-h', loop.device]),
+    /^Filesystem state: +clean$/m,
+    'e2fsck cleared the error state',
+  );
+  assert.equal(
+    (await resizer.grow(loop.device)).precheck,
+    null,
+    'once checked, a second call does nothing',
+  );
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
@@ -124,7 +202,14 @@ test('ext4 that fills its device and records errors preen mode cannot fix: FSRES
 });
 
 test('xfs online: xfs_growfs -d grows the mounted filesystem and every file survives', async (t) => {
-  const { resizer, calls, loop, mnt, sums, beforeBytes: before } = await mountedXfs(t, { growTo: 1024 * MiB });
+  const {
+    resizer,
+    calls,
+    loop,
+    mnt,
+    sums,
+    beforeBytes: before,
+  } = await mountedXfs(t, { growTo: 1024 * MiB });
 
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'grown', result.reason);
@@ -168,7 +253,9 @@ test('ext4 online: grows with CAP_SYS_RESOURCE, otherwise fails with FSRESIZE_PE
   const sums = await writeChecksummedFiles(mnt);
   await loop.growBacking(192 * MiB);
   const capable = await hasCapSysResource();
-  t.diagnostic(`CAP_SYS_RESOURCE ${capable ? 'present: expecting growth' : 'absent: expecting FSRESIZE_PERMISSION_DENIED'}`);
+  t.diagnostic(
+    `CAP_SYS_RESOURCE ${capable ? 'present: expecting growth' : 'absent: expecting FSRESIZE_PERMISSION_DENIED'}`,
+  );
 
   if (capable) {
     const result = await resizer.grow(loop.device);

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
-import { createDeviceLock, createExecFileRunner, createFsResizer, extGrowTarget, isFsResizeError, majorMinorOf, systemPageSize } from '../../../src/fsresize/index.js';
+import {
+  createDeviceLock,
+  createExecFileRunner,
+  createFsResizer,
+  extGrowTarget,
+  isFsResizeError,
+  majorMinorOf,
+  systemPageSize,
+} from '../../../src/fsresize/index.js';
 import { eventually } from '../../support/held-clock.js';
 import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
@@ -35,15 +43,26 @@ test('a 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs can o
   await loop.unmount(mnt);
   await loop.growBacking(100 * MiB + 3072);
   const target = (bytes: number): number => extGrowTarget(bytes, 1024, systemPageSize());
-  assert.equal(target(100 * MiB + 3072), 100 * MiB, 'pages of 4 KiB or more (every Linux page size)');
+  assert.equal(
+    target(100 * MiB + 3072),
+    100 * MiB,
+    'pages of 4 KiB or more (every Linux page size)',
+  );
   for (const dryRun of [true, false, false]) {
     const result = await resizer.grow(loop.device, { dryRun });
     assert.equal(result.action, 'noop');
     assert.equal(result.command, null, 'no grow tool, not even in a dry run');
     assert.equal(result.precheck, null);
-    assert.match(result.reason, /already has the size resize2fs can reach .*so the last 3072 bytes of the device stay unused\): nothing to grow$/);
+    assert.match(
+      result.reason,
+      /already has the size resize2fs can reach .*so the last 3072 bytes of the device stay unused\): nothing to grow$/,
+    );
   }
-  assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), [], 'only the probes ran');
+  assert.deepEqual(
+    calls.filter((c) => c[0] !== 'blkid'),
+    [],
+    'only the probes ran',
+  );
   // Grown by 1 MiB more: one check and one grow to the page boundary, then nothing again.
   await loop.growBacking(101 * MiB + 3072);
   const grown = await resizer.grow(loop.device);
@@ -54,7 +73,11 @@ test('a 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs can o
   assert.equal(again.action, 'noop');
   assert.equal(again.command, null);
   assert.equal(growCalls(calls), 1);
-  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 1, 'the check ran before the one grow only');
+  assert.equal(
+    calls.filter((c) => c[0] === 'e2fsck').length,
+    1,
+    'the check ran before the one grow only',
+  );
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
@@ -70,7 +93,10 @@ test('a dry run changes nothing and says what it would run', async (t) => {
   assert.deepEqual(result.command, ['resize2fs', loop.device]);
   assert.equal(result.precheck, null);
   // Never mounted since mkfs: resize2fs would not demand a check, so none is planned.
-  assert.match(result.reason, /^dry run: would grow ext4 on \S+ from 64\.0 MiB to 128\.0 MiB offline with: resize2fs \S+$/);
+  assert.match(
+    result.reason,
+    /^dry run: would grow ext4 on \S+ from 64\.0 MiB to 128\.0 MiB offline with: resize2fs \S+$/,
+  );
   assert.equal(growCalls(calls), 0);
   assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0);
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
@@ -80,7 +106,8 @@ test('concurrent grows of one device in one process: exactly one grow, the other
   const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { files: 2 });
   const results = await Promise.all([1, 2, 3, 4].map(() => resizer.grow(loop.device)));
   assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop', 'noop', 'noop']);
-  for (const r of results.filter((x) => x.action === 'noop')) assert.match(r.reason, /already fills the device/);
+  for (const r of results.filter((x) => x.action === 'noop'))
+    assert.match(r.reason, /already fills the device/);
   assert.equal(growCalls(calls), 1);
   assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
   await loop.mount(mnt);
@@ -93,8 +120,17 @@ test('concurrent grows through two resizers sharing the node lock directory: exa
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(256 * MiB);
   // Two independent resizers stand for two processes (e.g. kubelet's FlexVolume call and an operator).
-  const runners = [recordingRunner(createExecFileRunner()), recordingRunner(createExecFileRunner())];
-  const resizers = runners.map((runner) => createFsResizer({ runner, lock: createDeviceLock({ directory: lockDirectory, pollMs: 10 }), unreadableProcesses: unreadablePolicyHere }));
+  const runners = [
+    recordingRunner(createExecFileRunner()),
+    recordingRunner(createExecFileRunner()),
+  ];
+  const resizers = runners.map((runner) =>
+    createFsResizer({
+      runner,
+      lock: createDeviceLock({ directory: lockDirectory, pollMs: 10 }),
+      unreadableProcesses: unreadablePolicyHere,
+    }),
+  );
   const results = await Promise.all(resizers.map((r) => r.grow(loop.device)));
   assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop']);
   assert.equal(growCalls(runners.flatMap((r) => r.calls)), 1);
@@ -107,7 +143,8 @@ test('a device name given to another device while voe waited for the lock: FSRES
   await sh('mkfs.ext4', ['-q', other.device]);
   await other.growBacking(128 * MiB);
   const node = `${await scratch.directory('nodes')}/disk`;
-  const numbers = async (device: string): Promise<string> => majorMinorOf((await stat(device)).rdev);
+  const numbers = async (device: string): Promise<string> =>
+    majorMinorOf((await stat(device)).rdev);
   const [first, second] = [await numbers(loop.device), await numbers(other.device)];
   await sh('mknod', [node, 'b', ...first.split(':')]);
   // Another voe holds the first device's lock.
@@ -116,14 +153,21 @@ test('a device name given to another device while voe waited for the lock: FSRES
   growing.catch(() => undefined);
   // Waiting once its staged lock content sits next to the first device's lock file.
   const waiting = new RegExp(`^${first.replace(':', '-')}\\.lock\\.[0-9a-f-]{36}$`);
-  await eventually(async () => (await readdir(lockDirectory)).some((name) => waiting.test(name)), 30_000, 'the grow waiting for the lock');
+  await eventually(
+    async () => (await readdir(lockDirectory)).some((name) => waiting.test(name)),
+    30_000,
+    'the grow waiting for the lock',
+  );
   await rm(node);
   await sh('mknod', [node, 'b', ...second.split(':')]);
   await release();
   await assert.rejects(growing, (error: unknown) => {
     assert.ok(isFsResizeError(error), String(error));
     assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED', error.message);
-    assert.equal(error.message, `${node} now leads to ${node} (${second}), not to the device voe locked and inspected (${node}, ${first}): the name was given to another device meanwhile; nothing was changed — check which device to grow and retry`);
+    assert.equal(
+      error.message,
+      `${node} now leads to ${node} (${second}), not to the device voe locked and inspected (${node}, ${first}): the name was given to another device meanwhile; nothing was changed — check which device to grow and retry`,
+    );
     return true;
   });
   assert.equal(growCalls(calls), 0);
@@ -139,28 +183,54 @@ test('a grow tool still running at the timeout is left running and keeps the dev
   // resize2fs made slow (2 s before it starts), as a long grow of a large filesystem is.
   const real = createExecFileRunner();
   const slow = recordingRunner({
-    run: (command, args, options) => (command === 'resize2fs' ? real.run('sh', ['-c', 'sleep 2; exec resize2fs "$@"', 'resize2fs', ...args], options) : real.run(command, args, options)),
+    run: (command, args, options) =>
+      command === 'resize2fs'
+        ? real.run('sh', ['-c', 'sleep 2; exec resize2fs "$@"', 'resize2fs', ...args], options)
+        : real.run(command, args, options),
   });
   const lock = () => createDeviceLock({ directory: lockDirectory });
-  const impatient = createFsResizer({ runner: slow, lock: lock(), unreadableProcesses: unreadablePolicyHere, timeouts: { growMs: 500 } });
+  const impatient = createFsResizer({
+    runner: slow,
+    lock: lock(),
+    unreadableProcesses: unreadablePolicyHere,
+    timeouts: { growMs: 500 },
+  });
   let toolPid = 0;
   await assert.rejects(impatient.grow(loop.device), (error: unknown) => {
     assert.ok(isFsResizeError(error));
     assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-    assert.match(error.message, /is still running \(pid \d+\): voe stopped waiting but left it running/);
+    assert.match(
+      error.message,
+      /is still running \(pid \d+\): voe stopped waiting but left it running/,
+    );
     toolPid = error.details?.['pid'] as number;
     return true;
   });
   const [lockFile] = await readdir(lockDirectory);
   assert.ok(lockFile, 'the lock file stays');
-  assert.match(await readFile(join(lockDirectory, lockFile), 'utf8'), new RegExp(`^${toolPid} `), 'handed to the running tool');
+  assert.match(
+    await readFile(join(lockDirectory, lockFile), 'utf8'),
+    new RegExp(`^${toolPid} `),
+    'handed to the running tool',
+  );
 
-  const next = createFsResizer({ runner: createExecFileRunner(), lock: lock(), unreadableProcesses: unreadablePolicyHere });
+  const next = createFsResizer({
+    runner: createExecFileRunner(),
+    lock: lock(),
+    unreadableProcesses: unreadablePolicyHere,
+  });
   const waited: string[] = [];
   const result = await next.grow(loop.device, { onLockWait: (holder) => waited.push(holder) });
   assert.deepEqual(waited, [String(toolPid)], 'the next grow waited for the tool');
   assert.equal(result.action, 'noop', result.reason);
-  assert.match(result.reason, /already fills the device \(256\.0 MiB of 256\.0 MiB\): nothing to grow$/);
+  assert.match(
+    result.reason,
+    /already fills the device \(256\.0 MiB of 256\.0 MiB\): nothing to grow$/,
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
-  assert.match(await sh('e2fsck', ['-f', '-n', loop.device]), /clean|files/, 'the filesystem checks clean');
+  assert.match(
+    await sh('e2fsck', ['-f', '-n', loop.device]),
+    /clean|files/,
+    'the filesystem checks clean',
+  );
 });

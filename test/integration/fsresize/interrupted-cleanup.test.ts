@@ -6,23 +6,37 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { sh } from '../../support/loop-device.js';
 
-const fixture = fileURLToPath(new URL('../../support/fixtures/attach-loop-then-wait.js', import.meta.url));
+const fixture = fileURLToPath(
+  new URL('../../support/fixtures/attach-loop-then-wait.js', import.meta.url),
+);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`an interrupted test process (${signal}) unmounts and detaches its loop devices`, async () => {
     const child = spawn(process.execPath, [fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    while (!out.includes('\n') && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
-    const held = JSON.parse(out.split('\n')[0] ?? '{}') as { device: string; mountPoint: string; root: string };
-    assert.match(await sh('losetup', ['--list', '--noheadings', '--output', 'NAME']), new RegExp(`${held.device}\\b`));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    while (!out.includes('\n') && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 50));
+    const held = JSON.parse(out.split('\n')[0] ?? '{}') as {
+      device: string;
+      mountPoint: string;
+      root: string;
+    };
+    assert.match(
+      await sh('losetup', ['--list', '--noheadings', '--output', 'NAME']),
+      new RegExp(`${held.device}\\b`),
+    );
     const exited = once(child, 'exit');
     child.kill(signal);
     await exited;
     const mounts = await readFile('/proc/self/mounts', 'utf8');
     assert.equal(mounts.includes(` ${held.mountPoint} `), false, 'unmounted');
     // By backing file, not by name: a test file running beside this one may attach the freed /dev/loopN at once.
-    const backed = (await sh('losetup', ['--list', '--noheadings', '--output', 'NAME,BACK-FILE'])).split('\n').filter((line) => line.includes(held.root));
+    const backed = (await sh('losetup', ['--list', '--noheadings', '--output', 'NAME,BACK-FILE']))
+      .split('\n')
+      .filter((line) => line.includes(held.root));
     assert.deepEqual(backed, [], 'detached');
     await assert.rejects(access(held.root), 'scratch directory removed');
   });

@@ -10,7 +10,12 @@ import { rm, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { isFsResizeError, majorMinorOf, refusesExclusiveOpen, type FsResizer } from '../../../src/fsresize/index.js';
+import {
+  isFsResizeError,
+  majorMinorOf,
+  refusesExclusiveOpen,
+  type FsResizer,
+} from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums } from '../../support/loop-device.js';
@@ -34,15 +39,33 @@ const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '
 test('the backing file also attached as another loop device, idle or mounted there: refused FSRESIZE_DEVICE_IN_USE naming it; nothing runs, nothing changes; grown once it is detached', async (t) => {
   const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
   const alias = await scratch.attachFile(loop.backingFile);
-  const named = new RegExp(`^ext4 on ${escaped(loop.device)} is not mounted here, but its backing file ${escaped(loop.backingFile)} is also attached as ${escaped(alias.device)}, which shows the same data`);
+  const named = new RegExp(
+    `^ext4 on ${escaped(loop.device)} is not mounted here, but its backing file ${escaped(loop.backingFile)} is also attached as ${escaped(alias.device)}, which shows the same data`,
+  );
   await refusedInUse(resizer, loop.device, named);
   await alias.mount(mnt);
   await refusedInUse(resizer, loop.device, named);
   const inspection = await resizer.inspect(loop.device);
-  assert.equal(inspection.mountPoint, null, 'the filesystem is mounted, but through the other loop device');
-  assert.deepEqual(inspection.users?.backing, [{ loop: loop.device.replace('/dev/', ''), path: loop.backingFile, kind: 'file', sharedWith: [alias.device.replace('/dev/', '')], busy: false }]);
+  assert.equal(
+    inspection.mountPoint,
+    null,
+    'the filesystem is mounted, but through the other loop device',
+  );
+  assert.deepEqual(inspection.users?.backing, [
+    {
+      loop: loop.device.replace('/dev/', ''),
+      path: loop.backingFile,
+      kind: 'file',
+      sharedWith: [alias.device.replace('/dev/', '')],
+      busy: false,
+    },
+  ]);
   await alias.unmount(mnt);
-  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  assert.deepEqual(
+    calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
+    [],
+    'neither e2fsck nor resize2fs ran',
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 
   await alias.detach();
@@ -52,11 +75,22 @@ test('the backing file also attached as another loop device, idle or mounted the
 test('the backing file open in another process (QEMU with a disk image): refused FSRESIZE_DEVICE_IN_USE naming the process and the file; grown once it is gone', async (t) => {
   const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
   const holder = await holdDeviceElsewhere(t, loop.backingFile, await scratch.directory('holder'));
-  await refusedInUse(resizer, loop.device,
-    new RegExp(`^ext4 on ${escaped(loop.device)} is not mounted here, but pid ${holder.pid} \\(sleep with the backing file ${escaped(loop.backingFile)}\\) has the device or the backing file or device under it open: growing it offline`));
+  await refusedInUse(
+    resizer,
+    loop.device,
+    new RegExp(
+      `^ext4 on ${escaped(loop.device)} is not mounted here, but pid ${holder.pid} \\(sleep with the backing file ${escaped(loop.backingFile)}\\) has the device or the backing file or device under it open: growing it offline`,
+    ),
+  );
   const majorMinor = (await resizer.inspect(loop.device)).majorMinor;
-  assert.deepEqual((await resizer.inspect(loop.device)).users?.openedBy, [{ pid: holder.pid, command: 'sleep', majorMinor, backingFile: loop.backingFile }]);
-  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  assert.deepEqual((await resizer.inspect(loop.device)).users?.openedBy, [
+    { pid: holder.pid, command: 'sleep', majorMinor, backingFile: loop.backingFile },
+  ]);
+  assert.deepEqual(
+    calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
+    [],
+    'neither e2fsck nor resize2fs ran',
+  );
 
   await holder.stop();
   assert.equal((await resizer.grow(loop.device)).action, 'grown');
@@ -68,20 +102,40 @@ test('a loop device over a loop device: grown through the upper one while the lo
   const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
   const upper = await scratch.attachFile(loop.device);
   await loop.mount(mnt, ['ro']);
-  await refusedInUse(resizer, upper.device,
-    new RegExp(`^ext4 on ${escaped(upper.device)} is not mounted here, but its backing device ${escaped(loop.device)} is in use by the kernel \\(mounted, perhaps in another mount namespace`));
+  await refusedInUse(
+    resizer,
+    upper.device,
+    new RegExp(
+      `^ext4 on ${escaped(upper.device)} is not mounted here, but its backing device ${escaped(loop.device)} is in use by the kernel \\(mounted, perhaps in another mount namespace`,
+    ),
+  );
   await loop.unmount(mnt);
-  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  assert.deepEqual(
+    calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
+    [],
+    'neither e2fsck nor resize2fs ran',
+  );
   const inspection = await resizer.inspect(upper.device);
   const name = (device: string): string => device.replace('/dev/', '');
   assert.deepEqual(inspection.users?.backing, [
-    { loop: name(upper.device), path: loop.device, kind: 'device', majorMinor: (await resizer.inspect(loop.device)).majorMinor, sharedWith: [], busy: false },
+    {
+      loop: name(upper.device),
+      path: loop.device,
+      kind: 'device',
+      majorMinor: (await resizer.inspect(loop.device)).majorMinor,
+      sharedWith: [],
+      busy: false,
+    },
     { loop: name(loop.device), path: loop.backingFile, kind: 'file', sharedWith: [], busy: false },
   ]);
 
   const result = await resizer.grow(upper.device);
   assert.equal(result.action, 'grown', result.reason);
-  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB, 'the same filesystem, seen through the lower device');
+  assert.equal(
+    await dumpe2fsBytes(loop.device),
+    256 * MiB,
+    'the same filesystem, seen through the lower device',
+  );
   await upper.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
@@ -89,39 +143,69 @@ test('a loop device over a loop device: grown through the upper one while the lo
 test('a loop device over a deleted file: voe cannot see what else uses that data; refused FSRESIZE_DEVICE_IN_USE, nothing changes', async (t) => {
   const { resizer, calls, loop } = await usedExt4(t);
   await rm(loop.backingFile);
-  await refusedInUse(resizer, loop.device,
-    new RegExp(`^ext4 on ${escaped(loop.device)} is not mounted here, but what it shows lies in ${escaped(loop.backingFile)} \\(deleted\\), which does not lead to a file or device here`));
-  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  await refusedInUse(
+    resizer,
+    loop.device,
+    new RegExp(
+      `^ext4 on ${escaped(loop.device)} is not mounted here, but what it shows lies in ${escaped(loop.backingFile)} \\(deleted\\), which does not lead to a file or device here`,
+    ),
+  );
+  assert.deepEqual(
+    calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
+    [],
+    'neither e2fsck nor resize2fs ran',
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 
 test('refusesExclusiveOpen: false for a free device (closed again), true while it is mounted, or for a path that cannot be opened or does not answer in time', async (t) => {
   const { scratch, loop, mnt } = await usedExt4(t);
   assert.equal(await refusesExclusiveOpen(loop.device, Date.now() + 10_000), false);
-  assert.equal(await refusesExclusiveOpen(loop.device, Date.now() + 10_000), false, 'the first probe let it go');
+  assert.equal(
+    await refusesExclusiveOpen(loop.device, Date.now() + 10_000),
+    false,
+    'the first probe let it go',
+  );
   await loop.mount(mnt);
   assert.equal(await refusesExclusiveOpen(loop.device, Date.now() + 10_000), true);
   await loop.unmount(mnt);
   assert.equal(await refusesExclusiveOpen(join(mnt, 'missing'), Date.now() + 10_000), true);
   const hung = await scratch.directory('fuse');
   const { stop } = await mountHungFuse(t, hung);
-  assert.equal(await refusesExclusiveOpen(join(hung, 'disk'), Date.now() + 300), true, 'an open that never answers');
+  assert.equal(
+    await refusesExclusiveOpen(join(hung, 'disk'), Date.now() + 300),
+    true,
+    'an open that never answers',
+  );
   await stop();
 });
 
 test('a loop device stacked on the device through a node deleted since (its backing path leads nowhere): recognised by showing the same data, refused FSRESIZE_DEVICE_IN_USE; a loop device over a deleted file of other data is not in the way', async (t) => {
   const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
   const node = `${await scratch.directory('nodes')}/disk`;
-  await execFileAsync('mknod', [node, 'b', ...majorMinorOf((await stat(loop.device)).rdev).split(':')]);
+  await execFileAsync('mknod', [
+    node,
+    'b',
+    ...majorMinorOf((await stat(loop.device)).rdev).split(':'),
+  ]);
   const upper = await scratch.attachFile(node);
   await rm(node);
   // Another loop device over a deleted file, holding other data.
   const unrelated = await scratch.attach(16 * MiB);
   await execFileAsync('mkfs.ext4', ['-q', unrelated.device]);
   await rm(unrelated.backingFile);
-  await refusedInUse(resizer, loop.device,
-    new RegExp(`^ext4 on ${escaped(loop.device)} is not mounted here, but ${escaped(upper.device.replace('/dev/', ''))} \\(over ${escaped(node)} \\(deleted\\), which voe cannot see from here\\) is stacked on the device`));
-  assert.deepEqual(calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'), [], 'neither e2fsck nor resize2fs ran');
+  await refusedInUse(
+    resizer,
+    loop.device,
+    new RegExp(
+      `^ext4 on ${escaped(loop.device)} is not mounted here, but ${escaped(upper.device.replace('/dev/', ''))} \\(over ${escaped(node)} \\(deleted\\), which voe cannot see from here\\) is stacked on the device`,
+    ),
+  );
+  assert.deepEqual(
+    calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
+    [],
+    'neither e2fsck nor resize2fs ran',
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
 
   await upper.detach();

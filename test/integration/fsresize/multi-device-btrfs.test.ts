@@ -55,7 +55,10 @@ test('btrfs on two devices, not mounted: the second one is FSRESIZE_NOT_MOUNTED'
   const second = await scratch.attach(256 * MiB);
   await sh('mkfs.btrfs', ['-q', '-f', '-d', 'single', '-m', 'single', first.device, second.device]);
   await second.growBacking(384 * MiB);
-  await assert.rejects(resizer.grow(second.device), /FSRESIZE_NOT_MOUNTED|btrfs only grows while mounted/);
+  await assert.rejects(
+    resizer.grow(second.device),
+    /FSRESIZE_NOT_MOUNTED|btrfs only grows while mounted/,
+  );
 });
 
 test('btrfs left on one device whose devid is 2 (the first device removed): grown with 2:max, as `max` alone means devid 1', async (t) => {

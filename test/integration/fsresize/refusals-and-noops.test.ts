@@ -2,8 +2,21 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createDeviceLock, createExecFileRunner, createFsResizer, isFsResizeError, type FsResizeErrorCode } from '../../../src/fsresize/index.js';
-import { GiB, hasCapSysResource, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import {
+  createDeviceLock,
+  createExecFileRunner,
+  createFsResizer,
+  isFsResizeError,
+  type FsResizeErrorCode,
+} from '../../../src/fsresize/index.js';
+import {
+  GiB,
+  hasCapSysResource,
+  MiB,
+  readChecksums,
+  sh,
+  writeChecksummedFiles,
+} from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, setup, usedExt4 } from './fixtures.js';
 
@@ -32,9 +45,15 @@ test('an unformatted device is a no-op with the reason', async (t) => {
 test('a device of 0 bytes (a loop device over an empty file) is FSRESIZE_DEVICE_EMPTY, not "unformatted"', async (t) => {
   const { scratch, resizer, calls } = await setup(t);
   const loop = await scratch.attach(0);
-  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_DEVICE_EMPTY', /has no size \(0 bytes\)/));
+  await assert.rejects(
+    resizer.grow(loop.device),
+    rejectsWith('FSRESIZE_DEVICE_EMPTY', /has no size \(0 bytes\)/),
+  );
   // Only the read-only probe, started with the size reads, may have run; its answer is not used.
-  assert.deepEqual(calls.map((c) => c[0]), ['blkid']);
+  assert.deepEqual(
+    calls.map((c) => c[0]),
+    ['blkid'],
+  );
 });
 
 test('block mode is a no-op with the reason, even on a formatted device', async (t) => {
@@ -50,7 +69,11 @@ test('block mode is a no-op with the reason, even on a formatted device', async 
 });
 
 test('a read-only mount is left alone with the reason', async (t) => {
-  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 128 * MiB, beforeGrowing: (l, dir) => l.mount(dir, ['ro']) });
+  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, {
+    files: 2,
+    growTo: 128 * MiB,
+    beforeGrowing: (l, dir) => l.mount(dir, ['ro']),
+  });
   assert.equal(resizer.needsResize(await resizer.inspect(loop.device)), false);
   const result = await resizer.grow(loop.device);
   assert.equal(result.action, 'noop');
@@ -83,8 +106,13 @@ test('a device smaller than its filesystem (backing file shrunk) is refused; not
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(64 * MiB);
   assert.equal(resizer.needsResize(await resizer.inspect(loop.device)), false);
-  await assert.rejects(resizer.grow(loop.device),
-    rejectsWith('FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM', /is smaller than the ext4 filesystem on it \(128\.0 MiB\).*nothing was changed/));
+  await assert.rejects(
+    resizer.grow(loop.device),
+    rejectsWith(
+      'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
+      /is smaller than the ext4 filesystem on it \(128\.0 MiB\).*nothing was changed/,
+    ),
+  );
   assert.equal(growCalls(calls), 0);
   assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0);
   assert.equal(await dumpe2fsBytes(loop.device), 128 * MiB);
@@ -95,27 +123,50 @@ test('a device 512 bytes smaller than its filesystem is refused with both sizes 
   const loop = await scratch.attach(100 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(100 * MiB - 512);
-  await assert.rejects(resizer.grow(loop.device),
-    rejectsWith('FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM', /^\S+ \(100\.0 MiB \(104857088 bytes\)\) is smaller than the ext4 filesystem on it \(100\.0 MiB \(104857600 bytes\)\): /));
-  assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), []);
+  await assert.rejects(
+    resizer.grow(loop.device),
+    rejectsWith(
+      'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
+      /^\S+ \(100\.0 MiB \(104857088 bytes\)\) is smaller than the ext4 filesystem on it \(100\.0 MiB \(104857600 bytes\)\): /,
+    ),
+  );
+  assert.deepEqual(
+    calls.filter((c) => c[0] !== 'blkid'),
+    [],
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 100 * MiB);
 });
 
 test('a partitioned device is refused with FSRESIZE_PARTITIONED', async (t) => {
   const { scratch, resizer, calls } = await setup(t);
   const loop = await scratch.attach(64 * MiB);
-  await sh('sfdisk', ['--quiet', '--no-reread', '--no-tell-kernel', loop.device], 'label: gpt\n,,L\n');
+  await sh(
+    'sfdisk',
+    ['--quiet', '--no-reread', '--no-tell-kernel', loop.device],
+    'label: gpt\n,,L\n',
+  );
   assert.match(await sh('blkid', ['-p', '-o', 'export', loop.device]), /PTTYPE=gpt/);
   await loop.growBacking(128 * MiB);
-  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_PARTITIONED',
-    new RegExp(`^${loop.device} holds a gpt partition table, not a filesystem .*nothing was changed — grow the partition \\(e\\.g\\. growpart ${loop.device} 1\\), then run voe on the partition's device \\(e\\.g\\. ${loop.device}p1: `)));
+  await assert.rejects(
+    resizer.grow(loop.device),
+    rejectsWith(
+      'FSRESIZE_PARTITIONED',
+      new RegExp(
+        `^${loop.device} holds a gpt partition table, not a filesystem .*nothing was changed — grow the partition \\(e\\.g\\. growpart ${loop.device} 1\\), then run voe on the partition's device \\(e\\.g\\. ${loop.device}p1: `,
+      ),
+    ),
+  );
   assert.equal(growCalls(calls), 0);
 });
 
-test('a partitioned disk: voe refuses the disk and names the partition\'s device; the partition grown, voe grows the filesystem on that device', async (t) => {
+test("a partitioned disk: voe refuses the disk and names the partition's device; the partition grown, voe grows the filesystem on that device", async (t) => {
   const { scratch, resizer, calls } = await setup(t);
   const loop = await scratch.attach(64 * MiB, { partScan: true });
-  await sh('sfdisk', ['--quiet', '--no-reread', '--no-tell-kernel', loop.device], 'label: gpt\n,32M,L\n');
+  await sh(
+    'sfdisk',
+    ['--quiet', '--no-reread', '--no-tell-kernel', loop.device],
+    'label: gpt\n,32M,L\n',
+  );
   await sh('partx', ['--add', loop.device]);
   const partition = `${loop.device}p1`;
   await sh('mkfs.ext4', ['-q', partition]);
@@ -125,11 +176,21 @@ test('a partitioned disk: voe refuses the disk and names the partition\'s device
   const sums = await writeChecksummedFiles(mnt, 2);
   await sh('umount', [mnt]);
   await loop.growBacking(128 * MiB);
-  const told = await resizer.grow(loop.device).then(() => null, (error: unknown) => error);
+  const told = await resizer.grow(loop.device).then(
+    () => null,
+    (error: unknown) => error,
+  );
   assert.ok(isFsResizeError(told) && told.code === 'FSRESIZE_PARTITIONED', String(told));
-  assert.match(told.message, new RegExp(`then run voe on the partition's device \\(e\\.g\\. ${partition}: `));
+  assert.match(
+    told.message,
+    new RegExp(`then run voe on the partition's device \\(e\\.g\\. ${partition}: `),
+  );
   // What the message says (growpart is not installed here: sfdisk moves the partition's end the same way).
-  await sh('sfdisk', ['--quiet', '--no-reread', '--no-tell-kernel', '-N', '1', loop.device], ', +\n');
+  await sh(
+    'sfdisk',
+    ['--quiet', '--no-reread', '--no-tell-kernel', '-N', '1', loop.device],
+    ', +\n',
+  );
   await sh('partx', ['--update', loop.device]);
   const result = await resizer.grow(partition);
   assert.equal(result.action, 'grown', result.reason);
@@ -146,7 +207,10 @@ test('an unsupported filesystem is refused with a message naming it', async (t) 
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.vfat', [loop.device]);
   await loop.growBacking(128 * MiB);
-  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_UNSUPPORTED_FILESYSTEM', /resize of vfat is not supported/));
+  await assert.rejects(
+    resizer.grow(loop.device),
+    rejectsWith('FSRESIZE_UNSUPPORTED_FILESYSTEM', /resize of vfat is not supported/),
+  );
   assert.equal(growCalls(calls), 0);
 });
 
@@ -158,7 +222,10 @@ test('an unmounted xfs is a clear FSRESIZE_NOT_MOUNTED error (xfs only grows mou
   const inspection = await resizer.inspect(loop.device);
   assert.equal(inspection.filesystemBytes, 320 * MiB);
   assert.equal(resizer.needsResize(inspection), true);
-  await assert.rejects(resizer.grow(loop.device), rejectsWith('FSRESIZE_NOT_MOUNTED', /xfs only grows while mounted/));
+  await assert.rejects(
+    resizer.grow(loop.device),
+    rejectsWith('FSRESIZE_NOT_MOUNTED', /xfs only grows while mounted/),
+  );
   assert.equal(growCalls(calls), 0);
 });
 
@@ -168,17 +235,38 @@ test('a --mount that is not a mount point of the device is refused', async (t) =
   await sh('mkfs.ext4', ['-q', loop.device]);
   const elsewhere = await scratch.directory('elsewhere');
   await loop.growBacking(128 * MiB);
-  await assert.rejects(resizer.grow(loop.device, { mountPath: elsewhere }), rejectsWith('FSRESIZE_MOUNT_MISMATCH', /is not a mount point/));
+  await assert.rejects(
+    resizer.grow(loop.device, { mountPath: elsewhere }),
+    rejectsWith('FSRESIZE_MOUNT_MISMATCH', /is not a mount point/),
+  );
   assert.equal(growCalls(calls), 0);
 });
 
 test('a missing device, a regular file and a missing tool are typed errors', async (t) => {
   const { scratch, resizer } = await setup(t);
-  await assert.rejects(resizer.grow('/dev/voe-does-not-exist'), rejectsWith('FSRESIZE_DEVICE_NOT_FOUND', /does not exist/));
+  await assert.rejects(
+    resizer.grow('/dev/voe-does-not-exist'),
+    rejectsWith('FSRESIZE_DEVICE_NOT_FOUND', /does not exist/),
+  );
   const loop = await scratch.attach(32 * MiB);
-  await assert.rejects(resizer.grow(loop.backingFile), rejectsWith('FSRESIZE_NOT_A_BLOCK_DEVICE', /is not a block device but a file; pass the block device/));
-  await assert.rejects(resizer.grow('/dev/null'), rejectsWith('FSRESIZE_NOT_A_BLOCK_DEVICE', /^\/dev\/null is not a block device but a character device; pass the block device/));
-  const toolless = createFsResizer({ runner: createExecFileRunner({ searchPath: '/voe-no-tools-here' }), lock: createDeviceLock() });
+  await assert.rejects(
+    resizer.grow(loop.backingFile),
+    rejectsWith(
+      'FSRESIZE_NOT_A_BLOCK_DEVICE',
+      /is not a block device but a file; pass the block device/,
+    ),
+  );
+  await assert.rejects(
+    resizer.grow('/dev/null'),
+    rejectsWith(
+      'FSRESIZE_NOT_A_BLOCK_DEVICE',
+      /^\/dev\/null is not a block device but a character device; pass the block device/,
+    ),
+  );
+  const toolless = createFsResizer({
+    runner: createExecFileRunner({ searchPath: '/voe-no-tools-here' }),
+    lock: createDeviceLock(),
+  });
   await assert.rejects(toolless.grow(loop.device), (error: unknown) => {
     assert.ok(isFsResizeError(error));
     assert.equal(error.code, 'FSRESIZE_TOOL_MISSING');
@@ -196,7 +284,10 @@ test('ext4 without the 64bit feature on a device past 2^32 blocks (17 TiB, spars
   await sh('truncate', ['-s', String(GiB), backingFile]);
   const loop = await scratch.attachFile(backingFile);
   await sh('mkfs.ext4', ['-q', '-O', '^64bit', loop.device]);
-  assert.doesNotMatch(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem features:.*\b64bit\b/m);
+  assert.doesNotMatch(
+    await sh('dumpe2fs', ['-h', loop.device]),
+    /^Filesystem features:.*\b64bit\b/m,
+  );
   const mnt = await scratch.directory('mnt');
   await loop.mount(mnt);
   const sums = await writeChecksummedFiles(mnt, 2);
@@ -205,16 +296,29 @@ test('ext4 without the 64bit feature on a device past 2^32 blocks (17 TiB, spars
   await sh('tune2fs', ['-T', '20000101', loop.device]);
   await loop.growBacking(17 * 1024 * GiB);
   // What voe used to do: resize2fs refuses, on every retry.
-  await assert.rejects(sh('resize2fs', ['-f', loop.device]), /New size too large to be expressed in 32 bits/);
+  await assert.rejects(
+    sh('resize2fs', ['-f', loop.device]),
+    /New size too large to be expressed in 32 bits/,
+  );
   const inspection = await resizer.inspect(loop.device);
   assert.equal(inspection.ext64bit, false);
-  const refused = rejectsWith('FSRESIZE_EXT_32BIT_LIMIT',
-    /^ext4 on \S+ cannot grow to 17\.0 TiB: without the 64bit feature it cannot address more than 17592186040320 bytes .*nothing was changed — convert it to 64bit offline \(unmounted: e2fsck -f \S+, then resize2fs -b \S+\) and retry, or keep the volume at or below 17592186044416 bytes/);
+  const refused = rejectsWith(
+    'FSRESIZE_EXT_32BIT_LIMIT',
+    /^ext4 on \S+ cannot grow to 17\.0 TiB: without the 64bit feature it cannot address more than 17592186040320 bytes .*nothing was changed — convert it to 64bit offline \(unmounted: e2fsck -f \S+, then resize2fs -b \S+\) and retry, or keep the volume at or below 17592186044416 bytes/,
+  );
   await assert.rejects(resizer.grow(loop.device, { dryRun: true }), refused);
   await assert.rejects(resizer.grow(loop.device), refused);
   await loop.mount(mnt);
-  await assert.rejects(resizer.grow(loop.device), refused, 'online too: resize2fs refuses it mounted as well');
-  assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), [], 'only the probes ran');
+  await assert.rejects(
+    resizer.grow(loop.device),
+    refused,
+    'online too: resize2fs refuses it mounted as well',
+  );
+  assert.deepEqual(
+    calls.filter((c) => c[0] !== 'blkid'),
+    [],
+    'only the probes ran',
+  );
   assert.equal(await dumpe2fsBytes(loop.device), GiB);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });
@@ -232,27 +336,45 @@ test('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE (resiz
   await sh('tune2fs', ['-T', '20000101', loop.device]);
   await loop.growBacking(128 * MiB);
   assert.equal((await resizer.inspect(loop.device)).extBigalloc, true);
-  const refused = rejectsWith('FSRESIZE_EXT_BIGALLOC_OFFLINE',
-    /^ext4 on \S+ uses bigalloc and is not mounted; .*nothing was changed — mount it and grow it online .* e2fsck -f \S+, then resize2fs -f \S+$/);
-  await assert.rejects(resizer.grow(loop.device, { dryRun: true }), refused, 'the dry run says the same');
+  const refused = rejectsWith(
+    'FSRESIZE_EXT_BIGALLOC_OFFLINE',
+    /^ext4 on \S+ uses bigalloc and is not mounted; .*nothing was changed — mount it and grow it online .* e2fsck -f \S+, then resize2fs -f \S+$/,
+  );
+  await assert.rejects(
+    resizer.grow(loop.device, { dryRun: true }),
+    refused,
+    'the dry run says the same',
+  );
   await assert.rejects(resizer.grow(loop.device), refused);
-  assert.deepEqual(calls.filter((c) => c[0] !== 'blkid'), [], 'only the probes ran');
+  assert.deepEqual(
+    calls.filter((c) => c[0] !== 'blkid'),
+    [],
+    'only the probes ran',
+  );
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
   // What voe used to do: check it, then run a resize2fs that always refuses.
   await sh('e2fsck', ['-f', '-p', loop.device]);
-  await assert.rejects(sh('resize2fs', [loop.device]), /Resizing bigalloc file systems has not been fully tested/);
+  await assert.rejects(
+    sh('resize2fs', [loop.device]),
+    /Resizing bigalloc file systems has not been fully tested/,
+  );
   await loop.mount(mnt);
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
   // Online it is the kernel's to grow: not refused.
   const capable = await hasCapSysResource();
-  t.diagnostic(`CAP_SYS_RESOURCE ${capable ? 'present: expecting growth' : 'absent: expecting FSRESIZE_PERMISSION_DENIED'}`);
+  t.diagnostic(
+    `CAP_SYS_RESOURCE ${capable ? 'present: expecting growth' : 'absent: expecting FSRESIZE_PERMISSION_DENIED'}`,
+  );
   if (capable) {
     const result = await resizer.grow(loop.device);
     assert.equal(result.action, 'grown', result.reason);
     assert.equal(result.afterBytes, 128 * MiB);
     assert.equal(await dumpe2fsBytes(loop.device), 128 * MiB);
   } else {
-    await assert.rejects(resizer.grow(loop.device), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_PERMISSION_DENIED');
+    await assert.rejects(
+      resizer.grow(loop.device),
+      (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_PERMISSION_DENIED',
+    );
   }
   assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
 });

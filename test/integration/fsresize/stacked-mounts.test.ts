@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isFsResizeError, type FsResizer } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums, sh, writeChecksummedFiles, type LoopDevice } from '../../support/loop-device.js';
+import {
+  MiB,
+  readChecksums,
+  sh,
+  writeChecksummedFiles,
+  type LoopDevice,
+} from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { btrfsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
 
@@ -27,14 +33,25 @@ async function stacked(t: Parameters<typeof setup>[0], mkfs: string[]) {
   return { ...context, lower, upper, mnt, lowerSums, upperSums };
 }
 
-async function refusesHidden(resizer: FsResizer, lower: LoopDevice, mnt: string, mountPath?: string): Promise<void> {
-  await assert.rejects(resizer.grow(lower.device, mountPath === undefined ? {} : { mountPath }), (error: unknown) => {
-    assert.ok(isFsResizeError(error), String(error));
-    assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN', error.message);
-    assert.match(error.message, new RegExp(`is mounted at ${mnt} but hidden by another mount there`));
-    assert.match(error.message, /nothing was changed/);
-    return true;
-  });
+async function refusesHidden(
+  resizer: FsResizer,
+  lower: LoopDevice,
+  mnt: string,
+  mountPath?: string,
+): Promise<void> {
+  await assert.rejects(
+    resizer.grow(lower.device, mountPath === undefined ? {} : { mountPath }),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error), String(error));
+      assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN', error.message);
+      assert.match(
+        error.message,
+        new RegExp(`is mounted at ${mnt} but hidden by another mount there`),
+      );
+      assert.match(error.message, /nothing was changed/);
+      return true;
+    },
+  );
 }
 
 for (const [name, mkfs, measure] of [
@@ -42,7 +59,9 @@ for (const [name, mkfs, measure] of [
   ['btrfs', ['mkfs.btrfs', '-q'], btrfsBytes],
 ] as const) {
   test(`${name} hidden under another ${name} on the same mount point: refused FSRESIZE_MOUNT_HIDDEN, neither filesystem changes`, async (t) => {
-    const { scratch, resizer, calls, lower, upper, mnt, lowerSums, upperSums } = await stacked(t, [...mkfs]);
+    const { scratch, resizer, calls, lower, upper, mnt, lowerSums, upperSums } = await stacked(t, [
+      ...mkfs,
+    ]);
     await refusesHidden(resizer, lower, mnt);
     await refusesHidden(resizer, lower, mnt, mnt);
     const inspection = await resizer.inspect(lower.device);
@@ -50,7 +69,11 @@ for (const [name, mkfs, measure] of [
     assert.deepEqual(inspection.mountPoints, []);
     assert.deepEqual(inspection.hiddenMountPoints, [mnt]);
     assert.equal(growCalls(calls), 0, 'no grow tool ran');
-    assert.equal(await measure(mnt), 320 * MiB, 'the upper filesystem was not grown to the lower device\'s size');
+    assert.equal(
+      await measure(mnt),
+      320 * MiB,
+      "the upper filesystem was not grown to the lower device's size",
+    );
     assert.deepEqual(await readChecksums(mnt, upperSums.keys()), upperSums);
 
     if (name === 'xfs') {
@@ -58,7 +81,10 @@ for (const [name, mkfs, measure] of [
       await assert.rejects(resizer.grow(upper.device), (error: unknown) => {
         assert.ok(isFsResizeError(error));
         assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN');
-        assert.match(error.message, /over another mount, which it hides; xfs_growfs would take the size of the hidden filesystem's device/);
+        assert.match(
+          error.message,
+          /over another mount, which it hides; xfs_growfs would take the size of the hidden filesystem's device/,
+        );
         return true;
       });
       assert.equal(growCalls(calls), 0);
@@ -87,10 +113,21 @@ for (const [name, mkfs, measure] of [
 }
 
 test('xfs bind-mounted over its own mount point (listed twice there, as propagation does on some nodes) grows; with another device under it, it is still refused', async (t) => {
-  const { scratch, resizer, calls, loop, mnt, sums } = await mountedXfs(t, { growTo: 512 * MiB, files: 2 });
+  const { scratch, resizer, calls, loop, mnt, sums } = await mountedXfs(t, {
+    growTo: 512 * MiB,
+    files: 2,
+  });
   await scratch.bind(mnt, mnt);
-  const listed = (await sh('findmnt', ['--list', '--noheadings', '--output', 'SOURCE', '--mountpoint', mnt])).trim().split('\n');
-  assert.deepEqual(listed, [loop.device, loop.device], 'the same filesystem twice at the mount point');
+  const listed = (
+    await sh('findmnt', ['--list', '--noheadings', '--output', 'SOURCE', '--mountpoint', mnt])
+  )
+    .trim()
+    .split('\n');
+  assert.deepEqual(
+    listed,
+    [loop.device, loop.device],
+    'the same filesystem twice at the mount point',
+  );
   const inspection = await resizer.inspect(loop.device);
   assert.equal(inspection.mountPoint, mnt);
   assert.equal(inspection.mountPointStacked, false);
@@ -112,7 +149,10 @@ test('xfs bind-mounted over its own mount point (listed twice there, as propagat
   await assert.rejects(resizer.grow(loop.device, { mountPath: shared }), (error: unknown) => {
     assert.ok(isFsResizeError(error), String(error));
     assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN');
-    assert.match(error.message, /over another mount, which it hides; xfs_growfs would take the size of the hidden filesystem's device/);
+    assert.match(
+      error.message,
+      /over another mount, which it hides; xfs_growfs would take the size of the hidden filesystem's device/,
+    );
     return true;
   });
   assert.equal(growCalls(calls), 1, 'only the first grow ran');

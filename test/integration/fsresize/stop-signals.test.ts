@@ -11,7 +11,14 @@ import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createDeviceLock } from '../../../src/fsresize/index.js';
 import { hasEnded, processStartTime, readProcessStat } from '../../../src/lock/index.js';
-import { DROP_OTHER_LOOP_MOUNTS, GiB, MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
+import {
+  DROP_OTHER_LOOP_MOUNTS,
+  GiB,
+  MiB,
+  readChecksums,
+  sh,
+  writeChecksummedFiles,
+} from '../../support/loop-device.js';
 import { dumpe2fsBytes, setup } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
@@ -21,7 +28,12 @@ const GROWN = 8 * TiB;
 
 interface Voe {
   child: ChildProcess;
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  done: Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  }>;
   /** Runs `check` in voe's exit event: as soon as this process learns that voe has ended. */
   atExit(check: () => void): void;
   /** What it wrote on stderr so far. */
@@ -30,20 +42,46 @@ interface Voe {
 
 /** Runs the voe CLI; it is killed after the test if it still runs (also when the test fails). */
 function startVoe(t: TestContext, args: string[]): Voe {
-  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere() });
-  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: envIgnoringUnreadableHere(),
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   const checks: Array<() => void> = [];
-  child.once('exit', () => { for (const check of checks) check(); });
+  child.once('exit', () => {
+    for (const check of checks) check();
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
-  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
-  const done = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr }));
-  return { child, done, atExit: (check) => { checks.push(check); }, stderr: () => stderr };
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const done = once(child, 'close').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+    stdout,
+    stderr,
+  }));
+  return {
+    child,
+    done,
+    atExit: (check) => {
+      checks.push(check);
+    },
+    stderr: () => stderr,
+  };
 }
 
 /** One process: its pid and its start time (a later process with the same pid is another). */
-interface Tool { pid: number; start: number }
+interface Tool {
+  pid: number;
+  start: number;
+}
 
 /** The tool still runs: its pid still names it, and it has not ended (a zombie waiting to be reaped has). */
 function running(tool: Tool): boolean {
@@ -60,9 +98,14 @@ async function runningTool(t: TestContext, lockFile: string, name: string): Prom
   while (Date.now() < deadline) {
     const pid = Number(/ helper=(\d+)/.exec(await readFile(lockFile, 'utf8').catch(() => ''))?.[1]);
     const start = pid ? processStartTime(pid) : null;
-    if (start !== null && (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === name) {
+    if (
+      start !== null &&
+      (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === name
+    ) {
       const tool = { pid, start };
-      t.after(() => { if (running(tool)) process.kill(tool.pid, 'SIGKILL'); });
+      t.after(() => {
+        if (running(tool)) process.kill(tool.pid, 'SIGKILL');
+      });
       return tool;
     }
     await new Promise((r) => setTimeout(r, 10));
@@ -75,12 +118,22 @@ async function runningTool(t: TestContext, lockFile: string, name: string): Prom
  * end once it has checked that voe waited for resize2fs: resize2fs no longer ran when voe exited
  * (looked at in voe's exit event, so a voe that exited first would find it running).
  */
-async function signalWhileResize2fsRuns(t: TestContext, voe: Voe, lockFile: string, signal: NodeJS.Signals): Promise<Awaited<Voe['done']>> {
+async function signalWhileResize2fsRuns(
+  t: TestContext,
+  voe: Voe,
+  lockFile: string,
+  signal: NodeJS.Signals,
+): Promise<Awaited<Voe['done']>> {
   const tool = await runningTool(t, lockFile, 'resize2fs');
   let ranAtExit: boolean | undefined;
-  voe.atExit(() => { ranAtExit = running(tool); });
+  voe.atExit(() => {
+    ranAtExit = running(tool);
+  });
   voe.child.kill(signal);
-  assert.ok(running(tool), 'resize2fs still ran when the signal was sent (too fast on this machine to test?)');
+  assert.ok(
+    running(tool),
+    'resize2fs still ran when the signal was sent (too fast on this machine to test?)',
+  );
   const result = await voe.done;
   assert.equal(ranAtExit, false, 'voe exited only after resize2fs had ended');
   return result;
@@ -106,7 +159,13 @@ async function bigUsedExt4(t: TestContext, lockDirectory?: string) {
   await sh('tune2fs', ['-T', '20000101', loop.device]);
   await loop.growBacking(GROWN);
   const majorMinor = await majorMinorOf(loop.device);
-  return { ...context, loop, mnt, sums, lockFile: join(lockDirectory ?? context.lockDirectory, `${majorMinor.replace(':', '-')}.lock`) };
+  return {
+    ...context,
+    loop,
+    mnt,
+    sums,
+    lockFile: join(lockDirectory ?? context.lockDirectory, `${majorMinor.replace(':', '-')}.lock`),
+  };
 }
 
 test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps the device locked; the next voe waits for it, then finds the work done', async (t) => {
@@ -117,7 +176,11 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
   first.child.kill('SIGKILL');
   assert.equal((await first.done).signal, 'SIGKILL');
   assert.ok(running(tool), 'resize2fs outlives the killed voe (too fast on this machine to test?)');
-  assert.match(await readFile(lockFile, 'utf8'), new RegExp(` helper=${tool.pid}:${tool.start}\\n$`), 'the lock still names the running tool');
+  assert.match(
+    await readFile(lockFile, 'utf8'),
+    new RegExp(` helper=${tool.pid}:${tool.start}\\n$`),
+    'the lock still names the running tool',
+  );
 
   // Paused (SIGSTOP: still running, still the lock's holder) until the second voe says it waits,
   // so that a resize2fs faster than a voe's start cannot end before the second voe looks.
@@ -126,18 +189,31 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
   try {
     second = startVoe(t, args);
     const deadline = Date.now() + 60_000;
-    while (!/waiting for another resize/.test(second.stderr()) && second.child.exitCode === null && Date.now() < deadline) {
+    while (
+      !/waiting for another resize/.test(second.stderr()) &&
+      second.child.exitCode === null &&
+      Date.now() < deadline
+    ) {
       await new Promise((r) => setTimeout(r, 20));
     }
   } finally {
     process.kill(tool.pid, 'SIGCONT');
   }
   let ranAtSecondExit: boolean | undefined;
-  second.atExit(() => { ranAtSecondExit = running(tool); });
+  second.atExit(() => {
+    ranAtSecondExit = running(tool);
+  });
   const result = await second.done;
   assert.equal(result.code, 0, result.stderr);
   assert.equal(ranAtSecondExit, false, 'the second voe finished only after resize2fs had');
-  assert.match(result.stderr, new RegExp(`^voe: waiting for another resize of ${loop.device} to finish \\(its lock is held by pid ${first.child.pid}\\); up to 30 minutes, Ctrl-C stops waiting and changes nothing$`, 'm'), 'the wait is said, not silent');
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `^voe: waiting for another resize of ${loop.device} to finish \\(its lock is held by pid ${first.child.pid}\\); up to 30 minutes, Ctrl-C stops waiting and changes nothing$`,
+      'm',
+    ),
+    'the wait is said, not silent',
+  );
   const json = JSON.parse(result.stdout);
   assert.equal(json.action, 'noop', json.reason);
   assert.match(json.reason, /already fills the device/);
@@ -151,10 +227,21 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
 
 test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on stderr, waits for resize2fs, releases the lock, then exits 143', async (t) => {
   const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4(t);
-  const voe = startVoe(t, ['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]);
+  const voe = startVoe(t, [
+    'fsresize',
+    'grow',
+    '--device',
+    loop.device,
+    '--json',
+    '--lock-dir',
+    lockDirectory,
+  ]);
   const result = await signalWhileResize2fsRuns(t, voe, lockFile, 'SIGTERM');
   assert.equal(result.code, 143, result.stderr);
-  assert.match(result.stderr, /^voe: SIGTERM received: stopping at the next safe point; a running grow or check tool is never stopped midway/m);
+  assert.match(
+    result.stderr,
+    /^voe: SIGTERM received: stopping at the next safe point; a running grow or check tool is never stopped midway/m,
+  );
   assert.match(result.stderr, /^voe: exiting after SIGTERM \(exit code 143\)$/m);
   const json = JSON.parse(result.stdout);
   assert.equal(json.action, 'grown', 'the grow that was running is reported');
@@ -168,42 +255,72 @@ test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on std
 
 test('voe flexvolume expandfs stopped with SIGHUP during resize2fs: silent, waits for resize2fs, then one JSON Failure line and a non-zero exit', async (t) => {
   const { lockFile, loop } = await bigUsedExt4(t, '/run/voe/fsresize');
-  const voe = startVoe(t, ['flexvolume', 'expandfs', '{}', loop.device, '', String(GROWN), String(GiB)]);
+  const voe = startVoe(t, [
+    'flexvolume',
+    'expandfs',
+    '{}',
+    loop.device,
+    '',
+    String(GROWN),
+    String(GiB),
+  ]);
   const result = await signalWhileResize2fsRuns(t, voe, lockFile, 'SIGHUP');
   assert.equal(result.stderr, '', 'nothing on stderr: kubelet reads it with stdout');
   assert.equal(result.code, 1);
   assert.equal(result.stdout.split('\n').length, 2, 'exactly one line');
   const answer = JSON.parse(result.stdout);
   assert.equal(answer.status, 'Failure');
-  assert.match(answer.message, /^FSRESIZE_INTERRUPTED: stopped \(SIGHUP\) after its work had finished: checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/);
+  assert.match(
+    answer.message,
+    /^FSRESIZE_INTERRUPTED: stopped \(SIGHUP\) after its work had finished: checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/,
+  );
   await assert.rejects(readFile(lockFile), { code: 'ENOENT' });
   assert.equal(await dumpe2fsBytes(loop.device), GROWN);
 });
 
-test('voe fsresize grow interrupted (SIGINT) while it waits for the device lock: stops at once with FSRESIZE_INTERRUPTED, exit 130, nothing changed', { timeout: 300_000 }, async (t) => {
-  const { lockDirectory, loop } = await bigUsedExt4(t);
-  const held = await createDeviceLock({ directory: lockDirectory }).acquire(await majorMinorOf(loop.device));
-  t.after(() => held());
-  const voe = startVoe(t, ['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
-  // A waiter keeps its own complete lock file (<lock>.<token>) ready to link into place.
-  const lockName = `${(await majorMinorOf(loop.device)).replace(':', '-')}.lock.`;
-  while (!(await readdir(lockDirectory)).some((name) => name.startsWith(lockName))) {
-    assert.equal(voe.child.exitCode, null, 'voe waits for the lock');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  // The lock stays held for the whole test and voe would wait 30 minutes for it: ending at all
-  // (within the test's timeout) is the stop honoured while waiting.
-  voe.child.kill('SIGINT');
-  const result = await voe.done;
-  assert.equal(result.code, 130, result.stderr);
-  assert.match(result.stderr, /^voe: FSRESIZE_INTERRUPTED: stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/m);
-  // What happened first, then how voe ends: the closing line is the last one.
-  const lines = result.stderr.trimEnd().split('\n');
-  assert.equal(lines.at(-1), 'voe: exiting after SIGINT (exit code 130)', result.stderr);
-  assert.ok(lines.findIndex((line) => line.startsWith('voe: FSRESIZE_INTERRUPTED: ')) < lines.length - 1, result.stderr);
-  assert.equal(result.stdout, '');
-  assert.equal(await dumpe2fsBytes(loop.device), GiB);
-});
+test(
+  'voe fsresize grow interrupted (SIGINT) while it waits for the device lock: stops at once with FSRESIZE_INTERRUPTED, exit 130, nothing changed',
+  { timeout: 300_000 },
+  async (t) => {
+    const { lockDirectory, loop } = await bigUsedExt4(t);
+    const held = await createDeviceLock({ directory: lockDirectory }).acquire(
+      await majorMinorOf(loop.device),
+    );
+    t.after(() => held());
+    const voe = startVoe(t, [
+      'fsresize',
+      'grow',
+      '--device',
+      loop.device,
+      '--lock-dir',
+      lockDirectory,
+    ]);
+    // A waiter keeps its own complete lock file (<lock>.<token>) ready to link into place.
+    const lockName = `${(await majorMinorOf(loop.device)).replace(':', '-')}.lock.`;
+    while (!(await readdir(lockDirectory)).some((name) => name.startsWith(lockName))) {
+      assert.equal(voe.child.exitCode, null, 'voe waits for the lock');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // The lock stays held for the whole test and voe would wait 30 minutes for it: ending at all
+    // (within the test's timeout) is the stop honoured while waiting.
+    voe.child.kill('SIGINT');
+    const result = await voe.done;
+    assert.equal(result.code, 130, result.stderr);
+    assert.match(
+      result.stderr,
+      /^voe: FSRESIZE_INTERRUPTED: stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/m,
+    );
+    // What happened first, then how voe ends: the closing line is the last one.
+    const lines = result.stderr.trimEnd().split('\n');
+    assert.equal(lines.at(-1), 'voe: exiting after SIGINT (exit code 130)', result.stderr);
+    assert.ok(
+      lines.findIndex((line) => line.startsWith('voe: FSRESIZE_INTERRUPTED: ')) < lines.length - 1,
+      result.stderr,
+    );
+    assert.equal(result.stdout, '');
+    assert.equal(await dumpe2fsBytes(loop.device), GiB);
+  },
+);
 
 /** The pid of the child of `parent` whose command name is `name`, once there is one. */
 async function childNamed(parent: number, name: string): Promise<number> {
@@ -213,43 +330,82 @@ async function childNamed(parent: number, name: string): Promise<number> {
       if (!/^\d+$/.test(entry)) continue;
       const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === parent && stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) return Number(entry);
+      if (
+        Number(fields[1]) === parent &&
+        stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name
+      )
+        return Number(entry);
     }
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`no ${name} under pid ${parent}`);
 }
 
-test('Ctrl-C in a terminal (SIGINT to voe\'s whole process group) while a probe runs: the probe dies of it too, and the answer is FSRESIZE_INTERRUPTED, nothing changed (not a failure of blkid)', { timeout: 300_000 }, async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
-  const loop = await scratch.attach(64 * MiB);
-  await sh('mkfs.ext4', ['-q', loop.device]);
-  await loop.growBacking(128 * MiB);
-  // A slow blkid, first in voe's search path, seen by voe alone: in a mount namespace of its own,
-  // a directory holding it is mounted over /usr/local/sbin.
-  const sbin = await scratch.directory('sbin');
-  await writeFile(join(sbin, 'blkid'), '#!/bin/sh\nsleep 60\nexec /usr/sbin/blkid "$@"\n');
-  await chmod(join(sbin, 'blkid'), 0o755);
-  const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', `${DROP_OTHER_LOOP_MOUNTS}; mount --bind "$1" /usr/local/sbin && shift && exec "$@"`, 'sh', sbin,
-    process.execPath, MAIN, 'fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory],
-  { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere(), detached: true });
-  t.after(() => { if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL'); });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
-  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
-  const closed = once(child, 'close');
-  // Sent once the slow blkid script waits in its sleep (a shell still starting up may not be
-  // ended by it), as a Ctrl-C during a probe that is running finds it.
-  await childNamed(await childNamed(child.pid!, 'blkid'), 'sleep');
-  process.kill(-child.pid!, 'SIGINT');
-  const [code] = await closed;
-  assert.equal(code, 130, stdout + stderr);
-  const { error } = JSON.parse(stdout);
-  assert.equal(error.code, 'FSRESIZE_INTERRUPTED', error.message);
-  assert.equal(error.message, `stopped (SIGINT) while blkid -p -s TYPE -s PTTYPE -s UUID -o export ${loop.device} ran, which the same signal ended (it reaches voe's whole process group or service); nothing was changed`);
-  assert.equal(error.details.tool.signal, 'SIGINT');
-  assert.match(stderr, /^voe: exiting after SIGINT \(exit code 130\)$/m);
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
-  assert.deepEqual(await readdir(lockDirectory), [], 'the lock was released');
-});
+test(
+  "Ctrl-C in a terminal (SIGINT to voe's whole process group) while a probe runs: the probe dies of it too, and the answer is FSRESIZE_INTERRUPTED, nothing changed (not a failure of blkid)",
+  { timeout: 300_000 },
+  async (t) => {
+    const { scratch, lockDirectory } = await setup(t);
+    const loop = await scratch.attach(64 * MiB);
+    await sh('mkfs.ext4', ['-q', loop.device]);
+    await loop.growBacking(128 * MiB);
+    // A slow blkid, first in voe's search path, seen by voe alone: in a mount namespace of its own,
+    // a directory holding it is mounted over /usr/local/sbin.
+    const sbin = await scratch.directory('sbin');
+    await writeFile(join(sbin, 'blkid'), '#!/bin/sh\nsleep 60\nexec /usr/sbin/blkid "$@"\n');
+    await chmod(join(sbin, 'blkid'), 0o755);
+    const child = spawn(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        '--',
+        'sh',
+        '-c',
+        `${DROP_OTHER_LOOP_MOUNTS}; mount --bind "$1" /usr/local/sbin && shift && exec "$@"`,
+        'sh',
+        sbin,
+        process.execPath,
+        MAIN,
+        'fsresize',
+        'grow',
+        '--device',
+        loop.device,
+        '--json',
+        '--lock-dir',
+        lockDirectory,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere(), detached: true },
+    );
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null)
+        process.kill(-child.pid!, 'SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr!.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const closed = once(child, 'close');
+    // Sent once the slow blkid script waits in its sleep (a shell still starting up may not be
+    // ended by it), as a Ctrl-C during a probe that is running finds it.
+    await childNamed(await childNamed(child.pid!, 'blkid'), 'sleep');
+    process.kill(-child.pid!, 'SIGINT');
+    const [code] = await closed;
+    assert.equal(code, 130, stdout + stderr);
+    const { error } = JSON.parse(stdout);
+    assert.equal(error.code, 'FSRESIZE_INTERRUPTED', error.message);
+    assert.equal(
+      error.message,
+      `stopped (SIGINT) while blkid -p -s TYPE -s PTTYPE -s UUID -o export ${loop.device} ran, which the same signal ended (it reaches voe's whole process group or service); nothing was changed`,
+    );
+    assert.equal(error.details.tool.signal, 'SIGINT');
+    assert.match(stderr, /^voe: exiting after SIGINT \(exit code 130\)$/m);
+    assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+    assert.deepEqual(await readdir(lockDirectory), [], 'the lock was released');
+  },
+);

@@ -14,7 +14,12 @@ import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
-  createDeviceLock, createExecFileRunner, createFsResizer, DEFAULT_SEARCH_PATH, isFsResizeError, type CommandRunner,
+  createDeviceLock,
+  createExecFileRunner,
+  createFsResizer,
+  DEFAULT_SEARCH_PATH,
+  isFsResizeError,
+  type CommandRunner,
 } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { eventually } from '../../support/held-clock.js';
@@ -23,11 +28,16 @@ import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
-const NAMESPACE_FIXTURE = fileURLToPath(new URL('../../support/fixtures/mount-in-own-namespace.js', import.meta.url));
+const NAMESPACE_FIXTURE = fileURLToPath(
+  new URL('../../support/fixtures/mount-in-own-namespace.js', import.meta.url),
+);
 
 function resizerWith(lockDirectory: string, runner: CommandRunner, growMs?: number) {
   return createFsResizer({
-    runner, lock: createDeviceLock({ directory: lockDirectory }), unreadableProcesses: unreadablePolicyHere, ...(growMs === undefined ? {} : { timeouts: { growMs } }),
+    runner,
+    lock: createDeviceLock({ directory: lockDirectory }),
+    unreadableProcesses: unreadablePolicyHere,
+    ...(growMs === undefined ? {} : { timeouts: { growMs } }),
   });
 }
 
@@ -35,8 +45,16 @@ test('a grow tool that exits non-zero is FSRESIZE_TOOL_FAILED with its exit code
   const { loop, mnt, sums, lockDirectory } = await usedExt4(t);
   const real = createExecFileRunner();
   // resize2fs itself, given a size it rejects: a real failure, with resize2fs's own message.
-  const failing: CommandRunner = { run: (command, args, options) => real.run(command, command === 'resize2fs' ? [...args, 'not-a-size'] : args, options) };
-  const error = await resizerWith(lockDirectory, failing).grow(loop.device).then(() => undefined, (e: unknown) => e);
+  const failing: CommandRunner = {
+    run: (command, args, options) =>
+      real.run(command, command === 'resize2fs' ? [...args, 'not-a-size'] : args, options),
+  };
+  const error = await resizerWith(lockDirectory, failing)
+    .grow(loop.device)
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.ok(isFsResizeError(error), String(error));
   assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
   const tool = error.details['tool'] as { tool: string; exitCode: number; stderr: string };
@@ -58,16 +76,32 @@ test('a grow that runs out of time is FSRESIZE_TIMEOUT naming the tool, which is
   const real = await findTool('xfs_growfs');
   const bin = await mkdtemp(join(tmpdir(), 'voe-slow-tool-'));
   t.after(() => rm(bin, { recursive: true, force: true }));
-  await writeFile(join(bin, 'xfs_growfs'), `#!/bin/sh\nsleep 3\nexec ${real} "$@"\n`, { mode: 0o755 });
+  await writeFile(join(bin, 'xfs_growfs'), `#!/bin/sh\nsleep 3\nexec ${real} "$@"\n`, {
+    mode: 0o755,
+  });
   const slow = createExecFileRunner({ searchPath: `${bin}:${DEFAULT_SEARCH_PATH}` });
-  const error = await resizerWith(lockDirectory, slow, 500).grow(loop.device).then(() => undefined, (e: unknown) => e);
+  const error = await resizerWith(lockDirectory, slow, 500)
+    .grow(loop.device)
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.ok(isFsResizeError(error), String(error));
   assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-  assert.match(error.message, /^xfs_growfs -d \S+ did not finish within 500 ms and is still running \(pid \d+\)/);
+  assert.match(
+    error.message,
+    /^xfs_growfs -d \S+ did not finish within 500 ms and is still running \(pid \d+\)/,
+  );
   assert.equal(await xfsBytes(mnt), 320 * MiB, 'not grown yet when voe stopped waiting');
   const waited: string[] = [];
-  const result = await resizerWith(lockDirectory, createExecFileRunner()).grow(loop.device, { onLockWait: (holder) => waited.push(holder) });
-  assert.deepEqual(waited, [String(error.details?.['pid'])], 'the next grow waited for the tool left running');
+  const result = await resizerWith(lockDirectory, createExecFileRunner()).grow(loop.device, {
+    onLockWait: (holder) => waited.push(holder),
+  });
+  assert.deepEqual(
+    waited,
+    [String(error.details?.['pid'])],
+    'the next grow waited for the tool left running',
+  );
   assert.equal(result.action, 'noop', result.reason);
   assert.match(result.reason, /already fills the device/);
   assert.equal(await xfsBytes(mnt), 1024 * MiB, 'the tool left running grew it');
@@ -78,7 +112,13 @@ test('a grow that runs out of time is FSRESIZE_TIMEOUT naming the tool, which is
 async function findTool(tool: string): Promise<string> {
   for (const dir of DEFAULT_SEARCH_PATH.split(':')) {
     const path = join(dir, tool);
-    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return path;
   }
   throw new Error(`${tool} is not installed`);
 }
@@ -91,68 +131,121 @@ test('ext4 mounted only in another mount namespace: e2fsck finds the device in u
   await sh('mkfs.ext4', ['-q', loop.device]);
   const mnt = await scratch.directory('elsewhere');
   // A mount in a private mount namespace, as inside a container: /proc/self/mountinfo does not show it.
-  const holder = spawn('unshare', ['--mount', '--propagation', 'private', '--', process.execPath, NAMESPACE_FIXTURE, loop.device, mnt], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const holder = spawn(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      process.execPath,
+      NAMESPACE_FIXTURE,
+      loop.device,
+      mnt,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const gone = once(holder, 'exit');
   t.after(async () => {
     holder.stdin.end();
     if (holder.exitCode === null && holder.signalCode === null) await gone;
   });
   await new Promise<void>((resolve, reject) => {
-    holder.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('mounted')) resolve(); });
-    holder.once('exit', (code) => reject(new Error(`the namespace holder exited (${code}) before mounting`)));
+    holder.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('mounted')) resolve();
+    });
+    holder.once('exit', (code) =>
+      reject(new Error(`the namespace holder exited (${code}) before mounting`)),
+    );
   });
   await loop.growBacking(128 * MiB);
   assert.equal((await resizer.inspect(loop.device)).mountPoint, null, 'voe cannot see the mount');
-  const error = await resizer.grow(loop.device).then(() => undefined, (e: unknown) => e);
+  const error = await resizer.grow(loop.device).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(isFsResizeError(error), String(error));
   assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
   assert.equal(error.tool?.tool, 'e2fsck');
   assert.match(error.message, /is in use/);
-  assert.match(error.message, /mounted in another mount namespace \(e\.g\. a container\)\? .*grow it where it is mounted/);
-  assert.equal(growCalls(calls) + calls.filter((c) => c[0] === 'e2fsck').length, 1, 'one tool ran and failed');
+  assert.match(
+    error.message,
+    /mounted in another mount namespace \(e\.g\. a container\)\? .*grow it where it is mounted/,
+  );
+  assert.equal(
+    growCalls(calls) + calls.filter((c) => c[0] === 'e2fsck').length,
+    1,
+    'one tool ran and failed',
+  );
   holder.stdin.end();
   await gone;
   assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
 });
 
-test('a probe stuck in the kernel where no signal reaches it (waiting behind a lookup on a FUSE mount that never answers) is given up on after SIGTERM and SIGKILL: FSRESIZE_TIMEOUT, the caller is not held', { timeout: 60_000 }, async (t) => {
-  const scratch = await mkdtemp(join(tmpdir(), 'voe-stuck-probe-'));
-  const fuse = join(scratch, 'fuse');
-  await mkdir(fuse);
-  const hung = await mountHungFuse(t, fuse).catch(async (error: unknown) => { await rm(scratch, { recursive: true, force: true }); throw error; });
-  // Registered after the mount's own stop (hooks run in order): never removes into a mount that never answers.
-  t.after(() => rm(scratch, { recursive: true, force: true }));
-  // The first lookup of fuse/x waits on the daemon; a second one waits for the first,
-  // uninterruptibly (not even SIGKILL wakes it) until the first ends.
-  const first = spawn('stat', [join(fuse, 'x')], { stdio: 'ignore' });
-  t.after(() => { first.kill('SIGKILL'); });
-  // Until the first is waiting in FUSE (its kernel wait channel), the probe could be the first lookup itself.
-  for (let waited = 0; !(await readFile(`/proc/${first.pid}/wchan`, 'utf8').catch(() => '')).startsWith('fuse'); waited += 20) {
-    if (waited > 20_000) assert.fail('the first stat never waited in FUSE');
-    await delay(20);
-  }
-  const runner = createExecFileRunner({ killGraceMs: 500 });
-  await assert.rejects(runner.run('stat', [join(fuse, 'x')], { timeoutMs: 500 }), (error: unknown) => {
-    assert.ok(isFsResizeError(error), String(error));
-    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-    assert.match(error.message, /^stat .*\/x did not finish within 500 ms and did not stop within 1000 ms of SIGTERM and SIGKILL; it was left running/);
-    return true;
-  });
-  // The caller was answered while the probe still runs: it cannot end before the FUSE daemon stops (below).
-  const probes = (await childProcesses()).filter((p) => p.comm === 'stat' && p.pid !== first.pid);
-  assert.equal(probes.length, 1, `one probe left running: ${JSON.stringify(probes)}`);
-  const probe = probes[0]!;
-  assert.notEqual(probe.state, 'Z', 'the probe has not ended');
-  await hung.stop(); // the lookups end: nothing is left running
-  await eventually(async () => !(await childProcesses()).some((p) => p.pid === probe.pid), 30_000, 'the probe to end once the FUSE daemon stopped');
-});
+test(
+  'a probe stuck in the kernel where no signal reaches it (waiting behind a lookup on a FUSE mount that never answers) is given up on after SIGTERM and SIGKILL: FSRESIZE_TIMEOUT, the caller is not held',
+  { timeout: 60_000 },
+  async (t) => {
+    const scratch = await mkdtemp(join(tmpdir(), 'voe-stuck-probe-'));
+    const fuse = join(scratch, 'fuse');
+    await mkdir(fuse);
+    const hung = await mountHungFuse(t, fuse).catch(async (error: unknown) => {
+      await rm(scratch, { recursive: true, force: true });
+      throw error;
+    });
+    // Registered after the mount's own stop (hooks run in order): never removes into a mount that never answers.
+    t.after(() => rm(scratch, { recursive: true, force: true }));
+    // The first lookup of fuse/x waits on the daemon; a second one waits for the first,
+    // uninterruptibly (not even SIGKILL wakes it) until the first ends.
+    const first = spawn('stat', [join(fuse, 'x')], { stdio: 'ignore' });
+    t.after(() => {
+      first.kill('SIGKILL');
+    });
+    // Until the first is waiting in FUSE (its kernel wait channel), the probe could be the first lookup itself.
+    for (
+      let waited = 0;
+      !(await readFile(`/proc/${first.pid}/wchan`, 'utf8').catch(() => '')).startsWith('fuse');
+      waited += 20
+    ) {
+      if (waited > 20_000) assert.fail('the first stat never waited in FUSE');
+      await delay(20);
+    }
+    const runner = createExecFileRunner({ killGraceMs: 500 });
+    await assert.rejects(
+      runner.run('stat', [join(fuse, 'x')], { timeoutMs: 500 }),
+      (error: unknown) => {
+        assert.ok(isFsResizeError(error), String(error));
+        assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+        assert.match(
+          error.message,
+          /^stat .*\/x did not finish within 500 ms and did not stop within 1000 ms of SIGTERM and SIGKILL; it was left running/,
+        );
+        return true;
+      },
+    );
+    // The caller was answered while the probe still runs: it cannot end before the FUSE daemon stops (below).
+    const probes = (await childProcesses()).filter((p) => p.comm === 'stat' && p.pid !== first.pid);
+    assert.equal(probes.length, 1, `one probe left running: ${JSON.stringify(probes)}`);
+    const probe = probes[0]!;
+    assert.notEqual(probe.state, 'Z', 'the probe has not ended');
+    await hung.stop(); // the lookups end: nothing is left running
+    await eventually(
+      async () => !(await childProcesses()).some((p) => p.pid === probe.pid),
+      30_000,
+      'the probe to end once the FUSE daemon stopped',
+    );
+  },
+);
 
 /** This process's children: pid, command name and state, from /proc/<pid>/stat. */
 async function childProcesses(): Promise<Array<{ pid: number; comm: string; state: string }>> {
   const children = [];
   for (const name of (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry))) {
-    const stat = /^(\d+) \((.*)\) (\S) (\d+) /s.exec(await readFile(`/proc/${name}/stat`, 'utf8').catch(() => ''));
-    if (stat && Number(stat[4]) === process.pid) children.push({ pid: Number(stat[1]), comm: stat[2]!, state: stat[3]! });
+    const stat = /^(\d+) \((.*)\) (\S) (\d+) /s.exec(
+      await readFile(`/proc/${name}/stat`, 'utf8').catch(() => ''),
+    );
+    if (stat && Number(stat[4]) === process.pid)
+      children.push({ pid: Number(stat[1]), comm: stat[2]!, state: stat[3]! });
   }
   return children;
 }

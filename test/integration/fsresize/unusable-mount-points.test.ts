@@ -20,11 +20,22 @@ import { mountedXfs, xfsBytes } from './fixtures.js';
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
 test('a unix socket of the filesystem bind-mounted elsewhere does not stop the grow: it is named (O_PATH), never opened', async (t) => {
-  const { scratch, resizer, calls, loop, mnt, sums } = await mountedXfs(t, { growTo: 512 * MiB, files: 1 });
+  const { scratch, resizer, calls, loop, mnt, sums } = await mountedXfs(t, {
+    growTo: 512 * MiB,
+    files: 1,
+  });
   const socketPath = join(mnt, 'app.sock');
   const server = createServer();
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(socketPath, resolve); });
-  t.after(() => new Promise<void>((resolve) => { server.close(() => resolve()); }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, resolve);
+  });
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      }),
+  );
   const pod = await scratch.directory('pod');
   const target = join(pod, 'app.sock');
   await writeFile(target, '');
@@ -33,8 +44,16 @@ test('a unix socket of the filesystem bind-mounted elsewhere does not stop the g
   const table = createMountinfoTable();
   const entry = (await table.list()).find((m) => m.mountPoint === target);
   assert.ok(entry, 'the socket bind mount is in mountinfo');
-  assert.equal(entry.majorMinor, (await table.list()).find((m) => m.mountPoint === mnt)?.majorMinor, 'it is a mount of the same filesystem');
-  assert.equal(await table.visibleMountId(target), entry.mountId, 'fdinfo gives the mnt_id of an O_PATH descriptor');
+  assert.equal(
+    entry.majorMinor,
+    (await table.list()).find((m) => m.mountPoint === mnt)?.majorMinor,
+    'it is a mount of the same filesystem',
+  );
+  assert.equal(
+    await table.visibleMountId(target),
+    entry.mountId,
+    'fdinfo gives the mnt_id of an O_PATH descriptor',
+  );
 
   const result = await resizer.grow(loop.device, { mountPath: mnt });
   assert.equal(result.action, 'grown', result.reason);
@@ -51,11 +70,23 @@ test('a unix socket of the filesystem bind-mounted elsewhere does not stop the g
 });
 
 /** Runs `command args` as root of a new user namespace (uid 0 mapped to root; every other uid unmapped). */
-function asNamespaceRoot(command: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function asNamespaceRoot(
+  command: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile('unshare', ['--user', '--map-root-user', '--', command, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      'unshare',
+      ['--user', '--map-root-user', '--', command, ...args],
+      { encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+          stdout,
+          stderr,
+        });
+      },
+    );
     child.stdin?.end();
   });
 }
@@ -65,7 +96,10 @@ test('a mount point voe cannot open is unusable, not fatal: another one is used;
     t.skip('user namespaces are not available here (unshare --user --map-root-user failed)');
     return;
   }
-  const { scratch, lockDirectory, loop, mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
+  const { scratch, lockDirectory, loop, mnt } = await mountedXfs(t, {
+    growTo: 512 * MiB,
+    files: 0,
+  });
   // voe runs as root of a user namespace: a directory owned by a uid that namespace does not map
   // cannot be searched, even by its root (EACCES), like a FUSE mount that refuses other users.
   const locked = await scratch.directory('locked');
@@ -74,7 +108,19 @@ test('a mount point voe cannot open is unusable, not fatal: another one is used;
   await scratch.bind(mnt, inside);
   await chown(locked, 54321, 54321);
   await chmod(locked, 0o700);
-  const grow = (more: string[]) => asNamespaceRoot(process.execPath, [MAIN, 'fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory, '--dry-run', '--json', ...more]);
+  const grow = (more: string[]) =>
+    asNamespaceRoot(process.execPath, [
+      MAIN,
+      'fsresize',
+      'grow',
+      '--device',
+      loop.device,
+      '--lock-dir',
+      lockDirectory,
+      '--dry-run',
+      '--json',
+      ...more,
+    ]);
 
   for (const more of [[], ['--mount', mnt]]) {
     const run = await grow(more);
@@ -88,14 +134,21 @@ test('a mount point voe cannot open is unusable, not fatal: another one is used;
   assert.equal(asked.code, 2, asked.stdout + asked.stderr);
   const { error } = JSON.parse(asked.stdout);
   assert.equal(error.code, 'FSRESIZE_MOUNT_INACCESSIBLE');
-  assert.match(error.message, new RegExp(`^cannot open ${inside} to see which filesystem it shows \\(EACCES, as root;`));
+  assert.match(
+    error.message,
+    new RegExp(`^cannot open ${inside} to see which filesystem it shows \\(EACCES, as root;`),
+  );
   assert.match(error.message, /nothing was changed/);
   assert.doesNotMatch(error.message, /run voe as root/);
 
   await loop.unmount(mnt);
   const alone = await grow([]);
   assert.equal(alone.code, 2, alone.stdout + alone.stderr);
-  assert.equal(JSON.parse(alone.stdout).error.code, 'FSRESIZE_MOUNT_INACCESSIBLE', 'its only mount might be the one that shows it: no guess');
+  assert.equal(
+    JSON.parse(alone.stdout).error.code,
+    'FSRESIZE_MOUNT_INACCESSIBLE',
+    'its only mount might be the one that shows it: no guess',
+  );
   await chmod(locked, 0o755);
   assert.equal(await xfsBytes(inside), 320 * MiB, 'nothing was grown');
 });

@@ -13,7 +13,11 @@ import { KINDS, StagedCluster } from '../../../src/demo/index.js';
 import { vm } from '../../support/admission-objects.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { FakeClock } from '../../support/fake-clock.js';
-import { startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../support/fault-proxy.js';
+import {
+  startFaultProxy,
+  type FaultProxy,
+  type ProxiedRequest,
+} from '../../support/fault-proxy.js';
 import { eventually } from '../../support/held-clock.js';
 import { deleteCrd, resourceOf, testCrd } from '../../support/test-crd.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
@@ -27,11 +31,19 @@ const VMS_PATH = '/apis/kubevirt.io/v1/virtualmachines';
 const VMS_DISCOVERY = '/apis/kubevirt.io/v1';
 
 /** An informer of VirtualMachines (unless told) that reaches the API server through a fault proxy; both stopped after the test. */
-async function throughProxy(t: TestContext, options: Partial<InformerOptions> = {}): Promise<{ proxy: FaultProxy; informer: Informer<KubernetesObject> }> {
+async function throughProxy(
+  t: TestContext,
+  options: Partial<InformerOptions> = {},
+): Promise<{ proxy: FaultProxy; informer: Informer<KubernetesObject> }> {
   const proxy = await startFaultProxy(cp.kubeConfig);
   const informer = new Informer<KubernetesObject>({
-    kubeConfig: proxy.kubeConfig, resource: VMS,
-    notServedAsEmpty: true, notServedRetryMs: 50, backoffBaseMs: 20, backoffMaxMs: 200, ...options,
+    kubeConfig: proxy.kubeConfig,
+    resource: VMS,
+    notServedAsEmpty: true,
+    notServedRetryMs: 50,
+    backoffBaseMs: 20,
+    backoffMaxMs: 200,
+    ...options,
   });
   t.after(async () => {
     await informer.stop();
@@ -40,10 +52,17 @@ async function throughProxy(t: TestContext, options: Partial<InformerOptions> = 
   return { proxy, informer };
 }
 
-const isList = (path: string) => (r: ProxiedRequest): boolean => r.path === path && !r.watch;
-const isWatch = (path: string) => (r: ProxiedRequest): boolean => r.path === path && r.watch;
+const isList =
+  (path: string) =>
+  (r: ProxiedRequest): boolean =>
+    r.path === path && !r.watch;
+const isWatch =
+  (path: string) =>
+  (r: ProxiedRequest): boolean =>
+    r.path === path && r.watch;
 /** Lists of `path` the API server answered 200 among `requests`. */
-const listed = (requests: readonly ProxiedRequest[], path = VMS_PATH): number => requests.filter((r) => isList(path)(r) && r.status === 200).length;
+const listed = (requests: readonly ProxiedRequest[], path = VMS_PATH): number =>
+  requests.filter((r) => isList(path)(r) && r.status === 200).length;
 
 test('a 404 for a resource discovery still lists (a proxy in between, kubernetes#115241) keeps the cache and makes it unsynced (readers refuse) until a list succeeds', async (t) => {
   const logs = captureLogger();
@@ -59,19 +78,30 @@ test('a 404 for a resource discovery still lists (a proxy in between, kubernetes
   assert.ok(informer.get('default', 'vm1'), 'the VM that uses the PVC is still known');
   assert.deepEqual(deleted, [], 'no delete events: the cache was not emptied');
   assert.equal(informer.served, true);
-  assert.ok(proxy.requests.some((r) => r.path === VMS_DISCOVERY && r.status === 200 && !r.injected), 'the API server\'s discovery was asked (and lists virtualmachines)');
+  assert.ok(
+    proxy.requests.some((r) => r.path === VMS_DISCOVERY && r.status === 200 && !r.injected),
+    "the API server's discovery was asked (and lists virtualmachines)",
+  );
 
   proxy.inject({ path: VMS_DISCOVERY }, { answer: 500, message: 'etcd timeout' });
   const failing = proxy.requests.length;
   // The informer has taken a discovery answered 500 once it lists again after it.
-  await eventually(() => {
-    const since = proxy.requests.slice(failing);
-    const failed = since.findIndex((r) => r.path === VMS_DISCOVERY && r.status === 500);
-    return failed >= 0 && since.slice(failed + 1).some(isList(VMS_PATH));
-  }, 20_000, 'a list after a failed discovery');
+  await eventually(
+    () => {
+      const since = proxy.requests.slice(failing);
+      const failed = since.findIndex((r) => r.path === VMS_DISCOVERY && r.status === 500);
+      return failed >= 0 && since.slice(failed + 1).some(isList(VMS_PATH));
+    },
+    20_000,
+    'a list after a failed discovery',
+  );
   assert.equal(informer.hasSynced, false, 'discovery that cannot be read confirms nothing');
   assert.ok(informer.get('default', 'vm1'));
-  assert.ok(logs.lines().some((l) => l['msg'] === 'discovery failed after a 404; keeping the cache, not synced'));
+  assert.ok(
+    logs
+      .lines()
+      .some((l) => l['msg'] === 'discovery failed after a 404; keeping the cache, not synced'),
+  );
 
   const healed = proxy.requests.length;
   proxy.heal();
@@ -83,8 +113,18 @@ test('a 404 for a resource discovery still lists (a proxy in between, kubernetes
 
 test('a 404 that discovery confirms (the CRD deleted: its resource gone from its group, or the whole group/version gone) empties the cache, which counts as synced', async (t) => {
   const variants = [
-    { name: 'the group still serves another resource', crd: testCrd('leftover.voe.test', 'widgets', 'Widget'), others: [testCrd('leftover.voe.test', 'gadgets', 'Gadget')], discovery: 200 },
-    { name: 'the group/version is no longer served', crd: testCrd('gone.voe.test', 'widgets', 'Widget'), others: [], discovery: 404 },
+    {
+      name: 'the group still serves another resource',
+      crd: testCrd('leftover.voe.test', 'widgets', 'Widget'),
+      others: [testCrd('leftover.voe.test', 'gadgets', 'Gadget')],
+      discovery: 200,
+    },
+    {
+      name: 'the group/version is no longer served',
+      crd: testCrd('gone.voe.test', 'widgets', 'Widget'),
+      others: [],
+      discovery: 404,
+    },
   ];
   for (const variant of variants) {
     await t.test(variant.name, async (tt) => {
@@ -92,7 +132,9 @@ test('a 404 that discovery confirms (the CRD deleted: its resource gone from its
       const path = `/apis/${resource.group}/v1/${resource.plural}`;
       await installCrds(cp.kubeConfig, [variant.crd, ...variant.others]);
       await cp.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-        ...resource, namespace: 'default', body: { apiVersion: `${resource.group}/v1`, kind: 'Widget', metadata: { name: 'w1' } },
+        ...resource,
+        namespace: 'default',
+        body: { apiVersion: `${resource.group}/v1`, kind: 'Widget', metadata: { name: 'w1' } },
       });
       const { proxy, informer } = await throughProxy(tt, { resource });
       const served: boolean[] = [];
@@ -117,9 +159,19 @@ test('a 404 that discovery confirms (the CRD deleted: its resource gone from its
       assert.equal(informer.hasSynced, true);
       assert.deepEqual(served, [true, false]);
       const since = proxy.requests.slice(healed);
-      assert.ok(since.some((r) => isList(path)(r) && r.status === 404 && !r.injected), 'the API server itself answered the list 404');
-      assert.ok(since.some((r) => r.path === `/apis/${resource.group}/v1` && r.status === variant.discovery && !r.injected),
-        `the API server's discovery itself answered ${variant.discovery}`);
+      assert.ok(
+        since.some((r) => isList(path)(r) && r.status === 404 && !r.injected),
+        'the API server itself answered the list 404',
+      );
+      assert.ok(
+        since.some(
+          (r) =>
+            r.path === `/apis/${resource.group}/v1` &&
+            r.status === variant.discovery &&
+            !r.injected,
+        ),
+        `the API server's discovery itself answered ${variant.discovery}`,
+      );
     });
   }
 });
@@ -129,10 +181,22 @@ test('a failed watch (500) is followed by a new list, as client-go does, not by 
   await informer.start();
   const failing = proxy.requests.length;
   proxy.inject({ path: VMS_PATH, watch: true }, { answer: 500 });
-  await eventually(() => listed(proxy.requests.slice(failing)) >= 2, 20_000, 'lists again after failed watches');
-  const sequence = proxy.requests.slice(failing).filter((r) => r.path === VMS_PATH).map((r) => `${r.watch ? 'watch' : 'list'} ${r.status ?? '...'}`);
+  await eventually(
+    () => listed(proxy.requests.slice(failing)) >= 2,
+    20_000,
+    'lists again after failed watches',
+  );
+  const sequence = proxy.requests
+    .slice(failing)
+    .filter((r) => r.path === VMS_PATH)
+    .map((r) => `${r.watch ? 'watch' : 'list'} ${r.status ?? '...'}`);
   sequence.forEach((step, i) => {
-    if (step === 'watch 500' && i + 1 < sequence.length) assert.match(sequence[i + 1] ?? '', /^list/, `a list follows each failed watch: ${sequence.join(', ')}`);
+    if (step === 'watch 500' && i + 1 < sequence.length)
+      assert.match(
+        sequence[i + 1] ?? '',
+        /^list/,
+        `a list follows each failed watch: ${sequence.join(', ')}`,
+      );
   });
   assert.equal(informer.hasSynced, true);
 });
@@ -143,9 +207,15 @@ test('a malformed watch event ends that watch (listed again) instead of crashing
   informer.on('error', (e) => errors.push(e));
   await informer.start();
   const malformed = proxy.requests.length;
-  proxy.inject({ path: VMS_PATH, watch: true }, { prependLine: '{"type":"MODIFIED","object":null}' });
+  proxy.inject(
+    { path: VMS_PATH, watch: true },
+    { prependLine: '{"type":"MODIFIED","object":null}' },
+  );
   await eventually(() => listed(proxy.requests.slice(malformed)) >= 2, 20_000, 'listed again');
-  assert.ok(errors.some((e) => /malformed watch event/.test(String((e as Error).message))), String(errors[0]));
+  assert.ok(
+    errors.some((e) => /malformed watch event/.test(String((e as Error).message))),
+    String(errors[0]),
+  );
   assert.ok(informer.get('default', 'vm1'));
   assert.equal(informer.hasSynced, true);
 });
@@ -160,10 +230,20 @@ test('a watch that ends at once without an event is followed by a list, as clien
   proxy.inject({ path: VMS_PATH, watch: true }, { cutAfterEvents: 0 });
   await eventually(() => !informer.inSync, 20_000, 'out of sync after a watch ended at once');
   assert.match(informer.outOfSync?.why ?? '', /watch closed immediately without events/);
-  await eventually(() => listed(proxy.requests.slice(cut)) >= 2, 20_000, 'listed again after such watches');
-  const version = await cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { labels: { seen: 'after-heal' } } });
+  await eventually(
+    () => listed(proxy.requests.slice(cut)) >= 2,
+    20_000,
+    'listed again after such watches',
+  );
+  const version = await cluster.patchCustom(KINDS.vms, 'vm1', {
+    metadata: { labels: { seen: 'after-heal' } },
+  });
   proxy.heal();
-  await eventually(() => informer.inSync && informer.get('default', 'vm1')?.metadata?.resourceVersion === version, 20_000, 'in sync with the change');
+  await eventually(
+    () => informer.inSync && informer.get('default', 'vm1')?.metadata?.resourceVersion === version,
+    20_000,
+    'in sync with the change',
+  );
   assert.equal(transitions[0], false);
   assert.equal(transitions.at(-1), true);
   assert.equal(informer.outOfSync, undefined);
@@ -176,16 +256,32 @@ test('a watch that ends at once without an event is followed by a list, as clien
 
 test('a watch that ends right after an event is reopened only after backoffBaseMs, each time: no tight reconnect loop', async (t) => {
   const clock = new FakeClock();
-  const { proxy, informer } = await throughProxy(t, { clock, backoffBaseMs: 100, backoffMaxMs: 400 });
+  const { proxy, informer } = await throughProxy(t, {
+    clock,
+    backoffBaseMs: 100,
+    backoffMaxMs: 400,
+  });
   proxy.inject({ path: VMS_PATH, watch: true }, { cutAfterEvents: 1 });
   const watches = (): number => proxy.requests.filter(isWatch(VMS_PATH)).length;
   await informer.start();
   for (let round = 1; round <= 3; round++) {
     await eventually(() => watches() === round, 20_000, `watch ${round} open`);
     await cluster.patchCustom(KINDS.vms, 'vm1', { metadata: { labels: { round: String(round) } } });
-    await eventually(() => clock.pendingTimers > 0, 20_000, `the informer waits after watch ${round} ended`);
-    assert.equal(informer.get('default', 'vm1')?.metadata?.labels?.['round'], String(round), 'the watch\'s event was taken');
-    assert.deepEqual(clock.pendingDelays, [100], 'it waits backoffBaseMs (the same each time: an event was seen, nothing failed)');
+    await eventually(
+      () => clock.pendingTimers > 0,
+      20_000,
+      `the informer waits after watch ${round} ended`,
+    );
+    assert.equal(
+      informer.get('default', 'vm1')?.metadata?.labels?.['round'],
+      String(round),
+      "the watch's event was taken",
+    );
+    assert.deepEqual(
+      clock.pendingDelays,
+      [100],
+      'it waits backoffBaseMs (the same each time: an event was seen, nothing failed)',
+    );
     await clock.advance(99);
     assert.equal(watches(), round, 'no watch opened before the delay has passed');
     await clock.advance(1);
@@ -197,7 +293,12 @@ test('a watch that ends right after an event is reopened only after backoffBaseM
 test('watches that end at once without an event are reopened after a backoff that grows (jittered exponential, capped at backoffMaxMs)', async (t) => {
   const clock = new FakeClock();
   // random 1: the top of each jitter range, so the delays are base * 2^(n-1) exactly.
-  const { proxy, informer } = await throughProxy(t, { clock, backoffBaseMs: 100, backoffMaxMs: 400, random: () => 1 });
+  const { proxy, informer } = await throughProxy(t, {
+    clock,
+    backoffBaseMs: 100,
+    backoffMaxMs: 400,
+    random: () => 1,
+  });
   const errors: unknown[] = [];
   informer.on('error', (e) => errors.push(e));
   proxy.inject({ path: VMS_PATH, watch: true }, { cutAfterEvents: 0 });
@@ -205,7 +306,11 @@ test('watches that end at once without an event are reopened after a backoff tha
   await informer.start();
   const delays: number[] = [];
   for (let round = 1; round <= 5; round++) {
-    await eventually(() => clock.pendingTimers > 0, 20_000, `the informer waits after watch ${round} ended`);
+    await eventually(
+      () => clock.pendingTimers > 0,
+      20_000,
+      `the informer waits after watch ${round} ended`,
+    );
     assert.equal(watches(), round, 'one watch per delay');
     assert.equal(errors.length, round, 'each watch that ended at once counted as a failure');
     const [delay = 0, ...more] = clock.pendingDelays;

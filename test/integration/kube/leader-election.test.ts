@@ -1,7 +1,13 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { LeaderElector, leaseLock, type LeaderElectorOptions, type LeaseLock, type VersionedLease } from '../../../src/kube/index.js';
+import {
+  LeaderElector,
+  leaseLock,
+  type LeaderElectorOptions,
+  type LeaseLock,
+  type VersionedLease,
+} from '../../../src/kube/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { eventually } from '../../support/held-clock.js';
 
@@ -17,7 +23,9 @@ function referee() {
   const leaders = new Set<string>();
   const history: string[] = [];
   let overlap = false;
-  const callbacks = (id: string): Pick<LeaderElectorOptions, 'onStartedLeading' | 'onStoppedLeading'> => ({
+  const callbacks = (
+    id: string,
+  ): Pick<LeaderElectorOptions, 'onStartedLeading' | 'onStoppedLeading'> => ({
     onStartedLeading: () => {
       if (leaders.size > 0) overlap = true;
       leaders.add(id);
@@ -32,23 +40,33 @@ function referee() {
 }
 
 /** A candidate's look at the Lease: what its get() returned, and when (after the answer). */
-interface Look { lease: VersionedLease | undefined; at: number }
+interface Look {
+  lease: VersionedLease | undefined;
+  at: number;
+}
 
 /**
  * The Lease lock of one candidate, telling the test what the candidate saw: a candidate reads the
  * Lease at the start of every attempt, so its next read also means that its previous attempt (and
  * the decision taken on what it saw) is over.
  */
-function watchedLock(name: string): LeaseLock & { seen(check: (look: Look) => boolean): Promise<Look>; nextRead(): Promise<void> } {
+function watchedLock(
+  name: string,
+): LeaseLock & { seen(check: (look: Look) => boolean): Promise<Look>; nextRead(): Promise<void> } {
   const inner = leaseLock(cp.kubeConfig, 'default', name);
   const looks: Look[] = [];
   let onLook: Array<() => void> = [];
   let onRead: Array<() => void> = [];
-  const changed = (): void => { const waiting = onLook; onLook = []; waiting.forEach((f) => f()); };
+  const changed = (): void => {
+    const waiting = onLook;
+    onLook = [];
+    waiting.forEach((f) => f());
+  };
   return {
     description: inner.description,
     create: (record, timeoutMs) => inner.create(record, timeoutMs),
-    update: (record, resourceVersion, timeoutMs) => inner.update(record, resourceVersion, timeoutMs),
+    update: (record, resourceVersion, timeoutMs) =>
+      inner.update(record, resourceVersion, timeoutMs),
     async get(timeoutMs) {
       const reading = onRead;
       onRead = [];
@@ -63,26 +81,38 @@ function watchedLock(name: string): LeaseLock & { seen(check: (look: Look) => bo
       return new Promise((resolve) => {
         const find = (): void => {
           const look = looks.find(check);
-          if (look) resolve(look); else onLook.push(find);
+          if (look) resolve(look);
+          else onLook.push(find);
         };
         find();
       });
     },
     /** Resolves when the candidate next starts reading the Lease. */
     nextRead() {
-      return new Promise((resolve) => { onRead.push(resolve); });
+      return new Promise((resolve) => {
+        onRead.push(resolve);
+      });
     },
   };
 }
 
 const holder = (look: Look): string | undefined => look.lease?.record.holderIdentity;
 
-function elector(lease: string, identity: string, ref: ReturnType<typeof referee>, over: Partial<LeaderElectorOptions> = {}): LeaderElector {
+function elector(
+  lease: string,
+  identity: string,
+  ref: ReturnType<typeof referee>,
+  over: Partial<LeaderElectorOptions> = {},
+): LeaderElector {
   const e = new LeaderElector({
-    lock: leaseLock(cp.kubeConfig, 'default', lease), identity,
+    lock: leaseLock(cp.kubeConfig, 'default', lease),
+    identity,
     // A renew deadline of several seconds: a leader must fail to renew for that long (not just be slow on a busy machine) to step down.
-    leaseDurationMs: 6000, renewDeadlineMs: 4500, retryPeriodMs: 500,
-    ...ref.callbacks(identity), ...over,
+    leaseDurationMs: 6000,
+    renewDeadlineMs: 4500,
+    retryPeriodMs: 500,
+    ...ref.callbacks(identity),
+    ...over,
   });
   electors.push(e);
   void e.run();
@@ -92,15 +122,24 @@ function elector(lease: string, identity: string, ref: ReturnType<typeof referee
 test('two candidates: exactly one leads; when the leader stops renewing (crash, no release) the other takes over after the lease expires', async () => {
   const ref = referee();
   const newLeaders: string[] = [];
-  const a = elector('crash', 'a', ref, { releaseOnStop: false, onNewLeader: (id) => newLeaders.push(`a sees ${id}`) });
+  const a = elector('crash', 'a', ref, {
+    releaseOnStop: false,
+    onNewLeader: (id) => newLeaders.push(`a sees ${id}`),
+  });
   await eventually(() => a.isLeader, 20_000, 'a to lead');
   const bLock = watchedLock('crash');
-  const b = elector('crash', 'b', ref, { lock: bLock, onNewLeader: (id) => newLeaders.push(`b sees ${id}`) });
+  const b = elector('crash', 'b', ref, {
+    lock: bLock,
+    onNewLeader: (id) => newLeaders.push(`b sees ${id}`),
+  });
   // a keeps renewing, so b must keep waiting: b reads a Lease that a renewed after the one b first
   // saw would have expired by b's clock (6 s lease, plus a retry period of margin), and its attempt
   // on it ends (b reads again) without taking over.
   const first = await bLock.seen((look) => holder(look) === 'a');
-  await bLock.seen((look) => holder(look) === 'a' && Date.parse(look.lease!.record.renewTime!) > first.at + 6000 + 600);
+  await bLock.seen(
+    (look) =>
+      holder(look) === 'a' && Date.parse(look.lease!.record.renewTime!) > first.at + 6000 + 600,
+  );
   await bLock.nextRead();
   assert.equal(b.isLeader, false);
   assert.equal(a.isLeader, true);
@@ -132,8 +171,15 @@ test('release on stop hands leadership over at once (well before the lease would
   await bLock.nextRead();
   assert.equal(b.isLeader, false);
   await a.stop();
-  const released = await coordination.readNamespacedLease({ namespace: 'default', name: 'release' });
-  assert.ok(released.spec?.holderIdentity === '' || released.spec?.holderIdentity === undefined || released.spec?.holderIdentity === 'b');
+  const released = await coordination.readNamespacedLease({
+    namespace: 'default',
+    name: 'release',
+  });
+  assert.ok(
+    released.spec?.holderIdentity === '' ||
+      released.spec?.holderIdentity === undefined ||
+      released.spec?.holderIdentity === 'b',
+  );
   // A 60 s lease: taking over within 20 s is only possible through the release.
   await eventually(() => b.isLeader, 20_000, 'b to lead right after the release');
   const lease = await coordination.readNamespacedLease({ namespace: 'default', name: 'release' });
@@ -149,10 +195,12 @@ test('several candidates racing for a new Lease: one wins (409 losers wait)', as
   await eventually(() => all.some((e) => e.isLeader), 20_000, 'someone to lead');
   const leader = all.find((e) => e.isLeader)!.identity;
   // Every candidate has seen the winner's Lease and its attempt on it has ended (it reads again).
-  await Promise.all(locks.map(async (lock) => {
-    await lock.seen((look) => holder(look) === leader);
-    await lock.nextRead();
-  }));
+  await Promise.all(
+    locks.map(async (lock) => {
+      await lock.seen((look) => holder(look) === leader);
+      await lock.nextRead();
+    }),
+  );
   assert.equal(all.filter((e) => e.isLeader).length, 1);
   assert.equal(all.find((e) => e.isLeader)?.identity, leader);
   assert.equal(ref.overlap(), false);
@@ -160,7 +208,12 @@ test('several candidates racing for a new Lease: one wins (409 losers wait)', as
 
 test('a leader that cannot renew (API server down) steps down after renewDeadline, before others could take over', async () => {
   const ref = referee();
-  const a = elector('partition', 'a', ref, { leaseDurationMs: 30_000, renewDeadlineMs: 3000, retryPeriodMs: 500, releaseOnStop: false });
+  const a = elector('partition', 'a', ref, {
+    leaseDurationMs: 30_000,
+    renewDeadlineMs: 3000,
+    retryPeriodMs: 500,
+    releaseOnStop: false,
+  });
   await eventually(() => a.isLeader, 20_000, 'a to lead');
   await cp.stopApiServer();
   try {

@@ -5,12 +5,34 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAdmissionValidators, startAdmissionCaches, VMS_BY_PVC_INDEX, type AdmissionRequest, type Validator } from '../../../src/webhook/index.js';
+import {
+  createAdmissionValidators,
+  startAdmissionCaches,
+  VMS_BY_PVC_INDEX,
+  type AdmissionRequest,
+  type Validator,
+} from '../../../src/webhook/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { KINDS, StagedCluster } from '../../../src/demo/index.js';
 import {
-  admissionRequest, harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc,
-  PVC_KIND, PVC_RESOURCE, resized, SETTING_KIND, SETTING_RESOURCE, storageClass, templateEntry, vm, VM_KIND, VM_RESOURCE,
+  admissionRequest,
+  harvesterSetting,
+  kubeVirt,
+  longhornEngine,
+  longhornImageClass,
+  longhornVersion,
+  longhornVolume,
+  pvc,
+  PVC_KIND,
+  PVC_RESOURCE,
+  resized,
+  SETTING_KIND,
+  SETTING_RESOURCE,
+  storageClass,
+  templateEntry,
+  vm,
+  VM_KIND,
+  VM_RESOURCE,
 } from '../../support/admission-objects.js';
 
 const cp = await useControlPlane();
@@ -19,9 +41,28 @@ const ROOT = 'vm1-disk-0-kq8zt';
 const NFS_DISK = 'vm2-disk-0-nfs01';
 
 await cluster.apply({
-  storageClasses: [longhornImageClass(), storageClass('nfs-csi', 'nfs.csi.k8s.io', { server: 'nfs-server.default.svc.cluster.local', share: '/' })],
-  pvcs: [pvc(ROOT), pvc(NFS_DISK, { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem' })],
-  vms: [vm('vm1'), vm('vm2', { volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: NFS_DISK } }], templates: [] })],
+  storageClasses: [
+    longhornImageClass(),
+    storageClass('nfs-csi', 'nfs.csi.k8s.io', {
+      server: 'nfs-server.default.svc.cluster.local',
+      share: '/',
+    }),
+  ],
+  pvcs: [
+    pvc(ROOT),
+    pvc(NFS_DISK, {
+      provisioner: 'nfs.csi.k8s.io',
+      className: 'nfs-csi',
+      volumeMode: 'Filesystem',
+    }),
+  ],
+  vms: [
+    vm('vm1'),
+    vm('vm2', {
+      volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: NFS_DISK } }],
+      templates: [],
+    }),
+  ],
   kubeVirts: [kubeVirt()],
   settings: [harvesterSetting('')],
   longhornVolumes: [longhornVolume()],
@@ -31,9 +72,16 @@ await cluster.apply({
 
 const started = startAdmissionCaches({ kubeConfig: cp.kubeConfig });
 after(() => started.stop());
-const [pvcResize, vmValidator, settingValidator] = createAdmissionValidators({ caches: started.caches.admission, csiDrivers: started.caches.csiDrivers }) as [Validator, Validator, Validator];
+const [pvcResize, vmValidator, settingValidator] = createAdmissionValidators({
+  caches: started.caches.admission,
+  csiDrivers: started.caches.csiDrivers,
+}) as [Validator, Validator, Validator];
 
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, what: string): Promise<T> {
+async function eventually<T>(
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const value = await read();
@@ -45,9 +93,21 @@ async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boole
 
 function grow(name: string, to = '20Gi', extra: Parameters<typeof pvc>[1] = {}): AdmissionRequest {
   const claim = pvc(name, extra);
-  return admissionRequest({ operation: 'UPDATE', resource: PVC_RESOURCE, kind: PVC_KIND, oldObject: claim, object: resized(claim, to), name, namespace: 'default' });
+  return admissionRequest({
+    operation: 'UPDATE',
+    resource: PVC_RESOURCE,
+    kind: PVC_KIND,
+    oldObject: claim,
+    object: resized(claim, to),
+    name,
+    namespace: 'default',
+  });
 }
-const NFS_OPTIONS = { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi', volumeMode: 'Filesystem' as const };
+const NFS_OPTIONS = {
+  provisioner: 'nfs.csi.k8s.io',
+  className: 'nfs-csi',
+  volumeMode: 'Filesystem' as const,
+};
 // Synchronous right after the start: no list has completed, so a judged request is refused.
 const beforeSync = { ready: started.ready(), verdict: pvcResize.validate(grow(ROOT)) };
 
@@ -59,61 +119,203 @@ test('refuses with 500 until the informers have synced, then decides from them',
   const nfs = await pvcResize.validate(grow(NFS_DISK, '20Gi', NFS_OPTIONS));
   assert.equal(nfs.decision, 'provisioner-not-validated');
 
-  await t.test('the caches keep the objects without the managedFields the API server wrote', async () => {
-    const { CoreV1Api } = await import('@kubernetes/client-node');
-    const stored = await cp.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPersistentVolumeClaim({ name: ROOT, namespace: 'default' });
-    assert.ok((stored.metadata?.managedFields ?? []).length > 0, 'the API server wrote managedFields');
-    const cached = started.caches.admission.pvcs.get('default', ROOT);
-    assert.equal(cached?.metadata?.resourceVersion, stored.metadata?.resourceVersion);
-    assert.equal(cached?.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'], stored.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner']);
-    assert.equal(cached?.metadata && 'managedFields' in cached.metadata, false);
-    const cachedVm = started.caches.admission.vms.get('default', 'vm1');
-    assert.equal(cachedVm?.metadata?.name, 'vm1');
-    assert.equal(cachedVm?.metadata && 'managedFields' in cachedVm.metadata, false);
-    assert.deepEqual(started.caches.admission.vms.byIndex(VMS_BY_PVC_INDEX, `default/${ROOT}`).map((v) => v.metadata?.name), ['vm1']);
-  });
+  await t.test(
+    'the caches keep the objects without the managedFields the API server wrote',
+    async () => {
+      const { CoreV1Api } = await import('@kubernetes/client-node');
+      const stored = await cp.kubeConfig
+        .makeApiClient(CoreV1Api)
+        .readNamespacedPersistentVolumeClaim({ name: ROOT, namespace: 'default' });
+      assert.ok(
+        (stored.metadata?.managedFields ?? []).length > 0,
+        'the API server wrote managedFields',
+      );
+      const cached = started.caches.admission.pvcs.get('default', ROOT);
+      assert.equal(cached?.metadata?.resourceVersion, stored.metadata?.resourceVersion);
+      assert.equal(
+        cached?.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'],
+        stored.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'],
+      );
+      assert.equal(cached?.metadata && 'managedFields' in cached.metadata, false);
+      const cachedVm = started.caches.admission.vms.get('default', 'vm1');
+      assert.equal(cachedVm?.metadata?.name, 'vm1');
+      assert.equal(cachedVm?.metadata && 'managedFields' in cachedVm.metadata, false);
+      assert.deepEqual(
+        started.caches.admission.vms
+          .byIndex(VMS_BY_PVC_INDEX, `default/${ROOT}`)
+          .map((v) => v.metadata?.name),
+        ['vm1'],
+      );
+    },
+  );
 
   await t.test('follows the Setting through the watch', async () => {
-    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', { value: '{"nfs.csi.k8s.io":true}' });
-    await eventually(() => Promise.resolve(pvcResize.validate(grow(NFS_DISK, '20Gi', NFS_OPTIONS))), (v) => v.allowed, 'NFS allowed after the Setting changed');
+    await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', {
+      value: '{"nfs.csi.k8s.io":true}',
+    });
+    await eventually(
+      () => Promise.resolve(pvcResize.validate(grow(NFS_DISK, '20Gi', NFS_OPTIONS))),
+      (v) => v.allowed,
+      'NFS allowed after the Setting changed',
+    );
   });
 
   await t.test('follows the KubeVirt feature gates and the VM status', async () => {
-    await cluster.patchCustom(KINDS.kubeVirts, 'kubevirt', { spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration'] } } } }, 'harvester-system');
-    await eventually(() => Promise.resolve(pvcResize.validate(grow(ROOT))), (v) => v.decision === 'gate-missing', 'gate-missing');
-    await cluster.patchCustomStatus(KINDS.kubeVirts, 'kubevirt', { observedKubeVirtVersion: 'v1.9.0' }, 'harvester-system');
-    await eventually(() => Promise.resolve(pvcResize.validate(grow(ROOT))), (v) => v.decision === 'allowed', 'GA on v1.9.0');
-    await cluster.patchCustomStatus(KINDS.kubeVirts, 'kubevirt', { observedKubeVirtVersion: 'v1.5.2' }, 'harvester-system');
-    await eventually(() => Promise.resolve(pvcResize.validate(grow(ROOT))), (v) => v.decision === 'gate-missing', 'gate-missing again');
+    await cluster.patchCustom(
+      KINDS.kubeVirts,
+      'kubevirt',
+      { spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration'] } } } },
+      'harvester-system',
+    );
+    await eventually(
+      () => Promise.resolve(pvcResize.validate(grow(ROOT))),
+      (v) => v.decision === 'gate-missing',
+      'gate-missing',
+    );
+    await cluster.patchCustomStatus(
+      KINDS.kubeVirts,
+      'kubevirt',
+      { observedKubeVirtVersion: 'v1.9.0' },
+      'harvester-system',
+    );
+    await eventually(
+      () => Promise.resolve(pvcResize.validate(grow(ROOT))),
+      (v) => v.decision === 'allowed',
+      'GA on v1.9.0',
+    );
+    await cluster.patchCustomStatus(
+      KINDS.kubeVirts,
+      'kubevirt',
+      { observedKubeVirtVersion: 'v1.5.2' },
+      'harvester-system',
+    );
+    await eventually(
+      () => Promise.resolve(pvcResize.validate(grow(ROOT))),
+      (v) => v.decision === 'gate-missing',
+      'gate-missing again',
+    );
     await cluster.patchCustomStatus(KINDS.vms, 'vm1', { printableStatus: 'Stopped', ready: false });
-    await eventually(() => Promise.resolve(pvcResize.validate(grow(ROOT))), (v) => v.decision === 'allowed-offline', 'offline once stopped');
+    await eventually(
+      () => Promise.resolve(pvcResize.validate(grow(ROOT))),
+      (v) => v.decision === 'allowed-offline',
+      'offline once stopped',
+    );
     await cluster.patchCustomStatus(KINDS.vms, 'vm1', { printableStatus: 'Running', ready: true });
-    await cluster.patchCustom(KINDS.kubeVirts, 'kubevirt', { spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration', 'ExpandDisks'] } } } }, 'harvester-system');
-    await eventually(() => Promise.resolve(pvcResize.validate(grow(ROOT))), (v) => v.decision === 'allowed', 'allowed again');
+    await cluster.patchCustom(
+      KINDS.kubeVirts,
+      'kubevirt',
+      {
+        spec: {
+          configuration: {
+            developerConfiguration: { featureGates: ['LiveMigration', 'ExpandDisks'] },
+          },
+        },
+      },
+      'harvester-system',
+    );
+    await eventually(
+      () => Promise.resolve(pvcResize.validate(grow(ROOT))),
+      (v) => v.decision === 'allowed',
+      'allowed again',
+    );
   });
 
   await t.test('follows the Longhorn Volume data engine and version', async () => {
-    await cluster.patchCustom(KINDS.longhornVolumes, longhornVolume().metadata!.name!, { spec: { dataEngine: 'v2' } }, 'longhorn-system');
-    await eventually(() => Promise.resolve(pvcResize.validate(grow(ROOT))), (v) => v.decision === 'longhorn-v2-version', 'v2 refused on Longhorn v1.9.1');
-    await cluster.patchCustom(KINDS.longhornSettings, 'current-longhorn-version', { value: 'v1.10.1' }, 'longhorn-system');
-    await eventually(() => Promise.resolve(pvcResize.validate(grow(ROOT))), (v) => v.decision === 'allowed', 'v2 allowed on Longhorn v1.10.1');
+    await cluster.patchCustom(
+      KINDS.longhornVolumes,
+      longhornVolume().metadata!.name!,
+      { spec: { dataEngine: 'v2' } },
+      'longhorn-system',
+    );
+    await eventually(
+      () => Promise.resolve(pvcResize.validate(grow(ROOT))),
+      (v) => v.decision === 'longhorn-v2-version',
+      'v2 refused on Longhorn v1.9.1',
+    );
+    await cluster.patchCustom(
+      KINDS.longhornSettings,
+      'current-longhorn-version',
+      { value: 'v1.10.1' },
+      'longhorn-system',
+    );
+    await eventually(
+      () => Promise.resolve(pvcResize.validate(grow(ROOT))),
+      (v) => v.decision === 'allowed',
+      'v2 allowed on Longhorn v1.10.1',
+    );
   });
 
-  await t.test('the VM path judges a larger template against the live PVC from the cache', async () => {
-    const before = vm('vm1');
-    const after = { ...before, metadata: { ...before.metadata, annotations: { ...before.metadata!.annotations, 'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '5Gi')]) } } };
-    const shrink = await vmValidator.validate(admissionRequest({ operation: 'UPDATE', resource: VM_RESOURCE, kind: VM_KIND, oldObject: before, object: after }));
-    assert.equal(shrink.decision, 'template-shrink');
-    const bigger = { ...after, metadata: { ...after.metadata, annotations: { ...after.metadata.annotations, 'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '40Gi')]) } } };
-    assert.equal((await vmValidator.validate(admissionRequest({ operation: 'UPDATE', resource: VM_RESOURCE, kind: VM_KIND, oldObject: before, object: bigger }))).allowed, true);
-  });
+  await t.test(
+    'the VM path judges a larger template against the live PVC from the cache',
+    async () => {
+      const before = vm('vm1');
+      const after = {
+        ...before,
+        metadata: {
+          ...before.metadata,
+          annotations: {
+            ...before.metadata!.annotations,
+            'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '5Gi')]),
+          },
+        },
+      };
+      const shrink = await vmValidator.validate(
+        admissionRequest({
+          operation: 'UPDATE',
+          resource: VM_RESOURCE,
+          kind: VM_KIND,
+          oldObject: before,
+          object: after,
+        }),
+      );
+      assert.equal(shrink.decision, 'template-shrink');
+      const bigger = {
+        ...after,
+        metadata: {
+          ...after.metadata,
+          annotations: {
+            ...after.metadata.annotations,
+            'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '40Gi')]),
+          },
+        },
+      };
+      assert.equal(
+        (
+          await vmValidator.validate(
+            admissionRequest({
+              operation: 'UPDATE',
+              resource: VM_RESOURCE,
+              kind: VM_KIND,
+              oldObject: before,
+              object: bigger,
+            }),
+          )
+        ).allowed,
+        true,
+      );
+    },
+  );
 
   await t.test('the Setting path warns about drivers without a CSIDriver object', async () => {
-    await cp.kubeConfig.makeApiClient((await import('@kubernetes/client-node')).StorageV1Api).createCSIDriver({
-      body: { metadata: { name: 'nfs.csi.k8s.io' }, spec: { attachRequired: false, volumeLifecycleModes: ['Persistent'] } },
+    await cp.kubeConfig
+      .makeApiClient((await import('@kubernetes/client-node')).StorageV1Api)
+      .createCSIDriver({
+        body: {
+          metadata: { name: 'nfs.csi.k8s.io' },
+          spec: { attachRequired: false, volumeLifecycleModes: ['Persistent'] },
+        },
+      });
+    const request = admissionRequest({
+      operation: 'UPDATE',
+      resource: SETTING_RESOURCE,
+      kind: SETTING_KIND,
+      object: harvesterSetting('{"nfs.csi.k8s.io":true,"topolvm.io":true}'),
     });
-    const request = admissionRequest({ operation: 'UPDATE', resource: SETTING_RESOURCE, kind: SETTING_KIND, object: harvesterSetting('{"nfs.csi.k8s.io":true,"topolvm.io":true}') });
-    const verdict = await eventually(() => Promise.resolve(settingValidator.validate(request)), (v) => (v.warnings ?? []).every((w) => !w.includes('nfs.csi.k8s.io')), 'CSIDriver seen');
+    const verdict = await eventually(
+      () => Promise.resolve(settingValidator.validate(request)),
+      (v) => (v.warnings ?? []).every((w) => !w.includes('nfs.csi.k8s.io')),
+      'CSIDriver seen',
+    );
     assert.equal(verdict.allowed, true);
     assert.ok(verdict.warnings?.some((w) => w.includes('"topolvm.io"')));
     assert.ok(verdict.warnings?.some((w) => w.includes('"driver.longhorn.io"')));

@@ -5,7 +5,13 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harvesterSetting, KINDS, SCENARIO, StagedCluster, stageExpansionScenario } from '../../../src/demo/index.js';
+import {
+  harvesterSetting,
+  KINDS,
+  SCENARIO,
+  StagedCluster,
+  stageExpansionScenario,
+} from '../../../src/demo/index.js';
 import { eventually } from '../../support/held-clock.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { serveAdmission } from '../../support/serve-admission.js';
@@ -17,18 +23,29 @@ const cluster = new StagedCluster(cp.kubeConfig);
 
 await stageExpansionScenario(cluster);
 // Written before the webhook is registered, as an operator's earlier mistake would be.
-await cluster.createCustom(KINDS.settings, harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}', SETTING));
+await cluster.createCustom(
+  KINDS.settings,
+  harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}', SETTING),
+);
 
 await serveAdmission(cp.kubeConfig, 'voe-custom-setting-test', { settingName: SETTING });
 
-const expand = (name: string, storage: string): Promise<Refusal | undefined> => resizeThroughApi(cluster, name, storage);
+const expand = (name: string, storage: string): Promise<Refusal | undefined> =>
+  resizeThroughApi(cluster, name, storage);
 
-async function patchSetting(name: string, value: string): Promise<{ code?: number; body?: unknown } | undefined> {
-  return cluster.patchCustom(KINDS.settings, name, { value }).then(() => undefined, (error: { code?: number; body?: unknown }) => error);
+async function patchSetting(
+  name: string,
+  value: string,
+): Promise<{ code?: number; body?: unknown } | undefined> {
+  return cluster.patchCustom(KINDS.settings, name, { value }).then(
+    () => undefined,
+    (error: { code?: number; body?: unknown }) => error,
+  );
 }
 
 /** Waits until the informers saw a change (the webhook reads caches, not the API). */
-const until = (check: () => Promise<boolean>, what: string): Promise<void> => eventually(check, 15_000, what);
+const until = (check: () => Promise<boolean>, what: string): Promise<void> =>
+  eventually(check, 15_000, what);
 
 describe('a webhook configured with Setting voe-expand-validation', () => {
   it('refuses a running VM disk resize with 500 while that Setting holds invalid JSON; a stopped VM disk still grows', async () => {
@@ -44,8 +61,14 @@ describe('a webhook configured with Setting voe-expand-validation', () => {
     assert.equal(refused?.code, 422);
     assert.match(String(refused?.body), /SETTING_INVALID_VALUE/);
     // Harvester's own Setting is not the one this webhook guards: the API server does not call it.
-    assert.equal(await patchSetting('csi-online-expand-validation', '{"nfs.csi.k8s.io":'), undefined);
+    assert.equal(
+      await patchSetting('csi-online-expand-validation', '{"nfs.csi.k8s.io":'),
+      undefined,
+    );
     assert.equal(await patchSetting(SETTING, '{"nfs.csi.k8s.io":true}'), undefined);
-    await until(async () => (await expand(SCENARIO.nfsDisk, '20Gi')) === undefined, 'NFS expansion allowed by voe-expand-validation');
+    await until(
+      async () => (await expand(SCENARIO.nfsDisk, '20Gi')) === undefined,
+      'NFS expansion allowed by voe-expand-validation',
+    );
   });
 });

@@ -33,23 +33,54 @@ function servedFingerprint(port: number, caPem: string): Promise<string> {
 
 test('voe serve --dev renews its serving certificate from the same CA: new connections get the new one, the registered caBundle still trusts it, and the API server keeps calling the webhook', async () => {
   const capture = captureLogger('info');
-  const { serving } = await serveAdmission(cp.kubeConfig, 'voe-renewal-test', {}, { logger: capture.logger, devCertificateRenewMs: 2_000 });
+  const { serving } = await serveAdmission(
+    cp.kubeConfig,
+    'voe-renewal-test',
+    {},
+    { logger: capture.logger, devCertificateRenewMs: 2_000 },
+  );
   const caPem = await readFile(`${serving.certDir!}/ca.crt`, 'utf8');
-  const configuration = await cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api).readValidatingWebhookConfiguration({ name: 'voe-renewal-test' });
-  const bundles = new Set((configuration.webhooks ?? []).map((webhook) => Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8')));
+  const configuration = await cp.kubeConfig
+    .makeApiClient(AdmissionregistrationV1Api)
+    .readValidatingWebhookConfiguration({ name: 'voe-renewal-test' });
+  const bundles = new Set(
+    (configuration.webhooks ?? []).map((webhook) =>
+      Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8'),
+    ),
+  );
   assert.deepEqual([...bundles], [caPem], 'every webhook trusts the dev CA');
   const port = serving.address.port;
   const before = await servedFingerprint(port, caPem);
   const firstFile = await readFile(`${serving.certDir!}/tls.crt`, 'utf8');
 
-  await eventually(() => capture.lines().some((l) => l['msg'] === 'dev serving certificate renewed'), 30_000, 'a renewal');
-  await eventually(async () => (await servedFingerprint(port, caPem)) !== before, 30_000, 'new connections served the renewed certificate');
+  await eventually(
+    () => capture.lines().some((l) => l['msg'] === 'dev serving certificate renewed'),
+    30_000,
+    'a renewal',
+  );
+  await eventually(
+    async () => (await servedFingerprint(port, caPem)) !== before,
+    30_000,
+    'new connections served the renewed certificate',
+  );
   assert.notEqual(await readFile(`${serving.certDir!}/tls.crt`, 'utf8'), firstFile);
   assert.equal(await readFile(`${serving.certDir!}/ca.crt`, 'utf8'), caPem, 'the same CA');
-  const after = await cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api).readValidatingWebhookConfiguration({ name: 'voe-renewal-test' });
-  assert.equal(after.metadata?.resourceVersion, configuration.metadata?.resourceVersion, 'the registration was not touched');
-  assert.equal(capture.lines().filter((l) => /serving certificate/.test(String(l['msg'])) && (l['level'] as number) >= 40).length, 0,
-    `no warning about the certificate: ${capture.text()}`);
+  const after = await cp.kubeConfig
+    .makeApiClient(AdmissionregistrationV1Api)
+    .readValidatingWebhookConfiguration({ name: 'voe-renewal-test' });
+  assert.equal(
+    after.metadata?.resourceVersion,
+    configuration.metadata?.resourceVersion,
+    'the registration was not touched',
+  );
+  assert.equal(
+    capture
+      .lines()
+      .filter((l) => /serving certificate/.test(String(l['msg'])) && (l['level'] as number) >= 40)
+      .length,
+    0,
+    `no warning about the certificate: ${capture.text()}`,
+  );
 
   // The webhook still decides the API server's requests: a growth refused with its message.
   const refused = await resizeThroughApi(cluster, SCENARIO.nfsDisk, '20Gi');

@@ -8,9 +8,12 @@ test('stealShare is the stolen part of all CPU time between two readings; no tim
   assert.equal(percent(0.1234), '12.3 %');
 });
 
-test('readCpuTimes reads the machine\'s counters from /proc/stat: steal is part of the total, and both only grow', async () => {
+test("readCpuTimes reads the machine's counters from /proc/stat: steal is part of the total, and both only grow", async () => {
   const first = await readCpuTimes();
-  assert.ok(first.total > 0 && first.steal >= 0 && first.steal <= first.total, JSON.stringify(first));
+  assert.ok(
+    first.total > 0 && first.steal >= 0 && first.steal <= first.total,
+    JSON.stringify(first),
+  );
   const later = await readCpuTimes();
   assert.ok(later.total >= first.total && later.steal >= first.steal);
 });

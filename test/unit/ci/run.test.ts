@@ -17,9 +17,14 @@ test('.ci/run runs npm ci then npm test from the clone, also where HOME is not s
   await chmod(join(dir, 'npm'), 0o755);
   const env = { PATH: `${dir}:/usr/bin:/bin` };
   const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
-    execFile('bash', [ciRun], { env, cwd: dir }, (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }));
+    execFile('bash', [ciRun], { env, cwd: dir }, (error, _stdout, stderr) =>
+      resolve({ code: error ? Number(error.code) : 0, stderr }),
+    );
   });
   assert.equal(result.code, 0, result.stderr);
   const root = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
-  assert.deepEqual((await readFile(join(dir, 'calls'), 'utf8')).trim().split('\n'), [`${root}: ci --no-audit --no-fund`, `${root}: test`]);
+  assert.deepEqual((await readFile(join(dir, 'calls'), 'utf8')).trim().split('\n'), [
+    `${root}: ci --no-audit --no-fund`,
+    `${root}: test`,
+  ]);
 });

@@ -18,14 +18,21 @@ test('deferStopSignals: SIGTERM, SIGINT and SIGHUP do not end the process; the f
       process.stdout.write('disposed\\n');
       setInterval(() => {}, 1000);
     });`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   const until = async (text: string): Promise<void> => {
     const deadline = Date.now() + 10_000;
     while (!out.includes(text)) {
-      if (Date.now() > deadline || child.exitCode !== null || child.signalCode !== null) assert.fail(`never saw ${JSON.stringify(text)} in ${JSON.stringify(out)}`);
+      if (Date.now() > deadline || child.exitCode !== null || child.signalCode !== null)
+        assert.fail(`never saw ${JSON.stringify(text)} in ${JSON.stringify(out)}`);
       await new Promise((r) => setTimeout(r, 10));
     }
   };
@@ -38,7 +45,10 @@ test('deferStopSignals: SIGTERM, SIGINT and SIGHUP do not end the process; the f
   await until('SIGHUP false\n');
   child.stdin.write('go\n');
   await until('disposed\n');
-  assert.equal(out, 'ready\naborted SIGTERM\nSIGTERM true\nSIGINT false\nSIGHUP false\nreceived SIGTERM exit 143\ndisposed\n');
+  assert.equal(
+    out,
+    'ready\naborted SIGTERM\nSIGTERM true\nSIGINT false\nSIGHUP false\nreceived SIGTERM exit 143\ndisposed\n',
+  );
   const exited = once(child, 'exit');
   child.kill('SIGHUP');
   assert.deepEqual(await exited, [null, 'SIGHUP'], 'after dispose a signal ends the process again');

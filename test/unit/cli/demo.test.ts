@@ -5,10 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDemoStep, formatDemoSummary, formatSurvey } from '../../../src/cli/format-demo.js';
 import type { DemoStepResult, SurveyMissingClaim, SurveyRow } from '../../../src/demo/index.js';
-import { BROKEN_SECRETS, UNREACHABLE_TOKEN, writeBrokenKubeconfig, writeUnreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
+import {
+  BROKEN_SECRETS,
+  UNREACHABLE_TOKEN,
+  writeBrokenKubeconfig,
+  writeUnreachableKubeconfig,
+} from '../../support/unreachable-kubeconfig.js';
 import { runVoe } from '../../support/run-voe.js';
 import { listenTcp } from '../../support/tcp-listener.js';
-
 
 const voe = (args: string[]) => runVoe(args);
 
@@ -17,7 +21,10 @@ describe('voe demo (usage; no API server is reached)', () => {
     const { code, stdout } = await voe(['demo', '--help']);
     assert.equal(code, 0);
     const text = stdout.replace(/\s+/g, ' ');
-    assert.match(text, /With no cluster configured \(no --kubeconfig, no \$KUBECONFIG\) or with --local: start a local control plane/);
+    assert.match(
+      text,
+      /With no cluster configured \(no --kubeconfig, no \$KUBECONFIG\) or with --local: start a local control plane/,
+    );
     assert.match(text, /On a configured cluster: read-only/);
   });
 
@@ -26,14 +33,37 @@ describe('voe demo (usage; no API server is reached)', () => {
     t.after(() => rm(dir, { recursive: true, force: true }));
     const kubeconfig = await writeUnreachableKubeconfig(dir);
     const cases: Array<[string[], RegExp]> = [
-      [['demo', '--kubeconfig', join(dir, 'missing')], /^voe: DEMO_USAGE: the kubeconfig \S+ cannot be read \(ENOENT\); pass a readable file with --kubeconfig, or --local\n$/],
-      [['demo', '--kubeconfig', await writeBrokenKubeconfig(dir)], new RegExp(`^voe: DEMO_USAGE: the kubeconfig \\S+ is not valid YAML: [^\\n]*line 8[^\\n]*--local\\n$`)],
+      [
+        ['demo', '--kubeconfig', join(dir, 'missing')],
+        /^voe: DEMO_USAGE: the kubeconfig \S+ cannot be read \(ENOENT\); pass a readable file with --kubeconfig, or --local\n$/,
+      ],
+      [
+        ['demo', '--kubeconfig', await writeBrokenKubeconfig(dir)],
+        new RegExp(
+          `^voe: DEMO_USAGE: the kubeconfig \\S+ is not valid YAML: [^\\n]*line 8[^\\n]*--local\\n$`,
+        ),
+      ],
       // A bad --grow-by is a usage error of the option parser, in either mode, before anything starts.
-      [['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'], /^error: option '--grow-by <quantity>' argument '0' is invalid\. must be a positive quantity such as 1Gi, got "0"\n/],
-      [['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'], /^error: option '--grow-by <quantity>' argument 'lots' is invalid\. invalid Kubernetes quantity "lots"/],
-      [['demo', '--kubeconfig', kubeconfig, '--grow-by', '100m'], /^error: option '--grow-by <quantity>' argument '100m' is invalid\. quantity "100m" is not a whole number of units/],
-      [['demo', '--local', '--grow-by', '1.5'], /^error: option '--grow-by <quantity>' argument '1\.5' is invalid\. quantity "1\.5" is not a whole number of units/],
-      [['demo', '--kubeconfig', kubeconfig], /^voe: DEMO_API_FAILED: surveying the cluster failed: reading .+ failed: .*ECONNREFUSED/],
+      [
+        ['demo', '--kubeconfig', kubeconfig, '--grow-by', '0'],
+        /^error: option '--grow-by <quantity>' argument '0' is invalid\. must be a positive quantity such as 1Gi, got "0"\n/,
+      ],
+      [
+        ['demo', '--kubeconfig', kubeconfig, '--grow-by', 'lots'],
+        /^error: option '--grow-by <quantity>' argument 'lots' is invalid\. invalid Kubernetes quantity "lots"/,
+      ],
+      [
+        ['demo', '--kubeconfig', kubeconfig, '--grow-by', '100m'],
+        /^error: option '--grow-by <quantity>' argument '100m' is invalid\. quantity "100m" is not a whole number of units/,
+      ],
+      [
+        ['demo', '--local', '--grow-by', '1.5'],
+        /^error: option '--grow-by <quantity>' argument '1\.5' is invalid\. quantity "1\.5" is not a whole number of units/,
+      ],
+      [
+        ['demo', '--kubeconfig', kubeconfig],
+        /^voe: DEMO_API_FAILED: surveying the cluster failed: reading .+ failed: .*ECONNREFUSED/,
+      ],
     ];
     for (const [args, stderr] of cases) {
       const result = await voe(args);
@@ -50,100 +80,194 @@ describe('voe demo survey of an API server that accepts connections and never an
   it('gives up after --timeout with DEMO_API_FAILED, exit 2, instead of waiting for ever', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-demo-silent-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const kubeconfig = await writeUnreachableKubeconfig(dir, `https://127.0.0.1:${await listenTcp(t)}`);
+    const kubeconfig = await writeUnreachableKubeconfig(
+      dir,
+      `https://127.0.0.1:${await listenTcp(t)}`,
+    );
     const result = await voe(['demo', '--kubeconfig', kubeconfig, '--timeout', '1']);
     assert.equal(result.code, 2, result.stderr);
-    assert.match(result.stderr, /^voe: DEMO_API_FAILED: the API server at https:\/\/127\.0\.0\.1:\d+ did not answer every read of the survey within 1 s; check that it is reachable and not overloaded, or raise --timeout\.\n$/);
+    assert.match(
+      result.stderr,
+      /^voe: DEMO_API_FAILED: the API server at https:\/\/127\.0\.0\.1:\d+ did not answer every read of the survey within 1 s; check that it is reachable and not overloaded, or raise --timeout\.\n$/,
+    );
     assert.equal(result.stdout, '');
   });
 });
 
 describe('voe demo output', () => {
   const refused: DemoStepResult = {
-    step: 4, title: 'NFS disk of running VM vm3', pvc: 'default/vm3-disk-0-nfs01', from: '10Gi', to: '20Gi',
-    expected: 'refused', expectedDecision: 'provisioner-not-validated', outcome: 'refused', code: 422,
-    message: 'admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: no',
-    refusedBy: 'voe-webhook', decision: 'provisioner-not-validated', ok: true,
+    step: 4,
+    title: 'NFS disk of running VM vm3',
+    pvc: 'default/vm3-disk-0-nfs01',
+    from: '10Gi',
+    to: '20Gi',
+    expected: 'refused',
+    expectedDecision: 'provisioner-not-validated',
+    outcome: 'refused',
+    code: 422,
+    message:
+      'admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: no',
+    refusedBy: 'voe-webhook',
+    decision: 'provisioner-not-validated',
+    ok: true,
   };
 
-  it('prints the change, the resize, who refused it and why, and the API server\'s message of each step', () => {
-    assert.equal(formatDemoStep({ ...refused, change: 'Setting value -> {}' }),
+  it("prints the change, the resize, who refused it and why, and the API server's message of each step", () => {
+    assert.equal(
+      formatDemoStep({ ...refused, change: 'Setting value -> {}' }),
       ' 4. NFS disk of running VM vm3\n    first: Setting value -> {}\n    PVC default/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED (422) by the voe webhook (provisioner-not-validated)\n' +
-      '    admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: no\n');
+        '    admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: no\n',
+    );
   });
 
   it('marks an answer that differs from the design, and says so in the summary', () => {
     const { code: _code, message: _message, refusedBy: _by, ...rest } = refused;
-    const wrong: DemoStepResult = { ...rest, outcome: 'admitted', decision: 'allowed', ok: false, mismatch: 'expected REFUSED by the voe webhook (provisioner-not-validated); got ADMITTED (the voe webhook\'s decision: allowed)' };
-    assert.match(formatDemoStep(wrong), /10Gi -> 20Gi: ADMITTED {2}<-- MISMATCH\n {4}MISMATCH: expected REFUSED by the voe webhook \(provisioner-not-validated\); got ADMITTED \(the voe webhook's decision: allowed\)\n$/);
-    const summary = formatDemoSummary({ webhookUrl: 'https://127.0.0.1:1', configurationName: 'voe-demo', steps: [refused, wrong], ok: false });
-    assert.match(summary, /2 resizes: 1 admitted, 1 refused by the voe webhook \(https:\/\/127\.0\.0\.1:1, ValidatingWebhookConfiguration voe-demo, removed again\)\.\n/);
+    const wrong: DemoStepResult = {
+      ...rest,
+      outcome: 'admitted',
+      decision: 'allowed',
+      ok: false,
+      mismatch:
+        "expected REFUSED by the voe webhook (provisioner-not-validated); got ADMITTED (the voe webhook's decision: allowed)",
+    };
+    assert.match(
+      formatDemoStep(wrong),
+      /10Gi -> 20Gi: ADMITTED {2}<-- MISMATCH\n {4}MISMATCH: expected REFUSED by the voe webhook \(provisioner-not-validated\); got ADMITTED \(the voe webhook's decision: allowed\)\n$/,
+    );
+    const summary = formatDemoSummary({
+      webhookUrl: 'https://127.0.0.1:1',
+      configurationName: 'voe-demo',
+      steps: [refused, wrong],
+      ok: false,
+    });
+    assert.match(
+      summary,
+      /2 resizes: 1 admitted, 1 refused by the voe webhook \(https:\/\/127\.0\.0\.1:1, ValidatingWebhookConfiguration voe-demo, removed again\)\.\n/,
+    );
     assert.match(summary, /1 answer\(s\) differ from Harvester's design: step\(s\) 4\.\n$/);
   });
 
-  it('does not count a refusal by something else (a policy, RBAC, another webhook) as the voe webhook\'s', () => {
+  it("does not count a refusal by something else (a policy, RBAC, another webhook) as the voe webhook's", () => {
     const policy: DemoStepResult = {
-      ...refused, step: 9, refusedBy: 'other', ok: false,
-      message: 'persistentvolumeclaims "x" is forbidden: ValidatingAdmissionPolicy \'p\' with binding \'b\' denied request: PVC_EXPAND: no',
-      mismatch: 'expected REFUSED by the voe webhook (provisioner-not-validated); got REFUSED (422) by ValidatingAdmissionPolicy \'p\' (binding \'b\'), not by the voe webhook; the voe webhook was not called for this update',
+      ...refused,
+      step: 9,
+      refusedBy: 'other',
+      ok: false,
+      message:
+        "persistentvolumeclaims \"x\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: PVC_EXPAND: no",
+      mismatch:
+        "expected REFUSED by the voe webhook (provisioner-not-validated); got REFUSED (422) by ValidatingAdmissionPolicy 'p' (binding 'b'), not by the voe webhook; the voe webhook was not called for this update",
     };
     delete policy.decision;
-    assert.equal(formatDemoStep(policy),
+    assert.equal(
+      formatDemoStep(policy),
       ' 9. NFS disk of running VM vm3\n    PVC default/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED (422)  <-- MISMATCH\n' +
-      `    ${policy.message}\n    MISMATCH: ${policy.mismatch}\n`);
-    const summary = formatDemoSummary({ webhookUrl: 'https://127.0.0.1:1', configurationName: 'voe-demo', steps: [refused, policy], ok: false });
-    assert.match(summary, /2 resizes: 0 admitted, 1 refused by the voe webhook \(.*\), 1 refused by something other than the voe webhook\.\n1 answer\(s\) differ from Harvester's design: step\(s\) 9\.\n$/);
+        `    ${policy.message}\n    MISMATCH: ${policy.mismatch}\n`,
+    );
+    const summary = formatDemoSummary({
+      webhookUrl: 'https://127.0.0.1:1',
+      configurationName: 'voe-demo',
+      steps: [refused, policy],
+      ok: false,
+    });
+    assert.match(
+      summary,
+      /2 resizes: 0 admitted, 1 refused by the voe webhook \(.*\), 1 refused by something other than the voe webhook\.\n1 answer\(s\) differ from Harvester's design: step\(s\) 9\.\n$/,
+    );
     assert.doesNotMatch(summary, /Every answer/);
   });
 
   it('says when the survey found no VM disk', () => {
-    assert.equal(formatSurvey([] as SurveyRow[], '1Gi'), 'No VirtualMachine uses a PVC in this cluster; nothing to show. Nothing was changed.\n');
+    assert.equal(
+      formatSurvey([] as SurveyRow[], '1Gi'),
+      'No VirtualMachine uses a PVC in this cluster; nothing to show. Nothing was changed.\n',
+    );
   });
 
   it('prints each survey answer with its message, and under it what could not be judged, as voe check names it', () => {
     const notJudged = (what: string) => ({
-      check: 'api-server' as const, outcome: 'skip' as const, decision: 'api-policy-unreadable',
+      check: 'api-server' as const,
+      outcome: 'skip' as const,
+      decision: 'api-policy-unreadable',
       message: `Not judged: ${what} (HTTP 403) could not be read; the API server applies them too.`,
     });
     const refused: SurveyRow = {
-      pvc: 'q/qd', from: '10Gi', to: '20Gi', allowed: false, code: 403, reason: 'Forbidden', decision: 'api-quota-exceeded', warnings: [],
-      message: 'The API server refuses it after the webhooks: exceeded quota rq: requests.storage is 10Gi used of 15Gi, and growing from 10Gi to 20Gi would go above it.',
-      findings: [{ check: 'quota', outcome: 'refuse', decision: 'api-quota-exceeded', message: 'exceeded quota rq' }], found: true, vms: ['qvm (Stopped)'],
+      pvc: 'q/qd',
+      from: '10Gi',
+      to: '20Gi',
+      allowed: false,
+      code: 403,
+      reason: 'Forbidden',
+      decision: 'api-quota-exceeded',
+      warnings: [],
+      message:
+        'The API server refuses it after the webhooks: exceeded quota rq: requests.storage is 10Gi used of 15Gi, and growing from 10Gi to 20Gi would go above it.',
+      findings: [
+        {
+          check: 'quota',
+          outcome: 'refuse',
+          decision: 'api-quota-exceeded',
+          message: 'exceeded quota rq',
+        },
+      ],
+      found: true,
+      vms: ['qvm (Stopped)'],
     };
     const unjudged: SurveyRow = {
-      pvc: 'r/rd', from: '10Gi', to: '20Gi', allowed: true, code: 200, decision: 'allowed-offline', warnings: [],
-      message: 'Only stopped VMs use PVC r/rd (r/rvm); it expands offline and the VM sees the size at next start.',
-      findings: [notJudged('LimitRanges in r'), notJudged('ResourceQuotas in r'), { check: 'vm', outcome: 'pass', decision: 'allowed-offline', message: 'stopped' }],
-      found: true, vms: ['rvm (Stopped)', 'rvm2 (Stopped)'],
+      pvc: 'r/rd',
+      from: '10Gi',
+      to: '20Gi',
+      allowed: true,
+      code: 200,
+      decision: 'allowed-offline',
+      warnings: [],
+      message:
+        'Only stopped VMs use PVC r/rd (r/rvm); it expands offline and the VM sees the size at next start.',
+      findings: [
+        notJudged('LimitRanges in r'),
+        notJudged('ResourceQuotas in r'),
+        { check: 'vm', outcome: 'pass', decision: 'allowed-offline', message: 'stopped' },
+      ],
+      found: true,
+      vms: ['rvm (Stopped)', 'rvm2 (Stopped)'],
     };
-    assert.equal(formatSurvey([refused, unjudged], '10Gi'), [
-      'What the voe webhook would answer if each VM disk grew by 10Gi now (nothing was changed):',
-      '',
-      'REFUSED  q/qd 10Gi -> 20Gi  used by qvm (Stopped)',
-      `         ${refused.message}`,
-      'ALLOWED  r/rd 10Gi -> 20Gi  used by rvm (Stopped), rvm2 (Stopped)',
-      `         ${unjudged.message}`,
-      '         Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
-      '         Not judged: ResourceQuotas in r (HTTP 403) could not be read; the API server applies them too.',
-      '',
-      'Run `voe check NAMESPACE/PVC --size Q` for every reason behind one answer.',
-      '',
-    ].join('\n'));
+    assert.equal(
+      formatSurvey([refused, unjudged], '10Gi'),
+      [
+        'What the voe webhook would answer if each VM disk grew by 10Gi now (nothing was changed):',
+        '',
+        'REFUSED  q/qd 10Gi -> 20Gi  used by qvm (Stopped)',
+        `         ${refused.message}`,
+        'ALLOWED  r/rd 10Gi -> 20Gi  used by rvm (Stopped), rvm2 (Stopped)',
+        `         ${unjudged.message}`,
+        '         Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
+        '         Not judged: ResourceQuotas in r (HTTP 403) could not be read; the API server applies them too.',
+        '',
+        'Run `voe check NAMESPACE/PVC --size Q` for every reason behind one answer.',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('prints a PVC a VM names that does not exist as MISSING, saying it was not found', () => {
     const missing: SurveyMissingClaim = {
-      pvc: 'default/vm4-disk-0-root1', found: false, vms: ['vm4 (Running)'],
-      message: 'PVC default/vm4-disk-0-root1 was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.',
+      pvc: 'default/vm4-disk-0-root1',
+      found: false,
+      vms: ['vm4 (Running)'],
+      message:
+        'PVC default/vm4-disk-0-root1 was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.',
     };
-    assert.equal(formatSurvey([missing], '1Gi'), [
-      'What the voe webhook would answer if each VM disk grew by 1Gi now (nothing was changed):',
-      '',
-      'MISSING  default/vm4-disk-0-root1  used by vm4 (Running)',
-      `         ${missing.message}`,
-      '',
-      'Run `voe check NAMESPACE/PVC --size Q` for every reason behind one answer.',
-      '',
-    ].join('\n'));
+    assert.equal(
+      formatSurvey([missing], '1Gi'),
+      [
+        'What the voe webhook would answer if each VM disk grew by 1Gi now (nothing was changed):',
+        '',
+        'MISSING  default/vm4-disk-0-root1  used by vm4 (Running)',
+        `         ${missing.message}`,
+        '',
+        'Run `voe check NAMESPACE/PVC --size Q` for every reason behind one answer.',
+        '',
+      ].join('\n'),
+    );
   });
 });

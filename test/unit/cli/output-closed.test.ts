@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { OUTPUT_CLOSED_EXIT_CODE, onOutputClosed, watchDiagnostics, watchOutput } from '../../../src/cli/output-closed.js';
+import {
+  OUTPUT_CLOSED_EXIT_CODE,
+  onOutputClosed,
+  watchDiagnostics,
+  watchOutput,
+} from '../../../src/cli/output-closed.js';
 
 function epipe(): NodeJS.ErrnoException {
   return Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
@@ -13,7 +18,10 @@ test('with nobody listening, the first EPIPE on the output exits with 141 (128 +
   watchOutput(stream as unknown as NodeJS.WritableStream, (code) => exits.push(code));
   stream.emit('error', epipe());
   stream.emit('error', epipe());
-  stream.emit('error', Object.assign(new Error('write after end'), { code: 'ERR_STREAM_DESTROYED' }));
+  stream.emit(
+    'error',
+    Object.assign(new Error('write after end'), { code: 'ERR_STREAM_DESTROYED' }),
+  );
   assert.equal(OUTPUT_CLOSED_EXIT_CODE, 141);
   assert.deepEqual(exits, [141]);
 });
@@ -22,7 +30,9 @@ test('a listener is told once instead of the exit, and stops being told once it 
   const first = new EventEmitter();
   const exits: number[] = [];
   let told = 0;
-  const unregister = onOutputClosed(() => { told += 1; });
+  const unregister = onOutputClosed(() => {
+    told += 1;
+  });
   try {
     watchOutput(first as unknown as NodeJS.WritableStream, (code) => exits.push(code));
     first.emit('error', epipe());
@@ -41,20 +51,30 @@ test('a listener is told once instead of the exit, and stops being told once it 
 
 test('any other error of the output is not swallowed', () => {
   const stream = new EventEmitter();
-  watchOutput(stream as unknown as NodeJS.WritableStream, () => { assert.fail('no exit'); });
-  assert.throws(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })), /disk full/);
+  watchOutput(stream as unknown as NodeJS.WritableStream, () => {
+    assert.fail('no exit');
+  });
+  assert.throws(
+    () => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })),
+    /disk full/,
+  );
 });
 
 test('an EPIPE on the diagnostics stream (stderr) is neither a crash nor a stop: voe goes on; any other error is not swallowed', () => {
   const stream = new EventEmitter();
   let told = 0;
-  const unregister = onOutputClosed(() => { told += 1; });
+  const unregister = onOutputClosed(() => {
+    told += 1;
+  });
   try {
     watchDiagnostics(stream as unknown as NodeJS.WritableStream);
     stream.emit('error', epipe());
     stream.emit('error', epipe());
     assert.equal(told, 0, 'a closed stderr is not a closed output');
-    assert.throws(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })), /disk full/);
+    assert.throws(
+      () => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })),
+      /disk full/,
+    );
   } finally {
     unregister();
   }

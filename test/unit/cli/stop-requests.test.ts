@@ -3,10 +3,15 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const fixture = fileURLToPath(new URL('../../support/fixtures/watch-stop-requests-then.js', import.meta.url));
+const fixture = fileURLToPath(
+  new URL('../../support/fixtures/watch-stop-requests-then.js', import.meta.url),
+);
 
 /** Runs the fixture in a real process; `poke` gets the child once it printed "ready". */
-function run(mode: 'wait' | 'throw' | 'reject', poke: (signal: (s: NodeJS.Signals) => void) => void = () => undefined): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function run(
+  mode: 'wait' | 'throw' | 'reject',
+  poke: (signal: (s: NodeJS.Signals) => void) => void = () => undefined,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [fixture, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -14,9 +19,14 @@ function run(mode: 'wait' | 'throw' | 'reject', poke: (signal: (s: NodeJS.Signal
     let poked = false;
     child.stdout.on('data', (c: Buffer) => {
       stdout += c.toString();
-      if (!poked && stdout.includes('ready\n')) { poked = true; poke((s) => child.kill(s)); }
+      if (!poked && stdout.includes('ready\n')) {
+        poked = true;
+        poke((s) => child.kill(s));
+      }
     });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
@@ -26,23 +36,39 @@ test('SIGINT, SIGTERM and SIGHUP each become one stop request (the signal aborte
     const result = await run('wait', (kill) => kill(signal));
     assert.equal(result.signal, null, `${signal} did not kill the process: ${result.stderr}`);
     assert.equal(result.code, 0);
-    assert.equal(result.stdout, `ready\n${JSON.stringify({ kind: 'signal', signal })}\naborted true\ncleaned up\n`);
+    assert.equal(
+      result.stdout,
+      `ready\n${JSON.stringify({ kind: 'signal', signal })}\naborted true\ncleaned up\n`,
+    );
   }
 });
 
 test('a second signal while cleaning up is reported, and does not cut the cleanup short', async () => {
-  const result = await run('wait', (kill) => { kill('SIGINT'); setTimeout(() => kill('SIGINT'), 100); setTimeout(() => kill('SIGHUP'), 150); });
+  const result = await run('wait', (kill) => {
+    kill('SIGINT');
+    setTimeout(() => kill('SIGINT'), 100);
+    setTimeout(() => kill('SIGHUP'), 150);
+  });
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(result.stdout, `ready\n${JSON.stringify({ kind: 'signal', signal: 'SIGINT' })}\naborted true\nrepeat SIGINT\nrepeat SIGHUP\ncleaned up\n`);
+  assert.equal(
+    result.stdout,
+    `ready\n${JSON.stringify({ kind: 'signal', signal: 'SIGINT' })}\naborted true\nrepeat SIGINT\nrepeat SIGHUP\ncleaned up\n`,
+  );
 });
 
 test('an uncaught exception or an unhandled rejection becomes a stop request instead of killing the process before its cleanup', async () => {
   const thrown = await run('throw');
   assert.equal(thrown.code, 2);
-  assert.equal(thrown.stdout, `ready\n${JSON.stringify({ kind: 'error', origin: 'uncaughtException', message: 'fixture bug' })}\naborted true\ncleaned up\n`);
+  assert.equal(
+    thrown.stdout,
+    `ready\n${JSON.stringify({ kind: 'error', origin: 'uncaughtException', message: 'fixture bug' })}\naborted true\ncleaned up\n`,
+  );
   const rejected = await run('reject');
   assert.equal(rejected.code, 2);
-  assert.equal(rejected.stdout, `ready\n${JSON.stringify({ kind: 'error', origin: 'unhandledRejection', message: 'fixture rejection' })}\naborted true\ncleaned up\n`);
+  assert.equal(
+    rejected.stdout,
+    `ready\n${JSON.stringify({ kind: 'error', origin: 'unhandledRejection', message: 'fixture rejection' })}\naborted true\ncleaned up\n`,
+  );
 });
 
 test('a closed output becomes one stop request with exit code 141 (128 + SIGPIPE), and dispose() stops listening for it', async () => {
@@ -50,10 +76,16 @@ test('a closed output becomes one stop request with exit code 141 (128 + SIGPIPE
   const { EventEmitter } = await import('node:events');
   let closed: (() => void) | undefined;
   let unregistered = false;
-  const stops = watchStopRequests(new EventEmitter() as unknown as Parameters<typeof watchStopRequests>[0], () => undefined, (listener) => {
-    closed = listener;
-    return () => { unregistered = true; };
-  });
+  const stops = watchStopRequests(
+    new EventEmitter() as unknown as Parameters<typeof watchStopRequests>[0],
+    () => undefined,
+    (listener) => {
+      closed = listener;
+      return () => {
+        unregistered = true;
+      };
+    },
+  );
   assert.ok(closed, 'registered for a closed output');
   closed();
   assert.deepEqual(await stops.requested, { kind: 'output-closed' });

@@ -13,12 +13,28 @@ test('the recipe key changes with any pinned module version and nothing else', (
   assert.match(key, /^[0-9a-f]{12}$/);
   assert.equal(moduleRecipeKey(), key);
   assert.equal(recipeKey(goMod, goSum), key, 'stable');
-  const bumped = goSum.replace(/^(go\.etcd\.io\/bbolt v1\.3\.)(\d+)/m, (_all, head: string, patch: string) => `${head}${Number(patch) + 1}`);
+  const bumped = goSum.replace(
+    /^(go\.etcd\.io\/bbolt v1\.3\.)(\d+)/m,
+    (_all, head: string, patch: string) => `${head}${Number(patch) + 1}`,
+  );
   assert.notEqual(bumped, goSum, 'go.sum pins bbolt');
   assert.notEqual(recipeKey(goMod, bumped), key, 'a dependency bumped in go.sum');
-  assert.notEqual(recipeKey(goMod.replace('k8s.io/api => k8s.io/api v0.33.13', 'k8s.io/api => k8s.io/api v0.33.14'), goSum), key, 'a replace moved in go.mod');
+  assert.notEqual(
+    recipeKey(
+      goMod.replace('k8s.io/api => k8s.io/api v0.33.13', 'k8s.io/api => k8s.io/api v0.33.14'),
+      goSum,
+    ),
+    key,
+    'a replace moved in go.mod',
+  );
 });
 
 test('each step says what its --version must print', () => {
-  assert.deepEqual(BUILD_STEPS.map((step) => [step.binary, step.versionLine]), [['kube-apiserver', 'Kubernetes v1.33.13'], ['etcd', 'etcd Version: 3.5.21']]);
+  assert.deepEqual(
+    BUILD_STEPS.map((step) => [step.binary, step.versionLine]),
+    [
+      ['kube-apiserver', 'Kubernetes v1.33.13'],
+      ['etcd', 'etcd Version: 3.5.21'],
+    ],
+  );
 });

@@ -10,12 +10,27 @@ import { resolveBinaries } from '../../../src/controlplane/index.js';
 const emptyCache = join(tmpdir(), 'voe-no-cache-here');
 
 test('TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD win over everything', async () => {
-  const bins = await resolveBinaries({ cacheDir: emptyCache, env: { TEST_ASSET_KUBE_APISERVER: '/opt/a/kube-apiserver', TEST_ASSET_ETCD: '/opt/a/etcd', KUBEBUILDER_ASSETS: '/opt/b' } });
-  assert.deepEqual(bins, { kubeApiServer: '/opt/a/kube-apiserver', etcd: '/opt/a/etcd', etcdSource: 'go-build', origin: 'env' });
+  const bins = await resolveBinaries({
+    cacheDir: emptyCache,
+    env: {
+      TEST_ASSET_KUBE_APISERVER: '/opt/a/kube-apiserver',
+      TEST_ASSET_ETCD: '/opt/a/etcd',
+      KUBEBUILDER_ASSETS: '/opt/b',
+    },
+  });
+  assert.deepEqual(bins, {
+    kubeApiServer: '/opt/a/kube-apiserver',
+    etcd: '/opt/a/etcd',
+    etcdSource: 'go-build',
+    origin: 'env',
+  });
 });
 
 test('KUBEBUILDER_ASSETS supplies both binaries', async () => {
-  const bins = await resolveBinaries({ cacheDir: emptyCache, env: { KUBEBUILDER_ASSETS: '/opt/b' } });
+  const bins = await resolveBinaries({
+    cacheDir: emptyCache,
+    env: { KUBEBUILDER_ASSETS: '/opt/b' },
+  });
   assert.equal(bins.kubeApiServer, '/opt/b/kube-apiserver');
   assert.equal(bins.etcd, '/opt/b/etcd');
   assert.equal(bins.origin, 'env');
@@ -27,7 +42,13 @@ test('the cache is used when it holds both binaries', async (t) => {
   t.after(() => rm(cache, { recursive: true, force: true }));
   const dir = binariesDir(cache);
   await import('node:fs/promises').then((fs) => fs.mkdir(dir, { recursive: true }));
-  for (const name of ['kube-apiserver', 'etcd']) await writeFile(join(dir, name), '#!/bin/sh\n', { mode: 0o755 });
+  for (const name of ['kube-apiserver', 'etcd'])
+    await writeFile(join(dir, name), '#!/bin/sh\n', { mode: 0o755 });
   const bins = await resolveBinaries({ cacheDir: cache, env: {} });
-  assert.deepEqual(bins, { kubeApiServer: join(dir, 'kube-apiserver'), etcd: join(dir, 'etcd'), etcdSource: 'go-build', origin: 'cache' });
+  assert.deepEqual(bins, {
+    kubeApiServer: join(dir, 'kube-apiserver'),
+    etcd: join(dir, 'etcd'),
+    etcdSource: 'go-build',
+    origin: 'cache',
+  });
 });

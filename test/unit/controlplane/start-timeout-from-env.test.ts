@@ -5,15 +5,33 @@ import { parseGoDuration } from '../../../src/controlplane/parse-go-duration.js'
 
 test('parseGoDuration reads durations as Go time.ParseDuration does', () => {
   const cases: Array<[string, number | undefined]> = [
-    ['90s', 90_000], ['2m', 120_000], ['1m30s', 90_000], ['1.5h', 5_400_000], ['500ms', 500], ['1h2m3s4ms', 3_723_004],
-    ['.5s', 500], ['2000us', 2], ['0', 0], ['+1s', 1000],
-    ['', undefined], ['90', undefined], ['abc', undefined], ['1x', undefined], ['s', undefined], ['1m 30s', undefined], ['-5s', undefined], ['5s!', undefined],
+    ['90s', 90_000],
+    ['2m', 120_000],
+    ['1m30s', 90_000],
+    ['1.5h', 5_400_000],
+    ['500ms', 500],
+    ['1h2m3s4ms', 3_723_004],
+    ['.5s', 500],
+    ['2000us', 2],
+    ['0', 0],
+    ['+1s', 1000],
+    ['', undefined],
+    ['90', undefined],
+    ['abc', undefined],
+    ['1x', undefined],
+    ['s', undefined],
+    ['1m 30s', undefined],
+    ['-5s', undefined],
+    ['5s!', undefined],
   ];
   for (const [text, ms] of cases) assert.equal(parseGoDuration(text), ms, text);
 });
 
 test('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: a Go duration or a number of seconds; unset, empty or zero is the default; anything else is refused', () => {
-  const of = (value?: string) => startTimeoutFromEnv(value === undefined ? {} : { KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: value });
+  const of = (value?: string) =>
+    startTimeoutFromEnv(
+      value === undefined ? {} : { KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: value },
+    );
   assert.equal(of(), undefined);
   assert.equal(of(''), undefined);
   assert.equal(of('90s'), 90_000);
@@ -24,7 +42,15 @@ test('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: a Go duration or a number of secon
   assert.equal(of('0'), undefined, 'zero keeps the default, as envtest does');
   assert.equal(of('0s'), undefined);
   for (const bad of ['abc', '-5s', '2 minutes', '5x']) {
-    assert.throws(() => of(bad), (error: unknown) => error instanceof ControlPlaneError && error.code === 'CONTROLPLANE_START_FAILED' &&
-      error.message.startsWith(`KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=${JSON.stringify(bad)} is not a duration`), bad);
+    assert.throws(
+      () => of(bad),
+      (error: unknown) =>
+        error instanceof ControlPlaneError &&
+        error.code === 'CONTROLPLANE_START_FAILED' &&
+        error.message.startsWith(
+          `KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=${JSON.stringify(bad)} is not a duration`,
+        ),
+      bad,
+    );
   }
 });

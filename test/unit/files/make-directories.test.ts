@@ -10,7 +10,8 @@ test('makeDirectories creates the missing parents with the mode, leaves existing
   t.after(() => rm(root, { recursive: true, force: true }));
   const deep = join(root, 'a', 'b', 'c');
   await makeDirectories(deep, 0o700);
-  for (const path of [join(root, 'a'), join(root, 'a', 'b'), deep]) assert.equal((await stat(path)).mode & 0o777, 0o700, path);
+  for (const path of [join(root, 'a'), join(root, 'a', 'b'), deep])
+    assert.equal((await stat(path)).mode & 0o777, 0o700, path);
   await makeDirectories(deep, 0o700);
   await makeDirectories(join(root, 'a', 'b', 'c', '..', 'd'));
   assert.ok((await stat(join(root, 'a', 'b', 'd'))).isDirectory());

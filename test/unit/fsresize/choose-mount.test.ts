@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseMount, FsResizeError, isFsResizeError, parseMountinfo, type MountCandidate } from '../../../src/fsresize/index.js';
+import {
+  chooseMount,
+  FsResizeError,
+  isFsResizeError,
+  parseMountinfo,
+  type MountCandidate,
+} from '../../../src/fsresize/index.js';
 
 function candidates(lines: string[], visible: number[], stacked: number[] = []): MountCandidate[] {
-  return parseMountinfo(lines.join('\n')).map((entry) => ({ entry, visible: visible.includes(entry.mountId), stacked: stacked.includes(entry.mountId) }));
+  return parseMountinfo(lines.join('\n')).map((entry) => ({
+    entry,
+    visible: visible.includes(entry.mountId),
+    stacked: stacked.includes(entry.mountId),
+  }));
 }
 
 const A_AT_M = '40 27 7:0 / /m rw - xfs /dev/loop0 rw';
@@ -22,10 +32,22 @@ test('a hidden mount is never chosen; with only hidden mounts there is no mount 
 });
 
 test('preference among visible mounts: read-write, alone at its mount point, the root', () => {
-  assert.equal(chooseMount('/dev/loop0', candidates([A_AT_RO, A_SUB_RW, A_AT_M], [43, 42, 40])).chosen?.mountPoint, '/m');
-  assert.equal(chooseMount('/dev/loop0', candidates([A_AT_RO, A_SUB_RW], [43, 42])).chosen?.mountPoint, '/s', 'read-write before the root');
+  assert.equal(
+    chooseMount('/dev/loop0', candidates([A_AT_RO, A_SUB_RW, A_AT_M], [43, 42, 40])).chosen
+      ?.mountPoint,
+    '/m',
+  );
+  assert.equal(
+    chooseMount('/dev/loop0', candidates([A_AT_RO, A_SUB_RW], [43, 42])).chosen?.mountPoint,
+    '/s',
+    'read-write before the root',
+  );
   const stacked = chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [40, 41], [40]));
-  assert.equal(stacked.chosen?.mountPoint, '/n', 'alone at its mount point before one mounted over another');
+  assert.equal(
+    stacked.chosen?.mountPoint,
+    '/n',
+    'alone at its mount point before one mounted over another',
+  );
   assert.equal(stacked.chosenStacked, false);
   const onlyStacked = chooseMount('/dev/loop0', candidates([A_AT_M], [40], [40]));
   assert.equal(onlyStacked.chosen?.mountPoint, '/m');
@@ -33,35 +55,77 @@ test('preference among visible mounts: read-write, alone at its mount point, the
 });
 
 test('a wanted mount path: the visible mount there, none when it is hidden there (named), FSRESIZE_MOUNT_MISMATCH when the device is not mounted there', () => {
-  assert.equal(chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [40, 41]), { given: '/n/', paths: ['/n'] }).chosen?.mountPoint, '/n');
-  const hidden = chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [41]), { given: '/m', paths: ['/m'] });
+  assert.equal(
+    chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [40, 41]), {
+      given: '/n/',
+      paths: ['/n'],
+    }).chosen?.mountPoint,
+    '/n',
+  );
+  const hidden = chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [41]), {
+    given: '/m',
+    paths: ['/m'],
+  });
   assert.equal(hidden.chosen, null, 'not switched to /n: the caller asked for /m');
   assert.deepEqual(hidden.hidden, ['/m']);
-  assert.throws(() => chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [41]), { given: '/x', paths: ['/x'] }), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_MOUNT_MISMATCH');
-    assert.equal(error.message, '/x is not a mount point of /dev/loop0 (it is mounted at /n, /m (hidden by another mount)); nothing was changed — give the right mount point, or none');
-    return true;
-  });
+  assert.throws(
+    () =>
+      chooseMount('/dev/loop0', candidates([A_AT_M, A_AT_N], [41]), { given: '/x', paths: ['/x'] }),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_MOUNT_MISMATCH');
+      assert.equal(
+        error.message,
+        '/x is not a mount point of /dev/loop0 (it is mounted at /n, /m (hidden by another mount)); nothing was changed — give the right mount point, or none',
+      );
+      return true;
+    },
+  );
 });
 
 test('a mount point that could not be opened is never chosen and stops nothing while another one shows the device; asked for, or with nothing visible, its error is raised', () => {
-  const dead = new FsResizeError('FSRESIZE_MOUNT_INACCESSIBLE', 'cannot open /m to see which filesystem it shows (ENOTCONN)');
-  const withDead = (visible: number[]): MountCandidate[] => candidates([A_AT_M, A_AT_N], visible).map((c) => (c.entry.mountId === 40 ? { ...c, unusable: dead } : c));
+  const dead = new FsResizeError(
+    'FSRESIZE_MOUNT_INACCESSIBLE',
+    'cannot open /m to see which filesystem it shows (ENOTCONN)',
+  );
+  const withDead = (visible: number[]): MountCandidate[] =>
+    candidates([A_AT_M, A_AT_N], visible).map((c) =>
+      c.entry.mountId === 40 ? { ...c, unusable: dead } : c,
+    );
   const choice = chooseMount('/dev/loop0', withDead([41]));
   assert.equal(choice.chosen?.mountPoint, '/n');
   assert.deepEqual(choice.visible, ['/n']);
   assert.deepEqual(choice.hidden, [], 'not called hidden: voe could not tell');
-  assert.deepEqual(choice.unusable, [{ mountPoint: '/m', reason: 'FSRESIZE_MOUNT_INACCESSIBLE: cannot open /m to see which filesystem it shows (ENOTCONN)' }]);
-  assert.equal(chooseMount('/dev/loop0', withDead([41]), { given: '/n', paths: ['/n'] }).chosen?.mountPoint, '/n');
-  assert.throws(() => chooseMount('/dev/loop0', withDead([41]), { given: '/m', paths: ['/m'] }), (error: unknown) => error === dead, 'the mount asked for');
-  assert.throws(() => chooseMount('/dev/loop0', withDead([])), (error: unknown) => error === dead, 'no visible mount: it may be the one that shows the device');
-  assert.throws(() => chooseMount('/dev/loop0', withDead([41]), { given: '/x', paths: ['/x'] }), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_MOUNT_MISMATCH');
-    assert.match(error.message, /it is mounted at \/n, \/m \(cannot be opened\)\)/);
-    return true;
-  });
+  assert.deepEqual(choice.unusable, [
+    {
+      mountPoint: '/m',
+      reason:
+        'FSRESIZE_MOUNT_INACCESSIBLE: cannot open /m to see which filesystem it shows (ENOTCONN)',
+    },
+  ]);
+  assert.equal(
+    chooseMount('/dev/loop0', withDead([41]), { given: '/n', paths: ['/n'] }).chosen?.mountPoint,
+    '/n',
+  );
+  assert.throws(
+    () => chooseMount('/dev/loop0', withDead([41]), { given: '/m', paths: ['/m'] }),
+    (error: unknown) => error === dead,
+    'the mount asked for',
+  );
+  assert.throws(
+    () => chooseMount('/dev/loop0', withDead([])),
+    (error: unknown) => error === dead,
+    'no visible mount: it may be the one that shows the device',
+  );
+  assert.throws(
+    () => chooseMount('/dev/loop0', withDead([41]), { given: '/x', paths: ['/x'] }),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_MOUNT_MISMATCH');
+      assert.match(error.message, /it is mounted at \/n, \/m \(cannot be opened\)\)/);
+      return true;
+    },
+  );
 });
 
 test('a mount point where another mount of the device is on top (a bind mount over itself) shows the device: not named hidden', () => {
@@ -69,5 +133,9 @@ test('a mount point where another mount of the device is on top (a bind mount ov
   const choice = chooseMount('/dev/loop0', candidates([A_AT_M, over], [44]));
   assert.equal(choice.chosen?.mountId, 44);
   assert.deepEqual(choice.hidden, []);
-  assert.deepEqual(chooseMount('/dev/loop0', candidates([A_AT_M, over], [44]), { given: '/m', paths: ['/m'] }).hidden, []);
+  assert.deepEqual(
+    chooseMount('/dev/loop0', candidates([A_AT_M, over], [44]), { given: '/m', paths: ['/m'] })
+      .hidden,
+    [],
+  );
 });

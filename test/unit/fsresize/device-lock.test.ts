@@ -11,19 +11,25 @@ async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<str
   return dir;
 }
 
-async function exclusiveRuns(lock: ReturnType<typeof createDeviceLock>, key: string, count: number): Promise<{ maxInside: number; order: number[] }> {
+async function exclusiveRuns(
+  lock: ReturnType<typeof createDeviceLock>,
+  key: string,
+  count: number,
+): Promise<{ maxInside: number; order: number[] }> {
   let inside = 0;
   let maxInside = 0;
   const order: number[] = [];
-  await Promise.all(Array.from({ length: count }, async (_, i) => {
-    const release = await lock.acquire(key);
-    inside += 1;
-    maxInside = Math.max(maxInside, inside);
-    order.push(i);
-    await new Promise((r) => setImmediate(r));
-    inside -= 1;
-    await release();
-  }));
+  await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const release = await lock.acquire(key);
+      inside += 1;
+      maxInside = Math.max(maxInside, inside);
+      order.push(i);
+      await new Promise((r) => setImmediate(r));
+      inside -= 1;
+      await release();
+    }),
+  );
   return { maxInside, order };
 }
 
@@ -47,11 +53,16 @@ test('two locks sharing a directory exclude each other and leave no files behind
   const second = createDeviceLock({ directory: dir, pollMs: 5 });
   const release = await first.acquire('7:0');
   let acquired = false;
-  const waiting = second.acquire('7:0').then((r) => { acquired = true; return r; });
+  const waiting = second.acquire('7:0').then((r) => {
+    acquired = true;
+    return r;
+  });
   await new Promise((r) => setTimeout(r, 30));
   assert.equal(acquired, false, 'the second holder waits');
   await release();
-  await (await waiting)();
+  await (
+    await waiting
+  )();
   assert.deepEqual(await readdir(dir), []);
 });
 
@@ -66,18 +77,24 @@ test('a lock file of a process that no longer exists is stale and taken over', a
 test('a lock held by a live process past the timeout is FSRESIZE_BUSY naming the lock file', async (t) => {
   const dir = await tempDir(t);
   await writeFile(join(dir, '7-0.lock'), `${process.ppid} other-token\n`);
-  await assert.rejects(createDeviceLock({ directory: dir, pollMs: 5 }).acquire('7:0', { timeoutMs: 50 }), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_BUSY');
-    assert.match(error.message, /7-0\.lock/);
-    return true;
-  });
+  await assert.rejects(
+    createDeviceLock({ directory: dir, pollMs: 5 }).acquire('7:0', { timeoutMs: 50 }),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_BUSY');
+      assert.match(error.message, /7-0\.lock/);
+      return true;
+    },
+  );
 });
 
 test('an in-process waiter that times out is FSRESIZE_BUSY and does not block later callers', async () => {
   const lock = createDeviceLock();
   const release = await lock.acquire('7:0');
-  await assert.rejects(lock.acquire('7:0', { timeoutMs: 20 }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_BUSY');
+  await assert.rejects(
+    lock.acquire('7:0', { timeoutMs: 20 }),
+    (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_BUSY',
+  );
   await release();
   const again = await lock.acquire('7:0', { timeoutMs: 1000 });
   await again();
@@ -87,12 +104,18 @@ test('a lock directory that cannot be created is a typed error', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'a-file');
   await writeFile(file, '');
-  await assert.rejects(createDeviceLock({ directory: join(file, 'locks') }).acquire('7:0'), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
-    assert.match(error.message, /cannot create the device lock file in .*a-file\/locks \(ENOTDIR\); a path component is a file, not a directory: choose another lock directory$/);
-    return true;
-  });
+  await assert.rejects(
+    createDeviceLock({ directory: join(file, 'locks') }).acquire('7:0'),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
+      assert.match(
+        error.message,
+        /cannot create the device lock file in .*a-file\/locks \(ENOTDIR\); a path component is a file, not a directory: choose another lock directory$/,
+      );
+      return true;
+    },
+  );
 });
 
 test('the lock directory is made private whatever the umask; one others may write in is refused FSRESIZE_LOCK_FAILED, and nothing is written there', async (t) => {
@@ -108,48 +131,85 @@ test('the lock directory is made private whatever the umask; one others may writ
   assert.equal((await stat(fresh)).mode & 0o777, 0o700);
   assert.equal((await stat(join(dir, 'run', 'voe'))).mode & 0o777, 0o700);
 
-  for (const [mode, who] of [[0o777, 'its group and other users'], [0o1777, 'its group and other users'], [0o775, 'its group'], [0o702, 'other users']] as const) {
+  for (const [mode, who] of [
+    [0o777, 'its group and other users'],
+    [0o1777, 'its group and other users'],
+    [0o775, 'its group'],
+    [0o702, 'other users'],
+  ] as const) {
     const shared = await mkdtemp(join(dir, 'shared-'));
     await chmod(shared, mode);
-    await assert.rejects(createDeviceLock({ directory: shared }).acquire('7:0'), (error: unknown) => {
-      assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
-      assert.match(error.message, new RegExp(`^the device lock directory ${shared} is writable by ${who} \\(mode ${mode.toString(8).padStart(4, '0')}\\): another user could remove or plant its lock files; make it writable by its owner only \\(chmod 700\\)`));
-      return true;
-    });
+    await assert.rejects(
+      createDeviceLock({ directory: shared }).acquire('7:0'),
+      (error: unknown) => {
+        assert.ok(isFsResizeError(error));
+        assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
+        assert.match(
+          error.message,
+          new RegExp(
+            `^the device lock directory ${shared} is writable by ${who} \\(mode ${mode.toString(8).padStart(4, '0')}\\): another user could remove or plant its lock files; make it writable by its owner only \\(chmod 700\\)`,
+          ),
+        );
+        return true;
+      },
+    );
     assert.deepEqual(await readdir(shared), []);
   }
   if (process.getuid?.() === 0) {
     const someoneElses = await mkdtemp(join(dir, 'nobody-'));
     await chown(someoneElses, 65534, 65534);
-    await assert.rejects(createDeviceLock({ directory: someoneElses }).acquire('7:0'), (error: unknown) => isFsResizeError(error) &&
-      error.code === 'FSRESIZE_PERMISSION_DENIED' && /is owned by uid 65534, not 0: run voe as that user \(root on a node, as kubelet runs it\) or pass a --lock-dir of your own/.test(error.message));
+    await assert.rejects(
+      createDeviceLock({ directory: someoneElses }).acquire('7:0'),
+      (error: unknown) =>
+        isFsResizeError(error) &&
+        error.code === 'FSRESIZE_PERMISSION_DENIED' &&
+        /is owned by uid 65534, not 0: run voe as that user \(root on a node, as kubelet runs it\) or pass a --lock-dir of your own/.test(
+          error.message,
+        ),
+    );
   }
   const link = join(dir, 'link');
   await symlink(fresh, link);
-  await assert.rejects(createDeviceLock({ directory: link }).acquire('7:0'), /the device lock directory .*link is a symbolic link: another user could remove or plant its lock files; replace the link with a directory of its own \(mode 700\), or choose another lock directory/);
+  await assert.rejects(
+    createDeviceLock({ directory: link }).acquire('7:0'),
+    /the device lock directory .*link is a symbolic link: another user could remove or plant its lock files; replace the link with a directory of its own \(mode 700\), or choose another lock directory/,
+  );
 });
 
-test('a waiter asked to stop gives up at once with FSRESIZE_INTERRUPTED (file lock and in-process queue) and blocks nobody', { timeout: 120_000 }, async (t) => {
-  const dir = await tempDir(t);
-  await writeFile(join(dir, '7-0.lock'), `${process.ppid} other-token\n`);
-  const controller = new AbortController();
-  // Polls ten minutes apart: ending at all (within the test's timeout) shows the stop did not wait for the next poll.
-  const waiting = createDeviceLock({ directory: dir, pollMs: 600_000 }).acquire('7:0', { signal: controller.signal });
-  setTimeout(() => controller.abort('SIGINT'), 50);
-  await assert.rejects(waiting, (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
-    assert.match(error.message, /^stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/);
-    return true;
-  });
+test(
+  'a waiter asked to stop gives up at once with FSRESIZE_INTERRUPTED (file lock and in-process queue) and blocks nobody',
+  { timeout: 120_000 },
+  async (t) => {
+    const dir = await tempDir(t);
+    await writeFile(join(dir, '7-0.lock'), `${process.ppid} other-token\n`);
+    const controller = new AbortController();
+    // Polls ten minutes apart: ending at all (within the test's timeout) shows the stop did not wait for the next poll.
+    const waiting = createDeviceLock({ directory: dir, pollMs: 600_000 }).acquire('7:0', {
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort('SIGINT'), 50);
+    await assert.rejects(waiting, (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
+      assert.match(
+        error.message,
+        /^stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/,
+      );
+      return true;
+    });
 
-  const lock = createDeviceLock();
-  const release = await lock.acquire('7:1');
-  const stopping = new AbortController();
-  const queued = lock.acquire('7:1', { signal: stopping.signal });
-  stopping.abort('SIGTERM');
-  await assert.rejects(queued, (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INTERRUPTED');
-  await release();
-  await (await lock.acquire('7:1', { timeoutMs: 1000 }))();
-});
+    const lock = createDeviceLock();
+    const release = await lock.acquire('7:1');
+    const stopping = new AbortController();
+    const queued = lock.acquire('7:1', { signal: stopping.signal });
+    stopping.abort('SIGTERM');
+    await assert.rejects(
+      queued,
+      (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INTERRUPTED',
+    );
+    await release();
+    await (
+      await lock.acquire('7:1', { timeoutMs: 1000 })
+    )();
+  },
+);

@@ -13,8 +13,16 @@ const alive = (pid: number): boolean => processStartTime(pid) !== null;
 
 test('returns stdout, stderr and a non-zero exit code as a result', async () => {
   const runner = createExecFileRunner();
-  assert.deepEqual(await runner.run('sh', ['-c', 'echo out; echo err >&2; exit 3']), { exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
-  assert.deepEqual(await runner.run('printf', ['%s|', 'a b', '$(x)']), { exitCode: 0, stdout: 'a b|$(x)|', stderr: '' }, 'arguments are never interpreted by a shell');
+  assert.deepEqual(await runner.run('sh', ['-c', 'echo out; echo err >&2; exit 3']), {
+    exitCode: 3,
+    stdout: 'out\n',
+    stderr: 'err\n',
+  });
+  assert.deepEqual(
+    await runner.run('printf', ['%s|', 'a b', '$(x)']),
+    { exitCode: 0, stdout: 'a b|$(x)|', stderr: '' },
+    'arguments are never interpreted by a shell',
+  );
 });
 
 test('onSpawn gets the pid of the process the tool runs as, for a probe and for a critical tool alike (beside critical.onStart)', async () => {
@@ -22,7 +30,10 @@ test('onSpawn gets the pid of the process the tool runs as, for a probe and for 
   const spawned: number[] = [];
   const probe = await runner.run('sh', ['-c', 'echo $$'], { onSpawn: (pid) => spawned.push(pid) });
   const started: number[] = [];
-  const critical = await runner.run('sh', ['-c', 'echo $$'], { onSpawn: (pid) => spawned.push(pid), critical: { onStart: (pid) => started.push(pid) } });
+  const critical = await runner.run('sh', ['-c', 'echo $$'], {
+    onSpawn: (pid) => spawned.push(pid),
+    critical: { onStart: (pid) => started.push(pid) },
+  });
   assert.deepEqual(spawned, [Number(probe.stdout), Number(critical.stdout)]);
   assert.deepEqual(started, [Number(critical.stdout)]);
 });
@@ -43,47 +54,67 @@ test('a missing tool is FSRESIZE_TOOL_MISSING', async () => {
 
 test('a tool that outlives its timeout is stopped: FSRESIZE_TIMEOUT with its stderr', async () => {
   const runner = createExecFileRunner();
-  await assert.rejects(runner.run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 1500 }), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-    assert.equal(error.tool?.stderr, 'started\n');
-    return true;
-  });
+  await assert.rejects(
+    runner.run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 1500 }),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+      assert.equal(error.tool?.stderr, 'started\n');
+      return true;
+    },
+  );
 });
 
 test('a tool that catches SIGTERM when stopped is still FSRESIZE_TIMEOUT, not a failure of its own', async () => {
   const runner = createExecFileRunner();
   // Exits with a code from its handler.
-  await assert.rejects(runner.run('sh', ['-c', "trap 'kill $! 2>/dev/null; exit 143' TERM; sleep 30 & wait $!"], { timeoutMs: 1500 }), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-    assert.equal(error.tool?.exitCode, 143);
-    return true;
-  });
+  await assert.rejects(
+    runner.run('sh', ['-c', "trap 'kill $! 2>/dev/null; exit 143' TERM; sleep 30 & wait $!"], {
+      timeoutMs: 1500,
+    }),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+      assert.equal(error.tool?.exitCode, 143);
+      return true;
+    },
+  );
   // Writes to stderr from its handler: Node has closed the pipes by then, so it dies of SIGPIPE.
-  await assert.rejects(runner.run('sh', ['-c', "trap 'kill $!; echo stopping >&2; exit 143' TERM; sleep 30 & wait $!"], { timeoutMs: 1500 }), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-    return true;
-  });
+  await assert.rejects(
+    runner.run(
+      'sh',
+      ['-c', "trap 'kill $!; echo stopping >&2; exit 143' TERM; sleep 30 & wait $!"],
+      { timeoutMs: 1500 },
+    ),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+      return true;
+    },
+  );
 });
 
 test('a probe that ignores SIGTERM gets SIGKILL after the grace: FSRESIZE_TIMEOUT', async (t) => {
   const runner = createExecFileRunner({ killGraceMs: 500 });
   let pid: number | undefined;
-  t.after(() => { if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL'); });
-  // The ignored SIGTERM stays ignored across exec: sleep itself ignores it. It says its pid first.
-  await assert.rejects(runner.run('sh', ['-c', "trap '' TERM; echo $$ >&2; exec sleep 20"], { timeoutMs: 500 }), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-    pid = Number(error.tool?.stderr.trim());
-    // Ended by SIGKILL, not at the end of its 20 s (exit 0), and gone when the call answers: it was not left running.
-    assert.equal(error.tool?.signal, 'SIGKILL');
-    assert.equal(error.tool?.exitCode, null);
-    assert.ok(pid > 0 && !alive(pid), `the tool (pid ${pid}) is gone`);
-    assert.match(error.message, /did not finish within 500 ms and was stopped/);
-    return true;
+  t.after(() => {
+    if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
   });
+  // The ignored SIGTERM stays ignored across exec: sleep itself ignores it. It says its pid first.
+  await assert.rejects(
+    runner.run('sh', ['-c', "trap '' TERM; echo $$ >&2; exec sleep 20"], { timeoutMs: 500 }),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+      pid = Number(error.tool?.stderr.trim());
+      // Ended by SIGKILL, not at the end of its 20 s (exit 0), and gone when the call answers: it was not left running.
+      assert.equal(error.tool?.signal, 'SIGKILL');
+      assert.equal(error.tool?.exitCode, null);
+      assert.ok(pid > 0 && !alive(pid), `the tool (pid ${pid}) is gone`);
+      assert.match(error.message, /did not finish within 500 ms and was stopped/);
+      return true;
+    },
+  );
 });
 
 test('a probe whose output a process it started holds open is stopped at its timeout, and voe exits while that process runs on', async (t) => {
@@ -100,30 +131,57 @@ test('a probe whose output a process it started holds open is stopped at its tim
     const runner = createExecFileRunner({ killGraceMs: 200 });
     await runner.run('sh', ['-c', 'sleep 60 & echo $! > "$0"; wait', ${JSON.stringify(leftFile)}], { timeoutMs: 500 })
       .then(() => console.log('resolved'), (error) => console.log(error.code + ': ' + error.message));`;
-  const voe = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const voe = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
-  voe.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-  const [code] = await once(voe, 'exit') as [number | null];
+  voe.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const [code] = (await once(voe, 'exit')) as [number | null];
   const left = Number(await readFile(leftFile, 'utf8'));
-  t.after(() => { try { process.kill(left, 'SIGKILL'); } catch { /* gone */ } });
+  t.after(() => {
+    try {
+      process.kill(left, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  });
   assert.match(out, /^FSRESIZE_TIMEOUT: sh -c .* did not finish within 500 ms and was stopped/);
   assert.equal(code, 0);
-  assert.ok(alive(left), 'voe exited while what holds the probe\'s output still runs');
+  assert.ok(alive(left), "voe exited while what holds the probe's output still runs");
 });
 
 test('a timeout Node cannot keep (above 2^31-1 ms, zero, negative, NaN) is refused before anything runs', async () => {
   // Node would turn 2^31 ms into 1 ms and stop the tool as it starts.
   for (const timeoutMs of [2 ** 31, 1e300, 0, -5, Number.NaN]) {
-    await assert.rejects(createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs }), (error: unknown) => {
-      assert.ok(isFsResizeError(error), String(timeoutMs));
-      assert.equal(error.code, 'FSRESIZE_INVALID_ARGUMENT');
-      assert.match(error.message, /the timeout for sh must be from 1 to 2147483647 ms, got .*; nothing was run/);
-      return true;
-    });
+    await assert.rejects(
+      createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs }),
+      (error: unknown) => {
+        assert.ok(isFsResizeError(error), String(timeoutMs));
+        assert.equal(error.code, 'FSRESIZE_INVALID_ARGUMENT');
+        assert.match(
+          error.message,
+          /the timeout for sh must be from 1 to 2147483647 ms, got .*; nothing was run/,
+        );
+        return true;
+      },
+    );
   }
-  assert.equal((await createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs: 2 ** 31 - 1 })).exitCode, 0);
-  assert.equal((await createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs: 5000.5 })).exitCode, 0, 'fractions are rounded up');
-  await assert.rejects(createExecFileRunner().run('sh', ['-c', 'exec sleep 5'], { timeoutMs: 0.0001 }), /FSRESIZE_TIMEOUT|did not finish within/, 'a fraction of a millisecond is 1 ms, not an error from Node');
+  assert.equal(
+    (await createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs: 2 ** 31 - 1 })).exitCode,
+    0,
+  );
+  assert.equal(
+    (await createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs: 5000.5 })).exitCode,
+    0,
+    'fractions are rounded up',
+  );
+  await assert.rejects(
+    createExecFileRunner().run('sh', ['-c', 'exec sleep 5'], { timeoutMs: 0.0001 }),
+    /FSRESIZE_TIMEOUT|did not finish within/,
+    'a fraction of a millisecond is 1 ms, not an error from Node',
+  );
 });
 
 test('a tool that is not executable is FSRESIZE_PERMISSION_DENIED', async (t) => {
@@ -140,13 +198,29 @@ test('a tool that is not executable is FSRESIZE_PERMISSION_DENIED', async (t) =>
 
 test('a critical tool (grow/check) reports its pid at once, runs in a session of its own, and its output is captured', async () => {
   let started: number | undefined;
-  const result = await createExecFileRunner().run('sh', ['-c', 'read -r pid comm state ppid pgrp sid rest < /proc/$$/stat; echo "$$ $sid"; echo err >&2; exit 3'],
-    { critical: { onStart: (pid) => { started = pid; } } });
+  const result = await createExecFileRunner().run(
+    'sh',
+    [
+      '-c',
+      'read -r pid comm state ppid pgrp sid rest < /proc/$$/stat; echo "$$ $sid"; echo err >&2; exit 3',
+    ],
+    {
+      critical: {
+        onStart: (pid) => {
+          started = pid;
+        },
+      },
+    },
+  );
   assert.equal(result.exitCode, 3);
   assert.equal(result.stderr, 'err\n');
   const [pid, sid] = result.stdout.trim().split(' ').map(Number);
-  assert.equal(pid, started, 'onStart got the tool\'s pid');
-  assert.equal(sid, pid, 'the tool leads its own session: a terminal\'s Ctrl-C or hangup does not reach it');
+  assert.equal(pid, started, "onStart got the tool's pid");
+  assert.equal(
+    sid,
+    pid,
+    "the tool leads its own session: a terminal's Ctrl-C or hangup does not reach it",
+  );
 });
 
 test('a critical tool outlives a killed voe: its output goes to files, so it does not die of SIGPIPE', async (t) => {
@@ -161,9 +235,13 @@ test('a critical tool outlives a killed voe: its output goes to files, so it doe
     void createExecFileRunner().run('sh', ['-c', 'sleep 0.5; echo out; echo err >&2; echo done > "$0"', ${JSON.stringify(marker)}],
       { critical: { onStart: (pid) => process.stdout.write(pid + '\\n') } });
     setInterval(() => {}, 1000);`;
-  const voe = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const voe = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
-  voe.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  voe.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   const exited = once(voe, 'exit');
   while (!out.includes('\n')) {
     assert.equal(voe.exitCode, null, 'the voe process started the tool before it ended');
@@ -172,7 +250,8 @@ test('a critical tool outlives a killed voe: its output goes to files, so it doe
   voe.kill('SIGKILL');
   await exited;
   const deadline = Date.now() + 5000;
-  while (Date.now() < deadline && await readFile(marker, 'utf8').catch(() => '') === '') await new Promise((r) => setTimeout(r, 50));
+  while (Date.now() < deadline && (await readFile(marker, 'utf8').catch(() => '')) === '')
+    await new Promise((r) => setTimeout(r, 50));
   assert.equal(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
 });
 
@@ -182,21 +261,43 @@ test('a critical tool still running at its timeout is never stopped (a resize2fs
   const marker = join(dir, 'finished');
   let pid = 0;
   // 2 s: time enough for sh to start and write on a loaded machine; the tool goes on 2 s more.
-  await assert.rejects(createExecFileRunner().run('sh', ['-c', 'echo started >&2; sleep 4; echo done > "$0"', marker],
-    { timeoutMs: 2_000, critical: { onStart: (started) => { pid = started; } } }), (error: unknown) => {
-    assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-    assert.equal(error.details?.['pid'], pid);
-    assert.equal(error.tool?.stderr, 'started\n');
-    assert.match(error.message, new RegExp(`did not finish within 2000 ms and is still running \\(pid ${pid}\\): voe stopped waiting but left it running, as stopping it midway would damage the filesystem; .*retry once it has ended \\(ps -p ${pid}\\); its output so far: started$`));
-    return true;
-  });
+  await assert.rejects(
+    createExecFileRunner().run(
+      'sh',
+      ['-c', 'echo started >&2; sleep 4; echo done > "$0"', marker],
+      {
+        timeoutMs: 2_000,
+        critical: {
+          onStart: (started) => {
+            pid = started;
+          },
+        },
+      },
+    ),
+    (error: unknown) => {
+      assert.ok(isFsResizeError(error));
+      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+      assert.equal(error.details?.['pid'], pid);
+      assert.equal(error.tool?.stderr, 'started\n');
+      assert.match(
+        error.message,
+        new RegExp(
+          `did not finish within 2000 ms and is still running \\(pid ${pid}\\): voe stopped waiting but left it running, as stopping it midway would damage the filesystem; .*retry once it has ended \\(ps -p ${pid}\\); its output so far: started$`,
+        ),
+      );
+      return true;
+    },
+  );
   assert.ok(alive(pid), 'the tool still runs after the timeout');
   const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && await readFile(marker, 'utf8').catch(() => '') === '') await new Promise((r) => setTimeout(r, 50));
+  while (Date.now() < deadline && (await readFile(marker, 'utf8').catch(() => '')) === '')
+    await new Promise((r) => setTimeout(r, 50));
   assert.equal(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
 });
 
 test('a missing critical tool is FSRESIZE_TOOL_MISSING', async () => {
-  await assert.rejects(createExecFileRunner().run('voe-no-such-tool', [], { critical: {} }), (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_TOOL_MISSING');
+  await assert.rejects(
+    createExecFileRunner().run('voe-no-such-tool', [], { critical: {} }),
+    (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_TOOL_MISSING',
+  );
 });

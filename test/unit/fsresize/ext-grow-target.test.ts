@@ -1,27 +1,63 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { DEFAULT_PAGE_SIZE, extGrowTarget, growTargetBytes, parseAuxvPageSize, systemPageSize } from '../../../src/fsresize/index.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  extGrowTarget,
+  growTargetBytes,
+  parseAuxvPageSize,
+  systemPageSize,
+} from '../../../src/fsresize/index.js';
 
 const MiB = 1024 * 1024;
 
 test('extGrowTarget: the device rounded down to whole blocks, and to whole pages when the page is larger (resize2fs with no size)', () => {
-  assert.equal(extGrowTarget(100 * MiB + 3072, 1024, 4096), 100 * MiB, '3 KiB past a page boundary: never covered');
+  assert.equal(
+    extGrowTarget(100 * MiB + 3072, 1024, 4096),
+    100 * MiB,
+    '3 KiB past a page boundary: never covered',
+  );
   assert.equal(extGrowTarget(100 * MiB + 4096, 1024, 4096), 100 * MiB + 4096);
-  assert.equal(extGrowTarget(100 * MiB + 3072, 1024, 1024), 100 * MiB + 3072, 'page = block: whole blocks');
-  assert.equal(extGrowTarget(100 * MiB + 3072 + 512, 4096, 4096), 100 * MiB, 'a partial block never counts');
-  assert.equal(extGrowTarget(64 * MiB + 60 * 1024, 4096, 65536), 64 * MiB, '64 KiB pages (arm64, ppc64le)');
-  assert.equal(extGrowTarget(64 * MiB + 8192, 65536, 4096), 64 * MiB, 'a block larger than the page: whole blocks');
+  assert.equal(
+    extGrowTarget(100 * MiB + 3072, 1024, 1024),
+    100 * MiB + 3072,
+    'page = block: whole blocks',
+  );
+  assert.equal(
+    extGrowTarget(100 * MiB + 3072 + 512, 4096, 4096),
+    100 * MiB,
+    'a partial block never counts',
+  );
+  assert.equal(
+    extGrowTarget(64 * MiB + 60 * 1024, 4096, 65536),
+    64 * MiB,
+    '64 KiB pages (arm64, ppc64le)',
+  );
+  assert.equal(
+    extGrowTarget(64 * MiB + 8192, 65536, 4096),
+    64 * MiB,
+    'a block larger than the page: whole blocks',
+  );
 });
 
-test('growTargetBytes: the page rule is resize2fs\'s, for ext only; xfs and btrfs may use the whole device', () => {
+test("growTargetBytes: the page rule is resize2fs's, for ext only; xfs and btrfs may use the whole device", () => {
   const facts = { deviceBytes: 100 * MiB + 3072, blockBytes: 1024, extPageBytes: 4096 };
-  for (const filesystem of ['ext2', 'ext3', 'ext4']) assert.equal(growTargetBytes({ ...facts, filesystem }), 100 * MiB, filesystem);
-  for (const filesystem of ['xfs', 'btrfs', null]) assert.equal(growTargetBytes({ ...facts, filesystem }), 100 * MiB + 3072, String(filesystem));
-  assert.equal(growTargetBytes({ filesystem: 'ext4', deviceBytes: 100 * MiB + 3072, blockBytes: 1024 }), 100 * MiB + 3072, 'no page size known: whole blocks');
+  for (const filesystem of ['ext2', 'ext3', 'ext4'])
+    assert.equal(growTargetBytes({ ...facts, filesystem }), 100 * MiB, filesystem);
+  for (const filesystem of ['xfs', 'btrfs', null])
+    assert.equal(growTargetBytes({ ...facts, filesystem }), 100 * MiB + 3072, String(filesystem));
+  assert.equal(
+    growTargetBytes({ filesystem: 'ext4', deviceBytes: 100 * MiB + 3072, blockBytes: 1024 }),
+    100 * MiB + 3072,
+    'no page size known: whole blocks',
+  );
 });
 
-function auxv(entries: Array<[number, number]>, wordBytes: 4 | 8, littleEndian: boolean): Uint8Array {
+function auxv(
+  entries: Array<[number, number]>,
+  wordBytes: 4 | 8,
+  littleEndian: boolean,
+): Uint8Array {
   const bytes = new Uint8Array(entries.length * 2 * wordBytes);
   const view = new DataView(bytes.buffer);
   entries.flat().forEach((value, i) => {
@@ -32,18 +68,99 @@ function auxv(entries: Array<[number, number]>, wordBytes: 4 | 8, littleEndian: 
 }
 
 test('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either byte order, up to AT_NULL', () => {
-  const entries: Array<[number, number]> = [[33, 0x7ffd1000], [16, 0xbfebfbff], [6, 4096], [17, 100], [0, 0]];
+  const entries: Array<[number, number]> = [
+    [33, 0x7ffd1000],
+    [16, 0xbfebfbff],
+    [6, 4096],
+    [17, 100],
+    [0, 0],
+  ];
   assert.equal(parseAuxvPageSize(auxv(entries, 8, true), 8, true), 4096);
   assert.equal(parseAuxvPageSize(auxv(entries, 4, true), 4, true), 4096);
-  assert.equal(parseAuxvPageSize(auxv([[6, 65536], [0, 0]], 8, false), 8, false), 65536, 'big-endian (s390x, ppc64)');
-  assert.equal(parseAuxvPageSize(auxv([[6, 16384], [0, 0]], 4, false), 4, false), 16384);
-  assert.equal(parseAuxvPageSize(auxv([[33, 1], [0, 0], [6, 4096]], 8, true), 8, true), null, 'nothing after AT_NULL');
-  assert.equal(parseAuxvPageSize(auxv([[33, 1], [17, 100]], 8, true), 8, true), null, 'no AT_PAGESZ');
-  assert.equal(parseAuxvPageSize(auxv([[6, 3000], [0, 0]], 8, true), 8, true), null, 'not a power of two');
+  assert.equal(
+    parseAuxvPageSize(
+      auxv(
+        [
+          [6, 65536],
+          [0, 0],
+        ],
+        8,
+        false,
+      ),
+      8,
+      false,
+    ),
+    65536,
+    'big-endian (s390x, ppc64)',
+  );
+  assert.equal(
+    parseAuxvPageSize(
+      auxv(
+        [
+          [6, 16384],
+          [0, 0],
+        ],
+        4,
+        false,
+      ),
+      4,
+      false,
+    ),
+    16384,
+  );
+  assert.equal(
+    parseAuxvPageSize(
+      auxv(
+        [
+          [33, 1],
+          [0, 0],
+          [6, 4096],
+        ],
+        8,
+        true,
+      ),
+      8,
+      true,
+    ),
+    null,
+    'nothing after AT_NULL',
+  );
+  assert.equal(
+    parseAuxvPageSize(
+      auxv(
+        [
+          [33, 1],
+          [17, 100],
+        ],
+        8,
+        true,
+      ),
+      8,
+      true,
+    ),
+    null,
+    'no AT_PAGESZ',
+  );
+  assert.equal(
+    parseAuxvPageSize(
+      auxv(
+        [
+          [6, 3000],
+          [0, 0],
+        ],
+        8,
+        true,
+      ),
+      8,
+      true,
+    ),
+    null,
+    'not a power of two',
+  );
   assert.equal(parseAuxvPageSize(new Uint8Array(12), 8, true), null, 'shorter than one entry');
 });
 
-test('systemPageSize is the kernel\'s page size, as getconf PAGESIZE (sysconf) says', () => {
+test("systemPageSize is the kernel's page size, as getconf PAGESIZE (sysconf) says", () => {
   const getconf = Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim());
   assert.equal(systemPageSize(), getconf);
   assert.equal(DEFAULT_PAGE_SIZE, 4096);

@@ -1,16 +1,37 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  formatBytes, parseBlkidExport, parseBtrfsDumpSuper, parseExtSuperblock, parseMountinfo, parseXfsStatfs, parseXfsSuperblock, xfsGrowfsAfterBytes,
+  formatBytes,
+  parseBlkidExport,
+  parseBtrfsDumpSuper,
+  parseExtSuperblock,
+  parseMountinfo,
+  parseXfsStatfs,
+  parseXfsSuperblock,
+  xfsGrowfsAfterBytes,
 } from '../../../src/fsresize/index.js';
 import { extSuperblock, type ExtFields } from '../../support/ext-superblock.js';
 
 test('parseBlkidExport reads TYPE, PTTYPE and UUID', () => {
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), { type: 'ext4', partitionTable: null, uuid: null });
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nPTTYPE=gpt\n'), { type: null, partitionTable: 'gpt', uuid: null });
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=vfat\nPTTYPE=dos\n'), { type: 'vfat', partitionTable: 'dos', uuid: null });
-  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/loop1\nUUID=4742ea63-c61d-4c16-a601-a968e178a6a0\nTYPE=btrfs\n'),
-    { type: 'btrfs', partitionTable: null, uuid: '4742ea63-c61d-4c16-a601-a968e178a6a0' });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), {
+    type: 'ext4',
+    partitionTable: null,
+    uuid: null,
+  });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nPTTYPE=gpt\n'), {
+    type: null,
+    partitionTable: 'gpt',
+    uuid: null,
+  });
+  assert.deepEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=vfat\nPTTYPE=dos\n'), {
+    type: 'vfat',
+    partitionTable: 'dos',
+    uuid: null,
+  });
+  assert.deepEqual(
+    parseBlkidExport('DEVNAME=/dev/loop1\nUUID=4742ea63-c61d-4c16-a601-a968e178a6a0\nTYPE=btrfs\n'),
+    { type: 'btrfs', partitionTable: null, uuid: '4742ea63-c61d-4c16-a601-a968e178a6a0' },
+  );
   assert.deepEqual(parseBlkidExport(''), { type: null, partitionTable: null, uuid: null });
 });
 
@@ -25,8 +46,16 @@ test('parseMountinfo reads fields, unescapes paths and derives read-only', () =>
   const entries = parseMountinfo(text);
   assert.equal(entries.length, 4);
   assert.deepEqual(entries[1], {
-    mountId: 97, parentId: 27, majorMinor: '7:0', root: '/', mountPoint: '/mnt/with space', mountOptions: ['rw', 'relatime'],
-    fsType: 'ext4', source: '/dev/loop0', superOptions: ['rw'], readOnly: false,
+    mountId: 97,
+    parentId: 27,
+    majorMinor: '7:0',
+    root: '/',
+    mountPoint: '/mnt/with space',
+    mountOptions: ['rw', 'relatime'],
+    fsType: 'ext4',
+    source: '/dev/loop0',
+    superOptions: ['rw'],
+    readOnly: false,
   });
   assert.equal(entries[2]?.readOnly, true, 'per-mount ro');
   assert.equal(entries[2]?.fsType, 'xfs', 'optional fields before the separator are skipped');
@@ -34,41 +63,104 @@ test('parseMountinfo reads fields, unescapes paths and derives read-only', () =>
 });
 
 test('parseExtSuperblock: block count x block size, 64-bit high word only with INCOMPAT_64BIT', () => {
-  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), { blockSize: 1024, blockCount: 65536, bytes: 64 * 1024 * 1024, checkNeeded: false, errorsRecorded: false, bit64: false, bigalloc: false });
-  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), { blockSize: 4096, blockCount: 268435456, bytes: 2 ** 40, checkNeeded: false, errorsRecorded: false, bit64: false, bigalloc: false });
-  assert.equal(parseExtSuperblock(extSuperblock(268435456, 2, { bit64: true }))?.bit64, true, 'INCOMPAT_64BIT');
-  assert.equal(parseExtSuperblock(extSuperblock(268435456, 2, { incompat: 0x2 | 0x40 | 0x200 }))?.bit64, false, 'other incompat features');
-  assert.equal(parseExtSuperblock(extSuperblock(1000, 2, { roCompat: 0x200 }))?.bigalloc, true, 'RO_COMPAT_BIGALLOC');
-  assert.equal(parseExtSuperblock(extSuperblock(1000, 2, { roCompat: 0x1 | 0x2 | 0x8 | 0x400, incompat: 0x200 }))?.bigalloc, false, 'other ro_compat features (sparse_super, large_file, huge_file, metadata_csum), and flex_bg in incompat');
-  assert.equal(parseExtSuperblock(extSuperblock(0, 2, { bit64: true, high: 1 }))?.bytes, 2 ** 32 * 4096);
-  assert.equal(parseExtSuperblock(extSuperblock(10, 2, { high: 1 }))?.blockCount, 10, 'high word ignored without 64bit');
+  assert.deepEqual(parseExtSuperblock(extSuperblock(65536, 0)), {
+    blockSize: 1024,
+    blockCount: 65536,
+    bytes: 64 * 1024 * 1024,
+    checkNeeded: false,
+    errorsRecorded: false,
+    bit64: false,
+    bigalloc: false,
+  });
+  assert.deepEqual(parseExtSuperblock(extSuperblock(268435456, 2)), {
+    blockSize: 4096,
+    blockCount: 268435456,
+    bytes: 2 ** 40,
+    checkNeeded: false,
+    errorsRecorded: false,
+    bit64: false,
+    bigalloc: false,
+  });
+  assert.equal(
+    parseExtSuperblock(extSuperblock(268435456, 2, { bit64: true }))?.bit64,
+    true,
+    'INCOMPAT_64BIT',
+  );
+  assert.equal(
+    parseExtSuperblock(extSuperblock(268435456, 2, { incompat: 0x2 | 0x40 | 0x200 }))?.bit64,
+    false,
+    'other incompat features',
+  );
+  assert.equal(
+    parseExtSuperblock(extSuperblock(1000, 2, { roCompat: 0x200 }))?.bigalloc,
+    true,
+    'RO_COMPAT_BIGALLOC',
+  );
+  assert.equal(
+    parseExtSuperblock(
+      extSuperblock(1000, 2, { roCompat: 0x1 | 0x2 | 0x8 | 0x400, incompat: 0x200 }),
+    )?.bigalloc,
+    false,
+    'other ro_compat features (sparse_super, large_file, huge_file, metadata_csum), and flex_bg in incompat',
+  );
+  assert.equal(
+    parseExtSuperblock(extSuperblock(0, 2, { bit64: true, high: 1 }))?.bytes,
+    2 ** 32 * 4096,
+  );
+  assert.equal(
+    parseExtSuperblock(extSuperblock(10, 2, { high: 1 }))?.blockCount,
+    10,
+    'high word ignored without 64bit',
+  );
   assert.equal(parseExtSuperblock(extSuperblock(10, 2, { magic: 0x1234 })), null);
   assert.equal(parseExtSuperblock(new Uint8Array(10)), null);
 });
 
 test('parseExtSuperblock: checkNeeded follows resize2fs (not clean, errors, mounted after the last check, free > total, orphans, journal to recover)', () => {
-  const needs = (fields: ExtFields) => parseExtSuperblock(extSuperblock(1000, 2, fields))?.checkNeeded;
+  const needs = (fields: ExtFields) =>
+    parseExtSuperblock(extSuperblock(1000, 2, fields))?.checkNeeded;
   assert.equal(needs({}), false, 'clean, checked, never mounted');
-  assert.equal(needs({ mountTime: 1_700_000_000 }), false, 'mounted in the second of the last check');
+  assert.equal(
+    needs({ mountTime: 1_700_000_000 }),
+    false,
+    'mounted in the second of the last check',
+  );
   assert.equal(needs({ mountTime: 1_700_000_001 }), true, 'mounted after the last check');
-  assert.equal(needs({ mountTime: 1_700_000_001, lastCheckHi: 1 }), false, 'the high byte of the last check (after 2038) counts');
+  assert.equal(
+    needs({ mountTime: 1_700_000_001, lastCheckHi: 1 }),
+    false,
+    'the high byte of the last check (after 2038) counts',
+  );
   assert.equal(needs({ state: 0 }), true, 'not cleanly unmounted');
   assert.equal(needs({ state: 0x1 | 0x2 }), true, 'errors recorded');
   assert.equal(needs({ freeBlocks: 1001 }), true, 'more free blocks than blocks');
-  assert.equal(needs({ freeBlocks: 1000, inodes: 256, freeInodes: 256 }), false, 'everything free is not too much');
+  assert.equal(
+    needs({ freeBlocks: 1000, inodes: 256, freeInodes: 256 }),
+    false,
+    'everything free is not too much',
+  );
   assert.equal(needs({ inodes: 256, freeInodes: 257 }), true, 'more free inodes than inodes');
   assert.equal(needs({ lastOrphan: 12 }), true, 'an orphan inode list to process (s_last_orphan)');
   assert.equal(needs({ incompat: 0x4 }), true, 'the journal needs recovery (INCOMPAT_RECOVER)');
-  assert.equal(needs({ incompat: 0x2 | 0x40 | 0x200 }), false, 'other incompat features (filetype, extents, flex_bg) do not');
+  assert.equal(
+    needs({ incompat: 0x2 | 0x40 | 0x200 }),
+    false,
+    'other incompat features (filetype, extents, flex_bg) do not',
+  );
 });
 
 test('parseExtSuperblock: errorsRecorded is the error bit of s_state alone ("clean with errors", "not clean with errors")', () => {
-  const errors = (fields: ExtFields) => parseExtSuperblock(extSuperblock(1000, 2, fields))?.errorsRecorded;
+  const errors = (fields: ExtFields) =>
+    parseExtSuperblock(extSuperblock(1000, 2, fields))?.errorsRecorded;
   assert.equal(errors({}), false);
   assert.equal(errors({ state: 0x1 | 0x2 }), true, 'clean with errors');
   assert.equal(errors({ state: 0x2 }), true, 'not clean with errors');
   assert.equal(errors({ state: 0 }), false, 'not clean, no errors recorded');
-  assert.equal(errors({ mountTime: 1_700_000_001, lastOrphan: 12, incompat: 0x4 }), false, 'the other reasons for a check are no errors');
+  assert.equal(
+    errors({ mountTime: 1_700_000_001, lastOrphan: 12, incompat: 0x4 }),
+    false,
+    'the other reasons for a check are no errors',
+  );
 });
 
 test('parseXfsSuperblock reads sb_blocksize and sb_dblocks behind the XFSB magic', () => {
@@ -77,33 +169,51 @@ test('parseXfsSuperblock reads sb_blocksize and sb_dblocks behind the XFSB magic
   view.setUint32(0, 0x58465342, false);
   view.setUint32(4, 4096, false);
   view.setBigUint64(8, 81920n, false);
-  assert.deepEqual(parseXfsSuperblock(bytes), { blockSize: 4096, dataBlocks: 81920, bytes: 320 * 1024 * 1024 });
+  assert.deepEqual(parseXfsSuperblock(bytes), {
+    blockSize: 4096,
+    dataBlocks: 81920,
+    bytes: 320 * 1024 * 1024,
+  });
   view.setUint32(0, 0, false);
   assert.equal(parseXfsSuperblock(bytes), null);
 });
 
 test('parseXfsStatfs: geom.bsize x geom.datablocks', () => {
-  const out = 'fd.path = "mx"\nstatfs.f_bsize = 4096\ngeom.bsize = 4096\ngeom.agcount = 4\ngeom.datablocks = 262144\n';
+  const out =
+    'fd.path = "mx"\nstatfs.f_bsize = 4096\ngeom.bsize = 4096\ngeom.agcount = 4\ngeom.datablocks = 262144\n';
   assert.deepEqual(parseXfsStatfs(out), { blockSize: 4096, dataBlocks: 262144, bytes: 2 ** 30 });
   assert.equal(parseXfsStatfs('statfs.f_bsize = 4096\n'), null);
 });
 
 test('xfsGrowfsAfterBytes: the size xfs_growfs reports growing to, only when it grew from the size measured before', () => {
   // What xfs_growfs 6.1 prints after its geometry table when it grew the data section.
-  const grown = 'meta-data=/dev/loop0 isize=512 agcount=4, agsize=65536 blks\ndata     =   bsize=4096   blocks=262144, imaxpct=25\ndata blocks changed from 262144 to 524288\n';
+  const grown =
+    'meta-data=/dev/loop0 isize=512 agcount=4, agsize=65536 blks\ndata     =   bsize=4096   blocks=262144, imaxpct=25\ndata blocks changed from 262144 to 524288\n';
   assert.equal(xfsGrowfsAfterBytes(grown, 2 ** 30, 4096), 2 ** 31);
   // Another size before than voe measured: the filesystem changed in between, so it is measured again.
   assert.equal(xfsGrowfsAfterBytes(grown, 2 ** 30 + 4096, 4096), null);
-  assert.equal(xfsGrowfsAfterBytes('meta-data=/dev/loop0\ndata size unchanged, skipping\n', 2 ** 30, 4096), null);
+  assert.equal(
+    xfsGrowfsAfterBytes('meta-data=/dev/loop0\ndata size unchanged, skipping\n', 2 ** 30, 4096),
+    null,
+  );
   assert.equal(xfsGrowfsAfterBytes('', 2 ** 30, 4096), null);
   assert.equal(xfsGrowfsAfterBytes(grown, 2 ** 30, null), null);
   // Only the whole line counts.
-  assert.equal(xfsGrowfsAfterBytes('old data blocks changed from 262144 to 524288 (no)\n', 2 ** 30, 4096), null);
+  assert.equal(
+    xfsGrowfsAfterBytes('old data blocks changed from 262144 to 524288 (no)\n', 2 ** 30, 4096),
+    null,
+  );
 });
 
-test('parseBtrfsDumpSuper reads this device\'s size, sector size, devid and device count', () => {
-  const out = 'superblock: bytenr=65536, device=/dev/loop0\nmagic\t\t\t_BHRfS_M [match]\ntotal_bytes\t\t1073741824\nsectorsize\t\t4096\nnum_devices\t\t2\ndev_item.total_bytes\t536870912\ndev_item.devid\t\t2\n';
-  assert.deepEqual(parseBtrfsDumpSuper(out), { bytes: 536870912, sectorSize: 4096, devid: 2, devices: 2 });
+test("parseBtrfsDumpSuper reads this device's size, sector size, devid and device count", () => {
+  const out =
+    'superblock: bytenr=65536, device=/dev/loop0\nmagic\t\t\t_BHRfS_M [match]\ntotal_bytes\t\t1073741824\nsectorsize\t\t4096\nnum_devices\t\t2\ndev_item.total_bytes\t536870912\ndev_item.devid\t\t2\n';
+  assert.deepEqual(parseBtrfsDumpSuper(out), {
+    bytes: 536870912,
+    sectorSize: 4096,
+    devid: 2,
+    devices: 2,
+  });
   assert.equal(parseBtrfsDumpSuper('total_bytes\t\t1\n'), null);
 });
 

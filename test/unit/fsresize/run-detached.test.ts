@@ -19,7 +19,10 @@ test('runDetached returns all a tool wrote, short or longer than the first read,
   const failing = await runDetached('ls', ['/nonexistent-voe-path'], { env, timeoutMs: 10_000 });
   assert.notEqual(failing.exitCode, 0);
   assert.match(failing.stderr, /nonexistent-voe-path/);
-  assert.deepEqual((await readdir(tmpdir())).filter((name) => name.startsWith(`voe-tool-${process.pid}-`)), []);
+  assert.deepEqual(
+    (await readdir(tmpdir())).filter((name) => name.startsWith(`voe-tool-${process.pid}-`)),
+    [],
+  );
 });
 
 test('runDetached whose output files cannot be created (TMPDIR missing, or not a directory) is FSRESIZE_TEMP_FILES_FAILED, and the tool never starts', async () => {
@@ -29,15 +32,28 @@ test('runDetached whose output files cannot be created (TMPDIR missing, or not a
     const marker = join(work, 'ran');
     const notADirectory = join(work, 'file');
     await writeFile(notADirectory, '');
-    for (const [directory, errno, why] of [[join(work, 'missing'), 'ENOENT', 'it does not exist'], [notADirectory, 'ENOTDIR', 'it is not a directory']] as const) {
+    for (const [directory, errno, why] of [
+      [join(work, 'missing'), 'ENOENT', 'it does not exist'],
+      [notADirectory, 'ENOTDIR', 'it is not a directory'],
+    ] as const) {
       process.env['TMPDIR'] = directory;
-      await assert.rejects(runDetached('touch', [marker], { env, timeoutMs: 10_000, onStart: () => assert.fail('the tool started') }), (error: unknown) => {
-        assert.ok(isFsResizeError(error), String(error));
-        assert.equal(error.code, 'FSRESIZE_TEMP_FILES_FAILED');
-        assert.equal(error.message, `cannot create the files for the output of touch ${marker} in the temporary directory ${directory} (${errno}: ${why}); touch was not started, so it changed nothing — fix ${directory}, or point TMPDIR at an existing, writable directory with free space, and retry`);
-        assert.deepEqual(error.details, { directory, errno });
-        return true;
-      });
+      await assert.rejects(
+        runDetached('touch', [marker], {
+          env,
+          timeoutMs: 10_000,
+          onStart: () => assert.fail('the tool started'),
+        }),
+        (error: unknown) => {
+          assert.ok(isFsResizeError(error), String(error));
+          assert.equal(error.code, 'FSRESIZE_TEMP_FILES_FAILED');
+          assert.equal(
+            error.message,
+            `cannot create the files for the output of touch ${marker} in the temporary directory ${directory} (${errno}: ${why}); touch was not started, so it changed nothing — fix ${directory}, or point TMPDIR at an existing, writable directory with free space, and retry`,
+          );
+          assert.deepEqual(error.details, { directory, errno });
+          return true;
+        },
+      );
     }
     await assert.rejects(access(marker), 'touch did not run');
   } finally {

@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { createExecFileRunner, createSystemBlockDevices, isFsResizeError } from '../../../src/fsresize/index.js';
+import {
+  createExecFileRunner,
+  createSystemBlockDevices,
+  isFsResizeError,
+} from '../../../src/fsresize/index.js';
 
 const run = promisify(execFile);
 
@@ -18,10 +22,24 @@ test('a device that cannot be opened is a typed error naming it, never a raw err
   const devices = createSystemBlockDevices({ runner: createExecFileRunner() });
   const id = await devices.identify(node);
   // ENXIO here; EACCES where the temporary directory is mounted nodev.
-  const errno = await open(node, 'r').then(async (h) => { await h.close(); return 'none'; }, (e: NodeJS.ErrnoException) => e.code);
-  const expected = errno === 'EACCES'
-    ? { code: 'FSRESIZE_PERMISSION_DENIED', message: /^cannot open \S+gone \(EACCES\); run voe as root on the node$/ }
-    : { code: 'FSRESIZE_DEVICE_NOT_FOUND', message: /^cannot open \S+gone \(ENXIO\): the device went away; is the volume still attached\?$/ };
+  const errno = await open(node, 'r').then(
+    async (h) => {
+      await h.close();
+      return 'none';
+    },
+    (e: NodeJS.ErrnoException) => e.code,
+  );
+  const expected =
+    errno === 'EACCES'
+      ? {
+          code: 'FSRESIZE_PERMISSION_DENIED',
+          message: /^cannot open \S+gone \(EACCES\); run voe as root on the node$/,
+        }
+      : {
+          code: 'FSRESIZE_DEVICE_NOT_FOUND',
+          message:
+            /^cannot open \S+gone \(ENXIO\): the device went away; is the volume still attached\?$/,
+        };
   for (const attempt of [() => devices.hold(id), () => devices.read(id, 0, 512)]) {
     await assert.rejects(attempt(), (error: unknown) => {
       assert.ok(isFsResizeError(error), String(error));
@@ -30,20 +48,29 @@ test('a device that cannot be opened is a typed error naming it, never a raw err
       return true;
     });
   }
-  await assert.rejects(devices.hold({ ...id, realPath: join(dir, 'missing') }), { code: 'FSRESIZE_DEVICE_NOT_FOUND' });
+  await assert.rejects(devices.hold({ ...id, realPath: join(dir, 'missing') }), {
+    code: 'FSRESIZE_DEVICE_NOT_FOUND',
+  });
 });
 
-test('btrfsDevices lists the major:minor of a mounted btrfs filesystem\'s devices from sysfs; null when it is not mounted', async (t) => {
+test("btrfsDevices lists the major:minor of a mounted btrfs filesystem's devices from sysfs; null when it is not mounted", async (t) => {
   const sysfs = await mkdtemp(join(tmpdir(), 'voe-sysfs-'));
   t.after(() => rm(sysfs, { recursive: true, force: true }));
   const fsid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
-  for (const [name, dev] of [['loop0', '7:0'], ['loop1', '7:1']]) {
+  for (const [name, dev] of [
+    ['loop0', '7:0'],
+    ['loop1', '7:1'],
+  ]) {
     await mkdir(join(sysfs, 'fs', 'btrfs', fsid, 'devices', name!), { recursive: true });
     await writeFile(join(sysfs, 'fs', 'btrfs', fsid, 'devices', name!, 'dev'), `${dev}\n`);
   }
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
   assert.deepEqual((await devices.btrfsDevices(fsid))?.sort(), ['7:0', '7:1']);
-  assert.deepEqual((await devices.btrfsDevices(fsid.toUpperCase()))?.sort(), ['7:0', '7:1'], 'blkid may print it in either case');
+  assert.deepEqual(
+    (await devices.btrfsDevices(fsid.toUpperCase()))?.sort(),
+    ['7:0', '7:1'],
+    'blkid may print it in either case',
+  );
   assert.equal(await devices.btrfsDevices('00000000-0000-0000-0000-000000000000'), null);
   assert.equal(await devices.btrfsDevices('../../etc'), null, 'never a path');
 });

@@ -1,34 +1,87 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
-import { apiErrorOf, isAlreadyExists, isConflict, isGone, isNotFound, resourcePath, splitKey, objectKey } from '../../../src/kube/index.js';
+import {
+  apiErrorOf,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isNotFound,
+  resourcePath,
+  splitKey,
+  objectKey,
+} from '../../../src/kube/index.js';
 
-const status = (code: number, reason: string, message: string) => JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
+const status = (code: number, reason: string, message: string) =>
+  JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
 
 test('apiErrorOf parses the raw Status text in ApiException.body', () => {
   const e = new ApiException(409, 'x', status(409, 'Conflict', 'the object has been modified'), {});
-  assert.deepEqual(apiErrorOf(e), { code: 409, reason: 'Conflict', message: 'the object has been modified' });
+  assert.deepEqual(apiErrorOf(e), {
+    code: 409,
+    reason: 'Conflict',
+    message: 'the object has been modified',
+  });
   assert.ok(isConflict(e));
   assert.ok(!isNotFound(e));
 });
 
 test('apiErrorOf: non-JSON body, watch ERROR Status objects, plain errors', () => {
-  assert.deepEqual(apiErrorOf(new ApiException(503, 'x', 'upstream down', {})), { code: 503, reason: '', message: 'upstream down' });
-  const gone = { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' };
+  assert.deepEqual(apiErrorOf(new ApiException(503, 'x', 'upstream down', {})), {
+    code: 503,
+    reason: '',
+    message: 'upstream down',
+  });
+  const gone = {
+    kind: 'Status',
+    code: 410,
+    reason: 'Expired',
+    message: 'too old resource version: 1 (5)',
+  };
   assert.ok(isGone(gone));
   assert.equal(apiErrorOf(gone)?.code, 410);
-  assert.deepEqual(apiErrorOf(new Error('ECONNREFUSED')), { code: 0, reason: '', message: 'ECONNREFUSED' });
+  assert.deepEqual(apiErrorOf(new Error('ECONNREFUSED')), {
+    code: 0,
+    reason: '',
+    message: 'ECONNREFUSED',
+  });
   assert.equal(apiErrorOf('nope'), undefined);
-  assert.ok(isNotFound(new ApiException(404, 'x', status(404, 'NotFound', 'leases "x" not found'), {})));
+  assert.ok(
+    isNotFound(new ApiException(404, 'x', status(404, 'NotFound', 'leases "x" not found'), {})),
+  );
   const exists = new ApiException(409, 'x', status(409, 'AlreadyExists', 'exists'), {});
   assert.ok(isAlreadyExists(exists));
   assert.ok(!isConflict(exists), 'AlreadyExists is not an update conflict');
 });
 
 test('resourcePath for core and custom resources, namespaced and cluster-scoped', () => {
-  assert.equal(resourcePath({ group: '', version: 'v1', plural: 'persistentvolumeclaims', namespace: 'ns', name: 'd' }), '/api/v1/namespaces/ns/persistentvolumeclaims/d');
-  assert.equal(resourcePath({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines', namespace: 'ns', name: 'vm' }, 'status'), '/apis/kubevirt.io/v1/namespaces/ns/virtualmachines/vm/status');
-  assert.equal(resourcePath({ group: 'core', version: 'v1', plural: 'persistentvolumes' }), '/api/v1/persistentvolumes');
+  assert.equal(
+    resourcePath({
+      group: '',
+      version: 'v1',
+      plural: 'persistentvolumeclaims',
+      namespace: 'ns',
+      name: 'd',
+    }),
+    '/api/v1/namespaces/ns/persistentvolumeclaims/d',
+  );
+  assert.equal(
+    resourcePath(
+      {
+        group: 'kubevirt.io',
+        version: 'v1',
+        plural: 'virtualmachines',
+        namespace: 'ns',
+        name: 'vm',
+      },
+      'status',
+    ),
+    '/apis/kubevirt.io/v1/namespaces/ns/virtualmachines/vm/status',
+  );
+  assert.equal(
+    resourcePath({ group: 'core', version: 'v1', plural: 'persistentvolumes' }),
+    '/api/v1/persistentvolumes',
+  );
   assert.equal(objectKey({ metadata: { namespace: 'a', name: 'b' } }), 'a/b');
   assert.equal(objectKey({ metadata: { name: 'b' } }), 'b');
   assert.deepEqual(splitKey('a/b'), { namespace: 'a', name: 'b' });

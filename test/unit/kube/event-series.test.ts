@@ -1,19 +1,56 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventRecorder, EventSeriesCache, eventKey, isKubeError, KubeErrorCode, type EventInput, type EventSink } from '../../../src/kube/index.js';
+import {
+  EventRecorder,
+  EventSeriesCache,
+  eventKey,
+  isKubeError,
+  KubeErrorCode,
+  type EventInput,
+  type EventSink,
+} from '../../../src/kube/index.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
 const ev = (over: Partial<EventInput> = {}): EventInput => ({
-  regarding: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'data', uid: 'u1' },
-  type: 'Warning', reason: 'VolumeResizeFailed', action: 'Resize', note: 'no space', ...over,
+  regarding: {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    namespace: 'ns',
+    name: 'data',
+    uid: 'u1',
+  },
+  type: 'Warning',
+  reason: 'VolumeResizeFailed',
+  action: 'Resize',
+  note: 'no space',
+  ...over,
 });
 
 test('eventKey: identical events match; any of regarding, reason, action, note, type, related differing does not', () => {
   assert.equal(eventKey(ev()), eventKey(ev()));
   const variants: Array<Partial<EventInput>> = [
-    { reason: 'Other' }, { action: 'Other' }, { note: 'other' }, { type: 'Normal' },
-    { regarding: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'data2', uid: 'u1' } },
-    { regarding: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'data', uid: 'u2' } },
+    { reason: 'Other' },
+    { action: 'Other' },
+    { note: 'other' },
+    { type: 'Normal' },
+    {
+      regarding: {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        namespace: 'ns',
+        name: 'data2',
+        uid: 'u1',
+      },
+    },
+    {
+      regarding: {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        namespace: 'ns',
+        name: 'data',
+        uid: 'u2',
+      },
+    },
     { related: { kind: 'VirtualMachine', name: 'vm' } },
   ];
   for (const v of variants) assert.notEqual(eventKey(ev(v)), eventKey(ev()), JSON.stringify(v));
@@ -49,16 +86,31 @@ test('series cache prune forgets closed series only', () => {
   assert.equal(c.size, 1);
 });
 
-function recordingSink(): EventSink & { calls: Array<{ op: string; ns: string; name: string; body: Record<string, unknown> }>; fail: number } {
+function recordingSink(): EventSink & {
+  calls: Array<{ op: string; ns: string; name: string; body: Record<string, unknown> }>;
+  fail: number;
+} {
   const sink = {
     calls: [] as Array<{ op: string; ns: string; name: string; body: Record<string, unknown> }>,
     fail: 0,
     async create(ns: string, event: Record<string, unknown>) {
       await new Promise<void>((r) => setImmediate(r));
-      if (sink.fail > 0) { sink.fail--; throw new Error('api down'); }
-      sink.calls.push({ op: 'create', ns, name: (event.metadata as { name: string }).name, body: event });
+      if (sink.fail > 0) {
+        sink.fail--;
+        throw new Error('api down');
+      }
+      sink.calls.push({
+        op: 'create',
+        ns,
+        name: (event.metadata as { name: string }).name,
+        body: event,
+      });
     },
-    async patchSeries(ns: string, name: string, series: { count: number; lastObservedTime: string }) {
+    async patchSeries(
+      ns: string,
+      name: string,
+      series: { count: number; lastObservedTime: string },
+    ) {
       await new Promise<void>((r) => setImmediate(r));
       sink.calls.push({ op: 'patch', ns, name, body: { series } });
     },
@@ -69,7 +121,12 @@ function recordingSink(): EventSink & { calls: Array<{ op: string; ns: string; n
 test('recorder: record() returns at once; repeats become one create plus coalesced series patches', async () => {
   const sink = recordingSink();
   const clock = new FakeClock();
-  const r = new EventRecorder({ sink, reportingController: 'voe.harvesterhci.io/test', reportingInstance: 'pod-1', clock });
+  const r = new EventRecorder({
+    sink,
+    reportingController: 'voe.harvesterhci.io/test',
+    reportingInstance: 'pod-1',
+    clock,
+  });
   r.record(ev());
   r.record(ev());
   r.record(ev());
@@ -80,10 +137,17 @@ test('recorder: record() returns at once; repeats become one create plus coalesc
   const created = sink.calls[0]?.body as Record<string, unknown>;
   assert.equal(created.reportingController, 'voe.harvesterhci.io/test');
   assert.equal(created.reportingInstance, 'pod-1');
-  assert.match(String(created.eventTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/, 'MicroTime with 6 fractional digits');
+  assert.match(
+    String(created.eventTime),
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/,
+    'MicroTime with 6 fractional digits',
+  );
   assert.equal(sink.calls.filter((c) => c.op === 'create').length, 1);
   const patches = sink.calls.filter((c) => c.op === 'patch');
-  assert.ok(patches.length >= 1 && patches.length <= 2, `coalesced: ${patches.length} patches for 3 repeats`);
+  assert.ok(
+    patches.length >= 1 && patches.length <= 2,
+    `coalesced: ${patches.length} patches for 3 repeats`,
+  );
   assert.ok(patches.every((p) => p.name === sink.calls[0]?.name));
   assert.deepEqual((patches.at(-1)?.body.series as { count: number }).count, 4);
   await r.stop();
@@ -92,7 +156,12 @@ test('recorder: record() returns at once; repeats become one create plus coalesc
 test('recorder: cluster-scoped objects record into "default"; long notes are cut to 1 kB; write errors are logged and not thrown', async () => {
   const sink = recordingSink();
   sink.fail = 1;
-  const r = new EventRecorder({ sink, reportingController: 'c', reportingInstance: 'i', clock: new FakeClock() });
+  const r = new EventRecorder({
+    sink,
+    reportingController: 'c',
+    reportingInstance: 'i',
+    clock: new FakeClock(),
+  });
   r.record(ev({ regarding: { kind: 'PersistentVolume', name: 'pv1' } }));
   await r.flush();
   assert.equal(sink.calls.length, 0, 'failed create was dropped, not retried forever');
@@ -107,6 +176,12 @@ test('recorder: cluster-scoped objects record into "default"; long notes are cut
 
 test('recorder validates reportingController/reportingInstance (1..128 chars)', () => {
   const sink = recordingSink();
-  assert.throws(() => new EventRecorder({ sink, reportingController: '', reportingInstance: 'i' }), (e: unknown) => isKubeError(e, KubeErrorCode.EventRecorderConfig));
-  assert.throws(() => new EventRecorder({ sink, reportingController: 'c', reportingInstance: 'x'.repeat(129) }), (e: unknown) => isKubeError(e, KubeErrorCode.EventRecorderConfig));
+  assert.throws(
+    () => new EventRecorder({ sink, reportingController: '', reportingInstance: 'i' }),
+    (e: unknown) => isKubeError(e, KubeErrorCode.EventRecorderConfig),
+  );
+  assert.throws(
+    () => new EventRecorder({ sink, reportingController: 'c', reportingInstance: 'x'.repeat(129) }),
+    (e: unknown) => isKubeError(e, KubeErrorCode.EventRecorderConfig),
+  );
 });

@@ -8,16 +8,30 @@ import { listenTcp } from '../../support/tcp-listener.js';
 function kubeConfigFor(server: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'c', server, skipTLSVerify: true }], users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
+    clusters: [{ name: 'c', server, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
   });
   return kc;
 }
 
 test('a request to an API server that accepts the connection and never answers ends with "no answer within", over TLS too', async (t) => {
   const port = await listenTcp(t, () => undefined);
-  await assert.rejects(requestJson(kubeConfigFor(`https://127.0.0.1:${port}`), { method: 'GET', path: '/api', timeoutMs: 300 }),
-    (error: Error) => { assert.match(error.message, /GET \/api failed before an answer from the API server \(no answer within 300 ms\)/); return true; });
+  await assert.rejects(
+    requestJson(kubeConfigFor(`https://127.0.0.1:${port}`), {
+      method: 'GET',
+      path: '/api',
+      timeoutMs: 300,
+    }),
+    (error: Error) => {
+      assert.match(
+        error.message,
+        /GET \/api failed before an answer from the API server \(no answer within 300 ms\)/,
+      );
+      return true;
+    },
+  );
 });
 
 test('the time limit is for the whole request: a server that keeps sending pieces of an answer it never finishes is not waited for forever', async (t) => {
@@ -29,35 +43,69 @@ test('the time limit is for the whole request: a server that keeps sending piece
     timers.add(timer);
     socket.on('close', () => clearInterval(timer));
   });
-  t.after(() => { for (const timer of timers) clearInterval(timer); });
-  await assert.rejects(requestJson(kubeConfigFor(`http://127.0.0.1:${port}`), { method: 'GET', path: '/api', timeoutMs: 500 }), /no answer within 500 ms/);
+  t.after(() => {
+    for (const timer of timers) clearInterval(timer);
+  });
+  await assert.rejects(
+    requestJson(kubeConfigFor(`http://127.0.0.1:${port}`), {
+      method: 'GET',
+      path: '/api',
+      timeoutMs: 500,
+    }),
+    /no answer within 500 ms/,
+  );
 });
 
 test('a watch that receives nothing for its idle time ends with that error; one that keeps receiving stays open', async (t) => {
   const timers = new Set<NodeJS.Timeout>();
-  t.after(() => { for (const timer of timers) clearInterval(timer); });
+  t.after(() => {
+    for (const timer of timers) clearInterval(timer);
+  });
   const port = await listenTcp(t, (socket) => {
     socket.once('data', (request) => {
-      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+      socket.write(
+        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
       if (request.toString().includes('/quiet')) return; // silent after the headers
       // An event every 100 ms, each well within the idle time.
       const line = `${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '1' } } })}\n`;
-      const timer = setInterval(() => socket.write(`${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n`), 100);
+      const timer = setInterval(
+        () => socket.write(`${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n`),
+        100,
+      );
       timers.add(timer);
       socket.on('close', () => clearInterval(timer));
     });
   });
   const kc = kubeConfigFor(`http://127.0.0.1:${port}`);
   const error = await new Promise<unknown>((resolve) => {
-    void openWatch(kc, { path: '/quiet', idleTimeoutMs: 300, onEvent: () => undefined, onDone: resolve });
+    void openWatch(kc, {
+      path: '/quiet',
+      idleTimeoutMs: 300,
+      onEvent: () => undefined,
+      onDone: resolve,
+    });
   });
   assert.match(String((error as Error).message), /watch idle for 300 ms/);
 
   let events = 0;
   let done: unknown = 'not done';
   let sixth: () => void = () => undefined;
-  const sixEvents = new Promise<void>((resolve) => { sixth = resolve; });
-  const handle = await openWatch(kc, { path: '/busy', idleTimeoutMs: 300, onEvent: () => { events += 1; if (events === 6) sixth(); }, onDone: (e) => { done = e; sixth(); } });
+  const sixEvents = new Promise<void>((resolve) => {
+    sixth = resolve;
+  });
+  const handle = await openWatch(kc, {
+    path: '/busy',
+    idleTimeoutMs: 300,
+    onEvent: () => {
+      events += 1;
+      if (events === 6) sixth();
+    },
+    onDone: (e) => {
+      done = e;
+      sixth();
+    },
+  });
   await sixEvents; // twice the idle time of steady events
   handle.abort();
   assert.equal(done, 'not done', 'the watch was ended although events kept arriving');

@@ -1,13 +1,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
-import { isKubeError, KubeErrorCode, LeaderElector, type LeaseLock, type LeaseRecord, type VersionedLease } from '../../../src/kube/index.js';
+import {
+  isKubeError,
+  KubeErrorCode,
+  LeaderElector,
+  type LeaseLock,
+  type LeaseRecord,
+  type VersionedLease,
+} from '../../../src/kube/index.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
 /** An in-memory Lease store with the API server's optimistic-concurrency answers (409 on stale resourceVersion). */
 function memoryLock(): LeaseLock & { lease: VersionedLease | undefined; down: boolean } {
   let rv = 0;
-  const conflict = () => new ApiException(409, 'x', JSON.stringify({ kind: 'Status', code: 409, reason: 'Conflict', message: 'modified' }), {});
+  const conflict = () =>
+    new ApiException(
+      409,
+      'x',
+      JSON.stringify({ kind: 'Status', code: 409, reason: 'Conflict', message: 'modified' }),
+      {},
+    );
   const store = {
     description: 'mem/lease',
     lease: undefined as VersionedLease | undefined,
@@ -18,7 +31,13 @@ function memoryLock(): LeaseLock & { lease: VersionedLease | undefined; down: bo
     },
     async create(record: LeaseRecord) {
       if (store.down) throw new Error('ECONNREFUSED');
-      if (store.lease) throw new ApiException(409, 'x', JSON.stringify({ kind: 'Status', code: 409, reason: 'AlreadyExists' }), {});
+      if (store.lease)
+        throw new ApiException(
+          409,
+          'x',
+          JSON.stringify({ kind: 'Status', code: 409, reason: 'AlreadyExists' }),
+          {},
+        );
       store.lease = { record: { ...record }, resourceVersion: String(++rv) };
       return structuredClone(store.lease);
     },
@@ -32,16 +51,34 @@ function memoryLock(): LeaseLock & { lease: VersionedLease | undefined; down: bo
   return store;
 }
 
-const timing = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, random: () => 0 };
+const timing = {
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+  random: () => 0,
+};
 
 test('follower takes over only after leaseDuration by its own clock once the leader stops renewing', async () => {
   const clock = new FakeClock();
   const lock = memoryLock();
-  const a = new LeaderElector({ lock, identity: 'a', clock, wallClock: () => new Date(clock.now()), ...timing, releaseOnStop: false });
+  const a = new LeaderElector({
+    lock,
+    identity: 'a',
+    clock,
+    wallClock: () => new Date(clock.now()),
+    ...timing,
+    releaseOnStop: false,
+  });
   void a.run();
   await clock.advance(0);
   assert.ok(a.isLeader);
-  const b = new LeaderElector({ lock, identity: 'b', clock, wallClock: () => new Date(clock.now()), ...timing });
+  const b = new LeaderElector({
+    lock,
+    identity: 'b',
+    clock,
+    wallClock: () => new Date(clock.now()),
+    ...timing,
+  });
   void b.run();
   await clock.advance(60_000);
   assert.ok(a.isLeader && !b.isLeader, 'a keeps renewing, b keeps waiting');
@@ -50,7 +87,7 @@ test('follower takes over only after leaseDuration by its own clock once the lea
   await stopped;
   const stopAt = clock.now();
   await clock.advance(12_000);
-  assert.equal(b.isLeader, false, 'not before the lease expired by b\'s observation');
+  assert.equal(b.isLeader, false, "not before the lease expired by b's observation");
   await clock.advance(8_000);
   assert.equal(b.isLeader, true);
   assert.ok(clock.now() - stopAt >= 15_000);
@@ -67,7 +104,19 @@ test('a leader that cannot renew steps down after renewDeadline, before the leas
   const clock = new FakeClock();
   const lock = memoryLock();
   const events: string[] = [];
-  const a = new LeaderElector({ lock, identity: 'a', clock, wallClock: () => new Date(clock.now()), ...timing, onStartedLeading: () => { events.push(`start@${clock.now()}`); }, onStoppedLeading: () => { events.push(`stop@${clock.now()}`); } });
+  const a = new LeaderElector({
+    lock,
+    identity: 'a',
+    clock,
+    wallClock: () => new Date(clock.now()),
+    ...timing,
+    onStartedLeading: () => {
+      events.push(`start@${clock.now()}`);
+    },
+    onStoppedLeading: () => {
+      events.push(`stop@${clock.now()}`);
+    },
+  });
   void a.run();
   await clock.advance(0);
   lock.down = true;
@@ -75,7 +124,10 @@ test('a leader that cannot renew steps down after renewDeadline, before the leas
   await clock.advance(20_000);
   assert.equal(a.isLeader, false);
   const stopAt = Number(events[1]?.split('@')[1]);
-  assert.ok(stopAt - downAt <= timing.renewDeadlineMs + timing.retryPeriodMs, `stepped down at +${stopAt - downAt} ms`);
+  assert.ok(
+    stopAt - downAt <= timing.renewDeadlineMs + timing.retryPeriodMs,
+    `stepped down at +${stopAt - downAt} ms`,
+  );
   assert.ok(stopAt - downAt < timing.leaseDurationMs, 'before anyone else may take over');
   lock.down = false;
   await clock.advance(5_000);
@@ -88,7 +140,11 @@ test('a leader that cannot renew steps down after renewDeadline, before the leas
 
 test('configuration is validated like client-go', () => {
   const lock = memoryLock();
-  const bad = (o: object) => assert.throws(() => new LeaderElector({ lock, identity: 'a', ...o }), (e: unknown) => isKubeError(e, KubeErrorCode.LeaderElectionConfig));
+  const bad = (o: object) =>
+    assert.throws(
+      () => new LeaderElector({ lock, identity: 'a', ...o }),
+      (e: unknown) => isKubeError(e, KubeErrorCode.LeaderElectionConfig),
+    );
   bad({ identity: '' });
   bad({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000 });
   bad({ renewDeadlineMs: 2_000, retryPeriodMs: 2_000 });

@@ -5,17 +5,36 @@ import { decideLease, releasedRecord, type LeaseRecord } from '../../../src/kube
 const T = '2026-11-21T06:00:00.000000Z';
 const LATER = '2026-11-21T06:00:02.000000Z';
 const held = (holder: string, over: Partial<LeaseRecord> = {}): LeaseRecord => ({
-  holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: T, renewTime: T, leaseTransitions: 3, ...over,
+  holderIdentity: holder,
+  leaseDurationSeconds: 15,
+  acquireTime: T,
+  renewTime: T,
+  leaseTransitions: 3,
+  ...over,
 });
 const base = { identity: 'me', nowTime: LATER, leaseDurationSeconds: 15 };
 
 test('no lease: create it, holding it, with 0 transitions', () => {
   const { decision } = decideLease({ ...base, current: undefined, previous: undefined, now: 0 });
-  assert.deepEqual(decision, { action: 'create', record: { holderIdentity: 'me', leaseDurationSeconds: 15, acquireTime: LATER, renewTime: LATER, leaseTransitions: 0 } });
+  assert.deepEqual(decision, {
+    action: 'create',
+    record: {
+      holderIdentity: 'me',
+      leaseDurationSeconds: 15,
+      acquireTime: LATER,
+      renewTime: LATER,
+      leaseTransitions: 0,
+    },
+  });
 });
 
 test('held by someone else and first seen now: wait until observedAt + leaseDuration by OUR clock', () => {
-  const { decision, observation } = decideLease({ ...base, current: held('other'), previous: undefined, now: 100_000 });
+  const { decision, observation } = decideLease({
+    ...base,
+    current: held('other'),
+    previous: undefined,
+    now: 100_000,
+  });
   assert.deepEqual(decision, { action: 'wait', holder: 'other', expiresAt: 115_000 });
   assert.equal(observation?.observedAt, 100_000);
 });
@@ -28,35 +47,84 @@ test('renewTime far in the past by the holder clock does not make it expired: on
 
 test('unchanged record observed for leaseDuration: take over, transitions + 1', () => {
   const first = decideLease({ ...base, current: held('other'), previous: undefined, now: 1000 });
-  const mid = decideLease({ ...base, current: held('other'), previous: first.observation, now: 15_999 });
+  const mid = decideLease({
+    ...base,
+    current: held('other'),
+    previous: first.observation,
+    now: 15_999,
+  });
   assert.equal(mid.decision.action, 'wait');
   assert.equal(mid.observation?.observedAt, 1000, 'same record keeps the first observation time');
-  const late = decideLease({ ...base, current: held('other'), previous: mid.observation, now: 16_000 });
-  assert.deepEqual(late.decision, { action: 'acquire', record: { holderIdentity: 'me', leaseDurationSeconds: 15, acquireTime: LATER, renewTime: LATER, leaseTransitions: 4 } });
+  const late = decideLease({
+    ...base,
+    current: held('other'),
+    previous: mid.observation,
+    now: 16_000,
+  });
+  assert.deepEqual(late.decision, {
+    action: 'acquire',
+    record: {
+      holderIdentity: 'me',
+      leaseDurationSeconds: 15,
+      acquireTime: LATER,
+      renewTime: LATER,
+      leaseTransitions: 4,
+    },
+  });
 });
 
 test('a renew by the holder restarts our observation clock', () => {
   const first = decideLease({ ...base, current: held('other'), previous: undefined, now: 1000 });
-  const renewed = decideLease({ ...base, current: held('other', { renewTime: LATER }), previous: first.observation, now: 15_000 });
+  const renewed = decideLease({
+    ...base,
+    current: held('other', { renewTime: LATER }),
+    previous: first.observation,
+    now: 15_000,
+  });
   assert.equal(renewed.decision.action, 'wait');
   assert.equal(renewed.observation?.observedAt, 15_000);
-  const later = decideLease({ ...base, current: held('other', { renewTime: LATER }), previous: renewed.observation, now: 20_000 });
+  const later = decideLease({
+    ...base,
+    current: held('other', { renewTime: LATER }),
+    previous: renewed.observation,
+    now: 20_000,
+  });
   assert.equal(later.decision.action, 'wait');
 });
 
 test('the lease duration written in the record (not ours) decides expiry', () => {
-  const first = decideLease({ ...base, current: held('other', { leaseDurationSeconds: 60 }), previous: undefined, now: 0 });
+  const first = decideLease({
+    ...base,
+    current: held('other', { leaseDurationSeconds: 60 }),
+    previous: undefined,
+    now: 0,
+  });
   assert.deepEqual(first.decision, { action: 'wait', holder: 'other', expiresAt: 60_000 });
 });
 
 test('we hold it: renew, keeping acquireTime and transitions', () => {
   const { decision } = decideLease({ ...base, current: held('me'), previous: undefined, now: 0 });
-  assert.deepEqual(decision, { action: 'renew', record: { holderIdentity: 'me', leaseDurationSeconds: 15, acquireTime: T, renewTime: LATER, leaseTransitions: 3 } });
+  assert.deepEqual(decision, {
+    action: 'renew',
+    record: {
+      holderIdentity: 'me',
+      leaseDurationSeconds: 15,
+      acquireTime: T,
+      renewTime: LATER,
+      leaseTransitions: 3,
+    },
+  });
 });
 
 test('released lease (empty holder): acquire at once, transitions + 1', () => {
   const released = releasedRecord(held('other'), T);
-  assert.deepEqual(released, { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: T, renewTime: T, leaseTransitions: 3 });
+  assert.deepEqual(released, {
+    holderIdentity: '',
+    leaseDurationSeconds: 1,
+    acquireTime: T,
+    renewTime: T,
+    leaseTransitions: 3,
+  });
   const { decision } = decideLease({ ...base, current: released, previous: undefined, now: 0 });
   assert.equal(decision.action, 'acquire');
   assert.equal(decision.action === 'acquire' && decision.record.leaseTransitions, 4);

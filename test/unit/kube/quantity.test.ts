@@ -1,8 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  compareQuantities, formatBytes, formatQuantityValue, isKubeError, KubeErrorCode, MAX_BINARY_QUANTITY, parseQuantity, parseQuantityCeil,
-  parseQuantityValue, quantityEquals, roundUpToMilli,
+  compareQuantities,
+  formatBytes,
+  formatQuantityValue,
+  isKubeError,
+  KubeErrorCode,
+  MAX_BINARY_QUANTITY,
+  parseQuantity,
+  parseQuantityCeil,
+  parseQuantityValue,
+  quantityEquals,
+  roundUpToMilli,
 } from '../../../src/kube/index.js';
 
 const valid: Array<[string, bigint]> = [
@@ -47,7 +56,11 @@ test('parseQuantity: exact bytes for whole quantities', () => {
 
 test('parseQuantity rejects fractional byte counts with KUBE_QUANTITY_FRACTIONAL; parseQuantityCeil rounds up like Quantity.Value()', () => {
   for (const input of ['15e-1', '1500m', '100m', '1.5', '1n', '0.1Ki']) {
-    assert.throws(() => parseQuantity(input), (e: unknown) => isKubeError(e, KubeErrorCode.QuantityFractional) && e.message.includes(input), input);
+    assert.throws(
+      () => parseQuantity(input),
+      (e: unknown) => isKubeError(e, KubeErrorCode.QuantityFractional) && e.message.includes(input),
+      input,
+    );
   }
   assert.equal(parseQuantityCeil('1500m'), 2n);
   assert.equal(parseQuantityCeil('100m'), 1n);
@@ -60,24 +73,68 @@ test('parseQuantity rejects fractional byte counts with KUBE_QUANTITY_FRACTIONAL
 });
 
 test('parseQuantity: invalid input gives KUBE_QUANTITY_INVALID with the input and an example', () => {
-  for (const input of ['', ' 1Gi', '1Gi ', 'Gi', '1gi', '1GB', '1KiB', '1.2.3', '1e', '1e3Gi', '1Ki1', 'abc', '--1', '1 Gi', '.', '+', 'e3', '-M', '1e+', '1e9223372036854775808', '0x10', 'NaN', 'Infinity']) {
-    assert.throws(() => parseQuantity(input), (e: unknown) => {
-      assert.ok(isKubeError(e, KubeErrorCode.QuantityInvalid), `${input}: ${String(e)}`);
-      assert.match(e.message, /invalid Kubernetes quantity/);
-      assert.ok(e.message.includes(JSON.stringify(input)));
-      assert.match(e.message, /10Gi/);
-      return true;
-    }, input);
+  for (const input of [
+    '',
+    ' 1Gi',
+    '1Gi ',
+    'Gi',
+    '1gi',
+    '1GB',
+    '1KiB',
+    '1.2.3',
+    '1e',
+    '1e3Gi',
+    '1Ki1',
+    'abc',
+    '--1',
+    '1 Gi',
+    '.',
+    '+',
+    'e3',
+    '-M',
+    '1e+',
+    '1e9223372036854775808',
+    '0x10',
+    'NaN',
+    'Infinity',
+  ]) {
+    assert.throws(
+      () => parseQuantity(input),
+      (e: unknown) => {
+        assert.ok(isKubeError(e, KubeErrorCode.QuantityInvalid), `${input}: ${String(e)}`);
+        assert.match(e.message, /invalid Kubernetes quantity/);
+        assert.ok(e.message.includes(JSON.stringify(input)));
+        assert.match(e.message, /10Gi/);
+        return true;
+      },
+      input,
+    );
   }
-  assert.throws(() => parseQuantity(undefined as unknown as string), (e: unknown) => isKubeError(e, KubeErrorCode.QuantityInvalid));
+  assert.throws(
+    () => parseQuantity(undefined as unknown as string),
+    (e: unknown) => isKubeError(e, KubeErrorCode.QuantityInvalid),
+  );
 });
 
 test('formatBytes: canonical binary SI when exact, plain digits otherwise', () => {
   const cases: Array<[bigint, string]> = [
-    [0n, '0'], [1n, '1'], [1023n, '1023'], [1024n, '1Ki'], [1025n, '1025'], [1536n, '1536'],
-    [3072n, '3Ki'], [1024000n, '1000Ki'], [1048576n, '1Mi'], [1610612736n, '1536Mi'], [10737418240n, '10Gi'],
-    [1099511627776n, '1Ti'], [1152921504606846976n, '1Ei'], [7n * 1152921504606846976n, '7Ei'], [2n * 1152921504606846976n * 1024n, '2361183241434822606848'],
-    [2n ** 63n, '9223372036854775808'], [-2048n, '-2Ki'],
+    [0n, '0'],
+    [1n, '1'],
+    [1023n, '1023'],
+    [1024n, '1Ki'],
+    [1025n, '1025'],
+    [1536n, '1536'],
+    [3072n, '3Ki'],
+    [1024000n, '1000Ki'],
+    [1048576n, '1Mi'],
+    [1610612736n, '1536Mi'],
+    [10737418240n, '10Gi'],
+    [1099511627776n, '1Ti'],
+    [1152921504606846976n, '1Ei'],
+    [7n * 1152921504606846976n, '7Ei'],
+    [2n * 1152921504606846976n * 1024n, '2361183241434822606848'],
+    [2n ** 63n, '9223372036854775808'],
+    [-2048n, '-2Ki'],
     [1000000000n, '1000000000'],
   ];
   for (const [n, want] of cases) assert.equal(formatBytes(n), want, String(n));
@@ -107,13 +164,23 @@ test('parseQuantityValue remembers recent values: shared, frozen, and still exac
   const first = parseQuantityValue('20Gi');
   assert.equal(parseQuantityValue('20Gi'), first, 'the same value object');
   assert.ok(Object.isFrozen(first));
-  assert.throws(() => { (first as { num: bigint }).num = 1n; }, TypeError);
+  assert.throws(() => {
+    (first as { num: bigint }).num = 1n;
+  }, TypeError);
   // More distinct quantities than it keeps: every answer stays exact, and '20Gi' is not damaged.
-  for (let i = 1; i <= 3000; i++) assert.deepEqual(parseQuantityValue(`${i}Mi`), { num: BigInt(i) * 1048576n, den: 1n });
+  for (let i = 1; i <= 3000; i++)
+    assert.deepEqual(parseQuantityValue(`${i}Mi`), { num: BigInt(i) * 1048576n, den: 1n });
   assert.deepEqual(parseQuantityValue('20Gi'), { num: 21474836480n, den: 1n });
   assert.deepEqual(parseQuantityValue('1.5'), { num: 3n, den: 2n });
-  assert.throws(() => parseQuantityValue('20 GB'), (e: unknown) => isKubeError(e) && e.code === KubeErrorCode.QuantityInvalid, 'errors are not remembered as values');
-  assert.throws(() => parseQuantityValue('20 GB'), (e: unknown) => isKubeError(e) && e.code === KubeErrorCode.QuantityInvalid);
+  assert.throws(
+    () => parseQuantityValue('20 GB'),
+    (e: unknown) => isKubeError(e) && e.code === KubeErrorCode.QuantityInvalid,
+    'errors are not remembered as values',
+  );
+  assert.throws(
+    () => parseQuantityValue('20 GB'),
+    (e: unknown) => isKubeError(e) && e.code === KubeErrorCode.QuantityInvalid,
+  );
 });
 
 test('apimachinery rounds values up to nano units, away from zero, before anything compares them', () => {
@@ -128,7 +195,10 @@ test('apimachinery rounds values up to nano units, away from zero, before anythi
   assert.equal(compareQuantities('10737418240.000000000001', '10Gi'), 1, 'a growth, as for Go');
   // Far below a nano unit, and long: still answered (no 10^1000000000 is built).
   assert.deepEqual(parseQuantityValue('1e-1073741824'), { num: 1n, den: 1_000_000_000n });
-  assert.deepEqual(parseQuantityValue(`0.${'0'.repeat(100_000)}1Ei`), { num: 1n, den: 1_000_000_000n });
+  assert.deepEqual(parseQuantityValue(`0.${'0'.repeat(100_000)}1Ei`), {
+    num: 1n,
+    den: 1_000_000_000n,
+  });
   assert.equal(compareQuantities(`1.${'0'.repeat(100_000)}1Gi`, '1073741824000000001n'), 0);
   // Long inner runs of zeros (a quadratic trailing-zero regex would take minutes here).
   assert.equal(compareQuantities(`1${'0'.repeat(300_000)}1e-300001`, '1.000000001'), 0);
@@ -141,7 +211,11 @@ test('apimachinery caps binary-suffix values at 2^63-1 (decimal ones are not cap
   assert.equal(compareQuantities('9223372036854775808', '8Ei'), 1);
   assert.equal(compareQuantities('-9Ei', '-9223372036854775807'), 0);
   assert.equal(parseQuantity(`${'9'.repeat(100_000)}Ki`), MAX_BINARY_QUANTITY);
-  assert.equal(parseQuantity('7.99999999999999999999Ei'), 9223372036854775808n - 1n, 'rounded up to 2^63, then capped');
+  assert.equal(
+    parseQuantity('7.99999999999999999999Ei'),
+    9223372036854775808n - 1n,
+    'rounded up to 2^63, then capped',
+  );
 });
 
 test('e<n> exponents are read as apimachinery does, however the value is written', () => {
@@ -155,23 +229,49 @@ test('e<n> exponents are read as apimachinery does, however the value is written
   assert.equal(parseQuantity('1e4294967299'), 1000n);
 });
 
-test('beyond voe\'s bounds: KUBE_QUANTITY_OUT_OF_RANGE, saying what to write, whatever the spelling', () => {
-  for (const input of ['1e1000', '10e999', `1${'0'.repeat(1000)}`, `${'9'.repeat(1001)}.5`, '-1e1000', '1e1073741825', '1e-1073741825', '5e2147483647']) {
-    assert.throws(() => parseQuantityValue(input), (e: unknown) => {
-      assert.ok(isKubeError(e, KubeErrorCode.QuantityOutOfRange), `${input}: ${String(e)}`);
-      assert.match(e.message, /beyond what voe reads .* write a size such as "20Gi"/);
-      return true;
-    }, input);
+test("beyond voe's bounds: KUBE_QUANTITY_OUT_OF_RANGE, saying what to write, whatever the spelling", () => {
+  for (const input of [
+    '1e1000',
+    '10e999',
+    `1${'0'.repeat(1000)}`,
+    `${'9'.repeat(1001)}.5`,
+    '-1e1000',
+    '1e1073741825',
+    '1e-1073741825',
+    '5e2147483647',
+  ]) {
+    assert.throws(
+      () => parseQuantityValue(input),
+      (e: unknown) => {
+        assert.ok(isKubeError(e, KubeErrorCode.QuantityOutOfRange), `${input}: ${String(e)}`);
+        assert.match(e.message, /beyond what voe reads .* write a size such as "20Gi"/);
+        return true;
+      },
+      input,
+    );
   }
 });
 
 test('roundUpToMilli is Quantity.RoundUp(-3); formatQuantityValue writes a value back', () => {
-  assert.deepEqual(roundUpToMilli(parseQuantityValue('10737418240.0001')), parseQuantityValue('10737418240001m'));
-  assert.deepEqual(roundUpToMilli(parseQuantityValue('10737418239.9999')), parseQuantityValue('10Gi'));
+  assert.deepEqual(
+    roundUpToMilli(parseQuantityValue('10737418240.0001')),
+    parseQuantityValue('10737418240001m'),
+  );
+  assert.deepEqual(
+    roundUpToMilli(parseQuantityValue('10737418239.9999')),
+    parseQuantityValue('10Gi'),
+  );
   assert.deepEqual(roundUpToMilli(parseQuantityValue('-1.0001')), parseQuantityValue('-1001m'));
   assert.deepEqual(roundUpToMilli(parseQuantityValue('1n')), parseQuantityValue('1m'));
   assert.deepEqual(roundUpToMilli(parseQuantityValue('20Gi')), parseQuantityValue('20Gi'));
-  for (const [text, want] of [['20Gi', '21474836480'], ['1.5', '1500m'], ['1.5u', '1500n'], ['0.000001', '1u'], ['-2.5m', '-2500u'], ['0', '0']]) {
+  for (const [text, want] of [
+    ['20Gi', '21474836480'],
+    ['1.5', '1500m'],
+    ['1.5u', '1500n'],
+    ['0.000001', '1u'],
+    ['-2.5m', '-2500u'],
+    ['0', '0'],
+  ]) {
     assert.equal(formatQuantityValue(parseQuantityValue(text as string)), want, text);
   }
 });

@@ -8,25 +8,59 @@ const isTransient = (error: unknown): boolean => (error as { code?: number }).co
 
 test('retryWhen retries what the predicate accepts, then answers; anything else is thrown at once', async () => {
   let calls = 0;
-  assert.equal(await retryWhen(isTransient, async () => { if (++calls < 3) throw transient; return 'ok'; }, { minTimeoutMs: 1, maxTimeoutMs: 2 }), 'ok');
+  assert.equal(
+    await retryWhen(
+      isTransient,
+      async () => {
+        if (++calls < 3) throw transient;
+        return 'ok';
+      },
+      { minTimeoutMs: 1, maxTimeoutMs: 2 },
+    ),
+    'ok',
+  );
   assert.equal(calls, 3);
   calls = 0;
-  await assert.rejects(retryWhen(isTransient, async () => { calls++; throw forbidden; }, { minTimeoutMs: 1 }), forbidden);
+  await assert.rejects(
+    retryWhen(
+      isTransient,
+      async () => {
+        calls++;
+        throw forbidden;
+      },
+      { minTimeoutMs: 1 },
+    ),
+    forbidden,
+  );
   assert.equal(calls, 1);
   calls = 0;
-  await assert.rejects(retryWhen(isTransient, async () => { calls++; throw transient; }, { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 2 }), transient);
+  await assert.rejects(
+    retryWhen(
+      isTransient,
+      async () => {
+        calls++;
+        throw transient;
+      },
+      { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 2 },
+    ),
+    transient,
+  );
   assert.equal(calls, 3, 'the first try and two retries');
 });
 
-test('retryWhen stops retrying at once when its signal aborts, with the abort\'s reason', async () => {
+test("retryWhen stops retrying at once when its signal aborts, with the abort's reason", async () => {
   const controller = new AbortController();
   let calls = 0;
   const started = Date.now();
-  const retrying = retryWhen(isTransient, async () => {
-    calls++;
-    if (calls === 2) controller.abort(new Error('stopped'));
-    throw transient;
-  }, { retries: 10, minTimeoutMs: 200, maxTimeoutMs: 200, signal: controller.signal });
+  const retrying = retryWhen(
+    isTransient,
+    async () => {
+      calls++;
+      if (calls === 2) controller.abort(new Error('stopped'));
+      throw transient;
+    },
+    { retries: 10, minTimeoutMs: 200, maxTimeoutMs: 200, signal: controller.signal },
+  );
   await assert.rejects(retrying, /^Error: stopped$/);
   assert.equal(calls, 2, 'no try after the abort');
   assert.ok(Date.now() - started < 1_500, 'not the ten backoffs of 200 to 400 ms');

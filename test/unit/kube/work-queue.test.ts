@@ -1,12 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ItemExponentialRateLimiter, WorkQueue, runWorkers, ok, retry, retryAfter } from '../../../src/kube/index.js';
+import {
+  ItemExponentialRateLimiter,
+  WorkQueue,
+  runWorkers,
+  ok,
+  retry,
+  retryAfter,
+} from '../../../src/kube/index.js';
 import { FakeClock, settle } from '../../support/fake-clock.js';
 
 test('rate limiter: per-item exponential 1s, 2s, 4s ... capped at 5 min; forget resets', () => {
   const rl = new ItemExponentialRateLimiter<string>();
   const delays = Array.from({ length: 12 }, () => rl.when('a'));
-  assert.deepEqual(delays, [1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 256000, 300000, 300000, 300000]);
+  assert.deepEqual(
+    delays,
+    [1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 256000, 300000, 300000, 300000],
+  );
   assert.equal(rl.when('b'), 1000, 'keys are independent');
   assert.equal(rl.numRequeues('a'), 12);
   rl.forget('a');
@@ -16,12 +26,19 @@ test('rate limiter: per-item exponential 1s, 2s, 4s ... capped at 5 min; forget 
 
 test('rate limiter bounds are configurable', () => {
   const rl = new ItemExponentialRateLimiter<string>({ baseDelayMs: 5, maxDelayMs: 30 });
-  assert.deepEqual([rl.when('k'), rl.when('k'), rl.when('k'), rl.when('k'), rl.when('k')], [5, 10, 20, 30, 30]);
+  assert.deepEqual(
+    [rl.when('k'), rl.when('k'), rl.when('k'), rl.when('k'), rl.when('k')],
+    [5, 10, 20, 30, 30],
+  );
 });
 
 test('a key is queued once while waiting (dedup) and FIFO otherwise', async () => {
   const q = new WorkQueue<string>({ clock: new FakeClock() });
-  q.add('a'); q.add('b'); q.add('a'); q.add('c'); q.add('b');
+  q.add('a');
+  q.add('b');
+  q.add('a');
+  q.add('c');
+  q.add('b');
   assert.equal(q.length, 3);
   assert.deepEqual([await q.get(), await q.get(), await q.get()], ['a', 'b', 'c']);
 });
@@ -35,7 +52,9 @@ test('one worker per key: a key re-added while processing is handed out again on
   q.add('a');
   assert.equal(q.length, 0, 'not queued while being processed');
   let second: string | undefined;
-  void q.get().then((k) => { second = k; });
+  void q.get().then((k) => {
+    second = k;
+  });
   await settle();
   assert.equal(second, undefined, 'no other worker gets it meanwhile');
   q.done('a');
@@ -78,13 +97,18 @@ test('addRateLimited backs off per key and forget resets the backoff', async () 
 test('shutDown drains queued keys, drops delayed ones, leaves no timer, and get() then returns undefined', async () => {
   const clock = new FakeClock();
   const q = new WorkQueue<string>({ clock });
-  q.add('a'); q.add('b');
+  q.add('a');
+  q.add('b');
   q.addAfter('later', 10_000);
   const processed: string[] = [];
-  const workers = runWorkers(q, 2, (k) => { processed.push(k); });
+  const workers = runWorkers(q, 2, (k) => {
+    processed.push(k);
+  });
   await settle();
   let drained = false;
-  const shut = q.shutDown().then(() => { drained = true; });
+  const shut = q.shutDown().then(() => {
+    drained = true;
+  });
   q.add('refused');
   await shut;
   await workers;
@@ -99,7 +123,9 @@ test('shutDown waits for an item in progress', async () => {
   q.add('a');
   const key = await q.get();
   let drained = false;
-  const shut = q.shutDown().then(() => { drained = true; });
+  const shut = q.shutDown().then(() => {
+    drained = true;
+  });
   await settle();
   assert.equal(drained, false);
   q.done(key as string);
@@ -109,7 +135,8 @@ test('shutDown waits for an item in progress', async () => {
 
 test('shutDown({drain:false}) drops queued keys', async () => {
   const q = new WorkQueue<string>({ clock: new FakeClock() });
-  q.add('a'); q.add('b');
+  q.add('a');
+  q.add('b');
   await q.shutDown({ drain: false });
   assert.equal(q.length, 0);
   assert.equal(await q.get(), undefined);
@@ -119,7 +146,10 @@ test('runWorkers: retry backs off, throw backs off, retryAfter uses the given de
   const clock = new FakeClock();
   const q = new WorkQueue<string>({ clock });
   const calls: Array<[string, number]> = [];
-  const plan: Record<string, Array<'retry' | 'throw' | 'ok' | 'after'>> = { k: ['retry', 'throw', 'retry', 'ok'], r: ['after', 'ok'] };
+  const plan: Record<string, Array<'retry' | 'throw' | 'ok' | 'after'>> = {
+    k: ['retry', 'throw', 'retry', 'ok'],
+    r: ['after', 'ok'],
+  };
   const workers = runWorkers(q, 3, (key) => {
     calls.push([key, clock.now()]);
     const step = plan[key]?.shift();
@@ -131,8 +161,15 @@ test('runWorkers: retry backs off, throw backs off, retryAfter uses the given de
   q.add('k');
   q.add('r');
   await clock.advance(60_000);
-  assert.deepEqual(calls.filter(([k]) => k === 'k').map(([, t]) => t), [0, 1000, 3000, 7000], 'backoff 1 s, 2 s, 4 s between attempts');
-  assert.deepEqual(calls.filter(([k]) => k === 'r').map(([, t]) => t), [0, 7000]);
+  assert.deepEqual(
+    calls.filter(([k]) => k === 'k').map(([, t]) => t),
+    [0, 1000, 3000, 7000],
+    'backoff 1 s, 2 s, 4 s between attempts',
+  );
+  assert.deepEqual(
+    calls.filter(([k]) => k === 'r').map(([, t]) => t),
+    [0, 7000],
+  );
   assert.equal(q.numRequeues('k'), 0, 'forgotten after success');
   assert.equal(q.length + q.delayedCount, 0, 'nothing more scheduled after success');
   await q.shutDown();

@@ -7,7 +7,12 @@ import { mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acquireLockFile, processRuns, processStartTime, readProcessStat } from '../../../src/lock/index.js';
+import {
+  acquireLockFile,
+  processRuns,
+  processStartTime,
+  readProcessStat,
+} from '../../../src/lock/index.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../../src/lock/index.js', import.meta.url));
 
@@ -32,7 +37,14 @@ test('one holder at a time; the next one gets it after release', async (t) => {
   const release = await acquireLockFile(lock, { deadline: Date.now() + 5000, ...errors });
   assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `));
   let second = false;
-  const waiting = acquireLockFile(lock, { deadline: Date.now() + 5000, pollMs: 10, ...errors }).then((r) => { second = true; return r; });
+  const waiting = acquireLockFile(lock, {
+    deadline: Date.now() + 5000,
+    pollMs: 10,
+    ...errors,
+  }).then((r) => {
+    second = true;
+    return r;
+  });
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(second, false, 'the second waits while the first holds the lock');
   await release();
@@ -45,8 +57,17 @@ test('a lock held by a live process past the deadline gives the busy error, nami
   const lock = join(await scratch(t), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 5000, ...errors });
   let waitedFor: string | undefined;
-  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 100, pollMs: 10, ...errors, onWait: (pid) => { waitedFor = pid; } }),
-    new RegExp(`busy: held by ${process.pid}`));
+  await assert.rejects(
+    acquireLockFile(lock, {
+      deadline: Date.now() + 100,
+      pollMs: 10,
+      ...errors,
+      onWait: (pid) => {
+        waitedFor = pid;
+      },
+    }),
+    new RegExp(`busy: held by ${process.pid}`),
+  );
   assert.equal(waitedFor, String(process.pid));
   await release();
 });
@@ -70,15 +91,28 @@ test('release leaves a lock that is no longer ours alone', async (t) => {
 test('a directory that cannot be created gives the cannot-create error', async (t) => {
   const dir = await scratch(t);
   await writeFile(join(dir, 'file'), '');
-  await assert.rejects(acquireLockFile(join(dir, 'file', 'x.lock'), { deadline: Date.now() + 100, ...errors }), /cannot create: (ENOTDIR|EEXIST)/);
+  await assert.rejects(
+    acquireLockFile(join(dir, 'file', 'x.lock'), { deadline: Date.now() + 100, ...errors }),
+    /cannot create: (ENOTDIR|EEXIST)/,
+  );
 });
 
 test('createDirectory false: a missing directory gives the cannot-create error (ENOENT) and is not created; by default it is', async (t) => {
   const dir = await scratch(t);
   const missing = join(dir, 'gone');
-  await assert.rejects(acquireLockFile(join(missing, 'x.lock'), { deadline: Date.now() + 100, createDirectory: false, ...errors }), /cannot create: ENOENT/);
+  await assert.rejects(
+    acquireLockFile(join(missing, 'x.lock'), {
+      deadline: Date.now() + 100,
+      createDirectory: false,
+      ...errors,
+    }),
+    /cannot create: ENOENT/,
+  );
   await assert.rejects(readdir(missing), { code: 'ENOENT' });
-  const release = await acquireLockFile(join(missing, 'x.lock'), { deadline: Date.now() + 100, ...errors });
+  const release = await acquireLockFile(join(missing, 'x.lock'), {
+    deadline: Date.now() + 100,
+    ...errors,
+  });
   assert.deepEqual(await readdir(missing), ['x.lock']);
   await release();
 });
@@ -86,7 +120,12 @@ test('createDirectory false: a missing directory gives the cannot-create error (
 test('the lock file records the pid, a token, the PID namespace and the start time', async (t) => {
   const lock = join(await scratch(t), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
-  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} [0-9a-f-]{36} ${readlinkSync('/proc/self/ns/pid').replace(/[[\]]/g, '\\$&')} start=${processStartTime(process.pid)}\n$`));
+  assert.match(
+    await readFile(lock, 'utf8'),
+    new RegExp(
+      `^${process.pid} [0-9a-f-]{36} ${readlinkSync('/proc/self/ns/pid').replace(/[[\]]/g, '\\$&')} start=${processStartTime(process.pid)}\n$`,
+    ),
+  );
   await release();
 });
 
@@ -94,7 +133,10 @@ test('a dead pid recorded in another PID namespace is not judged: the lock is wa
   const lock = join(await scratch(t), 'x.lock');
   const stale = `${await deadPid()} other-token pid:[1]\n`;
   await writeFile(lock, stale);
-  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }), /busy: held by \d+/);
+  await assert.rejects(
+    acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }),
+    /busy: held by \d+/,
+  );
   assert.equal(await readFile(lock, 'utf8'), stale);
 });
 
@@ -112,7 +154,11 @@ test('a takeover marker left by a process that died mid-takeover is cleared afte
   await writeFile(`${lock}.takeover`, `${await deadPid()} marker\n`);
   const old = new Date(Date.now() - 11_000);
   await utimes(`${lock}.takeover`, old, old);
-  const release = await acquireLockFile(lock, { deadline: Date.now() + 1000, pollMs: 10, ...errors });
+  const release = await acquireLockFile(lock, {
+    deadline: Date.now() + 1000,
+    pollMs: 10,
+    ...errors,
+  });
   assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `));
   await release();
 });
@@ -132,15 +178,28 @@ test('processes racing for one stale lock hold it one at a time', async (t) => {
     await new Promise((r) => setTimeout(r, 20));
     await appendFile(${JSON.stringify(log)}, 'exit ' + process.pid + '\\n');
     await release();`;
-  const children = Array.from({ length: 6 }, () => spawn(process.execPath, ['--input-type=module', '-e', holder], { stdio: ['ignore', 'ignore', 'inherit'] }));
-  t.after(() => { for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
-  const codes = await Promise.all(children.map((child) => new Promise<number | null>((resolve) => child.on('exit', resolve))));
+  const children = Array.from({ length: 6 }, () =>
+    spawn(process.execPath, ['--input-type=module', '-e', holder], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
+  t.after(() => {
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const codes = await Promise.all(
+    children.map((child) => new Promise<number | null>((resolve) => child.on('exit', resolve))),
+  );
   assert.deepEqual(codes, [0, 0, 0, 0, 0, 0]);
   const lines = (await readFile(log, 'utf8')).trim().split('\n');
   assert.equal(lines.length, 12);
   for (let i = 0; i < lines.length; i += 2) {
     const [enter, exit] = [lines[i]!.split(' '), lines[i + 1]!.split(' ')];
-    assert.deepEqual([enter[0], exit[0], exit[1]], ['enter', 'exit', enter[1]], `overlapping holders:\n${lines.join('\n')}`);
+    assert.deepEqual(
+      [enter[0], exit[0], exit[1]],
+      ['enter', 'exit', enter[1]],
+      `overlapping holders:\n${lines.join('\n')}`,
+    );
   }
 });
 
@@ -148,7 +207,10 @@ test('processes racing for one stale lock hold it one at a time', async (t) => {
  * A process that takes the lock, starts `sleep` as its helper and records it, then waits to be
  * killed. Both are killed after the test, also when it fails half-way.
  */
-async function holderWithHelper(t: TestContext, lock: string): Promise<{ holder: ChildProcess; helperPid: number }> {
+async function holderWithHelper(
+  t: TestContext,
+  lock: string,
+): Promise<{ holder: ChildProcess; helperPid: number }> {
   const script = `
     const { acquireLockFile } = await import(${JSON.stringify(LOCK_MODULE)});
     const { spawn } = await import('node:child_process');
@@ -159,10 +221,16 @@ async function holderWithHelper(t: TestContext, lock: string): Promise<{ holder:
     helper.unref();
     process.stdout.write(helper.pid + '\\n');
     setInterval(() => {}, 1000);`;
-  const holder = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.after(() => { if (holder.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL'); });
+  const holder = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.after(() => {
+    if (holder.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL');
+  });
   let out = '';
-  holder.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  holder.stdout!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   while (!out.includes('\n')) {
     if (holder.exitCode !== null) throw new Error('the holder exited early');
     await new Promise((r) => setTimeout(r, 20));
@@ -170,23 +238,43 @@ async function holderWithHelper(t: TestContext, lock: string): Promise<{ holder:
   const helperPid = Number(out.trim());
   // Only that process: once it has ended, its pid may belong to another.
   const helperStart = processStartTime(helperPid);
-  t.after(() => { if (helperStart !== null && processStartTime(helperPid) === helperStart) process.kill(helperPid, 'SIGKILL'); });
+  t.after(() => {
+    if (helperStart !== null && processStartTime(helperPid) === helperStart)
+      process.kill(helperPid, 'SIGKILL');
+  });
   return { holder, helperPid };
 }
 
 test('a holder killed with SIGKILL while its recorded helper (a tool) runs: the lock stays held until the helper ends', async (t) => {
   const lock = join(await scratch(t), 'x.lock');
   const { holder, helperPid } = await holderWithHelper(t, lock);
-  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${holder.pid} \\S+ .*helper=${helperPid}:${processStartTime(helperPid)}\n$`));
+  assert.match(
+    await readFile(lock, 'utf8'),
+    new RegExp(`^${holder.pid} \\S+ .*helper=${helperPid}:${processStartTime(helperPid)}\n$`),
+  );
   const died = once(holder, 'exit');
   holder.kill('SIGKILL');
   await died;
-  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 300, pollMs: 10, ...errors }), new RegExp(`busy: held by ${holder.pid}`),
-    'the holder is gone, but its tool still runs');
-  const helperGone = new Promise<void>((resolve) => { const poll = setInterval(() => { if (processStartTime(helperPid) === null) { clearInterval(poll); resolve(); } }, 10); });
+  await assert.rejects(
+    acquireLockFile(lock, { deadline: Date.now() + 300, pollMs: 10, ...errors }),
+    new RegExp(`busy: held by ${holder.pid}`),
+    'the holder is gone, but its tool still runs',
+  );
+  const helperGone = new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if (processStartTime(helperPid) === null) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 10);
+  });
   process.kill(helperPid, 'SIGTERM');
   await helperGone;
-  const release = await acquireLockFile(lock, { deadline: Date.now() + 1000, pollMs: 10, ...errors });
+  const release = await acquireLockFile(lock, {
+    deadline: Date.now() + 1000,
+    pollMs: 10,
+    ...errors,
+  });
   assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `));
   await release();
 });
@@ -203,8 +291,14 @@ test('recorded pids reused by other processes (another start time) do not hold t
   const second = await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors });
   await second();
   // The same, with the helper's real start time: held.
-  await writeFile(lock, `${await deadPid()} tok ${namespace} start=1 helper=${process.ppid}:${processStartTime(process.ppid)}\n`);
-  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }), /busy/);
+  await writeFile(
+    lock,
+    `${await deadPid()} tok ${namespace} start=1 helper=${process.ppid}:${processStartTime(process.ppid)}\n`,
+  );
+  await assert.rejects(
+    acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }),
+    /busy/,
+  );
 });
 
 test('a holder or helper that has ended but is not reaped (a zombie) does not hold the lock', async (t) => {
@@ -212,10 +306,18 @@ test('a holder or helper that has ended but is not reaped (a zombie) does not ho
   const namespace = readlinkSync('/proc/self/ns/pid');
   // The child ends at once and its parent never waits for it: a zombie until the parent ends. (A
   // shell's `true &` before `exec sleep` was reaped by the shell itself now and then on a loaded machine.)
-  const parent = spawn('python3', ['-c', 'import os, time\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)'],
-    { stdio: ['ignore', 'pipe', 'ignore'] });
-  t.after(() => { parent.kill('SIGKILL'); });
-  const [line] = await once(parent.stdout!, 'data') as [Buffer];
+  const parent = spawn(
+    'python3',
+    [
+      '-c',
+      'import os, time\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)',
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  t.after(() => {
+    parent.kill('SIGKILL');
+  });
+  const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
   const zombie = Number(line.toString().trim());
   let state = '';
   for (let i = 0; i < 500 && state !== 'Z'; i++) {
@@ -226,12 +328,19 @@ test('a holder or helper that has ended but is not reaped (a zombie) does not ho
   const start = processStartTime(zombie);
   assert.notEqual(start, null, 'a zombie keeps its pid and start time');
   await writeFile(lock, `${zombie} tok ${namespace} start=${start}\n`);
-  await (await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors }))();
+  await (
+    await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors })
+  )();
   await writeFile(lock, `${await deadPid()} tok ${namespace} start=1 helper=${zombie}:${start}\n`);
-  await (await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors }))();
+  await (
+    await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors })
+  )();
   // The parent that has not ended still holds it.
   await writeFile(lock, `${parent.pid} tok ${namespace} start=${processStartTime(parent.pid!)}\n`);
-  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }), /busy/);
+  await assert.rejects(
+    acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }),
+    /busy/,
+  );
 });
 
 /** A lock taken, and a symbolic link to a victim file planted where it stages a helper's record. */
@@ -251,7 +360,11 @@ test('recordHelper never writes through a file or symbolic link planted where it
   const { lock, victim, release, before } = await lockWithLinkAtStagedName(t);
   release.recordHelper(process.ppid);
   assert.equal(await readFile(victim, 'utf8'), 'untouched\n');
-  assert.equal(await readFile(lock, 'utf8'), before, 'the helper is not recorded; the lock stays ours');
+  assert.equal(
+    await readFile(lock, 'utf8'),
+    before,
+    'the helper is not recorded; the lock stays ours',
+  );
   await release();
   await assert.rejects(readFile(lock, 'utf8'), { code: 'ENOENT' });
 });
@@ -265,7 +378,11 @@ test('recordHelper leaves a lock file that is no longer ours alone, and release 
   assert.match(await readFile(lock, 'utf8'), new RegExp(` helper=${tool.pid}:\\d+\n$`));
   await ended;
   await release();
-  await assert.rejects(readFile(lock, 'utf8'), { code: 'ENOENT' }, 'released after the rewrite, its tool having ended');
+  await assert.rejects(
+    readFile(lock, 'utf8'),
+    { code: 'ENOENT' },
+    'released after the rewrite, its tool having ended',
+  );
   const again = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   await writeFile(lock, '1 someone-else\n');
   again.recordHelper(process.ppid);
@@ -276,18 +393,31 @@ test('a release while the recorded helper (a tool voe stopped waiting for) still
   const lock = join(await scratch(t), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   const tool = spawn('sleep', ['1.5']);
-  t.after(() => { if (tool.exitCode === null && tool.signalCode === null) tool.kill('SIGKILL'); });
+  t.after(() => {
+    if (tool.exitCode === null && tool.signalCode === null) tool.kill('SIGKILL');
+  });
   const ended = once(tool, 'exit');
   release.recordHelper(tool.pid!);
   const token = (await readFile(lock, 'utf8')).split(' ')[1];
   await release();
-  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${tool.pid} ${token} \\S+ start=${processStartTime(tool.pid!)}\n$`), 'the tool is the holder now');
-  await assert.rejects(acquireLockFile(lock, { deadline: Date.now() + 300, pollMs: 10, ...errors }), new RegExp(`busy: held by ${tool.pid}`),
-    'held while the tool runs, although this process released it');
+  assert.match(
+    await readFile(lock, 'utf8'),
+    new RegExp(`^${tool.pid} ${token} \\S+ start=${processStartTime(tool.pid!)}\n$`),
+    'the tool is the holder now',
+  );
+  await assert.rejects(
+    acquireLockFile(lock, { deadline: Date.now() + 300, pollMs: 10, ...errors }),
+    new RegExp(`busy: held by ${tool.pid}`),
+    'held while the tool runs, although this process released it',
+  );
   const next = acquireLockFile(lock, { deadline: Date.now() + 10_000, pollMs: 10, ...errors });
   await ended;
   const releaseNext = await next;
-  assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `), 'taken over once the tool ended');
+  assert.match(
+    await readFile(lock, 'utf8'),
+    new RegExp(`^${process.pid} `),
+    'taken over once the tool ended',
+  );
   await releaseNext();
 });
 
@@ -296,20 +426,33 @@ test('the files a waiter killed with SIGKILL left next to the lock are removed b
   const lock = join(dir, 'x.lock');
   const namespace = readlinkSync('/proc/self/ns/pid');
   const dead = await deadPid();
-  const leftovers = ['0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', '0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6e.helper', '0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6f.takeover'];
-  for (const name of leftovers) await writeFile(`${lock}.${name}`, `${dead} some-token ${namespace}\n`);
+  const leftovers = [
+    '0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d',
+    '0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6e.helper',
+    '0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6f.takeover',
+  ];
+  for (const name of leftovers)
+    await writeFile(`${lock}.${name}`, `${dead} some-token ${namespace}\n`);
   const live = `${lock}.1b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d`;
-  await writeFile(live, `${process.pid} other-token ${namespace} start=${processStartTime(process.pid)}\n`);
+  await writeFile(
+    live,
+    `${process.pid} other-token ${namespace} start=${processStartTime(process.pid)}\n`,
+  );
   const elsewhere = `${lock}.2b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d`;
   await writeFile(elsewhere, `${dead} other-token pid:[1]\n`);
   const unrelated = [join(dir, 'y.lock.0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d'), `${lock}.notes`];
   for (const path of unrelated) await writeFile(path, `${dead} some-token ${namespace}\n`);
   const release = await acquireLockFile(lock, { deadline: Date.now() + 1000, ...errors });
   await release();
-  assert.deepEqual((await readdir(dir)).sort(), ['x.lock.1b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', 'x.lock.2b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d', 'x.lock.notes', 'y.lock.0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d']);
+  assert.deepEqual((await readdir(dir)).sort(), [
+    'x.lock.1b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d',
+    'x.lock.2b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d',
+    'x.lock.notes',
+    'y.lock.0b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d',
+  ]);
 });
 
-test('a holder\'s helper record left empty or partly written (its holder killed while staging it) is removed by the next holder; a waiter\'s file in that state is not (it may be being written)', async (t) => {
+test("a holder's helper record left empty or partly written (its holder killed while staging it) is removed by the next holder; a waiter's file in that state is not (it may be being written)", async (t) => {
   const dir = await scratch(t);
   const lock = join(dir, 'x.lock');
   const empty = `${lock}.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d.helper`;
@@ -323,7 +466,7 @@ test('a holder\'s helper record left empty or partly written (its holder killed 
   assert.deepEqual((await readdir(dir)).sort(), ['x.lock.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6f']);
 });
 
-test('prepareHelper stages the helper\'s record before the helper starts: it throws cannotCreate when it cannot (nothing planted at its name is written through), recordHelper then uses what it staged, and release leaves no staged file', async (t) => {
+test("prepareHelper stages the helper's record before the helper starts: it throws cannotCreate when it cannot (nothing planted at its name is written through), recordHelper then uses what it staged, and release leaves no staged file", async (t) => {
   const { dir, lock, victim, release, before, staged } = await lockWithLinkAtStagedName(t);
   assert.throws(() => release.prepareHelper(), /cannot create: EEXIST/);
   assert.equal(await readFile(victim, 'utf8'), 'untouched\n');
@@ -331,11 +474,18 @@ test('prepareHelper stages the helper\'s record before the helper starts: it thr
   await rm(staged);
 
   release.prepareHelper();
-  assert.deepEqual((await readdir(dir)).sort(), ['victim', 'x.lock', `x.lock.${before.split(' ')[1]}.helper`], 'staged next to the lock');
+  assert.deepEqual(
+    (await readdir(dir)).sort(),
+    ['victim', 'x.lock', `x.lock.${before.split(' ')[1]}.helper`],
+    'staged next to the lock',
+  );
   const tool = spawn('sleep', ['0.2']);
   const ended = once(tool, 'exit');
   release.recordHelper(tool.pid!);
-  assert.equal(await readFile(lock, 'utf8'), `${before.trimEnd()} helper=${tool.pid}:${processStartTime(tool.pid!)}\n`);
+  assert.equal(
+    await readFile(lock, 'utf8'),
+    `${before.trimEnd()} helper=${tool.pid}:${processStartTime(tool.pid!)}\n`,
+  );
   await ended;
   await release();
   assert.deepEqual(await readdir(dir), ['victim'], 'released, nothing staged left behind');
@@ -345,11 +495,16 @@ test('processRuns: this process runs; a child that ended runs no more, as a zomb
   assert.equal(processRuns(process.pid), true);
   // A shell whose child still runs when the shell becomes `sleep 30`, which never waits for it: once
   // that child ends it stays a zombie (the shell cannot have reaped it before its exec).
-  const shell = spawn('sh', ['-c', 'sleep 0.5 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  t.after(() => { shell.kill('SIGKILL'); });
-  const [line] = await once(shell.stdout!, 'data') as [Buffer];
+  const shell = spawn('sh', ['-c', 'sleep 0.5 & echo $!; exec sleep 30'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  t.after(() => {
+    shell.kill('SIGKILL');
+  });
+  const [line] = (await once(shell.stdout!, 'data')) as [Buffer];
   const zombie = Number(line.toString().trim());
-  for (let i = 0; i < 500 && readProcessStat(zombie)?.state !== 'Z'; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 500 && readProcessStat(zombie)?.state !== 'Z'; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(readProcessStat(zombie)?.state, 'Z', 'the child is a zombie');
   assert.equal(processRuns(zombie), false);
   assert.equal(processRuns(shell.pid!), true);

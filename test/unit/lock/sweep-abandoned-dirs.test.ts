@@ -43,14 +43,30 @@ test('sweepAbandonedDirs removes only the directories of its prefix whose lock n
   const before: string[] = [];
 
   const removed = await sweepAbandonedDirs(parent, {
-    prefix: 'voe-x-', lockName: LOCK, except: ours,
-    beforeRemove: async (dir) => { before.push(dir); assert.ok(existsSync(join(dir, 'data')), 'beforeRemove runs while the directory is still there'); },
+    prefix: 'voe-x-',
+    lockName: LOCK,
+    except: ours,
+    beforeRemove: async (dir) => {
+      before.push(dir);
+      assert.ok(
+        existsSync(join(dir, 'data')),
+        'beforeRemove runs while the directory is still there',
+      );
+    },
   });
 
   assert.deepEqual(removed.sort(), [abandoned, alsoAbandoned].sort());
   assert.deepEqual(before.sort(), [abandoned, alsoAbandoned].sort());
   for (const dir of removed) assert.equal(existsSync(dir), false, `${dir} was removed`);
-  for (const dir of [live, unlocked, otherName, notMkdtemp, regexLookalike, ours, lockIsDirectory]) {
+  for (const dir of [
+    live,
+    unlocked,
+    otherName,
+    notMkdtemp,
+    regexLookalike,
+    ours,
+    lockIsDirectory,
+  ]) {
     assert.ok(existsSync(join(dir, 'data')), `${dir} was left alone`);
   }
 });
@@ -59,13 +75,22 @@ test('sweepAbandonedDirs of two callers at once: each abandoned directory is rem
   const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
   t.after(() => rm(parent, { recursive: true, force: true }));
   const dead = `${await deadPid()} token\n`;
-  const dirs = await Promise.all(['aaaaa1', 'aaaaa2', 'aaaaa3', 'aaaaa4'].map((suffix) => dirWith(parent, `voe-x-${suffix}`, dead)));
-  const [first, second] = await Promise.all([1, 2].map(() => sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK })));
+  const dirs = await Promise.all(
+    ['aaaaa1', 'aaaaa2', 'aaaaa3', 'aaaaa4'].map((suffix) =>
+      dirWith(parent, `voe-x-${suffix}`, dead),
+    ),
+  );
+  const [first, second] = await Promise.all(
+    [1, 2].map(() => sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK })),
+  );
   assert.deepEqual([...first!, ...second!].sort(), dirs.sort());
 });
 
 test('sweepAbandonedDirs of a parent it cannot read resolves with nothing removed', async () => {
-  assert.deepEqual(await sweepAbandonedDirs('/nonexistent/voe-sweep', { prefix: 'voe-x-', lockName: LOCK }), []);
+  assert.deepEqual(
+    await sweepAbandonedDirs('/nonexistent/voe-sweep', { prefix: 'voe-x-', lockName: LOCK }),
+    [],
+  );
 });
 
 test('sweepAbandonedDirs removes a directory an earlier sweep moved aside but did not remove, once that sweeper is gone or is this process; not one a live sweeper is removing', async (t) => {
@@ -73,7 +98,9 @@ test('sweepAbandonedDirs removes a directory an earlier sweep moved aside but di
   t.after(() => rm(parent, { recursive: true, force: true }));
   const deadSweeper = await deadPid();
   const liveSweeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
-  t.after(() => { liveSweeper.kill(); });
+  t.after(() => {
+    liveSweeper.kill();
+  });
   await new Promise((resolve) => liveSweeper.once('spawn', resolve));
   await dirWith(parent, `.voe-x-Dead01.removing-${deadSweeper}`, null);
   await dirWith(parent, `.voe-x-Ours01.removing-${process.pid}`, null);
@@ -83,17 +110,30 @@ test('sweepAbandonedDirs removes a directory an earlier sweep moved aside but di
 
   const removed = await sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK });
 
-  assert.deepEqual(removed.sort(), [join(parent, 'voe-x-Dead01'), join(parent, 'voe-x-Ours01')].sort(), 'reported by the names they had');
-  assert.deepEqual((await readdir(parent)).sort(), [live, otherPrefix, notANumber].map((dir) => basename(dir)).sort());
+  assert.deepEqual(
+    removed.sort(),
+    [join(parent, 'voe-x-Dead01'), join(parent, 'voe-x-Ours01')].sort(),
+    'reported by the names they had',
+  );
+  assert.deepEqual(
+    (await readdir(parent)).sort(),
+    [live, otherPrefix, notANumber].map((dir) => basename(dir)).sort(),
+  );
 });
 
 test('sweepAbandonedDirs of two callers at once: each directory a gone sweeper left moved aside is removed by exactly one', async (t) => {
   const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
   t.after(() => rm(parent, { recursive: true, force: true }));
   const deadSweeper = await deadPid();
-  for (const suffix of ['bbbbb1', 'bbbbb2', 'bbbbb3']) await dirWith(parent, `.voe-x-${suffix}.removing-${deadSweeper}`, null);
+  for (const suffix of ['bbbbb1', 'bbbbb2', 'bbbbb3'])
+    await dirWith(parent, `.voe-x-${suffix}.removing-${deadSweeper}`, null);
   await dirWith(parent, `.voe-x-bbbbb4.removing-${process.pid}`, null);
-  const [first, second] = await Promise.all([1, 2].map(() => sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK })));
-  assert.deepEqual([...first!, ...second!].sort(), ['bbbbb1', 'bbbbb2', 'bbbbb3', 'bbbbb4'].map((suffix) => join(parent, `voe-x-${suffix}`)));
+  const [first, second] = await Promise.all(
+    [1, 2].map(() => sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK })),
+  );
+  assert.deepEqual(
+    [...first!, ...second!].sort(),
+    ['bbbbb1', 'bbbbb2', 'bbbbb3', 'bbbbb4'].map((suffix) => join(parent, `voe-x-${suffix}`)),
+  );
   assert.deepEqual(await readdir(parent), []);
 });

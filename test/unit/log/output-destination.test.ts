@@ -18,18 +18,38 @@ ${then}`;
 
 /** Whether process `pid` is still running. */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 test('a log output that fails for good (a full device: ENOSPC) ends the log lines, not voe: no crash, no hang at exit', async () => {
   const full = openSync('/dev/full', 'w');
   try {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', loggingProgram("setTimeout(() => { log.info('four'); process.exit(0); }, 50);")],
-      { stdio: ['ignore', full, 'pipe'], timeout: 30_000 });
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        loggingProgram("setTimeout(() => { log.info('four'); process.exit(0); }, 50);"),
+      ],
+      { stdio: ['ignore', full, 'pipe'], timeout: 30_000 },
+    );
     let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
-    assert.equal(signal, null, 'killed after hanging (pino retried the unwritten line at exit forever)');
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('exit', (c, s) => resolve([c, s])),
+    );
+    assert.equal(
+      signal,
+      null,
+      'killed after hanging (pino retried the unwritten line at exit forever)',
+    );
     assert.equal(code, 0, stderr);
     assert.equal(stderr, '', 'no uncaught error');
   } finally {
@@ -56,8 +76,11 @@ process.on('SIGHUP', () => {
   // sends the program SIGHUP and fails its writes to the terminal with EIO. script takes one
   // command line for /bin/sh: two fixed paths (node's and the test's own temporary file).
   const quoted = (path: string): string => `'${path.replaceAll("'", "'\\''")}'`;
-  const terminal = spawn('script', ['-qfc', `${quoted(process.execPath)} ${quoted(programFile)}`, '/dev/null'],
-    { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, SHELL: '/bin/sh' } });
+  const terminal = spawn(
+    'script',
+    ['-qfc', `${quoted(process.execPath)} ${quoted(programFile)}`, '/dev/null'],
+    { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, SHELL: '/bin/sh' } },
+  );
   let pid: number | undefined;
   t.after(() => {
     terminal.kill('SIGKILL');
@@ -71,6 +94,10 @@ process.on('SIGHUP', () => {
   await new Promise((r) => setTimeout(r, 300)); // a few lines reach the terminal first
   terminal.kill('SIGKILL');
   for (let i = 0; i < 300 && alive(pid); i += 1) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(alive(pid), false, 'the program still runs after its terminal was closed (stuck retrying a log line)');
+  assert.equal(
+    alive(pid),
+    false,
+    'the program still runs after its terminal was closed (stuck retrying a log line)',
+  );
   assert.equal(await readFile(doneFile, 'utf8'), 'done', 'its SIGHUP handler ran to the end');
 });

@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
 import {
-  createCertificateAuthority, issueClientCertificate, issueServingCertificate, loadCertificateAuthority, TlsError,
+  createCertificateAuthority,
+  issueClientCertificate,
+  issueServingCertificate,
+  loadCertificateAuthority,
+  TlsError,
 } from '../../../src/tls/index.js';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
@@ -32,7 +36,9 @@ test('a CA is self-signed, a CA, ECDSA P-256 and valid now', async () => {
 
 test('a serving certificate is issued by the CA with IP and DNS SANs and only serverAuth', async () => {
   const ca = await createCertificateAuthority('voe-test-ca');
-  const serving = await issueServingCertificate(ca, { hosts: ['127.0.0.1', 'localhost', '::1', 'voe-webhook.voe-system.svc'] });
+  const serving = await issueServingCertificate(ca, {
+    hosts: ['127.0.0.1', 'localhost', '::1', 'voe-webhook.voe-system.svc'],
+  });
   const cert = new X509Certificate(serving.certificatePem);
   const caCert = new X509Certificate(ca.certificatePem);
   assert.ok(cert.checkIssued(caCert));
@@ -52,13 +58,19 @@ test('a serving certificate is issued by the CA with IP and DNS SANs and only se
 
 test('a client certificate carries CN=user, one O per group and only clientAuth', async () => {
   const ca = await createCertificateAuthority('client-ca');
-  const client = await issueClientCertificate(ca, { user: 'admin', groups: ['system:masters', 'dev, ops'] });
+  const client = await issueClientCertificate(ca, {
+    user: 'admin',
+    groups: ['system:masters', 'dev, ops'],
+  });
   const cert = new X509Certificate(client.certificatePem);
   assert.ok(cert.checkIssued(new X509Certificate(ca.certificatePem)));
   const lines = cert.subject.split('\n');
   assert.ok(lines.includes('CN=admin'), cert.subject);
   assert.ok(lines.includes('O=system:masters'), cert.subject);
-  assert.ok(lines.some((l) => l.startsWith('O=') && l.includes('dev') && l.includes('ops')), cert.subject);
+  assert.ok(
+    lines.some((l) => l.startsWith('O=') && l.includes('dev') && l.includes('ops')),
+    cert.subject,
+  );
   assert.deepEqual(cert.keyUsage, [CLIENT_AUTH]);
   assert.equal(cert.subjectAltName, undefined);
 });
@@ -67,7 +79,10 @@ test('validity follows validityDays and never outlives the CA', async () => {
   const ca = await createCertificateAuthority('short-ca', { validityDays: 2 });
   const leaf = await issueClientCertificate(ca, { user: 'u', validityDays: 30 });
   const cert = new X509Certificate(leaf.certificatePem);
-  assert.ok(new Date(cert.validTo).getTime() <= new Date(new X509Certificate(ca.certificatePem).validTo).getTime());
+  assert.ok(
+    new Date(cert.validTo).getTime() <=
+      new Date(new X509Certificate(ca.certificatePem).validTo).getTime(),
+  );
   const oneDay = await issueServingCertificate(ca, { hosts: ['localhost'], validityDays: 1 });
   const span = new Date(new X509Certificate(oneDay.certificatePem).validTo).getTime() - Date.now();
   assert.ok(span > 23 * 3600_000 && span < 25 * 3600_000, `span ${span}`);
@@ -75,21 +90,50 @@ test('validity follows validityDays and never outlives the CA', async () => {
 
 test('a CA round-trips through PEM and keeps issuing', async () => {
   const ca = await createCertificateAuthority('reloaded');
-  const loaded = await loadCertificateAuthority({ certificatePem: ca.certificatePem, keyPem: ca.keyPem });
+  const loaded = await loadCertificateAuthority({
+    certificatePem: ca.certificatePem,
+    keyPem: ca.keyPem,
+  });
   const leaf = await issueServingCertificate(loaded, { hosts: ['localhost'] });
-  assert.ok(new X509Certificate(leaf.certificatePem).checkIssued(new X509Certificate(ca.certificatePem)));
+  assert.ok(
+    new X509Certificate(leaf.certificatePem).checkIssued(new X509Certificate(ca.certificatePem)),
+  );
 });
 
 test('invalid input fails with TlsError codes', async () => {
   const ca = await createCertificateAuthority('ca');
   const other = await createCertificateAuthority('other');
   const leaf = await issueServingCertificate(ca, { hosts: ['localhost'] });
-  await assert.rejects(createCertificateAuthority(''), (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS');
-  await assert.rejects(issueServingCertificate(ca, { hosts: [] }), (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS');
-  await assert.rejects(issueClientCertificate(ca, { user: '' }), (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS');
-  await assert.rejects(issueServingCertificate(ca, { hosts: ['x'], validityDays: 0 }), (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS');
-  await assert.rejects(loadCertificateAuthority({ certificatePem: 'nope', keyPem: ca.keyPem }), (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM');
-  await assert.rejects(loadCertificateAuthority({ certificatePem: leaf.certificatePem, keyPem: leaf.keyPem }), (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM');
-  await assert.rejects(loadCertificateAuthority({ certificatePem: ca.certificatePem, keyPem: other.keyPem }), (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM');
-  await assert.rejects(loadCertificateAuthority({ certificatePem: ca.certificatePem, keyPem: 'garbage' }), (e: unknown) => e instanceof TlsError && e.code === 'TLS_UNSUPPORTED_KEY');
+  await assert.rejects(
+    createCertificateAuthority(''),
+    (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS',
+  );
+  await assert.rejects(
+    issueServingCertificate(ca, { hosts: [] }),
+    (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS',
+  );
+  await assert.rejects(
+    issueClientCertificate(ca, { user: '' }),
+    (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS',
+  );
+  await assert.rejects(
+    issueServingCertificate(ca, { hosts: ['x'], validityDays: 0 }),
+    (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS',
+  );
+  await assert.rejects(
+    loadCertificateAuthority({ certificatePem: 'nope', keyPem: ca.keyPem }),
+    (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM',
+  );
+  await assert.rejects(
+    loadCertificateAuthority({ certificatePem: leaf.certificatePem, keyPem: leaf.keyPem }),
+    (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM',
+  );
+  await assert.rejects(
+    loadCertificateAuthority({ certificatePem: ca.certificatePem, keyPem: other.keyPem }),
+    (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM',
+  );
+  await assert.rejects(
+    loadCertificateAuthority({ certificatePem: ca.certificatePem, keyPem: 'garbage' }),
+    (e: unknown) => e instanceof TlsError && e.code === 'TLS_UNSUPPORTED_KEY',
+  );
 });

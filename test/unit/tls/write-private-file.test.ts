@@ -23,6 +23,10 @@ test('writePrivateFile leaves the secret mode 0600 and ours, never in the file a
   assert.equal(info.mode & 0o777, 0o600);
   assert.equal(info.uid, process.getuid?.());
   assert.equal(await readFile(reused, 'utf8'), 'KEY-2');
-  assert.equal((await holder.readFile('utf8')), 'an older kubeconfig\n', 'the descriptor held open still reads the old file, not the key');
+  assert.equal(
+    await holder.readFile('utf8'),
+    'an older kubeconfig\n',
+    'the descriptor held open still reads the old file, not the key',
+  );
   assert.deepEqual((await readdir(dir)).sort(), ['kubeconfig', 'tls.key'], 'no staged file left');
 });

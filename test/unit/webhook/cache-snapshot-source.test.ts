@@ -1,11 +1,33 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  assembleResizeSnapshot, createAdmissionValidators, createCacheSnapshotSource, MemoryCache, resolveAdmissionOptions, type AdmissionCaches,
+  assembleResizeSnapshot,
+  createAdmissionValidators,
+  createCacheSnapshotSource,
+  MemoryCache,
+  resolveAdmissionOptions,
+  type AdmissionCaches,
 } from '../../../src/webhook/index.js';
 import {
-  admissionRequest, csiDriver, PVC_KIND, PVC_RESOURCE, SETTING_KIND, SETTING_RESOURCE, harvesterSetting, kubeVirt, longhornEngine, longhornImageClass, longhornVersion, longhornVolume, pvc, PV_NAME, resized,
-  storageClass, templateEntry, vm, vmi,
+  admissionRequest,
+  csiDriver,
+  PVC_KIND,
+  PVC_RESOURCE,
+  SETTING_KIND,
+  SETTING_RESOURCE,
+  harvesterSetting,
+  kubeVirt,
+  longhornEngine,
+  longhornImageClass,
+  longhornVersion,
+  longhornVolume,
+  pvc,
+  PV_NAME,
+  resized,
+  storageClass,
+  templateEntry,
+  vm,
+  vmi,
 } from '../../support/admission-objects.js';
 import { memorySource } from '../../support/admission-caches.js';
 import { buildAdmissionCaches } from '../../../src/webhook/build-admission-caches.js';
@@ -23,42 +45,76 @@ describe('createCacheSnapshotSource', () => {
         vm('vm5'),
       ],
     });
-    const names = source.vmsUsingPvc('default', ROOT).map((machine) => machine.metadata?.name).sort();
+    const names = source
+      .vmsUsingPvc('default', ROOT)
+      .map((machine) => machine.metadata?.name)
+      .sort();
     assert.deepEqual(names, ['vm1', 'vm2', 'vm3']);
     assert.deepEqual(source.vmsUsingPvc('default', 'nothing'), []);
   });
 
   it('finds VMIs by spec volume, dataVolume and volumeStatus claim, only in the PVC namespace, running or not', () => {
-    const unplugging = vmi('vm3', { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: ROOT, hotpluggable: true } }] });
+    const unplugging = vmi('vm3', {
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: ROOT, hotpluggable: true } }],
+    });
     unplugging.spec!.volumes = [];
     const { source } = memorySource({
       vmis: [
         vmi('vm1'),
-        vmi('vm2', { volumes: [{ name: 'dv', dataVolume: { name: ROOT, hotpluggable: true } }], phase: 'Succeeded' }),
+        vmi('vm2', {
+          volumes: [{ name: 'dv', dataVolume: { name: ROOT, hotpluggable: true } }],
+          phase: 'Succeeded',
+        }),
         unplugging,
         vmi('vm4', { namespace: 'other' }),
         vmi('vm5'),
       ],
     });
-    assert.deepEqual(source.vmisUsingPvc('default', ROOT).map((instance) => instance.metadata?.name).sort(), ['vm1', 'vm2', 'vm3']);
+    assert.deepEqual(
+      source
+        .vmisUsingPvc('default', ROOT)
+        .map((instance) => instance.metadata?.name)
+        .sort(),
+      ['vm1', 'vm2', 'vm3'],
+    );
     assert.deepEqual(source.vmisUsingPvc('default', 'nothing'), []);
   });
 
   it('reads the KubeVirt CR at the configured location only', () => {
     const upstream = { ...kubeVirt(), metadata: { name: 'kubevirt', namespace: 'kubevirt' } };
     assert.equal(memorySource({ kubeVirts: [upstream] }).source.getKubeVirt(), undefined);
-    assert.equal(memorySource({ kubeVirts: [upstream] }, { kubeVirtNamespace: 'kubevirt' }).source.getKubeVirt(), upstream);
+    assert.equal(
+      memorySource(
+        { kubeVirts: [upstream] },
+        { kubeVirtNamespace: 'kubevirt' },
+      ).source.getKubeVirt(),
+      upstream,
+    );
   });
 
   it('reads Longhorn objects in the Longhorn namespace, engines by label', () => {
-    const stray = { ...longhornEngine({ index: 7 }), metadata: { ...longhornEngine().metadata, name: 'stray', namespace: 'elsewhere' } };
+    const stray = {
+      ...longhornEngine({ index: 7 }),
+      metadata: { ...longhornEngine().metadata, name: 'stray', namespace: 'elsewhere' },
+    };
     const { source } = memorySource({
       longhornVolumes: [longhornVolume()],
-      longhornEngines: [longhornEngine(), longhornEngine({ index: 1 }), longhornEngine({ volume: 'pvc-other' }), stray],
+      longhornEngines: [
+        longhornEngine(),
+        longhornEngine({ index: 1 }),
+        longhornEngine({ volume: 'pvc-other' }),
+        stray,
+      ],
       longhornSettings: [longhornVersion('v1.10.1')],
     });
     assert.equal(source.getLonghornVolume(PV_NAME)?.spec?.dataEngine, 'v1');
-    assert.deepEqual(source.getLonghornEngines(PV_NAME).map((engine) => engine.metadata?.name).sort(), [`${PV_NAME}-e-0`, `${PV_NAME}-e-1`]);
+    assert.deepEqual(
+      source
+        .getLonghornEngines(PV_NAME)
+        .map((engine) => engine.metadata?.name)
+        .sort(),
+      [`${PV_NAME}-e-0`, `${PV_NAME}-e-1`],
+    );
     assert.equal(source.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
   });
 
@@ -72,33 +128,55 @@ describe('createCacheSnapshotSource', () => {
   it('works without Longhorn caches (no Longhorn installed)', () => {
     const options = resolveAdmissionOptions();
     const caches: AdmissionCaches = {
-      pvcs: new MemoryCache(), storageClasses: new MemoryCache(), vms: new MemoryCache([], { indexers: { 'vms-by-pvc': () => [] } }),
+      pvcs: new MemoryCache(),
+      storageClasses: new MemoryCache(),
+      vms: new MemoryCache([], { indexers: { 'vms-by-pvc': () => [] } }),
       vmis: new MemoryCache([], { indexers: { 'vmis-by-pvc': () => [] } }),
-      kubeVirts: new MemoryCache(), settings: new MemoryCache(),
+      kubeVirts: new MemoryCache(),
+      settings: new MemoryCache(),
     };
     const source = createCacheSnapshotSource(caches, options);
     assert.equal(source.synced(), true);
     assert.deepEqual(source.getLonghornEngines(PV_NAME), []);
     assert.equal(source.getLonghornVolume(PV_NAME), undefined);
     assert.equal(source.readsLonghorn, false);
-    assert.equal(memorySource({}).source.readsLonghorn, true, 'Longhorn caches present, even empty: read');
+    assert.equal(
+      memorySource({}).source.readsLonghorn,
+      true,
+      'Longhorn caches present, even empty: read',
+    );
   });
 
   it('Longhorn caches of a resource the cluster does not serve (--longhorn on before Longhorn is installed) count as not read', () => {
     const { caches, options } = memorySource({});
-    const notServed = Object.assign(Object.create(caches.longhornVolumes) as typeof caches.longhornVolumes, { served: false });
-    const source = createCacheSnapshotSource({ ...caches, longhornVolumes: notServed } as AdmissionCaches, options);
+    const notServed = Object.assign(
+      Object.create(caches.longhornVolumes) as typeof caches.longhornVolumes,
+      { served: false },
+    );
+    const source = createCacheSnapshotSource(
+      { ...caches, longhornVolumes: notServed } as AdmissionCaches,
+      options,
+    );
     assert.equal(source.readsLonghorn, false);
     const claim = pvc(ROOT);
-    assert.deepEqual(assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn, { volume: null, engines: [], read: false });
+    assert.deepEqual(
+      assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn,
+      { volume: null, engines: [], read: false },
+    );
   });
 
   it('Longhorn caches that come and go while serving (--longhorn auto) are looked up at each call, not kept from the start', () => {
-    const { caches, options } = memorySource({ longhornVolumes: [longhornVolume()], longhornSettings: [longhornVersion('v1.10.1')] });
+    const { caches, options } = memorySource({
+      longhornVolumes: [longhornVolume()],
+      longhornSettings: [longhornVersion('v1.10.1')],
+    });
     let read = false;
     const changing = { ...caches } as AdmissionCaches;
     for (const key of ['longhornVolumes', 'longhornEngines', 'longhornSettings'] as const) {
-      Object.defineProperty(changing, key, { enumerable: true, get: () => (read ? caches[key] : undefined) });
+      Object.defineProperty(changing, key, {
+        enumerable: true,
+        get: () => (read ? caches[key] : undefined),
+      });
     }
     const source = createCacheSnapshotSource(changing, options);
     assert.equal(source.readsLonghorn, false);
@@ -110,7 +188,9 @@ describe('createCacheSnapshotSource', () => {
     assert.equal(source.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
     caches.longhornEngines.setOutOfSync({ since: 0, why: '403 Forbidden' });
     assert.equal(source.synced(), false, 'once read, they count like the others');
-    assert.deepEqual(source.outOfSync(), ['engines.longhorn.io (since 1970-01-01T00:00:00.000Z: 403 Forbidden)']);
+    assert.deepEqual(source.outOfSync(), [
+      'engines.longhorn.io (since 1970-01-01T00:00:00.000Z: 403 Forbidden)',
+    ]);
     read = false;
     assert.equal(source.synced(), true);
     assert.deepEqual(source.outOfSync(), []);
@@ -118,12 +198,22 @@ describe('createCacheSnapshotSource', () => {
 
   it('voe check --longhorn off builds no Longhorn caches, so its source reads none', () => {
     const objects = {
-      pvcs: [], storageClasses: [], vms: [], vmis: [], kubeVirt: undefined, setting: undefined,
-      longhornVolumes: [], longhornEngines: [], longhornSetting: longhornVersion('v1.10.1'),
+      pvcs: [],
+      storageClasses: [],
+      vms: [],
+      vmis: [],
+      kubeVirt: undefined,
+      setting: undefined,
+      longhornVolumes: [],
+      longhornEngines: [],
+      longhornSetting: longhornVersion('v1.10.1'),
     };
     const options = resolveAdmissionOptions();
     const off = buildAdmissionCaches(objects, { longhorn: false });
-    assert.deepEqual(Object.keys(off).filter((key) => key.startsWith('longhorn')), []);
+    assert.deepEqual(
+      Object.keys(off).filter((key) => key.startsWith('longhorn')),
+      [],
+    );
     assert.equal(createCacheSnapshotSource(off, options).readsLonghorn, false);
     const on = createCacheSnapshotSource(buildAdmissionCaches(objects), options);
     assert.equal(on.readsLonghorn, true);
@@ -148,7 +238,10 @@ describe('assembleResizeSnapshot', () => {
     const { source, options } = memorySource(state);
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
     assert.equal(snapshot.storageClass?.metadata?.name, 'longhorn-image-7r2k9');
-    assert.deepEqual(snapshot.vms.map((machine) => machine.metadata?.name), ['vm1']);
+    assert.deepEqual(
+      snapshot.vms.map((machine) => machine.metadata?.name),
+      ['vm1'],
+    );
     assert.deepEqual(snapshot.vmis, []);
     assert.equal(snapshot.kubeVirt?.metadata?.name, 'kubevirt');
     assert.equal(snapshot.expandSetting.state, 'parsed');
@@ -158,54 +251,110 @@ describe('assembleResizeSnapshot', () => {
   });
 
   it('collects the VMIs naming the PVC, with those of VMs whose spec does not (hotplugged without --persist)', () => {
-    const hotplugged = vmi('vm2', { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: ROOT, hotpluggable: true } }] });
-    const { source, options } = memorySource({ ...state, vmis: [vmi('vm1'), hotplugged, vmi('vm9', { volumes: [] })] });
+    const hotplugged = vmi('vm2', {
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: ROOT, hotpluggable: true } }],
+    });
+    const { source, options } = memorySource({
+      ...state,
+      vmis: [vmi('vm1'), hotplugged, vmi('vm9', { volumes: [] })],
+    });
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.deepEqual(snapshot.vms.map((machine) => machine.metadata?.name), ['vm1']);
-    assert.deepEqual(snapshot.vmis?.map((instance) => instance.metadata?.name).sort(), ['vm1', 'vm2']);
+    assert.deepEqual(
+      snapshot.vms.map((machine) => machine.metadata?.name),
+      ['vm1'],
+    );
+    assert.deepEqual(snapshot.vmis?.map((instance) => instance.metadata?.name).sort(), [
+      'vm1',
+      'vm2',
+    ]);
   });
 
-  it('voe check\'s in-memory caches hold VMIs lean, as voe serve\'s informer does', () => {
+  it("voe check's in-memory caches hold VMIs lean, as voe serve's informer does", () => {
     const caches = buildAdmissionCaches({
-      pvcs: [], storageClasses: [], vms: [], vmis: [vmi('vm1')], kubeVirt: undefined, setting: undefined,
-      longhornVolumes: [], longhornEngines: [], longhornSetting: undefined,
+      pvcs: [],
+      storageClasses: [],
+      vms: [],
+      vmis: [vmi('vm1')],
+      kubeVirt: undefined,
+      setting: undefined,
+      longhornVolumes: [],
+      longhornEngines: [],
+      longhornSetting: undefined,
     });
     const cached = caches.vmis.get('default', 'vm1');
     assert.deepEqual(Object.keys(cached ?? {}).sort(), ['metadata', 'spec', 'status']);
-    assert.deepEqual(Object.keys(cached?.status ?? {}), ['phase'], 'nothing in volumeStatus the spec does not say');
-    assert.deepEqual(createCacheSnapshotSource(caches, resolveAdmissionOptions()).vmisUsingPvc('default', ROOT), [cached]);
+    assert.deepEqual(
+      Object.keys(cached?.status ?? {}),
+      ['phase'],
+      'nothing in volumeStatus the spec does not say',
+    );
+    assert.deepEqual(
+      createCacheSnapshotSource(caches, resolveAdmissionOptions()).vmisUsingPvc('default', ROOT),
+      [cached],
+    );
   });
 
   it('tells a Longhorn version Setting without a value ("") from a missing one (undefined)', () => {
-    const empty = memorySource({ ...state, longhornSettings: [{ ...longhornVersion('v1.9.1'), value: undefined }] });
-    assert.equal(assembleResizeSnapshot(empty.source, claim, resized(claim, '20Gi'), empty.options).longhorn?.version, '');
+    const empty = memorySource({
+      ...state,
+      longhornSettings: [{ ...longhornVersion('v1.9.1'), value: undefined }],
+    });
+    assert.equal(
+      assembleResizeSnapshot(empty.source, claim, resized(claim, '20Gi'), empty.options).longhorn
+        ?.version,
+      '',
+    );
     const missing = memorySource({ ...state, longhornSettings: [] });
-    assert.equal(assembleResizeSnapshot(missing.source, claim, resized(claim, '20Gi'), missing.options).longhorn?.version, undefined);
+    assert.equal(
+      assembleResizeSnapshot(missing.source, claim, resized(claim, '20Gi'), missing.options)
+        .longhorn?.version,
+      undefined,
+    );
   });
 
-  it('finds a statically provisioned PV\'s Volume by the PV Longhorn records, and its Engines by the volume\'s name', () => {
+  it("finds a statically provisioned PV's Volume by the PV Longhorn records, and its Engines by the volume's name", () => {
     // A PV made for an existing Longhorn volume: volumeHandle "manual-volume", PV name "manual-pv".
     const claim = { ...pvc(ROOT), spec: { ...pvc(ROOT).spec, volumeName: 'manual-pv' } };
     const volume = longhornVolume({ name: 'manual-volume', pvName: 'manual-pv', dataEngine: 'v2' });
     const { source, options } = memorySource({
-      ...state, pvcs: [claim],
+      ...state,
+      pvcs: [claim],
       longhornVolumes: [volume, longhornVolume({ name: 'other', pvName: 'other-pv' })],
-      longhornEngines: [longhornEngine({ volume: 'manual-volume', dataEngine: 'v2' }), longhornEngine({ volume: 'manual-pv' })],
+      longhornEngines: [
+        longhornEngine({ volume: 'manual-volume', dataEngine: 'v2' }),
+        longhornEngine({ volume: 'manual-pv' }),
+      ],
     });
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
     assert.equal(snapshot.longhorn?.volume, volume);
-    assert.deepEqual(snapshot.longhorn?.engines?.map((engine) => engine.metadata?.name), ['manual-volume-e-0']);
+    assert.deepEqual(
+      snapshot.longhorn?.engines?.map((engine) => engine.metadata?.name),
+      ['manual-volume-e-0'],
+    );
   });
 
   it('prefers the Volume named after the PV, and takes none when two Volumes record the same PV', () => {
     const named = longhornVolume();
-    const { source, options } = memorySource({ ...state, longhornVolumes: [named, longhornVolume({ name: 'stale', pvName: PV_NAME })] });
-    assert.equal(assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn?.volume, named);
-    const twice = memorySource({
-      ...state, longhornVolumes: [longhornVolume({ name: 'a', pvName: PV_NAME }), longhornVolume({ name: 'b', pvName: PV_NAME })], longhornEngines: [],
+    const { source, options } = memorySource({
+      ...state,
+      longhornVolumes: [named, longhornVolume({ name: 'stale', pvName: PV_NAME })],
     });
-    assert.deepEqual(assembleResizeSnapshot(twice.source, claim, resized(claim, '20Gi'), twice.options).longhorn,
-      { volume: null, engines: [], volumesRecordingPv: ['a', 'b'], version: 'v1.9.1' });
+    assert.equal(
+      assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn?.volume,
+      named,
+    );
+    const twice = memorySource({
+      ...state,
+      longhornVolumes: [
+        longhornVolume({ name: 'a', pvName: PV_NAME }),
+        longhornVolume({ name: 'b', pvName: PV_NAME }),
+      ],
+      longhornEngines: [],
+    });
+    assert.deepEqual(
+      assembleResizeSnapshot(twice.source, claim, resized(claim, '20Gi'), twice.options).longhorn,
+      { volume: null, engines: [], volumesRecordingPv: ['a', 'b'], version: 'v1.9.1' },
+    );
   });
 
   it('ignores a Volume recording the PV outside the Longhorn namespace', () => {
@@ -221,7 +370,12 @@ describe('assembleResizeSnapshot', () => {
     const source = createCacheSnapshotSource(rest as AdmissionCaches, options);
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
     assert.deepEqual(snapshot.longhorn, { volume: null, engines: [], read: false });
-    const watched = assembleResizeSnapshot(memorySource({ ...state, longhornSettings: [] }).source, claim, resized(claim, '20Gi'), options);
+    const watched = assembleResizeSnapshot(
+      memorySource({ ...state, longhornSettings: [] }).source,
+      claim,
+      resized(claim, '20Gi'),
+      options,
+    );
     assert.equal(watched.longhorn?.read, undefined, 'read, and the version Setting is missing');
     assert.equal(watched.longhorn?.version, undefined);
   });
@@ -229,7 +383,10 @@ describe('assembleResizeSnapshot', () => {
   it('skips Longhorn objects for other provisioners', () => {
     const { source, options } = memorySource(state);
     const nfs = pvc('nfs-disk', { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi' });
-    assert.equal(assembleResizeSnapshot(source, nfs, resized(nfs, '20Gi'), options).longhorn, undefined);
+    assert.equal(
+      assembleResizeSnapshot(source, nfs, resized(nfs, '20Gi'), options).longhorn,
+      undefined,
+    );
   });
 
   it('reports a missing Setting, KubeVirt CR and StorageClass as missing', () => {
@@ -241,37 +398,72 @@ describe('assembleResizeSnapshot', () => {
   });
 
   it('reports an invalid Setting with its code', () => {
-    const { source, options } = memorySource({ ...state, settings: [harvesterSetting('{"nfs.csi.k8s.io":"yes"}')] });
+    const { source, options } = memorySource({
+      ...state,
+      settings: [harvesterSetting('{"nfs.csi.k8s.io":"yes"}')],
+    });
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
     assert.equal(snapshot.expandSetting.state, 'invalid');
-    assert.equal(snapshot.expandSetting.state === 'invalid' && snapshot.expandSetting.error.code, 'SETTING_INVALID_VALUE');
+    assert.equal(
+      snapshot.expandSetting.state === 'invalid' && snapshot.expandSetting.error.code,
+      'SETTING_INVALID_VALUE',
+    );
   });
 
   it('reads a configured Setting name', () => {
     const renamed = harvesterSetting('{"nfs.csi.k8s.io":true}', '', 'my-expand-validation');
-    const { source, options } = memorySource({ ...state, settings: [renamed] }, { settingName: 'my-expand-validation' });
+    const { source, options } = memorySource(
+      { ...state, settings: [renamed] },
+      { settingName: 'my-expand-validation' },
+    );
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.equal(snapshot.expandSetting.state === 'parsed' && snapshot.expandSetting.validation.allows('nfs.csi.k8s.io'), true);
+    assert.equal(
+      snapshot.expandSetting.state === 'parsed' &&
+        snapshot.expandSetting.validation.allows('nfs.csi.k8s.io'),
+      true,
+    );
   });
 });
 
 describe('createAdmissionValidators', () => {
   it('wires the three validators over the caches', async () => {
-    const { caches } = memorySource({ pvcs: [pvc(ROOT)], vms: [vm('vm1')], kubeVirts: [kubeVirt({ gates: [] })], storageClasses: [longhornImageClass()] });
-    const validators = createAdmissionValidators({ caches: caches as AdmissionCaches, csiDrivers: new MemoryCache([csiDriver('nfs.csi.k8s.io'), csiDriver('driver.longhorn.io')]) });
-    assert.deepEqual(validators.map((v) => [v.name, v.path]), [
-      ['pvc-resize', '/validate/pvc-resize'],
-      ['vm', '/validate/vm'],
-      ['setting', '/validate/setting'],
-    ]);
+    const { caches } = memorySource({
+      pvcs: [pvc(ROOT)],
+      vms: [vm('vm1')],
+      kubeVirts: [kubeVirt({ gates: [] })],
+      storageClasses: [longhornImageClass()],
+    });
+    const validators = createAdmissionValidators({
+      caches: caches as AdmissionCaches,
+      csiDrivers: new MemoryCache([csiDriver('nfs.csi.k8s.io'), csiDriver('driver.longhorn.io')]),
+    });
+    assert.deepEqual(
+      validators.map((v) => [v.name, v.path]),
+      [
+        ['pvc-resize', '/validate/pvc-resize'],
+        ['vm', '/validate/vm'],
+        ['setting', '/validate/setting'],
+      ],
+    );
     const claim = pvc(ROOT);
-    const verdict = await validators[0]!.validate(admissionRequest({
-      operation: 'UPDATE', resource: PVC_RESOURCE, kind: PVC_KIND, oldObject: claim, object: resized(claim, '20Gi'),
-    }));
+    const verdict = await validators[0]!.validate(
+      admissionRequest({
+        operation: 'UPDATE',
+        resource: PVC_RESOURCE,
+        kind: PVC_KIND,
+        oldObject: claim,
+        object: resized(claim, '20Gi'),
+      }),
+    );
     assert.equal(verdict.decision, 'gate-missing');
-    const setting = await validators[2]!.validate(admissionRequest({
-      operation: 'UPDATE', resource: SETTING_RESOURCE, kind: SETTING_KIND, object: harvesterSetting('{"nfs.csi.k8s.io":true,"x.example":true}'),
-    }));
+    const setting = await validators[2]!.validate(
+      admissionRequest({
+        operation: 'UPDATE',
+        resource: SETTING_RESOURCE,
+        kind: SETTING_KIND,
+        object: harvesterSetting('{"nfs.csi.k8s.io":true,"x.example":true}'),
+      }),
+    );
     assert.equal(setting.allowed, true);
     assert.equal(setting.warnings?.length, 1);
     assert.ok(setting.warnings?.[0]?.includes('x.example'));

@@ -9,7 +9,12 @@ import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:cry
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWebhookServer, loadCertificatePair } from '../../../src/webhook/index.js';
-import { createCertificateAuthority, issueCertificate, issueServingCertificate, type IssuedCertificate } from '../../../src/tls/index.js';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  issueServingCertificate,
+  type IssuedCertificate,
+} from '../../../src/tls/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 
 const execFileAsync = promisify(execFile);
@@ -44,7 +49,9 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string)
 }
 
 /** A temporary directory holding tls.crt and tls.key of a fresh pair `a` (removed after the test). */
-async function pairFiles(t: { after: (fn: () => Promise<void>) => void }): Promise<{ dir: string; certFile: string; keyFile: string; a: IssuedCertificate }> {
+async function pairFiles(t: {
+  after: (fn: () => Promise<void>) => void;
+}): Promise<{ dir: string; certFile: string; keyFile: string; a: IssuedCertificate }> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const certFile = join(dir, 'tls.crt');
@@ -56,10 +63,19 @@ async function pairFiles(t: { after: (fn: () => Promise<void>) => void }): Promi
 }
 
 /** A server on the pair; `settleMs`: how long an incomplete pair is read again before it counts as a failure (default the server's, 10 s). */
-async function startServer(t: { after: (fn: () => Promise<void>) => void }, certFile: string, keyFile: string, settleMs?: number) {
+async function startServer(
+  t: { after: (fn: () => Promise<void>) => void },
+  certFile: string,
+  keyFile: string,
+  settleMs?: number,
+) {
   const logs = captureLogger();
   const server = createWebhookServer({
-    validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20,
+    validators: [],
+    tls: { certFile, keyFile },
+    ready: () => true,
+    logger: logs.logger,
+    certificateDebounceMs: 20,
     ...(settleMs === undefined ? {} : { certificateSettleMs: settleMs }),
   });
   const { port } = await server.listen(0, '127.0.0.1');
@@ -76,28 +92,48 @@ test('rewritten files are served without a restart; an invalid pair keeps the pr
   const b = await newPair();
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B to be served');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
+    'certificate B to be served',
+  );
 
   // A key that does not belong to the certificate: logged, ignored, B still served.
   const c = await newPair();
   await writeFile(certFile, c.certificatePem);
   assert.equal(await server.reloadCertificate(), false);
-  await eventually(() => logs.text().includes('still serving the previous certificate'), 'the invalid pair to be logged');
+  await eventually(
+    () => logs.text().includes('still serving the previous certificate'),
+    'the invalid pair to be logged',
+  );
   assert.equal(await servedFingerprint(port), fingerprint(b.certificatePem));
   await writeFile(certFile, 'not a certificate');
   assert.equal(await server.reloadCertificate(), false);
   assert.equal(await servedFingerprint(port), fingerprint(b.certificatePem));
-  assert.match(await server.registry.metrics(), /voe_webhook_certificate_reloads_total\{result="failure"\} [1-9]/);
-  assert.ok(!logs.text().includes(c.keyPem.split('\n')[1] ?? 'unreachable'), 'no key material in logs');
+  assert.match(
+    await server.registry.metrics(),
+    /voe_webhook_certificate_reloads_total\{result="failure"\} [1-9]/,
+  );
+  assert.ok(
+    !logs.text().includes(c.keyPem.split('\n')[1] ?? 'unreachable'),
+    'no key material in logs',
+  );
 
   // Fixed: the next valid pair is picked up.
   await writeFile(keyFile, c.keyPem);
   await writeFile(certFile, c.certificatePem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem), 'certificate C to be served');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem),
+    'certificate C to be served',
+  );
   const metrics = await server.registry.metrics();
   assert.match(metrics, /voe_webhook_certificate_reloads_total\{result="success"\} [3-9]/);
-  const expiry = Number(/voe_webhook_certificate_expiry_timestamp_seconds (\d+)/.exec(metrics)?.[1]);
-  assert.equal(expiry, Math.floor(new Date(new X509Certificate(c.certificatePem).validTo).getTime() / 1000));
+  const expiry = Number(
+    /voe_webhook_certificate_expiry_timestamp_seconds (\d+)/.exec(metrics)?.[1],
+  );
+  assert.equal(
+    expiry,
+    Math.floor(new Date(new X509Certificate(c.certificatePem).validTo).getTime() / 1000),
+  );
 });
 
 test('a connection open before a reload keeps its certificate and goes on answering; new handshakes get the new one', async (t) => {
@@ -106,25 +142,35 @@ test('a connection open before a reload keeps its certificate and goes on answer
   // As the API server does: one kept-alive connection, reused for each call.
   const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
   t.after(() => agent.destroy());
-  const livez = (): Promise<{ body: string; reused: boolean; served: string; local: number }> => new Promise((resolve, reject) => {
-    const req = httpsGet({ host: '127.0.0.1', port, path: '/livez', agent }, (res) => {
-      const socket = res.socket as TLSSocket;
-      const served = socket.getPeerCertificate().fingerprint256;
-      const local = socket.localPort ?? 0;
-      let body = '';
-      res.on('data', (c: Buffer) => { body += c.toString(); });
-      res.on('end', () => resolve({ body, reused: req.reusedSocket, served, local }));
+  const livez = (): Promise<{ body: string; reused: boolean; served: string; local: number }> =>
+    new Promise((resolve, reject) => {
+      const req = httpsGet({ host: '127.0.0.1', port, path: '/livez', agent }, (res) => {
+        const socket = res.socket as TLSSocket;
+        const served = socket.getPeerCertificate().fingerprint256;
+        const local = socket.localPort ?? 0;
+        let body = '';
+        res.on('data', (c: Buffer) => {
+          body += c.toString();
+        });
+        res.on('end', () => resolve({ body, reused: req.reusedSocket, served, local }));
+      });
+      req.on('error', reject);
     });
-    req.on('error', reject);
-  });
   const first = await livez();
   assert.equal(first.served, fingerprint(a.certificatePem));
   const b = await newPair();
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'new handshakes to get certificate B');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
+    'new handshakes to get certificate B',
+  );
   const again = await livez();
-  assert.deepEqual(again, { body: 'ok', reused: true, served: fingerprint(a.certificatePem), local: first.local }, 'the same connection, with its certificate A, still answers');
+  assert.deepEqual(
+    again,
+    { body: 'ok', reused: true, served: fingerprint(a.certificatePem), local: first.local },
+    'the same connection, with its certificate A, still answers',
+  );
   assert.equal(await reloads(server, 'success'), 2);
 });
 
@@ -150,7 +196,10 @@ test('a Kubernetes Secret volume update (..data symlink swap) is picked up', asy
   await symlink('..2026_11_21_06_05_00.000000002', join(dir, '..data_tmp'));
   await rename(join(dir, '..data_tmp'), join(dir, '..data'));
   await rm(join(dir, '..2026_11_21_06_00_00.000000001'), { recursive: true });
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'the swapped certificate to be served');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
+    'the swapped certificate to be served',
+  );
 });
 
 test('an empty key, or a key of another type than the certificate (RSA beside ECDSA), is refused: never served, start-up fails', async (t) => {
@@ -160,12 +209,24 @@ test('an empty key, or a key of another type than the certificate (RSA beside EC
   for (const key of ['', '\n', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()]) {
     await writeFile(keyFile, key);
     assert.equal(await server.reloadCertificate(), false, JSON.stringify(key.slice(0, 30)));
-    assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem), 'the previous pair still serves, handshakes work');
+    assert.equal(
+      await servedFingerprint(port),
+      fingerprint(a.certificatePem),
+      'the previous pair still serves, handshakes work',
+    );
   }
   await writeFile(keyFile, '');
   const logs = captureLogger();
-  const fresh = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger });
-  await assert.rejects(fresh.listen(0, '127.0.0.1'), /WEBHOOK_TLS_LOAD_FAILED|the key file .* is empty/);
+  const fresh = createWebhookServer({
+    validators: [],
+    tls: { certFile, keyFile },
+    ready: () => true,
+    logger: logs.logger,
+  });
+  await assert.rejects(
+    fresh.listen(0, '127.0.0.1'),
+    /WEBHOOK_TLS_LOAD_FAILED|the key file .* is empty/,
+  );
   await fresh.close();
 });
 
@@ -178,11 +239,17 @@ test('a certificate directory removed and made again, or renamed over, is watche
   await mkdir(dir);
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B in the new directory');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
+    'certificate B in the new directory',
+  );
   const c = await newPair();
   await writeFile(keyFile, c.keyPem);
   await writeFile(certFile, c.certificatePem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem), 'certificate C written into the new directory (the poll is 60 s away)');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem),
+    'certificate C written into the new directory (the poll is 60 s away)',
+  );
   // Another directory renamed over it.
   const d = await newPair();
   const staged = `${dir}.new`;
@@ -192,32 +259,61 @@ test('a certificate directory removed and made again, or renamed over, is watche
   await writeFile(join(staged, 'tls.key'), d.keyPem);
   await rm(dir, { recursive: true });
   await rename(staged, dir);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(d.certificatePem), 'certificate D of the directory renamed over it');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(d.certificatePem),
+    'certificate D of the directory renamed over it',
+  );
   const e = await newPair();
   await writeFile(keyFile, e.keyPem);
   await writeFile(certFile, e.certificatePem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(e.certificatePem), 'certificate E written into it');
-  assert.ok(!logs.text().includes('are not a valid certificate and key pair'), 'nothing counted as failed meanwhile');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(e.certificatePem),
+    'certificate E written into it',
+  );
+  assert.ok(
+    !logs.text().includes('are not a valid certificate and key pair'),
+    'nothing counted as failed meanwhile',
+  );
 });
 
 test('listen again after a failed listen still reloads changed files', async (t) => {
   const { certFile, keyFile } = await pairFiles(t);
   const busy = await startServer(t, certFile, keyFile);
   const logs = captureLogger();
-  const server = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20 });
+  const server = createWebhookServer({
+    validators: [],
+    tls: { certFile, keyFile },
+    ready: () => true,
+    logger: logs.logger,
+    certificateDebounceMs: 20,
+  });
   t.after(() => server.close());
-  await assert.rejects(server.listen(busy.port, '127.0.0.1'), /WEBHOOK_LISTEN_FAILED|Cannot listen/);
+  await assert.rejects(
+    server.listen(busy.port, '127.0.0.1'),
+    /WEBHOOK_LISTEN_FAILED|Cannot listen/,
+  );
   const { port } = await server.listen(0, '127.0.0.1');
   const b = await newPair();
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B served after the second listen');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
+    'certificate B served after the second listen',
+  );
 });
 
 /** A pair whose certificate is valid from `notBefore` for `days` days (expired, or not valid yet). */
 async function pairValidFrom(notBefore: Date, days: number): Promise<IssuedCertificate> {
-  const ca = await createCertificateAuthority(`ca-${Math.random().toString(16).slice(2)}`, { notBefore: new Date('2024-01-01T00:00:00Z') });
-  return await issueCertificate(ca, { commonName: '127.0.0.1', hosts: ['127.0.0.1'], usages: ['server'], validityDays: days, notBefore });
+  const ca = await createCertificateAuthority(`ca-${Math.random().toString(16).slice(2)}`, {
+    notBefore: new Date('2024-01-01T00:00:00Z'),
+  });
+  return await issueCertificate(ca, {
+    commonName: '127.0.0.1',
+    hosts: ['127.0.0.1'],
+    usages: ['server'],
+    validityDays: days,
+    notBefore,
+  });
 }
 
 test('an expired certificate, or one not valid yet, never replaces one the API server accepts: logged, counted as a failed reload, the previous one served', async (t) => {
@@ -230,14 +326,37 @@ test('an expired certificate, or one not valid yet, never replaces one the API s
     await writeFile(keyFile, pair.keyPem);
     await writeFile(certFile, pair.certificatePem);
     assert.equal(await server.reloadCertificate(), false, what);
-    assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem), `${what}: the previous certificate is still served`);
+    assert.equal(
+      await servedFingerprint(port),
+      fingerprint(a.certificatePem),
+      `${what}: the previous certificate is still served`,
+    );
   }
-  await eventually(() => logs.text().includes('the certificate expired at 2025-01-31') && logs.text().includes('the certificate is not valid before'), 'both to be logged');
-  assert.match(logs.text(), /the new certificate cannot be served now; still serving the previous certificate/);
+  await eventually(
+    () =>
+      logs.text().includes('the certificate expired at 2025-01-31') &&
+      logs.text().includes('the certificate is not valid before'),
+    'both to be logged',
+  );
+  assert.match(
+    logs.text(),
+    /the new certificate cannot be served now; still serving the previous certificate/,
+  );
   // At least these two (the file watcher may also have read a half-written pair: a key without its certificate).
-  assert.match(await server.registry.metrics(), /voe_webhook_certificate_reloads_total\{result="failure"\} ([2-9]|\d\d)\n/);
-  const expiry = Number(/voe_webhook_certificate_expiry_timestamp_seconds (\d+)/.exec(await server.registry.metrics())?.[1]);
-  assert.equal(expiry, Math.floor(new Date(new X509Certificate(a.certificatePem).validTo).getTime() / 1000), 'the expiry gauge is the served certificate\'s');
+  assert.match(
+    await server.registry.metrics(),
+    /voe_webhook_certificate_reloads_total\{result="failure"\} ([2-9]|\d\d)\n/,
+  );
+  const expiry = Number(
+    /voe_webhook_certificate_expiry_timestamp_seconds (\d+)/.exec(
+      await server.registry.metrics(),
+    )?.[1],
+  );
+  assert.equal(
+    expiry,
+    Math.floor(new Date(new X509Certificate(a.certificatePem).validTo).getTime() / 1000),
+    "the expiry gauge is the served certificate's",
+  );
 });
 
 test('started with an expired certificate: it is served (there is no other), the log says so and /readyz is not ready, naming the expiry', async (t) => {
@@ -246,22 +365,40 @@ test('started with an expired certificate: it is served (there is no other), the
   await writeFile(certFile, expired.certificatePem);
   await writeFile(keyFile, expired.keyPem);
   const { port, logs } = await startServer(t, certFile, keyFile);
-  assert.match(logs.text(), /the serving certificate cannot be served now: the API server will refuse it/);
+  assert.match(
+    logs.text(),
+    /the serving certificate cannot be served now: the API server will refuse it/,
+  );
   const readyz = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpsGet({ host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => { body += c.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = httpsGet(
+      { host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => {
+          body += c.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
   });
   assert.equal(readyz.status, 503);
-  assert.equal(readyz.body, 'not ready: certificate not servable: the certificate expired at 2025-01-31T00:05:00.000Z');
+  assert.equal(
+    readyz.body,
+    'not ready: certificate not servable: the certificate expired at 2025-01-31T00:05:00.000Z',
+  );
 });
 
 /** voe_webhook_certificate_reloads_total{result} of `server`. */
-async function reloads(server: { registry: { metrics(): Promise<string> } }, result: 'success' | 'failure'): Promise<number> {
-  return Number(new RegExp(`^voe_webhook_certificate_reloads_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(await server.registry.metrics())?.[1]);
+async function reloads(
+  server: { registry: { metrics(): Promise<string> } },
+  result: 'success' | 'failure',
+): Promise<number> {
+  return Number(
+    new RegExp(`^voe_webhook_certificate_reloads_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(
+      await server.registry.metrics(),
+    )?.[1],
+  );
 }
 
 test('a certificate that expires while served: the log says so when it does, /readyz turns 503 naming the expiry, the expiry metric keeps its notAfter', async (t) => {
@@ -272,23 +409,41 @@ test('a certificate that expires while served: the log says so when it does, /re
   await writeFile(certFile, short.certificatePem);
   await writeFile(keyFile, short.keyPem);
   const { server, port, logs } = await startServer(t, certFile, keyFile);
-  const readyz = (): Promise<{ status: number; body: string }> => new Promise((resolve, reject) => {
-    const req = httpsGet({ host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => { body += c.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+  const readyz = (): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = httpsGet(
+        { host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => {
+            body += c.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
     });
-    req.on('error', reject);
-  });
   assert.deepEqual(await readyz(), { status: 200, body: 'ok' });
-  await eventually(() => logs.text().includes('the serving certificate expired'), 'the expiry to be logged');
+  await eventually(
+    () => logs.text().includes('the serving certificate expired'),
+    'the expiry to be logged',
+  );
   const line = logs.lines().find((l) => /^the serving certificate expired/.test(String(l['msg'])))!;
   assert.equal(line['level'], 40);
   assert.equal(line['notAfter'], notAfter.toISOString());
   assert.ok(Date.now() > notAfter.getTime(), 'said once it expired, not before');
-  assert.deepEqual(await readyz(), { status: 503, body: `not ready: certificate not servable: the certificate expired at ${notAfter.toISOString()}` });
+  assert.deepEqual(await readyz(), {
+    status: 503,
+    body: `not ready: certificate not servable: the certificate expired at ${notAfter.toISOString()}`,
+  });
   const metrics = await server.registry.metrics();
-  assert.match(metrics, new RegExp(`^voe_webhook_certificate_expiry_timestamp_seconds ${notAfter.getTime() / 1000}$`, 'm'));
+  assert.match(
+    metrics,
+    new RegExp(
+      `^voe_webhook_certificate_expiry_timestamp_seconds ${notAfter.getTime() / 1000}$`,
+      'm',
+    ),
+  );
   assert.equal(await reloads(server, 'failure'), 0, 'nothing was reloaded');
 });
 
@@ -301,10 +456,17 @@ test('a pair written one file after the other (the certificate, the key a moment
   await writeFile(certFile, b.certificatePem);
   for (let i = 0; i < 5; i++) {
     await new Promise((r) => setTimeout(r, 150));
-    assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem), 'the previous pair serves meanwhile, handshakes work');
+    assert.equal(
+      await servedFingerprint(port),
+      fingerprint(a.certificatePem),
+      'the previous pair serves meanwhile, handshakes work',
+    );
   }
   await writeFile(keyFile, b.keyPem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem), 'certificate B served once its key arrived');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
+    'certificate B served once its key arrived',
+  );
   // Files removed, then written again one by one: the same.
   const c = await newPair();
   await rm(certFile);
@@ -313,8 +475,15 @@ test('a pair written one file after the other (the certificate, the key a moment
   await writeFile(keyFile, c.keyPem);
   await new Promise((r) => setTimeout(r, 300));
   await writeFile(certFile, c.certificatePem);
-  await eventually(async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem), 'certificate C served once both files are back');
-  assert.equal(await reloads(server, 'failure'), 0, 'an incomplete pair that is completed is no failed reload');
+  await eventually(
+    async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem),
+    'certificate C served once both files are back',
+  );
+  assert.equal(
+    await reloads(server, 'failure'),
+    0,
+    'an incomplete pair that is completed is no failed reload',
+  );
   assert.equal(await reloads(server, 'success'), 3);
   assert.ok(!logs.text().includes('are not a valid certificate and key pair'), logs.text());
 });
@@ -323,16 +492,31 @@ test('a pair that stays invalid past the settle time counts as one failed reload
   const { certFile, keyFile, a } = await pairFiles(t);
   const logs = captureLogger();
   const server = createWebhookServer({
-    validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger, certificateDebounceMs: 20, certificateSettleMs: 400,
+    validators: [],
+    tls: { certFile, keyFile },
+    ready: () => true,
+    logger: logs.logger,
+    certificateDebounceMs: 20,
+    certificateSettleMs: 400,
   });
   const { port } = await server.listen(0, '127.0.0.1');
   t.after(() => server.close());
   await writeFile(certFile, (await newPair()).certificatePem);
-  await eventually(async () => (await reloads(server, 'failure')) === 1, 'the failure counted once the settle time passed');
-  assert.match(logs.text(), /"error":"the key does not belong to the certificate".*still serving the previous certificate/);
+  await eventually(
+    async () => (await reloads(server, 'failure')) === 1,
+    'the failure counted once the settle time passed',
+  );
+  assert.match(
+    logs.text(),
+    /"error":"the key does not belong to the certificate".*still serving the previous certificate/,
+  );
   await new Promise((r) => setTimeout(r, 1_000));
   assert.equal(await reloads(server, 'failure'), 1, 'counted once, not once per read');
-  assert.equal(logs.lines().filter((l) => /not a valid certificate and key pair/.test(String(l['msg']))).length, 1);
+  assert.equal(
+    logs.lines().filter((l) => /not a valid certificate and key pair/.test(String(l['msg'])))
+      .length,
+    1,
+  );
   assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
 });
 
@@ -340,18 +524,35 @@ test('an encrypted (passphrase-protected) key is refused with a message that say
   const { certFile, keyFile, a } = await pairFiles(t);
   const key = createPrivateKey(a.keyPem);
   const encrypted = {
-    pkcs8: key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }).toString(),
-    sec1: key.export({ type: 'sec1', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }).toString(),
+    pkcs8: key
+      .export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' })
+      .toString(),
+    sec1: key
+      .export({ type: 'sec1', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' })
+      .toString(),
   };
   assert.match(encrypted.sec1, /Proc-Type: 4,ENCRYPTED/);
   for (const [form, pem] of Object.entries(encrypted)) {
     await writeFile(keyFile, pem);
-    await assert.rejects(loadCertificatePair(certFile, keyFile),
-      (error: Error) => error.message === `the key file ${keyFile} holds an encrypted (passphrase-protected) private key; voe needs it unencrypted (cert-manager writes it so; decrypt it with: openssl pkey -in KEY -out KEY.plain)`, form);
+    await assert.rejects(
+      loadCertificatePair(certFile, keyFile),
+      (error: Error) =>
+        error.message ===
+        `the key file ${keyFile} holds an encrypted (passphrase-protected) private key; voe needs it unencrypted (cert-manager writes it so; decrypt it with: openssl pkey -in KEY -out KEY.plain)`,
+      form,
+    );
   }
   const logs = captureLogger();
-  const server = createWebhookServer({ validators: [], tls: { certFile, keyFile }, ready: () => true, logger: logs.logger });
-  await assert.rejects(server.listen(0, '127.0.0.1'), /^WebhookError: Cannot load the serving certificate .* holds an encrypted \(passphrase-protected\) private key/);
+  const server = createWebhookServer({
+    validators: [],
+    tls: { certFile, keyFile },
+    ready: () => true,
+    logger: logs.logger,
+  });
+  await assert.rejects(
+    server.listen(0, '127.0.0.1'),
+    /^WebhookError: Cannot load the serving certificate .* holds an encrypted \(passphrase-protected\) private key/,
+  );
   await server.close();
 });
 
@@ -364,38 +565,147 @@ test('a chain with an intermediate CA is served whole (RSA leaf, PKCS#1 or PKCS#
   const dir = await mkdtemp(join(tmpdir(), 'voe-chain-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   // What an operator's own PKI (or cert-manager's tls.crt, which carries the chain) gives: root -> intermediate -> leaf.
-  await writeFile(join(dir, 'ca.ext'), 'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n');
-  await writeFile(join(dir, 'leaf.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n');
-  await openssl(dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'root.key', '-out', 'root.crt', '-days', '2', '-subj', '/CN=voe-test-root']);
-  await openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'int.key', '-out', 'int.csr', '-subj', '/CN=voe-test-intermediate']);
-  await openssl(dir, ['x509', '-req', '-in', 'int.csr', '-CA', 'root.crt', '-CAkey', 'root.key', '-set_serial', '2', '-days', '2', '-extfile', 'ca.ext', '-out', 'int.crt']);
+  await writeFile(
+    join(dir, 'ca.ext'),
+    'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n',
+  );
+  await writeFile(
+    join(dir, 'leaf.ext'),
+    'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n',
+  );
+  await openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'root.key',
+    '-out',
+    'root.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=voe-test-root',
+  ]);
+  await openssl(dir, [
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'int.key',
+    '-out',
+    'int.csr',
+    '-subj',
+    '/CN=voe-test-intermediate',
+  ]);
+  await openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'int.csr',
+    '-CA',
+    'root.crt',
+    '-CAkey',
+    'root.key',
+    '-set_serial',
+    '2',
+    '-days',
+    '2',
+    '-extfile',
+    'ca.ext',
+    '-out',
+    'int.crt',
+  ]);
   await openssl(dir, ['genrsa', '-traditional', '-out', 'leaf-pkcs1.key', '2048']);
-  await openssl(dir, ['pkcs8', '-topk8', '-nocrypt', '-in', 'leaf-pkcs1.key', '-out', 'leaf-pkcs8.key']);
-  await openssl(dir, ['req', '-new', '-key', 'leaf-pkcs1.key', '-subj', '/CN=127.0.0.1', '-out', 'leaf.csr']);
-  await openssl(dir, ['x509', '-req', '-in', 'leaf.csr', '-CA', 'int.crt', '-CAkey', 'int.key', '-set_serial', '3', '-days', '1', '-extfile', 'leaf.ext', '-out', 'leaf.crt']);
-  const [root, intermediate, leaf] = await Promise.all(['root.crt', 'int.crt', 'leaf.crt'].map((f) => readFile(join(dir, f), 'utf8')));
+  await openssl(dir, [
+    'pkcs8',
+    '-topk8',
+    '-nocrypt',
+    '-in',
+    'leaf-pkcs1.key',
+    '-out',
+    'leaf-pkcs8.key',
+  ]);
+  await openssl(dir, [
+    'req',
+    '-new',
+    '-key',
+    'leaf-pkcs1.key',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-out',
+    'leaf.csr',
+  ]);
+  await openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'leaf.csr',
+    '-CA',
+    'int.crt',
+    '-CAkey',
+    'int.key',
+    '-set_serial',
+    '3',
+    '-days',
+    '1',
+    '-extfile',
+    'leaf.ext',
+    '-out',
+    'leaf.crt',
+  ]);
+  const [root, intermediate, leaf] = await Promise.all(
+    ['root.crt', 'int.crt', 'leaf.crt'].map((f) => readFile(join(dir, f), 'utf8')),
+  );
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
   await writeFile(certFile, `${leaf}${intermediate}`);
-  assert.match(await readFile(join(dir, 'leaf-pkcs1.key'), 'utf8'), /^-----BEGIN RSA PRIVATE KEY-----/);
+  assert.match(
+    await readFile(join(dir, 'leaf-pkcs1.key'), 'utf8'),
+    /^-----BEGIN RSA PRIVATE KEY-----/,
+  );
   await writeFile(keyFile, await readFile(join(dir, 'leaf-pkcs1.key')));
   const { server, port } = await startServer(t, certFile, keyFile);
-  const chain = (): Promise<string[]> => new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, ca: root }, () => {
-      const names: string[] = [];
-      for (let c = socket.getPeerCertificate(true); c?.fingerprint256 && !names.includes(c.fingerprint256); c = c.issuerCertificate) names.push(c.fingerprint256);
-      socket.end();
-      resolve(names);
+  const chain = (): Promise<string[]> =>
+    new Promise((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port, ca: root }, () => {
+        const names: string[] = [];
+        for (
+          let c = socket.getPeerCertificate(true);
+          c?.fingerprint256 && !names.includes(c.fingerprint256);
+          c = c.issuerCertificate
+        )
+          names.push(c.fingerprint256);
+        socket.end();
+        resolve(names);
+      });
+      socket.on('error', reject);
     });
-    socket.on('error', reject);
-  });
   // Verified against the root alone: the intermediate came from the server.
-  assert.deepEqual(await chain(), [fingerprint(leaf!), fingerprint(intermediate!), fingerprint(root!)]);
+  assert.deepEqual(await chain(), [
+    fingerprint(leaf!),
+    fingerprint(intermediate!),
+    fingerprint(root!),
+  ]);
   await writeFile(keyFile, await readFile(join(dir, 'leaf-pkcs8.key')));
   await server.reloadCertificate();
-  assert.deepEqual(await chain(), [fingerprint(leaf!), fingerprint(intermediate!), fingerprint(root!)], 'the same key in PKCS#8 serves too');
+  assert.deepEqual(
+    await chain(),
+    [fingerprint(leaf!), fingerprint(intermediate!), fingerprint(root!)],
+    'the same key in PKCS#8 serves too',
+  );
   assert.equal(await reloads(server, 'failure'), 0);
   await writeFile(certFile, `${intermediate}${leaf}`);
-  await assert.rejects(loadCertificatePair(certFile, keyFile), (error: Error) =>
-    error.message === `the key belongs to certificate 2 of the 2 in ${certFile}, not to the first: put the serving certificate first, then its intermediates`);
+  await assert.rejects(
+    loadCertificatePair(certFile, keyFile),
+    (error: Error) =>
+      error.message ===
+      `the key belongs to certificate 2 of the 2 in ${certFile}, not to the first: put the serving certificate first, then its intermediates`,
+  );
 });

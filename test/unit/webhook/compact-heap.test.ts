@@ -5,7 +5,9 @@ import { compactHeap } from '../../../src/webhook/index.js';
 
 /** An object only a WeakRef reaches once this returns (a WeakRef keeps its target until the current job ends). */
 function unreachable(): WeakRef<object> {
-  return new WeakRef({ items: Array.from({ length: 200_000 }, (_, i) => ({ i, name: `object-${i}` })) });
+  return new WeakRef({
+    items: Array.from({ length: 200_000 }, (_, i) => ({ i, name: `object-${i}` })),
+  });
 }
 
 describe('compactHeap', () => {
@@ -14,8 +16,14 @@ describe('compactHeap', () => {
     await nextTurn();
     const result = compactHeap();
     assert.equal(ref.deref(), undefined, 'the unreachable object was collected');
-    assert.ok(result.usedAfterBytes < result.usedBeforeBytes, `${result.usedAfterBytes} < ${result.usedBeforeBytes}`);
-    assert.ok(result.usedBeforeBytes - result.usedAfterBytes > 5 * 1024 * 1024, 'the 200,000 objects (over 5 MiB) are gone');
+    assert.ok(
+      result.usedAfterBytes < result.usedBeforeBytes,
+      `${result.usedAfterBytes} < ${result.usedBeforeBytes}`,
+    );
+    assert.ok(
+      result.usedBeforeBytes - result.usedAfterBytes > 5 * 1024 * 1024,
+      'the 200,000 objects (over 5 MiB) are gone',
+    );
     assert.ok(result.ms >= 0);
   });
 

@@ -12,20 +12,48 @@ import { captureLogger } from '../../support/capture-logger.js';
 import { httpsRequest, pvcReview, writeServingFiles } from '../../support/webhook-client.js';
 
 const validators: Validator[] = [
-  { name: 'pvc-resize', path: '/validate/pvc-resize', validate: (r) => (r.name === 'refuse-me'
-    ? { allowed: false, code: 422, reason: 'Invalid', message: 'PVC_EXPAND: refused for the test', decision: 'test-refusal', warnings: ['w'.repeat(200)] }
-    : { allowed: true, decision: 'not-resize' }) },
-  { name: 'vm', path: '/validate/vm', validate: () => { throw new Error('boom from the validator'); } },
+  {
+    name: 'pvc-resize',
+    path: '/validate/pvc-resize',
+    validate: (r) =>
+      r.name === 'refuse-me'
+        ? {
+            allowed: false,
+            code: 422,
+            reason: 'Invalid',
+            message: 'PVC_EXPAND: refused for the test',
+            decision: 'test-refusal',
+            warnings: ['w'.repeat(200)],
+          }
+        : { allowed: true, decision: 'not-resize' },
+  },
+  {
+    name: 'vm',
+    path: '/validate/vm',
+    validate: () => {
+      throw new Error('boom from the validator');
+    },
+  },
 ];
 
-async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
-  ready?: () => boolean; bodyLimitBytes?: number; cacheStatus?: () => { unsynced?: string[]; notServed?: string[]; notRead?: string[] };
-  metricsText?: () => Promise<string>; handshakeTimeoutMs?: number; validators?: Validator[];
-} = {}) {
+async function start(
+  t: { after: (fn: () => Promise<void>) => void },
+  opts: {
+    ready?: () => boolean;
+    bodyLimitBytes?: number;
+    cacheStatus?: () => { unsynced?: string[]; notServed?: string[]; notRead?: string[] };
+    metricsText?: () => Promise<string>;
+    handshakeTimeoutMs?: number;
+    validators?: Validator[];
+  } = {},
+) {
   const files = await writeServingFiles();
   const logs = captureLogger();
   const server = createWebhookServer({
-    validators: opts.validators ?? validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: opts.ready ?? (() => true), logger: logs.logger,
+    validators: opts.validators ?? validators,
+    tls: { certFile: files.certFile, keyFile: files.keyFile },
+    ready: opts.ready ?? (() => true),
+    logger: logs.logger,
     ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),
     ...(opts.cacheStatus ? { cacheStatus: opts.cacheStatus } : {}),
     ...(opts.metricsText ? { metricsText: opts.metricsText } : {}),
@@ -33,10 +61,22 @@ async function start(t: { after: (fn: () => Promise<void>) => void }, opts: {
   });
   const address = await server.listen(0, '127.0.0.1');
   const agent = new Agent({ keepAlive: true });
-  t.after(async () => { agent.destroy(); await server.close(); await files.cleanup(); });
-  const call = (path: string, body?: unknown, method = 'POST', raw?: string | Buffer) => httpsRequest(address.port, files.ca.certificatePem, {
-    path, method, agent, ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
+  t.after(async () => {
+    agent.destroy();
+    await server.close();
+    await files.cleanup();
   });
+  const call = (path: string, body?: unknown, method = 'POST', raw?: string | Buffer) =>
+    httpsRequest(address.port, files.ca.certificatePem, {
+      path,
+      method,
+      agent,
+      ...(raw !== undefined
+        ? { body: raw }
+        : body !== undefined
+          ? { body: JSON.stringify(body) }
+          : {}),
+    });
   return { server, address, call, logs, files };
 }
 
@@ -45,16 +85,29 @@ test('allowed and refused reviews are answered 200 with the AdmissionReview shap
   const allowed = await call('/validate/pvc-resize', pvcReview('uid-a'));
   assert.equal(allowed.status, 200);
   assert.match(String(allowed.headers['content-type']), /application\/json/);
-  assert.deepEqual(allowed.json(), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'uid-a', allowed: true } });
+  assert.deepEqual(allowed.json(), {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid: 'uid-a', allowed: true },
+  });
 
-  const refused = await call('/validate/pvc-resize', pvcReview('uid-b', '10Gi', '20Gi', 'refuse-me'));
+  const refused = await call(
+    '/validate/pvc-resize',
+    pvcReview('uid-b', '10Gi', '20Gi', 'refuse-me'),
+  );
   assert.equal(refused.status, 200);
-  const body = refused.json() as { response: { uid: string; allowed: boolean; status: unknown; warnings: string[] } };
+  const body = refused.json() as {
+    response: { uid: string; allowed: boolean; status: unknown; warnings: string[] };
+  };
   assert.equal(body.response.uid, 'uid-b');
   assert.equal(body.response.allowed, false);
   assert.deepEqual(body.response.status, {
-    code: 422, message: 'PVC_EXPAND: refused for the test', reason: 'Invalid',
-    details: { causes: [{ reason: 'FieldValueInvalid', message: 'PVC_EXPAND: refused for the test' }] },
+    code: 422,
+    message: 'PVC_EXPAND: refused for the test',
+    reason: 'Invalid',
+    details: {
+      causes: [{ reason: 'FieldValueInvalid', message: 'PVC_EXPAND: refused for the test' }],
+    },
   });
   assert.equal(body.response.warnings[0]?.length, 120);
 });
@@ -63,23 +116,54 @@ test('a validator that throws is a 500 refusal, and the server keeps serving', a
   const { call, logs } = await start(t);
   const res = await call('/validate/vm', pvcReview('uid-c'));
   assert.equal(res.status, 200);
-  const body = res.json() as { response: { uid: string; allowed: boolean; status: { code: number; reason: string; message: string } } };
+  const body = res.json() as {
+    response: {
+      uid: string;
+      allowed: boolean;
+      status: { code: number; reason: string; message: string };
+    };
+  };
   assert.equal(body.response.uid, 'uid-c');
   assert.equal(body.response.allowed, false);
   assert.equal(body.response.status.code, 500);
   assert.equal(body.response.status.reason, 'InternalError');
   assert.match(body.response.status.message, /vm failed.*boom from the validator/);
   assert.equal((await call('/validate/pvc-resize', pvcReview('uid-d'))).status, 200);
-  assert.ok(logs.lines().some((l) => l['level'] === 50 && l['webhook'] === 'vm' && String(l['error']).includes('boom')));
+  assert.ok(
+    logs
+      .lines()
+      .some(
+        (l) => l['level'] === 50 && l['webhook'] === 'vm' && String(l['error']).includes('boom'),
+      ),
+  );
 });
 
 test('malformed input is 400 with a Status message; oversized 413; unknown path 404; wrong method 405', async (t) => {
   const { call } = await start(t, { bodyLimitBytes: 64 * 1024 });
   const cases: Array<[string | undefined, unknown, number, RegExp]> = [
     ['{not json', undefined, 400, /not valid JSON/],
-    [undefined, { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: {} }, 400, /apiVersion must be "admission.k8s.io\/v1"/],
-    [undefined, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, 400, /request must be an object/],
-    [undefined, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'UPDATE' } }, 400, /request.uid/],
+    [
+      undefined,
+      { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: {} },
+      400,
+      /apiVersion must be "admission.k8s.io\/v1"/,
+    ],
+    [
+      undefined,
+      { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' },
+      400,
+      /request must be an object/,
+    ],
+    [
+      undefined,
+      {
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: { operation: 'UPDATE' },
+      },
+      400,
+      /request.uid/,
+    ],
     ['', undefined, 400, /body is empty/],
     ['42', undefined, 400, /got a number/],
   ];
@@ -91,12 +175,20 @@ test('malformed input is 400 with a Status message; oversized 413; unknown path 
     assert.equal(json.code, status);
     assert.match(json.message, message);
   }
-  const huge = await call('/validate/pvc-resize', undefined, 'POST', JSON.stringify({ pad: 'x'.repeat(70 * 1024) }));
+  const huge = await call(
+    '/validate/pvc-resize',
+    undefined,
+    'POST',
+    JSON.stringify({ pad: 'x'.repeat(70 * 1024) }),
+  );
   assert.equal(huge.status, 413);
   assert.match((huge.json() as { message: string }).message, /larger than the 65536 byte limit/);
   const unknown = await call('/validate/nothing', pvcReview('u'));
   assert.equal(unknown.status, 404);
-  assert.match((unknown.json() as { message: string }).message, /no webhook at \/validate\/nothing/);
+  assert.match(
+    (unknown.json() as { message: string }).message,
+    /no webhook at \/validate\/nothing/,
+  );
   const get = await call('/validate/pvc-resize', undefined, 'GET');
   assert.equal(get.status, 405);
   assert.equal(get.headers['allow'], 'POST');
@@ -110,77 +202,170 @@ test('reviews that arrive together are judged together, and each gets its own an
   let counting = false;
   const judgedIn: number[] = [];
   const mixed: Validator = {
-    name: 'mixed', path: '/validate/mixed',
+    name: 'mixed',
+    path: '/validate/mixed',
     validate: (r) => {
-      if (!counting) { counting = true; queueMicrotask(() => { counting = false; run++; }); }
+      if (!counting) {
+        counting = true;
+        queueMicrotask(() => {
+          counting = false;
+          run++;
+        });
+      }
       judgedIn.push(run);
       if (r.name === 'throw') throw new Error(`boom for ${r.uid}`);
-      if (r.name === 'async') return new Promise((resolve) => setTimeout(() => resolve({ allowed: true, decision: 'later' }), 5));
-      if (r.name === 'refuse') return { allowed: false, code: 422, reason: 'Invalid', message: `PVC_EXPAND: no for ${r.uid}`, decision: 'test-refusal' };
+      if (r.name === 'async')
+        return new Promise((resolve) =>
+          setTimeout(() => resolve({ allowed: true, decision: 'later' }), 5),
+        );
+      if (r.name === 'refuse')
+        return {
+          allowed: false,
+          code: 422,
+          reason: 'Invalid',
+          message: `PVC_EXPAND: no for ${r.uid}`,
+          decision: 'test-refusal',
+        };
       return { allowed: true, decision: 'test-allowed' };
     },
   };
   const { address, files } = await start(t, { validators: [mixed] });
   const agent = new Agent({ keepAlive: true, maxSockets: 12 });
   t.after(() => agent.destroy());
-  const send = (raw: string) => httpsRequest(address.port, files.ca.certificatePem, { path: '/validate/mixed', body: raw, agent });
+  const send = (raw: string) =>
+    httpsRequest(address.port, files.ca.certificatePem, {
+      path: '/validate/mixed',
+      body: raw,
+      agent,
+    });
   // Twelve connections open and idle first, so the second wave's requests are all written before the server reads any.
-  await Promise.all(Array.from({ length: 12 }, (_, i) => send(JSON.stringify(pvcReview(`warm-${i}`)))));
+  await Promise.all(
+    Array.from({ length: 12 }, (_, i) => send(JSON.stringify(pvcReview(`warm-${i}`)))),
+  );
   judgedIn.length = 0;
-  const names = ['data', 'refuse', 'throw', 'async', 'data', 'refuse', 'throw', 'async', 'data', 'data'];
+  const names = [
+    'data',
+    'refuse',
+    'throw',
+    'async',
+    'data',
+    'refuse',
+    'throw',
+    'async',
+    'data',
+    'data',
+  ];
   const answers = await Promise.all([
     ...names.map((name, i) => send(JSON.stringify(pvcReview(`uid-${i}`, '10Gi', '20Gi', name)))),
     send('{not json'),
-    send(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x' } })),
+    send(
+      JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: { uid: 'x' },
+      }),
+    ),
   ]);
   names.forEach((name, i) => {
     const answer = answers[i]!;
     assert.equal(answer.status, 200, answer.body);
-    const { response } = answer.json() as { response: { uid: string; allowed: boolean; status?: { code: number; message: string } } };
+    const { response } = answer.json() as {
+      response: { uid: string; allowed: boolean; status?: { code: number; message: string } };
+    };
     assert.equal(response.uid, `uid-${i}`);
     assert.equal(response.allowed, name === 'data' || name === 'async', name);
-    if (name === 'refuse') assert.deepEqual([response.status?.code, response.status?.message], [422, `PVC_EXPAND: no for uid-${i}`]);
-    if (name === 'throw') assert.match(String(response.status?.message), new RegExp(`boom for uid-${i}`));
+    if (name === 'refuse')
+      assert.deepEqual(
+        [response.status?.code, response.status?.message],
+        [422, `PVC_EXPAND: no for uid-${i}`],
+      );
+    if (name === 'throw')
+      assert.match(String(response.status?.message), new RegExp(`boom for uid-${i}`));
   });
   assert.equal(answers[10]!.status, 400);
   assert.match((answers[10]!.json() as { message: string }).message, /not valid JSON/);
   assert.equal(answers[11]!.status, 400);
   assert.match((answers[11]!.json() as { message: string }).message, /request.kind/);
   assert.equal(judgedIn.length, names.length);
-  assert.equal(new Set(judgedIn).size, 1, `the ten reviews were judged in one run, not in runs ${judgedIn.join(', ')}`);
+  assert.equal(
+    new Set(judgedIn).size,
+    1,
+    `the ten reviews were judged in one run, not in runs ${judgedIn.join(', ')}`,
+  );
 });
 
 test('validators get the review without its managedFields lists; a malformed list is 400 at its place in the body as sent', async (t) => {
   const seenObjects: unknown[] = [];
-  const seen: Validator = { name: 'seen', path: '/validate/seen', validate: (r) => { seenObjects.push(r.object); return { allowed: true, decision: 'seen' }; } };
+  const seen: Validator = {
+    name: 'seen',
+    path: '/validate/seen',
+    validate: (r) => {
+      seenObjects.push(r.object);
+      return { allowed: true, decision: 'seen' };
+    },
+  };
   const { call } = await start(t, { validators: [seen] });
-  const managedFields = [{ manager: 'csi-resizer', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:capacity': { '.': {} } } } }];
-  const review = pvcReview('uid-m') as { request: { object: { metadata: Record<string, unknown> } } };
+  const managedFields = [
+    {
+      manager: 'csi-resizer',
+      operation: 'Update',
+      apiVersion: 'v1',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:status': { 'f:capacity': { '.': {} } } },
+    },
+  ];
+  const review = pvcReview('uid-m') as {
+    request: { object: { metadata: Record<string, unknown> } };
+  };
   review.request.object.metadata['managedFields'] = managedFields;
-  review.request.object.metadata['annotations'] = { 'volume.kubernetes.io/storage-provisioner': 'driver.longhorn.io' };
+  review.request.object.metadata['annotations'] = {
+    'volume.kubernetes.io/storage-provisioner': 'driver.longhorn.io',
+  };
   assert.equal((await call('/validate/seen', review)).status, 200);
-  assert.deepEqual(seenObjects, [{ ...review.request.object, metadata: { ...review.request.object.metadata, managedFields: [] } }]);
+  assert.deepEqual(seenObjects, [
+    {
+      ...review.request.object,
+      metadata: { ...review.request.object.metadata, managedFields: [] },
+    },
+  ]);
 
   const text = JSON.stringify(review);
   const broken = text.replace('"f:capacity":{', '"f:capacity":{,');
   const res = await call('/validate/seen', undefined, 'POST', broken);
   assert.equal(res.status, 400);
   let position = -1;
-  try { JSON.parse(broken); } catch (error) { position = Number(/at position (\d+)/.exec((error as Error).message)?.[1]); }
+  try {
+    JSON.parse(broken);
+  } catch (error) {
+    position = Number(/at position (\d+)/.exec((error as Error).message)?.[1]);
+  }
   assert.ok(position > broken.indexOf('"managedFields"'));
-  assert.equal((res.json() as { message: string }).message, `the request body is not valid JSON (at character ${position})`);
+  assert.equal(
+    (res.json() as { message: string }).message,
+    `the request body is not valid JSON (at character ${position})`,
+  );
   assert.equal(seenObjects.length, 1);
 });
 
 test('only the exact webhook path is a webhook: a trailing slash, other letter case or a doubled slash is 404 for POST and GET alike', async (t) => {
   const { call } = await start(t);
-  for (const path of ['/validate/pvc-resize/', '/VALIDATE/PVC-RESIZE', '/Validate/pvc-resize', '/validate/pvc-resize//', '//validate/pvc-resize', '/validate/pvc-resize/?timeout=10s']) {
+  for (const path of [
+    '/validate/pvc-resize/',
+    '/VALIDATE/PVC-RESIZE',
+    '/Validate/pvc-resize',
+    '/validate/pvc-resize//',
+    '//validate/pvc-resize',
+    '/validate/pvc-resize/?timeout=10s',
+  ]) {
     for (const method of ['POST', 'GET']) {
       const res = await call(path, method === 'POST' ? pvcReview('near') : undefined, method);
       assert.equal(res.status, 404, `${method} ${path}: ${res.body}`);
       const json = res.json() as { kind: string; code: number; message: string };
       assert.equal(json.kind, 'Status');
-      assert.match(json.message, /^no webhook at .*; webhooks: \/validate\/pvc-resize, \/validate\/vm$/);
+      assert.match(
+        json.message,
+        /^no webhook at .*; webhooks: \/validate\/pvc-resize, \/validate\/vm$/,
+      );
     }
   }
   assert.equal((await call('/validate/pvc-resize?timeout=10s', pvcReview('exact'))).status, 200);
@@ -189,17 +374,25 @@ test('only the exact webhook path is a webhook: a trailing slash, other letter c
   assert.equal((await call('/livez', undefined, 'GET')).status, 200);
 });
 
-test('the default body limit is 7 MiB: an update whose object and old object each fill the API server\'s 3 MiB write limit is answered', async (t) => {
+test("the default body limit is 7 MiB: an update whose object and old object each fill the API server's 3 MiB write limit is answered", async (t) => {
   const { call } = await start(t);
   const review = pvcReview('big');
-  const request = review['request'] as { object: { metadata: Record<string, unknown> }; oldObject: { metadata: Record<string, unknown> } };
+  const request = review['request'] as {
+    object: { metadata: Record<string, unknown> };
+    oldObject: { metadata: Record<string, unknown> };
+  };
   const pad = 'x'.repeat(3 * 1024 * 1024 - 1024);
   request.object.metadata['annotations'] = { pad };
   request.oldObject.metadata['annotations'] = { pad };
   const answered = await call('/validate/pvc-resize', review);
   assert.equal(answered.status, 200, answered.body.slice(0, 300));
   assert.equal((JSON.parse(answered.body) as { response: { uid: string } }).response.uid, 'big');
-  const tooBig = await call('/validate/pvc-resize', undefined, 'POST', JSON.stringify({ pad: 'x'.repeat(7 * 1024 * 1024 + 10) }));
+  const tooBig = await call(
+    '/validate/pvc-resize',
+    undefined,
+    'POST',
+    JSON.stringify({ pad: 'x'.repeat(7 * 1024 * 1024 + 10) }),
+  );
   assert.equal(tooBig.status, 413);
   assert.match(tooBig.body, /larger than the 7340032 byte limit/);
 });
@@ -218,20 +411,35 @@ test('/livez, /readyz follow the readiness function, /metrics exposes the webhoo
   await call('/validate/pvc-resize', pvcReview('m3'));
   await call('/validate/pvc-resize', { nope: true });
   const metrics = (await call('/metrics', undefined, 'GET')).body;
-  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="allowed",reason="not-resize"\} 2\n/);
-  assert.match(metrics, /voe_webhook_requests_total\{webhook="pvc-resize",decision="refused",reason="test-refusal"\} 1\n/);
-  assert.match(metrics, /voe_webhook_request_duration_seconds_bucket\{le="\+Inf",webhook="pvc-resize",decision="allowed",reason="not-resize"\} 2\n/);
-  assert.match(metrics, /voe_webhook_request_duration_seconds_count\{webhook="pvc-resize",decision="refused",reason="test-refusal"\} 1\n/);
+  assert.match(
+    metrics,
+    /voe_webhook_requests_total\{webhook="pvc-resize",decision="allowed",reason="not-resize"\} 2\n/,
+  );
+  assert.match(
+    metrics,
+    /voe_webhook_requests_total\{webhook="pvc-resize",decision="refused",reason="test-refusal"\} 1\n/,
+  );
+  assert.match(
+    metrics,
+    /voe_webhook_request_duration_seconds_bucket\{le="\+Inf",webhook="pvc-resize",decision="allowed",reason="not-resize"\} 2\n/,
+  );
+  assert.match(
+    metrics,
+    /voe_webhook_request_duration_seconds_count\{webhook="pvc-resize",decision="refused",reason="test-refusal"\} 1\n/,
+  );
   assert.match(metrics, /voe_webhook_bad_requests_total\{webhook="pvc-resize"\} 1/);
   assert.match(metrics, /voe_webhook_certificate_expiry_timestamp_seconds \d+/);
   assert.match(metrics, /process_cpu_seconds_total/);
 });
 
-test('/metrics from metricsText (a --workers worker answers the pool\'s); when it fails, 500 text saying why, logged, and the server keeps serving', async (t) => {
+test("/metrics from metricsText (a --workers worker answers the pool's); when it fails, 500 text saying why, logged, and the server keeps serving", async (t) => {
   let fail = false;
   const { call, logs } = await start(t, {
     metricsText: async () => {
-      if (fail) throw new Error('WEBHOOK_WORKER_FAILED: Webhook worker 2 (pid 7) did not send its metrics within 3 s');
+      if (fail)
+        throw new Error(
+          'WEBHOOK_WORKER_FAILED: Webhook worker 2 (pid 7) did not send its metrics within 3 s',
+        );
       return 'pool_metric 1\n';
     },
   });
@@ -243,43 +451,85 @@ test('/metrics from metricsText (a --workers worker answers the pool\'s); when i
   const failed = await call('/metrics', undefined, 'GET');
   assert.equal(failed.status, 500);
   assert.match(String(failed.headers['content-type']), /^text\/plain; charset=utf-8/);
-  assert.equal(failed.body, 'metrics unavailable: WEBHOOK_WORKER_FAILED: Webhook worker 2 (pid 7) did not send its metrics within 3 s');
-  assert.ok(logs.lines().some((l) => l['msg'] === 'metrics unavailable' && String(l['error']).includes('did not send its metrics')));
-  assert.deepEqual((await call('/validate/pvc-resize', pvcReview('after'))).json(), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'after', allowed: true } });
+  assert.equal(
+    failed.body,
+    'metrics unavailable: WEBHOOK_WORKER_FAILED: Webhook worker 2 (pid 7) did not send its metrics within 3 s',
+  );
+  assert.ok(
+    logs
+      .lines()
+      .some(
+        (l) =>
+          l['msg'] === 'metrics unavailable' &&
+          String(l['error']).includes('did not send its metrics'),
+      ),
+  );
+  assert.deepEqual((await call('/validate/pvc-resize', pvcReview('after'))).json(), {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid: 'after', allowed: true },
+  });
 });
 
 test('/readyz names the caches not synced yet, and once ready the resources the cluster does not serve', async (t) => {
   let synced = false;
   let notServed = ['virtualmachines.kubevirt.io', 'settings.harvesterhci.io'];
-  const { call } = await start(t, { ready: () => synced, cacheStatus: () => ({ unsynced: synced ? [] : ['persistentvolumeclaims'], notServed }) });
+  const { call } = await start(t, {
+    ready: () => synced,
+    cacheStatus: () => ({ unsynced: synced ? [] : ['persistentvolumeclaims'], notServed }),
+  });
   const notReady = await call('/readyz', undefined, 'GET');
   assert.equal(notReady.status, 503);
   assert.equal(notReady.body, 'not ready: caches not synced (persistentvolumeclaims)');
   synced = true;
   const ready = await call('/readyz', undefined, 'GET');
   assert.equal(ready.status, 200);
-  assert.equal(ready.body, 'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, settings.harvesterhci.io');
+  assert.equal(
+    ready.body,
+    'ok; not served by the cluster, watched as empty: virtualmachines.kubevirt.io, settings.harvesterhci.io',
+  );
   notServed = [];
   assert.equal((await call('/readyz', undefined, 'GET')).body, 'ok');
 });
 
 test('caches watched but not read yet (Longhorn found after start, its Role not applied) keep /readyz 200, are named there and counted by voe_webhook_caches_not_read, not by voe_webhook_caches_not_synced', async (t) => {
-  let notRead = ['volumes.longhorn.io in longhorn-system', 'engines.longhorn.io in longhorn-system'];
-  const { call } = await start(t, { ready: () => true, cacheStatus: () => ({ unsynced: [], notServed: ['kubevirts.kubevirt.io'], notRead }) });
-  const gauge = async (name: string): Promise<number> => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec((await call('/metrics', undefined, 'GET')).body)?.[1]);
+  let notRead = [
+    'volumes.longhorn.io in longhorn-system',
+    'engines.longhorn.io in longhorn-system',
+  ];
+  const { call } = await start(t, {
+    ready: () => true,
+    cacheStatus: () => ({ unsynced: [], notServed: ['kubevirts.kubevirt.io'], notRead }),
+  });
+  const gauge = async (name: string): Promise<number> =>
+    Number(
+      new RegExp(`^${name} (\\d+)$`, 'm').exec(
+        (await call('/metrics', undefined, 'GET')).body,
+      )?.[1],
+    );
   const ready = await call('/readyz', undefined, 'GET');
   assert.equal(ready.status, 200);
-  assert.equal(ready.body, 'ok; not served by the cluster, watched as empty: kubevirts.kubevirt.io; ' +
-    'served but not read yet (not listed, see the log): volumes.longhorn.io in longhorn-system, engines.longhorn.io in longhorn-system');
+  assert.equal(
+    ready.body,
+    'ok; not served by the cluster, watched as empty: kubevirts.kubevirt.io; ' +
+      'served but not read yet (not listed, see the log): volumes.longhorn.io in longhorn-system, engines.longhorn.io in longhorn-system',
+  );
   assert.equal(await gauge('voe_webhook_caches_not_read'), 2);
   assert.equal(await gauge('voe_webhook_caches_not_synced'), 0);
   notRead = [];
-  assert.equal((await call('/readyz', undefined, 'GET')).body, 'ok; not served by the cluster, watched as empty: kubevirts.kubevirt.io');
+  assert.equal(
+    (await call('/readyz', undefined, 'GET')).body,
+    'ok; not served by the cluster, watched as empty: kubevirts.kubevirt.io',
+  );
   assert.equal(await gauge('voe_webhook_caches_not_read'), 0);
 });
 
 test('a readiness function that throws means not ready', async (t) => {
-  const { call } = await start(t, { ready: () => { throw new Error('no'); } });
+  const { call } = await start(t, {
+    ready: () => {
+      throw new Error('no');
+    },
+  });
   assert.equal((await call('/readyz', undefined, 'GET')).status, 503);
 });
 
@@ -298,15 +548,46 @@ test('configuration errors are typed', async () => {
   const files = await writeServingFiles();
   try {
     const { logger } = captureLogger();
-    assert.throws(() => createWebhookServer({ validators: [validators[0]!, { ...validators[0]!, name: 'dup' }], tls: files, ready: () => true, logger }),
-      (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_DUPLICATE_PATH');
-    const missing = createWebhookServer({ validators, tls: { certFile: `${files.dir}/nope.crt`, keyFile: files.keyFile }, ready: () => true, logger });
-    await assert.rejects(missing.listen(0, '127.0.0.1'), (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_TLS_LOAD_FAILED');
-    const first = createWebhookServer({ validators, tls: files, ready: () => true, logger, registry: new Registry() });
+    assert.throws(
+      () =>
+        createWebhookServer({
+          validators: [validators[0]!, { ...validators[0]!, name: 'dup' }],
+          tls: files,
+          ready: () => true,
+          logger,
+        }),
+      (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_DUPLICATE_PATH',
+    );
+    const missing = createWebhookServer({
+      validators,
+      tls: { certFile: `${files.dir}/nope.crt`, keyFile: files.keyFile },
+      ready: () => true,
+      logger,
+    });
+    await assert.rejects(
+      missing.listen(0, '127.0.0.1'),
+      (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_TLS_LOAD_FAILED',
+    );
+    const first = createWebhookServer({
+      validators,
+      tls: files,
+      ready: () => true,
+      logger,
+      registry: new Registry(),
+    });
     const address = await first.listen(0, '127.0.0.1');
     try {
-      const second = createWebhookServer({ validators, tls: files, ready: () => true, logger, registry: new Registry() });
-      await assert.rejects(second.listen(address.port, '127.0.0.1'), (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_LISTEN_FAILED');
+      const second = createWebhookServer({
+        validators,
+        tls: files,
+        ready: () => true,
+        logger,
+        registry: new Registry(),
+      });
+      await assert.rejects(
+        second.listen(address.port, '127.0.0.1'),
+        (e: unknown) => e instanceof WebhookError && e.code === 'WEBHOOK_LISTEN_FAILED',
+      );
     } finally {
       await first.close();
     }
@@ -315,7 +596,7 @@ test('configuration errors are typed', async () => {
   }
 });
 
-test('idle connections are kept 95 s, longer than the API server\'s own 90 s, so it closes them first', async (t) => {
+test("idle connections are kept 95 s, longer than the API server's own 90 s, so it closes them first", async (t) => {
   const { call } = await start(t);
   const res = await call('/validate/pvc-resize', pvcReview('keep'));
   assert.equal(res.headers['keep-alive'], 'timeout=95');
@@ -333,13 +614,31 @@ test('gzip bodies and non-utf-8 charsets are refused with 415', async (t) => {
   const { logger } = captureLogger();
   const server = createWebhookServer({ validators, tls: files, ready: () => true, logger });
   const { port } = await server.listen(0, '127.0.0.1');
-  t.after(async () => { await server.close(); await files.cleanup(); });
-  const gzip = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('g')), headers: { 'content-encoding': 'gzip' } });
+  t.after(async () => {
+    await server.close();
+    await files.cleanup();
+  });
+  const gzip = await httpsRequest(port, files.ca.certificatePem, {
+    path: '/validate/pvc-resize',
+    body: JSON.stringify(pvcReview('g')),
+    headers: { 'content-encoding': 'gzip' },
+  });
   assert.equal(gzip.status, 415);
-  assert.match((gzip.json() as { message: string }).message, /content-encoding gzip is not supported/);
-  const latin1 = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('l')), headers: { 'content-type': 'application/json; charset=latin1' } });
+  assert.match(
+    (gzip.json() as { message: string }).message,
+    /content-encoding gzip is not supported/,
+  );
+  const latin1 = await httpsRequest(port, files.ca.certificatePem, {
+    path: '/validate/pvc-resize',
+    body: JSON.stringify(pvcReview('l')),
+    headers: { 'content-type': 'application/json; charset=latin1' },
+  });
   assert.equal(latin1.status, 415);
-  const utf8 = await httpsRequest(port, files.ca.certificatePem, { path: '/validate/pvc-resize', body: JSON.stringify(pvcReview('u')), headers: { 'content-type': 'application/json; charset=UTF-8' } });
+  const utf8 = await httpsRequest(port, files.ca.certificatePem, {
+    path: '/validate/pvc-resize',
+    body: JSON.stringify(pvcReview('u')),
+    headers: { 'content-type': 'application/json; charset=UTF-8' },
+  });
   assert.equal(utf8.status, 200);
 });
 
@@ -348,12 +647,35 @@ test('what the client sent is never echoed in a 400: not from invalid JSON, not 
   const secret = 'sekrit-token-value';
   const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
   const cases: Array<[string, RegExp]> = [
-    [`{"apiVersion": "admission.k8s.io/v1", "token": ${secret}}`, /^the request body is not valid JSON( \(at character \d+\))?$/],
-    [JSON.stringify({ apiVersion: { token: secret }, kind: 'AdmissionReview', request: {} }), /apiVersion must be "admission\.k8s\.io\/v1" .*got an object$/],
-    [JSON.stringify({ apiVersion: `v1 ${secret} with spaces`, kind: 'AdmissionReview', request: {} }), /got a string$/],
-    [JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: { token: secret }, request: {} }), /kind must be "AdmissionReview", got an object$/],
+    [
+      `{"apiVersion": "admission.k8s.io/v1", "token": ${secret}}`,
+      /^the request body is not valid JSON( \(at character \d+\))?$/,
+    ],
+    [
+      JSON.stringify({ apiVersion: { token: secret }, kind: 'AdmissionReview', request: {} }),
+      /apiVersion must be "admission\.k8s\.io\/v1" .*got an object$/,
+    ],
+    [
+      JSON.stringify({
+        apiVersion: `v1 ${secret} with spaces`,
+        kind: 'AdmissionReview',
+        request: {},
+      }),
+      /got a string$/,
+    ],
+    [
+      JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: { token: secret }, request: {} }),
+      /kind must be "AdmissionReview", got an object$/,
+    ],
     [`{"apiVersion": ${deep}, "kind": "AdmissionReview"}`, /apiVersion must be .*got an array$/],
-    [JSON.stringify({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: {} }), /got "admission\.k8s\.io\/v1beta1"$/],
+    [
+      JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1beta1',
+        kind: 'AdmissionReview',
+        request: {},
+      }),
+      /got "admission\.k8s\.io\/v1beta1"$/,
+    ],
   ];
   for (const [raw, message] of cases) {
     const res = await call('/validate/pvc-resize', undefined, 'POST', raw);
@@ -375,13 +697,30 @@ test('a body sent a byte at a time (chunked, one byte per chunk) is kept in one 
   const server = createWebhookServer({
     // What is still held when the validator runs: garbage collected first (each piece the HTTP parser
     // hands over is garbage once copied; only what is kept counts).
-    validators: [{ name: 'pvc-resize', path: '/validate/pvc-resize', validate: () => { gc(); heapAtValidate = process.memoryUsage().heapUsed; return { allowed: true, decision: 'not-resize' }; } }],
-    tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: () => true, logger: logs.logger,
+    validators: [
+      {
+        name: 'pvc-resize',
+        path: '/validate/pvc-resize',
+        validate: () => {
+          gc();
+          heapAtValidate = process.memoryUsage().heapUsed;
+          return { allowed: true, decision: 'not-resize' };
+        },
+      },
+    ],
+    tls: { certFile: files.certFile, keyFile: files.keyFile },
+    ready: () => true,
+    logger: logs.logger,
   });
   const { port } = await server.listen(0, '127.0.0.1');
-  t.after(async () => { await server.close(); await files.cleanup(); });
+  t.after(async () => {
+    await server.close();
+    await files.cleanup();
+  });
   const review = pvcReview('bytewise') as { request: Record<string, unknown> };
-  const body = Buffer.from(JSON.stringify({ ...review, request: { ...review.request, pad: 'x'.repeat(200_000) } }));
+  const body = Buffer.from(
+    JSON.stringify({ ...review, request: { ...review.request, pad: 'x'.repeat(200_000) } }),
+  );
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   // The client in a process of its own: its 200,000 writes must not count in this heap.
@@ -401,40 +740,71 @@ test('a body sent a byte at a time (chunked, one byte per chunk) is kept in one 
     socket.on('end', () => process.stdout.write(text));
   `;
   const answer = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['-e', client], { env: { ...process.env, REVIEW: JSON.stringify(review), PAD: '200000', PORT: String(port), CA: files.ca.certificatePem }, maxBuffer: 1 << 20 },
-      (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    execFile(
+      process.execPath,
+      ['-e', client],
+      {
+        env: {
+          ...process.env,
+          REVIEW: JSON.stringify(review),
+          PAD: '200000',
+          PORT: String(port),
+          CA: files.ca.certificatePem,
+        },
+        maxBuffer: 1 << 20,
+      },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    );
   });
   assert.match(answer, /^HTTP\/1\.1 200/);
   assert.match(answer, /"uid":"bytewise","allowed":true/);
   // Kept as 200,000 Buffers the body held ~38 MB of heap when the validator ran; in one buffer, about its size.
-  assert.ok(heapAtValidate - heapBefore < 20 * 1024 * 1024, `heap grew by ${Math.round((heapAtValidate - heapBefore) / 1024 / 1024)} MB for a ${Math.round(body.length / 1024)} KB body`);
+  assert.ok(
+    heapAtValidate - heapBefore < 20 * 1024 * 1024,
+    `heap grew by ${Math.round((heapAtValidate - heapBefore) / 1024 / 1024)} MB for a ${Math.round(body.length / 1024)} KB body`,
+  );
 });
 
 /** A TCP connection that never starts TLS (a port scan, a stalled client); resolves once connected. */
-async function silentConnection(t: { after: (fn: () => void) => void }, port: number): Promise<{ socket: Socket; closed: Promise<void> }> {
+async function silentConnection(
+  t: { after: (fn: () => void) => void },
+  port: number,
+): Promise<{ socket: Socket; closed: Promise<void> }> {
   const socket = connect(port, '127.0.0.1');
-  t.after(() => { socket.destroy(); });
+  t.after(() => {
+    socket.destroy();
+  });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.on('error', () => undefined);
-  await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
   return { socket, closed };
 }
 
 test('close() ends connections that never finished their TLS handshake (closeAllConnections does not reach them), instead of waiting for the client for ever', async (t) => {
   const { server, address } = await start(t);
   const silent = await silentConnection(t, address.port);
-  const outcome = await Promise.race([server.close().then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 30_000, 'still waiting'))]);
+  const outcome = await Promise.race([
+    server.close().then(() => 'closed'),
+    new Promise((resolve) => setTimeout(resolve, 30_000, 'still waiting')),
+  ]);
   assert.equal(outcome, 'closed');
   await silent.closed;
 });
 
-test('a connection whose TLS handshake times out is dropped, not half-closed and kept (one file descriptor per stalled client)', { timeout: 60_000 }, async (t) => {
-  const { address, call, logs } = await start(t, { handshakeTimeoutMs: 300 });
-  const silent = await silentConnection(t, address.port);
-  await silent.closed;
-  assert.ok(logs.lines().some((l) => l['msg'] === 'TLS handshake timed out'));
-  assert.equal((await call('/livez', undefined, 'GET')).status, 200, 'the server keeps serving');
-});
+test(
+  'a connection whose TLS handshake times out is dropped, not half-closed and kept (one file descriptor per stalled client)',
+  { timeout: 60_000 },
+  async (t) => {
+    const { address, call, logs } = await start(t, { handshakeTimeoutMs: 300 });
+    const silent = await silentConnection(t, address.port);
+    await silent.closed;
+    assert.ok(logs.lines().some((l) => l['msg'] === 'TLS handshake timed out'));
+    assert.equal((await call('/livez', undefined, 'GET')).status, 200, 'the server keeps serving');
+  },
+);
 
 test('a failed listen says what to do for its cause: a port in use, an address not of this machine, a name that does not resolve', async (t) => {
   const { address } = await start(t);
@@ -442,33 +812,64 @@ test('a failed listen says what to do for its cause: a port in use, an address n
   t.after(() => files.cleanup());
   const cases: Array<[string, number, RegExp]> = [
     ['127.0.0.1', address.port, /EADDRINUSE.*\. Pick another --port or stop what uses it\.$/],
-    ['10.255.255.1', 0, /EADDRNOTAVAIL.*\. The address is not one of this machine's: pick another --bind-address\.$/],
-    ['no-such-host.invalid', 0, /\. The --bind-address is neither an IP address nor a name this machine resolves: give an address of this machine\.$/],
+    [
+      '10.255.255.1',
+      0,
+      /EADDRNOTAVAIL.*\. The address is not one of this machine's: pick another --bind-address\.$/,
+    ],
+    [
+      'no-such-host.invalid',
+      0,
+      /\. The --bind-address is neither an IP address nor a name this machine resolves: give an address of this machine\.$/,
+    ],
   ];
   for (const [host, port, message] of cases) {
-    const server = createWebhookServer({ validators, tls: { certFile: files.certFile, keyFile: files.keyFile }, ready: () => true, logger: captureLogger().logger });
-    await assert.rejects(server.listen(port, host), (error: Error & { code?: string }) => {
-      assert.equal(error.code, 'WEBHOOK_LISTEN_FAILED');
-      assert.match(error.message, message);
-      return true;
-    }, host);
+    const server = createWebhookServer({
+      validators,
+      tls: { certFile: files.certFile, keyFile: files.keyFile },
+      ready: () => true,
+      logger: captureLogger().logger,
+    });
+    await assert.rejects(
+      server.listen(port, host),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'WEBHOOK_LISTEN_FAILED');
+        assert.match(error.message, message);
+        return true;
+      },
+      host,
+    );
     await server.close();
   }
 });
 
-test('/metrics starts every known label series at 0 (certificate reload results, each webhook\'s bad requests): an increase() alert sees the first event', async (t) => {
+test("/metrics starts every known label series at 0 (certificate reload results, each webhook's bad requests): an increase() alert sees the first event", async (t) => {
   const { call } = await start(t);
   const metrics = (await call('/metrics', undefined, 'GET')).body;
   assert.match(metrics, /^voe_webhook_certificate_reloads_total\{result="failure"\} 0$/m);
-  assert.match(metrics, /^voe_webhook_certificate_reloads_total\{result="success"\} 1$/m, 'the first load');
-  for (const { name } of validators) assert.match(metrics, new RegExp(`^voe_webhook_bad_requests_total\\{webhook="${name}"\\} 0$`, 'm'));
+  assert.match(
+    metrics,
+    /^voe_webhook_certificate_reloads_total\{result="success"\} 1$/m,
+    'the first load',
+  );
+  for (const { name } of validators)
+    assert.match(
+      metrics,
+      new RegExp(`^voe_webhook_bad_requests_total\\{webhook="${name}"\\} 0$`, 'm'),
+    );
 });
 
 test('drain(): every answer (reviews, probes, metrics, 404) carries Connection: close', async (t) => {
   const { server, call } = await start(t);
   assert.equal((await call('/livez', undefined, 'GET')).headers.connection, 'keep-alive');
   server.drain();
-  for (const [path, method] of [['/validate/pvc-resize', 'POST'], ['/livez', 'GET'], ['/readyz', 'GET'], ['/metrics', 'GET'], ['/nowhere', 'GET']] as const) {
+  for (const [path, method] of [
+    ['/validate/pvc-resize', 'POST'],
+    ['/livez', 'GET'],
+    ['/readyz', 'GET'],
+    ['/metrics', 'GET'],
+    ['/nowhere', 'GET'],
+  ] as const) {
     const answer = await call(path, method === 'POST' ? pvcReview('drained') : undefined, method);
     assert.equal(answer.headers.connection, 'close', `${method} ${path}`);
   }

@@ -5,22 +5,36 @@ import { admissionIndexers, MemoryCache, type VirtualMachine } from '../../../sr
 import { vm } from '../../support/admission-objects.js';
 
 describe('MemoryCache', () => {
-  const names = (objects: VirtualMachine[]) => objects.map((object) => object.metadata?.name).sort();
+  const names = (objects: VirtualMachine[]) =>
+    objects.map((object) => object.metadata?.name).sort();
 
   it('gets, lists by namespace and finds by index', () => {
-    const cache = new MemoryCache([vm('a'), vm('b', { namespace: 'other' })], { indexers: admissionIndexers.vms });
+    const cache = new MemoryCache([vm('a'), vm('b', { namespace: 'other' })], {
+      indexers: admissionIndexers.vms,
+    });
     assert.equal(cache.get('default', 'a')?.metadata?.name, 'a');
     assert.equal(cache.get('other', 'a'), undefined);
     assert.deepEqual(names(cache.list('other')), ['b']);
     assert.deepEqual(names(cache.list()), ['a', 'b']);
     assert.deepEqual(names(cache.byIndex('vms-by-pvc', 'default/a-disk-0-kq8zt')), ['a']);
     assert.deepEqual(cache.byIndex('vms-by-pvc', 'default/none'), []);
-    assert.throws(() => cache.byIndex('nope', 'x'), (error: unknown) => isKubeError(error) && error.code === 'KUBE_INFORMER_UNKNOWN_INDEX' && /no index named "nope"/.test(error.message));
+    assert.throws(
+      () => cache.byIndex('nope', 'x'),
+      (error: unknown) =>
+        isKubeError(error) &&
+        error.code === 'KUBE_INFORMER_UNKNOWN_INDEX' &&
+        /no index named "nope"/.test(error.message),
+    );
   });
 
   it('re-indexes on update and forgets on delete', () => {
     const cache = new MemoryCache([vm('a')], { indexers: admissionIndexers.vms });
-    cache.set(vm('a', { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'moved' } }], templates: [] }));
+    cache.set(
+      vm('a', {
+        volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'moved' } }],
+        templates: [],
+      }),
+    );
     assert.deepEqual(cache.byIndex('vms-by-pvc', 'default/a-disk-0-kq8zt'), []);
     assert.deepEqual(names(cache.byIndex('vms-by-pvc', 'default/moved')), ['a']);
     cache.delete('default', 'a');
@@ -29,7 +43,9 @@ describe('MemoryCache', () => {
   });
 
   it('keys cluster-scoped objects by name and reports its sync state', () => {
-    const cache = new MemoryCache([{ metadata: { name: 'csi-online-expand-validation' } }], { synced: false });
+    const cache = new MemoryCache([{ metadata: { name: 'csi-online-expand-validation' } }], {
+      synced: false,
+    });
     assert.ok(cache.get(undefined, 'csi-online-expand-validation'));
     assert.equal(cache.hasSynced, false);
     cache.setSynced(true);

@@ -14,13 +14,16 @@ test('a valid AdmissionReview v1 yields its request', () => {
   assert.equal(parsed.request.namespace, 'default');
   assert.equal(parsed.request.userInfo?.username, 'alice');
   assert.equal(parsed.request.dryRun, false);
-  assert.deepEqual((parsed.request.object as { spec: { resources: unknown } }).spec.resources, { requests: { storage: '20Gi' } });
+  assert.deepEqual((parsed.request.object as { spec: { resources: unknown } }).spec.resources, {
+    requests: { storage: '20Gi' },
+  });
 });
 
 test('optional fields may be absent; object and oldObject may be null', () => {
   const review = pvcReview('u-2');
   const request = review['request'] as Record<string, unknown>;
-  for (const key of ['requestKind', 'name', 'namespace', 'userInfo', 'dryRun', 'subResource']) delete request[key];
+  for (const key of ['requestKind', 'name', 'namespace', 'userInfo', 'dryRun', 'subResource'])
+    delete request[key];
   request['object'] = null;
   request['operation'] = 'DELETE';
   const parsed = parseAdmissionReview(review);
@@ -31,7 +34,9 @@ test('optional fields may be absent; object and oldObject may be null', () => {
   }
 });
 
-function mutate(change: (review: Record<string, unknown>, request: Record<string, unknown>) => void): unknown {
+function mutate(
+  change: (review: Record<string, unknown>, request: Record<string, unknown>) => void,
+): unknown {
   const review = pvcReview('u-3');
   change(review, review['request'] as Record<string, unknown>);
   return review;
@@ -41,23 +46,125 @@ const invalid: Array<[string, unknown, RegExp]> = [
   ['not an object', 'hello', /JSON object/],
   ['null', null, /JSON object/],
   ['an array', [pvcReview('x')], /got an array/],
-  ['v1beta1', mutate((r) => { r['apiVersion'] = 'admission.k8s.io/v1beta1'; }), /apiVersion must be "admission.k8s.io\/v1".*v1beta1/],
-  ['no apiVersion', mutate((r) => { delete r['apiVersion']; }), /apiVersion.*got nothing/],
-  ['wrong kind', mutate((r) => { r['kind'] = 'Pod'; }), /kind must be "AdmissionReview"/],
-  ['no request', mutate((r) => { delete r['request']; }), /request must be an object, got nothing/],
-  ['request is a string', mutate((r) => { r['request'] = 'x'; }), /request must be an object, got a string/],
-  ['no uid', mutate((_r, q) => { delete q['uid']; }), /request.uid must be a non-empty string/],
-  ['empty uid', mutate((_r, q) => { q['uid'] = ''; }), /request.uid/],
-  ['numeric uid', mutate((_r, q) => { q['uid'] = 7; }), /request.uid/],
-  ['no kind', mutate((_r, q) => { delete q['kind']; }), /request.kind must be an object/],
-  ['kind.kind missing', mutate((_r, q) => { q['kind'] = { group: '', version: 'v1' }; }), /request.kind.kind must be a string, got nothing$/],
-  ['resource.version empty', mutate((_r, q) => { q['resource'] = { group: '', version: '', resource: 'pvc' }; }), /must not be empty/],
-  ['bad operation', mutate((_r, q) => { q['operation'] = 'PATCH'; }), /request.operation must be one of/],
-  ['object is an array', mutate((_r, q) => { q['object'] = []; }), /request.object must be an object or null/],
-  ['oldObject is a number', mutate((_r, q) => { q['oldObject'] = 1; }), /request.oldObject/],
-  ['namespace not a string', mutate((_r, q) => { q['namespace'] = {}; }), /request.namespace must be a string/],
-  ['groups not strings', mutate((_r, q) => { q['userInfo'] = { username: 'a', groups: [1] }; }), /groups must be an array of strings/],
-  ['dryRun a string', mutate((_r, q) => { q['dryRun'] = 'true'; }), /request.dryRun must be a boolean/],
+  [
+    'v1beta1',
+    mutate((r) => {
+      r['apiVersion'] = 'admission.k8s.io/v1beta1';
+    }),
+    /apiVersion must be "admission.k8s.io\/v1".*v1beta1/,
+  ],
+  [
+    'no apiVersion',
+    mutate((r) => {
+      delete r['apiVersion'];
+    }),
+    /apiVersion.*got nothing/,
+  ],
+  [
+    'wrong kind',
+    mutate((r) => {
+      r['kind'] = 'Pod';
+    }),
+    /kind must be "AdmissionReview"/,
+  ],
+  [
+    'no request',
+    mutate((r) => {
+      delete r['request'];
+    }),
+    /request must be an object, got nothing/,
+  ],
+  [
+    'request is a string',
+    mutate((r) => {
+      r['request'] = 'x';
+    }),
+    /request must be an object, got a string/,
+  ],
+  [
+    'no uid',
+    mutate((_r, q) => {
+      delete q['uid'];
+    }),
+    /request.uid must be a non-empty string/,
+  ],
+  [
+    'empty uid',
+    mutate((_r, q) => {
+      q['uid'] = '';
+    }),
+    /request.uid/,
+  ],
+  [
+    'numeric uid',
+    mutate((_r, q) => {
+      q['uid'] = 7;
+    }),
+    /request.uid/,
+  ],
+  [
+    'no kind',
+    mutate((_r, q) => {
+      delete q['kind'];
+    }),
+    /request.kind must be an object/,
+  ],
+  [
+    'kind.kind missing',
+    mutate((_r, q) => {
+      q['kind'] = { group: '', version: 'v1' };
+    }),
+    /request.kind.kind must be a string, got nothing$/,
+  ],
+  [
+    'resource.version empty',
+    mutate((_r, q) => {
+      q['resource'] = { group: '', version: '', resource: 'pvc' };
+    }),
+    /must not be empty/,
+  ],
+  [
+    'bad operation',
+    mutate((_r, q) => {
+      q['operation'] = 'PATCH';
+    }),
+    /request.operation must be one of/,
+  ],
+  [
+    'object is an array',
+    mutate((_r, q) => {
+      q['object'] = [];
+    }),
+    /request.object must be an object or null/,
+  ],
+  [
+    'oldObject is a number',
+    mutate((_r, q) => {
+      q['oldObject'] = 1;
+    }),
+    /request.oldObject/,
+  ],
+  [
+    'namespace not a string',
+    mutate((_r, q) => {
+      q['namespace'] = {};
+    }),
+    /request.namespace must be a string/,
+  ],
+  [
+    'groups not strings',
+    mutate((_r, q) => {
+      q['userInfo'] = { username: 'a', groups: [1] };
+    }),
+    /groups must be an array of strings/,
+  ],
+  [
+    'dryRun a string',
+    mutate((_r, q) => {
+      q['dryRun'] = 'true';
+    }),
+    /request.dryRun must be a boolean/,
+  ],
 ];
 
 for (const [name, body, message] of invalid) {

@@ -1,8 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildValidatingWebhookConfiguration, registrationChanges } from '../../../src/webhook/index.js';
+import {
+  buildValidatingWebhookConfiguration,
+  registrationChanges,
+} from '../../../src/webhook/index.js';
 
-const registered = buildValidatingWebhookConfiguration({ name: 'voe-dev', urlBase: 'https://127.0.0.1:9443', caBundle: 'Q0E=' }).webhooks!;
+const registered = buildValidatingWebhookConfiguration({
+  name: 'voe-dev',
+  urlBase: 'https://127.0.0.1:9443',
+  caBundle: 'Q0E=',
+}).webhooks!;
 
 test('registrationChanges: nothing changed, nothing said', () => {
   assert.deepEqual(registrationChanges(registered, structuredClone(registered)), []);

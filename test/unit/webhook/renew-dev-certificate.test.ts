@@ -4,14 +4,21 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCertificateAuthority, issueServingCertificate, type CertificateAuthority } from '../../../src/tls/index.js';
+import {
+  createCertificateAuthority,
+  issueServingCertificate,
+  type CertificateAuthority,
+} from '../../../src/tls/index.js';
 import { startDevCertificateRenewal } from '../../../src/webhook/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { eventually } from '../../support/held-clock.js';
 
 const HOSTS = ['127.0.0.1', 'localhost', '::1'];
 
-async function devFiles(t: { after: (fn: () => Promise<void>) => void }, caDays = 365): Promise<{ certFile: string; keyFile: string; ca: CertificateAuthority }> {
+async function devFiles(
+  t: { after: (fn: () => Promise<void>) => void },
+  caDays = 365,
+): Promise<{ certFile: string; keyFile: string; ca: CertificateAuthority }> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-renew-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const ca = await createCertificateAuthority('voe-dev-webhook-ca', { validityDays: caDays });
@@ -27,24 +34,43 @@ test('startDevCertificateRenewal replaces tls.crt and tls.key with a pair from t
   const { certFile, keyFile, ca } = await devFiles(t);
   const first = await readFile(certFile, 'utf8');
   const capture = captureLogger();
-  const renewal = startDevCertificateRenewal({ ca, hosts: HOSTS, certFile, keyFile, logger: capture.logger, renewEveryMs: 300 });
+  const renewal = startDevCertificateRenewal({
+    ca,
+    hosts: HOSTS,
+    certFile,
+    keyFile,
+    logger: capture.logger,
+    renewEveryMs: 300,
+  });
   t.after(() => renewal.stop());
-  const renewed = () => capture.lines().filter((l) => l['msg'] === 'dev serving certificate renewed');
+  const renewed = () =>
+    capture.lines().filter((l) => l['msg'] === 'dev serving certificate renewed');
   await eventually(() => renewed().length >= 2, 20_000, 'two renewals');
   await renewal.stop();
   const count = renewed().length;
 
   const cert = new X509Certificate(await readFile(certFile, 'utf8'));
   assert.notEqual(cert.toString(), new X509Certificate(first).toString(), 'a new certificate');
-  assert.ok(cert.verify(new X509Certificate(ca.certificatePem).publicKey), 'signed by the same CA, which the registered caBundle trusts');
-  assert.ok(cert.checkPrivateKey(createPrivateKey(await readFile(keyFile, 'utf8'))), 'tls.key is its key');
-  for (const host of HOSTS) assert.ok(cert.checkHost(host) !== undefined || cert.checkIP(host) !== undefined, host);
+  assert.ok(
+    cert.verify(new X509Certificate(ca.certificatePem).publicKey),
+    'signed by the same CA, which the registered caBundle trusts',
+  );
+  assert.ok(
+    cert.checkPrivateKey(createPrivateKey(await readFile(keyFile, 'utf8'))),
+    'tls.key is its key',
+  );
+  for (const host of HOSTS)
+    assert.ok(cert.checkHost(host) !== undefined || cert.checkIP(host) !== undefined, host);
   const days = (Date.parse(cert.validTo) - Date.now()) / 86_400_000;
   assert.ok(days > 29 && days < 31, `valid for 30 days (${days})`);
   assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
   assert.equal(renewed().at(-1)?.['notAfter'], new Date(cert.validTo).toISOString());
   assert.ok(!capture.text().includes('PRIVATE KEY'), 'no key in the logs');
-  assert.equal(capture.lines().filter((l) => (l['level'] as number) >= 40).length, 0, 'nothing to warn about with a CA valid for a year');
+  assert.equal(
+    capture.lines().filter((l) => (l['level'] as number) >= 40).length,
+    0,
+    'nothing to warn about with a CA valid for a year',
+  );
 
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   assert.equal(renewed().length, count, 'no renewal after stop()');
@@ -57,31 +83,70 @@ test('startDevCertificateRenewal: a renewal that cannot write is logged and trie
   await rm(certFile);
   await mkdir(certFile);
   const capture = captureLogger();
-  const renewal = startDevCertificateRenewal({ ca, hosts: HOSTS, certFile, keyFile, logger: capture.logger, renewEveryMs: 200, retryMs: 200 });
+  const renewal = startDevCertificateRenewal({
+    ca,
+    hosts: HOSTS,
+    certFile,
+    keyFile,
+    logger: capture.logger,
+    renewEveryMs: 200,
+    retryMs: 200,
+  });
   t.after(() => renewal.stop());
-  const failed = () => capture.lines().filter((l) => l['msg'] === 'could not renew the dev serving certificate; still serving the current one, trying again later');
+  const failed = () =>
+    capture
+      .lines()
+      .filter(
+        (l) =>
+          l['msg'] ===
+          'could not renew the dev serving certificate; still serving the current one, trying again later',
+      );
   await eventually(() => failed().length >= 2, 20_000, 'two failed tries');
   assert.match(String(failed()[0]?.['error']), /EISDIR/);
   assert.equal(failed()[0]?.['retryInMs'], 200);
-  assert.equal(capture.lines().filter((l) => l['msg'] === 'dev serving certificate renewed').length, 0);
+  assert.equal(
+    capture.lines().filter((l) => l['msg'] === 'dev serving certificate renewed').length,
+    0,
+  );
   await rm(certFile, { recursive: true });
-  await eventually(() => capture.lines().some((l) => l['msg'] === 'dev serving certificate renewed'), 20_000, 'renewed once it can write');
+  await eventually(
+    () => capture.lines().some((l) => l['msg'] === 'dev serving certificate renewed'),
+    20_000,
+    'renewed once it can write',
+  );
   await renewal.stop();
   const cert = new X509Certificate(await readFile(certFile, 'utf8'));
   assert.notEqual(cert.toString(), new X509Certificate(first).toString());
-  assert.ok(cert.checkPrivateKey(createPrivateKey(await readFile(keyFile, 'utf8'))), 'tls.key is its key');
+  assert.ok(
+    cert.checkPrivateKey(createPrivateKey(await readFile(keyFile, 'utf8'))),
+    'tls.key is its key',
+  );
 });
 
 test('startDevCertificateRenewal says once that voe serve --dev needs a restart when the CA ends before a new certificate would', async (t) => {
   const { certFile, keyFile, ca } = await devFiles(t, 2);
   const capture = captureLogger();
-  const renewal = startDevCertificateRenewal({ ca, hosts: HOSTS, certFile, keyFile, logger: capture.logger, renewEveryMs: 200 });
+  const renewal = startDevCertificateRenewal({
+    ca,
+    hosts: HOSTS,
+    certFile,
+    keyFile,
+    logger: capture.logger,
+    renewEveryMs: 200,
+  });
   t.after(() => renewal.stop());
-  await eventually(() => capture.lines().filter((l) => l['msg'] === 'dev serving certificate renewed').length >= 3, 20_000, 'three renewals');
+  await eventually(
+    () => capture.lines().filter((l) => l['msg'] === 'dev serving certificate renewed').length >= 3,
+    20_000,
+    'three renewals',
+  );
   await renewal.stop();
   const warnings = capture.lines().filter((l) => l['level'] === 40);
   assert.equal(warnings.length, 1, JSON.stringify(warnings));
-  assert.match(String(warnings[0]?.['msg']), /^the dev CA expires then, and the serving certificate with it: restart voe serve --dev before then/);
+  assert.match(
+    String(warnings[0]?.['msg']),
+    /^the dev CA expires then, and the serving certificate with it: restart voe serve --dev before then/,
+  );
   assert.equal(warnings[0]?.['caNotAfter'], ca.certificate.notAfter.toISOString());
   const cert = new X509Certificate(await readFile(certFile, 'utf8'));
   assert.ok(Date.parse(cert.validTo) <= ca.certificate.notAfter.getTime(), 'never beyond its CA');

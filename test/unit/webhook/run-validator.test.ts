@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { runValidator, type AdmissionRequest, type Validator } from '../../../src/webhook/index.js';
 
 const request: AdmissionRequest = {
-  uid: 'u', operation: 'UPDATE', kind: { group: '', version: 'v1', kind: 'PersistentVolumeClaim' },
+  uid: 'u',
+  operation: 'UPDATE',
+  kind: { group: '', version: 'v1', kind: 'PersistentVolumeClaim' },
   resource: { group: '', version: 'v1', resource: 'persistentvolumeclaims' },
 };
 
@@ -12,15 +14,40 @@ function validator(validate: Validator['validate']): Validator {
 }
 
 test('a verdict passes through', async () => {
-  const { verdict, error } = await runValidator(validator(() => ({ allowed: false, code: 422, reason: 'Invalid', message: 'm', decision: 'd' })), request);
+  const { verdict, error } = await runValidator(
+    validator(() => ({
+      allowed: false,
+      code: 422,
+      reason: 'Invalid',
+      message: 'm',
+      decision: 'd',
+    })),
+    request,
+  );
   assert.equal(error, undefined);
-  assert.deepEqual(verdict, { allowed: false, code: 422, reason: 'Invalid', message: 'm', decision: 'd' });
+  assert.deepEqual(verdict, {
+    allowed: false,
+    code: 422,
+    reason: 'Invalid',
+    message: 'm',
+    decision: 'd',
+  });
 });
 
 for (const [name, validate] of [
-  ['throws', () => { throw new Error('cache exploded'); }],
+  [
+    'throws',
+    () => {
+      throw new Error('cache exploded');
+    },
+  ],
   ['rejects', () => Promise.reject(new Error('cache exploded'))],
-  ['throws a non-error', () => { throw 'cache exploded'; }],
+  [
+    'throws a non-error',
+    () => {
+      throw 'cache exploded';
+    },
+  ],
 ] as Array<[string, Validator['validate']]>) {
   test(`a validator that ${name} yields a 500 InternalError refusal naming the webhook`, async () => {
     const { verdict, error } = await runValidator(validator(validate), request);
@@ -34,12 +61,18 @@ for (const [name, validate] of [
 }
 
 test('something that is not a verdict is an internal error', async () => {
-  const { verdict } = await runValidator(validator(() => undefined as never), request);
+  const { verdict } = await runValidator(
+    validator(() => undefined as never),
+    request,
+  );
   assert.equal(verdict.code, 500);
   assert.match(verdict.message ?? '', /returned no verdict/);
 });
 
 test('a missing decision label is filled in', async () => {
-  const { verdict } = await runValidator(validator(() => ({ allowed: true }) as never), request);
+  const { verdict } = await runValidator(
+    validator(() => ({ allowed: true }) as never),
+    request,
+  );
   assert.equal(verdict.decision, 'allowed');
 });

@@ -4,36 +4,82 @@ import { MAX_WARNING_LENGTH, toAdmissionReview } from '../../../src/webhook/inde
 
 test('allowed: no status, uid echoed', () => {
   assert.deepEqual(toAdmissionReview('u1', { allowed: true, decision: 'not-resize' }), {
-    apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u1', allowed: true },
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid: 'u1', allowed: true },
   });
 });
 
 test('denied Invalid: status carries code, message, reason and one FieldValueInvalid cause (as Harvester answers)', () => {
-  const review = toAdmissionReview('u2', { allowed: false, code: 422, reason: 'Invalid', message: 'PVC_EXPAND: no', decision: 'gate-missing', field: 'spec.resources.requests.storage' });
+  const review = toAdmissionReview('u2', {
+    allowed: false,
+    code: 422,
+    reason: 'Invalid',
+    message: 'PVC_EXPAND: no',
+    decision: 'gate-missing',
+    field: 'spec.resources.requests.storage',
+  });
   assert.deepEqual(review.response, {
-    uid: 'u2', allowed: false,
+    uid: 'u2',
+    allowed: false,
     status: {
-      code: 422, message: 'PVC_EXPAND: no', reason: 'Invalid',
-      details: { causes: [{ reason: 'FieldValueInvalid', message: 'PVC_EXPAND: no', field: 'spec.resources.requests.storage' }] },
+      code: 422,
+      message: 'PVC_EXPAND: no',
+      reason: 'Invalid',
+      details: {
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: 'PVC_EXPAND: no',
+            field: 'spec.resources.requests.storage',
+          },
+        ],
+      },
     },
   });
-  const fieldless = toAdmissionReview('u2', { allowed: false, code: 422, reason: 'Invalid', message: 'no', decision: 'x' });
-  assert.deepEqual(fieldless.response.status?.details, { causes: [{ reason: 'FieldValueInvalid', message: 'no' }] });
+  const fieldless = toAdmissionReview('u2', {
+    allowed: false,
+    code: 422,
+    reason: 'Invalid',
+    message: 'no',
+    decision: 'x',
+  });
+  assert.deepEqual(fieldless.response.status?.details, {
+    causes: [{ reason: 'FieldValueInvalid', message: 'no' }],
+  });
 });
 
 test('denied InternalError: no causes', () => {
-  const review = toAdmissionReview('u5', { allowed: false, code: 500, reason: 'InternalError', message: 'internal error: x', decision: 'internal-error' });
-  assert.deepEqual(review.response.status, { code: 500, message: 'internal error: x', reason: 'InternalError' });
+  const review = toAdmissionReview('u5', {
+    allowed: false,
+    code: 500,
+    reason: 'InternalError',
+    message: 'internal error: x',
+    decision: 'internal-error',
+  });
+  assert.deepEqual(review.response.status, {
+    code: 500,
+    message: 'internal error: x',
+    reason: 'InternalError',
+  });
 });
 
 test('denied without details defaults to 400 BadRequest (as the API server raises a lower code) with the decision as message', () => {
   const review = toAdmissionReview('u3', { allowed: false, decision: 'x', code: 200 });
-  assert.deepEqual(review.response.status, { code: 400, message: 'denied (x)', reason: 'BadRequest' });
+  assert.deepEqual(review.response.status, {
+    code: 400,
+    message: 'denied (x)',
+    reason: 'BadRequest',
+  });
 });
 
 test('warnings are kept on one line, trimmed to 120 characters, empty ones dropped', () => {
   const long = 'é'.repeat(300);
-  const review = toAdmissionReview('u4', { allowed: true, decision: 'ok', warnings: ['short', long, '', 'two\nlines\t', '   '] });
+  const review = toAdmissionReview('u4', {
+    allowed: true,
+    decision: 'ok',
+    warnings: ['short', long, '', 'two\nlines\t', '   '],
+  });
   const warnings = review.response.warnings ?? [];
   assert.equal(warnings.length, 3);
   assert.equal(warnings[0], 'short');
@@ -43,5 +89,8 @@ test('warnings are kept on one line, trimmed to 120 characters, empty ones dropp
 });
 
 test('no warnings field when there are none', () => {
-  assert.equal('warnings' in toAdmissionReview('u5', { allowed: true, decision: 'ok', warnings: [] }).response, false);
+  assert.equal(
+    'warnings' in toAdmissionReview('u5', { allowed: true, decision: 'ok', warnings: [] }).response,
+    false,
+  );
 });

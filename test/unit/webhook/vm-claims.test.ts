@@ -1,6 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isVmRunning, pvcKeysOfVm, volumeClaimTemplatesOf, type VirtualMachine } from '../../../src/webhook/index.js';
+import {
+  isVmRunning,
+  pvcKeysOfVm,
+  volumeClaimTemplatesOf,
+  type VirtualMachine,
+} from '../../../src/webhook/index.js';
 import { templateEntry, vm } from '../../support/admission-objects.js';
 
 describe('pvcKeysOfVm', () => {
@@ -12,9 +17,16 @@ describe('pvcKeysOfVm', () => {
         { name: 'disk-1', dataVolume: { name: 'vm1-dv' } },
         { name: 'cloudinitdisk', cloudInitNoCloud: { userData: '#cloud-config' } },
       ],
-      templates: [templateEntry('vm1-disk-0-kq8zt', '10Gi'), templateEntry('vm1-disk-2-pending', '5Gi')],
+      templates: [
+        templateEntry('vm1-disk-0-kq8zt', '10Gi'),
+        templateEntry('vm1-disk-2-pending', '5Gi'),
+      ],
     });
-    assert.deepEqual(pvcKeysOfVm(machine).sort(), ['team-a/vm1-disk-0-kq8zt', 'team-a/vm1-disk-2-pending', 'team-a/vm1-dv']);
+    assert.deepEqual(pvcKeysOfVm(machine).sort(), [
+      'team-a/vm1-disk-0-kq8zt',
+      'team-a/vm1-disk-2-pending',
+      'team-a/vm1-dv',
+    ]);
   });
 
   it('a malformed volumeClaimTemplates annotation lists nothing', () => {
@@ -44,6 +56,11 @@ describe('isVmRunning (Harvester: printableStatus != "Stopped")', () => {
     ['no status', undefined, true],
   ];
   for (const [name, status, running] of table) {
-    it(name, () => assert.equal(isVmRunning({ metadata: { name: 'v' }, ...(status ? { status } : {}) }), running));
+    it(name, () =>
+      assert.equal(
+        isVmRunning({ metadata: { name: 'v' }, ...(status ? { status } : {}) }),
+        running,
+      ),
+    );
   }
 });
