@@ -1,0 +1,10 @@
+/**
+ * Loaded by mocha before every test file (`--require`, see scripts/run-tests.mjs): chai learns
+ * chai-as-promised's assertions, and each test's `onCleanup` functions run after it.
+ */
+import { use } from 'chai';
+import chaiAsPromised from 'chai-as-promised';
+
+use(chaiAsPromised);
+
+export { mochaHooks } from './cleanup.js';
