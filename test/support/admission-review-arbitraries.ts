@@ -154,11 +154,9 @@ export const requestBody = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc
-      .nat({ max: 400_000 })
-      .map((n) => ({
-        raw: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"${'u'.repeat(n)}"` as
-          string | Uint8Array,
-      })),
+    arbitrary: fc.nat({ max: 400_000 }).map((n) => ({
+      raw: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"${'u'.repeat(n)}"` as
+        string | Uint8Array,
+    })),
   },
 );

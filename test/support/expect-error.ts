@@ -1,6 +1,6 @@
 /**
- * Checks a thrown error or a rejection against what is expected of it, with chai and
- * chai-as-promised:
+ * Checks a thrown error or a rejection against what is expected of it, with chai's assert
+ * (chai-as-promised is registered here too, for tests that call assert.isRejected themselves):
  * - a RegExp: matched against `String(error)` (its name and message);
  * - an Error class: the error is an instance of it;
  * - an object: each of its properties equals (deeply, strictly) the error's, or, for a RegExp
@@ -39,8 +39,11 @@ export function checkError(error: unknown, expected?: ErrorExpectation, message?
       `${prefix}the validation function did not return true for ${String(error)}`,
     );
   } else {
-    assert.isNotNull(error, message);
-    assert.isObject(error, message);
+    // Any object, an Error too (chai's isObject accepts plain objects only).
+    assert.isTrue(
+      typeof error === 'object' && error !== null,
+      `${prefix}expected an object, got ${String(error)}`,
+    );
     const actual = error as Record<string, unknown>;
     for (const [key, value] of Object.entries(expected as Record<string, unknown>)) {
       const label = `${prefix}property ${key} of ${String(error)}`;
@@ -80,7 +83,15 @@ export async function expectRejection(
   message?: string,
 ): Promise<unknown> {
   const settled = typeof promise === 'function' ? promise() : promise;
-  const error: unknown = await assert.isRejected(settled, message);
-  checkError(error, expected, message);
-  return error;
+  // Not assert.isRejected(settled, message): chai-as-promised reads a string there as what the
+  // error message must include.
+  let rejected: { error: unknown } | undefined;
+  try {
+    await settled;
+  } catch (error) {
+    rejected = { error };
+  }
+  if (rejected === undefined) return assert.fail(message ?? 'expected the promise to reject');
+  checkError(rejected.error, expected, message);
+  return rejected.error;
 }

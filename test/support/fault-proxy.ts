@@ -201,17 +201,15 @@ export async function startFaultProxy(upstream: KubeConfig): Promise<FaultProxy>
       if (finished) return;
       if (!res.headersSent) {
         record.status = 502;
-        res
-          .writeHead(502, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              kind: 'Status',
-              apiVersion: 'v1',
-              status: 'Failure',
-              message: 'fault proxy: the API server could not be reached',
-              code: 502,
-            }),
-          );
+        res.writeHead(502, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            message: 'fault proxy: the API server could not be reached',
+            code: 502,
+          }),
+        );
       } else {
         res.destroy();
       }
