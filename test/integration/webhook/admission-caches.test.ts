@@ -3,8 +3,8 @@
  * validators. Objects are written the way Harvester, KubeVirt and Longhorn write them; the
  * decisions follow the cluster as it changes (watch), without any API call per request.
  */
-import { after, test } from 'node:test';
-import assert from 'node:assert/strict';
+import { after, describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   createAdmissionValidators,
   startAdmissionCaches,
@@ -71,7 +71,6 @@ await cluster.apply({
 });
 
 const started = startAdmissionCaches({ kubeConfig: cp.kubeConfig });
-after(() => started.stop());
 const [pvcResize, vmValidator, settingValidator] = createAdmissionValidators({
   caches: started.caches.admission,
   csiDrivers: started.caches.csiDrivers,
@@ -111,45 +110,49 @@ const NFS_OPTIONS = {
 // Synchronous right after the start: no list has completed, so a judged request is refused.
 const beforeSync = { ready: started.ready(), verdict: pvcResize.validate(grow(ROOT)) };
 
-test('refuses with 500 until the informers have synced, then decides from them', async (t) => {
-  assert.equal(beforeSync.ready, false);
-  assert.equal((await beforeSync.verdict).decision, 'cache-not-synced');
-  await eventually(async () => started.ready(), Boolean, 'caches ready');
-  assert.deepEqual(await pvcResize.validate(grow(ROOT)), { allowed: true, decision: 'allowed' });
-  const nfs = await pvcResize.validate(grow(NFS_DISK, '20Gi', NFS_OPTIONS));
-  assert.equal(nfs.decision, 'provisioner-not-validated');
+describe('admission caches on a real kube-apiserver', () => {
+  after(() => started.stop());
 
-  await t.test(
-    'the caches keep the objects without the managedFields the API server wrote',
-    async () => {
-      const { CoreV1Api } = await import('@kubernetes/client-node');
-      const stored = await cp.kubeConfig
-        .makeApiClient(CoreV1Api)
-        .readNamespacedPersistentVolumeClaim({ name: ROOT, namespace: 'default' });
-      assert.ok(
-        (stored.metadata?.managedFields ?? []).length > 0,
-        'the API server wrote managedFields',
-      );
-      const cached = started.caches.admission.pvcs.get('default', ROOT);
-      assert.equal(cached?.metadata?.resourceVersion, stored.metadata?.resourceVersion);
-      assert.equal(
-        cached?.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'],
-        stored.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'],
-      );
-      assert.equal(cached?.metadata && 'managedFields' in cached.metadata, false);
-      const cachedVm = started.caches.admission.vms.get('default', 'vm1');
-      assert.equal(cachedVm?.metadata?.name, 'vm1');
-      assert.equal(cachedVm?.metadata && 'managedFields' in cachedVm.metadata, false);
-      assert.deepEqual(
-        started.caches.admission.vms
-          .byIndex(VMS_BY_PVC_INDEX, `default/${ROOT}`)
-          .map((v) => v.metadata?.name),
-        ['vm1'],
-      );
-    },
-  );
+  it('refuses with 500 until the informers have synced, then decides from them', async () => {
+    assert.isFalse(beforeSync.ready);
+    assert.strictEqual((await beforeSync.verdict).decision, 'cache-not-synced');
+    await eventually(async () => started.ready(), Boolean, 'caches ready');
+    assert.deepStrictEqual(await pvcResize.validate(grow(ROOT)), {
+      allowed: true,
+      decision: 'allowed',
+    });
+    const nfs = await pvcResize.validate(grow(NFS_DISK, '20Gi', NFS_OPTIONS));
+    assert.strictEqual(nfs.decision, 'provisioner-not-validated');
+  });
 
-  await t.test('follows the Setting through the watch', async () => {
+  it('the caches keep the objects without the managedFields the API server wrote', async () => {
+    const { CoreV1Api } = await import('@kubernetes/client-node');
+    const stored = await cp.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .readNamespacedPersistentVolumeClaim({ name: ROOT, namespace: 'default' });
+    assert.ok(
+      (stored.metadata?.managedFields ?? []).length > 0,
+      'the API server wrote managedFields',
+    );
+    const cached = started.caches.admission.pvcs.get('default', ROOT);
+    assert.strictEqual(cached?.metadata?.resourceVersion, stored.metadata?.resourceVersion);
+    assert.strictEqual(
+      cached?.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'],
+      stored.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner'],
+    );
+    assert.isFalse(cached?.metadata && 'managedFields' in cached.metadata);
+    const cachedVm = started.caches.admission.vms.get('default', 'vm1');
+    assert.strictEqual(cachedVm?.metadata?.name, 'vm1');
+    assert.isFalse(cachedVm?.metadata && 'managedFields' in cachedVm.metadata);
+    assert.deepStrictEqual(
+      started.caches.admission.vms
+        .byIndex(VMS_BY_PVC_INDEX, `default/${ROOT}`)
+        .map((v) => v.metadata?.name),
+      ['vm1'],
+    );
+  });
+
+  it('follows the Setting through the watch', async () => {
     await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', {
       value: '{"nfs.csi.k8s.io":true}',
     });
@@ -160,7 +163,7 @@ test('refuses with 500 until the informers have synced, then decides from them',
     );
   });
 
-  await t.test('follows the KubeVirt feature gates and the VM status', async () => {
+  it('follows the KubeVirt feature gates and the VM status', async () => {
     await cluster.patchCustom(
       KINDS.kubeVirts,
       'kubevirt',
@@ -220,7 +223,7 @@ test('refuses with 500 until the informers have synced, then decides from them',
     );
   });
 
-  await t.test('follows the Longhorn Volume data engine and version', async () => {
+  it('follows the Longhorn Volume data engine and version', async () => {
     await cluster.patchCustom(
       KINDS.longhornVolumes,
       longhornVolume().metadata!.name!,
@@ -245,58 +248,54 @@ test('refuses with 500 until the informers have synced, then decides from them',
     );
   });
 
-  await t.test(
-    'the VM path judges a larger template against the live PVC from the cache',
-    async () => {
-      const before = vm('vm1');
-      const after = {
-        ...before,
-        metadata: {
-          ...before.metadata,
-          annotations: {
-            ...before.metadata!.annotations,
-            'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '5Gi')]),
-          },
+  it('the VM path judges a larger template against the live PVC from the cache', async () => {
+    const before = vm('vm1');
+    const after = {
+      ...before,
+      metadata: {
+        ...before.metadata,
+        annotations: {
+          ...before.metadata!.annotations,
+          'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '5Gi')]),
         },
-      };
-      const shrink = await vmValidator.validate(
-        admissionRequest({
-          operation: 'UPDATE',
-          resource: VM_RESOURCE,
-          kind: VM_KIND,
-          oldObject: before,
-          object: after,
-        }),
-      );
-      assert.equal(shrink.decision, 'template-shrink');
-      const bigger = {
-        ...after,
-        metadata: {
-          ...after.metadata,
-          annotations: {
-            ...after.metadata.annotations,
-            'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '40Gi')]),
-          },
+      },
+    };
+    const shrink = await vmValidator.validate(
+      admissionRequest({
+        operation: 'UPDATE',
+        resource: VM_RESOURCE,
+        kind: VM_KIND,
+        oldObject: before,
+        object: after,
+      }),
+    );
+    assert.strictEqual(shrink.decision, 'template-shrink');
+    const bigger = {
+      ...after,
+      metadata: {
+        ...after.metadata,
+        annotations: {
+          ...after.metadata.annotations,
+          'harvesterhci.io/volumeClaimTemplates': JSON.stringify([templateEntry(ROOT, '40Gi')]),
         },
-      };
-      assert.equal(
-        (
-          await vmValidator.validate(
-            admissionRequest({
-              operation: 'UPDATE',
-              resource: VM_RESOURCE,
-              kind: VM_KIND,
-              oldObject: before,
-              object: bigger,
-            }),
-          )
-        ).allowed,
-        true,
-      );
-    },
-  );
+      },
+    };
+    assert.isTrue(
+      (
+        await vmValidator.validate(
+          admissionRequest({
+            operation: 'UPDATE',
+            resource: VM_RESOURCE,
+            kind: VM_KIND,
+            oldObject: before,
+            object: bigger,
+          }),
+        )
+      ).allowed,
+    );
+  });
 
-  await t.test('the Setting path warns about drivers without a CSIDriver object', async () => {
+  it('the Setting path warns about drivers without a CSIDriver object', async () => {
     await cp.kubeConfig
       .makeApiClient((await import('@kubernetes/client-node')).StorageV1Api)
       .createCSIDriver({
@@ -316,7 +315,7 @@ test('refuses with 500 until the informers have synced, then decides from them',
       (v) => (v.warnings ?? []).every((w) => !w.includes('nfs.csi.k8s.io')),
       'CSIDriver seen',
     );
-    assert.equal(verdict.allowed, true);
+    assert.isTrue(verdict.allowed);
     assert.ok(verdict.warnings?.some((w) => w.includes('"topolvm.io"')));
     assert.ok(verdict.warnings?.some((w) => w.includes('"driver.longhorn.io"')));
   });

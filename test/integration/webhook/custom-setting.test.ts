@@ -3,8 +3,8 @@
  * the registered setting webhook receives updates of that Setting (and not of Harvester's), and a
  * PVC resize of a running VM is refused with 500 while that Setting holds invalid JSON.
  */
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   harvesterSetting,
   KINDS,
@@ -50,22 +50,19 @@ const until = (check: () => Promise<boolean>, what: string): Promise<void> =>
 describe('a webhook configured with Setting voe-expand-validation', () => {
   it('refuses a running VM disk resize with 500 while that Setting holds invalid JSON; a stopped VM disk still grows', async () => {
     const refused = await expand(SCENARIO.nfsDisk, '20Gi');
-    assert.equal(refused?.code, 500);
+    assert.strictEqual(refused?.code, 500);
     assert.match(refused?.message ?? '', /voe-expand-validation/);
     assert.match(refused?.message ?? '', /JSON/);
-    assert.equal(await expand(SCENARIO.stoppedVmDisk, '20Gi'), undefined);
+    assert.isUndefined(await expand(SCENARIO.stoppedVmDisk, '20Gi'));
   });
 
   it('validates updates of that Setting, not of csi-online-expand-validation', async () => {
     const refused = await patchSetting(SETTING, '{"nfs.csi.k8s.io":"yes"}');
-    assert.equal(refused?.code, 422);
+    assert.strictEqual(refused?.code, 422);
     assert.match(String(refused?.body), /SETTING_INVALID_VALUE/);
     // Harvester's own Setting is not the one this webhook guards: the API server does not call it.
-    assert.equal(
-      await patchSetting('csi-online-expand-validation', '{"nfs.csi.k8s.io":'),
-      undefined,
-    );
-    assert.equal(await patchSetting(SETTING, '{"nfs.csi.k8s.io":true}'), undefined);
+    assert.isUndefined(await patchSetting('csi-online-expand-validation', '{"nfs.csi.k8s.io":'));
+    assert.isUndefined(await patchSetting(SETTING, '{"nfs.csi.k8s.io":true}'));
     await until(
       async () => (await expand(SCENARIO.nfsDisk, '20Gi')) === undefined,
       'NFS expansion allowed by voe-expand-validation',

@@ -3,8 +3,8 @@
  * is written over tls.crt/tls.key, served to new connections, and trusted by the caBundle the
  * API server was given at registration, which does not change.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:tls';
 import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
@@ -31,60 +31,62 @@ function servedFingerprint(port: number, caPem: string): Promise<string> {
   });
 }
 
-test('voe serve --dev renews its serving certificate from the same CA: new connections get the new one, the registered caBundle still trusts it, and the API server keeps calling the webhook', async () => {
-  const capture = captureLogger('info');
-  const { serving } = await serveAdmission(
-    cp.kubeConfig,
-    'voe-renewal-test',
-    {},
-    { logger: capture.logger, devCertificateRenewMs: 2_000 },
-  );
-  const caPem = await readFile(`${serving.certDir!}/ca.crt`, 'utf8');
-  const configuration = await cp.kubeConfig
-    .makeApiClient(AdmissionregistrationV1Api)
-    .readValidatingWebhookConfiguration({ name: 'voe-renewal-test' });
-  const bundles = new Set(
-    (configuration.webhooks ?? []).map((webhook) =>
-      Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8'),
-    ),
-  );
-  assert.deepEqual([...bundles], [caPem], 'every webhook trusts the dev CA');
-  const port = serving.address.port;
-  const before = await servedFingerprint(port, caPem);
-  const firstFile = await readFile(`${serving.certDir!}/tls.crt`, 'utf8');
+describe('voe serve --dev certificate renewal', () => {
+  it('voe serve --dev renews its serving certificate from the same CA: new connections get the new one, the registered caBundle still trusts it, and the API server keeps calling the webhook', async () => {
+    const capture = captureLogger('info');
+    const { serving } = await serveAdmission(
+      cp.kubeConfig,
+      'voe-renewal-test',
+      {},
+      { logger: capture.logger, devCertificateRenewMs: 2_000 },
+    );
+    const caPem = await readFile(`${serving.certDir!}/ca.crt`, 'utf8');
+    const configuration = await cp.kubeConfig
+      .makeApiClient(AdmissionregistrationV1Api)
+      .readValidatingWebhookConfiguration({ name: 'voe-renewal-test' });
+    const bundles = new Set(
+      (configuration.webhooks ?? []).map((webhook) =>
+        Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8'),
+      ),
+    );
+    assert.deepStrictEqual([...bundles], [caPem], 'every webhook trusts the dev CA');
+    const port = serving.address.port;
+    const before = await servedFingerprint(port, caPem);
+    const firstFile = await readFile(`${serving.certDir!}/tls.crt`, 'utf8');
 
-  await eventually(
-    () => capture.lines().some((l) => l['msg'] === 'dev serving certificate renewed'),
-    30_000,
-    'a renewal',
-  );
-  await eventually(
-    async () => (await servedFingerprint(port, caPem)) !== before,
-    30_000,
-    'new connections served the renewed certificate',
-  );
-  assert.notEqual(await readFile(`${serving.certDir!}/tls.crt`, 'utf8'), firstFile);
-  assert.equal(await readFile(`${serving.certDir!}/ca.crt`, 'utf8'), caPem, 'the same CA');
-  const after = await cp.kubeConfig
-    .makeApiClient(AdmissionregistrationV1Api)
-    .readValidatingWebhookConfiguration({ name: 'voe-renewal-test' });
-  assert.equal(
-    after.metadata?.resourceVersion,
-    configuration.metadata?.resourceVersion,
-    'the registration was not touched',
-  );
-  assert.equal(
-    capture
-      .lines()
-      .filter((l) => /serving certificate/.test(String(l['msg'])) && (l['level'] as number) >= 40)
-      .length,
-    0,
-    `no warning about the certificate: ${capture.text()}`,
-  );
+    await eventually(
+      () => capture.lines().some((l) => l['msg'] === 'dev serving certificate renewed'),
+      30_000,
+      'a renewal',
+    );
+    await eventually(
+      async () => (await servedFingerprint(port, caPem)) !== before,
+      30_000,
+      'new connections served the renewed certificate',
+    );
+    assert.notStrictEqual(await readFile(`${serving.certDir!}/tls.crt`, 'utf8'), firstFile);
+    assert.strictEqual(await readFile(`${serving.certDir!}/ca.crt`, 'utf8'), caPem, 'the same CA');
+    const after = await cp.kubeConfig
+      .makeApiClient(AdmissionregistrationV1Api)
+      .readValidatingWebhookConfiguration({ name: 'voe-renewal-test' });
+    assert.strictEqual(
+      after.metadata?.resourceVersion,
+      configuration.metadata?.resourceVersion,
+      'the registration was not touched',
+    );
+    assert.strictEqual(
+      capture
+        .lines()
+        .filter((l) => /serving certificate/.test(String(l['msg'])) && (l['level'] as number) >= 40)
+        .length,
+      0,
+      `no warning about the certificate: ${capture.text()}`,
+    );
 
-  // The webhook still decides the API server's requests: a growth refused with its message.
-  const refused = await resizeThroughApi(cluster, SCENARIO.nfsDisk, '20Gi');
-  assert.equal(refused?.code, 422);
-  assert.match(refused?.message ?? '', /denied the request: PVC_EXPAND: /);
-  await serving.stop();
+    // The webhook still decides the API server's requests: a growth refused with its message.
+    const refused = await resizeThroughApi(cluster, SCENARIO.nfsDisk, '20Gi');
+    assert.strictEqual(refused?.code, 422);
+    assert.match(refused?.message ?? '', /denied the request: PVC_EXPAND: /);
+    await serving.stop();
+  });
 });

@@ -3,23 +3,30 @@
  * proxy (test/support/fault-proxy.ts) for the answers only something in between gives (a spurious
  * 404, discovery failing), and with CRDs really deleted for a resource that is really gone.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { installCrds } from '../../../src/controlplane/index.js';
 import { CheckError } from '../../../src/webhook/index.js';
 import { readOptionalList } from '../../../src/webhook/read-optional.js';
-import { startFaultProxy } from '../../support/fault-proxy.js';
+import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy.js';
 import { deleteCrd, resourceOf, testCrd } from '../../support/test-crd.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();
 
-test('a list answered 404 reads as empty only when discovery confirms the resource is not served (voe check, the demo survey)', async (t) => {
-  const proxy = await startFaultProxy(cp.kubeConfig);
-  t.after(() => proxy.close());
-  const custom = proxy.kubeConfig.makeApiClient(CustomObjectsApi);
-  type Resource = { group: string; version: string; plural: string };
+type Resource = { group: string; version: string; plural: string };
+
+describe('a list answered 404 reads as empty only when discovery confirms the resource is not served (voe check, the demo survey)', () => {
+  let proxy: FaultProxy;
+  let custom: CustomObjectsApi;
+  before(async () => {
+    proxy = await startFaultProxy(cp.kubeConfig);
+    custom = proxy.kubeConfig.makeApiClient(CustomObjectsApi);
+  });
+  // proxy is unset when the before hook failed
+  after(() => proxy?.close());
   const read = (resource: Resource) =>
     readOptionalList(`${resource.plural} in default`, proxy.kubeConfig, resource, () =>
       custom.listNamespacedCustomObject({ ...resource, namespace: 'default' }),
@@ -27,33 +34,30 @@ test('a list answered 404 reads as empty only when discovery confirms the resour
   const kindOf = (list: unknown): unknown => (list as { kind?: unknown } | undefined)?.kind;
   const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
 
-  await t.test('a served resource reads as its list', async () => {
-    assert.equal(kindOf(await read(VMS)), 'VirtualMachineList');
+  it('a served resource reads as its list', async () => {
+    assert.strictEqual(kindOf(await read(VMS)), 'VirtualMachineList');
   });
 
-  await t.test(
-    'a 404 while discovery lists the resource (a proxy in between, kubernetes#115241) is a failure to try again, not "none"',
-    async () => {
-      proxy.inject(
-        { path: '/apis/kubevirt.io/v1/namespaces/default/virtualmachines' },
-        { answer: 404 },
-      );
-      await assert.rejects(
-        read(VMS),
-        (error: unknown) =>
-          error instanceof CheckError &&
-          error.code === 'CHECK_API_FAILED' &&
-          /answered 404 although the cluster serves virtualmachines\.kubevirt\.io \(discovery lists it\).*Try again\./.test(
-            error.message,
-          ),
-      );
-    },
-  );
+  it('a 404 while discovery lists the resource (a proxy in between, kubernetes#115241) is a failure to try again, not "none"', async () => {
+    proxy.inject(
+      { path: '/apis/kubevirt.io/v1/namespaces/default/virtualmachines' },
+      { answer: 404 },
+    );
+    await expectRejection(
+      read(VMS),
+      (error: unknown) =>
+        error instanceof CheckError &&
+        error.code === 'CHECK_API_FAILED' &&
+        /answered 404 although the cluster serves virtualmachines\.kubevirt\.io \(discovery lists it\).*Try again\./.test(
+          error.message,
+        ),
+    );
+  });
 
-  await t.test('a 404 when discovery cannot be read (500) is a failure too', async () => {
+  it('a 404 when discovery cannot be read (500) is a failure too', async () => {
     proxy.inject({ path: '/apis/kubevirt.io/v1' }, { answer: 500, message: 'etcd timeout' });
     try {
-      await assert.rejects(
+      await expectRejection(
         read(VMS),
         (error: unknown) =>
           error instanceof CheckError &&
@@ -80,17 +84,17 @@ test('a list answered 404 reads as empty only when discovery confirms the resour
     },
   ];
   for (const variant of gone) {
-    await t.test(variant.name, async () => {
+    it(variant.name, async () => {
       const resource = resourceOf(variant.crd);
       await installCrds(cp.kubeConfig, [variant.crd, ...variant.others]);
-      assert.equal(kindOf(await read(resource)), 'WidgetList', 'served while its CRD exists');
+      assert.strictEqual(kindOf(await read(resource)), 'WidgetList', 'served while its CRD exists');
       await deleteCrd(cp.kubeConfig, variant.crd);
       const asked = proxy.requests.length;
-      assert.equal(await read(resource), undefined);
+      assert.isUndefined(await read(resource));
       const answers = proxy.requests
         .slice(asked)
         .map((r) => `${r.path} ${r.status} ${r.injected ? 'injected' : 'from the API server'}`);
-      assert.deepEqual(answers, [
+      assert.deepStrictEqual(answers, [
         `/apis/${resource.group}/v1/namespaces/default/widgets 404 from the API server`,
         `/apis/${resource.group}/v1 ${variant.discovery} from the API server`,
       ]);

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import type { V1LimitRange } from '@kubernetes/client-node';
 import {
   apiServerFindings,
@@ -128,7 +128,7 @@ describe('apiServerFindings (what Kubernetes checks before the webhook)', () => 
       const findings = apiServerFindings(c.claim, c.size, () =>
         c.cls === undefined ? longhorn : c.cls,
       );
-      assert.deepEqual(
+      assert.deepStrictEqual(
         findings.map((f) => `${f.outcome}/${f.decision}`),
         c.outcomes,
       );
@@ -150,13 +150,13 @@ describe('apiServerFindings: what the 1.33 API server reads that the table above
   const decisions = (findings: ReturnType<typeof apiServerFindings>): string[] =>
     findings.map((f) => `${f.outcome}/${f.decision}`);
   it('a shrink down to exactly status.capacity is refused, as below it (validation uses <=)', () => {
-    assert.deepEqual(decisions(apiServerFindings(recovering, '10Gi', () => longhorn)), [
+    assert.deepStrictEqual(decisions(apiServerFindings(recovering, '10Gi', () => longhorn)), [
       'refuse/api-below-capacity',
     ]);
-    assert.deepEqual(decisions(apiServerFindings(recovering, '10240Mi', () => longhorn)), [
+    assert.deepStrictEqual(decisions(apiServerFindings(recovering, '10240Mi', () => longhorn)), [
       'refuse/api-below-capacity',
     ]);
-    assert.deepEqual(decisions(apiServerFindings(recovering, '15Gi', () => longhorn)), [
+    assert.deepStrictEqual(decisions(apiServerFindings(recovering, '15Gi', () => longhorn)), [
       'pass/recovery',
     ]);
   });
@@ -166,7 +166,7 @@ describe('apiServerFindings: what the 1.33 API server reads that the table above
       '5Gi',
       () => longhorn,
     );
-    assert.deepEqual(decisions(findings), ['pass/recovery']);
+    assert.deepStrictEqual(decisions(findings), ['pass/recovery']);
     assert.ok(
       findings.every((f) => !f.message.includes('undefined')),
       findings[0]?.message,
@@ -184,22 +184,22 @@ describe('apiServerFindings: what the 1.33 API server reads that the table above
       },
       spec: { ...pvc(ROOT).spec, storageClassName: specClass },
     });
-    assert.deepEqual(
+    assert.deepStrictEqual(
       decisions(
         apiServerFindings(annotated('fixed-size', longhorn.metadata?.name), '20Gi', classes),
       ),
       ['refuse/api-expansion-not-allowed'],
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       decisions(apiServerFindings(annotated(longhorn.metadata!.name!), '20Gi', classes)),
       ['pass/allowed'],
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       decisions(apiServerFindings(annotated('', longhorn.metadata?.name), '20Gi', classes)),
       ['refuse/api-expansion-not-allowed'],
     );
-    assert.equal(claimClassName(annotated('', 'x')), '');
-    assert.equal(claimClassName(pvc(ROOT)), pvc(ROOT).spec?.storageClassName);
+    assert.strictEqual(claimClassName(annotated('', 'x')), '');
+    assert.strictEqual(claimClassName(pvc(ROOT)), pvc(ROOT).spec?.storageClassName);
   });
   it("a LimitRange's PersistentVolumeClaim min and max storage (LimitRanger, before PersistentVolumeClaimResize)", () => {
     const limitRanges: V1LimitRange[] = [
@@ -215,7 +215,7 @@ describe('apiServerFindings: what the 1.33 API server reads that the table above
     ];
     const policies: NamespacePolicies = { limitRanges, quotas: [], unreadable: [] };
     const over = apiServerFindings(pvc(ROOT), '200Gi', () => longhorn, policies);
-    assert.deepEqual(decisions(over), ['refuse/api-limit-range']);
+    assert.deepStrictEqual(decisions(over), ['refuse/api-limit-range']);
     assert.match(
       over[0]!.message,
       /maximum storage usage per PersistentVolumeClaim is 100Gi, but request is 200Gi \(LimitRange pvc-size\)/,
@@ -224,10 +224,11 @@ describe('apiServerFindings: what the 1.33 API server reads that the table above
       apiServerFindings(pvc(ROOT), '11Gi', () => longhorn, policies)[0]!.message,
       /minimum storage usage per PersistentVolumeClaim is 12Gi, but request is 11Gi/,
     );
-    assert.deepEqual(decisions(apiServerFindings(pvc(ROOT), '20Gi', () => longhorn, policies)), [
-      'pass/allowed',
-    ]);
-    assert.deepEqual(
+    assert.deepStrictEqual(
+      decisions(apiServerFindings(pvc(ROOT), '20Gi', () => longhorn, policies)),
+      ['pass/allowed'],
+    );
+    assert.deepStrictEqual(
       decisions(
         apiServerFindings(
           pvc(ROOT),
@@ -246,7 +247,7 @@ describe('apiServerFindings: what the 1.33 API server reads that the table above
       quotas: [],
       unreadable: ['LimitRanges in default (HTTP 403)'],
     });
-    assert.deepEqual(decisions(findings), ['skip/api-policy-unreadable', 'pass/allowed']);
+    assert.deepStrictEqual(decisions(findings), ['skip/api-policy-unreadable', 'pass/allowed']);
   });
 });
 
@@ -259,7 +260,7 @@ describe('quotaFindings (ResourceQuota, after the webhooks)', () => {
   it('refuses a growth that takes requests.storage above hard; a smaller one, a shrink and a scoped quota pass', () => {
     const quotas = [quota({ 'requests.storage': '75Gi' }, { 'requests.storage': '60Gi' })];
     const refused = quotaFindings(pvc(ROOT), '30Gi', quotas);
-    assert.deepEqual(
+    assert.deepStrictEqual(
       refused.map((f) => `${f.check}/${f.outcome}/${f.decision}`),
       ['quota/refuse/api-quota-exceeded'],
     );
@@ -267,9 +268,9 @@ describe('quotaFindings (ResourceQuota, after the webhooks)', () => {
       refused[0]!.message,
       /exceeded quota storage: requests\.storage is 60Gi used of 75Gi, and growing from 10Gi to 30Gi would go above it/,
     );
-    assert.deepEqual(quotaFindings(pvc(ROOT), '25Gi', quotas), []);
-    assert.deepEqual(quotaFindings(pvc(ROOT), '5Gi', quotas), []);
-    assert.deepEqual(
+    assert.deepStrictEqual(quotaFindings(pvc(ROOT), '25Gi', quotas), []);
+    assert.deepStrictEqual(quotaFindings(pvc(ROOT), '5Gi', quotas), []);
+    assert.deepStrictEqual(
       quotaFindings(pvc(ROOT), '30Gi', [
         quota(
           { 'requests.storage': '75Gi' },
@@ -288,14 +289,14 @@ describe('quotaFindings (ResourceQuota, after the webhooks)', () => {
         { [`${className}.storageclass.storage.k8s.io/requests.storage`]: '10Gi' },
       ),
     ];
-    assert.equal(quotaFindings(pvc(ROOT), '20Gi', perClass).length, 1);
+    assert.strictEqual(quotaFindings(pvc(ROOT), '20Gi', perClass).length, 1);
     const other = [
       quota(
         { 'other.storageclass.storage.k8s.io/requests.storage': '15Gi' },
         { 'other.storageclass.storage.k8s.io/requests.storage': '10Gi' },
       ),
     ];
-    assert.deepEqual(quotaFindings(pvc(ROOT), '20Gi', other), []);
+    assert.deepStrictEqual(quotaFindings(pvc(ROOT), '20Gi', other), []);
   });
   it('after a failed expansion a claim is charged its status.allocatedResources when larger (RecoverVolumeExpansionFailure, 1.32 on)', () => {
     // The request was lowered to 50Gi after an expansion to 100Gi failed; the quota counts 100Gi.
@@ -306,12 +307,16 @@ describe('quotaFindings (ResourceQuota, after the webhooks)', () => {
       status: { ...base.status, allocatedResources: { storage: '100Gi' } },
     } as PersistentVolumeClaim;
     const full = [quota({ 'requests.storage': '100Gi' }, { 'requests.storage': '100Gi' })];
-    assert.deepEqual(quotaFindings(lowered, '60Gi', full), [], 'still charged 100Gi: no growth');
-    assert.deepEqual(quotaFindings(lowered, '60Gi', full, { major: 1, minor: 33 }), []);
+    assert.deepStrictEqual(
+      quotaFindings(lowered, '60Gi', full),
+      [],
+      'still charged 100Gi: no growth',
+    );
+    assert.deepStrictEqual(quotaFindings(lowered, '60Gi', full, { major: 1, minor: 33 }), []);
     const beyond = quotaFindings(lowered, '110Gi', full);
-    assert.equal(beyond[0]?.decision, 'api-quota-exceeded', 'charged 100Gi -> 110Gi');
+    assert.strictEqual(beyond[0]?.decision, 'api-quota-exceeded', 'charged 100Gi -> 110Gi');
     // Before 1.32 the gate is off by default: the request alone is charged.
-    assert.equal(
+    assert.strictEqual(
       quotaFindings(lowered, '60Gi', full, { major: 1, minor: 31 })[0]?.decision,
       'api-quota-exceeded',
     );
@@ -333,7 +338,7 @@ describe("apiServerFindings: a smaller request depends on the API server's versi
     findings.map((f) => `${f.outcome}/${f.decision}`);
   it('Kubernetes 1.30 (Harvester 1.4) refuses any shrink: "can not be less than previous value"', () => {
     const findings = apiServerFindings(recovering, '15Gi', () => longhorn, policies(30));
-    assert.deepEqual(decisions(findings), ['refuse/api-below-previous']);
+    assert.deepStrictEqual(decisions(findings), ['refuse/api-below-previous']);
     assert.match(
       findings[0]!.message,
       /can not be less than its previous value \(20Gi\): Kubernetes 1\.30 allows/,
@@ -345,12 +350,14 @@ describe("apiServerFindings: a smaller request depends on the API server's versi
       { allocatedResourceStatuses: { storage: 'ControllerResizeInfeasible' } },
     ]) {
       const claim = withStatus(recovering, { ...recovering.status, ...extra });
-      assert.deepEqual(decisions(apiServerFindings(claim, '15Gi', () => longhorn, policies(30))), [
-        'pass/recovery',
-      ]);
-      assert.deepEqual(decisions(apiServerFindings(claim, '10Gi', () => longhorn, policies(30))), [
-        'refuse/api-below-capacity',
-      ]);
+      assert.deepStrictEqual(
+        decisions(apiServerFindings(claim, '15Gi', () => longhorn, policies(30))),
+        ['pass/recovery'],
+      );
+      assert.deepStrictEqual(
+        decisions(apiServerFindings(claim, '10Gi', () => longhorn, policies(30))),
+        ['refuse/api-below-capacity'],
+      );
     }
   });
   it('1.32 and later, or a version that could not be read, allow the recovery and say which', () => {
@@ -362,7 +369,7 @@ describe("apiServerFindings: a smaller request depends on the API server's versi
       apiServerFindings(recovering, '15Gi', () => longhorn)[0]!.message,
       /version could not be read/,
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       decisions(apiServerFindings(recovering, '25Gi', () => longhorn, policies(30))),
       ['pass/allowed'],
       'growing is not affected',

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   assembleResizeSnapshot,
   createAdmissionValidators,
@@ -49,8 +49,8 @@ describe('createCacheSnapshotSource', () => {
       .vmsUsingPvc('default', ROOT)
       .map((machine) => machine.metadata?.name)
       .sort();
-    assert.deepEqual(names, ['vm1', 'vm2', 'vm3']);
-    assert.deepEqual(source.vmsUsingPvc('default', 'nothing'), []);
+    assert.deepStrictEqual(names, ['vm1', 'vm2', 'vm3']);
+    assert.deepStrictEqual(source.vmsUsingPvc('default', 'nothing'), []);
   });
 
   it('finds VMIs by spec volume, dataVolume and volumeStatus claim, only in the PVC namespace, running or not', () => {
@@ -70,20 +70,20 @@ describe('createCacheSnapshotSource', () => {
         vmi('vm5'),
       ],
     });
-    assert.deepEqual(
+    assert.deepStrictEqual(
       source
         .vmisUsingPvc('default', ROOT)
         .map((instance) => instance.metadata?.name)
         .sort(),
       ['vm1', 'vm2', 'vm3'],
     );
-    assert.deepEqual(source.vmisUsingPvc('default', 'nothing'), []);
+    assert.deepStrictEqual(source.vmisUsingPvc('default', 'nothing'), []);
   });
 
   it('reads the KubeVirt CR at the configured location only', () => {
     const upstream = { ...kubeVirt(), metadata: { name: 'kubevirt', namespace: 'kubevirt' } };
-    assert.equal(memorySource({ kubeVirts: [upstream] }).source.getKubeVirt(), undefined);
-    assert.equal(
+    assert.isUndefined(memorySource({ kubeVirts: [upstream] }).source.getKubeVirt());
+    assert.strictEqual(
       memorySource(
         { kubeVirts: [upstream] },
         { kubeVirtNamespace: 'kubevirt' },
@@ -107,22 +107,22 @@ describe('createCacheSnapshotSource', () => {
       ],
       longhornSettings: [longhornVersion('v1.10.1')],
     });
-    assert.equal(source.getLonghornVolume(PV_NAME)?.spec?.dataEngine, 'v1');
-    assert.deepEqual(
+    assert.strictEqual(source.getLonghornVolume(PV_NAME)?.spec?.dataEngine, 'v1');
+    assert.deepStrictEqual(
       source
         .getLonghornEngines(PV_NAME)
         .map((engine) => engine.metadata?.name)
         .sort(),
       [`${PV_NAME}-e-0`, `${PV_NAME}-e-1`],
     );
-    assert.equal(source.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
+    assert.strictEqual(source.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
   });
 
   it('is synced only when every cache is', () => {
     const { caches, source } = memorySource({});
-    assert.equal(source.synced(), true);
+    assert.isTrue(source.synced());
     caches.longhornEngines.setSynced(false);
-    assert.equal(source.synced(), false);
+    assert.isFalse(source.synced());
   });
 
   it('works without Longhorn caches (no Longhorn installed)', () => {
@@ -136,13 +136,12 @@ describe('createCacheSnapshotSource', () => {
       settings: new MemoryCache(),
     };
     const source = createCacheSnapshotSource(caches, options);
-    assert.equal(source.synced(), true);
-    assert.deepEqual(source.getLonghornEngines(PV_NAME), []);
-    assert.equal(source.getLonghornVolume(PV_NAME), undefined);
-    assert.equal(source.readsLonghorn, false);
-    assert.equal(
+    assert.isTrue(source.synced());
+    assert.deepStrictEqual(source.getLonghornEngines(PV_NAME), []);
+    assert.isUndefined(source.getLonghornVolume(PV_NAME));
+    assert.isFalse(source.readsLonghorn);
+    assert.isTrue(
       memorySource({}).source.readsLonghorn,
-      true,
       'Longhorn caches present, even empty: read',
     );
   });
@@ -157,9 +156,9 @@ describe('createCacheSnapshotSource', () => {
       { ...caches, longhornVolumes: notServed } as AdmissionCaches,
       options,
     );
-    assert.equal(source.readsLonghorn, false);
+    assert.isFalse(source.readsLonghorn);
     const claim = pvc(ROOT);
-    assert.deepEqual(
+    assert.deepStrictEqual(
       assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn,
       { volume: null, engines: [], read: false },
     );
@@ -179,21 +178,21 @@ describe('createCacheSnapshotSource', () => {
       });
     }
     const source = createCacheSnapshotSource(changing, options);
-    assert.equal(source.readsLonghorn, false);
-    assert.equal(source.getLonghornVolume(PV_NAME), undefined);
-    assert.equal(source.synced(), true);
+    assert.isFalse(source.readsLonghorn);
+    assert.isUndefined(source.getLonghornVolume(PV_NAME));
+    assert.isTrue(source.synced());
     read = true;
-    assert.equal(source.readsLonghorn, true);
-    assert.equal(source.getLonghornVolume(PV_NAME)?.spec?.dataEngine, 'v1');
-    assert.equal(source.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
+    assert.isTrue(source.readsLonghorn);
+    assert.strictEqual(source.getLonghornVolume(PV_NAME)?.spec?.dataEngine, 'v1');
+    assert.strictEqual(source.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
     caches.longhornEngines.setOutOfSync({ since: 0, why: '403 Forbidden' });
-    assert.equal(source.synced(), false, 'once read, they count like the others');
-    assert.deepEqual(source.outOfSync(), [
+    assert.isFalse(source.synced(), 'once read, they count like the others');
+    assert.deepStrictEqual(source.outOfSync(), [
       'engines.longhorn.io (since 1970-01-01T00:00:00.000Z: 403 Forbidden)',
     ]);
     read = false;
-    assert.equal(source.synced(), true);
-    assert.deepEqual(source.outOfSync(), []);
+    assert.isTrue(source.synced());
+    assert.deepStrictEqual(source.outOfSync(), []);
   });
 
   it('voe check --longhorn off builds no Longhorn caches, so its source reads none', () => {
@@ -210,14 +209,14 @@ describe('createCacheSnapshotSource', () => {
     };
     const options = resolveAdmissionOptions();
     const off = buildAdmissionCaches(objects, { longhorn: false });
-    assert.deepEqual(
+    assert.deepStrictEqual(
       Object.keys(off).filter((key) => key.startsWith('longhorn')),
       [],
     );
-    assert.equal(createCacheSnapshotSource(off, options).readsLonghorn, false);
+    assert.isFalse(createCacheSnapshotSource(off, options).readsLonghorn);
     const on = createCacheSnapshotSource(buildAdmissionCaches(objects), options);
-    assert.equal(on.readsLonghorn, true);
-    assert.equal(on.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
+    assert.isTrue(on.readsLonghorn);
+    assert.strictEqual(on.getLonghornSetting('current-longhorn-version')?.value, 'v1.10.1');
   });
 });
 
@@ -237,17 +236,17 @@ describe('assembleResizeSnapshot', () => {
   it('collects everything for a Longhorn PVC', () => {
     const { source, options } = memorySource(state);
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.equal(snapshot.storageClass?.metadata?.name, 'longhorn-image-7r2k9');
-    assert.deepEqual(
+    assert.strictEqual(snapshot.storageClass?.metadata?.name, 'longhorn-image-7r2k9');
+    assert.deepStrictEqual(
       snapshot.vms.map((machine) => machine.metadata?.name),
       ['vm1'],
     );
-    assert.deepEqual(snapshot.vmis, []);
-    assert.equal(snapshot.kubeVirt?.metadata?.name, 'kubevirt');
-    assert.equal(snapshot.expandSetting.state, 'parsed');
-    assert.equal(snapshot.longhorn?.volume?.metadata?.name, PV_NAME);
-    assert.equal(snapshot.longhorn?.engines?.length, 1);
-    assert.equal(snapshot.longhorn?.version, 'v1.9.1');
+    assert.deepStrictEqual(snapshot.vmis, []);
+    assert.strictEqual(snapshot.kubeVirt?.metadata?.name, 'kubevirt');
+    assert.strictEqual(snapshot.expandSetting.state, 'parsed');
+    assert.strictEqual(snapshot.longhorn?.volume?.metadata?.name, PV_NAME);
+    assert.strictEqual(snapshot.longhorn?.engines?.length, 1);
+    assert.strictEqual(snapshot.longhorn?.version, 'v1.9.1');
   });
 
   it('collects the VMIs naming the PVC, with those of VMs whose spec does not (hotplugged without --persist)', () => {
@@ -259,11 +258,11 @@ describe('assembleResizeSnapshot', () => {
       vmis: [vmi('vm1'), hotplugged, vmi('vm9', { volumes: [] })],
     });
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.deepEqual(
+    assert.deepStrictEqual(
       snapshot.vms.map((machine) => machine.metadata?.name),
       ['vm1'],
     );
-    assert.deepEqual(snapshot.vmis?.map((instance) => instance.metadata?.name).sort(), [
+    assert.deepStrictEqual(snapshot.vmis?.map((instance) => instance.metadata?.name).sort(), [
       'vm1',
       'vm2',
     ]);
@@ -282,13 +281,13 @@ describe('assembleResizeSnapshot', () => {
       longhornSetting: undefined,
     });
     const cached = caches.vmis.get('default', 'vm1');
-    assert.deepEqual(Object.keys(cached ?? {}).sort(), ['metadata', 'spec', 'status']);
-    assert.deepEqual(
+    assert.deepStrictEqual(Object.keys(cached ?? {}).sort(), ['metadata', 'spec', 'status']);
+    assert.deepStrictEqual(
       Object.keys(cached?.status ?? {}),
       ['phase'],
       'nothing in volumeStatus the spec does not say',
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       createCacheSnapshotSource(caches, resolveAdmissionOptions()).vmisUsingPvc('default', ROOT),
       [cached],
     );
@@ -299,16 +298,15 @@ describe('assembleResizeSnapshot', () => {
       ...state,
       longhornSettings: [{ ...longhornVersion('v1.9.1'), value: undefined }],
     });
-    assert.equal(
+    assert.strictEqual(
       assembleResizeSnapshot(empty.source, claim, resized(claim, '20Gi'), empty.options).longhorn
         ?.version,
       '',
     );
     const missing = memorySource({ ...state, longhornSettings: [] });
-    assert.equal(
+    assert.isUndefined(
       assembleResizeSnapshot(missing.source, claim, resized(claim, '20Gi'), missing.options)
         .longhorn?.version,
-      undefined,
     );
   });
 
@@ -326,8 +324,8 @@ describe('assembleResizeSnapshot', () => {
       ],
     });
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.equal(snapshot.longhorn?.volume, volume);
-    assert.deepEqual(
+    assert.strictEqual(snapshot.longhorn?.volume, volume);
+    assert.deepStrictEqual(
       snapshot.longhorn?.engines?.map((engine) => engine.metadata?.name),
       ['manual-volume-e-0'],
     );
@@ -339,7 +337,7 @@ describe('assembleResizeSnapshot', () => {
       ...state,
       longhornVolumes: [named, longhornVolume({ name: 'stale', pvName: PV_NAME })],
     });
-    assert.equal(
+    assert.strictEqual(
       assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options).longhorn?.volume,
       named,
     );
@@ -351,7 +349,7 @@ describe('assembleResizeSnapshot', () => {
       ],
       longhornEngines: [],
     });
-    assert.deepEqual(
+    assert.deepStrictEqual(
       assembleResizeSnapshot(twice.source, claim, resized(claim, '20Gi'), twice.options).longhorn,
       { volume: null, engines: [], volumesRecordingPv: ['a', 'b'], version: 'v1.9.1' },
     );
@@ -361,7 +359,7 @@ describe('assembleResizeSnapshot', () => {
     const elsewhere = longhornVolume({ name: 'manual-volume', pvName: PV_NAME });
     elsewhere.metadata = { ...elsewhere.metadata, namespace: 'elsewhere' };
     const { source } = memorySource({ longhornVolumes: [elsewhere] });
-    assert.deepEqual(source.getLonghornVolumesOfPv(PV_NAME), []);
+    assert.deepStrictEqual(source.getLonghornVolumesOfPv(PV_NAME), []);
   });
 
   it('records that Longhorn objects were not read when there are no Longhorn caches (not watched)', () => {
@@ -369,32 +367,29 @@ describe('assembleResizeSnapshot', () => {
     const { longhornVolumes: _v, longhornEngines: _e, longhornSettings: _s, ...rest } = caches;
     const source = createCacheSnapshotSource(rest as AdmissionCaches, options);
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.deepEqual(snapshot.longhorn, { volume: null, engines: [], read: false });
+    assert.deepStrictEqual(snapshot.longhorn, { volume: null, engines: [], read: false });
     const watched = assembleResizeSnapshot(
       memorySource({ ...state, longhornSettings: [] }).source,
       claim,
       resized(claim, '20Gi'),
       options,
     );
-    assert.equal(watched.longhorn?.read, undefined, 'read, and the version Setting is missing');
-    assert.equal(watched.longhorn?.version, undefined);
+    assert.isUndefined(watched.longhorn?.read, 'read, and the version Setting is missing');
+    assert.isUndefined(watched.longhorn?.version);
   });
 
   it('skips Longhorn objects for other provisioners', () => {
     const { source, options } = memorySource(state);
     const nfs = pvc('nfs-disk', { provisioner: 'nfs.csi.k8s.io', className: 'nfs-csi' });
-    assert.equal(
-      assembleResizeSnapshot(source, nfs, resized(nfs, '20Gi'), options).longhorn,
-      undefined,
-    );
+    assert.isUndefined(assembleResizeSnapshot(source, nfs, resized(nfs, '20Gi'), options).longhorn);
   });
 
   it('reports a missing Setting, KubeVirt CR and StorageClass as missing', () => {
     const { source, options } = memorySource({ pvcs: [claim] });
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.deepEqual(snapshot.expandSetting, { state: 'missing' });
-    assert.equal(snapshot.kubeVirt, null);
-    assert.equal(snapshot.storageClass, null);
+    assert.deepStrictEqual(snapshot.expandSetting, { state: 'missing' });
+    assert.isNull(snapshot.kubeVirt);
+    assert.isNull(snapshot.storageClass);
   });
 
   it('reports an invalid Setting with its code', () => {
@@ -403,8 +398,8 @@ describe('assembleResizeSnapshot', () => {
       settings: [harvesterSetting('{"nfs.csi.k8s.io":"yes"}')],
     });
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.equal(snapshot.expandSetting.state, 'invalid');
-    assert.equal(
+    assert.strictEqual(snapshot.expandSetting.state, 'invalid');
+    assert.strictEqual(
       snapshot.expandSetting.state === 'invalid' && snapshot.expandSetting.error.code,
       'SETTING_INVALID_VALUE',
     );
@@ -417,10 +412,9 @@ describe('assembleResizeSnapshot', () => {
       { settingName: 'my-expand-validation' },
     );
     const snapshot = assembleResizeSnapshot(source, claim, resized(claim, '20Gi'), options);
-    assert.equal(
+    assert.isTrue(
       snapshot.expandSetting.state === 'parsed' &&
         snapshot.expandSetting.validation.allows('nfs.csi.k8s.io'),
-      true,
     );
   });
 });
@@ -437,7 +431,7 @@ describe('createAdmissionValidators', () => {
       caches: caches as AdmissionCaches,
       csiDrivers: new MemoryCache([csiDriver('nfs.csi.k8s.io'), csiDriver('driver.longhorn.io')]),
     });
-    assert.deepEqual(
+    assert.deepStrictEqual(
       validators.map((v) => [v.name, v.path]),
       [
         ['pvc-resize', '/validate/pvc-resize'],
@@ -455,7 +449,7 @@ describe('createAdmissionValidators', () => {
         object: resized(claim, '20Gi'),
       }),
     );
-    assert.equal(verdict.decision, 'gate-missing');
+    assert.strictEqual(verdict.decision, 'gate-missing');
     const setting = await validators[2]!.validate(
       admissionRequest({
         operation: 'UPDATE',
@@ -464,8 +458,8 @@ describe('createAdmissionValidators', () => {
         object: harvesterSetting('{"nfs.csi.k8s.io":true,"x.example":true}'),
       }),
     );
-    assert.equal(setting.allowed, true);
-    assert.equal(setting.warnings?.length, 1);
+    assert.isTrue(setting.allowed);
+    assert.strictEqual(setting.warnings?.length, 1);
     assert.ok(setting.warnings?.[0]?.includes('x.example'));
   });
 });

@@ -1,5 +1,7 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
+import { expectRejection } from '../../support/expect-error.js';
 import { Agent, get as httpsGet } from 'node:https';
 import { connect, type TLSSocket } from 'node:tls';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
@@ -49,11 +51,14 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string)
 }
 
 /** A temporary directory holding tls.crt and tls.key of a fresh pair `a` (removed after the test). */
-async function pairFiles(t: {
-  after: (fn: () => Promise<void>) => void;
-}): Promise<{ dir: string; certFile: string; keyFile: string; a: IssuedCertificate }> {
+async function pairFiles(): Promise<{
+  dir: string;
+  certFile: string;
+  keyFile: string;
+  a: IssuedCertificate;
+}> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-reload-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
   const a = await newPair();
@@ -63,12 +68,7 @@ async function pairFiles(t: {
 }
 
 /** A server on the pair; `settleMs`: how long an incomplete pair is read again before it counts as a failure (default the server's, 10 s). */
-async function startServer(
-  t: { after: (fn: () => Promise<void>) => void },
-  certFile: string,
-  keyFile: string,
-  settleMs?: number,
-) {
+async function startServer(certFile: string, keyFile: string, settleMs?: number) {
   const logs = captureLogger();
   const server = createWebhookServer({
     validators: [],
@@ -79,15 +79,15 @@ async function startServer(
     ...(settleMs === undefined ? {} : { certificateSettleMs: settleMs }),
   });
   const { port } = await server.listen(0, '127.0.0.1');
-  t.after(() => server.close());
+  onCleanup(() => server.close());
   return { server, port, logs };
 }
 
-test('rewritten files are served without a restart; an invalid pair keeps the previous certificate', async (t) => {
-  const { certFile, keyFile, a } = await pairFiles(t);
+it('rewritten files are served without a restart; an invalid pair keeps the previous certificate', async () => {
+  const { certFile, keyFile, a } = await pairFiles();
   // An invalid pair counts as a failure once it stayed so for 500 ms (not the default 10 s: this test waits for it).
-  const { server, port, logs } = await startServer(t, certFile, keyFile, 500);
-  assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
+  const { server, port, logs } = await startServer(certFile, keyFile, 500);
+  assert.strictEqual(await servedFingerprint(port), fingerprint(a.certificatePem));
 
   const b = await newPair();
   await writeFile(certFile, b.certificatePem);
@@ -100,15 +100,15 @@ test('rewritten files are served without a restart; an invalid pair keeps the pr
   // A key that does not belong to the certificate: logged, ignored, B still served.
   const c = await newPair();
   await writeFile(certFile, c.certificatePem);
-  assert.equal(await server.reloadCertificate(), false);
+  assert.isFalse(await server.reloadCertificate());
   await eventually(
     () => logs.text().includes('still serving the previous certificate'),
     'the invalid pair to be logged',
   );
-  assert.equal(await servedFingerprint(port), fingerprint(b.certificatePem));
+  assert.strictEqual(await servedFingerprint(port), fingerprint(b.certificatePem));
   await writeFile(certFile, 'not a certificate');
-  assert.equal(await server.reloadCertificate(), false);
-  assert.equal(await servedFingerprint(port), fingerprint(b.certificatePem));
+  assert.isFalse(await server.reloadCertificate());
+  assert.strictEqual(await servedFingerprint(port), fingerprint(b.certificatePem));
   assert.match(
     await server.registry.metrics(),
     /voe_webhook_certificate_reloads_total\{result="failure"\} [1-9]/,
@@ -130,18 +130,18 @@ test('rewritten files are served without a restart; an invalid pair keeps the pr
   const expiry = Number(
     /voe_webhook_certificate_expiry_timestamp_seconds (\d+)/.exec(metrics)?.[1],
   );
-  assert.equal(
+  assert.strictEqual(
     expiry,
     Math.floor(new Date(new X509Certificate(c.certificatePem).validTo).getTime() / 1000),
   );
 });
 
-test('a connection open before a reload keeps its certificate and goes on answering; new handshakes get the new one', async (t) => {
-  const { certFile, keyFile, a } = await pairFiles(t);
-  const { server, port } = await startServer(t, certFile, keyFile);
+it('a connection open before a reload keeps its certificate and goes on answering; new handshakes get the new one', async () => {
+  const { certFile, keyFile, a } = await pairFiles();
+  const { server, port } = await startServer(certFile, keyFile);
   // As the API server does: one kept-alive connection, reused for each call.
   const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
-  t.after(() => agent.destroy());
+  onCleanup(() => agent.destroy());
   const livez = (): Promise<{ body: string; reused: boolean; served: string; local: number }> =>
     new Promise((resolve, reject) => {
       const req = httpsGet({ host: '127.0.0.1', port, path: '/livez', agent }, (res) => {
@@ -157,7 +157,7 @@ test('a connection open before a reload keeps its certificate and goes on answer
       req.on('error', reject);
     });
   const first = await livez();
-  assert.equal(first.served, fingerprint(a.certificatePem));
+  assert.strictEqual(first.served, fingerprint(a.certificatePem));
   const b = await newPair();
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
@@ -166,17 +166,17 @@ test('a connection open before a reload keeps its certificate and goes on answer
     'new handshakes to get certificate B',
   );
   const again = await livez();
-  assert.deepEqual(
+  assert.deepStrictEqual(
     again,
     { body: 'ok', reused: true, served: fingerprint(a.certificatePem), local: first.local },
     'the same connection, with its certificate A, still answers',
   );
-  assert.equal(await reloads(server, 'success'), 2);
+  assert.strictEqual(await reloads(server, 'success'), 2);
 });
 
-test('a Kubernetes Secret volume update (..data symlink swap) is picked up', async (t) => {
+it('a Kubernetes Secret volume update (..data symlink swap) is picked up', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-secret-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   // The layout kubelet's atomic writer produces: timestamped dir, ..data -> it, files -> ..data/file.
   async function version(name: string, pair: IssuedCertificate): Promise<void> {
     await mkdir(join(dir, name));
@@ -188,8 +188,8 @@ test('a Kubernetes Secret volume update (..data symlink swap) is picked up', asy
   await symlink('..2026_11_21_06_00_00.000000001', join(dir, '..data'));
   await symlink('..data/tls.crt', join(dir, 'tls.crt'));
   await symlink('..data/tls.key', join(dir, 'tls.key'));
-  const { port } = await startServer(t, join(dir, 'tls.crt'), join(dir, 'tls.key'));
-  assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
+  const { port } = await startServer(join(dir, 'tls.crt'), join(dir, 'tls.key'));
+  assert.strictEqual(await servedFingerprint(port), fingerprint(a.certificatePem));
 
   const b = await newPair();
   await version('..2026_11_21_06_05_00.000000002', b);
@@ -202,14 +202,14 @@ test('a Kubernetes Secret volume update (..data symlink swap) is picked up', asy
   );
 });
 
-test('an empty key, or a key of another type than the certificate (RSA beside ECDSA), is refused: never served, start-up fails', async (t) => {
-  const { certFile, keyFile, a } = await pairFiles(t);
-  const { server, port } = await startServer(t, certFile, keyFile);
+it('an empty key, or a key of another type than the certificate (RSA beside ECDSA), is refused: never served, start-up fails', async () => {
+  const { certFile, keyFile, a } = await pairFiles();
+  const { server, port } = await startServer(certFile, keyFile);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   for (const key of ['', '\n', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()]) {
     await writeFile(keyFile, key);
-    assert.equal(await server.reloadCertificate(), false, JSON.stringify(key.slice(0, 30)));
-    assert.equal(
+    assert.isFalse(await server.reloadCertificate(), JSON.stringify(key.slice(0, 30)));
+    assert.strictEqual(
       await servedFingerprint(port),
       fingerprint(a.certificatePem),
       'the previous pair still serves, handshakes work',
@@ -223,16 +223,16 @@ test('an empty key, or a key of another type than the certificate (RSA beside EC
     ready: () => true,
     logger: logs.logger,
   });
-  await assert.rejects(
+  await expectRejection(
     fresh.listen(0, '127.0.0.1'),
     /WEBHOOK_TLS_LOAD_FAILED|the key file .* is empty/,
   );
   await fresh.close();
 });
 
-test('a certificate directory removed and made again, or renamed over, is watched anew: later changes are picked up at once, not at the next poll', async (t) => {
-  const { dir, certFile, keyFile } = await pairFiles(t);
-  const { port, logs } = await startServer(t, certFile, keyFile);
+it('a certificate directory removed and made again, or renamed over, is watched anew: later changes are picked up at once, not at the next poll', async () => {
+  const { dir, certFile, keyFile } = await pairFiles();
+  const { port, logs } = await startServer(certFile, keyFile);
   // Removed and made again (a deploy script's `rm -r certs && cp -r new certs`).
   const b = await newPair();
   await rm(dir, { recursive: true });
@@ -253,7 +253,7 @@ test('a certificate directory removed and made again, or renamed over, is watche
   // Another directory renamed over it.
   const d = await newPair();
   const staged = `${dir}.new`;
-  t.after(() => rm(staged, { recursive: true, force: true }));
+  onCleanup(() => rm(staged, { recursive: true, force: true }));
   await mkdir(staged);
   await writeFile(join(staged, 'tls.crt'), d.certificatePem);
   await writeFile(join(staged, 'tls.key'), d.keyPem);
@@ -276,9 +276,9 @@ test('a certificate directory removed and made again, or renamed over, is watche
   );
 });
 
-test('listen again after a failed listen still reloads changed files', async (t) => {
-  const { certFile, keyFile } = await pairFiles(t);
-  const busy = await startServer(t, certFile, keyFile);
+it('listen again after a failed listen still reloads changed files', async () => {
+  const { certFile, keyFile } = await pairFiles();
+  const busy = await startServer(certFile, keyFile);
   const logs = captureLogger();
   const server = createWebhookServer({
     validators: [],
@@ -287,8 +287,8 @@ test('listen again after a failed listen still reloads changed files', async (t)
     logger: logs.logger,
     certificateDebounceMs: 20,
   });
-  t.after(() => server.close());
-  await assert.rejects(
+  onCleanup(() => server.close());
+  await expectRejection(
     server.listen(busy.port, '127.0.0.1'),
     /WEBHOOK_LISTEN_FAILED|Cannot listen/,
   );
@@ -316,17 +316,17 @@ async function pairValidFrom(notBefore: Date, days: number): Promise<IssuedCerti
   });
 }
 
-test('an expired certificate, or one not valid yet, never replaces one the API server accepts: logged, counted as a failed reload, the previous one served', async (t) => {
-  const { certFile, keyFile, a } = await pairFiles(t);
-  const { server, port, logs } = await startServer(t, certFile, keyFile);
+it('an expired certificate, or one not valid yet, never replaces one the API server accepts: logged, counted as a failed reload, the previous one served', async () => {
+  const { certFile, keyFile, a } = await pairFiles();
+  const { server, port, logs } = await startServer(certFile, keyFile);
   for (const [what, pair] of [
     ['expired', await pairValidFrom(new Date('2025-01-01T00:00:00Z'), 30)],
     ['not valid yet', await pairValidFrom(new Date(Date.now() + 400 * 24 * 3600 * 1000), 30)],
   ] as const) {
     await writeFile(keyFile, pair.keyPem);
     await writeFile(certFile, pair.certificatePem);
-    assert.equal(await server.reloadCertificate(), false, what);
-    assert.equal(
+    assert.isFalse(await server.reloadCertificate(), what);
+    assert.strictEqual(
       await servedFingerprint(port),
       fingerprint(a.certificatePem),
       `${what}: the previous certificate is still served`,
@@ -352,19 +352,19 @@ test('an expired certificate, or one not valid yet, never replaces one the API s
       await server.registry.metrics(),
     )?.[1],
   );
-  assert.equal(
+  assert.strictEqual(
     expiry,
     Math.floor(new Date(new X509Certificate(a.certificatePem).validTo).getTime() / 1000),
     "the expiry gauge is the served certificate's",
   );
 });
 
-test('started with an expired certificate: it is served (there is no other), the log says so and /readyz is not ready, naming the expiry', async (t) => {
-  const { certFile, keyFile } = await pairFiles(t);
+it('started with an expired certificate: it is served (there is no other), the log says so and /readyz is not ready, naming the expiry', async () => {
+  const { certFile, keyFile } = await pairFiles();
   const expired = await pairValidFrom(new Date('2025-01-01T00:00:00Z'), 30);
   await writeFile(certFile, expired.certificatePem);
   await writeFile(keyFile, expired.keyPem);
-  const { port, logs } = await startServer(t, certFile, keyFile);
+  const { port, logs } = await startServer(certFile, keyFile);
   assert.match(
     logs.text(),
     /the serving certificate cannot be served now: the API server will refuse it/,
@@ -382,8 +382,8 @@ test('started with an expired certificate: it is served (there is no other), the
     );
     req.on('error', reject);
   });
-  assert.equal(readyz.status, 503);
-  assert.equal(
+  assert.strictEqual(readyz.status, 503);
+  assert.strictEqual(
     readyz.body,
     'not ready: certificate not servable: the certificate expired at 2025-01-31T00:05:00.000Z',
   );
@@ -401,14 +401,14 @@ async function reloads(
   );
 }
 
-test('a certificate that expires while served: the log says so when it does, /readyz turns 503 naming the expiry, the expiry metric keeps its notAfter', async (t) => {
-  const { certFile, keyFile } = await pairFiles(t);
+it('a certificate that expires while served: the log says so when it does, /readyz turns 503 naming the expiry, the expiry metric keeps its notAfter', async () => {
+  const { certFile, keyFile } = await pairFiles();
   // Valid for about 2 s more (a certificate's times are whole seconds).
   const short = await pairValidFrom(new Date(Date.now() - 5 * 60_000), 2 / 86_400);
   const notAfter = new Date(new X509Certificate(short.certificatePem).validTo);
   await writeFile(certFile, short.certificatePem);
   await writeFile(keyFile, short.keyPem);
-  const { server, port, logs } = await startServer(t, certFile, keyFile);
+  const { server, port, logs } = await startServer(certFile, keyFile);
   const readyz = (): Promise<{ status: number; body: string }> =>
     new Promise((resolve, reject) => {
       const req = httpsGet(
@@ -423,16 +423,16 @@ test('a certificate that expires while served: the log says so when it does, /re
       );
       req.on('error', reject);
     });
-  assert.deepEqual(await readyz(), { status: 200, body: 'ok' });
+  assert.deepStrictEqual(await readyz(), { status: 200, body: 'ok' });
   await eventually(
     () => logs.text().includes('the serving certificate expired'),
     'the expiry to be logged',
   );
   const line = logs.lines().find((l) => /^the serving certificate expired/.test(String(l['msg'])))!;
-  assert.equal(line['level'], 40);
-  assert.equal(line['notAfter'], notAfter.toISOString());
+  assert.strictEqual(line['level'], 40);
+  assert.strictEqual(line['notAfter'], notAfter.toISOString());
   assert.ok(Date.now() > notAfter.getTime(), 'said once it expired, not before');
-  assert.deepEqual(await readyz(), {
+  assert.deepStrictEqual(await readyz(), {
     status: 503,
     body: `not ready: certificate not servable: the certificate expired at ${notAfter.toISOString()}`,
   });
@@ -444,19 +444,19 @@ test('a certificate that expires while served: the log says so when it does, /re
       'm',
     ),
   );
-  assert.equal(await reloads(server, 'failure'), 0, 'nothing was reloaded');
+  assert.strictEqual(await reloads(server, 'failure'), 0, 'nothing was reloaded');
 });
 
-test('a pair written one file after the other (the certificate, the key a moment later) is never served half-way, and counts no failure once the key arrives', async (t) => {
-  const { certFile, keyFile, a } = await pairFiles(t);
-  const { server, port, logs } = await startServer(t, certFile, keyFile);
+it('a pair written one file after the other (the certificate, the key a moment later) is never served half-way, and counts no failure once the key arrives', async () => {
+  const { certFile, keyFile, a } = await pairFiles();
+  const { server, port, logs } = await startServer(certFile, keyFile);
   const b = await newPair();
   // As a writer that renders each file by itself (e.g. a Vault agent template per file) leaves it:
   // the new certificate beside the old key, read by the watcher (debounce 20 ms) several times.
   await writeFile(certFile, b.certificatePem);
   for (let i = 0; i < 5; i++) {
     await new Promise((r) => setTimeout(r, 150));
-    assert.equal(
+    assert.strictEqual(
       await servedFingerprint(port),
       fingerprint(a.certificatePem),
       'the previous pair serves meanwhile, handshakes work',
@@ -479,17 +479,17 @@ test('a pair written one file after the other (the certificate, the key a moment
     async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem),
     'certificate C served once both files are back',
   );
-  assert.equal(
+  assert.strictEqual(
     await reloads(server, 'failure'),
     0,
     'an incomplete pair that is completed is no failed reload',
   );
-  assert.equal(await reloads(server, 'success'), 3);
+  assert.strictEqual(await reloads(server, 'success'), 3);
   assert.ok(!logs.text().includes('are not a valid certificate and key pair'), logs.text());
 });
 
-test('a pair that stays invalid past the settle time counts as one failed reload, logged once', async (t) => {
-  const { certFile, keyFile, a } = await pairFiles(t);
+it('a pair that stays invalid past the settle time counts as one failed reload, logged once', async () => {
+  const { certFile, keyFile, a } = await pairFiles();
   const logs = captureLogger();
   const server = createWebhookServer({
     validators: [],
@@ -500,7 +500,7 @@ test('a pair that stays invalid past the settle time counts as one failed reload
     certificateSettleMs: 400,
   });
   const { port } = await server.listen(0, '127.0.0.1');
-  t.after(() => server.close());
+  onCleanup(() => server.close());
   await writeFile(certFile, (await newPair()).certificatePem);
   await eventually(
     async () => (await reloads(server, 'failure')) === 1,
@@ -511,17 +511,17 @@ test('a pair that stays invalid past the settle time counts as one failed reload
     /"error":"the key does not belong to the certificate".*still serving the previous certificate/,
   );
   await new Promise((r) => setTimeout(r, 1_000));
-  assert.equal(await reloads(server, 'failure'), 1, 'counted once, not once per read');
-  assert.equal(
+  assert.strictEqual(await reloads(server, 'failure'), 1, 'counted once, not once per read');
+  assert.strictEqual(
     logs.lines().filter((l) => /not a valid certificate and key pair/.test(String(l['msg'])))
       .length,
     1,
   );
-  assert.equal(await servedFingerprint(port), fingerprint(a.certificatePem));
+  assert.strictEqual(await servedFingerprint(port), fingerprint(a.certificatePem));
 });
 
-test('an encrypted (passphrase-protected) key is refused with a message that says so, in every PEM form', async (t) => {
-  const { certFile, keyFile, a } = await pairFiles(t);
+it('an encrypted (passphrase-protected) key is refused with a message that says so, in every PEM form', async () => {
+  const { certFile, keyFile, a } = await pairFiles();
   const key = createPrivateKey(a.keyPem);
   const encrypted = {
     pkcs8: key
@@ -534,11 +534,11 @@ test('an encrypted (passphrase-protected) key is refused with a message that say
   assert.match(encrypted.sec1, /Proc-Type: 4,ENCRYPTED/);
   for (const [form, pem] of Object.entries(encrypted)) {
     await writeFile(keyFile, pem);
-    await assert.rejects(
+    await expectRejection(
       loadCertificatePair(certFile, keyFile),
-      (error: Error) =>
-        error.message ===
-        `the key file ${keyFile} holds an encrypted (passphrase-protected) private key; voe needs it unencrypted (cert-manager writes it so; decrypt it with: openssl pkey -in KEY -out KEY.plain)`,
+      {
+        message: `the key file ${keyFile} holds an encrypted (passphrase-protected) private key; voe needs it unencrypted (cert-manager writes it so; decrypt it with: openssl pkey -in KEY -out KEY.plain)`,
+      },
       form,
     );
   }
@@ -549,7 +549,7 @@ test('an encrypted (passphrase-protected) key is refused with a message that say
     ready: () => true,
     logger: logs.logger,
   });
-  await assert.rejects(
+  await expectRejection(
     server.listen(0, '127.0.0.1'),
     /^WebhookError: Cannot load the serving certificate .* holds an encrypted \(passphrase-protected\) private key/,
   );
@@ -561,9 +561,9 @@ async function openssl(cwd: string, args: string[]): Promise<void> {
   await execFileAsync('openssl', args, { cwd });
 }
 
-test('a chain with an intermediate CA is served whole (RSA leaf, PKCS#1 or PKCS#8 key); a file with the intermediate first says so', async (t) => {
+it('a chain with an intermediate CA is served whole (RSA leaf, PKCS#1 or PKCS#8 key); a file with the intermediate first says so', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-chain-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   // What an operator's own PKI (or cert-manager's tls.crt, which carries the chain) gives: root -> intermediate -> leaf.
   await writeFile(
     join(dir, 'ca.ext'),
@@ -671,7 +671,7 @@ test('a chain with an intermediate CA is served whole (RSA leaf, PKCS#1 or PKCS#
     /^-----BEGIN RSA PRIVATE KEY-----/,
   );
   await writeFile(keyFile, await readFile(join(dir, 'leaf-pkcs1.key')));
-  const { server, port } = await startServer(t, certFile, keyFile);
+  const { server, port } = await startServer(certFile, keyFile);
   const chain = (): Promise<string[]> =>
     new Promise((resolve, reject) => {
       const socket = connect({ host: '127.0.0.1', port, ca: root }, () => {
@@ -688,24 +688,21 @@ test('a chain with an intermediate CA is served whole (RSA leaf, PKCS#1 or PKCS#
       socket.on('error', reject);
     });
   // Verified against the root alone: the intermediate came from the server.
-  assert.deepEqual(await chain(), [
+  assert.deepStrictEqual(await chain(), [
     fingerprint(leaf!),
     fingerprint(intermediate!),
     fingerprint(root!),
   ]);
   await writeFile(keyFile, await readFile(join(dir, 'leaf-pkcs8.key')));
   await server.reloadCertificate();
-  assert.deepEqual(
+  assert.deepStrictEqual(
     await chain(),
     [fingerprint(leaf!), fingerprint(intermediate!), fingerprint(root!)],
     'the same key in PKCS#8 serves too',
   );
-  assert.equal(await reloads(server, 'failure'), 0);
+  assert.strictEqual(await reloads(server, 'failure'), 0);
   await writeFile(certFile, `${intermediate}${leaf}`);
-  await assert.rejects(
-    loadCertificatePair(certFile, keyFile),
-    (error: Error) =>
-      error.message ===
-      `the key belongs to certificate 2 of the 2 in ${certFile}, not to the first: put the serving certificate first, then its intermediates`,
-  );
+  await expectRejection(loadCertificatePair(certFile, keyFile), {
+    message: `the key belongs to certificate 2 of the 2 in ${certFile}, not to the first: put the serving certificate first, then its intermediates`,
+  });
 });

@@ -1,5 +1,6 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import {
   checkResize,
   readCheckSize,
@@ -45,39 +46,39 @@ describe('checkResize (voe check)', () => {
       caches,
       resolveAdmissionOptions(),
     );
-    assert.equal(same.allowed, true, same.message);
-    assert.equal(same.decision, 'not-resize');
-    assert.equal(same.to, '10737418240');
+    assert.isTrue(same.allowed, same.message);
+    assert.strictEqual(same.decision, 'not-resize');
+    assert.strictEqual(same.to, '10737418240');
     const grown = checkResize(
       claim,
       readCheckSize('10737418240.0001'),
       caches,
       resolveAdmissionOptions(),
     );
-    assert.equal(grown.to, '10737418240001m');
-    assert.equal(grown.decision, 'gate-missing', 'a growth by a milli unit');
+    assert.strictEqual(grown.to, '10737418240001m');
+    assert.strictEqual(grown.decision, 'gate-missing', 'a growth by a milli unit');
   });
 
   it('readCheckSize reads --size as a JSON string through readJsonQuantity, then rounds up to milli units', () => {
-    assert.equal(readCheckSize('20Gi'), '20Gi');
-    assert.equal(readCheckSize(' 20Gi\u0085\u00a0'), '20Gi', 'Go white space');
-    assert.equal(
+    assert.strictEqual(readCheckSize('20Gi'), '20Gi');
+    assert.strictEqual(readCheckSize(' 20Gi\u0085\u00a0'), '20Gi', 'Go white space');
+    assert.strictEqual(
       readCheckSize('+20Gi'),
       '+20Gi',
       'kept as written when the rounding keeps its value',
     );
-    assert.equal(readCheckSize('1e101'), '1e101');
-    assert.equal(readCheckSize('1.0000000001'), '1001m');
-    assert.equal(readCheckSize('8Ei'), '8Ei');
-    assert.throws(() => readCheckSize('\ufeff20Gi'), /U\+FEFF/);
-    assert.throws(() => readCheckSize('20Gi\n'), /JSON escape sequence/);
-    assert.throws(() => readCheckSize('"20Gi"'), /JSON escape sequence/);
+    assert.strictEqual(readCheckSize('1e101'), '1e101');
+    assert.strictEqual(readCheckSize('1.0000000001'), '1001m');
+    assert.strictEqual(readCheckSize('8Ei'), '8Ei');
+    expectThrow(() => readCheckSize('\ufeff20Gi'), /U\+FEFF/);
+    expectThrow(() => readCheckSize('20Gi\n'), /JSON escape sequence/);
+    expectThrow(() => readCheckSize('"20Gi"'), /JSON escape sequence/);
     // A patch's JSON is re-encoded by Go's encoding/json, which escapes these two: the API server refuses them.
-    assert.throws(
+    expectThrow(
       () => readCheckSize('\u202820Gi'),
       /the size "\\u202820Gi" contains a JSON escape sequence/,
     );
-    assert.throws(() => readCheckSize('20Gi\u2029'), /JSON escape sequence/);
+    expectThrow(() => readCheckSize('20Gi\u2029'), /JSON escape sequence/);
   });
 
   it('reports the decision with every finding and the sizes', () => {
@@ -88,12 +89,12 @@ describe('checkResize (voe check)', () => {
     });
     const caches = memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches;
     const result = checkResize(claim, '20Gi', caches, resolveAdmissionOptions());
-    assert.equal(result.pvc, `default/${ROOT}`);
-    assert.equal(result.from, '10Gi');
-    assert.equal(result.to, '20Gi');
-    assert.equal(result.allowed, false);
-    assert.equal(result.decision, 'gate-missing');
-    assert.deepEqual(
+    assert.strictEqual(result.pvc, `default/${ROOT}`);
+    assert.strictEqual(result.from, '10Gi');
+    assert.strictEqual(result.to, '20Gi');
+    assert.isFalse(result.allowed);
+    assert.strictEqual(result.decision, 'gate-missing');
+    assert.deepStrictEqual(
       result.findings.filter((f) => f.outcome === 'refuse').map((f) => f.decision),
       ['gate-missing', 'provisioner-not-validated'],
     );
@@ -116,8 +117,8 @@ describe('checkResize (voe check)', () => {
       pvcs: [classless],
     }) as AdmissionCaches;
     const result = checkResize(classless, '20Gi', caches, resolveAdmissionOptions());
-    assert.equal(result.allowed, false, result.message);
-    assert.equal(result.decision, 'provisioner-not-validated');
+    assert.isFalse(result.allowed, result.message);
+    assert.strictEqual(result.decision, 'provisioner-not-validated');
     assert.match(
       result.message,
       /Provisioner nfs\.csi\.k8s\.io is not validated .*names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass/,
@@ -129,10 +130,7 @@ describe('checkResize (voe check)', () => {
       settings: [harvesterSetting('{"topolvm.io":true,"nfs.csi.k8s.io":true}')],
       pvcs: [classless],
     }) as AdmissionCaches;
-    assert.equal(
-      checkResize(classless, '20Gi', validated, resolveAdmissionOptions()).allowed,
-      true,
-    );
+    assert.isTrue(checkResize(classless, '20Gi', validated, resolveAdmissionOptions()).allowed);
   });
 
   it('a size that does not grow is nothing to judge', () => {
@@ -143,9 +141,9 @@ describe('checkResize (voe check)', () => {
       memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches,
       resolveAdmissionOptions(),
     );
-    assert.equal(result.allowed, true);
-    assert.equal(result.decision, 'not-resize');
-    assert.equal(result.findings[0]?.check, 'api-server');
+    assert.isTrue(result.allowed);
+    assert.strictEqual(result.decision, 'not-resize');
+    assert.strictEqual(result.findings[0]?.check, 'api-server');
   });
 
   it('a shrink below the capacity is refused as the API server refuses it (not "allowed")', () => {
@@ -156,10 +154,10 @@ describe('checkResize (voe check)', () => {
       memoryCaches({ ...state, pvcs: [claim] }) as AdmissionCaches,
       resolveAdmissionOptions(),
     );
-    assert.equal(result.allowed, false);
-    assert.equal(result.code, 422);
-    assert.equal(result.reason, 'Invalid');
-    assert.equal(result.decision, 'api-below-capacity');
+    assert.isFalse(result.allowed);
+    assert.strictEqual(result.code, 422);
+    assert.strictEqual(result.reason, 'Invalid');
+    assert.strictEqual(result.decision, 'api-below-capacity');
   });
 
   it('a StorageClass without allowVolumeExpansion: refused 403 even where the webhook would allow (stopped VM)', () => {
@@ -172,10 +170,10 @@ describe('checkResize (voe check)', () => {
       pvcs: [claim],
     }) as AdmissionCaches;
     const result = checkResize(claim, '20Gi', caches, resolveAdmissionOptions());
-    assert.equal(result.allowed, false);
-    assert.equal(result.code, 403);
-    assert.equal(result.reason, 'Forbidden');
-    assert.equal(result.decision, 'api-expansion-not-allowed');
+    assert.isFalse(result.allowed);
+    assert.strictEqual(result.code, 403);
+    assert.strictEqual(result.reason, 'Forbidden');
+    assert.strictEqual(result.decision, 'api-expansion-not-allowed');
     // The webhook's own findings are still listed after the API server's.
     assert.ok(
       result.findings.some((f) => f.check === 'vm' && f.decision === 'allowed-offline'),
@@ -191,8 +189,8 @@ describe('checkResize (voe check)', () => {
       pvcs: [claim],
     }) as AdmissionCaches;
     const result = checkResize(claim, '20Gi', caches, resolveAdmissionOptions());
-    assert.equal(result.allowed, true);
-    assert.equal(result.decision, 'allowed');
+    assert.isTrue(result.allowed);
+    assert.strictEqual(result.decision, 'allowed');
     assert.ok(result.findings.every((f) => f.outcome === 'pass'));
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import { parseReleaseVersion, versionAtLeast } from '../../../src/webhook/index.js';
 
 describe('versionAtLeast', () => {
@@ -33,16 +33,16 @@ describe('versionAtLeast', () => {
   ];
   for (const [version, minimum, expected] of table) {
     it(`${String(version)} >= ${minimum} is ${expected}`, () =>
-      assert.equal(versionAtLeast(version, minimum), expected));
+      assert.strictEqual(versionAtLeast(version, minimum), expected));
   }
   it('parses the parts', () => {
-    assert.deepEqual(parseReleaseVersion('v1.10.1'), {
+    assert.deepStrictEqual(parseReleaseVersion('v1.10.1'), {
       major: 1,
       minor: 10,
       patch: 1,
       prerelease: '',
     });
-    assert.deepEqual(parseReleaseVersion('1.9.0-rc.1'), {
+    assert.deepStrictEqual(parseReleaseVersion('1.9.0-rc.1'), {
       major: 1,
       minor: 9,
       patch: 0,

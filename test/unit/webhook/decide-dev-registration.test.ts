@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { decideDevRegistration, WebhookError, type DevOwner } from '../../../src/webhook/index.js';
 
 const owner: DevOwner = {
@@ -9,7 +9,7 @@ const owner: DevOwner = {
   url: 'https://127.0.0.1:40001',
 };
 
-test('decideDevRegistration: only a voe serve --dev registration whose instance no longer answers is replaced', () => {
+it('decideDevRegistration: only a voe serve --dev registration whose instance no longer answers is replaced', () => {
   const cases: Array<[string, DevOwner | 'unreadable' | undefined, boolean, string, RegExp]> = [
     [
       'not marked (in-cluster manifest, someone else)',
@@ -42,13 +42,13 @@ test('decideDevRegistration: only a voe serve --dev registration whose instance 
   ];
   for (const [what, existingOwner, answers, code, message] of cases) {
     const decision = decideDevRegistration('voe', existingOwner, answers);
-    assert.equal(decision.action, 'refuse', what);
+    assert.strictEqual(decision.action, 'refuse', what);
     if (decision.action !== 'refuse') continue;
     assert.ok(decision.error instanceof WebhookError, what);
-    assert.equal(decision.error.code, code, what);
+    assert.strictEqual(decision.error.code, code, what);
     assert.match(decision.error.message, message, what);
   }
-  assert.deepEqual(decideDevRegistration('voe-dev', owner, false), {
+  assert.deepStrictEqual(decideDevRegistration('voe-dev', owner, false), {
     action: 'replace',
     warning:
       'replacing ValidatingWebhookConfiguration voe-dev left by voe serve --dev (pid 4242 on host laptop, https://127.0.0.1:40001, id 0123456789abcdef), which no longer answers',

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import fc from 'fast-check';
 import { parseExpandValidation } from '../../../src/settings/index.js';
 import {
@@ -124,35 +124,35 @@ describe('decideResize (properties)', () => {
           p.vmStatuses.some((status) => status !== 'Stopped') || runningVmis.length > 0;
         if (p.newGi <= p.oldGi) return result.allowed && result.decision === 'not-resize';
         if (!anyRunning) return result.allowed && result.decision === 'allowed-offline';
-        assert.equal(result.findings.length, 5);
+        assert.strictEqual(result.findings.length, 5);
         const blocking = result.findings.find(
           (f) => f.outcome === 'refuse' || f.outcome === 'error',
         );
         if (result.allowed) {
-          assert.equal(blocking, undefined);
-          assert.equal(result.code, 200);
+          assert.isUndefined(blocking);
+          assert.strictEqual(result.code, 200);
         } else {
-          assert.equal(result.decision, blocking?.decision);
+          assert.strictEqual(result.decision, blocking?.decision);
           if (blocking?.outcome === 'error') {
             // Internal errors (here the missing KubeVirt CR) are 500 and carry no PVC_EXPAND prefix: a retry may succeed.
-            assert.equal(result.code, 500);
-            assert.equal(result.reason, 'InternalError');
+            assert.strictEqual(result.code, 500);
+            assert.strictEqual(result.reason, 'InternalError');
             assert.ok(result.message.startsWith('internal error: '));
           } else {
-            assert.equal(result.code, 422);
-            assert.equal(result.reason, 'Invalid');
+            assert.strictEqual(result.code, 422);
+            assert.strictEqual(result.reason, 'Invalid');
             assert.ok(result.message.startsWith('PVC_EXPAND: '));
           }
         }
         // A refusal by an earlier check is never hidden by a later one.
-        if (p.kubeVirtMissing) assert.equal(result.decision, 'kubevirt-missing');
+        if (p.kubeVirtMissing) assert.strictEqual(result.decision, 'kubevirt-missing');
         // An encrypted Longhorn v2 volume is never allowed online, whatever the policy.
         if (p.provisioner === 'driver.longhorn.io' && p.dataEngine === 'v2' && p.encrypted)
-          assert.equal(result.allowed, false);
+          assert.isFalse(result.allowed);
         // A Filesystem volume hotplugged into any VM (by its spec, or on its running VMI only) never grows online.
         const hotplugged =
           (p.hotplug && p.vmStatuses.length > 0) || (p.vmiHotplug && runningVmis.length > 0);
-        if (p.volumeMode !== 'Block' && hotplugged) assert.equal(result.allowed, false);
+        if (p.volumeMode !== 'Block' && hotplugged) assert.isFalse(result.allowed);
         // Every running VMI's VM is named among those to stop (messages name up to three VMs).
         const runningCount =
           p.vmStatuses.filter((status) => status !== 'Stopped').length + runningVmis.length;

@@ -1,5 +1,6 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import { parseExpandValidation, SettingInvalidError } from '../../../src/settings/index.js';
 import {
   decideResize,
@@ -1166,14 +1167,14 @@ describe('decideResize', () => {
   for (const c of cases) {
     it(c.name, () => {
       const result = decideResize(c.snapshot(), resolveAdmissionOptions(c.options));
-      assert.equal(result.allowed, c.allowed, result.message);
-      assert.equal(result.code, c.code);
-      assert.equal(result.decision, c.decision);
+      assert.strictEqual(result.allowed, c.allowed, result.message);
+      assert.strictEqual(result.code, c.code);
+      assert.strictEqual(result.decision, c.decision);
       if (!c.allowed) {
-        assert.equal(result.reason, c.code === 500 ? 'InternalError' : 'Invalid');
+        assert.strictEqual(result.reason, c.code === 500 ? 'InternalError' : 'Invalid');
         if (c.code === 422) assert.ok(result.message.startsWith('PVC_EXPAND: '), result.message);
       } else {
-        assert.equal(result.reason, undefined);
+        assert.isUndefined(result.reason);
       }
       if (c.startsWith) assert.ok(result.message.startsWith(c.startsWith), result.message);
       for (const text of c.includes ?? [])
@@ -1183,26 +1184,26 @@ describe('decideResize', () => {
         );
       for (const text of c.excludes ?? [])
         assert.ok(!result.message.includes(text), `${JSON.stringify(text)} in: ${result.message}`);
-      assert.equal(result.warnings.length, c.warnings ?? 0, result.warnings.join('; '));
+      assert.strictEqual(result.warnings.length, c.warnings ?? 0, result.warnings.join('; '));
       for (const text of result.warnings) assert.ok(text.length <= 120);
       if (c.refusing) {
         const refusing = result.findings
           .filter((f) => f.outcome === 'refuse' || f.outcome === 'error')
           .map((f) => f.decision);
-        assert.deepEqual(refusing, c.refusing);
+        assert.deepStrictEqual(refusing, c.refusing);
       }
     });
   }
 
   it('writes whole sentences: Harvester first, then why and what to do', () => {
     const options = resolveAdmissionOptions();
-    assert.equal(
+    assert.strictEqual(
       decideResize({ ...base(), kubeVirt: kubeVirt({ gates: [] }) }, options).message,
       'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ExpandDisks is not listed in featureGates of KubeVirt ' +
         'harvester-system/kubevirt: add ExpandDisks to spec.configuration.developerConfiguration.featureGates (and remove it ' +
         'from disabledFeatureGates), or stop VM default/vm1 and expand offline.',
     );
-    assert.equal(
+    assert.strictEqual(
       decideResize(nfs(), options).message,
       `${HARVESTER_PROVIDER}. Provisioner nfs.csi.k8s.io is not validated for online expansion in Setting ` +
         'csi-online-expand-validation. If the driver supports online expansion, add "nfs.csi.k8s.io":true to the Setting\'s value, ' +
@@ -1211,7 +1212,7 @@ describe('decideResize', () => {
   });
 
   it('says why the Longhorn version is unknown when Longhorn objects are not read', () => {
-    assert.equal(
+    assert.strictEqual(
       decideResize(notRead(longhornV2()), resolveAdmissionOptions()).message,
       `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (StorageClass parameter dataEngine): Longhorn grows those from v1.10.0 on, ` +
         'and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while the cluster does not ' +
@@ -1219,7 +1220,7 @@ describe('decideResize', () => {
         'manifests/webhook-rbac.yaml) to read Setting longhorn-system/current-longhorn-version, or, if Longhorn is v1.10.0 or later, with ' +
         '--longhorn-v2-expansion allow (no version or frontend check); or use a v1 data engine StorageClass.',
     );
-    assert.equal(
+    assert.strictEqual(
       decideResize(
         longhornV2(),
         resolveAdmissionOptions({ longhornNamespace: 'lh', longhornVersionSetting: 'v' }),
@@ -1238,7 +1239,7 @@ describe('decideResize', () => {
         ...(version === undefined ? {} : { version }),
       };
       const result = decideResize(snapshot, resolveAdmissionOptions());
-      assert.equal(result.decision, 'longhorn-v2-version');
+      assert.strictEqual(result.decision, 'longhorn-v2-version');
       return result.message;
     };
     assert.match(
@@ -1254,7 +1255,7 @@ describe('decideResize', () => {
       message('v1.10.0-rc1'),
       /Longhorn v1\.10\.0-rc1 is installed, a pre-release or development build: voe counts releases only\. Upgrade Longhorn to a release, or, if this Longhorn build/,
     );
-    assert.doesNotMatch(message('v1.10.0-rc1'), /Upgrade Longhorn to v1\.10\.0 or later/);
+    assert.notMatch(message('v1.10.0-rc1'), /Upgrade Longhorn to v1\.10\.0 or later/);
     // The Setting exists with no value: unknown, not missing.
     assert.match(
       message(''),
@@ -1271,7 +1272,7 @@ describe('decideResize', () => {
       removedFromVmSpec('{"nfs.csi.k8s.io":true}'),
       resolveAdmissionOptions(),
     ).findings[0]!;
-    assert.deepEqual(online, {
+    assert.deepStrictEqual(online, {
       check: 'vm',
       outcome: 'pass',
       decision: 'online',
@@ -1285,7 +1286,7 @@ describe('decideResize', () => {
       { ...nfs('{"nfs.csi.k8s.io":true}'), vmis: [vmi('vm1')] },
       resolveAdmissionOptions(),
     ).findings[0]!;
-    assert.equal(
+    assert.strictEqual(
       both.message,
       'Running VM(s) use PVC default/vm1-disk-0-kq8zt (default/vm1): online expansion rules apply.',
     );
@@ -1306,13 +1307,13 @@ describe('decideResize', () => {
           }),
         ],
       };
-      assert.deepEqual(
+      assert.deepStrictEqual(
         decideResize(withVmi, options),
         decideResize(persisted, options),
         volumeMode,
       );
     }
-    assert.equal(
+    assert.strictEqual(
       decideResize({ ...topolvmHotplug('Filesystem'), vmis: [vmi('vm1')] }, options).message,
       `${HARVESTER_HOTPLUG('data-topolvm')}. It is hotplugged into default/vm1, and a hotplugged Filesystem volume may no longer be mounted by ` +
         'any hotplug pod, so it would never grow inside the VM. Use a Block-mode volume for hotplug, or stop VM default/vm1 and expand offline.',
@@ -1335,7 +1336,7 @@ describe('decideResize', () => {
       ],
     };
     const result = decideResize(snapshot, resolveAdmissionOptions());
-    assert.equal(result.decision, 'hotplug-filesystem');
+    assert.strictEqual(result.decision, 'hotplug-filesystem');
     assert.match(
       result.message,
       /It is hotplugged into default\/vm1 \(found on the running VirtualMachineInstance only, not in the VM's spec: VM default\/vm1;/,
@@ -1354,22 +1355,22 @@ describe('decideResize', () => {
       vms: [vm('vm1', { status: 'Stopped' })],
     };
     const result = decideResize(stopped, resolveAdmissionOptions());
-    assert.equal(result.decision, 'allowed-offline');
+    assert.strictEqual(result.decision, 'allowed-offline');
     const advice = result.findings.filter((f) => f.outcome === 'refuse').map((f) => f.message);
     assert.ok(advice.length > 0);
     for (const text of advice) {
       assert.ok(text.endsWith('or expand offline (no running VM uses it).'), text);
-      assert.doesNotMatch(text, /stop VMs? +and/);
+      assert.notMatch(text, /stop VMs? +and/);
     }
   });
 
   it('lists one finding per check in the decision order', () => {
     const result = decideResize(nfs(), resolveAdmissionOptions());
-    assert.deepEqual(
+    assert.deepStrictEqual(
       result.findings.map((f) => f.check),
       ['vm', 'expand-disks', 'hotplug', 'provisioner', 'longhorn'],
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       result.findings.map((f) => f.outcome),
       ['pass', 'pass', 'pass', 'refuse', 'skip'],
     );
@@ -1380,8 +1381,8 @@ describe('decideResize', () => {
     const copy = structuredClone({ ...snapshot, expandSetting: null });
     const first = decideResize(snapshot, resolveAdmissionOptions());
     const second = decideResize(snapshot, resolveAdmissionOptions());
-    assert.deepEqual(first, second);
-    assert.deepEqual({ ...snapshot, expandSetting: null }, copy);
+    assert.deepStrictEqual(first, second);
+    assert.deepStrictEqual({ ...snapshot, expandSetting: null }, copy);
   });
 });
 
@@ -1417,10 +1418,12 @@ describe('resolveProvisioner (as Harvester)', () => {
     ['StorageClass provisioner without annotations', {}, 'from.storage.class'],
   ];
   for (const [name, annotations, expected] of table) {
-    it(name, () => assert.equal(resolveProvisioner(pvc('p', { annotations }), cls), expected));
+    it(name, () =>
+      assert.strictEqual(resolveProvisioner(pvc('p', { annotations }), cls), expected),
+    );
   }
   it('undefined without annotations and StorageClass', () =>
-    assert.equal(resolveProvisioner(pvc('p', { annotations: {} }), null), undefined));
+    assert.isUndefined(resolveProvisioner(pvc('p', { annotations: {} }), null)));
 });
 
 describe('expandDisksState', () => {
@@ -1433,9 +1436,9 @@ describe('expandDisksState', () => {
     ['unparseable version, not listed', { gates: [], version: 'devel' }, false],
   ];
   for (const [name, options, enabled] of table)
-    it(name, () => assert.equal(expandDisksState(kubeVirt(options)).enabled, enabled));
+    it(name, () => assert.strictEqual(expandDisksState(kubeVirt(options)).enabled, enabled));
   it('no configuration at all', () =>
-    assert.equal(expandDisksState({ metadata: { name: 'kubevirt' } }).enabled, false));
+    assert.isFalse(expandDisksState({ metadata: { name: 'kubevirt' } }).enabled));
 });
 
 describe('a provisioner annotation that disagrees with the StorageClass or the stored PVC (writable by whoever may update the PVC)', () => {
@@ -1453,8 +1456,8 @@ describe('a provisioner annotation that disagrees with the StorageClass or the s
       { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') },
       resolveAdmissionOptions(),
     );
-    assert.equal(decision.allowed, false);
-    assert.equal(decision.decision, 'provisioner-not-validated');
+    assert.isFalse(decision.allowed);
+    assert.strictEqual(decision.decision, 'provisioner-not-validated');
     assert.match(
       decision.message,
       /^PVC_EXPAND: pvc default\/vm1-disk-0-kq8zt is not online expandable with its provider\. Provisioner nfs\.csi\.k8s\.io is not validated .* \(PVC default\/vm1-disk-0-kq8zt names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass or by the PVC before this update; a growth is judged against each\)/,
@@ -1470,7 +1473,7 @@ describe('a provisioner annotation that disagrees with the StorageClass or the s
       },
       resolveAdmissionOptions(),
     );
-    assert.equal(decision.decision, 'provisioner-not-validated');
+    assert.strictEqual(decision.decision, 'provisioner-not-validated');
     assert.match(decision.message, /Provisioner nfs\.csi\.k8s\.io is not validated/);
   });
   it('an encrypted Longhorn v2 volume renamed to another driver still meets the Longhorn checks', () => {
@@ -1483,7 +1486,7 @@ describe('a provisioner annotation that disagrees with the StorageClass or the s
       },
       resolveAdmissionOptions(),
     );
-    assert.equal(decision.decision, 'longhorn-v2-encrypted', decision.message);
+    assert.strictEqual(decision.decision, 'longhorn-v2-encrypted', decision.message);
   });
   it('when every provisioner named is validated the growth is allowed, and the finding names them all', () => {
     const snapshot = nfs('{"topolvm.io":true,"nfs.csi.k8s.io":true}');
@@ -1491,14 +1494,14 @@ describe('a provisioner annotation that disagrees with the StorageClass or the s
       { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') },
       resolveAdmissionOptions(),
     );
-    assert.equal(decision.allowed, true, decision.message);
+    assert.isTrue(decision.allowed, decision.message);
     assert.match(
       decision.findings.find((f) => f.check === 'provisioner')?.message ?? '',
       /^Provisioner topolvm\.io and nfs\.csi\.k8s\.io are validated/,
     );
   });
   it('agreeing ones are judged once, as Harvester does', () => {
-    assert.equal(
+    assert.strictEqual(
       decideResize(nfs('{"nfs.csi.k8s.io":true}'), resolveAdmissionOptions()).findings.find(
         (f) => f.check === 'provisioner',
       )?.message,
@@ -1549,41 +1552,47 @@ describe('storageGrows', () => {
   };
   for (const [name, before, after, capacity, grows] of table)
     it(name, () =>
-      assert.equal(
+      assert.strictEqual(
         storageGrows(withRequest(before, capacity), withRequest(after, capacity)),
         grows,
       ),
     );
-  it('false without objects', () => assert.equal(storageGrows(null, pvc('p')), false));
+  it('false without objects', () => assert.isFalse(storageGrows(null, pvc('p'))));
   it('a tiny Harvester VM template with a templateEntry parses too', () =>
     assert.ok(templateEntry('x', '1Gi').spec));
 });
 
 describe('storageRequest', () => {
   it('reads requests.storage exactly, undefined when absent', () => {
-    assert.deepEqual(storageRequest({ storage: '1Gi', cpu: '1' }), { num: 1073741824n, den: 1n });
-    assert.equal(storageRequest({ cpu: '1' }), undefined);
-    assert.equal(storageRequest(undefined), undefined);
-    assert.throws(() => storageRequest({ storage: '20 gigs' }), { code: 'KUBE_QUANTITY_INVALID' });
+    assert.deepStrictEqual(storageRequest({ storage: '1Gi', cpu: '1' }), {
+      num: 1073741824n,
+      den: 1n,
+    });
+    assert.isUndefined(storageRequest({ cpu: '1' }));
+    assert.isUndefined(storageRequest(undefined));
+    expectThrow(() => storageRequest({ storage: '20 gigs' }), { code: 'KUBE_QUANTITY_INVALID' });
   });
 
   it("ignores white space around the quantity as Kubernetes' JSON decoding does (Go's strings.TrimSpace), and only that", () => {
-    assert.deepEqual(storageRequest({ storage: ' 20Gi' }), storageRequest({ storage: '20Gi' }));
-    assert.deepEqual(
+    assert.deepStrictEqual(
+      storageRequest({ storage: ' 20Gi' }),
+      storageRequest({ storage: '20Gi' }),
+    );
+    assert.deepStrictEqual(
       storageRequest({ storage: '\t20Gi\n\u00a0\u0085\u3000' }),
       storageRequest({ storage: '20Gi' }),
     );
-    assert.throws(
+    expectThrow(
       () => storageRequest({ storage: '20 Gi' }),
       { code: 'KUBE_QUANTITY_INVALID' },
       'inside: still malformed',
     );
-    assert.throws(
+    expectThrow(
       () => storageRequest({ storage: '\ufeff20Gi' }),
       { code: 'KUBE_QUANTITY_INVALID' },
       'a byte order mark is no space to Go',
     );
-    assert.throws(
+    expectThrow(
       () => storageRequest({ storage: '  ' }),
       { code: 'KUBE_QUANTITY_INVALID' },
       'nothing left',

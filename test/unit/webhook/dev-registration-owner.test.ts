@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import {
   buildValidatingWebhookConfiguration,
   DEV_OWNER_ANNOTATION,
@@ -17,28 +17,27 @@ const owner: DevOwner = {
 };
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 
-test('the owner annotation of a registered configuration reads back as the instance; no annotation is not a dev registration', () => {
+it('the owner annotation of a registered configuration reads back as the instance; no annotation is not a dev registration', () => {
   const marked = buildValidatingWebhookConfiguration({
     name: 'voe-dev',
     urlBase: owner.url,
     caBundle: PEM,
     annotations: devOwnerAnnotations(owner),
   });
-  assert.deepEqual(readDevOwner(marked), owner);
-  assert.equal(ownerCaBundle(marked, owner.url), Buffer.from(PEM).toString('base64'));
-  assert.equal(
+  assert.deepStrictEqual(readDevOwner(marked), owner);
+  assert.strictEqual(ownerCaBundle(marked, owner.url), Buffer.from(PEM).toString('base64'));
+  assert.isUndefined(
     ownerCaBundle(marked, 'https://127.0.0.1:40002'),
-    undefined,
     'only the webhooks called under the owner url',
   );
   const inCluster = buildValidatingWebhookConfiguration({
     name: 'voe',
     service: { namespace: 'voe-system', name: 'voe-webhook' },
   });
-  assert.equal(readDevOwner(inCluster), undefined);
+  assert.isUndefined(readDevOwner(inCluster));
 });
 
-test('an owner annotation that is not what voe serve --dev writes is unreadable', () => {
+it('an owner annotation that is not what voe serve --dev writes is unreadable', () => {
   for (const value of [
     '',
     'pid 1',
@@ -48,7 +47,7 @@ test('an owner annotation that is not what voe serve --dev writes is unreadable'
     '{"host":"h","pid":1,"id":"x","url":"http://a"}',
     '{"host":"h","pid":1,"url":"https://a"}',
   ]) {
-    assert.equal(
+    assert.strictEqual(
       readDevOwner({
         metadata: { name: 'voe-dev', annotations: { [DEV_OWNER_ANNOTATION]: value } },
       }),

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   createExpandSettingValidator,
   MemoryCache,
@@ -207,11 +207,11 @@ describe('expand-setting validator', () => {
   for (const c of cases) {
     it(c.name, async () => {
       const verdict = await validator().validate(c.request);
-      assert.equal(verdict.allowed, c.allowed, verdict.message);
-      assert.equal(verdict.decision, c.decision);
+      assert.strictEqual(verdict.allowed, c.allowed, verdict.message);
+      assert.strictEqual(verdict.decision, c.decision);
       if (!c.allowed) {
-        assert.equal(verdict.code, 422);
-        assert.equal(verdict.reason, 'Invalid');
+        assert.strictEqual(verdict.code, 422);
+        assert.strictEqual(verdict.reason, 'Invalid');
         if (c.includes) assert.ok(verdict.message?.includes(c.includes), verdict.message);
       } else if (c.includes) {
         assert.ok(
@@ -219,7 +219,7 @@ describe('expand-setting validator', () => {
           JSON.stringify(verdict.warnings),
         );
       }
-      assert.equal(verdict.warnings?.length ?? 0, c.warnings ?? 0);
+      assert.strictEqual(verdict.warnings?.length ?? 0, c.warnings ?? 0);
     });
   }
 
@@ -253,14 +253,14 @@ describe('expand-setting validator', () => {
         ),
       ),
     );
-    assert.equal(kept.allowed, true, kept.message);
-    assert.deepEqual(kept.warnings, [
+    assert.isTrue(kept.allowed, kept.message);
+    assert.deepStrictEqual(kept.warnings, [
       'field "value" sets "driver.longhorn.io" to false and was left as it was; set it to true',
     ]);
     const broken = harvesterSetting('{"nfs.csi.k8s.io":', '{"driver.longhorn.io":true}');
     const keptBroken = await validator().validate(update(broken, relabelled(broken)));
-    assert.equal(keptBroken.allowed, true, keptBroken.message);
-    assert.deepEqual(keptBroken.warnings, [
+    assert.isTrue(keptBroken.allowed, keptBroken.message);
+    assert.deepStrictEqual(keptBroken.warnings, [
       'field "value" is not valid (SETTING_INVALID_JSON) and was left as it was; fix it',
     ]);
     // Any change to such a field is judged as written.
@@ -273,7 +273,7 @@ describe('expand-setting validator', () => {
         ),
       ),
     );
-    assert.equal(changed.decision, 'setting-longhorn-disabled');
+    assert.strictEqual(changed.decision, 'setting-longhorn-disabled');
     const created = await validator().validate(
       admissionRequest({
         operation: 'CREATE',
@@ -283,32 +283,36 @@ describe('expand-setting validator', () => {
         oldObject: null,
       }),
     );
-    assert.equal(created.decision, 'setting-longhorn-disabled');
+    assert.strictEqual(created.decision, 'setting-longhorn-disabled');
     // Longhorn already left out of both fields (stored before voe): warned about while neither field changes, refused once one does.
     const without = harvesterSetting('{"nfs.csi.k8s.io":true}', '');
     const keptWithout = await validator().validate(update(without, relabelled(without)));
-    assert.equal(keptWithout.allowed, true, keptWithout.message);
-    assert.deepEqual(keptWithout.warnings, [
+    assert.isTrue(keptWithout.allowed, keptWithout.message);
+    assert.deepStrictEqual(keptWithout.warnings, [
       '"driver.longhorn.io" was already in neither field (read as false); add "driver.longhorn.io":true to "value"',
     ]);
     const stillWithout = await validator().validate(
       update(without, harvesterSetting('{"nfs.csi.k8s.io":true,"topolvm.io":true}', '')),
     );
-    assert.equal(stillWithout.decision, 'setting-longhorn-disabled');
+    assert.strictEqual(stillWithout.decision, 'setting-longhorn-disabled');
     // A kept field that the write rule refuses but the resize path still reads (a null entry): taking
     // Longhorn out of the other field is judged on that reading, and refused.
     const nullDefault = harvesterSetting('{"driver.longhorn.io":true}', '{"nfs.csi.k8s.io":null}');
     const longhornDropped = await validator().validate(
       update(nullDefault, harvesterSetting('{"topolvm.io":true}', '{"nfs.csi.k8s.io":null}')),
     );
-    assert.equal(longhornDropped.decision, 'setting-longhorn-disabled', longhornDropped.message);
+    assert.strictEqual(
+      longhornDropped.decision,
+      'setting-longhorn-disabled',
+      longhornDropped.message,
+    );
     // A kept field the resize path cannot read at all: it refuses every resize it governs; Longhorn's entry changes nothing.
     const brokenDefault = harvesterSetting('{"driver.longhorn.io":true}', '{"nfs.csi.k8s.io":');
     const besideBroken = await validator().validate(
       update(brokenDefault, harvesterSetting('{"topolvm.io":true}', '{"nfs.csi.k8s.io":')),
     );
-    assert.equal(besideBroken.allowed, true, besideBroken.message);
-    assert.deepEqual(besideBroken.warnings, [
+    assert.isTrue(besideBroken.allowed, besideBroken.message);
+    assert.deepStrictEqual(besideBroken.warnings, [
       'field "default" is not valid (SETTING_INVALID_JSON) and was left as it was; fix it',
     ]);
   });
@@ -323,8 +327,8 @@ describe('expand-setting validator', () => {
     const verdict = await validator([]).validate(
       request('UPDATE', harvesterSetting(JSON.stringify(many))),
     );
-    assert.equal(verdict.allowed, true);
-    assert.equal(verdict.warnings?.length, 6);
+    assert.isTrue(verdict.allowed);
+    assert.strictEqual(verdict.warnings?.length, 6);
     for (const text of verdict.warnings ?? []) assert.ok(text.length <= 120, text);
   });
 
@@ -332,14 +336,14 @@ describe('expand-setting validator', () => {
     const verdict = await validator([], false).validate(
       request('UPDATE', harvesterSetting('{"nfs.csi.k8s.io":true}')),
     );
-    assert.equal(verdict.allowed, true);
-    assert.deepEqual(verdict.warnings, [
+    assert.isTrue(verdict.allowed);
+    assert.deepStrictEqual(verdict.warnings, [
       'CSIDriver cache not synced yet; the driver names were not checked',
     ]);
   });
 
   it('has its name and path', () => {
-    assert.equal(validator().name, 'setting');
-    assert.equal(validator().path, '/validate/setting');
+    assert.strictEqual(validator().name, 'setting');
+    assert.strictEqual(validator().path, '/validate/setting');
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   claimNamesOfVmi,
   decideResize,
@@ -32,7 +32,7 @@ const VOLUMES = [
 describe('leanVmi', () => {
   it('keeps what the decisions read: identity, owner VM, PVC and DataVolume volumes, phase, and the claims and hotplugs of volumeStatus', () => {
     const full = vmi('vm1', { volumes: VOLUMES });
-    assert.deepEqual(leanVmi(full), {
+    assert.deepStrictEqual(leanVmi(full), {
       metadata: {
         name: 'vm1',
         namespace: 'default',
@@ -65,7 +65,7 @@ describe('leanVmi', () => {
     // A claim in volumeStatus that left the spec (being unplugged) is kept too.
     const unplugging = vmi('vm1', { volumes: VOLUMES });
     unplugging.spec!.volumes = unplugging.spec!.volumes!.filter((volume) => volume.name !== 'dv');
-    assert.deepEqual(
+    assert.deepStrictEqual(
       leanVmi(unplugging).status?.volumeStatus?.map((status) => status.name),
       ['data', 'dv'],
     );
@@ -81,11 +81,11 @@ describe('leanVmi', () => {
       unplugging,
     ]) {
       const lean = leanVmi(instance);
-      assert.deepEqual(claimNamesOfVmi(lean), claimNamesOfVmi(instance));
-      assert.equal(isVmiRunning(lean), isVmiRunning(instance));
-      assert.equal(vmNameOfVmi(lean), vmNameOfVmi(instance));
+      assert.deepStrictEqual(claimNamesOfVmi(lean), claimNamesOfVmi(instance));
+      assert.strictEqual(isVmiRunning(lean), isVmiRunning(instance));
+      assert.strictEqual(vmNameOfVmi(lean), vmNameOfVmi(instance));
       for (const name of claimNamesOfVmi(instance))
-        assert.equal(vmiHotplugs(lean, name), vmiHotplugs(instance, name), name);
+        assert.strictEqual(vmiHotplugs(lean, name), vmiHotplugs(instance, name), name);
     }
     const claim = pvc('data-pvc', {
       provisioner: 'topolvm.io',
@@ -105,11 +105,11 @@ describe('leanVmi', () => {
     };
     const full = vmi('vm1', { volumes: VOLUMES });
     const options = resolveAdmissionOptions();
-    assert.equal(
+    assert.strictEqual(
       decideResize({ ...snapshot, vmis: [full] }, options).decision,
       'hotplug-filesystem',
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       decideResize({ ...snapshot, vmis: [leanVmi(full)] }, options),
       decideResize({ ...snapshot, vmis: [full] }, options),
     );
@@ -119,7 +119,7 @@ describe('leanVmi', () => {
     const full = vmi('vm1', { volumes: VOLUMES });
     const copy = structuredClone(full);
     const lean = leanVmi(full);
-    assert.deepEqual(full, copy);
+    assert.deepStrictEqual(full, copy);
     assert.ok(
       JSON.stringify(lean).length * 4 < JSON.stringify(full).length,
       `${JSON.stringify(lean).length} of ${JSON.stringify(full).length} bytes`,
@@ -129,7 +129,9 @@ describe('leanVmi', () => {
   it('drops a non-controller owner, and copes with a VMI without spec or status', () => {
     const instance = vmi('vm1', { standalone: true });
     instance.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u' }];
-    assert.equal(leanVmi(instance).metadata?.ownerReferences, undefined);
-    assert.deepEqual(leanVmi({ metadata: { name: 'x', namespace: 'n' } }).spec, { volumes: [] });
+    assert.isUndefined(leanVmi(instance).metadata?.ownerReferences);
+    assert.deepStrictEqual(leanVmi({ metadata: { name: 'x', namespace: 'n' } }).spec, {
+      volumes: [],
+    });
   });
 });

@@ -1,5 +1,6 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import { isKubeError } from '../../../src/kube/index.js';
 import { admissionIndexers, MemoryCache, type VirtualMachine } from '../../../src/webhook/index.js';
 import { vm } from '../../support/admission-objects.js';
@@ -12,13 +13,13 @@ describe('MemoryCache', () => {
     const cache = new MemoryCache([vm('a'), vm('b', { namespace: 'other' })], {
       indexers: admissionIndexers.vms,
     });
-    assert.equal(cache.get('default', 'a')?.metadata?.name, 'a');
-    assert.equal(cache.get('other', 'a'), undefined);
-    assert.deepEqual(names(cache.list('other')), ['b']);
-    assert.deepEqual(names(cache.list()), ['a', 'b']);
-    assert.deepEqual(names(cache.byIndex('vms-by-pvc', 'default/a-disk-0-kq8zt')), ['a']);
-    assert.deepEqual(cache.byIndex('vms-by-pvc', 'default/none'), []);
-    assert.throws(
+    assert.strictEqual(cache.get('default', 'a')?.metadata?.name, 'a');
+    assert.isUndefined(cache.get('other', 'a'));
+    assert.deepStrictEqual(names(cache.list('other')), ['b']);
+    assert.deepStrictEqual(names(cache.list()), ['a', 'b']);
+    assert.deepStrictEqual(names(cache.byIndex('vms-by-pvc', 'default/a-disk-0-kq8zt')), ['a']);
+    assert.deepStrictEqual(cache.byIndex('vms-by-pvc', 'default/none'), []);
+    expectThrow(
       () => cache.byIndex('nope', 'x'),
       (error: unknown) =>
         isKubeError(error) &&
@@ -35,11 +36,11 @@ describe('MemoryCache', () => {
         templates: [],
       }),
     );
-    assert.deepEqual(cache.byIndex('vms-by-pvc', 'default/a-disk-0-kq8zt'), []);
-    assert.deepEqual(names(cache.byIndex('vms-by-pvc', 'default/moved')), ['a']);
+    assert.deepStrictEqual(cache.byIndex('vms-by-pvc', 'default/a-disk-0-kq8zt'), []);
+    assert.deepStrictEqual(names(cache.byIndex('vms-by-pvc', 'default/moved')), ['a']);
     cache.delete('default', 'a');
-    assert.deepEqual(cache.byIndex('vms-by-pvc', 'default/moved'), []);
-    assert.equal(cache.get('default', 'a'), undefined);
+    assert.deepStrictEqual(cache.byIndex('vms-by-pvc', 'default/moved'), []);
+    assert.isUndefined(cache.get('default', 'a'));
   });
 
   it('keys cluster-scoped objects by name and reports its sync state', () => {
@@ -47,8 +48,8 @@ describe('MemoryCache', () => {
       synced: false,
     });
     assert.ok(cache.get(undefined, 'csi-online-expand-validation'));
-    assert.equal(cache.hasSynced, false);
+    assert.isFalse(cache.hasSynced);
     cache.setSynced(true);
-    assert.equal(cache.hasSynced, true);
+    assert.isTrue(cache.hasSynced);
   });
 });

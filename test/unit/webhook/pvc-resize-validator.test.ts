@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import { createPvcResizeValidator, type AdmissionRequest } from '../../../src/webhook/index.js';
 import {
   admissionRequest,
@@ -55,8 +55,8 @@ function update(
 describe('pvc-resize validator', () => {
   it('has its name and path', () => {
     const validator = createPvcResizeValidator(memorySource(cluster()));
-    assert.equal(validator.name, 'pvc-resize');
-    assert.equal(validator.path, '/validate/pvc-resize');
+    assert.strictEqual(validator.name, 'pvc-resize');
+    assert.strictEqual(validator.path, '/validate/pvc-resize');
   });
 
   const untouched: Array<[string, AdmissionRequest]> = [
@@ -99,7 +99,7 @@ describe('pvc-resize validator', () => {
       const { caches, source, options } = memorySource(cluster());
       caches.pvcs.setSynced(false); // untouched requests never read the caches
       const verdict = await createPvcResizeValidator({ source, options }).validate(request);
-      assert.deepEqual(verdict, { allowed: true, decision: 'not-resize' });
+      assert.deepStrictEqual(verdict, { allowed: true, decision: 'not-resize' });
     });
   }
 
@@ -107,17 +107,17 @@ describe('pvc-resize validator', () => {
     const verdict = await createPvcResizeValidator(memorySource(cluster())).validate(
       update(claim, resized(claim, '20Gi')),
     );
-    assert.deepEqual(verdict, { allowed: true, decision: 'allowed' });
+    assert.deepStrictEqual(verdict, { allowed: true, decision: 'allowed' });
   });
 
   it('refuses with 422 Invalid and the PVC_EXPAND message', async () => {
     const verdict = await createPvcResizeValidator(
       memorySource(cluster({ kubeVirts: [kubeVirt({ gates: [] })] })),
     ).validate(update(claim, resized(claim, '20Gi')));
-    assert.equal(verdict.allowed, false);
-    assert.equal(verdict.code, 422);
-    assert.equal(verdict.reason, 'Invalid');
-    assert.equal(verdict.decision, 'gate-missing');
+    assert.isFalse(verdict.allowed);
+    assert.strictEqual(verdict.code, 422);
+    assert.strictEqual(verdict.reason, 'Invalid');
+    assert.strictEqual(verdict.decision, 'gate-missing');
     assert.ok(
       verdict.message?.startsWith('PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. '),
     );
@@ -136,17 +136,17 @@ describe('pvc-resize validator', () => {
       },
     });
     const source = memorySource(cluster({ pvcs: [failed('100Gi')] }));
-    assert.equal(
+    assert.strictEqual(
       (await createPvcResizeValidator(source).validate(update(failed('20Gi'), failed('100Gi'))))
         .decision,
       'provisioner-not-validated',
       'growing it is refused',
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       await createPvcResizeValidator(source).validate(update(failed('100Gi'), failed('20Gi'))),
       { allowed: true, decision: 'not-resize' },
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       await createPvcResizeValidator(source).validate(update(failed('100Gi'), failed('10Gi'))),
       { allowed: true, decision: 'not-resize' },
     );
@@ -155,14 +155,14 @@ describe('pvc-resize validator', () => {
   it("judges any exponent the API server stores (1e102 as 100e100), and refuses one beyond voe's bound with 422, never a 500", async () => {
     const gateless = memorySource(cluster({ kubeVirts: [kubeVirt({ gates: [] })] }));
     for (const size of ['1e102', '100e100', '1e101', '1e999']) {
-      assert.deepEqual(
+      assert.deepStrictEqual(
         await createPvcResizeValidator(memorySource(cluster())).validate(
           update(claim, resized(claim, size)),
         ),
         { allowed: true, decision: 'allowed' },
         size,
       );
-      assert.equal(
+      assert.strictEqual(
         (await createPvcResizeValidator(gateless).validate(update(claim, resized(claim, size))))
           .decision,
         'gate-missing',
@@ -173,16 +173,16 @@ describe('pvc-resize validator', () => {
       const verdict = await createPvcResizeValidator(memorySource(cluster())).validate(
         update(claim, resized(claim, size)),
       );
-      assert.equal(verdict.code, 422, size);
-      assert.equal(verdict.decision, 'size-out-of-range');
+      assert.strictEqual(verdict.code, 422, size);
+      assert.strictEqual(verdict.decision, 'size-out-of-range');
       assert.match(
         verdict.message ?? '',
         /^PVC_EXPAND: the new storage request of PVC default\/vm1-disk-0-kq8zt cannot be judged: .*beyond what voe reads.*"20Gi"/,
       );
-      assert.equal(verdict.field, 'spec.resources.requests.storage');
+      assert.strictEqual(verdict.field, 'spec.resources.requests.storage');
     }
     // Stored beyond the bound, lowered to a size voe reads: no growth.
-    assert.deepEqual(
+    assert.deepStrictEqual(
       await createPvcResizeValidator(memorySource(cluster())).validate(
         update(resized(claim, '1e1000'), resized(claim, '20Gi')),
       ),
@@ -194,7 +194,7 @@ describe('pvc-resize validator', () => {
     const verdict = await createPvcResizeValidator(
       memorySource(cluster({ kubeVirts: [kubeVirt({ gates: [] })] })),
     ).validate(update(resized(claim, '8Ei'), resized(claim, '9Ei')));
-    assert.deepEqual(verdict, { allowed: true, decision: 'not-resize' });
+    assert.deepStrictEqual(verdict, { allowed: true, decision: 'not-resize' });
   });
 
   it('refuses with 500 while the caches are not synced', async () => {
@@ -203,7 +203,7 @@ describe('pvc-resize validator', () => {
     const verdict = await createPvcResizeValidator({ source, options }).validate(
       update(claim, resized(claim, '20Gi')),
     );
-    assert.deepEqual(verdict, {
+    assert.deepStrictEqual(verdict, {
       allowed: false,
       code: 500,
       reason: 'InternalError',
@@ -218,7 +218,7 @@ describe('pvc-resize validator', () => {
       cluster({ vms: [vm('vm1', { status: 'Stopped' })] }),
     );
     const validator = createPvcResizeValidator({ source, options });
-    assert.equal(
+    assert.strictEqual(
       (await validator.validate(update(claim, resized(claim, '20Gi')))).decision,
       'allowed-offline',
     );
@@ -227,8 +227,8 @@ describe('pvc-resize validator', () => {
       since,
       why: '403 Forbidden: virtualmachines.kubevirt.io is forbidden: User "voe" cannot list resource "virtualmachines"',
     });
-    assert.equal(source.synced(), false);
-    assert.deepEqual(await validator.validate(update(claim, resized(claim, '20Gi'))), {
+    assert.isFalse(source.synced());
+    assert.deepStrictEqual(await validator.validate(update(claim, resized(claim, '20Gi'))), {
       allowed: false,
       code: 500,
       reason: 'InternalError',
@@ -247,14 +247,14 @@ describe('pvc-resize validator', () => {
       /^internal error: voe's caches of virtualmachines\.kubevirt\.io \(since .*\); kubevirts\.kubevirt\.io \(since .*ECONNREFUSED\)\) do not follow the API server now \(their list or watch failed\), so this request is not judged from them;/,
     );
     // Requests that need no cache are answered as before.
-    assert.deepEqual(await validator.validate(update(claim, resized(claim, '10Gi'))), {
+    assert.deepStrictEqual(await validator.validate(update(claim, resized(claim, '10Gi'))), {
       allowed: true,
       decision: 'not-resize',
     });
     caches.vms.setOutOfSync(undefined);
     caches.kubeVirts.setOutOfSync(undefined);
-    assert.equal(source.synced(), true);
-    assert.equal(
+    assert.isTrue(source.synced());
+    assert.strictEqual(
       (await validator.validate(update(claim, resized(claim, '20Gi')))).decision,
       'allowed-offline',
     );
@@ -264,9 +264,9 @@ describe('pvc-resize validator', () => {
     const verdict = await createPvcResizeValidator(
       memorySource(cluster({ settings: [harvesterSetting('{nope')] })),
     ).validate(update(claim, resized(claim, '20Gi')));
-    assert.equal(verdict.code, 500);
-    assert.equal(verdict.reason, 'InternalError');
-    assert.equal(verdict.decision, 'setting-invalid');
+    assert.strictEqual(verdict.code, 500);
+    assert.strictEqual(verdict.reason, 'InternalError');
+    assert.strictEqual(verdict.decision, 'setting-invalid');
     assert.match(verdict.message ?? '', /^internal error: .*SETTING_INVALID_JSON/);
   });
 
@@ -281,8 +281,8 @@ describe('pvc-resize validator', () => {
     const verdict = await createPvcResizeValidator({ source: broken, options }).validate(
       update(claim, resized(claim, '20Gi')),
     );
-    assert.equal(verdict.code, 500);
-    assert.equal(verdict.decision, 'internal-error');
+    assert.strictEqual(verdict.code, 500);
+    assert.strictEqual(verdict.decision, 'internal-error');
     assert.ok(verdict.message?.includes('index vms-by-pvc missing'));
   });
 
@@ -290,8 +290,8 @@ describe('pvc-resize validator', () => {
     const verdict = await createPvcResizeValidator(
       memorySource(cluster({ settings: [] })),
     ).validate(update(claim, resized(claim, '20Gi')));
-    assert.equal(verdict.allowed, true);
-    assert.equal(verdict.warnings?.length, 1);
+    assert.isTrue(verdict.allowed);
+    assert.strictEqual(verdict.warnings?.length, 1);
     assert.ok((verdict.warnings?.[0] ?? '').length <= 120);
   });
 
@@ -312,7 +312,7 @@ describe('pvc-resize validator', () => {
     await createPvcResizeValidator({ source: spy, options }).validate(
       update(claim, resized(claim, '20Gi')),
     );
-    assert.deepEqual([...new Set(calls)].sort(), [
+    assert.deepStrictEqual([...new Set(calls)].sort(), [
       'getKubeVirt',
       'getLonghornEngines',
       'getLonghornSetting',

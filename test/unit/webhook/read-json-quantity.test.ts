@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import { isKubeError, KubeErrorCode, parseQuantityValue } from '../../../src/kube/index.js';
 import {
   claimTemplatesOf,
@@ -8,30 +9,36 @@ import {
   type VirtualMachine,
 } from '../../../src/webhook/index.js';
 
-test("readJsonQuantity reads a JSON value's raw text as Quantity.UnmarshalJSON does", () => {
-  assert.equal(readJsonQuantity('null'), undefined);
-  assert.deepEqual(readJsonQuantity('"20Gi"'), { text: '20Gi', value: parseQuantityValue('20Gi') });
-  assert.deepEqual(
+it("readJsonQuantity reads a JSON value's raw text as Quantity.UnmarshalJSON does", () => {
+  assert.isUndefined(readJsonQuantity('null'));
+  assert.deepStrictEqual(readJsonQuantity('"20Gi"'), {
+    text: '20Gi',
+    value: parseQuantityValue('20Gi'),
+  });
+  assert.deepStrictEqual(
     readJsonQuantity('" 20Gi\u00a0\u0085"'),
     { text: '20Gi', value: parseQuantityValue('20Gi') },
     'literal Go white space is trimmed',
   );
-  assert.deepEqual(readJsonQuantity('"+1Gi"'), { text: '+1Gi', value: parseQuantityValue('1Gi') });
+  assert.deepStrictEqual(readJsonQuantity('"+1Gi"'), {
+    text: '+1Gi',
+    value: parseQuantityValue('1Gi'),
+  });
   // Numbers: exact decimal text, never a double.
-  assert.deepEqual(
+  assert.deepStrictEqual(
     readJsonQuantity('10737418240.000000000001')?.value,
     parseQuantityValue('10737418240000000001n'),
     'rounded up to nano, above 10Gi',
   );
-  assert.deepEqual(readJsonQuantity('1e309')?.value, { num: 10n ** 309n, den: 1n });
-  assert.deepEqual(readJsonQuantity('9007199254740993')?.value, {
+  assert.deepStrictEqual(readJsonQuantity('1e309')?.value, { num: 10n ** 309n, den: 1n });
+  assert.deepStrictEqual(readJsonQuantity('9007199254740993')?.value, {
     num: 9007199254740993n,
     den: 1n,
   });
-  assert.deepEqual(readJsonQuantity('1E+3')?.value, { num: 1000n, den: 1n });
+  assert.deepStrictEqual(readJsonQuantity('1E+3')?.value, { num: 1000n, den: 1n });
 });
 
-test('readJsonQuantity refuses escapes, characters no quantity holds and non-quantities, saying what to write', () => {
+it('readJsonQuantity refuses escapes, characters no quantity holds and non-quantities, saying what to write', () => {
   for (const raw of [
     '"\\t20Gi"',
     '"20Gi\\n"',
@@ -39,7 +46,7 @@ test('readJsonQuantity refuses escapes, characters no quantity holds and non-qua
     '"\\u00a020Gi"',
     '"\\/20Gi"',
   ]) {
-    assert.throws(
+    expectThrow(
       () => readJsonQuantity(raw),
       (e: unknown) =>
         isKubeError(e, KubeErrorCode.QuantityInvalid) &&
@@ -48,48 +55,48 @@ test('readJsonQuantity refuses escapes, characters no quantity holds and non-qua
       raw,
     );
   }
-  assert.throws(
+  expectThrow(
     () => readJsonQuantity('"\ufeff20Gi"'),
     /contains characters a Kubernetes quantity cannot hold \(U\+FEFF\), which Kubernetes and Harvester cannot read; write the size with digits and a suffix only, e.g. "20Gi"/,
   );
-  assert.throws(() => readJsonQuantity('"2\u200b0Gi"'), /\(U\+200B\)/);
-  assert.throws(() => readJsonQuantity('"20GB"'), /invalid Kubernetes quantity "20GB"/);
-  assert.throws(() => readJsonQuantity('""'), /invalid Kubernetes quantity "": empty string/);
-  assert.throws(
+  expectThrow(() => readJsonQuantity('"2\u200b0Gi"'), /\(U\+200B\)/);
+  expectThrow(() => readJsonQuantity('"20GB"'), /invalid Kubernetes quantity "20GB"/);
+  expectThrow(() => readJsonQuantity('""'), /invalid Kubernetes quantity "": empty string/);
+  expectThrow(
     () => readJsonQuantity('{"value":20}'),
     /the size \{"value":20\} is an object, not a quantity; write it as a string such as "20Gi"/,
   );
-  assert.throws(() => readJsonQuantity('true'), /is a boolean/);
-  assert.throws(() => readJsonQuantity('["20Gi"]'), /is a list/);
-  assert.throws(
+  expectThrow(() => readJsonQuantity('true'), /is a boolean/);
+  expectThrow(() => readJsonQuantity('["20Gi"]'), /is a list/);
+  expectThrow(
     () => readJsonQuantity('"1e1000"'),
     (e: unknown) => isKubeError(e, KubeErrorCode.QuantityOutOfRange),
   );
 });
 
-test("goTrimSpace is Go's strings.TrimSpace (not JavaScript's trim)", () => {
-  assert.equal(
+it("goTrimSpace is Go's strings.TrimSpace (not JavaScript's trim)", () => {
+  assert.strictEqual(
     goTrimSpace('\t\n\v\f\r \u0085\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000x\u3000'),
     'x',
   );
-  assert.equal(goTrimSpace('\ufeffx'), '\ufeffx');
-  assert.equal(goTrimSpace('\u200bx'), '\u200bx');
-  assert.equal(goTrimSpace('   '), '');
-  assert.equal(goTrimSpace(''), '');
+  assert.strictEqual(goTrimSpace('\ufeffx'), '\ufeffx');
+  assert.strictEqual(goTrimSpace('\u200bx'), '\u200bx');
+  assert.strictEqual(goTrimSpace('   '), '');
+  assert.strictEqual(goTrimSpace(''), '');
   // A long inner run of spaces (a /[...]+$/ regex would be quadratic on it).
   const inner = `1${' '.repeat(300_000)}Gi`;
-  assert.equal(goTrimSpace(` ${inner} `), inner);
-  assert.throws(() => readJsonQuantity(JSON.stringify(inner)), /U\+0020/);
+  assert.strictEqual(goTrimSpace(` ${inner} `), inner);
+  expectThrow(() => readJsonQuantity(JSON.stringify(inner)), /U\+0020/);
 });
 
-test("claimTemplatesOf keeps each entry's raw storage text (the last of duplicate keys; null entries skipped)", () => {
+it("claimTemplatesOf keeps each entry's raw storage text (the last of duplicate keys; null entries skipped)", () => {
   const annotation =
     '[null, {"metadata":{"name":"a"},"spec":{"resources":{"requests":{"storage":"1Gi","storage":"\\t2Gi"}}}},' +
     '{"metadata":{"name":"b"},"spec":{"resources":{"requests":{"storage": 1e3 }}}}, {"metadata":{"name":"c"}}, 7]';
   const vm: VirtualMachine = {
     metadata: { name: 'vm1', annotations: { 'harvesterhci.io/volumeClaimTemplates': annotation } },
   };
-  assert.deepEqual(
+  assert.deepStrictEqual(
     claimTemplatesOf(vm).map((t) => [t.pvc.metadata?.name, t.storage]),
     [
       ['a', '"\\t2Gi"'],
@@ -97,7 +104,7 @@ test("claimTemplatesOf keeps each entry's raw storage text (the last of duplicat
       ['c', undefined],
     ],
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     claimTemplatesOf({
       metadata: { annotations: { 'harvesterhci.io/volumeClaimTemplates': 'not json' } },
     }),

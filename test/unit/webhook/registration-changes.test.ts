@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import {
   buildValidatingWebhookConfiguration,
   registrationChanges,
@@ -11,11 +11,11 @@ const registered = buildValidatingWebhookConfiguration({
   caBundle: 'Q0E=',
 }).webhooks!;
 
-test('registrationChanges: nothing changed, nothing said', () => {
-  assert.deepEqual(registrationChanges(registered, structuredClone(registered)), []);
+it('registrationChanges: nothing changed, nothing said', () => {
+  assert.deepStrictEqual(registrationChanges(registered, structuredClone(registered)), []);
 });
 
-test('registrationChanges names each change by webhook: scalars with their values, structures and the caBundle only as changed', () => {
+it('registrationChanges names each change by webhook: scalars with their values, structures and the caBundle only as changed', () => {
   const edited = structuredClone(registered);
   edited[0]!.failurePolicy = 'Ignore';
   edited[0]!.timeoutSeconds = 30;
@@ -23,7 +23,7 @@ test('registrationChanges names each change by webhook: scalars with their value
   edited[1]!.clientConfig.caBundle = 'b3RoZXI=';
   edited[2]!.matchConditions = [];
   edited[2]!.namespaceSelector = { matchLabels: { a: 'b' } };
-  assert.deepEqual(registrationChanges(registered, edited), [
+  assert.deepStrictEqual(registrationChanges(registered, edited), [
     'pvc-resize.voe.harvesterhci.io: failurePolicy Fail -> Ignore',
     'pvc-resize.voe.harvesterhci.io: timeoutSeconds 10 -> 30',
     'vm.voe.harvesterhci.io: url https://127.0.0.1:9443/validate/vm -> https://127.0.0.1:9444/validate/vm',
@@ -33,9 +33,9 @@ test('registrationChanges names each change by webhook: scalars with their value
   ]);
 });
 
-test('registrationChanges: a webhook removed or added', () => {
+it('registrationChanges: a webhook removed or added', () => {
   const other = { ...structuredClone(registered[0]!), name: 'other.example.com' };
-  assert.deepEqual(registrationChanges(registered, [registered[0]!, registered[2]!, other]), [
+  assert.deepStrictEqual(registrationChanges(registered, [registered[0]!, registered[2]!, other]), [
     'vm.voe.harvesterhci.io: removed',
     'other.example.com: added',
   ]);

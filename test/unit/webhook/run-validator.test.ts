@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { runValidator, type AdmissionRequest, type Validator } from '../../../src/webhook/index.js';
 
 const request: AdmissionRequest = {
@@ -13,7 +13,7 @@ function validator(validate: Validator['validate']): Validator {
   return { name: 'pvc-resize', path: '/validate/pvc-resize', validate };
 }
 
-test('a verdict passes through', async () => {
+it('a verdict passes through', async () => {
   const { verdict, error } = await runValidator(
     validator(() => ({
       allowed: false,
@@ -24,8 +24,8 @@ test('a verdict passes through', async () => {
     })),
     request,
   );
-  assert.equal(error, undefined);
-  assert.deepEqual(verdict, {
+  assert.isUndefined(error);
+  assert.deepStrictEqual(verdict, {
     allowed: false,
     code: 422,
     reason: 'Invalid',
@@ -49,30 +49,30 @@ for (const [name, validate] of [
     },
   ],
 ] as Array<[string, Validator['validate']]>) {
-  test(`a validator that ${name} yields a 500 InternalError refusal naming the webhook`, async () => {
+  it(`a validator that ${name} yields a 500 InternalError refusal naming the webhook`, async () => {
     const { verdict, error } = await runValidator(validator(validate), request);
     assert.ok(error !== undefined);
-    assert.equal(verdict.allowed, false);
-    assert.equal(verdict.code, 500);
-    assert.equal(verdict.reason, 'InternalError');
-    assert.equal(verdict.decision, 'internal-error');
+    assert.isFalse(verdict.allowed);
+    assert.strictEqual(verdict.code, 500);
+    assert.strictEqual(verdict.reason, 'InternalError');
+    assert.strictEqual(verdict.decision, 'internal-error');
     assert.match(verdict.message ?? '', /pvc-resize failed.*cache exploded/);
   });
 }
 
-test('something that is not a verdict is an internal error', async () => {
+it('something that is not a verdict is an internal error', async () => {
   const { verdict } = await runValidator(
     validator(() => undefined as never),
     request,
   );
-  assert.equal(verdict.code, 500);
+  assert.strictEqual(verdict.code, 500);
   assert.match(verdict.message ?? '', /returned no verdict/);
 });
 
-test('a missing decision label is filled in', async () => {
+it('a missing decision label is filled in', async () => {
   const { verdict } = await runValidator(
     validator(() => ({ allowed: true }) as never),
     request,
   );
-  assert.equal(verdict.decision, 'allowed');
+  assert.strictEqual(verdict.decision, 'allowed');
 });

@@ -3,8 +3,8 @@
  * through the PVC validator over caches. The same cases run against a real kube-apiserver in
  * test/integration/webhook once the server and the control plane land.
  */
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   createPvcResizeValidator,
   type AdmissionOptions,
@@ -86,7 +86,7 @@ const hotplugVm = (claimName: string) =>
 
 describe('seed 004 test plan (admission)', () => {
   it('1. Longhorn v1 Block root disk of a running VM: allowed', async () => {
-    assert.equal((await expand(harvester(), pvc(ROOT)).run()).allowed, true);
+    assert.isTrue((await expand(harvester(), pvc(ROOT)).run()).allowed);
   });
 
   describe('2. Longhorn v2 Block root disk', () => {
@@ -119,8 +119,8 @@ describe('seed 004 test plan (admission)', () => {
     for (const [name, version, policy, allowed, decision] of table) {
       it(name, async () => {
         const verdict = await expand(v2(version), claim, { longhornV2Expansion: policy }).run();
-        assert.equal(verdict.allowed, allowed, verdict.message);
-        assert.equal(verdict.decision, decision);
+        assert.strictEqual(verdict.allowed, allowed, verdict.message);
+        assert.strictEqual(verdict.decision, decision);
       });
     }
   });
@@ -133,15 +133,15 @@ describe('seed 004 test plan (admission)', () => {
     });
     const { run, caches } = expand(harvester(), claim);
     const refused = await run();
-    assert.equal(refused.allowed, false);
-    assert.equal(refused.code, 422);
+    assert.isFalse(refused.allowed);
+    assert.strictEqual(refused.code, 422);
     assert.ok(
       refused.message?.startsWith(
         `PVC_EXPAND: pvc default/${ROOT} is not online expandable with its provider. `,
       ),
     );
     caches.settings.set(harvesterSetting('{"nfs.csi.k8s.io":true}'));
-    assert.deepEqual(await run(), { allowed: true, decision: 'allowed' });
+    assert.deepStrictEqual(await run(), { allowed: true, decision: 'allowed' });
   });
 
   it('4. TopoLVM PVC hotplugged in Block mode: refused, then allowed once topolvm.io is validated', async () => {
@@ -157,9 +157,9 @@ describe('seed 004 test plan (admission)', () => {
       }),
       claim,
     );
-    assert.equal((await run()).decision, 'provisioner-not-validated');
+    assert.strictEqual((await run()).decision, 'provisioner-not-validated');
     caches.settings.set(harvesterSetting('{"nfs.csi.k8s.io":true, "topolvm.io":true}'));
-    assert.deepEqual(await run(), { allowed: true, decision: 'allowed' });
+    assert.deepStrictEqual(await run(), { allowed: true, decision: 'allowed' });
   });
 
   it('5. hotplugged Filesystem PVC: refused even with the driver validated', async () => {
@@ -175,8 +175,8 @@ describe('seed 004 test plan (admission)', () => {
       }),
       claim,
     ).run();
-    assert.equal(verdict.allowed, false);
-    assert.equal(verdict.decision, 'hotplug-filesystem');
+    assert.isFalse(verdict.allowed);
+    assert.strictEqual(verdict.decision, 'hotplug-filesystem');
     assert.ok(
       verdict.message?.startsWith(
         "PVC_EXPAND: Expansion of hotplugged PVC 'default/data-topolvm' in filesystem mode is not supported. ",
@@ -194,7 +194,7 @@ describe('seed 004 test plan (admission)', () => {
       harvester({ vms: [vm('vm1', { status: 'Stopped' })] }),
       claim,
     ).run();
-    assert.deepEqual(verdict, { allowed: true, decision: 'allowed-offline' });
+    assert.deepStrictEqual(verdict, { allowed: true, decision: 'allowed-offline' });
   });
 
   it('7. ExpandDisks missing (KubeVirt v1.5.2): refused', async () => {
@@ -202,7 +202,7 @@ describe('seed 004 test plan (admission)', () => {
       harvester({ kubeVirts: [kubeVirt({ gates: ['LiveMigration', 'HotplugVolumes'] })] }),
       pvc(ROOT),
     ).run();
-    assert.equal(verdict.decision, 'gate-missing');
+    assert.strictEqual(verdict.decision, 'gate-missing');
     assert.ok(
       verdict.message?.startsWith('PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. '),
     );
@@ -213,6 +213,6 @@ describe('seed 004 test plan (admission)', () => {
       harvester({ kubeVirts: [kubeVirt({ gates: ['LiveMigration'], version: 'v1.9.0' })] }),
       pvc(ROOT),
     ).run();
-    assert.deepEqual(verdict, { allowed: true, decision: 'allowed' });
+    assert.deepStrictEqual(verdict, { allowed: true, decision: 'allowed' });
   });
 });

@@ -1,16 +1,16 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { MAX_WARNING_LENGTH, toAdmissionReview } from '../../../src/webhook/index.js';
 
-test('allowed: no status, uid echoed', () => {
-  assert.deepEqual(toAdmissionReview('u1', { allowed: true, decision: 'not-resize' }), {
+it('allowed: no status, uid echoed', () => {
+  assert.deepStrictEqual(toAdmissionReview('u1', { allowed: true, decision: 'not-resize' }), {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
     response: { uid: 'u1', allowed: true },
   });
 });
 
-test('denied Invalid: status carries code, message, reason and one FieldValueInvalid cause (as Harvester answers)', () => {
+it('denied Invalid: status carries code, message, reason and one FieldValueInvalid cause (as Harvester answers)', () => {
   const review = toAdmissionReview('u2', {
     allowed: false,
     code: 422,
@@ -19,7 +19,7 @@ test('denied Invalid: status carries code, message, reason and one FieldValueInv
     decision: 'gate-missing',
     field: 'spec.resources.requests.storage',
   });
-  assert.deepEqual(review.response, {
+  assert.deepStrictEqual(review.response, {
     uid: 'u2',
     allowed: false,
     status: {
@@ -44,12 +44,12 @@ test('denied Invalid: status carries code, message, reason and one FieldValueInv
     message: 'no',
     decision: 'x',
   });
-  assert.deepEqual(fieldless.response.status?.details, {
+  assert.deepStrictEqual(fieldless.response.status?.details, {
     causes: [{ reason: 'FieldValueInvalid', message: 'no' }],
   });
 });
 
-test('denied InternalError: no causes', () => {
+it('denied InternalError: no causes', () => {
   const review = toAdmissionReview('u5', {
     allowed: false,
     code: 500,
@@ -57,23 +57,23 @@ test('denied InternalError: no causes', () => {
     message: 'internal error: x',
     decision: 'internal-error',
   });
-  assert.deepEqual(review.response.status, {
+  assert.deepStrictEqual(review.response.status, {
     code: 500,
     message: 'internal error: x',
     reason: 'InternalError',
   });
 });
 
-test('denied without details defaults to 400 BadRequest (as the API server raises a lower code) with the decision as message', () => {
+it('denied without details defaults to 400 BadRequest (as the API server raises a lower code) with the decision as message', () => {
   const review = toAdmissionReview('u3', { allowed: false, decision: 'x', code: 200 });
-  assert.deepEqual(review.response.status, {
+  assert.deepStrictEqual(review.response.status, {
     code: 400,
     message: 'denied (x)',
     reason: 'BadRequest',
   });
 });
 
-test('warnings are kept on one line, trimmed to 120 characters, empty ones dropped', () => {
+it('warnings are kept on one line, trimmed to 120 characters, empty ones dropped', () => {
   const long = 'é'.repeat(300);
   const review = toAdmissionReview('u4', {
     allowed: true,
@@ -81,16 +81,15 @@ test('warnings are kept on one line, trimmed to 120 characters, empty ones dropp
     warnings: ['short', long, '', 'two\nlines\t', '   '],
   });
   const warnings = review.response.warnings ?? [];
-  assert.equal(warnings.length, 3);
-  assert.equal(warnings[0], 'short');
-  assert.equal(Array.from(warnings[1] ?? '').length, MAX_WARNING_LENGTH);
+  assert.strictEqual(warnings.length, 3);
+  assert.strictEqual(warnings[0], 'short');
+  assert.strictEqual(Array.from(warnings[1] ?? '').length, MAX_WARNING_LENGTH);
   assert.ok(warnings[1]?.endsWith('…'));
-  assert.equal(warnings[2], 'two lines');
+  assert.strictEqual(warnings[2], 'two lines');
 });
 
-test('no warnings field when there are none', () => {
-  assert.equal(
+it('no warnings field when there are none', () => {
+  assert.isFalse(
     'warnings' in toAdmissionReview('u5', { allowed: true, decision: 'ok', warnings: [] }).response,
-    false,
   );
 });

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   createVmClaimTemplatesValidator,
   type AdmissionRequest,
@@ -512,9 +512,9 @@ describe('vm validator (volumeClaimTemplates)', () => {
       const verdict = await createVmClaimTemplatesValidator({ source, options }).validate(
         c.request,
       );
-      assert.equal(verdict.allowed, c.allowed, verdict.message);
-      assert.equal(verdict.decision, c.decision);
-      if (c.code) assert.equal(verdict.code, c.code);
+      assert.strictEqual(verdict.allowed, c.allowed, verdict.message);
+      assert.strictEqual(verdict.decision, c.decision);
+      if (c.code) assert.strictEqual(verdict.code, c.code);
       if (c.startsWith) assert.ok(verdict.message?.startsWith(c.startsWith), verdict.message);
     });
   }
@@ -527,9 +527,9 @@ describe('vm validator (volumeClaimTemplates)', () => {
     const verdict = await createVmClaimTemplatesValidator({ source, options }).validate(
       update(before, grow('20Gi')),
     );
-    assert.equal(verdict.allowed, false);
-    assert.equal(verdict.code, 500);
-    assert.equal(verdict.decision, 'cache-out-of-sync');
+    assert.isFalse(verdict.allowed);
+    assert.strictEqual(verdict.code, 500);
+    assert.strictEqual(verdict.decision, 'cache-out-of-sync');
     assert.match(
       verdict.message ?? '',
       /^internal error: voe's cache of virtualmachines\.kubevirt\.io \(since 1970-01-01T00:00:00\.000Z: watch closed immediately without events\) does not follow the API server now/,
@@ -544,12 +544,12 @@ describe('vm validator (volumeClaimTemplates)', () => {
     const verdict = await createVmClaimTemplatesValidator({ source, options }).validate(
       update(before, grow('20Gi')),
     );
-    assert.equal(verdict.decision, 'gate-missing');
+    assert.strictEqual(verdict.decision, 'gate-missing');
   });
 
   it('has its name and path', () => {
     const validator = createVmClaimTemplatesValidator(memorySource(cluster()));
-    assert.equal(validator.name, 'vm');
-    assert.equal(validator.path, '/validate/vm');
+    assert.strictEqual(validator.name, 'vm');
+    assert.strictEqual(validator.path, '/validate/vm');
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   isVmRunning,
   pvcKeysOfVm,
@@ -22,7 +22,7 @@ describe('pvcKeysOfVm', () => {
         templateEntry('vm1-disk-2-pending', '5Gi'),
       ],
     });
-    assert.deepEqual(pvcKeysOfVm(machine).sort(), [
+    assert.deepStrictEqual(pvcKeysOfVm(machine).sort(), [
       'team-a/vm1-disk-0-kq8zt',
       'team-a/vm1-disk-2-pending',
       'team-a/vm1-dv',
@@ -32,14 +32,14 @@ describe('pvcKeysOfVm', () => {
   it('a malformed volumeClaimTemplates annotation lists nothing', () => {
     const machine = vm('vm1', { volumes: [], templates: [] });
     machine.metadata!.annotations!['harvesterhci.io/volumeClaimTemplates'] = '[{"metadata":';
-    assert.deepEqual(volumeClaimTemplatesOf(machine), []);
+    assert.deepStrictEqual(volumeClaimTemplatesOf(machine), []);
     machine.metadata!.annotations!['harvesterhci.io/volumeClaimTemplates'] = '{"metadata":{}}';
-    assert.deepEqual(volumeClaimTemplatesOf(machine), []);
-    assert.deepEqual(pvcKeysOfVm(machine), []);
+    assert.deepStrictEqual(volumeClaimTemplatesOf(machine), []);
+    assert.deepStrictEqual(pvcKeysOfVm(machine), []);
   });
 
   it('a VM without volumes or annotations uses nothing', () => {
-    assert.deepEqual(pvcKeysOfVm({ metadata: { name: 'bare', namespace: 'default' } }), []);
+    assert.deepStrictEqual(pvcKeysOfVm({ metadata: { name: 'bare', namespace: 'default' } }), []);
   });
 });
 
@@ -57,7 +57,7 @@ describe('isVmRunning (Harvester: printableStatus != "Stopped")', () => {
   ];
   for (const [name, status, running] of table) {
     it(name, () =>
-      assert.equal(
+      assert.strictEqual(
         isVmRunning({ metadata: { name: 'v' }, ...(status ? { status } : {}) }),
         running,
       ),

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   claimNamesOfVmi,
   isVmiRunning,
@@ -24,8 +24,11 @@ describe('claimNamesOfVmi / pvcKeysOfVmi', () => {
         { name: 'cloudinitdisk', cloudInitNoCloud: { userData: '#cloud-config' } },
       ],
     });
-    assert.deepEqual(claimNamesOfVmi(instance).sort(), ['vm1-disk-0-kq8zt', 'vm1-dv']);
-    assert.deepEqual(pvcKeysOfVmi(instance).sort(), ['team-a/vm1-disk-0-kq8zt', 'team-a/vm1-dv']);
+    assert.deepStrictEqual(claimNamesOfVmi(instance).sort(), ['vm1-disk-0-kq8zt', 'vm1-dv']);
+    assert.deepStrictEqual(pvcKeysOfVmi(instance).sort(), [
+      'team-a/vm1-disk-0-kq8zt',
+      'team-a/vm1-dv',
+    ]);
   });
 
   it('a claim still in status.volumeStatus after it left the spec (a hotplugged volume being unplugged) is still used', () => {
@@ -33,11 +36,11 @@ describe('claimNamesOfVmi / pvcKeysOfVmi', () => {
       volumes: [{ name: 'disk-0', persistentVolumeClaim: { claimName: 'root' } }, HOTPLUGGED],
     });
     instance.spec!.volumes = instance.spec!.volumes!.slice(0, 1);
-    assert.deepEqual(claimNamesOfVmi(instance).sort(), ['data-pvc', 'root']);
+    assert.deepStrictEqual(claimNamesOfVmi(instance).sort(), ['data-pvc', 'root']);
   });
 
   it('a VMI without volumes or status uses nothing', () => {
-    assert.deepEqual(pvcKeysOfVmi({ metadata: { name: 'bare', namespace: 'default' } }), []);
+    assert.deepStrictEqual(pvcKeysOfVmi({ metadata: { name: 'bare', namespace: 'default' } }), []);
   });
 });
 
@@ -55,48 +58,46 @@ describe('isVmiRunning (not Succeeded or Failed)', () => {
   ];
   for (const [name, phase, running] of table) {
     it(name, () =>
-      assert.equal(
+      assert.strictEqual(
         isVmiRunning({ metadata: { name: 'x' }, status: phase === undefined ? {} : { phase } }),
         running,
       ),
     );
   }
-  it('no status at all', () => assert.equal(isVmiRunning({ metadata: { name: 'x' } }), true));
+  it('no status at all', () => assert.isTrue(isVmiRunning({ metadata: { name: 'x' } })));
 });
 
 describe('vmiHotplugs', () => {
   it('a spec volume with persistentVolumeClaim.hotpluggable or dataVolume.hotpluggable true (what addvolume writes)', () => {
-    assert.equal(vmiHotplugs(vmi('vm1', { volumes: [HOTPLUGGED] }), 'data-pvc'), true);
-    assert.equal(
+    assert.isTrue(vmiHotplugs(vmi('vm1', { volumes: [HOTPLUGGED] }), 'data-pvc'));
+    assert.isTrue(
       vmiHotplugs(
         vmi('vm1', {
           volumes: [{ name: 'dv', dataVolume: { name: 'dv-pvc', hotpluggable: true } }],
         }),
         'dv-pvc',
       ),
-      true,
     );
-    assert.equal(vmiHotplugs(vmi('vm1', { volumes: [HOTPLUGGED] }), 'other'), false);
+    assert.isFalse(vmiHotplugs(vmi('vm1', { volumes: [HOTPLUGGED] }), 'other'));
   });
 
   it('a volume that is not hotplugged', () => {
     const instance = vmi('vm1');
-    assert.equal(vmiHotplugs(instance, 'vm1-disk-0-kq8zt'), false);
-    assert.equal(instance.status?.volumeStatus?.[0]?.hotplugVolume, undefined);
+    assert.isFalse(vmiHotplugs(instance, 'vm1-disk-0-kq8zt'));
+    assert.isUndefined(instance.status?.volumeStatus?.[0]?.hotplugVolume);
   });
 
   it("a volumeStatus entry with hotplugVolume, by claimName or by the spec volume's name", () => {
     const unplugging = vmi('vm1', { volumes: [HOTPLUGGED] });
     unplugging.spec!.volumes = [];
-    assert.equal(vmiHotplugs(unplugging, 'data-pvc'), true, 'left the spec, still attached');
+    assert.isTrue(vmiHotplugs(unplugging, 'data-pvc'), 'left the spec, still attached');
     const noClaimName = vmi('vm1', { volumes: [HOTPLUGGED] });
     noClaimName.spec!.volumes = [
       { name: 'data', persistentVolumeClaim: { claimName: 'data-pvc' } },
     ];
     delete noClaimName.status!.volumeStatus![0]!.persistentVolumeClaimInfo;
-    assert.equal(
+    assert.isTrue(
       vmiHotplugs(noClaimName, 'data-pvc'),
-      true,
       "KubeVirt before v1.3 records no claimName: the spec volume's name ties it",
     );
   });
@@ -104,9 +105,9 @@ describe('vmiHotplugs', () => {
 
 describe('vmNameOfVmi', () => {
   it('the controller ownerReference of kind VirtualMachine', () => {
-    assert.equal(vmNameOfVmi(vmi('vm1')), 'vm1');
-    assert.equal(vmNameOfVmi(vmi('vm1', { standalone: true })), undefined);
-    assert.equal(
+    assert.strictEqual(vmNameOfVmi(vmi('vm1')), 'vm1');
+    assert.isUndefined(vmNameOfVmi(vmi('vm1', { standalone: true })));
+    assert.isUndefined(
       vmNameOfVmi({
         metadata: {
           name: 'x',
@@ -121,9 +122,8 @@ describe('vmNameOfVmi', () => {
           ],
         },
       }),
-      undefined,
     );
-    assert.equal(
+    assert.isUndefined(
       vmNameOfVmi({
         metadata: {
           name: 'x',
@@ -132,7 +132,6 @@ describe('vmNameOfVmi', () => {
           ],
         },
       }),
-      undefined,
     );
   });
 });
