@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { acquireLockFile, ensurePrivateDirectory, type DirectoryProblem } from '../lock/index.js';
+import { acquireDeviceLockFile } from './acquire-device-lock-file.js';
 import { FsResizeError } from './fsresize-error.js';
 
 /** A held lock: call it to release the lock. */
@@ -62,107 +61,16 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
   const tails = new Map<string, Promise<void>>();
   const pollMs = options.pollMs ?? 50;
   const defaultTimeoutMs = options.timeoutMs ?? 30 * 60_000;
-
-  async function acquireFile(
-    key: string,
-    deadline: number,
-    signal: AbortSignal | undefined,
-    onWait: ((holderPid: string) => void) | undefined,
-  ): ReturnType<typeof acquireLockFile> {
-    const directory = options.directory as string;
-    const lockPath = join(directory, `${key.replace(/[^A-Za-z0-9_.-]/g, '-')}.lock`);
-    const cannotCreate = (code: string, cause: unknown): FsResizeError => {
-      const permission = code === 'EACCES' || code === 'EPERM';
-      const advice = permission
-        ? 'run voe as root on the node or choose another lock directory'
-        : code === 'EROFS'
-          ? 'it is on a read-only filesystem: choose a writable lock directory (e.g. under /run)'
-          : code === 'ENOTDIR'
-            ? 'a path component is a file, not a directory: choose another lock directory'
-            : code === 'ENOSPC' || code === 'EDQUOT'
-              ? 'the filesystem holding it is full: free some space there (or choose another lock directory)'
-              : 'choose another lock directory';
-      return new FsResizeError(
-        permission || code === 'EROFS' ? 'FSRESIZE_PERMISSION_DENIED' : 'FSRESIZE_LOCK_FAILED',
-        `cannot create the device lock file in ${directory} (${code}); ${advice}`,
-        { cause },
-      );
-    };
-    let problem: DirectoryProblem | undefined;
-    try {
-      problem = await ensurePrivateDirectory(directory);
-    } catch (error) {
-      throw cannotCreate((error as NodeJS.ErrnoException).code ?? 'error', error);
-    }
-    if (problem?.kind === 'owner') {
-      // Typically a user other than root against the node's directory: the answer is to run as its owner, not to chown it.
-      throw new FsResizeError(
-        'FSRESIZE_PERMISSION_DENIED',
-        `the device lock directory ${directory} is ${problem.why}: ` +
-          'run voe as that user (root on a node, as kubelet runs it) or pass a --lock-dir of your own; nothing was changed',
-      );
-    }
-    if (problem !== undefined) {
-      const fix =
-        problem.kind === 'writable'
-          ? 'make it writable by its owner only (chmod 700)'
-          : problem.kind === 'link'
-            ? 'replace the link with a directory of its own (mode 700)'
-            : 'remove what is there, or let voe create the directory';
-      throw new FsResizeError(
-        'FSRESIZE_LOCK_FAILED',
-        `the device lock directory ${directory} is ${problem.why}: another user could remove or plant ` +
-          `its lock files; ${fix}, or choose another lock directory; nothing was changed`,
-      );
-    }
-    return acquireLockFile(lockPath, {
-      deadline,
-      pollMs,
-      cannotCreate,
-      ...(signal ? { signal, interrupted: () => interrupted(signal) } : {}),
-      ...(onWait ? { onWait } : {}),
-      busy: (holderPid) =>
-        new FsResizeError(
-          'FSRESIZE_BUSY',
-          `another process (pid ${holderPid}) is still resizing this device (lock ${lockPath}); wait for it to finish, or remove the lock file if that process and the grow tool it names (helper=) are gone`,
-        ),
-    });
-  }
-
   return {
     async acquire(key, acquireOptions = {}) {
       const timeoutMs = acquireOptions.timeoutMs ?? defaultTimeoutMs;
       const deadline = Date.now() + timeoutMs;
-      const previous = tails.get(key) ?? Promise.resolve();
-      let releaseLocal!: () => void;
-      const mine = new Promise<void>((resolve) => {
-        releaseLocal = resolve;
-      });
-      const tail = previous.then(() => mine);
-      tails.set(key, tail);
-      const finishLocal = (): void => {
-        releaseLocal();
-        if (tails.get(key) === tail) tails.delete(key);
-      };
       const { signal } = acquireOptions;
-      let timer: NodeJS.Timeout | undefined;
-      let onAbort: (() => void) | undefined;
-      const waited = await Promise.race([
-        previous.then(() => 'turn' as const),
-        new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), timeoutMs);
-        }),
-        new Promise<'stopped'>((resolve) => {
-          onAbort = () => resolve('stopped');
-          if (signal?.aborted) onAbort();
-          else signal?.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      const turn = queueTurn(tails, key);
+      const waited = await waitForTurn(turn.previous, timeoutMs, signal);
       if (waited !== 'turn') {
         // Give our turn away as soon as it comes, so the queue behind us keeps moving.
-        void previous.then(finishLocal);
+        void turn.previous.then(turn.finish);
         if (waited === 'stopped') throw interrupted(signal as AbortSignal);
         throw new FsResizeError(
           'FSRESIZE_BUSY',
@@ -171,17 +79,23 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
       }
       // Inside one process the queue alone orders callers; a tool needs recording only in the file.
       if (options.directory === undefined)
-        return Object.assign(async () => finishLocal(), {
+        return Object.assign(async () => turn.finish(), {
           recordTool: () => undefined,
           reserveTool: () => undefined,
         });
       try {
-        const releaseFile = await acquireFile(key, deadline, signal, acquireOptions.onWait);
+        const releaseFile = await acquireDeviceLockFile(options.directory, key, {
+          deadline,
+          pollMs,
+          signal,
+          onWait: acquireOptions.onWait,
+          interrupted,
+        });
         const release = async (): Promise<void> => {
           try {
             await releaseFile();
           } finally {
-            finishLocal();
+            turn.finish();
           }
         };
         return Object.assign(release, {
@@ -189,9 +103,55 @@ export function createDeviceLock(options: DeviceLockOptions = {}): DeviceLock {
           reserveTool: () => releaseFile.prepareHelper(),
         });
       } catch (error) {
-        finishLocal();
+        turn.finish();
         throw error;
       }
     },
   };
+}
+
+/**
+ * A place in this process's queue for `key`: `previous` settles when the callers before it are
+ * done; `finish` ends this caller's turn (and forgets the queue once nobody is in it).
+ */
+function queueTurn(
+  tails: Map<string, Promise<void>>,
+  key: string,
+): { previous: Promise<void>; finish: () => void } {
+  const previous = tails.get(key) ?? Promise.resolve();
+  let releaseLocal!: () => void;
+  const mine = new Promise<void>((resolve) => {
+    releaseLocal = resolve;
+  });
+  const tail = previous.then(() => mine);
+  tails.set(key, tail);
+  const finish = (): void => {
+    releaseLocal();
+    if (tails.get(key) === tail) tails.delete(key);
+  };
+  return { previous, finish };
+}
+
+/** Whichever comes first: this caller's turn, `timeoutMs`, or a stop asked for through `signal`. */
+async function waitForTurn(
+  previous: Promise<void>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<'turn' | 'timeout' | 'stopped'> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const waited = await Promise.race([
+    previous.then(() => 'turn' as const),
+    new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    }),
+    new Promise<'stopped'>((resolve) => {
+      onAbort = () => resolve('stopped');
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+  ]);
+  clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener('abort', onAbort);
+  return waited;
 }

@@ -1,8 +1,7 @@
-import { execFile, type ExecFileException } from 'node:child_process';
 import type { CommandResult, CommandRunner, RunOptions } from './command-runner.js';
 import { FsResizeError } from './fsresize-error.js';
 import { runDetached } from './run-detached.js';
-import { notStartedError, toolErrors } from './tool-errors.js';
+import { runProbe } from './run-probe.js';
 
 /** Where node tools live on Debian, RHEL, SUSE and in most CSI images (sbin first). */
 export const DEFAULT_SEARCH_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -52,100 +51,32 @@ export function createExecFileRunner(options: ExecFileRunnerOptions = {}): Comma
         );
       }
       if (runOptions.critical) {
-        const { onStart } = runOptions.critical;
-        const { onSpawn } = runOptions;
-        const started =
-          onStart && onSpawn
-            ? (pid: number) => {
-                onSpawn(pid);
-                onStart(pid);
-              }
-            : (onStart ?? onSpawn);
+        const started = bothCalled(runOptions.critical.onStart, runOptions.onSpawn);
         return runDetached(command, args, {
           env,
           timeoutMs,
           ...(started ? { onStart: started } : {}),
         });
       }
-      return new Promise((resolve, reject) => {
-        // A probe changes nothing: one that ignores SIGTERM is killed, and one that cannot be is
-        // left behind, so the caller's timeout holds (execFile alone waits for its exit).
-        const timers: NodeJS.Timeout[] = [];
-        const child = execFile(
-          command,
-          [...args],
-          {
-            env,
-            timeout: timeoutMs,
-            killSignal: 'SIGTERM',
-            maxBuffer: 32 * 1024 * 1024,
-            encoding: 'utf8',
-          },
-          (error: ExecFileException | null, stdout: string, stderr: string) => {
-            timers.forEach(clearTimeout);
-            if (!error) return resolve({ exitCode: 0, stdout, stderr });
-            // Stopped by us for its timeout: a tool that catches SIGTERM and exits with a code (143)
-            // was still stopped, not a failure of its own.
-            const stopped =
-              error.killed === true && error.code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
-            if (typeof error.code === 'number' && !stopped)
-              return resolve({ exitCode: error.code, stdout, stderr });
-            const tool = {
-              tool: command,
-              args: [...args],
-              exitCode: typeof error.code === 'number' ? error.code : null,
-              signal: error.signal ?? null,
-              stderr,
-            };
-            const notStarted = notStartedError(command, env.PATH, error, tool);
-            if (notStarted) return reject(notStarted);
-            if (stopped)
-              return reject(toolErrors.timedOut(command, args, timeoutMs, stderr, error, tool));
-            return reject(
-              toolErrors.abnormal(
-                command,
-                args,
-                String(error.signal ?? error.code ?? error.message),
-                stderr,
-                error,
-                tool,
-              ),
-            );
-          },
-        );
-        if (child.pid !== undefined) runOptions.onSpawn?.(child.pid);
-        if (timeoutMs + 2 * killGraceMs <= MAX_TIMEOUT_MS) {
-          timers.push(setTimeout(() => child.kill('SIGKILL'), timeoutMs + killGraceMs));
-          timers.push(
-            setTimeout(
-              () => {
-                reject(
-                  toolErrors.timedOut(
-                    command,
-                    args,
-                    timeoutMs,
-                    '',
-                    undefined,
-                    {
-                      tool: command,
-                      args: [...args],
-                      exitCode: null,
-                      signal: child.signalCode,
-                      stderr: '',
-                    },
-                    `did not stop within ${2 * killGraceMs} ms of SIGTERM and SIGKILL; it was left running`,
-                  ),
-                );
-                // Left behind for good: its process and pipes must not keep voe (e.g. a FlexVolume call,
-                // which kubelet waits for) from exiting once it has answered.
-                child.unref();
-                for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
-              },
-              timeoutMs + 2 * killGraceMs,
-            ),
-          );
-        }
+      return runProbe(command, args, {
+        env,
+        timeoutMs,
+        killGraceMs: timeoutMs + 2 * killGraceMs <= MAX_TIMEOUT_MS ? killGraceMs : null,
+        onSpawn: runOptions.onSpawn,
       });
     },
   };
+}
+
+/** One callback calling both of a critical tool's (critical.onStart, onSpawn), or the one given. */
+function bothCalled(
+  onStart: ((pid: number) => void) | undefined,
+  onSpawn: ((pid: number) => void) | undefined,
+): ((pid: number) => void) | undefined {
+  return onStart && onSpawn
+    ? (pid: number) => {
+        onSpawn(pid);
+        onStart(pid);
+      }
+    : (onStart ?? onSpawn);
 }

@@ -76,25 +76,54 @@ export async function findDeviceOpeners(
 ): Promise<DeviceOpenersFound> {
   const proc = options.procRoot ?? '/proc';
   const self = options.selfPid ?? process.pid;
-  const wanted = new Set(majorMinors);
   const statWithin =
     options.statWithin ??
     createStatWithin(
       Date.now() + (options.timeoutMs ?? DEFAULT_OPENERS_TIMEOUT_MS),
       openersLookName(options.deviceName ?? majorMinors.join(', ')),
     );
-  const skip = options.skipPids;
   const pids = readdirSync(proc)
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
     .filter((pid) => pid !== self);
-  const files = options.files;
-  const matching = new Map<number, Pick<DeviceOpener, 'majorMinor' | 'backingFile'>>();
-  const unreadable = new Set<number>();
-  // The targets listed since the last turn, stat'ed (two lanes) before the walk goes on.
+  const targets = createTargetCheck(statWithin, new Set(majorMinors), options.files);
+  const unreadable = await walkDescriptors(proc, pids, options.skipPids, targets);
+  const byPid = (a: number, b: number): number => a - b;
+  return {
+    openedBy: [...targets.matching.keys()].sort(byPid).flatMap((pid): DeviceOpener[] => {
+      const command = otherCommand(proc, self, pid);
+      return command === null
+        ? []
+        : [{ pid, command, ...(targets.matching.get(pid) as OpenedWhat) }];
+    }),
+    unreadable: [...unreadable].sort(byPid).flatMap((pid): UnreadableProcess[] => {
+      const command = otherCommand(proc, self, pid);
+      return command === null ? [] : [{ pid, command }];
+    }),
+  };
+}
+
+/** What a process was found to have open. */
+type OpenedWhat = Pick<DeviceOpener, 'majorMinor' | 'backingFile'>;
+
+/** The targets of descriptor links, listed by the walk and stat'ed in batches to find the devices and files looked for. */
+interface TargetCheck {
+  /** The processes found to have one open, with what. */
+  matching: Map<number, OpenedWhat>;
+  /** Lists a target to stat at the next check. */
+  add(pid: number, path: string): void;
+  /** Stats the targets listed since the last check, two at a time, and lets the event loop turn. */
+  check(): Promise<void>;
+}
+
+function createTargetCheck(
+  statWithin: StatWithin,
+  wanted: ReadonlySet<string>,
+  files: ReadonlyMap<string, BackingFileOf> | undefined,
+): TargetCheck {
+  const matching = new Map<number, OpenedWhat>();
   let listed: Array<{ pid: number; path: string }> = [];
-  let readThisTurn = 0;
-  const statListed = async (): Promise<void> => {
+  const check = async (): Promise<void> => {
     const batch = listed;
     listed = [];
     let next = 0;
@@ -115,6 +144,22 @@ export async function findDeviceOpeners(
     };
     await Promise.all([lane(), lane(), nextTurn()]);
   };
+  return { matching, add: (pid, path) => listed.push({ pid, path }), check };
+}
+
+/**
+ * Reads every /proc/<pid>/fd of `pids` (but those in `skip` when the walk gets there), listing
+ * the path targets for `targets`, which checks them every FDS_PER_TURN entries. Resolves with the
+ * processes whose descriptors the kernel would not show.
+ */
+async function walkDescriptors(
+  proc: string,
+  pids: number[],
+  skip: ReadonlySet<number> | undefined,
+  targets: TargetCheck,
+): Promise<Set<number>> {
+  const unreadable = new Set<number>();
+  let readThisTurn = 0;
   for (const pid of pids) {
     if (skip?.has(pid)) continue;
     const directory = `${proc}/${pid}/fd`;
@@ -128,11 +173,11 @@ export async function findDeviceOpeners(
     for (const fd of fds) {
       if (++readThisTurn >= FDS_PER_TURN) {
         readThisTurn = 0;
-        await statListed();
+        await targets.check();
       }
       const path = `${directory}/${fd}`;
       try {
-        if (readlinkSync(path).startsWith('/')) listed.push({ pid, path });
+        if (readlinkSync(path).startsWith('/')) targets.add(pid, path);
       } catch (error) {
         // ENOENT: closed meanwhile. EACCES/EPERM: the kernel shows no descriptor of this process
         // (the check is per process): it is unreadable, and asking for the others only costs time.
@@ -143,38 +188,21 @@ export async function findDeviceOpeners(
       }
     }
   }
-  await statListed();
-  /** Its command name, or null when it ended meanwhile or is a child of this process (e.g. a blkid it started). */
-  const otherCommand = (pid: number): string | null => {
-    const status = readKernelText(`${proc}/${pid}/stat`);
-    if (status === null) return null; // ended meanwhile
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses; ppid follows the last ')'.
-    const parent = Number(
-      status
-        .slice(status.lastIndexOf(')') + 1)
-        .trim()
-        .split(' ')[1],
-    );
-    if (parent === self) return null;
-    return readKernelText(`${proc}/${pid}/comm`)?.trim() ?? '?';
-  };
-  const byPid = (a: number, b: number): number => a - b;
-  return {
-    openedBy: [...matching.keys()].sort(byPid).flatMap((pid): DeviceOpener[] => {
-      const command = otherCommand(pid);
-      return command === null
-        ? []
-        : [
-            {
-              pid,
-              command,
-              ...(matching.get(pid) as Pick<DeviceOpener, 'majorMinor' | 'backingFile'>),
-            },
-          ];
-    }),
-    unreadable: [...unreadable].sort(byPid).flatMap((pid): UnreadableProcess[] => {
-      const command = otherCommand(pid);
-      return command === null ? [] : [{ pid, command }];
-    }),
-  };
+  await targets.check();
+  return unreadable;
+}
+
+/** Its command name, or null when it ended meanwhile or is a child of `self` (e.g. a blkid it started). */
+function otherCommand(proc: string, self: number, pid: number): string | null {
+  const status = readKernelText(`${proc}/${pid}/stat`);
+  if (status === null) return null; // ended meanwhile
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses; ppid follows the last ')'.
+  const parent = Number(
+    status
+      .slice(status.lastIndexOf(')') + 1)
+      .trim()
+      .split(' ')[1],
+  );
+  if (parent === self) return null;
+  return readKernelText(`${proc}/${pid}/comm`)?.trim() ?? '?';
 }

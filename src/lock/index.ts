@@ -1,10 +1,10 @@
 export {
   acquireLockFile,
-  processAlive,
-  processRuns,
   type AcquireLockFileOptions,
   type ReleaseLockFile,
 } from './acquire-lock-file.js';
+export { processAlive } from './process-alive.js';
+export { processRuns } from './process-runs.js';
 export {
   formatLockContent,
   parseLockContent,

@@ -1,6 +1,7 @@
 import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { acquireLockFile, processAlive } from './acquire-lock-file.js';
+import { acquireLockFile } from './acquire-lock-file.js';
+import { processAlive } from './process-alive.js';
 
 /** What sweepAbandonedDirs looks for, and what it does before it removes a directory. */
 export interface SweepAbandonedDirsOptions {
