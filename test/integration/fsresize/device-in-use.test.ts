@@ -24,6 +24,7 @@ import {
 } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { readableModuleCopy } from '../../support/readable-module-copy.js';
 import { dumpe2fsBytes, grownOnceFree, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
 import { UNREADABLE_HERE } from '../../support/unreadable-here.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV } from '../../../src/cli/ignore-unreadable-processes.js';
@@ -176,12 +177,14 @@ it('findDeviceOpeners: a process whose descriptors the kernel will not show is n
     await writeFile(join(proc, `${pid}/comm`), `holder-${pid}\n`);
     await chmod(join(proc, `${pid}/fd`), mode);
   }
-  const module = new URL('../../../src/fsresize/index.js', import.meta.url).href;
-  const script = `const { findDeviceOpeners } = await import(${JSON.stringify(module)});
+  // That user may not read the checkout (a clone in a mode-0700 home): it runs a copy of the core.
+  const core = await readableModuleCopy(new URL('../../../src/fsresize/index.js', import.meta.url));
+  const script = `const { findDeviceOpeners } = await import(${JSON.stringify(core.url)});
     process.stdout.write(JSON.stringify(await findDeviceOpeners([${JSON.stringify(majorMinor)}], { procRoot: ${JSON.stringify(proc)}, selfPid: 1 })));`;
   const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
     uid: 65534,
     gid: 65534,
+    cwd: core.directory,
   });
   assert.deepStrictEqual(JSON.parse(stdout), {
     openedBy: [{ pid: 20, command: 'holder-20', majorMinor }],
