@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import type { Stats } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { TestContext } from 'node:test';
 import { majorMinorOf } from '../../src/fsresize/index.js';
+import { onCleanup } from './cleanup.js';
 
 /** A process, not a child of the test process, that keeps a block device (or a file) open read-write. */
 export interface DeviceHolder {
@@ -21,7 +21,6 @@ export interface DeviceHolder {
  * Stopped after the test whatever happens.
  */
 export async function holdDeviceElsewhere(
-  t: TestContext,
   device: string,
   scratchDirectory: string,
   options: { ownMountNamespace?: boolean } = {},
@@ -87,6 +86,6 @@ export async function holdDeviceElsewhere(
       await delay(25);
     await rm(pidFile, { force: true });
   };
-  t.after(stop);
+  onCleanup(stop);
   return { pid, stop };
 }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { execFile, spawn } from 'node:child_process';
-import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
+import { onCleanup } from './cleanup.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -13,7 +13,6 @@ const execFileAsync = promisify(execFile);
  * /sbin/mount.fuse helper (fuse3 ships one that would try to run the source as a program).
  */
 export async function mountHungFuse(
-  t: TestContext,
   directory: string,
 ): Promise<{ stop: () => Promise<void>; alsoUnmount: (path: string) => void }> {
   const script = [
@@ -33,7 +32,7 @@ export async function mountHungFuse(
       await execFileAsync('umount', ['--lazy', path]).catch(() => undefined);
     await execFileAsync('umount', ['--lazy', directory]).catch(() => undefined);
   };
-  t.after(stop);
+  onCleanup(stop);
   await new Promise<void>((resolve, reject) => {
     daemon.stdout.once('data', () => resolve());
     daemon.once('exit', (code) => reject(new Error(`the FUSE test daemon exited (${code})`)));
@@ -52,7 +51,7 @@ export async function mountHungFuse(
  * in every voe on the machine that looks for users of a device meanwhile, so keep it short.
  * Resolves with its pid; it is killed after the test.
  */
-export async function holdOpen(t: TestContext, directory: string): Promise<number> {
+export async function holdOpen(directory: string): Promise<number> {
   const holder = spawn(
     'setsid',
     [
@@ -67,7 +66,7 @@ export async function holdOpen(t: TestContext, directory: string): Promise<numbe
   const holderPid = await new Promise<number>((resolve) =>
     holder.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
   );
-  t.after(() => {
+  onCleanup(() => {
     try {
       process.kill(holderPid, 'SIGKILL');
     } catch {
@@ -79,11 +78,10 @@ export async function holdOpen(t: TestContext, directory: string): Promise<numbe
 
 /** A hung FUSE mount at `directory` (see mountHungFuse) held open by another process (see holdOpen). */
 export async function hungFuseHeldOpen(
-  t: TestContext,
   directory: string,
 ): Promise<{ stop: () => Promise<void>; holderPid: number }> {
-  const { stop } = await mountHungFuse(t, directory);
-  return { stop, holderPid: await holdOpen(t, directory) };
+  const { stop } = await mountHungFuse(directory);
+  return { stop, holderPid: await holdOpen(directory) };
 }
 
 /** Whether a thread of process `pid` waits inside FUSE (its wchan), e.g. on a stat of a hung FUSE mount. */

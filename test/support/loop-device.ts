@@ -69,10 +69,6 @@ const live = new Set<{ root: string; devices: string[]; mounted: string[] }>();
 let interruptHookInstalled = false;
 
 /**
- * On SIGINT/SIGTERM/SIGHUP (a cancelled or interrupted test run) `t.after` hooks do not run:
- * unmount, detach and remove synchronously, then let the signal end the process as usual.
- */
-/**
  * Mount points at or under `root` that /proc/self/mountinfo lists, deepest first: what a test
  * mounted there without the scratch knowing (e.g. a FUSE mount whose daemon never answers), which
  * removing the directory would otherwise walk into, and wait on for ever.
@@ -90,6 +86,10 @@ function mountsUnder(root: string): string[] {
     .sort((a, b) => b.split('/').length - a.split('/').length);
 }
 
+/**
+ * On SIGINT/SIGTERM/SIGHUP (a cancelled or interrupted test run) clean-up hooks do not run:
+ * unmount, detach and remove synchronously, then let the signal end the process as usual.
+ */
 function installInterruptHook(): void {
   if (interruptHookInstalled) return;
   interruptHookInstalled = true;
@@ -129,7 +129,7 @@ function installInterruptHook(): void {
 }
 
 /**
- * Loop devices, mounts and temporary files for one test. Register `cleanup` with `t.after`
+ * Loop devices, mounts and temporary files for one test. Register `cleanup` with `onCleanup`
  * (or call it in `finally`) so everything is released even when the test fails; an interrupted
  * test process releases them too.
  */

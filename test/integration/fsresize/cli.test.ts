@@ -1,9 +1,10 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createDeviceLock, majorMinorOf } from '../../../src/fsresize/index.js';
@@ -36,8 +37,8 @@ function voe(
   });
 }
 
-test('voe fsresize grow --json grows ext4 offline and prints before/after bytes', async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
+it('voe fsresize grow --json grows ext4 offline and prints before/after bytes', async () => {
+  const { scratch, lockDirectory } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(160 * MiB);
@@ -51,9 +52,9 @@ test('voe fsresize grow --json grows ext4 offline and prints before/after bytes'
     '--lock-dir',
     lockDirectory,
   ]);
-  assert.equal(dry.code, 0, dry.stderr);
-  assert.equal(JSON.parse(dry.stdout).action, 'noop');
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(dry.code, 0, dry.stderr);
+  assert.strictEqual(JSON.parse(dry.stdout).action, 'noop');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 
   const run = await voe([
     'fsresize',
@@ -64,17 +65,17 @@ test('voe fsresize grow --json grows ext4 offline and prints before/after bytes'
     '--lock-dir',
     lockDirectory,
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.strictEqual(run.code, 0, run.stderr);
   const result = JSON.parse(run.stdout);
-  assert.equal(result.action, 'grown');
-  assert.equal(result.filesystem, 'ext4');
-  assert.equal(result.beforeBytes, 64 * MiB);
-  assert.equal(result.afterBytes, 160 * MiB);
-  assert.equal(await dumpe2fsBytes(loop.device), 160 * MiB);
+  assert.strictEqual(result.action, 'grown');
+  assert.strictEqual(result.filesystem, 'ext4');
+  assert.strictEqual(result.beforeBytes, 64 * MiB);
+  assert.strictEqual(result.afterBytes, 160 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 160 * MiB);
 });
 
-test('voe fsresize grow says when e2fsck -f -p ran first: a "check" line, and precheck in --json', async (t) => {
-  const { lockDirectory, loop } = await usedExt4(t, {
+it('voe fsresize grow says when e2fsck -f -p ran first: a "check" line, and precheck in --json', async () => {
+  const { lockDirectory, loop } = await usedExt4({
     files: 1,
     growTo: 128 * MiB,
     beforeGrowing: (l) => sh('tune2fs', ['-T', '20000101', l.device]),
@@ -88,7 +89,7 @@ test('voe fsresize grow says when e2fsck -f -p ran first: a "check" line, and pr
     '--lock-dir',
     lockDirectory,
   ]);
-  assert.equal(dry.code, 0, dry.stderr);
+  assert.strictEqual(dry.code, 0, dry.stderr);
   assert.match(
     dry.stdout,
     new RegExp(`^ {2}check {3}e2fsck -f -p ${loop.device} \\(would run first\\)$`, 'm'),
@@ -101,7 +102,7 @@ test('voe fsresize grow says when e2fsck -f -p ran first: a "check" line, and pr
     '--lock-dir',
     lockDirectory,
   ]);
-  assert.equal(human.code, 0, human.stderr);
+  assert.strictEqual(human.code, 0, human.stderr);
   assert.match(
     human.stdout,
     new RegExp(`^ {2}check {3}e2fsck -f -p ${loop.device} \\(exit 0: no errors\\)$`, 'm'),
@@ -125,13 +126,16 @@ test('voe fsresize grow says when e2fsck -f -p ran first: a "check" line, and pr
       ])
     ).stdout,
   );
-  assert.equal(json.action, 'grown');
-  assert.deepEqual(json.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
-  assert.deepEqual(json.command, ['resize2fs', loop.device]);
+  assert.strictEqual(json.action, 'grown');
+  assert.deepStrictEqual(json.precheck, {
+    command: ['e2fsck', '-f', '-p', loop.device],
+    exitCode: 0,
+  });
+  assert.deepStrictEqual(json.command, ['resize2fs', loop.device]);
 });
 
-test('voe fsresize grow prints a human report; a second run is a no-op', async (t) => {
-  const { lockDirectory, loop, mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
+it('voe fsresize grow prints a human report; a second run is a no-op', async () => {
+  const { lockDirectory, loop, mnt } = await mountedXfs({ growTo: 512 * MiB, files: 0 });
   const first = await voe([
     'fsresize',
     'grow',
@@ -142,11 +146,11 @@ test('voe fsresize grow prints a human report; a second run is a no-op', async (
     '--lock-dir',
     lockDirectory,
   ]);
-  assert.equal(first.code, 0, first.stderr);
+  assert.strictEqual(first.code, 0, first.stderr);
   assert.match(first.stdout, new RegExp(`^xfs on ${loop.device} mounted at ${mnt}: grown$`, 'm'));
   assert.match(first.stdout, /^ {2}before {2}320\.0 MiB \(335544320 bytes\)$/m);
   assert.match(first.stdout, /^ {2}after {3}512\.0 MiB \(536870912 bytes\)$/m);
-  assert.equal(await xfsBytes(mnt), 512 * MiB);
+  assert.strictEqual(await xfsBytes(mnt), 512 * MiB);
   const second = await voe([
     'fsresize',
     'grow',
@@ -155,13 +159,13 @@ test('voe fsresize grow prints a human report; a second run is a no-op', async (
     '--lock-dir',
     lockDirectory,
   ]);
-  assert.equal(second.code, 0, second.stderr);
+  assert.strictEqual(second.code, 0, second.stderr);
   assert.match(second.stdout, /: noop$/m);
   assert.match(second.stdout, /already fills the device/);
 });
 
-test('voe fsresize grow: a refusal is "voe: CODE: message" on stderr (or JSON with --json) and exit code 2', async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
+it('voe fsresize grow: a refusal is "voe: CODE: message" on stderr (or JSON with --json) and exit code 2', async () => {
+  const { scratch, lockDirectory } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.vfat', [loop.device]);
   const human = await voe([
@@ -172,8 +176,8 @@ test('voe fsresize grow: a refusal is "voe: CODE: message" on stderr (or JSON wi
     '--lock-dir',
     lockDirectory,
   ]);
-  assert.equal(human.code, 2);
-  assert.equal(human.stdout, '');
+  assert.strictEqual(human.code, 2);
+  assert.strictEqual(human.stdout, '');
   assert.match(
     human.stderr,
     /^voe: FSRESIZE_UNSUPPORTED_FILESYSTEM: resize of vfat is not supported/,
@@ -187,12 +191,12 @@ test('voe fsresize grow: a refusal is "voe: CODE: message" on stderr (or JSON wi
     '--lock-dir',
     lockDirectory,
   ]);
-  assert.equal(json.code, 2);
-  assert.equal(JSON.parse(json.stdout).error.code, 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
+  assert.strictEqual(json.code, 2);
+  assert.strictEqual(JSON.parse(json.stdout).error.code, 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
 });
 
-test('voe fsresize grow: every error has a code, also one the core does not raise itself: JSON on stdout with --json, one "voe: CODE: message" line otherwise', async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
+it('voe fsresize grow: every error has a code, also one the core does not raise itself: JSON on stdout with --json, one "voe: CODE: message" line otherwise', async () => {
+  const { scratch, lockDirectory } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(128 * MiB);
@@ -205,30 +209,30 @@ test('voe fsresize grow: every error has a code, also one the core does not rais
     ['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory],
     env,
   );
-  assert.equal(json.code, 2, json.stderr);
-  assert.equal(json.stderr, '');
+  assert.strictEqual(json.code, 2, json.stderr);
+  assert.strictEqual(json.stderr, '');
   const { error } = JSON.parse(json.stdout);
   assert.match(error.code, /^FSRESIZE_[A-Z_]+$/);
   assert.match(error.message, /no-such-tmp/);
-  assert.equal(error.code, 'FSRESIZE_TEMP_FILES_FAILED');
+  assert.strictEqual(error.code, 'FSRESIZE_TEMP_FILES_FAILED');
   assert.match(
     error.message,
     new RegExp(
       `^cannot create the files for the output of resize2fs ${loop.device} in the temporary directory ${env.TMPDIR} \\(ENOENT: it does not exist\\); resize2fs was not started, so it changed nothing`,
     ),
   );
-  assert.deepEqual(error.details, { directory: env.TMPDIR, errno: 'ENOENT' });
+  assert.deepStrictEqual(error.details, { directory: env.TMPDIR, errno: 'ENOENT' });
   const human = await voe(
     ['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory],
     env,
   );
-  assert.equal(human.code, 2);
-  assert.equal(human.stdout, '');
+  assert.strictEqual(human.code, 2);
+  assert.strictEqual(human.stdout, '');
   assert.match(human.stderr, /^voe: FSRESIZE_[A-Z_]+: [^\n]*\n$/, 'one line, no stack trace');
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
 });
 
-test('voe fsresize grow: usage errors exit 2 and change nothing; --timeout must be 1 s to about 24 days', async () => {
+it('voe fsresize grow: usage errors exit 2 and change nothing; --timeout must be 1 s to about 24 days', async () => {
   const cases: Array<[string[], RegExp]> = [
     [['fsresize', 'grow'], /required option '--device <path>' not specified/],
     [
@@ -250,32 +254,36 @@ test('voe fsresize grow: usage errors exit 2 and change nothing; --timeout must 
   ];
   for (const [args, stderr] of cases) {
     const result = await voe(args);
-    assert.equal(result.code, 2, args.join(' '));
+    assert.strictEqual(result.code, 2, args.join(' '));
     assert.match(result.stderr, stderr);
-    assert.equal(result.stdout, '');
+    assert.strictEqual(result.stdout, '');
   }
 });
 
-test('two concurrent voe fsresize processes on one device: exactly one grows', async (t) => {
-  const { lockDirectory, loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 512 * MiB });
+it('two concurrent voe fsresize processes on one device: exactly one grows', async () => {
+  const { lockDirectory, loop, mnt, sums } = await usedExt4({ files: 2, growTo: 512 * MiB });
   const runs = await Promise.all(
     [1, 2, 3].map(() =>
       voe(['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory]),
     ),
   );
-  for (const run of runs) assert.equal(run.code, 0, run.stderr);
-  assert.deepEqual(runs.map((r) => JSON.parse(r.stdout).action).sort(), ['grown', 'noop', 'noop']);
-  assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
+  for (const run of runs) assert.strictEqual(run.code, 0, run.stderr);
+  assert.deepStrictEqual(runs.map((r) => JSON.parse(r.stdout).action).sort(), [
+    'grown',
+    'noop',
+    'noop',
+  ]);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 512 * MiB);
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('voe fsresize grow whose stderr reader went away (a closed pipe) while it waits for the device lock: the notice is lost, not voe; it grows once the lock is free and prints its result', async (t) => {
-  const { lockDirectory, loop, mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
+it('voe fsresize grow whose stderr reader went away (a closed pipe) while it waits for the device lock: the notice is lost, not voe; it grows once the lock is free and prints its result', async () => {
+  const { lockDirectory, loop, mnt } = await mountedXfs({ growTo: 512 * MiB, files: 0 });
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
   const held = await createDeviceLock({ directory: lockDirectory }).acquire(majorMinor);
   let released = false;
-  t.after(async () => {
+  onCleanup(async () => {
     if (!released) await held();
   });
   const child = spawn(
@@ -283,7 +291,7 @@ test('voe fsresize grow whose stderr reader went away (a closed pipe) while it w
     [MAIN, 'fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory],
     { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere() },
   );
-  t.after(() => {
+  onCleanup(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   const closed = once(child, 'close');
@@ -300,12 +308,12 @@ test('voe fsresize grow whose stderr reader went away (a closed pipe) while it w
     'voe waiting for the lock',
   );
   await delay(1000);
-  assert.equal(child.exitCode, null, 'still waiting: the closed stderr did not end voe');
+  assert.isNull(child.exitCode, 'still waiting: the closed stderr did not end voe');
   released = true;
   await held();
   const [code, signal] = await closed;
-  assert.deepEqual([code, signal], [0, null], stdout);
+  assert.deepStrictEqual([code, signal], [0, null], stdout);
   const result = JSON.parse(stdout);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.equal(await xfsBytes(mnt), 512 * MiB);
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.strictEqual(await xfsBytes(mnt), 512 * MiB);
 });

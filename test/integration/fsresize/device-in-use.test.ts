@@ -4,12 +4,14 @@
  * the node). e2fsck's and resize2fs's own guard, an exclusive open, only finds mounts and other
  * exclusive openers, and QEMU opens disks without O_EXCL.
  */
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { execFile, spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
@@ -22,6 +24,7 @@ import {
 } from '../../../src/fsresize/index.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { readableModuleCopy } from '../../support/readable-module-copy.js';
 import { dumpe2fsBytes, grownOnceFree, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
 import { UNREADABLE_HERE } from '../../support/unreadable-here.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV } from '../../../src/cli/ignore-unreadable-processes.js';
@@ -34,9 +37,9 @@ async function refusedInUse(
   pid: number,
   dryRun = false,
 ): Promise<void> {
-  await assert.rejects(resizer.grow(device, { dryRun }), (error: unknown) => {
+  await expectRejection(resizer.grow(device, { dryRun }), (error: unknown) => {
     assert.ok(isFsResizeError(error), String(error));
-    assert.equal(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
+    assert.strictEqual(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
     assert.match(
       error.message,
       new RegExp(
@@ -48,21 +51,21 @@ async function refusedInUse(
 }
 
 for (const ownMountNamespace of [false, true]) {
-  test(`ext4 not mounted but open in another process${ownMountNamespace ? ' through its own device node in a private mount namespace' : ''}: refused FSRESIZE_DEVICE_IN_USE, nothing runs, nothing changes; grown once that process is gone`, async (t) => {
-    const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
-    const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'), {
+  it(`ext4 not mounted but open in another process${ownMountNamespace ? ' through its own device node in a private mount namespace' : ''}: refused FSRESIZE_DEVICE_IN_USE, nothing runs, nothing changes; grown once that process is gone`, async () => {
+    const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4();
+    const holder = await holdDeviceElsewhere(loop.device, await scratch.directory('holder'), {
       ownMountNamespace,
     });
     await refusedInUse(resizer, loop.device, holder.pid, true);
     await refusedInUse(resizer, loop.device, holder.pid);
-    assert.deepEqual(
+    assert.deepStrictEqual(
       calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
       [],
       'neither e2fsck nor resize2fs ran',
     );
-    assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+    assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
     const inspection = await resizer.inspect(loop.device);
-    assert.deepEqual(inspection.users, {
+    assert.deepStrictEqual(inspection.users, {
       openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: inspection.majorMinor }],
       unreadable: UNREADABLE_HERE,
       holders: [],
@@ -83,78 +86,78 @@ for (const ownMountNamespace of [false, true]) {
   });
 }
 
-test('a tmpfs mounted with the device path as its source is no mount of the device: an ext4 open elsewhere is still refused FSRESIZE_DEVICE_IN_USE', async (t) => {
-  const { scratch, resizer, calls, loop } = await usedExt4(t);
-  const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
+it('a tmpfs mounted with the device path as its source is no mount of the device: an ext4 open elsewhere is still refused FSRESIZE_DEVICE_IN_USE', async () => {
+  const { scratch, resizer, calls, loop } = await usedExt4();
+  const holder = await holdDeviceElsewhere(loop.device, await scratch.directory('holder'));
   const decoy = await scratch.directory('decoy');
   await sh('mount', ['-t', 'tmpfs', loop.device, decoy]);
-  assert.equal((await resizer.inspect(loop.device)).mountPoint, null);
+  assert.isNull((await resizer.inspect(loop.device)).mountPoint);
   await refusedInUse(resizer, loop.device, holder.pid);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
     [],
     'neither e2fsck nor resize2fs ran',
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 
-test('a mounted filesystem is grown online whoever else has the device open (the kernel owns it; /proc is not walked)', async (t) => {
-  const { scratch, resizer, loop, mnt, sums } = await mountedXfs(t, { growTo: 640 * MiB });
-  await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
-  assert.equal((await resizer.inspect(loop.device)).users, null);
+it('a mounted filesystem is grown online whoever else has the device open (the kernel owns it; /proc is not walked)', async () => {
+  const { scratch, resizer, loop, mnt, sums } = await mountedXfs({ growTo: 640 * MiB });
+  await holdDeviceElsewhere(loop.device, await scratch.directory('holder'));
+  assert.isNull((await resizer.inspect(loop.device)).users);
   const result = await resizer.grow(loop.device);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.equal(await xfsBytes(mnt), 640 * MiB);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.strictEqual(await xfsBytes(mnt), 640 * MiB);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('findDeviceOpeners: finds a process elsewhere by device number; leaves out this process and the processes it started', async (t) => {
-  const { scratch, loop } = await usedExt4(t);
+it('findDeviceOpeners: finds a process elsewhere by device number; leaves out this process and the processes it started', async () => {
+  const { scratch, loop } = await usedExt4();
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
-  assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, []);
+  assert.deepStrictEqual((await findDeviceOpeners([majorMinor])).openedBy, []);
 
   const child = spawn(
     'sh',
     ['-c', 'exec 3<>"$1" && echo open && exec sleep 600', 'sh', loop.device],
     { stdio: ['ignore', 'pipe', 'ignore'] },
   );
-  t.after(() => {
+  onCleanup(() => {
     child.kill('SIGKILL');
   });
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await findDeviceOpeners([majorMinor])).openedBy,
     [],
     'a child of this process (as a blkid the core started) is not another user',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await findDeviceOpeners([majorMinor], { selfPid: 1 })).openedBy,
-    [{ pid: child.pid, command: 'sleep', majorMinor }],
+    [{ pid: child.pid!, command: 'sleep', majorMinor }],
     'seen from elsewhere, it is',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await findDeviceOpeners([majorMinor], { selfPid: 1, skipPids: new Set([child.pid!]) }))
       .openedBy,
     [],
     'a pid to skip is not looked at',
   );
 
-  const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
-  assert.deepEqual((await findDeviceOpeners([majorMinor])).openedBy, [
+  const holder = await holdDeviceElsewhere(loop.device, await scratch.directory('holder'));
+  assert.deepStrictEqual((await findDeviceOpeners([majorMinor])).openedBy, [
     { pid: holder.pid, command: 'sleep', majorMinor },
   ]);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await findDeviceOpeners(['7:250', majorMinor])).openedBy,
     [{ pid: holder.pid, command: 'sleep', majorMinor }],
     'any of several devices',
   );
 });
 
-test('findDeviceOpeners: a process whose descriptors the kernel will not show is named as unreadable (it may use the device), and the look goes on', async (t) => {
+it('findDeviceOpeners: a process whose descriptors the kernel will not show is named as unreadable (it may use the device), and the look goes on', async () => {
   // A look without the right to read a process's descriptors (root lacking CAP_SYS_PTRACE, or a
   // capability that process has; here an unprivileged user, and descriptor directories it may
   // list but not enter, or not even list): "could not look" is never taken as "nobody".
-  const { scratch, loop } = await usedExt4(t);
+  const { scratch, loop } = await usedExt4();
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
   const proc = await scratch.directory('proc');
   for (const directory of [dirname(proc), proc]) await chmod(directory, 0o755); // for the unprivileged look
@@ -174,14 +177,16 @@ test('findDeviceOpeners: a process whose descriptors the kernel will not show is
     await writeFile(join(proc, `${pid}/comm`), `holder-${pid}\n`);
     await chmod(join(proc, `${pid}/fd`), mode);
   }
-  const module = new URL('../../../src/fsresize/index.js', import.meta.url).href;
-  const script = `const { findDeviceOpeners } = await import(${JSON.stringify(module)});
+  // That user may not read the checkout (a clone in a mode-0700 home): it runs a copy of the core.
+  const core = await readableModuleCopy(new URL('../../../src/fsresize/index.js', import.meta.url));
+  const script = `const { findDeviceOpeners } = await import(${JSON.stringify(core.url)});
     process.stdout.write(JSON.stringify(await findDeviceOpeners([${JSON.stringify(majorMinor)}], { procRoot: ${JSON.stringify(proc)}, selfPid: 1 })));`;
   const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
     uid: 65534,
     gid: 65534,
+    cwd: core.directory,
   });
-  assert.deepEqual(JSON.parse(stdout), {
+  assert.deepStrictEqual(JSON.parse(stdout), {
     openedBy: [{ pid: 20, command: 'holder-20', majorMinor }],
     unreadable: [
       { pid: 10, command: 'holder-10' },
@@ -190,8 +195,8 @@ test('findDeviceOpeners: a process whose descriptors the kernel will not show is
   });
 });
 
-test('voe without CAP_SYS_PTRACE may not read which files a process of another user has open: an offline grow is refused FSRESIZE_PERMISSION_DENIED naming it; --ignore-unreadable-processes overrides', async (t) => {
-  const { loop, lockDirectory } = await usedExt4(t);
+it('voe without CAP_SYS_PTRACE may not read which files a process of another user has open: an offline grow is refused FSRESIZE_PERMISSION_DENIED naming it; --ignore-unreadable-processes overrides', async () => {
+  const { loop, lockDirectory } = await usedExt4();
   // A program that opened the device as root, then became another user (as QEMU runs as its own user).
   const holder = spawn(
     'python3',
@@ -202,7 +207,7 @@ test('voe without CAP_SYS_PTRACE may not read which files a process of another u
     ],
     { stdio: ['ignore', 'pipe', 'ignore'] },
   );
-  t.after(() => {
+  onCleanup(() => {
     holder.kill('SIGKILL');
   });
   const holderPid = await new Promise<number>((resolve) =>
@@ -235,11 +240,11 @@ test('voe without CAP_SYS_PTRACE may not read which files a process of another u
       (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
     );
   const refused = await withoutPtrace([]);
-  assert.equal(refused.code, 2, refused.stdout);
+  assert.strictEqual(refused.code, 2, refused.stdout);
   const { error } = JSON.parse(refused.stdout) as {
     error: { code: string; message: string; details: { unreadable: Array<{ pid: number }> } };
   };
-  assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED', error.message);
+  assert.strictEqual(error.code, 'FSRESIZE_PERMISSION_DENIED', error.message);
   assert.match(
     error.message,
     /^ext4 on \/dev\/loop\d+ is not mounted here, and the kernel would not show voe which files pid \d+ /,
@@ -248,15 +253,15 @@ test('voe without CAP_SYS_PTRACE may not read which files a process of another u
     error.details.unreadable.some((p) => p.pid === holderPid),
     JSON.stringify(error.details),
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing changed');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing changed');
   const overridden = await withoutPtrace(['--ignore-unreadable-processes']);
-  assert.equal(overridden.code, 0, overridden.stdout);
-  assert.equal((JSON.parse(overridden.stdout) as { action: string }).action, 'grown');
-  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  assert.strictEqual(overridden.code, 0, overridden.stdout);
+  assert.strictEqual((JSON.parse(overridden.stdout) as { action: string }).action, 'grown');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 256 * MiB);
 });
 
-test("voe in a PID namespace of its own (a container without hostPID) cannot see the node's processes: an offline grow is refused FSRESIZE_PERMISSION_DENIED saying so; --ignore-unreadable-processes overrides", async (t) => {
-  const { loop, lockDirectory, mnt, sums } = await usedExt4(t);
+it("voe in a PID namespace of its own (a container without hostPID) cannot see the node's processes: an offline grow is refused FSRESIZE_PERMISSION_DENIED saying so; --ignore-unreadable-processes overrides", async () => {
+  const { loop, lockDirectory, mnt, sums } = await usedExt4();
   const env = { ...process.env };
   delete env[IGNORE_UNREADABLE_PROCESSES_ENV];
   const main = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
@@ -286,46 +291,46 @@ test("voe in a PID namespace of its own (a container without hostPID) cannot see
       (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
     );
   const refused = await inOwnPidNamespace([]);
-  assert.equal(refused.code, 2, refused.stdout);
+  assert.strictEqual(refused.code, 2, refused.stdout);
   const { error } = JSON.parse(refused.stdout) as { error: { code: string; message: string } };
-  assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED', error.message);
+  assert.strictEqual(error.code, 'FSRESIZE_PERMISSION_DENIED', error.message);
   assert.match(
     error.message,
     /^ext4 on \/dev\/loop\d+ is not mounted here, and voe cannot see the node's other processes: it runs in a PID namespace of its own/,
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing changed');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing changed');
   const overridden = await inOwnPidNamespace(['--ignore-unreadable-processes']);
-  assert.equal(overridden.code, 0, overridden.stdout);
-  assert.equal((JSON.parse(overridden.stdout) as { action: string }).action, 'grown');
-  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  assert.strictEqual(overridden.code, 0, overridden.stdout);
+  assert.strictEqual((JSON.parse(overridden.stdout) as { action: string }).action, 'grown');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 256 * MiB);
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('users: the kernel devices stacked on a device (sysfs holders) are named', async (t) => {
+it('users: the kernel devices stacked on a device (sysfs holders) are named', async () => {
   const sysfs = await mkdtemp(join(tmpdir(), 'voe-sysfs-'));
-  t.after(() => rm(sysfs, { recursive: true, force: true }));
+  onCleanup(() => rm(sysfs, { recursive: true, force: true }));
   await mkdir(join(sysfs, 'dev/block/7:99/holders/dm-3'), { recursive: true });
   await mkdir(join(sysfs, 'dev/block/7:99/holders/dm-1'), { recursive: true });
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     await devices.users({ path: '/dev/x', realPath: '/dev/x', majorMinor: '7:99' }),
     { openedBy: [], unreadable: UNREADABLE_HERE, holders: ['dm-1', 'dm-3'], disk: null },
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await devices.users({ path: '/dev/y', realPath: '/dev/y', majorMinor: '7:98' })).holders,
     [],
     'no holders directory: none',
   );
 });
 
-test("a partition: a program that has its whole disk open (QEMU with a VM's partitioned disk) uses it too; so do devices stacked on the whole disk", async (t) => {
+it("a partition: a program that has its whole disk open (QEMU with a VM's partitioned disk) uses it too; so do devices stacked on the whole disk", async () => {
   // Partition scanning of loop devices does not work on every machine: a sysfs tree describes
   // partition 259:77 of a real loop device, which a process elsewhere holds open.
-  const { scratch, loop } = await usedExt4(t);
+  const { scratch, loop } = await usedExt4();
   const disk = majorMinorOf((await stat(loop.device)).rdev);
   const sysfs = await mkdtemp(join(tmpdir(), 'voe-sysfs-'));
-  t.after(() => rm(sysfs, { recursive: true, force: true }));
+  onCleanup(() => rm(sysfs, { recursive: true, force: true }));
   await mkdir(join(sysfs, 'block/vdz/vdz1'), { recursive: true });
   await mkdir(join(sysfs, 'block/vdz/holders/dm-4'), { recursive: true });
   await writeFile(join(sysfs, 'block/vdz/dev'), `${disk}\n`);
@@ -333,9 +338,9 @@ test("a partition: a program that has its whole disk open (QEMU with a VM's part
   await mkdir(join(sysfs, 'dev/block'), { recursive: true });
   await symlink('../../block/vdz/vdz1', join(sysfs, 'dev/block/259:77'));
   await symlink('../../block/vdz', join(sysfs, `dev/block/${disk}`));
-  const holder = await holdDeviceElsewhere(t, loop.device, await scratch.directory('holder'));
+  const holder = await holdDeviceElsewhere(loop.device, await scratch.directory('holder'));
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     await devices.users({ path: '/dev/vdz1', realPath: '/dev/vdz1', majorMinor: '259:77' }),
     {
       openedBy: [{ pid: holder.pid, command: 'sleep', majorMinor: disk }],
@@ -346,13 +351,13 @@ test("a partition: a program that has its whole disk open (QEMU with a VM's part
   );
 });
 
-test('a loop device set up on top of the device (losetup on a block device) uses it: refused, although the loop driver holds it neither as a holder nor exclusively', async (t) => {
-  const { scratch, resizer, calls, loop } = await usedExt4(t);
+it('a loop device set up on top of the device (losetup on a block device) uses it: refused, although the loop driver holds it neither as a holder nor exclusively', async () => {
+  const { scratch, resizer, calls, loop } = await usedExt4();
   const upper = await scratch.attachFile(loop.device);
   const name = upper.device.replace('/dev/', '');
-  await assert.rejects(resizer.grow(loop.device), (error: unknown) => {
+  await expectRejection(resizer.grow(loop.device), (error: unknown) => {
     assert.ok(isFsResizeError(error), String(error));
-    assert.equal(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
+    assert.strictEqual(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
     assert.match(
       error.message,
       new RegExp(
@@ -361,10 +366,10 @@ test('a loop device set up on top of the device (losetup on a block device) uses
     );
     return true;
   });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
     [],
     'neither e2fsck nor resize2fs ran',
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 });

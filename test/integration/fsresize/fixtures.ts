@@ -1,8 +1,7 @@
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
 import {
   createDeviceLock,
   createExecFileRunner,
@@ -18,16 +17,20 @@ import {
   type LoopDevice,
   type Scratch,
 } from '../../support/loop-device.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 /** A scratch area and a resizer over the real tools, both released after the test. */
-export async function setup(
-  t: TestContext,
-): Promise<{ scratch: Scratch; resizer: FsResizer; calls: string[][]; lockDirectory: string }> {
+export async function setup(): Promise<{
+  scratch: Scratch;
+  resizer: FsResizer;
+  calls: string[][];
+  lockDirectory: string;
+}> {
   const scratch = await createScratch();
   const lockDirectory = await mkdtemp(join(tmpdir(), 'voe-fsresize-lock-'));
-  t.after(async () => {
+  onCleanup(async () => {
     try {
       await scratch.cleanup();
     } finally {
@@ -49,14 +52,13 @@ export async function setup(
  * grown to `growTo` bytes; `beforeGrowing` runs between the unmount and the growth.
  */
 export async function usedExt4(
-  t: TestContext,
   options: {
     files?: number;
     growTo?: number;
     beforeGrowing?: (loop: LoopDevice, mnt: string) => Promise<unknown>;
   } = {},
 ) {
-  const context = await setup(t);
+  const context = await setup();
   const loop = await context.scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   const mnt = await context.scratch.directory('mnt');
@@ -72,11 +74,8 @@ export async function usedExt4(
  * A 320 MiB xfs mounted at `mountName` with `files` checksummed files, on a device then grown to
  * `growTo` bytes; `beforeBytes` is the filesystem's size before the growth.
  */
-export async function mountedXfs(
-  t: TestContext,
-  options: { growTo: number; files?: number; mountName?: string },
-) {
-  const context = await setup(t);
+export async function mountedXfs(options: { growTo: number; files?: number; mountName?: string }) {
+  const context = await setup();
   const loop = await context.scratch.attach(320 * MiB);
   await sh('mkfs.xfs', ['-q', loop.device]);
   const mnt = await context.scratch.directory(options.mountName ?? 'mnt');
@@ -126,9 +125,9 @@ export async function grownOnceFree(
   sums: Map<string, string>,
 ): Promise<void> {
   const result = await resizer.grow(loop.device);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
-  assert.equal(growCalls(calls), 1);
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 256 * MiB);
+  assert.strictEqual(growCalls(calls), 1);
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 }

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { deviceNodeOf, majorMinorOf, systemPageSize } from '../../../src/fsresize/index.js';
 import { DROP_OTHER_LOOP_MOUNTS, MiB, readChecksums, sh } from '../../support/loop-device.js';
@@ -39,17 +39,17 @@ function driver(
   });
 }
 
-test('init answers Success with attach false and requiresFSResize true', async () => {
+it('init answers Success with attach false and requiresFSResize true', async () => {
   const { code, combined, stderr } = await driver(['init']);
-  assert.equal(code, 0);
-  assert.equal(stderr, '');
-  assert.deepEqual(JSON.parse(combined), {
+  assert.strictEqual(code, 0);
+  assert.strictEqual(stderr, '');
+  assert.deepStrictEqual(JSON.parse(combined), {
     status: 'Success',
     capabilities: { attach: false, requiresFSResize: true },
   });
 });
 
-test('expandvolume <json> <device mount path> <new> <old> answers the new size', async () => {
+it('expandvolume <json> <device mount path> <new> <old> answers the new size', async () => {
   const { code, combined } = await driver([
     'expandvolume',
     OPTIONS,
@@ -57,29 +57,29 @@ test('expandvolume <json> <device mount path> <new> <old> answers the new size',
     '2147483648',
     '1073741824',
   ]);
-  assert.equal(code, 0);
-  assert.deepEqual(JSON.parse(combined), { status: 'Success', volumeNewSize: 2147483648 });
+  assert.strictEqual(code, 0);
+  assert.deepStrictEqual(JSON.parse(combined), { status: 'Success', volumeNewSize: 2147483648 });
 });
 
-test('expandvolume with a malformed size is a Failure with a non-zero exit', async () => {
+it('expandvolume with a malformed size is a Failure with a non-zero exit', async () => {
   const { code, combined } = await driver(['expandvolume', OPTIONS, '/mnt', '2Gi', '1073741824']);
-  assert.equal(code, 1);
+  assert.strictEqual(code, 1);
   const answer = JSON.parse(combined);
-  assert.equal(answer.status, 'Failure');
+  assert.strictEqual(answer.status, 'Failure');
   assert.match(answer.message, /new size must be a size in bytes/);
 });
 
-test('any other operation answers Not supported with exit 1', async () => {
+it('any other operation answers Not supported with exit 1', async () => {
   for (const op of ['attach', 'mount', 'unmount', 'getvolumename', 'isattached', 'waitforattach']) {
     const { code, combined, stderr } = await driver([op, OPTIONS]);
-    assert.deepEqual(JSON.parse(combined), { status: 'Not supported' }, op);
-    assert.equal(code, 1, op);
-    assert.equal(stderr, '', op);
+    assert.deepStrictEqual(JSON.parse(combined), { status: 'Not supported' }, op);
+    assert.strictEqual(code, 1, op);
+    assert.strictEqual(stderr, '', op);
   }
 });
 
-test('expandfs <json> <device> <mount> <new> <old> grows a mounted xfs through the core', async (t) => {
-  const { loop, mnt, sums } = await mountedXfs(t, {
+it('expandfs <json> <device> <mount> <new> <old> grows a mounted xfs through the core', async () => {
+  const { loop, mnt, sums } = await mountedXfs({
     growTo: 768 * MiB,
     files: 2,
     mountName: 'mounts-pv-1',
@@ -92,13 +92,13 @@ test('expandfs <json> <device> <mount> <new> <old> grows a mounted xfs through t
     String(768 * MiB),
     String(320 * MiB),
   ]);
-  assert.equal(stderr, '');
-  assert.equal(code, 0, combined);
+  assert.strictEqual(stderr, '');
+  assert.strictEqual(code, 0, combined);
   const answer = JSON.parse(combined);
-  assert.equal(answer.status, 'Success');
+  assert.strictEqual(answer.status, 'Success');
   assert.match(answer.message, /^grew xfs/);
-  assert.equal(await xfsBytes(mnt), 768 * MiB);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.strictEqual(await xfsBytes(mnt), 768 * MiB);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
   const again = await driver([
     'expandfs',
     OPTIONS,
@@ -107,12 +107,12 @@ test('expandfs <json> <device> <mount> <new> <old> grows a mounted xfs through t
     String(768 * MiB),
     String(320 * MiB),
   ]);
-  assert.equal(again.code, 0);
+  assert.strictEqual(again.code, 0);
   assert.match(JSON.parse(again.combined).message, /already fills the device/);
 });
 
-test('expandfs with an empty device path finds the device from the mount path (btrfs)', async (t) => {
-  const { scratch } = await setup(t);
+it('expandfs with an empty device path finds the device from the mount path (btrfs)', async () => {
+  const { scratch } = await setup();
   const loop = await scratch.attach(256 * MiB);
   await sh('mkfs.btrfs', ['-q', loop.device]);
   const mnt = await scratch.directory('pod-volume');
@@ -126,9 +126,9 @@ test('expandfs with an empty device path finds the device from the mount path (b
     String(384 * MiB),
     String(256 * MiB),
   ]);
-  assert.equal(code, 0, combined);
-  assert.equal(JSON.parse(combined).status, 'Success');
-  assert.equal(await btrfsBytes(mnt), 384 * MiB);
+  assert.strictEqual(code, 0, combined);
+  assert.strictEqual(JSON.parse(combined).status, 'Success');
+  assert.strictEqual(await btrfsBytes(mnt), 384 * MiB);
   // The mount path with a trailing slash names the same mount point (as with voe fsresize grow --mount).
   await loop.growBacking(448 * MiB);
   const slash = await driver([
@@ -139,17 +139,17 @@ test('expandfs with an empty device path finds the device from the mount path (b
     String(448 * MiB),
     String(384 * MiB),
   ]);
-  assert.equal(slash.code, 0, slash.combined);
+  assert.strictEqual(slash.code, 0, slash.combined);
   assert.match(JSON.parse(slash.combined).message, /^grew btrfs/);
-  assert.equal(await btrfsBytes(mnt), 448 * MiB);
+  assert.strictEqual(await btrfsBytes(mnt), 448 * MiB);
 });
 
-test('expandfs with an empty device path finds the device by its number when it was mounted through a name outside /dev (xfs)', async (t) => {
-  const { scratch } = await setup(t);
+it('expandfs with an empty device path finds the device by its number when it was mounted through a name outside /dev (xfs)', async () => {
+  const { scratch } = await setup();
   const loop = await scratch.attach(320 * MiB);
   await sh('mkfs.xfs', ['-q', loop.device]);
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
-  assert.equal(await deviceNodeOf(majorMinor), loop.device);
+  assert.strictEqual(await deviceNodeOf(majorMinor), loop.device);
   const node = join(await scratch.directory('nodes'), 'vol');
   await sh('mknod', [node, 'b', ...majorMinor.split(':')]);
   const mnt = await scratch.directory('pod-volume');
@@ -164,13 +164,13 @@ test('expandfs with an empty device path finds the device by its number when it 
   );
   await loop.growBacking(512 * MiB);
   const first = await driver(['expandfs', OPTIONS, '', mnt, String(512 * MiB), String(320 * MiB)]);
-  assert.equal(first.code, 0, first.combined);
+  assert.strictEqual(first.code, 0, first.combined);
   assert.match(JSON.parse(first.combined).message, new RegExp(`^grew xfs on ${loop.device} `));
-  assert.equal(await xfsBytes(mnt), 512 * MiB);
+  assert.strictEqual(await xfsBytes(mnt), 512 * MiB);
 });
 
-test('expandfs with an empty device path at a tmpfs whose source names a device answers Failure: no block device is mounted there, nothing changes', async (t) => {
-  const { scratch } = await setup(t);
+it('expandfs with an empty device path at a tmpfs whose source names a device answers Failure: no block device is mounted there, nothing changes', async () => {
+  const { scratch } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(128 * MiB);
@@ -184,57 +184,57 @@ test('expandfs with an empty device path at a tmpfs whose source names a device 
     String(128 * MiB),
     String(64 * MiB),
   ]);
-  assert.equal(answer.code, 1, answer.combined);
-  assert.deepEqual(JSON.parse(answer.combined), {
+  assert.strictEqual(answer.code, 1, answer.combined);
+  assert.deepStrictEqual(JSON.parse(answer.combined), {
     status: 'Failure',
     message: `FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at ${pod} (it shows tmpfs from "${loop.device}")`,
   });
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 
-test('deviceNodeOf finds nothing for a number with no block device node', async (t) => {
-  const { scratch } = await setup(t);
+it('deviceNodeOf finds nothing for a number with no block device node', async () => {
+  const { scratch } = await setup();
   const sysfs = await scratch.directory('sys');
-  assert.equal(await deviceNodeOf('4095:1048575'), null);
-  assert.equal(await deviceNodeOf('../../etc'), null);
+  assert.isNull(await deviceNodeOf('4095:1048575'));
+  assert.isNull(await deviceNodeOf('../../etc'));
   // A DEVNAME that leads to no block device of that number is not taken.
   await mkdir(join(sysfs, 'dev/block/7:250'), { recursive: true });
   await writeFile(join(sysfs, 'dev/block/7:250/uevent'), 'MAJOR=7\nMINOR=250\nDEVNAME=null\n');
-  assert.equal(await deviceNodeOf('7:250', { sysfsRoot: sysfs }), null);
+  assert.isNull(await deviceNodeOf('7:250', { sysfsRoot: sysfs }));
 });
 
-test('three expandfs calls at once on an unmounted ext4: one grows it, the others wait for the device lock and find it grown', async (t) => {
+it('three expandfs calls at once on an unmounted ext4: one grows it, the others wait for the device lock and find it grown', async () => {
   // The unit tests check that a waiting call runs nothing on the device (a probe of it would be a
   // program holding it open while the grower looks for other users); here, the whole driver on a real device.
-  const { loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 512 * MiB });
+  const { loop, mnt, sums } = await usedExt4({ files: 2, growTo: 512 * MiB });
   const calls = await Promise.all(
     [1, 2, 3].map(() =>
       driver(['expandfs', OPTIONS, loop.device, '', String(512 * MiB), String(64 * MiB)]),
     ),
   );
-  for (const call of calls) assert.equal(call.code, 0, call.combined);
+  for (const call of calls) assert.strictEqual(call.code, 0, call.combined);
   const messages = calls.map((call) => JSON.parse(call.combined).message as string);
   // resize2fs demands a check first when the filesystem was mounted after its last check, which
   // depends on whether mkfs and the mount that wrote the files fell in the same second.
-  assert.equal(
+  assert.strictEqual(
     messages.filter((m) =>
       /^(checked \(e2fsck -f -p \S+, exit 0: no errors\) and )?grew ext4 .* offline$/.test(m),
     ).length,
     1,
     messages.join('\n'),
   );
-  assert.equal(
+  assert.strictEqual(
     messages.filter((m) => /already fills the device/.test(m)).length,
     2,
     messages.join('\n'),
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 512 * MiB);
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('expandfs on a filesystem mounted read-only (a writable device) answers a FSRESIZE_MOUNT_READ_ONLY Failure, so kubelet retries instead of recording the resize as done', async (t) => {
-  const { loop, mnt, sums } = await usedExt4(t, {
+it('expandfs on a filesystem mounted read-only (a writable device) answers a FSRESIZE_MOUNT_READ_ONLY Failure, so kubelet retries instead of recording the resize as done', async () => {
+  const { loop, mnt, sums } = await usedExt4({
     files: 2,
     growTo: 128 * MiB,
     beforeGrowing: (l, dir) => l.mount(dir, ['ro']),
@@ -247,20 +247,20 @@ test('expandfs on a filesystem mounted read-only (a writable device) answers a F
     String(128 * MiB),
     String(64 * MiB),
   ]);
-  assert.equal(answer.code, 1, answer.combined);
-  assert.equal(answer.stderr, '');
+  assert.strictEqual(answer.code, 1, answer.combined);
+  assert.strictEqual(answer.stderr, '');
   assert.match(
     JSON.parse(answer.combined).message,
     new RegExp(
       `^FSRESIZE_MOUNT_READ_ONLY: ext4 on ${loop.device} is mounted read-only at ${mnt} although the device is writable`,
     ),
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('expandfs on a read-only device answers a FSRESIZE_DEVICE_READ_ONLY Failure (a Success would record a filesystem that did not grow as grown)', async (t) => {
-  const { scratch } = await setup(t);
+it('expandfs on a read-only device answers a FSRESIZE_DEVICE_READ_ONLY Failure (a Success would record a filesystem that did not grow as grown)', async () => {
+  const { scratch } = await setup();
   const writable = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', writable.device]);
   const readOnly = await scratch.attachFile(writable.backingFile, { readOnly: true });
@@ -269,18 +269,18 @@ test('expandfs on a read-only device answers a FSRESIZE_DEVICE_READ_ONLY Failure
   await readOnly.mount(mnt, ['ro', 'noload']);
   await readOnly.growBacking(128 * MiB);
   const answer = await driver(['expandfs', OPTIONS, '', mnt, String(128 * MiB), String(64 * MiB)]);
-  assert.equal(answer.code, 1, answer.combined);
+  assert.strictEqual(answer.code, 1, answer.combined);
   assert.match(
     JSON.parse(answer.combined).message,
     new RegExp(
       `^FSRESIZE_DEVICE_READ_ONLY: ${readOnly.device} is read-only \\(blockdev --getro = 1\\), so the ext4 filesystem on it cannot be grown; nothing was changed`,
     ),
   );
-  assert.equal(await dumpe2fsBytes(readOnly.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(readOnly.device), 64 * MiB);
 });
 
-test('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async (t) => {
-  const { scratch } = await setup(t);
+it('expandfs failures answer Failure with the code and a non-zero exit, and change nothing', async () => {
+  const { scratch } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   const mnt = await scratch.directory('mnt');
@@ -294,7 +294,7 @@ test('expandfs failures answer Failure with the code and a non-zero exit, and ch
     String(128 * MiB),
     String(64 * MiB),
   ]);
-  assert.equal(early.code, 1);
+  assert.strictEqual(early.code, 1);
   assert.match(JSON.parse(early.combined).message, /^FSRESIZE_DEVICE_TOO_SMALL: /);
   await loop.unmount(mnt);
   await sh('mkfs.vfat', [loop.device]);
@@ -306,10 +306,10 @@ test('expandfs failures answer Failure with the code and a non-zero exit, and ch
     String(64 * MiB),
     String(32 * MiB),
   ]);
-  assert.equal(vfat.code, 1);
-  assert.equal(vfat.stderr, '');
+  assert.strictEqual(vfat.code, 1);
+  assert.strictEqual(vfat.stderr, '');
   const answer = JSON.parse(vfat.combined);
-  assert.equal(answer.status, 'Failure');
+  assert.strictEqual(answer.status, 'Failure');
   assert.match(answer.message, /^FSRESIZE_UNSUPPORTED_FILESYSTEM: resize of vfat is not supported/);
   assert.ok(
     await dumpe2fsBytes(loop.device).then(
@@ -320,8 +320,8 @@ test('expandfs failures answer Failure with the code and a non-zero exit, and ch
   );
 });
 
-test('expandfs whose grow tool cannot get its output files (TMPDIR missing) answers a FSRESIZE_TEMP_FILES_FAILED Failure; nothing changes', async (t) => {
-  const { scratch } = await setup(t);
+it('expandfs whose grow tool cannot get its output files (TMPDIR missing) answers a FSRESIZE_TEMP_FILES_FAILED Failure; nothing changes', async () => {
+  const { scratch } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   const mnt = await scratch.directory('mnt');
@@ -332,21 +332,21 @@ test('expandfs whose grow tool cannot get its output files (TMPDIR missing) answ
     ['expandfs', OPTIONS, loop.device, mnt, String(128 * MiB), String(64 * MiB)],
     envIgnoringUnreadableHere({ ...process.env, TMPDIR: missing }),
   );
-  assert.equal(answer.code, 1, answer.combined);
-  assert.equal(answer.stderr, '');
+  assert.strictEqual(answer.code, 1, answer.combined);
+  assert.strictEqual(answer.stderr, '');
   const response = JSON.parse(answer.combined);
-  assert.equal(response.status, 'Failure');
+  assert.strictEqual(response.status, 'Failure');
   assert.match(
     response.message,
     new RegExp(
       `^FSRESIZE_TEMP_FILES_FAILED: cannot create the files for the output of resize2fs ${loop.device} in the temporary directory ${missing} \\(ENOENT: it does not exist\\); resize2fs was not started, so it changed nothing`,
     ),
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB, 'nothing was grown');
 });
 
-test('expandfs with stacked mounts: the device hidden at the mount path is refused FSRESIZE_MOUNT_HIDDEN; without a device, the one shown there grows', async (t) => {
-  const { scratch } = await setup(t);
+it('expandfs with stacked mounts: the device hidden at the mount path is refused FSRESIZE_MOUNT_HIDDEN; without a device, the one shown there grows', async () => {
+  const { scratch } = await setup();
   const lower = await scratch.attach(256 * MiB);
   const upper = await scratch.attach(256 * MiB);
   const mnt = await scratch.directory('pod-volume');
@@ -364,26 +364,26 @@ test('expandfs with stacked mounts: the device hidden at the mount path is refus
     String(384 * MiB),
     String(256 * MiB),
   ]);
-  assert.equal(hidden.code, 1, hidden.combined);
+  assert.strictEqual(hidden.code, 1, hidden.combined);
   assert.match(
     JSON.parse(hidden.combined).message,
     new RegExp(
       `^FSRESIZE_MOUNT_HIDDEN: btrfs on ${lower.device} is mounted at ${mnt} but hidden by another mount there`,
     ),
   );
-  assert.equal(
+  assert.strictEqual(
     await btrfsBytes(mnt),
     256 * MiB,
     "the filesystem shown there was not grown to the hidden one's device",
   );
   const shown = await driver(['expandfs', OPTIONS, '', mnt, String(512 * MiB), String(256 * MiB)]);
-  assert.equal(shown.code, 0, shown.combined);
-  assert.equal(await btrfsBytes(mnt), 512 * MiB);
+  assert.strictEqual(shown.code, 0, shown.combined);
+  assert.strictEqual(await btrfsBytes(mnt), 512 * MiB);
   await upper.unmount(mnt);
-  assert.equal(await btrfsBytes(mnt), 256 * MiB, 'the hidden one was not grown');
+  assert.strictEqual(await btrfsBytes(mnt), 256 * MiB, 'the hidden one was not grown');
 });
 
-test('the driver called with no operation, or with arguments kubelet would not pass, answers a Failure that starts with its code', async () => {
+it('the driver called with no operation, or with arguments kubelet would not pass, answers a Failure that starts with its code', async () => {
   for (const [args, message] of [
     [
       [],
@@ -399,14 +399,14 @@ test('the driver called with no operation, or with arguments kubelet would not p
     ],
   ] as const) {
     const answer = await driver([...args]);
-    assert.equal(answer.code, 1, answer.combined);
-    assert.equal(answer.stderr, '');
+    assert.strictEqual(answer.code, 1, answer.combined);
+    assert.strictEqual(answer.stderr, '');
     assert.match(JSON.parse(answer.combined).message, message);
   }
 });
 
-test('expandfs and voe fsresize grow processes at once on one device named four ways (its /dev node, a symbolic link to it, a node made with mknod, /dev/block/<major:minor>): exactly one grows, every other finds it grown', async (t) => {
-  const { scratch, loop, mnt, sums } = await usedExt4(t, { files: 2, growTo: 512 * MiB });
+it('expandfs and voe fsresize grow processes at once on one device named four ways (its /dev node, a symbolic link to it, a node made with mknod, /dev/block/<major:minor>): exactly one grows, every other finds it grown', async () => {
+  const { scratch, loop, mnt, sums } = await usedExt4({ files: 2, growTo: 512 * MiB });
   const majorMinor = majorMinorOf((await stat(loop.device)).rdev);
   const nodes = await scratch.directory('names');
   const link = join(nodes, 'link');
@@ -443,8 +443,8 @@ test('expandfs and voe fsresize grow processes at once on one device named four 
     ]),
   );
   const said = calls.map((c) => `${c.name}: ${c.code} ${c.message}`).join('\n');
-  for (const call of calls) assert.equal(call.code, 0, said);
-  assert.equal(
+  for (const call of calls) assert.strictEqual(call.code, 0, said);
+  assert.strictEqual(
     calls.filter((c) =>
       /^(checked \(e2fsck -f -p \S+, exit 0: no errors\) and )?grew ext4 .* offline$/.test(
         c.message,
@@ -453,18 +453,18 @@ test('expandfs and voe fsresize grow processes at once on one device named four 
     1,
     said,
   );
-  assert.equal(
+  assert.strictEqual(
     calls.filter((c) => /already fills the device/.test(c.message)).length,
     calls.length - 1,
     said,
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 512 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 512 * MiB);
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('the driver run as kubelet runs it (no environment but PATH, cwd /, stdin closed) with its lock directory /run/voe/fsresize read-only, owned by another user or on a full filesystem (in a mount namespace of its own): one JSON Failure line on stdout, nothing on stderr, exit 1', async (t) => {
-  const { mnt } = await mountedXfs(t, { growTo: 512 * MiB, files: 0 });
+it('the driver run as kubelet runs it (no environment but PATH, cwd /, stdin closed) with its lock directory /run/voe/fsresize read-only, owned by another user or on a full filesystem (in a mount namespace of its own): one JSON Failure line on stdout, nothing on stderr, exit 1', async () => {
+  const { mnt } = await mountedXfs({ growTo: 512 * MiB, files: 0 });
   // In a mount namespace of its own, a tmpfs over /run set up as each case needs, then the driver.
   const run = async (setupRun: string): Promise<{ code: number; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
@@ -521,15 +521,15 @@ test('the driver run as kubelet runs it (no environment but PATH, cwd /, stdin c
   ];
   for (const [what, setupRun, message] of cases) {
     const answer = await run(setupRun);
-    assert.equal(answer.stderr, '', what);
-    assert.equal(answer.code, 1, `${what}: ${answer.stdout}`);
+    assert.strictEqual(answer.stderr, '', what);
+    assert.strictEqual(answer.code, 1, `${what}: ${answer.stdout}`);
     assert.match(answer.stdout, /^[^\n]*\n$/, `${what}: one line`);
     const response = JSON.parse(answer.stdout);
-    assert.equal(response.status, 'Failure', what);
+    assert.strictEqual(response.status, 'Failure', what);
     assert.match(response.message, message, what);
   }
-  assert.equal(await xfsBytes(mnt), 320 * MiB, 'nothing was grown');
-  assert.doesNotMatch(
+  assert.strictEqual(await xfsBytes(mnt), 320 * MiB, 'nothing was grown');
+  assert.notMatch(
     await readFile('/proc/self/mountinfo', 'utf8'),
     /voe-test-run/,
     'the tmpfs was only ever in the namespaces, gone with them',

@@ -1,6 +1,7 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
 import {
   hasCapSysResource,
@@ -20,61 +21,66 @@ import {
   xfsBytes,
 } from './fixtures.js';
 
-test('ext4 offline: resize2fs grows the unmounted filesystem to the device and every file survives', async (t) => {
-  const { resizer, calls, loop, mnt, sums } = await usedExt4(t);
+it('ext4 offline: resize2fs grows the unmounted filesystem to the device and every file survives', async () => {
+  const { resizer, calls, loop, mnt, sums } = await usedExt4();
 
   const inspection = await resizer.inspect(loop.device);
-  assert.equal(inspection.filesystem, 'ext4');
-  assert.equal(inspection.deviceBytes, await blockdevBytes(loop.device));
-  assert.equal(inspection.filesystemBytes, await dumpe2fsBytes(loop.device));
-  assert.equal(inspection.mountPoint, null);
-  assert.equal(resizer.needsResize(inspection), true);
+  assert.strictEqual(inspection.filesystem, 'ext4');
+  assert.strictEqual(inspection.deviceBytes, await blockdevBytes(loop.device));
+  assert.strictEqual(inspection.filesystemBytes, await dumpe2fsBytes(loop.device));
+  assert.isNull(inspection.mountPoint);
+  assert.isTrue(resizer.needsResize(inspection));
 
   const result = await resizer.grow(loop.device);
-  assert.equal(result.action, 'grown');
-  assert.equal(result.filesystem, 'ext4');
-  assert.equal(result.beforeBytes, 64 * MiB);
-  assert.equal(result.afterBytes, 256 * MiB);
-  assert.equal(result.afterBytes, await dumpe2fsBytes(loop.device));
-  assert.deepEqual(result.command, ['resize2fs', loop.device]);
-  assert.equal(growCalls(calls), 1);
+  assert.strictEqual(result.action, 'grown');
+  assert.strictEqual(result.filesystem, 'ext4');
+  assert.strictEqual(result.beforeBytes, 64 * MiB);
+  assert.strictEqual(result.afterBytes, 256 * MiB);
+  assert.strictEqual(result.afterBytes, await dumpe2fsBytes(loop.device));
+  assert.deepStrictEqual(result.command, ['resize2fs', loop.device]);
+  assert.strictEqual(growCalls(calls), 1);
   // Whether e2fsck ran depends on whether mkfs and the mount fell in the same second; the
   // core asks exactly when resize2fs would (see the next test).
-  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, inspection.extCheckNeeded ? 1 : 0);
+  assert.strictEqual(
+    calls.filter((c) => c[0] === 'e2fsck').length,
+    inspection.extCheckNeeded ? 1 : 0,
+  );
 
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so resize2fs does not refuse', async (t) => {
+it('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so resize2fs does not refuse', async () => {
   // Last check long before the last mount: a bare offline resize2fs now says
   // "Please run 'e2fsck -f <device>' first" (what made this case fail at random before).
-  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, {
+  const { resizer, calls, loop, mnt, sums } = await usedExt4({
     beforeGrowing: (loop) => sh('tune2fs', ['-T', '20000101', loop.device]),
   });
-  await assert.rejects(
+  await expectRejection(
     sh('resize2fs', [loop.device, '64M']),
     /Please run 'e2fsck -f/,
     'a bare resize2fs refuses (same size: harmless if it did not)',
   );
-  assert.equal(
+  assert.isTrue(
     (await resizer.inspect(loop.device)).extCheckNeeded,
-    true,
     'the core sees what resize2fs sees',
   );
   const dryRun = await resizer.grow(loop.device, { dryRun: true });
   assert.match(dryRun.reason, /with: e2fsck -f -p \S+ && resize2fs \S+$/);
-  assert.deepEqual(dryRun.precheck, {
+  assert.deepStrictEqual(dryRun.precheck, {
     command: ['e2fsck', '-f', '-p', loop.device],
     exitCode: null,
   });
 
   const result = await resizer.grow(loop.device);
-  assert.equal(result.action, 'grown');
-  assert.equal(result.afterBytes, 256 * MiB);
-  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
+  assert.strictEqual(result.action, 'grown');
+  assert.strictEqual(result.afterBytes, 256 * MiB);
+  assert.deepStrictEqual(result.precheck, {
+    command: ['e2fsck', '-f', '-p', loop.device],
+    exitCode: 0,
+  });
   assert.match(result.reason, /^checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.filter((c) => c[0] === 'e2fsck'),
     [['e2fsck', '-f', '-p', loop.device]],
   );
@@ -82,17 +88,13 @@ test('ext4 offline, mounted since its last check: e2fsck -f -p runs first, so re
     calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'),
     'checked before growing',
   );
-  assert.equal(
-    (await resizer.inspect(loop.device)).extCheckNeeded,
-    false,
-    'the check was recorded',
-  );
+  assert.isFalse((await resizer.inspect(loop.device)).extCheckNeeded, 'the check was recorded');
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays it first, then resize2fs grows it with every file intact', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
+it('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays it first, then resize2fs grows it with every file intact', async () => {
+  const { scratch, resizer, calls } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   const mnt = await scratch.directory('mnt');
@@ -109,21 +111,20 @@ test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays i
     'the copy needs journal recovery',
   );
   await snapshot.growBacking(192 * MiB);
-  await assert.rejects(
+  await expectRejection(
     sh('resize2fs', [snapshot.device, '64M']),
     /Please run 'e2fsck -f/,
     'a bare resize2fs refuses (same size: harmless if it did not)',
   );
-  assert.equal(
+  assert.isTrue(
     (await resizer.inspect(snapshot.device)).extCheckNeeded,
-    true,
     'the core sees what resize2fs sees',
   );
 
   const result = await resizer.grow(snapshot.device);
-  assert.equal(result.action, 'grown', result.reason);
+  assert.strictEqual(result.action, 'grown', result.reason);
   // The journal was replayed: e2fsck says it corrected the filesystem (exit 1), and the result says so.
-  assert.deepEqual(result.precheck, {
+  assert.deepStrictEqual(result.precheck, {
     command: ['e2fsck', '-f', '-p', snapshot.device],
     exitCode: 1,
   });
@@ -131,9 +132,9 @@ test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays i
     result.reason,
     /^checked \(e2fsck -f -p \S+, exit 1: errors corrected\) and grew ext4/,
   );
-  assert.equal(result.afterBytes, 192 * MiB);
-  assert.equal(await dumpe2fsBytes(snapshot.device), 192 * MiB);
-  assert.deepEqual(
+  assert.strictEqual(result.afterBytes, 192 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(snapshot.device), 192 * MiB);
+  assert.deepStrictEqual(
     calls.filter((c) => c[0] === 'e2fsck'),
     [['e2fsck', '-f', '-p', snapshot.device]],
   );
@@ -141,67 +142,69 @@ test('ext4 copied while mounted (journal needs recovery): e2fsck -f -p replays i
     calls.findIndex((c) => c[0] === 'e2fsck') < calls.findIndex((c) => c[0] === 'resize2fs'),
     'checked before growing',
   );
-  assert.doesNotMatch(await sh('dumpe2fs', ['-h', snapshot.device]), /needs_recovery/);
+  assert.notMatch(await sh('dumpe2fs', ['-h', snapshot.device]), /needs_recovery/);
   await snapshot.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('ext4 that already fills its device but records errors (as a resize2fs stopped midway leaves it): checked with e2fsck -f -p, never passed as "nothing to grow"', async (t) => {
-  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { growTo: 64 * MiB });
+it('ext4 that already fills its device but records errors (as a resize2fs stopped midway leaves it): checked with e2fsck -f -p, never passed as "nothing to grow"', async () => {
+  const { resizer, calls, loop, mnt, sums } = await usedExt4({ growTo: 64 * MiB });
   await sh('debugfs', ['-w', '-R', 'ssv state 3', loop.device]);
   assert.match(
     await sh('dumpe2fs', ['-h', loop.device]),
     /^Filesystem state: +clean with errors$/m,
   );
   const inspection = await resizer.inspect(loop.device);
-  assert.equal(inspection.extErrors, true);
-  assert.equal(resizer.needsResize(inspection), false, 'it fills its device');
+  assert.isTrue(inspection.extErrors);
+  assert.isFalse(resizer.needsResize(inspection), 'it fills its device');
 
   const dryRun = await resizer.grow(loop.device, { dryRun: true });
-  assert.equal(dryRun.action, 'noop');
+  assert.strictEqual(dryRun.action, 'noop');
   assert.match(
     dryRun.reason,
     /^dry run: ext4 on \S+ already fills the device \(64\.0 MiB of 64\.0 MiB\) but records errors \(e\.g\. a resize stopped midway\): would check it with: e2fsck -f -p \S+$/,
   );
-  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0, 'a dry run checks nothing');
+  assert.strictEqual(calls.filter((c) => c[0] === 'e2fsck').length, 0, 'a dry run checks nothing');
 
   const result = await resizer.grow(loop.device);
-  assert.equal(result.action, 'noop');
-  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', loop.device], exitCode: 0 });
+  assert.strictEqual(result.action, 'noop');
+  assert.deepStrictEqual(result.precheck, {
+    command: ['e2fsck', '-f', '-p', loop.device],
+    exitCode: 0,
+  });
   assert.match(
     result.reason,
     /but records errors \(e\.g\. a resize stopped midway\): checked it \(e2fsck -f -p \S+, exit 0: no errors\); nothing to grow$/,
   );
-  assert.deepEqual(result.command, null);
-  assert.equal(growCalls(calls), 0);
+  assert.deepStrictEqual(result.command, null);
+  assert.strictEqual(growCalls(calls), 0);
   assert.match(
     await sh('dumpe2fs', ['-h', loop.device]),
     /^Filesystem state: +clean$/m,
     'e2fsck cleared the error state',
   );
-  assert.equal(
+  assert.isNull(
     (await resizer.grow(loop.device)).precheck,
-    null,
     'once checked, a second call does nothing',
   );
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('ext4 that fills its device and records errors preen mode cannot fix: FSRESIZE_FSCK_FAILED, never a success', async (t) => {
-  const { resizer, loop } = await usedExt4(t, { growTo: 64 * MiB });
+it('ext4 that fills its device and records errors preen mode cannot fix: FSRESIZE_FSCK_FAILED, never a success', async () => {
+  const { resizer, loop } = await usedExt4({ growTo: 64 * MiB });
   await sh('debugfs', ['-w', '-R', 'sif <7> block[0] 999999999', loop.device]);
   await sh('debugfs', ['-w', '-R', 'ssv state 3', loop.device]);
-  await assert.rejects(resizer.grow(loop.device), (error: unknown) => {
+  await expectRejection(resizer.grow(loop.device), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_FSCK_FAILED');
+    assert.strictEqual(error.code, 'FSRESIZE_FSCK_FAILED');
     assert.match(error.message, /checking ext4 on \S+, which records errors/);
     assert.match(error.message, /UNEXPECTED INCONSISTENCY/);
     return true;
   });
 });
 
-test('xfs online: xfs_growfs -d grows the mounted filesystem and every file survives', async (t) => {
+it('xfs online: xfs_growfs -d grows the mounted filesystem and every file survives', async () => {
   const {
     resizer,
     calls,
@@ -209,24 +212,24 @@ test('xfs online: xfs_growfs -d grows the mounted filesystem and every file surv
     mnt,
     sums,
     beforeBytes: before,
-  } = await mountedXfs(t, { growTo: 1024 * MiB });
+  } = await mountedXfs({ growTo: 1024 * MiB });
 
   const result = await resizer.grow(loop.device);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.equal(result.mountPoint, mnt);
-  assert.deepEqual(result.command, ['xfs_growfs', '-d', mnt]);
-  assert.equal(result.beforeBytes, before);
-  assert.equal(result.afterBytes, await xfsBytes(mnt));
-  assert.equal(result.afterBytes, 1024 * MiB);
-  assert.equal(growCalls(calls), 1);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.strictEqual(result.mountPoint, mnt);
+  assert.deepStrictEqual(result.command, ['xfs_growfs', '-d', mnt]);
+  assert.strictEqual(result.beforeBytes, before);
+  assert.strictEqual(result.afterBytes, await xfsBytes(mnt));
+  assert.strictEqual(result.afterBytes, 1024 * MiB);
+  assert.strictEqual(growCalls(calls), 1);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
   await loop.unmount(mnt);
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('btrfs online: btrfs filesystem resize max grows the mounted filesystem and every file survives', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
+it('btrfs online: btrfs filesystem resize max grows the mounted filesystem and every file survives', async () => {
+  const { scratch, resizer, calls } = await setup();
   const loop = await scratch.attach(256 * MiB);
   await sh('mkfs.btrfs', ['-q', loop.device]);
   const mnt = await scratch.directory('mnt');
@@ -235,17 +238,17 @@ test('btrfs online: btrfs filesystem resize max grows the mounted filesystem and
   await loop.growBacking(640 * MiB);
 
   const result = await resizer.grow(loop.device, { mountPath: mnt });
-  assert.equal(result.action, 'grown', result.reason);
-  assert.deepEqual(result.command, ['btrfs', 'filesystem', 'resize', 'max', mnt]);
-  assert.equal(result.beforeBytes, 256 * MiB);
-  assert.equal(result.afterBytes, 640 * MiB);
-  assert.equal(result.afterBytes, await btrfsBytes(mnt));
-  assert.equal(growCalls(calls), 1);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.deepStrictEqual(result.command, ['btrfs', 'filesystem', 'resize', 'max', mnt]);
+  assert.strictEqual(result.beforeBytes, 256 * MiB);
+  assert.strictEqual(result.afterBytes, 640 * MiB);
+  assert.strictEqual(result.afterBytes, await btrfsBytes(mnt));
+  assert.strictEqual(growCalls(calls), 1);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('ext4 online: grows with CAP_SYS_RESOURCE, otherwise fails with FSRESIZE_PERMISSION_DENIED and changes nothing', async (t) => {
-  const { scratch, resizer } = await setup(t);
+it('ext4 online: grows with CAP_SYS_RESOURCE, otherwise fails with FSRESIZE_PERMISSION_DENIED and changes nothing', async () => {
+  const { scratch, resizer } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   const mnt = await scratch.directory('mnt');
@@ -253,26 +256,23 @@ test('ext4 online: grows with CAP_SYS_RESOURCE, otherwise fails with FSRESIZE_PE
   const sums = await writeChecksummedFiles(mnt);
   await loop.growBacking(192 * MiB);
   const capable = await hasCapSysResource();
-  t.diagnostic(
-    `CAP_SYS_RESOURCE ${capable ? 'present: expecting growth' : 'absent: expecting FSRESIZE_PERMISSION_DENIED'}`,
-  );
 
   if (capable) {
     const result = await resizer.grow(loop.device);
-    assert.equal(result.action, 'grown', result.reason);
-    assert.equal(result.mountPoint, mnt);
-    assert.equal(result.afterBytes, 192 * MiB);
-    assert.equal(result.afterBytes, await dumpe2fsBytes(loop.device));
+    assert.strictEqual(result.action, 'grown', result.reason);
+    assert.strictEqual(result.mountPoint, mnt);
+    assert.strictEqual(result.afterBytes, 192 * MiB);
+    assert.strictEqual(result.afterBytes, await dumpe2fsBytes(loop.device));
   } else {
-    await assert.rejects(resizer.grow(loop.device), (error: unknown) => {
+    await expectRejection(resizer.grow(loop.device), (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
-      assert.equal(error.tool?.tool, 'resize2fs');
+      assert.strictEqual(error.code, 'FSRESIZE_PERMISSION_DENIED');
+      assert.strictEqual(error.tool?.tool, 'resize2fs');
       assert.match(error.tool?.stderr ?? '', /Permission denied/);
       assert.match(error.message, /CAP_SYS_RESOURCE/);
       return true;
     });
-    assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+    assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
   }
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });

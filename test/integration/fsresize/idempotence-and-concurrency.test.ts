@@ -1,6 +1,7 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import {
   createDeviceLock,
@@ -17,22 +18,22 @@ import { growCalls, recordingRunner } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
-test('a second grow after success does nothing (idempotent)', async (t) => {
-  const { resizer, calls, loop, mnt, sums } = await mountedXfs(t, { growTo: 640 * MiB });
+it('a second grow after success does nothing (idempotent)', async () => {
+  const { resizer, calls, loop, mnt, sums } = await mountedXfs({ growTo: 640 * MiB });
   const first = await resizer.grow(loop.device);
-  assert.equal(first.action, 'grown');
+  assert.strictEqual(first.action, 'grown');
   const second = await resizer.grow(loop.device);
-  assert.equal(second.action, 'noop');
+  assert.strictEqual(second.action, 'noop');
   assert.match(second.reason, /already fills the device/);
-  assert.equal(second.beforeBytes, first.afterBytes);
-  assert.equal(second.afterBytes, first.afterBytes);
-  assert.equal(growCalls(calls), 1);
-  assert.equal(await xfsBytes(mnt), 640 * MiB);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.strictEqual(second.beforeBytes, first.afterBytes);
+  assert.strictEqual(second.afterBytes, first.afterBytes);
+  assert.strictEqual(growCalls(calls), 1);
+  assert.strictEqual(await xfsBytes(mnt), 640 * MiB);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('a 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs can only reach the boundary, so voe runs no tool (neither e2fsck nor resize2fs) once the filesystem is there', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
+it('a 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs can only reach the boundary, so voe runs no tool (neither e2fsck nor resize2fs) once the filesystem is there', async () => {
+  const { scratch, resizer, calls } = await setup();
   const loop = await scratch.attach(100 * MiB);
   await sh('mkfs.ext4', ['-q', '-b', '1024', loop.device]);
   const mnt = await scratch.directory('mnt');
@@ -43,22 +44,22 @@ test('a 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs can o
   await loop.unmount(mnt);
   await loop.growBacking(100 * MiB + 3072);
   const target = (bytes: number): number => extGrowTarget(bytes, 1024, systemPageSize());
-  assert.equal(
+  assert.strictEqual(
     target(100 * MiB + 3072),
     100 * MiB,
     'pages of 4 KiB or more (every Linux page size)',
   );
   for (const dryRun of [true, false, false]) {
     const result = await resizer.grow(loop.device, { dryRun });
-    assert.equal(result.action, 'noop');
-    assert.equal(result.command, null, 'no grow tool, not even in a dry run');
-    assert.equal(result.precheck, null);
+    assert.strictEqual(result.action, 'noop');
+    assert.isNull(result.command, 'no grow tool, not even in a dry run');
+    assert.isNull(result.precheck);
     assert.match(
       result.reason,
       /already has the size resize2fs can reach .*so the last 3072 bytes of the device stay unused\): nothing to grow$/,
     );
   }
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.filter((c) => c[0] !== 'blkid'),
     [],
     'only the probes ran',
@@ -66,56 +67,56 @@ test('a 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs can o
   // Grown by 1 MiB more: one check and one grow to the page boundary, then nothing again.
   await loop.growBacking(101 * MiB + 3072);
   const grown = await resizer.grow(loop.device);
-  assert.equal(grown.action, 'grown', grown.reason);
-  assert.equal(grown.afterBytes, target(101 * MiB + 3072));
-  assert.equal(await dumpe2fsBytes(loop.device), 101 * MiB);
+  assert.strictEqual(grown.action, 'grown', grown.reason);
+  assert.strictEqual(grown.afterBytes, target(101 * MiB + 3072));
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 101 * MiB);
   const again = await resizer.grow(loop.device);
-  assert.equal(again.action, 'noop');
-  assert.equal(again.command, null);
-  assert.equal(growCalls(calls), 1);
-  assert.equal(
+  assert.strictEqual(again.action, 'noop');
+  assert.isNull(again.command);
+  assert.strictEqual(growCalls(calls), 1);
+  assert.strictEqual(
     calls.filter((c) => c[0] === 'e2fsck').length,
     1,
     'the check ran before the one grow only',
   );
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('a dry run changes nothing and says what it would run', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
+it('a dry run changes nothing and says what it would run', async () => {
+  const { scratch, resizer, calls } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(128 * MiB);
   const result = await resizer.grow(loop.device, { dryRun: true });
-  assert.equal(result.action, 'noop');
-  assert.equal(result.dryRun, true);
-  assert.deepEqual(result.command, ['resize2fs', loop.device]);
-  assert.equal(result.precheck, null);
+  assert.strictEqual(result.action, 'noop');
+  assert.isTrue(result.dryRun);
+  assert.deepStrictEqual(result.command, ['resize2fs', loop.device]);
+  assert.isNull(result.precheck);
   // Never mounted since mkfs: resize2fs would not demand a check, so none is planned.
   assert.match(
     result.reason,
     /^dry run: would grow ext4 on \S+ from 64\.0 MiB to 128\.0 MiB offline with: resize2fs \S+$/,
   );
-  assert.equal(growCalls(calls), 0);
-  assert.equal(calls.filter((c) => c[0] === 'e2fsck').length, 0);
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(growCalls(calls), 0);
+  assert.strictEqual(calls.filter((c) => c[0] === 'e2fsck').length, 0);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 
-test('concurrent grows of one device in one process: exactly one grow, the others see it done', async (t) => {
-  const { resizer, calls, loop, mnt, sums } = await usedExt4(t, { files: 2 });
+it('concurrent grows of one device in one process: exactly one grow, the others see it done', async () => {
+  const { resizer, calls, loop, mnt, sums } = await usedExt4({ files: 2 });
   const results = await Promise.all([1, 2, 3, 4].map(() => resizer.grow(loop.device)));
-  assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop', 'noop', 'noop']);
+  assert.deepStrictEqual(results.map((r) => r.action).sort(), ['grown', 'noop', 'noop', 'noop']);
   for (const r of results.filter((x) => x.action === 'noop'))
     assert.match(r.reason, /already fills the device/);
-  assert.equal(growCalls(calls), 1);
-  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  assert.strictEqual(growCalls(calls), 1);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 256 * MiB);
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('concurrent grows through two resizers sharing the node lock directory: exactly one grow', async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
+it('concurrent grows through two resizers sharing the node lock directory: exactly one grow', async () => {
+  const { scratch, lockDirectory } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(256 * MiB);
@@ -132,13 +133,13 @@ test('concurrent grows through two resizers sharing the node lock directory: exa
     }),
   );
   const results = await Promise.all(resizers.map((r) => r.grow(loop.device)));
-  assert.deepEqual(results.map((r) => r.action).sort(), ['grown', 'noop']);
-  assert.equal(growCalls(runners.flatMap((r) => r.calls)), 1);
-  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  assert.deepStrictEqual(results.map((r) => r.action).sort(), ['grown', 'noop']);
+  assert.strictEqual(growCalls(runners.flatMap((r) => r.calls)), 1);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 256 * MiB);
 });
 
-test('a device name given to another device while voe waited for the lock: FSRESIZE_DEVICE_CHANGED, neither device is touched', async (t) => {
-  const { scratch, resizer, calls, loop, lockDirectory } = await usedExt4(t);
+it('a device name given to another device while voe waited for the lock: FSRESIZE_DEVICE_CHANGED, neither device is touched', async () => {
+  const { scratch, resizer, calls, loop, lockDirectory } = await usedExt4();
   const other = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', other.device]);
   await other.growBacking(128 * MiB);
@@ -161,22 +162,22 @@ test('a device name given to another device while voe waited for the lock: FSRES
   await rm(node);
   await sh('mknod', [node, 'b', ...second.split(':')]);
   await release();
-  await assert.rejects(growing, (error: unknown) => {
+  await expectRejection(growing, (error: unknown) => {
     assert.ok(isFsResizeError(error), String(error));
-    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED', error.message);
-    assert.equal(
+    assert.strictEqual(error.code, 'FSRESIZE_DEVICE_CHANGED', error.message);
+    assert.strictEqual(
       error.message,
       `${node} now leads to ${node} (${second}), not to the device voe locked and inspected (${node}, ${first}): the name was given to another device meanwhile; nothing was changed — check which device to grow and retry`,
     );
     return true;
   });
-  assert.equal(growCalls(calls), 0);
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
-  assert.equal(await dumpe2fsBytes(other.device), 64 * MiB);
+  assert.strictEqual(growCalls(calls), 0);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(other.device), 64 * MiB);
 });
 
-test('a grow tool still running at the timeout is left running and keeps the device lock: the next grow waits for it, then finds the filesystem grown and intact', async (t) => {
-  const { scratch, lockDirectory } = await setup(t);
+it('a grow tool still running at the timeout is left running and keeps the device lock: the next grow waits for it, then finds the filesystem grown and intact', async () => {
+  const { scratch, lockDirectory } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(256 * MiB);
@@ -196,9 +197,9 @@ test('a grow tool still running at the timeout is left running and keeps the dev
     timeouts: { growMs: 500 },
   });
   let toolPid = 0;
-  await assert.rejects(impatient.grow(loop.device), (error: unknown) => {
+  await expectRejection(impatient.grow(loop.device), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+    assert.strictEqual(error.code, 'FSRESIZE_TIMEOUT');
     assert.match(
       error.message,
       /is still running \(pid \d+\): voe stopped waiting but left it running/,
@@ -221,13 +222,13 @@ test('a grow tool still running at the timeout is left running and keeps the dev
   });
   const waited: string[] = [];
   const result = await next.grow(loop.device, { onLockWait: (holder) => waited.push(holder) });
-  assert.deepEqual(waited, [String(toolPid)], 'the next grow waited for the tool');
-  assert.equal(result.action, 'noop', result.reason);
+  assert.deepStrictEqual(waited, [String(toolPid)], 'the next grow waited for the tool');
+  assert.strictEqual(result.action, 'noop', result.reason);
   assert.match(
     result.reason,
     /already fills the device \(256\.0 MiB of 256\.0 MiB\): nothing to grow$/,
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 256 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 256 * MiB);
   assert.match(
     await sh('e2fsck', ['-f', '-n', loop.device]),
     /clean|files/,

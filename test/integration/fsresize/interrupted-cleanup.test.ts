@@ -1,8 +1,9 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { access, readFile } from 'node:fs/promises';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { sh } from '../../support/loop-device.js';
 
@@ -11,7 +12,7 @@ const fixture = fileURLToPath(
 );
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  test(`an interrupted test process (${signal}) unmounts and detaches its loop devices`, async () => {
+  it(`an interrupted test process (${signal}) unmounts and detaches its loop devices`, async () => {
     const child = spawn(process.execPath, [fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -32,12 +33,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     child.kill(signal);
     await exited;
     const mounts = await readFile('/proc/self/mounts', 'utf8');
-    assert.equal(mounts.includes(` ${held.mountPoint} `), false, 'unmounted');
+    assert.isFalse(mounts.includes(` ${held.mountPoint} `), 'unmounted');
     // By backing file, not by name: a test file running beside this one may attach the freed /dev/loopN at once.
     const backed = (await sh('losetup', ['--list', '--noheadings', '--output', 'NAME,BACK-FILE']))
       .split('\n')
       .filter((line) => line.includes(held.root));
-    assert.deepEqual(backed, [], 'detached');
-    await assert.rejects(access(held.root), 'scratch directory removed');
+    assert.deepStrictEqual(backed, [], 'detached');
+    await expectRejection(access(held.root), undefined, 'scratch directory removed');
   });
 }

@@ -2,11 +2,11 @@
  * The device lock directory on a filesystem that is full, or nearly: real `voe` processes, the
  * lock directory on a small tmpfs filled by the test.
  */
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { systemPageSize } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
@@ -58,8 +58,8 @@ async function nearlyFullLockDirectory(
   };
 }
 
-test('a lock directory whose filesystem is full: FSRESIZE_LOCK_FAILED saying so, nothing changed, and nothing left in the directory (no empty staged lock file per retry)', async (t) => {
-  const { scratch } = await setup(t);
+it('a lock directory whose filesystem is full: FSRESIZE_LOCK_FAILED saying so, nothing changed, and nothing left in the directory (no empty staged lock file per retry)', async () => {
+  const { scratch } = await setup();
   const loop = await scratch.attach(64 * MiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   await loop.growBacking(128 * MiB);
@@ -74,20 +74,20 @@ test('a lock directory whose filesystem is full: FSRESIZE_LOCK_FAILED saying so,
       '--lock-dir',
       directory,
     ]);
-    assert.equal(run.code, 2, run.stdout + run.stderr);
-    assert.deepEqual(await readdir(directory), [], `attempt ${attempt} left nothing behind`);
+    assert.strictEqual(run.code, 2, run.stdout + run.stderr);
+    assert.deepStrictEqual(await readdir(directory), [], `attempt ${attempt} left nothing behind`);
     const { error } = JSON.parse(run.stdout);
-    assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
-    assert.equal(
+    assert.strictEqual(error.code, 'FSRESIZE_LOCK_FAILED');
+    assert.strictEqual(
       error.message,
       `cannot create the device lock file in ${directory} (ENOSPC); the filesystem holding it is full: free some space there (or choose another lock directory)`,
     );
   }
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 
-test('room for the lock file but not for naming the grow tool in it: the tool is not started (a voe killed while it ran would leave the device unlocked under it); once there is room, it grows', async (t) => {
-  const { scratch, loop, mnt, sums, beforeBytes } = await mountedXfs(t, {
+it('room for the lock file but not for naming the grow tool in it: the tool is not started (a voe killed while it ran would leave the device unlocked under it); once there is room, it grows', async () => {
+  const { scratch, loop, mnt, sums, beforeBytes } = await mountedXfs({
     growTo: 512 * MiB,
     files: 2,
   });
@@ -101,16 +101,20 @@ test('room for the lock file but not for naming the grow tool in it: the tool is
     '--lock-dir',
     directory,
   ]);
-  assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+  assert.strictEqual(refused.code, 2, refused.stdout + refused.stderr);
   const { error } = JSON.parse(refused.stdout);
-  assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
-  assert.equal(
+  assert.strictEqual(error.code, 'FSRESIZE_LOCK_FAILED');
+  assert.strictEqual(
     error.message,
     `xfs_growfs -d ${mnt} was not started, as the device lock could not be made to name it while it runs: ` +
       `cannot create the device lock file in ${directory} (ENOSPC); the filesystem holding it is full: free some space there (or choose another lock directory); nothing was changed`,
   );
-  assert.equal(await xfsBytes(mnt), beforeBytes, 'not grown');
-  assert.deepEqual(await readdir(directory), [], 'the lock was released, nothing staged was left');
+  assert.strictEqual(await xfsBytes(mnt), beforeBytes, 'not grown');
+  assert.deepStrictEqual(
+    await readdir(directory),
+    [],
+    'the lock was released, nothing staged was left',
+  );
 
   await freeOnePage();
   const grown = await voe([
@@ -122,9 +126,9 @@ test('room for the lock file but not for naming the grow tool in it: the tool is
     '--lock-dir',
     directory,
   ]);
-  assert.equal(grown.code, 0, grown.stdout + grown.stderr);
-  assert.equal(JSON.parse(grown.stdout).action, 'grown');
-  assert.equal(await xfsBytes(mnt), 512 * MiB);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
-  assert.deepEqual(await readdir(directory), []);
+  assert.strictEqual(grown.code, 0, grown.stdout + grown.stderr);
+  assert.strictEqual(JSON.parse(grown.stdout).action, 'grown');
+  assert.strictEqual(await xfsBytes(mnt), 512 * MiB);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readdir(directory), []);
 });

@@ -4,12 +4,13 @@
  * the same data, and an offline grow through this loop device would write under it. Neither the
  * loop device's own openers nor resize2fs's exclusive open of it can see them.
  */
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { execFile } from 'node:child_process';
 import { rm, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import {
   isFsResizeError,
   majorMinorOf,
@@ -23,9 +24,9 @@ import { dumpe2fsBytes, grownOnceFree, usedExt4 } from './fixtures.js';
 
 async function refusedInUse(resizer: FsResizer, device: string, message: RegExp): Promise<void> {
   for (const dryRun of [true, false]) {
-    await assert.rejects(resizer.grow(device, { dryRun }), (error: unknown) => {
+    await expectRejection(resizer.grow(device, { dryRun }), (error: unknown) => {
       assert.ok(isFsResizeError(error), String(error));
-      assert.equal(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
+      assert.strictEqual(error.code, 'FSRESIZE_DEVICE_IN_USE', error.message);
       assert.match(error.message, message);
       return true;
     });
@@ -36,8 +37,8 @@ const execFileAsync = promisify(execFile);
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-test('the backing file also attached as another loop device, idle or mounted there: refused FSRESIZE_DEVICE_IN_USE naming it; nothing runs, nothing changes; grown once it is detached', async (t) => {
-  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
+it('the backing file also attached as another loop device, idle or mounted there: refused FSRESIZE_DEVICE_IN_USE naming it; nothing runs, nothing changes; grown once it is detached', async () => {
+  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4();
   const alias = await scratch.attachFile(loop.backingFile);
   const named = new RegExp(
     `^ext4 on ${escaped(loop.device)} is not mounted here, but its backing file ${escaped(loop.backingFile)} is also attached as ${escaped(alias.device)}, which shows the same data`,
@@ -46,12 +47,11 @@ test('the backing file also attached as another loop device, idle or mounted the
   await alias.mount(mnt);
   await refusedInUse(resizer, loop.device, named);
   const inspection = await resizer.inspect(loop.device);
-  assert.equal(
+  assert.isNull(
     inspection.mountPoint,
-    null,
     'the filesystem is mounted, but through the other loop device',
   );
-  assert.deepEqual(inspection.users?.backing, [
+  assert.deepStrictEqual(inspection.users?.backing, [
     {
       loop: loop.device.replace('/dev/', ''),
       path: loop.backingFile,
@@ -61,20 +61,20 @@ test('the backing file also attached as another loop device, idle or mounted the
     },
   ]);
   await alias.unmount(mnt);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
     [],
     'neither e2fsck nor resize2fs ran',
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 
   await alias.detach();
   await grownOnceFree(resizer, calls, loop, mnt, sums);
 });
 
-test('the backing file open in another process (QEMU with a disk image): refused FSRESIZE_DEVICE_IN_USE naming the process and the file; grown once it is gone', async (t) => {
-  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
-  const holder = await holdDeviceElsewhere(t, loop.backingFile, await scratch.directory('holder'));
+it('the backing file open in another process (QEMU with a disk image): refused FSRESIZE_DEVICE_IN_USE naming the process and the file; grown once it is gone', async () => {
+  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4();
+  const holder = await holdDeviceElsewhere(loop.backingFile, await scratch.directory('holder'));
   await refusedInUse(
     resizer,
     loop.device,
@@ -83,23 +83,23 @@ test('the backing file open in another process (QEMU with a disk image): refused
     ),
   );
   const majorMinor = (await resizer.inspect(loop.device)).majorMinor;
-  assert.deepEqual((await resizer.inspect(loop.device)).users?.openedBy, [
+  assert.deepStrictEqual((await resizer.inspect(loop.device)).users?.openedBy, [
     { pid: holder.pid, command: 'sleep', majorMinor, backingFile: loop.backingFile },
   ]);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
     [],
     'neither e2fsck nor resize2fs ran',
   );
 
   await holder.stop();
-  assert.equal((await resizer.grow(loop.device)).action, 'grown');
+  assert.strictEqual((await resizer.grow(loop.device)).action, 'grown');
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('a loop device over a loop device: grown through the upper one while the lower one is unused; refused while the lower one is mounted (the kernel refuses an exclusive open of it)', async (t) => {
-  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
+it('a loop device over a loop device: grown through the upper one while the lower one is unused; refused while the lower one is mounted (the kernel refuses an exclusive open of it)', async () => {
+  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4();
   const upper = await scratch.attachFile(loop.device);
   await loop.mount(mnt, ['ro']);
   await refusedInUse(
@@ -110,14 +110,14 @@ test('a loop device over a loop device: grown through the upper one while the lo
     ),
   );
   await loop.unmount(mnt);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
     [],
     'neither e2fsck nor resize2fs ran',
   );
   const inspection = await resizer.inspect(upper.device);
   const name = (device: string): string => device.replace('/dev/', '');
-  assert.deepEqual(inspection.users?.backing, [
+  assert.deepStrictEqual(inspection.users?.backing, [
     {
       loop: name(upper.device),
       path: loop.device,
@@ -130,18 +130,18 @@ test('a loop device over a loop device: grown through the upper one while the lo
   ]);
 
   const result = await resizer.grow(upper.device);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.equal(
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.strictEqual(
     await dumpe2fsBytes(loop.device),
     256 * MiB,
     'the same filesystem, seen through the lower device',
   );
   await upper.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('a loop device over a deleted file: voe cannot see what else uses that data; refused FSRESIZE_DEVICE_IN_USE, nothing changes', async (t) => {
-  const { resizer, calls, loop } = await usedExt4(t);
+it('a loop device over a deleted file: voe cannot see what else uses that data; refused FSRESIZE_DEVICE_IN_USE, nothing changes', async () => {
+  const { resizer, calls, loop } = await usedExt4();
   await rm(loop.backingFile);
   await refusedInUse(
     resizer,
@@ -150,38 +150,36 @@ test('a loop device over a deleted file: voe cannot see what else uses that data
       `^ext4 on ${escaped(loop.device)} is not mounted here, but what it shows lies in ${escaped(loop.backingFile)} \\(deleted\\), which does not lead to a file or device here`,
     ),
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
     [],
     'neither e2fsck nor resize2fs ran',
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 });
 
-test('refusesExclusiveOpen: false for a free device (closed again), true while it is mounted, or for a path that cannot be opened or does not answer in time', async (t) => {
-  const { scratch, loop, mnt } = await usedExt4(t);
-  assert.equal(await refusesExclusiveOpen(loop.device, Date.now() + 10_000), false);
-  assert.equal(
+it('refusesExclusiveOpen: false for a free device (closed again), true while it is mounted, or for a path that cannot be opened or does not answer in time', async () => {
+  const { scratch, loop, mnt } = await usedExt4();
+  assert.isFalse(await refusesExclusiveOpen(loop.device, Date.now() + 10_000));
+  assert.isFalse(
     await refusesExclusiveOpen(loop.device, Date.now() + 10_000),
-    false,
     'the first probe let it go',
   );
   await loop.mount(mnt);
-  assert.equal(await refusesExclusiveOpen(loop.device, Date.now() + 10_000), true);
+  assert.isTrue(await refusesExclusiveOpen(loop.device, Date.now() + 10_000));
   await loop.unmount(mnt);
-  assert.equal(await refusesExclusiveOpen(join(mnt, 'missing'), Date.now() + 10_000), true);
+  assert.isTrue(await refusesExclusiveOpen(join(mnt, 'missing'), Date.now() + 10_000));
   const hung = await scratch.directory('fuse');
-  const { stop } = await mountHungFuse(t, hung);
-  assert.equal(
+  const { stop } = await mountHungFuse(hung);
+  assert.isTrue(
     await refusesExclusiveOpen(join(hung, 'disk'), Date.now() + 300),
-    true,
     'an open that never answers',
   );
   await stop();
 });
 
-test('a loop device stacked on the device through a node deleted since (its backing path leads nowhere): recognised by showing the same data, refused FSRESIZE_DEVICE_IN_USE; a loop device over a deleted file of other data is not in the way', async (t) => {
-  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4(t);
+it('a loop device stacked on the device through a node deleted since (its backing path leads nowhere): recognised by showing the same data, refused FSRESIZE_DEVICE_IN_USE; a loop device over a deleted file of other data is not in the way', async () => {
+  const { scratch, resizer, calls, loop, mnt, sums } = await usedExt4();
   const node = `${await scratch.directory('nodes')}/disk`;
   await execFileAsync('mknod', [
     node,
@@ -201,16 +199,20 @@ test('a loop device stacked on the device through a node deleted since (its back
       `^ext4 on ${escaped(loop.device)} is not mounted here, but ${escaped(upper.device.replace('/dev/', ''))} \\(over ${escaped(node)} \\(deleted\\), which voe cannot see from here\\) is stacked on the device`,
     ),
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.map((c) => c[0]).filter((tool) => tool !== 'blkid'),
     [],
     'neither e2fsck nor resize2fs ran',
   );
-  assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
 
   await upper.detach();
   const result = await resizer.grow(loop.device);
-  assert.equal(result.action, 'grown', `${result.reason} (the unrelated loop device is no user)`);
+  assert.strictEqual(
+    result.action,
+    'grown',
+    `${result.reason} (the unrelated loop device is no user)`,
+  );
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });

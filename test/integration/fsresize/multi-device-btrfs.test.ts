@@ -3,8 +3,9 @@
  * its mounts by membership (/sys/fs/btrfs/<fsid>/devices) and grows the given device's share
  * with `btrfs filesystem resize <devid>:max <mountpoint>`.
  */
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { setup } from './fixtures.js';
@@ -15,8 +16,8 @@ async function devidBytes(mountPoint: string, devid: number): Promise<number> {
   return Number(new RegExp(`devid\\s+${devid}\\s+size\\s+(\\d+)`).exec(out)?.[1]);
 }
 
-test('btrfs on two devices, mounted through the first: the second one is found mounted and grows with <devid>:max', async (t) => {
-  const { scratch, resizer, calls } = await setup(t);
+it('btrfs on two devices, mounted through the first: the second one is found mounted and grows with <devid>:max', async () => {
+  const { scratch, resizer, calls } = await setup();
   const first = await scratch.attach(256 * MiB);
   const second = await scratch.attach(256 * MiB);
   await sh('mkfs.btrfs', ['-q', '-f', '-d', 'single', '-m', 'single', first.device, second.device]);
@@ -26,43 +27,47 @@ test('btrfs on two devices, mounted through the first: the second one is found m
   await second.growBacking(512 * MiB);
 
   const inspection = await resizer.inspect(second.device);
-  assert.equal(inspection.mountPoint, mnt, 'mounted, although mountinfo names the first device');
-  assert.deepEqual(inspection.btrfs, { devid: 2, devices: 2 });
-  assert.equal(resizer.needsResize(inspection), true);
+  assert.strictEqual(
+    inspection.mountPoint,
+    mnt,
+    'mounted, although mountinfo names the first device',
+  );
+  assert.deepStrictEqual(inspection.btrfs, { devid: 2, devices: 2 });
+  assert.isTrue(resizer.needsResize(inspection));
 
   const dry = await resizer.grow(second.device, { mountPath: mnt, dryRun: true });
-  assert.deepEqual(dry.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
+  assert.deepStrictEqual(dry.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
 
   const result = await resizer.grow(second.device);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.deepEqual(result.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
-  assert.equal(result.beforeBytes, 256 * MiB);
-  assert.equal(result.afterBytes, 512 * MiB);
-  assert.equal(await devidBytes(mnt, 2), 512 * MiB);
-  assert.equal(await devidBytes(mnt, 1), 256 * MiB, 'the other device is untouched');
-  assert.equal(growCalls(calls), 1);
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.deepStrictEqual(result.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
+  assert.strictEqual(result.beforeBytes, 256 * MiB);
+  assert.strictEqual(result.afterBytes, 512 * MiB);
+  assert.strictEqual(await devidBytes(mnt, 2), 512 * MiB);
+  assert.strictEqual(await devidBytes(mnt, 1), 256 * MiB, 'the other device is untouched');
+  assert.strictEqual(growCalls(calls), 1);
 
   // --mount names the mount point too; the first device already fills its device.
   const again = await resizer.grow(second.device, { mountPath: mnt });
   assert.match(again.reason, /already fills the device/);
   assert.match((await resizer.grow(first.device)).reason, /already fills the device/);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('btrfs on two devices, not mounted: the second one is FSRESIZE_NOT_MOUNTED', async (t) => {
-  const { scratch, resizer } = await setup(t);
+it('btrfs on two devices, not mounted: the second one is FSRESIZE_NOT_MOUNTED', async () => {
+  const { scratch, resizer } = await setup();
   const first = await scratch.attach(256 * MiB);
   const second = await scratch.attach(256 * MiB);
   await sh('mkfs.btrfs', ['-q', '-f', '-d', 'single', '-m', 'single', first.device, second.device]);
   await second.growBacking(384 * MiB);
-  await assert.rejects(
+  await expectRejection(
     resizer.grow(second.device),
     /FSRESIZE_NOT_MOUNTED|btrfs only grows while mounted/,
   );
 });
 
-test('btrfs left on one device whose devid is 2 (the first device removed): grown with 2:max, as `max` alone means devid 1', async (t) => {
-  const { scratch, resizer } = await setup(t);
+it('btrfs left on one device whose devid is 2 (the first device removed): grown with 2:max, as `max` alone means devid 1', async () => {
+  const { scratch, resizer } = await setup();
   const first = await scratch.attach(256 * MiB);
   const second = await scratch.attach(256 * MiB);
   await sh('mkfs.btrfs', ['-q', '-f', first.device]);
@@ -73,11 +78,11 @@ test('btrfs left on one device whose devid is 2 (the first device removed): grow
   await sh('btrfs', ['device', 'remove', first.device, mnt]);
   await second.growBacking(512 * MiB);
   const inspection = await resizer.inspect(second.device);
-  assert.equal(inspection.mountPoint, mnt);
-  assert.deepEqual(inspection.btrfs, { devid: 2, devices: 1 });
+  assert.strictEqual(inspection.mountPoint, mnt);
+  assert.deepStrictEqual(inspection.btrfs, { devid: 2, devices: 1 });
   const result = await resizer.grow(second.device);
-  assert.equal(result.action, 'grown', result.reason);
-  assert.deepEqual(result.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
-  assert.equal(await devidBytes(mnt, 2), 512 * MiB);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.deepStrictEqual(result.command, ['btrfs', 'filesystem', 'resize', '2:max', mnt]);
+  assert.strictEqual(await devidBytes(mnt, 2), 512 * MiB);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });

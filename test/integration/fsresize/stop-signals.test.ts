@@ -2,12 +2,14 @@
  * voe stopped while a grow tool runs, with real processes: resize2fs growing a 1 GiB ext4 to
  * 8 TiB offline takes a few seconds, long enough to signal voe in the middle of it.
  */
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
+import { expectRejection } from '../../support/expect-error.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createDeviceLock } from '../../../src/fsresize/index.js';
 import { hasEnded, processStartTime, readProcessStat } from '../../../src/lock/index.js';
@@ -41,12 +43,12 @@ interface Voe {
 }
 
 /** Runs the voe CLI; it is killed after the test if it still runs (also when the test fails). */
-function startVoe(t: TestContext, args: string[]): Voe {
+function startVoe(args: string[]): Voe {
   const child = spawn(process.execPath, [MAIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: envIgnoringUnreadableHere(),
   });
-  t.after(() => {
+  onCleanup(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   const checks: Array<() => void> = [];
@@ -93,7 +95,7 @@ function running(tool: Tool): boolean {
  * The tool named `name` the lock file records as running (helper=), once it does. Killed after
  * the test if it still runs then (a test that failed half-way; voe lets a grow tool run on).
  */
-async function runningTool(t: TestContext, lockFile: string, name: string): Promise<Tool> {
+async function runningTool(lockFile: string, name: string): Promise<Tool> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const pid = Number(/ helper=(\d+)/.exec(await readFile(lockFile, 'utf8').catch(() => ''))?.[1]);
@@ -103,7 +105,7 @@ async function runningTool(t: TestContext, lockFile: string, name: string): Prom
       (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === name
     ) {
       const tool = { pid, start };
-      t.after(() => {
+      onCleanup(() => {
         if (running(tool)) process.kill(tool.pid, 'SIGKILL');
       });
       return tool;
@@ -119,12 +121,11 @@ async function runningTool(t: TestContext, lockFile: string, name: string): Prom
  * (looked at in voe's exit event, so a voe that exited first would find it running).
  */
 async function signalWhileResize2fsRuns(
-  t: TestContext,
   voe: Voe,
   lockFile: string,
   signal: NodeJS.Signals,
 ): Promise<Awaited<Voe['done']>> {
-  const tool = await runningTool(t, lockFile, 'resize2fs');
+  const tool = await runningTool(lockFile, 'resize2fs');
   let ranAtExit: boolean | undefined;
   voe.atExit(() => {
     ranAtExit = running(tool);
@@ -135,7 +136,7 @@ async function signalWhileResize2fsRuns(
     'resize2fs still ran when the signal was sent (too fast on this machine to test?)',
   );
   const result = await voe.done;
-  assert.equal(ranAtExit, false, 'voe exited only after resize2fs had ended');
+  assert.isFalse(ranAtExit, 'voe exited only after resize2fs had ended');
   return result;
 }
 
@@ -147,8 +148,8 @@ async function majorMinorOf(device: string): Promise<string> {
  * A 1 GiB ext4 a workload used (so e2fsck -f -p runs first), on a device grown to 8 TiB, and
  * the path of its lock file in the test's lock directory (or in `lockDirectory`).
  */
-async function bigUsedExt4(t: TestContext, lockDirectory?: string) {
-  const context = await setup(t);
+async function bigUsedExt4(lockDirectory?: string) {
+  const context = await setup();
   const loop = await context.scratch.attach(GiB);
   await sh('mkfs.ext4', ['-q', loop.device]);
   const mnt = await context.scratch.directory('mnt');
@@ -168,13 +169,13 @@ async function bigUsedExt4(t: TestContext, lockDirectory?: string) {
   };
 }
 
-test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps the device locked; the next voe waits for it, then finds the work done', async (t) => {
-  const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4(t);
+it('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps the device locked; the next voe waits for it, then finds the work done', async () => {
+  const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4();
   const args = ['fsresize', 'grow', '--device', loop.device, '--json', '--lock-dir', lockDirectory];
-  const first = startVoe(t, args);
-  const tool = await runningTool(t, lockFile, 'resize2fs');
+  const first = startVoe(args);
+  const tool = await runningTool(lockFile, 'resize2fs');
   first.child.kill('SIGKILL');
-  assert.equal((await first.done).signal, 'SIGKILL');
+  assert.strictEqual((await first.done).signal, 'SIGKILL');
   assert.ok(running(tool), 'resize2fs outlives the killed voe (too fast on this machine to test?)');
   assert.match(
     await readFile(lockFile, 'utf8'),
@@ -187,7 +188,7 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
   process.kill(tool.pid, 'SIGSTOP');
   let second: Voe;
   try {
-    second = startVoe(t, args);
+    second = startVoe(args);
     const deadline = Date.now() + 60_000;
     while (
       !/waiting for another resize/.test(second.stderr()) &&
@@ -204,8 +205,8 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
     ranAtSecondExit = running(tool);
   });
   const result = await second.done;
-  assert.equal(result.code, 0, result.stderr);
-  assert.equal(ranAtSecondExit, false, 'the second voe finished only after resize2fs had');
+  assert.strictEqual(result.code, 0, result.stderr);
+  assert.isFalse(ranAtSecondExit, 'the second voe finished only after resize2fs had');
   assert.match(
     result.stderr,
     new RegExp(
@@ -215,19 +216,19 @@ test('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps
     'the wait is said, not silent',
   );
   const json = JSON.parse(result.stdout);
-  assert.equal(json.action, 'noop', json.reason);
+  assert.strictEqual(json.action, 'noop', json.reason);
   assert.match(json.reason, /already fills the device/);
-  assert.equal(json.beforeBytes, GROWN);
-  assert.equal(await dumpe2fsBytes(loop.device), GROWN);
+  assert.strictEqual(json.beforeBytes, GROWN);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), GROWN);
   assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem state:\s+clean$/m);
-  await assert.rejects(readFile(lockFile), { code: 'ENOENT' }, 'the lock was released');
+  await expectRejection(readFile(lockFile), { code: 'ENOENT' }, 'the lock was released');
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on stderr, waits for resize2fs, releases the lock, then exits 143', async (t) => {
-  const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4(t);
-  const voe = startVoe(t, [
+it('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on stderr, waits for resize2fs, releases the lock, then exits 143', async () => {
+  const { lockDirectory, lockFile, loop, mnt, sums } = await bigUsedExt4();
+  const voe = startVoe([
     'fsresize',
     'grow',
     '--device',
@@ -236,26 +237,26 @@ test('voe fsresize grow stopped with SIGTERM during resize2fs: it says so on std
     '--lock-dir',
     lockDirectory,
   ]);
-  const result = await signalWhileResize2fsRuns(t, voe, lockFile, 'SIGTERM');
-  assert.equal(result.code, 143, result.stderr);
+  const result = await signalWhileResize2fsRuns(voe, lockFile, 'SIGTERM');
+  assert.strictEqual(result.code, 143, result.stderr);
   assert.match(
     result.stderr,
     /^voe: SIGTERM received: stopping at the next safe point; a running grow or check tool is never stopped midway/m,
   );
   assert.match(result.stderr, /^voe: exiting after SIGTERM \(exit code 143\)$/m);
   const json = JSON.parse(result.stdout);
-  assert.equal(json.action, 'grown', 'the grow that was running is reported');
-  assert.equal(json.afterBytes, GROWN);
-  await assert.rejects(readFile(lockFile), { code: 'ENOENT' }, 'the lock was released');
-  assert.equal(await dumpe2fsBytes(loop.device), GROWN);
+  assert.strictEqual(json.action, 'grown', 'the grow that was running is reported');
+  assert.strictEqual(json.afterBytes, GROWN);
+  await expectRejection(readFile(lockFile), { code: 'ENOENT' }, 'the lock was released');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), GROWN);
   assert.match(await sh('dumpe2fs', ['-h', loop.device]), /^Filesystem state:\s+clean$/m);
   await loop.mount(mnt);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 });
 
-test('voe flexvolume expandfs stopped with SIGHUP during resize2fs: silent, waits for resize2fs, then one JSON Failure line and a non-zero exit', async (t) => {
-  const { lockFile, loop } = await bigUsedExt4(t, '/run/voe/fsresize');
-  const voe = startVoe(t, [
+it('voe flexvolume expandfs stopped with SIGHUP during resize2fs: silent, waits for resize2fs, then one JSON Failure line and a non-zero exit', async () => {
+  const { lockFile, loop } = await bigUsedExt4('/run/voe/fsresize');
+  const voe = startVoe([
     'flexvolume',
     'expandfs',
     '{}',
@@ -264,63 +265,52 @@ test('voe flexvolume expandfs stopped with SIGHUP during resize2fs: silent, wait
     String(GROWN),
     String(GiB),
   ]);
-  const result = await signalWhileResize2fsRuns(t, voe, lockFile, 'SIGHUP');
-  assert.equal(result.stderr, '', 'nothing on stderr: kubelet reads it with stdout');
-  assert.equal(result.code, 1);
-  assert.equal(result.stdout.split('\n').length, 2, 'exactly one line');
+  const result = await signalWhileResize2fsRuns(voe, lockFile, 'SIGHUP');
+  assert.strictEqual(result.stderr, '', 'nothing on stderr: kubelet reads it with stdout');
+  assert.strictEqual(result.code, 1);
+  assert.strictEqual(result.stdout.split('\n').length, 2, 'exactly one line');
   const answer = JSON.parse(result.stdout);
-  assert.equal(answer.status, 'Failure');
+  assert.strictEqual(answer.status, 'Failure');
   assert.match(
     answer.message,
     /^FSRESIZE_INTERRUPTED: stopped \(SIGHUP\) after its work had finished: checked \(e2fsck -f -p \S+, exit 0: no errors\) and grew ext4/,
   );
-  await assert.rejects(readFile(lockFile), { code: 'ENOENT' });
-  assert.equal(await dumpe2fsBytes(loop.device), GROWN);
+  await expectRejection(readFile(lockFile), { code: 'ENOENT' });
+  assert.strictEqual(await dumpe2fsBytes(loop.device), GROWN);
 });
 
-test(
-  'voe fsresize grow interrupted (SIGINT) while it waits for the device lock: stops at once with FSRESIZE_INTERRUPTED, exit 130, nothing changed',
-  { timeout: 300_000 },
-  async (t) => {
-    const { lockDirectory, loop } = await bigUsedExt4(t);
-    const held = await createDeviceLock({ directory: lockDirectory }).acquire(
-      await majorMinorOf(loop.device),
-    );
-    t.after(() => held());
-    const voe = startVoe(t, [
-      'fsresize',
-      'grow',
-      '--device',
-      loop.device,
-      '--lock-dir',
-      lockDirectory,
-    ]);
-    // A waiter keeps its own complete lock file (<lock>.<token>) ready to link into place.
-    const lockName = `${(await majorMinorOf(loop.device)).replace(':', '-')}.lock.`;
-    while (!(await readdir(lockDirectory)).some((name) => name.startsWith(lockName))) {
-      assert.equal(voe.child.exitCode, null, 'voe waits for the lock');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    // The lock stays held for the whole test and voe would wait 30 minutes for it: ending at all
-    // (within the test's timeout) is the stop honoured while waiting.
-    voe.child.kill('SIGINT');
-    const result = await voe.done;
-    assert.equal(result.code, 130, result.stderr);
-    assert.match(
-      result.stderr,
-      /^voe: FSRESIZE_INTERRUPTED: stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/m,
-    );
-    // What happened first, then how voe ends: the closing line is the last one.
-    const lines = result.stderr.trimEnd().split('\n');
-    assert.equal(lines.at(-1), 'voe: exiting after SIGINT (exit code 130)', result.stderr);
-    assert.ok(
-      lines.findIndex((line) => line.startsWith('voe: FSRESIZE_INTERRUPTED: ')) < lines.length - 1,
-      result.stderr,
-    );
-    assert.equal(result.stdout, '');
-    assert.equal(await dumpe2fsBytes(loop.device), GiB);
-  },
-);
+it('voe fsresize grow interrupted (SIGINT) while it waits for the device lock: stops at once with FSRESIZE_INTERRUPTED, exit 130, nothing changed', async () => {
+  const { lockDirectory, loop } = await bigUsedExt4();
+  const held = await createDeviceLock({ directory: lockDirectory }).acquire(
+    await majorMinorOf(loop.device),
+  );
+  onCleanup(() => held());
+  const voe = startVoe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
+  // A waiter keeps its own complete lock file (<lock>.<token>) ready to link into place.
+  const lockName = `${(await majorMinorOf(loop.device)).replace(':', '-')}.lock.`;
+  while (!(await readdir(lockDirectory)).some((name) => name.startsWith(lockName))) {
+    assert.isNull(voe.child.exitCode, 'voe waits for the lock');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  // The lock stays held for the whole test and voe would wait 30 minutes for it: ending at all
+  // (within the test's timeout) is the stop honoured while waiting.
+  voe.child.kill('SIGINT');
+  const result = await voe.done;
+  assert.strictEqual(result.code, 130, result.stderr);
+  assert.match(
+    result.stderr,
+    /^voe: FSRESIZE_INTERRUPTED: stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/m,
+  );
+  // What happened first, then how voe ends: the closing line is the last one.
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.strictEqual(lines.at(-1), 'voe: exiting after SIGINT (exit code 130)', result.stderr);
+  assert.ok(
+    lines.findIndex((line) => line.startsWith('voe: FSRESIZE_INTERRUPTED: ')) < lines.length - 1,
+    result.stderr,
+  );
+  assert.strictEqual(result.stdout, '');
+  assert.strictEqual(await dumpe2fsBytes(loop.device), GiB);
+}).timeout(300_000);
 
 /** The pid of the child of `parent` whose command name is `name`, once there is one. */
 async function childNamed(parent: number, name: string): Promise<number> {
@@ -341,71 +331,66 @@ async function childNamed(parent: number, name: string): Promise<number> {
   throw new Error(`no ${name} under pid ${parent}`);
 }
 
-test(
-  "Ctrl-C in a terminal (SIGINT to voe's whole process group) while a probe runs: the probe dies of it too, and the answer is FSRESIZE_INTERRUPTED, nothing changed (not a failure of blkid)",
-  { timeout: 300_000 },
-  async (t) => {
-    const { scratch, lockDirectory } = await setup(t);
-    const loop = await scratch.attach(64 * MiB);
-    await sh('mkfs.ext4', ['-q', loop.device]);
-    await loop.growBacking(128 * MiB);
-    // A slow blkid, first in voe's search path, seen by voe alone: in a mount namespace of its own,
-    // a directory holding it is mounted over /usr/local/sbin.
-    const sbin = await scratch.directory('sbin');
-    await writeFile(join(sbin, 'blkid'), '#!/bin/sh\nsleep 60\nexec /usr/sbin/blkid "$@"\n');
-    await chmod(join(sbin, 'blkid'), 0o755);
-    const child = spawn(
-      'unshare',
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        '--',
-        'sh',
-        '-c',
-        `${DROP_OTHER_LOOP_MOUNTS}; mount --bind "$1" /usr/local/sbin && shift && exec "$@"`,
-        'sh',
-        sbin,
-        process.execPath,
-        MAIN,
-        'fsresize',
-        'grow',
-        '--device',
-        loop.device,
-        '--json',
-        '--lock-dir',
-        lockDirectory,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere(), detached: true },
-    );
-    t.after(() => {
-      if (child.exitCode === null && child.signalCode === null)
-        process.kill(-child.pid!, 'SIGKILL');
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr!.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const closed = once(child, 'close');
-    // Sent once the slow blkid script waits in its sleep (a shell still starting up may not be
-    // ended by it), as a Ctrl-C during a probe that is running finds it.
-    await childNamed(await childNamed(child.pid!, 'blkid'), 'sleep');
-    process.kill(-child.pid!, 'SIGINT');
-    const [code] = await closed;
-    assert.equal(code, 130, stdout + stderr);
-    const { error } = JSON.parse(stdout);
-    assert.equal(error.code, 'FSRESIZE_INTERRUPTED', error.message);
-    assert.equal(
-      error.message,
-      `stopped (SIGINT) while blkid -p -s TYPE -s PTTYPE -s UUID -o export ${loop.device} ran, which the same signal ended (it reaches voe's whole process group or service); nothing was changed`,
-    );
-    assert.equal(error.details.tool.signal, 'SIGINT');
-    assert.match(stderr, /^voe: exiting after SIGINT \(exit code 130\)$/m);
-    assert.equal(await dumpe2fsBytes(loop.device), 64 * MiB);
-    assert.deepEqual(await readdir(lockDirectory), [], 'the lock was released');
-  },
-);
+it("Ctrl-C in a terminal (SIGINT to voe's whole process group) while a probe runs: the probe dies of it too, and the answer is FSRESIZE_INTERRUPTED, nothing changed (not a failure of blkid)", async () => {
+  const { scratch, lockDirectory } = await setup();
+  const loop = await scratch.attach(64 * MiB);
+  await sh('mkfs.ext4', ['-q', loop.device]);
+  await loop.growBacking(128 * MiB);
+  // A slow blkid, first in voe's search path, seen by voe alone: in a mount namespace of its own,
+  // a directory holding it is mounted over /usr/local/sbin.
+  const sbin = await scratch.directory('sbin');
+  await writeFile(join(sbin, 'blkid'), '#!/bin/sh\nsleep 60\nexec /usr/sbin/blkid "$@"\n');
+  await chmod(join(sbin, 'blkid'), 0o755);
+  const child = spawn(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      'sh',
+      '-c',
+      `${DROP_OTHER_LOOP_MOUNTS}; mount --bind "$1" /usr/local/sbin && shift && exec "$@"`,
+      'sh',
+      sbin,
+      process.execPath,
+      MAIN,
+      'fsresize',
+      'grow',
+      '--device',
+      loop.device,
+      '--json',
+      '--lock-dir',
+      lockDirectory,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: envIgnoringUnreadableHere(), detached: true },
+  );
+  onCleanup(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const closed = once(child, 'close');
+  // Sent once the slow blkid script waits in its sleep (a shell still starting up may not be
+  // ended by it), as a Ctrl-C during a probe that is running finds it.
+  await childNamed(await childNamed(child.pid!, 'blkid'), 'sleep');
+  process.kill(-child.pid!, 'SIGINT');
+  const [code] = await closed;
+  assert.strictEqual(code, 130, stdout + stderr);
+  const { error } = JSON.parse(stdout);
+  assert.strictEqual(error.code, 'FSRESIZE_INTERRUPTED', error.message);
+  assert.strictEqual(
+    error.message,
+    `stopped (SIGINT) while blkid -p -s TYPE -s PTTYPE -s UUID -o export ${loop.device} ran, which the same signal ended (it reaches voe's whole process group or service); nothing was changed`,
+  );
+  assert.strictEqual(error.details.tool.signal, 'SIGINT');
+  assert.match(stderr, /^voe: exiting after SIGINT \(exit code 130\)$/m);
+  assert.strictEqual(await dumpe2fsBytes(loop.device), 64 * MiB);
+  assert.deepStrictEqual(await readdir(lockDirectory), [], 'the lock was released');
+}).timeout(300_000);

@@ -5,12 +5,13 @@
  * device. The core only names mount points (O_PATH), and one it cannot open makes that mount
  * unusable, not the device: it is an error only when it is the mount asked for, or the only one.
  */
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { execFile } from 'node:child_process';
 import { chmod, chown, mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createMountinfoTable } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums } from '../../support/loop-device.js';
@@ -19,8 +20,8 @@ import { mountedXfs, xfsBytes } from './fixtures.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
-test('a unix socket of the filesystem bind-mounted elsewhere does not stop the grow: it is named (O_PATH), never opened', async (t) => {
-  const { scratch, resizer, calls, loop, mnt, sums } = await mountedXfs(t, {
+it('a unix socket of the filesystem bind-mounted elsewhere does not stop the grow: it is named (O_PATH), never opened', async () => {
+  const { scratch, resizer, calls, loop, mnt, sums } = await mountedXfs({
     growTo: 512 * MiB,
     files: 1,
   });
@@ -30,7 +31,7 @@ test('a unix socket of the filesystem bind-mounted elsewhere does not stop the g
     server.once('error', reject);
     server.listen(socketPath, resolve);
   });
-  t.after(
+  onCleanup(
     () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -44,29 +45,29 @@ test('a unix socket of the filesystem bind-mounted elsewhere does not stop the g
   const table = createMountinfoTable();
   const entry = (await table.list()).find((m) => m.mountPoint === target);
   assert.ok(entry, 'the socket bind mount is in mountinfo');
-  assert.equal(
+  assert.strictEqual(
     entry.majorMinor,
     (await table.list()).find((m) => m.mountPoint === mnt)?.majorMinor,
     'it is a mount of the same filesystem',
   );
-  assert.equal(
+  assert.strictEqual(
     await table.visibleMountId(target),
     entry.mountId,
     'fdinfo gives the mnt_id of an O_PATH descriptor',
   );
 
   const result = await resizer.grow(loop.device, { mountPath: mnt });
-  assert.equal(result.action, 'grown', result.reason);
-  assert.equal(result.mountPoint, mnt);
-  assert.equal(await xfsBytes(mnt), 512 * MiB);
-  assert.deepEqual(await readChecksums(mnt, sums.keys()), sums);
+  assert.strictEqual(result.action, 'grown', result.reason);
+  assert.strictEqual(result.mountPoint, mnt);
+  assert.strictEqual(await xfsBytes(mnt), 512 * MiB);
+  assert.deepStrictEqual(await readChecksums(mnt, sums.keys()), sums);
 
   await loop.growBacking(640 * MiB);
   const chosen = await resizer.grow(loop.device);
-  assert.equal(chosen.action, 'grown', chosen.reason);
-  assert.equal(chosen.mountPoint, mnt, 'the filesystem root, not the socket');
-  assert.equal(await xfsBytes(mnt), 640 * MiB);
-  assert.equal(growCalls(calls), 2);
+  assert.strictEqual(chosen.action, 'grown', chosen.reason);
+  assert.strictEqual(chosen.mountPoint, mnt, 'the filesystem root, not the socket');
+  assert.strictEqual(await xfsBytes(mnt), 640 * MiB);
+  assert.strictEqual(growCalls(calls), 2);
 });
 
 /** Runs `command args` as root of a new user namespace (uid 0 mapped to root; every other uid unmapped). */
@@ -91,12 +92,12 @@ function asNamespaceRoot(
   });
 }
 
-test('a mount point voe cannot open is unusable, not fatal: another one is used; asked for or alone, FSRESIZE_MOUNT_INACCESSIBLE (not "run voe as root")', async (t) => {
+it('a mount point voe cannot open is unusable, not fatal: another one is used; asked for or alone, FSRESIZE_MOUNT_INACCESSIBLE (not "run voe as root")', async function () {
   if ((await asNamespaceRoot('true', [])).code !== 0) {
-    t.skip('user namespaces are not available here (unshare --user --map-root-user failed)');
-    return;
+    // User namespaces are not available here (unshare --user --map-root-user failed).
+    this.skip();
   }
-  const { scratch, lockDirectory, loop, mnt } = await mountedXfs(t, {
+  const { scratch, lockDirectory, loop, mnt } = await mountedXfs({
     growTo: 512 * MiB,
     files: 0,
   });
@@ -124,31 +125,31 @@ test('a mount point voe cannot open is unusable, not fatal: another one is used;
 
   for (const more of [[], ['--mount', mnt]]) {
     const run = await grow(more);
-    assert.equal(run.code, 0, `${more.join(' ')}: ${run.stdout}${run.stderr}`);
+    assert.strictEqual(run.code, 0, `${more.join(' ')}: ${run.stdout}${run.stderr}`);
     const result = JSON.parse(run.stdout);
-    assert.equal(result.mountPoint, mnt);
-    assert.deepEqual(result.command, ['xfs_growfs', '-d', mnt]);
+    assert.strictEqual(result.mountPoint, mnt);
+    assert.deepStrictEqual(result.command, ['xfs_growfs', '-d', mnt]);
   }
 
   const asked = await grow(['--mount', inside]);
-  assert.equal(asked.code, 2, asked.stdout + asked.stderr);
+  assert.strictEqual(asked.code, 2, asked.stdout + asked.stderr);
   const { error } = JSON.parse(asked.stdout);
-  assert.equal(error.code, 'FSRESIZE_MOUNT_INACCESSIBLE');
+  assert.strictEqual(error.code, 'FSRESIZE_MOUNT_INACCESSIBLE');
   assert.match(
     error.message,
     new RegExp(`^cannot open ${inside} to see which filesystem it shows \\(EACCES, as root;`),
   );
   assert.match(error.message, /nothing was changed/);
-  assert.doesNotMatch(error.message, /run voe as root/);
+  assert.notMatch(error.message, /run voe as root/);
 
   await loop.unmount(mnt);
   const alone = await grow([]);
-  assert.equal(alone.code, 2, alone.stdout + alone.stderr);
-  assert.equal(
+  assert.strictEqual(alone.code, 2, alone.stdout + alone.stderr);
+  assert.strictEqual(
     JSON.parse(alone.stdout).error.code,
     'FSRESIZE_MOUNT_INACCESSIBLE',
     'its only mount might be the one that shows it: no guess',
   );
   await chmod(locked, 0o755);
-  assert.equal(await xfsBytes(inside), 320 * MiB, 'nothing was grown');
+  assert.strictEqual(await xfsBytes(inside), 320 * MiB, 'nothing was grown');
 });

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { redactUrlCredentials } from '../../../src/errors/index.js';
 
-test('the user and password of every URL in a text are redacted, nothing else', () => {
+it('the user and password of every URL in a text are redacted, nothing else', () => {
   const table: Array<[string, string]> = [
     [
       'request to https://admin:S3CRET@127.0.0.1:6443/api failed',
@@ -16,5 +16,6 @@ test('the user and password of every URL in a text are redacted, nothing else', 
     ['mail admin@example.com at https://host/path', 'mail admin@example.com at https://host/path'],
     ['no URL here', 'no URL here'],
   ];
-  for (const [text, redacted] of table) assert.equal(redactUrlCredentials(text), redacted, text);
+  for (const [text, redacted] of table)
+    assert.strictEqual(redactUrlCredentials(text), redacted, text);
 });

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { withArticle } from '../../../src/errors/index.js';
 
-test('withArticle gives the article each filesystem, partition table or JSON type name takes', () => {
+it('withArticle gives the article each filesystem, partition table or JSON type name takes', () => {
   const cases: [string, string][] = [
     ['ext4', 'an ext4'],
     ['ext2', 'an ext2'],
@@ -19,5 +19,5 @@ test('withArticle gives the article each filesystem, partition table or JSON typ
     ['object', 'an object'],
     ['string', 'a string'],
   ];
-  for (const [word, expected] of cases) assert.equal(withArticle(word), expected, word);
+  for (const [word, expected] of cases) assert.strictEqual(withArticle(word), expected, word);
 });

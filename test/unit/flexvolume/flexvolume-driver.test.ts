@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { handleFlexVolumeCall } from '../../../src/flexvolume/index.js';
 import {
   FsResizeError,
@@ -51,14 +51,17 @@ const nodes: Record<string, string> = {
 };
 const deviceNode = async (majorMinor: string): Promise<string | null> => nodes[majorMinor] ?? null;
 
-test('expandfs takes <json> <device path> <device mount path> <new size> <old size>', async () => {
+it('expandfs takes <json> <device path> <device mount path> <new size> <old size>', async () => {
   const resizer = recorder(2048);
   const answer = await handleFlexVolumeCall(
     ['expandfs', '{}', '/dev/sdb', '/mnt/global', '2048', '1024'],
     { resizer, deviceNode, mounts },
   );
-  assert.deepEqual(answer, { response: { status: 'Success', message: 'grew ext4' }, exitCode: 0 });
-  assert.deepEqual(resizer.grows, [
+  assert.deepStrictEqual(answer, {
+    response: { status: 'Success', message: 'grew ext4' },
+    exitCode: 0,
+  });
+  assert.deepStrictEqual(resizer.grows, [
     [
       '/dev/sdb',
       {
@@ -71,13 +74,13 @@ test('expandfs takes <json> <device path> <device mount path> <new size> <old si
   ]);
 });
 
-test('expandfs without a device path uses the device mounted at the mount path', async () => {
+it('expandfs without a device path uses the device mounted at the mount path', async () => {
   const resizer = recorder(2048);
   await handleFlexVolumeCall(
     ['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'],
     { resizer, deviceNode, mounts },
   );
-  assert.deepEqual(resizer.grows, [
+  assert.deepStrictEqual(resizer.grows, [
     [
       '/dev/loop3',
       {
@@ -93,7 +96,7 @@ test('expandfs without a device path uses the device mounted at the mount path',
     deviceNode,
     mounts,
   });
-  assert.deepEqual(none, {
+  assert.deepStrictEqual(none, {
     response: {
       status: 'Failure',
       message: 'FLEXVOLUME_NO_DEVICE: expandfs: no block device is mounted at /elsewhere',
@@ -102,7 +105,7 @@ test('expandfs without a device path uses the device mounted at the mount path',
   });
 });
 
-test('expandfs without a device path normalises the mount path as voe fsresize grow --mount does (a trailing slash, ..)', async () => {
+it('expandfs without a device path normalises the mount path as voe fsresize grow --mount does (a trailing slash, ..)', async () => {
   for (const path of [
     '/var/lib/kubelet/pods/p/volumes/v/',
     '/var/lib/kubelet/pods/p/volumes/x/../v',
@@ -114,8 +117,8 @@ test('expandfs without a device path normalises the mount path as voe fsresize g
       deviceNode,
       mounts,
     });
-    assert.equal(answer.exitCode, 0, `${path}: ${JSON.stringify(answer)}`);
-    assert.deepEqual(resizer.grows, [
+    assert.strictEqual(answer.exitCode, 0, `${path}: ${JSON.stringify(answer)}`);
+    assert.deepStrictEqual(resizer.grows, [
       [
         '/dev/loop3',
         {
@@ -129,7 +132,7 @@ test('expandfs without a device path normalises the mount path as voe fsresize g
   }
 });
 
-test('expandfs without a device path uses the filesystem the mount path shows, not one hidden under it', async () => {
+it('expandfs without a device path uses the filesystem the mount path shows, not one hidden under it', async () => {
   const resizer = recorder(2048);
   const stacked = fakeMountTable(
     [
@@ -141,7 +144,7 @@ test('expandfs without a device path uses the filesystem the mount path shows, n
     ['expandfs', '{}', '', '/var/lib/kubelet/pods/p/volumes/v', '2048', '1024'],
     { resizer, deviceNode, mounts: stacked },
   );
-  assert.deepEqual(resizer.grows, [
+  assert.deepStrictEqual(resizer.grows, [
     [
       '/dev/loop4',
       {
@@ -161,7 +164,7 @@ test('expandfs without a device path uses the filesystem the mount path shows, n
     deviceNode,
     mounts: hiddenFirst,
   });
-  assert.deepEqual(resizer.grows[1], [
+  assert.deepStrictEqual(resizer.grows[1], [
     '/dev/loop4',
     {
       mountPath: '/v',
@@ -172,7 +175,7 @@ test('expandfs without a device path uses the filesystem the mount path shows, n
   ]);
 });
 
-test('expandfs without a device path finds the device by its number, not by the name it was mounted under', async () => {
+it('expandfs without a device path finds the device by its number, not by the name it was mounted under', async () => {
   // Mounted through a name that is gone or now names another device: mountinfo keeps the old name.
   const renamed = fakeMountTable('97 27 8:16 / /v rw - ext4 /var/lib/old/dev-name rw\n');
   const resizer = recorder(2048);
@@ -181,8 +184,8 @@ test('expandfs without a device path finds the device by its number, not by the 
     deviceNode,
     mounts: renamed,
   });
-  assert.equal(answer.exitCode, 0, JSON.stringify(answer));
-  assert.deepEqual(resizer.grows, [
+  assert.strictEqual(answer.exitCode, 0, JSON.stringify(answer));
+  assert.deepStrictEqual(resizer.grows, [
     [
       '/dev/sdb',
       {
@@ -198,7 +201,7 @@ test('expandfs without a device path finds the device by its number, not by the 
     deviceNode: async () => null,
     mounts: renamed,
   });
-  assert.deepEqual(noNode, {
+  assert.deepStrictEqual(noNode, {
     response: {
       status: 'Failure',
       message:
@@ -206,10 +209,10 @@ test('expandfs without a device path finds the device by its number, not by the 
     },
     exitCode: 1,
   });
-  assert.equal(resizer.grows.length, 1);
+  assert.strictEqual(resizer.grows.length, 1);
 });
 
-test('expandfs without a device path takes a btrfs (anonymous device number) by its source, and names what a non-device mount shows', async () => {
+it('expandfs without a device path takes a btrfs (anonymous device number) by its source, and names what a non-device mount shows', async () => {
   const anonymous = fakeMountTable(
     ['97 27 0:45 / /b rw - btrfs /dev/loop5 rw', '98 27 0:46 / /t rw - tmpfs tmpfs rw'].join('\n'),
   );
@@ -221,7 +224,7 @@ test('expandfs without a device path takes a btrfs (anonymous device number) by 
     },
     mounts: anonymous,
   });
-  assert.deepEqual(resizer.grows, [
+  assert.deepStrictEqual(resizer.grows, [
     [
       '/dev/loop5',
       {
@@ -237,7 +240,7 @@ test('expandfs without a device path takes a btrfs (anonymous device number) by 
     deviceNode,
     mounts: anonymous,
   });
-  assert.deepEqual(tmpfs, {
+  assert.deepStrictEqual(tmpfs, {
     response: {
       status: 'Failure',
       message:
@@ -247,7 +250,7 @@ test('expandfs without a device path takes a btrfs (anonymous device number) by 
   });
 });
 
-test('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failure saying what was done, and passes the stop on', async () => {
+it('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failure saying what was done, and passes the stop on', async () => {
   const resizer = recorder(2048);
   const controller = new AbortController();
   const grow = resizer.grow.bind(resizer);
@@ -261,33 +264,33 @@ test('expandfs asked to stop while growing answers a FSRESIZE_INTERRUPTED Failur
     mounts,
     signal: controller.signal,
   });
-  assert.deepEqual(answer, {
+  assert.deepStrictEqual(answer, {
     response: {
       status: 'Failure',
       message: 'FSRESIZE_INTERRUPTED: stopped (SIGTERM) after its work had finished: grew ext4',
     },
     exitCode: 1,
   });
-  assert.equal(resizer.grows[0]?.[1]?.signal, controller.signal);
+  assert.strictEqual(resizer.grows[0]?.[1]?.signal, controller.signal);
 });
 
-test('expandfs reports core errors as Failure "<code>: <message>" with exit code 1', async () => {
+it('expandfs reports core errors as Failure "<code>: <message>" with exit code 1', async () => {
   const resizer = recorder(2048, new FsResizeError('FSRESIZE_TOOL_FAILED', 'resize2fs said no'));
   const answer = await handleFlexVolumeCall(['expandfs', '{}', '/dev/sdb', '', '2048', '1024'], {
     resizer,
     deviceNode,
     mounts,
   });
-  assert.deepEqual(answer, {
+  assert.deepStrictEqual(answer, {
     response: { status: 'Failure', message: 'FSRESIZE_TOOL_FAILED: resize2fs said no' },
     exitCode: 1,
   });
-  assert.deepEqual(resizer.grows, [
+  assert.deepStrictEqual(resizer.grows, [
     ['/dev/sdb', { requiredDeviceBytes: 2048, readOnlyMount: 'refuse', readOnlyDevice: 'refuse' }],
   ]);
 });
 
-test('expandfs asks the core to grow only a device that shows the new size (checked under the device lock), and inspects nothing itself', async () => {
+it('expandfs asks the core to grow only a device that shows the new size (checked under the device lock), and inspects nothing itself', async () => {
   const resizer = recorder(
     1024 * 1024,
     new FsResizeError(
@@ -302,7 +305,7 @@ test('expandfs asks the core to grow only a device that shows the new size (chec
     ['expandfs', '{}', '/dev/sdb', '/m', String(2 * 1024 * 1024), String(1024 * 1024)],
     { resizer, deviceNode, mounts },
   );
-  assert.deepEqual(answer, {
+  assert.deepStrictEqual(answer, {
     response: {
       status: 'Failure',
       message:
@@ -310,7 +313,7 @@ test('expandfs asks the core to grow only a device that shows the new size (chec
     },
     exitCode: 1,
   });
-  assert.deepEqual(resizer.grows, [
+  assert.deepStrictEqual(resizer.grows, [
     [
       '/dev/sdb',
       {
@@ -323,9 +326,9 @@ test('expandfs asks the core to grow only a device that shows the new size (chec
   ]);
 });
 
-test('expandvolume and argument validation', async () => {
+it('expandvolume and argument validation', async () => {
   const resizer = recorder(0);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     await handleFlexVolumeCall(['expandvolume', '{"a":"b"}', '/m', '10', '5'], {
       resizer,
       deviceNode,
@@ -390,13 +393,13 @@ test('expandvolume and argument validation', async () => {
     await invalid(['expandfs', '{}', '', '', '10', '5']),
     /^FLEXVOLUME_INVALID_CALL: expandfs: kubelet passed neither a device path nor a mount path$/,
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     await handleFlexVolumeCall(['mountdevice', '{}'], { resizer, deviceNode, mounts }),
     { response: { status: 'Not supported' }, exitCode: 1 },
   );
 });
 
-test('an error the core does not raise itself is still a Failure with a code: FSRESIZE_UNEXPECTED_ERROR', async () => {
+it('an error the core does not raise itself is still a Failure with a code: FSRESIZE_UNEXPECTED_ERROR', async () => {
   const resizer = recorder(2048);
   resizer.grow = async () => {
     throw Object.assign(new Error("EMFILE: too many open files, open '/tmp/x'"), {
@@ -410,8 +413,8 @@ test('an error the core does not raise itself is still a Failure with a code: FS
     deviceNode,
     mounts,
   });
-  assert.equal(answer.exitCode, 1);
-  assert.equal(answer.response.status, 'Failure');
+  assert.strictEqual(answer.exitCode, 1);
+  assert.strictEqual(answer.response.status, 'Failure');
   assert.match(
     (answer.response as { message: string }).message,
     /^FSRESIZE_UNEXPECTED_ERROR: unexpected error: Error: EMFILE: too many open files, open '\/tmp\/x' — voe did not expect this failure, so it cannot say whether anything was changed/,

@@ -1,43 +1,45 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { FsResizeError, isFsResizeError } from '../../../src/fsresize/index.js';
 import { extSuperblock } from '../../support/ext-superblock.js';
 import { fakeResizer } from '../../support/fake-fsresize-ports.js';
 
 const MiB = 1024 * 1024;
 
-test('blkid exit 2 without a word is an unformatted device (a no-op with the reason)', async () => {
+it('blkid exit 2 without a word is an unformatted device (a no-op with the reason)', async () => {
   const resizer = fakeResizer({
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 64 * MiB } },
     tool: () => ({ exitCode: 2 }),
   });
   const result = await resizer.grow('/dev/sdb');
-  assert.equal(result.action, 'noop');
+  assert.strictEqual(result.action, 'noop');
   assert.match(result.reason, /not formatted/);
 });
 
-test('blkid exit 2 with an error on stderr is a tool failure, not "unformatted"', async () => {
+it('blkid exit 2 with an error on stderr is a tool failure, not "unformatted"', async () => {
   const denied = fakeResizer({
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 64 * MiB } },
     tool: () => ({ exitCode: 2, stderr: 'blkid: error: /dev/sdb: Permission denied\n' }),
   });
-  await assert.rejects(denied.inspect('/dev/sdb'), (error: unknown) => {
+  await expectRejection(denied.inspect('/dev/sdb'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
-    assert.equal(error.tool?.tool, 'blkid');
-    assert.equal(error.tool?.exitCode, 2);
+    assert.strictEqual(error.code, 'FSRESIZE_PERMISSION_DENIED');
+    assert.strictEqual(error.tool?.tool, 'blkid');
+    assert.strictEqual(error.tool?.exitCode, 2);
     return true;
   });
   const broken = fakeResizer({
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 64 * MiB } },
     tool: () => ({ exitCode: 2, stderr: 'blkid: error: /dev/sdb: Input/output error\n' }),
   });
-  await assert.rejects(broken.grow('/dev/sdb'), (error: unknown) => {
+  await expectRejection(broken.grow('/dev/sdb'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
+    assert.strictEqual(error.code, 'FSRESIZE_TOOL_FAILED');
     assert.match(
       error.message,
       /blkid .* exited with 2 \(blkid: error: \/dev\/sdb: Input\/output error\)/,
@@ -46,17 +48,17 @@ test('blkid exit 2 with an error on stderr is a tool failure, not "unformatted"'
   });
 });
 
-test('a device of 0 bytes is FSRESIZE_DEVICE_EMPTY, saying it has no size; whatever blkid answers, nothing else runs', async () => {
+it('a device of 0 bytes is FSRESIZE_DEVICE_EMPTY, saying it has no size; whatever blkid answers, nothing else runs', async () => {
   // blkid starts with the sysfs reads (it is the slow step), so it may have run; its answer is not used.
   const complaining = fakeResizer({
     devices: { '/dev/loop9': { majorMinor: '7:9', bytes: 0 } },
     tool: () => ({ exitCode: 2, stderr: 'blkid: error: /dev/loop9: No such device or address\n' }),
   });
-  await assert.rejects(
+  await expectRejection(
     complaining.grow('/dev/loop9'),
     (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_DEVICE_EMPTY',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     complaining.calls.map((c) => c[0]),
     ['blkid'],
   );
@@ -64,22 +66,22 @@ test('a device of 0 bytes is FSRESIZE_DEVICE_EMPTY, saying it has no size; whate
     devices: { '/dev/loop9': { majorMinor: '7:9', bytes: 0, superblock: extSuperblock(1000, 2) } },
     tool: () => ({ exitCode: 2 }),
   });
-  await assert.rejects(resizer.grow('/dev/loop9'), (error: unknown) => {
+  await expectRejection(resizer.grow('/dev/loop9'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_DEVICE_EMPTY');
+    assert.strictEqual(error.code, 'FSRESIZE_DEVICE_EMPTY');
     assert.match(error.message, /^\/dev\/loop9 has no size \(0 bytes\)/);
     assert.match(error.message, /nothing was changed/);
     return true;
   });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid'],
     'only the read-only probe ran',
   );
   const inspection = await resizer.inspect('/dev/loop9');
-  assert.equal(inspection.deviceBytes, 0);
-  assert.equal(inspection.filesystem, null);
-  assert.equal(resizer.needsResize(inspection), false);
+  assert.strictEqual(inspection.deviceBytes, 0);
+  assert.isNull(inspection.filesystem);
+  assert.isFalse(resizer.needsResize(inspection));
 });
 
 /** An unmounted ext4 on /dev/sdb that resize2fs would want checked; resize2fs grows its superblock to the device. */
@@ -100,43 +102,52 @@ function extNeedingCheck(e2fsckExit: number, e2fsckOutput = '') {
   });
 }
 
-test('the result says the pre-check ran: precheck {command, exitCode} and a reason starting "checked (...)"', async () => {
+it('the result says the pre-check ran: precheck {command, exitCode} and a reason starting "checked (...)"', async () => {
   const resizer = extNeedingCheck(
     1,
     '/dev/sdb: recovering journal\n/dev/sdb: clean, 11/16384 files\n',
   );
   const result = await resizer.grow('/dev/sdb');
-  assert.equal(result.action, 'grown');
-  assert.deepEqual(result.command, ['resize2fs', '/dev/sdb']);
-  assert.deepEqual(result.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 1 });
-  assert.equal(
+  assert.strictEqual(result.action, 'grown');
+  assert.deepStrictEqual(result.command, ['resize2fs', '/dev/sdb']);
+  assert.deepStrictEqual(result.precheck, {
+    command: ['e2fsck', '-f', '-p', '/dev/sdb'],
+    exitCode: 1,
+  });
+  assert.strictEqual(
     result.reason,
     'checked (e2fsck -f -p /dev/sdb, exit 1: errors corrected) and grew ext4 on /dev/sdb from 64.0 MiB to 256.0 MiB offline',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid', 'e2fsck', 'resize2fs'],
   );
 
   const clean = await extNeedingCheck(0).grow('/dev/sdb');
-  assert.deepEqual(clean.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 0 });
+  assert.deepStrictEqual(clean.precheck, {
+    command: ['e2fsck', '-f', '-p', '/dev/sdb'],
+    exitCode: 0,
+  });
   assert.match(
     clean.reason,
     /^checked \(e2fsck -f -p \/dev\/sdb, exit 0: no errors\) and grew ext4/,
   );
 });
 
-test('a dry run names the pre-check it would run (exitCode null); a grow without one says precheck null', async () => {
+it('a dry run names the pre-check it would run (exitCode null); a grow without one says precheck null', async () => {
   const resizer = extNeedingCheck(1);
   const dry = await resizer.grow('/dev/sdb', { dryRun: true });
-  assert.equal(dry.action, 'noop');
-  assert.deepEqual(dry.command, ['resize2fs', '/dev/sdb']);
-  assert.deepEqual(dry.precheck, { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: null });
+  assert.strictEqual(dry.action, 'noop');
+  assert.deepStrictEqual(dry.command, ['resize2fs', '/dev/sdb']);
+  assert.deepStrictEqual(dry.precheck, {
+    command: ['e2fsck', '-f', '-p', '/dev/sdb'],
+    exitCode: null,
+  });
   assert.match(
     dry.reason,
     /^dry run: would check and grow .* with: e2fsck -f -p \/dev\/sdb && resize2fs \/dev\/sdb$/,
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid'],
   );
@@ -151,11 +162,11 @@ test('a dry run names the pre-check it would run (exitCode null); a grow without
     },
   });
   const result = await unchecked.grow('/dev/sdb');
-  assert.equal(result.precheck, null);
+  assert.isNull(result.precheck);
   assert.match(result.reason, /^grew ext4/);
 });
 
-test('a caller waiting for the device lock does not touch the device (not even blkid) until it holds the lock', async () => {
+it('a caller waiting for the device lock does not touch the device (not even blkid) until it holds the lock', async () => {
   // The holder's offline grow looks for other programs that have the device open: a waiter's probe
   // would be one, and would make the holder refuse.
   const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) };
@@ -172,20 +183,20 @@ test('a caller waiting for the device lock does not touch the device (not even b
     },
   });
   const [first, second] = await Promise.all([resizer.grow('/dev/sdb'), resizer.grow('/dev/sdb')]);
-  assert.equal(first.action, 'grown');
-  assert.equal(second.action, 'noop', second.reason);
-  assert.deepEqual(
+  assert.strictEqual(first.action, 'grown');
+  assert.strictEqual(second.action, 'noop', second.reason);
+  assert.deepStrictEqual(
     seenByTheGrow,
     ['blkid', 'resize2fs'],
     'while the first grew, the second had run nothing',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid', 'resize2fs', 'blkid'],
   );
 });
 
-test('a grow told the size the volume must have refuses a device still short of it FSRESIZE_DEVICE_TOO_SMALL, with only the probe run; a bad size is FSRESIZE_INVALID_ARGUMENT before anything', async () => {
+it('a grow told the size the volume must have refuses a device still short of it FSRESIZE_DEVICE_TOO_SMALL, with only the probe run; a bad size is FSRESIZE_INVALID_ARGUMENT before anything', async () => {
   const device = { majorMinor: '8:16', bytes: 128 * MiB, superblock: extSuperblock(64 * 256, 2) };
   const resizer = fakeResizer({
     devices: { '/dev/sdb': device },
@@ -194,11 +205,11 @@ test('a grow told the size the volume must have refuses a device still short of 
       return command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined;
     },
   });
-  await assert.rejects(
+  await expectRejection(
     resizer.grow('/dev/sdb', { requiredDeviceBytes: 256 * MiB }),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_DEVICE_TOO_SMALL');
+      assert.strictEqual(error.code, 'FSRESIZE_DEVICE_TOO_SMALL');
       assert.match(
         error.message,
         /^\/dev\/sdb is 134217728 bytes, less than the requested 268435456: /,
@@ -206,24 +217,24 @@ test('a grow told the size the volume must have refuses a device still short of 
       return true;
     },
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid'],
   );
   for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) {
-    await assert.rejects(
+    await expectRejection(
       resizer.grow('/dev/sdb', { requiredDeviceBytes: bad }),
       (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INVALID_ARGUMENT',
       String(bad),
     );
   }
-  assert.equal(resizer.calls.length, 1, 'nothing more ran');
+  assert.strictEqual(resizer.calls.length, 1, 'nothing more ran');
   device.bytes = 256 * MiB;
   const grown = await resizer.grow('/dev/sdb', { requiredDeviceBytes: 256 * MiB });
-  assert.equal(grown.action, 'grown', grown.reason);
+  assert.strictEqual(grown.action, 'grown', grown.reason);
 });
 
-test('a grow tool that fails after the pre-check says the check ran (its fixes are written)', async () => {
+it('a grow tool that fails after the pre-check says the check ran (its fixes are written)', async () => {
   const device = {
     majorMinor: '8:16',
     bytes: 256 * MiB,
@@ -242,11 +253,11 @@ test('a grow tool that fails after the pre-check says the check ran (its fixes a
       return undefined;
     },
   });
-  await assert.rejects(resizer.grow('/dev/sdb'), (error: unknown) => {
+  await expectRejection(resizer.grow('/dev/sdb'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
+    assert.strictEqual(error.code, 'FSRESIZE_TOOL_FAILED');
     assert.match(error.message, /e2fsck -f -p \/dev\/sdb ran first \(exit 1: errors corrected\)/);
-    assert.deepEqual(error.details['precheck'], {
+    assert.deepStrictEqual(error.details['precheck'], {
       command: ['e2fsck', '-f', '-p', '/dev/sdb'],
       exitCode: 1,
     });
@@ -254,7 +265,7 @@ test('a grow tool that fails after the pre-check says the check ran (its fixes a
   });
 });
 
-test('the mount point is looked at again just before the grow tool: mounted over meanwhile, nothing runs', async () => {
+it('the mount point is looked at again just before the grow tool: mounted over meanwhile, nothing runs', async () => {
   const resizer = fakeResizer({
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 512 * MiB } },
     mountinfo: '40 27 8:16 / /m rw - xfs /dev/sdb rw\n',
@@ -266,23 +277,23 @@ test('the mount point is looked at again just before the grow tool: mounted over
       return undefined;
     },
   });
-  await assert.rejects(resizer.grow('/dev/sdb'), (error: unknown) => {
+  await expectRejection(resizer.grow('/dev/sdb'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_MOUNT_HIDDEN');
+    assert.strictEqual(error.code, 'FSRESIZE_MOUNT_HIDDEN');
     assert.match(
       error.message,
       /mounted at \/m but hidden by another mount there now .*nothing was changed/,
     );
     return true;
   });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid', 'xfs_io'],
     'xfs_growfs did not run',
   );
 });
 
-test('a mount point of the device that cannot be opened (a bind-mounted socket on old kernels, a dead FUSE mount) does not stop a grow through another one', async () => {
+it('a mount point of the device that cannot be opened (a bind-mounted socket on old kernels, a dead FUSE mount) does not stop a grow through another one', async () => {
   const dead = new FsResizeError(
     'FSRESIZE_MOUNT_INACCESSIBLE',
     'cannot open /pods/p/app.sock to see which filesystem it shows (ENXIO)',
@@ -302,28 +313,27 @@ test('a mount point of the device that cannot be opened (a bind-mounted socket o
     },
   });
   const inspection = await resizer.inspect('/dev/sdb', { mountPath: '/m' });
-  assert.equal(inspection.mountPoint, '/m');
-  assert.deepEqual(inspection.unusableMountPoints, [
+  assert.strictEqual(inspection.mountPoint, '/m');
+  assert.deepStrictEqual(inspection.unusableMountPoints, [
     { mountPoint: '/pods/p/app.sock', reason: `FSRESIZE_MOUNT_INACCESSIBLE: ${dead.message}` },
   ]);
-  assert.deepEqual((await resizer.grow('/dev/sdb', { mountPath: '/m', dryRun: true })).command, [
+  assert.deepStrictEqual(
+    (await resizer.grow('/dev/sdb', { mountPath: '/m', dryRun: true })).command,
+    ['xfs_growfs', '-d', '/m'],
+  );
+  assert.deepStrictEqual((await resizer.grow('/dev/sdb', { dryRun: true })).command, [
     'xfs_growfs',
     '-d',
     '/m',
   ]);
-  assert.deepEqual((await resizer.grow('/dev/sdb', { dryRun: true })).command, [
-    'xfs_growfs',
-    '-d',
-    '/m',
-  ]);
-  await assert.rejects(
+  await expectRejection(
     resizer.grow('/dev/sdb', { mountPath: '/pods/p/app.sock' }),
     (error: unknown) => error === dead,
   );
   assert.ok(!resizer.calls.some((c) => c[0] === 'xfs_growfs'), 'nothing grown');
 });
 
-test('the same filesystem listed twice at its mount point (a bind mount over itself, propagation duplicates) is not stacked: xfs grows; another device under it still is', async () => {
+it('the same filesystem listed twice at its mount point (a bind mount over itself, propagation duplicates) is not stacked: xfs grows; another device under it still is', async () => {
   const xfs = (mountinfo: string) =>
     fakeResizer({
       devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 512 * MiB } },
@@ -336,32 +346,31 @@ test('the same filesystem listed twice at its mount point (a bind mount over its
     });
   const twice = xfs('40 27 8:16 / /m rw - xfs /dev/sdb rw\n41 40 8:16 / /m rw - xfs /dev/sdb rw\n');
   const inspection = await twice.inspect('/dev/sdb');
-  assert.equal(inspection.mountPoint, '/m');
-  assert.equal(inspection.mountPointStacked, false);
-  assert.deepEqual(inspection.hiddenMountPoints, [], '/m shows the device');
-  assert.deepEqual((await twice.grow('/dev/sdb', { dryRun: true })).command, [
+  assert.strictEqual(inspection.mountPoint, '/m');
+  assert.isFalse(inspection.mountPointStacked);
+  assert.deepStrictEqual(inspection.hiddenMountPoints, [], '/m shows the device');
+  assert.deepStrictEqual((await twice.grow('/dev/sdb', { dryRun: true })).command, [
     'xfs_growfs',
     '-d',
     '/m',
   ]);
-  assert.deepEqual((await twice.grow('/dev/sdb', { mountPath: '/m', dryRun: true })).command, [
-    'xfs_growfs',
-    '-d',
-    '/m',
-  ]);
+  assert.deepStrictEqual(
+    (await twice.grow('/dev/sdb', { mountPath: '/m', dryRun: true })).command,
+    ['xfs_growfs', '-d', '/m'],
+  );
 
   const overOther = xfs(
     '39 27 8:32 / /m rw - ext4 /dev/sdc rw\n40 39 8:16 / /m rw - xfs /dev/sdb rw\n41 40 8:16 / /m rw - xfs /dev/sdb rw\n',
   );
-  assert.equal((await overOther.inspect('/dev/sdb')).mountPointStacked, true);
-  await assert.rejects(
+  assert.isTrue((await overOther.inspect('/dev/sdb')).mountPointStacked);
+  await expectRejection(
     overOther.grow('/dev/sdb'),
     (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_MOUNT_HIDDEN',
   );
   assert.ok(!overOther.calls.some((c) => c[0] === 'xfs_growfs'));
 });
 
-test("a btrfs member device that mountinfo does not name is found mounted through the filesystem's device list", async () => {
+it("a btrfs member device that mountinfo does not name is found mounted through the filesystem's device list", async () => {
   const fsid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
   const resizer = fakeResizer({
     devices: {
@@ -383,31 +392,37 @@ test("a btrfs member device that mountinfo does not name is found mounted throug
     },
   });
   const inspection = await resizer.inspect('/dev/loop1');
-  assert.equal(inspection.mountPoint, '/m');
-  assert.deepEqual(inspection.mountPoints, ['/m'], 'not the other btrfs');
+  assert.strictEqual(inspection.mountPoint, '/m');
+  assert.deepStrictEqual(inspection.mountPoints, ['/m'], 'not the other btrfs');
   const dry = await resizer.grow('/dev/loop1', { dryRun: true });
-  assert.deepEqual(dry.command, ['btrfs', 'filesystem', 'resize', '2:max', '/m']);
-  assert.deepEqual((await resizer.inspect('/dev/loop1', { mountPath: '/m/' })).mountPoint, '/m');
+  assert.deepStrictEqual(dry.command, ['btrfs', 'filesystem', 'resize', '2:max', '/m']);
+  assert.deepStrictEqual(
+    (await resizer.inspect('/dev/loop1', { mountPath: '/m/' })).mountPoint,
+    '/m',
+  );
 });
 
-test('a stop asked for before the grow starts: FSRESIZE_INTERRUPTED, nothing probed or run', async () => {
+it('a stop asked for before the grow starts: FSRESIZE_INTERRUPTED, nothing probed or run', async () => {
   const resizer = extNeedingCheck(0);
   const controller = new AbortController();
   controller.abort('SIGTERM');
-  await assert.rejects(
+  await expectRejection(
     resizer.grow('/dev/sdb', { signal: controller.signal }),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
-      assert.equal(error.message, 'stopped (SIGTERM) before growing /dev/sdb: nothing was changed');
+      assert.strictEqual(error.code, 'FSRESIZE_INTERRUPTED');
+      assert.strictEqual(
+        error.message,
+        'stopped (SIGTERM) before growing /dev/sdb: nothing was changed',
+      );
       return true;
     },
   );
-  assert.deepEqual(resizer.calls, []);
-  assert.equal((await resizer.grow('/dev/sdb')).action, 'grown', 'the lock was released');
+  assert.deepStrictEqual(resizer.calls, []);
+  assert.strictEqual((await resizer.grow('/dev/sdb')).action, 'grown', 'the lock was released');
 });
 
-test('a stop asked for while e2fsck runs: e2fsck finishes, resize2fs does not start, FSRESIZE_INTERRUPTED says so', async () => {
+it('a stop asked for while e2fsck runs: e2fsck finishes, resize2fs does not start, FSRESIZE_INTERRUPTED says so', async () => {
   const controller = new AbortController();
   const device = {
     majorMinor: '8:16',
@@ -425,23 +440,23 @@ test('a stop asked for while e2fsck runs: e2fsck finishes, resize2fs does not st
       return undefined;
     },
   });
-  await assert.rejects(
+  await expectRejection(
     resizer.grow('/dev/sdb', { signal: controller.signal }),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
+      assert.strictEqual(error.code, 'FSRESIZE_INTERRUPTED');
       assert.match(
         error.message,
         /^stopped \(SIGINT\) after e2fsck -f -p \/dev\/sdb had finished \(exit 1: errors corrected\), before resize2fs \/dev\/sdb: the filesystem was not grown \(the check's fixes are written\)$/,
       );
-      assert.deepEqual(error.details['precheck'], {
+      assert.deepStrictEqual(error.details['precheck'], {
         command: ['e2fsck', '-f', '-p', '/dev/sdb'],
         exitCode: 1,
       });
       return true;
     },
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid', 'e2fsck'],
   );
@@ -468,17 +483,17 @@ function probeKilledBy(signal: string, args: readonly string[]): FsResizeError {
   );
 }
 
-test('a probe ended by the stop signal voe receives a moment later (the two events in the other order): FSRESIZE_INTERRUPTED, not a failure of blkid', async () => {
+it('a probe ended by the stop signal voe receives a moment later (the two events in the other order): FSRESIZE_INTERRUPTED, not a failure of blkid', async () => {
   const controller = new AbortController();
   const resizer = extWithBlkid((args) => {
     setTimeout(() => controller.abort('SIGINT'), 50);
     throw probeKilledBy('SIGINT', args);
   });
-  await assert.rejects(
+  await expectRejection(
     resizer.grow('/dev/sdb', { signal: controller.signal }),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
+      assert.strictEqual(error.code, 'FSRESIZE_INTERRUPTED');
       assert.match(
         error.message,
         /^stopped \(SIGINT\) while blkid .* ran, which the same signal ended .*; nothing was changed$/,
@@ -486,18 +501,18 @@ test('a probe ended by the stop signal voe receives a moment later (the two even
       return true;
     },
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid'],
   );
 });
 
-test("a probe ended by a signal voe does not receive (or another one than voe's stop): a failure of that probe, after a moment", async () => {
+it("a probe ended by a signal voe does not receive (or another one than voe's stop): a failure of that probe, after a moment", async () => {
   const idle = new AbortController();
   const killed = extWithBlkid((args) => {
     throw probeKilledBy('SIGINT', args);
   });
-  await assert.rejects(
+  await expectRejection(
     killed.grow('/dev/sdb', { signal: idle.signal }),
     (error: unknown) =>
       isFsResizeError(error) &&
@@ -510,7 +525,7 @@ test("a probe ended by a signal voe does not receive (or another one than voe's 
     throw probeKilledBy('SIGKILL', args);
   });
   // Stopped before the grow began: nothing probed at all.
-  await assert.rejects(
+  await expectRejection(
     stopped.grow('/dev/sdb', { signal: other.signal }),
     (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INTERRUPTED',
   );
@@ -519,7 +534,7 @@ test("a probe ended by a signal voe does not receive (or another one than voe's 
     setTimeout(() => later.abort('SIGTERM'), 50);
     throw probeKilledBy('SIGKILL', args);
   });
-  await assert.rejects(
+  await expectRejection(
     ended.grow('/dev/sdb', { signal: later.signal }),
     (error: unknown) =>
       isFsResizeError(error) &&
@@ -528,7 +543,7 @@ test("a probe ended by a signal voe does not receive (or another one than voe's 
   );
 });
 
-test('a stop asked for while the grow tool runs: the grow finishes and returns its result', async () => {
+it('a stop asked for while the grow tool runs: the grow finishes and returns its result', async () => {
   const controller = new AbortController();
   const device = { majorMinor: '8:16', bytes: 256 * MiB, superblock: extSuperblock(64 * 256, 2) };
   const resizer = fakeResizer({
@@ -543,24 +558,24 @@ test('a stop asked for while the grow tool runs: the grow finishes and returns i
     },
   });
   const result = await resizer.grow('/dev/sdb', { signal: controller.signal });
-  assert.equal(result.action, 'grown');
-  assert.equal(result.afterBytes, 256 * MiB);
+  assert.strictEqual(result.action, 'grown');
+  assert.strictEqual(result.afterBytes, 256 * MiB);
 });
 
-test('the check and the grow tool run as critical commands (never stopped with voe); probes do not', async () => {
+it('the check and the grow tool run as critical commands (never stopped with voe); probes do not', async () => {
   const resizer = extNeedingCheck(0);
   await resizer.grow('/dev/sdb');
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid', 'e2fsck', 'resize2fs'],
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.runOptions.map((o) => o.critical !== undefined),
     [false, true, true],
   );
 });
 
-test("an offline grow looks for other users of the device again before refusing: one that lets go in time (udev's probe) is waited out, one that stays is refused with nothing run", async () => {
+it("an offline grow looks for other users of the device again before refusing: one that lets go in time (udev's probe) is waited out, one that stays is refused with nothing run", async () => {
   const qemu = {
     openedBy: [{ pid: 77, command: 'qemu-system-x86', majorMinor: '8:16' }],
     unreadable: [],
@@ -586,22 +601,22 @@ test("an offline grow looks for other users of the device again before refusing:
     looks += 1;
     return qemu;
   });
-  await assert.rejects(
+  await expectRejection(
     staying.grow('/dev/sdb'),
     (error: unknown) =>
       isFsResizeError(error) &&
       error.code === 'FSRESIZE_DEVICE_IN_USE' &&
       /pid 77 \(qemu-system-x86\)/.test(error.message),
   );
-  assert.equal(looks, 5, 'looked five times');
-  assert.deepEqual(
+  assert.strictEqual(looks, 5, 'looked five times');
+  assert.deepStrictEqual(
     staying.calls.map((c) => c[0]),
     ['blkid'],
     'only the read-only probe ran',
   );
 });
 
-test("the look for other users of the device leaves the blkid it runs beside alone (reading a starting process's descriptors delays it)", async () => {
+it("the look for other users of the device leaves the blkid it runs beside alone (reading a starting process's descriptors delays it)", async () => {
   const skipped: Array<readonly number[]> = [];
   const resizer = fakeResizer({
     devices: {
@@ -615,14 +630,14 @@ test("the look for other users of the device leaves the blkid it runs beside alo
     },
   });
   await resizer.inspect('/dev/sdb');
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid'],
   );
-  assert.deepEqual(skipped, [[1001]], 'the pid blkid was spawned with');
+  assert.deepStrictEqual(skipped, [[1001]], 'the pid blkid was spawned with');
 });
 
-test('who else has the device open is looked for only when mountinfo lists no mount of it (a mounted filesystem belongs to the kernel)', async () => {
+it('who else has the device open is looked for only when mountinfo lists no mount of it (a mounted filesystem belongs to the kernel)', async () => {
   let looks = 0;
   const mounted = fakeResizer({
     devices: { '/dev/sdb': { majorMinor: '8:16', bytes: 128 * MiB } },
@@ -639,19 +654,19 @@ test('who else has the device open is looked for only when mountinfo lists no mo
     },
   });
   const inspection = await mounted.inspect('/dev/sdb');
-  assert.equal(inspection.mountPoint, '/m');
-  assert.equal(inspection.users, null);
+  assert.strictEqual(inspection.mountPoint, '/m');
+  assert.isNull(inspection.users);
   await mounted.grow('/dev/sdb');
   assert.ok(
     mounted.calls.some((c) => c[0] === 'xfs_growfs'),
     'grown online',
   );
-  assert.equal(looks, 0);
+  assert.strictEqual(looks, 0);
 });
 
-test("a mount of another device whose source still names this one (a name reused since it was mounted) is not a mount of it: an ext4 with a device number of its own is where that number says; a btrfs (anonymous number) only when the device holds btrfs and the kernel lists it among that mounted filesystem's devices", async (t) => {
+it("a mount of another device whose source still names this one (a name reused since it was mounted) is not a mount of it: an ext4 with a device number of its own is where that number says; a btrfs (anonymous number) only when the device holds btrfs and the kernel lists it among that mounted filesystem's devices", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-names-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'sdb'), '');
   await symlink('sdb', join(dir, 'by-id'));
   const device = join(dir, 'sdb');
@@ -668,13 +683,13 @@ test("a mount of another device whose source still names this one (a name reused
     });
   for (const source of [device, byId]) {
     const stale = await sized(`40 27 8:32 / /old rw - ext4 ${source} rw\n`).inspect(device);
-    assert.equal(stale.mountPoint, null, `8:32 is another device, whatever ${source} names now`);
-    assert.notEqual(stale.users, null, 'not mounted here: other users were looked for');
+    assert.isNull(stale.mountPoint, `8:32 is another device, whatever ${source} names now`);
+    assert.notStrictEqual(stale.users, null, 'not mounted here: other users were looked for');
     // An ext4 is never a btrfs's device, whatever that btrfs's source names now: taken for mounted,
     // it would be grown offline (resize2fs finds it unmounted) without looking for its users.
     const notBtrfs = await sized(`41 27 0:45 / /b rw - btrfs ${source} rw\n`).inspect(device);
-    assert.equal(notBtrfs.mountPoint, null, `an ext4 is not the btrfs mounted from ${source}`);
-    assert.notEqual(notBtrfs.users, null, 'other users were looked for');
+    assert.isNull(notBtrfs.mountPoint, `an ext4 is not the btrfs mounted from ${source}`);
+    assert.notStrictEqual(notBtrfs.users, null, 'other users were looked for');
   }
   const uuid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
   const btrfs = (members: string[]) =>
@@ -695,19 +710,18 @@ test("a mount of another device whose source still names this one (a name reused
       mountinfo: `41 27 0:45 / /b rw - btrfs ${byId} rw\n`,
       btrfs: { [uuid]: members },
     });
-  assert.equal(
+  assert.strictEqual(
     (await btrfs(['8:16']).inspect(device)).mountPoint,
     '/b',
     'a member of the mounted btrfs, named by its source',
   );
-  assert.equal(
+  assert.isNull(
     (await btrfs(['8:32']).inspect(device)).mountPoint,
-    null,
     "the kernel does not list it among that btrfs's devices",
   );
 });
 
-test('the device changed while voe checked it: renamed to another device, or shrunk, before the grow tool: FSRESIZE_DEVICE_CHANGED, the tool never runs; a filesystem the tool left smaller is never a no-op', async () => {
+it('the device changed while voe checked it: renamed to another device, or shrunk, before the grow tool: FSRESIZE_DEVICE_CHANGED, the tool never runs; a filesystem the tool left smaller is never a no-op', async () => {
   const scenario = (
     during: (
       device: { majorMinor: string; bytes: number; superblock: Uint8Array },
@@ -734,20 +748,20 @@ test('the device changed while voe checked it: renamed to another device, or shr
   const renamed = scenario((device, command) => {
     if (command === 'e2fsck') device.majorMinor = '8:32';
   });
-  await assert.rejects(renamed.grow('/dev/sdb'), (error: unknown) => {
+  await expectRejection(renamed.grow('/dev/sdb'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED');
-    assert.equal(
+    assert.strictEqual(error.code, 'FSRESIZE_DEVICE_CHANGED');
+    assert.strictEqual(
       error.message,
       '/dev/sdb now leads to /dev/sdb (8:32), not to the device voe locked and inspected (/dev/sdb, 8:16): the name was given to another device meanwhile; resize2fs /dev/sdb was not run; e2fsck -f -p /dev/sdb ran first (exit 0: no errors) — check which device to grow and retry',
     );
-    assert.deepEqual(error.details?.precheck, {
+    assert.deepStrictEqual(error.details?.precheck, {
       command: ['e2fsck', '-f', '-p', '/dev/sdb'],
       exitCode: 0,
     });
     return true;
   });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     renamed.calls.map((c) => c[0]),
     ['blkid', 'e2fsck'],
   );
@@ -755,16 +769,16 @@ test('the device changed while voe checked it: renamed to another device, or shr
   const shrunk = scenario((device, command) => {
     if (command === 'e2fsck') device.bytes = 48 * MiB;
   });
-  await assert.rejects(shrunk.grow('/dev/sdb'), (error: unknown) => {
+  await expectRejection(shrunk.grow('/dev/sdb'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED');
+    assert.strictEqual(error.code, 'FSRESIZE_DEVICE_CHANGED');
     assert.match(
       error.message,
       /^\/dev\/sdb shrank from 256\.0 MiB to 48\.0 MiB since voe inspected it; resize2fs \/dev\/sdb was not run; e2fsck -f -p \/dev\/sdb ran first/,
     );
     return true;
   });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     shrunk.calls.map((c) => c[0]),
     ['blkid', 'e2fsck'],
   );
@@ -773,9 +787,9 @@ test('the device changed while voe checked it: renamed to another device, or shr
   const shrunkDuring = scenario((device, command) => {
     if (command === 'resize2fs') device.bytes = 48 * MiB;
   });
-  await assert.rejects(shrunkDuring.grow('/dev/sdb'), (error: unknown) => {
+  await expectRejection(shrunkDuring.grow('/dev/sdb'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED');
+    assert.strictEqual(error.code, 'FSRESIZE_DEVICE_CHANGED');
     assert.match(
       error.message,
       /resize2fs \/dev\/sdb left ext4 on \/dev\/sdb smaller than before \(48\.0 MiB instead of 64\.0 MiB\): the device was made smaller while it ran/,
@@ -784,7 +798,7 @@ test('the device changed while voe checked it: renamed to another device, or shr
   });
 });
 
-test('an ext filesystem already at the size resize2fs can reach (the device rounded down to whole pages) is a no-op: neither e2fsck nor resize2fs runs', async () => {
+it('an ext filesystem already at the size resize2fs can reach (the device rounded down to whole pages) is a no-op: neither e2fsck nor resize2fs runs', async () => {
   // 1 KiB blocks, 102400 of them (100 MiB), mounted since its last check; the device is 3 KiB past a 4 KiB page boundary.
   const node = (pageBytes: number) =>
     fakeResizer({
@@ -800,35 +814,35 @@ test('an ext filesystem already at the size resize2fs can reach (the device roun
     });
   const resizer = node(4096);
   const inspection = await resizer.inspect('/dev/loop3');
-  assert.equal(inspection.extPageBytes, 4096, 'the page size given is in the inspection');
-  assert.equal(resizer.needsResize(inspection), false);
+  assert.strictEqual(inspection.extPageBytes, 4096, 'the page size given is in the inspection');
+  assert.isFalse(resizer.needsResize(inspection));
   for (const dryRun of [false, true]) {
     const result = await resizer.grow('/dev/loop3', { dryRun });
-    assert.equal(result.action, 'noop');
-    assert.equal(result.command, null);
-    assert.equal(result.precheck, null);
+    assert.strictEqual(result.action, 'noop');
+    assert.isNull(result.command);
+    assert.isNull(result.precheck);
     assert.match(
       result.reason,
       /already has the size resize2fs can reach .*the last 3072 bytes of the device stay unused/,
     );
   }
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid', 'blkid', 'blkid'],
     'only the probes ran',
   );
   // Where the page is no larger than the block, the three 1 KiB blocks are grown into.
   const pageOfOneBlock = node(1024);
-  assert.equal(pageOfOneBlock.needsResize(await pageOfOneBlock.inspect('/dev/loop3')), true);
-  assert.deepEqual(
+  assert.isTrue(pageOfOneBlock.needsResize(await pageOfOneBlock.inspect('/dev/loop3')));
+  assert.deepStrictEqual(
     pageOfOneBlock.calls.filter((c) => c[0] !== 'blkid'),
     [],
   );
   const planned = await pageOfOneBlock.grow('/dev/loop3', { dryRun: true });
-  assert.deepEqual(planned.command, ['resize2fs', '/dev/loop3']);
+  assert.deepStrictEqual(planned.command, ['resize2fs', '/dev/loop3']);
 });
 
-test('an ext4 without the 64bit feature on a device past 2^32 blocks is refused FSRESIZE_EXT_32BIT_LIMIT: neither e2fsck nor resize2fs runs', async () => {
+it('an ext4 without the 64bit feature on a device past 2^32 blocks is refused FSRESIZE_EXT_32BIT_LIMIT: neither e2fsck nor resize2fs runs', async () => {
   // 1 GiB of 4 KiB blocks, mounted since its last check (an offline grow would check it first), on a 17 TiB device.
   const resizer = fakeResizer({
     devices: {
@@ -841,12 +855,12 @@ test('an ext4 without the 64bit feature on a device past 2^32 blocks is refused 
     tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
   });
   const inspection = await resizer.inspect('/dev/sdb');
-  assert.equal(inspection.ext64bit, false);
-  assert.equal(resizer.needsResize(inspection), true, 'the filesystem is smaller than its device');
+  assert.isFalse(inspection.ext64bit);
+  assert.isTrue(resizer.needsResize(inspection), 'the filesystem is smaller than its device');
   for (const dryRun of [true, false]) {
-    await assert.rejects(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
+    await expectRejection(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_EXT_32BIT_LIMIT');
+      assert.strictEqual(error.code, 'FSRESIZE_EXT_32BIT_LIMIT');
       assert.match(
         error.message,
         /without the 64bit feature it cannot address more than 17592186040320 bytes .*resize2fs -b \/dev\/sdb/,
@@ -854,14 +868,14 @@ test('an ext4 without the 64bit feature on a device past 2^32 blocks is refused 
       return true;
     });
   }
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid', 'blkid', 'blkid'],
     'only the probes ran',
   );
 });
 
-test('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE, also in a dry run: neither e2fsck nor resize2fs runs', async () => {
+it('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE, also in a dry run: neither e2fsck nor resize2fs runs', async () => {
   const resizer = fakeResizer({
     devices: {
       '/dev/sdb': {
@@ -876,11 +890,11 @@ test('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE, also 
     },
     tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
   });
-  assert.equal((await resizer.inspect('/dev/sdb')).extBigalloc, true);
+  assert.isTrue((await resizer.inspect('/dev/sdb')).extBigalloc);
   for (const dryRun of [true, false]) {
-    await assert.rejects(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
+    await expectRejection(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_EXT_BIGALLOC_OFFLINE');
+      assert.strictEqual(error.code, 'FSRESIZE_EXT_BIGALLOC_OFFLINE');
       assert.match(
         error.message,
         /mount it and grow it online .* e2fsck -f \/dev\/sdb, then resize2fs -f \/dev\/sdb$/,
@@ -888,14 +902,14 @@ test('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE, also 
       return true;
     });
   }
-  assert.deepEqual(
+  assert.deepStrictEqual(
     resizer.calls.map((c) => c[0]),
     ['blkid', 'blkid', 'blkid'],
     'only the probes ran',
   );
 });
 
-test('an online xfs grow takes the new size from what xfs_growfs printed when it grew from the size measured before; otherwise it measures again', async () => {
+it('an online xfs grow takes the new size from what xfs_growfs printed when it grew from the size measured before; otherwise it measures again', async () => {
   const xfsGrow = (growfsFrom: number) => {
     let dataBlocks = 262144;
     return fakeResizer({
@@ -917,23 +931,23 @@ test('an online xfs grow takes the new size from what xfs_growfs printed when it
   };
   const reported = xfsGrow(262144);
   const grown = await reported.grow('/dev/sdb');
-  assert.equal(grown.action, 'grown');
-  assert.equal(grown.afterBytes, 2048 * MiB);
-  assert.deepEqual(
+  assert.strictEqual(grown.action, 'grown');
+  assert.strictEqual(grown.afterBytes, 2048 * MiB);
+  assert.deepStrictEqual(
     reported.calls.map((c) => c[0]),
     ['blkid', 'xfs_io', 'xfs_growfs'],
     'no xfs_io after the grow',
   );
   // xfs_growfs grew from another size than voe measured (something changed it in between): measured again.
   const changed = xfsGrow(262400);
-  assert.equal((await changed.grow('/dev/sdb')).afterBytes, 2048 * MiB);
-  assert.deepEqual(
+  assert.strictEqual((await changed.grow('/dev/sdb')).afterBytes, 2048 * MiB);
+  assert.deepStrictEqual(
     changed.calls.map((c) => c[0]),
     ['blkid', 'xfs_io', 'xfs_growfs', 'xfs_io'],
   );
 });
 
-test('what a grow did, and a device that shrank before the tool, give the exact bytes when the sizes read the same at one decimal', async () => {
+it('what a grow did, and a device that shrank before the tool, give the exact bytes when the sizes read the same at one decimal', async () => {
   // An xfs of 1 GiB mounted at /m, on a device 1 MiB larger: xfs_growfs adds that 1 MiB.
   let dataBlocks = 262144;
   const xfs = fakeResizer({
@@ -948,8 +962,8 @@ test('what a grow did, and a device that shrank before the tool, give the exact 
     },
   });
   const grown = await xfs.grow('/dev/sdb');
-  assert.equal(grown.action, 'grown');
-  assert.equal(
+  assert.strictEqual(grown.action, 'grown');
+  assert.strictEqual(
     grown.reason,
     'grew xfs on /dev/sdb from 1.0 GiB (1073741824 bytes) to 1.0 GiB (1074790400 bytes) online (mounted at /m)',
   );
@@ -966,9 +980,9 @@ test('what a grow did, and a device that shrank before the tool, give the exact 
       return command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined;
     },
   });
-  await assert.rejects(ext.grow('/dev/sdb'), (error: unknown) => {
+  await expectRejection(ext.grow('/dev/sdb'), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_DEVICE_CHANGED');
+    assert.strictEqual(error.code, 'FSRESIZE_DEVICE_CHANGED');
     assert.match(
       error.message,
       /^\/dev\/sdb shrank from 1\.0 GiB \(1074790400 bytes\) to 1\.0 GiB \(1074789888 bytes\) since voe inspected it; /,

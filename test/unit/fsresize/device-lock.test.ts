@@ -1,13 +1,15 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
+import { expectRejection } from '../../support/expect-error.js';
 import { chmod, chown, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { createDeviceLock, isFsResizeError } from '../../../src/fsresize/index.js';
 
-async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
+async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-lock-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -33,13 +35,13 @@ async function exclusiveRuns(
   return { maxInside, order };
 }
 
-test('in-process callers of one key run one at a time, first come first served', async () => {
+it('in-process callers of one key run one at a time, first come first served', async () => {
   const { maxInside, order } = await exclusiveRuns(createDeviceLock(), '7:0', 5);
-  assert.equal(maxInside, 1);
-  assert.deepEqual(order, [0, 1, 2, 3, 4]);
+  assert.strictEqual(maxInside, 1);
+  assert.deepStrictEqual(order, [0, 1, 2, 3, 4]);
 });
 
-test('different keys do not wait for each other', async () => {
+it('different keys do not wait for each other', async () => {
   const lock = createDeviceLock();
   const a = await lock.acquire('7:0');
   const b = await lock.acquire('7:1');
@@ -47,8 +49,8 @@ test('different keys do not wait for each other', async () => {
   await b();
 });
 
-test('two locks sharing a directory exclude each other and leave no files behind', async (t) => {
-  const dir = await tempDir(t);
+it('two locks sharing a directory exclude each other and leave no files behind', async () => {
+  const dir = await tempDir();
   const first = createDeviceLock({ directory: dir, pollMs: 5 });
   const second = createDeviceLock({ directory: dir, pollMs: 5 });
   const release = await first.acquire('7:0');
@@ -58,40 +60,40 @@ test('two locks sharing a directory exclude each other and leave no files behind
     return r;
   });
   await new Promise((r) => setTimeout(r, 30));
-  assert.equal(acquired, false, 'the second holder waits');
+  assert.isFalse(acquired, 'the second holder waits');
   await release();
   await (
     await waiting
   )();
-  assert.deepEqual(await readdir(dir), []);
+  assert.deepStrictEqual(await readdir(dir), []);
 });
 
-test('a lock file of a process that no longer exists is stale and taken over', async (t) => {
-  const dir = await tempDir(t);
+it('a lock file of a process that no longer exists is stale and taken over', async () => {
+  const dir = await tempDir();
   await writeFile(join(dir, '7-0.lock'), '2147483646 dead-token\n');
   const release = await createDeviceLock({ directory: dir, pollMs: 5 }).acquire('7:0');
   await release();
-  assert.deepEqual(await readdir(dir), []);
+  assert.deepStrictEqual(await readdir(dir), []);
 });
 
-test('a lock held by a live process past the timeout is FSRESIZE_BUSY naming the lock file', async (t) => {
-  const dir = await tempDir(t);
+it('a lock held by a live process past the timeout is FSRESIZE_BUSY naming the lock file', async () => {
+  const dir = await tempDir();
   await writeFile(join(dir, '7-0.lock'), `${process.ppid} other-token\n`);
-  await assert.rejects(
+  await expectRejection(
     createDeviceLock({ directory: dir, pollMs: 5 }).acquire('7:0', { timeoutMs: 50 }),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_BUSY');
+      assert.strictEqual(error.code, 'FSRESIZE_BUSY');
       assert.match(error.message, /7-0\.lock/);
       return true;
     },
   );
 });
 
-test('an in-process waiter that times out is FSRESIZE_BUSY and does not block later callers', async () => {
+it('an in-process waiter that times out is FSRESIZE_BUSY and does not block later callers', async () => {
   const lock = createDeviceLock();
   const release = await lock.acquire('7:0');
-  await assert.rejects(
+  await expectRejection(
     lock.acquire('7:0', { timeoutMs: 20 }),
     (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_BUSY',
   );
@@ -100,15 +102,15 @@ test('an in-process waiter that times out is FSRESIZE_BUSY and does not block la
   await again();
 });
 
-test('a lock directory that cannot be created is a typed error', async (t) => {
-  const dir = await tempDir(t);
+it('a lock directory that cannot be created is a typed error', async () => {
+  const dir = await tempDir();
   const file = join(dir, 'a-file');
   await writeFile(file, '');
-  await assert.rejects(
+  await expectRejection(
     createDeviceLock({ directory: join(file, 'locks') }).acquire('7:0'),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
+      assert.strictEqual(error.code, 'FSRESIZE_LOCK_FAILED');
       assert.match(
         error.message,
         /cannot create the device lock file in .*a-file\/locks \(ENOTDIR\); a path component is a file, not a directory: choose another lock directory$/,
@@ -118,8 +120,8 @@ test('a lock directory that cannot be created is a typed error', async (t) => {
   );
 });
 
-test('the lock directory is made private whatever the umask; one others may write in is refused FSRESIZE_LOCK_FAILED, and nothing is written there', async (t) => {
-  const dir = await tempDir(t);
+it('the lock directory is made private whatever the umask; one others may write in is refused FSRESIZE_LOCK_FAILED, and nothing is written there', async () => {
+  const dir = await tempDir();
   const fresh = join(dir, 'run', 'voe', 'fsresize');
   const umask = process.umask(0);
   try {
@@ -128,8 +130,8 @@ test('the lock directory is made private whatever the umask; one others may writ
   } finally {
     process.umask(umask);
   }
-  assert.equal((await stat(fresh)).mode & 0o777, 0o700);
-  assert.equal((await stat(join(dir, 'run', 'voe'))).mode & 0o777, 0o700);
+  assert.strictEqual((await stat(fresh)).mode & 0o777, 0o700);
+  assert.strictEqual((await stat(join(dir, 'run', 'voe'))).mode & 0o777, 0o700);
 
   for (const [mode, who] of [
     [0o777, 'its group and other users'],
@@ -139,11 +141,11 @@ test('the lock directory is made private whatever the umask; one others may writ
   ] as const) {
     const shared = await mkdtemp(join(dir, 'shared-'));
     await chmod(shared, mode);
-    await assert.rejects(
+    await expectRejection(
       createDeviceLock({ directory: shared }).acquire('7:0'),
       (error: unknown) => {
         assert.ok(isFsResizeError(error));
-        assert.equal(error.code, 'FSRESIZE_LOCK_FAILED');
+        assert.strictEqual(error.code, 'FSRESIZE_LOCK_FAILED');
         assert.match(
           error.message,
           new RegExp(
@@ -153,12 +155,12 @@ test('the lock directory is made private whatever the umask; one others may writ
         return true;
       },
     );
-    assert.deepEqual(await readdir(shared), []);
+    assert.deepStrictEqual(await readdir(shared), []);
   }
   if (process.getuid?.() === 0) {
     const someoneElses = await mkdtemp(join(dir, 'nobody-'));
     await chown(someoneElses, 65534, 65534);
-    await assert.rejects(
+    await expectRejection(
       createDeviceLock({ directory: someoneElses }).acquire('7:0'),
       (error: unknown) =>
         isFsResizeError(error) &&
@@ -170,46 +172,42 @@ test('the lock directory is made private whatever the umask; one others may writ
   }
   const link = join(dir, 'link');
   await symlink(fresh, link);
-  await assert.rejects(
+  await expectRejection(
     createDeviceLock({ directory: link }).acquire('7:0'),
     /the device lock directory .*link is a symbolic link: another user could remove or plant its lock files; replace the link with a directory of its own \(mode 700\), or choose another lock directory/,
   );
 });
 
-test(
-  'a waiter asked to stop gives up at once with FSRESIZE_INTERRUPTED (file lock and in-process queue) and blocks nobody',
-  { timeout: 120_000 },
-  async (t) => {
-    const dir = await tempDir(t);
-    await writeFile(join(dir, '7-0.lock'), `${process.ppid} other-token\n`);
-    const controller = new AbortController();
-    // Polls ten minutes apart: ending at all (within the test's timeout) shows the stop did not wait for the next poll.
-    const waiting = createDeviceLock({ directory: dir, pollMs: 600_000 }).acquire('7:0', {
-      signal: controller.signal,
-    });
-    setTimeout(() => controller.abort('SIGINT'), 50);
-    await assert.rejects(waiting, (error: unknown) => {
-      assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_INTERRUPTED');
-      assert.match(
-        error.message,
-        /^stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/,
-      );
-      return true;
-    });
-
-    const lock = createDeviceLock();
-    const release = await lock.acquire('7:1');
-    const stopping = new AbortController();
-    const queued = lock.acquire('7:1', { signal: stopping.signal });
-    stopping.abort('SIGTERM');
-    await assert.rejects(
-      queued,
-      (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INTERRUPTED',
+it('a waiter asked to stop gives up at once with FSRESIZE_INTERRUPTED (file lock and in-process queue) and blocks nobody', async () => {
+  const dir = await tempDir();
+  await writeFile(join(dir, '7-0.lock'), `${process.ppid} other-token\n`);
+  const controller = new AbortController();
+  // Polls ten minutes apart: ending at all (within the test's timeout) shows the stop did not wait for the next poll.
+  const waiting = createDeviceLock({ directory: dir, pollMs: 600_000 }).acquire('7:0', {
+    signal: controller.signal,
+  });
+  setTimeout(() => controller.abort('SIGINT'), 50);
+  await expectRejection(waiting, (error: unknown) => {
+    assert.ok(isFsResizeError(error));
+    assert.strictEqual(error.code, 'FSRESIZE_INTERRUPTED');
+    assert.match(
+      error.message,
+      /^stopped \(SIGINT\) while waiting for another resize of this device to finish; nothing was changed$/,
     );
-    await release();
-    await (
-      await lock.acquire('7:1', { timeoutMs: 1000 })
-    )();
-  },
-);
+    return true;
+  });
+
+  const lock = createDeviceLock();
+  const release = await lock.acquire('7:1');
+  const stopping = new AbortController();
+  const queued = lock.acquire('7:1', { signal: stopping.signal });
+  stopping.abort('SIGTERM');
+  await expectRejection(
+    queued,
+    (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_INTERRUPTED',
+  );
+  await release();
+  await (
+    await lock.acquire('7:1', { timeoutMs: 1000 })
+  )();
+}).timeout(120_000);

@@ -1,31 +1,33 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { createExecFileRunner, isFsResizeError } from '../../../src/fsresize/index.js';
 import { processStartTime } from '../../../src/lock/index.js';
 
 /** `pid` exists (a zombie counts: it is not reaped yet). */
 const alive = (pid: number): boolean => processStartTime(pid) !== null;
 
-test('returns stdout, stderr and a non-zero exit code as a result', async () => {
+it('returns stdout, stderr and a non-zero exit code as a result', async () => {
   const runner = createExecFileRunner();
-  assert.deepEqual(await runner.run('sh', ['-c', 'echo out; echo err >&2; exit 3']), {
+  assert.deepStrictEqual(await runner.run('sh', ['-c', 'echo out; echo err >&2; exit 3']), {
     exitCode: 3,
     stdout: 'out\n',
     stderr: 'err\n',
   });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     await runner.run('printf', ['%s|', 'a b', '$(x)']),
     { exitCode: 0, stdout: 'a b|$(x)|', stderr: '' },
     'arguments are never interpreted by a shell',
   );
 });
 
-test('onSpawn gets the pid of the process the tool runs as, for a probe and for a critical tool alike (beside critical.onStart)', async () => {
+it('onSpawn gets the pid of the process the tool runs as, for a probe and for a critical tool alike (beside critical.onStart)', async () => {
   const runner = createExecFileRunner();
   const spawned: number[] = [];
   const probe = await runner.run('sh', ['-c', 'echo $$'], { onSpawn: (pid) => spawned.push(pid) });
@@ -34,53 +36,53 @@ test('onSpawn gets the pid of the process the tool runs as, for a probe and for 
     onSpawn: (pid) => spawned.push(pid),
     critical: { onStart: (pid) => started.push(pid) },
   });
-  assert.deepEqual(spawned, [Number(probe.stdout), Number(critical.stdout)]);
-  assert.deepEqual(started, [Number(critical.stdout)]);
+  assert.deepStrictEqual(spawned, [Number(probe.stdout), Number(critical.stdout)]);
+  assert.deepStrictEqual(started, [Number(critical.stdout)]);
 });
 
-test('runs tools with LC_ALL=C and a fixed PATH', async () => {
+it('runs tools with LC_ALL=C and a fixed PATH', async () => {
   const { stdout } = await createExecFileRunner({ searchPath: '/usr/bin:/bin' }).run('env', []);
-  assert.deepEqual(stdout.trim().split('\n').sort(), ['LC_ALL=C', 'PATH=/usr/bin:/bin']);
+  assert.deepStrictEqual(stdout.trim().split('\n').sort(), ['LC_ALL=C', 'PATH=/usr/bin:/bin']);
 });
 
-test('a missing tool is FSRESIZE_TOOL_MISSING', async () => {
-  await assert.rejects(createExecFileRunner().run('voe-no-such-tool', []), (error: unknown) => {
+it('a missing tool is FSRESIZE_TOOL_MISSING', async () => {
+  await expectRejection(createExecFileRunner().run('voe-no-such-tool', []), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_TOOL_MISSING');
+    assert.strictEqual(error.code, 'FSRESIZE_TOOL_MISSING');
     assert.match(error.message, /voe-no-such-tool is not installed/);
     return true;
   });
 });
 
-test('a tool that outlives its timeout is stopped: FSRESIZE_TIMEOUT with its stderr', async () => {
+it('a tool that outlives its timeout is stopped: FSRESIZE_TIMEOUT with its stderr', async () => {
   const runner = createExecFileRunner();
-  await assert.rejects(
+  await expectRejection(
     runner.run('sh', ['-c', 'echo started >&2; exec sleep 30'], { timeoutMs: 1500 }),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-      assert.equal(error.tool?.stderr, 'started\n');
+      assert.strictEqual(error.code, 'FSRESIZE_TIMEOUT');
+      assert.strictEqual(error.tool?.stderr, 'started\n');
       return true;
     },
   );
 });
 
-test('a tool that catches SIGTERM when stopped is still FSRESIZE_TIMEOUT, not a failure of its own', async () => {
+it('a tool that catches SIGTERM when stopped is still FSRESIZE_TIMEOUT, not a failure of its own', async () => {
   const runner = createExecFileRunner();
   // Exits with a code from its handler.
-  await assert.rejects(
+  await expectRejection(
     runner.run('sh', ['-c', "trap 'kill $! 2>/dev/null; exit 143' TERM; sleep 30 & wait $!"], {
       timeoutMs: 1500,
     }),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-      assert.equal(error.tool?.exitCode, 143);
+      assert.strictEqual(error.code, 'FSRESIZE_TIMEOUT');
+      assert.strictEqual(error.tool?.exitCode, 143);
       return true;
     },
   );
   // Writes to stderr from its handler: Node has closed the pipes by then, so it dies of SIGPIPE.
-  await assert.rejects(
+  await expectRejection(
     runner.run(
       'sh',
       ['-c', "trap 'kill $!; echo stopping >&2; exit 143' TERM; sleep 30 & wait $!"],
@@ -88,28 +90,28 @@ test('a tool that catches SIGTERM when stopped is still FSRESIZE_TIMEOUT, not a 
     ),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+      assert.strictEqual(error.code, 'FSRESIZE_TIMEOUT');
       return true;
     },
   );
 });
 
-test('a probe that ignores SIGTERM gets SIGKILL after the grace: FSRESIZE_TIMEOUT', async (t) => {
+it('a probe that ignores SIGTERM gets SIGKILL after the grace: FSRESIZE_TIMEOUT', async () => {
   const runner = createExecFileRunner({ killGraceMs: 500 });
   let pid: number | undefined;
-  t.after(() => {
+  onCleanup(() => {
     if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
   });
   // The ignored SIGTERM stays ignored across exec: sleep itself ignores it. It says its pid first.
-  await assert.rejects(
+  await expectRejection(
     runner.run('sh', ['-c', "trap '' TERM; echo $$ >&2; exec sleep 20"], { timeoutMs: 500 }),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
+      assert.strictEqual(error.code, 'FSRESIZE_TIMEOUT');
       pid = Number(error.tool?.stderr.trim());
       // Ended by SIGKILL, not at the end of its 20 s (exit 0), and gone when the call answers: it was not left running.
-      assert.equal(error.tool?.signal, 'SIGKILL');
-      assert.equal(error.tool?.exitCode, null);
+      assert.strictEqual(error.tool?.signal, 'SIGKILL');
+      assert.isNull(error.tool?.exitCode);
       assert.ok(pid > 0 && !alive(pid), `the tool (pid ${pid}) is gone`);
       assert.match(error.message, /did not finish within 500 ms and was stopped/);
       return true;
@@ -117,9 +119,9 @@ test('a probe that ignores SIGTERM gets SIGKILL after the grace: FSRESIZE_TIMEOU
   );
 });
 
-test('a probe whose output a process it started holds open is stopped at its timeout, and voe exits while that process runs on', async (t) => {
+it('a probe whose output a process it started holds open is stopped at its timeout, and voe exits while that process runs on', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-runner-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const leftFile = join(dir, 'left');
   const runnerModule = new URL('../../../src/fsresize/index.js', import.meta.url).href;
   // The probe starts a process that holds its stdout and stderr (and names it), then waits: SIGTERM
@@ -140,7 +142,7 @@ test('a probe whose output a process it started holds open is stopped at its tim
   });
   const [code] = (await once(voe, 'exit')) as [number | null];
   const left = Number(await readFile(leftFile, 'utf8'));
-  t.after(() => {
+  onCleanup(() => {
     try {
       process.kill(left, 'SIGKILL');
     } catch {
@@ -148,18 +150,18 @@ test('a probe whose output a process it started holds open is stopped at its tim
     }
   });
   assert.match(out, /^FSRESIZE_TIMEOUT: sh -c .* did not finish within 500 ms and was stopped/);
-  assert.equal(code, 0);
+  assert.strictEqual(code, 0);
   assert.ok(alive(left), "voe exited while what holds the probe's output still runs");
 });
 
-test('a timeout Node cannot keep (above 2^31-1 ms, zero, negative, NaN) is refused before anything runs', async () => {
+it('a timeout Node cannot keep (above 2^31-1 ms, zero, negative, NaN) is refused before anything runs', async () => {
   // Node would turn 2^31 ms into 1 ms and stop the tool as it starts.
   for (const timeoutMs of [2 ** 31, 1e300, 0, -5, Number.NaN]) {
-    await assert.rejects(
+    await expectRejection(
       createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs }),
       (error: unknown) => {
         assert.ok(isFsResizeError(error), String(timeoutMs));
-        assert.equal(error.code, 'FSRESIZE_INVALID_ARGUMENT');
+        assert.strictEqual(error.code, 'FSRESIZE_INVALID_ARGUMENT');
         assert.match(
           error.message,
           /the timeout for sh must be from 1 to 2147483647 ms, got .*; nothing was run/,
@@ -168,35 +170,35 @@ test('a timeout Node cannot keep (above 2^31-1 ms, zero, negative, NaN) is refus
       },
     );
   }
-  assert.equal(
+  assert.strictEqual(
     (await createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs: 2 ** 31 - 1 })).exitCode,
     0,
   );
-  assert.equal(
+  assert.strictEqual(
     (await createExecFileRunner().run('sh', ['-c', 'exit 0'], { timeoutMs: 5000.5 })).exitCode,
     0,
     'fractions are rounded up',
   );
-  await assert.rejects(
+  await expectRejection(
     createExecFileRunner().run('sh', ['-c', 'exec sleep 5'], { timeoutMs: 0.0001 }),
     /FSRESIZE_TIMEOUT|did not finish within/,
     'a fraction of a millisecond is 1 ms, not an error from Node',
   );
 });
 
-test('a tool that is not executable is FSRESIZE_PERMISSION_DENIED', async (t) => {
+it('a tool that is not executable is FSRESIZE_PERMISSION_DENIED', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-runner-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const tool = join(dir, 'not-executable');
   await writeFile(tool, '#!/bin/sh\n', { mode: 0o644 });
-  await assert.rejects(createExecFileRunner().run(tool, []), (error: unknown) => {
+  await expectRejection(createExecFileRunner().run(tool, []), (error: unknown) => {
     assert.ok(isFsResizeError(error));
-    assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
+    assert.strictEqual(error.code, 'FSRESIZE_PERMISSION_DENIED');
     return true;
   });
 });
 
-test('a critical tool (grow/check) reports its pid at once, runs in a session of its own, and its output is captured', async () => {
+it('a critical tool (grow/check) reports its pid at once, runs in a session of its own, and its output is captured', async () => {
   let started: number | undefined;
   const result = await createExecFileRunner().run(
     'sh',
@@ -212,20 +214,20 @@ test('a critical tool (grow/check) reports its pid at once, runs in a session of
       },
     },
   );
-  assert.equal(result.exitCode, 3);
-  assert.equal(result.stderr, 'err\n');
+  assert.strictEqual(result.exitCode, 3);
+  assert.strictEqual(result.stderr, 'err\n');
   const [pid, sid] = result.stdout.trim().split(' ').map(Number);
-  assert.equal(pid, started, "onStart got the tool's pid");
-  assert.equal(
+  assert.strictEqual(pid, started, "onStart got the tool's pid");
+  assert.strictEqual(
     sid,
     pid,
     "the tool leads its own session: a terminal's Ctrl-C or hangup does not reach it",
   );
 });
 
-test('a critical tool outlives a killed voe: its output goes to files, so it does not die of SIGPIPE', async (t) => {
+it('a critical tool outlives a killed voe: its output goes to files, so it does not die of SIGPIPE', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-runner-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const marker = join(dir, 'finished');
   const runnerModule = new URL('../../../src/fsresize/index.js', import.meta.url).href;
   // A voe stand-in runs the tool, then is killed (SIGKILL) while the tool still runs; the tool
@@ -244,7 +246,7 @@ test('a critical tool outlives a killed voe: its output goes to files, so it doe
   });
   const exited = once(voe, 'exit');
   while (!out.includes('\n')) {
-    assert.equal(voe.exitCode, null, 'the voe process started the tool before it ended');
+    assert.isNull(voe.exitCode, 'the voe process started the tool before it ended');
     await new Promise((r) => setTimeout(r, 10));
   }
   voe.kill('SIGKILL');
@@ -252,16 +254,16 @@ test('a critical tool outlives a killed voe: its output goes to files, so it doe
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline && (await readFile(marker, 'utf8').catch(() => '')) === '')
     await new Promise((r) => setTimeout(r, 50));
-  assert.equal(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
+  assert.strictEqual(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
 });
 
-test('a critical tool still running at its timeout is never stopped (a resize2fs killed midway damages the filesystem): FSRESIZE_TIMEOUT names its pid and output so far, and it runs to its end', async (t) => {
+it('a critical tool still running at its timeout is never stopped (a resize2fs killed midway damages the filesystem): FSRESIZE_TIMEOUT names its pid and output so far, and it runs to its end', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-runner-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const marker = join(dir, 'finished');
   let pid = 0;
   // 2 s: time enough for sh to start and write on a loaded machine; the tool goes on 2 s more.
-  await assert.rejects(
+  await expectRejection(
     createExecFileRunner().run(
       'sh',
       ['-c', 'echo started >&2; sleep 4; echo done > "$0"', marker],
@@ -276,9 +278,9 @@ test('a critical tool still running at its timeout is never stopped (a resize2fs
     ),
     (error: unknown) => {
       assert.ok(isFsResizeError(error));
-      assert.equal(error.code, 'FSRESIZE_TIMEOUT');
-      assert.equal(error.details?.['pid'], pid);
-      assert.equal(error.tool?.stderr, 'started\n');
+      assert.strictEqual(error.code, 'FSRESIZE_TIMEOUT');
+      assert.strictEqual(error.details?.['pid'], pid);
+      assert.strictEqual(error.tool?.stderr, 'started\n');
       assert.match(
         error.message,
         new RegExp(
@@ -292,11 +294,11 @@ test('a critical tool still running at its timeout is never stopped (a resize2fs
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && (await readFile(marker, 'utf8').catch(() => '')) === '')
     await new Promise((r) => setTimeout(r, 50));
-  assert.equal(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
+  assert.strictEqual(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
 });
 
-test('a missing critical tool is FSRESIZE_TOOL_MISSING', async () => {
-  await assert.rejects(
+it('a missing critical tool is FSRESIZE_TOOL_MISSING', async () => {
+  await expectRejection(
     createExecFileRunner().run('voe-no-such-tool', [], { critical: {} }),
     (error: unknown) => isFsResizeError(error) && error.code === 'FSRESIZE_TOOL_MISSING',
   );

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { test } from 'node:test';
 import {
   DEFAULT_PAGE_SIZE,
   extGrowTarget,
@@ -11,42 +11,46 @@ import {
 
 const MiB = 1024 * 1024;
 
-test('extGrowTarget: the device rounded down to whole blocks, and to whole pages when the page is larger (resize2fs with no size)', () => {
-  assert.equal(
+it('extGrowTarget: the device rounded down to whole blocks, and to whole pages when the page is larger (resize2fs with no size)', () => {
+  assert.strictEqual(
     extGrowTarget(100 * MiB + 3072, 1024, 4096),
     100 * MiB,
     '3 KiB past a page boundary: never covered',
   );
-  assert.equal(extGrowTarget(100 * MiB + 4096, 1024, 4096), 100 * MiB + 4096);
-  assert.equal(
+  assert.strictEqual(extGrowTarget(100 * MiB + 4096, 1024, 4096), 100 * MiB + 4096);
+  assert.strictEqual(
     extGrowTarget(100 * MiB + 3072, 1024, 1024),
     100 * MiB + 3072,
     'page = block: whole blocks',
   );
-  assert.equal(
+  assert.strictEqual(
     extGrowTarget(100 * MiB + 3072 + 512, 4096, 4096),
     100 * MiB,
     'a partial block never counts',
   );
-  assert.equal(
+  assert.strictEqual(
     extGrowTarget(64 * MiB + 60 * 1024, 4096, 65536),
     64 * MiB,
     '64 KiB pages (arm64, ppc64le)',
   );
-  assert.equal(
+  assert.strictEqual(
     extGrowTarget(64 * MiB + 8192, 65536, 4096),
     64 * MiB,
     'a block larger than the page: whole blocks',
   );
 });
 
-test("growTargetBytes: the page rule is resize2fs's, for ext only; xfs and btrfs may use the whole device", () => {
+it("growTargetBytes: the page rule is resize2fs's, for ext only; xfs and btrfs may use the whole device", () => {
   const facts = { deviceBytes: 100 * MiB + 3072, blockBytes: 1024, extPageBytes: 4096 };
   for (const filesystem of ['ext2', 'ext3', 'ext4'])
-    assert.equal(growTargetBytes({ ...facts, filesystem }), 100 * MiB, filesystem);
+    assert.strictEqual(growTargetBytes({ ...facts, filesystem }), 100 * MiB, filesystem);
   for (const filesystem of ['xfs', 'btrfs', null])
-    assert.equal(growTargetBytes({ ...facts, filesystem }), 100 * MiB + 3072, String(filesystem));
-  assert.equal(
+    assert.strictEqual(
+      growTargetBytes({ ...facts, filesystem }),
+      100 * MiB + 3072,
+      String(filesystem),
+    );
+  assert.strictEqual(
     growTargetBytes({ filesystem: 'ext4', deviceBytes: 100 * MiB + 3072, blockBytes: 1024 }),
     100 * MiB + 3072,
     'no page size known: whole blocks',
@@ -67,7 +71,7 @@ function auxv(
   return bytes;
 }
 
-test('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either byte order, up to AT_NULL', () => {
+it('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either byte order, up to AT_NULL', () => {
   const entries: Array<[number, number]> = [
     [33, 0x7ffd1000],
     [16, 0xbfebfbff],
@@ -75,9 +79,9 @@ test('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either 
     [17, 100],
     [0, 0],
   ];
-  assert.equal(parseAuxvPageSize(auxv(entries, 8, true), 8, true), 4096);
-  assert.equal(parseAuxvPageSize(auxv(entries, 4, true), 4, true), 4096);
-  assert.equal(
+  assert.strictEqual(parseAuxvPageSize(auxv(entries, 8, true), 8, true), 4096);
+  assert.strictEqual(parseAuxvPageSize(auxv(entries, 4, true), 4, true), 4096);
+  assert.strictEqual(
     parseAuxvPageSize(
       auxv(
         [
@@ -93,7 +97,7 @@ test('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either 
     65536,
     'big-endian (s390x, ppc64)',
   );
-  assert.equal(
+  assert.strictEqual(
     parseAuxvPageSize(
       auxv(
         [
@@ -108,7 +112,7 @@ test('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either 
     ),
     16384,
   );
-  assert.equal(
+  assert.isNull(
     parseAuxvPageSize(
       auxv(
         [
@@ -122,10 +126,9 @@ test('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either 
       8,
       true,
     ),
-    null,
     'nothing after AT_NULL',
   );
-  assert.equal(
+  assert.isNull(
     parseAuxvPageSize(
       auxv(
         [
@@ -138,10 +141,9 @@ test('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either 
       8,
       true,
     ),
-    null,
     'no AT_PAGESZ',
   );
-  assert.equal(
+  assert.isNull(
     parseAuxvPageSize(
       auxv(
         [
@@ -154,14 +156,13 @@ test('parseAuxvPageSize reads AT_PAGESZ (6) from 64-bit or 32-bit words, either 
       8,
       true,
     ),
-    null,
     'not a power of two',
   );
-  assert.equal(parseAuxvPageSize(new Uint8Array(12), 8, true), null, 'shorter than one entry');
+  assert.isNull(parseAuxvPageSize(new Uint8Array(12), 8, true), 'shorter than one entry');
 });
 
-test("systemPageSize is the kernel's page size, as getconf PAGESIZE (sysconf) says", () => {
+it("systemPageSize is the kernel's page size, as getconf PAGESIZE (sysconf) says", () => {
   const getconf = Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim());
-  assert.equal(systemPageSize(), getconf);
-  assert.equal(DEFAULT_PAGE_SIZE, 4096);
+  assert.strictEqual(systemPageSize(), getconf);
+  assert.strictEqual(DEFAULT_PAGE_SIZE, 4096);
 });

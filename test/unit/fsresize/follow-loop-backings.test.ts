@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { followLoopBackings, type LoopEntry } from '../../../src/fsresize/index.js';
 
 const file = (name: string, majorMinor: string, path: string, key: string): LoopEntry => ({
@@ -14,48 +14,48 @@ const over = (name: string, majorMinor: string, path: string, device: string): L
 });
 const noDisk = (): null => null;
 
-test('followLoopBackings: not a loop device, or a loop device without a backing: nothing below', () => {
+it('followLoopBackings: not a loop device, or a loop device without a backing: nothing below', () => {
   const table = [
     file('loop0', '7:0', '/a.img', '1:10'),
     { name: 'loop1', majorMinor: '7:1', backing: null },
   ];
-  assert.deepEqual(followLoopBackings(['8:16'], table, noDisk), {
+  assert.deepStrictEqual(followLoopBackings(['8:16'], table, noDisk), {
     backing: [],
     devices: [],
     files: new Map(),
-    loops: new Set(),
+    loops: new Set<string>(),
   });
-  assert.deepEqual(followLoopBackings(['7:1'], table, noDisk).backing, []);
+  assert.deepStrictEqual(followLoopBackings(['7:1'], table, noDisk).backing, []);
 });
 
-test('followLoopBackings: a loop device over a file, with the other loop devices over the same file (by identity, whatever their path)', () => {
+it('followLoopBackings: a loop device over a file, with the other loop devices over the same file (by identity, whatever their path)', () => {
   const table = [
     file('loop0', '7:0', '/a.img', '1:10'),
     file('loop2', '7:2', '/other/name/of/a.img', '1:10'),
     file('loop3', '7:3', '/b.img', '1:11'),
   ];
   const chain = followLoopBackings(['7:0'], table, noDisk);
-  assert.deepEqual(chain.backing, [
+  assert.deepStrictEqual(chain.backing, [
     { loop: 'loop0', path: '/a.img', kind: 'file', sharedWith: ['loop2'], busy: false },
   ]);
-  assert.deepEqual(chain.files, new Map([['1:10', { majorMinor: '7:0', path: '/a.img' }]]));
-  assert.deepEqual(chain.devices, []);
-  assert.deepEqual(chain.loops, new Set(['loop0', 'loop2']));
+  assert.deepStrictEqual(chain.files, new Map([['1:10', { majorMinor: '7:0', path: '/a.img' }]]));
+  assert.deepStrictEqual(chain.devices, []);
+  assert.deepStrictEqual(chain.loops, new Set(['loop0', 'loop2']));
 });
 
-test('followLoopBackings: a partition of a loop device is followed through its whole disk', () => {
+it('followLoopBackings: a partition of a loop device is followed through its whole disk', () => {
   const chain = followLoopBackings(
     ['259:0', '7:0'],
     [file('loop0', '7:0', '/a.img', '1:10')],
     noDisk,
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     chain.backing.map((b) => b.loop),
     ['loop0'],
   );
 });
 
-test('followLoopBackings: a loop device over a device (a partition: its whole disk too), and down a loop device over a loop device', () => {
+it('followLoopBackings: a loop device over a device (a partition: its whole disk too), and down a loop device over a loop device', () => {
   const table = [
     over('loop3', '7:3', '/dev/loop1', '7:1'),
     file('loop1', '7:1', '/b.img', '1:11'),
@@ -64,7 +64,7 @@ test('followLoopBackings: a loop device over a device (a partition: its whole di
     over('loop6', '7:6', '/dev/sdc1', '8:33'),
   ];
   const chain = followLoopBackings(['7:3'], table, noDisk);
-  assert.deepEqual(chain.backing, [
+  assert.deepStrictEqual(chain.backing, [
     {
       loop: 'loop3',
       path: '/dev/loop1',
@@ -75,24 +75,24 @@ test('followLoopBackings: a loop device over a device (a partition: its whole di
     },
     { loop: 'loop1', path: '/b.img', kind: 'file', sharedWith: ['loop5'], busy: false },
   ]);
-  assert.deepEqual(chain.devices, ['7:1']);
-  assert.deepEqual(chain.loops, new Set(['loop3', 'loop4', 'loop1', 'loop5']));
+  assert.deepStrictEqual(chain.devices, ['7:1']);
+  assert.deepStrictEqual(chain.loops, new Set(['loop3', 'loop4', 'loop1', 'loop5']));
   const partition = followLoopBackings(['7:6'], table, (mm) => (mm === '8:33' ? '8:32' : null));
-  assert.deepEqual(partition.devices, ['8:33', '8:32']);
+  assert.deepStrictEqual(partition.devices, ['8:33', '8:32']);
 });
 
-test('followLoopBackings: what cannot be seen is never taken for the same; a cycle or a deep chain ends', () => {
+it('followLoopBackings: what cannot be seen is never taken for the same; a cycle or a deep chain ends', () => {
   const unknown = (name: string, majorMinor: string): LoopEntry => ({
     name,
     majorMinor,
     backing: { path: '/gone (deleted)', target: { kind: 'unknown' } },
   });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     followLoopBackings(['7:0'], [unknown('loop0', '7:0'), unknown('loop1', '7:1')], noDisk).backing,
     [{ loop: 'loop0', path: '/gone (deleted)', kind: 'unknown', sharedWith: [], busy: false }],
   );
   // The kernel refuses loops, but a table read while devices change may show one.
-  assert.equal(
+  assert.strictEqual(
     followLoopBackings(
       ['7:0'],
       [over('loop0', '7:0', '/dev/loop1', '7:1'), over('loop1', '7:1', '/dev/loop0', '7:0')],
@@ -103,5 +103,5 @@ test('followLoopBackings: what cannot be seen is never taken for the same; a cyc
   const deep = Array.from({ length: 40 }, (_, i) =>
     over(`loop${i}`, `7:${i}`, `/dev/loop${i + 1}`, `7:${i + 1}`),
   );
-  assert.equal(followLoopBackings(['7:0'], deep, noDisk).backing.length, 16);
+  assert.strictEqual(followLoopBackings(['7:0'], deep, noDisk).backing.length, 16);
 });

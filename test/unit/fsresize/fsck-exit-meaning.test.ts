@@ -1,17 +1,17 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { fsckExitMeaning, fsckExitText } from '../../../src/fsresize/index.js';
 
-test('fsckExitMeaning names e2fsck exit codes (bits, as in e2fsck(8))', () => {
-  assert.equal(fsckExitMeaning(0), 'no errors');
-  assert.equal(fsckExitMeaning(1), 'errors corrected');
-  assert.equal(fsckExitMeaning(4), 'errors left uncorrected');
-  assert.equal(fsckExitMeaning(8), 'operational error');
-  assert.equal(fsckExitMeaning(12), 'errors left uncorrected, operational error');
-  assert.equal(fsckExitMeaning(64), 'exit 64');
+it('fsckExitMeaning names e2fsck exit codes (bits, as in e2fsck(8))', () => {
+  assert.strictEqual(fsckExitMeaning(0), 'no errors');
+  assert.strictEqual(fsckExitMeaning(1), 'errors corrected');
+  assert.strictEqual(fsckExitMeaning(4), 'errors left uncorrected');
+  assert.strictEqual(fsckExitMeaning(8), 'operational error');
+  assert.strictEqual(fsckExitMeaning(12), 'errors left uncorrected, operational error');
+  assert.strictEqual(fsckExitMeaning(64), 'exit 64');
 });
 
-test('fsckExitText: "exit N: meaning"', () => {
-  assert.equal(fsckExitText(1), 'exit 1: errors corrected');
-  assert.equal(fsckExitText(0), 'exit 0: no errors');
+it('fsckExitText: "exit N: meaning"', () => {
+  assert.strictEqual(fsckExitText(1), 'exit 1: errors corrected');
+  assert.strictEqual(fsckExitText(0), 'exit 0: no errors');
 });

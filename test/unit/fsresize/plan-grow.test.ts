@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import {
   DEVICE_SIZE_SLACK_BYTES,
   needsResize,
@@ -33,16 +33,16 @@ function inspection(overrides: Partial<Inspection> = {}): Inspection {
   };
 }
 
-test('needsResize: only when the device exceeds the filesystem by more than one block', () => {
-  assert.equal(needsResize(inspection()), true);
-  assert.equal(needsResize(inspection({ deviceBytes: 100 * MiB + 4096 })), false);
-  assert.equal(needsResize(inspection({ deviceBytes: 100 * MiB + 4097 })), true);
-  assert.equal(needsResize(inspection({ deviceBytes: 50 * MiB })), false);
-  assert.equal(needsResize(inspection({ filesystem: 'vfat' })), false);
-  assert.equal(needsResize(inspection({ filesystemBytes: null })), false);
+it('needsResize: only when the device exceeds the filesystem by more than one block', () => {
+  assert.isTrue(needsResize(inspection()));
+  assert.isFalse(needsResize(inspection({ deviceBytes: 100 * MiB + 4096 })));
+  assert.isTrue(needsResize(inspection({ deviceBytes: 100 * MiB + 4097 })));
+  assert.isFalse(needsResize(inspection({ deviceBytes: 50 * MiB })));
+  assert.isFalse(needsResize(inspection({ filesystem: 'vfat' })));
+  assert.isFalse(needsResize(inspection({ filesystemBytes: null })));
 });
 
-test('needsResize and planGrow for ext: the size resize2fs can reach is the device rounded down to whole pages; a filesystem that has it is a no-op saying why', () => {
+it('needsResize and planGrow for ext: the size resize2fs can reach is the device rounded down to whole pages; a filesystem that has it is a no-op saying why', () => {
   // A 1 KiB-block ext4 on a device 3 KiB past a page boundary: resize2fs (page 4 KiB) can never use those 3 KiB.
   const onePage = {
     filesystem: 'ext4',
@@ -52,29 +52,26 @@ test('needsResize and planGrow for ext: the size resize2fs can reach is the devi
     extPageBytes: 4096,
   };
   for (const mountPoint of [null, '/m']) {
-    assert.equal(needsResize(inspection({ ...onePage, mountPoint })), false);
+    assert.isFalse(needsResize(inspection({ ...onePage, mountPoint })));
     const plan = planGrow(inspection({ ...onePage, mountPoint, extCheckNeeded: true }));
-    assert.equal(plan.kind, 'noop', 'no grow, and no check before one');
+    assert.strictEqual(plan.kind, 'noop', 'no grow, and no check before one');
     assert.match(
       noop(plan),
       /^ext4 on \/dev\/sdb already has the size resize2fs can reach \(.*: resize2fs grows it to a whole number of 4096-byte pages, so the last 3072 bytes of the device stay unused\): nothing to grow$/,
     );
   }
   for (const filesystem of ['ext2', 'ext3'] as const)
-    assert.equal(planGrow(inspection({ ...onePage, filesystem })).kind, 'noop', filesystem);
-  assert.equal(
+    assert.strictEqual(planGrow(inspection({ ...onePage, filesystem })).kind, 'noop', filesystem);
+  assert.isTrue(
     needsResize(inspection({ ...onePage, deviceBytes: 100 * MiB + 4096 })),
-    true,
     'a whole page more: grown',
   );
-  assert.equal(
+  assert.isTrue(
     needsResize(inspection({ ...onePage, extPageBytes: 1024 })),
-    true,
     'a page no larger than the block: whole blocks',
   );
-  assert.equal(
+  assert.isTrue(
     needsResize(inspection({ ...onePage, filesystem: 'xfs', mountPoint: '/m' })),
-    true,
     'xfs uses every whole block',
   );
   // The growth said is to the size resize2fs reaches, not to the device's.
@@ -88,10 +85,10 @@ test('needsResize and planGrow for ext: the size resize2fs can reach is the devi
     }),
   );
   assert.ok(grow.kind === 'grow');
-  assert.equal(grow.reason, 'grow ext4 on /dev/sdb from 50.0 MiB to 64.0 MiB offline');
+  assert.strictEqual(grow.reason, 'grow ext4 on /dev/sdb from 50.0 MiB to 64.0 MiB offline');
 });
 
-test('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, mounted or not, before any check or tool (FSRESIZE_EXT_32BIT_LIMIT): resize2fs would refuse it on every retry', () => {
+it('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, mounted or not, before any check or tool (FSRESIZE_EXT_32BIT_LIMIT): resize2fs would refuse it on every retry', () => {
   const TiB = 1024 * 1024 * MiB;
   const limited = {
     filesystem: 'ext4',
@@ -108,8 +105,8 @@ test('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, moun
     ['/m', false],
   ] as const) {
     const plan = planGrow(inspection({ ...limited, mountPoint, extCheckNeeded }));
-    assert.equal(code(plan), 'FSRESIZE_EXT_32BIT_LIMIT', `${mountPoint} ${extCheckNeeded}`);
-    assert.equal(
+    assert.strictEqual(code(plan), 'FSRESIZE_EXT_32BIT_LIMIT', `${mountPoint} ${extCheckNeeded}`);
+    assert.strictEqual(
       plan.kind === 'refuse' ? plan.error.message : '',
       'ext4 on /dev/sdb cannot grow to 17.0 TiB: without the 64bit feature it cannot address more than 17592186040320 bytes (16.0 TiB; 2^32-1 blocks of 4096 bytes), ' +
         'and resize2fs refuses to grow it further ("New size too large to be expressed in 32 bits"); nothing was changed — convert it to 64bit offline (unmounted: e2fsck -f /dev/sdc, ' +
@@ -122,12 +119,12 @@ test('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, moun
     /resize2fs -b \/dev\/sdc \(resize2fs -b needs the extents feature: tune2fs -O extents first, which makes it ext4\)/,
   );
   // The size resize2fs reaches counts, not the device's: with 1 KiB blocks, 2^32 of them are 4 TiB.
-  assert.equal(
+  assert.strictEqual(
     code(planGrow(inspection({ ...limited, blockBytes: 1024, deviceBytes: 4 * TiB + 4096 }))),
     'FSRESIZE_EXT_32BIT_LIMIT',
     'a page past 2^32 blocks',
   );
-  assert.equal(
+  assert.strictEqual(
     planGrow(inspection({ ...limited, blockBytes: 1024, deviceBytes: 4 * TiB + 3072 })).kind,
     'grow',
     '3 blocks past 2^32, rounded down to whole pages: 2^32, which resize2fs takes down to 2^32-1',
@@ -136,12 +133,12 @@ test('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, moun
   const exactly = planGrow(inspection({ ...limited, deviceBytes: 16 * TiB }));
   assert.ok(exactly.kind === 'grow');
   assert.match(exactly.reason, /^grow ext4 on \/dev\/sdb from 1\.0 GiB to 16\.0 TiB offline$/);
-  assert.equal(
+  assert.strictEqual(
     planGrow(inspection({ ...limited, filesystemBytes: 16 * TiB - 4096, deviceBytes: 16 * TiB }))
       .kind,
     'noop',
   );
-  assert.equal(
+  assert.strictEqual(
     code(
       planGrow(
         inspection({ ...limited, filesystemBytes: 16 * TiB - 4096, deviceBytes: 16 * TiB + 4096 }),
@@ -151,11 +148,11 @@ test('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, moun
     'at the limit, on a larger device: still refused, never "already fills"',
   );
   // The 64bit feature (or not knowing it) lifts the limit.
-  assert.deepEqual(pick(planGrow(inspection({ ...limited, ext64bit: true }))), [
+  assert.deepStrictEqual(pick(planGrow(inspection({ ...limited, ext64bit: true }))), [
     'resize2fs',
     '/dev/sdc',
   ]);
-  assert.deepEqual(pick(planGrow(inspection({ ...limited, ext64bit: undefined }))), [
+  assert.deepStrictEqual(pick(planGrow(inspection({ ...limited, ext64bit: undefined }))), [
     'resize2fs',
     '/dev/sdc',
   ]);
@@ -171,31 +168,31 @@ test('ext without the 64bit feature is refused a size beyond 2^32-1 blocks, moun
       },
     }),
   );
-  assert.equal(code(used), 'FSRESIZE_DEVICE_IN_USE');
+  assert.strictEqual(code(used), 'FSRESIZE_DEVICE_IN_USE');
 });
 
-test('an unmounted bigalloc ext filesystem is refused FSRESIZE_EXT_BIGALLOC_OFFLINE before any check or tool (resize2fs will not grow it unforced); mounted, it is grown online', () => {
+it('an unmounted bigalloc ext filesystem is refused FSRESIZE_EXT_BIGALLOC_OFFLINE before any check or tool (resize2fs will not grow it unforced); mounted, it is grown online', () => {
   const bigalloc = { extBigalloc: true, devicePath: '/dev/sdc' };
   for (const extCheckNeeded of [false, true]) {
     const plan = planGrow(inspection({ ...bigalloc, extCheckNeeded }));
-    assert.equal(
+    assert.strictEqual(
       code(plan),
       'FSRESIZE_EXT_BIGALLOC_OFFLINE',
       'neither the check nor the grow runs',
     );
-    assert.equal(
+    assert.strictEqual(
       plan.kind === 'refuse' ? plan.error.message : '',
       'ext4 on /dev/sdb uses bigalloc and is not mounted; resize2fs refuses to grow an unmounted bigalloc filesystem unless forced ("Resizing bigalloc file systems has not been fully tested"), ' +
         "and voe never forces it; nothing was changed — mount it and grow it online (run voe again once it is mounted; kubelet's expandfs retries), " +
         'or, only if you accept that risk, grow it offline yourself: e2fsck -f /dev/sdc, then resize2fs -f /dev/sdc',
     );
   }
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(planGrow(inspection({ ...bigalloc, mountPoint: '/m' }))),
     ['resize2fs', '/dev/sdc'],
     'online: the kernel grows it',
   );
-  assert.deepEqual(pick(planGrow(inspection({ ...bigalloc, extBigalloc: false }))), [
+  assert.deepStrictEqual(pick(planGrow(inspection({ ...bigalloc, extBigalloc: false }))), [
     'resize2fs',
     '/dev/sdc',
   ]);
@@ -215,26 +212,29 @@ test('an unmounted bigalloc ext filesystem is refused FSRESIZE_EXT_BIGALLOC_OFFL
       },
     }),
   );
-  assert.equal(
+  assert.strictEqual(
     code(used),
     'FSRESIZE_DEVICE_IN_USE',
     'another program using it is said first: mounting it here would corrupt it',
   );
 });
 
-test('planGrow picks the tool per filesystem', () => {
-  assert.deepEqual(pick(planGrow(inspection())), ['resize2fs', '/dev/sdb']);
-  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext3', mountPoint: '/m' }))), [
+it('planGrow picks the tool per filesystem', () => {
+  assert.deepStrictEqual(pick(planGrow(inspection())), ['resize2fs', '/dev/sdb']);
+  assert.deepStrictEqual(pick(planGrow(inspection({ filesystem: 'ext3', mountPoint: '/m' }))), [
     'resize2fs',
     '/dev/sdb',
   ]);
-  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'ext2' }))), ['resize2fs', '/dev/sdb']);
-  assert.deepEqual(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m' }))), [
+  assert.deepStrictEqual(pick(planGrow(inspection({ filesystem: 'ext2' }))), [
+    'resize2fs',
+    '/dev/sdb',
+  ]);
+  assert.deepStrictEqual(pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m' }))), [
     'xfs_growfs',
     '-d',
     '/m',
   ]);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(
         inspection({ filesystem: 'btrfs', mountPoint: '/m', btrfs: { devid: 1, devices: 1 } }),
@@ -242,7 +242,7 @@ test('planGrow picks the tool per filesystem', () => {
     ),
     ['btrfs', 'filesystem', 'resize', 'max', '/m'],
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(
         inspection({ filesystem: 'btrfs', mountPoint: '/m', btrfs: { devid: 3, devices: 2 } }),
@@ -250,7 +250,7 @@ test('planGrow picks the tool per filesystem', () => {
     ),
     ['btrfs', 'filesystem', 'resize', '3:max', '/m'],
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(
         inspection({ filesystem: 'btrfs', mountPoint: '/m', btrfs: { devid: 2, devices: 1 } }),
@@ -260,14 +260,14 @@ test('planGrow picks the tool per filesystem', () => {
     'one device, whose devid is not 1',
   );
   const plan = planGrow(inspection({ devicePath: '/dev/sdc', device: '/dev/disk/by-id/x' }));
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(plan),
     ['resize2fs', '/dev/sdc'],
     'the resolved device path is passed to the tool',
   );
 });
 
-test('planGrow: an unmounted ext filesystem that fills its device but records errors (a resize stopped midway) is checked, not passed as "nothing to grow"', () => {
+it('planGrow: an unmounted ext filesystem that fills its device but records errors (a resize stopped midway) is checked, not passed as "nothing to grow"', () => {
   for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
     const full = {
       filesystem,
@@ -277,17 +277,17 @@ test('planGrow: an unmounted ext filesystem that fills its device but records er
     };
     const damaged = planGrow(inspection({ ...full, extErrors: true }));
     assert.ok(damaged.kind === 'check', JSON.stringify(damaged));
-    assert.deepEqual(damaged.precheck, { tool: 'e2fsck', args: ['-f', '-p', '/dev/sdc'] });
+    assert.deepStrictEqual(damaged.precheck, { tool: 'e2fsck', args: ['-f', '-p', '/dev/sdc'] });
     assert.match(
       damaged.reason,
       /^ext\d on \/dev\/sdb already fills the device \(100\.0 MiB of 100\.0 MiB\) but records errors \(e\.g\. a resize stopped midway\)$/,
     );
-    assert.equal(
+    assert.strictEqual(
       planGrow(inspection({ ...full, extErrors: false })).kind,
       'noop',
       'mounted since its last check, no errors: nothing to do',
     );
-    assert.equal(
+    assert.strictEqual(
       planGrow(inspection({ ...full, extErrors: true, mountPoint: '/m' })).kind,
       'noop',
       'mounted: the kernel owns it',
@@ -304,38 +304,38 @@ test('planGrow: an unmounted ext filesystem that fills its device but records er
         },
       }),
     );
-    assert.equal(code(used), 'FSRESIZE_DEVICE_IN_USE', 'never checked under another user');
+    assert.strictEqual(code(used), 'FSRESIZE_DEVICE_IN_USE', 'never checked under another user');
   }
 });
 
-test('planGrow checks an unmounted ext filesystem (e2fsck -f -p) only when resize2fs would demand it, never a mounted one', () => {
+it('planGrow checks an unmounted ext filesystem (e2fsck -f -p) only when resize2fs would demand it, never a mounted one', () => {
   for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
     const needsCheck = planGrow(
       inspection({ filesystem, devicePath: '/dev/sdc', extCheckNeeded: true }),
     );
     assert.ok(needsCheck.kind === 'grow');
-    assert.deepEqual(needsCheck.precheck, { tool: 'e2fsck', args: ['-f', '-p', '/dev/sdc'] });
+    assert.deepStrictEqual(needsCheck.precheck, { tool: 'e2fsck', args: ['-f', '-p', '/dev/sdc'] });
     assert.match(needsCheck.reason, /^check and grow /);
     const clean = planGrow(inspection({ filesystem, extCheckNeeded: false }));
     assert.ok(clean.kind === 'grow');
-    assert.equal(clean.precheck, undefined);
+    assert.isUndefined(clean.precheck);
     const online = planGrow(inspection({ filesystem, mountPoint: '/m', extCheckNeeded: true }));
     assert.ok(online.kind === 'grow');
-    assert.equal(online.precheck, undefined, 'online resize needs no check');
+    assert.isUndefined(online.precheck, 'online resize needs no check');
   }
   for (const filesystem of ['xfs', 'btrfs'] as const) {
     const plan = planGrow(
       inspection({ filesystem, mountPoint: '/m', btrfs: { devid: 1, devices: 1 } }),
     );
     assert.ok(plan.kind === 'grow');
-    assert.equal(plan.precheck, undefined);
+    assert.isUndefined(plan.precheck);
   }
 });
 
-test('planGrow refuses what it does not understand', () => {
+it('planGrow refuses what it does not understand', () => {
   const partitioned = planGrow(inspection({ filesystem: null, partitionTable: 'gpt' }));
-  assert.equal(code(partitioned), 'FSRESIZE_PARTITIONED');
-  assert.equal(
+  assert.strictEqual(code(partitioned), 'FSRESIZE_PARTITIONED');
+  assert.strictEqual(
     partitioned.kind === 'refuse' ? partitioned.error.message : '',
     "/dev/sdb holds a gpt partition table, not a filesystem (a partition's filesystem is on the partition's own device); nothing was changed — " +
       "grow the partition (e.g. growpart /dev/sdb 1), then run voe on the partition's device (e.g. /dev/sdb1: <disk>p1 when the disk's name ends in a digit, <disk>1 otherwise)",
@@ -362,23 +362,23 @@ test('planGrow refuses what it does not understand', () => {
     );
   }
   const both = planGrow(inspection({ filesystem: 'ext4', partitionTable: 'dos' }));
-  assert.equal(code(both), 'FSRESIZE_PARTITIONED');
+  assert.strictEqual(code(both), 'FSRESIZE_PARTITIONED');
   assert.match(
     both.kind === 'refuse' ? both.error.message : '',
     /carries both an ext4 signature and a dos partition table/,
   );
   const vfat = planGrow(inspection({ filesystem: 'vfat', mountPoint: '/m' }));
-  assert.equal(code(vfat), 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
+  assert.strictEqual(code(vfat), 'FSRESIZE_UNSUPPORTED_FILESYSTEM');
   assert.match(
     vfat.kind === 'refuse' ? vfat.error.message : '',
     /resize of vfat is not supported \(device \/dev\/sdb, mounted at \/m\)/,
   );
   for (const filesystem of ['xfs', 'btrfs'] as const) {
     const unmounted = planGrow(inspection({ filesystem }));
-    assert.equal(code(unmounted), 'FSRESIZE_NOT_MOUNTED');
+    assert.strictEqual(code(unmounted), 'FSRESIZE_NOT_MOUNTED');
     const message = unmounted.kind === 'refuse' ? unmounted.error.message : '';
     // --mount cannot help a filesystem that is not mounted (and FlexVolume has no --mount).
-    assert.doesNotMatch(message, /--mount/);
+    assert.notMatch(message, /--mount/);
     assert.match(
       message,
       /only grows while mounted — mount it and retry; voe sees the mounts of its own mount namespace/,
@@ -386,7 +386,7 @@ test('planGrow refuses what it does not understand', () => {
   }
 });
 
-test('planGrow leaves unformatted, read-only and already grown devices alone, with the reason', () => {
+it('planGrow leaves unformatted, read-only and already grown devices alone, with the reason', () => {
   assert.match(
     noop(planGrow(inspection({ filesystem: null, filesystemBytes: null }))),
     /not formatted/,
@@ -404,7 +404,7 @@ test('planGrow leaves unformatted, read-only and already grown devices alone, wi
   );
 });
 
-test('a device smaller than its filesystem is a fault, not a no-op: FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM, nothing run', () => {
+it('a device smaller than its filesystem is a fault, not a no-op: FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM, nothing run', () => {
   for (const filesystem of ['ext4', 'xfs', 'btrfs'] as const) {
     for (const mountPoint of [null, '/m']) {
       const plan = planGrow(
@@ -415,7 +415,7 @@ test('a device smaller than its filesystem is a fault, not a no-op: FSRESIZE_DEV
           btrfs: { devid: 1, devices: 1 },
         }),
       );
-      assert.equal(
+      assert.strictEqual(
         code(plan),
         'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
         `${filesystem} ${mountPoint}`,
@@ -435,14 +435,14 @@ test('a device smaller than its filesystem is a fault, not a no-op: FSRESIZE_DEV
   );
 });
 
-test('sizes compared in one message that read the same at one decimal also give the exact bytes, so no message contradicts itself', () => {
+it('sizes compared in one message that read the same at one decimal also give the exact bytes, so no message contradicts itself', () => {
   const smaller = planGrow(inspection({ deviceBytes: 100 * MiB - 512 }));
-  assert.equal(code(smaller), 'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM');
+  assert.strictEqual(code(smaller), 'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM');
   assert.match(
     smaller.kind === 'refuse' ? smaller.error.message : '',
     /^\/dev\/sdb \(100\.0 MiB \(104857088 bytes\)\) is smaller than the ext4 filesystem on it \(100\.0 MiB \(104857600 bytes\)\): /,
   );
-  assert.equal(
+  assert.strictEqual(
     noop(planGrow(inspection({ deviceBytes: 100 * MiB + 2048 }))),
     'ext4 on /dev/sdb already fills the device (100.0 MiB (104857600 bytes) of 100.0 MiB (104859648 bytes)): nothing to grow',
   );
@@ -455,7 +455,7 @@ test('sizes compared in one message that read the same at one decimal also give 
     }),
   );
   assert.ok(grow.kind === 'grow');
-  assert.equal(
+  assert.strictEqual(
     grow.reason,
     'grow xfs on /dev/sdb from 1.0 GiB (1073741824 bytes) to 1.0 GiB (1074790400 bytes) online (mounted at /m)',
   );
@@ -477,7 +477,7 @@ test('sizes compared in one message that read the same at one decimal also give 
   assert.match(plain.reason, /from 100\.0 MiB to 200\.0 MiB offline$/);
 });
 
-test('a filesystem mounted only where another mount hides it is refused FSRESIZE_MOUNT_HIDDEN, for every filesystem', () => {
+it('a filesystem mounted only where another mount hides it is refused FSRESIZE_MOUNT_HIDDEN, for every filesystem', () => {
   for (const filesystem of ['ext4', 'xfs', 'btrfs'] as const) {
     const plan = planGrow(
       inspection({
@@ -487,7 +487,7 @@ test('a filesystem mounted only where another mount hides it is refused FSRESIZE
         btrfs: { devid: 1, devices: 1 },
       }),
     );
-    assert.equal(code(plan), 'FSRESIZE_MOUNT_HIDDEN', filesystem);
+    assert.strictEqual(code(plan), 'FSRESIZE_MOUNT_HIDDEN', filesystem);
     assert.match(
       plan.kind === 'refuse' ? plan.error.message : '',
       new RegExp(
@@ -495,7 +495,7 @@ test('a filesystem mounted only where another mount hides it is refused FSRESIZE
       ),
     );
   }
-  assert.equal(
+  assert.strictEqual(
     pick(
       planGrow(inspection({ filesystem: 'xfs', mountPoint: '/n', hiddenMountPoints: ['/m'] })),
     )[0],
@@ -504,16 +504,16 @@ test('a filesystem mounted only where another mount hides it is refused FSRESIZE
   );
 });
 
-test("xfs mounted over another mount is refused: xfs_growfs would size it from the hidden mount's device", () => {
+it("xfs mounted over another mount is refused: xfs_growfs would size it from the hidden mount's device", () => {
   const plan = planGrow(
     inspection({ filesystem: 'xfs', mountPoint: '/m', mountPointStacked: true }),
   );
-  assert.equal(code(plan), 'FSRESIZE_MOUNT_HIDDEN');
+  assert.strictEqual(code(plan), 'FSRESIZE_MOUNT_HIDDEN');
   assert.match(
     plan.kind === 'refuse' ? plan.error.message : '',
     /xfs_growfs would take the size of the hidden filesystem's device/,
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(
         inspection({
@@ -527,14 +527,14 @@ test("xfs mounted over another mount is refused: xfs_growfs would size it from t
     ['btrfs', 'filesystem', 'resize', 'max', '/m'],
     'btrfs resizes the filesystem the path shows',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(planGrow(inspection({ filesystem: 'ext4', mountPoint: '/m', mountPointStacked: true }))),
     ['resize2fs', '/dev/sdb'],
     'resize2fs finds the mount whose path shows the device',
   );
 });
 
-test('read-only comes first, as in Kubernetes: a read-only device is never refused or written, whatever it holds', () => {
+it('read-only comes first, as in Kubernetes: a read-only device is never refused or written, whatever it holds', () => {
   assert.match(
     noop(planGrow(inspection({ deviceReadOnly: true, filesystem: 'vfat' }))),
     /read-only \(blockdev --getro = 1\): the vfat filesystem was not changed/,
@@ -549,43 +549,42 @@ test('read-only comes first, as in Kubernetes: a read-only device is never refus
   );
 });
 
-test('readOnlyDevice: refuse makes a read-only device FSRESIZE_DEVICE_READ_ONLY (for callers whose success records the resize as done)', () => {
+it('readOnlyDevice: refuse makes a read-only device FSRESIZE_DEVICE_READ_ONLY (for callers whose success records the resize as done)', () => {
   const refused = planGrow(inspection({ deviceReadOnly: true }), { readOnlyDevice: 'refuse' });
-  assert.equal(code(refused), 'FSRESIZE_DEVICE_READ_ONLY');
+  assert.strictEqual(code(refused), 'FSRESIZE_DEVICE_READ_ONLY');
   assert.match(
     refused.kind === 'refuse' ? refused.error.message : '',
     /^\/dev\/sdb is read-only \(blockdev --getro = 1\), so the ext4 filesystem on it cannot be grown; nothing was changed/,
   );
-  assert.equal(
+  assert.strictEqual(
     planGrow(inspection({ deviceReadOnly: true }), { readOnlyDevice: 'leave' }).kind,
     'noop',
   );
 });
 
-test('needsResize is false on a read-only device or mount (nothing may be written there)', () => {
-  assert.equal(needsResize(inspection({ deviceReadOnly: true })), false);
-  assert.equal(needsResize(inspection({ mountPoint: '/m', mountReadOnly: true })), false);
-  assert.equal(
+it('needsResize is false on a read-only device or mount (nothing may be written there)', () => {
+  assert.isFalse(needsResize(inspection({ deviceReadOnly: true })));
+  assert.isFalse(needsResize(inspection({ mountPoint: '/m', mountReadOnly: true })));
+  assert.isTrue(
     needsResize(inspection({ mountPoint: null, mountReadOnly: true })),
-    true,
     'a read-only flag without a mount in use does not count',
   );
 });
 
 function pick(plan: ReturnType<typeof planGrow>): string[] {
-  assert.equal(plan.kind, 'grow');
+  assert.strictEqual(plan.kind, 'grow');
   return plan.kind === 'grow' ? [plan.tool, ...plan.args] : [];
 }
 function code(plan: ReturnType<typeof planGrow>): string {
-  assert.equal(plan.kind, 'refuse');
+  assert.strictEqual(plan.kind, 'refuse');
   return plan.kind === 'refuse' ? plan.error.code : '';
 }
 function noop(plan: ReturnType<typeof planGrow>): string {
-  assert.equal(plan.kind, 'noop');
+  assert.strictEqual(plan.kind, 'noop');
   return plan.kind === 'noop' ? plan.reason : '';
 }
 
-test('an unmounted ext filesystem is not grown offline while processes whose open files voe may not read exist: FSRESIZE_PERMISSION_DENIED naming them, unless told to ignore them', () => {
+it('an unmounted ext filesystem is not grown offline while processes whose open files voe may not read exist: FSRESIZE_PERMISSION_DENIED naming them, unless told to ignore them', () => {
   const unreadable = [1, 2, 3, 4, 5, 6].map((pid) => ({ pid, command: `p${pid}` }));
   for (const extCheckNeeded of [false, true]) {
     const plan = planGrow(
@@ -594,14 +593,18 @@ test('an unmounted ext filesystem is not grown offline while processes whose ope
         extCheckNeeded,
       }),
     );
-    assert.equal(code(plan), 'FSRESIZE_PERMISSION_DENIED', 'neither the check nor the grow runs');
-    assert.equal(
+    assert.strictEqual(
+      code(plan),
+      'FSRESIZE_PERMISSION_DENIED',
+      'neither the check nor the grow runs',
+    );
+    assert.strictEqual(
       plan.kind === 'refuse' ? plan.error.message : '',
       'ext4 on /dev/sdb is not mounted here, and the kernel would not show voe which files pid 1 (p1) has open (voe lacks CAP_SYS_PTRACE, or those processes have capabilities voe lacks): ' +
         'any of them may use the device, and growing it offline under a program that uses it would corrupt it; nothing was changed — run voe as root with every capability ' +
         '(as kubelet runs FlexVolume drivers), or, only if you know these processes do not use the device, pass --ignore-unreadable-processes or set VOE_IGNORE_UNREADABLE_PROCESSES=1 (the FlexVolume driver takes no flags)',
     );
-    assert.deepEqual(plan.kind === 'refuse' ? plan.error.details : {}, {
+    assert.deepStrictEqual(plan.kind === 'refuse' ? plan.error.details : {}, {
       unreadable: [{ pid: 1, command: 'p1' }],
     });
   }
@@ -612,12 +615,12 @@ test('an unmounted ext filesystem is not grown offline while processes whose ope
     many.kind === 'refuse' ? many.error.message : '',
     /which files pid 1 \(p1\), pid 2 \(p2\), pid 3 \(p3\), pid 4 \(p4\), pid 5 \(p5\) and 1 more have open/,
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     many.kind === 'refuse' ? many.error.details : {},
     { unreadable },
     'all of them in the details',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(inspection({ users: { openedBy: [], unreadable, holders: [], disk: null } }), {
         unreadableProcesses: 'ignore',
@@ -637,8 +640,8 @@ test('an unmounted ext filesystem is not grown offline while processes whose ope
     }),
     { unreadableProcesses: 'ignore' },
   );
-  assert.equal(code(seen), 'FSRESIZE_DEVICE_IN_USE');
-  assert.equal(
+  assert.strictEqual(code(seen), 'FSRESIZE_DEVICE_IN_USE');
+  assert.strictEqual(
     code(
       planGrow(
         inspection({
@@ -654,7 +657,7 @@ test('an unmounted ext filesystem is not grown offline while processes whose ope
     'FSRESIZE_DEVICE_IN_USE',
   );
   // Mounted: the kernel owns the filesystem, and the look is not made (users null) or does not matter.
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(
         inspection({
@@ -667,7 +670,7 @@ test('an unmounted ext filesystem is not grown offline while processes whose ope
   );
 });
 
-test('an unmounted ext filesystem that another program has open, or that devices are stacked on, is refused FSRESIZE_DEVICE_IN_USE (never grown offline under them)', () => {
+it('an unmounted ext filesystem that another program has open, or that devices are stacked on, is refused FSRESIZE_DEVICE_IN_USE (never grown offline under them)', () => {
   const qemu = [{ pid: 4242, command: 'qemu-system-x86', majorMinor: '8:16' }];
   for (const filesystem of ['ext2', 'ext3', 'ext4'] as const) {
     for (const extCheckNeeded of [false, true]) {
@@ -678,8 +681,12 @@ test('an unmounted ext filesystem that another program has open, or that devices
           extCheckNeeded,
         }),
       );
-      assert.equal(code(plan), 'FSRESIZE_DEVICE_IN_USE', 'neither the check nor the grow runs');
-      assert.equal(
+      assert.strictEqual(
+        code(plan),
+        'FSRESIZE_DEVICE_IN_USE',
+        'neither the check nor the grow runs',
+      );
+      assert.strictEqual(
         plan.kind === 'refuse' ? plan.error.message : '',
         `${filesystem} on /dev/sdb is not mounted here, but pid 4242 (qemu-system-x86) has the device open: growing it offline while another program uses it (e.g. a VM whose guest has it mounted) would corrupt it; nothing was changed — grow it where it is in use (e.g. inside the guest), or stop that program and retry; voe sees the processes of its own PID namespace only`,
       );
@@ -706,7 +713,7 @@ test('an unmounted ext filesystem that another program has open, or that devices
   const stackedOn = planGrow(
     inspection({ users: { openedBy: [], unreadable: [], holders: ['dm-0'], disk: null } }),
   );
-  assert.equal(code(stackedOn), 'FSRESIZE_DEVICE_IN_USE');
+  assert.strictEqual(code(stackedOn), 'FSRESIZE_DEVICE_IN_USE');
   assert.match(
     stackedOn.kind === 'refuse' ? stackedOn.error.message : '',
     /^ext4 on \/dev\/sdb is not mounted here, but dm-0 is stacked on the device \(device-mapper, RAID, loop\)/,
@@ -735,7 +742,7 @@ test('an unmounted ext filesystem that another program has open, or that devices
     /but loop3 is stacked on the device or its whole disk \(8:16\) \(device-mapper, RAID, loop\)/,
   );
   // Where the kernel owns the filesystem (mounted), or nothing is written, other openers do not matter.
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(
         inspection({
@@ -746,12 +753,12 @@ test('an unmounted ext filesystem that another program has open, or that devices
     ),
     ['resize2fs', '/dev/sdb'],
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m', users: null }))),
     ['xfs_growfs', '-d', '/m'],
   );
   const notLooked = planGrow(inspection({ users: null }));
-  assert.equal(
+  assert.strictEqual(
     code(notLooked),
     'FSRESIZE_DEVICE_IN_USE',
     'not looked for is never taken as nobody',
@@ -784,7 +791,7 @@ test('an unmounted ext filesystem that another program has open, or that devices
   );
 });
 
-test('a loop device: whatever else shows or opens its backing file or device is a user too; an unmounted ext on it is refused FSRESIZE_DEVICE_IN_USE naming it', () => {
+it('a loop device: whatever else shows or opens its backing file or device is a user too; an unmounted ext on it is refused FSRESIZE_DEVICE_IN_USE naming it', () => {
   const loop = (users: Partial<NonNullable<Inspection['users']>>): Inspection =>
     inspection({
       device: '/dev/loop3',
@@ -800,15 +807,15 @@ test('a loop device: whatever else shows or opens its backing file or device is 
     busy: false,
   };
   const message = (plan: ReturnType<typeof planGrow>): string => {
-    assert.equal(code(plan), 'FSRESIZE_DEVICE_IN_USE');
+    assert.strictEqual(code(plan), 'FSRESIZE_DEVICE_IN_USE');
     return plan.kind === 'refuse' ? plan.error.message : '';
   };
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(planGrow(loop({ backing: [file] }))),
     ['resize2fs', '/dev/loop3'],
     'nothing else shows or opens the file: grown',
   );
-  assert.equal(
+  assert.strictEqual(
     message(planGrow(loop({ backing: [{ ...file, sharedWith: ['loop5'] }] }))),
     'ext4 on /dev/loop3 is not mounted here, but its backing file /var/images/a.img is also attached as /dev/loop5, which shows the same data (mounted or used there, it would be corrupted by an offline grow here); nothing was changed — detach the other loop device (losetup -d) if unused, or grow the filesystem where it is in use',
   );
@@ -834,7 +841,7 @@ test('a loop device: whatever else shows or opens its backing file or device is 
     ),
     /^ext4 on \/dev\/loop3 is not mounted here, but pid 77 \(qemu-system-x86 with the backing file \/var\/images\/a\.img\) has the device or the backing file or device under it open: growing it offline/,
   );
-  assert.equal(
+  assert.strictEqual(
     message(
       planGrow(
         loop({ backing: [{ ...file, path: '/var/images/a.img (deleted)', kind: 'unknown' }] }),
@@ -858,11 +865,11 @@ test('a loop device: whatever else shows or opens its backing file or device is 
     sharedWith: [],
     busy: false,
   };
-  assert.deepEqual(pick(planGrow(loop({ backing: [overDevice, lower] }))), [
+  assert.deepStrictEqual(pick(planGrow(loop({ backing: [overDevice, lower] }))), [
     'resize2fs',
     '/dev/loop3',
   ]);
-  assert.equal(
+  assert.strictEqual(
     message(planGrow(loop({ backing: [{ ...overDevice, busy: true }, lower] }))),
     'ext4 on /dev/loop3 is not mounted here, but its backing device /dev/loop1 is in use by the kernel (mounted, perhaps in another mount namespace, or claimed by device-mapper or RAID; an exclusive open of it was refused): growing it offline underneath would corrupt it; nothing was changed — grow the filesystem where it is mounted',
   );
@@ -906,7 +913,7 @@ test('a loop device: whatever else shows or opens its backing file or device is 
     /^ext4 on \/dev\/loop3p1 is not mounted here, but its backing file \/var\/images\/a\.img \(of loop3\) is also attached as \/dev\/loop5/,
   );
   // Mounted: the kernel owns the filesystem and grows it online.
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow({ ...loop({ backing: [{ ...file, sharedWith: ['loop5'] }] }), mountPoint: '/m' }),
     ),
@@ -914,26 +921,26 @@ test('a loop device: whatever else shows or opens its backing file or device is 
   );
 });
 
-test("voe in a PID namespace of its own cannot see the node's other processes: an offline grow is refused FSRESIZE_PERMISSION_DENIED saying so, unless told to ignore what it cannot see", () => {
+it("voe in a PID namespace of its own cannot see the node's other processes: an offline grow is refused FSRESIZE_PERMISSION_DENIED saying so, unless told to ignore what it cannot see", () => {
   const hidden = inspection({
     users: { openedBy: [], unreadable: [], processesHidden: true, holders: [], disk: null },
   });
   const plan = planGrow(hidden);
-  assert.equal(code(plan), 'FSRESIZE_PERMISSION_DENIED');
+  assert.strictEqual(code(plan), 'FSRESIZE_PERMISSION_DENIED');
   assert.match(
     plan.kind === 'refuse' ? plan.error.message : '',
     /^ext4 on \/dev\/sdb is not mounted here, and voe cannot see the node's other processes: it runs in a PID namespace of its own .* run voe in the host PID namespace \(hostPID: true, or on the node itself\), or, only if you know no other program uses the device, pass --ignore-unreadable-processes/,
   );
-  assert.deepEqual(pick(planGrow(hidden, { unreadableProcesses: 'ignore' })), [
+  assert.deepStrictEqual(pick(planGrow(hidden, { unreadableProcesses: 'ignore' })), [
     'resize2fs',
     '/dev/sdb',
   ]);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(planGrow({ ...hidden, mountPoint: '/m' })),
     ['resize2fs', '/dev/sdb'],
     'mounted: the kernel owns it',
   );
-  assert.equal(
+  assert.strictEqual(
     code(
       planGrow(
         inspection({
@@ -952,9 +959,9 @@ test("voe in a PID namespace of its own cannot see the node's other processes: a
   );
 });
 
-test('a device still short of the required size by a 4 KiB block or more is refused FSRESIZE_DEVICE_TOO_SMALL, whatever it holds; less than a block short counts as grown', () => {
+it('a device still short of the required size by a 4 KiB block or more is refused FSRESIZE_DEVICE_TOO_SMALL, whatever it holds; less than a block short counts as grown', () => {
   // A 100M (100,000,000-byte) volume is 195,312 sectors of 512 bytes: 99,999,744 bytes.
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(inspection({ deviceBytes: 99_999_744, filesystemBytes: 50 * MiB }), {
         requiredDeviceBytes: 100_000_000,
@@ -962,12 +969,12 @@ test('a device still short of the required size by a 4 KiB block or more is refu
     ),
     ['resize2fs', '/dev/sdb'],
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(planGrow(inspection(), { requiredDeviceBytes: 200 * MiB })),
     ['resize2fs', '/dev/sdb'],
     'exactly the size',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(planGrow(inspection(), { requiredDeviceBytes: 100 * MiB })),
     ['resize2fs', '/dev/sdb'],
     'larger than asked',
@@ -976,8 +983,8 @@ test('a device still short of the required size by a 4 KiB block or more is refu
     inspection({ deviceBytes: 100_000_000 - DEVICE_SIZE_SLACK_BYTES, filesystemBytes: 50 * MiB }),
     { requiredDeviceBytes: 100_000_000 },
   );
-  assert.equal(code(short), 'FSRESIZE_DEVICE_TOO_SMALL');
-  assert.equal(
+  assert.strictEqual(code(short), 'FSRESIZE_DEVICE_TOO_SMALL');
+  assert.strictEqual(
     short.kind === 'refuse' ? short.error.message : '',
     '/dev/sdb is 99995904 bytes, less than the requested 100000000: the volume has not grown on this node yet; nothing was changed — retry once the device shows the new size',
   );
@@ -994,25 +1001,25 @@ test('a device still short of the required size by a 4 KiB block or more is refu
       },
     },
   ] as Array<Partial<Inspection>>) {
-    assert.equal(
+    assert.strictEqual(
       code(planGrow(inspection(overrides), { requiredDeviceBytes: 400 * MiB })),
       'FSRESIZE_DEVICE_TOO_SMALL',
       JSON.stringify(overrides),
     );
   }
-  assert.equal(
+  assert.strictEqual(
     code(planGrow(inspection({ deviceBytes: 0 }), { requiredDeviceBytes: 400 * MiB })),
     'FSRESIZE_DEVICE_EMPTY',
     'a device of 0 bytes is not attached: said so first',
   );
   // A device smaller than its filesystem (a shrunk volume, the wrong device) is that fault, not a growth to wait for.
-  assert.equal(
+  assert.strictEqual(
     code(planGrow(inspection({ filesystemBytes: 300 * MiB }), { requiredDeviceBytes: 400 * MiB })),
     'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
   );
 });
 
-test('a filesystem mounted read-only on a writable device is left alone by default, and refused FSRESIZE_MOUNT_READ_ONLY when the caller asks (a FlexVolume Success would record the resize as done)', () => {
+it('a filesystem mounted read-only on a writable device is left alone by default, and refused FSRESIZE_MOUNT_READ_ONLY when the caller asks (a FlexVolume Success would record the resize as done)', () => {
   const readOnlyMount = inspection({ filesystem: 'xfs', mountPoint: '/m', mountReadOnly: true });
   assert.match(noop(planGrow(readOnlyMount)), /mounted read-only at \/m/);
   assert.match(
@@ -1020,7 +1027,7 @@ test('a filesystem mounted read-only on a writable device is left alone by defau
     /mounted read-only at \/m/,
   );
   const refused = planGrow(readOnlyMount, { readOnlyMount: 'refuse' });
-  assert.equal(code(refused), 'FSRESIZE_MOUNT_READ_ONLY');
+  assert.strictEqual(code(refused), 'FSRESIZE_MOUNT_READ_ONLY');
   assert.match(
     refused.kind === 'refuse' ? refused.error.message : '',
     /^xfs on \/dev\/sdb is mounted read-only at \/m although the device is writable, so it cannot be grown there; nothing was changed — /,
@@ -1030,7 +1037,7 @@ test('a filesystem mounted read-only on a writable device is left alone by defau
     noop(planGrow({ ...readOnlyMount, deviceReadOnly: true }, { readOnlyMount: 'refuse' })),
     /is read-only \(blockdev --getro = 1\)/,
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     pick(
       planGrow(inspection({ filesystem: 'xfs', mountPoint: '/m' }), { readOnlyMount: 'refuse' }),
     ),

@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { access, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,24 +9,24 @@ import { runDetached } from '../../../src/fsresize/run-detached.js';
 
 const env = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LC_ALL: 'C' };
 
-test('runDetached returns all a tool wrote, short or longer than the first read, and leaves no file behind', async () => {
+it('runDetached returns all a tool wrote, short or longer than the first read, and leaves no file behind', async () => {
   const short = await runDetached('seq', ['1', '3'], { env, timeoutMs: 10_000 });
-  assert.deepEqual(short, { exitCode: 0, stdout: '1\n2\n3\n', stderr: '' });
+  assert.deepStrictEqual(short, { exitCode: 0, stdout: '1\n2\n3\n', stderr: '' });
   // seq 1 100000 writes 588,895 bytes: more than one read of 64 KiB.
   const long = await runDetached('seq', ['1', '100000'], { env, timeoutMs: 10_000 });
-  assert.equal(long.stdout.length, 588_895);
+  assert.strictEqual(long.stdout.length, 588_895);
   assert.ok(long.stdout.startsWith('1\n2\n'));
   assert.ok(long.stdout.endsWith('99999\n100000\n'));
   const failing = await runDetached('ls', ['/nonexistent-voe-path'], { env, timeoutMs: 10_000 });
-  assert.notEqual(failing.exitCode, 0);
+  assert.notStrictEqual(failing.exitCode, 0);
   assert.match(failing.stderr, /nonexistent-voe-path/);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await readdir(tmpdir())).filter((name) => name.startsWith(`voe-tool-${process.pid}-`)),
     [],
   );
 });
 
-test('runDetached whose output files cannot be created (TMPDIR missing, or not a directory) is FSRESIZE_TEMP_FILES_FAILED, and the tool never starts', async () => {
+it('runDetached whose output files cannot be created (TMPDIR missing, or not a directory) is FSRESIZE_TEMP_FILES_FAILED, and the tool never starts', async () => {
   const work = await mkdtemp(join(tmpdir(), 'voe-run-detached-'));
   const saved = process.env['TMPDIR'];
   try {
@@ -37,7 +38,7 @@ test('runDetached whose output files cannot be created (TMPDIR missing, or not a
       [notADirectory, 'ENOTDIR', 'it is not a directory'],
     ] as const) {
       process.env['TMPDIR'] = directory;
-      await assert.rejects(
+      await expectRejection(
         runDetached('touch', [marker], {
           env,
           timeoutMs: 10_000,
@@ -45,17 +46,17 @@ test('runDetached whose output files cannot be created (TMPDIR missing, or not a
         }),
         (error: unknown) => {
           assert.ok(isFsResizeError(error), String(error));
-          assert.equal(error.code, 'FSRESIZE_TEMP_FILES_FAILED');
-          assert.equal(
+          assert.strictEqual(error.code, 'FSRESIZE_TEMP_FILES_FAILED');
+          assert.strictEqual(
             error.message,
             `cannot create the files for the output of touch ${marker} in the temporary directory ${directory} (${errno}: ${why}); touch was not started, so it changed nothing — fix ${directory}, or point TMPDIR at an existing, writable directory with free space, and retry`,
           );
-          assert.deepEqual(error.details, { directory, errno });
+          assert.deepStrictEqual(error.details, { directory, errno });
           return true;
         },
       );
     }
-    await assert.rejects(access(marker), 'touch did not run');
+    await expectRejection(access(marker), undefined, 'touch did not run');
   } finally {
     if (saved === undefined) delete process.env['TMPDIR'];
     else process.env['TMPDIR'] = saved;

@@ -1,9 +1,11 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { promisify } from 'node:util';
 import {
   createExecFileRunner,
@@ -13,9 +15,9 @@ import {
 
 const run = promisify(execFile);
 
-test('a device that cannot be opened is a typed error naming it, never a raw errno', async (t) => {
+it('a device that cannot be opened is a typed error naming it, never a raw errno', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-blockdev-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   // A block device node whose driver does not exist (major 240 is reserved for local use): open gives ENXIO.
   const node = join(dir, 'gone');
   await run('mknod', [node, 'b', '240', '0']);
@@ -41,21 +43,21 @@ test('a device that cannot be opened is a typed error naming it, never a raw err
             /^cannot open \S+gone \(ENXIO\): the device went away; is the volume still attached\?$/,
         };
   for (const attempt of [() => devices.hold(id), () => devices.read(id, 0, 512)]) {
-    await assert.rejects(attempt(), (error: unknown) => {
+    await expectRejection(attempt(), (error: unknown) => {
       assert.ok(isFsResizeError(error), String(error));
-      assert.equal(error.code, expected.code);
+      assert.strictEqual(error.code, expected.code);
       assert.match(error.message, expected.message);
       return true;
     });
   }
-  await assert.rejects(devices.hold({ ...id, realPath: join(dir, 'missing') }), {
+  await expectRejection(devices.hold({ ...id, realPath: join(dir, 'missing') }), {
     code: 'FSRESIZE_DEVICE_NOT_FOUND',
   });
 });
 
-test("btrfsDevices lists the major:minor of a mounted btrfs filesystem's devices from sysfs; null when it is not mounted", async (t) => {
+it("btrfsDevices lists the major:minor of a mounted btrfs filesystem's devices from sysfs; null when it is not mounted", async () => {
   const sysfs = await mkdtemp(join(tmpdir(), 'voe-sysfs-'));
-  t.after(() => rm(sysfs, { recursive: true, force: true }));
+  onCleanup(() => rm(sysfs, { recursive: true, force: true }));
   const fsid = '4742ea63-c61d-4c16-a601-a968e178a6a0';
   for (const [name, dev] of [
     ['loop0', '7:0'],
@@ -65,12 +67,12 @@ test("btrfsDevices lists the major:minor of a mounted btrfs filesystem's devices
     await writeFile(join(sysfs, 'fs', 'btrfs', fsid, 'devices', name!, 'dev'), `${dev}\n`);
   }
   const devices = createSystemBlockDevices({ runner: createExecFileRunner(), sysfsRoot: sysfs });
-  assert.deepEqual((await devices.btrfsDevices(fsid))?.sort(), ['7:0', '7:1']);
-  assert.deepEqual(
+  assert.deepStrictEqual((await devices.btrfsDevices(fsid))?.sort(), ['7:0', '7:1']);
+  assert.deepStrictEqual(
     (await devices.btrfsDevices(fsid.toUpperCase()))?.sort(),
     ['7:0', '7:1'],
     'blkid may print it in either case',
   );
-  assert.equal(await devices.btrfsDevices('00000000-0000-0000-0000-000000000000'), null);
-  assert.equal(await devices.btrfsDevices('../../etc'), null, 'never a path');
+  assert.isNull(await devices.btrfsDevices('00000000-0000-0000-0000-000000000000'));
+  assert.isNull(await devices.btrfsDevices('../../etc'), 'never a path');
 });

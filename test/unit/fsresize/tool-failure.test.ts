@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { fsckFailure, toolFailure } from '../../../src/fsresize/index.js';
 
-test('a permission refusal becomes FSRESIZE_PERMISSION_DENIED carrying stderr', () => {
+it('a permission refusal becomes FSRESIZE_PERMISSION_DENIED carrying stderr', () => {
   const error = toolFailure(
     'resize2fs',
     ['/dev/sdb'],
@@ -13,23 +13,23 @@ test('a permission refusal becomes FSRESIZE_PERMISSION_DENIED carrying stderr', 
     },
     'growing ext4 on /dev/sdb',
   );
-  assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
+  assert.strictEqual(error.code, 'FSRESIZE_PERMISSION_DENIED');
   assert.match(
     error.message,
     /^growing ext4 on \/dev\/sdb failed: resize2fs \/dev\/sdb was refused by the kernel \(resize2fs 1\.47\.0 \(5-Feb-2023\) \/ resize2fs: Permission denied to resize filesystem\)/,
   );
-  assert.deepEqual(error.tool, {
+  assert.deepStrictEqual(error.tool, {
     tool: 'resize2fs',
     args: ['/dev/sdb'],
     exitCode: 1,
     signal: null,
     stderr: 'resize2fs 1.47.0 (5-Feb-2023)\nresize2fs: Permission denied to resize filesystem\n',
   });
-  assert.deepEqual(error.details.tool, error.tool);
+  assert.deepStrictEqual(error.details.tool, error.tool);
   assert.match(error.message, /CAP_SYS_RESOURCE/);
 });
 
-test("a probe refused (it only reads) is told to read the device, not given the grow tools' capability advice", () => {
+it("a probe refused (it only reads) is told to read the device, not given the grow tools' capability advice", () => {
   for (const [tool, args] of [
     ['blkid', ['-p', '/dev/sdb']],
     ['btrfs', ['inspect-internal', 'dump-super', '/dev/sdb']],
@@ -40,12 +40,12 @@ test("a probe refused (it only reads) is told to read the device, not given the 
       { exitCode: 2, stdout: '', stderr: `${tool}: error: /dev/sdb: Permission denied\n` },
       'detecting what is on /dev/sdb',
     );
-    assert.equal(error.code, 'FSRESIZE_PERMISSION_DENIED');
+    assert.strictEqual(error.code, 'FSRESIZE_PERMISSION_DENIED');
     assert.match(
       error.message,
       /; it needs to read the device: run voe as root \(or as a user that may read the device\)$/,
     );
-    assert.doesNotMatch(error.message, /CAP_SYS_RESOURCE/);
+    assert.notMatch(error.message, /CAP_SYS_RESOURCE/);
   }
   const grow = toolFailure(
     'btrfs',
@@ -56,26 +56,26 @@ test("a probe refused (it only reads) is told to read the device, not given the 
   assert.match(grow.message, /CAP_SYS_ADMIN/, 'btrfs growing is not a probe');
 });
 
-test('any other non-zero exit becomes FSRESIZE_TOOL_FAILED with the exit code and the last stderr lines', () => {
+it('any other non-zero exit becomes FSRESIZE_TOOL_FAILED with the exit code and the last stderr lines', () => {
   const error = toolFailure(
     'xfs_growfs',
     ['-d', '/m'],
     { exitCode: 1, stdout: '', stderr: 'xfs_growfs: /m is not a mounted XFS filesystem\n' },
     'growing xfs on /dev/sdb',
   );
-  assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
+  assert.strictEqual(error.code, 'FSRESIZE_TOOL_FAILED');
   assert.match(error.message, /exited with 1 \(xfs_growfs: \/m is not a mounted XFS filesystem\)/);
-  assert.equal(error.tool?.stderr, 'xfs_growfs: /m is not a mounted XFS filesystem\n');
+  assert.strictEqual(error.tool?.stderr, 'xfs_growfs: /m is not a mounted XFS filesystem\n');
 });
 
-test('a filesystem check that needs a person becomes FSRESIZE_FSCK_FAILED with the checker output', () => {
+it('a filesystem check that needs a person becomes FSRESIZE_FSCK_FAILED with the checker output', () => {
   const error = fsckFailure(
     'e2fsck',
     ['-f', '-p', '/dev/sdb'],
     { exitCode: 4, stdout: '/dev/sdb: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n', stderr: '' },
     'checking ext4 on /dev/sdb before growing it offline',
   );
-  assert.equal(error.code, 'FSRESIZE_FSCK_FAILED');
+  assert.strictEqual(error.code, 'FSRESIZE_FSCK_FAILED');
   assert.match(
     error.message,
     /e2fsck -f -p \/dev\/sdb exited with 4 \(\/dev\/sdb: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY\.\)/,
@@ -84,10 +84,10 @@ test('a filesystem check that needs a person becomes FSRESIZE_FSCK_FAILED with t
     error.message,
     /run 'e2fsck -f \/dev\/sdb' by hand, then grow again\. Nothing was grown/,
   );
-  assert.equal(error.tool?.exitCode, 4);
+  assert.strictEqual(error.tool?.exitCode, 4);
 });
 
-test('a filesystem checker that could not run at all (exit >= 8) is a plain tool failure', () => {
+it('a filesystem checker that could not run at all (exit >= 8) is a plain tool failure', () => {
   const error = fsckFailure(
     'e2fsck',
     ['-f', '-p', '/dev/sdb'],
@@ -98,10 +98,10 @@ test('a filesystem checker that could not run at all (exit >= 8) is a plain tool
     },
     'checking ext4 on /dev/sdb before growing it offline',
   );
-  assert.equal(error.code, 'FSRESIZE_TOOL_FAILED');
+  assert.strictEqual(error.code, 'FSRESIZE_TOOL_FAILED');
 });
 
-test('a device busy because it is mounted where voe cannot see it gets a hint: another mount namespace', () => {
+it('a device busy because it is mounted where voe cannot see it gets a hint: another mount namespace', () => {
   // What resize2fs and e2fsck say when the filesystem is mounted only in another mount namespace
   // (their open with O_EXCL fails), e.g. inside a container.
   const resize = toolFailure(
@@ -115,7 +115,7 @@ test('a device busy because it is mounted where voe cannot see it gets a hint: a
     },
     'growing ext4 on /dev/sdb',
   );
-  assert.equal(resize.code, 'FSRESIZE_TOOL_FAILED');
+  assert.strictEqual(resize.code, 'FSRESIZE_TOOL_FAILED');
   assert.match(resize.message, /Device or resource busy while trying to open \/dev\/sdb/);
   assert.match(
     resize.message,
@@ -131,7 +131,7 @@ test('a device busy because it is mounted where voe cannot see it gets a hint: a
     },
     'checking ext4 on /dev/sdb before growing it offline',
   );
-  assert.equal(check.code, 'FSRESIZE_TOOL_FAILED');
+  assert.strictEqual(check.code, 'FSRESIZE_TOOL_FAILED');
   assert.match(
     check.message,
     /exited with 8 \(\/dev\/sdb is in use\. \/ e2fsck: Cannot continue, aborting\.\)/,
@@ -144,10 +144,10 @@ test('a device busy because it is mounted where voe cannot see it gets a hint: a
     { exitCode: 1, stdout: '', stderr: 'resize2fs: Bad magic number in super-block\n' },
     'growing ext4 on /dev/sdb',
   );
-  assert.doesNotMatch(other.message, /mount namespace/, 'only for a busy device');
+  assert.notMatch(other.message, /mount namespace/, 'only for a busy device');
 });
 
-test('a grow tool that fails after the pre-check says the check ran, and that its fixes are written only when it made some (exit 1)', () => {
+it('a grow tool that fails after the pre-check says the check ran, and that its fixes are written only when it made some (exit 1)', () => {
   const failed = {
     exitCode: 1,
     stdout: '',
@@ -166,7 +166,7 @@ test('a grow tool that fails after the pre-check says the check ran, and that it
     exitCode: 0,
   });
   assert.match(clean.message, /; e2fsck -f -p \/dev\/sdb ran first \(exit 0: no errors\)$/);
-  assert.doesNotMatch(clean.message, /fixes/, 'a check that found nothing wrote no fixes');
+  assert.notMatch(clean.message, /fixes/, 'a check that found nothing wrote no fixes');
   const denied = toolFailure(
     'resize2fs',
     ['/dev/sdb'],
@@ -174,9 +174,9 @@ test('a grow tool that fails after the pre-check says the check ran, and that it
     'growing ext4 on /dev/sdb',
     { command: ['e2fsck', '-f', '-p', '/dev/sdb'], exitCode: 0 },
   );
-  assert.equal(denied.code, 'FSRESIZE_PERMISSION_DENIED');
+  assert.strictEqual(denied.code, 'FSRESIZE_PERMISSION_DENIED');
   assert.match(denied.message, /ran first \(exit 0: no errors\)$/);
-  assert.deepEqual(clean.details['precheck'], {
+  assert.deepStrictEqual(clean.details['precheck'], {
     command: ['e2fsck', '-f', '-p', '/dev/sdb'],
     exitCode: 0,
   });

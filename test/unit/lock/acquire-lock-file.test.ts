@@ -1,5 +1,7 @@
-import { test, type TestContext } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection, expectThrow } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readlinkSync } from 'node:fs';
@@ -26,14 +28,14 @@ const errors = {
   cannotCreate: (code: string) => new Error(`cannot create: ${code}`),
 };
 
-async function scratch(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+async function scratch(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-lock-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 
-test('one holder at a time; the next one gets it after release', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('one holder at a time; the next one gets it after release', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 5000, ...errors });
   assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `));
   let second = false;
@@ -46,18 +48,18 @@ test('one holder at a time; the next one gets it after release', async (t) => {
     return r;
   });
   await new Promise((r) => setTimeout(r, 100));
-  assert.equal(second, false, 'the second waits while the first holds the lock');
+  assert.isFalse(second, 'the second waits while the first holds the lock');
   await release();
   const releaseSecond = await waiting;
-  assert.equal(second, true);
+  assert.isTrue(second);
   await releaseSecond();
 });
 
-test('a lock held by a live process past the deadline gives the busy error, naming the holder', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('a lock held by a live process past the deadline gives the busy error, naming the holder', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 5000, ...errors });
   let waitedFor: string | undefined;
-  await assert.rejects(
+  await expectRejection(
     acquireLockFile(lock, {
       deadline: Date.now() + 100,
       pollMs: 10,
@@ -68,39 +70,39 @@ test('a lock held by a live process past the deadline gives the busy error, nami
     }),
     new RegExp(`busy: held by ${process.pid}`),
   );
-  assert.equal(waitedFor, String(process.pid));
+  assert.strictEqual(waitedFor, String(process.pid));
   await release();
 });
 
-test('a lock whose holder died is taken over at once (a lock without a PID namespace, from an older voe, is judged)', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('a lock whose holder died is taken over at once (a lock without a PID namespace, from an older voe, is judged)', async () => {
+  const lock = join(await scratch(), 'x.lock');
   await writeFile(lock, `${await deadPid()} some-token\n`);
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `));
   await release();
 });
 
-test('release leaves a lock that is no longer ours alone', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('release leaves a lock that is no longer ours alone', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   await writeFile(lock, '1 someone-else\n');
   await release();
-  assert.equal(await readFile(lock, 'utf8'), '1 someone-else\n');
+  assert.strictEqual(await readFile(lock, 'utf8'), '1 someone-else\n');
 });
 
-test('a directory that cannot be created gives the cannot-create error', async (t) => {
-  const dir = await scratch(t);
+it('a directory that cannot be created gives the cannot-create error', async () => {
+  const dir = await scratch();
   await writeFile(join(dir, 'file'), '');
-  await assert.rejects(
+  await expectRejection(
     acquireLockFile(join(dir, 'file', 'x.lock'), { deadline: Date.now() + 100, ...errors }),
     /cannot create: (ENOTDIR|EEXIST)/,
   );
 });
 
-test('createDirectory false: a missing directory gives the cannot-create error (ENOENT) and is not created; by default it is', async (t) => {
-  const dir = await scratch(t);
+it('createDirectory false: a missing directory gives the cannot-create error (ENOENT) and is not created; by default it is', async () => {
+  const dir = await scratch();
   const missing = join(dir, 'gone');
-  await assert.rejects(
+  await expectRejection(
     acquireLockFile(join(missing, 'x.lock'), {
       deadline: Date.now() + 100,
       createDirectory: false,
@@ -108,17 +110,17 @@ test('createDirectory false: a missing directory gives the cannot-create error (
     }),
     /cannot create: ENOENT/,
   );
-  await assert.rejects(readdir(missing), { code: 'ENOENT' });
+  await expectRejection(readdir(missing), { code: 'ENOENT' });
   const release = await acquireLockFile(join(missing, 'x.lock'), {
     deadline: Date.now() + 100,
     ...errors,
   });
-  assert.deepEqual(await readdir(missing), ['x.lock']);
+  assert.deepStrictEqual(await readdir(missing), ['x.lock']);
   await release();
 });
 
-test('the lock file records the pid, a token, the PID namespace and the start time', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('the lock file records the pid, a token, the PID namespace and the start time', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   assert.match(
     await readFile(lock, 'utf8'),
@@ -129,27 +131,27 @@ test('the lock file records the pid, a token, the PID namespace and the start ti
   await release();
 });
 
-test('a dead pid recorded in another PID namespace is not judged: the lock is waited for, never taken over', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('a dead pid recorded in another PID namespace is not judged: the lock is waited for, never taken over', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const stale = `${await deadPid()} other-token pid:[1]\n`;
   await writeFile(lock, stale);
-  await assert.rejects(
+  await expectRejection(
     acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }),
     /busy: held by \d+/,
   );
-  assert.equal(await readFile(lock, 'utf8'), stale);
+  assert.strictEqual(await readFile(lock, 'utf8'), stale);
 });
 
-test('a dead holder in our PID namespace is taken over', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('a dead holder in our PID namespace is taken over', async () => {
+  const lock = join(await scratch(), 'x.lock');
   await writeFile(lock, `${await deadPid()} some-token ${readlinkSync('/proc/self/ns/pid')}\n`);
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   assert.match(await readFile(lock, 'utf8'), new RegExp(`^${process.pid} `));
   await release();
 });
 
-test('a takeover marker left by a process that died mid-takeover is cleared after 10 s', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('a takeover marker left by a process that died mid-takeover is cleared after 10 s', async () => {
+  const lock = join(await scratch(), 'x.lock');
   await writeFile(lock, `${await deadPid()} some-token\n`);
   await writeFile(`${lock}.takeover`, `${await deadPid()} marker\n`);
   const old = new Date(Date.now() - 11_000);
@@ -163,8 +165,8 @@ test('a takeover marker left by a process that died mid-takeover is cleared afte
   await release();
 });
 
-test('processes racing for one stale lock hold it one at a time', async (t) => {
-  const dir = await scratch(t);
+it('processes racing for one stale lock hold it one at a time', async () => {
+  const dir = await scratch();
   const lock = join(dir, 'x.lock');
   const log = join(dir, 'log');
   await writeFile(log, '');
@@ -183,19 +185,19 @@ test('processes racing for one stale lock hold it one at a time', async (t) => {
       stdio: ['ignore', 'ignore', 'inherit'],
     }),
   );
-  t.after(() => {
+  onCleanup(() => {
     for (const child of children)
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   const codes = await Promise.all(
     children.map((child) => new Promise<number | null>((resolve) => child.on('exit', resolve))),
   );
-  assert.deepEqual(codes, [0, 0, 0, 0, 0, 0]);
+  assert.deepStrictEqual(codes, [0, 0, 0, 0, 0, 0]);
   const lines = (await readFile(log, 'utf8')).trim().split('\n');
-  assert.equal(lines.length, 12);
+  assert.strictEqual(lines.length, 12);
   for (let i = 0; i < lines.length; i += 2) {
     const [enter, exit] = [lines[i]!.split(' '), lines[i + 1]!.split(' ')];
-    assert.deepEqual(
+    assert.deepStrictEqual(
       [enter[0], exit[0], exit[1]],
       ['enter', 'exit', enter[1]],
       `overlapping holders:\n${lines.join('\n')}`,
@@ -208,7 +210,6 @@ test('processes racing for one stale lock hold it one at a time', async (t) => {
  * killed. Both are killed after the test, also when it fails half-way.
  */
 async function holderWithHelper(
-  t: TestContext,
   lock: string,
 ): Promise<{ holder: ChildProcess; helperPid: number }> {
   const script = `
@@ -224,7 +225,7 @@ async function holderWithHelper(
   const holder = spawn(process.execPath, ['--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  t.after(() => {
+  onCleanup(() => {
     if (holder.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL');
   });
   let out = '';
@@ -238,16 +239,16 @@ async function holderWithHelper(
   const helperPid = Number(out.trim());
   // Only that process: once it has ended, its pid may belong to another.
   const helperStart = processStartTime(helperPid);
-  t.after(() => {
+  onCleanup(() => {
     if (helperStart !== null && processStartTime(helperPid) === helperStart)
       process.kill(helperPid, 'SIGKILL');
   });
   return { holder, helperPid };
 }
 
-test('a holder killed with SIGKILL while its recorded helper (a tool) runs: the lock stays held until the helper ends', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
-  const { holder, helperPid } = await holderWithHelper(t, lock);
+it('a holder killed with SIGKILL while its recorded helper (a tool) runs: the lock stays held until the helper ends', async () => {
+  const lock = join(await scratch(), 'x.lock');
+  const { holder, helperPid } = await holderWithHelper(lock);
   assert.match(
     await readFile(lock, 'utf8'),
     new RegExp(`^${holder.pid} \\S+ .*helper=${helperPid}:${processStartTime(helperPid)}\n$`),
@@ -255,7 +256,7 @@ test('a holder killed with SIGKILL while its recorded helper (a tool) runs: the 
   const died = once(holder, 'exit');
   holder.kill('SIGKILL');
   await died;
-  await assert.rejects(
+  await expectRejection(
     acquireLockFile(lock, { deadline: Date.now() + 300, pollMs: 10, ...errors }),
     new RegExp(`busy: held by ${holder.pid}`),
     'the holder is gone, but its tool still runs',
@@ -279,8 +280,8 @@ test('a holder killed with SIGKILL while its recorded helper (a tool) runs: the 
   await release();
 });
 
-test('recorded pids reused by other processes (another start time) do not hold the lock', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('recorded pids reused by other processes (another start time) do not hold the lock', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const namespace = readlinkSync('/proc/self/ns/pid');
   // The holder's pid now belongs to a process that started at another time (here: our parent).
   await writeFile(lock, `${process.ppid} tok ${namespace} start=1\n`);
@@ -295,14 +296,14 @@ test('recorded pids reused by other processes (another start time) do not hold t
     lock,
     `${await deadPid()} tok ${namespace} start=1 helper=${process.ppid}:${processStartTime(process.ppid)}\n`,
   );
-  await assert.rejects(
+  await expectRejection(
     acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }),
     /busy/,
   );
 });
 
-test('a holder or helper that has ended but is not reaped (a zombie) does not hold the lock', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('a holder or helper that has ended but is not reaped (a zombie) does not hold the lock', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const namespace = readlinkSync('/proc/self/ns/pid');
   // The child ends at once and its parent never waits for it: a zombie until the parent ends. (A
   // shell's `true &` before `exec sleep` was reaped by the shell itself now and then on a loaded machine.)
@@ -314,7 +315,7 @@ test('a holder or helper that has ended but is not reaped (a zombie) does not ho
     ],
     { stdio: ['ignore', 'pipe', 'ignore'] },
   );
-  t.after(() => {
+  onCleanup(() => {
     parent.kill('SIGKILL');
   });
   const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
@@ -324,9 +325,9 @@ test('a holder or helper that has ended but is not reaped (a zombie) does not ho
     state = readProcessStat(zombie)?.state ?? '';
     if (state !== 'Z') await new Promise((r) => setTimeout(r, 10));
   }
-  assert.equal(state, 'Z', `pid ${zombie} is a zombie`);
+  assert.strictEqual(state, 'Z', `pid ${zombie} is a zombie`);
   const start = processStartTime(zombie);
-  assert.notEqual(start, null, 'a zombie keeps its pid and start time');
+  assert.notStrictEqual(start, null, 'a zombie keeps its pid and start time');
   await writeFile(lock, `${zombie} tok ${namespace} start=${start}\n`);
   await (
     await acquireLockFile(lock, { deadline: Date.now() + 200, pollMs: 10, ...errors })
@@ -337,15 +338,15 @@ test('a holder or helper that has ended but is not reaped (a zombie) does not ho
   )();
   // The parent that has not ended still holds it.
   await writeFile(lock, `${parent.pid} tok ${namespace} start=${processStartTime(parent.pid!)}\n`);
-  await assert.rejects(
+  await expectRejection(
     acquireLockFile(lock, { deadline: Date.now() + 150, pollMs: 10, ...errors }),
     /busy/,
   );
 });
 
 /** A lock taken, and a symbolic link to a victim file planted where it stages a helper's record. */
-async function lockWithLinkAtStagedName(t: TestContext) {
-  const dir = await scratch(t);
+async function lockWithLinkAtStagedName() {
+  const dir = await scratch();
   const lock = join(dir, 'x.lock');
   const victim = join(dir, 'victim');
   await writeFile(victim, 'untouched\n');
@@ -356,21 +357,21 @@ async function lockWithLinkAtStagedName(t: TestContext) {
   return { dir, lock, victim, release, before, staged };
 }
 
-test('recordHelper never writes through a file or symbolic link planted where it stages the new content', async (t) => {
-  const { lock, victim, release, before } = await lockWithLinkAtStagedName(t);
+it('recordHelper never writes through a file or symbolic link planted where it stages the new content', async () => {
+  const { lock, victim, release, before } = await lockWithLinkAtStagedName();
   release.recordHelper(process.ppid);
-  assert.equal(await readFile(victim, 'utf8'), 'untouched\n');
-  assert.equal(
+  assert.strictEqual(await readFile(victim, 'utf8'), 'untouched\n');
+  assert.strictEqual(
     await readFile(lock, 'utf8'),
     before,
     'the helper is not recorded; the lock stays ours',
   );
   await release();
-  await assert.rejects(readFile(lock, 'utf8'), { code: 'ENOENT' });
+  await expectRejection(readFile(lock, 'utf8'), { code: 'ENOENT' });
 });
 
-test('recordHelper leaves a lock file that is no longer ours alone, and release still works after it', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('recordHelper leaves a lock file that is no longer ours alone, and release still works after it', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   const tool = spawn('sleep', ['0.2']);
   const ended = once(tool, 'exit');
@@ -378,7 +379,7 @@ test('recordHelper leaves a lock file that is no longer ours alone, and release 
   assert.match(await readFile(lock, 'utf8'), new RegExp(` helper=${tool.pid}:\\d+\n$`));
   await ended;
   await release();
-  await assert.rejects(
+  await expectRejection(
     readFile(lock, 'utf8'),
     { code: 'ENOENT' },
     'released after the rewrite, its tool having ended',
@@ -386,14 +387,14 @@ test('recordHelper leaves a lock file that is no longer ours alone, and release 
   const again = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   await writeFile(lock, '1 someone-else\n');
   again.recordHelper(process.ppid);
-  assert.equal(await readFile(lock, 'utf8'), '1 someone-else\n');
+  assert.strictEqual(await readFile(lock, 'utf8'), '1 someone-else\n');
 });
 
-test('a release while the recorded helper (a tool voe stopped waiting for) still runs hands the lock to it: held until the tool ends, then the next waiter gets it', async (t) => {
-  const lock = join(await scratch(t), 'x.lock');
+it('a release while the recorded helper (a tool voe stopped waiting for) still runs hands the lock to it: held until the tool ends, then the next waiter gets it', async () => {
+  const lock = join(await scratch(), 'x.lock');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 100, ...errors });
   const tool = spawn('sleep', ['1.5']);
-  t.after(() => {
+  onCleanup(() => {
     if (tool.exitCode === null && tool.signalCode === null) tool.kill('SIGKILL');
   });
   const ended = once(tool, 'exit');
@@ -405,7 +406,7 @@ test('a release while the recorded helper (a tool voe stopped waiting for) still
     new RegExp(`^${tool.pid} ${token} \\S+ start=${processStartTime(tool.pid!)}\n$`),
     'the tool is the holder now',
   );
-  await assert.rejects(
+  await expectRejection(
     acquireLockFile(lock, { deadline: Date.now() + 300, pollMs: 10, ...errors }),
     new RegExp(`busy: held by ${tool.pid}`),
     'held while the tool runs, although this process released it',
@@ -421,8 +422,8 @@ test('a release while the recorded helper (a tool voe stopped waiting for) still
   await releaseNext();
 });
 
-test('the files a waiter killed with SIGKILL left next to the lock are removed by the next holder; those of live waiters, and of other PID namespaces, stay', async (t) => {
-  const dir = await scratch(t);
+it('the files a waiter killed with SIGKILL left next to the lock are removed by the next holder; those of live waiters, and of other PID namespaces, stay', async () => {
+  const dir = await scratch();
   const lock = join(dir, 'x.lock');
   const namespace = readlinkSync('/proc/self/ns/pid');
   const dead = await deadPid();
@@ -444,7 +445,7 @@ test('the files a waiter killed with SIGKILL left next to the lock are removed b
   for (const path of unrelated) await writeFile(path, `${dead} some-token ${namespace}\n`);
   const release = await acquireLockFile(lock, { deadline: Date.now() + 1000, ...errors });
   await release();
-  assert.deepEqual((await readdir(dir)).sort(), [
+  assert.deepStrictEqual((await readdir(dir)).sort(), [
     'x.lock.1b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d',
     'x.lock.2b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d',
     'x.lock.notes',
@@ -452,8 +453,8 @@ test('the files a waiter killed with SIGKILL left next to the lock are removed b
   ]);
 });
 
-test("a holder's helper record left empty or partly written (its holder killed while staging it) is removed by the next holder; a waiter's file in that state is not (it may be being written)", async (t) => {
-  const dir = await scratch(t);
+it("a holder's helper record left empty or partly written (its holder killed while staging it) is removed by the next holder; a waiter's file in that state is not (it may be being written)", async () => {
+  const dir = await scratch();
   const lock = join(dir, 'x.lock');
   const empty = `${lock}.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6d.helper`;
   const partial = `${lock}.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6e.helper`;
@@ -463,18 +464,20 @@ test("a holder's helper record left empty or partly written (its holder killed w
   await writeFile(waiting, '');
   const release = await acquireLockFile(lock, { deadline: Date.now() + 1000, ...errors });
   await release();
-  assert.deepEqual((await readdir(dir)).sort(), ['x.lock.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6f']);
+  assert.deepStrictEqual((await readdir(dir)).sort(), [
+    'x.lock.3b3c1e2a-7d4f-4a6b-9c8d-1e2f3a4b5c6f',
+  ]);
 });
 
-test("prepareHelper stages the helper's record before the helper starts: it throws cannotCreate when it cannot (nothing planted at its name is written through), recordHelper then uses what it staged, and release leaves no staged file", async (t) => {
-  const { dir, lock, victim, release, before, staged } = await lockWithLinkAtStagedName(t);
-  assert.throws(() => release.prepareHelper(), /cannot create: EEXIST/);
-  assert.equal(await readFile(victim, 'utf8'), 'untouched\n');
-  assert.equal(await readFile(lock, 'utf8'), before, 'the lock stays ours, naming no helper');
+it("prepareHelper stages the helper's record before the helper starts: it throws cannotCreate when it cannot (nothing planted at its name is written through), recordHelper then uses what it staged, and release leaves no staged file", async () => {
+  const { dir, lock, victim, release, before, staged } = await lockWithLinkAtStagedName();
+  expectThrow(() => release.prepareHelper(), /cannot create: EEXIST/);
+  assert.strictEqual(await readFile(victim, 'utf8'), 'untouched\n');
+  assert.strictEqual(await readFile(lock, 'utf8'), before, 'the lock stays ours, naming no helper');
   await rm(staged);
 
   release.prepareHelper();
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await readdir(dir)).sort(),
     ['victim', 'x.lock', `x.lock.${before.split(' ')[1]}.helper`],
     'staged next to the lock',
@@ -482,33 +485,33 @@ test("prepareHelper stages the helper's record before the helper starts: it thro
   const tool = spawn('sleep', ['0.2']);
   const ended = once(tool, 'exit');
   release.recordHelper(tool.pid!);
-  assert.equal(
+  assert.strictEqual(
     await readFile(lock, 'utf8'),
     `${before.trimEnd()} helper=${tool.pid}:${processStartTime(tool.pid!)}\n`,
   );
   await ended;
   await release();
-  assert.deepEqual(await readdir(dir), ['victim'], 'released, nothing staged left behind');
+  assert.deepStrictEqual(await readdir(dir), ['victim'], 'released, nothing staged left behind');
 });
 
-test('processRuns: this process runs; a child that ended runs no more, as a zombie not reaped yet and once reaped', async (t) => {
-  assert.equal(processRuns(process.pid), true);
+it('processRuns: this process runs; a child that ended runs no more, as a zombie not reaped yet and once reaped', async () => {
+  assert.isTrue(processRuns(process.pid));
   // A shell whose child still runs when the shell becomes `sleep 30`, which never waits for it: once
   // that child ends it stays a zombie (the shell cannot have reaped it before its exec).
   const shell = spawn('sh', ['-c', 'sleep 0.5 & echo $!; exec sleep 30'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
-  t.after(() => {
+  onCleanup(() => {
     shell.kill('SIGKILL');
   });
   const [line] = (await once(shell.stdout!, 'data')) as [Buffer];
   const zombie = Number(line.toString().trim());
   for (let i = 0; i < 500 && readProcessStat(zombie)?.state !== 'Z'; i += 1)
     await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(readProcessStat(zombie)?.state, 'Z', 'the child is a zombie');
-  assert.equal(processRuns(zombie), false);
-  assert.equal(processRuns(shell.pid!), true);
+  assert.strictEqual(readProcessStat(zombie)?.state, 'Z', 'the child is a zombie');
+  assert.isFalse(processRuns(zombie));
+  assert.isTrue(processRuns(shell.pid!));
   shell.kill('SIGKILL');
   await once(shell, 'exit');
-  assert.equal(processRuns(shell.pid!), false);
+  assert.isFalse(processRuns(shell.pid!));
 });

@@ -1,34 +1,37 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { formatLockContent, parseLockContent } from '../../../src/lock/index.js';
 
-test('lock content round-trips: pid, token, namespace, start time, helper', () => {
+it('lock content round-trips: pid, token, namespace, start time, helper', () => {
   const full = {
     holder: { pid: 12, start: 345 },
     token: 'tok',
     namespace: 'pid:[4026531836]',
     helper: { pid: 67, start: 890 },
   };
-  assert.equal(formatLockContent(full), '12 tok pid:[4026531836] start=345 helper=67:890\n');
-  assert.deepEqual(parseLockContent(formatLockContent(full)), full);
-  assert.deepEqual(parseLockContent(formatLockContent({ holder: { pid: 12 }, token: 'tok' })), {
-    holder: { pid: 12 },
-    token: 'tok',
-  });
-  assert.deepEqual(
+  assert.strictEqual(formatLockContent(full), '12 tok pid:[4026531836] start=345 helper=67:890\n');
+  assert.deepStrictEqual(parseLockContent(formatLockContent(full)), full);
+  assert.deepStrictEqual(
+    parseLockContent(formatLockContent({ holder: { pid: 12 }, token: 'tok' })),
+    {
+      holder: { pid: 12 },
+      token: 'tok',
+    },
+  );
+  assert.deepStrictEqual(
     parseLockContent('12 tok start=5 helper=7\n'),
     { holder: { pid: 12, start: 5 }, token: 'tok', helper: { pid: 7 } },
     'no namespace (no /proc): not mistaken for one',
   );
 });
 
-test('lock content of older voe ("<pid> <token> [<namespace>]") still reads; garbage does not', () => {
-  assert.deepEqual(parseLockContent('12 tok pid:[1]\n'), {
+it('lock content of older voe ("<pid> <token> [<namespace>]") still reads; garbage does not', () => {
+  assert.deepStrictEqual(parseLockContent('12 tok pid:[1]\n'), {
     holder: { pid: 12 },
     token: 'tok',
     namespace: 'pid:[1]',
   });
-  assert.deepEqual(parseLockContent('12 tok\n'), { holder: { pid: 12 }, token: 'tok' });
+  assert.deepStrictEqual(parseLockContent('12 tok\n'), { holder: { pid: 12 }, token: 'tok' });
   for (const bad of [
     '',
     '\n',
@@ -39,5 +42,5 @@ test('lock content of older voe ("<pid> <token> [<namespace>]") still reads; gar
     '12 tok start=y',
     '12:5 tok',
   ])
-    assert.equal(parseLockContent(bad), null, JSON.stringify(bad));
+    assert.isNull(parseLockContent(bad), JSON.stringify(bad));
 });

@@ -1,11 +1,12 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
 import { processStartTime, readProcessStat } from '../../../src/lock/index.js';
 
-test('processStartTime reads field 22 of /proc/<pid>/stat; a later process starts later; a gone one has none', async (t) => {
+it('processStartTime reads field 22 of /proc/<pid>/stat; a later process starts later; a gone one has none', async () => {
   const mine = processStartTime(process.pid);
   assert.ok(mine !== null && mine > 0);
   // A command name with spaces and parentheses does not shift the fields. The child says when it has renamed itself.
@@ -17,7 +18,7 @@ test('processStartTime reads field 22 of /proc/<pid>/stat; a later process start
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  t.after(() => {
+  onCleanup(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   const exited = once(child, 'exit');
@@ -44,9 +45,9 @@ test('processStartTime reads field 22 of /proc/<pid>/stat; a later process start
   assert.ok(theirs !== null && theirs >= mine, `${theirs} >= ${mine}`);
   child.kill();
   await exited;
-  assert.equal(processStartTime(child.pid!), null);
+  assert.isNull(processStartTime(child.pid!));
 });
 
-test('readProcessStat names the parent process', () => {
-  assert.equal(readProcessStat(process.pid)?.parentPid, process.ppid);
+it('readProcessStat names the parent process', () => {
+  assert.strictEqual(readProcessStat(process.pid)?.parentPid, process.ppid);
 });

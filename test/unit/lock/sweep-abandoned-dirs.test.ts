@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -24,15 +25,15 @@ async function dirWith(parent: string, name: string, lock: string | null): Promi
   return dir;
 }
 
-test('sweepAbandonedDirs removes only the directories of its prefix whose lock names a process that is gone, after beforeRemove', async (t) => {
+it('sweepAbandonedDirs removes only the directories of its prefix whose lock names a process that is gone, after beforeRemove', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
-  t.after(() => rm(parent, { recursive: true, force: true }));
+  onCleanup(() => rm(parent, { recursive: true, force: true }));
   const dead = `${await deadPid()} token\n`;
   const abandoned = await dirWith(parent, 'voe-x-Ab12Cd', dead);
   const alsoAbandoned = await dirWith(parent, 'voe-x-zz99ZZ', dead);
   const live = await dirWith(parent, 'voe-x-LIVE01', null);
   const release = await acquireLockFile(join(live, LOCK), { deadline: Date.now(), ...errors });
-  t.after(release);
+  onCleanup(release);
   const unlocked = await dirWith(parent, 'voe-x-nolock', null);
   const otherName = await dirWith(parent, 'voe-y-Ab12Cd', dead);
   const notMkdtemp = await dirWith(parent, 'voe-x-toolong1', dead);
@@ -55,9 +56,9 @@ test('sweepAbandonedDirs removes only the directories of its prefix whose lock n
     },
   });
 
-  assert.deepEqual(removed.sort(), [abandoned, alsoAbandoned].sort());
-  assert.deepEqual(before.sort(), [abandoned, alsoAbandoned].sort());
-  for (const dir of removed) assert.equal(existsSync(dir), false, `${dir} was removed`);
+  assert.deepStrictEqual(removed.sort(), [abandoned, alsoAbandoned].sort());
+  assert.deepStrictEqual(before.sort(), [abandoned, alsoAbandoned].sort());
+  for (const dir of removed) assert.isFalse(existsSync(dir), `${dir} was removed`);
   for (const dir of [
     live,
     unlocked,
@@ -71,9 +72,9 @@ test('sweepAbandonedDirs removes only the directories of its prefix whose lock n
   }
 });
 
-test('sweepAbandonedDirs of two callers at once: each abandoned directory is removed by exactly one', async (t) => {
+it('sweepAbandonedDirs of two callers at once: each abandoned directory is removed by exactly one', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
-  t.after(() => rm(parent, { recursive: true, force: true }));
+  onCleanup(() => rm(parent, { recursive: true, force: true }));
   const dead = `${await deadPid()} token\n`;
   const dirs = await Promise.all(
     ['aaaaa1', 'aaaaa2', 'aaaaa3', 'aaaaa4'].map((suffix) =>
@@ -83,22 +84,22 @@ test('sweepAbandonedDirs of two callers at once: each abandoned directory is rem
   const [first, second] = await Promise.all(
     [1, 2].map(() => sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK })),
   );
-  assert.deepEqual([...first!, ...second!].sort(), dirs.sort());
+  assert.deepStrictEqual([...first!, ...second!].sort(), dirs.sort());
 });
 
-test('sweepAbandonedDirs of a parent it cannot read resolves with nothing removed', async () => {
-  assert.deepEqual(
+it('sweepAbandonedDirs of a parent it cannot read resolves with nothing removed', async () => {
+  assert.deepStrictEqual(
     await sweepAbandonedDirs('/nonexistent/voe-sweep', { prefix: 'voe-x-', lockName: LOCK }),
     [],
   );
 });
 
-test('sweepAbandonedDirs removes a directory an earlier sweep moved aside but did not remove, once that sweeper is gone or is this process; not one a live sweeper is removing', async (t) => {
+it('sweepAbandonedDirs removes a directory an earlier sweep moved aside but did not remove, once that sweeper is gone or is this process; not one a live sweeper is removing', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
-  t.after(() => rm(parent, { recursive: true, force: true }));
+  onCleanup(() => rm(parent, { recursive: true, force: true }));
   const deadSweeper = await deadPid();
   const liveSweeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
-  t.after(() => {
+  onCleanup(() => {
     liveSweeper.kill();
   });
   await new Promise((resolve) => liveSweeper.once('spawn', resolve));
@@ -110,20 +111,20 @@ test('sweepAbandonedDirs removes a directory an earlier sweep moved aside but di
 
   const removed = await sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK });
 
-  assert.deepEqual(
+  assert.deepStrictEqual(
     removed.sort(),
     [join(parent, 'voe-x-Dead01'), join(parent, 'voe-x-Ours01')].sort(),
     'reported by the names they had',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await readdir(parent)).sort(),
     [live, otherPrefix, notANumber].map((dir) => basename(dir)).sort(),
   );
 });
 
-test('sweepAbandonedDirs of two callers at once: each directory a gone sweeper left moved aside is removed by exactly one', async (t) => {
+it('sweepAbandonedDirs of two callers at once: each directory a gone sweeper left moved aside is removed by exactly one', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'voe-sweep-'));
-  t.after(() => rm(parent, { recursive: true, force: true }));
+  onCleanup(() => rm(parent, { recursive: true, force: true }));
   const deadSweeper = await deadPid();
   for (const suffix of ['bbbbb1', 'bbbbb2', 'bbbbb3'])
     await dirWith(parent, `.voe-x-${suffix}.removing-${deadSweeper}`, null);
@@ -131,9 +132,9 @@ test('sweepAbandonedDirs of two callers at once: each directory a gone sweeper l
   const [first, second] = await Promise.all(
     [1, 2].map(() => sweepAbandonedDirs(parent, { prefix: 'voe-x-', lockName: LOCK })),
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     [...first!, ...second!].sort(),
     ['bbbbb1', 'bbbbb2', 'bbbbb3', 'bbbbb4'].map((suffix) => join(parent, `voe-x-${suffix}`)),
   );
-  assert.deepEqual(await readdir(parent), []);
+  assert.deepStrictEqual(await readdir(parent), []);
 });

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { createLogger, flatFieldsLogger } from '../../../src/log/index.js';
 
 function capture(): {
@@ -24,7 +24,7 @@ function capture(): {
   };
 }
 
-test('secrets, tokens, passwords, authorization headers and keys never reach the log, at the top level or nested', () => {
+it('secrets, tokens, passwords, authorization headers and keys never reach the log, at the top level or nested', () => {
   const out = capture();
   const log = createLogger({ level: 'debug', destination: out.destination });
   log.info(
@@ -67,11 +67,11 @@ test('secrets, tokens, passwords, authorization headers and keys never reach the
   ])
     assert.ok(!text.includes(secret), `${secret} reached the log: ${text}`);
   const [line] = out.lines();
-  assert.equal(line?.kept, 'visible');
-  assert.equal((line?.config as Record<string, unknown>).token, '[redacted]');
+  assert.strictEqual(line?.kept, 'visible');
+  assert.strictEqual((line?.config as Record<string, unknown>).token, '[redacted]');
 });
 
-test('a flat-fields logger keeps its bindings and level, and still redacts secrets by name', () => {
+it('a flat-fields logger keeps its bindings and level, and still redacts secrets by name', () => {
   const out = capture();
   const log = flatFieldsLogger(createLogger({ level: 'info', destination: out.destination }), {
     webhook: 'pvc-resize',
@@ -90,20 +90,20 @@ test('a flat-fields logger keeps its bindings and level, and still redacts secre
     'request refused',
   );
   log.debug({ uid: 'u2' }, 'not written at info');
-  assert.equal(log.isLevelEnabled('debug'), false);
-  assert.equal(log.isLevelEnabled('warn'), true);
+  assert.isFalse(log.isLevelEnabled('debug'));
+  assert.isTrue(log.isLevelEnabled('warn'));
   const lines = out.lines();
-  assert.equal(lines.length, 1);
+  assert.strictEqual(lines.length, 1);
   const [line] = lines;
-  assert.equal(line?.webhook, 'pvc-resize');
-  assert.equal(line?.name, 'voe');
-  assert.equal(line?.msg, 'request refused');
-  assert.deepEqual([line?.uid, line?.code, line?.dryRun], ['u1', 403, false]);
+  assert.strictEqual(line?.webhook, 'pvc-resize');
+  assert.strictEqual(line?.name, 'voe');
+  assert.strictEqual(line?.msg, 'request refused');
+  assert.deepStrictEqual([line?.uid, line?.code, line?.dryRun], ['u1', 403, false]);
   for (const secret of ['T1', 'P1', 'K1', 'A1'])
     assert.ok(!out.text().includes(secret), `${secret} reached the log`);
 });
 
-test('a flat-fields logger does not accept nested fields (checked by the compiler)', () => {
+it('a flat-fields logger does not accept nested fields (checked by the compiler)', () => {
   const log = flatFieldsLogger(createLogger({ level: 'silent' }), { webhook: 'w' });
   // @ts-expect-error an object field could hide a secret under a nested name, which this logger does not check
   log.info({ config: { token: 'T' } }, 'refused by the types');

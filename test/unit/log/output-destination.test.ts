@@ -1,10 +1,11 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 
 const LOG = new URL('../../../src/log/index.js', import.meta.url).href;
 
@@ -26,7 +27,7 @@ function alive(pid: number): boolean {
   }
 }
 
-test('a log output that fails for good (a full device: ENOSPC) ends the log lines, not voe: no crash, no hang at exit', async () => {
+it('a log output that fails for good (a full device: ENOSPC) ends the log lines, not voe: no crash, no hang at exit', async () => {
   const full = openSync('/dev/full', 'w');
   try {
     const child = spawn(
@@ -45,21 +46,17 @@ test('a log output that fails for good (a full device: ENOSPC) ends the log line
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
       child.on('exit', (c, s) => resolve([c, s])),
     );
-    assert.equal(
-      signal,
-      null,
-      'killed after hanging (pino retried the unwritten line at exit forever)',
-    );
-    assert.equal(code, 0, stderr);
-    assert.equal(stderr, '', 'no uncaught error');
+    assert.isNull(signal, 'killed after hanging (pino retried the unwritten line at exit forever)');
+    assert.strictEqual(code, 0, stderr);
+    assert.strictEqual(stderr, '', 'no uncaught error');
   } finally {
     closeSync(full);
   }
 });
 
-test('voe logging to a terminal that is closed (SIGHUP, then EIO on every write) still runs its shutdown and exits', async (t) => {
+it('voe logging to a terminal that is closed (SIGHUP, then EIO on every write) still runs its shutdown and exits', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-log-hup-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const pidFile = join(dir, 'pid');
   const doneFile = join(dir, 'done');
   const program = loggingProgram(`import { writeFileSync } from 'node:fs';
@@ -82,7 +79,7 @@ process.on('SIGHUP', () => {
     { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, SHELL: '/bin/sh' } },
   );
   let pid: number | undefined;
-  t.after(() => {
+  onCleanup(() => {
     terminal.kill('SIGKILL');
     if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
   });
@@ -94,10 +91,9 @@ process.on('SIGHUP', () => {
   await new Promise((r) => setTimeout(r, 300)); // a few lines reach the terminal first
   terminal.kill('SIGKILL');
   for (let i = 0; i < 300 && alive(pid); i += 1) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(
+  assert.isFalse(
     alive(pid),
-    false,
     'the program still runs after its terminal was closed (stuck retrying a log line)',
   );
-  assert.equal(await readFile(doneFile, 'utf8'), 'done', 'its SIGHUP handler ran to the end');
+  assert.strictEqual(await readFile(doneFile, 'utf8'), 'done', 'its SIGHUP handler ran to the end');
 });

@@ -1,5 +1,6 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import {
   parseDriverMap,
   parseExpandValidation,
@@ -82,16 +83,16 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
         value,
       } as Parameters<typeof parseExpandValidation>[0];
       const parsed = parseExpandValidation(setting);
-      assert.deepEqual(Object.fromEntries(parsed.drivers), expected);
+      assert.deepStrictEqual(Object.fromEntries(parsed.drivers), expected);
       for (const [driver, allowed] of Object.entries(expected))
-        assert.equal(parsed.allows(driver), allowed);
+        assert.strictEqual(parsed.allows(driver), allowed);
     });
   }
 
   it('a missing key is false', () => {
     const parsed = parseExpandValidation(harvesterSetting('{"nfs.csi.k8s.io":true}'));
-    assert.equal(parsed.allows('topolvm.io'), false);
-    assert.equal(parsed.allows('driver.longhorn.io'), true);
+    assert.isFalse(parsed.allows('topolvm.io'));
+    assert.isTrue(parsed.allows('driver.longhorn.io'));
   });
 
   const invalid: Array<[string, string, string, string]> = [
@@ -105,12 +106,12 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
   ];
   for (const [name, value, code, field] of invalid) {
     it(`${name} -> ${code}`, () => {
-      assert.throws(
+      expectThrow(
         () => parseExpandValidation(harvesterSetting(value)),
         (error: unknown) => {
           assert.ok(error instanceof SettingInvalidError);
-          assert.equal(error.code, code);
-          assert.equal(error.details['field'], field);
+          assert.strictEqual(error.code, code);
+          assert.strictEqual(error.details['field'], field);
           assert.ok(error.message.includes('csi-online-expand-validation'));
           return true;
         },
@@ -119,7 +120,7 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
   }
 
   it('a null entry does not hide an invalid entry after it', () => {
-    assert.throws(
+    expectThrow(
       () => parseExpandValidation(harvesterSetting('{"a.example":null,"b.example":"yes"}')),
       (error: unknown) =>
         error instanceof SettingInvalidError &&
@@ -129,13 +130,13 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
   });
 
   it('an invalid default is an error too', () => {
-    assert.throws(() => parseExpandValidation(harvesterSetting('', '{bad')), {
+    expectThrow(() => parseExpandValidation(harvesterSetting('', '{bad')), {
       code: 'SETTING_INVALID_JSON',
     });
   });
 
   it('a field that is not a string (an object where JSON text belongs) is SETTING_INVALID_JSON', () => {
-    assert.throws(
+    expectThrow(
       () => parseDriverMap(['{}'] as unknown as string, 'value', 's'),
       (error: unknown) =>
         error instanceof SettingInvalidError &&
@@ -146,7 +147,7 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
 
   it('a huge key or entry is quoted in at most 80 characters', () => {
     const key = 'k'.repeat(100_000);
-    assert.throws(
+    expectThrow(
       () => parseDriverMap(JSON.stringify({ [key]: 'x'.repeat(100_000) }), 'value', 's'),
       (error: unknown) => {
         assert.ok(error instanceof SettingInvalidError && error.code === 'SETTING_INVALID_VALUE');
@@ -161,7 +162,7 @@ describe('parseExpandValidation (default, then value overlays it)', () => {
   });
 
   it('parseDriverMap names the key of a non-boolean entry', () => {
-    assert.throws(
+    expectThrow(
       () => parseDriverMap('{"a":true,"b":"yes"}', 'value', 's'),
       (error: unknown) =>
         error instanceof SettingInvalidError &&
@@ -186,13 +187,13 @@ describe("parseDriverMap (the Setting validator's rule for writes) refuses JSON 
   ];
   for (const [name, text, code, key] of table) {
     it(`${name} -> ${code}`, () => {
-      assert.throws(
+      expectThrow(
         () => parseDriverMap(text, 'value', 'csi-online-expand-validation'),
         (error: unknown) => {
           assert.ok(error instanceof SettingInvalidError);
-          assert.equal(error.code, code);
-          assert.equal(error.details['field'], 'value');
-          assert.equal(error.details['key'], key);
+          assert.strictEqual(error.code, code);
+          assert.strictEqual(error.details['field'], 'value');
+          assert.strictEqual(error.details['key'], key);
           return true;
         },
       );

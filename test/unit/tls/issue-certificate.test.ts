@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
 import {
   createCertificateAuthority,
@@ -18,23 +19,23 @@ function keyMatches(certPem: string, keyPem: string): boolean {
   return fromKey.equals(fromCert);
 }
 
-test('a CA is self-signed, a CA, ECDSA P-256 and valid now', async () => {
+it('a CA is self-signed, a CA, ECDSA P-256 and valid now', async () => {
   const ca = await createCertificateAuthority('voe-test-ca');
   const cert = new X509Certificate(ca.certificatePem);
-  assert.equal(cert.ca, true);
-  assert.equal(cert.subject, 'CN=voe-test-ca');
-  assert.equal(cert.issuer, 'CN=voe-test-ca');
+  assert.isTrue(cert.ca);
+  assert.strictEqual(cert.subject, 'CN=voe-test-ca');
+  assert.strictEqual(cert.issuer, 'CN=voe-test-ca');
   assert.ok(cert.checkIssued(cert));
   assert.ok(cert.verify(cert.publicKey));
-  assert.equal(cert.publicKey.asymmetricKeyType, 'ec');
-  assert.equal(cert.publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+  assert.strictEqual(cert.publicKey.asymmetricKeyType, 'ec');
+  assert.strictEqual(cert.publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
   const now = Date.now();
   assert.ok(new Date(cert.validFrom).getTime() <= now && now < new Date(cert.validTo).getTime());
   assert.ok(keyMatches(ca.certificatePem, ca.keyPem));
   assert.match(ca.keyPem, /^-----BEGIN PRIVATE KEY-----/);
 });
 
-test('a serving certificate is issued by the CA with IP and DNS SANs and only serverAuth', async () => {
+it('a serving certificate is issued by the CA with IP and DNS SANs and only serverAuth', async () => {
   const ca = await createCertificateAuthority('voe-test-ca');
   const serving = await issueServingCertificate(ca, {
     hosts: ['127.0.0.1', 'localhost', '::1', 'voe-webhook.voe-system.svc'],
@@ -43,20 +44,20 @@ test('a serving certificate is issued by the CA with IP and DNS SANs and only se
   const caCert = new X509Certificate(ca.certificatePem);
   assert.ok(cert.checkIssued(caCert));
   assert.ok(cert.verify(caCert.publicKey));
-  assert.equal(cert.ca, false);
-  assert.equal(cert.subject, 'CN=127.0.0.1');
-  assert.equal(cert.checkIP('127.0.0.1'), '127.0.0.1');
-  assert.equal(cert.checkIP('::1'), '::1');
-  assert.equal(cert.checkHost('localhost'), 'localhost');
-  assert.equal(cert.checkHost('voe-webhook.voe-system.svc'), 'voe-webhook.voe-system.svc');
-  assert.equal(cert.checkHost('example.com'), undefined);
-  assert.equal(cert.checkIP('10.0.0.1'), undefined);
-  assert.deepEqual(cert.keyUsage, [SERVER_AUTH]);
+  assert.isFalse(cert.ca);
+  assert.strictEqual(cert.subject, 'CN=127.0.0.1');
+  assert.strictEqual(cert.checkIP('127.0.0.1'), '127.0.0.1');
+  assert.strictEqual(cert.checkIP('::1'), '::1');
+  assert.strictEqual(cert.checkHost('localhost'), 'localhost');
+  assert.strictEqual(cert.checkHost('voe-webhook.voe-system.svc'), 'voe-webhook.voe-system.svc');
+  assert.isUndefined(cert.checkHost('example.com'));
+  assert.isUndefined(cert.checkIP('10.0.0.1'));
+  assert.deepStrictEqual(cert.keyUsage, [SERVER_AUTH]);
   assert.ok(keyMatches(serving.certificatePem, serving.keyPem));
   assert.ok(new Date(cert.validTo).getTime() <= new Date(caCert.validTo).getTime());
 });
 
-test('a client certificate carries CN=user, one O per group and only clientAuth', async () => {
+it('a client certificate carries CN=user, one O per group and only clientAuth', async () => {
   const ca = await createCertificateAuthority('client-ca');
   const client = await issueClientCertificate(ca, {
     user: 'admin',
@@ -71,11 +72,11 @@ test('a client certificate carries CN=user, one O per group and only clientAuth'
     lines.some((l) => l.startsWith('O=') && l.includes('dev') && l.includes('ops')),
     cert.subject,
   );
-  assert.deepEqual(cert.keyUsage, [CLIENT_AUTH]);
-  assert.equal(cert.subjectAltName, undefined);
+  assert.deepStrictEqual(cert.keyUsage, [CLIENT_AUTH]);
+  assert.isUndefined(cert.subjectAltName);
 });
 
-test('validity follows validityDays and never outlives the CA', async () => {
+it('validity follows validityDays and never outlives the CA', async () => {
   const ca = await createCertificateAuthority('short-ca', { validityDays: 2 });
   const leaf = await issueClientCertificate(ca, { user: 'u', validityDays: 30 });
   const cert = new X509Certificate(leaf.certificatePem);
@@ -88,7 +89,7 @@ test('validity follows validityDays and never outlives the CA', async () => {
   assert.ok(span > 23 * 3600_000 && span < 25 * 3600_000, `span ${span}`);
 });
 
-test('a CA round-trips through PEM and keeps issuing', async () => {
+it('a CA round-trips through PEM and keeps issuing', async () => {
   const ca = await createCertificateAuthority('reloaded');
   const loaded = await loadCertificateAuthority({
     certificatePem: ca.certificatePem,
@@ -100,39 +101,39 @@ test('a CA round-trips through PEM and keeps issuing', async () => {
   );
 });
 
-test('invalid input fails with TlsError codes', async () => {
+it('invalid input fails with TlsError codes', async () => {
   const ca = await createCertificateAuthority('ca');
   const other = await createCertificateAuthority('other');
   const leaf = await issueServingCertificate(ca, { hosts: ['localhost'] });
-  await assert.rejects(
+  await expectRejection(
     createCertificateAuthority(''),
     (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS',
   );
-  await assert.rejects(
+  await expectRejection(
     issueServingCertificate(ca, { hosts: [] }),
     (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS',
   );
-  await assert.rejects(
+  await expectRejection(
     issueClientCertificate(ca, { user: '' }),
     (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS',
   );
-  await assert.rejects(
+  await expectRejection(
     issueServingCertificate(ca, { hosts: ['x'], validityDays: 0 }),
     (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_OPTIONS',
   );
-  await assert.rejects(
+  await expectRejection(
     loadCertificateAuthority({ certificatePem: 'nope', keyPem: ca.keyPem }),
     (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM',
   );
-  await assert.rejects(
+  await expectRejection(
     loadCertificateAuthority({ certificatePem: leaf.certificatePem, keyPem: leaf.keyPem }),
     (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM',
   );
-  await assert.rejects(
+  await expectRejection(
     loadCertificateAuthority({ certificatePem: ca.certificatePem, keyPem: other.keyPem }),
     (e: unknown) => e instanceof TlsError && e.code === 'TLS_INVALID_PEM',
   );
-  await assert.rejects(
+  await expectRejection(
     loadCertificateAuthority({ certificatePem: ca.certificatePem, keyPem: 'garbage' }),
     (e: unknown) => e instanceof TlsError && e.code === 'TLS_UNSUPPORTED_KEY',
   );

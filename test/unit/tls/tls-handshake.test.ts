@@ -1,5 +1,7 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { createServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -36,9 +38,9 @@ async function setup() {
   return { serverCa, clientCa, serving, client, server, port };
 }
 
-test('node https: mutual TLS with the issued serving and client certificates', async (t) => {
+it('node https: mutual TLS with the issued serving and client certificates', async () => {
   const { serverCa, client, server, port } = await setup();
-  t.after(() => server.close());
+  onCleanup(() => server.close());
   for (const host of ['127.0.0.1', 'localhost']) {
     const body = await new Promise<string>((resolve, reject) => {
       const req = request(
@@ -62,10 +64,10 @@ test('node https: mutual TLS with the issued serving and client certificates', a
       req.on('error', reject);
       req.end();
     });
-    assert.deepEqual(JSON.parse(body), { cn: 'alice', o: 'team-a' });
+    assert.deepStrictEqual(JSON.parse(body), { cn: 'alice', o: 'team-a' });
   }
   // A client without a certificate is refused by the server.
-  await assert.rejects(
+  await expectRejection(
     new Promise((resolve, reject) => {
       const req = request(
         { host: '127.0.0.1', port, path: '/', ca: serverCa.certificatePem },
@@ -77,10 +79,10 @@ test('node https: mutual TLS with the issued serving and client certificates', a
   );
 });
 
-test('openssl s_client verifies the serving certificate chain', async (t) => {
+it('openssl s_client verifies the serving certificate chain', async () => {
   const { serverCa, client, server, port } = await setup();
   const dir = await mkdtemp(join(tmpdir(), 'voe-tls-'));
-  t.after(async () => {
+  onCleanup(async () => {
     server.close();
     await rm(dir, { recursive: true, force: true });
   });
