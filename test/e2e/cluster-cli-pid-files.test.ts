@@ -2,8 +2,9 @@
  * `voe cluster start`/`stop` judge pid files by what the pid runs: a pid file left behind by a
  * control plane that is gone may name a pid another process reuses since.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../support/cleanup.js';
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,9 +18,9 @@ import { controlPlaneTestEnv } from '../support/use-control-plane.js';
 const run = promisify(execFile);
 const voe = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
-test('voe cluster stop where nothing runs says so; stale pid files naming other processes are neither killed nor in the way of start', async (t) => {
+it('voe cluster stop where nothing runs says so; stale pid files naming other processes are neither killed nor in the way of start', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-pids-'));
-  t.after(async () => {
+  onCleanup(async () => {
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
@@ -30,7 +31,7 @@ test('voe cluster stop where nothing runs says so; stale pid files naming other 
     '--dir',
     join(dir, 'never-started'),
   ]);
-  assert.equal(
+  assert.strictEqual(
     nothing.stdout,
     `no control plane runs in ${join(dir, 'never-started')}; nothing to stop\n`,
   );
@@ -44,7 +45,7 @@ test('voe cluster stop where nothing runs says so; stale pid files naming other 
     await writeFile(join(dir, file), `${pid}\n`);
   }
   const stale = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(
+  assert.strictEqual(
     stale.stdout,
     `no control plane runs in ${dir}; nothing to stop\n`,
     'init and the test process were not taken for it',
@@ -56,12 +57,12 @@ test('voe cluster stop where nothing runs says so; stale pid files naming other 
     env: controlPlaneTestEnv(),
   });
   assert.match(started.stdout, /^control plane ready at /m);
-  assert.notEqual((await readFile(join(dir, 'voe-cluster.pid'), 'utf8')).trim(), '1');
+  assert.notStrictEqual((await readFile(join(dir, 'voe-cluster.pid'), 'utf8')).trim(), '1');
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
+  assert.strictEqual(stopped.stdout, `control plane in ${dir} stopped\n`);
 });
 
-test('voe cluster stop finds a supervisor started by hand with a relative --dir (read from its working directory), and only that one', async (t) => {
+it('voe cluster stop finds a supervisor started by hand with a relative --dir (read from its working directory), and only that one', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'voe-cluster-relative-'));
   const dir = join(parent, 'cp');
   await mkdir(dir);
@@ -75,7 +76,7 @@ test('voe cluster stop finds a supervisor started by hand with a relative --dir 
     );
   const elsewhere = standIn(tmpdir());
   const here = standIn(parent);
-  t.after(async () => {
+  onCleanup(async () => {
     elsewhere.kill('SIGKILL');
     here.kill('SIGKILL');
     await rm(parent, { recursive: true, force: true });
@@ -83,11 +84,11 @@ test('voe cluster stop finds a supervisor started by hand with a relative --dir 
   const exited = new Promise<void>((resolve) => here.once('exit', () => resolve()));
   await writeFile(join(dir, 'voe-cluster.pid'), `${elsewhere.pid}\n`);
   const other = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(other.stdout, `no control plane runs in ${dir}; nothing to stop\n`);
-  assert.equal(elsewhere.exitCode, null, 'the one started elsewhere still runs');
+  assert.strictEqual(other.stdout, `no control plane runs in ${dir}; nothing to stop\n`);
+  assert.isNull(elsewhere.exitCode, 'the one started elsewhere still runs');
   await writeFile(join(dir, 'voe-cluster.pid'), `${here.pid}\n`);
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
+  assert.strictEqual(stopped.stdout, `control plane in ${dir} stopped\n`);
   await exited;
 });
 
@@ -101,10 +102,10 @@ function runsIn(pid: number, dir: string): boolean {
   }
 }
 
-test('after a killed supervisor, start, run and demo --dir refuse at once while its etcd and kube-apiserver still run (pid files untouched); stop then stops both', async (t) => {
+it('after a killed supervisor, start, run and demo --dir refuse at once while its etcd and kube-apiserver still run (pid files untouched); stop then stops both', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-orphans-'));
   const pids: Record<string, number> = {};
-  t.after(async () => {
+  onCleanup(async () => {
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     // Whatever stop missed (the bug this test is about) must not outlive the test.
     for (const pid of Object.values(pids)) if (runsIn(pid, dir)) process.kill(pid, 'SIGKILL');
@@ -144,11 +145,11 @@ test('after a killed supervisor, start, run and demo --dir refuse at once while 
       () => assert.fail(`${command.join(' ')} was not refused`),
       (error: { code?: number; stderr?: string }) => error,
     );
-    assert.equal(refused.code, 2, command.join(' '));
+    assert.strictEqual(refused.code, 2, command.join(' '));
     assert.match(refused.stderr ?? '', refusal, command.join(' '));
   }
   for (const file of ['etcd.pid', 'kube-apiserver.pid']) {
-    assert.equal(
+    assert.strictEqual(
       Number.parseInt(await readFile(join(dir, file), 'utf8'), 10),
       pids[file],
       `${file} still names the running process`,
@@ -160,7 +161,7 @@ test('after a killed supervisor, start, run and demo --dir refuse at once while 
   );
 
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
+  assert.strictEqual(stopped.stdout, `control plane in ${dir} stopped\n`);
   await eventually(
     () => !runsIn(pids['etcd.pid']!, dir) && !runsIn(pids['kube-apiserver.pid']!, dir),
     10_000,

@@ -1,5 +1,7 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../support/expect-error.js';
+import { onCleanup } from '../support/cleanup.js';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -29,9 +31,9 @@ function alive(pid: number): boolean {
   }
 }
 
-test('voe cluster start writes a working kubeconfig and voe cluster stop leaves nothing running', async (t) => {
+it('voe cluster start writes a working kubeconfig and voe cluster stop leaves nothing running', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
-  t.after(async () => {
+  onCleanup(async () => {
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
@@ -52,19 +54,21 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
   const namespaces = await kc.makeApiClient(CoreV1Api).listNamespace();
   assert.ok(namespaces.items.some((n) => n.metadata?.name === 'kube-system'));
 
-  await assert.rejects(
+  await expectRejection(
     run(process.execPath, [voe, 'cluster', 'start', '--dir', dir]),
     /already runs/,
   );
   // A second supervisor in the foreground is refused before it touches the directory (it used to
   // rewrite the certificates and pid files of the running control plane, breaking its kubeconfig).
-  await assert.rejects(
+  await expectRejection(
     run(process.execPath, [voe, 'cluster', 'run', '--dir', dir], { env: controlPlaneTestEnv() }),
-    (error: { code?: number; stderr?: string }) =>
-      error.code === 2 &&
-      /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\)/.test(
-        error.stderr ?? '',
-      ),
+    failedRun(
+      (error) =>
+        error.code === 2 &&
+        /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\)/.test(
+          error.stderr ?? '',
+        ),
+    ),
   );
   const again = new KubeConfig();
   again.loadFromFile(join(dir, 'kubeconfig'));
@@ -72,7 +76,7 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
     (await again.makeApiClient(CoreV1Api).listNamespace()).items.length > 0,
     'the running control plane still answers with its kubeconfig',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     await Promise.all(
       ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'].map(async (f) =>
         Number.parseInt(await readFile(join(dir, f), 'utf8'), 10),
@@ -83,16 +87,16 @@ test('voe cluster start writes a working kubeconfig and voe cluster stop leaves 
 
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
   assert.match(stopped.stdout, /stopped/);
-  for (const pid of pids) assert.equal(alive(pid), false, `pid ${pid} is gone`);
+  for (const pid of pids) assert.isFalse(alive(pid), `pid ${pid} is gone`);
 });
 
-test('voe cluster start on a directory whose control plane is still starting is refused before it changes anything there', async (t) => {
+it('voe cluster start on a directory whose control plane is still starting is refused before it changes anything there', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
   const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], {
     stdio: 'ignore',
     env: controlPlaneTestEnv(),
   });
-  t.after(async () => {
+  onCleanup(async () => {
     if (foreground.exitCode === null) {
       foreground.kill('SIGTERM');
       await new Promise((resolve) => foreground.once('exit', resolve));
@@ -114,18 +118,19 @@ test('voe cluster start on a directory whose control plane is still starting is 
     );
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  assert.equal(await exists('voe-cluster.pid'), false, 'still starting');
-  await assert.rejects(
+  assert.isFalse(await exists('voe-cluster.pid'), 'still starting');
+  await expectRejection(
     run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { env: controlPlaneTestEnv() }),
-    (error: { code?: number; stderr?: string }) =>
-      error.code === 2 &&
-      /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for .* \(pid \d+\)/.test(
-        error.stderr ?? '',
-      ),
+    failedRun(
+      (error) =>
+        error.code === 2 &&
+        /CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for .* \(pid \d+\)/.test(
+          error.stderr ?? '',
+        ),
+    ),
   );
-  assert.equal(
+  assert.isFalse(
     await exists('voe-cluster.log'),
-    false,
     'no second supervisor was started in the background',
   );
   for (let i = 0; !(await exists('voe-cluster.pid')); i++) {
@@ -137,32 +142,37 @@ test('voe cluster start on a directory whose control plane is still starting is 
   assert.ok((await kc.makeApiClient(CoreV1Api).listNamespace()).items.length > 0);
 });
 
-test('voe cluster stop never kills a process that only reused a pid from a leftover pid file', async (t) => {
+it('voe cluster stop never kills a process that only reused a pid from a leftover pid file', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
   const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
-  t.after(async () => {
+  onCleanup(async () => {
     bystander.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
   });
   for (const name of ['voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid'])
     await writeFile(join(dir, name), `${bystander.pid}\n`);
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(
+  assert.strictEqual(
     stopped.stdout,
     `no control plane runs in ${dir}; nothing to stop\n`,
     'the pid files name no process of this directory',
   );
   assert.ok(alive(bystander.pid!), 'the unrelated process still runs');
-  assert.equal(bystander.exitCode, null);
+  assert.isNull(bystander.exitCode);
 });
 
-test('voe --help lists the commands', async () => {
+it('voe --help lists the commands', async () => {
   const { stdout } = await run(process.execPath, [voe, '--help']);
   assert.match(stdout, /cluster/);
 });
 
+/** A validation function for expectRejection: `check` gets the failed run's exit code and stderr. */
+function failedRun(check: (error: { code?: number; stderr?: string }) => boolean) {
+  return (error: unknown): boolean => check(error as { code?: number; stderr?: string });
+}
+
 /** `voe cluster run` in the foreground, once ready: its exit, and the pids of etcd and kube-apiserver. */
-async function readyForegroundRun(t: { after: (fn: () => Promise<void>) => void }) {
+async function readyForegroundRun() {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
   const foreground = spawn(process.execPath, [voe, 'cluster', 'run', '--dir', dir], {
     stdio: 'ignore',
@@ -171,7 +181,7 @@ async function readyForegroundRun(t: { after: (fn: () => Promise<void>) => void 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     foreground.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  t.after(async () => {
+  onCleanup(async () => {
     if (foreground.exitCode === null) foreground.kill('SIGKILL');
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
@@ -188,8 +198,8 @@ async function readyForegroundRun(t: { after: (fn: () => Promise<void>) => void 
   return { dir, foreground, exited, children };
 }
 
-test('voe cluster run: a second SIGINT while it stops kills what is left at once (no etcd left running), exit 130', async (t) => {
-  const { dir, foreground, exited, children } = await readyForegroundRun(t);
+it('voe cluster run: a second SIGINT while it stops kills what is left at once (no etcd left running), exit 130', async () => {
+  const { dir, foreground, exited, children } = await readyForegroundRun();
   const exists = (name: string): Promise<boolean> =>
     readFile(join(dir, name)).then(
       () => true,
@@ -202,10 +212,9 @@ test('voe cluster run: a second SIGINT while it stops kills what is left at once
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   foreground.kill('SIGINT');
-  assert.deepEqual(await exited, { code: 130, signal: null });
-  assert.equal(
+  assert.deepStrictEqual(await exited, { code: 130, signal: null });
+  assert.isTrue(
     await exists('voe-cluster.pid'),
-    true,
     'the graceful stop, which removes the pid files at its end, was cut short',
   );
   // Killed (SIGKILL) as it exited, they are gone once the kernel has ended them: nothing waits for them.
@@ -216,38 +225,39 @@ test('voe cluster run: a second SIGINT while it stops kills what is left at once
   );
 });
 
-test('voe cluster run: one SIGTERM once ready stops it gracefully (ready and pid files removed, etcd and kube-apiserver gone) and exits 143', async (t) => {
-  const { dir, foreground, exited, children } = await readyForegroundRun(t);
+it('voe cluster run: one SIGTERM once ready stops it gracefully (ready and pid files removed, etcd and kube-apiserver gone) and exits 143', async () => {
+  const { dir, foreground, exited, children } = await readyForegroundRun();
   foreground.kill('SIGTERM');
-  assert.deepEqual(await exited, { code: 143, signal: null });
-  assert.deepEqual(children.filter(alive), [], 'etcd and kube-apiserver are gone');
+  assert.deepStrictEqual(await exited, { code: 143, signal: null });
+  assert.deepStrictEqual(children.filter(alive), [], 'etcd and kube-apiserver are gone');
   for (const name of ['ready', 'voe-cluster.pid', 'etcd.pid', 'kube-apiserver.pid']) {
-    assert.equal(
+    assert.isFalse(
       await readFile(join(dir, name)).then(
         () => true,
         () => false,
       ),
-      false,
       `${name} removed`,
     );
   }
 });
 
-test('voe cluster build with a cache dir that cannot be created says so (no stack trace); start rejects a --timeout that is not a number from 1 to 2147483', async () => {
+it('voe cluster build with a cache dir that cannot be created says so (no stack trace); start rejects a --timeout that is not a number from 1 to 2147483', async () => {
   const env = { ...process.env };
   for (const name of ['TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD', 'KUBEBUILDER_ASSETS'])
     delete env[name];
-  await assert.rejects(
+  await expectRejection(
     run(process.execPath, [voe, 'cluster', 'build', '--cache-dir', '/dev/null/voe'], { env }),
-    (error: { code?: number; stderr?: string }) =>
-      error.code === 2 &&
-      /^voe: CONTROLPLANE_BUILD_FAILED: cannot create the build cache \/dev\/null\/voe\/.* \(ENOTDIR\); pass a writable --cache-dir or set VOE_CACHE_DIR$/m.test(
-        error.stderr ?? '',
-      ) &&
-      !/\n\s+at /.test(error.stderr ?? ''),
+    failedRun(
+      (error) =>
+        error.code === 2 &&
+        /^voe: CONTROLPLANE_BUILD_FAILED: cannot create the build cache \/dev\/null\/voe\/.* \(ENOTDIR\); pass a writable --cache-dir or set VOE_CACHE_DIR$/m.test(
+          error.stderr ?? '',
+        ) &&
+        !/\n\s+at /.test(error.stderr ?? ''),
+    ),
   );
   for (const timeout of ['abc', '0.5', '0', '2147484']) {
-    await assert.rejects(
+    await expectRejection(
       run(process.execPath, [
         voe,
         'cluster',
@@ -257,17 +267,19 @@ test('voe cluster build with a cache dir that cannot be created says so (no stac
         '--timeout',
         timeout,
       ]),
-      (error: { code?: number; stderr?: string }) =>
-        error.code !== 0 &&
-        /--timeout.*must be a number of seconds from 1 to 2147483/.test(error.stderr ?? ''),
+      failedRun(
+        (error) =>
+          error.code !== 0 &&
+          /--timeout.*must be a number of seconds from 1 to 2147483/.test(error.stderr ?? ''),
+      ),
       timeout,
     );
   }
 });
 
-test('two voe cluster start on one directory at once: one starts the control plane, the other is refused with CONTROLPLANE_ALREADY_RUNNING', async (t) => {
+it('two voe cluster start on one directory at once: one starts the control plane, the other is refused with CONTROLPLANE_ALREADY_RUNNING', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
-  t.after(async () => {
+  onCleanup(async () => {
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
@@ -285,14 +297,14 @@ test('two voe cluster start on one directory at once: one starts the control pla
   const refused = starts.flatMap((s) =>
     s.status === 'rejected' ? [s.reason as { code?: number; stderr?: string }] : [],
   );
-  assert.equal(
+  assert.strictEqual(
     started.length,
     1,
     `one start succeeds: ${JSON.stringify(refused.map((r) => r.stderr))}`,
   );
   assert.match(started[0]!.stdout, /^control plane ready at /m);
-  assert.equal(refused.length, 1, 'the other is refused');
-  assert.equal(refused[0]!.code, 2);
+  assert.strictEqual(refused.length, 1, 'the other is refused');
+  assert.strictEqual(refused[0]!.code, 2);
   assert.match(
     refused[0]!.stderr ?? '',
     /^voe: CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for /m,
@@ -310,7 +322,7 @@ test('two voe cluster start on one directory at once: one starts the control pla
     ),
   );
   const stopped = await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]);
-  assert.equal(stopped.stdout, `control plane in ${dir} stopped\n`);
+  assert.strictEqual(stopped.stdout, `control plane in ${dir} stopped\n`);
   await eventually(
     () => pids.filter(alive).length === 0,
     10_000,
@@ -318,9 +330,9 @@ test('two voe cluster start on one directory at once: one starts the control pla
   );
 });
 
-test('voe cluster stop, start and run with a --dir that is a file say so with a code (no stack trace) and leave the file alone', async (t) => {
+it('voe cluster stop, start and run with a --dir that is a file say so with a code (no stack trace) and leave the file alone', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
-  t.after(() => rm(parent, { recursive: true, force: true }));
+  onCleanup(() => rm(parent, { recursive: true, force: true }));
   const file = join(parent, 'not-a-directory');
   await writeFile(file, 'kept\n');
   const refused = async (args: string[]): Promise<string> => {
@@ -328,23 +340,23 @@ test('voe cluster stop, start and run with a --dir that is a file say so with a 
       () => assert.fail(`${args.join(' ')} succeeded`),
       (failure: { code?: number; stderr?: string }) => failure,
     );
-    assert.equal(error.code, 2, args.join(' '));
-    assert.doesNotMatch(error.stderr ?? '', /\n\s+at /, `${args.join(' ')}: no stack trace`);
+    assert.strictEqual(error.code, 2, args.join(' '));
+    assert.notMatch(error.stderr ?? '', /\n\s+at /, `${args.join(' ')}: no stack trace`);
     return error.stderr ?? '';
   };
   for (const dir of [file, join(file, 'below')]) {
-    assert.equal(
+    assert.strictEqual(
       await refused(['cluster', 'stop', '--dir', dir]),
       `voe: CONTROLPLANE_STOP_FAILED: cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'\n`,
     );
   }
   for (const command of ['start', 'run']) {
-    assert.equal(
+    assert.strictEqual(
       await refused(['cluster', command, '--dir', file]),
       `voe: CONTROLPLANE_START_FAILED: cannot create the lock file in ${file} (ENOTDIR)\n`,
     );
   }
-  assert.equal(await readFile(file, 'utf8'), 'kept\n');
+  assert.strictEqual(await readFile(file, 'utf8'), 'kept\n');
 });
 
 /** The processes whose command line names DIR (its supervisor, etcd, kube-apiserver), by /proc. */
@@ -366,7 +378,7 @@ function processesIn(dir: string): number[] {
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  test(`voe cluster start stopped by ${signal} while its control plane starts stops it too: nothing of it runs on in the background, no pid file or lock left`, async (t) => {
+  it(`voe cluster start stopped by ${signal} while its control plane starts stops it too: nothing of it runs on in the background, no pid file or lock left`, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
     const start = spawn(process.execPath, [voe, 'cluster', 'start', '--dir', dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -377,7 +389,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       stderr += chunk.toString();
     });
     const exited = once(start, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    t.after(async () => {
+    onCleanup(async () => {
       await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
       for (const pid of processesIn(dir)) process.kill(pid, 'SIGKILL');
       await rm(dir, { recursive: true, force: true });
@@ -387,12 +399,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     assert.ok(!existsSync(join(dir, 'ready')), 'still starting');
     start.kill(signal);
     const [code] = await exited;
-    assert.equal(code, signal === 'SIGINT' ? 130 : 143);
+    assert.strictEqual(code, signal === 'SIGINT' ? 130 : 143);
     assert.match(
       stderr,
       /voe: stopping the control plane that was starting in .*\nvoe: stopped; nothing of it runs/,
     );
-    assert.deepEqual(processesIn(dir), [], 'no supervisor, etcd or kube-apiserver of DIR runs');
+    assert.deepStrictEqual(
+      processesIn(dir),
+      [],
+      'no supervisor, etcd or kube-apiserver of DIR runs',
+    );
     for (const name of [
       'ready',
       'voe-cluster.pid',
@@ -400,15 +416,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       'kube-apiserver.pid',
       'voe-cluster.lock',
     ]) {
-      assert.equal(existsSync(join(dir, name)), false, `${name} is not left behind`);
+      assert.isFalse(existsSync(join(dir, name)), `${name} is not left behind`);
     }
   });
 }
 
-test('voe cluster start in a directory whose path has a space (and a quote) prints an export line a shell reads back as that path', async (t) => {
+it('voe cluster start in a directory whose path has a space (and a quote) prints an export line a shell reads back as that path', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'voe-cluster-cli-'));
   const dir = join(parent, "control plane's dir");
-  t.after(async () => {
+  onCleanup(async () => {
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(parent, { recursive: true, force: true });
   });
@@ -418,7 +434,7 @@ test('voe cluster start in a directory whose path has a space (and a quote) prin
     { timeout: 180_000, env: controlPlaneTestEnv() },
   );
   const { stdout } = await run('sh', ['-c', `${started.stdout}printf %s "$KUBECONFIG"`]);
-  assert.equal(stdout, join(dir, 'kubeconfig'));
+  assert.strictEqual(stdout, join(dir, 'kubeconfig'));
   const kc = new KubeConfig();
   kc.loadFromFile(stdout);
   assert.ok((await kc.makeApiClient(CoreV1Api).listNamespace()).items.length > 0);

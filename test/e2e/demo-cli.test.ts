@@ -3,8 +3,9 @@
  * stages the scenario, registers the webhook and tries every resize through the API server;
  * with --kubeconfig it only reads (what each VM disk would get if it grew now).
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,10 +21,11 @@ import {
   type SurveyEntry,
   type SurveyRow,
 } from '../../src/demo/index.js';
+import { installCrds } from '../../src/controlplane/index.js';
 import {
   controlPlaneTestEnv,
+  startTestControlPlane,
   testCacheDir,
-  useControlPlane,
 } from '../support/use-control-plane.js';
 
 const MAIN = 'dist/src/cli/main.js';
@@ -56,37 +58,37 @@ function localEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-test('voe demo with no cluster configured: every resize is admitted or refused as the design says, on its own control plane', async () => {
+it('voe demo with no cluster configured: every resize is admitted or refused as the design says, on its own control plane', async () => {
   const result = await run(['demo', '--json'], localEnv());
-  assert.equal(result.code, 0, result.stderr);
+  assert.strictEqual(result.code, 0, result.stderr);
   assert.match(result.stderr, /voe demo: starting a local control plane/);
   const report = JSON.parse(result.stdout) as DemoReport;
-  assert.equal(report.ok, true);
-  assert.equal(report.configurationName, 'voe-demo');
-  assert.deepEqual(
+  assert.isTrue(report.ok);
+  assert.strictEqual(report.configurationName, 'voe-demo');
+  assert.deepStrictEqual(
     report.steps.map((s) => s.outcome),
     DEMO_STEPS.map((s) => s.expect),
   );
   for (const [index, step] of report.steps.entries()) {
-    assert.equal(step.ok, true, `step ${step.step}: ${step.title}: ${step.mismatch ?? ''}`);
-    assert.equal(step.mismatch, undefined);
+    assert.isTrue(step.ok, `step ${step.step}: ${step.title}: ${step.mismatch ?? ''}`);
+    assert.isUndefined(step.mismatch);
     const design = DEMO_STEPS[index]!;
     if (step.outcome === 'refused') {
-      assert.equal(step.code, 422);
+      assert.strictEqual(step.code, 422);
       assert.match(
         step.message ?? '',
         /^admission webhook "pvc-resize\.voe\.harvesterhci\.io" denied the request: PVC_EXPAND: /,
       );
       // Refused by the voe webhook, for the reason the design gives.
-      assert.equal(step.refusedBy, 'voe-webhook');
-      assert.equal(
+      assert.strictEqual(step.refusedBy, 'voe-webhook');
+      assert.strictEqual(
         step.expectedDecision,
         design.expect === 'refused' ? design.decision : undefined,
       );
-      assert.equal(step.decision, step.expectedDecision);
+      assert.strictEqual(step.decision, step.expectedDecision);
     } else {
-      assert.equal(step.message, undefined);
-      assert.equal(step.refusedBy, undefined);
+      assert.isUndefined(step.message);
+      assert.isUndefined(step.refusedBy);
     }
   }
   const [hotplugFs] = report.steps.filter(
@@ -103,9 +105,9 @@ test('voe demo with no cluster configured: every resize is admitted or refused a
   );
 });
 
-test('voe demo prints each step for people and exits 0', async () => {
+it('voe demo prints each step for people and exits 0', async () => {
   const result = await run(['demo'], localEnv());
-  assert.equal(result.code, 0, result.stderr);
+  assert.strictEqual(result.code, 0, result.stderr);
   assert.match(
     result.stdout,
     / 1\. Longhorn v1 Block root disk of running VM vm1\n {4}PVC default\/vm1-disk-0-kq8zt 10Gi -> 20Gi: ADMITTED\n/,
@@ -124,8 +126,11 @@ test('voe demo prints each step for people and exits 0', async () => {
   );
 });
 
-test('voe demo --kubeconfig only reads: what each VM disk would get if it grew now', async () => {
-  const cp = await useControlPlane();
+it('voe demo --kubeconfig only reads: what each VM disk would get if it grew now', async () => {
+  // A control plane of its own: the test counts every webhook registration and claim there.
+  const cp = await startTestControlPlane();
+  onCleanup(() => cp.stop());
+  await installCrds(cp.kubeConfig);
   await stageExpansionScenario(new StagedCluster(cp.kubeConfig));
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const before = await core.listNamespacedPersistentVolumeClaim({ namespace: 'default' });
@@ -134,11 +139,11 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
     ['demo', '--kubeconfig', cp.kubeconfigPath, '--grow-by', '5Gi', '--json'],
     { ...process.env },
   );
-  assert.equal(result.code, 0, result.stderr);
+  assert.strictEqual(result.code, 0, result.stderr);
   const entries = JSON.parse(result.stdout) as SurveyEntry[];
   // vm4's root disk names a claim that does not exist: listed as not found, not left out.
   const missing = 'default/vm4-disk-0-root1';
-  assert.deepEqual(
+  assert.deepStrictEqual(
     entries.filter((entry) => !entry.found),
     [
       {
@@ -153,21 +158,21 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   const rows = entries.filter((entry): entry is SurveyRow => entry.found);
   const byPvc = new Map(rows.map((row) => [row.pvc, row]));
   // The six claims, each judged.
-  assert.deepEqual(
+  assert.deepStrictEqual(
     [...byPvc.keys()].sort(),
     scenarioClaims()
       .map((c) => `default/${c.metadata?.name}`)
       .sort(),
   );
-  assert.equal(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.allowed, true);
-  assert.equal(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.to, '15Gi');
-  assert.deepEqual(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.vms, ['vm1 (Running)']);
-  assert.equal(byPvc.get(`default/${SCENARIO.nfsDisk}`)?.allowed, false);
-  assert.equal(byPvc.get(`default/${SCENARIO.stoppedVmDisk}`)?.allowed, true);
-  assert.deepEqual(byPvc.get(`default/${SCENARIO.stoppedVmDisk}`)?.vms, ['vm5 (Stopped)']);
-  assert.equal(byPvc.get(`default/${SCENARIO.topolvmFilesystemHotplug}`)?.allowed, false);
+  assert.isTrue(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.allowed);
+  assert.strictEqual(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.to, '15Gi');
+  assert.deepStrictEqual(byPvc.get(`default/${SCENARIO.longhornV1Disk}`)?.vms, ['vm1 (Running)']);
+  assert.isFalse(byPvc.get(`default/${SCENARIO.nfsDisk}`)?.allowed);
+  assert.isTrue(byPvc.get(`default/${SCENARIO.stoppedVmDisk}`)?.allowed);
+  assert.deepStrictEqual(byPvc.get(`default/${SCENARIO.stoppedVmDisk}`)?.vms, ['vm5 (Stopped)']);
+  assert.isFalse(byPvc.get(`default/${SCENARIO.topolvmFilesystemHotplug}`)?.allowed);
   // Longhorn's Volume CR (listed once for all disks) and its version Setting were read.
-  assert.equal(byPvc.get(`default/${SCENARIO.longhornV2Disk}`)?.allowed, false);
+  assert.isFalse(byPvc.get(`default/${SCENARIO.longhornV2Disk}`)?.allowed);
   assert.match(
     byPvc.get(`default/${SCENARIO.longhornV2Disk}`)?.message ?? '',
     new RegExp(
@@ -176,7 +181,7 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   );
 
   const after = await core.listNamespacedPersistentVolumeClaim({ namespace: 'default' });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     after.items.map((p) => p.metadata?.resourceVersion),
     before.items.map((p) => p.metadata?.resourceVersion),
     'nothing was changed',
@@ -184,10 +189,10 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   const hooks = await cp.kubeConfig
     .makeApiClient(AdmissionregistrationV1Api)
     .listValidatingWebhookConfiguration();
-  assert.equal(hooks.items.length, 0, 'no webhook was registered');
+  assert.strictEqual(hooks.items.length, 0, 'no webhook was registered');
 
   const human = await run(['demo', '--kubeconfig', cp.kubeconfigPath], { ...process.env });
-  assert.equal(human.code, 0, human.stderr);
+  assert.strictEqual(human.code, 0, human.stderr);
   assert.match(
     human.stdout,
     /^What the voe webhook would answer if each VM disk grew by 1Gi now \(nothing was changed\):/,
@@ -206,9 +211,9 @@ test('voe demo --kubeconfig only reads: what each VM disk would get if it grew n
   );
 });
 
-test('voe demo interrupted (SIGINT) while it tries the resizes stops between steps and leaves nothing behind: no control plane data, no dev webhook key', async (t) => {
+it('voe demo interrupted (SIGINT) while it tries the resizes stops between steps and leaves nothing behind: no control plane data, no dev webhook key', async () => {
   const tmp = await mkdtemp(join(tmpdir(), 'voe-demo-interrupted-'));
-  t.after(() => rm(tmp, { recursive: true, force: true }));
+  onCleanup(() => rm(tmp, { recursive: true, force: true }));
   const child = spawn(process.execPath, [MAIN, 'demo'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...localEnv(), TMPDIR: tmp },
@@ -234,18 +239,18 @@ test('voe demo interrupted (SIGINT) while it tries the resizes stops between ste
     'the dev webhook certificate dir exists while the demo runs',
   );
   child.kill('SIGINT');
-  assert.deepEqual(await exited, { code: 130, signal: null }, stderr);
-  assert.deepEqual(await readdir(tmp), [], 'nothing left in its TMPDIR');
+  assert.deepStrictEqual(await exited, { code: 130, signal: null }, stderr);
+  assert.deepStrictEqual(await readdir(tmp), [], 'nothing left in its TMPDIR');
   // The webhook stays registered until the step under way has its answer, and the API server
   // runs until the webhook has removed its registration: no step is judged without the webhook,
   // and the cleanup logs no failure.
-  assert.doesNotMatch(stdout, /MISMATCH/);
-  assert.doesNotMatch(stderr, /"level":50|cleanup failed/);
+  assert.notMatch(stdout, /MISMATCH/);
+  assert.notMatch(stderr, /"level":50|cleanup failed/);
 });
 
-test('voe demo whose output is closed (voe demo | head) stops as on SIGPIPE: exit 141, nothing on stderr but its progress, nothing left behind', async (t) => {
+it('voe demo whose output is closed (voe demo | head) stops as on SIGPIPE: exit 141, nothing on stderr but its progress, nothing left behind', async () => {
   const tmp = await mkdtemp(join(tmpdir(), 'voe-demo-closed-'));
-  t.after(() => rm(tmp, { recursive: true, force: true }));
+  onCleanup(() => rm(tmp, { recursive: true, force: true }));
   const child = spawn(process.execPath, [MAIN, 'demo'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...localEnv(), TMPDIR: tmp },
@@ -265,18 +270,18 @@ test('voe demo whose output is closed (voe demo | head) stops as on SIGPIPE: exi
     });
     child.once('exit', () => reject(new Error(`voe demo ended before its first step: ${stderr}`)));
   });
-  assert.deepEqual(await exited, { code: 141, signal: null }, stderr);
-  assert.deepEqual(await readdir(tmp), [], 'nothing left in its TMPDIR');
-  assert.deepEqual(
+  assert.deepStrictEqual(await exited, { code: 141, signal: null }, stderr);
+  assert.deepStrictEqual(await readdir(tmp), [], 'nothing left in its TMPDIR');
+  assert.deepStrictEqual(
     stderr.split('\n').filter((line) => line !== '' && !line.startsWith('voe demo: ')),
     [],
     'only the progress lines',
   );
 });
 
-test("voe demo --dir stopped by SIGTERM exits 143 and takes its webhook registration with it; DIR is then one control plane's: a demo beside a running one is refused", async (t) => {
+it("voe demo --dir stopped by SIGTERM exits 143 and takes its webhook registration with it; DIR is then one control plane's: a demo beside a running one is refused", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-demo-dir-'));
-  t.after(async () => {
+  onCleanup(async () => {
     await run(['cluster', 'stop', '--dir', dir], localEnv());
     await rm(dir, { recursive: true, force: true });
   });
@@ -297,24 +302,24 @@ test("voe demo --dir stopped by SIGTERM exits 143 and takes its webhook registra
     child.once('exit', () => reject(new Error(`voe demo ended before its first step: ${stderr}`)));
   });
   child.kill('SIGTERM');
-  assert.deepEqual(await exited, { code: 143, signal: null }, stderr);
+  assert.deepStrictEqual(await exited, { code: 143, signal: null }, stderr);
 
   // The same DIR as a control plane of its own: the demo's configuration (failurePolicy Fail, pointing
   // at the stopped demo) is not there to refuse every growing PVC.
   const started = await run(['cluster', 'start', '--dir', dir], localEnv());
-  assert.equal(started.code, 0, started.stderr);
+  assert.strictEqual(started.code, 0, started.stderr);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(join(dir, 'kubeconfig'));
   const configurations = await kubeConfig
     .makeApiClient(AdmissionregistrationV1Api)
     .listValidatingWebhookConfiguration();
-  assert.deepEqual(
+  assert.deepStrictEqual(
     configurations.items.map((c) => c.metadata?.name),
     [],
   );
 
   const beside = await run(['demo', '--dir', dir], localEnv());
-  assert.equal(beside.code, 2, beside.stderr);
+  assert.strictEqual(beside.code, 2, beside.stderr);
   assert.match(
     beside.stderr,
     /^voe: CONTROLPLANE_ALREADY_RUNNING: a control plane already runs \(or is starting\) for /m,
@@ -327,16 +332,16 @@ test("voe demo --dir stopped by SIGTERM exits 143 and takes its webhook registra
   );
 });
 
-test('voe demo with a binary that cannot be started says so and exits 2 (no crash)', async () => {
+it('voe demo with a binary that cannot be started says so and exits 2 (no crash)', async () => {
   const result = await run(['demo'], {
     ...localEnv(),
     TEST_ASSET_KUBE_APISERVER: '/nonexistent/kube-apiserver',
     TEST_ASSET_ETCD: '/nonexistent/etcd',
   });
-  assert.equal(result.code, 2, result.stderr);
+  assert.strictEqual(result.code, 2, result.stderr);
   assert.match(
     result.stderr,
     /^voe: CONTROLPLANE_BINARY_MISSING: cannot start etcd \(\/nonexistent\/etcd\)/m,
   );
-  assert.doesNotMatch(result.stderr, /Unhandled 'error' event/);
+  assert.notMatch(result.stderr, /Unhandled 'error' event/);
 });

@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ETCD_VERSION, KUBERNETES_VERSION } from '../../src/controlplane/index.js';
+import { onCleanup } from './cleanup.js';
 
 /**
  * A stand-in `go` on PATH: `go env GOVERSION` answers $FAKE_GOVERSION (default go1.26.0);
@@ -57,11 +58,13 @@ echo "$last" >> "$here/go-calls"
 `;
 
 /** A temporary directory holding the stand-in go (removed after the test); `env` puts it first on PATH. */
-export async function fakeGoSandbox(t: {
-  after: (fn: () => Promise<void>) => void;
-}): Promise<{ dir: string; debianEtcd: string; env: NodeJS.ProcessEnv }> {
+export async function fakeGoSandbox(): Promise<{
+  dir: string;
+  debianEtcd: string;
+  env: NodeJS.ProcessEnv;
+}> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-build-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'go'), FAKE_GO, { mode: 0o755 });
   await chmod(join(dir, 'go'), 0o755);
   const debianEtcd = join(dir, 'debian-etcd');

@@ -1,5 +1,6 @@
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { createServer, type Socket } from 'node:net';
+import { onCleanup } from './cleanup.js';
 
 /**
  * A TCP server on 127.0.0.1 that hands each connection to `onConnection` (by default: keeps it
@@ -7,7 +8,6 @@ import { createServer, type Socket } from 'node:net';
  * connections, after the test. Resolves with its port.
  */
 export async function listenTcp(
-  t: { after: (fn: () => Promise<void>) => void },
   onConnection: (socket: Socket) => void = () => undefined,
 ): Promise<number> {
   const sockets = new Set<Socket>();
@@ -17,7 +17,7 @@ export async function listenTcp(
     onConnection(socket);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(async () => {
+  onCleanup(async () => {
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });

@@ -1,4 +1,4 @@
-import { after } from 'node:test';
+import { after } from 'mocha';
 import { defaultCacheDir } from '../../src/cli/cache-dir.js';
 import {
   installCrds,
@@ -27,6 +27,20 @@ export function controlPlaneTestEnv(env: NodeJS.ProcessEnv = process.env): NodeJ
   };
 }
 
+/**
+ * Starts a real kube-apiserver + etcd from the cached binaries, with the tests' start timeout
+ * unless the environment sets one; its processes are killed if this process exits or is
+ * interrupted. The caller stops it.
+ */
+export function startTestControlPlane(): Promise<ControlPlane> {
+  return startControlPlane({
+    cacheDir: testCacheDir(),
+    env: process.env,
+    startTimeoutMs: startTimeoutFromEnv(process.env) ?? TEST_START_TIMEOUT_MS,
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+  });
+}
+
 /** What must stop while the file's control plane still answers (see beforeControlPlaneStops). */
 const stopFirst: Array<() => Promise<void>> = [];
 
@@ -46,12 +60,7 @@ export function beforeControlPlaneStops(stop: () => Promise<void>): void {
  * exits or is interrupted.
  */
 export async function useControlPlane(options: { crds?: boolean } = {}): Promise<ControlPlane> {
-  const cp = await startControlPlane({
-    cacheDir: testCacheDir(),
-    env: process.env,
-    startTimeoutMs: startTimeoutFromEnv(process.env) ?? TEST_START_TIMEOUT_MS,
-    onProgress: (line) => process.stderr.write(`${line}\n`),
-  });
+  const cp = await startTestControlPlane();
   after(async () => {
     try {
       for (const stop of stopFirst.splice(0).reverse()) await stop();

@@ -3,8 +3,8 @@
  * `voe serve`, Longhorn objects count as not read, so a Longhorn volume is judged by its
  * StorageClass.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import { installCrds, readCrds } from '../../../src/controlplane/index.js';
 import { StagedCluster } from '../../../src/demo/index.js';
 import {
@@ -36,19 +36,21 @@ await cluster.bindClaims([claim]);
 
 const voe = (args: string[]) => runVoe(['check', ...args, '--kubeconfig', cp.kubeconfigPath]);
 
-test('a Longhorn volume on a cluster without Longhorn CRDs is judged by its StorageClass (--longhorn auto and on), not refused as an unknown engine', async () => {
-  type Json = {
-    allowed: boolean;
-    decision: string;
-    findings: Array<{ check: string; decision: string; outcome: string; message: string }>;
-  };
-  for (const mode of ['auto', 'on']) {
-    const result = await voe([`default/${ROOT}`, '--size', '20Gi', '--json', '--longhorn', mode]);
-    assert.equal(result.code, 0, result.stdout + result.stderr);
-    const longhorn = (JSON.parse(result.stdout) as Json).findings.find(
-      (f) => f.check === 'longhorn',
-    );
-    assert.equal(longhorn?.outcome, 'pass', mode);
-    assert.match(longhorn?.message ?? '', /data engine v1 \(from Longhorn default\)/, mode);
-  }
+describe('voe check without Longhorn CRDs', () => {
+  it('a Longhorn volume on a cluster without Longhorn CRDs is judged by its StorageClass (--longhorn auto and on), not refused as an unknown engine', async () => {
+    type Json = {
+      allowed: boolean;
+      decision: string;
+      findings: Array<{ check: string; decision: string; outcome: string; message: string }>;
+    };
+    for (const mode of ['auto', 'on']) {
+      const result = await voe([`default/${ROOT}`, '--size', '20Gi', '--json', '--longhorn', mode]);
+      assert.strictEqual(result.code, 0, result.stdout + result.stderr);
+      const longhorn = (JSON.parse(result.stdout) as Json).findings.find(
+        (f) => f.check === 'longhorn',
+      );
+      assert.strictEqual(longhorn?.outcome, 'pass', mode);
+      assert.match(longhorn?.message ?? '', /data engine v1 \(from Longhorn default\)/, mode);
+    }
+  });
 });

@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -75,35 +76,38 @@ async function supervisor(dir: string, leave: boolean): Promise<{ pid: number; e
 }
 
 for (const leave of [true, false]) {
-  test(`a supervisor stopped as it starts kube-apiserver, its pid file written just before it died (${leave ? 'that kube-apiserver still running' : 'already killed'}): stopped, and no pid file is left`, async (t) => {
+  it(`a supervisor stopped as it starts kube-apiserver, its pid file written just before it died (${leave ? 'that kube-apiserver still running' : 'already killed'}): stopped, and no pid file is left`, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-stop-starting-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const { pid, etcd } = await supervisor(dir, leave);
     const apiServerLog = join(dir, 'kube-apiserver.log');
-    t.after(() => {
+    onCleanup(() => {
       for (const p of [pid, etcd, ...processesNaming(apiServerLog)])
         if (runs(p)) process.kill(p, 'SIGKILL');
     });
     // When the stop comes, only etcd has a pid file: kube-apiserver comes with the stop.
-    assert.equal(existsSync(join(dir, 'kube-apiserver.pid')), false);
+    assert.isFalse(existsSync(join(dir, 'kube-apiserver.pid')));
     await stopStartingSupervisor(dir, pid);
-    assert.deepEqual(processesNaming(apiServerLog), [], 'the kube-apiserver it started is stopped');
-    assert.equal(existsSync(join(dir, 'etcd.pid')), false, 'etcd.pid is not left behind');
-    assert.equal(
+    assert.deepStrictEqual(
+      processesNaming(apiServerLog),
+      [],
+      'the kube-apiserver it started is stopped',
+    );
+    assert.isFalse(existsSync(join(dir, 'etcd.pid')), 'etcd.pid is not left behind');
+    assert.isFalse(
       existsSync(join(dir, 'kube-apiserver.pid')),
-      false,
       'kube-apiserver.pid is not left behind',
     );
-    assert.equal(runs(pid), false, 'the supervisor is stopped');
-    assert.equal(runs(etcd), false, 'its etcd is stopped');
+    assert.isFalse(runs(pid), 'the supervisor is stopped');
+    assert.isFalse(runs(etcd), 'its etcd is stopped');
   });
 }
 
-test("a pid file naming a process of DIR older than the supervisor (an earlier control plane's, which it refused to replace) is left alone, and that process runs on", async (t) => {
+it("a pid file naming a process of DIR older than the supervisor (an earlier control plane's, which it refused to replace) is left alone, and that process runs on", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-stop-starting-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const earlier = standIn(join(dir, 'kube-apiserver.log'), true);
-  t.after(() => {
+  onCleanup(() => {
     if (runs(earlier.pid!)) process.kill(earlier.pid!, 'SIGKILL');
   });
   await writeFile(join(dir, 'kube-apiserver.pid'), `${earlier.pid}\n`);
@@ -111,7 +115,7 @@ test("a pid file naming a process of DIR older than the supervisor (an earlier c
   await new Promise((resolve) => setTimeout(resolve, 50));
   const script = `process.on('SIGTERM', () => process.exit(143)); require('node:fs').writeFileSync(process.argv[1] + '/started', ''); setInterval(() => undefined, 1e9);`;
   const sup = spawn(process.execPath, ['-e', script, dir], { stdio: 'ignore' });
-  t.after(() => {
+  onCleanup(() => {
     if (runs(sup.pid!)) process.kill(sup.pid!, 'SIGKILL');
   });
   await eventually(
@@ -120,9 +124,9 @@ test("a pid file naming a process of DIR older than the supervisor (an earlier c
     'the stand-in supervisor to start',
   );
   await stopStartingSupervisor(dir, sup.pid);
-  assert.equal(runs(sup.pid!), false, 'the supervisor is stopped');
-  assert.equal(runs(earlier.pid!), true, 'the earlier kube-apiserver runs on');
-  assert.equal(
+  assert.isFalse(runs(sup.pid!), 'the supervisor is stopped');
+  assert.isTrue(runs(earlier.pid!), 'the earlier kube-apiserver runs on');
+  assert.strictEqual(
     (await readFile(join(dir, 'kube-apiserver.pid'), 'utf8')).trim(),
     String(earlier.pid),
   );

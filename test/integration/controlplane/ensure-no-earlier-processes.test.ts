@@ -4,8 +4,10 @@
  * for them are processes whose command lines name DIR as theirs do; a pid file naming a process
  * that does not (a pid reused since) does not count.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,7 @@ import {
 } from '../../../src/controlplane/index.js';
 import { ensureNoEarlierProcesses } from '../../../src/controlplane/ensure-no-earlier-processes.js';
 
-test("a live etcd or kube-apiserver named in DIR's pid files refuses a new control plane there (CONTROLPLANE_ALREADY_RUNNING) before anything in DIR changes", async (t) => {
+it("a live etcd or kube-apiserver named in DIR's pid files refuses a new control plane there (CONTROLPLANE_ALREADY_RUNNING) before anything in DIR changes", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-earlier-'));
   const children: ChildProcess[] = [];
   const standIn = (...args: string[]): number => {
@@ -27,7 +29,7 @@ test("a live etcd or kube-apiserver named in DIR's pid files refuses a new contr
     children.push(child);
     return child.pid!;
   };
-  t.after(async () => {
+  onCleanup(async () => {
     for (const child of children) child.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
   });
@@ -48,27 +50,27 @@ test("a live etcd or kube-apiserver named in DIR's pid files refuses a new contr
   await ensureNoEarlierProcesses(dir);
 
   await writeFile(join(dir, 'etcd.pid'), `${etcd}\n`);
-  await assert.rejects(ensureNoEarlierProcesses(dir), refused(`etcd (pid ${etcd})`));
+  await expectRejection(ensureNoEarlierProcesses(dir), refused(`etcd (pid ${etcd})`));
   await writeFile(join(dir, 'kube-apiserver.pid'), `${apiServer}\n`);
-  await assert.rejects(
+  await expectRejection(
     ensureNoEarlierProcesses(dir),
     refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`),
   );
 
   const before = (await readdir(dir)).sort();
   // The lock is released again: the refusal leaves no voe-cluster.lock behind.
-  await assert.rejects(
+  await expectRejection(
     lockControlPlaneDir(dir),
     refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`),
   );
-  assert.deepEqual((await readdir(dir)).sort(), before);
+  assert.deepStrictEqual((await readdir(dir)).sort(), before);
   // Refused before the binaries are looked for (here they could not be: no PATH, an empty cache)
   // and before any certificate or pid file is written.
-  await assert.rejects(
+  await expectRejection(
     startControlPlane({ dir, cacheDir: join(dir, 'no-cache'), env: {} }),
     refused(`etcd (pid ${etcd}), kube-apiserver (pid ${apiServer})`),
   );
-  assert.deepEqual((await readdir(dir)).sort(), before);
-  assert.equal(await readFile(join(dir, 'etcd.pid'), 'utf8'), `${etcd}\n`);
-  assert.equal(await readFile(join(dir, 'kube-apiserver.pid'), 'utf8'), `${apiServer}\n`);
+  assert.deepStrictEqual((await readdir(dir)).sort(), before);
+  assert.strictEqual(await readFile(join(dir, 'etcd.pid'), 'utf8'), `${etcd}\n`);
+  assert.strictEqual(await readFile(join(dir, 'kube-apiserver.pid'), 'utf8'), `${apiServer}\n`);
 });

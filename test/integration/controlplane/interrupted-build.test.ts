@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -49,8 +50,8 @@ async function goPids(dir: string): Promise<number[]> {
 }
 
 /** A build interrupted in a voe process of its own (the fixture), go working for `seconds`. */
-async function interruptedBuild(t: Parameters<typeof fakeGoSandbox>[0], seconds: number) {
-  const sandbox = await fakeGoSandbox(t);
+async function interruptedBuild(seconds: number) {
+  const sandbox = await fakeGoSandbox();
   await writeFile(sandbox.debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
   const child = spawn(process.execPath, [fixture, sandbox.dir], {
     env: { ...sandbox.env, FAKE_GO_SLEEP: String(seconds) },
@@ -58,18 +59,18 @@ async function interruptedBuild(t: Parameters<typeof fakeGoSandbox>[0], seconds:
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const pids = await goPids(sandbox.dir);
-  t.after(async () => {
+  onCleanup(async () => {
     for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
   });
   return { ...sandbox, child, exited, pids };
 }
 
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-  test(`a build stopped by ${signal} takes its go (and go's own processes) with it; the next build starts at once and clean`, async (t) => {
-    const { dir, env, debianEtcd, child, exited, pids } = await interruptedBuild(t, 60);
+  it(`a build stopped by ${signal} takes its go (and go's own processes) with it; the next build starts at once and clean`, async () => {
+    const { dir, env, debianEtcd, child, exited, pids } = await interruptedBuild(60);
     child.kill(signal);
     const [, endedBy] = await exited;
-    assert.equal(endedBy, signal, 'voe still ends by the signal');
+    assert.strictEqual(endedBy, signal, 'voe still ends by the signal');
     await until('go and its child are gone', () => pids.every((pid) => !alive(pid)), 5_000);
     const lines: string[] = [];
     const built = await buildBinaries({
@@ -78,9 +79,9 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       debianEtcd,
       onProgress: (line) => lines.push(line),
     });
-    assert.equal(built.etcdSource, 'debian');
+    assert.strictEqual(built.etcdSource, 'debian');
     assert.ok(!lines.some((line) => /waiting for it/.test(line)), lines.join('\n'));
-    assert.deepEqual(
+    assert.deepStrictEqual(
       (await readdir(binariesDir(join(dir, 'cache')))).sort(),
       ['etcd-fallback', 'kube-apiserver'],
       'no half-built output, go work directory or lock left',
@@ -88,8 +89,8 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   });
 }
 
-test('a build killed with SIGKILL: the go it left running keeps the build lock until it ends, so the next build waits instead of building beside it, then removes what that go left', async (t) => {
-  const { dir, env, debianEtcd, child, exited, pids } = await interruptedBuild(t, 3);
+it('a build killed with SIGKILL: the go it left running keeps the build lock until it ends, so the next build waits instead of building beside it, then removes what that go left', async () => {
+  const { dir, env, debianEtcd, child, exited, pids } = await interruptedBuild(3);
   child.kill('SIGKILL');
   await exited;
   assert.ok(alive(pids[0]!), 'go outlives a voe killed with SIGKILL (nothing can stop it then)');
@@ -105,20 +106,20 @@ test('a build killed with SIGKILL: the go it left running keeps the build lock u
     lines.join('\n'),
   );
   const log = (await readFile(join(dir, 'go-log'), 'utf8')).trim().split('\n');
-  assert.deepEqual(
+  assert.deepStrictEqual(
     log,
     [`start ${pids[0]}`, `end ${pids[0]}`],
     'one go at a time (the next one, not sleeping, logs nothing)',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await readdir(binariesDir(join(dir, 'cache')))).sort(),
     ['etcd-fallback', 'kube-apiserver'],
     "the orphaned go's output and work directory were removed",
   );
 });
 
-test('what builds interrupted long ago left (outputs never renamed, go work directories) is removed by the next build', async (t) => {
-  const { dir, env, debianEtcd } = await fakeGoSandbox(t);
+it('what builds interrupted long ago left (outputs never renamed, go work directories) is removed by the next build', async () => {
+  const { dir, env, debianEtcd } = await fakeGoSandbox();
   await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
   const bin = binariesDir(join(dir, 'cache'));
   await mkdir(join(bin, '.go-tmp', 'go-build123', 'b001', 'exe'), { recursive: true });
@@ -126,7 +127,7 @@ test('what builds interrupted long ago left (outputs never renamed, go work dire
   await writeFile(join(bin, 'kube-apiserver.tmp-4194304'), 'half a binary', { mode: 0o755 });
   await writeFile(join(bin, 'etcd.tmp-17'), 'a whole binary nobody renamed', { mode: 0o755 });
   await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd });
-  assert.deepEqual((await readdir(bin)).sort(), ['etcd-fallback', 'kube-apiserver']);
+  assert.deepStrictEqual((await readdir(bin)).sort(), ['etcd-fallback', 'kube-apiserver']);
   const tmpdirs = (await readFile(join(dir, 'go-tmpdirs'), 'utf8')).trim().split('\n');
   assert.ok(
     tmpdirs.every((line) => line === `GOTMPDIR=${join(bin, '.go-tmp')}`),

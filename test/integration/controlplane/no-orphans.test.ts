@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
@@ -50,7 +51,7 @@ async function startFixture(mode: 'wait' | 'crash', tmp?: string) {
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  test(`an interrupted test process (${signal}) leaves no etcd, kube-apiserver or data directory behind`, async () => {
+  it(`an interrupted test process (${signal}) leaves no etcd, kube-apiserver or data directory behind`, async () => {
     const { child, pids } = await startFixture('wait');
     assert.ok(alive(pids.etcd) && alive(pids.apiServer));
     const exited = once(child, 'exit');
@@ -58,35 +59,33 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await exited;
     assert.ok(await gone(pids.apiServer), 'kube-apiserver stopped');
     assert.ok(await gone(pids.etcd), 'etcd stopped');
-    assert.equal(
+    assert.isFalse(
       existsSync(pids.dir),
-      false,
       `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`,
     );
   });
 }
 
-test('a test process that crashes leaves no etcd, kube-apiserver or data directory behind', async () => {
+it('a test process that crashes leaves no etcd, kube-apiserver or data directory behind', async () => {
   const { child, pids } = await startFixture('crash');
   const [code] = (await once(child, 'exit')) as [number | null];
-  assert.notEqual(code, 0);
+  assert.notStrictEqual(code, 0);
   assert.ok(await gone(pids.apiServer), 'kube-apiserver stopped');
   assert.ok(await gone(pids.etcd), 'etcd stopped');
-  assert.equal(
+  assert.isFalse(
     existsSync(pids.dir),
-    false,
     `its temporary directory ${pids.dir} (etcd data, ~120 MB) was removed`,
   );
 });
 
-test('a test process killed with SIGKILL (no handler runs) leaves etcd and kube-apiserver running: the next control plane started in a temporary directory stops them and removes their directory, and touches no other', async (t) => {
+it('a test process killed with SIGKILL (no handler runs) leaves etcd and kube-apiserver running: the next control plane started in a temporary directory stops them and removes their directory, and touches no other', async () => {
   // All in a TMPDIR of this test's own: other test files start control planes meanwhile, and the
   // first of them would otherwise sweep the killed one's directory before this test's start does.
   const parent = await mkdtemp(join(tmpdir(), 'voe-orphans-'));
   const killed = await startFixture('wait', parent);
   const living = await startFixture('wait', parent);
   const foreign = await mkdtemp(join(parent, 'voe-cp-'));
-  t.after(async () => {
+  onCleanup(async () => {
     living.child.kill('SIGTERM');
     await once(living.child, 'exit').catch(() => undefined);
     for (const pid of [killed.pids.etcd, killed.pids.apiServer])
@@ -120,11 +119,7 @@ test('a test process killed with SIGKILL (no handler runs) leaves etcd and kube-
   }
   assert.ok(await gone(killed.pids.apiServer), 'the orphaned kube-apiserver was stopped');
   assert.ok(await gone(killed.pids.etcd), 'the orphaned etcd was stopped');
-  assert.equal(
-    existsSync(killed.pids.dir),
-    false,
-    `${killed.pids.dir} (etcd data, keys) was removed`,
-  );
+  assert.isFalse(existsSync(killed.pids.dir), `${killed.pids.dir} (etcd data, keys) was removed`);
   assert.ok(
     progress.some((line) =>
       line.includes(`removed ${killed.pids.dir} and stopped its etcd and kube-apiserver`),

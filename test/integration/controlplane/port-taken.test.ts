@@ -4,8 +4,10 @@
  * once). Here a listener really holds the port handed out: the start notices the bind failure
  * and tries again on new ports; a port that stays taken ends in a clear error.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { createServer, type Server } from 'node:net';
 import { CoreV1Api } from '@kubernetes/client-node';
 import {
@@ -46,9 +48,9 @@ for (const [which, position] of [
   ['etcd peer', 1],
   ['kube-apiserver', 2],
 ] as const) {
-  test(`a taken ${which} port: the control plane starts on new ports`, async (t) => {
+  it(`a taken ${which} port: the control plane starts on new ports`, async () => {
     const held = await holdPort();
-    t.after(() => held.server.close());
+    onCleanup(() => held.server.close());
     const ports = portsWithTaken(held.port, new Set([position]));
     const progress: string[] = [];
     const cp = await startControlPlane({
@@ -56,8 +58,8 @@ for (const [which, position] of [
       choosePort: ports.choosePort,
       onProgress: (line) => progress.push(line),
     });
-    t.after(() => cp.stop());
-    assert.equal(ports.calls(), 6, 'a second set of three ports was chosen');
+    onCleanup(() => cp.stop());
+    assert.strictEqual(ports.calls(), 6, 'a second set of three ports was chosen');
     assert.ok(
       progress.some((line) =>
         /port chosen for the control plane was taken .* retrying on new ports \(1 of 3\)/.test(
@@ -72,18 +74,18 @@ for (const [which, position] of [
   });
 }
 
-test('a port that stays taken: CONTROLPLANE_PROCESS_EXITED after three tries, with the bind error', async (t) => {
+it('a port that stays taken: CONTROLPLANE_PROCESS_EXITED after three tries, with the bind error', async () => {
   const held = await holdPort();
-  t.after(() => held.server.close());
+  onCleanup(() => held.server.close());
   const ports = portsWithTaken(held.port, new Set([0, 3, 6]));
-  await assert.rejects(
+  await expectRejection(
     startControlPlane({ ...base, choosePort: ports.choosePort }),
     (error: unknown) => {
       assert.ok(error instanceof ControlPlaneError);
-      assert.equal(error.code, 'CONTROLPLANE_PROCESS_EXITED');
+      assert.strictEqual(error.code, 'CONTROLPLANE_PROCESS_EXITED');
       assert.match(error.message, /etcd exited .*address already in use/s);
       return true;
     },
   );
-  assert.equal(ports.calls(), 9);
+  assert.strictEqual(ports.calls(), 9);
 });

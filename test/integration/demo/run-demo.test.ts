@@ -5,8 +5,8 @@
  * refusal), with a message that even imitates voe's. The step must be a mismatch naming the
  * policy, report.ok false; every other step is still the voe webhook's own answer.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   AdmissionregistrationV1Api,
   CoreV1Api,
@@ -98,77 +98,80 @@ async function freezeClaimByPolicy(): Promise<void> {
   );
 }
 
-test("a refusal by a ValidatingAdmissionPolicy where the design expects the voe webhook's is a mismatch, and the report is not ok", async () => {
-  await freezeClaimByPolicy();
-  const report = await runDemo({
-    kubeConfig: cp.kubeConfig,
-    logger: createLogger({ level: 'silent' }),
-  });
+describe('runDemo with a ValidatingAdmissionPolicy in the way', () => {
+  it("a refusal by a ValidatingAdmissionPolicy where the design expects the voe webhook's is a mismatch, and the report is not ok", async () => {
+    await freezeClaimByPolicy();
+    const report = await runDemo({
+      kubeConfig: cp.kubeConfig,
+      logger: createLogger({ level: 'silent' }),
+    });
 
-  assert.equal(report.ok, false);
-  assert.equal(report.steps.length, DEMO_STEPS.length);
-  const frozen = report.steps.filter((s) => s.pvc === `default/${FROZEN}`);
-  assert.equal(frozen.length, 1);
-  const step = frozen[0]!;
-  assert.equal(step.expected, 'refused');
-  assert.equal(step.expectedDecision, 'hotplug-filesystem');
-  assert.equal(step.outcome, 'refused');
-  assert.equal(step.code, 422);
-  assert.match(
-    step.message ?? '',
-    new RegExp(`ValidatingAdmissionPolicy '${POLICY}' with binding '${BINDING}' denied request: `),
-  );
-  assert.equal(step.refusedBy, 'other');
-  assert.equal(
-    step.decision,
-    undefined,
-    'the policy refused before the API server called the voe webhook',
-  );
-  assert.equal(step.ok, false);
-  assert.equal(
-    step.mismatch,
-    `expected REFUSED by the voe webhook (hotplug-filesystem); got REFUSED (422) by ValidatingAdmissionPolicy '${POLICY}' (binding '${BINDING}'), ` +
-      'not by the voe webhook; the voe webhook was not called for this update',
-  );
+    assert.isFalse(report.ok);
+    assert.strictEqual(report.steps.length, DEMO_STEPS.length);
+    const frozen = report.steps.filter((s) => s.pvc === `default/${FROZEN}`);
+    assert.strictEqual(frozen.length, 1);
+    const step = frozen[0]!;
+    assert.strictEqual(step.expected, 'refused');
+    assert.strictEqual(step.expectedDecision, 'hotplug-filesystem');
+    assert.strictEqual(step.outcome, 'refused');
+    assert.strictEqual(step.code, 422);
+    assert.match(
+      step.message ?? '',
+      new RegExp(
+        `ValidatingAdmissionPolicy '${POLICY}' with binding '${BINDING}' denied request: `,
+      ),
+    );
+    assert.strictEqual(step.refusedBy, 'other');
+    assert.isUndefined(
+      step.decision,
+      'the policy refused before the API server called the voe webhook',
+    );
+    assert.isFalse(step.ok);
+    assert.strictEqual(
+      step.mismatch,
+      `expected REFUSED by the voe webhook (hotplug-filesystem); got REFUSED (422) by ValidatingAdmissionPolicy '${POLICY}' (binding '${BINDING}'), ` +
+        'not by the voe webhook; the voe webhook was not called for this update',
+    );
 
-  // Every other step is the voe webhook's own answer, for the reason the design gives.
-  for (const other of report.steps.filter((s) => s !== step)) {
-    assert.equal(other.ok, true, `step ${other.step}: ${other.mismatch ?? ''}`);
-    assert.equal(other.mismatch, undefined);
-    if (other.outcome === 'refused') {
-      assert.equal(other.refusedBy, 'voe-webhook', `step ${other.step}`);
-      assert.equal(other.decision, other.expectedDecision, `step ${other.step}`);
-      assert.ok(
-        other.message?.startsWith(
-          `admission webhook "${VOE_PVC_RESIZE_WEBHOOK}" denied the request: PVC_EXPAND: `,
-        ),
-        other.message,
-      );
-    } else {
-      assert.equal(other.refusedBy, undefined);
-      assert.match(other.decision ?? '', /^allowed/, `step ${other.step}`);
+    // Every other step is the voe webhook's own answer, for the reason the design gives.
+    for (const other of report.steps.filter((s) => s !== step)) {
+      assert.isTrue(other.ok, `step ${other.step}: ${other.mismatch ?? ''}`);
+      assert.isUndefined(other.mismatch);
+      if (other.outcome === 'refused') {
+        assert.strictEqual(other.refusedBy, 'voe-webhook', `step ${other.step}`);
+        assert.strictEqual(other.decision, other.expectedDecision, `step ${other.step}`);
+        assert.ok(
+          other.message?.startsWith(
+            `admission webhook "${VOE_PVC_RESIZE_WEBHOOK}" denied the request: PVC_EXPAND: `,
+          ),
+          other.message,
+        );
+      } else {
+        assert.isUndefined(other.refusedBy);
+        assert.match(other.decision ?? '', /^allowed/, `step ${other.step}`);
+      }
     }
-  }
-  assert.deepEqual(
-    report.steps.filter((s) => s.outcome === 'refused' && s !== step).map((s) => s.decision),
-    [
-      'longhorn-v2-version',
-      'provisioner-not-validated',
-      'provisioner-not-validated',
-      'gate-missing',
-    ],
-  );
+    assert.deepStrictEqual(
+      report.steps.filter((s) => s.outcome === 'refused' && s !== step).map((s) => s.decision),
+      [
+        'longhorn-v2-version',
+        'provisioner-not-validated',
+        'provisioner-not-validated',
+        'gate-missing',
+      ],
+    );
 
-  const printed = formatDemoStep(step);
-  assert.match(printed, /data-topolvm-fs 10Gi -> 20Gi: REFUSED \(422\) {2}<-- MISMATCH\n/);
-  assert.match(
-    printed,
-    /\n {4}MISMATCH: expected REFUSED by the voe webhook \(hotplug-filesystem\); got REFUSED \(422\) by ValidatingAdmissionPolicy /,
-  );
-  const summary = formatDemoSummary(report);
-  assert.match(
-    summary,
-    /11 resizes: 6 admitted, 4 refused by the voe webhook \(.*\), 1 refused by something other than the voe webhook\.\n/,
-  );
-  assert.match(summary, /1 answer\(s\) differ from Harvester's design: step\(s\) 9\.\n$/);
+    const printed = formatDemoStep(step);
+    assert.match(printed, /data-topolvm-fs 10Gi -> 20Gi: REFUSED \(422\) {2}<-- MISMATCH\n/);
+    assert.match(
+      printed,
+      /\n {4}MISMATCH: expected REFUSED by the voe webhook \(hotplug-filesystem\); got REFUSED \(422\) by ValidatingAdmissionPolicy /,
+    );
+    const summary = formatDemoSummary(report);
+    assert.match(
+      summary,
+      /11 resizes: 6 admitted, 4 refused by the voe webhook \(.*\), 1 refused by something other than the voe webhook\.\n/,
+    );
+    assert.match(summary, /1 answer\(s\) differ from Harvester's design: step\(s\) 9\.\n$/);
+  });
 });

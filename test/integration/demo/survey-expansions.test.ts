@@ -4,8 +4,8 @@
  * and the API server itself refuse it; a user who may not list them gets them named as not
  * judged, as `voe check` names them.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import { PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { StagedCluster, type SurveyRow } from '../../../src/demo/index.js';
 import type { CheckResult } from '../../../src/webhook/index.js';
@@ -90,7 +90,7 @@ async function survey(
   kubeconfig = cp.kubeconfigPath,
 ): Promise<Map<string, SurveyRow>> {
   const result = await runVoe(['demo', '--kubeconfig', kubeconfig, '--grow-by', growBy, '--json']);
-  assert.equal(result.code, 0, result.stderr);
+  assert.strictEqual(result.code, 0, result.stderr);
   return new Map((JSON.parse(result.stdout) as SurveyRow[]).map((row) => [row.pvc, row]));
 }
 
@@ -108,7 +108,7 @@ async function check(
     '--kubeconfig',
     kubeconfig,
   ]);
-  assert.notEqual(result.code, 2, result.stderr);
+  assert.notStrictEqual(result.code, 2, result.stderr);
   return JSON.parse(result.stdout) as CheckResult;
 }
 
@@ -137,13 +137,19 @@ async function realAnswer(
 function answerOf(row: SurveyRow | undefined): unknown {
   assert.ok(row);
   const { vms: _vms, found, ...answer } = row;
-  assert.equal(found, true);
+  assert.isTrue(found);
   return answer;
 }
 
-test('a ResourceQuota and a LimitRange refuse in the survey exactly as voe check and the API server refuse', async () => {
-  const cases: Array<{ growBy: string; to: string; code: number; decision: string; real: RegExp }> =
-    [
+describe('the survey of voe demo --kubeconfig', () => {
+  it('a ResourceQuota and a LimitRange refuse in the survey exactly as voe check and the API server refuse', async () => {
+    const cases: Array<{
+      growBy: string;
+      to: string;
+      code: number;
+      decision: string;
+      real: RegExp;
+    }> = [
       { growBy: '5Gi', to: '15Gi', code: 200, decision: 'allowed-offline', real: /^$/ },
       {
         growBy: '10Gi',
@@ -160,128 +166,131 @@ test('a ResourceQuota and a LimitRange refuse in the survey exactly as voe check
         real: /maximum storage usage per PersistentVolumeClaim is 25Gi/,
       },
     ];
-  for (const c of cases) {
-    const rows = await survey(c.growBy);
-    const row = rows.get('q/qd');
-    assert.ok(row);
-    assert.equal(row.to, c.to);
-    assert.deepEqual(row.vms, ['qvm (Stopped)']);
-    assert.deepEqual(
-      answerOf(row),
-      await check('q/qd', c.to),
-      `--grow-by ${c.growBy}: the survey and voe check differ`,
-    );
-    assert.equal(
-      row.allowed ? 200 : row.code,
-      c.code,
-      `--grow-by ${c.growBy}: ${JSON.stringify(row)}`,
-    );
-    assert.equal(row.decision, c.decision);
-    const real = await realAnswer('q', 'qd', c.to);
-    assert.equal(
-      real.code,
-      c.code,
-      `q/qd -> ${c.to}: the real API server answered ${real.code} ${real.message}`,
-    );
-    assert.match(real.message, c.real);
-    // q's policies are q's only.
-    const other = rows.get('r/rd');
-    assert.ok(other);
-    assert.equal(other.allowed, true);
-    assert.equal(other.decision, 'allowed-offline');
-    assert.deepEqual(answerOf(other), await check('r/rd', other.to));
-  }
+    for (const c of cases) {
+      const rows = await survey(c.growBy);
+      const row = rows.get('q/qd');
+      assert.ok(row);
+      assert.strictEqual(row.to, c.to);
+      assert.deepStrictEqual(row.vms, ['qvm (Stopped)']);
+      assert.deepStrictEqual(
+        answerOf(row),
+        await check('q/qd', c.to),
+        `--grow-by ${c.growBy}: the survey and voe check differ`,
+      );
+      assert.strictEqual(
+        row.allowed ? 200 : row.code,
+        c.code,
+        `--grow-by ${c.growBy}: ${JSON.stringify(row)}`,
+      );
+      assert.strictEqual(row.decision, c.decision);
+      const real = await realAnswer('q', 'qd', c.to);
+      assert.strictEqual(
+        real.code,
+        c.code,
+        `q/qd -> ${c.to}: the real API server answered ${real.code} ${real.message}`,
+      );
+      assert.match(real.message, c.real);
+      // q's policies are q's only.
+      const other = rows.get('r/rd');
+      assert.ok(other);
+      assert.isTrue(other.allowed);
+      assert.strictEqual(other.decision, 'allowed-offline');
+      assert.deepStrictEqual(answerOf(other), await check('r/rd', other.to));
+    }
 
-  const human = await runVoe(['demo', '--kubeconfig', cp.kubeconfigPath, '--grow-by', '10Gi']);
-  assert.equal(human.code, 0, human.stderr);
-  assert.match(
-    human.stdout,
-    /\nREFUSED {2}q\/qd 10Gi -> 20Gi {2}used by qvm \(Stopped\)\n {9}The API server refuses it after the webhooks: exceeded quota rq: requests\.storage is 10Gi used of 15Gi/,
-  );
-  assert.match(human.stdout, /\nALLOWED {2}r\/rd 10Gi -> 20Gi {2}used by rvm \(Stopped\)\n/);
-  assert.equal(
-    (await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: 'q', name: 'qd' })).spec
-      ?.resources?.requests?.['storage'],
-    '10Gi',
-    'nothing changed',
-  );
-});
+    const human = await runVoe(['demo', '--kubeconfig', cp.kubeconfigPath, '--grow-by', '10Gi']);
+    assert.strictEqual(human.code, 0, human.stderr);
+    assert.match(
+      human.stdout,
+      /\nREFUSED {2}q\/qd 10Gi -> 20Gi {2}used by qvm \(Stopped\)\n {9}The API server refuses it after the webhooks: exceeded quota rq: requests\.storage is 10Gi used of 15Gi/,
+    );
+    assert.match(human.stdout, /\nALLOWED {2}r\/rd 10Gi -> 20Gi {2}used by rvm \(Stopped\)\n/);
+    assert.strictEqual(
+      (await cluster.core.readNamespacedPersistentVolumeClaim({ namespace: 'q', name: 'qd' })).spec
+        ?.resources?.requests?.['storage'],
+      '10Gi',
+      'nothing changed',
+    );
+  });
 
-test('a user who may list LimitRanges and ResourceQuotas in q only: q is judged, r named as not judged, each as voe check does for that user', async () => {
-  const { path } = await cp.mintKubeConfig('surveyor');
-  await rbac.createClusterRole({
-    body: {
-      metadata: { name: 'surveyor' },
-      rules: [
-        { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list'] },
-        { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get', 'list'] },
-        {
-          apiGroups: ['kubevirt.io'],
-          resources: ['virtualmachines', 'virtualmachineinstances', 'kubevirts'],
-          verbs: ['get', 'list'],
-        },
-        { apiGroups: ['harvesterhci.io'], resources: ['settings'], verbs: ['get'] },
-        {
-          apiGroups: ['longhorn.io'],
-          resources: ['volumes', 'engines', 'settings'],
-          verbs: ['get', 'list'],
-        },
+  it('a user who may list LimitRanges and ResourceQuotas in q only: q is judged, r named as not judged, each as voe check does for that user', async () => {
+    const { path } = await cp.mintKubeConfig('surveyor');
+    await rbac.createClusterRole({
+      body: {
+        metadata: { name: 'surveyor' },
+        rules: [
+          { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list'] },
+          { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get', 'list'] },
+          {
+            apiGroups: ['kubevirt.io'],
+            resources: ['virtualmachines', 'virtualmachineinstances', 'kubevirts'],
+            verbs: ['get', 'list'],
+          },
+          { apiGroups: ['harvesterhci.io'], resources: ['settings'], verbs: ['get'] },
+          {
+            apiGroups: ['longhorn.io'],
+            resources: ['volumes', 'engines', 'settings'],
+            verbs: ['get', 'list'],
+          },
+        ],
+      },
+    });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: 'surveyor' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'surveyor' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'surveyor' }],
+      },
+    });
+    await rbac.createNamespacedRole({
+      namespace: 'q',
+      body: {
+        metadata: { name: 'policies-reader' },
+        rules: [{ apiGroups: [''], resources: ['limitranges', 'resourcequotas'], verbs: ['list'] }],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: 'q',
+      body: {
+        metadata: { name: 'policies-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'policies-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'surveyor' }],
+      },
+    });
+    // RBAC's informers pick up the new bindings: wait until the user may list q's quotas.
+    for (let i = 0; i < 50; i++) {
+      const rows = await runVoe(['demo', '--kubeconfig', path, '--grow-by', '10Gi', '--json']);
+      if (
+        rows.code === 0 &&
+        (JSON.parse(rows.stdout) as SurveyRow[]).some(
+          (row) => row.decision === 'api-quota-exceeded',
+        )
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
+    const rows = await survey('10Gi', path);
+    const q = rows.get('q/qd');
+    const r = rows.get('r/rd');
+    assert.ok(q && r);
+    assert.deepStrictEqual(answerOf(q), await check('q/qd', '20Gi', path));
+    assert.strictEqual(q.decision, 'api-quota-exceeded');
+    assert.deepStrictEqual(answerOf(r), await check('r/rd', '20Gi', path));
+    assert.strictEqual(r.decision, 'allowed-offline');
+    assert.deepStrictEqual(
+      r.findings.filter((f) => f.decision === 'api-policy-unreadable').map((f) => f.message),
+      [
+        'Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
+        'Not judged: ResourceQuotas in r (HTTP 403) could not be read; the API server applies them too.',
       ],
-    },
-  });
-  await rbac.createClusterRoleBinding({
-    body: {
-      metadata: { name: 'surveyor' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'surveyor' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'surveyor' }],
-    },
-  });
-  await rbac.createNamespacedRole({
-    namespace: 'q',
-    body: {
-      metadata: { name: 'policies-reader' },
-      rules: [{ apiGroups: [''], resources: ['limitranges', 'resourcequotas'], verbs: ['list'] }],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace: 'q',
-    body: {
-      metadata: { name: 'policies-reader' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'policies-reader' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'surveyor' }],
-    },
-  });
-  // RBAC's informers pick up the new bindings: wait until the user may list q's quotas.
-  for (let i = 0; i < 50; i++) {
-    const rows = await runVoe(['demo', '--kubeconfig', path, '--grow-by', '10Gi', '--json']);
-    if (
-      rows.code === 0 &&
-      (JSON.parse(rows.stdout) as SurveyRow[]).some((row) => row.decision === 'api-quota-exceeded')
-    )
-      break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    );
 
-  const rows = await survey('10Gi', path);
-  const q = rows.get('q/qd');
-  const r = rows.get('r/rd');
-  assert.ok(q && r);
-  assert.deepEqual(answerOf(q), await check('q/qd', '20Gi', path));
-  assert.equal(q.decision, 'api-quota-exceeded');
-  assert.deepEqual(answerOf(r), await check('r/rd', '20Gi', path));
-  assert.equal(r.decision, 'allowed-offline');
-  assert.deepEqual(
-    r.findings.filter((f) => f.decision === 'api-policy-unreadable').map((f) => f.message),
-    [
-      'Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
-      'Not judged: ResourceQuotas in r (HTTP 403) could not be read; the API server applies them too.',
-    ],
-  );
-
-  const human = await runVoe(['demo', '--kubeconfig', path, '--grow-by', '10Gi']);
-  assert.equal(human.code, 0, human.stderr);
-  assert.match(
-    human.stdout,
-    /\nALLOWED {2}r\/rd 10Gi -> 20Gi {2}used by rvm \(Stopped\)\n {9}.*\n {9}Not judged: LimitRanges in r \(HTTP 403\) could not be read; the API server applies them too\.\n {9}Not judged: ResourceQuotas in r \(HTTP 403\)/,
-  );
+    const human = await runVoe(['demo', '--kubeconfig', path, '--grow-by', '10Gi']);
+    assert.strictEqual(human.code, 0, human.stderr);
+    assert.match(
+      human.stdout,
+      /\nALLOWED {2}r\/rd 10Gi -> 20Gi {2}used by rvm \(Stopped\)\n {9}.*\n {9}Not judged: LimitRanges in r \(HTTP 403\) could not be read; the API server applies them too\.\n {9}Not judged: ResourceQuotas in r \(HTTP 403\)/,
+    );
+  });
 });

@@ -13,8 +13,8 @@
  * - exponents near +-2^31, where apimachinery's scale arithmetic wraps and its big-number work
  *   does not finish: not generated.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import fc from 'fast-check';
 import {
   compareQuantities,
@@ -327,19 +327,22 @@ function disagreements(
   return found;
 }
 
-test(`ParseQuantity: voe accepts, refuses and values ${STRINGS.length} strings as apimachinery does`, async () => {
+it(`ParseQuantity: voe accepts, refuses and values ${STRINGS.length} strings as apimachinery does`, async () => {
   const answers = await askQuantityOracle(
     oracle,
     STRINGS.map((q) => ({ q })),
   );
-  assert.deepEqual(disagreements(STRINGS, answers, parseQuantityValue, digitless).slice(0, 20), []);
+  assert.deepStrictEqual(
+    disagreements(STRINGS, answers, parseQuantityValue, digitless).slice(0, 20),
+    [],
+  );
   // The exclusions stay few: most of the corpus is compared.
   // Enough values are compared (the noise strings are mostly refused, or digit-less and excluded).
   const compared = STRINGS.filter((s, i) => answers[i]!.ok && !digitless(s));
   assert.ok(compared.length > 1000, `${compared.length} values compared`);
 });
 
-test('Cmp: voe compares as apimachinery does (cap at 2^63-1, nano round-up, exponents)', async () => {
+it('Cmp: voe compares as apimachinery does (cap at 2^63-1, nano round-up, exponents)', async () => {
   const readable = STRINGS.filter((s) => voeRead(() => parseQuantityValue(s)).ok);
   const pairs: Array<[string, string]> = [
     ['8Ei', '9Ei'],
@@ -380,10 +383,10 @@ test('Cmp: voe compares as apimachinery does (cap at 2^63-1, nano round-up, expo
     if (!voe.ok || voe.value !== go.cmp)
       found.push(`${a} vs ${b}: go ${go.cmp}, voe ${voe.ok ? voe.value : voe.code}`);
   }
-  assert.deepEqual(found.slice(0, 20), []);
+  assert.deepStrictEqual(found.slice(0, 20), []);
 });
 
-test('UnmarshalJSON: readJsonQuantity reads raw JSON value text (strings with escapes or literal characters, numbers, null) as Go does', async () => {
+it('UnmarshalJSON: readJsonQuantity reads raw JSON value text (strings with escapes or literal characters, numbers, null) as Go does', async () => {
   const literalSpaces = ['1Gi', '20Gi', '1.5Gi', '1e3'].flatMap((s) =>
     [' ', '\u00a0', '\u0085', '\u2028', '\u3000', '\ufeff', '\u200b', '\u1680'].flatMap((space) => [
       `"${space}${s}"`,
@@ -449,7 +452,7 @@ test('UnmarshalJSON: readJsonQuantity reads raw JSON value text (strings with es
   );
   const inner = (raw: string): string =>
     (raw.startsWith('"') ? raw.slice(1, -1) : raw).replace(/^[\s\u0085\u00a0]+/, '');
-  assert.deepEqual(
+  assert.deepStrictEqual(
     disagreements(
       raws,
       answers,
@@ -460,7 +463,7 @@ test('UnmarshalJSON: readJsonQuantity reads raw JSON value text (strings with es
   );
 });
 
-test("voe check --size: readCheckSize gives the value the API server stores (UnmarshalJSON of the patch's JSON string, then RoundUp(-3))", async () => {
+it("voe check --size: readCheckSize gives the value the API server stores (UnmarshalJSON of the patch's JSON string, then RoundUp(-3))", async () => {
   // The patch's JSON string as the API server re-encodes it (Go escapes U+2028 and U+2029; tested against a real API server in test/integration/cli/check.test.ts).
   const patchText = (size: string): string =>
     JSON.stringify(size).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
@@ -469,7 +472,7 @@ test("voe check --size: readCheckSize gives the value the API server stores (Unm
     STRINGS.map((s) => ({ milli: patchText(s) })),
   );
   const inner = (size: string): string => size.replace(/^[\s\u0085\u00a0]+/, '');
-  assert.deepEqual(
+  assert.deepStrictEqual(
     disagreements(
       STRINGS,
       answers,

@@ -1,5 +1,6 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ const voe = (args: string[]) =>
 describe('voe check (usage)', () => {
   it('--help describes the command and exits 0', async () => {
     const { code, stdout } = await voe(['check', '--help']);
-    assert.equal(code, 0);
+    assert.strictEqual(code, 0);
     assert.match(stdout, /voe check \[options\] <namespace\/pvc>/);
     assert.match(
       stdout.replace(/\s+/g, ' '),
@@ -126,15 +127,15 @@ describe('voe check (usage)', () => {
   for (const [name, args, stderr] of usage) {
     it(`${name} exits 2`, async () => {
       const result = await voe(args);
-      assert.equal(result.code, 2, result.stderr);
+      assert.strictEqual(result.code, 2, result.stderr);
       assert.match(result.stderr, stderr);
-      assert.equal(result.stdout, '');
+      assert.strictEqual(result.stdout, '');
     });
   }
 
-  it('a kubeconfig with a YAML error exits 2 with CHECK_KUBECONFIG naming the line, never its secrets', async (t) => {
+  it('a kubeconfig with a YAML error exits 2 with CHECK_KUBECONFIG naming the line, never its secrets', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const result = await voe([
       'check',
       'default/disk',
@@ -143,17 +144,17 @@ describe('voe check (usage)', () => {
       '--kubeconfig',
       await writeBrokenKubeconfig(dir),
     ]);
-    assert.equal(result.code, 2);
+    assert.strictEqual(result.code, 2);
     assert.match(
       result.stderr,
       /^voe: CHECK_KUBECONFIG: the kubeconfig \S+ is not valid YAML: bad indentation of a mapping entry at line 8, column \d+; pass a readable file with --kubeconfig\.\n$/,
     );
-    for (const secret of BROKEN_SECRETS) assert.equal(result.stderr.includes(secret), false);
+    for (const secret of BROKEN_SECRETS) assert.isFalse(result.stderr.includes(secret));
   });
 
-  it('an unreachable API server exits 2 with CHECK_API_FAILED', async (t) => {
+  it('an unreachable API server exits 2 with CHECK_API_FAILED', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const kubeconfig = await writeUnreachableKubeconfig(dir);
     const result = await voe([
       'check',
@@ -163,28 +164,28 @@ describe('voe check (usage)', () => {
       '--kubeconfig',
       kubeconfig,
     ]);
-    assert.equal(result.code, 2);
+    assert.strictEqual(result.code, 2);
     assert.match(result.stderr, /CHECK_API_FAILED: reading PVC default\/disk failed/);
-    assert.equal(result.stderr.includes(UNREACHABLE_TOKEN), false);
+    assert.isFalse(result.stderr.includes(UNREACHABLE_TOKEN));
   });
 
-  it('no kubeconfig anywhere: CHECK_KUBECONFIG says where it looked and what to pass, once', async (t) => {
+  it('no kubeconfig anywhere: CHECK_KUBECONFIG says where it looked and what to pass, once', async () => {
     const home = await mkdtemp(join(tmpdir(), 'voe-check-home-'));
-    t.after(() => rm(home, { recursive: true, force: true }));
+    onCleanup(() => rm(home, { recursive: true, force: true }));
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
     delete env['KUBECONFIG'];
     delete env['KUBERNETES_SERVICE_HOST'];
     const result = await runVoe(['check', 'default/disk', '--size', '20Gi'], { env });
-    assert.equal(result.code, 2);
-    assert.equal(
+    assert.strictEqual(result.code, 2);
+    assert.strictEqual(
       result.stderr,
       'voe: CHECK_KUBECONFIG: no kubeconfig was found: $KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig.\n',
     );
   });
 
-  it("a password in the kubeconfig's server URL never reaches the output", async (t) => {
+  it("a password in the kubeconfig's server URL never reaches the output", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const kubeconfig = await writeUnreachableKubeconfig(
       dir,
       'https://admin:S3CRETPASS@127.0.0.1:1',
@@ -197,17 +198,17 @@ describe('voe check (usage)', () => {
       '--kubeconfig',
       kubeconfig,
     ]);
-    assert.equal(result.code, 2);
+    assert.strictEqual(result.code, 2);
     assert.match(result.stderr, /CHECK_API_FAILED/);
-    assert.equal(result.stderr.includes('S3CRETPASS'), false, result.stderr);
+    assert.isFalse(result.stderr.includes('S3CRETPASS'), result.stderr);
   });
 
-  it('an API server that accepts connections and never answers: CHECK_API_FAILED after --timeout, exit 2', async (t) => {
+  it('an API server that accepts connections and never answers: CHECK_API_FAILED after --timeout, exit 2', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-check-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const kubeconfig = await writeUnreachableKubeconfig(
       dir,
-      `https://127.0.0.1:${await listenTcp(t)}`,
+      `https://127.0.0.1:${await listenTcp()}`,
     );
     const result = await voe([
       'check',
@@ -219,12 +220,12 @@ describe('voe check (usage)', () => {
       '--timeout',
       '1',
     ]);
-    assert.equal(result.code, 2, result.stderr);
+    assert.strictEqual(result.code, 2, result.stderr);
     assert.match(
       result.stderr,
       /^voe: CHECK_API_FAILED: the API server at https:\/\/127\.0\.0\.1:\d+ did not answer every read within 1 s; check that it is reachable and not overloaded, or raise --timeout\.\n$/,
     );
-    assert.equal(result.stdout, '');
+    assert.strictEqual(result.stdout, '');
   });
 });
 
@@ -262,7 +263,7 @@ describe('formatCheckResult', () => {
         },
       ],
     };
-    assert.equal(
+    assert.strictEqual(
       formatCheckResult(result),
       [
         'PVC default/disk: 10Gi -> 20Gi',

@@ -1,12 +1,14 @@
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { test } from 'node:test';
+
 import { fileURLToPath } from 'node:url';
 
 const MODULE = fileURLToPath(new URL('../../../src/cli/defer-stop-signals.js', import.meta.url));
 
-test('deferStopSignals: SIGTERM, SIGINT and SIGHUP do not end the process; the first aborts the signal and sets the exit code; dispose restores them', async (t) => {
+it('deferStopSignals: SIGTERM, SIGINT and SIGHUP do not end the process; the first aborts the signal and sets the exit code; dispose restores them', async () => {
   const script = `
     const { deferStopSignals } = await import(${JSON.stringify(MODULE)});
     const stop = deferStopSignals((name, first) => process.stdout.write(name + ' ' + first + '\\n'));
@@ -21,7 +23,7 @@ test('deferStopSignals: SIGTERM, SIGINT and SIGHUP do not end the process; the f
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  t.after(() => {
+  onCleanup(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   let out = '';
@@ -45,11 +47,15 @@ test('deferStopSignals: SIGTERM, SIGINT and SIGHUP do not end the process; the f
   await until('SIGHUP false\n');
   child.stdin.write('go\n');
   await until('disposed\n');
-  assert.equal(
+  assert.strictEqual(
     out,
     'ready\naborted SIGTERM\nSIGTERM true\nSIGINT false\nSIGHUP false\nreceived SIGTERM exit 143\ndisposed\n',
   );
   const exited = once(child, 'exit');
   child.kill('SIGHUP');
-  assert.deepEqual(await exited, [null, 'SIGHUP'], 'after dispose a signal ends the process again');
+  assert.deepStrictEqual(
+    await exited,
+    [null, 'SIGHUP'],
+    'after dispose a signal ends the process again',
+  );
 });

@@ -1,5 +1,6 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ const voe = (args: string[]) => runVoe(args);
 describe('voe demo (usage; no API server is reached)', () => {
   it('--help describes both modes', async () => {
     const { code, stdout } = await voe(['demo', '--help']);
-    assert.equal(code, 0);
+    assert.strictEqual(code, 0);
     const text = stdout.replace(/\s+/g, ' ');
     assert.match(
       text,
@@ -28,9 +29,9 @@ describe('voe demo (usage; no API server is reached)', () => {
     assert.match(text, /On a configured cluster: read-only/);
   });
 
-  it('exits 2 with a coded message for an unreadable kubeconfig, a bad --grow-by and an unreachable cluster', async (t) => {
+  it('exits 2 with a coded message for an unreadable kubeconfig, a bad --grow-by and an unreachable cluster', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-demo-usage-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const kubeconfig = await writeUnreachableKubeconfig(dir);
     const cases: Array<[string[], RegExp]> = [
       [
@@ -67,30 +68,30 @@ describe('voe demo (usage; no API server is reached)', () => {
     ];
     for (const [args, stderr] of cases) {
       const result = await voe(args);
-      assert.equal(result.code, 2, args.join(' '));
+      assert.strictEqual(result.code, 2, args.join(' '));
       assert.match(result.stderr, stderr);
-      assert.equal(result.stderr.includes(UNREACHABLE_TOKEN), false);
-      for (const secret of BROKEN_SECRETS) assert.equal(result.stderr.includes(secret), false);
-      assert.equal(result.stdout, '');
+      assert.isFalse(result.stderr.includes(UNREACHABLE_TOKEN));
+      for (const secret of BROKEN_SECRETS) assert.isFalse(result.stderr.includes(secret));
+      assert.strictEqual(result.stdout, '');
     }
   });
 });
 
 describe('voe demo survey of an API server that accepts connections and never answers', () => {
-  it('gives up after --timeout with DEMO_API_FAILED, exit 2, instead of waiting for ever', async (t) => {
+  it('gives up after --timeout with DEMO_API_FAILED, exit 2, instead of waiting for ever', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-demo-silent-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const kubeconfig = await writeUnreachableKubeconfig(
       dir,
-      `https://127.0.0.1:${await listenTcp(t)}`,
+      `https://127.0.0.1:${await listenTcp()}`,
     );
     const result = await voe(['demo', '--kubeconfig', kubeconfig, '--timeout', '1']);
-    assert.equal(result.code, 2, result.stderr);
+    assert.strictEqual(result.code, 2, result.stderr);
     assert.match(
       result.stderr,
       /^voe: DEMO_API_FAILED: the API server at https:\/\/127\.0\.0\.1:\d+ did not answer every read of the survey within 1 s; check that it is reachable and not overloaded, or raise --timeout\.\n$/,
     );
-    assert.equal(result.stdout, '');
+    assert.strictEqual(result.stdout, '');
   });
 });
 
@@ -113,7 +114,7 @@ describe('voe demo output', () => {
   };
 
   it("prints the change, the resize, who refused it and why, and the API server's message of each step", () => {
-    assert.equal(
+    assert.strictEqual(
       formatDemoStep({ ...refused, change: 'Setting value -> {}' }),
       ' 4. NFS disk of running VM vm3\n    first: Setting value -> {}\n    PVC default/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED (422) by the voe webhook (provisioner-not-validated)\n' +
         '    admission webhook "pvc-resize.voe.harvesterhci.io" denied the request: PVC_EXPAND: no\n',
@@ -159,7 +160,7 @@ describe('voe demo output', () => {
         "expected REFUSED by the voe webhook (provisioner-not-validated); got REFUSED (422) by ValidatingAdmissionPolicy 'p' (binding 'b'), not by the voe webhook; the voe webhook was not called for this update",
     };
     delete policy.decision;
-    assert.equal(
+    assert.strictEqual(
       formatDemoStep(policy),
       ' 9. NFS disk of running VM vm3\n    PVC default/vm3-disk-0-nfs01 10Gi -> 20Gi: REFUSED (422)  <-- MISMATCH\n' +
         `    ${policy.message}\n    MISMATCH: ${policy.mismatch}\n`,
@@ -174,11 +175,11 @@ describe('voe demo output', () => {
       summary,
       /2 resizes: 0 admitted, 1 refused by the voe webhook \(.*\), 1 refused by something other than the voe webhook\.\n1 answer\(s\) differ from Harvester's design: step\(s\) 9\.\n$/,
     );
-    assert.doesNotMatch(summary, /Every answer/);
+    assert.notMatch(summary, /Every answer/);
   });
 
   it('says when the survey found no VM disk', () => {
-    assert.equal(
+    assert.strictEqual(
       formatSurvey([] as SurveyRow[], '1Gi'),
       'No VirtualMachine uses a PVC in this cluster; nothing to show. Nothing was changed.\n',
     );
@@ -231,7 +232,7 @@ describe('voe demo output', () => {
       found: true,
       vms: ['rvm (Stopped)', 'rvm2 (Stopped)'],
     };
-    assert.equal(
+    assert.strictEqual(
       formatSurvey([refused, unjudged], '10Gi'),
       [
         'What the voe webhook would answer if each VM disk grew by 10Gi now (nothing was changed):',
@@ -257,7 +258,7 @@ describe('voe demo output', () => {
       message:
         'PVC default/vm4-disk-0-root1 was not found: the VM names it, but it does not exist (yet), so there is nothing to grow.',
     };
-    assert.equal(
+    assert.strictEqual(
       formatSurvey([missing], '1Gi'),
       [
         'What the voe webhook would answer if each VM disk grew by 1Gi now (nothing was changed):',

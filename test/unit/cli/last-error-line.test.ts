@@ -1,10 +1,10 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { lastErrorLine } from '../../../src/cli/last-error-line.js';
 import { errorLine } from '../../../src/cli/error-line.js';
 import { ControlPlaneError } from '../../../src/controlplane/index.js';
 
-test('lastErrorLine finds the last coded line errorLine() wrote in a log, not progress lines', () => {
+it('lastErrorLine finds the last coded line errorLine() wrote in a log, not progress lines', () => {
   const refused = new ControlPlaneError(
     'CONTROLPLANE_ALREADY_RUNNING',
     "a control plane already runs (or is starting) for /tmp/d (pid 42); use 'voe cluster stop --dir /tmp/d' first",
@@ -21,11 +21,11 @@ test('lastErrorLine finds the last coded line errorLine() wrote in a log, not pr
     errorLine(refused),
     'voe: a port chosen for the control plane was taken by another process before it could bind it; retrying on new ports (1 of 3)\n',
   ].join('');
-  assert.deepEqual(lastErrorLine(log), {
+  assert.deepStrictEqual(lastErrorLine(log), {
     code: 'CONTROLPLANE_ALREADY_RUNNING',
     message: refused.message,
   });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     lastErrorLine(
       errorLine(
         new ControlPlaneError(
@@ -40,10 +40,9 @@ test('lastErrorLine finds the last coded line errorLine() wrote in a log, not pr
     },
     'the first line of a long message',
   );
-  assert.equal(lastErrorLine(''), undefined);
-  assert.equal(
+  assert.isUndefined(lastErrorLine(''));
+  assert.isUndefined(
     lastErrorLine('voe: Error: ENOTDIR: not a directory\n    at foo (file.js:1:1)\n'),
-    undefined,
     'an uncoded error has no code to report',
   );
 });

@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import { EventEmitter } from 'node:events';
 import {
   OUTPUT_CLOSED_EXIT_CODE,
@@ -12,7 +13,7 @@ function epipe(): NodeJS.ErrnoException {
   return Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
 }
 
-test('with nobody listening, the first EPIPE on the output exits with 141 (128 + SIGPIPE) and later ones are ignored', () => {
+it('with nobody listening, the first EPIPE on the output exits with 141 (128 + SIGPIPE) and later ones are ignored', () => {
   const stream = new EventEmitter();
   const exits: number[] = [];
   watchOutput(stream as unknown as NodeJS.WritableStream, (code) => exits.push(code));
@@ -22,11 +23,11 @@ test('with nobody listening, the first EPIPE on the output exits with 141 (128 +
     'error',
     Object.assign(new Error('write after end'), { code: 'ERR_STREAM_DESTROYED' }),
   );
-  assert.equal(OUTPUT_CLOSED_EXIT_CODE, 141);
-  assert.deepEqual(exits, [141]);
+  assert.strictEqual(OUTPUT_CLOSED_EXIT_CODE, 141);
+  assert.deepStrictEqual(exits, [141]);
 });
 
-test('a listener is told once instead of the exit, and stops being told once it unregisters', () => {
+it('a listener is told once instead of the exit, and stops being told once it unregisters', () => {
   const first = new EventEmitter();
   const exits: number[] = [];
   let told = 0;
@@ -37,30 +38,30 @@ test('a listener is told once instead of the exit, and stops being told once it 
     watchOutput(first as unknown as NodeJS.WritableStream, (code) => exits.push(code));
     first.emit('error', epipe());
     first.emit('error', epipe());
-    assert.equal(told, 1);
-    assert.equal(exits.length, 0, 'no exit while someone listens');
+    assert.strictEqual(told, 1);
+    assert.strictEqual(exits.length, 0, 'no exit while someone listens');
   } finally {
     unregister();
   }
   const second = new EventEmitter();
   watchOutput(second as unknown as NodeJS.WritableStream, (code) => exits.push(code));
   second.emit('error', epipe());
-  assert.equal(told, 1);
-  assert.deepEqual(exits, [141]);
+  assert.strictEqual(told, 1);
+  assert.deepStrictEqual(exits, [141]);
 });
 
-test('any other error of the output is not swallowed', () => {
+it('any other error of the output is not swallowed', () => {
   const stream = new EventEmitter();
   watchOutput(stream as unknown as NodeJS.WritableStream, () => {
     assert.fail('no exit');
   });
-  assert.throws(
+  expectThrow(
     () => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })),
     /disk full/,
   );
 });
 
-test('an EPIPE on the diagnostics stream (stderr) is neither a crash nor a stop: voe goes on; any other error is not swallowed', () => {
+it('an EPIPE on the diagnostics stream (stderr) is neither a crash nor a stop: voe goes on; any other error is not swallowed', () => {
   const stream = new EventEmitter();
   let told = 0;
   const unregister = onOutputClosed(() => {
@@ -70,8 +71,8 @@ test('an EPIPE on the diagnostics stream (stderr) is neither a crash nor a stop:
     watchDiagnostics(stream as unknown as NodeJS.WritableStream);
     stream.emit('error', epipe());
     stream.emit('error', epipe());
-    assert.equal(told, 0, 'a closed stderr is not a closed output');
-    assert.throws(
+    assert.strictEqual(told, 0, 'a closed stderr is not a closed output');
+    expectThrow(
       () => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' })),
       /disk full/,
     );

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -31,47 +31,47 @@ function run(
   });
 }
 
-test('SIGINT, SIGTERM and SIGHUP each become one stop request (the signal aborted), and the process cleans up and exits by itself', async () => {
+it('SIGINT, SIGTERM and SIGHUP each become one stop request (the signal aborted), and the process cleans up and exits by itself', async () => {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const result = await run('wait', (kill) => kill(signal));
-    assert.equal(result.signal, null, `${signal} did not kill the process: ${result.stderr}`);
-    assert.equal(result.code, 0);
-    assert.equal(
+    assert.isNull(result.signal, `${signal} did not kill the process: ${result.stderr}`);
+    assert.strictEqual(result.code, 0);
+    assert.strictEqual(
       result.stdout,
       `ready\n${JSON.stringify({ kind: 'signal', signal })}\naborted true\ncleaned up\n`,
     );
   }
 });
 
-test('a second signal while cleaning up is reported, and does not cut the cleanup short', async () => {
+it('a second signal while cleaning up is reported, and does not cut the cleanup short', async () => {
   const result = await run('wait', (kill) => {
     kill('SIGINT');
     setTimeout(() => kill('SIGINT'), 100);
     setTimeout(() => kill('SIGHUP'), 150);
   });
-  assert.equal(result.code, 0, result.stderr);
-  assert.equal(
+  assert.strictEqual(result.code, 0, result.stderr);
+  assert.strictEqual(
     result.stdout,
     `ready\n${JSON.stringify({ kind: 'signal', signal: 'SIGINT' })}\naborted true\nrepeat SIGINT\nrepeat SIGHUP\ncleaned up\n`,
   );
 });
 
-test('an uncaught exception or an unhandled rejection becomes a stop request instead of killing the process before its cleanup', async () => {
+it('an uncaught exception or an unhandled rejection becomes a stop request instead of killing the process before its cleanup', async () => {
   const thrown = await run('throw');
-  assert.equal(thrown.code, 2);
-  assert.equal(
+  assert.strictEqual(thrown.code, 2);
+  assert.strictEqual(
     thrown.stdout,
     `ready\n${JSON.stringify({ kind: 'error', origin: 'uncaughtException', message: 'fixture bug' })}\naborted true\ncleaned up\n`,
   );
   const rejected = await run('reject');
-  assert.equal(rejected.code, 2);
-  assert.equal(
+  assert.strictEqual(rejected.code, 2);
+  assert.strictEqual(
     rejected.stdout,
     `ready\n${JSON.stringify({ kind: 'error', origin: 'unhandledRejection', message: 'fixture rejection' })}\naborted true\ncleaned up\n`,
   );
 });
 
-test('a closed output becomes one stop request with exit code 141 (128 + SIGPIPE), and dispose() stops listening for it', async () => {
+it('a closed output becomes one stop request with exit code 141 (128 + SIGPIPE), and dispose() stops listening for it', async () => {
   const { stopExitCode, watchStopRequests } = await import('../../../src/cli/stop-requests.js');
   const { EventEmitter } = await import('node:events');
   let closed: (() => void) | undefined;
@@ -88,9 +88,9 @@ test('a closed output becomes one stop request with exit code 141 (128 + SIGPIPE
   );
   assert.ok(closed, 'registered for a closed output');
   closed();
-  assert.deepEqual(await stops.requested, { kind: 'output-closed' });
-  assert.equal(stops.signal.aborted, true);
-  assert.equal(stopExitCode({ kind: 'output-closed' }), 141);
+  assert.deepStrictEqual(await stops.requested, { kind: 'output-closed' });
+  assert.isTrue(stops.signal.aborted);
+  assert.strictEqual(stopExitCode({ kind: 'output-closed' }), 141);
   stops.dispose();
-  assert.equal(unregistered, true);
+  assert.isTrue(unregistered);
 });

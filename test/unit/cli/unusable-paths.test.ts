@@ -2,8 +2,9 @@
  * A directory voe cannot create or write is a coded error naming the errno, before anything else
  * starts; options that do not go together are refused instead of silently ignored.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -12,9 +13,9 @@ import { runVoe } from '../../support/run-voe.js';
 
 const voe = (args: string[], env: NodeJS.ProcessEnv = process.env) => runVoe(args, { env });
 
-test('a --dir or --cert-dir under a regular file is a coded error with the errno, no stack trace; bad option pairs are refused', async (t) => {
+it('a --dir or --cert-dir under a regular file is a coded error with the errno, no stack trace; bad option pairs are refused', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-unusable-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'a-file');
   await writeFile(file, '');
   const kubeconfig = await writeUnreachableKubeconfig(dir);
@@ -78,20 +79,20 @@ test('a --dir or --cert-dir under a regular file is a coded error with the errno
   ];
   for (const [args, stderr] of cases) {
     const result = await voe(args);
-    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.strictEqual(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stderr, stderr, args.join(' '));
-    assert.doesNotMatch(result.stderr, /\n +at /, 'no stack trace');
+    assert.notMatch(result.stderr, /\n +at /, 'no stack trace');
   }
   const missingTmp = await voe(['serve', '--dev', '--kubeconfig', kubeconfig, '--port', '0'], {
     ...process.env,
     TMPDIR: join(dir, 'gone'),
   });
-  assert.equal(missingTmp.code, 2, missingTmp.stderr);
+  assert.strictEqual(missingTmp.code, 2, missingTmp.stderr);
   assert.match(
     missingTmp.stderr,
     /voe: WEBHOOK_INVALID_OPTIONS: The temporary directory for the dev certificate cannot be created in .*gone \(ENOENT\); set TMPDIR/,
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await readdir(dir)).sort(),
     ['a-file', basename(kubeconfig)].sort(),
     'nothing else was created',

@@ -1,14 +1,21 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../support/cleanup.js';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { fakeGoSandbox as sandbox } from '../../support/fake-go.js';
+
+/** A validation function for expectRejection: `check` gets the error's code and message. */
+function coded(check: (e: { code?: string; message?: string }) => boolean) {
+  return (error: unknown): boolean => check(error as { code?: string; message?: string });
+}
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildBinaries, binariesDir } from '../../../src/controlplane/index.js';
 import { ETCD_FALLBACK_KEPT_MS } from '../../../src/controlplane/build-binaries.js';
 
-test("when only the etcd build fails, Debian's etcd-server is used and a line says so", async (t) => {
-  const { dir, debianEtcd, env } = await sandbox(t);
+it("when only the etcd build fails, Debian's etcd-server is used and a line says so", async () => {
+  const { dir, debianEtcd, env } = await sandbox();
   await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
   const lines: string[] = [];
   const built = await buildBinaries({
@@ -17,9 +24,9 @@ test("when only the etcd build fails, Debian's etcd-server is used and a line sa
     debianEtcd,
     onProgress: (l) => lines.push(l),
   });
-  assert.equal(built.etcdSource, 'debian');
-  assert.equal(built.etcd, debianEtcd);
-  assert.equal(built.kubeApiServer, join(binariesDir(join(dir, 'cache')), 'kube-apiserver'));
+  assert.strictEqual(built.etcdSource, 'debian');
+  assert.strictEqual(built.etcd, debianEtcd);
+  assert.strictEqual(built.kubeApiServer, join(binariesDir(join(dir, 'cache')), 'kube-apiserver'));
   assert.ok(
     lines.some((l) => /etcd build failed; falling back to Debian's etcd-server/.test(l)),
     lines.join('\n'),
@@ -27,8 +34,8 @@ test("when only the etcd build fails, Debian's etcd-server is used and a line sa
   // Cached: a second call builds nothing and still reports the fallback.
   const calls = (await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n');
   const again = await buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd });
-  assert.equal(again.etcdSource, 'debian');
-  assert.deepEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), calls);
+  assert.strictEqual(again.etcdSource, 'debian');
+  assert.deepStrictEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), calls);
 
   // A day later the etcd build is tried again (it may have failed for a passing reason); kube-apiserver stays cached.
   const marker = join(binariesDir(join(dir, 'cache')), 'etcd-fallback');
@@ -41,44 +48,48 @@ test("when only the etcd build fails, Debian's etcd-server is used and a line sa
     debianEtcd,
     onProgress: (l) => retried.push(l),
   });
-  assert.equal(later.etcdSource, 'debian', 'the build failed again: Debian etcd once more');
+  assert.strictEqual(later.etcdSource, 'debian', 'the build failed again: Debian etcd once more');
   assert.ok(
     retried.some((l) => /etcd build failed; falling back to Debian's etcd-server/.test(l)),
     retried.join('\n'),
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     (await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'),
     calls,
     'kube-apiserver was not built again',
   );
 });
 
-test('without Debian etcd-server a failed etcd build is a clear error naming the package to install', async (t) => {
-  const { dir, debianEtcd, env } = await sandbox(t);
-  await assert.rejects(
+it('without Debian etcd-server a failed etcd build is a clear error naming the package to install', async () => {
+  const { dir, debianEtcd, env } = await sandbox();
+  await expectRejection(
     buildBinaries({ cacheDir: join(dir, 'cache'), env, debianEtcd }),
-    (e: { code?: string; message?: string }) =>
-      e.code === 'CONTROLPLANE_BUILD_FAILED' &&
-      /apt-get install etcd-server/.test(e.message ?? '') &&
-      /missing go\.sum entry/.test(e.message ?? ''),
+    coded(
+      (e) =>
+        e.code === 'CONTROLPLANE_BUILD_FAILED' &&
+        /apt-get install etcd-server/.test(e.message ?? '') &&
+        /missing go\.sum entry/.test(e.message ?? ''),
+    ),
   );
 });
 
-test('go missing from PATH is CONTROLPLANE_GO_MISSING with what to do instead', async (t) => {
+it('go missing from PATH is CONTROLPLANE_GO_MISSING with what to do instead', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'voe-build-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  await assert.rejects(
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
+  await expectRejection(
     buildBinaries({ cacheDir: join(dir, 'cache'), env: { PATH: dir, HOME: dir } }),
-    (e: { code?: string; message?: string }) =>
-      e.code === 'CONTROLPLANE_GO_MISSING' && /TEST_ASSET_KUBE_APISERVER/.test(e.message ?? ''),
+    coded(
+      (e) =>
+        e.code === 'CONTROLPLANE_GO_MISSING' && /TEST_ASSET_KUBE_APISERVER/.test(e.message ?? ''),
+    ),
   );
 });
 
-test('a relative cache directory is read from the current directory: the build lands there (not beside the Go module) and is used', async (t) => {
-  const { dir, env } = await sandbox(t);
+it('a relative cache directory is read from the current directory: the build lands there (not beside the Go module) and is used', async () => {
+  const { dir, env } = await sandbox();
   const before = process.cwd();
   process.chdir(dir);
-  t.after(() => process.chdir(before));
+  onCleanup(() => process.chdir(before));
   const built = await buildBinaries({
     cacheDir: 'cache',
     env,
@@ -98,15 +109,15 @@ test('a relative cache directory is read from the current directory: the build l
     ),
     `kube-apiserver built under ${kubeApiServer}`,
   );
-  assert.equal(
+  assert.strictEqual(
     binariesDir('cache'),
     binariesDir(join(dir, 'cache')),
     'binariesDir names an absolute directory',
   );
 });
 
-test('go builds for this machine whatever the environment says: no go.work (GOWORK=off), no GOOS/GOARCH of a cross-compiling shell, and a HOME for its caches when none is set', async (t) => {
-  const { dir, debianEtcd } = await sandbox(t);
+it('go builds for this machine whatever the environment says: no go.work (GOWORK=off), no GOOS/GOARCH of a cross-compiling shell, and a HOME for its caches when none is set', async () => {
+  const { dir, debianEtcd } = await sandbox();
   await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
   // No HOME: go finds neither its build cache nor its module cache without one ("module cache not found").
   const env = {
@@ -119,24 +130,26 @@ test('go builds for this machine whatever the environment says: no go.work (GOWO
   const seen = (await readFile(join(dir, 'go-env'), 'utf8')).trim().split('\n');
   assert.ok(seen.length >= 1);
   for (const line of seen)
-    assert.equal(line, `HOME=${homedir()} GOWORK=off GOOS=unset GOARCH=unset`);
+    assert.strictEqual(line, `HOME=${homedir()} GOWORK=off GOOS=unset GOARCH=unset`);
 });
 
-test('a Go older than go.mod\'s go line is CONTROLPLANE_GO_TOO_OLD naming both versions, before any build (Go 1.19 only lists go.mod\'s "errors")', async (t) => {
-  const { dir, debianEtcd, env } = await sandbox(t);
-  await assert.rejects(
+it('a Go older than go.mod\'s go line is CONTROLPLANE_GO_TOO_OLD naming both versions, before any build (Go 1.19 only lists go.mod\'s "errors")', async () => {
+  const { dir, debianEtcd, env } = await sandbox();
+  await expectRejection(
     buildBinaries({
       cacheDir: join(dir, 'cache'),
       env: { ...env, FAKE_GOVERSION: 'go1.19.8' },
       debianEtcd,
     }),
-    (e: { code?: string; message?: string }) =>
-      e.code === 'CONTROLPLANE_GO_TOO_OLD' &&
-      /go1\.19\.8/.test(e.message ?? '') &&
-      /Go >= 1\.24/.test(e.message ?? '') &&
-      /TEST_ASSET_KUBE_APISERVER/.test(e.message ?? ''),
+    coded(
+      (e) =>
+        e.code === 'CONTROLPLANE_GO_TOO_OLD' &&
+        /go1\.19\.8/.test(e.message ?? '') &&
+        /Go >= 1\.24/.test(e.message ?? '') &&
+        /TEST_ASSET_KUBE_APISERVER/.test(e.message ?? ''),
+    ),
   );
-  await assert.rejects(
+  await expectRejection(
     readFile(join(dir, 'go-calls'), 'utf8'),
     { code: 'ENOENT' },
     'nothing was built',
@@ -147,21 +160,23 @@ for (const [failure, said] of [
   ['kill', /go build of etcd v3\.5\.21 was killed by SIGKILL$/],
   ['nospace', /no space left on device/],
 ] as const) {
-  test(`an etcd build that ends for this machine's sake (${failure === 'kill' ? 'go killed' : 'a full disk'}) is an error, never 24 hours of Debian's etcd`, async (t) => {
-    const { dir, debianEtcd, env } = await sandbox(t);
+  it(`an etcd build that ends for this machine's sake (${failure === 'kill' ? 'go killed' : 'a full disk'}) is an error, never 24 hours of Debian's etcd`, async () => {
+    const { dir, debianEtcd, env } = await sandbox();
     await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
-    await assert.rejects(
+    await expectRejection(
       buildBinaries({
         cacheDir: join(dir, 'cache'),
         env: { ...env, FAKE_ETCD_FAILURE: failure },
         debianEtcd,
       }),
-      (e: { code?: string; message?: string }) =>
-        e.code === 'CONTROLPLANE_BUILD_FAILED' &&
-        said.test(e.message ?? '') &&
-        !/etcd-server|exit null/.test(e.message ?? ''),
+      coded(
+        (e) =>
+          e.code === 'CONTROLPLANE_BUILD_FAILED' &&
+          said.test(e.message ?? '') &&
+          !/etcd-server|exit null/.test(e.message ?? ''),
+      ),
     );
-    await assert.rejects(
+    await expectRejection(
       stat(join(binariesDir(join(dir, 'cache')), 'etcd-fallback')),
       { code: 'ENOENT' },
       'no fallback remembered',
@@ -169,22 +184,24 @@ for (const [failure, said] of [
   });
 }
 
-test('a binary go built that does not run here (one for another machine) is not cached: CONTROLPLANE_BUILD_FAILED saying so, and the next build tries again', async (t) => {
-  const { dir, debianEtcd, env } = await sandbox(t);
+it('a binary go built that does not run here (one for another machine) is not cached: CONTROLPLANE_BUILD_FAILED saying so, and the next build tries again', async () => {
+  const { dir, debianEtcd, env } = await sandbox();
   await writeFile(debianEtcd, '#!/bin/sh\n', { mode: 0o755 });
-  await assert.rejects(
+  await expectRejection(
     buildBinaries({
       cacheDir: join(dir, 'cache'),
       env: { ...env, FAKE_GO_OUTPUT: 'foreign' },
       debianEtcd,
     }),
-    (e: { code?: string; message?: string }) =>
-      e.code === 'CONTROLPLANE_BUILD_FAILED' &&
-      /the kube-apiserver go built does not run here as kube-apiserver v1\.33\.13 \(kube-apiserver --version: exit \d+.*\); it was not cached.*GOARCH/s.test(
-        e.message ?? '',
-      ),
+    coded(
+      (e) =>
+        e.code === 'CONTROLPLANE_BUILD_FAILED' &&
+        /the kube-apiserver go built does not run here as kube-apiserver v1\.33\.13 \(kube-apiserver --version: exit \d+.*\); it was not cached.*GOARCH/s.test(
+          e.message ?? '',
+        ),
+    ),
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     await readdir(binariesDir(join(dir, 'cache'))),
     [],
     'nothing cached, nothing left',
@@ -194,16 +211,16 @@ test('a binary go built that does not run here (one for another machine) is not 
     env: { ...env, FAKE_ETCD_FAILURE: 'none' },
     debianEtcd,
   });
-  assert.equal(built.etcdSource, 'go-build');
-  assert.deepEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), [
+  assert.strictEqual(built.etcdSource, 'go-build');
+  assert.deepStrictEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), [
     'k8s.io/kubernetes/cmd/kube-apiserver',
     'k8s.io/kubernetes/cmd/kube-apiserver',
     'go.etcd.io/etcd/server/v3',
   ]);
 });
 
-test("binaries an older voe cached for the same versions but another recipe are never used: this recipe's are built beside them", async (t) => {
-  const { dir, debianEtcd, env } = await sandbox(t);
+it("binaries an older voe cached for the same versions but another recipe are never used: this recipe's are built beside them", async () => {
+  const { dir, debianEtcd, env } = await sandbox();
   const older = join(dir, 'cache', 'bin', 'kubernetes-v1.33.13-etcd-v3.5.21');
   await mkdir(older, { recursive: true });
   for (const name of ['kube-apiserver', 'etcd'])
@@ -213,12 +230,12 @@ test("binaries an older voe cached for the same versions but another recipe are 
     env: { ...env, FAKE_ETCD_FAILURE: 'none' },
     debianEtcd,
   });
-  assert.notEqual(dirname(built.kubeApiServer), older);
+  assert.notStrictEqual(dirname(built.kubeApiServer), older);
   assert.match(
     dirname(built.kubeApiServer),
     /\/kubernetes-v1\.33\.13-etcd-v3\.5\.21-[0-9a-f]{12}$/,
   );
-  assert.deepEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), [
+  assert.deepStrictEqual((await readFile(join(dir, 'go-calls'), 'utf8')).trim().split('\n'), [
     'k8s.io/kubernetes/cmd/kube-apiserver',
     'go.etcd.io/etcd/server/v3',
   ]);

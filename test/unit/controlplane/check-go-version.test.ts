@@ -1,19 +1,22 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { goOlderThan, requiredGoRelease } from '../../../src/controlplane/check-go-version.js';
 import { goModuleDir } from '../../../src/controlplane/go-module-dir.js';
 
-test('the Go release the module needs is read from its go line', () => {
-  assert.equal(requiredGoRelease(readFileSync(join(goModuleDir(), 'go.mod'), 'utf8')), '1.24');
-  assert.equal(requiredGoRelease('module m\n\ngo 1.25.3\n'), '1.25');
-  assert.equal(requiredGoRelease('module m\n'), undefined);
+it('the Go release the module needs is read from its go line', () => {
+  assert.strictEqual(
+    requiredGoRelease(readFileSync(join(goModuleDir(), 'go.mod'), 'utf8')),
+    '1.24',
+  );
+  assert.strictEqual(requiredGoRelease('module m\n\ngo 1.25.3\n'), '1.25');
+  assert.isUndefined(requiredGoRelease('module m\n'));
 });
 
-test('GOVERSION is compared by release; what cannot be read is left to the build', () => {
+it('GOVERSION is compared by release; what cannot be read is left to the build', () => {
   for (const older of ['go1.19.8', 'go1.23.12', 'go1.24rc1'.replace('24', '23')])
-    assert.equal(goOlderThan(older, '1.24'), true, older);
+    assert.isTrue(goOlderThan(older, '1.24'), older);
   for (const recent of [
     'go1.24.0',
     'go1.24rc1',
@@ -23,5 +26,5 @@ test('GOVERSION is compared by release; what cannot be read is left to the build
     'gibberish',
     '',
   ])
-    assert.equal(goOlderThan(recent, '1.24'), false, recent);
+    assert.isFalse(goOlderThan(recent, '1.24'), recent);
 });

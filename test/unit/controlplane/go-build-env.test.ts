@@ -1,8 +1,8 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { goBuildEnv } from '../../../src/controlplane/go-build-env.js';
 
-test('the recipe wins over the environment; target variables are dropped; a missing HOME comes from the password database', () => {
+it('the recipe wins over the environment; target variables are dropped; a missing HOME comes from the password database', () => {
   const env = goBuildEnv(
     {
       PATH: '/bin',
@@ -15,7 +15,7 @@ test('the recipe wins over the environment; target variables are dropped; a miss
     },
     () => '/home/u',
   );
-  assert.deepEqual(env, {
+  assert.deepStrictEqual(env, {
     PATH: '/bin',
     GOPROXY: 'https://proxy.example',
     HOME: '/home/u',
@@ -24,19 +24,18 @@ test('the recipe wins over the environment; target variables are dropped; a miss
     GOFLAGS: '-mod=readonly',
     GOWORK: 'off',
   });
-  assert.equal(
+  assert.strictEqual(
     goBuildEnv({ HOME: '/root' }, () => '/home/u')['HOME'],
     '/root',
     'a HOME that is set is kept',
   );
-  assert.equal(
+  assert.strictEqual(
     goBuildEnv({ HOME: '' }, () => '/home/u')['HOME'],
     '/home/u',
     'an empty HOME counts as unset',
   );
-  assert.equal(
+  assert.isFalse(
     'HOME' in goBuildEnv({ HOME: '' }, () => undefined),
-    false,
     'no home anywhere: go says what it misses',
   );
 });

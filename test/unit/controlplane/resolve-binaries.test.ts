@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { resolveBinaries } from '../../../src/controlplane/index.js';
 // tests pass only because the environment variables win.
 const emptyCache = join(tmpdir(), 'voe-no-cache-here');
 
-test('TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD win over everything', async () => {
+it('TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD win over everything', async () => {
   const bins = await resolveBinaries({
     cacheDir: emptyCache,
     env: {
@@ -18,7 +19,7 @@ test('TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD win over everything', async 
       KUBEBUILDER_ASSETS: '/opt/b',
     },
   });
-  assert.deepEqual(bins, {
+  assert.deepStrictEqual(bins, {
     kubeApiServer: '/opt/a/kube-apiserver',
     etcd: '/opt/a/etcd',
     etcdSource: 'go-build',
@@ -26,26 +27,26 @@ test('TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD win over everything', async 
   });
 });
 
-test('KUBEBUILDER_ASSETS supplies both binaries', async () => {
+it('KUBEBUILDER_ASSETS supplies both binaries', async () => {
   const bins = await resolveBinaries({
     cacheDir: emptyCache,
     env: { KUBEBUILDER_ASSETS: '/opt/b' },
   });
-  assert.equal(bins.kubeApiServer, '/opt/b/kube-apiserver');
-  assert.equal(bins.etcd, '/opt/b/etcd');
-  assert.equal(bins.origin, 'env');
+  assert.strictEqual(bins.kubeApiServer, '/opt/b/kube-apiserver');
+  assert.strictEqual(bins.etcd, '/opt/b/etcd');
+  assert.strictEqual(bins.origin, 'env');
 });
 
-test('the cache is used when it holds both binaries', async (t) => {
+it('the cache is used when it holds both binaries', async () => {
   const { binariesDir } = await import('../../../src/controlplane/index.js');
   const cache = await mkdtemp(join(tmpdir(), 'voe-cache-'));
-  t.after(() => rm(cache, { recursive: true, force: true }));
+  onCleanup(() => rm(cache, { recursive: true, force: true }));
   const dir = binariesDir(cache);
   await import('node:fs/promises').then((fs) => fs.mkdir(dir, { recursive: true }));
   for (const name of ['kube-apiserver', 'etcd'])
     await writeFile(join(dir, name), '#!/bin/sh\n', { mode: 0o755 });
   const bins = await resolveBinaries({ cacheDir: cache, env: {} });
-  assert.deepEqual(bins, {
+  assert.deepStrictEqual(bins, {
     kubeApiServer: join(dir, 'kube-apiserver'),
     etcd: join(dir, 'etcd'),
     etcdSource: 'go-build',

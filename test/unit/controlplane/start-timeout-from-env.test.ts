@@ -1,9 +1,10 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import { ControlPlaneError, startTimeoutFromEnv } from '../../../src/controlplane/index.js';
 import { parseGoDuration } from '../../../src/controlplane/parse-go-duration.js';
 
-test('parseGoDuration reads durations as Go time.ParseDuration does', () => {
+it('parseGoDuration reads durations as Go time.ParseDuration does', () => {
   const cases: Array<[string, number | undefined]> = [
     ['90s', 90_000],
     ['2m', 120_000],
@@ -24,25 +25,25 @@ test('parseGoDuration reads durations as Go time.ParseDuration does', () => {
     ['-5s', undefined],
     ['5s!', undefined],
   ];
-  for (const [text, ms] of cases) assert.equal(parseGoDuration(text), ms, text);
+  for (const [text, ms] of cases) assert.strictEqual(parseGoDuration(text), ms, text);
 });
 
-test('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: a Go duration or a number of seconds; unset, empty or zero is the default; anything else is refused', () => {
+it('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: a Go duration or a number of seconds; unset, empty or zero is the default; anything else is refused', () => {
   const of = (value?: string) =>
     startTimeoutFromEnv(
       value === undefined ? {} : { KUBEBUILDER_CONTROLPLANE_START_TIMEOUT: value },
     );
-  assert.equal(of(), undefined);
-  assert.equal(of(''), undefined);
-  assert.equal(of('90s'), 90_000);
-  assert.equal(of('2m'), 120_000, 'minutes, not 2 s');
-  assert.equal(of('1m30s'), 90_000);
-  assert.equal(of('500ms'), 500, 'milliseconds, not 500 s');
-  assert.equal(of('120'), 120_000);
-  assert.equal(of('0'), undefined, 'zero keeps the default, as envtest does');
-  assert.equal(of('0s'), undefined);
+  assert.isUndefined(of());
+  assert.isUndefined(of(''));
+  assert.strictEqual(of('90s'), 90_000);
+  assert.strictEqual(of('2m'), 120_000, 'minutes, not 2 s');
+  assert.strictEqual(of('1m30s'), 90_000);
+  assert.strictEqual(of('500ms'), 500, 'milliseconds, not 500 s');
+  assert.strictEqual(of('120'), 120_000);
+  assert.isUndefined(of('0'), 'zero keeps the default, as envtest does');
+  assert.isUndefined(of('0s'));
   for (const bad of ['abc', '-5s', '2 minutes', '5x']) {
-    assert.throws(
+    expectThrow(
       () => of(bad),
       (error: unknown) =>
         error instanceof ControlPlaneError &&

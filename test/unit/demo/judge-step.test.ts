@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import {
   judgeStep,
   isVoeRefusal,
@@ -68,15 +68,15 @@ const otherWebhook: ApiAnswer = {
 
 describe("judgeStep: a refusal matches only when it is the voe webhook's, for the expected reason", () => {
   it("the voe webhook's refusal with the expected decision matches", () => {
-    assert.equal(VOE_PVC_RESIZE_WEBHOOK, 'pvc-resize.voe.harvesterhci.io');
-    assert.deepEqual(judgeStep(expectGate, fromVoe, voeRefused), {
+    assert.strictEqual(VOE_PVC_RESIZE_WEBHOOK, 'pvc-resize.voe.harvesterhci.io');
+    assert.deepStrictEqual(judgeStep(expectGate, fromVoe, voeRefused), {
       ok: true,
       refusedBy: 'voe-webhook',
     });
   });
 
   it("the voe webhook's refusal for another reason does not", () => {
-    assert.deepEqual(
+    assert.deepStrictEqual(
       judgeStep({ expect: 'refused', decision: 'hotplug-filesystem' }, fromVoe, voeRefused),
       {
         ok: false,
@@ -122,7 +122,7 @@ describe("judgeStep: a refusal matches only when it is the voe webhook's, for th
       ],
     ];
     for (const [answer, voe, got] of cases) {
-      assert.deepEqual(
+      assert.deepStrictEqual(
         judgeStep(expectGate, answer, voe),
         {
           ok: false,
@@ -131,25 +131,25 @@ describe("judgeStep: a refusal matches only when it is the voe webhook's, for th
         },
         answer.outcome === 'refused' ? answer.message : '',
       );
-      assert.equal(judgeStep(expectAdmitted, answer, voe).ok, false);
+      assert.isFalse(judgeStep(expectAdmitted, answer, voe).ok);
     }
   });
 
   it("voe's webhook name and words are not enough: the message must be exactly what the demo's webhook answered this update, with its code", () => {
     // A webhook registered elsewhere under voe's name, when the demo's webhook was not called.
-    assert.equal(isVoeRefusal(fromVoe, undefined), false);
-    assert.equal(judgeStep(expectGate, fromVoe, undefined).refusedBy, 'other');
+    assert.isFalse(isVoeRefusal(fromVoe, undefined));
+    assert.strictEqual(judgeStep(expectGate, fromVoe, undefined).refusedBy, 'other');
     assert.match(
       judgeStep(expectGate, fromVoe, undefined).mismatch ?? '',
       /by admission webhook "pvc-resize\.voe\.harvesterhci\.io", not by the voe webhook; the voe webhook was not called/,
     );
     // The demo's webhook admitted it.
-    assert.equal(isVoeRefusal(fromVoe, voeAllowed), false);
+    assert.isFalse(isVoeRefusal(fromVoe, voeAllowed));
     // Another message, another code, or a refusal without the PVC_EXPAND prefix.
-    assert.equal(isVoeRefusal(fromVoe, { ...voeRefused, message: `${GATE} (more)` }), false);
-    assert.equal(isVoeRefusal(fromVoe, { ...voeRefused, code: 403 }), false);
+    assert.isFalse(isVoeRefusal(fromVoe, { ...voeRefused, message: `${GATE} (more)` }));
+    assert.isFalse(isVoeRefusal(fromVoe, { ...voeRefused, code: 403 }));
     const internal = 'internal error: the admission caches are not synced yet; retry in a moment.';
-    assert.equal(
+    assert.isFalse(
       isVoeRefusal(
         {
           outcome: 'refused',
@@ -158,31 +158,30 @@ describe("judgeStep: a refusal matches only when it is the voe webhook's, for th
         },
         { allowed: false, decision: 'cache-not-synced', code: 422, message: internal },
       ),
-      false,
     );
-    assert.equal(isVoeRefusal(admitted, voeRefused), false);
+    assert.isFalse(isVoeRefusal(admitted, voeRefused));
   });
 
   it("an admission matches an expected admission, whatever the voe webhook's label; an expected refusal that was admitted is a mismatch", () => {
-    assert.deepEqual(judgeStep(expectAdmitted, admitted, voeAllowed), { ok: true });
-    assert.deepEqual(
+    assert.deepStrictEqual(judgeStep(expectAdmitted, admitted, voeAllowed), { ok: true });
+    assert.deepStrictEqual(
       judgeStep(expectAdmitted, admitted, { allowed: true, decision: 'allowed-offline' }),
       { ok: true },
     );
-    assert.deepEqual(judgeStep(expectAdmitted, admitted, undefined), { ok: true });
-    assert.deepEqual(judgeStep(expectGate, admitted, voeAllowed), {
+    assert.deepStrictEqual(judgeStep(expectAdmitted, admitted, undefined), { ok: true });
+    assert.deepStrictEqual(judgeStep(expectGate, admitted, voeAllowed), {
       ok: false,
       mismatch:
         "expected REFUSED by the voe webhook (gate-missing); got ADMITTED (the voe webhook's decision: allowed)",
     });
-    assert.deepEqual(judgeStep(expectGate, admitted, undefined), {
+    assert.deepStrictEqual(judgeStep(expectGate, admitted, undefined), {
       ok: false,
       mismatch: 'expected REFUSED by the voe webhook (gate-missing); got ADMITTED',
     });
   });
 
   it('the voe webhook refusing an update the design admits is a mismatch', () => {
-    assert.deepEqual(judgeStep(expectAdmitted, fromVoe, voeRefused), {
+    assert.deepStrictEqual(judgeStep(expectAdmitted, fromVoe, voeRefused), {
       ok: false,
       refusedBy: 'voe-webhook',
       mismatch: 'expected ADMITTED; got REFUSED by the voe webhook (gate-missing)',
@@ -190,7 +189,7 @@ describe("judgeStep: a refusal matches only when it is the voe webhook's, for th
   });
 
   it('refuserOf names a policy without a binding too', () => {
-    assert.equal(
+    assert.strictEqual(
       refuserOf({
         code: 403,
         message: "x is forbidden: ValidatingAdmissionPolicy 'p' denied request: no",
@@ -227,22 +226,22 @@ describe("VoeAnswers: the demo webhook's pvc-resize verdicts, per update", () =>
     };
     const vm = fixed('vm', '/validate/vm', { allowed: true, decision: 'vm' });
     const [pvc, other] = answers.record([fixed('pvc-resize', '/validate/pvc-resize', refusal), vm]);
-    assert.equal(other, vm);
-    assert.equal(pvc?.name, 'pvc-resize');
-    assert.equal(pvc?.path, '/validate/pvc-resize');
+    assert.strictEqual(other, vm);
+    assert.strictEqual(pvc?.name, 'pvc-resize');
+    assert.strictEqual(pvc?.path, '/validate/pvc-resize');
     const first = answers.mark();
-    assert.equal(pvc?.validate(request('a')), refusal, 'the verdict is answered unchanged');
-    assert.deepEqual(answers.since(first, 'default/a'), {
+    assert.strictEqual(pvc?.validate(request('a')), refusal, 'the verdict is answered unchanged');
+    assert.deepStrictEqual(answers.since(first, 'default/a'), {
       allowed: false,
       decision: 'gate-missing',
       code: 422,
       message: GATE,
     });
-    assert.equal(answers.since(first, 'default/b'), undefined);
+    assert.isUndefined(answers.since(first, 'default/b'));
     const second = answers.mark();
-    assert.equal(answers.since(second, 'default/a'), undefined, 'only verdicts after the mark');
+    assert.isUndefined(answers.since(second, 'default/a'), 'only verdicts after the mark');
     other?.validate(request('a'));
-    assert.equal(answers.since(second, 'default/a'), undefined, 'the vm validator is not recorded');
+    assert.isUndefined(answers.since(second, 'default/a'), 'the vm validator is not recorded');
 
     const later = new VoeAnswers();
     const [wrapped] = later.record([
@@ -252,10 +251,13 @@ describe("VoeAnswers: the demo webhook's pvc-resize verdicts, per update", () =>
         Promise.resolve({ allowed: true, decision: 'allowed-offline' }),
       ),
     ]);
-    assert.deepEqual(await wrapped?.validate(request('c')), {
+    assert.deepStrictEqual(await wrapped?.validate(request('c')), {
       allowed: true,
       decision: 'allowed-offline',
     });
-    assert.deepEqual(later.since(0, 'default/c'), { allowed: true, decision: 'allowed-offline' });
+    assert.deepStrictEqual(later.since(0, 'default/c'), {
+      allowed: true,
+      decision: 'allowed-offline',
+    });
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
 import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
 import { surveyedNamespaces, surveyRows, type SurveyRow } from '../../../src/demo/survey-rows.js';
 import { buildAdmissionCaches } from '../../../src/webhook/build-admission-caches.js';
@@ -78,7 +78,7 @@ const policies = new Map<string, NamespacePolicies>([
 
 describe('surveyRows', () => {
   it('reads policies only for the namespaces of the claims that exist', () => {
-    assert.deepEqual(surveyedNamespaces(caches), ['q', 'r']);
+    assert.deepStrictEqual(surveyedNamespaces(caches), ['q', 'r']);
   });
 
   it("judges each claim with its own namespace's policies, exactly as voe check does", () => {
@@ -94,20 +94,20 @@ describe('surveyRows', () => {
       const r = rows.find((row) => row.pvc === 'r/rd');
       assert.ok(q && r);
       const to = `${10n + growBy}Gi`;
-      assert.deepEqual(q, {
+      assert.deepStrictEqual(q, {
         ...checkResize(nfs('qd', 'q'), to, caches, options, policies.get('q')),
         found: true,
         vms: ['qvm (Stopped)'],
       });
-      assert.equal(q.decision, decision, `--grow-by ${growBy}Gi`);
+      assert.strictEqual(q.decision, decision, `--grow-by ${growBy}Gi`);
       // r has no policy that refuses; what it could not read is said, not judged.
-      assert.deepEqual(r, {
+      assert.deepStrictEqual(r, {
         ...checkResize(nfs('rd', 'r'), to, caches, options, policies.get('r')),
         found: true,
         vms: ['rvm (Stopped)', 'rvm2 (Stopped)'],
       });
-      assert.equal(r.allowed, true);
-      assert.deepEqual(
+      assert.isTrue(r.allowed);
+      assert.deepStrictEqual(
         r.findings.filter((f) => f.decision === 'api-policy-unreadable').map((f) => f.message),
         [
           'Not judged: LimitRanges in r (HTTP 403) could not be read; the API server applies them too.',
@@ -119,7 +119,7 @@ describe('surveyRows', () => {
 
   it('lists a claim a VM names that does not exist as not found, in order with the others', () => {
     const rows = surveyRows(caches, options, GI, policies);
-    assert.deepEqual(
+    assert.deepStrictEqual(
       rows.map((row) => [row.pvc, row.found]),
       [
         ['q/qd', true],
@@ -128,7 +128,7 @@ describe('surveyRows', () => {
         ['s/sgone', false],
       ],
     );
-    assert.deepEqual(rows[1], {
+    assert.deepStrictEqual(rows[1], {
       pvc: 'q/qgone',
       found: false,
       vms: ['qvm (Stopped)'],
@@ -171,7 +171,7 @@ describe('surveyRows', () => {
       longhornSetting: undefined,
     });
     const rows = surveyRows(withVmis, options, GI, new Map());
-    assert.deepEqual(
+    assert.deepStrictEqual(
       rows.map((row) => [row.pvc, row.vms]),
       [
         ['q/qd', ['qvm (Running)']],
@@ -179,7 +179,7 @@ describe('surveyRows', () => {
       ],
     );
     const hot = rows[1] as SurveyRow;
-    assert.equal(hot.decision, 'hotplug-filesystem');
+    assert.strictEqual(hot.decision, 'hotplug-filesystem');
     assert.match(
       hot.message,
       /found on the running VirtualMachineInstance only, not in the VM's spec: VM q\/qvm, VMI q\/lone \(no VM\);/,

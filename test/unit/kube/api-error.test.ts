@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { ApiException } from '@kubernetes/client-node';
 import {
   apiErrorOf,
@@ -15,9 +15,9 @@ import {
 const status = (code: number, reason: string, message: string) =>
   JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
 
-test('apiErrorOf parses the raw Status text in ApiException.body', () => {
+it('apiErrorOf parses the raw Status text in ApiException.body', () => {
   const e = new ApiException(409, 'x', status(409, 'Conflict', 'the object has been modified'), {});
-  assert.deepEqual(apiErrorOf(e), {
+  assert.deepStrictEqual(apiErrorOf(e), {
     code: 409,
     reason: 'Conflict',
     message: 'the object has been modified',
@@ -26,8 +26,8 @@ test('apiErrorOf parses the raw Status text in ApiException.body', () => {
   assert.ok(!isNotFound(e));
 });
 
-test('apiErrorOf: non-JSON body, watch ERROR Status objects, plain errors', () => {
-  assert.deepEqual(apiErrorOf(new ApiException(503, 'x', 'upstream down', {})), {
+it('apiErrorOf: non-JSON body, watch ERROR Status objects, plain errors', () => {
+  assert.deepStrictEqual(apiErrorOf(new ApiException(503, 'x', 'upstream down', {})), {
     code: 503,
     reason: '',
     message: 'upstream down',
@@ -39,13 +39,13 @@ test('apiErrorOf: non-JSON body, watch ERROR Status objects, plain errors', () =
     message: 'too old resource version: 1 (5)',
   };
   assert.ok(isGone(gone));
-  assert.equal(apiErrorOf(gone)?.code, 410);
-  assert.deepEqual(apiErrorOf(new Error('ECONNREFUSED')), {
+  assert.strictEqual(apiErrorOf(gone)?.code, 410);
+  assert.deepStrictEqual(apiErrorOf(new Error('ECONNREFUSED')), {
     code: 0,
     reason: '',
     message: 'ECONNREFUSED',
   });
-  assert.equal(apiErrorOf('nope'), undefined);
+  assert.isUndefined(apiErrorOf('nope'));
   assert.ok(
     isNotFound(new ApiException(404, 'x', status(404, 'NotFound', 'leases "x" not found'), {})),
   );
@@ -54,8 +54,8 @@ test('apiErrorOf: non-JSON body, watch ERROR Status objects, plain errors', () =
   assert.ok(!isConflict(exists), 'AlreadyExists is not an update conflict');
 });
 
-test('resourcePath for core and custom resources, namespaced and cluster-scoped', () => {
-  assert.equal(
+it('resourcePath for core and custom resources, namespaced and cluster-scoped', () => {
+  assert.strictEqual(
     resourcePath({
       group: '',
       version: 'v1',
@@ -65,7 +65,7 @@ test('resourcePath for core and custom resources, namespaced and cluster-scoped'
     }),
     '/api/v1/namespaces/ns/persistentvolumeclaims/d',
   );
-  assert.equal(
+  assert.strictEqual(
     resourcePath(
       {
         group: 'kubevirt.io',
@@ -78,12 +78,12 @@ test('resourcePath for core and custom resources, namespaced and cluster-scoped'
     ),
     '/apis/kubevirt.io/v1/namespaces/ns/virtualmachines/vm/status',
   );
-  assert.equal(
+  assert.strictEqual(
     resourcePath({ group: 'core', version: 'v1', plural: 'persistentvolumes' }),
     '/api/v1/persistentvolumes',
   );
-  assert.equal(objectKey({ metadata: { namespace: 'a', name: 'b' } }), 'a/b');
-  assert.equal(objectKey({ metadata: { name: 'b' } }), 'b');
-  assert.deepEqual(splitKey('a/b'), { namespace: 'a', name: 'b' });
-  assert.deepEqual(splitKey('b'), { namespace: undefined, name: 'b' });
+  assert.strictEqual(objectKey({ metadata: { namespace: 'a', name: 'b' } }), 'a/b');
+  assert.strictEqual(objectKey({ metadata: { name: 'b' } }), 'b');
+  assert.deepStrictEqual(splitKey('a/b'), { namespace: 'a', name: 'b' });
+  assert.deepStrictEqual(splitKey('b'), { namespace: undefined, name: 'b' });
 });

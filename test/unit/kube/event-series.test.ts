@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import {
   EventRecorder,
   EventSeriesCache,
@@ -26,8 +27,8 @@ const ev = (over: Partial<EventInput> = {}): EventInput => ({
   ...over,
 });
 
-test('eventKey: identical events match; any of regarding, reason, action, note, type, related differing does not', () => {
-  assert.equal(eventKey(ev()), eventKey(ev()));
+it('eventKey: identical events match; any of regarding, reason, action, note, type, related differing does not', () => {
+  assert.strictEqual(eventKey(ev()), eventKey(ev()));
   const variants: Array<Partial<EventInput>> = [
     { reason: 'Other' },
     { action: 'Other' },
@@ -53,37 +54,38 @@ test('eventKey: identical events match; any of regarding, reason, action, note, 
     },
     { related: { kind: 'VirtualMachine', name: 'vm' } },
   ];
-  for (const v of variants) assert.notEqual(eventKey(ev(v)), eventKey(ev()), JSON.stringify(v));
+  for (const v of variants)
+    assert.notStrictEqual(eventKey(ev(v)), eventKey(ev()), JSON.stringify(v));
 });
 
-test('series cache: a repeat within the window bumps count and lastObservedAt of the same entry', () => {
+it('series cache: a repeat within the window bumps count and lastObservedAt of the same entry', () => {
   const c = new EventSeriesCache(60_000);
   let n = 0;
   const name = () => `e${++n}`;
   const a = c.observe(ev(), 1000, name, 'ns');
-  assert.equal(a.repeat, false);
-  assert.equal(a.entry.count, 1);
+  assert.isFalse(a.repeat);
+  assert.strictEqual(a.entry.count, 1);
   const b = c.observe(ev(), 30_000, name, 'ns');
-  assert.equal(b.repeat, true);
-  assert.equal(b.entry, a.entry);
-  assert.equal(b.entry.count, 2);
-  assert.equal(b.entry.lastObservedAt, 30_000);
+  assert.isTrue(b.repeat);
+  assert.strictEqual(b.entry, a.entry);
+  assert.strictEqual(b.entry.count, 2);
+  assert.strictEqual(b.entry.lastObservedAt, 30_000);
   const c3 = c.observe(ev(), 90_000, name, 'ns');
-  assert.equal(c3.repeat, true, 'window counts from the last occurrence');
-  assert.equal(c3.entry.count, 3);
+  assert.isTrue(c3.repeat, 'window counts from the last occurrence');
+  assert.strictEqual(c3.entry.count, 3);
   const fresh = c.observe(ev(), 150_001, name, 'ns');
-  assert.equal(fresh.repeat, false, 'after the window a new Event starts');
-  assert.equal(fresh.entry.name, 'e2');
+  assert.isFalse(fresh.repeat, 'after the window a new Event starts');
+  assert.strictEqual(fresh.entry.name, 'e2');
   const other = c.observe(ev({ note: 'different' }), 150_002, name, 'ns');
-  assert.equal(other.repeat, false);
+  assert.isFalse(other.repeat);
 });
 
-test('series cache prune forgets closed series only', () => {
+it('series cache prune forgets closed series only', () => {
   const c = new EventSeriesCache(10);
   c.observe(ev(), 0, () => 'a', 'ns');
   c.observe(ev({ reason: 'B' }), 15, () => 'b', 'ns');
   c.prune(20);
-  assert.equal(c.size, 1);
+  assert.strictEqual(c.size, 1);
 });
 
 function recordingSink(): EventSink & {
@@ -118,7 +120,7 @@ function recordingSink(): EventSink & {
   return sink;
 }
 
-test('recorder: record() returns at once; repeats become one create plus coalesced series patches', async () => {
+it('recorder: record() returns at once; repeats become one create plus coalesced series patches', async () => {
   const sink = recordingSink();
   const clock = new FakeClock();
   const r = new EventRecorder({
@@ -133,27 +135,27 @@ test('recorder: record() returns at once; repeats become one create plus coalesc
   await r.flush();
   r.record(ev());
   await r.flush();
-  assert.equal(sink.calls[0]?.op, 'create');
+  assert.strictEqual(sink.calls[0]?.op, 'create');
   const created = sink.calls[0]?.body as Record<string, unknown>;
-  assert.equal(created.reportingController, 'voe.harvesterhci.io/test');
-  assert.equal(created.reportingInstance, 'pod-1');
+  assert.strictEqual(created.reportingController, 'voe.harvesterhci.io/test');
+  assert.strictEqual(created.reportingInstance, 'pod-1');
   assert.match(
     String(created.eventTime),
     /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/,
     'MicroTime with 6 fractional digits',
   );
-  assert.equal(sink.calls.filter((c) => c.op === 'create').length, 1);
+  assert.strictEqual(sink.calls.filter((c) => c.op === 'create').length, 1);
   const patches = sink.calls.filter((c) => c.op === 'patch');
   assert.ok(
     patches.length >= 1 && patches.length <= 2,
     `coalesced: ${patches.length} patches for 3 repeats`,
   );
   assert.ok(patches.every((p) => p.name === sink.calls[0]?.name));
-  assert.deepEqual((patches.at(-1)?.body.series as { count: number }).count, 4);
+  assert.deepStrictEqual((patches.at(-1)?.body.series as { count: number }).count, 4);
   await r.stop();
 });
 
-test('recorder: cluster-scoped objects record into "default"; long notes are cut to 1 kB; write errors are logged and not thrown', async () => {
+it('recorder: cluster-scoped objects record into "default"; long notes are cut to 1 kB; write errors are logged and not thrown', async () => {
   const sink = recordingSink();
   sink.fail = 1;
   const r = new EventRecorder({
@@ -164,23 +166,23 @@ test('recorder: cluster-scoped objects record into "default"; long notes are cut
   });
   r.record(ev({ regarding: { kind: 'PersistentVolume', name: 'pv1' } }));
   await r.flush();
-  assert.equal(sink.calls.length, 0, 'failed create was dropped, not retried forever');
+  assert.strictEqual(sink.calls.length, 0, 'failed create was dropped, not retried forever');
   r.record(ev({ regarding: { kind: 'PersistentVolume', name: 'pv2' }, note: 'x'.repeat(5000) }));
   await r.flush();
-  assert.equal(sink.calls[0]?.ns, 'default');
+  assert.strictEqual(sink.calls[0]?.ns, 'default');
   assert.ok(Buffer.byteLength(String(sink.calls[0]?.body.note)) <= 1024);
   await r.stop();
   r.record(ev());
-  assert.equal(r.dropped, 1, 'after stop events are refused');
+  assert.strictEqual(r.dropped, 1, 'after stop events are refused');
 });
 
-test('recorder validates reportingController/reportingInstance (1..128 chars)', () => {
+it('recorder validates reportingController/reportingInstance (1..128 chars)', () => {
   const sink = recordingSink();
-  assert.throws(
+  expectThrow(
     () => new EventRecorder({ sink, reportingController: '', reportingInstance: 'i' }),
     (e: unknown) => isKubeError(e, KubeErrorCode.EventRecorderConfig),
   );
-  assert.throws(
+  expectThrow(
     () => new EventRecorder({ sink, reportingController: 'c', reportingInstance: 'x'.repeat(129) }),
     (e: unknown) => isKubeError(e, KubeErrorCode.EventRecorderConfig),
   );

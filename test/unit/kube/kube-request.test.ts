@@ -1,5 +1,7 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
+import { expectRejection } from '../../support/expect-error.js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { openWatch, requestJson } from '../../../src/kube/index.js';
 import { listenTcp } from '../../support/tcp-listener.js';
@@ -16,17 +18,17 @@ function kubeConfigFor(server: string): KubeConfig {
   return kc;
 }
 
-test('a request to an API server that accepts the connection and never answers ends with "no answer within", over TLS too', async (t) => {
-  const port = await listenTcp(t, () => undefined);
-  await assert.rejects(
+it('a request to an API server that accepts the connection and never answers ends with "no answer within", over TLS too', async () => {
+  const port = await listenTcp(() => undefined);
+  await expectRejection(
     requestJson(kubeConfigFor(`https://127.0.0.1:${port}`), {
       method: 'GET',
       path: '/api',
       timeoutMs: 300,
     }),
-    (error: Error) => {
+    (error: unknown) => {
       assert.match(
-        error.message,
+        (error as Error).message,
         /GET \/api failed before an answer from the API server \(no answer within 300 ms\)/,
       );
       return true;
@@ -34,19 +36,19 @@ test('a request to an API server that accepts the connection and never answers e
   );
 });
 
-test('the time limit is for the whole request: a server that keeps sending pieces of an answer it never finishes is not waited for forever', async (t) => {
+it('the time limit is for the whole request: a server that keeps sending pieces of an answer it never finishes is not waited for forever', async () => {
   const timers = new Set<NodeJS.Timeout>();
-  const port = await listenTcp(t, (socket) => {
+  const port = await listenTcp((socket) => {
     socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n');
     // One more header byte every 50 ms: the connection is never idle, the answer never complete.
     const timer = setInterval(() => socket.write('X'), 50);
     timers.add(timer);
     socket.on('close', () => clearInterval(timer));
   });
-  t.after(() => {
+  onCleanup(() => {
     for (const timer of timers) clearInterval(timer);
   });
-  await assert.rejects(
+  await expectRejection(
     requestJson(kubeConfigFor(`http://127.0.0.1:${port}`), {
       method: 'GET',
       path: '/api',
@@ -56,12 +58,12 @@ test('the time limit is for the whole request: a server that keeps sending piece
   );
 });
 
-test('a watch that receives nothing for its idle time ends with that error; one that keeps receiving stays open', async (t) => {
+it('a watch that receives nothing for its idle time ends with that error; one that keeps receiving stays open', async () => {
   const timers = new Set<NodeJS.Timeout>();
-  t.after(() => {
+  onCleanup(() => {
     for (const timer of timers) clearInterval(timer);
   });
-  const port = await listenTcp(t, (socket) => {
+  const port = await listenTcp((socket) => {
     socket.once('data', (request) => {
       socket.write(
         'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
@@ -108,6 +110,6 @@ test('a watch that receives nothing for its idle time ends with that error; one 
   });
   await sixEvents; // twice the idle time of steady events
   handle.abort();
-  assert.equal(done, 'not done', 'the watch was ended although events kept arriving');
+  assert.strictEqual(done, 'not done', 'the watch was ended although events kept arriving');
   assert.ok(events >= 6);
 });

@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import { ApiException } from '@kubernetes/client-node';
 import {
   isKubeError,
@@ -58,7 +59,7 @@ const timing = {
   random: () => 0,
 };
 
-test('follower takes over only after leaseDuration by its own clock once the leader stops renewing', async () => {
+it('follower takes over only after leaseDuration by its own clock once the leader stops renewing', async () => {
   const clock = new FakeClock();
   const lock = memoryLock();
   const a = new LeaderElector({
@@ -87,20 +88,20 @@ test('follower takes over only after leaseDuration by its own clock once the lea
   await stopped;
   const stopAt = clock.now();
   await clock.advance(12_000);
-  assert.equal(b.isLeader, false, "not before the lease expired by b's observation");
+  assert.isFalse(b.isLeader, "not before the lease expired by b's observation");
   await clock.advance(8_000);
-  assert.equal(b.isLeader, true);
+  assert.isTrue(b.isLeader);
   assert.ok(clock.now() - stopAt >= 15_000);
-  assert.equal(lock.lease?.record.holderIdentity, 'b');
-  assert.equal(lock.lease?.record.leaseTransitions, 1);
+  assert.strictEqual(lock.lease?.record.holderIdentity, 'b');
+  assert.strictEqual(lock.lease?.record.leaseTransitions, 1);
   const s = b.stop();
   await clock.advance(0);
   await s;
-  assert.equal(lock.lease?.record.holderIdentity, '', 'released on stop');
-  assert.equal(lock.lease?.record.leaseDurationSeconds, 1);
+  assert.strictEqual(lock.lease?.record.holderIdentity, '', 'released on stop');
+  assert.strictEqual(lock.lease?.record.leaseDurationSeconds, 1);
 });
 
-test('a leader that cannot renew steps down after renewDeadline, before the lease expires for others', async () => {
+it('a leader that cannot renew steps down after renewDeadline, before the lease expires for others', async () => {
   const clock = new FakeClock();
   const lock = memoryLock();
   const events: string[] = [];
@@ -122,7 +123,7 @@ test('a leader that cannot renew steps down after renewDeadline, before the leas
   lock.down = true;
   const downAt = clock.now();
   await clock.advance(20_000);
-  assert.equal(a.isLeader, false);
+  assert.isFalse(a.isLeader);
   const stopAt = Number(events[1]?.split('@')[1]);
   assert.ok(
     stopAt - downAt <= timing.renewDeadlineMs + timing.retryPeriodMs,
@@ -131,17 +132,17 @@ test('a leader that cannot renew steps down after renewDeadline, before the leas
   assert.ok(stopAt - downAt < timing.leaseDurationMs, 'before anyone else may take over');
   lock.down = false;
   await clock.advance(5_000);
-  assert.equal(a.isLeader, true, 'campaigns again afterwards');
+  assert.isTrue(a.isLeader, 'campaigns again afterwards');
   const s = a.stop();
   await clock.advance(0);
   await s;
-  assert.equal(clock.pendingTimers, 0, 'no timers left');
+  assert.strictEqual(clock.pendingTimers, 0, 'no timers left');
 });
 
-test('configuration is validated like client-go', () => {
+it('configuration is validated like client-go', () => {
   const lock = memoryLock();
   const bad = (o: object) =>
-    assert.throws(
+    expectThrow(
       () => new LeaderElector({ lock, identity: 'a', ...o }),
       (e: unknown) => isKubeError(e, KubeErrorCode.LeaderElectionConfig),
     );

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { decideLease, releasedRecord, type LeaseRecord } from '../../../src/kube/index.js';
 
 const T = '2026-11-21T06:00:00.000000Z';
@@ -14,9 +14,9 @@ const held = (holder: string, over: Partial<LeaseRecord> = {}): LeaseRecord => (
 });
 const base = { identity: 'me', nowTime: LATER, leaseDurationSeconds: 15 };
 
-test('no lease: create it, holding it, with 0 transitions', () => {
+it('no lease: create it, holding it, with 0 transitions', () => {
   const { decision } = decideLease({ ...base, current: undefined, previous: undefined, now: 0 });
-  assert.deepEqual(decision, {
+  assert.deepStrictEqual(decision, {
     action: 'create',
     record: {
       holderIdentity: 'me',
@@ -28,24 +28,24 @@ test('no lease: create it, holding it, with 0 transitions', () => {
   });
 });
 
-test('held by someone else and first seen now: wait until observedAt + leaseDuration by OUR clock', () => {
+it('held by someone else and first seen now: wait until observedAt + leaseDuration by OUR clock', () => {
   const { decision, observation } = decideLease({
     ...base,
     current: held('other'),
     previous: undefined,
     now: 100_000,
   });
-  assert.deepEqual(decision, { action: 'wait', holder: 'other', expiresAt: 115_000 });
-  assert.equal(observation?.observedAt, 100_000);
+  assert.deepStrictEqual(decision, { action: 'wait', holder: 'other', expiresAt: 115_000 });
+  assert.strictEqual(observation?.observedAt, 100_000);
 });
 
-test('renewTime far in the past by the holder clock does not make it expired: only our observation counts', () => {
+it('renewTime far in the past by the holder clock does not make it expired: only our observation counts', () => {
   const old = held('other', { renewTime: '2000-01-01T00:00:00.000000Z' });
   const { decision } = decideLease({ ...base, current: old, previous: undefined, now: 5 });
-  assert.equal(decision.action, 'wait');
+  assert.strictEqual(decision.action, 'wait');
 });
 
-test('unchanged record observed for leaseDuration: take over, transitions + 1', () => {
+it('unchanged record observed for leaseDuration: take over, transitions + 1', () => {
   const first = decideLease({ ...base, current: held('other'), previous: undefined, now: 1000 });
   const mid = decideLease({
     ...base,
@@ -53,15 +53,19 @@ test('unchanged record observed for leaseDuration: take over, transitions + 1', 
     previous: first.observation,
     now: 15_999,
   });
-  assert.equal(mid.decision.action, 'wait');
-  assert.equal(mid.observation?.observedAt, 1000, 'same record keeps the first observation time');
+  assert.strictEqual(mid.decision.action, 'wait');
+  assert.strictEqual(
+    mid.observation?.observedAt,
+    1000,
+    'same record keeps the first observation time',
+  );
   const late = decideLease({
     ...base,
     current: held('other'),
     previous: mid.observation,
     now: 16_000,
   });
-  assert.deepEqual(late.decision, {
+  assert.deepStrictEqual(late.decision, {
     action: 'acquire',
     record: {
       holderIdentity: 'me',
@@ -73,7 +77,7 @@ test('unchanged record observed for leaseDuration: take over, transitions + 1', 
   });
 });
 
-test('a renew by the holder restarts our observation clock', () => {
+it('a renew by the holder restarts our observation clock', () => {
   const first = decideLease({ ...base, current: held('other'), previous: undefined, now: 1000 });
   const renewed = decideLease({
     ...base,
@@ -81,30 +85,30 @@ test('a renew by the holder restarts our observation clock', () => {
     previous: first.observation,
     now: 15_000,
   });
-  assert.equal(renewed.decision.action, 'wait');
-  assert.equal(renewed.observation?.observedAt, 15_000);
+  assert.strictEqual(renewed.decision.action, 'wait');
+  assert.strictEqual(renewed.observation?.observedAt, 15_000);
   const later = decideLease({
     ...base,
     current: held('other', { renewTime: LATER }),
     previous: renewed.observation,
     now: 20_000,
   });
-  assert.equal(later.decision.action, 'wait');
+  assert.strictEqual(later.decision.action, 'wait');
 });
 
-test('the lease duration written in the record (not ours) decides expiry', () => {
+it('the lease duration written in the record (not ours) decides expiry', () => {
   const first = decideLease({
     ...base,
     current: held('other', { leaseDurationSeconds: 60 }),
     previous: undefined,
     now: 0,
   });
-  assert.deepEqual(first.decision, { action: 'wait', holder: 'other', expiresAt: 60_000 });
+  assert.deepStrictEqual(first.decision, { action: 'wait', holder: 'other', expiresAt: 60_000 });
 });
 
-test('we hold it: renew, keeping acquireTime and transitions', () => {
+it('we hold it: renew, keeping acquireTime and transitions', () => {
   const { decision } = decideLease({ ...base, current: held('me'), previous: undefined, now: 0 });
-  assert.deepEqual(decision, {
+  assert.deepStrictEqual(decision, {
     action: 'renew',
     record: {
       holderIdentity: 'me',
@@ -116,9 +120,9 @@ test('we hold it: renew, keeping acquireTime and transitions', () => {
   });
 });
 
-test('released lease (empty holder): acquire at once, transitions + 1', () => {
+it('released lease (empty holder): acquire at once, transitions + 1', () => {
   const released = releasedRecord(held('other'), T);
-  assert.deepEqual(released, {
+  assert.deepStrictEqual(released, {
     holderIdentity: '',
     leaseDurationSeconds: 1,
     acquireTime: T,
@@ -126,6 +130,6 @@ test('released lease (empty holder): acquire at once, transitions + 1', () => {
     leaseTransitions: 3,
   });
   const { decision } = decideLease({ ...base, current: released, previous: undefined, now: 0 });
-  assert.equal(decision.action, 'acquire');
-  assert.equal(decision.action === 'acquire' && decision.record.leaseTransitions, 4);
+  assert.strictEqual(decision.action, 'acquire');
+  assert.strictEqual(decision.action === 'acquire' && decision.record.leaseTransitions, 4);
 });

@@ -1,5 +1,7 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
+import { expectThrow } from '../../support/expect-error.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,19 +14,19 @@ import {
   writeUnreachableKubeconfig,
 } from '../../support/unreachable-kubeconfig.js';
 
-async function scratch(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+async function scratch(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-kubeconfig-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 
-test('a kubeconfig file loads', async (t) => {
-  const kubeConfig = loadKubeConfig(await writeUnreachableKubeconfig(await scratch(t)));
-  assert.equal(kubeConfig.getCurrentCluster()?.server, 'https://127.0.0.1:1');
+it('a kubeconfig file loads', async () => {
+  const kubeConfig = loadKubeConfig(await writeUnreachableKubeconfig(await scratch()));
+  assert.strictEqual(kubeConfig.getCurrentCluster()?.server, 'https://127.0.0.1:1');
 });
 
-test('a YAML error names the file and the line but never quotes the file (it holds keys and tokens)', async (t) => {
-  const path = await writeBrokenKubeconfig(await scratch(t));
+it('a YAML error names the file and the line but never quotes the file (it holds keys and tokens)', async () => {
+  const path = await writeBrokenKubeconfig(await scratch());
   const error = (() => {
     try {
       loadKubeConfig(path);
@@ -40,12 +42,12 @@ test('a YAML error names the file and the line but never quotes the file (it hol
       `^the kubeconfig ${path} is not valid YAML: bad indentation of a mapping entry at line 8, column \\d+$`,
     ),
   );
-  for (const secret of BROKEN_SECRETS) assert.equal(error.message.includes(secret), false);
-  assert.equal(error.cause, undefined, 'no cause that a log could print');
+  for (const secret of BROKEN_SECRETS) assert.isFalse(error.message.includes(secret));
+  assert.isUndefined(error.cause, 'no cause that a log could print');
 });
 
-test('a missing file is named with the errno code', () => {
-  assert.throws(
+it('a missing file is named with the errno code', () => {
+  expectThrow(
     () => loadKubeConfig('/nonexistent/kubeconfig'),
     (e: unknown) =>
       isKubeError(e, 'KUBE_KUBECONFIG_INVALID') &&
@@ -53,13 +55,13 @@ test('a missing file is named with the errno code', () => {
   );
 });
 
-test('a kubeconfig whose current context names no cluster (after kubectl config delete-context), or without any, is refused naming why; none found anywhere is refused too, never taken for a plain-HTTP localhost:8080', async (t) => {
-  const dir = await scratch(t);
+it('a kubeconfig whose current context names no cluster (after kubectl config delete-context), or without any, is refused naming why; none found anywhere is refused too, never taken for a plain-HTTP localhost:8080', async () => {
+  const dir = await scratch();
   const path = await writeUnreachableKubeconfig(dir);
   const text = await readFile(path, 'utf8');
   const gone = join(dir, 'gone.kubeconfig');
   await writeFile(gone, text.replace(/^current-context: .*$/m, 'current-context: gone'));
-  assert.throws(
+  expectThrow(
     () => loadKubeConfig(gone),
     (e: unknown) =>
       isKubeError(e, 'KUBE_KUBECONFIG_INVALID') &&
@@ -68,7 +70,7 @@ test('a kubeconfig whose current context names no cluster (after kubectl config 
   );
   const empty = join(dir, 'empty.kubeconfig');
   await writeFile(empty, 'apiVersion: v1\nkind: Config\nclusters: []\n');
-  assert.throws(
+  expectThrow(
     () => loadKubeConfig(empty),
     (e: unknown) =>
       isKubeError(e, 'KUBE_KUBECONFIG_INVALID') &&
@@ -84,7 +86,7 @@ test('a kubeconfig whose current context names no cluster (after kubectl config 
     ['--input-type=module', '-e', script],
     { env },
   );
-  assert.equal(
+  assert.strictEqual(
     stdout,
     'KUBE_KUBECONFIG_INVALID: no kubeconfig was found: $KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig',
   );

@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectThrow } from '../../support/expect-error.js';
 import {
   compareQuantities,
   formatBytes,
@@ -48,31 +49,31 @@ const valid: Array<[string, bigint]> = [
   ['100e100', 10n ** 102n],
 ];
 
-test('parseQuantity: exact bytes for whole quantities', () => {
+it('parseQuantity: exact bytes for whole quantities', () => {
   for (const [input, want] of valid) {
-    assert.equal(parseQuantity(input), want, input);
+    assert.strictEqual(parseQuantity(input), want, input);
   }
 });
 
-test('parseQuantity rejects fractional byte counts with KUBE_QUANTITY_FRACTIONAL; parseQuantityCeil rounds up like Quantity.Value()', () => {
+it('parseQuantity rejects fractional byte counts with KUBE_QUANTITY_FRACTIONAL; parseQuantityCeil rounds up like Quantity.Value()', () => {
   for (const input of ['15e-1', '1500m', '100m', '1.5', '1n', '0.1Ki']) {
-    assert.throws(
+    expectThrow(
       () => parseQuantity(input),
       (e: unknown) => isKubeError(e, KubeErrorCode.QuantityFractional) && e.message.includes(input),
       input,
     );
   }
-  assert.equal(parseQuantityCeil('1500m'), 2n);
-  assert.equal(parseQuantityCeil('100m'), 1n);
-  assert.equal(parseQuantityCeil('15e-1'), 2n);
-  assert.equal(parseQuantityCeil('0.1Ki'), 103n);
-  assert.equal(parseQuantityCeil('2'), 2n);
-  assert.equal(parseQuantityCeil('-1500m'), -2n, 'away from zero, as Value()');
-  assert.equal(parseQuantityCeil('-.5'), -1n);
-  assert.equal(parseQuantityCeil('1e19'), 10n ** 19n, 'no int64 wrap-around');
+  assert.strictEqual(parseQuantityCeil('1500m'), 2n);
+  assert.strictEqual(parseQuantityCeil('100m'), 1n);
+  assert.strictEqual(parseQuantityCeil('15e-1'), 2n);
+  assert.strictEqual(parseQuantityCeil('0.1Ki'), 103n);
+  assert.strictEqual(parseQuantityCeil('2'), 2n);
+  assert.strictEqual(parseQuantityCeil('-1500m'), -2n, 'away from zero, as Value()');
+  assert.strictEqual(parseQuantityCeil('-.5'), -1n);
+  assert.strictEqual(parseQuantityCeil('1e19'), 10n ** 19n, 'no int64 wrap-around');
 });
 
-test('parseQuantity: invalid input gives KUBE_QUANTITY_INVALID with the input and an example', () => {
+it('parseQuantity: invalid input gives KUBE_QUANTITY_INVALID with the input and an example', () => {
   for (const input of [
     '',
     ' 1Gi',
@@ -98,7 +99,7 @@ test('parseQuantity: invalid input gives KUBE_QUANTITY_INVALID with the input an
     'NaN',
     'Infinity',
   ]) {
-    assert.throws(
+    expectThrow(
       () => parseQuantity(input),
       (e: unknown) => {
         assert.ok(isKubeError(e, KubeErrorCode.QuantityInvalid), `${input}: ${String(e)}`);
@@ -110,13 +111,13 @@ test('parseQuantity: invalid input gives KUBE_QUANTITY_INVALID with the input an
       input,
     );
   }
-  assert.throws(
+  expectThrow(
     () => parseQuantity(undefined as unknown as string),
     (e: unknown) => isKubeError(e, KubeErrorCode.QuantityInvalid),
   );
 });
 
-test('formatBytes: canonical binary SI when exact, plain digits otherwise', () => {
+it('formatBytes: canonical binary SI when exact, plain digits otherwise', () => {
   const cases: Array<[bigint, string]> = [
     [0n, '0'],
     [1n, '1'],
@@ -137,99 +138,107 @@ test('formatBytes: canonical binary SI when exact, plain digits otherwise', () =
     [-2048n, '-2Ki'],
     [1000000000n, '1000000000'],
   ];
-  for (const [n, want] of cases) assert.equal(formatBytes(n), want, String(n));
+  for (const [n, want] of cases) assert.strictEqual(formatBytes(n), want, String(n));
 });
 
-test('formatBytes and parseQuantity round-trip', () => {
+it('formatBytes and parseQuantity round-trip', () => {
   for (const n of [0n, 1n, 999n, 1024n, 4096n, 10737418240n, 1610612736n, 123456789n, 2n ** 70n]) {
-    assert.equal(parseQuantity(formatBytes(n)), n);
+    assert.strictEqual(parseQuantity(formatBytes(n)), n);
   }
 });
 
-test('compareQuantities is exact across suffixes and fractions', () => {
-  assert.equal(compareQuantities('1Gi', '1024Mi'), 0);
-  assert.equal(compareQuantities('1G', '1Gi'), -1);
-  assert.equal(compareQuantities('1Gi', '1G'), 1);
-  assert.equal(compareQuantities('1500m', '1.5'), 0);
-  assert.equal(compareQuantities('1e3', '1k'), 0);
-  assert.equal(compareQuantities('10Gi', 10737418240n), 0);
-  assert.equal(compareQuantities(10737418241n, '10Gi'), 1);
-  assert.equal(compareQuantities('12345678901234567891', '12345678901234567890'), 1, 'beyond 2^53');
-  assert.equal(compareQuantities('-1', '0'), -1);
+it('compareQuantities is exact across suffixes and fractions', () => {
+  assert.strictEqual(compareQuantities('1Gi', '1024Mi'), 0);
+  assert.strictEqual(compareQuantities('1G', '1Gi'), -1);
+  assert.strictEqual(compareQuantities('1Gi', '1G'), 1);
+  assert.strictEqual(compareQuantities('1500m', '1.5'), 0);
+  assert.strictEqual(compareQuantities('1e3', '1k'), 0);
+  assert.strictEqual(compareQuantities('10Gi', 10737418240n), 0);
+  assert.strictEqual(compareQuantities(10737418241n, '10Gi'), 1);
+  assert.strictEqual(
+    compareQuantities('12345678901234567891', '12345678901234567890'),
+    1,
+    'beyond 2^53',
+  );
+  assert.strictEqual(compareQuantities('-1', '0'), -1);
   assert.ok(quantityEquals('0.5Gi', '512Mi'));
   assert.ok(!quantityEquals('0.5G', '512Mi'));
 });
 
-test('parseQuantityValue remembers recent values: shared, frozen, and still exact after the memory is cleared', () => {
+it('parseQuantityValue remembers recent values: shared, frozen, and still exact after the memory is cleared', () => {
   const first = parseQuantityValue('20Gi');
-  assert.equal(parseQuantityValue('20Gi'), first, 'the same value object');
+  assert.strictEqual(parseQuantityValue('20Gi'), first, 'the same value object');
   assert.ok(Object.isFrozen(first));
-  assert.throws(() => {
+  expectThrow(() => {
     (first as { num: bigint }).num = 1n;
   }, TypeError);
   // More distinct quantities than it keeps: every answer stays exact, and '20Gi' is not damaged.
   for (let i = 1; i <= 3000; i++)
-    assert.deepEqual(parseQuantityValue(`${i}Mi`), { num: BigInt(i) * 1048576n, den: 1n });
-  assert.deepEqual(parseQuantityValue('20Gi'), { num: 21474836480n, den: 1n });
-  assert.deepEqual(parseQuantityValue('1.5'), { num: 3n, den: 2n });
-  assert.throws(
+    assert.deepStrictEqual(parseQuantityValue(`${i}Mi`), { num: BigInt(i) * 1048576n, den: 1n });
+  assert.deepStrictEqual(parseQuantityValue('20Gi'), { num: 21474836480n, den: 1n });
+  assert.deepStrictEqual(parseQuantityValue('1.5'), { num: 3n, den: 2n });
+  expectThrow(
     () => parseQuantityValue('20 GB'),
     (e: unknown) => isKubeError(e) && e.code === KubeErrorCode.QuantityInvalid,
     'errors are not remembered as values',
   );
-  assert.throws(
+  expectThrow(
     () => parseQuantityValue('20 GB'),
     (e: unknown) => isKubeError(e) && e.code === KubeErrorCode.QuantityInvalid,
   );
 });
 
-test('apimachinery rounds values up to nano units, away from zero, before anything compares them', () => {
-  assert.equal(compareQuantities('1.0000000001', '1.0000000002'), 0);
-  assert.equal(compareQuantities('1.0000000001', '1.000000001'), 0);
-  assert.equal(compareQuantities('1.000000001', '1.000000002'), -1);
-  assert.deepEqual(parseQuantityValue('1e-100'), { num: 1n, den: 1_000_000_000n });
-  assert.deepEqual(parseQuantityValue('0.5n'), { num: 1n, den: 1_000_000_000n });
-  assert.deepEqual(parseQuantityValue('-.29414166e-35'), { num: -1n, den: 1_000_000_000n });
-  assert.equal(compareQuantities('1.0000000001Gi', '1073741824107374183n'), 0);
-  assert.equal(compareQuantities('1.0000000000000000001Gi', '1073741824000000001n'), 0);
-  assert.equal(compareQuantities('10737418240.000000000001', '10Gi'), 1, 'a growth, as for Go');
+it('apimachinery rounds values up to nano units, away from zero, before anything compares them', () => {
+  assert.strictEqual(compareQuantities('1.0000000001', '1.0000000002'), 0);
+  assert.strictEqual(compareQuantities('1.0000000001', '1.000000001'), 0);
+  assert.strictEqual(compareQuantities('1.000000001', '1.000000002'), -1);
+  assert.deepStrictEqual(parseQuantityValue('1e-100'), { num: 1n, den: 1_000_000_000n });
+  assert.deepStrictEqual(parseQuantityValue('0.5n'), { num: 1n, den: 1_000_000_000n });
+  assert.deepStrictEqual(parseQuantityValue('-.29414166e-35'), { num: -1n, den: 1_000_000_000n });
+  assert.strictEqual(compareQuantities('1.0000000001Gi', '1073741824107374183n'), 0);
+  assert.strictEqual(compareQuantities('1.0000000000000000001Gi', '1073741824000000001n'), 0);
+  assert.strictEqual(
+    compareQuantities('10737418240.000000000001', '10Gi'),
+    1,
+    'a growth, as for Go',
+  );
   // Far below a nano unit, and long: still answered (no 10^1000000000 is built).
-  assert.deepEqual(parseQuantityValue('1e-1073741824'), { num: 1n, den: 1_000_000_000n });
-  assert.deepEqual(parseQuantityValue(`0.${'0'.repeat(100_000)}1Ei`), {
+  assert.deepStrictEqual(parseQuantityValue('1e-1073741824'), { num: 1n, den: 1_000_000_000n });
+  assert.deepStrictEqual(parseQuantityValue(`0.${'0'.repeat(100_000)}1Ei`), {
     num: 1n,
     den: 1_000_000_000n,
   });
-  assert.equal(compareQuantities(`1.${'0'.repeat(100_000)}1Gi`, '1073741824000000001n'), 0);
+  assert.strictEqual(compareQuantities(`1.${'0'.repeat(100_000)}1Gi`, '1073741824000000001n'), 0);
   // Long inner runs of zeros (a quadratic trailing-zero regex would take minutes here).
-  assert.equal(compareQuantities(`1${'0'.repeat(300_000)}1e-300001`, '1.000000001'), 0);
+  assert.strictEqual(compareQuantities(`1${'0'.repeat(300_000)}1e-300001`, '1.000000001'), 0);
 });
 
-test('apimachinery caps binary-suffix values at 2^63-1 (decimal ones are not capped)', () => {
-  assert.equal(compareQuantities('8Ei', '9Ei'), 0);
-  assert.equal(compareQuantities('9Ei', '8Ei'), 0, 'not a shrink');
-  assert.equal(compareQuantities('8Ei', '9223372036854775807'), 0);
-  assert.equal(compareQuantities('9223372036854775808', '8Ei'), 1);
-  assert.equal(compareQuantities('-9Ei', '-9223372036854775807'), 0);
-  assert.equal(parseQuantity(`${'9'.repeat(100_000)}Ki`), MAX_BINARY_QUANTITY);
-  assert.equal(
+it('apimachinery caps binary-suffix values at 2^63-1 (decimal ones are not capped)', () => {
+  assert.strictEqual(compareQuantities('8Ei', '9Ei'), 0);
+  assert.strictEqual(compareQuantities('9Ei', '8Ei'), 0, 'not a shrink');
+  assert.strictEqual(compareQuantities('8Ei', '9223372036854775807'), 0);
+  assert.strictEqual(compareQuantities('9223372036854775808', '8Ei'), 1);
+  assert.strictEqual(compareQuantities('-9Ei', '-9223372036854775807'), 0);
+  assert.strictEqual(parseQuantity(`${'9'.repeat(100_000)}Ki`), MAX_BINARY_QUANTITY);
+  assert.strictEqual(
     parseQuantity('7.99999999999999999999Ei'),
     9223372036854775808n - 1n,
     'rounded up to 2^63, then capped',
   );
 });
 
-test('e<n> exponents are read as apimachinery does, however the value is written', () => {
-  assert.equal(compareQuantities('1e101', '100e99'), 0);
-  assert.equal(compareQuantities('1e+101', `1${'0'.repeat(101)}`), 0);
-  assert.equal(compareQuantities('1e999', '0.1e1000'), 0);
-  assert.equal(compareQuantities('0e99999', '0'), 0);
-  assert.equal(compareQuantities('1E3', '1e+03'), 0);
+it('e<n> exponents are read as apimachinery does, however the value is written', () => {
+  assert.strictEqual(compareQuantities('1e101', '100e99'), 0);
+  assert.strictEqual(compareQuantities('1e+101', `1${'0'.repeat(101)}`), 0);
+  assert.strictEqual(compareQuantities('1e999', '0.1e1000'), 0);
+  assert.strictEqual(compareQuantities('0e99999', '0'), 0);
+  assert.strictEqual(compareQuantities('1E3', '1e+03'), 0);
   // strconv.ParseInt then int32(): 2^32 truncates to 0.
-  assert.equal(parseQuantity('1e4294967296'), 1n);
-  assert.equal(parseQuantity('1e4294967299'), 1000n);
+  assert.strictEqual(parseQuantity('1e4294967296'), 1n);
+  assert.strictEqual(parseQuantity('1e4294967299'), 1000n);
 });
 
-test("beyond voe's bounds: KUBE_QUANTITY_OUT_OF_RANGE, saying what to write, whatever the spelling", () => {
+it("beyond voe's bounds: KUBE_QUANTITY_OUT_OF_RANGE, saying what to write, whatever the spelling", () => {
   for (const input of [
     '1e1000',
     '10e999',
@@ -240,7 +249,7 @@ test("beyond voe's bounds: KUBE_QUANTITY_OUT_OF_RANGE, saying what to write, wha
     '1e-1073741825',
     '5e2147483647',
   ]) {
-    assert.throws(
+    expectThrow(
       () => parseQuantityValue(input),
       (e: unknown) => {
         assert.ok(isKubeError(e, KubeErrorCode.QuantityOutOfRange), `${input}: ${String(e)}`);
@@ -252,18 +261,21 @@ test("beyond voe's bounds: KUBE_QUANTITY_OUT_OF_RANGE, saying what to write, wha
   }
 });
 
-test('roundUpToMilli is Quantity.RoundUp(-3); formatQuantityValue writes a value back', () => {
-  assert.deepEqual(
+it('roundUpToMilli is Quantity.RoundUp(-3); formatQuantityValue writes a value back', () => {
+  assert.deepStrictEqual(
     roundUpToMilli(parseQuantityValue('10737418240.0001')),
     parseQuantityValue('10737418240001m'),
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     roundUpToMilli(parseQuantityValue('10737418239.9999')),
     parseQuantityValue('10Gi'),
   );
-  assert.deepEqual(roundUpToMilli(parseQuantityValue('-1.0001')), parseQuantityValue('-1001m'));
-  assert.deepEqual(roundUpToMilli(parseQuantityValue('1n')), parseQuantityValue('1m'));
-  assert.deepEqual(roundUpToMilli(parseQuantityValue('20Gi')), parseQuantityValue('20Gi'));
+  assert.deepStrictEqual(
+    roundUpToMilli(parseQuantityValue('-1.0001')),
+    parseQuantityValue('-1001m'),
+  );
+  assert.deepStrictEqual(roundUpToMilli(parseQuantityValue('1n')), parseQuantityValue('1m'));
+  assert.deepStrictEqual(roundUpToMilli(parseQuantityValue('20Gi')), parseQuantityValue('20Gi'));
   for (const [text, want] of [
     ['20Gi', '21474836480'],
     ['1.5', '1500m'],
@@ -272,6 +284,6 @@ test('roundUpToMilli is Quantity.RoundUp(-3); formatQuantityValue writes a value
     ['-2.5m', '-2500u'],
     ['0', '0'],
   ]) {
-    assert.equal(formatQuantityValue(parseQuantityValue(text as string)), want, text);
+    assert.strictEqual(formatQuantityValue(parseQuantityValue(text as string)), want, text);
   }
 });

@@ -1,14 +1,15 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { expectRejection } from '../../support/expect-error.js';
 import { retryWhen } from '../../../src/kube/index.js';
 
 const transient = Object.assign(new Error('injected 503'), { code: 503 });
 const forbidden = Object.assign(new Error('injected 403'), { code: 403 });
 const isTransient = (error: unknown): boolean => (error as { code?: number }).code === 503;
 
-test('retryWhen retries what the predicate accepts, then answers; anything else is thrown at once', async () => {
+it('retryWhen retries what the predicate accepts, then answers; anything else is thrown at once', async () => {
   let calls = 0;
-  assert.equal(
+  assert.strictEqual(
     await retryWhen(
       isTransient,
       async () => {
@@ -19,9 +20,9 @@ test('retryWhen retries what the predicate accepts, then answers; anything else 
     ),
     'ok',
   );
-  assert.equal(calls, 3);
+  assert.strictEqual(calls, 3);
   calls = 0;
-  await assert.rejects(
+  await expectRejection(
     retryWhen(
       isTransient,
       async () => {
@@ -30,11 +31,11 @@ test('retryWhen retries what the predicate accepts, then answers; anything else 
       },
       { minTimeoutMs: 1 },
     ),
-    forbidden,
+    { name: 'Error', message: forbidden.message, code: forbidden.code },
   );
-  assert.equal(calls, 1);
+  assert.strictEqual(calls, 1);
   calls = 0;
-  await assert.rejects(
+  await expectRejection(
     retryWhen(
       isTransient,
       async () => {
@@ -43,12 +44,12 @@ test('retryWhen retries what the predicate accepts, then answers; anything else 
       },
       { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 2 },
     ),
-    transient,
+    { name: 'Error', message: transient.message, code: transient.code },
   );
-  assert.equal(calls, 3, 'the first try and two retries');
+  assert.strictEqual(calls, 3, 'the first try and two retries');
 });
 
-test("retryWhen stops retrying at once when its signal aborts, with the abort's reason", async () => {
+it("retryWhen stops retrying at once when its signal aborts, with the abort's reason", async () => {
   const controller = new AbortController();
   let calls = 0;
   const started = Date.now();
@@ -61,7 +62,7 @@ test("retryWhen stops retrying at once when its signal aborts, with the abort's 
     },
     { retries: 10, minTimeoutMs: 200, maxTimeoutMs: 200, signal: controller.signal },
   );
-  await assert.rejects(retrying, /^Error: stopped$/);
-  assert.equal(calls, 2, 'no try after the abort');
+  await expectRejection(retrying, /^Error: stopped$/);
+  assert.strictEqual(calls, 2, 'no try after the abort');
   assert.ok(Date.now() - started < 1_500, 'not the ten backoffs of 200 to 400 ms');
 });

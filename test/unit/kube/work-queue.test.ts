@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import {
   ItemExponentialRateLimiter,
   WorkQueue,
@@ -10,91 +10,91 @@ import {
 } from '../../../src/kube/index.js';
 import { FakeClock, settle } from '../../support/fake-clock.js';
 
-test('rate limiter: per-item exponential 1s, 2s, 4s ... capped at 5 min; forget resets', () => {
+it('rate limiter: per-item exponential 1s, 2s, 4s ... capped at 5 min; forget resets', () => {
   const rl = new ItemExponentialRateLimiter<string>();
   const delays = Array.from({ length: 12 }, () => rl.when('a'));
-  assert.deepEqual(
+  assert.deepStrictEqual(
     delays,
     [1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 256000, 300000, 300000, 300000],
   );
-  assert.equal(rl.when('b'), 1000, 'keys are independent');
-  assert.equal(rl.numRequeues('a'), 12);
+  assert.strictEqual(rl.when('b'), 1000, 'keys are independent');
+  assert.strictEqual(rl.numRequeues('a'), 12);
   rl.forget('a');
-  assert.equal(rl.numRequeues('a'), 0);
-  assert.equal(rl.when('a'), 1000);
+  assert.strictEqual(rl.numRequeues('a'), 0);
+  assert.strictEqual(rl.when('a'), 1000);
 });
 
-test('rate limiter bounds are configurable', () => {
+it('rate limiter bounds are configurable', () => {
   const rl = new ItemExponentialRateLimiter<string>({ baseDelayMs: 5, maxDelayMs: 30 });
-  assert.deepEqual(
+  assert.deepStrictEqual(
     [rl.when('k'), rl.when('k'), rl.when('k'), rl.when('k'), rl.when('k')],
     [5, 10, 20, 30, 30],
   );
 });
 
-test('a key is queued once while waiting (dedup) and FIFO otherwise', async () => {
+it('a key is queued once while waiting (dedup) and FIFO otherwise', async () => {
   const q = new WorkQueue<string>({ clock: new FakeClock() });
   q.add('a');
   q.add('b');
   q.add('a');
   q.add('c');
   q.add('b');
-  assert.equal(q.length, 3);
-  assert.deepEqual([await q.get(), await q.get(), await q.get()], ['a', 'b', 'c']);
+  assert.strictEqual(q.length, 3);
+  assert.deepStrictEqual([await q.get(), await q.get(), await q.get()], ['a', 'b', 'c']);
 });
 
-test('one worker per key: a key re-added while processing is handed out again only after done', async () => {
+it('one worker per key: a key re-added while processing is handed out again only after done', async () => {
   const q = new WorkQueue<string>({ clock: new FakeClock() });
   q.add('a');
   const first = await q.get();
-  assert.equal(first, 'a');
+  assert.strictEqual(first, 'a');
   q.add('a');
   q.add('a');
-  assert.equal(q.length, 0, 'not queued while being processed');
+  assert.strictEqual(q.length, 0, 'not queued while being processed');
   let second: string | undefined;
   void q.get().then((k) => {
     second = k;
   });
   await settle();
-  assert.equal(second, undefined, 'no other worker gets it meanwhile');
+  assert.isUndefined(second, 'no other worker gets it meanwhile');
   q.done('a');
   await settle();
-  assert.equal(second, 'a', 'queued once again after done');
+  assert.strictEqual(second, 'a', 'queued once again after done');
   q.done('a');
-  assert.equal(q.length, 0);
+  assert.strictEqual(q.length, 0);
 });
 
-test('addAfter waits for the clock; the earliest pending delay wins', async () => {
+it('addAfter waits for the clock; the earliest pending delay wins', async () => {
   const clock = new FakeClock();
   const q = new WorkQueue<string>({ clock });
   q.addAfter('a', 5000);
   q.addAfter('a', 1000);
   q.addAfter('a', 9000);
-  assert.equal(q.delayedCount, 1);
+  assert.strictEqual(q.delayedCount, 1);
   await clock.advance(999);
-  assert.equal(q.length, 0);
+  assert.strictEqual(q.length, 0);
   await clock.advance(1);
-  assert.equal(q.length, 1);
-  assert.equal(clock.pendingTimers, 0, 'later requests were merged, no timer left');
+  assert.strictEqual(q.length, 1);
+  assert.strictEqual(clock.pendingTimers, 0, 'later requests were merged, no timer left');
 });
 
-test('addRateLimited backs off per key and forget resets the backoff', async () => {
+it('addRateLimited backs off per key and forget resets the backoff', async () => {
   const clock = new FakeClock();
   const q = new WorkQueue<string>({ clock });
-  assert.equal(q.addRateLimited('k'), 1000);
+  assert.strictEqual(q.addRateLimited('k'), 1000);
   await clock.advance(1000);
-  assert.equal(await q.get(), 'k');
+  assert.strictEqual(await q.get(), 'k');
   q.done('k');
-  assert.equal(q.addRateLimited('k'), 2000);
+  assert.strictEqual(q.addRateLimited('k'), 2000);
   await clock.advance(1999);
-  assert.equal(q.length, 0);
+  assert.strictEqual(q.length, 0);
   await clock.advance(1);
-  assert.equal(q.length, 1);
+  assert.strictEqual(q.length, 1);
   q.forget('k');
-  assert.equal(q.numRequeues('k'), 0);
+  assert.strictEqual(q.numRequeues('k'), 0);
 });
 
-test('shutDown drains queued keys, drops delayed ones, leaves no timer, and get() then returns undefined', async () => {
+it('shutDown drains queued keys, drops delayed ones, leaves no timer, and get() then returns undefined', async () => {
   const clock = new FakeClock();
   const q = new WorkQueue<string>({ clock });
   q.add('a');
@@ -113,12 +113,12 @@ test('shutDown drains queued keys, drops delayed ones, leaves no timer, and get(
   await shut;
   await workers;
   assert.ok(drained);
-  assert.deepEqual(processed.sort(), ['a', 'b']);
-  assert.equal(clock.pendingTimers, 0);
-  assert.equal(await q.get(), undefined);
+  assert.deepStrictEqual(processed.sort(), ['a', 'b']);
+  assert.strictEqual(clock.pendingTimers, 0);
+  assert.isUndefined(await q.get());
 });
 
-test('shutDown waits for an item in progress', async () => {
+it('shutDown waits for an item in progress', async () => {
   const q = new WorkQueue<string>({ clock: new FakeClock() });
   q.add('a');
   const key = await q.get();
@@ -127,22 +127,22 @@ test('shutDown waits for an item in progress', async () => {
     drained = true;
   });
   await settle();
-  assert.equal(drained, false);
+  assert.isFalse(drained);
   q.done(key as string);
   await shut;
-  assert.equal(drained, true);
+  assert.isTrue(drained);
 });
 
-test('shutDown({drain:false}) drops queued keys', async () => {
+it('shutDown({drain:false}) drops queued keys', async () => {
   const q = new WorkQueue<string>({ clock: new FakeClock() });
   q.add('a');
   q.add('b');
   await q.shutDown({ drain: false });
-  assert.equal(q.length, 0);
-  assert.equal(await q.get(), undefined);
+  assert.strictEqual(q.length, 0);
+  assert.isUndefined(await q.get());
 });
 
-test('runWorkers: retry backs off, throw backs off, retryAfter uses the given delay, ok forgets', async () => {
+it('runWorkers: retry backs off, throw backs off, retryAfter uses the given delay, ok forgets', async () => {
   const clock = new FakeClock();
   const q = new WorkQueue<string>({ clock });
   const calls: Array<[string, number]> = [];
@@ -161,22 +161,22 @@ test('runWorkers: retry backs off, throw backs off, retryAfter uses the given de
   q.add('k');
   q.add('r');
   await clock.advance(60_000);
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.filter(([k]) => k === 'k').map(([, t]) => t),
     [0, 1000, 3000, 7000],
     'backoff 1 s, 2 s, 4 s between attempts',
   );
-  assert.deepEqual(
+  assert.deepStrictEqual(
     calls.filter(([k]) => k === 'r').map(([, t]) => t),
     [0, 7000],
   );
-  assert.equal(q.numRequeues('k'), 0, 'forgotten after success');
-  assert.equal(q.length + q.delayedCount, 0, 'nothing more scheduled after success');
+  assert.strictEqual(q.numRequeues('k'), 0, 'forgotten after success');
+  assert.strictEqual(q.length + q.delayedCount, 0, 'nothing more scheduled after success');
   await q.shutDown();
   await workers;
 });
 
-test('runWorkers never runs one key on two workers at once', async () => {
+it('runWorkers never runs one key on two workers at once', async () => {
   const q = new WorkQueue<string>({ clock: new FakeClock() });
   const active = new Set<string>();
   let overlap = false;
@@ -195,6 +195,6 @@ test('runWorkers never runs one key on two workers at once', async () => {
   }
   await q.shutDown();
   await workers;
-  assert.equal(overlap, false);
+  assert.isFalse(overlap);
   assert.ok(runs >= 4);
 });
