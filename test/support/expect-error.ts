@@ -14,8 +14,7 @@ import chaiAsPromised from 'chai-as-promised';
 use(chaiAsPromised);
 
 type ErrorClass = abstract new (...args: never[]) => unknown;
-export type ErrorExpectation =
-  RegExp | ErrorClass | ((error: unknown) => boolean) | Record<string, unknown>;
+export type ErrorExpectation = RegExp | ErrorClass | ((error: never) => boolean) | object;
 
 function isErrorClass(expected: unknown): expected is ErrorClass {
   return (
