@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import './worker-signals.js';
 import { exitIfAnswered } from './exit-once-answered.js';
 import { watchDiagnostics, watchOutput } from './output-closed.js';
 import { createProgram } from './program.js';

@@ -23,7 +23,7 @@ const FLAT_REDACTED_PATHS = REDACTED_PATHS.filter((path) => !path.includes('.'))
  * or null, which the types enforce. Such a line has no nested object, so of REDACTED_PATHS only the
  * top-level names can match it, and only those are checked: each nested ("*.token") path costs a
  * walk over every field of every line, ~13 µs per line for the whole list, more than deciding an
- * admission review (measured in docs/performance.md, "webhook throughput: what bounds it").
+ * admission review.
  */
 export function flatFieldsLogger(logger: Logger, bindings: FlatFields): FlatFieldsLogger {
   const child = logger.child(bindings, {

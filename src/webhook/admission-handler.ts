@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Histogram } from 'prom-client';
 import { flatFieldsLogger, type Logger } from '../log/index.js';
-import { jsonWithoutManagedFields } from './json-without-managed-fields.js';
-import { createTurnBatcher } from './create-turn-batcher.js';
-import { parseAdmissionReview } from './parse-admission-review.js';
+import { parseAdmissionReview, type ParsedAdmissionReview } from './parse-admission-review.js';
 import { runValidator, type ValidatorOutcome } from './run-validator.js';
 import { toAdmissionReview } from './to-admission-review.js';
 import type { AdmissionRequest, Validator } from './validator.js';
@@ -33,19 +31,6 @@ function send(res: ServerResponse, statusCode: number, body: unknown, close = fa
   res.end(text);
 }
 
-/**
- * The review as JSON.parse reads the body, without the managedFields lists no validator reads
- * (jsonWithoutManagedFields: accepted and refused exactly as the whole body). A refusal is thrown
- * by JSON.parse of the whole body, so that its position is the sent body's.
- */
-function decodeReview(body: Buffer, size: number): unknown {
-  try {
-    return JSON.parse(jsonWithoutManagedFields(body, size));
-  } catch {
-    return JSON.parse(body.toString('utf8', 0, size));
-  }
-}
-
 /** utf-8 (or no charset) and no content encoding: what the API server sends. */
 function unsupportedEncoding(req: IncomingMessage): string {
   const encoding = req.headers['content-encoding'];
@@ -59,19 +44,6 @@ function unsupportedEncoding(req: IncomingMessage): string {
   return '';
 }
 
-/** A request whose body has been read, on its way through the stages. */
-interface PendingReview {
-  res: ServerResponse;
-  start: bigint;
-  body: Buffer | undefined;
-  size: number;
-  review?: unknown;
-  request?: AdmissionRequest;
-  outcome?: ValidatorOutcome | Promise<ValidatorOutcome>;
-  /** An answer is written (or on its way, for an asynchronous validator): later stages skip it. */
-  answered: boolean;
-}
-
 export interface AdmissionHandlerOptions {
   metrics: WebhookMetrics;
   logger: Logger;
@@ -80,12 +52,9 @@ export interface AdmissionHandlerOptions {
 
 /**
  * Answers POST <validator.path>: reads the body (at most bodyLimitBytes, else 413), decodes JSON
- * (else 400), checks the AdmissionReview (else 400), runs the validator (a throw becomes a 500
- * refusal) and writes the AdmissionReview response in one write. This is the hot path, kept as a
- * plain node:http handler: express routing and body-parser cost more than the decision itself
- * (measured in bench/webhook.bench.ts, see docs/performance.md). The reviews whose bodies ended in
- * the same turn of the event loop are handled together, later in that turn (createTurnBatcher):
- * all decoded, then all judged, then all answered.
+ * (else 400) with JSON.parse, checks the AdmissionReview (else 400), runs the validator (a throw
+ * becomes a 500 refusal) and writes the AdmissionReview response in one write, as soon as the
+ * body has ended. A plain node:http handler: no express routing or body-parser on the way.
  */
 export function createAdmissionHandler(
   validator: Validator,
@@ -195,82 +164,26 @@ export function createAdmissionHandler(
     }
   }
 
-  /** Decodes the body into `review`, or answers 400. The body is let go either way. */
-  function decode(pending: PendingReview): void {
-    try {
-      pending.review = decodeReview(pending.body!, pending.size);
-    } catch (error) {
-      // Where, not what: V8's message quotes the text around the error, which may be anything the client sent.
-      const at = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
-      pending.answered = true;
-      badRequest(
-        pending.res,
-        400,
-        'BadRequest',
-        `the request body is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`,
-      );
-    }
-    pending.body = undefined;
-  }
-
-  /** Checks the AdmissionReview (else answers 400) and runs the validator. */
-  function judge(pending: PendingReview): void {
-    const parsed = parseAdmissionReview(pending.review);
-    pending.review = undefined;
+  function answer(res: ServerResponse, parsed: ParsedAdmissionReview, start: bigint): void {
     if (!parsed.ok) {
-      pending.answered = true;
       badRequest(
-        pending.res,
+        res,
         400,
         'BadRequest',
         `not an admission.k8s.io/v1 AdmissionReview: ${parsed.message}`,
       );
       return;
     }
-    pending.request = parsed.request;
-    pending.outcome = runValidator(validator, parsed.request);
-  }
-
-  function answer(pending: PendingReview): void {
-    const { res, request, outcome, start } = pending;
-    pending.answered = true;
+    const request = parsed.request;
+    const outcome = runValidator(validator, request);
     if (outcome instanceof Promise) {
       outcome
-        .then((o) => respond(res, request!, o, start))
+        .then((o) => respond(res, request, o, start))
         .catch((error: unknown) => unexpected(res, error));
     } else {
-      respond(res, request!, outcome!, start);
+      respond(res, request, outcome, start);
     }
   }
-
-  /** One stage over a batch; a throw (a bug) answers that review 500 and leaves the others alone. */
-  function stage(batch: PendingReview[], step: (pending: PendingReview) => void): void {
-    for (const pending of batch) {
-      if (pending.answered) continue;
-      try {
-        step(pending);
-      } catch (error) {
-        pending.answered = true;
-        unexpected(pending.res, error);
-      }
-    }
-  }
-
-  // The reviews whose bodies ended in one turn of the event loop, handled stage by stage.
-  const addToBatch = createTurnBatcher<PendingReview>({
-    run: (batch) => {
-      stage(batch, decode);
-      stage(batch, judge);
-      stage(batch, answer);
-    },
-    onError: (error, batch) => {
-      for (const pending of batch)
-        if (!pending.answered) {
-          pending.answered = true;
-          unexpected(pending.res, error);
-        }
-    },
-  });
 
   return (req, res) => {
     const start = process.hrtime.bigint();
@@ -333,7 +246,26 @@ export function createAdmissionHandler(
         badRequest(res, 400, 'BadRequest', 'the request body is empty; send an AdmissionReview');
         return;
       }
-      addToBatch({ res, start, body, size, answered: false });
+      let review: unknown;
+      try {
+        review = JSON.parse(body.toString('utf8', 0, size));
+      } catch (error) {
+        // Where, not what: V8's message quotes the text around the error, which may be anything the client sent.
+        const at = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+        badRequest(
+          res,
+          400,
+          'BadRequest',
+          `the request body is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`,
+        );
+        return;
+      }
+      body = undefined;
+      try {
+        answer(res, parseAdmissionReview(review), start);
+      } catch (error) {
+        unexpected(res, error);
+      }
     });
   };
 }

@@ -19,7 +19,7 @@ async function settingReviews(metricsText: () => Promise<string>): Promise<numbe
  * before the API server finds that the Setting exists) until the webhook counts a review.
  * 'unverifiable' when the cluster does not serve Harvester Settings or we may not create them;
  * 'aborted' as soon as `signal` aborts (its pause between probes ends at once). `metricsText` is
- * the webhook's /metrics text (of this process's registry, or aggregated over `--workers`).
+ * the webhook's /metrics text.
  */
 export async function confirmApiServerCalls(options: {
   kubeConfig: KubeConfig;

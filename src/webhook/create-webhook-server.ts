@@ -42,20 +42,17 @@ export interface WebhookServerOptions {
   ready: () => boolean;
   /**
    * What /readyz names: caches not synced yet, resources the cluster does not serve (cached as
-   * empty), resources watched but not read yet (StartedCaches.notRead: they do not make it
-   * unready) and, with --workers, the workers not serving yet (a replacement syncing its caches).
+   * empty) and resources watched but not read yet (StartedCaches.notRead: they do not make it
+   * unready).
    */
   cacheStatus?: () => {
     unsynced?: string[];
     notServed?: string[];
     notRead?: string[];
-    notServing?: string[];
   };
   logger: Logger;
   /** Where metrics go; default a private Registry with prom-client's default metrics. */
   registry?: Registry;
-  /** What /metrics answers (Prometheus text); default this registry's metrics. A `--workers` worker answers the pool's. */
-  metricsText?: () => Promise<string>;
   bodyLimitBytes?: number;
   /** See CertificateReloaderOptions. */
   certificatePollIntervalMs?: number;
@@ -172,12 +169,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   });
   app.get('/readyz', (_req, res) => {
     let cachesReady = false;
-    let status: {
-      unsynced?: string[];
-      notServed?: string[];
-      notRead?: string[];
-      notServing?: string[];
-    } = {};
+    let status: { unsynced?: string[]; notServed?: string[]; notRead?: string[] } = {};
     try {
       cachesReady = options.ready() === true;
       status = options.cacheStatus?.() ?? {};
@@ -189,9 +181,6 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     }
     const list = (names: string[] | undefined): string =>
       names?.length ? ` (${names.join(', ')})` : '';
-    const notServing = status.notServing?.length
-      ? `; webhook workers not serving: ${status.notServing.join('; ')}`
-      : '';
     // Expired (or not yet valid): the API server refuses the handshake, so nothing is answered.
     const served = reloader.current();
     const notValid = served ? certificateNotValidWhy(served) : undefined;
@@ -207,18 +196,18 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       const notRead = status.notRead?.length
         ? `; served but not read yet (not listed, see the log): ${status.notRead.join(', ')}`
         : '';
-      res.type('text/plain').send(`ok${notServed}${notRead}${notServing}`);
+      res.type('text/plain').send(`ok${notServed}${notRead}`);
       return;
     }
     const missing = [cachesReady ? '' : `caches not synced${list(status.unsynced)}`, certificate]
       .filter(Boolean)
       .join(', ');
-    res.status(503).type('text/plain').send(`not ready: ${missing}${notServing}`);
+    res.status(503).type('text/plain').send(`not ready: ${missing}`);
   });
   app.get('/metrics', async (_req, res) => {
     let text: string;
     try {
-      text = await (options.metricsText ? options.metricsText() : metrics.registry.metrics());
+      text = await metrics.registry.metrics();
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       log.warn({ error: why }, 'metrics unavailable');

@@ -57,32 +57,9 @@ export {
 } from './dev-registration-owner.js';
 export { decideDevRegistration } from './decide-dev-registration.js';
 export { registrationChanges } from './registration-changes.js';
-export {
-  DEFAULT_REPLACEMENT_BACKOFF,
-  DEFAULT_RESTART_LIMIT,
-  startWorkerPool,
-  type WorkerPool,
-  type WorkerPoolOptions,
-} from './worker-pool.js';
-export { aggregatePoolMetrics, POOL_METRIC_AGGREGATORS } from './aggregate-pool-metrics.js';
-export { retireWorkerMetrics } from './retire-worker-metrics.js';
-export { serveAsWorker, type ServeAsWorkerOptions } from './serve-as-worker.js';
-export {
-  WORKER_ENV,
-  WORKER_REPLACEMENT_ENV,
-  workerSettingsFromEnv,
-  poolCacheState,
-  isWorkerMessage,
-  isPrimaryMessage,
-  type WorkerSettings,
-  type CacheState,
-  type WorkerMessage,
-  type PrimaryMessage,
-} from './worker-messages.js';
 export { sumSamples } from './sum-samples.js';
 export {
   serveWebhook,
-  startCachesExplained,
   DEV_CONFIGURATION_NAME,
   type ServeWebhookOptions,
   type ServingWebhook,
@@ -157,7 +134,6 @@ export {
 } from './vmi-claims.js';
 export { leanVmi } from './lean-vmi.js';
 export { withoutManagedFields } from './without-managed-fields.js';
-export { compactHeap, type HeapCompaction } from './compact-heap.js';
 export {
   DEV_CA_VALIDITY_DAYS,
   DEV_RENEW_EVERY_MS,

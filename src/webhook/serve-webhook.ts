@@ -31,8 +31,6 @@ import {
   startDevCertificateRenewal,
   writeDevServingCertificate,
 } from './renew-dev-certificate.js';
-import { WORKER_ENV, type WorkerSettings } from './worker-messages.js';
-import { startWorkerPool } from './worker-pool.js';
 
 /** What serve needs from the informer layer (src/kube): caches for the validators and their sync state. */
 export interface StartedCaches<C> {
@@ -73,14 +71,8 @@ export interface ServeWebhookOptions<C> {
   cacheSyncTimeoutMs?: number;
   /** dev only: how often the serving certificate is renewed (default DEV_RENEW_EVERY_MS, 20 days; tests: shorter). */
   devCertificateRenewMs?: number;
-  /** Metrics registry of the in-process server (not with workers: each worker has its own). */
+  /** Metrics registry of the server; default a private one. */
   registry?: Registry;
-  /**
-   * More than one: serve from `count` worker processes (node:cluster) sharing the port, each with
-   * its own caches and server: `exec` with `args` must start serveAsWorker with the same
-   * startCaches and createValidators (voe serve runs itself again). One or none: this process serves.
-   */
-  workers?: { count: number; exec: string; args: string[] };
   /**
    * Aborting it stops the start-up at its next step or wait (also the cache-sync and the
    * registration waits): what was done is undone as by stop(), and serveWebhook rejects with
@@ -100,18 +92,13 @@ export interface ServingWebhook {
   /** dev: the registered configuration's name. */
   configurationName?: string;
   /**
-   * The shutdown started (voe serve's --shutdown-delay): from now on every answer, of every worker,
-   * carries `Connection: close`, so clients stop reusing connections that stop() would cut
-   * (WebhookServer.drain). Resolves once every server drains.
+   * The shutdown started (voe serve's --shutdown-delay): from now on every answer carries
+   * `Connection: close`, so clients stop reusing connections that stop() would cut
+   * (WebhookServer.drain). Safe to call twice.
    */
-  drain(): Promise<void>;
+  drain(): void;
   /**
-   * Resolves, with why, if serving ends without stop(): with `workers`, more workers ended than the
-   * pool replaces (WorkerPool.ended), or one ended while draining. Call stop() then.
-   */
-  ended: Promise<WebhookError>;
-  /**
-   * Removes the registration (dev), closes the server (or stops the workers), stops the caches, deletes a temporary cert
+   * Removes the registration (dev), closes the server, stops the caches, deletes a temporary cert
    * dir. Tries each; if any failed, rejects with WEBHOOK_CLEANUP_FAILED saying what is left and how
    * to remove it by hand. Safe to call twice.
    */
@@ -182,7 +169,7 @@ async function writeDevCertificates(
  * Starts the caches; a failure that is not already one of voe's errors (or is a request that got
  * no answer: KubeError) becomes WEBHOOK_API_FAILED naming the API server the kubeconfig points to.
  */
-export async function startCachesExplained<C>(
+async function startCachesExplained<C>(
   startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>,
   kubeConfig: KubeConfig,
   logger: Logger,
@@ -231,18 +218,11 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
     })();
     return stopped;
   };
-  // Start-up stops when asked to (options.signal) or when what serves ends (a worker exited):
-  // `signal` ends every wait at once, and the next step throws why.
-  const startUp = new AbortController();
-  const signal = startUp.signal;
-  let endedWhileStarting: WebhookError | undefined;
-  const onAbort = (): void => startUp.abort();
-  if (options.signal?.aborted) startUp.abort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  // Start-up stops when asked to: `signal` ends every wait at once, and the next step throws why.
+  const signal = options.signal;
   /** Between the steps of the start-up: stop there when asked to (the catch below undoes what was done). */
   const continueUnlessAborted = (): void => {
-    if (endedWhileStarting) throw endedWhileStarting;
-    if (signal.aborted) {
+    if (signal?.aborted) {
       throw new WebhookError(
         'WEBHOOK_START_ABORTED',
         'The webhook was stopped while starting; what the start-up had changed was undone.',
@@ -343,95 +323,41 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       );
     }
 
-    // What answers: this process (caches, validators, server), or a pool of worker processes that each do.
-    let serving: {
-      address: AddressInfo;
-      ready(): boolean;
-      unsynced(): string[];
-      metricsText(): Promise<string>;
-      drain(): Promise<void>;
-      ended: Promise<WebhookError>;
-    };
-    const workers = options.workers;
-    if (workers && workers.count > 1) {
-      const pool = await startWorkerPool({
-        count: workers.count,
-        exec: workers.exec,
-        args: workers.args,
-        logger: log,
-        env: {
-          [WORKER_ENV]: JSON.stringify({
-            certFile: certFile!,
-            keyFile: keyFile!,
-            host: options.host,
-            port: options.port,
-          } satisfies WorkerSettings),
-        },
-        signal,
-      });
-      cleanups.push({
-        run: () => pool.stop(),
-        left: (why) => `Could not stop the webhook workers cleanly: ${why.replace(/\.$/, '')}.`,
-      });
-      serving = {
-        address: pool.address,
-        ready: () => pool.caches().ready,
-        unsynced: () => pool.caches().unsynced,
-        metricsText: () => pool.metricsText(),
-        drain: () => pool.drain(),
-        ended: pool.ended,
-      };
-    } else {
-      const started = await startCachesExplained(options.startCaches, options.kubeConfig, log);
-      cleanups.push({
-        run: () => started.stop(),
-        left: (why) => `Could not stop the informers cleanly: ${why}.`,
-      });
-      continueUnlessAborted();
-      const validators = options.createValidators(started.caches, { logger: log });
-      const server = createWebhookServer({
-        validators,
-        tls: { certFile: certFile!, keyFile: keyFile! },
-        ready: () => started.ready(),
-        logger: log,
-        cacheStatus: () => ({
-          unsynced: started.unsynced(),
-          notServed: started.notServed(),
-          notRead: started.notRead?.() ?? [],
-        }),
-        ...(options.registry ? { registry: options.registry } : {}),
-      });
-      const address = await server.listen(options.port, options.host);
-      cleanups.push({
-        run: () => server.close(),
-        left: (why) => `Could not close the webhook server cleanly: ${why}.`,
-      });
-      serving = {
-        address,
-        ready: () => started.ready(),
-        unsynced: () => started.unsynced(),
-        metricsText: () => server.registry.metrics(),
-        drain: async () => server.drain(),
-        ended: new Promise<WebhookError>(() => undefined),
-      };
-    }
-    void serving.ended.then((error) => {
-      if (signal.aborted) return;
-      endedWhileStarting = error;
-      startUp.abort(error);
+    const started = await startCachesExplained(options.startCaches, options.kubeConfig, log);
+    cleanups.push({
+      run: () => started.stop(),
+      left: (why) => `Could not stop the informers cleanly: ${why}.`,
     });
     continueUnlessAborted();
-    const address = serving.address;
+    const validators = options.createValidators(started.caches, { logger: log });
+    const server = createWebhookServer({
+      validators,
+      tls: { certFile: certFile!, keyFile: keyFile! },
+      ready: () => started.ready(),
+      logger: log,
+      cacheStatus: () => ({
+        unsynced: started.unsynced(),
+        notServed: started.notServed(),
+        notRead: started.notRead?.() ?? [],
+      }),
+      ...(options.registry ? { registry: options.registry } : {}),
+    });
+    const address = await server.listen(options.port, options.host);
+    cleanups.push({
+      run: () => server.close(),
+      left: (why) => `Could not close the webhook server cleanly: ${why}.`,
+    });
+    continueUnlessAborted();
     const url = `https://${urlHost(address.address)}:${address.port}`;
 
     let configurationName: string | undefined;
     if (options.dev) {
       const name = options.configurationName ?? DEV_CONFIGURATION_NAME;
       const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? 120_000;
-      const synced = await waitFor(() => serving.ready(), cacheSyncTimeoutMs, signal);
+      const synced = await waitFor(() => started.ready(), cacheSyncTimeoutMs, signal);
       continueUnlessAborted();
       if (!synced) {
-        const unsynced = serving.unsynced();
+        const unsynced = started.unsynced();
         throw new WebhookError(
           'WEBHOOK_REGISTRATION_FAILED',
           `The informer caches did not sync within ${Math.round(cacheSyncTimeoutMs / 1000)} s${unsynced.length ? `: ${unsynced.join(', ')} never listed` : ''}; ` +
@@ -454,7 +380,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       });
       const { uid } = await registerDevConfiguration(options.kubeConfig, body, {
         logger: log,
-        signal,
+        ...(signal ? { signal } : {}),
       }).catch((error: unknown) => {
         continueUnlessAborted(); // stopped while it retried: that is why
         throw error;
@@ -508,10 +434,10 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       const registrationTimeoutMs = options.registrationTimeoutMs ?? 30_000;
       const check = await confirmApiServerCalls({
         kubeConfig: options.kubeConfig,
-        metricsText: () => serving.metricsText(),
+        metricsText: () => server.registry.metrics(),
         settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
         timeoutMs: registrationTimeoutMs,
-        signal,
+        ...(signal ? { signal } : {}),
       });
       continueUnlessAborted();
       if (check === 'timeout') {
@@ -536,8 +462,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       address,
       url,
       stop,
-      drain: () => serving.drain(),
-      ended: serving.ended,
+      drain: () => server.drain(),
       ...(certDir === undefined ? {} : { certDir }),
       ...(configurationName === undefined ? {} : { configurationName }),
     };
@@ -557,7 +482,5 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
       );
     }
     throw error;
-  } finally {
-    options.signal?.removeEventListener('abort', onAbort);
   }
 }

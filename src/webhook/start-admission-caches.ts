@@ -18,7 +18,6 @@ import {
 import type { Cache } from './cache.js';
 import { followLonghorn, type LonghornFollower } from './follow-longhorn.js';
 import type { CsiDriver, VirtualMachineInstance } from './kube-objects.js';
-import { compactHeap } from './compact-heap.js';
 import { leanVmi } from './lean-vmi.js';
 
 export { ADMISSION_CACHE_BACKOFF_MAX_MS } from './admission-informer.js';
@@ -235,11 +234,9 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
       .map((cache) => cache.name);
   for (const cache of fixed) void cache.informer.start().catch(() => undefined);
   // One line when every cache has listed once (Longhorn's: or failed, then not read): what readiness waited for, and what is watched.
-  // The lists' garbage is collected then, once, before the reviews come (compactHeap says why).
   void Promise.all([...fixed.map((cache) => cache.informer.synced), longhorn?.settled]).then(
     () => {
       const caches = counted();
-      const heap = compactHeap();
       start.logger?.info(
         {
           watching: caches.map((cache) => cache.name),
@@ -247,11 +244,6 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
           notServed: caches
             .filter((cache) => cache.informer.served === false)
             .map((cache) => cache.name),
-          heapMiB: {
-            before: mebibytes(heap.usedBeforeBytes),
-            after: mebibytes(heap.usedAfterBytes),
-          },
-          fullGcMs: Math.round(heap.ms),
         },
         'admission caches synced',
       );
@@ -269,5 +261,3 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     },
   };
 }
-
-const mebibytes = (bytes: number): number => Math.round(bytes / 1048576);

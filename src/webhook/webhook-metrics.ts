@@ -15,7 +15,7 @@ export interface WebhookMetrics {
   readonly duration: Histogram<'webhook' | 'decision' | 'reason'>;
   /** voe_webhook_bad_requests_total{webhook}: answered 400, 413 or 415 (not an AdmissionReview v1, too large, not utf-8 JSON). */
   readonly badRequests: Counter<'webhook'>;
-  /** voe_webhook_certificate_reloads_total{result}: result is "success" (the first load included) or "failure"; across --workers the largest, not the sum. */
+  /** voe_webhook_certificate_reloads_total{result}: result is "success" (the first load included) or "failure". */
   readonly certificateReloads: Counter<'result'>;
   /** voe_webhook_certificate_expiry_timestamp_seconds: notAfter of the certificate being served. */
   readonly certificateExpiry: Gauge;
@@ -86,9 +86,6 @@ export function createWebhookMetrics(
           help: 'Serving certificate loads, the first one included, then one per change of the files, by result (success, failure).',
           labelNames: ['result'] as const,
           registers,
-          // Across --workers: every worker loads the same files, so the count is the largest, not the sum
-          // (a sum would grow with the number of workers).
-          aggregator: 'max',
         }),
     ),
     certificateExpiry: reuse(
@@ -99,8 +96,6 @@ export function createWebhookMetrics(
           name: 'voe_webhook_certificate_expiry_timestamp_seconds',
           help: 'notAfter of the serving certificate in use, Unix seconds.',
           registers,
-          // Across --workers (prom-client's AggregatorRegistry): the earliest, not the sum.
-          aggregator: 'min',
         }),
     ),
     cachesNotSynced: reuse(
@@ -113,8 +108,6 @@ export function createWebhookMetrics(
             'Informer caches that do not follow the API server now: not listed yet, or their list or watch failed since their last list that succeeded. ' +
             'PVC resize and VM reviews are refused with 500 while it is above 0.',
           registers,
-          // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
-          aggregator: 'max',
           collect() {
             this.set(sources.cachesNotSynced?.() ?? 0);
           },
@@ -130,8 +123,6 @@ export function createWebhookMetrics(
             'Caches of resources the cluster serves that the decisions do not read yet, because they have not all listed (voe serve --longhorn auto: ' +
             'Longhorn found after start, or its caches refused: its Role not applied). Longhorn volumes are judged as if Longhorn were absent while it is above 0; voe stays ready.',
           registers,
-          // Across --workers: each worker counts the pool's caches (its own and the others'), so the largest.
-          aggregator: 'max',
           collect() {
             this.set(sources.cachesNotRead?.() ?? 0);
           },

@@ -1,17 +1,11 @@
-import cluster from 'node:cluster';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadKubeConfig, realClock, sleep } from '../../kube/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
 import {
   admissionWiring,
   DEV_CONFIGURATION_NAME,
-  serveAsWorker,
   serveWebhook,
-  startCachesExplained,
   WebhookError,
-  WORKER_ENV,
-  WORKER_REPLACEMENT_ENV,
-  workerSettingsFromEnv,
   type ServingWebhook,
 } from '../../webhook/index.js';
 import {
@@ -30,23 +24,12 @@ interface ServeFlags extends AdmissionFlags {
   tlsCertFile?: string;
   tlsKeyFile?: string;
   port: number;
-  workers: number;
   bindAddress?: string;
   webhookConfigurationName: string;
   logLevel: string;
   cacheSyncTimeout?: number;
   registrationTimeout?: number;
   shutdownDelay: number;
-}
-
-/** Most webhook workers `--workers` accepts. */
-const MAX_WORKERS = 64;
-
-function parseWorkers(value: string): number {
-  const workers = Number(value);
-  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
-    throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_WORKERS}`);
-  return workers;
 }
 
 /** Most seconds `--shutdown-delay` accepts: well within a pod's termination grace period. */
@@ -91,12 +74,6 @@ export function register(program: Command): void {
     .option('--tls-key-file <file>', 'without --dev: serving key (PEM); reloaded when it changes')
     .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 9443)
     .option(
-      '--workers <n>',
-      'processes answering the webhooks: more than 1 starts that many workers sharing the port, each with its own caches and watches (uses more cores, memory and API server watches) and the V8 garbage collector on its own thread (--single-threaded-gc: one worker per core); a worker that ends is replaced (a replacement that does not serve within 120 s counts as ending, and the next one waits 10 s, doubling up to 5 min), except while stopping (then exit 2); more than 3 ends within 60 s stop voe serve, exit 2 (see docs/webhook.md)',
-      parseWorkers,
-      1,
-    )
-    .option(
       '--bind-address <address>',
       'address to listen on (default: 127.0.0.1 with --dev, 0.0.0.0 otherwise)',
     )
@@ -140,17 +117,6 @@ export function register(program: Command): void {
     );
   addAdmissionFlags(command).action(async (flags: ServeFlags) => {
     const logger = createLogger({ name: 'voe-webhook', level: flags.logLevel });
-    // A worker of our own pool (another cluster runner's workers do not get VOE_WEBHOOK_WORKER).
-    if (cluster.isWorker && process.env[WORKER_ENV] !== undefined) {
-      await serveWorker(flags, logger.child({ worker: cluster.worker?.id }));
-      return;
-    }
-    if (flags.workers > 1 && !cluster.isPrimary) {
-      throw new WebhookError(
-        'WEBHOOK_INVALID_OPTIONS',
-        '--workers needs voe serve to be the first process: it runs as a worker of another cluster runner here (e.g. PM2 cluster mode); run it directly, or with --workers 1.',
-      );
-    }
     // Before anything changes in the cluster or on disk: a signal or an uncaught error from here on
     // undoes what was done (registration, server, temporary certificate dir), also during start-up.
     // A second request ends the --shutdown-delay wait at once.
@@ -167,12 +133,8 @@ export function register(program: Command): void {
   });
 }
 
-/** Why serve stops: a stop request, or (with --workers) the pool gave up (workers ending in a crash loop). */
-type ServeStop = StopReason | { kind: 'ended'; error: WebhookError };
-
-function describeStop(reason: ServeStop): Record<string, unknown> {
+function describeStop(reason: StopReason): Record<string, unknown> {
   if (reason.kind === 'signal') return { signal: reason.signal };
-  if (reason.kind === 'ended') return { ended: reason.error.message };
   if (reason.kind === 'output-closed') return { output: 'the reader of standard output went away' };
   return {
     [reason.origin]: reason.error instanceof Error ? reason.error.message : String(reason.error),
@@ -239,10 +201,6 @@ async function serve(
         : { registrationTimeoutMs: flags.registrationTimeout * 1000 }),
       startCaches: wiring.startCaches,
       createValidators: wiring.createValidators,
-      // Each worker runs this command again, with these arguments (cluster.isWorker above).
-      ...(flags.workers > 1
-        ? { workers: { count: flags.workers, exec: process.argv[1]!, args: process.argv.slice(2) } }
-        : {}),
     });
   } catch (error) {
     // Stopped during start-up: serveWebhook has undone what it did (else it threw WEBHOOK_CLEANUP_FAILED).
@@ -256,19 +214,8 @@ async function serve(
       `voe serve: webhooks at ${serving.url}${serving.configurationName ? ` (registered ValidatingWebhookConfiguration ${serving.configurationName}; SIGINT/SIGTERM/SIGHUP removes it)` : ''}\n`,
     );
   }
-  // Also what ends after the stop request, during --shutdown-delay: a worker that ends while draining.
-  let endedError: WebhookError | undefined;
-  const ended = serving
-    ? serving.ended.then((error): ServeStop => {
-        endedError = error;
-        return { kind: 'ended', error };
-      })
-    : new Promise<never>(() => undefined);
-  const reason: ServeStop = await Promise.race([stops.requested, ended]);
-  if (reason.kind === 'ended') {
-    // Workers end faster than the pool replaces them (a crash loop): stop all (the log said which and how).
-    process.stderr.write(`voe: ${reason.error.code}: ${reason.error.message}; stopping\n`);
-  } else if (reason.kind === 'error') {
+  const reason = await stops.requested;
+  if (reason.kind === 'error') {
     // Said first: the cleanup below may fail too, and that is what the exit reports then.
     const error = reason.error;
     logger.error(describeStop(reason), 'stopping after an uncaught error');
@@ -276,9 +223,8 @@ async function serve(
       `voe: ${reason.origin}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
   }
-  // From here on every answer closes its connection, and (with --workers) a worker that ends is
-  // reported, not replaced: replacing one while stopping makes no sense.
-  await serving?.drain();
+  // From here on every answer closes its connection.
+  serving?.drain();
   if (serving && reason.kind === 'signal' && flags.shutdownDelay > 0 && !hurry.aborted) {
     // In cluster the pod leaves the Service's endpoints only after the signal: keep answering meanwhile,
     // each answer closing its connection, so the clients' next requests open new ones (to other pods)
@@ -298,62 +244,9 @@ async function serve(
       logger.info(describeStop(reason), 'stopped during start-up; what it had changed was undone');
     }
   } finally {
-    if (endedError && reason.kind !== 'ended') {
-      // A worker ended while draining: not replaced (stopping anyway), the others kept answering;
-      // still, something failed, and the exit says so.
-      process.stderr.write(`voe: ${endedError.code}: ${endedError.message}\n`);
-      process.exitCode = 2;
-    }
     exitSoon();
   }
   if (reason.kind !== 'signal') process.exitCode = 2;
-}
-
-/**
- * One of the workers of `voe serve --workers N`: cluster.fork ran this command again with the
- * primary's arguments, and the primary gave the certificate files and the address in
- * VOE_WEBHOOK_WORKER. The primary alone decides when to stop (it removes the registration
- * first), so the signals a terminal sends to every process of its group are ignored here
- * (src/cli/worker-signals.ts, from the worker's first moments).
- */
-async function serveWorker(flags: ServeFlags, logger: Logger): Promise<void> {
-  const settings = workerSettingsFromEnv();
-  if (!settings) {
-    throw new WebhookError(
-      'WEBHOOK_INVALID_OPTIONS',
-      `A webhook worker needs ${WORKER_ENV} from the voe serve --workers process that starts it.`,
-    );
-  }
-  let wiring: ReturnType<typeof admissionWiring> | undefined;
-  try {
-    await serveAsWorker({
-      logger,
-      host: settings.host,
-      port: settings.port,
-      tls: settings,
-      // A replacement of a worker that ended: the pool serves already; it takes connections once synced.
-      listenWhenSynced: process.env[WORKER_REPLACEMENT_ENV] === '1',
-      // Inside serveAsWorker, so that a failure here too is reported once, by the primary.
-      startCaches: () => {
-        const options = admissionOptionsFromFlags(
-          flags,
-          (message) => new WebhookError('WEBHOOK_INVALID_OPTIONS', message),
-        );
-        const kubeConfig = loadKubeConfig(flags.kubeconfig);
-        wiring = admissionWiring({
-          options,
-          longhorn: flags.longhorn === 'auto' ? 'auto' : flags.longhorn === 'on',
-        });
-        return startCachesExplained(wiring.startCaches, kubeConfig, logger);
-      },
-      createValidators: (caches) => wiring!.createValidators(caches),
-    });
-  } catch {
-    // serveAsWorker told the primary why; it reports it once for all workers.
-    process.exitCode = 1;
-  } finally {
-    exitSoon();
-  }
 }
 
 /**

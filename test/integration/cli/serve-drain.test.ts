@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:https';
 import { eventually } from '../../support/held-clock.js';
@@ -24,11 +25,7 @@ interface Serve {
 }
 
 /** `voe serve` in cluster mode (certificate files) with `args`; resolves once it listens. */
-async function startServe(
-  t: { after: (fn: () => Promise<void>) => void },
-  files: ServingFiles,
-  args: string[],
-): Promise<Serve> {
+async function startServe(files: ServingFiles, args: string[]): Promise<Serve> {
   const child = spawn(
     process.execPath,
     [
@@ -48,7 +45,7 @@ async function startServe(
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  t.after(async () => {
+  onCleanup(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   let stdout = '';
@@ -108,121 +105,12 @@ function review(port: number, ca: string, agent: Agent, uid: string): Promise<An
 const free = (agent: Agent): number =>
   Object.values(agent.freeSockets).reduce((n, list) => n + (list?.length ?? 0), 0);
 
-for (const workers of ['1', '2']) {
-  test(
-    `--shutdown-delay with --workers ${workers}: keep-alive clients sending through the delay get every answer, each with Connection: close, and no connection is left to be cut at the close`,
-    { timeout: 240_000 },
-    async (t) => {
-      const files = await writeServingFiles();
-      t.after(() => files.cleanup());
-      const ca = files.ca.certificatePem;
-      const serve = await startServe(t, files, ['--shutdown-delay', '300', '--workers', workers]);
-      await eventually(
-        async () =>
-          (
-            await httpsRequest(serve.port, ca, {
-              path: '/readyz',
-              method: 'GET',
-              agent: new Agent({ keepAlive: false }),
-            })
-          ).status === 200,
-        60_000,
-        '/readyz 200',
-      );
-
-      // Eight clients as the API server keeps them: one keep-alive connection each, reused while serving.
-      const agents = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
-      t.after(() => {
-        for (const agent of agents) agent.destroy();
-      });
-      let n = 0;
-      for (const agent of agents) {
-        for (let i = 0; i < 3; i++) {
-          const answer = await review(serve.port, ca, agent, `before-${n++}`);
-          assert.equal(answer.status, 200);
-          assert.equal(answer.connection, 'keep-alive', 'kept alive while serving');
-        }
-      }
-      assert.equal(
-        agents.reduce((sum, agent) => sum + free(agent), 0),
-        agents.length,
-        'each client holds an idle connection',
-      );
-
-      serve.child.kill('SIGTERM');
-      await eventually(
-        () => /stopping after --shutdown-delay; still answering meanwhile/.test(serve.stdout()),
-        30_000,
-        'the delay to start',
-      );
-      // Through the delay: every client keeps sending (concurrently), first over the connection it held.
-      const during = await Promise.all(
-        agents.map(async (agent, a) => {
-          const answers: Answer[] = [];
-          for (let i = 0; i < 5; i++)
-            answers.push(await review(serve.port, ca, agent, `during-${a}-${i}`));
-          return answers;
-        }),
-      );
-      for (const answers of during) {
-        assert.deepEqual(
-          answers.map((a) => [a.status, a.connection]),
-          answers.map(() => [200, 'close']),
-          'answered, and told to close the connection',
-        );
-        assert.equal(answers[0]!.reused, true, 'the first one went over the kept connection');
-        assert.deepEqual(
-          answers.slice(1).map((a) => a.reused),
-          [false, false, false, false],
-          'then each over a new one: no reuse while draining',
-        );
-      }
-      // The server closed each connection after its answer: no client holds one that the close would cut
-      // while a request is on its way.
-      await eventually(
-        () => agents.every((agent) => free(agent) === 0 && Object.keys(agent.sockets).length === 0),
-        10_000,
-        'every client connection closed by the server',
-      );
-
-      assert.equal(serve.child.exitCode, null, 'still in the delay');
-      serve.child.kill('SIGTERM');
-      assert.equal(await serve.exited, 0, serve.stderr());
-    },
-  );
-}
-
-test(
-  '--workers 2: a worker killed during --shutdown-delay is not replaced, the other goes on answering, and voe serve exits 2 with WEBHOOK_WORKER_FAILED naming it',
-  { timeout: 240_000 },
-  async (t) => {
+describe('voe serve --shutdown-delay', () => {
+  it('keep-alive clients sending through the delay get every answer, each with Connection: close, and no connection is left to be cut at the close', async () => {
     const files = await writeServingFiles();
-    t.after(() => files.cleanup());
+    onCleanup(() => files.cleanup());
     const ca = files.ca.certificatePem;
-    const serve = await startServe(t, files, ['--shutdown-delay', '300', '--workers', '2']);
-    const logs = (): Array<Record<string, unknown>> =>
-      serve
-        .stdout()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-    await eventually(
-      () => logs().some((l) => l['msg'] === 'webhook workers listening'),
-      30_000,
-      'the workers to listen',
-    );
-    const [first, second] = logs().find((l) => l['msg'] === 'webhook workers listening')![
-      'pids'
-    ] as [number, number];
-    t.after(() => {
-      for (const pid of [first, second]) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
-    });
+    const serve = await startServe(files, ['--shutdown-delay', '300']);
     await eventually(
       async () =>
         (
@@ -236,48 +124,63 @@ test(
       '/readyz 200',
     );
 
+    // Eight clients as the API server keeps them: one keep-alive connection each, reused while serving.
+    const agents = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+    onCleanup(() => {
+      for (const agent of agents) agent.destroy();
+    });
+    let n = 0;
+    for (const agent of agents) {
+      for (let i = 0; i < 3; i++) {
+        const answer = await review(serve.port, ca, agent, `before-${n++}`);
+        assert.strictEqual(answer.status, 200);
+        assert.strictEqual(answer.connection, 'keep-alive', 'kept alive while serving');
+      }
+    }
+    assert.strictEqual(
+      agents.reduce((sum, agent) => sum + free(agent), 0),
+      agents.length,
+      'each client holds an idle connection',
+    );
+
     serve.child.kill('SIGTERM');
     await eventually(
       () => /stopping after --shutdown-delay; still answering meanwhile/.test(serve.stdout()),
       30_000,
       'the delay to start',
     );
-    process.kill(first, 'SIGKILL');
-    await eventually(
-      () =>
-        logs().some(
-          (l) =>
-            l['msg'] ===
-              'webhook worker ended while draining; not replaced, the others go on answering' &&
-            l['workerPid'] === first,
-        ),
-      30_000,
-      'the end to be logged',
+    // Through the delay: every client keeps sending (concurrently), first over the connection it held.
+    const during = await Promise.all(
+      agents.map(async (agent, a) => {
+        const answers: Answer[] = [];
+        for (let i = 0; i < 5; i++)
+          answers.push(await review(serve.port, ca, agent, `during-${a}-${i}`));
+        return answers;
+      }),
     );
-    for (let i = 0; i < 4; i++) {
-      const answer = await review(serve.port, ca, new Agent({ keepAlive: true }), `after-${i}`);
-      assert.deepEqual(
-        [answer.status, answer.connection],
-        [200, 'close'],
-        'the other worker answers, draining',
+    for (const answers of during) {
+      assert.deepStrictEqual(
+        answers.map((a) => [a.status, a.connection]),
+        answers.map(() => [200, 'close']),
+        'answered, and told to close the connection',
+      );
+      assert.isTrue(answers[0]!.reused, 'the first one went over the kept connection');
+      assert.deepStrictEqual(
+        answers.slice(1).map((a) => a.reused),
+        [false, false, false, false],
+        'then each over a new one: no reuse while draining',
       );
     }
-    assert.equal(
-      logs().filter((l) =>
-        /^webhook worker ended; replacing it|^webhook worker replaced/.test(String(l['msg'])),
-      ).length,
-      0,
-      'no replacement while stopping',
+    // The server closed each connection after its answer: no client holds one that the close would cut
+    // while a request is on its way.
+    await eventually(
+      () => agents.every((agent) => free(agent) === 0 && Object.keys(agent.sockets).length === 0),
+      10_000,
+      'every client connection closed by the server',
     );
-    assert.equal(serve.child.exitCode, null, 'still in the delay: the other drains on');
+
+    assert.isNull(serve.child.exitCode, 'still in the delay');
     serve.child.kill('SIGTERM');
-    assert.equal(await serve.exited, 2, serve.stderr());
-    assert.match(
-      serve.stderr(),
-      new RegExp(
-        `^voe: WEBHOOK_WORKER_FAILED: Webhook worker \\d+ \\(pid ${first}\\) was killed by SIGKILL while draining$`,
-        'm',
-      ),
-    );
-  },
-);
+    assert.strictEqual(await serve.exited, 0, serve.stderr());
+  }).timeout(240_000);
+});

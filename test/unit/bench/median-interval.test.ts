@@ -1,23 +1,23 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { median, medianInterval } from '../../../bench/support/median-interval.js';
 
-test('median: the middle value, the mean of the two middle ones for an even count, NaN for none; the input is not reordered', () => {
+it('median: the middle value, the mean of the two middle ones for an even count, NaN for none; the input is not reordered', () => {
   const values = [3, 1, 2];
-  assert.equal(median(values), 2);
-  assert.deepEqual(values, [3, 1, 2]);
-  assert.equal(median([4, 1, 3, 2]), 2.5);
+  assert.strictEqual(median(values), 2);
+  assert.deepStrictEqual(values, [3, 1, 2]);
+  assert.strictEqual(median([4, 1, 3, 2]), 2.5);
   assert.ok(Number.isNaN(median([])));
 });
 
-test('medianInterval: holds the median, is the same for the same values, and narrows as the sample grows', () => {
+it('medianInterval: holds the median, is the same for the same values, and narrows as the sample grows', () => {
   const spread = (n: number): number[] =>
     Array.from({ length: n }, (_, i) => 1 + ((i * 37) % 101) / 1000);
   const small = medianInterval(spread(15));
-  assert.equal(small.median, median(spread(15)));
+  assert.strictEqual(small.median, median(spread(15)));
   assert.ok(small.low <= small.median && small.median <= small.high, JSON.stringify(small));
-  assert.deepEqual(medianInterval(spread(15)), small);
-  assert.equal(small.confidence, 0.95);
+  assert.deepStrictEqual(medianInterval(spread(15)), small);
+  assert.strictEqual(small.confidence, 0.95);
   const large = medianInterval(spread(201));
   assert.ok(
     large.high - large.low < small.high - small.low,
@@ -25,8 +25,8 @@ test('medianInterval: holds the median, is the same for the same values, and nar
   );
 });
 
-test('medianInterval: every value equal gives a zero-width interval; a wider confidence gives a wider one; no values gives NaN bounds', () => {
-  assert.deepEqual(medianInterval([1.02, 1.02, 1.02]), {
+it('medianInterval: every value equal gives a zero-width interval; a wider confidence gives a wider one; no values gives NaN bounds', () => {
+  assert.deepStrictEqual(medianInterval([1.02, 1.02, 1.02]), {
     median: 1.02,
     low: 1.02,
     high: 1.02,

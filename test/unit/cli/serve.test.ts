@@ -1,5 +1,6 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,8 +27,8 @@ describe('voe serve (start-up failures; no API server is reached)', () => {
       '--cache-sync-timeout',
       '5',
     ]);
-    assert.equal(result.code, 2);
-    assert.equal(
+    assert.strictEqual(result.code, 2);
+    assert.strictEqual(
       result.stderr,
       'voe: WEBHOOK_INVALID_OPTIONS: --webhook-configuration-name, --cache-sync-timeout apply only with --dev (to the ValidatingWebhookConfiguration it registers); ' +
         'in cluster the configuration is installed with the webhook (manifests/webhook.yaml). Remove them, or add --dev.\n',
@@ -47,9 +48,9 @@ describe('voe serve (start-up failures; no API server is reached)', () => {
     );
   });
 
-  it('a broken kubeconfig, a missing one and an unreachable API server exit 2 with a coded one-line message, no stack, no secrets', async (t) => {
+  it('a broken kubeconfig, a missing one and an unreachable API server exit 2 with a coded one-line message, no stack, no secrets', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'voe-serve-usage-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const tls = [
       '--tls-cert-file',
       join(dir, 'tls.crt'),
@@ -74,11 +75,11 @@ describe('voe serve (start-up failures; no API server is reached)', () => {
     ];
     for (const [args, stderr] of cases) {
       const result = await voe(args);
-      assert.equal(result.code, 2, args.join(' '));
+      assert.strictEqual(result.code, 2, args.join(' '));
       assert.match(result.stderr, stderr);
-      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+      assert.notMatch(result.stderr, /\n\s+at /, 'no stack trace');
       for (const secret of [UNREACHABLE_TOKEN, ...BROKEN_SECRETS])
-        assert.equal(result.stderr.includes(secret), false);
+        assert.isFalse(result.stderr.includes(secret));
     }
   });
 });

@@ -1,5 +1,6 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
+import { onCleanup } from '../../support/cleanup.js';
 import { Agent } from 'node:https';
 import fc from 'fast-check';
 import {
@@ -21,12 +22,12 @@ function uidOf(value: unknown): unknown {
   return (value as { request?: { uid?: unknown } } | null)?.request?.uid;
 }
 
-test('parseAdmissionReview never throws and answers ok only with the request uid (50,000 runs)', () => {
+it('parseAdmissionReview never throws and answers ok only with the request uid (50,000 runs)', () => {
   fc.assert(
     fc.property(fc.oneof(validReview, mutatedReview, randomJson, fc.anything()), (input) => {
       const parsed = parseAdmissionReview(input);
       if (parsed.ok) {
-        assert.equal(parsed.request.uid, uidOf(input));
+        assert.strictEqual(parsed.request.uid, uidOf(input));
         assert.ok(typeof parsed.request.uid === 'string' && parsed.request.uid.length > 0);
         assert.ok(['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(parsed.request.operation));
       } else {
@@ -37,12 +38,12 @@ test('parseAdmissionReview never throws and answers ok only with the request uid
   );
 });
 
-test('every generated valid review is accepted (5,000 runs)', () => {
+it('every generated valid review is accepted (5,000 runs)', () => {
   fc.assert(
     fc.property(validReview, (review) => {
       const parsed = parseAdmissionReview(JSON.parse(JSON.stringify(review)));
       assert.ok(parsed.ok, parsed.ok ? '' : parsed.message);
-      assert.equal(parsed.request.uid, review.request.uid);
+      assert.strictEqual(parsed.request.uid, review.request.uid);
     }),
     { numRuns: 5_000 },
   );
@@ -75,7 +76,7 @@ const chaoticValidator: Validator = {
   },
 };
 
-test('the HTTPS server answers every generated body with 400/413 + Status or 200 + AdmissionReview with the same uid (2,500 runs)', async (t) => {
+it('the HTTPS server answers every generated body with 400/413 + Status or 200 + AdmissionReview with the same uid (2,500 runs)', async () => {
   const files = await writeServingFiles();
   const logs = captureLogger('fatal');
   const server = createWebhookServer({
@@ -86,7 +87,7 @@ test('the HTTPS server answers every generated body with 400/413 + Status or 200
   });
   const { port } = await server.listen(0, '127.0.0.1');
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-  t.after(async () => {
+  onCleanup(async () => {
     agent.destroy();
     await server.close();
     await files.cleanup();
@@ -118,24 +119,24 @@ test('the HTTPS server answers every generated body with 400/413 + Status or 200
         } catch {
           assert.fail(`200 for a body that is not JSON: ${res.body}`);
         }
-        assert.equal(json['apiVersion'], 'admission.k8s.io/v1');
-        assert.equal(json['kind'], 'AdmissionReview');
+        assert.strictEqual(json['apiVersion'], 'admission.k8s.io/v1');
+        assert.strictEqual(json['kind'], 'AdmissionReview');
         const response = json['response'] as {
           uid: unknown;
           allowed: unknown;
           status?: { code: unknown; message: unknown; reason: unknown };
           warnings?: string[];
         };
-        assert.equal(response.uid, uidOf(sent));
-        assert.equal(typeof response.allowed, 'boolean');
+        assert.strictEqual(response.uid, uidOf(sent));
+        assert.strictEqual(typeof response.allowed, 'boolean');
         if (response.allowed === false) {
-          assert.equal(typeof response.status?.code, 'number');
+          assert.strictEqual(typeof response.status?.code, 'number');
           assert.ok(
             typeof response.status?.message === 'string' && response.status.message.length > 0,
           );
-          assert.equal(typeof response.status?.reason, 'string');
+          assert.strictEqual(typeof response.status?.reason, 'string');
         } else {
-          assert.equal(response.status, undefined);
+          assert.isUndefined(response.status);
         }
         for (const w of response.warnings ?? []) assert.ok(Array.from(w).length <= 120);
       } else {
@@ -143,8 +144,8 @@ test('the HTTPS server answers every generated body with 400/413 + Status or 200
           res.status === 400 || (res.status === 413 && raw.length > 3 * 1024 * 1024),
           `unexpected status ${res.status}: ${res.body.slice(0, 200)}`,
         );
-        assert.equal(json['kind'], 'Status');
-        assert.equal(json['code'], res.status);
+        assert.strictEqual(json['kind'], 'Status');
+        assert.strictEqual(json['code'], res.status);
         assert.ok(typeof json['message'] === 'string' && (json['message'] as string).length > 0);
       }
     }),
@@ -156,5 +157,5 @@ test('the HTTPS server answers every generated body with 400/413 + Status or 200
     method: 'GET',
     agent,
   });
-  assert.equal(alive.body, 'ok');
+  assert.strictEqual(alive.body, 'ok');
 });

@@ -1,25 +1,28 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { parseAdmissionReview } from '../../../src/webhook/index.js';
 import { pvcReview } from '../../support/webhook-client.js';
 
-test('a valid AdmissionReview v1 yields its request', () => {
+it('a valid AdmissionReview v1 yields its request', () => {
   const parsed = parseAdmissionReview(pvcReview('u-1'));
-  assert.equal(parsed.ok, true);
+  assert.isTrue(parsed.ok);
   if (!parsed.ok) return;
-  assert.equal(parsed.request.uid, 'u-1');
-  assert.equal(parsed.request.operation, 'UPDATE');
-  assert.equal(parsed.request.kind.kind, 'PersistentVolumeClaim');
-  assert.equal(parsed.request.resource.resource, 'persistentvolumeclaims');
-  assert.equal(parsed.request.namespace, 'default');
-  assert.equal(parsed.request.userInfo?.username, 'alice');
-  assert.equal(parsed.request.dryRun, false);
-  assert.deepEqual((parsed.request.object as { spec: { resources: unknown } }).spec.resources, {
-    requests: { storage: '20Gi' },
-  });
+  assert.strictEqual(parsed.request.uid, 'u-1');
+  assert.strictEqual(parsed.request.operation, 'UPDATE');
+  assert.strictEqual(parsed.request.kind.kind, 'PersistentVolumeClaim');
+  assert.strictEqual(parsed.request.resource.resource, 'persistentvolumeclaims');
+  assert.strictEqual(parsed.request.namespace, 'default');
+  assert.strictEqual(parsed.request.userInfo?.username, 'alice');
+  assert.isFalse(parsed.request.dryRun);
+  assert.deepStrictEqual(
+    (parsed.request.object as { spec: { resources: unknown } }).spec.resources,
+    {
+      requests: { storage: '20Gi' },
+    },
+  );
 });
 
-test('optional fields may be absent; object and oldObject may be null', () => {
+it('optional fields may be absent; object and oldObject may be null', () => {
   const review = pvcReview('u-2');
   const request = review['request'] as Record<string, unknown>;
   for (const key of ['requestKind', 'name', 'namespace', 'userInfo', 'dryRun', 'subResource'])
@@ -27,10 +30,10 @@ test('optional fields may be absent; object and oldObject may be null', () => {
   request['object'] = null;
   request['operation'] = 'DELETE';
   const parsed = parseAdmissionReview(review);
-  assert.equal(parsed.ok, true);
+  assert.isTrue(parsed.ok);
   if (parsed.ok) {
-    assert.equal(parsed.request.object, null);
-    assert.equal('name' in parsed.request, false);
+    assert.isNull(parsed.request.object);
+    assert.isFalse('name' in parsed.request);
   }
 });
 
@@ -168,9 +171,9 @@ const invalid: Array<[string, unknown, RegExp]> = [
 ];
 
 for (const [name, body, message] of invalid) {
-  test(`refuses ${name} with a clear message`, () => {
+  it(`refuses ${name} with a clear message`, () => {
     const parsed = parseAdmissionReview(body);
-    assert.equal(parsed.ok, false);
+    assert.isFalse(parsed.ok);
     if (!parsed.ok) assert.match(parsed.message, message);
   });
 }

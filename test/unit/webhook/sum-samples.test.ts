@@ -1,9 +1,9 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { sumSamples } from '../../../src/webhook/index.js';
 
-test('sums the samples of one metric whose labels include the given ones, as prom-client writes them', async () => {
+it('sums the samples of one metric whose labels include the given ones, as prom-client writes them', async () => {
   const registry = new Registry();
   const requests = new Counter({
     name: 'voe_webhook_requests_total',
@@ -27,8 +27,8 @@ test('sums the samples of one metric whose labels include the given ones, as pro
   other.inc({ webhook: 'setting' }, 100);
   plain.set(1.5e9);
   const text = await registry.metrics();
-  assert.equal(sumSamples(text, 'voe_webhook_requests_total', { webhook: 'setting' }), 5);
-  assert.equal(
+  assert.strictEqual(sumSamples(text, 'voe_webhook_requests_total', { webhook: 'setting' }), 5);
+  assert.strictEqual(
     sumSamples(text, 'voe_webhook_requests_total', {
       webhook: 'setting',
       reason: 'quote " and \\ and\nnewline',
@@ -36,15 +36,15 @@ test('sums the samples of one metric whose labels include the given ones, as pro
     3,
     'escaped label values',
   );
-  assert.equal(
+  assert.strictEqual(
     sumSamples(text, 'voe_webhook_requests_total'),
     10,
     'not the metric whose name only starts the same',
   );
-  assert.equal(sumSamples(text, 'voe_webhook_requests_total', { webhook: 'vm' }), 0);
-  assert.equal(sumSamples(text, 'voe_plain'), 1.5e9, 'a sample without labels');
-  assert.equal(sumSamples('', 'voe_plain'), 0);
-  assert.equal(
+  assert.strictEqual(sumSamples(text, 'voe_webhook_requests_total', { webhook: 'vm' }), 0);
+  assert.strictEqual(sumSamples(text, 'voe_plain'), 1.5e9, 'a sample without labels');
+  assert.strictEqual(sumSamples('', 'voe_plain'), 0);
+  assert.strictEqual(
     sumSamples('voe_plain{webhook="x" 3\nvoe_plain NaN\nvoe_plain +Inf\n', 'voe_plain'),
     0,
     'unreadable lines and non-finite values count nothing',

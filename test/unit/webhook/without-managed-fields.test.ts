@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { it } from 'mocha';
+import { assert } from 'chai';
 import { withoutManagedFields } from '../../../src/webhook/index.js';
 
 const managedFields = [
@@ -12,7 +12,7 @@ const managedFields = [
   },
 ];
 
-test('drops metadata.managedFields and keeps everything else, without changing the object given', () => {
+it('drops metadata.managedFields and keeps everything else, without changing the object given', () => {
   const pvc = {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -27,7 +27,7 @@ test('drops metadata.managedFields and keeps everything else, without changing t
   };
   const before = structuredClone(pvc);
   const lean = withoutManagedFields(pvc);
-  assert.deepEqual(lean, {
+  assert.deepStrictEqual<unknown>(lean, {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: {
@@ -38,27 +38,33 @@ test('drops metadata.managedFields and keeps everything else, without changing t
     },
     spec: { resources: { requests: { storage: '10Gi' } } },
   });
-  assert.equal('managedFields' in lean.metadata, false);
-  assert.deepEqual(pvc, before);
+  assert.isFalse('managedFields' in lean.metadata);
+  assert.deepStrictEqual(pvc, before);
   // Shallow: the parts kept are the same objects.
-  assert.equal(lean.spec, pvc.spec);
-  assert.equal(lean.metadata.annotations, pvc.metadata.annotations);
+  assert.strictEqual(lean.spec, pvc.spec);
+  assert.strictEqual(lean.metadata.annotations, pvc.metadata.annotations);
 });
 
-test('an object without managedFields (or without metadata) is given back as it is', () => {
+it('an object without managedFields (or without metadata) is given back as it is', () => {
   const noFields = { metadata: { name: 'x' } };
-  assert.equal(withoutManagedFields(noFields), noFields);
+  assert.strictEqual(withoutManagedFields(noFields), noFields);
   const noMetadata = { kind: 'Thing' };
-  assert.equal(withoutManagedFields(noMetadata), noMetadata);
+  assert.strictEqual(withoutManagedFields(noMetadata), noMetadata);
   const nullMetadata = { metadata: null };
-  assert.equal(withoutManagedFields(nullMetadata), nullMetadata);
+  assert.strictEqual(withoutManagedFields(nullMetadata), nullMetadata);
 });
 
-test('a managedFields of any value (null, not a list) is dropped too', () => {
-  assert.deepEqual(withoutManagedFields({ metadata: { name: 'x', managedFields: null } }), {
-    metadata: { name: 'x' },
-  });
-  assert.deepEqual(withoutManagedFields({ metadata: { name: 'x', managedFields: 'text' } }), {
-    metadata: { name: 'x' },
-  });
+it('a managedFields of any value (null, not a list) is dropped too', () => {
+  assert.deepStrictEqual<unknown>(
+    withoutManagedFields({ metadata: { name: 'x', managedFields: null } }),
+    {
+      metadata: { name: 'x' },
+    },
+  );
+  assert.deepStrictEqual<unknown>(
+    withoutManagedFields({ metadata: { name: 'x', managedFields: 'text' } }),
+    {
+      metadata: { name: 'x' },
+    },
+  );
 });
