@@ -5,7 +5,7 @@
  * so both see the same machine load. Prints every measurement, the medians, the median of the
  * paired ratios core/bare (the figure judged against the target <= 1.05) with a bootstrap interval
  * saying how far it could move in another run of as many pairs, and the core's fixed cost (a grow
- * call on an already grown filesystem).
+ * call on an already grown filesystem), and writes its results into docs/performance.md.
  * Needs root, losetup, mkfs.ext4, resize2fs, mkfs.xfs, xfs_growfs.
  */
 import { execFile } from 'node:child_process';
@@ -21,6 +21,7 @@ import {
 import { createScratch, GiB, sh } from '../test/support/loop-device.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { median, medianInterval, type MedianInterval } from './support/median-interval.js';
+import { measuredOn, writeResults } from './support/results-section.js';
 import { UNREADABLE_HERE, unreadablePolicyHere } from '../test/support/unreadable-here.js';
 
 const execFileAsync = promisify(execFile);
@@ -205,6 +206,8 @@ function verdict(paired: MedianInterval, target: number): string {
 
 const TARGET = 1.05;
 const ratios: Array<{ name: string; ratio: number; paired: MedianInterval }> = [];
+/** One row per scenario of the results table in docs/performance.md. */
+const rows: string[] = [];
 for (const scenario of scenarios) {
   const core: number[] = [];
   const bare: number[] = [];
@@ -250,6 +253,11 @@ for (const scenario of scenarios) {
   console.log(
     `  CPU stolen by the host during the pairs: ${percent(steal)} of the machine's CPU time`,
   );
+  rows.push(
+    `| ${scenario.name} | ${scenario.iterations} | ${median(core).toFixed(1)} ms | ${median(bare).toFixed(1)} ms | ` +
+      `**${paired.median.toFixed(3)}** (${paired.low.toFixed(3)}–${paired.high.toFixed(3)}) | ` +
+      `${overhead.toFixed(1)} ms (${((100 * overhead) / median(bare)).toFixed(1)} %) | ${percent(steal)} | ${verdict(paired, TARGET)} |`,
+  );
 }
 console.log('\nsummary');
 for (const { name, ratio, paired } of ratios) {
@@ -257,3 +265,14 @@ for (const { name, ratio, paired } of ratios) {
     `  ${name}: paired ratio ${paired.median.toFixed(3)} ${verdict(paired, TARGET)} (median/median ${ratio.toFixed(3)})`,
   );
 }
+await writeResults(
+  'fsresize',
+  [
+    await measuredOn(),
+    `Tools: ${await toolVersion('xfs_growfs', ['-V'])}; ${await toolVersion('resize2fs', [])}.`,
+    '',
+    `| scenario | pairs | median core | median bare | median of paired ratios core/bare (95 % interval) | core fixed cost (of the median bare grow) | CPU stolen by the host | target <= ${TARGET} |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n'),
+);
