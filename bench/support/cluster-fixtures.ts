@@ -332,7 +332,22 @@ export interface Fixture {
   setting: Obj;
 }
 
-export function buildFixture(count: number, seed = 42): Fixture {
+/**
+ * What to keep of each PVC, VM and VMI as it is made (default: all of it). The informers of
+ * `voe serve` transform each listed object as its page arrives (withoutManagedFields, leanVmi),
+ * so the whole objects never all live at once; a server process building its caches from the
+ * fixture passes the same transforms here.
+ */
+export interface FixtureKeep {
+  pvc?: (pvc: Obj) => Obj;
+  vm?: (vm: Obj) => Obj;
+  vmi?: (vmi: Obj) => Obj;
+}
+
+export function buildFixture(count: number, seed = 42, keep: FixtureKeep = {}): Fixture {
+  const keepPvc = keep.pvc ?? ((pvc: Obj) => pvc);
+  const keepVm = keep.vm ?? ((vm: Obj) => vm);
+  const keepVmi = keep.vmi ?? ((vmi: Obj) => vmi);
   const rand = seededRandom(seed);
   const vmiRand = seededRandom(seed + 1);
   const pvcs: Obj[] = [];
@@ -356,7 +371,7 @@ export function buildFixture(count: number, seed = 42): Fixture {
     const sc = storageClasses[rand() < 0.8 ? 0 : rand() < 0.5 ? 1 : 2]!;
     const provisioner = sc['provisioner'] as string;
     const volumeMode = rand() < 0.9 ? 'Block' : 'Filesystem';
-    pvcs.push({
+    const pvc: Obj = {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: {
@@ -389,9 +404,10 @@ export function buildFixture(count: number, seed = 42): Fixture {
         volumeName: `pvc-${uuid(rand)}`,
       },
       status: { accessModes: ['ReadWriteMany'], capacity: { storage: size }, phase: 'Bound' },
-    });
+    };
+    pvcs.push(keepPvc(pvc));
     const hotpluggable = volumeMode === 'Filesystem' && rand() < 0.3;
-    vms.push({
+    const vm: Obj = {
       apiVersion: 'kubevirt.io/v1',
       kind: 'VirtualMachine',
       metadata: {
@@ -447,10 +463,10 @@ export function buildFixture(count: number, seed = 42): Fixture {
         },
       },
       status: { printableStatus: rand() < 0.7 ? 'Running' : 'Stopped', ready: true },
-    });
-    const vm = vms[vms.length - 1]!;
+    };
+    vms.push(keepVm(vm));
     if ((vm['status'] as { printableStatus: string }).printableStatus === 'Running')
-      vmis.push(vmiOf(vm, vmiRand, i));
+      vmis.push(keepVmi(vmiOf(vm, vmiRand, i)));
   }
   return {
     pvcs,

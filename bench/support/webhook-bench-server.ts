@@ -3,7 +3,8 @@
  * listed, without the informers. createWebhookServer with the real admission validators
  * (createAdmissionValidators) over the admission caches of N PVCs and N VMs (and the running VMs'
  * VMIs), built by buildAdmissionCaches as the informers keep them (objects without managedFields,
- * VMIs lean), with prom-client's default metrics and an info-level log written to /dev/null.
+ * VMIs lean; each object stripped as it is made, as the informers strip each object of a listed
+ * page), with prom-client's default metrics and an info-level log written to /dev/null.
  * Arguments: certFile keyFile N. Prints nothing; reports its port and pid over IPC, and exits when
  * the bench disconnects.
  */
@@ -12,9 +13,12 @@ import { createLogger } from '../../src/log/index.js';
 import {
   createAdmissionValidators,
   createWebhookServer,
+  leanVmi,
   MemoryCache,
+  withoutManagedFields,
+  type VirtualMachineInstance,
 } from '../../src/webhook/index.js';
-import { buildFixture } from './cluster-fixtures.js';
+import { buildFixture, type Obj } from './cluster-fixtures.js';
 import { fixtureCaches } from './fixture-caches.js';
 
 /** Everything a message from this process says. */
@@ -23,9 +27,15 @@ export interface BenchServerReady {
   pid: number;
 }
 
-/** The caches of a fixture of `count` objects of each kind; the fixture itself is garbage once this returns. */
+/** The caches of a fixture of `count` objects of each kind, each object kept as the informers keep it. */
 function cachesOfFixture(count: number): ReturnType<typeof fixtureCaches> {
-  return fixtureCaches(buildFixture(count));
+  return fixtureCaches(
+    buildFixture(count, undefined, {
+      pvc: withoutManagedFields,
+      vm: withoutManagedFields,
+      vmi: (vmi) => leanVmi(vmi as VirtualMachineInstance) as Obj,
+    }),
+  );
 }
 
 const [certFile, keyFile, countText] = process.argv.slice(2) as [string, string, string];
