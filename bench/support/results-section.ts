@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import * as prettier from 'prettier';
 
 const execFileAsync = promisify(execFile);
 
@@ -45,10 +46,17 @@ export function replaceResults(text: string, name: string, results: string): str
   return `${text.slice(0, from + start.length)}\n\n${results.trim()}\n\n${text.slice(to)}`;
 }
 
-/** Rewrites `name`'s results in docs/performance.md (see replaceResults). */
+/**
+ * Rewrites `name`'s results in docs/performance.md (see replaceResults), formatted by prettier with
+ * the repository's settings (its tables aligned), as `npm run lint` checks it.
+ */
 export async function writeResults(name: string, results: string): Promise<void> {
-  const text = await readFile(PERFORMANCE_DOC, 'utf8');
-  await writeFile(PERFORMANCE_DOC, replaceResults(text, name, results));
+  const text = replaceResults(await readFile(PERFORMANCE_DOC, 'utf8'), name, results);
+  const options = await prettier.resolveConfig(PERFORMANCE_DOC);
+  await writeFile(
+    PERFORMANCE_DOC,
+    await prettier.format(text, { ...options, filepath: PERFORMANCE_DOC }),
+  );
 }
 
 /** The commit of the checkout (short hash), marked when tracked files differ from it; "unknown" outside git. */
