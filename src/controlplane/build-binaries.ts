@@ -2,7 +2,7 @@ import { makeDirectories } from '../files/index.js';
 import { access, readdir, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
-import { acquireLockFile } from '../lock/index.js';
+import { acquireLockFile, type ReleaseLockFile } from '../lock/index.js';
 import { BUILD_FLAGS, BUILD_STEPS, moduleRecipeKey, type BuildStep } from './build-recipe.js';
 import { checkBuiltBinary } from './check-built-binary.js';
 import { checkGoVersion } from './check-go-version.js';
@@ -101,14 +101,46 @@ async function buildOne(
 
 /**
  * Builds kube-apiserver and etcd with `go build` from the pinned Go module, once per version,
- * into the cache. Parallel callers (test processes) wait for one build.
+ * into the cache. Parallel callers (test processes) wait for one build: the cache is looked at,
+ * then again under the build lock, and only what is missing is built (buildMissing).
  */
 export async function buildBinaries(options: BuildOptions): Promise<BuiltBinaries> {
+  const cache = binaryPaths(options);
+  await makeCacheDir(cache.dir);
+  const hit = await cachedBinaries(cache);
+  if (hit) return hit;
+  const release = await acquireBuildLock(cache.dir, options.onProgress);
+  try {
+    return (
+      (await cachedBinaries(cache)) ?? (await buildMissing(cache, options, release.recordHelper))
+    );
+  } finally {
+    await release();
+  }
+}
+
+/** Where the binaries of this recipe are (or go), and Debian's etcd. */
+interface BinaryPaths {
+  dir: string;
+  kubeApiServer: string;
+  builtEtcd: string;
+  /** Written when the etcd build failed and Debian's etcd is used instead (its mtime: since when). */
+  fallbackMarker: string;
+  debianEtcd: string;
+}
+
+function binaryPaths(options: BuildOptions): BinaryPaths {
   const dir = binariesDir(options.cacheDir);
-  const kubeApiServer = join(dir, 'kube-apiserver');
-  const builtEtcd = join(dir, 'etcd');
-  const fallbackMarker = join(dir, 'etcd-fallback');
-  const debianEtcd = options.debianEtcd ?? '/usr/bin/etcd';
+  return {
+    dir,
+    kubeApiServer: join(dir, 'kube-apiserver'),
+    builtEtcd: join(dir, 'etcd'),
+    fallbackMarker: join(dir, 'etcd-fallback'),
+    debianEtcd: options.debianEtcd ?? '/usr/bin/etcd',
+  };
+}
+
+async function makeCacheDir(dir: string): Promise<void> {
   try {
     await makeDirectories(dir);
   } catch (error) {
@@ -119,26 +151,36 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
       { cause: error },
     );
   }
+}
 
-  const cached = async (): Promise<BuiltBinaries | undefined> => {
-    if (!(await isExecutable(kubeApiServer))) return undefined;
-    if (await isExecutable(builtEtcd))
-      return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
-    // A failed etcd build is remembered for a day only: it may have failed for a passing reason
-    // (the module proxy unreachable), and the etcd Kubernetes recommends is worth another try.
-    const fallback = await stat(fallbackMarker).catch(() => undefined);
-    const recent = fallback !== undefined && Date.now() - fallback.mtimeMs < ETCD_FALLBACK_KEPT_MS;
-    if (recent && (await isExecutable(debianEtcd)))
-      return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
-    return undefined;
-  };
+/**
+ * The binaries already in the cache: kube-apiserver and the etcd built, or Debian's etcd when the
+ * etcd build failed less than ETCD_FALLBACK_KEPT_MS ago. A failed etcd build is remembered for a
+ * day only: it may have failed for a passing reason (the module proxy unreachable), and the etcd
+ * Kubernetes recommends is worth another try.
+ */
+async function cachedBinaries(cache: BinaryPaths): Promise<BuiltBinaries | undefined> {
+  const { kubeApiServer, builtEtcd, debianEtcd } = cache;
+  if (!(await isExecutable(kubeApiServer))) return undefined;
+  if (await isExecutable(builtEtcd))
+    return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
+  const fallback = await stat(cache.fallbackMarker).catch(() => undefined);
+  const recent = fallback !== undefined && Date.now() - fallback.mtimeMs < ETCD_FALLBACK_KEPT_MS;
+  if (recent && (await isExecutable(debianEtcd)))
+    return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
+  return undefined;
+}
 
-  const hit = await cached();
-  if (hit) return hit;
-  // One build at a time across processes (parallel test files); a lock whose owner died
-  // (e.g. a killed `voe cluster start`) is taken over at once, unless the go it started (its
-  // helper) still runs: one killed with SIGKILL cannot kill its go, which goes on building.
-  const release = await acquireLockFile(join(dir, '.build.lock'), {
+/**
+ * One build at a time across processes (parallel test files); a lock whose owner died (e.g. a
+ * killed `voe cluster start`) is taken over at once, unless the go it started (its helper) still
+ * runs: one killed with SIGKILL cannot kill its go, which goes on building.
+ */
+function acquireBuildLock(
+  dir: string,
+  onProgress: BuildOptions['onProgress'],
+): Promise<ReleaseLockFile> {
+  return acquireLockFile(join(dir, '.build.lock'), {
     deadline: Date.now() + 60 * 60_000,
     pollMs: 500,
     busy: (pid) =>
@@ -153,49 +195,63 @@ export async function buildBinaries(options: BuildOptions): Promise<BuiltBinarie
         { cause },
       ),
     onWait: (pid) =>
-      options.onProgress?.(
-        `voe: process ${pid} is building the control plane binaries; waiting for it`,
-      ),
+      onProgress?.(`voe: process ${pid} is building the control plane binaries; waiting for it`),
   });
+}
+
+/** Under the build lock: removes what interrupted builds left, checks go, then builds kube-apiserver (when missing) and etcd. */
+async function buildMissing(
+  cache: BinaryPaths,
+  options: BuildOptions,
+  recordHelper: (pid: number) => void,
+): Promise<BuiltBinaries> {
+  const { dir, kubeApiServer } = cache;
+  await removeLeftovers(dir);
+  await checkGoVersion(
+    goBuildEnv(options.env ?? {}),
+    `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION}`,
+  );
+  const [apiServerStep, etcdStep] = BUILD_STEPS as [BuildStep, BuildStep];
+  const buildApiServer = !(await isExecutable(kubeApiServer));
+  const what = buildApiServer ? `${apiServerStep.label} and ${etcdStep.label}` : etcdStep.label;
+  options.onProgress?.(
+    `voe: building ${what} from Go modules into ${dir} (first time only; ${buildApiServer ? 'about 5 minutes' : 'a minute or two'} on 2 cores)`,
+  );
+  if (buildApiServer) await buildOne(dir, apiServerStep, options, recordHelper);
   try {
-    const again = await cached();
-    if (again) return again;
-    await removeLeftovers(dir);
-    await checkGoVersion(
-      goBuildEnv(options.env ?? {}),
-      `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION}`,
-    );
-    const [apiServerStep, etcdStep] = BUILD_STEPS as [BuildStep, BuildStep];
-    const buildApiServer = !(await isExecutable(kubeApiServer));
-    const what = buildApiServer ? `${apiServerStep.label} and ${etcdStep.label}` : etcdStep.label;
-    options.onProgress?.(
-      `voe: building ${what} from Go modules into ${dir} (first time only; ${buildApiServer ? 'about 5 minutes' : 'a minute or two'} on 2 cores)`,
-    );
-    if (buildApiServer) await buildOne(dir, apiServerStep, options, release.recordHelper);
-    try {
-      await buildOne(dir, etcdStep, options, release.recordHelper);
-      return { kubeApiServer, etcd: builtEtcd, etcdSource: 'go-build' };
-    } catch (error) {
-      // Only go's own failure to build etcd: not a rename into the cache, not go killed, not a full disk.
-      const exit =
-        error instanceof ControlPlaneError
-          ? (error.details['goExit'] as GoExit | undefined)
-          : undefined;
-      if (exit === undefined || !etcdFallbackAllowed(exit)) throw error;
-      if (!(await isExecutable(debianEtcd))) {
-        throw new ControlPlaneError(
-          'CONTROLPLANE_BUILD_FAILED',
-          `etcd build failed and Debian's etcd-server is not installed at ${debianEtcd} (apt-get install etcd-server): ${(error as Error).message}`,
-          { cause: error },
-        );
-      }
-      options.onProgress?.(
-        `voe: etcd build failed; falling back to Debian's etcd-server at ${debianEtcd} (older than the etcd Kubernetes ${KUBERNETES_VERSION} recommends)`,
-      );
-      await writeFile(fallbackMarker, `${(error as Error).message}\n`);
-      return { kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
-    }
-  } finally {
-    await release();
+    await buildOne(dir, etcdStep, options, recordHelper);
+    return { kubeApiServer, etcd: cache.builtEtcd, etcdSource: 'go-build' };
+  } catch (error) {
+    return await fallBackToDebianEtcd(cache, error, options.onProgress);
   }
+}
+
+/**
+ * After a failed etcd build: Debian's etcd-server, remembered in the fallback marker, when go
+ * itself failed to build etcd (not a rename into the cache, not go killed, not a full disk) and it
+ * is installed; otherwise the error is thrown.
+ */
+async function fallBackToDebianEtcd(
+  cache: BinaryPaths,
+  error: unknown,
+  onProgress: BuildOptions['onProgress'],
+): Promise<BuiltBinaries> {
+  const { debianEtcd } = cache;
+  const exit =
+    error instanceof ControlPlaneError
+      ? (error.details['goExit'] as GoExit | undefined)
+      : undefined;
+  if (exit === undefined || !etcdFallbackAllowed(exit)) throw error;
+  if (!(await isExecutable(debianEtcd))) {
+    throw new ControlPlaneError(
+      'CONTROLPLANE_BUILD_FAILED',
+      `etcd build failed and Debian's etcd-server is not installed at ${debianEtcd} (apt-get install etcd-server): ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  onProgress?.(
+    `voe: etcd build failed; falling back to Debian's etcd-server at ${debianEtcd} (older than the etcd Kubernetes ${KUBERNETES_VERSION} recommends)`,
+  );
+  await writeFile(cache.fallbackMarker, `${(error as Error).message}\n`);
+  return { kubeApiServer: cache.kubeApiServer, etcd: debianEtcd, etcdSource: 'debian' };
 }

@@ -1,10 +1,7 @@
 export type { ControlPlane } from './control-plane.js';
 export { ControlPlaneError } from './control-plane-error.js';
-export {
-  startControlPlane,
-  startTimeoutFromEnv,
-  type StartControlPlaneOptions,
-} from './start-control-plane.js';
+export { startControlPlane, type StartControlPlaneOptions } from './start-control-plane.js';
+export { startTimeoutFromEnv } from './start-timeout-from-env.js';
 export { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
 export {
   buildBinaries,

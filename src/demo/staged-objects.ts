@@ -204,16 +204,7 @@ export function vmi(
     { name: 'disk-0', persistentVolumeClaim: { claimName: `${name}-disk-0-kq8zt` } },
   ];
   const phase = options.phase ?? 'Running';
-  const source = (volume: Record<string, unknown>) =>
-    (volume['persistentVolumeClaim'] ?? volume['dataVolume']) as
-      { claimName?: string; name?: string; hotpluggable?: boolean } | undefined;
-  let scsi = 0;
-  let virtio = 0;
-  const targets = volumes.map((volume) =>
-    source(volume)?.hotpluggable === true
-      ? `sd${String.fromCharCode(97 + scsi++)}`
-      : `vd${String.fromCharCode(97 + virtio++)}`,
-  );
+  const targets = diskTargets(volumes);
   const time = '2026-11-20T08:15:42Z';
   return {
     apiVersion: 'kubevirt.io/v1',
@@ -259,7 +250,7 @@ export function vmi(
           disks: volumes.map((volume, index) => ({
             name: volume['name'],
             disk: { bus: targets[index]!.startsWith('sd') ? 'scsi' : 'virtio' },
-            ...(source(volume)?.hotpluggable === true ? { serial: volume['name'] } : {}),
+            ...(volumeSource(volume)?.hotpluggable === true ? { serial: volume['name'] } : {}),
           })),
           interfaces: [
             { name: 'default', masquerade: {}, model: 'virtio', macAddress: '52:54:00:3c:1a:7e' },
@@ -326,38 +317,60 @@ export function vmi(
       qosClass: 'Burstable',
       selinuxContext: 'none',
       virtualMachineRevisionName: `revision-start-vm-${VM_UID}-2`,
-      volumeStatus: volumes.map((volume, index) => {
-        const claim = source(volume);
-        const claimName = claim?.claimName ?? claim?.name;
-        return {
-          name: volume['name'] as string,
-          target: targets[index]!,
-          ...(claim?.hotpluggable === true
-            ? {
-                phase: 'Ready',
-                reason: 'VolumeReady',
-                message: `Successfully attach hotplugged volume ${String(volume['name'])} to VM`,
-                hotplugVolume: {
-                  attachPodName: 'hp-volume-7kx2q',
-                  attachPodUID: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f',
-                },
-              }
-            : {}),
-          ...(claimName
-            ? {
-                persistentVolumeClaimInfo: {
-                  claimName,
-                  accessModes: ['ReadWriteMany'],
-                  volumeMode: 'Block',
-                  filesystemOverhead: '0',
-                  capacity: { storage: '10Gi' },
-                  requests: { storage: '10Gi' },
-                },
-              }
-            : {}),
-        };
-      }),
+      volumeStatus: volumes.map((volume, index) => volumeStatusEntry(volume, targets[index]!)),
     },
+  };
+}
+
+/** The claim (or DataVolume) a VMI volume names, and whether it is hotplugged. */
+function volumeSource(
+  volume: Record<string, unknown>,
+): { claimName?: string; name?: string; hotpluggable?: boolean } | undefined {
+  return (volume['persistentVolumeClaim'] ?? volume['dataVolume']) as
+    { claimName?: string; name?: string; hotpluggable?: boolean } | undefined;
+}
+
+/** Each volume's disk target: hotplugged ones on the SCSI bus (sda, sdb...), the others virtio (vda, vdb...). */
+function diskTargets(volumes: Array<Record<string, unknown>>): string[] {
+  let scsi = 0;
+  let virtio = 0;
+  return volumes.map((volume) =>
+    volumeSource(volume)?.hotpluggable === true
+      ? `sd${String.fromCharCode(97 + scsi++)}`
+      : `vd${String.fromCharCode(97 + virtio++)}`,
+  );
+}
+
+/** virt-handler's volumeStatus entry of one volume: a hotplugged one Ready with its attachment pod; a claim's with its PVC info. */
+function volumeStatusEntry(volume: Record<string, unknown>, target: string) {
+  const claim = volumeSource(volume);
+  const claimName = claim?.claimName ?? claim?.name;
+  return {
+    name: volume['name'] as string,
+    target,
+    ...(claim?.hotpluggable === true
+      ? {
+          phase: 'Ready',
+          reason: 'VolumeReady',
+          message: `Successfully attach hotplugged volume ${String(volume['name'])} to VM`,
+          hotplugVolume: {
+            attachPodName: 'hp-volume-7kx2q',
+            attachPodUID: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f',
+          },
+        }
+      : {}),
+    ...(claimName
+      ? {
+          persistentVolumeClaimInfo: {
+            claimName,
+            accessModes: ['ReadWriteMany'],
+            volumeMode: 'Block',
+            filesystemOverhead: '0',
+            capacity: { storage: '10Gi' },
+            requests: { storage: '10Gi' },
+          },
+        }
+      : {}),
   };
 }
 

@@ -3,6 +3,13 @@ import type { Logger } from '../log/index.js';
 import { apiErrorOf, isGone, isNotFound } from './api-error.js';
 import { jitteredDelay } from './backoff.js';
 import { realClock, sleep, type Clock } from './clock.js';
+import {
+  afterFailure,
+  afterWatch,
+  FIRST_REFLECTOR_STATE,
+  type ReflectorStep,
+  type WatchEnd,
+} from './reflector-step.js';
 import { KubeError, KubeErrorCode } from './kube-error.js';
 import { openWatch, requestJson, type WatchEvent } from './kube-request.js';
 import { keyOf, objectKey } from './object-key.js';
@@ -562,44 +569,23 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     });
   }
 
+  /**
+   * The list-and-watch loop: list when needed, then watch until the stream ends; after each round
+   * the next state comes from afterWatch or afterFailure (pure), and #afterRound reports it and
+   * waits (backoff after failures).
+   */
   async #run(): Promise<void> {
-    const backoff = {
-      baseMs: this.#opts.backoffBaseMs ?? 500,
-      maxMs: this.#opts.backoffMaxMs ?? 30_000,
-    };
-    let failures = 0;
-    let needList = true;
-    let lastGone = false;
+    const baseMs = this.#opts.backoffBaseMs ?? 500;
     const notServedAsEmpty = this.#opts.notServedAsEmpty === true;
+    let state = FIRST_REFLECTOR_STATE;
     while (!this.#stopped) {
-      let failed: unknown;
-      let pause = 0;
+      let step: ReflectorStep;
       try {
-        if (needList) {
-          try {
-            await this.#list();
-          } catch (err) {
-            if (!notServedAsEmpty || !isNotFound(err)) throw err;
-            if (this.#stopped) break;
-            if (await this.#confirmNotServed()) {
-              if (this.#stopped) break;
-              this.#inDoubt = false;
-              this.#notServed();
-            } else {
-              if (this.#stopped) break;
-              if (!this.#inDoubt) {
-                this.#opts.logger?.warn(
-                  { path: this.#path, cached: this.#store.size },
-                  'list answered 404 but discovery still lists the resource; keeping the cache, not synced until a list succeeds',
-                );
-              }
-              this.#inDoubt = true;
-              this.#fallOutOfSync(
-                'the list answered 404 Not Found while discovery still lists the resource',
-              );
-            }
-            failures = 0;
-            lastGone = false;
+        if (state.needList) {
+          const listed = await this.#listOrLookIntoNotFound();
+          if (listed === 'stopped') break;
+          if (listed === 'not-found') {
+            state = { ...state, failures: 0, lastGone: false };
             await sleep(
               this.#clock,
               this.#opts.notServedRetryMs ?? NOT_SERVED_RETRY_MS,
@@ -607,73 +593,93 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
             );
             continue;
           }
-          needList = false;
+          state = { ...state, needList: false };
         }
         if (this.#stopped) break;
-        const started = this.#clock.now();
-        this.#stats.watches++;
-        const { outcome, events } = await this.#watch();
-        if (outcome === 'gone') {
-          this.#opts.logger?.info(
-            { path: this.#path, resourceVersion: this.#stats.resourceVersion },
-            'watch resourceVersion expired (410 Gone); relisting',
-          );
-          needList = true;
-          if (lastGone) failures++;
-          lastGone = true;
-        } else if (events > 0 || this.#clock.now() - started >= 1000) {
-          failures = 0;
-          lastGone = false;
-          // A watch that keeps ending within a second after a few events (a server closing it each
-          // time) must not become a tight reconnect loop.
-          if (this.#clock.now() - started < 1000) pause = backoff.baseMs;
-        } else {
-          failed = new Error('watch closed immediately without events');
-          // As client-go's reflector ("very short watch"): list again before the next watch, so
-          // the cache is known to follow the API server again (`inSync`) only after a list.
-          needList = true;
-        }
+        step = afterWatch(state, await this.#watchOnce(), baseMs);
       } catch (err) {
-        if (notServedAsEmpty && isNotFound(err)) {
-          // The watch found the resource gone (its CRD deleted): list again, which finds out.
-          needList = true;
-          failed = err;
-          lastGone = false;
-        } else if (isGone(err)) {
-          needList = true;
-          if (lastGone) failed = err;
-          lastGone = true;
-        } else {
-          failed = err;
-          lastGone = false;
-          // As client-go's reflector: after a failed watch, list again (with backoff) rather than
-          // re-watching from the same resourceVersion forever (e.g. watch refused, 500s, a proxy).
-          needList = true;
-        }
+        step = afterFailure(state, err, notServedAsEmpty);
       }
       if (this.#stopped) break;
-      if (failed !== undefined) {
-        this.#fallOutOfSync(describeFailure(failed));
-        failures++;
-        this.#stats.failures++;
-        this.#emit('error', failed);
-      } else if (needList) {
-        // A watch expired (410 Gone) without counting as a failure: the cache lags until the relist.
+      state = step.state;
+      await this.#afterRound(step);
+    }
+  }
+
+  /**
+   * Lists. With `notServedAsEmpty`, a 404 is looked into (discovery) rather than thrown: 'not-found'
+   * once the cache is empty and not served (discovery confirms it) or kept in doubt (discovery
+   * still lists the resource); the caller lists again later. Other failures throw.
+   */
+  async #listOrLookIntoNotFound(): Promise<'listed' | 'not-found' | 'stopped'> {
+    try {
+      await this.#list();
+      return 'listed';
+    } catch (err) {
+      if (this.#opts.notServedAsEmpty !== true || !isNotFound(err)) throw err;
+      if (this.#stopped) return 'stopped';
+      const notServed = await this.#confirmNotServed();
+      if (this.#stopped) return 'stopped';
+      if (notServed) {
+        this.#inDoubt = false;
+        this.#notServed();
+      } else {
+        if (!this.#inDoubt) {
+          this.#opts.logger?.warn(
+            { path: this.#path, cached: this.#store.size },
+            'list answered 404 but discovery still lists the resource; keeping the cache, not synced until a list succeeds',
+          );
+        }
+        this.#inDoubt = true;
         this.#fallOutOfSync(
-          'the watch expired (410 Gone: its resourceVersion is too old); listing again',
+          'the list answered 404 Not Found while discovery still lists the resource',
         );
       }
-      if (failures > 0) {
-        const delay = jitteredDelay(failures, backoff, this.#random);
-        const level = this.#hasSynced ? 'warn' : (this.#opts.failuresBeforeSyncLogLevel ?? 'warn');
-        this.#opts.logger?.[level](
-          { err: failed, path: this.#path, failures, retryInMs: Math.round(delay) },
-          'informer list/watch failed; restarting after backoff',
-        );
-        await sleep(this.#clock, delay, this.#abort.signal);
-      } else if (pause > 0) {
-        await sleep(this.#clock, pause, this.#abort.signal);
-      }
+      return 'not-found';
+    }
+  }
+
+  /** One watch, counted; how it ended and how long it lasted. */
+  async #watchOnce(): Promise<WatchEnd> {
+    const started = this.#clock.now();
+    this.#stats.watches++;
+    const { outcome, events } = await this.#watch();
+    if (outcome === 'gone') {
+      this.#opts.logger?.info(
+        { path: this.#path, resourceVersion: this.#stats.resourceVersion },
+        'watch resourceVersion expired (410 Gone); relisting',
+      );
+    }
+    return { outcome, events, elapsedMs: this.#clock.now() - started };
+  }
+
+  /** Says how the round ended (out of sync, the error event), then waits: the backoff after failures, else the step's pause. */
+  async #afterRound(step: ReflectorStep): Promise<void> {
+    const { failures } = step.state;
+    if (step.failure) {
+      this.#fallOutOfSync(describeFailure(step.failure.error));
+      this.#stats.failures++;
+      this.#emit('error', step.failure.error);
+    } else if (step.state.needList) {
+      // A watch expired (410 Gone) without counting as a failure: the cache lags until the relist.
+      this.#fallOutOfSync(
+        'the watch expired (410 Gone: its resourceVersion is too old); listing again',
+      );
+    }
+    if (failures > 0) {
+      const backoff = {
+        baseMs: this.#opts.backoffBaseMs ?? 500,
+        maxMs: this.#opts.backoffMaxMs ?? 30_000,
+      };
+      const delay = jitteredDelay(failures, backoff, this.#random);
+      const level = this.#hasSynced ? 'warn' : (this.#opts.failuresBeforeSyncLogLevel ?? 'warn');
+      this.#opts.logger?.[level](
+        { err: step.failure?.error, path: this.#path, failures, retryInMs: Math.round(delay) },
+        'informer list/watch failed; restarting after backoff',
+      );
+      await sleep(this.#clock, delay, this.#abort.signal);
+    } else if (step.pauseMs > 0) {
+      await sleep(this.#clock, step.pauseMs, this.#abort.signal);
     }
   }
 }

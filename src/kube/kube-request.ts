@@ -91,24 +91,7 @@ export async function requestJson<T = unknown>(kc: KubeConfig, req: KubeRequest)
   const { mod, options } = await prepare(kc, req.method, req.path, req.query, headers);
   if (req.signal) options.signal = req.signal;
   return new Promise<T>((resolve, reject) => {
-    const r = mod.request(options, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (e) => reject(requestFailed(req.method, req.path, e)));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status > 299) {
-          reject(new ApiException(status, `${req.method} ${req.path}`, text, headersOf(res)));
-          return;
-        }
-        try {
-          resolve((text === '' ? undefined : JSON.parse(text)) as T);
-        } catch (e) {
-          reject(requestFailed(req.method, req.path, e));
-        }
-      });
-    });
+    const r = mod.request(options, (res) => readJsonAnswer(res, req, resolve, reject));
     // A deadline for the whole request, as the message says. (ClientRequest.setTimeout is an idle
     // timeout of the socket, and over TLS it fired only after twice its time when the server
     // accepted the connection but never answered.)
@@ -120,6 +103,31 @@ export async function requestJson<T = unknown>(kc: KubeConfig, req: KubeRequest)
     r.on('close', () => clearTimeout(deadline));
     r.on('error', (e) => reject(requestFailed(req.method, req.path, e)));
     r.end(payload);
+  });
+}
+
+/** Reads the whole answer: its JSON (undefined when empty) for a 2xx, an ApiException otherwise. */
+function readJsonAnswer<T>(
+  res: http.IncomingMessage,
+  req: KubeRequest,
+  resolve: (value: T) => void,
+  reject: (error: unknown) => void,
+): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('error', (e) => reject(requestFailed(req.method, req.path, e)));
+  res.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      reject(new ApiException(status, `${req.method} ${req.path}`, text, headersOf(res)));
+      return;
+    }
+    try {
+      resolve((text === '' ? undefined : JSON.parse(text)) as T);
+    } catch (e) {
+      reject(requestFailed(req.method, req.path, e));
+    }
   });
 }
 
@@ -155,6 +163,7 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
     let aborted = false;
     let finished = false;
     let answered = false;
+    /** The end of the watch: rejects the open while unanswered, else tells `onDone`; once, and never after abort. */
     const finish = (err: unknown): void => {
       if (finished || aborted) return;
       finished = true;
@@ -164,65 +173,24 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
     const r = mod.request(options, (res) => {
       const status = res.statusCode ?? 0;
       if (status !== 200) {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          finish(
-            new ApiException(
-              status,
-              `watch ${w.path}`,
-              Buffer.concat(chunks).toString('utf8'),
-              headersOf(res),
-            ),
-          ),
-        );
-        res.on('error', finish);
+        readRefusal(res, status, w.path, finish);
         return;
       }
       answered = true;
       resolve(handle);
-      res.setEncoding('utf8');
-      let buf = '';
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line === '' || aborted) continue;
-          // A line that is not a watch event (never from a real API server), or an event the caller
-          // cannot take, ends this watch with that error (the caller lists again); nothing is thrown
-          // from this socket callback. The request is destroyed without an error: its error event
-          // could reach a socket already handed back to the agent.
-          const fail = (e: unknown): void => {
-            finish(e instanceof Error ? e : new Error(String(e)));
-            r.destroy();
-          };
-          let parsed: WatchEvent;
-          try {
-            parsed = JSON.parse(line) as WatchEvent;
-          } catch (e) {
-            fail(e);
-            return;
-          }
-          if (
-            typeof parsed !== 'object' ||
-            parsed === null ||
-            typeof parsed.type !== 'string' ||
-            typeof parsed.object !== 'object' ||
-            parsed.object === null
-          ) {
-            fail(new Error(`malformed watch event: ${line.slice(0, 200)}`));
-            return;
-          }
-          try {
-            w.onEvent(parsed);
-          } catch (e) {
-            fail(e);
-            return;
-          }
-        }
-      });
+      // A line that is not a watch event (never from a real API server), or an event the caller
+      // cannot take, ends this watch with that error (the caller lists again); nothing is thrown
+      // from this socket callback. The request is destroyed without an error: its error event
+      // could reach a socket already handed back to the agent.
+      streamEvents(
+        res,
+        w.onEvent,
+        () => aborted,
+        (e) => {
+          finish(e instanceof Error ? e : new Error(String(e)));
+          r.destroy();
+        },
+      );
       res.on('end', () => finish(null));
       res.on('close', () =>
         finish(res.complete ? null : new Error('watch stream closed before its end')),
@@ -242,18 +210,92 @@ export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchH
     if (w.signal?.aborted) abort();
     w.signal?.addEventListener('abort', abort, { once: true });
     r.on('close', () => w.signal?.removeEventListener('abort', abort));
-    // Idle: nothing received for idleTimeoutMs (an own timer, restarted by every piece of the
-    // answer; ClientRequest.setTimeout fired only after twice its time over TLS).
-    const idle = setTimeout(
-      () => r.destroy(new Error(`watch idle for ${w.idleTimeoutMs} ms`)),
-      w.idleTimeoutMs,
-    );
-    const stillAlive = (): void => {
-      idle.refresh();
-    };
-    r.on('response', (res) => res.on('data', stillAlive));
-    r.on('close', () => clearTimeout(idle));
+    closeWhenIdle(r, w.idleTimeoutMs);
     r.on('error', finish);
     r.end();
   });
+}
+
+/** A non-200 answer to a watch: its body, as an ApiException, ends it. */
+function readRefusal(
+  res: http.IncomingMessage,
+  status: number,
+  path: string,
+  finish: (err: unknown) => void,
+): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () =>
+    finish(
+      new ApiException(
+        status,
+        `watch ${path}`,
+        Buffer.concat(chunks).toString('utf8'),
+        headersOf(res),
+      ),
+    ),
+  );
+  res.on('error', finish);
+}
+
+/**
+ * Hands each line of the answer, parsed (parseWatchEvent), to `onEvent`, skipping blank lines and
+ * everything once aborted; the first line that fails (unreadable, or `onEvent` throws) goes to
+ * `fail` and the rest of the chunk is not read.
+ */
+function streamEvents(
+  res: http.IncomingMessage,
+  onEvent: (event: WatchEvent) => void,
+  aborted: () => boolean,
+  fail: (error: unknown) => void,
+): void {
+  res.setEncoding('utf8');
+  let buf = '';
+  res.on('data', (chunk: string) => {
+    buf += chunk;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line === '' || aborted()) continue;
+      try {
+        onEvent(parseWatchEvent(line));
+      } catch (e) {
+        fail(e);
+        return;
+      }
+    }
+  });
+}
+
+/**
+ * One line of a watch answer as a WatchEvent: JSON with a string `type` and an object `object`.
+ * Throws the parse error, or an Error saying the event is malformed.
+ */
+export function parseWatchEvent(line: string): WatchEvent {
+  const parsed = JSON.parse(line) as WatchEvent;
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    typeof parsed.type !== 'string' ||
+    typeof parsed.object !== 'object' ||
+    parsed.object === null
+  ) {
+    throw new Error(`malformed watch event: ${line.slice(0, 200)}`);
+  }
+  return parsed;
+}
+
+/**
+ * Closes the request with an error when nothing is received for `idleTimeoutMs` (an own timer,
+ * restarted by every piece of the answer; ClientRequest.setTimeout fired only after twice its time
+ * over TLS).
+ */
+function closeWhenIdle(r: http.ClientRequest, idleTimeoutMs: number): void {
+  const idle = setTimeout(
+    () => r.destroy(new Error(`watch idle for ${idleTimeoutMs} ms`)),
+    idleTimeoutMs,
+  );
+  r.on('response', (res) => res.on('data', () => idle.refresh()));
+  r.on('close', () => clearTimeout(idle));
 }

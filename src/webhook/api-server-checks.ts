@@ -142,23 +142,8 @@ export function apiServerFindings(
   storageClassNamed: (name: string) => StorageClass | null | undefined,
   policies: NamespacePolicies = { limitRanges: [], quotas: [], unreadable: [] },
 ): ResizeFinding[] {
-  const target = parseQuantityValue(size);
-  const request = storageRequestOrNone(pvc.spec?.resources?.requests);
-  const capacity = storageRequestOrNone(pvc.status?.capacity) ?? ZERO;
-  const capacityText =
-    pvc.status?.capacity?.['storage'] === undefined
-      ? '0, none recorded'
-      : String(pvc.status.capacity['storage']);
-  const className = claimClassName(pvc);
-  const refuse = (decision: string, message: string): ResizeFinding[] => [
-    {
-      check: 'api-server',
-      outcome: 'refuse',
-      decision,
-      message: `The API server refuses it: ${message}`,
-    },
-  ];
-  if (request !== undefined && compareQuantities(target, request) === 0) {
+  const sizes = claimSizes(pvc, size);
+  if (sizes.request !== undefined && compareQuantities(sizes.target, sizes.request) === 0) {
     return [
       {
         check: 'api-server',
@@ -168,19 +153,77 @@ export function apiServerFindings(
       },
     ];
   }
+  const invalid = validationRefusal(pvc, sizes, policies.serverVersion);
+  if (invalid) return [invalid];
+  const notJudged: ResizeFinding[] = policies.unreadable.map((what) => ({
+    check: 'api-server',
+    outcome: 'skip',
+    decision: 'api-policy-unreadable',
+    message: `Not judged: ${what} could not be read; the API server applies them too.`,
+  }));
+  const limited = limitRangeRefusal(size, sizes.target, policies.limitRanges);
+  if (limited) return [...notJudged, refusal('api-limit-range', limited)];
+  if (sizes.shrinking) return [...notJudged, recoveryFinding(sizes, policies.serverVersion)];
+  return [...notJudged, expansionFinding(claimClassName(pvc), storageClassNamed)];
+}
+
+/** The sizes the API server compares: the new request, the stored one, the capacity. */
+interface ClaimSizes {
+  size: string;
+  target: QuantityValue;
+  /** The stored request; undefined when there is none. */
+  request: QuantityValue | undefined;
+  /** status.capacity, zero when none is recorded. */
+  capacity: QuantityValue;
+  /** The capacity as a message says it. */
+  capacityText: string;
+  /** The new request is below the stored one. */
+  shrinking: boolean;
+}
+
+function claimSizes(pvc: PersistentVolumeClaim, size: string): ClaimSizes {
+  const target = parseQuantityValue(size);
+  const request = storageRequestOrNone(pvc.spec?.resources?.requests);
+  return {
+    size,
+    target,
+    request,
+    capacity: storageRequestOrNone(pvc.status?.capacity) ?? ZERO,
+    capacityText:
+      pvc.status?.capacity?.['storage'] === undefined
+        ? '0, none recorded'
+        : String(pvc.status.capacity['storage']),
+    shrinking: request !== undefined && compareQuantities(target, request) < 0,
+  };
+}
+
+function refusal(decision: string, message: string): ResizeFinding {
+  return {
+    check: 'api-server',
+    outcome: 'refuse',
+    decision,
+    message: `The API server refuses it: ${message}`,
+  };
+}
+
+/** Validation: a size above zero, a Bound claim, no shrink but the recovery from a failed expansion. */
+function validationRefusal(
+  pvc: PersistentVolumeClaim,
+  { size, target, capacity, capacityText, shrinking }: ClaimSizes,
+  serverVersion: NamespacePolicies['serverVersion'],
+): ResizeFinding | undefined {
   if (target.num <= 0n)
-    return refuse('api-invalid-size', `a storage request must be greater than zero, got ${size}.`);
+    return refusal('api-invalid-size', `a storage request must be greater than zero, got ${size}.`);
   if (pvc.status?.phase !== 'Bound') {
-    return refuse(
+    return refusal(
       'api-not-bound',
       'spec is immutable after creation except resources.requests for bound claims, and this one is ' +
         `${pvc.status?.phase ?? 'without a phase'}. Wait until it is Bound.`,
     );
   }
-  const shrinking = request !== undefined && compareQuantities(target, request) < 0;
-  if (shrinking && !recoveryAllowed(pvc, policies.serverVersion)) {
-    const v = policies.serverVersion!;
-    return refuse(
+  if (shrinking && !recoveryAllowed(pvc, serverVersion)) {
+    const v = serverVersion!;
+    return refusal(
       'api-below-previous',
       `spec.resources.requests.storage can not be less than its previous value (${String(pvc.spec?.resources?.requests?.['storage'])}): ` +
         `Kubernetes ${v.major}.${v.minor} allows a smaller request only to recover from a failed expansion, with the RecoverVolumeExpansionFailure ` +
@@ -188,62 +231,58 @@ export function apiServerFindings(
     );
   }
   if (shrinking && compareQuantities(target, capacity) <= 0) {
-    return refuse(
+    return refusal(
       'api-below-capacity',
       `spec.resources.requests.storage can not be less than status.capacity (${capacityText}), nor equal to it when the request is above it. ` +
         'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.',
     );
   }
-  const notJudged: ResizeFinding[] = policies.unreadable.map((what) => ({
+  return undefined;
+}
+
+/** A smaller request that validation let through: the recovery from a failed expansion, not judged by the webhook. */
+function recoveryFinding(
+  { capacityText }: ClaimSizes,
+  serverVersion: NamespacePolicies['serverVersion'],
+): ResizeFinding {
+  return {
     check: 'api-server',
-    outcome: 'skip',
-    decision: 'api-policy-unreadable',
-    message: `Not judged: ${what} could not be read; the API server applies them too.`,
-  }));
-  const limited = limitRangeRefusal(size, target, policies.limitRanges);
-  if (limited) return [...notJudged, ...refuse('api-limit-range', limited)];
-  if (shrinking) {
-    return [
-      ...notJudged,
-      {
-        check: 'api-server',
-        outcome: 'pass',
-        decision: 'recovery',
-        message:
-          `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
-          `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${policies.serverVersion ? `; this API server runs ${policies.serverVersion.major}.${policies.serverVersion.minor}` : "; the API server's version could not be read"}). ` +
-          `It asks for no more than the expansion already pending above status.capacity (${capacityText}), so the webhook does not judge it.`,
-      },
-    ];
-  }
+    outcome: 'pass',
+    decision: 'recovery',
+    message:
+      `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
+      `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${serverVersion ? `; this API server runs ${serverVersion.major}.${serverVersion.minor}` : "; the API server's version could not be read"}). ` +
+      `It asks for no more than the expansion already pending above status.capacity (${capacityText}), so the webhook does not judge it.`,
+  };
+}
+
+/** PersistentVolumeClaimResize: a growing request needs a StorageClass with allowVolumeExpansion: true. */
+function expansionFinding(
+  className: string,
+  storageClassNamed: (name: string) => StorageClass | null | undefined,
+): ResizeFinding {
   const storageClass = className ? storageClassNamed(className) : undefined;
-  if (!className || !storageClass || storageClass.allowVolumeExpansion !== true) {
-    const why = !className
-      ? 'the PVC names no StorageClass'
-      : !storageClass
-        ? `StorageClass "${className}" was not found`
-        : `StorageClass "${className}" does not set allowVolumeExpansion: true`;
-    const fix =
-      storageClass && className
-        ? ` Set allowVolumeExpansion: true on StorageClass ${className} if its driver can expand volumes.`
-        : '';
-    return [
-      ...notJudged,
-      ...refuse(
-        'api-expansion-not-allowed',
-        `only dynamically provisioned PVCs whose StorageClass supports resize can be expanded (${why}).${fix}`,
-      ),
-    ];
-  }
-  return [
-    ...notJudged,
-    {
+  if (className && storageClass && storageClass.allowVolumeExpansion === true) {
+    return {
       check: 'api-server',
       outcome: 'pass',
       decision: 'allowed',
       message: `Bound, and StorageClass ${className} allows volume expansion.`,
-    },
-  ];
+    };
+  }
+  const why = !className
+    ? 'the PVC names no StorageClass'
+    : !storageClass
+      ? `StorageClass "${className}" was not found`
+      : `StorageClass "${className}" does not set allowVolumeExpansion: true`;
+  const fix =
+    storageClass && className
+      ? ` Set allowVolumeExpansion: true on StorageClass ${className} if its driver can expand volumes.`
+      : '';
+  return refusal(
+    'api-expansion-not-allowed',
+    `only dynamically provisioned PVCs whose StorageClass supports resize can be expanded (${why}).${fix}`,
+  );
 }
 
 /**
@@ -261,6 +300,42 @@ export function quotaFindings(
   quotas: readonly V1ResourceQuota[],
   serverVersion?: NamespacePolicies['serverVersion'],
 ): ResizeFinding[] {
+  const growth = chargedGrowth(pvc, size, serverVersion);
+  if (growth === undefined) return [];
+  const className = claimClassName(pvc);
+  const resources = [
+    'requests.storage',
+    ...(className ? [`${className}.storageclass.storage.k8s.io/requests.storage`] : []),
+  ];
+  for (const quota of quotas) {
+    // PVC usage is not scoped (Terminating, BestEffort, PriorityClass... select pods): a quota with scopes does not count it.
+    if ((quota.spec?.scopes?.length ?? 0) > 0 || quota.spec?.scopeSelector) continue;
+    const resource = resources.find((name) => exceeds(quota, name, growth));
+    if (resource === undefined) continue;
+    return [
+      {
+        check: 'quota',
+        outcome: 'refuse',
+        decision: 'api-quota-exceeded',
+        message:
+          `The API server refuses it after the webhooks: exceeded quota ${quota.metadata?.name ?? ''}: ${resource} is ` +
+          `${String(quota.status?.used?.[resource] ?? '0')} used of ${String(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource])}, and growing ` +
+          `from ${String(pvc.spec?.resources?.requests?.['storage'] ?? '0')} to ${size} would go above it. Free space in the namespace or raise the quota.`,
+      },
+    ];
+  }
+  return [];
+}
+
+/**
+ * How much more the claim is charged at `size` (its request, or its allocated size when that is
+ * larger and RecoverVolumeExpansionFailure is on); undefined when it is charged no more.
+ */
+function chargedGrowth(
+  pvc: PersistentVolumeClaim,
+  size: string,
+  serverVersion: NamespacePolicies['serverVersion'],
+): QuantityValue | undefined {
   const allocated = recoveryGateOn(serverVersion)
     ? storageRequestOrNone(
         pvc.status?.['allocatedResources'] as Record<string, unknown> | undefined,
@@ -270,41 +345,21 @@ export function quotaFindings(
     allocated !== undefined && compareQuantities(allocated, value) > 0 ? allocated : value;
   const target = charged(parseQuantityValue(size));
   const request = charged(storageRequestOrNone(pvc.spec?.resources?.requests) ?? ZERO);
-  if (compareQuantities(target, request) <= 0) return [];
-  const growth: QuantityValue = {
+  if (compareQuantities(target, request) <= 0) return undefined;
+  return {
     num: target.num * request.den - request.num * target.den,
     den: target.den * request.den,
   };
-  const className = claimClassName(pvc);
-  const resources = [
-    'requests.storage',
-    ...(className ? [`${className}.storageclass.storage.k8s.io/requests.storage`] : []),
-  ];
-  for (const quota of quotas) {
-    // PVC usage is not scoped (Terminating, BestEffort, PriorityClass... select pods): a quota with scopes does not count it.
-    if ((quota.spec?.scopes?.length ?? 0) > 0 || quota.spec?.scopeSelector) continue;
-    for (const resource of resources) {
-      const hard = quantity(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource]);
-      if (!hard) continue;
-      const used = quantity(quota.status?.used?.[resource]) ?? ZERO;
-      const after: QuantityValue = {
-        num: used.num * growth.den + growth.num * used.den,
-        den: used.den * growth.den,
-      };
-      if (compareQuantities(after, hard) > 0) {
-        return [
-          {
-            check: 'quota',
-            outcome: 'refuse',
-            decision: 'api-quota-exceeded',
-            message:
-              `The API server refuses it after the webhooks: exceeded quota ${quota.metadata?.name ?? ''}: ${resource} is ` +
-              `${String(quota.status?.used?.[resource] ?? '0')} used of ${String(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource])}, and growing ` +
-              `from ${String(pvc.spec?.resources?.requests?.['storage'] ?? '0')} to ${size} would go above it. Free space in the namespace or raise the quota.`,
-          },
-        ];
-      }
-    }
-  }
-  return [];
+}
+
+/** Whether `growth` takes the quota's `resource` above its hard limit (status.hard, else spec.hard; none: never). */
+function exceeds(quota: V1ResourceQuota, resource: string, growth: QuantityValue): boolean {
+  const hard = quantity(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource]);
+  if (!hard) return false;
+  const used = quantity(quota.status?.used?.[resource]) ?? ZERO;
+  const after: QuantityValue = {
+    num: used.num * growth.den + growth.num * used.den,
+    den: used.den * growth.den,
+  };
+  return compareQuantities(after, hard) > 0;
 }

@@ -86,6 +86,42 @@ function encodeCaBundle(caBundle: string): string {
 export function buildValidatingWebhookConfiguration(
   options: WebhookConfigurationOptions,
 ): V1ValidatingWebhookConfiguration {
+  const timeoutSeconds = checkedTimeoutSeconds(options);
+  const matches = webhookMatches(
+    settingNamed(options.settingName ?? EXPAND_VALIDATION_SETTING_NAME),
+  );
+  const clientConfig = clientConfigFor(options);
+  const keys = options.webhooks ?? (Object.keys(matches) as WebhookEndpointKey[]);
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: {
+      name: options.name,
+      labels: {
+        'app.kubernetes.io/name': 'voe',
+        'app.kubernetes.io/component': 'webhook',
+        ...(options.labels ?? {}),
+      },
+      ...(options.annotations ? { annotations: options.annotations } : {}),
+    },
+    webhooks: keys.map((key) => ({
+      name: WEBHOOK_ENDPOINTS[key].webhookName,
+      clientConfig: clientConfig(WEBHOOK_ENDPOINTS[key].path),
+      ...matches[key],
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      failurePolicy: options.failurePolicy ?? 'Fail',
+      matchPolicy: 'Equivalent',
+      timeoutSeconds,
+    })),
+  };
+}
+
+/**
+ * Refuses options the API server would not take (WEBHOOK_INVALID_OPTIONS): exactly one of urlBase
+ * and service, an https urlBase, a timeout from 1 to 30 s. The timeout, 10 s unless told.
+ */
+function checkedTimeoutSeconds(options: WebhookConfigurationOptions): number {
   if ((options.urlBase === undefined) === (options.service === undefined)) {
     throw new WebhookError(
       'WEBHOOK_INVALID_OPTIONS',
@@ -105,9 +141,16 @@ export function buildValidatingWebhookConfiguration(
       `timeoutSeconds must be an integer from 1 to 30, got ${timeoutSeconds}.`,
     );
   }
-  const settingCondition = settingNamed(options.settingName ?? EXPAND_VALIDATION_SETTING_NAME);
+  return timeoutSeconds;
+}
+
+/** How the API server reaches the webhook at `path`: the URL (local) or the Service, and the CA. */
+function clientConfigFor(
+  options: WebhookConfigurationOptions,
+): (path: string) => V1ValidatingWebhook['clientConfig'] {
   const urlBase = options.urlBase?.replace(/\/+$/, '');
-  const clientConfig = (path: string): V1ValidatingWebhook['clientConfig'] => ({
+  const caBundle = options.caBundle ? { caBundle: encodeCaBundle(options.caBundle) } : {};
+  return (path) => ({
     ...(urlBase !== undefined
       ? { url: `${urlBase}${path}` }
       : {
@@ -118,22 +161,16 @@ export function buildValidatingWebhookConfiguration(
             path,
           },
         }),
-    ...(options.caBundle ? { caBundle: encodeCaBundle(options.caBundle) } : {}),
+    ...caBundle,
   });
-  const common = (): Pick<
-    V1ValidatingWebhook,
-    'admissionReviewVersions' | 'sideEffects' | 'failurePolicy' | 'matchPolicy' | 'timeoutSeconds'
-  > => ({
-    admissionReviewVersions: ['v1'],
-    sideEffects: 'None',
-    failurePolicy: options.failurePolicy ?? 'Fail',
-    matchPolicy: 'Equivalent',
-    timeoutSeconds,
-  });
-  const all: Record<WebhookEndpointKey, V1ValidatingWebhook> = {
+}
+
+/** What each webhook is called for: its rule and the matchCondition that narrows it. */
+function webhookMatches(
+  settingCondition: string,
+): Record<WebhookEndpointKey, Pick<V1ValidatingWebhook, 'rules' | 'matchConditions'>> {
+  return {
     pvcResize: {
-      name: WEBHOOK_ENDPOINTS.pvcResize.webhookName,
-      clientConfig: clientConfig(WEBHOOK_ENDPOINTS.pvcResize.path),
       rules: [
         {
           apiGroups: [''],
@@ -144,11 +181,8 @@ export function buildValidatingWebhookConfiguration(
         },
       ],
       matchConditions: [{ name: 'storage-request-grows', expression: PVC_STORAGE_REQUEST_GROWS }],
-      ...common(),
     },
     vm: {
-      name: WEBHOOK_ENDPOINTS.vm.webhookName,
-      clientConfig: clientConfig(WEBHOOK_ENDPOINTS.vm.path),
       rules: [
         {
           apiGroups: ['kubevirt.io'],
@@ -161,11 +195,8 @@ export function buildValidatingWebhookConfiguration(
       matchConditions: [
         { name: 'volume-claim-templates-changed', expression: VM_VOLUME_CLAIM_TEMPLATES_CHANGED },
       ],
-      ...common(),
     },
     setting: {
-      name: WEBHOOK_ENDPOINTS.setting.webhookName,
-      clientConfig: clientConfig(WEBHOOK_ENDPOINTS.setting.path),
       rules: [
         {
           apiGroups: ['harvesterhci.io'],
@@ -176,22 +207,6 @@ export function buildValidatingWebhookConfiguration(
         },
       ],
       matchConditions: [{ name: 'online-expand-setting', expression: settingCondition }],
-      ...common(),
     },
-  };
-  const keys = options.webhooks ?? (Object.keys(all) as WebhookEndpointKey[]);
-  return {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: {
-      name: options.name,
-      labels: {
-        'app.kubernetes.io/name': 'voe',
-        'app.kubernetes.io/component': 'webhook',
-        ...(options.labels ?? {}),
-      },
-      ...(options.annotations ? { annotations: options.annotations } : {}),
-    },
-    webhooks: keys.map((k) => all[k]),
   };
 }

@@ -1,19 +1,14 @@
-import { watch, type FSWatcher } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from '../log/index.js';
+import { certificateNotValidWhy } from './certificate-not-valid-why.js';
+import { judgeReloadedPair } from './judge-reloaded-pair.js';
 import { loadCertificatePair, type CertificatePair } from './load-certificate-pair.js';
+import { retryIncompletePair, type IncompletePairRetry } from './retry-incomplete-pair.js';
+import { watchCertificateDirectories } from './watch-certificate-directories.js';
+import { watchCertificateExpiry } from './watch-certificate-expiry.js';
 import { WebhookError } from './webhook-error.js';
 
-/** Why `pair` cannot be served at `now` (expired, or not valid yet), or undefined when it can. */
-export function certificateNotValidWhy(
-  pair: Pick<CertificatePair, 'notBefore' | 'notAfter'>,
-  now = new Date(),
-): string | undefined {
-  if (now > pair.notAfter) return `the certificate expired at ${pair.notAfter.toISOString()}`;
-  if (now < pair.notBefore)
-    return `the certificate is not valid before ${pair.notBefore.toISOString()}`;
-  return undefined;
-}
+export { certificateNotValidWhy } from './certificate-not-valid-why.js';
 
 export interface CertificateReloaderOptions {
   certFile: string;
@@ -49,10 +44,11 @@ function message(error: unknown): string {
 }
 
 /**
- * Watches the directories holding the certificate and key (not the files: a mounted Kubernetes
- * Secret replaces them by swapping the `..data` symlink, which only the directory sees) and hands
+ * Watches the directories holding the certificate and key (watchCertificateDirectories) and hands
  * every new valid pair to `onReload` (e.g. server.setSecureContext). An invalid or half-written
- * pair is logged and ignored: the server keeps serving the previous certificate.
+ * pair is logged and ignored: the server keeps serving the previous certificate. Each read
+ * (after a file event, debounced; a poll; or a retry of an incomplete pair) watches anew first,
+ * then loads the pair and judges it (readPair); one read at a time.
  */
 export function createCertificateReloader(
   options: CertificateReloaderOptions,
@@ -60,239 +56,244 @@ export function createCertificateReloader(
   const certFile = resolve(options.certFile);
   const keyFile = resolve(options.keyFile);
   const log = options.logger;
-  const debounceMs = options.debounceMs ?? 100;
-  const pollIntervalMs = options.pollIntervalMs ?? 60_000;
-  const settleMs = options.settleMs ?? 10_000;
-  let current: CertificatePair | undefined;
-  let watchers: FSWatcher[] = [];
-  const directories = [...new Set([dirname(certFile), dirname(keyFile)])];
-  let debounce: NodeJS.Timeout | undefined;
-  let poll: NodeJS.Timeout | undefined;
   let stopped = false;
-  let lastFailure = '';
-  let running: Promise<boolean> | undefined;
-  /** Since when (ms) the files have not held a pair that loads; undefined while they do. */
-  let incompleteSince: number | undefined;
-  let settleRetry: NodeJS.Timeout | undefined;
-  let settleDelayMs = 0;
-
-  /** Reads an incomplete pair again soon (250 ms, doubling up to 2 s), the last time when the settle time is over. */
-  function retryIncomplete(now: number): void {
-    if (stopped || settleRetry || incompleteSince === undefined) return;
-    settleDelayMs = Math.min(Math.max(settleDelayMs * 2, 250), 2_000);
-    const delay = Math.max(0, Math.min(settleDelayMs, incompleteSince + settleMs - now));
-    settleRetry = setTimeout(() => {
-      settleRetry = undefined;
-      void reload();
-    }, delay);
-    settleRetry.unref();
-  }
-
-  let expiry: NodeJS.Timeout | undefined;
-  /** Says so, once, when the served certificate expires (nothing else would until /readyz is asked). */
-  function watchExpiry(): void {
-    if (expiry) clearTimeout(expiry);
-    expiry = undefined;
-    const served = current;
-    if (stopped || !served) return;
-    const left = served.notAfter.getTime() - Date.now();
-    if (left < 0) return; // already said at start or reload
-    // setTimeout holds at most 2^31-1 ms (~24.8 days): a longer wait is taken in steps.
-    expiry = setTimeout(
-      () => {
-        if (Date.now() <= served.notAfter.getTime()) {
-          watchExpiry();
-          return;
-        }
-        log.warn(
-          {
-            certFile,
-            notAfter: served.notAfter.toISOString(),
-            fingerprint256: served.fingerprint256,
-          },
-          'the serving certificate expired: the API server refuses every handshake until a valid one is in place; /readyz says so',
-        );
-      },
-      Math.min(left + 1_000, 2 ** 31 - 1),
-    );
-    expiry.unref();
-  }
-
-  function settled(): void {
-    incompleteSince = undefined;
-    settleDelayMs = 0;
-    if (settleRetry) clearTimeout(settleRetry);
-    settleRetry = undefined;
-  }
-
-  async function reloadOnce(): Promise<boolean> {
-    watchDirectories(true);
-    let pair: CertificatePair;
-    try {
-      pair = await loadCertificatePair(certFile, keyFile);
-    } catch (error) {
-      const why = message(error);
-      const now = Date.now();
-      incompleteSince ??= now;
-      if (now - incompleteSince < settleMs) {
-        // Maybe still being written (the key follows the certificate): not a failure yet.
-        log.debug(
-          { certFile, keyFile, error: why },
-          'serving certificate files do not hold a valid pair yet; reading them again shortly',
-        );
-        retryIncomplete(now);
-        return false;
-      }
-      if (why !== lastFailure) {
-        log.warn(
-          { certFile, keyFile, error: why },
-          'serving certificate files changed but are not a valid certificate and key pair; still serving the previous certificate',
-        );
-        options.onResult?.('failure');
-      }
-      lastFailure = why;
-      return false;
-    }
-    settled();
-    if (current && pair.cert === current.cert && pair.key === current.key) {
-      lastFailure = '';
-      return false;
-    }
-    // A pair the API server would refuse (expired, not valid yet) never replaces one it accepts.
-    const notValid = certificateNotValidWhy(pair);
-    if (
-      notValid !== undefined &&
-      current !== undefined &&
-      certificateNotValidWhy(current) === undefined
-    ) {
-      if (notValid !== lastFailure) {
-        log.warn(
-          { certFile, keyFile, error: notValid, servingUntil: current.notAfter.toISOString() },
-          'serving certificate files changed but the new certificate cannot be served now; still serving the previous certificate',
-        );
-        options.onResult?.('failure');
-      }
-      lastFailure = notValid;
-      return false;
-    }
-    lastFailure = '';
-    if (notValid !== undefined)
-      log.warn(
-        { certFile, error: notValid },
-        'serving certificate reloaded, but it cannot be served now either: the API server will refuse it',
-      );
-    current = pair;
-    watchExpiry();
-    options.onReload(pair);
-    options.onResult?.('success', pair);
-    log.info(
-      { certFile, notAfter: pair.notAfter.toISOString(), fingerprint256: pair.fingerprint256 },
-      'serving certificate reloaded',
-    );
-    return true;
-  }
-
-  function reload(): Promise<boolean> {
-    // One read at a time; a reload requested meanwhile waits for it and reads again.
-    const next = (running ?? Promise.resolve(false)).then(reloadOnce, reloadOnce);
-    running = next;
-    return next;
-  }
-
-  function schedule(): void {
-    if (stopped) return;
-    if (debounce) clearTimeout(debounce);
-    debounce = setTimeout(() => {
-      debounce = undefined;
-      void reload();
-    }, debounceMs);
-    debounce.unref();
-  }
-
-  function watchDirectory(dir: string, quiet: boolean): void {
-    try {
-      const watcher = watch(dir, { persistent: false }, schedule);
-      watcher.on('error', (error) =>
-        log.warn(
-          { dir, error: message(error) },
-          'stopped watching the certificate directory; changes are still picked up by polling',
-        ),
-      );
-      watchers.push(watcher);
-    } catch (error) {
-      // Missing for a moment (removed and being made again): the next read watches it again.
-      if (quiet)
-        log.debug(
-          { dir, error: message(error) },
-          'cannot watch the certificate directory now; trying again at the next read',
-        );
-      else
-        log.warn(
-          { dir, error: message(error) },
-          'cannot watch the certificate directory; changes are picked up by polling only',
-        );
-    }
-  }
-
-  /**
-   * Watches the directories at their paths now. A watch follows the directory it was set on: one
-   * removed and made again, or renamed over (a deploy's `rm -r certs && cp -r new certs`), would
-   * tell nothing more. So each read (after a file event, a poll or a retry) watches anew first;
-   * whatever changes after that is seen, whatever changed before is read.
-   */
-  function watchDirectories(quiet: boolean): void {
-    for (const w of watchers) w.close();
-    watchers = [];
-    if (stopped) return;
-    for (const dir of directories) watchDirectory(dir, quiet);
-  }
-
-  function stopWatching(): void {
-    if (debounce) clearTimeout(debounce);
-    if (expiry) clearTimeout(expiry);
-    expiry = undefined;
-    settled();
-    if (poll) clearInterval(poll);
-    for (const w of watchers) w.close();
-    watchers = [];
-  }
-
+  const triggers = reloadTriggers(options.debounceMs ?? 100, () => void reload());
+  const directories = watchCertificateDirectories(
+    [...new Set([dirname(certFile), dirname(keyFile)])],
+    () => {
+      if (!stopped) triggers.changed();
+    },
+    log,
+  );
+  const reading: PairReading = {
+    certFile,
+    keyFile,
+    options,
+    served: servedCertificate(certFile, log, () => stopped),
+    failures: failureLog(log, options.onResult),
+    incomplete: retryIncompletePair(options.settleMs ?? 10_000, () => void reload()),
+    stopped: () => stopped,
+    watchAnew: (quiet) => (stopped ? directories.close() : directories.rewatch(quiet)),
+  };
+  const reload = oneAtATime(() => readPair(reading));
+  const stopWatching = (): void => {
+    triggers.stop();
+    reading.served.stopExpiryWatch();
+    reading.incomplete.settled();
+    directories.close();
+  };
   return {
     async start() {
       // Started again (after a failed listen, say): from a clean state, watching anew.
       stopWatching();
       stopped = false;
-      try {
-        current = await loadCertificatePair(certFile, keyFile);
-      } catch (error) {
-        throw new WebhookError(
-          'WEBHOOK_TLS_LOAD_FAILED',
-          `Cannot load the serving certificate ${certFile} and key ${keyFile}: ${message(error)}. Check that both files exist, are PEM and belong together.`,
-          { cause: error },
-        );
-      }
-      options.onResult?.('success', current);
-      watchExpiry();
-      const notValid = certificateNotValidWhy(current);
+      const pair = await loadFirstPair(certFile, keyFile);
+      reading.served.serve(pair);
+      options.onResult?.('success', pair);
+      const notValid = certificateNotValidWhy(pair);
       if (notValid !== undefined)
         log.warn(
           { certFile, error: notValid },
           'the serving certificate cannot be served now: the API server will refuse it; /readyz says so until a valid one is in place',
         );
-      watchDirectories(false);
-      if (pollIntervalMs > 0) {
-        poll = setInterval(() => {
-          void reload();
-        }, pollIntervalMs);
-        poll.unref();
-      }
-      return current;
+      reading.watchAnew(false);
+      const pollIntervalMs = options.pollIntervalMs ?? 60_000;
+      if (pollIntervalMs > 0) triggers.poll(pollIntervalMs);
+      return pair;
     },
     reload,
-    current: () => current,
+    current: () => reading.served.current(),
     stop() {
       stopped = true;
       stopWatching();
+    },
+  };
+}
+
+async function loadFirstPair(certFile: string, keyFile: string): Promise<CertificatePair> {
+  try {
+    return await loadCertificatePair(certFile, keyFile);
+  } catch (error) {
+    throw new WebhookError(
+      'WEBHOOK_TLS_LOAD_FAILED',
+      `Cannot load the serving certificate ${certFile} and key ${keyFile}: ${message(error)}. Check that both files exist, are PEM and belong together.`,
+      { cause: error },
+    );
+  }
+}
+
+/** What a read of the files works with. */
+interface PairReading {
+  certFile: string;
+  keyFile: string;
+  options: CertificateReloaderOptions;
+  served: ServedCertificate;
+  failures: FailureLog;
+  incomplete: IncompletePairRetry;
+  stopped(): boolean;
+  /** Watches the directories anew (CertificateDirectoryWatch.rewatch); only closes them once stopped. */
+  watchAnew(quiet: boolean): void;
+}
+
+/** One read: watch anew, load the pair, then judge it; resolves true when a new pair is served. */
+async function readPair(reading: PairReading): Promise<boolean> {
+  reading.watchAnew(true);
+  let pair: CertificatePair;
+  try {
+    pair = await loadCertificatePair(reading.certFile, reading.keyFile);
+  } catch (error) {
+    loadFailed(reading, message(error));
+    return false;
+  }
+  reading.incomplete.settled();
+  return applyPair(reading, pair);
+}
+
+/** A pair that does not load: read again shortly while it may still be being written, else a failed reload. */
+function loadFailed(reading: PairReading, why: string): void {
+  const { certFile, keyFile, options } = reading;
+  const now = Date.now();
+  if (reading.incomplete.settling(now)) {
+    // Maybe still being written (the key follows the certificate): not a failure yet.
+    options.logger.debug(
+      { certFile, keyFile, error: why },
+      'serving certificate files do not hold a valid pair yet; reading them again shortly',
+    );
+    if (!reading.stopped()) reading.incomplete.retrySoon(now);
+    return;
+  }
+  reading.failures.fail(
+    why,
+    { certFile, keyFile, error: why },
+    'serving certificate files changed but are not a valid certificate and key pair; still serving the previous certificate',
+  );
+}
+
+/** Serves a pair that loaded, as judgeReloadedPair says; true when it is served. */
+function applyPair(reading: PairReading, pair: CertificatePair): boolean {
+  const { certFile, keyFile, options, served, failures } = reading;
+  const judged = judgeReloadedPair(pair, served.current());
+  if (judged.kind === 'refuse') {
+    failures.fail(
+      judged.why,
+      {
+        certFile,
+        keyFile,
+        error: judged.why,
+        servingUntil: served.current()?.notAfter.toISOString(),
+      },
+      'serving certificate files changed but the new certificate cannot be served now; still serving the previous certificate',
+    );
+    return false;
+  }
+  failures.clear();
+  if (judged.kind === 'unchanged') return false;
+  if (judged.notValid !== undefined)
+    options.logger.warn(
+      { certFile, error: judged.notValid },
+      'serving certificate reloaded, but it cannot be served now either: the API server will refuse it',
+    );
+  served.serve(pair);
+  options.onReload(pair);
+  options.onResult?.('success', pair);
+  options.logger.info(
+    { certFile, notAfter: pair.notAfter.toISOString(), fingerprint256: pair.fingerprint256 },
+    'serving certificate reloaded',
+  );
+  return true;
+}
+
+/** The pair served, and the watch that says when it expires. */
+interface ServedCertificate {
+  current(): CertificatePair | undefined;
+  /** Serves `pair` from now on; says so, once, when it expires (nothing else would until /readyz is asked), unless stopped. */
+  serve(pair: CertificatePair): void;
+  stopExpiryWatch(): void;
+}
+
+function servedCertificate(
+  certFile: string,
+  log: Logger,
+  stopped: () => boolean,
+): ServedCertificate {
+  let current: CertificatePair | undefined;
+  let stopExpiryWatch = (): void => undefined;
+  return {
+    current: () => current,
+    serve(pair) {
+      current = pair;
+      stopExpiryWatch();
+      if (stopped()) return;
+      stopExpiryWatch = watchCertificateExpiry(pair, () =>
+        log.warn(
+          { certFile, notAfter: pair.notAfter.toISOString(), fingerprint256: pair.fingerprint256 },
+          'the serving certificate expired: the API server refuses every handshake until a valid one is in place; /readyz says so',
+        ),
+      );
+    },
+    stopExpiryWatch: () => stopExpiryWatch(),
+  };
+}
+
+/** Failed reloads, each logged at warn and counted once for as long as the files fail the same way. */
+interface FailureLog {
+  fail(why: string, fields: Record<string, unknown>, text: string): void;
+  /** The files hold a pair that loads and may be served: the next failure is said again. */
+  clear(): void;
+}
+
+function failureLog(log: Logger, onResult: CertificateReloaderOptions['onResult']): FailureLog {
+  let last = '';
+  return {
+    fail(why, fields, text) {
+      if (why !== last) {
+        log.warn(fields, text);
+        onResult?.('failure');
+      }
+      last = why;
+    },
+    clear() {
+      last = '';
+    },
+  };
+}
+
+/**
+ * One call of `run` at a time: a call made while one runs waits for it, then runs again (a read
+ * requested meanwhile must see what changed since the running one began).
+ */
+function oneAtATime(run: () => Promise<boolean>): () => Promise<boolean> {
+  let running: Promise<boolean> | undefined;
+  return () => {
+    const next = (running ?? Promise.resolve(false)).then(run, run);
+    running = next;
+    return next;
+  };
+}
+
+/** What makes the reloader read the files: a file event (debounced: a Secret update touches several files) and a poll. */
+function reloadTriggers(
+  debounceMs: number,
+  read: () => void,
+): { changed: () => void; poll: (intervalMs: number) => void; stop: () => void } {
+  let debounce: NodeJS.Timeout | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  return {
+    changed() {
+      if (debounce) clearTimeout(debounce);
+      debounce = setTimeout(() => {
+        debounce = undefined;
+        read();
+      }, debounceMs);
+      debounce.unref();
+    },
+    poll(intervalMs) {
+      poll = setInterval(read, intervalMs);
+      poll.unref();
+    },
+    stop() {
+      if (debounce) clearTimeout(debounce);
+      if (poll) clearInterval(poll);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { AdmissionOptions } from './admission-options.js';
-import type { StorageClass } from './kube-objects.js';
+import type { LonghornEngine, LonghornVolume, StorageClass } from './kube-objects.js';
 import { harvesterProviderMessage } from './resize-messages.js';
 import type { LonghornSnapshot, ResizeFinding } from './resize-snapshot.js';
 import { parseReleaseVersion, versionAtLeast, type ReleaseVersion } from './compare-version.js';
@@ -40,23 +40,7 @@ export function longhornFacts(
   const parameters = storageClass?.parameters ?? {};
   const volume = longhorn?.volume ?? undefined;
   const engines = longhorn?.engines ?? [];
-  let dataEngine: string | undefined;
-  let engineSource: LonghornFacts['engineSource'] = 'Longhorn default';
-  if (volume?.spec?.dataEngine) {
-    dataEngine = volume.spec.dataEngine;
-    engineSource = 'Volume CR';
-  } else {
-    const engineValues = engines
-      .map((engine) => engine.spec?.dataEngine)
-      .filter((value): value is string => !!value);
-    if (engineValues.length > 0) {
-      dataEngine = engineValues.find((value) => value.toLowerCase() === 'v2') ?? engineValues[0];
-      engineSource = 'Engine CR';
-    } else if (parameters['dataEngine']) {
-      dataEngine = parameters['dataEngine'];
-      engineSource = 'StorageClass parameter dataEngine';
-    }
-  }
+  const { dataEngine, engineSource } = dataEngineOf(volume, engines, parameters);
   const frontend =
     volume?.spec?.frontend ||
     engines.find((engine) => engine.spec?.frontend)?.spec?.frontend ||
@@ -77,6 +61,61 @@ export function longhornFacts(
   return facts;
 }
 
+/** The data engine as written (undefined: Longhorn's default) and where it was read. */
+function dataEngineOf(
+  volume: LonghornVolume | undefined,
+  engines: LonghornEngine[],
+  parameters: Record<string, string>,
+): { dataEngine: string | undefined; engineSource: LonghornFacts['engineSource'] } {
+  if (volume?.spec?.dataEngine)
+    return { dataEngine: volume.spec.dataEngine, engineSource: 'Volume CR' };
+  const engineValues = engines
+    .map((engine) => engine.spec?.dataEngine)
+    .filter((value): value is string => !!value);
+  if (engineValues.length > 0) {
+    return {
+      dataEngine: engineValues.find((value) => value.toLowerCase() === 'v2') ?? engineValues[0],
+      engineSource: 'Engine CR',
+    };
+  }
+  if (parameters['dataEngine'])
+    return {
+      dataEngine: parameters['dataEngine'],
+      engineSource: 'StorageClass parameter dataEngine',
+    };
+  return { dataEngine: undefined, engineSource: 'Longhorn default' };
+}
+
+/** What the rules of decideLonghorn read. */
+interface LonghornCase {
+  facts: LonghornFacts;
+  pvcKey: string;
+  stopAdvice: string;
+  options: AdmissionOptions;
+  pvName: string | undefined;
+  /** Harvester's sentence every refusal starts with. */
+  first: string;
+  /** "data engine v2 (from Volume CR)". */
+  engine: string;
+}
+
+/** A rule of decideLonghorn: its finding, or null to leave the volume to the next rule. */
+type LonghornRule = (longhorn: LonghornCase) => ResizeFinding | null;
+
+/**
+ * The rules of decideLonghorn, in order: the data engine must be known; v1 passes; an encrypted
+ * v2 volume is refused; the policy allows or denies v2; under `auto`, Longhorn must be recent
+ * enough and the frontend not ublk.
+ */
+const LONGHORN_RULES: readonly LonghornRule[] = [
+  unknownEngine,
+  v1Engine,
+  encryptedV2,
+  v2Policy,
+  v2TooOldOrUnknown,
+  v2Ublk,
+];
+
 /**
  * The Longhorn data engine check (only for driver.longhorn.io). `pvName` is the PV the PVC is
  * bound to. When Longhorn objects were read but none belongs to the PV and the StorageClass names
@@ -91,54 +130,93 @@ export function decideLonghorn(
   options: AdmissionOptions,
   pvName: string | undefined,
 ): ResizeFinding {
-  const first = harvesterProviderMessage(pvcKey);
-  if (facts.objectsRead && !facts.objectsFound && facts.engineSource === 'Longhorn default') {
-    // Policy allow admits every data engine; only an encrypted volume would still be refused (if
-    // it were v2), so only then does the unknown engine matter.
-    if (options.longhornV2Expansion === 'allow' && !facts.encrypted) {
-      return {
-        check: 'longhorn',
-        outcome: 'pass',
-        decision: 'allowed',
-        message:
-          `Longhorn data engine unknown (no Longhorn Volume or Engine found for PV ${pvName ?? '(none)'} in ${options.longhornNamespace}): ` +
-          'allowed by policy longhornV2Expansion=allow, which admits any data engine of an unencrypted volume.',
-      };
-    }
-    return {
-      check: 'longhorn',
-      outcome: 'error',
-      decision: 'longhorn-volume-unknown',
-      message: facts.volumesRecordingPv
-        ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName ?? ''}, ` +
-          `and ${facts.volumesRecordingPv.join(', ')} all record PV ${pvName ?? ''} (status.kubernetesStatus.pvName), so none can be taken for it. ` +
-          `Find which of them the PV's volumeHandle names and correct the others in Longhorn, or ${stopAdvice}.`
-        : pvName
-          ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName} or ` +
-            `records PV ${pvName} (status.kubernetesStatus.pvName), no Engine is labelled ${LONGHORN_VOLUME_LABEL}=${pvName}, and its StorageClass ` +
-            `sets no dataEngine parameter. Retry once Longhorn has recorded the volume, or ${stopAdvice}.`
-          : `internal error: the data engine of PVC ${pvcKey} cannot be determined: it is not bound to a PV. Retry once it is bound, or ${stopAdvice}.`,
-    };
+  const longhorn: LonghornCase = {
+    facts,
+    pvcKey,
+    stopAdvice,
+    options,
+    pvName,
+    first: harvesterProviderMessage(pvcKey),
+    engine: `data engine ${facts.dataEngine} (from ${facts.engineSource})`,
+  };
+  for (const rule of LONGHORN_RULES) {
+    const finding = rule(longhorn);
+    if (finding) return finding;
   }
-  const engine = `data engine ${facts.dataEngine} (from ${facts.engineSource})`;
-  if (facts.dataEngine !== 'v2') {
+  return {
+    check: 'longhorn',
+    outcome: 'pass',
+    decision: 'allowed',
+    message: `Longhorn ${longhorn.engine} with frontend ${facts.frontend} on Longhorn ${facts.version}: v2 online expansion is supported.`,
+  };
+}
+
+/**
+ * Longhorn objects were read, none belongs to the PV, and the StorageClass names no data engine:
+ * nothing tells v1 from v2. Policy allow admits every data engine; only an encrypted volume would
+ * still be refused (if it were v2), so only then does the unknown engine matter.
+ */
+function unknownEngine({
+  facts,
+  pvcKey,
+  stopAdvice,
+  options,
+  pvName,
+}: LonghornCase): ResizeFinding | null {
+  if (!facts.objectsRead || facts.objectsFound || facts.engineSource !== 'Longhorn default')
+    return null;
+  if (options.longhornV2Expansion === 'allow' && !facts.encrypted) {
     return {
       check: 'longhorn',
       outcome: 'pass',
       decision: 'allowed',
-      message: `Longhorn ${engine} supports online expansion.`,
-    };
-  }
-  if (facts.encrypted) {
-    return {
-      check: 'longhorn',
-      outcome: 'refuse',
-      decision: 'longhorn-v2-encrypted',
       message:
-        `${first}. It is an encrypted Longhorn v2 volume (${facts.engineSource}), and Longhorn cannot grow those (the dm-crypt device does ` +
-        `not grow). Create a larger volume and copy the data, or use a v1 data engine StorageClass.`,
+        `Longhorn data engine unknown (no Longhorn Volume or Engine found for PV ${pvName ?? '(none)'} in ${options.longhornNamespace}): ` +
+        'allowed by policy longhornV2Expansion=allow, which admits any data engine of an unencrypted volume.',
     };
   }
+  return {
+    check: 'longhorn',
+    outcome: 'error',
+    decision: 'longhorn-volume-unknown',
+    message: facts.volumesRecordingPv
+      ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName ?? ''}, ` +
+        `and ${facts.volumesRecordingPv.join(', ')} all record PV ${pvName ?? ''} (status.kubernetesStatus.pvName), so none can be taken for it. ` +
+        `Find which of them the PV's volumeHandle names and correct the others in Longhorn, or ${stopAdvice}.`
+      : pvName
+        ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName} or ` +
+          `records PV ${pvName} (status.kubernetesStatus.pvName), no Engine is labelled ${LONGHORN_VOLUME_LABEL}=${pvName}, and its StorageClass ` +
+          `sets no dataEngine parameter. Retry once Longhorn has recorded the volume, or ${stopAdvice}.`
+        : `internal error: the data engine of PVC ${pvcKey} cannot be determined: it is not bound to a PV. Retry once it is bound, or ${stopAdvice}.`,
+  };
+}
+
+/** Every data engine but v2 grows online. */
+function v1Engine({ facts, engine }: LonghornCase): ResizeFinding | null {
+  if (facts.dataEngine === 'v2') return null;
+  return {
+    check: 'longhorn',
+    outcome: 'pass',
+    decision: 'allowed',
+    message: `Longhorn ${engine} supports online expansion.`,
+  };
+}
+
+/** Longhorn cannot grow an encrypted v2 volume under any policy. */
+function encryptedV2({ facts, first }: LonghornCase): ResizeFinding | null {
+  if (!facts.encrypted) return null;
+  return {
+    check: 'longhorn',
+    outcome: 'refuse',
+    decision: 'longhorn-v2-encrypted',
+    message:
+      `${first}. It is an encrypted Longhorn v2 volume (${facts.engineSource}), and Longhorn cannot grow those (the dm-crypt device does ` +
+      `not grow). Create a larger volume and copy the data, or use a v1 data engine StorageClass.`,
+  };
+}
+
+/** Policy allow admits a v2 volume, deny refuses it; auto leaves it to the version and frontend. */
+function v2Policy({ facts, options, first, engine }: LonghornCase): ResizeFinding | null {
   if (options.longhornV2Expansion === 'allow') {
     return {
       check: 'longhorn',
@@ -157,44 +235,45 @@ export function decideLonghorn(
         `Use a v1 data engine StorageClass, or set longhornV2Expansion to auto on Longhorn ${LONGHORN_V2_EXPANSION_SINCE} or later.`,
     };
   }
-  if (!versionAtLeast(facts.version, LONGHORN_V2_EXPANSION_SINCE)) {
-    const why = `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}): Longhorn grows those from ${LONGHORN_V2_EXPANSION_SINCE} on, `;
-    if (!facts.objectsRead) {
-      // Nobody read the Setting: it may exist with a new enough version, so "upgrade" would mislead.
-      return {
-        check: 'longhorn',
-        outcome: 'refuse',
-        decision: 'longhorn-v2-version',
-        message:
-          `${why}and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while ` +
-          'the cluster does not serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on ' +
-          `(and the Longhorn Role of manifests/webhook-rbac.yaml) to read Setting ${options.longhornNamespace}/${options.longhornVersionSetting}, ` +
-          `or, if Longhorn is ${LONGHORN_V2_EXPANSION_SINCE} or later, with --longhorn-v2-expansion allow (no version or frontend check); ` +
-          `or use a v1 data engine StorageClass.`,
-      };
-    }
+  return null;
+}
+
+/** Under auto, Longhorn grows v2 volumes from LONGHORN_V2_EXPANSION_SINCE on: an older or unknown version is refused. */
+function v2TooOldOrUnknown({ facts, options, first }: LonghornCase): ResizeFinding | null {
+  if (versionAtLeast(facts.version, LONGHORN_V2_EXPANSION_SINCE)) return null;
+  const why = `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}): Longhorn grows those from ${LONGHORN_V2_EXPANSION_SINCE} on, `;
+  if (!facts.objectsRead) {
+    // Nobody read the Setting: it may exist with a new enough version, so "upgrade" would mislead.
     return {
       check: 'longhorn',
       outcome: 'refuse',
       decision: 'longhorn-v2-version',
-      message: `${why}and ${versionTooOldOrUnknown(facts.version, options)}`,
-    };
-  }
-  if (facts.frontend === 'ublk') {
-    return {
-      check: 'longhorn',
-      outcome: 'refuse',
-      decision: 'longhorn-v2-ublk',
       message:
-        `${first}. It is a Longhorn v2 volume with the ublk frontend, which Longhorn cannot grow online. ` +
-        `${stopAdvice.charAt(0).toUpperCase()}${stopAdvice.slice(1)}.`,
+        `${why}and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while ` +
+        'the cluster does not serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on ' +
+        `(and the Longhorn Role of manifests/webhook-rbac.yaml) to read Setting ${options.longhornNamespace}/${options.longhornVersionSetting}, ` +
+        `or, if Longhorn is ${LONGHORN_V2_EXPANSION_SINCE} or later, with --longhorn-v2-expansion allow (no version or frontend check); ` +
+        `or use a v1 data engine StorageClass.`,
     };
   }
   return {
     check: 'longhorn',
-    outcome: 'pass',
-    decision: 'allowed',
-    message: `Longhorn ${engine} with frontend ${facts.frontend} on Longhorn ${facts.version}: v2 online expansion is supported.`,
+    outcome: 'refuse',
+    decision: 'longhorn-v2-version',
+    message: `${why}and ${versionTooOldOrUnknown(facts.version, options)}`,
+  };
+}
+
+/** Longhorn cannot grow a v2 volume with the ublk frontend online. */
+function v2Ublk({ facts, first, stopAdvice }: LonghornCase): ResizeFinding | null {
+  if (facts.frontend !== 'ublk') return null;
+  return {
+    check: 'longhorn',
+    outcome: 'refuse',
+    decision: 'longhorn-v2-ublk',
+    message:
+      `${first}. It is a Longhorn v2 volume with the ublk frontend, which Longhorn cannot grow online. ` +
+      `${stopAdvice.charAt(0).toUpperCase()}${stopAdvice.slice(1)}.`,
   };
 }
 

@@ -44,81 +44,133 @@ export function createExpandSettingValidator(deps: {
       ) {
         return allowedVerdict('not-expand-setting');
       }
-      // A field an UPDATE leaves as it was is not refused for what it already held (stored before
-      // voe was installed: Harvester's API accepts it), or Harvester's own controller could not
-      // update the Setting any more; the answer warns instead.
-      const previous =
-        request.operation === 'UPDATE'
-          ? (request.oldObject as HarvesterSetting | null | undefined)
-          : undefined;
-      const kept = (field: 'default' | 'value'): boolean =>
-        previous?.metadata?.name === setting.metadata?.name && previous?.[field] === setting[field];
-      const stored: string[] = [];
-      const drivers = new Set<string>();
-      for (const field of ['default', 'value'] as const) {
-        let entries: Map<string, boolean>;
-        try {
-          entries = parseDriverMap(setting[field], field, options.settingName);
-        } catch (error) {
-          if (!(error instanceof SettingInvalidError))
-            return internalErrorVerdict(
-              'internal-error',
-              `internal error: ${(error as Error).message}`,
-            );
-          if (kept(field)) {
-            stored.push(
-              warning(
-                `field "${field}" is not valid (${error.code}) and was left as it was; fix it`,
-              ),
-            );
-            continue;
-          }
-          return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
-        }
-        if (entries.get(LONGHORN_DRIVER) === false) {
-          if (!kept(field)) {
-            return invalidVerdict(
-              'setting-longhorn-disabled',
-              `Setting ${options.settingName} field "${field}" sets "${LONGHORN_DRIVER}" to false. Longhorn supports online ` +
-                `expansion and Harvester keeps it enabled; remove the entry or set it to true.`,
-              field,
-            );
-          }
-          stored.push(
-            warning(
-              `field "${field}" sets "${LONGHORN_DRIVER}" to false and was left as it was; set it to true`,
-            ),
-          );
-        }
-        for (const key of entries.keys()) drivers.add(key);
-      }
-      // Leaving Longhorn out disables it as surely as `false`: a driver missing from both fields is
-      // read as false (e.g. a Setting created with only `value`, or `default` emptied). Judged on
-      // what the resize path will read, which is more lenient than the rule above (a kept field
-      // this rule refuses, such as one with a `null` entry, may still be read); when it cannot read
-      // the Setting at all, it refuses every resize it governs and Longhorn's entry changes nothing.
-      if (readsWithoutLonghorn(setting)) {
-        if (!kept('default') || !kept('value')) {
-          return invalidVerdict(
-            'setting-longhorn-disabled',
-            `Setting ${options.settingName} would leave "${LONGHORN_DRIVER}" out of both "default" and "value", and a driver missing ` +
-              `from both counts as false: Longhorn volumes could no longer expand online. Add "${LONGHORN_DRIVER}":true to "value" ` +
-              `(Harvester's "default" is {"${LONGHORN_DRIVER}":true}).`,
-            'value',
-          );
-        }
-        stored.push(
-          warning(
-            `"${LONGHORN_DRIVER}" was already in neither field (read as false); add "${LONGHORN_DRIVER}":true to "value"`,
-          ),
-        );
-      }
+      const judged = judgeSetting(setting, keptFields(request, setting), options.settingName);
+      if ('allowed' in judged) return judged;
       return allowedVerdict('setting-valid', [
-        ...stored,
-        ...driverWarnings([...drivers], csiDrivers),
+        ...judged.warnings,
+        ...driverWarnings(judged.drivers, csiDrivers),
       ]);
     },
   };
+}
+
+type SettingField = 'default' | 'value';
+
+/** What a write of the Setting may have: the warnings about what it kept, and every driver it names. */
+interface SettingJudgement {
+  warnings: string[];
+  drivers: string[];
+}
+
+/**
+ * Which fields an UPDATE leaves as they were. Such a field is not refused for what it already
+ * held (stored before voe was installed: Harvester's API accepts it), or Harvester's own
+ * controller could not update the Setting any more; the answer warns instead.
+ */
+function keptFields(
+  request: AdmissionRequest,
+  setting: HarvesterSetting,
+): (field: SettingField) => boolean {
+  const previous =
+    request.operation === 'UPDATE'
+      ? (request.oldObject as HarvesterSetting | null | undefined)
+      : undefined;
+  return (field) =>
+    previous?.metadata?.name === setting.metadata?.name && previous?.[field] === setting[field];
+}
+
+/** Each field by the write rule (judgeField), then Longhorn's entry over both (longhornLeftOut). */
+function judgeSetting(
+  setting: HarvesterSetting,
+  kept: (field: SettingField) => boolean,
+  settingName: string,
+): AdmissionVerdict | SettingJudgement {
+  const warnings: string[] = [];
+  const drivers = new Set<string>();
+  for (const field of ['default', 'value'] as const) {
+    const judged = judgeField(setting, field, kept(field), settingName);
+    if ('allowed' in judged) return judged;
+    warnings.push(...judged.warnings);
+    for (const driver of judged.drivers) drivers.add(driver);
+  }
+  const leftOut = longhornLeftOut(setting, kept, settingName);
+  if (leftOut !== undefined && typeof leftOut !== 'string') return leftOut;
+  return {
+    warnings: leftOut === undefined ? warnings : [...warnings, leftOut],
+    drivers: [...drivers],
+  };
+}
+
+/**
+ * One field by the strict write rule (parseDriverMap), and `driver.longhorn.io: false` refused;
+ * a field the write kept as it was is warned about instead.
+ */
+function judgeField(
+  setting: HarvesterSetting,
+  field: SettingField,
+  kept: boolean,
+  settingName: string,
+): AdmissionVerdict | SettingJudgement {
+  let entries: Map<string, boolean>;
+  try {
+    entries = parseDriverMap(setting[field], field, settingName);
+  } catch (error) {
+    if (!(error instanceof SettingInvalidError))
+      return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
+    if (!kept) return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
+    return {
+      warnings: [
+        warning(`field "${field}" is not valid (${error.code}) and was left as it was; fix it`),
+      ],
+      drivers: [],
+    };
+  }
+  const drivers = [...entries.keys()];
+  if (entries.get(LONGHORN_DRIVER) !== false) return { warnings: [], drivers };
+  if (!kept) {
+    return invalidVerdict(
+      'setting-longhorn-disabled',
+      `Setting ${settingName} field "${field}" sets "${LONGHORN_DRIVER}" to false. Longhorn supports online ` +
+        `expansion and Harvester keeps it enabled; remove the entry or set it to true.`,
+      field,
+    );
+  }
+  return {
+    warnings: [
+      warning(
+        `field "${field}" sets "${LONGHORN_DRIVER}" to false and was left as it was; set it to true`,
+      ),
+    ],
+    drivers,
+  };
+}
+
+/**
+ * Leaving Longhorn out disables it as surely as `false`: a driver missing from both fields is
+ * read as false (e.g. a Setting created with only `value`, or `default` emptied). Judged on what
+ * the resize path will read, which is more lenient than judgeField's rule (a kept field that rule
+ * refuses, such as one with a `null` entry, may still be read); when it cannot read the Setting
+ * at all, it refuses every resize it governs and Longhorn's entry changes nothing. A refusal, a
+ * warning when both fields were kept, or undefined.
+ */
+function longhornLeftOut(
+  setting: HarvesterSetting,
+  kept: (field: SettingField) => boolean,
+  settingName: string,
+): AdmissionVerdict | string | undefined {
+  if (!readsWithoutLonghorn(setting)) return undefined;
+  if (!kept('default') || !kept('value')) {
+    return invalidVerdict(
+      'setting-longhorn-disabled',
+      `Setting ${settingName} would leave "${LONGHORN_DRIVER}" out of both "default" and "value", and a driver missing ` +
+        `from both counts as false: Longhorn volumes could no longer expand online. Add "${LONGHORN_DRIVER}":true to "value" ` +
+        `(Harvester's "default" is {"${LONGHORN_DRIVER}":true}).`,
+      'value',
+    );
+  }
+  return warning(
+    `"${LONGHORN_DRIVER}" was already in neither field (read as false); add "${LONGHORN_DRIVER}":true to "value"`,
+  );
 }
 
 /** Whether the resize path reads this Setting (parseExpandValidation) and finds no Longhorn entry in it. */

@@ -108,8 +108,7 @@ interface WatchedSet {
  *   its namespace does not leave caches refused for ever.
  */
 export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower {
-  const { logger, options } = follow;
-  const clock = follow.clock ?? realClock;
+  const { logger } = follow;
   const intervalMs = follow.intervalMs ?? NOT_SERVED_RETRY_MS;
   const abort = new AbortController();
   const stopping: Array<Promise<unknown>> = [];
@@ -119,184 +118,34 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
   const settled = new Promise<void>((resolve) => {
     settle = resolve;
   });
-
-  const maybeRead = (watched: WatchedSet): void => {
-    if (stopped || set !== watched) return;
-    if (!watched.entries.every((entry) => entry.informer.inSync && entry.informer.served !== false))
-      return;
-    watched.listedOnce = true;
-    settle();
-    if (watched.read) return;
-    watched.read = true;
-    logger?.info(
-      {
-        watching: watched.entries.map((entry) => entry.name),
-        objects: watched.entries.reduce((n, entry) => n + entry.informer.keys().length, 0),
-      },
-      'Longhorn caches synced: Longhorn volumes are judged from its Volumes, Engines and version Setting now',
-    );
-  };
-
-  const maybeWarn = (watched: WatchedSet): void => {
-    if (watched.warned || watched.read || watched.failures.size === 0) return;
-    // Once every cache has listed or failed: one line naming all that failed.
-    if (
-      !watched.entries.every(
-        (entry) => entry.informer.hasSynced || watched.failures.has(entry.name),
-      )
-    )
-      return;
-    watched.warned = true;
-    const failed = watched.entries
-      .filter((entry) => watched.failures.has(entry.name))
-      .map((entry) => entry.name);
-    const fix = watched.forbidden
-      ? `Apply the Role voe-webhook-longhorn and its RoleBinding of manifests/webhook-rbac.yaml in ${options.longhornNamespace} ` +
-        '(kubectl apply -f manifests/webhook-rbac.yaml); voe lists again every few seconds and reads Longhorn once it can, no restart needed.'
-      : 'voe lists again every few seconds and reads Longhorn once it can.';
-    logger?.warn(
-      { cannotList: failed, why: failed.map((name) => watched.failures.get(name)) },
-      `Longhorn is installed (the cluster serves ${LONGHORN_API_TEXT}) but voe cannot list ${failed.join(', ')}: ` +
-        'Longhorn volumes are judged as if Longhorn were absent (by their StorageClass parameters; the Longhorn version is not read, ' +
-        `so a v2 volume is refused under --longhorn-v2-expansion auto) until it can. ${fix}`,
-    );
-  };
-
-  const drop = (why: string): void => {
-    const watched = set;
-    if (!watched) return;
-    set = undefined;
-    for (const off of watched.unsubscribe) off();
-    stopping.push(Promise.all(watched.entries.map((entry) => entry.informer.stop())));
-    settle();
-    if (!stopped) {
-      logger?.info(
-        { why },
-        `not watching Longhorn any more (${why}): Longhorn volumes are judged by their StorageClass parameters; ` +
-          `voe asks discovery for ${LONGHORN_API_TEXT} every ${intervalMs / 1000} s`,
-      );
-    }
-  };
-
-  const watch = (fromStart: boolean): WatchedSet => {
-    // Failures before the first lists are said once (maybeWarn), not at warn every few seconds.
-    const lh = {
-      group: LONGHORN_API.group,
-      version: LONGHORN_API.version,
-      namespace: options.longhornNamespace,
-      notServedAsEmpty: true,
-      failuresBeforeSyncLogLevel: 'debug' as const,
-    };
-    const caches: LonghornCaches = {
-      volumes: createAdmissionInformer<LonghornVolume>(follow, {
-        ...lh,
-        plural: 'volumes',
-        indexers: { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] },
-      }),
-      engines: createAdmissionInformer<LonghornEngine>(follow, {
-        ...lh,
-        plural: 'engines',
-        indexers: {
-          [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX],
-        },
-      }),
-      settings: createAdmissionInformer<LonghornSetting>(follow, {
-        ...lh,
-        plural: 'settings',
-        name: options.longhornVersionSetting,
-      }),
-    };
-    const entries = [
-      caches.volumes,
-      caches.engines,
-      caches.settings,
-    ] as unknown as AdmissionInformer[];
-    const watched: WatchedSet = {
-      caches,
-      entries,
-      read: fromStart,
-      listedOnce: false,
-      failures: new Map(),
-      forbidden: false,
-      warned: false,
-      unsubscribe: [],
-    };
-    // After the informer's own handlers of one list have all run (sync, then inSync and served).
-    const check = (): void => queueMicrotask(() => maybeRead(watched));
-    for (const entry of entries) {
-      const { informer } = entry;
-      watched.unsubscribe.push(
-        informer.on('sync', check),
-        informer.on('inSync', (inSync) => {
-          if (watched.read) logInSyncChange(logger, entry, inSync);
-          else check();
-        }),
-        informer.on('error', (error) => {
-          // Once every cache has listed, a failure makes it out of sync like any other cache (inSync).
-          if (watched.listedOnce) return;
-          if (watched.read) {
-            // Watched from the start: not read until they all list, rather than voe unready.
-            watched.read = false;
-            settle();
-          }
-          watched.failures.set(entry.name, describeFailure(error));
-          if (apiErrorOf(error)?.code === 403) watched.forbidden = true;
-          maybeWarn(watched);
-        }),
-        informer.on('served', (served) => {
-          if (!served && set === watched) drop(`the cluster no longer serves ${entry.resource}`);
-        }),
-      );
-    }
-    return watched;
-  };
-
-  const start = (watched: WatchedSet): void => {
-    for (const entry of watched.entries) {
-      void entry.informer.start().catch(() => undefined);
-      // A cache that listed first is not named if another fails later.
-      void entry.informer.synced.then(
-        () => maybeWarn(watched),
-        () => undefined,
-      );
-    }
-  };
-
-  const look = async (): Promise<void> => {
-    while (!stopped) {
-      await sleep(clock, intervalMs, abort.signal);
-      if (stopped) break;
-      // While Longhorn is read, its caches notice its removal themselves (served false).
-      if (set?.read) continue;
-      let served: boolean;
-      try {
-        served = await isLonghornServed(follow.kubeConfig, abort.signal);
-      } catch (error) {
-        if (!stopped)
-          logger?.debug(
-            { error: describeFailure(error) },
-            `discovery of ${LONGHORN_API_TEXT} failed; asking again`,
-          );
-        continue;
-      }
-      if (stopped) break;
-      if (served && !set) {
+  const following: Following = {
+    follow,
+    intervalMs,
+    current: () => set,
+    stopped: () => stopped,
+    settle: () => settle(),
+    watch(fromStart) {
+      set = watchSet(following, fromStart);
+      startSet(follow, set);
+    },
+    drop(why) {
+      const watched = set;
+      if (!watched) return;
+      set = undefined;
+      for (const off of watched.unsubscribe) off();
+      stopping.push(Promise.all(watched.entries.map((entry) => entry.informer.stop())));
+      settle();
+      if (!stopped) {
         logger?.info(
-          { namespace: options.longhornNamespace },
-          `Longhorn found: the cluster serves ${LONGHORN_API_TEXT} now; watching its Volumes, Engines and version Setting in ` +
-            `${options.longhornNamespace} (Longhorn volumes are judged from them once all three have listed)`,
+          { why },
+          `not watching Longhorn any more (${why}): Longhorn volumes are judged by their StorageClass parameters; ` +
+            `voe asks discovery for ${LONGHORN_API_TEXT} every ${intervalMs / 1000} s`,
         );
-        set = watch(false);
-        start(set);
-      } else if (!served && set) {
-        drop(`the cluster no longer serves ${LONGHORN_API_TEXT}`);
       }
-    }
+    },
   };
-
   if (follow.servedAtStart) {
-    set = watch(true);
-    start(set);
+    following.watch(true);
   } else {
     settle();
     logger?.info(
@@ -305,7 +154,7 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
         `parameters until it does (voe asks discovery every ${intervalMs / 1000} s)`,
     );
   }
-  const looking = look();
+  const looking = lookForLonghorn(following, abort.signal);
 
   return {
     get read() {
@@ -321,11 +170,207 @@ export function followLonghorn(follow: FollowLonghornOptions): LonghornFollower 
       if (!stopped) {
         stopped = true;
         abort.abort();
-        drop('stopping');
+        following.drop('stopping');
         settle();
       }
       await looking;
       await Promise.all(stopping);
     },
   };
+}
+
+/** What the steps of followLonghorn share: the options, and the set of caches watched now. */
+interface Following {
+  follow: FollowLonghornOptions;
+  intervalMs: number;
+  /** The caches watched now; undefined while Longhorn is not watched. */
+  current(): WatchedSet | undefined;
+  stopped(): boolean;
+  /** Resolves `settled` (idempotent). */
+  settle(): void;
+  /** Starts watching the caches (watchSet, then startSet); `fromStart`: Longhorn was served when voe started. */
+  watch(fromStart: boolean): void;
+  /** Stops watching the caches, saying why (unless voe is stopping). */
+  drop(why: string): void;
+}
+
+/**
+ * Asks discovery every `intervalMs` while Longhorn is not read: watches it once it is served, stops
+ * the caches (not read yet) once it is not. While Longhorn is read, its caches notice its
+ * removal themselves (served false). Resolves once stopped.
+ */
+async function lookForLonghorn(following: Following, signal: AbortSignal): Promise<void> {
+  const { follow, intervalMs } = following;
+  const { logger, options } = follow;
+  while (!following.stopped()) {
+    await sleep(follow.clock ?? realClock, intervalMs, signal);
+    if (following.stopped()) break;
+    if (following.current()?.read) continue;
+    const served = await askDiscovery(following, signal);
+    if (following.stopped()) break;
+    if (served && !following.current()) {
+      logger?.info(
+        { namespace: options.longhornNamespace },
+        `Longhorn found: the cluster serves ${LONGHORN_API_TEXT} now; watching its Volumes, Engines and version Setting in ` +
+          `${options.longhornNamespace} (Longhorn volumes are judged from them once all three have listed)`,
+      );
+      following.watch(false);
+    } else if (served === false && following.current()) {
+      following.drop(`the cluster no longer serves ${LONGHORN_API_TEXT}`);
+    }
+  }
+}
+
+/** isLonghornServed; undefined when discovery cannot be read (said at debug: it is asked again). */
+async function askDiscovery(
+  following: Following,
+  signal: AbortSignal,
+): Promise<boolean | undefined> {
+  try {
+    return await isLonghornServed(following.follow.kubeConfig, signal);
+  } catch (error) {
+    if (!following.stopped())
+      following.follow.logger?.debug(
+        { error: describeFailure(error) },
+        `discovery of ${LONGHORN_API_TEXT} failed; asking again`,
+      );
+    return undefined;
+  }
+}
+
+/** Longhorn's Volumes (indexed by PV), Engines (indexed by volume) and version Setting, as informers not started yet. */
+function longhornCaches(follow: FollowLonghornOptions): LonghornCaches {
+  const { options } = follow;
+  // Failures before the first lists are said once (maybeWarn), not at warn every few seconds.
+  const lh = {
+    group: LONGHORN_API.group,
+    version: LONGHORN_API.version,
+    namespace: options.longhornNamespace,
+    notServedAsEmpty: true,
+    failuresBeforeSyncLogLevel: 'debug' as const,
+  };
+  return {
+    volumes: createAdmissionInformer<LonghornVolume>(follow, {
+      ...lh,
+      plural: 'volumes',
+      indexers: { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] },
+    }),
+    engines: createAdmissionInformer<LonghornEngine>(follow, {
+      ...lh,
+      plural: 'engines',
+      indexers: {
+        [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX],
+      },
+    }),
+    settings: createAdmissionInformer<LonghornSetting>(follow, {
+      ...lh,
+      plural: 'settings',
+      name: options.longhornVersionSetting,
+    }),
+  };
+}
+
+/** A new set of Longhorn caches, its handlers subscribed (not started). */
+function watchSet(following: Following, fromStart: boolean): WatchedSet {
+  const caches = longhornCaches(following.follow);
+  const watched: WatchedSet = {
+    caches,
+    entries: [caches.volumes, caches.engines, caches.settings] as unknown as AdmissionInformer[],
+    read: fromStart,
+    listedOnce: false,
+    failures: new Map(),
+    forbidden: false,
+    warned: false,
+    unsubscribe: [],
+  };
+  for (const entry of watched.entries)
+    watched.unsubscribe.push(...subscribe(following, watched, entry));
+  return watched;
+}
+
+/** The handlers of one cache of the set; returns their unsubscribe functions. */
+function subscribe(
+  following: Following,
+  watched: WatchedSet,
+  entry: AdmissionInformer,
+): Array<() => void> {
+  const { informer } = entry;
+  // After the informer's own handlers of one list have all run (sync, then inSync and served).
+  const check = (): void => queueMicrotask(() => maybeRead(following, watched));
+  return [
+    informer.on('sync', check),
+    informer.on('inSync', (inSync) => {
+      if (watched.read) logInSyncChange(following.follow.logger, entry, inSync);
+      else check();
+    }),
+    informer.on('error', (error) => {
+      // Once every cache has listed, a failure makes it out of sync like any other cache (inSync).
+      if (watched.listedOnce) return;
+      if (watched.read) {
+        // Watched from the start: not read until they all list, rather than voe unready.
+        watched.read = false;
+        following.settle();
+      }
+      watched.failures.set(entry.name, describeFailure(error));
+      if (apiErrorOf(error)?.code === 403) watched.forbidden = true;
+      maybeWarn(following.follow, watched);
+    }),
+    informer.on('served', (served) => {
+      if (!served && following.current() === watched)
+        following.drop(`the cluster no longer serves ${entry.resource}`);
+    }),
+  ];
+}
+
+/** Starts every cache of the set; each that lists may complete the warning about those that failed. */
+function startSet(follow: FollowLonghornOptions, watched: WatchedSet): void {
+  for (const entry of watched.entries) {
+    void entry.informer.start().catch(() => undefined);
+    // A cache that listed first is not named if another fails later.
+    void entry.informer.synced.then(
+      () => maybeWarn(follow, watched),
+      () => undefined,
+    );
+  }
+}
+
+/** Once every cache of the set watched now has listed and is served: the decisions read it. */
+function maybeRead(following: Following, watched: WatchedSet): void {
+  if (following.stopped() || following.current() !== watched) return;
+  if (!watched.entries.every((entry) => entry.informer.inSync && entry.informer.served !== false))
+    return;
+  watched.listedOnce = true;
+  following.settle();
+  if (watched.read) return;
+  watched.read = true;
+  following.follow.logger?.info(
+    {
+      watching: watched.entries.map((entry) => entry.name),
+      objects: watched.entries.reduce((n, entry) => n + entry.informer.keys().length, 0),
+    },
+    'Longhorn caches synced: Longhorn volumes are judged from its Volumes, Engines and version Setting now',
+  );
+}
+
+/** Once every cache of a set not read has listed or failed, and some failed: one line naming all that failed, and the fix. */
+function maybeWarn(follow: FollowLonghornOptions, watched: WatchedSet): void {
+  if (watched.warned || watched.read || watched.failures.size === 0) return;
+  if (
+    !watched.entries.every((entry) => entry.informer.hasSynced || watched.failures.has(entry.name))
+  )
+    return;
+  watched.warned = true;
+  const failed = watched.entries
+    .filter((entry) => watched.failures.has(entry.name))
+    .map((entry) => entry.name);
+  const fix = watched.forbidden
+    ? `Apply the Role voe-webhook-longhorn and its RoleBinding of manifests/webhook-rbac.yaml in ${follow.options.longhornNamespace} ` +
+      '(kubectl apply -f manifests/webhook-rbac.yaml); voe lists again every few seconds and reads Longhorn once it can, no restart needed.'
+    : 'voe lists again every few seconds and reads Longhorn once it can.';
+  follow.logger?.warn(
+    { cannotList: failed, why: failed.map((name) => watched.failures.get(name)) },
+    `Longhorn is installed (the cluster serves ${LONGHORN_API_TEXT}) but voe cannot list ${failed.join(', ')}: ` +
+      'Longhorn volumes are judged as if Longhorn were absent (by their StorageClass parameters; the Longhorn version is not read, ' +
+      `so a v2 volume is refused under --longhorn-v2-expansion auto) until it can. ${fix}`,
+  );
 }

@@ -96,14 +96,18 @@ function lenientStorageRequest(template: ClaimTemplate): QuantityValue | undefin
   }
 }
 
+/**
+ * The VM's template changes, in three steps: the new annotation must be readable; each template
+ * already there may not shrink or change its storage class (templateChange); the growing ones are
+ * judged against their live PVCs (judgeGrowths).
+ */
 function judgeTemplates(
   source: ResizeSnapshotSource,
   options: AdmissionOptions,
   oldVm: VirtualMachine,
   vm: VirtualMachine,
 ): AdmissionVerdict {
-  const namespace = vm.metadata?.namespace ?? '';
-  const vmKey = `${namespace}/${vm.metadata?.name ?? ''}`;
+  const vmKey = `${vm.metadata?.namespace ?? ''}/${vm.metadata?.name ?? ''}`;
   // The new value must be what Harvester's VM validator can read; a malformed stored (old) one is
   // not held against it (it lists nothing, and the PVC webhook still judges every real resize).
   const parsed = parseVolumeClaimTemplates(
@@ -118,61 +122,105 @@ function judgeTemplates(
     );
   }
   const before = keyed(claimTemplatesOf(oldVm));
-  const growing: Array<{
-    name: string;
-    template: PersistentVolumeClaim;
-    text: string;
-    size: QuantityValue;
-  }> = [];
+  const growing: TemplateGrowth[] = [];
   for (const [name, template] of keyed(parsed.templates)) {
     const previous = before.get(name);
     if (!previous) continue;
-    // The stored (old) value is judged leniently; a new value the user wrote must be a quantity.
-    // A storage request removed from the template counts as zero, as Harvester's
-    // Requests.Storage() reads it: smaller than any previous size. Sizes are read from their raw
-    // JSON text, as Go's Quantity.UnmarshalJSON reads them (readJsonQuantity).
-    const oldSize = lenientStorageRequest(previous);
-    let newSize: QuantityValue;
-    let newText = '0';
-    try {
-      const read = template.storage === undefined ? undefined : readJsonQuantity(template.storage);
-      newSize = read?.value ?? ZERO;
-      if (read) newText = read.text;
-    } catch (error) {
-      if (!isKubeError(error)) throw error;
-      return invalidVerdict(
-        'template-invalid',
-        `${PVC_EXPAND_PREFIX}volume claim template ${name} of VM ${vmKey} has an invalid storage request: ${error.message}. ` +
-          'Write a Kubernetes quantity such as 20Gi.',
-        TEMPLATES_FIELD,
-      );
-    }
-    if (oldSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
-      return invalidVerdict(
-        'template-shrink',
-        `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
-          'storage than before; volumes cannot shrink: keep at least the previous size.',
-        TEMPLATES_FIELD,
-      );
-    }
-    const oldClass = previous.pvc.spec?.storageClassName ?? null;
-    const newClass = template.pvc.spec?.storageClassName ?? null;
-    if (oldClass !== newClass) {
-      return invalidVerdict(
-        'template-storage-class-change',
-        `${PVC_EXPAND_PREFIX}storageClassName of volume claim template ${name} of VM ${vmKey} can't be changed ` +
-          `(from ${className(oldClass)} to ${className(newClass)}). Keep ${className(oldClass)}; to move the data, create a new volume ` +
-          'with the other StorageClass and copy it.',
-        TEMPLATES_FIELD,
-      );
-    }
-    // Growing, or an unreadable stored size: the live PVC decides below whether it really grows.
-    if (oldSize === undefined || compareQuantities(newSize, oldSize) > 0)
-      growing.push({ name, template: template.pvc, text: newText, size: newSize });
+    const change = templateChange(name, template, previous, vmKey);
+    if (change === null) continue;
+    if ('allowed' in change) return change;
+    growing.push(change);
   }
   if (growing.length === 0) return allowedVerdict('not-template-change');
   if (!source.synced()) return notSyncedVerdict(source);
+  return judgeGrowths(source, options, vm, vmKey, growing);
+}
 
+/** A template that asks for more storage than before (or whose stored size cannot be read). */
+interface TemplateGrowth {
+  name: string;
+  /** The new size as written (its JSON text as ParseQuantity read it), and its value. */
+  text: string;
+  size: QuantityValue;
+}
+
+/**
+ * What changed in template `name`: a refusal (an unreadable new size, a smaller one, another
+ * storage class), a growth, or null (the same size: nothing to judge). The stored (old) value is
+ * judged leniently; a new value the user wrote must be a quantity. A storage request removed from
+ * the template counts as zero, as Harvester's Requests.Storage() reads it: smaller than any
+ * previous size.
+ */
+function templateChange(
+  name: string,
+  template: ClaimTemplate,
+  previous: ClaimTemplate,
+  vmKey: string,
+): AdmissionVerdict | TemplateGrowth | null {
+  const oldSize = lenientStorageRequest(previous);
+  const read = newStorageRequest(name, template, vmKey);
+  if ('allowed' in read) return read;
+  const newSize = read.size;
+  if (oldSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
+    return invalidVerdict(
+      'template-shrink',
+      `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
+        'storage than before; volumes cannot shrink: keep at least the previous size.',
+      TEMPLATES_FIELD,
+    );
+  }
+  const oldClass = previous.pvc.spec?.storageClassName ?? null;
+  const newClass = template.pvc.spec?.storageClassName ?? null;
+  if (oldClass !== newClass) {
+    return invalidVerdict(
+      'template-storage-class-change',
+      `${PVC_EXPAND_PREFIX}storageClassName of volume claim template ${name} of VM ${vmKey} can't be changed ` +
+        `(from ${className(oldClass)} to ${className(newClass)}). Keep ${className(oldClass)}; to move the data, create a new volume ` +
+        'with the other StorageClass and copy it.',
+      TEMPLATES_FIELD,
+    );
+  }
+  // Growing, or an unreadable stored size: the live PVC decides whether it really grows.
+  if (oldSize === undefined || compareQuantities(newSize, oldSize) > 0) return read;
+  return null;
+}
+
+/**
+ * The new template's size, read from its raw JSON text as Go's Quantity.UnmarshalJSON reads it
+ * (readJsonQuantity); absent counts as zero. One that is no quantity is refused.
+ */
+function newStorageRequest(
+  name: string,
+  template: ClaimTemplate,
+  vmKey: string,
+): AdmissionVerdict | TemplateGrowth {
+  try {
+    const read = template.storage === undefined ? undefined : readJsonQuantity(template.storage);
+    return { name, text: read?.text ?? '0', size: read?.value ?? ZERO };
+  } catch (error) {
+    if (!isKubeError(error)) throw error;
+    return invalidVerdict(
+      'template-invalid',
+      `${PVC_EXPAND_PREFIX}volume claim template ${name} of VM ${vmKey} has an invalid storage request: ${error.message}. ` +
+        'Write a Kubernetes quantity such as 20Gi.',
+      TEMPLATES_FIELD,
+    );
+  }
+}
+
+/**
+ * Each growing template's live PVC, grown to the new size, judged by decideResize with the VM as
+ * it will be stored; the first refusal decides. A PVC not created yet (Harvester creates it with
+ * the new size) or already as large is left out.
+ */
+function judgeGrowths(
+  source: ResizeSnapshotSource,
+  options: AdmissionOptions,
+  vm: VirtualMachine,
+  vmKey: string,
+  growing: TemplateGrowth[],
+): AdmissionVerdict {
+  const namespace = vm.metadata?.namespace ?? '';
   const warnings: string[] = [];
   let label = 'not-template-change';
   for (const { name, text, size } of growing) {

@@ -80,54 +80,84 @@ async function stopInDir(dir: string): Promise<number> {
 async function waitUntilReady(
   dir: string,
   pid: number | undefined,
-  logFile: string,
-  logStart: number,
+  log: SupervisorLog,
   timeout: number,
   stops: StopRequests,
 ): Promise<void> {
   const deadline = Date.now() + timeout * 1000;
   for (;;) {
     const reason = stops.reason();
-    if (reason) {
-      process.stderr.write(`voe: stopping the control plane that was starting in ${dir}\n`);
-      await stopStartingSupervisor(dir, pid);
-      process.stderr.write(`voe: stopped; nothing of it runs (its logs stay in ${dir})\n`);
-      process.exit(stopExitCode(reason));
-    }
-    const ready = await readFile(join(dir, READY), 'utf8').catch(() => undefined);
-    // Ours only if our supervisor wrote it (it writes its pid file first), not the other one's.
-    if (ready && pid !== undefined && (await readPidFile(join(dir, PID))) === pid) {
+    if (reason) await stopStartingAndExit(dir, pid, reason);
+    const ready = await readyUrl(dir, pid);
+    if (ready !== undefined) {
       process.stdout.write(
-        `control plane ready at ${ready.trim()}\nexport KUBECONFIG=${shellQuote(join(dir, 'kubeconfig'))}\n`,
+        `control plane ready at ${ready}\nexport KUBECONFIG=${shellQuote(join(dir, 'kubeconfig'))}\n`,
       );
       return;
     }
-    const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
-    const exited = pid === undefined || !processAlive(pid);
-    if (failed || exited) {
-      // A supervisor that exits says why on its last "voe: CODE: message" line in the log.
-      const said = exited ? lastErrorLine(await readFrom(logFile, logStart)) : undefined;
-      if (said?.code === 'CONTROLPLANE_ALREADY_RUNNING')
-        throw new ControlPlaneError(said.code, said.message);
-      const why =
-        failed?.trim() ||
-        (said
-          ? `its supervisor exited: ${said.code}: ${said.message}`
-          : 'its supervisor exited without saying why');
-      throw new ControlPlaneError(
-        'CONTROLPLANE_START_FAILED',
-        `the control plane did not start: ${why} (see ${logFile})`,
-      );
-    }
+    await throwIfSupervisorFailed(dir, pid, log);
     if (Date.now() > deadline) {
       await stopStartingSupervisor(dir, pid);
       throw new ControlPlaneError(
         'CONTROLPLANE_START_TIMEOUT',
-        `the control plane was not ready within ${timeout} s (see ${logFile})`,
+        `the control plane was not ready within ${timeout} s (see ${log.file})`,
       );
     }
     await sleep(200);
   }
+}
+
+/** Where a supervisor's log is, and from which byte on it is ours (another one may write there too). */
+interface SupervisorLog {
+  file: string;
+  start: number;
+}
+
+/** Stops the supervisor that was starting and what it started, then ends as the signal would. */
+async function stopStartingAndExit(
+  dir: string,
+  pid: number | undefined,
+  reason: StopReason,
+): Promise<never> {
+  process.stderr.write(`voe: stopping the control plane that was starting in ${dir}\n`);
+  await stopStartingSupervisor(dir, pid);
+  process.stderr.write(`voe: stopped; nothing of it runs (its logs stay in ${dir})\n`);
+  process.exit(stopExitCode(reason));
+}
+
+/** The API server's URL once our supervisor is ready: DIR/ready, when it wrote it (it writes its pid file first), not another one. */
+async function readyUrl(dir: string, pid: number | undefined): Promise<string | undefined> {
+  const ready = await readFile(join(dir, READY), 'utf8').catch(() => undefined);
+  if (ready && pid !== undefined && (await readPidFile(join(dir, PID))) === pid)
+    return ready.trim();
+  return undefined;
+}
+
+/**
+ * Throws when the supervisor wrote DIR/failed or exited: CONTROLPLANE_START_FAILED with why (a
+ * supervisor that exits says why on its last "voe: CODE: message" line in the log), or its own
+ * CONTROLPLANE_ALREADY_RUNNING.
+ */
+async function throwIfSupervisorFailed(
+  dir: string,
+  pid: number | undefined,
+  log: SupervisorLog,
+): Promise<void> {
+  const failed = await readFile(join(dir, FAILED), 'utf8').catch(() => undefined);
+  const exited = pid === undefined || !processAlive(pid);
+  if (!failed && !exited) return;
+  const said = exited ? lastErrorLine(await readFrom(log.file, log.start)) : undefined;
+  if (said?.code === 'CONTROLPLANE_ALREADY_RUNNING')
+    throw new ControlPlaneError(said.code, said.message);
+  const why =
+    failed?.trim() ||
+    (said
+      ? `its supervisor exited: ${said.code}: ${said.message}`
+      : 'its supervisor exited without saying why');
+  throw new ControlPlaneError(
+    'CONTROLPLANE_START_FAILED',
+    `the control plane did not start: ${why} (see ${log.file})`,
+  );
 }
 
 /** Foreground: start, install CRDs, mark ready, stop cleanly on SIGINT/SIGTERM. One supervisor per directory. */
@@ -152,27 +182,14 @@ function stopAtOnce(reason: StopReason): never {
   process.exit(stopExitCode(reason));
 }
 
+/** Supervises DIR's control plane: starts it (startSupervised), says it is ready, then stops it when asked (stopSupervised). */
 async function superviseControlPlane(
   dir: string,
   cacheDir: string,
   crds: boolean,
   stops: StopRequests,
 ): Promise<void> {
-  await rm(join(dir, READY), { force: true });
-  await rm(join(dir, FAILED), { force: true });
-  let cp: ControlPlane | undefined;
-  // Stopped while starting: kill what started (startControlPlane cannot be interrupted half-way).
-  void stops.requested.then((reason) => {
-    if (!cp) stopAtOnce(reason);
-  });
-  try {
-    cp = await startControlPlane({ dir, cacheDir, env: process.env, onProgress: progress });
-    if (crds) await installCrds(cp.kubeConfig);
-  } catch (error) {
-    await cp?.stop();
-    await writeFile(join(dir, FAILED), `${(error as Error).message}\n`);
-    throw error;
-  }
+  const cp = await startSupervised(dir, cacheDir, crds, stops);
   if (stops.reason()) stopAtOnce(stops.reason()!);
   await writeFile(join(dir, PID), `${process.pid}\n`);
   await writeFile(join(dir, READY), `${cp.apiServerUrl}\n`);
@@ -182,6 +199,39 @@ async function superviseControlPlane(
   const keepAlive = setInterval(() => undefined, 1 << 30);
   const reason = await stops.requested;
   clearInterval(keepAlive);
+  await stopSupervised(dir, cp, reason);
+}
+
+/**
+ * Starts the control plane and installs the CRDs. A stop requested meanwhile kills what started
+ * (startControlPlane cannot be interrupted half-way); a failure stops what started and is written
+ * to DIR/failed for `start` to read.
+ */
+async function startSupervised(
+  dir: string,
+  cacheDir: string,
+  crds: boolean,
+  stops: StopRequests,
+): Promise<ControlPlane> {
+  await rm(join(dir, READY), { force: true });
+  await rm(join(dir, FAILED), { force: true });
+  let cp: ControlPlane | undefined;
+  void stops.requested.then((reason) => {
+    if (!cp) stopAtOnce(reason);
+  });
+  try {
+    cp = await startControlPlane({ dir, cacheDir, env: process.env, onProgress: progress });
+    if (crds) await installCrds(cp.kubeConfig);
+    return cp;
+  } catch (error) {
+    await cp?.stop();
+    await writeFile(join(dir, FAILED), `${(error as Error).message}\n`);
+    throw error;
+  }
+}
+
+/** Stops the control plane, removes its ready and pid files, and exits as the stop request says (an error is printed first). */
+async function stopSupervised(dir: string, cp: ControlPlane, reason: StopReason): Promise<void> {
   await rm(join(dir, READY), { force: true });
   await cp.stop();
   for (const file of [PID, 'etcd.pid', 'kube-apiserver.pid'])
@@ -207,16 +257,7 @@ export function register(program: Command): void {
       'build (or find) kube-apiserver and etcd; honours TEST_ASSET_KUBE_APISERVER, TEST_ASSET_ETCD and KUBEBUILDER_ASSETS',
     )
     .option('--cache-dir <dir>', 'build cache (default $VOE_CACHE_DIR or ~/.cache/voe)')
-    .action(async (opts: { cacheDir?: string }) => {
-      const bins = await resolveBinaries({
-        cacheDir: opts.cacheDir ?? defaultCacheDir(),
-        env: process.env,
-        onProgress: progress,
-      });
-      process.stdout.write(
-        `kube-apiserver ${bins.kubeApiServer}\netcd ${bins.etcd} (${bins.etcdSource})\n`,
-      );
-    });
+    .action(buildCommand);
 
   cluster
     .command('run')
@@ -244,102 +285,151 @@ export function register(program: Command): void {
       parseWaitSeconds,
       120,
     )
-    .action(async (opts: { dir: string; cacheDir?: string; crds: boolean; timeout: number }) => {
-      const dir = resolve(opts.dir);
-      const cacheDir = opts.cacheDir ?? defaultCacheDir();
-      const running = await readPidFile(join(dir, PID));
-      // Only a process that is this directory's supervisor: a stale pid file may name a pid reused since.
-      if (running && (await runsIn(running, dir))) {
-        throw new ControlPlaneError(
-          'CONTROLPLANE_ALREADY_RUNNING',
-          `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${opts.dir}' first`,
-        );
-      }
-      // One still starting has no pid file yet, but holds the lock, and the etcd and kube-apiserver a
-      // killed supervisor left have their pid files: refused before anything in DIR changes.
-      const releaseDir = await lockControlPlaneDir(dir);
-      try {
-        // Under the lock, when no supervisor holds it: never the ready or failed file of one that
-        // runs (another `start` at the same time, whose supervisor took the lock since).
-        await rm(join(dir, READY), { force: true });
-        await rm(join(dir, FAILED), { force: true });
-      } finally {
-        await releaseDir();
-      }
-      // Build in the foreground so the progress lines reach the terminal.
-      await resolveBinaries({ cacheDir, env: process.env, onProgress: progress });
-      const main = fileURLToPath(new URL('../main.js', import.meta.url));
-      const args = [
-        main,
-        'cluster',
-        'run',
-        '--dir',
-        dir,
-        '--cache-dir',
-        cacheDir,
-        ...(opts.crds ? [] : ['--no-crds']),
-      ];
-      const logFile = join(dir, 'voe-cluster.log');
-      const log = openSync(logFile, 'a');
-      // What our supervisor writes comes after this offset (another one may write there too).
-      const logStart = fstatSync(log).size;
-      // The lock is free again until the supervisor takes it: another `start` may slip in between,
-      // and then one of the two supervisors finds the lock held and exits saying so.
-      const child = spawn(process.execPath, args, {
-        detached: true,
-        stdio: ['ignore', log, log],
-        env: process.env,
-      });
-      closeSync(log);
-      child.unref();
-      // Ctrl-C (or SIGTERM, SIGHUP) while it starts: the supervisor runs in a session of its own and
-      // would come up in the background all the same; stop it and what it started, then end as the
-      // signal would. A second request while doing so ends at once.
-      const stops = watchStopRequests(process, (reason) => process.exit(stopExitCode(reason)));
-      try {
-        await waitUntilReady(dir, child.pid, logFile, logStart, Number(opts.timeout), stops);
-      } finally {
-        stops.dispose();
-      }
-    });
+    .action(startCommand);
   cluster
     .command('stop')
     .description(
       'stop the control plane started with `voe cluster start --dir DIR` (no process is left behind)',
     )
     .requiredOption('--dir <dir>', 'the directory given to start')
-    .action(async (opts: { dir: string }) => {
-      const dir = resolve(opts.dir);
-      const what = await stat(dir).then(
-        (info) => (info.isDirectory() ? 'directory' : 'ENOTDIR'),
-        (error: NodeJS.ErrnoException) => error.code ?? 'error',
-      );
-      if (what === 'ENOTDIR') {
-        throw new ControlPlaneError(
-          'CONTROLPLANE_STOP_FAILED',
-          `cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'`,
-        );
-      }
-      if (what !== 'directory' && what !== 'ENOENT')
-        throw new ControlPlaneError(
-          'CONTROLPLANE_STOP_FAILED',
-          `cannot stop a control plane in ${dir}: it cannot be read (${what})`,
-        );
-      let stopped = 0;
-      try {
-        if (what === 'directory') stopped = await stopInDir(dir);
-      } catch (error) {
-        // Its pid files cannot be removed (EACCES, EROFS) or a process named there cannot be signalled (EPERM).
-        throw new ControlPlaneError(
-          'CONTROLPLANE_STOP_FAILED',
-          `stopping the control plane in ${dir} failed: ${(error as Error).message}`,
-          { cause: error },
-        );
-      }
-      process.stdout.write(
-        stopped > 0
-          ? `control plane in ${dir} stopped\n`
-          : `no control plane runs in ${dir}; nothing to stop\n`,
-      );
-    });
+    .action(stopCommand);
+}
+
+/** `voe cluster build`: builds or finds the binaries, and says which. */
+async function buildCommand(opts: { cacheDir?: string }): Promise<void> {
+  const bins = await resolveBinaries({
+    cacheDir: opts.cacheDir ?? defaultCacheDir(),
+    env: process.env,
+    onProgress: progress,
+  });
+  process.stdout.write(
+    `kube-apiserver ${bins.kubeApiServer}\netcd ${bins.etcd} (${bins.etcdSource})\n`,
+  );
+}
+
+/**
+ * `voe cluster start`: refuses a directory whose supervisor runs, clears what an earlier one
+ * left, builds in the foreground (so the progress lines reach the terminal), spawns the
+ * supervisor (`voe cluster run`) in the background, then waits until it is ready.
+ */
+async function startCommand(opts: {
+  dir: string;
+  cacheDir?: string;
+  crds: boolean;
+  timeout: number;
+}): Promise<void> {
+  const dir = resolve(opts.dir);
+  const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  await refuseRunningSupervisor(dir, opts.dir);
+  await clearStartMarkers(dir);
+  await resolveBinaries({ cacheDir, env: process.env, onProgress: progress });
+  const { pid, log } = spawnSupervisor(dir, cacheDir, opts.crds);
+  // Ctrl-C (or SIGTERM, SIGHUP) while it starts: the supervisor runs in a session of its own and
+  // would come up in the background all the same; stop it and what it started, then end as the
+  // signal would. A second request while doing so ends at once.
+  const stops = watchStopRequests(process, (reason) => process.exit(stopExitCode(reason)));
+  try {
+    await waitUntilReady(dir, pid, log, Number(opts.timeout), stops);
+  } finally {
+    stops.dispose();
+  }
+}
+
+/** CONTROLPLANE_ALREADY_RUNNING when this directory's supervisor runs (a stale pid file may name a pid reused since: only a process running in DIR counts). */
+async function refuseRunningSupervisor(dir: string, given: string): Promise<void> {
+  const running = await readPidFile(join(dir, PID));
+  if (running && (await runsIn(running, dir))) {
+    throw new ControlPlaneError(
+      'CONTROLPLANE_ALREADY_RUNNING',
+      `a control plane already runs for ${dir} (pid ${running}); use 'voe cluster stop --dir ${given}' first`,
+    );
+  }
+}
+
+/**
+ * Removes the ready and failed files an earlier supervisor left, under the directory's lock. One
+ * still starting has no pid file yet, but holds the lock, and the etcd and kube-apiserver a
+ * killed supervisor left have their pid files: refused before anything in DIR changes.
+ */
+async function clearStartMarkers(dir: string): Promise<void> {
+  const releaseDir = await lockControlPlaneDir(dir);
+  try {
+    // Under the lock, when no supervisor holds it: never the ready or failed file of one that
+    // runs (another `start` at the same time, whose supervisor took the lock since).
+    await rm(join(dir, READY), { force: true });
+    await rm(join(dir, FAILED), { force: true });
+  } finally {
+    await releaseDir();
+  }
+}
+
+/**
+ * Spawns `voe cluster run` for DIR, detached, its output appended to DIR/voe-cluster.log. The
+ * lock is free again until the supervisor takes it: another `start` may slip in between, and then
+ * one of the two supervisors finds the lock held and exits saying so.
+ */
+function spawnSupervisor(
+  dir: string,
+  cacheDir: string,
+  crds: boolean,
+): { pid: number | undefined; log: SupervisorLog } {
+  const main = fileURLToPath(new URL('../main.js', import.meta.url));
+  const args = [
+    main,
+    'cluster',
+    'run',
+    '--dir',
+    dir,
+    '--cache-dir',
+    cacheDir,
+    ...(crds ? [] : ['--no-crds']),
+  ];
+  const file = join(dir, 'voe-cluster.log');
+  const fd = openSync(file, 'a');
+  // What our supervisor writes comes after this offset (another one may write there too).
+  const start = fstatSync(fd).size;
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ['ignore', fd, fd],
+    env: process.env,
+  });
+  closeSync(fd);
+  child.unref();
+  return { pid: child.pid, log: { file, start } };
+}
+
+/** `voe cluster stop`: stops DIR's supervisor and what it started; a DIR that is not there has nothing to stop. */
+async function stopCommand(opts: { dir: string }): Promise<void> {
+  const dir = resolve(opts.dir);
+  const what = await stat(dir).then(
+    (info) => (info.isDirectory() ? 'directory' : 'ENOTDIR'),
+    (error: NodeJS.ErrnoException) => error.code ?? 'error',
+  );
+  if (what === 'ENOTDIR') {
+    throw new ControlPlaneError(
+      'CONTROLPLANE_STOP_FAILED',
+      `cannot stop a control plane in ${dir}: it is not a directory (ENOTDIR); pass the --dir given to 'voe cluster start'`,
+    );
+  }
+  if (what !== 'directory' && what !== 'ENOENT')
+    throw new ControlPlaneError(
+      'CONTROLPLANE_STOP_FAILED',
+      `cannot stop a control plane in ${dir}: it cannot be read (${what})`,
+    );
+  let stopped = 0;
+  try {
+    if (what === 'directory') stopped = await stopInDir(dir);
+  } catch (error) {
+    // Its pid files cannot be removed (EACCES, EROFS) or a process named there cannot be signalled (EPERM).
+    throw new ControlPlaneError(
+      'CONTROLPLANE_STOP_FAILED',
+      `stopping the control plane in ${dir} failed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  process.stdout.write(
+    stopped > 0
+      ? `control plane in ${dir} stopped\n`
+      : `no control plane runs in ${dir}; nothing to stop\n`,
+  );
 }

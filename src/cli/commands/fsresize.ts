@@ -16,6 +16,7 @@ import {
   formatBytes,
   fsckExitText,
   MAX_TIMEOUT_MS,
+  type FsResizer,
   type GrowResult,
 } from '../../fsresize/index.js';
 
@@ -109,57 +110,73 @@ export function register(program: Command): void {
         .argParser(seconds),
     )
     // Usage errors (printed by the parser on stderr) exit 2 like every other error.
-    .action(async (options: GrowCommandOptions) => {
-      exitOnceAnswered();
-      const resizer = createFsResizer({
-        runner: createExecFileRunner(),
-        lock: createDeviceLock({ directory: options.lockDir }),
-        unreadableProcesses: unreadableProcessesPolicy(
-          process.env,
-          options.ignoreUnreadableProcesses === true,
-        ),
-        timeouts: { growMs: Math.round(options.timeout * 1000) },
-      });
-      // A stop signal does not end voe in the middle of a grow: it stops at the next safe point,
-      // after the running tool, releases the lock, then exits 128 + the signal's number.
-      const stop = deferStopSignals((name, first) =>
+    .action(growCommand);
+}
+
+/**
+ * `voe fsresize grow`: grows with the shared core, printing the result (or the error: exit 2). A
+ * stop signal does not end voe in the middle of a grow: it stops at the next safe point, after
+ * the running tool, releases the lock, then exits 128 + the signal's number.
+ */
+async function growCommand(options: GrowCommandOptions): Promise<void> {
+  exitOnceAnswered();
+  const resizer = growResizer(options);
+  const stop = deferStopSignals((name, first) =>
+    process.stderr.write(
+      first
+        ? `voe: ${name} received: stopping at the next safe point; a running grow or check tool is never stopped midway (it could damage the filesystem), voe waits for it to finish\n`
+        : `voe: ${name} received: still waiting for the running step to finish\n`,
+    ),
+  );
+  try {
+    const result = await resizer.grow(options.device, {
+      ...(options.mount === undefined ? {} : { mountPath: options.mount }),
+      dryRun: options.dryRun === true,
+      signal: stop.signal,
+      onLockWait: (pid) =>
         process.stderr.write(
-          first
-            ? `voe: ${name} received: stopping at the next safe point; a running grow or check tool is never stopped midway (it could damage the filesystem), voe waits for it to finish\n`
-            : `voe: ${name} received: still waiting for the running step to finish\n`,
+          `voe: waiting for another resize of ${options.device} to finish (its lock is held by pid ${pid}); ` +
+            `up to ${Math.round(DEFAULT_LOCK_WAIT_MS / 60_000)} minutes, Ctrl-C stops waiting and changes nothing\n`,
         ),
-      );
-      try {
-        const result = await resizer.grow(options.device, {
-          ...(options.mount === undefined ? {} : { mountPath: options.mount }),
-          dryRun: options.dryRun === true,
-          signal: stop.signal,
-          onLockWait: (pid) =>
-            process.stderr.write(
-              `voe: waiting for another resize of ${options.device} to finish (its lock is held by pid ${pid}); ` +
-                `up to ${Math.round(DEFAULT_LOCK_WAIT_MS / 60_000)} minutes, Ctrl-C stops waiting and changes nothing\n`,
-            ),
-        });
-        process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : humanReport(result));
-      } catch (thrown) {
-        // Every error has a code (FSRESIZE_UNEXPECTED_ERROR for one voe did not expect): "voe:
-        // <CODE>: <message>" on stderr, or with --json {"error": {code, message, details}} on stdout;
-        // printed here, so that after a stop signal the closing line below comes last.
-        const error = asVoeError(thrown);
-        if (options.json)
-          process.stdout.write(
-            `${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`,
-          );
-        else process.stderr.write(errorLine(error));
-        process.exitCode = 2;
-      } finally {
-        stop.dispose();
-        if (stop.received() !== null) {
-          process.stderr.write(
-            `voe: exiting after ${stop.received()} (exit code ${stop.exitCode()})\n`,
-          );
-          process.exitCode = stop.exitCode() ?? 1;
-        }
-      }
     });
+    process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : humanReport(result));
+  } catch (thrown) {
+    printGrowError(thrown, options.json === true);
+    process.exitCode = 2;
+  } finally {
+    stop.dispose();
+    if (stop.received() !== null) {
+      process.stderr.write(
+        `voe: exiting after ${stop.received()} (exit code ${stop.exitCode()})\n`,
+      );
+      process.exitCode = stop.exitCode() ?? 1;
+    }
+  }
+}
+
+/** The shared core wired to the system: execFile, the per-device lock files, the options' policy and timeout. */
+function growResizer(options: GrowCommandOptions): FsResizer {
+  return createFsResizer({
+    runner: createExecFileRunner(),
+    lock: createDeviceLock({ directory: options.lockDir }),
+    unreadableProcesses: unreadableProcessesPolicy(
+      process.env,
+      options.ignoreUnreadableProcesses === true,
+    ),
+    timeouts: { growMs: Math.round(options.timeout * 1000) },
+  });
+}
+
+/**
+ * Every error has a code (FSRESIZE_UNEXPECTED_ERROR for one voe did not expect): "voe: <CODE>:
+ * <message>" on stderr, or with --json {"error": {code, message, details}} on stdout; printed
+ * before the closing line of a stop signal, which comes last.
+ */
+function printGrowError(thrown: unknown, json: boolean): void {
+  const error = asVoeError(thrown);
+  if (json)
+    process.stdout.write(
+      `${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`,
+    );
+  else process.stderr.write(errorLine(error));
 }
