@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { register as check } from './check.js';
 import { register as cluster } from './cluster.js';
+import { register as csi } from './csi.js';
 import { register as demo } from './demo.js';
 import { register as fsresize } from './fsresize.js';
 import { register as flexvolume } from './flexvolume.js';
@@ -17,6 +18,7 @@ const registrars: Array<(program: Command) => void> = [
   flexvolume,
   registerServe,
   check,
+  csi,
 ];
 
 export function registerCommands(program: Command): void {

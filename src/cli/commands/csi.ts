@@ -1,0 +1,118 @@
+import { Command, Option } from 'commander';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  DEFAULT_BY_ID_DIRECTORY,
+  DEFAULT_DRIVER_NAME,
+  startCsiDriver,
+  type CsiServices,
+} from '../../guest-csi-bridge/index.js';
+import { loadKubeConfig } from '../../kube/index.js';
+import { createLogger } from '../../log/index.js';
+import { readPackageVersion } from '../package-version.js';
+import { stopExitCode, watchStopRequests } from '../stop-requests.js';
+
+interface CsiFlags {
+  endpoint: string;
+  nodeId?: string;
+  kubeconfig?: string;
+  driverName: string;
+  hostStorageClass?: string;
+  services: CsiServices;
+  deviceDir: string;
+  logLevel: string;
+}
+
+/** How long running calls may finish after a stop signal. */
+const STOP_GRACE_MS = 10_000;
+
+/** `voe csi`: the guest cluster's CSI driver (Identity, Controller, Node over gRPC on a unix socket). */
+export function register(program: Command): void {
+  program
+    .command('csi')
+    .description(
+      "Serve the guest cluster's CSI driver on a unix socket: a drop-in for Harvester's driver (driver.harvesterhci.io) whose volumes are PVCs of the host (Harvester) cluster, " +
+        "hotplugged into the guest node's VM; ControllerExpandVolume grows the host PVC after checking the host's csi-online-expand-validation Setting and waits for it by watch, " +
+        'NodeExpandVolume grows the filesystem through the fsresize core (see docs/csi.md)',
+    )
+    .option(
+      '--endpoint <endpoint>',
+      'the socket to serve, unix:///abs/path.sock',
+      'unix:///csi/csi.sock',
+    )
+    .option(
+      '--node-id <id>',
+      "this guest node's VM name on the host (default: the host VMI with one of this machine's MAC addresses, else the hostname)",
+    )
+    .option(
+      '--kubeconfig <file>',
+      "the host (Harvester) cluster's kubeconfig; its context's namespace holds the volumes and the guest node VMs (default: $KUBECONFIG, ~/.kube/config, then in-cluster)",
+    )
+    .option('--driver-name <name>', 'the CSI driver name', DEFAULT_DRIVER_NAME)
+    .option(
+      '--host-storage-class <name>',
+      "the host StorageClass of new volumes whose StorageClass has no hostStorageClass parameter (default: the host's default)",
+    )
+    .addOption(
+      new Option('--services <which>', 'the services to serve (Identity always)')
+        .choices(['all', 'controller', 'node'])
+        .default('all'),
+    )
+    .option(
+      '--device-dir <dir>',
+      'where the node service finds volume devices by name (entries whose names contain the volume id)',
+      DEFAULT_BY_ID_DIRECTORY,
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['trace', 'debug', 'info', 'warn', 'error'])
+        .default('info'),
+    )
+    .action(async (flags: CsiFlags) => {
+      const log = createLogger({ name: 'voe-csi', level: flags.logLevel });
+      const stops = watchStopRequests(process, () =>
+        log.warn('already stopping; waiting for running calls to finish'),
+      );
+      try {
+        const hostKubeConfig: KubeConfig | undefined =
+          flags.services === 'node' && flags.kubeconfig === undefined
+            ? tryLoad()
+            : loadKubeConfig(flags.kubeconfig);
+        const driver = await startCsiDriver({
+          endpoint: flags.endpoint,
+          driverName: flags.driverName,
+          vendorVersion: readPackageVersion(),
+          services: flags.services,
+          hostKubeConfig,
+          ...(flags.nodeId ? { nodeId: flags.nodeId } : {}),
+          ...(flags.hostStorageClass ? { hostStorageClass: flags.hostStorageClass } : {}),
+          deviceDirectory: flags.deviceDir,
+          log,
+        });
+        log.info(
+          {
+            endpoint: flags.endpoint,
+            driver: flags.driverName,
+            services: flags.services,
+            nodeId: driver.nodeId,
+            hostNamespace: driver.hosts?.defaultHost.namespace,
+          },
+          'serving CSI',
+        );
+        const reason = await stops.requested;
+        log.info({ reason: reason.kind === 'signal' ? reason.signal : reason.kind }, 'stopping');
+        await driver.stop(STOP_GRACE_MS);
+        process.exitCode = reason.kind === 'signal' ? 0 : stopExitCode(reason);
+      } finally {
+        stops.dispose();
+      }
+    });
+}
+
+/** A node without host credentials still serves (no node-id discovery, Probe always ready). */
+function tryLoad(): KubeConfig | undefined {
+  try {
+    return loadKubeConfig();
+  } catch {
+    return undefined;
+  }
+}

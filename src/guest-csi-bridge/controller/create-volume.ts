@@ -1,0 +1,82 @@
+import { readCapacityRange } from '../csi/capacity-range.js';
+import { hostPvcName } from '../csi/host-pvc-name.js';
+import { checkSupported, requireCapability } from '../csi/volume-capability.js';
+import { CsiError } from '../errors/csi-error.js';
+import type { CreateVolumeRequest, VolumeMessage } from '../proto/csi-messages.js';
+import type { CallContext } from '../server/call-context.js';
+import type { ControllerDeps } from './controller-deps.js';
+import {
+  hostStorageClassFor,
+  hostVolumeModeFor,
+  incompatibility,
+  planHostPvc,
+  type PlanInput,
+} from './plan-host-pvc.js';
+
+/**
+ * CreateVolume: a host PVC named after the request (see planHostPvc), not waited for. A retry of
+ * the same request finds the PVC it made and succeeds; a different request for an existing name
+ * is ALREADY_EXISTS.
+ */
+export async function createVolume(
+  deps: ControllerDeps,
+  request: CreateVolumeRequest,
+  ctx: CallContext,
+): Promise<{ volume: VolumeMessage }> {
+  const { name } = request;
+  if (!name) throw new CsiError('CSI_INVALID_ARGUMENT', 'name is required');
+  if (request.volume_capabilities.length === 0)
+    throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_capabilities are required');
+  request.volume_capabilities.forEach((message, i) =>
+    checkSupported(
+      requireCapability(message, `volume_capabilities[${i}]`),
+      `volume_capabilities[${i}]`,
+    ),
+  );
+  if (request.volume_content_source?.type)
+    throw new CsiError(
+      'CSI_UNSUPPORTED_CAPABILITY',
+      `volume_content_source: volumes from a ${request.volume_content_source.type} are not supported by this driver`,
+    );
+  const capacity = readCapacityRange(request.capacity_range);
+  const parameters = request.parameters ?? {};
+  const host = deps.hosts.forSecrets(request.secrets);
+  const volumeId = hostPvcName(name);
+  return deps.locks.run(volumeId, 'CreateVolume', async () => {
+    const className = hostStorageClassFor(parameters, deps.hostStorageClass);
+    const hostProvisioner =
+      hostVolumeModeFor(parameters) === 'Filesystem' && className
+        ? (await host.getStorageClass(className))?.provisioner
+        : undefined;
+    const input: PlanInput = {
+      name,
+      capacity,
+      parameters,
+      defaultHostStorageClass: deps.hostStorageClass,
+      hostProvisioner,
+    };
+    const plan = planHostPvc(input);
+    const result = await host.createPvc(plan.body);
+    if (result.created) {
+      ctx.log.info(
+        { volumeId, name, request: plan.body.spec?.resources?.requests?.['storage'] },
+        'created the host PVC',
+      );
+    } else {
+      if (result.existing.metadata?.deletionTimestamp)
+        throw new CsiError(
+          'CSI_VOLUME_BEING_DELETED',
+          `host PVC ${host.namespace}/${volumeId} is being deleted; retry once it is gone`,
+        );
+      const why = incompatibility(result.existing, plan, input);
+      if (why !== undefined) throw new CsiError('CSI_VOLUME_EXISTS', why);
+    }
+    return {
+      volume: {
+        volume_id: volumeId,
+        capacity_bytes: String(plan.capacityBytes),
+        volume_context: { ...parameters },
+      },
+    };
+  });
+}

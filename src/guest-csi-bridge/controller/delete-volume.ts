@@ -1,0 +1,23 @@
+import { isHostPvcName } from '../csi/host-pvc-name.js';
+import { CsiError } from '../errors/csi-error.js';
+import type { DeleteVolumeRequest } from '../proto/csi-messages.js';
+import type { CallContext } from '../server/call-context.js';
+import type { ControllerDeps } from './controller-deps.js';
+
+/** DeleteVolume: deletes the host PVC; a volume that is not there (deleted before, or never made) is success. */
+export async function deleteVolume(
+  deps: ControllerDeps,
+  request: DeleteVolumeRequest,
+  ctx: CallContext,
+): Promise<Record<string, never>> {
+  const volumeId = request.volume_id;
+  if (!volumeId) throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_id is required');
+  // An id no PVC can have names no volume: nothing to delete.
+  if (!isHostPvcName(volumeId)) return {};
+  const host = deps.hosts.forSecrets(request.secrets);
+  return deps.locks.run(volumeId, 'DeleteVolume', async () => {
+    if (await host.deletePvc(volumeId))
+      ctx.log.info({ volumeId, hostPvc: `${host.namespace}/${volumeId}` }, 'deleted the host PVC');
+    return {};
+  });
+}

@@ -1,0 +1,163 @@
+import { formatBytes, isConflict } from '../../kube/index.js';
+import { readCapacityRange } from '../csi/capacity-range.js';
+import { checkSupported, readCapability } from '../csi/volume-capability.js';
+import { CsiError } from '../errors/csi-error.js';
+import type { HostApi } from '../host/host-api.js';
+import type { HostPvc } from '../host/host-objects.js';
+import type {
+  ControllerExpandVolumeRequest,
+  ControllerExpandVolumeResponse,
+} from '../proto/csi-messages.js';
+import { withWaitSignal, type CallContext } from '../server/call-context.js';
+import type { ControllerDeps } from './controller-deps.js';
+import { decideExpansion, type HostFacts } from './decide-expansion.js';
+import { readExpandSetting } from './expand-setting.js';
+import { HOST_ROUNDING_BYTES } from './plan-host-pvc.js';
+import { storageClassNameOf } from './provisioners-to-judge.js';
+import { capacityBytesOf, hostResizeInfeasible } from './pvc-sizes.js';
+
+/** How often a host PVC changed by someone else between the read and the write is read and decided again. */
+const CONFLICT_ATTEMPTS = 3;
+
+async function hostFacts(
+  host: HostApi,
+  pvc: HostPvc,
+  volumeId: string,
+  settingName: string,
+): Promise<HostFacts> {
+  const className = storageClassNameOf(pvc);
+  const [usedBy, setting, storageClass] = await Promise.all([
+    host.podsUsingPvc(volumeId),
+    host.getSetting(settingName),
+    className ? host.getStorageClass(className) : Promise.resolve(undefined),
+  ]);
+  return { usedBy, setting: readExpandSetting(setting), storageClass };
+}
+
+/**
+ * ControllerExpandVolume: grows the host PVC behind a guest volume and answers once the host
+ * capacity covers the size asked for, following the PVC by watch (no polling interval). See
+ * decideExpansion for what is judged; one call per volume at a time (ABORTED otherwise).
+ */
+export async function expandVolume(
+  deps: ControllerDeps,
+  request: ControllerExpandVolumeRequest,
+  ctx: CallContext,
+): Promise<ControllerExpandVolumeResponse> {
+  const volumeId = request.volume_id;
+  if (!volumeId) throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_id is required');
+  if (!request.capacity_range)
+    throw new CsiError('CSI_INVALID_ARGUMENT', 'capacity_range is required');
+  const range = readCapacityRange(request.capacity_range);
+  if (range.requiredBytes === 0n)
+    throw new CsiError('CSI_INVALID_ARGUMENT', 'capacity_range.required_bytes must be above 0');
+  const capability = readCapability(request.volume_capability, 'volume_capability');
+  if (capability) checkSupported(capability, 'volume_capability');
+  // A mounted filesystem grows on the node (NodeExpandVolume); a block volume is the device itself.
+  const nodeExpansionRequired = capability?.accessType !== 'block';
+  const host = deps.hosts.forSecrets(request.secrets);
+  const pvcKey = `${host.namespace}/${volumeId}`;
+
+  return deps.locks.run(volumeId, 'ControllerExpandVolume', async () => {
+    for (let attempt = 1; ; attempt++) {
+      let pvc = await host.getPvc(volumeId);
+      let decision = decideExpansion({
+        pvcKey,
+        pvc,
+        requiredBytes: range.requiredBytes,
+        limitBytes: range.limitBytes,
+        roundingBytes: HOST_ROUNDING_BYTES,
+        settingName: deps.settingName,
+        host: undefined,
+      });
+      if (decision.action === 'lookup' && pvc) {
+        const facts = await hostFacts(host, pvc, volumeId, deps.settingName);
+        decision = decideExpansion({
+          pvcKey,
+          pvc,
+          requiredBytes: range.requiredBytes,
+          limitBytes: range.limitBytes,
+          roundingBytes: HOST_ROUNDING_BYTES,
+          settingName: deps.settingName,
+          host: facts,
+        });
+      }
+      switch (decision.action) {
+        case 'done':
+          return answer(range.requiredBytes, nodeExpansionRequired);
+        case 'refuse':
+          throw new CsiError(decision.code, decision.message);
+        case 'lookup':
+          throw new CsiError('CSI_VOLUME_NOT_FOUND', `host PVC ${pvcKey} does not exist`);
+        case 'patch': {
+          const storage = formatBytes(decision.requestBytes);
+          try {
+            pvc = await host.setPvcRequest(volumeId, storage, pvc?.metadata?.resourceVersion ?? '');
+          } catch (error) {
+            if (isConflict(error) && attempt < CONFLICT_ATTEMPTS) continue;
+            if (isConflict(error))
+              throw new CsiError(
+                'CSI_HOST_UNAVAILABLE',
+                `host PVC ${pvcKey} kept changing while it was being grown; retry`,
+                { cause: error },
+              );
+            throw error;
+          }
+          ctx.log.info(
+            { volumeId, hostPvc: pvcKey, request: storage },
+            'raised the host PVC request',
+          );
+          break;
+        }
+        case 'wait':
+          break;
+      }
+      await waitForCapacity(deps, host, volumeId, pvcKey, pvc, range.requiredBytes, ctx);
+      return answer(range.requiredBytes, nodeExpansionRequired);
+    }
+  });
+}
+
+function answer(
+  requiredBytes: bigint,
+  nodeExpansionRequired: boolean,
+): ControllerExpandVolumeResponse {
+  return { capacity_bytes: String(requiredBytes), node_expansion_required: nodeExpansionRequired };
+}
+
+async function waitForCapacity(
+  deps: ControllerDeps,
+  host: HostApi,
+  volumeId: string,
+  pvcKey: string,
+  start: HostPvc | undefined,
+  requiredBytes: bigint,
+  ctx: CallContext,
+): Promise<void> {
+  let pvc: HostPvc | undefined;
+  try {
+    pvc = await withWaitSignal(ctx, deps.timeouts.expandMs, (signal) =>
+      host.waitForPvc(
+        volumeId,
+        (current) =>
+          current === undefined ||
+          (capacityBytesOf(current) ?? 0n) >= requiredBytes ||
+          hostResizeInfeasible(current) !== undefined,
+        { signal, start: { object: start, resourceVersion: start?.metadata?.resourceVersion } },
+      ),
+    );
+  } catch (error) {
+    if (error instanceof CsiError) throw error;
+    throw new CsiError(
+      'CSI_HOST_TIMEOUT',
+      `host PVC ${pvcKey} did not reach ${formatBytes(requiredBytes)} in time (its capacity was ${start?.status?.capacity?.['storage'] ?? 'unknown'}); the next call waits on without writing it again`,
+    );
+  }
+  if (pvc === undefined)
+    throw new CsiError('CSI_VOLUME_NOT_FOUND', `host PVC ${pvcKey} was deleted while it grew`);
+  if ((capacityBytesOf(pvc) ?? 0n) >= requiredBytes) return;
+  throw new CsiError(
+    'CSI_HOST_RESIZE_INFEASIBLE',
+    `the host cannot grow PVC ${pvcKey} (${hostResizeInfeasible(pvc)}); lower the guest PVC's request back to its capacity`,
+  );
+}

@@ -1,0 +1,74 @@
+import type { HarvesterSetting } from '../../settings/index.js';
+import type {
+  HostPvc,
+  HostStorageClass,
+  HostVm,
+  HostVmi,
+  JsonPatchOperation,
+} from './host-objects.js';
+
+/** Where a wait starts: the object as last read and its resourceVersion (a watch resumes from it). */
+export interface WaitStart<T> {
+  object: T | undefined;
+  resourceVersion: string | undefined;
+}
+
+export interface WaitOptions<T> {
+  /** Ends the wait (the promise rejects with the signal's reason). */
+  signal: AbortSignal;
+  /** The object as just read; without it the wait reads it first. */
+  start?: WaitStart<T>;
+}
+
+/**
+ * The host cluster as the bridge sees it: one namespace (the host kubeconfig context's), its
+ * PVCs, pods, VirtualMachines and their instances, and the cluster's Settings and StorageClasses.
+ * Production: createKubeHostApi. Failures are CsiErrors (CSI_HOST_UNAVAILABLE when the API does
+ * not answer, CSI_HOST_REQUEST_FAILED for an answer the bridge cannot act on); reads of what does
+ * not exist resolve undefined.
+ */
+export interface HostApi {
+  readonly namespace: string;
+  /** Resolves when the host API answers (its /readyz), rejects otherwise. */
+  probe(signal?: AbortSignal): Promise<void>;
+  getPvc(name: string): Promise<HostPvc | undefined>;
+  /** Creates the PVC; resolves `{created: false, existing}` when one of that name exists. */
+  createPvc(
+    body: HostPvc,
+  ): Promise<{ created: true; pvc: HostPvc } | { created: false; existing: HostPvc }>;
+  /** Deletes the PVC; false when there was none. */
+  deletePvc(name: string): Promise<boolean>;
+  /**
+   * Sets the PVC's storage request (a merge patch carrying `resourceVersion`, so a PVC changed
+   * meanwhile answers 409, rejected as the API error). A refusal by the host's admission is a
+   * CsiError CSI_EXPANSION_REFUSED with the host's message.
+   */
+  setPvcRequest(name: string, storage: string, resourceVersion: string): Promise<HostPvc>;
+  /** Resolves with the PVC once `done` holds for it (undefined: it does not exist), following a watch. */
+  waitForPvc(
+    name: string,
+    done: (pvc: HostPvc | undefined) => boolean,
+    options: WaitOptions<HostPvc>,
+  ): Promise<HostPvc | undefined>;
+  /** Names of the host pods (in the namespace) that mount the PVC. */
+  podsUsingPvc(name: string): Promise<string[]>;
+  /** A cluster-scoped harvesterhci.io Setting. */
+  getSetting(name: string): Promise<HarvesterSetting | undefined>;
+  getStorageClass(name: string): Promise<HostStorageClass | undefined>;
+  getVm(name: string): Promise<HostVm | undefined>;
+  listVms(): Promise<HostVm[]>;
+  getVmi(name: string): Promise<HostVmi | undefined>;
+  listVmis(): Promise<HostVmi[]>;
+  /** A JSON Patch on the VirtualMachine (`application/json-patch+json`). */
+  patchVm(name: string, operations: JsonPatchOperation[]): Promise<void>;
+  /** KubeVirt's legacy hotplug: PUT .../virtualmachines/<vm>/addvolume (subresources.kubevirt.io). */
+  addVolumeLegacy(vm: string, body: unknown): Promise<void>;
+  /** KubeVirt's legacy unplug: PUT .../virtualmachines/<vm>/removevolume. */
+  removeVolumeLegacy(vm: string, body: unknown): Promise<void>;
+  /** Resolves with the VMI once `done` holds for it (undefined: it does not exist), following a watch. */
+  waitForVmi(
+    name: string,
+    done: (vmi: HostVmi | undefined) => boolean,
+    options: WaitOptions<HostVmi>,
+  ): Promise<HostVmi | undefined>;
+}

@@ -1,0 +1,94 @@
+/** The fields of host objects the bridge reads and writes (the API server's JSON). */
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  deletionTimestamp?: string;
+  annotations?: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export interface HostPvc {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: {
+    accessModes?: string[];
+    volumeMode?: string;
+    storageClassName?: string | null;
+    volumeName?: string;
+    resources?: { requests?: Record<string, string> };
+  };
+  status?: {
+    phase?: string;
+    capacity?: Record<string, string>;
+    allocatedResources?: Record<string, string>;
+    allocatedResourceStatuses?: Record<string, string>;
+    conditions?: Array<{ type?: string; status?: string; message?: string }>;
+  };
+}
+
+export interface VmVolume {
+  name?: string;
+  persistentVolumeClaim?: { claimName?: string; hotpluggable?: boolean };
+  dataVolume?: { name?: string; hotpluggable?: boolean };
+  [other: string]: unknown;
+}
+
+export interface VmDisk {
+  name?: string;
+  [other: string]: unknown;
+}
+
+export interface HostVm {
+  metadata?: ObjectMeta;
+  spec?: {
+    template?: {
+      spec?: {
+        volumes?: VmVolume[];
+        domain?: { devices?: { disks?: VmDisk[] } };
+      };
+    };
+  };
+  status?: { printableStatus?: string };
+}
+
+export interface VolumeStatus {
+  name?: string;
+  target?: string;
+  phase?: string;
+  reason?: string;
+  message?: string;
+  hotplugVolume?: { attachPodName?: string; attachPodUID?: string };
+  persistentVolumeClaimInfo?: { claimName?: string; capacity?: Record<string, string> };
+}
+
+export interface HostVmi {
+  metadata?: ObjectMeta;
+  status?: {
+    nodeName?: string;
+    phase?: string;
+    interfaces?: Array<{ mac?: string; name?: string }>;
+    volumeStatus?: VolumeStatus[];
+  };
+}
+
+export interface HostPod {
+  metadata?: ObjectMeta;
+  spec?: { volumes?: Array<{ name?: string; persistentVolumeClaim?: { claimName?: string } }> };
+}
+
+export interface HostStorageClass {
+  metadata?: ObjectMeta;
+  provisioner?: string;
+  allowVolumeExpansion?: boolean;
+}
+
+/** One JSON Patch (RFC 6902) operation. */
+export type JsonPatchOperation =
+  | { op: 'test'; path: string; value: unknown }
+  | { op: 'add'; path: string; value: unknown }
+  | { op: 'replace'; path: string; value: unknown }
+  | { op: 'remove'; path: string };

@@ -1,0 +1,155 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  createDeviceLock,
+  createExecFileRunner,
+  createFsResizer,
+  createMountinfoTable,
+  createSystemBlockDevices,
+  DEFAULT_LOCK_DIRECTORY,
+  type BlockDevices,
+  type CommandRunner,
+  type FsResizer,
+} from '../fsresize/index.js';
+import type { Logger } from '../log/index.js';
+import {
+  DEFAULT_CONTROLLER_TIMEOUTS,
+  DEFAULT_SETTING_NAME,
+  type ControllerTimeouts,
+} from './controller/controller-deps.js';
+import { createControllerService } from './controller/controller-service.js';
+import { VolumeLocks } from './csi/volume-locks.js';
+import { CsiError } from './errors/csi-error.js';
+import type { HostApi } from './host/host-api.js';
+import { createHostResolver, type HostResolver } from './host/host-resolver.js';
+import { createKubeHostApi } from './host/kube-host-api.js';
+import { createIdentityService } from './identity/identity-service.js';
+import {
+  createByIdLocator,
+  DEFAULT_BY_ID_DIRECTORY,
+  type DeviceLocator,
+} from './node/device-locator.js';
+import { discoverNodeId } from './node/discover-node-id.js';
+import { createMounter, type Mounter } from './node/mounter.js';
+import { DEFAULT_NODE_TIMEOUTS, type NodeTimeouts } from './node/node-deps.js';
+import { createNodeService } from './node/node-service.js';
+import { createSysfsScsiRescanner, type ScsiRescanner } from './node/scsi-rescanner.js';
+import { serveCsi, type CsiServer } from './server/serve-csi.js';
+
+/** The driver name Harvester's CSI driver registers: the default, so the bridge is a drop-in for it. */
+export const DEFAULT_DRIVER_NAME = 'driver.harvesterhci.io';
+
+/** Which services one process serves. */
+export type CsiServices = 'all' | 'controller' | 'node';
+
+export interface CsiDriverOptions {
+  /** `unix:///abs/path.sock`. */
+  endpoint: string;
+  driverName?: string;
+  vendorVersion: string;
+  services?: CsiServices;
+  /** The host cluster (Harvester): required for the controller service; on a node, for node-id discovery and Probe. */
+  hostKubeConfig: KubeConfig | undefined;
+  /** The guest node's VM name; discovered (MAC addresses against the host's VMIs, else `nodeName`) when not given. */
+  nodeId?: string;
+  /** The node name node-id discovery falls back to; the hostname unless told. */
+  nodeName?: string;
+  hostStorageClass?: string;
+  settingName?: string;
+  /** Where the node service looks for volume devices by their id; /dev/disk/by-id unless told. */
+  deviceDirectory?: string;
+  controllerTimeouts?: Partial<ControllerTimeouts>;
+  nodeTimeouts?: Partial<NodeTimeouts>;
+  log: Logger;
+  /** Node ports, for tests; production adapters unless given. */
+  ports?: {
+    runner?: CommandRunner;
+    locator?: DeviceLocator;
+    mounter?: Mounter;
+    resizer?: FsResizer;
+    devices?: BlockDevices;
+    rescanner?: ScsiRescanner;
+  };
+}
+
+export interface CsiDriver {
+  server: CsiServer;
+  nodeId: string | undefined;
+  hosts: HostResolver | undefined;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Wires the ports to the services and serves them on the endpoint (see docs/csi.md). */
+export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriver> {
+  const services = options.services ?? 'all';
+  const log = options.log;
+  const defaultHost: HostApi | undefined = options.hostKubeConfig
+    ? createKubeHostApi(options.hostKubeConfig)
+    : undefined;
+  const hosts = defaultHost
+    ? createHostResolver(defaultHost, (kubeConfig) => createKubeHostApi(kubeConfig))
+    : undefined;
+  const serveController = services !== 'node';
+  const serveNode = services !== 'controller';
+
+  let controller;
+  if (serveController) {
+    if (!hosts)
+      throw new CsiError(
+        'CSI_HOST_CREDENTIALS_INVALID',
+        'the controller service needs the host kubeconfig (--kubeconfig)',
+      );
+    controller = createControllerService({
+      hosts,
+      hostStorageClass: options.hostStorageClass,
+      settingName: options.settingName ?? DEFAULT_SETTING_NAME,
+      locks: new VolumeLocks(),
+      timeouts: { ...DEFAULT_CONTROLLER_TIMEOUTS, ...options.controllerTimeouts },
+    });
+  }
+
+  let node;
+  let nodeId: string | undefined;
+  if (serveNode) {
+    const runner = options.ports?.runner ?? createExecFileRunner();
+    const mounts = createMountinfoTable();
+    const devices = options.ports?.devices ?? createSystemBlockDevices({ runner });
+    nodeId =
+      options.nodeId ||
+      (await discoverNodeId(defaultHost, log, ...(options.nodeName ? [options.nodeName] : [])));
+    node = createNodeService({
+      nodeId,
+      locator:
+        options.ports?.locator ??
+        createByIdLocator(options.deviceDirectory ?? DEFAULT_BY_ID_DIRECTORY),
+      mounter: options.ports?.mounter ?? createMounter(runner, mounts),
+      resizer:
+        options.ports?.resizer ??
+        createFsResizer({
+          runner,
+          mounts,
+          devices,
+          lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }),
+        }),
+      devices,
+      rescanner: options.ports?.rescanner ?? createSysfsScsiRescanner(),
+      hosts,
+      locks: new VolumeLocks(),
+      timeouts: { ...DEFAULT_NODE_TIMEOUTS, ...options.nodeTimeouts },
+    });
+  }
+
+  const identity = createIdentityService({
+    driverName: options.driverName ?? DEFAULT_DRIVER_NAME,
+    vendorVersion: options.vendorVersion,
+    controller: serveController,
+    host: defaultHost,
+  });
+  const server = await serveCsi({
+    endpoint: options.endpoint,
+    identity,
+    ...(controller ? { controller } : {}),
+    ...(node ? { node } : {}),
+    log,
+  });
+  return { server, nodeId, hosts, stop: (graceMs) => server.stop(graceMs) };
+}
