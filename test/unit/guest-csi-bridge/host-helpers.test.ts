@@ -1,0 +1,203 @@
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { ApiException, KubeConfig } from '@kubernetes/client-node';
+import {
+  createHostResolver,
+  hostFailure,
+  hostNamespaceOf,
+  hostResizeInfeasible,
+  isResizeRefusal,
+  provisionersToJudge,
+  readExpandSetting,
+  type HostApi,
+} from '../../../src/guest-csi-bridge/index.js';
+import { KubeError } from '../../../src/kube/index.js';
+import { hasCode } from '../../support/guest-csi-bridge/has-code.js';
+import { expectThrow } from '../../support/expect-error.js';
+
+const status = (code: number, reason: string, message: string): ApiException<string> =>
+  new ApiException(
+    code,
+    'PATCH /api/v1/...',
+    JSON.stringify({ kind: 'Status', code, reason, message }),
+    {},
+  );
+
+describe('isResizeRefusal and hostFailure', () => {
+  const table: Array<[string, unknown, boolean]> = [
+    [
+      'our webhook (PVC_EXPAND)',
+      status(
+        422,
+        'Invalid',
+        'admission webhook "pvc.voe" denied the request: PVC_EXPAND: pvc x is not online expandable',
+      ),
+      true,
+    ],
+    [
+      'any webhook denial',
+      status(400, 'BadRequest', 'admission webhook "x" denied the request: no'),
+      true,
+    ],
+    [
+      'API validation',
+      status(
+        422,
+        'Invalid',
+        'spec.resources.requests.storage: Forbidden: field can not be less than status.capacity',
+      ),
+      true,
+    ],
+    [
+      'PersistentVolumeClaimResize admission',
+      status(
+        403,
+        'Forbidden',
+        'persistentvolumeclaims "x" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+      ),
+      true,
+    ],
+    [
+      'RBAC is not a refusal of the size',
+      status(
+        403,
+        'Forbidden',
+        'persistentvolumeclaims "x" is forbidden: User "u" cannot patch resource "persistentvolumeclaims" in API group "" in the namespace "default"',
+      ),
+      false,
+    ],
+    ['conflict', status(409, 'Conflict', 'the object has been modified'), false],
+    ['server error', status(500, 'InternalError', 'etcd'), false],
+  ];
+  for (const [name, error, refused] of table)
+    it(name, () => assert.strictEqual(isResizeRefusal(error), refused));
+
+  it('no answer, 429 and 5xx: CSI_HOST_UNAVAILABLE; other answers CSI_HOST_REQUEST_FAILED', () => {
+    assert.strictEqual(
+      hostFailure(new KubeError('KUBE_REQUEST_FAILED', 'ECONNREFUSED'), 'reading').code,
+      'CSI_HOST_UNAVAILABLE',
+    );
+    assert.strictEqual(
+      hostFailure(status(503, 'ServiceUnavailable', 'x'), 'reading').code,
+      'CSI_HOST_UNAVAILABLE',
+    );
+    const forbidden = hostFailure(
+      status(403, 'Forbidden', 'User "u" cannot list resource "pods" in API group ""'),
+      'listing pods',
+    );
+    assert.strictEqual(forbidden.code, 'CSI_HOST_REQUEST_FAILED');
+    assert.match(
+      forbidden.message,
+      /listing pods: the host answered 403 Forbidden: .*check the host credentials and their RBAC/,
+    );
+  });
+});
+
+describe('host PVC facts', () => {
+  it('provisionersToJudge: the annotation (beta key first) and the StorageClass, each once', () => {
+    const pvc = (annotations: Record<string, string>) => ({ metadata: { annotations } });
+    const sc = { provisioner: 'driver.longhorn.io' };
+    assert.deepStrictEqual(provisionersToJudge(pvc({}), sc), ['driver.longhorn.io']);
+    assert.deepStrictEqual(
+      provisionersToJudge(
+        pvc({ 'volume.kubernetes.io/storage-provisioner': 'driver.longhorn.io' }),
+        sc,
+      ),
+      ['driver.longhorn.io'],
+    );
+    assert.deepStrictEqual(
+      provisionersToJudge(
+        pvc({
+          'volume.beta.kubernetes.io/storage-provisioner': 'nfs.csi.k8s.io',
+          'volume.kubernetes.io/storage-provisioner': 'x',
+        }),
+        sc,
+      ),
+      ['nfs.csi.k8s.io', 'driver.longhorn.io'],
+    );
+    assert.deepStrictEqual(provisionersToJudge(pvc({}), undefined), []);
+  });
+  it('hostResizeInfeasible: both spellings, with the condition message', () => {
+    assert.isUndefined(hostResizeInfeasible({ status: {} }));
+    assert.strictEqual(
+      hostResizeInfeasible({
+        status: {
+          allocatedResourceStatuses: { storage: 'NodeResizeInfeasible' },
+          conditions: [{ type: 'NodeResizeError', message: 'm' }],
+        },
+      }),
+      'NodeResizeInfeasible: m',
+    );
+    assert.strictEqual(
+      hostResizeInfeasible({
+        status: { allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' } },
+      }),
+      undefined,
+    );
+  });
+  it('readExpandSetting: parsed, missing (Harvester default), invalid', () => {
+    assert.strictEqual(readExpandSetting({ value: '{"a.io":true}' }).state, 'parsed');
+    const missing = readExpandSetting(undefined);
+    assert.isTrue(missing.state === 'missing' && missing.validation.allows('driver.longhorn.io'));
+    assert.strictEqual(readExpandSetting({ value: '{' }).state, 'invalid');
+  });
+});
+
+const KUBECONFIG = (namespace?: string, token = 's3cr3t-token-value') =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'h', cluster: { server: 'https://harvester.example:6443' } }],
+    users: [{ name: 'u', user: { token } }],
+    contexts: [
+      { name: 'c', context: { cluster: 'h', user: 'u', ...(namespace ? { namespace } : {}) } },
+    ],
+    'current-context': 'c',
+  });
+
+describe('host credentials from secrets', () => {
+  const fakeHost = (namespace: string): HostApi => ({ namespace }) as HostApi;
+
+  it('hostNamespaceOf: the context namespace, else default', () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(KUBECONFIG('guests'));
+    assert.strictEqual(hostNamespaceOf(kc), 'guests');
+    kc.loadFromString(KUBECONFIG());
+    assert.strictEqual(hostNamespaceOf(kc), 'default');
+  });
+
+  it('no kubeconfig secret: the default host; a kubeconfig secret: its own host, made once', () => {
+    let made = 0;
+    const resolver = createHostResolver(fakeHost('default-ns'), (kc) => {
+      made++;
+      return fakeHost(hostNamespaceOf(kc));
+    });
+    assert.strictEqual(resolver.forSecrets(undefined).namespace, 'default-ns');
+    assert.strictEqual(resolver.forSecrets({ other: 'x' }).namespace, 'default-ns');
+    assert.strictEqual(
+      resolver.forSecrets({ kubeconfig: KUBECONFIG('tenant-a') }).namespace,
+      'tenant-a',
+    );
+    assert.strictEqual(
+      resolver.forSecrets({ kubeconfig: KUBECONFIG('tenant-a') }).namespace,
+      'tenant-a',
+    );
+    assert.strictEqual(made, 1);
+  });
+
+  it('an unusable kubeconfig secret is CSI_HOST_CREDENTIALS_INVALID and its text is never quoted', () => {
+    const resolver = createHostResolver(fakeHost('d'), () => fakeHost('x'));
+    for (const text of [
+      'token: s3cr3t-token-value: [',
+      KUBECONFIG().replace('"current-context":"c"', '"current-context":"missing"'),
+    ]) {
+      const error = expectThrow(
+        () => resolver.forSecrets({ kubeconfig: text }),
+        hasCode('CSI_HOST_CREDENTIALS_INVALID'),
+      ) as Error;
+      assert.notInclude(error.message, 's3cr3t');
+      assert.notInclude(JSON.stringify(error), 's3cr3t');
+      assert.isUndefined(error.cause);
+    }
+  });
+});
