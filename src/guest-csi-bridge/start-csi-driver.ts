@@ -18,6 +18,7 @@ import {
 } from './controller/controller-deps.js';
 import { createControllerService } from './controller/controller-service.js';
 import { VolumeLocks } from './csi/volume-locks.js';
+import { DEFAULT_FS_TYPE } from './csi/volume-capability.js';
 import { CsiError } from './errors/csi-error.js';
 import type { HostApi } from './host/host-api.js';
 import { createHostResolver, type HostResolver } from './host/host-resolver.js';
@@ -55,6 +56,8 @@ export interface CsiDriverOptions {
   nodeName?: string;
   hostStorageClass?: string;
   settingName?: string;
+  /** The filesystem made on blank mount volumes whose capability names none; ext4 unless told. */
+  defaultFsType?: string;
   /** Where the node service looks for volume devices by their id; /dev/disk/by-id unless told. */
   deviceDirectory?: string;
   controllerTimeouts?: Partial<ControllerTimeouts>;
@@ -118,6 +121,7 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
       (await discoverNodeId(defaultHost, log, ...(options.nodeName ? [options.nodeName] : [])));
     node = createNodeService({
       nodeId,
+      defaultFsType: options.defaultFsType ?? DEFAULT_FS_TYPE,
       locator:
         options.ports?.locator ??
         createByIdLocator(options.deviceDirectory ?? DEFAULT_BY_ID_DIRECTORY),

@@ -3,7 +3,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   DEFAULT_BY_ID_DIRECTORY,
   DEFAULT_DRIVER_NAME,
+  DEFAULT_FS_TYPE,
   startCsiDriver,
+  SUPPORTED_FS_TYPES,
   type CsiServices,
 } from '../../guest-csi-bridge/index.js';
 import { loadKubeConfig } from '../../kube/index.js';
@@ -19,6 +21,7 @@ interface CsiFlags {
   hostStorageClass?: string;
   services: CsiServices;
   deviceDir: string;
+  defaultFsType: string;
   logLevel: string;
 }
 
@@ -63,6 +66,14 @@ export function register(program: Command): void {
       DEFAULT_BY_ID_DIRECTORY,
     )
     .addOption(
+      new Option(
+        '--default-fs-type <type>',
+        'the filesystem made on a blank mount volume whose volume capability names none',
+      )
+        .choices([...SUPPORTED_FS_TYPES])
+        .default(DEFAULT_FS_TYPE),
+    )
+    .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
         .default('info'),
@@ -86,6 +97,7 @@ export function register(program: Command): void {
           ...(flags.nodeId ? { nodeId: flags.nodeId } : {}),
           ...(flags.hostStorageClass ? { hostStorageClass: flags.hostStorageClass } : {}),
           deviceDirectory: flags.deviceDir,
+          defaultFsType: flags.defaultFsType,
           log,
         });
         log.info(

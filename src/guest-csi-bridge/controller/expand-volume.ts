@@ -14,6 +14,7 @@ import { decideExpansion, type HostFacts } from './decide-expansion.js';
 import { readExpandSetting } from './expand-setting.js';
 import { HOST_ROUNDING_BYTES } from './plan-host-pvc.js';
 import { storageClassNameOf } from './provisioners-to-judge.js';
+import { waitUntilBound } from './wait-until-bound.js';
 import { capacityBytesOf, hostResizeInfeasible } from './pvc-sizes.js';
 
 /** How often a host PVC changed by someone else between the read and the write is read and decided again. */
@@ -61,6 +62,9 @@ export async function expandVolume(
   return deps.locks.run(volumeId, 'ControllerExpandVolume', async () => {
     for (let attempt = 1; ; attempt++) {
       let pvc = await host.getPvc(volumeId);
+      // A volume just created: the host binds it first (CreateVolume does not wait for that).
+      if (pvc && !pvc.metadata?.deletionTimestamp && pvc.status?.phase !== 'Bound')
+        pvc = await waitUntilBound(host, volumeId, pvc, ctx, deps.timeouts.expandMs);
       let decision = decideExpansion({
         pvcKey,
         pvc,

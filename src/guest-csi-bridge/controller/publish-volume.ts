@@ -13,6 +13,7 @@ import { withWaitSignal, type CallContext } from '../server/call-context.js';
 import { attachmentOf, vmiListsVolume, vmiShowsVolume } from './attachment-of.js';
 import type { ControllerDeps } from './controller-deps.js';
 import { hotplugModeOf } from './hotplug-mode-of.js';
+import { waitUntilBound } from './wait-until-bound.js';
 import {
   hotplugOperations,
   legacyAddVolumeBody,
@@ -86,11 +87,7 @@ export async function publishVolume(
         'CSI_NODE_NOT_FOUND',
         `guest node ${node} has no VirtualMachine ${host.namespace}/${node} on the host`,
       );
-    if (pvc.status?.phase !== 'Bound')
-      throw new CsiError(
-        'CSI_HOST_PVC_NOT_BOUND',
-        `host PVC ${pvcKey} is ${pvc.status?.phase ?? 'not bound'}; it is hotplugged once Bound`,
-      );
+    await waitUntilBound(host, volumeId, pvc, ctx, deps.timeouts.hotplugMs);
     const vmi = await host.getVmi(node);
     const attachment = attachmentOf(vm, vmi, volumeId);
     if (attachment === 'attached') return { publish_context: {} };

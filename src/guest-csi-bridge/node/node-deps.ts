@@ -17,6 +17,8 @@ export const DEFAULT_NODE_TIMEOUTS: NodeTimeouts = { deviceMs: 30_000, growMs: 6
 export interface NodeDeps {
   /** This guest node's id: its VM's (VMI's) name on the host. */
   nodeId: string;
+  /** The filesystem made on a blank mount volume whose capability names none (ext4, as Harvester's driver). */
+  defaultFsType: string;
   locator: DeviceLocator;
   mounter: Mounter;
   resizer: FsResizer;

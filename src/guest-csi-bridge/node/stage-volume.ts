@@ -24,7 +24,7 @@ export async function deviceOf(
 }
 
 /**
- * NodeStageVolume: for a mount volume, the device formatted when blank (fs_type, default ext4)
+ * NodeStageVolume: for a mount volume, the device formatted when blank (fs_type, else the driver's default, ext4 unless told)
  * and mounted at the staging path, then its filesystem grown to the device (catching up with a
  * growth made while it was not mounted). A block volume needs no staging. Idempotent: a staging
  * path that already shows the device is success.
@@ -51,7 +51,7 @@ export async function stageVolume(
         `staging path ${staging} already shows another filesystem (${mounted.source}, ${mounted.majorMinor}), not volume ${volumeId}'s device ${device}`,
       );
     }
-    const fsType = capability.fsType || DEFAULT_FS_TYPE;
+    const fsType = capability.fsType || deps.defaultFsType;
     const inspection = await deps.resizer.inspect(device);
     if (inspection.partitionTable !== null)
       throw new CsiError(

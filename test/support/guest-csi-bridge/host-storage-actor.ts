@@ -1,0 +1,424 @@
+import { mkdir, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  Informer,
+  isAlreadyExists,
+  isNotFound,
+  parseQuantityCeil,
+  requestJson,
+  resourcePath,
+} from '../../../src/kube/index.js';
+import type {
+  HostPvc,
+  HostVm,
+  HostVmi,
+  VolumeStatus,
+} from '../../../src/guest-csi-bridge/index.js';
+import { createScratch, type LoopDevice, type Scratch } from '../loop-device.js';
+
+const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
+const PVS = { group: '', version: 'v1', plural: 'persistentvolumes' };
+const PODS = { group: '', version: 'v1', plural: 'pods' };
+const SCS = { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses' };
+const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
+const VMIS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' };
+const MERGE = 'application/merge-patch+json';
+
+export interface HostStorageActorOptions {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  /** Where the guest sees its disks by id (the driver's --device-dir): a link per hotplugged volume. */
+  deviceDirectory: string;
+  /** Hotplugged volumes become loop devices (needs root); without it, the VMI status alone is written. */
+  loopDevices?: boolean;
+}
+
+interface Attachment {
+  volume: string;
+  target: string;
+  loop?: LoopDevice;
+  link?: string;
+  pod: string;
+}
+
+/** A by-id name as a Linux guest sees a KubeVirt hotplugged SCSI disk. */
+export function byIdName(volume: string): string {
+  return `scsi-0QEMU_QEMU_HARDDISK_drive-ua-${volume}`;
+}
+
+function bytesOf(quantity: string | undefined): bigint {
+  return quantity ? parseQuantityCeil(quantity) : 0n;
+}
+
+/**
+ * Plays the host's storage and hypervisor for a guest cluster's volumes, writing what the real
+ * components write, level-based from what it watches in one host namespace:
+ * - the PV binder and the storage's provisioner: a Pending PVC gets a CSI PV of its request and
+ *   is Bound with that capacity; a deleted PVC loses its protection finalizer once no VM uses it,
+ *   and its PV is deleted;
+ * - the host's external-resizer: a Bound PVC whose request is above its capacity gets PV and PVC
+ *   capacity of the request, at once (or is marked ControllerResizeInfeasible when `refuseGrowth`
+ *   names it);
+ * - KubeVirt's hotplug: a hotpluggable volume in a VM's spec gets a hotplug pod that mounts the
+ *   PVC, a loop device of the PVC's capacity linked under the guest's by-id name, and a VMI
+ *   volumeStatus entry (Ready, hotplugVolume); a volume removed from the spec loses all three;
+ *   a PVC that grows grows its loop device (the hypervisor's BlockResize).
+ * It also counts the writes of each PVC's request, as the API server delivered them.
+ */
+export class HostStorageActor {
+  readonly #options: HostStorageActorOptions;
+  readonly #pvcs: Informer;
+  readonly #vms: Informer;
+  readonly #attachments = new Map<string, Map<string, Attachment>>();
+  readonly #requestWrites = new Map<string, number>();
+  readonly #provisioners = new Map<string, string>();
+  readonly refuseGrowth = new Set<string>();
+  #scratch: Scratch | undefined;
+  #running: Promise<void> = Promise.resolve();
+  #dirty = false;
+  #busy = false;
+  #stopped = false;
+  #targets = 0;
+  #retry: NodeJS.Timeout | undefined;
+  readonly errors: unknown[] = [];
+
+  constructor(options: HostStorageActorOptions) {
+    this.#options = options;
+    const { kubeConfig, namespace } = options;
+    this.#pvcs = new Informer({ kubeConfig, resource: { ...PVCS, namespace } });
+    this.#vms = new Informer({ kubeConfig, resource: { ...VMS, namespace } });
+    this.#pvcs.on('update', (pvc, old) => {
+      const now = (pvc as HostPvc).spec?.resources?.requests?.['storage'];
+      const before = (old as HostPvc).spec?.resources?.requests?.['storage'];
+      if (now !== before) {
+        const name = pvc.metadata?.name ?? '';
+        this.#requestWrites.set(name, (this.#requestWrites.get(name) ?? 0) + 1);
+      }
+    });
+    for (const informer of [this.#pvcs, this.#vms])
+      for (const event of ['add', 'update', 'delete', 'sync'] as const)
+        informer.on(event, () => this.#kick());
+  }
+
+  async start(): Promise<void> {
+    await mkdir(this.#options.deviceDirectory, { recursive: true });
+    if (this.#options.loopDevices !== false) this.#scratch = await createScratch('voe-csi-host-');
+    await Promise.all([this.#pvcs.start(), this.#vms.start()]);
+    this.#kick();
+  }
+
+  /** How many times the PVC's storage request was changed since the actor started. */
+  requestWrites(name: string): number {
+    return this.#requestWrites.get(name) ?? 0;
+  }
+
+  /** The loop device of a hotplugged volume. */
+  deviceOf(volume: string): string | undefined {
+    for (const byVolume of this.#attachments.values()) {
+      const found = byVolume.get(volume)?.loop?.device;
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Resolves once the actor has handled everything it has seen so far. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const running = this.#running;
+      await running;
+      if (running === this.#running && !this.#dirty && !this.#busy) return;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#retry);
+    await Promise.all([this.#pvcs.stop(), this.#vms.stop()]);
+    await this.#running.catch(() => undefined);
+    for (const byVolume of this.#attachments.values())
+      for (const attachment of byVolume.values())
+        if (attachment.link) await rm(attachment.link, { force: true });
+    this.#attachments.clear();
+    await this.#scratch?.cleanup();
+  }
+
+  #kick(): void {
+    if (this.#stopped) return;
+    this.#dirty = true;
+    if (this.#busy) return;
+    this.#busy = true;
+    this.#running = (async () => {
+      try {
+        while (this.#dirty && !this.#stopped) {
+          this.#dirty = false;
+          try {
+            await this.#reconcile();
+          } catch (error) {
+            this.errors.push(error);
+            clearTimeout(this.#retry);
+            this.#retry = setTimeout(() => this.#kick(), 200);
+          }
+        }
+      } finally {
+        this.#busy = false;
+      }
+    })();
+  }
+
+  async #request<T = unknown>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    contentType?: string,
+  ): Promise<T> {
+    return requestJson<T>(this.#options.kubeConfig, {
+      method,
+      path,
+      ...(body === undefined ? {} : { body }),
+      ...(contentType ? { contentType } : {}),
+    });
+  }
+
+  async #provisionerOf(className: string | undefined | null): Promise<string> {
+    if (!className) return 'driver.longhorn.io';
+    const known = this.#provisioners.get(className);
+    if (known) return known;
+    const sc = await this.#request<{ provisioner?: string }>(
+      'GET',
+      resourcePath({ ...SCS, name: className }),
+    ).catch(() => undefined);
+    const provisioner = sc?.provisioner ?? 'driver.longhorn.io';
+    this.#provisioners.set(className, provisioner);
+    return provisioner;
+  }
+
+  #usedByVm(name: string): boolean {
+    return (this.#vms.list() as HostVm[]).some((vm) =>
+      (vm.spec?.template?.spec?.volumes ?? []).some(
+        (v) => v.persistentVolumeClaim?.claimName === name,
+      ),
+    );
+  }
+
+  async #reconcile(): Promise<void> {
+    const { namespace } = this.#options;
+    for (const pvc of this.#pvcs.list() as HostPvc[]) {
+      const name = pvc.metadata?.name ?? '';
+      const ref = { ...PVCS, namespace, name };
+      if (pvc.metadata?.deletionTimestamp) {
+        if (this.#usedByVm(name)) continue;
+        if (pvc.spec?.volumeName)
+          await this.#request('DELETE', resourcePath({ ...PVS, name: pvc.spec.volumeName })).catch(
+            (e: unknown) => {
+              if (!isNotFound(e)) throw e;
+            },
+          );
+        if (((pvc.metadata as { finalizers?: string[] }).finalizers ?? []).length > 0)
+          await this.#request(
+            'PATCH',
+            resourcePath(ref),
+            { metadata: { finalizers: null } },
+            MERGE,
+          ).catch((e: unknown) => {
+            if (!isNotFound(e)) throw e;
+          });
+        continue;
+      }
+      const request = pvc.spec?.resources?.requests?.['storage'] ?? '0';
+      if (pvc.status?.phase !== 'Bound') {
+        await this.#bind(pvc, request);
+        continue;
+      }
+      const capacity = pvc.status?.capacity?.['storage'];
+      if (bytesOf(request) > bytesOf(capacity)) {
+        if (this.refuseGrowth.has(name)) {
+          if (pvc.status?.allocatedResourceStatuses?.['storage'] !== 'ControllerResizeInfeasible')
+            await this.#request(
+              'PATCH',
+              resourcePath(ref, 'status'),
+              {
+                status: {
+                  allocatedResourceStatuses: { storage: 'ControllerResizeInfeasible' },
+                  conditions: [
+                    {
+                      type: 'ControllerResizeError',
+                      status: 'True',
+                      message: 'failed to expand pvc with: the storage has no room',
+                    },
+                  ],
+                },
+              },
+              MERGE,
+            );
+          continue;
+        }
+        if (pvc.spec?.volumeName)
+          await this.#request(
+            'PATCH',
+            resourcePath({ ...PVS, name: pvc.spec.volumeName }),
+            { spec: { capacity: { storage: request } } },
+            MERGE,
+          );
+        await this.#request(
+          'PATCH',
+          resourcePath(ref, 'status'),
+          { status: { capacity: { storage: request } } },
+          MERGE,
+        );
+        for (const byVolume of this.#attachments.values()) {
+          const loop = byVolume.get(name)?.loop;
+          if (loop) await loop.growBacking(Number(bytesOf(request)));
+        }
+      }
+    }
+    for (const vm of this.#vms.list() as HostVm[]) await this.#hotplug(vm);
+  }
+
+  async #bind(pvc: HostPvc, request: string): Promise<void> {
+    const { namespace } = this.#options;
+    const name = pvc.metadata?.name ?? '';
+    const pvName = pvc.spec?.volumeName || `pvc-${pvc.metadata?.uid ?? name}`;
+    const provisioner = await this.#provisionerOf(pvc.spec?.storageClassName);
+    const accessModes = pvc.spec?.accessModes ?? ['ReadWriteMany'];
+    await this.#request('POST', resourcePath(PVS), {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: pvName, annotations: { 'pv.kubernetes.io/provisioned-by': provisioner } },
+      spec: {
+        capacity: { storage: request },
+        accessModes,
+        volumeMode: pvc.spec?.volumeMode ?? 'Filesystem',
+        persistentVolumeReclaimPolicy: 'Delete',
+        storageClassName: pvc.spec?.storageClassName ?? '',
+        claimRef: {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          namespace,
+          name,
+          uid: pvc.metadata?.uid,
+        },
+        csi: { driver: provisioner, volumeHandle: pvName },
+      },
+    }).catch((e: unknown) => {
+      if (!isAlreadyExists(e)) throw e;
+    });
+    const ref = { ...PVCS, namespace, name };
+    if (!pvc.spec?.volumeName)
+      await this.#request(
+        'PATCH',
+        resourcePath(ref),
+        {
+          metadata: {
+            annotations: {
+              'pv.kubernetes.io/bind-completed': 'yes',
+              'volume.kubernetes.io/storage-provisioner': provisioner,
+            },
+          },
+          spec: { volumeName: pvName },
+        },
+        MERGE,
+      );
+    await this.#request(
+      'PATCH',
+      resourcePath(ref, 'status'),
+      {
+        status: { phase: 'Bound', accessModes, capacity: { storage: request } },
+      },
+      MERGE,
+    );
+  }
+
+  async #hotplug(vm: HostVm): Promise<void> {
+    const { namespace, deviceDirectory } = this.#options;
+    const vmName = vm.metadata?.name ?? '';
+    const byVolume = this.#attachments.get(vmName) ?? new Map<string, Attachment>();
+    this.#attachments.set(vmName, byVolume);
+    const wanted = (vm.spec?.template?.spec?.volumes ?? [])
+      .filter((v) => v.persistentVolumeClaim?.hotpluggable === true)
+      .map((v) => v.persistentVolumeClaim?.claimName ?? '');
+    let changed = false;
+    for (const volume of wanted) {
+      if (byVolume.has(volume)) continue;
+      const pvc = this.#pvcs.get(namespace, volume) as HostPvc | undefined;
+      if (pvc?.status?.phase !== 'Bound') continue;
+      const pod = `hp-volume-${volume}`.slice(0, 253);
+      await this.#request('POST', resourcePath({ ...PODS, namespace }), {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: pod, labels: { 'kubevirt.io': 'hotplug-disk' } },
+        spec: {
+          containers: [{ name: 'hotplug-disk', image: 'registry.invalid/virt-launcher:test' }],
+          volumes: [{ name: 'hotplug', persistentVolumeClaim: { claimName: volume } }],
+        },
+      }).catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
+      const attachment: Attachment = {
+        volume,
+        pod,
+        target: `sd${String.fromCharCode(97 + (this.#targets++ % 26))}`,
+      };
+      if (this.#scratch) {
+        attachment.loop = await this.#scratch.attach(
+          Number(bytesOf(pvc.status?.capacity?.['storage'])),
+        );
+        attachment.link = join(deviceDirectory, byIdName(volume));
+        await rm(attachment.link, { force: true });
+        await symlink(attachment.loop.device, attachment.link);
+      }
+      byVolume.set(volume, attachment);
+      changed = true;
+    }
+    for (const [volume, attachment] of byVolume) {
+      if (wanted.includes(volume)) continue;
+      if (attachment.link) await rm(attachment.link, { force: true });
+      await attachment.loop?.detach();
+      await this.#request(
+        'DELETE',
+        resourcePath({ ...PODS, namespace, name: attachment.pod }),
+      ).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+      byVolume.delete(volume);
+      changed = true;
+    }
+    const vmi = await this.#request<HostVmi>(
+      'GET',
+      resourcePath({ ...VMIS, namespace, name: vmName }),
+    ).catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+    if (!vmi) return;
+    const statuses = vmi.status?.volumeStatus ?? [];
+    const base = statuses.filter((s) => !s.hotplugVolume);
+    const hotplugged: VolumeStatus[] = [...byVolume.values()].map((a) => ({
+      name: a.volume,
+      target: a.target,
+      phase: 'Ready',
+      reason: 'VolumeReady',
+      message: 'Successfully attach hotplugged volume',
+      hotplugVolume: { attachPodName: a.pod, attachPodUID: `uid-${a.pod}` },
+      persistentVolumeClaimInfo: { claimName: a.volume },
+    }));
+    const shown = statuses
+      .filter((s) => s.hotplugVolume)
+      .map((s) => s.name)
+      .sort()
+      .join(',');
+    const want = hotplugged
+      .map((s) => s.name)
+      .sort()
+      .join(',');
+    if (!changed && shown === want) return;
+    await this.#request(
+      'PATCH',
+      resourcePath({ ...VMIS, namespace, name: vmName }, 'status'),
+      {
+        status: { volumeStatus: [...base, ...hotplugged] },
+      },
+      MERGE,
+    );
+  }
+}
