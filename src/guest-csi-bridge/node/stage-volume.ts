@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { isFsResizeError } from '../../fsresize/index.js';
-import { checkSupported, DEFAULT_FS_TYPE, requireCapability } from '../csi/volume-capability.js';
+import { checkSupported, requireCapability } from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
 import type { NodeStageVolumeRequest, NodeUnstageVolumeRequest } from '../proto/csi-messages.js';
 import { withWaitSignal, type CallContext } from '../server/call-context.js';
