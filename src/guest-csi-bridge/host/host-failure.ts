@@ -35,16 +35,20 @@ export function hostFailure(error: unknown, what: string): CsiError {
 }
 
 /**
- * Whether the host refused a change to a PVC's size in admission or validation (never an answer
- * about permissions or availability): the webhook's `PVC_EXPAND` answer, any webhook denial, the
- * API server's own PersistentVolumeClaimResize refusal (403 "only dynamically provisioned pvc can
- * be resized...", "Only bound persistent volume claims can be expanded") or validation (422).
+ * Whether the host refused a change to a PVC's size for good in admission or validation (never
+ * an answer about permissions or availability): the webhook's `PVC_EXPAND` answer, another
+ * webhook denial (4xx), the API server's own PersistentVolumeClaimResize refusal (403 "only
+ * dynamically provisioned pvc can be resized...", "Only bound persistent volume claims can be
+ * expanded") or validation (422). A webhook's internal error (a 5xx, or a denial that says
+ * "internal error": e.g. its caches do not know the volume yet) asks for a retry instead.
  */
 export function isResizeRefusal(error: unknown): boolean {
   const api = apiErrorOf(error);
   if (!api) return false;
   const message = api.message;
-  if (/PVC_EXPAND|denied the request/.test(message)) return true;
+  if (/PVC_EXPAND/.test(message)) return true;
+  if (api.code >= 500 || api.code < 400 || /internal error/i.test(message)) return false;
+  if (/denied the request/.test(message)) return true;
   if (api.code === 422) return true;
   if (api.code === 403 && !/ cannot [a-z]+ resource /.test(message)) return true;
   return false;

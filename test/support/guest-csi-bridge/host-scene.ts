@@ -32,6 +32,7 @@ export async function stageHostScene(
   };
   await cluster.ensureNamespace(GUEST_NAMESPACE);
   await cluster.ensureNamespace('harvester-system');
+  await cluster.ensureNamespace('longhorn-system');
   for (const [name, provisioner, isDefault] of [
     [VALIDATED_CLASS, 'driver.longhorn.io', true],
     [UNVALIDATED_CLASS, 'nfs.csi.k8s.io', false],

@@ -23,6 +23,12 @@ const PODS = { group: '', version: 'v1', plural: 'pods' };
 const SCS = { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses' };
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
 const VMIS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' };
+const LONGHORN_VOLUMES = {
+  group: 'longhorn.io',
+  version: 'v1beta2',
+  plural: 'volumes',
+  namespace: 'longhorn-system',
+};
 const MERGE = 'application/merge-patch+json';
 
 export interface HostStorageActorOptions {
@@ -54,12 +60,12 @@ function bytesOf(quantity: string | undefined): bigint {
 /**
  * Plays the host's storage and hypervisor for a guest cluster's volumes, writing what the real
  * components write, level-based from what it watches in one host namespace:
- * - the PV binder and the storage's provisioner: a Pending PVC gets a CSI PV of its request and
- *   is Bound with that capacity; a deleted PVC loses its protection finalizer once no VM uses it,
+ * - the PV binder and the storage's provisioner: a Pending PVC gets a CSI PV of its request (and,
+ *   for Longhorn, a Longhorn Volume of the v1 data engine) and is Bound with that capacity; a deleted PVC loses its protection finalizer once no VM uses it,
  *   and its PV is deleted;
  * - the host's external-resizer: a Bound PVC whose request is above its capacity gets PV and PVC
- *   capacity of the request, at once (or is marked ControllerResizeInfeasible when `refuseGrowth`
- *   names it);
+ *   capacity of the request, at once (after `release` when `hold` was called for it; marked
+ *   ControllerResizeInfeasible instead when `refuseGrowth` names it);
  * - KubeVirt's hotplug: a hotpluggable volume in a VM's spec gets a hotplug pod that mounts the
  *   PVC, a loop device of the PVC's capacity linked under the guest's by-id name, and a VMI
  *   volumeStatus entry (Ready, hotplugVolume); a volume removed from the spec loses all three;
@@ -74,6 +80,7 @@ export class HostStorageActor {
   readonly #requestWrites = new Map<string, number>();
   readonly #provisioners = new Map<string, string>();
   readonly refuseGrowth = new Set<string>();
+  readonly #heldGrowth = new Set<string>();
   #scratch: Scratch | undefined;
   #running: Promise<void> = Promise.resolve();
   #dirty = false;
@@ -105,6 +112,17 @@ export class HostStorageActor {
     await mkdir(this.#options.deviceDirectory, { recursive: true });
     if (this.#options.loopDevices !== false) this.#scratch = await createScratch('voe-csi-host-');
     await Promise.all([this.#pvcs.start(), this.#vms.start()]);
+    this.#kick();
+  }
+
+  /** The host takes its time: PVC `name` does not grow until `release(name)`. */
+  hold(name: string): void {
+    this.#heldGrowth.add(name);
+  }
+
+  /** Lets PVC `name` grow again (at once, if its request is above its capacity). */
+  release(name: string): void {
+    this.#heldGrowth.delete(name);
     this.#kick();
   }
 
@@ -232,6 +250,7 @@ export class HostStorageActor {
       }
       const capacity = pvc.status?.capacity?.['storage'];
       if (bytesOf(request) > bytesOf(capacity)) {
+        if (this.#heldGrowth.has(name)) continue;
         if (this.refuseGrowth.has(name)) {
           if (pvc.status?.allocatedResourceStatuses?.['storage'] !== 'ControllerResizeInfeasible')
             await this.#request(
@@ -303,6 +322,17 @@ export class HostStorageActor {
     }).catch((e: unknown) => {
       if (!isAlreadyExists(e)) throw e;
     });
+    // Longhorn's own record of the volume (voe's webhook reads its data engine from it).
+    if (provisioner === 'driver.longhorn.io')
+      await this.#request('POST', resourcePath(LONGHORN_VOLUMES), {
+        apiVersion: 'longhorn.io/v1beta2',
+        kind: 'Volume',
+        metadata: { name: pvName },
+        spec: { dataEngine: 'v1', frontend: 'blockdev', size: String(bytesOf(request)) },
+        status: { kubernetesStatus: { pvName, pvcName: name, namespace } },
+      }).catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
     const ref = { ...PVCS, namespace, name };
     if (!pvc.spec?.volumeName)
       await this.#request(

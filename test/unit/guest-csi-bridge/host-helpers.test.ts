@@ -67,6 +67,20 @@ describe('isResizeRefusal and hostFailure', () => {
       false,
     ],
     ['conflict', status(409, 'Conflict', 'the object has been modified'), false],
+    [
+      "a webhook's internal error asks for a retry",
+      status(
+        400,
+        'BadRequest',
+        'admission webhook "x" denied the request: internal error: the data engine of PVC a/b cannot be determined',
+      ),
+      false,
+    ],
+    [
+      'a webhook failing with 500',
+      status(500, 'InternalError', 'admission webhook "x" denied the request: caches not synced'),
+      false,
+    ],
     ['server error', status(500, 'InternalError', 'etcd'), false],
   ];
   for (const [name, error, refused] of table)
