@@ -50,7 +50,7 @@ export interface HostApi {
     done: (pvc: HostPvc | undefined) => boolean,
     options: WaitOptions<HostPvc>,
   ): Promise<HostPvc | undefined>;
-  /** Names of the host pods (in the namespace) that mount the PVC. */
+  /** Names of the host pods (in the namespace) that mount the PVC, as the API server's watch cache lists them. */
   podsUsingPvc(name: string): Promise<string[]>;
   /** A cluster-scoped harvesterhci.io Setting. */
   getSetting(name: string): Promise<HarvesterSetting | undefined>;

@@ -68,11 +68,14 @@ export function createKubeHostApi(
     }
   }
 
-  async function list<T>(ref: ResourceRef, what: string): Promise<T[]> {
+  async function list<T>(ref: ResourceRef, what: string, fromCache = false): Promise<T[]> {
     try {
       const body = await requestJson<{ items?: T[] }>(kubeConfig, {
         method: 'GET',
         path: resourcePath(ref),
+        // resourceVersion=0: the API server's watch cache answers at once. A consistent list
+        // first waits for that cache to catch up with etcd (tens of ms for a quiet resource).
+        ...(fromCache ? { query: { resourceVersion: '0' } } : {}),
         timeoutMs: REQUEST_TIMEOUT_MS,
       });
       return body.items ?? [];
@@ -189,7 +192,9 @@ export function createKubeHostApi(
       wait<HostPvc>(inNamespace(PVCS, name), where('PVC', name), done, options),
 
     async podsUsingPvc(name) {
-      const pods = await list<HostPod>({ ...PODS, namespace }, `pods in ${namespace}`);
+      // From the API server's cache: whether a pod uses the PVC only chooses how the growth is
+      // judged beforehand; the host's admission judges the write itself.
+      const pods = await list<HostPod>({ ...PODS, namespace }, `pods in ${namespace}`, true);
       return pods
         .filter((pod) =>
           (pod.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === name),
