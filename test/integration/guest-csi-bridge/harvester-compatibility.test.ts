@@ -1,0 +1,215 @@
+/**
+ * Drop-in for Harvester's driver, against a real host API server and loop devices (root): the
+ * node id found as Harvester's driver finds it, a volume made and published by Harvester's driver
+ * (a host PVC named after the guest PV, its device mounted straight at the publish path) served on,
+ * and the hotplug mode chosen from the host's server-version Setting.
+ */
+import { after, before, describe, it } from 'mocha';
+import { assert } from 'chai';
+import { mkdir, stat, statfs } from 'node:fs/promises';
+import { join } from 'node:path';
+import { status } from '@grpc/grpc-js';
+import { KINDS, type StagedCluster } from '../../../src/demo/index.js';
+import {
+  createKubeHostApi,
+  discoverNodeId,
+  type HostApi,
+} from '../../../src/guest-csi-bridge/index.js';
+import { captureLogger } from '../../support/capture-logger.js';
+import { expectRejection } from '../../support/expect-error.js';
+import { eventually } from '../../support/held-clock.js';
+import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
+import {
+  GUEST_NAMESPACE,
+  GUEST_NODE,
+  GUEST_NODE_MAC,
+  stageHostScene,
+  VALIDATED_CLASS,
+  writeHostKubeconfig,
+} from '../../support/guest-csi-bridge/host-scene.js';
+import { HostStorageActor } from '../../support/guest-csi-bridge/host-storage-actor.js';
+import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
+import { createScratch, hasCapSysResource, sh, type Scratch } from '../../support/loop-device.js';
+
+const MiB = 1024 * 1024;
+
+describe("guest CSI bridge: a drop-in for Harvester's driver", function () {
+  this.timeout(300_000);
+  const host = useHostControlPlane();
+  let scratch: Scratch;
+  let dir: string;
+  let cluster: StagedCluster;
+  let actor: HostStorageActor;
+  let csi: TestDriver;
+  let hostApi: HostApi;
+  const logs = captureLogger('info');
+
+  before(async () => {
+    scratch = await createScratch('voe-csi-compat-');
+    dir = await scratch.directory('work');
+    cluster = await stageHostScene(host.cp.kubeConfig);
+    const hostKc = await writeHostKubeconfig(host.cp.kubeConfig, join(dir, 'host.kubeconfig'));
+    actor = new HostStorageActor({
+      kubeConfig: host.cp.kubeConfig,
+      namespace: GUEST_NAMESPACE,
+      deviceDirectory: join(dir, 'by-id'),
+    });
+    await actor.start();
+    csi = await startTestDriver(hostKc, join(dir, 'by-id'), logs.logger);
+    hostApi = createKubeHostApi(hostKc);
+  });
+
+  after(async () => {
+    await csi?.stop();
+    await scratch?.cleanup();
+    await actor?.stop();
+  });
+
+  it("node id: the host VMI with one of the guest's MAC addresses, else the node name", async () => {
+    assert.strictEqual(
+      hostApi.namespace,
+      GUEST_NAMESPACE,
+      "the host kubeconfig context's namespace",
+    );
+    const macs = async () => [
+      'ee:ee:ee:ee:ee:ee',
+      '00:00:00:00:00:00',
+      GUEST_NODE_MAC.toUpperCase(),
+    ];
+    assert.strictEqual(
+      await discoverNodeId(hostApi, logs.logger, 'k8s-node-name', macs),
+      GUEST_NODE,
+    );
+    assert.strictEqual(
+      await discoverNodeId(hostApi, logs.logger, 'k8s-node-name', async () => [
+        '02:00:00:00:00:09',
+      ]),
+      'k8s-node-name',
+    );
+  });
+
+  it("a volume made and published by Harvester's driver: grown, expanded on the node and unpublished", async () => {
+    const id = 'pvc-4b0c1a52-7d1e-4c8a-9d0e-5a2f3b6c7d8e';
+    // What Harvester's CreateVolume wrote: a host PVC named after the guest PV's volume handle.
+    await hostApi.createPvc({
+      metadata: { name: id },
+      spec: {
+        accessModes: ['ReadWriteMany'],
+        volumeMode: 'Block',
+        storageClassName: VALIDATED_CLASS,
+        resources: { requests: { storage: '320Mi' } },
+      },
+    });
+    const capability = {
+      mount: { fs_type: (await hasCapSysResource()) ? 'ext4' : 'xfs', mount_flags: [] },
+      access_mode: { mode: 'SINGLE_NODE_WRITER' },
+    };
+    const { client } = csi;
+    await client.call('Controller', 'ControllerPublishVolume', {
+      volume_id: id,
+      node_id: GUEST_NODE,
+      volume_capability: capability,
+    });
+    // What Harvester's NodePublishVolume did (its NodeStage does nothing): the device formatted and mounted at the publish path.
+    const device = actor.deviceOf(id)!;
+    const staging = await scratch.directory('harvester-staging');
+    const target = join(dir, 'harvester-target');
+    await mkdir(target);
+    await sh(
+      `mkfs.${capability.mount.fs_type}`,
+      capability.mount.fs_type === 'xfs' ? ['-q', device] : ['-q', '-F', device],
+    );
+    await sh('mount', [device, target]);
+
+    await client.call('Controller', 'ControllerExpandVolume', {
+      volume_id: id,
+      capacity_range: { required_bytes: String(640 * MiB) },
+      volume_capability: capability,
+    });
+    const answer = await client.call<{ capacity_bytes: string }>('Node', 'NodeExpandVolume', {
+      volume_id: id,
+      volume_path: target,
+      capacity_range: { required_bytes: String(640 * MiB) },
+      volume_capability: capability,
+    });
+    assert.strictEqual(answer.capacity_bytes, String(640 * MiB));
+    const fs = await statfs(target);
+    assert.isAbove(fs.blocks * fs.bsize, 550 * MiB);
+    const stats = await client.call<{ usage: Array<{ unit: string }> }>(
+      'Node',
+      'NodeGetVolumeStats',
+      { volume_id: id, volume_path: target },
+    );
+    assert.deepStrictEqual(
+      stats.usage.map((u) => u.unit),
+      ['BYTES', 'INODES'],
+    );
+
+    await client.call('Node', 'NodeUnpublishVolume', { volume_id: id, target_path: target });
+    assert.isUndefined(await stat(target).catch(() => undefined));
+    await client.call('Node', 'NodeUnstageVolume', { volume_id: id, staging_target_path: staging });
+    await client.call('Controller', 'ControllerUnpublishVolume', {
+      volume_id: id,
+      node_id: GUEST_NODE,
+    });
+    await client.call('Controller', 'DeleteVolume', { volume_id: id });
+    await eventually(
+      async () => (await hostApi.getPvc(id)) === undefined,
+      15_000,
+      'the host PVC deleted',
+    );
+  });
+
+  it("hotplug mode follows the host's server-version: legacy subresources before v1.8", async () => {
+    const capability = { block: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } };
+    const { client } = csi;
+    const { volume } = await client.call<{ volume: { volume_id: string } }>(
+      'Controller',
+      'CreateVolume',
+      {
+        name: 'pvc-legacy-hotplug',
+        capacity_range: { required_bytes: String(64 * MiB) },
+        volume_capabilities: [capability],
+      },
+    );
+    await cluster.patchCustom(KINDS.settings, 'server-version', { value: 'v1.7.1' });
+    try {
+      // The test host serves no subresources.kubevirt.io (KubeVirt's aggregated API): the legacy
+      // addvolume call reaches the API server and is answered 404, and the VM's spec is left alone.
+      await expectRejection(
+        client.call('Controller', 'ControllerPublishVolume', {
+          volume_id: volume.volume_id,
+          node_id: GUEST_NODE,
+          volume_capability: capability,
+        }),
+        (error: unknown) => {
+          const e = error as { code: number; details: string };
+          assert.strictEqual(e.code, status.INTERNAL, e.details);
+          assert.match(
+            e.details,
+            /^CSI_HOST_REQUEST_FAILED: addvolume on VirtualMachine guests\/guest-node-1: the host answered 404/,
+          );
+          return true;
+        },
+      );
+      const vm = await hostApi.getVm(GUEST_NODE);
+      assert.notInclude(
+        (vm?.spec?.template?.spec?.volumes ?? []).map((v) => v.name),
+        volume.volume_id,
+      );
+    } finally {
+      await cluster.patchCustom(KINDS.settings, 'server-version', { value: 'v1.8.0' });
+    }
+    // v1.8: declarative, through the VM's spec.
+    await client.call('Controller', 'ControllerPublishVolume', {
+      volume_id: volume.volume_id,
+      node_id: GUEST_NODE,
+      volume_capability: capability,
+    });
+    await client.call('Controller', 'ControllerUnpublishVolume', {
+      volume_id: volume.volume_id,
+      node_id: GUEST_NODE,
+    });
+    await client.call('Controller', 'DeleteVolume', { volume_id: volume.volume_id });
+  });
+});
