@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import { CsiError } from '../errors/csi-error.js';
 import type { Secrets } from '../proto/csi-messages.js';
 import type { HostApi } from './host-api.js';
@@ -19,18 +20,65 @@ export interface HostResolver {
 }
 
 /**
+ * Kubeconfig fields that make the loader read a file of this node or run a program: from a
+ * secret (written by whoever may write the StorageClass's Secret) they would let it run commands
+ * on the node or send a node file as a token to a server of its choosing. Only inline
+ * credentials are accepted.
+ */
+const USER_FIELDS_REFUSED = [
+  'exec',
+  'auth-provider',
+  'token-file',
+  'tokenFile',
+  'client-certificate',
+  'client-key',
+];
+const CLUSTER_FIELDS_REFUSED = ['certificate-authority'];
+
+function refusedField(document: unknown): string | undefined {
+  const config = (document ?? {}) as {
+    users?: Array<{ user?: Record<string, unknown> }>;
+    clusters?: Array<{ cluster?: Record<string, unknown> }>;
+  };
+  for (const entry of Array.isArray(config.users) ? config.users : []) {
+    const found = USER_FIELDS_REFUSED.find((field) => entry?.user?.[field] !== undefined);
+    if (found) return `users[].user.${found}`;
+  }
+  for (const entry of Array.isArray(config.clusters) ? config.clusters : []) {
+    const found = CLUSTER_FIELDS_REFUSED.find((field) => entry?.cluster?.[field] !== undefined);
+    if (found) return `clusters[].cluster.${found}`;
+  }
+  return undefined;
+}
+
+/**
  * A kubeconfig from a secret, loaded without ever quoting it: its parse errors would quote its
- * lines, keys and tokens included, and messages reach logs and the CO.
+ * lines, keys and tokens included, and messages reach logs and the CO. Only inline credentials
+ * (see USER_FIELDS_REFUSED).
  */
 function loadSecretKubeConfig(text: string): KubeConfig {
+  const notAKubeconfig = (): CsiError =>
+    new CsiError(
+      'CSI_HOST_CREDENTIALS_INVALID',
+      `the "${HOST_KUBECONFIG_SECRET_KEY}" secret is not a kubeconfig (not valid YAML or not a Config); fix the Secret the StorageClass names`,
+    );
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch {
+    throw notAKubeconfig();
+  }
+  const refused = refusedField(document);
+  if (refused !== undefined)
+    throw new CsiError(
+      'CSI_HOST_CREDENTIALS_INVALID',
+      `the "${HOST_KUBECONFIG_SECRET_KEY}" secret's kubeconfig sets ${refused}: from a secret only inline credentials are accepted (token, client-certificate-data, client-key-data, certificate-authority-data)`,
+    );
   const kubeConfig = new KubeConfig();
   try {
     kubeConfig.loadFromString(text);
   } catch {
-    throw new CsiError(
-      'CSI_HOST_CREDENTIALS_INVALID',
-      `the "${HOST_KUBECONFIG_SECRET_KEY}" secret is not a kubeconfig (not valid YAML or not a Config); fix the Secret the StorageClass names`,
-    );
+    throw notAKubeconfig();
   }
   if (kubeConfig.getCurrentCluster() === null)
     throw new CsiError(

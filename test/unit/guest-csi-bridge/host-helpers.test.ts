@@ -199,6 +199,37 @@ describe('host credentials from secrets', () => {
     assert.strictEqual(made, 1);
   });
 
+  it('a kubeconfig secret that would read a node file or run a program is refused before it is loaded', () => {
+    const resolver = createHostResolver(fakeHost('d'), () => fakeHost('x'));
+    const base = JSON.parse(KUBECONFIG()) as {
+      users: Array<{ user: Record<string, unknown> }>;
+      clusters: Array<{ cluster: Record<string, unknown> }>;
+    };
+    const variants: Array<[string, (doc: typeof base) => void]> = [
+      ['exec', (doc) => (doc.users[0]!.user['exec'] = { command: '/bin/sh', args: ['-c', 'id'] })],
+      ['token-file', (doc) => (doc.users[0]!.user['token-file'] = '/etc/shadow')],
+      ['client-key', (doc) => (doc.users[0]!.user['client-key'] = '/etc/kubernetes/pki/admin.key')],
+      ['auth-provider', (doc) => (doc.users[0]!.user['auth-provider'] = { name: 'oidc' })],
+      [
+        'certificate-authority',
+        (doc) => (doc.clusters[0]!.cluster['certificate-authority'] = '/etc/ca.crt'),
+      ],
+    ];
+    for (const [field, change] of variants) {
+      const doc = structuredClone(base);
+      change(doc);
+      expectThrow(
+        () => resolver.forSecrets({ kubeconfig: JSON.stringify(doc) }),
+        hasCode(
+          'CSI_HOST_CREDENTIALS_INVALID',
+          new RegExp(
+            `sets (users|clusters)\\[\\]\\.(user|cluster)\\.${field}: from a secret only inline credentials`,
+          ),
+        ),
+      );
+    }
+  });
+
   it('an unusable kubeconfig secret is CSI_HOST_CREDENTIALS_INVALID and its text is never quoted', () => {
     const resolver = createHostResolver(fakeHost('d'), () => fakeHost('x'));
     for (const text of [
