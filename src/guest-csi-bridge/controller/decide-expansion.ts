@@ -71,7 +71,7 @@ export function decideExpansion(request: ExpansionRequest): ExpansionDecision {
   const capacity = capacityBytesOf(pvc) ?? 0n;
   if (capacity >= requiredBytes) return { action: 'done', capacityBytes: capacity };
   const requested = requestBytesOf(pvc) ?? 0n;
-  const infeasible = hostResizeInfeasible(pvc);
+  const infeasible = hostResizeInfeasible(pvc, requiredBytes);
   if (infeasible !== undefined && requested >= requiredBytes)
     return refuse(
       'CSI_HOST_RESIZE_INFEASIBLE',

@@ -146,7 +146,7 @@ async function waitForCapacity(
         (current) =>
           current === undefined ||
           (capacityBytesOf(current) ?? 0n) >= requiredBytes ||
-          hostResizeInfeasible(current) !== undefined,
+          hostResizeInfeasible(current, requiredBytes) !== undefined,
         { signal, start: { object: start, resourceVersion: start?.metadata?.resourceVersion } },
       ),
     );
@@ -162,6 +162,6 @@ async function waitForCapacity(
   if ((capacityBytesOf(pvc) ?? 0n) >= requiredBytes) return;
   throw new CsiError(
     'CSI_HOST_RESIZE_INFEASIBLE',
-    `the host cannot grow PVC ${pvcKey} (${hostResizeInfeasible(pvc)}); lower the guest PVC's request back to its capacity`,
+    `the host cannot grow PVC ${pvcKey} (${hostResizeInfeasible(pvc, requiredBytes)}); lower the guest PVC's request back to its capacity`,
   );
 }

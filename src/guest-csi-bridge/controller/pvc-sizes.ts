@@ -20,8 +20,20 @@ export function requestBytesOf(pvc: HostPvc | undefined): bigint | undefined {
   return bytesOf(pvc?.spec?.resources?.requests?.['storage']);
 }
 
-/** The host's resizer marked the PVC's growth infeasible (either spelling of the API's values, v0.30 and v0.31+). */
-export function hostResizeInfeasible(pvc: HostPvc | undefined): string | undefined {
+/**
+ * The host's resizer marked the PVC's growth infeasible (either spelling of the API's values,
+ * v0.30 and v0.31+): the state and its condition's message. With `requiredBytes`, only a mark
+ * about a size that covers it counts: external-resizer records the size it tried in
+ * `status.allocatedResources.storage`, and a mark about a smaller size is stale once the request
+ * is raised past it (the resizer tries the new size and replaces the mark).
+ */
+export function hostResizeInfeasible(
+  pvc: HostPvc | undefined,
+  requiredBytes?: bigint,
+): string | undefined {
+  const allocated = bytesOf(pvc?.status?.allocatedResources?.['storage']);
+  if (requiredBytes !== undefined && allocated !== undefined && allocated < requiredBytes)
+    return undefined;
   const state = pvc?.status?.allocatedResourceStatuses?.['storage'];
   if (
     state !== 'ControllerResizeInfeasible' &&

@@ -328,6 +328,10 @@ describe('guest CSI bridge: ControllerExpandVolume with the host webhook registe
       refusedWith(status.OUT_OF_RANGE, /CSI_HOST_RESIZE_INFEASIBLE/),
     );
     assert.strictEqual(actor.requestWrites(id), 1);
+    // The host's storage has room again: a larger size is tried (the mark is about 4 GiB) and grows.
+    actor.refuseGrowth.delete(id);
+    assert.strictEqual((await expand(id, 5n * GiB)).capacity_bytes, String(5n * GiB));
+    assert.strictEqual(actor.requestWrites(id), 2);
   });
 
   it('expand secrets: a per-StorageClass host kubeconfig is used, and no secret reaches the logs or errors', async () => {

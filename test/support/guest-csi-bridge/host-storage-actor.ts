@@ -252,12 +252,16 @@ export class HostStorageActor {
       if (bytesOf(request) > bytesOf(capacity)) {
         if (this.#heldGrowth.has(name)) continue;
         if (this.refuseGrowth.has(name)) {
-          if (pvc.status?.allocatedResourceStatuses?.['storage'] !== 'ControllerResizeInfeasible')
+          if (
+            pvc.status?.allocatedResourceStatuses?.['storage'] !== 'ControllerResizeInfeasible' ||
+            pvc.status?.allocatedResources?.['storage'] !== request
+          )
             await this.#request(
               'PATCH',
               resourcePath(ref, 'status'),
               {
                 status: {
+                  allocatedResources: { storage: request },
                   allocatedResourceStatuses: { storage: 'ControllerResizeInfeasible' },
                   conditions: [
                     {
@@ -279,10 +283,17 @@ export class HostStorageActor {
             { spec: { capacity: { storage: request } } },
             MERGE,
           );
+        // As external-resizer finishes a growth: the capacity, and no resize state left.
         await this.#request(
           'PATCH',
           resourcePath(ref, 'status'),
-          { status: { capacity: { storage: request } } },
+          {
+            status: {
+              capacity: { storage: request },
+              allocatedResourceStatuses: null,
+              conditions: null,
+            },
+          },
           MERGE,
         );
         for (const byVolume of this.#attachments.values()) {

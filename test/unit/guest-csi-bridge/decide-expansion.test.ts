@@ -20,6 +20,7 @@ function pvc(
     deleting?: boolean;
     annotations?: Record<string, string>;
     infeasible?: string;
+    allocated?: string;
   } = {},
 ): HostPvc {
   return {
@@ -42,6 +43,7 @@ function pvc(
       ...(extra.infeasible
         ? {
             allocatedResourceStatuses: { storage: extra.infeasible },
+            ...(extra.allocated ? { allocatedResources: { storage: extra.allocated } } : {}),
             conditions: [{ type: 'ControllerResizeError', status: 'True', message: 'no space' }],
           }
         : {}),
@@ -270,6 +272,20 @@ const rows: Row[] = [
     host: online(),
     expect: 'patch',
     requestBytes: 20n * Gi,
+  },
+  {
+    name: 'a stale infeasible mark (for a smaller allocated size) while the request already covers the size: wait',
+    pvc: pvc('20Gi', '10Gi', { infeasible: 'ControllerResizeInfeasible', allocated: '15Gi' }),
+    required: 20n * Gi,
+    host: online(),
+    expect: 'wait',
+  },
+  {
+    name: 'an infeasible mark for the allocated size that covers the request: refused',
+    pvc: pvc('20Gi', '10Gi', { infeasible: 'ControllerResizeInfeasible', allocated: '20Gi' }),
+    required: 20n * Gi,
+    expect: 'refuse',
+    code: 'CSI_HOST_RESIZE_INFEASIBLE',
   },
   {
     name: 'rounding would pass the limit: the exact size is asked for',
