@@ -1,25 +1,15 @@
 import { after, before } from 'mocha';
-import { defaultCacheDir } from '../../../src/cli/cache-dir.js';
-import {
-  installCrds,
-  startControlPlane,
-  startTimeoutFromEnv,
-  type ControlPlane,
-} from '../../../src/controlplane/index.js';
+import { installCrds, type ControlPlane } from '../../../src/controlplane/index.js';
+import { startTestControlPlane, TEST_START_TIMEOUT_MS } from '../use-control-plane.js';
 
-/** How long a test waits for each control-plane process (two test files may start one at once). */
-const START_TIMEOUT_MS = 90_000;
-
-/** A real kube-apiserver + etcd (the Go-built binaries cached under ~/.cache/voe), with our CRDs and those we read. */
-export async function startHostControlPlane(
-  onProgress: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-): Promise<ControlPlane> {
-  const cp = await startControlPlane({
-    cacheDir: defaultCacheDir(),
-    env: process.env,
-    startTimeoutMs: startTimeoutFromEnv(process.env) ?? START_TIMEOUT_MS,
-    onProgress,
-  });
+/**
+ * A control plane of its own for the guest cluster's host (the Go-built binaries cached under
+ * ~/.cache/voe), with our CRDs and those we read; progress lines go to standard error. Not the
+ * shared one: the host scene sets cluster-wide objects (Settings, StorageClasses, KubeVirt, a
+ * webhook registration) and one namespace's VMs, which another file's actor would also act on.
+ */
+export async function startHostControlPlane(): Promise<ControlPlane> {
+  const cp = await startTestControlPlane();
   try {
     await installCrds(cp.kubeConfig);
   } catch (error) {
@@ -31,7 +21,7 @@ export async function startHostControlPlane(
 
 /**
  * The host control plane for the enclosing mocha `describe`: started in a `before` hook, stopped
- * in an `after` hook after the `stopFirst` functions (what cleans up through the API server) ran.
+ * in an `after` hook after the `beforeStop` functions (what cleans up through the API server) ran.
  * Read `cp` inside hooks and tests only.
  */
 export function useHostControlPlane(): {
@@ -41,7 +31,7 @@ export function useHostControlPlane(): {
   let cp: ControlPlane | undefined;
   const stopFirst: Array<() => Promise<void>> = [];
   before(async function () {
-    this.timeout(4 * START_TIMEOUT_MS);
+    this.timeout(4 * TEST_START_TIMEOUT_MS);
     cp = await startHostControlPlane();
   });
   after(async function () {

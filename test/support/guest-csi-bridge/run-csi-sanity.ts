@@ -11,7 +11,7 @@ import { startSanityHarness } from './csi-sanity-harness.js';
 
 const note = (line: string): boolean => process.stderr.write(`${line}\n`);
 
-const cp = await startHostControlPlane(note);
+const cp = await startHostControlPlane();
 let failed = false;
 try {
   const harness = await startSanityHarness(cp, note);
