@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { register as certs } from './certs.js';
 import { register as check } from './check.js';
 import { register as cluster } from './cluster.js';
 import { register as demo } from './demo.js';
@@ -17,6 +18,7 @@ const registrars: Array<(program: Command) => void> = [
   flexvolume,
   registerServe,
   check,
+  certs,
 ];
 
 export function registerCommands(program: Command): void {
