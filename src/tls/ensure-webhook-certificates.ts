@@ -24,6 +24,11 @@ export const TLS_SECRET_KEYS = { certificate: 'tls.crt', key: 'tls.key', ca: 'ca
 
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
+/** PEM text ending with a newline (as files and bundles hold it). */
+function pemLine(pem: string): string {
+  return pem.endsWith('\n') ? pem : `${pem}\n`;
+}
+
 export interface EnsureWebhookCertificatesOptions {
   store: CertificateStore;
   /** The webhook Service's namespace and name: the serving certificate is for <name>, <name>.<ns>, <name>.<ns>.svc and <name>.<ns>.svc.<clusterDomain>. */
@@ -184,9 +189,9 @@ export async function ensureWebhookCertificates(
       {
         type: 'Opaque',
         data: {
-          [CA_SECRET_KEYS.certificate]: ca.certificatePem,
-          [CA_SECRET_KEYS.key]: ca.keyPem,
-          ...(previousPem ? { [CA_SECRET_KEYS.previous]: previousPem } : {}),
+          [CA_SECRET_KEYS.certificate]: pemLine(ca.certificatePem),
+          [CA_SECRET_KEYS.key]: pemLine(ca.keyPem),
+          ...(previousPem ? { [CA_SECRET_KEYS.previous]: pemLine(previousPem) } : {}),
         },
       },
       storedCa,
@@ -195,7 +200,7 @@ export async function ensureWebhookCertificates(
   const previous = parseCertificate(previousPem);
   const bundlePems = [ca.certificatePem];
   if (previous && now < previous.notAfter) bundlePems.push(previous.toString('pem'));
-  const bundle = bundlePems.map((pem) => (pem.endsWith('\n') ? pem : `${pem}\n`)).join('');
+  const bundle = bundlePems.map(pemLine).join('');
   const caBundle = Buffer.from(bundle, 'utf8').toString('base64');
 
   const configurations: EnsureWebhookCertificatesReport['webhookConfigurations'] = [];
@@ -234,8 +239,8 @@ export async function ensureWebhookCertificates(
       {
         type: 'kubernetes.io/tls',
         data: {
-          [TLS_SECRET_KEYS.certificate]: serving.certificatePem,
-          [TLS_SECRET_KEYS.key]: serving.keyPem,
+          [TLS_SECRET_KEYS.certificate]: pemLine(serving.certificatePem),
+          [TLS_SECRET_KEYS.key]: pemLine(serving.keyPem),
           [TLS_SECRET_KEYS.ca]: bundle,
         },
       },
