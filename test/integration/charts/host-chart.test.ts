@@ -294,6 +294,46 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
     }
   });
 
+  it('the PrometheusRule: every suggested alert is documented in docs/metrics.md, reads metrics voe serves, and can be turned off', async () => {
+    const objects = await helm.template(HOST_CHART, {
+      values: { metrics: { prometheusRule: { enabled: true } } },
+    });
+    const rule = oneOf(objects, 'PrometheusRule', 'voe') as unknown as {
+      spec: { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> };
+    };
+    const rules = rule.spec.groups.flatMap((group) => group.rules);
+    const docs = await readFile(join(repoRoot(), 'docs/metrics.md'), 'utf8');
+    const served = await readFile(join(repoRoot(), 'src/webhook/webhook-metrics.ts'), 'utf8');
+    assert.strictEqual(rules.length, 7);
+    for (const { alert, expr } of rules) {
+      assert.include(docs, `\`${alert}\``);
+      for (const metric of expr.match(/\bvoe_[a-z_]+/g) ?? [])
+        assert.include(served, `'${metric}'`, `${alert} reads ${metric}`);
+    }
+    const alerts = Object.keys(
+      (defaults['metrics'] as Record<string, Record<string, unknown>>)['prometheusRule']![
+        'alerts'
+      ] as Record<string, boolean>,
+    );
+    const off = await helm.template(HOST_CHART, {
+      values: {
+        metrics: {
+          prometheusRule: {
+            enabled: true,
+            alerts: Object.fromEntries(alerts.map((a) => [a, false])),
+          },
+        },
+      },
+    });
+    const none = oneOf(off, 'PrometheusRule', 'voe') as unknown as {
+      spec: { groups: Array<{ rules: unknown[] }> };
+    };
+    assert.deepStrictEqual(
+      none.spec.groups.flatMap((group) => group.rules),
+      [],
+    );
+  });
+
   it('the Harvester Addon (manifests/addon.yaml) installs this chart: its name and version, experimental, and valuesContent the schema accepts', async () => {
     const text = await readFile(join(repoRoot(), 'manifests/addon.yaml'), 'utf8');
     const docs = parseAllDocuments(text).map((doc) => doc.toJS() as Rendered);
