@@ -267,6 +267,45 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
     });
   }
 
+  const INCONSISTENT: Array<[string, Record<string, unknown>, RegExp]> = [
+    [
+      'a grace period no longer than the shutdown delay',
+      { webhook: { shutdownDelaySeconds: 30, terminationGracePeriodSeconds: 30 } },
+      /webhook\.terminationGracePeriodSeconds \(30\) must exceed webhook\.shutdownDelaySeconds \(30\)/,
+    ],
+    [
+      'a renewal window as long as the certificate',
+      { certificates: { selfManaged: { certValidityDays: 30, renewBeforeDays: 30 } } },
+      /renewBeforeDays \(30\) must be shorter than certValidityDays \(30\)/,
+    ],
+  ];
+  for (const [what, values, message] of INCONSISTENT) {
+    it(`helm template refuses ${what}`, async () => {
+      const error = await helm.template(HOST_CHART, { values }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      assert.match(error?.message ?? 'rendered', message);
+    });
+  }
+
+  it("the webhook's ClusterRole and Roles are manifests/webhook-rbac.yaml's rules (default values)", async () => {
+    const objects = await helm.template(HOST_CHART);
+    const manifest = parseAllDocuments(
+      await readFile(join(repoRoot(), 'manifests/webhook-rbac.yaml'), 'utf8'),
+    ).map((doc) => doc.toJS() as Rendered);
+    for (const [kind, name, namespace] of [
+      ['ClusterRole', 'voe-webhook', undefined],
+      ['Role', 'voe-webhook-kubevirt', 'harvester-system'],
+      ['Role', 'voe-webhook-longhorn', 'longhorn-system'],
+    ] as const) {
+      const chart = oneOf(objects, kind, name);
+      const plain = oneOf(manifest, kind, name);
+      assert.strictEqual(chart.metadata!.namespace, namespace);
+      assert.deepStrictEqual(chart['rules'], plain['rules'], `${kind} ${name}`);
+    }
+  });
+
   it('an unquoted on or off in a values file (YAML 1.1 booleans) means the Longhorn mode of that name', async () => {
     for (const [text, mode, roles] of [
       ['off', 'off', 0],
