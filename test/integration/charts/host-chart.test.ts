@@ -12,6 +12,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import type { V1Deployment, V1PodSpec } from '@kubernetes/client-node';
 import { buildValidatingWebhookConfiguration } from '../../../src/webhook/index.js';
 import { HOST_VALUE_SETS } from '../../support/charts/host-values.js';
+import { buildPromqlCheck, checkPromql } from '../../support/promql-check.js';
 import {
   HOST_CHART,
   hookOf,
@@ -333,7 +334,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
     }
   });
 
-  it('the PrometheusRule: every suggested alert is documented in docs/metrics.md, reads metrics voe serves, and can be turned off', async () => {
+  it("the PrometheusRule: every suggested alert parses as PromQL (Prometheus's parser), is documented in docs/metrics.md, reads metrics voe serves, and can be turned off", async () => {
     const objects = await helm.template(HOST_CHART, {
       values: { metrics: { prometheusRule: { enabled: true } } },
     });
@@ -349,6 +350,16 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
       for (const metric of expr.match(/\bvoe_[a-z_]+/g) ?? [])
         assert.include(served, `'${metric}'`, `${alert} reads ${metric}`);
     }
+    // Prometheus's own parser accepts every expression (and refuses a broken one: it is a real check).
+    const parsed = await checkPromql(await buildPromqlCheck(), [
+      ...rules.map((r) => r.expr),
+      'sum(rate(x[5m]) >',
+    ]);
+    assert.deepStrictEqual(
+      parsed.slice(0, -1),
+      rules.map(() => undefined),
+    );
+    assert.match(parsed[parsed.length - 1] ?? '', /parse error/);
     const alerts = Object.keys(
       (defaults['metrics'] as Record<string, Record<string, unknown>>)['prometheusRule']![
         'alerts'
