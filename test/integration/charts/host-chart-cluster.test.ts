@@ -458,7 +458,12 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
         if (webhook?.exitCode !== null) process.stderr.write(stderr.slice(-4000));
       });
       await eventually(
-        () => /webhooks at https:\/\/127\.0\.0\.1:\d+/.test(stderr),
+        () => {
+          // Ended instead (e.g. an argument it no longer takes): fail at once, with what it said.
+          if (webhook!.exitCode !== null)
+            assert.fail(`voe serve exited ${webhook!.exitCode}: ${stderr}`);
+          return /webhooks at https:\/\/127\.0\.0\.1:\d+/.test(stderr);
+        },
         60_000,
         'voe serve listening',
       );

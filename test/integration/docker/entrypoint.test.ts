@@ -107,7 +107,11 @@ describe("the images' entrypoint (tini, node, voe) outside a container", functio
       if (child.exitCode === null) child.kill('SIGKILL');
     });
     await eventually(
-      () => /webhooks at https:\/\/127\.0\.0\.1:\d+/.test(out.stderr),
+      () => {
+        if (child.exitCode !== null)
+          assert.fail(`voe serve exited ${child.exitCode}: ${out.stderr}`);
+        return /webhooks at https:\/\/127\.0\.0\.1:\d+/.test(out.stderr);
+      },
       60_000,
       'voe serve listening',
     );

@@ -17,7 +17,6 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
     },
     webhook: {
       replicas: 3,
-      workers: 2,
       logLevel: 'debug',
       failurePolicy: 'Ignore',
       timeoutSeconds: 5,
