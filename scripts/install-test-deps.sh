@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests and benchmarks use when a command is missing (filesystem
-# tools, loop devices). Runs as the `pretest` step, so `npm test` sets up a fresh machine by itself.
+# tools, loop devices, tini: the container image's init, whose entrypoint
+# test/integration/docker/entrypoint.test.ts runs). Runs as the `pretest` step, so `npm test` sets up a fresh machine by itself.
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -11,6 +12,7 @@ declare -A pkg_for=(
   [mkfs.btrfs]=btrfs-progs [btrfs]=btrfs-progs
   [mkfs.vfat]=dosfstools
   [openssl]=openssl [python3]=python3
+  [tini]=tini
 )
 # The filesystem tools live in the sbin directories, which Debian leaves out of a non-root PATH:
 # look there too, or installed tools look missing (and sudo apt-get runs for nothing). voe itself

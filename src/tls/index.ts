@@ -19,3 +19,26 @@ export {
 } from './issue-client-certificate.js';
 export { TlsError } from './tls-error.js';
 export { writePrivateFile } from './write-private-file.js';
+export type {
+  CertificateStore,
+  StoredSecret,
+  StoredWebhookConfiguration,
+} from './certificate-store.js';
+export {
+  renewalDueWhy,
+  parseCertificate,
+  keyBelongsTo,
+  isCa,
+  signedBy,
+  subjectAltNames,
+} from './certificate-renewal.js';
+export {
+  ensureWebhookCertificates,
+  serviceHosts,
+  CA_SECRET_KEYS,
+  TLS_SECRET_KEYS,
+  type EnsureWebhookCertificatesOptions,
+  type EnsureWebhookCertificatesReport,
+  type CertificateAction,
+} from './ensure-webhook-certificates.js';
+export { kubeCertificateStore, CERTIFICATE_SECRET_LABELS } from './kube-certificate-store.js';

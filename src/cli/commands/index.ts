@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { register as certs } from './certs.js';
 import { register as check } from './check.js';
 import { register as cluster } from './cluster.js';
 import { register as csi } from './csi.js';
@@ -19,6 +20,7 @@ const registrars: Array<(program: Command) => void> = [
   registerServe,
   check,
   csi,
+  certs,
 ];
 
 export function registerCommands(program: Command): void {

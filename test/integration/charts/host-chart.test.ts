@@ -1,0 +1,411 @@
+/**
+ * The host chart (charts/volume-online-expansion) with a helm built from its Go module: helm lint
+ * and helm template pass with the default and non-default values, values.schema.json refuses what
+ * the templates cannot use, the webhook configuration is the one `voe serve --dev` registers, the
+ * CRD is manifests/'s, the pods are locked down, and the Harvester Addon installs this chart.
+ */
+import { after, before, describe, it } from 'mocha';
+import { assert } from 'chai';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import type { V1Deployment, V1PodSpec } from '@kubernetes/client-node';
+import { buildValidatingWebhookConfiguration } from '../../../src/webhook/index.js';
+import { HOST_VALUE_SETS } from '../../support/charts/host-values.js';
+import { buildPromqlCheck, checkPromql } from '../../support/promql-check.js';
+import {
+  HOST_CHART,
+  hookOf,
+  objectsOf,
+  oneOf,
+  repoRoot,
+  useHelm,
+  type Helm,
+  type Rendered,
+} from '../../support/charts/render.js';
+
+const VALUE_SETS: Array<[string, Record<string, unknown> | undefined]> = [
+  ['default values', undefined],
+  ...Object.entries(HOST_VALUE_SETS),
+];
+
+/** values.yaml merged with `values` as helm merges them (maps deeply, everything else replaced). */
+function merged(
+  base: Record<string, unknown>,
+  values: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(values)) {
+    const old = result[key];
+    result[key] =
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      old &&
+      typeof old === 'object' &&
+      !Array.isArray(old)
+        ? merged(old as Record<string, unknown>, value as Record<string, unknown>)
+        : value;
+  }
+  return result;
+}
+
+async function readYaml(path: string): Promise<Record<string, unknown>> {
+  return parse(await readFile(join(repoRoot(), path), 'utf8')) as Record<string, unknown>;
+}
+
+describe('the host chart (helm lint, helm template, values.schema.json)', function () {
+  this.timeout(30 * 60_000);
+  let helm: Helm;
+  let defaults: Record<string, unknown>;
+
+  before(async () => {
+    helm = await useHelm();
+    defaults = await readYaml(`${HOST_CHART}/values.yaml`);
+  });
+  after(() => helm?.cleanup());
+
+  for (const [name, values] of VALUE_SETS) {
+    describe(name, () => {
+      let objects: Rendered[];
+      before(async () => {
+        objects = await helm.template(
+          HOST_CHART,
+          values ? { values, includeCrds: true } : { includeCrds: true },
+        );
+      });
+
+      it('helm lint --strict passes', async () => {
+        const args = ['lint', '--strict', join(repoRoot(), HOST_CHART)];
+        if (values) args.push('-f', await helm.writeValues(values));
+        const result = await helm.run(args);
+        assert.strictEqual(result.code, 0, result.stdout + result.stderr);
+      });
+
+      it('renders the webhook configuration that buildValidatingWebhookConfiguration builds (rules, matchConditions, failurePolicy, timeouts, the Service it calls)', () => {
+        const v = merged(defaults, values) as {
+          webhook: { failurePolicy: 'Fail' | 'Ignore'; timeoutSeconds: number };
+          admission: { setting: string };
+          certificates: { mode: string };
+        };
+        const rendered = oneOf(objects, 'ValidatingWebhookConfiguration', 'voe');
+        const labels = { ...rendered.metadata!.labels };
+        const annotations = rendered.metadata!.annotations;
+        const expected = buildValidatingWebhookConfiguration({
+          name: 'voe',
+          service: { namespace: 'voe-system', name: 'voe-webhook' },
+          failurePolicy: v.webhook.failurePolicy,
+          timeoutSeconds: v.webhook.timeoutSeconds,
+          settingName: v.admission.setting,
+          labels,
+          ...(annotations ? { annotations } : {}),
+        });
+        assert.deepStrictEqual(rendered, JSON.parse(JSON.stringify(expected)));
+        assert.strictEqual(labels['app.kubernetes.io/name'], 'voe');
+        if (v.certificates.mode === 'cert-manager')
+          assert.deepStrictEqual(annotations, {
+            'cert-manager.io/inject-ca-from': 'voe-system/voe-webhook',
+          });
+        else assert.isUndefined(annotations);
+        // What `voe serve --dev` registers: the same webhooks with a url instead of the Service.
+        const dev = buildValidatingWebhookConfiguration({
+          name: 'voe-dev',
+          urlBase: 'https://127.0.0.1:9443',
+        });
+        if (name === 'default values')
+          assert.deepStrictEqual(
+            (rendered['webhooks'] as Array<Record<string, unknown>>).map(
+              ({ clientConfig: _, ...rest }) => rest,
+            ),
+            JSON.parse(JSON.stringify(dev.webhooks!.map(({ clientConfig: _, ...rest }) => rest))),
+          );
+      });
+
+      it('runs the webhook locked down: replicas, probes on /livez and /readyz, resources, non-root, read-only root, no privileges, seccomp RuntimeDefault', () => {
+        const v = merged(defaults, values) as { webhook: { replicas: number; port: number } };
+        const deployment = oneOf(objects, 'Deployment', 'voe-webhook') as unknown as V1Deployment;
+        assert.strictEqual(deployment.spec!.replicas, v.webhook.replicas);
+        assert.strictEqual(deployment.spec!.strategy?.rollingUpdate?.maxUnavailable, 0);
+        const pods: V1PodSpec[] = [
+          deployment.spec!.template.spec!,
+          ...objectsOf(objects, 'Job').map(
+            (job) =>
+              (job as unknown as { spec: { template: { spec: V1PodSpec } } }).spec.template.spec,
+          ),
+          ...objectsOf(objects, 'CronJob').map(
+            (cron) =>
+              (
+                cron as unknown as {
+                  spec: { jobTemplate: { spec: { template: { spec: V1PodSpec } } } };
+                }
+              ).spec.jobTemplate.spec.template.spec,
+          ),
+        ];
+        for (const pod of pods) {
+          assert.isTrue(pod.securityContext?.runAsNonRoot);
+          assert.isAbove(pod.securityContext?.runAsUser ?? 0, 0);
+          assert.strictEqual(pod.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+          assert.isNotOk(pod.hostNetwork);
+          assert.isNotOk(pod.hostPID);
+          for (const container of pod.containers) {
+            assert.isTrue(container.securityContext?.readOnlyRootFilesystem, container.name);
+            assert.isFalse(container.securityContext?.allowPrivilegeEscalation, container.name);
+            assert.deepStrictEqual(container.securityContext?.capabilities?.drop, ['ALL']);
+            assert.isUndefined(container.securityContext?.capabilities?.add);
+            assert.isOk(container.resources?.requests?.['memory'], container.name);
+            assert.isOk(container.resources?.limits?.['memory'], container.name);
+          }
+        }
+        const webhook = deployment.spec!.template.spec!.containers[0]!;
+        assert.strictEqual(webhook.readinessProbe?.httpGet?.path, '/readyz');
+        assert.strictEqual(webhook.livenessProbe?.httpGet?.path, '/livez');
+        assert.strictEqual(webhook.readinessProbe?.httpGet?.scheme, 'HTTPS');
+        assert.strictEqual(webhook.ports?.[0]?.containerPort, v.webhook.port);
+        assert.isTrue(webhook.args?.includes('--tls-cert-file=/etc/voe/tls/tls.crt'));
+        const service = oneOf(objects, 'Service', 'voe-webhook') as unknown as {
+          spec: {
+            ports: Array<{ port: number; targetPort: string }>;
+            selector: Record<string, string>;
+          };
+        };
+        assert.deepStrictEqual(
+          service.spec.ports.map((p) => [p.port, p.targetPort]),
+          [[443, 'https']],
+        );
+        assert.deepStrictEqual(service.spec.selector, deployment.spec!.selector.matchLabels);
+        const budgets = objectsOf(objects, 'PodDisruptionBudget');
+        assert.strictEqual(budgets.length, v.webhook.replicas > 1 ? 1 : 0);
+      });
+
+      it('manages certificates one way: self-managed (voe certs ensure as hooks and a CronJob) or cert-manager', () => {
+        const v = merged(defaults, values) as { certificates: { mode: string } };
+        const certificates = objectsOf(objects, 'Certificate');
+        const cronJobs = objectsOf(objects, 'CronJob');
+        const hooks = objects.filter((object) => hookOf(object) !== '');
+        if (v.certificates.mode === 'self-managed') {
+          assert.deepStrictEqual(certificates, []);
+          assert.deepStrictEqual(
+            cronJobs.map((c) => c.metadata!.name),
+            ['voe-certs'],
+          );
+          assert.sameMembers(
+            hooks.map((h) => `${h.kind}/${h.metadata!.name}`),
+            [
+              'ServiceAccount',
+              'Role',
+              'RoleBinding',
+              'ClusterRole',
+              'ClusterRoleBinding',
+              'Job',
+            ].map((k) => `${k}/voe-certs-hook`),
+          );
+          for (const hook of hooks)
+            assert.strictEqual(hookOf(hook), 'pre-install,pre-upgrade,post-install,post-upgrade');
+        } else {
+          assert.deepStrictEqual(cronJobs, []);
+          assert.deepStrictEqual(hooks, []);
+          const serving = oneOf(objects, 'Certificate', 'voe-webhook') as unknown as {
+            spec: { secretName: string; dnsNames: string[] };
+          };
+          assert.strictEqual(serving.spec.secretName, 'voe-webhook-tls');
+          assert.include(serving.spec.dnsNames, 'voe-webhook.voe-system.svc');
+        }
+      });
+
+      it('installs the VolumeExpansion CRD as manifests/crds/volumeexpansion.yaml has it', async () => {
+        const [crd] = objectsOf(objects, 'CustomResourceDefinition');
+        const manifest = parse(
+          await readFile(join(repoRoot(), 'manifests/crds/volumeexpansion.yaml'), 'utf8'),
+        ) as unknown;
+        assert.deepStrictEqual(crd, manifest);
+        assert.strictEqual(objectsOf(objects, 'CustomResourceDefinition').length, 1);
+      });
+    });
+  }
+
+  it("the chart's CRD file is manifests/crds/volumeexpansion.yaml, byte for byte", async () => {
+    const [chart, manifest] = await Promise.all([
+      readFile(join(repoRoot(), HOST_CHART, 'crds/volumeexpansion.yaml'), 'utf8'),
+      readFile(join(repoRoot(), 'manifests/crds/volumeexpansion.yaml'), 'utf8'),
+    ]);
+    assert.strictEqual(chart, manifest);
+  });
+
+  const REFUSED: Array<[string, Record<string, unknown>, RegExp]> = [
+    [
+      'an unknown key (a typo)',
+      { webhook: { replica: 2 } },
+      /additional properties 'replica' not allowed/,
+    ],
+    ['no replicas', { webhook: { replicas: 0 } }, /replicas': minimum: got 0, want 1/],
+    [
+      'a timeout the API server refuses',
+      { webhook: { timeoutSeconds: 31 } },
+      /timeoutSeconds': maximum: got 31, want 30/,
+    ],
+    ['another failurePolicy', { webhook: { failurePolicy: 'Retry' } }, /failurePolicy/],
+    ['a Setting name no object can have', { admission: { setting: 'Not_A_Name' } }, /setting/],
+    ['a KubeVirt CR without its namespace', { admission: { kubevirt: 'kubevirt' } }, /kubevirt/],
+    ['another Longhorn mode', { admission: { longhorn: 'maybe' } }, /longhorn/],
+    ['another certificate mode', { certificates: { mode: 'vault' } }, /mode/],
+    ['a privileged port', { webhook: { port: 443 } }, /port': minimum: got 443, want 1,?024/],
+    ['a digest that is not sha256', { image: { digest: 'latest' } }, /digest/],
+    [
+      'a cert-manager issuer of another kind',
+      { certificates: { certManager: { issuerRef: { kind: 'Vault', name: 'x' } } } },
+      /kind/,
+    ],
+  ];
+  for (const [what, values, message] of REFUSED) {
+    it(`values.schema.json refuses ${what}`, async () => {
+      const error = await helm.template(HOST_CHART, { values }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      assert.isDefined(error, 'helm template should have failed');
+      assert.match(error!.message, /values don't meet the specifications of the schema/);
+      assert.match(error!.message, message);
+    });
+  }
+
+  const INCONSISTENT: Array<[string, Record<string, unknown>, RegExp]> = [
+    [
+      'a grace period no longer than the shutdown delay',
+      { webhook: { shutdownDelaySeconds: 30, terminationGracePeriodSeconds: 30 } },
+      /webhook\.terminationGracePeriodSeconds \(30\) must exceed webhook\.shutdownDelaySeconds \(30\)/,
+    ],
+    [
+      'a renewal window as long as the certificate',
+      { certificates: { selfManaged: { certValidityDays: 30, renewBeforeDays: 30 } } },
+      /renewBeforeDays \(30\) must be shorter than certValidityDays \(30\)/,
+    ],
+  ];
+  for (const [what, values, message] of INCONSISTENT) {
+    it(`helm template refuses ${what}`, async () => {
+      const error = await helm.template(HOST_CHART, { values }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      assert.match(error?.message ?? 'rendered', message);
+    });
+  }
+
+  it("the webhook's ClusterRole and Roles are manifests/webhook-rbac.yaml's rules (default values)", async () => {
+    const objects = await helm.template(HOST_CHART);
+    const manifest = parseAllDocuments(
+      await readFile(join(repoRoot(), 'manifests/webhook-rbac.yaml'), 'utf8'),
+    ).map((doc) => doc.toJS() as Rendered);
+    for (const [kind, name, namespace] of [
+      ['ClusterRole', 'voe-webhook', undefined],
+      ['Role', 'voe-webhook-kubevirt', 'harvester-system'],
+      ['Role', 'voe-webhook-longhorn', 'longhorn-system'],
+    ] as const) {
+      const chart = oneOf(objects, kind, name);
+      const plain = oneOf(manifest, kind, name);
+      assert.strictEqual(chart.metadata!.namespace, namespace);
+      assert.deepStrictEqual(chart['rules'], plain['rules'], `${kind} ${name}`);
+    }
+  });
+
+  it('an unquoted on or off in a values file (YAML 1.1 booleans) means the Longhorn mode of that name', async () => {
+    for (const [text, mode, roles] of [
+      ['off', 'off', 0],
+      ['on', 'on', 1],
+    ] as const) {
+      const file = await helm.writeValues({});
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(file, `admission:\n  longhorn: ${text}\n`);
+      const result = await helm.run([
+        'template',
+        'voe',
+        join(repoRoot(), HOST_CHART),
+        '-n',
+        'voe-system',
+        '-f',
+        file,
+      ]);
+      assert.strictEqual(result.code, 0, result.stderr);
+      const objects = parseAllDocuments(result.stdout).map((doc) => doc.toJS() as Rendered);
+      const deployment = oneOf(objects, 'Deployment', 'voe-webhook') as unknown as V1Deployment;
+      assert.isTrue(
+        deployment.spec!.template.spec!.containers[0]!.args!.includes(`--longhorn=${mode}`),
+      );
+      assert.strictEqual(objectsOf(objects, 'Role', 'voe-webhook-longhorn').length, roles);
+    }
+  });
+
+  it("the PrometheusRule: every suggested alert parses as PromQL (Prometheus's parser), is documented in docs/metrics.md, reads metrics voe serves, and can be turned off", async () => {
+    const objects = await helm.template(HOST_CHART, {
+      values: { metrics: { prometheusRule: { enabled: true } } },
+    });
+    const rule = oneOf(objects, 'PrometheusRule', 'voe') as unknown as {
+      spec: { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> };
+    };
+    const rules = rule.spec.groups.flatMap((group) => group.rules);
+    const docs = await readFile(join(repoRoot(), 'docs/metrics.md'), 'utf8');
+    const served = await readFile(join(repoRoot(), 'src/webhook/webhook-metrics.ts'), 'utf8');
+    assert.strictEqual(rules.length, 7);
+    for (const { alert, expr } of rules) {
+      assert.include(docs, `\`${alert}\``);
+      for (const metric of expr.match(/\bvoe_[a-z_]+/g) ?? [])
+        assert.include(served, `'${metric}'`, `${alert} reads ${metric}`);
+    }
+    // Prometheus's own parser accepts every expression (and refuses a broken one: it is a real check).
+    const parsed = await checkPromql(await buildPromqlCheck(), [
+      ...rules.map((r) => r.expr),
+      'sum(rate(x[5m]) >',
+    ]);
+    assert.deepStrictEqual(
+      parsed.slice(0, -1),
+      rules.map(() => undefined),
+    );
+    assert.match(parsed[parsed.length - 1] ?? '', /parse error/);
+    const alerts = Object.keys(
+      (defaults['metrics'] as Record<string, Record<string, unknown>>)['prometheusRule']![
+        'alerts'
+      ] as Record<string, boolean>,
+    );
+    const off = await helm.template(HOST_CHART, {
+      values: {
+        metrics: {
+          prometheusRule: {
+            enabled: true,
+            alerts: Object.fromEntries(alerts.map((a) => [a, false])),
+          },
+        },
+      },
+    });
+    const none = oneOf(off, 'PrometheusRule', 'voe') as unknown as {
+      spec: { groups: Array<{ rules: unknown[] }> };
+    };
+    assert.deepStrictEqual(
+      none.spec.groups.flatMap((group) => group.rules),
+      [],
+    );
+  });
+
+  it('the Harvester Addon (manifests/addon.yaml) installs this chart: its name and version, experimental, and valuesContent the schema accepts', async () => {
+    const text = await readFile(join(repoRoot(), 'manifests/addon.yaml'), 'utf8');
+    const docs = parseAllDocuments(text).map((doc) => doc.toJS() as Rendered);
+    const addon = docs.find((doc) => doc.kind === 'Addon')!;
+    const chart = await readYaml(`${HOST_CHART}/Chart.yaml`);
+    assert.strictEqual(addon.apiVersion, 'harvesterhci.io/v1beta1');
+    assert.strictEqual(addon.metadata!.labels!['addon.harvesterhci.io/experimental'], 'true');
+    const spec = addon['spec'] as Record<string, unknown>;
+    assert.sameMembers(Object.keys(spec), ['repo', 'chart', 'version', 'valuesContent', 'enabled']);
+    assert.strictEqual(spec['chart'], chart['name']);
+    assert.strictEqual(spec['version'], chart['version']);
+    assert.isBoolean(spec['enabled']);
+    assert.isString(spec['valuesContent']);
+    assert.match(String(spec['repo']), /^https:\/\//);
+    const namespace = addon.metadata!.namespace!;
+    assert.deepStrictEqual(
+      docs.filter((doc) => doc.kind === 'Namespace').map((doc) => doc.metadata!.name),
+      [namespace],
+    );
+    // Harvester's helm-controller installs the chart with valuesContent as its values file.
+    const values = parse(String(spec['valuesContent'])) as Record<string, unknown>;
+    const objects = await helm.template(HOST_CHART, { values, namespace });
+    assert.strictEqual(oneOf(objects, 'Deployment', 'voe-webhook').metadata!.namespace, namespace);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Non-default values of the host chart that the tests render, lint and apply besides the defaults:
+ * each turns on what the defaults leave off (cert-manager, monitoring) or moves what they fix.
+ */
+export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
+  'cert-manager, monitoring, Longhorn off, a custom Setting, Ignore': {
+    image: {
+      repository: 'registry.example.com/voe/voe',
+      digest: `sha256:${'a'.repeat(64)}`,
+      pullPolicy: 'Always',
+    },
+    imagePullSecrets: [{ name: 'regcred' }],
+    admission: {
+      setting: 'my-expand-validation',
+      longhorn: 'off',
+      longhornV2Expansion: 'deny',
+    },
+    webhook: {
+      replicas: 3,
+      logLevel: 'debug',
+      failurePolicy: 'Ignore',
+      timeoutSeconds: 5,
+      shutdownDelaySeconds: 5,
+      podDisruptionBudget: { enabled: true, minAvailable: 2 },
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      tolerations: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
+      podAnnotations: { 'example.com/team': 'storage' },
+      podLabels: { team: 'storage' },
+    },
+    certificates: { mode: 'cert-manager' },
+    metrics: {
+      serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
+      prometheusRule: { enabled: true, labels: { release: 'prometheus' } },
+    },
+  },
+  'cert-manager with a ClusterIssuer, one replica': {
+    webhook: { replicas: 1 },
+    certificates: {
+      mode: 'cert-manager',
+      certManager: {
+        issuerRef: { kind: 'ClusterIssuer', name: 'my-ca', group: 'cert-manager.io' },
+        duration: '2160h',
+        renewBefore: '360h',
+      },
+    },
+  },
+  'self-managed, monitoring, KubeVirt and Longhorn elsewhere': {
+    clusterDomain: 'example.internal',
+    admission: {
+      kubevirt: 'kubevirt/kubevirt',
+      longhorn: 'on',
+      longhornNamespace: 'storage-system',
+      longhornV2Expansion: 'allow',
+    },
+    certificates: {
+      selfManaged: {
+        caValidityDays: 1825,
+        certValidityDays: 90,
+        renewBeforeDays: 20,
+        schedule: '0 */6 * * *',
+      },
+    },
+    metrics: {
+      serviceMonitor: { enabled: true },
+      prometheusRule: {
+        enabled: true,
+        alerts: { stuckExpansions: false, webhookCallsFailing: false },
+        stuckExpansionFor: '1h',
+      },
+    },
+  },
+};
+
+/** Namespaces the value sets (and the defaults) place objects in. */
+export const HOST_NAMESPACES = [
+  'voe-system',
+  'harvester-system',
+  'longhorn-system',
+  'kubevirt',
+  'storage-system',
+];
