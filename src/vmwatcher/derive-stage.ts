@@ -301,13 +301,16 @@ function underlying(
     );
   }
 
-  // Kubernetes' part: external-resizer, then kubelet.
-  const infeasible = infeasibleVerdict(resize, claim, toText, capacity.text);
+  // Kubernetes' part: external-resizer, then kubelet. A resize state about another size (the
+  // allocatedResources of a request since lowered) says nothing about this one yet.
+  const current =
+    allocated.bytes === undefined || allocated.bytes === to ? resize : NO_RESIZE_STATE;
+  const infeasible = infeasibleVerdict(current, claim, toText, capacity.text);
   if (infeasible) return infeasible;
   const vmiRunning = input.vmi !== undefined && isVmiRunning(input.vmi);
   const vmName = input.vm?.metadata?.name ?? input.vmi?.metadata?.name;
   if (capacity.bytes === undefined || capacity.bytes < to) {
-    const kubernetes = kubernetesVerdict(resize, pv.bytes, to, claim, toText, pv.text);
+    const kubernetes = kubernetesVerdict(current, pv.bytes, to, claim, toText, pv.text);
     if (kubernetes.phase === Phase.ControllerResizing) return kubernetes;
     // Node expansion: kubelet grows the filesystem of a volume a pod mounts.
     if (!vmiRunning) return stopped(kubernetes.phase, vmName, claim, 'node');
@@ -438,6 +441,15 @@ function underlying(
     progressPhase: undefined,
   };
 }
+
+const NO_RESIZE_STATE: ResizeState = {
+  status: undefined,
+  written: undefined,
+  resizing: undefined,
+  fileSystemResizePending: undefined,
+  controllerResizeError: undefined,
+  nodeResizeError: undefined,
+};
 
 function malformed(
   where: string,

@@ -66,3 +66,62 @@ export {
   type HotplugVolume,
   type LauncherVolume,
 } from './staged-pods.js';
+export { expansionName } from './expansion-name.js';
+export { describeClaimTemplates } from './describe-claim-templates.js';
+export { leanPod, leanPv, leanPvc, leanTrackedVmi, leanVm } from './lean-objects.js';
+export {
+  startTrackerCaches,
+  EXPANSIONS_BY_PVC,
+  PODS_BY_CREATOR,
+  PODS_BY_OWNER,
+  PODS_BY_UID,
+  VMIS_BY_PVC,
+  VMIS_BY_UID,
+  VMS_BY_PVC,
+  type StartedTrackerCaches,
+  type StartTrackerCachesOptions,
+  type TrackerCaches,
+} from './tracker-caches.js';
+export { createTrackerMetrics, type TrackerMetrics } from './tracker-metrics.js';
+export {
+  EventAction,
+  EventReason,
+  phaseEventReason,
+  type EventReasonValue,
+} from './event-reasons.js';
+export { ExpansionTracker, type ExpansionTrackerOptions } from './expansion-tracker.js';
+export {
+  startTracker,
+  DEFAULT_LEASE_NAME,
+  DEFAULT_STUCK_AFTER_MS,
+  TRACKER_CONTROLLER,
+  type RunningTracker,
+  type StartTrackerOptions,
+} from './start-tracker.js';
+export { TrackerError, type TrackerErrorCode } from './tracker-error.js';
+export {
+  ADDED_GATES_ANNOTATION,
+  CREATED_BY_ANNOTATION,
+  CREATED_BY_ENABLE,
+  EXPAND_DISKS_GATE,
+  defaultExpandSetting,
+  planGate,
+  planGateRemoval,
+  planSetting,
+  planSettingRemoval,
+  withGateAdded,
+  withGateRemoved,
+  type GatePlan,
+  type GateRemovalPlan,
+  type SettingPlan,
+  type SettingRemovalPlan,
+} from './plan-enablement.js';
+export {
+  enableExpansion,
+  disableExpansion,
+  type EnablementOptions,
+  type EnablementStep,
+} from './enable-expansion.js';
+export { formatAge, formatStatusTable, statusRow, type StatusRow } from './format-status.js';
+export { listExpansions } from './list-expansions.js';
+export { ExpansionActors } from './expansion-actors.js';

@@ -13,7 +13,7 @@ function withoutUndefined<T extends object>(object: T): T {
 /**
  * The status to write for a derived stage: the stage's phase, waitingFor, reason, message, sizes
  * and pods; the time each phase was first entered (kept from the previous status, so a restarted
- * tracker keeps them); lastTransitionTime when phase or reason changed; `progress` as the stage
+ * tracker keeps them); lastTransitionTime when the phase changed; `progress` as the stage
  * measured it (its `since` text kept while the phase it measures stays). Pure.
  */
 export function nextStatus(
@@ -22,7 +22,7 @@ export function nextStatus(
   now: number,
 ): VolumeExpansionStatus {
   const before = previous ?? {};
-  const changed = before.phase !== stage.phase || before.reason !== stage.reason;
+  const changed = before.phase !== stage.phase;
   const phaseTimestamps = { ...(before.phaseTimestamps ?? {}) };
   phaseTimestamps[stage.phase] ??= rfc3339(now);
   const progress =

@@ -46,7 +46,7 @@ export interface VolumeExpansionStatus {
   message?: string;
   /** When the object entered each phase (first time), RFC 3339. */
   phaseTimestamps?: Partial<Record<PhaseValue, string>>;
-  /** When phase or reason last changed. */
+  /** When the phase last changed. */
   lastTransitionTime?: string;
   /**
    * The phase the actors' writes put the expansion in (before stuck detection) and since when:

@@ -164,6 +164,21 @@ const ROWS: Row[] = [
     says: ['ControllerResizeFailed'],
   },
   {
+    name: 'a resize state about another size (a request lowered since) says nothing about this one',
+    input: () =>
+      input({
+        expansion: expansion('15Gi'),
+        pvc: resizeState(claim({ request: '15Gi' }), {
+          status: 'ControllerResizeInfeasible',
+          allocated: '20Gi',
+          conditions: [{ type: 'ControllerResizeError', message: 'too large' }],
+        }),
+      }),
+    phase: Phase.ControllerResizing,
+    waitingFor: WaitingFor.ExternalResizer,
+    reason: StageReason.WaitingForResizer,
+  },
+  {
     name: 'PV grown while the resizer still says ControllerResizeInProgress (its last write pending)',
     input: () =>
       input({
