@@ -1,4 +1,5 @@
 export type {
+  KubeVirt,
   LiveMeta,
   MigrationState,
   PersistentVolume,
@@ -10,6 +11,7 @@ export type {
   TrackedPvc,
   TrackedVmi,
   TrackedVolumeStatus,
+  VirtualMachine,
 } from './tracker-objects.js';
 export {
   Phase,
