@@ -208,6 +208,36 @@ describe('the expansion tracker on a real kube-apiserver', () => {
     assert.match(await metricsText(tracker), /voe_expansions_total\{outcome="RolledBack"\} [1-9]/);
   });
 
+  it('ends an expansion Superseded when a larger size is requested, and follows the new one', async () => {
+    const ns = 'superseded';
+    const claim = 'vm8-disk-0-more1';
+    await lab.stageVm(ns, 'vm8', [{ claim }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await lab.waitForPhase(
+      ns,
+      `${claim}-20gi`,
+      Phase.ControllerResizing,
+      StageReason.ControllerResizeInProgress,
+    );
+    await cluster.resizeClaim(ns, claim, '30Gi');
+    const old = await lab.waitForPhase(
+      ns,
+      `${claim}-20gi`,
+      Phase.Superseded,
+      StageReason.NewerRequest,
+    );
+    assert.include(old.status?.message, 'raised to 30Gi');
+    const next = await lab.waitForPhase(ns, `${claim}-30gi`, Phase.ControllerResizing);
+    assert.deepInclude(next.spec, { from: '10Gi', to: '30Gi' });
+    await actors.resizerRetargets(ns, claim, '30Gi');
+    await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '30Gi');
+    await actors.resizerNeedsNode(ns, claim);
+    await lab.waitForPhase(ns, `${claim}-30gi`, Phase.NodeResizePending);
+    assert.strictEqual((await lab.expansion(ns, `${claim}-20gi`)).status?.phase, Phase.Superseded);
+    assert.lengthOf(await lab.expansions(ns), 2);
+  });
+
   it('ends Infeasible when kubelet cannot grow the filesystem', async () => {
     const ns = 'node-infeasible';
     const claim = 'vm4-disk-0-fs001';
