@@ -72,7 +72,7 @@ export interface ExpansionTrackerOptions {
   probe?: GuestProbe;
   /** How often a probed expansion (HypervisorResizing, GuestVerifying) reads the probe again; default 30 s. */
   probeIntervalMs?: number;
-  /** Workers processing keys in parallel (one key at a time each); default 4. */
+  /** Workers processing keys in parallel (one key at a time each); default 4 (voe watch: 16). */
   workers?: number;
 }
 

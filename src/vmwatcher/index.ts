@@ -96,6 +96,7 @@ export {
   startTracker,
   DEFAULT_LEASE_NAME,
   DEFAULT_STUCK_AFTER_MS,
+  DEFAULT_WORKERS,
   TRACKER_CONTROLLER,
   type RunningTracker,
   type StartTrackerOptions,

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventRecorder, eventSink, LeaderElector, leaseLock, type Clock } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
+import { compactHeap } from '../webhook/index.js';
 import { ExpansionTracker } from './expansion-tracker.js';
 import type { GuestProbe } from './guest-probe.js';
 import { startTrackerCaches, type StartedTrackerCaches } from './tracker-caches.js';
@@ -15,6 +16,8 @@ import { TrackerError } from './tracker-error.js';
 export const TRACKER_CONTROLLER = 'storage.voe.dev/vmwatcher';
 export const DEFAULT_LEASE_NAME = 'voe-vmwatcher';
 export const DEFAULT_STUCK_AFTER_MS = 10 * 60_000;
+/** Keys processed at once by the leader (`--workers`). */
+export const DEFAULT_WORKERS = 16;
 
 export interface StartTrackerOptions {
   kubeConfig: KubeConfig;
@@ -86,6 +89,27 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  // Once every cache has listed: one line saying what is cached, after one full collection of the
+  // lists' garbage (compactHeap: V8 would otherwise keep it until the heap reaches its limit).
+  void caches.synced.then(
+    () => {
+      const heap = compactHeap();
+      logger?.info(
+        {
+          objects: Object.fromEntries(
+            Object.entries(caches.caches).map(([name, informer]) => [name, informer.keys().length]),
+          ),
+          heapMiB: {
+            before: mebibytes(heap.usedBeforeBytes),
+            after: mebibytes(heap.usedAfterBytes),
+          },
+          fullGcMs: Math.round(heap.ms),
+        },
+        'tracker caches synced',
+      );
+    },
+    () => undefined,
+  );
   const metrics = createTrackerMetrics(() => caches.caches.expansions.list());
   const recorder = new EventRecorder({
     sink: eventSink(options.kubeConfig),
@@ -103,7 +127,7 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.probe ? { probe: options.probe } : {}),
     ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
-    ...(options.workers ? { workers: options.workers } : {}),
+    workers: options.workers ?? DEFAULT_WORKERS,
   });
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
@@ -207,3 +231,5 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
       })()),
   };
 }
+
+const mebibytes = (bytes: number): number => Math.round(bytes / 1048576);

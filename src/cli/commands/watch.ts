@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createLogger } from '../../log/index.js';
 import {
   DEFAULT_LEASE_NAME,
+  DEFAULT_WORKERS,
   enableExpansion,
   parseDuration,
   startTracker,
@@ -23,6 +24,7 @@ interface WatchFlags extends EnablementFlags {
   bindAddress: string;
   leaseNamespace: string;
   leaseName: string;
+  workers: number;
   logLevel: string;
 }
 
@@ -31,6 +33,13 @@ function parseStuckAfter(value: string): number {
   if (ms === undefined || ms < 1000)
     throw new InvalidArgumentError('must be a duration of at least 1s, such as 10m, 90s or 1h30m');
   return ms;
+}
+
+function parseWorkers(value: string): number {
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new InvalidArgumentError('must be an integer from 1 to 64');
+  return workers;
 }
 
 function parsePort(value: string): number {
@@ -72,6 +81,12 @@ export function register(program: Command): void {
       'kube-system',
     )
     .option('--lease-name <name>', 'name of the leader-election Lease', DEFAULT_LEASE_NAME)
+    .option(
+      '--workers <n>',
+      'PVCs processed at once by the leader (each writes its status on its own)',
+      parseWorkers,
+      DEFAULT_WORKERS,
+    )
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
@@ -104,6 +119,7 @@ export function register(program: Command): void {
         leaseName: flags.leaseName,
         host: flags.bindAddress,
         port: flags.port,
+        workers: flags.workers,
       });
       process.stderr.write(
         `voe watch: /livez, /readyz and /metrics at ${tracker.url} (identity ${tracker.identity}; SIGTERM stops)\n`,
