@@ -1,0 +1,508 @@
+/**
+ * Tracker benchmark (`npm run bench:tracker`): a real kube-apiserver + etcd holding 10,000 PVCs
+ * (bound, with their 10,000 PVs), 5,000 VMs and their VMIs, and 10,000 pods (a virt-launcher and a
+ * hotplug pod per VM), and `voe watch` running against it as its own process. Measures:
+ *   1. the initial sync: from the start of `voe watch` to /readyz 200 (every cache listed);
+ *   2. the tracker's steady RSS (VmRSS of its process, after the sync and again after the load);
+ *   3. the latency from an actor's write to the phase update, over 100 concurrent expansions: the
+ *      test actors write what external-resizer, kubelet and virt-controller write for 100 PVCs at
+ *      once, four times (NodeResizePending, NodeResizing, VMUpdating, HypervisorResizing), and a
+ *      watch on VolumeExpansions in this process notes when each new phase arrives; the latency
+ *      runs from the write's answer to that arrival.
+ * Goals: RSS under 256 MiB, p99 under 100 ms. Prints the figures (docs/performance.md "tracker").
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { defaultCacheDir } from '../src/cli/cache-dir.js';
+import { installCrds, startControlPlane } from '../src/controlplane/index.js';
+import { pvc, vm, vmi, kubeVirt, storageClass } from '../src/demo/index.js';
+import { Informer, requestJson, resourcePath } from '../src/kube/index.js';
+import {
+  ExpansionActors,
+  hotplugPod,
+  launcherPod,
+  persistentVolume,
+  VOLUME_EXPANSIONS,
+  type Pod,
+  type TrackedVmi,
+  type VolumeExpansion,
+} from '../src/vmwatcher/index.js';
+import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
+import { measuredOn, writeResults } from './support/results-section.js';
+
+const NAMESPACES = 10;
+const VMS = 5_000;
+const EXPANSIONS = 100;
+const CONCURRENCY = 24;
+const CLASS = 'bench-csi';
+const DRIVER = 'bench.csi.voe.dev';
+const VOE_MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+
+type Json = Record<string, unknown>;
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        await work(item);
+      }
+    }),
+  );
+}
+
+function post(
+  kc: KubeConfig,
+  ref: Parameters<typeof resourcePath>[0],
+  body: unknown,
+): Promise<Json> {
+  return requestJson<Json>(kc, {
+    method: 'POST',
+    path: resourcePath(ref),
+    body,
+    timeoutMs: 120_000,
+  });
+}
+
+function patchStatus(
+  kc: KubeConfig,
+  ref: Parameters<typeof resourcePath>[0],
+  status: unknown,
+): Promise<Json> {
+  return requestJson<Json>(kc, {
+    method: 'PATCH',
+    path: resourcePath(ref, 'status'),
+    contentType: 'application/merge-patch+json',
+    body: { status },
+    timeoutMs: 120_000,
+  });
+}
+
+/** The object as a user creates it: no uid, resourceVersion or status. */
+function forCreate<T extends object>(object: T): T {
+  const copy = structuredClone(object) as T & { metadata?: Json; status?: unknown };
+  if (copy.metadata) {
+    delete copy.metadata['uid'];
+    delete copy.metadata['resourceVersion'];
+  }
+  delete copy.status;
+  return copy;
+}
+
+const ns = (i: number): string => `bench-${i % NAMESPACES}`;
+const vmName = (i: number): string => `vm-${String(i).padStart(5, '0')}`;
+const claimName = (i: number, disk: number): string => `${vmName(i)}-disk-${disk}`;
+
+export async function stage(kc: KubeConfig, log: (line: string) => void): Promise<void> {
+  for (let i = 0; i < NAMESPACES; i++)
+    await post(
+      kc,
+      { group: '', version: 'v1', plural: 'namespaces' },
+      { metadata: { name: ns(i) } },
+    );
+  await post(
+    kc,
+    { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses' },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      ...forCreate(storageClass(CLASS, DRIVER)),
+    },
+  );
+  await post(
+    kc,
+    { group: '', version: 'v1', plural: 'namespaces' },
+    { metadata: { name: 'harvester-system' } },
+  );
+  await post(
+    kc,
+    { group: 'kubevirt.io', version: 'v1', plural: 'kubevirts', namespace: 'harvester-system' },
+    {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'KubeVirt',
+      ...forCreate(kubeVirt()),
+    },
+  );
+  const indexes = Array.from({ length: VMS }, (_, i) => i);
+  let done = 0;
+  const started = Date.now();
+  await pool(indexes, CONCURRENCY, async (i) => {
+    const namespace = ns(i);
+    const name = vmName(i);
+    const claims = [0, 1].map((disk) => claimName(i, disk));
+    for (const claim of claims) {
+      const volumeName = `pvc-${namespace}-${claim}`;
+      await post(
+        kc,
+        { group: '', version: 'v1', plural: 'persistentvolumes' },
+        forCreate(
+          persistentVolume({
+            name: volumeName,
+            namespace,
+            claimName: claim,
+            capacity: '10Gi',
+            driver: DRIVER,
+          }),
+        ),
+      );
+      await post(
+        kc,
+        { group: '', version: 'v1', plural: 'persistentvolumeclaims', namespace },
+        forCreate(
+          pvc(claim, {
+            namespace,
+            className: CLASS,
+            provisioner: DRIVER,
+            volumeName,
+            volumeMode: 'Block',
+          }),
+        ),
+      );
+      await patchStatus(
+        kc,
+        { group: '', version: 'v1', plural: 'persistentvolumeclaims', namespace, name: claim },
+        {
+          phase: 'Bound',
+          accessModes: ['ReadWriteMany'],
+          capacity: { storage: '10Gi' },
+        },
+      );
+    }
+    const volumes = [
+      { name: 'disk-0', persistentVolumeClaim: { claimName: claims[0] } },
+      { name: claims[1], persistentVolumeClaim: { claimName: claims[1], hotpluggable: true } },
+    ];
+    await post(
+      kc,
+      { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines', namespace },
+      {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachine',
+        ...forCreate(vm(name, { namespace, volumes: volumes.slice(0, 1), templates: [] })),
+      },
+    );
+    const instance = vmi(name, { namespace, volumes }) as TrackedVmi;
+    const created = (await post(
+      kc,
+      { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace },
+      {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachineInstance',
+        ...forCreate(instance),
+      },
+    )) as TrackedVmi;
+    await patchStatus(
+      kc,
+      { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace, name },
+      instance.status,
+    );
+    const launcher = launcherPod(created, {
+      name: `virt-launcher-${name}-x7k2p`,
+      uid: '',
+      volumes: [{ name: 'disk-0', claimName: claims[0]!, volumeMode: 'Block' }],
+    });
+    const pod = (await post(
+      kc,
+      { group: '', version: 'v1', plural: 'pods', namespace },
+      forCreate(launcher),
+    )) as Pod;
+    await post(
+      kc,
+      { group: '', version: 'v1', plural: 'pods', namespace },
+      forCreate(
+        hotplugPod(pod, {
+          name: `hp-volume-${name}`,
+          uid: '',
+          volumes: [{ name: claims[1]!, claimName: claims[1]!, hold: 'device' }],
+        }),
+      ),
+    );
+    done++;
+    if (done % 500 === 0)
+      log(`staged ${done} of ${VMS} VMs (${Math.round((Date.now() - started) / 1000)} s)`);
+  });
+}
+
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
+  return kb / 1024;
+}
+
+async function until<T>(
+  read: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+const log = (line: string): void => void process.stderr.write(`bench:tracker: ${line}\n`);
+
+/**
+ * Starts `voe watch` against a staged cluster, measures it, stops it. `run` picks other PVCs for
+ * the 100 expansions (run 0: VMs 0, 50, 100...; run n: n, 50+n...), so that a staged cluster
+ * serves several runs.
+ */
+export async function measure(
+  kubeConfig: KubeConfig,
+  kubeconfigPath: string,
+  run = 0,
+  extraArgs: string[] = [],
+) {
+  let tracker: ChildProcess | undefined;
+  try {
+    // 1. Initial sync of `voe watch` as its own process.
+    const cpuBefore = await readCpuTimes();
+    const spawned = Date.now();
+    tracker = spawn(
+      process.execPath,
+      [
+        VOE_MAIN,
+        'watch',
+        '--kubeconfig',
+        kubeconfigPath,
+        '--port',
+        '0',
+        '--bind-address',
+        '127.0.0.1',
+        '--lease-namespace',
+        'default',
+        '--lease-name',
+        `bench-${run}`,
+        '--log-level',
+        'warn',
+        ...extraArgs,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    tracker.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await until(
+      () => /at (http:\/\/\S+) /.exec(stderr)?.[1],
+      60_000,
+      'voe watch to listen',
+    );
+    await until(
+      async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined),
+      600_000,
+      'the caches to sync',
+    );
+    const syncMs = Date.now() - spawned;
+    const syncSteal = stealShare(cpuBefore, await readCpuTimes());
+    log(`initial sync ${syncMs} ms (steal ${percent(syncSteal)})`);
+    await until(
+      async () =>
+        /voe_tracker_leader 1/.test(await (await fetch(`${url}/metrics`)).text())
+          ? true
+          : undefined,
+      60_000,
+      'leading',
+    );
+    // Let the first pass over every followed PVC finish and the heap settle.
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    const rssAfterSync = await rssMiB(tracker.pid!);
+    log(`RSS after the sync: ${rssAfterSync.toFixed(1)} MiB`);
+
+    // 2. 100 concurrent expansions.
+    const arrivals = new Map<string, number>();
+    const watch = new Informer<VolumeExpansion & KubernetesObject>({
+      kubeConfig,
+      resource: { ...VOLUME_EXPANSIONS },
+    });
+    const note = (e: VolumeExpansion): void => {
+      const key = `${e.metadata?.namespace}/${e.metadata?.name}/${e.status?.phase ?? ''}`;
+      if (!arrivals.has(key)) arrivals.set(key, performance.now());
+    };
+    watch.on('add', note);
+    watch.on('update', note);
+    await watch.start();
+    const actors = new ExpansionActors(kubeConfig);
+    const step = VMS / EXPANSIONS;
+    const picked = Array.from({ length: EXPANSIONS }, (_, k) => k * step + (run % step));
+    const targets = picked.map((i) => ({
+      namespace: ns(i),
+      vm: vmName(i),
+      claim: claimName(i, 0),
+    }));
+    const expansionKey = (t: (typeof targets)[number], phase: string) =>
+      `${t.namespace}/${t.claim}-20gi/${phase}`;
+    const load = await readCpuTimes();
+    await Promise.all(
+      targets.map((t) =>
+        requestJson(kubeConfig, {
+          method: 'PATCH',
+          path: resourcePath({
+            group: '',
+            version: 'v1',
+            plural: 'persistentvolumeclaims',
+            namespace: t.namespace,
+            name: t.claim,
+          }),
+          contentType: 'application/merge-patch+json',
+          body: { spec: { resources: { requests: { storage: '20Gi' } } } },
+        }),
+      ),
+    );
+    await until(
+      () =>
+        targets.every((t) => arrivals.has(expansionKey(t, 'ControllerResizing')))
+          ? true
+          : undefined,
+      120_000,
+      'the 100 VolumeExpansions',
+    );
+    await Promise.all(targets.map((t) => actors.resizerStarts(t.namespace, t.claim, '20Gi')));
+    await Promise.all(
+      targets.map((t) => actors.resizerGrowsPv(`pvc-${t.namespace}-${t.claim}`, '20Gi')),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const rounds: Array<{ phase: string; write: (t: (typeof targets)[number]) => Promise<void> }> =
+      [
+        { phase: 'NodeResizePending', write: (t) => actors.resizerNeedsNode(t.namespace, t.claim) },
+        { phase: 'NodeResizing', write: (t) => actors.kubeletStarts(t.namespace, t.claim) },
+        { phase: 'VMUpdating', write: (t) => actors.kubeletFinishes(t.namespace, t.claim) },
+        {
+          phase: 'HypervisorResizing',
+          write: (t) =>
+            actors.virtControllerCopies(t.namespace, t.vm, t.claim, { capacity: '20Gi' }),
+        },
+      ];
+    const latencies: number[] = [];
+    const perRound: Array<{
+      phase: string;
+      p50: number;
+      p99: number;
+      writesMs: number;
+      steal: number;
+    }> = [];
+    for (const round of rounds) {
+      const cpu = await readCpuTimes();
+      const written = new Map<string, number>();
+      const roundStart = performance.now();
+      await Promise.all(
+        targets.map(async (t) => {
+          await round.write(t);
+          written.set(expansionKey(t, round.phase), performance.now());
+        }),
+      );
+      await until(
+        () => (targets.every((t) => arrivals.has(expansionKey(t, round.phase))) ? true : undefined),
+        120_000,
+        `phase ${round.phase}`,
+      );
+      const these = targets
+        .map(
+          (t) =>
+            arrivals.get(expansionKey(t, round.phase))! -
+            written.get(expansionKey(t, round.phase))!,
+        )
+        // An update seen before the write's own answer arrived: the write was done.
+        .map((ms) => Math.max(0, ms))
+        .sort((a, b) => a - b);
+      latencies.push(...these);
+      perRound.push({
+        phase: round.phase,
+        p50: quantile(these, 0.5),
+        p99: quantile(these, 0.99),
+        // How long the actors' 100 writes took to be answered: the API server's share.
+        writesMs: Math.max(...written.values()) - roundStart,
+        steal: stealShare(cpu, await readCpuTimes()),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    latencies.sort((a, b) => a - b);
+    const loadSteal = stealShare(load, await readCpuTimes());
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const rssAfterLoad = await rssMiB(tracker.pid!);
+    await watch.stop();
+    return {
+      objects: { pvcs: VMS * 2, pvs: VMS * 2, vms: VMS, vmis: VMS, pods: VMS * 2 },
+      initialSyncMs: syncMs,
+      syncSteal: percent(syncSteal),
+      rssMiB: {
+        afterSync: Number(rssAfterSync.toFixed(1)),
+        afterLoad: Number(rssAfterLoad.toFixed(1)),
+      },
+      latencyMs: {
+        samples: latencies.length,
+        p50: Number(quantile(latencies, 0.5).toFixed(1)),
+        p99: Number(quantile(latencies, 0.99).toFixed(1)),
+        max: Number(latencies[latencies.length - 1]!.toFixed(1)),
+      },
+      rounds: perRound.map((r) => ({
+        phase: r.phase,
+        p50: Number(r.p50.toFixed(1)),
+        p99: Number(r.p99.toFixed(1)),
+        writesMs: Math.round(r.writesMs),
+        steal: percent(r.steal),
+      })),
+      loadSteal: percent(loadSteal),
+      loadAverage: (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' '),
+    };
+  } finally {
+    if (tracker && tracker.exitCode === null) {
+      const exited = new Promise((resolve) => tracker!.once('exit', resolve));
+      tracker.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
+/** The results section of docs/performance.md for one run. */
+async function resultsTable(result: Awaited<ReturnType<typeof measure>>): Promise<string> {
+  const { latencyMs: latency, rssMiB: rss } = result;
+  const rounds = result.rounds
+    .map((r) => `${r.phase} ${r.p50} / ${r.p99} ms (writes ${r.writesMs} ms)`)
+    .join('; ');
+  return [
+    await measuredOn(),
+    `Load average at the end: ${result.loadAverage}; CPU stolen by the host during the load: ${result.loadSteal}.`,
+    '',
+    '| measure | result | goal |',
+    '|---|---|---|',
+    `| initial sync | ${(result.initialSyncMs / 1000).toFixed(1)} s | |`,
+    `| RSS after the sync / after the load | ${rss.afterSync} / ${rss.afterLoad} MiB | < 256 MiB |`,
+    `| latency p50 / p99 / max (${latency.samples} samples) | ${latency.p50} / ${latency.p99} / ${latency.max} ms | p99 < 100 ms |`,
+    `| per phase p50 / p99 | ${rounds} | |`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  log(
+    `machine: ${cpus().length} vCPU, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  );
+  const cp = await startControlPlane({
+    cacheDir: defaultCacheDir(),
+    env: process.env,
+    onProgress: log,
+  });
+  try {
+    await installCrds(cp.kubeConfig);
+    const stageStart = Date.now();
+    await stage(cp.kubeConfig, log);
+    log(`staged in ${Math.round((Date.now() - stageStart) / 1000)} s`);
+    const result = await measure(cp.kubeConfig, cp.kubeconfigPath);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    await writeResults('tracker', await resultsTable(result));
+  } finally {
+    await cp.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -1,0 +1,143 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { createLogger } from '../../log/index.js';
+import {
+  DEFAULT_LEASE_NAME,
+  DEFAULT_WORKERS,
+  enableExpansion,
+  parseDuration,
+  startTracker,
+  type RunningTracker,
+} from '../../vmwatcher/index.js';
+import { watchStopRequests } from '../stop-requests.js';
+import {
+  addEnablementFlags,
+  enablementOptions,
+  enablementRecorder,
+  kubeConfigFrom,
+  type EnablementFlags,
+} from './enable.js';
+
+interface WatchFlags extends EnablementFlags {
+  stuckAfter: number;
+  enable?: boolean;
+  port: number;
+  bindAddress: string;
+  leaseNamespace: string;
+  leaseName: string;
+  workers: number;
+  logLevel: string;
+}
+
+function parseStuckAfter(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < 1000)
+    throw new InvalidArgumentError('must be a duration of at least 1s, such as 10m, 90s or 1h30m');
+  return ms;
+}
+
+function parseWorkers(value: string): number {
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new InvalidArgumentError('must be an integer from 1 to 64');
+  return workers;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidArgumentError('must be an integer from 0 to 65535 (0 picks a free port)');
+  return port;
+}
+
+/** `voe watch`: the expansion tracker. */
+export function register(program: Command): void {
+  const command = program
+    .command('watch')
+    .description(
+      'Follow every online expansion of a PVC a VM uses, stage by stage, in one VolumeExpansion per requested size ' +
+        '(phase, the actor waited for, reason, message, observed sizes; kubectl get volumeexpansions -A or voe status); ' +
+        'stuck cases are named with their remedy. Leader-elected on a Lease (only the leader writes); ' +
+        'serves /livez, /readyz and /metrics; stops cleanly on SIGTERM, SIGINT or SIGHUP (see docs/tracker.md).',
+    )
+    .addOption(
+      new Option(
+        '--stuck-after <duration>',
+        'how long a phase may go without progress before it is Stuck (NoProgress)',
+      )
+        .default(600_000, '10m')
+        .argParser(parseStuckAfter),
+    )
+    .option('--enable', 'run voe enable first (ExpandDisks and the Setting; idempotent)')
+    .option(
+      '--port <port>',
+      'port of /livez, /readyz and /metrics (0 picks a free port)',
+      parsePort,
+      8080,
+    )
+    .option('--bind-address <address>', 'address of /livez, /readyz and /metrics', '0.0.0.0')
+    .option(
+      '--lease-namespace <namespace>',
+      'namespace of the leader-election Lease',
+      'kube-system',
+    )
+    .option('--lease-name <name>', 'name of the leader-election Lease', DEFAULT_LEASE_NAME)
+    .option(
+      '--workers <n>',
+      'PVCs processed at once by the leader (each writes its status on its own)',
+      parseWorkers,
+      DEFAULT_WORKERS,
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['trace', 'debug', 'info', 'warn', 'error'])
+        .default('info'),
+    );
+  addEnablementFlags(command).action(async (flags: WatchFlags) => {
+    const logger = createLogger({ name: 'voe-vmwatcher', level: flags.logLevel });
+    const kubeConfig = kubeConfigFrom(flags);
+    const stops = watchStopRequests(process, (reason) =>
+      logger.warn({ reason: reason.kind }, 'already stopping; waiting for the cleanup to finish'),
+    );
+    let tracker: RunningTracker | undefined;
+    try {
+      if (flags.enable) {
+        const recorder = enablementRecorder(kubeConfig, logger);
+        try {
+          await enableExpansion(enablementOptions(flags, kubeConfig, logger, recorder));
+        } finally {
+          await recorder.stop();
+        }
+      }
+      if (stops.signal.aborted) return;
+      tracker = await startTracker({
+        kubeConfig,
+        logger,
+        stuckAfterMs: flags.stuckAfter,
+        kubeVirtNamespace: flags.kubevirtNamespace,
+        kubeVirtName: flags.kubevirtName,
+        leaseNamespace: flags.leaseNamespace,
+        leaseName: flags.leaseName,
+        host: flags.bindAddress,
+        port: flags.port,
+        workers: flags.workers,
+      });
+      process.stderr.write(
+        `voe watch: /livez, /readyz and /metrics at ${tracker.url} (identity ${tracker.identity}; SIGTERM stops)\n`,
+      );
+      const reason = await stops.requested;
+      logger.info({ reason: reason.kind }, 'stopping the tracker');
+      if (reason.kind === 'error') {
+        process.exitCode = 2;
+        process.stderr.write(
+          `voe: ${reason.origin}: ${reason.error instanceof Error ? (reason.error.stack ?? reason.error.message) : String(reason.error)}\n`,
+        );
+      }
+    } finally {
+      await tracker?.stop();
+      stops.dispose();
+      logger.info('tracker stopped');
+      // Whatever a failed component left open must not keep a stopped tracker running.
+      setTimeout(() => process.exit(), 2_000).unref();
+    }
+  });
+}

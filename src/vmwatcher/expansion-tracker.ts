@@ -1,0 +1,610 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import {
+  getObject,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  keyOf,
+  ok,
+  parseQuantityCeil,
+  realClock,
+  requestJson,
+  resourcePath,
+  retryAfter,
+  runWorkers,
+  splitKey,
+  WorkQueue,
+  type Clock,
+  type EventRecorder,
+  type ObjectRef,
+  type WorkResult,
+} from '../kube/index.js';
+import type { Logger } from '../log/index.js';
+import {
+  isVmiRunning,
+  isVmRunning,
+  pvcKeysOfVm,
+  pvcKeysOfVmi,
+  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
+  vmNameOfVmi,
+} from '../webhook/index.js';
+import { deriveStage, type Stage, type StageInput } from './derive-stage.js';
+import { EventAction, EventReason, phaseEventReason } from './event-reasons.js';
+import { FINAL_PHASES, OUTCOME_PHASES, Phase } from './expansion-phase.js';
+import { expansionName } from './expansion-name.js';
+import type { GuestProbe, ProbeReading } from './guest-probe.js';
+import { nextStatus } from './next-status.js';
+import { StageReason } from './stage-reason.js';
+import {
+  EXPANSIONS_BY_PVC,
+  PODS_BY_CREATOR,
+  PODS_BY_OWNER,
+  PODS_BY_UID,
+  VMIS_BY_PVC,
+  VMIS_BY_UID,
+  VMS_BY_PVC,
+  type TrackerCaches,
+} from './tracker-caches.js';
+import type { TrackerMetrics } from './tracker-metrics.js';
+import type { Pod, TrackedPvc, TrackedVmi, VirtualMachine } from './tracker-objects.js';
+import { describeClaimTemplates } from './describe-claim-templates.js';
+import {
+  PVC_LABEL,
+  VOLUME_EXPANSION_API_VERSION,
+  VOLUME_EXPANSION_KIND,
+  VOLUME_EXPANSIONS,
+  type VolumeExpansion,
+} from './volume-expansion.js';
+import { CREATED_BY_LABEL, HOTPLUG_POD, KUBEVIRT_POD_LABEL } from './volume-pods.js';
+
+export interface ExpansionTrackerOptions {
+  kubeConfig: KubeConfig;
+  caches: TrackerCaches;
+  metrics: TrackerMetrics;
+  /** Where phase Events go; none: no Events. */
+  recorder?: EventRecorder;
+  logger?: Logger;
+  clock?: Clock;
+  /** How long a phase may go without progress (--stuck-after). */
+  stuckAfterMs: number;
+  /** The guest probe port; none configured: expansions wait at HypervisorResizing with NoGuestProbe. */
+  probe?: GuestProbe;
+  /** How often a probed expansion (HypervisorResizing, GuestVerifying) reads the probe again; default 30 s. */
+  probeIntervalMs?: number;
+  /** Workers processing keys in parallel (one key at a time each); default 4 (voe watch: 16). */
+  workers?: number;
+}
+
+/** Queue keys: a PVC to follow, or a VM whose volumeClaimTemplates annotation to check. */
+const PVC = 'pvc:';
+const VM = 'vm:';
+
+/** What following one VolumeExpansion asks of its PVC's key. */
+interface Followed {
+  conflict?: boolean;
+  recheckAfterMs?: number;
+}
+
+const ref = (
+  apiVersion: string,
+  kind: string,
+  object: { metadata?: { name?: string; namespace?: string; uid?: string } },
+): ObjectRef => ({
+  apiVersion,
+  kind,
+  name: object.metadata?.name ?? '',
+  ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}),
+  ...(object.metadata?.uid ? { uid: object.metadata.uid } : {}),
+});
+
+function sameSize(a: string | undefined, b: string): boolean {
+  if (a === undefined) return false;
+  try {
+    return parseQuantityCeil(a.trim()) === parseQuantityCeil(b.trim());
+  } catch {
+    return false;
+  }
+}
+
+function bytesOf(record: Record<string, unknown> | undefined): bigint | undefined {
+  const raw = record?.['storage'];
+  if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+  try {
+    return parseQuantityCeil(String(raw).trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The controller of VolumeExpansions (docs/tracker.md): informer events queue the key of the PVC
+ * they concern; a worker creates the VolumeExpansion of the PVC's requested size when the PVC is
+ * used by a VM and not yet grown to it (one per size, named after it, owned by the PVC), derives
+ * the phase of every VolumeExpansion of the PVC from the caches (deriveStage), and writes the
+ * status through the status subresource when it changed (an Event on the PVC and the VM, metrics
+ * and a log line at each phase change). Only `lead()` processes keys: the caches follow the
+ * cluster on every replica, the leader alone writes.
+ */
+export class ExpansionTracker {
+  readonly #o: ExpansionTrackerOptions;
+  readonly #clock: Clock;
+  readonly #unsubscribe: Array<() => void> = [];
+  /** Objects this tracker wrote, until the cache has them: uid -> the version written over and the answer. */
+  readonly #written = new Map<string, { over: string; object: VolumeExpansion }>();
+  /** Invalid annotations already reported: VM uid -> annotation text. */
+  readonly #reported = new Map<string, string>();
+  /** Malformed input already logged: VolumeExpansion uid -> the problems. */
+  readonly #problems = new Map<string, string>();
+  #queue: WorkQueue<string> | undefined;
+
+  constructor(options: ExpansionTrackerOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? realClock;
+    const { caches } = options;
+    const pvcKey = (namespace: string | undefined, name: string | undefined): void => {
+      if (namespace && name) this.#add(PVC + keyOf(namespace, name));
+    };
+    const onChange = <T extends KubernetesObject>(
+      informer: { on: TrackerCaches['pvcs']['on'] },
+      keys: (object: T) => void,
+    ): void => {
+      const on = informer.on.bind(informer) as unknown as (
+        event: 'add' | 'update' | 'delete',
+        fn: (object: T, old?: T) => void,
+      ) => () => void;
+      this.#unsubscribe.push(
+        on('add', (object) => keys(object)),
+        on('update', (object, old) => {
+          keys(object);
+          if (old) keys(old);
+        }),
+        on('delete', (object) => keys(object)),
+      );
+    };
+    onChange<TrackedPvc & KubernetesObject>(caches.pvcs, (pvc) =>
+      pvcKey(pvc.metadata?.namespace, pvc.metadata?.name),
+    );
+    onChange<KubernetesObject & { spec?: { claimRef?: { namespace?: string; name?: string } } }>(
+      caches.pvs as never,
+      (pv) => pvcKey(pv.spec?.claimRef?.namespace, pv.spec?.claimRef?.name),
+    );
+    onChange<VirtualMachine & KubernetesObject>(caches.vms as never, (vm) => {
+      for (const key of pvcKeysOfVm(vm)) this.#add(PVC + key);
+      this.#add(VM + keyOf(vm.metadata?.namespace, vm.metadata?.name ?? ''));
+    });
+    onChange<TrackedVmi & KubernetesObject>(caches.vmis as never, (vmi) => {
+      for (const key of pvcKeysOfVmi(vmi)) this.#add(PVC + key);
+    });
+    onChange<Pod & KubernetesObject>(caches.pods as never, (pod) => this.#podChanged(pod));
+    onChange<KubernetesObject>(caches.kubeVirts as never, () => this.#addAllExpansions());
+    onChange<VolumeExpansion & KubernetesObject>(caches.expansions as never, (expansion) =>
+      pvcKey(expansion.metadata?.namespace, expansion.spec?.pvcName),
+    );
+  }
+
+  /** True while lead() runs. */
+  get leading(): boolean {
+    return this.#queue !== undefined;
+  }
+
+  /**
+   * Processes keys until `signal` aborts: every PVC a VM or VolumeExpansion names and every VM
+   * with a volumeClaimTemplates annotation first, then what the informers report. The caches must
+   * have synced. Resolves once the workers stopped (a key in hand is finished first).
+   */
+  async lead(signal: AbortSignal): Promise<void> {
+    if (this.#queue || signal.aborted) return;
+    const queue = new WorkQueue<string>({ clock: this.#clock });
+    this.#queue = queue;
+    const { caches } = this.#o;
+    for (const vm of caches.vms.list()) {
+      for (const key of pvcKeysOfVm(vm)) queue.add(PVC + key);
+      if (vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION] !== undefined)
+        queue.add(VM + keyOf(vm.metadata.namespace, vm.metadata.name ?? ''));
+    }
+    for (const vmi of caches.vmis.list()) for (const key of pvcKeysOfVmi(vmi)) queue.add(PVC + key);
+    this.#addAllExpansions();
+    const workers = runWorkers(queue, this.#o.workers ?? 4, (key) => this.#process(key), {
+      ...(this.#o.logger ? { logger: this.#o.logger } : {}),
+    });
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    this.#queue = undefined;
+    await queue.shutDown({ drain: false });
+    await workers;
+  }
+
+  /** Stops listening to the caches. */
+  close(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+  }
+
+  #add(key: string): void {
+    this.#queue?.add(key);
+  }
+
+  #addAllExpansions(): void {
+    for (const expansion of this.#o.caches.expansions.list()) {
+      if (expansion.spec?.pvcName)
+        this.#add(PVC + keyOf(expansion.metadata?.namespace, expansion.spec.pvcName));
+    }
+  }
+
+  /** A launcher's VMI, or a hotplug pod's launcher's VMI: its PVCs. */
+  #podChanged(pod: Pod): void {
+    const { caches } = this.#o;
+    const namespace = pod.metadata?.namespace;
+    let launcher: Pod | undefined = pod;
+    if (pod.metadata?.labels?.[KUBEVIRT_POD_LABEL] === HOTPLUG_POD) {
+      const owner = pod.metadata.ownerReferences?.find((o) => o.kind === 'Pod')?.uid;
+      launcher = owner ? caches.pods.byIndex(PODS_BY_UID, owner)[0] : undefined;
+    }
+    const creator = launcher?.metadata?.labels?.[CREATED_BY_LABEL];
+    if (!creator) return;
+    for (const vmi of caches.vmis.byIndex(VMIS_BY_UID, keyOf(namespace, creator)))
+      for (const key of pvcKeysOfVmi(vmi)) this.#add(PVC + key);
+  }
+
+  async #process(key: string): Promise<WorkResult> {
+    if (key.startsWith(VM)) {
+      this.#checkVm(key.slice(VM.length));
+      return ok();
+    }
+    return this.#reconcile(key.slice(PVC.length));
+  }
+
+  /** The VM (and its VMI) using the PVC: the one with a running VMI first, else a running VM. */
+  #usersOf(key: string): { vm: VirtualMachine | undefined; vmi: TrackedVmi | undefined } {
+    const { caches } = this.#o;
+    const { namespace } = splitKey(key);
+    const vmis = caches.vmis.byIndex(VMIS_BY_PVC, key);
+    const vms = caches.vms.byIndex(VMS_BY_PVC, key);
+    const vmi = vmis.find((candidate) => isVmiRunning(candidate)) ?? vmis[0];
+    let vm: VirtualMachine | undefined;
+    if (vmi) {
+      const owner = vmNameOfVmi(vmi) ?? vmi.metadata?.name ?? '';
+      vm =
+        vms.find((candidate) => candidate.metadata?.name === owner) ??
+        caches.vms.get(namespace, owner);
+    }
+    vm ??= vms.find((candidate) => isVmRunning(candidate)) ?? vms[0];
+    return { vm, vmi };
+  }
+
+  /** The size a new VolumeExpansion should follow: the request, when the PVC or its running VMI has less. */
+  #wanted(pvc: TrackedPvc, vmi: TrackedVmi | undefined): { to: string; from: string } | undefined {
+    const requested = pvc.spec?.resources?.requests?.['storage'];
+    const request = bytesOf(pvc.spec?.resources?.requests);
+    if (request === undefined || typeof requested !== 'string') return undefined;
+    const capacity = bytesOf(pvc.status?.capacity);
+    const capacityText = String(pvc.status?.capacity?.['storage'] ?? '');
+    // An unbound PVC (no capacity yet) is being provisioned, not expanded.
+    if (capacity === undefined || pvc.status?.phase !== 'Bound') return undefined;
+    if (request > capacity) return { to: requested, from: capacityText };
+    if (!vmi || !isVmiRunning(vmi)) return undefined;
+    const name = pvc.metadata?.name;
+    const info = vmi.status?.volumeStatus?.find(
+      (entry) => entry.persistentVolumeClaimInfo?.claimName === name,
+    )?.persistentVolumeClaimInfo;
+    const vmiCapacity = bytesOf(info?.capacity);
+    if (vmiCapacity !== undefined && vmiCapacity < request)
+      return { to: requested, from: String(info?.capacity?.['storage']) };
+    return undefined;
+  }
+
+  /** The cached object, or what this tracker wrote when the cache does not have it yet. */
+  #latest(expansion: VolumeExpansion): VolumeExpansion {
+    const uid = expansion.metadata?.uid ?? '';
+    const written = this.#written.get(uid);
+    if (!written) return expansion;
+    if (expansion.metadata?.resourceVersion === written.over) return written.object;
+    this.#written.delete(uid);
+    return expansion;
+  }
+
+  async #reconcile(key: string): Promise<WorkResult> {
+    const { caches } = this.#o;
+    const { namespace, name } = splitKey(key);
+    const pvc = caches.pvcs.get(namespace, name);
+    // A deleted PVC's VolumeExpansions go with it (ownerReference).
+    if (!pvc) return ok();
+    const expansions = caches.expansions
+      .byIndex(EXPANSIONS_BY_PVC, key)
+      .map((expansion) => this.#latest(expansion));
+    const { vm, vmi } = this.#usersOf(key);
+    if (!vm && !vmi && expansions.length === 0) return ok();
+    if (vm || vmi) {
+      const wanted = this.#wanted(pvc, vmi);
+      if (wanted && !expansions.some((expansion) => sameSize(expansion.spec?.to, wanted.to))) {
+        const created = await this.#create(pvc, vm ?? vmi, wanted);
+        if (created && !expansions.some((e) => e.metadata?.uid === created.metadata?.uid))
+          expansions.push(created);
+      }
+    }
+    let conflict = false;
+    let recheck: number | undefined;
+    for (const expansion of expansions) {
+      const followed = await this.#follow(expansion, pvc, vm, vmi);
+      conflict ||= followed.conflict === true;
+      if (followed.recheckAfterMs !== undefined)
+        recheck = Math.min(recheck ?? Infinity, followed.recheckAfterMs);
+    }
+    // The cache catches up with the other writer meanwhile.
+    if (conflict) return retryAfter(250);
+    return recheck === undefined ? ok() : retryAfter(recheck + 50);
+  }
+
+  async #create(
+    pvc: TrackedPvc,
+    user: VirtualMachine | TrackedVmi | undefined,
+    wanted: { to: string; from: string },
+  ): Promise<VolumeExpansion | undefined> {
+    const namespace = pvc.metadata?.namespace ?? '';
+    const pvcName = pvc.metadata?.name ?? '';
+    const name = expansionName(pvcName, parseQuantityCeil(wanted.to.trim()));
+    const collection = resourcePath({ ...VOLUME_EXPANSIONS, namespace });
+    const body: VolumeExpansion = {
+      apiVersion: VOLUME_EXPANSION_API_VERSION,
+      kind: VOLUME_EXPANSION_KIND,
+      metadata: {
+        name,
+        namespace,
+        ...(pvcName.length <= 63 ? { labels: { [PVC_LABEL]: pvcName } } : {}),
+        ...(pvc.metadata?.uid
+          ? {
+              ownerReferences: [
+                {
+                  apiVersion: 'v1',
+                  kind: 'PersistentVolumeClaim',
+                  name: pvcName,
+                  uid: pvc.metadata.uid,
+                  controller: true,
+                },
+              ],
+            }
+          : {}),
+      },
+      spec: {
+        pvcName,
+        ...(user?.metadata?.name ? { vmName: user.metadata.name } : {}),
+        from: wanted.from,
+        to: wanted.to,
+      },
+    };
+    if (!this.leading) return undefined;
+    try {
+      const created = await requestJson<VolumeExpansion>(this.#o.kubeConfig, {
+        method: 'POST',
+        path: collection,
+        body,
+      });
+      this.#o.logger?.info(
+        { pvc: `${namespace}/${pvcName}`, expansion: name, from: wanted.from, to: wanted.to },
+        'following a new expansion',
+      );
+      return created;
+    } catch (error) {
+      // Another leader's (or this one's, before a restart) object: follow it.
+      if (!isAlreadyExists(error)) throw error;
+      return getObject<VolumeExpansion>(this.#o.kubeConfig, {
+        ...VOLUME_EXPANSIONS,
+        namespace,
+        name,
+      });
+    }
+  }
+
+  #podsOf(vmi: TrackedVmi | undefined): Pod[] {
+    if (!vmi?.metadata?.uid) return [];
+    const { pods } = this.#o.caches;
+    const namespace = vmi.metadata.namespace;
+    const launchers = pods.byIndex(PODS_BY_CREATOR, keyOf(namespace, vmi.metadata.uid));
+    const hotplugs = launchers.flatMap((launcher) =>
+      launcher.metadata?.uid
+        ? pods.byIndex(PODS_BY_OWNER, keyOf(namespace, launcher.metadata.uid))
+        : [],
+    );
+    return [...launchers, ...hotplugs];
+  }
+
+  async #probe(input: StageInput, vmi: TrackedVmi): Promise<ProbeReading> {
+    const probe = this.#o.probe!;
+    const claimName = input.pvc.metadata?.name ?? '';
+    const volume = (vmi.spec?.volumes ?? []).find(
+      (v) => (v.persistentVolumeClaim?.claimName ?? v.dataVolume?.name) === claimName,
+    );
+    const status = vmi.status?.volumeStatus?.find(
+      (entry) =>
+        entry.persistentVolumeClaimInfo?.claimName === claimName || entry.name === volume?.name,
+    );
+    try {
+      return await probe.read({
+        vmi,
+        volumeName: volume?.name ?? claimName,
+        target: status?.target,
+        claimName,
+      });
+    } catch (error) {
+      this.#o.logger?.warn({ err: error, pvc: claimName }, 'guest probe failed; sizes unknown');
+      return {};
+    }
+  }
+
+  async #follow(
+    cached: VolumeExpansion,
+    pvc: TrackedPvc,
+    vm: VirtualMachine | undefined,
+    vmi: TrackedVmi | undefined,
+  ): Promise<Followed> {
+    const { caches } = this.#o;
+    const previous = cached.status;
+    if (previous?.phase !== undefined && FINAL_PHASES.has(previous.phase)) return {};
+    const now = this.#clock.now();
+    const input: StageInput = {
+      expansion: cached,
+      pvc,
+      pv: pvc.spec?.volumeName ? caches.pvs.get(undefined, pvc.spec.volumeName) : undefined,
+      vm,
+      vmi,
+      pods: this.#podsOf(vmi),
+      kubeVirt: caches.kubeVirts.list()[0],
+      probe: null,
+      now,
+      stuckAfterMs: this.#o.stuckAfterMs,
+    };
+    let stage: Stage = deriveStage(input);
+    let probed = false;
+    if (stage.reason === StageReason.NoGuestProbe && this.#o.probe && vmi) {
+      stage = deriveStage({ ...input, probe: await this.#probe(input, vmi) });
+      probed = stage.phase !== Phase.Completed;
+    }
+    this.#logProblems(cached, stage);
+    const status = nextStatus(previous, stage, now);
+    // Nothing tells of a hypervisor's or guest's size: a probed expansion reads it again later.
+    const recheck = Math.min(
+      stage.recheckAfterMs ?? Infinity,
+      probed ? (this.#o.probeIntervalMs ?? 30_000) : Infinity,
+    );
+    const result: Followed = recheck === Infinity ? {} : { recheckAfterMs: recheck };
+    if (isDeepStrictEqual(status, previous)) return result;
+    if (!this.leading) return {};
+    const namespace = cached.metadata?.namespace ?? '';
+    const name = cached.metadata?.name ?? '';
+    let written: VolumeExpansion;
+    try {
+      written = await requestJson<VolumeExpansion>(this.#o.kubeConfig, {
+        method: 'PUT',
+        path: resourcePath({ ...VOLUME_EXPANSIONS, namespace, name }, 'status'),
+        body: { ...cached, status },
+      });
+    } catch (error) {
+      if (isConflict(error)) {
+        this.#o.metrics.statusWrites.inc({ result: 'conflict' });
+        return { conflict: true };
+      }
+      if (isNotFound(error)) return {};
+      this.#o.metrics.statusWrites.inc({ result: 'failed' });
+      throw error;
+    }
+    this.#o.metrics.statusWrites.inc({ result: 'written' });
+    if (cached.metadata?.uid)
+      this.#written.set(cached.metadata.uid, {
+        over: cached.metadata.resourceVersion ?? '',
+        object: written,
+      });
+    this.#transitioned(written, pvc, vm, previous, now);
+    return result;
+  }
+
+  #logProblems(expansion: VolumeExpansion, stage: Stage): void {
+    const uid = expansion.metadata?.uid ?? '';
+    const text = stage.problems.join('; ');
+    if (text === '') {
+      this.#problems.delete(uid);
+      return;
+    }
+    if (this.#problems.get(uid) === text) return;
+    this.#problems.set(uid, text);
+    this.#o.logger?.warn(
+      {
+        expansion: `${expansion.metadata?.namespace}/${expansion.metadata?.name}`,
+        problems: stage.problems,
+        reason: stage.reason,
+      },
+      'malformed input; marked on the VolumeExpansion',
+    );
+  }
+
+  /** Events, metrics and a log line when the phase (or, while Stuck or Infeasible, the reason) changed. */
+  #transitioned(
+    expansion: VolumeExpansion,
+    pvc: TrackedPvc,
+    vm: VirtualMachine | undefined,
+    previous: VolumeExpansion['status'],
+    now: number,
+  ): void {
+    const status = expansion.status ?? {};
+    const phase = status.phase;
+    if (!phase) return;
+    const phaseChanged = previous?.phase !== phase;
+    const alarming = phase === Phase.Stuck || phase === Phase.Infeasible;
+    if (!phaseChanged && !(alarming && previous?.reason !== status.reason)) return;
+    const { metrics } = this.#o;
+    if (phaseChanged && previous?.phase) {
+      const since = Date.parse(previous.lastTransitionTime ?? '');
+      if (!Number.isNaN(since))
+        metrics.phaseDuration.observe({ phase: previous.phase }, Math.max(0, (now - since) / 1000));
+    }
+    if (phaseChanged && OUTCOME_PHASES.has(phase)) {
+      metrics.outcomes.inc({ outcome: phase });
+      const created = Date.parse(expansion.metadata?.creationTimestamp ?? '');
+      if (!Number.isNaN(created))
+        metrics.endToEnd.observe({ outcome: phase }, Math.max(0, (now - created) / 1000));
+    }
+    const claim = `${pvc.metadata?.namespace}/${pvc.metadata?.name}`;
+    this.#o.logger?.info(
+      {
+        pvc: claim,
+        expansion: expansion.metadata?.name,
+        to: expansion.spec?.to,
+        from: previous?.phase,
+        phase,
+        reason: status.reason,
+        waitingFor: status.waitingFor,
+      },
+      `expansion ${phase}: ${status.message ?? ''}`,
+    );
+    const recorder = this.#o.recorder;
+    if (!recorder) return;
+    const type = alarming ? 'Warning' : 'Normal';
+    const note = `${expansion.spec?.from ?? '?'} -> ${expansion.spec?.to ?? '?'}: ${status.message ?? ''}`;
+    const pvcRef = ref('v1', 'PersistentVolumeClaim', pvc);
+    recorder.record({
+      regarding: pvcRef,
+      related: ref(VOLUME_EXPANSION_API_VERSION, VOLUME_EXPANSION_KIND, expansion),
+      type,
+      reason: phaseEventReason(phase),
+      action: EventAction.TrackExpansion,
+      note,
+    });
+    if (vm?.metadata?.name) {
+      recorder.record({
+        regarding: ref('kubevirt.io/v1', 'VirtualMachine', vm),
+        related: pvcRef,
+        type,
+        reason: phaseEventReason(phase),
+        action: EventAction.TrackExpansion,
+        note: `${claim} ${note}`,
+      });
+    }
+  }
+
+  /** A VM's volumeClaimTemplates annotation that cannot be read: logged and an Event on the VM, once per text. */
+  #checkVm(key: string): void {
+    const { namespace, name } = splitKey(key);
+    const vm = this.#o.caches.vms.get(namespace, name);
+    const uid = vm?.metadata?.uid ?? '';
+    const text = vm?.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
+    const why = text === undefined ? undefined : describeClaimTemplates(text);
+    if (!vm || why === undefined) {
+      this.#reported.delete(uid);
+      return;
+    }
+    if (this.#reported.get(uid) === text) return;
+    this.#reported.set(uid, text!);
+    const message =
+      `The ${VOLUME_CLAIM_TEMPLATES_ANNOTATION} annotation of VM ${key} cannot be read: ${why}. ` +
+      'The tracker follows only the PVCs its volumes name; Harvester writes this annotation: correct it or remove it.';
+    this.#o.logger?.warn({ vm: key, why }, message);
+    this.#o.recorder?.record({
+      regarding: ref('kubevirt.io/v1', 'VirtualMachine', vm),
+      type: 'Warning',
+      reason: EventReason.InvalidVolumeClaimTemplates,
+      action: EventAction.ReadVolumeClaimTemplates,
+      note: message,
+    });
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * What the tracker's caches keep of each object (the informers' transform): the fields
+ * deriveStage and the indexes read, so that a large cluster's PVCs, VMs, VMIs and pods fit in a
+ * small heap (a running VMI's or a virt-launcher pod's JSON is several KiB; this keeps a few
+ * hundred bytes). Pure; the object given is not changed.
+ */
+import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../webhook/index.js';
+import type {
+  LiveMeta,
+  OwnerReference,
+  PersistentVolume,
+  Pod,
+  TrackedPvc,
+  TrackedVmi,
+  VirtualMachine,
+  VmVolume,
+} from './tracker-objects.js';
+import { CREATED_BY_LABEL, KUBEVIRT_POD_LABEL } from './volume-pods.js';
+
+function defined<T extends object>(object: T): T {
+  return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as T;
+}
+
+function meta(metadata: LiveMeta | undefined, extra: Partial<LiveMeta> = {}): LiveMeta {
+  const m = metadata ?? {};
+  return defined({
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    creationTimestamp: m.creationTimestamp,
+    deletionTimestamp: m.deletionTimestamp,
+    ...extra,
+  });
+}
+
+function claimVolumes(volumes: VmVolume[] | undefined): VmVolume[] {
+  const kept: VmVolume[] = [];
+  for (const volume of volumes ?? []) {
+    if (volume.persistentVolumeClaim) {
+      kept.push({ name: volume.name, persistentVolumeClaim: { ...volume.persistentVolumeClaim } });
+    } else if (volume.dataVolume) {
+      kept.push({ name: volume.name, dataVolume: { ...volume.dataVolume } });
+    }
+  }
+  return kept;
+}
+
+function controllerOwners(owners: OwnerReference[] | undefined): OwnerReference[] | undefined {
+  const kept = (owners ?? [])
+    .filter((owner) => owner.controller === true)
+    .map((owner) => ({
+      apiVersion: owner.apiVersion,
+      kind: owner.kind,
+      name: owner.name,
+      uid: owner.uid,
+      controller: true,
+    }));
+  return kept.length > 0 ? kept : undefined;
+}
+
+export function leanPvc(pvc: TrackedPvc): TrackedPvc {
+  const status = pvc.status ?? {};
+  return {
+    metadata: meta(pvc.metadata),
+    spec: defined({
+      resources: pvc.spec?.resources ? { requests: pvc.spec.resources.requests } : undefined,
+      volumeMode: pvc.spec?.volumeMode,
+      volumeName: pvc.spec?.volumeName,
+    }),
+    status: defined({
+      phase: status.phase,
+      capacity: status.capacity,
+      conditions: status.conditions,
+      allocatedResources: status.allocatedResources,
+      allocatedResourceStatuses: status.allocatedResourceStatuses,
+    }),
+  };
+}
+
+export function leanPv(pv: PersistentVolume): PersistentVolume {
+  const claimRef = pv.spec?.claimRef;
+  return {
+    metadata: meta(pv.metadata),
+    spec: defined({
+      capacity: pv.spec?.capacity,
+      volumeMode: pv.spec?.volumeMode,
+      claimRef: claimRef
+        ? defined({ namespace: claimRef.namespace, name: claimRef.name })
+        : undefined,
+    }),
+  };
+}
+
+export function leanVm(vm: VirtualMachine): VirtualMachine {
+  const templates = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
+  return {
+    metadata: meta(vm.metadata, {
+      ...(templates === undefined
+        ? {}
+        : { annotations: { [VOLUME_CLAIM_TEMPLATES_ANNOTATION]: templates } }),
+    }),
+    spec: { template: { spec: { volumes: claimVolumes(vm.spec?.template?.spec?.volumes) } } },
+    status: defined({ printableStatus: vm.status?.printableStatus }),
+  };
+}
+
+export function leanTrackedVmi(vmi: TrackedVmi): TrackedVmi {
+  const status = vmi.status ?? {};
+  const migration = status.migrationState;
+  return {
+    metadata: meta(
+      vmi.metadata,
+      defined({ ownerReferences: controllerOwners(vmi.metadata?.ownerReferences) }),
+    ),
+    spec: { volumes: claimVolumes(vmi.spec?.volumes) },
+    status: defined({
+      phase: status.phase,
+      nodeName: status.nodeName,
+      activePods: status.activePods,
+      migrationState: migration
+        ? defined({
+            sourcePod: migration.sourcePod,
+            targetPod: migration.targetPod,
+            completed: migration.completed,
+            failed: migration.failed,
+          })
+        : undefined,
+      volumeStatus: status.volumeStatus?.map((entry) =>
+        defined({
+          name: entry.name,
+          target: entry.target,
+          hotplugVolume: entry.hotplugVolume ? {} : undefined,
+          persistentVolumeClaimInfo: entry.persistentVolumeClaimInfo
+            ? defined({
+                claimName: entry.persistentVolumeClaimInfo.claimName,
+                volumeMode: entry.persistentVolumeClaimInfo.volumeMode,
+                capacity: entry.persistentVolumeClaimInfo.capacity,
+                requests: entry.persistentVolumeClaimInfo.requests,
+                filesystemOverhead: entry.persistentVolumeClaimInfo.filesystemOverhead,
+              })
+            : undefined,
+        }),
+      ),
+    }),
+  };
+}
+
+export function leanPod(pod: Pod): Pod {
+  const labels = pod.metadata?.labels ?? {};
+  const claims = new Set<string>();
+  const volumes = (pod.spec?.volumes ?? [])
+    .filter((volume) => volume.persistentVolumeClaim)
+    .map((volume) => {
+      if (volume.name) claims.add(volume.name);
+      return {
+        name: volume.name,
+        persistentVolumeClaim: { claimName: volume.persistentVolumeClaim?.claimName },
+      };
+    });
+  return {
+    metadata: meta(pod.metadata, {
+      labels: defined({
+        [KUBEVIRT_POD_LABEL]: labels[KUBEVIRT_POD_LABEL],
+        [CREATED_BY_LABEL]: labels[CREATED_BY_LABEL],
+      }) as Record<string, string>,
+      ...defined({ ownerReferences: controllerOwners(pod.metadata?.ownerReferences) }),
+    }),
+    spec: {
+      nodeName: pod.spec?.nodeName,
+      volumes,
+      containers: (pod.spec?.containers ?? []).map((container) => ({
+        name: container.name,
+        volumeMounts: (container.volumeMounts ?? [])
+          .filter((mount) => mount.name !== undefined && claims.has(mount.name))
+          .map((mount) => ({ name: mount.name })),
+        volumeDevices: (container.volumeDevices ?? [])
+          .filter((device) => device.name !== undefined && claims.has(device.name))
+          .map((device) => ({ name: device.name })),
+      })),
+    },
+    status: defined({ phase: pod.status?.phase }),
+  };
+}

@@ -1,0 +1,225 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { EventRecorder, eventSink, LeaderElector, leaseLock, type Clock } from '../kube/index.js';
+import type { Logger } from '../log/index.js';
+import { ExpansionTracker } from './expansion-tracker.js';
+import type { GuestProbe } from './guest-probe.js';
+import { startTrackerCaches, type StartedTrackerCaches } from './tracker-caches.js';
+import { createTrackerMetrics, type TrackerMetrics } from './tracker-metrics.js';
+import { TrackerError } from './tracker-error.js';
+
+/** The reportingController of the tracker's Events. */
+export const TRACKER_CONTROLLER = 'storage.voe.dev/vmwatcher';
+export const DEFAULT_LEASE_NAME = 'voe-vmwatcher';
+export const DEFAULT_STUCK_AFTER_MS = 10 * 60_000;
+/** Keys processed at once by the leader (`--workers`). */
+export const DEFAULT_WORKERS = 16;
+
+export interface StartTrackerOptions {
+  kubeConfig: KubeConfig;
+  logger?: Logger;
+  /** --stuck-after (default 10 min). */
+  stuckAfterMs?: number;
+  /** The KubeVirt CR whose ExpandDisks gate counts (Harvester: harvester-system/kubevirt). */
+  kubeVirtNamespace: string;
+  kubeVirtName: string;
+  /** Where the Lease lives. */
+  leaseNamespace: string;
+  leaseName?: string;
+  /** This replica's identity in the Lease (default: host name and a random suffix). */
+  identity?: string;
+  /** Probe and metrics server: address and port (0: a free port). */
+  host: string;
+  port: number;
+  probe?: GuestProbe;
+  /** How often a probed expansion reads the probe again (default 30 s). */
+  probeIntervalMs?: number;
+  workers?: number;
+  /** Lease timings (tests; client-go's 15 s / 10 s / 2 s unless told). */
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  clock?: Clock;
+}
+
+export interface RunningTracker {
+  /** http://host:port of /livez, /readyz and /metrics. */
+  url: string;
+  identity: string;
+  metrics: TrackerMetrics;
+  caches: StartedTrackerCaches;
+  isLeader(): boolean;
+  /**
+   * Stops leading (the workers finish the key in hand; nothing is written after), releases the
+   * Lease so another replica takes over at once, flushes the Events, stops the informers and the
+   * server. Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/**
+ * Starts `voe watch`'s tracker (docs/tracker.md): the caches, the probe and metrics server, and
+ * leader election on a Lease; while leading, the ExpansionTracker processes keys and writes. A
+ * replica that does not lead keeps its caches warm and answers /readyz and /metrics.
+ * /livez: 200 while the process runs; /readyz: 200 once every cache follows the API server (else
+ * 503 naming those that do not).
+ */
+export async function startTracker(options: StartTrackerOptions): Promise<RunningTracker> {
+  const logger = options.logger;
+  const identity =
+    options.identity ?? `${hostname().slice(0, 100)}-${randomBytes(4).toString('hex')}`;
+  const caches = startTrackerCaches({
+    kubeConfig: options.kubeConfig,
+    kubeVirtNamespace: options.kubeVirtNamespace,
+    kubeVirtName: options.kubeVirtName,
+    ...(logger ? { logger } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  // Once every cache has listed: one line saying what is cached.
+  void caches.synced.then(
+    () => {
+      logger?.info(
+        {
+          objects: Object.fromEntries(
+            Object.entries(caches.caches).map(([name, informer]) => [name, informer.keys().length]),
+          ),
+        },
+        'tracker caches synced',
+      );
+    },
+    () => undefined,
+  );
+  const metrics = createTrackerMetrics(() => caches.caches.expansions.list());
+  const recorder = new EventRecorder({
+    sink: eventSink(options.kubeConfig),
+    reportingController: TRACKER_CONTROLLER,
+    reportingInstance: identity.slice(0, 128),
+    ...(logger ? { logger } : {}),
+  });
+  const tracker = new ExpansionTracker({
+    kubeConfig: options.kubeConfig,
+    caches: caches.caches,
+    metrics,
+    recorder,
+    stuckAfterMs: options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
+    ...(logger ? { logger } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.probe ? { probe: options.probe } : {}),
+    ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
+    workers: options.workers ?? DEFAULT_WORKERS,
+  });
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (request.method !== 'GET') {
+      response.writeHead(405, { Allow: 'GET' }).end();
+      return;
+    }
+    if (path === '/livez') {
+      response.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+    } else if (path === '/readyz') {
+      const unsynced = caches.unsynced();
+      if (unsynced.length === 0)
+        response.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+      else
+        response
+          .writeHead(503, { 'Content-Type': 'text/plain' })
+          .end(`caches not synced: ${unsynced.join(', ')}\n`);
+    } else if (path === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) =>
+          response.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+        (error: unknown) =>
+          response
+            .writeHead(500, { 'Content-Type': 'text/plain' })
+            .end(`metrics unavailable: ${String(error)}\n`),
+      );
+    } else {
+      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+    }
+  });
+  let address: AddressInfo;
+  try {
+    address = await listen(server, options.host, options.port);
+  } catch (error) {
+    await caches.stop();
+    tracker.close();
+    throw new TrackerError(
+      'TRACKER_LISTEN_FAILED',
+      `cannot listen on ${options.host}:${options.port} for /livez, /readyz and /metrics (${(error as Error).message}); pass a free --port`,
+      { cause: error },
+    );
+  }
+  let leading: Promise<void> | undefined;
+  const elector = new LeaderElector({
+    lock: leaseLock(
+      options.kubeConfig,
+      options.leaseNamespace,
+      options.leaseName ?? DEFAULT_LEASE_NAME,
+    ),
+    identity,
+    ...(options.leaseDurationMs ? { leaseDurationMs: options.leaseDurationMs } : {}),
+    ...(options.renewDeadlineMs ? { renewDeadlineMs: options.renewDeadlineMs } : {}),
+    ...(options.retryPeriodMs ? { retryPeriodMs: options.retryPeriodMs } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(logger ? { logger } : {}),
+    onStartedLeading: (signal) => {
+      metrics.leader.set(1);
+      leading = (async () => {
+        // Not before the caches listed (the tracker would take an empty cache for the cluster).
+        const aborted = new Promise<false>((resolve) =>
+          signal.addEventListener('abort', () => resolve(false), { once: true }),
+        );
+        const synced = await Promise.race([
+          caches.synced.then(
+            () => true,
+            () => false,
+          ),
+          aborted,
+        ]);
+        if (synced && !signal.aborted) await tracker.lead(signal);
+      })();
+      return leading;
+    },
+    // Awaited before the Lease is released: no write after that.
+    onStoppedLeading: async () => {
+      metrics.leader.set(0);
+      await leading;
+      leading = undefined;
+    },
+    onNewLeader: (holder) =>
+      logger?.info({ leader: holder, self: holder === identity }, 'tracker leader'),
+  });
+  const campaign = elector.run();
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    identity,
+    metrics,
+    caches,
+    isLeader: () => elector.isLeader && tracker.leading,
+    stop: () =>
+      (stopping ??= (async () => {
+        await elector.stop();
+        await campaign;
+        tracker.close();
+        await recorder.stop();
+        await caches.stop();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      })()),
+  };
+}

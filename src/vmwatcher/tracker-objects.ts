@@ -1,0 +1,137 @@
+/**
+ * The fields the tracker reads, typed structurally (every field optional: real objects omit what
+ * is unset), so that informer objects, list answers and test objects all satisfy them. The
+ * admission types (src/webhook) are widened with what only the tracker reads: a PVC's resize
+ * state, a PV's capacity, a VMI's per-volume PVC sizes and active pods, the virt-launcher and
+ * hotplug pods.
+ */
+import type {
+  ObjectMeta,
+  PersistentVolumeClaim,
+  VirtualMachineInstance,
+  VmiVolumeStatus,
+} from '../webhook/index.js';
+
+export type {
+  KubeVirt,
+  ObjectMeta,
+  OwnerReference,
+  VirtualMachine,
+  VmVolume,
+} from '../webhook/index.js';
+
+/** Metadata with the fields of a live object the tracker reads besides the admission ones. */
+export interface LiveMeta extends ObjectMeta {
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  generation?: number;
+}
+
+/** A PVC condition (Resizing, FileSystemResizePending, ControllerResizeError, NodeResizeError). */
+export interface PvcCondition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+/** A PVC with the status fields of an expansion (reference/kubernetes-expansion.md §1). */
+export interface TrackedPvc extends PersistentVolumeClaim {
+  metadata?: LiveMeta;
+  status?: {
+    phase?: string;
+    capacity?: Record<string, unknown>;
+    conditions?: PvcCondition[];
+    allocatedResources?: Record<string, unknown>;
+    allocatedResourceStatuses?: Record<string, unknown>;
+    [key: string]: unknown;
+  };
+}
+
+export interface PersistentVolume {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: LiveMeta;
+  spec?: {
+    capacity?: Record<string, unknown>;
+    claimRef?: { namespace?: string; name?: string; uid?: string; [key: string]: unknown };
+    volumeMode?: string;
+    csi?: { driver?: string; volumeHandle?: string };
+    [key: string]: unknown;
+  };
+  status?: { phase?: string; [key: string]: unknown };
+}
+
+/** What virt-controller copies from the PVC into the VMI (kubevirt.md "VMI status"). */
+export interface PvcInfo {
+  claimName?: string;
+  accessModes?: string[];
+  volumeMode?: string;
+  capacity?: Record<string, unknown>;
+  requests?: Record<string, unknown>;
+  filesystemOverhead?: string;
+  preallocated?: boolean;
+  [key: string]: unknown;
+}
+
+export interface TrackedVolumeStatus extends VmiVolumeStatus {
+  target?: string;
+  phase?: string;
+  reason?: string;
+  message?: string;
+  persistentVolumeClaimInfo?: PvcInfo;
+}
+
+/** KubeVirt's VirtualMachineInstanceMigrationState (the fields the tracker reads). */
+export interface MigrationState {
+  sourcePod?: string;
+  targetPod?: string;
+  sourceNode?: string;
+  targetNode?: string;
+  completed?: boolean;
+  failed?: boolean;
+  startTimestamp?: string;
+  endTimestamp?: string;
+  [key: string]: unknown;
+}
+
+export interface TrackedVmi extends VirtualMachineInstance {
+  metadata?: LiveMeta;
+  status?: {
+    phase?: string;
+    nodeName?: string;
+    /** Pod uid -> node name of the virt-launcher pods that run (or ran) the domain. */
+    activePods?: Record<string, string>;
+    migrationState?: MigrationState;
+    volumeStatus?: TrackedVolumeStatus[];
+    [key: string]: unknown;
+  };
+}
+
+export interface PodVolume {
+  name?: string;
+  persistentVolumeClaim?: { claimName?: string; readOnly?: boolean };
+  [source: string]: unknown;
+}
+
+export interface PodContainer {
+  name?: string;
+  volumeMounts?: Array<{ name?: string; mountPath?: string }>;
+  volumeDevices?: Array<{ name?: string; devicePath?: string }>;
+  [key: string]: unknown;
+}
+
+/** A virt-launcher or hotplug attachment (hp-volume) pod. */
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: LiveMeta;
+  spec?: {
+    nodeName?: string;
+    volumes?: PodVolume[];
+    containers?: PodContainer[];
+    [key: string]: unknown;
+  };
+  status?: { phase?: string; [key: string]: unknown };
+}

@@ -1,0 +1,354 @@
+/**
+ * The tracker on a real kube-apiserver, following expansions stage by stage while the test actors
+ * write exactly what external-resizer, kubelet, virt-controller and virt-handler write.
+ */
+import { after, before, describe, it } from 'mocha';
+import { assert } from 'chai';
+import {
+  Phase,
+  StageReason,
+  WaitingFor,
+  type RunningTracker,
+} from '../../../src/vmwatcher/index.js';
+import { useControlPlane } from '../../support/use-control-plane.js';
+import { eventually, metricsText, TrackerLab } from './tracker-lab.js';
+
+const cp = await useControlPlane();
+const lab = new TrackerLab(cp.kubeConfig);
+const { actors, cluster } = lab;
+
+describe('the expansion tracker on a real kube-apiserver', () => {
+  let tracker: RunningTracker;
+
+  before(async () => {
+    await lab.stageCluster();
+    tracker = await lab.startTracker();
+    await eventually(async () => tracker.isLeader(), Boolean, 'the tracker leads');
+  });
+
+  after(async () => {
+    await tracker?.stop();
+  });
+
+  it('follows the Block path up to the guest probe, with Events on the PVC and the VM', async () => {
+    const ns = 'block-path';
+    const claim = 'vm1-disk-0-kq8zt';
+    const pv = `pvc-${ns}-${claim}`;
+    await lab.stageVm(ns, 'vm1', [{ claim }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    const name = `${claim}-20gi`;
+    const waiting = await lab.waitForPhase(
+      ns,
+      name,
+      Phase.ControllerResizing,
+      StageReason.WaitingForResizer,
+    );
+    assert.deepStrictEqual(waiting.spec, {
+      pvcName: claim,
+      vmName: 'vm1',
+      from: '10Gi',
+      to: '20Gi',
+    });
+    assert.strictEqual(waiting.status?.waitingFor, WaitingFor.ExternalResizer);
+    assert.deepInclude(waiting.metadata?.ownerReferences?.[0], {
+      kind: 'PersistentVolumeClaim',
+      name: claim,
+      controller: true,
+    });
+
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await lab.waitForPhase(
+      ns,
+      name,
+      Phase.ControllerResizing,
+      StageReason.ControllerResizeInProgress,
+    );
+    await actors.resizerGrowsPv(pv, '20Gi');
+    await actors.resizerNeedsNode(ns, claim);
+    const pending = await lab.waitForPhase(ns, name, Phase.NodeResizePending);
+    assert.strictEqual(pending.status?.waitingFor, WaitingFor.Kubelet);
+    assert.strictEqual(pending.status?.pods?.launcher, 'virt-launcher-vm1-x7k2p');
+    await actors.kubeletStarts(ns, claim);
+    await lab.waitForPhase(ns, name, Phase.NodeResizing);
+    await actors.kubeletFinishes(ns, claim);
+    const updating = await lab.waitForPhase(ns, name, Phase.VMUpdating);
+    assert.strictEqual(updating.status?.waitingFor, WaitingFor.VirtController);
+    assert.strictEqual(updating.status?.sizes?.pvcCapacity, '20Gi');
+    assert.strictEqual(updating.status?.sizes?.vmiCapacity, '10Gi');
+    await actors.virtControllerCopies(ns, 'vm1', claim, { capacity: '20Gi', requests: '20Gi' });
+    const done = await lab.waitForPhase(
+      ns,
+      name,
+      Phase.HypervisorResizing,
+      StageReason.NoGuestProbe,
+    );
+    assert.strictEqual(done.status?.waitingFor, WaitingFor.VirtHandler);
+    assert.include(done.status?.message, 'No guest probe is configured');
+    assert.deepStrictEqual(Object.keys(done.status?.phaseTimestamps ?? {}).sort(), [
+      'ControllerResizing',
+      'HypervisorResizing',
+      'NodeResizePending',
+      'NodeResizing',
+      'VMUpdating',
+    ]);
+    assert.deepInclude(done.status?.sizes, {
+      request: '20Gi',
+      pv: '20Gi',
+      pvcCapacity: '20Gi',
+      vmiCapacity: '20Gi',
+      vmiRequests: '20Gi',
+      expected: String(20n * 1024n ** 3n),
+    });
+    // Exactly one object for the request, and its spec as created.
+    assert.lengthOf(await lab.expansions(ns), 1);
+
+    const reasons = async (object: string) =>
+      (await lab.events(ns, object)).map((event) => event.reason).sort();
+    const expected = [
+      'ExpansionControllerResizing',
+      'ExpansionHypervisorResizing',
+      'ExpansionNodeResizePending',
+      'ExpansionNodeResizing',
+      'ExpansionVMUpdating',
+    ];
+    await eventually(
+      () => reasons(claim),
+      (r) => expected.every((e) => r.includes(e)),
+      'PVC events',
+    );
+    await eventually(
+      () => reasons('vm1'),
+      (r) => expected.every((e) => r.includes(e)),
+      'VM events',
+    );
+    const metrics = await metricsText(tracker);
+    assert.match(
+      metrics,
+      /voe_expansion_phase_duration_seconds_count\{phase="NodeResizing"\} [1-9]/,
+    );
+    assert.match(metrics, /voe_expansions\{phase="HypervisorResizing"\} [1-9]/);
+  });
+
+  it('follows the Filesystem path up to the guest probe, expecting the size less the filesystem overhead', async () => {
+    const ns = 'filesystem-path';
+    const claim = 'vm2-disk-0-nfs01';
+    await lab.stageVm(ns, 'vm2', [{ claim, volumeMode: 'Filesystem' }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    const name = `${claim}-20gi`;
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '20Gi');
+    await actors.resizerNeedsNode(ns, claim);
+    await lab.waitForPhase(ns, name, Phase.NodeResizePending);
+    await actors.kubeletStarts(ns, claim);
+    await actors.kubeletFinishes(ns, claim);
+    await lab.waitForPhase(ns, name, Phase.VMUpdating);
+    await actors.virtControllerCopies(ns, 'vm2', claim, { capacity: '20Gi' });
+    const done = await lab.waitForPhase(
+      ns,
+      name,
+      Phase.HypervisorResizing,
+      StageReason.NoGuestProbe,
+    );
+    const expected = ((20n * 1024n ** 3n * 945n) / 1000n / 1048576n) * 1048576n;
+    assert.strictEqual(done.status?.sizes?.expected, String(expected));
+  });
+
+  it('ends Infeasible when the driver refuses, then RolledBack when the user lowers the request', async () => {
+    const ns = 'controller-infeasible';
+    const claim = 'vm3-disk-0-big01';
+    await lab.stageVm(ns, 'vm3', [{ claim }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    const name = `${claim}-20gi`;
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await actors.resizerInfeasible(
+      ns,
+      claim,
+      'rpc error: code = OutOfRange desc = exceeds the pool',
+    );
+    const infeasible = await lab.waitForPhase(
+      ns,
+      name,
+      Phase.Infeasible,
+      StageReason.ControllerResizeInfeasible,
+    );
+    assert.strictEqual(infeasible.status?.waitingFor, WaitingFor.User);
+    assert.include(infeasible.status?.message, 'exceeds the pool');
+    assert.include(infeasible.status?.message, 'roll back');
+    await eventually(
+      async () => (await lab.events(ns, claim)).find((e) => e.reason === 'ExpansionInfeasible'),
+      (event) => event?.type === 'Warning',
+      'a Warning Event',
+    );
+    // RecoverVolumeExpansionFailure: a request above status.capacity but below the failed one.
+    await cluster.resizeClaim(ns, claim, '15Gi');
+    const rolledBack = await lab.waitForPhase(
+      ns,
+      name,
+      Phase.RolledBack,
+      StageReason.RequestLowered,
+    );
+    assert.include(rolledBack.status?.message, 'after the expansion failed');
+    // Kubernetes works towards 15Gi now: a new object follows it, not misled by the failed 20Gi.
+    const next = await lab.waitForPhase(
+      ns,
+      `${claim}-15gi`,
+      Phase.ControllerResizing,
+      StageReason.WaitingForResizer,
+    );
+    assert.strictEqual(next.spec?.to, '15Gi');
+    assert.strictEqual(next.spec?.from, '10Gi');
+    await actors.resizerRetargets(ns, claim, '15Gi');
+    await lab.waitForPhase(
+      ns,
+      `${claim}-15gi`,
+      Phase.ControllerResizing,
+      StageReason.ControllerResizeInProgress,
+    );
+    assert.lengthOf(await lab.expansions(ns), 2);
+    assert.match(await metricsText(tracker), /voe_expansions_total\{outcome="RolledBack"\} [1-9]/);
+  });
+
+  it('ends an expansion Superseded when a larger size is requested, and follows the new one', async () => {
+    const ns = 'superseded';
+    const claim = 'vm8-disk-0-more1';
+    await lab.stageVm(ns, 'vm8', [{ claim }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await lab.waitForPhase(
+      ns,
+      `${claim}-20gi`,
+      Phase.ControllerResizing,
+      StageReason.ControllerResizeInProgress,
+    );
+    await cluster.resizeClaim(ns, claim, '30Gi');
+    const old = await lab.waitForPhase(
+      ns,
+      `${claim}-20gi`,
+      Phase.Superseded,
+      StageReason.NewerRequest,
+    );
+    assert.include(old.status?.message, 'raised to 30Gi');
+    const next = await lab.waitForPhase(ns, `${claim}-30gi`, Phase.ControllerResizing);
+    assert.deepInclude(next.spec, { from: '10Gi', to: '30Gi' });
+    await actors.resizerRetargets(ns, claim, '30Gi');
+    await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '30Gi');
+    await actors.resizerNeedsNode(ns, claim);
+    await lab.waitForPhase(ns, `${claim}-30gi`, Phase.NodeResizePending);
+    assert.strictEqual((await lab.expansion(ns, `${claim}-20gi`)).status?.phase, Phase.Superseded);
+    assert.lengthOf(await lab.expansions(ns), 2);
+  });
+
+  it('ends Infeasible when kubelet cannot grow the filesystem', async () => {
+    const ns = 'node-infeasible';
+    const claim = 'vm4-disk-0-fs001';
+    await lab.stageVm(ns, 'vm4', [{ claim, volumeMode: 'Filesystem' }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '20Gi');
+    await actors.resizerNeedsNode(ns, claim);
+    await actors.kubeletStarts(ns, claim);
+    await actors.kubeletInfeasible(
+      ns,
+      claim,
+      'rpc error: code = InvalidArgument desc = unsupported filesystem',
+    );
+    const infeasible = await lab.waitForPhase(
+      ns,
+      `${claim}-20gi`,
+      Phase.Infeasible,
+      StageReason.NodeResizeInfeasible,
+    );
+    assert.include(infeasible.status?.message, 'unsupported filesystem');
+  });
+
+  it('names the hotplug corner case: of two Filesystem hotplugs, the first is no longer mounted', async () => {
+    const ns = 'hotplug';
+    const first = 'data-hotplug-one';
+    const second = 'data-hotplug-two';
+    const { launcher } = await lab.stageVm(ns, 'vm5', [
+      { claim: 'vm5-disk-0-root1' },
+      { claim: first, volumeMode: 'Filesystem', hotplug: true },
+      { claim: second, volumeMode: 'Filesystem', hotplug: true },
+    ]);
+    // The first hotplug: its pod mounts it until Ready.
+    const old = await actors.createHotplugPod(launcher, {
+      name: 'hp-volume-first',
+      volumes: [{ name: first, claimName: first, hold: 'mount' }],
+    });
+    // The second: a new pod with every ready volume, the first only listed, then the old pod goes.
+    await actors.createHotplugPod(launcher, {
+      name: 'hp-volume-second',
+      volumes: [
+        { name: first, claimName: first, hold: 'listed' },
+        { name: second, claimName: second, hold: 'mount' },
+      ],
+    });
+    await actors.deletePod(ns, old.metadata!.name!);
+    for (const claim of [first, second]) {
+      await cluster.resizeClaim(ns, claim, '20Gi');
+      await actors.resizerStarts(ns, claim, '20Gi');
+      await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '20Gi');
+      await actors.resizerNeedsNode(ns, claim);
+    }
+    const stuck = await lab.waitForPhase(
+      ns,
+      `${first}-20gi`,
+      Phase.Stuck,
+      StageReason.HotplugVolumeNotMounted,
+    );
+    assert.strictEqual(stuck.status?.waitingFor, WaitingFor.User);
+    assert.include(stuck.status?.message, 'hp-volume-second lists it without mounting it');
+    assert.include(stuck.status?.message, 'Restart the VM, or unplug the volume and plug it again');
+    const fine = await lab.waitForPhase(ns, `${second}-20gi`, Phase.NodeResizePending);
+    assert.strictEqual(fine.status?.pods?.hotplug, 'hp-volume-second');
+    assert.match(
+      await metricsText(tracker),
+      /voe_expansions_stuck\{reason="HotplugVolumeNotMounted"\} [1-9]/,
+    );
+  });
+
+  it('follows the active virt-launcher through a migration', async () => {
+    const ns = 'migration';
+    const claim = 'vm6-disk-0-mig01';
+    const { vmi, launcher } = await lab.stageVm(ns, 'vm6', [{ claim }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '20Gi');
+    await actors.resizerNeedsNode(ns, claim);
+    const name = `${claim}-20gi`;
+    const before = await lab.waitForPhase(ns, name, Phase.NodeResizePending);
+    assert.strictEqual(before.status?.pods?.launcher, launcher.metadata?.name);
+    const target = await actors.createLauncher(vmi, {
+      name: 'virt-launcher-vm6-target',
+      node: 'harvester-node-1',
+      volumes: [{ name: 'disk-0', claimName: claim, volumeMode: 'Block' }],
+    });
+    await actors.migrationStarts(ns, 'vm6', launcher, target);
+    await actors.kubeletStarts(ns, claim);
+    const during = await lab.waitForPhase(ns, name, Phase.NodeResizing);
+    assert.strictEqual(during.status?.pods?.launcher, launcher.metadata?.name);
+    await actors.migrationCompletes(ns, 'vm6', target);
+    await eventually(
+      () => lab.expansion(ns, name),
+      (e) => e.status?.pods?.launcher === 'virt-launcher-vm6-target',
+      'the target pod named',
+    );
+  });
+
+  it('says a VM stopped midway completes at its next start', async () => {
+    const ns = 'stopped';
+    const claim = 'vm7-disk-0-stop1';
+    const { launcher } = await lab.stageVm(ns, 'vm7', [{ claim }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '20Gi');
+    await actors.resizerNeedsNode(ns, claim);
+    await actors.kubeletStarts(ns, claim);
+    await actors.kubeletFinishes(ns, claim);
+    await lab.waitForPhase(ns, `${claim}-20gi`, Phase.VMUpdating);
+    await actors.vmStops(ns, 'vm7', [launcher]);
+    const stuck = await lab.waitForPhase(ns, `${claim}-20gi`, Phase.Stuck, StageReason.VMStopped);
+    assert.include(stuck.status?.message, 'completes at the next start');
+    assert.strictEqual(stuck.status?.waitingFor, WaitingFor.User);
+  });
+});
