@@ -2,11 +2,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Clock, IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { resolveAdmissionOptions, type AdmissionOptions } from './admission-options.js';
-import {
-  createAdmissionInformer,
-  logInSyncChange,
-  type AdmissionInformer,
-} from './admission-informer.js';
+import type { AdmissionInformer, AdmissionInformerContext } from './admission-informer.js';
 import {
   admissionIndexers,
   ENGINES_BY_VOLUME_INDEX,
@@ -19,6 +15,7 @@ import type { Cache } from './cache.js';
 import { followLonghorn, type LonghornFollower } from './follow-longhorn.js';
 import type { CsiDriver, VirtualMachineInstance } from './kube-objects.js';
 import { leanVmi } from './lean-vmi.js';
+import { watchAdmissionResource } from './watch-admission-resource.js';
 
 export { ADMISSION_CACHE_BACKOFF_MAX_MS } from './admission-informer.js';
 
@@ -70,25 +67,6 @@ export interface StartAdmissionCachesOptions {
 }
 
 /**
- * What the decisions make of an empty cache, for the warning when the cluster does not serve a
- * custom resource (docs/admission.md): the informer then holds nothing until its CRD appears.
- */
-const WHEN_NOT_SERVED: Record<string, string> = {
-  'virtualmachines.kubevirt.io':
-    'no VirtualMachine uses any PVC, so growing PVCs are allowed as offline expansions',
-  'virtualmachineinstances.kubevirt.io':
-    'no VirtualMachineInstance runs, so only VirtualMachines say which PVCs running VMs use',
-  'kubevirts.kubevirt.io':
-    'the KubeVirt CR is missing: a growing PVC of a running VM is refused with 500 (kubevirt-missing)',
-  'settings.harvesterhci.io':
-    'the Setting is missing: Harvester\'s default {"driver.longhorn.io":true} applies, with an admission warning',
-  'volumes.longhorn.io': 'Longhorn volumes are judged by their StorageClass parameters',
-  'engines.longhorn.io': 'Longhorn volumes are judged by their StorageClass parameters',
-  'settings.longhorn.io':
-    'the Longhorn version is unknown: v2 volumes are refused under longhornV2Expansion auto',
-};
-
-/**
  * Starts one informer per resource the admission path reads (PVCs, StorageClasses, CSIDrivers,
  * VMs and VMIs indexed by PVC (VMIs cached lean: leanVmi), the configured KubeVirt CR, the csi-online-expand-validation Setting, and
  * Longhorn Volumes/Engines and its version Setting in the Longhorn namespace; the three single
@@ -106,7 +84,7 @@ const WHEN_NOT_SERVED: Record<string, string> = {
  */
 export function startAdmissionCaches(start: StartAdmissionCachesOptions): StartedAdmissionCaches {
   const options = resolveAdmissionOptions(start.options);
-  const context = {
+  const context: AdmissionInformerContext = {
     kubeConfig: start.kubeConfig,
     ...(start.logger ? { logger: start.logger } : {}),
     ...(start.clock ? { clock: start.clock } : {}),
@@ -122,40 +100,62 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     name?: string,
     transform?: (object: T) => T,
   ): AdmissionInformer<T>['informer'] => {
-    const when = WHEN_NOT_SERVED[`${plural}${group ? `.${group}` : ''}`];
-    const cache = createAdmissionInformer<T>(context, {
+    const cache = watchAdmissionResource<T>(context, {
       group,
       version,
       plural,
       indexers,
-      ...(namespace ? { namespace } : {}),
+      ...(namespace === undefined ? {} : { namespace }),
       ...(name === undefined ? {} : { name }),
-      // Custom resources may be missing from a cluster (no KubeVirt, Harvester or Longhorn CRDs).
-      ...(when === undefined ? {} : { notServedAsEmpty: true }),
       ...(transform === undefined ? {} : { transform }),
     });
-    const { informer, resource } = cache;
-    informer.on('inSync', (inSync) =>
-      logInSyncChange(start.logger, cache as unknown as AdmissionInformer, inSync),
-    );
-    if (when !== undefined) {
-      let wasServed: boolean | undefined;
-      informer.on('served', (served) => {
-        if (!served) {
-          start.logger?.warn(
-            { resource, apiVersion: `${group}/${version}`, means: when },
-            `the cluster does not serve ${resource} (no CRD): watched as empty until it does (listed again every 5 s)`,
-          );
-        } else if (wasServed === false) {
-          start.logger?.info({ resource }, `the cluster now serves ${resource}: its cache fills`);
-        }
-        wasServed = served;
-      });
-    }
     fixed.push(cache as unknown as AdmissionInformer);
-    return informer;
+    return cache.informer;
   };
-  const admission: AdmissionCaches = {
+  const admission = clusterCaches(make, options);
+  const longhorn =
+    start.longhorn === 'auto'
+      ? followLonghornCaches(admission, context, options, start)
+      : undefined;
+  if (!longhorn && (start.longhorn ?? true)) longhornCaches(admission, make, options);
+  // The CSIDriver cache is named last, after Longhorn's (as the caches-synced line lists them).
+  const csiDrivers = make<CsiDriver & KubernetesObject>('storage.k8s.io', 'v1', 'csidrivers');
+  const counted = (): AdmissionInformer[] => countedCaches(fixed, longhorn);
+  const named = (pick: (informer: AdmissionInformer['informer']) => boolean): string[] =>
+    counted()
+      .filter((cache) => pick(cache.informer))
+      .map((cache) => cache.name);
+  for (const cache of fixed) void cache.informer.start().catch(() => undefined);
+  void Promise.all([...fixed.map((cache) => cache.informer.synced), longhorn?.settled]).then(
+    () => logCachesSynced(start.logger, counted()),
+    () => undefined,
+  );
+  return {
+    caches: { admission, csiDrivers },
+    ready: () => counted().every((cache) => cache.informer.inSync),
+    unsynced: () => named((informer) => !informer.inSync),
+    notServed: () => named((informer) => informer.served === false),
+    notRead: () => longhorn?.notRead() ?? [],
+    stop: async () => {
+      await Promise.all([...fixed.map((cache) => cache.informer.stop()), longhorn?.stop()]);
+    },
+  };
+}
+
+/** Creates (and lists among the fixed caches) the informer of one resource: startAdmissionCaches's `make`. */
+type MakeInformer = <T extends KubernetesObject>(
+  group: string,
+  version: string,
+  plural: string,
+  namespace?: string,
+  indexers?: Record<string, IndexFunc<T>>,
+  name?: string,
+  transform?: (object: T) => T,
+) => AdmissionInformer<T>['informer'];
+
+/** The caches of Kubernetes, KubeVirt and Harvester the decisions read (Longhorn's are added apart). */
+function clusterCaches(make: MakeInformer, options: AdmissionOptions): AdmissionCaches {
+  return {
     pvcs: make('', 'v1', 'persistentvolumeclaims'),
     storageClasses: make('storage.k8s.io', 'v1', 'storageclasses'),
     vms: make('kubevirt.io', 'v1', 'virtualmachines', undefined, {
@@ -181,83 +181,73 @@ export function startAdmissionCaches(start: StartAdmissionCachesOptions): Starte
     ),
     settings: make('harvesterhci.io', 'v1beta1', 'settings', undefined, {}, options.settingName),
   };
-  let longhorn: LonghornFollower | undefined;
-  if (start.longhorn === 'auto') {
-    const follower = followLonghorn({
-      ...context,
-      options,
-      servedAtStart: start.longhornServed === true,
-      ...(start.longhornLookIntervalMs === undefined
-        ? {}
-        : { intervalMs: start.longhornLookIntervalMs }),
-    });
-    longhorn = follower;
-    // Read at each call (createCacheSnapshotSource): present while the decisions read Longhorn.
-    Object.defineProperties(admission, {
-      longhornVolumes: { enumerable: true, get: () => follower.read?.volumes.informer },
-      longhornEngines: { enumerable: true, get: () => follower.read?.engines.informer },
-      longhornSettings: { enumerable: true, get: () => follower.read?.settings.informer },
-    });
-  } else if (start.longhorn ?? true) {
-    admission.longhornVolumes = make(
-      'longhorn.io',
-      'v1beta2',
-      'volumes',
-      options.longhornNamespace,
-      { [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX] },
-    );
-    admission.longhornEngines = make(
-      'longhorn.io',
-      'v1beta2',
-      'engines',
-      options.longhornNamespace,
-      { [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX] },
-    );
-    admission.longhornSettings = make(
-      'longhorn.io',
-      'v1beta2',
-      'settings',
-      options.longhornNamespace,
-      {},
-      options.longhornVersionSetting,
-    );
-  }
-  // The CSIDriver cache is named last, after Longhorn's (as the caches-synced line lists them).
-  const csiDrivers = make<CsiDriver & KubernetesObject>('storage.k8s.io', 'v1', 'csidrivers');
-  const last = fixed.length - 1;
-  /** The caches the decisions read now, in the order they are named. */
-  const counted = (): AdmissionInformer[] =>
-    longhorn ? [...fixed.slice(0, last), ...longhorn.counted(), ...fixed.slice(last)] : fixed;
-  const named = (pick: (informer: AdmissionInformer['informer']) => boolean): string[] =>
-    counted()
-      .filter((cache) => pick(cache.informer))
-      .map((cache) => cache.name);
-  for (const cache of fixed) void cache.informer.start().catch(() => undefined);
-  // One line when every cache has listed once (Longhorn's: or failed, then not read): what readiness waited for, and what is watched.
-  void Promise.all([...fixed.map((cache) => cache.informer.synced), longhorn?.settled]).then(
-    () => {
-      const caches = counted();
-      start.logger?.info(
-        {
-          watching: caches.map((cache) => cache.name),
-          objects: caches.reduce((n, cache) => n + cache.informer.keys().length, 0),
-          notServed: caches
-            .filter((cache) => cache.informer.served === false)
-            .map((cache) => cache.name),
-        },
-        'admission caches synced',
-      );
-    },
-    () => undefined,
+}
+
+/** `longhorn: true`: Longhorn's caches watched for the whole run, as fixed caches. */
+function longhornCaches(
+  admission: AdmissionCaches,
+  make: MakeInformer,
+  options: AdmissionOptions,
+): void {
+  admission.longhornVolumes = make('longhorn.io', 'v1beta2', 'volumes', options.longhornNamespace, {
+    [VOLUMES_BY_PV_INDEX]: admissionIndexers.longhornVolumes[VOLUMES_BY_PV_INDEX],
+  });
+  admission.longhornEngines = make('longhorn.io', 'v1beta2', 'engines', options.longhornNamespace, {
+    [ENGINES_BY_VOLUME_INDEX]: admissionIndexers.longhornEngines[ENGINES_BY_VOLUME_INDEX],
+  });
+  admission.longhornSettings = make(
+    'longhorn.io',
+    'v1beta2',
+    'settings',
+    options.longhornNamespace,
+    {},
+    options.longhornVersionSetting,
   );
-  return {
-    caches: { admission, csiDrivers },
-    ready: () => counted().every((cache) => cache.informer.inSync),
-    unsynced: () => named((informer) => !informer.inSync),
-    notServed: () => named((informer) => informer.served === false),
-    notRead: () => longhorn?.notRead() ?? [],
-    stop: async () => {
-      await Promise.all([...fixed.map((cache) => cache.informer.stop()), longhorn?.stop()]);
+}
+
+/** `longhorn: 'auto'`: Longhorn's caches follow its API (followLonghorn), read by the decisions while present. */
+function followLonghornCaches(
+  admission: AdmissionCaches,
+  context: AdmissionInformerContext,
+  options: AdmissionOptions,
+  start: StartAdmissionCachesOptions,
+): LonghornFollower {
+  const follower = followLonghorn({
+    ...context,
+    options,
+    servedAtStart: start.longhornServed === true,
+    ...(start.longhornLookIntervalMs === undefined
+      ? {}
+      : { intervalMs: start.longhornLookIntervalMs }),
+  });
+  // Read at each call (createCacheSnapshotSource): present while the decisions read Longhorn.
+  Object.defineProperties(admission, {
+    longhornVolumes: { enumerable: true, get: () => follower.read?.volumes.informer },
+    longhornEngines: { enumerable: true, get: () => follower.read?.engines.informer },
+    longhornSettings: { enumerable: true, get: () => follower.read?.settings.informer },
+  });
+  return follower;
+}
+
+/** The caches the decisions read now, in the order they are named: the CSIDriver cache (the last fixed one) after Longhorn's. */
+function countedCaches(
+  fixed: AdmissionInformer[],
+  longhorn: LonghornFollower | undefined,
+): AdmissionInformer[] {
+  const last = fixed.length - 1;
+  return longhorn ? [...fixed.slice(0, last), ...longhorn.counted(), ...fixed.slice(last)] : fixed;
+}
+
+/** One line when every cache has listed once (Longhorn's: or failed, then not read): what readiness waited for, and what is watched. */
+function logCachesSynced(logger: Logger | undefined, caches: AdmissionInformer[]): void {
+  logger?.info(
+    {
+      watching: caches.map((cache) => cache.name),
+      objects: caches.reduce((n, cache) => n + cache.informer.keys().length, 0),
+      notServed: caches
+        .filter((cache) => cache.informer.served === false)
+        .map((cache) => cache.name),
     },
-  };
+    'admission caches synced',
+  );
 }

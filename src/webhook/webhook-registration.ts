@@ -88,95 +88,158 @@ export async function registerDevConfiguration(
   body: V1ValidatingWebhookConfiguration,
   options: { logger?: Logger; minRetryMs?: number; signal?: AbortSignal } = {},
 ): Promise<{ uid: string }> {
-  const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-  const name = body.metadata?.name ?? '';
-  const self = readDevOwner(body);
-  const ownId = typeof self === 'object' ? self.id : undefined;
-  const retrying = <T>(call: () => Promise<T>): Promise<T> =>
-    retryWhen(isTransient, call, {
-      retries: 6,
-      minTimeoutMs: options.minRetryMs ?? 250,
-      maxTimeoutMs: 4_000,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-  /** Ours: an object of that name carrying this instance's own id (a create of ours that was stored). */
-  const isOurs = (existing: V1ValidatingWebhookConfiguration): boolean => {
-    const owner = readDevOwner(existing);
-    return ownId !== undefined && typeof owner === 'object' && owner.id === ownId;
-  };
-  const adopt = (existing: V1ValidatingWebhookConfiguration): { uid: string } => {
-    options.logger?.info(
-      { configuration: name, uid: existing.metadata?.uid },
-      `ValidatingWebhookConfiguration ${name} was created by this instance although the API server's answer was lost; using it`,
-    );
-    return { uid: existing.metadata?.uid ?? '' };
-  };
+  const registration = devRegistration(kubeConfig, body, options);
   // Another instance may create or delete it between our calls: decide again, a few times.
   for (let attempt = 1; ; attempt++) {
-    try {
-      const created = await retrying(() => api.createValidatingWebhookConfiguration({ body }));
-      return { uid: created.metadata?.uid ?? '' };
-    } catch (error) {
-      if (!isAlreadyExists(error)) {
-        // Given up on a transient failure (or stopped meanwhile): the create may still have been stored.
-        const unsure = isTransient(error) || options.signal?.aborted === true;
-        const stored = unsure
-          ? await api.readValidatingWebhookConfiguration({ name }).catch(() => undefined)
-          : undefined;
-        if (stored && isOurs(stored)) return adopt(stored);
-        throw new WebhookError(
-          'WEBHOOK_REGISTRATION_FAILED',
-          `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.` +
-            (unsure
-              ? ` It may have been stored all the same: if kubectl get validatingwebhookconfiguration ${name} shows it, delete it (kubectl delete validatingwebhookconfiguration ${name}).`
-              : ''),
-          { cause: error },
-        );
-      }
-    }
+    const created = await createDevConfiguration(registration);
+    if (created) return created;
     if (attempt > 3) {
       throw new WebhookError(
         'WEBHOOK_REGISTRATION_FAILED',
-        `ValidatingWebhookConfiguration ${name} keeps being created and deleted by someone else while voe serve --dev registers; pass another --webhook-configuration-name.`,
+        `ValidatingWebhookConfiguration ${registration.name} keeps being created and deleted by someone else while voe serve --dev registers; pass another --webhook-configuration-name.`,
       );
     }
-    let existing: V1ValidatingWebhookConfiguration;
-    try {
-      existing = await retrying(() => api.readValidatingWebhookConfiguration({ name }));
-    } catch (error) {
-      if (isNotFound(error)) continue;
-      throw new WebhookError(
-        'WEBHOOK_REGISTRATION_FAILED',
-        `Cannot read the existing ValidatingWebhookConfiguration ${name}: ${describe(error)}.`,
-        { cause: error },
+    const existing = await readExistingConfiguration(registration);
+    if (existing === undefined) continue;
+    if (registration.isOurs(existing)) return registration.adopt(existing);
+    await removeStaleConfiguration(registration, existing);
+  }
+}
+
+/** What each step of registerDevConfiguration shares. */
+interface DevRegistration {
+  kubeConfig: KubeConfig;
+  api: AdmissionregistrationV1Api;
+  name: string;
+  body: V1ValidatingWebhookConfiguration;
+  logger: Logger | undefined;
+  signal: AbortSignal | undefined;
+  /** The call, a transient failure retried. */
+  retrying<T>(call: () => Promise<T>): Promise<T>;
+  /** Ours: an object of that name carrying this instance's own id (a create of ours that was stored). */
+  isOurs(existing: V1ValidatingWebhookConfiguration): boolean;
+  /** Takes a stored create of ours as the registration. */
+  adopt(existing: V1ValidatingWebhookConfiguration): { uid: string };
+}
+
+function devRegistration(
+  kubeConfig: KubeConfig,
+  body: V1ValidatingWebhookConfiguration,
+  options: { logger?: Logger; minRetryMs?: number; signal?: AbortSignal },
+): DevRegistration {
+  const name = body.metadata?.name ?? '';
+  const self = readDevOwner(body);
+  const ownId = typeof self === 'object' ? self.id : undefined;
+  return {
+    kubeConfig,
+    api: kubeConfig.makeApiClient(AdmissionregistrationV1Api),
+    name,
+    body,
+    logger: options.logger,
+    signal: options.signal,
+    retrying: (call) =>
+      retryWhen(isTransient, call, {
+        retries: 6,
+        minTimeoutMs: options.minRetryMs ?? 250,
+        maxTimeoutMs: 4_000,
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    isOurs: (existing) => {
+      const owner = readDevOwner(existing);
+      return ownId !== undefined && typeof owner === 'object' && owner.id === ownId;
+    },
+    adopt: (existing) => {
+      options.logger?.info(
+        { configuration: name, uid: existing.metadata?.uid },
+        `ValidatingWebhookConfiguration ${name} was created by this instance although the API server's answer was lost; using it`,
       );
-    }
-    if (isOurs(existing)) return adopt(existing);
-    const owner = readDevOwner(existing);
-    const answers =
-      typeof owner === 'object'
-        ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url))
-        : false;
-    const decision = decideDevRegistration(name, owner, answers);
-    if (decision.action === 'refuse') throw decision.error;
-    options.logger?.warn({ configuration: name, previous: owner }, decision.warning);
-    // Exactly what was judged (uid and resourceVersion); gone or changed meanwhile: decide again.
-    const preconditions = {
-      uid: existing.metadata?.uid ?? '',
-      ...(existing.metadata?.resourceVersion
-        ? { resourceVersion: existing.metadata.resourceVersion }
-        : {}),
-    };
-    await deleteValidatingWebhookConfiguration(kubeConfig, name, preconditions).catch(
-      (error: unknown) => {
-        throw new WebhookError(
-          'WEBHOOK_REGISTRATION_FAILED',
-          `Cannot delete the stale ValidatingWebhookConfiguration ${name}: ${describe(error instanceof Error && error.cause !== undefined ? error.cause : error)}.`,
-          { cause: error },
-        );
-      },
+      return { uid: existing.metadata?.uid ?? '' };
+    },
+  };
+}
+
+/**
+ * Creates the configuration: its uid, or undefined when one of that name exists. A create given up
+ * on a transient failure (or stopped meanwhile) may still have been stored: ours is then adopted.
+ */
+async function createDevConfiguration(
+  registration: DevRegistration,
+): Promise<{ uid: string } | undefined> {
+  const { api, name, body, signal } = registration;
+  try {
+    const created = await registration.retrying(() =>
+      api.createValidatingWebhookConfiguration({ body }),
+    );
+    return { uid: created.metadata?.uid ?? '' };
+  } catch (error) {
+    if (isAlreadyExists(error)) return undefined;
+    // Given up on a transient failure (or stopped meanwhile): the create may still have been stored.
+    const unsure = isTransient(error) || signal?.aborted === true;
+    const stored = unsure
+      ? await api.readValidatingWebhookConfiguration({ name }).catch(() => undefined)
+      : undefined;
+    if (stored && registration.isOurs(stored)) return registration.adopt(stored);
+    throw new WebhookError(
+      'WEBHOOK_REGISTRATION_FAILED',
+      `Cannot create ValidatingWebhookConfiguration ${name}: ${describe(error)}. Check the kubeconfig and that the user may create validatingwebhookconfigurations.` +
+        (unsure
+          ? ` It may have been stored all the same: if kubectl get validatingwebhookconfiguration ${name} shows it, delete it (kubectl delete validatingwebhookconfiguration ${name}).`
+          : ''),
+      { cause: error },
     );
   }
+}
+
+/** The configuration of that name; undefined when it is gone meanwhile. */
+async function readExistingConfiguration(
+  registration: DevRegistration,
+): Promise<V1ValidatingWebhookConfiguration | undefined> {
+  const { api, name } = registration;
+  try {
+    return await registration.retrying(() => api.readValidatingWebhookConfiguration({ name }));
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw new WebhookError(
+      'WEBHOOK_REGISTRATION_FAILED',
+      `Cannot read the existing ValidatingWebhookConfiguration ${name}: ${describe(error)}.`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Another's configuration of that name: refused (decideDevRegistration), or, left by an instance
+ * that no longer answers, deleted exactly as judged (uid and resourceVersion) with a warning.
+ */
+async function removeStaleConfiguration(
+  registration: DevRegistration,
+  existing: V1ValidatingWebhookConfiguration,
+): Promise<void> {
+  const { name } = registration;
+  const owner = readDevOwner(existing);
+  const answers =
+    typeof owner === 'object'
+      ? await devOwnerAnswers(owner, ownerCaBundle(existing, owner.url))
+      : false;
+  const decision = decideDevRegistration(name, owner, answers);
+  if (decision.action === 'refuse') throw decision.error;
+  registration.logger?.warn({ configuration: name, previous: owner }, decision.warning);
+  // Exactly what was judged (uid and resourceVersion); gone or changed meanwhile: decide again.
+  const preconditions = {
+    uid: existing.metadata?.uid ?? '',
+    ...(existing.metadata?.resourceVersion
+      ? { resourceVersion: existing.metadata.resourceVersion }
+      : {}),
+  };
+  await deleteValidatingWebhookConfiguration(registration.kubeConfig, name, preconditions).catch(
+    (error: unknown) => {
+      throw new WebhookError(
+        'WEBHOOK_REGISTRATION_FAILED',
+        `Cannot delete the stale ValidatingWebhookConfiguration ${name}: ${describe(error instanceof Error && error.cause !== undefined ? error.cause : error)}.`,
+        { cause: error },
+      );
+    },
+  );
 }
 
 export type DeleteOutcome = 'deleted' | 'gone' | 'not-ours';
