@@ -1,4 +1,5 @@
-import pWaitFor, { TimeoutError } from 'p-wait-for';
+import { setMaxListeners } from 'node:events';
+import pWaitFor from 'p-wait-for';
 
 /** How a wait ended: the check held, the time ran out, or `signal` aborted. */
 export type WaitOutcome = 'ok' | 'timeout' | 'aborted';
@@ -23,17 +24,20 @@ export async function waitUntil(
   options: WaitUntilOptions,
 ): Promise<WaitOutcome> {
   const { signal } = options;
+  const timeoutMs = Math.max(0, options.timeoutMs);
+  const timeout = Number.isFinite(timeoutMs) ? AbortSignal.timeout(timeoutMs) : undefined;
+  // p-wait-for adds an abort listener to the signal it is given for each pause and never removes
+  // it: it is given a signal of this wait alone (never the caller's), dropped with its listeners
+  // when the wait ends, and the listener-count warning is off for it.
+  const sources = [timeout, signal].filter((s): s is AbortSignal => s !== undefined);
+  const own = sources.length > 0 ? AbortSignal.any(sources) : undefined;
+  if (own) setMaxListeners(0, own);
   try {
-    await pWaitFor(check, {
-      interval: options.intervalMs ?? 100,
-      timeout: Math.max(0, options.timeoutMs),
-      ...(signal ? { signal } : {}),
-    });
+    await pWaitFor(check, { interval: options.intervalMs ?? 100, ...(own ? { signal: own } : {}) });
     return 'ok';
   } catch (error) {
-    if (error instanceof TimeoutError) return 'timeout';
-    if (signal?.aborted && error === signal.reason) return 'aborted';
-    throw error;
+    if (!own?.aborted || error !== own.reason) throw error;
+    return signal?.aborted && error === signal.reason ? 'aborted' : 'timeout';
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
+import { EventEmitter } from 'node:events';
 import { falseOnError, msUntil, waitUntil } from '../../../src/wait/index.js';
 import { expectRejection } from '../../support/expect-error.js';
 
@@ -86,5 +87,19 @@ describe('msUntil', () => {
     const left = msUntil(Date.now() + 60_000);
     assert.isAbove(left, 50_000);
     assert.isAtMost(left, 60_000);
+  });
+});
+
+describe('waitUntil and the signals it is given', () => {
+  it("adds no listener that stays on the caller's signal, however many pauses", async () => {
+    const stop = new AbortController();
+    let calls = 0;
+    const outcome = await waitUntil(() => ++calls >= 30, {
+      timeoutMs: 10_000,
+      intervalMs: 1,
+      signal: stop.signal,
+    });
+    assert.strictEqual(outcome, 'ok');
+    assert.isAtMost(EventEmitter.getEventListeners(stop.signal, 'abort').length, 1);
   });
 });
