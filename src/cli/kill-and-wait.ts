@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { processRuns } from '../lock/index.js';
+import { waitUntil } from '../wait/index.js';
 
 /**
  * SIGTERM to `pid`, then waits up to `timeoutMs` for it to end (a zombie counts as ended);
@@ -8,7 +8,6 @@ import { processRuns } from '../lock/index.js';
 export async function killAndWait(pid: number, timeoutMs: number): Promise<void> {
   if (!processRuns(pid)) return;
   process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + timeoutMs;
-  while (processRuns(pid) && Date.now() < deadline) await sleep(100);
+  await waitUntil(() => !processRuns(pid), { timeoutMs, intervalMs: 100 });
   if (processRuns(pid)) process.kill(pid, 'SIGKILL');
 }

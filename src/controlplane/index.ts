@@ -1,5 +1,5 @@
 export type { ControlPlane } from './control-plane.js';
-export { ControlPlaneError } from './control-plane-error.js';
+export { ControlPlaneError, ControlPlaneErrorCode } from './control-plane-error.js';
 export { startControlPlane, type StartControlPlaneOptions } from './start-control-plane.js';
 export { startTimeoutFromEnv } from './start-timeout-from-env.js';
 export { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';

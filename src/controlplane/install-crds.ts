@@ -10,7 +10,7 @@ import {
 import { parseAllDocuments } from 'yaml';
 import { isAlreadyExists } from '../kube/index.js';
 import { ControlPlaneError } from './control-plane-error.js';
-import { waitUntil } from './wait-until.js';
+import { falseOnError, waitUntil } from '../wait/index.js';
 
 /** manifests/crds in the package: ours and the KubeVirt, Harvester, Longhorn and CDI CRDs we read. */
 export function crdManifestDir(): string {
@@ -66,14 +66,14 @@ export async function installCrds(
   const names = list.map((c) => c.metadata!.name!);
   const pending = new Set(names);
   const result = await waitUntil(
-    async () => {
+    falseOnError(async () => {
       for (const name of [...pending]) {
         const crd = await api.readCustomResourceDefinition({ name });
         if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'))
           pending.delete(name);
       }
       return pending.size === 0;
-    },
+    }),
     { timeoutMs, intervalMs: 100 },
   );
   if (result !== 'ok')
@@ -92,14 +92,14 @@ export async function installCrds(
     ),
   );
   const served = await waitUntil(
-    async () => {
+    falseOnError(async () => {
       for (const key of [...unserved]) {
         const [group, version, plural] = key.split('/') as [string, string, string];
         await custom.listClusterCustomObject({ group, version, plural, limit: 1 });
         unserved.delete(key);
       }
       return unserved.size === 0;
-    },
+    }),
     { timeoutMs, intervalMs: 100 },
   );
   if (served !== 'ok')

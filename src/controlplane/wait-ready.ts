@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ControlPlaneError } from './control-plane-error.js';
 import { probe, type TlsClient } from './http-probe.js';
 import type { ManagedProcess } from './managed-process.js';
-import { waitUntil } from './wait-until.js';
+import { falseOnError, waitUntil } from '../wait/index.js';
 
 /** The last `lines` lines of `file` ("" when it cannot be read). */
 export async function tail(file: string, lines = 25): Promise<string> {
@@ -22,18 +22,19 @@ export async function waitReady(
   timeoutMs: number,
 ): Promise<void> {
   let exitNote: string | undefined;
+  const exited = new AbortController();
   void proc.exited.then(({ code, signal }) => {
     exitNote = `exited (code ${code}, signal ${signal})`;
+    exited.abort();
   });
-  const result = await waitUntil(async () => (await probe(url, tls)) === 200, {
-    timeoutMs,
-    intervalMs: 200,
-    abort: () => exitNote,
-  });
+  const result = await waitUntil(
+    falseOnError(async () => exitNote === undefined && (await probe(url, tls)) === 200),
+    { timeoutMs, intervalMs: 200, signal: exited.signal },
+  );
   if (result === 'ok') return;
   const code = result === 'timeout' ? 'CONTROLPLANE_START_TIMEOUT' : 'CONTROLPLANE_PROCESS_EXITED';
   const what =
-    result === 'timeout' ? `did not become ready at ${url} within ${timeoutMs} ms` : result;
+    result === 'timeout' ? `did not become ready at ${url} within ${timeoutMs} ms` : exitNote;
   await proc.stop(1000);
   throw new ControlPlaneError(
     code,

@@ -1,20 +1,17 @@
 import { VoeError } from '../errors/index.js';
 
 /**
- * Errors of `voe demo`: `DEMO_USAGE` (bad arguments), `DEMO_API_FAILED` (the API server failed
- * a write the demo needs), `DEMO_TIMEOUT` (the webhook's caches did not see a change in time),
- * `DEMO_STOPPED` (asked to stop before its last step).
+ * Errors of `voe demo`: `DEMO_USAGE` (bad arguments), `DEMO_API_FAILED` (the API server failed a
+ * write the demo needs), `DEMO_TIMEOUT` (the webhook's caches did not see a change in time),
+ * `DEMO_STOPPED` (asked to stop before its last step); docs/errors.md, section "demo".
  */
-export type DemoErrorCode = 'DEMO_USAGE' | 'DEMO_API_FAILED' | 'DEMO_TIMEOUT' | 'DEMO_STOPPED';
+export const DemoErrorCode = {
+  Usage: 'DEMO_USAGE',
+  ApiFailed: 'DEMO_API_FAILED',
+  Timeout: 'DEMO_TIMEOUT',
+  Stopped: 'DEMO_STOPPED',
+} as const;
 
-export class DemoError extends VoeError {
-  declare readonly code: DemoErrorCode;
+export type DemoErrorCode = (typeof DemoErrorCode)[keyof typeof DemoErrorCode];
 
-  constructor(
-    code: DemoErrorCode,
-    message: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
-    super(code, message, options);
-  }
-}
+export class DemoError extends VoeError<DemoErrorCode> {}

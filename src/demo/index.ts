@@ -33,7 +33,7 @@ export {
   type DemoStepResult,
   type RunDemoOptions,
 } from './run-demo.js';
-export { DemoError, type DemoErrorCode } from './demo-error.js';
+export { DemoError, DemoErrorCode } from './demo-error.js';
 export { surveyExpansions, type SurveyOptions } from './survey-expansions.js';
 export {
   surveyRows,

@@ -15,6 +15,7 @@ import { SCENARIO, stageExpansionScenario } from './expansion-scenario.js';
 import { judgeStep, type ApiAnswer } from './judge-step.js';
 import { KINDS, StagedCluster } from './staged-cluster.js';
 import { VoeAnswers } from './voe-answers.js';
+import { waitUntil } from '../wait/index.js';
 
 export interface DemoStepResult {
   step: number;
@@ -97,19 +98,22 @@ async function waitForResourceVersion(
   signal?: AbortSignal,
 ): Promise<void> {
   if (cache === undefined || resourceVersion === undefined) return;
-  const deadline = Date.now() + timeoutMs;
-  while (
-    (cache.get(namespace, name) as { metadata?: { resourceVersion?: string } } | undefined)
-      ?.metadata?.resourceVersion !== resourceVersion
-  ) {
-    stopIfAsked(signal, `while waiting for the webhook's caches to see "${what}"`);
-    if (Date.now() > deadline) {
-      throw new DemoError(
-        'DEMO_TIMEOUT',
-        `the webhook's informer cache did not see the change "${what}" within ${timeoutMs} ms; is the API server overloaded?`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  const outcome = await waitUntil(
+    () => {
+      const seen = (
+        cache.get(namespace, name) as { metadata?: { resourceVersion?: string } } | undefined
+      )?.metadata?.resourceVersion;
+      if (seen === resourceVersion) return true;
+      stopIfAsked(signal, `while waiting for the webhook's caches to see "${what}"`);
+      return false;
+    },
+    { timeoutMs, intervalMs: 25 },
+  );
+  if (outcome === 'timeout') {
+    throw new DemoError(
+      'DEMO_TIMEOUT',
+      `the webhook's informer cache did not see the change "${what}" within ${timeoutMs} ms; is the API server overloaded?`,
+    );
   }
 }
 

@@ -43,9 +43,15 @@ export interface FlexVolumeDriverDeps {
 /**
  * Codes of the driver's own Failures (the core's carry FSRESIZE_*): FLEXVOLUME_INVALID_CALL, a call
  * kubelet would not make (arguments missing or malformed, a shrink); FLEXVOLUME_NO_DEVICE, no block
- * device found behind the mount path kubelet passed.
+ * device found behind the mount path kubelet passed (docs/errors.md, section "FlexVolume driver").
  */
-export type FlexVolumeFailureCode = 'FLEXVOLUME_INVALID_CALL' | 'FLEXVOLUME_NO_DEVICE';
+export const FlexVolumeFailureCode = {
+  InvalidCall: 'FLEXVOLUME_INVALID_CALL',
+  NoDevice: 'FLEXVOLUME_NO_DEVICE',
+} as const;
+
+export type FlexVolumeFailureCode =
+  (typeof FlexVolumeFailureCode)[keyof typeof FlexVolumeFailureCode];
 
 /** A Failure answer; every message starts with its code (the driver's own, or a VoeError's), as kubelet logs it. */
 export const failure = (

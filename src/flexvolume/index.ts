@@ -3,6 +3,6 @@ export {
   handleFlexVolumeCall,
   type FlexVolumeAnswer,
   type FlexVolumeDriverDeps,
-  type FlexVolumeFailureCode,
+  FlexVolumeFailureCode,
   type FlexVolumeResponse,
 } from './flexvolume-driver.js';

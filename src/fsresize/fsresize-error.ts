@@ -1,37 +1,43 @@
 import { isVoeError, VoeError } from '../errors/index.js';
 
-/** Stable codes of the filesystem-resize core; each one is documented in docs/errors.md. */
-export type FsResizeErrorCode =
-  | 'FSRESIZE_INVALID_ARGUMENT'
-  | 'FSRESIZE_DEVICE_NOT_FOUND'
-  | 'FSRESIZE_NOT_A_BLOCK_DEVICE'
-  | 'FSRESIZE_DEVICE_EMPTY'
-  | 'FSRESIZE_PARTITIONED'
-  | 'FSRESIZE_UNSUPPORTED_FILESYSTEM'
-  | 'FSRESIZE_NOT_MOUNTED'
-  | 'FSRESIZE_MOUNT_MISMATCH'
-  | 'FSRESIZE_MOUNT_HIDDEN'
-  | 'FSRESIZE_DEVICE_IN_USE'
-  | 'FSRESIZE_MOUNT_INACCESSIBLE'
-  | 'FSRESIZE_DEVICE_TOO_SMALL'
-  | 'FSRESIZE_MOUNT_READ_ONLY'
-  | 'FSRESIZE_DEVICE_READ_ONLY'
-  | 'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM'
-  | 'FSRESIZE_EXT_32BIT_LIMIT'
-  | 'FSRESIZE_EXT_BIGALLOC_OFFLINE'
-  | 'FSRESIZE_DEVICE_CHANGED'
-  | 'FSRESIZE_TOOL_MISSING'
-  | 'FSRESIZE_PERMISSION_DENIED'
-  | 'FSRESIZE_TOOL_FAILED'
-  | 'FSRESIZE_FSCK_FAILED'
-  | 'FSRESIZE_TIMEOUT'
-  | 'FSRESIZE_UNEXPECTED_OUTPUT'
-  | 'FSRESIZE_BUSY'
-  | 'FSRESIZE_INTERRUPTED'
-  | 'FSRESIZE_LOCK_FAILED'
-  | 'FSRESIZE_DEVICE_IO'
-  | 'FSRESIZE_TEMP_FILES_FAILED'
-  | 'FSRESIZE_UNEXPECTED_ERROR';
+/**
+ * Stable codes of the filesystem-resize core; each one is documented in docs/errors.md, section
+ * "fsresize".
+ */
+export const FsResizeErrorCode = {
+  InvalidArgument: 'FSRESIZE_INVALID_ARGUMENT',
+  DeviceNotFound: 'FSRESIZE_DEVICE_NOT_FOUND',
+  NotABlockDevice: 'FSRESIZE_NOT_A_BLOCK_DEVICE',
+  DeviceEmpty: 'FSRESIZE_DEVICE_EMPTY',
+  Partitioned: 'FSRESIZE_PARTITIONED',
+  UnsupportedFilesystem: 'FSRESIZE_UNSUPPORTED_FILESYSTEM',
+  NotMounted: 'FSRESIZE_NOT_MOUNTED',
+  MountMismatch: 'FSRESIZE_MOUNT_MISMATCH',
+  MountHidden: 'FSRESIZE_MOUNT_HIDDEN',
+  DeviceInUse: 'FSRESIZE_DEVICE_IN_USE',
+  MountInaccessible: 'FSRESIZE_MOUNT_INACCESSIBLE',
+  DeviceTooSmall: 'FSRESIZE_DEVICE_TOO_SMALL',
+  MountReadOnly: 'FSRESIZE_MOUNT_READ_ONLY',
+  DeviceReadOnly: 'FSRESIZE_DEVICE_READ_ONLY',
+  DeviceSmallerThanFilesystem: 'FSRESIZE_DEVICE_SMALLER_THAN_FILESYSTEM',
+  Ext32bitLimit: 'FSRESIZE_EXT_32BIT_LIMIT',
+  ExtBigallocOffline: 'FSRESIZE_EXT_BIGALLOC_OFFLINE',
+  DeviceChanged: 'FSRESIZE_DEVICE_CHANGED',
+  ToolMissing: 'FSRESIZE_TOOL_MISSING',
+  PermissionDenied: 'FSRESIZE_PERMISSION_DENIED',
+  ToolFailed: 'FSRESIZE_TOOL_FAILED',
+  FsckFailed: 'FSRESIZE_FSCK_FAILED',
+  Timeout: 'FSRESIZE_TIMEOUT',
+  UnexpectedOutput: 'FSRESIZE_UNEXPECTED_OUTPUT',
+  Busy: 'FSRESIZE_BUSY',
+  Interrupted: 'FSRESIZE_INTERRUPTED',
+  LockFailed: 'FSRESIZE_LOCK_FAILED',
+  DeviceIo: 'FSRESIZE_DEVICE_IO',
+  TempFilesFailed: 'FSRESIZE_TEMP_FILES_FAILED',
+  UnexpectedError: 'FSRESIZE_UNEXPECTED_ERROR',
+} as const;
+
+export type FsResizeErrorCode = (typeof FsResizeErrorCode)[keyof typeof FsResizeErrorCode];
 
 /** What an external tool said when it failed; carried by tool-related errors. */
 export interface ToolReport {
@@ -43,8 +49,7 @@ export interface ToolReport {
 }
 
 /** An error of the filesystem-resize core. Tool failures carry the tool's stderr in `tool`. */
-export class FsResizeError extends VoeError {
-  declare readonly code: FsResizeErrorCode;
+export class FsResizeError extends VoeError<FsResizeErrorCode> {
   readonly tool: ToolReport | undefined;
 
   constructor(

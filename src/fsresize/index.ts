@@ -24,7 +24,7 @@ export {
   asVoeError,
   FsResizeError,
   isFsResizeError,
-  type FsResizeErrorCode,
+  FsResizeErrorCode,
   type ToolReport,
 } from './fsresize-error.js';
 export type { CommandRunner, CommandResult, RunOptions } from './command-runner.js';

@@ -59,6 +59,7 @@ export {
   type IndexFunc,
   type OutOfSync,
 } from './informer.js';
+export { IndexedStore } from './indexed-store.js';
 export {
   decideLease,
   releasedRecord,

@@ -10,6 +10,7 @@ import {
   type ReflectorStep,
   type WatchEnd,
 } from './reflector-step.js';
+import { IndexedStore } from './indexed-store.js';
 import { KubeError, KubeErrorCode } from './kube-error.js';
 import { openWatch, requestJson, type WatchEvent } from './kube-request.js';
 import { keyOf, objectKey } from './object-key.js';
@@ -144,12 +145,13 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #path: string;
-  readonly #store = new Map<string, T>();
-  readonly #byNamespace = new Map<string, Set<string>>();
-  readonly #indexers = new Map<
-    string,
-    { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> }
-  >();
+  readonly #store = new IndexedStore<T>({
+    onIndexError: (err, key) =>
+      this.#opts.logger?.error(
+        { err, key },
+        'informer index function threw; object left out of the index',
+      ),
+  });
   readonly #handlers: HandlerSets<T> = {
     add: new Set(),
     update: new Set(),
@@ -268,87 +270,30 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
 
   /** All cached objects, or those of one namespace. */
   list(namespace?: string): T[] {
-    if (namespace === undefined) return [...this.#store.values()];
-    return [...(this.#byNamespace.get(namespace) ?? [])].map((k) => this.#store.get(k) as T);
+    return this.#store.list(namespace);
   }
 
   keys(): string[] {
-    return [...this.#store.keys()];
+    return this.#store.keys();
   }
 
   /** Adds a secondary index (`fn` returns the index keys of an object); built over the current cache. */
   addIndex(name: string, fn: IndexFunc<T>): void {
-    const idx = { fn, index: new Map<string, Set<string>>(), keysOf: new Map<string, string[]>() };
-    this.#indexers.set(name, idx);
-    for (const [k, obj] of this.#store) this.#indexOne(idx, k, obj);
+    this.#store.addIndex(name, fn);
   }
 
   /** Objects whose index function returned `key` for index `name`. */
   byIndex(name: string, key: string): T[] {
-    const idx = this.#indexers.get(name);
-    if (!idx)
+    if (!this.#store.hasIndex(name))
       throw new KubeError(
         KubeErrorCode.InformerUnknownIndex,
         `no index named ${JSON.stringify(name)}; call addIndex first`,
         { details: { name } },
       );
-    return [...(idx.index.get(key) ?? [])].map((k) => this.#store.get(k) as T);
+    return this.#store.byIndex(name, key);
   }
 
   // ---- cache maintenance -------------------------------------------------------------------
-
-  #indexOne(
-    idx: { fn: IndexFunc<T>; index: Map<string, Set<string>>; keysOf: Map<string, string[]> },
-    key: string,
-    obj: T | undefined,
-  ): void {
-    for (const ik of idx.keysOf.get(key) ?? []) {
-      const s = idx.index.get(ik);
-      s?.delete(key);
-      if (s?.size === 0) idx.index.delete(ik);
-    }
-    idx.keysOf.delete(key);
-    if (obj === undefined) return;
-    let keys: string[];
-    try {
-      keys = [...new Set(idx.fn(obj))];
-    } catch (err) {
-      this.#opts.logger?.error(
-        { err, key },
-        'informer index function threw; object left out of the index',
-      );
-      return;
-    }
-    idx.keysOf.set(key, keys);
-    for (const ik of keys) {
-      let s = idx.index.get(ik);
-      if (!s) idx.index.set(ik, (s = new Set()));
-      s.add(key);
-    }
-  }
-
-  #put(key: string, obj: T): T | undefined {
-    const old = this.#store.get(key);
-    this.#store.set(key, obj);
-    const ns = obj.metadata?.namespace ?? '';
-    let s = this.#byNamespace.get(ns);
-    if (!s) this.#byNamespace.set(ns, (s = new Set()));
-    s.add(key);
-    for (const idx of this.#indexers.values()) this.#indexOne(idx, key, obj);
-    return old;
-  }
-
-  #remove(key: string): T | undefined {
-    const old = this.#store.get(key);
-    if (!old) return undefined;
-    this.#store.delete(key);
-    const ns = old.metadata?.namespace ?? '';
-    const s = this.#byNamespace.get(ns);
-    s?.delete(key);
-    if (s?.size === 0) this.#byNamespace.delete(ns);
-    for (const idx of this.#indexers.values()) this.#indexOne(idx, key, undefined);
-    return old;
-  }
 
   #transform(obj: T): T {
     return this.#opts.transform ? (this.#opts.transform(obj) as T) : obj;
@@ -372,7 +317,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
 
   #upsert(obj: T): void {
     const key = objectKey(obj);
-    const old = this.#put(key, obj);
+    const old = this.#store.put(key, obj);
     if (!old) this.#emit('add', obj);
     else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
       this.#emit('update', obj, old);
@@ -385,14 +330,14 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     for (const obj of items) {
       const key = objectKey(obj);
       seen.add(key);
-      const old = this.#put(key, obj);
+      const old = this.#store.put(key, obj);
       if (!old) changes.push(() => this.#emit('add', obj));
       else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
         changes.push(() => this.#emit('update', obj, old));
     }
-    for (const key of [...this.#store.keys()]) {
+    for (const key of this.#store.keys()) {
       if (seen.has(key)) continue;
-      const old = this.#remove(key);
+      const old = this.#store.remove(key);
       if (old) changes.push(() => this.#emit('delete', old));
     }
     this.#stats.resourceVersion = resourceVersion;
@@ -521,7 +466,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
             break;
           case 'DELETED': {
             events++;
-            const old = this.#remove(objectKey(obj));
+            const old = this.#store.remove(objectKey(obj));
             if (old) this.#emit('delete', obj);
             break;
           }

@@ -14,14 +14,15 @@ export const KubeErrorCode = {
   KubeconfigInvalid: 'KUBE_KUBECONFIG_INVALID',
 } as const;
 
-export type KubeErrorCodeValue = (typeof KubeErrorCode)[keyof typeof KubeErrorCode];
+export type KubeErrorCode = (typeof KubeErrorCode)[keyof typeof KubeErrorCode];
+
+/** The same as KubeErrorCode (the type). */
+export type KubeErrorCodeValue = KubeErrorCode;
 
 /** Every error src/kube throws on purpose. */
-export class KubeError extends VoeError {
-  declare readonly code: KubeErrorCodeValue;
-
+export class KubeError extends VoeError<KubeErrorCode> {
   constructor(
-    code: KubeErrorCodeValue,
+    code: KubeErrorCode,
     message: string,
     options: { cause?: unknown; details?: Record<string, unknown> } = {},
   ) {

@@ -1,8 +1,8 @@
 import { makeDirectories } from '../files/index.js';
+import { msUntil, waitUntil } from '../wait/index.js';
 import { randomUUID } from 'node:crypto';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { holderDead } from './holder-dead.js';
 import { holdLockFile } from './hold-lock-file.js';
 import { formatLockContent, type LockContent } from './lock-content.js';
@@ -113,24 +113,35 @@ async function takeInTurn(
   options: AcquireLockFileOptions,
 ): Promise<ReleaseLockFile> {
   let waited = false;
-  for (;;) {
-    if (options.signal?.aborted)
-      throw options.interrupted?.() ?? new Error(`stopped while waiting for ${lockPath}`);
-    const held = await tryToTake(lockPath, temporary, mine, namespace, options);
-    if (held !== null) return held;
-    const holder = await readFile(lockPath, 'utf8').catch(() => '');
-    if (holderDead(holder, namespace) && (await takeOver(lockPath, holder, mine, options)))
-      continue;
-    const holderPid = holder.split(' ')[0] || 'unknown';
-    if (!waited) options.onWait?.(holderPid);
-    waited = true;
-    if (Date.now() >= options.deadline) throw options.busy(holderPid);
-    await sleep(
-      options.pollMs ?? 50,
-      undefined,
-      options.signal ? { signal: options.signal } : {},
-    ).catch(() => undefined);
-  }
+  let holderPid = 'unknown';
+  const taken: { lock?: ReleaseLockFile } = {};
+  const outcome = await waitUntil(
+    async () => {
+      for (;;) {
+        const held = await tryToTake(lockPath, temporary, mine, namespace, options);
+        if (held !== null) {
+          taken.lock = held;
+          return true;
+        }
+        const holder = await readFile(lockPath, 'utf8').catch(() => '');
+        if (holderDead(holder, namespace) && (await takeOver(lockPath, holder, mine, options)))
+          continue;
+        holderPid = holder.split(' ')[0] || 'unknown';
+        if (!waited) options.onWait?.(holderPid);
+        waited = true;
+        return false;
+      }
+    },
+    {
+      timeoutMs: msUntil(options.deadline),
+      intervalMs: options.pollMs ?? 50,
+      signal: options.signal,
+    },
+  );
+  if (outcome === 'ok' && taken.lock) return taken.lock;
+  if (outcome === 'aborted')
+    throw options.interrupted?.() ?? new Error(`stopped while waiting for ${lockPath}`);
+  throw options.busy(holderPid);
 }
 
 /** The lock, if the link to `lockPath` was made now; null when another process holds it (EEXIST). */

@@ -4,6 +4,6 @@ export {
   EXPAND_VALIDATION_HARVESTER_DEFAULT,
   LONGHORN_DRIVER,
 } from './harvester-setting.js';
-export { SettingInvalidError, type SettingInvalidCode } from './setting-invalid-error.js';
+export { SettingInvalidError, SettingInvalidCode } from './setting-invalid-error.js';
 export { parseDriverMap, unmarshalDriverMap } from './parse-driver-map.js';
 export { parseExpandValidation, type ExpandValidation } from './parse-expand-validation.js';

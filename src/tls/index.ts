@@ -17,7 +17,7 @@ export {
   issueClientCertificate,
   type ClientCertificateOptions,
 } from './issue-client-certificate.js';
-export { TlsError } from './tls-error.js';
+export { TlsError, TlsErrorCode } from './tls-error.js';
 export { writePrivateFile } from './write-private-file.js';
 export type {
   CertificateStore,

@@ -1,4 +1,12 @@
 import { VoeError } from '../errors/index.js';
 
-/** Codes: TLS_INVALID_OPTIONS, TLS_UNSUPPORTED_KEY, TLS_INVALID_PEM (see docs/errors.md "TLS"). */
-export class TlsError extends VoeError {}
+/** Stable codes of TlsError (documented in docs/errors.md, section "tls"). */
+export const TlsErrorCode = {
+  InvalidOptions: 'TLS_INVALID_OPTIONS',
+  UnsupportedKey: 'TLS_UNSUPPORTED_KEY',
+  InvalidPem: 'TLS_INVALID_PEM',
+} as const;
+
+export type TlsErrorCode = (typeof TlsErrorCode)[keyof typeof TlsErrorCode];
+
+export class TlsError extends VoeError<TlsErrorCode> {}

@@ -2,19 +2,16 @@ import { VoeError } from '../errors/index.js';
 
 /**
  * Errors of `voe check`: `CHECK_USAGE` (bad arguments), `CHECK_PVC_NOT_FOUND` (no such PVC),
- * `CHECK_API_FAILED` (the API server refused or failed a read), `CHECK_KUBECONFIG` (cannot load it).
+ * `CHECK_API_FAILED` (the API server refused or failed a read), `CHECK_KUBECONFIG` (cannot load
+ * it); docs/errors.md, section "admission".
  */
-export type CheckErrorCode =
-  'CHECK_USAGE' | 'CHECK_PVC_NOT_FOUND' | 'CHECK_API_FAILED' | 'CHECK_KUBECONFIG';
+export const CheckErrorCode = {
+  Usage: 'CHECK_USAGE',
+  PvcNotFound: 'CHECK_PVC_NOT_FOUND',
+  ApiFailed: 'CHECK_API_FAILED',
+  Kubeconfig: 'CHECK_KUBECONFIG',
+} as const;
 
-export class CheckError extends VoeError {
-  declare readonly code: CheckErrorCode;
+export type CheckErrorCode = (typeof CheckErrorCode)[keyof typeof CheckErrorCode];
 
-  constructor(
-    code: CheckErrorCode,
-    message: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
-    super(code, message, options);
-  }
-}
+export class CheckError extends VoeError<CheckErrorCode> {}

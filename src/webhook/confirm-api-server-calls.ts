@@ -1,5 +1,6 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { apiErrorOf, realClock, sleep } from '../kube/index.js';
+import { apiErrorOf } from '../kube/index.js';
+import { waitUntil } from '../wait/index.js';
 import { sumSamples } from './sum-samples.js';
 import { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
 
@@ -30,32 +31,34 @@ export async function confirmApiServerCalls(options: {
   signal?: AbortSignal;
 }): Promise<RegistrationCheck> {
   const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    if (options.signal?.aborted) return 'aborted';
-    const before = await settingReviews(options.metricsText);
-    try {
-      await custom.createClusterCustomObject({
-        group: 'harvesterhci.io',
-        version: 'v1beta1',
-        plural: 'settings',
-        dryRun: 'All',
-        // Harvester's stock Setting (Longhorn validated by default): the setting webhook allows it.
-        body: {
-          apiVersion: 'harvesterhci.io/v1beta1',
-          kind: 'Setting',
-          metadata: { name: options.settingName },
-          default: '{"driver.longhorn.io":true}',
-          value: '',
-        },
-      });
-    } catch (error) {
-      const code = apiErrorOf(error)?.code ?? 0;
-      if (code === 404 || code === 403) return 'unverifiable';
-      // 409 (the Setting exists) or a webhook call that failed: look at what the webhook saw.
-    }
-    if ((await settingReviews(options.metricsText)) > before) return 'confirmed';
-    if (Date.now() >= deadline) return 'timeout';
-    await sleep(realClock, options.pollMs ?? 100, options.signal);
-  }
+  let unverifiable = false;
+  const outcome = await waitUntil(
+    async () => {
+      const before = await settingReviews(options.metricsText);
+      try {
+        await custom.createClusterCustomObject({
+          group: 'harvesterhci.io',
+          version: 'v1beta1',
+          plural: 'settings',
+          dryRun: 'All',
+          // Harvester's stock Setting (Longhorn validated by default): the setting webhook allows it.
+          body: {
+            apiVersion: 'harvesterhci.io/v1beta1',
+            kind: 'Setting',
+            metadata: { name: options.settingName },
+            default: '{"driver.longhorn.io":true}',
+            value: '',
+          },
+        });
+      } catch (error) {
+        const code = apiErrorOf(error)?.code ?? 0;
+        if (code === 404 || code === 403) return (unverifiable = true);
+        // 409 (the Setting exists) or a webhook call that failed: look at what the webhook saw.
+      }
+      return (await settingReviews(options.metricsText)) > before;
+    },
+    { timeoutMs: options.timeoutMs, intervalMs: options.pollMs ?? 100, signal: options.signal },
+  );
+  if (outcome !== 'ok') return outcome;
+  return unverifiable ? 'unverifiable' : 'confirmed';
 }

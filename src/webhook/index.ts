@@ -65,7 +65,7 @@ export {
   type ServingWebhook,
   type StartedCaches,
 } from './serve-webhook.js';
-export { WebhookError } from './webhook-error.js';
+export { WebhookError, WebhookErrorCode } from './webhook-error.js';
 export {
   type AdmissionOptions,
   type LonghornV2Expansion,
@@ -145,7 +145,7 @@ export {
 } from './renew-dev-certificate.js';
 export { vmUsers, type VmUsers } from './vm-users.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
-export { CheckError, type CheckErrorCode } from './check-error.js';
+export { CheckError, CheckErrorCode } from './check-error.js';
 export { checkResize, type CheckResult } from './check-resize.js';
 export {
   apiServerFindings,

@@ -1,4 +1,5 @@
-import { KubeError, KubeErrorCode } from '../kube/index.js';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { IndexedStore, KubeError, KubeErrorCode, keyOf } from '../kube/index.js';
 import type { Cache, IndexFunction } from './cache.js';
 
 interface Named {
@@ -7,15 +8,10 @@ interface Named {
 
 /**
  * A Cache over objects held in memory: used by `voe check` (filled from list calls) and by
- * tests. Index keys are computed when an object is set, as an informer's indexer does.
+ * tests. Held in the informer's IndexedStore: index keys are computed when an object is set.
  */
 export class MemoryCache<T extends Named> implements Cache<T> {
-  readonly #objects = new Map<string, T>();
-  readonly #indexers: Record<string, IndexFunction<T>>;
-  /** index name -> index key -> object keys */
-  readonly #indexes = new Map<string, Map<string, Set<string>>>();
-  /** object key -> index name -> its index keys */
-  readonly #indexKeysOf = new Map<string, Map<string, string[]>>();
+  readonly #store = new IndexedStore<T & KubernetesObject>();
   #synced: boolean;
   #outOfSync: { since: number; why: string } | undefined;
 
@@ -23,50 +19,25 @@ export class MemoryCache<T extends Named> implements Cache<T> {
     objects: Iterable<T> = [],
     options: { indexers?: Record<string, IndexFunction<T>>; synced?: boolean } = {},
   ) {
-    this.#indexers = options.indexers ?? {};
-    for (const name of Object.keys(this.#indexers)) this.#indexes.set(name, new Map());
+    for (const [name, indexer] of Object.entries(options.indexers ?? {}))
+      this.#store.addIndex(name, indexer);
     this.#synced = options.synced ?? true;
     for (const object of objects) this.set(object);
   }
 
   static key(namespace: string | undefined, name: string): string {
-    return namespace ? `${namespace}/${name}` : name;
+    return keyOf(namespace, name);
   }
 
   set(object: T): void {
-    const key = MemoryCache.key(object.metadata?.namespace, object.metadata?.name ?? '');
-    this.#unindex(key);
-    this.#objects.set(key, object);
-    const keysOf = new Map<string, string[]>();
-    for (const [name, indexer] of Object.entries(this.#indexers)) {
-      const indexKeys = indexer(object);
-      keysOf.set(name, indexKeys);
-      const index = this.#indexes.get(name) as Map<string, Set<string>>;
-      for (const indexKey of indexKeys) {
-        let members = index.get(indexKey);
-        if (!members) index.set(indexKey, (members = new Set()));
-        members.add(key);
-      }
-    }
-    this.#indexKeysOf.set(key, keysOf);
+    this.#store.put(
+      MemoryCache.key(object.metadata?.namespace, object.metadata?.name ?? ''),
+      object,
+    );
   }
 
   delete(namespace: string | undefined, name: string): void {
-    const key = MemoryCache.key(namespace, name);
-    this.#unindex(key);
-    this.#objects.delete(key);
-  }
-
-  #unindex(key: string): void {
-    for (const [name, indexKeys] of this.#indexKeysOf.get(key) ?? []) {
-      const index = this.#indexes.get(name) as Map<string, Set<string>>;
-      for (const indexKey of indexKeys) {
-        const members = index.get(indexKey);
-        members?.delete(key);
-        if (members?.size === 0) index.delete(indexKey);
-      }
-    }
-    this.#indexKeysOf.delete(key);
+    this.#store.remove(MemoryCache.key(namespace, name));
   }
 
   setSynced(synced: boolean): void {
@@ -83,25 +54,24 @@ export class MemoryCache<T extends Named> implements Cache<T> {
   }
 
   get(namespace: string | undefined, name: string): T | undefined {
-    return this.#objects.get(MemoryCache.key(namespace, name));
+    return this.#store.get(MemoryCache.key(namespace, name));
   }
 
   list(namespace?: string): T[] {
-    const all = [...this.#objects.values()];
+    const all = this.#store.list();
     return namespace === undefined
       ? all
       : all.filter((object) => object.metadata?.namespace === namespace);
   }
 
   byIndex(index: string, key: string): T[] {
-    const members = this.#indexes.get(index);
-    if (!members)
+    if (!this.#store.hasIndex(index))
       throw new KubeError(
         KubeErrorCode.InformerUnknownIndex,
         `no index named ${JSON.stringify(index)}; give it in the MemoryCache's indexers`,
         { details: { name: index } },
       );
-    return [...(members.get(key) ?? [])].map((objectKey) => this.#objects.get(objectKey) as T);
+    return this.#store.byIndex(index, key);
   }
 
   get hasSynced(): boolean {

@@ -1,3 +1,5 @@
+import { exponentialDelay } from '../kube/index.js';
+
 /**
  * Reads of a pair that cannot be loaded (a file missing, empty, or a key that does not belong to
  * the certificate), which may still be being written: read again soon (250 ms, doubling up to
@@ -12,11 +14,15 @@ export interface IncompletePairRetry {
   settled(): void;
 }
 
+/** 250 ms, doubling up to 2 s. */
+const INCOMPLETE_PAIR_BACKOFF = { baseMs: 250, maxMs: 2_000 };
+
 export function retryIncompletePair(settleMs: number, read: () => void): IncompletePairRetry {
   /** Since when (ms) the files have not held a pair that loads; undefined while they do. */
   let since: number | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let delayMs = 0;
+  /** Reads planned since the files last held a pair that loads: the exponent of the next delay. */
+  let retries = 0;
   return {
     settling(now) {
       since ??= now;
@@ -24,7 +30,8 @@ export function retryIncompletePair(settleMs: number, read: () => void): Incompl
     },
     retrySoon(now) {
       if (timer || since === undefined) return;
-      delayMs = Math.min(Math.max(delayMs * 2, 250), 2_000);
+      retries += 1;
+      const delayMs = exponentialDelay(retries, INCOMPLETE_PAIR_BACKOFF);
       timer = setTimeout(
         () => {
           timer = undefined;
@@ -36,7 +43,7 @@ export function retryIncompletePair(settleMs: number, read: () => void): Incompl
     },
     settled() {
       since = undefined;
-      delayMs = 0;
+      retries = 0;
       if (timer) clearTimeout(timer);
       timer = undefined;
     },

@@ -1,8 +1,8 @@
-import { realClock, sleep } from '../kube/index.js';
+import { waitUntil } from '../wait/index.js';
 
 /**
- * Polls `condition` every `intervalMs` (default 100 ms); true once it holds, false after
- * `timeoutMs` or as soon as `signal` aborts (no timer left behind).
+ * waitUntil as a boolean: true once `condition` holds (polled every `intervalMs`, default 100 ms),
+ * false after `timeoutMs` or as soon as `signal` aborts (no timer left behind).
  */
 export async function waitFor(
   condition: () => boolean,
@@ -10,10 +10,5 @@ export async function waitFor(
   signal: AbortSignal | undefined,
   intervalMs = 100,
 ): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (signal?.aborted || Date.now() > deadline) return false;
-    await sleep(realClock, intervalMs, signal);
-  }
-  return true;
+  return (await waitUntil(condition, { timeoutMs, intervalMs, signal })) === 'ok';
 }

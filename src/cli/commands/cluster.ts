@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import {
@@ -18,6 +17,7 @@ import {
   KUBERNETES_VERSION,
 } from '../../controlplane/index.js';
 import { processAlive } from '../../lock/index.js';
+import { waitUntil } from '../../wait/index.js';
 import { killAndWait } from '../kill-and-wait.js';
 import { stopStartingSupervisor } from '../stop-starting-supervisor.js';
 import {
@@ -84,26 +84,28 @@ async function waitUntilReady(
   timeout: number,
   stops: StopRequests,
 ): Promise<void> {
-  const deadline = Date.now() + timeout * 1000;
-  for (;;) {
-    const reason = stops.reason();
-    if (reason) await stopStartingAndExit(dir, pid, reason);
-    const ready = await readyUrl(dir, pid);
-    if (ready !== undefined) {
-      process.stdout.write(
-        `control plane ready at ${ready}\nexport KUBECONFIG=${shellQuote(join(dir, 'kubeconfig'))}\n`,
-      );
-      return;
-    }
-    await throwIfSupervisorFailed(dir, pid, log);
-    if (Date.now() > deadline) {
-      await stopStartingSupervisor(dir, pid);
-      throw new ControlPlaneError(
-        'CONTROLPLANE_START_TIMEOUT',
-        `the control plane was not ready within ${timeout} s (see ${log.file})`,
-      );
-    }
-    await sleep(200);
+  const outcome = await waitUntil(
+    async () => {
+      const reason = stops.reason();
+      if (reason) await stopStartingAndExit(dir, pid, reason);
+      const ready = await readyUrl(dir, pid);
+      if (ready !== undefined) {
+        process.stdout.write(
+          `control plane ready at ${ready}\nexport KUBECONFIG=${shellQuote(join(dir, 'kubeconfig'))}\n`,
+        );
+        return true;
+      }
+      await throwIfSupervisorFailed(dir, pid, log);
+      return false;
+    },
+    { timeoutMs: timeout * 1000, intervalMs: 200 },
+  );
+  if (outcome === 'timeout') {
+    await stopStartingSupervisor(dir, pid);
+    throw new ControlPlaneError(
+      'CONTROLPLANE_START_TIMEOUT',
+      `the control plane was not ready within ${timeout} s (see ${log.file})`,
+    );
   }
 }
 

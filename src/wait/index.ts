@@ -1,0 +1,7 @@
+export {
+  falseOnError,
+  msUntil,
+  waitUntil,
+  type WaitOutcome,
+  type WaitUntilOptions,
+} from './wait-until.js';
