@@ -246,6 +246,126 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       webhookConfiguration('list'),
       { verb: 'get', resource: 'persistentvolumeclaims', namespace: 'default' },
     ];
+    const kubevirtCr = (verb: string, name = 'kubevirt'): Access => ({
+      verb,
+      group: 'kubevirt.io',
+      resource: 'kubevirts',
+      namespace: 'harvester-system',
+      name,
+    });
+    const expandSetting = (verb: string, name = 'csi-online-expand-validation'): Access => ({
+      verb,
+      group: 'harvesterhci.io',
+      resource: 'settings',
+      ...(name ? { name } : {}),
+    });
+    const lease = (verb: string, namespace = NS, name?: string): Access => ({
+      verb,
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      namespace,
+      ...(name ? { name } : {}),
+    });
+    const event = (verb: string, namespace: string): Access => ({
+      verb,
+      group: 'events.k8s.io',
+      resource: 'events',
+      namespace,
+    });
+    /** voe watch --enable (default values): its informers, its writes, voe enable's. */
+    const TRACKER_NEEDS: Access[] = [
+      ...['get', 'list', 'watch'].flatMap((verb) => [
+        { verb, resource: 'persistentvolumeclaims' },
+        { verb, resource: 'persistentvolumes' },
+        { verb, resource: 'pods' },
+        { verb, group: 'kubevirt.io', resource: 'virtualmachines' },
+        { verb, group: 'kubevirt.io', resource: 'virtualmachineinstances' },
+        { verb, group: 'storage.voe.dev', resource: 'volumeexpansions' },
+        kubevirtCr(verb),
+      ]),
+      { verb: 'create', group: 'storage.voe.dev', resource: 'volumeexpansions', namespace: 'vms' },
+      {
+        verb: 'update',
+        group: 'storage.voe.dev',
+        resource: 'volumeexpansions',
+        subresource: 'status',
+        namespace: 'vms',
+        name: 'vm1-disk-0-20gi',
+      },
+      event('create', 'vms'),
+      event('patch', 'vms'),
+      lease('create'),
+      lease('get', NS, 'voe-vmwatcher'),
+      lease('update', NS, 'voe-vmwatcher'),
+      kubevirtCr('update'),
+      expandSetting('get'),
+      expandSetting('create', ''),
+    ];
+    const TRACKER_MUST_NOT: Access[] = [
+      ...NOBODY,
+      secret('get', NS, 'voe-webhook-tls'),
+      {
+        verb: 'update',
+        group: 'kubevirt.io',
+        resource: 'virtualmachineinstances',
+        namespace: 'vms',
+      },
+      {
+        verb: 'patch',
+        group: 'kubevirt.io',
+        resource: 'virtualmachineinstances',
+        namespace: 'vms',
+      },
+      { verb: 'update', resource: 'persistentvolumes', name: 'pv-1' },
+      { verb: 'update', resource: 'pods', namespace: 'vms' },
+      { verb: 'update', group: 'storage.voe.dev', resource: 'volumeexpansions', namespace: 'vms' },
+      { verb: 'delete', group: 'storage.voe.dev', resource: 'volumeexpansions', namespace: 'vms' },
+      {
+        verb: 'delete',
+        group: 'kubevirt.io',
+        resource: 'kubevirts',
+        namespace: 'harvester-system',
+        name: 'kubevirt',
+      },
+      kubevirtCr('get', 'other'),
+      kubevirtCr('update', 'other'),
+      { verb: 'list', group: 'kubevirt.io', resource: 'kubevirts' },
+      expandSetting('update'),
+      expandSetting('delete'),
+      expandSetting('get', 'ssl-certificates'),
+      lease('update', NS, 'other'),
+      lease('update', 'kube-system', 'kube-controller-manager'),
+      lease('create', 'kube-system'),
+      { verb: 'create', resource: 'events', namespace: 'vms' },
+      { verb: 'delete', group: 'events.k8s.io', resource: 'events', namespace: 'vms' },
+    ];
+    /** voe disable (the pre-delete hook): the KubeVirt CR and the one Setting, and Events on them. */
+    const DISABLE_NEEDS: Access[] = [
+      kubevirtCr('get'),
+      kubevirtCr('update'),
+      expandSetting('get'),
+      expandSetting('update'),
+      expandSetting('delete'),
+      event('create', 'harvester-system'),
+      event('patch', 'harvester-system'),
+      event('create', 'default'),
+      event('patch', 'default'),
+    ];
+    const DISABLE_MUST_NOT: Access[] = [
+      // Updating the Setting voe enable created is this hook's job.
+      ...NOBODY.filter((access) => !(access.resource === 'settings' && access.verb === 'update')),
+      kubevirtCr('get', 'other'),
+      kubevirtCr('delete'),
+      { verb: 'list', group: 'kubevirt.io', resource: 'kubevirts' },
+      expandSetting('create', ''),
+      expandSetting('update', 'ssl-certificates'),
+      expandSetting('delete', 'ssl-certificates'),
+      { verb: 'list', resource: 'persistentvolumeclaims' },
+      { verb: 'get', resource: 'pods', namespace: 'default' },
+      { verb: 'create', group: 'storage.voe.dev', resource: 'volumeexpansions', namespace: 'vms' },
+      event('create', 'vms'),
+      lease('create'),
+    ];
     const MATRIX: Array<[Account, Access[], Access[]]> = [
       [
         serviceAccount(NS, 'voe-webhook'),
@@ -305,6 +425,8 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
           { verb: 'list', resource: 'pods' },
         ],
       ],
+      [serviceAccount(NS, 'voe-tracker'), TRACKER_NEEDS, TRACKER_MUST_NOT],
+      [serviceAccount(NS, 'voe-disable-hook'), DISABLE_NEEDS, DISABLE_MUST_NOT],
       [serviceAccount(NS, 'voe-certs'), CERTS_NEEDS, CERTS_MUST_NOT],
       [serviceAccount(NS, 'voe-certs-hook'), CERTS_NEEDS, CERTS_MUST_NOT],
     ];
@@ -329,6 +451,8 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
         `${NS}/voe-webhook`,
         `${NS}/voe-certs`,
         `${NS}/voe-certs-hook`,
+        `${NS}/voe-tracker`,
+        `${NS}/voe-disable-hook`,
       ]);
       for (const binding of [
         ...objectsOf(defaults, 'RoleBinding'),
