@@ -5,7 +5,9 @@
  * (SubjectAccessReviews); and the chart's own command lines work with only that RBAC: voe certs
  * ensure (the hook Job's and the CronJob's arguments) creates and renews the Secrets and the
  * caBundle, and voe serve (the Deployment's arguments) becomes ready and serves the certificate
- * the API server is told to trust, picking up a renewed one without a restart.
+ * the API server is told to trust, picking up a renewed one without a restart; voe enable with the
+ * tracker's arguments (as its ServiceAccount) adds ExpandDisks and the Setting, and voe disable
+ * with the pre-delete hook's arguments (as the hook's) removes them.
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -45,6 +47,7 @@ import { servedCertificate, writeSecretVolume } from '../../support/charts/secre
 import { eventually } from '../../support/held-clock.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';
 import { onCleanup } from '../../support/cleanup.js';
+import { isNotFound, requestJson, resourcePath } from '../../../src/kube/index.js';
 
 const NS = 'voe-system';
 const RBAC_KINDS = ['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'];
@@ -640,6 +643,68 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       assert.match(again, /^CA: kept, /m);
       assert.match(again, /^serving certificate: kept, /m);
       assert.deepStrictEqual(await readSecret('voe-webhook-tls'), newTls);
+    });
+
+    it('voe enable with the tracker’s arguments (as voe-tracker: what voe watch --enable runs first) adds ExpandDisks and creates the Setting; voe disable with the pre-delete hook Job’s arguments (as voe-disable-hook) removes exactly that', async () => {
+      const kubeConfig = cp.current.kubeConfig;
+      // The Setting webhook names a Service nothing answers here (failurePolicy Fail): it goes.
+      await kubeConfig
+        .makeApiClient(AdmissionregistrationV1Api)
+        .deleteValidatingWebhookConfiguration({ name: 'voe' })
+        .catch(() => undefined);
+      const kubeVirtPath = resourcePath({
+        group: 'kubevirt.io',
+        version: 'v1',
+        plural: 'kubevirts',
+        namespace: 'harvester-system',
+        name: 'kubevirt',
+      });
+      const settingPath = resourcePath({
+        group: 'harvesterhci.io',
+        version: 'v1beta1',
+        plural: 'settings',
+        name: 'csi-online-expand-validation',
+      });
+      await serverSideApply(kubeConfig, {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'KubeVirt',
+        metadata: { namespace: 'harvester-system', name: 'kubevirt' },
+        spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration'] } } },
+      } as KubernetesObject);
+      const gates = async (): Promise<string[]> =>
+        (
+          await requestJson<{
+            spec?: { configuration?: { developerConfiguration?: { featureGates?: string[] } } };
+          }>(kubeConfig, { method: 'GET', path: kubeVirtPath })
+        ).spec?.configuration?.developerConfiguration?.featureGates ?? [];
+      const setting = () =>
+        requestJson<KubernetesObject>(kubeConfig, { method: 'GET', path: settingPath });
+
+      const watchArgs = argsOf(oneOf(defaults, 'Deployment', 'voe-tracker'));
+      assert.include(watchArgs, '--enable');
+      const enableArgs = [
+        'enable',
+        ...watchArgs.filter((arg) =>
+          /^--(kubevirt-namespace|kubevirt-name|setting-name)=/.test(arg),
+        ),
+      ];
+      assert.lengthOf(enableArgs, 4);
+      await runAs(serviceAccount(NS, 'voe-tracker'), enableArgs);
+      assert.deepStrictEqual(await gates(), ['LiveMigration', 'ExpandDisks']);
+      assert.strictEqual(
+        (await setting()).metadata?.annotations?.['storage.voe.dev/created-by'],
+        'voe enable',
+      );
+
+      const hook = oneOf(defaults, 'Job', 'voe-disable-hook');
+      assert.strictEqual(hookOf(hook), 'pre-delete');
+      await runAs(serviceAccount(NS, 'voe-disable-hook'), argsOf(hook));
+      assert.deepStrictEqual(await gates(), ['LiveMigration']);
+      const gone = await setting().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      assert.isTrue(isNotFound(gone), String(gone));
     });
   });
 });
