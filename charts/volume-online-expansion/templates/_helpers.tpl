@@ -130,3 +130,20 @@ containers:
       limits:
         memory: 192Mi
 {{- end }}
+
+{{/* The tracker's names and pods' selector. */}}
+{{- define "voe.trackerName" -}}voe-tracker{{- end }}
+{{- define "voe.disableHookName" -}}voe-disable-hook{{- end }}
+{{- define "voe.leaseName" -}}voe-vmwatcher{{- end }}
+{{- define "voe.tracker.selector" -}}
+app.kubernetes.io/name: voe
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: tracker
+{{- end }}
+
+{{/* The flags voe watch, voe enable and voe disable share: the KubeVirt CR and the Setting. */}}
+{{- define "voe.enablementArgs" -}}
+- --kubevirt-namespace={{ include "voe.kubevirtNamespace" . }}
+- --kubevirt-name={{ include "voe.kubevirtName" . }}
+- --setting-name={{ .Values.admission.setting }}
+{{- end }}

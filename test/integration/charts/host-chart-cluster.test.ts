@@ -5,7 +5,9 @@
  * (SubjectAccessReviews); and the chart's own command lines work with only that RBAC: voe certs
  * ensure (the hook Job's and the CronJob's arguments) creates and renews the Secrets and the
  * caBundle, and voe serve (the Deployment's arguments) becomes ready and serves the certificate
- * the API server is told to trust, picking up a renewed one without a restart.
+ * the API server is told to trust, picking up a renewed one without a restart; voe enable with the
+ * tracker's arguments (as its ServiceAccount) adds ExpandDisks and the Setting, and voe disable
+ * with the pre-delete hook's arguments (as the hook's) removes them.
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -45,6 +47,7 @@ import { servedCertificate, writeSecretVolume } from '../../support/charts/secre
 import { eventually } from '../../support/held-clock.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';
 import { onCleanup } from '../../support/cleanup.js';
+import { isNotFound, requestJson, resourcePath } from '../../../src/kube/index.js';
 
 const NS = 'voe-system';
 const RBAC_KINDS = ['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'];
@@ -246,6 +249,126 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       webhookConfiguration('list'),
       { verb: 'get', resource: 'persistentvolumeclaims', namespace: 'default' },
     ];
+    const kubevirtCr = (verb: string, name = 'kubevirt'): Access => ({
+      verb,
+      group: 'kubevirt.io',
+      resource: 'kubevirts',
+      namespace: 'harvester-system',
+      name,
+    });
+    const expandSetting = (verb: string, name = 'csi-online-expand-validation'): Access => ({
+      verb,
+      group: 'harvesterhci.io',
+      resource: 'settings',
+      ...(name ? { name } : {}),
+    });
+    const lease = (verb: string, namespace = NS, name?: string): Access => ({
+      verb,
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      namespace,
+      ...(name ? { name } : {}),
+    });
+    const event = (verb: string, namespace: string): Access => ({
+      verb,
+      group: 'events.k8s.io',
+      resource: 'events',
+      namespace,
+    });
+    /** voe watch --enable (default values): its informers, its writes, voe enable's. */
+    const TRACKER_NEEDS: Access[] = [
+      ...['get', 'list', 'watch'].flatMap((verb) => [
+        { verb, resource: 'persistentvolumeclaims' },
+        { verb, resource: 'persistentvolumes' },
+        { verb, resource: 'pods' },
+        { verb, group: 'kubevirt.io', resource: 'virtualmachines' },
+        { verb, group: 'kubevirt.io', resource: 'virtualmachineinstances' },
+        { verb, group: 'storage.voe.dev', resource: 'volumeexpansions' },
+        kubevirtCr(verb),
+      ]),
+      { verb: 'create', group: 'storage.voe.dev', resource: 'volumeexpansions', namespace: 'vms' },
+      {
+        verb: 'update',
+        group: 'storage.voe.dev',
+        resource: 'volumeexpansions',
+        subresource: 'status',
+        namespace: 'vms',
+        name: 'vm1-disk-0-20gi',
+      },
+      event('create', 'vms'),
+      event('patch', 'vms'),
+      lease('create'),
+      lease('get', NS, 'voe-vmwatcher'),
+      lease('update', NS, 'voe-vmwatcher'),
+      kubevirtCr('update'),
+      expandSetting('get'),
+      expandSetting('create', ''),
+    ];
+    const TRACKER_MUST_NOT: Access[] = [
+      ...NOBODY,
+      secret('get', NS, 'voe-webhook-tls'),
+      {
+        verb: 'update',
+        group: 'kubevirt.io',
+        resource: 'virtualmachineinstances',
+        namespace: 'vms',
+      },
+      {
+        verb: 'patch',
+        group: 'kubevirt.io',
+        resource: 'virtualmachineinstances',
+        namespace: 'vms',
+      },
+      { verb: 'update', resource: 'persistentvolumes', name: 'pv-1' },
+      { verb: 'update', resource: 'pods', namespace: 'vms' },
+      { verb: 'update', group: 'storage.voe.dev', resource: 'volumeexpansions', namespace: 'vms' },
+      { verb: 'delete', group: 'storage.voe.dev', resource: 'volumeexpansions', namespace: 'vms' },
+      {
+        verb: 'delete',
+        group: 'kubevirt.io',
+        resource: 'kubevirts',
+        namespace: 'harvester-system',
+        name: 'kubevirt',
+      },
+      kubevirtCr('get', 'other'),
+      kubevirtCr('update', 'other'),
+      { verb: 'list', group: 'kubevirt.io', resource: 'kubevirts' },
+      expandSetting('update'),
+      expandSetting('delete'),
+      expandSetting('get', 'ssl-certificates'),
+      lease('update', NS, 'other'),
+      lease('update', 'kube-system', 'kube-controller-manager'),
+      lease('create', 'kube-system'),
+      { verb: 'create', resource: 'events', namespace: 'vms' },
+      { verb: 'delete', group: 'events.k8s.io', resource: 'events', namespace: 'vms' },
+    ];
+    /** voe disable (the pre-delete hook): the KubeVirt CR and the one Setting, and Events on them. */
+    const DISABLE_NEEDS: Access[] = [
+      kubevirtCr('get'),
+      kubevirtCr('update'),
+      expandSetting('get'),
+      expandSetting('update'),
+      expandSetting('delete'),
+      event('create', 'harvester-system'),
+      event('patch', 'harvester-system'),
+      event('create', 'default'),
+      event('patch', 'default'),
+    ];
+    const DISABLE_MUST_NOT: Access[] = [
+      // Updating the Setting voe enable created is this hook's job.
+      ...NOBODY.filter((access) => !(access.resource === 'settings' && access.verb === 'update')),
+      kubevirtCr('get', 'other'),
+      kubevirtCr('delete'),
+      { verb: 'list', group: 'kubevirt.io', resource: 'kubevirts' },
+      expandSetting('create', ''),
+      expandSetting('update', 'ssl-certificates'),
+      expandSetting('delete', 'ssl-certificates'),
+      { verb: 'list', resource: 'persistentvolumeclaims' },
+      { verb: 'get', resource: 'pods', namespace: 'default' },
+      { verb: 'create', group: 'storage.voe.dev', resource: 'volumeexpansions', namespace: 'vms' },
+      event('create', 'vms'),
+      lease('create'),
+    ];
     const MATRIX: Array<[Account, Access[], Access[]]> = [
       [
         serviceAccount(NS, 'voe-webhook'),
@@ -305,6 +428,8 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
           { verb: 'list', resource: 'pods' },
         ],
       ],
+      [serviceAccount(NS, 'voe-tracker'), TRACKER_NEEDS, TRACKER_MUST_NOT],
+      [serviceAccount(NS, 'voe-disable-hook'), DISABLE_NEEDS, DISABLE_MUST_NOT],
       [serviceAccount(NS, 'voe-certs'), CERTS_NEEDS, CERTS_MUST_NOT],
       [serviceAccount(NS, 'voe-certs-hook'), CERTS_NEEDS, CERTS_MUST_NOT],
     ];
@@ -329,6 +454,8 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
         `${NS}/voe-webhook`,
         `${NS}/voe-certs`,
         `${NS}/voe-certs-hook`,
+        `${NS}/voe-tracker`,
+        `${NS}/voe-disable-hook`,
       ]);
       for (const binding of [
         ...objectsOf(defaults, 'RoleBinding'),
@@ -516,6 +643,68 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       assert.match(again, /^CA: kept, /m);
       assert.match(again, /^serving certificate: kept, /m);
       assert.deepStrictEqual(await readSecret('voe-webhook-tls'), newTls);
+    });
+
+    it('voe enable with the tracker’s arguments (as voe-tracker: what voe watch --enable runs first) adds ExpandDisks and creates the Setting; voe disable with the pre-delete hook Job’s arguments (as voe-disable-hook) removes exactly that', async () => {
+      const kubeConfig = cp.current.kubeConfig;
+      // The Setting webhook names a Service nothing answers here (failurePolicy Fail): it goes.
+      await kubeConfig
+        .makeApiClient(AdmissionregistrationV1Api)
+        .deleteValidatingWebhookConfiguration({ name: 'voe' })
+        .catch(() => undefined);
+      const kubeVirtPath = resourcePath({
+        group: 'kubevirt.io',
+        version: 'v1',
+        plural: 'kubevirts',
+        namespace: 'harvester-system',
+        name: 'kubevirt',
+      });
+      const settingPath = resourcePath({
+        group: 'harvesterhci.io',
+        version: 'v1beta1',
+        plural: 'settings',
+        name: 'csi-online-expand-validation',
+      });
+      await serverSideApply(kubeConfig, {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'KubeVirt',
+        metadata: { namespace: 'harvester-system', name: 'kubevirt' },
+        spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration'] } } },
+      } as KubernetesObject);
+      const gates = async (): Promise<string[]> =>
+        (
+          await requestJson<{
+            spec?: { configuration?: { developerConfiguration?: { featureGates?: string[] } } };
+          }>(kubeConfig, { method: 'GET', path: kubeVirtPath })
+        ).spec?.configuration?.developerConfiguration?.featureGates ?? [];
+      const setting = () =>
+        requestJson<KubernetesObject>(kubeConfig, { method: 'GET', path: settingPath });
+
+      const watchArgs = argsOf(oneOf(defaults, 'Deployment', 'voe-tracker'));
+      assert.include(watchArgs, '--enable');
+      const enableArgs = [
+        'enable',
+        ...watchArgs.filter((arg) =>
+          /^--(kubevirt-namespace|kubevirt-name|setting-name)=/.test(arg),
+        ),
+      ];
+      assert.lengthOf(enableArgs, 4);
+      await runAs(serviceAccount(NS, 'voe-tracker'), enableArgs);
+      assert.deepStrictEqual(await gates(), ['LiveMigration', 'ExpandDisks']);
+      assert.strictEqual(
+        (await setting()).metadata?.annotations?.['storage.voe.dev/created-by'],
+        'voe enable',
+      );
+
+      const hook = oneOf(defaults, 'Job', 'voe-disable-hook');
+      assert.strictEqual(hookOf(hook), 'pre-delete');
+      await runAs(serviceAccount(NS, 'voe-disable-hook'), argsOf(hook));
+      assert.deepStrictEqual(await gates(), ['LiveMigration']);
+      const gone = await setting().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      assert.isTrue(isNotFound(gone), String(gone));
     });
   });
 });

@@ -177,11 +177,95 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         assert.strictEqual(budgets.length, v.webhook.replicas > 1 ? 1 : 0);
       });
 
+      it('runs the tracker (voe watch) locked down: replicas, its Lease, --enable, probes on /livez and /readyz, and voe disable as a pre-delete hook; nothing of it with tracker.enabled false', () => {
+        const v = merged(defaults, values) as {
+          tracker: { enabled: boolean; replicas: number; enable: boolean; port: number };
+          admission: { kubevirt: string; setting: string };
+        };
+        const tracking = objects.filter(
+          (o) => o.metadata?.labels?.['app.kubernetes.io/component'] === 'tracker',
+        );
+        if (!v.tracker.enabled) {
+          assert.deepStrictEqual(
+            tracking.map((o) => `${o.kind}/${o.metadata!.name}`),
+            [],
+          );
+          return;
+        }
+        const deployment = oneOf(objects, 'Deployment', 'voe-tracker') as unknown as V1Deployment;
+        assert.strictEqual(deployment.spec!.replicas, v.tracker.replicas);
+        const pod = deployment.spec!.template.spec!;
+        assert.strictEqual(pod.serviceAccountName, 'voe-tracker');
+        assert.isTrue(pod.securityContext?.runAsNonRoot);
+        assert.strictEqual(pod.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+        const tracker = pod.containers[0]!;
+        assert.isTrue(tracker.securityContext?.readOnlyRootFilesystem);
+        assert.isFalse(tracker.securityContext?.allowPrivilegeEscalation);
+        assert.deepStrictEqual(tracker.securityContext?.capabilities?.drop, ['ALL']);
+        assert.isOk(tracker.resources?.requests?.['memory']);
+        assert.isOk(tracker.resources?.limits?.['memory']);
+        assert.strictEqual(tracker.livenessProbe?.httpGet?.path, '/livez');
+        assert.strictEqual(tracker.readinessProbe?.httpGet?.path, '/readyz');
+        assert.strictEqual(tracker.ports?.[0]?.containerPort, v.tracker.port);
+        const [kubevirtNamespace, kubevirtName] = v.admission.kubevirt.split('/');
+        const args = tracker.args!;
+        assert.strictEqual(args[0], 'watch');
+        assert.includeMembers(args, [
+          `--port=${v.tracker.port}`,
+          '--lease-namespace=voe-system',
+          '--lease-name=voe-vmwatcher',
+          `--kubevirt-namespace=${kubevirtNamespace}`,
+          `--kubevirt-name=${kubevirtName}`,
+          `--setting-name=${v.admission.setting}`,
+        ]);
+        assert.strictEqual(args.includes('--enable'), v.tracker.enable);
+        const service = oneOf(objects, 'Service', 'voe-tracker') as unknown as {
+          spec: { selector: Record<string, string> };
+        };
+        assert.deepStrictEqual(service.spec.selector, deployment.spec!.selector.matchLabels);
+        const hook = oneOf(objects, 'Job', 'voe-disable-hook');
+        assert.strictEqual(hookOf(hook), 'pre-delete');
+        const hookPod = (hook as unknown as { spec: { template: { spec: V1PodSpec } } }).spec
+          .template.spec;
+        assert.strictEqual(hookPod.serviceAccountName, 'voe-disable-hook');
+        assert.deepStrictEqual(hookPod.containers[0]!.args, [
+          'disable',
+          `--kubevirt-namespace=${kubevirtNamespace}`,
+          `--kubevirt-name=${kubevirtName}`,
+          `--setting-name=${v.admission.setting}`,
+        ]);
+        // The hook's identity is a hook too (it exists before the Job and goes after it).
+        for (const object of tracking.filter((o) =>
+          o.metadata!.name!.startsWith('voe-disable-hook'),
+        ))
+          assert.strictEqual(
+            hookOf(object),
+            'pre-delete',
+            `${object.kind}/${object.metadata!.name}`,
+          );
+        // Write access to the KubeVirt CR and the Setting only with --enable.
+        const kubevirtRole = oneOf(objects, 'Role', 'voe-tracker-kubevirt') as unknown as {
+          rules: Array<{ verbs: string[] }>;
+        };
+        assert.strictEqual(kubevirtRole.rules[0]!.verbs.includes('update'), v.tracker.enable);
+        const clusterRole = oneOf(objects, 'ClusterRole', 'voe-tracker') as unknown as {
+          rules: Array<{ apiGroups: string[] }>;
+        };
+        assert.strictEqual(
+          clusterRole.rules.some((rule) => rule.apiGroups.includes('harvesterhci.io')),
+          v.tracker.enable,
+        );
+      });
+
       it('manages certificates one way: self-managed (voe certs ensure as hooks and a CronJob) or cert-manager', () => {
         const v = merged(defaults, values) as { certificates: { mode: string } };
         const certificates = objectsOf(objects, 'Certificate');
         const cronJobs = objectsOf(objects, 'CronJob');
-        const hooks = objects.filter((object) => hookOf(object) !== '');
+        // The certificates' hooks (the tracker's pre-delete voe disable hook is checked above).
+        const hooks = objects.filter(
+          (object) =>
+            hookOf(object) !== '' && !object.metadata!.name!.startsWith('voe-disable-hook'),
+        );
         if (v.certificates.mode === 'self-managed') {
           assert.deepStrictEqual(certificates, []);
           assert.deepStrictEqual(
@@ -343,8 +427,15 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
     };
     const rules = rule.spec.groups.flatMap((group) => group.rules);
     const docs = await readFile(join(repoRoot(), 'docs/metrics.md'), 'utf8');
-    const served = await readFile(join(repoRoot(), 'src/webhook/webhook-metrics.ts'), 'utf8');
-    assert.strictEqual(rules.length, 7);
+    const served = [
+      await readFile(join(repoRoot(), 'src/webhook/webhook-metrics.ts'), 'utf8'),
+      await readFile(join(repoRoot(), 'src/vmwatcher/tracker-metrics.ts'), 'utf8'),
+    ].join('\n');
+    assert.strictEqual(rules.length, 9);
+    assert.includeMembers(
+      rules.map((r) => r.alert),
+      ['VoeTrackerDown', 'VoeTrackerExpansionsStuck'],
+    );
     for (const { alert, expr } of rules) {
       assert.include(docs, `\`${alert}\``);
       for (const metric of expr.match(/\bvoe_[a-z_]+/g) ?? [])

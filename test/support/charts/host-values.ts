@@ -1,6 +1,7 @@
 /**
  * Non-default values of the host chart that the tests render, lint and apply besides the defaults:
- * each turns on what the defaults leave off (cert-manager, monitoring) or moves what they fix.
+ * each turns on what the defaults leave off (cert-manager, monitoring), turns off what they turn on
+ * (the tracker, its --enable) or moves what they fix.
  */
 export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
   'cert-manager, monitoring, Longhorn off, a custom Setting, Ignore': {
@@ -27,14 +28,23 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
       podAnnotations: { 'example.com/team': 'storage' },
       podLabels: { team: 'storage' },
     },
+    tracker: {
+      replicas: 3,
+      enable: false,
+      stuckAfter: '1h30m',
+      logLevel: 'debug',
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      podLabels: { team: 'storage' },
+    },
     certificates: { mode: 'cert-manager' },
     metrics: {
       serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
       prometheusRule: { enabled: true, labels: { release: 'prometheus' } },
     },
   },
-  'cert-manager with a ClusterIssuer, one replica': {
+  'cert-manager with a ClusterIssuer, one replica, no tracker': {
     webhook: { replicas: 1 },
+    tracker: { enabled: false },
     certificates: {
       mode: 'cert-manager',
       certManager: {
