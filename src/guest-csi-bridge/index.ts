@@ -5,7 +5,7 @@ export {
   type CsiDriverOptions,
   type CsiServices,
 } from './start-csi-driver.js';
-export { CsiError, isCsiError, type CsiErrorCode } from './errors/csi-error.js';
+export { CsiError, isCsiError, CsiErrorCode } from './errors/csi-error.js';
 export { grpcStatusOf, type GrpcStatus } from './errors/grpc-status-of.js';
 export {
   loadCsiServices,

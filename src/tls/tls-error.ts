@@ -5,6 +5,8 @@ export const TlsErrorCode = {
   InvalidOptions: 'TLS_INVALID_OPTIONS',
   UnsupportedKey: 'TLS_UNSUPPORTED_KEY',
   InvalidPem: 'TLS_INVALID_PEM',
+  CertificatesConflict: 'TLS_CERTIFICATES_CONFLICT',
+  CertificatesFailed: 'TLS_CERTIFICATES_FAILED',
 } as const;
 
 export type TlsErrorCode = (typeof TlsErrorCode)[keyof typeof TlsErrorCode];

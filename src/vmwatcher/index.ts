@@ -101,7 +101,7 @@ export {
   type RunningTracker,
   type StartTrackerOptions,
 } from './start-tracker.js';
-export { TrackerError, type TrackerErrorCode } from './tracker-error.js';
+export { TrackerError, TrackerErrorCode } from './tracker-error.js';
 export {
   ADDED_GATES_ANNOTATION,
   CREATED_BY_ANNOTATION,

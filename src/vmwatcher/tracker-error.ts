@@ -1,14 +1,17 @@
 import { VoeError } from '../errors/index.js';
 
 /** Stable codes of the tracker's errors and of `voe watch`, `voe status`, `voe enable`, `voe disable` (docs/errors.md "tracker"). */
-export type TrackerErrorCode =
-  | 'TRACKER_USAGE'
-  | 'TRACKER_KUBECONFIG'
-  | 'TRACKER_LISTEN_FAILED'
-  | 'TRACKER_KUBEVIRT_MISSING'
-  | 'TRACKER_API_FAILED';
+export const TrackerErrorCode = {
+  Usage: 'TRACKER_USAGE',
+  Kubeconfig: 'TRACKER_KUBECONFIG',
+  ListenFailed: 'TRACKER_LISTEN_FAILED',
+  KubevirtMissing: 'TRACKER_KUBEVIRT_MISSING',
+  ApiFailed: 'TRACKER_API_FAILED',
+} as const;
 
-export class TrackerError extends VoeError {
+export type TrackerErrorCode = (typeof TrackerErrorCode)[keyof typeof TrackerErrorCode];
+
+export class TrackerError extends VoeError<TrackerErrorCode> {
   declare readonly code: TrackerErrorCode;
 
   constructor(

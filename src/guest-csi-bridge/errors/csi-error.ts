@@ -4,60 +4,65 @@ import { VoeError } from '../../errors/index.js';
  * Stable codes of the guest CSI bridge's own errors (docs/errors.md, section "guest-csi-bridge").
  * Each maps to one gRPC status code in grpcStatusOf, the only place that decides it.
  */
-export type CsiErrorCode =
+export const CsiErrorCode = {
   /** A required field is missing or malformed (INVALID_ARGUMENT). */
-  | 'CSI_INVALID_ARGUMENT'
+  InvalidArgument: 'CSI_INVALID_ARGUMENT',
   /** An access type, access mode or content source the driver does not serve (INVALID_ARGUMENT). */
-  | 'CSI_UNSUPPORTED_CAPABILITY'
+  UnsupportedCapability: 'CSI_UNSUPPORTED_CAPABILITY',
   /** The secrets carry a host kubeconfig that cannot be used (INVALID_ARGUMENT). */
-  | 'CSI_HOST_CREDENTIALS_INVALID'
+  HostCredentialsInvalid: 'CSI_HOST_CREDENTIALS_INVALID',
   /** No host PVC of that volume id (NOT_FOUND). */
-  | 'CSI_VOLUME_NOT_FOUND'
+  VolumeNotFound: 'CSI_VOLUME_NOT_FOUND',
   /** No VirtualMachine of that node id in the host namespace (NOT_FOUND). */
-  | 'CSI_NODE_NOT_FOUND'
+  NodeNotFound: 'CSI_NODE_NOT_FOUND',
   /** The volume or staging path does not exist on this node (NOT_FOUND). */
-  | 'CSI_PATH_NOT_FOUND'
+  PathNotFound: 'CSI_PATH_NOT_FOUND',
   /** No device of the volume on this node (NOT_FOUND). */
-  | 'CSI_DEVICE_NOT_FOUND'
+  DeviceNotFound: 'CSI_DEVICE_NOT_FOUND',
   /** A volume of that name exists with another size or mode (ALREADY_EXISTS). */
-  | 'CSI_VOLUME_EXISTS'
+  VolumeExists: 'CSI_VOLUME_EXISTS',
   /** The size asked for cannot be given within the limit (OUT_OF_RANGE). */
-  | 'CSI_CAPACITY_OUT_OF_RANGE'
+  CapacityOutOfRange: 'CSI_CAPACITY_OUT_OF_RANGE',
   /** The host's admission refused the growth (its `PVC_EXPAND` answer or another refusal) (INVALID_ARGUMENT). */
-  | 'CSI_EXPANSION_REFUSED'
+  ExpansionRefused: 'CSI_EXPANSION_REFUSED',
   /** The host PVC's provisioner is not validated in the host's csi-online-expand-validation Setting (INVALID_ARGUMENT). */
-  | 'CSI_PROVIDER_NOT_VALIDATED'
+  ProviderNotValidated: 'CSI_PROVIDER_NOT_VALIDATED',
   /** The host's own resizer marked the host PVC's growth infeasible (OUT_OF_RANGE). */
-  | 'CSI_HOST_RESIZE_INFEASIBLE'
+  HostResizeInfeasible: 'CSI_HOST_RESIZE_INFEASIBLE',
   /** Another operation on the same volume is running (ABORTED). */
-  | 'CSI_OPERATION_PENDING'
+  OperationPending: 'CSI_OPERATION_PENDING',
   /** A host PVC of that name is being deleted; a new one can be made once it is gone (ABORTED). */
-  | 'CSI_VOLUME_BEING_DELETED'
+  VolumeBeingDeleted: 'CSI_VOLUME_BEING_DELETED',
   /** The hotplug into (or out of) the guest node's VM has not finished yet (ABORTED). */
-  | 'CSI_HOTPLUG_PENDING'
+  HotplugPending: 'CSI_HOTPLUG_PENDING',
   /** The host PVC is not bound yet (UNAVAILABLE). */
-  | 'CSI_HOST_PVC_NOT_BOUND'
+  HostPvcNotBound: 'CSI_HOST_PVC_NOT_BOUND',
   /** The host did not get there before the call's deadline (DEADLINE_EXCEEDED). */
-  | 'CSI_HOST_TIMEOUT'
+  HostTimeout: 'CSI_HOST_TIMEOUT',
   /** The host API did not answer (UNAVAILABLE). */
-  | 'CSI_HOST_UNAVAILABLE'
+  HostUnavailable: 'CSI_HOST_UNAVAILABLE',
   /** The host API answered an error the driver cannot act on (INTERNAL). */
-  | 'CSI_HOST_REQUEST_FAILED'
+  HostRequestFailed: 'CSI_HOST_REQUEST_FAILED',
   /** The host's csi-online-expand-validation Setting cannot be parsed (INTERNAL). */
-  | 'CSI_SETTING_INVALID'
+  SettingInvalid: 'CSI_SETTING_INVALID',
   /** The volume path is not a mount point (FAILED_PRECONDITION). */
-  | 'CSI_NOT_MOUNTED'
+  NotMounted: 'CSI_NOT_MOUNTED',
   /** The device did not show the size asked for before the deadline (UNAVAILABLE). */
-  | 'CSI_DEVICE_NOT_GROWN'
+  DeviceNotGrown: 'CSI_DEVICE_NOT_GROWN',
   /** A mount, unmount or format tool failed (INTERNAL). */
-  | 'CSI_MOUNT_FAILED'
+  MountFailed: 'CSI_MOUNT_FAILED',
   /** `--endpoint` is not a unix:// socket path, or names something that is not a socket (at start-up). */
-  | 'CSI_ENDPOINT_INVALID'
+  EndpointInvalid: 'CSI_ENDPOINT_INVALID',
   /** Another process serves the endpoint's socket (at start-up). */
-  | 'CSI_ENDPOINT_IN_USE';
+  EndpointInUse: 'CSI_ENDPOINT_IN_USE',
+  /** Anything voe did not expect: only in an RPC's details, its log has the error (INTERNAL). */
+  Unexpected: 'CSI_UNEXPECTED',
+} as const;
+
+export type CsiErrorCode = (typeof CsiErrorCode)[keyof typeof CsiErrorCode];
 
 /** An error of the guest CSI bridge; its message never holds secrets. */
-export class CsiError extends VoeError {
+export class CsiError extends VoeError<CsiErrorCode> {
   declare readonly code: CsiErrorCode;
 
   constructor(

@@ -2,7 +2,7 @@ import { status as Status } from '@grpc/grpc-js';
 import { isVoeError } from '../../errors/index.js';
 import { isFsResizeError } from '../../fsresize/index.js';
 import { isKubeError } from '../../kube/index.js';
-import type { CsiErrorCode } from './csi-error.js';
+import { CsiErrorCode } from './csi-error.js';
 
 const CSI_STATUS: Record<CsiErrorCode, Status> = {
   CSI_INVALID_ARGUMENT: Status.INVALID_ARGUMENT,
@@ -34,6 +34,7 @@ const CSI_STATUS: Record<CsiErrorCode, Status> = {
   // Start-up errors: never an RPC's answer.
   CSI_ENDPOINT_INVALID: Status.INTERNAL,
   CSI_ENDPOINT_IN_USE: Status.INTERNAL,
+  CSI_UNEXPECTED: Status.INTERNAL,
 };
 
 /** The filesystem-resize core's codes that are not INTERNAL when NodeExpandVolume meets them. */
@@ -78,6 +79,6 @@ export function grpcStatusOf(error: unknown): GrpcStatus {
   }
   return {
     code: Status.INTERNAL,
-    details: 'CSI_UNEXPECTED: the driver failed unexpectedly; its log has the details',
+    details: `${CsiErrorCode.Unexpected}: the driver failed unexpectedly; its log has the details`,
   };
 }

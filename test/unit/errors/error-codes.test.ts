@@ -5,9 +5,11 @@ import { ControlPlaneErrorCode } from '../../../src/controlplane/index.js';
 import { DemoErrorCode } from '../../../src/demo/index.js';
 import { FlexVolumeFailureCode } from '../../../src/flexvolume/index.js';
 import { FsResizeErrorCode } from '../../../src/fsresize/index.js';
+import { CsiErrorCode } from '../../../src/guest-csi-bridge/index.js';
 import { KubeErrorCode } from '../../../src/kube/index.js';
 import { SettingInvalidCode } from '../../../src/settings/index.js';
 import { TlsErrorCode } from '../../../src/tls/index.js';
+import { TrackerErrorCode } from '../../../src/vmwatcher/index.js';
 import { CheckErrorCode, WebhookErrorCode } from '../../../src/webhook/index.js';
 
 /** Every const object of codes, by the prefix its codes share. */
@@ -21,6 +23,8 @@ const CODE_OBJECTS: Record<string, Record<string, string>> = {
   SETTING_: SettingInvalidCode,
   CHECK_: CheckErrorCode,
   DEMO_: DemoErrorCode,
+  CSI_: CsiErrorCode,
+  TRACKER_: TrackerErrorCode,
 };
 
 /** The codes docs/errors.md lists: the first cell of each table row, in backquotes. */
