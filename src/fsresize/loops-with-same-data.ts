@@ -41,7 +41,7 @@ export async function loopsWithSameData(
         readWithin(node, 0, SAME_DATA_BYTES, deadline),
       ]);
       if (mine === null || theirs === null) return named;
-      // Nothing to tell apart where the device holds only zeros: not counted.
+      // Nothing to tell apart where the device holds only zeros: left out.
       if (mine.every((byte) => byte === 0)) return null;
       return Buffer.from(mine).equals(Buffer.from(theirs)) ? named : null;
     }),
