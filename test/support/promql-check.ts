@@ -1,53 +1,15 @@
-import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { access, constants, mkdir, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { testCacheDir } from './use-control-plane.js';
+import { buildGoProgram } from './build-go-program.js';
 
 /** The Go module of the checker (test/support/promql-check/main.go: Prometheus's own PromQL parser). */
 function sourceDir(): string {
   return fileURLToPath(new URL('../../../test/support/promql-check/', import.meta.url));
 }
 
-/**
- * Builds the checker with `go build` through the module proxy into the test cache
- * (testCacheDir()/bin), keyed by a hash of its main.go, go.mod and go.sum; resolves with its path.
- */
-export async function buildPromqlCheck(): Promise<string> {
-  const source = sourceDir();
-  const hash = createHash('sha256');
-  for (const file of ['main.go', 'go.mod', 'go.sum'])
-    hash.update(`${file}\0`).update(await readFile(join(source, file)));
-  const dir = join(testCacheDir(), 'bin');
-  const binary = join(dir, `promql-check-${hash.digest('hex').slice(0, 16)}`);
-  if (
-    await access(binary, constants.X_OK).then(
-      () => true,
-      () => false,
-    )
-  )
-    return binary;
-  await mkdir(dir, { recursive: true });
-  const tmp = `${binary}.tmp-${process.pid}`;
-  try {
-    await promisify(execFile)('go', ['build', '-trimpath', '-o', tmp, '.'], {
-      cwd: source,
-      env: {
-        ...process.env,
-        CGO_ENABLED: '0',
-        GOTOOLCHAIN: 'local',
-        GOFLAGS: '-mod=readonly',
-        GOWORK: 'off',
-      },
-      maxBuffer: 1 << 24,
-    });
-    await rename(tmp, binary); // atomic: a parallel build only wastes its time
-  } finally {
-    await rm(tmp, { force: true });
-  }
-  return binary;
+/** Builds it once into the test cache (buildGoProgram); resolves with its path. */
+export function buildPromqlCheck(): Promise<string> {
+  return buildGoProgram('promql-check', sourceDir());
 }
 
 /** What Prometheus's parser says of each expression, in order: undefined when it parses, else its error. */

@@ -1,10 +1,6 @@
-import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { access, constants, mkdir, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { testCacheDir } from './use-control-plane.js';
+import { buildGoProgram } from './build-go-program.js';
 
 /** A request to the Go quantity oracle (test/support/quantity-oracle/main.go). */
 export type OracleRequest =
@@ -24,39 +20,9 @@ function oracleSourceDir(): string {
   return fileURLToPath(new URL('../../../test/support/quantity-oracle/', import.meta.url));
 }
 
-/**
- * Builds the oracle with `go build` through the module proxy (nothing vendored) into the cache
- * the control-plane harness uses (testCacheDir(), e.g. ~/.cache/voe), keyed by a hash of its
- * main.go, go.mod and go.sum: the first run takes seconds to a minute, later ones reuse the binary.
- * Resolves with its path.
- */
-export async function buildQuantityOracle(): Promise<string> {
-  const source = oracleSourceDir();
-  const hash = createHash('sha256');
-  for (const file of ['main.go', 'go.mod', 'go.sum'])
-    hash.update(`${file}\0`).update(await readFile(join(source, file)));
-  const dir = join(testCacheDir(), 'bin');
-  const binary = join(dir, `quantity-oracle-${hash.digest('hex').slice(0, 16)}`);
-  if (
-    await access(binary, constants.X_OK).then(
-      () => true,
-      () => false,
-    )
-  )
-    return binary;
-  await mkdir(dir, { recursive: true });
-  const tmp = `${binary}.tmp-${process.pid}`;
-  try {
-    await promisify(execFile)('go', ['build', '-trimpath', '-o', tmp, '.'], {
-      cwd: source,
-      env: { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' },
-      maxBuffer: 1 << 24,
-    });
-    await rename(tmp, binary); // atomic: a parallel build only wastes its time
-  } finally {
-    await rm(tmp, { force: true });
-  }
-  return binary;
+/** Builds it once into the test cache (buildGoProgram); resolves with its path. */
+export function buildQuantityOracle(): Promise<string> {
+  return buildGoProgram('quantity-oracle', oracleSourceDir());
 }
 
 /** Asks the oracle binary every request at once (one process, one line each); answers in order. */
