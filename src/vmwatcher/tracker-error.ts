@@ -11,14 +11,4 @@ export const TrackerErrorCode = {
 
 export type TrackerErrorCode = (typeof TrackerErrorCode)[keyof typeof TrackerErrorCode];
 
-export class TrackerError extends VoeError<TrackerErrorCode> {
-  declare readonly code: TrackerErrorCode;
-
-  constructor(
-    code: TrackerErrorCode,
-    message: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
-    super(code, message, options);
-  }
-}
+export class TrackerError extends VoeError<TrackerErrorCode> {}

@@ -62,17 +62,7 @@ export const CsiErrorCode = {
 export type CsiErrorCode = (typeof CsiErrorCode)[keyof typeof CsiErrorCode];
 
 /** An error of the guest CSI bridge; its message never holds secrets. */
-export class CsiError extends VoeError<CsiErrorCode> {
-  declare readonly code: CsiErrorCode;
-
-  constructor(
-    code: CsiErrorCode,
-    message: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
-    super(code, message, options);
-  }
-}
+export class CsiError extends VoeError<CsiErrorCode> {}
 
 export function isCsiError(value: unknown, code?: CsiErrorCode): value is CsiError {
   return value instanceof CsiError && (code === undefined || value.code === code);
