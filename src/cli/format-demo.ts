@@ -1,4 +1,5 @@
-import type { DemoReport, DemoStepResult, SurveyEntry } from '../demo/index.js';
+import type { DemoReport, DemoStepResult, ExpansionResult, SurveyEntry } from '../demo/index.js';
+import { formatStatusTable } from '../vmwatcher/index.js';
 
 /** One step of `voe demo` as printed while it runs; a mismatch says what was expected and what came back. */
 export function formatDemoStep(result: DemoStepResult): string {
@@ -39,7 +40,60 @@ export function formatDemoSummary(report: DemoReport): string {
     wrong.length === 0
       ? "Every answer is the one Harvester's design asks for."
       : `${wrong.length} answer(s) differ from Harvester's design: step(s) ${wrong.map((s) => s.step).join(', ')}.`;
-  return `\n${head}\n${tail}\n`;
+  return `\n${head}\n${formatTrackerSummary(report)}${tail}\n`;
+}
+
+/** The tracker's lines of the summary: where each followed expansion ended, and any that did not end as its plays lead. */
+function formatTrackerSummary(report: DemoReport): string {
+  if (report.expansions.length === 0) return '';
+  const ends = new Map<string, number>();
+  for (const result of report.expansions) {
+    const last = result.timeline.at(-1);
+    const end = result.ok && last ? `${last.phase} (${last.reason})` : 'not as expected';
+    ends.set(end, (ends.get(end) ?? 0) + 1);
+  }
+  const counts = [...ends].map(([end, count]) => `${count} ${end}`).join(', ');
+  const lines = [
+    `${report.expansions.length} admitted resizes followed by the voe tracker (${report.trackerUrl}/metrics, stopped again): ${counts}.`,
+  ];
+  const wrong = report.expansions.filter((result) => !result.ok);
+  if (wrong.length > 0)
+    lines.push(
+      `${wrong.length} expansion(s) did not go through the tracker's phases as expected: ${wrong.map((r) => r.expansion).join(', ')}.`,
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+/** The heading of the demo's second part, printed before the first followed expansion. */
+export const TRACKER_PART_HEADING =
+  '\nAfter admission: the voe tracker follows each admitted resize while test actors write what ' +
+  'external-resizer, kubelet and virt-controller write (no guest probe here, so a running VM ends ' +
+  'this part at HypervisorResizing).\n';
+
+/** One followed expansion: each write, the phase the tracker showed after it and how soon, then its last message. */
+export function formatDemoExpansion(result: ExpansionResult): string {
+  const last = result.timeline.at(-1);
+  const lines = [
+    `\n${result.pvc} ${result.from} -> ${result.to}, VM ${result.vm}: VolumeExpansion ${result.expansion}${result.ok ? '' : '  <-- MISMATCH'}`,
+  ];
+  const actorWidth = Math.max(...result.timeline.map((entry) => entry.actor.length), 0);
+  const actionWidth = Math.max(...result.timeline.map((entry) => entry.action.length), 0);
+  for (const entry of result.timeline) {
+    const waiting = entry.waitingFor ? `, waiting for ${entry.waitingFor}` : '';
+    const after = entry.afterMs === undefined ? '' : `  (seen in ${entry.afterMs} ms)`;
+    lines.push(
+      `    ${entry.actor.padEnd(actorWidth)}  ${entry.action.padEnd(actionWidth)}  -> ${entry.phase} (${entry.reason})${waiting}${after}`,
+    );
+  }
+  if (last?.message) lines.push(`    ${last.message}`);
+  if (result.mismatch) lines.push(`    MISMATCH: ${result.mismatch}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Every VolumeExpansion at the end of the demo, as `voe status -n default` prints them. */
+export function formatDemoStatus(report: DemoReport, now: number): string {
+  if (report.status.length === 0) return '';
+  return `\n$ voe status -n default\n${formatStatusTable(report.status, { allNamespaces: false, now })}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { VoeError } from '../errors/index.js';
 
 /**
  * Errors of `voe demo`: `DEMO_USAGE` (bad arguments), `DEMO_API_FAILED` (the API server failed a
- * write the demo needs), `DEMO_TIMEOUT` (the webhook's caches did not see a change in time),
+ * write the demo needs), `DEMO_TIMEOUT` (the webhook's caches did not see a change in time, or the tracker did not lead),
  * `DEMO_STOPPED` (asked to stop before its last step); docs/errors.md, section "demo".
  */
 export const DemoErrorCode = {

@@ -5,7 +5,7 @@
  * with their status, the KubeVirt CR, the csi-online-expand-validation Setting (nothing
  * validated beyond Harvester's default) and Longhorn's Volumes, Engines and version Setting.
  */
-import type { PersistentVolumeClaim } from '../webhook/index.js';
+import type { PersistentVolumeClaim, VirtualMachine } from '../webhook/index.js';
 import type { StagedCluster } from './staged-cluster.js';
 import {
   harvesterSetting,
@@ -75,14 +75,41 @@ export function scenarioClaims(): PersistentVolumeClaim[] {
   ];
 }
 
+/** A VM volume naming a claim (hotplugged as `virtctl addvolume --persist` writes it). */
+function disk(claimName: string, hotpluggable = false): Record<string, unknown> {
+  return {
+    name: claimName,
+    persistentVolumeClaim: { claimName, ...(hotpluggable ? { hotpluggable: true } : {}) },
+  };
+}
+
+/** The VMs of the scenario: vm1 to vm4 running, vm5 stopped. */
+export function scenarioVms(): VirtualMachine[] {
+  const s = SCENARIO;
+  return [
+    vm('vm1'),
+    vm('vm2', { volumes: [{ ...disk(s.longhornV2Disk), name: 'disk-0' }], templates: [] }),
+    vm('vm3', { volumes: [{ ...disk(s.nfsDisk), name: 'disk-0' }], templates: [] }),
+    vm('vm4', {
+      volumes: [
+        { ...disk('vm4-disk-0-root1'), name: 'disk-0' },
+        disk(s.topolvmBlockHotplug, true),
+        disk(s.topolvmFilesystemHotplug, true),
+      ],
+      templates: [],
+    }),
+    vm('vm5', {
+      status: 'Stopped',
+      volumes: [{ ...disk(s.stoppedVmDisk), name: 'disk-0' }],
+      templates: [],
+    }),
+  ];
+}
+
 /** Writes the whole scenario into the cluster (which must serve the KubeVirt, Harvester and Longhorn CRDs). */
 export async function stageExpansionScenario(cluster: StagedCluster): Promise<void> {
   const s = SCENARIO;
   const claims = scenarioClaims();
-  const disk = (claimName: string, hotpluggable = false) => ({
-    name: claimName,
-    persistentVolumeClaim: { claimName, ...(hotpluggable ? { hotpluggable: true } : {}) },
-  });
   await cluster.apply({
     storageClasses: [
       longhornImageClass(),
@@ -98,24 +125,7 @@ export async function stageExpansionScenario(cluster: StagedCluster): Promise<vo
       storageClass('topolvm-provisioner', 'topolvm.io', { 'csi.storage.k8s.io/fstype': 'xfs' }),
     ],
     pvcs: claims,
-    vms: [
-      vm('vm1'),
-      vm('vm2', { volumes: [{ ...disk(s.longhornV2Disk), name: 'disk-0' }], templates: [] }),
-      vm('vm3', { volumes: [{ ...disk(s.nfsDisk), name: 'disk-0' }], templates: [] }),
-      vm('vm4', {
-        volumes: [
-          { ...disk('vm4-disk-0-root1'), name: 'disk-0' },
-          disk(s.topolvmBlockHotplug, true),
-          disk(s.topolvmFilesystemHotplug, true),
-        ],
-        templates: [],
-      }),
-      vm('vm5', {
-        status: 'Stopped',
-        volumes: [{ ...disk(s.stoppedVmDisk), name: 'disk-0' }],
-        templates: [],
-      }),
-    ],
+    vms: scenarioVms(),
     kubeVirts: [kubeVirt()],
     settings: [harvesterSetting('')],
     longhornVolumes: [

@@ -34,6 +34,7 @@ export {
   type RunDemoOptions,
 } from './run-demo.js';
 export { DemoError, DemoErrorCode } from './demo-error.js';
+export type { ExpansionResult, TimelineEntry } from './follow-expansions.js';
 export { surveyExpansions, type SurveyOptions } from './survey-expansions.js';
 export {
   surveyRows,

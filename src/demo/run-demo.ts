@@ -16,6 +16,15 @@ import { judgeStep, type ApiAnswer } from './judge-step.js';
 import { KINDS, StagedCluster } from './staged-cluster.js';
 import { VoeAnswers } from './voe-answers.js';
 import { waitUntil } from '../wait/index.js';
+import { followExpansions, type ExpansionResult } from './follow-expansions.js';
+import { stageRunningInstances } from './running-instances.js';
+import { startDemoTracker } from './start-demo-tracker.js';
+import {
+  listExpansions,
+  statusRow,
+  type RunningTracker,
+  type StatusRow,
+} from '../vmwatcher/index.js';
 
 export interface DemoStepResult {
   step: number;
@@ -49,6 +58,13 @@ export interface DemoReport {
   webhookUrl: string;
   configurationName: string;
   steps: DemoStepResult[];
+  /** The tracker's /livez, /readyz and /metrics address. */
+  trackerUrl: string;
+  /** Each admitted resize as the tracker followed it while the test actors played. */
+  expansions: ExpansionResult[];
+  /** Every VolumeExpansion at the end, as `voe status` shows it. */
+  status: StatusRow[];
+  /** Every answer is the design's and every expansion reached the phase its plays lead to. */
   ok: boolean;
 }
 
@@ -58,6 +74,8 @@ export interface RunDemoOptions {
   logger: Logger;
   /** Called after each step (to print progress). */
   onStep?: (result: DemoStepResult) => void;
+  /** Called after each admitted resize was followed through. */
+  onExpansion?: (result: ExpansionResult) => void;
   /** How long to wait for the webhook's caches to see a change; default 30 s. */
   cacheTimeoutMs?: number;
   /**
@@ -135,6 +153,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   stopIfAsked(signal, 'before staging its scenario');
   try {
     await stageExpansionScenario(cluster);
+    await stageRunningInstances(cluster);
   } catch (error) {
     throw new DemoError(
       'DEMO_API_FAILED',
@@ -161,7 +180,9 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
       stopIfAsked(signal, 'while starting its webhook');
     throw error;
   });
+  let tracker: RunningTracker | undefined;
   try {
+    tracker = await startDemoTracker({ kubeConfig, logger, timeoutMs, signal });
     const caches = started!.caches.admission;
     const steps: DemoStepResult[] = [];
     for (const [index, step] of DEMO_STEPS.entries()) {
@@ -171,13 +192,33 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
       steps.push(result);
       options.onStep?.(result);
     }
+    stopIfAsked(signal, 'before following the admitted resizes');
+    const expansions = await followExpansions({
+      kubeConfig,
+      resizes: steps
+        .filter((step) => step.outcome === 'admitted')
+        .map((step) => ({
+          namespace: SCENARIO.namespace,
+          claim: step.pvc.slice(SCENARIO.namespace.length + 1),
+          from: step.from,
+          to: step.to,
+        })),
+      timeoutMs,
+      ...(signal ? { signal } : {}),
+      ...(options.onExpansion ? { onExpansion: options.onExpansion } : {}),
+    });
+    const status = (await listExpansions(kubeConfig, SCENARIO.namespace)).map(statusRow);
     return {
       webhookUrl: serving.url,
       configurationName: DEMO_CONFIGURATION_NAME,
       steps,
-      ok: steps.every((s) => s.ok),
+      trackerUrl: tracker.url,
+      expansions,
+      status,
+      ok: steps.every((s) => s.ok) && expansions.every((e) => e.ok),
     };
   } finally {
+    await tracker?.stop();
     await serving.stop();
   }
 }

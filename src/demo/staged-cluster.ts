@@ -106,7 +106,7 @@ export class StagedCluster {
   readonly storage: StorageV1Api;
   readonly custom: CustomObjectsApi;
 
-  constructor(kubeConfig: KubeConfig) {
+  constructor(readonly kubeConfig: KubeConfig) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.storage = kubeConfig.makeApiClient(StorageV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);

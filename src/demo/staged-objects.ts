@@ -188,7 +188,8 @@ export function vm(
  * volumeStatus entry per volume. `volumes` default to the VM's root disk; a volume with
  * `hotpluggable: true` (what `virtctl addvolume` writes, into the VMI's spec only without
  * `--persist`) is on the SCSI bus, Ready, with its hp-volume attachment pod in
- * `volumeStatus[].hotplugVolume`. `phase` Running unless told.
+ * `volumeStatus[].hotplugVolume`. `phase` Running unless told. A claim's volume is Block, with no
+ * filesystem overhead, unless `volumeModes` names it Filesystem (overhead 0.055, CDI's default).
  */
 export function vmi(
   name: string,
@@ -197,6 +198,8 @@ export function vmi(
     volumes?: Array<Record<string, unknown>>;
     namespace?: string;
     standalone?: boolean;
+    /** The volumeMode of claims, by claim name (Block when not named). */
+    volumeModes?: Record<string, 'Block' | 'Filesystem'>;
   } = {},
 ): VirtualMachineInstance {
   const namespace = options.namespace ?? NS;
@@ -317,7 +320,9 @@ export function vmi(
       qosClass: 'Burstable',
       selinuxContext: 'none',
       virtualMachineRevisionName: `revision-start-vm-${VM_UID}-2`,
-      volumeStatus: volumes.map((volume, index) => volumeStatusEntry(volume, targets[index]!)),
+      volumeStatus: volumes.map((volume, index) =>
+        volumeStatusEntry(volume, targets[index]!, options.volumeModes ?? {}),
+      ),
     },
   };
 }
@@ -342,9 +347,14 @@ function diskTargets(volumes: Array<Record<string, unknown>>): string[] {
 }
 
 /** virt-handler's volumeStatus entry of one volume: a hotplugged one Ready with its attachment pod; a claim's with its PVC info. */
-function volumeStatusEntry(volume: Record<string, unknown>, target: string) {
+function volumeStatusEntry(
+  volume: Record<string, unknown>,
+  target: string,
+  volumeModes: Record<string, 'Block' | 'Filesystem'>,
+) {
   const claim = volumeSource(volume);
   const claimName = claim?.claimName ?? claim?.name;
+  const filesystem = claimName !== undefined && volumeModes[claimName] === 'Filesystem';
   return {
     name: volume['name'] as string,
     target,
@@ -364,8 +374,8 @@ function volumeStatusEntry(volume: Record<string, unknown>, target: string) {
           persistentVolumeClaimInfo: {
             claimName,
             accessModes: ['ReadWriteMany'],
-            volumeMode: 'Block',
-            filesystemOverhead: '0',
+            volumeMode: filesystem ? 'Filesystem' : 'Block',
+            filesystemOverhead: filesystem ? '0.055' : '0',
             capacity: { storage: '10Gi' },
             requests: { storage: '10Gi' },
           },

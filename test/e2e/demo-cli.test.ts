@@ -103,6 +103,50 @@ it('voe demo with no cluster configured: every resize is admitted or refused as 
     gateMissing?.message ?? '',
     /PVC_EXPAND: kubevirt ExpandDisks not included in featureGate\./,
   );
+
+  // The tracker followed every admitted resize, in the order admitted, through the phases its plays lead to.
+  assert.match(report.trackerUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+  const ends = (expansion: DemoReport['expansions'][number]) =>
+    expansion.timeline.map((entry) => `${entry.phase}/${entry.reason}`);
+  const online = [
+    'ControllerResizing/WaitingForResizer',
+    'ControllerResizing/ControllerResizeInProgress',
+    'NodeResizePending/NodeResizePending',
+    'NodeResizing/NodeResizeInProgress',
+    'VMUpdating/WaitingForVmi',
+    'HypervisorResizing/NoGuestProbe',
+  ];
+  assert.deepStrictEqual(
+    report.expansions.map((e) => [e.expansion, e.ok, ends(e)]),
+    [
+      ['default/vm1-disk-0-kq8zt-20gi', true, ['Superseded/NewerRequest']],
+      ['default/vm2-disk-0-v2abc-20gi', true, online],
+      ['default/vm5-disk-0-stop1-20gi', true, [...online.slice(0, 2), 'Stuck/VMStopped']],
+      ['default/vm3-disk-0-nfs01-20gi', true, online],
+      ['default/data-topolvm-block-20gi', true, online],
+      ['default/vm1-disk-0-kq8zt-30gi', true, online],
+    ],
+  );
+  const waiting = report.expansions.map((e) => e.timeline.map((entry) => entry.waitingFor));
+  assert.deepStrictEqual(waiting[1], [
+    'external-resizer',
+    'external-resizer',
+    'kubelet',
+    'kubelet',
+    'virt-controller',
+    'virt-handler',
+  ]);
+  assert.deepStrictEqual(waiting[2]?.at(-1), 'user');
+  assert.include(report.expansions[2]?.timeline.at(-1)?.message, 'start the VM');
+  // What voe status shows at the end: one VolumeExpansion per admitted resize.
+  assert.deepStrictEqual(report.status.map((row) => `${row.pvc} ${row.to} ${row.phase}`).sort(), [
+    'data-topolvm-block 20Gi HypervisorResizing',
+    'vm1-disk-0-kq8zt 20Gi Superseded',
+    'vm1-disk-0-kq8zt 30Gi HypervisorResizing',
+    'vm2-disk-0-v2abc 20Gi HypervisorResizing',
+    'vm3-disk-0-nfs01 20Gi HypervisorResizing',
+    'vm5-disk-0-stop1 20Gi Stuck',
+  ]);
 });
 
 it('voe demo prints each step for people and exits 0', async () => {
@@ -120,9 +164,22 @@ it('voe demo prints each step for people and exits 0', async () => {
     result.stdout,
     /first: Setting csi-online-expand-validation value -> \{"nfs\.csi\.k8s\.io":true\}/,
   );
+  assert.match(result.stdout, /\nAfter admission: the voe tracker follows each admitted resize /);
   assert.match(
     result.stdout,
-    /11 resizes: 6 admitted, 5 refused by the voe webhook .*\nEvery answer is the one Harvester's design asks for\.\n$/,
+    /\ndefault\/vm2-disk-0-v2abc 10Gi -> 20Gi, VM vm2: VolumeExpansion default\/vm2-disk-0-v2abc-20gi\n {4}voe webhook +admitted the resize.* -> ControllerResizing \(WaitingForResizer\), waiting for external-resizer\n {4}external-resizer +picks the PVC up.* -> ControllerResizing \(ControllerResizeInProgress\), waiting for external-resizer {2}\(seen in \d+ ms\)\n/,
+  );
+  assert.match(
+    result.stdout,
+    /\n {4}virt-controller +copies the PVC's size .* -> HypervisorResizing \(NoGuestProbe\), waiting for virt-handler {2}\(seen in \d+ ms\)\n {4}The VMI default\/vm2 has the new size 20Gi: /,
+  );
+  assert.match(
+    result.stdout,
+    /\n\$ voe status -n default\nPVC +VM +FROM +TO +PHASE +WAITING FOR +AGE +MESSAGE\n/,
+  );
+  assert.match(
+    result.stdout,
+    /11 resizes: 6 admitted, 5 refused by the voe webhook .*\n6 admitted resizes followed by the voe tracker \(http:\/\/127\.0\.0\.1:\d+\/metrics, stopped again\): 1 Superseded \(NewerRequest\), 4 HypervisorResizing \(NoGuestProbe\), 1 Stuck \(VMStopped\)\.\nEvery answer is the one Harvester's design asks for\.\n$/,
   );
 });
 

@@ -21,7 +21,14 @@ import {
 import { apiAnswersWithin } from '../api-answers-within.js';
 import { defaultCacheDir } from '../cache-dir.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
-import { formatDemoStep, formatDemoSummary, formatSurvey } from '../format-demo.js';
+import {
+  formatDemoExpansion,
+  formatDemoStatus,
+  formatDemoStep,
+  formatDemoSummary,
+  formatSurvey,
+  TRACKER_PART_HEADING,
+} from '../format-demo.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
 import { loadKubeConfigOr } from '../load-kube-config-or.js';
 
@@ -124,23 +131,34 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       );
     });
     progress(
-      `voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then registering the webhook\n`,
+      `voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then starting the tracker and registering the webhook\n`,
     );
     const logger = createLogger({
       name: 'voe-demo',
       level: 'warn',
       destination: outputDestination(2),
     });
+    let followed = 0;
     const run = runDemo({
       kubeConfig: cp.kubeConfig,
       logger,
       signal: stops.signal,
-      ...(flags.json ? {} : { onStep: (step) => process.stdout.write(formatDemoStep(step)) }),
+      ...(flags.json
+        ? {}
+        : {
+            onStep: (step) => process.stdout.write(formatDemoStep(step)),
+            onExpansion: (result) =>
+              process.stdout.write(
+                `${followed++ === 0 ? TRACKER_PART_HEADING : ''}${formatDemoExpansion(result)}`,
+              ),
+          }),
     });
     demo = run;
     const report = await run;
     process.stdout.write(
-      flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDemoSummary(report),
+      flags.json
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : `${formatDemoStatus(report, Date.now())}${formatDemoSummary(report)}`,
     );
     return report.ok;
   } catch (error) {
@@ -188,7 +206,8 @@ export function register(program: Command): void {
     .description(
       'Show voe deciding resizes end to end. With no cluster configured (no --kubeconfig, no $KUBECONFIG) or with --local: ' +
         'start a local control plane, stage running VMs on Longhorn v1/v2, NFS and TopoLVM volumes, run and register the webhook, and ' +
-        "try each resize through the API server as a user would (exit 1 if any answer differs from Harvester's design). " +
+        'try each resize through the API server as a user would, then run the expansion tracker while test actors play external-resizer, ' +
+        "kubelet and virt-controller for each admitted resize (exit 1 if any answer differs from Harvester's design or any expansion from the tracker's phases). " +
         "On a configured cluster: read-only, what each VM disk's update would get if it grew by --grow-by now, as voe check answers it " +
         "(the API server's own checks, LimitRanges and ResourceQuotas included, and the webhook's; the admission options below apply to this survey).",
     )

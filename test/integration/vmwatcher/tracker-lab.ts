@@ -124,15 +124,13 @@ export class TrackerLab {
     });
     if (options.annotations)
       machine.metadata!.annotations = { ...machine.metadata!.annotations, ...options.annotations };
-    const instance = vmi(name, { namespace, volumes: specVolumes }) as TrackedVmi;
-    for (const entry of instance.status?.volumeStatus ?? []) {
-      const volume = volumes.find((v) => v.claim === entry.persistentVolumeClaimInfo?.claimName);
-      if (volume && entry.persistentVolumeClaimInfo) {
-        entry.persistentVolumeClaimInfo.volumeMode = volume.volumeMode ?? 'Block';
-        entry.persistentVolumeClaimInfo.filesystemOverhead =
-          volume.volumeMode === 'Filesystem' ? '0.055' : '0';
-      }
-    }
+    const instance = vmi(name, {
+      namespace,
+      volumes: specVolumes,
+      volumeModes: Object.fromEntries(
+        volumes.map((volume) => [volume.claim, volume.volumeMode ?? 'Block']),
+      ),
+    });
     await this.cluster.apply({ pvcs: claims, vms: [machine], vmis: [instance] });
     await this.cluster.bindClaims(claims);
     const stored = await this.getVmi(namespace, name);

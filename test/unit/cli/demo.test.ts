@@ -4,8 +4,20 @@ import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatDemoStep, formatDemoSummary, formatSurvey } from '../../../src/cli/format-demo.js';
-import type { DemoStepResult, SurveyMissingClaim, SurveyRow } from '../../../src/demo/index.js';
+import {
+  formatDemoExpansion,
+  formatDemoStatus,
+  formatDemoStep,
+  formatDemoSummary,
+  formatSurvey,
+} from '../../../src/cli/format-demo.js';
+import type {
+  DemoReport,
+  DemoStepResult,
+  ExpansionResult,
+  SurveyMissingClaim,
+  SurveyRow,
+} from '../../../src/demo/index.js';
 import {
   BROKEN_SECRETS,
   UNREACHABLE_TOKEN,
@@ -139,6 +151,9 @@ describe('voe demo output', () => {
       webhookUrl: 'https://127.0.0.1:1',
       configurationName: 'voe-demo',
       steps: [refused, wrong],
+      trackerUrl: 'http://127.0.0.1:2',
+      expansions: [],
+      status: [],
       ok: false,
     });
     assert.match(
@@ -169,6 +184,9 @@ describe('voe demo output', () => {
       webhookUrl: 'https://127.0.0.1:1',
       configurationName: 'voe-demo',
       steps: [refused, policy],
+      trackerUrl: 'http://127.0.0.1:2',
+      expansions: [],
+      status: [],
       ok: false,
     });
     assert.match(
@@ -270,5 +288,80 @@ describe('voe demo output', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('voe demo: the tracker part as printed', () => {
+  const followed: ExpansionResult = {
+    expansion: 'default/vm2-disk-0-v2abc-20gi',
+    pvc: 'default/vm2-disk-0-v2abc',
+    vm: 'vm2',
+    from: '10Gi',
+    to: '20Gi',
+    expected: { phase: 'NodeResizePending' },
+    ok: true,
+    timeline: [
+      {
+        actor: 'voe webhook',
+        action: 'admitted the resize',
+        phase: 'ControllerResizing',
+        waitingFor: 'external-resizer',
+        reason: 'WaitingForResizer',
+        message: 'waiting',
+      },
+      {
+        actor: 'external-resizer',
+        action: 'grows the PV',
+        phase: 'NodeResizePending',
+        waitingFor: 'kubelet',
+        reason: 'NodeResizePending',
+        message: 'kubelet grows the filesystem next.',
+        afterMs: 42,
+      },
+    ],
+  };
+  const report = (expansions: ExpansionResult[]): DemoReport => ({
+    webhookUrl: 'https://127.0.0.1:1',
+    configurationName: 'voe-demo',
+    steps: [],
+    trackerUrl: 'http://127.0.0.1:2',
+    expansions,
+    status: [],
+    ok: expansions.every((e) => e.ok),
+  });
+
+  it('each write, the phase the tracker showed and how soon, then the last message', () => {
+    assert.strictEqual(
+      formatDemoExpansion(followed),
+      '\ndefault/vm2-disk-0-v2abc 10Gi -> 20Gi, VM vm2: VolumeExpansion default/vm2-disk-0-v2abc-20gi\n' +
+        '    voe webhook       admitted the resize  -> ControllerResizing (WaitingForResizer), waiting for external-resizer\n' +
+        '    external-resizer  grows the PV         -> NodeResizePending (NodeResizePending), waiting for kubelet  (seen in 42 ms)\n' +
+        '    kubelet grows the filesystem next.\n',
+    );
+  });
+
+  it('an expansion that did not reach its phase is marked, and the summary names it', () => {
+    const stuck: ExpansionResult = {
+      ...followed,
+      ok: false,
+      timeline: followed.timeline.slice(0, 1),
+      mismatch:
+        'after external-resizer grows the PV: expected NodeResizePending; the tracker shows ControllerResizing (WaitingForResizer)',
+    };
+    assert.match(
+      formatDemoExpansion(stuck),
+      /VolumeExpansion default\/vm2-disk-0-v2abc-20gi {2}<-- MISMATCH\n[^]*\n {4}MISMATCH: after external-resizer grows the PV: expected NodeResizePending; the tracker shows ControllerResizing \(WaitingForResizer\)\n$/,
+    );
+    const summary = formatDemoSummary(report([followed, stuck]));
+    assert.include(
+      summary,
+      '2 admitted resizes followed by the voe tracker (http://127.0.0.1:2/metrics, stopped again): 1 NodeResizePending (NodeResizePending), 1 not as expected.\n' +
+        "1 expansion(s) did not go through the tracker's phases as expected: default/vm2-disk-0-v2abc-20gi.\n",
+    );
+  });
+
+  it('prints no tracker lines and no status table when nothing was followed', () => {
+    assert.notInclude(formatDemoSummary(report([])), 'tracker');
+    assert.strictEqual(formatDemoStatus(report([]), 0), '');
   });
 });

@@ -1,0 +1,114 @@
+/**
+ * What the peers of an admitted resize do after the webhook, in order, and where each write must
+ * leave the tracker's VolumeExpansion (docs/tracker.md "Phases"): external-resizer grows the
+ * volume, kubelet the filesystem on the node, virt-controller copies the size into the VMI. No
+ * guest probe runs in the demo, so a running VM's expansion ends its part at HypervisorResizing
+ * (NoGuestProbe); a stopped VM's waits for its next start (Stuck, VMStopped). Pure data: the
+ * actors' calls are in ExpansionActors (src/vmwatcher/expansion-actors.ts).
+ */
+import {
+  Phase,
+  StageReason,
+  type ExpansionActors,
+  type PhaseValue,
+  type StageReasonValue,
+} from '../vmwatcher/index.js';
+
+/** The expansion an actor works on. */
+export interface PlayTarget {
+  namespace: string;
+  claim: string;
+  pvName: string;
+  vmName: string;
+  /** The requested size, e.g. "20Gi". */
+  size: string;
+}
+
+export interface Play {
+  /** Who acts: the component whose write this is. */
+  actor: 'voe webhook' | 'external-resizer' | 'kubelet' | 'virt-controller' | 'user';
+  /** What it writes, for the timeline. */
+  action: string;
+  /** The write; none for the admission (the object exists already) or a newer request (made by a demo step). */
+  act?: (actors: ExpansionActors, target: PlayTarget) => Promise<void>;
+  /** The tracker's phase (and reason, when given) once the write is seen. */
+  expect: { phase: PhaseValue; reason?: StageReasonValue };
+}
+
+const ADMITTED: Play = {
+  actor: 'voe webhook',
+  action: 'admitted the resize; the tracker created the VolumeExpansion',
+  expect: { phase: Phase.ControllerResizing, reason: StageReason.WaitingForResizer },
+};
+
+const CONTROLLER: readonly Play[] = [
+  {
+    actor: 'external-resizer',
+    action: 'picks the PVC up: Resizing, ControllerResizeInProgress',
+    act: (actors, t) => actors.resizerStarts(t.namespace, t.claim, t.size),
+    expect: { phase: Phase.ControllerResizing, reason: StageReason.ControllerResizeInProgress },
+  },
+];
+
+const GROWS_PV = 'grows the PV, then asks kubelet: FileSystemResizePending, NodeResizePending';
+
+async function growPv(actors: ExpansionActors, t: PlayTarget): Promise<void> {
+  await actors.resizerGrowsPv(t.pvName, t.size);
+  await actors.resizerNeedsNode(t.namespace, t.claim);
+}
+
+/** A running VM: every peer in turn, up to the hypervisor. */
+const ONLINE: readonly Play[] = [
+  ADMITTED,
+  ...CONTROLLER,
+  {
+    actor: 'external-resizer',
+    action: GROWS_PV,
+    act: growPv,
+    expect: { phase: Phase.NodeResizePending, reason: StageReason.NodeResizePending },
+  },
+  {
+    actor: 'kubelet',
+    action: 'starts NodeExpandVolume: NodeResizeInProgress',
+    act: (actors, t) => actors.kubeletStarts(t.namespace, t.claim),
+    expect: { phase: Phase.NodeResizing, reason: StageReason.NodeResizeInProgress },
+  },
+  {
+    actor: 'kubelet',
+    action: 'finishes: status.capacity is the new size',
+    act: (actors, t) => actors.kubeletFinishes(t.namespace, t.claim),
+    expect: { phase: Phase.VMUpdating, reason: StageReason.WaitingForVmi },
+  },
+  {
+    actor: 'virt-controller',
+    action: "copies the PVC's size into the VMI's volumeStatus",
+    act: (actors, t) =>
+      actors.virtControllerCopies(t.namespace, t.vmName, t.claim, { capacity: t.size }),
+    expect: { phase: Phase.HypervisorResizing, reason: StageReason.NoGuestProbe },
+  },
+];
+
+/** A stopped VM: the volume grows; nothing mounts it until the VM starts. */
+const OFFLINE: readonly Play[] = [
+  ADMITTED,
+  ...CONTROLLER,
+  {
+    actor: 'external-resizer',
+    action: GROWS_PV,
+    act: growPv,
+    expect: { phase: Phase.Stuck, reason: StageReason.VMStopped },
+  },
+];
+
+/** The plays of an expansion: a newer request supersedes it; else the running or stopped VM's path. */
+export function playsFor(options: { running: boolean; supersededBy?: string }): readonly Play[] {
+  if (options.supersededBy !== undefined)
+    return [
+      {
+        actor: 'user',
+        action: `asked for ${options.supersededBy} before external-resizer picked it up`,
+        expect: { phase: Phase.Superseded, reason: StageReason.NewerRequest },
+      },
+    ];
+  return options.running ? ONLINE : OFFLINE;
+}

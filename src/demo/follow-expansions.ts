@@ -1,0 +1,216 @@
+/**
+ * The demo's second part: the tracker follows every resize the webhook admitted while test
+ * actors play external-resizer, kubelet and virt-controller (expansion-plays.ts). After each
+ * write, the demo waits until the tracker's VolumeExpansion, read through the API server, shows
+ * the phase that write must lead to, and records what it shows and how long that took.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { isNotFound, parseQuantity, requestJson, resourcePath } from '../kube/index.js';
+import {
+  ExpansionActors,
+  expansionName,
+  VOLUME_EXPANSIONS,
+  type VolumeExpansion,
+} from '../vmwatcher/index.js';
+import { waitUntil } from '../wait/index.js';
+import { DemoError } from './demo-error.js';
+import { playsFor, type Play, type PlayTarget } from './expansion-plays.js';
+import { pvNameOf, scenarioVms } from './expansion-scenario.js';
+
+/** A resize the webhook admitted, in the order of the demo's steps. */
+export interface AdmittedResize {
+  namespace: string;
+  claim: string;
+  from: string;
+  to: string;
+}
+
+/** One write and what the tracker showed after it. */
+export interface TimelineEntry {
+  actor: Play['actor'];
+  action: string;
+  phase: string;
+  waitingFor?: string;
+  reason: string;
+  message: string;
+  /** From the write until the VolumeExpansion showed this phase (none for what a demo step did). */
+  afterMs?: number;
+}
+
+export interface ExpansionResult {
+  /** The VolumeExpansion, namespace/name. */
+  expansion: string;
+  pvc: string;
+  vm: string;
+  from: string;
+  to: string;
+  timeline: TimelineEntry[];
+  /** Where the plays must leave it. */
+  expected: Play['expect'];
+  ok: boolean;
+  /** When ok is false: the phase expected and the one the tracker showed. */
+  mismatch?: string;
+}
+
+export interface FollowOptions {
+  kubeConfig: KubeConfig;
+  resizes: readonly AdmittedResize[];
+  /** How long the tracker may take to show a phase; default 30 s. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onExpansion?: (result: ExpansionResult) => void;
+}
+
+async function readExpansion(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  name: string,
+): Promise<VolumeExpansion | undefined> {
+  try {
+    return await requestJson<VolumeExpansion>(kubeConfig, {
+      method: 'GET',
+      path: resourcePath({ ...VOLUME_EXPANSIONS, namespace, name }),
+    });
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+function shows(expansion: VolumeExpansion | undefined, expect: Play['expect']): boolean {
+  return (
+    expansion?.status?.phase === expect.phase &&
+    (expect.reason === undefined || expansion.status.reason === expect.reason)
+  );
+}
+
+function describePhase(expansion: VolumeExpansion | undefined): string {
+  if (expansion === undefined) return 'no VolumeExpansion';
+  const status = expansion.status;
+  return status?.phase ? `${status.phase} (${status.reason ?? 'no reason'})` : 'no phase yet';
+}
+
+/** Waits until the tracker shows `play.expect`; the last object read either way. */
+async function awaitPhase(
+  options: FollowOptions,
+  namespace: string,
+  name: string,
+  play: Play,
+): Promise<{ seen: VolumeExpansion | undefined; ok: boolean }> {
+  let seen: VolumeExpansion | undefined;
+  const outcome = await waitUntil(
+    async () => {
+      seen = await readExpansion(options.kubeConfig, namespace, name);
+      return shows(seen, play.expect);
+    },
+    {
+      timeoutMs: options.timeoutMs ?? 30_000,
+      intervalMs: 20,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
+  if (outcome === 'aborted')
+    throw new DemoError('DEMO_STOPPED', `the demo was asked to stop while following ${name}`);
+  return { seen, ok: outcome === 'ok' };
+}
+
+function entryOf(play: Play, seen: VolumeExpansion | undefined, afterMs?: number): TimelineEntry {
+  return {
+    actor: play.actor,
+    action: play.action,
+    phase: seen?.status?.phase ?? '',
+    ...(seen?.status?.waitingFor ? { waitingFor: seen.status.waitingFor } : {}),
+    reason: seen?.status?.reason ?? '',
+    message: seen?.status?.message ?? '',
+    ...(afterMs === undefined ? {} : { afterMs }),
+  };
+}
+
+/** Plays one expansion through and records its timeline; stops at the first phase not shown in time. */
+async function followOne(
+  options: FollowOptions,
+  actors: ExpansionActors,
+  resize: AdmittedResize,
+  plays: readonly Play[],
+  vmName: string,
+): Promise<ExpansionResult> {
+  const name = expansionName(resize.claim, parseQuantity(resize.to));
+  const target: PlayTarget = {
+    namespace: resize.namespace,
+    claim: resize.claim,
+    pvName: pvNameOf(resize.claim),
+    vmName,
+    size: resize.to,
+  };
+  const timeline: TimelineEntry[] = [];
+  const expected = plays[plays.length - 1]!.expect;
+  const result = {
+    expansion: `${resize.namespace}/${name}`,
+    pvc: `${resize.namespace}/${resize.claim}`,
+    vm: vmName,
+    from: resize.from,
+    to: resize.to,
+    timeline,
+    expected,
+  };
+  for (const play of plays) {
+    const start = performance.now();
+    await play.act?.(actors, target);
+    const { seen, ok } = await awaitPhase(options, resize.namespace, name, play);
+    if (!ok) {
+      const want = `${play.expect.phase}${play.expect.reason ? ` (${play.expect.reason})` : ''}`;
+      return {
+        ...result,
+        ok: false,
+        mismatch: `after ${play.actor} ${play.action}: expected ${want}; the tracker shows ${describePhase(seen)}`,
+      };
+    }
+    timeline.push(
+      entryOf(play, seen, play.act ? Math.round(performance.now() - start) : undefined),
+    );
+  }
+  return { ...result, ok: true };
+}
+
+/** The VM of the scenario using the claim, and whether it runs. */
+function vmOf(claim: string): { name: string; running: boolean } {
+  for (const machine of scenarioVms()) {
+    const volumes = machine.spec?.template?.spec?.volumes ?? [];
+    const uses = volumes.some(
+      (volume) =>
+        (volume['persistentVolumeClaim'] as { claimName?: string } | undefined)?.claimName ===
+        claim,
+    );
+    if (uses)
+      return {
+        name: machine.metadata?.name ?? '',
+        running: machine.status?.printableStatus === 'Running',
+      };
+  }
+  throw new DemoError('DEMO_API_FAILED', `no VM of the scenario uses PVC ${claim}`);
+}
+
+/**
+ * Follows each admitted resize in turn: a resize that a later one on the same PVC replaced must
+ * be Superseded; the others are played through (expansion-plays.ts) while the tracker runs.
+ */
+export async function followExpansions(options: FollowOptions): Promise<ExpansionResult[]> {
+  const actors = new ExpansionActors(options.kubeConfig);
+  const results: ExpansionResult[] = [];
+  for (const [index, resize] of options.resizes.entries()) {
+    if (options.signal?.aborted)
+      throw new DemoError('DEMO_STOPPED', 'the demo was asked to stop between expansions');
+    const newer = options.resizes
+      .slice(index + 1)
+      .find((later) => later.namespace === resize.namespace && later.claim === resize.claim);
+    const vm = vmOf(resize.claim);
+    const plays = playsFor({
+      running: vm.running,
+      ...(newer ? { supersededBy: newer.to } : {}),
+    });
+    const result = await followOne(options, actors, resize, plays, vm.name);
+    results.push(result);
+    options.onExpansion?.(result);
+  }
+  return results;
+}
