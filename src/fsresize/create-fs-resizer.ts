@@ -11,7 +11,7 @@ import { createMountinfoTable, type MountTable } from './mount-table.js';
 import { needsResize } from './needs-resize.js';
 import { planOnceUsersSettle } from './plan-once-users-settle.js';
 import type { BlockDevices } from './block-devices.js';
-import type { PlanOptions } from './plan-grow.js';
+import type { PlanOptions } from './grow-plan.js';
 import type { ResizerPorts } from './resizer-ports.js';
 import { stopIfAsked } from './stop-if-asked.js';
 import { stoppedWithProbe } from './stopped-with-probe.js';

@@ -7,7 +7,7 @@ import { fsckExitText } from './fsck-exit-meaning.js';
 import type { InspectedDevice } from './inspect-device.js';
 import type { GrowResult, Inspection, PrecheckRan } from './inspection.js';
 import { measureFilesystem } from './measure-filesystem.js';
-import type { GrowPlan } from './plan-grow.js';
+import type { GrowPlan } from './grow-plan.js';
 import {
   checkedResult,
   dryRunResult,

@@ -19,7 +19,8 @@ export { growTargetBytes, type GrowTargetFacts } from './grow-target-bytes.js';
 export { EXT_32BIT_MAX_BLOCKS, extGrowTarget } from './ext-grow-target.js';
 export { DEFAULT_PAGE_SIZE, systemPageSize } from './system-page-size.js';
 export { parseAuxvPageSize } from './parse-auxv-page-size.js';
-export { DEVICE_SIZE_SLACK_BYTES, planGrow, type GrowPlan, type PlanOptions } from './plan-grow.js';
+export { DEVICE_SIZE_SLACK_BYTES, planGrow } from './plan-grow.js';
+export type { GrowPlan, PlanOptions } from './grow-plan.js';
 export {
   asVoeError,
   FsResizeError,

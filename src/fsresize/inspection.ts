@@ -1,5 +1,5 @@
 import type { DeviceUsers } from './block-devices.js';
-import type { PlanOptions } from './plan-grow.js';
+import type { PlanOptions } from './grow-plan.js';
 
 /** The filesystems the core knows how to grow. */
 export const SUPPORTED_FILESYSTEMS = ['ext2', 'ext3', 'ext4', 'xfs', 'btrfs'] as const;

@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BlockDeviceId, BlockDevices } from './block-devices.js';
 import type { Inspection } from './inspection.js';
-import { planGrow, type GrowPlan, type PlanOptions } from './plan-grow.js';
+import { planGrow } from './plan-grow.js';
+import type { GrowPlan, PlanOptions } from './grow-plan.js';
 
 /** How often an offline grow looks for other users of the device before refusing, and how far apart. */
 const USERS_LOOKS = 5;

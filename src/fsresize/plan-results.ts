@@ -3,7 +3,7 @@ import { formatBytes } from './format-bytes.js';
 import { fsckExitText } from './fsck-exit-meaning.js';
 import { FsResizeError } from './fsresize-error.js';
 import type { GrowResult, Inspection, PrecheckRan } from './inspection.js';
-import type { GrowPlan } from './plan-grow.js';
+import type { GrowPlan } from './grow-plan.js';
 
 /** A plan that runs the check only (see planGrow). */
 export type CheckPlan = Extract<GrowPlan, { kind: 'check' }>;

@@ -1,6 +1,6 @@
 import type { DeviceOpener, DeviceUsers } from './block-devices.js';
 import type { Inspection } from './inspection.js';
-import type { GrowPlan, PlanOptions } from './plan-grow.js';
+import type { GrowPlan, PlanOptions } from './grow-plan.js';
 import { refusePlan } from './refuse-plan.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
-import type { AcquireLockFileOptions, ReleaseLockFile } from './acquire-lock-file.js';
+import type { AcquireLockFileOptions, ReleaseLockFile } from './lock-file-types.js';
 import { alive } from './holder-dead.js';
 import { formatLockContent, type LockContent, type LockProcess } from './lock-content.js';
 import { processStartTime } from './process-start-time.js';

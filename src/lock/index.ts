@@ -1,8 +1,5 @@
-export {
-  acquireLockFile,
-  type AcquireLockFileOptions,
-  type ReleaseLockFile,
-} from './acquire-lock-file.js';
+export { acquireLockFile } from './acquire-lock-file.js';
+export type { AcquireLockFileOptions, ReleaseLockFile } from './lock-file-types.js';
 export { processAlive } from './process-alive.js';
 export { processRuns } from './process-runs.js';
 export {

@@ -12,7 +12,7 @@ import type {
 } from './kube-objects.js';
 import { leanVmi } from './lean-vmi.js';
 import { MemoryCache } from './memory-cache.js';
-import { listOf } from './read-optional.js';
+import { listOf } from './list-items.js';
 import { withoutManagedFields } from './without-managed-fields.js';
 
 /** Objects read with get and list calls, each kind possibly absent (a missing object or CRD). */

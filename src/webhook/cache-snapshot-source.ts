@@ -1,15 +1,16 @@
 import type { HarvesterSetting } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import type { Cache } from './cache.js';
-import type {
-  KubeVirt,
-  LonghornEngine,
-  LonghornSetting,
-  LonghornVolume,
-  PersistentVolumeClaim,
-  StorageClass,
-  VirtualMachine,
-  VirtualMachineInstance,
+import {
+  LONGHORN_VOLUME_LABEL,
+  type KubeVirt,
+  type LonghornEngine,
+  type LonghornSetting,
+  type LonghornVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+  type VirtualMachine,
+  type VirtualMachineInstance,
 } from './kube-objects.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import { pvcKeysOfVm } from './vm-claims.js';
@@ -21,7 +22,6 @@ export const VMS_BY_PVC_INDEX = 'vms-by-pvc';
 export const VMIS_BY_PVC_INDEX = 'vmis-by-pvc';
 /** Index of the Longhorn Engine cache: volume name (label longhornvolume) -> engines. */
 export const ENGINES_BY_VOLUME_INDEX = 'engines-by-volume';
-export const LONGHORN_VOLUME_LABEL = 'longhornvolume';
 /** Index of the Longhorn Volume cache: the PV Longhorn recorded it bound to (status.kubernetesStatus.pvName) -> volumes. */
 export const VOLUMES_BY_PV_INDEX = 'volumes-by-pv';
 

@@ -1,7 +1,7 @@
 import { resolveAdmissionOptions, type AdmissionOptions } from './admission-options.js';
 import type { Cache } from './cache.js';
 import { createCacheSnapshotSource, type AdmissionCaches } from './cache-snapshot-source.js';
-import { createCacheCsiDriverSource } from './csi-driver-source.js';
+import { createCacheCsiDriverSource } from './cache-csi-driver-source.js';
 import { createExpandSettingValidator } from './expand-setting-validator.js';
 import type { CsiDriver } from './kube-objects.js';
 import { createPvcResizeValidator } from './pvc-resize-validator.js';

@@ -1,9 +1,13 @@
 import type { AdmissionOptions } from './admission-options.js';
-import type { LonghornEngine, LonghornVolume, StorageClass } from './kube-objects.js';
+import {
+  LONGHORN_VOLUME_LABEL,
+  type LonghornEngine,
+  type LonghornVolume,
+  type StorageClass,
+} from './kube-objects.js';
 import { harvesterProviderMessage } from './resize-messages.js';
 import type { LonghornSnapshot, ResizeFinding } from './resize-snapshot.js';
 import { parseReleaseVersion, versionAtLeast, type ReleaseVersion } from './compare-version.js';
-import { LONGHORN_VOLUME_LABEL } from './cache-snapshot-source.js';
 
 /** Longhorn supports v2 data engine expansion from this release (longhorn/longhorn#8022). */
 export const LONGHORN_V2_EXPANSION_SINCE = 'v1.10.0';

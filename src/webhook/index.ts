@@ -63,8 +63,8 @@ export {
   DEV_CONFIGURATION_NAME,
   type ServeWebhookOptions,
   type ServingWebhook,
-  type StartedCaches,
 } from './serve-webhook.js';
+export type { StartedCaches } from './started-caches.js';
 export { WebhookError, WebhookErrorCode } from './webhook-error.js';
 export {
   type AdmissionOptions,
@@ -111,7 +111,8 @@ export {
   VM_CLAIM_TEMPLATES_PATH,
 } from './vm-claim-templates-validator.js';
 export { createExpandSettingValidator, EXPAND_SETTING_PATH } from './expand-setting-validator.js';
-export { createCacheCsiDriverSource, type CsiDriverSource } from './csi-driver-source.js';
+export type { CsiDriverSource } from './csi-driver-source.js';
+export { createCacheCsiDriverSource } from './cache-csi-driver-source.js';
 export { createAdmissionValidators } from './create-admission-validators.js';
 export { toVerdict } from './to-verdict.js';
 export { storageRequest } from './storage-request.js';

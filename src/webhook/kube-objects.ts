@@ -132,6 +132,9 @@ export interface LonghornVolume {
   };
 }
 
+/** The label with which Longhorn names an Engine's Volume: longhornvolume=<volume>. */
+export const LONGHORN_VOLUME_LABEL = 'longhornvolume';
+
 /** longhorn.io/v1beta2 Engine (label longhornvolume=<volume>). */
 export interface LonghornEngine {
   metadata?: ObjectMeta;

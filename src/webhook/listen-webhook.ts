@@ -3,7 +3,7 @@ import type { Logger } from '../log/index.js';
 import type { Registry } from 'prom-client';
 import { continueUnlessAborted } from './continue-unless-aborted.js';
 import { createWebhookServer, type WebhookServer } from './create-webhook-server.js';
-import type { StartedCaches } from './serve-webhook.js';
+import type { StartedCaches } from './started-caches.js';
 import type { StartUpCleanups } from './start-up-cleanups.js';
 import { urlHost } from './url-host.js';
 import type { Validator } from './validator.js';

@@ -17,7 +17,8 @@ import type {
 } from './kube-objects.js';
 import { readLonghornOfPv } from './read-longhorn-of-pv.js';
 import { readNamespacePolicies } from './read-namespace-policies.js';
-import { listItems, listOf, readOptional, readOptionalList } from './read-optional.js';
+import { readOptional, readOptionalList } from './read-optional.js';
+import { listItems, listOf } from './list-items.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };

@@ -15,7 +15,8 @@ import type {
   VirtualMachine,
   VirtualMachineInstance,
 } from './kube-objects.js';
-import { listItems, readOptional, readOptionalList } from './read-optional.js';
+import { readOptional, readOptionalList } from './read-optional.js';
+import { listItems } from './list-items.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 /**

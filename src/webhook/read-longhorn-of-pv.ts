@@ -1,8 +1,8 @@
 import type { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { AdmissionOptions } from './admission-options.js';
-import { LONGHORN_VOLUME_LABEL } from './cache-snapshot-source.js';
-import type { LonghornEngine, LonghornVolume } from './kube-objects.js';
-import { listItems, readOptional, readOptionalList } from './read-optional.js';
+import { LONGHORN_VOLUME_LABEL, type LonghornEngine, type LonghornVolume } from './kube-objects.js';
+import { readOptional, readOptionalList } from './read-optional.js';
+import { listItems } from './list-items.js';
 
 /**
  * For `voe check`: the Longhorn Volumes and Engines the admission caches would need to judge a PV;

@@ -8,7 +8,8 @@ import {
 } from '@kubernetes/client-node';
 import type { NamespacePolicies } from './api-server-checks.js';
 import { CheckError } from './check-error.js';
-import { listItems, readOptional } from './read-optional.js';
+import { readOptional } from './read-optional.js';
+import { listItems } from './list-items.js';
 
 /** A list's items, or the HTTP status when the user may not list them (401, 403: their own RBAC, not an error). */
 async function itemsOrForbidden<T>(

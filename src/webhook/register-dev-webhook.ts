@@ -8,7 +8,7 @@ import { confirmDevRegistration } from './confirm-dev-registration.js';
 import { continueUnlessAborted } from './continue-unless-aborted.js';
 import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
 import { devRegistrationCleanup } from './dev-registration-cleanup.js';
-import type { StartedCaches } from './serve-webhook.js';
+import type { StartedCaches } from './started-caches.js';
 import type { StartUpCleanups } from './start-up-cleanups.js';
 import { waitForCacheSync } from './wait-for-cache-sync.js';
 import { watchDevRegistration } from './watch-dev-registration.js';

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { isKubeError } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { isVoeError } from '../errors/index.js';
-import type { StartedCaches } from './serve-webhook.js';
+import type { StartedCaches } from './started-caches.js';
 import { WebhookError } from './webhook-error.js';
 
 /**

@@ -1,5 +1,5 @@
 import { continueUnlessAborted } from './continue-unless-aborted.js';
-import type { StartedCaches } from './serve-webhook.js';
+import type { StartedCaches } from './started-caches.js';
 import { waitFor } from './wait-for.js';
 import { WebhookError } from './webhook-error.js';
 
