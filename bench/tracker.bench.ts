@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { defaultCacheDir } from '../src/cli/cache-dir.js';
 import { installCrds, startControlPlane } from '../src/controlplane/index.js';
-import { pvc, vm, vmi, kubeVirt, storageClass } from '../src/demo/index.js';
+import { pvc, vm, vmi, kubeVirt, storageClass } from '../src/demo/staged-objects.js';
 import { Informer, requestJson, resourcePath } from '../src/kube/index.js';
 import {
   ExpansionActors,

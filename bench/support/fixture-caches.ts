@@ -5,9 +5,8 @@
  * engine) so the Longhorn branch reads a CR as it does on Harvester.
  */
 import type { HarvesterSetting } from '../../src/settings/index.js';
-import { buildAdmissionCaches } from '../../src/webhook/build-admission-caches.js';
+import { buildAdmissionCaches } from '../../src/cluster/build-admission-caches.js';
 import type {
-  AdmissionCaches,
   KubeVirt,
   LonghornSetting,
   LonghornVolume,
@@ -15,7 +14,8 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../../src/webhook/index.js';
+} from '../../src/admission/kube-objects.js';
+import type { AdmissionCaches } from '../../src/cluster/cache-snapshot-source.js';
 import type { Fixture } from './cluster-fixtures.js';
 
 export function fixtureCaches(fixture: Fixture): AdmissionCaches {

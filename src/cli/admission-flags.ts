@@ -5,7 +5,7 @@ import {
   resolveAdmissionOptions,
   type AdmissionOptions,
   type LonghornV2Expansion,
-} from '../webhook/index.js';
+} from '../admission/index.js';
 
 /** The flags `voe check` and `voe serve` share: where the admission decision reads its configuration. */
 export interface AdmissionFlags {

@@ -1,4 +1,4 @@
-import type { CheckResult } from '../webhook/index.js';
+import type { CheckResult } from '../check/index.js';
 
 /** The human-readable report of `voe check`: verdict, message, every finding, warnings. */
 export function formatCheckResult(result: CheckResult): string {

@@ -1,17 +1,10 @@
+export { ControlPlaneError } from './control-plane-error.js';
 export type { ControlPlane } from './control-plane.js';
-export { ControlPlaneError, ControlPlaneErrorCode } from './control-plane-error.js';
-export { startControlPlane, type StartControlPlaneOptions } from './start-control-plane.js';
-export { startTimeoutFromEnv } from './start-timeout-from-env.js';
-export { resolveBinaries, type ResolvedBinaries } from './resolve-binaries.js';
-export {
-  buildBinaries,
-  binariesDir,
-  type BuiltBinaries,
-  type BuildOptions,
-} from './build-binaries.js';
-export { installCrds, readCrds, crdManifestDir } from './install-crds.js';
-export { killManagedProcesses } from './managed-process.js';
+export { installCrds } from './install-crds.js';
 export { lockControlPlaneDir } from './lock-control-plane-dir.js';
+export { killManagedProcesses } from './managed-process.js';
 export { readPidFile } from './read-pid-file.js';
+export { resolveBinaries } from './resolve-binaries.js';
 export { runsIn } from './runs-in.js';
-export { KUBERNETES_VERSION, ETCD_VERSION } from './versions.js';
+export { startControlPlane } from './start-control-plane.js';
+export { KUBERNETES_VERSION } from './versions.js';

@@ -1,4 +1,5 @@
-import { PVC_EXPAND_PREFIX, WEBHOOK_ENDPOINTS } from '../webhook/index.js';
+import { PVC_EXPAND_PREFIX } from '../admission/index.js';
+import { WEBHOOK_ENDPOINTS } from '../webhook/index.js';
 import type { DemoExpectation } from './demo-steps.js';
 
 /** The name of voe's PVC resize webhook in its ValidatingWebhookConfiguration (the API server quotes it). */

@@ -1,14 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { apiErrorOf } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
-import {
-  admissionWiring,
-  serveWebhook,
-  WebhookError,
-  type AdmissionCaches,
-  type Cache,
-  type StartedAdmissionCaches,
-} from '../webhook/index.js';
+import type { AdmissionCaches, Cache, StartedAdmissionCaches } from '../cluster/index.js';
+import { admissionWiring, serveWebhook, WebhookError } from '../webhook/index.js';
 import { DemoError } from './demo-error.js';
 import { DEMO_STEPS, type DemoChange, type DemoOutcome, type DemoStep } from './demo-steps.js';
 import { SCENARIO, stageExpansionScenario } from './expansion-scenario.js';

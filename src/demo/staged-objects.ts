@@ -13,7 +13,7 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../webhook/index.js';
+} from '../admission/index.js';
 import type { HarvesterSetting } from '../settings/index.js';
 
 export const NS = 'default';

@@ -1,10 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseQuantity } from '../kube/index.js';
-import {
-  loadClusterCaches,
-  readNamespacePolicies,
-  type AdmissionOptions,
-} from '../webhook/index.js';
+import type { AdmissionOptions } from '../admission/index.js';
+import { loadClusterCaches, readNamespacePolicies } from '../check/index.js';
 import { DemoError } from './demo-error.js';
 import { surveyedNamespaces, surveyRows, type SurveyEntry } from './survey-rows.js';
 

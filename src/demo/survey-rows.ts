@@ -1,15 +1,14 @@
 import { formatBytes, parseQuantityCeil } from '../kube/index.js';
 import {
-  checkResize,
   isVmiRunning,
   pvcKeysOfVm,
   pvcKeysOfVmi,
   vmNameOfVmi,
-  type AdmissionCaches,
   type AdmissionOptions,
-  type CheckResult,
   type NamespacePolicies,
-} from '../webhook/index.js';
+} from '../admission/index.js';
+import { checkResize, type CheckResult } from '../check/index.js';
+import type { AdmissionCaches } from '../cluster/index.js';
 
 /** A PVC a VM uses: what its update would get (`voe check`'s answer), and the VMs using it. */
 export interface SurveyRow extends CheckResult {

@@ -1,9 +1,5 @@
-import {
-  WEBHOOK_ENDPOINTS,
-  type AdmissionRequest,
-  type AdmissionVerdict,
-  type Validator,
-} from '../webhook/index.js';
+import type { AdmissionRequest, AdmissionVerdict, Validator } from '../admission/index.js';
+import { WEBHOOK_ENDPOINTS } from '../webhook/index.js';
 import type { VoeAnswer } from './judge-step.js';
 
 /**

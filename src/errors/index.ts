@@ -1,5 +1,5 @@
-export { VoeError, isVoeError } from './voe-error.js';
-export { excerpt, describeJsonType } from './excerpt.js';
+export { describeJsonType, excerpt } from './excerpt.js';
 export { isJsonObject } from './is-json-object.js';
-export { withArticle } from './with-article.js';
 export { redactUrlCredentials } from './redact-url-credentials.js';
+export { VoeError, isVoeError } from './voe-error.js';
+export { withArticle } from './with-article.js';

@@ -1,8 +1,1 @@
-export {
-  failure,
-  handleFlexVolumeCall,
-  type FlexVolumeAnswer,
-  type FlexVolumeDriverDeps,
-  FlexVolumeFailureCode,
-  type FlexVolumeResponse,
-} from './flexvolume-driver.js';
+export { failure, handleFlexVolumeCall } from './flexvolume-driver.js';

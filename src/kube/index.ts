@@ -1,100 +1,44 @@
-export { KubeError, KubeErrorCode, isKubeError, type KubeErrorCodeValue } from './kube-error.js';
 export {
   apiErrorOf,
-  isNotFound,
-  isConflict,
   isAlreadyExists,
+  isConflict,
   isGone,
+  isNotFound,
   isTransient,
-  type ApiError,
 } from './api-error.js';
+export { exponentialDelay } from './backoff.js';
+export { realClock, sleep, type Clock } from './clock.js';
+export { EventRecorder } from './event-recorder.js';
+export type { EventType, ObjectRef } from './event-series.js';
+export { eventSink } from './event-sink.js';
+export { IndexedStore } from './indexed-store.js';
+export { Informer, NOT_SERVED_RETRY_MS, describeFailure, type IndexFunc } from './informer.js';
+export { KubeError, KubeErrorCode, isKubeError } from './kube-error.js';
+export { openWatch, requestJson, type WatchEvent } from './kube-request.js';
+export { LeaderElector } from './leader-elector.js';
+export { leaseLock } from './lease-lock.js';
+export { loadKubeConfig } from './load-kube-config.js';
+export { keyOf, splitKey } from './object-key.js';
+export { isDnsLabel, isDnsSubdomain } from './object-names.js';
 export {
+  getObject,
+  replaceObject,
+  retryOnConflict,
+  updateWithRetry,
+  type NamedResourceRef,
+} from './patch.js';
+export {
+  compareQuantities,
+  formatBytes,
+  formatQuantityValue,
   parseQuantity,
   parseQuantityCeil,
   parseQuantityValue,
-  compareQuantities,
-  quantityEquals,
-  formatBytes,
   roundUpToMilli,
-  formatQuantityValue,
-  MAX_QUANTITY_DIGITS,
-  MAX_BINARY_QUANTITY,
   type QuantityValue,
 } from './quantity.js';
-export { realClock, sleep, type Clock } from './clock.js';
-export { exponentialDelay, jitteredDelay, type BackoffOptions } from './backoff.js';
-export {
-  ItemExponentialRateLimiter,
-  type RateLimiter,
-  type ItemExponentialOptions,
-} from './rate-limiter.js';
-export { WorkQueue, type WorkQueueOptions } from './work-queue.js';
-export {
-  runWorkers,
-  ok,
-  retry,
-  retryAfter,
-  type WorkResult,
-  type WorkHandler,
-  type RunWorkersOptions,
-} from './run-workers.js';
-export {
-  requestJson,
-  openWatch,
-  type KubeRequest,
-  type QueryParams,
-  type WatchEvent,
-  type WatchHandle,
-  type WatchRequest,
-} from './kube-request.js';
 export { resourcePath, type ResourceRef } from './resource-ref.js';
-export { objectKey, keyOf, splitKey } from './object-key.js';
-export {
-  describeFailure,
-  Informer,
-  NOT_SERVED_RETRY_MS,
-  type InformerOptions,
-  type InformerHandlers,
-  type InformerStats,
-  type IndexFunc,
-  type OutOfSync,
-} from './informer.js';
-export { IndexedStore } from './indexed-store.js';
-export {
-  decideLease,
-  releasedRecord,
-  type LeaseRecord,
-  type LeaseObservation,
-  type LeaseDecision,
-  type LeaseDecisionInput,
-} from './lease-decision.js';
-export { leaseLock, microTime, type LeaseLock, type VersionedLease } from './lease-lock.js';
-export {
-  LeaderElector,
-  type LeaderElectorOptions,
-  type LeaderCallbacks,
-} from './leader-elector.js';
-export {
-  eventKey,
-  EventSeriesCache,
-  type EventInput,
-  type EventType,
-  type ObjectRef,
-  type SeriesEntry,
-} from './event-series.js';
-export { eventSink, type EventSink } from './event-sink.js';
-export { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
-export {
-  retryOnConflict,
-  updateWithRetry,
-  patchMerge,
-  patchStatus,
-  getObject,
-  replaceObject,
-  type ConflictRetryOptions,
-  type NamedResourceRef,
-} from './patch.js';
 export { isResourceServed, servedResources } from './resource-served.js';
-export { loadKubeConfig } from './load-kube-config.js';
-export { retryWhen, type RetryOptions } from './retry-when.js';
-export { isDnsLabel, isDnsSubdomain } from './object-names.js';
+export { retryWhen } from './retry-when.js';
+export { ok, retryAfter, runWorkers, type WorkResult } from './run-workers.js';
+export { WorkQueue } from './work-queue.js';

@@ -1,3 +1,3 @@
-export { createLogger, REDACTED_PATHS, type Logger, type LoggerOptions } from './create-logger.js';
-export { flatFieldsLogger, type FlatFields, type FlatFieldsLogger } from './flat-fields-logger.js';
+export { createLogger, type Logger } from './create-logger.js';
+export { flatFieldsLogger, type FlatFieldsLogger } from './flat-fields-logger.js';
 export { outputDestination } from './output-destination.js';

@@ -1,5 +1,5 @@
 import { parseQuantityCeil } from '../kube/index.js';
-import { expandDisksState, isVmiRunning } from '../webhook/index.js';
+import { expandDisksState, isVmiRunning } from '../admission/index.js';
 import { expectedGuestBytes } from './expected-guest-bytes.js';
 import {
   FINAL_PHASES,

@@ -26,9 +26,9 @@ import {
   isVmRunning,
   pvcKeysOfVm,
   pvcKeysOfVmi,
-  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
   vmNameOfVmi,
-} from '../webhook/index.js';
+} from '../admission/index.js';
+import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../webhook/index.js';
 import { deriveStage, type Stage, type StageInput } from './derive-stage.js';
 import { EventAction, EventReason, phaseEventReason } from './event-reasons.js';
 import { FINAL_PHASES, OUTCOME_PHASES, Phase } from './expansion-phase.js';

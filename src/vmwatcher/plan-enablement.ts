@@ -1,5 +1,5 @@
 import { EXPAND_VALIDATION_HARVESTER_DEFAULT, type HarvesterSetting } from '../settings/index.js';
-import { EXPAND_DISKS_GA_SINCE, versionAtLeast } from '../webhook/index.js';
+import { EXPAND_DISKS_GA_SINCE, versionAtLeast } from '../admission/index.js';
 import type { KubeVirt } from './tracker-objects.js';
 
 export const EXPAND_DISKS_GATE = 'ExpandDisks';

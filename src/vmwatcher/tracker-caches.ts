@@ -1,7 +1,8 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { Informer, keyOf, type Clock, type IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
-import { pvcKeysOfVm, pvcKeysOfVmi, withoutManagedFields } from '../webhook/index.js';
+import { pvcKeysOfVm, pvcKeysOfVmi } from '../admission/index.js';
+import { withoutManagedFields } from '../cluster/index.js';
 import { leanPod, leanPv, leanPvc, leanTrackedVmi, leanVm } from './lean-objects.js';
 import type {
   KubeVirt,

@@ -10,7 +10,7 @@ import type {
   PersistentVolumeClaim,
   VirtualMachineInstance,
   VmiVolumeStatus,
-} from '../webhook/index.js';
+} from '../admission/index.js';
 
 export type {
   KubeVirt,
@@ -18,7 +18,7 @@ export type {
   OwnerReference,
   VirtualMachine,
   VmVolume,
-} from '../webhook/index.js';
+} from '../admission/index.js';
 
 /** Metadata with the fields of a live object the tracker reads besides the admission ones. */
 export interface LiveMeta extends ObjectMeta {

@@ -1,7 +1,1 @@
-export {
-  falseOnError,
-  msUntil,
-  waitUntil,
-  type WaitOutcome,
-  type WaitUntilOptions,
-} from './wait-until.js';
+export { falseOnError, msUntil, waitUntil } from './wait-until.js';

@@ -1,15 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { invalidJsonMessage } from './invalid-json-message.js';
+import { invalidJsonMessage } from './review/invalid-json-message.js';
 import { flatFieldsLogger, type FlatFieldsLogger, type Logger } from '../log/index.js';
 import { admissionSeries, type AdmissionSeries } from './admission-series.js';
-import { createBodyBuffer } from './body-buffer.js';
+import { createBodyBuffer } from './review/body-buffer.js';
 import { logAdmissionAnswer } from './log-admission-answer.js';
-import { parseAdmissionReview, type ParsedAdmissionReview } from './parse-admission-review.js';
+import {
+  parseAdmissionReview,
+  type ParsedAdmissionReview,
+} from './review/parse-admission-review.js';
 import { runValidator, type ValidatorOutcome } from './run-validator.js';
 import { sendJson } from './send-json.js';
-import { toAdmissionReview } from './to-admission-review.js';
-import { unsupportedEncoding } from './unsupported-encoding.js';
-import type { AdmissionRequest, Validator } from './validator.js';
+import { toAdmissionReview } from './review/to-admission-review.js';
+import { unsupportedEncoding } from './review/unsupported-encoding.js';
+import type { AdmissionRequest, Validator } from '../admission/validators/validator.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
 export interface KubeStatus {

@@ -1,10 +1,13 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
-import type { AdmissionOptions } from './admission-options.js';
+import type { AdmissionOptions } from '../admission/admission-options.js';
 import { createAdmissionValidators } from './create-admission-validators.js';
-import { isLonghornServed } from './follow-longhorn.js';
-import { startAdmissionCaches, type StartedAdmissionCaches } from './start-admission-caches.js';
-import type { Validator } from './validator.js';
+import { isLonghornServed } from '../cluster/follow-longhorn.js';
+import {
+  startAdmissionCaches,
+  type StartedAdmissionCaches,
+} from '../cluster/start-admission-caches.js';
+import type { Validator } from '../admission/validators/validator.js';
 
 /**
  * serveWebhook's `startCaches` and `createValidators` for the real admission decisions

@@ -1,12 +1,15 @@
-import { resolveAdmissionOptions, type AdmissionOptions } from './admission-options.js';
-import type { Cache } from './cache.js';
-import { createCacheSnapshotSource, type AdmissionCaches } from './cache-snapshot-source.js';
-import { createCacheCsiDriverSource } from './cache-csi-driver-source.js';
-import { createExpandSettingValidator } from './expand-setting-validator.js';
-import type { CsiDriver } from './kube-objects.js';
-import { createPvcResizeValidator } from './pvc-resize-validator.js';
-import type { Validator } from './validator.js';
-import { createVmClaimTemplatesValidator } from './vm-claim-templates-validator.js';
+import { resolveAdmissionOptions, type AdmissionOptions } from '../admission/admission-options.js';
+import type { Cache } from '../cluster/cache.js';
+import {
+  createCacheSnapshotSource,
+  type AdmissionCaches,
+} from '../cluster/cache-snapshot-source.js';
+import { createCacheCsiDriverSource } from '../cluster/cache-csi-driver-source.js';
+import { createExpandSettingValidator } from '../admission/validators/expand-setting-validator.js';
+import type { CsiDriver } from '../admission/kube-objects.js';
+import { createPvcResizeValidator } from '../admission/validators/pvc-resize-validator.js';
+import type { Validator } from '../admission/validators/validator.js';
+import { createVmClaimTemplatesValidator } from '../admission/validators/vm-claim-templates-validator.js';
 
 /**
  * The three admission validators over informer caches, ready for the HTTPS server:

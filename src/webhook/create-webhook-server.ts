@@ -8,14 +8,14 @@ import {
   certificateNotValidWhy,
   createCertificateReloader,
   type CertificateReloader,
-} from './certificate-reloader.js';
+} from './certificates/certificate-reloader.js';
 import { createWebhookApp } from './create-webhook-app.js';
 import { closeHttpsServer, createHttpsServer, listenOn } from './create-https-server.js';
 import { listenAdvice } from './listen-advice.js';
 import { readCacheReadiness } from './read-cache-readiness.js';
 import { readinessAnswer } from './readiness-answer.js';
 import { routeWebhookRequest, type RequestHandler } from './route-webhook-request.js';
-import type { Validator } from './validator.js';
+import type { Validator } from '../admission/validators/validator.js';
 import { validatorsByPath } from './validators-by-path.js';
 import { WebhookError } from './webhook-error.js';
 import { createWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';

@@ -3,16 +3,16 @@ import { hostname } from 'node:os';
 import type { KubeConfig, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
-import { buildValidatingWebhookConfiguration } from './build-validating-webhook-configuration.js';
-import { confirmDevRegistration } from './confirm-dev-registration.js';
+import { buildValidatingWebhookConfiguration } from './registration/build-validating-webhook-configuration.js';
+import { confirmDevRegistration } from './registration/confirm-dev-registration.js';
 import { continueUnlessAborted } from './continue-unless-aborted.js';
-import { devOwnerAnnotations, type DevOwner } from './dev-registration-owner.js';
-import { devRegistrationCleanup } from './dev-registration-cleanup.js';
+import { devOwnerAnnotations, type DevOwner } from './registration/dev-registration-owner.js';
+import { devRegistrationCleanup } from './registration/dev-registration-cleanup.js';
 import type { StartedCaches } from './started-caches.js';
 import type { StartUpCleanups } from './start-up-cleanups.js';
 import { waitForCacheSync } from './wait-for-cache-sync.js';
-import { watchDevRegistration } from './watch-dev-registration.js';
-import { registerDevConfiguration } from './webhook-registration.js';
+import { watchDevRegistration } from './registration/watch-dev-registration.js';
+import { registerDevConfiguration } from './registration/webhook-registration.js';
 
 export interface DevRegistrationOptions {
   kubeConfig: KubeConfig;

@@ -1,4 +1,8 @@
-import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
+import type {
+  AdmissionRequest,
+  AdmissionVerdict,
+  Validator,
+} from '../admission/validators/validator.js';
 
 export interface ValidatorOutcome {
   verdict: AdmissionVerdict;

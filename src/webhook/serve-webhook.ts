@@ -2,11 +2,14 @@ import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/index.js';
-import { certificateSource } from './certificate-source.js';
+import { certificateSource } from './certificates/certificate-source.js';
 import { continueUnlessAborted } from './continue-unless-aborted.js';
 import { listenWebhook } from './listen-webhook.js';
 import { registerDevWebhook } from './register-dev-webhook.js';
-import { serveDevCertificates, type DevCertificates } from './serve-dev-certificates.js';
+import {
+  serveDevCertificates,
+  type DevCertificates,
+} from './certificates/serve-dev-certificates.js';
 import { startCachesExplained } from './start-caches-explained.js';
 import {
   createStartUpCleanups,
@@ -14,7 +17,7 @@ import {
   type StartUpCleanups,
 } from './start-up-cleanups.js';
 import type { StartedCaches } from './started-caches.js';
-import type { Validator } from './validator.js';
+import type { Validator } from '../admission/validators/validator.js';
 
 export interface ServeWebhookOptions<C> {
   kubeConfig: KubeConfig;

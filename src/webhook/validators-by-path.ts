@@ -1,4 +1,4 @@
-import type { Validator } from './validator.js';
+import type { Validator } from '../admission/validators/validator.js';
 import { WebhookError } from './webhook-error.js';
 
 /**

@@ -11,16 +11,15 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { DemoReport, SurveyEntry } from '../../src/demo/index.js';
+import { DEMO_STEPS } from '../../src/demo/demo-steps.js';
 import {
-  DEMO_STEPS,
   SCENARIO,
   scenarioClaims,
-  StagedCluster,
   stageExpansionScenario,
-  type DemoReport,
-  type SurveyEntry,
-  type SurveyRow,
-} from '../../src/demo/index.js';
+} from '../../src/demo/expansion-scenario.js';
+import { StagedCluster } from '../../src/demo/staged-cluster.js';
+import type { SurveyRow } from '../../src/demo/survey-rows.js';
 import { installCrds } from '../../src/controlplane/index.js';
 import {
   controlPlaneTestEnv,

@@ -1,24 +1,28 @@
 import type { HarvesterSetting } from '../../src/settings/index.js';
-import type { ClusterState } from '../../src/demo/index.js';
+import type { ClusterState } from '../../src/demo/cluster-state.js';
 
 export type { ClusterState };
 import {
+  resolveAdmissionOptions,
+  type AdmissionOptions,
+} from '../../src/admission/admission-options.js';
+import type {
+  KubeVirt,
+  LonghornEngine,
+  LonghornSetting,
+  LonghornVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  VirtualMachine,
+  VirtualMachineInstance,
+} from '../../src/admission/kube-objects.js';
+import type { ResizeSnapshotSource } from '../../src/admission/resize-snapshot-source.js';
+import {
   admissionIndexers,
   createCacheSnapshotSource,
-  MemoryCache,
-  resolveAdmissionOptions,
   type AdmissionCaches,
-  type AdmissionOptions,
-  type KubeVirt,
-  type LonghornEngine,
-  type LonghornSetting,
-  type LonghornVolume,
-  type PersistentVolumeClaim,
-  type ResizeSnapshotSource,
-  type StorageClass,
-  type VirtualMachine,
-  type VirtualMachineInstance,
-} from '../../src/webhook/index.js';
+} from '../../src/cluster/cache-snapshot-source.js';
+import { MemoryCache } from '../../src/cluster/memory-cache.js';
 
 export interface MemoryCaches {
   pvcs: MemoryCache<PersistentVolumeClaim>;

@@ -1,15 +1,14 @@
 import {
-  type DeviceUsers,
   createDeviceLock,
   createFsResizer,
-  parseMountinfo,
   type BlockDevices,
-  type CommandResult,
   type CommandRunner,
   type FsResizer,
   type MountTable,
-  type RunOptions,
 } from '../../src/fsresize/index.js';
+import type { DeviceUsers } from '../../src/fsresize/block-devices.js';
+import type { CommandResult, RunOptions } from '../../src/fsresize/command-runner.js';
+import { parseMountinfo } from '../../src/fsresize/parse-mountinfo.js';
 
 /**
  * A MountTable over mountinfo text. A path shows the mount listed last at it (the kernel lists a

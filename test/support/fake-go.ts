@@ -1,7 +1,8 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ETCD_VERSION, KUBERNETES_VERSION } from '../../src/controlplane/index.js';
+import { KUBERNETES_VERSION } from '../../src/controlplane/index.js';
+import { ETCD_VERSION } from '../../src/controlplane/versions.js';
 import { onCleanup } from './cleanup.js';
 
 /**

@@ -1,11 +1,7 @@
 import { after } from 'mocha';
 import { defaultCacheDir } from '../../src/cli/cache-dir.js';
-import {
-  installCrds,
-  startControlPlane,
-  startTimeoutFromEnv,
-  type ControlPlane,
-} from '../../src/controlplane/index.js';
+import { installCrds, startControlPlane, type ControlPlane } from '../../src/controlplane/index.js';
+import { startTimeoutFromEnv } from '../../src/controlplane/start-timeout-from-env.js';
 
 /**
  * Where Go-built binaries are cached between runs (outside the clone): the CLI's own default, so

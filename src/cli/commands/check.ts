@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { isDnsLabel, isDnsSubdomain } from '../../kube/index.js';
-import { CheckError, checkResize, loadCheckCaches, readCheckSize } from '../../webhook/index.js';
+import { CheckError, checkResize, loadCheckCaches, readCheckSize } from '../../check/index.js';
 import {
   addAdmissionFlags,
   admissionOptionsFromFlags,

@@ -4,7 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { EventRecorder, eventSink } from '../../kube/index.js';
 import { createLogger, outputDestination, type Logger } from '../../log/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../../settings/index.js';
-import { DEFAULT_ADMISSION_OPTIONS } from '../../webhook/index.js';
+import { DEFAULT_ADMISSION_OPTIONS } from '../../admission/index.js';
 import {
   enableExpansion,
   TRACKER_CONTROLLER,

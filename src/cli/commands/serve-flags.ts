@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { AdmissionOptions } from '../../admission/index.js';
 import {
   DEV_CONFIGURATION_NAME,
   WebhookError,
-  type AdmissionOptions,
   type ServeWebhookOptions,
 } from '../../webhook/index.js';
 import { admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';

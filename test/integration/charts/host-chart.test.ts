@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import type { V1Deployment, V1PodSpec } from '@kubernetes/client-node';
-import { buildValidatingWebhookConfiguration } from '../../../src/webhook/index.js';
+import { buildValidatingWebhookConfiguration } from '../../../src/webhook/registration/build-validating-webhook-configuration.js';
 import { HOST_VALUE_SETS } from '../../support/charts/host-values.js';
 import { buildPromqlCheck, checkPromql } from '../../support/promql-check.js';
 import {

@@ -5,8 +5,9 @@
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import { installCrds, readCrds } from '../../../src/controlplane/index.js';
-import { StagedCluster } from '../../../src/demo/index.js';
+import { installCrds } from '../../../src/controlplane/index.js';
+import { readCrds } from '../../../src/controlplane/install-crds.js';
+import { StagedCluster } from '../../../src/demo/staged-cluster.js';
 import {
   harvesterSetting,
   kubeVirt,

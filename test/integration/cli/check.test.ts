@@ -6,7 +6,7 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { KINDS, StagedCluster } from '../../../src/demo/index.js';
+import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import {
   harvesterSetting,
   kubeVirt,

@@ -13,7 +13,7 @@ import {
   CustomObjectsApi,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-import { sumSamples } from '../../../src/webhook/index.js';
+import { sumSamples } from '../../../src/webhook/sum-samples.js';
 import { apiServerRequests } from '../../support/api-server-metrics.js';
 import { eventually } from '../../support/held-clock.js';
 import { httpsRequest } from '../../support/webhook-client.js';

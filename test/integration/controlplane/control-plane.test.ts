@@ -16,7 +16,7 @@ import { KUBERNETES_VERSION } from '../../../src/controlplane/index.js';
 import {
   applyValidatingWebhookConfiguration,
   deleteValidatingWebhookConfiguration,
-} from '../../../src/webhook/index.js';
+} from '../../../src/webhook/registration/webhook-registration.js';
 import { createCertificateAuthority, issueServingCertificate } from '../../../src/tls/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 

@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { binariesDir, buildBinaries } from '../../../src/controlplane/index.js';
+import { binariesDir, buildBinaries } from '../../../src/controlplane/build-binaries.js';
 import { fakeGoSandbox } from '../../support/fake-go.js';
 
 const fixture = fileURLToPath(

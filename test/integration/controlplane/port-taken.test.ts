@@ -10,11 +10,8 @@ import { expectRejection } from '../../support/expect-error.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { createServer, type Server } from 'node:net';
 import { CoreV1Api } from '@kubernetes/client-node';
-import {
-  ControlPlaneError,
-  startControlPlane,
-  startTimeoutFromEnv,
-} from '../../../src/controlplane/index.js';
+import { ControlPlaneError, startControlPlane } from '../../../src/controlplane/index.js';
+import { startTimeoutFromEnv } from '../../../src/controlplane/start-timeout-from-env.js';
 import { freePort } from '../../../src/controlplane/free-port.js';
 import { TEST_START_TIMEOUT_MS, testCacheDir } from '../../support/use-control-plane.js';
 

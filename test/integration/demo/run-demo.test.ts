@@ -14,7 +14,10 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { formatDemoStep, formatDemoSummary } from '../../../src/cli/format-demo.js';
-import { DEMO_STEPS, runDemo, SCENARIO, VOE_PVC_RESIZE_WEBHOOK } from '../../../src/demo/index.js';
+import { runDemo } from '../../../src/demo/index.js';
+import { DEMO_STEPS } from '../../../src/demo/demo-steps.js';
+import { SCENARIO } from '../../../src/demo/expansion-scenario.js';
+import { VOE_PVC_RESIZE_WEBHOOK } from '../../../src/demo/judge-step.js';
 import { createLogger } from '../../../src/log/index.js';
 import { eventually } from '../../support/held-clock.js';
 import { useControlPlane } from '../../support/use-control-plane.js';

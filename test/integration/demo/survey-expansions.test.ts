@@ -7,8 +7,9 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
-import { StagedCluster, type SurveyRow } from '../../../src/demo/index.js';
-import type { CheckResult } from '../../../src/webhook/index.js';
+import { StagedCluster } from '../../../src/demo/staged-cluster.js';
+import type { SurveyRow } from '../../../src/demo/survey-rows.js';
+import type { CheckResult } from '../../../src/check/check-resize.js';
 import {
   harvesterSetting,
   kubeVirt,

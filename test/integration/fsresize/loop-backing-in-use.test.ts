@@ -11,12 +11,9 @@ import { execFile } from 'node:child_process';
 import { rm, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import {
-  isFsResizeError,
-  majorMinorOf,
-  refusesExclusiveOpen,
-  type FsResizer,
-} from '../../../src/fsresize/index.js';
+import { isFsResizeError, type FsResizer } from '../../../src/fsresize/index.js';
+import { majorMinorOf } from '../../../src/fsresize/major-minor-of.js';
+import { refusesExclusiveOpen } from '../../../src/fsresize/refuses-exclusive-open.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { MiB, readChecksums } from '../../support/loop-device.js';

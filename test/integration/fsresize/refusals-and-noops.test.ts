@@ -8,8 +8,8 @@ import {
   createExecFileRunner,
   createFsResizer,
   isFsResizeError,
-  type FsResizeErrorCode,
 } from '../../../src/fsresize/index.js';
+import type { FsResizeErrorCode } from '../../../src/fsresize/fsresize-error.js';
 import {
   GiB,
   hasCapSysResource,

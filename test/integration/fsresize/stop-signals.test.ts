@@ -12,7 +12,8 @@ import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDeviceLock } from '../../../src/fsresize/index.js';
-import { hasEnded, processStartTime, readProcessStat } from '../../../src/lock/index.js';
+import { hasEnded, readProcessStat } from '../../../src/lock/index.js';
+import { processStartTime } from '../../../src/lock/process-start-time.js';
 import {
   DROP_OTHER_LOOP_MOUNTS,
   GiB,

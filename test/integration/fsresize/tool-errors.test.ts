@@ -19,10 +19,10 @@ import {
   createDeviceLock,
   createExecFileRunner,
   createFsResizer,
-  DEFAULT_SEARCH_PATH,
   isFsResizeError,
   type CommandRunner,
 } from '../../../src/fsresize/index.js';
+import { DEFAULT_SEARCH_PATH } from '../../../src/fsresize/exec-file-runner.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { eventually } from '../../support/held-clock.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';

@@ -9,12 +9,10 @@ import { assert } from 'chai';
 import { mkdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
-import { KINDS, type StagedCluster } from '../../../src/demo/index.js';
-import {
-  createKubeHostApi,
-  discoverNodeId,
-  type HostApi,
-} from '../../../src/guest-csi-bridge/index.js';
+import { KINDS, type StagedCluster } from '../../../src/demo/staged-cluster.js';
+import type { HostApi } from '../../../src/guest-csi-bridge/host/host-api.js';
+import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-api.js';
+import { discoverNodeId } from '../../../src/guest-csi-bridge/node/discover-node-id.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { expectRejection } from '../../support/expect-error.js';
 import { eventually } from '../../support/held-clock.js';

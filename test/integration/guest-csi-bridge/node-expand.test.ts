@@ -9,7 +9,7 @@ import { assert } from 'chai';
 import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
-import type { ScsiRescanner } from '../../../src/guest-csi-bridge/index.js';
+import type { ScsiRescanner } from '../../../src/guest-csi-bridge/node/scsi-rescanner.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { expectRejection } from '../../support/expect-error.js';

@@ -8,7 +8,7 @@ import { assert } from 'chai';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
-import { createKubeHostApi } from '../../../src/guest-csi-bridge/index.js';
+import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-api.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { expectRejection } from '../../support/expect-error.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';

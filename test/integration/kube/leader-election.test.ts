@@ -1,13 +1,9 @@
 import { describe, it, after } from 'mocha';
 import { assert } from 'chai';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import {
-  LeaderElector,
-  leaseLock,
-  type LeaderElectorOptions,
-  type LeaseLock,
-  type VersionedLease,
-} from '../../../src/kube/index.js';
+import { LeaderElector, leaseLock } from '../../../src/kube/index.js';
+import type { LeaderElectorOptions } from '../../../src/kube/leader-elector.js';
+import type { LeaseLock, VersionedLease } from '../../../src/kube/lease-lock.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { eventually } from '../../support/held-clock.js';
 

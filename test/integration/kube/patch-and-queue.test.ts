@@ -13,15 +13,14 @@ import {
   isKubeError,
   isNotFound,
   KubeErrorCode,
-  patchMerge,
-  patchStatus,
   replaceObject,
   runWorkers,
-  retry,
   ok,
   updateWithRetry,
   WorkQueue,
 } from '../../../src/kube/index.js';
+import { patchMerge, patchStatus } from '../../../src/kube/patch.js';
+import { retry } from '../../../src/kube/run-workers.js';
 import { useSharedControlPlane } from '../../support/shared-control-plane.js';
 
 const { kubeConfig: kc, namespace: ns } = await useSharedControlPlane('patch-and-queue');

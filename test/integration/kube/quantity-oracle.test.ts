@@ -23,7 +23,8 @@ import {
   parseQuantityValue,
   type QuantityValue,
 } from '../../../src/kube/index.js';
-import { readCheckSize, readJsonQuantity } from '../../../src/webhook/index.js';
+import { readJsonQuantity } from '../../../src/admission/read-json-quantity.js';
+import { readCheckSize } from '../../../src/check/read-check-size.js';
 import {
   askQuantityOracle,
   buildQuantityOracle,

@@ -8,14 +8,13 @@ import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
 import { X509Certificate } from 'node:crypto';
 import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { ensureWebhookCertificates, kubeCertificateStore } from '../../../src/tls/index.js';
 import {
   CA_SECRET_KEYS,
-  ensureWebhookCertificates,
-  kubeCertificateStore,
   TLS_SECRET_KEYS,
   type EnsureWebhookCertificatesOptions,
-} from '../../../src/tls/index.js';
-import { buildValidatingWebhookConfiguration } from '../../../src/webhook/index.js';
+} from '../../../src/tls/ensure-webhook-certificates.js';
+import { buildValidatingWebhookConfiguration } from '../../../src/webhook/registration/build-validating-webhook-configuration.js';
 import { ensureNamespaces, useChartControlPlane } from '../../support/charts/cluster.js';
 import { expectRejection } from '../../support/expect-error.js';
 import { runVoe } from '../../support/run-voe.js';

@@ -18,15 +18,8 @@ import {
   type TrackedVmi,
   type VolumeExpansion,
 } from '../../../src/vmwatcher/index.js';
-import {
-  kubeVirt,
-  pvc,
-  storageClass,
-  vm,
-  vmi,
-  KINDS,
-  StagedCluster,
-} from '../../../src/demo/index.js';
+import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
+import { kubeVirt, pvc, storageClass, vm, vmi } from '../../../src/demo/staged-objects.js';
 
 export const KUBEVIRT_NAMESPACE = 'harvester-system';
 export const STORAGE_CLASS = 'lab-csi';

@@ -5,13 +5,9 @@
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import {
-  harvesterSetting,
-  KINDS,
-  SCENARIO,
-  StagedCluster,
-  stageExpansionScenario,
-} from '../../../src/demo/index.js';
+import { SCENARIO, stageExpansionScenario } from '../../../src/demo/expansion-scenario.js';
+import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
+import { harvesterSetting } from '../../../src/demo/staged-objects.js';
 import { eventually } from '../../support/held-clock.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { serveAdmission } from '../../support/serve-admission.js';

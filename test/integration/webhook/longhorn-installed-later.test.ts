@@ -18,22 +18,22 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { installCrds, readCrds } from '../../../src/controlplane/index.js';
-import { StagedCluster } from '../../../src/demo/index.js';
+import { installCrds } from '../../../src/controlplane/index.js';
+import { readCrds } from '../../../src/controlplane/install-crds.js';
+import { StagedCluster } from '../../../src/demo/staged-cluster.js';
 import {
   isAlreadyExists,
   isResourceServed,
   realClock,
   type Clock,
 } from '../../../src/kube/index.js';
+import type { PersistentVolumeClaim } from '../../../src/admission/kube-objects.js';
 import {
-  admissionWiring,
-  serveWebhook,
   startAdmissionCaches,
-  type PersistentVolumeClaim,
-  type ServingWebhook,
   type StartedAdmissionCaches,
-} from '../../../src/webhook/index.js';
+} from '../../../src/cluster/start-admission-caches.js';
+import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
+import { serveWebhook, type ServingWebhook } from '../../../src/webhook/serve-webhook.js';
 import {
   admissionRequest,
   harvesterSetting,

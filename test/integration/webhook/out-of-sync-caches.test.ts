@@ -12,15 +12,15 @@ import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PersistentVolumeClaim } from '../../../src/admission/kube-objects.js';
+import type { AdmissionRequest, Validator } from '../../../src/admission/validators/validator.js';
 import {
   ADMISSION_CACHE_BACKOFF_MAX_MS,
-  createAdmissionValidators,
   startAdmissionCaches,
-  type AdmissionRequest,
-  type PersistentVolumeClaim,
-  type Validator,
-} from '../../../src/webhook/index.js';
-import { KINDS, SCENARIO, StagedCluster, stageExpansionScenario } from '../../../src/demo/index.js';
+} from '../../../src/cluster/start-admission-caches.js';
+import { createAdmissionValidators } from '../../../src/webhook/create-admission-validators.js';
+import { SCENARIO, stageExpansionScenario } from '../../../src/demo/expansion-scenario.js';
+import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import {
   admissionRequest,
   PVC_KIND,

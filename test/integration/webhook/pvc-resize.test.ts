@@ -8,18 +8,16 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { expectRejection } from '../../support/expect-error.js';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { SCENARIO, stageExpansionScenario } from '../../../src/demo/expansion-scenario.js';
+import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import {
-  KINDS,
   longhornEngine,
   longhornVolume,
   pvc,
-  SCENARIO,
-  StagedCluster,
-  stageExpansionScenario,
   templateEntry,
   vm,
   vmi,
-} from '../../../src/demo/index.js';
+} from '../../../src/demo/staged-objects.js';
 import { eventually } from '../../support/held-clock.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { serveAdmission } from '../../support/serve-admission.js';

@@ -14,7 +14,9 @@ import {
 } from '@kubernetes/client-node';
 import { installCrds } from '../../../src/controlplane/index.js';
 import { createLogger } from '../../../src/log/index.js';
-import { admissionWiring, serveWebhook, WebhookError } from '../../../src/webhook/index.js';
+import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
+import { serveWebhook } from '../../../src/webhook/serve-webhook.js';
+import { WebhookError } from '../../../src/webhook/webhook-error.js';
 import { eventually } from '../../support/held-clock.js';
 import { servingUrl, spawnServeDev } from '../../support/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';

@@ -14,16 +14,16 @@ import {
   type V1PersistentVolumeClaim,
 } from '@kubernetes/client-node';
 import { createCertificateAuthority, issueServingCertificate } from '../../../src/tls/index.js';
-import {
-  applyValidatingWebhookConfiguration,
-  buildValidatingWebhookConfiguration,
-  confirmApiServerCalls,
-  createWebhookMetrics,
-  createWebhookServer,
-  type AdmissionRequest,
-  type AdmissionVerdict,
-  type Validator,
-} from '../../../src/webhook/index.js';
+import type {
+  AdmissionRequest,
+  AdmissionVerdict,
+  Validator,
+} from '../../../src/admission/validators/validator.js';
+import { createWebhookServer } from '../../../src/webhook/create-webhook-server.js';
+import { buildValidatingWebhookConfiguration } from '../../../src/webhook/registration/build-validating-webhook-configuration.js';
+import { confirmApiServerCalls } from '../../../src/webhook/registration/confirm-api-server-calls.js';
+import { applyValidatingWebhookConfiguration } from '../../../src/webhook/registration/webhook-registration.js';
+import { createWebhookMetrics } from '../../../src/webhook/webhook-metrics.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { eventually } from '../../support/held-clock.js';
 import { useControlPlane } from '../../support/use-control-plane.js';

@@ -12,11 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import {
   installCrds,
-  readCrds,
   startControlPlane,
-  startTimeoutFromEnv,
   type ControlPlane,
 } from '../../../src/controlplane/index.js';
+import { readCrds } from '../../../src/controlplane/install-crds.js';
+import { startTimeoutFromEnv } from '../../../src/controlplane/start-timeout-from-env.js';
 import { isAlreadyExists } from '../../../src/kube/index.js';
 import { TEST_START_TIMEOUT_MS, testCacheDir } from '../use-control-plane.js';
 

@@ -1,6 +1,9 @@
 import { credentials, loadPackageDefinition, type Client, type ServiceError } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { csiProtoPath, PROTO_LOADER_OPTIONS } from '../../../src/guest-csi-bridge/index.js';
+import {
+  csiProtoPath,
+  PROTO_LOADER_OPTIONS,
+} from '../../../src/guest-csi-bridge/proto/load-csi-services.js';
 
 type Service = 'Identity' | 'Controller' | 'Node';
 type UnaryMethod = (

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
-import { StagedCluster, KINDS } from '../../../src/demo/index.js';
+import { StagedCluster, KINDS } from '../../../src/demo/staged-cluster.js';
 import { isAlreadyExists } from '../../../src/kube/index.js';
 
 /** The host namespace that holds the guest cluster's volumes and node VMs. */

@@ -14,7 +14,7 @@ import type {
   HostVm,
   HostVmi,
   VolumeStatus,
-} from '../../../src/guest-csi-bridge/index.js';
+} from '../../../src/guest-csi-bridge/host/host-objects.js';
 import { createScratch, type LoopDevice, type Scratch } from '../loop-device.js';
 
 const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };

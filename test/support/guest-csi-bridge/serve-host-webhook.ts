@@ -1,11 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../../../src/log/index.js';
-import {
-  admissionWiring,
-  serveWebhook,
-  type ServingWebhook,
-  type StartedAdmissionCaches,
-} from '../../../src/webhook/index.js';
+import type { StartedAdmissionCaches } from '../../../src/cluster/start-admission-caches.js';
+import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
+import { serveWebhook, type ServingWebhook } from '../../../src/webhook/serve-webhook.js';
 
 /**
  * voe's admission webhooks served in dev mode and registered with the host API server (a

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  startCsiDriver,
-  type CsiDriver,
-  type CsiDriverOptions,
-} from '../../../src/guest-csi-bridge/index.js';
+import { startCsiDriver } from '../../../src/guest-csi-bridge/index.js';
+import type {
+  CsiDriver,
+  CsiDriverOptions,
+} from '../../../src/guest-csi-bridge/start-csi-driver.js';
 import type { Logger } from '../../../src/log/index.js';
 import { createCsiClient, type CsiClient } from './csi-client.js';
 import { GUEST_NODE } from './host-scene.js';

@@ -11,7 +11,7 @@ import {
   writeBrokenKubeconfig,
   writeUnreachableKubeconfig,
 } from '../../support/unreachable-kubeconfig.js';
-import type { CheckResult } from '../../../src/webhook/index.js';
+import type { CheckResult } from '../../../src/check/check-resize.js';
 import { runVoe } from '../../support/run-voe.js';
 import { listenTcp } from '../../support/tcp-listener.js';
 

@@ -11,13 +11,8 @@ import {
   formatDemoSummary,
   formatSurvey,
 } from '../../../src/cli/format-demo.js';
-import type {
-  DemoReport,
-  DemoStepResult,
-  ExpansionResult,
-  SurveyMissingClaim,
-  SurveyRow,
-} from '../../../src/demo/index.js';
+import type { DemoReport, DemoStepResult, ExpansionResult } from '../../../src/demo/index.js';
+import type { SurveyMissingClaim, SurveyRow } from '../../../src/demo/survey-rows.js';
 import {
   BROKEN_SECRETS,
   UNREACHABLE_TOKEN,

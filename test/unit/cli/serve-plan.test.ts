@@ -2,7 +2,7 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { expectThrow } from '../../support/expect-error.js';
 import { servePlan, type ServeFlags } from '../../../src/cli/commands/serve-flags.js';
-import { DEV_CONFIGURATION_NAME } from '../../../src/webhook/index.js';
+import { DEV_CONFIGURATION_NAME } from '../../../src/webhook/serve-webhook.js';
 
 const flags = (more: Partial<ServeFlags> = {}): ServeFlags => ({
   kubevirt: 'harvester-system/kubevirt',

@@ -11,7 +11,7 @@ function coded(check: (e: { code?: string; message?: string }) => boolean) {
 }
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { buildBinaries, binariesDir } from '../../../src/controlplane/index.js';
+import { buildBinaries, binariesDir } from '../../../src/controlplane/build-binaries.js';
 import { ETCD_FALLBACK_KEPT_MS } from '../../../src/controlplane/build-binaries.js';
 
 it("when only the etcd build fails, Debian's etcd-server is used and a line says so", async () => {

@@ -38,7 +38,7 @@ it('KUBEBUILDER_ASSETS supplies both binaries', async () => {
 });
 
 it('the cache is used when it holds both binaries', async () => {
-  const { binariesDir } = await import('../../../src/controlplane/index.js');
+  const { binariesDir } = await import('../../../src/controlplane/build-binaries.js');
   const cache = await mkdtemp(join(tmpdir(), 'voe-cache-'));
   onCleanup(() => rm(cache, { recursive: true, force: true }));
   const dir = binariesDir(cache);

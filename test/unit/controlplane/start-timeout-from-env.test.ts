@@ -1,7 +1,8 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectThrow } from '../../support/expect-error.js';
-import { ControlPlaneError, startTimeoutFromEnv } from '../../../src/controlplane/index.js';
+import { ControlPlaneError } from '../../../src/controlplane/index.js';
+import { startTimeoutFromEnv } from '../../../src/controlplane/start-timeout-from-env.js';
 import { parseGoDuration } from '../../../src/controlplane/parse-go-duration.js';
 
 it('parseGoDuration reads durations as Go time.ParseDuration does', () => {

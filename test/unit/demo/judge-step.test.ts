@@ -1,16 +1,20 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
+import type { DemoExpectation } from '../../../src/demo/demo-steps.js';
 import {
   judgeStep,
   isVoeRefusal,
   refuserOf,
-  VoeAnswers,
   VOE_PVC_RESIZE_WEBHOOK,
   type ApiAnswer,
-  type DemoExpectation,
   type VoeAnswer,
-} from '../../../src/demo/index.js';
-import type { AdmissionRequest, AdmissionVerdict, Validator } from '../../../src/webhook/index.js';
+} from '../../../src/demo/judge-step.js';
+import { VoeAnswers } from '../../../src/demo/voe-answers.js';
+import type {
+  AdmissionRequest,
+  AdmissionVerdict,
+  Validator,
+} from '../../../src/admission/validators/validator.js';
 
 const GATE =
   'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ExpandDisks is not listed in featureGates of KubeVirt harvester-system/kubevirt: add it.';

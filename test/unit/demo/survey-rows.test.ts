@@ -2,12 +2,10 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
 import { surveyedNamespaces, surveyRows, type SurveyRow } from '../../../src/demo/survey-rows.js';
-import { buildAdmissionCaches } from '../../../src/webhook/build-admission-caches.js';
-import {
-  checkResize,
-  DEFAULT_ADMISSION_OPTIONS,
-  type NamespacePolicies,
-} from '../../../src/webhook/index.js';
+import { buildAdmissionCaches } from '../../../src/cluster/build-admission-caches.js';
+import { DEFAULT_ADMISSION_OPTIONS } from '../../../src/admission/admission-options.js';
+import type { NamespacePolicies } from '../../../src/admission/api-server-checks.js';
+import { checkResize } from '../../../src/check/check-resize.js';
 import {
   harvesterSetting,
   kubeVirt,

@@ -47,11 +47,12 @@ const ALLOWING = new Set([
   'setting-valid',
 ]);
 
-/** Every decision name written in src/webhook and src/settings (the reasons answers and metrics carry). */
+/** Every decision name written in the admission, cluster, check, webhook and settings code (the reasons answers and metrics carry). */
 function decisionsInSource(): string[] {
   const found = new Set<string>();
-  for (const dir of ['src/webhook', 'src/settings']) {
-    for (const file of readdirSync(join(repoRoot(), dir)).filter((f) => f.endsWith('.ts'))) {
+  for (const dir of ['src/admission', 'src/cluster', 'src/check', 'src/webhook', 'src/settings']) {
+    const files = readdirSync(join(repoRoot(), dir), { recursive: true, encoding: 'utf8' });
+    for (const file of files.filter((f) => f.endsWith('.ts'))) {
       const text = read(join(dir, file));
       for (const match of text.matchAll(/(?:decision: |Verdict\()'([a-z0-9-]+)'/g))
         found.add(match[1]!);

@@ -1,16 +1,17 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { readFile } from 'node:fs/promises';
-import { ControlPlaneErrorCode } from '../../../src/controlplane/index.js';
-import { DemoErrorCode } from '../../../src/demo/index.js';
-import { FlexVolumeFailureCode } from '../../../src/flexvolume/index.js';
-import { FsResizeErrorCode } from '../../../src/fsresize/index.js';
-import { CsiErrorCode } from '../../../src/guest-csi-bridge/index.js';
+import { ControlPlaneErrorCode } from '../../../src/controlplane/control-plane-error.js';
+import { DemoErrorCode } from '../../../src/demo/demo-error.js';
+import { FlexVolumeFailureCode } from '../../../src/flexvolume/flexvolume-driver.js';
+import { FsResizeErrorCode } from '../../../src/fsresize/fsresize-error.js';
+import { CsiErrorCode } from '../../../src/guest-csi-bridge/errors/csi-error.js';
 import { KubeErrorCode } from '../../../src/kube/index.js';
-import { SettingInvalidCode } from '../../../src/settings/index.js';
-import { TlsErrorCode } from '../../../src/tls/index.js';
+import { SettingInvalidCode } from '../../../src/settings/setting-invalid-error.js';
+import { TlsErrorCode } from '../../../src/tls/tls-error.js';
 import { TrackerErrorCode } from '../../../src/vmwatcher/index.js';
-import { CheckErrorCode, WebhookErrorCode } from '../../../src/webhook/index.js';
+import { CheckErrorCode } from '../../../src/check/check-error.js';
+import { WebhookErrorCode } from '../../../src/webhook/webhook-error.js';
 
 /** Every const object of codes, by the prefix its codes share. */
 const CODE_OBJECTS: Record<string, Record<string, string>> = {

@@ -1,12 +1,9 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { handleFlexVolumeCall } from '../../../src/flexvolume/index.js';
-import {
-  FsResizeError,
-  type FsResizer,
-  type GrowOptions,
-  type Inspection,
-} from '../../../src/fsresize/index.js';
+import type { FsResizer } from '../../../src/fsresize/index.js';
+import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
+import type { GrowOptions, Inspection } from '../../../src/fsresize/inspection.js';
 import { fakeMountTable } from '../../support/fake-fsresize-ports.js';
 
 /** A resizer that records what the driver asked for (the driver's own port; the real core is tested on loop devices). */

@@ -1,13 +1,10 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectThrow } from '../../support/expect-error.js';
-import {
-  chooseMount,
-  FsResizeError,
-  isFsResizeError,
-  parseMountinfo,
-  type MountCandidate,
-} from '../../../src/fsresize/index.js';
+import { isFsResizeError } from '../../../src/fsresize/index.js';
+import { chooseMount, type MountCandidate } from '../../../src/fsresize/choose-mount.js';
+import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
+import { parseMountinfo } from '../../../src/fsresize/parse-mountinfo.js';
 
 function candidates(lines: string[], visible: number[], stacked: number[] = []): MountCandidate[] {
   return parseMountinfo(lines.join('\n')).map((entry) => ({

@@ -5,7 +5,8 @@ import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FsResizeError, isFsResizeError } from '../../../src/fsresize/index.js';
+import { isFsResizeError } from '../../../src/fsresize/index.js';
+import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
 import { extSuperblock } from '../../support/ext-superblock.js';
 import { fakeResizer } from '../../support/fake-fsresize-ports.js';
 

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecFileRunner, isFsResizeError } from '../../../src/fsresize/index.js';
-import { processStartTime } from '../../../src/lock/index.js';
+import { processStartTime } from '../../../src/lock/process-start-time.js';
 
 /** `pid` exists (a zombie counts: it is not reaped yet). */
 const alive = (pid: number): boolean => processStartTime(pid) !== null;

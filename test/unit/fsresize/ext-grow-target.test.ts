@@ -1,13 +1,10 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { execFileSync } from 'node:child_process';
-import {
-  DEFAULT_PAGE_SIZE,
-  extGrowTarget,
-  growTargetBytes,
-  parseAuxvPageSize,
-  systemPageSize,
-} from '../../../src/fsresize/index.js';
+import { extGrowTarget } from '../../../src/fsresize/ext-grow-target.js';
+import { growTargetBytes } from '../../../src/fsresize/grow-target-bytes.js';
+import { parseAuxvPageSize } from '../../../src/fsresize/parse-auxv-page-size.js';
+import { DEFAULT_PAGE_SIZE, systemPageSize } from '../../../src/fsresize/system-page-size.js';
 
 const MiB = 1024 * 1024;
 

@@ -1,6 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { followLoopBackings, type LoopEntry } from '../../../src/fsresize/index.js';
+import { followLoopBackings } from '../../../src/fsresize/follow-loop-backings.js';
+import type { LoopEntry } from '../../../src/fsresize/loop-table.js';
 
 const file = (name: string, majorMinor: string, path: string, key: string): LoopEntry => ({
   name,

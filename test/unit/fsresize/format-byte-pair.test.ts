@@ -1,6 +1,6 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { formatBytePair } from '../../../src/fsresize/index.js';
+import { formatBytePair } from '../../../src/fsresize/format-byte-pair.js';
 
 const MiB = 1024 * 1024;
 

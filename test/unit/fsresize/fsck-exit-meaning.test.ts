@@ -1,6 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { fsckExitMeaning, fsckExitText } from '../../../src/fsresize/index.js';
+import { fsckExitText } from '../../../src/fsresize/index.js';
+import { fsckExitMeaning } from '../../../src/fsresize/fsck-exit-meaning.js';
 
 it('fsckExitMeaning names e2fsck exit codes (bits, as in e2fsck(8))', () => {
   assert.strictEqual(fsckExitMeaning(0), 'no errors');

@@ -4,7 +4,7 @@ import { onCleanup } from '../../support/cleanup.js';
 import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mountPathForms } from '../../../src/fsresize/index.js';
+import { mountPathForms } from '../../../src/fsresize/mount-path-forms.js';
 
 it('mountPathForms: resolved (no trailing slash, no .., no //) and, when it exists, with symlinks resolved', async () => {
   assert.deepStrictEqual(await mountPathForms('/voe/none/mnt/'), ['/voe/none/mnt']);

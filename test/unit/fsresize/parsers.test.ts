@@ -1,15 +1,13 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import {
-  formatBytes,
-  parseBlkidExport,
-  parseBtrfsDumpSuper,
-  parseExtSuperblock,
-  parseMountinfo,
-  parseXfsStatfs,
-  parseXfsSuperblock,
-  xfsGrowfsAfterBytes,
-} from '../../../src/fsresize/index.js';
+import { formatBytes } from '../../../src/fsresize/index.js';
+import { parseBlkidExport } from '../../../src/fsresize/parse-blkid-export.js';
+import { parseBtrfsDumpSuper } from '../../../src/fsresize/parse-btrfs-dump-super.js';
+import { parseExtSuperblock } from '../../../src/fsresize/parse-ext-superblock.js';
+import { parseMountinfo } from '../../../src/fsresize/parse-mountinfo.js';
+import { parseXfsStatfs } from '../../../src/fsresize/parse-xfs-statfs.js';
+import { parseXfsSuperblock } from '../../../src/fsresize/parse-xfs-superblock.js';
+import { xfsGrowfsAfterBytes } from '../../../src/fsresize/xfs-growfs-after-bytes.js';
 import { extSuperblock, type ExtFields } from '../../support/ext-superblock.js';
 
 it('parseBlkidExport reads TYPE, PTTYPE and UUID', () => {

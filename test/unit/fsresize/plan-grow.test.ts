@@ -1,12 +1,9 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import {
-  DEVICE_SIZE_SLACK_BYTES,
-  needsResize,
-  planGrow,
-  type Inspection,
-  type LoopBacking,
-} from '../../../src/fsresize/index.js';
+import type { LoopBacking } from '../../../src/fsresize/block-devices.js';
+import type { Inspection } from '../../../src/fsresize/inspection.js';
+import { needsResize } from '../../../src/fsresize/needs-resize.js';
+import { DEVICE_SIZE_SLACK_BYTES, planGrow } from '../../../src/fsresize/plan-grow.js';
 
 const MiB = 1024 * 1024;
 

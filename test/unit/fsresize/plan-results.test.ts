@@ -1,12 +1,10 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import {
-  FsResizeError,
-  isFsResizeError,
-  planGrow,
-  type GrowPlan,
-  type Inspection,
-} from '../../../src/fsresize/index.js';
+import { isFsResizeError } from '../../../src/fsresize/index.js';
+import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
+import type { GrowPlan } from '../../../src/fsresize/grow-plan.js';
+import type { Inspection } from '../../../src/fsresize/inspection.js';
+import { planGrow } from '../../../src/fsresize/plan-grow.js';
 import {
   checkedResult,
   dryRunResult,

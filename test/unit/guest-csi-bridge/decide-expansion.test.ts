@@ -2,11 +2,11 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import {
   decideExpansion,
-  readExpandSetting,
   type ExpansionDecision,
   type HostFacts,
-  type HostPvc,
-} from '../../../src/guest-csi-bridge/index.js';
+} from '../../../src/guest-csi-bridge/controller/decide-expansion.js';
+import { readExpandSetting } from '../../../src/guest-csi-bridge/controller/expand-setting.js';
+import type { HostPvc } from '../../../src/guest-csi-bridge/host/host-objects.js';
 
 const Mi = 1024n * 1024n;
 const Gi = 1024n * Mi;

@@ -1,8 +1,9 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { status } from '@grpc/grpc-js';
-import { CsiError, grpcStatusOf, type CsiErrorCode } from '../../../src/guest-csi-bridge/index.js';
-import { FsResizeError } from '../../../src/fsresize/index.js';
+import { CsiError, type CsiErrorCode } from '../../../src/guest-csi-bridge/errors/csi-error.js';
+import { grpcStatusOf } from '../../../src/guest-csi-bridge/errors/grpc-status-of.js';
+import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
 import { KubeError } from '../../../src/kube/index.js';
 
 describe('grpcStatusOf', () => {

@@ -1,16 +1,13 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
-import {
-  createHostResolver,
-  hostFailure,
-  hostNamespaceOf,
-  hostResizeInfeasible,
-  isResizeRefusal,
-  provisionersToJudge,
-  readExpandSetting,
-  type HostApi,
-} from '../../../src/guest-csi-bridge/index.js';
+import { readExpandSetting } from '../../../src/guest-csi-bridge/controller/expand-setting.js';
+import { provisionersToJudge } from '../../../src/guest-csi-bridge/controller/provisioners-to-judge.js';
+import { hostResizeInfeasible } from '../../../src/guest-csi-bridge/controller/pvc-sizes.js';
+import type { HostApi } from '../../../src/guest-csi-bridge/host/host-api.js';
+import { hostFailure, isResizeRefusal } from '../../../src/guest-csi-bridge/host/host-failure.js';
+import { hostNamespaceOf } from '../../../src/guest-csi-bridge/host/host-namespace.js';
+import { createHostResolver } from '../../../src/guest-csi-bridge/host/host-resolver.js';
 import { KubeError } from '../../../src/kube/index.js';
 import { hasCode } from '../../support/guest-csi-bridge/has-code.js';
 import { expectThrow } from '../../support/expect-error.js';

@@ -1,6 +1,6 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import { hostPvcName, isHostPvcName } from '../../../src/guest-csi-bridge/index.js';
+import { hostPvcName, isHostPvcName } from '../../../src/guest-csi-bridge/csi/host-pvc-name.js';
 
 describe('hostPvcName', () => {
   it("keeps external-provisioner's names (pvc-<uid>), as Harvester's driver", () => {

@@ -1,15 +1,14 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
+import { attachmentOf } from '../../../src/guest-csi-bridge/controller/attachment-of.js';
+import { decideHotplugMode } from '../../../src/guest-csi-bridge/controller/decide-hotplug-mode.js';
 import {
-  attachmentOf,
-  decideHotplugMode,
   hotplugOperations,
   legacyAddVolumeBody,
   legacyRemoveVolumeBody,
   unplugOperations,
-  type HostVm,
-  type HostVmi,
-} from '../../../src/guest-csi-bridge/index.js';
+} from '../../../src/guest-csi-bridge/controller/hotplug-requests.js';
+import type { HostVm, HostVmi } from '../../../src/guest-csi-bridge/host/host-objects.js';
 
 const vm = (volumes: string[] | undefined, disks: string[] | undefined = volumes): HostVm => ({
   metadata: { name: 'guest-1', resourceVersion: '42' },

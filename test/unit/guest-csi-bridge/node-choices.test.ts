@@ -1,11 +1,9 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import {
-  parseEndpoint,
-  pickDeviceLink,
-  pickNodeId,
-  type HostVmi,
-} from '../../../src/guest-csi-bridge/index.js';
+import type { HostVmi } from '../../../src/guest-csi-bridge/host/host-objects.js';
+import { pickDeviceLink } from '../../../src/guest-csi-bridge/node/pick-device-link.js';
+import { pickNodeId } from '../../../src/guest-csi-bridge/node/pick-node-id.js';
+import { parseEndpoint } from '../../../src/guest-csi-bridge/server/parse-endpoint.js';
 import { hasCode } from '../../support/guest-csi-bridge/has-code.js';
 import { expectThrow } from '../../support/expect-error.js';
 

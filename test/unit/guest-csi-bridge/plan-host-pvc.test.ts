@@ -1,14 +1,14 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import {
-  CsiError,
   CSI_NAME_ANNOTATION,
-  hostPvcName,
   incompatibility,
   planHostPvc,
   VOLUME_FOR_VM_ANNOTATION,
   type PlanInput,
-} from '../../../src/guest-csi-bridge/index.js';
+} from '../../../src/guest-csi-bridge/controller/plan-host-pvc.js';
+import { hostPvcName } from '../../../src/guest-csi-bridge/csi/host-pvc-name.js';
+import { CsiError } from '../../../src/guest-csi-bridge/errors/csi-error.js';
 import { hasCode } from '../../support/guest-csi-bridge/has-code.js';
 import { expectThrow } from '../../support/expect-error.js';
 

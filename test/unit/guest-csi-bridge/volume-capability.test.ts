@@ -1,13 +1,12 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
+import { readCapacityRange, roundUp } from '../../../src/guest-csi-bridge/csi/capacity-range.js';
 import {
   readCapability,
-  readCapacityRange,
   requireCapability,
-  roundUp,
   unsupportedReason,
-  type VolumeCapabilityMessage,
-} from '../../../src/guest-csi-bridge/index.js';
+} from '../../../src/guest-csi-bridge/csi/volume-capability.js';
+import type { VolumeCapabilityMessage } from '../../../src/guest-csi-bridge/proto/csi-messages.js';
 import { hasCode } from '../../support/guest-csi-bridge/has-code.js';
 import { expectThrow } from '../../support/expect-error.js';
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import { VolumeLocks } from '../../../src/guest-csi-bridge/index.js';
+import { VolumeLocks } from '../../../src/guest-csi-bridge/csi/volume-locks.js';
 import { hasCode } from '../../support/guest-csi-bridge/has-code.js';
 import { expectRejection, expectThrow } from '../../support/expect-error.js';
 

@@ -9,8 +9,8 @@ import {
   isNotFound,
   resourcePath,
   splitKey,
-  objectKey,
 } from '../../../src/kube/index.js';
+import { objectKey } from '../../../src/kube/object-key.js';
 
 const status = (code: number, reason: string, message: string) =>
   JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });

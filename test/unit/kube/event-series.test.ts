@@ -1,15 +1,9 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectThrow } from '../../support/expect-error.js';
-import {
-  EventRecorder,
-  EventSeriesCache,
-  eventKey,
-  isKubeError,
-  KubeErrorCode,
-  type EventInput,
-  type EventSink,
-} from '../../../src/kube/index.js';
+import { EventRecorder, isKubeError, KubeErrorCode } from '../../../src/kube/index.js';
+import { EventSeriesCache, eventKey, type EventInput } from '../../../src/kube/event-series.js';
+import type { EventSink } from '../../../src/kube/event-sink.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
 const ev = (over: Partial<EventInput> = {}): EventInput => ({

@@ -2,14 +2,9 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectThrow } from '../../support/expect-error.js';
 import { ApiException } from '@kubernetes/client-node';
-import {
-  isKubeError,
-  KubeErrorCode,
-  LeaderElector,
-  type LeaseLock,
-  type LeaseRecord,
-  type VersionedLease,
-} from '../../../src/kube/index.js';
+import { isKubeError, KubeErrorCode, LeaderElector } from '../../../src/kube/index.js';
+import type { LeaseRecord } from '../../../src/kube/lease-decision.js';
+import type { LeaseLock, VersionedLease } from '../../../src/kube/lease-lock.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
 /** An in-memory Lease store with the API server's optimistic-concurrency answers (409 on stale resourceVersion). */

@@ -1,6 +1,6 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { decideLease, releasedRecord, type LeaseRecord } from '../../../src/kube/index.js';
+import { decideLease, releasedRecord, type LeaseRecord } from '../../../src/kube/lease-decision.js';
 
 const T = '2026-11-21T06:00:00.000000Z';
 const LATER = '2026-11-21T06:00:02.000000Z';

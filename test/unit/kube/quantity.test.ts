@@ -7,13 +7,12 @@ import {
   formatQuantityValue,
   isKubeError,
   KubeErrorCode,
-  MAX_BINARY_QUANTITY,
   parseQuantity,
   parseQuantityCeil,
   parseQuantityValue,
-  quantityEquals,
   roundUpToMilli,
 } from '../../../src/kube/index.js';
+import { MAX_BINARY_QUANTITY, quantityEquals } from '../../../src/kube/quantity.js';
 
 const valid: Array<[string, bigint]> = [
   ['0', 0n],

@@ -1,13 +1,8 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import {
-  ItemExponentialRateLimiter,
-  WorkQueue,
-  runWorkers,
-  ok,
-  retry,
-  retryAfter,
-} from '../../../src/kube/index.js';
+import { WorkQueue, runWorkers, ok, retryAfter } from '../../../src/kube/index.js';
+import { ItemExponentialRateLimiter } from '../../../src/kube/rate-limiter.js';
+import { retry } from '../../../src/kube/run-workers.js';
 import { FakeClock, settle } from '../../support/fake-clock.js';
 
 it('rate limiter: per-item exponential 1s, 2s, 4s ... capped at 5 min; forget resets', () => {

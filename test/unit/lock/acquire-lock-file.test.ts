@@ -9,12 +9,8 @@ import { mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  acquireLockFile,
-  processRuns,
-  processStartTime,
-  readProcessStat,
-} from '../../../src/lock/index.js';
+import { acquireLockFile, processRuns, readProcessStat } from '../../../src/lock/index.js';
+import { processStartTime } from '../../../src/lock/process-start-time.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../../src/lock/index.js', import.meta.url));
 

@@ -1,6 +1,6 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { formatLockContent, parseLockContent } from '../../../src/lock/index.js';
+import { formatLockContent, parseLockContent } from '../../../src/lock/lock-content.js';
 
 it('lock content round-trips: pid, token, namespace, start time, helper', () => {
   const full = {

@@ -4,7 +4,8 @@ import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { processStartTime, readProcessStat } from '../../../src/lock/index.js';
+import { readProcessStat } from '../../../src/lock/index.js';
+import { processStartTime } from '../../../src/lock/process-start-time.js';
 
 it('processStartTime reads field 22 of /proc/<pid>/stat; a later process starts later; a gone one has none', async () => {
   const mine = processStartTime(process.pid);

@@ -1,16 +1,15 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
+import { createCertificateAuthority, issueServingCertificate } from '../../../src/tls/index.js';
 import {
-  createCertificateAuthority,
   isCa,
-  issueServingCertificate,
   keyBelongsTo,
   parseCertificate,
   renewalDueWhy,
-  serviceHosts,
   signedBy,
   subjectAltNames,
-} from '../../../src/tls/index.js';
+} from '../../../src/tls/certificate-renewal.js';
+import { serviceHosts } from '../../../src/tls/ensure-webhook-certificates.js';
 
 const DAY = 24 * 3600 * 1000;
 const at = (iso: string) => new Date(iso);

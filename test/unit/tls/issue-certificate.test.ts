@@ -6,9 +6,9 @@ import {
   createCertificateAuthority,
   issueClientCertificate,
   issueServingCertificate,
-  loadCertificateAuthority,
   TlsError,
 } from '../../../src/tls/index.js';
+import { loadCertificateAuthority } from '../../../src/tls/load-certificate-authority.js';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';

@@ -2,9 +2,9 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readinessAnswer } from '../../../src/webhook/readiness-answer.js';
-import { createBodyBuffer } from '../../../src/webhook/body-buffer.js';
-import { unsupportedEncoding } from '../../../src/webhook/unsupported-encoding.js';
-import { invalidJsonMessage } from '../../../src/webhook/invalid-json-message.js';
+import { createBodyBuffer } from '../../../src/webhook/review/body-buffer.js';
+import { unsupportedEncoding } from '../../../src/webhook/review/unsupported-encoding.js';
+import { invalidJsonMessage } from '../../../src/webhook/review/invalid-json-message.js';
 import { routeWebhookRequest } from '../../../src/webhook/route-webhook-request.js';
 
 describe("the webhook server's and admission handler's pure steps", () => {

@@ -9,7 +9,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { readFile } from 'node:fs/promises';
 import { Gauge, Registry } from 'prom-client';
-import { createWebhookServer, WebhookError, type Validator } from '../../../src/webhook/index.js';
+import type { Validator } from '../../../src/admission/validators/validator.js';
+import { createWebhookServer } from '../../../src/webhook/create-webhook-server.js';
+import { WebhookError } from '../../../src/webhook/webhook-error.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { httpsRequest, pvcReview, writeServingFiles } from '../../support/webhook-client.js';
 

@@ -1,6 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { runValidator, type AdmissionRequest, type Validator } from '../../../src/webhook/index.js';
+import type { AdmissionRequest, Validator } from '../../../src/admission/validators/validator.js';
+import { runValidator } from '../../../src/webhook/run-validator.js';
 
 const request: AdmissionRequest = {
   uid: 'u',

@@ -1,13 +1,13 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { expectThrow } from '../../support/expect-error.js';
-import { certificateSource } from '../../../src/webhook/certificate-source.js';
+import { certificateSource } from '../../../src/webhook/certificates/certificate-source.js';
 import { urlHost } from '../../../src/webhook/url-host.js';
-import { devCertificateHosts } from '../../../src/webhook/write-dev-certificates.js';
+import { devCertificateHosts } from '../../../src/webhook/certificates/write-dev-certificates.js';
 import { listenAdvice } from '../../../src/webhook/listen-advice.js';
 import { validatorsByPath } from '../../../src/webhook/validators-by-path.js';
 import { cacheGauges } from '../../../src/webhook/cache-gauges.js';
-import type { Validator } from '../../../src/webhook/index.js';
+import type { Validator } from '../../../src/admission/validators/validator.js';
 
 describe("serveWebhook's and createWebhookServer's pure steps", () => {
   describe('certificateSource', () => {

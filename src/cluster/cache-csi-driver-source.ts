@@ -1,0 +1,8 @@
+import type { Cache } from './cache.js';
+import type { CsiDriverSource } from '../admission/csi-driver-source.js';
+import type { CsiDriver } from '../admission/kube-objects.js';
+
+/** The production CsiDriverSource over a (cluster-scoped) CSIDriver cache. */
+export function createCacheCsiDriverSource(cache: Cache<CsiDriver>): CsiDriverSource {
+  return { synced: () => cache.hasSynced, getCsiDriver: (name) => cache.get(undefined, name) };
+}
