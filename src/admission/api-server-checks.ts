@@ -1,3 +1,4 @@
+import { Decision, type DecisionValue } from './decision.js';
 import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
 import {
   compareQuantities,
@@ -21,13 +22,13 @@ export interface ApiServerRefusal {
 }
 
 export const API_SERVER_REFUSALS: Record<string, ApiServerRefusal> = {
-  'api-not-bound': { code: 422, reason: 'Invalid' },
-  'api-expansion-not-allowed': { code: 403, reason: 'Forbidden' },
-  'api-below-capacity': { code: 422, reason: 'Invalid' },
-  'api-below-previous': { code: 422, reason: 'Invalid' },
-  'api-invalid-size': { code: 422, reason: 'Invalid' },
-  'api-limit-range': { code: 403, reason: 'Forbidden' },
-  'api-quota-exceeded': { code: 403, reason: 'Forbidden' },
+  [Decision.ApiNotBound]: { code: 422, reason: 'Invalid' },
+  [Decision.ApiExpansionNotAllowed]: { code: 403, reason: 'Forbidden' },
+  [Decision.ApiBelowCapacity]: { code: 422, reason: 'Invalid' },
+  [Decision.ApiBelowPrevious]: { code: 422, reason: 'Invalid' },
+  [Decision.ApiInvalidSize]: { code: 422, reason: 'Invalid' },
+  [Decision.ApiLimitRange]: { code: 403, reason: 'Forbidden' },
+  [Decision.ApiQuotaExceeded]: { code: 403, reason: 'Forbidden' },
 };
 
 /** The beta annotation Kubernetes still reads before spec.storageClassName. */
@@ -148,7 +149,7 @@ export function apiServerFindings(
       {
         check: 'api-server',
         outcome: 'pass',
-        decision: 'not-resize',
+        decision: Decision.NotResize,
         message: `The PVC already requests ${size}: the update changes nothing.`,
       },
     ];
@@ -158,11 +159,11 @@ export function apiServerFindings(
   const notJudged: ResizeFinding[] = policies.unreadable.map((what) => ({
     check: 'api-server',
     outcome: 'skip',
-    decision: 'api-policy-unreadable',
+    decision: Decision.ApiPolicyUnreadable,
     message: `Not judged: ${what} could not be read; the API server applies them too.`,
   }));
   const limited = limitRangeRefusal(size, sizes.target, policies.limitRanges);
-  if (limited) return [...notJudged, refusal('api-limit-range', limited)];
+  if (limited) return [...notJudged, refusal(Decision.ApiLimitRange, limited)];
   if (sizes.shrinking) return [...notJudged, recoveryFinding(sizes, policies.serverVersion)];
   return [...notJudged, expansionFinding(claimClassName(pvc), storageClassNamed)];
 }
@@ -197,7 +198,7 @@ function claimSizes(pvc: PersistentVolumeClaim, size: string): ClaimSizes {
   };
 }
 
-function refusal(decision: string, message: string): ResizeFinding {
+function refusal(decision: DecisionValue, message: string): ResizeFinding {
   return {
     check: 'api-server',
     outcome: 'refuse',
@@ -213,10 +214,13 @@ function validationRefusal(
   serverVersion: NamespacePolicies['serverVersion'],
 ): ResizeFinding | undefined {
   if (target.num <= 0n)
-    return refusal('api-invalid-size', `a storage request must be greater than zero, got ${size}.`);
+    return refusal(
+      Decision.ApiInvalidSize,
+      `a storage request must be greater than zero, got ${size}.`,
+    );
   if (pvc.status?.phase !== 'Bound') {
     return refusal(
-      'api-not-bound',
+      Decision.ApiNotBound,
       'spec is immutable after creation except resources.requests for bound claims, and this one is ' +
         `${pvc.status?.phase ?? 'without a phase'}. Wait until it is Bound.`,
     );
@@ -224,7 +228,7 @@ function validationRefusal(
   if (shrinking && !recoveryAllowed(pvc, serverVersion)) {
     const v = serverVersion!;
     return refusal(
-      'api-below-previous',
+      Decision.ApiBelowPrevious,
       `spec.resources.requests.storage can not be less than its previous value (${String(pvc.spec?.resources?.requests?.['storage'])}): ` +
         `Kubernetes ${v.major}.${v.minor} allows a smaller request only to recover from a failed expansion, with the RecoverVolumeExpansionFailure ` +
         'feature gate (on by default since 1.32). Volumes do not shrink; to use less space, copy the data to a new, smaller volume.',
@@ -232,7 +236,7 @@ function validationRefusal(
   }
   if (shrinking && compareQuantities(target, capacity) <= 0) {
     return refusal(
-      'api-below-capacity',
+      Decision.ApiBelowCapacity,
       `spec.resources.requests.storage can not be less than status.capacity (${capacityText}), nor equal to it when the request is above it. ` +
         'Volumes do not shrink; to use less space, copy the data to a new, smaller volume.',
     );
@@ -248,7 +252,7 @@ function recoveryFinding(
   return {
     check: 'api-server',
     outcome: 'pass',
-    decision: 'recovery',
+    decision: Decision.Recovery,
     message:
       `A smaller request (above status.capacity ${capacityText}) is accepted only to recover from a failed expansion ` +
       `(RecoverVolumeExpansionFailure, on by default since Kubernetes 1.32${serverVersion ? `; this API server runs ${serverVersion.major}.${serverVersion.minor}` : "; the API server's version could not be read"}). ` +
@@ -266,7 +270,7 @@ function expansionFinding(
     return {
       check: 'api-server',
       outcome: 'pass',
-      decision: 'allowed',
+      decision: Decision.Allowed,
       message: `Bound, and StorageClass ${className} allows volume expansion.`,
     };
   }
@@ -280,7 +284,7 @@ function expansionFinding(
       ? ` Set allowVolumeExpansion: true on StorageClass ${className} if its driver can expand volumes.`
       : '';
   return refusal(
-    'api-expansion-not-allowed',
+    Decision.ApiExpansionNotAllowed,
     `only dynamically provisioned PVCs whose StorageClass supports resize can be expanded (${why}).${fix}`,
   );
 }
@@ -316,7 +320,7 @@ export function quotaFindings(
       {
         check: 'quota',
         outcome: 'refuse',
-        decision: 'api-quota-exceeded',
+        decision: Decision.ApiQuotaExceeded,
         message:
           `The API server refuses it after the webhooks: exceeded quota ${quota.metadata?.name ?? ''}: ${resource} is ` +
           `${String(quota.status?.used?.[resource] ?? '0')} used of ${String(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource])}, and growing ` +

@@ -8,6 +8,7 @@ import {
 import { harvesterProviderMessage } from './resize-messages.js';
 import type { LonghornSnapshot, ResizeFinding } from './resize-snapshot.js';
 import { parseReleaseVersion, versionAtLeast, type ReleaseVersion } from './compare-version.js';
+import { Decision } from './decision.js';
 
 /** Longhorn supports v2 data engine expansion from this release (longhorn/longhorn#8022). */
 export const LONGHORN_V2_EXPANSION_SINCE = 'v1.10.0';
@@ -150,7 +151,7 @@ export function decideLonghorn(
   return {
     check: 'longhorn',
     outcome: 'pass',
-    decision: 'allowed',
+    decision: Decision.Allowed,
     message: `Longhorn ${longhorn.engine} with frontend ${facts.frontend} on Longhorn ${facts.version}: v2 online expansion is supported.`,
   };
 }
@@ -173,7 +174,7 @@ function unknownEngine({
     return {
       check: 'longhorn',
       outcome: 'pass',
-      decision: 'allowed',
+      decision: Decision.Allowed,
       message:
         `Longhorn data engine unknown (no Longhorn Volume or Engine found for PV ${pvName ?? '(none)'} in ${options.longhornNamespace}): ` +
         'allowed by policy longhornV2Expansion=allow, which admits any data engine of an unencrypted volume.',
@@ -182,7 +183,7 @@ function unknownEngine({
   return {
     check: 'longhorn',
     outcome: 'error',
-    decision: 'longhorn-volume-unknown',
+    decision: Decision.LonghornVolumeUnknown,
     message: facts.volumesRecordingPv
       ? `internal error: the data engine of PVC ${pvcKey} cannot be determined: no Longhorn Volume in ${options.longhornNamespace} is named ${pvName ?? ''}, ` +
         `and ${facts.volumesRecordingPv.join(', ')} all record PV ${pvName ?? ''} (status.kubernetesStatus.pvName), so none can be taken for it. ` +
@@ -201,7 +202,7 @@ function v1Engine({ facts, engine }: LonghornCase): ResizeFinding | null {
   return {
     check: 'longhorn',
     outcome: 'pass',
-    decision: 'allowed',
+    decision: Decision.Allowed,
     message: `Longhorn ${engine} supports online expansion.`,
   };
 }
@@ -212,7 +213,7 @@ function encryptedV2({ facts, first }: LonghornCase): ResizeFinding | null {
   return {
     check: 'longhorn',
     outcome: 'refuse',
-    decision: 'longhorn-v2-encrypted',
+    decision: Decision.LonghornV2Encrypted,
     message:
       `${first}. It is an encrypted Longhorn v2 volume (${facts.engineSource}), and Longhorn cannot grow those (the dm-crypt device does ` +
       `not grow). Create a larger volume and copy the data, or use a v1 data engine StorageClass.`,
@@ -225,7 +226,7 @@ function v2Policy({ facts, options, first, engine }: LonghornCase): ResizeFindin
     return {
       check: 'longhorn',
       outcome: 'pass',
-      decision: 'allowed',
+      decision: Decision.Allowed,
       message: `Longhorn ${engine}: allowed by policy longhornV2Expansion=allow.`,
     };
   }
@@ -233,7 +234,7 @@ function v2Policy({ facts, options, first, engine }: LonghornCase): ResizeFindin
     return {
       check: 'longhorn',
       outcome: 'refuse',
-      decision: 'longhorn-v2',
+      decision: Decision.LonghornV2,
       message:
         `${first}. It is a Longhorn v2 data engine volume (${facts.engineSource}) and policy longhornV2Expansion=deny refuses their expansion. ` +
         `Use a v1 data engine StorageClass, or set longhornV2Expansion to auto on Longhorn ${LONGHORN_V2_EXPANSION_SINCE} or later.`,
@@ -251,7 +252,7 @@ function v2TooOldOrUnknown({ facts, options, first }: LonghornCase): ResizeFindi
     return {
       check: 'longhorn',
       outcome: 'refuse',
-      decision: 'longhorn-v2-version',
+      decision: Decision.LonghornV2Version,
       message:
         `${why}and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while ` +
         'the cluster does not serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on ' +
@@ -263,7 +264,7 @@ function v2TooOldOrUnknown({ facts, options, first }: LonghornCase): ResizeFindi
   return {
     check: 'longhorn',
     outcome: 'refuse',
-    decision: 'longhorn-v2-version',
+    decision: Decision.LonghornV2Version,
     message: `${why}and ${versionTooOldOrUnknown(facts.version, options)}`,
   };
 }
@@ -274,7 +275,7 @@ function v2Ublk({ facts, first, stopAdvice }: LonghornCase): ResizeFinding | nul
   return {
     check: 'longhorn',
     outcome: 'refuse',
-    decision: 'longhorn-v2-ublk',
+    decision: Decision.LonghornV2Ublk,
     message:
       `${first}. It is a Longhorn v2 volume with the ublk frontend, which Longhorn cannot grow online. ` +
       `${stopAdvice.charAt(0).toUpperCase()}${stopAdvice.slice(1)}.`,

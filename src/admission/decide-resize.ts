@@ -1,3 +1,4 @@
+import { Decision, type DecisionValue } from './decision.js';
 import { compareQuantities, isKubeError, KubeErrorCode } from '../kube/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import { expandDisksRule } from './expand-disks-rule.js';
@@ -65,8 +66,8 @@ export function outOfRangeDecision(pvcKey: string, error: Error): ResizeDecision
     reason: 'Invalid',
     message,
     warnings: [],
-    decision: 'size-out-of-range',
-    findings: [{ check: 'resize', outcome: 'refuse', decision: 'size-out-of-range', message }],
+    decision: Decision.SizeOutOfRange,
+    findings: [{ check: 'resize', outcome: 'refuse', decision: Decision.SizeOutOfRange, message }],
   };
 }
 
@@ -75,7 +76,7 @@ function pvcKeyOf(pvc: PersistentVolumeClaim): string {
 }
 
 /** A 500 decision (internal error) outside any check, e.g. cache not synced. */
-export function internalErrorDecision(decision: string, message: string): ResizeDecision {
+export function internalErrorDecision(decision: DecisionValue, message: string): ResizeDecision {
   return {
     allowed: false,
     code: 500,
@@ -133,7 +134,7 @@ function unjudgedDecision(snapshot: ResizeSnapshot, pvcKey: string): ResizeDecis
     if (isKubeError(error, KubeErrorCode.QuantityOutOfRange))
       return outOfRangeDecision(pvcKey, error);
     return internalErrorDecision(
-      'quantity-invalid',
+      Decision.QuantityInvalid,
       `internal error: cannot read the storage request of PVC ${pvcKey}: ${(error as Error).message}`,
     );
   }
@@ -144,7 +145,7 @@ function unjudgedDecision(snapshot: ResizeSnapshot, pvcKey: string): ResizeDecis
     code: 200,
     message,
     warnings: [],
-    decision: 'not-resize',
-    findings: [{ check: 'resize', outcome: 'skip', decision: 'not-resize', message }],
+    decision: Decision.NotResize,
+    findings: [{ check: 'resize', outcome: 'skip', decision: Decision.NotResize, message }],
   };
 }

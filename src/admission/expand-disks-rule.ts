@@ -1,6 +1,7 @@
 import { expandDisksState } from './expand-disks-state.js';
 import { HARVESTER_GATE_MESSAGE } from './resize-messages.js';
 import type { ResizeCase, RuleJudgement } from './resize-case.js';
+import { Decision } from './decision.js';
 
 /**
  * Step 2: ExpandDisks effectively on (expandDisksState). A KubeVirt CR that is not there is an
@@ -14,7 +15,7 @@ export function expandDisksRule({ snapshot, options, stopAdvice }: ResizeCase): 
       finding: {
         check: 'expand-disks',
         outcome: 'error',
-        decision: 'kubevirt-missing',
+        decision: Decision.KubevirtMissing,
         message:
           `internal error: KubeVirt CR ${kubeVirtKey} not found, so the ExpandDisks feature gate cannot be confirmed. ` +
           `Check that KubeVirt is installed there (or configure the add-on's KubeVirt location, --kubevirt), or ${stopAdvice}.`,
@@ -27,7 +28,7 @@ export function expandDisksRule({ snapshot, options, stopAdvice }: ResizeCase): 
       finding: {
         check: 'expand-disks',
         outcome: 'pass',
-        decision: 'allowed',
+        decision: Decision.Allowed,
         message: `${gate.why}.`,
       },
     };
@@ -36,7 +37,7 @@ export function expandDisksRule({ snapshot, options, stopAdvice }: ResizeCase): 
     finding: {
       check: 'expand-disks',
       outcome: 'refuse',
-      decision: 'gate-missing',
+      decision: Decision.GateMissing,
       message:
         `${HARVESTER_GATE_MESSAGE}. ${gate.why} of KubeVirt ${kubeVirtKey}: add ExpandDisks to ` +
         `spec.configuration.developerConfiguration.featureGates (and remove it from disabledFeatureGates), or ${stopAdvice}.`,

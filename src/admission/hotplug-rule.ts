@@ -1,5 +1,6 @@
 import { harvesterHotplugMessage, instanceOnlyNote, listVms } from './resize-messages.js';
 import type { ResizeCase, RuleJudgement } from './resize-case.js';
+import { Decision } from './decision.js';
 
 /**
  * Step 3: not a hotplugged Filesystem volume (a hotplug pod may no longer mount it, so the VM
@@ -13,7 +14,7 @@ export function hotplugRule({ pvcKey, users, volumeMode, stopAdvice }: ResizeCas
       finding: {
         check: 'hotplug',
         outcome: 'pass',
-        decision: 'allowed',
+        decision: Decision.Allowed,
         message:
           hotplugging.length > 0
             ? `Hotplugged volume in ${volumeMode} mode: supported.`
@@ -26,7 +27,7 @@ export function hotplugRule({ pvcKey, users, volumeMode, stopAdvice }: ResizeCas
     finding: {
       check: 'hotplug',
       outcome: 'refuse',
-      decision: 'hotplug-filesystem',
+      decision: Decision.HotplugFilesystem,
       message:
         `${harvesterHotplugMessage(pvcKey)}. It is hotplugged into ${listVms(hotplugging)}` +
         (instanceOnly.length > 0

@@ -4,6 +4,7 @@ import { decideLonghorn, longhornFacts, type LonghornFacts } from './decide-long
 import { warning } from './resize-messages.js';
 import type { ResizeCase, RuleJudgement } from './resize-case.js';
 import type { ResizeFinding } from './resize-snapshot.js';
+import { Decision } from './decision.js';
 
 /** KubeVirt resizes a running VM's block disk to the device's real capacity from this release (kubevirt#16365: LUKS). */
 export const BLOCK_RESIZE_TO_CAPACITY_SINCE = 'v1.8.0';
@@ -21,7 +22,7 @@ export function longhornRule(resize: ResizeCase): RuleJudgement {
       finding: {
         check: 'longhorn',
         outcome: 'skip',
-        decision: 'allowed',
+        decision: Decision.Allowed,
         message: 'Not a Longhorn volume.',
       },
     };

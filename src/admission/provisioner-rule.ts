@@ -3,6 +3,7 @@ import { harvesterProviderMessage, warning } from './resize-messages.js';
 import type { ResizeCase, RuleJudgement } from './resize-case.js';
 import type { ExpandSettingState, ResizeFinding } from './resize-snapshot.js';
 import { unknownProvisionerWhy } from './resolve-provisioner.js';
+import { Decision } from './decision.js';
 
 /**
  * Step 4: every provisioner of the PVC (provisionersToJudge) validated by the Setting. A Setting
@@ -17,7 +18,7 @@ export function provisionerRule(resize: ResizeCase): RuleJudgement {
       finding: {
         check: 'provisioner',
         outcome: 'error',
-        decision: 'setting-invalid',
+        decision: Decision.SettingInvalid,
         message: `internal error: ${setting.error.message} (${setting.error.code}). Fix the Setting ${options.settingName}.`,
       },
     };
@@ -29,7 +30,7 @@ export function provisionerRule(resize: ResizeCase): RuleJudgement {
         // its VM controller retries a VM-page resize instead of giving up: e.g. once the StorageClass exists again.
         check: 'provisioner',
         outcome: 'error',
-        decision: 'provisioner-unknown',
+        decision: Decision.ProvisionerUnknown,
         message: `internal error: the provisioner of PVC ${pvcKey} cannot be determined: ${unknownProvisionerWhy(snapshot.pvc, snapshot.storageClass)}, or ${stopAdvice}.`,
       },
     };
@@ -57,14 +58,14 @@ function settingFinding(
     return {
       check: 'provisioner',
       outcome: 'pass',
-      decision: 'allowed',
+      decision: Decision.Allowed,
       message: `Provisioner ${provisioners.join(' and ')} ${provisioners.length > 1 ? 'are' : 'is'} validated in Setting ${options.settingName}${disagreement}.`,
     };
   }
   return {
     check: 'provisioner',
     outcome: 'refuse',
-    decision: 'provisioner-not-validated',
+    decision: Decision.ProvisionerNotValidated,
     message:
       `${harvesterProviderMessage(pvcKey)}. Provisioner ${unvalidated} is not validated for online expansion in ` +
       `Setting ${options.settingName}${disagreement}. If the driver supports online expansion, ` +

@@ -1,3 +1,4 @@
+import type { DecisionValue } from './decision.js';
 import type { ExpandValidation, SettingInvalidError } from '../settings/index.js';
 import type {
   KubeVirt,
@@ -78,7 +79,7 @@ export interface ResizeFinding {
   /** pass: no objection; refuse: a policy refusal (422); error: an internal error (500); skip: not applicable. */
   outcome: 'pass' | 'refuse' | 'error' | 'skip';
   /** Stable label, e.g. "gate-missing" (the verdict's decision when this finding decides). */
-  decision: string;
+  decision: DecisionValue;
   message: string;
 }
 
@@ -94,7 +95,7 @@ export interface ResizeDecision {
   /** Admission warnings (each <= 120 characters). */
   warnings: string[];
   /** Stable label of the deciding finding, e.g. "allowed", "allowed-offline", "gate-missing". */
-  decision: string;
+  decision: DecisionValue;
   /** Every finding, in the decision order. */
   findings: ResizeFinding[];
 }

@@ -1,5 +1,6 @@
 import type { ResizeCase, RuleJudgement } from './resize-case.js';
 import type { ResizeDecision } from './resize-snapshot.js';
+import { Decision } from './decision.js';
 
 /**
  * The verdict on a growth from every rule's judgement, in Harvester's order: with no running VM
@@ -15,7 +16,7 @@ export function resizeVerdict(resize: ResizeCase, judgements: RuleJudgement[]): 
       code: 200,
       message: findings[0]?.message ?? '',
       warnings: [],
-      decision: 'allowed-offline',
+      decision: Decision.AllowedOffline,
       findings,
     };
   }
@@ -42,7 +43,7 @@ export function resizeVerdict(resize: ResizeCase, judgements: RuleJudgement[]): 
     code: 200,
     message: `Online expansion of PVC ${resize.pvcKey} is allowed.`,
     warnings,
-    decision: 'allowed',
+    decision: Decision.Allowed,
     findings,
   };
 }

@@ -1,5 +1,6 @@
 import { instanceOnlyNote, listVms } from './resize-messages.js';
 import type { ResizeCase, RuleJudgement } from './resize-case.js';
+import { Decision } from './decision.js';
 
 /**
  * Step 1: a VM using the PVC and not Stopped (or a running VMI naming it). With one, the online
@@ -11,7 +12,7 @@ export function runningVmRule({ pvcKey, users }: ResizeCase): RuleJudgement {
       finding: {
         check: 'vm',
         outcome: 'pass',
-        decision: 'online',
+        decision: Decision.Online,
         message:
           `Running VM(s) use PVC ${pvcKey} (${listVms(users.running)}): online expansion rules apply.` +
           (users.instanceOnly.length > 0 ? ` ${instanceOnlyNote(users.instanceOnly)}` : ''),
@@ -22,7 +23,7 @@ export function runningVmRule({ pvcKey, users }: ResizeCase): RuleJudgement {
     finding: {
       check: 'vm',
       outcome: 'pass',
-      decision: 'allowed-offline',
+      decision: Decision.AllowedOffline,
       message:
         users.stopped.length === 0
           ? `No VirtualMachine uses PVC ${pvcKey} (in its volumes or volumeClaimTemplates annotation) and no running VirtualMachineInstance ` +

@@ -1,18 +1,15 @@
-import type { AdmissionOptions } from '../admission/admission-options.js';
+import type { AdmissionOptions } from '../admission/index.js';
 import {
   API_SERVER_REFUSALS,
   apiServerFindings,
   quotaFindings,
   type NamespacePolicies,
-} from '../admission/api-server-checks.js';
-import { assembleResizeSnapshot } from '../admission/assemble-resize-snapshot.js';
-import {
-  createCacheSnapshotSource,
-  type AdmissionCaches,
-} from '../cluster/cache-snapshot-source.js';
-import { decideResize } from '../admission/decide-resize.js';
-import type { PersistentVolumeClaim } from '../admission/kube-objects.js';
-import type { ResizeDecision } from '../admission/resize-snapshot.js';
+} from '../admission/index.js';
+import { assembleResizeSnapshot } from '../admission/index.js';
+import { createCacheSnapshotSource, type AdmissionCaches } from '../cluster/index.js';
+import { decideResize } from '../admission/index.js';
+import type { PersistentVolumeClaim } from '../admission/index.js';
+import type { ResizeDecision } from '../admission/index.js';
 
 export interface CheckResult extends Omit<ResizeDecision, 'reason'> {
   /** Kubernetes StatusReason: also "Forbidden" when the API server itself refuses (not bound, no expansion). */

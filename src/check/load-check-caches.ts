@@ -4,21 +4,21 @@ import {
   StorageV1Api,
   type KubeConfig,
 } from '@kubernetes/client-node';
-import type { AdmissionOptions } from '../admission/admission-options.js';
-import { claimClassName, type NamespacePolicies } from '../admission/api-server-checks.js';
-import type { AdmissionCaches } from '../cluster/cache-snapshot-source.js';
-import { buildAdmissionCaches } from '../cluster/build-admission-caches.js';
+import type { AdmissionOptions } from '../admission/index.js';
+import { claimClassName, type NamespacePolicies } from '../admission/index.js';
+import type { AdmissionCaches } from '../cluster/index.js';
+import { buildAdmissionCaches } from '../cluster/index.js';
 import { CheckError } from './check-error.js';
 import type {
   PersistentVolumeClaim,
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../admission/kube-objects.js';
+} from '../admission/index.js';
 import { readLonghornOfPv } from './read-longhorn-of-pv.js';
 import { readNamespacePolicies } from './read-namespace-policies.js';
 import { readOptional, readOptionalList } from './read-optional.js';
-import { listItems, listOf } from '../cluster/list-items.js';
+import { listItems, listOf } from '../cluster/index.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };

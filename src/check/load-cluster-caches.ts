@@ -4,9 +4,9 @@ import {
   StorageV1Api,
   type KubeConfig,
 } from '@kubernetes/client-node';
-import type { AdmissionOptions } from '../admission/admission-options.js';
-import { buildAdmissionCaches } from '../cluster/build-admission-caches.js';
-import type { AdmissionCaches } from '../cluster/cache-snapshot-source.js';
+import type { AdmissionOptions } from '../admission/index.js';
+import { buildAdmissionCaches } from '../cluster/index.js';
+import type { AdmissionCaches } from '../cluster/index.js';
 import type {
   LonghornEngine,
   LonghornVolume,
@@ -14,9 +14,9 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../admission/kube-objects.js';
+} from '../admission/index.js';
 import { readOptional, readOptionalList } from './read-optional.js';
-import { listItems } from '../cluster/list-items.js';
+import { listItems } from '../cluster/index.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 /**

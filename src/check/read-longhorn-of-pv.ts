@@ -1,12 +1,12 @@
 import type { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import type { AdmissionOptions } from '../admission/admission-options.js';
+import type { AdmissionOptions } from '../admission/index.js';
 import {
   LONGHORN_VOLUME_LABEL,
   type LonghornEngine,
   type LonghornVolume,
-} from '../admission/kube-objects.js';
+} from '../admission/index.js';
 import { readOptional, readOptionalList } from './read-optional.js';
-import { listItems } from '../cluster/list-items.js';
+import { listItems } from '../cluster/index.js';
 
 /**
  * For `voe check`: the Longhorn Volumes and Engines the admission caches would need to judge a PV;

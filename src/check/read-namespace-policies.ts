@@ -6,10 +6,10 @@ import {
   type V1LimitRange,
   type V1ResourceQuota,
 } from '@kubernetes/client-node';
-import type { NamespacePolicies } from '../admission/api-server-checks.js';
+import type { NamespacePolicies } from '../admission/index.js';
 import { CheckError } from './check-error.js';
 import { readOptional } from './read-optional.js';
-import { listItems } from '../cluster/list-items.js';
+import { listItems } from '../cluster/index.js';
 
 /** A list's items, or the HTTP status when the user may not list them (401, 403: their own RBAC, not an error). */
 async function itemsOrForbidden<T>(

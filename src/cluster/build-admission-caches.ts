@@ -9,7 +9,7 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../admission/kube-objects.js';
+} from '../admission/index.js';
 import { leanVmi } from './lean-vmi.js';
 import { MemoryCache } from './memory-cache.js';
 import { listOf } from './list-items.js';

@@ -1,5 +1,5 @@
 import type { HarvesterSetting } from '../settings/index.js';
-import type { AdmissionOptions } from '../admission/admission-options.js';
+import type { AdmissionOptions } from '../admission/index.js';
 import type { Cache } from './cache.js';
 import {
   LONGHORN_VOLUME_LABEL,
@@ -11,10 +11,10 @@ import {
   type StorageClass,
   type VirtualMachine,
   type VirtualMachineInstance,
-} from '../admission/kube-objects.js';
-import type { ResizeSnapshotSource } from '../admission/resize-snapshot-source.js';
-import { pvcKeysOfVm } from '../admission/vm-claims.js';
-import { pvcKeysOfVmi } from '../admission/vmi-claims.js';
+} from '../admission/index.js';
+import type { ResizeSnapshotSource } from '../admission/index.js';
+import { pvcKeysOfVm } from '../admission/index.js';
+import { pvcKeysOfVmi } from '../admission/index.js';
 
 /** Index of the VM cache: "namespace/pvc" -> VMs using it (index function pvcKeysOfVm). */
 export const VMS_BY_PVC_INDEX = 'vms-by-pvc';

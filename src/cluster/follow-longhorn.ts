@@ -7,7 +7,7 @@ import {
   servedResources,
   sleep,
 } from '../kube/index.js';
-import type { AdmissionOptions } from '../admission/admission-options.js';
+import type { AdmissionOptions } from '../admission/index.js';
 import {
   createAdmissionInformer,
   logInSyncChange,
@@ -19,7 +19,7 @@ import {
   ENGINES_BY_VOLUME_INDEX,
   VOLUMES_BY_PV_INDEX,
 } from './cache-snapshot-source.js';
-import type { LonghornEngine, LonghornSetting, LonghornVolume } from '../admission/kube-objects.js';
+import type { LonghornEngine, LonghornSetting, LonghornVolume } from '../admission/index.js';
 
 /** Longhorn's API that voe reads: Volumes, Engines and Settings of longhorn.io/v1beta2. */
 const LONGHORN_API = { group: 'longhorn.io', version: 'v1beta2' } as const;

@@ -1,9 +1,5 @@
-import type {
-  VirtualMachineInstance,
-  VmiVolumeStatus,
-  VmVolume,
-} from '../admission/kube-objects.js';
-import { claimNameOf } from '../admission/vm-claims.js';
+import type { VirtualMachineInstance, VmiVolumeStatus, VmVolume } from '../admission/index.js';
+import { claimNameOf } from '../admission/index.js';
 
 /**
  * The part of a VMI the admission path reads, for its cache: name, namespace, resourceVersion,

@@ -1,7 +1,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Clock, IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
-import { resolveAdmissionOptions, type AdmissionOptions } from '../admission/admission-options.js';
+import { resolveAdmissionOptions, type AdmissionOptions } from '../admission/index.js';
 import type { AdmissionInformer, AdmissionInformerContext } from './admission-informer.js';
 import {
   admissionIndexers,
@@ -13,7 +13,7 @@ import {
 } from './cache-snapshot-source.js';
 import type { Cache } from './cache.js';
 import { followLonghorn, type LonghornFollower } from './follow-longhorn.js';
-import type { CsiDriver, VirtualMachineInstance } from '../admission/kube-objects.js';
+import type { CsiDriver, VirtualMachineInstance } from '../admission/index.js';
 import { leanVmi } from './lean-vmi.js';
 import { watchAdmissionResource } from './watch-admission-resource.js';
 

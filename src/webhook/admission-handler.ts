@@ -12,7 +12,7 @@ import { runValidator, type ValidatorOutcome } from './run-validator.js';
 import { sendJson } from './send-json.js';
 import { toAdmissionReview } from './review/to-admission-review.js';
 import { unsupportedEncoding } from './review/unsupported-encoding.js';
-import type { AdmissionRequest, Validator } from '../admission/validators/validator.js';
+import type { AdmissionRequest, Validator } from '../admission/index.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
 export interface KubeStatus {

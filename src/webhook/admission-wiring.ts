@@ -1,13 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
-import type { AdmissionOptions } from '../admission/admission-options.js';
+import type { AdmissionOptions } from '../admission/index.js';
 import { createAdmissionValidators } from './create-admission-validators.js';
-import { isLonghornServed } from '../cluster/follow-longhorn.js';
-import {
-  startAdmissionCaches,
-  type StartedAdmissionCaches,
-} from '../cluster/start-admission-caches.js';
-import type { Validator } from '../admission/validators/validator.js';
+import { isLonghornServed } from '../cluster/index.js';
+import { startAdmissionCaches, type StartedAdmissionCaches } from '../cluster/index.js';
+import type { Validator } from '../admission/index.js';
 
 /**
  * serveWebhook's `startCaches` and `createValidators` for the real admission decisions

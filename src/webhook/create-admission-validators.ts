@@ -1,15 +1,12 @@
-import { resolveAdmissionOptions, type AdmissionOptions } from '../admission/admission-options.js';
-import type { Cache } from '../cluster/cache.js';
-import {
-  createCacheSnapshotSource,
-  type AdmissionCaches,
-} from '../cluster/cache-snapshot-source.js';
-import { createCacheCsiDriverSource } from '../cluster/cache-csi-driver-source.js';
-import { createExpandSettingValidator } from '../admission/validators/expand-setting-validator.js';
-import type { CsiDriver } from '../admission/kube-objects.js';
-import { createPvcResizeValidator } from '../admission/validators/pvc-resize-validator.js';
-import type { Validator } from '../admission/validators/validator.js';
-import { createVmClaimTemplatesValidator } from '../admission/validators/vm-claim-templates-validator.js';
+import { resolveAdmissionOptions, type AdmissionOptions } from '../admission/index.js';
+import type { Cache } from '../cluster/index.js';
+import { createCacheSnapshotSource, type AdmissionCaches } from '../cluster/index.js';
+import { createCacheCsiDriverSource } from '../cluster/index.js';
+import { createExpandSettingValidator } from '../admission/index.js';
+import type { CsiDriver } from '../admission/index.js';
+import { createPvcResizeValidator } from '../admission/index.js';
+import type { Validator } from '../admission/index.js';
+import { createVmClaimTemplatesValidator } from '../admission/index.js';
 
 /**
  * The three admission validators over informer caches, ready for the HTTPS server:

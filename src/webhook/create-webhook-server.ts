@@ -15,7 +15,7 @@ import { listenAdvice } from './listen-advice.js';
 import { readCacheReadiness } from './read-cache-readiness.js';
 import { readinessAnswer } from './readiness-answer.js';
 import { routeWebhookRequest, type RequestHandler } from './route-webhook-request.js';
-import type { Validator } from '../admission/validators/validator.js';
+import type { Validator } from '../admission/index.js';
 import { validatorsByPath } from './validators-by-path.js';
 import { WebhookError } from './webhook-error.js';
 import { createWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';

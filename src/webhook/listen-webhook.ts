@@ -6,7 +6,7 @@ import { createWebhookServer, type WebhookServer } from './create-webhook-server
 import type { StartedCaches } from './started-caches.js';
 import type { StartUpCleanups } from './start-up-cleanups.js';
 import { urlHost } from './url-host.js';
-import type { Validator } from '../admission/validators/validator.js';
+import type { Validator } from '../admission/index.js';
 
 /**
  * Builds the validators on the started caches and serves them over HTTPS on host:port (closed by

@@ -1,7 +1,7 @@
 import type { FlatFieldsLogger } from '../log/index.js';
 import type { ValidatorOutcome } from './run-validator.js';
 import type { AdmissionReviewResponse } from './review/to-admission-review.js';
-import type { AdmissionRequest } from '../admission/validators/validator.js';
+import type { AdmissionRequest } from '../admission/index.js';
 
 /**
  * Logs an admission answer: an allowed request at debug, a refused one at info with its message,

@@ -1,8 +1,5 @@
-import type {
-  AdmissionRequest,
-  AdmissionVerdict,
-  Validator,
-} from '../admission/validators/validator.js';
+import type { AdmissionRequest, AdmissionVerdict, Validator } from '../admission/index.js';
+import { Decision } from '../admission/index.js';
 
 export interface ValidatorOutcome {
   verdict: AdmissionVerdict;
@@ -34,7 +31,7 @@ function internalError(validator: Validator, error: unknown): AdmissionVerdict {
     allowed: false,
     code: 500,
     reason: 'InternalError',
-    decision: 'internal-error',
+    decision: Decision.InternalError,
     message: `voe webhook ${validator.name} failed while checking this request: ${describeError(error).slice(0, 500)}. The change was refused; retry, and if it persists see the voe webhook logs.`,
   };
 }

@@ -17,7 +17,7 @@ import {
   type StartUpCleanups,
 } from './start-up-cleanups.js';
 import type { StartedCaches } from './started-caches.js';
-import type { Validator } from '../admission/validators/validator.js';
+import type { Validator } from '../admission/index.js';
 
 export interface ServeWebhookOptions<C> {
   kubeConfig: KubeConfig;

@@ -1,4 +1,4 @@
-import type { Validator } from '../admission/validators/validator.js';
+import type { Validator } from '../admission/index.js';
 import { WebhookError } from './webhook-error.js';
 
 /**

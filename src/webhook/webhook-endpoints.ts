@@ -19,4 +19,4 @@ export const WEBHOOK_ENDPOINTS = {
 
 export type WebhookEndpointKey = keyof typeof WEBHOOK_ENDPOINTS;
 
-export { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../admission/vm-claims.js';
+export { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../admission/index.js';

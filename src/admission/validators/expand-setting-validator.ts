@@ -10,6 +10,7 @@ import type { CsiDriverSource } from '../csi-driver-source.js';
 import { warning } from '../resize-messages.js';
 import { allowedVerdict, internalErrorVerdict, invalidVerdict } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
+import { Decision } from '../decision.js';
 
 export const EXPAND_SETTING_PATH = '/validate/setting';
 
@@ -42,11 +43,11 @@ export function createExpandSettingValidator(deps: {
         !setting ||
         setting.metadata?.name !== options.settingName
       ) {
-        return allowedVerdict('not-expand-setting');
+        return allowedVerdict(Decision.NotExpandSetting);
       }
       const judged = judgeSetting(setting, keptFields(request, setting), options.settingName);
       if ('allowed' in judged) return judged;
-      return allowedVerdict('setting-valid', [
+      return allowedVerdict(Decision.SettingValid, [
         ...judged.warnings,
         ...driverWarnings(judged.drivers, csiDrivers),
       ]);
@@ -116,8 +117,12 @@ function judgeField(
     entries = parseDriverMap(setting[field], field, settingName);
   } catch (error) {
     if (!(error instanceof SettingInvalidError))
-      return internalErrorVerdict('internal-error', `internal error: ${(error as Error).message}`);
-    if (!kept) return invalidVerdict('setting-invalid', `${error.message} (${error.code})`, field);
+      return internalErrorVerdict(
+        Decision.InternalError,
+        `internal error: ${(error as Error).message}`,
+      );
+    if (!kept)
+      return invalidVerdict(Decision.SettingInvalid, `${error.message} (${error.code})`, field);
     return {
       warnings: [
         warning(`field "${field}" is not valid (${error.code}) and was left as it was; fix it`),
@@ -129,7 +134,7 @@ function judgeField(
   if (entries.get(LONGHORN_DRIVER) !== false) return { warnings: [], drivers };
   if (!kept) {
     return invalidVerdict(
-      'setting-longhorn-disabled',
+      Decision.SettingLonghornDisabled,
       `Setting ${settingName} field "${field}" sets "${LONGHORN_DRIVER}" to false. Longhorn supports online ` +
         `expansion and Harvester keeps it enabled; remove the entry or set it to true.`,
       field,
@@ -161,7 +166,7 @@ function longhornLeftOut(
   if (!readsWithoutLonghorn(setting)) return undefined;
   if (!kept('default') || !kept('value')) {
     return invalidVerdict(
-      'setting-longhorn-disabled',
+      Decision.SettingLonghornDisabled,
       `Setting ${settingName} would leave "${LONGHORN_DRIVER}" out of both "default" and "value", and a driver missing ` +
         `from both counts as false: Longhorn volumes could no longer expand online. Add "${LONGHORN_DRIVER}":true to "value" ` +
         `(Harvester's "default" is {"${LONGHORN_DRIVER}":true}).`,

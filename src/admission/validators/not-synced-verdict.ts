@@ -1,6 +1,7 @@
 import type { ResizeSnapshotSource } from '../resize-snapshot-source.js';
 import { internalErrorVerdict, NOT_SYNCED_MESSAGE } from './to-verdict.js';
 import type { AdmissionVerdict } from './validator.js';
+import { Decision } from '../decision.js';
 
 /**
  * The refusal (500) of a request that needs the caches while `source.synced()` is false: caches
@@ -13,10 +14,10 @@ export function notSyncedVerdict(
   source: Pick<ResizeSnapshotSource, 'outOfSync'>,
 ): AdmissionVerdict {
   const stale = source.outOfSync();
-  if (stale.length === 0) return internalErrorVerdict('cache-not-synced', NOT_SYNCED_MESSAGE);
+  if (stale.length === 0) return internalErrorVerdict(Decision.CacheNotSynced, NOT_SYNCED_MESSAGE);
   const one = stale.length === 1;
   return internalErrorVerdict(
-    'cache-out-of-sync',
+    Decision.CacheOutOfSync,
     `internal error: voe's ${one ? 'cache' : 'caches'} of ${stale.join('; ')} ${one ? 'does' : 'do'} not follow the API server now ` +
       `(${one ? 'its' : 'their'} list or watch failed), so this request is not judged from ${one ? 'it' : 'them'}; ` +
       'retry in a moment: voe lists again by itself, and its log and /readyz say more.',

@@ -7,6 +7,7 @@ import type { ResizeSnapshotSource } from '../resize-snapshot-source.js';
 import { notSyncedVerdict } from './not-synced-verdict.js';
 import { allowedVerdict, internalErrorVerdict, toVerdict } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
+import { Decision } from '../decision.js';
 
 export const PVC_RESIZE_PATH = '/validate/pvc-resize';
 
@@ -29,12 +30,12 @@ export function createPvcResizeValidator(deps: {
         request.subResource ||
         request.resource.resource !== 'persistentvolumeclaims'
       ) {
-        return allowedVerdict('not-resize');
+        return allowedVerdict(Decision.NotResize);
       }
       const oldPvc = request.oldObject as PersistentVolumeClaim | null | undefined;
       const pvc = request.object as PersistentVolumeClaim | null | undefined;
       try {
-        if (!pvc || !storageGrows(oldPvc, pvc)) return allowedVerdict('not-resize');
+        if (!pvc || !storageGrows(oldPvc, pvc)) return allowedVerdict(Decision.NotResize);
         if (!source.synced()) return notSyncedVerdict(source);
         return toVerdict(
           decideResize(assembleResizeSnapshot(source, oldPvc, pvc, options), options),
@@ -52,7 +53,7 @@ export function createPvcResizeValidator(deps: {
           );
         }
         return internalErrorVerdict(
-          'internal-error',
+          Decision.InternalError,
           `internal error: ${(error as Error).message}`,
         );
       }

@@ -1,3 +1,4 @@
+import type { DecisionValue } from '../decision.js';
 import type { ResizeDecision } from '../resize-snapshot.js';
 import type { AdmissionVerdict } from './validator.js';
 
@@ -21,16 +22,20 @@ export function toVerdict(
 }
 
 /** A refusal for an internal error (500 InternalError); the message says so. */
-export function internalErrorVerdict(decision: string, message: string): AdmissionVerdict {
+export function internalErrorVerdict(decision: DecisionValue, message: string): AdmissionVerdict {
   return { allowed: false, code: 500, reason: 'InternalError', message, decision };
 }
 
 /** A policy refusal (422 Invalid) of the value of `field`. */
-export function invalidVerdict(decision: string, message: string, field: string): AdmissionVerdict {
+export function invalidVerdict(
+  decision: DecisionValue,
+  message: string,
+  field: string,
+): AdmissionVerdict {
   return { allowed: false, code: 422, reason: 'Invalid', message, decision, field };
 }
 
-export function allowedVerdict(decision: string, warnings: string[] = []): AdmissionVerdict {
+export function allowedVerdict(decision: DecisionValue, warnings: string[] = []): AdmissionVerdict {
   return warnings.length > 0 ? { allowed: true, decision, warnings } : { allowed: true, decision };
 }
 

@@ -16,6 +16,7 @@ import {
   VOLUME_CLAIM_TEMPLATES_ANNOTATION,
   type ClaimTemplate,
 } from '../vm-claims.js';
+import { Decision, type DecisionValue } from '../decision.js';
 
 export const VM_CLAIM_TEMPLATES_PATH = '/validate/vm';
 
@@ -69,15 +70,15 @@ export function createVmClaimTemplatesValidator(deps: {
       const vm = request.object as VirtualMachine | null | undefined;
       const oldVm = request.oldObject as VirtualMachine | null | undefined;
       if (request.operation !== 'UPDATE' || request.subResource || !vm || !oldVm)
-        return allowedVerdict('not-template-change');
+        return allowedVerdict(Decision.NotTemplateChange);
       const oldText = oldVm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
       const newText = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
-      if (oldText === newText) return allowedVerdict('not-template-change');
+      if (oldText === newText) return allowedVerdict(Decision.NotTemplateChange);
       try {
         return judgeTemplates(source, options, oldVm, vm);
       } catch (error) {
         return internalErrorVerdict(
-          'internal-error',
+          Decision.InternalError,
           `internal error: ${(error as Error).message}`,
         );
       }
@@ -115,7 +116,7 @@ function judgeTemplates(
   );
   if ('why' in parsed) {
     return invalidVerdict(
-      'template-invalid',
+      Decision.TemplateInvalid,
       `${PVC_EXPAND_PREFIX}the ${VOLUME_CLAIM_TEMPLATES_ANNOTATION} annotation of VM ${vmKey} cannot be read: ${parsed.why}. ` +
         'It must be a JSON list of PersistentVolumeClaim objects, each with metadata.name, as Harvester writes it.',
       TEMPLATES_FIELD,
@@ -131,7 +132,7 @@ function judgeTemplates(
     if ('allowed' in change) return change;
     growing.push(change);
   }
-  if (growing.length === 0) return allowedVerdict('not-template-change');
+  if (growing.length === 0) return allowedVerdict(Decision.NotTemplateChange);
   if (!source.synced()) return notSyncedVerdict(source);
   return judgeGrowths(source, options, vm, vmKey, growing);
 }
@@ -163,7 +164,7 @@ function templateChange(
   const newSize = read.size;
   if (oldSize !== undefined && compareQuantities(newSize, oldSize) < 0) {
     return invalidVerdict(
-      'template-shrink',
+      Decision.TemplateShrink,
       `${PVC_EXPAND_PREFIX}${HARVESTER_TEMPLATE_SHRINK_MESSAGE}. Volume claim template ${name} of VM ${vmKey} asks for less ` +
         'storage than before; volumes cannot shrink: keep at least the previous size.',
       TEMPLATES_FIELD,
@@ -173,7 +174,7 @@ function templateChange(
   const newClass = template.pvc.spec?.storageClassName ?? null;
   if (oldClass !== newClass) {
     return invalidVerdict(
-      'template-storage-class-change',
+      Decision.TemplateStorageClassChange,
       `${PVC_EXPAND_PREFIX}storageClassName of volume claim template ${name} of VM ${vmKey} can't be changed ` +
         `(from ${className(oldClass)} to ${className(newClass)}). Keep ${className(oldClass)}; to move the data, create a new volume ` +
         'with the other StorageClass and copy it.',
@@ -200,7 +201,7 @@ function newStorageRequest(
   } catch (error) {
     if (!isKubeError(error)) throw error;
     return invalidVerdict(
-      'template-invalid',
+      Decision.TemplateInvalid,
       `${PVC_EXPAND_PREFIX}volume claim template ${name} of VM ${vmKey} has an invalid storage request: ${error.message}. ` +
         'Write a Kubernetes quantity such as 20Gi.',
       TEMPLATES_FIELD,
@@ -222,7 +223,7 @@ function judgeGrowths(
 ): AdmissionVerdict {
   const namespace = vm.metadata?.namespace ?? '';
   const warnings: string[] = [];
-  let label = 'not-template-change';
+  let label: DecisionValue = Decision.NotTemplateChange;
   for (const { name, text, size } of growing) {
     const live = source.getPvc(namespace, name);
     if (!live) continue; // not created yet: Harvester creates it with the new size
@@ -237,7 +238,7 @@ function judgeGrowths(
     snapshot.vms = [vm, ...others];
     const decision = decideResize(snapshot, options);
     if (!decision.allowed) return toVerdict(decision, TEMPLATES_FIELD);
-    if (label === 'not-template-change' || decision.decision === 'allowed')
+    if (label === Decision.NotTemplateChange || decision.decision === Decision.Allowed)
       label = decision.decision;
     warnings.push(...decision.warnings);
   }

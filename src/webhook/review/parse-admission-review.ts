@@ -3,7 +3,7 @@ import type {
   AdmissionRequest,
   GroupVersionKind,
   GroupVersionResource,
-} from '../../admission/validators/validator.js';
+} from '../../admission/index.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 export const ADMISSION_REVIEW_KIND = 'AdmissionReview';

@@ -1,5 +1,5 @@
 import { ADMISSION_API_VERSION, ADMISSION_REVIEW_KIND } from './parse-admission-review.js';
-import type { AdmissionVerdict } from '../../admission/validators/validator.js';
+import type { AdmissionVerdict } from '../../admission/index.js';
 
 /** The longest admission warning we send; kubectl prints them one per line. */
 export const MAX_WARNING_LENGTH = 120;

@@ -1,6 +1,7 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { resolveAdmissionOptions } from '../../../src/admission/admission-options.js';
+import type { DecisionValue } from '../../../src/admission/decision.js';
 import type { ResizeFinding } from '../../../src/admission/resize-snapshot.js';
 import { resizeCase, type RuleJudgement } from '../../../src/admission/resize-case.js';
 import { resizeVerdict } from '../../../src/admission/resize-verdict.js';
@@ -25,10 +26,32 @@ function growth(running: boolean) {
   );
 }
 
+/** A real label for each check's refusal and error, distinct per check, so a verdict shows which finding decided. */
+const REFUSED: Record<ResizeFinding['check'], DecisionValue> = {
+  'api-server': 'api-limit-range',
+  resize: 'size-out-of-range',
+  vm: 'kubevirt-missing',
+  'expand-disks': 'gate-missing',
+  hotplug: 'hotplug-filesystem',
+  provisioner: 'provisioner-not-validated',
+  longhorn: 'longhorn-v2',
+  quota: 'api-quota-exceeded',
+};
+const ERRED: Partial<Record<ResizeFinding['check'], DecisionValue>> = {
+  'expand-disks': 'kubevirt-missing',
+  provisioner: 'provisioner-unknown',
+};
+
 function finding(
   check: ResizeFinding['check'],
   outcome: ResizeFinding['outcome'],
-  decision = outcome === 'pass' ? 'allowed' : `${check}-${outcome}`,
+  decision: DecisionValue = outcome === 'pass'
+    ? 'allowed'
+    : outcome === 'skip'
+      ? 'api-policy-unreadable'
+      : outcome === 'error'
+      ? (ERRED[check] ?? 'internal-error')
+      : REFUSED[check],
 ): ResizeFinding {
   return { check, outcome, decision, message: `${check}: ${outcome}` };
 }
@@ -75,7 +98,7 @@ describe('resizeVerdict (the answer from the rules, in order)', () => {
       reason: 'Invalid',
       message: 'hotplug: refuse',
       warnings: ['Setting not found'],
-      decision: 'hotplug-refuse',
+      decision: 'hotplug-filesystem',
       findings: judgements.map((judgement) => judgement.finding),
     });
   });
@@ -88,7 +111,7 @@ describe('resizeVerdict (the answer from the rules, in order)', () => {
     ]);
     assert.strictEqual(verdict.code, 500);
     assert.strictEqual(verdict.reason, 'InternalError');
-    assert.strictEqual(verdict.decision, 'expand-disks-error');
+    assert.strictEqual(verdict.decision, 'kubevirt-missing');
   });
 
   it('nothing refuses: online expansion allowed, warnings in the rules order, skips do not block', () => {

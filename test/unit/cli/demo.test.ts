@@ -202,7 +202,7 @@ describe('voe demo output', () => {
     const notJudged = (what: string) => ({
       check: 'api-server' as const,
       outcome: 'skip' as const,
-      decision: 'api-policy-unreadable',
+      decision: 'api-policy-unreadable' as const,
       message: `Not judged: ${what} (HTTP 403) could not be read; the API server applies them too.`,
     });
     const refused: SurveyRow = {
