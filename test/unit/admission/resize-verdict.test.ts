@@ -50,8 +50,8 @@ function finding(
     : outcome === 'skip'
       ? 'api-policy-unreadable'
       : outcome === 'error'
-      ? (ERRED[check] ?? 'internal-error')
-      : REFUSED[check],
+        ? (ERRED[check] ?? 'internal-error')
+        : REFUSED[check],
 ): ResizeFinding {
   return { check, outcome, decision, message: `${check}: ${outcome}` };
 }
