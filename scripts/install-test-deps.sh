@@ -16,7 +16,7 @@ declare -A pkg_for=(
 )
 # The filesystem tools live in the sbin directories, which Debian leaves out of a non-root PATH:
 # look there too, or installed tools look missing (and sudo apt-get runs for nothing). voe itself
-# searches them (DEFAULT_SEARCH_PATH in src/fsresize/exec-file-runner.ts).
+# searches them (DEFAULT_SEARCH_PATH in src/fsresize/run/exec-file-runner.ts).
 search_path="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 missing=()
 for cmd in "${!pkg_for[@]}"; do

@@ -1,22 +1,22 @@
-import type { BlockDeviceId } from './block-devices.js';
-import type { CommandRunner } from './command-runner.js';
-import { confirmSameDevice } from './confirm-same-device.js';
+import type { BlockDeviceId } from './devices/block-devices.js';
+import type { CommandRunner } from './run/command-runner.js';
+import { confirmSameDevice } from './devices/confirm-same-device.js';
 import { createDeviceLock, type DeviceLock, type ReleaseLock } from './device-lock.js';
-import { executePlan } from './execute-plan.js';
+import { executePlan } from './run/execute-plan.js';
 import { FsResizeError } from './fsresize-error.js';
-import { identifyDevice } from './identify-device.js';
-import { inspectDevice } from './inspect-device.js';
-import type { GrowOptions, GrowResult, Inspection } from './inspection.js';
-import { createMountinfoTable, type MountTable } from './mount-table.js';
-import { needsResize } from './needs-resize.js';
+import { identifyDevice } from './devices/identify-device.js';
+import { inspectDevice } from './devices/inspect-device.js';
+import type { GrowOptions, GrowResult, Inspection } from './plan/inspection.js';
+import { createMountinfoTable, type MountTable } from './mounts/mount-table.js';
+import { needsResize } from './plan/needs-resize.js';
 import { planOnceUsersSettle } from './plan-once-users-settle.js';
-import type { BlockDevices } from './block-devices.js';
-import type { PlanOptions } from './grow-plan.js';
+import type { BlockDevices } from './devices/block-devices.js';
+import type { PlanOptions } from './plan/grow-plan.js';
 import type { ResizerPorts } from './resizer-ports.js';
-import { stopIfAsked } from './stop-if-asked.js';
-import { stoppedWithProbe } from './stopped-with-probe.js';
-import { createSystemBlockDevices } from './system-block-devices.js';
-import { systemPageSize } from './system-page-size.js';
+import { stopIfAsked } from './run/stop-if-asked.js';
+import { stoppedWithProbe } from './run/stopped-with-probe.js';
+import { createSystemBlockDevices } from './devices/system-block-devices.js';
+import { systemPageSize } from './devices/system-page-size.js';
 
 export interface FsResizerOptions {
   /** Runs every external tool (production: createExecFileRunner()). */

@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { BlockDeviceId, BlockDevices } from './block-devices.js';
-import type { Inspection } from './inspection.js';
-import { planGrow } from './plan-grow.js';
-import type { GrowPlan, PlanOptions } from './grow-plan.js';
+import type { BlockDeviceId, BlockDevices } from './devices/block-devices.js';
+import type { Inspection } from './plan/inspection.js';
+import { planGrow } from './plan/plan-grow.js';
+import type { GrowPlan, PlanOptions } from './plan/grow-plan.js';
 
 /** How often an offline grow looks for other users of the device before refusing, and how far apart. */
 const USERS_LOOKS = 5;

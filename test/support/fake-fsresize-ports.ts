@@ -6,9 +6,9 @@ import {
   type FsResizer,
   type MountTable,
 } from '../../src/fsresize/index.js';
-import type { DeviceUsers } from '../../src/fsresize/block-devices.js';
-import type { CommandResult, RunOptions } from '../../src/fsresize/command-runner.js';
-import { parseMountinfo } from '../../src/fsresize/parse-mountinfo.js';
+import type { DeviceUsers } from '../../src/fsresize/devices/block-devices.js';
+import type { CommandResult, RunOptions } from '../../src/fsresize/run/command-runner.js';
+import { parseMountinfo } from '../../src/fsresize/parse/parse-mountinfo.js';
 
 /**
  * A MountTable over mountinfo text. A path shows the mount listed last at it (the kernel lists a

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
-import { majorMinorOf } from '../../../src/fsresize/major-minor-of.js';
+import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { usedExt4 } from './fixtures.js';

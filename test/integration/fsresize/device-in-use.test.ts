@@ -20,8 +20,8 @@ import {
   isFsResizeError,
   type FsResizer,
 } from '../../../src/fsresize/index.js';
-import { findDeviceOpeners } from '../../../src/fsresize/find-device-openers.js';
-import { majorMinorOf } from '../../../src/fsresize/major-minor-of.js';
+import { findDeviceOpeners } from '../../../src/fsresize/devices/find-device-openers.js';
+import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { readableModuleCopy } from '../../support/readable-module-copy.js';
@@ -179,7 +179,7 @@ it('findDeviceOpeners: a process whose descriptors the kernel will not show is n
   }
   // That user may not read the checkout (a clone in a mode-0700 home): it runs a copy of the core.
   const core = await readableModuleCopy(
-    new URL('../../../src/fsresize/find-device-openers.js', import.meta.url),
+    new URL('../../../src/fsresize/devices/find-device-openers.js', import.meta.url),
   );
   const script = `const { findDeviceOpeners } = await import(${JSON.stringify(core.url)});
     process.stdout.write(JSON.stringify(await findDeviceOpeners([${JSON.stringify(majorMinor)}], { procRoot: ${JSON.stringify(proc)}, selfPid: 1 })));`;

@@ -9,9 +9,9 @@ import {
   createFsResizer,
   isFsResizeError,
 } from '../../../src/fsresize/index.js';
-import { extGrowTarget } from '../../../src/fsresize/ext-grow-target.js';
-import { majorMinorOf } from '../../../src/fsresize/major-minor-of.js';
-import { systemPageSize } from '../../../src/fsresize/system-page-size.js';
+import { extGrowTarget } from '../../../src/fsresize/plan/ext-grow-target.js';
+import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
+import { systemPageSize } from '../../../src/fsresize/devices/system-page-size.js';
 import { eventually } from '../../support/held-clock.js';
 import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/recording-runner.js';

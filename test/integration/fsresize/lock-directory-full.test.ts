@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemPageSize } from '../../../src/fsresize/system-page-size.js';
+import { systemPageSize } from '../../../src/fsresize/devices/system-page-size.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { dumpe2fsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';

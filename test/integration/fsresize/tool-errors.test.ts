@@ -22,7 +22,7 @@ import {
   isFsResizeError,
   type CommandRunner,
 } from '../../../src/fsresize/index.js';
-import { DEFAULT_SEARCH_PATH } from '../../../src/fsresize/exec-file-runner.js';
+import { DEFAULT_SEARCH_PATH } from '../../../src/fsresize/run/exec-file-runner.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
 import { eventually } from '../../support/held-clock.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';

@@ -3,7 +3,7 @@ import { assert } from 'chai';
 import { handleFlexVolumeCall } from '../../../src/flexvolume/index.js';
 import type { FsResizer } from '../../../src/fsresize/index.js';
 import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
-import type { GrowOptions, Inspection } from '../../../src/fsresize/inspection.js';
+import type { GrowOptions, Inspection } from '../../../src/fsresize/plan/inspection.js';
 import { fakeMountTable } from '../../support/fake-fsresize-ports.js';
 
 /** A resizer that records what the driver asked for (the driver's own port; the real core is tested on loop devices). */

@@ -1,0 +1,16 @@
+import type { BlockDeviceId, BlockDevices } from './block-devices.js';
+import { FsResizeError } from '../fsresize-error.js';
+
+/** The device a caller named: FSRESIZE_INVALID_ARGUMENT when it named none, else BlockDevices.identify. */
+export async function identifyDevice(
+  devices: BlockDevices,
+  device: string,
+): Promise<BlockDeviceId> {
+  if (typeof device !== 'string' || device.trim() === '') {
+    throw new FsResizeError(
+      'FSRESIZE_INVALID_ARGUMENT',
+      'no device was given; pass the block device to grow (e.g. /dev/sdb)',
+    );
+  }
+  return devices.identify(device);
+}
