@@ -3,20 +3,30 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../log/index.js';
 import { kubeStatus } from './admission-handler.js';
 
+interface WebhookAppOptions {
+  /** The validators' paths. */
+  paths: readonly string[];
+  readiness: () => { status: number; text: string };
+  registry: Registry;
+  logger: Logger;
+}
+
 /**
  * The webhook's express 5 routes: GET /livez, /readyz (answered by `readiness`) and /metrics; 405
  * for a webhook path asked other than by POST (a POST goes to its admission handler, not here);
  * 404 for anything else; a 500 for anything unexpected. Paths match exactly (letter case, no
  * trailing slash).
  */
-export function createWebhookApp(options: {
-  /** The validators' paths. */
-  paths: readonly string[];
-  readiness: () => { status: number; text: string };
-  registry: Registry;
-  logger: Logger;
-}): Express {
-  const { paths, registry, logger: log } = options;
+export function createWebhookApp(options: WebhookAppOptions): Express {
+  const app = strictExpressApp();
+  addProbeRoutes(app, options);
+  addMethodNotAllowed(app, options.paths);
+  addFallbacks(app, options.paths, options.logger);
+  return app;
+}
+
+/** An express app with no x-powered-by, ETags or query parsing, whose paths match exactly. */
+function strictExpressApp(): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -25,7 +35,12 @@ export function createWebhookApp(options: {
   // `/VALIDATE/PVC-RESIZE`) is 404 for every method, never a 405 that blames a POST's method.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
+  return app;
+}
 
+/** GET /livez, /readyz and /metrics (a 500 naming why when the registry cannot answer). */
+function addProbeRoutes(app: Express, options: WebhookAppOptions): void {
+  const { registry, logger: log } = options;
   app.get('/livez', (_req, res) => {
     res.type('text/plain').send('ok');
   });
@@ -46,6 +61,10 @@ export function createWebhookApp(options: {
     }
     res.type(registry.contentType).send(text);
   });
+}
+
+/** A webhook path asked by any method but POST: 405 with Allow: POST. */
+function addMethodNotAllowed(app: Express, paths: readonly string[]): void {
   for (const path of paths) {
     app.all(path, (_req, res) => {
       res
@@ -56,6 +75,10 @@ export function createWebhookApp(options: {
         );
     });
   }
+}
+
+/** 404 naming the webhooks for any other path; a 500 (logged) for anything unexpected, never thrown. */
+function addFallbacks(app: Express, paths: readonly string[], log: Logger): void {
   app.use((req, res) => {
     res
       .status(404)
@@ -67,7 +90,6 @@ export function createWebhookApp(options: {
         ),
       );
   });
-  // Anything unexpected in the express routes: answered, never thrown.
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) {
       next(error);
@@ -87,5 +109,4 @@ export function createWebhookApp(options: {
         ),
       );
   });
-  return app;
 }

@@ -111,18 +111,8 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     registry: metrics.registry,
     logger: log,
   });
-  const admissionHandlers = new Map<string, RequestHandler>();
-  for (const validator of byPath.values()) {
-    admissionHandlers.set(
-      validator.path,
-      createAdmissionHandler(validator, {
-        metrics,
-        logger: log,
-        bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-      }),
-    );
-  }
-  const route = routeWebhookRequest(admissionHandlers, app, () => draining);
+  const handlers = admissionHandlers(byPath.values(), metrics, log, options.bodyLimitBytes);
+  const route = routeWebhookRequest(handlers, app, () => draining);
 
   return {
     registry: metrics.registry,
@@ -150,11 +140,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       } catch (error) {
         reloader.stop();
         server = undefined;
-        throw new WebhookError(
-          'WEBHOOK_LISTEN_FAILED',
-          `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}. ${listenAdvice(error)}`,
-          { cause: error },
-        );
+        throw listenFailed(error, host, port);
       }
       https.on('error', (error) => log.error({ error: error.message }, 'webhook server error'));
       const address = https.address() as AddressInfo;
@@ -174,6 +160,30 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       return closing;
     },
   };
+}
+
+/** The admission handler of each validator, by its path. */
+function admissionHandlers(
+  validators: Iterable<Validator>,
+  metrics: WebhookMetrics,
+  logger: Logger,
+  bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES,
+): Map<string, RequestHandler> {
+  const handlers = new Map<string, RequestHandler>();
+  for (const validator of validators)
+    handlers.set(
+      validator.path,
+      createAdmissionHandler(validator, { metrics, logger, bodyLimitBytes }),
+    );
+  return handlers;
+}
+
+function listenFailed(error: unknown, host: string, port: number): WebhookError {
+  return new WebhookError(
+    'WEBHOOK_LISTEN_FAILED',
+    `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}. ${listenAdvice(error)}`,
+    { cause: error },
+  );
 }
 
 /**
