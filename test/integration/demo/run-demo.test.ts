@@ -16,7 +16,7 @@ import {
 import { formatDemoStep, formatDemoSummary } from '../../../src/cli/format-demo.js';
 import { DEMO_STEPS, runDemo, SCENARIO, VOE_PVC_RESIZE_WEBHOOK } from '../../../src/demo/index.js';
 import { createLogger } from '../../../src/log/index.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

@@ -13,7 +13,7 @@ import { KINDS } from '../../../src/demo/index.js';
 import { createKubeHostApi, type HostApi } from '../../../src/guest-csi-bridge/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { expectRejection } from '../../support/expect-error.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
 import {
   GUEST_NAMESPACE,

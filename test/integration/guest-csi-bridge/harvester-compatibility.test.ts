@@ -17,7 +17,7 @@ import {
 } from '../../../src/guest-csi-bridge/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { expectRejection } from '../../support/expect-error.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
 import {
   GUEST_NAMESPACE,

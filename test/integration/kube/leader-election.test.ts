@@ -9,7 +9,7 @@ import {
   type VersionedLease,
 } from '../../../src/kube/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 
 const cp = await useControlPlane({ crds: false });
 const coordination = cp.kubeConfig.makeApiClient(CoordinationV1Api);

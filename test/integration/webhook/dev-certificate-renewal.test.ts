@@ -10,7 +10,7 @@ import { connect } from 'node:tls';
 import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { SCENARIO, StagedCluster, stageExpansionScenario } from '../../../src/demo/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { resizeThroughApi } from '../../support/resize-through-api.js';
 import { serveAdmission } from '../../support/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';

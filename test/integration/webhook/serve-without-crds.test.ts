@@ -15,7 +15,7 @@ import {
 import { installCrds } from '../../../src/controlplane/index.js';
 import { createLogger } from '../../../src/log/index.js';
 import { admissionWiring, serveWebhook, WebhookError } from '../../../src/webhook/index.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { servingUrl, spawnServeDev } from '../../support/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { httpsRequest } from '../../support/webhook-client.js';

@@ -25,7 +25,7 @@ import {
   type Validator,
 } from '../../../src/webhook/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

@@ -10,7 +10,7 @@ import {
   type EventInput,
   type EventSink,
 } from '../../../src/kube/index.js';
-import { FakeClock } from '../../support/fake-clock.js';
+import { TestClock } from '../../support/test-clock.js';
 
 const ev = (over: Partial<EventInput> = {}): EventInput => ({
   regarding: {
@@ -122,7 +122,7 @@ function recordingSink(): EventSink & {
 
 it('recorder: record() returns at once; repeats become one create plus coalesced series patches', async () => {
   const sink = recordingSink();
-  const clock = new FakeClock();
+  const clock = new TestClock();
   const r = new EventRecorder({
     sink,
     reportingController: 'voe.harvesterhci.io/test',
@@ -162,7 +162,7 @@ it('recorder: cluster-scoped objects record into "default"; long notes are cut t
     sink,
     reportingController: 'c',
     reportingInstance: 'i',
-    clock: new FakeClock(),
+    clock: new TestClock(),
   });
   r.record(ev({ regarding: { kind: 'PersistentVolume', name: 'pv1' } }));
   await r.flush();
