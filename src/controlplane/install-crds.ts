@@ -46,24 +46,44 @@ export async function installCrds(
   const api = kc.makeApiClient(ApiextensionsV1Api);
   const raw = kc.makeApiClient(CustomObjectsApi);
   const list = crds ?? (await readCrds());
-  for (const crd of list) {
-    const name = crd.metadata!.name!;
-    try {
-      await raw.createClusterCustomObject({ ...CRDS, body: crd });
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      const existing = await api.readCustomResourceDefinition({ name });
-      await raw.replaceClusterCustomObject({
-        ...CRDS,
-        name,
-        body: {
-          ...crd,
-          metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion },
-        },
-      });
-    }
-  }
+  for (const crd of list) await applyCrd(api, raw, crd);
   const names = list.map((c) => c.metadata!.name!);
+  await waitEstablished(api, names, timeoutMs);
+  // Established is not enough: until its watch cache is initialised a new resource answers
+  // 429 "storage is (re)initializing". Wait until every served version lists.
+  await waitServed(raw, servedResources(list), timeoutMs);
+  return names;
+}
+
+/** Creates the CRD, or replaces the one of its name. */
+async function applyCrd(
+  api: ApiextensionsV1Api,
+  raw: CustomObjectsApi,
+  crd: V1CustomResourceDefinition,
+): Promise<void> {
+  const name = crd.metadata!.name!;
+  try {
+    await raw.createClusterCustomObject({ ...CRDS, body: crd });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    const existing = await api.readCustomResourceDefinition({ name });
+    await raw.replaceClusterCustomObject({
+      ...CRDS,
+      name,
+      body: {
+        ...crd,
+        metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion },
+      },
+    });
+  }
+}
+
+/** Waits until each CRD named has its Established condition True (CONTROLPLANE_CRD_TIMEOUT otherwise). */
+async function waitEstablished(
+  api: ApiextensionsV1Api,
+  names: string[],
+  timeoutMs: number,
+): Promise<void> {
   const pending = new Set(names);
   const result = await waitUntil(
     falseOnError(async () => {
@@ -81,16 +101,24 @@ export async function installCrds(
       'CONTROLPLANE_CRD_TIMEOUT',
       `CRDs not Established within ${timeoutMs} ms: ${[...pending].join(', ')}`,
     );
-  // Established is not enough: until its watch cache is initialised a new resource answers
-  // 429 "storage is (re)initializing". Wait until every served version lists.
-  const custom = kc.makeApiClient(CustomObjectsApi);
-  const unserved = new Set(
-    list.flatMap((crd) =>
-      crd.spec.versions
-        .filter((v) => v.served)
-        .map((v) => `${crd.spec.group}/${v.name}/${crd.spec.names.plural}`),
-    ),
+}
+
+/** Each served version of the CRDs, as `<group>/<version>/<plural>`. Pure. */
+function servedResources(crds: V1CustomResourceDefinition[]): string[] {
+  return crds.flatMap((crd) =>
+    crd.spec.versions
+      .filter((v) => v.served)
+      .map((v) => `${crd.spec.group}/${v.name}/${crd.spec.names.plural}`),
   );
+}
+
+/** Waits until a list of each resource (`<group>/<version>/<plural>`) answers (CONTROLPLANE_CRD_TIMEOUT otherwise). */
+async function waitServed(
+  custom: CustomObjectsApi,
+  resources: string[],
+  timeoutMs: number,
+): Promise<void> {
+  const unserved = new Set(resources);
   const served = await waitUntil(
     falseOnError(async () => {
       for (const key of [...unserved]) {
@@ -107,5 +135,4 @@ export async function installCrds(
       'CONTROLPLANE_CRD_TIMEOUT',
       `CRDs not served within ${timeoutMs} ms: ${[...unserved].join(', ')}`,
     );
-  return names;
 }

@@ -206,124 +206,153 @@ export function vmi(
   const volumes = options.volumes ?? [
     { name: 'disk-0', persistentVolumeClaim: { claimName: `${name}-disk-0-kq8zt` } },
   ];
-  const phase = options.phase ?? 'Running';
   const targets = diskTargets(volumes);
-  const time = '2026-11-20T08:15:42Z';
   return {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachineInstance',
-    metadata: {
-      name,
-      namespace,
-      uid: '7d3e9b10-2c4f-4a6e-8b1d-5f0e9c8a7b6d',
-      resourceVersion: '184220',
-      annotations: {
-        'harvesterhci.io/sshNames': '[]',
-        'kubevirt.io/latest-observed-api-version': 'v1',
-        'kubevirt.io/storage-observed-api-version': 'v1',
-        'kubevirt.io/vm-generation': '2',
-      },
-      labels: { 'harvesterhci.io/vmName': name, 'kubevirt.io/nodeName': 'harvester-node-0' },
-      ...(options.standalone
-        ? {}
-        : {
-            ownerReferences: [
-              {
-                apiVersion: 'kubevirt.io/v1',
-                kind: 'VirtualMachine',
-                name,
-                uid: VM_UID,
-                controller: true,
-                blockOwnerDeletion: true,
-              },
-            ],
-          }),
-      ...{
-        finalizers: [
-          'kubevirt.io/virtualMachineControllerFinalize',
-          'foregroundDeleteVirtualMachine',
+    metadata: vmiMetadata(name, namespace, options.standalone === true),
+    spec: vmiSpec(volumes, targets),
+    status: vmiStatus(volumes, targets, options.phase ?? 'Running', options.volumeModes ?? {}),
+  };
+}
+
+/** A VMI's metadata as virt-controller writes it: owned by VM `name` unless `standalone`. */
+function vmiMetadata(
+  name: string,
+  namespace: string,
+  standalone: boolean,
+): VirtualMachineInstance['metadata'] {
+  return {
+    name,
+    namespace,
+    uid: '7d3e9b10-2c4f-4a6e-8b1d-5f0e9c8a7b6d',
+    resourceVersion: '184220',
+    annotations: {
+      'harvesterhci.io/sshNames': '[]',
+      'kubevirt.io/latest-observed-api-version': 'v1',
+      'kubevirt.io/storage-observed-api-version': 'v1',
+      'kubevirt.io/vm-generation': '2',
+    },
+    labels: { 'harvesterhci.io/vmName': name, 'kubevirt.io/nodeName': 'harvester-node-0' },
+    ...(standalone
+      ? {}
+      : {
+          ownerReferences: [
+            {
+              apiVersion: 'kubevirt.io/v1',
+              kind: 'VirtualMachine',
+              name,
+              uid: VM_UID,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        }),
+    ...{
+      finalizers: [
+        'kubevirt.io/virtualMachineControllerFinalize',
+        'foregroundDeleteVirtualMachine',
+      ],
+    },
+  };
+}
+
+/** A VMI's spec: the VM's domain, its pod network, and `volumes` on the disks of `targets`. */
+function vmiSpec(
+  volumes: Array<Record<string, unknown>>,
+  targets: string[],
+): VirtualMachineInstance['spec'] {
+  return {
+    architecture: 'amd64',
+    domain: {
+      cpu: { cores: 2, sockets: 1, threads: 1, model: 'host-model', maxSockets: 4 },
+      devices: {
+        disks: volumes.map((volume, index) => ({
+          name: volume['name'],
+          disk: { bus: targets[index]!.startsWith('sd') ? 'scsi' : 'virtio' },
+          ...(volumeSource(volume)?.hotpluggable === true ? { serial: volume['name'] } : {}),
+        })),
+        interfaces: [
+          { name: 'default', masquerade: {}, model: 'virtio', macAddress: '52:54:00:3c:1a:7e' },
         ],
       },
-    },
-    spec: {
-      architecture: 'amd64',
-      domain: {
-        cpu: { cores: 2, sockets: 1, threads: 1, model: 'host-model', maxSockets: 4 },
-        devices: {
-          disks: volumes.map((volume, index) => ({
-            name: volume['name'],
-            disk: { bus: targets[index]!.startsWith('sd') ? 'scsi' : 'virtio' },
-            ...(volumeSource(volume)?.hotpluggable === true ? { serial: volume['name'] } : {}),
-          })),
-          interfaces: [
-            { name: 'default', masquerade: {}, model: 'virtio', macAddress: '52:54:00:3c:1a:7e' },
-          ],
-        },
-        features: { acpi: { enabled: true } },
-        firmware: {
-          uuid: 'b5d6f3c2-9e1a-5d4b-8c7f-2a3e4d5c6b7a',
-          serial: '3f2e1d0c-b9a8-4776-8554-433221100fed',
-        },
-        machine: { type: 'q35' },
-        memory: { guest: '3996Mi' },
-        resources: {
-          limits: { cpu: '2', memory: '4Gi' },
-          requests: { cpu: '125m', memory: '2730Mi' },
-        },
+      features: { acpi: { enabled: true } },
+      firmware: {
+        uuid: 'b5d6f3c2-9e1a-5d4b-8c7f-2a3e4d5c6b7a',
+        serial: '3f2e1d0c-b9a8-4776-8554-433221100fed',
       },
-      evictionStrategy: 'LiveMigrateIfPossible',
-      networks: [{ name: 'default', pod: {} }],
-      terminationGracePeriodSeconds: 120,
-      volumes,
-    },
-    status: {
-      activePods: { 'e2a4c6d8-1b3d-4f5a-8c9e-0a2b4c6d8e0f': 'harvester-node-0' },
-      conditions: [
-        { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-        { type: 'LiveMigratable', status: 'True', lastProbeTime: null, lastTransitionTime: null },
-        { type: 'AgentConnected', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-      ],
-      currentCPUTopology: { cores: 2, sockets: 1, threads: 1 },
-      guestOSInfo: {
-        id: 'ubuntu',
-        kernelRelease: '5.15.0-126-generic',
-        name: 'Ubuntu',
-        prettyName: 'Ubuntu 22.04.5 LTS',
-        version: '22.04.5 LTS (Jammy Jellyfish)',
-        versionId: '22.04',
+      machine: { type: 'q35' },
+      memory: { guest: '3996Mi' },
+      resources: {
+        limits: { cpu: '2', memory: '4Gi' },
+        requests: { cpu: '125m', memory: '2730Mi' },
       },
-      interfaces: [
-        {
-          name: 'default',
-          interfaceName: 'enp1s0',
-          ipAddress: '10.52.0.91',
-          ipAddresses: ['10.52.0.91'],
-          mac: '52:54:00:3c:1a:7e',
-          infoSource: 'domain, guest-agent',
-          queueCount: 1,
-        },
-      ],
-      launcherContainerImageVersion:
-        'registry.suse.com/suse/sles/15.6/virt-launcher:1.5.2-150600.5.21.1',
-      machine: { type: 'pc-q35-rhel9.4.0' },
-      memory: { guestAtBoot: '3996Mi', guestCurrent: '3996Mi', guestRequested: '3996Mi' },
-      migrationMethod: 'BlockMigration',
-      migrationTransport: 'Unix',
-      nodeName: 'harvester-node-0',
-      phase,
-      phaseTransitionTimestamps: [
-        { phase: 'Pending', phaseTransitionTimestamp: time },
-        { phase: 'Scheduling', phaseTransitionTimestamp: time },
-        { phase: 'Scheduled', phaseTransitionTimestamp: time },
-        { phase: 'Running', phaseTransitionTimestamp: time },
-      ],
-      qosClass: 'Burstable',
-      selinuxContext: 'none',
-      virtualMachineRevisionName: `revision-start-vm-${VM_UID}-2`,
-      volumeStatus: volumes.map((volume, index) =>
-        volumeStatusEntry(volume, targets[index]!, options.volumeModes ?? {}),
-      ),
     },
+    evictionStrategy: 'LiveMigrateIfPossible',
+    networks: [{ name: 'default', pod: {} }],
+    terminationGracePeriodSeconds: 120,
+    volumes,
+  };
+}
+
+/**
+ * A running VMI's status as virt-handler writes it: conditions, guest OS info, interfaces, and
+ * one volumeStatus entry per volume.
+ */
+function vmiStatus(
+  volumes: Array<Record<string, unknown>>,
+  targets: string[],
+  phase: string,
+  volumeModes: Record<string, 'Block' | 'Filesystem'>,
+): VirtualMachineInstance['status'] {
+  const time = '2026-11-20T08:15:42Z';
+  return {
+    activePods: { 'e2a4c6d8-1b3d-4f5a-8c9e-0a2b4c6d8e0f': 'harvester-node-0' },
+    conditions: [
+      { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+      { type: 'LiveMigratable', status: 'True', lastProbeTime: null, lastTransitionTime: null },
+      { type: 'AgentConnected', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+    ],
+    currentCPUTopology: { cores: 2, sockets: 1, threads: 1 },
+    guestOSInfo: {
+      id: 'ubuntu',
+      kernelRelease: '5.15.0-126-generic',
+      name: 'Ubuntu',
+      prettyName: 'Ubuntu 22.04.5 LTS',
+      version: '22.04.5 LTS (Jammy Jellyfish)',
+      versionId: '22.04',
+    },
+    interfaces: [
+      {
+        name: 'default',
+        interfaceName: 'enp1s0',
+        ipAddress: '10.52.0.91',
+        ipAddresses: ['10.52.0.91'],
+        mac: '52:54:00:3c:1a:7e',
+        infoSource: 'domain, guest-agent',
+        queueCount: 1,
+      },
+    ],
+    launcherContainerImageVersion:
+      'registry.suse.com/suse/sles/15.6/virt-launcher:1.5.2-150600.5.21.1',
+    machine: { type: 'pc-q35-rhel9.4.0' },
+    memory: { guestAtBoot: '3996Mi', guestCurrent: '3996Mi', guestRequested: '3996Mi' },
+    migrationMethod: 'BlockMigration',
+    migrationTransport: 'Unix',
+    nodeName: 'harvester-node-0',
+    phase,
+    phaseTransitionTimestamps: [
+      { phase: 'Pending', phaseTransitionTimestamp: time },
+      { phase: 'Scheduling', phaseTransitionTimestamp: time },
+      { phase: 'Scheduled', phaseTransitionTimestamp: time },
+      { phase: 'Running', phaseTransitionTimestamp: time },
+    ],
+    qosClass: 'Burstable',
+    selinuxContext: 'none',
+    virtualMachineRevisionName: `revision-start-vm-${VM_UID}-2`,
+    volumeStatus: volumes.map((volume, index) =>
+      volumeStatusEntry(volume, targets[index]!, volumeModes),
+    ),
   };
 }
 

@@ -147,60 +147,10 @@ export async function handleFlexVolumeCall(
           response: { status: 'Success', capabilities: { attach: false, requiresFSResize: true } },
           exitCode: 0,
         };
-      case 'expandvolume': {
-        const [options, , newSize, oldSize] = rest;
-        const sizes = parseResizeArguments('expandvolume', options, newSize, oldSize);
-        if ('response' in sizes) return sizes;
-        const { next, previous } = sizes;
-        if (next < previous)
-          return failure(
-            'FLEXVOLUME_INVALID_CALL',
-            `expandvolume: shrinking from ${previous} to ${next} bytes is not supported`,
-          );
-        // The volume itself is grown by the storage (Harvester/Longhorn); the driver confirms the size.
-        return { response: { status: 'Success', volumeNewSize: next }, exitCode: 0 };
-      }
-      case 'expandfs': {
-        const [options, devicePath, deviceMountPath, newSize, oldSize] = rest;
-        const sizes = parseResizeArguments('expandfs', options, newSize, oldSize);
-        if ('response' in sizes) return sizes;
-        const { next } = sizes;
-        const mountPath = deviceMountPath || undefined;
-        let device = devicePath ?? '';
-        if (device === '') {
-          if (mountPath === undefined)
-            return failure(
-              'FLEXVOLUME_INVALID_CALL',
-              'expandfs: kubelet passed neither a device path nor a mount path',
-            );
-          // The filesystem the mount path shows (a mount hidden under another one is not it).
-          const entry = await visibleMountAt(deps.mounts, mountPath);
-          if (entry === null)
-            return failure(
-              'FLEXVOLUME_NO_DEVICE',
-              `expandfs: no block device is mounted at ${mountPath}`,
-            );
-          const found = await deviceOfMount(entry, mountPath, deps.deviceNode ?? deviceNodeOf);
-          if (typeof found !== 'string') return found;
-          device = found;
-        }
-        // The device must show the new size (checked by the core under the device lock), and a
-        // Success makes kubelet record the resize as done: a read-only mount or device is a Failure to retry.
-        const result = await deps.resizer.grow(device, {
-          ...(mountPath === undefined ? {} : { mountPath }),
-          requiredDeviceBytes: next,
-          readOnlyMount: 'refuse',
-          readOnlyDevice: 'refuse',
-          ...(deps.signal ? { signal: deps.signal } : {}),
-        });
-        if (deps.signal?.aborted) {
-          return failure(
-            'FSRESIZE_INTERRUPTED',
-            `stopped (${String(deps.signal.reason)}) after its work had finished: ${result.reason}`,
-          );
-        }
-        return { response: { status: 'Success', message: result.reason }, exitCode: 0 };
-      }
+      case 'expandvolume':
+        return expandVolumeCall(rest);
+      case 'expandfs':
+        return await expandFsCall(rest, deps);
       default:
         return { response: { status: 'Not supported' }, exitCode: 1 };
     }
@@ -209,4 +159,68 @@ export async function handleFlexVolumeCall(
     const error = asVoeError(thrown);
     return failure(error.code, error.message);
   }
+}
+
+/** `expandvolume <json options> <device mount path> <new size> <old size>`. Pure. */
+function expandVolumeCall(rest: readonly string[]): FlexVolumeAnswer {
+  const [options, , newSize, oldSize] = rest;
+  const sizes = parseResizeArguments('expandvolume', options, newSize, oldSize);
+  if ('response' in sizes) return sizes;
+  const { next, previous } = sizes;
+  if (next < previous)
+    return failure(
+      'FLEXVOLUME_INVALID_CALL',
+      `expandvolume: shrinking from ${previous} to ${next} bytes is not supported`,
+    );
+  // The volume itself is grown by the storage (Harvester/Longhorn); the driver confirms the size.
+  return { response: { status: 'Success', volumeNewSize: next }, exitCode: 0 };
+}
+
+/** `expandfs <json options> <device path> <device mount path> <new size> <old size>`: grows the filesystem. */
+async function expandFsCall(
+  rest: readonly string[],
+  deps: FlexVolumeDriverDeps,
+): Promise<FlexVolumeAnswer> {
+  const [options, devicePath, deviceMountPath, newSize, oldSize] = rest;
+  const sizes = parseResizeArguments('expandfs', options, newSize, oldSize);
+  if ('response' in sizes) return sizes;
+  const { next } = sizes;
+  const mountPath = deviceMountPath || undefined;
+  const device = await deviceToGrow(devicePath ?? '', mountPath, deps);
+  if (typeof device !== 'string') return device;
+  // The device must show the new size (checked by the core under the device lock), and a
+  // Success makes kubelet record the resize as done: a read-only mount or device is a Failure to retry.
+  const result = await deps.resizer.grow(device, {
+    ...(mountPath === undefined ? {} : { mountPath }),
+    requiredDeviceBytes: next,
+    readOnlyMount: 'refuse',
+    readOnlyDevice: 'refuse',
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  if (deps.signal?.aborted) {
+    return failure(
+      'FSRESIZE_INTERRUPTED',
+      `stopped (${String(deps.signal.reason)}) after its work had finished: ${result.reason}`,
+    );
+  }
+  return { response: { status: 'Success', message: result.reason }, exitCode: 0 };
+}
+
+/** The device kubelet passed, else the block device of the filesystem its mount path shows. */
+async function deviceToGrow(
+  devicePath: string,
+  mountPath: string | undefined,
+  deps: FlexVolumeDriverDeps,
+): Promise<string | FlexVolumeAnswer> {
+  if (devicePath !== '') return devicePath;
+  if (mountPath === undefined)
+    return failure(
+      'FLEXVOLUME_INVALID_CALL',
+      'expandfs: kubelet passed neither a device path nor a mount path',
+    );
+  // The filesystem the mount path shows (a mount hidden under another one is not it).
+  const entry = await visibleMountAt(deps.mounts, mountPath);
+  if (entry === null)
+    return failure('FLEXVOLUME_NO_DEVICE', `expandfs: no block device is mounted at ${mountPath}`);
+  return deviceOfMount(entry, mountPath, deps.deviceNode ?? deviceNodeOf);
 }

@@ -84,7 +84,6 @@ export interface CsiDriver {
 /** Wires the ports to the services and serves them on the endpoint (see docs/csi.md). */
 export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriver> {
   const services = options.services ?? 'all';
-  const log = options.log;
   const defaultHost: HostApi | undefined = options.hostKubeConfig
     ? createKubeHostApi(options.hostKubeConfig)
     : undefined;
@@ -92,56 +91,9 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
     ? createHostResolver(defaultHost, (kubeConfig) => createKubeHostApi(kubeConfig))
     : undefined;
   const serveController = services !== 'node';
-  const serveNode = services !== 'controller';
-
-  let controller;
-  if (serveController) {
-    if (!hosts)
-      throw new CsiError(
-        'CSI_HOST_CREDENTIALS_INVALID',
-        'the controller service needs the host kubeconfig (--kubeconfig)',
-      );
-    controller = createControllerService({
-      hosts,
-      hostStorageClass: options.hostStorageClass,
-      settingName: options.settingName ?? DEFAULT_SETTING_NAME,
-      locks: new VolumeLocks(),
-      timeouts: { ...DEFAULT_CONTROLLER_TIMEOUTS, ...options.controllerTimeouts },
-    });
-  }
-
-  let node;
-  let nodeId: string | undefined;
-  if (serveNode) {
-    const runner = options.ports?.runner ?? createExecFileRunner();
-    const mounts = createMountinfoTable();
-    const devices = options.ports?.devices ?? createSystemBlockDevices({ runner });
-    nodeId =
-      options.nodeId ||
-      (await discoverNodeId(defaultHost, log, ...(options.nodeName ? [options.nodeName] : [])));
-    node = createNodeService({
-      nodeId,
-      defaultFsType: options.defaultFsType ?? DEFAULT_FS_TYPE,
-      locator:
-        options.ports?.locator ??
-        createByIdLocator(options.deviceDirectory ?? DEFAULT_BY_ID_DIRECTORY),
-      mounter: options.ports?.mounter ?? createMounter(runner, mounts),
-      resizer:
-        options.ports?.resizer ??
-        createFsResizer({
-          runner,
-          mounts,
-          devices,
-          lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }),
-        }),
-      devices,
-      rescanner: options.ports?.rescanner ?? createSysfsScsiRescanner(),
-      hosts,
-      locks: new VolumeLocks(),
-      timeouts: { ...DEFAULT_NODE_TIMEOUTS, ...options.nodeTimeouts },
-    });
-  }
-
+  const controller = serveController ? controllerService(options, hosts) : undefined;
+  const node =
+    services !== 'controller' ? await nodeService(options, defaultHost, hosts) : undefined;
   const identity = createIdentityService({
     driverName: options.driverName ?? DEFAULT_DRIVER_NAME,
     vendorVersion: options.vendorVersion,
@@ -152,8 +104,70 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
     endpoint: options.endpoint,
     identity,
     ...(controller ? { controller } : {}),
-    ...(node ? { node } : {}),
-    log,
+    ...(node ? { node: node.service } : {}),
+    log: options.log,
   });
-  return { server, nodeId, hosts, stop: (graceMs) => server.stop(graceMs) };
+  return { server, nodeId: node?.nodeId, hosts, stop: (graceMs) => server.stop(graceMs) };
+}
+
+/** The controller service; it needs the host's credentials (CSI_HOST_CREDENTIALS_INVALID otherwise). */
+function controllerService(
+  options: CsiDriverOptions,
+  hosts: HostResolver | undefined,
+): ReturnType<typeof createControllerService> {
+  if (!hosts)
+    throw new CsiError(
+      'CSI_HOST_CREDENTIALS_INVALID',
+      'the controller service needs the host kubeconfig (--kubeconfig)',
+    );
+  return createControllerService({
+    hosts,
+    hostStorageClass: options.hostStorageClass,
+    settingName: options.settingName ?? DEFAULT_SETTING_NAME,
+    locks: new VolumeLocks(),
+    timeouts: { ...DEFAULT_CONTROLLER_TIMEOUTS, ...options.controllerTimeouts },
+  });
+}
+
+/**
+ * The node service on the production adapters (or the ports given), for the node id given or
+ * else discovered (discoverNodeId).
+ */
+async function nodeService(
+  options: CsiDriverOptions,
+  defaultHost: HostApi | undefined,
+  hosts: HostResolver | undefined,
+): Promise<{ service: ReturnType<typeof createNodeService>; nodeId: string }> {
+  const runner = options.ports?.runner ?? createExecFileRunner();
+  const mounts = createMountinfoTable();
+  const devices = options.ports?.devices ?? createSystemBlockDevices({ runner });
+  const nodeId =
+    options.nodeId ||
+    (await discoverNodeId(
+      defaultHost,
+      options.log,
+      ...(options.nodeName ? [options.nodeName] : []),
+    ));
+  const service = createNodeService({
+    nodeId,
+    defaultFsType: options.defaultFsType ?? DEFAULT_FS_TYPE,
+    locator:
+      options.ports?.locator ??
+      createByIdLocator(options.deviceDirectory ?? DEFAULT_BY_ID_DIRECTORY),
+    mounter: options.ports?.mounter ?? createMounter(runner, mounts),
+    resizer:
+      options.ports?.resizer ??
+      createFsResizer({
+        runner,
+        mounts,
+        devices,
+        lock: createDeviceLock({ directory: DEFAULT_LOCK_DIRECTORY }),
+      }),
+    devices,
+    rescanner: options.ports?.rescanner ?? createSysfsScsiRescanner(),
+    hosts,
+    locks: new VolumeLocks(),
+    timeouts: { ...DEFAULT_NODE_TIMEOUTS, ...options.nodeTimeouts },
+  });
+  return { service, nodeId };
 }

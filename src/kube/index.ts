@@ -14,7 +14,7 @@ export { eventSink } from './event-sink.js';
 export { IndexedStore } from './indexed-store.js';
 export { Informer, NOT_SERVED_RETRY_MS, describeFailure, type IndexFunc } from './informer.js';
 export { KubeError, KubeErrorCode, isKubeError } from './kube-error.js';
-export { openWatch, requestJson, type WatchEvent } from './kube-request.js';
+export { openWatch, requestJson, type KubeRequest, type WatchEvent } from './kube-request.js';
 export { LeaderElector } from './leader-elector.js';
 export { leaseLock } from './lease-lock.js';
 export { loadKubeConfig } from './load-kube-config.js';

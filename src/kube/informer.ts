@@ -454,42 +454,16 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       let handleAbort: (() => void) | undefined;
       const onEvent = (ev: WatchEvent): void => {
         if (settled) return;
-        const obj =
-          ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'
-            ? this.#transform(ev.object as unknown as T)
-            : (ev.object as unknown as T);
-        switch (ev.type) {
-          case 'ADDED':
-          case 'MODIFIED':
-            events++;
-            this.#upsert(obj);
-            break;
-          case 'DELETED': {
-            events++;
-            const old = this.#store.remove(objectKey(obj));
-            if (old) this.#emit('delete', obj);
-            break;
-          }
-          case 'BOOKMARK':
-            break;
-          case 'ERROR': {
-            handleAbort?.();
-            const status = ev.object;
-            settle(() =>
-              isGone(status)
-                ? resolve({ outcome: 'gone', events })
-                : reject(
-                    Object.assign(
-                      new Error(`watch error: ${apiErrorOf(status)?.message ?? 'unknown'}`),
-                      { code: apiErrorOf(status)?.code, body: JSON.stringify(status) },
-                    ),
-                  ),
-            );
-            return;
-          }
+        if (ev.type === 'ERROR') {
+          handleAbort?.();
+          const status = ev.object;
+          settle(() =>
+            isGone(status) ? resolve({ outcome: 'gone', events }) : reject(watchError(status)),
+          );
+          return;
         }
-        const rv = obj.metadata?.resourceVersion;
-        if (rv) this.#stats.resourceVersion = rv;
+        this.#apply(ev);
+        if (ev.type !== 'BOOKMARK') events++;
       };
       openWatch(this.#opts.kubeConfig, {
         path: this.#path,
@@ -512,6 +486,19 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         (err) => settle(() => (isGone(err) ? resolve({ outcome: 'gone', events }) : reject(err))),
       );
     });
+  }
+
+  /** Applies an ADDED, MODIFIED, DELETED or BOOKMARK event to the cache and records its resourceVersion. */
+  #apply(ev: WatchEvent): void {
+    const changed = ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED';
+    const obj = changed ? this.#transform(ev.object as unknown as T) : (ev.object as unknown as T);
+    if (ev.type === 'ADDED' || ev.type === 'MODIFIED') this.#upsert(obj);
+    else if (ev.type === 'DELETED') {
+      const old = this.#store.remove(objectKey(obj));
+      if (old) this.#emit('delete', obj);
+    }
+    const rv = obj.metadata?.resourceVersion;
+    if (rv) this.#stats.resourceVersion = rv;
   }
 
   /**
@@ -627,4 +614,12 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       await sleep(this.#clock, step.pauseMs, this.#abort.signal);
     }
   }
+}
+
+/** The error a watch's ERROR event carries (its Status: code, message, and the body as sent). */
+function watchError(status: Record<string, unknown>): Error {
+  return Object.assign(new Error(`watch error: ${apiErrorOf(status)?.message ?? 'unknown'}`), {
+    code: apiErrorOf(status)?.code,
+    body: JSON.stringify(status),
+  });
 }

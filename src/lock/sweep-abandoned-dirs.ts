@@ -42,61 +42,84 @@ export async function sweepAbandonedDirs(
   const movedAside = new RegExp(`^\\.(${prefix}[A-Za-z0-9]{6})\\.removing-(\\d+)$`);
   for (const name of names) {
     const match = movedAside.exec(name);
-    if (!match) continue;
-    const pid = Number(match[2]);
-    const removing = join(parent, `.${match[1] as string}.removing-${process.pid}`);
-    if (pid === process.pid ? removingNow.has(removing) : processAlive(pid)) continue;
-    if (
-      pid !== process.pid &&
-      !(await rename(join(parent, name), removing).then(
-        () => true,
-        () => false,
-      ))
-    )
-      continue;
-    await removeMovedAside(removing, join(parent, match[1] as string), removed);
+    if (match) await retryMovedAside(parent, name, match[1] as string, Number(match[2]), removed);
   }
   for (const name of names) {
     const dir = join(parent, name);
     if (!ours.test(name) || dir === options.except) continue;
-    const lock = join(dir, options.lockName);
-    if (
-      !(await stat(lock).then(
-        (info) => info.isFile(),
-        () => false,
-      ))
-    )
-      continue;
-    // Taken at once only when its owner is gone (a stale lock is taken over); a live owner's is busy,
-    // and one we may not write (another user's directory) cannot be taken.
-    const taken = await acquireLockFile(lock, {
-      deadline: Date.now(),
-      createDirectory: false, // one removed by another sweeper meanwhile stays removed
-      busy: () => new Error('owned'),
-      cannotCreate: (code) => new Error(code),
-    }).then(
-      () => true,
-      () => false,
-    );
-    if (!taken) continue;
-    await options.beforeRemove?.(dir);
-    // Moved out of the way first (one rename wins): a sweeper that finds the lock gone while this
-    // one removes the files would otherwise take the emptied directory for its own to remove too.
-    const removing = join(parent, `.${name}.removing-${process.pid}`);
-    if (removingNow.has(removing)) continue;
-    removingNow.add(removing);
-    if (
-      !(await rename(dir, removing).then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      removingNow.delete(removing);
-      continue;
-    }
-    await removeMovedAside(removing, dir, removed, true);
+    await sweepIfAbandoned(parent, name, options, removed);
   }
   return removed;
+}
+
+/**
+ * Removes `name`, which the sweeper `pid` moved aside from `original`, unless that sweeper still
+ * runs (or, when it is this process, is removing it now).
+ */
+async function retryMovedAside(
+  parent: string,
+  name: string,
+  original: string,
+  pid: number,
+  removed: string[],
+): Promise<void> {
+  const removing = join(parent, `.${original}.removing-${process.pid}`);
+  if (pid === process.pid ? removingNow.has(removing) : processAlive(pid)) return;
+  if (
+    pid !== process.pid &&
+    !(await rename(join(parent, name), removing).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
+  await removeMovedAside(removing, join(parent, original), removed);
+}
+
+/** Removes the directory `name` when it holds `lockName` and its owner is gone (its lock taken over). */
+async function sweepIfAbandoned(
+  parent: string,
+  name: string,
+  options: SweepAbandonedDirsOptions,
+  removed: string[],
+): Promise<void> {
+  const dir = join(parent, name);
+  const lock = join(dir, options.lockName);
+  if (
+    !(await stat(lock).then(
+      (info) => info.isFile(),
+      () => false,
+    ))
+  )
+    return;
+  // Taken at once only when its owner is gone (a stale lock is taken over); a live owner's is busy,
+  // and one we may not write (another user's directory) cannot be taken.
+  const taken = await acquireLockFile(lock, {
+    deadline: Date.now(),
+    createDirectory: false, // one removed by another sweeper meanwhile stays removed
+    busy: () => new Error('owned'),
+    cannotCreate: (code) => new Error(code),
+  }).then(
+    () => true,
+    () => false,
+  );
+  if (!taken) return;
+  await options.beforeRemove?.(dir);
+  // Moved out of the way first (one rename wins): a sweeper that finds the lock gone while this
+  // one removes the files would otherwise take the emptied directory for its own to remove too.
+  const removing = join(parent, `.${name}.removing-${process.pid}`);
+  if (removingNow.has(removing)) return;
+  removingNow.add(removing);
+  if (
+    !(await rename(dir, removing).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    removingNow.delete(removing);
+    return;
+  }
+  await removeMovedAside(removing, dir, removed, true);
 }
 
 /** The moved-aside directories this process is removing now (its sweeps may run at once). */

@@ -12,6 +12,7 @@ import { createCertificateAuthority } from './create-certificate-authority.js';
 import { issueCertificate } from './issue-certificate.js';
 import { loadCertificateAuthority } from './load-certificate-authority.js';
 import { TlsError } from './tls-error.js';
+import type { X509Certificate } from './x509.js';
 
 /** Keys of the CA Secret: the CA in use, and the one it replaced while that is still valid. */
 export const CA_SECRET_KEYS = {
@@ -83,26 +84,41 @@ function validDays(name: string, value: number | undefined, fallback: number): n
   return days;
 }
 
+/**
+ * Why the stored CA cannot stay (undefined when it can, or when there is none): not a CA
+ * certificate with its key, or renewBeforeDays or fewer left. Pure.
+ */
+function caReplaceWhy(
+  stored: StoredSecret | undefined,
+  certificate: X509Certificate | undefined,
+  now: Date,
+  renewBeforeDays: number,
+): string | undefined {
+  if (!stored) return undefined;
+  if (!certificate) return `${CA_SECRET_KEYS.certificate} is not a PEM certificate`;
+  if (!isCa(certificate)) return `${CA_SECRET_KEYS.certificate} is not a CA certificate`;
+  if (!keyBelongsTo(certificate, stored.data[CA_SECRET_KEYS.key]))
+    return `${CA_SECRET_KEYS.key} is not the key of ${CA_SECRET_KEYS.certificate}`;
+  return renewalDueWhy(certificate, now, renewBeforeDays);
+}
+
+interface CaOutcome {
+  ca: CertificateAuthority;
+  /** The CA this one replaced, while it is still valid. */
+  previousPem?: string;
+  action: CertificateAction;
+  why?: string;
+}
+
 /** The CA to use: the stored one while it has more than renewBeforeDays left, else a new one (the old one kept for the bundle). */
 async function ensureCa(
   stored: StoredSecret | undefined,
   now: Date,
   days: { ca: number; renewBefore: number },
   name: string,
-): Promise<{
-  ca: CertificateAuthority;
-  previousPem?: string;
-  action: CertificateAction;
-  why?: string;
-}> {
+): Promise<CaOutcome> {
   const certificate = parseCertificate(stored?.data[CA_SECRET_KEYS.certificate]);
-  let why: string | undefined;
-  if (!stored) why = undefined;
-  else if (!certificate) why = `${CA_SECRET_KEYS.certificate} is not a PEM certificate`;
-  else if (!isCa(certificate)) why = `${CA_SECRET_KEYS.certificate} is not a CA certificate`;
-  else if (!keyBelongsTo(certificate, stored.data[CA_SECRET_KEYS.key]))
-    why = `${CA_SECRET_KEYS.key} is not the key of ${CA_SECRET_KEYS.certificate}`;
-  else why = renewalDueWhy(certificate, now, days.renewBefore);
+  const why = caReplaceWhy(stored, certificate, now, days.renewBefore);
   if (stored && certificate && why === undefined) {
     const ca = await loadCertificateAuthority({
       certificatePem: stored.data[CA_SECRET_KEYS.certificate]!,
@@ -162,6 +178,36 @@ export async function ensureWebhookCertificates(
   options: EnsureWebhookCertificatesOptions,
 ): Promise<EnsureWebhookCertificatesReport> {
   const now = options.now?.() ?? new Date();
+  const days = validityDays(options);
+  const hosts = serviceHosts(options.namespace, options.serviceName, options.clusterDomain);
+  const ca = await ensureCaSecret(options, now, days);
+  const bundle = caBundleOf(ca, now);
+  const webhookConfigurations = await syncCaBundles(
+    options.store,
+    options.webhookConfigurations,
+    bundle.base64,
+  );
+  const serving = await ensureServingSecret(options, ca.ca, hosts, bundle.pem, now, days);
+  return {
+    ca: {
+      action: ca.action,
+      ...(ca.why ? { why: ca.why } : {}),
+      notAfter: ca.ca.certificate.notAfter.toISOString(),
+    },
+    serving: { ...serving, hosts },
+    bundleCertificates: bundle.certificates,
+    webhookConfigurations,
+  };
+}
+
+interface ValidityDays {
+  ca: number;
+  certificate: number;
+  renewBefore: number;
+}
+
+/** The options' validity periods (defaults filled in); renewBeforeDays must be shorter than both. Pure. */
+function validityDays(options: EnsureWebhookCertificatesOptions): ValidityDays {
   const days = {
     ca: validDays('caValidityDays', options.caValidityDays, 3650),
     certificate: validDays('certificateValidityDays', options.certificateValidityDays, 365),
@@ -172,18 +218,21 @@ export async function ensureWebhookCertificates(
       'TLS_INVALID_OPTIONS',
       `renewBeforeDays (${days.renewBefore}) must be shorter than the CA's (${days.ca}) and the serving certificate's (${days.certificate}) validity, or every run would replace them.`,
     );
-  const { store } = options;
-  const hosts = serviceHosts(options.namespace, options.serviceName, options.clusterDomain);
+  return days;
+}
 
-  const storedCa = await store.readSecret(options.caSecretName);
-  const caName = `voe webhook CA (${options.namespace}/${options.serviceName})`;
-  const {
-    ca,
-    previousPem,
-    action: caAction,
-    why: caWhy,
-  } = await ensureCa(storedCa, now, days, caName);
-  if (caAction !== 'kept') {
+/** Step 1: the CA Secret read, its CA kept or replaced (ensureCa), and written when it changed. */
+async function ensureCaSecret(
+  options: EnsureWebhookCertificatesOptions,
+  now: Date,
+  days: ValidityDays,
+): Promise<CaOutcome> {
+  const { store } = options;
+  const stored = await store.readSecret(options.caSecretName);
+  const name = `voe webhook CA (${options.namespace}/${options.serviceName})`;
+  const outcome = await ensureCa(stored, now, days, name);
+  if (outcome.action !== 'kept') {
+    const { ca, previousPem } = outcome;
     await store.writeSecret(
       options.caSecretName,
       {
@@ -194,17 +243,32 @@ export async function ensureWebhookCertificates(
           ...(previousPem ? { [CA_SECRET_KEYS.previous]: pemLine(previousPem) } : {}),
         },
       },
-      storedCa,
+      stored,
     );
   }
-  const previous = parseCertificate(previousPem);
-  const bundlePems = [ca.certificatePem];
-  if (previous && now < previous.notAfter) bundlePems.push(previous.toString('pem'));
-  const bundle = bundlePems.map(pemLine).join('');
-  const caBundle = Buffer.from(bundle, 'utf8').toString('base64');
+  return outcome;
+}
 
+/** The CA bundle: the current CA, then the one it replaced while that is valid (PEM and base64). Pure. */
+function caBundleOf(
+  { ca, previousPem }: CaOutcome,
+  now: Date,
+): { pem: string; base64: string; certificates: number } {
+  const previous = parseCertificate(previousPem);
+  const pems = [ca.certificatePem];
+  if (previous && now < previous.notAfter) pems.push(previous.toString('pem'));
+  const pem = pems.map(pemLine).join('');
+  return { pem, base64: Buffer.from(pem, 'utf8').toString('base64'), certificates: pems.length };
+}
+
+/** Step 2: each named ValidatingWebhookConfiguration's caBundle set to `caBundle` (one not there is skipped). */
+async function syncCaBundles(
+  store: CertificateStore,
+  names: string[],
+  caBundle: string,
+): Promise<EnsureWebhookCertificatesReport['webhookConfigurations']> {
   const configurations: EnsureWebhookCertificatesReport['webhookConfigurations'] = [];
-  for (const name of options.webhookConfigurations) {
+  for (const name of names) {
     const configuration = await store.readWebhookConfiguration(name);
     if (!configuration) {
       configurations.push({ name, caBundle: 'absent' });
@@ -214,60 +278,61 @@ export async function ensureWebhookCertificates(
     if (!inSync) await store.writeCaBundle(name, caBundle, configuration);
     configurations.push({ name, caBundle: inSync ? 'in-sync' : 'updated' });
   }
+  return configurations;
+}
 
-  const storedTls = await store.readSecret(options.tlsSecretName);
-  let servingWhy = storedTls
-    ? await servingReplaceWhy(storedTls, ca, hosts, now, days.renewBefore)
+/**
+ * Step 3: the serving Secret issued again when it is missing or cannot stay (servingReplaceWhy),
+ * else kept, its ca.crt rewritten when the bundle changed.
+ */
+async function ensureServingSecret(
+  options: EnsureWebhookCertificatesOptions,
+  ca: CertificateAuthority,
+  hosts: string[],
+  bundle: string,
+  now: Date,
+  days: ValidityDays,
+): Promise<Omit<EnsureWebhookCertificatesReport['serving'], 'hosts'>> {
+  const { store, tlsSecretName } = options;
+  const stored = await store.readSecret(tlsSecretName);
+  const why = stored
+    ? await servingReplaceWhy(stored, ca, hosts, now, days.renewBefore)
     : undefined;
-  const servingAction: CertificateAction = !storedTls
-    ? 'created'
-    : servingWhy
-      ? 'replaced'
-      : 'kept';
-  let servingNotAfter = parseCertificate(storedTls?.data[TLS_SECRET_KEYS.certificate])?.notAfter;
-  if (servingAction !== 'kept') {
-    const serving = await issueCertificate(ca, {
-      commonName: `${options.serviceName}.${options.namespace}.svc`,
-      hosts,
-      usages: ['server'],
-      validityDays: days.certificate,
-      notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
-    });
-    servingNotAfter = serving.certificate.notAfter;
-    await store.writeSecret(
-      options.tlsSecretName,
-      {
-        type: 'kubernetes.io/tls',
-        data: {
-          [TLS_SECRET_KEYS.certificate]: pemLine(serving.certificatePem),
-          [TLS_SECRET_KEYS.key]: pemLine(serving.keyPem),
-          [TLS_SECRET_KEYS.ca]: bundle,
-        },
-      },
-      storedTls,
-    );
-  } else if (storedTls!.data[TLS_SECRET_KEYS.ca] !== bundle) {
-    // Same certificate, but the bundle beside it changed (a CA replaced, or the old one expired).
-    await store.writeSecret(
-      options.tlsSecretName,
-      { type: 'kubernetes.io/tls', data: { ...storedTls!.data, [TLS_SECRET_KEYS.ca]: bundle } },
-      storedTls,
-    );
-    servingWhy = undefined;
+  if (stored && why === undefined) {
+    if (stored.data[TLS_SECRET_KEYS.ca] !== bundle) {
+      // Same certificate, but the bundle beside it changed (a CA replaced, or the old one expired).
+      await store.writeSecret(
+        tlsSecretName,
+        { type: 'kubernetes.io/tls', data: { ...stored.data, [TLS_SECRET_KEYS.ca]: bundle } },
+        stored,
+      );
+    }
+    // servingReplaceWhy found a certificate there.
+    const kept = parseCertificate(stored.data[TLS_SECRET_KEYS.certificate])!;
+    return { action: 'kept', notAfter: kept.notAfter.toISOString() };
   }
+  const serving = await issueCertificate(ca, {
+    commonName: `${options.serviceName}.${options.namespace}.svc`,
+    hosts,
+    usages: ['server'],
+    validityDays: days.certificate,
+    notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
+  });
+  await store.writeSecret(
+    tlsSecretName,
+    {
+      type: 'kubernetes.io/tls',
+      data: {
+        [TLS_SECRET_KEYS.certificate]: pemLine(serving.certificatePem),
+        [TLS_SECRET_KEYS.key]: pemLine(serving.keyPem),
+        [TLS_SECRET_KEYS.ca]: bundle,
+      },
+    },
+    stored,
+  );
   return {
-    ca: {
-      action: caAction,
-      ...(caWhy ? { why: caWhy } : {}),
-      notAfter: ca.certificate.notAfter.toISOString(),
-    },
-    serving: {
-      action: servingAction,
-      ...(servingWhy ? { why: servingWhy } : {}),
-      notAfter: servingNotAfter!.toISOString(),
-      hosts,
-    },
-    bundleCertificates: bundlePems.length,
-    webhookConfigurations: configurations,
+    action: stored ? 'replaced' : 'created',
+    ...(why ? { why } : {}),
+    notAfter: serving.certificate.notAfter.toISOString(),
   };
 }

@@ -79,18 +79,7 @@ export function kubeCertificateStore(kubeConfig: KubeConfig, namespace: string):
       }
     },
     async writeSecret(name, secret, previous): Promise<void> {
-      const body: V1Secret = {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: {
-          name,
-          namespace,
-          labels: { ...CERTIFICATE_SECRET_LABELS },
-          ...(previous ? { resourceVersion: previous.resourceVersion } : {}),
-        },
-        type: secret.type,
-        data: encode(secret.data),
-      };
+      const body = secretBody(namespace, name, secret, previous);
       try {
         if (previous) await core.replaceNamespacedSecret({ namespace, name, body });
         else await core.createNamespacedSecret({ namespace, body });
@@ -114,17 +103,11 @@ export function kubeCertificateStore(kubeConfig: KubeConfig, namespace: string):
       }
     },
     async writeCaBundle(name, caBundle, previous): Promise<void> {
-      // A JSON Patch that applies only to the configuration as read (its resourceVersion, and each
-      // webhook where it was): it sets the caBundles and nothing else.
-      const body = [
-        { op: 'test', path: '/metadata/resourceVersion', value: previous.resourceVersion },
-        ...previous.caBundles.flatMap((entry, index) => [
-          { op: 'test', path: `/webhooks/${index}/name`, value: entry.webhook },
-          { op: 'add', path: `/webhooks/${index}/clientConfig/caBundle`, value: caBundle },
-        ]),
-      ];
       try {
-        await admission.patchValidatingWebhookConfiguration({ name, body });
+        await admission.patchValidatingWebhookConfiguration({
+          name,
+          body: caBundlePatch(caBundle, previous),
+        });
       } catch (error) {
         // A failed JSON Patch test answers 422 (Invalid, "the server rejected our request due to an
         // error in our request"): the configuration changed since it was read (the patch holds
@@ -138,4 +121,39 @@ export function kubeCertificateStore(kubeConfig: KubeConfig, namespace: string):
       }
     },
   };
+}
+
+/** The Secret to write: labelled as the certificates' Secrets are, replacing `previous` when there is one. Pure. */
+function secretBody(
+  namespace: string,
+  name: string,
+  secret: Parameters<CertificateStore['writeSecret']>[1],
+  previous: StoredSecret | undefined,
+): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name,
+      namespace,
+      labels: { ...CERTIFICATE_SECRET_LABELS },
+      ...(previous ? { resourceVersion: previous.resourceVersion } : {}),
+    },
+    type: secret.type,
+    data: encode(secret.data),
+  };
+}
+
+/**
+ * A JSON Patch that applies only to the configuration as read (its resourceVersion, and each
+ * webhook where it was): it sets the caBundles and nothing else. Pure.
+ */
+function caBundlePatch(caBundle: string, previous: StoredWebhookConfiguration): object[] {
+  return [
+    { op: 'test', path: '/metadata/resourceVersion', value: previous.resourceVersion },
+    ...previous.caBundles.flatMap((entry, index) => [
+      { op: 'test', path: `/webhooks/${index}/name`, value: entry.webhook },
+      { op: 'add', path: `/webhooks/${index}/clientConfig/caBundle`, value: caBundle },
+    ]),
+  ];
 }

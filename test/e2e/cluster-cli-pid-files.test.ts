@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { eventually } from '../support/held-clock.js';
+import { eventually } from '../support/eventually.js';
 import { controlPlaneTestEnv } from '../support/use-control-plane.js';
 
 const run = promisify(execFile);

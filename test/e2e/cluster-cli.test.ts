@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { eventually } from '../support/held-clock.js';
+import { eventually } from '../support/eventually.js';
 import { controlPlaneTestEnv } from '../support/use-control-plane.js';
 
 const run = promisify(execFile);

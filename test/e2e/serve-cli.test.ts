@@ -13,7 +13,7 @@ import {
 import { parseAllDocuments } from 'yaml';
 import { isAlreadyExists } from '../../src/kube/index.js';
 import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook-client.js';
-import { eventually } from '../support/held-clock.js';
+import { eventually } from '../support/eventually.js';
 import { useControlPlane } from '../support/use-control-plane.js';
 import { writeUnreachableKubeconfig } from '../support/unreachable-kubeconfig.js';
 

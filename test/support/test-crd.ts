@@ -5,7 +5,7 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { isNotFound, isResourceServed } from '../../src/kube/index.js';
-import { eventually } from './held-clock.js';
+import { eventually } from './eventually.js';
 
 /**
  * A namespaced test-only CRD (group/v1, any fields kept), for a resource a test may delete. Written

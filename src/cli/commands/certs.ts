@@ -58,7 +58,12 @@ export function register(program: Command): void {
   const certs = program
     .command('certs')
     .description("The admission webhook's self-managed certificates, kept in Secrets");
-  certs
+  ensureCommand(certs).action(runEnsure);
+}
+
+/** `certs ensure` and its flags. */
+function ensureCommand(certs: Command): Command {
+  return certs
     .command('ensure')
     .description(
       'Create the CA and serving certificate Secrets when missing, replace a certificate that has --renew-before-days left (or is unusable, not signed by the current CA, or lacks a host of the Service), ' +
@@ -97,39 +102,44 @@ export function register(program: Command): void {
       '--kubeconfig <file>',
       'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)',
     )
-    .option('--json', 'print what was done as JSON')
-    .action(async (flags: EnsureFlags) => {
-      if (!isDnsLabel(flags.namespace))
-        throw usage(
-          `--namespace ${JSON.stringify(flags.namespace.slice(0, 300))} is not a namespace name.`,
-        );
-      if (!isDnsLabel(flags.service))
-        throw usage(
-          `--service ${JSON.stringify(flags.service.slice(0, 300))} is not a Service name.`,
-        );
-      for (const name of [flags.caSecret, flags.tlsSecret, ...flags.webhookConfiguration]) {
-        if (!isDnsSubdomain(name))
-          throw usage(
-            `${JSON.stringify(name.slice(0, 300))} is not an object name (lower-case DNS subdomain).`,
-          );
-      }
-      if (flags.caSecret === flags.tlsSecret)
-        throw usage('--ca-secret and --tls-secret must name two different Secrets.');
-      const kubeConfig = loadKubeConfigOr(flags.kubeconfig, usage);
-      const report = await ensureWebhookCertificates({
-        store: kubeCertificateStore(kubeConfig, flags.namespace),
-        namespace: flags.namespace,
-        serviceName: flags.service,
-        clusterDomain: flags.clusterDomain,
-        caSecretName: flags.caSecret,
-        tlsSecretName: flags.tlsSecret,
-        webhookConfigurations: [...new Set(flags.webhookConfiguration)],
-        caValidityDays: flags.caValidityDays,
-        certificateValidityDays: flags.certValidityDays,
-        renewBeforeDays: flags.renewBeforeDays,
-      });
-      process.stdout.write(
-        flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatEnsureReport(report),
+    .option('--json', 'print what was done as JSON');
+}
+
+/** The names the flags give, checked (TLS_INVALID_OPTIONS otherwise). Pure. */
+function checkEnsureFlags(flags: EnsureFlags): void {
+  if (!isDnsLabel(flags.namespace))
+    throw usage(
+      `--namespace ${JSON.stringify(flags.namespace.slice(0, 300))} is not a namespace name.`,
+    );
+  if (!isDnsLabel(flags.service))
+    throw usage(`--service ${JSON.stringify(flags.service.slice(0, 300))} is not a Service name.`);
+  for (const name of [flags.caSecret, flags.tlsSecret, ...flags.webhookConfiguration]) {
+    if (!isDnsSubdomain(name))
+      throw usage(
+        `${JSON.stringify(name.slice(0, 300))} is not an object name (lower-case DNS subdomain).`,
       );
-    });
+  }
+  if (flags.caSecret === flags.tlsSecret)
+    throw usage('--ca-secret and --tls-secret must name two different Secrets.');
+}
+
+/** Ensures the certificates with the flags' names and periods, then prints the report. */
+async function runEnsure(flags: EnsureFlags): Promise<void> {
+  checkEnsureFlags(flags);
+  const kubeConfig = loadKubeConfigOr(flags.kubeconfig, usage);
+  const report = await ensureWebhookCertificates({
+    store: kubeCertificateStore(kubeConfig, flags.namespace),
+    namespace: flags.namespace,
+    serviceName: flags.service,
+    clusterDomain: flags.clusterDomain,
+    caSecretName: flags.caSecret,
+    tlsSecretName: flags.tlsSecret,
+    webhookConfigurations: [...new Set(flags.webhookConfiguration)],
+    caValidityDays: flags.caValidityDays,
+    certificateValidityDays: flags.certValidityDays,
+    renewBeforeDays: flags.renewBeforeDays,
+  });
+  process.stdout.write(
+    flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatEnsureReport(report),
+  );
 }

@@ -30,7 +30,12 @@ const STOP_GRACE_MS = 10_000;
 
 /** `voe csi`: the guest cluster's CSI driver (Identity, Controller, Node over gRPC on a unix socket). */
 export function register(program: Command): void {
-  program
+  csiCommand(program).action(runCsi);
+}
+
+/** The command and its flags. */
+function csiCommand(program: Command): Command {
+  return program
     .command('csi')
     .description(
       "Serve the guest cluster's CSI driver on a unix socket: a drop-in for Harvester's driver (driver.harvesterhci.io) whose volumes are PVCs of the host (Harvester) cluster, " +
@@ -77,47 +82,53 @@ export function register(program: Command): void {
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
         .default('info'),
-    )
-    .action(async (flags: CsiFlags) => {
-      const log = createLogger({ name: 'voe-csi', level: flags.logLevel });
-      const stops = watchStopRequests(process, () =>
-        log.warn('already stopping; waiting for running calls to finish'),
-      );
-      try {
-        const hostKubeConfig: KubeConfig | undefined =
-          flags.services === 'node' && flags.kubeconfig === undefined
-            ? tryLoad()
-            : loadKubeConfig(flags.kubeconfig);
-        const driver = await startCsiDriver({
-          endpoint: flags.endpoint,
-          driverName: flags.driverName,
-          vendorVersion: readPackageVersion(),
-          services: flags.services,
-          hostKubeConfig,
-          ...(flags.nodeId ? { nodeId: flags.nodeId } : {}),
-          ...(flags.hostStorageClass ? { hostStorageClass: flags.hostStorageClass } : {}),
-          deviceDirectory: flags.deviceDir,
-          defaultFsType: flags.defaultFsType,
-          log,
-        });
-        log.info(
-          {
-            endpoint: flags.endpoint,
-            driver: flags.driverName,
-            services: flags.services,
-            nodeId: driver.nodeId,
-            hostNamespace: driver.hosts?.defaultHost.namespace,
-          },
-          'serving CSI',
-        );
-        const reason = await stops.requested;
-        log.info({ reason: reason.kind === 'signal' ? reason.signal : reason.kind }, 'stopping');
-        await driver.stop(STOP_GRACE_MS);
-        process.exitCode = reason.kind === 'signal' ? 0 : stopExitCode(reason);
-      } finally {
-        stops.dispose();
-      }
+    );
+}
+
+/** Serves the CSI driver until a stop request, then lets running calls finish (STOP_GRACE_MS). */
+async function runCsi(flags: CsiFlags): Promise<void> {
+  const log = createLogger({ name: 'voe-csi', level: flags.logLevel });
+  const stops = watchStopRequests(process, () =>
+    log.warn('already stopping; waiting for running calls to finish'),
+  );
+  try {
+    const hostKubeConfig = hostKubeConfigOf(flags);
+    const driver = await startCsiDriver({
+      endpoint: flags.endpoint,
+      driverName: flags.driverName,
+      vendorVersion: readPackageVersion(),
+      services: flags.services,
+      hostKubeConfig,
+      ...(flags.nodeId ? { nodeId: flags.nodeId } : {}),
+      ...(flags.hostStorageClass ? { hostStorageClass: flags.hostStorageClass } : {}),
+      deviceDirectory: flags.deviceDir,
+      defaultFsType: flags.defaultFsType,
+      log,
     });
+    log.info(
+      {
+        endpoint: flags.endpoint,
+        driver: flags.driverName,
+        services: flags.services,
+        nodeId: driver.nodeId,
+        hostNamespace: driver.hosts?.defaultHost.namespace,
+      },
+      'serving CSI',
+    );
+    const reason = await stops.requested;
+    log.info({ reason: reason.kind === 'signal' ? reason.signal : reason.kind }, 'stopping');
+    await driver.stop(STOP_GRACE_MS);
+    process.exitCode = reason.kind === 'signal' ? 0 : stopExitCode(reason);
+  } finally {
+    stops.dispose();
+  }
+}
+
+/** The host cluster's kubeconfig: --kubeconfig, else the default; a node-only driver may have none. */
+function hostKubeConfigOf(flags: CsiFlags): KubeConfig | undefined {
+  return flags.services === 'node' && flags.kubeconfig === undefined
+    ? tryLoad()
+    : loadKubeConfig(flags.kubeconfig);
 }
 
 /** A node without host credentials still serves (no node-id discovery, Probe always ready). */

@@ -83,77 +83,42 @@ function exitAfterStop(reason: StopReason): never {
   process.exit(stopExitCode(reason));
 }
 
+/** What the local demo has started so far: what a stop request must stop or undo. */
+interface LocalDemo {
+  cp?: ControlPlane;
+  releaseDir?: () => Promise<void>;
+  run?: Promise<unknown>;
+}
+
 /** Local mode: a fresh control plane, the staged scenario, the webhook, every resize of the demo. */
 async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
   progress(
     `voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`,
   );
-  let cp: ControlPlane | undefined;
-  let releaseDir: (() => Promise<void>) | undefined;
-  // SIGINT, SIGTERM, SIGHUP (and an uncaught error), at any moment: remove the demo's webhook
-  // registration (in a kept --dir it would refuse every growing PVC later), stop the control
-  // plane, exit 128 + the signal's number. A second request while doing so kills at once.
+  const started: LocalDemo = {};
+  // SIGINT, SIGTERM, SIGHUP (and an uncaught error), at any moment: see stopLocalDemo. A second
+  // request while doing so kills at once.
   const stops = watchStopRequests(process, exitAfterStop);
-  let demo: Promise<unknown> | undefined;
-  void stops.requested.then(async (reason) => {
-    try {
-      // The demo sees the stop (stops.signal) between steps and removes its webhook and
-      // registration itself while the API server still runs; then the control plane goes.
-      if (demo) await settledWithin(demo, DEMO_STOP_WAIT_MS);
-      if (cp) {
-        await deleteValidatingWebhookConfiguration(cp.kubeConfig, DEMO_CONFIGURATION_NAME).catch(
-          () => undefined,
-        );
-        await cp.stop();
-      }
-      await releaseDir?.();
-    } finally {
-      exitAfterStop(reason);
-    }
-  });
+  void stops.requested.then((reason) => stopLocalDemo(started, reason));
   try {
     if (flags.dir) {
       // One supervisor per directory: never beside a `voe cluster start --dir` or another demo there.
       // The lock creates the directory (CONTROLPLANE_START_FAILED naming the errno when it cannot).
-      releaseDir = await lockControlPlaneDir(resolve(flags.dir));
+      started.releaseDir = await lockControlPlaneDir(resolve(flags.dir));
     }
-    cp = await startControlPlane({
+    const cp = await startControlPlane({
       cacheDir: flags.cacheDir ?? defaultCacheDir(),
       env: process.env,
       onProgress: progress,
       ...(flags.dir ? { dir: flags.dir } : {}),
     });
-    await installCrds(cp.kubeConfig).catch((error: unknown) => {
-      throw new DemoError(
-        'DEMO_API_FAILED',
-        `installing the KubeVirt, Harvester, Longhorn, CDI and voe CRDs failed: ${(error as Error).message}`,
-        { cause: error },
-      );
-    });
+    started.cp = cp;
+    await installDemoCrds(cp);
     progress(
       `voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then starting the tracker and registering the webhook\n`,
     );
-    const logger = createLogger({
-      name: 'voe-demo',
-      level: 'warn',
-      destination: outputDestination(2),
-    });
-    let followed = 0;
-    const run = runDemo({
-      kubeConfig: cp.kubeConfig,
-      logger,
-      signal: stops.signal,
-      ...(flags.json
-        ? {}
-        : {
-            onStep: (step) => process.stdout.write(formatDemoStep(step)),
-            onExpansion: (result) =>
-              process.stdout.write(
-                `${followed++ === 0 ? TRACKER_PART_HEADING : ''}${formatDemoExpansion(result)}`,
-              ),
-          }),
-    });
-    demo = run;
+    const run = runDemoPrinting(cp, flags, stops.signal);
+    started.run = run;
     const report = await run;
     process.stdout.write(
       flags.json
@@ -168,10 +133,71 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
   } finally {
     if (!stops.reason()) {
       stops.dispose();
-      await cp?.stop();
-      await releaseDir?.();
+      await started.cp?.stop();
+      await started.releaseDir?.();
     }
   }
+}
+
+/**
+ * After a stop request: the demo sees the stop (its signal) between steps and removes its webhook
+ * and registration itself while the API server still runs (waited for up to DEMO_STOP_WAIT_MS);
+ * the registration is removed here too (in a kept --dir it would refuse every growing PVC later),
+ * then the control plane stops, the directory is unlocked, and the process exits 128 + the
+ * signal's number.
+ */
+async function stopLocalDemo(started: LocalDemo, reason: StopReason): Promise<void> {
+  try {
+    if (started.run) await settledWithin(started.run, DEMO_STOP_WAIT_MS);
+    if (started.cp) {
+      await deleteValidatingWebhookConfiguration(
+        started.cp.kubeConfig,
+        DEMO_CONFIGURATION_NAME,
+      ).catch(() => undefined);
+      await started.cp.stop();
+    }
+    await started.releaseDir?.();
+  } finally {
+    exitAfterStop(reason);
+  }
+}
+
+async function installDemoCrds(cp: ControlPlane): Promise<void> {
+  await installCrds(cp.kubeConfig).catch((error: unknown) => {
+    throw new DemoError(
+      'DEMO_API_FAILED',
+      `installing the KubeVirt, Harvester, Longhorn, CDI and voe CRDs failed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  });
+}
+
+/** Runs the demo on `cp`, printing each step and each followed expansion as it comes (not with --json). */
+function runDemoPrinting(
+  cp: ControlPlane,
+  flags: DemoFlags,
+  signal: AbortSignal,
+): ReturnType<typeof runDemo> {
+  const logger = createLogger({
+    name: 'voe-demo',
+    level: 'warn',
+    destination: outputDestination(2),
+  });
+  let followed = 0;
+  return runDemo({
+    kubeConfig: cp.kubeConfig,
+    logger,
+    signal,
+    ...(flags.json
+      ? {}
+      : {
+          onStep: (step) => process.stdout.write(formatDemoStep(step)),
+          onExpansion: (result) =>
+            process.stdout.write(
+              `${followed++ === 0 ? TRACKER_PART_HEADING : ''}${formatDemoExpansion(result)}`,
+            ),
+        }),
+  });
 }
 
 /** Configured cluster: read-only, what each VM disk would get if it grew now. */

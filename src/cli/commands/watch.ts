@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { createLogger } from '../../log/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createLogger, type Logger } from '../../log/index.js';
 import {
   DEFAULT_LEASE_NAME,
   DEFAULT_WORKERS,
@@ -51,7 +52,12 @@ function parsePort(value: string): number {
 
 /** `voe watch`: the expansion tracker. */
 export function register(program: Command): void {
-  const command = program
+  addEnablementFlags(watchCommand(program)).action(runWatch);
+}
+
+/** The command and its flags (the enablement flags are added by register). */
+function watchCommand(program: Command): Command {
+  return program
     .command('watch')
     .description(
       'Follow every online expansion of a PVC a VM uses, stage by stage, in one VolumeExpansion per requested size ' +
@@ -92,52 +98,61 @@ export function register(program: Command): void {
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
         .default('info'),
     );
-  addEnablementFlags(command).action(async (flags: WatchFlags) => {
-    const logger = createLogger({ name: 'voe-vmwatcher', level: flags.logLevel });
-    const kubeConfig = kubeConfigFrom(flags);
-    const stops = watchStopRequests(process, (reason) =>
-      logger.warn({ reason: reason.kind }, 'already stopping; waiting for the cleanup to finish'),
+}
+
+/** Runs the tracker (after `voe enable` with --enable) until a stop request, then stops it. */
+async function runWatch(flags: WatchFlags): Promise<void> {
+  const logger = createLogger({ name: 'voe-vmwatcher', level: flags.logLevel });
+  const kubeConfig = kubeConfigFrom(flags);
+  const stops = watchStopRequests(process, (reason) =>
+    logger.warn({ reason: reason.kind }, 'already stopping; waiting for the cleanup to finish'),
+  );
+  let tracker: RunningTracker | undefined;
+  try {
+    if (flags.enable) await enableFirst(flags, kubeConfig, logger);
+    if (stops.signal.aborted) return;
+    tracker = await startTracker({
+      kubeConfig,
+      logger,
+      stuckAfterMs: flags.stuckAfter,
+      kubeVirtNamespace: flags.kubevirtNamespace,
+      kubeVirtName: flags.kubevirtName,
+      leaseNamespace: flags.leaseNamespace,
+      leaseName: flags.leaseName,
+      host: flags.bindAddress,
+      port: flags.port,
+      workers: flags.workers,
+    });
+    process.stderr.write(
+      `voe watch: /livez, /readyz and /metrics at ${tracker.url} (identity ${tracker.identity}; SIGTERM stops)\n`,
     );
-    let tracker: RunningTracker | undefined;
-    try {
-      if (flags.enable) {
-        const recorder = enablementRecorder(kubeConfig, logger);
-        try {
-          await enableExpansion(enablementOptions(flags, kubeConfig, logger, recorder));
-        } finally {
-          await recorder.stop();
-        }
-      }
-      if (stops.signal.aborted) return;
-      tracker = await startTracker({
-        kubeConfig,
-        logger,
-        stuckAfterMs: flags.stuckAfter,
-        kubeVirtNamespace: flags.kubevirtNamespace,
-        kubeVirtName: flags.kubevirtName,
-        leaseNamespace: flags.leaseNamespace,
-        leaseName: flags.leaseName,
-        host: flags.bindAddress,
-        port: flags.port,
-        workers: flags.workers,
-      });
+    const reason = await stops.requested;
+    logger.info({ reason: reason.kind }, 'stopping the tracker');
+    if (reason.kind === 'error') {
+      process.exitCode = 2;
       process.stderr.write(
-        `voe watch: /livez, /readyz and /metrics at ${tracker.url} (identity ${tracker.identity}; SIGTERM stops)\n`,
+        `voe: ${reason.origin}: ${reason.error instanceof Error ? (reason.error.stack ?? reason.error.message) : String(reason.error)}\n`,
       );
-      const reason = await stops.requested;
-      logger.info({ reason: reason.kind }, 'stopping the tracker');
-      if (reason.kind === 'error') {
-        process.exitCode = 2;
-        process.stderr.write(
-          `voe: ${reason.origin}: ${reason.error instanceof Error ? (reason.error.stack ?? reason.error.message) : String(reason.error)}\n`,
-        );
-      }
-    } finally {
-      await tracker?.stop();
-      stops.dispose();
-      logger.info('tracker stopped');
-      // Whatever a failed component left open must not keep a stopped tracker running.
-      setTimeout(() => process.exit(), 2_000).unref();
     }
-  });
+  } finally {
+    await tracker?.stop();
+    stops.dispose();
+    logger.info('tracker stopped');
+    // Whatever a failed component left open must not keep a stopped tracker running.
+    setTimeout(() => process.exit(), 2_000).unref();
+  }
+}
+
+/** `voe enable` (ExpandDisks and the Setting), its Events recorded until it is done. */
+async function enableFirst(
+  flags: WatchFlags,
+  kubeConfig: KubeConfig,
+  logger: Logger,
+): Promise<void> {
+  const recorder = enablementRecorder(kubeConfig, logger);
+  try {
+    await enableExpansion(enablementOptions(flags, kubeConfig, logger, recorder));
+  } finally {
+    await recorder.stop();
+  }
 }

@@ -1,5 +1,5 @@
 import { formatBytes, isConflict } from '../../kube/index.js';
-import { readCapacityRange } from '../csi/capacity-range.js';
+import { readCapacityRange, type CapacityRange } from '../csi/capacity-range.js';
 import { checkSupported, readCapability } from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
 import type { HostApi } from '../host/host-api.js';
@@ -10,7 +10,7 @@ import type {
 } from '../proto/csi-messages.js';
 import { withWaitSignal, type CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
-import { decideExpansion, type HostFacts } from './decide-expansion.js';
+import { decideExpansion, type ExpansionDecision, type HostFacts } from './decide-expansion.js';
 import { readExpandSetting } from './expand-setting.js';
 import { HOST_ROUNDING_BYTES } from './plan-host-pvc.js';
 import { storageClassNameOf } from './provisioners-to-judge.js';
@@ -35,16 +35,16 @@ async function hostFacts(
   return { usedBy, setting: readExpandSetting(setting), storageClass };
 }
 
-/**
- * ControllerExpandVolume: grows the host PVC behind a guest volume and answers once the host
- * capacity covers the size asked for, following the PVC by watch (no polling interval). See
- * decideExpansion for what is judged; one call per volume at a time (ABORTED otherwise).
- */
-export async function expandVolume(
-  deps: ControllerDeps,
-  request: ControllerExpandVolumeRequest,
-  ctx: CallContext,
-): Promise<ControllerExpandVolumeResponse> {
+/** What a ControllerExpandVolume request asks for, once checked. */
+interface ExpandRequest {
+  volumeId: string;
+  range: CapacityRange;
+  /** A mounted filesystem grows on the node (NodeExpandVolume); a block volume is the device itself. */
+  nodeExpansionRequired: boolean;
+}
+
+/** Checks the request's volume id, capacity range and capability (INVALID_ARGUMENT otherwise). Pure. */
+function readExpandRequest(request: ControllerExpandVolumeRequest): ExpandRequest {
   const volumeId = request.volume_id;
   if (!volumeId) throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_id is required');
   if (!request.capacity_range)
@@ -54,72 +54,117 @@ export async function expandVolume(
     throw new CsiError('CSI_INVALID_ARGUMENT', 'capacity_range.required_bytes must be above 0');
   const capability = readCapability(request.volume_capability, 'volume_capability');
   if (capability) checkSupported(capability, 'volume_capability');
-  // A mounted filesystem grows on the node (NodeExpandVolume); a block volume is the device itself.
-  const nodeExpansionRequired = capability?.accessType !== 'block';
+  return { volumeId, range, nodeExpansionRequired: capability?.accessType !== 'block' };
+}
+
+/**
+ * ControllerExpandVolume: grows the host PVC behind a guest volume and answers once the host
+ * capacity covers the size asked for, following the PVC by watch (no polling interval). See
+ * decideExpansion for what is judged; one call per volume at a time (ABORTED otherwise). A PVC
+ * changed by someone else between the read and the write is read and decided again, up to
+ * CONFLICT_ATTEMPTS times.
+ */
+export async function expandVolume(
+  deps: ControllerDeps,
+  request: ControllerExpandVolumeRequest,
+  ctx: CallContext,
+): Promise<ControllerExpandVolumeResponse> {
+  const asked = readExpandRequest(request);
+  const { volumeId, range } = asked;
   const host = deps.hosts.forSecrets(request.secrets);
   const pvcKey = `${host.namespace}/${volumeId}`;
+  const answered = answer(range.requiredBytes, asked.nodeExpansionRequired);
 
   return deps.locks.run(volumeId, 'ControllerExpandVolume', async () => {
     for (let attempt = 1; ; attempt++) {
-      let pvc = await host.getPvc(volumeId);
-      // A volume just created: the host binds it first (CreateVolume does not wait for that).
-      if (pvc && !pvc.metadata?.deletionTimestamp && pvc.status?.phase !== 'Bound')
-        pvc = await waitUntilBound(host, volumeId, pvc, ctx, deps.timeouts.expandMs);
-      let decision = decideExpansion({
-        pvcKey,
-        pvc,
-        requiredBytes: range.requiredBytes,
-        limitBytes: range.limitBytes,
-        roundingBytes: HOST_ROUNDING_BYTES,
-        settingName: deps.settingName,
-        host: undefined,
-      });
-      if (decision.action === 'lookup' && pvc) {
-        const facts = await hostFacts(host, pvc, volumeId, deps.settingName);
-        decision = decideExpansion({
-          pvcKey,
-          pvc,
-          requiredBytes: range.requiredBytes,
-          limitBytes: range.limitBytes,
-          roundingBytes: HOST_ROUNDING_BYTES,
-          settingName: deps.settingName,
-          host: facts,
-        });
-      }
+      const { pvc, decision } = await inspectAndDecide(deps, host, asked, pvcKey, ctx);
       switch (decision.action) {
         case 'done':
-          return answer(range.requiredBytes, nodeExpansionRequired);
+          return answered;
         case 'refuse':
           throw new CsiError(decision.code, decision.message);
         case 'lookup':
           throw new CsiError('CSI_VOLUME_NOT_FOUND', `host PVC ${pvcKey} does not exist`);
         case 'patch': {
-          const storage = formatBytes(decision.requestBytes);
-          try {
-            pvc = await host.setPvcRequest(volumeId, storage, pvc?.metadata?.resourceVersion ?? '');
-          } catch (error) {
-            if (isConflict(error) && attempt < CONFLICT_ATTEMPTS) continue;
-            if (isConflict(error))
-              throw new CsiError(
-                'CSI_HOST_UNAVAILABLE',
-                `host PVC ${pvcKey} kept changing while it was being grown; retry`,
-                { cause: error },
-              );
-            throw error;
+          const raised = await raiseRequest(host, asked, pvcKey, pvc, decision.requestBytes, ctx);
+          if ('conflict' in raised) {
+            if (attempt < CONFLICT_ATTEMPTS) continue;
+            throw new CsiError(
+              'CSI_HOST_UNAVAILABLE',
+              `host PVC ${pvcKey} kept changing while it was being grown; retry`,
+              { cause: raised.conflict },
+            );
           }
-          ctx.log.info(
-            { volumeId, hostPvc: pvcKey, request: storage },
-            'raised the host PVC request',
+          await waitForCapacity(
+            deps,
+            host,
+            volumeId,
+            pvcKey,
+            raised.written,
+            range.requiredBytes,
+            ctx,
           );
-          break;
+          return answered;
         }
         case 'wait':
-          break;
+          await waitForCapacity(deps, host, volumeId, pvcKey, pvc, range.requiredBytes, ctx);
+          return answered;
       }
-      await waitForCapacity(deps, host, volumeId, pvcKey, pvc, range.requiredBytes, ctx);
-      return answer(range.requiredBytes, nodeExpansionRequired);
     }
   });
+}
+
+/**
+ * Reads the host PVC (waiting for a volume just created to be bound: CreateVolume does not wait
+ * for that) and decides; when the decision needs them, reads the host facts and decides again.
+ */
+async function inspectAndDecide(
+  deps: ControllerDeps,
+  host: HostApi,
+  { volumeId, range }: ExpandRequest,
+  pvcKey: string,
+  ctx: CallContext,
+): Promise<{ pvc: HostPvc | undefined; decision: ExpansionDecision }> {
+  let pvc = await host.getPvc(volumeId);
+  if (pvc && !pvc.metadata?.deletionTimestamp && pvc.status?.phase !== 'Bound')
+    pvc = await waitUntilBound(host, volumeId, pvc, ctx, deps.timeouts.expandMs);
+  const decide = (facts: HostFacts | undefined): ExpansionDecision =>
+    decideExpansion({
+      pvcKey,
+      pvc,
+      requiredBytes: range.requiredBytes,
+      limitBytes: range.limitBytes,
+      roundingBytes: HOST_ROUNDING_BYTES,
+      settingName: deps.settingName,
+      host: facts,
+    });
+  const decision = decide(undefined);
+  if (decision.action !== 'lookup' || !pvc) return { pvc, decision };
+  return { pvc, decision: decide(await hostFacts(host, pvc, volumeId, deps.settingName)) };
+}
+
+/**
+ * Raises the host PVC's request to `requestBytes` (a write that carries the resourceVersion read):
+ * the PVC as written, or the 409 Conflict when it changed since it was read.
+ */
+async function raiseRequest(
+  host: HostApi,
+  { volumeId }: ExpandRequest,
+  pvcKey: string,
+  pvc: HostPvc | undefined,
+  requestBytes: bigint,
+  ctx: CallContext,
+): Promise<{ written: HostPvc } | { conflict: unknown }> {
+  const storage = formatBytes(requestBytes);
+  let written: HostPvc;
+  try {
+    written = await host.setPvcRequest(volumeId, storage, pvc?.metadata?.resourceVersion ?? '');
+  } catch (error) {
+    if (isConflict(error)) return { conflict: error };
+    throw error;
+  }
+  ctx.log.info({ volumeId, hostPvc: pvcKey, request: storage }, 'raised the host PVC request');
+  return { written };
 }
 
 function answer(

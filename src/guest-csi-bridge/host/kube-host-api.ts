@@ -4,6 +4,7 @@ import {
   isNotFound,
   requestJson,
   resourcePath,
+  type KubeRequest,
   type NamedResourceRef,
   type ResourceRef,
 } from '../../kube/index.js';
@@ -47,36 +48,84 @@ export function createKubeHostApi(
   kubeConfig: KubeConfig,
   options: KubeHostApiOptions = {},
 ): HostApi {
-  const namespace = options.namespace ?? hostNamespaceOf(kubeConfig);
-  const inNamespace = (ref: ResourceRef, name: string): NamedResourceRef => ({
-    ...ref,
+  const host = new HostRequests(kubeConfig, options.namespace ?? hostNamespaceOf(kubeConfig));
+  const { namespace } = host;
+  return {
     namespace,
-    name,
-  });
-  const where = (kind: string, name: string): string => `${kind} ${namespace}/${name}`;
+    probe: (signal) => probe(kubeConfig, signal),
+    getPvc: (name) => host.get<HostPvc>(host.named(PVCS, name), host.where('PVC', name)),
+    createPvc: (body) => createPvc(host, body),
+    deletePvc: (name) => deletePvc(host, name),
+    setPvcRequest: (name, storage, resourceVersion) =>
+      setPvcRequest(host, name, storage, resourceVersion),
+    waitForPvc: (name, done, waitOptions) =>
+      host.wait<HostPvc>(host.named(PVCS, name), host.where('PVC', name), done, waitOptions),
+    podsUsingPvc: (name) => podsUsingPvc(host, name),
+    getSetting: (name) => host.get<HarvesterSetting>({ ...SETTINGS, name }, `Setting ${name}`),
+    getStorageClass: (name) =>
+      host.get<HostStorageClass>({ ...STORAGE_CLASSES, name }, `StorageClass ${name}`),
+    getVm: (name) => host.get<HostVm>(host.named(VMS, name), host.where('VirtualMachine', name)),
+    listVms: () => host.list<HostVm>({ ...VMS, namespace }, `VirtualMachines in ${namespace}`),
+    getVmi: (name) =>
+      host.get<HostVmi>(host.named(VMIS, name), host.where('VirtualMachineInstance', name)),
+    listVmis: () =>
+      host.list<HostVmi>({ ...VMIS, namespace }, `VirtualMachineInstances in ${namespace}`),
+    patchVm: (name, operations) => patchVm(host, name, operations),
+    addVolumeLegacy: (vm, body) => host.putVmSubresource(vm, 'addvolume', body),
+    removeVolumeLegacy: (vm, body) => host.putVmSubresource(vm, 'removevolume', body),
+    waitForVmi: (name, done, waitOptions) =>
+      host.wait<HostVmi>(
+        host.named(VMIS, name),
+        host.where('VirtualMachineInstance', name),
+        done,
+        waitOptions,
+      ),
+  };
+}
 
-  async function get<T>(ref: NamedResourceRef, what: string): Promise<T | undefined> {
+/**
+ * The host's API server in one namespace: requests with the host's time limit, and reads,
+ * lists and watches whose failures become the CSI errors of host-failure.ts.
+ */
+class HostRequests {
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    readonly namespace: string,
+  ) {}
+
+  /** `name` of `resource` in the host namespace. */
+  named(resource: ResourceRef, name: string): NamedResourceRef {
+    return { ...resource, namespace: this.namespace, name };
+  }
+
+  /** How messages name an object of the host namespace: `<kind> <namespace>/<name>`. */
+  where(kind: string, name: string): string {
+    return `${kind} ${this.namespace}/${name}`;
+  }
+
+  /** One request, failing when the API server has not answered within REQUEST_TIMEOUT_MS. */
+  send<T = unknown>(request: Omit<KubeRequest, 'timeoutMs'>): Promise<T> {
+    return requestJson<T>(this.kubeConfig, { ...request, timeoutMs: REQUEST_TIMEOUT_MS });
+  }
+
+  /** The object, or undefined when there is none. */
+  async get<T>(ref: NamedResourceRef, what: string): Promise<T | undefined> {
     try {
-      return await requestJson<T>(kubeConfig, {
-        method: 'GET',
-        path: resourcePath(ref),
-        timeoutMs: REQUEST_TIMEOUT_MS,
-      });
+      return await this.send<T>({ method: 'GET', path: resourcePath(ref) });
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw hostFailure(error, `reading ${what}`);
     }
   }
 
-  async function list<T>(ref: ResourceRef, what: string, fromCache = false): Promise<T[]> {
+  async list<T>(ref: ResourceRef, what: string, fromCache = false): Promise<T[]> {
     try {
-      const body = await requestJson<{ items?: T[] }>(kubeConfig, {
+      const body = await this.send<{ items?: T[] }>({
         method: 'GET',
         path: resourcePath(ref),
         // resourceVersion=0: the API server's watch cache answers at once. A consistent list
         // first waits for that cache to catch up with etcd (tens of ms for a quiet resource).
         ...(fromCache ? { query: { resourceVersion: '0' } } : {}),
-        timeoutMs: REQUEST_TIMEOUT_MS,
       });
       return body.items ?? [];
     } catch (error) {
@@ -84,152 +133,148 @@ export function createKubeHostApi(
     }
   }
 
-  async function wait<T extends { metadata?: { resourceVersion?: string } }>(
+  /** waitForObject; an abort by the caller's signal is passed on as it is. */
+  async wait<T extends { metadata?: { resourceVersion?: string } }>(
     ref: NamedResourceRef,
     what: string,
     done: (object: T | undefined) => boolean,
     options: WaitOptions<T>,
   ): Promise<T | undefined> {
     try {
-      return await waitForObject<T>(kubeConfig, ref, done, options);
+      return await waitForObject<T>(this.kubeConfig, ref, done, options);
     } catch (error) {
       if (options.signal.aborted && error === options.signal.reason) throw error;
       throw hostFailure(error, `watching ${what}`);
     }
   }
 
-  async function putSubresource(vm: string, subresource: string, body: unknown): Promise<void> {
+  /** PUT of a VirtualMachine subresource of KubeVirt's (addvolume, removevolume). */
+  async putVmSubresource(vm: string, subresource: string, body: unknown): Promise<void> {
     try {
-      await requestJson(kubeConfig, {
+      await this.send({
         method: 'PUT',
-        path: resourcePath(inNamespace(VM_SUBRESOURCES, vm), subresource),
+        path: resourcePath(this.named(VM_SUBRESOURCES, vm), subresource),
         body,
-        timeoutMs: REQUEST_TIMEOUT_MS,
       });
     } catch (error) {
-      throw hostFailure(error, `${subresource} on VirtualMachine ${namespace}/${vm}`);
+      throw hostFailure(error, `${subresource} on VirtualMachine ${this.namespace}/${vm}`);
     }
   }
+}
 
-  return {
-    namespace,
+/** GET /version, within 5 s: whether the host's API server answers. */
+async function probe(kubeConfig: KubeConfig, signal?: AbortSignal): Promise<void> {
+  await requestJson(kubeConfig, {
+    method: 'GET',
+    path: '/version',
+    timeoutMs: 5_000,
+    ...(signal ? { signal } : {}),
+  });
+}
 
-    async probe(signal) {
-      await requestJson(kubeConfig, {
-        method: 'GET',
-        path: '/version',
-        timeoutMs: 5_000,
-        ...(signal ? { signal } : {}),
-      });
-    },
+/** Creates the PVC, or reads the one of that name that exists. */
+async function createPvc(host: HostRequests, body: HostPvc): ReturnType<HostApi['createPvc']> {
+  const name = body.metadata?.name ?? '';
+  const where = host.where('PVC', name);
+  try {
+    const pvc = await host.send<HostPvc>({
+      method: 'POST',
+      path: resourcePath({ ...PVCS, namespace: host.namespace }),
+      body: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...body },
+    });
+    return { created: true, pvc };
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw hostFailure(error, `creating ${where}`);
+  }
+  const existing = await host.get<HostPvc>(host.named(PVCS, name), where);
+  // Deleted between the two calls: the next CreateVolume retry creates it.
+  if (!existing)
+    throw new CsiError(
+      'CSI_HOST_UNAVAILABLE',
+      `creating ${where}: it existed, then was deleted before it could be read; retry`,
+    );
+  return { created: false, existing };
+}
 
-    getPvc: (name) => get<HostPvc>(inNamespace(PVCS, name), where('PVC', name)),
+/** Deletes the PVC; false when there was none. */
+async function deletePvc(host: HostRequests, name: string): Promise<boolean> {
+  try {
+    await host.send({ method: 'DELETE', path: resourcePath(host.named(PVCS, name)) });
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw hostFailure(error, `deleting ${host.where('PVC', name)}`);
+  }
+}
 
-    async createPvc(body) {
-      const name = body.metadata?.name ?? '';
-      try {
-        const pvc = await requestJson<HostPvc>(kubeConfig, {
-          method: 'POST',
-          path: resourcePath({ ...PVCS, namespace }),
-          body: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...body },
-          timeoutMs: REQUEST_TIMEOUT_MS,
-        });
-        return { created: true, pvc };
-      } catch (error) {
-        if (!isAlreadyExists(error)) throw hostFailure(error, `creating ${where('PVC', name)}`);
-      }
-      const existing = await get<HostPvc>(inNamespace(PVCS, name), where('PVC', name));
-      // Deleted between the two calls: the next CreateVolume retry creates it.
-      if (!existing)
-        throw new CsiError(
-          'CSI_HOST_UNAVAILABLE',
-          `creating ${where('PVC', name)}: it existed, then was deleted before it could be read; retry`,
-        );
-      return { created: false, existing };
-    },
+/** Sets the PVC's storage request by a merge patch that carries `resourceVersion`. */
+async function setPvcRequest(
+  host: HostRequests,
+  name: string,
+  storage: string,
+  resourceVersion: string,
+): Promise<HostPvc> {
+  try {
+    return await host.send<HostPvc>({
+      method: 'PATCH',
+      path: resourcePath(host.named(PVCS, name)),
+      contentType: 'application/merge-patch+json',
+      body: {
+        metadata: { resourceVersion },
+        spec: { resources: { requests: { storage } } },
+      },
+    });
+  } catch (error) {
+    throw growthFailure(error, host.where('PVC', name), storage);
+  }
+}
 
-    async deletePvc(name) {
-      try {
-        await requestJson(kubeConfig, {
-          method: 'DELETE',
-          path: resourcePath(inNamespace(PVCS, name)),
-          timeoutMs: REQUEST_TIMEOUT_MS,
-        });
-        return true;
-      } catch (error) {
-        if (isNotFound(error)) return false;
-        throw hostFailure(error, `deleting ${where('PVC', name)}`);
-      }
-    },
+/**
+ * The error a failed growth of `pvc` to `storage` ends with: the host's refusal as
+ * CSI_EXPANSION_REFUSED; a 409 Conflict as the API error itself (the caller reads the PVC again
+ * and decides anew); anything else as a host failure. Pure.
+ */
+function growthFailure(error: unknown, pvc: string, storage: string): unknown {
+  if (isResizeRefusal(error))
+    return new CsiError(
+      'CSI_EXPANSION_REFUSED',
+      `the host refused to grow ${pvc} to ${storage}: ${hostMessage(error)}`,
+      { cause: error },
+    );
+  if (!isNotFound(error) && (error as { code?: number }).code === 409) return error;
+  return hostFailure(error, `growing ${pvc}`);
+}
 
-    async setPvcRequest(name, storage, resourceVersion) {
-      try {
-        return await requestJson<HostPvc>(kubeConfig, {
-          method: 'PATCH',
-          path: resourcePath(inNamespace(PVCS, name)),
-          contentType: 'application/merge-patch+json',
-          body: {
-            metadata: { resourceVersion },
-            spec: { resources: { requests: { storage } } },
-          },
-          timeoutMs: REQUEST_TIMEOUT_MS,
-        });
-      } catch (error) {
-        if (isResizeRefusal(error))
-          throw new CsiError(
-            'CSI_EXPANSION_REFUSED',
-            `the host refused to grow ${where('PVC', name)} to ${storage}: ${hostMessage(error)}`,
-            { cause: error },
-          );
-        if (isNotFound(error)) throw hostFailure(error, `growing ${where('PVC', name)}`);
-        // 409 Conflict is left as the API error: the caller reads the PVC again and decides anew.
-        if ((error as { code?: number }).code === 409) throw error;
-        throw hostFailure(error, `growing ${where('PVC', name)}`);
-      }
-    },
+/**
+ * The pods of the host namespace with a volume of the PVC, from the API server's cache: whether
+ * a pod uses the PVC only chooses how the growth is judged beforehand; the host's admission
+ * judges the write itself.
+ */
+async function podsUsingPvc(host: HostRequests, name: string): Promise<string[]> {
+  const { namespace } = host;
+  const pods = await host.list<HostPod>({ ...PODS, namespace }, `pods in ${namespace}`, true);
+  return podsMounting(pods, name);
+}
 
-    waitForPvc: (name, done, options) =>
-      wait<HostPvc>(inNamespace(PVCS, name), where('PVC', name), done, options),
+/** The names of the pods with a volume of the PVC `claim`. Pure. */
+function podsMounting(pods: HostPod[], claim: string): string[] {
+  return pods
+    .filter((pod) =>
+      (pod.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === claim),
+    )
+    .map((pod) => pod.metadata?.name ?? '');
+}
 
-    async podsUsingPvc(name) {
-      // From the API server's cache: whether a pod uses the PVC only chooses how the growth is
-      // judged beforehand; the host's admission judges the write itself.
-      const pods = await list<HostPod>({ ...PODS, namespace }, `pods in ${namespace}`, true);
-      return pods
-        .filter((pod) =>
-          (pod.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === name),
-        )
-        .map((pod) => pod.metadata?.name ?? '');
-    },
-
-    getSetting: (name) => get<HarvesterSetting>({ ...SETTINGS, name }, `Setting ${name}`),
-
-    getStorageClass: (name) =>
-      get<HostStorageClass>({ ...STORAGE_CLASSES, name }, `StorageClass ${name}`),
-
-    getVm: (name) => get<HostVm>(inNamespace(VMS, name), where('VirtualMachine', name)),
-
-    listVms: () => list<HostVm>({ ...VMS, namespace }, `VirtualMachines in ${namespace}`),
-
-    getVmi: (name) => get<HostVmi>(inNamespace(VMIS, name), where('VirtualMachineInstance', name)),
-
-    listVmis: () =>
-      list<HostVmi>({ ...VMIS, namespace }, `VirtualMachineInstances in ${namespace}`),
-
-    async patchVm(name, operations: JsonPatchOperation[]) {
-      await requestJson(kubeConfig, {
-        method: 'PATCH',
-        path: resourcePath(inNamespace(VMS, name)),
-        contentType: 'application/json-patch+json',
-        body: operations,
-        timeoutMs: REQUEST_TIMEOUT_MS,
-      });
-    },
-
-    addVolumeLegacy: (vm, body) => putSubresource(vm, 'addvolume', body),
-    removeVolumeLegacy: (vm, body) => putSubresource(vm, 'removevolume', body),
-
-    waitForVmi: (name, done, options) =>
-      wait<HostVmi>(inNamespace(VMIS, name), where('VirtualMachineInstance', name), done, options),
-  };
+/** A JSON patch of the VirtualMachine (its failure is the API error itself). */
+async function patchVm(
+  host: HostRequests,
+  name: string,
+  operations: JsonPatchOperation[],
+): Promise<void> {
+  await host.send({
+    method: 'PATCH',
+    path: resourcePath(host.named(VMS, name)),
+    contentType: 'application/json-patch+json',
+    body: operations,
+  });
 }

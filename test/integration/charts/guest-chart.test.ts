@@ -20,7 +20,7 @@ import {
   type Access,
   type Account,
 } from '../../support/charts/cluster.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import {
   GUEST_CHART,
   objectsOf,

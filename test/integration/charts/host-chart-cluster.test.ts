@@ -44,7 +44,7 @@ import {
   type Rendered,
 } from '../../support/charts/render.js';
 import { servedCertificate, writeSecretVolume } from '../../support/charts/secret-volume.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { isNotFound, requestJson, resourcePath } from '../../../src/kube/index.js';

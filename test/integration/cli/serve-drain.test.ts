@@ -3,7 +3,7 @@ import { assert } from 'chai';
 import { onCleanup } from '../../support/cleanup.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:https';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import {
   httpsRequest,
   pvcReview,

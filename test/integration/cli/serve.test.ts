@@ -15,7 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { sumSamples } from '../../../src/webhook/sum-samples.js';
 import { apiServerRequests } from '../../support/api-server-metrics.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { httpsRequest } from '../../support/webhook-client.js';
 import {
   servingUrl,

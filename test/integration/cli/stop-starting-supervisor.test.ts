@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopStartingSupervisor } from '../../../src/cli/stop-starting-supervisor.js';
 import { hasEnded, readProcessStat } from '../../../src/lock/index.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 
 // stopStartingSupervisor (`voe cluster start` interrupted while its supervisor starts): real
 // processes stand in for the supervisor, etcd and kube-apiserver, their command lines naming DIR

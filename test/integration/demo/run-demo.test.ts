@@ -19,7 +19,7 @@ import { DEMO_STEPS } from '../../../src/demo/demo-steps.js';
 import { SCENARIO } from '../../../src/demo/expansion-scenario.js';
 import { VOE_PVC_RESIZE_WEBHOOK } from '../../../src/demo/judge-step.js';
 import { createLogger } from '../../../src/log/index.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

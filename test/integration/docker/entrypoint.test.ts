@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { execForm, parseDockerfile } from '../../support/dockerfile.js';
 import { useChartControlPlane } from '../../support/charts/cluster.js';
 import { HOST_CHART, oneOf, useHelm } from '../../support/charts/render.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { writeServingFiles } from '../../support/webhook-client.js';
 import { onCleanup } from '../../support/cleanup.js';
 

@@ -15,7 +15,7 @@ import {
   createSystemBlockDevices,
   isFsResizeError,
 } from '../../../src/fsresize/index.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import {
   holdOpen,
   hungFuseHeldOpen,

@@ -24,7 +24,7 @@ import {
 } from '../../../src/fsresize/index.js';
 import { DEFAULT_SEARCH_PATH } from '../../../src/fsresize/run/exec-file-runner.js';
 import { MiB, readChecksums, sh } from '../../support/loop-device.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { mountHungFuse } from '../../support/hung-fuse-mount.js';
 import { growCalls } from '../../support/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';

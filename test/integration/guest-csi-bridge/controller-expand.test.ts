@@ -14,7 +14,7 @@ import type { HostApi } from '../../../src/guest-csi-bridge/host/host-api.js';
 import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-api.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { expectRejection } from '../../support/expect-error.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
 import {
   GUEST_NAMESPACE,

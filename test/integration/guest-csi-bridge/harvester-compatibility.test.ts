@@ -15,7 +15,7 @@ import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-
 import { discoverNodeId } from '../../../src/guest-csi-bridge/node/discover-node-id.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { expectRejection } from '../../support/expect-error.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
 import {
   GUEST_NAMESPACE,

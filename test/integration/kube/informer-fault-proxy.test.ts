@@ -14,13 +14,13 @@ import { installCrds } from '../../../src/controlplane/index.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { vm } from '../../support/admission-objects.js';
 import { captureLogger } from '../../support/capture-logger.js';
-import { FakeClock } from '../../support/fake-clock.js';
+import { TestClock } from '../../support/test-clock.js';
 import {
   startFaultProxy,
   type FaultProxy,
   type ProxiedRequest,
 } from '../../support/fault-proxy.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { deleteCrd, resourceOf, testCrd } from '../../support/test-crd.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
@@ -252,13 +252,13 @@ describe('Informer behind a fault proxy', () => {
     assert.isUndefined(informer.outOfSync);
   });
 
-  // The two tests below run the informer on a FakeClock: its time stands still, so every watch ends
+  // The two tests below run the informer on a TestClock: its time stands still, so every watch ends
   // "at once" by the informer's measure, and a backoff passes only when the test advances the clock.
   // What they check is the order of things: the informer asks for a delay, and opens no watch until
   // that delay has passed.
 
   it('a watch that ends right after an event is reopened only after backoffBaseMs, each time: no tight reconnect loop', async () => {
-    const clock = new FakeClock();
+    const clock = new TestClock();
     const { proxy, informer } = await throughProxy({
       clock,
       backoffBaseMs: 100,
@@ -300,7 +300,7 @@ describe('Informer behind a fault proxy', () => {
   });
 
   it('watches that end at once without an event are reopened after a backoff that grows (jittered exponential, capped at backoffMaxMs)', async () => {
-    const clock = new FakeClock();
+    const clock = new TestClock();
     // random 1: the top of each jitter range, so the delays are base * 2^(n-1) exactly.
     const { proxy, informer } = await throughProxy({
       clock,

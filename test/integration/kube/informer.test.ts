@@ -13,7 +13,8 @@ import {
 import { Informer } from '../../../src/kube/index.js';
 import { installCrds, type ControlPlane } from '../../../src/controlplane/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { eventually, HeldClock } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
+import { TestClock } from '../../support/test-clock.js';
 
 const cp: ControlPlane = await useControlPlane({ crds: false });
 const core = cp.kubeConfig.makeApiClient(CoreV1Api);
@@ -34,7 +35,7 @@ function track(inf: Informer<V1ConfigMap>): { log: string[]; errors: unknown[] }
   return { log, errors };
 }
 
-function configMaps(namespace: string, clock?: HeldClock): Informer<V1ConfigMap> {
+function configMaps(namespace: string, clock?: TestClock): Informer<V1ConfigMap> {
   const inf = new Informer<V1ConfigMap>({
     kubeConfig: cp.kubeConfig,
     resource: { group: '', version: 'v1', plural: 'configmaps', namespace },
@@ -210,7 +211,8 @@ describe('Informer against a real API server', () => {
         namespace: ns,
         body: { metadata: { name: n }, data: { v: '1' } },
       });
-    const clock = new HeldClock();
+    const clock = new TestClock();
+    clock.followRealTime();
     const inf = configMaps(ns, clock);
     const { log, errors } = track(inf);
     const transitions: boolean[] = [];
@@ -218,11 +220,11 @@ describe('Informer against a real API server', () => {
     await inf.start();
     log.length = 0;
 
-    clock.hold(); // the informer's restart backoff waits until we say so
+    clock.standStill(); // the informer's restart backoff waits until time moves again
     await cp.stopApiServer();
     try {
       await eventually(
-        () => errors.length > 0 && clock.heldTimers > 0,
+        () => errors.length > 0 && clock.pendingTimers > 0,
         30_000,
         'informer to notice the outage and back off',
       );
@@ -243,7 +245,7 @@ describe('Informer against a real API server', () => {
     assert.strictEqual(log.length, 0, 'nothing seen while disconnected');
     assert.isFalse(inf.inSync, 'the cache says it may be stale');
     assert.isTrue(inf.hasSynced);
-    clock.release();
+    clock.followRealTime();
 
     await eventually(
       () =>
@@ -279,22 +281,23 @@ describe('Informer against a real API server', () => {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
 
   /**
-   * Stops kube-apiserver once the informer (its backoff held on `clock`) noticed, moves etcd past
-   * `rvBefore` and compacts all history up to now, then starts it again: neither the apiserver's
-   * fresh watch cache nor etcd can replay from rvBefore, so the informer's next watch gets 410 Gone.
-   * Keys written are `/voe-test/<tag>-<i>`. The clock stays held: the test releases it.
+   * Stops kube-apiserver once the informer noticed (its backoff waits on `clock`, which now stands
+   * still), moves etcd past `rvBefore` and compacts all history up to now, then starts it again:
+   * neither the apiserver's fresh watch cache nor etcd can replay from rvBefore, so the informer's
+   * next watch gets 410 Gone. Keys written are `/voe-test/<tag>-<i>`. The clock stands still until
+   * the test lets it follow real time again.
    */
   async function restartCompactingPast(
     rvBefore: number,
-    clock: HeldClock,
+    clock: TestClock,
     errors: unknown[],
     tag: string,
   ): Promise<void> {
-    clock.hold();
+    clock.standStill();
     await cp.stopApiServer();
     try {
       await eventually(
-        () => errors.length > 0 && clock.heldTimers > 0,
+        () => errors.length > 0 && clock.pendingTimers > 0,
         30_000,
         'informer to back off',
       );
@@ -315,7 +318,8 @@ describe('Informer against a real API server', () => {
         namespace: ns,
         body: { metadata: { name: n }, data: { v: '1' } },
       });
-    const clock = new HeldClock();
+    const clock = new TestClock();
+    clock.followRealTime();
     const inf = configMaps(ns, clock);
     const { log, errors } = track(inf);
     const syncs: boolean[] = [];
@@ -331,7 +335,7 @@ describe('Informer against a real API server', () => {
       body: { metadata: { name: 'late' }, data: { v: '1' } },
     });
     const relistsBefore = inf.stats.relists;
-    clock.release();
+    clock.followRealTime();
 
     await eventually(() => inf.stats.relists > relistsBefore, 30_000, 'a relist');
     await eventually(
@@ -359,7 +363,8 @@ describe('Informer against a real API server', () => {
     await create('a', 'pa');
     await create('b', 'pb');
     await create('c', 'pc');
-    const clock = new HeldClock();
+    const clock = new TestClock();
+    clock.followRealTime();
     const inf = configMaps(ns, clock);
     inf.addIndex('byPvc', (o) => (o.metadata?.labels?.pvc ? [o.metadata.labels.pvc] : []));
     const { errors } = track(inf);
@@ -392,7 +397,7 @@ describe('Informer against a real API server', () => {
       });
     const live = await core.readNamespacedConfigMap({ namespace: ns, name: 'c' });
     const relists = inf.stats.relists;
-    clock.release();
+    clock.followRealTime();
 
     await eventually(() => inf.stats.relists > relists && inf.inSync, 30_000, 'relisted');
     assert.deepStrictEqual(index(), { pa: [], pb: [], pb2: ['b'], pc: ['c'], pd: ['d'] });

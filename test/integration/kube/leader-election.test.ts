@@ -5,7 +5,7 @@ import { LeaderElector, leaseLock } from '../../../src/kube/index.js';
 import type { LeaderElectorOptions } from '../../../src/kube/leader-elector.js';
 import type { LeaseLock, VersionedLease } from '../../../src/kube/lease-lock.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 
 const cp = await useControlPlane({ crds: false });
 const coordination = cp.kubeConfig.makeApiClient(CoordinationV1Api);

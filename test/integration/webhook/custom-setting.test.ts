@@ -8,7 +8,7 @@ import { assert } from 'chai';
 import { SCENARIO, stageExpansionScenario } from '../../../src/demo/expansion-scenario.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { harvesterSetting } from '../../../src/demo/staged-objects.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { serveAdmission } from '../../support/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';

@@ -11,7 +11,7 @@ import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { SCENARIO, stageExpansionScenario } from '../../../src/demo/expansion-scenario.js';
 import { StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { captureLogger } from '../../support/capture-logger.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { resizeThroughApi } from '../../support/resize-through-api.js';
 import { serveAdmission } from '../../support/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';

@@ -49,7 +49,7 @@ import {
   vm,
 } from '../../support/admission-objects.js';
 import { captureLogger } from '../../support/capture-logger.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { resizeThroughApi } from '../../support/resize-through-api.js';
 import { deleteCrd } from '../../support/test-crd.js';
 import { beforeControlPlaneStops, useControlPlane } from '../../support/use-control-plane.js';

@@ -28,9 +28,9 @@ import {
   resized,
 } from '../../support/admission-objects.js';
 import { captureLogger } from '../../support/capture-logger.js';
-import { FakeClock } from '../../support/fake-clock.js';
+import { TestClock } from '../../support/test-clock.js';
 import { startFaultProxy } from '../../support/fault-proxy.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { servingUrl, spawnServeDev } from '../../support/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
@@ -237,7 +237,7 @@ describe('admission caches that stop following the API server', () => {
 
   it("while the API server does not answer, each admission cache tries to list again at least every 5 s (not the informer's 30 s): a cache that does not follow it refuses every growth", async () => {
     const proxy = await startFaultProxy(cp.kubeConfig);
-    const clock = new FakeClock();
+    const clock = new TestClock();
     // random 1: the top of each jitter range, so each delay is 500 ms * 2^(n-1) up to the cap.
     const started = startAdmissionCaches({ kubeConfig: proxy.kubeConfig, clock, random: () => 1 });
     onCleanup(async () => {

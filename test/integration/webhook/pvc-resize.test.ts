@@ -18,7 +18,7 @@ import {
   vm,
   vmi,
 } from '../../../src/demo/staged-objects.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
 import { serveAdmission } from '../../support/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';

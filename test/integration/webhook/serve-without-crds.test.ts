@@ -17,7 +17,7 @@ import { createLogger } from '../../../src/log/index.js';
 import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
 import { serveWebhook } from '../../../src/webhook/serve-webhook.js';
 import { WebhookError } from '../../../src/webhook/webhook-error.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { servingUrl, spawnServeDev } from '../../support/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { httpsRequest } from '../../support/webhook-client.js';

@@ -25,7 +25,7 @@ import { confirmApiServerCalls } from '../../../src/webhook/registration/confirm
 import { applyValidatingWebhookConfiguration } from '../../../src/webhook/registration/webhook-registration.js';
 import { createWebhookMetrics } from '../../../src/webhook/webhook-metrics.js';
 import { captureLogger } from '../../support/capture-logger.js';
-import { eventually } from '../../support/held-clock.js';
+import { eventually } from '../../support/eventually.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

@@ -4,7 +4,7 @@ import { expectThrow } from '../../support/expect-error.js';
 import { EventRecorder, isKubeError, KubeErrorCode } from '../../../src/kube/index.js';
 import { EventSeriesCache, eventKey, type EventInput } from '../../../src/kube/event-series.js';
 import type { EventSink } from '../../../src/kube/event-sink.js';
-import { FakeClock } from '../../support/fake-clock.js';
+import { TestClock } from '../../support/test-clock.js';
 
 const ev = (over: Partial<EventInput> = {}): EventInput => ({
   regarding: {
@@ -116,7 +116,7 @@ function recordingSink(): EventSink & {
 
 it('recorder: record() returns at once; repeats become one create plus coalesced series patches', async () => {
   const sink = recordingSink();
-  const clock = new FakeClock();
+  const clock = new TestClock();
   const r = new EventRecorder({
     sink,
     reportingController: 'voe.harvesterhci.io/test',
@@ -156,7 +156,7 @@ it('recorder: cluster-scoped objects record into "default"; long notes are cut t
     sink,
     reportingController: 'c',
     reportingInstance: 'i',
-    clock: new FakeClock(),
+    clock: new TestClock(),
   });
   r.record(ev({ regarding: { kind: 'PersistentVolume', name: 'pv1' } }));
   await r.flush();

@@ -5,7 +5,7 @@ import { ApiException } from '@kubernetes/client-node';
 import { isKubeError, KubeErrorCode, LeaderElector } from '../../../src/kube/index.js';
 import type { LeaseRecord } from '../../../src/kube/lease-decision.js';
 import type { LeaseLock, VersionedLease } from '../../../src/kube/lease-lock.js';
-import { FakeClock } from '../../support/fake-clock.js';
+import { TestClock } from '../../support/test-clock.js';
 
 /** An in-memory Lease store with the API server's optimistic-concurrency answers (409 on stale resourceVersion). */
 function memoryLock(): LeaseLock & { lease: VersionedLease | undefined; down: boolean } {
@@ -55,7 +55,7 @@ const timing = {
 };
 
 it('follower takes over only after leaseDuration by its own clock once the leader stops renewing', async () => {
-  const clock = new FakeClock();
+  const clock = new TestClock();
   const lock = memoryLock();
   const a = new LeaderElector({
     lock,
@@ -97,7 +97,7 @@ it('follower takes over only after leaseDuration by its own clock once the leade
 });
 
 it('a leader that cannot renew steps down after renewDeadline, before the lease expires for others', async () => {
-  const clock = new FakeClock();
+  const clock = new TestClock();
   const lock = memoryLock();
   const events: string[] = [];
   const a = new LeaderElector({

@@ -3,7 +3,7 @@ import { assert } from 'chai';
 import { WorkQueue, runWorkers, ok, retryAfter } from '../../../src/kube/index.js';
 import { ItemExponentialRateLimiter } from '../../../src/kube/rate-limiter.js';
 import { retry } from '../../../src/kube/run-workers.js';
-import { FakeClock, settle } from '../../support/fake-clock.js';
+import { TestClock, settle } from '../../support/test-clock.js';
 
 it('rate limiter: per-item exponential 1s, 2s, 4s ... capped at 5 min; forget resets', () => {
   const rl = new ItemExponentialRateLimiter<string>();
@@ -28,7 +28,7 @@ it('rate limiter bounds are configurable', () => {
 });
 
 it('a key is queued once while waiting (dedup) and FIFO otherwise', async () => {
-  const q = new WorkQueue<string>({ clock: new FakeClock() });
+  const q = new WorkQueue<string>({ clock: new TestClock() });
   q.add('a');
   q.add('b');
   q.add('a');
@@ -39,7 +39,7 @@ it('a key is queued once while waiting (dedup) and FIFO otherwise', async () => 
 });
 
 it('one worker per key: a key re-added while processing is handed out again only after done', async () => {
-  const q = new WorkQueue<string>({ clock: new FakeClock() });
+  const q = new WorkQueue<string>({ clock: new TestClock() });
   q.add('a');
   const first = await q.get();
   assert.strictEqual(first, 'a');
@@ -60,7 +60,7 @@ it('one worker per key: a key re-added while processing is handed out again only
 });
 
 it('addAfter waits for the clock; the earliest pending delay wins', async () => {
-  const clock = new FakeClock();
+  const clock = new TestClock();
   const q = new WorkQueue<string>({ clock });
   q.addAfter('a', 5000);
   q.addAfter('a', 1000);
@@ -74,7 +74,7 @@ it('addAfter waits for the clock; the earliest pending delay wins', async () => 
 });
 
 it('addRateLimited backs off per key and forget resets the backoff', async () => {
-  const clock = new FakeClock();
+  const clock = new TestClock();
   const q = new WorkQueue<string>({ clock });
   assert.strictEqual(q.addRateLimited('k'), 1000);
   await clock.advance(1000);
@@ -90,7 +90,7 @@ it('addRateLimited backs off per key and forget resets the backoff', async () =>
 });
 
 it('shutDown drains queued keys, drops delayed ones, leaves no timer, and get() then returns undefined', async () => {
-  const clock = new FakeClock();
+  const clock = new TestClock();
   const q = new WorkQueue<string>({ clock });
   q.add('a');
   q.add('b');
@@ -114,7 +114,7 @@ it('shutDown drains queued keys, drops delayed ones, leaves no timer, and get() 
 });
 
 it('shutDown waits for an item in progress', async () => {
-  const q = new WorkQueue<string>({ clock: new FakeClock() });
+  const q = new WorkQueue<string>({ clock: new TestClock() });
   q.add('a');
   const key = await q.get();
   let drained = false;
@@ -129,7 +129,7 @@ it('shutDown waits for an item in progress', async () => {
 });
 
 it('shutDown({drain:false}) drops queued keys', async () => {
-  const q = new WorkQueue<string>({ clock: new FakeClock() });
+  const q = new WorkQueue<string>({ clock: new TestClock() });
   q.add('a');
   q.add('b');
   await q.shutDown({ drain: false });
@@ -138,7 +138,7 @@ it('shutDown({drain:false}) drops queued keys', async () => {
 });
 
 it('runWorkers: retry backs off, throw backs off, retryAfter uses the given delay, ok forgets', async () => {
-  const clock = new FakeClock();
+  const clock = new TestClock();
   const q = new WorkQueue<string>({ clock });
   const calls: Array<[string, number]> = [];
   const plan: Record<string, Array<'retry' | 'throw' | 'ok' | 'after'>> = {
@@ -172,7 +172,7 @@ it('runWorkers: retry backs off, throw backs off, retryAfter uses the given dela
 });
 
 it('runWorkers never runs one key on two workers at once', async () => {
-  const q = new WorkQueue<string>({ clock: new FakeClock() });
+  const q = new WorkQueue<string>({ clock: new TestClock() });
   const active = new Set<string>();
   let overlap = false;
   let runs = 0;

@@ -22,7 +22,7 @@ import {
 } from '../../../../src/webhook/registration/webhook-registration.js';
 import { captureLogger } from '../../../support/capture-logger.js';
 import { startFaultProxy } from '../../../support/fault-proxy.js';
-import { eventually } from '../../../support/held-clock.js';
+import { eventually } from '../../../support/eventually.js';
 import {
   servingUrl,
   spawnServeDev,

@@ -12,7 +12,7 @@ import {
 } from '../../../../src/tls/index.js';
 import { startDevCertificateRenewal } from '../../../../src/webhook/certificates/renew-dev-certificate.js';
 import { captureLogger } from '../../../support/capture-logger.js';
-import { eventually } from '../../../support/held-clock.js';
+import { eventually } from '../../../support/eventually.js';
 
 const HOSTS = ['127.0.0.1', 'localhost', '::1'];
 
