@@ -155,99 +155,9 @@ function report(options: EnablementOptions, steps: Step[], action: string): Enab
  * marked with storage.voe.dev/created-by. Idempotent. Each change is an Event and a log line.
  */
 export async function enableExpansion(options: EnablementOptions): Promise<EnablementStep[]> {
-  const steps: Step[] = [];
-  const kubeVirt = await readKubeVirt(options);
-  const where = `kubevirt ${options.kubeVirtNamespace}/${options.kubeVirtName}`;
-  const plan = planGate(kubeVirt);
-  switch (plan.action) {
-    case 'ga':
-      steps.push({
-        object: where,
-        changed: false,
-        message: `KubeVirt ${plan.version} has ExpandDisks GA (always on): nothing to add.`,
-      });
-      break;
-    case 'disabled-by-user':
-      steps.push({
-        object: where,
-        changed: false,
-        message:
-          "ExpandDisks is listed in disabledFeatureGates: voe enable changes nothing (that is the administrator's choice). Remove it from spec.configuration.developerConfiguration.disabledFeatureGates to let KubeVirt grow disks online, then run voe enable again.",
-        event: {
-          reason: EventReason.ExpandDisksDisabledByUser,
-          type: 'Warning',
-          regarding: kubeVirtRef(kubeVirt),
-        },
-      });
-      break;
-    case 'listed':
-      steps.push({
-        object: where,
-        changed: false,
-        message: 'ExpandDisks is already in featureGates (not added by voe): left as it is.',
-      });
-      break;
-    case 'already-added':
-      steps.push({
-        object: where,
-        changed: false,
-        message: 'ExpandDisks is already in featureGates, added by voe enable.',
-      });
-      break;
-    case 'add': {
-      const updated = await updateKubeVirt(options, (current) =>
-        planGate(current).action === 'add' ? withGateAdded(current) : undefined,
-      );
-      steps.push({
-        object: where,
-        changed: true,
-        message:
-          'Added ExpandDisks to spec.configuration.developerConfiguration.featureGates (recorded in the annotation storage.voe.dev/added-feature-gates; voe disable removes it).',
-        event: {
-          reason: EventReason.ExpandDisksEnabled,
-          type: 'Normal',
-          regarding: kubeVirtRef(updated),
-        },
-      });
-      break;
-    }
-  }
-  const settingObject = `setting ${options.settingName}`;
-  const setting = await readSetting(options);
-  if (planSetting(setting).action === 'exists') {
-    steps.push({
-      object: settingObject,
-      changed: false,
-      message: 'The Setting exists: left as it is.',
-    });
-  } else {
-    try {
-      const created = await requestJson<HarvesterSetting>(options.kubeConfig, {
-        method: 'POST',
-        path: resourcePath(SETTINGS),
-        body: defaultExpandSetting(options.settingName),
-      });
-      steps.push({
-        object: settingObject,
-        changed: true,
-        message: `Created the Setting with Harvester's default ${created.default ?? ''} (marked storage.voe.dev/created-by; voe disable deletes it unless a value was set since).`,
-        event: {
-          reason: EventReason.ExpandSettingCreated,
-          type: 'Normal',
-          regarding: settingRef(created),
-        },
-      });
-    } catch (error) {
-      if (!isNotFound(error)) throw apiFailed(`creating the Setting ${options.settingName}`, error);
-      steps.push({
-        object: settingObject,
-        changed: false,
-        message:
-          'The cluster does not serve settings.harvesterhci.io (not a Harvester cluster): no Setting to create.',
-      });
-    }
-  }
-  return report(options, steps, EventAction.Enable);
+  const gate = await enableGate(options);
+  const setting = await ensureSetting(options);
+  return report(options, [gate, setting], EventAction.Enable);
 }
 
 /**
@@ -257,94 +167,193 @@ export async function enableExpansion(options: EnablementOptions): Promise<Enabl
  * is. Idempotent. Each change is an Event and a log line.
  */
 export async function disableExpansion(options: EnablementOptions): Promise<EnablementStep[]> {
-  const steps: Step[] = [];
+  const gate = await disableGate(options);
+  const setting = await removeSetting(options);
+  return report(options, [gate, setting], EventAction.Disable);
+}
+
+/** What enable does to the gate, by planGate: nothing (GA, listed, disabled by the administrator) or add it. */
+async function enableGate(options: EnablementOptions): Promise<Step> {
   const kubeVirt = await readKubeVirt(options);
-  const where = `kubevirt ${options.kubeVirtNamespace}/${options.kubeVirtName}`;
-  if (planGateRemoval(kubeVirt).action === 'not-ours') {
-    steps.push({
-      object: where,
+  const object = `kubevirt ${options.kubeVirtNamespace}/${options.kubeVirtName}`;
+  const plan = planGate(kubeVirt);
+  switch (plan.action) {
+    case 'ga':
+      return {
+        object,
+        changed: false,
+        message: `KubeVirt ${plan.version} has ExpandDisks GA (always on): nothing to add.`,
+      };
+    case 'disabled-by-user':
+      return {
+        object,
+        changed: false,
+        message:
+          "ExpandDisks is listed in disabledFeatureGates: voe enable changes nothing (that is the administrator's choice). Remove it from spec.configuration.developerConfiguration.disabledFeatureGates to let KubeVirt grow disks online, then run voe enable again.",
+        event: {
+          reason: EventReason.ExpandDisksDisabledByUser,
+          type: 'Warning',
+          regarding: kubeVirtRef(kubeVirt),
+        },
+      };
+    case 'listed':
+      return {
+        object,
+        changed: false,
+        message: 'ExpandDisks is already in featureGates (not added by voe): left as it is.',
+      };
+    case 'already-added':
+      return {
+        object,
+        changed: false,
+        message: 'ExpandDisks is already in featureGates, added by voe enable.',
+      };
+    case 'add': {
+      const updated = await updateKubeVirt(options, (current) =>
+        planGate(current).action === 'add' ? withGateAdded(current) : undefined,
+      );
+      return {
+        object,
+        changed: true,
+        message:
+          'Added ExpandDisks to spec.configuration.developerConfiguration.featureGates (recorded in the annotation storage.voe.dev/added-feature-gates; voe disable removes it).',
+        event: {
+          reason: EventReason.ExpandDisksEnabled,
+          type: 'Normal',
+          regarding: kubeVirtRef(updated),
+        },
+      };
+    }
+  }
+}
+
+/** Creates the Setting with Harvester's default unless it exists (or the cluster serves no Settings). */
+async function ensureSetting(options: EnablementOptions): Promise<Step> {
+  const object = `setting ${options.settingName}`;
+  const setting = await readSetting(options);
+  if (planSetting(setting).action === 'exists')
+    return { object, changed: false, message: 'The Setting exists: left as it is.' };
+  try {
+    const created = await requestJson<HarvesterSetting>(options.kubeConfig, {
+      method: 'POST',
+      path: resourcePath(SETTINGS),
+      body: defaultExpandSetting(options.settingName),
+    });
+    return {
+      object,
+      changed: true,
+      message: `Created the Setting with Harvester's default ${created.default ?? ''} (marked storage.voe.dev/created-by; voe disable deletes it unless a value was set since).`,
+      event: {
+        reason: EventReason.ExpandSettingCreated,
+        type: 'Normal',
+        regarding: settingRef(created),
+      },
+    };
+  } catch (error) {
+    if (!isNotFound(error)) throw apiFailed(`creating the Setting ${options.settingName}`, error);
+    return {
+      object,
+      changed: false,
+      message:
+        'The cluster does not serve settings.harvesterhci.io (not a Harvester cluster): no Setting to create.',
+    };
+  }
+}
+
+/** Removes ExpandDisks from featureGates only when voe enable recorded adding it. */
+async function disableGate(options: EnablementOptions): Promise<Step> {
+  const kubeVirt = await readKubeVirt(options);
+  const object = `kubevirt ${options.kubeVirtNamespace}/${options.kubeVirtName}`;
+  if (planGateRemoval(kubeVirt).action === 'not-ours')
+    return {
+      object,
       changed: false,
       message: 'voe enable did not add ExpandDisks here: featureGates left as they are.',
-    });
-  } else {
-    const updated = await updateKubeVirt(options, (current) =>
-      planGateRemoval(current).action === 'remove' ? withGateRemoved(current) : undefined,
-    );
-    steps.push({
-      object: where,
-      changed: true,
-      message:
-        'Removed ExpandDisks, which voe enable had added, from featureGates (and its record in the annotation storage.voe.dev/added-feature-gates).',
-      event: {
-        reason: EventReason.ExpandDisksRemoved,
-        type: 'Normal',
-        regarding: kubeVirtRef(updated),
-      },
-    });
-  }
-  const settingObject = `setting ${options.settingName}`;
+    };
+  const updated = await updateKubeVirt(options, (current) =>
+    planGateRemoval(current).action === 'remove' ? withGateRemoved(current) : undefined,
+  );
+  return {
+    object,
+    changed: true,
+    message:
+      'Removed ExpandDisks, which voe enable had added, from featureGates (and its record in the annotation storage.voe.dev/added-feature-gates).',
+    event: {
+      reason: EventReason.ExpandDisksRemoved,
+      type: 'Normal',
+      regarding: kubeVirtRef(updated),
+    },
+  };
+}
+
+/** Deletes the Setting voe created, or only its mark once a value was set; leaves any other alone. */
+async function removeSetting(options: EnablementOptions): Promise<Step> {
+  const object = `setting ${options.settingName}`;
   const setting = await readSetting(options);
   const plan = planSettingRemoval(setting);
-  const settingPath = resourcePath({ ...SETTINGS, name: options.settingName });
   try {
-    if (plan.action === 'absent') {
-      steps.push({
-        object: settingObject,
-        changed: false,
-        message: 'There is no Setting: nothing to remove.',
-      });
-    } else if (plan.action === 'not-ours') {
-      steps.push({
-        object: settingObject,
+    if (plan.action === 'absent')
+      return { object, changed: false, message: 'There is no Setting: nothing to remove.' };
+    if (plan.action === 'not-ours')
+      return {
+        object,
         changed: false,
         message: 'voe enable did not create the Setting: left as it is.',
-      });
-    } else if (plan.action === 'delete') {
-      await requestJson(options.kubeConfig, {
-        method: 'DELETE',
-        path: settingPath,
-        // Only the version read: a value set meanwhile makes this a 409, and nothing is deleted.
-        body: { preconditions: { resourceVersion: setting!.metadata?.resourceVersion } },
-      });
-      steps.push({
-        object: settingObject,
-        changed: true,
-        message: 'Deleted the Setting voe enable had created (no value was set since).',
-        event: {
-          reason: EventReason.ExpandSettingDeleted,
-          type: 'Normal',
-          regarding: settingRef(setting!),
-        },
-      });
-    } else {
-      const annotations = {
-        ...(setting!.metadata as { annotations?: Record<string, string> }).annotations,
       };
-      delete annotations[CREATED_BY_ANNOTATION];
-      await requestJson(options.kubeConfig, {
-        method: 'PUT',
-        path: settingPath,
-        body: { ...setting, metadata: { ...setting!.metadata, annotations } },
-      });
-      steps.push({
-        object: settingObject,
-        changed: true,
-        message: `Kept the Setting voe enable had created: its value was set since (${setting!.value}); only voe's mark was removed.`,
-        event: {
-          reason: EventReason.ExpandSettingKept,
-          type: 'Normal',
-          regarding: settingRef(setting!),
-        },
-      });
-    }
+    if (plan.action === 'delete') return await deleteOwnSetting(options, object, setting!);
+    return await unmarkSetting(options, object, setting!);
   } catch (error) {
-    if (isNotFound(error)) {
-      steps.push({
-        object: settingObject,
-        changed: false,
-        message: 'The Setting is gone already.',
-      });
-    } else throw apiFailed(`removing the Setting ${options.settingName}`, error);
+    if (isNotFound(error))
+      return { object, changed: false, message: 'The Setting is gone already.' };
+    throw apiFailed(`removing the Setting ${options.settingName}`, error);
   }
-  return report(options, steps, EventAction.Disable);
+}
+
+async function deleteOwnSetting(
+  options: EnablementOptions,
+  object: string,
+  setting: HarvesterSetting,
+): Promise<Step> {
+  await requestJson(options.kubeConfig, {
+    method: 'DELETE',
+    path: resourcePath({ ...SETTINGS, name: options.settingName }),
+    // Only the version read: a value set meanwhile makes this a 409, and nothing is deleted.
+    body: { preconditions: { resourceVersion: setting.metadata?.resourceVersion } },
+  });
+  return {
+    object,
+    changed: true,
+    message: 'Deleted the Setting voe enable had created (no value was set since).',
+    event: {
+      reason: EventReason.ExpandSettingDeleted,
+      type: 'Normal',
+      regarding: settingRef(setting),
+    },
+  };
+}
+
+async function unmarkSetting(
+  options: EnablementOptions,
+  object: string,
+  setting: HarvesterSetting,
+): Promise<Step> {
+  const annotations = {
+    ...(setting.metadata as { annotations?: Record<string, string> }).annotations,
+  };
+  delete annotations[CREATED_BY_ANNOTATION];
+  await requestJson(options.kubeConfig, {
+    method: 'PUT',
+    path: resourcePath({ ...SETTINGS, name: options.settingName }),
+    body: { ...setting, metadata: { ...setting.metadata, annotations } },
+  });
+  return {
+    object,
+    changed: true,
+    message: `Kept the Setting voe enable had created: its value was set since (${setting.value}); only voe's mark was removed.`,
+    event: {
+      reason: EventReason.ExpandSettingKept,
+      type: 'Normal',
+      regarding: settingRef(setting),
+    },
+  };
 }

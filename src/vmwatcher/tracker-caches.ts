@@ -70,6 +70,116 @@ const keep = <T>(fn: (object: T) => T) => fn as unknown as (object: Obj<T>) => O
 const uidKey = (namespace: string | undefined, uid: string | undefined): string[] =>
   uid ? [keyOf(namespace, uid)] : [];
 
+interface InformerSpec<T> {
+  group: string;
+  version: string;
+  plural: string;
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  transform: (object: T) => T;
+  indexers?: Record<string, IndexFunc<T>>;
+  notServedAsEmpty?: boolean;
+}
+
+/** The name an informer goes by in logs and /readyz: plural.group. */
+const informerName = (spec: { group: string; plural: string }): string =>
+  `${spec.plural}${spec.group ? `.${spec.group}` : ''}`;
+
+/** One informer of the tracker, with its indexes, not started. */
+function trackerInformer<T extends KubernetesObject>(
+  options: StartTrackerCachesOptions,
+  spec: InformerSpec<T>,
+): Informer<T> {
+  const informer = new Informer<T>({
+    kubeConfig: options.kubeConfig,
+    resource: {
+      group: spec.group,
+      version: spec.version,
+      plural: spec.plural,
+      ...(spec.namespace ? { namespace: spec.namespace } : {}),
+    },
+    ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
+    ...(spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {}),
+    transform: spec.transform as unknown as (object: KubernetesObject) => KubernetesObject,
+    backoffMaxMs: options.backoffMaxMs ?? 5_000,
+    ...(spec.notServedAsEmpty ? { notServedAsEmpty: true } : {}),
+    ...(options.logger ? { logger: options.logger.child({ informer: informerName(spec) }) } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  for (const [index, fn] of Object.entries(spec.indexers ?? {})) informer.addIndex(index, fn);
+  return informer;
+}
+
+const KUBEVIRT = { group: 'kubevirt.io', version: 'v1' };
+const CORE = { group: '', version: 'v1' };
+
+/** What each cache lists and watches, keeps and indexes. */
+function trackerInformerSpecs(options: StartTrackerCachesOptions) {
+  return {
+    pvcs: {
+      ...CORE,
+      plural: 'persistentvolumeclaims',
+      transform: keep(leanPvc),
+    } satisfies InformerSpec<Obj<TrackedPvc>>,
+    pvs: {
+      ...CORE,
+      plural: 'persistentvolumes',
+      transform: keep(leanPv),
+    } satisfies InformerSpec<Obj<PersistentVolume>>,
+    vms: {
+      ...KUBEVIRT,
+      plural: 'virtualmachines',
+      transform: keep(leanVm),
+      indexers: { [VMS_BY_PVC]: (vm: Obj<VirtualMachine>) => pvcKeysOfVm(vm) },
+      notServedAsEmpty: true,
+    } satisfies InformerSpec<Obj<VirtualMachine>>,
+    vmis: {
+      ...KUBEVIRT,
+      plural: 'virtualmachineinstances',
+      transform: keep(leanTrackedVmi),
+      indexers: {
+        [VMIS_BY_PVC]: (vmi: Obj<TrackedVmi>) => pvcKeysOfVmi(vmi),
+        [VMIS_BY_UID]: (vmi: Obj<TrackedVmi>) => uidKey(vmi.metadata?.namespace, vmi.metadata?.uid),
+      },
+      notServedAsEmpty: true,
+    } satisfies InformerSpec<Obj<TrackedVmi>>,
+    pods: {
+      ...CORE,
+      plural: 'pods',
+      labelSelector: KUBEVIRT_PODS_SELECTOR,
+      transform: keep(leanPod),
+      indexers: {
+        [PODS_BY_CREATOR]: (pod: Obj<Pod>) =>
+          uidKey(pod.metadata?.namespace, pod.metadata?.labels?.[CREATED_BY_LABEL]),
+        [PODS_BY_OWNER]: (pod: Obj<Pod>) =>
+          (pod.metadata?.ownerReferences ?? []).flatMap((owner) =>
+            uidKey(pod.metadata?.namespace, owner.uid),
+          ),
+        [PODS_BY_UID]: (pod: Obj<Pod>) => (pod.metadata?.uid ? [pod.metadata.uid] : []),
+      },
+    } satisfies InformerSpec<Obj<Pod>>,
+    kubeVirts: {
+      ...KUBEVIRT,
+      plural: 'kubevirts',
+      namespace: options.kubeVirtNamespace,
+      fieldSelector: `metadata.name=${options.kubeVirtName}`,
+      transform: withoutManagedFields<Obj<KubeVirt>>,
+      notServedAsEmpty: true,
+    } satisfies InformerSpec<Obj<KubeVirt>>,
+    expansions: {
+      ...VOLUME_EXPANSIONS,
+      transform: withoutManagedFields<Obj<VolumeExpansion>>,
+      indexers: {
+        [EXPANSIONS_BY_PVC]: (expansion: Obj<VolumeExpansion>) =>
+          expansion.spec?.pvcName
+            ? [keyOf(expansion.metadata?.namespace, expansion.spec.pvcName)]
+            : [],
+      },
+    } satisfies InformerSpec<Obj<VolumeExpansion>>,
+  };
+}
+
 /**
  * Starts the tracker's informers: PVCs, PVs, VMs (indexed by PVC), VMIs (by PVC and uid),
  * virt-launcher and hotplug pods (label kubevirt.io; by creator, owner and uid), the KubeVirt CR
@@ -78,92 +188,23 @@ const uidKey = (namespace: string | undefined, uid: string | undefined): string[
  * the VolumeExpansion CRD must be installed.
  */
 export function startTrackerCaches(options: StartTrackerCachesOptions): StartedTrackerCaches {
-  const names = new Map<Informer<KubernetesObject>, string>();
-  const make = <T extends KubernetesObject>(
-    group: string,
-    version: string,
-    plural: string,
-    extra: {
-      namespace?: string;
-      labelSelector?: string;
-      fieldSelector?: string;
-      transform: (object: T) => T;
-      indexers?: Record<string, IndexFunc<T>>;
-      notServedAsEmpty?: boolean;
-    },
-  ): Informer<T> => {
-    const name = `${plural}${group ? `.${group}` : ''}`;
-    const informer = new Informer<T>({
-      kubeConfig: options.kubeConfig,
-      resource: {
-        group,
-        version,
-        plural,
-        ...(extra.namespace ? { namespace: extra.namespace } : {}),
-      },
-      ...(extra.labelSelector ? { labelSelector: extra.labelSelector } : {}),
-      ...(extra.fieldSelector ? { fieldSelector: extra.fieldSelector } : {}),
-      transform: extra.transform as unknown as (object: KubernetesObject) => KubernetesObject,
-      backoffMaxMs: options.backoffMaxMs ?? 5_000,
-      ...(extra.notServedAsEmpty ? { notServedAsEmpty: true } : {}),
-      ...(options.logger ? { logger: options.logger.child({ informer: name }) } : {}),
-      ...(options.clock ? { clock: options.clock } : {}),
-    });
-    for (const [index, fn] of Object.entries(extra.indexers ?? {})) informer.addIndex(index, fn);
-    names.set(informer as unknown as Informer<KubernetesObject>, name);
-    return informer;
-  };
+  const specs = trackerInformerSpecs(options);
   const caches: TrackerCaches = {
-    pvcs: make<Obj<TrackedPvc>>('', 'v1', 'persistentvolumeclaims', { transform: keep(leanPvc) }),
-    pvs: make<Obj<PersistentVolume>>('', 'v1', 'persistentvolumes', { transform: keep(leanPv) }),
-    vms: make<Obj<VirtualMachine>>('kubevirt.io', 'v1', 'virtualmachines', {
-      transform: keep(leanVm),
-      indexers: { [VMS_BY_PVC]: (vm) => pvcKeysOfVm(vm) },
-      notServedAsEmpty: true,
-    }),
-    vmis: make<Obj<TrackedVmi>>('kubevirt.io', 'v1', 'virtualmachineinstances', {
-      transform: keep(leanTrackedVmi),
-      indexers: {
-        [VMIS_BY_PVC]: (vmi) => pvcKeysOfVmi(vmi),
-        [VMIS_BY_UID]: (vmi) => uidKey(vmi.metadata?.namespace, vmi.metadata?.uid),
-      },
-      notServedAsEmpty: true,
-    }),
-    pods: make<Obj<Pod>>('', 'v1', 'pods', {
-      labelSelector: KUBEVIRT_PODS_SELECTOR,
-      transform: keep(leanPod),
-      indexers: {
-        [PODS_BY_CREATOR]: (pod) =>
-          uidKey(pod.metadata?.namespace, pod.metadata?.labels?.[CREATED_BY_LABEL]),
-        [PODS_BY_OWNER]: (pod) =>
-          (pod.metadata?.ownerReferences ?? []).flatMap((owner) =>
-            uidKey(pod.metadata?.namespace, owner.uid),
-          ),
-        [PODS_BY_UID]: (pod) => (pod.metadata?.uid ? [pod.metadata.uid] : []),
-      },
-    }),
-    kubeVirts: make<Obj<KubeVirt>>('kubevirt.io', 'v1', 'kubevirts', {
-      namespace: options.kubeVirtNamespace,
-      fieldSelector: `metadata.name=${options.kubeVirtName}`,
-      transform: withoutManagedFields,
-      notServedAsEmpty: true,
-    }),
-    expansions: make<Obj<VolumeExpansion>>(
-      VOLUME_EXPANSIONS.group,
-      VOLUME_EXPANSIONS.version,
-      VOLUME_EXPANSIONS.plural,
-      {
-        transform: withoutManagedFields,
-        indexers: {
-          [EXPANSIONS_BY_PVC]: (expansion) =>
-            expansion.spec?.pvcName
-              ? [keyOf(expansion.metadata?.namespace, expansion.spec.pvcName)]
-              : [],
-        },
-      },
-    ),
+    pvcs: trackerInformer(options, specs.pvcs),
+    pvs: trackerInformer(options, specs.pvs),
+    vms: trackerInformer(options, specs.vms),
+    vmis: trackerInformer(options, specs.vmis),
+    pods: trackerInformer(options, specs.pods),
+    kubeVirts: trackerInformer(options, specs.kubeVirts),
+    expansions: trackerInformer(options, specs.expansions),
   };
-  const all = Object.values(caches) as Array<Informer<KubernetesObject>>;
+  const names = new Map<Informer<KubernetesObject>, string>(
+    Object.entries(caches).map(([key, informer]) => [
+      informer as Informer<KubernetesObject>,
+      informerName(specs[key as keyof TrackerCaches]),
+    ]),
+  );
+  const all = [...names.keys()];
   for (const informer of all) void informer.start().catch(() => undefined);
   const synced = Promise.all(all.map((informer) => informer.synced)).then(() => undefined);
   // Rejected only when stopped before the first list: those who wait say so themselves.
