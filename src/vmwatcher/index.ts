@@ -57,7 +57,7 @@ export {
   parseOverhead,
   DEFAULT_FILESYSTEM_OVERHEAD,
 } from './expected-guest-bytes.js';
-export type { GuestProbe, ProbeReading, ProbeTarget } from './guest-probe.js';
+export type { GuestEvidence, GuestProbe, ProbeReading, ProbeTarget } from './guest-probe.js';
 export { formatDuration, parseDuration } from './format-duration.js';
 export { deriveStage, type Stage, type StageInput } from './derive-stage.js';
 export { nextStatus, rfc3339 } from './next-status.js';
@@ -128,3 +128,4 @@ export {
 export { formatAge, formatStatusTable, statusRow, type StatusRow } from './format-status.js';
 export { listExpansions } from './list-expansions.js';
 export { ExpansionActors } from './expansion-actors.js';
+export * from './probe/index.js';

@@ -9,7 +9,7 @@ import { CsiErrorCode } from '../../../src/guest-csi-bridge/index.js';
 import { KubeErrorCode } from '../../../src/kube/index.js';
 import { SettingInvalidCode } from '../../../src/settings/index.js';
 import { TlsErrorCode } from '../../../src/tls/index.js';
-import { TrackerErrorCode } from '../../../src/vmwatcher/index.js';
+import { GuestProbeErrorCode, TrackerErrorCode } from '../../../src/vmwatcher/index.js';
 import { CheckErrorCode, WebhookErrorCode } from '../../../src/webhook/index.js';
 
 /** Every const object of codes, by the prefix its codes share. */
@@ -25,6 +25,7 @@ const CODE_OBJECTS: Record<string, Record<string, string>> = {
   DEMO_: DemoErrorCode,
   CSI_: CsiErrorCode,
   TRACKER_: TrackerErrorCode,
+  PROBE_: GuestProbeErrorCode,
 };
 
 /** The codes docs/errors.md lists: the first cell of each table row, in backquotes. */
