@@ -64,6 +64,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# libvirtd runs QEMU as libvirt-qemu:libvirt-qemu (Debian's build), which libvirt-daemon-system
+# would create; the lab installs libvirt without it.
+for group in kvm libvirt libvirt-qemu; do
+  getent group "$group" >/dev/null || "${SUDO[@]}" groupadd --system "$group"
+done
+getent passwd libvirt-qemu >/dev/null ||
+  "${SUDO[@]}" useradd --system --gid libvirt-qemu --groups kvm --home-dir /var/lib/libvirt \
+    --no-create-home --shell /usr/sbin/nologin libvirt-qemu
+
 # The guest: the kernel linux-image-amd64 points to, busybox-static and qemu-guest-agent, each
 # unpacked once per version.
 cache="${VOE_CACHE_DIR:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache/voe}"
