@@ -72,6 +72,13 @@ done
 getent passwd libvirt-qemu >/dev/null ||
   "${SUDO[@]}" useradd --system --gid libvirt-qemu --groups kvm --home-dir /var/lib/libvirt \
     --no-create-home --shell /usr/sbin/nologin libvirt-qemu
+# /dev/kvm as Debian's udev rules leave it (root:kvm 0660). Where it is root's alone, libvirtd
+# probes QEMU as root with KVM, then finds KVM unusable for libvirt-qemu, drops its capabilities
+# cache and probes again, forever: every domain start hangs. (The lab's domains run under TCG.)
+if [ -c /dev/kvm ] && [ "$(stat -c %G /dev/kvm)" != kvm ]; then
+  "${SUDO[@]}" chgrp kvm /dev/kvm
+  "${SUDO[@]}" chmod 0660 /dev/kvm
+fi
 
 # The guest: the kernel linux-image-amd64 points to, busybox-static and qemu-guest-agent, each
 # unpacked once per version.

@@ -43,3 +43,13 @@ export {
   type SurveyMissingClaim,
   type SurveyEntry,
 } from './survey-rows.js';
+export {
+  stageLabMirror,
+  LAB_PROVISIONER,
+  LAB_STORAGE_CLASS,
+  type LabMirrorOptions,
+  type MirroredDisk,
+} from './vm-lab-mirror.js';
+export { runVmDemo, VM_DEMO, type RunVmDemoOptions, type VmDemoReport } from './run-vm-demo.js';
+export { playsFor, type Play, type PlayTarget } from './expansion-plays.js';
+export { followPlays, type AdmittedResize, type FollowOptions } from './follow-expansions.js';

@@ -540,55 +540,93 @@ function expandDisksOffVerdict(d: Derivation, view: VmiView): Verdict | undefine
 function guestPart(d: Derivation, s: ClaimSizes, view: VmiView, expected: bigint): Verdict {
   const { probe } = d.input;
   const disk = `${view.status?.target ?? view.spec?.name ?? d.claimName}`;
-  if (probe === null) {
-    return {
-      phase: Phase.HypervisorResizing,
-      waitingFor: WaitingFor.VirtHandler,
-      reason: StageReason.NoGuestProbe,
-      message:
-        `The VMI ${view.vmiName} has the new size ${view.capacity.text}: virt-handler and virt-launcher grow disk ${disk} in the hypervisor next, and the guest should then see ${expected} bytes. ` +
-        "No guest probe is configured, so voe cannot see the hypervisor's or the guest's size (KubeVirt records neither): check in the guest (lsblk), and grow its partition and filesystem there.",
-      progressPhase: Phase.HypervisorResizing,
-    };
-  }
+  if (probe === null) return noProbeVerdict(view, disk, expected);
   recordProbe(d, probe);
-  const failure = probe.failure ? ` (the probe: ${probe.failure})` : '';
-  if (probe.hypervisorBytes === undefined || probe.hypervisorBytes < expected) {
-    return {
-      phase: Phase.HypervisorResizing,
-      waitingFor: WaitingFor.VirtHandler,
-      reason: StageReason.WaitingForHypervisor,
-      message: `The VMI ${view.vmiName} has the new size ${view.capacity.text}; the hypervisor's disk ${disk} has ${text(probe.hypervisorBytes)} bytes, below the ${expected} expected (virt-handler and virt-launcher grow it)${failure}.`,
-      progressPhase: Phase.HypervisorResizing,
-    };
-  }
-  if (probe.guestUnverifiable !== undefined) {
-    return {
-      phase: Phase.Stuck,
-      waitingFor: WaitingFor.User,
-      reason: StageReason.GuestUnverifiable,
-      message:
-        `The hypervisor's disk ${disk} has grown to ${probe.hypervisorBytes} bytes (${expected} expected), but voe cannot ask the guest of ${view.vmName ?? view.vmiName}: ${probe.guestUnverifiable}. ` +
-        'Install and start qemu-guest-agent in the guest (the VMI then shows the condition AgentConnected), or check there with lsblk.',
-      progressPhase: Phase.GuestVerifying,
-    };
-  }
+  if (probe.hypervisorBytes === undefined || probe.hypervisorBytes < expected)
+    return hypervisorVerdict(view, disk, expected, probe);
+  if (probe.guestUnverifiable !== undefined)
+    return unverifiableVerdict(view, disk, expected, probe);
+  return guestVerdict(d, s, view, disk, expected, probe);
+}
+
+function probeFailure(probe: ProbeReading): string {
+  return probe.failure ? ` (the probe: ${probe.failure})` : '';
+}
+
+/** No guest probe: nothing past the VMI can be seen; the expansion waits here (not NoProgress). */
+function noProbeVerdict(view: VmiView, disk: string, expected: bigint): Verdict {
+  return {
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.NoGuestProbe,
+    message:
+      `The VMI ${view.vmiName} has the new size ${view.capacity.text}: virt-handler and virt-launcher grow disk ${disk} in the hypervisor next, and the guest should then see ${expected} bytes. ` +
+      "No guest probe is configured, so voe cannot see the hypervisor's or the guest's size (KubeVirt records neither): check in the guest (lsblk), and grow its partition and filesystem there.",
+    progressPhase: Phase.HypervisorResizing,
+  };
+}
+
+/** The hypervisor's disk below the expected size (or unknown): virt-handler and virt-launcher grow it. */
+function hypervisorVerdict(
+  view: VmiView,
+  disk: string,
+  expected: bigint,
+  probe: ProbeReading,
+): Verdict {
+  return {
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.WaitingForHypervisor,
+    message: `The VMI ${view.vmiName} has the new size ${view.capacity.text}; the hypervisor's disk ${disk} has ${text(probe.hypervisorBytes)} bytes, below the ${expected} expected (virt-handler and virt-launcher grow it)${probeFailure(probe)}.`,
+    progressPhase: Phase.HypervisorResizing,
+  };
+}
+
+/** The hypervisor grew and no guest agent answers: Stuck until the user installs one (or checks by hand). */
+function unverifiableVerdict(
+  view: VmiView,
+  disk: string,
+  expected: bigint,
+  probe: ProbeReading,
+): Verdict {
+  return {
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.GuestUnverifiable,
+    message:
+      `The hypervisor's disk ${disk} has grown to ${probe.hypervisorBytes} bytes (${expected} expected), but voe cannot ask the guest of ${view.vmName ?? view.vmiName}: ${probe.guestUnverifiable}. ` +
+      'Install and start qemu-guest-agent in the guest (the VMI then shows the condition AgentConnected), or check there with lsblk.',
+    progressPhase: Phase.GuestVerifying,
+  };
+}
+
+/**
+ * GuestVerifying until the guest shows the size (its block device at least the expected size; a
+ * filesystem, when that is the only evidence, larger than the old size could hold), then Completed.
+ */
+function guestVerdict(
+  d: Derivation,
+  s: ClaimSizes,
+  view: VmiView,
+  disk: string,
+  expected: bigint,
+  probe: ProbeReading,
+): Verdict {
   const filesystem = probe.guestEvidence === 'Filesystem';
   const needed = filesystem ? filesystemFloor(d, s, view) : expected;
   const seen =
     probe.guestBytes !== undefined &&
     (filesystem ? probe.guestBytes > needed : probe.guestBytes >= needed);
-  const what = filesystem
-    ? `the guest's filesystem ${probe.guestDevice ?? ''} (filesystemlist, guest-exec refused) has ${text(probe.guestBytes)} bytes`
-    : `the guest sees ${probe.guestDevice ? `${probe.guestDevice} at ` : ''}${text(probe.guestBytes)} bytes`;
+  const guestOf = view.vmName ?? view.vmiName;
   if (!seen) {
+    const grown = `The hypervisor's disk ${disk} has grown to ${probe.hypervisorBytes} bytes`;
     return {
       phase: Phase.GuestVerifying,
       waitingFor: WaitingFor.Guest,
       reason: StageReason.WaitingForGuest,
       message: filesystem
-        ? `The hypervisor's disk ${disk} has grown to ${probe.hypervisorBytes} bytes; ${what}, no more than the ${needed} the old size held: grow the partition and filesystem in the guest${failure}.`
-        : `The hypervisor's disk ${disk} has grown to ${probe.hypervisorBytes} bytes; ${what}, below the ${expected} expected${failure}.`,
+        ? `${grown}; the guest's filesystem ${probe.guestDevice ?? ''} (filesystemlist, guest-exec refused) has ${text(probe.guestBytes)} bytes, no more than the ${needed} the old size held: grow the partition and filesystem in the guest${probeFailure(probe)}.`
+        : `${grown}; the guest sees ${probe.guestDevice ? `${probe.guestDevice} at ` : ''}${text(probe.guestBytes)} bytes, below the ${expected} expected${probeFailure(probe)}.`,
       progressPhase: Phase.GuestVerifying,
     };
   }
@@ -597,8 +635,8 @@ function guestPart(d: Derivation, s: ClaimSizes, view: VmiView, expected: bigint
     waitingFor: undefined,
     reason: StageReason.GuestSeesNewSize,
     message: filesystem
-      ? `The guest of ${view.vmName ?? view.vmiName} has grown its filesystem on disk ${disk} to ${probe.guestBytes} bytes, above the ${needed} the old size held (the hypervisor's disk has ${probe.hypervisorBytes}): the expansion of ${d.claim} to ${s.toText} is complete.`
-      : `The guest of ${view.vmName ?? view.vmiName} sees disk ${disk}${probe.guestDevice && probe.guestDevice !== disk ? ` (${probe.guestDevice})` : ''} at ${probe.guestBytes} bytes (${expected} expected): the expansion of ${d.claim} to ${s.toText} is complete.`,
+      ? `The guest of ${guestOf} has grown its filesystem on disk ${disk} to ${probe.guestBytes} bytes, above the ${needed} the old size held (the hypervisor's disk has ${probe.hypervisorBytes}): the expansion of ${d.claim} to ${s.toText} is complete.`
+      : `The guest of ${guestOf} sees disk ${disk}${probe.guestDevice && probe.guestDevice !== disk ? ` (${probe.guestDevice})` : ''} at ${probe.guestBytes} bytes (${expected} expected): the expansion of ${d.claim} to ${s.toText} is complete.`,
     progressPhase: undefined,
   };
 }

@@ -129,3 +129,4 @@ export { formatAge, formatStatusTable, statusRow, type StatusRow } from './forma
 export { listExpansions } from './list-expansions.js';
 export { ExpansionActors } from './expansion-actors.js';
 export * from './probe/index.js';
+export * from './lab/index.js';

@@ -8,10 +8,19 @@ import {
   startControlPlane,
   type ControlPlane,
 } from '../../controlplane/index.js';
-import { DEMO_CONFIGURATION_NAME, runDemo, surveyExpansions, DemoError } from '../../demo/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  DEMO_CONFIGURATION_NAME,
+  runDemo,
+  runVmDemo,
+  surveyExpansions,
+  DemoError,
+  VM_DEMO,
+} from '../../demo/index.js';
+import { installerPath, installVmLab } from '../../vmwatcher/index.js';
 import { deleteValidatingWebhookConfiguration } from '../../webhook/index.js';
 import { stopExitCode, watchStopRequests, type StopReason } from '../stop-requests.js';
-import { createLogger, outputDestination } from '../../log/index.js';
+import { createLogger, outputDestination, type Logger } from '../../log/index.js';
 import { parseQuantity } from '../../kube/index.js';
 import {
   addAdmissionFlags,
@@ -27,6 +36,7 @@ import {
   formatDemoStep,
   formatDemoSummary,
   formatSurvey,
+  formatVmDemo,
   TRACKER_PART_HEADING,
 } from '../format-demo.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
@@ -34,6 +44,7 @@ import { loadKubeConfigOr } from '../load-kube-config-or.js';
 
 interface DemoFlags extends AdmissionFlags {
   local?: boolean;
+  vm?: boolean;
   kubeconfig?: string;
   dir?: string;
   cacheDir?: string;
@@ -85,9 +96,6 @@ function exitAfterStop(reason: StopReason): never {
 
 /** Local mode: a fresh control plane, the staged scenario, the webhook, every resize of the demo. */
 async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
-  progress(
-    `voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`,
-  );
   let cp: ControlPlane | undefined;
   let releaseDir: (() => Promise<void>) | undefined;
   // SIGINT, SIGTERM, SIGHUP (and an uncaught error), at any moment: remove the demo's webhook
@@ -117,6 +125,16 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       // The lock creates the directory (CONTROLPLANE_START_FAILED naming the errno when it cannot).
       releaseDir = await lockControlPlaneDir(resolve(flags.dir));
     }
+    if (flags.vm) {
+      const cacheDir = flags.cacheDir ?? defaultCacheDir();
+      progress(
+        `voe demo --vm: installing the VM lab through the project's installer (bash ${installerPath()} vm: QEMU, libvirt and its client from Debian when missing; the guest's kernel, busybox-static and qemu-guest-agent unpacked into ${cacheDir})`,
+      );
+      await installVmLab(cacheDir);
+    }
+    progress(
+      `voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`,
+    );
     cp = await startControlPlane({
       cacheDir: flags.cacheDir ?? defaultCacheDir(),
       env: process.env,
@@ -131,36 +149,20 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       );
     });
     progress(
-      `voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then starting the tracker and registering the webhook\n`,
+      flags.vm
+        ? `voe demo: control plane ready at ${cp.apiServerUrl}`
+        : `voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then starting the tracker and registering the webhook\n`,
     );
     const logger = createLogger({
       name: 'voe-demo',
       level: 'warn',
       destination: outputDestination(2),
     });
-    let followed = 0;
-    const run = runDemo({
-      kubeConfig: cp.kubeConfig,
-      logger,
-      signal: stops.signal,
-      ...(flags.json
-        ? {}
-        : {
-            onStep: (step) => process.stdout.write(formatDemoStep(step)),
-            onExpansion: (result) =>
-              process.stdout.write(
-                `${followed++ === 0 ? TRACKER_PART_HEADING : ''}${formatDemoExpansion(result)}`,
-              ),
-          }),
-    });
+    const run = flags.vm
+      ? demoOnVm(cp.kubeConfig, logger, flags, stops.signal)
+      : demoAdmissionAndTracker(cp.kubeConfig, logger, flags, stops.signal);
     demo = run;
-    const report = await run;
-    process.stdout.write(
-      flags.json
-        ? `${JSON.stringify(report, null, 2)}\n`
-        : `${formatDemoStatus(report, Date.now())}${formatDemoSummary(report)}`,
-    );
-    return report.ok;
+    return await run;
   } catch (error) {
     // Stopped: what fails now is the stop's doing (the API server going away); the stop ends the process.
     if (stops.reason()) await new Promise<never>(() => undefined);
@@ -172,6 +174,54 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       await releaseDir?.();
     }
   }
+}
+
+/** The demo's steps through the webhook, then the tracker following each admitted resize; printed as they go. */
+async function demoAdmissionAndTracker(
+  kubeConfig: KubeConfig,
+  logger: Logger,
+  flags: DemoFlags,
+  signal: AbortSignal,
+): Promise<boolean> {
+  let followed = 0;
+  const report = await runDemo({
+    kubeConfig,
+    logger,
+    signal,
+    ...(flags.json
+      ? {}
+      : {
+          onStep: (step) => process.stdout.write(formatDemoStep(step)),
+          onExpansion: (result) =>
+            process.stdout.write(
+              `${followed++ === 0 ? TRACKER_PART_HEADING : ''}${formatDemoExpansion(result)}`,
+            ),
+        }),
+  });
+  process.stdout.write(
+    flags.json
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : `${formatDemoStatus(report, Date.now())}${formatDemoSummary(report)}`,
+  );
+  return report.ok;
+}
+
+/** --vm: one resize on a real VM, from the PVC edit to the guest's measured bytes, as a timeline. */
+async function demoOnVm(
+  kubeConfig: KubeConfig,
+  logger: Logger,
+  flags: DemoFlags,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const report = await runVmDemo({
+    kubeConfig,
+    logger,
+    cacheDir: flags.cacheDir ?? defaultCacheDir(),
+    onProgress: progress,
+    signal,
+  });
+  process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatVmDemo(report));
+  return report.ok;
 }
 
 /** Configured cluster: read-only, what each VM disk would get if it grew now. */
@@ -212,6 +262,12 @@ export function register(program: Command): void {
         "(the API server's own checks, LimitRanges and ResourceQuotas included, and the webhook's; the admission options below apply to this survey).",
     )
     .option('--local', 'use a local control plane even when a cluster is configured')
+    .option(
+      '--vm',
+      `instead of the admission steps: one resize on a real VM. Installs the VM lab first through the project's installer (scripts/install-test-deps.sh vm: QEMU, libvirt, the guest's Debian packages; needs root), ` +
+        `boots a libvirt domain ${VM_DEMO.namespace}_${VM_DEMO.vm} (QEMU under TCG, qemu-guest-agent in the guest) mirrored in the local control plane, raises its PVC through the webhook, ` +
+        "plays external-resizer, kubelet, virt-controller and virt-handler (virsh blockresize), and prints the timeline of the tracker's phases with the hypervisor's and the guest's bytes (--guest-probe local). Implies --local",
+    )
     .option('--kubeconfig <file>', 'the cluster to survey (read-only); default $KUBECONFIG')
     .option(
       '--dir <dir>',
@@ -234,7 +290,7 @@ export function register(program: Command): void {
   addAdmissionFlags(command).action(async (flags: DemoFlags) => {
     const configured = flags.kubeconfig !== undefined || (process.env['KUBECONFIG'] ?? '') !== '';
     const ok =
-      flags.local || !configured
+      flags.local || flags.vm || !configured
         ? await demoOnLocalControlPlane(flags)
         : await demoOnConfiguredCluster(flags);
     process.exitCode = ok ? 0 : 1;

@@ -9,7 +9,11 @@ import { CsiErrorCode } from '../../../src/guest-csi-bridge/index.js';
 import { KubeErrorCode } from '../../../src/kube/index.js';
 import { SettingInvalidCode } from '../../../src/settings/index.js';
 import { TlsErrorCode } from '../../../src/tls/index.js';
-import { GuestProbeErrorCode, TrackerErrorCode } from '../../../src/vmwatcher/index.js';
+import {
+  GuestProbeErrorCode,
+  TrackerErrorCode,
+  VmLabErrorCode,
+} from '../../../src/vmwatcher/index.js';
 import { CheckErrorCode, WebhookErrorCode } from '../../../src/webhook/index.js';
 
 /** Every const object of codes, by the prefix its codes share. */
@@ -26,6 +30,7 @@ const CODE_OBJECTS: Record<string, Record<string, string>> = {
   CSI_: CsiErrorCode,
   TRACKER_: TrackerErrorCode,
   PROBE_: GuestProbeErrorCode,
+  VMLAB_: VmLabErrorCode,
 };
 
 /** The codes docs/errors.md lists: the first cell of each table row, in backquotes. */
