@@ -25,7 +25,7 @@ export interface VirshGuestProbeOptions {
   filesystems?: FilesystemList;
   /** How long one probe of a disk may take, virsh calls and guest-exec included; default 20 s. */
   timeoutMs?: number;
-  /** The pause before probing a VM again after a failed probe, growing per failure; default 1 s doubling to 2 min. */
+  /** The pause before probing a VM again after a probe that could not reach it, growing per failure; default 1 s doubling to 2 min. */
   backoff?: BackoffOptions;
   /** How often guest-exec-status is asked until the guest's command exited; default 50 ms. */
   execPollMs?: number;
@@ -50,8 +50,8 @@ interface Failures {
  * the size of the disk's largest filesystem from the filesystem list (evidence: Filesystem).
  * With no AgentConnected condition the guest is not asked: the reading says GuestUnverifiable
  * and keeps the hypervisor's size. One probe per VM at a time (the others wait their turn), each
- * bounded by timeoutMs; after a failure the VM is not probed again before its backoff ran out
- * (the reading then repeats the failure).
+ * bounded by timeoutMs; after a probe that could not read the hypervisor's size the VM is not
+ * probed again before its backoff ran out (the reading then repeats the failure).
  */
 export class VirshGuestProbe implements GuestProbe {
   readonly #o: VirshGuestProbeOptions;
@@ -81,7 +81,9 @@ export class VirshGuestProbe implements GuestProbe {
     this.#running.set(domain, run);
     try {
       const reading = await run;
-      this.#settle(domain, reading.failure);
+      // Only a VM that could not be reached at all backs off; the guest's side is read again on
+      // the tracker's own schedule (which slows down while nothing changes).
+      this.#settle(domain, reading.hypervisorBytes === undefined ? reading.failure : undefined);
       return reading;
     } finally {
       if (this.#running.get(domain) === run) this.#running.delete(domain);
@@ -125,7 +127,7 @@ export class VirshGuestProbe implements GuestProbe {
       );
       hypervisorBytes = parseDomblkinfo(info).capacity;
     } catch (error) {
-      return { failure: (error as Error).message };
+      return { failure: failureText(error) };
     }
     if (!agentConnected(target.vmi))
       return {
@@ -136,7 +138,7 @@ export class VirshGuestProbe implements GuestProbe {
     try {
       return { hypervisorBytes, ...(await this.#guestView(host, domain, disk, target, signal)) };
     } catch (error) {
-      return { hypervisorBytes, failure: (error as Error).message };
+      return { hypervisorBytes, failure: failureText(error) };
     }
   }
 
@@ -224,6 +226,13 @@ export class VirshGuestProbe implements GuestProbe {
       );
     return status.stdout;
   }
+}
+
+/** A failure as the VolumeExpansion's message shows it: the code (docs/errors.md) and the message. */
+function failureText(error: unknown): string {
+  return error instanceof GuestProbeError
+    ? `${error.code}: ${error.message}`
+    : (error as Error).message;
 }
 
 function describeDisk(disk: DiskIdentity): string {

@@ -78,7 +78,7 @@ async function bootVm(
     bus: 'virtio' | 'scsi';
     serial?: string;
   }>,
-  agent: 'on' | 'off',
+  agent: 'on' | 'off' | 'no-exec',
 ): Promise<LabVm> {
   const vm = await startLabVm({
     cacheDir: testCacheDir(),
@@ -93,7 +93,7 @@ async function bootVm(
     namespace: NS,
     name,
     disks: disks.map((disk) => ({ ...disk, size: '1Gi' })),
-    agentConnected: agent === 'on',
+    agentConnected: agent !== 'off',
   });
   return vm;
 }
@@ -111,6 +111,20 @@ const vmB = await bootVm(
     },
   ],
   'off',
+);
+
+const vmC = await bootVm(
+  'vm-c',
+  [
+    {
+      claim: 'vm-c-disk-0-noexe',
+      volumeName: 'disk-0',
+      target: 'vda',
+      bus: 'virtio',
+      serial: 'vm-c-disk-0',
+    },
+  ],
+  'no-exec',
 );
 
 const tracker: RunningTracker = await lab.startTracker({
@@ -266,5 +280,37 @@ describe('the guest probe on a real VM', () => {
     );
     assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
     assert.strictEqual(done.status?.sizes?.guestDevice, device);
+  });
+
+  it('says so when the guest refuses guest-exec and its filesystem list shows nothing on the disk', async () => {
+    const claim = 'vm-c-disk-0-noexe';
+    await upToTheVmi('vm-c', claim, '2Gi');
+    await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.HypervisorResizing,
+      StageReason.WaitingForHypervisor,
+      60_000,
+    );
+    await virtHandlerExpands(cp.kubeConfig, vmC, {
+      namespace: NS,
+      vmiName: 'vm-c',
+      claimName: claim,
+      target: 'vda',
+      size: '2Gi',
+    });
+    const verifying = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.GuestVerifying,
+      StageReason.WaitingForGuest,
+      60_000,
+    );
+    assert.strictEqual(verifying.status?.sizes?.hypervisor, String(2n * GI));
+    assert.isUndefined(verifying.status?.sizes?.guest);
+    assert.include(
+      verifying.status?.message,
+      'the guest refuses guest-exec, and its filesystem list shows no filesystem on disk with serial vm-c-disk-0',
+    );
   });
 });

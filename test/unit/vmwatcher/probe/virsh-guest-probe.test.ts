@@ -206,6 +206,17 @@ describe('VirshGuestProbe', () => {
     assert.match((await probe.read(target(vmi()))).failure ?? '', /1 failed in a row/);
   });
 
+  it("does not back off when only the guest's side failed: the hypervisor is read each time", async () => {
+    const virsh = new ScriptedVirsh();
+    virsh.refuseExec = true;
+    const probe = new VirshGuestProbe({ transport: virsh, clock: new FakeClock() });
+    await probe.read(target(vmi()));
+    virsh.capacity = 30n * GI;
+    const again = await probe.read(target(vmi()));
+    assert.strictEqual(again.hypervisorBytes, 30n * GI);
+    assert.notMatch(again.failure ?? '', /in a row/);
+  });
+
   it('names what the guest has when no device matches', async () => {
     const virsh = new ScriptedVirsh();
     const reading = await new VirshGuestProbe({ transport: virsh }).read(
