@@ -96,6 +96,9 @@ function exitAfterStop(reason: StopReason): never {
 
 /** Local mode: a fresh control plane, the staged scenario, the webhook, every resize of the demo. */
 async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
+  progress(
+    `voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`,
+  );
   let cp: ControlPlane | undefined;
   let releaseDir: (() => Promise<void>) | undefined;
   // SIGINT, SIGTERM, SIGHUP (and an uncaught error), at any moment: remove the demo's webhook
@@ -128,13 +131,10 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
     if (flags.vm) {
       const cacheDir = flags.cacheDir ?? defaultCacheDir();
       progress(
-        `voe demo --vm: installing the VM lab through the project's installer (bash ${installerPath()} vm: QEMU, libvirt and its client from Debian when missing; the guest's kernel, busybox-static and qemu-guest-agent unpacked into ${cacheDir})`,
+        `voe demo --vm: first installing the VM lab through the project's installer (bash ${installerPath()} vm: QEMU, libvirt and its client from Debian when missing; the guest's kernel, busybox-static and qemu-guest-agent unpacked into ${cacheDir})`,
       );
       await installVmLab(cacheDir);
     }
-    progress(
-      `voe demo: starting a local control plane (kube-apiserver ${KUBERNETES_VERSION} + etcd; the first run builds them, about 5 minutes on 2 cores)`,
-    );
     cp = await startControlPlane({
       cacheDir: flags.cacheDir ?? defaultCacheDir(),
       env: process.env,
