@@ -53,6 +53,10 @@ function execOnce(
           `virsh ${args[0] ?? ''} in ${where} did not answer in time`,
         ),
       );
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
     signal.addEventListener('abort', onAbort, { once: true });
     const onStatus = (status: V1Status): void =>
       finish(
