@@ -12,7 +12,9 @@ export const GUEST_READY_LINE = 'voe-guest-ready';
  * applets, loads the modules listed in /etc/modules.order (virtio, the disk buses, the console),
  * finds the guest agent's port under /sys/class/virtio-ports (devtmpfs makes no
  * /dev/virtio-ports links: that is udev's work), and starts qemu-ga on it unless
- * `voe.agent=off` (`voe.agent=no-exec`: qemu-ga refuses guest-exec). Then it idles as PID 1.
+ * `voe.agent=off` (`voe.agent=no-exec`: qemu-ga refuses guest-exec). `voe.fs=<dev>` first makes
+ * an ext2 filesystem on that disk and mounts it on /data (what guest-get-fsinfo then lists). Then
+ * it idles as PID 1.
  */
 export const GUEST_INIT = `#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /tmp /var/run /sbin /usr/bin /usr/sbin
@@ -22,9 +24,17 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 for m in $(cat /etc/modules.order); do insmod "/lib/modules/$m" || echo "voe-guest: insmod $m failed"; done
 agent=on
+fs=
 for word in $(cat /proc/cmdline); do
-  case "$word" in voe.agent=*) agent="\${word#voe.agent=}" ;; esac
+  case "$word" in
+    voe.agent=*) agent="\${word#voe.agent=}" ;;
+    voe.fs=*) fs="\${word#voe.fs=}" ;;
+  esac
 done
+if [ -n "$fs" ]; then
+  mkdir -p /data
+  { mke2fs -q "/dev/$fs" && mount -t ext4 "/dev/$fs" /data; } || echo "voe-guest: no filesystem on $fs"
+fi
 if [ "$agent" != off ]; then
   port=
   for try in $(seq 1 100); do

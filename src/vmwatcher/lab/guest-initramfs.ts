@@ -14,7 +14,8 @@ const run = promisify(execFile);
 
 /**
  * The modules the lab's guest loads (reference/vm-lab.md): virtio over PCI, virtio-blk and
- * virtio-scsi disks (with the SCSI disk driver), the console ports the agent talks through, and
+ * virtio-scsi disks (with the SCSI disk driver), the console ports the agent talks through, ext4
+ * (which mounts the ext2 filesystem of `voe.fs=`, and will not mount without a crc32c driver), and
  * what they depend on.
  */
 export const GUEST_MODULES = [
@@ -23,6 +24,8 @@ export const GUEST_MODULES = [
   'virtio_console',
   'virtio_scsi',
   'sd_mod',
+  'crc32c_generic',
+  'ext4',
 ] as const;
 
 /** The lab's kernel and initramfs, ready to boot. */

@@ -1,4 +1,5 @@
 import { AGENT_PORT_NAME, type GuestAgentMode } from './guest-init.js';
+import { VmLabError } from './vm-lab-error.js';
 
 /** A disk of the lab domain: a raw file shown to the guest on a bus, with an optional serial. */
 export interface LabDisk {
@@ -26,6 +27,8 @@ export interface LabDomainSpec {
    * without that feature.
    */
   scsiChangeEvents?: boolean;
+  /** The guest's device (vda) to make an ext2 filesystem on and mount on /data at boot (`voe.fs=`). */
+  filesystemOn?: string;
 }
 
 function xml(text: string): string {
@@ -41,7 +44,8 @@ function xml(text: string): string {
  * The lab domain's XML (reference/vm-lab.md "libvirt"): `type='qemu'` (TCG: no KVM here),
  * the q35 machine KubeVirt uses, direct kernel boot of the lab guest, each disk a raw file on
  * virtio-blk or a virtio-scsi controller with its serial, the guest agent's channel as KubeVirt defines it, the serial
- * console into a file. Values are XML-escaped. Pure.
+ * console into a file. Values are XML-escaped; a filesystemOn that is no device name is refused
+ * (VMLAB_DOMAIN_FAILED). Pure.
  */
 export function labDomainXml(spec: LabDomainSpec): string {
   const disks = spec.disks
@@ -58,6 +62,12 @@ export function labDomainXml(spec: LabDomainSpec): string {
   const scsi = spec.disks.some((disk) => disk.bus === 'scsi')
     ? `    <controller type='scsi' index='0' model='virtio-scsi'/>\n`
     : '';
+  if (spec.filesystemOn !== undefined && !/^[a-z]+[0-9]*$/.test(spec.filesystemOn))
+    throw new VmLabError(
+      'VMLAB_DOMAIN_FAILED',
+      `${JSON.stringify(spec.filesystemOn)} is not a guest device name`,
+    );
+  const fs = spec.filesystemOn === undefined ? '' : ` voe.fs=${spec.filesystemOn}`;
   const noChangeEvents =
     spec.scsiChangeEvents === false
       ? `  <qemu:commandline>\n` +
@@ -74,7 +84,7 @@ export function labDomainXml(spec: LabDomainSpec): string {
     `    <type arch='x86_64' machine='q35'>hvm</type>\n` +
     `    <kernel>${xml(spec.vmlinuz)}</kernel>\n` +
     `    <initrd>${xml(spec.initramfs)}</initrd>\n` +
-    `    <cmdline>console=ttyS0 panic=-1 quiet voe.agent=${spec.agent}</cmdline>\n` +
+    `    <cmdline>console=ttyS0 panic=-1 quiet voe.agent=${spec.agent}${fs}</cmdline>\n` +
     `  </os>\n` +
     `  <on_poweroff>destroy</on_poweroff>\n` +
     `  <on_reboot>destroy</on_reboot>\n` +

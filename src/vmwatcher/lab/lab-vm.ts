@@ -28,6 +28,8 @@ export interface LabVmOptions {
   agent?: GuestAgentMode;
   /** false: virtio-scsi does not tell the guest of a new capacity (it must rescan; see LabDomainSpec). */
   scsiChangeEvents?: boolean;
+  /** The guest's device to make an ext2 filesystem on and mount on /data at boot (see GUEST_INIT). */
+  filesystemOn?: string;
   /** How long the guest may take to boot (its agent answering, or its ready line); default 90 s. */
   bootTimeoutMs?: number;
 }
@@ -147,6 +149,7 @@ async function writeDomainFiles(
       agent,
       consoleLog,
       ...(options.scsiChangeEvents === false ? { scsiChangeEvents: false } : {}),
+      ...(options.filesystemOn ? { filesystemOn: options.filesystemOn } : {}),
     }),
   );
   return xmlFile;

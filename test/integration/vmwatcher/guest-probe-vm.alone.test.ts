@@ -79,6 +79,7 @@ async function bootVm(
     serial?: string;
   }>,
   agent: 'on' | 'off' | 'no-exec',
+  filesystemOn?: string,
 ): Promise<LabVm> {
   const vm = await startLabVm({
     cacheDir: testCacheDir(),
@@ -87,6 +88,7 @@ async function bootVm(
     disks: disks.map((disk) => ({ ...disk, bytes: GI })),
     agent,
     scsiChangeEvents: false,
+    ...(filesystemOn ? { filesystemOn } : {}),
   });
   domains.push(vm);
   await stageLabMirror(cluster, {
@@ -113,18 +115,12 @@ const vmB = await bootVm(
   'off',
 );
 
+// VM c: the agent refuses guest-exec; its disk (no serial) holds an ext2 filesystem mounted on /data.
 const vmC = await bootVm(
   'vm-c',
-  [
-    {
-      claim: 'vm-c-disk-0-noexe',
-      volumeName: 'disk-0',
-      target: 'vda',
-      bus: 'virtio',
-      serial: 'vm-c-disk-0',
-    },
-  ],
+  [{ claim: 'vm-c-disk-0-noexe', volumeName: 'disk-0', target: 'vda', bus: 'virtio' }],
   'no-exec',
+  'vda',
 );
 
 const tracker: RunningTracker = await lab.startTracker({
@@ -282,7 +278,7 @@ describe('the guest probe on a real VM', () => {
     assert.strictEqual(done.status?.sizes?.guestDevice, device);
   });
 
-  it('says so when the guest refuses guest-exec and its filesystem list shows nothing on the disk', async () => {
+  it("falls back to the guest's filesystem when the guest refuses guest-exec, and waits until it holds more than the old size", async () => {
     const claim = 'vm-c-disk-0-noexe';
     await upToTheVmi('vm-c', claim, '2Gi');
     await lab.waitForPhase(
@@ -306,11 +302,14 @@ describe('the guest probe on a real VM', () => {
       StageReason.WaitingForGuest,
       60_000,
     );
-    assert.strictEqual(verifying.status?.sizes?.hypervisor, String(2n * GI));
-    assert.isUndefined(verifying.status?.sizes?.guest);
-    assert.include(
-      verifying.status?.message,
-      'the guest refuses guest-exec, and its filesystem list shows no filesystem on disk with serial vm-c-disk-0',
-    );
+    const sizes = verifying.status?.sizes;
+    assert.strictEqual(sizes?.hypervisor, String(2n * GI));
+    assert.strictEqual(sizes?.guestEvidence, 'Filesystem');
+    assert.strictEqual(sizes?.guestDevice, '/data');
+    // The ext2 filesystem made on the 1Gi disk: less than the old size (the guest has not grown it).
+    assert.isBelow(Number(sizes?.guest), Number(GI));
+    assert.isAbove(Number(sizes?.guest), Number(GI) / 2);
+    assert.include(verifying.status?.message, 'guest-exec refused');
+    assert.include(verifying.status?.message, 'grow the partition and filesystem in the guest');
   });
 });

@@ -11,7 +11,7 @@ import {
   newcArchive,
   VmLabError,
 } from '../../../../src/vmwatcher/index.js';
-import { expectRejection } from '../../../support/expect-error.js';
+import { expectRejection, expectThrow } from '../../../support/expect-error.js';
 import { onCleanup } from '../../../support/cleanup.js';
 
 /** The entries of a newc archive: name, mode, size, rdev and data, read back by its format. */
@@ -132,6 +132,22 @@ describe('the VM lab', () => {
     });
     assert.include(quiet, "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'");
     assert.include(quiet, "<qemu:arg value='virtio-scsi-pci.param_change=off'/>");
+    const base = {
+      name: 'lab_vm',
+      vmlinuz: '/w/vmlinuz',
+      initramfs: '/w/initramfs.gz',
+      disks: [],
+      agent: 'on' as const,
+      consoleLog: '/w/console.log',
+    };
+    assert.include(
+      labDomainXml({ ...base, filesystemOn: 'vda' }),
+      'voe.agent=on voe.fs=vda</cmdline>',
+    );
+    expectThrow(
+      () => labDomainXml({ ...base, filesystemOn: 'vda init=/bin/sh' }),
+      (error: VmLabError) => error.code === 'VMLAB_DOMAIN_FAILED',
+    );
   });
 
   it("the guest's init finds the agent's port under /sys/class/virtio-ports and honours voe.agent", () => {
@@ -142,5 +158,6 @@ describe('the VM lab', () => {
       'qemu-ga -m virtio-serial -p "$port" -b guest-exec,guest-exec-status -d',
     );
     assert.match(GUEST_INIT, /insmod "\/lib\/modules\/\$m"/);
+    assert.include(GUEST_INIT, 'mount -t ext4 "/dev/$fs" /data');
   });
 });
