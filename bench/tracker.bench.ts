@@ -22,14 +22,12 @@ import { pvc, vm, vmi, kubeVirt, storageClass } from '../src/demo/staged-objects
 import { Informer, requestJson, resourcePath } from '../src/kube/index.js';
 import {
   ExpansionActors,
-  hotplugPod,
-  launcherPod,
-  persistentVolume,
   VOLUME_EXPANSIONS,
   type Pod,
   type TrackedVmi,
   type VolumeExpansion,
 } from '../src/vmwatcher/index.js';
+import { hotplugPod, launcherPod, persistentVolume } from '../src/vmwatcher/staged-pods.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { measuredOn, writeResults } from './support/results-section.js';
 

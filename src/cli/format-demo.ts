@@ -1,4 +1,10 @@
-import type { DemoReport, DemoStepResult, ExpansionResult, SurveyEntry } from '../demo/index.js';
+import type {
+  DemoReport,
+  DemoStepResult,
+  ExpansionResult,
+  SurveyEntry,
+  VmDemoReport,
+} from '../demo/index.js';
 import { formatStatusTable } from '../vmwatcher/index.js';
 
 /** One step of `voe demo` as printed while it runs; a mismatch says what was expected and what came back. */
@@ -87,6 +93,64 @@ export function formatDemoExpansion(result: ExpansionResult): string {
   }
   if (last?.message) lines.push(`    ${last.message}`);
   if (result.mismatch) lines.push(`    MISMATCH: ${result.mismatch}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Bytes as GiB (two decimals) with the exact count, or "-" when not measured. */
+function bytesText(bytes: string | undefined): string {
+  if (bytes === undefined) return '-';
+  return `${(Number(bytes) / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+function seconds(ms: number | undefined): string {
+  return ms === undefined ? '' : `${(ms / 1000).toFixed(2)} s`;
+}
+
+/**
+ * `voe demo --vm`'s timeline: for each write, when the tracker showed its phase after the PVC edit,
+ * who wrote, the phase (waiting for whom), how long the write took and the tracker after it, and
+ * the hypervisor's and guest's sizes the VolumeExpansion recorded; then its last message.
+ */
+export function formatVmDemo(report: VmDemoReport): string {
+  const result = report.expansion;
+  const rows = result.timeline.map((entry) => [
+    seconds(entry.atMs),
+    entry.actor,
+    `${entry.phase}${entry.waitingFor ? ` (${entry.waitingFor})` : ''}`,
+    entry.actMs === undefined ? '' : `${entry.actMs} ms`,
+    entry.afterMs === undefined ? '' : `${entry.afterMs} ms`,
+    bytesText(entry.hypervisor),
+    bytesText(entry.guest),
+  ]);
+  const head = [
+    'AFTER EDIT',
+    'ACTOR',
+    'PHASE (WAITING FOR)',
+    'WRITE',
+    'TRACKER',
+    'HYPERVISOR',
+    'GUEST',
+  ];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]): string =>
+    `  ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd();
+  const lines = [
+    `Domain ${report.domain} (booted in ${seconds(report.bootMs)}): PVC ${result.pvc} ${result.from} -> ${result.to}, VolumeExpansion ${result.expansion}${result.ok ? '' : '  <-- MISMATCH'}`,
+    '',
+    line(head),
+    ...rows.map(line),
+    '',
+  ];
+  for (const entry of result.timeline) lines.push(`  ${entry.actor}: ${entry.action}`);
+  const last = result.timeline.at(-1);
+  if (last?.message) lines.push('', last.message);
+  if (result.mismatch) lines.push(`MISMATCH: ${result.mismatch}`);
+  lines.push(
+    '',
+    result.ok
+      ? `The tracker followed the resize from the PVC edit to the guest's own view of the disk (webhook ${report.webhookUrl}, tracker ${report.trackerUrl}/metrics; both stopped, the domain destroyed).`
+      : 'The tracker did not show the phases this resize leads to; see the MISMATCH above.',
+  );
   return `${lines.join('\n')}\n`;
 }
 

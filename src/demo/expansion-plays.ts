@@ -3,13 +3,17 @@
  * leave the tracker's VolumeExpansion (docs/tracker.md "Phases"): external-resizer grows the
  * volume, kubelet the filesystem on the node, virt-controller copies the size into the VMI. No
  * guest probe runs in the demo, so a running VM's expansion ends its part at HypervisorResizing
- * (NoGuestProbe); a stopped VM's waits for its next start (Stuck, VMStopped). Pure data: the
- * actors' calls are in ExpansionActors (src/vmwatcher/expansion-actors.ts).
+ * (NoGuestProbe); a stopped VM's waits for its next start (Stuck, VMStopped). With `--vm` a real
+ * domain is behind the VM: virt-handler grows its disk and the guest's size completes it. Pure
+ * data: the actors' calls are in ExpansionActors (src/vmwatcher/expansion-actors.ts) and the VM
+ * lab's virtHandlerExpands.
  */
 import {
   Phase,
   StageReason,
+  virtHandlerExpands,
   type ExpansionActors,
+  type LabVm,
   type PhaseValue,
   type StageReasonValue,
 } from '../vmwatcher/index.js';
@@ -22,11 +26,14 @@ export interface PlayTarget {
   vmName: string;
   /** The requested size, e.g. "20Gi". */
   size: string;
+  /** `voe demo --vm`: the libvirt domain behind the VM and the disk's target in it. */
+  lab?: { vm: LabVm; target: string };
 }
 
 export interface Play {
   /** Who acts: the component whose write this is. */
-  actor: 'voe webhook' | 'external-resizer' | 'kubelet' | 'virt-controller' | 'user';
+  actor:
+    'voe webhook' | 'external-resizer' | 'kubelet' | 'virt-controller' | 'virt-handler' | 'user';
   /** What it writes, for the timeline. */
   action: string;
   /** The write; none for the admission (the object exists already) or a newer request (made by a demo step). */
@@ -57,6 +64,8 @@ async function growPv(actors: ExpansionActors, t: PlayTarget): Promise<void> {
   await actors.resizerNeedsNode(t.namespace, t.claim);
 }
 
+const VIRT_CONTROLLER_COPIES = "copies the PVC's size into the VMI's volumeStatus";
+
 /** A running VM: every peer in turn, up to the hypervisor. */
 const ONLINE: readonly Play[] = [
   ADMITTED,
@@ -81,7 +90,7 @@ const ONLINE: readonly Play[] = [
   },
   {
     actor: 'virt-controller',
-    action: "copies the PVC's size into the VMI's volumeStatus",
+    action: VIRT_CONTROLLER_COPIES,
     act: (actors, t) =>
       actors.virtControllerCopies(t.namespace, t.vmName, t.claim, { capacity: t.size }),
     expect: { phase: Phase.HypervisorResizing, reason: StageReason.NoGuestProbe },
@@ -100,8 +109,44 @@ const OFFLINE: readonly Play[] = [
   },
 ];
 
+/**
+ * A running VM backed by a real libvirt domain (`voe demo --vm`), with the local guest probe:
+ * after virt-controller, the tracker measures the hypervisor below the size; the lab's
+ * virt-handler grows the backing file and runs `virsh blockresize`; the guest's kernel sees the
+ * new capacity and the tracker, asking it through the guest agent, records Completed.
+ */
+const ONLINE_WITH_GUEST: readonly Play[] = [
+  ...ONLINE.slice(0, -1),
+  {
+    actor: 'virt-controller',
+    action: VIRT_CONTROLLER_COPIES,
+    act: (actors, t) =>
+      actors.virtControllerCopies(t.namespace, t.vmName, t.claim, { capacity: t.size }),
+    expect: { phase: Phase.HypervisorResizing, reason: StageReason.WaitingForHypervisor },
+  },
+  {
+    actor: 'virt-handler',
+    action: 'grows the backing file, then virsh blockresize (QMP block_resize)',
+    act: async (actors, t) => {
+      await virtHandlerExpands(actors.kubeConfig, t.lab!.vm, {
+        namespace: t.namespace,
+        vmiName: t.vmName,
+        claimName: t.claim,
+        target: t.lab!.target,
+        size: t.size,
+      });
+    },
+    expect: { phase: Phase.Completed, reason: StageReason.GuestSeesNewSize },
+  },
+];
+
 /** The plays of an expansion: a newer request supersedes it; else the running or stopped VM's path. */
-export function playsFor(options: { running: boolean; supersededBy?: string }): readonly Play[] {
+export function playsFor(options: {
+  running: boolean;
+  supersededBy?: string;
+  /** A real domain and the local guest probe behind the VM (`voe demo --vm`). */
+  guest?: boolean;
+}): readonly Play[] {
   if (options.supersededBy !== undefined)
     return [
       {
@@ -110,5 +155,6 @@ export function playsFor(options: { running: boolean; supersededBy?: string }): 
         expect: { phase: Phase.Superseded, reason: StageReason.NewerRequest },
       },
     ];
-  return options.running ? ONLINE : OFFLINE;
+  if (!options.running) return OFFLINE;
+  return options.guest ? ONLINE_WITH_GUEST : ONLINE;
 }

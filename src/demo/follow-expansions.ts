@@ -35,6 +35,13 @@ export interface TimelineEntry {
   message: string;
   /** From the write until the VolumeExpansion showed this phase (none for what a demo step did). */
   afterMs?: number;
+  /** How long the write itself took (the actor's time), ms. */
+  actMs?: number;
+  /** When the phase was seen, ms after the PVC edit (when followPlays was told when that was). */
+  atMs?: number;
+  /** The hypervisor's and the guest's bytes the VolumeExpansion recorded (with a guest probe). */
+  hypervisor?: string;
+  guest?: string;
 }
 
 export interface ExpansionResult {
@@ -114,7 +121,12 @@ async function awaitPhase(
   return { seen, ok: outcome === 'ok' };
 }
 
-function entryOf(play: Play, seen: VolumeExpansion | undefined, afterMs?: number): TimelineEntry {
+function entryOf(
+  play: Play,
+  seen: VolumeExpansion | undefined,
+  times: { afterMs?: number; actMs?: number; atMs?: number },
+): TimelineEntry {
+  const sizes = seen?.status?.sizes;
   return {
     actor: play.actor,
     action: play.action,
@@ -122,25 +134,35 @@ function entryOf(play: Play, seen: VolumeExpansion | undefined, afterMs?: number
     ...(seen?.status?.waitingFor ? { waitingFor: seen.status.waitingFor } : {}),
     reason: seen?.status?.reason ?? '',
     message: seen?.status?.message ?? '',
-    ...(afterMs === undefined ? {} : { afterMs }),
+    ...(times.afterMs === undefined ? {} : { afterMs: times.afterMs }),
+    ...(times.actMs === undefined ? {} : { actMs: times.actMs }),
+    ...(times.atMs === undefined ? {} : { atMs: times.atMs }),
+    ...(sizes?.hypervisor ? { hypervisor: sizes.hypervisor } : {}),
+    ...(sizes?.guest ? { guest: sizes.guest } : {}),
   };
 }
 
-/** Plays one expansion through and records its timeline; stops at the first phase not shown in time. */
-async function followOne(
+/**
+ * Plays one expansion through and records its timeline (each write, the phase it led to, how
+ * long the write took and how soon the tracker showed the phase after it; `editedAt`, the
+ * performance.now() of the PVC edit, adds when); stops at the first phase not shown in time.
+ */
+export async function followPlays(
   options: FollowOptions,
   actors: ExpansionActors,
   resize: AdmittedResize,
   plays: readonly Play[],
   vmName: string,
+  extra: { lab?: PlayTarget['lab']; pvName?: string; editedAt?: number } = {},
 ): Promise<ExpansionResult> {
   const name = expansionName(resize.claim, parseQuantity(resize.to));
   const target: PlayTarget = {
     namespace: resize.namespace,
     claim: resize.claim,
-    pvName: pvNameOf(resize.claim),
+    pvName: extra.pvName ?? pvNameOf(resize.claim),
     vmName,
     size: resize.to,
+    ...(extra.lab ? { lab: extra.lab } : {}),
   };
   const timeline: TimelineEntry[] = [];
   const expected = plays[plays.length - 1]!.expect;
@@ -156,7 +178,9 @@ async function followOne(
   for (const play of plays) {
     const start = performance.now();
     await play.act?.(actors, target);
+    const acted = performance.now();
     const { seen, ok } = await awaitPhase(options, resize.namespace, name, play);
+    const now = performance.now();
     if (!ok) {
       const want = `${play.expect.phase}${play.expect.reason ? ` (${play.expect.reason})` : ''}`;
       return {
@@ -166,7 +190,10 @@ async function followOne(
       };
     }
     timeline.push(
-      entryOf(play, seen, play.act ? Math.round(performance.now() - start) : undefined),
+      entryOf(play, seen, {
+        ...(play.act ? { afterMs: Math.round(now - acted), actMs: Math.round(acted - start) } : {}),
+        ...(extra.editedAt === undefined ? {} : { atMs: Math.round(now - extra.editedAt) }),
+      }),
     );
   }
   return { ...result, ok: true };
@@ -208,7 +235,7 @@ export async function followExpansions(options: FollowOptions): Promise<Expansio
       running: vm.running,
       ...(newer ? { supersededBy: newer.to } : {}),
     });
-    const result = await followOne(options, actors, resize, plays, vm.name);
+    const result = await followPlays(options, actors, resize, plays, vm.name);
     results.push(result);
     options.onExpansion?.(result);
   }

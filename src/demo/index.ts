@@ -6,5 +6,6 @@ export {
   type DemoReport,
   type DemoStepResult,
 } from './run-demo.js';
+export { VM_DEMO, runVmDemo, type VmDemoReport } from './run-vm-demo.js';
 export { surveyExpansions } from './survey-expansions.js';
 export type { SurveyEntry } from './survey-rows.js';

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
-import { startTracker, type RunningTracker } from '../vmwatcher/index.js';
+import { startTracker, type GuestProbe, type RunningTracker } from '../vmwatcher/index.js';
 import { waitUntil } from '../wait/index.js';
 import { DemoError } from './demo-error.js';
 import { SCENARIO } from './expansion-scenario.js';
@@ -11,7 +11,7 @@ export const DEMO_TRACKER_LEASE = 'voe-demo-tracker';
 
 /**
  * Starts the tracker as `voe watch` runs it, on 127.0.0.1 and the scenario's KubeVirt CR, with no
- * guest probe, and waits until it leads with its caches listed: from then on it follows every
+ * guest probe (`voe demo --vm`: the local one), and waits until it leads with its caches listed: from then on it follows every
  * resize the webhook admits.
  */
 export async function startDemoTracker(options: {
@@ -19,6 +19,10 @@ export async function startDemoTracker(options: {
   logger: Logger;
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  /** `voe demo --vm`: the local guest probe, read again at most every probeIntervalMs. */
+  probe?: GuestProbe;
+  probeIntervalMs?: number;
+  leaseName?: string;
 }): Promise<RunningTracker> {
   const kubevirt = kubeVirt().metadata!;
   const tracker = await startTracker({
@@ -27,9 +31,11 @@ export async function startDemoTracker(options: {
     kubeVirtNamespace: kubevirt.namespace!,
     kubeVirtName: kubevirt.name!,
     leaseNamespace: SCENARIO.namespace,
-    leaseName: DEMO_TRACKER_LEASE,
+    leaseName: options.leaseName ?? DEMO_TRACKER_LEASE,
     host: '127.0.0.1',
     port: 0,
+    ...(options.probe ? { probe: options.probe } : {}),
+    ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
   });
   const outcome = await waitUntil(() => tracker.isLeader(), {
     timeoutMs: options.timeoutMs,

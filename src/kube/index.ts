@@ -6,7 +6,7 @@ export {
   isNotFound,
   isTransient,
 } from './api-error.js';
-export { exponentialDelay } from './backoff.js';
+export { exponentialDelay, type BackoffOptions } from './backoff.js';
 export { realClock, sleep, type Clock } from './clock.js';
 export { EventRecorder } from './event-recorder.js';
 export type { EventType, ObjectRef } from './event-series.js';

@@ -149,19 +149,7 @@ function parseTime(value: string | undefined): number | undefined {
  */
 export function deriveStage(input: StageInput): Stage {
   const previous = input.expansion.status ?? {};
-  if (previous.phase !== undefined && FINAL_PHASES.has(previous.phase)) {
-    return {
-      phase: previous.phase,
-      waitingFor: previous.waitingFor,
-      reason: previous.reason ?? '',
-      message: previous.message ?? '',
-      sizes: previous.sizes ?? {},
-      pods: previous.pods ?? {},
-      progress: undefined,
-      recheckAfterMs: undefined,
-      problems: [],
-    };
-  }
+  if (previous.phase !== undefined && FINAL_PHASES.has(previous.phase)) return keptFinal(previous);
   const problems: string[] = [];
   const sizes: ObservedSizes = {};
   const pods: VolumePods = {};
@@ -175,14 +163,42 @@ export function deriveStage(input: StageInput): Stage {
     problems,
   };
   if (verdict.progressPhase === undefined) return stage;
+  return withStuckDetection(stage, verdict, previous, input);
+}
+
+/** A final phase stays as it was written. */
+function keptFinal(previous: NonNullable<VolumeExpansion['status']>): Stage {
+  return {
+    phase: previous.phase!,
+    waitingFor: previous.waitingFor,
+    reason: previous.reason ?? '',
+    message: previous.message ?? '',
+    sizes: previous.sizes ?? {},
+    pods: previous.pods ?? {},
+    progress: undefined,
+    recheckAfterMs: undefined,
+    problems: [],
+  };
+}
+
+/**
+ * Records since when the actors' writes hold the expansion in its progress phase, and turns a
+ * phase that has not moved for stuckAfterMs into Stuck/NoProgress (not NoGuestProbe: nothing
+ * would move it); before that, when to look again.
+ */
+function withStuckDetection(
+  stage: Stage,
+  verdict: Verdict,
+  previous: NonNullable<VolumeExpansion['status']>,
+  input: StageInput,
+): Stage {
+  const progressPhase = verdict.progressPhase!;
   const previousSince =
-    previous.progress?.phase === verdict.progressPhase
-      ? parseTime(previous.progress.since)
-      : undefined;
+    previous.progress?.phase === progressPhase ? parseTime(previous.progress.since) : undefined;
   const since = previousSince ?? input.now;
-  stage.progress = { phase: verdict.progressPhase, since };
+  stage.progress = { phase: progressPhase, since };
   const watched =
-    verdict.phase === verdict.progressPhase &&
+    verdict.phase === progressPhase &&
     PROGRESSING.has(verdict.phase) &&
     verdict.reason !== StageReason.NoGuestProbe;
   if (!watched) return stage;
@@ -215,21 +231,81 @@ const NO_PROGRESS_ADVICE: Readonly<Record<WaitingForValue, string>> = {
   [WaitingFor.User]: '',
 };
 
+/** What the steps of one derivation share: the input, the claim's names, and what they record. */
+interface Derivation {
+  input: StageInput;
+  namespace: string;
+  claimName: string;
+  /** namespace/name of the PVC, for messages. */
+  claim: string;
+  sizes: ObservedSizes;
+  pods: VolumePods;
+  problems: string[];
+}
+
+/** The sizes of the PVC and its PV, read once. */
+interface ClaimSizes {
+  /** The size this VolumeExpansion follows (spec.to) and its text. */
+  to: bigint;
+  toText: string;
+  request: Size;
+  capacity: Size;
+  allocated: Size;
+  pv: Size;
+}
+
+/** The running VMI's view of the volume (KubeVirt's part). */
+interface VmiView {
+  vmi: TrackedVmi;
+  /** namespace/name of the VMI, for messages. */
+  vmiName: string;
+  vmName: string | undefined;
+  spec: VmVolume | undefined;
+  status: TrackedVolumeStatus | undefined;
+  capacity: Size;
+  requests: Size;
+}
+
+/** Records a malformed size in the problems (for the log). */
+function note(d: Derivation, where: string, size: Size): void {
+  if (size.malformed) d.problems.push(`${where} is ${JSON.stringify(size.text)}, not a quantity`);
+}
+
+/**
+ * The phase before stuck detection: the VolumeExpansion's own spec, the user's request, then
+ * Kubernetes' part (external-resizer, kubelet), then KubeVirt's (virt-controller, ExpandDisks,
+ * virt-handler) and the guest's, each step returning a verdict or handing on.
+ */
 function underlying(
   input: StageInput,
   sizes: ObservedSizes,
   pods: VolumePods,
   problems: string[],
 ): Verdict {
-  const { pvc, expansion } = input;
-  const namespace = pvc.metadata?.namespace ?? '';
-  const claimName = pvc.metadata?.name ?? '';
-  const claim = `${namespace}/${claimName}`;
-  const note = (where: string, size: Size): void => {
-    if (size.malformed) problems.push(`${where} is ${JSON.stringify(size.text)}, not a quantity`);
+  const namespace = input.pvc.metadata?.namespace ?? '';
+  const claimName = input.pvc.metadata?.name ?? '';
+  const d: Derivation = {
+    input,
+    namespace,
+    claimName,
+    claim: `${namespace}/${claimName}`,
+    sizes,
+    pods,
+    problems,
   };
+  const target = followedSize(d);
+  if ('phase' in target) return target;
+  const claimSizes = readClaimSizes(d, target);
+  const request = requestVerdict(d, claimSizes) ?? malformedClaimVerdict(claimSizes);
+  if (request) return request;
+  const kubernetes = kubernetesPart(d, claimSizes);
+  if (kubernetes) return kubernetes;
+  return kubeVirtPart(d, claimSizes);
+}
 
-  // The object itself: written by the tracker; anything else was edited by hand.
+/** The size the object follows; a spec the tracker did not write (edited by hand) is Stuck. */
+function followedSize(d: Derivation): { to: bigint; toText: string } | Verdict {
+  const { expansion } = d.input;
   const specTo = expansion.spec?.to;
   let to: bigint | undefined;
   try {
@@ -237,199 +313,320 @@ function underlying(
   } catch {
     to = undefined;
   }
-  if (to === undefined || to <= 0n || expansion.spec?.pvcName !== claimName) {
-    const why =
-      expansion.spec?.pvcName !== claimName
-        ? `spec.pvcName is ${JSON.stringify(expansion.spec?.pvcName)}, not the PVC it belongs to (${claimName})`
-        : `spec.to is ${JSON.stringify(specTo)}, not a positive quantity`;
-    problems.push(why);
-    return {
-      phase: Phase.Stuck,
-      waitingFor: WaitingFor.User,
-      reason: StageReason.InvalidVolumeExpansion,
-      message:
-        `This VolumeExpansion was changed by hand: ${why}. The tracker writes these objects itself and no longer follows this one; ` +
-        `delete it, and the tracker creates a new one for the PVC's current request.`,
-      progressPhase: undefined,
-    };
-  }
-  const toText = specTo!;
+  if (to !== undefined && to > 0n && expansion.spec?.pvcName === d.claimName)
+    return { to, toText: specTo! };
+  const why =
+    expansion.spec?.pvcName !== d.claimName
+      ? `spec.pvcName is ${JSON.stringify(expansion.spec?.pvcName)}, not the PVC it belongs to (${d.claimName})`
+      : `spec.to is ${JSON.stringify(specTo)}, not a positive quantity`;
+  d.problems.push(why);
+  return {
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.InvalidVolumeExpansion,
+    message:
+      `This VolumeExpansion was changed by hand: ${why}. The tracker writes these objects itself and no longer follows this one; ` +
+      `delete it, and the tracker creates a new one for the PVC's current request.`,
+    progressPhase: undefined,
+  };
+}
 
-  // The user's request: larger supersedes, smaller rolls back.
+/** The PVC's request, capacity and allocatedResources and the PV's capacity, recorded in sizes. */
+function readClaimSizes(d: Derivation, followed: { to: bigint; toText: string }): ClaimSizes {
+  const { pvc } = d.input;
   const request = readSize(pvc.spec?.resources?.requests);
-  sizes.request = request.text;
   const capacity = readSize(pvc.status?.capacity);
-  sizes.pvcCapacity = capacity.text;
   const allocated = readSize(pvc.status?.allocatedResources);
-  sizes.allocated = allocated.text;
-  const pv = readSize(input.pv?.spec?.capacity);
-  sizes.pv = pv.text;
-  note('the PVC spec.resources.requests.storage', request);
-  note('the PVC status.capacity.storage', capacity);
-  note('the PV spec.capacity.storage', pv);
-  const resize = readResizeState(pvc);
+  const pv = readSize(d.input.pv?.spec?.capacity);
+  d.sizes.request = request.text;
+  d.sizes.pvcCapacity = capacity.text;
+  d.sizes.allocated = allocated.text;
+  d.sizes.pv = pv.text;
+  note(d, 'the PVC spec.resources.requests.storage', request);
+  note(d, 'the PVC status.capacity.storage', capacity);
+  note(d, 'the PV spec.capacity.storage', pv);
+  return { ...followed, request, capacity, allocated, pv };
+}
+
+/** The user's request against the size followed: larger supersedes, smaller rolls back. */
+function requestVerdict(d: Derivation, s: ClaimSizes): Verdict | undefined {
+  const { request, capacity, to, toText } = s;
   if (request.bytes !== undefined && request.bytes > to) {
     return {
       phase: Phase.Superseded,
       waitingFor: undefined,
       reason: StageReason.NewerRequest,
-      message: `The request of ${claim} was raised to ${request.text}: another VolumeExpansion follows that size; this one (${toText}) ends here.`,
+      message: `The request of ${d.claim} was raised to ${request.text}: another VolumeExpansion follows that size; this one (${toText}) ends here.`,
       progressPhase: undefined,
     };
   }
-  if (request.bytes !== undefined && request.bytes < to) {
-    const afterFailure =
-      input.expansion.status?.phase === Phase.Infeasible ||
-      resize.status === 'ControllerResizeInfeasible' ||
-      resize.status === 'NodeResizeInfeasible';
-    return {
-      phase: Phase.RolledBack,
-      waitingFor: undefined,
-      reason: StageReason.RequestLowered,
-      message:
-        `The request of ${claim} was lowered to ${request.text}${afterFailure ? ' after the expansion failed' : ''}: ` +
-        `the expansion to ${toText} will not happen${request.bytes > (capacity.bytes ?? 0n) ? `; Kubernetes now works towards ${request.text}` : ''}.`,
-      progressPhase: undefined,
-    };
-  }
-  if (capacity.malformed || pv.malformed) {
-    return malformed(
-      capacity.malformed ? 'the PVC status.capacity.storage' : 'the PV spec.capacity.storage',
-      capacity.malformed ? capacity : pv,
-      capacity.malformed ? WaitingFor.Kubelet : WaitingFor.ExternalResizer,
-      Phase.ControllerResizing,
-    );
-  }
+  if (request.bytes === undefined || request.bytes >= to) return undefined;
+  const resize = readResizeState(d.input.pvc);
+  const afterFailure =
+    d.input.expansion.status?.phase === Phase.Infeasible ||
+    resize.status === 'ControllerResizeInfeasible' ||
+    resize.status === 'NodeResizeInfeasible';
+  return {
+    phase: Phase.RolledBack,
+    waitingFor: undefined,
+    reason: StageReason.RequestLowered,
+    message:
+      `The request of ${d.claim} was lowered to ${request.text}${afterFailure ? ' after the expansion failed' : ''}: ` +
+      `the expansion to ${toText} will not happen${request.bytes > (capacity.bytes ?? 0n) ? `; Kubernetes now works towards ${request.text}` : ''}.`,
+    progressPhase: undefined,
+  };
+}
 
-  // Kubernetes' part: external-resizer, then kubelet. A resize state about another size (the
-  // allocatedResources of a request since lowered) says nothing about this one yet.
+/** A PVC capacity or PV capacity that is not a quantity: nothing can be said past it. */
+function malformedClaimVerdict(s: ClaimSizes): Verdict | undefined {
+  if (!s.capacity.malformed && !s.pv.malformed) return undefined;
+  return malformed(
+    s.capacity.malformed ? 'the PVC status.capacity.storage' : 'the PV spec.capacity.storage',
+    s.capacity.malformed ? s.capacity : s.pv,
+    s.capacity.malformed ? WaitingFor.Kubelet : WaitingFor.ExternalResizer,
+    Phase.ControllerResizing,
+  );
+}
+
+function vmiRunning(input: StageInput): boolean {
+  return input.vmi !== undefined && isVmiRunning(input.vmi);
+}
+
+function vmNameOf(input: StageInput): string | undefined {
+  return input.vm?.metadata?.name ?? input.vmi?.metadata?.name;
+}
+
+/** Records the pods that hold the volume; returns them. */
+function recordHolders(d: Derivation, vmi: TrackedVmi): ReturnType<typeof volumeHolders> {
+  const holders = volumeHolders(vmi, d.input.pods, d.claimName);
+  d.pods.launcher = holders.launcher?.metadata?.name;
+  d.pods.hotplug = holders.hotplug?.metadata?.name;
+  return holders;
+}
+
+/**
+ * Kubernetes' part while status.capacity is below the size: external-resizer, then kubelet
+ * (which grows the filesystem only of a volume a pod mounts). A resize state about another size
+ * (the allocatedResources of a request since lowered) says nothing about this one yet. Undefined
+ * once the PVC's capacity reached the size.
+ */
+function kubernetesPart(d: Derivation, s: ClaimSizes): Verdict | undefined {
+  const resize = readResizeState(d.input.pvc);
   const current =
-    allocated.bytes === undefined || allocated.bytes === to ? resize : NO_RESIZE_STATE;
-  const infeasible = infeasibleVerdict(current, claim, toText, capacity.text);
+    s.allocated.bytes === undefined || s.allocated.bytes === s.to ? resize : NO_RESIZE_STATE;
+  const infeasible = infeasibleVerdict(current, d.claim, s.toText, s.capacity.text);
   if (infeasible) return infeasible;
-  const vmiRunning = input.vmi !== undefined && isVmiRunning(input.vmi);
-  const vmName = input.vm?.metadata?.name ?? input.vmi?.metadata?.name;
-  if (capacity.bytes === undefined || capacity.bytes < to) {
-    const kubernetes = kubernetesVerdict(current, pv.bytes, to, claim, toText, pv.text);
-    if (kubernetes.phase === Phase.ControllerResizing) return kubernetes;
-    // Node expansion: kubelet grows the filesystem of a volume a pod mounts.
-    if (!vmiRunning) return stopped(kubernetes.phase, vmName, claim, 'node');
-    const { spec, status } = vmiVolume(input.vmi!, claimName);
-    const holders = volumeHolders(input.vmi!, input.pods, claimName);
-    pods.launcher = holders.launcher?.metadata?.name;
-    pods.hotplug = holders.hotplug?.metadata?.name;
-    const filesystem = (pvc.spec?.volumeMode ?? 'Filesystem') === 'Filesystem';
-    if (filesystem && isHotplugged(spec, status) && !holders.hotplugHolds) {
-      return {
-        phase: Phase.Stuck,
-        waitingFor: WaitingFor.User,
-        reason: StageReason.HotplugVolumeNotMounted,
-        message:
-          `${claim} is a hotplugged Filesystem volume of ${vmName ?? 'the VM'} that no current hotplug pod mounts` +
-          `${holders.hotplug ? ` (${holders.hotplug.metadata?.name} lists it without mounting it)` : ''}, ` +
-          `so kubelet never grows its filesystem and the disk never grows. Restart the VM, or unplug the volume and plug it again (virtctl removevolume / addvolume).`,
-        progressPhase: kubernetes.phase,
-      };
-    }
-    return kubernetes;
-  }
+  if (s.capacity.bytes !== undefined && s.capacity.bytes >= s.to) return undefined;
+  const kubernetes = kubernetesVerdict(current, s.pv.bytes, s.to, d.claim, s.toText, s.pv.text);
+  if (kubernetes.phase === Phase.ControllerResizing) return kubernetes;
+  if (!vmiRunning(d.input)) return stopped(kubernetes.phase, vmNameOf(d.input), d.claim, 'node');
+  return hotplugUnmountedVerdict(d, kubernetes.phase) ?? kubernetes;
+}
 
-  // KubeVirt's part: virt-controller copies the size into the VMI, virt-handler/virt-launcher grow the disk.
-  if (!vmiRunning) return stopped(Phase.VMUpdating, vmName, claim, 'vm');
-  const vmi = input.vmi!;
-  const vmiName = `${vmi.metadata?.namespace ?? namespace}/${vmi.metadata?.name ?? ''}`;
-  const { spec, status } = vmiVolume(vmi, claimName);
-  const holders = volumeHolders(vmi, input.pods, claimName);
-  pods.launcher = holders.launcher?.metadata?.name;
-  pods.hotplug = holders.hotplug?.metadata?.name;
-  const info = status?.persistentVolumeClaimInfo;
-  const vmiCapacity = readSize(info?.capacity);
-  const vmiRequests = readSize(info?.requests);
-  sizes.vmiCapacity = vmiCapacity.text;
-  sizes.vmiRequests = vmiRequests.text;
-  note(`the VMI ${vmiName} persistentVolumeClaimInfo.capacity.storage`, vmiCapacity);
-  note(`the VMI ${vmiName} persistentVolumeClaimInfo.requests.storage`, vmiRequests);
-  if (vmiCapacity.malformed || vmiRequests.malformed) {
+/** Node expansion of a hotplugged Filesystem volume that no current hotplug pod mounts: Stuck. */
+function hotplugUnmountedVerdict(d: Derivation, nodePhase: PhaseValue): Verdict | undefined {
+  const vmi = d.input.vmi!;
+  const { spec, status } = vmiVolume(vmi, d.claimName);
+  const holders = recordHolders(d, vmi);
+  const filesystem = (d.input.pvc.spec?.volumeMode ?? 'Filesystem') === 'Filesystem';
+  if (!filesystem || !isHotplugged(spec, status) || holders.hotplugHolds) return undefined;
+  const vmName = vmNameOf(d.input);
+  return {
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.HotplugVolumeNotMounted,
+    message:
+      `${d.claim} is a hotplugged Filesystem volume of ${vmName ?? 'the VM'} that no current hotplug pod mounts` +
+      `${holders.hotplug ? ` (${holders.hotplug.metadata?.name} lists it without mounting it)` : ''}, ` +
+      `so kubelet never grows its filesystem and the disk never grows. Restart the VM, or unplug the volume and plug it again (virtctl removevolume / addvolume).`,
+    progressPhase: nodePhase,
+  };
+}
+
+/**
+ * KubeVirt's part once the PVC grew: virt-controller copies the size into the VMI, ExpandDisks
+ * lets virt-handler and virt-launcher grow the disk, and the guest probe sees the hypervisor and
+ * the guest.
+ */
+function kubeVirtPart(d: Derivation, s: ClaimSizes): Verdict {
+  if (!vmiRunning(d.input)) return stopped(Phase.VMUpdating, vmNameOf(d.input), d.claim, 'vm');
+  const view = readVmiView(d);
+  if (view.capacity.malformed || view.requests.malformed) {
     return malformed(
-      `the VMI ${vmiName} persistentVolumeClaimInfo.${vmiCapacity.malformed ? 'capacity' : 'requests'}.storage`,
-      vmiCapacity.malformed ? vmiCapacity : vmiRequests,
+      `the VMI ${view.vmiName} persistentVolumeClaimInfo.${view.capacity.malformed ? 'capacity' : 'requests'}.storage`,
+      view.capacity.malformed ? view.capacity : view.requests,
       WaitingFor.VirtController,
       Phase.VMUpdating,
     );
   }
-  // Before KubeVirt v0.50 only capacity is copied.
-  const vmiTarget =
-    vmiRequests.bytes !== undefined && vmiCapacity.bytes !== undefined
-      ? vmiRequests.bytes < vmiCapacity.bytes
-        ? vmiRequests.bytes
-        : vmiCapacity.bytes
-      : vmiCapacity.bytes;
-  if (vmiTarget === undefined || vmiTarget < to) {
-    return {
-      phase: Phase.VMUpdating,
-      waitingFor: WaitingFor.VirtController,
-      reason: StageReason.WaitingForVmi,
-      message: status
-        ? `${claim} has grown to ${capacity.text}; virt-controller has not copied it into the VMI ${vmiName} yet (persistentVolumeClaimInfo capacity ${vmiCapacity.text ?? 'unset'}, requests ${vmiRequests.text ?? 'unset'}).`
-        : `${claim} has grown to ${capacity.text}; the VMI ${vmiName} has no volumeStatus entry for it yet (virt-controller writes it).`,
-      progressPhase: Phase.VMUpdating,
-    };
-  }
-  const gate = input.kubeVirt
-    ? expandDisksState(input.kubeVirt)
-    : { enabled: false, why: 'no KubeVirt CR was found' };
-  if (!gate.enabled) {
-    const disabled = gate.why.includes('disabledFeatureGates');
-    return {
-      phase: Phase.Stuck,
-      waitingFor: WaitingFor.User,
-      reason: StageReason.ExpandDisksOff,
-      message:
-        `The VMI ${vmiName} has the new size ${vmiCapacity.text}, but ExpandDisks is not on (${gate.why}), so KubeVirt does not grow the disk of the running VM. ` +
-        (disabled
-          ? 'Remove ExpandDisks from the KubeVirt CR\'s disabledFeatureGates and run "voe enable"'
-          : 'Run "voe enable" (adds ExpandDisks to the KubeVirt CR\'s featureGates)') +
-        ', or restart the VM: the disk then grows at its next start.',
-      progressPhase: Phase.HypervisorResizing,
-    };
-  }
+  const updating = vmiUpdatingVerdict(d, s, view);
+  if (updating) return updating;
+  const gate = expandDisksOffVerdict(d, view);
+  if (gate) return gate;
   const expected = expectedGuestBytes({
-    volumeMode: info?.volumeMode ?? pvc.spec?.volumeMode,
-    request: request.bytes ?? to,
-    capacity: capacity.bytes,
-    filesystemOverhead: info?.filesystemOverhead,
+    volumeMode: view.status?.persistentVolumeClaimInfo?.volumeMode ?? d.input.pvc.spec?.volumeMode,
+    request: s.request.bytes ?? s.to,
+    capacity: s.capacity.bytes!,
+    filesystemOverhead: view.status?.persistentVolumeClaimInfo?.filesystemOverhead,
   });
-  sizes.expected = String(expected);
-  const disk = `${status?.target ?? spec?.name ?? claimName}`;
-  if (input.probe === null) {
-    return {
-      phase: Phase.HypervisorResizing,
-      waitingFor: WaitingFor.VirtHandler,
-      reason: StageReason.NoGuestProbe,
-      message:
-        `The VMI ${vmiName} has the new size ${vmiCapacity.text}: virt-handler and virt-launcher grow disk ${disk} in the hypervisor next, and the guest should then see ${expected} bytes. ` +
-        "No guest probe is configured, so voe cannot see the hypervisor's or the guest's size (KubeVirt records neither): check in the guest (lsblk), and grow its partition and filesystem there.",
-      progressPhase: Phase.HypervisorResizing,
-    };
-  }
-  sizes.hypervisor =
-    input.probe.hypervisorBytes === undefined ? undefined : String(input.probe.hypervisorBytes);
-  sizes.guest = input.probe.guestBytes === undefined ? undefined : String(input.probe.guestBytes);
-  if (input.probe.hypervisorBytes === undefined || input.probe.hypervisorBytes < expected) {
-    return {
-      phase: Phase.HypervisorResizing,
-      waitingFor: WaitingFor.VirtHandler,
-      reason: StageReason.WaitingForHypervisor,
-      message: `The VMI ${vmiName} has the new size ${vmiCapacity.text}; the hypervisor's disk ${disk} has ${text(input.probe.hypervisorBytes)} bytes, below the ${expected} expected (virt-handler and virt-launcher grow it).`,
-      progressPhase: Phase.HypervisorResizing,
-    };
-  }
-  if (input.probe.guestBytes === undefined || input.probe.guestBytes < expected) {
+  d.sizes.expected = String(expected);
+  return guestPart(d, s, view, expected);
+}
+
+/** The VMI's volume, its pods and its copy of the PVC's sizes, recorded in sizes. */
+function readVmiView(d: Derivation): VmiView {
+  const vmi = d.input.vmi!;
+  const vmiName = `${vmi.metadata?.namespace ?? d.namespace}/${vmi.metadata?.name ?? ''}`;
+  const { spec, status } = vmiVolume(vmi, d.claimName);
+  recordHolders(d, vmi);
+  const info = status?.persistentVolumeClaimInfo;
+  const capacity = readSize(info?.capacity);
+  const requests = readSize(info?.requests);
+  d.sizes.vmiCapacity = capacity.text;
+  d.sizes.vmiRequests = requests.text;
+  note(d, `the VMI ${vmiName} persistentVolumeClaimInfo.capacity.storage`, capacity);
+  note(d, `the VMI ${vmiName} persistentVolumeClaimInfo.requests.storage`, requests);
+  return { vmi, vmiName, vmName: vmNameOf(d.input), spec, status, capacity, requests };
+}
+
+/** VMUpdating while the VMI's copy (both capacity and requests; capacity only before KubeVirt v0.50) is below the size. */
+function vmiUpdatingVerdict(d: Derivation, s: ClaimSizes, view: VmiView): Verdict | undefined {
+  const { capacity, requests, status, vmiName } = view;
+  const vmiTarget =
+    requests.bytes !== undefined && capacity.bytes !== undefined
+      ? requests.bytes < capacity.bytes
+        ? requests.bytes
+        : capacity.bytes
+      : capacity.bytes;
+  if (vmiTarget !== undefined && vmiTarget >= s.to) return undefined;
+  return {
+    phase: Phase.VMUpdating,
+    waitingFor: WaitingFor.VirtController,
+    reason: StageReason.WaitingForVmi,
+    message: status
+      ? `${d.claim} has grown to ${s.capacity.text}; virt-controller has not copied it into the VMI ${vmiName} yet (persistentVolumeClaimInfo capacity ${capacity.text ?? 'unset'}, requests ${requests.text ?? 'unset'}).`
+      : `${d.claim} has grown to ${s.capacity.text}; the VMI ${vmiName} has no volumeStatus entry for it yet (virt-controller writes it).`,
+    progressPhase: Phase.VMUpdating,
+  };
+}
+
+/** The VMI has the size but ExpandDisks is not effectively on: KubeVirt does not grow the running disk. */
+function expandDisksOffVerdict(d: Derivation, view: VmiView): Verdict | undefined {
+  const gate = d.input.kubeVirt
+    ? expandDisksState(d.input.kubeVirt)
+    : { enabled: false, why: 'no KubeVirt CR was found' };
+  if (gate.enabled) return undefined;
+  const disabled = gate.why.includes('disabledFeatureGates');
+  return {
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.ExpandDisksOff,
+    message:
+      `The VMI ${view.vmiName} has the new size ${view.capacity.text}, but ExpandDisks is not on (${gate.why}), so KubeVirt does not grow the disk of the running VM. ` +
+      (disabled
+        ? 'Remove ExpandDisks from the KubeVirt CR\'s disabledFeatureGates and run "voe enable"'
+        : 'Run "voe enable" (adds ExpandDisks to the KubeVirt CR\'s featureGates)') +
+      ', or restart the VM: the disk then grows at its next start.',
+    progressPhase: Phase.HypervisorResizing,
+  };
+}
+
+/**
+ * The hypervisor's and the guest's part, as the guest probe saw them: HypervisorResizing until
+ * libvirt's capacity reaches the expected size, then GuestVerifying until the guest shows it
+ * (its block device; with a filesystem's size as the only evidence, a filesystem larger than the
+ * old size could hold), then Completed. No probe: NoGuestProbe; no guest agent: Stuck.
+ */
+function guestPart(d: Derivation, s: ClaimSizes, view: VmiView, expected: bigint): Verdict {
+  const { probe } = d.input;
+  const disk = `${view.status?.target ?? view.spec?.name ?? d.claimName}`;
+  if (probe === null) return noProbeVerdict(view, disk, expected);
+  recordProbe(d, probe);
+  if (probe.hypervisorBytes === undefined || probe.hypervisorBytes < expected)
+    return hypervisorVerdict(view, disk, expected, probe);
+  if (probe.guestUnverifiable !== undefined)
+    return unverifiableVerdict(view, disk, expected, probe);
+  return guestVerdict(d, s, view, disk, expected, probe);
+}
+
+function probeFailure(probe: ProbeReading): string {
+  return probe.failure ? ` (the probe: ${probe.failure})` : '';
+}
+
+/** No guest probe: nothing past the VMI can be seen; the expansion waits here (not NoProgress). */
+function noProbeVerdict(view: VmiView, disk: string, expected: bigint): Verdict {
+  return {
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.NoGuestProbe,
+    message:
+      `The VMI ${view.vmiName} has the new size ${view.capacity.text}: virt-handler and virt-launcher grow disk ${disk} in the hypervisor next, and the guest should then see ${expected} bytes. ` +
+      "No guest probe is configured, so voe cannot see the hypervisor's or the guest's size (KubeVirt records neither): check in the guest (lsblk), and grow its partition and filesystem there.",
+    progressPhase: Phase.HypervisorResizing,
+  };
+}
+
+/** The hypervisor's disk below the expected size (or unknown): virt-handler and virt-launcher grow it. */
+function hypervisorVerdict(
+  view: VmiView,
+  disk: string,
+  expected: bigint,
+  probe: ProbeReading,
+): Verdict {
+  return {
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.WaitingForHypervisor,
+    message: `The VMI ${view.vmiName} has the new size ${view.capacity.text}; the hypervisor's disk ${disk} has ${text(probe.hypervisorBytes)} bytes, below the ${expected} expected (virt-handler and virt-launcher grow it)${probeFailure(probe)}.`,
+    progressPhase: Phase.HypervisorResizing,
+  };
+}
+
+/** The hypervisor grew and no guest agent answers: Stuck until the user installs one (or checks by hand). */
+function unverifiableVerdict(
+  view: VmiView,
+  disk: string,
+  expected: bigint,
+  probe: ProbeReading,
+): Verdict {
+  return {
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.GuestUnverifiable,
+    message:
+      `The hypervisor's disk ${disk} has grown to ${probe.hypervisorBytes} bytes (${expected} expected), but voe cannot ask the guest of ${view.vmName ?? view.vmiName}: ${probe.guestUnverifiable}. ` +
+      'Install and start qemu-guest-agent in the guest (the VMI then shows the condition AgentConnected), or check there with lsblk.',
+    progressPhase: Phase.GuestVerifying,
+  };
+}
+
+/**
+ * GuestVerifying until the guest shows the size (its block device at least the expected size; a
+ * filesystem, when that is the only evidence, larger than the old size could hold), then Completed.
+ */
+function guestVerdict(
+  d: Derivation,
+  s: ClaimSizes,
+  view: VmiView,
+  disk: string,
+  expected: bigint,
+  probe: ProbeReading,
+): Verdict {
+  const filesystem = probe.guestEvidence === 'Filesystem';
+  const needed = filesystem ? filesystemFloor(d, s, view) : expected;
+  const seen =
+    probe.guestBytes !== undefined &&
+    (filesystem ? probe.guestBytes > needed : probe.guestBytes >= needed);
+  const guestOf = view.vmName ?? view.vmiName;
+  if (!seen) {
+    const grown = `The hypervisor's disk ${disk} has grown to ${probe.hypervisorBytes} bytes`;
     return {
       phase: Phase.GuestVerifying,
       waitingFor: WaitingFor.Guest,
       reason: StageReason.WaitingForGuest,
-      message: `The hypervisor's disk ${disk} has grown to ${input.probe.hypervisorBytes} bytes; the guest sees ${text(input.probe.guestBytes)}, below the ${expected} expected.`,
+      message: filesystem
+        ? `${grown}; the guest's filesystem ${probe.guestDevice ?? ''} (filesystemlist, guest-exec refused) has ${text(probe.guestBytes)} bytes, no more than the ${needed} the old size held: grow the partition and filesystem in the guest${probeFailure(probe)}.`
+        : `${grown}; the guest sees ${probe.guestDevice ? `${probe.guestDevice} at ` : ''}${text(probe.guestBytes)} bytes, below the ${expected} expected${probeFailure(probe)}.`,
       progressPhase: Phase.GuestVerifying,
     };
   }
@@ -437,9 +634,44 @@ function underlying(
     phase: Phase.Completed,
     waitingFor: undefined,
     reason: StageReason.GuestSeesNewSize,
-    message: `The guest of ${vmName ?? vmiName} sees disk ${disk} at ${input.probe.guestBytes} bytes (${expected} expected): the expansion of ${claim} to ${toText} is complete.`,
+    message: filesystem
+      ? `The guest of ${guestOf} has grown its filesystem on disk ${disk} to ${probe.guestBytes} bytes, above the ${needed} the old size held (the hypervisor's disk has ${probe.hypervisorBytes}): the expansion of ${d.claim} to ${s.toText} is complete.`
+      : `The guest of ${guestOf} sees disk ${disk}${probe.guestDevice && probe.guestDevice !== disk ? ` (${probe.guestDevice})` : ''} at ${probe.guestBytes} bytes (${expected} expected): the expansion of ${d.claim} to ${s.toText} is complete.`,
     progressPhase: undefined,
   };
+}
+
+/** The probe's sizes in the status: bytes, and what the guest's size measures. */
+function recordProbe(d: Derivation, probe: ProbeReading): void {
+  d.sizes.hypervisor =
+    probe.hypervisorBytes === undefined ? undefined : String(probe.hypervisorBytes);
+  d.sizes.guest = probe.guestBytes === undefined ? undefined : String(probe.guestBytes);
+  if (probe.guestBytes !== undefined) d.sizes.guestEvidence = probe.guestEvidence ?? 'BlockDevice';
+  if (probe.guestDevice !== undefined) d.sizes.guestDevice = probe.guestDevice;
+}
+
+/**
+ * What a filesystem could hold before the expansion: the guest's size expected for the
+ * VolumeExpansion's `from` (the PVC's capacity when the size was requested); a filesystem larger
+ * than that shows the guest saw the growth. Without a readable `from`: the expected size.
+ */
+function filesystemFloor(d: Derivation, s: ClaimSizes, view: VmiView): bigint {
+  const from = readSize({ storage: d.input.expansion.spec?.from });
+  const info = view.status?.persistentVolumeClaimInfo;
+  const volumeMode = info?.volumeMode ?? d.input.pvc.spec?.volumeMode;
+  if (from.bytes === undefined || from.bytes >= s.to)
+    return expectedGuestBytes({
+      volumeMode,
+      request: s.request.bytes ?? s.to,
+      capacity: s.capacity.bytes!,
+      filesystemOverhead: info?.filesystemOverhead,
+    });
+  return expectedGuestBytes({
+    volumeMode,
+    request: from.bytes,
+    capacity: from.bytes,
+    filesystemOverhead: info?.filesystemOverhead,
+  });
 }
 
 const NO_RESIZE_STATE: ResizeState = {

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
+  exponentialDelay,
   getObject,
   isAlreadyExists,
   isConflict,
@@ -70,11 +71,14 @@ export interface ExpansionTrackerOptions {
   stuckAfterMs: number;
   /** The guest probe port; none configured: expansions wait at HypervisorResizing with NoGuestProbe. */
   probe?: GuestProbe;
-  /** How often a probed expansion (HypervisorResizing, GuestVerifying) reads the probe again; default 30 s. */
+  /** The longest pause before a probed expansion (HypervisorResizing, GuestVerifying) reads the probe again (from 250 ms after a change, doubling); default 30 s. */
   probeIntervalMs?: number;
   /** Workers processing keys in parallel (one key at a time each); default 4 (voe watch: 16). */
   workers?: number;
 }
+
+/** The first re-read of a probe after a change; doubling up to probeIntervalMs. */
+const PROBE_FIRST_RECHECK_MS = 250;
 
 /** Queue keys: a PVC to follow, or a VM whose volumeClaimTemplates annotation to check. */
 const PVC = 'pvc:';
@@ -136,6 +140,8 @@ export class ExpansionTracker {
   readonly #reported = new Map<string, string>();
   /** Malformed input already logged: VolumeExpansion uid -> the problems. */
   readonly #problems = new Map<string, string>();
+  /** Probed expansions: uid -> what the probe last showed and how many reads in a row showed it. */
+  readonly #probed = new Map<string, { seen: string; attempts: number }>();
   #queue: WorkQueue<string> | undefined;
 
   constructor(options: ExpansionTrackerOptions) {
@@ -410,7 +416,11 @@ export class ExpansionTracker {
     return [...launchers, ...hotplugs];
   }
 
-  async #probe(input: StageInput, vmi: TrackedVmi): Promise<ProbeReading> {
+  async #probe(
+    input: StageInput,
+    vmi: TrackedVmi,
+    launcher: string | undefined,
+  ): Promise<ProbeReading> {
     const probe = this.#o.probe!;
     const claimName = input.pvc.metadata?.name ?? '';
     const volume = (vmi.spec?.volumes ?? []).find(
@@ -426,11 +436,28 @@ export class ExpansionTracker {
         volumeName: volume?.name ?? claimName,
         target: status?.target,
         claimName,
+        launcherPod: launcher,
       });
     } catch (error) {
       this.#o.logger?.warn({ err: error, pvc: claimName }, 'guest probe failed; sizes unknown');
-      return {};
+      return { failure: (error as Error).message };
     }
+  }
+
+  /**
+   * When a probed expansion reads the probe again: soon after its last change (virt-handler and
+   * the guest act within seconds), then less often, up to probeIntervalMs.
+   */
+  #probeRecheck(expansion: VolumeExpansion, stage: Stage): number {
+    const uid = expansion.metadata?.uid ?? '';
+    const seen = `${stage.phase}/${stage.reason}/${stage.sizes.hypervisor}/${stage.sizes.guest}`;
+    const last = this.#probed.get(uid);
+    const attempts = last?.seen === seen ? last.attempts + 1 : 1;
+    this.#probed.set(uid, { seen, attempts });
+    return exponentialDelay(attempts, {
+      baseMs: PROBE_FIRST_RECHECK_MS,
+      maxMs: this.#o.probeIntervalMs ?? 30_000,
+    });
   }
 
   async #follow(
@@ -458,15 +485,16 @@ export class ExpansionTracker {
     let stage: Stage = deriveStage(input);
     let probed = false;
     if (stage.reason === StageReason.NoGuestProbe && this.#o.probe && vmi) {
-      stage = deriveStage({ ...input, probe: await this.#probe(input, vmi) });
+      stage = deriveStage({ ...input, probe: await this.#probe(input, vmi, stage.pods.launcher) });
       probed = stage.phase !== Phase.Completed;
     }
+    if (!probed) this.#probed.delete(cached.metadata?.uid ?? '');
     this.#logProblems(cached, stage);
     const status = nextStatus(previous, stage, now);
     // Nothing tells of a hypervisor's or guest's size: a probed expansion reads it again later.
     const recheck = Math.min(
       stage.recheckAfterMs ?? Infinity,
-      probed ? (this.#o.probeIntervalMs ?? 30_000) : Infinity,
+      probed ? this.#probeRecheck(cached, stage) : Infinity,
     );
     const result: Followed = recheck === Infinity ? {} : { recheckAfterMs: recheck };
     if (isDeepStrictEqual(status, previous)) return result;

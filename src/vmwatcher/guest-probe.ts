@@ -7,20 +7,34 @@ export interface ProbeTarget {
   volumeName: string;
   target: string | undefined;
   claimName: string;
+  /** The active virt-launcher pod holding the domain (where `virsh` runs in production). */
+  launcherPod?: string | undefined;
 }
+
+/** What the guest's size measures: its block device, or (filesystemlist fallback) a filesystem on it. */
+export type GuestEvidence = 'BlockDevice' | 'Filesystem';
 
 /** What a guest probe measured; a size is absent when it could not be read. */
 export interface ProbeReading {
   /** The disk's capacity as the hypervisor has it (virsh domblkinfo). */
   hypervisorBytes?: bigint;
-  /** The block device's size as the guest sees it. */
+  /** The guest's size of the disk: its block device's, or a filesystem's (guestEvidence). */
   guestBytes?: bigint;
+  /** What guestBytes measures; BlockDevice when unset. */
+  guestEvidence?: GuestEvidence;
+  /** The guest's device the disk was matched to (vda, sdb), or the filesystem's mount point. */
+  guestDevice?: string;
+  /** The guest cannot be asked (no guest agent connected): why, and what to do. */
+  guestUnverifiable?: string;
+  /** The probe could not read a size (virsh failed, timed out, or backs off after failures): why. */
+  failure?: string;
 }
 
 /**
  * The port through which the tracker sees past the VMI: the hypervisor's and the guest's view of
- * a disk. No production adapter exists yet (guest verification has its own issue): without one,
- * an expansion waits at HypervisorResizing with reason NoGuestProbe.
+ * a disk. The production adapter is VirshGuestProbe (src/vmwatcher/probe): `virsh` in the
+ * virt-launcher pod through pods/exec, or a local process against a local libvirt (the lab).
+ * Without a probe, an expansion waits at HypervisorResizing with reason NoGuestProbe.
  */
 export interface GuestProbe {
   read(target: ProbeTarget, signal?: AbortSignal): Promise<ProbeReading>;

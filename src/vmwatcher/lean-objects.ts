@@ -13,8 +13,10 @@ import type {
   TrackedPvc,
   TrackedVmi,
   VirtualMachine,
+  VmiCondition,
   VmVolume,
 } from './tracker-objects.js';
+import { AGENT_CONNECTED } from './probe/vmi-disk.js';
 import { CREATED_BY_LABEL, KUBEVIRT_POD_LABEL } from './volume-pods.js';
 
 function defined<T extends object>(object: T): T {
@@ -105,6 +107,35 @@ export function leanVm(vm: VirtualMachine): VirtualMachine {
   };
 }
 
+/** The disks' name, serial and bus (what a guest probe matches the guest's devices by). */
+function disksOf(vmi: TrackedVmi): NonNullable<TrackedVmi['spec']>['domain'] {
+  const disks = vmi.spec?.domain?.devices?.disks;
+  if (!disks) return undefined;
+  const bus = (device: { bus?: string } | undefined) =>
+    device ? defined({ bus: device.bus }) : undefined;
+  return {
+    devices: {
+      disks: disks.map((disk) =>
+        defined({
+          name: disk.name,
+          serial: disk.serial,
+          disk: bus(disk.disk),
+          lun: bus(disk.lun),
+          cdrom: bus(disk.cdrom),
+        }),
+      ),
+    },
+  };
+}
+
+/** Only the AgentConnected condition (whether the guest can be asked). */
+function agentConditions(conditions: VmiCondition[] | undefined): VmiCondition[] | undefined {
+  const kept = (conditions ?? [])
+    .filter((condition) => condition.type === AGENT_CONNECTED)
+    .map((condition) => defined({ type: condition.type, status: condition.status }));
+  return kept.length > 0 ? kept : undefined;
+}
+
 export function leanTrackedVmi(vmi: TrackedVmi): TrackedVmi {
   const status = vmi.status ?? {};
   const migration = status.migrationState;
@@ -113,8 +144,12 @@ export function leanTrackedVmi(vmi: TrackedVmi): TrackedVmi {
       vmi.metadata,
       defined({ ownerReferences: controllerOwners(vmi.metadata?.ownerReferences) }),
     ),
-    spec: { volumes: claimVolumes(vmi.spec?.volumes) },
+    spec: defined({
+      volumes: claimVolumes(vmi.spec?.volumes),
+      domain: disksOf(vmi),
+    }),
     status: defined({
+      conditions: agentConditions(status.conditions),
       phase: status.phase,
       nodeName: status.nodeName,
       activePods: status.activePods,

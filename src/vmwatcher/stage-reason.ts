@@ -37,6 +37,8 @@ export const StageReason = {
   HotplugVolumeNotMounted: 'HotplugVolumeNotMounted',
   /** Stuck: the VMI has the new size but ExpandDisks is not effectively on. */
   ExpandDisksOff: 'ExpandDisksOff',
+  /** Stuck: the hypervisor's disk grew, and no guest agent is connected to show the guest's size. */
+  GuestUnverifiable: 'GuestUnverifiable',
   /** Stuck: no VMI runs the VM; the expansion completes at its next start. */
   VMStopped: 'VMStopped',
   /** Stuck: the phase has not moved for --stuck-after. */
@@ -53,6 +55,7 @@ export type StageReasonValue = (typeof StageReason)[keyof typeof StageReason];
 export const STUCK_REASONS: readonly StageReasonValue[] = [
   StageReason.HotplugVolumeNotMounted,
   StageReason.ExpandDisksOff,
+  StageReason.GuestUnverifiable,
   StageReason.VMStopped,
   StageReason.NoProgress,
   StageReason.MalformedQuantity,

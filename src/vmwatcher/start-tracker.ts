@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -78,9 +78,48 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
  * 503 naming those that do not).
  */
 export async function startTracker(options: StartTrackerOptions): Promise<RunningTracker> {
-  const logger = options.logger;
   const identity =
     options.identity ?? `${hostname().slice(0, 100)}-${randomBytes(4).toString('hex')}`;
+  const caches = startCaches(options);
+  const metrics = createTrackerMetrics(() => caches.caches.expansions.list());
+  const recorder = new EventRecorder({
+    sink: eventSink(options.kubeConfig),
+    reportingController: TRACKER_CONTROLLER,
+    reportingInstance: identity.slice(0, 128),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const tracker = createExpansionTracker(options, caches, metrics, recorder);
+  const server = createServer(serveProbes(caches, metrics));
+  const address = await listenOrUndo(server, options, () => {
+    tracker.close();
+    return caches.stop();
+  });
+  const elector = electLeader(options, identity, caches, metrics, tracker);
+  const campaign = elector.run();
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    identity,
+    metrics,
+    caches,
+    isLeader: () => elector.isLeader && tracker.leading,
+    stop: () =>
+      (stopping ??= (async () => {
+        await elector.stop();
+        await campaign;
+        tracker.close();
+        await recorder.stop();
+        await caches.stop();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      })()),
+  };
+}
+
+/** The informer caches; once every one has listed, one log line saying what is cached. */
+function startCaches(options: StartTrackerOptions): StartedTrackerCaches {
+  const logger = options.logger;
   const caches = startTrackerCaches({
     kubeConfig: options.kubeConfig,
     kubeVirtNamespace: options.kubeVirtNamespace,
@@ -88,7 +127,6 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  // Once every cache has listed: one line saying what is cached.
   void caches.synced.then(
     () => {
       logger?.info(
@@ -102,32 +140,39 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
     },
     () => undefined,
   );
-  const metrics = createTrackerMetrics(() => caches.caches.expansions.list());
-  const recorder = new EventRecorder({
-    sink: eventSink(options.kubeConfig),
-    reportingController: TRACKER_CONTROLLER,
-    reportingInstance: identity.slice(0, 128),
-    ...(logger ? { logger } : {}),
-  });
-  const tracker = new ExpansionTracker({
+  return caches;
+}
+
+function createExpansionTracker(
+  options: StartTrackerOptions,
+  caches: StartedTrackerCaches,
+  metrics: TrackerMetrics,
+  recorder: EventRecorder,
+): ExpansionTracker {
+  return new ExpansionTracker({
     kubeConfig: options.kubeConfig,
     caches: caches.caches,
     metrics,
     recorder,
     stuckAfterMs: options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
-    ...(logger ? { logger } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.probe ? { probe: options.probe } : {}),
     ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
     workers: options.workers ?? DEFAULT_WORKERS,
   });
-  const server = createServer((request, response) => {
+}
+
+/** The handler of /livez, /readyz and /metrics (GET only). */
+function serveProbes(
+  caches: StartedTrackerCaches,
+  metrics: TrackerMetrics,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method !== 'GET') {
       response.writeHead(405, { Allow: 'GET' }).end();
-      return;
-    }
-    if (path === '/livez') {
+    } else if (path === '/livez') {
       response.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
     } else if (path === '/readyz') {
       const unsynced = caches.unsynced();
@@ -149,21 +194,42 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
     } else {
       response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
     }
-  });
-  let address: AddressInfo;
+  };
+}
+
+/** Listens on host:port; on failure undoes what was started and throws TRACKER_LISTEN_FAILED. */
+async function listenOrUndo(
+  server: Server,
+  options: StartTrackerOptions,
+  undo: () => Promise<void>,
+): Promise<AddressInfo> {
   try {
-    address = await listen(server, options.host, options.port);
+    return await listen(server, options.host, options.port);
   } catch (error) {
-    await caches.stop();
-    tracker.close();
+    await undo();
     throw new TrackerError(
       'TRACKER_LISTEN_FAILED',
       `cannot listen on ${options.host}:${options.port} for /livez, /readyz and /metrics (${(error as Error).message}); pass a free --port`,
       { cause: error },
     );
   }
+}
+
+/**
+ * Leader election on the Lease: while leading (and once the caches listed: the tracker would take
+ * an empty cache for the cluster), the tracker processes keys; on losing the Lease it finishes
+ * the key in hand before the Lease is released, so nothing is written after that.
+ */
+function electLeader(
+  options: StartTrackerOptions,
+  identity: string,
+  caches: StartedTrackerCaches,
+  metrics: TrackerMetrics,
+  tracker: ExpansionTracker,
+): LeaderElector {
+  const logger = options.logger;
   let leading: Promise<void> | undefined;
-  const elector = new LeaderElector({
+  return new LeaderElector({
     lock: leaseLock(
       options.kubeConfig,
       options.leaseNamespace,
@@ -177,23 +243,9 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
     ...(logger ? { logger } : {}),
     onStartedLeading: (signal) => {
       metrics.leader.set(1);
-      leading = (async () => {
-        // Not before the caches listed (the tracker would take an empty cache for the cluster).
-        const aborted = new Promise<false>((resolve) =>
-          signal.addEventListener('abort', () => resolve(false), { once: true }),
-        );
-        const synced = await Promise.race([
-          caches.synced.then(
-            () => true,
-            () => false,
-          ),
-          aborted,
-        ]);
-        if (synced && !signal.aborted) await tracker.lead(signal);
-      })();
+      leading = leadOnceSynced(caches, tracker, signal);
       return leading;
     },
-    // Awaited before the Lease is released: no write after that.
     onStoppedLeading: async () => {
       metrics.leader.set(0);
       await leading;
@@ -202,24 +254,23 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
     onNewLeader: (holder) =>
       logger?.info({ leader: holder, self: holder === identity }, 'tracker leader'),
   });
-  const campaign = elector.run();
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let stopping: Promise<void> | undefined;
-  return {
-    url: `http://${host}:${address.port}`,
-    identity,
-    metrics,
-    caches,
-    isLeader: () => elector.isLeader && tracker.leading,
-    stop: () =>
-      (stopping ??= (async () => {
-        await elector.stop();
-        await campaign;
-        tracker.close();
-        await recorder.stop();
-        await caches.stop();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      })()),
-  };
+}
+
+/** Waits for the caches to list (or the lead to end), then leads until `signal` aborts. */
+async function leadOnceSynced(
+  caches: StartedTrackerCaches,
+  tracker: ExpansionTracker,
+  signal: AbortSignal,
+): Promise<void> {
+  const aborted = new Promise<false>((resolve) =>
+    signal.addEventListener('abort', () => resolve(false), { once: true }),
+  );
+  const synced = await Promise.race([
+    caches.synced.then(
+      () => true,
+      () => false,
+    ),
+    aborted,
+  ]);
+  if (synced && !signal.aborted) await tracker.lead(signal);
 }

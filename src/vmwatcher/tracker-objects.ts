@@ -1,7 +1,7 @@
 /**
  * The fields the tracker reads, typed structurally (every field optional: real objects omit what
  * is unset), so that informer objects, list answers and test objects all satisfy them. The
- * admission types (src/webhook) are widened with what only the tracker reads: a PVC's resize
+ * admission types (src/admission) are widened with what only the tracker reads: a PVC's resize
  * state, a PV's capacity, a VMI's per-volume PVC sizes and active pods, the virt-launcher and
  * hotplug pods.
  */
@@ -10,6 +10,7 @@ import type {
   PersistentVolumeClaim,
   VirtualMachineInstance,
   VmiVolumeStatus,
+  VmVolume,
 } from '../admission/index.js';
 
 export type {
@@ -96,9 +97,35 @@ export interface MigrationState {
   [key: string]: unknown;
 }
 
+/** A VMI disk (spec.domain.devices.disks[]): the volume it shows, its serial and bus. */
+export interface VmiDisk {
+  /** The volume's name. */
+  name?: string;
+  serial?: string;
+  disk?: { bus?: string; [key: string]: unknown };
+  lun?: { bus?: string; [key: string]: unknown };
+  cdrom?: { bus?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** A VMI condition (AgentConnected, Ready...). */
+export interface VmiCondition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+  [key: string]: unknown;
+}
+
 export interface TrackedVmi extends VirtualMachineInstance {
   metadata?: LiveMeta;
+  spec?: {
+    volumes?: VmVolume[];
+    domain?: { devices?: { disks?: VmiDisk[]; [key: string]: unknown }; [key: string]: unknown };
+    [key: string]: unknown;
+  };
   status?: {
+    conditions?: VmiCondition[];
     phase?: string;
     nodeName?: string;
     /** Pod uid -> node name of the virt-launcher pods that run (or ran) the domain. */

@@ -1,3 +1,4 @@
+import type { GuestEvidence } from './guest-probe.js';
 import type { PhaseValue, WaitingForValue } from './expansion-phase.js';
 import type { LiveMeta } from './tracker-objects.js';
 
@@ -19,7 +20,8 @@ export const VOLUME_EXPANSIONS = {
  * The sizes the tracker observed, as the objects carry them (quantity text), absent when not
  * known: the PVC's request, allocatedResources and status.capacity, the PV's capacity, the VMI's
  * persistentVolumeClaimInfo capacity and requests, the size the guest is expected to see, and the
- * hypervisor's and guest's sizes (bytes) when a guest probe measured them.
+ * hypervisor's and guest's sizes (bytes) when a guest probe measured them, with what the guest's
+ * size measures (its block device, or a filesystem when the guest refused guest-exec) and where.
  */
 export interface ObservedSizes {
   request?: string;
@@ -31,6 +33,9 @@ export interface ObservedSizes {
   expected?: string;
   hypervisor?: string;
   guest?: string;
+  guestEvidence?: GuestEvidence;
+  /** The guest's block device (vda, sdb) or, for a filesystem, its mount point. */
+  guestDevice?: string;
 }
 
 /** The pods that hold the volume: the active virt-launcher and, for a hotplugged volume, the hotplug pod. */

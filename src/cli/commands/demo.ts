@@ -8,10 +8,19 @@ import {
   startControlPlane,
   type ControlPlane,
 } from '../../controlplane/index.js';
-import { DEMO_CONFIGURATION_NAME, runDemo, surveyExpansions, DemoError } from '../../demo/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  DEMO_CONFIGURATION_NAME,
+  runDemo,
+  runVmDemo,
+  surveyExpansions,
+  DemoError,
+  VM_DEMO,
+} from '../../demo/index.js';
+import { installerPath, installVmLab } from '../../vmwatcher/index.js';
 import { deleteValidatingWebhookConfiguration } from '../../webhook/index.js';
 import { stopExitCode, watchStopRequests, type StopReason } from '../stop-requests.js';
-import { createLogger, outputDestination } from '../../log/index.js';
+import { createLogger, outputDestination, type Logger } from '../../log/index.js';
 import { parseQuantity } from '../../kube/index.js';
 import {
   addAdmissionFlags,
@@ -27,6 +36,7 @@ import {
   formatDemoStep,
   formatDemoSummary,
   formatSurvey,
+  formatVmDemo,
   TRACKER_PART_HEADING,
 } from '../format-demo.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
@@ -34,6 +44,7 @@ import { loadKubeConfigOr } from '../load-kube-config-or.js';
 
 interface DemoFlags extends AdmissionFlags {
   local?: boolean;
+  vm?: boolean;
   kubeconfig?: string;
   dir?: string;
   cacheDir?: string;
@@ -106,6 +117,7 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
       // The lock creates the directory (CONTROLPLANE_START_FAILED naming the errno when it cannot).
       started.releaseDir = await lockControlPlaneDir(resolve(flags.dir));
     }
+    if (flags.vm) await installVmLabSaying(flags.cacheDir ?? defaultCacheDir());
     const cp = await startControlPlane({
       cacheDir: flags.cacheDir ?? defaultCacheDir(),
       env: process.env,
@@ -115,17 +127,20 @@ async function demoOnLocalControlPlane(flags: DemoFlags): Promise<boolean> {
     started.cp = cp;
     await installDemoCrds(cp);
     progress(
-      `voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then starting the tracker and registering the webhook\n`,
+      flags.vm
+        ? `voe demo: control plane ready at ${cp.apiServerUrl}`
+        : `voe demo: control plane ready at ${cp.apiServerUrl}; staging VMs, volumes, KubeVirt, Longhorn and the csi-online-expand-validation Setting, then starting the tracker and registering the webhook\n`,
     );
-    const run = runDemoPrinting(cp, flags, stops.signal);
+    const logger = createLogger({
+      name: 'voe-demo',
+      level: 'warn',
+      destination: outputDestination(2),
+    });
+    const run = flags.vm
+      ? demoOnVm(cp.kubeConfig, logger, flags, stops.signal)
+      : demoAdmissionAndTracker(cp.kubeConfig, logger, flags, stops.signal);
     started.run = run;
-    const report = await run;
-    process.stdout.write(
-      flags.json
-        ? `${JSON.stringify(report, null, 2)}\n`
-        : `${formatDemoStatus(report, Date.now())}${formatDemoSummary(report)}`,
-    );
-    return report.ok;
+    return await run;
   } catch (error) {
     // Stopped: what fails now is the stop's doing (the API server going away); the stop ends the process.
     if (stops.reason()) await new Promise<never>(() => undefined);
@@ -172,20 +187,24 @@ async function installDemoCrds(cp: ControlPlane): Promise<void> {
   });
 }
 
-/** Runs the demo on `cp`, printing each step and each followed expansion as it comes (not with --json). */
-function runDemoPrinting(
-  cp: ControlPlane,
+/** --vm: the VM lab's packages, through the project's installer, saying so first. */
+async function installVmLabSaying(cacheDir: string): Promise<void> {
+  progress(
+    `voe demo --vm: first installing the VM lab through the project's installer (bash ${installerPath()} vm: QEMU, libvirt and its client from Debian when missing; the guest's kernel, busybox-static and qemu-guest-agent unpacked into ${cacheDir})`,
+  );
+  await installVmLab(cacheDir);
+}
+
+/** The demo's steps through the webhook, then the tracker following each admitted resize; printed as they go (not with --json). */
+async function demoAdmissionAndTracker(
+  kubeConfig: KubeConfig,
+  logger: Logger,
   flags: DemoFlags,
   signal: AbortSignal,
-): ReturnType<typeof runDemo> {
-  const logger = createLogger({
-    name: 'voe-demo',
-    level: 'warn',
-    destination: outputDestination(2),
-  });
+): Promise<boolean> {
   let followed = 0;
-  return runDemo({
-    kubeConfig: cp.kubeConfig,
+  const report = await runDemo({
+    kubeConfig,
     logger,
     signal,
     ...(flags.json
@@ -198,6 +217,30 @@ function runDemoPrinting(
             ),
         }),
   });
+  process.stdout.write(
+    flags.json
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : `${formatDemoStatus(report, Date.now())}${formatDemoSummary(report)}`,
+  );
+  return report.ok;
+}
+
+/** --vm: one resize on a real VM, from the PVC edit to the guest's measured bytes, as a timeline. */
+async function demoOnVm(
+  kubeConfig: KubeConfig,
+  logger: Logger,
+  flags: DemoFlags,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const report = await runVmDemo({
+    kubeConfig,
+    logger,
+    cacheDir: flags.cacheDir ?? defaultCacheDir(),
+    onProgress: progress,
+    signal,
+  });
+  process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatVmDemo(report));
+  return report.ok;
 }
 
 /** Configured cluster: read-only, what each VM disk would get if it grew now. */
@@ -238,6 +281,12 @@ export function register(program: Command): void {
         "(the API server's own checks, LimitRanges and ResourceQuotas included, and the webhook's; the admission options below apply to this survey).",
     )
     .option('--local', 'use a local control plane even when a cluster is configured')
+    .option(
+      '--vm',
+      `instead of the admission steps: one resize on a real VM. Installs the VM lab first through the project's installer (scripts/install-test-deps.sh vm: QEMU, libvirt, the guest's Debian packages; needs root), ` +
+        `boots a libvirt domain ${VM_DEMO.namespace}_${VM_DEMO.vm} (QEMU under TCG, qemu-guest-agent in the guest) mirrored in the local control plane, raises its PVC through the webhook, ` +
+        "plays external-resizer, kubelet, virt-controller and virt-handler (virsh blockresize), and prints the timeline of the tracker's phases with the hypervisor's and the guest's bytes (--guest-probe local). Implies --local",
+    )
     .option('--kubeconfig <file>', 'the cluster to survey (read-only); default $KUBECONFIG')
     .option(
       '--dir <dir>',
@@ -260,7 +309,7 @@ export function register(program: Command): void {
   addAdmissionFlags(command).action(async (flags: DemoFlags) => {
     const configured = flags.kubeconfig !== undefined || (process.env['KUBECONFIG'] ?? '') !== '';
     const ok =
-      flags.local || !configured
+      flags.local || flags.vm || !configured
         ? await demoOnLocalControlPlane(flags)
         : await demoOnConfiguredCluster(flags);
     process.exitCode = ok ? 0 : 1;

@@ -2,11 +2,16 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, type Logger } from '../../log/index.js';
 import {
+  createGuestProbe,
   DEFAULT_LEASE_NAME,
+  DEFAULT_PROBE_TIMEOUT_MS,
   DEFAULT_WORKERS,
+  GUEST_PROBE_MODES,
   enableExpansion,
   parseDuration,
   startTracker,
+  type GuestProbe,
+  type GuestProbeMode,
   type RunningTracker,
 } from '../../vmwatcher/index.js';
 import { watchStopRequests } from '../stop-requests.js';
@@ -27,12 +32,23 @@ interface WatchFlags extends EnablementFlags {
   leaseName: string;
   workers: number;
   logLevel: string;
+  guestProbe: GuestProbeMode;
+  libvirtUri?: string;
+  probeTimeout: number;
+  probeInterval: number;
 }
 
 function parseStuckAfter(value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined || ms < 1000)
     throw new InvalidArgumentError('must be a duration of at least 1s, such as 10m, 90s or 1h30m');
+  return ms;
+}
+
+function parseSeconds(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < 1000)
+    throw new InvalidArgumentError('must be a duration of at least 1s, such as 20s or 1m');
   return ms;
 }
 
@@ -48,6 +64,15 @@ function parsePort(value: string): number {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new InvalidArgumentError('must be an integer from 0 to 65535 (0 picks a free port)');
   return port;
+}
+
+/** The tracker's guest probe of --guest-probe, if any. */
+function guestProbeOf(flags: WatchFlags, kubeConfig: KubeConfig): { probe?: GuestProbe } {
+  const probe = createGuestProbe(flags.guestProbe, kubeConfig, {
+    timeoutMs: flags.probeTimeout,
+    ...(flags.libvirtUri ? { libvirtUri: flags.libvirtUri } : {}),
+  });
+  return probe ? { probe } : {};
 }
 
 /** `voe watch`: the expansion tracker. */
@@ -94,6 +119,33 @@ function watchCommand(program: Command): Command {
       DEFAULT_WORKERS,
     )
     .addOption(
+      new Option(
+        '--guest-probe <mode>',
+        "how to see the hypervisor's and the guest's size of a grown disk: none (expansions wait at HypervisorResizing, NoGuestProbe), " +
+          "pods-exec (virsh domblkinfo and the guest agent's guest-exec in each VM's virt-launcher pod, compute container; needs create on pods/exec), " +
+          "local (the same virsh commands against this machine's libvirt, whose domains are named <namespace>_<vmi> as KubeVirt names them: the VM lab, voe demo --vm)",
+      )
+        .choices([...GUEST_PROBE_MODES])
+        .default('none'),
+    )
+    .option(
+      '--libvirt-uri <uri>',
+      "virsh -c for the guest probe (local: default qemu:///system; pods-exec: virsh's own default)",
+    )
+    .addOption(
+      new Option('--probe-timeout <duration>', 'how long one probe of a disk may take')
+        .default(DEFAULT_PROBE_TIMEOUT_MS, '20s')
+        .argParser(parseSeconds),
+    )
+    .addOption(
+      new Option(
+        '--probe-interval <duration>',
+        'the longest pause between two probes of an expansion in HypervisorResizing or GuestVerifying (from 250 ms after a change, doubling)',
+      )
+        .default(30_000, '30s')
+        .argParser(parseSeconds),
+    )
+    .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
         .default('info'),
@@ -122,6 +174,8 @@ async function runWatch(flags: WatchFlags): Promise<void> {
       host: flags.bindAddress,
       port: flags.port,
       workers: flags.workers,
+      probeIntervalMs: flags.probeInterval,
+      ...guestProbeOf(flags, kubeConfig),
     });
     process.stderr.write(
       `voe watch: /livez, /readyz and /metrics at ${tracker.url} (identity ${tracker.identity}; SIGTERM stops)\n`,

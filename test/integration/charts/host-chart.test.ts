@@ -179,7 +179,13 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
 
       it('runs the tracker (voe watch) locked down: replicas, its Lease, --enable, probes on /livez and /readyz, and voe disable as a pre-delete hook; nothing of it with tracker.enabled false', () => {
         const v = merged(defaults, values) as {
-          tracker: { enabled: boolean; replicas: number; enable: boolean; port: number };
+          tracker: {
+            enabled: boolean;
+            replicas: number;
+            enable: boolean;
+            port: number;
+            guestProbe: string;
+          };
           admission: { kubevirt: string; setting: string };
         };
         const tracking = objects.filter(
@@ -217,6 +223,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           `--kubevirt-namespace=${kubevirtNamespace}`,
           `--kubevirt-name=${kubevirtName}`,
           `--setting-name=${v.admission.setting}`,
+          `--guest-probe=${v.tracker.guestProbe}`,
         ]);
         assert.strictEqual(args.includes('--enable'), v.tracker.enable);
         const service = oneOf(objects, 'Service', 'voe-tracker') as unknown as {
@@ -249,11 +256,16 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         };
         assert.strictEqual(kubevirtRole.rules[0]!.verbs.includes('update'), v.tracker.enable);
         const clusterRole = oneOf(objects, 'ClusterRole', 'voe-tracker') as unknown as {
-          rules: Array<{ apiGroups: string[] }>;
+          rules: Array<{ apiGroups: string[]; resources: string[] }>;
         };
         assert.strictEqual(
           clusterRole.rules.some((rule) => rule.apiGroups.includes('harvesterhci.io')),
           v.tracker.enable,
+        );
+        // pods/exec into virt-launcher only for the guest probe.
+        assert.strictEqual(
+          clusterRole.rules.some((rule) => rule.resources.includes('pods/exec')),
+          v.tracker.guestProbe === 'pods-exec',
         );
       });
 

@@ -13,16 +13,18 @@ import {
   resourcePath,
 } from '../../../src/kube/index.js';
 import {
-  ADDED_GATES_ANNOTATION,
-  CREATED_BY_ANNOTATION,
   disableExpansion,
   enableExpansion,
   Phase,
   StageReason,
   type EnablementOptions,
-  type KubeVirt,
   type RunningTracker,
 } from '../../../src/vmwatcher/index.js';
+import {
+  ADDED_GATES_ANNOTATION,
+  CREATED_BY_ANNOTATION,
+} from '../../../src/vmwatcher/plan-enablement.js';
+import type { KubeVirt } from '../../../src/vmwatcher/tracker-objects.js';
 import type { HarvesterSetting } from '../../../src/settings/index.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';

@@ -14,10 +14,10 @@ import {
   VOLUME_EXPANSIONS,
   type Pod,
   type RunningTracker,
-  type StartTrackerOptions,
   type TrackedVmi,
   type VolumeExpansion,
 } from '../../../src/vmwatcher/index.js';
+import type { StartTrackerOptions } from '../../../src/vmwatcher/start-tracker.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { kubeVirt, pvc, storageClass, vm, vmi } from '../../../src/demo/staged-objects.js';
 

@@ -10,10 +10,10 @@ import {
   Phase,
   StageReason,
   VOLUME_EXPANSIONS,
-  WaitingFor,
   type GuestProbe,
   type RunningTracker,
 } from '../../../src/vmwatcher/index.js';
+import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { useControlPlane } from '../../support/use-control-plane.js';

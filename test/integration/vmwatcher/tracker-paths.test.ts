@@ -4,12 +4,8 @@
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
-import {
-  Phase,
-  StageReason,
-  WaitingFor,
-  type RunningTracker,
-} from '../../../src/vmwatcher/index.js';
+import { Phase, StageReason, type RunningTracker } from '../../../src/vmwatcher/index.js';
+import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { eventually, metricsText, TrackerLab } from './tracker-lab.js';
 

@@ -32,6 +32,7 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
       replicas: 3,
       enable: false,
       stuckAfter: '1h30m',
+      guestProbe: 'pods-exec',
       logLevel: 'debug',
       nodeSelector: { 'kubernetes.io/os': 'linux' },
       podLabels: { team: 'storage' },

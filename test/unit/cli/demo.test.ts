@@ -10,8 +10,14 @@ import {
   formatDemoStep,
   formatDemoSummary,
   formatSurvey,
+  formatVmDemo,
 } from '../../../src/cli/format-demo.js';
-import type { DemoReport, DemoStepResult, ExpansionResult } from '../../../src/demo/index.js';
+import type {
+  DemoReport,
+  DemoStepResult,
+  ExpansionResult,
+  VmDemoReport,
+} from '../../../src/demo/index.js';
 import type { SurveyMissingClaim, SurveyRow } from '../../../src/demo/survey-rows.js';
 import {
   BROKEN_SECRETS,
@@ -358,5 +364,100 @@ describe('voe demo: the tracker part as printed', () => {
   it('prints no tracker lines and no status table when nothing was followed', () => {
     assert.notInclude(formatDemoSummary(report([])), 'tracker');
     assert.strictEqual(formatDemoStatus(report([]), 0), '');
+  });
+});
+
+describe('voe demo --vm: the timeline as printed', () => {
+  const report: VmDemoReport = {
+    domain: 'vm-lab_demo-vm',
+    bootMs: 6400,
+    webhookUrl: 'https://127.0.0.1:1',
+    trackerUrl: 'http://127.0.0.1:2',
+    ok: true,
+    expansion: {
+      expansion: 'vm-lab/demo-vm-disk-0-lab01-2gi',
+      pvc: 'vm-lab/demo-vm-disk-0-lab01',
+      vm: 'demo-vm',
+      from: '1Gi',
+      to: '2Gi',
+      expected: { phase: 'Completed' },
+      ok: true,
+      timeline: [
+        {
+          actor: 'voe webhook',
+          action: 'admitted the resize',
+          phase: 'ControllerResizing',
+          waitingFor: 'external-resizer',
+          reason: 'WaitingForResizer',
+          message: 'waiting',
+          atMs: 80,
+        },
+        {
+          actor: 'virt-controller',
+          action: 'copies the size into the VMI',
+          phase: 'HypervisorResizing',
+          waitingFor: 'virt-handler',
+          reason: 'WaitingForHypervisor',
+          message: 'below',
+          atMs: 1200,
+          actMs: 30,
+          afterMs: 150,
+          hypervisor: String(1024 ** 3),
+          guest: String(1024 ** 3),
+        },
+        {
+          actor: 'virt-handler',
+          action: 'grows the backing file, then virsh blockresize',
+          phase: 'Completed',
+          reason: 'GuestSeesNewSize',
+          message: 'The guest of demo-vm sees disk vda at 2147483648 bytes.',
+          atMs: 2050,
+          actMs: 310,
+          afterMs: 480,
+          hypervisor: String(2 * 1024 ** 3),
+          guest: String(2 * 1024 ** 3),
+        },
+      ],
+    },
+  };
+
+  it('one row per write: when after the edit, who, the phase, the write, the tracker, both sizes', () => {
+    const text = formatVmDemo(report);
+    assert.include(
+      text,
+      'Domain vm-lab_demo-vm (booted in 6.40 s): PVC vm-lab/demo-vm-disk-0-lab01 1Gi -> 2Gi, VolumeExpansion vm-lab/demo-vm-disk-0-lab01-2gi\n',
+    );
+    const rows = text
+      .split('\n')
+      .filter((line) => / (voe webhook|virt-controller|virt-handler) {2}/.test(line));
+    assert.lengthOf(rows, 3);
+    assert.match(
+      rows[0]!,
+      /^ {2}0\.08 s +voe webhook +ControllerResizing \(external-resizer\) +- +-$/,
+    );
+    assert.match(
+      rows[1]!,
+      /^ {2}1\.20 s +virt-controller +HypervisorResizing \(virt-handler\) +30 ms +150 ms +1\.00 GiB +1\.00 GiB$/,
+    );
+    assert.match(
+      rows[2]!,
+      /^ {2}2\.05 s +virt-handler +Completed +310 ms +480 ms +2\.00 GiB +2\.00 GiB$/,
+    );
+    assert.include(text, 'The guest of demo-vm sees disk vda at 2147483648 bytes.');
+    assert.include(text, "to the guest's own view of the disk");
+  });
+
+  it('says MISMATCH when a phase was not shown', () => {
+    const text = formatVmDemo({
+      ...report,
+      ok: false,
+      expansion: {
+        ...report.expansion,
+        ok: false,
+        mismatch: 'after virt-handler: expected Completed',
+      },
+    });
+    assert.include(text, '<-- MISMATCH');
+    assert.include(text, 'MISMATCH: after virt-handler: expected Completed');
   });
 });

@@ -9,7 +9,9 @@ import { CsiErrorCode } from '../../../src/guest-csi-bridge/errors/csi-error.js'
 import { KubeErrorCode } from '../../../src/kube/index.js';
 import { SettingInvalidCode } from '../../../src/settings/setting-invalid-error.js';
 import { TlsErrorCode } from '../../../src/tls/tls-error.js';
-import { TrackerErrorCode } from '../../../src/vmwatcher/index.js';
+import { VmLabErrorCode } from '../../../src/vmwatcher/lab/vm-lab-error.js';
+import { GuestProbeErrorCode } from '../../../src/vmwatcher/probe/guest-probe-error.js';
+import { TrackerErrorCode } from '../../../src/vmwatcher/tracker-error.js';
 import { CheckErrorCode } from '../../../src/check/check-error.js';
 import { WebhookErrorCode } from '../../../src/webhook/webhook-error.js';
 
@@ -26,6 +28,8 @@ const CODE_OBJECTS: Record<string, Record<string, string>> = {
   DEMO_: DemoErrorCode,
   CSI_: CsiErrorCode,
   TRACKER_: TrackerErrorCode,
+  PROBE_: GuestProbeErrorCode,
+  VMLAB_: VmLabErrorCode,
 };
 
 /** The codes docs/errors.md lists: the first cell of each table row, in backquotes. */

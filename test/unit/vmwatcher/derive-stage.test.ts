@@ -1,15 +1,9 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import {
-  deriveStage,
-  expectedGuestBytes,
-  Phase,
-  StageReason,
-  WaitingFor,
-  type PhaseValue,
-  type StageInput,
-  type WaitingForValue,
-} from '../../../src/vmwatcher/index.js';
+import { Phase, StageReason, type PhaseValue } from '../../../src/vmwatcher/index.js';
+import { deriveStage, type StageInput } from '../../../src/vmwatcher/derive-stage.js';
+import { WaitingFor, type WaitingForValue } from '../../../src/vmwatcher/expansion-phase.js';
+import { expectedGuestBytes } from '../../../src/vmwatcher/expected-guest-bytes.js';
 import { kubeVirt, vm } from '../../support/admission-objects.js';
 import {
   CLAIM,
@@ -370,6 +364,77 @@ const ROWS: Row[] = [
     says: [`${20n * GI} bytes`],
   },
   {
+    name: 'probe: the guest sees the new size on another device name',
+    input: () =>
+      vmStage({ probe: { hypervisorBytes: 20n * GI, guestBytes: 20n * GI, guestDevice: 'vdb' } }),
+    phase: Phase.Completed,
+    waitingFor: undefined,
+    reason: StageReason.GuestSeesNewSize,
+    says: ['(vdb)'],
+  },
+  {
+    name: 'probe failed: sizes unknown, the failure in the message',
+    input: () => vmStage({ probe: { failure: 'virsh timed out after 20s' } }),
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.WaitingForHypervisor,
+    says: ['unknown bytes', 'virsh timed out after 20s'],
+  },
+  {
+    name: 'probe: no guest agent, the hypervisor still small',
+    input: () =>
+      vmStage({ probe: { hypervisorBytes: 10n * GI, guestUnverifiable: 'no AgentConnected' } }),
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.WaitingForHypervisor,
+  },
+  {
+    name: 'probe: no guest agent once the hypervisor grew',
+    input: () =>
+      vmStage({
+        probe: {
+          hypervisorBytes: 20n * GI,
+          guestUnverifiable: 'the VMI has no AgentConnected condition',
+        },
+      }),
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.GuestUnverifiable,
+    says: [`${20n * GI} bytes`, 'no AgentConnected condition', 'qemu-guest-agent'],
+  },
+  {
+    name: "probe: guest-exec refused, the guest's filesystem not grown",
+    input: () =>
+      vmStage({
+        probe: {
+          hypervisorBytes: 20n * GI,
+          guestBytes: 9n * GI,
+          guestEvidence: 'Filesystem',
+          guestDevice: '/data',
+        },
+      }),
+    phase: Phase.GuestVerifying,
+    waitingFor: WaitingFor.Guest,
+    reason: StageReason.WaitingForGuest,
+    says: ['filesystem /data', 'guest-exec refused', 'grow the partition and filesystem'],
+  },
+  {
+    name: "probe: guest-exec refused, the guest's filesystem grown past the old size",
+    input: () =>
+      vmStage({
+        probe: {
+          hypervisorBytes: 20n * GI,
+          guestBytes: 19n * GI,
+          guestEvidence: 'Filesystem',
+          guestDevice: '/data',
+        },
+      }),
+    phase: Phase.Completed,
+    waitingFor: undefined,
+    reason: StageReason.GuestSeesNewSize,
+    says: ['filesystem', `${19n * GI} bytes`],
+  },
+  {
     name: 'a larger size requested meanwhile',
     input: () => input({ pvc: claim({ request: '30Gi' }) }),
     phase: Phase.Superseded,
@@ -567,6 +632,7 @@ describe('deriveStage', () => {
       expected: String(20n * GI),
       hypervisor: String(20n * GI),
       guest: String(10n * GI),
+      guestEvidence: 'BlockDevice',
     });
     assert.deepStrictEqual(stage.pods, { launcher: 'virt-launcher-vm1-x7k2p', hotplug: undefined });
   });
@@ -743,6 +809,45 @@ describe('deriveStage', () => {
       );
       assert.strictEqual(stage.phase, Phase.HypervisorResizing);
       assert.strictEqual(stage.reason, StageReason.NoGuestProbe);
+      assert.isUndefined(stage.recheckAfterMs);
+    });
+
+    it('turns a hypervisor that stays below past stuckAfter into Stuck, waiting for virt-handler', () => {
+      const stage = deriveStage(
+        vmStage({
+          probe: { hypervisorBytes: 10n * GI, guestBytes: 10n * GI },
+          expansion: expansion('20Gi', {
+            phase: Phase.HypervisorResizing,
+            progress: {
+              phase: Phase.HypervisorResizing,
+              since: new Date(NOW - 11 * MINUTE).toISOString(),
+            },
+          }),
+        }),
+      );
+      assert.strictEqual(stage.phase, Phase.Stuck);
+      assert.strictEqual(stage.reason, StageReason.NoProgress);
+      assert.strictEqual(stage.waitingFor, WaitingFor.VirtHandler);
+      assert.include(stage.message, 'libvirt failed to expand disk image');
+      assert.strictEqual(stage.sizes.hypervisor, String(10n * GI));
+    });
+
+    it('does not apply to GuestUnverifiable: the hypervisor size is kept', () => {
+      const stage = deriveStage(
+        vmStage({
+          probe: { hypervisorBytes: 20n * GI, guestUnverifiable: 'no agent' },
+          expansion: expansion('20Gi', {
+            phase: Phase.Stuck,
+            progress: {
+              phase: Phase.GuestVerifying,
+              since: new Date(NOW - 60 * MINUTE).toISOString(),
+            },
+          }),
+        }),
+      );
+      assert.strictEqual(stage.reason, StageReason.GuestUnverifiable);
+      assert.strictEqual(stage.sizes.hypervisor, String(20n * GI));
+      assert.isUndefined(stage.sizes.guest);
       assert.isUndefined(stage.recheckAfterMs);
     });
 

@@ -2,19 +2,19 @@
  * One running VM's disk being grown from 10Gi to 20Gi, as the real components write the objects
  * (src/demo's staged objects plus the tracker's pods and PV), for the tracker's unit tests.
  */
-import {
-  hotplugPod,
-  launcherPod,
-  persistentVolume,
-  type PersistentVolume,
-  type LauncherVolume,
-  type Pod,
-  type PvcCondition,
-  type StageInput,
-  type TrackedPvc,
-  type TrackedVmi,
-  type VolumeExpansion,
+import type {
+  LauncherVolume,
+  Pod,
+  TrackedVmi,
+  VolumeExpansion,
 } from '../../../src/vmwatcher/index.js';
+import type { StageInput } from '../../../src/vmwatcher/derive-stage.js';
+import { hotplugPod, launcherPod, persistentVolume } from '../../../src/vmwatcher/staged-pods.js';
+import type {
+  PersistentVolume,
+  PvcCondition,
+  TrackedPvc,
+} from '../../../src/vmwatcher/tracker-objects.js';
 import { kubeVirt, pvc, vm, vmi } from '../../support/admission-objects.js';
 
 export const CLAIM = 'vm1-disk-0-kq8zt';

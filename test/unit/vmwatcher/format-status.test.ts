@@ -1,6 +1,7 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import { formatAge, formatStatusTable, statusRow } from '../../../src/vmwatcher/index.js';
+import { formatStatusTable, statusRow } from '../../../src/vmwatcher/index.js';
+import { formatAge } from '../../../src/vmwatcher/format-status.js';
 import { expansion, NOW } from './expansion-fixtures.js';
 
 describe('voe status output', () => {

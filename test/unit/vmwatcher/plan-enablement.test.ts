@@ -9,7 +9,7 @@ import {
   planSettingRemoval,
   withGateAdded,
   withGateRemoved,
-} from '../../../src/vmwatcher/index.js';
+} from '../../../src/vmwatcher/plan-enablement.js';
 import { harvesterSetting, kubeVirt } from '../../support/admission-objects.js';
 
 const WITHOUT = ['LiveMigration', 'HotplugVolumes'];

@@ -1,19 +1,13 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import {
-  claimHold,
-  expectedGuestBytes,
-  formatDuration,
-  hotplugPodsOf,
-  nextStatus,
-  parseDuration,
-  parseOverhead,
-  Phase,
-  readResizeState,
-  StageReason,
-  WaitingFor,
-  type Stage,
-} from '../../../src/vmwatcher/index.js';
+import { parseDuration, Phase, StageReason } from '../../../src/vmwatcher/index.js';
+import type { Stage } from '../../../src/vmwatcher/derive-stage.js';
+import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
+import { expectedGuestBytes, parseOverhead } from '../../../src/vmwatcher/expected-guest-bytes.js';
+import { formatDuration } from '../../../src/vmwatcher/format-duration.js';
+import { nextStatus } from '../../../src/vmwatcher/next-status.js';
+import { readResizeState } from '../../../src/vmwatcher/read-resize-state.js';
+import { claimHold, hotplugPodsOf } from '../../../src/vmwatcher/volume-pods.js';
 import {
   CLAIM,
   claim,

@@ -1,0 +1,136 @@
+/**
+ * The control plane's side of a lab VM: the objects KubeVirt, Harvester and a CSI provisioner
+ * would hold for the libvirt domain `<namespace>_<vm>` (VM, VMI with its volumeStatus and disk
+ * serials, the virt-launcher pod, bound PVCs with their PVs), plus what admits their resize: a
+ * StorageClass of the lab's provisioner, the csi-online-expand-validation Setting allowing it,
+ * and the KubeVirt CR with ExpandDisks. For the VM lab's tests and `voe demo --vm`.
+ */
+import { isAlreadyExists, requestJson, resourcePath } from '../kube/index.js';
+import { ExpansionActors, type LabDisk, type Pod, type TrackedVmi } from '../vmwatcher/index.js';
+import { KINDS, type StagedCluster } from './staged-cluster.js';
+import { harvesterSetting, kubeVirt, pvc, storageClass, vm, vmi } from './staged-objects.js';
+
+export const LAB_PROVISIONER = 'lab.csi.voe.dev';
+export const LAB_STORAGE_CLASS = 'voe-vm-lab';
+
+/** One disk of the lab VM as the control plane sees it. */
+export interface MirroredDisk extends Omit<LabDisk, 'file'> {
+  claim: string;
+  /** The VMI volume's name (also the disk's name in spec.domain.devices.disks). */
+  volumeName: string;
+  /** The PVC's size, e.g. "1Gi". */
+  size: string;
+}
+
+export interface LabMirrorOptions {
+  namespace: string;
+  /** The VM's and its VMI's name (the domain is <namespace>_<name>). */
+  name: string;
+  disks: readonly MirroredDisk[];
+  /** Whether the VMI shows AgentConnected (virt-handler sets it while qemu-ga answers). */
+  agentConnected: boolean;
+}
+
+async function createOnce(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  }
+}
+
+/** The cluster-wide objects: the lab's StorageClass, the Setting allowing its provisioner, KubeVirt with ExpandDisks. */
+async function stageLabCluster(cluster: StagedCluster): Promise<void> {
+  await createOnce(() =>
+    cluster.apply({ storageClasses: [storageClass(LAB_STORAGE_CLASS, LAB_PROVISIONER)] }),
+  );
+  await createOnce(() =>
+    cluster.apply({
+      settings: [
+        harvesterSetting(JSON.stringify({ 'driver.longhorn.io': true, [LAB_PROVISIONER]: true })),
+      ],
+    }),
+  );
+  await createOnce(() => cluster.apply({ kubeVirts: [kubeVirt()] }));
+}
+
+/** The VMI as virt-handler writes it for the lab's disks: their bus, serial and target. */
+function labVmi(options: LabMirrorOptions, volumes: Array<Record<string, unknown>>): TrackedVmi {
+  const instance = vmi(options.name, {
+    namespace: options.namespace,
+    volumes,
+    volumeModes: Object.fromEntries(options.disks.map((disk) => [disk.claim, 'Block' as const])),
+  }) as TrackedVmi;
+  const byName = new Map(options.disks.map((disk) => [disk.volumeName, disk]));
+  for (const entry of instance.spec?.domain?.devices?.disks ?? []) {
+    const disk = byName.get(entry.name ?? '');
+    if (!disk) continue;
+    entry.disk = { bus: disk.bus };
+    if (disk.serial) entry.serial = disk.serial;
+    else delete entry.serial;
+  }
+  for (const entry of instance.status?.volumeStatus ?? []) {
+    const disk = byName.get(entry.name ?? '');
+    if (!disk) continue;
+    entry.target = disk.target;
+    if (entry.persistentVolumeClaimInfo) {
+      entry.persistentVolumeClaimInfo.capacity = { storage: disk.size };
+      entry.persistentVolumeClaimInfo.requests = { storage: disk.size };
+    }
+  }
+  if (!options.agentConnected && instance.status)
+    instance.status.conditions = (instance.status.conditions ?? []).filter(
+      (condition) => condition.type !== 'AgentConnected',
+    );
+  return instance;
+}
+
+/**
+ * Stages the lab VM's objects (Block PVCs bound to PVs of the lab's provisioner, the VM, its VMI
+ * read back with its uid, the running virt-launcher pod listed in activePods) and the cluster-wide
+ * ones; returns the VMI and the launcher.
+ */
+export async function stageLabMirror(
+  cluster: StagedCluster,
+  options: LabMirrorOptions,
+): Promise<{ vmi: TrackedVmi; launcher: Pod }> {
+  const { namespace, name } = options;
+  await stageLabCluster(cluster);
+  const claims = options.disks.map((disk) =>
+    pvc(disk.claim, {
+      namespace,
+      storage: disk.size,
+      className: LAB_STORAGE_CLASS,
+      provisioner: LAB_PROVISIONER,
+      volumeMode: 'Block',
+      volumeName: `pvc-${namespace}-${disk.claim}`,
+    }),
+  );
+  const volumes = options.disks.map((disk) => ({
+    name: disk.volumeName,
+    persistentVolumeClaim: { claimName: disk.claim },
+  }));
+  await cluster.apply({
+    pvcs: claims,
+    vms: [vm(name, { namespace, volumes, templates: [] })],
+    vmis: [labVmi(options, volumes)],
+  });
+  await cluster.bindClaims(claims);
+  const { group, version, plural } = KINDS.vmis;
+  const read = (): Promise<TrackedVmi> =>
+    requestJson<TrackedVmi>(cluster.kubeConfig, {
+      method: 'GET',
+      path: resourcePath({ group, version, plural, namespace, name }),
+    });
+  const actors = new ExpansionActors(cluster.kubeConfig);
+  const launcher = await actors.createLauncher(await read(), {
+    name: `virt-launcher-${name}-lab01`,
+    volumes: options.disks.map((disk) => ({
+      name: disk.volumeName,
+      claimName: disk.claim,
+      volumeMode: 'Block',
+    })),
+  });
+  await actors.activePods(namespace, name, [launcher]);
+  return { vmi: await read(), launcher };
+}

@@ -1,0 +1,57 @@
+/** The agent's virtio-serial port name (what KubeVirt's domain and the lab's name it). */
+export const AGENT_PORT_NAME = 'org.qemu.guest_agent.0';
+
+/** How the lab's guest runs its agent, from the kernel command line (`voe.agent=`). */
+export type GuestAgentMode = 'on' | 'off' | 'no-exec';
+
+/** What the guest prints on its console once its agent runs (or would, with voe.agent=off). */
+export const GUEST_READY_LINE = 'voe-guest-ready';
+
+/**
+ * The lab guest's /init (busybox sh): mounts proc, sysfs and devtmpfs, installs busybox's
+ * applets, loads the modules listed in /etc/modules.order (virtio, the disk buses, the console),
+ * finds the guest agent's port under /sys/class/virtio-ports (devtmpfs makes no
+ * /dev/virtio-ports links: that is udev's work), and starts qemu-ga on it unless
+ * `voe.agent=off` (`voe.agent=no-exec`: qemu-ga refuses guest-exec). `voe.fs=<dev>` first makes
+ * an ext2 filesystem on that disk and mounts it on /data (what guest-get-fsinfo then lists). Then
+ * it idles as PID 1.
+ */
+export const GUEST_INIT = `#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys /dev /tmp /var/run /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for m in $(cat /etc/modules.order); do insmod "/lib/modules/$m" || echo "voe-guest: insmod $m failed"; done
+agent=on
+fs=
+for word in $(cat /proc/cmdline); do
+  case "$word" in
+    voe.agent=*) agent="\${word#voe.agent=}" ;;
+    voe.fs=*) fs="\${word#voe.fs=}" ;;
+  esac
+done
+if [ -n "$fs" ]; then
+  mkdir -p /data
+  { mke2fs -q "/dev/$fs" && mount -t ext4 "/dev/$fs" /data; } || echo "voe-guest: no filesystem on $fs"
+fi
+if [ "$agent" != off ]; then
+  port=
+  for try in $(seq 1 100); do
+    for p in /sys/class/virtio-ports/*; do
+      [ "$(cat "$p/name" 2>/dev/null)" = ${AGENT_PORT_NAME} ] && port="/dev/\${p##*/}"
+    done
+    [ -n "$port" ] && [ -e "$port" ] && break
+    sleep 0.1
+  done
+  if [ -z "$port" ]; then
+    echo "voe-guest: no ${AGENT_PORT_NAME} port"
+  elif [ "$agent" = no-exec ]; then
+    qemu-ga -m virtio-serial -p "$port" -b guest-exec,guest-exec-status -d
+  else
+    qemu-ga -m virtio-serial -p "$port" -d
+  fi
+fi
+echo ${GUEST_READY_LINE}
+while true; do sleep 3600; done
+`;

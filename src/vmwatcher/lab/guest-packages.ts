@@ -1,0 +1,64 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { VmLabError } from './vm-lab-error.js';
+
+/** The guest's pieces, unpacked by scripts/install-test-deps.sh under <cache>/vm-lab/packages. */
+export interface GuestPackages {
+  /** The three package directories (<package>_<version>), the initramfs's cache key. */
+  names: string[];
+  vmlinuz: string;
+  /** lib/modules/<version> of the kernel package. */
+  modulesDir: string;
+  busybox: string;
+  qemuGa: string;
+}
+
+/** Where install-test-deps.sh unpacks the guest's packages. */
+export function packagesDir(cacheDir: string): string {
+  return join(cacheDir, 'vm-lab', 'packages');
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The unpacked kernel, busybox-static and qemu-guest-agent that guest.list names; VMLAB_PACKAGES_MISSING if any is not there. */
+export async function findGuestPackages(cacheDir: string): Promise<GuestPackages> {
+  const dir = packagesDir(cacheDir);
+  const missing = (what: string): VmLabError =>
+    new VmLabError(
+      'VMLAB_PACKAGES_MISSING',
+      `the VM lab's guest packages are not unpacked in ${dir} (${what}); run "bash scripts/install-test-deps.sh vm" (as root or with sudo)`,
+    );
+  let list: string;
+  try {
+    list = await readFile(join(dir, 'guest.list'), 'utf8');
+  } catch {
+    throw missing('no guest.list');
+  }
+  const names = list.trim().split(/\s+/).filter(Boolean);
+  const kernel = names.find((name) => name.startsWith('linux-image-'));
+  const busybox = names.find((name) => name.startsWith('busybox-static_'));
+  const agent = names.find((name) => name.startsWith('qemu-guest-agent_'));
+  if (!kernel || !busybox || !agent) throw missing(`guest.list names ${names.join(', ')}`);
+  const boot = join(dir, kernel, 'boot');
+  const vmlinuz = (await readdir(boot).catch(() => [] as string[])).find((f) =>
+    f.startsWith('vmlinuz-'),
+  );
+  const versions = await readdir(join(dir, kernel, 'lib', 'modules')).catch(() => [] as string[]);
+  const found: GuestPackages = {
+    names,
+    vmlinuz: join(boot, vmlinuz ?? 'vmlinuz'),
+    modulesDir: join(dir, kernel, 'lib', 'modules', versions[0] ?? ''),
+    busybox: join(dir, busybox, 'bin', 'busybox'),
+    qemuGa: join(dir, agent, 'usr', 'sbin', 'qemu-ga'),
+  };
+  for (const path of [found.vmlinuz, found.busybox, found.qemuGa])
+    if (!(await exists(path))) throw missing(`${path} is missing`);
+  if (versions.length !== 1)
+    throw missing(`${join(dir, kernel, 'lib', 'modules')} holds ${versions.length} kernels`);
+  return found;
+}

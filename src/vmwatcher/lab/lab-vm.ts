@@ -1,0 +1,255 @@
+import { execFile } from 'node:child_process';
+import { chmod, copyFile, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { waitUntil } from '../../wait/index.js';
+import { LOCAL_LIBVIRT_URI } from '../probe/local-virsh.js';
+import {
+  parseAgentReturn,
+  parseExecPid,
+  parseExecStatus,
+  type ExecStatus,
+} from '../probe/virsh-output.js';
+import { GUEST_READY_LINE, type GuestAgentMode } from './guest-init.js';
+import { guestImage, type GuestImage } from './guest-initramfs.js';
+import { labDomainXml, type LabDisk } from './lab-domain.js';
+import { VmLabError } from './vm-lab-error.js';
+
+const run = promisify(execFile);
+
+export interface LabVmOptions {
+  /** The voe cache (the unpacked packages, the initramfs). */
+  cacheDir: string;
+  /** The VMI this domain stands for: the domain is `<namespace>_<name>`. */
+  namespace: string;
+  name: string;
+  disks: ReadonlyArray<Omit<LabDisk, 'file'> & { bytes: bigint }>;
+  agent?: GuestAgentMode;
+  /** false: virtio-scsi does not tell the guest of a new capacity (it must rescan; see LabDomainSpec). */
+  scsiChangeEvents?: boolean;
+  /** The guest's device to make an ext2 filesystem on and mount on /data at boot (see GUEST_INIT). */
+  filesystemOn?: string;
+  /** How long the guest may take to boot (its agent answering, or its ready line); default 90 s. */
+  bootTimeoutMs?: number;
+}
+
+/** A running lab domain and what the lab's actors do with it. */
+export interface LabVm {
+  domain: string;
+  workDir: string;
+  disks: LabDisk[];
+  /** How long the boot took (ms), for the timeline. */
+  bootMs: number;
+  /** virt-handler/virt-launcher's part, step one: the backing file (the PVC's disk) grows. */
+  growBackingFile(target: string, bytes: bigint): Promise<void>;
+  /** virt-launcher's part, step two: `virsh blockresize <domain> <target> <bytes>B` (QMP block_resize). */
+  blockResize(target: string, bytes: bigint): Promise<void>;
+  /** A command in the guest through the agent (what a user does there, e.g. a SCSI rescan). */
+  guestExec(path: string, args: readonly string[]): Promise<ExecStatus>;
+  /** `virsh` against the lab's libvirt, arguments as an array. */
+  virsh(args: readonly string[]): Promise<string>;
+  consoleLog(): Promise<string>;
+  /** Destroys the domain and removes its files. Idempotent. */
+  destroy(): Promise<void>;
+}
+
+async function virsh(args: readonly string[]): Promise<string> {
+  try {
+    const { stdout } = await run('virsh', ['-c', LOCAL_LIBVIRT_URI, ...args], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return stdout;
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+    throw new VmLabError(
+      'VMLAB_DOMAIN_FAILED',
+      `virsh ${args[0] ?? ''} failed: ${stderr || (error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Boots a lab domain as KubeVirt would name and shape it (reference/vm-lab.md): the lab guest's
+ * kernel and cached initramfs, each disk a sparse raw file of its size in a fresh directory (the
+ * kernel and initramfs copied there too: QEMU runs as libvirt-qemu and may not read the cache),
+ * a transient domain (`virsh create`), ready once its agent answers guest-ping (or, without an
+ * agent, once its console shows the ready line). destroy() removes it all.
+ */
+export async function startLabVm(options: LabVmOptions): Promise<LabVm> {
+  const image = await guestImage(options.cacheDir);
+  const domain = `${options.namespace}_${options.name}`;
+  const agent = options.agent ?? 'on';
+  const workDir = await mkdtemp(join(tmpdir(), 'voe-vm-lab-'));
+  await chmod(workDir, 0o755);
+  const disks: LabDisk[] = options.disks.map((disk) => ({
+    file: join(workDir, `${disk.target}.raw`),
+    target: disk.target,
+    bus: disk.bus,
+    ...(disk.serial ? { serial: disk.serial } : {}),
+  }));
+  const consoleLog = join(workDir, 'console.log');
+  let created = false;
+  const destroy = async (): Promise<void> => {
+    if (created) await virsh(['destroy', domain]).catch(() => undefined);
+    created = false;
+    await rm(workDir, { recursive: true, force: true });
+  };
+  const started = performance.now();
+  try {
+    const xmlFile = await writeDomainFiles(workDir, image, domain, agent, disks, options);
+    // A transient domain of the same name left by an interrupted run goes first.
+    await virsh(['destroy', domain]).catch(() => undefined);
+    await virsh(['create', xmlFile]);
+    created = true;
+    await waitForBoot(domain, agent, consoleLog, options.bootTimeoutMs ?? 90_000);
+  } catch (error) {
+    const console = await readFile(consoleLog, 'utf8').catch(() => '');
+    await destroy();
+    if (error instanceof VmLabError && error.code !== 'VMLAB_DOMAIN_FAILED') throw error;
+    throw new VmLabError(
+      'VMLAB_DOMAIN_FAILED',
+      `the lab domain ${domain} did not boot: ${(error as Error).message}${console ? `; its console ends with: ${console.trim().split('\n').slice(-5).join(' | ')}` : ''}`,
+      { cause: error },
+    );
+  }
+  return labVm(domain, workDir, disks, Math.round(performance.now() - started), destroy);
+}
+
+/** The kernel and initramfs copies, the sparse disk files, the console file and the domain's XML in `workDir`; the XML's path. */
+async function writeDomainFiles(
+  workDir: string,
+  image: GuestImage,
+  domain: string,
+  agent: GuestAgentMode,
+  disks: readonly LabDisk[],
+  options: LabVmOptions,
+): Promise<string> {
+  const vmlinuz = join(workDir, 'vmlinuz');
+  const initramfs = join(workDir, 'initramfs.gz');
+  await copyFile(image.vmlinuz, vmlinuz);
+  await copyFile(image.initramfs, initramfs);
+  for (const [index, disk] of disks.entries()) {
+    await writeFile(disk.file, '');
+    await truncate(disk.file, Number(options.disks[index]!.bytes));
+  }
+  // libvirt hands the console file to QEMU (which runs as libvirt-qemu) by relabelling it: it must exist.
+  const consoleLog = join(workDir, 'console.log');
+  await writeFile(consoleLog, '');
+  const xmlFile = join(workDir, 'domain.xml');
+  await writeFile(
+    xmlFile,
+    labDomainXml({
+      name: domain,
+      vmlinuz,
+      initramfs,
+      disks,
+      agent,
+      consoleLog,
+      ...(options.scsiChangeEvents === false ? { scsiChangeEvents: false } : {}),
+      ...(options.filesystemOn ? { filesystemOn: options.filesystemOn } : {}),
+    }),
+  );
+  return xmlFile;
+}
+
+/** The running domain's handle. */
+function labVm(
+  domain: string,
+  workDir: string,
+  disks: LabDisk[],
+  bootMs: number,
+  destroy: () => Promise<void>,
+): LabVm {
+  const fileOf = (target: string): string => {
+    const disk = disks.find((d) => d.target === target);
+    if (!disk)
+      throw new VmLabError('VMLAB_DOMAIN_FAILED', `the lab domain ${domain} has no disk ${target}`);
+    return disk.file;
+  };
+  return {
+    domain,
+    workDir,
+    disks,
+    bootMs,
+    growBackingFile: (target, bytes) => truncate(fileOf(target), Number(bytes)),
+    blockResize: async (target, bytes) => {
+      await virsh(['blockresize', domain, target, `${bytes}B`]);
+    },
+    guestExec: (path, args) => agentExec(domain, path, args),
+    virsh,
+    consoleLog: () => readFile(join(workDir, 'console.log'), 'utf8').catch(() => ''),
+    destroy,
+  };
+}
+
+async function waitForBoot(
+  domain: string,
+  agent: GuestAgentMode,
+  consoleLog: string,
+  timeoutMs: number,
+): Promise<void> {
+  const ready =
+    agent === 'off'
+      ? async () => (await readFile(consoleLog, 'utf8').catch(() => '')).includes(GUEST_READY_LINE)
+      : async () => {
+          try {
+            parseAgentReturn(
+              await virsh([
+                'qemu-agent-command',
+                '--timeout',
+                '2',
+                domain,
+                '{"execute":"guest-ping"}',
+              ]),
+              'guest-ping',
+            );
+            return true;
+          } catch {
+            return false;
+          }
+        };
+  const outcome = await waitUntil(ready, { timeoutMs, intervalMs: 250 });
+  if (outcome !== 'ok')
+    throw new VmLabError(
+      'VMLAB_DOMAIN_FAILED',
+      `its guest ${agent === 'off' ? 'printed no ready line' : 'agent did not answer guest-ping'} within ${timeoutMs} ms`,
+    );
+}
+
+/** guest-exec, then guest-exec-status until the command exited (up to 30 s). */
+async function agentExec(
+  domain: string,
+  path: string,
+  args: readonly string[],
+): Promise<ExecStatus> {
+  const pid = parseExecPid(
+    await virsh([
+      'qemu-agent-command',
+      domain,
+      JSON.stringify({
+        execute: 'guest-exec',
+        arguments: { path, arg: args, 'capture-output': true },
+      }),
+    ]),
+  );
+  let status: ExecStatus | undefined;
+  const outcome = await waitUntil(
+    async () => {
+      status = parseExecStatus(
+        await virsh([
+          'qemu-agent-command',
+          domain,
+          JSON.stringify({ execute: 'guest-exec-status', arguments: { pid } }),
+        ]),
+      );
+      return status.exited;
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
+  if (outcome !== 'ok')
+    throw new VmLabError('VMLAB_DOMAIN_FAILED', `${path} did not exit in the guest of ${domain}`);
+  return status!;
+}

@@ -1,0 +1,16 @@
+import { VoeError } from '../../errors/index.js';
+
+/** Stable codes of the guest probe's errors (docs/errors.md "guest probe"). */
+export const GuestProbeErrorCode = {
+  NoTarget: 'PROBE_NO_TARGET',
+  VirshFailed: 'PROBE_VIRSH_FAILED',
+  Timeout: 'PROBE_TIMEOUT',
+  Unreadable: 'PROBE_OUTPUT_UNREADABLE',
+  GuestExecRefused: 'PROBE_GUEST_EXEC_REFUSED',
+  DeviceNotFound: 'PROBE_DEVICE_NOT_FOUND',
+  FilesystemListFailed: 'PROBE_FILESYSTEM_LIST_FAILED',
+} as const;
+
+export type GuestProbeErrorCode = (typeof GuestProbeErrorCode)[keyof typeof GuestProbeErrorCode];
+
+export class GuestProbeError extends VoeError<GuestProbeErrorCode> {}

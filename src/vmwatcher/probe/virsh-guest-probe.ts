@@ -1,0 +1,242 @@
+import { exponentialDelay, realClock, type BackoffOptions, type Clock } from '../../kube/index.js';
+import { waitUntil } from '../../wait/index.js';
+import type { GuestProbe, ProbeReading, ProbeTarget } from '../guest-probe.js';
+import {
+  GUEST_BLOCK_SCRIPT,
+  parseGuestBlockDevices,
+  type GuestBlockDevice,
+} from './guest-block-devices.js';
+import { GuestProbeError } from './guest-probe-error.js';
+import { filesystemOfDisk, type FilesystemList } from './filesystem-list.js';
+import { describeGuestDevices, matchGuestDevice } from './match-guest-device.js';
+import {
+  isGuestExecRefused,
+  parseDomblkinfo,
+  parseExecPid,
+  parseExecStatus,
+} from './virsh-output.js';
+import type { VirshHost, VirshTransport } from './virsh-transport.js';
+import { agentConnected, diskIdentity, domainName, type DiskIdentity } from './vmi-disk.js';
+
+export interface VirshGuestProbeOptions {
+  /** Where virsh runs: pods/exec into virt-launcher (production) or a local process (the lab). */
+  transport: VirshTransport;
+  /** The fallback when the guest refuses guest-exec; none: the guest's size stays unknown. */
+  filesystems?: FilesystemList;
+  /** How long one probe of a disk may take, virsh calls and guest-exec included; default 20 s. */
+  timeoutMs?: number;
+  /** The pause before probing a VM again after a probe that could not reach it, growing per failure; default 1 s doubling to 2 min. */
+  backoff?: BackoffOptions;
+  /** How often guest-exec-status is asked until the guest's command exited; default 50 ms. */
+  execPollMs?: number;
+  clock?: Clock;
+}
+
+export const DEFAULT_PROBE_TIMEOUT_MS = 20_000;
+const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 1_000, maxMs: 120_000 };
+
+/** A VM's failed probes in a row: how many, the last one's message, and when it may be probed again. */
+interface Failures {
+  count: number;
+  message: string;
+  retryAt: number;
+}
+
+/**
+ * The production GuestProbe (docs/tracker.md "Guest probe"): for one disk of a running VMI, the
+ * hypervisor's capacity from `virsh domblkinfo <namespace>_<vmi> <target>`, and the guest's size
+ * of the same disk from `virsh qemu-agent-command` guest-exec reading /sys/block/<dev>/size (the
+ * device found by the disk's serial, else by bus and target). When the guest refuses guest-exec,
+ * the size of the disk's largest filesystem from the filesystem list (evidence: Filesystem).
+ * With no AgentConnected condition the guest is not asked: the reading says GuestUnverifiable
+ * and keeps the hypervisor's size. One probe per VM at a time (the others wait their turn), each
+ * bounded by timeoutMs; after a probe that could not read the hypervisor's size the VM is not
+ * probed again before its backoff ran out (the reading then repeats the failure).
+ */
+export class VirshGuestProbe implements GuestProbe {
+  readonly #o: VirshGuestProbeOptions;
+  readonly #clock: Clock;
+  /** The probe under way per domain: the next one of the same VM waits for it. */
+  readonly #running = new Map<string, Promise<unknown>>();
+  readonly #failures = new Map<string, Failures>();
+
+  constructor(options: VirshGuestProbeOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? realClock;
+  }
+
+  async read(target: ProbeTarget, signal?: AbortSignal): Promise<ProbeReading> {
+    const domain = domainName(target.vmi);
+    const failed = this.#failures.get(domain);
+    const now = this.#clock.now();
+    if (failed && now < failed.retryAt)
+      return {
+        failure: `${failed.message} (${failed.count} failed in a row; next try in ${Math.ceil((failed.retryAt - now) / 1000)} s)`,
+      };
+    const before = this.#running.get(domain) ?? Promise.resolve();
+    const run = before.then(
+      () => this.#measure(target, domain, signal),
+      () => this.#measure(target, domain, signal),
+    );
+    this.#running.set(domain, run);
+    try {
+      const reading = await run;
+      // Only a VM that could not be reached at all backs off; the guest's side is read again on
+      // the tracker's own schedule (which slows down while nothing changes).
+      this.#settle(domain, reading.hypervisorBytes === undefined ? reading.failure : undefined);
+      return reading;
+    } finally {
+      if (this.#running.get(domain) === run) this.#running.delete(domain);
+    }
+  }
+
+  /** Counts a failure (backoff) or clears the VM's record. */
+  #settle(domain: string, failure: string | undefined): void {
+    if (failure === undefined) {
+      this.#failures.delete(domain);
+      return;
+    }
+    const count = (this.#failures.get(domain)?.count ?? 0) + 1;
+    const delay = exponentialDelay(count, this.#o.backoff ?? DEFAULT_BACKOFF);
+    this.#failures.set(domain, { count, message: failure, retryAt: this.#clock.now() + delay });
+  }
+
+  async #measure(
+    target: ProbeTarget,
+    domain: string,
+    outer: AbortSignal | undefined,
+  ): Promise<ProbeReading> {
+    const timeoutMs = this.#o.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = outer ? AbortSignal.any([timeout, outer]) : timeout;
+    const host: VirshHost = {
+      namespace: target.vmi.metadata?.namespace ?? '',
+      launcherPod: target.launcherPod,
+    };
+    let hypervisorBytes: bigint;
+    try {
+      if (!target.target)
+        throw new GuestProbeError(
+          'PROBE_NO_TARGET',
+          `the VMI's volumeStatus gives volume ${target.volumeName} no target (vda, sda...) yet`,
+        );
+      const info = await this.#o.transport.virsh(
+        host,
+        ['domblkinfo', domain, target.target],
+        signal,
+      );
+      hypervisorBytes = parseDomblkinfo(info).capacity;
+    } catch (error) {
+      return { failure: failureText(error) };
+    }
+    if (!agentConnected(target.vmi))
+      return {
+        hypervisorBytes,
+        guestUnverifiable: `the VMI ${host.namespace}/${target.vmi.metadata?.name ?? ''} has no AgentConnected condition (no guest agent answers)`,
+      };
+    const disk = diskIdentity(target.vmi, target.volumeName, target.target);
+    try {
+      return { hypervisorBytes, ...(await this.#guestView(host, domain, disk, target, signal)) };
+    } catch (error) {
+      return { hypervisorBytes, failure: failureText(error) };
+    }
+  }
+
+  /** The guest's block device of the disk; the filesystem list when guest-exec is refused. */
+  async #guestView(
+    host: VirshHost,
+    domain: string,
+    disk: DiskIdentity,
+    target: ProbeTarget,
+    signal: AbortSignal,
+  ): Promise<ProbeReading> {
+    let devices: GuestBlockDevice[];
+    try {
+      devices = parseGuestBlockDevices(await this.#guestExec(host, domain, signal));
+    } catch (error) {
+      const refused =
+        error instanceof GuestProbeError &&
+        (error.code === 'PROBE_GUEST_EXEC_REFUSED' || isGuestExecRefused(error.message));
+      if (!refused || !this.#o.filesystems) throw error;
+      const filesystems = await this.#o.filesystems.read(target.vmi, host, signal);
+      const filesystem = filesystemOfDisk(filesystems, disk);
+      if (!filesystem)
+        throw new GuestProbeError(
+          'PROBE_DEVICE_NOT_FOUND',
+          `the guest refuses guest-exec, and its filesystem list shows no filesystem on disk ${describeDisk(disk)}`,
+        );
+      return {
+        guestBytes: filesystem.totalBytes!,
+        guestEvidence: 'Filesystem',
+        ...(filesystem.mountPoint ? { guestDevice: filesystem.mountPoint } : {}),
+      };
+    }
+    const device = matchGuestDevice(devices, disk);
+    if (!device)
+      throw new GuestProbeError(
+        'PROBE_DEVICE_NOT_FOUND',
+        `no guest block device matches disk ${describeDisk(disk)}; the guest has ${describeGuestDevices(devices)}`,
+      );
+    return { guestBytes: device.bytes, guestEvidence: 'BlockDevice', guestDevice: device.name };
+  }
+
+  /** Runs GUEST_BLOCK_SCRIPT in the guest (guest-exec, then guest-exec-status until it exited); its stdout. */
+  async #guestExec(host: VirshHost, domain: string, signal: AbortSignal): Promise<string> {
+    // libvirt's own bound on each agent call, so that none outlives the probe where virsh runs.
+    const agentTimeout = String(
+      Math.max(1, Math.ceil((this.#o.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS) / 1000)),
+    );
+    const agent = async (command: object): Promise<string> => {
+      try {
+        return await this.#o.transport.virsh(
+          host,
+          ['qemu-agent-command', '--timeout', agentTimeout, domain, JSON.stringify(command)],
+          signal,
+        );
+      } catch (error) {
+        if (error instanceof GuestProbeError && isGuestExecRefused(error.message))
+          throw new GuestProbeError('PROBE_GUEST_EXEC_REFUSED', error.message, { cause: error });
+        throw error;
+      }
+    };
+    const pid = parseExecPid(
+      await agent({
+        execute: 'guest-exec',
+        arguments: { path: '/bin/sh', arg: ['-c', GUEST_BLOCK_SCRIPT], 'capture-output': true },
+      }),
+    );
+    let status = parseExecStatus(await agent({ execute: 'guest-exec-status', arguments: { pid } }));
+    const outcome = await waitUntil(
+      async () => {
+        if (status.exited) return true;
+        status = parseExecStatus(await agent({ execute: 'guest-exec-status', arguments: { pid } }));
+        return status.exited;
+      },
+      { timeoutMs: Infinity, intervalMs: this.#o.execPollMs ?? 50, signal },
+    );
+    if (outcome !== 'ok')
+      throw new GuestProbeError(
+        'PROBE_TIMEOUT',
+        'the guest did not finish reading /sys/block in time',
+      );
+    if (status.exitCode !== 0)
+      throw new GuestProbeError(
+        'PROBE_VIRSH_FAILED',
+        `reading /sys/block in the guest exited with ${status.exitCode ?? 'no code'}: ${status.stderr.trim().slice(0, 200)}`,
+      );
+    return status.stdout;
+  }
+}
+
+/** A failure as the VolumeExpansion's message shows it: the code (docs/errors.md) and the message. */
+function failureText(error: unknown): string {
+  return error instanceof GuestProbeError
+    ? `${error.code}: ${error.message}`
+    : (error as Error).message;
+}
+
+function describeDisk(disk: DiskIdentity): string {
+  return disk.serial !== undefined
+    ? `with serial ${disk.serial}`
+    : `${disk.target ?? '?'} on bus ${disk.bus ?? 'unknown'}`;
+}

@@ -1,0 +1,316 @@
+/**
+ * The guest probe on a real VM (reference/vm-lab.md): libvirt domains named as KubeVirt names
+ * them, running the lab guest (Debian's kernel, busybox, qemu-guest-agent) under TCG, mirrored in
+ * a real kube-apiserver (VM, VMI with volumeStatus and disk serials, virt-launcher pod, bound PVCs
+ * and PVs). A PVC edit goes through the API server and voe's registered webhook; test actors play
+ * external-resizer, kubelet and virt-controller; the lab's virt-handler grows the backing file
+ * and runs `virsh blockresize`; the tracker sees the hypervisor and the guest with
+ * `--guest-probe local` (virsh on this machine). Alone: it boots VMs on a 2-core machine.
+ */
+import { after, describe, it } from 'mocha';
+import { assert } from 'chai';
+import { StagedCluster } from '../../../src/demo/staged-cluster.js';
+import { stageLabMirror } from '../../../src/demo/vm-lab-mirror.js';
+import {
+  createGuestProbe,
+  ExpansionActors,
+  Phase,
+  StageReason,
+  startLabVm,
+  startLibvirt,
+  virtHandlerExpands,
+  type LabVm,
+  type RunningTracker,
+} from '../../../src/vmwatcher/index.js';
+import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
+import { resizeThroughApi } from '../../support/resize-through-api.js';
+import { serveAdmission } from '../../support/serve-admission.js';
+import {
+  beforeControlPlaneStops,
+  testCacheDir,
+  useControlPlane,
+} from '../../support/use-control-plane.js';
+import { TrackerLab } from './tracker-lab.js';
+
+const GI = 1024n ** 3n;
+const NS = 'vm-lab';
+
+const cp = await useControlPlane();
+const cluster = new StagedCluster(cp.kubeConfig);
+const actors = new ExpansionActors(cp.kubeConfig);
+const lab = new TrackerLab(cp.kubeConfig);
+await serveAdmission(cp.kubeConfig, 'voe-vm-lab-test');
+const libvirt = await startLibvirt();
+/** Every domain is destroyed before the daemons stop (after hooks run in the order registered). */
+const domains: LabVm[] = [];
+after(async () => {
+  for (const vm of domains.splice(0)) await vm.destroy();
+  await libvirt.stop();
+});
+
+/**
+ * VM a: the agent runs; a virtio disk with a serial, a virtio disk without one, a SCSI disk with a
+ * serial, and virtio-scsi without its capacity-change events (the guest must rescan a SCSI disk).
+ */
+const DISKS_A = [
+  {
+    claim: 'vm-a-disk-0-virt1',
+    volumeName: 'disk-0',
+    target: 'vda',
+    bus: 'virtio',
+    serial: 'vm-a-disk-0',
+  },
+  { claim: 'vm-a-disk-1-stuck', volumeName: 'disk-1', target: 'vdb', bus: 'virtio' },
+  {
+    claim: 'vm-a-disk-2-scsi1',
+    volumeName: 'disk-2',
+    target: 'sda',
+    bus: 'scsi',
+    serial: 'vm-a-scsi-2',
+  },
+] as const;
+
+async function bootVm(
+  name: string,
+  disks: ReadonlyArray<{
+    claim: string;
+    volumeName: string;
+    target: string;
+    bus: 'virtio' | 'scsi';
+    serial?: string;
+  }>,
+  agent: 'on' | 'off' | 'no-exec',
+  filesystemOn?: string,
+): Promise<LabVm> {
+  const vm = await startLabVm({
+    cacheDir: testCacheDir(),
+    namespace: NS,
+    name,
+    disks: disks.map((disk) => ({ ...disk, bytes: GI })),
+    agent,
+    scsiChangeEvents: false,
+    ...(filesystemOn ? { filesystemOn } : {}),
+  });
+  domains.push(vm);
+  await stageLabMirror(cluster, {
+    namespace: NS,
+    name,
+    disks: disks.map((disk) => ({ ...disk, size: '1Gi' })),
+    agentConnected: agent !== 'off',
+  });
+  return vm;
+}
+
+const vmA = await bootVm('vm-a', DISKS_A, 'on');
+const vmB = await bootVm(
+  'vm-b',
+  [
+    {
+      claim: 'vm-b-disk-0-noagt',
+      volumeName: 'disk-0',
+      target: 'vda',
+      bus: 'virtio',
+      serial: 'vm-b-disk-0',
+    },
+  ],
+  'off',
+);
+
+// VM c: the agent refuses guest-exec; its disk (no serial) holds an ext2 filesystem mounted on /data.
+const vmC = await bootVm(
+  'vm-c',
+  [{ claim: 'vm-c-disk-0-noexe', volumeName: 'disk-0', target: 'vda', bus: 'virtio' }],
+  'no-exec',
+  'vda',
+);
+
+const tracker: RunningTracker = await lab.startTracker({
+  leaseName: 'vm-lab',
+  stuckAfterMs: 6_000,
+  probe: createGuestProbe('local', cp.kubeConfig, { timeoutMs: 20_000 }),
+  probeIntervalMs: 2_000,
+});
+beforeControlPlaneStops(() => tracker.stop());
+
+/** The user's edit through the API server and the webhook, then external-resizer, kubelet and virt-controller. */
+async function upToTheVmi(vmName: string, claim: string, size: string): Promise<void> {
+  const refusal = await resizeThroughApi(cluster, claim, size, NS);
+  assert.isUndefined(refusal, `the webhook admits the resize: ${JSON.stringify(refusal)}`);
+  await actors.resizerStarts(NS, claim, size);
+  await actors.resizerGrowsPv(`pvc-${NS}-${claim}`, size);
+  await actors.resizerNeedsNode(NS, claim);
+  await actors.kubeletStarts(NS, claim);
+  await actors.kubeletFinishes(NS, claim);
+  await actors.virtControllerCopies(NS, vmName, claim, { capacity: size });
+}
+
+describe('the guest probe on a real VM', () => {
+  it("reaches Completed with the guest's measured bytes (virtio disk found by its serial)", async () => {
+    const claim = DISKS_A[0].claim;
+    await upToTheVmi('vm-a', claim, '2Gi');
+    const waiting = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.HypervisorResizing,
+      StageReason.WaitingForHypervisor,
+      60_000,
+    );
+    assert.strictEqual(
+      waiting.status?.sizes?.hypervisor,
+      String(GI),
+      'virsh domblkinfo before the resize',
+    );
+    const resized = await virtHandlerExpands(cp.kubeConfig, vmA, {
+      namespace: NS,
+      vmiName: 'vm-a',
+      claimName: claim,
+      target: 'vda',
+      size: '2Gi',
+    });
+    assert.strictEqual(resized, 2n * GI);
+    const done = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.Completed,
+      StageReason.GuestSeesNewSize,
+      60_000,
+    );
+    assert.strictEqual(done.status?.sizes?.hypervisor, String(2n * GI));
+    assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
+    assert.strictEqual(done.status?.sizes?.guestEvidence, 'BlockDevice');
+    assert.strictEqual(done.status?.sizes?.guestDevice, 'vda');
+    // The guest says so itself.
+    const inGuest = await vmA.guestExec('/bin/cat', ['/sys/block/vda/size']);
+    assert.strictEqual(BigInt(inGuest.stdout.trim()) * 512n, 2n * GI);
+  });
+
+  it('is Stuck waiting for virt-handler when the hypervisor stays below past --stuck-after (disk found by bus and target)', async () => {
+    const claim = DISKS_A[1].claim;
+    await upToTheVmi('vm-a', claim, '2Gi');
+    const stuck = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.Stuck,
+      StageReason.NoProgress,
+      60_000,
+    );
+    assert.strictEqual(stuck.status?.waitingFor, WaitingFor.VirtHandler);
+    assert.match(stuck.status?.message ?? '', /in HypervisorResizing, waiting for virt-handler/);
+    assert.strictEqual(stuck.status?.sizes?.hypervisor, String(GI));
+    assert.strictEqual(stuck.status?.sizes?.guest, String(GI));
+    assert.strictEqual(stuck.status?.sizes?.guestDevice, 'vdb');
+  });
+
+  it('shows GuestUnverifiable with the hypervisor size when the guest has no agent', async () => {
+    const claim = 'vm-b-disk-0-noagt';
+    await upToTheVmi('vm-b', claim, '2Gi');
+    await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.HypervisorResizing,
+      StageReason.WaitingForHypervisor,
+      60_000,
+    );
+    await virtHandlerExpands(cp.kubeConfig, vmB, {
+      namespace: NS,
+      vmiName: 'vm-b',
+      claimName: claim,
+      target: 'vda',
+      size: '2Gi',
+    });
+    const unverifiable = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.Stuck,
+      StageReason.GuestUnverifiable,
+      60_000,
+    );
+    assert.strictEqual(unverifiable.status?.waitingFor, WaitingFor.User);
+    assert.strictEqual(unverifiable.status?.sizes?.hypervisor, String(2n * GI));
+    assert.isUndefined(unverifiable.status?.sizes?.guest);
+    assert.match(unverifiable.status?.message ?? '', /qemu-guest-agent/);
+  });
+
+  it('waits in GuestVerifying for a SCSI disk (found by its VPD serial) whose guest needs a rescan, and completes once the guest rescans', async () => {
+    const claim = DISKS_A[2].claim;
+    await upToTheVmi('vm-a', claim, '2Gi');
+    await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.HypervisorResizing,
+      StageReason.WaitingForHypervisor,
+      60_000,
+    );
+    await virtHandlerExpands(cp.kubeConfig, vmA, {
+      namespace: NS,
+      vmiName: 'vm-a',
+      claimName: claim,
+      target: 'sda',
+      size: '2Gi',
+    });
+    const verifying = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.GuestVerifying,
+      StageReason.WaitingForGuest,
+      60_000,
+    );
+    assert.strictEqual(verifying.status?.waitingFor, WaitingFor.Guest);
+    assert.strictEqual(verifying.status?.sizes?.hypervisor, String(2n * GI));
+    assert.strictEqual(verifying.status?.sizes?.guest, String(GI));
+    const device = verifying.status?.sizes?.guestDevice ?? '';
+    assert.match(device, /^sd[a-z]$/);
+    // What the message of NoProgress advises, done in the guest (the path as a positional parameter, not in the script).
+    const rescan = await vmA.guestExec('/bin/sh', [
+      '-c',
+      'echo 1 > "$1"',
+      'rescan',
+      `/sys/block/${device}/device/rescan`,
+    ]);
+    assert.strictEqual(rescan.exitCode, 0, rescan.stderr);
+    const done = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.Completed,
+      StageReason.GuestSeesNewSize,
+      60_000,
+    );
+    assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
+    assert.strictEqual(done.status?.sizes?.guestDevice, device);
+  });
+
+  it("falls back to the guest's filesystem when the guest refuses guest-exec, and waits until it holds more than the old size", async () => {
+    const claim = 'vm-c-disk-0-noexe';
+    await upToTheVmi('vm-c', claim, '2Gi');
+    await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.HypervisorResizing,
+      StageReason.WaitingForHypervisor,
+      60_000,
+    );
+    await virtHandlerExpands(cp.kubeConfig, vmC, {
+      namespace: NS,
+      vmiName: 'vm-c',
+      claimName: claim,
+      target: 'vda',
+      size: '2Gi',
+    });
+    const verifying = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.GuestVerifying,
+      StageReason.WaitingForGuest,
+      60_000,
+    );
+    const sizes = verifying.status?.sizes;
+    assert.strictEqual(sizes?.hypervisor, String(2n * GI));
+    assert.strictEqual(sizes?.guestEvidence, 'Filesystem');
+    assert.strictEqual(sizes?.guestDevice, '/data');
+    // The ext2 filesystem made on the 1Gi disk: less than the old size (the guest has not grown it).
+    assert.isBelow(Number(sizes?.guest), Number(GI));
+    assert.isAbove(Number(sizes?.guest), Number(GI) / 2);
+    assert.include(verifying.status?.message, 'guest-exec refused');
+    assert.include(verifying.status?.message, 'grow the partition and filesystem in the guest');
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import type { TrackedVmi } from '../../../src/vmwatcher/index.js';
+import { leanTrackedVmi } from '../../../src/vmwatcher/lean-objects.js';
+import { vmi } from '../../support/admission-objects.js';
+
+describe('the lean VMI the tracker caches', () => {
+  it("keeps what the guest probe reads: the disks' name, serial and bus, and AgentConnected alone", () => {
+    const full = vmi('vm1', {
+      volumes: [
+        { name: 'disk-0', persistentVolumeClaim: { claimName: 'vm1-disk-0' } },
+        { name: 'data', persistentVolumeClaim: { claimName: 'vm1-data', hotpluggable: true } },
+      ],
+    }) as TrackedVmi;
+    const lean = leanTrackedVmi(full);
+    assert.deepStrictEqual(lean.spec?.domain, {
+      devices: {
+        disks: [
+          { name: 'disk-0', disk: { bus: 'virtio' } },
+          { name: 'data', disk: { bus: 'scsi' }, serial: 'data' },
+        ],
+      },
+    });
+    assert.deepStrictEqual(lean.status?.conditions, [{ type: 'AgentConnected', status: 'True' }]);
+    assert.notProperty(lean.spec?.domain ?? {}, 'cpu');
+    assert.isBelow(JSON.stringify(lean).length, JSON.stringify(full).length / 2);
+  });
+
+  it('drops the conditions when none says AgentConnected', () => {
+    const full = vmi('vm1') as TrackedVmi;
+    full.status!.conditions = [{ type: 'Ready', status: 'True' }];
+    assert.isUndefined(leanTrackedVmi(full).status?.conditions);
+    delete full.spec!.domain;
+    assert.isUndefined(leanTrackedVmi(full).spec?.domain);
+  });
+});
