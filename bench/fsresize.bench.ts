@@ -18,7 +18,7 @@ import {
   createFsResizer,
   formatBytes,
 } from '../src/fsresize/index.js';
-import { createScratch, GiB, sh } from '../test/support/loop-device.js';
+import { createScratch, GiB, sh } from '../test/support/fsresize/loop-device.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { median, medianInterval, type MedianInterval } from './support/median-interval.js';
 import { measuredOn, writeResults } from './support/results-section.js';

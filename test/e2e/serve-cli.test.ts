@@ -12,7 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { isAlreadyExists } from '../../src/kube/index.js';
-import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook-client.js';
+import { httpsRequest, pvcReview, writeServingFiles } from '../support/webhook/webhook-client.js';
 import { eventually } from '../support/eventually.js';
 import { useControlPlane } from '../support/use-control-plane.js';
 import { writeUnreachableKubeconfig } from '../support/unreachable-kubeconfig.js';

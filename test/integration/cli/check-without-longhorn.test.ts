@@ -14,7 +14,7 @@ import {
   longhornImageClass,
   pvc,
   vm,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { runVoe } from '../../support/run-voe.js';
 

@@ -18,7 +18,7 @@ import {
   storageClass,
   vm,
   vmi,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 import { runVoe } from '../../support/run-voe.js';
 import { compareQuantities } from '../../../src/kube/index.js';
 

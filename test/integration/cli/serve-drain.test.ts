@@ -9,7 +9,7 @@ import {
   pvcReview,
   writeServingFiles,
   type ServingFiles,
-} from '../../support/webhook-client.js';
+} from '../../support/webhook/webhook-client.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

@@ -14,14 +14,14 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { sumSamples } from '../../../src/webhook/sum-samples.js';
-import { apiServerRequests } from '../../support/api-server-metrics.js';
+import { apiServerRequests } from '../../support/webhook/api-server-metrics.js';
 import { eventually } from '../../support/eventually.js';
-import { httpsRequest } from '../../support/webhook-client.js';
+import { httpsRequest } from '../../support/webhook/webhook-client.js';
 import {
   servingUrl,
   spawnServeDev,
   type ServeDevProcess,
-} from '../../support/serve-dev-process.js';
+} from '../../support/webhook/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

@@ -30,7 +30,7 @@ import {
   vm,
   VM_KIND,
   VM_RESOURCE,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);

@@ -16,7 +16,7 @@ import {
   pvc,
   storageClass,
   vm,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 import { runVoe } from '../../support/run-voe.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 

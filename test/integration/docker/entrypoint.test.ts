@@ -13,7 +13,7 @@ import { execForm, parseDockerfile } from '../../support/dockerfile.js';
 import { useChartControlPlane } from '../../support/charts/cluster.js';
 import { HOST_CHART, oneOf, useHelm } from '../../support/charts/render.js';
 import { eventually } from '../../support/eventually.js';
-import { writeServingFiles } from '../../support/webhook-client.js';
+import { writeServingFiles } from '../../support/webhook/webhook-client.js';
 import { onCleanup } from '../../support/cleanup.js';
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));

@@ -11,8 +11,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
 import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
-import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
-import { mountHungFuse } from '../../support/hung-fuse-mount.js';
+import { holdDeviceElsewhere } from '../../support/fsresize/hold-device-elsewhere.js';
+import { mountHungFuse } from '../../support/fsresize/hung-fuse-mount.js';
 import { usedExt4 } from './fixtures.js';
 
 const execFileAsync = promisify(execFile);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createDeviceLock } from '../../../src/fsresize/index.js';
 import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { eventually } from '../../support/eventually.js';
-import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh } from '../../support/fsresize/loop-device.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 

@@ -22,8 +22,8 @@ import {
 } from '../../../src/fsresize/index.js';
 import { findDeviceOpeners } from '../../../src/fsresize/devices/find-device-openers.js';
 import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
-import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
-import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { holdDeviceElsewhere } from '../../support/fsresize/hold-device-elsewhere.js';
+import { MiB, readChecksums, sh } from '../../support/fsresize/loop-device.js';
 import { readableModuleCopy } from '../../support/readable-module-copy.js';
 import { dumpe2fsBytes, grownOnceFree, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
 import { UNREADABLE_HERE } from '../../support/unreadable-here.js';

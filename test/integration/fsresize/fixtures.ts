@@ -16,9 +16,9 @@ import {
   writeChecksummedFiles,
   type LoopDevice,
   type Scratch,
-} from '../../support/loop-device.js';
+} from '../../support/fsresize/loop-device.js';
 import { onCleanup } from '../../support/cleanup.js';
-import { growCalls, recordingRunner } from '../../support/recording-runner.js';
+import { growCalls, recordingRunner } from '../../support/fsresize/recording-runner.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 /** A scratch area and a resizer over the real tools, both released after the test. */

@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { deviceNodeOf } from '../../../src/fsresize/index.js';
 import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { systemPageSize } from '../../../src/fsresize/devices/system-page-size.js';
-import { DROP_OTHER_LOOP_MOUNTS, MiB, readChecksums, sh } from '../../support/loop-device.js';
+import {
+  DROP_OTHER_LOOP_MOUNTS,
+  MiB,
+  readChecksums,
+  sh,
+} from '../../support/fsresize/loop-device.js';
 import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 

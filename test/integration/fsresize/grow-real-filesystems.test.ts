@@ -9,8 +9,8 @@ import {
   readChecksums,
   sh,
   writeChecksummedFiles,
-} from '../../support/loop-device.js';
-import { growCalls } from '../../support/recording-runner.js';
+} from '../../support/fsresize/loop-device.js';
+import { growCalls } from '../../support/fsresize/recording-runner.js';
 import {
   blockdevBytes,
   btrfsBytes,

@@ -21,8 +21,8 @@ import {
   hungFuseHeldOpen,
   mountHungFuse,
   stuckInFuse,
-} from '../../support/hung-fuse-mount.js';
-import { MiB } from '../../support/loop-device.js';
+} from '../../support/fsresize/hung-fuse-mount.js';
+import { MiB } from '../../support/fsresize/loop-device.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 import { dumpe2fsBytes, usedExt4 } from './fixtures.js';
 

@@ -13,8 +13,13 @@ import { extGrowTarget } from '../../../src/fsresize/plan/ext-grow-target.js';
 import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { systemPageSize } from '../../../src/fsresize/devices/system-page-size.js';
 import { eventually } from '../../support/eventually.js';
-import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
-import { growCalls, recordingRunner } from '../../support/recording-runner.js';
+import {
+  MiB,
+  readChecksums,
+  sh,
+  writeChecksummedFiles,
+} from '../../support/fsresize/loop-device.js';
+import { growCalls, recordingRunner } from '../../support/fsresize/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { access, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { sh } from '../../support/loop-device.js';
+import { sh } from '../../support/fsresize/loop-device.js';
 
 const fixture = fileURLToPath(
   new URL('../../support/fixtures/attach-loop-then-wait.js', import.meta.url),

@@ -9,7 +9,7 @@ import { mkdir, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemPageSize } from '../../../src/fsresize/devices/system-page-size.js';
-import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh } from '../../support/fsresize/loop-device.js';
 import { dumpe2fsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 

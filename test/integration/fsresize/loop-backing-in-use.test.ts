@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { isFsResizeError, type FsResizer } from '../../../src/fsresize/index.js';
 import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { refusesExclusiveOpen } from '../../../src/fsresize/devices/refuses-exclusive-open.js';
-import { holdDeviceElsewhere } from '../../support/hold-device-elsewhere.js';
-import { mountHungFuse } from '../../support/hung-fuse-mount.js';
-import { MiB, readChecksums } from '../../support/loop-device.js';
+import { holdDeviceElsewhere } from '../../support/fsresize/hold-device-elsewhere.js';
+import { mountHungFuse } from '../../support/fsresize/hung-fuse-mount.js';
+import { MiB, readChecksums } from '../../support/fsresize/loop-device.js';
 import { dumpe2fsBytes, grownOnceFree, usedExt4 } from './fixtures.js';
 
 async function refusedInUse(resizer: FsResizer, device: string, message: RegExp): Promise<void> {

@@ -6,8 +6,13 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectRejection } from '../../support/expect-error.js';
-import { MiB, readChecksums, sh, writeChecksummedFiles } from '../../support/loop-device.js';
-import { growCalls } from '../../support/recording-runner.js';
+import {
+  MiB,
+  readChecksums,
+  sh,
+  writeChecksummedFiles,
+} from '../../support/fsresize/loop-device.js';
+import { growCalls } from '../../support/fsresize/recording-runner.js';
 import { setup } from './fixtures.js';
 
 /** The size btrfs gives device `devid` of the filesystem mounted at `mountPoint`. */

@@ -17,8 +17,8 @@ import {
   readChecksums,
   sh,
   writeChecksummedFiles,
-} from '../../support/loop-device.js';
-import { growCalls } from '../../support/recording-runner.js';
+} from '../../support/fsresize/loop-device.js';
+import { growCalls } from '../../support/fsresize/recording-runner.js';
 import { dumpe2fsBytes, setup, usedExt4 } from './fixtures.js';
 
 function rejectsWith(code: FsResizeErrorCode, pattern: RegExp) {

@@ -14,8 +14,8 @@ import {
   sh,
   writeChecksummedFiles,
   type LoopDevice,
-} from '../../support/loop-device.js';
-import { growCalls } from '../../support/recording-runner.js';
+} from '../../support/fsresize/loop-device.js';
+import { growCalls } from '../../support/fsresize/recording-runner.js';
 import { btrfsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
 
 async function stacked(mkfs: string[]) {

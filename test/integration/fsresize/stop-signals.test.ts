@@ -21,7 +21,7 @@ import {
   readChecksums,
   sh,
   writeChecksummedFiles,
-} from '../../support/loop-device.js';
+} from '../../support/fsresize/loop-device.js';
 import { dumpe2fsBytes, setup } from './fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 

@@ -23,10 +23,10 @@ import {
   type CommandRunner,
 } from '../../../src/fsresize/index.js';
 import { DEFAULT_SEARCH_PATH } from '../../../src/fsresize/run/exec-file-runner.js';
-import { MiB, readChecksums, sh } from '../../support/loop-device.js';
+import { MiB, readChecksums, sh } from '../../support/fsresize/loop-device.js';
 import { eventually } from '../../support/eventually.js';
-import { mountHungFuse } from '../../support/hung-fuse-mount.js';
-import { growCalls } from '../../support/recording-runner.js';
+import { mountHungFuse } from '../../support/fsresize/hung-fuse-mount.js';
+import { growCalls } from '../../support/fsresize/recording-runner.js';
 import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 

@@ -14,8 +14,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMountinfoTable } from '../../../src/fsresize/index.js';
-import { MiB, readChecksums } from '../../support/loop-device.js';
-import { growCalls } from '../../support/recording-runner.js';
+import { MiB, readChecksums } from '../../support/fsresize/loop-device.js';
+import { growCalls } from '../../support/fsresize/recording-runner.js';
 import { mountedXfs, xfsBytes } from './fixtures.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));

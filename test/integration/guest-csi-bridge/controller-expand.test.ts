@@ -29,7 +29,7 @@ import { HostStorageActor } from '../../support/guest-csi-bridge/host-storage-ac
 import { requestCount } from '../../support/guest-csi-bridge/request-count.js';
 import { serveHostWebhook } from '../../support/guest-csi-bridge/serve-host-webhook.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
-import { createScratch, type Scratch } from '../../support/loop-device.js';
+import { createScratch, type Scratch } from '../../support/fsresize/loop-device.js';
 import type { StagedCluster } from '../../../src/demo/staged-cluster.js';
 import type { StartedAdmissionCaches } from '../../../src/cluster/start-admission-caches.js';
 

@@ -20,7 +20,12 @@ import {
 } from '../../support/guest-csi-bridge/host-scene.js';
 import { HostStorageActor } from '../../support/guest-csi-bridge/host-storage-actor.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
-import { createScratch, hasCapSysResource, sh, type Scratch } from '../../support/loop-device.js';
+import {
+  createScratch,
+  hasCapSysResource,
+  sh,
+  type Scratch,
+} from '../../support/fsresize/loop-device.js';
 
 const MiB = 1024 * 1024;
 const mount = (fs_type = 'ext4') => ({

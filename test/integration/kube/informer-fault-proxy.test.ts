@@ -12,7 +12,7 @@ import { Informer } from '../../../src/kube/index.js';
 import type { InformerOptions } from '../../../src/kube/informer.js';
 import { installCrds } from '../../../src/controlplane/index.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
-import { vm } from '../../support/admission-objects.js';
+import { vm } from '../../support/webhook/admission-objects.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { TestClock } from '../../support/test-clock.js';
 import {

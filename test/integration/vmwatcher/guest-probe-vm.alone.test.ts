@@ -23,8 +23,8 @@ import {
   type RunningTracker,
 } from '../../../src/vmwatcher/index.js';
 import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
-import { resizeThroughApi } from '../../support/resize-through-api.js';
-import { serveAdmission } from '../../support/serve-admission.js';
+import { resizeThroughApi } from '../../support/webhook/resize-through-api.js';
+import { serveAdmission } from '../../support/webhook/serve-admission.js';
 import {
   beforeControlPlaneStops,
   testCacheDir,

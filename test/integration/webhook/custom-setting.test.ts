@@ -9,8 +9,8 @@ import { SCENARIO, stageExpansionScenario } from '../../../src/demo/expansion-sc
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { harvesterSetting } from '../../../src/demo/staged-objects.js';
 import { eventually } from '../../support/eventually.js';
-import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
-import { serveAdmission } from '../../support/serve-admission.js';
+import { resizeThroughApi, type Refusal } from '../../support/webhook/resize-through-api.js';
+import { serveAdmission } from '../../support/webhook/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const SETTING = 'voe-expand-validation';

@@ -12,8 +12,8 @@ import { SCENARIO, stageExpansionScenario } from '../../../src/demo/expansion-sc
 import { StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { eventually } from '../../support/eventually.js';
-import { resizeThroughApi } from '../../support/resize-through-api.js';
-import { serveAdmission } from '../../support/serve-admission.js';
+import { resizeThroughApi } from '../../support/webhook/resize-through-api.js';
+import { serveAdmission } from '../../support/webhook/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

@@ -47,13 +47,13 @@ import {
   resized,
   storageClass,
   vm,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { eventually } from '../../support/eventually.js';
-import { resizeThroughApi } from '../../support/resize-through-api.js';
+import { resizeThroughApi } from '../../support/webhook/resize-through-api.js';
 import { deleteCrd } from '../../support/test-crd.js';
 import { beforeControlPlaneStops, useControlPlane } from '../../support/use-control-plane.js';
-import { httpsRequest, writeServingFiles } from '../../support/webhook-client.js';
+import { httpsRequest, writeServingFiles } from '../../support/webhook/webhook-client.js';
 
 // KubeVirt and Harvester are there, Longhorn is not (yet).
 const cp = await useControlPlane({ crds: false });

@@ -26,15 +26,15 @@ import {
   PVC_KIND,
   PVC_RESOURCE,
   resized,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { TestClock } from '../../support/test-clock.js';
 import { startFaultProxy } from '../../support/fault-proxy.js';
 import { eventually } from '../../support/eventually.js';
-import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
-import { servingUrl, spawnServeDev } from '../../support/serve-dev-process.js';
+import { resizeThroughApi, type Refusal } from '../../support/webhook/resize-through-api.js';
+import { servingUrl, spawnServeDev } from '../../support/webhook/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { httpsRequest } from '../../support/webhook-client.js';
+import { httpsRequest } from '../../support/webhook/webhook-client.js';
 
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);

@@ -19,8 +19,8 @@ import {
   vmi,
 } from '../../../src/demo/staged-objects.js';
 import { eventually } from '../../support/eventually.js';
-import { resizeThroughApi, type Refusal } from '../../support/resize-through-api.js';
-import { serveAdmission } from '../../support/serve-admission.js';
+import { resizeThroughApi, type Refusal } from '../../support/webhook/resize-through-api.js';
+import { serveAdmission } from '../../support/webhook/serve-admission.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

@@ -18,9 +18,9 @@ import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
 import { serveWebhook } from '../../../src/webhook/serve-webhook.js';
 import { WebhookError } from '../../../src/webhook/webhook-error.js';
 import { eventually } from '../../support/eventually.js';
-import { servingUrl, spawnServeDev } from '../../support/serve-dev-process.js';
+import { servingUrl, spawnServeDev } from '../../support/webhook/serve-dev-process.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { httpsRequest } from '../../support/webhook-client.js';
+import { httpsRequest } from '../../support/webhook/webhook-client.js';
 
 // A plain Kubernetes cluster: no KubeVirt, Harvester or Longhorn CRDs (as `voe cluster start --no-crds`).
 const cp = await useControlPlane({ crds: false });

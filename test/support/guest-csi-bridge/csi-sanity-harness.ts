@@ -5,7 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { ControlPlane } from '../../../src/controlplane/index.js';
-import { createScratch, hasCapSysResource, type Scratch } from '../loop-device.js';
+import { createScratch, hasCapSysResource, type Scratch } from '../fsresize/loop-device.js';
 import { VOE_MAIN } from '../run-voe.js';
 import { ensureCsiSanity } from './csi-sanity-binary.js';
 import { GUEST_NAMESPACE, GUEST_NODE, stageHostScene, writeHostKubeconfig } from './host-scene.js';

@@ -15,7 +15,7 @@ import type {
   HostVmi,
   VolumeStatus,
 } from '../../../src/guest-csi-bridge/host/host-objects.js';
-import { createScratch, type LoopDevice, type Scratch } from '../loop-device.js';
+import { createScratch, type LoopDevice, type Scratch } from '../fsresize/loop-device.js';
 
 const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
 const PVS = { group: '', version: 'v1', plural: 'persistentvolumes' };

@@ -8,7 +8,7 @@ import {
   type NamespacePolicies,
 } from '../../../src/admission/api-server-checks.js';
 import type { PersistentVolumeClaim } from '../../../src/admission/kube-objects.js';
-import { pvc, storageClass } from '../../support/admission-objects.js';
+import { pvc, storageClass } from '../../support/webhook/admission-objects.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
 const longhorn = storageClass('longhorn-image-7r2k9', 'driver.longhorn.io');

@@ -16,7 +16,7 @@ import {
   storageClass,
   vm,
   vmi,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 
 /** Random but real-shaped snapshots: every dimension the decision reads. */
 const snapshots = fc

@@ -27,7 +27,7 @@ import {
   templateEntry,
   vm,
   vmi,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
 const HARVESTER_GATE = 'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate';

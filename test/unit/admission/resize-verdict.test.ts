@@ -5,7 +5,7 @@ import type { DecisionValue } from '../../../src/admission/decision.js';
 import type { ResizeFinding } from '../../../src/admission/resize-snapshot.js';
 import { resizeCase, type RuleJudgement } from '../../../src/admission/resize-case.js';
 import { resizeVerdict } from '../../../src/admission/resize-verdict.js';
-import { kubeVirt, pvc, resized, vm } from '../../support/admission-objects.js';
+import { kubeVirt, pvc, resized, vm } from '../../support/webhook/admission-objects.js';
 
 const KEY = 'default/vm1-disk-0-kq8zt';
 const options = resolveAdmissionOptions();

@@ -22,8 +22,8 @@ import {
   resized,
   storageClass,
   vm,
-} from '../../support/admission-objects.js';
-import { memorySource, type ClusterState } from '../../support/admission-caches.js';
+} from '../../support/webhook/admission-objects.js';
+import { memorySource, type ClusterState } from '../../support/webhook/admission-caches.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
 const NFS_CLASS = storageClass('nfs-csi', 'nfs.csi.k8s.io', {

@@ -6,7 +6,7 @@ import {
   pvcKeysOfVm,
   volumeClaimTemplatesOf,
 } from '../../../src/admission/vm-claims.js';
-import { templateEntry, vm } from '../../support/admission-objects.js';
+import { templateEntry, vm } from '../../support/webhook/admission-objects.js';
 
 describe('pvcKeysOfVm', () => {
   it('template persistentVolumeClaim, dataVolume and volumeClaimTemplates, in the VM namespace', () => {

@@ -7,7 +7,7 @@ import {
   vmiHotplugs,
   vmNameOfVmi,
 } from '../../../src/admission/vmi-claims.js';
-import { vmi } from '../../support/admission-objects.js';
+import { vmi } from '../../support/webhook/admission-objects.js';
 
 const HOTPLUGGED = {
   name: 'data',

@@ -15,8 +15,8 @@ import {
   pvc,
   storageClass,
   vm,
-} from '../../support/admission-objects.js';
-import { memoryCaches } from '../../support/admission-caches.js';
+} from '../../support/webhook/admission-objects.js';
+import { memoryCaches } from '../../support/webhook/admission-caches.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
 

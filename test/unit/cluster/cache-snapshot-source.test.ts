@@ -28,8 +28,8 @@ import {
   templateEntry,
   vm,
   vmi,
-} from '../../support/admission-objects.js';
-import { memorySource } from '../../support/admission-caches.js';
+} from '../../support/webhook/admission-objects.js';
+import { memorySource } from '../../support/webhook/admission-caches.js';
 import { buildAdmissionCaches } from '../../../src/cluster/build-admission-caches.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';

@@ -17,7 +17,7 @@ import {
   resized,
   storageClass,
   vmi,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 
 const VOLUMES = [
   { name: 'disk-0', persistentVolumeClaim: { claimName: 'vm1-disk-0-kq8zt' } },

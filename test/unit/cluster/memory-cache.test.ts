@@ -5,7 +5,7 @@ import { isKubeError } from '../../../src/kube/index.js';
 import type { VirtualMachine } from '../../../src/admission/kube-objects.js';
 import { admissionIndexers } from '../../../src/cluster/cache-snapshot-source.js';
 import { MemoryCache } from '../../../src/cluster/memory-cache.js';
-import { vm } from '../../support/admission-objects.js';
+import { vm } from '../../support/webhook/admission-objects.js';
 
 describe('MemoryCache', () => {
   const names = (objects: VirtualMachine[]) =>

@@ -13,7 +13,7 @@ import {
   storageClass,
   vm,
   vmi,
-} from '../../support/admission-objects.js';
+} from '../../support/webhook/admission-objects.js';
 
 const GI = 1024n ** 3n;
 const options = { ...DEFAULT_ADMISSION_OPTIONS };

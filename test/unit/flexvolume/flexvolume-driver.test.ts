@@ -4,7 +4,7 @@ import { handleFlexVolumeCall } from '../../../src/flexvolume/index.js';
 import type { FsResizer } from '../../../src/fsresize/index.js';
 import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
 import type { GrowOptions, Inspection } from '../../../src/fsresize/plan/inspection.js';
-import { fakeMountTable } from '../../support/fake-fsresize-ports.js';
+import { fakeMountTable } from '../../support/fsresize/fake-fsresize-ports.js';
 
 /** A resizer that records what the driver asked for (the driver's own port; the real core is tested on loop devices). */
 function recorder(

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
 import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
-import { extSuperblock } from '../../support/ext-superblock.js';
-import { fakeResizer } from '../../support/fake-fsresize-ports.js';
+import { extSuperblock } from '../../support/fsresize/ext-superblock.js';
+import { fakeResizer } from '../../support/fsresize/fake-fsresize-ports.js';
 
 const MiB = 1024 * 1024;
 

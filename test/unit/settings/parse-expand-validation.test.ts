@@ -6,7 +6,7 @@ import {
   parseExpandValidation,
   SettingInvalidError,
 } from '../../../src/settings/index.js';
-import { harvesterSetting } from '../../support/admission-objects.js';
+import { harvesterSetting } from '../../support/webhook/admission-objects.js';
 
 describe('parseExpandValidation (default, then value overlays it)', () => {
   const table: Array<[string, string | undefined, string | undefined, Record<string, boolean>]> = [

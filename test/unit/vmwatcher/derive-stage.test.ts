@@ -4,7 +4,7 @@ import { Phase, StageReason, type PhaseValue } from '../../../src/vmwatcher/inde
 import { deriveStage, type StageInput } from '../../../src/vmwatcher/derive-stage.js';
 import { WaitingFor, type WaitingForValue } from '../../../src/vmwatcher/expansion-phase.js';
 import { expectedGuestBytes } from '../../../src/vmwatcher/expected-guest-bytes.js';
-import { kubeVirt, vm } from '../../support/admission-objects.js';
+import { kubeVirt, vm } from '../../support/webhook/admission-objects.js';
 import {
   CLAIM,
   claim,

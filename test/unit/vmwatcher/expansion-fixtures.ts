@@ -15,7 +15,7 @@ import type {
   PvcCondition,
   TrackedPvc,
 } from '../../../src/vmwatcher/tracker-objects.js';
-import { kubeVirt, pvc, vm, vmi } from '../../support/admission-objects.js';
+import { kubeVirt, pvc, vm, vmi } from '../../support/webhook/admission-objects.js';
 
 export const CLAIM = 'vm1-disk-0-kq8zt';
 export const PV = `pvc-${CLAIM}`;

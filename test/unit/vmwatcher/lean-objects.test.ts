@@ -2,7 +2,7 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import type { TrackedVmi } from '../../../src/vmwatcher/index.js';
 import { leanTrackedVmi } from '../../../src/vmwatcher/lean-objects.js';
-import { vmi } from '../../support/admission-objects.js';
+import { vmi } from '../../support/webhook/admission-objects.js';
 
 describe('the lean VMI the tracker caches', () => {
   it("keeps what the guest probe reads: the disks' name, serial and bus, and AgentConnected alone", () => {

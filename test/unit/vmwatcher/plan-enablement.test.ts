@@ -10,7 +10,7 @@ import {
   withGateAdded,
   withGateRemoved,
 } from '../../../src/vmwatcher/plan-enablement.js';
-import { harvesterSetting, kubeVirt } from '../../support/admission-objects.js';
+import { harvesterSetting, kubeVirt } from '../../support/webhook/admission-objects.js';
 
 const WITHOUT = ['LiveMigration', 'HotplugVolumes'];
 

@@ -13,7 +13,11 @@ import type { Validator } from '../../../src/admission/validators/validator.js';
 import { createWebhookServer } from '../../../src/webhook/create-webhook-server.js';
 import { WebhookError } from '../../../src/webhook/webhook-error.js';
 import { captureLogger } from '../../support/capture-logger.js';
-import { httpsRequest, pvcReview, writeServingFiles } from '../../support/webhook-client.js';
+import {
+  httpsRequest,
+  pvcReview,
+  writeServingFiles,
+} from '../../support/webhook/webhook-client.js';
 
 const validators: Validator[] = [
   {

@@ -27,7 +27,7 @@ import {
   servingUrl,
   spawnServeDev,
   type ServeDevProcess,
-} from '../../../support/serve-dev-process.js';
+} from '../../../support/webhook/serve-dev-process.js';
 import { useControlPlane } from '../../../support/use-control-plane.js';
 
 const cp = await useControlPlane();

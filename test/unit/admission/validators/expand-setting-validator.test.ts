@@ -10,7 +10,7 @@ import {
   harvesterSetting,
   SETTING_KIND,
   SETTING_RESOURCE,
-} from '../../../support/admission-objects.js';
+} from '../../../support/webhook/admission-objects.js';
 
 function request(operation: 'CREATE' | 'UPDATE' | 'DELETE', object: unknown): AdmissionRequest {
   return admissionRequest({

@@ -17,8 +17,8 @@ import {
   vm,
   VM_KIND,
   VM_RESOURCE,
-} from '../../../support/admission-objects.js';
-import { memorySource, type ClusterState } from '../../../support/admission-caches.js';
+} from '../../../support/webhook/admission-objects.js';
+import { memorySource, type ClusterState } from '../../../support/webhook/admission-caches.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
 

@@ -8,7 +8,7 @@ import { parseMountinfo } from '../../../../src/fsresize/parse/parse-mountinfo.j
 import { parseXfsStatfs } from '../../../../src/fsresize/parse/parse-xfs-statfs.js';
 import { parseXfsSuperblock } from '../../../../src/fsresize/parse/parse-xfs-superblock.js';
 import { xfsGrowfsAfterBytes } from '../../../../src/fsresize/plan/xfs-growfs-after-bytes.js';
-import { extSuperblock, type ExtFields } from '../../../support/ext-superblock.js';
+import { extSuperblock, type ExtFields } from '../../../support/fsresize/ext-superblock.js';
 
 it('parseBlkidExport reads TYPE, PTTYPE and UUID', () => {
   assert.deepStrictEqual(parseBlkidExport('DEVNAME=/dev/sdb\nTYPE=ext4\n'), {

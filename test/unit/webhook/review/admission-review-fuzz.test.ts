@@ -10,13 +10,13 @@ import type {
 import { createWebhookServer } from '../../../../src/webhook/create-webhook-server.js';
 import { parseAdmissionReview } from '../../../../src/webhook/review/parse-admission-review.js';
 import { captureLogger } from '../../../support/capture-logger.js';
-import { httpsRequest, writeServingFiles } from '../../../support/webhook-client.js';
+import { httpsRequest, writeServingFiles } from '../../../support/webhook/webhook-client.js';
 import {
   mutatedReview,
   randomJson,
   requestBody,
   validReview,
-} from '../../../support/admission-review-arbitraries.js';
+} from '../../../support/webhook/admission-review-arbitraries.js';
 
 function uidOf(value: unknown): unknown {
   return (value as { request?: { uid?: unknown } } | null)?.request?.uid;

@@ -1,7 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { parseAdmissionReview } from '../../../../src/webhook/review/parse-admission-review.js';
-import { pvcReview } from '../../../support/webhook-client.js';
+import { pvcReview } from '../../../support/webhook/webhook-client.js';
 
 it('a valid AdmissionReview v1 yields its request', () => {
   const parsed = parseAdmissionReview(pvcReview('u-1'));

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { parseMountinfo } from '../../src/fsresize/parse/parse-mountinfo.js';
+import { parseMountinfo } from '../../../src/fsresize/parse/parse-mountinfo.js';
 
 const execFileAsync = promisify(execFile);
 

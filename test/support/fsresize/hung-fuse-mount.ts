@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { onCleanup } from './cleanup.js';
+import { onCleanup } from '../cleanup.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -1,4 +1,4 @@
-import type { CommandRunner } from '../../src/fsresize/index.js';
+import type { CommandRunner } from '../../../src/fsresize/index.js';
 
 /** The real runner, with a log of every command line it ran (to count grow tool calls). */
 export function recordingRunner(inner: CommandRunner): CommandRunner & { calls: string[][] } {

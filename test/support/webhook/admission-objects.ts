@@ -2,7 +2,7 @@
  * Test-only additions to the staged objects of src/demo: AdmissionReview requests as the API
  * server sends them to a validating webhook.
  */
-export * from '../../src/demo/staged-objects.js';
+export * from '../../../src/demo/staged-objects.js';
 
 /** An AdmissionReview request as the API server sends it to a validating webhook. */
 export function admissionRequest(options: {

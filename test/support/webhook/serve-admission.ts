@@ -1,14 +1,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { createLogger } from '../../src/log/index.js';
-import { beforeControlPlaneStops } from './use-control-plane.js';
-import type { AdmissionOptions } from '../../src/admission/admission-options.js';
-import type { StartedAdmissionCaches } from '../../src/cluster/start-admission-caches.js';
-import { admissionWiring } from '../../src/webhook/admission-wiring.js';
+import { createLogger } from '../../../src/log/index.js';
+import { beforeControlPlaneStops } from '../use-control-plane.js';
+import type { AdmissionOptions } from '../../../src/admission/admission-options.js';
+import type { StartedAdmissionCaches } from '../../../src/cluster/start-admission-caches.js';
+import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
 import {
   serveWebhook,
   type ServeWebhookOptions,
   type ServingWebhook,
-} from '../../src/webhook/serve-webhook.js';
+} from '../../../src/webhook/serve-webhook.js';
 
 /**
  * The real admission webhooks served in dev mode for one test file (registered as

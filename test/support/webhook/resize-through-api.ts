@@ -1,4 +1,4 @@
-import type { StagedCluster } from '../../src/demo/staged-cluster.js';
+import type { StagedCluster } from '../../../src/demo/staged-cluster.js';
 
 /** What the API server answered a refused resize with (its Status), including the webhook's causes. */
 export interface Refusal {

@@ -5,10 +5,10 @@ import {
   type CommandRunner,
   type FsResizer,
   type MountTable,
-} from '../../src/fsresize/index.js';
-import type { DeviceUsers } from '../../src/fsresize/devices/block-devices.js';
-import type { CommandResult, RunOptions } from '../../src/fsresize/run/command-runner.js';
-import { parseMountinfo } from '../../src/fsresize/parse/parse-mountinfo.js';
+} from '../../../src/fsresize/index.js';
+import type { DeviceUsers } from '../../../src/fsresize/devices/block-devices.js';
+import type { CommandResult, RunOptions } from '../../../src/fsresize/run/command-runner.js';
+import { parseMountinfo } from '../../../src/fsresize/parse/parse-mountinfo.js';
 
 /**
  * A MountTable over mountinfo text. A path shows the mount listed last at it (the kernel lists a

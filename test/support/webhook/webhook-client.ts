@@ -6,7 +6,7 @@ import {
   createCertificateAuthority,
   issueServingCertificate,
   type CertificateAuthority,
-} from '../../src/tls/index.js';
+} from '../../../src/tls/index.js';
 
 export interface ServingFiles {
   dir: string;

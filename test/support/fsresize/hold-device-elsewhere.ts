@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import type { Stats } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { majorMinorOf } from '../../src/fsresize/devices/major-minor-of.js';
-import { onCleanup } from './cleanup.js';
+import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
+import { onCleanup } from '../cleanup.js';
 
 /** A process, not a child of the test process, that keeps a block device (or a file) open read-write. */
 export interface DeviceHolder {

@@ -1,11 +1,11 @@
-import type { HarvesterSetting } from '../../src/settings/index.js';
-import type { ClusterState } from '../../src/demo/cluster-state.js';
+import type { HarvesterSetting } from '../../../src/settings/index.js';
+import type { ClusterState } from '../../../src/demo/cluster-state.js';
 
 export type { ClusterState };
 import {
   resolveAdmissionOptions,
   type AdmissionOptions,
-} from '../../src/admission/admission-options.js';
+} from '../../../src/admission/admission-options.js';
 import type {
   KubeVirt,
   LonghornEngine,
@@ -15,14 +15,14 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../../src/admission/kube-objects.js';
-import type { ResizeSnapshotSource } from '../../src/admission/resize-snapshot-source.js';
+} from '../../../src/admission/kube-objects.js';
+import type { ResizeSnapshotSource } from '../../../src/admission/resize-snapshot-source.js';
 import {
   admissionIndexers,
   createCacheSnapshotSource,
   type AdmissionCaches,
-} from '../../src/cluster/cache-snapshot-source.js';
-import { MemoryCache } from '../../src/cluster/memory-cache.js';
+} from '../../../src/cluster/cache-snapshot-source.js';
+import { MemoryCache } from '../../../src/cluster/memory-cache.js';
 
 export interface MemoryCaches {
   pvcs: MemoryCache<PersistentVolumeClaim>;
