@@ -5,7 +5,7 @@
  * the phase that write must lead to, and records what it shows and how long that took.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { isNotFound, parseQuantity, requestJson, resourcePath } from '../kube/index.js';
+import { getObject, isNotFound, parseQuantity } from '../kube/index.js';
 import {
   ExpansionActors,
   expansionName,
@@ -74,10 +74,7 @@ async function readExpansion(
   name: string,
 ): Promise<VolumeExpansion | undefined> {
   try {
-    return await requestJson<VolumeExpansion>(kubeConfig, {
-      method: 'GET',
-      path: resourcePath({ ...VOLUME_EXPANSIONS, namespace, name }),
-    });
+    return await getObject<VolumeExpansion>(kubeConfig, { ...VOLUME_EXPANSIONS, namespace, name });
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;

@@ -193,7 +193,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
         .filter((step) => step.outcome === 'admitted')
         .map((step) => ({
           namespace: SCENARIO.namespace,
-          claim: step.pvc.slice(SCENARIO.namespace.length + 1),
+          claim: DEMO_STEPS[step.step - 1]!.claim,
           from: step.from,
           to: step.to,
         })),

@@ -10,7 +10,7 @@ import {
   type LauncherVolume,
   type TrackedVmi,
 } from '../vmwatcher/index.js';
-import { requestJson, resourcePath } from '../kube/index.js';
+import { getObject } from '../kube/index.js';
 import { scenarioClaims, scenarioVms } from './expansion-scenario.js';
 import { KINDS, type StagedCluster } from './staged-cluster.js';
 import { vmi } from './staged-objects.js';
@@ -56,9 +56,12 @@ export async function stageRunningInstances(cluster: StagedCluster): Promise<voi
     const volumes = machine.spec?.template?.spec?.volumes ?? [];
     await cluster.apply({ vmis: [vmi(name, { namespace, volumes, volumeModes: modes })] });
     const { group, version, plural } = KINDS.vmis;
-    const stored = await requestJson<TrackedVmi>(cluster.kubeConfig, {
-      method: 'GET',
-      path: resourcePath({ group, version, plural, namespace, name }),
+    const stored = await getObject<TrackedVmi>(cluster.kubeConfig, {
+      group,
+      version,
+      plural,
+      namespace,
+      name,
     });
     const claims = claimVolumes(volumes);
     const launcherVolumes: LauncherVolume[] = claims
