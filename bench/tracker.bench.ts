@@ -23,10 +23,9 @@ import { Informer, requestJson, resourcePath } from '../src/kube/index.js';
 import {
   ExpansionActors,
   VOLUME_EXPANSIONS,
-  type Pod,
-  type TrackedVmi,
   type VolumeExpansion,
 } from '../src/vmwatcher/index.js';
+import type { Pod, VirtualMachineInstance } from '../src/model/index.js';
 import { hotplugPod, launcherPod, persistentVolume } from '../src/vmwatcher/staged-pods.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { measuredOn, writeResults } from './support/results-section.js';
@@ -184,7 +183,7 @@ export async function stage(kc: KubeConfig, log: (line: string) => void): Promis
         ...forCreate(vm(name, { namespace, volumes: volumes.slice(0, 1), templates: [] })),
       },
     );
-    const instance = vmi(name, { namespace, volumes }) as TrackedVmi;
+    const instance = vmi(name, { namespace, volumes }) as VirtualMachineInstance;
     const created = (await post(
       kc,
       { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace },
@@ -193,7 +192,7 @@ export async function stage(kc: KubeConfig, log: (line: string) => void): Promis
         kind: 'VirtualMachineInstance',
         ...forCreate(instance),
       },
-    )) as TrackedVmi;
+    )) as VirtualMachineInstance;
     await patchStatus(
       kc,
       { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace, name },

@@ -33,8 +33,8 @@ import {
   startTracker,
   type GuestProbe,
   type LabVm,
-  type TrackedVmi,
 } from '../src/vmwatcher/index.js';
+import type { VirtualMachineInstance } from '../src/model/index.js';
 import { waitUntil } from '../src/wait/index.js';
 import { admissionWiring, serveWebhook } from '../src/webhook/index.js';
 import { measuredOn, writeResults } from './support/results-section.js';
@@ -117,7 +117,7 @@ async function expandOnce(
 
 interface BenchLab {
   vm: LabVm;
-  vmi: TrackedVmi;
+  vmi: VirtualMachineInstance;
   cluster: StagedCluster;
   probe: GuestProbe;
 }

@@ -5,7 +5,7 @@
  * engine) so the Longhorn branch reads a CR as it does on Harvester.
  */
 import type { HarvesterSetting } from '../../src/settings/index.js';
-import { buildAdmissionCaches } from '../../src/cluster/build-admission-caches.js';
+import { buildAdmissionCaches } from '../../src/host-cache/build-admission-caches.js';
 import type {
   KubeVirt,
   LonghornSetting,
@@ -14,8 +14,8 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../../src/admission/kube-objects.js';
-import type { AdmissionCaches } from '../../src/cluster/cache-snapshot-source.js';
+} from '../../src/model/index.js';
+import type { AdmissionCaches } from '../../src/host-cache/cache-snapshot-source.js';
 import type { Fixture } from './cluster-fixtures.js';
 
 export function fixtureCaches(fixture: Fixture): AdmissionCaches {

@@ -10,10 +10,9 @@
  */
 import { pino } from 'pino';
 import { createLogger } from '../../src/log/index.js';
-import type { VirtualMachineInstance } from '../../src/admission/kube-objects.js';
-import { leanVmi } from '../../src/cluster/lean-vmi.js';
-import { MemoryCache } from '../../src/cluster/memory-cache.js';
-import { withoutManagedFields } from '../../src/cluster/without-managed-fields.js';
+import { type VirtualMachineInstance, leanVmi } from '../../src/model/index.js';
+import { MemoryCache } from '../../src/host-cache/memory-cache.js';
+import { withoutManagedFields } from '../../src/host-cache/without-managed-fields.js';
 import { createAdmissionValidators } from '../../src/webhook/create-admission-validators.js';
 import { createWebhookServer } from '../../src/webhook/create-webhook-server.js';
 import { buildFixture, type Obj } from './cluster-fixtures.js';

@@ -6,9 +6,12 @@ import {
   parseQuantityValue,
   type QuantityValue,
 } from '../kube/index.js';
-import type { PersistentVolumeClaim, StorageClass } from './kube-objects.js';
+import {
+  type PersistentVolumeClaim,
+  type StorageClass,
+  storageRequestOrNone,
+} from '../model/index.js';
 import type { ResizeFinding } from './resize-snapshot.js';
-import { storageRequestOrNone } from './storage-request.js';
 
 /**
  * What the API server itself answers a refused resize with: an unbound claim and a shrink fail

@@ -1,8 +1,8 @@
 import { LONGHORN_DRIVER, parseExpandValidation, SettingInvalidError } from '../settings/index.js';
 import type { AdmissionOptions } from './admission-options.js';
 import { claimClassName } from './api-server-checks.js';
-import { provisionersToJudge } from './resolve-provisioner.js';
-import type { LonghornVolume, PersistentVolumeClaim } from './kube-objects.js';
+import { provisionersToJudge } from './provisioners-to-judge.js';
+import type { LonghornVolume, PersistentVolumeClaim } from '../model/index.js';
 import type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 import type { ExpandSettingState, ResizeSnapshot } from './resize-snapshot.js';
 

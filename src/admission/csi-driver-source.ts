@@ -1,4 +1,4 @@
-import type { CsiDriver } from './kube-objects.js';
+import type { CsiDriver } from '../model/index.js';
 
 /** Where the Setting validator looks up CSIDriver objects. */
 export interface CsiDriverSource {

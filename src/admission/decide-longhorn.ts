@@ -4,10 +4,12 @@ import {
   type LonghornEngine,
   type LonghornVolume,
   type StorageClass,
-} from './kube-objects.js';
+  parseReleaseVersion,
+  versionAtLeast,
+  type ReleaseVersion,
+} from '../model/index.js';
 import { harvesterProviderMessage } from './resize-messages.js';
 import type { LonghornSnapshot, ResizeFinding } from './resize-snapshot.js';
-import { parseReleaseVersion, versionAtLeast, type ReleaseVersion } from './compare-version.js';
 import { Decision } from './decision.js';
 
 /** Longhorn supports v2 data engine expansion from this release (longhorn/longhorn#8022). */

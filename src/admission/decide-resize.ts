@@ -3,7 +3,7 @@ import { compareQuantities, isKubeError, KubeErrorCode } from '../kube/index.js'
 import type { AdmissionOptions } from './admission-options.js';
 import { expandDisksRule } from './expand-disks-rule.js';
 import { hotplugRule } from './hotplug-rule.js';
-import type { PersistentVolumeClaim } from './kube-objects.js';
+import { type PersistentVolumeClaim, storageRequest } from '../model/index.js';
 import { longhornRule } from './longhorn-rule.js';
 import { provisionerRule } from './provisioner-rule.js';
 import { resizeCase, type ResizeRule } from './resize-case.js';
@@ -11,20 +11,7 @@ import { PVC_EXPAND_PREFIX } from './resize-messages.js';
 import type { ResizeDecision, ResizeSnapshot } from './resize-snapshot.js';
 import { resizeVerdict } from './resize-verdict.js';
 import { runningVmRule } from './running-vm-rule.js';
-import { storageRequest } from './storage-request.js';
-
-export {
-  EXPAND_DISKS_GA_SINCE,
-  EXPAND_DISKS_GATE,
-  expandDisksState,
-} from './expand-disks-state.js';
 export { BLOCK_RESIZE_TO_CAPACITY_SINCE } from './longhorn-rule.js';
-export {
-  BETA_PROVISIONER_ANNOTATION,
-  PROVISIONER_ANNOTATION,
-  provisionersToJudge,
-  resolveProvisioner,
-} from './resolve-provisioner.js';
 
 /**
  * True when the update asks the volume to grow: spec.resources.requests.storage grows (both sides

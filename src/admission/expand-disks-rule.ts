@@ -1,4 +1,4 @@
-import { expandDisksState } from './expand-disks-state.js';
+import { expandDisksState } from '../model/index.js';
 import { HARVESTER_GATE_MESSAGE } from './resize-messages.js';
 import type { ResizeCase, RuleJudgement } from './resize-case.js';
 import { Decision } from './decision.js';

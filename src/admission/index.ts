@@ -13,27 +13,9 @@ export {
   type NamespacePolicies,
 } from './api-server-checks.js';
 export { assembleResizeSnapshot } from './assemble-resize-snapshot.js';
-export { versionAtLeast } from './compare-version.js';
 export type { CsiDriverSource } from './csi-driver-source.js';
-export { EXPAND_DISKS_GA_SINCE, decideResize, expandDisksState } from './decide-resize.js';
+export { decideResize } from './decide-resize.js';
 export { Decision } from './decision.js';
-export {
-  LONGHORN_VOLUME_LABEL,
-  type CsiDriver,
-  type KubeVirt,
-  type LonghornEngine,
-  type LonghornSetting,
-  type LonghornVolume,
-  type ObjectMeta,
-  type OwnerReference,
-  type PersistentVolumeClaim,
-  type StorageClass,
-  type VirtualMachine,
-  type VirtualMachineInstance,
-  type VmVolume,
-  type VmiVolumeStatus,
-} from './kube-objects.js';
-export { readJsonQuantity } from './read-json-quantity.js';
 export { PVC_EXPAND_PREFIX } from './resize-messages.js';
 export type { ResizeSnapshotSource } from './resize-snapshot-source.js';
 export type { ResizeDecision } from './resize-snapshot.js';
@@ -47,10 +29,3 @@ export type {
   Validator,
 } from './validators/validator.js';
 export { createVmClaimTemplatesValidator } from './validators/vm-claim-templates-validator.js';
-export {
-  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
-  claimNameOf,
-  isVmRunning,
-  pvcKeysOfVm,
-} from './vm-claims.js';
-export { isVmiRunning, pvcKeysOfVmi, vmNameOfVmi } from './vmi-claims.js';

@@ -1,5 +1,5 @@
 import { LONGHORN_DRIVER } from '../settings/index.js';
-import { versionAtLeast } from './compare-version.js';
+import { versionAtLeast } from '../model/index.js';
 import { decideLonghorn, longhornFacts, type LonghornFacts } from './decide-longhorn.js';
 import { warning } from './resize-messages.js';
 import type { ResizeCase, RuleJudgement } from './resize-case.js';

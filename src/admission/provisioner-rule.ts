@@ -2,7 +2,7 @@ import { LONGHORN_DRIVER } from '../settings/index.js';
 import { harvesterProviderMessage, warning } from './resize-messages.js';
 import type { ResizeCase, RuleJudgement } from './resize-case.js';
 import type { ExpandSettingState, ResizeFinding } from './resize-snapshot.js';
-import { unknownProvisionerWhy } from './resolve-provisioner.js';
+import { unknownProvisionerWhy } from './unknown-provisioner-why.js';
 import { Decision } from './decision.js';
 
 /**

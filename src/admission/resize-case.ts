@@ -1,5 +1,5 @@
 import type { AdmissionOptions } from './admission-options.js';
-import { provisionersToJudge } from './resolve-provisioner.js';
+import { provisionersToJudge } from './provisioners-to-judge.js';
 import { stopVmsAdvice } from './resize-messages.js';
 import type { ResizeFinding, ResizeSnapshot } from './resize-snapshot.js';
 import { vmUsers, type VmUsers } from './vm-users.js';

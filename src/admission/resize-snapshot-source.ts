@@ -8,7 +8,7 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from './kube-objects.js';
+} from '../model/index.js';
 
 /**
  * Where the admission path reads cluster state: caches only, never the API server.

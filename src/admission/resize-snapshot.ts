@@ -8,7 +8,7 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from './kube-objects.js';
+} from '../model/index.js';
 
 /** The csi-online-expand-validation Setting as the snapshot saw it. */
 export type ExpandSettingState =

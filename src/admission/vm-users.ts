@@ -1,6 +1,5 @@
 import type { ResizeSnapshot } from './resize-snapshot.js';
-import { isVmRunning, vmHotplugs } from './vm-claims.js';
-import { isVmiRunning, vmiHotplugs, vmNameOfVmi } from './vmi-claims.js';
+import { isVmRunning, vmHotplugs, isVmiRunning, vmiHotplugs, vmNameOfVmi } from '../model/index.js';
 
 /** Who uses a PVC, as the decision reads it from the snapshot's VMs and VMIs. Keys are `namespace/name` of VMs. */
 export interface VmUsers {

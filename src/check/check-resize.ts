@@ -1,15 +1,15 @@
-import type { AdmissionOptions } from '../admission/index.js';
 import {
+  type AdmissionOptions,
   API_SERVER_REFUSALS,
   apiServerFindings,
   quotaFindings,
   type NamespacePolicies,
+  assembleResizeSnapshot,
+  decideResize,
+  type ResizeDecision,
 } from '../admission/index.js';
-import { assembleResizeSnapshot } from '../admission/index.js';
-import { createCacheSnapshotSource, type AdmissionCaches } from '../cluster/index.js';
-import { decideResize } from '../admission/index.js';
-import type { PersistentVolumeClaim } from '../admission/index.js';
-import type { ResizeDecision } from '../admission/index.js';
+import { createCacheSnapshotSource, type AdmissionCaches } from '../host-cache/index.js';
+import type { PersistentVolumeClaim } from '../model/index.js';
 
 export interface CheckResult extends Omit<ResizeDecision, 'reason'> {
   /** Kubernetes StatusReason: also "Forbidden" when the API server itself refuses (not bound, no expansion). */

@@ -4,21 +4,27 @@ import {
   StorageV1Api,
   type KubeConfig,
 } from '@kubernetes/client-node';
-import type { AdmissionOptions } from '../admission/index.js';
-import { claimClassName, type NamespacePolicies } from '../admission/index.js';
-import type { AdmissionCaches } from '../cluster/index.js';
-import { buildAdmissionCaches } from '../cluster/index.js';
+import {
+  type AdmissionOptions,
+  claimClassName,
+  type NamespacePolicies,
+} from '../admission/index.js';
+import {
+  type AdmissionCaches,
+  buildAdmissionCaches,
+  listItems,
+  listOf,
+} from '../host-cache/index.js';
 import { CheckError } from './check-error.js';
 import type {
   PersistentVolumeClaim,
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../admission/index.js';
+} from '../model/index.js';
 import { readLonghornOfPv } from './read-longhorn-of-pv.js';
 import { readNamespacePolicies } from './read-namespace-policies.js';
 import { readOptional, readOptionalList } from './read-optional.js';
-import { listItems, listOf } from '../cluster/index.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };

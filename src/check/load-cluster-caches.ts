@@ -5,8 +5,7 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import type { AdmissionOptions } from '../admission/index.js';
-import { buildAdmissionCaches } from '../cluster/index.js';
-import type { AdmissionCaches } from '../cluster/index.js';
+import { buildAdmissionCaches, type AdmissionCaches, listItems } from '../host-cache/index.js';
 import type {
   LonghornEngine,
   LonghornVolume,
@@ -14,9 +13,8 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../admission/index.js';
+} from '../model/index.js';
 import { readOptional, readOptionalList } from './read-optional.js';
-import { listItems } from '../cluster/index.js';
 import { readSharedObjects } from './read-shared-objects.js';
 
 /**

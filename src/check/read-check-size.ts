@@ -1,5 +1,5 @@
 import { compareQuantities, formatQuantityValue, roundUpToMilli } from '../kube/index.js';
-import { readJsonQuantity } from '../admission/index.js';
+import { readJsonQuantity } from '../model/index.js';
 
 /**
  * The size `voe check --size SIZE` judges, as the API server would store it: SIZE carried as a

@@ -1,12 +1,8 @@
 import type { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { AdmissionOptions } from '../admission/index.js';
-import {
-  LONGHORN_VOLUME_LABEL,
-  type LonghornEngine,
-  type LonghornVolume,
-} from '../admission/index.js';
+import { LONGHORN_VOLUME_LABEL, type LonghornEngine, type LonghornVolume } from '../model/index.js';
 import { readOptional, readOptionalList } from './read-optional.js';
-import { listItems } from '../cluster/index.js';
+import { listItems } from '../host-cache/index.js';
 
 /**
  * For `voe check`: the Longhorn Volumes and Engines the admission caches would need to judge a PV;

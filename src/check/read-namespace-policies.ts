@@ -9,7 +9,7 @@ import {
 import type { NamespacePolicies } from '../admission/index.js';
 import { CheckError } from './check-error.js';
 import { readOptional } from './read-optional.js';
-import { listItems } from '../cluster/index.js';
+import { listItems } from '../host-cache/index.js';
 
 /** A list's items, or the HTTP status when the user may not list them (401, 403: their own RBAC, not an error). */
 async function itemsOrForbidden<T>(

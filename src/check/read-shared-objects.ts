@@ -1,7 +1,7 @@
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { HarvesterSetting } from '../settings/index.js';
 import type { AdmissionOptions } from '../admission/index.js';
-import type { KubeVirt, LonghornSetting } from '../admission/index.js';
+import type { KubeVirt, LonghornSetting } from '../model/index.js';
 import { readOptional } from './read-optional.js';
 
 /** The objects every resize decision reads, whichever PVC it is about. */

@@ -8,7 +8,7 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../admission/index.js';
+} from '../model/index.js';
 
 /** The objects of a scenario, by kind (what StagedCluster.apply writes and the tests' memory caches hold). */
 export interface ClusterState {

@@ -5,7 +5,7 @@
  * with their status, the KubeVirt CR, the csi-online-expand-validation Setting (nothing
  * validated beyond Harvester's default) and Longhorn's Volumes, Engines and version Setting.
  */
-import type { PersistentVolumeClaim, VirtualMachine } from '../admission/index.js';
+import type { PersistentVolumeClaim, VirtualMachine } from '../model/index.js';
 import type { StagedCluster } from './staged-cluster.js';
 import {
   harvesterSetting,

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { apiErrorOf } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
-import type { AdmissionCaches, Cache, StartedAdmissionCaches } from '../cluster/index.js';
+import type { AdmissionCaches, Cache, StartedAdmissionCaches } from '../host-cache/index.js';
 import { admissionWiring, serveWebhook, WebhookError } from '../webhook/index.js';
 import { DemoError } from './demo-error.js';
 import { DEMO_STEPS, type DemoChange, type DemoOutcome, type DemoStep } from './demo-steps.js';

@@ -4,12 +4,8 @@
  * virt-controller creates (the VMI lists it in status.activePods), and for vm4 the hotplug
  * attachment pod that holds its hotplugged volumes. The tracker finds each volume's pod there.
  */
-import {
-  ExpansionActors,
-  type HotplugVolume,
-  type LauncherVolume,
-  type TrackedVmi,
-} from '../vmwatcher/index.js';
+import { ExpansionActors, type HotplugVolume, type LauncherVolume } from '../vmwatcher/index.js';
+import type { VirtualMachineInstance } from '../model/index.js';
 import { getObject } from '../kube/index.js';
 import { scenarioClaims, scenarioVms } from './expansion-scenario.js';
 import { KINDS, type StagedCluster } from './staged-cluster.js';
@@ -56,7 +52,7 @@ export async function stageRunningInstances(cluster: StagedCluster): Promise<voi
     const volumes = machine.spec?.template?.spec?.volumes ?? [];
     await cluster.apply({ vmis: [vmi(name, { namespace, volumes, volumeModes: modes })] });
     const { group, version, plural } = KINDS.vmis;
-    const stored = await getObject<TrackedVmi>(cluster.kubeConfig, {
+    const stored = await getObject<VirtualMachineInstance>(cluster.kubeConfig, {
       group,
       version,
       plural,

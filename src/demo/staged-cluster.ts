@@ -13,7 +13,7 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { isAlreadyExists } from '../kube/index.js';
-import type { PersistentVolumeClaim } from '../admission/index.js';
+import type { PersistentVolumeClaim } from '../model/index.js';
 import type { ClusterState } from './cluster-state.js';
 
 type Json = Record<string, unknown>;

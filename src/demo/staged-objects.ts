@@ -13,7 +13,7 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../admission/index.js';
+} from '../model/index.js';
 import type { HarvesterSetting } from '../settings/index.js';
 
 export const NS = 'default';
@@ -268,9 +268,11 @@ function vmiSpec(
       cpu: { cores: 2, sockets: 1, threads: 1, model: 'host-model', maxSockets: 4 },
       devices: {
         disks: volumes.map((volume, index) => ({
-          name: volume['name'],
+          name: volume['name'] as string | undefined,
           disk: { bus: targets[index]!.startsWith('sd') ? 'scsi' : 'virtio' },
-          ...(volumeSource(volume)?.hotpluggable === true ? { serial: volume['name'] } : {}),
+          ...(volumeSource(volume)?.hotpluggable === true
+            ? { serial: volume['name'] as string | undefined }
+            : {}),
         })),
         interfaces: [
           { name: 'default', masquerade: {}, model: 'virtio', macAddress: '52:54:00:3c:1a:7e' },

@@ -1,14 +1,8 @@
 import { formatBytes, parseQuantityCeil } from '../kube/index.js';
-import {
-  isVmiRunning,
-  pvcKeysOfVm,
-  pvcKeysOfVmi,
-  vmNameOfVmi,
-  type AdmissionOptions,
-  type NamespacePolicies,
-} from '../admission/index.js';
+import type { AdmissionOptions, NamespacePolicies } from '../admission/index.js';
+import { isVmiRunning, pvcKeysOfVm, pvcKeysOfVmi, vmNameOfVmi } from '../model/index.js';
 import { checkResize, type CheckResult } from '../check/index.js';
-import type { AdmissionCaches } from '../cluster/index.js';
+import type { AdmissionCaches } from '../host-cache/index.js';
 
 /** A PVC a VM uses: what its update would get (`voe check`'s answer), and the VMs using it. */
 export interface SurveyRow extends CheckResult {

@@ -6,7 +6,8 @@
  * and the KubeVirt CR with ExpandDisks. For the VM lab's tests and `voe demo --vm`.
  */
 import { isAlreadyExists, requestJson, resourcePath } from '../kube/index.js';
-import { ExpansionActors, type LabDisk, type Pod, type TrackedVmi } from '../vmwatcher/index.js';
+import { ExpansionActors, type LabDisk } from '../vmwatcher/index.js';
+import type { Pod, VirtualMachineInstance } from '../model/index.js';
 import { KINDS, type StagedCluster } from './staged-cluster.js';
 import { harvesterSetting, kubeVirt, pvc, storageClass, vm, vmi } from './staged-objects.js';
 
@@ -55,12 +56,15 @@ async function stageLabCluster(cluster: StagedCluster): Promise<void> {
 }
 
 /** The VMI as virt-handler writes it for the lab's disks: their bus, serial and target. */
-function labVmi(options: LabMirrorOptions, volumes: Array<Record<string, unknown>>): TrackedVmi {
+function labVmi(
+  options: LabMirrorOptions,
+  volumes: Array<Record<string, unknown>>,
+): VirtualMachineInstance {
   const instance = vmi(options.name, {
     namespace: options.namespace,
     volumes,
     volumeModes: Object.fromEntries(options.disks.map((disk) => [disk.claim, 'Block' as const])),
-  }) as TrackedVmi;
+  }) as VirtualMachineInstance;
   const byName = new Map(options.disks.map((disk) => [disk.volumeName, disk]));
   for (const entry of instance.spec?.domain?.devices?.disks ?? []) {
     const disk = byName.get(entry.name ?? '');
@@ -93,7 +97,7 @@ function labVmi(options: LabMirrorOptions, volumes: Array<Record<string, unknown
 export async function stageLabMirror(
   cluster: StagedCluster,
   options: LabMirrorOptions,
-): Promise<{ vmi: TrackedVmi; launcher: Pod }> {
+): Promise<{ vmi: VirtualMachineInstance; launcher: Pod }> {
   const { namespace, name } = options;
   await stageLabCluster(cluster);
   const claims = options.disks.map((disk) =>
@@ -117,8 +121,8 @@ export async function stageLabMirror(
   });
   await cluster.bindClaims(claims);
   const { group, version, plural } = KINDS.vmis;
-  const read = (): Promise<TrackedVmi> =>
-    requestJson<TrackedVmi>(cluster.kubeConfig, {
+  const read = (): Promise<VirtualMachineInstance> =>
+    requestJson<VirtualMachineInstance>(cluster.kubeConfig, {
       method: 'GET',
       path: resourcePath({ group, version, plural, namespace, name }),
     });

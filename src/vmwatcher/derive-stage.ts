@@ -1,5 +1,16 @@
 import { parseQuantityCeil } from '../kube/index.js';
-import { expandDisksState, isVmiRunning } from '../admission/index.js';
+import {
+  expandDisksState,
+  isVmiRunning,
+  type KubeVirt,
+  type PersistentVolume,
+  type Pod,
+  type PersistentVolumeClaim as TrackedPvc,
+  type VirtualMachineInstance as TrackedVmi,
+  type VmiVolumeStatus as TrackedVolumeStatus,
+  type VirtualMachine,
+  type VmVolume,
+} from '../model/index.js';
 import { expectedGuestBytes } from './expected-guest-bytes.js';
 import {
   FINAL_PHASES,
@@ -12,16 +23,6 @@ import { formatDuration } from './format-duration.js';
 import type { ProbeReading } from './guest-probe.js';
 import { readResizeState, type ResizeState } from './read-resize-state.js';
 import { StageReason, type StageReasonValue } from './stage-reason.js';
-import type {
-  KubeVirt,
-  PersistentVolume,
-  Pod,
-  TrackedPvc,
-  TrackedVmi,
-  TrackedVolumeStatus,
-  VirtualMachine,
-  VmVolume,
-} from './tracker-objects.js';
 import type { ObservedSizes, VolumeExpansion, VolumePods } from './volume-expansion.js';
 import { volumeHolders } from './volume-pods.js';
 

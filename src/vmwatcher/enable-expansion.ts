@@ -24,7 +24,7 @@ import {
   withGateRemoved,
 } from './plan-enablement.js';
 import { TrackerError } from './tracker-error.js';
-import type { KubeVirt } from './tracker-objects.js';
+import type { KubeVirt } from '../model/index.js';
 
 export interface EnablementOptions {
   kubeConfig: KubeConfig;

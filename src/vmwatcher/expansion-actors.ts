@@ -10,7 +10,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { requestJson, resourcePath, retryOnConflict } from '../kube/index.js';
 import { hotplugPod, launcherPod, type HotplugVolume, type LauncherVolume } from './staged-pods.js';
-import type { Pod, PvcCondition, TrackedPvc, TrackedVmi } from './tracker-objects.js';
+import type {
+  Pod,
+  PvcCondition,
+  PersistentVolumeClaim,
+  VirtualMachineInstance,
+} from '../model/index.js';
 
 type Json = Record<string, unknown>;
 type Resource = { group: string; version: string; plural: string };
@@ -64,10 +69,10 @@ export class ExpansionActors {
   async #pvcStatus(
     namespace: string,
     name: string,
-    status: (pvc: TrackedPvc) => Json,
+    status: (pvc: PersistentVolumeClaim) => Json,
   ): Promise<void> {
     await retryOnConflict(`PVC ${namespace}/${name} status`, async () => {
-      const pvc = await this.#get<TrackedPvc>(PVCS, namespace, name);
+      const pvc = await this.#get<PersistentVolumeClaim>(PVCS, namespace, name);
       await this.#patch(
         PVCS,
         namespace,
@@ -164,12 +169,12 @@ export class ExpansionActors {
   async #vmiStatus(
     namespace: string,
     name: string,
-    change: (vmi: TrackedVmi) => void,
-  ): Promise<TrackedVmi> {
+    change: (vmi: VirtualMachineInstance) => void,
+  ): Promise<VirtualMachineInstance> {
     return retryOnConflict(`VMI ${namespace}/${name} status`, async () => {
-      const vmi = await this.#get<TrackedVmi>(VMIS, namespace, name);
+      const vmi = await this.#get<VirtualMachineInstance>(VMIS, namespace, name);
       change(vmi);
-      return requestJson<TrackedVmi>(this.kubeConfig, {
+      return requestJson<VirtualMachineInstance>(this.kubeConfig, {
         method: 'PUT',
         path: resourcePath({ ...VMIS, namespace, name }, 'status'),
         body: vmi,
@@ -196,7 +201,7 @@ export class ExpansionActors {
 
   /** virt-controller creates the VMI's virt-launcher pod (labels, owner); kubelet then reports it Running. */
   async createLauncher(
-    vmi: TrackedVmi,
+    vmi: VirtualMachineInstance,
     options: { name: string; node?: string; volumes?: LauncherVolume[] },
   ): Promise<Pod> {
     const namespace = vmi.metadata?.namespace ?? 'default';

@@ -28,8 +28,12 @@ import {
   pvcKeysOfVm,
   pvcKeysOfVmi,
   vmNameOfVmi,
-} from '../admission/index.js';
-import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../webhook/index.js';
+  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
+  type Pod,
+  type PersistentVolumeClaim,
+  type VirtualMachineInstance,
+  type VirtualMachine,
+} from '../model/index.js';
 import { deriveStage, type Stage, type StageInput } from './derive-stage.js';
 import { EventAction, EventReason, phaseEventReason } from './event-reasons.js';
 import { FINAL_PHASES, OUTCOME_PHASES, Phase } from './expansion-phase.js';
@@ -48,7 +52,6 @@ import {
   type TrackerCaches,
 } from './tracker-caches.js';
 import type { TrackerMetrics } from './tracker-metrics.js';
-import type { Pod, TrackedPvc, TrackedVmi, VirtualMachine } from './tracker-objects.js';
 import { describeClaimTemplates } from './describe-claim-templates.js';
 import {
   PVC_LABEL,
@@ -57,7 +60,7 @@ import {
   VOLUME_EXPANSIONS,
   type VolumeExpansion,
 } from './volume-expansion.js';
-import { CREATED_BY_LABEL, HOTPLUG_POD, KUBEVIRT_POD_LABEL } from './volume-pods.js';
+import { CREATED_BY_LABEL, HOTPLUG_POD, KUBEVIRT_POD_LABEL } from '../model/index.js';
 
 export interface ExpansionTrackerOptions {
   kubeConfig: KubeConfig;
@@ -168,7 +171,7 @@ export class ExpansionTracker {
         on('delete', (object) => keys(object)),
       );
     };
-    onChange<TrackedPvc & KubernetesObject>(caches.pvcs, (pvc) =>
+    onChange<PersistentVolumeClaim & KubernetesObject>(caches.pvcs, (pvc) =>
       pvcKey(pvc.metadata?.namespace, pvc.metadata?.name),
     );
     onChange<KubernetesObject & { spec?: { claimRef?: { namespace?: string; name?: string } } }>(
@@ -179,7 +182,7 @@ export class ExpansionTracker {
       for (const key of pvcKeysOfVm(vm)) this.#add(PVC + key);
       this.#add(VM + keyOf(vm.metadata?.namespace, vm.metadata?.name ?? ''));
     });
-    onChange<TrackedVmi & KubernetesObject>(caches.vmis as never, (vmi) => {
+    onChange<VirtualMachineInstance & KubernetesObject>(caches.vmis as never, (vmi) => {
       for (const key of pvcKeysOfVmi(vmi)) this.#add(PVC + key);
     });
     onChange<Pod & KubernetesObject>(caches.pods as never, (pod) => this.#podChanged(pod));
@@ -263,7 +266,10 @@ export class ExpansionTracker {
   }
 
   /** The VM (and its VMI) using the PVC: the one with a running VMI first, else a running VM. */
-  #usersOf(key: string): { vm: VirtualMachine | undefined; vmi: TrackedVmi | undefined } {
+  #usersOf(key: string): {
+    vm: VirtualMachine | undefined;
+    vmi: VirtualMachineInstance | undefined;
+  } {
     const { caches } = this.#o;
     const { namespace } = splitKey(key);
     const vmis = caches.vmis.byIndex(VMIS_BY_PVC, key);
@@ -281,7 +287,10 @@ export class ExpansionTracker {
   }
 
   /** The size a new VolumeExpansion should follow: the request, when the PVC or its running VMI has less. */
-  #wanted(pvc: TrackedPvc, vmi: TrackedVmi | undefined): { to: string; from: string } | undefined {
+  #wanted(
+    pvc: PersistentVolumeClaim,
+    vmi: VirtualMachineInstance | undefined,
+  ): { to: string; from: string } | undefined {
     const requested = pvc.spec?.resources?.requests?.['storage'];
     const request = bytesOf(pvc.spec?.resources?.requests);
     if (request === undefined || typeof requested !== 'string') return undefined;
@@ -344,8 +353,8 @@ export class ExpansionTracker {
   }
 
   async #create(
-    pvc: TrackedPvc,
-    user: VirtualMachine | TrackedVmi | undefined,
+    pvc: PersistentVolumeClaim,
+    user: VirtualMachine | VirtualMachineInstance | undefined,
     wanted: { to: string; from: string },
   ): Promise<VolumeExpansion | undefined> {
     const namespace = pvc.metadata?.namespace ?? '';
@@ -403,7 +412,7 @@ export class ExpansionTracker {
     }
   }
 
-  #podsOf(vmi: TrackedVmi | undefined): Pod[] {
+  #podsOf(vmi: VirtualMachineInstance | undefined): Pod[] {
     if (!vmi?.metadata?.uid) return [];
     const { pods } = this.#o.caches;
     const namespace = vmi.metadata.namespace;
@@ -418,7 +427,7 @@ export class ExpansionTracker {
 
   async #probe(
     input: StageInput,
-    vmi: TrackedVmi,
+    vmi: VirtualMachineInstance,
     launcher: string | undefined,
   ): Promise<ProbeReading> {
     const probe = this.#o.probe!;
@@ -462,9 +471,9 @@ export class ExpansionTracker {
 
   async #follow(
     cached: VolumeExpansion,
-    pvc: TrackedPvc,
+    pvc: PersistentVolumeClaim,
     vm: VirtualMachine | undefined,
-    vmi: TrackedVmi | undefined,
+    vmi: VirtualMachineInstance | undefined,
   ): Promise<Followed> {
     const { caches } = this.#o;
     const previous = cached.status;
@@ -549,7 +558,7 @@ export class ExpansionTracker {
   /** Events, metrics and a log line when the phase (or, while Stuck or Infeasible, the reason) changed. */
   #transitioned(
     expansion: VolumeExpansion,
-    pvc: TrackedPvc,
+    pvc: PersistentVolumeClaim,
     vm: VirtualMachine | undefined,
     previous: VolumeExpansion['status'],
     now: number,

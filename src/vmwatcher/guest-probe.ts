@@ -1,8 +1,8 @@
-import type { TrackedVmi } from './tracker-objects.js';
+import type { VirtualMachineInstance } from '../model/index.js';
 
 /** One volume of a running VMI, as a guest probe is asked about it. */
 export interface ProbeTarget {
-  vmi: TrackedVmi;
+  vmi: VirtualMachineInstance;
   /** The VMI volume's name and its disk target (vda, sda...). */
   volumeName: string;
   target: string | undefined;

@@ -32,5 +32,4 @@ export {
   type RunningTracker,
 } from './start-tracker.js';
 export { TrackerError } from './tracker-error.js';
-export type { Pod, TrackedVmi } from './tracker-objects.js';
 export { VOLUME_EXPANSIONS, type VolumeExpansion } from './volume-expansion.js';

@@ -1,6 +1,5 @@
 import { EXPAND_VALIDATION_HARVESTER_DEFAULT, type HarvesterSetting } from '../settings/index.js';
-import { EXPAND_DISKS_GA_SINCE, versionAtLeast } from '../admission/index.js';
-import type { KubeVirt } from './tracker-objects.js';
+import { EXPAND_DISKS_GA_SINCE, versionAtLeast, type KubeVirt } from '../model/index.js';
 
 export const EXPAND_DISKS_GATE = 'ExpandDisks';
 /** On the KubeVirt CR: the feature gates `voe enable` added (comma-separated), and only those `voe disable` removes. */

@@ -1,4 +1,4 @@
-import type { PvcCondition, TrackedPvc } from './tracker-objects.js';
+import type { PvcCondition, PersistentVolumeClaim } from '../model/index.js';
 
 /**
  * A PVC's `status.allocatedResourceStatuses["storage"]`, with both spellings read as one: up to
@@ -34,14 +34,14 @@ export interface ResizeState {
   nodeResizeError: PvcCondition | undefined;
 }
 
-function trueCondition(pvc: TrackedPvc, type: string): PvcCondition | undefined {
+function trueCondition(pvc: PersistentVolumeClaim, type: string): PvcCondition | undefined {
   return pvc.status?.conditions?.find(
     (condition) => condition.type === type && condition.status === 'True',
   );
 }
 
 /** What external-resizer and kubelet wrote into the PVC's status about the expansion. Pure. */
-export function readResizeState(pvc: TrackedPvc): ResizeState {
+export function readResizeState(pvc: PersistentVolumeClaim): ResizeState {
   const raw = pvc.status?.allocatedResourceStatuses?.['storage'];
   const written = typeof raw === 'string' && raw !== '' ? raw : undefined;
   return {

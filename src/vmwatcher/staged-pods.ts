@@ -4,8 +4,8 @@
  * tracker's tests, its benchmark and the test actors (src/vmwatcher/expansion-actors.ts). Never
  * written into a user's cluster.
  */
-import { CREATED_BY_LABEL, HOTPLUG_POD, KUBEVIRT_POD_LABEL, LAUNCHER_POD } from './volume-pods.js';
-import type { PersistentVolume, Pod, TrackedVmi } from './tracker-objects.js';
+import { CREATED_BY_LABEL, HOTPLUG_POD, KUBEVIRT_POD_LABEL, LAUNCHER_POD } from '../model/index.js';
+import type { PersistentVolume, Pod, VirtualMachineInstance } from '../model/index.js';
 
 const LAUNCHER_IMAGE = 'registry.suse.com/suse/sles/15.6/virt-launcher:1.5.2-150600.5.21.1';
 
@@ -22,7 +22,7 @@ export interface LauncherVolume {
  * volumeMount (Filesystem) or volumeDevice (Block) per non-hotplugged PVC volume.
  */
 export function launcherPod(
-  vmi: TrackedVmi,
+  vmi: VirtualMachineInstance,
   options: { name: string; uid: string; node?: string; volumes?: LauncherVolume[] },
 ): Pod {
   const vmiName = vmi.metadata?.name ?? '';

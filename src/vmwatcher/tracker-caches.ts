@@ -1,19 +1,25 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { Informer, keyOf, type Clock, type IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
-import { pvcKeysOfVm, pvcKeysOfVmi } from '../admission/index.js';
-import { withoutManagedFields } from '../cluster/index.js';
-import { leanPod, leanPv, leanPvc, leanTrackedVmi, leanVm } from './lean-objects.js';
-import type {
-  KubeVirt,
-  PersistentVolume,
-  Pod,
-  TrackedPvc,
-  TrackedVmi,
-  VirtualMachine,
-} from './tracker-objects.js';
+import {
+  pvcKeysOfVm,
+  pvcKeysOfVmi,
+  leanPod,
+  leanPv,
+  leanPvc,
+  leanTrackedVmi,
+  leanVm,
+  type KubeVirt,
+  type PersistentVolume,
+  type Pod,
+  type PersistentVolumeClaim,
+  type VirtualMachineInstance,
+  type VirtualMachine,
+} from '../model/index.js';
+import { withoutManagedFields } from '../host-cache/index.js';
 import { VOLUME_EXPANSIONS, type VolumeExpansion } from './volume-expansion.js';
-import { CREATED_BY_LABEL, KUBEVIRT_PODS_SELECTOR } from './volume-pods.js';
+import { KUBEVIRT_PODS_SELECTOR } from './volume-pods.js';
+import { CREATED_BY_LABEL } from '../model/index.js';
 
 /** "namespace/pvc" -> VMs using it (template volumes, volumeClaimTemplates annotation). */
 export const VMS_BY_PVC = 'vms-by-pvc';
@@ -33,10 +39,10 @@ export const EXPANSIONS_BY_PVC = 'expansions-by-pvc';
 type Obj<T> = T & KubernetesObject;
 
 export interface TrackerCaches {
-  pvcs: Informer<Obj<TrackedPvc>>;
+  pvcs: Informer<Obj<PersistentVolumeClaim>>;
   pvs: Informer<Obj<PersistentVolume>>;
   vms: Informer<Obj<VirtualMachine>>;
-  vmis: Informer<Obj<TrackedVmi>>;
+  vmis: Informer<Obj<VirtualMachineInstance>>;
   pods: Informer<Obj<Pod>>;
   kubeVirts: Informer<Obj<KubeVirt>>;
   expansions: Informer<Obj<VolumeExpansion>>;
@@ -121,7 +127,7 @@ function trackerInformerSpecs(options: StartTrackerCachesOptions) {
       ...CORE,
       plural: 'persistentvolumeclaims',
       transform: keep(leanPvc),
-    } satisfies InformerSpec<Obj<TrackedPvc>>,
+    } satisfies InformerSpec<Obj<PersistentVolumeClaim>>,
     pvs: {
       ...CORE,
       plural: 'persistentvolumes',
@@ -139,11 +145,12 @@ function trackerInformerSpecs(options: StartTrackerCachesOptions) {
       plural: 'virtualmachineinstances',
       transform: keep(leanTrackedVmi),
       indexers: {
-        [VMIS_BY_PVC]: (vmi: Obj<TrackedVmi>) => pvcKeysOfVmi(vmi),
-        [VMIS_BY_UID]: (vmi: Obj<TrackedVmi>) => uidKey(vmi.metadata?.namespace, vmi.metadata?.uid),
+        [VMIS_BY_PVC]: (vmi: Obj<VirtualMachineInstance>) => pvcKeysOfVmi(vmi),
+        [VMIS_BY_UID]: (vmi: Obj<VirtualMachineInstance>) =>
+          uidKey(vmi.metadata?.namespace, vmi.metadata?.uid),
       },
       notServedAsEmpty: true,
-    } satisfies InformerSpec<Obj<TrackedVmi>>,
+    } satisfies InformerSpec<Obj<VirtualMachineInstance>>,
     pods: {
       ...CORE,
       plural: 'pods',

@@ -1,6 +1,6 @@
 import type { GuestEvidence } from './guest-probe.js';
 import type { PhaseValue, WaitingForValue } from './expansion-phase.js';
-import type { LiveMeta } from './tracker-objects.js';
+import type { LiveMeta } from '../model/index.js';
 
 export const VOLUME_EXPANSION_GROUP = 'storage.voe.dev';
 export const VOLUME_EXPANSION_VERSION = 'v1alpha1';

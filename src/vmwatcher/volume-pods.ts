@@ -1,11 +1,12 @@
-import type { Pod, TrackedVmi } from './tracker-objects.js';
+import {
+  CREATED_BY_LABEL,
+  HOTPLUG_POD,
+  KUBEVIRT_POD_LABEL,
+  LAUNCHER_POD,
+  type Pod,
+  type VirtualMachineInstance,
+} from '../model/index.js';
 
-/** Label of every KubeVirt pod, with value virt-launcher or hotplug-disk. */
-export const KUBEVIRT_POD_LABEL = 'kubevirt.io';
-/** Label of a virt-launcher pod: the uid of the VMI it runs. */
-export const CREATED_BY_LABEL = 'kubevirt.io/created-by';
-export const LAUNCHER_POD = 'virt-launcher';
-export const HOTPLUG_POD = 'hotplug-disk';
 /** The label selector of the pods the tracker watches. */
 export const KUBEVIRT_PODS_SELECTOR = `${KUBEVIRT_POD_LABEL} in (${LAUNCHER_POD},${HOTPLUG_POD})`;
 
@@ -21,7 +22,7 @@ function newestFirst(a: Pod, b: Pod): number {
 }
 
 /** The virt-launcher pods of the VMI: label kubevirt.io=virt-launcher, kubevirt.io/created-by = its uid. */
-export function launcherPodsOf(vmi: TrackedVmi, pods: readonly Pod[]): Pod[] {
+export function launcherPodsOf(vmi: VirtualMachineInstance, pods: readonly Pod[]): Pod[] {
   const uid = vmi.metadata?.uid;
   if (!uid) return [];
   return pods.filter(
@@ -38,7 +39,7 @@ export function launcherPodsOf(vmi: TrackedVmi, pods: readonly Pod[]): Pod[] {
  * target after; the source again when it failed); otherwise the pods listed in
  * `status.activePods`, the one on the VMI's node first; otherwise the newest current launcher.
  */
-export function activeLauncher(vmi: TrackedVmi, pods: readonly Pod[]): Pod | undefined {
+export function activeLauncher(vmi: VirtualMachineInstance, pods: readonly Pod[]): Pod | undefined {
   const launchers = launcherPodsOf(vmi, pods);
   const named = (name: string | undefined): Pod | undefined =>
     name === undefined ? undefined : launchers.find((pod) => pod.metadata?.name === name);
@@ -107,7 +108,7 @@ export interface VolumeHolders {
 }
 
 export function volumeHolders(
-  vmi: TrackedVmi,
+  vmi: VirtualMachineInstance,
   pods: readonly Pod[],
   claimName: string,
 ): VolumeHolders {

@@ -1,10 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
-import type { AdmissionOptions } from '../admission/index.js';
+import type { AdmissionOptions, Validator } from '../admission/index.js';
 import { createAdmissionValidators } from './create-admission-validators.js';
-import { isLonghornServed } from '../cluster/index.js';
-import { startAdmissionCaches, type StartedAdmissionCaches } from '../cluster/index.js';
-import type { Validator } from '../admission/index.js';
+import {
+  isLonghornServed,
+  startAdmissionCaches,
+  type StartedAdmissionCaches,
+} from '../host-cache/index.js';
 
 /**
  * serveWebhook's `startCaches` and `createValidators` for the real admission decisions

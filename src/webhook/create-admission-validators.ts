@@ -1,12 +1,18 @@
-import { resolveAdmissionOptions, type AdmissionOptions } from '../admission/index.js';
-import type { Cache } from '../cluster/index.js';
-import { createCacheSnapshotSource, type AdmissionCaches } from '../cluster/index.js';
-import { createCacheCsiDriverSource } from '../cluster/index.js';
-import { createExpandSettingValidator } from '../admission/index.js';
-import type { CsiDriver } from '../admission/index.js';
-import { createPvcResizeValidator } from '../admission/index.js';
-import type { Validator } from '../admission/index.js';
-import { createVmClaimTemplatesValidator } from '../admission/index.js';
+import {
+  resolveAdmissionOptions,
+  type AdmissionOptions,
+  createExpandSettingValidator,
+  createPvcResizeValidator,
+  type Validator,
+  createVmClaimTemplatesValidator,
+} from '../admission/index.js';
+import {
+  type Cache,
+  createCacheSnapshotSource,
+  type AdmissionCaches,
+  createCacheCsiDriverSource,
+} from '../host-cache/index.js';
+import type { CsiDriver } from '../model/index.js';
 
 /**
  * The three admission validators over informer caches, ready for the HTTPS server:

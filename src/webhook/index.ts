@@ -6,5 +6,5 @@ export {
   type ServeWebhookOptions,
   type ServingWebhook,
 } from './serve-webhook.js';
-export { VOLUME_CLAIM_TEMPLATES_ANNOTATION, WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
+export { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
 export { WebhookError } from './webhook-error.js';

@@ -1,5 +1,9 @@
-import type { AdmissionRequest, AdmissionVerdict, Validator } from '../admission/index.js';
-import { Decision } from '../admission/index.js';
+import {
+  type AdmissionRequest,
+  type AdmissionVerdict,
+  type Validator,
+  Decision,
+} from '../admission/index.js';
 
 export interface ValidatorOutcome {
   verdict: AdmissionVerdict;

@@ -18,5 +18,3 @@ export const WEBHOOK_ENDPOINTS = {
 } as const;
 
 export type WebhookEndpointKey = keyof typeof WEBHOOK_ENDPOINTS;
-
-export { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../admission/index.js';

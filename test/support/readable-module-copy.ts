@@ -21,8 +21,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
 import { onCleanup } from './cleanup.js';
+import ts from 'typescript';
 
 /** The package a bare specifier names: `name` or `@scope/name`, without a subpath. */
 function packageName(specifier: string): string {

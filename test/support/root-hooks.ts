@@ -3,8 +3,7 @@
  * chai-as-promised's assertions, and each test's `onCleanup` functions run after it.
  */
 import { use } from 'chai';
+export { mochaHooks } from './cleanup.js';
 import chaiAsPromised from 'chai-as-promised';
 
 use(chaiAsPromised);
-
-export { mochaHooks } from './cleanup.js';

@@ -2,7 +2,7 @@ import type { AdmissionOptions } from '../admission-options.js';
 import { assembleResizeSnapshot } from '../assemble-resize-snapshot.js';
 import { isKubeError, KubeErrorCode } from '../../kube/index.js';
 import { decideResize, outOfRangeDecision, storageGrows } from '../decide-resize.js';
-import type { PersistentVolumeClaim } from '../kube-objects.js';
+import type { PersistentVolumeClaim } from '../../model/index.js';
 import type { ResizeSnapshotSource } from '../resize-snapshot-source.js';
 import { notSyncedVerdict } from './not-synced-verdict.js';
 import { allowedVerdict, internalErrorVerdict, toVerdict } from './to-verdict.js';

@@ -2,20 +2,21 @@ import { compareQuantities, isKubeError, type QuantityValue } from '../../kube/i
 import type { AdmissionOptions } from '../admission-options.js';
 import { assembleResizeSnapshot } from '../assemble-resize-snapshot.js';
 import { decideResize } from '../decide-resize.js';
-import type { PersistentVolumeClaim, VirtualMachine } from '../kube-objects.js';
-import { readJsonQuantity } from '../read-json-quantity.js';
-import { storageRequest } from '../storage-request.js';
+import {
+  type PersistentVolumeClaim,
+  type VirtualMachine,
+  readJsonQuantity,
+  storageRequest,
+  claimTemplatesOf,
+  parseVolumeClaimTemplates,
+  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
+  type ClaimTemplate,
+} from '../../model/index.js';
 import { PVC_EXPAND_PREFIX } from '../resize-messages.js';
 import { notSyncedVerdict } from './not-synced-verdict.js';
 import type { ResizeSnapshotSource } from '../resize-snapshot-source.js';
 import { allowedVerdict, internalErrorVerdict, invalidVerdict, toVerdict } from './to-verdict.js';
 import type { AdmissionRequest, AdmissionVerdict, Validator } from './validator.js';
-import {
-  claimTemplatesOf,
-  parseVolumeClaimTemplates,
-  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
-  type ClaimTemplate,
-} from '../vm-claims.js';
 import { Decision, type DecisionValue } from '../decision.js';
 
 export const VM_CLAIM_TEMPLATES_PATH = '/validate/vm';

@@ -1,14 +1,7 @@
 /** The fields of host objects the bridge reads and writes (the API server's JSON). */
+import type { LiveMeta as ObjectMeta, VmiDisk as VmDisk, VmVolume } from '../../model/index.js';
 
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  deletionTimestamp?: string;
-  annotations?: Record<string, string>;
-  labels?: Record<string, string>;
-}
+export type { VmDisk, VmVolume };
 
 export interface HostPvc {
   apiVersion?: string;
@@ -28,18 +21,6 @@ export interface HostPvc {
     allocatedResourceStatuses?: Record<string, string>;
     conditions?: Array<{ type?: string; status?: string; message?: string }>;
   };
-}
-
-export interface VmVolume {
-  name?: string;
-  persistentVolumeClaim?: { claimName?: string; hotpluggable?: boolean };
-  dataVolume?: { name?: string; hotpluggable?: boolean };
-  [other: string]: unknown;
-}
-
-export interface VmDisk {
-  name?: string;
-  [other: string]: unknown;
 }
 
 export interface HostVm {

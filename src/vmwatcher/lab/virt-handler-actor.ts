@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { parseQuantityCeil, requestJson, resourcePath } from '../../kube/index.js';
 import { waitUntil } from '../../wait/index.js';
 import { expectedGuestBytes } from '../expected-guest-bytes.js';
-import type { TrackedVmi } from '../tracker-objects.js';
+import type { VirtualMachineInstance } from '../../model/index.js';
 import type { LabVm } from './lab-vm.js';
 import { VmLabError } from './vm-lab-error.js';
 
@@ -41,11 +41,11 @@ export async function virtHandlerExpands(
 ): Promise<bigint> {
   const wanted = parseQuantityCeil(options.size);
   let info: NonNullable<
-    NonNullable<TrackedVmi['status']>['volumeStatus']
+    NonNullable<VirtualMachineInstance['status']>['volumeStatus']
   >[number]['persistentVolumeClaimInfo'];
   const outcome = await waitUntil(
     async () => {
-      const vmi = await requestJson<TrackedVmi>(kubeConfig, {
+      const vmi = await requestJson<VirtualMachineInstance>(kubeConfig, {
         method: 'GET',
         path: resourcePath({ ...VMIS, namespace: options.namespace, name: options.vmiName }),
       });

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../../kube/index.js';
-import type { TrackedVmi } from '../tracker-objects.js';
+import type { VirtualMachineInstance } from '../../model/index.js';
 import { GuestProbeError } from './guest-probe-error.js';
 import { parseAgentReturn } from './virsh-output.js';
 import type { VirshHost, VirshTransport } from './virsh-transport.js';
@@ -21,7 +21,11 @@ export interface GuestFilesystem {
  * (apiFilesystemList), the agent's guest-get-fsinfo through virsh in the lab (agentFilesystemList).
  */
 export interface FilesystemList {
-  read(vmi: TrackedVmi, host: VirshHost, signal: AbortSignal): Promise<GuestFilesystem[]>;
+  read(
+    vmi: VirtualMachineInstance,
+    host: VirshHost,
+    signal: AbortSignal,
+  ): Promise<GuestFilesystem[]>;
 }
 
 function bigintOf(value: unknown): bigint | undefined {
@@ -112,7 +116,7 @@ export function apiFilesystemList(kubeConfig: KubeConfig): FilesystemList {
 /** guest-get-fsinfo through `virsh qemu-agent-command` (the lab's stand-in for virt-launcher's filesystemlist). */
 export function agentFilesystemList(
   transport: VirshTransport,
-  domain: (vmi: TrackedVmi) => string,
+  domain: (vmi: VirtualMachineInstance) => string,
 ): FilesystemList {
   return {
     read: async (vmi, host, signal) => {

@@ -1,7 +1,4 @@
-import type { TrackedVmi } from '../tracker-objects.js';
-
-/** The VMI condition KubeVirt sets while the guest agent answers (kubevirt.md "VMI status"). */
-export const AGENT_CONNECTED = 'AgentConnected';
+import { AGENT_CONNECTED, type VirtualMachineInstance } from '../../model/index.js';
 
 /** How a guest probe recognises a VMI disk in the guest. */
 export interface DiskIdentity {
@@ -14,12 +11,12 @@ export interface DiskIdentity {
 }
 
 /** The libvirt domain of a VMI, named as KubeVirt names it: `<namespace>_<name>`. */
-export function domainName(vmi: TrackedVmi): string {
+export function domainName(vmi: VirtualMachineInstance): string {
   return `${vmi.metadata?.namespace ?? ''}_${vmi.metadata?.name ?? ''}`;
 }
 
 /** Whether the VMI shows AgentConnected=True. */
-export function agentConnected(vmi: TrackedVmi): boolean {
+export function agentConnected(vmi: VirtualMachineInstance): boolean {
   return (vmi.status?.conditions ?? []).some(
     (condition) => condition.type === AGENT_CONNECTED && condition.status === 'True',
   );
@@ -27,7 +24,7 @@ export function agentConnected(vmi: TrackedVmi): boolean {
 
 /** The serial and bus the VMI gives the disk of `volumeName`, with its target. Pure. */
 export function diskIdentity(
-  vmi: TrackedVmi,
+  vmi: VirtualMachineInstance,
   volumeName: string,
   target: string | undefined,
 ): DiskIdentity {

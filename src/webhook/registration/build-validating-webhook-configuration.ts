@@ -4,11 +4,8 @@ import type {
   V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../../settings/index.js';
-import {
-  VOLUME_CLAIM_TEMPLATES_ANNOTATION,
-  WEBHOOK_ENDPOINTS,
-  type WebhookEndpointKey,
-} from '../webhook-endpoints.js';
+import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../../model/index.js';
+import { WEBHOOK_ENDPOINTS, type WebhookEndpointKey } from '../webhook-endpoints.js';
 import { WebhookError } from '../webhook-error.js';
 
 export interface WebhookConfigurationOptions {

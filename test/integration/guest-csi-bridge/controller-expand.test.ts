@@ -9,7 +9,7 @@ import { assert } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
-import { KINDS } from '../../../src/demo/staged-cluster.js';
+import { KINDS, type StagedCluster } from '../../../src/demo/staged-cluster.js';
 import type { HostApi } from '../../../src/guest-csi-bridge/host/host-api.js';
 import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-api.js';
 import { captureLogger } from '../../support/capture-logger.js';
@@ -30,8 +30,7 @@ import { requestCount } from '../../support/guest-csi-bridge/request-count.js';
 import { serveHostWebhook } from '../../support/guest-csi-bridge/serve-host-webhook.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
 import { createScratch, type Scratch } from '../../support/fsresize/loop-device.js';
-import type { StagedCluster } from '../../../src/demo/staged-cluster.js';
-import type { StartedAdmissionCaches } from '../../../src/cluster/start-admission-caches.js';
+import type { StartedAdmissionCaches } from '../../../src/host-cache/start-admission-caches.js';
 
 const MiB = 1024n * 1024n;
 const GiB = 1024n * MiB;

@@ -15,7 +15,6 @@
  */
 import { it } from 'mocha';
 import { assert } from 'chai';
-import fc from 'fast-check';
 import {
   compareQuantities,
   isKubeError,
@@ -23,13 +22,14 @@ import {
   parseQuantityValue,
   type QuantityValue,
 } from '../../../src/kube/index.js';
-import { readJsonQuantity } from '../../../src/admission/read-json-quantity.js';
+import { readJsonQuantity } from '../../../src/model/read-json-quantity.js';
 import { readCheckSize } from '../../../src/check/read-check-size.js';
 import {
   askQuantityOracle,
   buildQuantityOracle,
   type OracleAnswer,
 } from '../../support/quantity-oracle.js';
+import fc from 'fast-check';
 
 const oracle = await buildQuantityOracle();
 

@@ -8,7 +8,8 @@
  */
 import { describe, it } from 'mocha';
 import { requestJson, resourcePath } from '../../../src/kube/index.js';
-import { ExpansionActors, type TrackedVmi } from '../../../src/vmwatcher/index.js';
+import { ExpansionActors } from '../../../src/vmwatcher/index.js';
+import type { VirtualMachineInstance } from '../../../src/model/index.js';
 import { GuestProbeError } from '../../../src/vmwatcher/probe/guest-probe-error.js';
 import { podExecVirsh } from '../../../src/vmwatcher/probe/pod-exec-virsh.js';
 import { vmi } from '../../../src/demo/staged-objects.js';
@@ -27,7 +28,7 @@ describe('virsh through pods/exec', () => {
       path: resourcePath({ ...VMIS, namespace }),
       body: { ...instance, metadata: { name: 'vm-exec', namespace } },
     });
-    const stored = await requestJson<TrackedVmi>(kubeConfig, {
+    const stored = await requestJson<VirtualMachineInstance>(kubeConfig, {
       method: 'GET',
       path: resourcePath({ ...VMIS, namespace, name: 'vm-exec' }),
     });

@@ -24,7 +24,7 @@ import {
   ADDED_GATES_ANNOTATION,
   CREATED_BY_ANNOTATION,
 } from '../../../src/vmwatcher/plan-enablement.js';
-import type { KubeVirt } from '../../../src/vmwatcher/tracker-objects.js';
+import type { KubeVirt } from '../../../src/model/index.js';
 import type { HarvesterSetting } from '../../../src/settings/index.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';

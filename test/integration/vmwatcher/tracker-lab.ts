@@ -12,11 +12,10 @@ import {
   ExpansionActors,
   startTracker,
   VOLUME_EXPANSIONS,
-  type Pod,
   type RunningTracker,
-  type TrackedVmi,
   type VolumeExpansion,
 } from '../../../src/vmwatcher/index.js';
+import type { Pod, VirtualMachineInstance } from '../../../src/model/index.js';
 import type { StartTrackerOptions } from '../../../src/vmwatcher/start-tracker.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { kubeVirt, pvc, storageClass, vm, vmi } from '../../../src/demo/staged-objects.js';
@@ -93,7 +92,7 @@ export class TrackerLab {
     name: string,
     volumes: Array<{ claim: string; volumeMode?: 'Block' | 'Filesystem'; hotplug?: boolean }>,
     options: { annotations?: Record<string, string> } = {},
-  ): Promise<{ vmi: TrackedVmi; launcher: Pod }> {
+  ): Promise<{ vmi: VirtualMachineInstance; launcher: Pod }> {
     const claims = volumes.map((volume) =>
       pvc(volume.claim, {
         namespace,
@@ -141,9 +140,9 @@ export class TrackerLab {
     return { vmi: await this.getVmi(namespace, name), launcher };
   }
 
-  async getVmi(namespace: string, name: string): Promise<TrackedVmi> {
+  async getVmi(namespace: string, name: string): Promise<VirtualMachineInstance> {
     const { group, version, plural } = KINDS.vmis;
-    return requestJson<TrackedVmi>(this.kubeConfig, {
+    return requestJson<VirtualMachineInstance>(this.kubeConfig, {
       method: 'GET',
       path: resourcePath({ group, version, plural, namespace, name }),
     });

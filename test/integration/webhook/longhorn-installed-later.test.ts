@@ -27,11 +27,11 @@ import {
   realClock,
   type Clock,
 } from '../../../src/kube/index.js';
-import type { PersistentVolumeClaim } from '../../../src/admission/kube-objects.js';
+import type { PersistentVolumeClaim } from '../../../src/model/index.js';
 import {
   startAdmissionCaches,
   type StartedAdmissionCaches,
-} from '../../../src/cluster/start-admission-caches.js';
+} from '../../../src/host-cache/start-admission-caches.js';
 import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
 import { serveWebhook, type ServingWebhook } from '../../../src/webhook/serve-webhook.js';
 import {

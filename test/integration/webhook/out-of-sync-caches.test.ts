@@ -12,12 +12,12 @@ import { onCleanup } from '../../support/cleanup.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PersistentVolumeClaim } from '../../../src/admission/kube-objects.js';
+import type { PersistentVolumeClaim } from '../../../src/model/index.js';
 import type { AdmissionRequest, Validator } from '../../../src/admission/validators/validator.js';
 import {
   ADMISSION_CACHE_BACKOFF_MAX_MS,
   startAdmissionCaches,
-} from '../../../src/cluster/start-admission-caches.js';
+} from '../../../src/host-cache/start-admission-caches.js';
 import { createAdmissionValidators } from '../../../src/webhook/create-admission-validators.js';
 import { SCENARIO, stageExpansionScenario } from '../../../src/demo/expansion-scenario.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';

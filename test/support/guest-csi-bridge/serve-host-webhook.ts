@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../../../src/log/index.js';
-import type { StartedAdmissionCaches } from '../../../src/cluster/start-admission-caches.js';
+import type { StartedAdmissionCaches } from '../../../src/host-cache/start-admission-caches.js';
 import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
 import { serveWebhook, type ServingWebhook } from '../../../src/webhook/serve-webhook.js';
 

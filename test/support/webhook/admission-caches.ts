@@ -1,7 +1,5 @@
 import type { HarvesterSetting } from '../../../src/settings/index.js';
 import type { ClusterState } from '../../../src/demo/cluster-state.js';
-
-export type { ClusterState };
 import {
   resolveAdmissionOptions,
   type AdmissionOptions,
@@ -15,14 +13,16 @@ import type {
   StorageClass,
   VirtualMachine,
   VirtualMachineInstance,
-} from '../../../src/admission/kube-objects.js';
+} from '../../../src/model/index.js';
 import type { ResizeSnapshotSource } from '../../../src/admission/resize-snapshot-source.js';
 import {
   admissionIndexers,
   createCacheSnapshotSource,
   type AdmissionCaches,
-} from '../../../src/cluster/cache-snapshot-source.js';
-import { MemoryCache } from '../../../src/cluster/memory-cache.js';
+} from '../../../src/host-cache/cache-snapshot-source.js';
+import { MemoryCache } from '../../../src/host-cache/memory-cache.js';
+
+export type { ClusterState };
 
 export interface MemoryCaches {
   pvcs: MemoryCache<PersistentVolumeClaim>;

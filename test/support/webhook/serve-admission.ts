@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../../../src/log/index.js';
 import { beforeControlPlaneStops } from '../use-control-plane.js';
 import type { AdmissionOptions } from '../../../src/admission/admission-options.js';
-import type { StartedAdmissionCaches } from '../../../src/cluster/start-admission-caches.js';
+import type { StartedAdmissionCaches } from '../../../src/host-cache/start-admission-caches.js';
 import { admissionWiring } from '../../../src/webhook/admission-wiring.js';
 import {
   serveWebhook,

@@ -7,7 +7,7 @@ import {
   quotaFindings,
   type NamespacePolicies,
 } from '../../../src/admission/api-server-checks.js';
-import type { PersistentVolumeClaim } from '../../../src/admission/kube-objects.js';
+import type { PersistentVolumeClaim } from '../../../src/model/index.js';
 import { pvc, storageClass } from '../../support/webhook/admission-objects.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';

@@ -1,11 +1,10 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import fc from 'fast-check';
 import { parseExpandValidation } from '../../../src/settings/index.js';
 import { resolveAdmissionOptions } from '../../../src/admission/admission-options.js';
 import { decideResize } from '../../../src/admission/decide-resize.js';
 import type { ResizeSnapshot } from '../../../src/admission/resize-snapshot.js';
-import { leanVmi } from '../../../src/cluster/lean-vmi.js';
+import { leanVmi } from '../../../src/model/lean-vmi.js';
 import {
   harvesterSetting,
   kubeVirt,
@@ -17,6 +16,7 @@ import {
   vm,
   vmi,
 } from '../../support/webhook/admission-objects.js';
+import fc from 'fast-check';
 
 /** Random but real-shaped snapshots: every dimension the decision reads. */
 const snapshots = fc

@@ -6,15 +6,11 @@ import {
   resolveAdmissionOptions,
   type AdmissionOptions,
 } from '../../../src/admission/admission-options.js';
-import {
-  decideResize,
-  expandDisksState,
-  resolveProvisioner,
-  storageGrows,
-} from '../../../src/admission/decide-resize.js';
-import type { VirtualMachine } from '../../../src/admission/kube-objects.js';
+import { decideResize, storageGrows } from '../../../src/admission/decide-resize.js';
+import { expandDisksState, resolveProvisioner } from '../../../src/model/index.js';
+import type { VirtualMachine } from '../../../src/model/index.js';
 import type { ResizeSnapshot } from '../../../src/admission/resize-snapshot.js';
-import { storageRequest } from '../../../src/admission/storage-request.js';
+import { storageRequest } from '../../../src/model/storage-request.js';
 import {
   harvesterSetting,
   kubeVirt,

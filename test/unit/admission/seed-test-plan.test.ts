@@ -6,7 +6,7 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import type { AdmissionOptions } from '../../../src/admission/admission-options.js';
-import type { PersistentVolumeClaim } from '../../../src/admission/kube-objects.js';
+import type { PersistentVolumeClaim } from '../../../src/model/index.js';
 import { createPvcResizeValidator } from '../../../src/admission/validators/pvc-resize-validator.js';
 import {
   admissionRequest,

@@ -4,7 +4,7 @@ import { expectThrow } from '../../support/expect-error.js';
 import { resolveAdmissionOptions } from '../../../src/admission/admission-options.js';
 import { checkResize } from '../../../src/check/check-resize.js';
 import { readCheckSize } from '../../../src/check/read-check-size.js';
-import type { AdmissionCaches } from '../../../src/cluster/cache-snapshot-source.js';
+import type { AdmissionCaches } from '../../../src/host-cache/cache-snapshot-source.js';
 import {
   harvesterSetting,
   kubeVirt,

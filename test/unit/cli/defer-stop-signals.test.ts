@@ -3,7 +3,6 @@ import { assert } from 'chai';
 import { onCleanup } from '../../support/cleanup.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-
 import { fileURLToPath } from 'node:url';
 
 const MODULE = fileURLToPath(new URL('../../../src/cli/defer-stop-signals.js', import.meta.url));

@@ -4,15 +4,18 @@ import { expectRejection } from '../../support/expect-error.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { fakeGoSandbox as sandbox } from '../../support/fake-go.js';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import {
+  buildBinaries,
+  binariesDir,
+  ETCD_FALLBACK_KEPT_MS,
+} from '../../../src/controlplane/build-binaries.js';
 
 /** A validation function for expectRejection: `check` gets the error's code and message. */
 function coded(check: (e: { code?: string; message?: string }) => boolean) {
   return (error: unknown): boolean => check(error as { code?: string; message?: string });
 }
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { buildBinaries, binariesDir } from '../../../src/controlplane/build-binaries.js';
-import { ETCD_FALLBACK_KEPT_MS } from '../../../src/controlplane/build-binaries.js';
 
 it("when only the etcd build fails, Debian's etcd-server is used and a line says so", async () => {
   const { dir, debianEtcd, env } = await sandbox();

@@ -2,7 +2,7 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
 import { surveyedNamespaces, surveyRows, type SurveyRow } from '../../../src/demo/survey-rows.js';
-import { buildAdmissionCaches } from '../../../src/cluster/build-admission-caches.js';
+import { buildAdmissionCaches } from '../../../src/host-cache/build-admission-caches.js';
 import { DEFAULT_ADMISSION_OPTIONS } from '../../../src/admission/admission-options.js';
 import type { NamespacePolicies } from '../../../src/admission/api-server-checks.js';
 import { checkResize } from '../../../src/check/check-resize.js';

@@ -2,19 +2,15 @@
  * One running VM's disk being grown from 10Gi to 20Gi, as the real components write the objects
  * (src/demo's staged objects plus the tracker's pods and PV), for the tracker's unit tests.
  */
-import type {
-  LauncherVolume,
-  Pod,
-  TrackedVmi,
-  VolumeExpansion,
-} from '../../../src/vmwatcher/index.js';
+import type { LauncherVolume, VolumeExpansion } from '../../../src/vmwatcher/index.js';
+import type { Pod, VirtualMachineInstance } from '../../../src/model/index.js';
 import type { StageInput } from '../../../src/vmwatcher/derive-stage.js';
 import { hotplugPod, launcherPod, persistentVolume } from '../../../src/vmwatcher/staged-pods.js';
 import type {
   PersistentVolume,
   PvcCondition,
-  TrackedPvc,
-} from '../../../src/vmwatcher/tracker-objects.js';
+  PersistentVolumeClaim,
+} from '../../../src/model/index.js';
 import { kubeVirt, pvc, vm, vmi } from '../../support/webhook/admission-objects.js';
 
 export const CLAIM = 'vm1-disk-0-kq8zt';
@@ -30,26 +26,26 @@ export function claim(
     volumeMode?: 'Block' | 'Filesystem';
     name?: string;
   } = {},
-): TrackedPvc {
+): PersistentVolumeClaim {
   const object = pvc(options.name ?? CLAIM, {
     storage: options.request ?? '20Gi',
     volumeMode: options.volumeMode ?? 'Block',
     volumeName: `pvc-${options.name ?? CLAIM}`,
-  }) as TrackedPvc;
+  }) as PersistentVolumeClaim;
   object.status = { ...object.status, capacity: { storage: options.capacity ?? '10Gi' } };
   return object;
 }
 
 /** The PVC's status as external-resizer / kubelet leave it. */
 export function resizeState(
-  object: TrackedPvc,
+  object: PersistentVolumeClaim,
   state: {
     status?: string;
     conditions?: Array<Pick<PvcCondition, 'type' | 'message'>>;
     capacity?: string;
     allocated?: string;
   },
-): TrackedPvc {
+): PersistentVolumeClaim {
   const status = { ...object.status };
   if (state.status !== undefined) status.allocatedResourceStatuses = { storage: state.status };
   if (state.allocated !== undefined) status.allocatedResources = { storage: state.allocated };
@@ -82,8 +78,11 @@ export function instance(
     overhead?: string;
     volumes?: Array<Record<string, unknown>>;
   } = {},
-): TrackedVmi {
-  const object = vmi('vm1', options.volumes ? { volumes: options.volumes } : {}) as TrackedVmi;
+): VirtualMachineInstance {
+  const object = vmi(
+    'vm1',
+    options.volumes ? { volumes: options.volumes } : {},
+  ) as VirtualMachineInstance;
   for (const status of object.status?.volumeStatus ?? []) {
     const info = status.persistentVolumeClaimInfo;
     if (!info || info.claimName !== CLAIM) continue;
@@ -98,7 +97,7 @@ export function instance(
 }
 
 export function launcher(
-  of: TrackedVmi,
+  of: VirtualMachineInstance,
   name = 'virt-launcher-vm1-x7k2p',
   uid = LAUNCHER_UID,
   node = 'harvester-node-0',

@@ -1,9 +1,9 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import type { CsiDriver } from '../../../../src/admission/kube-objects.js';
+import type { CsiDriver } from '../../../../src/model/index.js';
 import { createExpandSettingValidator } from '../../../../src/admission/validators/expand-setting-validator.js';
 import type { AdmissionRequest } from '../../../../src/admission/validators/validator.js';
-import { MemoryCache } from '../../../../src/cluster/memory-cache.js';
+import { MemoryCache } from '../../../../src/host-cache/memory-cache.js';
 import {
   admissionRequest,
   csiDriver,

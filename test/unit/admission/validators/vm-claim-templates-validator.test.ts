@@ -1,6 +1,6 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import type { VirtualMachine } from '../../../../src/admission/kube-objects.js';
+import type { VirtualMachine } from '../../../../src/model/index.js';
 import type { AdmissionRequest } from '../../../../src/admission/validators/validator.js';
 import { createVmClaimTemplatesValidator } from '../../../../src/admission/validators/vm-claim-templates-validator.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import type { TrackedVmi } from '../../../../src/vmwatcher/index.js';
+import type { VirtualMachineInstance } from '../../../../src/model/index.js';
 import {
   busOfDevicePath,
   parseGuestBlockDevices,
@@ -97,7 +97,7 @@ describe('guest block devices', () => {
   });
 
   it("reads a VMI disk's serial and bus, else the bus from the target", () => {
-    const vmi: TrackedVmi = {
+    const vmi: VirtualMachineInstance = {
       metadata: { namespace: 'ns', name: 'vm1' },
       spec: {
         domain: {

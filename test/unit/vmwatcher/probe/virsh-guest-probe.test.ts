@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import type { TrackedVmi } from '../../../../src/vmwatcher/index.js';
+import type { VirtualMachineInstance } from '../../../../src/model/index.js';
 import type { FilesystemList } from '../../../../src/vmwatcher/probe/filesystem-list.js';
 import { GuestProbeError } from '../../../../src/vmwatcher/probe/guest-probe-error.js';
 import { VirshGuestProbe } from '../../../../src/vmwatcher/probe/virsh-guest-probe.js';
@@ -14,7 +14,7 @@ import { TestClock } from '../../../support/test-clock.js';
 
 const GI = 1024n ** 3n;
 
-function vmi(options: { agent?: boolean; serial?: string } = {}): TrackedVmi {
+function vmi(options: { agent?: boolean; serial?: string } = {}): VirtualMachineInstance {
   return {
     metadata: { namespace: 'lab', name: 'vm1' },
     spec: {
@@ -37,7 +37,7 @@ function vmi(options: { agent?: boolean; serial?: string } = {}): TrackedVmi {
   };
 }
 
-const target = (of: TrackedVmi) => ({
+const target = (of: VirtualMachineInstance) => ({
   vmi: of,
   volumeName: 'disk-0',
   target: 'vda',

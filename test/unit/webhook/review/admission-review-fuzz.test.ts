@@ -2,7 +2,6 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { onCleanup } from '../../../support/cleanup.js';
 import { Agent } from 'node:https';
-import fc from 'fast-check';
 import type {
   AdmissionVerdict,
   Validator,
@@ -17,6 +16,7 @@ import {
   requestBody,
   validReview,
 } from '../../../support/webhook/admission-review-arbitraries.js';
+import fc from 'fast-check';
 
 function uidOf(value: unknown): unknown {
   return (value as { request?: { uid?: unknown } } | null)?.request?.uid;

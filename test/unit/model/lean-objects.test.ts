@@ -1,7 +1,7 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import type { TrackedVmi } from '../../../src/vmwatcher/index.js';
-import { leanTrackedVmi } from '../../../src/vmwatcher/lean-objects.js';
+import type { VirtualMachineInstance } from '../../../src/model/index.js';
+import { leanTrackedVmi } from '../../../src/model/lean-objects.js';
 import { vmi } from '../../support/webhook/admission-objects.js';
 
 describe('the lean VMI the tracker caches', () => {
@@ -11,7 +11,7 @@ describe('the lean VMI the tracker caches', () => {
         { name: 'disk-0', persistentVolumeClaim: { claimName: 'vm1-disk-0' } },
         { name: 'data', persistentVolumeClaim: { claimName: 'vm1-data', hotpluggable: true } },
       ],
-    }) as TrackedVmi;
+    }) as VirtualMachineInstance;
     const lean = leanTrackedVmi(full);
     assert.deepStrictEqual(lean.spec?.domain, {
       devices: {
@@ -27,7 +27,7 @@ describe('the lean VMI the tracker caches', () => {
   });
 
   it('drops the conditions when none says AgentConnected', () => {
-    const full = vmi('vm1') as TrackedVmi;
+    const full = vmi('vm1') as VirtualMachineInstance;
     full.status!.conditions = [{ type: 'Ready', status: 'True' }];
     assert.isUndefined(leanTrackedVmi(full).status?.conditions);
     delete full.spec!.domain;

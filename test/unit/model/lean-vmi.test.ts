@@ -7,8 +7,8 @@ import {
   isVmiRunning,
   vmiHotplugs,
   vmNameOfVmi,
-} from '../../../src/admission/vmi-claims.js';
-import { leanVmi } from '../../../src/cluster/lean-vmi.js';
+} from '../../../src/model/vmi-claims.js';
+import { leanVmi } from '../../../src/model/lean-vmi.js';
 import { parseExpandValidation } from '../../../src/settings/index.js';
 import {
   harvesterSetting,

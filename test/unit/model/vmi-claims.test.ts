@@ -6,7 +6,7 @@ import {
   pvcKeysOfVmi,
   vmiHotplugs,
   vmNameOfVmi,
-} from '../../../src/admission/vmi-claims.js';
+} from '../../../src/model/vmi-claims.js';
 import { vmi } from '../../support/webhook/admission-objects.js';
 
 const HOTPLUGGED = {

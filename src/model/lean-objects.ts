@@ -4,20 +4,21 @@
  * small heap (a running VMI's or a virt-launcher pod's JSON is several KiB; this keeps a few
  * hundred bytes). Pure; the object given is not changed.
  */
-import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../webhook/index.js';
 import type {
   LiveMeta,
   OwnerReference,
   PersistentVolume,
+  PersistentVolumeClaim,
   Pod,
-  TrackedPvc,
-  TrackedVmi,
+} from './kubernetes-objects.js';
+import type {
   VirtualMachine,
+  VirtualMachineInstance,
   VmiCondition,
   VmVolume,
-} from './tracker-objects.js';
-import { AGENT_CONNECTED } from './probe/vmi-disk.js';
-import { CREATED_BY_LABEL, KUBEVIRT_POD_LABEL } from './volume-pods.js';
+} from './kubevirt-objects.js';
+import { AGENT_CONNECTED, CREATED_BY_LABEL, KUBEVIRT_POD_LABEL } from './kubevirt-names.js';
+import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from './vm-claims.js';
 
 function defined<T extends object>(object: T): T {
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as T;
@@ -61,7 +62,7 @@ function controllerOwners(owners: OwnerReference[] | undefined): OwnerReference[
   return kept.length > 0 ? kept : undefined;
 }
 
-export function leanPvc(pvc: TrackedPvc): TrackedPvc {
+export function leanPvc(pvc: PersistentVolumeClaim): PersistentVolumeClaim {
   const status = pvc.status ?? {};
   return {
     metadata: meta(pvc.metadata),
@@ -108,7 +109,9 @@ export function leanVm(vm: VirtualMachine): VirtualMachine {
 }
 
 /** The disks' name, serial and bus (what a guest probe matches the guest's devices by). */
-function disksOf(vmi: TrackedVmi): NonNullable<TrackedVmi['spec']>['domain'] {
+function disksOf(
+  vmi: VirtualMachineInstance,
+): NonNullable<VirtualMachineInstance['spec']>['domain'] {
   const disks = vmi.spec?.domain?.devices?.disks;
   if (!disks) return undefined;
   const bus = (device: { bus?: string } | undefined) =>
@@ -136,7 +139,7 @@ function agentConditions(conditions: VmiCondition[] | undefined): VmiCondition[]
   return kept.length > 0 ? kept : undefined;
 }
 
-export function leanTrackedVmi(vmi: TrackedVmi): TrackedVmi {
+export function leanTrackedVmi(vmi: VirtualMachineInstance): VirtualMachineInstance {
   const status = vmi.status ?? {};
   const migration = status.migrationState;
   return {

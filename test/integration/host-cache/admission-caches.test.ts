@@ -6,8 +6,8 @@
 import { after, describe, it } from 'mocha';
 import { assert } from 'chai';
 import type { AdmissionRequest, Validator } from '../../../src/admission/validators/validator.js';
-import { VMS_BY_PVC_INDEX } from '../../../src/cluster/cache-snapshot-source.js';
-import { startAdmissionCaches } from '../../../src/cluster/start-admission-caches.js';
+import { VMS_BY_PVC_INDEX } from '../../../src/host-cache/cache-snapshot-source.js';
+import { startAdmissionCaches } from '../../../src/host-cache/start-admission-caches.js';
 import { createAdmissionValidators } from '../../../src/webhook/create-admission-validators.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';

@@ -1,11 +1,7 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import type { VirtualMachine } from '../../../src/admission/kube-objects.js';
-import {
-  isVmRunning,
-  pvcKeysOfVm,
-  volumeClaimTemplatesOf,
-} from '../../../src/admission/vm-claims.js';
+import type { VirtualMachine } from '../../../src/model/index.js';
+import { isVmRunning, pvcKeysOfVm, volumeClaimTemplatesOf } from '../../../src/model/vm-claims.js';
 import { templateEntry, vm } from '../../support/webhook/admission-objects.js';
 
 describe('pvcKeysOfVm', () => {

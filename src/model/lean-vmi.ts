@@ -1,5 +1,5 @@
-import type { VirtualMachineInstance, VmiVolumeStatus, VmVolume } from '../admission/index.js';
-import { claimNameOf } from '../admission/index.js';
+import type { VirtualMachineInstance, VmiVolumeStatus, VmVolume } from './kubevirt-objects.js';
+import { claimNameOf } from './vm-claims.js';
 
 /**
  * The part of a VMI the admission path reads, for its cache: name, namespace, resourceVersion,

@@ -2,9 +2,9 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectThrow } from '../../support/expect-error.js';
 import { isKubeError, KubeErrorCode, parseQuantityValue } from '../../../src/kube/index.js';
-import type { VirtualMachine } from '../../../src/admission/kube-objects.js';
-import { goTrimSpace, readJsonQuantity } from '../../../src/admission/read-json-quantity.js';
-import { claimTemplatesOf } from '../../../src/admission/vm-claims.js';
+import type { VirtualMachine } from '../../../src/model/index.js';
+import { goTrimSpace, readJsonQuantity } from '../../../src/model/read-json-quantity.js';
+import { claimTemplatesOf } from '../../../src/model/vm-claims.js';
 
 it("readJsonQuantity reads a JSON value's raw text as Quantity.UnmarshalJSON does", () => {
   assert.isUndefined(readJsonQuantity('null'));

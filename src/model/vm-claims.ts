@@ -1,6 +1,7 @@
 import { parseTree, type Node } from 'jsonc-parser';
 import { isJsonObject } from '../errors/index.js';
-import type { PersistentVolumeClaim, VirtualMachine, VmVolume } from './kube-objects.js';
+import type { PersistentVolumeClaim } from './kubernetes-objects.js';
+import type { VirtualMachine, VmVolume } from './kubevirt-objects.js';
 
 /** VM annotation listing the PVCs Harvester creates for the VM (a JSON list of PVC objects). */
 export const VOLUME_CLAIM_TEMPLATES_ANNOTATION = 'harvesterhci.io/volumeClaimTemplates';

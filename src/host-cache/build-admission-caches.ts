@@ -1,16 +1,16 @@
 import type { HarvesterSetting } from '../settings/index.js';
 import { admissionIndexers, type AdmissionCaches } from './cache-snapshot-source.js';
-import type {
-  KubeVirt,
-  LonghornEngine,
-  LonghornSetting,
-  LonghornVolume,
-  PersistentVolumeClaim,
-  StorageClass,
-  VirtualMachine,
-  VirtualMachineInstance,
-} from '../admission/index.js';
-import { leanVmi } from './lean-vmi.js';
+import {
+  type KubeVirt,
+  type LonghornEngine,
+  type LonghornSetting,
+  type LonghornVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+  type VirtualMachine,
+  type VirtualMachineInstance,
+  leanVmi,
+} from '../model/index.js';
 import { MemoryCache } from './memory-cache.js';
 import { listOf } from './list-items.js';
 import { withoutManagedFields } from './without-managed-fields.js';

@@ -1,5 +1,5 @@
 import { versionAtLeast } from './compare-version.js';
-import type { KubeVirt } from './kube-objects.js';
+import type { KubeVirt } from './kubevirt-objects.js';
 
 /** KubeVirt made ExpandDisks GA (always on) in this release. */
 export const EXPAND_DISKS_GA_SINCE = 'v1.9.0';

@@ -2,9 +2,9 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { expectThrow } from '../../support/expect-error.js';
 import { isKubeError } from '../../../src/kube/index.js';
-import type { VirtualMachine } from '../../../src/admission/kube-objects.js';
-import { admissionIndexers } from '../../../src/cluster/cache-snapshot-source.js';
-import { MemoryCache } from '../../../src/cluster/memory-cache.js';
+import type { VirtualMachine } from '../../../src/model/index.js';
+import { admissionIndexers } from '../../../src/host-cache/cache-snapshot-source.js';
+import { MemoryCache } from '../../../src/host-cache/memory-cache.js';
 import { vm } from '../../support/webhook/admission-objects.js';
 
 describe('MemoryCache', () => {

@@ -1,6 +1,6 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { withoutManagedFields } from '../../../src/cluster/without-managed-fields.js';
+import { withoutManagedFields } from '../../../src/host-cache/without-managed-fields.js';
 
 const managedFields = [
   {

@@ -1,5 +1,5 @@
 import type { HarvesterSetting } from '../settings/index.js';
-import type { AdmissionOptions } from '../admission/index.js';
+import type { AdmissionOptions, ResizeSnapshotSource } from '../admission/index.js';
 import type { Cache } from './cache.js';
 import {
   LONGHORN_VOLUME_LABEL,
@@ -11,10 +11,9 @@ import {
   type StorageClass,
   type VirtualMachine,
   type VirtualMachineInstance,
-} from '../admission/index.js';
-import type { ResizeSnapshotSource } from '../admission/index.js';
-import { pvcKeysOfVm } from '../admission/index.js';
-import { pvcKeysOfVmi } from '../admission/index.js';
+  pvcKeysOfVm,
+  pvcKeysOfVmi,
+} from '../model/index.js';
 
 /** Index of the VM cache: "namespace/pvc" -> VMs using it (index function pvcKeysOfVm). */
 export const VMS_BY_PVC_INDEX = 'vms-by-pvc';

@@ -1,6 +1,6 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import { parseReleaseVersion, versionAtLeast } from '../../../src/admission/compare-version.js';
+import { parseReleaseVersion, versionAtLeast } from '../../../src/model/compare-version.js';
 
 describe('versionAtLeast', () => {
   const table: Array<[string | undefined, string, boolean]> = [

@@ -1,4 +1,4 @@
-import type { VirtualMachineInstance } from './kube-objects.js';
+import type { VirtualMachineInstance } from './kubevirt-objects.js';
 import { claimNameOf } from './vm-claims.js';
 
 /** VMI phases after which the instance no longer runs (KubeVirt's IsFinal). */

@@ -1,6 +1,6 @@
 import type { Cache } from './cache.js';
 import type { CsiDriverSource } from '../admission/index.js';
-import type { CsiDriver } from '../admission/index.js';
+import type { CsiDriver } from '../model/index.js';
 
 /** The production CsiDriverSource over a (cluster-scoped) CSIDriver cache. */
 export function createCacheCsiDriverSource(cache: Cache<CsiDriver>): CsiDriverSource {

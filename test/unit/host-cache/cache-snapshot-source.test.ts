@@ -5,8 +5,8 @@ import { assembleResizeSnapshot } from '../../../src/admission/assemble-resize-s
 import {
   createCacheSnapshotSource,
   type AdmissionCaches,
-} from '../../../src/cluster/cache-snapshot-source.js';
-import { MemoryCache } from '../../../src/cluster/memory-cache.js';
+} from '../../../src/host-cache/cache-snapshot-source.js';
+import { MemoryCache } from '../../../src/host-cache/memory-cache.js';
 import { createAdmissionValidators } from '../../../src/webhook/create-admission-validators.js';
 import {
   admissionRequest,
@@ -30,7 +30,7 @@ import {
   vmi,
 } from '../../support/webhook/admission-objects.js';
 import { memorySource } from '../../support/webhook/admission-caches.js';
-import { buildAdmissionCaches } from '../../../src/cluster/build-admission-caches.js';
+import { buildAdmissionCaches } from '../../../src/host-cache/build-admission-caches.js';
 
 const ROOT = 'vm1-disk-0-kq8zt';
 

@@ -19,7 +19,7 @@ import {
   ENGINES_BY_VOLUME_INDEX,
   VOLUMES_BY_PV_INDEX,
 } from './cache-snapshot-source.js';
-import type { LonghornEngine, LonghornSetting, LonghornVolume } from '../admission/index.js';
+import type { LonghornEngine, LonghornSetting, LonghornVolume } from '../model/index.js';
 
 /** Longhorn's API that voe reads: Volumes, Engines and Settings of longhorn.io/v1beta2. */
 const LONGHORN_API = { group: 'longhorn.io', version: 'v1beta2' } as const;

@@ -13,10 +13,8 @@ import {
 } from './cache-snapshot-source.js';
 import type { Cache } from './cache.js';
 import { followLonghorn, type LonghornFollower } from './follow-longhorn.js';
-import type { CsiDriver, VirtualMachineInstance } from '../admission/index.js';
-import { leanVmi } from './lean-vmi.js';
+import { type CsiDriver, type VirtualMachineInstance, leanVmi } from '../model/index.js';
 import { watchAdmissionResource } from './watch-admission-resource.js';
-
 export { ADMISSION_CACHE_BACKOFF_MAX_MS } from './admission-informer.js';
 
 /** The informer-backed caches of the admission validators, started and synced together. */
