@@ -20,13 +20,10 @@ import { defaultCacheDir } from '../src/cli/cache-dir.js';
 import { installCrds, startControlPlane } from '../src/controlplane/index.js';
 import { pvc, vm, vmi, kubeVirt, storageClass } from '../src/demo/staged-objects.js';
 import { Informer, requestJson, resourcePath } from '../src/kube/index.js';
-import {
-  ExpansionActors,
-  VOLUME_EXPANSIONS,
-  type VolumeExpansion,
-} from '../src/vmwatcher/index.js';
+import { VOLUME_EXPANSIONS, type VolumeExpansion } from '../src/vmwatcher/index.js';
+import { ExpansionActors } from '../src/demo/index.js';
 import type { Pod, VirtualMachineInstance } from '../src/model/index.js';
-import { hotplugPod, launcherPod, persistentVolume } from '../src/vmwatcher/staged-pods.js';
+import { hotplugPod, launcherPod, persistentVolume } from '../src/demo/actors/staged-pods.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { measuredOn, writeResults } from './support/results-section.js';
 

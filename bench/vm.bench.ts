@@ -25,15 +25,8 @@ import { playsFor, type Play } from '../src/demo/expansion-plays.js';
 import { followPlays } from '../src/demo/follow-expansions.js';
 import { StagedCluster } from '../src/demo/staged-cluster.js';
 import { stageLabMirror } from '../src/demo/vm-lab-mirror.js';
-import {
-  createGuestProbe,
-  ExpansionActors,
-  startLabVm,
-  startLibvirt,
-  startTracker,
-  type GuestProbe,
-  type LabVm,
-} from '../src/vmwatcher/index.js';
+import { createGuestProbe, startTracker, type GuestProbe } from '../src/vmwatcher/index.js';
+import { ExpansionActors, startLabVm, startLibvirt, type LabVm } from '../src/demo/index.js';
 import type { VirtualMachineInstance } from '../src/model/index.js';
 import { waitUntil } from '../src/wait/index.js';
 import { admissionWiring, serveWebhook } from '../src/webhook/index.js';

@@ -5,18 +5,13 @@
  * guest probe runs in the demo, so a running VM's expansion ends its part at HypervisorResizing
  * (NoGuestProbe); a stopped VM's waits for its next start (Stuck, VMStopped). With `--vm` a real
  * domain is behind the VM: virt-handler grows its disk and the guest's size completes it. Pure
- * data: the actors' calls are in ExpansionActors (src/vmwatcher/expansion-actors.ts) and the VM
+ * data: the actors' calls are in ExpansionActors (src/demo/actors/expansion-actors.ts) and the VM
  * lab's virtHandlerExpands.
  */
-import {
-  Phase,
-  StageReason,
-  virtHandlerExpands,
-  type ExpansionActors,
-  type LabVm,
-  type PhaseValue,
-  type StageReasonValue,
-} from '../vmwatcher/index.js';
+import { Phase, StageReason, type PhaseValue, type StageReasonValue } from '../vmwatcher/index.js';
+import { virtHandlerExpands } from './lab/virt-handler-actor.js';
+import { type ExpansionActors } from './actors/expansion-actors.js';
+import { type LabVm } from './lab/lab-vm.js';
 
 /** The expansion an actor works on. */
 export interface PlayTarget {

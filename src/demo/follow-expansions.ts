@@ -6,12 +6,8 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { getObject, isNotFound, parseQuantity } from '../kube/index.js';
-import {
-  ExpansionActors,
-  expansionName,
-  VOLUME_EXPANSIONS,
-  type VolumeExpansion,
-} from '../vmwatcher/index.js';
+import { expansionName, VOLUME_EXPANSIONS, type VolumeExpansion } from '../vmwatcher/index.js';
+import { ExpansionActors } from './actors/expansion-actors.js';
 import { waitUntil } from '../wait/index.js';
 import { DemoError } from './demo-error.js';
 import { playsFor, type Play, type PlayTarget } from './expansion-plays.js';

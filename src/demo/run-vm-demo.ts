@@ -9,15 +9,10 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
-import {
-  createGuestProbe,
-  ExpansionActors,
-  startLabVm,
-  startLibvirt,
-  type LabVm,
-  type LibvirtDaemons,
-  type RunningTracker,
-} from '../vmwatcher/index.js';
+import { createGuestProbe, type RunningTracker } from '../vmwatcher/index.js';
+import { ExpansionActors } from './actors/expansion-actors.js';
+import { startLabVm, type LabVm } from './lab/lab-vm.js';
+import { startLibvirt, type LibvirtDaemons } from './lab/libvirt-daemons.js';
 import { admissionWiring, serveWebhook, type ServingWebhook } from '../webhook/index.js';
 import { DemoError } from './demo-error.js';
 import { playsFor } from './expansion-plays.js';

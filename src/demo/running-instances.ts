@@ -4,7 +4,8 @@
  * virt-controller creates (the VMI lists it in status.activePods), and for vm4 the hotplug
  * attachment pod that holds its hotplugged volumes. The tracker finds each volume's pod there.
  */
-import { ExpansionActors, type HotplugVolume, type LauncherVolume } from '../vmwatcher/index.js';
+import { ExpansionActors } from './actors/expansion-actors.js';
+import { type HotplugVolume, type LauncherVolume } from './actors/staged-pods.js';
 import type { VirtualMachineInstance } from '../model/index.js';
 import { getObject } from '../kube/index.js';
 import { scenarioClaims, scenarioVms } from './expansion-scenario.js';

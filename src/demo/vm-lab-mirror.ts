@@ -6,7 +6,8 @@
  * and the KubeVirt CR with ExpandDisks. For the VM lab's tests and `voe demo --vm`.
  */
 import { isAlreadyExists, requestJson, resourcePath } from '../kube/index.js';
-import { ExpansionActors, type LabDisk } from '../vmwatcher/index.js';
+import { ExpansionActors } from './actors/expansion-actors.js';
+import { type LabDisk } from './lab/lab-domain.js';
 import type { Pod, VirtualMachineInstance } from '../model/index.js';
 import { KINDS, type StagedCluster } from './staged-cluster.js';
 import { harvesterSetting, kubeVirt, pvc, storageClass, vm, vmi } from './staged-objects.js';

@@ -17,7 +17,7 @@ import {
   DemoError,
   VM_DEMO,
 } from '../../demo/index.js';
-import { installerPath, installVmLab } from '../../vmwatcher/index.js';
+import { installerPath, installVmLab } from '../../demo/index.js';
 import { deleteValidatingWebhookConfiguration } from '../../webhook/index.js';
 import { stopExitCode, watchStopRequests, type StopReason } from '../stop-requests.js';
 import { createLogger, outputDestination, type Logger } from '../../log/index.js';

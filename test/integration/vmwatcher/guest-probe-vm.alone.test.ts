@@ -13,15 +13,17 @@ import { StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { stageLabMirror } from '../../../src/demo/vm-lab-mirror.js';
 import {
   createGuestProbe,
-  ExpansionActors,
   Phase,
   StageReason,
+  type RunningTracker,
+} from '../../../src/vmwatcher/index.js';
+import {
+  ExpansionActors,
   startLabVm,
   startLibvirt,
   virtHandlerExpands,
   type LabVm,
-  type RunningTracker,
-} from '../../../src/vmwatcher/index.js';
+} from '../../../src/demo/index.js';
 import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
 import { resizeThroughApi } from '../../support/webhook/resize-through-api.js';
 import { serveAdmission } from '../../support/webhook/serve-admission.js';
@@ -30,7 +32,7 @@ import {
   testCacheDir,
   useControlPlane,
 } from '../../support/use-control-plane.js';
-import { TrackerLab } from './tracker-lab.js';
+import { TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
 
 const GI = 1024n ** 3n;
 const NS = 'vm-lab';

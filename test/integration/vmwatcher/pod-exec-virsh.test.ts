@@ -8,7 +8,7 @@
  */
 import { describe, it } from 'mocha';
 import { requestJson, resourcePath } from '../../../src/kube/index.js';
-import { ExpansionActors } from '../../../src/vmwatcher/index.js';
+import { ExpansionActors } from '../../../src/demo/index.js';
 import type { VirtualMachineInstance } from '../../../src/model/index.js';
 import { GuestProbeError } from '../../../src/vmwatcher/probe/guest-probe-error.js';
 import { podExecVirsh } from '../../../src/vmwatcher/probe/pod-exec-virsh.js';

@@ -29,7 +29,12 @@ import type { HarvesterSetting } from '../../../src/settings/index.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { eventually, KUBEVIRT_NAMESPACE, labLogger, TrackerLab } from './tracker-lab.js';
+import {
+  eventually,
+  KUBEVIRT_NAMESPACE,
+  labLogger,
+  TrackerLab,
+} from '../../support/vmwatcher/tracker-lab.js';
 
 const cp = await useControlPlane();
 const lab = new TrackerLab(cp.kubeConfig);

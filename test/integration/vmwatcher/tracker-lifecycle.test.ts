@@ -17,7 +17,7 @@ import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { eventually, metricsText, TrackerLab } from './tracker-lab.js';
+import { eventually, metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
 
 const cp = await useControlPlane();
 const lab = new TrackerLab(cp.kubeConfig);

@@ -7,7 +7,7 @@ import { assert } from 'chai';
 import { Phase, StageReason, type RunningTracker } from '../../../src/vmwatcher/index.js';
 import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { eventually, metricsText, TrackerLab } from './tracker-lab.js';
+import { eventually, metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
 
 const cp = await useControlPlane();
 const lab = new TrackerLab(cp.kubeConfig);

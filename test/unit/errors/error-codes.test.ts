@@ -9,7 +9,7 @@ import { CsiErrorCode } from '../../../src/guest-csi-bridge/errors/csi-error.js'
 import { KubeErrorCode } from '../../../src/kube/index.js';
 import { SettingInvalidCode } from '../../../src/settings/setting-invalid-error.js';
 import { TlsErrorCode } from '../../../src/tls/tls-error.js';
-import { VmLabErrorCode } from '../../../src/vmwatcher/lab/vm-lab-error.js';
+import { VmLabErrorCode } from '../../../src/demo/lab/vm-lab-error.js';
 import { GuestProbeErrorCode } from '../../../src/vmwatcher/probe/guest-probe-error.js';
 import { TrackerErrorCode } from '../../../src/vmwatcher/tracker-error.js';
 import { CheckErrorCode } from '../../../src/check/check-error.js';

@@ -17,7 +17,7 @@ import {
   NOW,
   resizeState,
   volume,
-} from './expansion-fixtures.js';
+} from '../../support/vmwatcher/expansion-fixtures.js';
 
 const GI = 1024n ** 3n;
 

@@ -2,7 +2,7 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { formatStatusTable, statusRow } from '../../../src/vmwatcher/index.js';
 import { formatAge } from '../../../src/vmwatcher/format-status.js';
-import { expansion, NOW } from './expansion-fixtures.js';
+import { expansion, NOW } from '../../support/vmwatcher/expansion-fixtures.js';
 
 describe('voe status output', () => {
   it('prints ages as kubectl does', () => {

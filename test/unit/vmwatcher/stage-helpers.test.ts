@@ -16,7 +16,7 @@ import {
   launcher,
   NOW,
   resizeState,
-} from './expansion-fixtures.js';
+} from '../../support/vmwatcher/expansion-fixtures.js';
 
 const GI = 1024n ** 3n;
 

@@ -2,16 +2,17 @@
  * One running VM's disk being grown from 10Gi to 20Gi, as the real components write the objects
  * (src/demo's staged objects plus the tracker's pods and PV), for the tracker's unit tests.
  */
-import type { LauncherVolume, VolumeExpansion } from '../../../src/vmwatcher/index.js';
+import { type VolumeExpansion } from '../../../src/vmwatcher/index.js';
+import { type LauncherVolume } from '../../../src/demo/index.js';
 import type { Pod, VirtualMachineInstance } from '../../../src/model/index.js';
 import type { StageInput } from '../../../src/vmwatcher/derive-stage.js';
-import { hotplugPod, launcherPod, persistentVolume } from '../../../src/vmwatcher/staged-pods.js';
+import { hotplugPod, launcherPod, persistentVolume } from '../../../src/demo/actors/staged-pods.js';
 import type {
   PersistentVolume,
   PvcCondition,
   PersistentVolumeClaim,
 } from '../../../src/model/index.js';
-import { kubeVirt, pvc, vm, vmi } from '../../support/webhook/admission-objects.js';
+import { kubeVirt, pvc, vm, vmi } from '../webhook/admission-objects.js';
 
 export const CLAIM = 'vm1-disk-0-kq8zt';
 export const PV = `pvc-${CLAIM}`;

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseQuantityCeil, requestJson, resourcePath } from '../../kube/index.js';
 import { waitUntil } from '../../wait/index.js';
-import { expectedGuestBytes } from '../expected-guest-bytes.js';
+import { expectedGuestBytes } from '../../vmwatcher/index.js';
 import type { VirtualMachineInstance } from '../../model/index.js';
 import type { LabVm } from './lab-vm.js';
 import { VmLabError } from './vm-lab-error.js';

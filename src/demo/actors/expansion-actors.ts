@@ -8,14 +8,14 @@
  * do not run; never against a user's cluster.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { requestJson, resourcePath, retryOnConflict } from '../kube/index.js';
+import { requestJson, resourcePath, retryOnConflict } from '../../kube/index.js';
 import { hotplugPod, launcherPod, type HotplugVolume, type LauncherVolume } from './staged-pods.js';
 import type {
   Pod,
   PvcCondition,
   PersistentVolumeClaim,
   VirtualMachineInstance,
-} from '../model/index.js';
+} from '../../model/index.js';
 
 type Json = Record<string, unknown>;
 type Resource = { group: string; version: string; plural: string };

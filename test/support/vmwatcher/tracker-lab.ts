@@ -9,12 +9,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { isAlreadyExists, requestJson, resourcePath } from '../../../src/kube/index.js';
 import { createLogger, type Logger } from '../../../src/log/index.js';
 import {
-  ExpansionActors,
   startTracker,
   VOLUME_EXPANSIONS,
   type RunningTracker,
   type VolumeExpansion,
 } from '../../../src/vmwatcher/index.js';
+import { ExpansionActors } from '../../../src/demo/index.js';
 import type { Pod, VirtualMachineInstance } from '../../../src/model/index.js';
 import type { StartTrackerOptions } from '../../../src/vmwatcher/start-tracker.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitUntil } from '../../wait/index.js';
-import { LOCAL_LIBVIRT_URI } from '../probe/local-virsh.js';
 import {
+  LOCAL_LIBVIRT_URI,
   parseAgentReturn,
   parseExecPid,
   parseExecStatus,
   type ExecStatus,
-} from '../probe/virsh-output.js';
+} from '../../vmwatcher/index.js';
 import { GUEST_READY_LINE, type GuestAgentMode } from './guest-init.js';
 import { guestImage, type GuestImage } from './guest-initramfs.js';
 import { labDomainXml, type LabDisk } from './lab-domain.js';

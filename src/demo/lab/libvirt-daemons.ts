@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { waitUntil } from '../../wait/index.js';
-import { LOCAL_LIBVIRT_URI } from '../probe/local-virsh.js';
+import { LOCAL_LIBVIRT_URI } from '../../vmwatcher/index.js';
 import { VmLabError } from './vm-lab-error.js';
 
 const run = promisify(execFile);

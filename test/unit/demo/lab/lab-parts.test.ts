@@ -3,11 +3,11 @@ import { assert } from 'chai';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { GUEST_INIT } from '../../../../src/vmwatcher/lab/guest-init.js';
-import { moduleDepends, moduleLoadOrder } from '../../../../src/vmwatcher/lab/kernel-modules.js';
-import { labDomainXml } from '../../../../src/vmwatcher/lab/lab-domain.js';
-import { newcArchive } from '../../../../src/vmwatcher/lab/newc-archive.js';
-import { VmLabError } from '../../../../src/vmwatcher/lab/vm-lab-error.js';
+import { GUEST_INIT } from '../../../../src/demo/lab/guest-init.js';
+import { moduleDepends, moduleLoadOrder } from '../../../../src/demo/lab/kernel-modules.js';
+import { labDomainXml } from '../../../../src/demo/lab/lab-domain.js';
+import { newcArchive } from '../../../../src/demo/lab/newc-archive.js';
+import { VmLabError } from '../../../../src/demo/lab/vm-lab-error.js';
 import { expectRejection, expectThrow } from '../../../support/expect-error.js';
 import { onCleanup } from '../../../support/cleanup.js';
 
