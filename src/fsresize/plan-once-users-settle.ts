@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { BlockDeviceId, BlockDevices } from './devices/block-devices.js';
-import type { Inspection } from './plan/inspection.js';
+import type { BlockDeviceId, BlockDevices } from './model/block-devices.js';
+import type { Inspection } from './model/inspection.js';
 import { planGrow } from './plan/plan-grow.js';
-import type { GrowPlan, PlanOptions } from './plan/grow-plan.js';
+import type { GrowPlan, PlanOptions } from './model/grow-plan.js';
 
 /** How often an offline grow looks for other users of the device before refusing, and how far apart. */
 const USERS_LOOKS = 5;

@@ -5,7 +5,7 @@
  * are about something else tell it to ignore them, and only on a machine that has them, so
  * elsewhere they run with the default.
  */
-import type { UnreadableProcess } from '../../src/fsresize/devices/block-devices.js';
+import type { UnreadableProcess } from '../../src/fsresize/model/block-devices.js';
 import { findDeviceOpeners } from '../../src/fsresize/devices/find-device-openers.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV } from '../../src/cli/ignore-unreadable-processes.js';
 

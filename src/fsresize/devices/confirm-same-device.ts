@@ -1,5 +1,5 @@
-import type { BlockDeviceId, BlockDevices } from './block-devices.js';
-import { FsResizeError } from '../fsresize-error.js';
+import type { BlockDeviceId, BlockDevices } from '../model/block-devices.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 
 /**
  * The device name still leads to the device voe locked (and inspected): a name re-pointed while

@@ -1,6 +1,6 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { DeviceOpener, UnreadableProcess } from './block-devices.js';
+import type { DeviceOpener, UnreadableProcess } from '../model/block-devices.js';
 import type { BackingFileOf } from './follow-loop-backings.js';
 import { readKernelText } from './kernel-files.js';
 import { majorMinorOf } from './major-minor-of.js';

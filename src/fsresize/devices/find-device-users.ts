@@ -1,11 +1,11 @@
-import type { BlockDeviceId, DeviceUsers } from './block-devices.js';
+import type { BlockDeviceId, DeviceUsers } from '../model/block-devices.js';
 import {
   findDeviceOpeners,
   openersLookName,
   type DeviceOpenersFound,
 } from './find-device-openers.js';
 import { followLoopBackings, type LoopChain } from './follow-loop-backings.js';
-import { FsResizeError } from '../fsresize-error.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 import { listKernelDirectory, readKernelText } from './kernel-files.js';
 import { readLoopTable, type LoopEntry } from './loop-table.js';
 import { loopsWithSameData } from './loops-with-same-data.js';

@@ -1,4 +1,4 @@
-import type { LoopBacking } from './block-devices.js';
+import type { LoopBacking } from '../model/block-devices.js';
 import type { LoopBackingTarget, LoopEntry } from './loop-table.js';
 
 /** A loop device's backing file, as findDeviceOpeners looks for it: the loop device and the path the kernel names. */

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import type { BlockDeviceId } from './block-devices.js';
-import { FsResizeError } from '../fsresize-error.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 import { majorMinorOf } from './major-minor-of.js';
 
 /**

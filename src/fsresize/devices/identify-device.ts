@@ -1,5 +1,5 @@
-import type { BlockDeviceId, BlockDevices } from './block-devices.js';
-import { FsResizeError } from '../fsresize-error.js';
+import type { BlockDeviceId, BlockDevices } from '../model/block-devices.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 
 /** The device a caller named: FSRESIZE_INVALID_ARGUMENT when it named none, else BlockDevices.identify. */
 export async function identifyDevice(

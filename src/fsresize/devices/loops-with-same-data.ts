@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { BlockDeviceId } from './block-devices.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
 import { readKernelText } from './kernel-files.js';
 import type { LoopEntry } from './loop-table.js';
 import { majorMinorOf } from './major-minor-of.js';

@@ -1,6 +1,6 @@
-import type { BlockDeviceId } from './block-devices.js';
-import { FsResizeError } from '../fsresize-error.js';
-import type { Inspection } from '../plan/inspection.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
+import { FsResizeError } from '../model/fsresize-error.js';
+import type { Inspection } from '../model/inspection.js';
 import { parseBtrfsDumpSuper } from '../parse/parse-btrfs-dump-super.js';
 import {
   EXT_SUPERBLOCK_LENGTH,
@@ -9,8 +9,8 @@ import {
 } from '../parse/parse-ext-superblock.js';
 import { parseXfsStatfs } from '../parse/parse-xfs-statfs.js';
 import { XFS_SUPERBLOCK_LENGTH, parseXfsSuperblock } from '../parse/parse-xfs-superblock.js';
-import type { ResizerPorts } from '../resizer-ports.js';
-import { toolFailure } from '../run/tool-failure.js';
+import type { ResizerPorts } from '../model/resizer-ports.js';
+import { toolFailure } from '../model/tool-failure.js';
 
 /** How big a filesystem is on its device, and what else its measurement tells (see Inspection). */
 export type FilesystemSize = {

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
-import type { BlockDeviceId } from './block-devices.js';
-import { FsResizeError } from '../fsresize-error.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 
 /** A typed error for a failed open or read of the device itself (never its content). */
 export function deviceError(

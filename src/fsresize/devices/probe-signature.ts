@@ -1,7 +1,7 @@
-import type { BlockDeviceId } from './block-devices.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
 import { parseBlkidExport } from '../parse/parse-blkid-export.js';
-import type { ResizerPorts } from '../resizer-ports.js';
-import { toolFailure } from '../run/tool-failure.js';
+import type { ResizerPorts } from '../model/resizer-ports.js';
+import { toolFailure } from '../model/tool-failure.js';
 
 /** What blkid found on a device. */
 export interface Signature {

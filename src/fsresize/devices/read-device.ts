@@ -1,4 +1,4 @@
-import type { BlockDeviceId } from './block-devices.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
 import { deviceError, openDevice } from './open-device.js';
 
 /** Reads `length` bytes at `offset` through the kernel's buffered block device (BlockDevices.read). */

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { beforeDeadline, LATE } from '../run/before-deadline.js';
+import { beforeDeadline, LATE } from './before-deadline.js';
 
 /**
  * Up to `length` bytes of `path` at `offset`, or null when it cannot be opened or read, or does not

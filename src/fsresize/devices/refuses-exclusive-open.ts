@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { beforeDeadline, LATE } from '../run/before-deadline.js';
+import { beforeDeadline, LATE } from './before-deadline.js';
 
 /**
  * Whether the kernel refuses an exclusive open of the block device at `path` (O_EXCL without

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { beforeDeadline, LATE } from '../run/before-deadline.js';
-import { FsResizeError } from '../fsresize-error.js';
+import { beforeDeadline, LATE } from './before-deadline.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 
 /** What a stat of a path another program uses found: its Stats, or null when it is gone or not ours to see. */
 export type StatOutcome = Stats | null;

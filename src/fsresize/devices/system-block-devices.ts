@@ -1,15 +1,15 @@
-import type { BlockDevices } from './block-devices.js';
+import type { BlockDevices } from '../model/block-devices.js';
 import { btrfsDevicesOf } from './btrfs-devices-of.js';
-import type { CommandRunner } from '../run/command-runner.js';
+import type { CommandRunner } from '../model/command-runner.js';
 import { DEFAULT_OPENERS_TIMEOUT_MS } from './find-device-openers.js';
 import { findDeviceUsers } from './find-device-users.js';
-import { FsResizeError } from '../fsresize-error.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 import { identifyBlockDevice } from './identify-block-device.js';
 import { readKernelText } from './kernel-files.js';
 import { openDevice } from './open-device.js';
 import { readDevice } from './read-device.js';
-import { toolFailure } from '../run/tool-failure.js';
-import type { BlockDeviceId } from './block-devices.js';
+import { toolFailure } from '../model/tool-failure.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
 
 export interface SystemBlockDevicesOptions {
   runner: CommandRunner;

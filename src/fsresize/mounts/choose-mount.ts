@@ -1,4 +1,4 @@
-import { FsResizeError } from '../fsresize-error.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 import type { MountEntry } from '../parse/parse-mountinfo.js';
 
 /** A mount of the device, and whether its mount point shows it now (not hidden by another mount). */

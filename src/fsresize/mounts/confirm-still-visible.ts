@@ -1,6 +1,6 @@
-import type { BlockDeviceId } from '../devices/block-devices.js';
-import { FsResizeError } from '../fsresize-error.js';
-import type { MountTable } from './mount-table.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
+import { FsResizeError } from '../model/fsresize-error.js';
+import type { MountTable } from '../model/mount-table.js';
 import type { MountEntry } from '../parse/parse-mountinfo.js';
 
 /** The tools act on what the mount point shows: make sure it still shows the filesystem inspected. */

@@ -1,8 +1,8 @@
-import type { BlockDeviceId } from '../devices/block-devices.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
 import type { MountCandidate } from './choose-mount.js';
-import { isFsResizeError } from '../fsresize-error.js';
+import { isFsResizeError } from '../model/fsresize-error.js';
 import { isAnonymousMount, type MountEntry } from '../parse/parse-mountinfo.js';
-import type { ResizerPorts } from '../resizer-ports.js';
+import type { ResizerPorts } from '../model/resizer-ports.js';
 import type { Signature } from '../devices/probe-signature.js';
 
 /**

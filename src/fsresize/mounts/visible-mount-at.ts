@@ -1,4 +1,4 @@
-import type { MountTable } from './mount-table.js';
+import type { MountTable } from '../model/mount-table.js';
 import { mountPathForms } from './mount-path-forms.js';
 import type { MountEntry } from '../parse/parse-mountinfo.js';
 

@@ -1,8 +1,8 @@
 import { EXT_32BIT_MAX_BLOCKS } from './ext-grow-target.js';
 import { formatBytePair } from './format-byte-pair.js';
 import { formatBytes } from './format-bytes.js';
-import type { Inspection } from './inspection.js';
-import type { GrowPlan } from './grow-plan.js';
+import type { Inspection } from '../model/inspection.js';
+import type { GrowPlan } from '../model/grow-plan.js';
 import { refusePlan } from './refuse-plan.js';
 
 /**

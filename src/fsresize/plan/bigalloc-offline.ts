@@ -1,5 +1,5 @@
-import type { Inspection } from './inspection.js';
-import type { GrowPlan } from './grow-plan.js';
+import type { Inspection } from '../model/inspection.js';
+import type { GrowPlan } from '../model/grow-plan.js';
 import { refusePlan } from './refuse-plan.js';
 
 /**

@@ -1,5 +1,5 @@
 import { extGrowTarget } from './ext-grow-target.js';
-import type { Inspection } from './inspection.js';
+import type { Inspection } from '../model/inspection.js';
 
 /** What growTargetBytes reads of an inspection. */
 export type GrowTargetFacts = Pick<

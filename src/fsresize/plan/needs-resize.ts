@@ -1,5 +1,5 @@
 import { growTargetBytes, type GrowTargetFacts } from './grow-target-bytes.js';
-import { isSupportedFilesystem, type Inspection } from './inspection.js';
+import { isSupportedFilesystem, type Inspection } from '../model/inspection.js';
 
 /**
  * True when a supported filesystem covers less of the device than it could and may be written:

@@ -3,11 +3,15 @@ import { beyond32Bits } from './beyond-32-bits.js';
 import { bigallocOffline } from './bigalloc-offline.js';
 import { formatBytePair } from './format-byte-pair.js';
 import { growTargetBytes } from './grow-target-bytes.js';
-import { isSupportedFilesystem, type Inspection, type SupportedFilesystem } from './inspection.js';
+import {
+  isSupportedFilesystem,
+  type Inspection,
+  type SupportedFilesystem,
+} from '../model/inspection.js';
 import { needsResize } from './needs-resize.js';
 import { refusePlan as refuse } from './refuse-plan.js';
 import { usedElsewhere } from './used-elsewhere.js';
-import type { GrowPlan, PlanOptions } from './grow-plan.js';
+import type { GrowPlan, PlanOptions } from '../model/grow-plan.js';
 
 /**
  * Block devices are sized in whole sectors, and storage may round a volume down to its logical

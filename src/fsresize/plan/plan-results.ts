@@ -1,9 +1,9 @@
 import { formatBytePair } from './format-byte-pair.js';
 import { formatBytes } from './format-bytes.js';
-import { fsckExitText } from './fsck-exit-meaning.js';
-import { FsResizeError } from '../fsresize-error.js';
-import type { GrowResult, Inspection, PrecheckRan } from './inspection.js';
-import type { GrowPlan } from './grow-plan.js';
+import { fsckExitText } from '../model/fsck-exit-meaning.js';
+import { FsResizeError } from '../model/fsresize-error.js';
+import type { GrowResult, Inspection, PrecheckRan } from '../model/inspection.js';
+import type { GrowPlan } from '../model/grow-plan.js';
 
 /** A plan that runs the check only (see planGrow). */
 export type CheckPlan = Extract<GrowPlan, { kind: 'check' }>;

@@ -1,5 +1,5 @@
-import { FsResizeError, type FsResizeErrorCode } from '../fsresize-error.js';
-import type { GrowPlan } from './grow-plan.js';
+import { FsResizeError, type FsResizeErrorCode } from '../model/fsresize-error.js';
+import type { GrowPlan } from '../model/grow-plan.js';
 
 /** A plan that refuses with the error `code` and `message` (and `details`, when given). */
 export function refusePlan(

@@ -1,6 +1,6 @@
-import type { DeviceOpener, DeviceUsers } from '../devices/block-devices.js';
-import type { Inspection } from './inspection.js';
-import type { GrowPlan, PlanOptions } from './grow-plan.js';
+import type { DeviceOpener, DeviceUsers } from '../model/block-devices.js';
+import type { Inspection } from '../model/inspection.js';
+import type { GrowPlan, PlanOptions } from '../model/grow-plan.js';
 import { refusePlan } from './refuse-plan.js';
 
 /**

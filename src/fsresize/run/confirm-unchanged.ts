@@ -1,9 +1,9 @@
-import type { BlockDeviceId, BlockDevices } from '../devices/block-devices.js';
+import type { BlockDeviceId, BlockDevices } from '../model/block-devices.js';
 import { confirmSameDevice } from '../devices/confirm-same-device.js';
 import { formatBytePair } from '../plan/format-byte-pair.js';
-import { fsckExitText } from '../plan/fsck-exit-meaning.js';
-import { FsResizeError } from '../fsresize-error.js';
-import type { Inspection, PrecheckRan } from '../plan/inspection.js';
+import { fsckExitText } from '../model/fsck-exit-meaning.js';
+import { FsResizeError } from '../model/fsresize-error.js';
+import type { Inspection, PrecheckRan } from '../model/inspection.js';
 
 /** What was done when the tool `next` is not run after all: nothing, or only the check before it. */
 function notRunOutcome(next: string, precheck: PrecheckRan | null): string {

@@ -1,5 +1,5 @@
-import type { CommandResult, CommandRunner, RunOptions } from './command-runner.js';
-import { FsResizeError } from '../fsresize-error.js';
+import type { CommandResult, CommandRunner, RunOptions } from '../model/command-runner.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 import { runDetached } from './run-detached.js';
 import { runProbe } from './run-probe.js';
 

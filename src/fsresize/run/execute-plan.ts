@@ -1,13 +1,13 @@
-import type { BlockDeviceId } from '../devices/block-devices.js';
-import type { RunOptions } from './command-runner.js';
+import type { BlockDeviceId } from '../model/block-devices.js';
+import type { RunOptions } from '../model/command-runner.js';
 import { confirmStillVisible } from '../mounts/confirm-still-visible.js';
 import { confirmUnchanged } from './confirm-unchanged.js';
-import type { ReleaseLock } from '../device-lock.js';
-import { fsckExitText } from '../plan/fsck-exit-meaning.js';
-import type { InspectedDevice } from '../devices/inspect-device.js';
-import type { GrowResult, Inspection, PrecheckRan } from '../plan/inspection.js';
+import type { ReleaseLock } from './device-lock.js';
+import { fsckExitText } from '../model/fsck-exit-meaning.js';
+import type { InspectedDevice } from '../plan/inspect-device.js';
+import type { GrowResult, Inspection, PrecheckRan } from '../model/inspection.js';
 import { measureFilesystem } from '../devices/measure-filesystem.js';
-import type { GrowPlan } from '../plan/grow-plan.js';
+import type { GrowPlan } from '../model/grow-plan.js';
 import {
   checkedResult,
   dryRunResult,
@@ -17,9 +17,9 @@ import {
   type ToolPlan,
 } from '../plan/plan-results.js';
 import { reserveTool } from './reserve-tool.js';
-import type { ResizerPorts } from '../resizer-ports.js';
+import type { ResizerPorts } from '../model/resizer-ports.js';
 import { stopIfAsked } from './stop-if-asked.js';
-import { fsckFailure, toolFailure } from './tool-failure.js';
+import { fsckFailure, toolFailure } from '../model/tool-failure.js';
 import { xfsGrowfsAfterBytes } from '../plan/xfs-growfs-after-bytes.js';
 
 /** One grow of a device under its lock: what the steps that carry out its plan act on. */

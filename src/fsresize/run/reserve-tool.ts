@@ -1,7 +1,7 @@
-import type { ReleaseLock } from '../device-lock.js';
-import { fsckExitText } from '../plan/fsck-exit-meaning.js';
-import { FsResizeError, isFsResizeError } from '../fsresize-error.js';
-import type { PrecheckRan } from '../plan/inspection.js';
+import type { ReleaseLock } from './device-lock.js';
+import { fsckExitText } from '../model/fsck-exit-meaning.js';
+import { FsResizeError, isFsResizeError } from '../model/fsresize-error.js';
+import type { PrecheckRan } from '../model/inspection.js';
 
 /**
  * Just before the tool `next` starts: the device lock must be able to name it

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommandResult } from './command-runner.js';
+import type { CommandResult } from '../model/command-runner.js';
 import { notStartedError, toolErrors } from './tool-errors.js';
 
 /** The most of a tool's output kept (the end of it, where tools say what went wrong). */

@@ -1,5 +1,5 @@
 import { execFile, type ChildProcess, type ExecFileException } from 'node:child_process';
-import type { CommandResult } from './command-runner.js';
+import type { CommandResult } from '../model/command-runner.js';
 import { notStartedError, toolErrors } from './tool-errors.js';
 
 export interface ProbeOptions {

@@ -1,4 +1,4 @@
-import { FsResizeError } from '../fsresize-error.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 
 /** FSRESIZE_INTERRUPTED when a stop was asked for (GrowOptions.signal); `what` says where the grow stopped. */
 export function stopIfAsked(

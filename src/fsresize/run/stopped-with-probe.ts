@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { FsResizeError, isFsResizeError } from '../fsresize-error.js';
+import { FsResizeError, isFsResizeError } from '../model/fsresize-error.js';
 
 /**
  * How long a probe ended by a stop signal waits for voe's own stop to be seen: the probe's end and

@@ -1,4 +1,4 @@
-import { FsResizeError, type ToolReport } from '../fsresize-error.js';
+import { FsResizeError, type ToolReport } from '../model/fsresize-error.js';
 
 /** The typed errors of a tool the runner could not run to a normal end; every runner path uses these. */
 export const toolErrors = {

@@ -13,7 +13,7 @@ import { isFsResizeError } from '../../../src/fsresize/index.js';
 import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { holdDeviceElsewhere } from '../../support/fsresize/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/fsresize/hung-fuse-mount.js';
-import { usedExt4 } from './fixtures.js';
+import { usedExt4 } from '../../support/fsresize/fixtures.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -11,7 +11,13 @@ import { createDeviceLock } from '../../../src/fsresize/index.js';
 import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { eventually } from '../../support/eventually.js';
 import { MiB, readChecksums, sh } from '../../support/fsresize/loop-device.js';
-import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+import {
+  dumpe2fsBytes,
+  mountedXfs,
+  setup,
+  usedExt4,
+  xfsBytes,
+} from '../../support/fsresize/fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));

@@ -25,7 +25,13 @@ import { majorMinorOf } from '../../../src/fsresize/devices/major-minor-of.js';
 import { holdDeviceElsewhere } from '../../support/fsresize/hold-device-elsewhere.js';
 import { MiB, readChecksums, sh } from '../../support/fsresize/loop-device.js';
 import { readableModuleCopy } from '../../support/readable-module-copy.js';
-import { dumpe2fsBytes, grownOnceFree, mountedXfs, usedExt4, xfsBytes } from './fixtures.js';
+import {
+  dumpe2fsBytes,
+  grownOnceFree,
+  mountedXfs,
+  usedExt4,
+  xfsBytes,
+} from '../../support/fsresize/fixtures.js';
 import { UNREADABLE_HERE } from '../../support/unreadable-here.js';
 import { IGNORE_UNREADABLE_PROCESSES_ENV } from '../../../src/cli/ignore-unreadable-processes.js';
 

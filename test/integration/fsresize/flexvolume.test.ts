@@ -13,7 +13,14 @@ import {
   readChecksums,
   sh,
 } from '../../support/fsresize/loop-device.js';
-import { btrfsBytes, dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+import {
+  btrfsBytes,
+  dumpe2fsBytes,
+  mountedXfs,
+  setup,
+  usedExt4,
+  xfsBytes,
+} from '../../support/fsresize/fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));

@@ -19,7 +19,7 @@ import {
   setup,
   usedExt4,
   xfsBytes,
-} from './fixtures.js';
+} from '../../support/fsresize/fixtures.js';
 
 it('ext4 offline: resize2fs grows the unmounted filesystem to the device and every file survives', async () => {
   const { resizer, calls, loop, mnt, sums } = await usedExt4();

@@ -24,7 +24,7 @@ import {
 } from '../../support/fsresize/hung-fuse-mount.js';
 import { MiB } from '../../support/fsresize/loop-device.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
-import { dumpe2fsBytes, usedExt4 } from './fixtures.js';
+import { dumpe2fsBytes, usedExt4 } from '../../support/fsresize/fixtures.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const OPTIONS = JSON.stringify({

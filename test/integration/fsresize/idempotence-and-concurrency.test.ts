@@ -20,7 +20,13 @@ import {
   writeChecksummedFiles,
 } from '../../support/fsresize/loop-device.js';
 import { growCalls, recordingRunner } from '../../support/fsresize/recording-runner.js';
-import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+import {
+  dumpe2fsBytes,
+  mountedXfs,
+  setup,
+  usedExt4,
+  xfsBytes,
+} from '../../support/fsresize/fixtures.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 it('a second grow after success does nothing (idempotent)', async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemPageSize } from '../../../src/fsresize/devices/system-page-size.js';
 import { MiB, readChecksums, sh } from '../../support/fsresize/loop-device.js';
-import { dumpe2fsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
+import { dumpe2fsBytes, mountedXfs, setup, xfsBytes } from '../../support/fsresize/fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));

@@ -17,7 +17,7 @@ import { refusesExclusiveOpen } from '../../../src/fsresize/devices/refuses-excl
 import { holdDeviceElsewhere } from '../../support/fsresize/hold-device-elsewhere.js';
 import { mountHungFuse } from '../../support/fsresize/hung-fuse-mount.js';
 import { MiB, readChecksums } from '../../support/fsresize/loop-device.js';
-import { dumpe2fsBytes, grownOnceFree, usedExt4 } from './fixtures.js';
+import { dumpe2fsBytes, grownOnceFree, usedExt4 } from '../../support/fsresize/fixtures.js';
 
 async function refusedInUse(resizer: FsResizer, device: string, message: RegExp): Promise<void> {
   for (const dryRun of [true, false]) {

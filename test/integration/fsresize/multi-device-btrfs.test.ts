@@ -13,7 +13,7 @@ import {
   writeChecksummedFiles,
 } from '../../support/fsresize/loop-device.js';
 import { growCalls } from '../../support/fsresize/recording-runner.js';
-import { setup } from './fixtures.js';
+import { setup } from '../../support/fsresize/fixtures.js';
 
 /** The size btrfs gives device `devid` of the filesystem mounted at `mountPoint`. */
 async function devidBytes(mountPoint: string, devid: number): Promise<number> {

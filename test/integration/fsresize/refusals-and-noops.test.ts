@@ -9,7 +9,7 @@ import {
   createFsResizer,
   isFsResizeError,
 } from '../../../src/fsresize/index.js';
-import type { FsResizeErrorCode } from '../../../src/fsresize/fsresize-error.js';
+import type { FsResizeErrorCode } from '../../../src/fsresize/model/fsresize-error.js';
 import {
   GiB,
   hasCapSysResource,
@@ -19,7 +19,7 @@ import {
   writeChecksummedFiles,
 } from '../../support/fsresize/loop-device.js';
 import { growCalls } from '../../support/fsresize/recording-runner.js';
-import { dumpe2fsBytes, setup, usedExt4 } from './fixtures.js';
+import { dumpe2fsBytes, setup, usedExt4 } from '../../support/fsresize/fixtures.js';
 
 function rejectsWith(code: FsResizeErrorCode, pattern: RegExp) {
   return (error: unknown): boolean => {

@@ -16,7 +16,7 @@ import {
   type LoopDevice,
 } from '../../support/fsresize/loop-device.js';
 import { growCalls } from '../../support/fsresize/recording-runner.js';
-import { btrfsBytes, mountedXfs, setup, xfsBytes } from './fixtures.js';
+import { btrfsBytes, mountedXfs, setup, xfsBytes } from '../../support/fsresize/fixtures.js';
 
 async function stacked(mkfs: string[]) {
   const context = await setup();

@@ -22,7 +22,7 @@ import {
   sh,
   writeChecksummedFiles,
 } from '../../support/fsresize/loop-device.js';
-import { dumpe2fsBytes, setup } from './fixtures.js';
+import { dumpe2fsBytes, setup } from '../../support/fsresize/fixtures.js';
 import { envIgnoringUnreadableHere } from '../../support/unreadable-here.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));

@@ -27,7 +27,13 @@ import { MiB, readChecksums, sh } from '../../support/fsresize/loop-device.js';
 import { eventually } from '../../support/eventually.js';
 import { mountHungFuse } from '../../support/fsresize/hung-fuse-mount.js';
 import { growCalls } from '../../support/fsresize/recording-runner.js';
-import { dumpe2fsBytes, mountedXfs, setup, usedExt4, xfsBytes } from './fixtures.js';
+import {
+  dumpe2fsBytes,
+  mountedXfs,
+  setup,
+  usedExt4,
+  xfsBytes,
+} from '../../support/fsresize/fixtures.js';
 import { unreadablePolicyHere } from '../../support/unreadable-here.js';
 
 const NAMESPACE_FIXTURE = fileURLToPath(

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { createMountinfoTable } from '../../../src/fsresize/index.js';
 import { MiB, readChecksums } from '../../support/fsresize/loop-device.js';
 import { growCalls } from '../../support/fsresize/recording-runner.js';
-import { mountedXfs, xfsBytes } from './fixtures.js';
+import { mountedXfs, xfsBytes } from '../../support/fsresize/fixtures.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 

@@ -6,8 +6,8 @@ import {
   type FsResizer,
   type MountTable,
 } from '../../../src/fsresize/index.js';
-import type { DeviceUsers } from '../../../src/fsresize/devices/block-devices.js';
-import type { CommandResult, RunOptions } from '../../../src/fsresize/run/command-runner.js';
+import type { DeviceUsers } from '../../../src/fsresize/model/block-devices.js';
+import type { CommandResult, RunOptions } from '../../../src/fsresize/model/command-runner.js';
 import { parseMountinfo } from '../../../src/fsresize/parse/parse-mountinfo.js';
 
 /**

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { ControlPlaneErrorCode } from '../../../src/controlplane/control-plane-error.js';
 import { DemoErrorCode } from '../../../src/demo/demo-error.js';
 import { FlexVolumeFailureCode } from '../../../src/flexvolume/flexvolume-driver.js';
-import { FsResizeErrorCode } from '../../../src/fsresize/fsresize-error.js';
+import { FsResizeErrorCode } from '../../../src/fsresize/model/fsresize-error.js';
 import { CsiErrorCode } from '../../../src/guest-csi-bridge/errors/csi-error.js';
 import { KubeErrorCode } from '../../../src/kube/index.js';
 import { SettingInvalidCode } from '../../../src/settings/setting-invalid-error.js';

@@ -2,8 +2,8 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { handleFlexVolumeCall } from '../../../src/flexvolume/index.js';
 import type { FsResizer } from '../../../src/fsresize/index.js';
-import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
-import type { GrowOptions, Inspection } from '../../../src/fsresize/plan/inspection.js';
+import { FsResizeError } from '../../../src/fsresize/model/fsresize-error.js';
+import type { GrowOptions, Inspection } from '../../../src/fsresize/model/inspection.js';
 import { fakeMountTable } from '../../support/fsresize/fake-fsresize-ports.js';
 
 /** A resizer that records what the driver asked for (the driver's own port; the real core is tested on loop devices). */

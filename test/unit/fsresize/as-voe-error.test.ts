@@ -2,7 +2,7 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { VoeError } from '../../../src/errors/index.js';
 import { asVoeError } from '../../../src/fsresize/index.js';
-import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
+import { FsResizeError } from '../../../src/fsresize/model/fsresize-error.js';
 
 it('asVoeError keeps a VoeError and gives anything else FSRESIZE_UNEXPECTED_ERROR with the errno facts in details', () => {
   const typed = new FsResizeError('FSRESIZE_BUSY', 'busy');

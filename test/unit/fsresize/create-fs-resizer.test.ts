@@ -6,7 +6,7 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFsResizeError } from '../../../src/fsresize/index.js';
-import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
+import { FsResizeError } from '../../../src/fsresize/model/fsresize-error.js';
 import { extSuperblock } from '../../support/fsresize/ext-superblock.js';
 import { fakeResizer } from '../../support/fsresize/fake-fsresize-ports.js';
 

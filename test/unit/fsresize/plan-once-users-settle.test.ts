@@ -1,8 +1,8 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import type { BlockDeviceId, BlockDevices } from '../../../src/fsresize/index.js';
-import type { DeviceUsers } from '../../../src/fsresize/devices/block-devices.js';
-import type { Inspection } from '../../../src/fsresize/plan/inspection.js';
+import type { DeviceUsers } from '../../../src/fsresize/model/block-devices.js';
+import type { Inspection } from '../../../src/fsresize/model/inspection.js';
 import { planOnceUsersSettle } from '../../../src/fsresize/plan-once-users-settle.js';
 
 const MiB = 1024 * 1024;

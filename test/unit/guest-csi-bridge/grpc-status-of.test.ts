@@ -3,7 +3,7 @@ import { assert } from 'chai';
 import { status } from '@grpc/grpc-js';
 import { CsiError, type CsiErrorCode } from '../../../src/guest-csi-bridge/errors/csi-error.js';
 import { grpcStatusOf } from '../../../src/guest-csi-bridge/errors/grpc-status-of.js';
-import { FsResizeError } from '../../../src/fsresize/fsresize-error.js';
+import { FsResizeError } from '../../../src/fsresize/model/fsresize-error.js';
 import { KubeError } from '../../../src/kube/index.js';
 
 describe('grpcStatusOf', () => {

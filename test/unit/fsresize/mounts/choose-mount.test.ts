@@ -3,7 +3,7 @@ import { assert } from 'chai';
 import { expectThrow } from '../../../support/expect-error.js';
 import { isFsResizeError } from '../../../../src/fsresize/index.js';
 import { chooseMount, type MountCandidate } from '../../../../src/fsresize/mounts/choose-mount.js';
-import { FsResizeError } from '../../../../src/fsresize/fsresize-error.js';
+import { FsResizeError } from '../../../../src/fsresize/model/fsresize-error.js';
 import { parseMountinfo } from '../../../../src/fsresize/parse/parse-mountinfo.js';
 
 function candidates(lines: string[], visible: number[], stacked: number[] = []): MountCandidate[] {

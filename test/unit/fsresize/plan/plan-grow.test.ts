@@ -1,7 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import type { LoopBacking } from '../../../../src/fsresize/devices/block-devices.js';
-import type { Inspection } from '../../../../src/fsresize/plan/inspection.js';
+import type { LoopBacking } from '../../../../src/fsresize/model/block-devices.js';
+import type { Inspection } from '../../../../src/fsresize/model/inspection.js';
 import { needsResize } from '../../../../src/fsresize/plan/needs-resize.js';
 import { DEVICE_SIZE_SLACK_BYTES, planGrow } from '../../../../src/fsresize/plan/plan-grow.js';
 

@@ -1,9 +1,9 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { isFsResizeError } from '../../../../src/fsresize/index.js';
-import { FsResizeError } from '../../../../src/fsresize/fsresize-error.js';
-import type { GrowPlan } from '../../../../src/fsresize/plan/grow-plan.js';
-import type { Inspection } from '../../../../src/fsresize/plan/inspection.js';
+import { FsResizeError } from '../../../../src/fsresize/model/fsresize-error.js';
+import type { GrowPlan } from '../../../../src/fsresize/model/grow-plan.js';
+import type { Inspection } from '../../../../src/fsresize/model/inspection.js';
 import { planGrow } from '../../../../src/fsresize/plan/plan-grow.js';
 import {
   checkedResult,

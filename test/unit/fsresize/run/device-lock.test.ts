@@ -1,11 +1,11 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { onCleanup } from '../../support/cleanup.js';
-import { expectRejection } from '../../support/expect-error.js';
+import { onCleanup } from '../../../support/cleanup.js';
+import { expectRejection } from '../../../support/expect-error.js';
 import { chmod, chown, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDeviceLock, isFsResizeError } from '../../../src/fsresize/index.js';
+import { createDeviceLock, isFsResizeError } from '../../../../src/fsresize/index.js';
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-lock-'));

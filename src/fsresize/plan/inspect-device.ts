@@ -1,12 +1,12 @@
-import type { BlockDeviceId, DeviceUsers } from './block-devices.js';
+import type { BlockDeviceId, DeviceUsers } from '../model/block-devices.js';
 import { chooseMount, type MountChoice } from '../mounts/choose-mount.js';
 import { deviceMounts, mountedByNumber } from '../mounts/device-mounts.js';
-import { isSupportedFilesystem, type Inspection } from '../plan/inspection.js';
-import { measureFilesystem, type FilesystemSize } from './measure-filesystem.js';
+import { isSupportedFilesystem, type Inspection } from '../model/inspection.js';
+import { measureFilesystem, type FilesystemSize } from '../devices/measure-filesystem.js';
 import { mountPathForms } from '../mounts/mount-path-forms.js';
 import type { MountEntry } from '../parse/parse-mountinfo.js';
-import { emptySignature, probeSignature, type Signature } from './probe-signature.js';
-import type { ResizerPorts } from '../resizer-ports.js';
+import { emptySignature, probeSignature, type Signature } from '../devices/probe-signature.js';
+import type { ResizerPorts } from '../model/resizer-ports.js';
 
 /** An inspection, with the mount it chose (the one the tools act on; null when unmounted). */
 export interface InspectedDevice {

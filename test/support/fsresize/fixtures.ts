@@ -16,10 +16,10 @@ import {
   writeChecksummedFiles,
   type LoopDevice,
   type Scratch,
-} from '../../support/fsresize/loop-device.js';
-import { onCleanup } from '../../support/cleanup.js';
-import { growCalls, recordingRunner } from '../../support/fsresize/recording-runner.js';
-import { unreadablePolicyHere } from '../../support/unreadable-here.js';
+} from './loop-device.js';
+import { onCleanup } from '../cleanup.js';
+import { growCalls, recordingRunner } from './recording-runner.js';
+import { unreadablePolicyHere } from '../unreadable-here.js';
 
 /** A scratch area and a resizer over the real tools, both released after the test. */
 export async function setup(): Promise<{

@@ -4,8 +4,8 @@ import {
   ensurePrivateDirectory,
   type DirectoryProblem,
   type ReleaseLockFile,
-} from '../lock/index.js';
-import { FsResizeError } from './fsresize-error.js';
+} from '../../lock/index.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 
 /** The typed error of a lock file that cannot be created in `directory` (errno `code`), with advice. */
 function cannotCreate(directory: string, code: string, cause: unknown): FsResizeError {

@@ -1,6 +1,6 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
-import { fsckFailure, toolFailure } from '../../../../src/fsresize/run/tool-failure.js';
+import { fsckFailure, toolFailure } from '../../../../src/fsresize/model/tool-failure.js';
 
 it('a permission refusal becomes FSRESIZE_PERMISSION_DENIED carrying stderr', () => {
   const error = toolFailure(

@@ -1,5 +1,5 @@
 import { acquireDeviceLockFile } from './acquire-device-lock-file.js';
-import { FsResizeError } from './fsresize-error.js';
+import { FsResizeError } from '../model/fsresize-error.js';
 
 /** A held lock: call it to release the lock. */
 export interface ReleaseLock {

@@ -1,4 +1,4 @@
-import type { FsResizeError } from '../fsresize-error.js';
+import type { FsResizeError } from './fsresize-error.js';
 
 /** What to do with an inspected device. */
 export type GrowPlan =

@@ -1,4 +1,4 @@
-import { isVoeError, VoeError } from '../errors/index.js';
+import { isVoeError, VoeError } from '../../errors/index.js';
 
 /**
  * Stable codes of the filesystem-resize core; each one is documented in docs/errors.md, section

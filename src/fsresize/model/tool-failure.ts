@@ -1,7 +1,7 @@
 import type { CommandResult } from './command-runner.js';
-import { fsckExitText } from '../plan/fsck-exit-meaning.js';
-import { FsResizeError } from '../fsresize-error.js';
-import type { PrecheckRan } from '../plan/inspection.js';
+import { fsckExitText } from './fsck-exit-meaning.js';
+import { FsResizeError } from './fsresize-error.js';
+import type { PrecheckRan } from './inspection.js';
 
 const PERMISSION_PATTERN = /permission denied|operation not permitted|\beperm\b/i;
 /** resize2fs and e2fsck open an unmounted device exclusively; this is what they say when that fails. */

@@ -1,4 +1,4 @@
-import type { DeviceUsers } from '../devices/block-devices.js';
+import type { DeviceUsers } from './block-devices.js';
 import type { PlanOptions } from './grow-plan.js';
 
 /** The filesystems the core knows how to grow. */

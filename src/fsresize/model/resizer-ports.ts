@@ -1,6 +1,6 @@
-import type { BlockDevices } from './devices/block-devices.js';
-import type { CommandRunner } from './run/command-runner.js';
-import type { MountTable } from './mounts/mount-table.js';
+import type { BlockDevices } from './block-devices.js';
+import type { CommandRunner } from './command-runner.js';
+import type { MountTable } from './mount-table.js';
 
 /** What the steps of one resizer work through (see createFsResizer): its ports and their settings. */
 export interface ResizerPorts {

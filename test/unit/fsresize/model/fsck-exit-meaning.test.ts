@@ -1,7 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { fsckExitText } from '../../../../src/fsresize/index.js';
-import { fsckExitMeaning } from '../../../../src/fsresize/plan/fsck-exit-meaning.js';
+import { fsckExitMeaning } from '../../../../src/fsresize/model/fsck-exit-meaning.js';
 
 it('fsckExitMeaning names e2fsck exit codes (bits, as in e2fsck(8))', () => {
   assert.strictEqual(fsckExitMeaning(0), 'no errors');
