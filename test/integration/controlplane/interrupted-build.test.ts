@@ -1,12 +1,12 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { onCleanup } from '../../support/cleanup.js';
+import { eventually } from '../../support/eventually.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { binariesDir, buildBinaries } from '../../../src/controlplane/build-binaries.js';
 import { fakeGoSandbox } from '../../support/fake-go.js';
@@ -34,11 +34,7 @@ async function until(
   check: () => Promise<boolean> | boolean,
   timeoutMs = 20_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(50);
-  }
+  await eventually(check, timeoutMs, what);
 }
 
 /** The fake go's pid and its child's, once the build under way in `dir` started them. */

@@ -1,6 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { onCleanup } from '../../support/cleanup.js';
+import { eventually } from '../../support/eventually.js';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
@@ -26,8 +27,7 @@ function alive(pid: number): boolean {
 }
 
 async function gone(pid: number, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (alive(pid) && Date.now() < deadline) await sleep(100);
+  await eventually(() => !alive(pid), timeoutMs).catch(() => undefined);
   return !alive(pid);
 }
 

@@ -9,6 +9,7 @@ import type { AdmissionRequest, Validator } from '../../../src/admission/validat
 import { VMS_BY_PVC_INDEX } from '../../../src/host-cache/cache-snapshot-source.js';
 import { startAdmissionCaches } from '../../../src/host-cache/start-admission-caches.js';
 import { createAdmissionValidators } from '../../../src/webhook/create-admission-validators.js';
+import { eventuallyValue } from '../../support/eventually.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import {
@@ -73,20 +74,6 @@ const [pvcResize, vmValidator, settingValidator] = createAdmissionValidators({
   csiDrivers: started.caches.csiDrivers,
 }) as [Validator, Validator, Validator];
 
-async function eventually<T>(
-  read: () => Promise<T>,
-  accept: (value: T) => boolean,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) assert.fail(`${what}: last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 function grow(name: string, to = '20Gi', extra: Parameters<typeof pvc>[1] = {}): AdmissionRequest {
   const claim = pvc(name, extra);
   return admissionRequest({
@@ -113,7 +100,7 @@ describe('admission caches on a real kube-apiserver', () => {
   it('refuses with 500 until the informers have synced, then decides from them', async () => {
     assert.isFalse(beforeSync.ready);
     assert.strictEqual((await beforeSync.verdict).decision, 'cache-not-synced');
-    await eventually(async () => started.ready(), Boolean, 'caches ready');
+    await eventuallyValue(async () => started.ready(), Boolean, 'caches ready');
     assert.deepStrictEqual(await pvcResize.validate(grow(ROOT)), {
       allowed: true,
       decision: 'allowed',
@@ -153,7 +140,7 @@ describe('admission caches on a real kube-apiserver', () => {
     await cluster.patchCustom(KINDS.settings, 'csi-online-expand-validation', {
       value: '{"nfs.csi.k8s.io":true}',
     });
-    await eventually(
+    await eventuallyValue(
       () => Promise.resolve(pvcResize.validate(grow(NFS_DISK, '20Gi', NFS_OPTIONS))),
       (v) => v.allowed,
       'NFS allowed after the Setting changed',
@@ -167,7 +154,7 @@ describe('admission caches on a real kube-apiserver', () => {
       { spec: { configuration: { developerConfiguration: { featureGates: ['LiveMigration'] } } } },
       'harvester-system',
     );
-    await eventually(
+    await eventuallyValue(
       () => Promise.resolve(pvcResize.validate(grow(ROOT))),
       (v) => v.decision === 'gate-missing',
       'gate-missing',
@@ -178,7 +165,7 @@ describe('admission caches on a real kube-apiserver', () => {
       { observedKubeVirtVersion: 'v1.9.0' },
       'harvester-system',
     );
-    await eventually(
+    await eventuallyValue(
       () => Promise.resolve(pvcResize.validate(grow(ROOT))),
       (v) => v.decision === 'allowed',
       'GA on v1.9.0',
@@ -189,13 +176,13 @@ describe('admission caches on a real kube-apiserver', () => {
       { observedKubeVirtVersion: 'v1.5.2' },
       'harvester-system',
     );
-    await eventually(
+    await eventuallyValue(
       () => Promise.resolve(pvcResize.validate(grow(ROOT))),
       (v) => v.decision === 'gate-missing',
       'gate-missing again',
     );
     await cluster.patchCustomStatus(KINDS.vms, 'vm1', { printableStatus: 'Stopped', ready: false });
-    await eventually(
+    await eventuallyValue(
       () => Promise.resolve(pvcResize.validate(grow(ROOT))),
       (v) => v.decision === 'allowed-offline',
       'offline once stopped',
@@ -213,7 +200,7 @@ describe('admission caches on a real kube-apiserver', () => {
       },
       'harvester-system',
     );
-    await eventually(
+    await eventuallyValue(
       () => Promise.resolve(pvcResize.validate(grow(ROOT))),
       (v) => v.decision === 'allowed',
       'allowed again',
@@ -227,7 +214,7 @@ describe('admission caches on a real kube-apiserver', () => {
       { spec: { dataEngine: 'v2' } },
       'longhorn-system',
     );
-    await eventually(
+    await eventuallyValue(
       () => Promise.resolve(pvcResize.validate(grow(ROOT))),
       (v) => v.decision === 'longhorn-v2-version',
       'v2 refused on Longhorn v1.9.1',
@@ -238,7 +225,7 @@ describe('admission caches on a real kube-apiserver', () => {
       { value: 'v1.10.1' },
       'longhorn-system',
     );
-    await eventually(
+    await eventuallyValue(
       () => Promise.resolve(pvcResize.validate(grow(ROOT))),
       (v) => v.decision === 'allowed',
       'v2 allowed on Longhorn v1.10.1',
@@ -307,7 +294,7 @@ describe('admission caches on a real kube-apiserver', () => {
       kind: SETTING_KIND,
       object: harvesterSetting('{"nfs.csi.k8s.io":true,"topolvm.io":true}'),
     });
-    const verdict = await eventually(
+    const verdict = await eventuallyValue(
       () => Promise.resolve(settingValidator.validate(request)),
       (v) => (v.warnings ?? []).every((w) => !w.includes('nfs.csi.k8s.io')),
       'CSIDriver seen',

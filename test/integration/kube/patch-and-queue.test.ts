@@ -1,5 +1,6 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
+import { eventually } from '../../support/eventually.js';
 import { expectRejection } from '../../support/expect-error.js';
 import {
   CoreV1Api,
@@ -190,9 +191,7 @@ describe('patches, retries and the work queue against a real API server', () => 
       }
     });
     queue.add('appears-later');
-    const deadline = Date.now() + 20_000;
-    while (!seen.some((s) => s.found) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => seen.some((s) => s.found), 20_000).catch(() => undefined);
     assert.deepStrictEqual(
       seen.map((s) => s.requeues),
       [0, 1, 2, 3, 4],

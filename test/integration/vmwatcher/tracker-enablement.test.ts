@@ -29,12 +29,8 @@ import type { HarvesterSetting } from '../../../src/settings/index.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import {
-  eventually,
-  KUBEVIRT_NAMESPACE,
-  labLogger,
-  TrackerLab,
-} from '../../support/vmwatcher/tracker-lab.js';
+import { eventuallyValue } from '../../support/eventually.js';
+import { KUBEVIRT_NAMESPACE, labLogger, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
 
 const cp = await useControlPlane();
 const lab = new TrackerLab(cp.kubeConfig);
@@ -149,12 +145,12 @@ describe('voe enable, voe disable, voe status and voe watch on a real kube-apise
     assert.strictEqual(setting?.default, '{"driver.longhorn.io":true}');
     assert.strictEqual(setting?.metadata?.annotations?.[CREATED_BY_ANNOTATION], 'voe enable');
     await lab.waitForPhase(ns, name, Phase.HypervisorResizing, StageReason.NoGuestProbe);
-    await eventually(
+    await eventuallyValue(
       async () => (await lab.events(KUBEVIRT_NAMESPACE, 'kubevirt')).map((e) => e.reason),
       (reasons) => reasons.includes('ExpandDisksEnabled'),
       'an Event on the KubeVirt CR',
     );
-    await eventually(
+    await eventuallyValue(
       async () => (await lab.events('default', SETTING)).map((e) => e.reason),
       (reasons) => reasons.includes('ExpandSettingCreated'),
       'an Event on the Setting',
@@ -212,7 +208,7 @@ describe('voe enable, voe disable, voe status and voe watch on a real kube-apise
     assert.isFalse(refused[0]!.changed);
     assert.match(refused[0]!.message, /disabledFeatureGates: voe enable changes nothing/);
     assert.deepStrictEqual(gatesOf(await getKubeVirt()), WITHOUT);
-    await eventually(
+    await eventuallyValue(
       async () =>
         (await lab.events(KUBEVIRT_NAMESPACE, 'kubevirt')).find(
           (e) => e.reason === 'ExpandDisksDisabledByUser',
@@ -265,7 +261,7 @@ describe('voe enable, voe disable, voe status and voe watch on a real kube-apise
   });
 
   it('voe status prints the columns of kubectl get volumeexpansions, or JSON', async () => {
-    await eventually(
+    await eventuallyValue(
       () => lab.expansions('gate-off'),
       (items) => items.length === 1,
       'the expansion of the first test',
@@ -327,19 +323,19 @@ describe('voe enable, voe disable, voe status and voe watch on a real kube-apise
     let stdout = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const url = await eventually(
+    const url = await eventuallyValue(
       async () => /at (http:\/\/\S+) /.exec(stderr)?.[1],
       (found) => found !== undefined,
       'the probe address',
     );
     assert.strictEqual((await fetch(`${url}/livez`)).status, 200);
-    await eventually(
+    await eventuallyValue(
       async () => (await fetch(`${url}/readyz`)).status,
       (s) => s === 200,
       'ready',
     );
     assert.deepStrictEqual(gatesOf(await getKubeVirt()), [...WITHOUT, 'ExpandDisks']);
-    const metrics = await eventually(
+    const metrics = await eventuallyValue(
       async () => (await fetch(`${url}/metrics`)).text(),
       (text) => /voe_tracker_leader 1/.test(text),
       'leading',

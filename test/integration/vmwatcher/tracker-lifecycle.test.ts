@@ -17,7 +17,8 @@ import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { eventually, metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
+import { eventuallyValue } from '../../support/eventually.js';
+import { metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
 
 const cp = await useControlPlane();
 const lab = new TrackerLab(cp.kubeConfig);
@@ -50,7 +51,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
     const first = await tracker({ leaseName: 'restart' });
     await upToNodeResizePending(ns, 'vm1', claim);
     const before = await lab.waitForPhase(ns, name, Phase.NodeResizePending);
-    await eventually(
+    await eventuallyValue(
       async () => (await lab.events(ns, claim)).map((e) => e.reason),
       (r) => r.includes('ExpansionNodeResizePending'),
       'the Event of NodeResizePending',
@@ -71,7 +72,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
       before.status?.phaseTimestamps?.NodeResizePending,
     );
     assert.lengthOf(await lab.expansions(ns), 1);
-    await eventually(
+    await eventuallyValue(
       async () => (await lab.events(ns, claim)).map((e) => e.reason),
       (r) => r.includes('ExpansionVMUpdating'),
       'the Event of VMUpdating',
@@ -89,9 +90,9 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
     const claim = 'vm2-disk-0-two01';
     const name = `${claim}-20gi`;
     const a = await tracker({ leaseName: 'two', identity: 'replica-a' });
-    await eventually(async () => a.isLeader(), Boolean, 'a leads');
+    await eventuallyValue(async () => a.isLeader(), Boolean, 'a leads');
     const b = await tracker({ leaseName: 'two', identity: 'replica-b' });
-    await eventually(async () => b.caches.ready(), Boolean, 'b synced');
+    await eventuallyValue(async () => b.caches.ready(), Boolean, 'b synced');
     await upToNodeResizePending(ns, 'vm2', claim);
     await lab.waitForPhase(ns, name, Phase.NodeResizePending);
     assert.isFalse(b.isLeader());
@@ -99,7 +100,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
     assert.notMatch(await metricsText(b), /voe_tracker_status_writes_total\{result="written"\}/);
     assert.match(await metricsText(b), /voe_tracker_leader 0/);
     await a.stop();
-    await eventually(async () => b.isLeader(), Boolean, 'b leads once a released the lease');
+    await eventuallyValue(async () => b.isLeader(), Boolean, 'b leads once a released the lease');
     await actors.kubeletStarts(ns, claim);
     await lab.waitForPhase(ns, name, Phase.NodeResizing);
     assert.match(await metricsText(b), /voe_tracker_status_writes_total\{result="written"\} [1-9]/);
@@ -119,7 +120,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
       stuck.status?.message ?? '',
       /No progress for \ds in ControllerResizing, waiting for external-resizer/,
     );
-    await eventually(
+    await eventuallyValue(
       async () => (await lab.events(ns, claim)).find((e) => e.reason === 'ExpansionStuck'),
       (event) => event?.type === 'Warning',
       'a Warning Event',
@@ -167,7 +168,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
     const malformed = await lab.waitForPhase(ns, name, Phase.Stuck, StageReason.MalformedQuantity);
     assert.include(malformed.status?.message, '"ten gigs"');
     assert.strictEqual(malformed.status?.waitingFor, WaitingFor.VirtController);
-    await eventually(
+    await eventuallyValue(
       async () =>
         logs.lines().find((l) => l['msg'] === 'malformed input; marked on the VolumeExpansion'),
       (line) => line !== undefined && String(line['problems']).includes('ten gigs'),
@@ -211,7 +212,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
         name: `${second}-30gi`,
       }),
     });
-    const recreated = await eventually(
+    const recreated = await eventuallyValue(
       () => lab.expansion('bad-input-2', `${second}-30gi`),
       (e) =>
         e.metadata?.uid !== original.metadata?.uid && e.status?.phase === Phase.ControllerResizing,
@@ -226,7 +227,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
         'harvesterhci.io/volumeClaimTemplates': '[{"metadata": {"name": "vm5c-disk-0',
       },
     });
-    const event = await eventually(
+    const event = await eventuallyValue(
       async () =>
         (await lab.events('bad-input-3', 'vm5c')).find(
           (e) => e.reason === 'InvalidVolumeClaimTemplates',

@@ -7,7 +7,8 @@ import { assert } from 'chai';
 import { Phase, StageReason, type RunningTracker } from '../../../src/vmwatcher/index.js';
 import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
-import { eventually, metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
+import { eventuallyValue } from '../../support/eventually.js';
+import { metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
 
 const cp = await useControlPlane();
 const lab = new TrackerLab(cp.kubeConfig);
@@ -19,7 +20,7 @@ describe('the expansion tracker on a real kube-apiserver', () => {
   before(async () => {
     await lab.stageCluster();
     tracker = await lab.startTracker();
-    await eventually(async () => tracker.isLeader(), Boolean, 'the tracker leads');
+    await eventuallyValue(async () => tracker.isLeader(), Boolean, 'the tracker leads');
   });
 
   after(async () => {
@@ -107,12 +108,12 @@ describe('the expansion tracker on a real kube-apiserver', () => {
       'ExpansionNodeResizing',
       'ExpansionVMUpdating',
     ];
-    await eventually(
+    await eventuallyValue(
       () => reasons(claim),
       (r) => expected.every((e) => r.includes(e)),
       'PVC events',
     );
-    await eventually(
+    await eventuallyValue(
       () => reasons('vm1'),
       (r) => expected.every((e) => r.includes(e)),
       'VM events',
@@ -170,7 +171,7 @@ describe('the expansion tracker on a real kube-apiserver', () => {
     assert.strictEqual(infeasible.status?.waitingFor, WaitingFor.User);
     assert.include(infeasible.status?.message, 'exceeds the pool');
     assert.include(infeasible.status?.message, 'roll back');
-    await eventually(
+    await eventuallyValue(
       async () => (await lab.events(ns, claim)).find((e) => e.reason === 'ExpansionInfeasible'),
       (event) => event?.type === 'Warning',
       'a Warning Event',
@@ -324,7 +325,7 @@ describe('the expansion tracker on a real kube-apiserver', () => {
     const during = await lab.waitForPhase(ns, name, Phase.NodeResizing);
     assert.strictEqual(during.status?.pods?.launcher, launcher.metadata?.name);
     await actors.migrationCompletes(ns, 'vm6', target);
-    await eventually(
+    await eventuallyValue(
       () => lab.expansion(ns, name),
       (e) => e.status?.pods?.launcher === 'virt-launcher-vm6-target',
       'the target pod named',

@@ -4,8 +4,8 @@
  * uid, a running virt-launcher pod), the test actors (ExpansionActors), and waits on what the
  * tracker writes.
  */
-import { assert } from 'chai';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { eventuallyValue } from '../eventually.js';
 import { isAlreadyExists, requestJson, resourcePath } from '../../../src/kube/index.js';
 import { createLogger, type Logger } from '../../../src/log/index.js';
 import {
@@ -29,35 +29,6 @@ export function labLogger(): Logger {
     level: process.env['VOE_TEST_LOGS'] ? 'debug' : 'silent',
     destination: { write: (line: string) => void process.stderr.write(line) },
   });
-}
-
-export async function sleep(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `read` until `accept` holds (default 20 s); fails with the last value. */
-export async function eventually<T>(
-  read: () => Promise<T>,
-  accept: (value: T) => boolean,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    let value: T | undefined;
-    let failure: unknown;
-    try {
-      value = await read();
-      if (accept(value)) return value;
-    } catch (error) {
-      failure = error;
-    }
-    if (Date.now() > deadline)
-      assert.fail(
-        `${what}: last ${failure ? `error ${String(failure)}` : `value ${JSON.stringify(value, null, 1)}`}`,
-      );
-    await sleep(50);
-  }
 }
 
 export class TrackerLab {
@@ -171,7 +142,7 @@ export class TrackerLab {
     reason?: string,
     timeoutMs?: number,
   ): Promise<VolumeExpansion> {
-    return eventually(
+    return eventuallyValue(
       () => this.expansion(namespace, name),
       (e) => e.status?.phase === phase && (reason === undefined || e.status.reason === reason),
       `${namespace}/${name} in ${phase}${reason ? `/${reason}` : ''}`,

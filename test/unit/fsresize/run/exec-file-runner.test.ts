@@ -2,6 +2,7 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectRejection } from '../../../support/expect-error.js';
 import { onCleanup } from '../../../support/cleanup.js';
+import { eventually } from '../../../support/eventually.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -251,9 +252,9 @@ it('a critical tool outlives a killed voe: its output goes to files, so it does 
   }
   voe.kill('SIGKILL');
   await exited;
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline && (await readFile(marker, 'utf8').catch(() => '')) === '')
-    await new Promise((r) => setTimeout(r, 50));
+  await eventually(async () => (await readFile(marker, 'utf8').catch(() => '')) !== '', 5000).catch(
+    () => undefined,
+  );
   assert.strictEqual(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
 });
 
@@ -291,9 +292,10 @@ it('a critical tool still running at its timeout is never stopped (a resize2fs k
     },
   );
   assert.ok(alive(pid), 'the tool still runs after the timeout');
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && (await readFile(marker, 'utf8').catch(() => '')) === '')
-    await new Promise((r) => setTimeout(r, 50));
+  await eventually(
+    async () => (await readFile(marker, 'utf8').catch(() => '')) !== '',
+    10_000,
+  ).catch(() => undefined);
   assert.strictEqual(await readFile(marker, 'utf8'), 'done\n', 'the tool ran to its end');
 });
 

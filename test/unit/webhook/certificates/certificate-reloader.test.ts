@@ -16,6 +16,7 @@ import { createCertificateAuthority, issueServingCertificate } from '../../../..
 import type { IssuedCertificate } from '../../../../src/tls/certificate-authority.js';
 import { issueCertificate } from '../../../../src/tls/issue-certificate.js';
 import { captureLogger } from '../../../support/capture-logger.js';
+import { eventually } from '../../../support/eventually.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -40,12 +41,8 @@ function servedFingerprint(port: number): Promise<string> {
   });
 }
 
-async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function settles(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  return eventually(check, 15_000, what);
 }
 
 /** A temporary directory holding tls.crt and tls.key of a fresh pair `a` (removed after the test). */
@@ -90,7 +87,7 @@ it('rewritten files are served without a restart; an invalid pair keeps the prev
   const b = await newPair();
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
     'certificate B to be served',
   );
@@ -99,7 +96,7 @@ it('rewritten files are served without a restart; an invalid pair keeps the prev
   const c = await newPair();
   await writeFile(certFile, c.certificatePem);
   assert.isFalse(await server.reloadCertificate());
-  await eventually(
+  await settles(
     () => logs.text().includes('still serving the previous certificate'),
     'the invalid pair to be logged',
   );
@@ -119,7 +116,7 @@ it('rewritten files are served without a restart; an invalid pair keeps the prev
   // Fixed: the next valid pair is picked up.
   await writeFile(keyFile, c.keyPem);
   await writeFile(certFile, c.certificatePem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem),
     'certificate C to be served',
   );
@@ -159,7 +156,7 @@ it('a connection open before a reload keeps its certificate and goes on answerin
   const b = await newPair();
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
     'new handshakes to get certificate B',
   );
@@ -194,7 +191,7 @@ it('a Kubernetes Secret volume update (..data symlink swap) is picked up', async
   await symlink('..2026_11_21_06_05_00.000000002', join(dir, '..data_tmp'));
   await rename(join(dir, '..data_tmp'), join(dir, '..data'));
   await rm(join(dir, '..2026_11_21_06_00_00.000000001'), { recursive: true });
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
     'the swapped certificate to be served',
   );
@@ -237,14 +234,14 @@ it('a certificate directory removed and made again, or renamed over, is watched 
   await mkdir(dir);
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
     'certificate B in the new directory',
   );
   const c = await newPair();
   await writeFile(keyFile, c.keyPem);
   await writeFile(certFile, c.certificatePem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem),
     'certificate C written into the new directory (the poll is 60 s away)',
   );
@@ -257,14 +254,14 @@ it('a certificate directory removed and made again, or renamed over, is watched 
   await writeFile(join(staged, 'tls.key'), d.keyPem);
   await rm(dir, { recursive: true });
   await rename(staged, dir);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(d.certificatePem),
     'certificate D of the directory renamed over it',
   );
   const e = await newPair();
   await writeFile(keyFile, e.keyPem);
   await writeFile(certFile, e.certificatePem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(e.certificatePem),
     'certificate E written into it',
   );
@@ -294,7 +291,7 @@ it('listen again after a failed listen still reloads changed files', async () =>
   const b = await newPair();
   await writeFile(certFile, b.certificatePem);
   await writeFile(keyFile, b.keyPem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
     'certificate B served after the second listen',
   );
@@ -330,7 +327,7 @@ it('an expired certificate, or one not valid yet, never replaces one the API ser
       `${what}: the previous certificate is still served`,
     );
   }
-  await eventually(
+  await settles(
     () =>
       logs.text().includes('the certificate expired at 2025-01-31') &&
       logs.text().includes('the certificate is not valid before'),
@@ -422,7 +419,7 @@ it('a certificate that expires while served: the log says so when it does, /read
       req.on('error', reject);
     });
   assert.deepStrictEqual(await readyz(), { status: 200, body: 'ok' });
-  await eventually(
+  await settles(
     () => logs.text().includes('the serving certificate expired'),
     'the expiry to be logged',
   );
@@ -461,7 +458,7 @@ it('a pair written one file after the other (the certificate, the key a moment l
     );
   }
   await writeFile(keyFile, b.keyPem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(b.certificatePem),
     'certificate B served once its key arrived',
   );
@@ -473,7 +470,7 @@ it('a pair written one file after the other (the certificate, the key a moment l
   await writeFile(keyFile, c.keyPem);
   await new Promise((r) => setTimeout(r, 300));
   await writeFile(certFile, c.certificatePem);
-  await eventually(
+  await settles(
     async () => (await servedFingerprint(port)) === fingerprint(c.certificatePem),
     'certificate C served once both files are back',
   );
@@ -500,7 +497,7 @@ it('a pair that stays invalid past the settle time counts as one failed reload, 
   const { port } = await server.listen(0, '127.0.0.1');
   onCleanup(() => server.close());
   await writeFile(certFile, (await newPair()).certificatePem);
-  await eventually(
+  await settles(
     async () => (await reloads(server, 'failure')) === 1,
     'the failure counted once the settle time passed',
   );
