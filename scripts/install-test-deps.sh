@@ -34,7 +34,7 @@ if [ "$only" = all ]; then
     [tini]=tini
   )
 fi
-# The VM lab (reference/vm-lab.md): what virt-launcher runs, from Debian, with no container engine.
+# The VM lab (docs/tracker.md "The VM lab"): what virt-launcher runs, from Debian, with no container engine.
 pkg_for+=(
   [qemu-system-x86_64]=qemu-system-x86 [qemu-img]=qemu-utils
   [libvirtd]=libvirt-daemon [virtlogd]=libvirt-daemon [virsh]=libvirt-clients

@@ -3,7 +3,7 @@ import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
 /**
  * What to do with Longhorn v2 data engine volumes:
  * - `auto`: allow when Longhorn >= v1.10.0 (v2 expansion exists there) and the volume's
- *   frontend is not `ublk`; refuse when the version is older or unknown (the seed's behaviour);
+ *   frontend is not `ublk`; refuse when the version is older or unknown (Harvester's behaviour);
  * - `deny`: always refuse (Harvester v1.6.x);
  * - `allow`: always allow (Harvester >= v1.7.0).
  * Encrypted v2 volumes are refused under every policy (Longhorn cannot grow them).
@@ -30,7 +30,7 @@ export interface AdmissionOptions {
   longhornV2Expansion: LonghornV2Expansion;
 }
 
-/** Harvester's defaults (reference/harvester.md, reference/harvester-csi.md). */
+/** Harvester's defaults (docs/admission.md "Configuration"). */
 export const DEFAULT_ADMISSION_OPTIONS: Readonly<AdmissionOptions> = Object.freeze({
   settingName: EXPAND_VALIDATION_SETTING_NAME,
   kubeVirtNamespace: 'harvester-system',

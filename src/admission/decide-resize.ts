@@ -17,7 +17,7 @@ export { BLOCK_RESIZE_TO_CAPACITY_SINCE } from './longhorn-rule.js';
  * True when the update asks the volume to grow: spec.resources.requests.storage grows (both sides
  * set, new > old). Exact ("10Gi" equals "10240Mi"). A lowered request is not judged: Kubernetes
  * accepts one only above status.capacity, to recover from a failed expansion
- * (reference/kubernetes-expansion.md §1), and it never asks for more than the request already
+ * (KEP-1790, "Recover from volume expansion failure"), and it never asks for more than the request already
  * pending, which the resizer goes on working towards whatever the webhook says; refusing it would
  * keep the larger growth pending and leave no way to lower it while a VM runs. Throws KubeError
  * KUBE_QUANTITY_INVALID for a malformed request, KUBE_QUANTITY_OUT_OF_RANGE for a new one beyond
@@ -76,7 +76,7 @@ export function internalErrorDecision(decision: DecisionValue, message: string):
 }
 
 /**
- * The rules of decideResize in Harvester's order (reference/harvester.md §1, seed 004): a VM using
+ * The rules of decideResize in Harvester's order (docs/admission.md "The decision"): a VM using
  * the PVC and not Stopped -> ExpandDisks effectively on -> not a hotplugged Filesystem volume ->
  * provisioner validated by the Setting -> Longhorn data engine.
  */

@@ -1,7 +1,7 @@
 /**
  * The refusal messages. Each starts with `PVC_EXPAND: ` (Harvester's VM controller keys on it
  * to stop retrying) and, where Harvester has one, Harvester's exact sentence
- * (reference/harvester.md §1); then why and what the user can do.
+ * (docs/admission.md "Results and messages"); then why and what the user can do.
  */
 export const PVC_EXPAND_PREFIX = 'PVC_EXPAND: ';
 

@@ -50,7 +50,7 @@ const S = SCENARIO;
 const SETTING = 'csi-online-expand-validation';
 
 /**
- * The demo in order (stageExpansionScenario first): the seed's test plan, then the ExpandDisks
+ * The demo in order (stageExpansionScenario first): the admission test plan, then the ExpandDisks
  * checks. Every VM runs except vm5; nothing beyond Longhorn is validated in the Setting at first.
  */
 export const DEMO_STEPS: readonly DemoStep[] = [

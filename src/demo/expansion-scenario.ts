@@ -1,5 +1,5 @@
 /**
- * The seed's admission test plan as a cluster (seed 004: Longhorn v1 and v2 root disks, an NFS
+ * Harvester's admission test plan as a cluster (docs/demo.md: Longhorn v1 and v2 root disks, an NFS
  * disk, TopoLVM volumes hotplugged in Block and Filesystem mode, plus a stopped VM), staged the
  * way the real components write it: storage classes, bound PVCs with their PVs, KubeVirt VMs
  * with their status, the KubeVirt CR, the csi-online-expand-validation Setting (nothing

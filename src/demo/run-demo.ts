@@ -130,7 +130,7 @@ async function waitForResourceVersion(
 }
 
 /**
- * `voe demo`: stages the seed's scenario (running VMs on Longhorn v1/v2, NFS and TopoLVM
+ * `voe demo`: stages the admission test plan's scenario (running VMs on Longhorn v1/v2, NFS and TopoLVM
  * volumes, a stopped VM) in the cluster, runs the voe webhook locally and registers it, then
  * tries each resize of DEMO_STEPS as a user would (a PVC update through the API server) and
  * records whether the API server admitted or refused it, with its message, and whether a refusal

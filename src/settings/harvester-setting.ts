@@ -1,6 +1,6 @@
 /**
  * A Harvester `settings.harvesterhci.io/v1beta1` object (cluster-scoped). Its fields sit at
- * the top level, not under `spec` (reference/harvester.md §2); all are optional strings
+ * the top level, not under `spec` (manifests/crds/harvester.yaml); all are optional strings
  * except `customized`.
  */
 export interface HarvesterSetting {

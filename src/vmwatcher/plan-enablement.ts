@@ -47,7 +47,7 @@ function addedGates(kubeVirt: KubeVirt): string[] {
 
 const developer = (kubeVirt: KubeVirt) => kubeVirt.spec?.configuration?.developerConfiguration;
 
-/** `voe enable`'s decision on the KubeVirt CR (reference/kubevirt.md "ExpandDisks"). Pure. */
+/** `voe enable`'s decision on the KubeVirt CR (docs/tracker.md "`voe enable` / `voe disable`"). Pure. */
 export function planGate(kubeVirt: KubeVirt): GatePlan {
   const version = kubeVirt.status?.observedKubeVirtVersion;
   if (versionAtLeast(version, EXPAND_DISKS_GA_SINCE)) return { action: 'ga', version: version! };

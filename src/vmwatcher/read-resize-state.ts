@@ -3,7 +3,7 @@ import type { PvcCondition, PersistentVolumeClaim } from '../model/index.js';
 /**
  * A PVC's `status.allocatedResourceStatuses["storage"]`, with both spellings read as one: up to
  * Kubernetes 1.30 the failures were ControllerResizeFailed / NodeResizeFailed, from 1.31
- * ControllerResizeInfeasible / NodeResizeInfeasible (reference/kubernetes-expansion.md).
+ * ControllerResizeInfeasible / NodeResizeInfeasible (KEP-1790, "Recover from volume expansion failure"; docs/tracker.md "Phases").
  */
 export type ResizeStatus =
   | 'ControllerResizeInProgress'

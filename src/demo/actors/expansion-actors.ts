@@ -1,7 +1,7 @@
 /**
  * Test actors: what external-resizer, kubelet, virt-controller and virt-handler write during an
- * online expansion, written the same way through the API server (reference/kubernetes-expansion.md
- * §1–3, reference/kubevirt.md): PVC status through /status with the conditions, allocatedResources
+ * online expansion, written the same way through the API server (docs/tracker.md
+ * "Tests"): PVC status through /status with the conditions, allocatedResources
  * and allocatedResourceStatuses each component sets; the PV's capacity; the VMI's
  * persistentVolumeClaimInfo; virt-launcher and hotplug pods; migration state. For the tracker's
  * integration tests, its benchmark and the demo, on a local control plane where those components

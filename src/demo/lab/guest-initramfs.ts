@@ -13,7 +13,7 @@ import { VmLabError } from './vm-lab-error.js';
 const run = promisify(execFile);
 
 /**
- * The modules the lab's guest loads (reference/vm-lab.md): virtio over PCI, virtio-blk and
+ * The modules the lab's guest loads (docs/tracker.md "The VM lab"): virtio over PCI, virtio-blk and
  * virtio-scsi disks (with the SCSI disk driver), the console ports the agent talks through, ext4
  * (which mounts the ext2 filesystem of `voe.fs=`, and will not mount without a crc32c driver), and
  * what they depend on.
@@ -90,7 +90,7 @@ async function initramfsEntries(packages: GuestPackages, modules: string[]): Pro
 }
 
 /**
- * The lab guest's kernel and initramfs (reference/vm-lab.md "A minimal guest"): the initramfs is
+ * The lab guest's kernel and initramfs (docs/tracker.md "The VM lab"): the initramfs is
  * assembled from the unpacked packages (busybox, qemu-ga with the libraries ldd lists, the virtio
  * modules in dependency order, GUEST_INIT) once, and cached in <cache>/vm-lab keyed by the
  * package versions and what goes into it.

@@ -41,7 +41,7 @@ function xml(text: string): string {
 }
 
 /**
- * The lab domain's XML (reference/vm-lab.md "libvirt"): `type='qemu'` (TCG: no KVM here),
+ * The lab domain's XML (docs/tracker.md "The VM lab"): `type='qemu'` (TCG: no KVM here),
  * the q35 machine KubeVirt uses, direct kernel boot of the lab guest, each disk a raw file on
  * virtio-blk or a virtio-scsi controller with its serial, the guest agent's channel as KubeVirt defines it, the serial
  * console into a file. Values are XML-escaped; a filesystemOn that is no device name is refused

@@ -72,7 +72,7 @@ async function virsh(args: readonly string[]): Promise<string> {
 }
 
 /**
- * Boots a lab domain as KubeVirt would name and shape it (reference/vm-lab.md): the lab guest's
+ * Boots a lab domain as KubeVirt would name and shape it (docs/tracker.md "The VM lab"): the lab guest's
  * kernel and cached initramfs, each disk a sparse raw file of its size in a fresh directory (the
  * kernel and initramfs copied there too: QEMU runs as libvirt-qemu and may not read the cache),
  * a transient domain (`virsh create`), ready once its agent answers guest-ping (or, without an

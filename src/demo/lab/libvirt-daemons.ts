@@ -7,7 +7,7 @@ import { VmLabError } from './vm-lab-error.js';
 
 const run = promisify(execFile);
 
-/** What libvirtd and virtlogd need (reference/vm-lab.md "libvirt"). */
+/** What libvirtd and virtlogd need (docs/tracker.md "The VM lab"). */
 const LIBVIRT_DIRS = [
   '/var/log/libvirt',
   '/var/run/libvirt',

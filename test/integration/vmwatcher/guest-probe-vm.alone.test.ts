@@ -1,5 +1,5 @@
 /**
- * The guest probe on a real VM (reference/vm-lab.md): libvirt domains named as KubeVirt names
+ * The guest probe on a real VM (docs/tracker.md "The VM lab"): libvirt domains named as KubeVirt names
  * them, running the lab guest (Debian's kernel, busybox, qemu-guest-agent) under TCG, mirrored in
  * a real kube-apiserver (VM, VMI with volumeStatus and disk serials, virt-launcher pod, bound PVCs
  * and PVs). A PVC edit goes through the API server and voe's registered webhook; test actors play

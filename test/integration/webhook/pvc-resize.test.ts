@@ -1,5 +1,5 @@
 /**
- * The seed's test plan through the real kube-apiserver: the API server calls voe's webhook
+ * The admission test plan (docs/demo.md) through the real kube-apiserver: the API server calls voe's webhook
  * (registered by `serveWebhook` in dev mode) for PVC updates that grow the request, and the
  * webhook decides from informer caches. Peers we cannot run write what they would write:
  * the PV binder (PV + PVC Bound), KubeVirt (VM status), Longhorn (Volume, Engine, Setting).
@@ -63,7 +63,7 @@ const until = (check: () => Promise<boolean>, what: string): Promise<void> =>
   eventually(check, 15_000, what);
 
 describe('PVC resizes through the API server and the admission webhook', () => {
-  describe('seed 004 test plan through the API server', () => {
+  describe('the admission test plan through the API server', () => {
     it('1. Longhorn v1 Block root disk of a running VM: allowed', async () => {
       assert.isUndefined(await expand(ROOT, '20Gi'));
       assert.strictEqual(await requestOf(ROOT), '20Gi');

@@ -1,7 +1,7 @@
 /**
- * The seed's test plan (seeds/004 "Test plan", reference/harvester.md §6) as admission cases
- * through the PVC validator over caches. The same cases run against a real kube-apiserver in
- * test/integration/webhook once the server and the control plane land.
+ * The admission test plan (docs/demo.md) as admission cases through the PVC validator over
+ * caches. The same cases run against a real kube-apiserver in
+ * test/integration/webhook/pvc-resize.test.ts.
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -82,7 +82,7 @@ const hotplugVm = (claimName: string) =>
     ],
   });
 
-describe('seed 004 test plan (admission)', () => {
+describe('the admission test plan (admission)', () => {
   it('1. Longhorn v1 Block root disk of a running VM: allowed', async () => {
     assert.isTrue((await expand(harvester(), pvc(ROOT)).run()).allowed);
   });
