@@ -73,6 +73,8 @@ export interface WebhookServer {
    */
   close(): Promise<void>;
   readonly registry: Registry;
+  /** The reviews the webhook `name` has answered so far, read from its requests counter in process. */
+  reviewsAnswered(name: string): Promise<number>;
   /** Re-reads the certificate files now (as on a file change); true if a new pair was applied. */
   reloadCertificate(): Promise<boolean>;
 }
@@ -116,6 +118,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
 
   return {
     registry: metrics.registry,
+    async reviewsAnswered(name) {
+      const { values } = await metrics.requests.get();
+      return values
+        .filter((sample) => sample.labels.webhook === name)
+        .reduce((sum, sample) => sum + sample.value, 0);
+    },
     reloadCertificate: () => reloader.reload(),
     drain() {
       if (draining) return;

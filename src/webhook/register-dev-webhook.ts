@@ -25,8 +25,8 @@ export interface DevRegistrationOptions {
   started: StartedCaches<unknown>;
   cacheSyncTimeoutMs: number;
   registrationTimeoutMs: number;
-  /** The webhook's /metrics text (how the API server's first call is seen). */
-  metricsText: () => Promise<string>;
+  /** The reviews the setting webhook has answered (how the API server's first call is seen). */
+  reviewsAnswered: () => Promise<number>;
   cleanups: StartUpCleanups;
   logger: Logger;
   signal: AbortSignal | undefined;
@@ -64,7 +64,7 @@ export async function registerDevWebhook(options: DevRegistrationOptions): Promi
     kubeConfig,
     name,
     url,
-    metricsText: options.metricsText,
+    reviewsAnswered: options.reviewsAnswered,
     settingName: options.settingName ?? EXPAND_VALIDATION_SETTING_NAME,
     timeoutMs: options.registrationTimeoutMs,
     logger: log,

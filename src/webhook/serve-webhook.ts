@@ -11,6 +11,7 @@ import {
   type DevCertificates,
 } from './certificates/serve-dev-certificates.js';
 import { startCachesExplained } from './start-caches-explained.js';
+import { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
 import {
   createStartUpCleanups,
   undoFailedStart,
@@ -120,7 +121,7 @@ export async function serveWebhook<C>(options: ServeWebhookOptions<C>): Promise<
         started,
         cacheSyncTimeoutMs: options.cacheSyncTimeoutMs ?? 120_000,
         registrationTimeoutMs: options.registrationTimeoutMs ?? 30_000,
-        metricsText: () => server.registry.metrics(),
+        reviewsAnswered: () => server.reviewsAnswered(WEBHOOK_ENDPOINTS.setting.name),
         cleanups,
         logger: log,
         signal,

@@ -1,17 +1,8 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { apiErrorOf } from '../../kube/index.js';
 import { waitUntil } from '../../wait/index.js';
-import { sumSamples } from '../sum-samples.js';
-import { WEBHOOK_ENDPOINTS } from '../webhook-endpoints.js';
 
 export type RegistrationCheck = 'confirmed' | 'unverifiable' | 'timeout' | 'aborted';
-
-/** Reviews the setting webhook has answered so far (voe_webhook_requests_total{webhook="setting"}). */
-async function settingReviews(metricsText: () => Promise<string>): Promise<number> {
-  return sumSamples(await metricsText(), 'voe_webhook_requests_total', {
-    webhook: WEBHOOK_ENDPOINTS.setting.name,
-  });
-}
 
 /**
  * After registering the webhooks: waits until the API server actually calls them (it picks up a new
@@ -19,12 +10,12 @@ async function settingReviews(metricsText: () => Promise<string>): Promise<numbe
  * dry-run create of the Setting `settingName` (changes nothing; the setting webhook is called
  * before the API server finds that the Setting exists) until the webhook counts a review.
  * 'unverifiable' when the cluster does not serve Harvester Settings or we may not create them;
- * 'aborted' as soon as `signal` aborts (its pause between probes ends at once). `metricsText` is
- * the webhook's /metrics text.
+ * 'aborted' as soon as `signal` aborts (its pause between probes ends at once).
+ * `reviewsAnswered` counts the setting webhook's answers, in process.
  */
 export async function confirmApiServerCalls(options: {
   kubeConfig: KubeConfig;
-  metricsText: () => Promise<string>;
+  reviewsAnswered: () => Promise<number>;
   settingName: string;
   timeoutMs: number;
   pollMs?: number;
@@ -34,7 +25,7 @@ export async function confirmApiServerCalls(options: {
   let unverifiable = false;
   const outcome = await waitUntil(
     async () => {
-      const before = await settingReviews(options.metricsText);
+      const before = await options.reviewsAnswered();
       try {
         await custom.createClusterCustomObject({
           group: 'harvesterhci.io',
@@ -55,7 +46,7 @@ export async function confirmApiServerCalls(options: {
         if (code === 404 || code === 403) return (unverifiable = true);
         // 409 (the Setting exists) or a webhook call that failed: look at what the webhook saw.
       }
-      return (await settingReviews(options.metricsText)) > before;
+      return (await options.reviewsAnswered()) > before;
     },
     { timeoutMs: options.timeoutMs, intervalMs: options.pollMs ?? 100, signal: options.signal },
   );

@@ -12,7 +12,7 @@ export async function confirmDevRegistration(options: {
   kubeConfig: KubeConfig;
   name: string;
   url: string;
-  metricsText: () => Promise<string>;
+  reviewsAnswered: () => Promise<number>;
   settingName: string;
   timeoutMs: number;
   logger: Logger;
@@ -21,7 +21,7 @@ export async function confirmDevRegistration(options: {
   const { name, signal, logger: log } = options;
   const check = await confirmApiServerCalls({
     kubeConfig: options.kubeConfig,
-    metricsText: options.metricsText,
+    reviewsAnswered: options.reviewsAnswered,
     settingName: options.settingName,
     timeoutMs: options.timeoutMs,
     ...(signal ? { signal } : {}),

@@ -13,7 +13,7 @@ import {
   CustomObjectsApi,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-import { sumSamples } from '../../../src/webhook/sum-samples.js';
+import { sumSamples } from '../../support/webhook/sum-samples.js';
 import { apiServerRequests } from '../../support/webhook/api-server-metrics.js';
 import { eventually } from '../../support/eventually.js';
 import { httpsRequest } from '../../support/webhook/webhook-client.js';

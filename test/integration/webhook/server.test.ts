@@ -494,7 +494,7 @@ describe('the webhook server behind a real API server', () => {
     const before = calls['setting']!.length;
     const check = await confirmApiServerCalls({
       kubeConfig: cp.kubeConfig,
-      metricsText: () => server.registry.metrics(),
+      reviewsAnswered: () => server.reviewsAnswered('setting'),
       settingName: setting.name,
       timeoutMs: 30_000,
     });
@@ -510,18 +510,19 @@ describe('the webhook server behind a real API server', () => {
     assert.strictEqual(
       await confirmApiServerCalls({
         kubeConfig: nobody,
-        metricsText: () => server.registry.metrics(),
+        reviewsAnswered: () => server.reviewsAnswered('setting'),
         settingName: 'csi-online-expand-validation',
         timeoutMs: 5_000,
       }),
       'unverifiable',
     );
     // A webhook server the configuration does not point to never sees the probe.
-    const unregistered = createWebhookMetrics().registry;
+    const unregistered = createWebhookMetrics().requests;
     assert.strictEqual(
       await confirmApiServerCalls({
         kubeConfig: cp.kubeConfig,
-        metricsText: () => unregistered.metrics(),
+        reviewsAnswered: async () =>
+          (await unregistered.get()).values.reduce((sum, sample) => sum + sample.value, 0),
         settingName: 'csi-online-expand-validation',
         timeoutMs: 1_000,
       }),

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { sumSamples } from '../../../src/webhook/sum-samples.js';
+import { sumSamples } from './sum-samples.js';
 
 /** The API server's /metrics (Prometheus text), read with the kubeconfig's credentials. */
 export async function apiServerMetrics(kc: KubeConfig): Promise<string> {

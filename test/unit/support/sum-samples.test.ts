@@ -1,7 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { Counter, Gauge, Registry } from 'prom-client';
-import { sumSamples } from '../../../src/webhook/sum-samples.js';
+import { sumSamples } from '../../support/webhook/sum-samples.js';
 
 it('sums the samples of one metric whose labels include the given ones, as prom-client writes them', async () => {
   const registry = new Registry();
