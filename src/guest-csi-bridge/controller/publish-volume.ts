@@ -97,7 +97,7 @@ export async function publishVolume(
         `volume ${volumeId} is still being unplugged from ${node}; retry once it is gone`,
       );
     if (attachment === 'detached') {
-      const mode = await hotplugModeOf(host);
+      const mode = await hotplugModeOf(host, ctx.log);
       if (mode === 'declarative') {
         await patchVmGuarded(
           host,
@@ -155,7 +155,7 @@ export async function unpublishVolume(
       const attachment = attachmentOf(vm, vmi, volumeId);
       if (attachment === 'detached') continue;
       if (vm && (attachment === 'attached' || attachment === 'attaching')) {
-        mode ??= await hotplugModeOf(host);
+        mode ??= await hotplugModeOf(host, ctx.log);
         if (mode === 'declarative') {
           await patchVmGuarded(
             host,
