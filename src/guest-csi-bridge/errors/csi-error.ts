@@ -49,6 +49,8 @@ export const CsiErrorCode = {
   SettingInvalid: 'CSI_SETTING_INVALID',
   /** The volume path is not a mount point (FAILED_PRECONDITION). */
   NotMounted: 'CSI_NOT_MOUNTED',
+  /** The volume's device link did not show up in time on a node it is published to (UNAVAILABLE). */
+  DeviceNotVisible: 'CSI_DEVICE_NOT_VISIBLE',
   /** The device did not show the size asked for before the deadline (UNAVAILABLE). */
   DeviceNotGrown: 'CSI_DEVICE_NOT_GROWN',
   /** A mount, unmount or format tool failed (INTERNAL). */
