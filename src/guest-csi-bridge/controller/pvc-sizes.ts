@@ -15,6 +15,11 @@ export function capacityBytesOf(pvc: HostPvc | undefined): bigint | undefined {
   return bytesOf(pvc?.status?.capacity?.['storage']);
 }
 
+/** The size the host's resizer last tried (`status.allocatedResources.storage`); undefined when unset. */
+export function allocatedBytesOf(pvc: HostPvc | undefined): bigint | undefined {
+  return bytesOf(pvc?.status?.allocatedResources?.['storage']);
+}
+
 /** The PVC's `spec.resources.requests.storage` in bytes; undefined when unset or unreadable. */
 export function requestBytesOf(pvc: HostPvc | undefined): bigint | undefined {
   return bytesOf(pvc?.spec?.resources?.requests?.['storage']);
@@ -41,9 +46,13 @@ export function hostResizeInfeasible(
   pvc: HostPvc | undefined,
   requiredBytes?: bigint,
 ): string | undefined {
-  const allocated = bytesOf(pvc?.status?.allocatedResources?.['storage']);
+  const allocated = allocatedBytesOf(pvc);
   if (requiredBytes !== undefined && allocated !== undefined && allocated < requiredBytes)
     return undefined;
+  // A mark about a size above the request is stale: the request was lowered since (a rollback),
+  // and the resizer tries the lower size.
+  const request = requestBytesOf(pvc);
+  if (allocated !== undefined && request !== undefined && allocated > request) return undefined;
   const state = pvc?.status?.allocatedResourceStatuses?.['storage'];
   const failed = state === 'ControllerResizeFailed' || state === 'NodeResizeFailed';
   if (state !== 'ControllerResizeInfeasible' && state !== 'NodeResizeInfeasible' && !failed)

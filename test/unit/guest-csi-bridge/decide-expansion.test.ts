@@ -286,6 +286,21 @@ const rows: Row[] = [
     expect: 'lookup',
   },
   {
+    name: 'the guest lowered its request below the size the host refused: the host request is lowered to it',
+    pvc: pvc('20Gi', '10Gi', { infeasible: 'ControllerResizeInfeasible', allocated: '20Gi' }),
+    required: 15n * Gi,
+    host: online(),
+    expect: 'patch',
+    requestBytes: 15n * Gi,
+  },
+  {
+    name: 'after the host request was lowered, the mark about the larger size is stale: wait',
+    pvc: pvc('15Gi', '10Gi', { infeasible: 'ControllerResizeInfeasible', allocated: '20Gi' }),
+    required: 15n * Gi,
+    host: online(),
+    expect: 'wait',
+  },
+  {
     name: 'infeasible at a smaller request: a larger one is tried',
     pvc: pvc('15Gi', '10Gi', { infeasible: 'ControllerResizeInfeasible' }),
     required: 20n * Gi,
