@@ -98,7 +98,6 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
     driverName: options.driverName ?? DEFAULT_DRIVER_NAME,
     vendorVersion: options.vendorVersion,
     controller: serveController,
-    host: defaultHost,
   });
   const server = await serveCsi({
     endpoint: options.endpoint,
@@ -107,7 +106,23 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
     ...(node ? { node: node.service } : {}),
     log: options.log,
   });
+  if (defaultHost) reportHostReachability(defaultHost, options.log);
   return { server, nodeId: node?.nodeId, hosts, stop: (graceMs) => server.stop(graceMs) };
+}
+
+/**
+ * Logs once, at start, whether the host API answers: what a slow or unreachable host means for
+ * the driver's calls is in their answers (UNAVAILABLE), never in Probe (see createIdentityService).
+ */
+function reportHostReachability(host: HostApi, log: Logger): void {
+  host.probe().then(
+    () => log.info({ namespace: host.namespace }, 'the host API answers'),
+    (error: unknown) =>
+      log.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'the host API does not answer yet; calls that need it answer UNAVAILABLE until it does',
+      ),
+  );
 }
 
 /** The controller service; it needs the host's credentials (CSI_HOST_CREDENTIALS_INVALID otherwise). */

@@ -26,8 +26,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 
 {{/*
-voe csi, as both the controller and the node plugin run it: the socket the sidecars share, this
-node's name as the node id (the guest node's VM on the host), and the host's kubeconfig.
+voe csi as the controller (services "controller", the controller's host kubeconfig) or the node
+plugin (services "node", the node's host kubeconfig) runs it, on the socket its sidecars share.
+No --node-id: the node id is discovered from the node's MAC addresses against the host's VMIs,
+with the Kubernetes node name as the fallback. Liveness is the process answering Probe (never the
+host: a slow host must not restart the driver).
 */}}
 {{- define "voe-csi.driverContainer" -}}
 name: voe-csi
@@ -37,23 +40,31 @@ args:
   - csi
   - --endpoint
   - unix:///csi/csi.sock
-  - --node-id
-  - $(NODE_ID)
+  - --services
+  - {{ .services }}
   - --kubeconfig
   - /etc/voe/host/kubeconfig
   - --driver-name
   - {{ .root.Values.driverName }}
+  {{- if eq .services "node" }}
+  - --node-name
+  - $(NODE_NAME)
+  {{- end }}
+  {{- if eq .services "controller" }}
   {{- with .root.Values.storageClass.hostStorageClass }}
   - --host-storage-class
   - {{ . }}
   {{- end }}
+  {{- end }}
   - --log-level
   - {{ .logLevel }}
+{{- if eq .services "node" }}
 env:
-  - name: NODE_ID
+  - name: NODE_NAME
     valueFrom:
       fieldRef:
         fieldPath: spec.nodeName
+{{- end }}
 ports:
   - name: healthz
     containerPort: 9808
@@ -68,9 +79,17 @@ livenessProbe:
   failureThreshold: 5
 {{- end }}
 
+{{/* The pods' nodeSelector: Linux nodes, and the nodeSelector given. */}}
+{{- define "voe-csi.nodeSelector" -}}
+nodeSelector:
+  {{- toYaml (merge (dict) . (dict "kubernetes.io/os" "linux")) | nindent 2 }}
+{{- end }}
+
 {{- define "voe-csi.sidecarSecurityContext" -}}
 allowPrivilegeEscalation: false
 readOnlyRootFilesystem: true
 capabilities:
   drop: [ALL]
+seccompProfile:
+  type: RuntimeDefault
 {{- end }}

@@ -16,6 +16,7 @@ import { stopExitCode, watchStopRequests } from '../stop-requests.js';
 interface CsiFlags {
   endpoint: string;
   nodeId?: string;
+  nodeName?: string;
   kubeconfig?: string;
   driverName: string;
   hostStorageClass?: string;
@@ -50,6 +51,10 @@ function csiCommand(program: Command): Command {
     .option(
       '--node-id <id>',
       "this guest node's VM name on the host (default: the host VMI with one of this machine's MAC addresses, else the hostname)",
+    )
+    .option(
+      '--node-name <name>',
+      'the guest node name node-id discovery falls back to when no host VMI has one of its MAC addresses (default: the hostname)',
     )
     .option(
       '--kubeconfig <file>',
@@ -100,6 +105,7 @@ async function runCsi(flags: CsiFlags): Promise<void> {
       services: flags.services,
       hostKubeConfig,
       ...(flags.nodeId ? { nodeId: flags.nodeId } : {}),
+      ...(flags.nodeName ? { nodeName: flags.nodeName } : {}),
       ...(flags.hostStorageClass ? { hostStorageClass: flags.hostStorageClass } : {}),
       deviceDirectory: flags.deviceDir,
       defaultFsType: flags.defaultFsType,

@@ -27,6 +27,25 @@ export function vmiShowsVolume(vmi: HostVmi | undefined, volume: string): boolea
   return status?.hotplugVolume !== undefined && status.hotplugVolume !== null;
 }
 
+/**
+ * The guest node VMs (other than `node`) that hold `volume`: their spec lists it, or their
+ * instance still lists it in its status. Pure.
+ */
+export function nodesHoldingElsewhere(
+  vms: readonly HostVm[],
+  vmis: readonly HostVmi[],
+  volume: string,
+  node: string,
+): string[] {
+  const holding = new Set<string>();
+  for (const vm of vms)
+    if ((vm.spec?.template?.spec?.volumes ?? []).some((v) => v.name === volume))
+      holding.add(vm.metadata?.name ?? '');
+  for (const vmi of vmis) if (vmiListsVolume(vmi, volume)) holding.add(vmi.metadata?.name ?? '');
+  holding.delete(node);
+  return [...holding].sort();
+}
+
 /** Whether the VMI still lists the volume at all (while it is unplugged, KubeVirt shows it Detaching). */
 export function vmiListsVolume(vmi: HostVmi | undefined, volume: string): boolean {
   return (vmi?.status?.volumeStatus ?? []).some((s) => s.name === volume);

@@ -2,6 +2,7 @@ import { readCapacityRange } from '../csi/capacity-range.js';
 import { hostPvcName } from '../csi/host-pvc-name.js';
 import { checkSupported, requireCapability } from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
+import type { HostPvc } from '../host/host-objects.js';
 import type { CreateVolumeRequest, VolumeMessage } from '../proto/csi-messages.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
@@ -12,11 +13,21 @@ import {
   planHostPvc,
   type PlanInput,
 } from './plan-host-pvc.js';
+import { capacityBytesOf, requestBytesOf } from './pvc-sizes.js';
+
+/** The existing volume's size: the larger of its host PVC's capacity and request. */
+function existingSizeBytes(pvc: HostPvc): bigint | undefined {
+  const capacity = capacityBytesOf(pvc);
+  const request = requestBytesOf(pvc);
+  if (capacity === undefined) return request;
+  return request === undefined || capacity > request ? capacity : request;
+}
 
 /**
  * CreateVolume: a host PVC named after the request (see planHostPvc), not waited for. A retry of
- * the same request finds the PVC it made and succeeds; a different request for an existing name
- * is ALREADY_EXISTS.
+ * the same request finds the PVC it made and succeeds, answering that volume's size (its host
+ * PVC's, which covers the size asked for); a different request for an existing name (another
+ * size, mode or host StorageClass) is ALREADY_EXISTS.
  */
 export async function createVolume(
   deps: ControllerDeps,
@@ -57,6 +68,7 @@ export async function createVolume(
     };
     const plan = planHostPvc(input);
     const result = await host.createPvc(plan.body);
+    let capacityBytes = plan.capacityBytes;
     if (result.created) {
       ctx.log.info(
         { volumeId, name, request: plan.body.spec?.resources?.requests?.['storage'] },
@@ -70,11 +82,12 @@ export async function createVolume(
         );
       const why = incompatibility(result.existing, plan, input);
       if (why !== undefined) throw new CsiError('CSI_VOLUME_EXISTS', why);
+      capacityBytes = existingSizeBytes(result.existing) ?? capacityBytes;
     }
     return {
       volume: {
         volume_id: volumeId,
-        capacity_bytes: String(plan.capacityBytes),
+        capacity_bytes: String(capacityBytes),
         volume_context: { ...parameters },
       },
     };

@@ -5,7 +5,12 @@ import type { CsiErrorCode } from '../errors/csi-error.js';
 import type { HostPvc, HostStorageClass } from '../host/host-objects.js';
 import type { ExpandSetting } from './expand-setting.js';
 import { provisionersToJudge } from './provisioners-to-judge.js';
-import { capacityBytesOf, hostResizeInfeasible, requestBytesOf } from './pvc-sizes.js';
+import {
+  allocatedBytesOf,
+  capacityBytesOf,
+  hostResizeInfeasible,
+  requestBytesOf,
+} from './pvc-sizes.js';
 
 /** What the host says about a PVC beyond the PVC itself; read only when the PVC must grow. */
 export interface HostFacts {
@@ -51,7 +56,9 @@ const refuse = (code: CsiErrorCode, message: string): ExpansionDecision => ({
 /**
  * ControllerExpandVolume's decision from the host PVC (and, when it must grow, what the host
  * says about it). Idempotent within the host's rounding: a request already at or above the size
- * is never written again, and a capacity at or above it is success whatever else holds. The
+ * is never written again (unless the guest lowered its request below a size the host marked
+ * infeasible: the host request is lowered to it, so that size is tried), and a capacity at or
+ * above it is success whatever else holds. The
  * Setting is judged as the host's admission judges it: only for a PVC a host pod uses (online),
  * every provisioner of the PVC must be validated (a missing Setting: Harvester's default, Longhorn
  * only); refusals are answered with codes external-resizer counts as infeasible.
@@ -72,7 +79,15 @@ export function decideExpansion(request: ExpansionRequest): ExpansionDecision {
   if (capacity >= requiredBytes) return { action: 'done', capacityBytes: capacity };
   const requested = requestBytesOf(pvc) ?? 0n;
   const infeasible = hostResizeInfeasible(pvc, requiredBytes);
-  if (infeasible !== undefined && requested >= requiredBytes)
+  const rounded = roundUp(requiredBytes, roundingBytes);
+  // The guest lowered its request below a size the host refused: the host request is lowered too
+  // (a rollback the host's API server allows from Kubernetes 1.32), so the host tries that size.
+  const lowering =
+    infeasible !== undefined &&
+    (allocatedBytesOf(pvc) ?? 0n) > rounded &&
+    requested > rounded &&
+    (limitBytes === 0n || rounded <= limitBytes);
+  if (infeasible !== undefined && requested >= requiredBytes && !lowering)
     return refuse(
       'CSI_HOST_RESIZE_INFEASIBLE',
       `the host cannot grow PVC ${pvcKey} to ${formatBytes(requested)} (${infeasible}); lower the guest PVC's request back to its capacity`,
@@ -102,8 +117,7 @@ export function decideExpansion(request: ExpansionRequest): ExpansionDecision {
           `; a host administrator can add "${unvalidated[0]}":true to it if the driver supports online expansion, else stop the guest node's VM to grow it offline, or lower the guest PVC's request back to its capacity`,
       );
   }
-  if (requested >= requiredBytes) return { action: 'wait' };
-  const rounded = roundUp(requiredBytes, roundingBytes);
+  if (requested >= requiredBytes && !lowering) return { action: 'wait' };
   if (limitBytes !== 0n && requiredBytes > limitBytes)
     return refuse(
       'CSI_CAPACITY_OUT_OF_RANGE',

@@ -73,14 +73,14 @@ export async function expandVolume(
   const { volumeId, range } = asked;
   const host = deps.hosts.forSecrets(request.secrets);
   const pvcKey = `${host.namespace}/${volumeId}`;
-  const answered = answer(range.requiredBytes, asked.nodeExpansionRequired);
+  const answered = (capacityBytes: bigint) => answer(capacityBytes, asked.nodeExpansionRequired);
 
   return deps.locks.run(volumeId, 'ControllerExpandVolume', async () => {
     for (let attempt = 1; ; attempt++) {
       const { pvc, decision } = await inspectAndDecide(deps, host, asked, pvcKey, ctx);
       switch (decision.action) {
         case 'done':
-          return answered;
+          return answered(decision.capacityBytes);
         case 'refuse':
           throw new CsiError(decision.code, decision.message);
         case 'lookup':
@@ -95,20 +95,22 @@ export async function expandVolume(
               { cause: raised.conflict },
             );
           }
-          await waitForCapacity(
-            deps,
-            host,
-            volumeId,
-            pvcKey,
-            raised.written,
-            range.requiredBytes,
-            ctx,
+          return answered(
+            await waitForCapacity(
+              deps,
+              host,
+              volumeId,
+              pvcKey,
+              raised.written,
+              range.requiredBytes,
+              ctx,
+            ),
           );
-          return answered;
         }
         case 'wait':
-          await waitForCapacity(deps, host, volumeId, pvcKey, pvc, range.requiredBytes, ctx);
-          return answered;
+          return answered(
+            await waitForCapacity(deps, host, volumeId, pvcKey, pvc, range.requiredBytes, ctx),
+          );
       }
     }
   });
@@ -167,13 +169,15 @@ async function raiseRequest(
   return { written };
 }
 
+/** The answer: the host PVC's capacity (at least the size asked for), as the host gave it. */
 function answer(
-  requiredBytes: bigint,
+  capacityBytes: bigint,
   nodeExpansionRequired: boolean,
 ): ControllerExpandVolumeResponse {
-  return { capacity_bytes: String(requiredBytes), node_expansion_required: nodeExpansionRequired };
+  return { capacity_bytes: String(capacityBytes), node_expansion_required: nodeExpansionRequired };
 }
 
+/** Resolves with the host PVC's capacity once it covers `requiredBytes` (see expandVolume). */
 async function waitForCapacity(
   deps: ControllerDeps,
   host: HostApi,
@@ -182,7 +186,7 @@ async function waitForCapacity(
   start: HostPvc | undefined,
   requiredBytes: bigint,
   ctx: CallContext,
-): Promise<void> {
+): Promise<bigint> {
   let pvc: HostPvc | undefined;
   try {
     pvc = await withWaitSignal(ctx, deps.timeouts.expandMs, (signal) =>
@@ -204,7 +208,8 @@ async function waitForCapacity(
   }
   if (pvc === undefined)
     throw new CsiError('CSI_VOLUME_NOT_FOUND', `host PVC ${pvcKey} was deleted while it grew`);
-  if ((capacityBytesOf(pvc) ?? 0n) >= requiredBytes) return;
+  const capacity = capacityBytesOf(pvc) ?? 0n;
+  if (capacity >= requiredBytes) return capacity;
   throw new CsiError(
     'CSI_HOST_RESIZE_INFEASIBLE',
     `the host cannot grow PVC ${pvcKey} (${hostResizeInfeasible(pvc, requiredBytes)}); lower the guest PVC's request back to its capacity`,

@@ -97,8 +97,9 @@ export function planHostPvc(input: PlanInput): HostPvcPlan {
 /**
  * Why an existing host PVC of the planned name is not the volume CreateVolume asks for, or
  * undefined when it is (a retry: CreateVolume must then succeed). It is when it was made for the
- * same CreateVolume name, has the planned volumeMode, and its request covers the size asked for
- * within the limit.
+ * same CreateVolume name, has the planned volumeMode and host StorageClass (the parameters a
+ * request can differ in: `hostVolumeMode`, `hostStorageClass`), and its request covers the size
+ * asked for within the limit.
  */
 export function incompatibility(
   existing: HostPvc,
@@ -111,6 +112,10 @@ export function incompatibility(
   const mode = existing.spec?.volumeMode ?? 'Filesystem';
   if (mode !== plan.volumeMode)
     return `host PVC ${plan.volumeId} is ${mode} mode, this request makes ${plan.volumeMode} mode`;
+  const className = plan.body.spec?.storageClassName;
+  const existingClass = existing.spec?.storageClassName;
+  if (className !== undefined && existingClass !== undefined && existingClass !== className)
+    return `host PVC ${plan.volumeId} is on the host StorageClass ${existingClass}, this request makes it on ${className}`;
   const size = requestBytesOf(existing) ?? 0n;
   if (size < input.capacity.requiredBytes)
     return `host PVC ${plan.volumeId} requests ${formatBytes(size)}, less than the ${formatBytes(input.capacity.requiredBytes)} asked for`;

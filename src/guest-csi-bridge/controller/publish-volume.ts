@@ -10,7 +10,12 @@ import type {
   ControllerUnpublishVolumeRequest,
 } from '../proto/csi-messages.js';
 import { withWaitSignal, type CallContext } from '../server/call-context.js';
-import { attachmentOf, vmiListsVolume, vmiShowsVolume } from './attachment-of.js';
+import {
+  attachmentOf,
+  nodesHoldingElsewhere,
+  vmiListsVolume,
+  vmiShowsVolume,
+} from './attachment-of.js';
 import type { ControllerDeps } from './controller-deps.js';
 import { hotplugModeOf } from './hotplug-mode-of.js';
 import { waitUntilBound } from './wait-until-bound.js';
@@ -55,7 +60,9 @@ async function patchVmGuarded(
 }
 
 /**
- * ControllerPublishVolume: hotplugs the host PVC into the guest node's VM (node_id = its name)
+ * ControllerPublishVolume: FAILED_PRECONDITION when another guest node's VM or VMI holds the
+ * volume (every mode served is single-node); else hotplugs the host PVC into the guest node's VM
+ * (node_id = its name)
  * on the SCSI bus, declaratively (the VM's spec) or through KubeVirt's legacy addvolume
  * subresource, by the host's Harvester version; answers once the VMI shows the volume
  * hotplugged, or ABORTED when that takes longer than the hotplug timeout (the attacher retries).
@@ -87,6 +94,15 @@ export async function publishVolume(
         'CSI_NODE_NOT_FOUND',
         `guest node ${node} has no VirtualMachine ${host.namespace}/${node} on the host`,
       );
+    // Every access mode served is single-node; the host PVC is RWX (for live migration), so
+    // KubeVirt would plug it into a second VM.
+    const [vms, vmis] = await Promise.all([host.listVms(), host.listVmis()]);
+    const elsewhere = nodesHoldingElsewhere(vms, vmis, volumeId, node);
+    if (elsewhere.length > 0)
+      throw new CsiError(
+        'CSI_VOLUME_PUBLISHED_ELSEWHERE',
+        `volume ${volumeId} is a single-node volume and is plugged into ${elsewhere.join(', ')}; it can be published to ${node} once it is unpublished there`,
+      );
     await waitUntilBound(host, volumeId, pvc, ctx, deps.timeouts.hotplugMs);
     const vmi = await host.getVmi(node);
     const attachment = attachmentOf(vm, vmi, volumeId);
@@ -97,7 +113,7 @@ export async function publishVolume(
         `volume ${volumeId} is still being unplugged from ${node}; retry once it is gone`,
       );
     if (attachment === 'detached') {
-      const mode = await hotplugModeOf(host);
+      const mode = await hotplugModeOf(host, ctx.log);
       if (mode === 'declarative') {
         await patchVmGuarded(
           host,
@@ -130,9 +146,11 @@ export async function publishVolume(
 }
 
 /**
- * ControllerUnpublishVolume: unplugs the volume from the guest node's VM (from every VM of the
- * host namespace that lists it when node_id is empty); success when it is not plugged (a VM or
- * volume that does not exist included), ABORTED while the VMI still shows it after the unplug timeout.
+ * ControllerUnpublishVolume: unplugs the volume from the guest node's VM (from every VM or VMI of
+ * the host namespace that lists it when node_id is empty): from the VM's spec when the VM lists
+ * it, else, when only the VMI still lists it, from the VMI (its removevolume subresource);
+ * success when it is not plugged (a VM or volume that does not exist included), ABORTED while the
+ * VMI still shows it after the unplug timeout.
  */
 export async function unpublishVolume(
   deps: ControllerDeps,
@@ -146,16 +164,18 @@ export async function unpublishVolume(
   return deps.locks.run(volumeId, 'ControllerUnpublishVolume', async () => {
     const nodes = request.node_id
       ? [request.node_id]
-      : (await host.listVms())
-          .filter((vm) => (vm.spec?.template?.spec?.volumes ?? []).some((v) => v.name === volumeId))
-          .map((vm) => vm.metadata?.name ?? '');
+      : nodesHoldingElsewhere(
+          ...(await Promise.all([host.listVms(), host.listVmis()])),
+          volumeId,
+          '',
+        );
     let mode: Awaited<ReturnType<typeof hotplugModeOf>> | undefined;
     for (const node of nodes) {
       const [vm, vmi] = await Promise.all([host.getVm(node), host.getVmi(node)]);
       const attachment = attachmentOf(vm, vmi, volumeId);
       if (attachment === 'detached') continue;
       if (vm && (attachment === 'attached' || attachment === 'attaching')) {
-        mode ??= await hotplugModeOf(host);
+        mode ??= await hotplugModeOf(host, ctx.log);
         if (mode === 'declarative') {
           await patchVmGuarded(
             host,
@@ -174,6 +194,18 @@ export async function unpublishVolume(
             });
         }
         ctx.log.info({ volumeId, node, mode }, 'unplugging the host PVC from the guest node VM');
+      } else if (attachment === 'detaching' && vmi) {
+        // Only the instance lists it (e.g. plugged into the VMI alone): unplug it there.
+        await host
+          .removeVolumeFromVmi(node, legacyRemoveVolumeBody(volumeId))
+          .catch((error: unknown) => {
+            // 409: KubeVirt's answer for a volume the instance no longer has (done); 404: no
+            // such instance. Either way, what is left is the wait below.
+            const status = error instanceof CsiError ? error.details['httpStatus'] : undefined;
+            if (status === 409 || status === 404) return;
+            throw error;
+          });
+        ctx.log.info({ volumeId, node }, 'unplugging the host PVC from the guest node VMI');
       }
       try {
         await withWaitSignal(ctx, deps.timeouts.unplugMs, (signal) =>

@@ -19,6 +19,8 @@ export const CsiErrorCode = {
   PathNotFound: 'CSI_PATH_NOT_FOUND',
   /** No device of the volume on this node (NOT_FOUND). */
   DeviceNotFound: 'CSI_DEVICE_NOT_FOUND',
+  /** A single-node volume is published to another guest node's VM (FAILED_PRECONDITION). */
+  VolumePublishedElsewhere: 'CSI_VOLUME_PUBLISHED_ELSEWHERE',
   /** A volume of that name exists with another size or mode (ALREADY_EXISTS). */
   VolumeExists: 'CSI_VOLUME_EXISTS',
   /** The size asked for cannot be given within the limit (OUT_OF_RANGE). */
@@ -47,6 +49,8 @@ export const CsiErrorCode = {
   SettingInvalid: 'CSI_SETTING_INVALID',
   /** The volume path is not a mount point (FAILED_PRECONDITION). */
   NotMounted: 'CSI_NOT_MOUNTED',
+  /** The volume's device link did not show up in time on a node it is published to (UNAVAILABLE). */
+  DeviceNotVisible: 'CSI_DEVICE_NOT_VISIBLE',
   /** The device did not show the size asked for before the deadline (UNAVAILABLE). */
   DeviceNotGrown: 'CSI_DEVICE_NOT_GROWN',
   /** A mount, unmount or format tool failed (INTERNAL). */

@@ -65,6 +65,8 @@ export interface HostApi {
   addVolumeLegacy(vm: string, body: unknown): Promise<void>;
   /** KubeVirt's legacy unplug: PUT .../virtualmachines/<vm>/removevolume. */
   removeVolumeLegacy(vm: string, body: unknown): Promise<void>;
+  /** KubeVirt's unplug from the running instance only: PUT .../virtualmachineinstances/<vmi>/removevolume. */
+  removeVolumeFromVmi(vmi: string, body: unknown): Promise<void>;
   /** Resolves with the VMI once `done` holds for it (undefined: it does not exist), following a watch. */
   waitForVmi(
     name: string,

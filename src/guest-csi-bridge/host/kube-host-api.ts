@@ -34,6 +34,7 @@ const VM_SUBRESOURCES = {
   version: 'v1',
   plural: 'virtualmachines',
 };
+const VMI_SUBRESOURCES = { ...VM_SUBRESOURCES, plural: 'virtualmachineinstances' };
 
 /** Each host request fails when the API server has not answered within this long. */
 const REQUEST_TIMEOUT_MS = 20_000;
@@ -73,6 +74,7 @@ export function createKubeHostApi(
     patchVm: (name, operations) => patchVm(host, name, operations),
     addVolumeLegacy: (vm, body) => host.putVmSubresource(vm, 'addvolume', body),
     removeVolumeLegacy: (vm, body) => host.putVmSubresource(vm, 'removevolume', body),
+    removeVolumeFromVmi: (vmi, body) => host.putVmiSubresource(vmi, 'removevolume', body),
     waitForVmi: (name, done, waitOptions) =>
       host.wait<HostVmi>(
         host.named(VMIS, name),
@@ -145,6 +147,19 @@ class HostRequests {
     } catch (error) {
       if (options.signal.aborted && error === options.signal.reason) throw error;
       throw hostFailure(error, `watching ${what}`);
+    }
+  }
+
+  /** PUT of a VirtualMachineInstance subresource of KubeVirt's (removevolume). */
+  async putVmiSubresource(vmi: string, subresource: string, body: unknown): Promise<void> {
+    try {
+      await this.send({
+        method: 'PUT',
+        path: resourcePath(this.named(VMI_SUBRESOURCES, vmi), subresource),
+        body,
+      });
+    } catch (error) {
+      throw hostFailure(error, `${subresource} on VirtualMachineInstance ${this.namespace}/${vmi}`);
     }
   }
 

@@ -1,4 +1,3 @@
-import type { HostApi } from '../host/host-api.js';
 import type { ServiceHandlers } from '../server/service-handlers.js';
 
 export interface IdentityDeps {
@@ -6,11 +5,14 @@ export interface IdentityDeps {
   vendorVersion: string;
   /** Whether the controller service is served here (its capability is announced then). */
   controller: boolean;
-  /** The host whose API the Probe asks; undefined on a node without host credentials (always ready). */
-  host: HostApi | undefined;
 }
 
-/** The CSI Identity service's handlers. Probe answers ready = whether the host API answers now. */
+/**
+ * The CSI Identity service's handlers. Probe answers ready whenever the process answers at all:
+ * the livenessprobe sidecar turns a failed Probe into a restart, and a slow or unreachable host
+ * (a Harvester upgrade) is no reason to restart the driver; calls that need the host answer
+ * UNAVAILABLE meanwhile (CSI_HOST_UNAVAILABLE) and their sidecars retry them.
+ */
 export function createIdentityService(deps: IdentityDeps): ServiceHandlers {
   return {
     GetPluginInfo: async () => ({
@@ -24,18 +26,6 @@ export function createIdentityService(deps: IdentityDeps): ServiceHandlers {
         { volume_expansion: { type: 'ONLINE' } },
       ],
     }),
-    Probe: async (_request, ctx) => {
-      if (deps.host === undefined) return { ready: { value: true } };
-      try {
-        await deps.host.probe(ctx.signal);
-        return { ready: { value: true } };
-      } catch (error) {
-        ctx.log.warn(
-          { err: error instanceof Error ? error.message : String(error) },
-          'Probe: the host API does not answer',
-        );
-        return { ready: { value: false } };
-      }
-    },
+    Probe: async () => ({ ready: { value: true } }),
   };
 }

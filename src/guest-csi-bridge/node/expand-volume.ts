@@ -18,7 +18,7 @@ async function targetBytes(deps: NodeDeps, request: NodeExpandVolumeRequest): Pr
 }
 
 /**
- * NodeExpandVolume: finds the volume's device (its by-id name), rescans it when it is a SCSI
+ * NodeExpandVolume: finds the volume's device (its by-id name, waited for), rescans it when it is a SCSI
  * disk that does not show the size asked for yet, waits until it does, then grows the filesystem
  * mounted at volume_path through the fsresize core; a block volume's size is only checked.
  * Answers the device's size.
@@ -38,11 +38,16 @@ export async function expandVolume(
   const block = capability ? capability.accessType === 'block' : !info.isDirectory();
   const required = await targetBytes(deps, request);
   return deps.locks.run(volumeId, 'NodeExpandVolume', async () => {
-    const device = await deps.locator.find(volumeId);
+    // The volume is published here (kubelet asks only then): a missing link is udev re-creating
+    // it (a rescan, a change event), waited for, then UNAVAILABLE (retried), never NOT_FOUND
+    // (final for kubelet).
+    const device = await withWaitSignal(ctx, deps.timeouts.deviceMs, (signal) =>
+      deps.locator.waitFor(volumeId, signal),
+    );
     if (device === undefined)
       throw new CsiError(
-        'CSI_DEVICE_NOT_FOUND',
-        `no device of volume ${volumeId} on this node (no /dev/disk/by-id entry names it)`,
+        'CSI_DEVICE_NOT_VISIBLE',
+        `no device of volume ${volumeId} on this node yet (no /dev/disk/by-id entry names it after ${deps.timeouts.deviceMs / 1000} s); retry`,
       );
     const id = await deps.devices.identify(device);
     let size = await deps.devices.sizeBytes(id);

@@ -3,13 +3,22 @@
  * target=host, for the Harvester side: helm lint and template pass with default and non-default
  * values; the driver's command line, sidecars, CSIDriver and StorageClass are what a CSI install
  * needs; every object applies with a server-side dry run on a real kube-apiserver; and each
- * ServiceAccount (guest controller, guest node, host identity) is allowed what it needs and denied
- * a written list of what it must not do.
+ * ServiceAccount (guest controller, guest node, host identities) is allowed what it needs and
+ * denied a written list of what it must not do. The host side renders nothing Harvester owns: its
+ * guest-cluster ClusterRoles are applied from a fixture (as every Harvester has them) and only bound.
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1Container, V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  StorageV1Api,
+  type V1Container,
+  type V1DaemonSet,
+  type V1Deployment,
+} from '@kubernetes/client-node';
 import {
   describeAccess,
   ensureNamespaces,
@@ -21,6 +30,7 @@ import {
   type Account,
 } from '../../support/charts/cluster.js';
 import { eventually } from '../../support/eventually.js';
+import { applyHarvesterGuestRoles } from '../../support/guest-csi-bridge/harvester-guest-roles.js';
 import {
   GUEST_CHART,
   objectsOf,
@@ -42,7 +52,7 @@ const VALUE_SETS: Array<[string, Record<string, unknown> | undefined]> = [
       driverName: 'csi.voe.example.com',
       image: { repository: 'registry.example.com/voe-node', digest: `sha256:${'b'.repeat(64)}` },
       imagePullSecrets: [{ name: 'regcred' }],
-      hostKubeconfig: { secretName: 'host-kubeconfig', content: 'apiVersion: v1\nkind: Config\n' },
+      hostKubeconfig: { secretName: 'host-kubeconfig', nodeSecretName: 'node-host-kubeconfig' },
       kubeletDir: '/var/lib/rancher/k3s/agent/kubelet',
       controller: {
         replicas: 3,
@@ -63,7 +73,13 @@ const VALUE_SETS: Array<[string, Record<string, unknown> | undefined]> = [
     'host side, no token Secret, another account',
     {
       target: 'host',
-      host: { namespace: VM_NS, serviceAccount: 'guest-a-csi', createTokenSecret: false },
+      host: {
+        namespace: VM_NS,
+        serviceAccount: 'guest-a-csi',
+        nodeServiceAccount: 'guest-a-csi-node',
+        bindHarvesterRoles: false,
+        createTokenSecret: false,
+      },
     },
   ],
 ];
@@ -119,7 +135,8 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
       });
 
       if (values?.['target'] === 'host') {
-        it('renders only the host side: the ClusterRole harvesterhci.io:csi-driver with flat verbs lists and resourceNames, the driver identity and its bindings', () => {
+        it("renders only the host side, nothing Harvester owns: its guest-cluster ClusterRoles are only bound (as Harvester binds a guest cluster), voe's additions are a ClusterRole and Roles of its own name", () => {
+          const host = values['host'] as Record<string, unknown>;
           assert.sameMembers(
             [...new Set(objects.map((o) => o.kind))],
             [
@@ -128,27 +145,47 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
               'Role',
               'RoleBinding',
               'ServiceAccount',
-              ...((values['host'] as Record<string, unknown>)['createTokenSecret'] === false
-                ? []
-                : ['Secret']),
+              ...(host['createTokenSecret'] === false ? [] : ['Secret']),
             ],
           );
-          const role = oneOf(objects, 'ClusterRole', 'harvesterhci.io:csi-driver');
+          for (const object of objects)
+            assert.notMatch(object.metadata?.name ?? '', /^harvesterhci\.io:/, object.kind);
+          assert.deepStrictEqual(
+            objectsOf(objects, 'ClusterRole').map((o) => o.metadata?.name),
+            ['voe-csi-host'],
+          );
+          assert.sameMembers(
+            objectsOf(objects, 'Role').map((o) => o.metadata?.name),
+            ['voe-csi-host', 'voe-csi-node-host'],
+          );
+          const role = oneOf(objects, 'ClusterRole', 'voe-csi-host');
           const rules = role['rules'] as Array<{
             apiGroups: string[];
             resources: string[];
             verbs: unknown[];
             resourceNames?: string[];
           }>;
-          for (const rule of rules)
-            for (const verb of rule.verbs) assert.isString(verb, 'a flat verbs list');
-          const settings = rules.find((rule) => rule.resources.includes('settings'))!;
-          assert.deepStrictEqual(settings.apiGroups, ['harvesterhci.io']);
-          assert.deepStrictEqual(settings.verbs, ['get', 'list']);
-          assert.includeMembers(settings.resourceNames!, [
-            'csi-online-expand-validation',
-            'csi-driver-config',
+          assert.deepStrictEqual(rules, [
+            {
+              apiGroups: ['harvesterhci.io'],
+              resources: ['settings'],
+              resourceNames: ['server-version'],
+              verbs: ['get'],
+            },
           ]);
+          const harvesterBindings = objects
+            .filter((o) => o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding')
+            .map((o) => `${o.kind}->${(o['roleRef'] as { name: string }).name}`)
+            .filter((binding) => binding.includes('harvesterhci.io:'));
+          assert.sameMembers(
+            harvesterBindings,
+            host['bindHarvesterRoles'] === false
+              ? []
+              : [
+                  'RoleBinding->harvesterhci.io:cloudprovider',
+                  'ClusterRoleBinding->harvesterhci.io:csi-driver',
+                ],
+          );
           for (const object of objects.filter((o) => o.metadata?.namespace !== undefined))
             assert.strictEqual(object.metadata!.namespace, VM_NS);
         });
@@ -183,27 +220,72 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           [...node.keys()],
           ['voe-csi', 'node-driver-registrar', 'liveness-probe'],
         );
-        for (const voe of [controller.get('voe-csi')!, node.get('voe-csi')!]) {
-          // The command line the driver is written against.
+        for (const [voe, services] of [
+          [controller.get('voe-csi')!, 'controller'],
+          [node.get('voe-csi')!, 'node'],
+        ] as const) {
+          // The command line the driver is written against: each pod serves only its own service.
           assert.deepStrictEqual(voe.args!.slice(0, 7), [
             'csi',
             '--endpoint',
             'unix:///csi/csi.sock',
-            '--node-id',
-            '$(NODE_ID)',
+            '--services',
+            services,
             '--kubeconfig',
             '/etc/voe/host/kubeconfig',
           ]);
-          assert.strictEqual(
-            voe.env?.find((e) => e.name === 'NODE_ID')?.valueFrom?.fieldRef?.fieldPath,
-            'spec.nodeName',
-          );
+          // The node id is discovered from the MACs; the node name is only the fallback.
+          assert.notInclude(voe.args!, '--node-id');
           assert.strictEqual(voe.livenessProbe?.httpGet?.path, '/healthz');
           assert.include(
             voe.volumeMounts!.map((m) => m.mountPath),
             '/etc/voe/host',
           );
         }
+        const nodeVoe = node.get('voe-csi')!;
+        assert.deepStrictEqual(
+          nodeVoe.args!.slice(
+            nodeVoe.args!.indexOf('--node-name'),
+            nodeVoe.args!.indexOf('--node-name') + 2,
+          ),
+          ['--node-name', '$(NODE_NAME)'],
+        );
+        assert.strictEqual(
+          nodeVoe.env?.find((e) => e.name === 'NODE_NAME')?.valueFrom?.fieldRef?.fieldPath,
+          'spec.nodeName',
+        );
+        for (const workload of [
+          oneOf(objects, 'Deployment', 'voe-csi-controller') as unknown as V1Deployment,
+          oneOf(objects, 'DaemonSet', 'voe-csi-node') as unknown as V1DaemonSet,
+        ]) {
+          const selector = workload.spec!.template.spec!.nodeSelector ?? {};
+          assert.strictEqual(selector['kubernetes.io/os'], 'linux', workload.metadata?.name);
+        }
+        // Each pod mounts its own host credentials: the node plugin gets the node identity's.
+        const secretOf = (workload: V1Deployment | V1DaemonSet): string | undefined =>
+          workload.spec!.template.spec!.volumes!.find((v) => v.name === 'host-kubeconfig')?.secret
+            ?.secretName;
+        const kubeconfigs = values?.['hostKubeconfig'] as Record<string, string> | undefined;
+        assert.strictEqual(
+          secretOf(oneOf(objects, 'Deployment', 'voe-csi-controller') as unknown as V1Deployment),
+          kubeconfigs?.['secretName'] ?? 'voe-csi-host-kubeconfig',
+        );
+        assert.strictEqual(
+          secretOf(oneOf(objects, 'DaemonSet', 'voe-csi-node') as unknown as V1DaemonSet),
+          kubeconfigs?.['nodeSecretName'] ?? 'voe-csi-node-host-kubeconfig',
+        );
+        // One set of sidecar releases (Dec 2026) for the guest Kubernetes the chart declares.
+        const images = [...controller.values(), ...node.values()]
+          .filter((c) => c.name !== 'voe-csi')
+          .map((c) => c.image);
+        assert.sameMembers(images, [
+          'registry.k8s.io/sig-storage/csi-provisioner:v6.4.0',
+          'registry.k8s.io/sig-storage/csi-attacher:v4.13.0',
+          'registry.k8s.io/sig-storage/csi-resizer:v2.3.0',
+          'registry.k8s.io/sig-storage/livenessprobe:v2.19.0',
+          'registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.17.0',
+          'registry.k8s.io/sig-storage/livenessprobe:v2.19.0',
+        ]);
         assert.include(controller.get('csi-resizer')!.args ?? [], '--timeout=1m50s');
         for (const sidecar of ['csi-provisioner', 'csi-attacher', 'csi-resizer'])
           assert.include(controller.get(sidecar)!.args ?? [], '--leader-election');
@@ -228,16 +310,134 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             ['ALL'],
             container.name,
           );
+          assert.isFalse(container.securityContext?.allowPrivilegeEscalation, container.name);
+          assert.strictEqual(
+            container.securityContext?.seccompProfile?.type,
+            'RuntimeDefault',
+            container.name,
+          );
         }
-        if (values?.['hostKubeconfig']) {
-          const secret = oneOf(objects, 'Secret', 'host-kubeconfig') as unknown as {
-            stringData: Record<string, string>;
-          };
-          assert.strictEqual(secret.stringData['kubeconfig'], 'apiVersion: v1\nkind: Config\n');
-        } else assert.deepStrictEqual(objectsOf(objects, 'Secret'), []);
+        // Host credentials only from existing Secrets: no token in Helm's release history.
+        assert.deepStrictEqual(objectsOf(objects, 'Secret'), []);
       });
     });
   }
+
+  describe('replacing harvester-csi-driver (docs/install.md "Replacing harvester-csi-driver")', () => {
+    const HARVESTER_RELEASE = 'harvester-csi-driver';
+    let dir: string;
+    let kubeconfigFile: string;
+    let core: CoreV1Api;
+
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'voe-csi-migration-'));
+      kubeconfigFile = join(dir, 'kubeconfig');
+      await writeFile(kubeconfigFile, cp.current.kubeConfig.exportConfig(), { mode: 0o600 });
+      core = cp.current.kubeConfig.makeApiClient(CoreV1Api);
+      // Harvester's chart as far as the objects both charts want go (harvester-csi-driver's
+      // chart: CSIDriver attachRequired, podInfoOnMount, fsGroupPolicy ReadWriteOnceWithFSType;
+      // StorageClass harvester with allowVolumeExpansion, Delete, Immediate), installed by Helm.
+      const chart = join(dir, 'harvester-csi-driver');
+      await mkdir(join(chart, 'templates'), { recursive: true });
+      await writeFile(
+        join(chart, 'Chart.yaml'),
+        'apiVersion: v2\nname: harvester-csi-driver\nversion: 0.1.25\n',
+      );
+      await writeFile(
+        join(chart, 'templates', 'objects.yaml'),
+        [
+          'apiVersion: storage.k8s.io/v1',
+          'kind: CSIDriver',
+          'metadata: {name: driver.harvesterhci.io}',
+          'spec: {attachRequired: true, podInfoOnMount: true, fsGroupPolicy: ReadWriteOnceWithFSType}',
+          '---',
+          'apiVersion: storage.k8s.io/v1',
+          'kind: StorageClass',
+          'metadata: {name: harvester}',
+          'provisioner: driver.harvesterhci.io',
+          'allowVolumeExpansion: true',
+          'reclaimPolicy: Delete',
+          'volumeBindingMode: Immediate',
+          '',
+        ].join('\n'),
+      );
+      const installed = await helm.run([
+        'install',
+        HARVESTER_RELEASE,
+        chart,
+        '--namespace',
+        'kube-system',
+        '--kubeconfig',
+        kubeconfigFile,
+      ]);
+      assert.strictEqual(installed.code, 0, installed.stderr);
+    });
+
+    after(async () => {
+      await helm?.run([
+        'uninstall',
+        'voe-csi',
+        '-n',
+        'kube-system',
+        '--kubeconfig',
+        kubeconfigFile,
+      ]);
+      await core?.deletePersistentVolume({ name: 'pvc-made-by-harvester' }).catch(() => undefined);
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it("Helm refuses voe-csi while Harvester's release owns the CSIDriver and StorageClass; after its uninstall, voe-csi installs and the volume Harvester's driver made is untouched", async () => {
+      // A volume Harvester's driver provisioned before the switch (its volume id: the host PVC's name).
+      const pv = await core.createPersistentVolume({
+        body: {
+          metadata: { name: 'pvc-made-by-harvester' },
+          spec: {
+            capacity: { storage: '1Gi' },
+            accessModes: ['ReadWriteOnce'],
+            persistentVolumeReclaimPolicy: 'Delete',
+            storageClassName: 'harvester',
+            volumeMode: 'Filesystem',
+            csi: { driver: 'driver.harvesterhci.io', volumeHandle: 'pvc-made-by-harvester' },
+          },
+        },
+      });
+      const install = () =>
+        helm.run([
+          'install',
+          'voe-csi',
+          join(repoRoot(), GUEST_CHART),
+          '--namespace',
+          'kube-system',
+          '--kubeconfig',
+          kubeconfigFile,
+        ]);
+      const refused = await install();
+      assert.notStrictEqual(refused.code, 0);
+      assert.match(refused.stderr, /invalid ownership metadata|cannot be imported/);
+
+      const uninstalled = await helm.run([
+        'uninstall',
+        HARVESTER_RELEASE,
+        '-n',
+        'kube-system',
+        '--kubeconfig',
+        kubeconfigFile,
+      ]);
+      assert.strictEqual(uninstalled.code, 0, uninstalled.stderr);
+      const installed = await install();
+      assert.strictEqual(installed.code, 0, installed.stderr);
+
+      const storage = cp.current.kubeConfig.makeApiClient(StorageV1Api);
+      const driver = await storage.readCSIDriver({ name: 'driver.harvesterhci.io' });
+      assert.strictEqual(driver.metadata?.annotations?.['meta.helm.sh/release-name'], 'voe-csi');
+      assert.strictEqual(driver.spec.attachRequired, true);
+      const storageClass = await storage.readStorageClass({ name: 'harvester' });
+      assert.strictEqual(storageClass.provisioner, 'driver.harvesterhci.io');
+      const kept = await core.readPersistentVolume({ name: 'pvc-made-by-harvester' });
+      assert.strictEqual(kept.metadata?.uid, pv.metadata?.uid);
+      assert.strictEqual(kept.metadata?.resourceVersion, pv.metadata?.resourceVersion);
+    });
+  });
 
   describe('least privilege: a SubjectAccessReview matrix per ServiceAccount', () => {
     before(async () => {
@@ -248,6 +448,7 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
         'ClusterRole',
         'ClusterRoleBinding',
       ];
+      await applyHarvesterGuestRoles(cp.current.kubeConfig);
       for (const object of [
         ...(await render()),
         ...(await render({ target: 'host', host: { namespace: VM_NS } })),
@@ -281,7 +482,6 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
       { verb: 'bind', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' },
       { verb: 'create', group: 'kubevirt.io', resource: 'virtualmachines', namespace: VM_NS },
       { verb: 'delete', group: 'kubevirt.io', resource: 'virtualmachines', namespace: VM_NS },
-      { verb: 'patch', group: 'kubevirt.io', resource: 'virtualmachines', namespace: 'default' },
       {
         verb: 'update',
         group: 'harvesterhci.io',
@@ -386,6 +586,13 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             subresource: 'removevolume',
             namespace: VM_NS,
           },
+          {
+            verb: 'update',
+            group: 'subresources.kubevirt.io',
+            resource: 'virtualmachineinstances',
+            subresource: 'removevolume',
+            namespace: VM_NS,
+          },
           ...['csi-online-expand-validation', 'csi-driver-config', 'server-version'].map(
             (name) => ({ verb: 'get', group: 'harvesterhci.io', resource: 'settings', name }),
           ),
@@ -398,12 +605,6 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           { verb: 'list', resource: 'secrets', namespace: VM_NS },
           { verb: 'get', resource: 'persistentvolumeclaims', namespace: 'default' },
           { verb: 'create', resource: 'persistentvolumeclaims', namespace: 'harvester-system' },
-          {
-            verb: 'update',
-            resource: 'persistentvolumeclaims',
-            subresource: 'status',
-            namespace: VM_NS,
-          },
           { verb: 'update', group: 'kubevirt.io', resource: 'virtualmachines', namespace: VM_NS },
           {
             verb: 'update',
@@ -420,7 +621,41 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             namespace: VM_NS,
           },
           { verb: 'delete', group: 'storage.k8s.io', resource: 'volumeattachments' },
-          { verb: 'list', group: 'longhorn.io', resource: 'volumes', namespace: 'longhorn-system' },
+        ],
+      ],
+      [
+        serviceAccount(VM_NS, 'voe-csi-node'),
+        [
+          {
+            verb: 'list',
+            group: 'kubevirt.io',
+            resource: 'virtualmachineinstances',
+            namespace: VM_NS,
+          },
+          {
+            verb: 'get',
+            group: 'kubevirt.io',
+            resource: 'virtualmachineinstances',
+            namespace: VM_NS,
+          },
+          { verb: 'get', resource: 'persistentvolumeclaims', namespace: VM_NS },
+        ],
+        [
+          ...NOBODY,
+          { verb: 'patch', group: 'kubevirt.io', resource: 'virtualmachines', namespace: VM_NS },
+          { verb: 'create', resource: 'persistentvolumeclaims', namespace: VM_NS },
+          { verb: 'patch', resource: 'persistentvolumeclaims', namespace: VM_NS },
+          { verb: 'delete', resource: 'persistentvolumeclaims', namespace: VM_NS },
+          { verb: 'list', resource: 'pods', namespace: VM_NS },
+          {
+            verb: 'update',
+            group: 'subresources.kubevirt.io',
+            resource: 'virtualmachines',
+            subresource: 'addvolume',
+            namespace: VM_NS,
+          },
+          { verb: 'get', group: 'harvesterhci.io', resource: 'settings', name: 'server-version' },
+          { verb: 'get', group: 'storage.k8s.io', resource: 'storageclasses' },
         ],
       ],
     ];

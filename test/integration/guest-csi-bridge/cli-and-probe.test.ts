@@ -1,6 +1,6 @@
 /**
  * `voe csi` as a user runs it, without a host API server: the command's options and start-up
- * errors, and a Probe that says the host does not answer.
+ * errors, and a Probe that stays ready while the host does not answer (liveness is the process).
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { loadKubeConfig } from '../../../src/kube/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { onCleanup } from '../../support/cleanup.js';
+import { eventually } from '../../support/eventually.js';
 import { startTestDriver } from '../../support/guest-csi-bridge/test-driver.js';
 import { runVoe } from '../../support/run-voe.js';
 import {
@@ -26,7 +27,7 @@ async function tempDir(): Promise<string> {
 describe('voe csi: command line and Probe', function () {
   this.timeout(60_000);
 
-  it('Probe answers ready=false while the host API does not answer, and the controller still serves', async () => {
+  it('Probe answers ready=true while the host API does not answer (no restarts during a host upgrade), the controller still serves, and the start-up log says the host does not answer', async () => {
     const dir = await tempDir();
     const logs = captureLogger('info');
     const csi = await startTestDriver(
@@ -38,7 +39,7 @@ describe('voe csi: command line and Probe', function () {
       },
     );
     onCleanup(() => csi.stop());
-    assert.deepStrictEqual(await csi.client.call('Identity', 'Probe'), { ready: { value: false } });
+    assert.deepStrictEqual(await csi.client.call('Identity', 'Probe'), { ready: { value: true } });
     const info = await csi.client.call<{ name: string }>('Identity', 'GetPluginInfo');
     assert.strictEqual(info.name, 'driver.harvesterhci.io');
     const capabilities = await csi.client.call<{ capabilities: Array<Record<string, unknown>> }>(
@@ -49,6 +50,11 @@ describe('voe csi: command line and Probe', function () {
       capabilities.capabilities.map(({ service, volume_expansion }) => service ?? volume_expansion),
       [{ type: 'CONTROLLER_SERVICE' }, { type: 'ONLINE' }],
     );
+    await eventually(
+      async () => /the host API does not answer yet/.test(logs.text()),
+      20_000,
+      'the start-up log line about the host',
+    );
     assert.notInclude(logs.text(), UNREACHABLE_TOKEN);
   });
 
@@ -58,6 +64,7 @@ describe('voe csi: command line and Probe', function () {
     for (const option of [
       '--endpoint',
       '--node-id',
+      '--node-name',
       '--kubeconfig',
       '--driver-name',
       '--host-storage-class',

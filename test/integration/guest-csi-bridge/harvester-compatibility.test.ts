@@ -2,7 +2,8 @@
  * Drop-in for Harvester's driver, against a real host API server and loop devices (root): the
  * node id found as Harvester's driver finds it, a volume made and published by Harvester's driver
  * (a host PVC named after the guest PV, its device mounted straight at the publish path) served on,
- * and the hotplug mode chosen from the host's server-version Setting.
+ * the hotplug mode chosen from the host's server-version Setting, and the whole controller flow with
+ * the credentials Harvester generates for a guest cluster (not admin).
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -16,6 +17,7 @@ import { discoverNodeId } from '../../../src/guest-csi-bridge/node/discover-node
 import { captureLogger } from '../../support/capture-logger.js';
 import { expectRejection } from '../../support/expect-error.js';
 import { eventually } from '../../support/eventually.js';
+import { harvesterGuestKubeConfig } from '../../support/guest-csi-bridge/harvester-credentials.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
 import {
   GUEST_NAMESPACE,
@@ -214,5 +216,82 @@ describe("guest CSI bridge: a drop-in for Harvester's driver", function () {
       node_id: GUEST_NODE,
     });
     await client.call('Controller', 'DeleteVolume', { volume_id: volume.volume_id });
+  });
+
+  it('works with the credentials Harvester generates for a guest cluster (a ServiceAccount bound as Harvester binds it, not admin): create, publish with server-version unreadable (declarative, logged once), grow, unpublish, delete', async () => {
+    const guestKc = await harvesterGuestKubeConfig(
+      host.cp.kubeConfig,
+      GUEST_NAMESPACE,
+      'rke2-guest-01',
+    );
+    const guestHost = createKubeHostApi(guestKc);
+    await eventually(
+      async () => (await guestHost.getVm(GUEST_NODE)) !== undefined,
+      15_000,
+      "Harvester's bindings in force",
+    );
+    // Not admin: Harvester's csi-driver role does not let a guest read server-version.
+    await expectRejection(guestHost.getSetting('server-version'), (error: unknown) => {
+      assert.strictEqual(
+        (error as { details?: Record<string, unknown> }).details?.['httpStatus'],
+        403,
+      );
+      return true;
+    });
+    const guestLogs = captureLogger('info');
+    const guestCsi = await startTestDriver(guestKc, join(dir, 'by-id'), guestLogs.logger, {
+      services: 'controller',
+    });
+    try {
+      const capability = { block: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } };
+      const { client } = guestCsi;
+      const { volume } = await client.call<{ volume: { volume_id: string } }>(
+        'Controller',
+        'CreateVolume',
+        {
+          name: 'pvc-with-harvester-credentials',
+          capacity_range: { required_bytes: String(64 * MiB) },
+          volume_capabilities: [capability],
+        },
+      );
+      for (let i = 0; i < 2; i++)
+        await client.call('Controller', 'ControllerPublishVolume', {
+          volume_id: volume.volume_id,
+          node_id: GUEST_NODE,
+          volume_capability: capability,
+        });
+      const vm = await hostApi.getVm(GUEST_NODE);
+      assert.include(
+        (vm?.spec?.template?.spec?.volumes ?? []).map((v) => v.name),
+        volume.volume_id,
+        'hotplugged declaratively, through the VM spec',
+      );
+      const grown = await client.call<{ capacity_bytes: string }>(
+        'Controller',
+        'ControllerExpandVolume',
+        {
+          volume_id: volume.volume_id,
+          capacity_range: { required_bytes: String(128 * MiB) },
+          volume_capability: capability,
+        },
+      );
+      assert.isAtLeast(Number(grown.capacity_bytes), 128 * MiB);
+      await client.call('Controller', 'ControllerUnpublishVolume', {
+        volume_id: volume.volume_id,
+        node_id: GUEST_NODE,
+      });
+      await client.call('Controller', 'DeleteVolume', { volume_id: volume.volume_id });
+      await eventually(
+        async () => (await hostApi.getPvc(volume.volume_id)) === undefined,
+        15_000,
+        'the host PVC deleted',
+      );
+      const warnings = guestLogs
+        .lines()
+        .filter((line) => /server-version/.test(String(line['msg'])));
+      assert.lengthOf(warnings, 1, 'the unreadable server-version logged once');
+    } finally {
+      await guestCsi.stop();
+    }
   });
 });

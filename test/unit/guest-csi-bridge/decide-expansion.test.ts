@@ -21,6 +21,8 @@ function pvc(
     annotations?: Record<string, string>;
     infeasible?: string;
     allocated?: string;
+    /** The ControllerResizeError condition's message ("no space" unless told). */
+    message?: string;
   } = {},
 ): HostPvc {
   return {
@@ -44,7 +46,13 @@ function pvc(
         ? {
             allocatedResourceStatuses: { storage: extra.infeasible },
             ...(extra.allocated ? { allocatedResources: { storage: extra.allocated } } : {}),
-            conditions: [{ type: 'ControllerResizeError', status: 'True', message: 'no space' }],
+            conditions: [
+              {
+                type: 'ControllerResizeError',
+                status: 'True',
+                message: extra.message ?? 'no space',
+              },
+            ],
           }
         : {}),
     },
@@ -259,11 +267,38 @@ const rows: Row[] = [
     message: /ControllerResizeInfeasible: no space/,
   },
   {
-    name: 'older API spelling of infeasible',
-    pvc: pvc('20Gi', '10Gi', { infeasible: 'ControllerResizeFailed' }),
+    name: 'older API spelling of infeasible, its message an infeasible code',
+    pvc: pvc('20Gi', '10Gi', {
+      infeasible: 'ControllerResizeFailed',
+      message: 'rpc error: code = OutOfRange desc = no space',
+    }),
     required: 20n * Gi,
     expect: 'refuse',
     code: 'CSI_HOST_RESIZE_INFEASIBLE',
+  },
+  {
+    name: 'older API spelling of a failure that is not infeasible (any final error): waited on',
+    pvc: pvc('20Gi', '10Gi', {
+      infeasible: 'ControllerResizeFailed',
+      message: 'rpc error: code = Internal desc = backend busy',
+    }),
+    required: 20n * Gi,
+    expect: 'lookup',
+  },
+  {
+    name: 'the guest lowered its request below the size the host refused: the host request is lowered to it',
+    pvc: pvc('20Gi', '10Gi', { infeasible: 'ControllerResizeInfeasible', allocated: '20Gi' }),
+    required: 15n * Gi,
+    host: online(),
+    expect: 'patch',
+    requestBytes: 15n * Gi,
+  },
+  {
+    name: 'after the host request was lowered, the mark about the larger size is stale: wait',
+    pvc: pvc('15Gi', '10Gi', { infeasible: 'ControllerResizeInfeasible', allocated: '20Gi' }),
+    required: 15n * Gi,
+    host: online(),
+    expect: 'wait',
   },
   {
     name: 'infeasible at a smaller request: a larger one is tried',

@@ -146,6 +146,44 @@ describe('host PVC facts', () => {
       undefined,
     );
   });
+  describe("hostResizeInfeasible: an old resizer's *ResizeFailed counts only when its message says infeasible", () => {
+    const failed = (state: string, message: string | undefined) => ({
+      status: {
+        allocatedResourceStatuses: { storage: state },
+        ...(message === undefined
+          ? {}
+          : { conditions: [{ type: 'ControllerResizeError', message }] }),
+      },
+    });
+    const table: Array<[string, string | undefined, string | undefined]> = [
+      [
+        'ControllerResizeFailed',
+        'resize volume "pvc-1" by resizer "driver.longhorn.io" failed: rpc error: code = OutOfRange desc = no space',
+        'ControllerResizeFailed: resize volume "pvc-1" by resizer "driver.longhorn.io" failed: rpc error: code = OutOfRange desc = no space',
+      ],
+      [
+        'ControllerResizeFailed',
+        'rpc error: code = InvalidArgument desc = not validated',
+        'ControllerResizeFailed: rpc error: code = InvalidArgument desc = not validated',
+      ],
+      [
+        'ControllerResizeFailed',
+        'rpc error: code = Internal desc = timeout talking to the backend',
+        undefined,
+      ],
+      [
+        'ControllerResizeFailed',
+        'rpc error: code = DeadlineExceeded desc = context deadline exceeded',
+        undefined,
+      ],
+      ['ControllerResizeFailed', undefined, undefined],
+      ['NodeResizeFailed', 'resize2fs: device busy', undefined],
+      ['ControllerResizeInfeasible', 'anything', 'ControllerResizeInfeasible: anything'],
+    ];
+    for (const [state, message, expected] of table)
+      it(`${state} "${message ?? '(no condition)'}" -> ${expected === undefined ? 'not infeasible' : 'infeasible'}`, () =>
+        assert.strictEqual(hostResizeInfeasible(failed(state, message)), expected));
+  });
   it('readExpandSetting: parsed, missing (Harvester default), invalid', () => {
     assert.strictEqual(readExpandSetting({ value: '{"a.io":true}' }).state, 'parsed');
     const missing = readExpandSetting(undefined);

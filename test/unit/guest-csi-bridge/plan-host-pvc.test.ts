@@ -119,6 +119,22 @@ describe('incompatibility (CreateVolume retried or repeated with another request
     const fs = input({ parameters: { hostVolumeMode: 'filesystem' } });
     assert.match(incompatibility(existing, planHostPvc(fs), fs) ?? '', /Block mode/);
   });
+  it('another host StorageClass: ALREADY_EXISTS reason', () => {
+    const onNfs = input({
+      capacity: { requiredBytes: 10n * Gi, limitBytes: 10n * Gi },
+      parameters: { hostStorageClass: 'nfs' },
+    });
+    const onLonghorn = input({
+      capacity: { requiredBytes: 10n * Gi, limitBytes: 10n * Gi },
+      parameters: { hostStorageClass: 'longhorn' },
+    });
+    const made = { ...planHostPvc(onLonghorn).body, status: { phase: 'Bound' } };
+    assert.match(
+      incompatibility(made, planHostPvc(onNfs), onNfs) ?? '',
+      /on the host StorageClass longhorn, this request makes it on nfs/,
+    );
+    assert.isUndefined(incompatibility(made, planHostPvc(onLonghorn), onLonghorn));
+  });
   it('a derived id made for another name', () => {
     const name = 'Some Name';
     const named = input({ name });

@@ -1,0 +1,41 @@
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { isAlreadyExists } from '../../../src/kube/index.js';
+import { serverSideApply } from '../charts/cluster.js';
+import { applyHarvesterGuestRoles, harvesterGuestBindings } from './harvester-guest-roles.js';
+
+/**
+ * A kubeconfig as Harvester generates one for a guest cluster: a ServiceAccount `name` in the
+ * guest's VM `namespace`, bound only as Harvester's kubeconfig generator binds it (Harvester's two
+ * guest-cluster ClusterRoles, applied first as every Harvester has them), its token, the host's
+ * server and CA, and the namespace as its context's. Never admin.
+ */
+export async function harvesterGuestKubeConfig(
+  admin: KubeConfig,
+  namespace: string,
+  name: string,
+): Promise<KubeConfig> {
+  const core = admin.makeApiClient(CoreV1Api);
+  await core
+    .createNamespacedServiceAccount({ namespace, body: { metadata: { name } } })
+    .catch((error: unknown) => {
+      if (!isAlreadyExists(error)) throw error;
+    });
+  await applyHarvesterGuestRoles(admin);
+  for (const binding of harvesterGuestBindings(namespace, name))
+    await serverSideApply(admin, binding);
+  const { status } = await core.createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const cluster = admin.getCurrentCluster();
+  if (!cluster || !status?.token) throw new Error('no cluster or token for the guest kubeconfig');
+  const guest = new KubeConfig();
+  guest.loadFromOptions({
+    clusters: [{ ...cluster, name: 'harvester' }],
+    users: [{ name, token: status.token }],
+    contexts: [{ name: 'guest', cluster: 'harvester', user: name, namespace }],
+    currentContext: 'guest',
+  });
+  return guest;
+}
