@@ -84,7 +84,12 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
 
   before(async () => {
     helm = await useHelm();
-    defaults = await helm.template(HOST_CHART, { includeCrds: true });
+    // With tracker.enable (off by default), so that voe enable's rights and the voe disable hook
+    // are there to check; without it the tracker has neither (host-chart.test.ts).
+    defaults = await helm.template(HOST_CHART, {
+      includeCrds: true,
+      values: { tracker: { enable: true } },
+    });
     await ensureNamespaces(cp.current.kubeConfig, HOST_NAMESPACES);
   });
   after(() => helm?.cleanup());
@@ -122,7 +127,7 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
     }
   });
 
-  describe('least privilege: a SubjectAccessReview matrix per ServiceAccount (default values)', () => {
+  describe('least privilege: a SubjectAccessReview matrix per ServiceAccount (default values, tracker.enable on)', () => {
     before(async () => {
       // The chart's identities and permissions, for real (the hooks' too).
       for (const object of defaults.filter((o) => RBAC_KINDS.includes(o.kind ?? '')))
@@ -275,7 +280,7 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       resource: 'events',
       namespace,
     });
-    /** voe watch --enable (default values): its informers, its writes, voe enable's. */
+    /** voe watch --enable (tracker.enable on): its informers, its writes, voe enable's. */
     const TRACKER_NEEDS: Access[] = [
       ...['get', 'list', 'watch'].flatMap((verb) => [
         { verb, resource: 'persistentvolumeclaims' },
@@ -402,9 +407,24 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
               name: 'current-longhorn-version',
             },
           ]),
+          // voe serve --registration, when its namespace is being deleted.
+          { verb: 'get', resource: 'namespaces', name: NS },
+          webhookConfiguration('delete', 'voe'),
         ],
         [
-          ...NOBODY,
+          // Deleting its own configuration is voe serve --registration's job.
+          ...NOBODY.filter(
+            (access) =>
+              !(
+                access.resource === 'validatingwebhookconfigurations' &&
+                access.verb === 'delete' &&
+                access.name === 'voe'
+              ),
+          ),
+          webhookConfiguration('delete', 'other'),
+          webhookConfiguration('delete'),
+          { verb: 'get', resource: 'namespaces', name: 'default' },
+          { verb: 'delete', resource: 'namespaces', name: NS },
           secret('get', NS, 'voe-webhook-tls'),
           secret('list', NS),
           webhookConfiguration('patch', 'voe'),
