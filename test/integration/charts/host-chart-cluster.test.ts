@@ -254,6 +254,39 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       webhookConfiguration('list'),
       { verb: 'get', resource: 'persistentvolumeclaims', namespace: 'default' },
     ];
+    const crd = (verb: string, name?: string): Access => ({
+      verb,
+      group: 'apiextensions.k8s.io',
+      resource: 'customresourcedefinitions',
+      ...(name ? { name } : {}),
+    });
+    const CRDS_NEEDS: Access[] = [
+      crd('get', 'volumeexpansions.storage.voe.dev'),
+      crd('patch', 'volumeexpansions.storage.voe.dev'),
+      crd('update', 'volumeexpansions.storage.voe.dev'),
+      // RBAC cannot limit create to names (the object does not exist yet).
+      crd('create'),
+    ];
+    const CRDS_MUST_NOT: Access[] = [
+      // Creating voe's CRD when it is missing is this hook's job.
+      ...NOBODY.filter((access) => access.resource !== 'customresourcedefinitions'),
+      crd('delete', 'volumeexpansions.storage.voe.dev'),
+      crd('list'),
+      crd('watch'),
+      crd('deletecollection'),
+      ...['get', 'patch', 'update', 'delete'].flatMap((verb) => [
+        crd(verb, 'virtualmachines.kubevirt.io'),
+        crd(verb, 'settings.harvesterhci.io'),
+        crd(verb, 'validatingwebhookconfigurations.admissionregistration.k8s.io'),
+      ]),
+      {
+        verb: 'create',
+        group: 'storage.voe.dev',
+        resource: 'volumeexpansions',
+        namespace: 'default',
+      },
+      { verb: 'get', resource: 'persistentvolumeclaims', namespace: 'default' },
+    ];
     const kubevirtCr = (verb: string, name = 'kubevirt'): Access => ({
       verb,
       group: 'kubevirt.io',
@@ -452,6 +485,7 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       [serviceAccount(NS, 'voe-disable-hook'), DISABLE_NEEDS, DISABLE_MUST_NOT],
       [serviceAccount(NS, 'voe-certs'), CERTS_NEEDS, CERTS_MUST_NOT],
       [serviceAccount(NS, 'voe-certs-hook'), CERTS_NEEDS, CERTS_MUST_NOT],
+      [serviceAccount(NS, 'voe-crds-hook'), CRDS_NEEDS, CRDS_MUST_NOT],
     ];
     for (const [account, needs, mustNot] of MATRIX) {
       it(`${account.name}: allowed ${needs.length} requests it needs, denied ${mustNot.length} it must not make`, async () => {
@@ -474,6 +508,7 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
         `${NS}/voe-webhook`,
         `${NS}/voe-certs`,
         `${NS}/voe-certs-hook`,
+        `${NS}/voe-crds-hook`,
         `${NS}/voe-tracker`,
         `${NS}/voe-disable-hook`,
       ]);

@@ -305,10 +305,13 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         const v = merged(defaults, values) as { certificates: { mode: string } };
         const certificates = objectsOf(objects, 'Certificate');
         const cronJobs = objectsOf(objects, 'CronJob');
-        // The certificates' hooks (the tracker's pre-delete voe disable hook is checked above).
+        // The certificates' hooks (the tracker's pre-delete voe disable hook is checked above, the
+        // CRD hook below).
         const hooks = objects.filter(
           (object) =>
-            hookOf(object) !== '' && !object.metadata!.name!.startsWith('voe-disable-hook'),
+            hookOf(object) !== '' &&
+            !object.metadata!.name!.startsWith('voe-disable-hook') &&
+            !object.metadata!.name!.startsWith('voe-crds-hook'),
         );
         if (v.certificates.mode === 'self-managed') {
           assert.deepStrictEqual(certificates, []);
@@ -338,6 +341,44 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           assert.strictEqual(serving.spec.secretName, 'voe-webhook-tls');
           assert.include(serving.spec.dnsNames, 'voe-webhook.voe-system.svc');
         }
+      });
+
+      it('applies the CRD before each install and upgrade: voe crds apply as the hook voe-crds-hook, before the certificates hook, its ClusterRole limited to the CRD by name but for create', () => {
+        const hooks = objects.filter((object) => object.metadata!.name === 'voe-crds-hook');
+        assert.sameMembers(
+          hooks.map((h) => h.kind),
+          ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Job'],
+        );
+        for (const hook of hooks) assert.strictEqual(hookOf(hook), 'pre-install,pre-upgrade');
+        const weight = (object: Rendered) =>
+          Number(object.metadata!.annotations!['helm.sh/hook-weight']);
+        const job = oneOf(objects, 'Job', 'voe-crds-hook');
+        for (const other of objects.filter(
+          (o) => o.kind === 'Job' && hookOf(o).includes('pre-install') && o !== job,
+        ))
+          assert.isBelow(weight(job), weight(other), other.metadata!.name);
+        const pod = (
+          job['spec'] as {
+            template: {
+              spec: { serviceAccountName: string; containers: Array<{ args: string[] }> };
+            };
+          }
+        ).template.spec;
+        assert.strictEqual(pod.serviceAccountName, 'voe-crds-hook');
+        assert.deepStrictEqual(pod.containers[0]!.args.slice(0, 2), ['crds', 'apply']);
+        assert.deepStrictEqual(oneOf(objects, 'ClusterRole', 'voe-crds-hook')['rules'], [
+          {
+            apiGroups: ['apiextensions.k8s.io'],
+            resources: ['customresourcedefinitions'],
+            resourceNames: ['volumeexpansions.storage.voe.dev'],
+            verbs: ['get', 'patch', 'update'],
+          },
+          {
+            apiGroups: ['apiextensions.k8s.io'],
+            resources: ['customresourcedefinitions'],
+            verbs: ['create'],
+          },
+        ]);
       });
 
       it('installs the VolumeExpansion CRD as manifests/crds/volumeexpansion.yaml has it', async () => {

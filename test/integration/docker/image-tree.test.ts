@@ -2,8 +2,8 @@
  * The images' files, used as the charts use them, without a container engine: each image's file
  * tree is assembled from the Dockerfile's own COPY lines (test/support/docker/image-tree.ts), and
  * every command a chart runs is started from that tree through the image's ENTRYPOINT, as the
- * charts' user (uid/gid 65532, no home), with the chart's ServiceAccount credentials: voe certs
- * ensure (hook Job), voe serve (Deployment, up to /readyz), voe watch (tracker Deployment, up to
+ * charts' user (uid/gid 65532, no home), with the chart's ServiceAccount credentials: voe crds
+ * apply (hook Job), voe certs ensure (hook Job), voe serve (Deployment, up to /readyz), voe watch (tracker Deployment, up to
  * /readyz), voe disable (pre-delete hook) from the voe image; voe csi (the guest chart's driver
  * container) from the voe-node image, whose socket answers Identity.
  */
@@ -220,6 +220,18 @@ describe("the images' file trees (from the Dockerfile's COPY lines) run every co
       );
       assert.isUndefined(missing, 'dev dependencies are pruned');
     }
+  });
+
+  it('voe image: voe crds apply (pre-install/pre-upgrade hook, as voe-crds-hook) applies the CRD the tree ships', async () => {
+    const crds = containerOf(oneOf(host, 'Job', 'voe-crds-hook')).args;
+    const printed = await runToEnd('voe', [
+      ...crds,
+      `--kubeconfig=${await kubeconfigOf(serviceAccount(NS, 'voe-crds-hook'))}`,
+    ]);
+    assert.match(
+      printed,
+      /^volumeexpansions\.storage\.voe\.dev: (applied|unchanged), Established$/m,
+    );
   });
 
   it('voe image: voe certs ensure (hook Job, as voe-certs-hook), voe serve (Deployment, as voe-webhook) ready on /readyz, voe watch (tracker, as voe-tracker) ready, voe disable (pre-delete hook, as voe-disable-hook)', async () => {
