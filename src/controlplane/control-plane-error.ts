@@ -9,6 +9,7 @@ export const ControlPlaneErrorCode = {
   ProcessExited: 'CONTROLPLANE_PROCESS_EXITED',
   NotRunning: 'CONTROLPLANE_NOT_RUNNING',
   CrdTimeout: 'CONTROLPLANE_CRD_TIMEOUT',
+  CrdManifestInvalid: 'CONTROLPLANE_CRD_MANIFEST_INVALID',
   BinaryMissing: 'CONTROLPLANE_BINARY_MISSING',
   AlreadyRunning: 'CONTROLPLANE_ALREADY_RUNNING',
   StartFailed: 'CONTROLPLANE_START_FAILED',

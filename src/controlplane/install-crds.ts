@@ -79,7 +79,7 @@ async function applyCrd(
 }
 
 /** Waits until each CRD named has its Established condition True (CONTROLPLANE_CRD_TIMEOUT otherwise). */
-async function waitEstablished(
+export async function waitEstablished(
   api: ApiextensionsV1Api,
   names: string[],
   timeoutMs: number,

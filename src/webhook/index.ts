@@ -1,5 +1,6 @@
 export { admissionWiring } from './admission-wiring.js';
 export { deleteValidatingWebhookConfiguration } from './registration/webhook-registration.js';
+export { removeRegistrationIfNamespaceEnds } from './registration/remove-registration-if-namespace-ends.js';
 export {
   DEV_CONFIGURATION_NAME,
   serveWebhook,

@@ -147,3 +147,46 @@ app.kubernetes.io/component: tracker
 - --kubevirt-name={{ include "voe.kubevirtName" . }}
 - --setting-name={{ .Values.admission.setting }}
 {{- end }}
+
+{{/* The namespaces the PVC and VM webhooks see (buildValidatingWebhookConfiguration's webhookNamespaceSelector). */}}
+{{- define "voe.webhook.namespaceSelector" -}}
+matchExpressions:
+  - key: kubernetes.io/metadata.name
+    operator: NotIn
+    values:
+      {{- toYaml (uniq (concat (list "kube-system" .Release.Namespace) .Values.webhook.excludedNamespaces)) | nindent 6 }}
+  - key: storage.voe.dev/webhook
+    operator: NotIn
+    values: [disabled]
+{{- end }}
+
+{{/*
+Whether an optional integration renders: "true" or "". enabled is true, false or auto; auto renders
+when the cluster serves the kind (.Capabilities.APIVersions: discovery on install and upgrade,
+--api-versions for helm template). true renders it, and when helm talks to a cluster (install,
+upgrade, --dry-run=server: lookup answers) that does not serve the kind, fails saying so; offline
+(helm lint, helm template) nothing is known of the cluster and it renders.
+Called with (dict "enabled" <value> "api" "group/version/Kind" "key" "values.key" "root" $).
+*/}}
+{{- define "voe.optionalApi" -}}
+{{- $served := .root.Capabilities.APIVersions.Has .api -}}
+{{- if eq (toString .enabled) "auto" -}}
+{{- if $served }}true{{ end -}}
+{{- else if .enabled -}}
+{{- if and (not $served) (lookup "v1" "Namespace" "" "kube-system") -}}
+{{- fail (printf "%s is on, but the cluster does not serve %s: install its CRDs first, or set %s to auto or false" .key .api .key) -}}
+{{- end -}}
+true
+{{- end -}}
+{{- end }}
+{{- define "voe.serviceMonitor" -}}
+{{- include "voe.optionalApi" (dict "enabled" .Values.metrics.serviceMonitor.enabled "api" "monitoring.coreos.com/v1/ServiceMonitor" "key" "metrics.serviceMonitor.enabled" "root" .) -}}
+{{- end }}
+{{- define "voe.prometheusRule" -}}
+{{- include "voe.optionalApi" (dict "enabled" .Values.metrics.prometheusRule.enabled "api" "monitoring.coreos.com/v1/PrometheusRule" "key" "metrics.prometheusRule.enabled" "root" .) -}}
+{{- end }}
+{{- define "voe.certManager" -}}
+{{- if eq .Values.certificates.mode "cert-manager" -}}
+{{- include "voe.optionalApi" (dict "enabled" true "api" "cert-manager.io/v1/Certificate" "key" "certificates.mode cert-manager" "root" .) -}}
+{{- end -}}
+{{- end }}

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { register as certs } from './certs.js';
 import { register as check } from './check.js';
+import { register as crds } from './crds.js';
 import { register as disable } from './disable.js';
 import { register as enable } from './enable.js';
 import { register as cluster } from './cluster.js';
@@ -25,6 +26,7 @@ const registrars: Array<(program: Command) => void> = [
   check,
   csi,
   certs,
+  crds,
   watch,
   status,
   enable,

@@ -22,6 +22,8 @@ export interface ServeFlags extends AdmissionFlags {
   cacheSyncTimeout?: number;
   registrationTimeout?: number;
   shutdownDelay: number;
+  registration?: string;
+  namespace?: string;
 }
 
 /** Most seconds `--shutdown-delay` accepts: well within a pod's termination grace period. */
@@ -103,6 +105,14 @@ export function addServeFlags(command: Command): Command {
       )
         .default(0)
         .argParser(parseShutdownDelay),
+    )
+    .option(
+      '--namespace <namespace>',
+      'without --dev, with --registration: the namespace of the webhook (its pods and Service)',
+    )
+    .option(
+      '--registration <name>',
+      'without --dev, with --namespace: the ValidatingWebhookConfiguration calling this webhook; deleted when voe serve stops while --namespace is being deleted (its Service goes with it; kept on any other stop)',
     );
 }
 
@@ -135,6 +145,18 @@ export function servePlan(flags: ServeFlags): ServePlan {
     throw new WebhookError(
       'WEBHOOK_INVALID_OPTIONS',
       '--shutdown-delay applies only without --dev: --dev removes its registration first, so the API server stops calling at once. Remove it, or drop --dev.',
+    );
+  }
+  if ((flags.registration === undefined) !== (flags.namespace === undefined)) {
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      '--registration and --namespace go together: give both (the chart does) or neither.',
+    );
+  }
+  if (flags.dev && flags.registration !== undefined) {
+    throw new WebhookError(
+      'WEBHOOK_INVALID_OPTIONS',
+      '--registration applies only without --dev: --dev removes its own registration on every stop.',
     );
   }
   if (!flags.dev) checkNoDevOnlyFlags(flags);

@@ -7,6 +7,7 @@ import { watchStopRequests, type StopRequests } from '../stop-requests.js';
 import { describeStop } from './describe-stop.js';
 import { addServeFlags, servePlan, type ServeFlags } from './serve-flags.js';
 import { startServing } from './start-serving.js';
+import { removeRegistrationOnNamespaceEnd } from './remove-registration-on-namespace-end.js';
 import { stopServing } from './stop-serving.js';
 
 export function register(program: Command): void {
@@ -57,5 +58,7 @@ async function serve(
     stops,
   );
   const reason = await stops.requested;
+  if (flags.registration && flags.namespace)
+    await removeRegistrationOnNamespaceEnd(kubeConfig, flags.namespace, flags.registration, logger);
   await stopServing(serving, reason, { logger, shutdownDelay: plan.shutdownDelay, hurry });
 }

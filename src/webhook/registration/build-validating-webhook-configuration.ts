@@ -1,5 +1,6 @@
 import { isDnsSubdomain } from '../../kube/index.js';
 import type {
+  V1LabelSelector,
   V1ValidatingWebhook,
   V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
@@ -25,6 +26,32 @@ export interface WebhookConfigurationOptions {
   settingName?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** Namespaces whose PVCs and VMs the webhooks never see, besides kube-system and the Service's namespace. */
+  excludedNamespaces?: string[];
+}
+
+/** A namespace labelled `storage.voe.dev/webhook: disabled` is never sent to voe's webhooks. */
+export const WEBHOOK_OPT_OUT_LABEL = 'storage.voe.dev/webhook';
+export const WEBHOOK_OPT_OUT_VALUE = 'disabled';
+
+/**
+ * Which namespaces the namespaced webhooks (PVCs, VMs) see: not kube-system, not the webhook's own
+ * namespace (so neither the cluster's nor voe's own objects wait on voe), not those in `excluded`,
+ * and not those labelled to opt out. The API server ignores it for cluster-scoped objects (Settings).
+ */
+export function webhookNamespaceSelector(
+  serviceNamespace: string | undefined,
+  excluded: string[] = [],
+): V1LabelSelector {
+  const names = [
+    ...new Set(['kube-system', ...(serviceNamespace ? [serviceNamespace] : []), ...excluded]),
+  ];
+  return {
+    matchExpressions: [
+      { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: names },
+      { key: WEBHOOK_OPT_OUT_LABEL, operator: 'NotIn', values: [WEBHOOK_OPT_OUT_VALUE] },
+    ],
+  };
 }
 
 const STORAGE = 'object.spec.resources.requests.storage';
@@ -89,6 +116,10 @@ export function buildValidatingWebhookConfiguration(
   );
   const clientConfig = clientConfigFor(options);
   const keys = options.webhooks ?? (Object.keys(matches) as WebhookEndpointKey[]);
+  const namespaceSelector = webhookNamespaceSelector(
+    options.service?.namespace,
+    options.excludedNamespaces,
+  );
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
@@ -105,6 +136,7 @@ export function buildValidatingWebhookConfiguration(
       name: WEBHOOK_ENDPOINTS[key].webhookName,
       clientConfig: clientConfig(WEBHOOK_ENDPOINTS[key].path),
       ...matches[key],
+      ...(key === 'setting' ? {} : { namespaceSelector }),
       admissionReviewVersions: ['v1'],
       sideEffects: 'None',
       failurePolicy: options.failurePolicy ?? 'Fail',

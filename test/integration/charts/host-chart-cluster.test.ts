@@ -84,7 +84,12 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
 
   before(async () => {
     helm = await useHelm();
-    defaults = await helm.template(HOST_CHART, { includeCrds: true });
+    // With tracker.enable (off by default), so that voe enable's rights and the voe disable hook
+    // are there to check; without it the tracker has neither (host-chart.test.ts).
+    defaults = await helm.template(HOST_CHART, {
+      includeCrds: true,
+      values: { tracker: { enable: true } },
+    });
     await ensureNamespaces(cp.current.kubeConfig, HOST_NAMESPACES);
   });
   after(() => helm?.cleanup());
@@ -122,7 +127,7 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
     }
   });
 
-  describe('least privilege: a SubjectAccessReview matrix per ServiceAccount (default values)', () => {
+  describe('least privilege: a SubjectAccessReview matrix per ServiceAccount (default values, tracker.enable on)', () => {
     before(async () => {
       // The chart's identities and permissions, for real (the hooks' too).
       for (const object of defaults.filter((o) => RBAC_KINDS.includes(o.kind ?? '')))
@@ -249,6 +254,39 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       webhookConfiguration('list'),
       { verb: 'get', resource: 'persistentvolumeclaims', namespace: 'default' },
     ];
+    const crd = (verb: string, name?: string): Access => ({
+      verb,
+      group: 'apiextensions.k8s.io',
+      resource: 'customresourcedefinitions',
+      ...(name ? { name } : {}),
+    });
+    const CRDS_NEEDS: Access[] = [
+      crd('get', 'volumeexpansions.storage.voe.dev'),
+      crd('patch', 'volumeexpansions.storage.voe.dev'),
+      crd('update', 'volumeexpansions.storage.voe.dev'),
+      // RBAC cannot limit create to names (the object does not exist yet).
+      crd('create'),
+    ];
+    const CRDS_MUST_NOT: Access[] = [
+      // Creating voe's CRD when it is missing is this hook's job.
+      ...NOBODY.filter((access) => access.resource !== 'customresourcedefinitions'),
+      crd('delete', 'volumeexpansions.storage.voe.dev'),
+      crd('list'),
+      crd('watch'),
+      crd('deletecollection'),
+      ...['get', 'patch', 'update', 'delete'].flatMap((verb) => [
+        crd(verb, 'virtualmachines.kubevirt.io'),
+        crd(verb, 'settings.harvesterhci.io'),
+        crd(verb, 'validatingwebhookconfigurations.admissionregistration.k8s.io'),
+      ]),
+      {
+        verb: 'create',
+        group: 'storage.voe.dev',
+        resource: 'volumeexpansions',
+        namespace: 'default',
+      },
+      { verb: 'get', resource: 'persistentvolumeclaims', namespace: 'default' },
+    ];
     const kubevirtCr = (verb: string, name = 'kubevirt'): Access => ({
       verb,
       group: 'kubevirt.io',
@@ -275,7 +313,7 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       resource: 'events',
       namespace,
     });
-    /** voe watch --enable (default values): its informers, its writes, voe enable's. */
+    /** voe watch --enable (tracker.enable on): its informers, its writes, voe enable's. */
     const TRACKER_NEEDS: Access[] = [
       ...['get', 'list', 'watch'].flatMap((verb) => [
         { verb, resource: 'persistentvolumeclaims' },
@@ -402,9 +440,24 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
               name: 'current-longhorn-version',
             },
           ]),
+          // voe serve --registration, when its namespace is being deleted.
+          { verb: 'get', resource: 'namespaces', name: NS },
+          webhookConfiguration('delete', 'voe'),
         ],
         [
-          ...NOBODY,
+          // Deleting its own configuration is voe serve --registration's job.
+          ...NOBODY.filter(
+            (access) =>
+              !(
+                access.resource === 'validatingwebhookconfigurations' &&
+                access.verb === 'delete' &&
+                access.name === 'voe'
+              ),
+          ),
+          webhookConfiguration('delete', 'other'),
+          webhookConfiguration('delete'),
+          { verb: 'get', resource: 'namespaces', name: 'default' },
+          { verb: 'delete', resource: 'namespaces', name: NS },
           secret('get', NS, 'voe-webhook-tls'),
           secret('list', NS),
           webhookConfiguration('patch', 'voe'),
@@ -432,6 +485,7 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
       [serviceAccount(NS, 'voe-disable-hook'), DISABLE_NEEDS, DISABLE_MUST_NOT],
       [serviceAccount(NS, 'voe-certs'), CERTS_NEEDS, CERTS_MUST_NOT],
       [serviceAccount(NS, 'voe-certs-hook'), CERTS_NEEDS, CERTS_MUST_NOT],
+      [serviceAccount(NS, 'voe-crds-hook'), CRDS_NEEDS, CRDS_MUST_NOT],
     ];
     for (const [account, needs, mustNot] of MATRIX) {
       it(`${account.name}: allowed ${needs.length} requests it needs, denied ${mustNot.length} it must not make`, async () => {
@@ -454,6 +508,7 @@ describe('the host chart on a real control plane (dry runs, RBAC, its command li
         `${NS}/voe-webhook`,
         `${NS}/voe-certs`,
         `${NS}/voe-certs-hook`,
+        `${NS}/voe-crds-hook`,
         `${NS}/voe-tracker`,
         `${NS}/voe-disable-hook`,
       ]);

@@ -84,7 +84,11 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
 
       it('renders the webhook configuration that buildValidatingWebhookConfiguration builds (rules, matchConditions, failurePolicy, timeouts, the Service it calls)', () => {
         const v = merged(defaults, values) as {
-          webhook: { failurePolicy: 'Fail' | 'Ignore'; timeoutSeconds: number };
+          webhook: {
+            failurePolicy: 'Fail' | 'Ignore';
+            timeoutSeconds: number;
+            excludedNamespaces: string[];
+          };
           admission: { setting: string };
           certificates: { mode: string };
         };
@@ -97,6 +101,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           failurePolicy: v.webhook.failurePolicy,
           timeoutSeconds: v.webhook.timeoutSeconds,
           settingName: v.admission.setting,
+          excludedNamespaces: v.webhook.excludedNamespaces,
           labels,
           ...(annotations ? { annotations } : {}),
         });
@@ -107,7 +112,8 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
             'cert-manager.io/inject-ca-from': 'voe-system/voe-webhook',
           });
         else assert.isUndefined(annotations);
-        // What `voe serve --dev` registers: the same webhooks with a url instead of the Service.
+        // What `voe serve --dev` registers: the same webhooks with a url instead of the Service
+        // (and no namespace of its own to leave out).
         const dev = buildValidatingWebhookConfiguration({
           name: 'voe-dev',
           urlBase: 'https://127.0.0.1:9443',
@@ -115,10 +121,30 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         if (name === 'default values')
           assert.deepStrictEqual(
             (rendered['webhooks'] as Array<Record<string, unknown>>).map(
-              ({ clientConfig: _, ...rest }) => rest,
+              ({ clientConfig: _, namespaceSelector: _n, ...rest }) => rest,
             ),
-            JSON.parse(JSON.stringify(dev.webhooks!.map(({ clientConfig: _, ...rest }) => rest))),
+            JSON.parse(
+              JSON.stringify(
+                dev.webhooks!.map(({ clientConfig: _, namespaceSelector: _n, ...rest }) => rest),
+              ),
+            ),
           );
+        // The PVC and VM webhooks leave kube-system, the release namespace and opted-out ones alone.
+        for (const webhook of rendered['webhooks'] as Array<{
+          name: string;
+          namespaceSelector?: {
+            matchExpressions: Array<{ key: string; operator: string; values: string[] }>;
+          };
+        }>) {
+          if (webhook.name.startsWith('setting.')) continue;
+          const [names, optOut] = webhook.namespaceSelector!.matchExpressions;
+          assert.includeMembers(names!.values, ['kube-system', 'voe-system']);
+          assert.deepStrictEqual(optOut, {
+            key: 'storage.voe.dev/webhook',
+            operator: 'NotIn',
+            values: ['disabled'],
+          });
+        }
       });
 
       it('runs the webhook locked down: replicas, probes on /livez and /readyz, resources, non-root, read-only root, no privileges, seccomp RuntimeDefault', () => {
@@ -177,7 +203,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         assert.strictEqual(budgets.length, v.webhook.replicas > 1 ? 1 : 0);
       });
 
-      it('runs the tracker (voe watch) locked down: replicas, its Lease, --enable, probes on /livez and /readyz, and voe disable as a pre-delete hook; nothing of it with tracker.enabled false', () => {
+      it('runs the tracker (voe watch) locked down: replicas, its Lease, --enable, probes on /livez and /readyz, and voe disable as a pre-delete hook with tracker.enable; nothing of it with tracker.enabled false', () => {
         const v = merged(defaults, values) as {
           tracker: {
             enabled: boolean;
@@ -230,26 +256,32 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           spec: { selector: Record<string, string> };
         };
         assert.deepStrictEqual(service.spec.selector, deployment.spec!.selector.matchLabels);
-        const hook = oneOf(objects, 'Job', 'voe-disable-hook');
-        assert.strictEqual(hookOf(hook), 'pre-delete');
-        const hookPod = (hook as unknown as { spec: { template: { spec: V1PodSpec } } }).spec
-          .template.spec;
-        assert.strictEqual(hookPod.serviceAccountName, 'voe-disable-hook');
-        assert.deepStrictEqual(hookPod.containers[0]!.args, [
-          'disable',
-          `--kubevirt-namespace=${kubevirtNamespace}`,
-          `--kubevirt-name=${kubevirtName}`,
-          `--setting-name=${v.admission.setting}`,
-        ]);
-        // The hook's identity is a hook too (it exists before the Job and goes after it).
-        for (const object of tracking.filter((o) =>
-          o.metadata!.name!.startsWith('voe-disable-hook'),
-        ))
-          assert.strictEqual(
-            hookOf(object),
-            'pre-delete',
-            `${object.kind}/${object.metadata!.name}`,
-          );
+        const hooks = tracking.filter((o) => o.metadata!.name!.startsWith('voe-disable-hook'));
+        if (!v.tracker.enable) {
+          // Nothing of voe enable's to undo: no voe disable hook, no identity for it.
+          assert.deepStrictEqual(hooks, []);
+        } else {
+          const hook = oneOf(objects, 'Job', 'voe-disable-hook');
+          assert.strictEqual(hookOf(hook), 'pre-delete');
+          const hookPod = (hook as unknown as { spec: { template: { spec: V1PodSpec } } }).spec
+            .template.spec;
+          assert.strictEqual(hookPod.serviceAccountName, 'voe-disable-hook');
+          assert.deepStrictEqual(hookPod.containers[0]!.args, [
+            'disable',
+            `--kubevirt-namespace=${kubevirtNamespace}`,
+            `--kubevirt-name=${kubevirtName}`,
+            `--setting-name=${v.admission.setting}`,
+          ]);
+          // The hook's identity is a hook too (it exists before the Job and goes after it).
+          for (const object of tracking.filter((o) =>
+            o.metadata!.name!.startsWith('voe-disable-hook'),
+          ))
+            assert.strictEqual(
+              hookOf(object),
+              'pre-delete',
+              `${object.kind}/${object.metadata!.name}`,
+            );
+        }
         // Write access to the KubeVirt CR and the Setting only with --enable.
         const kubevirtRole = oneOf(objects, 'Role', 'voe-tracker-kubevirt') as unknown as {
           rules: Array<{ verbs: string[] }>;
@@ -273,10 +305,13 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         const v = merged(defaults, values) as { certificates: { mode: string } };
         const certificates = objectsOf(objects, 'Certificate');
         const cronJobs = objectsOf(objects, 'CronJob');
-        // The certificates' hooks (the tracker's pre-delete voe disable hook is checked above).
+        // The certificates' hooks (the tracker's pre-delete voe disable hook is checked above, the
+        // CRD hook below).
         const hooks = objects.filter(
           (object) =>
-            hookOf(object) !== '' && !object.metadata!.name!.startsWith('voe-disable-hook'),
+            hookOf(object) !== '' &&
+            !object.metadata!.name!.startsWith('voe-disable-hook') &&
+            !object.metadata!.name!.startsWith('voe-crds-hook'),
         );
         if (v.certificates.mode === 'self-managed') {
           assert.deepStrictEqual(certificates, []);
@@ -306,6 +341,44 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           assert.strictEqual(serving.spec.secretName, 'voe-webhook-tls');
           assert.include(serving.spec.dnsNames, 'voe-webhook.voe-system.svc');
         }
+      });
+
+      it('applies the CRD before each install and upgrade: voe crds apply as the hook voe-crds-hook, before the certificates hook, its ClusterRole limited to the CRD by name but for create', () => {
+        const hooks = objects.filter((object) => object.metadata!.name === 'voe-crds-hook');
+        assert.sameMembers(
+          hooks.map((h) => h.kind),
+          ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Job'],
+        );
+        for (const hook of hooks) assert.strictEqual(hookOf(hook), 'pre-install,pre-upgrade');
+        const weight = (object: Rendered) =>
+          Number(object.metadata!.annotations!['helm.sh/hook-weight']);
+        const job = oneOf(objects, 'Job', 'voe-crds-hook');
+        for (const other of objects.filter(
+          (o) => o.kind === 'Job' && hookOf(o).includes('pre-install') && o !== job,
+        ))
+          assert.isBelow(weight(job), weight(other), other.metadata!.name);
+        const pod = (
+          job['spec'] as {
+            template: {
+              spec: { serviceAccountName: string; containers: Array<{ args: string[] }> };
+            };
+          }
+        ).template.spec;
+        assert.strictEqual(pod.serviceAccountName, 'voe-crds-hook');
+        assert.deepStrictEqual(pod.containers[0]!.args.slice(0, 2), ['crds', 'apply']);
+        assert.deepStrictEqual(oneOf(objects, 'ClusterRole', 'voe-crds-hook')['rules'], [
+          {
+            apiGroups: ['apiextensions.k8s.io'],
+            resources: ['customresourcedefinitions'],
+            resourceNames: ['volumeexpansions.storage.voe.dev'],
+            verbs: ['get', 'patch', 'update'],
+          },
+          {
+            apiGroups: ['apiextensions.k8s.io'],
+            resources: ['customresourcedefinitions'],
+            verbs: ['create'],
+          },
+        ]);
       });
 
       it('installs the VolumeExpansion CRD as manifests/crds/volumeexpansion.yaml has it', async () => {
@@ -487,6 +560,46 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
     );
   });
 
+  it('every hook Job ends within the 300 s Helm (and helm-controller) waits for a hook, retries included', async () => {
+    let checked = 0;
+    for (const [name, values] of VALUE_SETS) {
+      const objects = await helm.template(HOST_CHART, {
+        values: { ...(values ?? {}), tracker: { ...(values?.['tracker'] ?? {}), enable: true } },
+      });
+      const jobs = objectsOf(objects, 'Job').filter((job) => hookOf(job) !== '');
+      checked += jobs.length;
+      for (const job of jobs) {
+        const deadline = (job['spec'] as { activeDeadlineSeconds?: number }).activeDeadlineSeconds;
+        assert.isDefined(deadline, `${name}: ${job.metadata!.name}`);
+        assert.isBelow(deadline!, 300, `${name}: ${job.metadata!.name}`);
+      }
+    }
+    assert.isAtLeast(checked, 2, 'the certificates hook and the voe disable hook');
+  });
+
+  it('ServiceMonitor and PrometheusRule on auto render only when the cluster serves their API; on, they render offline (helm template, lint)', async () => {
+    const auto = {
+      metrics: { serviceMonitor: { enabled: 'auto' }, prometheusRule: { enabled: 'auto' } },
+    };
+    const kinds = (objects: Rendered[]) =>
+      objects
+        .map((o) => o.kind!)
+        .filter((kind) => ['ServiceMonitor', 'PrometheusRule'].includes(kind));
+    assert.sameMembers(kinds(await helm.template(HOST_CHART, { values: auto })), [
+      'ServiceMonitor',
+      'ServiceMonitor',
+      'PrometheusRule',
+    ]);
+    assert.deepStrictEqual(
+      kinds(await helm.template(HOST_CHART, { values: auto, apiVersions: [] })),
+      [],
+    );
+    const on = {
+      metrics: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true } },
+    };
+    assert.lengthOf(kinds(await helm.template(HOST_CHART, { values: on, apiVersions: [] })), 3);
+  });
+
   it('the Harvester Addon (manifests/addon.yaml) installs this chart: its name and version, experimental, and valuesContent the schema accepts', async () => {
     const text = await readFile(join(repoRoot(), 'manifests/addon.yaml'), 'utf8');
     const docs = parseAllDocuments(text).map((doc) => doc.toJS() as Rendered);
@@ -510,5 +623,13 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
     const values = parse(String(spec['valuesContent'])) as Record<string, unknown>;
     const objects = await helm.template(HOST_CHART, { values, namespace });
     assert.strictEqual(oneOf(objects, 'Deployment', 'voe-webhook').metadata!.namespace, namespace);
+    // The image the nodes pull is the Addon's to say (a registry of the site's own).
+    const image = values['image'] as { repository: string; tag: string };
+    assert.strictEqual(image.tag, chart['appVersion']);
+    assert.strictEqual(
+      (oneOf(objects, 'Deployment', 'voe-webhook') as unknown as V1Deployment).spec!.template.spec!
+        .containers[0]!.image,
+      `${image.repository}:${image.tag}`,
+    );
   });
 });

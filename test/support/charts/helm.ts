@@ -50,8 +50,8 @@ export function runHelm(helm: string, args: string[], home: string): Promise<Hel
           HELM_CACHE_HOME: join(home, 'cache'),
           HELM_CONFIG_HOME: join(home, 'config'),
           HELM_DATA_HOME: join(home, 'data'),
-          // Where client-go keeps its discovery cache when helm talks to a cluster (else ./.kube).
-          HOME: home,
+          // client-go's discovery cache ($HOME/.kube/cache) when helm talks to a cluster.
+          HOME: join(home, 'home'),
           KUBECONFIG: join(home, 'no-kubeconfig'),
         },
         maxBuffer: 64 << 20,

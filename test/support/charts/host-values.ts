@@ -55,8 +55,10 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
       },
     },
   },
-  'self-managed, monitoring, KubeVirt and Longhorn elsewhere': {
+  'self-managed, monitoring, KubeVirt and Longhorn elsewhere, tracker --enable': {
     clusterDomain: 'example.internal',
+    webhook: { excludedNamespaces: ['vm-templates'], priorityClassName: '' },
+    tracker: { enable: true },
     admission: {
       kubevirt: 'kubevirt/kubevirt',
       longhorn: 'on',
@@ -72,7 +74,7 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
       },
     },
     metrics: {
-      serviceMonitor: { enabled: true },
+      serviceMonitor: { enabled: 'auto' },
       prometheusRule: {
         enabled: true,
         alerts: { stuckExpansions: false, webhookCallsFailing: false },

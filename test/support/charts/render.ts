@@ -26,7 +26,20 @@ export interface RenderOptions {
   valuesFiles?: string[];
   /** helm template --include-crds. */
   includeCrds?: boolean;
+  /** helm template --api-versions: the optional APIs the cluster serves (default OPTIONAL_APIS). */
+  apiVersions?: string[];
 }
+
+/**
+ * The optional APIs the host chart's integrations need, all served by the charts' test control
+ * plane (test/support/charts/crds): what .Capabilities.APIVersions has on such a cluster.
+ */
+export const OPTIONAL_APIS = [
+  'cert-manager.io/v1/Certificate',
+  'cert-manager.io/v1/Issuer',
+  'monitoring.coreos.com/v1/ServiceMonitor',
+  'monitoring.coreos.com/v1/PrometheusRule',
+];
 
 /** A rendered object: what the API server receives, plus the template it came from. */
 export type Rendered = KubernetesObject & Record<string, unknown>;
@@ -68,6 +81,7 @@ export async function useHelm(): Promise<Helm> {
         KUBERNETES_VERSION,
       ];
       if (options.includeCrds) args.push('--include-crds');
+      for (const api of options.apiVersions ?? OPTIONAL_APIS) args.push('--api-versions', api);
       for (const file of options.valuesFiles ?? []) args.push('-f', join(repoRoot(), file));
       if (options.values) args.push('-f', await writeValues(options.values));
       const result = await run(args);

@@ -7,7 +7,7 @@
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { execFile } from 'node:child_process';
-import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -145,5 +145,35 @@ describe('Dockerfile', () => {
       }
     }
     assert.deepStrictEqual(runText('voe'), [], 'the voe image adds nothing to the base');
+  });
+
+  it('the build stage compiles only what ships: src/ alone (tsconfig.build.json), no tests or benchmarks copied', async () => {
+    const copied = stageInstructions(parseDockerfile(), 'build')
+      .filter((i) => i.getKeyword() === 'COPY')
+      .flatMap((i) =>
+        i
+          .getArguments()
+          .slice(0, -1)
+          .map((a) => a.getValue()),
+      );
+    assert.includeMembers(copied, ['src', 'tsconfig.build.json']);
+    for (const source of copied) assert.notMatch(source, /^(test|bench)\b/);
+    assert.match(runText('build').join('\n'), /tsc -p tsconfig\.build\.json/);
+    const config = JSON.parse(
+      await readFile(new URL('../../../../tsconfig.build.json', import.meta.url), 'utf8'),
+    ) as { include: string[] };
+    assert.deepStrictEqual(config.include, ['src/**/*.ts']);
+  });
+
+  it('the images carry the OCI labels (title, source, licenses, version, revision)', () => {
+    const labels = stageInstructions(parseDockerfile(), 'base')
+      .filter((i) => i.getKeyword() === 'LABEL')
+      .flatMap((i) =>
+        (i as unknown as { getProperties(): Array<{ getName(): string }> })
+          .getProperties()
+          .map((p) => p.getName()),
+      );
+    for (const key of ['title', 'description', 'source', 'licenses', 'version', 'revision'])
+      assert.include(labels, `org.opencontainers.image.${key}`);
   });
 });

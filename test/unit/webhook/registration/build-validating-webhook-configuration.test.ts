@@ -9,6 +9,8 @@ import {
   PVC_STORAGE_REQUEST_GROWS,
   settingNamed,
   VM_VOLUME_CLAIM_TEMPLATES_CHANGED,
+  WEBHOOK_OPT_OUT_LABEL,
+  webhookNamespaceSelector,
 } from '../../../../src/webhook/registration/build-validating-webhook-configuration.js';
 import { WebhookError } from '../../../../src/webhook/webhook-error.js';
 
@@ -155,4 +157,29 @@ it('manifests/webhook.yaml is what the builder produces for the in-cluster Servi
     annotations: { 'cert-manager.io/inject-ca-from': 'voe-system/voe-webhook' },
   });
   assert.deepStrictEqual(manifest, JSON.parse(JSON.stringify(built)));
+});
+
+it('namespaceSelector: the PVC and VM webhooks never see kube-system, the Service namespace, the excluded ones or opted-out namespaces; the cluster-scoped Setting webhook has none', () => {
+  const config = buildValidatingWebhookConfiguration({
+    name: 'voe',
+    service: { namespace: 'voe-system', name: 'voe-webhook' },
+    excludedNamespaces: ['vm-templates', 'kube-system'],
+  });
+  const [pvc, vm, setting] = config.webhooks ?? [];
+  const expected = {
+    matchExpressions: [
+      {
+        key: 'kubernetes.io/metadata.name',
+        operator: 'NotIn',
+        values: ['kube-system', 'voe-system', 'vm-templates'],
+      },
+      { key: WEBHOOK_OPT_OUT_LABEL, operator: 'NotIn', values: ['disabled'] },
+    ],
+  };
+  assert.deepStrictEqual(pvc?.namespaceSelector, expected);
+  assert.deepStrictEqual(vm?.namespaceSelector, expected);
+  assert.isUndefined(setting?.namespaceSelector);
+  assert.deepStrictEqual(webhookNamespaceSelector(undefined).matchExpressions?.[0]?.values, [
+    'kube-system',
+  ]);
 });
