@@ -8,6 +8,7 @@ import { ControlPlaneError } from '../control-plane-error.js';
 import { goBuildEnv } from '../go-build-env.js';
 import { runGo } from '../run-go.js';
 import { downloadGoModule } from './download-go-module.js';
+import { guestToolsModuleDir } from './guest-tools-module-dir.js';
 import { guestToolKey, type GuestTool } from './guest-tool-recipe.js';
 
 export interface BuildGuestToolOptions {
@@ -108,13 +109,13 @@ async function buildInto(
   const env = { ...goBuildEnv(options.env ?? process.env), GOTMPDIR: goTmp };
   try {
     await makeDirectories(goTmp);
-    const cwd = tool.module ? await copyModule(tool, source, env) : undefined;
+    const cwd = tool.module ? await copyModule(tool, source, env) : guestToolsModuleDir();
     await runGo(['build', ...BUILD_FLAGS, '-o', tmp, '-ldflags', tool.ldflags, tool.pkg], {
       env,
       label: `${tool.binary} ${tool.version}`,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       onStarted: recordHelper,
-      ...(cwd ? { cwd } : {}),
+      cwd,
     });
     await checkVersion(tmp, tool);
     await rename(tmp, binary);

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
-import { BUILD_FLAGS, moduleRecipeKey, versionLdflags } from '../build-recipe.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILD_FLAGS, versionLdflags } from '../build-recipe.js';
 import { GO_BUILD_SETTINGS } from '../go-build-env.js';
 import { KUBERNETES_VERSION } from '../versions.js';
+import { guestToolsModuleDir } from './guest-tools-module-dir.js';
 
 /**
  * One program of a test guest cluster and how it is built from Go modules: either a package of
- * the control plane's own Go module (src/controlplane/go, the Kubernetes release it pins), or the
+ * the guest tools' Go module (src/controlplane/guest-tools/go: the control plane's module, with
+ * the go.sum entries kube-controller-manager needs beyond kube-apiserver's), or the
  * main package of a released module, downloaded (`go mod download`) and built inside a copy of it
  * (`go install module@version` refuses modules with `replace` directives).
  */
@@ -13,9 +17,9 @@ export interface GuestTool {
   binary: 'kube-controller-manager' | 'csi-provisioner' | 'csi-attacher' | 'csi-resizer';
   /** The release built. */
   version: string;
-  /** The released module (absent: the control plane's Go module). */
+  /** The released module (absent: the guest tools' Go module). */
   module?: string;
-  /** The main package: an import path in the control plane's module, `./cmd/...` in a released one. */
+  /** The main package: an import path in the guest tools' module, `./cmd/...` in a released one. */
   pkg: string;
   ldflags: string;
   /** How the tool's `--version` output ends when the build is what it should be. */
@@ -55,15 +59,25 @@ export const GUEST_TOOLS: readonly GuestTool[] = [
 
 /**
  * Twelve hex digits of a SHA-256 over what decides the build of `tool`: the recipe, go's flags
- * and settings, and, for a package of the control plane's module, that module's recipe key (its
- * go.mod and go.sum). A released module's go.sum is fixed by its version.
+ * and settings, and, for a package of the guest tools' module, its go.mod and go.sum. A released
+ * module's go.sum is fixed by its version.
  */
 export function guestToolKey(tool: GuestTool): string {
   const recipe = JSON.stringify({
     tool,
     flags: BUILD_FLAGS,
     settings: GO_BUILD_SETTINGS,
-    module: tool.module ?? moduleRecipeKey(),
+    module: tool.module ?? localModule(),
   });
   return createHash('sha256').update(recipe).digest('hex').slice(0, 12);
+}
+
+let local: string | undefined;
+
+/** The guest tools' go.mod and go.sum (read once). */
+function localModule(): string {
+  local ??= ['go.mod', 'go.sum']
+    .map((file) => readFileSync(join(guestToolsModuleDir(), file), 'utf8'))
+    .join('\0');
+  return local;
 }
