@@ -10,7 +10,8 @@ import {
   type GuestToolPaths,
 } from '../../../src/controlplane/guest-tools/index.js';
 import { requestJson } from '../../../src/kube/index.js';
-import { useHelm } from '../charts/render.js';
+import { useHelm, type Rendered } from '../charts/render.js';
+import { hasCapSysResource } from '../fsresize/loop-device.js';
 import { createCsiClient } from '../guest-csi-bridge/csi-client.js';
 import { useHostControlPlane } from '../guest-csi-bridge/host-control-plane.js';
 import {
@@ -35,16 +36,24 @@ import {
   type ChartGuestObjects,
 } from './chart-guest-objects.js';
 import { KubeletActor } from './kubelet-actor.js';
-import { logTail, startTool } from './tool-process.js';
+import { logTail, startTool, superviseTool } from './tool-process.js';
 import { unmountUnder } from './unmount-under.js';
 
 /** The guest cluster's node: its name is its VM's name on the host. */
 export const GUEST_NODE_NAME = GUEST_NODE;
 
-/** The kube-controller-manager controllers the volume flow needs (names of cmd/kube-controller-manager/names). */
+/**
+ * The kube-controller-manager controllers the volume flow needs (names of
+ * cmd/kube-controller-manager/names): the PV binder and attach-detach controllers, and the PVC
+ * and PV protection controllers, which remove the finalizers the API server's
+ * StorageObjectInUseProtection admission puts on every PVC and PV (without them nothing is ever
+ * deleted).
+ */
 export const KCM_CONTROLLERS = [
   'persistentvolume-binder-controller',
   'persistentvolume-attach-detach-controller',
+  'persistentvolumeclaim-protection-controller',
+  'persistentvolume-protection-controller',
 ];
 
 export interface GuestCluster {
@@ -54,6 +63,12 @@ export interface GuestCluster {
   readonly kubelet: KubeletActor;
   /** The `voe csi` socket. */
   readonly socket: string;
+  /**
+   * The filesystem of mount volumes: ext4 (the chart's default) when this process has
+   * CAP_SYS_RESOURCE, xfs otherwise (the kernel refuses to grow a mounted ext4 without it;
+   * containers often drop it). The chart's StorageClass gets it as `csi.storage.k8s.io/fstype`.
+   */
+  readonly fsType: string;
   /** Stops `voe csi` (SIGTERM: running calls finish) and starts it again on the same socket. */
   restartCsi(): Promise<void>;
   /** Kills `voe csi` at once (SIGKILL) and starts it again. */
@@ -69,7 +84,9 @@ interface Running {
   kubelet: KubeletActor;
   webhookStop: () => Promise<void>;
   processes: Map<string, ManagedProcess>;
+  sidecars: Map<string, ReturnType<typeof superviseTool>>;
   socket: string;
+  fsType: string;
   startCsi: () => Promise<void>;
 }
 
@@ -112,6 +129,7 @@ export async function startGuestClusterOn(host: ControlPlane): Promise<StartedGu
     guest: r.guest,
     kubelet: r.kubelet,
     socket: r.socket,
+    fsType: r.fsType,
     async restartCsi() {
       await r.processes.get('voe-csi')?.stop(30_000);
       await r.startCsi();
@@ -123,6 +141,7 @@ export async function startGuestClusterOn(host: ControlPlane): Promise<StartedGu
     async logs() {
       const parts: string[] = [];
       for (const [name, p] of r.processes) parts.push(`--- ${name}\n${await logTail(p)}`);
+      for (const [name, p] of r.sidecars) parts.push(`--- ${name}\n${await logTail(p.current())}`);
       return parts.join('\n');
     },
     stop: () => stopGuestCluster(r),
@@ -166,6 +185,9 @@ export function useGuestCluster(): GuestCluster {
     get socket() {
       return get().socket;
     },
+    get fsType() {
+      return get().fsType;
+    },
     restartCsi: () => get().restartCsi(),
     killCsi: () => get().killCsi(),
     logs: () => get().logs(),
@@ -192,6 +214,7 @@ async function startGuestCluster(
     deviceDirectory: byId,
   });
   const processes = new Map<string, ManagedProcess>();
+  const sidecars = new Map<string, ReturnType<typeof superviseTool>>();
   const socket = join(dir, 'csi.sock');
   const running: Running = {
     dir,
@@ -200,7 +223,9 @@ async function startGuestCluster(
     kubelet: undefined as unknown as KubeletActor,
     webhookStop: () => webhook.serving.stop(),
     processes,
+    sidecars,
     socket,
+    fsType: (await hasCapSysResource()) ? 'ext4' : 'xfs',
     startCsi: async () => {
       await rm(socket, { force: true });
       processes.set(
@@ -222,7 +247,8 @@ async function startGuestCluster(
   await hostActor.start();
   running.guest = await startTestControlPlane();
   const guestKc = running.guest.kubeConfig;
-  for (const object of chart.clusterObjects) await createObject(guestKc, object);
+  for (const object of chart.clusterObjects)
+    await createObject(guestKc, withFsType(object, running.fsType));
   await running.startCsi();
   running.kubelet = new KubeletActor({
     kubeConfig: guestKc,
@@ -243,9 +269,14 @@ async function startGuestCluster(
     ]),
   );
   for (const name of CONTROLLER_SIDECARS)
-    processes.set(
+    sidecars.set(
       name,
-      startTool(dir, name, tools[name], processArgs(chart.sidecarArgs[name], socket, kubeconfig)),
+      superviseTool(
+        dir,
+        name,
+        tools[name],
+        processArgs(chart.sidecarArgs[name], socket, kubeconfig),
+      ),
     );
   return running;
 }
@@ -267,12 +298,20 @@ async function waitForProbe(socket: string): Promise<void> {
   }
 }
 
+/** A StorageClass with `fsType` as its csi.storage.k8s.io/fstype parameter unless it is ext4 (the chart's); any other object as it is. */
+function withFsType(object: Rendered, fsType: string): Rendered {
+  if (object.kind !== 'StorageClass' || fsType === 'ext4') return object;
+  const parameters = (object['parameters'] ?? {}) as Record<string, string>;
+  return { ...object, parameters: { ...parameters, 'csi.storage.k8s.io/fstype': fsType } };
+}
+
 /** POSTs a rendered object to its collection. */
 async function createObject(kc: KubeConfig, object: KubernetesObject): Promise<void> {
   const [group, version] = (object.apiVersion ?? 'v1').includes('/')
     ? object.apiVersion!.split('/')
     : ['', object.apiVersion ?? 'v1'];
-  const plural = `${object.kind!.toLowerCase()}s`;
+  const kind = object.kind!.toLowerCase();
+  const plural = kind.endsWith('s') ? `${kind}es` : `${kind}s`;
   const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
   await requestJson(kc, { method: 'POST', path: `${base}/${plural}`, body: object });
 }
@@ -287,8 +326,8 @@ async function stopGuestCluster(running: Running): Promise<void> {
       errors.push(error);
     }
   };
-  for (const name of [...CONTROLLER_SIDECARS, 'kube-controller-manager'])
-    await attempt(async () => running.processes.get(name)?.stop(5_000));
+  for (const sidecar of running.sidecars.values()) await attempt(() => sidecar.stop(5_000));
+  await attempt(async () => running.processes.get('kube-controller-manager')?.stop(5_000));
   if (running.kubelet) await attempt(() => running.kubelet.stop());
   await attempt(async () => running.processes.get('voe-csi')?.stop(10_000));
   await attempt(() => unmountUnder(running.dir));

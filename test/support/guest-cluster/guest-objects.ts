@@ -171,6 +171,7 @@ export async function createHarvesterVolume(
   claim: string,
   volumeHandle: string,
   size: string,
+  fsType: string,
 ): Promise<void> {
   await requestJson(kc, {
     method: 'POST',
@@ -181,7 +182,6 @@ export async function createHarvesterVolume(
       metadata: {
         name: volumeHandle,
         annotations: { 'pv.kubernetes.io/provisioned-by': 'driver.harvesterhci.io' },
-        finalizers: ['kubernetes.io/pv-protection'],
       },
       spec: {
         capacity: { storage: size },
@@ -198,7 +198,7 @@ export async function createHarvesterVolume(
         csi: {
           driver: 'driver.harvesterhci.io',
           volumeHandle,
-          fsType: 'ext4',
+          fsType,
           volumeAttributes: {},
         },
       },

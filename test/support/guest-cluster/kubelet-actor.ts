@@ -198,7 +198,9 @@ export class KubeletActor {
     if (this.#stopped) return;
     this.#running = this.#reconcile()
       .catch((error: unknown) => {
+        // The last few only: a step that keeps failing fails on every pass.
         this.errors.push(error);
+        if (this.errors.length > 20) this.errors.shift();
       })
       .finally(() => {
         if (!this.#stopped) this.#timer = setTimeout(() => this.#loop(), RECONCILE_MS);

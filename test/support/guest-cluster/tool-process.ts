@@ -21,3 +21,41 @@ export async function logTail(process: ManagedProcess, lines = 40): Promise<stri
   const text = await readFile(process.logFile, 'utf8').catch(() => '');
   return text.split('\n').slice(-lines).join('\n');
 }
+
+/** How soon a container that exited is started again (kubelet's restartPolicy Always, without its back-off). */
+const RESTART_DELAY_MS = 1_000;
+
+/**
+ * A sidecar run as a pod's container: started again whenever it exits until `stop()` (a CSI
+ * sidecar exits when it loses its driver's socket, and kubelet restarts it). `current()` is the
+ * process now running.
+ */
+export function superviseTool(
+  dir: string,
+  name: string,
+  command: string,
+  args: string[],
+): { current(): ManagedProcess; stop(graceMs?: number): Promise<void> } {
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current = startTool(dir, name, command, args);
+  const watch = (p: ManagedProcess): void => {
+    void p.exited.then(() => {
+      if (stopping) return;
+      timer = setTimeout(() => {
+        if (stopping) return;
+        current = startTool(dir, name, command, args);
+        watch(current);
+      }, RESTART_DELAY_MS);
+    });
+  };
+  watch(current);
+  return {
+    current: () => current,
+    async stop(graceMs = 5_000) {
+      stopping = true;
+      clearTimeout(timer);
+      await current.stop(graceMs);
+    },
+  };
+}
