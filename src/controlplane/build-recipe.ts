@@ -22,7 +22,7 @@ export const BUILD_FLAGS: readonly string[] = ['-trimpath'];
 const LDFLAG_PACKAGES = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'];
 
 /** Stamps the Kubernetes version, so `/version` and `--version` report it (a module build has no git tree to read it from). */
-function versionLdflags(): string {
+export function versionLdflags(): string {
   const [major, minor] = KUBERNETES_VERSION.replace(/^v/, '').split('.');
   return LDFLAG_PACKAGES.flatMap((pkg) => [
     `-X ${pkg}.gitVersion=${KUBERNETES_VERSION}`,

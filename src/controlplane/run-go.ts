@@ -12,6 +12,8 @@ export interface RunGoOptions {
   onProgress?: (line: string) => void;
   /** Called with go's pid once it runs (to record it in the build lock). */
   onStarted?: (pid: number) => void;
+  /** Where go runs: the control plane's Go module unless told. */
+  cwd?: string;
 }
 
 /** Sends `signal` to the process group `pid` leads; false when there is none any more. */
@@ -25,7 +27,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
 }
 
 /**
- * Runs `go ARGS` in the Go module's directory; resolves when it exits 0. go runs in a process group
+ * Runs `go ARGS` in the Go module's directory (or `options.cwd`); resolves when it exits 0. go runs in a process group
  * of its own, killed whole (go, and the compile and link processes it started) when this process
  * exits or is stopped, so an interrupted voe never leaves a build running on.
  */
@@ -34,7 +36,7 @@ export function runGo(args: string[], options: RunGoOptions): Promise<void> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn('go', args, {
-      cwd: goModuleDir(),
+      cwd: options.cwd ?? goModuleDir(),
       env: options.env,
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,

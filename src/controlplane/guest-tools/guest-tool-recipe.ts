@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILD_FLAGS, versionLdflags } from '../build-recipe.js';
+import { GO_BUILD_SETTINGS } from '../go-build-env.js';
+import { KUBERNETES_VERSION } from '../versions.js';
+import { guestToolsModuleDir } from './guest-tools-module-dir.js';
+
+/**
+ * One program of a test guest cluster and how it is built from Go modules: either a package of
+ * the guest tools' Go module (src/controlplane/guest-tools/go: the control plane's module, with
+ * the go.sum entries kube-controller-manager needs beyond kube-apiserver's), or the
+ * main package of a released module, downloaded (`go mod download`) and built inside a copy of it
+ * (`go install module@version` refuses modules with `replace` directives).
+ */
+export interface GuestTool {
+  binary: 'kube-controller-manager' | 'csi-provisioner' | 'csi-attacher' | 'csi-resizer';
+  /** The release built. */
+  version: string;
+  /** The released module (absent: the guest tools' Go module). */
+  module?: string;
+  /** The main package: an import path in the guest tools' module, `./cmd/...` in a released one. */
+  pkg: string;
+  ldflags: string;
+  /** How the tool's `--version` output ends when the build is what it should be. */
+  versionSuffix: string;
+}
+
+/** A kubernetes-csi sidecar's release, stamped as its release Makefile does (`-X main.version`). */
+function sidecar(binary: GuestTool['binary'], module: string, version: string): GuestTool {
+  return {
+    binary,
+    version,
+    module,
+    pkg: `./cmd/${binary}`,
+    ldflags: `-X main.version=${version}`,
+    versionSuffix: ` ${version}`,
+  };
+}
+
+/**
+ * kube-controller-manager of the Kubernetes release kube-apiserver is built from, and the CSI
+ * sidecars of charts/voe-csi. The proxy serves provisioner v5.3.0 as the chart ships it; the
+ * chart's attacher v4.9.0 and resizer v2.2.1 are not on it, so the nearest releases it serves are
+ * built (attacher v4.12.0, resizer v2.2.0), with the chart's flags.
+ */
+export const GUEST_TOOLS: readonly GuestTool[] = [
+  {
+    binary: 'kube-controller-manager',
+    version: KUBERNETES_VERSION,
+    pkg: 'k8s.io/kubernetes/cmd/kube-controller-manager',
+    ldflags: versionLdflags(),
+    versionSuffix: `Kubernetes ${KUBERNETES_VERSION}`,
+  },
+  sidecar('csi-provisioner', 'github.com/kubernetes-csi/external-provisioner/v5', 'v5.3.0'),
+  sidecar('csi-attacher', 'github.com/kubernetes-csi/external-attacher/v4', 'v4.12.0'),
+  sidecar('csi-resizer', 'github.com/kubernetes-csi/external-resizer/v2', 'v2.2.0'),
+];
+
+/**
+ * Twelve hex digits of a SHA-256 over what decides the build of `tool`: the recipe, go's flags
+ * and settings, and, for a package of the guest tools' module, its go.mod and go.sum. A released
+ * module's go.sum is fixed by its version.
+ */
+export function guestToolKey(tool: GuestTool): string {
+  const recipe = JSON.stringify({
+    tool,
+    flags: BUILD_FLAGS,
+    settings: GO_BUILD_SETTINGS,
+    module: tool.module ?? localModule(),
+  });
+  return createHash('sha256').update(recipe).digest('hex').slice(0, 12);
+}
+
+let local: string | undefined;
+
+/** The guest tools' go.mod and go.sum (read once). */
+function localModule(): string {
+  local ??= ['go.mod', 'go.sum']
+    .map((file) => readFileSync(join(guestToolsModuleDir(), file), 'utf8'))
+    .join('\0');
+  return local;
+}

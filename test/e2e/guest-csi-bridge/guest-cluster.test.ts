@@ -1,0 +1,345 @@
+/**
+ * `voe csi` in a guest cluster with the real callers of a CSI driver: external-provisioner,
+ * external-attacher and external-resizer (the chart's flags), kube-controller-manager's PV binder
+ * and attach-detach controllers, on a guest control plane of their own; the kubelet actor on loop
+ * devices; the host control plane with voe's webhook and the host storage actor. Each scenario is
+ * read from what the sidecars and controllers write on the guest objects. Needs root.
+ */
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { statfs } from 'node:fs/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { isNotFound, requestJson, resourcePath } from '../../../src/kube/index.js';
+import { eventually } from '../../support/eventually.js';
+import { GUEST_NAMESPACE, GUEST_NODE } from '../../support/guest-csi-bridge/host-scene.js';
+import { requestCount } from '../../support/guest-csi-bridge/request-count.js';
+import { useGuestCluster } from '../../support/guest-cluster/guest-cluster.js';
+import { createHarvesterVolume, GuestObjects } from '../../support/guest-cluster/guest-objects.js';
+
+const MiB = 1024n * 1024n;
+const WAIT_MS = 120_000;
+
+async function hostPvc(
+  kc: KubeConfig,
+  name: string,
+): Promise<{ status?: { capacity?: { storage?: string } } } | undefined> {
+  return requestJson<{ status?: { capacity?: { storage?: string } } }>(kc, {
+    method: 'GET',
+    path: resourcePath({
+      group: '',
+      version: 'v1',
+      plural: 'persistentvolumeclaims',
+      namespace: GUEST_NAMESPACE,
+      name,
+    }),
+  }).catch((e: unknown) => {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  });
+}
+
+async function hostVmVolumes(kc: KubeConfig): Promise<string[]> {
+  const vm = await requestJson<{
+    spec?: { template?: { spec?: { volumes?: Array<{ name: string }> } } };
+  }>(kc, {
+    method: 'GET',
+    path: resourcePath({
+      group: 'kubevirt.io',
+      version: 'v1',
+      plural: 'virtualmachines',
+      namespace: GUEST_NAMESPACE,
+      name: GUEST_NODE,
+    }),
+  });
+  return (vm.spec?.template?.spec?.volumes ?? []).map((v) => v.name);
+}
+
+async function filesystemBytes(path: string): Promise<bigint> {
+  const stats = await statfs(path, { bigint: true });
+  return stats.blocks * stats.bsize;
+}
+
+describe('guest CSI bridge: a guest cluster with the real sidecars and controllers', function () {
+  this.timeout(10 * 60_000);
+  const cluster = useGuestCluster();
+  const objects = (): GuestObjects => new GuestObjects(cluster.guest.kubeConfig);
+
+  /** Runs `check` until it holds; on a timeout the programs' logs are in the message. */
+  async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+    try {
+      await eventually(check, WAIT_MS, what);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await cluster.logs()}`, { cause: error });
+    }
+  }
+
+  /** Provisioned, bound, attached and published for a pod; the PV's name and the pod's uid. */
+  async function volumeInUse(
+    claim: string,
+    size: string,
+    storageClass: string,
+  ): Promise<{ pv: string; podUid: string }> {
+    await objects().createPvc(claim, size, storageClass);
+    await until(
+      `PVC ${claim} Bound`,
+      async () => (await objects().pvc(claim)).status?.phase === 'Bound',
+    );
+    const pv = (await objects().pvOf(claim)).metadata.name;
+    const pod = await objects().createPod(`${claim}-app`, claim);
+    await until(
+      `PV ${pv} published for the pod`,
+      async () => cluster.kubelet.targetPath(pv, pod.metadata.uid) !== undefined,
+    );
+    return { pv, podUid: pod.metadata.uid };
+  }
+
+  describe('a volume of the chart StorageClass (validated host provider)', () => {
+    const claim = 'data';
+    let pv = '';
+    let podUid = '';
+
+    it('is provisioned: the host PVC exists and the guest PVC is bound', async () => {
+      await objects().createPvc(claim, '320Mi', 'harvester');
+      await until(
+        'the PVC Bound',
+        async () => (await objects().pvc(claim)).status?.phase === 'Bound',
+      );
+      const guestPv = await objects().pvOf(claim);
+      pv = guestPv.metadata.name;
+      assert.strictEqual(
+        guestPv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'],
+        'driver.harvesterhci.io',
+      );
+      assert.strictEqual(guestPv.spec.csi.driver, 'driver.harvesterhci.io');
+      assert.exists(await hostPvc(cluster.host.kubeConfig, guestPv.spec.csi.volumeHandle));
+    });
+
+    it("is attached: the VolumeAttachment is attached through a hotplug into the node's VM", async () => {
+      const pod = await objects().createPod('app', claim);
+      podUid = pod.metadata.uid;
+      await until('the VolumeAttachment attached', async () =>
+        (await objects().attachmentsOf(pv)).some((va) => va.status?.attached === true),
+      );
+      const [va] = await objects().attachmentsOf(pv);
+      assert.strictEqual(va!.spec.nodeName, GUEST_NODE);
+      assert.include(
+        await hostVmVolumes(cluster.host.kubeConfig),
+        (await objects().pv(pv)).spec.csi.volumeHandle,
+      );
+      await until(
+        'the volume published for the pod',
+        async () => cluster.kubelet.targetPath(pv, podUid) !== undefined,
+      );
+    });
+
+    it('grows: the PVC reaches the new capacity through NodeExpand, and the filesystem grew', async () => {
+      const target = cluster.kubelet.targetPath(pv, podUid)!;
+      const before = await filesystemBytes(target);
+      await objects().request(claim, '384Mi');
+      await until(
+        'the PV at 384Mi (the resizer)',
+        async () => (await objects().pv(pv)).spec.capacity.storage === '384Mi',
+      );
+      await until('the PVC capacity at 384Mi (kubelet after NodeExpand)', async () => {
+        const pvc = await objects().pvc(claim);
+        return (
+          pvc.status?.capacity?.storage === '384Mi' &&
+          pvc.status.allocatedResourceStatuses === undefined
+        );
+      });
+      assert.isAtLeast(cluster.kubelet.nodeExpansions.get(pv) ?? 0, 1);
+      assert.isAbove(Number(await filesystemBytes(target)), Number(before + 48n * MiB));
+    });
+
+    it('stays ControllerResizeInProgress while the host is unreachable, and completes once it answers', async () => {
+      await cluster.host.stopApiServer();
+      let restarted = false;
+      try {
+        await objects().request(claim, '448Mi');
+        await until(
+          'ControllerResizeInProgress',
+          async () =>
+            (await objects().pvc(claim)).status?.allocatedResourceStatuses?.storage ===
+            'ControllerResizeInProgress',
+        );
+        const pvc = await objects().pvc(claim);
+        assert.notInclude(
+          (pvc.status?.conditions ?? []).map((c) => c.type),
+          'ControllerResizeError',
+        );
+        await cluster.host.startApiServer();
+        restarted = true;
+        await until(
+          'the PVC capacity at 448Mi',
+          async () => (await objects().pvc(claim)).status?.capacity?.storage === '448Mi',
+        );
+      } finally {
+        if (!restarted) await cluster.host.startApiServer();
+      }
+    });
+
+    it('grows once when voe csi restarts mid-expansion (one host request)', async () => {
+      const volumeId = (await objects().pv(pv)).spec.csi.volumeHandle;
+      const writesBefore = cluster.hostActor.requestWrites(volumeId);
+      cluster.hostActor.hold(volumeId);
+      try {
+        await objects().request(claim, '512Mi');
+        await until(
+          'the host PVC request at 512Mi',
+          async () => cluster.hostActor.requestWrites(volumeId) > writesBefore,
+        );
+        await cluster.killCsi();
+      } finally {
+        cluster.hostActor.release(volumeId);
+      }
+      await until(
+        'the PVC capacity at 512Mi',
+        async () => (await objects().pvc(claim)).status?.capacity?.storage === '512Mi',
+      );
+      assert.strictEqual(cluster.hostActor.requestWrites(volumeId), writesBefore + 1);
+    });
+
+    it('is deleted: the pod and the PVC gone, the host PVC is removed', async () => {
+      const volumeId = (await objects().pv(pv)).spec.csi.volumeHandle;
+      await objects().deletePod('app');
+      await until('the pod gone (kubelet tore the volume down)', () =>
+        objects().gone('pod', 'app'),
+      );
+      await until(
+        'the VolumeAttachment gone',
+        async () => (await objects().attachmentsOf(pv)).length === 0,
+      );
+      assert.notInclude(await hostVmVolumes(cluster.host.kubeConfig), volumeId);
+      await objects().deletePvc(claim);
+      await until('the PV gone', () => objects().gone('pv', pv));
+      await until(
+        'the host PVC gone',
+        async () => (await hostPvc(cluster.host.kubeConfig, volumeId)) === undefined,
+      );
+    });
+  });
+
+  it('attaches once when voe csi restarts mid-attach (one hotplug request)', async () => {
+    const claim = 'restart-attach';
+    await objects().createPvc(claim, '320Mi', 'harvester');
+    await until(
+      'the PVC Bound',
+      async () => (await objects().pvc(claim)).status?.phase === 'Bound',
+    );
+    const pv = await objects().pvOf(claim);
+    const volumeId = pv.spec.csi.volumeHandle;
+    const patchesBefore = await requestCount(cluster.host.kubeConfig, {
+      resource: 'virtualmachines',
+      verb: 'PATCH',
+    });
+    await objects().createPod(`${claim}-app`, claim);
+    await until('the hotplug requested on the host VM', async () =>
+      (await hostVmVolumes(cluster.host.kubeConfig)).includes(volumeId),
+    );
+    await cluster.killCsi();
+    await until('the VolumeAttachment attached', async () =>
+      (await objects().attachmentsOf(pv.metadata.name)).some((va) => va.status?.attached === true),
+    );
+    const volumes = await hostVmVolumes(cluster.host.kubeConfig);
+    assert.strictEqual(volumes.filter((v) => v === volumeId).length, 1);
+    assert.strictEqual(
+      (await requestCount(cluster.host.kubeConfig, {
+        resource: 'virtualmachines',
+        verb: 'PATCH',
+      })) - patchesBefore,
+      1,
+    );
+  });
+
+  it('refuses growth on an unvalidated provider, recovers when lowered, grows once validated', async () => {
+    await objects().createStorageClass('harvester-nfs', {
+      hostStorageClass: 'nfs',
+      'csi.storage.k8s.io/fstype': cluster.fsType,
+    });
+    const claim = 'nfs-data';
+    const { pv } = await volumeInUse(claim, '320Mi', 'harvester-nfs');
+    await objects().request(claim, '384Mi');
+    await until(
+      'ControllerResizeInfeasible (the resizer)',
+      async () =>
+        (await objects().pvc(claim)).status?.allocatedResourceStatuses?.storage ===
+        'ControllerResizeInfeasible',
+    );
+    // The user lowers the request (the API server allows any size above the capacity): the
+    // resizer takes the lower size instead of the refused one.
+    await objects().request(claim, '352Mi');
+    await until(
+      'the allocated size lowered (the resizer)',
+      async () => (await objects().pvc(claim)).status?.allocatedResources?.storage === '352Mi',
+    );
+    await requestJson(cluster.host.kubeConfig, {
+      method: 'PATCH',
+      path: '/apis/harvesterhci.io/v1beta1/settings/csi-online-expand-validation',
+      body: { value: '{"driver.longhorn.io":true,"nfs.csi.k8s.io":true}' },
+      contentType: 'application/merge-patch+json',
+    });
+    await objects().request(claim, '384Mi');
+    await until(
+      'the PVC capacity at 384Mi',
+      async () => (await objects().pvc(claim)).status?.capacity?.storage === '384Mi',
+    );
+    assert.strictEqual((await objects().pv(pv)).spec.capacity.storage, '384Mi');
+  });
+
+  it('attaches, expands, detaches and deletes a volume harvester-csi-driver created', async () => {
+    const host = cluster.host.kubeConfig;
+    const volumeId = 'pvc-5f0c8a52-7d1e-4b7a-9d3c-1a2b3c4d5e6f';
+    // The host PVC as harvester-csi-driver's CreateVolume makes it (Block on the host default, RWX).
+    await requestJson(host, {
+      method: 'POST',
+      path: resourcePath({
+        group: '',
+        version: 'v1',
+        plural: 'persistentvolumeclaims',
+        namespace: GUEST_NAMESPACE,
+      }),
+      body: {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: volumeId },
+        spec: {
+          accessModes: ['ReadWriteMany'],
+          volumeMode: 'Block',
+          resources: { requests: { storage: '320Mi' } },
+        },
+      },
+    });
+    await until(
+      'the host PVC bound',
+      async () => (await hostPvc(host, volumeId))?.status?.capacity?.storage === '320Mi',
+    );
+    const claim = 'from-harvester';
+    await createHarvesterVolume(cluster.guest.kubeConfig, claim, volumeId, '320Mi', cluster.fsType);
+    await until(
+      'the PVC Bound',
+      async () => (await objects().pvc(claim)).status?.phase === 'Bound',
+    );
+    const pod = await objects().createPod(`${claim}-app`, claim);
+    await until('the VolumeAttachment attached', async () =>
+      (await objects().attachmentsOf(volumeId)).some((va) => va.status?.attached === true),
+    );
+    await until(
+      'the volume published',
+      async () => cluster.kubelet.targetPath(volumeId, pod.metadata.uid) !== undefined,
+    );
+    await objects().request(claim, '384Mi');
+    await until(
+      'the PVC capacity at 384Mi',
+      async () => (await objects().pvc(claim)).status?.capacity?.storage === '384Mi',
+    );
+    assert.strictEqual((await hostPvc(host, volumeId))?.status?.capacity?.storage, '384Mi');
+    await objects().deletePod(`${claim}-app`);
+    await until(
+      'the VolumeAttachment gone',
+      async () => (await objects().attachmentsOf(volumeId)).length === 0,
+    );
+    assert.notInclude(await hostVmVolumes(host), volumeId);
+    await objects().deletePvc(claim);
+    await until('the host PVC gone', async () => (await hostPvc(host, volumeId)) === undefined);
+  });
+});
