@@ -40,9 +40,8 @@ function sidecar(binary: GuestTool['binary'], module: string, version: string): 
 
 /**
  * kube-controller-manager of the Kubernetes release kube-apiserver is built from, and the CSI
- * sidecars of charts/voe-csi. The proxy serves provisioner v5.3.0 as the chart ships it; the
- * chart's attacher v4.9.0 and resizer v2.2.1 are not on it, so the nearest releases it serves are
- * built (attacher v4.12.0, resizer v2.2.0), with the chart's flags.
+ * sidecars at the releases charts/voe-csi ships (test/unit/controlplane/guest-tools checks that
+ * the two agree).
  */
 export const GUEST_TOOLS: readonly GuestTool[] = [
   {
@@ -52,9 +51,9 @@ export const GUEST_TOOLS: readonly GuestTool[] = [
     ldflags: versionLdflags(),
     versionSuffix: `Kubernetes ${KUBERNETES_VERSION}`,
   },
-  sidecar('csi-provisioner', 'github.com/kubernetes-csi/external-provisioner/v5', 'v5.3.0'),
-  sidecar('csi-attacher', 'github.com/kubernetes-csi/external-attacher/v4', 'v4.12.0'),
-  sidecar('csi-resizer', 'github.com/kubernetes-csi/external-resizer/v2', 'v2.2.0'),
+  sidecar('csi-provisioner', 'github.com/kubernetes-csi/external-provisioner/v6', 'v6.4.0'),
+  sidecar('csi-attacher', 'github.com/kubernetes-csi/external-attacher/v4', 'v4.13.0'),
+  sidecar('csi-resizer', 'github.com/kubernetes-csi/external-resizer/v2', 'v2.3.0'),
 ];
 
 /**
