@@ -1,5 +1,6 @@
 import { parseQuantityCeil } from '../kube/index.js';
 import { expandDisksState, isVmiRunning } from '../admission/index.js';
+import { expandDisksOffRemedy } from './expand-disks-off-remedy.js';
 import { expectedGuestBytes } from './expected-guest-bytes.js';
 import {
   FINAL_PHASES,
@@ -516,17 +517,20 @@ function expandDisksOffVerdict(d: Derivation, view: VmiView): Verdict | undefine
     ? expandDisksState(d.input.kubeVirt)
     : { enabled: false, why: 'no KubeVirt CR was found' };
   if (gate.enabled) return undefined;
-  const disabled = gate.why.includes('disabledFeatureGates');
+  const kubeVirt = d.input.kubeVirt;
+  const remedy = expandDisksOffRemedy({
+    volumeMode: view.status?.persistentVolumeClaimInfo?.volumeMode ?? d.input.pvc.spec?.volumeMode,
+    version: kubeVirt?.status?.observedKubeVirtVersion,
+    disabledOnly:
+      kubeVirt?.spec?.configuration?.developerConfiguration?.disabledFeatureGates?.includes(
+        'ExpandDisks',
+      ) ?? false,
+  });
   return {
     phase: Phase.Stuck,
     waitingFor: WaitingFor.User,
     reason: StageReason.ExpandDisksOff,
-    message:
-      `The VMI ${view.vmiName} has the new size ${view.capacity.text}, but ExpandDisks is not on (${gate.why}), so KubeVirt does not grow the disk of the running VM. ` +
-      (disabled
-        ? 'Remove ExpandDisks from the KubeVirt CR\'s disabledFeatureGates and run "voe enable"'
-        : 'Run "voe enable" (adds ExpandDisks to the KubeVirt CR\'s featureGates)') +
-      ', or restart the VM: the disk then grows at its next start.',
+    message: `The VMI ${view.vmiName} has the new size ${view.capacity.text}, but ExpandDisks is not on (${gate.why}), so KubeVirt does not grow the disk of the running VM. ${remedy}`,
     progressPhase: Phase.HypervisorResizing,
   };
 }

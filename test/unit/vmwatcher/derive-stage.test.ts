@@ -319,8 +319,18 @@ const ROWS: Row[] = [
     says: ['voe enable', 'next start', 'not listed in featureGates'],
   },
   {
-    name: 'ExpandDisks listed and disabled',
+    name: 'ExpandDisks listed and disabled: listed wins, as in KubeVirt',
     input: () => vmStage({ kubeVirt: kubeVirt({ disabled: ['ExpandDisks'] }) }),
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.NoGuestProbe,
+  },
+  {
+    name: 'ExpandDisks only in disabledFeatureGates',
+    input: () =>
+      vmStage({
+        kubeVirt: kubeVirt({ gates: ['LiveMigration'], disabled: ['ExpandDisks'] }),
+      }),
     phase: Phase.Stuck,
     waitingFor: WaitingFor.User,
     reason: StageReason.ExpandDisksOff,
