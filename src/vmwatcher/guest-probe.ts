@@ -26,6 +26,8 @@ export interface ProbeReading {
   guestDevice?: string;
   /** The guest cannot be asked (no guest agent connected): why, and what to do. */
   guestUnverifiable?: string;
+  /** What the user can do when the guest is unverifiable, when it differs from installing the guest agent. */
+  guestUnverifiableRemedy?: string;
   /** The probe could not read a size (virsh failed, timed out, or backs off after failures): why. */
   failure?: string;
 }

@@ -23,7 +23,7 @@ export const StageReason = {
   NoGuestProbe: 'NoGuestProbe',
   /** GuestVerifying: the hypervisor's disk grew; the guest does not show the size yet. */
   WaitingForGuest: 'WaitingForGuest',
-  /** Completed: the guest sees at least the expected size. */
+  /** Completed: the guest sees at least the size the hypervisor shows. */
   GuestSeesNewSize: 'GuestSeesNewSize',
   /** Infeasible: ControllerResizeInfeasible (ControllerResizeFailed up to Kubernetes 1.30). */
   ControllerResizeInfeasible: 'ControllerResizeInfeasible',
