@@ -35,6 +35,7 @@ import { EventAction, EventReason, phaseEventReason } from './event-reasons.js';
 import { FINAL_PHASES, OUTCOME_PHASES, Phase } from './expansion-phase.js';
 import { expansionName } from './expansion-name.js';
 import type { GuestProbe, ProbeReading } from './guest-probe.js';
+import { launcherUser } from './probe/launcher-libvirt-uri.js';
 import { nextStatus } from './next-status.js';
 import { StageReason } from './stage-reason.js';
 import {
@@ -437,6 +438,9 @@ export class ExpansionTracker {
         target: status?.target,
         claimName,
         launcherPod: launcher,
+        launcherUser: launcherUser(
+          input.pods.find((pod) => launcher !== undefined && pod.metadata?.name === launcher),
+        ),
       });
     } catch (error) {
       this.#o.logger?.warn({ err: error, pvc: claimName }, 'guest probe failed; sizes unknown');

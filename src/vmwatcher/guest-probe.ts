@@ -9,6 +9,8 @@ export interface ProbeTarget {
   claimName: string;
   /** The active virt-launcher pod holding the domain (where `virsh` runs in production). */
   launcherPod?: string | undefined;
+  /** The user that pod's compute container runs as (0: a root launcher), when the pod says. */
+  launcherUser?: number | undefined;
 }
 
 /** What the guest's size measures: its block device, or (filesystemlist fallback) a filesystem on it. */

@@ -181,6 +181,12 @@ export function leanTrackedVmi(vmi: TrackedVmi): TrackedVmi {
   };
 }
 
+/** A securityContext cut to its runAsUser, when it sets one. */
+function runAsUser(context: unknown): { securityContext?: { runAsUser: number } } {
+  const user = (context as { runAsUser?: unknown } | undefined)?.runAsUser;
+  return typeof user === 'number' ? { securityContext: { runAsUser: user } } : {};
+}
+
 export function leanPod(pod: Pod): Pod {
   const labels = pod.metadata?.labels ?? {};
   const claims = new Set<string>();
@@ -204,8 +210,11 @@ export function leanPod(pod: Pod): Pod {
     spec: {
       nodeName: pod.spec?.nodeName,
       volumes,
+      // The user the launcher runs as picks the guest probe's libvirt URI (launcherUser).
+      ...runAsUser(pod.spec?.['securityContext']),
       containers: (pod.spec?.containers ?? []).map((container) => ({
         name: container.name,
+        ...runAsUser(container['securityContext']),
         volumeMounts: (container.volumeMounts ?? [])
           .filter((mount) => mount.name !== undefined && claims.has(mount.name))
           .map((mount) => ({ name: mount.name })),

@@ -130,7 +130,7 @@ function watchCommand(program: Command): Command {
     )
     .option(
       '--libvirt-uri <uri>',
-      "virsh -c for the guest probe (local: default qemu:///system; pods-exec: virsh's own default)",
+      'virsh -c for the guest probe (local: default qemu:///system; pods-exec: chosen per launcher pod, qemu:///system for root launchers, the virtqemud socket for non-root ones)',
     )
     .addOption(
       new Option('--probe-timeout <duration>', 'how long one probe of a disk may take')

@@ -112,6 +112,7 @@ export class VirshGuestProbe implements GuestProbe {
     const host: VirshHost = {
       namespace: target.vmi.metadata?.namespace ?? '',
       launcherPod: target.launcherPod,
+      ...(target.launcherUser === undefined ? {} : { launcherUser: target.launcherUser }),
     };
     let hypervisorBytes: bigint;
     try {
