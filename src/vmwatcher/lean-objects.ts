@@ -150,6 +150,14 @@ export function leanTrackedVmi(vmi: TrackedVmi): TrackedVmi {
     }),
     status: defined({
       conditions: agentConditions(status.conditions),
+      // The guest probe reads no shell in a Windows guest (windowsGuest).
+      guestOSInfo: status.guestOSInfo
+        ? defined({
+            id: status.guestOSInfo.id,
+            name: status.guestOSInfo.name,
+            prettyName: status.guestOSInfo.prettyName,
+          })
+        : undefined,
       phase: status.phase,
       nodeName: status.nodeName,
       activePods: status.activePods,

@@ -132,6 +132,8 @@ export interface TrackedVmi extends VirtualMachineInstance {
     activePods?: Record<string, string>;
     migrationState?: MigrationState;
     volumeStatus?: TrackedVolumeStatus[];
+    /** The guest agent's guest-get-osinfo (id "mswindows" on Windows), when an agent answered. */
+    guestOSInfo?: { id?: string; name?: string; prettyName?: string; [key: string]: unknown };
     [key: string]: unknown;
   };
 }
