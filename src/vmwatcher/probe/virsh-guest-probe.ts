@@ -8,6 +8,8 @@ import {
 } from './guest-block-devices.js';
 import { GuestProbeError } from './guest-probe-error.js';
 import { filesystemOfDisk, type FilesystemList, type GuestFilesystem } from './filesystem-list.js';
+import { parseDomainDisks } from './domain-disks.js';
+import { matchDeviceByAddress } from './match-device-by-address.js';
 import { describeGuestDevices, matchGuestDevice } from './match-guest-device.js';
 import {
   isGuestExecRefused,
@@ -190,6 +192,8 @@ export class VirshGuestProbe implements GuestProbe {
         );
       return filesystemReading(filesystem);
     }
+    if (disk.serial === undefined)
+      return this.#deviceByAddress(host, domain, disk, devices, signal);
     const device = matchGuestDevice(devices, disk);
     if (!device)
       throw new GuestProbeError(
@@ -197,6 +201,37 @@ export class VirshGuestProbe implements GuestProbe {
         `no guest block device matches disk ${describeDisk(disk)}; the guest has ${describeGuestDevices(devices)}`,
       );
     return { guestBytes: device.bytes, guestEvidence: 'BlockDevice', guestDevice: device.name };
+  }
+
+  /**
+   * A disk without a serial (every Harvester VM's): its address from `virsh dumpxml`, then the
+   * guest's device at that address (matchDeviceByAddress); never a device found by name. No
+   * single device there: unverifiable, with the reason.
+   */
+  async #deviceByAddress(
+    host: VirshHost,
+    domain: string,
+    disk: DiskIdentity,
+    devices: readonly GuestBlockDevice[],
+    signal: AbortSignal,
+  ): Promise<ProbeReading> {
+    const domainDisk = parseDomainDisks(
+      await this.#o.transport.virsh(host, ['dumpxml', domain], signal),
+    ).find((entry) => entry.target === disk.target);
+    const match = domainDisk
+      ? matchDeviceByAddress(devices, domainDisk)
+      : { reason: `virsh dumpxml ${domain} lists no disk ${disk.target ?? '?'}` };
+    if (match.device)
+      return {
+        guestBytes: match.device.bytes,
+        guestEvidence: 'BlockDevice',
+        guestDevice: match.device.name,
+      };
+    return {
+      guestUnverifiable: `${match.reason}, and the disk has no serial to find it by (the guest has ${describeGuestDevices(devices)})`,
+      guestUnverifiableRemedy:
+        'Check the disk in the guest (lsblk), or give the VM disk a serial (spec.domain.devices.disks[].serial) so that voe can find it.',
+    };
   }
 
   /**
