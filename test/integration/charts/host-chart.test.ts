@@ -262,10 +262,17 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           clusterRole.rules.some((rule) => rule.apiGroups.includes('harvesterhci.io')),
           v.tracker.enable,
         );
-        // pods/exec into virt-launcher only for the guest probe.
-        assert.strictEqual(
-          clusterRole.rules.some((rule) => rule.resources.includes('pods/exec')),
-          v.tracker.guestProbe === 'pods-exec',
+        // pods/exec into virt-launcher never cluster-wide: only for the guest probe, a Role in
+        // each namespace tracker.guestProbeNamespaces lists.
+        assert.isFalse(clusterRole.rules.some((rule) => rule.resources.includes('pods/exec')));
+        const probeRoles = objectsOf(objects, 'Role').filter(
+          (role) => role.metadata!.name === 'voe-tracker-guest-probe',
+        );
+        const probed =
+          (v.tracker as { guestProbeNamespaces?: string[] }).guestProbeNamespaces ?? [];
+        assert.sameMembers(
+          probeRoles.map((role) => role.metadata!.namespace!),
+          v.tracker.guestProbe === 'pods-exec' ? probed : [],
         );
       });
 
