@@ -36,6 +36,7 @@ import { FINAL_PHASES, OUTCOME_PHASES, Phase } from './expansion-phase.js';
 import { expansionName } from './expansion-name.js';
 import type { GuestProbe, ProbeReading } from './guest-probe.js';
 import { launcherUser } from './probe/launcher-libvirt-uri.js';
+import { guestProbeOptedOut } from './guest-probe-opt-out.js';
 import { nextStatus } from './next-status.js';
 import { StageReason } from './stage-reason.js';
 import {
@@ -488,7 +489,12 @@ export class ExpansionTracker {
     };
     let stage: Stage = deriveStage(input);
     let probed = false;
-    if (stage.reason === StageReason.NoGuestProbe && this.#o.probe && vmi) {
+    if (
+      stage.reason === StageReason.NoGuestProbe &&
+      this.#o.probe &&
+      vmi &&
+      !guestProbeOptedOut(input.vm)
+    ) {
       stage = deriveStage({ ...input, probe: await this.#probe(input, vmi, stage.pods.launcher) });
       probed = stage.phase !== Phase.Completed;
     }

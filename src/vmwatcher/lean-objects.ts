@@ -4,6 +4,7 @@
  * small heap (a running VMI's or a virt-launcher pod's JSON is several KiB; this keeps a few
  * hundred bytes). Pure; the object given is not changed.
  */
+import { GUEST_PROBE_ANNOTATION } from './guest-probe-opt-out.js';
 import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../webhook/index.js';
 import type {
   LiveMeta,
@@ -96,11 +97,14 @@ export function leanPv(pv: PersistentVolume): PersistentVolume {
 
 export function leanVm(vm: VirtualMachine): VirtualMachine {
   const templates = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
+  const probe = vm.metadata?.annotations?.[GUEST_PROBE_ANNOTATION];
+  const annotations = defined({
+    [VOLUME_CLAIM_TEMPLATES_ANNOTATION]: templates,
+    [GUEST_PROBE_ANNOTATION]: probe,
+  }) as Record<string, string>;
   return {
     metadata: meta(vm.metadata, {
-      ...(templates === undefined
-        ? {}
-        : { annotations: { [VOLUME_CLAIM_TEMPLATES_ANNOTATION]: templates } }),
+      ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
     }),
     spec: { template: { spec: { volumes: claimVolumes(vm.spec?.template?.spec?.volumes) } } },
     status: defined({ printableStatus: vm.status?.printableStatus }),

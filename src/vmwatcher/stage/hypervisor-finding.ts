@@ -3,6 +3,8 @@ import { expectedGuestBytes } from '../expected-guest-bytes.js';
 import type { ProbeReading } from '../guest-probe.js';
 import { StageReason } from '../stage-reason.js';
 import type { ObservedSizes, VolumeExpansion } from '../volume-expansion.js';
+import type { VirtualMachine } from '../tracker-objects.js';
+import { GUEST_PROBE_ANNOTATION, guestProbeOptedOut } from '../guest-probe-opt-out.js';
 import type { KubeVirtHandover, VmiView } from './kubevirt-finding.js';
 import { readSize, bytesText } from './read-size.js';
 import type { LayerFinding, Verdict } from './stage-verdict.js';
@@ -23,14 +25,19 @@ export interface HypervisorHandover extends KubeVirtHandover {
  * Records the probe's reading, the guest's side included (it is read in the same probe). Pure.
  */
 export function hypervisorFinding(
-  input: { expansion: VolumeExpansion; probe: ProbeReading | null },
+  input: { expansion: VolumeExpansion; probe: ProbeReading | null; vm: VirtualMachine | undefined },
   handover: KubeVirtHandover,
 ): LayerFinding<HypervisorHandover> {
   const { view, expected, claim } = handover;
   const disk = `${view.status?.target ?? view.spec?.name ?? claim.name}`;
   const { probe } = input;
   if (probe === null)
-    return { sizes: {}, pods: {}, problems: [], verdict: noProbeVerdict(view, disk, expected) };
+    return {
+      sizes: {},
+      pods: {},
+      problems: [],
+      verdict: noProbeVerdict(view, disk, expected, guestProbeOptedOut(input.vm)),
+    };
   const previous = input.expansion.status?.sizes;
   const growth =
     probe.hypervisorBytes === undefined
@@ -110,14 +117,17 @@ function probeFailure(probe: ProbeReading): string {
 }
 
 /** No guest probe: nothing past the VMI can be seen; the expansion waits here (not NoProgress). */
-function noProbeVerdict(view: VmiView, disk: string, expected: bigint): Verdict {
+function noProbeVerdict(view: VmiView, disk: string, expected: bigint, optedOut: boolean): Verdict {
+  const why = optedOut
+    ? `The VM opts out of the guest probe (annotation ${GUEST_PROBE_ANNOTATION}: "off")`
+    : 'No guest probe is configured';
   return {
     phase: Phase.HypervisorResizing,
     waitingFor: WaitingFor.VirtHandler,
     reason: StageReason.NoGuestProbe,
     message:
       `The VMI ${view.vmiName} has the new size ${view.capacity.text}: virt-handler and virt-launcher grow disk ${disk} in the hypervisor next, and the guest should then see ${expected} bytes${view.volumeMode === 'Block' ? '' : ' at most'}. ` +
-      "No guest probe is configured, so voe cannot see the hypervisor's or the guest's size (KubeVirt records neither): check in the guest (lsblk), and grow its partition and filesystem there.",
+      `${why}, so voe cannot see the hypervisor's or the guest's size (KubeVirt records neither): check in the guest (lsblk), and grow its partition and filesystem there.`,
     progressPhase: Phase.HypervisorResizing,
   };
 }
