@@ -14,7 +14,9 @@ import { kubeVirtFinding } from './stage/kubevirt-finding.js';
 import { kubernetesFinding } from './stage/kubernetes-finding.js';
 import type { LayerRecord, Verdict } from './stage/stage-verdict.js';
 import type {
+  ClaimEvent,
   KubeVirt,
+  LonghornVolume,
   PersistentVolume,
   Pod,
   TrackedPvc,
@@ -36,6 +38,10 @@ export interface StageInput {
   /** The virt-launcher and hotplug pods of the namespace (others are ignored). */
   pods: readonly Pod[];
   kubeVirt: KubeVirt | undefined;
+  /** The PV's Longhorn volume (longhorn-system, named by spec.csi.volumeHandle), when Longhorn is served and has it. */
+  longhornVolume?: LonghornVolume | undefined;
+  /** Events about the PVC (external-resizer's offline-only and DeadlineExceeded Warnings). */
+  claimEvents?: readonly ClaimEvent[];
   /** null: no guest probe is configured; else what it measured for this volume. */
   probe: ProbeReading | null;
   /** ms since the epoch (the tracker's clock). */
@@ -118,7 +124,8 @@ function keptFinal(previous: NonNullable<VolumeExpansion['status']>): Stage {
 /**
  * Records since when the actors' writes hold the expansion in its progress phase, and turns a
  * phase that has not moved for stuckAfterMs into Stuck/NoProgress (not NoGuestProbe: nothing
- * would move it); before that, when to look again.
+ * would move it; not LonghornExpanding: Longhorn says it is still at work); before that, when to
+ * look again.
  */
 function withStuckDetection(
   stage: Stage,
@@ -134,7 +141,7 @@ function withStuckDetection(
   const watched =
     verdict.phase === progressPhase &&
     PROGRESSING.has(verdict.phase) &&
-    verdict.reason !== StageReason.NoGuestProbe;
+    !UNWATCHED_REASONS.has(verdict.reason);
   if (!watched) return measured;
   const waited = input.now - since;
   if (waited < input.stuckAfterMs)
@@ -148,6 +155,12 @@ function withStuckDetection(
       `${verdict.message} ${NO_PROGRESS_ADVICE[verdict.waitingFor ?? WaitingFor.User]}`,
   };
 }
+
+/** Reasons that never become NoProgress. */
+const UNWATCHED_REASONS: ReadonlySet<string> = new Set([
+  StageReason.NoGuestProbe,
+  StageReason.LonghornExpanding,
+]);
 
 const NO_PROGRESS_ADVICE: Readonly<Record<WaitingForValue, string>> = {
   [WaitingFor.ExternalResizer]:

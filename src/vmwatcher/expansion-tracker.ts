@@ -29,6 +29,7 @@ import {
   pvcKeysOfVmi,
   vmNameOfVmi,
 } from '../admission/index.js';
+import { LONGHORN_DRIVER } from '../settings/index.js';
 import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../webhook/index.js';
 import { deriveStage, type Stage, type StageInput } from './derive-stage.js';
 import { EventAction, EventReason, phaseEventReason } from './event-reasons.js';
@@ -40,6 +41,8 @@ import { guestProbeOptedOut } from './guest-probe-opt-out.js';
 import { nextStatus } from './next-status.js';
 import { StageReason } from './stage-reason.js';
 import {
+  EVENTS_BY_PVC,
+  LONGHORN_NAMESPACE,
   EXPANSIONS_BY_PVC,
   PODS_BY_CREATOR,
   PODS_BY_OWNER,
@@ -50,7 +53,15 @@ import {
   type TrackerCaches,
 } from './tracker-caches.js';
 import type { TrackerMetrics } from './tracker-metrics.js';
-import type { Pod, TrackedPvc, TrackedVmi, VirtualMachine } from './tracker-objects.js';
+import type {
+  ClaimEvent,
+  LonghornVolume,
+  PersistentVolume,
+  Pod,
+  TrackedPvc,
+  TrackedVmi,
+  VirtualMachine,
+} from './tracker-objects.js';
 import { describeClaimTemplates } from './describe-claim-templates.js';
 import {
   PVC_LABEL,
@@ -189,6 +200,14 @@ export class ExpansionTracker {
     onChange<VolumeExpansion & KubernetesObject>(caches.expansions as never, (expansion) =>
       pvcKey(expansion.metadata?.namespace, expansion.spec?.pvcName),
     );
+    onChange<ClaimEvent & KubernetesObject>(caches.claimEvents as never, (event) =>
+      pvcKey(event.involvedObject?.namespace, event.involvedObject?.name),
+    );
+    onChange<LonghornVolume & KubernetesObject>(caches.longhornVolumes as never, (volume) => {
+      const served = volume.status?.kubernetesStatus;
+      if (served?.pvcName) pvcKey(served.namespace, served.pvcName);
+      else this.#addAllExpansions();
+    });
   }
 
   /** True while lead() runs. */
@@ -405,6 +424,13 @@ export class ExpansionTracker {
     }
   }
 
+  /** The Longhorn volume of a Longhorn PV (named by its spec.csi.volumeHandle), if cached. */
+  #longhornVolumeOf(pv: PersistentVolume | undefined): LonghornVolume | undefined {
+    const csi = pv?.spec?.csi;
+    if (csi?.driver !== LONGHORN_DRIVER || !csi.volumeHandle) return undefined;
+    return this.#o.caches.longhornVolumes.get(LONGHORN_NAMESPACE, csi.volumeHandle);
+  }
+
   #podsOf(vmi: TrackedVmi | undefined): Pod[] {
     if (!vmi?.metadata?.uid) return [];
     const { pods } = this.#o.caches;
@@ -475,14 +501,20 @@ export class ExpansionTracker {
     const previous = cached.status;
     if (previous?.phase !== undefined && FINAL_PHASES.has(previous.phase)) return {};
     const now = this.#clock.now();
+    const pv = pvc.spec?.volumeName ? caches.pvs.get(undefined, pvc.spec.volumeName) : undefined;
     const input: StageInput = {
       expansion: cached,
       pvc,
-      pv: pvc.spec?.volumeName ? caches.pvs.get(undefined, pvc.spec.volumeName) : undefined,
+      pv,
       vm,
       vmi,
       pods: this.#podsOf(vmi),
       kubeVirt: caches.kubeVirts.list()[0],
+      longhornVolume: this.#longhornVolumeOf(pv),
+      claimEvents: caches.claimEvents.byIndex(
+        EVENTS_BY_PVC,
+        keyOf(pvc.metadata?.namespace, pvc.metadata?.name ?? ''),
+      ),
       probe: null,
       now,
       stuckAfterMs: this.#o.stuckAfterMs,

@@ -7,7 +7,9 @@
 import { GUEST_PROBE_ANNOTATION } from './guest-probe-opt-out.js';
 import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from '../webhook/index.js';
 import type {
+  ClaimEvent,
   LiveMeta,
+  LonghornVolume,
   OwnerReference,
   PersistentVolume,
   Pod,
@@ -88,11 +90,51 @@ export function leanPv(pv: PersistentVolume): PersistentVolume {
     spec: defined({
       capacity: pv.spec?.capacity,
       volumeMode: pv.spec?.volumeMode,
+      csi: pv.spec?.csi
+        ? defined({ driver: pv.spec.csi.driver, volumeHandle: pv.spec.csi.volumeHandle })
+        : undefined,
       claimRef: claimRef
         ? defined({ namespace: claimRef.namespace, name: claimRef.name })
         : undefined,
     }),
   };
+}
+
+/** A Longhorn volume: its expansion state and the PVC it serves. */
+export function leanLonghornVolume(volume: LonghornVolume): LonghornVolume {
+  const status = volume.status;
+  const kubernetes = status?.kubernetesStatus;
+  return {
+    metadata: meta(volume.metadata),
+    ...(status
+      ? {
+          status: defined({
+            expansionRequired: status.expansionRequired,
+            lastExpansionError: status.lastExpansionError,
+            lastExpansionFailedAt: status.lastExpansionFailedAt,
+            kubernetesStatus: kubernetes
+              ? defined({ namespace: kubernetes.namespace, pvcName: kubernetes.pvcName })
+              : undefined,
+          }),
+        }
+      : {}),
+  };
+}
+
+/** An Event about a PVC: what it says and when. */
+export function leanClaimEvent(event: ClaimEvent): ClaimEvent {
+  const about = event.involvedObject;
+  return defined({
+    metadata: meta(event.metadata),
+    involvedObject: about
+      ? defined({ kind: about.kind, namespace: about.namespace, name: about.name })
+      : undefined,
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+    lastTimestamp: event.lastTimestamp,
+    eventTime: event.eventTime,
+  });
 }
 
 export function leanVm(vm: VirtualMachine): VirtualMachine {

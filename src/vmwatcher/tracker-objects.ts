@@ -164,3 +164,33 @@ export interface Pod {
   };
   status?: { phase?: string; [key: string]: unknown };
 }
+
+/**
+ * A Longhorn volume (`volumes.longhorn.io`, longhorn-system, named by the PV's
+ * `spec.csi.volumeHandle`): its own expansion state (reference/kubevirt.md, Longhorn).
+ */
+export interface LonghornVolume {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: LiveMeta;
+  status?: {
+    expansionRequired?: boolean;
+    lastExpansionError?: string;
+    lastExpansionFailedAt?: string;
+    kubernetesStatus?: { namespace?: string; pvcName?: string; [key: string]: unknown };
+    [key: string]: unknown;
+  };
+}
+
+/** A core/v1 Event about a PVC (external-resizer writes these; reference/kubernetes-expansion.md §2). */
+export interface ClaimEvent {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: LiveMeta;
+  involvedObject?: { kind?: string; namespace?: string; name?: string; uid?: string };
+  type?: string;
+  reason?: string;
+  message?: string;
+  lastTimestamp?: string;
+  eventTime?: string;
+}

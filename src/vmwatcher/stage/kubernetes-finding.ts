@@ -3,7 +3,14 @@ import { parseQuantityCeil } from '../../kube/index.js';
 import { Phase, WaitingFor, type PhaseValue } from '../expansion-phase.js';
 import { readResizeState } from '../read-resize-state.js';
 import { StageReason } from '../stage-reason.js';
-import type { Pod, TrackedPvc, TrackedVmi, VirtualMachine } from '../tracker-objects.js';
+import type {
+  ClaimEvent,
+  LonghornVolume,
+  Pod,
+  TrackedPvc,
+  TrackedVmi,
+  VirtualMachine,
+} from '../tracker-objects.js';
 import type { VolumeExpansion } from '../volume-expansion.js';
 import { volumeHolders } from '../volume-pods.js';
 import {
@@ -15,16 +22,21 @@ import { malformedVerdict } from './malformed-verdict.js';
 import { readSize, sizeProblems, type Size } from './read-size.js';
 import type { ClaimRef, LayerFinding, Verdict } from './stage-verdict.js';
 import { stoppedVerdict } from './stopped-verdict.js';
+import { storageDriverVerdict } from './storage-driver-verdict.js';
 import { isHotplugged, vmiVolume } from './vmi-volume.js';
 
 /** What the Kubernetes layer reads: the VolumeExpansion, the PVC, its PV, and who runs the VM. */
 export interface KubernetesInput {
   expansion: VolumeExpansion;
   pvc: TrackedPvc;
-  pv: { spec?: { capacity?: Record<string, unknown> } } | undefined;
+  pv: { spec?: { capacity?: Record<string, unknown>; csi?: { driver?: string } } } | undefined;
   vm: VirtualMachine | undefined;
   vmi: TrackedVmi | undefined;
   pods: readonly Pod[];
+  /** The PV's Longhorn volume (named by its spec.csi.volumeHandle), when Longhorn is served and has it. */
+  longhornVolume?: LonghornVolume | undefined;
+  /** Events about the PVC (external-resizer's). */
+  claimEvents?: readonly ClaimEvent[];
 }
 
 /** The PVC's sizes and the size the VolumeExpansion follows, handed to the KubeVirt layer. */
@@ -212,7 +224,22 @@ function resizeVerdict(
     sizes.toText,
     sizes.pv.text,
   );
-  if (progress.phase === Phase.ControllerResizing) return held(progress);
+  if (progress.phase === Phase.ControllerResizing) {
+    const created = Date.parse(input.expansion.metadata?.creationTimestamp ?? '');
+    return held(
+      storageDriverVerdict(
+        {
+          claim: claim.label,
+          toText: sizes.toText,
+          driver: input.pv?.spec?.csi?.driver,
+          longhornVolume: input.longhornVolume,
+          events: input.claimEvents ?? [],
+          since: Number.isNaN(created) ? undefined : created,
+        },
+        progress,
+      ),
+    );
+  }
   const vmName = input.vm?.metadata?.name ?? input.vmi?.metadata?.name;
   if (input.vmi === undefined || !isVmiRunning(input.vmi))
     return held(stoppedVerdict(progress.phase, vmName, claim.label, 'node'));
