@@ -42,6 +42,8 @@ export interface StageInput {
   longhornVolume?: LonghornVolume | undefined;
   /** Events about the PVC (external-resizer's offline-only and DeadlineExceeded Warnings). */
   claimEvents?: readonly ClaimEvent[];
+  /** With a guest probe configured: the namespaces it may probe (--guest-probe-namespaces); undefined: every one. */
+  guestProbeNamespaces?: readonly string[] | undefined;
   /** null: no guest probe is configured; else what it measured for this volume. */
   probe: ProbeReading | null;
   /** ms since the epoch (the tracker's clock). */

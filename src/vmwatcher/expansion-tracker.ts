@@ -84,6 +84,8 @@ export interface ExpansionTrackerOptions {
   stuckAfterMs: number;
   /** The guest probe port; none configured: expansions wait at HypervisorResizing with NoGuestProbe. */
   probe?: GuestProbe;
+  /** The namespaces the probe may probe (--guest-probe-namespaces); undefined: every one. A VM elsewhere is GuestUnverifiable. */
+  guestProbeNamespaces?: readonly string[];
   /** The longest pause before a probed expansion (HypervisorResizing, GuestVerifying) reads the probe again (from 250 ms after a change, doubling); default 30 s. */
   probeIntervalMs?: number;
   /** Workers processing keys in parallel (one key at a time each); default 4 (voe watch: 16). */
@@ -510,6 +512,7 @@ export class ExpansionTracker {
       vmi,
       pods: this.#podsOf(vmi),
       kubeVirt: caches.kubeVirts.list()[0],
+      guestProbeNamespaces: this.#o.probe ? this.#o.guestProbeNamespaces : undefined,
       longhornVolume: this.#longhornVolumeOf(pv),
       claimEvents: caches.claimEvents.byIndex(
         EVENTS_BY_PVC,

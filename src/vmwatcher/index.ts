@@ -34,3 +34,4 @@ export {
 export { TrackerError } from './tracker-error.js';
 export type { Pod, TrackedVmi } from './tracker-objects.js';
 export { VOLUME_EXPANSIONS, type VolumeExpansion } from './volume-expansion.js';
+export { guestProbeNamespaceListed, parseGuestProbeNamespaces } from './guest-probe-namespaces.js';

@@ -5,6 +5,7 @@ import { StageReason } from '../stage-reason.js';
 import type { ObservedSizes, VolumeExpansion } from '../volume-expansion.js';
 import type { VirtualMachine } from '../tracker-objects.js';
 import { GUEST_PROBE_ANNOTATION, guestProbeOptedOut } from '../guest-probe-opt-out.js';
+import { guestProbeNamespaceListed } from '../guest-probe-namespaces.js';
 import type { KubeVirtHandover, VmiView } from './kubevirt-finding.js';
 import { readSize, bytesText } from './read-size.js';
 import type { LayerFinding, Verdict } from './stage-verdict.js';
@@ -25,12 +26,28 @@ export interface HypervisorHandover extends KubeVirtHandover {
  * Records the probe's reading, the guest's side included (it is read in the same probe). Pure.
  */
 export function hypervisorFinding(
-  input: { expansion: VolumeExpansion; probe: ProbeReading | null; vm: VirtualMachine | undefined },
+  input: {
+    expansion: VolumeExpansion;
+    probe: ProbeReading | null;
+    vm: VirtualMachine | undefined;
+    guestProbeNamespaces?: readonly string[] | undefined;
+  },
   handover: KubeVirtHandover,
 ): LayerFinding<HypervisorHandover> {
   const { view, expected, claim } = handover;
   const disk = `${view.status?.target ?? view.spec?.name ?? claim.name}`;
   const { probe } = input;
+  if (
+    probe === null &&
+    !guestProbeOptedOut(input.vm) &&
+    !guestProbeNamespaceListed(claim.namespace, input.guestProbeNamespaces)
+  )
+    return {
+      sizes: {},
+      pods: {},
+      problems: [],
+      verdict: unlistedVerdict(view, disk, expected, claim.namespace, input.guestProbeNamespaces!),
+    };
   if (probe === null)
     return {
       sizes: {},
@@ -128,6 +145,26 @@ function noProbeVerdict(view: VmiView, disk: string, expected: bigint, optedOut:
     message:
       `The VMI ${view.vmiName} has the new size ${view.capacity.text}: virt-handler and virt-launcher grow disk ${disk} in the hypervisor next, and the guest should then see ${expected} bytes${view.volumeMode === 'Block' ? '' : ' at most'}. ` +
       `${why}, so voe cannot see the hypervisor's or the guest's size (KubeVirt records neither): check in the guest (lsblk), and grow its partition and filesystem there.`,
+    progressPhase: Phase.HypervisorResizing,
+  };
+}
+
+/** A VM outside --guest-probe-namespaces: not probed, so the guest cannot be verified. */
+function unlistedVerdict(
+  view: VmiView,
+  disk: string,
+  expected: bigint,
+  namespace: string,
+  namespaces: readonly string[],
+): Verdict {
+  return {
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.GuestUnverifiable,
+    message:
+      `The VMI ${view.vmiName} has the new size ${view.capacity.text}, and the guest should see ${expected} bytes${view.volumeMode === 'Block' ? '' : ' at most'} on disk ${disk}. ` +
+      `The guest probe is limited to the namespaces ${namespaces.length ? namespaces.join(', ') : '(none)'} (--guest-probe-namespaces, chart value tracker.guestProbeNamespaces), not ${namespace}, so voe cannot verify it: ` +
+      `check in the guest (lsblk), or list ${namespace} there.`,
     progressPhase: Phase.HypervisorResizing,
   };
 }

@@ -185,6 +185,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
             enable: boolean;
             port: number;
             guestProbe: string;
+            guestProbeNamespaces: string[];
           };
           admission: { kubevirt: string; setting: string };
         };
@@ -226,6 +227,11 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           `--guest-probe=${v.tracker.guestProbe}`,
         ]);
         assert.strictEqual(args.includes('--enable'), v.tracker.enable);
+        // The probe reaches only the namespaces the chart grants pods/exec in.
+        const namespacesArg = `--guest-probe-namespaces=${v.tracker.guestProbeNamespaces.join(',')}`;
+        if (v.tracker.guestProbe === 'none')
+          assert.isFalse(args.some((arg) => arg.startsWith('--guest-probe-namespaces')));
+        else assert.include(args, namespacesArg);
         const service = oneOf(objects, 'Service', 'voe-tracker') as unknown as {
           spec: { selector: Record<string, string> };
         };

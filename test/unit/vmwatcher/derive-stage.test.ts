@@ -304,6 +304,39 @@ const ROWS: Row[] = [
     says: ['No guest probe is configured', 'lsblk'],
   },
   {
+    name: 'a guest probe limited to other namespaces: GuestUnverifiable naming the list',
+    input: () => vmStage({ guestProbeNamespaces: ['vms-a', 'vms-b'] }),
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.GuestUnverifiable,
+    says: ['vms-a, vms-b', '--guest-probe-namespaces', 'not default', 'lsblk'],
+  },
+  {
+    name: 'a guest probe limited to no namespace at all: GuestUnverifiable',
+    input: () => vmStage({ guestProbeNamespaces: [] }),
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.GuestUnverifiable,
+    says: ['(none)'],
+  },
+  {
+    name: 'a guest probe limited to namespaces, the VM opted out: NoGuestProbe',
+    input: () =>
+      vmStage({
+        guestProbeNamespaces: ['vms-a'],
+        vm: {
+          ...vm('vm1'),
+          metadata: {
+            ...vm('vm1').metadata,
+            annotations: { 'storage.voe.dev/guest-probe': 'off' },
+          },
+        },
+      }),
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.NoGuestProbe,
+  },
+  {
     name: 'VMI informed by a KubeVirt before v0.50 (capacity only)',
     input: () => vmStage({ vmi: instance({ capacity: '20Gi', requests: null }) }),
     phase: Phase.HypervisorResizing,
