@@ -5,6 +5,7 @@ export {
   expandDisksState,
 } from './expand-disks-state.js';
 export type {
+  ClaimEvent,
   CsiDriver,
   LiveMeta,
   ObjectMeta,
@@ -34,7 +35,15 @@ export type {
   VmiVolumeStatus,
   VmVolume,
 } from './kubevirt-objects.js';
-export { leanPod, leanPv, leanPvc, leanTrackedVmi, leanVm } from './lean-objects.js';
+export {
+  leanClaimEvent,
+  leanLonghornVolume,
+  leanPod,
+  leanPv,
+  leanPvc,
+  leanTrackedVmi,
+  leanVm,
+} from './lean-objects.js';
 export { leanVmi } from './lean-vmi.js';
 export {
   LONGHORN_VOLUME_LABEL,
@@ -69,3 +78,4 @@ export {
   vmiHotplugs,
   vmNameOfVmi,
 } from './vmi-claims.js';
+export { GUEST_PROBE_ANNOTATION } from './voe-annotations.js';

@@ -117,3 +117,16 @@ export interface Pod {
   };
   status?: { phase?: string; [key: string]: unknown };
 }
+
+/** A core/v1 Event about a PVC (external-resizer and CSI drivers write these). */
+export interface ClaimEvent {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: LiveMeta;
+  involvedObject?: { kind?: string; namespace?: string; name?: string; uid?: string };
+  type?: string;
+  reason?: string;
+  message?: string;
+  lastTimestamp?: string;
+  eventTime?: string;
+}

@@ -110,6 +110,8 @@ export interface VirtualMachineInstance {
     activePods?: Record<string, string>;
     migrationState?: MigrationState;
     volumeStatus?: VmiVolumeStatus[];
+    /** The guest agent's guest-get-osinfo (id "mswindows" on Windows), when an agent answered. */
+    guestOSInfo?: { id?: string; name?: string; prettyName?: string; [key: string]: unknown };
     [key: string]: unknown;
   };
 }

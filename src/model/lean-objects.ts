@@ -4,7 +4,9 @@
  * small heap (a running VMI's or a virt-launcher pod's JSON is several KiB; this keeps a few
  * hundred bytes). Pure; the object given is not changed.
  */
+import { GUEST_PROBE_ANNOTATION } from './voe-annotations.js';
 import type {
+  ClaimEvent,
   LiveMeta,
   OwnerReference,
   PersistentVolume,
@@ -17,6 +19,7 @@ import type {
   VmiCondition,
   VmVolume,
 } from './kubevirt-objects.js';
+import type { LonghornVolume } from './longhorn-objects.js';
 import { AGENT_CONNECTED, CREATED_BY_LABEL, KUBEVIRT_POD_LABEL } from './kubevirt-names.js';
 import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from './vm-claims.js';
 
@@ -88,6 +91,9 @@ export function leanPv(pv: PersistentVolume): PersistentVolume {
     spec: defined({
       capacity: pv.spec?.capacity,
       volumeMode: pv.spec?.volumeMode,
+      csi: pv.spec?.csi
+        ? defined({ driver: pv.spec.csi.driver, volumeHandle: pv.spec.csi.volumeHandle })
+        : undefined,
       claimRef: claimRef
         ? defined({ namespace: claimRef.namespace, name: claimRef.name })
         : undefined,
@@ -95,13 +101,53 @@ export function leanPv(pv: PersistentVolume): PersistentVolume {
   };
 }
 
+/** A Longhorn volume: its expansion state and the PVC it serves. */
+export function leanLonghornVolume(volume: LonghornVolume): LonghornVolume {
+  const status = volume.status;
+  const kubernetes = status?.kubernetesStatus;
+  return {
+    metadata: meta(volume.metadata),
+    ...(status
+      ? {
+          status: defined({
+            expansionRequired: status.expansionRequired,
+            lastExpansionError: status.lastExpansionError,
+            lastExpansionFailedAt: status.lastExpansionFailedAt,
+            kubernetesStatus: kubernetes
+              ? defined({ namespace: kubernetes.namespace, pvcName: kubernetes.pvcName })
+              : undefined,
+          }),
+        }
+      : {}),
+  };
+}
+
+/** An Event about a PVC: what it says and when. */
+export function leanClaimEvent(event: ClaimEvent): ClaimEvent {
+  const about = event.involvedObject;
+  return defined({
+    metadata: meta(event.metadata),
+    involvedObject: about
+      ? defined({ kind: about.kind, namespace: about.namespace, name: about.name })
+      : undefined,
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+    lastTimestamp: event.lastTimestamp,
+    eventTime: event.eventTime,
+  });
+}
+
 export function leanVm(vm: VirtualMachine): VirtualMachine {
   const templates = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
+  const probe = vm.metadata?.annotations?.[GUEST_PROBE_ANNOTATION];
+  const annotations = defined({
+    [VOLUME_CLAIM_TEMPLATES_ANNOTATION]: templates,
+    [GUEST_PROBE_ANNOTATION]: probe,
+  }) as Record<string, string>;
   return {
     metadata: meta(vm.metadata, {
-      ...(templates === undefined
-        ? {}
-        : { annotations: { [VOLUME_CLAIM_TEMPLATES_ANNOTATION]: templates } }),
+      ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
     }),
     spec: { template: { spec: { volumes: claimVolumes(vm.spec?.template?.spec?.volumes) } } },
     status: defined({ printableStatus: vm.status?.printableStatus }),
@@ -153,6 +199,14 @@ export function leanTrackedVmi(vmi: VirtualMachineInstance): VirtualMachineInsta
     }),
     status: defined({
       conditions: agentConditions(status.conditions),
+      // The guest probe reads no shell in a Windows guest (windowsGuest).
+      guestOSInfo: status.guestOSInfo
+        ? defined({
+            id: status.guestOSInfo.id,
+            name: status.guestOSInfo.name,
+            prettyName: status.guestOSInfo.prettyName,
+          })
+        : undefined,
       phase: status.phase,
       nodeName: status.nodeName,
       activePods: status.activePods,
@@ -184,6 +238,12 @@ export function leanTrackedVmi(vmi: VirtualMachineInstance): VirtualMachineInsta
   };
 }
 
+/** A securityContext cut to its runAsUser, when it sets one. */
+function runAsUser(context: unknown): { securityContext?: { runAsUser: number } } {
+  const user = (context as { runAsUser?: unknown } | undefined)?.runAsUser;
+  return typeof user === 'number' ? { securityContext: { runAsUser: user } } : {};
+}
+
 export function leanPod(pod: Pod): Pod {
   const labels = pod.metadata?.labels ?? {};
   const claims = new Set<string>();
@@ -207,8 +267,11 @@ export function leanPod(pod: Pod): Pod {
     spec: {
       nodeName: pod.spec?.nodeName,
       volumes,
+      // The user the launcher runs as picks the guest probe's libvirt URI (launcherUser).
+      ...runAsUser(pod.spec?.['securityContext']),
       containers: (pod.spec?.containers ?? []).map((container) => ({
         name: container.name,
+        ...runAsUser(container['securityContext']),
         volumeMounts: (container.volumeMounts ?? [])
           .filter((mount) => mount.name !== undefined && claims.has(mount.name))
           .map((mount) => ({ name: mount.name })),

@@ -16,6 +16,10 @@ export interface LonghornVolume {
   };
   status?: {
     state?: string;
+    /** Longhorn's own expansion state: a growth it has not finished, and its last failure. */
+    expansionRequired?: boolean;
+    lastExpansionError?: string;
+    lastExpansionFailedAt?: string;
     kubernetesStatus?: {
       pvName?: string;
       namespace?: string;

@@ -29,19 +29,27 @@ import {
   pvcKeysOfVmi,
   vmNameOfVmi,
   VOLUME_CLAIM_TEMPLATES_ANNOTATION,
+  type ClaimEvent,
+  type LonghornVolume,
+  type PersistentVolume,
   type Pod,
   type PersistentVolumeClaim,
   type VirtualMachineInstance,
   type VirtualMachine,
 } from '../model/index.js';
+import { LONGHORN_DRIVER } from '../settings/index.js';
 import { deriveStage, type Stage, type StageInput } from './derive-stage.js';
 import { EventAction, EventReason, phaseEventReason } from './event-reasons.js';
 import { FINAL_PHASES, OUTCOME_PHASES, Phase } from './expansion-phase.js';
 import { expansionName } from './expansion-name.js';
 import type { GuestProbe, ProbeReading } from './guest-probe.js';
+import { launcherUser } from './probe/launcher-libvirt-uri.js';
+import { guestProbeOptedOut } from './guest-probe-opt-out.js';
 import { nextStatus } from './next-status.js';
 import { StageReason } from './stage-reason.js';
 import {
+  EVENTS_BY_PVC,
+  LONGHORN_NAMESPACE,
   EXPANSIONS_BY_PVC,
   PODS_BY_CREATOR,
   PODS_BY_OWNER,
@@ -74,6 +82,8 @@ export interface ExpansionTrackerOptions {
   stuckAfterMs: number;
   /** The guest probe port; none configured: expansions wait at HypervisorResizing with NoGuestProbe. */
   probe?: GuestProbe;
+  /** The namespaces the probe may probe (--guest-probe-namespaces); undefined: every one. A VM elsewhere is GuestUnverifiable. */
+  guestProbeNamespaces?: readonly string[];
   /** The longest pause before a probed expansion (HypervisorResizing, GuestVerifying) reads the probe again (from 250 ms after a change, doubling); default 30 s. */
   probeIntervalMs?: number;
   /** Workers processing keys in parallel (one key at a time each); default 4 (voe watch: 16). */
@@ -190,6 +200,14 @@ export class ExpansionTracker {
     onChange<VolumeExpansion & KubernetesObject>(caches.expansions as never, (expansion) =>
       pvcKey(expansion.metadata?.namespace, expansion.spec?.pvcName),
     );
+    onChange<ClaimEvent & KubernetesObject>(caches.claimEvents as never, (event) =>
+      pvcKey(event.involvedObject?.namespace, event.involvedObject?.name),
+    );
+    onChange<LonghornVolume & KubernetesObject>(caches.longhornVolumes as never, (volume) => {
+      const served = volume.status?.kubernetesStatus;
+      if (served?.pvcName) pvcKey(served.namespace, served.pvcName);
+      else this.#addAllExpansions();
+    });
   }
 
   /** True while lead() runs. */
@@ -412,6 +430,13 @@ export class ExpansionTracker {
     }
   }
 
+  /** The Longhorn volume of a Longhorn PV (named by its spec.csi.volumeHandle), if cached. */
+  #longhornVolumeOf(pv: PersistentVolume | undefined): LonghornVolume | undefined {
+    const csi = pv?.spec?.csi;
+    if (csi?.driver !== LONGHORN_DRIVER || !csi.volumeHandle) return undefined;
+    return this.#o.caches.longhornVolumes.get(LONGHORN_NAMESPACE, csi.volumeHandle);
+  }
+
   #podsOf(vmi: VirtualMachineInstance | undefined): Pod[] {
     if (!vmi?.metadata?.uid) return [];
     const { pods } = this.#o.caches;
@@ -446,6 +471,9 @@ export class ExpansionTracker {
         target: status?.target,
         claimName,
         launcherPod: launcher,
+        launcherUser: launcherUser(
+          input.pods.find((pod) => launcher !== undefined && pod.metadata?.name === launcher),
+        ),
       });
     } catch (error) {
       this.#o.logger?.warn({ err: error, pvc: claimName }, 'guest probe failed; sizes unknown');
@@ -479,21 +507,33 @@ export class ExpansionTracker {
     const previous = cached.status;
     if (previous?.phase !== undefined && FINAL_PHASES.has(previous.phase)) return {};
     const now = this.#clock.now();
+    const pv = pvc.spec?.volumeName ? caches.pvs.get(undefined, pvc.spec.volumeName) : undefined;
     const input: StageInput = {
       expansion: cached,
       pvc,
-      pv: pvc.spec?.volumeName ? caches.pvs.get(undefined, pvc.spec.volumeName) : undefined,
+      pv,
       vm,
       vmi,
       pods: this.#podsOf(vmi),
       kubeVirt: caches.kubeVirts.list()[0],
+      guestProbeNamespaces: this.#o.probe ? this.#o.guestProbeNamespaces : undefined,
+      longhornVolume: this.#longhornVolumeOf(pv),
+      claimEvents: caches.claimEvents.byIndex(
+        EVENTS_BY_PVC,
+        keyOf(pvc.metadata?.namespace, pvc.metadata?.name ?? ''),
+      ),
       probe: null,
       now,
       stuckAfterMs: this.#o.stuckAfterMs,
     };
     let stage: Stage = deriveStage(input);
     let probed = false;
-    if (stage.reason === StageReason.NoGuestProbe && this.#o.probe && vmi) {
+    if (
+      stage.reason === StageReason.NoGuestProbe &&
+      this.#o.probe &&
+      vmi &&
+      !guestProbeOptedOut(input.vm)
+    ) {
       stage = deriveStage({ ...input, probe: await this.#probe(input, vmi, stage.pods.launcher) });
       probed = stage.phase !== Phase.Completed;
     }

@@ -9,6 +9,8 @@ export interface ProbeTarget {
   claimName: string;
   /** The active virt-launcher pod holding the domain (where `virsh` runs in production). */
   launcherPod?: string | undefined;
+  /** The user that pod's compute container runs as (0: a root launcher), when the pod says. */
+  launcherUser?: number | undefined;
 }
 
 /** What the guest's size measures: its block device, or (filesystemlist fallback) a filesystem on it. */
@@ -26,6 +28,8 @@ export interface ProbeReading {
   guestDevice?: string;
   /** The guest cannot be asked (no guest agent connected): why, and what to do. */
   guestUnverifiable?: string;
+  /** What the user can do when the guest is unverifiable, when it differs from installing the guest agent. */
+  guestUnverifiableRemedy?: string;
   /** The probe could not read a size (virsh failed, timed out, or backs off after failures): why. */
   failure?: string;
 }

@@ -34,3 +34,4 @@ export {
 } from './start-tracker.js';
 export { TrackerError } from './tracker-error.js';
 export { VOLUME_EXPANSIONS, type VolumeExpansion } from './volume-expansion.js';
+export { guestProbeNamespaceListed, parseGuestProbeNamespaces } from './guest-probe-namespaces.js';

@@ -12,7 +12,7 @@ export const CREATED_BY_ENABLE = 'voe enable';
 export type GatePlan =
   /** ExpandDisks is GA in this KubeVirt: nothing to add. */
   | { action: 'ga'; version: string }
-  /** Listed in disabledFeatureGates: nothing changed (the user's choice), said as a warning. */
+  /** Listed in disabledFeatureGates and not in featureGates: nothing changed (the user's choice), said as a warning. */
   | { action: 'disabled-by-user' }
   /** Already in featureGates, added by someone else: left as it is, not recorded. */
   | { action: 'listed' }
@@ -51,12 +51,13 @@ const developer = (kubeVirt: KubeVirt) => kubeVirt.spec?.configuration?.develope
 export function planGate(kubeVirt: KubeVirt): GatePlan {
   const version = kubeVirt.status?.observedKubeVirtVersion;
   if (versionAtLeast(version, EXPAND_DISKS_GA_SINCE)) return { action: 'ga', version: version! };
-  if (developer(kubeVirt)?.disabledFeatureGates?.includes(EXPAND_DISKS_GATE))
-    return { action: 'disabled-by-user' };
+  // Listed wins over disabledFeatureGates, as in KubeVirt (expandDisksState): the gate is on.
   if (developer(kubeVirt)?.featureGates?.includes(EXPAND_DISKS_GATE))
     return addedGates(kubeVirt).includes(EXPAND_DISKS_GATE)
       ? { action: 'already-added' }
       : { action: 'listed' };
+  if (developer(kubeVirt)?.disabledFeatureGates?.includes(EXPAND_DISKS_GATE))
+    return { action: 'disabled-by-user' };
   return { action: 'add' };
 }
 

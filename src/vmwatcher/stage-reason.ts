@@ -9,6 +9,8 @@ export const StageReason = {
   ControllerResizeInProgress: 'ControllerResizeInProgress',
   /** ControllerResizing: the driver failed with an error external-resizer retries (condition ControllerResizeError only). */
   ControllerResizeError: 'ControllerResizeError',
+  /** ControllerResizing: Longhorn's volume says expansionRequired, or the resizer retries its DeadlineExceeded: still expanding (never NoProgress). */
+  LonghornExpanding: 'LonghornExpanding',
   /** NodeResizePending: the PV grew; kubelet must grow the filesystem on the node. */
   NodeResizePending: 'NodeResizePending',
   /** NodeResizing: kubelet works on it (NodeResizeInProgress). */
@@ -23,7 +25,7 @@ export const StageReason = {
   NoGuestProbe: 'NoGuestProbe',
   /** GuestVerifying: the hypervisor's disk grew; the guest does not show the size yet. */
   WaitingForGuest: 'WaitingForGuest',
-  /** Completed: the guest sees at least the expected size. */
+  /** Completed: the guest sees at least the size the hypervisor shows. */
   GuestSeesNewSize: 'GuestSeesNewSize',
   /** Infeasible: ControllerResizeInfeasible (ControllerResizeFailed up to Kubernetes 1.30). */
   ControllerResizeInfeasible: 'ControllerResizeInfeasible',
@@ -39,6 +41,10 @@ export const StageReason = {
   ExpandDisksOff: 'ExpandDisksOff',
   /** Stuck: the hypervisor's disk grew, and no guest agent is connected to show the guest's size. */
   GuestUnverifiable: 'GuestUnverifiable',
+  /** Stuck: Longhorn's volume records a lastExpansionError. */
+  LonghornExpansionFailed: 'LonghornExpansionFailed',
+  /** Stuck: external-resizer says the CSI driver only supports offline expansion and the volume is in use. */
+  OfflineExpansionOnly: 'OfflineExpansionOnly',
   /** Stuck: no VMI runs the VM; the expansion completes at its next start. */
   VMStopped: 'VMStopped',
   /** Stuck: the phase has not moved for --stuck-after. */
@@ -56,6 +62,8 @@ export const STUCK_REASONS: readonly StageReasonValue[] = [
   StageReason.HotplugVolumeNotMounted,
   StageReason.ExpandDisksOff,
   StageReason.GuestUnverifiable,
+  StageReason.LonghornExpansionFailed,
+  StageReason.OfflineExpansionOnly,
   StageReason.VMStopped,
   StageReason.NoProgress,
   StageReason.MalformedQuantity,

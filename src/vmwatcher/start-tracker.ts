@@ -35,6 +35,8 @@ export interface StartTrackerOptions {
   host: string;
   port: number;
   probe?: GuestProbe;
+  /** The namespaces the probe may probe (--guest-probe-namespaces); undefined: every one. */
+  guestProbeNamespaces?: readonly string[];
   /** How often a probed expansion reads the probe again (default 30 s). */
   probeIntervalMs?: number;
   workers?: number;
@@ -158,6 +160,7 @@ function createExpansionTracker(
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.probe ? { probe: options.probe } : {}),
+    ...(options.guestProbeNamespaces ? { guestProbeNamespaces: options.guestProbeNamespaces } : {}),
     ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
     workers: options.workers ?? DEFAULT_WORKERS,
   });

@@ -2,6 +2,8 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { Informer, keyOf, type Clock, type IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import {
+  leanClaimEvent,
+  leanLonghornVolume,
   pvcKeysOfVm,
   pvcKeysOfVmi,
   leanPod,
@@ -9,7 +11,9 @@ import {
   leanPvc,
   leanTrackedVmi,
   leanVm,
+  type ClaimEvent,
   type KubeVirt,
+  type LonghornVolume,
   type PersistentVolume,
   type Pod,
   type PersistentVolumeClaim,
@@ -35,6 +39,10 @@ export const PODS_BY_UID = 'pods-by-uid';
 export const VMIS_BY_UID = 'vmis-by-uid';
 /** "namespace/pvc" -> the VolumeExpansions following it (spec.pvcName). */
 export const EXPANSIONS_BY_PVC = 'expansions-by-pvc';
+/** "namespace/pvc" -> the Events about it. */
+export const EVENTS_BY_PVC = 'events-by-pvc';
+/** Where Longhorn keeps its volumes (Harvester's). */
+export const LONGHORN_NAMESPACE = 'longhorn-system';
 
 type Obj<T> = T & KubernetesObject;
 
@@ -46,6 +54,10 @@ export interface TrackerCaches {
   pods: Informer<Obj<Pod>>;
   kubeVirts: Informer<Obj<KubeVirt>>;
   expansions: Informer<Obj<VolumeExpansion>>;
+  /** Longhorn's volumes (empty where Longhorn is not served). */
+  longhornVolumes: Informer<Obj<LonghornVolume>>;
+  /** core/v1 Events about PVCs (external-resizer's). */
+  claimEvents: Informer<Obj<ClaimEvent>>;
 }
 
 export interface StartTrackerCachesOptions {
@@ -184,14 +196,35 @@ function trackerInformerSpecs(options: StartTrackerCachesOptions) {
             : [],
       },
     } satisfies InformerSpec<Obj<VolumeExpansion>>,
+    longhornVolumes: {
+      group: 'longhorn.io',
+      version: 'v1beta2',
+      plural: 'volumes',
+      namespace: LONGHORN_NAMESPACE,
+      transform: keep(leanLonghornVolume),
+      notServedAsEmpty: true,
+    } satisfies InformerSpec<Obj<LonghornVolume>>,
+    claimEvents: {
+      ...CORE,
+      plural: 'events',
+      fieldSelector: 'involvedObject.kind=PersistentVolumeClaim',
+      transform: keep(leanClaimEvent),
+      indexers: {
+        [EVENTS_BY_PVC]: (event: Obj<ClaimEvent>) =>
+          event.involvedObject?.name
+            ? [keyOf(event.involvedObject.namespace, event.involvedObject.name)]
+            : [],
+      },
+    } satisfies InformerSpec<Obj<ClaimEvent>>,
   };
 }
 
 /**
  * Starts the tracker's informers: PVCs, PVs, VMs (indexed by PVC), VMIs (by PVC and uid),
  * virt-launcher and hotplug pods (label kubevirt.io; by creator, owner and uid), the KubeVirt CR
- * (by name, so RBAC may grant just it) and VolumeExpansions (by PVC). Each keeps only what the
- * tracker reads (lean-objects.ts). KubeVirt resources the cluster does not serve count as empty;
+ * (by name, so RBAC may grant just it), VolumeExpansions (by PVC), Longhorn's volumes and the
+ * Events about PVCs (by PVC). Each keeps only what the tracker reads (lean-objects.ts). KubeVirt
+ * and Longhorn resources the cluster does not serve count as empty;
  * the VolumeExpansion CRD must be installed.
  */
 export function startTrackerCaches(options: StartTrackerCachesOptions): StartedTrackerCaches {
@@ -204,6 +237,8 @@ export function startTrackerCaches(options: StartTrackerCachesOptions): StartedT
     pods: trackerInformer(options, specs.pods),
     kubeVirts: trackerInformer(options, specs.kubeVirts),
     expansions: trackerInformer(options, specs.expansions),
+    longhornVolumes: trackerInformer(options, specs.longhornVolumes),
+    claimEvents: trackerInformer(options, specs.claimEvents),
   };
   const names = new Map<Informer<KubernetesObject>, string>(
     Object.entries(caches).map(([key, informer]) => [

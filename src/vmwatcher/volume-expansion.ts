@@ -32,6 +32,8 @@ export interface ObservedSizes {
   vmiRequests?: string;
   expected?: string;
   hypervisor?: string;
+  /** Filesystem mode: the hypervisor's first size read for this expansion (bytes), what disk.img grows from. */
+  hypervisorStart?: string;
   guest?: string;
   guestEvidence?: GuestEvidence;
   /** The guest's block device (vda, sdb) or, for a filesystem, its mount point. */

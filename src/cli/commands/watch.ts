@@ -9,6 +9,7 @@ import {
   GUEST_PROBE_MODES,
   enableExpansion,
   parseDuration,
+  parseGuestProbeNamespaces,
   startTracker,
   type GuestProbe,
   type GuestProbeMode,
@@ -34,6 +35,7 @@ interface WatchFlags extends EnablementFlags {
   logLevel: string;
   guestProbe: GuestProbeMode;
   libvirtUri?: string;
+  guestProbeNamespaces?: string[];
   probeTimeout: number;
   probeInterval: number;
 }
@@ -130,7 +132,12 @@ function watchCommand(program: Command): Command {
     )
     .option(
       '--libvirt-uri <uri>',
-      "virsh -c for the guest probe (local: default qemu:///system; pods-exec: virsh's own default)",
+      'virsh -c for the guest probe (local: default qemu:///system; pods-exec: chosen per launcher pod, qemu:///system for root launchers, the virtqemud socket for non-root ones)',
+    )
+    .option(
+      '--guest-probe-namespaces <ns1,ns2>',
+      'probe only VMs in these namespaces (the chart value tracker.guestProbeNamespaces; default: every namespace); a VM elsewhere is not probed and ends GuestUnverifiable',
+      parseGuestProbeNamespaces,
     )
     .addOption(
       new Option('--probe-timeout <duration>', 'how long one probe of a disk may take')
@@ -175,6 +182,7 @@ async function runWatch(flags: WatchFlags): Promise<void> {
       port: flags.port,
       workers: flags.workers,
       probeIntervalMs: flags.probeInterval,
+      ...(flags.guestProbeNamespaces ? { guestProbeNamespaces: flags.guestProbeNamespaces } : {}),
       ...guestProbeOf(flags, kubeConfig),
     });
     process.stderr.write(

@@ -12,7 +12,8 @@ export type GuestProbeMode = (typeof GUEST_PROBE_MODES)[number];
 
 /**
  * The guest probe of a `--guest-probe` mode: pods-exec runs virsh in each VM's virt-launcher pod
- * (its `compute` container) and falls back to the VMI's filesystemlist subresource; local runs
+ * (its `compute` container, against the launcher's libvirt URI unless `--libvirt-uri` gives one)
+ * and falls back to the VMI's filesystemlist subresource; local runs
  * virsh against this machine's libvirt (`--libvirt-uri`, default qemu:///system), its domains
  * named as KubeVirt names them, and falls back to the agent's guest-get-fsinfo. none: undefined.
  */

@@ -8,6 +8,8 @@ export interface GuestBlockDevice {
   serial: string | undefined;
   /** virtio, scsi or sata, read from where the device sits in sysfs; undefined when not known. */
   bus: string | undefined;
+  /** Where it sits in sysfs (readlink -f /sys/block/<name>/device): its PCI function, SCSI H:C:T:L. */
+  path?: string | undefined;
 }
 
 /**
@@ -45,6 +47,7 @@ export function parseGuestBlockDevices(text: string): GuestBlockDevice[] {
       bytes: BigInt(sectors.trim()) * 512n,
       serial: serial.trim() || undefined,
       bus: busOfDevicePath(path.trim()),
+      path: path.trim() || undefined,
     });
   }
   return devices;

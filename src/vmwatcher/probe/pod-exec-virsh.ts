@@ -2,10 +2,10 @@ import { Writable } from 'node:stream';
 import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import { GuestProbeError } from './guest-probe-error.js';
 import { virshFailure } from './local-virsh.js';
+import { COMPUTE_CONTAINER, launcherLibvirtUri } from './launcher-libvirt-uri.js';
 import type { VirshHost, VirshTransport } from './virsh-transport.js';
 
-/** The virt-launcher container where libvirt runs the domain (kubevirt.md "Pods"). */
-export const COMPUTE_CONTAINER = 'compute';
+export { COMPUTE_CONTAINER };
 
 /** A Writable that keeps what is written, up to `limit` bytes. */
 function collector(limit: number): { stream: Writable; text: () => string } {
@@ -97,10 +97,23 @@ function execOnce(
 }
 
 /**
+ * The argv run in the launcher's compute container: virsh, `-c` with the launcher's libvirt URI
+ * (`uri` when given, else chosen from the user the pod runs as: launcherLibvirtUri), then `args`.
+ * Pure.
+ */
+export function launcherVirshArgv(
+  host: VirshHost,
+  args: readonly string[],
+  uri: string | undefined,
+): string[] {
+  return ['virsh', '-c', uri ?? launcherLibvirtUri(host.launcherUser), ...args];
+}
+
+/**
  * `virsh ...` through pods/exec in the virt-launcher pod's `compute` container (production;
- * @kubernetes/client-node's Exec, the command as an array). virsh there reaches the pod's own
- * libvirt by its default connection; `uri` passes `-c` when the image needs one. Needs RBAC
- * `create` on `pods/exec` in the VMs' namespaces.
+ * @kubernetes/client-node's Exec, the command as an array, launcherVirshArgv). Needs RBAC `get`
+ * and `create` on `pods/exec` in the VMs' namespaces (a WebSocket exec is a GET, authorized as
+ * `get` before Kubernetes 1.35).
  */
 export function podExecVirsh(
   kubeConfig: KubeConfig,
@@ -116,7 +129,7 @@ export function podExecVirsh(
           'PROBE_VIRSH_FAILED',
           `no running virt-launcher pod holds the domain in ${host.namespace}`,
         );
-      const command = ['virsh', ...(options.uri ? ['-c', options.uri] : []), ...args];
+      const command = launcherVirshArgv(host, args, options.uri);
       return execOnce(exec, host, container, command, args, signal);
     },
   };

@@ -7,16 +7,25 @@ import {
   type GuestBlockDevice,
 } from './guest-block-devices.js';
 import { GuestProbeError } from './guest-probe-error.js';
-import { filesystemOfDisk, type FilesystemList } from './filesystem-list.js';
+import { filesystemOfDisk, type FilesystemList, type GuestFilesystem } from './filesystem-list.js';
+import { parseDomainDisks } from './domain-disks.js';
+import { matchDeviceByAddress } from './match-device-by-address.js';
 import { describeGuestDevices, matchGuestDevice } from './match-guest-device.js';
 import {
   isGuestExecRefused,
+  isProgramMissing,
   parseDomblkinfo,
   parseExecPid,
   parseExecStatus,
 } from './virsh-output.js';
 import type { VirshHost, VirshTransport } from './virsh-transport.js';
-import { agentConnected, diskIdentity, domainName, type DiskIdentity } from './vmi-disk.js';
+import {
+  agentConnected,
+  diskIdentity,
+  domainName,
+  windowsGuest,
+  type DiskIdentity,
+} from './vmi-disk.js';
 
 export interface VirshGuestProbeOptions {
   /** Where virsh runs: pods/exec into virt-launcher (production) or a local process (the lab). */
@@ -112,6 +121,7 @@ export class VirshGuestProbe implements GuestProbe {
     const host: VirshHost = {
       namespace: target.vmi.metadata?.namespace ?? '',
       launcherPod: target.launcherPod,
+      ...(target.launcherUser === undefined ? {} : { launcherUser: target.launcherUser }),
     };
     let hypervisorBytes: bigint;
     try {
@@ -142,7 +152,11 @@ export class VirshGuestProbe implements GuestProbe {
     }
   }
 
-  /** The guest's block device of the disk; the filesystem list when guest-exec is refused. */
+  /**
+   * The guest's block device of the disk; the filesystem list when guest-exec is refused. A
+   * Windows guest (guestOSInfo, or /bin/sh that guest-exec cannot start) has no shell to read its
+   * disks with: windowsView.
+   */
   async #guestView(
     host: VirshHost,
     domain: string,
@@ -150,10 +164,21 @@ export class VirshGuestProbe implements GuestProbe {
     target: ProbeTarget,
     signal: AbortSignal,
   ): Promise<ProbeReading> {
+    const windows = windowsGuest(target.vmi);
+    if (windows !== undefined)
+      return this.#windowsView(host, disk, target, signal, `the guest runs ${windows}`);
     let devices: GuestBlockDevice[];
     try {
       devices = parseGuestBlockDevices(await this.#guestExec(host, domain, signal));
     } catch (error) {
+      if (error instanceof GuestProbeError && isProgramMissing(error.message))
+        return this.#windowsView(
+          host,
+          disk,
+          target,
+          signal,
+          'guest-exec could not start /bin/sh in the guest, as in a Windows guest',
+        );
       const refused =
         error instanceof GuestProbeError &&
         (error.code === 'PROBE_GUEST_EXEC_REFUSED' || isGuestExecRefused(error.message));
@@ -165,12 +190,10 @@ export class VirshGuestProbe implements GuestProbe {
           'PROBE_DEVICE_NOT_FOUND',
           `the guest refuses guest-exec, and its filesystem list shows no filesystem on disk ${describeDisk(disk)}`,
         );
-      return {
-        guestBytes: filesystem.totalBytes!,
-        guestEvidence: 'Filesystem',
-        ...(filesystem.mountPoint ? { guestDevice: filesystem.mountPoint } : {}),
-      };
+      return filesystemReading(filesystem);
     }
+    if (disk.serial === undefined)
+      return this.#deviceByAddress(host, domain, disk, devices, signal);
     const device = matchGuestDevice(devices, disk);
     if (!device)
       throw new GuestProbeError(
@@ -178,6 +201,73 @@ export class VirshGuestProbe implements GuestProbe {
         `no guest block device matches disk ${describeDisk(disk)}; the guest has ${describeGuestDevices(devices)}`,
       );
     return { guestBytes: device.bytes, guestEvidence: 'BlockDevice', guestDevice: device.name };
+  }
+
+  /**
+   * A disk without a serial (every Harvester VM's): its address from `virsh dumpxml`, then the
+   * guest's device at that address (matchDeviceByAddress); never a device found by name. No
+   * single device there: unverifiable, with the reason.
+   */
+  async #deviceByAddress(
+    host: VirshHost,
+    domain: string,
+    disk: DiskIdentity,
+    devices: readonly GuestBlockDevice[],
+    signal: AbortSignal,
+  ): Promise<ProbeReading> {
+    const domainDisk = parseDomainDisks(
+      await this.#o.transport.virsh(host, ['dumpxml', domain], signal),
+    ).find((entry) => entry.target === disk.target);
+    const match = domainDisk
+      ? matchDeviceByAddress(devices, domainDisk)
+      : { reason: `virsh dumpxml ${domain} lists no disk ${disk.target ?? '?'}` };
+    if (match.device)
+      return {
+        guestBytes: match.device.bytes,
+        guestEvidence: 'BlockDevice',
+        guestDevice: match.device.name,
+      };
+    return {
+      guestUnverifiable: `${match.reason}, and the disk has no serial to find it by (the guest has ${describeGuestDevices(devices)})`,
+      guestUnverifiableRemedy:
+        'Check the disk in the guest (lsblk), or give the VM disk a serial (spec.domain.devices.disks[].serial) so that voe can find it.',
+    };
+  }
+
+  /**
+   * A guest without a shell (Windows): the size of the disk's filesystem from the filesystem list
+   * where it gives one (QGA guest-get-disks gives no sizes); else the guest is unverifiable, with
+   * a reason naming Windows and what to check there, never a failure that would end in NoProgress.
+   */
+  async #windowsView(
+    host: VirshHost,
+    disk: DiskIdentity,
+    target: ProbeTarget,
+    signal: AbortSignal,
+    why: string,
+  ): Promise<ProbeReading> {
+    const remedy =
+      'Check the disk in the Windows guest (Disk Management, or Get-Disk in PowerShell) and extend its volume there; voe reads a Windows disk only through the sizes of its filesystems.';
+    if (!this.#o.filesystems)
+      return {
+        guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and no filesystem list is configured`,
+        guestUnverifiableRemedy: remedy,
+      };
+    let filesystems: GuestFilesystem[];
+    try {
+      filesystems = await this.#o.filesystems.read(target.vmi, host, signal);
+    } catch (error) {
+      return {
+        guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and reading its filesystem list failed (${failureText(error)})`,
+        guestUnverifiableRemedy: remedy,
+      };
+    }
+    const filesystem = filesystemOfDisk(filesystems, disk);
+    if (filesystem) return filesystemReading(filesystem);
+    return {
+      guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and its filesystem list ties no filesystem with a size to disk ${describeDisk(disk)} (Windows names volumes, not disks, so only a disk serial ties them)`,
+      guestUnverifiableRemedy: remedy,
+    };
   }
 
   /** Runs GUEST_BLOCK_SCRIPT in the guest (guest-exec, then guest-exec-status until it exited); its stdout. */
@@ -233,6 +323,15 @@ function failureText(error: unknown): string {
   return error instanceof GuestProbeError
     ? `${error.code}: ${error.message}`
     : (error as Error).message;
+}
+
+/** A filesystem's size as the guest's evidence. */
+function filesystemReading(filesystem: GuestFilesystem): ProbeReading {
+  return {
+    guestBytes: filesystem.totalBytes!,
+    guestEvidence: 'Filesystem',
+    ...(filesystem.mountPoint ? { guestDevice: filesystem.mountPoint } : {}),
+  };
 }
 
 function describeDisk(disk: DiskIdentity): string {

@@ -79,6 +79,14 @@ export function parseExecStatus(text: string): ExecStatus {
 }
 
 /**
+ * Whether virsh's error says guest-exec could not start the program (GLib's spawn error that
+ * qemu-ga passes on, "Failed to execute child process ...": no /bin/sh, as in a Windows guest). Pure.
+ */
+export function isProgramMissing(message: string): boolean {
+  return /Failed to execute child process/i.test(message);
+}
+
+/**
  * Whether virsh's error says the guest agent refuses guest-exec (qemu-ga started with
  * `--block-rpcs guest-exec`, or an allow-list without it; libvirt passes the agent's
  * "Command guest-exec has been disabled" or "... not allowed"). Pure.

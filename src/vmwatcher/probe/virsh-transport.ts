@@ -3,6 +3,8 @@ export interface VirshHost {
   namespace: string;
   /** The active virt-launcher pod (pods/exec); a local transport does not need it. */
   launcherPod: string | undefined;
+  /** The user its compute container runs as (launcherUser): 0 for a root launcher; undefined when unknown. */
+  launcherUser?: number | undefined;
 }
 
 /**

@@ -22,6 +22,17 @@ export function agentConnected(vmi: VirtualMachineInstance): boolean {
   );
 }
 
+/**
+ * What names a Windows guest in the VMI's status.guestOSInfo (KubeVirt copies the agent's
+ * guest-get-osinfo, whose id is "mswindows" on Windows): its pretty name, else its name, else
+ * "Windows"; undefined for any other guest or when no agent reported. Pure.
+ */
+export function windowsGuest(vmi: VirtualMachineInstance): string | undefined {
+  const info = vmi.status?.guestOSInfo;
+  if (info?.id !== 'mswindows' && !/windows/i.test(info?.name ?? '')) return undefined;
+  return info?.prettyName || info?.name || 'Windows';
+}
+
 /** The serial and bus the VMI gives the disk of `volumeName`, with its target. Pure. */
 export function diskIdentity(
   vmi: VirtualMachineInstance,

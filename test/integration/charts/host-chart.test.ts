@@ -211,6 +211,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
             enable: boolean;
             port: number;
             guestProbe: string;
+            guestProbeNamespaces: string[];
           };
           admission: { kubevirt: string; setting: string };
         };
@@ -252,6 +253,11 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           `--guest-probe=${v.tracker.guestProbe}`,
         ]);
         assert.strictEqual(args.includes('--enable'), v.tracker.enable);
+        // The probe reaches only the namespaces the chart grants pods/exec in.
+        const namespacesArg = `--guest-probe-namespaces=${v.tracker.guestProbeNamespaces.join(',')}`;
+        if (v.tracker.guestProbe === 'none')
+          assert.isFalse(args.some((arg) => arg.startsWith('--guest-probe-namespaces')));
+        else assert.include(args, namespacesArg);
         const service = oneOf(objects, 'Service', 'voe-tracker') as unknown as {
           spec: { selector: Record<string, string> };
         };
@@ -294,10 +300,17 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           clusterRole.rules.some((rule) => rule.apiGroups.includes('harvesterhci.io')),
           v.tracker.enable,
         );
-        // pods/exec into virt-launcher only for the guest probe.
-        assert.strictEqual(
-          clusterRole.rules.some((rule) => rule.resources.includes('pods/exec')),
-          v.tracker.guestProbe === 'pods-exec',
+        // pods/exec into virt-launcher never cluster-wide: only for the guest probe, a Role in
+        // each namespace tracker.guestProbeNamespaces lists.
+        assert.isFalse(clusterRole.rules.some((rule) => rule.resources.includes('pods/exec')));
+        const probeRoles = objectsOf(objects, 'Role').filter(
+          (role) => role.metadata!.name === 'voe-tracker-guest-probe',
+        );
+        const probed =
+          (v.tracker as { guestProbeNamespaces?: string[] }).guestProbeNamespaces ?? [];
+        assert.sameMembers(
+          probeRoles.map((role) => role.metadata!.namespace!),
+          v.tracker.guestProbe === 'pods-exec' ? probed : [],
         );
       });
 

@@ -33,6 +33,7 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
       enable: false,
       stuckAfter: '1h30m',
       guestProbe: 'pods-exec',
+      guestProbeNamespaces: ['storage-system'],
       logLevel: 'debug',
       nodeSelector: { 'kubernetes.io/os': 'linux' },
       podLabels: { team: 'storage' },

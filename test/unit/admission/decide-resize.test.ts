@@ -318,10 +318,20 @@ const cases: Case[] = [
     ],
   },
   {
-    name: 'ExpandDisks listed but disabled',
+    name: 'ExpandDisks listed and disabled: listed wins, as in KubeVirt',
     snapshot: () => ({
       ...base(),
       kubeVirt: kubeVirt({ disabled: ['ExpandDisks'], version: 'v1.8.1' }),
+    }),
+    allowed: true,
+    code: 200,
+    decision: 'allowed',
+  },
+  {
+    name: 'ExpandDisks only in disabledFeatureGates',
+    snapshot: () => ({
+      ...base(),
+      kubeVirt: kubeVirt({ gates: [], disabled: ['ExpandDisks'], version: 'v1.8.1' }),
     }),
     allowed: false,
     code: 422,
@@ -1428,7 +1438,19 @@ describe('expandDisksState', () => {
   const table: Array<[string, Parameters<typeof kubeVirt>[0], boolean]> = [
     ['listed on v1.5.2', {}, true],
     ['not listed on v1.5.2', { gates: ['LiveMigration'] }, false],
-    ['listed and disabled on v1.8.0', { disabled: ['ExpandDisks'], version: 'v1.8.0' }, false],
+    [
+      'listed and disabled on v1.8.0: listed wins',
+      { disabled: ['ExpandDisks'], version: 'v1.8.0' },
+      true,
+    ],
+    ['only disabled on v1.8.0', { gates: [], disabled: ['ExpandDisks'], version: 'v1.8.0' }, false],
+    [
+      'only disabled on v1.10.0: GA',
+      { gates: [], disabled: ['ExpandDisks'], version: 'v1.10.0' },
+      true,
+    ],
+    ['listed on a v1.9.0 release candidate', { version: 'v1.9.0-rc.1' }, true],
+    ['not listed on a v1.9.0 release candidate', { gates: [], version: 'v1.9.0-rc.1' }, false],
     ['GA on v1.9.0', { gates: [], version: 'v1.9.0' }, true],
     ['GA on 1.9.3 without v prefix', { gates: [], version: '1.9.3' }, true],
     ['unparseable version, not listed', { gates: [], version: 'devel' }, false],

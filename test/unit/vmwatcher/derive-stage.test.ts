@@ -304,6 +304,39 @@ const ROWS: Row[] = [
     says: ['No guest probe is configured', 'lsblk'],
   },
   {
+    name: 'a guest probe limited to other namespaces: GuestUnverifiable naming the list',
+    input: () => vmStage({ guestProbeNamespaces: ['vms-a', 'vms-b'] }),
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.GuestUnverifiable,
+    says: ['vms-a, vms-b', '--guest-probe-namespaces', 'not default', 'lsblk'],
+  },
+  {
+    name: 'a guest probe limited to no namespace at all: GuestUnverifiable',
+    input: () => vmStage({ guestProbeNamespaces: [] }),
+    phase: Phase.Stuck,
+    waitingFor: WaitingFor.User,
+    reason: StageReason.GuestUnverifiable,
+    says: ['(none)'],
+  },
+  {
+    name: 'a guest probe limited to namespaces, the VM opted out: NoGuestProbe',
+    input: () =>
+      vmStage({
+        guestProbeNamespaces: ['vms-a'],
+        vm: {
+          ...vm('vm1'),
+          metadata: {
+            ...vm('vm1').metadata,
+            annotations: { 'storage.voe.dev/guest-probe': 'off' },
+          },
+        },
+      }),
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.NoGuestProbe,
+  },
+  {
     name: 'VMI informed by a KubeVirt before v0.50 (capacity only)',
     input: () => vmStage({ vmi: instance({ capacity: '20Gi', requests: null }) }),
     phase: Phase.HypervisorResizing,
@@ -319,8 +352,18 @@ const ROWS: Row[] = [
     says: ['voe enable', 'next start', 'not listed in featureGates'],
   },
   {
-    name: 'ExpandDisks listed and disabled',
+    name: 'ExpandDisks listed and disabled: listed wins, as in KubeVirt',
     input: () => vmStage({ kubeVirt: kubeVirt({ disabled: ['ExpandDisks'] }) }),
+    phase: Phase.HypervisorResizing,
+    waitingFor: WaitingFor.VirtHandler,
+    reason: StageReason.NoGuestProbe,
+  },
+  {
+    name: 'ExpandDisks only in disabledFeatureGates',
+    input: () =>
+      vmStage({
+        kubeVirt: kubeVirt({ gates: ['LiveMigration'], disabled: ['ExpandDisks'] }),
+      }),
     phase: Phase.Stuck,
     waitingFor: WaitingFor.User,
     reason: StageReason.ExpandDisksOff,
@@ -873,5 +916,117 @@ describe('deriveStage', () => {
     );
     assert.lengthOf(stage.problems, 1);
     assert.match(stage.problems[0]!, /ten gigs/);
+  });
+});
+
+describe('deriveStage: Filesystem-mode sizes from what the hypervisor reports', () => {
+  const MI = 1024n * 1024n;
+  /** What virt-launcher made of 20Gi on a real ext4: below floor_1MiB(0.945 x 20Gi) = 19353 MiB. */
+  const grown = 19100n * MI;
+  const start = 9400n * MI;
+  function filesystemStage(
+    probe: StageInput['probe'],
+    previous?: { hypervisor?: string; hypervisorStart?: string },
+  ): StageInput {
+    const running = instance({ capacity: '20Gi', volumeMode: 'Filesystem', overhead: '0.055' });
+    return vmStage({
+      pvc: claim({ capacity: '20Gi', volumeMode: 'Filesystem' }),
+      pv: volume('20Gi', 'Filesystem'),
+      vmi: running,
+      pods: [launcher(running)],
+      expansion: expansion(
+        '20Gi',
+        previous
+          ? {
+              phase: Phase.HypervisorResizing,
+              progress: { phase: Phase.HypervisorResizing, since: '2026-11-20T08:59:00Z' },
+              sizes: previous,
+            }
+          : undefined,
+      ),
+      probe,
+    });
+  }
+  const table: Array<{
+    name: string;
+    input: () => StageInput;
+    phase: PhaseValue;
+    reason: string;
+    says?: string[];
+    hypervisorStart?: string;
+  }> = [
+    {
+      name: 'the first read, before the growth: the start is recorded',
+      input: () => filesystemStage({ hypervisorBytes: start, guestBytes: start }),
+      phase: Phase.HypervisorResizing,
+      reason: StageReason.WaitingForHypervisor,
+      says: ['not above the', String(start)],
+      hypervisorStart: String(start),
+    },
+    {
+      name: 'grown above the start, read once',
+      input: () =>
+        filesystemStage(
+          { hypervisorBytes: grown, guestBytes: start },
+          { hypervisor: String(start), hypervisorStart: String(start) },
+        ),
+      phase: Phase.HypervisorResizing,
+      reason: StageReason.WaitingForHypervisor,
+      says: ['has grown from', 'settled'],
+      hypervisorStart: String(start),
+    },
+    {
+      name: 'grown and stable below the formula, the guest not yet',
+      input: () =>
+        filesystemStage(
+          { hypervisorBytes: grown, guestBytes: start },
+          { hypervisor: String(grown), hypervisorStart: String(start) },
+        ),
+      phase: Phase.GuestVerifying,
+      reason: StageReason.WaitingForGuest,
+      says: [`below the ${grown} the hypervisor shows`],
+    },
+    {
+      name: 'grown and stable below the formula, the guest shows it: Completed',
+      input: () =>
+        filesystemStage(
+          { hypervisorBytes: grown, guestBytes: grown, guestDevice: 'vda' },
+          { hypervisor: String(grown), hypervisorStart: String(start) },
+        ),
+      phase: Phase.Completed,
+      reason: StageReason.GuestSeesNewSize,
+      says: [`at ${grown} bytes`],
+      hypervisorStart: String(start),
+    },
+    {
+      name: 'the guest below what the hypervisor shows is not Completed',
+      input: () =>
+        filesystemStage(
+          { hypervisorBytes: grown, guestBytes: grown - MI },
+          { hypervisor: String(grown), hypervisorStart: String(start) },
+        ),
+      phase: Phase.GuestVerifying,
+      reason: StageReason.WaitingForGuest,
+    },
+  ];
+  for (const row of table)
+    it(row.name, () => {
+      const stage = deriveStage(row.input());
+      assert.strictEqual(stage.phase, row.phase, stage.message);
+      assert.strictEqual(stage.reason, row.reason, stage.message);
+      for (const text of row.says ?? []) assert.include(stage.message, text);
+      if (row.hypervisorStart) assert.strictEqual(stage.sizes.hypervisorStart, row.hypervisorStart);
+    });
+
+  it('never stays in HypervisorResizing for a grown disk below the formula (the old NoProgress)', () => {
+    const stage = deriveStage({
+      ...filesystemStage(
+        { hypervisorBytes: grown, guestBytes: grown },
+        { hypervisor: String(grown), hypervisorStart: String(start) },
+      ),
+      now: NOW + 60 * MINUTE,
+    });
+    assert.notStrictEqual(stage.reason, StageReason.NoProgress);
+    assert.strictEqual(stage.phase, Phase.Completed);
   });
 });

@@ -28,6 +28,10 @@ describe('planning voe enable and voe disable', () => {
       action: 'disabled-by-user',
     });
     assert.deepStrictEqual(planGate(kubeVirt()), { action: 'listed' });
+    // Listed wins over disabledFeatureGates in KubeVirt: the gate is on, nothing to add.
+    assert.deepStrictEqual(planGate(kubeVirt({ disabled: ['ExpandDisks'] })), {
+      action: 'listed',
+    });
     assert.deepStrictEqual(planGate(withGateAdded(kubeVirt({ gates: WITHOUT }))), {
       action: 'already-added',
     });

@@ -72,6 +72,21 @@ class ScriptedVirsh implements VirshTransport {
           );
         return `Capacity:       ${this.capacity}\nAllocation:     0\nPhysical:       ${this.capacity}\n`;
       }
+      if (args[0] === 'dumpxml')
+        // The domain's disk as libvirt prints it: virtio-blk vda at PCI 0000:00:05.0, no serial.
+        return [
+          "<domain type='kvm' id='1'>",
+          '  <devices>',
+          "    <disk type='block' device='disk'>",
+          "      <driver name='qemu' type='raw' cache='none' error_policy='stop' discard='unmap'/>",
+          "      <source dev='/dev/disk-0' index='1'/>",
+          "      <target dev='vda' bus='virtio'/>",
+          "      <alias name='ua-disk-0'/>",
+          "      <address type='pci' domain='0x0000' bus='0x00' slot='0x05' function='0x0'/>",
+          '    </disk>',
+          '  </devices>',
+          '</domain>',
+        ].join('\n');
       const command = JSON.parse(args[args.length - 1]!) as { execute: string };
       if (command.execute === 'guest-exec') {
         if (this.refuseExec)
