@@ -140,16 +140,19 @@ async function copyModule(
   return source;
 }
 
-/** Fails unless `<path> --version` runs and prints a line ending as the tool's release says. */
+/** Fails unless `<path> --version` (or the tool's versionArgs) runs and prints a line ending as the tool's release says. */
 async function checkVersion(path: string, tool: GuestTool): Promise<void> {
   const output = await new Promise<string>((resolve) => {
-    execFile(path, ['--version'], { env: {}, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve(error ? `${String(error.message)} ${stderr}` : stdout),
+    execFile(
+      path,
+      [...(tool.versionArgs ?? ['--version'])],
+      { env: {}, timeout: 60_000 },
+      (error, stdout, stderr) => resolve(error ? `${String(error.message)} ${stderr}` : stdout),
     );
   });
   if (output.split('\n').some((line) => line.trim().endsWith(tool.versionSuffix))) return;
   throw new ControlPlaneError(
     'CONTROLPLANE_BUILD_FAILED',
-    `the ${tool.binary} go built does not run here as ${tool.binary} ${tool.version} (--version: ${JSON.stringify(output.trim().slice(0, 200))}); it was not cached`,
+    `the ${tool.binary} go built does not run here as ${tool.binary} ${tool.version} (${(tool.versionArgs ?? ['--version']).join(' ')}: ${JSON.stringify(output.trim().slice(0, 200))}); it was not cached`,
   );
 }

@@ -9,12 +9,13 @@ import { guestToolsModuleDir } from './guest-tools-module-dir.js';
 /**
  * One program of a test guest cluster and how it is built from Go modules: either a package of
  * the guest tools' Go module (src/controlplane/guest-tools/go: the control plane's module, with
- * the go.sum entries kube-controller-manager needs beyond kube-apiserver's), or the
+ * the go.sum entries kube-controller-manager and kubectl need beyond kube-apiserver's), or the
  * main package of a released module, downloaded (`go mod download`) and built inside a copy of it
  * (`go install module@version` refuses modules with `replace` directives).
  */
 export interface GuestTool {
-  binary: 'kube-controller-manager' | 'csi-provisioner' | 'csi-attacher' | 'csi-resizer';
+  binary:
+    'kube-controller-manager' | 'kubectl' | 'csi-provisioner' | 'csi-attacher' | 'csi-resizer';
   /** The release built. */
   version: string;
   /** The released module (absent: the guest tools' Go module). */
@@ -22,7 +23,9 @@ export interface GuestTool {
   /** The main package: an import path in the guest tools' module, `./cmd/...` in a released one. */
   pkg: string;
   ldflags: string;
-  /** How the tool's `--version` output ends when the build is what it should be. */
+  /** The arguments that print the tool's version (absent: `--version`). */
+  versionArgs?: readonly string[];
+  /** How a line of the tool's version output ends when the build is what it should be. */
   versionSuffix: string;
 }
 
@@ -39,8 +42,8 @@ function sidecar(binary: GuestTool['binary'], module: string, version: string): 
 }
 
 /**
- * kube-controller-manager of the Kubernetes release kube-apiserver is built from, and the CSI
- * sidecars at the releases charts/voe-csi ships (test/unit/controlplane/guest-tools checks that
+ * kube-controller-manager and kubectl of the Kubernetes release kube-apiserver is built from
+ * (kubectl runs the commands of docs/install.md and docs/troubleshooting.md), and the CSI sidecars at the releases charts/voe-csi ships (test/unit/controlplane/guest-tools checks that
  * the two agree).
  */
 export const GUEST_TOOLS: readonly GuestTool[] = [
@@ -50,6 +53,14 @@ export const GUEST_TOOLS: readonly GuestTool[] = [
     pkg: 'k8s.io/kubernetes/cmd/kube-controller-manager',
     ldflags: versionLdflags(),
     versionSuffix: `Kubernetes ${KUBERNETES_VERSION}`,
+  },
+  {
+    binary: 'kubectl',
+    version: KUBERNETES_VERSION,
+    pkg: 'k8s.io/kubernetes/cmd/kubectl',
+    ldflags: versionLdflags(),
+    versionArgs: ['version', '--client'],
+    versionSuffix: `Client Version: ${KUBERNETES_VERSION}`,
   },
   sidecar('csi-provisioner', 'github.com/kubernetes-csi/external-provisioner/v6', 'v6.4.0'),
   sidecar('csi-attacher', 'github.com/kubernetes-csi/external-attacher/v4', 'v4.13.0'),
