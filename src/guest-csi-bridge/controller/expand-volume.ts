@@ -71,7 +71,7 @@ export async function expandVolume(
 ): Promise<ControllerExpandVolumeResponse> {
   const asked = readExpandRequest(request);
   const { volumeId, range } = asked;
-  const host = deps.hosts.forSecrets(request.secrets);
+  const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   const pvcKey = `${host.namespace}/${volumeId}`;
   const answered = (capacityBytes: bigint) => answer(capacityBytes, asked.nodeExpansionRequired);
 

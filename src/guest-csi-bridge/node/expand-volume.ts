@@ -23,10 +23,11 @@ interface ExpandTarget {
 async function expandTarget(
   deps: NodeDeps,
   request: NodeExpandVolumeRequest,
+  signal: AbortSignal,
 ): Promise<ExpandTarget> {
   const { requiredBytes } = readCapacityRange(request.capacity_range);
   if (deps.hosts === undefined) return { required: requiredBytes, hostVolumeMode: undefined };
-  const pvc = await deps.hosts.forSecrets(request.secrets).getPvc(request.volume_id);
+  const pvc = await deps.hosts.forSecrets(request.secrets, signal).getPvc(request.volume_id);
   const mode = pvc?.spec?.volumeMode;
   return {
     required: requiredBytes > 0n ? requiredBytes : (capacityBytesOf(pvc) ?? 0n),
@@ -85,7 +86,7 @@ export async function expandVolume(
     throw new CsiError('CSI_PATH_NOT_FOUND', `volume path ${path} does not exist on this node`);
   const capability = readCapability(request.volume_capability, 'volume_capability');
   const block = capability ? capability.accessType === 'block' : !info.isDirectory();
-  const { required, hostVolumeMode } = await expandTarget(deps, request);
+  const { required, hostVolumeMode } = await expandTarget(deps, request, ctx.signal);
   return deps.locks.run(volumeId, 'NodeExpandVolume', async () => {
     // The volume is published here (kubelet asks only then): a missing link is udev re-creating
     // it (a rescan, a change event), waited for, then UNAVAILABLE (retried), never NOT_FOUND
