@@ -188,6 +188,7 @@ async function waitForCapacity(
   ctx: CallContext,
 ): Promise<bigint> {
   let pvc: HostPvc | undefined;
+  const stalled = AbortSignal.timeout(deps.timeouts.stalledMs);
   try {
     pvc = await withWaitSignal(ctx, deps.timeouts.expandMs, (signal) =>
       host.waitForPvc(
@@ -196,14 +197,23 @@ async function waitForCapacity(
           current === undefined ||
           (capacityBytesOf(current) ?? 0n) >= requiredBytes ||
           hostResizeInfeasible(current, requiredBytes) !== undefined,
-        { signal, start: { object: start, resourceVersion: start?.metadata?.resourceVersion } },
+        {
+          signal: AbortSignal.any([signal, stalled]),
+          start: { object: start, resourceVersion: start?.metadata?.resourceVersion },
+        },
       ),
     );
   } catch (error) {
     if (error instanceof CsiError) throw error;
+    const capacity = start?.status?.capacity?.['storage'] ?? 'unknown';
+    if (stalled.aborted && !ctx.signal.aborted)
+      throw new CsiError(
+        'CSI_HOST_NOT_GROWING',
+        `host PVC ${pvcKey} has not grown to ${formatBytes(requiredBytes)} in ${deps.timeouts.stalledMs / 1000} s (its capacity was ${capacity}) and carries no infeasible mark (a host before Kubernetes 1.32 writes none): check the host PVC's events (its resizer's VolumeResizeFailed) and its storage provider; the request stays written, the next call waits on, and lowering the guest PVC's request back to its capacity ends the growth`,
+      );
     throw new CsiError(
       'CSI_HOST_TIMEOUT',
-      `host PVC ${pvcKey} did not reach ${formatBytes(requiredBytes)} in time (its capacity was ${start?.status?.capacity?.['storage'] ?? 'unknown'}); the next call waits on without writing it again`,
+      `host PVC ${pvcKey} did not reach ${formatBytes(requiredBytes)} in time (its capacity was ${capacity}); the next call waits on without writing it again`,
     );
   }
   if (pvc === undefined)
