@@ -14,6 +14,7 @@ import { decideExpansion, type ExpansionDecision, type HostFacts } from './decid
 import { readExpandSetting } from './expand-setting.js';
 import { HOST_ROUNDING_BYTES } from './plan-host-pvc.js';
 import { storageClassNameOf } from './provisioners-to-judge.js';
+import { retryRefusedSize } from './retry-refused-size.js';
 import { waitUntilBound } from './wait-until-bound.js';
 import { capacityBytesOf, hostResizeInfeasible } from './pvc-sizes.js';
 
@@ -141,7 +142,20 @@ async function inspectAndDecide(
       host: facts,
     });
   const decision = decide(undefined);
-  if (decision.action !== 'lookup' || !pvc) return { pvc, decision };
+  if (!pvc) return { pvc, decision };
+  if (decision.action === 'refuse' && decision.code === 'CSI_HOST_RESIZE_INFEASIBLE') {
+    // A size the host refused: asked again once an operator has validated the provider since.
+    const facts = await hostFacts(host, pvc, volumeId, deps.settingName);
+    const retry = retryRefusedSize({
+      pvc,
+      requiredBytes: range.requiredBytes,
+      limitBytes: range.limitBytes,
+      roundingBytes: HOST_ROUNDING_BYTES,
+      host: facts,
+    });
+    return { pvc, decision: retry ?? decision };
+  }
+  if (decision.action !== 'lookup') return { pvc, decision };
   return { pvc, decision: decide(await hostFacts(host, pvc, volumeId, deps.settingName)) };
 }
 
