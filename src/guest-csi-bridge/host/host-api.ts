@@ -35,6 +35,8 @@ export interface HostApi {
    * where nothing waits on a network (test doubles).
    */
   withSignal?(signal: AbortSignal): HostApi;
+  /** The HostApi this one was bound from by withSignal: the same host, for what is kept per host. */
+  readonly base?: HostApi;
   /** Resolves when the host API answers (its /readyz), rejects otherwise. */
   probe(signal?: AbortSignal): Promise<void>;
   getPvc(name: string): Promise<HostPvc | undefined>;

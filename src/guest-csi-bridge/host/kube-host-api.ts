@@ -57,13 +57,15 @@ export function createKubeHostApi(
     options.signal,
   );
   const { namespace } = host;
-  return {
+  const api: HostApi = {
     namespace,
-    withSignal: (signal) =>
-      createKubeHostApi(kubeConfig, {
+    withSignal: (signal) => ({
+      ...createKubeHostApi(kubeConfig, {
         namespace,
         signal: options.signal ? AbortSignal.any([options.signal, signal]) : signal,
       }),
+      base: api.base ?? api,
+    }),
     probe: (signal) => probe(kubeConfig, signal),
     getPvc: (name) => host.get<HostPvc>(host.named(PVCS, name), host.where('PVC', name)),
     createPvc: (body) => createPvc(host, body),
@@ -94,6 +96,7 @@ export function createKubeHostApi(
         waitOptions,
       ),
   };
+  return api;
 }
 
 /**
