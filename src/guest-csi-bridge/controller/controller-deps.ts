@@ -8,6 +8,14 @@ export const SERVER_VERSION_SETTING = 'server-version';
 export interface ControllerTimeouts {
   /** How long ControllerExpandVolume waits for the host capacity when the call's deadline is later (or unset). */
   expandMs: number;
+  /**
+   * How long ControllerExpandVolume waits for a host PVC that neither grows nor carries an
+   * infeasible mark (hosts before Kubernetes 1.32 write none) before it answers
+   * CSI_HOST_NOT_GROWING, a code external-resizer treats as final for that call: below the
+   * chart's resizer timeout (sidecars.resizer.timeout, 1m50s), so the answer comes before its
+   * deadline.
+   */
+  stalledMs: number;
   /** How long ControllerPublishVolume waits for the hotplug (Harvester's driver: 15 s). */
   hotplugMs: number;
   /** How long ControllerUnpublishVolume waits for the unplug. */
@@ -16,6 +24,7 @@ export interface ControllerTimeouts {
 
 export const DEFAULT_CONTROLLER_TIMEOUTS: ControllerTimeouts = {
   expandMs: 110_000,
+  stalledMs: 100_000,
   hotplugMs: 15_000,
   unplugMs: 15_000,
 };

@@ -51,7 +51,7 @@ export async function createVolume(
     );
   const capacity = readCapacityRange(request.capacity_range);
   const parameters = request.parameters ?? {};
-  const host = deps.hosts.forSecrets(request.secrets);
+  const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   const volumeId = hostPvcName(name);
   return deps.locks.run(volumeId, 'CreateVolume', async () => {
     const className = hostStorageClassFor(parameters, deps.hostStorageClass);

@@ -14,7 +14,7 @@ export async function deleteVolume(
   if (!volumeId) throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_id is required');
   // An id no PVC can have names no volume: nothing to delete.
   if (!isHostPvcName(volumeId)) return {};
-  const host = deps.hosts.forSecrets(request.secrets);
+  const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   return deps.locks.run(volumeId, 'DeleteVolume', async () => {
     if (await host.deletePvc(volumeId))
       ctx.log.info({ volumeId, hostPvc: `${host.namespace}/${volumeId}` }, 'deleted the host PVC');

@@ -14,6 +14,7 @@ import { decideExpansion, type ExpansionDecision, type HostFacts } from './decid
 import { readExpandSetting } from './expand-setting.js';
 import { HOST_ROUNDING_BYTES } from './plan-host-pvc.js';
 import { storageClassNameOf } from './provisioners-to-judge.js';
+import { retryRefusedSize } from './retry-refused-size.js';
 import { waitUntilBound } from './wait-until-bound.js';
 import { capacityBytesOf, hostResizeInfeasible } from './pvc-sizes.js';
 
@@ -71,7 +72,7 @@ export async function expandVolume(
 ): Promise<ControllerExpandVolumeResponse> {
   const asked = readExpandRequest(request);
   const { volumeId, range } = asked;
-  const host = deps.hosts.forSecrets(request.secrets);
+  const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   const pvcKey = `${host.namespace}/${volumeId}`;
   const answered = (capacityBytes: bigint) => answer(capacityBytes, asked.nodeExpansionRequired);
 
@@ -141,7 +142,20 @@ async function inspectAndDecide(
       host: facts,
     });
   const decision = decide(undefined);
-  if (decision.action !== 'lookup' || !pvc) return { pvc, decision };
+  if (!pvc) return { pvc, decision };
+  if (decision.action === 'refuse' && decision.code === 'CSI_HOST_RESIZE_INFEASIBLE') {
+    // A size the host refused: asked again once an operator has validated the provider since.
+    const facts = await hostFacts(host, pvc, volumeId, deps.settingName);
+    const retry = retryRefusedSize({
+      pvc,
+      requiredBytes: range.requiredBytes,
+      limitBytes: range.limitBytes,
+      roundingBytes: HOST_ROUNDING_BYTES,
+      host: facts,
+    });
+    return { pvc, decision: retry ?? decision };
+  }
+  if (decision.action !== 'lookup') return { pvc, decision };
   return { pvc, decision: decide(await hostFacts(host, pvc, volumeId, deps.settingName)) };
 }
 
@@ -188,6 +202,7 @@ async function waitForCapacity(
   ctx: CallContext,
 ): Promise<bigint> {
   let pvc: HostPvc | undefined;
+  const stalled = AbortSignal.timeout(deps.timeouts.stalledMs);
   try {
     pvc = await withWaitSignal(ctx, deps.timeouts.expandMs, (signal) =>
       host.waitForPvc(
@@ -196,14 +211,23 @@ async function waitForCapacity(
           current === undefined ||
           (capacityBytesOf(current) ?? 0n) >= requiredBytes ||
           hostResizeInfeasible(current, requiredBytes) !== undefined,
-        { signal, start: { object: start, resourceVersion: start?.metadata?.resourceVersion } },
+        {
+          signal: AbortSignal.any([signal, stalled]),
+          start: { object: start, resourceVersion: start?.metadata?.resourceVersion },
+        },
       ),
     );
   } catch (error) {
     if (error instanceof CsiError) throw error;
+    const capacity = start?.status?.capacity?.['storage'] ?? 'unknown';
+    if (stalled.aborted && !ctx.signal.aborted)
+      throw new CsiError(
+        'CSI_HOST_NOT_GROWING',
+        `host PVC ${pvcKey} has not grown to ${formatBytes(requiredBytes)} in ${deps.timeouts.stalledMs / 1000} s (its capacity was ${capacity}) and carries no infeasible mark (a host before Kubernetes 1.32 writes none): check the host PVC's events (its resizer's VolumeResizeFailed) and its storage provider; the request stays written, the next call waits on, and lowering the guest PVC's request back to its capacity ends the growth`,
+      );
     throw new CsiError(
       'CSI_HOST_TIMEOUT',
-      `host PVC ${pvcKey} did not reach ${formatBytes(requiredBytes)} in time (its capacity was ${start?.status?.capacity?.['storage'] ?? 'unknown'}); the next call waits on without writing it again`,
+      `host PVC ${pvcKey} did not reach ${formatBytes(requiredBytes)} in time (its capacity was ${capacity}); the next call waits on without writing it again`,
     );
   }
   if (pvc === undefined)

@@ -26,8 +26,9 @@ export async function hotplugModeOf(host: HostApi, log: Logger): Promise<Hotplug
     value = setting?.value || setting?.default;
   } catch (error) {
     if (!forbidden(error)) throw error;
-    if (!loggedUnreadable.has(host)) {
-      loggedUnreadable.add(host);
+    const key = host.base ?? host;
+    if (!loggedUnreadable.has(key)) {
+      loggedUnreadable.add(key);
       log.warn(
         { setting: SERVER_VERSION_SETTING, err: (error as Error).message },
         "the host credentials cannot read the Harvester Setting server-version (as with Harvester's guest-cluster credentials); hotplugging as for an unknown version: declaratively",

@@ -80,7 +80,7 @@ export async function publishVolume(
     requireCapability(request.volume_capability, 'volume_capability'),
     'volume_capability',
   );
-  const host = deps.hosts.forSecrets(request.secrets);
+  const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   const pvcKey = `${host.namespace}/${volumeId}`;
   return deps.locks.run(volumeId, 'ControllerPublishVolume', async () => {
     const [pvc, vm] = await Promise.all([
@@ -160,7 +160,7 @@ export async function unpublishVolume(
   const volumeId = request.volume_id;
   if (!volumeId) throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_id is required');
   if (!isHostPvcName(volumeId)) return {};
-  const host = deps.hosts.forSecrets(request.secrets);
+  const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   return deps.locks.run(volumeId, 'ControllerUnpublishVolume', async () => {
     const nodes = request.node_id
       ? [request.node_id]

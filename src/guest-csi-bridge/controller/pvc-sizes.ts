@@ -49,10 +49,10 @@ export function hostResizeInfeasible(
   const allocated = allocatedBytesOf(pvc);
   if (requiredBytes !== undefined && allocated !== undefined && allocated < requiredBytes)
     return undefined;
-  // A mark about a size above the request is stale: the request was lowered since (a rollback),
-  // and the resizer tries the lower size.
+  // A mark about another size than the request is stale: the request was lowered (a rollback) or
+  // raised since, and the resizer tries the new size (expandAndRecover).
   const request = requestBytesOf(pvc);
-  if (allocated !== undefined && request !== undefined && allocated > request) return undefined;
+  if (allocated !== undefined && request !== undefined && allocated !== request) return undefined;
   const state = pvc?.status?.allocatedResourceStatuses?.['storage'];
   const failed = state === 'ControllerResizeFailed' || state === 'NodeResizeFailed';
   if (state !== 'ControllerResizeInfeasible' && state !== 'NodeResizeInfeasible' && !failed)

@@ -41,6 +41,8 @@ export const CsiErrorCode = {
   HostPvcNotBound: 'CSI_HOST_PVC_NOT_BOUND',
   /** The host did not get there before the call's deadline (DEADLINE_EXCEEDED). */
   HostTimeout: 'CSI_HOST_TIMEOUT',
+  /** The host PVC has not grown, with no infeasible mark, for as long as one resizer call may wait (INTERNAL: final for that call). */
+  HostNotGrowing: 'CSI_HOST_NOT_GROWING',
   /** The host API did not answer (UNAVAILABLE). */
   HostUnavailable: 'CSI_HOST_UNAVAILABLE',
   /** The host API answered an error the driver cannot act on (INTERNAL). */

@@ -29,6 +29,14 @@ export interface WaitOptions<T> {
  */
 export interface HostApi {
   readonly namespace: string;
+  /**
+   * The same host, whose every request and watch also ends when `signal` aborts (a call's
+   * cancellation or deadline), so a cancelled call lets go of its volume's lock at once. Absent
+   * where nothing waits on a network (test doubles).
+   */
+  withSignal?(signal: AbortSignal): HostApi;
+  /** The HostApi this one was bound from by withSignal: the same host, for what is kept per host. */
+  readonly base?: HostApi;
   /** Resolves when the host API answers (its /readyz), rejects otherwise. */
   probe(signal?: AbortSignal): Promise<void>;
   getPvc(name: string): Promise<HostPvc | undefined>;

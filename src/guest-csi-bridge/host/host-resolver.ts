@@ -15,8 +15,11 @@ const CACHED = 16;
 export interface HostResolver {
   /** The driver's own host (from --kubeconfig). */
   readonly defaultHost: HostApi;
-  /** The host the secrets' `kubeconfig` names, else the default. Throws CSI_HOST_CREDENTIALS_INVALID for an unusable one. */
-  forSecrets(secrets: Secrets | null | undefined): HostApi;
+  /**
+   * The host the secrets' `kubeconfig` names, else the default, its requests and watches ended
+   * by `signal` (the call's) when given. Throws CSI_HOST_CREDENTIALS_INVALID for an unusable one.
+   */
+  forSecrets(secrets: Secrets | null | undefined, signal?: AbortSignal): HostApi;
 }
 
 /**
@@ -100,20 +103,25 @@ export function createHostResolver(
   const cache = new Map<string, HostApi>();
   return {
     defaultHost,
-    forSecrets(secrets) {
-      const text = secrets?.[HOST_KUBECONFIG_SECRET_KEY];
-      if (text === undefined || text === '') return defaultHost;
-      const key = createHash('sha256').update(text, 'utf8').digest('hex');
-      const known = cache.get(key);
-      if (known) {
-        cache.delete(key);
-        cache.set(key, known);
-        return known;
-      }
-      const host = makeHost(loadSecretKubeConfig(text));
-      cache.set(key, host);
-      if (cache.size > CACHED) cache.delete(cache.keys().next().value as string);
-      return host;
+    forSecrets(secrets, signal) {
+      const host = hostOf(secrets);
+      return signal && host.withSignal ? host.withSignal(signal) : host;
     },
   };
+
+  function hostOf(secrets: Secrets | null | undefined): HostApi {
+    const text = secrets?.[HOST_KUBECONFIG_SECRET_KEY];
+    if (text === undefined || text === '') return defaultHost;
+    const key = createHash('sha256').update(text, 'utf8').digest('hex');
+    const known = cache.get(key);
+    if (known) {
+      cache.delete(key);
+      cache.set(key, known);
+      return known;
+    }
+    const host = makeHost(loadSecretKubeConfig(text));
+    cache.set(key, host);
+    if (cache.size > CACHED) cache.delete(cache.keys().next().value as string);
+    return host;
+  }
 }

@@ -42,6 +42,8 @@ const REQUEST_TIMEOUT_MS = 20_000;
 export interface KubeHostApiOptions {
   /** The host namespace; the kubeconfig context's (else `default`) unless told. */
   namespace?: string;
+  /** Ends every request and watch of this HostApi when it aborts (a call's cancellation). */
+  signal?: AbortSignal;
 }
 
 /** The production HostApi: the host's API server through `kubeConfig` (src/kube's requests and watches). */
@@ -49,10 +51,21 @@ export function createKubeHostApi(
   kubeConfig: KubeConfig,
   options: KubeHostApiOptions = {},
 ): HostApi {
-  const host = new HostRequests(kubeConfig, options.namespace ?? hostNamespaceOf(kubeConfig));
+  const host = new HostRequests(
+    kubeConfig,
+    options.namespace ?? hostNamespaceOf(kubeConfig),
+    options.signal,
+  );
   const { namespace } = host;
-  return {
+  const api: HostApi = {
     namespace,
+    withSignal: (signal) => ({
+      ...createKubeHostApi(kubeConfig, {
+        namespace,
+        signal: options.signal ? AbortSignal.any([options.signal, signal]) : signal,
+      }),
+      base: api.base ?? api,
+    }),
     probe: (signal) => probe(kubeConfig, signal),
     getPvc: (name) => host.get<HostPvc>(host.named(PVCS, name), host.where('PVC', name)),
     createPvc: (body) => createPvc(host, body),
@@ -83,6 +96,7 @@ export function createKubeHostApi(
         waitOptions,
       ),
   };
+  return api;
 }
 
 /**
@@ -93,6 +107,8 @@ class HostRequests {
   constructor(
     readonly kubeConfig: KubeConfig,
     readonly namespace: string,
+    /** The call's cancellation: every request and watch ends when it aborts. */
+    readonly signal: AbortSignal | undefined = undefined,
   ) {}
 
   /** `name` of `resource` in the host namespace. */
@@ -105,9 +121,13 @@ class HostRequests {
     return `${kind} ${this.namespace}/${name}`;
   }
 
-  /** One request, failing when the API server has not answered within REQUEST_TIMEOUT_MS. */
-  send<T = unknown>(request: Omit<KubeRequest, 'timeoutMs'>): Promise<T> {
-    return requestJson<T>(this.kubeConfig, { ...request, timeoutMs: REQUEST_TIMEOUT_MS });
+  /** One request, failing when the API server has not answered within REQUEST_TIMEOUT_MS or the call's signal aborts. */
+  send<T = unknown>(request: Omit<KubeRequest, 'timeoutMs' | 'signal'>): Promise<T> {
+    return requestJson<T>(this.kubeConfig, {
+      ...request,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
   }
 
   /** The object, or undefined when there is none. */
@@ -142,10 +162,11 @@ class HostRequests {
     done: (object: T | undefined) => boolean,
     options: WaitOptions<T>,
   ): Promise<T | undefined> {
+    const signal = this.signal ? AbortSignal.any([options.signal, this.signal]) : options.signal;
     try {
-      return await waitForObject<T>(this.kubeConfig, ref, done, options);
+      return await waitForObject<T>(this.kubeConfig, ref, done, { ...options, signal });
     } catch (error) {
-      if (options.signal.aborted && error === options.signal.reason) throw error;
+      if (signal.aborted && error === signal.reason) throw error;
       throw hostFailure(error, `watching ${what}`);
     }
   }

@@ -7,19 +7,69 @@ import { capacityBytesOf } from '../controller/pvc-sizes.js';
 import type { NodeExpandVolumeRequest } from '../proto/csi-messages.js';
 import { withWaitSignal, type CallContext } from '../server/call-context.js';
 import type { NodeDeps } from './node-deps.js';
+import { grownAboveBaseline, type GrowthTarget } from './device-grown.js';
 import { waitForDeviceSize } from './wait-for-device-size.js';
 
-/** The size NodeExpandVolume waits for: capacity_range.required_bytes, else the host PVC's capacity (when the node has host credentials). */
-async function targetBytes(deps: NodeDeps, request: NodeExpandVolumeRequest): Promise<bigint> {
+interface ExpandTarget {
+  required: bigint;
+  hostVolumeMode: GrowthTarget['hostVolumeMode'];
+}
+
+/**
+ * The size NodeExpandVolume waits for (capacity_range.required_bytes, else the host PVC's
+ * capacity) and the host PVC's volumeMode, both read from the host when the node has host
+ * credentials (unknown without: the device must then reach the size asked for).
+ */
+async function expandTarget(
+  deps: NodeDeps,
+  request: NodeExpandVolumeRequest,
+  signal: AbortSignal,
+): Promise<ExpandTarget> {
   const { requiredBytes } = readCapacityRange(request.capacity_range);
-  if (requiredBytes > 0n || deps.hosts === undefined) return requiredBytes;
-  const pvc = await deps.hosts.forSecrets(request.secrets).getPvc(request.volume_id);
-  return capacityBytesOf(pvc) ?? 0n;
+  if (deps.hosts === undefined) return { required: requiredBytes, hostVolumeMode: undefined };
+  const pvc = await deps.hosts.forSecrets(request.secrets, signal).getPvc(request.volume_id);
+  const mode = pvc?.spec?.volumeMode;
+  return {
+    required: requiredBytes > 0n ? requiredBytes : (capacityBytesOf(pvc) ?? 0n),
+    hostVolumeMode: mode === 'Filesystem' ? 'Filesystem' : mode === undefined ? undefined : 'Block',
+  };
+}
+
+/**
+ * The device's size before the expansion: its first read, or, of a mounted Filesystem-mode host
+ * PVC's volume, the filesystem's size when smaller (grown to the device at staging: the disk may
+ * have grown before kubelet called). Unmeasurable filesystems leave the first read.
+ */
+async function baselineOf(
+  deps: NodeDeps,
+  volume: {
+    device: string;
+    path: string;
+    block: boolean;
+    size: number;
+    hostVolumeMode: GrowthTarget['hostVolumeMode'];
+  },
+): Promise<number> {
+  if (volume.block || volume.hostVolumeMode !== 'Filesystem') return volume.size;
+  const inspection = await deps.resizer
+    .inspect(volume.device, { mountPath: volume.path })
+    .catch(() => undefined);
+  const staged = inspection?.filesystemBytes ?? null;
+  return staged === null ? volume.size : Math.min(volume.size, staged);
+}
+
+/** Whether the last size read ends the wait: the size asked for, or a Filesystem-mode host PVC's disk grown. */
+function grownEnough(target: GrowthTarget, size: number): boolean {
+  return (
+    size >= target.requiredBytes ||
+    (target.hostVolumeMode === 'Filesystem' && grownAboveBaseline(target, size))
+  );
 }
 
 /**
  * NodeExpandVolume: finds the volume's device (its by-id name, waited for), rescans it when it is a SCSI
- * disk that does not show the size asked for yet, waits until it does, then grows the filesystem
+ * disk that does not show the size asked for yet, waits until it does (of a Filesystem-mode host
+ * PVC, until it has grown and two reads agree: KubeVirt sizes disk.img below the capacity), then grows the filesystem
  * mounted at volume_path through the fsresize core; a block volume's size is only checked.
  * Answers the device's size.
  */
@@ -36,7 +86,7 @@ export async function expandVolume(
     throw new CsiError('CSI_PATH_NOT_FOUND', `volume path ${path} does not exist on this node`);
   const capability = readCapability(request.volume_capability, 'volume_capability');
   const block = capability ? capability.accessType === 'block' : !info.isDirectory();
-  const required = await targetBytes(deps, request);
+  const { required, hostVolumeMode } = await expandTarget(deps, request, ctx.signal);
   return deps.locks.run(volumeId, 'NodeExpandVolume', async () => {
     // The volume is published here (kubelet asks only then): a missing link is udev re-creating
     // it (a rescan, a change event), waited for, then UNAVAILABLE (retried), never NOT_FOUND
@@ -52,15 +102,20 @@ export async function expandVolume(
     const id = await deps.devices.identify(device);
     let size = await deps.devices.sizeBytes(id);
     if (BigInt(size) < required) {
+      const target: GrowthTarget = {
+        requiredBytes: Number(required),
+        hostVolumeMode,
+        baselineBytes: await baselineOf(deps, { device, path, block, size, hostVolumeMode }),
+      };
       const rescanned = await deps.rescanner.rescan(id.realPath);
       if (rescanned) ctx.log.info({ volumeId, device: id.realPath }, 'rescanned the SCSI disk');
       size = await withWaitSignal(ctx, deps.timeouts.growMs, (signal) =>
-        waitForDeviceSize(deps.devices, id, Number(required), signal),
+        waitForDeviceSize(deps.devices, id, target, signal),
       );
-      if (BigInt(size) < required)
+      if (!grownEnough(target, size))
         throw new CsiError(
           'CSI_DEVICE_NOT_GROWN',
-          `device ${id.realPath} of volume ${volumeId} shows ${formatBytes(BigInt(size))}, not the ${formatBytes(required)} asked for${rescanned ? ' (after a SCSI rescan)' : ''}; the hypervisor has not grown it yet`,
+          `device ${id.realPath} of volume ${volumeId} shows ${formatBytes(BigInt(size))}, ${hostVolumeMode === 'Filesystem' ? `not grown above its ${formatBytes(BigInt(target.baselineBytes))} (a Filesystem-mode host PVC: KubeVirt grows disk.img to less than the ${formatBytes(required)} asked for)` : `not the ${formatBytes(required)} asked for`}${rescanned ? ' (after a SCSI rescan)' : ''}; the hypervisor has not grown it yet`,
         );
     }
     if (block) return { capacity_bytes: String(size) };
@@ -72,7 +127,7 @@ export async function expandVolume(
       );
     const result = await deps.resizer.grow(device, {
       mountPath: path,
-      ...(required > 0n ? { requiredDeviceBytes: Number(required) } : {}),
+      ...(required > 0n ? { requiredDeviceBytes: Math.min(Number(required), size) } : {}),
       signal: ctx.signal,
     });
     ctx.log.info(
