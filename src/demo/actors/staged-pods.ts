@@ -1,16 +1,19 @@
 /**
- * Real-shaped virt-launcher and hotplug attachment pods, as KubeVirt's virt-controller creates
- * them (kubevirt.md "Pods"), and a CSI PersistentVolume as a provisioner creates it: for the
- * tracker's tests, its benchmark and the test actors (src/demo/actors/expansion-actors.ts). Never
- * written into a user's cluster.
+ * Real-shaped virt-launcher and hotplug attachment pods, as KubeVirt's virt-controller renders
+ * them (kubevirt/kubevirt pkg/virt-controller/services/template.go: RenderLaunchManifest and
+ * RenderHotplugAttachmentPodTemplate; docs/tracker.md), and a CSI PersistentVolume as a
+ * provisioner creates it: for the tracker's tests, its benchmark and the test actors
+ * (src/demo/actors/expansion-actors.ts). Never written into a user's cluster.
  */
 import {
   CREATED_BY_LABEL,
   HOTPLUG_POD,
   KUBEVIRT_POD_LABEL,
   LAUNCHER_POD,
+  type PersistentVolume,
+  type Pod,
+  type VirtualMachineInstance,
 } from '../../model/index.js';
-import type { PersistentVolume, Pod, VirtualMachineInstance } from '../../model/index.js';
 
 const LAUNCHER_IMAGE = 'registry.suse.com/suse/sles/15.6/virt-launcher:1.5.2-150600.5.21.1';
 
