@@ -1,5 +1,5 @@
 import { makeDirectories } from '../files/index.js';
-import { access, readdir, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
+import { access, rename, rm, stat, writeFile, constants } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 import { acquireLockFile, type ReleaseLockFile } from '../lock/index.js';
@@ -8,6 +8,7 @@ import { checkBuiltBinary } from './check-built-binary.js';
 import { checkGoVersion } from './check-go-version.js';
 import { goBuildEnv } from './go-build-env.js';
 import { etcdFallbackAllowed, type GoExit } from './go-exit.js';
+import { removeBuildLeftovers } from './remove-build-leftovers.js';
 import { runGo } from './run-go.js';
 import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
 
@@ -56,18 +57,9 @@ const GO_TMP = '.go-tmp';
 /** The name each binary is built under before it is renamed into place ("etcd.tmp-<pid>"). */
 const BUILDING = /^(?:kube-apiserver|etcd)\.tmp-\d+$/;
 
-/**
- * Removes what interrupted builds left in `dir`: half-written or never-renamed outputs and go's
- * work directories. Only under the build lock, which a build (and its go, recorded in the lock
- * as its helper) holds as long as it runs.
- */
-async function removeLeftovers(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(
-    names
-      .filter((name) => BUILDING.test(name) || name === GO_TMP)
-      .map((name) => rm(join(dir, name), { recursive: true, force: true })),
-  );
+/** Removes what interrupted control-plane builds left in `dir` (under the build lock). */
+function removeLeftovers(dir: string): Promise<void> {
+  return removeBuildLeftovers(dir, (name) => BUILDING.test(name) || name === GO_TMP);
 }
 
 /** Builds `step` into DIR/<binary>: under a temporary name, checked, then renamed into place. */

@@ -6,6 +6,7 @@ import { acquireLockFile, type ReleaseLockFile } from '../../lock/index.js';
 import { BUILD_FLAGS } from '../build-recipe.js';
 import { ControlPlaneError } from '../control-plane-error.js';
 import { goBuildEnv } from '../go-build-env.js';
+import { removeBuildLeftovers } from '../remove-build-leftovers.js';
 import { runGo } from '../run-go.js';
 import { downloadGoModule } from './download-go-module.js';
 import { guestToolsModuleDir } from './guest-tools-module-dir.js';
@@ -86,12 +87,10 @@ function lockBuild(
 }
 
 /** What interrupted builds leave: outputs never renamed, module copies, go's work directory. */
-async function removeLeftovers(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(
-    names
-      .filter((name) => /\.tmp-\d+$/.test(name) || /^\.src-\d+$/.test(name) || name === '.go-tmp')
-      .map((name) => rm(join(dir, name), { recursive: true, force: true })),
+function removeLeftovers(dir: string): Promise<void> {
+  return removeBuildLeftovers(
+    dir,
+    (name) => /\.tmp-\d+$/.test(name) || /^\.src-\d+$/.test(name) || name === '.go-tmp',
   );
 }
 
