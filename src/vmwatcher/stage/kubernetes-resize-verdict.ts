@@ -100,7 +100,7 @@ export function resizeProgressVerdict(
       nodeError ?? `kubelet is growing the filesystem of ${claim} to ${toText} on the node.`,
     );
   }
-  if (resize.status === 'NodeResizePending' || resize.fileSystemResizePending || !resize.resizing) {
+  if (resize.status === 'NodeResizePending' || resize.fileSystemResizePending) {
     return node(
       Phase.NodeResizePending,
       nodeError ? StageReason.NodeResizeError : StageReason.NodeResizePending,
@@ -108,7 +108,9 @@ export function resizeProgressVerdict(
         `The volume of ${claim} has grown to ${pvText}; kubelet grows its filesystem next, on the node of the pod that mounts it.`,
     );
   }
-  // Resizing without FileSystemResizePending once the PV grew: the resizer's last PVC write is pending.
+  // The PV grew but the PVC shows no node step: external-resizer writes the PVC's "pending node"
+  // state after the PV's capacity, so that write is still to come (or not yet in the PVC cache,
+  // whose watch may deliver it after the PV's).
   return controller(
     StageReason.ControllerResizeInProgress,
     `external-resizer grew the volume of ${claim} to ${pvText} and has yet to record it in the PVC.`,

@@ -226,6 +226,14 @@ const ROWS: Row[] = [
     reason: StageReason.ControllerResizeInProgress,
   },
   {
+    name: 'PV grown, the PVC without any resize mark yet (its cache behind the PV cache): the resizer, never kubelet',
+    input: () => input({ pvc: claim(), pv: volume('20Gi') }),
+    phase: Phase.ControllerResizing,
+    waitingFor: WaitingFor.ExternalResizer,
+    reason: StageReason.ControllerResizeInProgress,
+    says: ['has yet to record it in the PVC'],
+  },
+  {
     name: 'NodeResizeInProgress',
     input: () =>
       input({
