@@ -13,7 +13,7 @@ export interface ProbeTarget {
   launcherUser?: number | undefined;
 }
 
-/** What the guest's size measures: its block device, or (filesystemlist fallback) a filesystem on it. */
+/** What the guest's size measures: its block device, or (the agent's filesystem list) a filesystem on it. */
 export type GuestEvidence = 'BlockDevice' | 'Filesystem';
 
 /** What a guest probe measured; a size is absent when it could not be read. */

@@ -106,3 +106,23 @@ export function sysfsPciName(pci: PciAddress): string {
   const hex = (value: number, width: number) => value.toString(16).padStart(width, '0');
   return `${hex(pci.domain, 4)}:${hex(pci.bus, 2)}:${hex(pci.slot, 2)}.${pci.function.toString(16)}`;
 }
+
+/** Where a domain disk sits, for messages: its PCI function, or its controller's and its place there. */
+export function describeDomainAddress(disk: DomainDisk): string {
+  if (disk.pci) return `PCI ${sysfsPciName(disk.pci)}`;
+  if (disk.drive && disk.controllerPci)
+    return `controller ${sysfsPciName(disk.controllerPci)} bus ${disk.drive.bus} target ${disk.drive.target} unit ${disk.drive.unit}`;
+  return 'no address';
+}
+
+/** Whether two PCI functions are the same one. */
+export function samePci(a: PciAddress | undefined, b: PciAddress | undefined): boolean {
+  return (
+    a !== undefined &&
+    b !== undefined &&
+    a.domain === b.domain &&
+    a.bus === b.bus &&
+    a.slot === b.slot &&
+    a.function === b.function
+  );
+}

@@ -1,24 +1,36 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { requestJson } from '../../kube/index.js';
 import type { VirtualMachineInstance } from '../../model/index.js';
-import { GuestProbeError } from './guest-probe-error.js';
+import type { PciAddress } from './domain-disks.js';
 import { parseAgentReturn } from './virsh-output.js';
 import type { VirshHost, VirshTransport } from './virsh-transport.js';
-import type { DiskIdentity } from './vmi-disk.js';
 
-/** One guest filesystem as KubeVirt's `filesystemlist` subresource lists it (kubevirt.md "Guest agent subresources"). */
+/** Where the guest agent says a filesystem's disk sits (QGA GuestDiskAddress; docs/tracker.md "Guest probe"). */
+export interface GuestDiskAddress {
+  serial: string | undefined;
+  /** virtio, scsi, sata, ide, nvme... as the agent names the bus. */
+  busType: string | undefined;
+  /** The PCI function of the disk's controller: the virtio-blk device itself, or the SCSI/SATA controller. */
+  pciController: PciAddress | undefined;
+  bus: number | undefined;
+  target: number | undefined;
+  unit: number | undefined;
+  /** The guest's device node (/dev/sdb, \\.\PhysicalDrive1). */
+  dev: string | undefined;
+}
+
+/** One guest filesystem as the agent's guest-get-fsinfo lists it. */
 export interface GuestFilesystem {
   diskName: string | undefined;
   mountPoint: string | undefined;
+  /** The filesystem's size, not its disk's. */
   totalBytes: bigint | undefined;
-  /** The disks under it: their serial and bus (KubeVirt v1.2+). */
-  disks: Array<{ serial: string | undefined; busType: string | undefined }>;
+  /** The disks under it. */
+  disks: GuestDiskAddress[];
 }
 
 /**
- * The port through which a guest probe falls back to the filesystems the guest agent reports
- * when the guest refuses guest-exec: the VMI's `filesystemlist` subresource in production
- * (apiFilesystemList), the agent's guest-get-fsinfo through virsh in the lab (agentFilesystemList).
+ * The port through which a guest probe reads the filesystems the guest agent reports, when the
+ * guest refuses guest-exec or has no shell (agentFilesystemList: guest-get-fsinfo through the
+ * probe's own virsh, which gives each disk's address).
  */
 export interface FilesystemList {
   read(
@@ -38,22 +50,35 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The subresource's answer (`{"items": [...]}`) as filesystems. Pure. */
-export function parseFilesystemList(answer: unknown): GuestFilesystem[] {
-  const items = (answer as { items?: unknown } | null)?.items;
-  if (!Array.isArray(items)) return [];
-  return items.map((item: Record<string, unknown>) => ({
-    diskName: text(item['diskName']),
-    mountPoint: text(item['mountPoint']),
-    totalBytes: bigintOf(item['totalBytes']),
-    disks: (Array.isArray(item['disk'])
-      ? (item['disk'] as Array<Record<string, unknown>>)
-      : []
-    ).map((disk) => ({ serial: text(disk['serial']), busType: text(disk['busType']) })),
-  }));
+/** A non-negative integer; the agent writes -1 where it could not fill a field. */
+function indexOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
-/** guest-get-fsinfo's `return` in the subresource's shape (what virt-launcher turns it into). Pure. */
+function pciOf(value: unknown): PciAddress | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  const [domain, bus, slot, fn] = ['domain', 'bus', 'slot', 'function'].map((key) =>
+    indexOf(record[key]),
+  );
+  if (domain === undefined || bus === undefined || slot === undefined || fn === undefined)
+    return undefined;
+  return { domain, bus, slot, function: fn };
+}
+
+function diskAddressOf(disk: Record<string, unknown>): GuestDiskAddress {
+  return {
+    serial: text(disk['serial']),
+    busType: text(disk['bus-type']),
+    pciController: pciOf(disk['pci-controller']),
+    bus: indexOf(disk['bus']),
+    target: indexOf(disk['target']),
+    unit: indexOf(disk['unit']),
+    dev: text(disk['dev']),
+  };
+}
+
+/** guest-get-fsinfo's `return` (QGA GuestFilesystemInfo entries) as filesystems. Pure. */
 export function filesystemsOfFsinfo(value: unknown): GuestFilesystem[] {
   if (!Array.isArray(value)) return [];
   return value.map((item: Record<string, unknown>) => ({
@@ -63,57 +88,11 @@ export function filesystemsOfFsinfo(value: unknown): GuestFilesystem[] {
     disks: (Array.isArray(item['disk'])
       ? (item['disk'] as Array<Record<string, unknown>>)
       : []
-    ).map((disk) => ({ serial: text(disk['serial']), busType: text(disk['bus-type']) })),
+    ).map(diskAddressOf),
   }));
 }
 
-/**
- * The filesystem on a VMI disk: one whose disks carry the disk's serial, else (no serial set)
- * one whose disk name is the target or a partition of it (vda, vda1, vdap1). The largest when
- * several match; undefined when none does or none has a size. Pure.
- */
-export function filesystemOfDisk(
-  filesystems: readonly GuestFilesystem[],
-  disk: DiskIdentity,
-): GuestFilesystem | undefined {
-  const matches = filesystems.filter((fs) => {
-    if (fs.totalBytes === undefined) return false;
-    if (disk.serial !== undefined) return fs.disks.some((d) => d.serial === disk.serial);
-    if (disk.target === undefined || fs.diskName === undefined) return false;
-    const target = disk.target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    return new RegExp(`^${target}(p?\\d+)?$`).test(fs.diskName);
-  });
-  return matches.reduce<GuestFilesystem | undefined>(
-    (largest, fs) => (largest === undefined || fs.totalBytes! > largest.totalBytes! ? fs : largest),
-    undefined,
-  );
-}
-
-/** GET the VMI's `filesystemlist` subresource (KubeVirt's API; 409 unless the agent is connected). */
-export function apiFilesystemList(kubeConfig: KubeConfig): FilesystemList {
-  return {
-    read: async (vmi, _host, signal) => {
-      const namespace = vmi.metadata?.namespace ?? '';
-      const name = vmi.metadata?.name ?? '';
-      try {
-        const answer = await requestJson<unknown>(kubeConfig, {
-          method: 'GET',
-          path: `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances/${encodeURIComponent(name)}/filesystemlist`,
-          signal,
-        });
-        return parseFilesystemList(answer);
-      } catch (error) {
-        throw new GuestProbeError(
-          'PROBE_FILESYSTEM_LIST_FAILED',
-          `reading the filesystemlist of the VMI ${namespace}/${name} failed: ${(error as Error).message.split('\n')[0]}`,
-          { cause: error },
-        );
-      }
-    },
-  };
-}
-
-/** guest-get-fsinfo through `virsh qemu-agent-command` (the lab's stand-in for virt-launcher's filesystemlist). */
+/** guest-get-fsinfo through `virsh qemu-agent-command`, where the probe runs virsh (the launcher, or the lab's machine). */
 export function agentFilesystemList(
   transport: VirshTransport,
   domain: (vmi: VirtualMachineInstance) => string,

@@ -8,7 +8,6 @@ export const GuestProbeErrorCode = {
   Unreadable: 'PROBE_OUTPUT_UNREADABLE',
   GuestExecRefused: 'PROBE_GUEST_EXEC_REFUSED',
   DeviceNotFound: 'PROBE_DEVICE_NOT_FOUND',
-  FilesystemListFailed: 'PROBE_FILESYSTEM_LIST_FAILED',
 } as const;
 
 export type GuestProbeErrorCode = (typeof GuestProbeErrorCode)[keyof typeof GuestProbeErrorCode];

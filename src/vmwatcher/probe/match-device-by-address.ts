@@ -1,4 +1,4 @@
-import { sysfsPciName, type DomainDisk } from './domain-disks.js';
+import { describeDomainAddress, sysfsPciName, type DomainDisk } from './domain-disks.js';
 import type { GuestBlockDevice } from './guest-block-devices.js';
 
 /** The guest's devices that sit where the domain puts the disk; the reason when not exactly one. */
@@ -54,9 +54,7 @@ export function matchDeviceByAddress(
     };
   const found = devices.filter((device) => device.path !== undefined && sitsAt(device.path, disk));
   if (found.length === 1) return { device: found[0]! };
-  const where = disk.pci
-    ? `PCI ${sysfsPciName(disk.pci)}`
-    : `controller ${sysfsPciName(disk.controllerPci!)} bus ${disk.drive!.bus} target ${disk.drive!.target} unit ${disk.drive!.unit}`;
+  const where = describeDomainAddress(disk);
   return {
     reason:
       found.length === 0

@@ -7,8 +7,9 @@ import {
   type GuestBlockDevice,
 } from './guest-block-devices.js';
 import { GuestProbeError } from './guest-probe-error.js';
-import { filesystemOfDisk, type FilesystemList, type GuestFilesystem } from './filesystem-list.js';
-import { parseDomainDisks } from './domain-disks.js';
+import type { FilesystemList, GuestFilesystem } from './filesystem-list.js';
+import { filesystemOfDisk, type FilesystemMatch } from './filesystem-of-disk.js';
+import { parseDomainDisks, type DomainDisk } from './domain-disks.js';
 import { matchDeviceByAddress } from './match-device-by-address.js';
 import { describeGuestDevices, matchGuestDevice } from './match-guest-device.js';
 import {
@@ -166,7 +167,7 @@ export class VirshGuestProbe implements GuestProbe {
   ): Promise<ProbeReading> {
     const windows = windowsGuest(target.vmi);
     if (windows !== undefined)
-      return this.#windowsView(host, disk, target, signal, `the guest runs ${windows}`);
+      return this.#windowsView(host, domain, disk, target, signal, `the guest runs ${windows}`);
     let devices: GuestBlockDevice[];
     try {
       devices = parseGuestBlockDevices(await this.#guestExec(host, domain, signal));
@@ -174,6 +175,7 @@ export class VirshGuestProbe implements GuestProbe {
       if (error instanceof GuestProbeError && isProgramMissing(error.message))
         return this.#windowsView(
           host,
+          domain,
           disk,
           target,
           signal,
@@ -183,14 +185,20 @@ export class VirshGuestProbe implements GuestProbe {
         error instanceof GuestProbeError &&
         (error.code === 'PROBE_GUEST_EXEC_REFUSED' || isGuestExecRefused(error.message));
       if (!refused || !this.#o.filesystems) throw error;
-      const filesystems = await this.#o.filesystems.read(target.vmi, host, signal);
-      const filesystem = filesystemOfDisk(filesystems, disk);
-      if (!filesystem)
-        throw new GuestProbeError(
-          'PROBE_DEVICE_NOT_FOUND',
-          `the guest refuses guest-exec, and its filesystem list shows no filesystem on disk ${describeDisk(disk)}`,
-        );
-      return filesystemReading(filesystem);
+      const match = await this.#filesystemOf(
+        this.#o.filesystems,
+        host,
+        domain,
+        disk,
+        target,
+        signal,
+      );
+      if (match.filesystem) return filesystemReading(match.filesystem);
+      return {
+        guestUnverifiable: `the guest refuses guest-exec, and in its filesystem list ${match.reason}`,
+        guestUnverifiableRemedy:
+          'Check the disk in the guest, or allow guest-exec in its agent (or give the VM disk a serial) so that voe can find it.',
+      };
     }
     if (disk.serial === undefined)
       return this.#deviceByAddress(host, domain, disk, devices, signal);
@@ -215,9 +223,7 @@ export class VirshGuestProbe implements GuestProbe {
     devices: readonly GuestBlockDevice[],
     signal: AbortSignal,
   ): Promise<ProbeReading> {
-    const domainDisk = parseDomainDisks(
-      await this.#o.transport.virsh(host, ['dumpxml', domain], signal),
-    ).find((entry) => entry.target === disk.target);
+    const domainDisk = await this.#domainDisk(host, domain, disk, signal);
     const match = domainDisk
       ? matchDeviceByAddress(devices, domainDisk)
       : { reason: `virsh dumpxml ${domain} lists no disk ${disk.target ?? '?'}` };
@@ -239,8 +245,36 @@ export class VirshGuestProbe implements GuestProbe {
    * where it gives one (QGA guest-get-disks gives no sizes); else the guest is unverifiable, with
    * a reason naming Windows and what to check there, never a failure that would end in NoProgress.
    */
+  /** The domain's disk at the VMI disk's target, as `virsh dumpxml` shows it. */
+  async #domainDisk(
+    host: VirshHost,
+    domain: string,
+    disk: DiskIdentity,
+    signal: AbortSignal,
+  ): Promise<DomainDisk | undefined> {
+    return parseDomainDisks(await this.#o.transport.virsh(host, ['dumpxml', domain], signal)).find(
+      (entry) => entry.target === disk.target,
+    );
+  }
+
+  /** The disk's filesystem in the agent's list: by serial, else by the domain disk's address. */
+  async #filesystemOf(
+    list: FilesystemList,
+    host: VirshHost,
+    domain: string,
+    disk: DiskIdentity,
+    target: ProbeTarget,
+    signal: AbortSignal,
+  ): Promise<FilesystemMatch> {
+    const filesystems = await list.read(target.vmi, host, signal);
+    const domainDisk =
+      disk.serial === undefined ? await this.#domainDisk(host, domain, disk, signal) : undefined;
+    return filesystemOfDisk(filesystems, disk, domainDisk);
+  }
+
   async #windowsView(
     host: VirshHost,
+    domain: string,
     disk: DiskIdentity,
     target: ProbeTarget,
     signal: AbortSignal,
@@ -253,19 +287,18 @@ export class VirshGuestProbe implements GuestProbe {
         guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and no filesystem list is configured`,
         guestUnverifiableRemedy: remedy,
       };
-    let filesystems: GuestFilesystem[];
+    let match: FilesystemMatch;
     try {
-      filesystems = await this.#o.filesystems.read(target.vmi, host, signal);
+      match = await this.#filesystemOf(this.#o.filesystems, host, domain, disk, target, signal);
     } catch (error) {
       return {
         guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and reading its filesystem list failed (${failureText(error)})`,
         guestUnverifiableRemedy: remedy,
       };
     }
-    const filesystem = filesystemOfDisk(filesystems, disk);
-    if (filesystem) return filesystemReading(filesystem);
+    if (match.filesystem) return filesystemReading(match.filesystem);
     return {
-      guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and its filesystem list ties no filesystem with a size to disk ${describeDisk(disk)} (Windows names volumes, not disks, so only a disk serial ties them)`,
+      guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and in its filesystem list ${match.reason}`,
       guestUnverifiableRemedy: remedy,
     };
   }

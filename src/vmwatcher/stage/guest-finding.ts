@@ -56,7 +56,7 @@ function guestVerdict(expansion: VolumeExpansion, handover: HypervisorHandover):
       waitingFor: WaitingFor.Guest,
       reason: StageReason.WaitingForGuest,
       message: filesystem
-        ? `${grown}; the guest's filesystem ${probe.guestDevice ?? ''} (filesystemlist, guest-exec refused) has ${bytesText(probe.guestBytes)} bytes, no more than the ${needed} the old size held: grow the partition and filesystem in the guest${probeFailure(handover)}.`
+        ? `${grown}; the guest's filesystem ${probe.guestDevice ?? ''} (the agent's filesystem list, guest-exec refused) has ${bytesText(probe.guestBytes)} bytes, no more than the ${needed} the old size held: grow the partition and filesystem in the guest${probeFailure(handover)}.`
         : `${grown}; the guest sees ${probe.guestDevice ? `${probe.guestDevice} at ` : ''}${bytesText(probe.guestBytes)} bytes, below the ${hypervisorBytes} the hypervisor shows${probeFailure(handover)}.`,
       progressPhase: Phase.GuestVerifying,
     };

@@ -10,6 +10,7 @@ import type { FilesystemList } from '../../../../src/vmwatcher/probe/filesystem-
 import { GuestProbeError } from '../../../../src/vmwatcher/probe/guest-probe-error.js';
 import { VirshGuestProbe } from '../../../../src/vmwatcher/probe/virsh-guest-probe.js';
 import type { VirshHost, VirshTransport } from '../../../../src/vmwatcher/probe/virsh-transport.js';
+import { agentDisk } from '../../../support/vmwatcher/agent-disk.js';
 import { TestClock } from '../../../support/test-clock.js';
 
 const GI = 1024n ** 3n;
@@ -148,7 +149,7 @@ describe('VirshGuestProbe', () => {
           diskName: 'vda1',
           mountPoint: '/',
           totalBytes: 19n * GI,
-          disks: [{ serial: 'root', busType: 'virtio' }],
+          disks: [agentDisk({ serial: 'root', busType: 'virtio' })],
         },
       ],
     };

@@ -107,12 +107,26 @@ function windowsFsinfo(serial: string | undefined, totalBytes: bigint): string {
   });
 }
 
-/** virsh next to a Windows guest: domblkinfo answers; guest-exec of /bin/sh fails to start. */
+/** virsh dumpxml of the Windows VM: its disk sda at `unit` on a virtio-scsi controller at PCI 0000:02:01.0. */
+function windowsDomain(unit: number): string {
+  return `<domain type='kvm'><name>lab_win1</name><devices>
+    <disk type='block' device='disk'>
+      <target dev='sda' bus='scsi'/>
+      <address type='drive' controller='0' bus='0' target='0' unit='${unit}'/>
+    </disk>
+    <controller type='scsi' index='0' model='virtio-non-transitional'>
+      <address type='pci' domain='0x0000' bus='0x02' slot='0x01' function='0x0'/>
+    </controller>
+  </devices></domain>`;
+}
+
+/** virsh next to a Windows guest: domblkinfo and dumpxml answer; guest-exec of /bin/sh fails to start. */
 class WindowsVirsh implements VirshTransport {
   readonly name = 'scripted-windows';
   readonly calls: Array<readonly string[]> = [];
   constructor(
     private readonly serial: string | undefined,
+    private readonly unit = 0,
     private readonly filesystemBytes = 39n * GI,
   ) {}
 
@@ -120,6 +134,7 @@ class WindowsVirsh implements VirshTransport {
     this.calls.push(args);
     if (args[0] === 'domblkinfo')
       return `Capacity:       ${40n * GI}\nAllocation:     0\nPhysical:       ${40n * GI}\n`;
+    if (args[0] === 'dumpxml') return windowsDomain(this.unit);
     const command = JSON.parse(args[args.length - 1]!) as { execute: string };
     if (command.execute === 'guest-exec')
       throw new GuestProbeError(
@@ -154,6 +169,8 @@ describe('the guest probe on a Windows guest', () => {
     name: string;
     vmi: VirtualMachineInstance;
     serial: string | undefined;
+    /** The disk's SCSI unit in the domain (0: where the agent puts C:'s disk). */
+    unit?: number;
     withList: boolean;
     guestBytes?: bigint;
     unverifiable?: RegExp;
@@ -168,11 +185,21 @@ describe('the guest probe on a Windows guest', () => {
       execTried: false,
     },
     {
-      name: 'guestOSInfo says Windows, no serial: unverifiable, naming Windows',
+      name: "guestOSInfo says Windows, no serial: the filesystem C: at the disk's SCSI address",
       vmi: vmi({ osInfo: WINDOWS_OS_INFO }),
       serial: undefined,
       withList: true,
-      unverifiable: /Windows Server 2022 Datacenter.*no filesystem with a size/,
+      guestBytes: 39n * GI,
+      execTried: false,
+    },
+    {
+      name: "guestOSInfo says Windows, no serial, no filesystem at the disk's address: unverifiable, naming Windows",
+      vmi: vmi({ osInfo: WINDOWS_OS_INFO }),
+      serial: undefined,
+      unit: 1,
+      withList: true,
+      unverifiable:
+        /Windows Server 2022 Datacenter.*no filesystem with a size sits at disk sda's address \(controller 0000:02:01\.0 bus 0 target 0 unit 1\)/,
       execTried: false,
     },
     {
@@ -192,9 +219,10 @@ describe('the guest probe on a Windows guest', () => {
       execTried: true,
     },
     {
-      name: 'no guestOSInfo, /bin/sh cannot start, no serial: unverifiable, naming Windows',
+      name: 'no guestOSInfo, /bin/sh cannot start, no serial, nothing at its address: unverifiable, naming Windows',
       vmi: vmi(),
       serial: undefined,
+      unit: 1,
       withList: true,
       unverifiable: /could not start \/bin\/sh.*Windows/,
       execTried: true,
@@ -202,7 +230,7 @@ describe('the guest probe on a Windows guest', () => {
   ];
   for (const row of table)
     it(row.name, async () => {
-      const virsh = new WindowsVirsh(row.serial);
+      const virsh = new WindowsVirsh(row.serial, row.unit);
       const probe = new VirshGuestProbe({
         transport: virsh,
         ...(row.withList ? { filesystems: agentFilesystemList(virsh, domainName) } : {}),
