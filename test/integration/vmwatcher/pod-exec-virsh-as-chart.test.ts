@@ -1,0 +1,206 @@
+/**
+ * The guest probe's pods/exec transport end to end with the tracker's ServiceAccount bound exactly
+ * as the host chart binds it (helm template with tracker.guestProbe pods-exec and
+ * tracker.guestProbeNamespaces [vms-a]; its token from the TokenRequest API, never admin
+ * credentials): a real kube-apiserver authorizes the exec and proxies it to a kubelet actor
+ * (test/support/vmwatcher/kubelet-exec-actor.ts) on the node the launcher pods are bound to.
+ *
+ * No libvirt runs here: the actor runs virsh with execFile, and the virsh on its PATH is the fake
+ * of test/support/vmwatcher/fake-virsh.ts, answering from the fixture below (virsh's own text and
+ * exit codes).
+ *
+ * The API server runs with the feature gate TranslateStreamCloseWebsocketRequests off: our client
+ * (@kubernetes/client-node) offers v5.channel.k8s.io first, and with the gate on (the default since
+ * 1.30) the API server would speak SPDY/3.1 to the kubelet, which the actor does not. With it off,
+ * the API server proxies the client's WebSocket as it is and the kubelet side answers in
+ * v4.channel.k8s.io. Authorization is the same either way: the exec is a GET on pods/exec, before
+ * any proxying.
+ */
+import { after, before, describe, it } from 'mocha';
+import { assert } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { ExpansionActors } from '../../../src/demo/index.js';
+import { vmi } from '../../../src/demo/staged-objects.js';
+import { requestJson, resourcePath } from '../../../src/kube/index.js';
+import type { VirtualMachineInstance } from '../../../src/model/index.js';
+import { GuestProbeError } from '../../../src/vmwatcher/probe/guest-probe-error.js';
+import { NON_ROOT_LAUNCHER_URI } from '../../../src/vmwatcher/probe/launcher-libvirt-uri.js';
+import { podExecVirsh } from '../../../src/vmwatcher/probe/pod-exec-virsh.js';
+import { parseDomblkinfo } from '../../../src/vmwatcher/probe/virsh-output.js';
+import type { VirshHost } from '../../../src/vmwatcher/probe/virsh-transport.js';
+import { ensureNamespaces, serverSideApply } from '../../support/charts/cluster.js';
+import { HOST_NAMESPACES } from '../../support/charts/host-values.js';
+import { HOST_CHART, useHelm } from '../../support/charts/render.js';
+import { expectRejection } from '../../support/expect-error.js';
+import { useControlPlane } from '../../support/use-control-plane.js';
+import { installFakeVirsh, type FakeVirshFixture } from '../../support/vmwatcher/fake-virsh.js';
+import { KubeletExecActor } from '../../support/vmwatcher/kubelet-exec-actor.js';
+
+const cp = await useControlPlane({
+  apiServerArgs: ['--feature-gates=TranslateStreamCloseWebsocketRequests=false'],
+});
+
+const RELEASE_NAMESPACE = 'voe-system';
+const TRACKER = 'voe-tracker';
+const LISTED = 'vms-a';
+const NOT_LISTED = 'vms-c';
+const NODE = 'harvester-node-exec';
+const VMIS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' };
+const RBAC_KINDS = ['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'];
+const DOMAIN = `${LISTED}_vm-exec`;
+const BLKINFO =
+  'Capacity:       10737418240\nAllocation:     1073741824\nPhysical:       10737418240\n\n';
+const FIXTURE: FakeVirshFixture = {
+  uri: NON_ROOT_LAUNCHER_URI,
+  domains: {
+    [DOMAIN]: {
+      blklist:
+        ' Target   Source\n' +
+        '-------------------------------------------------------------------\n' +
+        ' vda      /var/run/kubevirt-private/vmi-disks/rootdisk/disk.img\n\n',
+      xml: `<domain type='kvm'>\n  <name>${DOMAIN}</name>\n</domain>\n`,
+      blkinfo: { vda: BLKINFO },
+    },
+  },
+};
+
+/** The tracker's ServiceAccount token (TokenRequest, as the kubelet mounts one) in a KubeConfig for the API server. */
+async function trackerKubeConfig(admin: KubeConfig): Promise<KubeConfig> {
+  const { status } = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    namespace: RELEASE_NAMESPACE,
+    name: TRACKER,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const cluster = admin.getCurrentCluster();
+  if (!cluster || !status?.token) throw new Error('no cluster or token for the tracker');
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ ...cluster, name: 'host' }],
+    users: [{ name: TRACKER, token: status.token }],
+    contexts: [{ name: 'tracker', cluster: 'host', user: TRACKER }],
+    currentContext: 'tracker',
+  });
+  return config;
+}
+
+/** A running VMI in `namespace` and its virt-launcher pod bound to the actor's node. */
+async function launcherIn(namespace: string): Promise<VirshHost> {
+  const admin = cp.kubeConfig;
+  await requestJson(admin, {
+    method: 'POST',
+    path: resourcePath({ ...VMIS, namespace }),
+    body: { ...vmi('vm-exec', { namespace }), metadata: { name: 'vm-exec', namespace } },
+  });
+  const stored = await requestJson<VirtualMachineInstance>(admin, {
+    method: 'GET',
+    path: resourcePath({ ...VMIS, namespace, name: 'vm-exec' }),
+  });
+  const pod = await new ExpansionActors(admin).createLauncher(stored, {
+    name: 'virt-launcher-vm-exec-abcde',
+    node: NODE,
+  });
+  return { namespace, launcherPod: pod.metadata?.name, launcherUser: undefined };
+}
+
+describe("virsh through pods/exec as the chart's tracker ServiceAccount", function () {
+  this.timeout(5 * 60_000);
+  let actor: KubeletExecActor | undefined;
+  let binDir = '';
+  let tracker: KubeConfig;
+  let listed: VirshHost;
+  let notListed: VirshHost;
+
+  before(async () => {
+    const helm = await useHelm();
+    try {
+      await ensureNamespaces(cp.kubeConfig, [...HOST_NAMESPACES, LISTED, NOT_LISTED]);
+      const rendered = await helm.template(HOST_CHART, {
+        values: { tracker: { guestProbe: 'pods-exec', guestProbeNamespaces: [LISTED] } },
+      });
+      for (const object of rendered.filter((o) => RBAC_KINDS.includes(o.kind ?? '')))
+        await serverSideApply(cp.kubeConfig, object);
+    } finally {
+      await helm.cleanup();
+    }
+    binDir = await installFakeVirsh(await mkdtemp(join(tmpdir(), 'voe-fake-virsh-')), FIXTURE);
+    actor = await KubeletExecActor.start(cp.kubeConfig, { nodeName: NODE, binDir });
+    tracker = await trackerKubeConfig(cp.kubeConfig);
+    listed = await launcherIn(LISTED);
+    notListed = await launcherIn(NOT_LISTED);
+  });
+  after(async () => {
+    await actor?.stop();
+    if (binDir) await rm(binDir, { recursive: true, force: true });
+  });
+
+  it('runs virsh in the launcher of a listed namespace and answers its stdout', async () => {
+    const transport = podExecVirsh(tracker);
+    const text = await transport.virsh(
+      listed,
+      ['domblkinfo', DOMAIN, 'vda'],
+      AbortSignal.timeout(20_000),
+    );
+    assert.strictEqual(text, BLKINFO);
+    assert.strictEqual(parseDomblkinfo(text).capacity, 10_737_418_240n);
+    assert.deepStrictEqual(actor?.execs.at(-1), {
+      namespace: LISTED,
+      pod: 'virt-launcher-vm-exec-abcde',
+      container: 'compute',
+      command: ['virsh', '-c', NON_ROOT_LAUNCHER_URI, 'domblkinfo', DOMAIN, 'vda'],
+    });
+    const xml = await transport.virsh(listed, ['dumpxml', DOMAIN], AbortSignal.timeout(20_000));
+    assert.include(xml, `<name>${DOMAIN}</name>`);
+  });
+
+  it("answers a non-zero exit as PROBE_VIRSH_FAILED with the exit code and virsh's stderr", async () => {
+    const error = (await expectRejection(
+      podExecVirsh(tracker).virsh(
+        listed,
+        ['domblkinfo', `${LISTED}_vm-gone`, 'vda'],
+        AbortSignal.timeout(20_000),
+      ),
+      (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_VIRSH_FAILED',
+    )) as GuestProbeError;
+    assert.strictEqual(error.details['exitCode'], 1);
+    assert.strictEqual(
+      error.details['stderr'],
+      `error: failed to get domain '${LISTED}_vm-gone'\n`,
+    );
+    assert.include(error.message, `failed to get domain '${LISTED}_vm-gone'`);
+    assert.include(error.message, `${LISTED}/virt-launcher-vm-exec-abcde (compute)`);
+    assert.include(error.message, 'exit code 1');
+  });
+
+  it('is refused (403) in a namespace the chart does not list, naming it and the chart value', async () => {
+    const before = actor?.execs.length;
+    const error = (await expectRejection(
+      podExecVirsh(tracker).virsh(
+        notListed,
+        ['domblkinfo', `${NOT_LISTED}_vm-exec`, 'vda'],
+        AbortSignal.timeout(20_000),
+      ),
+      (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_EXEC_FORBIDDEN',
+    )) as GuestProbeError;
+    assert.include(error.message, `namespace ${NOT_LISTED}`);
+    assert.include(error.message, 'tracker.guestProbeNamespaces');
+    assert.deepStrictEqual(error.details, {
+      namespace: NOT_LISTED,
+      chartValue: 'tracker.guestProbeNamespaces',
+    });
+    assert.strictEqual(actor?.execs.length, before, 'the exec never reached the kubelet');
+    // The same exec with admin credentials reaches the kubelet: the refusal is the ServiceAccount's RBAC.
+    const fixtureless = (await expectRejection(
+      podExecVirsh(cp.kubeConfig).virsh(
+        notListed,
+        ['domblkinfo', `${NOT_LISTED}_vm-exec`, 'vda'],
+        AbortSignal.timeout(20_000),
+      ),
+      (e: GuestProbeError) => e.code === 'PROBE_VIRSH_FAILED',
+    )) as GuestProbeError;
+    assert.strictEqual(fixtureless.details['exitCode'], 1);
+    assert.strictEqual(actor?.execs.at(-1)?.namespace, NOT_LISTED);
+  });
+});
