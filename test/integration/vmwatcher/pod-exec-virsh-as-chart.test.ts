@@ -11,9 +11,10 @@
  *
  * The API server runs with the feature gate TranslateStreamCloseWebsocketRequests off: our client
  * (@kubernetes/client-node) offers v5.channel.k8s.io first, and with the gate on (the default since
- * 1.30) the API server would speak SPDY/3.1 to the kubelet, which the actor does not. With it off,
- * the API server proxies the client's WebSocket as it is and the kubelet side answers in
- * v4.channel.k8s.io. Authorization is the same either way: the exec is a GET on pods/exec, before
+ * 1.30) the API server speaks SPDY/3.1 to the kubelet (a POST with Upgrade: SPDY/3.1, as seen by
+ * the actor), which the actor does not. With it off, the API server proxies the client's WebSocket
+ * as it is and the kubelet side answers in v4.channel.k8s.io. Authorization is the same either
+ * way: the exec is a GET on pods/exec (authorized as get before Kubernetes 1.35), decided before
  * any proxying.
  */
 import { after, before, describe, it } from 'mocha';
@@ -21,7 +22,7 @@ import { assert } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { ExpansionActors } from '../../../src/demo/index.js';
 import { vmi } from '../../../src/demo/staged-objects.js';
 import { requestJson, resourcePath } from '../../../src/kube/index.js';
@@ -47,6 +48,8 @@ const RELEASE_NAMESPACE = 'voe-system';
 const TRACKER = 'voe-tracker';
 const LISTED = 'vms-a';
 const NOT_LISTED = 'vms-c';
+/** A namespace where the tracker holds only `create` on pods/exec (not as the chart binds it). */
+const CREATE_ONLY = 'vms-d';
 const NODE = 'harvester-node-exec';
 const VMIS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' };
 const RBAC_KINDS = ['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'];
@@ -105,6 +108,26 @@ async function launcherIn(namespace: string): Promise<VirshHost> {
   return { namespace, launcherPod: pod.metadata?.name, launcherUser: undefined };
 }
 
+/** A Role with `create` alone on pods/exec, bound to the tracker in `namespace`. */
+function createOnlyRbac(namespace: string): KubernetesObject[] {
+  const name = 'voe-tracker-create-only';
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name, namespace },
+      rules: [{ apiGroups: [''], resources: ['pods/exec'], verbs: ['create'] }],
+    } as KubernetesObject,
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name, namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name: TRACKER, namespace: RELEASE_NAMESPACE }],
+    } as KubernetesObject,
+  ];
+}
+
 describe("virsh through pods/exec as the chart's tracker ServiceAccount", function () {
   this.timeout(5 * 60_000);
   let actor: KubeletExecActor | undefined;
@@ -112,11 +135,12 @@ describe("virsh through pods/exec as the chart's tracker ServiceAccount", functi
   let tracker: KubeConfig;
   let listed: VirshHost;
   let notListed: VirshHost;
+  let createOnly: VirshHost;
 
   before(async () => {
     const helm = await useHelm();
     try {
-      await ensureNamespaces(cp.kubeConfig, [...HOST_NAMESPACES, LISTED, NOT_LISTED]);
+      await ensureNamespaces(cp.kubeConfig, [...HOST_NAMESPACES, LISTED, NOT_LISTED, CREATE_ONLY]);
       const rendered = await helm.template(HOST_CHART, {
         values: { tracker: { guestProbe: 'pods-exec', guestProbeNamespaces: [LISTED] } },
       });
@@ -130,6 +154,8 @@ describe("virsh through pods/exec as the chart's tracker ServiceAccount", functi
     tracker = await trackerKubeConfig(cp.kubeConfig);
     listed = await launcherIn(LISTED);
     notListed = await launcherIn(NOT_LISTED);
+    createOnly = await launcherIn(CREATE_ONLY);
+    for (const object of createOnlyRbac(CREATE_ONLY)) await serverSideApply(cp.kubeConfig, object);
   });
   after(async () => {
     await actor?.stop();
@@ -202,5 +228,18 @@ describe("virsh through pods/exec as the chart's tracker ServiceAccount", functi
     )) as GuestProbeError;
     assert.strictEqual(fixtureless.details['exitCode'], 1);
     assert.strictEqual(actor?.execs.at(-1)?.namespace, NOT_LISTED);
+  });
+
+  it('is refused with create alone on pods/exec: a WebSocket exec is authorized as get', async () => {
+    const before = actor?.execs.length;
+    await expectRejection(
+      podExecVirsh(tracker).virsh(
+        createOnly,
+        ['domblkinfo', `${CREATE_ONLY}_vm-exec`, 'vda'],
+        AbortSignal.timeout(20_000),
+      ),
+      (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_EXEC_FORBIDDEN',
+    );
+    assert.strictEqual(actor?.execs.length, before, 'the exec never reached the kubelet');
   });
 });

@@ -26,8 +26,11 @@
  *
  * SPDY is not spoken: a kube-apiserver with TranslateStreamCloseWebsocketRequests (beta, on by
  * default since 1.30) turns a v5.channel.k8s.io WebSocket exec into SPDY/3.1 toward the kubelet
- * (pkg/registry/core/pod/rest/subresources.go ExecREST.Connect), so tests using this actor start
- * the API server with that gate off; it then proxies the client's WebSocket upgrade as it is.
+ * (pkg/registry/core/pod/rest/subresources.go ExecREST.Connect, apiserver's
+ * util/proxy StreamTranslatorHandler: a POST with Upgrade: SPDY/3.1 and X-Stream-Protocol-Version
+ * v5.channel.k8s.io down to channel.k8s.io), so tests using this actor start the API server with
+ * that gate off; it then proxies the client's WebSocket upgrade as it is (UpgradeAwareHandler).
+ * An SPDY request is answered 400 naming the gate (the API server passes the text on).
  *
  * The command runs with execFile (argv, never a shell), with `binDir` first on PATH (a fake virsh:
  * fake-virsh.ts).
@@ -205,7 +208,13 @@ export class KubeletExecActor {
     if (!(await this.#runs(namespace, podName)))
       return refuse(socket, 404, 'Not Found', 'pod does not exist');
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
-      return refuse(socket, 400, 'Bad Request', 'this actor serves exec over WebSocket only');
+      return refuse(
+        socket,
+        400,
+        'Bad Request',
+        `this actor serves exec over WebSocket only, not ${req.headers.upgrade ?? 'a plain request'} ` +
+          '(start the API server with --feature-gates=TranslateStreamCloseWebsocketRequests=false)',
+      );
     const offered = (req.headers['sec-websocket-protocol'] ?? '')
       .split(',')
       .map((p) => p.trim())
