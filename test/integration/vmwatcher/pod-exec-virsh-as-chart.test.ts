@@ -9,13 +9,13 @@
  * of test/support/vmwatcher/fake-virsh.ts, answering from the fixture below (virsh's own text and
  * exit codes).
  *
- * The API server runs with the feature gate TranslateStreamCloseWebsocketRequests off: our client
- * (@kubernetes/client-node) offers v5.channel.k8s.io first, and with the gate on (the default since
- * 1.30) the API server speaks SPDY/3.1 to the kubelet (a POST with Upgrade: SPDY/3.1, as seen by
- * the actor), which the actor does not. With it off, the API server proxies the client's WebSocket
- * as it is and the kubelet side answers in v4.channel.k8s.io. Authorization is the same either
- * way: the exec is a GET on pods/exec (authorized as get before Kubernetes 1.35), decided before
- * any proxying.
+ * Both ways an API server reaches the kubelet for our client's exec (@kubernetes/client-node
+ * offers v5.channel.k8s.io first) are run, each on a control plane of its own: with the API
+ * server's default flags, where TranslateStreamCloseWebsocketRequests (beta, on since 1.30) makes
+ * it speak SPDY/3.1 to the kubelet, and with that gate off, as in 1.29 and earlier, where it
+ * proxies the client's WebSocket as it is and the kubelet answers in v4.channel.k8s.io. The actor
+ * records which one reached it. Authorization is the same either way: the exec is a GET on
+ * pods/exec (authorized as get before Kubernetes 1.35), decided before any proxying.
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -37,12 +37,21 @@ import { HOST_NAMESPACES } from '../../support/charts/host-values.js';
 import { HOST_CHART, useHelm } from '../../support/charts/render.js';
 import { expectRejection } from '../../support/expect-error.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
+import type { ControlPlane } from '../../../src/controlplane/index.js';
 import { installFakeVirsh, type FakeVirshFixture } from '../../support/vmwatcher/fake-virsh.js';
 import { KubeletExecActor } from '../../support/vmwatcher/kubelet-exec-actor.js';
 
-const cp = await useControlPlane({
-  apiServerArgs: ['--feature-gates=TranslateStreamCloseWebsocketRequests=false'],
-});
+/** The two ways to the kubelet, and the API server flags that choose them. */
+const PATHS = [
+  { name: 'default flags: SPDY/3.1 to the kubelet', upgrade: 'spdy/3.1', apiServerArgs: [] },
+  {
+    name: 'TranslateStreamCloseWebsocketRequests off: the WebSocket proxied to the kubelet',
+    upgrade: 'websocket',
+    apiServerArgs: ['--feature-gates=TranslateStreamCloseWebsocketRequests=false'],
+  },
+];
+const planes: ControlPlane[] = [];
+for (const path of PATHS) planes.push(await useControlPlane({ apiServerArgs: path.apiServerArgs }));
 
 const RELEASE_NAMESPACE = 'voe-system';
 const TRACKER = 'voe-tracker';
@@ -90,8 +99,7 @@ async function trackerKubeConfig(admin: KubeConfig): Promise<KubeConfig> {
 }
 
 /** A running VMI in `namespace` and its virt-launcher pod bound to the actor's node. */
-async function launcherIn(namespace: string): Promise<VirshHost> {
-  const admin = cp.kubeConfig;
+async function launcherIn(admin: KubeConfig, namespace: string): Promise<VirshHost> {
   await requestJson(admin, {
     method: 'POST',
     path: resourcePath({ ...VMIS, namespace }),
@@ -128,118 +136,128 @@ function createOnlyRbac(namespace: string): KubernetesObject[] {
   ];
 }
 
-describe("virsh through pods/exec as the chart's tracker ServiceAccount", function () {
-  this.timeout(5 * 60_000);
-  let actor: KubeletExecActor | undefined;
-  let binDir = '';
-  let tracker: KubeConfig;
-  let listed: VirshHost;
-  let notListed: VirshHost;
-  let createOnly: VirshHost;
+PATHS.forEach((path, index) => {
+  const cp = planes[index]!;
+  describe(`virsh through pods/exec as the chart's tracker ServiceAccount (${path.name})`, function () {
+    this.timeout(5 * 60_000);
+    let actor: KubeletExecActor | undefined;
+    let binDir = '';
+    let tracker: KubeConfig;
+    let listed: VirshHost;
+    let notListed: VirshHost;
+    let createOnly: VirshHost;
 
-  before(async () => {
-    const helm = await useHelm();
-    try {
-      await ensureNamespaces(cp.kubeConfig, [...HOST_NAMESPACES, LISTED, NOT_LISTED, CREATE_ONLY]);
-      const rendered = await helm.template(HOST_CHART, {
-        values: { tracker: { guestProbe: 'pods-exec', guestProbeNamespaces: [LISTED] } },
-      });
-      for (const object of rendered.filter((o) => RBAC_KINDS.includes(o.kind ?? '')))
+    before(async () => {
+      const helm = await useHelm();
+      try {
+        await ensureNamespaces(cp.kubeConfig, [
+          ...HOST_NAMESPACES,
+          LISTED,
+          NOT_LISTED,
+          CREATE_ONLY,
+        ]);
+        const rendered = await helm.template(HOST_CHART, {
+          values: { tracker: { guestProbe: 'pods-exec', guestProbeNamespaces: [LISTED] } },
+        });
+        for (const object of rendered.filter((o) => RBAC_KINDS.includes(o.kind ?? '')))
+          await serverSideApply(cp.kubeConfig, object);
+      } finally {
+        await helm.cleanup();
+      }
+      binDir = await installFakeVirsh(await mkdtemp(join(tmpdir(), 'voe-fake-virsh-')), FIXTURE);
+      actor = await KubeletExecActor.start(cp.kubeConfig, { nodeName: NODE, binDir });
+      tracker = await trackerKubeConfig(cp.kubeConfig);
+      listed = await launcherIn(cp.kubeConfig, LISTED);
+      notListed = await launcherIn(cp.kubeConfig, NOT_LISTED);
+      createOnly = await launcherIn(cp.kubeConfig, CREATE_ONLY);
+      for (const object of createOnlyRbac(CREATE_ONLY))
         await serverSideApply(cp.kubeConfig, object);
-    } finally {
-      await helm.cleanup();
-    }
-    binDir = await installFakeVirsh(await mkdtemp(join(tmpdir(), 'voe-fake-virsh-')), FIXTURE);
-    actor = await KubeletExecActor.start(cp.kubeConfig, { nodeName: NODE, binDir });
-    tracker = await trackerKubeConfig(cp.kubeConfig);
-    listed = await launcherIn(LISTED);
-    notListed = await launcherIn(NOT_LISTED);
-    createOnly = await launcherIn(CREATE_ONLY);
-    for (const object of createOnlyRbac(CREATE_ONLY)) await serverSideApply(cp.kubeConfig, object);
-  });
-  after(async () => {
-    await actor?.stop();
-    if (binDir) await rm(binDir, { recursive: true, force: true });
-  });
-
-  it('runs virsh in the launcher of a listed namespace and answers its stdout', async () => {
-    const transport = podExecVirsh(tracker);
-    const text = await transport.virsh(
-      listed,
-      ['domblkinfo', DOMAIN, 'vda'],
-      AbortSignal.timeout(20_000),
-    );
-    assert.strictEqual(text, BLKINFO);
-    assert.strictEqual(parseDomblkinfo(text).capacity, 10_737_418_240n);
-    assert.deepStrictEqual(actor?.execs.at(-1), {
-      namespace: LISTED,
-      pod: 'virt-launcher-vm-exec-abcde',
-      container: 'compute',
-      command: ['virsh', '-c', NON_ROOT_LAUNCHER_URI, 'domblkinfo', DOMAIN, 'vda'],
     });
-    const xml = await transport.virsh(listed, ['dumpxml', DOMAIN], AbortSignal.timeout(20_000));
-    assert.include(xml, `<name>${DOMAIN}</name>`);
-  });
+    after(async () => {
+      await actor?.stop();
+      if (binDir) await rm(binDir, { recursive: true, force: true });
+    });
 
-  it("answers a non-zero exit as PROBE_VIRSH_FAILED with the exit code and virsh's stderr", async () => {
-    const error = (await expectRejection(
-      podExecVirsh(tracker).virsh(
+    it('runs virsh in the launcher of a listed namespace and answers its stdout', async () => {
+      const transport = podExecVirsh(tracker);
+      const text = await transport.virsh(
         listed,
-        ['domblkinfo', `${LISTED}_vm-gone`, 'vda'],
+        ['domblkinfo', DOMAIN, 'vda'],
         AbortSignal.timeout(20_000),
-      ),
-      (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_VIRSH_FAILED',
-    )) as GuestProbeError;
-    assert.strictEqual(error.details['exitCode'], 1);
-    assert.strictEqual(
-      error.details['stderr'],
-      `error: failed to get domain '${LISTED}_vm-gone'\n`,
-    );
-    assert.include(error.message, `failed to get domain '${LISTED}_vm-gone'`);
-    assert.include(error.message, `${LISTED}/virt-launcher-vm-exec-abcde (compute)`);
-    assert.include(error.message, 'exit code 1');
-  });
-
-  it('is refused (403) in a namespace the chart does not list, naming it and the chart value', async () => {
-    const before = actor?.execs.length;
-    const error = (await expectRejection(
-      podExecVirsh(tracker).virsh(
-        notListed,
-        ['domblkinfo', `${NOT_LISTED}_vm-exec`, 'vda'],
-        AbortSignal.timeout(20_000),
-      ),
-      (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_EXEC_FORBIDDEN',
-    )) as GuestProbeError;
-    assert.include(error.message, `namespace ${NOT_LISTED}`);
-    assert.include(error.message, 'tracker.guestProbeNamespaces');
-    assert.deepStrictEqual(error.details, {
-      namespace: NOT_LISTED,
-      chartValue: 'tracker.guestProbeNamespaces',
+      );
+      assert.strictEqual(text, BLKINFO);
+      assert.strictEqual(parseDomblkinfo(text).capacity, 10_737_418_240n);
+      assert.deepStrictEqual(actor?.execs.at(-1), {
+        namespace: LISTED,
+        pod: 'virt-launcher-vm-exec-abcde',
+        container: 'compute',
+        command: ['virsh', '-c', NON_ROOT_LAUNCHER_URI, 'domblkinfo', DOMAIN, 'vda'],
+        upgrade: path.upgrade,
+      });
+      const xml = await transport.virsh(listed, ['dumpxml', DOMAIN], AbortSignal.timeout(20_000));
+      assert.include(xml, `<name>${DOMAIN}</name>`);
     });
-    assert.strictEqual(actor?.execs.length, before, 'the exec never reached the kubelet');
-    // The same exec with admin credentials reaches the kubelet: the refusal is the ServiceAccount's RBAC.
-    const fixtureless = (await expectRejection(
-      podExecVirsh(cp.kubeConfig).virsh(
-        notListed,
-        ['domblkinfo', `${NOT_LISTED}_vm-exec`, 'vda'],
-        AbortSignal.timeout(20_000),
-      ),
-      (e: GuestProbeError) => e.code === 'PROBE_VIRSH_FAILED',
-    )) as GuestProbeError;
-    assert.strictEqual(fixtureless.details['exitCode'], 1);
-    assert.strictEqual(actor?.execs.at(-1)?.namespace, NOT_LISTED);
-  });
 
-  it('is refused with create alone on pods/exec: a WebSocket exec is authorized as get', async () => {
-    const before = actor?.execs.length;
-    await expectRejection(
-      podExecVirsh(tracker).virsh(
-        createOnly,
-        ['domblkinfo', `${CREATE_ONLY}_vm-exec`, 'vda'],
-        AbortSignal.timeout(20_000),
-      ),
-      (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_EXEC_FORBIDDEN',
-    );
-    assert.strictEqual(actor?.execs.length, before, 'the exec never reached the kubelet');
+    it("answers a non-zero exit as PROBE_VIRSH_FAILED with the exit code and virsh's stderr", async () => {
+      const error = (await expectRejection(
+        podExecVirsh(tracker).virsh(
+          listed,
+          ['domblkinfo', `${LISTED}_vm-gone`, 'vda'],
+          AbortSignal.timeout(20_000),
+        ),
+        (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_VIRSH_FAILED',
+      )) as GuestProbeError;
+      assert.strictEqual(error.details['exitCode'], 1);
+      assert.strictEqual(
+        error.details['stderr'],
+        `error: failed to get domain '${LISTED}_vm-gone'\n`,
+      );
+      assert.include(error.message, `failed to get domain '${LISTED}_vm-gone'`);
+      assert.include(error.message, `${LISTED}/virt-launcher-vm-exec-abcde (compute)`);
+      assert.include(error.message, 'exit code 1');
+    });
+
+    it('is refused (403) in a namespace the chart does not list, naming it and the chart value', async () => {
+      const before = actor?.execs.length;
+      const error = (await expectRejection(
+        podExecVirsh(tracker).virsh(
+          notListed,
+          ['domblkinfo', `${NOT_LISTED}_vm-exec`, 'vda'],
+          AbortSignal.timeout(20_000),
+        ),
+        (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_EXEC_FORBIDDEN',
+      )) as GuestProbeError;
+      assert.include(error.message, `namespace ${NOT_LISTED}`);
+      assert.include(error.message, 'tracker.guestProbeNamespaces');
+      assert.deepStrictEqual(error.details, {
+        namespace: NOT_LISTED,
+        chartValue: 'tracker.guestProbeNamespaces',
+      });
+      assert.strictEqual(actor?.execs.length, before, 'the exec never reached the kubelet');
+      // The same exec with admin credentials reaches the kubelet: the refusal is the ServiceAccount's RBAC.
+      const fixtureless = (await expectRejection(
+        podExecVirsh(cp.kubeConfig).virsh(
+          notListed,
+          ['domblkinfo', `${NOT_LISTED}_vm-exec`, 'vda'],
+          AbortSignal.timeout(20_000),
+        ),
+        (e: GuestProbeError) => e.code === 'PROBE_VIRSH_FAILED',
+      )) as GuestProbeError;
+      assert.strictEqual(fixtureless.details['exitCode'], 1);
+      assert.strictEqual(actor?.execs.at(-1)?.namespace, NOT_LISTED);
+    });
+
+    it('is refused with create alone on pods/exec: a WebSocket exec is authorized as get', async () => {
+      const before = actor?.execs.length;
+      await expectRejection(
+        podExecVirsh(tracker).virsh(
+          createOnly,
+          ['domblkinfo', `${CREATE_ONLY}_vm-exec`, 'vda'],
+          AbortSignal.timeout(20_000),
+        ),
+        (e: GuestProbeError) => e instanceof GuestProbeError && e.code === 'PROBE_EXEC_FORBIDDEN',
+      );
+      assert.strictEqual(actor?.execs.length, before, 'the exec never reached the kubelet');
+    });
   });
 });
