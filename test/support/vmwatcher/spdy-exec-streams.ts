@@ -12,7 +12,7 @@
  * Frames (SPDY/3.1 draft, section 2.2): control frames carry the version (3) and a type
  * (SYN_STREAM 1, SYN_REPLY 2, RST_STREAM 3, SETTINGS 4, PING 6, GOAWAY 7, WINDOW_UPDATE 9); data
  * frames the stream id. Header blocks are one zlib stream per direction with SPDY's dictionary.
- * Flow control is not needed here: what is written stays under the 64 KiB initial window.
+ * Flow control is left out: the outputs written here stay under the 64 KiB initial window.
  */
 import { constants, createDeflate, inflateSync } from 'node:zlib';
 import type { Duplex } from 'node:stream';
@@ -37,6 +37,7 @@ export class SpdyExecStreams {
   #waiters: Array<() => void> = [];
   /** Control frames are handled one after the other: the reply's header block depends on the ones before. */
   #queue: Promise<void> = Promise.resolve();
+  #closed = false;
 
   /** `head`: what the socket had already read after the upgrade request. */
   constructor(socket: Duplex, head: Buffer) {
@@ -68,13 +69,20 @@ export class SpdyExecStreams {
     this.#socket.write(Buffer.concat([head, data]));
   }
 
-  /** FIN on every open stream, GOAWAY, then the connection closed (spdystream Connection.Close). */
+  /**
+   * FIN on every open stream, GOAWAY, then the connection closed (spdystream Connection.Close),
+   * once the control frames already read are answered; later ones are not.
+   */
   close(): void {
-    for (const type of this.#byType.keys()) this.write(type, Buffer.alloc(0), true);
-    const body = Buffer.alloc(8);
-    body.writeUInt32BE(0, 0);
-    body.writeUInt32BE(0, 4);
-    this.#socket.end(controlFrame(GOAWAY, 0, body));
+    this.#queue = this.#queue.then(() => {
+      if (this.#closed) return;
+      this.#closed = true;
+      for (const type of this.#byType.keys()) this.write(type, Buffer.alloc(0), true);
+      const body = Buffer.alloc(8);
+      body.writeUInt32BE(0, 0);
+      body.writeUInt32BE(0, 4);
+      this.#socket.end(controlFrame(GOAWAY, 0, body));
+    });
   }
 
   #receive(chunk: Buffer): void {
@@ -87,12 +95,17 @@ export class SpdyExecStreams {
       const control = (frame[0]! & 0x80) !== 0;
       if (control) {
         const [type, body] = [frame.readUInt16BE(2), frame.subarray(8)];
-        this.#queue = this.#queue.then(() => this.#control(type, body));
+        this.#queue = this.#queue
+          .then(() => this.#control(type, body))
+          .catch((error: unknown) => {
+            this.#socket.destroy(error as Error);
+          });
       }
     }
   }
 
   async #control(type: number, body: Buffer): Promise<void> {
+    if (this.#closed) return;
     if (type === PING) this.#socket.write(controlFrame(PING, 0, body));
     if (type !== SYN_STREAM) return;
     const id = body.readUInt32BE(0) & 0x7fffffff;
