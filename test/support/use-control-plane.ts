@@ -26,14 +26,18 @@ export function controlPlaneTestEnv(env: NodeJS.ProcessEnv = process.env): NodeJ
 /**
  * Starts a real kube-apiserver + etcd from the cached binaries, with the tests' start timeout
  * unless the environment sets one; its processes are killed if this process exits or is
- * interrupted. The caller stops it.
+ * interrupted. The caller stops it. `apiServerArgs` go after the API server's own flags, for a
+ * test whose file needs them (e.g. a feature gate; the test says why).
  */
-export function startTestControlPlane(): Promise<ControlPlane> {
+export function startTestControlPlane(
+  options: { apiServerArgs?: string[] } = {},
+): Promise<ControlPlane> {
   return startControlPlane({
     cacheDir: testCacheDir(),
     env: process.env,
     startTimeoutMs: startTimeoutFromEnv(process.env) ?? TEST_START_TIMEOUT_MS,
     onProgress: (line) => process.stderr.write(`${line}\n`),
+    ...(options.apiServerArgs ? { apiServerArgs: options.apiServerArgs } : {}),
   });
 }
 
@@ -50,13 +54,17 @@ export function beforeControlPlaneStops(stop: () => Promise<void>): void {
 }
 
 /**
- * Starts a real kube-apiserver + etcd for one test file, installs our CRDs and the ones we
- * read, and stops everything in an `after` hook (also when a test fails), after whatever was
+ * Starts a real kube-apiserver + etcd for one test file (with `apiServerArgs` after its own
+ * flags), installs our CRDs and the ones we read, and stops everything in an `after` hook (also when a test fails), after whatever was
  * registered with beforeControlPlaneStops. The processes are also killed if the test process
  * exits or is interrupted.
  */
-export async function useControlPlane(options: { crds?: boolean } = {}): Promise<ControlPlane> {
-  const cp = await startTestControlPlane();
+export async function useControlPlane(
+  options: { crds?: boolean; apiServerArgs?: string[] } = {},
+): Promise<ControlPlane> {
+  const cp = await startTestControlPlane(
+    options.apiServerArgs ? { apiServerArgs: options.apiServerArgs } : {},
+  );
   after(async () => {
     try {
       for (const stop of stopFirst.splice(0).reverse()) await stop();

@@ -4,6 +4,7 @@ import { VoeError } from '../../errors/index.js';
 export const GuestProbeErrorCode = {
   NoTarget: 'PROBE_NO_TARGET',
   VirshFailed: 'PROBE_VIRSH_FAILED',
+  ExecForbidden: 'PROBE_EXEC_FORBIDDEN',
   Timeout: 'PROBE_TIMEOUT',
   Unreadable: 'PROBE_OUTPUT_UNREADABLE',
   GuestExecRefused: 'PROBE_GUEST_EXEC_REFUSED',

@@ -1,8 +1,11 @@
 import { Writable } from 'node:stream';
 import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
+import { GUEST_PROBE_ANNOTATION } from '../../model/voe-annotations.js';
+import { execExitCode } from './exec-exit-code.js';
 import { GuestProbeError } from './guest-probe-error.js';
 import { virshFailure } from './local-virsh.js';
 import { COMPUTE_CONTAINER, launcherLibvirtUri } from './launcher-libvirt-uri.js';
+import { upgradeRefusalStatus } from './upgrade-refusal-status.js';
 import type { VirshHost, VirshTransport } from './virsh-transport.js';
 
 export { COMPUTE_CONTAINER };
@@ -21,6 +24,26 @@ function collector(limit: number): { stream: Writable; text: () => string } {
     },
   });
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * The error for a pods/exec the API server did not open: PROBE_EXEC_FORBIDDEN when RBAC refused it
+ * (403; the chart grants pods/exec only in the namespaces tracker.guestProbeNamespaces lists),
+ * PROBE_VIRSH_FAILED otherwise.
+ */
+function upgradeFailure(error: unknown, namespace: string, where: string): GuestProbeError {
+  const message = (error as Error).message ?? String(error);
+  if (upgradeRefusalStatus(message) === 403)
+    return new GuestProbeError(
+      'PROBE_EXEC_FORBIDDEN',
+      `pods/exec into ${where} refused (403 Forbidden): voe's ServiceAccount may not exec in namespace ${namespace}; ` +
+        `add ${namespace} to the chart value tracker.guestProbeNamespaces (with tracker.guestProbe pods-exec), ` +
+        `or opt the VM out with the annotation ${GUEST_PROBE_ANNOTATION}: "off"`,
+      { cause: error, details: { namespace, chartValue: 'tracker.guestProbeNamespaces' } },
+    );
+  return new GuestProbeError('PROBE_VIRSH_FAILED', `pods/exec into ${where} failed: ${message}`, {
+    cause: error,
+  });
 }
 
 /** One exec of `command` (virsh and `args`) in `container` of the host's launcher pod: its stdout, or a GuestProbeError. */
@@ -58,15 +81,17 @@ function execOnce(
       return;
     }
     signal.addEventListener('abort', onAbort, { once: true });
-    const onStatus = (status: V1Status): void =>
+    const onStatus = (status: V1Status): void => {
+      if (status.status === 'Success') return finish(undefined);
+      const exitCode = execExitCode(status);
       finish(
-        status.status === 'Success'
-          ? undefined
-          : new GuestProbeError(
-              'PROBE_VIRSH_FAILED',
-              `${virshFailure(args, stderr.text(), status.message ?? 'no status message')} in ${where}`,
-            ),
+        new GuestProbeError(
+          'PROBE_VIRSH_FAILED',
+          `${virshFailure(args, stderr.text(), status.message ?? 'no status message')} in ${where}${exitCode === undefined ? '' : ` (exit code ${exitCode})`}`,
+          { details: { exitCode, stderr: stderr.text() } },
+        ),
       );
+    };
     exec
       .exec(
         host.namespace,
@@ -84,14 +109,7 @@ function execOnce(
           socket = ws;
           if (settled) ws.close();
         },
-        (error: unknown) =>
-          finish(
-            new GuestProbeError(
-              'PROBE_VIRSH_FAILED',
-              `pods/exec into ${where} failed: ${(error as Error).message ?? String(error)}`,
-              { cause: error },
-            ),
-          ),
+        (error: unknown) => finish(upgradeFailure(error, host.namespace, where)),
       );
   });
 }
@@ -113,7 +131,9 @@ export function launcherVirshArgv(
  * `virsh ...` through pods/exec in the virt-launcher pod's `compute` container (production;
  * @kubernetes/client-node's Exec, the command as an array, launcherVirshArgv). Needs RBAC `get`
  * and `create` on `pods/exec` in the VMs' namespaces (a WebSocket exec is a GET, authorized as
- * `get` before Kubernetes 1.35).
+ * `get` before Kubernetes 1.35). Rejects with PROBE_EXEC_FORBIDDEN (naming the namespace and the
+ * chart value) when RBAC refuses the exec, with PROBE_VIRSH_FAILED and `details.exitCode` and
+ * `details.stderr` when virsh exits non-zero.
  */
 export function podExecVirsh(
   kubeConfig: KubeConfig,

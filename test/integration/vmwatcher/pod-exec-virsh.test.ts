@@ -4,7 +4,8 @@
  * cannot reach the pod's node: what is checked is the way there (@kubernetes/client-node's Exec
  * with the command as an array) and that every failure comes back as a coded GuestProbeError,
  * within the probe's deadline. The commands themselves run against a real libvirt in
- * guest-probe-vm.alone.test.ts (the local transport).
+ * guest-probe-vm.alone.test.ts (the local transport); the exec itself, through the API server to a
+ * kubelet actor with the chart's ServiceAccount, in pod-exec-virsh-as-chart.test.ts.
  */
 import { describe, it } from 'mocha';
 import { requestJson, resourcePath } from '../../../src/kube/index.js';
