@@ -93,8 +93,7 @@ const ONLINE: readonly Play[] = [
   {
     actor: 'virt-controller',
     action: VIRT_CONTROLLER_COPIES,
-    act: (actors, t) =>
-      actors.virtControllerCopies(t.namespace, t.vmName, t.claim, { capacity: t.size }),
+    act: (actors, t) => actors.virtControllerSyncs(t.namespace, t.vmName, t.claim),
     expect: { phase: Phase.HypervisorResizing, reason: StageReason.NoGuestProbe },
   },
 ];
@@ -123,8 +122,7 @@ const ONLINE_WITH_GUEST: readonly Play[] = [
   {
     actor: 'virt-controller',
     action: VIRT_CONTROLLER_COPIES,
-    act: (actors, t) =>
-      actors.virtControllerCopies(t.namespace, t.vmName, t.claim, { capacity: t.size }),
+    act: (actors, t) => actors.virtControllerSyncs(t.namespace, t.vmName, t.claim),
     expect: { phase: Phase.HypervisorResizing, reason: StageReason.WaitingForHypervisor },
   },
   {
