@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { possibleGuestSize } from './possible-guest-size.js';
 import { usableSpace } from './usable-space.js';
@@ -26,7 +27,7 @@ export interface LabVolume {
   growFilesystem(): Promise<void>;
   /** The device's size in bytes (Block: the raw file's). */
   deviceBytes(): Promise<bigint>;
-  /** Unmounts and detaches what it made (idempotent); the files go with the lab's directory. */
+  /** Unmounts (tried for up to 5 s) and detaches what it made (idempotent); the files go with the lab's directory. */
   release(): Promise<void>;
 }
 
@@ -80,7 +81,14 @@ export async function createLabVolume(
   let mounted = false;
   let attached = true;
   const release = async (): Promise<void> => {
-    if (mounted) await tool('umount', [mountPoint]).catch(() => undefined);
+    // QEMU may hold disk.img for a moment after `virsh destroy`: the unmount is tried again.
+    for (let tries = 0; mounted && tries < 25; tries++) {
+      mounted = !(await tool('umount', [mountPoint]).then(
+        () => true,
+        () => false,
+      ));
+      if (mounted) await delay(200);
+    }
     mounted = false;
     if (attached) await tool('losetup', ['--detach', device]).catch(() => undefined);
     attached = false;
