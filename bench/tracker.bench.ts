@@ -373,8 +373,7 @@ export async function measure(
         { phase: 'VMUpdating', write: (t) => actors.kubeletFinishes(t.namespace, t.claim) },
         {
           phase: 'HypervisorResizing',
-          write: (t) =>
-            actors.virtControllerCopies(t.namespace, t.vm, t.claim, { capacity: '20Gi' }),
+          write: (t) => actors.virtControllerSyncs(t.namespace, t.vm, t.claim),
         },
       ];
     const latencies: number[] = [];

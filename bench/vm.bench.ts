@@ -5,8 +5,8 @@
  * pod, PVC, PV); voe's webhook is registered; the tracker runs in this process with the local
  * guest probe (`voe watch --guest-probe local`). Thirty expansions of the same disk (1Gi -> 2Gi ->
  * ... -> 31Gi), one after the other: the user's edit through the API server, then the test
- * actors (external-resizer, kubelet, virt-controller, the lab's virt-handler: backing file and
- * `virsh blockresize`), each write followed by the wait for the phase it leads to. The guest's
+ * actors (external-resizer, which also grows the lab volume, kubelet, virt-controller, the lab's
+ * virt-handler: `virsh blockresize` to the device's size), each write followed by the wait for the phase it leads to. The guest's
  * time (from block_resize until its own /sys/block/vda/size shows the size, read through the
  * agent) is part of virt-handler's write here, so that what follows each write is the tracker's
  * alone. Then 50 probe reads of the disk, to state the probe's cost per VM.

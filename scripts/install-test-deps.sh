@@ -39,6 +39,8 @@ pkg_for+=(
   [qemu-system-x86_64]=qemu-system-x86 [qemu-img]=qemu-utils
   [libvirtd]=libvirt-daemon [virtlogd]=libvirt-daemon [virsh]=libvirt-clients
   [apt-get]=apt [dpkg]=dpkg
+  # A Filesystem-mode lab disk: disk.img on XFS on a loop device, grown online.
+  [losetup]=mount [blockdev]=util-linux [mkfs.xfs]=xfsprogs [xfs_growfs]=xfsprogs
 )
 # The filesystem tools live in the sbin directories, which Debian leaves out of a non-root PATH:
 # look there too, or installed tools look missing (and sudo apt-get runs for nothing). voe itself

@@ -8,6 +8,7 @@
  * data: the actors' calls are in ExpansionActors (src/demo/actors/expansion-actors.ts) and the VM
  * lab's virtHandlerExpands.
  */
+import { parseQuantityCeil } from '../kube/index.js';
 import { Phase, StageReason, type PhaseValue, type StageReasonValue } from '../vmwatcher/index.js';
 import { virtHandlerExpands } from './lab/virt-handler-actor.js';
 import { type ExpansionActors } from './actors/expansion-actors.js';
@@ -55,6 +56,8 @@ const CONTROLLER: readonly Play[] = [
 const GROWS_PV = 'grows the PV, then asks kubelet: FileSystemResizePending, NodeResizePending';
 
 async function growPv(actors: ExpansionActors, t: PlayTarget): Promise<void> {
+  // With a lab domain, the storage's own step first: its volume (the disk's device) grows.
+  if (t.lab) await t.lab.vm.volume(t.lab.target).growDevice(parseQuantityCeil(t.size));
   await actors.resizerGrowsPv(t.pvName, t.size);
   await actors.resizerNeedsNode(t.namespace, t.claim);
 }
@@ -80,14 +83,17 @@ const ONLINE: readonly Play[] = [
   {
     actor: 'kubelet',
     action: 'finishes: status.capacity is the new size',
-    act: (actors, t) => actors.kubeletFinishes(t.namespace, t.claim),
+    act: async (actors, t) => {
+      // A lab Filesystem-mode volume: NodeExpandVolume grows its filesystem first.
+      if (t.lab) await t.lab.vm.volume(t.lab.target).growFilesystem();
+      await actors.kubeletFinishes(t.namespace, t.claim);
+    },
     expect: { phase: Phase.VMUpdating, reason: StageReason.WaitingForVmi },
   },
   {
     actor: 'virt-controller',
     action: VIRT_CONTROLLER_COPIES,
-    act: (actors, t) =>
-      actors.virtControllerCopies(t.namespace, t.vmName, t.claim, { capacity: t.size }),
+    act: (actors, t) => actors.virtControllerSyncs(t.namespace, t.vmName, t.claim),
     expect: { phase: Phase.HypervisorResizing, reason: StageReason.NoGuestProbe },
   },
 ];
@@ -106,22 +112,22 @@ const OFFLINE: readonly Play[] = [
 
 /**
  * A running VM backed by a real libvirt domain (`voe demo --vm`), with the local guest probe:
- * after virt-controller, the tracker measures the hypervisor below the size; the lab's
- * virt-handler grows the backing file and runs `virsh blockresize`; the guest's kernel sees the
- * new capacity and the tracker, asking it through the guest agent, records Completed.
+ * external-resizer's step grows the lab volume (the disk's device) too; after virt-controller,
+ * the tracker measures the hypervisor below the size; the lab's virt-handler runs
+ * `virsh blockresize` to the size KubeVirt computes; the guest's kernel sees the new capacity and
+ * the tracker, asking it through the guest agent, records Completed.
  */
 const ONLINE_WITH_GUEST: readonly Play[] = [
   ...ONLINE.slice(0, -1),
   {
     actor: 'virt-controller',
     action: VIRT_CONTROLLER_COPIES,
-    act: (actors, t) =>
-      actors.virtControllerCopies(t.namespace, t.vmName, t.claim, { capacity: t.size }),
+    act: (actors, t) => actors.virtControllerSyncs(t.namespace, t.vmName, t.claim),
     expect: { phase: Phase.HypervisorResizing, reason: StageReason.WaitingForHypervisor },
   },
   {
     actor: 'virt-handler',
-    action: 'grows the backing file, then virsh blockresize (QMP block_resize)',
+    action: "virsh blockresize to the device's size (QMP block_resize)",
     act: async (actors, t) => {
       await virtHandlerExpands(actors.kubeConfig, t.lab!.vm, {
         namespace: t.namespace,

@@ -3,7 +3,7 @@
  * KubeVirt names it boots the lab guest (QEMU under TCG, qemu-guest-agent); the control plane
  * mirrors it (VM, VMI, launcher pod, PVC, PV); the voe webhook is registered; the user's PVC edit
  * goes through the API server; test actors play external-resizer, kubelet and virt-controller, the
- * lab's virt-handler grows the backing file and runs `virsh blockresize`; the tracker, with the
+ * lab's virt-handler runs `virsh blockresize` to the size KubeVirt computes; the tracker, with the
  * local guest probe, records each phase up to Completed with the hypervisor's and the guest's
  * bytes. The timeline says when each phase was seen after the edit.
  */

@@ -7,6 +7,7 @@
  */
 import { isAlreadyExists, requestJson, resourcePath } from '../kube/index.js';
 import { ExpansionActors } from './actors/expansion-actors.js';
+import { HOTPLUG_POD_NAME } from './running-instances.js';
 import { type LabDisk } from './lab/lab-domain.js';
 import type { Pod, VirtualMachineInstance } from '../model/index.js';
 import { KINDS, type StagedCluster } from './staged-cluster.js';
@@ -64,13 +65,18 @@ function labVmi(
   const instance = vmi(options.name, {
     namespace: options.namespace,
     volumes,
-    volumeModes: Object.fromEntries(options.disks.map((disk) => [disk.claim, 'Block' as const])),
+    volumeModes: Object.fromEntries(
+      options.disks.map((disk) => [disk.claim, disk.volumeMode ?? 'Block']),
+    ),
   }) as VirtualMachineInstance;
   const byName = new Map(options.disks.map((disk) => [disk.volumeName, disk]));
   for (const entry of instance.spec?.domain?.devices?.disks ?? []) {
     const disk = byName.get(entry.name ?? '');
     if (!disk) continue;
-    entry.disk = { bus: disk.bus };
+    if (disk.device === 'cdrom') {
+      delete entry.disk;
+      entry.cdrom = { bus: disk.bus };
+    } else entry.disk = { bus: disk.bus };
     if (disk.serial) entry.serial = disk.serial;
     else delete entry.serial;
   }
@@ -91,9 +97,11 @@ function labVmi(
 }
 
 /**
- * Stages the lab VM's objects (Block PVCs bound to PVs of the lab's provisioner, the VM, its VMI
- * read back with its uid, the running virt-launcher pod listed in activePods) and the cluster-wide
- * ones; returns the VMI and the launcher.
+ * Stages the lab VM's objects (PVCs of each disk's volumeMode, Block unless told, bound to PVs of
+ * the lab's provisioner; the VM; its VMI, a cdrom as a cdrom disk and hotplugged volumes
+ * `hotpluggable` with their attachment pod in volumeStatus, read back with its uid; the running
+ * virt-launcher pod listed in activePods; the hotplug attachment pod holding the hotplugged
+ * volumes) and the cluster-wide ones; returns the VMI and the launcher.
  */
 export async function stageLabMirror(
   cluster: StagedCluster,
@@ -107,13 +115,16 @@ export async function stageLabMirror(
       storage: disk.size,
       className: LAB_STORAGE_CLASS,
       provisioner: LAB_PROVISIONER,
-      volumeMode: 'Block',
+      volumeMode: disk.volumeMode ?? 'Block',
       volumeName: `pvc-${namespace}-${disk.claim}`,
     }),
   );
   const volumes = options.disks.map((disk) => ({
     name: disk.volumeName,
-    persistentVolumeClaim: { claimName: disk.claim },
+    persistentVolumeClaim: {
+      claimName: disk.claim,
+      ...(disk.hotplug === true ? { hotpluggable: true } : {}),
+    },
   }));
   await cluster.apply({
     pvcs: claims,
@@ -130,12 +141,24 @@ export async function stageLabMirror(
   const actors = new ExpansionActors(cluster.kubeConfig);
   const launcher = await actors.createLauncher(await read(), {
     name: `virt-launcher-${name}-lab01`,
-    volumes: options.disks.map((disk) => ({
-      name: disk.volumeName,
-      claimName: disk.claim,
-      volumeMode: 'Block',
-    })),
+    volumes: options.disks
+      .filter((disk) => disk.hotplug !== true)
+      .map((disk) => ({
+        name: disk.volumeName,
+        claimName: disk.claim,
+        volumeMode: disk.volumeMode ?? 'Block',
+      })),
   });
+  const hotplugged = options.disks.filter((disk) => disk.hotplug === true);
+  if (hotplugged.length > 0)
+    await actors.createHotplugPod(launcher, {
+      name: HOTPLUG_POD_NAME,
+      volumes: hotplugged.map((disk) => ({
+        name: disk.volumeName,
+        claimName: disk.claim,
+        hold: disk.volumeMode === 'Filesystem' ? 'mount' : 'device',
+      })),
+    });
   await actors.activePods(namespace, name, [launcher]);
   return { vmi: await read(), launcher };
 }

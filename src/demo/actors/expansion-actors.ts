@@ -113,6 +113,16 @@ export class ExpansionActors {
     }));
   }
 
+  /**
+   * ControllerExpandVolume answered node_expansion_required = false (Longhorn for a Block volume:
+   * longhorn-manager csi/controller_server.go asks for it only for a mounted, online volume):
+   * external-resizer's markPVCResizeFinished, with no node step: capacity = allocatedResources,
+   * the resize conditions and status removed.
+   */
+  async resizerFinishes(namespace: string, name: string): Promise<void> {
+    await this.#resizeFinished(namespace, name);
+  }
+
   /** An infeasible gRPC code (InvalidArgument, OutOfRange, NotFound): ControllerResizeInfeasible and ControllerResizeError. */
   async resizerInfeasible(namespace: string, name: string, error: string): Promise<void> {
     await this.#pvcStatus(namespace, name, () => ({
@@ -137,6 +147,11 @@ export class ExpansionActors {
 
   /** NodeExpandVolume succeeded: capacity = allocatedResources, resize conditions and status removed. */
   async kubeletFinishes(namespace: string, name: string): Promise<void> {
+    await this.#resizeFinished(namespace, name);
+  }
+
+  /** The PVC's capacity set to what was allocated, the resize conditions and status removed (markPVCResizeFinished). */
+  async #resizeFinished(namespace: string, name: string): Promise<void> {
     await this.#pvcStatus(namespace, name, (pvc) => ({
       capacity: { storage: pvc.status?.allocatedResources?.['storage'] },
       conditions: (pvc.status?.conditions ?? []).filter(
@@ -182,7 +197,26 @@ export class ExpansionActors {
     });
   }
 
-  /** virt-controller copies the PVC's status.capacity and spec requests into the VMI's persistentVolumeClaimInfo. */
+  /**
+   * virt-controller's sync of the VMI after its PVC informer saw a change (KubeVirt
+   * pkg/virt-controller/watch/vmi updateVolumeStatus, its PersistentVolumeClaimInfo): `requests`
+   * from the PVC's spec.resources.requests and `capacity` from its status.capacity, each as the
+   * PVC holds it now. Right after the user's edit only `requests` changes; `capacity` follows
+   * once the resizer or kubelet has written the PVC's new capacity.
+   */
+  async virtControllerSyncs(namespace: string, vmiName: string, claimName: string): Promise<void> {
+    const pvc = await this.#get<PersistentVolumeClaim>(PVCS, namespace, claimName);
+    await this.#vmiStatus(namespace, vmiName, (vmi) => {
+      for (const entry of vmi.status?.volumeStatus ?? []) {
+        const info = entry.persistentVolumeClaimInfo;
+        if (info?.claimName !== claimName) continue;
+        if (pvc.status?.capacity) info.capacity = { ...pvc.status.capacity };
+        if (pvc.spec?.resources?.requests) info.requests = { ...pvc.spec.resources.requests };
+      }
+    });
+  }
+
+  /** virt-controller's copy with sizes given (e.g. a value no PVC would hold): capacity, and requests (capacity's when not given). */
   async virtControllerCopies(
     namespace: string,
     vmiName: string,
@@ -209,13 +243,23 @@ export class ExpansionActors {
     return this.#createPod(namespace, pod);
   }
 
-  /** virt-controller creates the hotplug attachment pod of a launcher with these volumes. */
+  /** virt-controller creates the hotplug attachment pod of a launcher with these volumes (a Block one's device path names its PVC's uid). */
   async createHotplugPod(
     launcher: Pod,
     options: { name: string; volumes: HotplugVolume[] },
   ): Promise<Pod> {
-    const pod = hotplugPod(launcher, { ...options, uid: '' });
-    return this.#createPod(launcher.metadata?.namespace ?? 'default', pod);
+    const namespace = launcher.metadata?.namespace ?? 'default';
+    const volumes: HotplugVolume[] = [];
+    for (const volume of options.volumes) {
+      if (volume.hold !== 'device' || volume.claimUid !== undefined) {
+        volumes.push(volume);
+        continue;
+      }
+      const claim = await this.#get<PersistentVolumeClaim>(PVCS, namespace, volume.claimName);
+      volumes.push({ ...volume, claimUid: claim.metadata?.uid ?? '' });
+    }
+    const pod = hotplugPod(launcher, { ...options, volumes, uid: '' });
+    return this.#createPod(namespace, pod);
   }
 
   async #createPod(namespace: string, pod: Pod): Promise<Pod> {

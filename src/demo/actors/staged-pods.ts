@@ -105,12 +105,16 @@ export interface HotplugVolume {
   claimName: string;
   /** mount: a Filesystem volume mounted (until Ready); device: a Block volume; listed: in volumes only (already Ready when the pod was made). */
   hold: 'mount' | 'device' | 'listed';
+  /** The PVC's uid, the last part of a Block volume's device path (ExpansionActors reads it from the PVC). */
+  claimUid?: string;
 }
 
 /**
  * A hotplug attachment pod (generateName hp-volume-): label kubevirt.io=hotplug-disk, a
  * controller ownerReference (kind Pod) to the virt-launcher pod, container `hotplug-disk` on the
- * same node, each volume mounted, attached as a device, or only listed.
+ * same node, each volume mounted, attached as a device, or only listed, at the paths KubeVirt's
+ * RenderHotplugAttachmentPodTemplate gives them (pkg/virt-controller/services/template.go): a
+ * Filesystem volume mounted on `/<volume>`, a Block volume's device at `/path/<volume>/<PVC uid>`.
  */
 export function hotplugPod(
   launcher: Pod,
@@ -147,13 +151,13 @@ export function hotplugPod(
             { name: 'hotplug-disks', mountPath: '/path' },
             ...volumes
               .filter((volume) => volume.hold === 'mount')
-              .map((volume) => ({ name: volume.name, mountPath: `/path/${volume.name}` })),
+              .map((volume) => ({ name: volume.name, mountPath: `/${volume.name}` })),
           ],
           volumeDevices: volumes
             .filter((volume) => volume.hold === 'device')
             .map((volume) => ({
               name: volume.name,
-              devicePath: `/path/${volume.name}/${options.uid}`,
+              devicePath: ['/path', volume.name, volume.claimUid].filter(Boolean).join('/'),
             })),
         },
       ],

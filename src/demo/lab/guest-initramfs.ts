@@ -14,7 +14,8 @@ const run = promisify(execFile);
 
 /**
  * The modules the lab's guest loads (docs/tracker.md "The VM lab"): virtio over PCI, virtio-blk and
- * virtio-scsi disks (with the SCSI disk driver), the console ports the agent talks through, ext4
+ * virtio-scsi disks (with the SCSI disk driver), the q35 machine's AHCI controller and the SCSI
+ * cdrom driver (a SATA cdrom is the guest's sr0), the console ports the agent talks through, ext4
  * (which mounts the ext2 filesystem of `voe.fs=`, and will not mount without a crc32c driver), and
  * what they depend on.
  */
@@ -24,6 +25,8 @@ export const GUEST_MODULES = [
   'virtio_console',
   'virtio_scsi',
   'sd_mod',
+  'ahci',
+  'sr_mod',
   'crc32c_generic',
   'ext4',
 ] as const;

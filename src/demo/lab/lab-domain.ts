@@ -5,10 +5,16 @@ import { VmLabError } from './vm-lab-error.js';
 export interface LabDisk {
   /** The backing file (raw). */
   file: string;
-  /** vda, vdb (virtio) or sda, sdb (scsi). */
+  /** libvirt's target: vda, vdb (virtio) or sda, sdb (scsi, sata); not the guest's name. */
   target: string;
-  bus: 'virtio' | 'scsi';
+  bus: 'virtio' | 'scsi' | 'sata';
+  /** A read-only cdrom (Harvester's SATA cdrom) instead of a disk. */
+  device?: 'disk' | 'cdrom';
+  /** Attached to the running domain (`virsh attach-device --live`), as KubeVirt hotplugs a volume. */
+  hotplug?: boolean;
   serial?: string;
+  /** The PVC's volumeMode (Block when not given): a raw device, or disk.img on its filesystem. */
+  volumeMode?: 'Block' | 'Filesystem';
 }
 
 export interface LabDomainSpec {
@@ -41,23 +47,35 @@ function xml(text: string): string {
 }
 
 /**
+ * One disk's `<disk>` element (libvirt assigns its address): a raw file on its bus, read-only for a
+ * cdrom, with its serial when it has one. What the domain's XML lists and what
+ * `virsh attach-device` takes for a hotplugged disk. Pure.
+ */
+export function labDiskXml(disk: LabDisk, indent = ''): string {
+  const cdrom = disk.device === 'cdrom';
+  return (
+    `${indent}<disk type='file' device='${cdrom ? 'cdrom' : 'disk'}'>\n` +
+    `${indent}  <driver name='qemu' type='raw'${cdrom ? '' : " cache='none'"}/>\n` +
+    `${indent}  <source file='${xml(disk.file)}'/>\n` +
+    `${indent}  <target dev='${xml(disk.target)}' bus='${disk.bus}'/>\n` +
+    (cdrom ? `${indent}  <readonly/>\n` : '') +
+    (disk.serial ? `${indent}  <serial>${xml(disk.serial)}</serial>\n` : '') +
+    `${indent}</disk>\n`
+  );
+}
+
+/**
  * The lab domain's XML (docs/tracker.md "The VM lab"): `type='qemu'` (TCG: no KVM here),
- * the q35 machine KubeVirt uses, direct kernel boot of the lab guest, each disk a raw file on
- * virtio-blk or a virtio-scsi controller with its serial, the guest agent's channel as KubeVirt defines it, the serial
+ * the q35 machine KubeVirt uses, direct kernel boot of the lab guest, each disk but the hotplugged
+ * ones a raw file on virtio-blk, SATA (a cdrom) or a virtio-scsi controller (there whenever a disk,
+ * hotplugged too, is on SCSI) with its serial if any, the guest agent's channel as KubeVirt defines it, the serial
  * console into a file. Values are XML-escaped; a filesystemOn that is no device name is refused
  * (VMLAB_DOMAIN_FAILED). Pure.
  */
 export function labDomainXml(spec: LabDomainSpec): string {
   const disks = spec.disks
-    .map(
-      (disk) =>
-        `    <disk type='file' device='disk'>\n` +
-        `      <driver name='qemu' type='raw' cache='none'/>\n` +
-        `      <source file='${xml(disk.file)}'/>\n` +
-        `      <target dev='${xml(disk.target)}' bus='${disk.bus}'/>\n` +
-        (disk.serial ? `      <serial>${xml(disk.serial)}</serial>\n` : '') +
-        `    </disk>\n`,
-    )
+    .filter((disk) => disk.hotplug !== true)
+    .map((disk) => labDiskXml(disk, '    '))
     .join('');
   const scsi = spec.disks.some((disk) => disk.bus === 'scsi')
     ? `    <controller type='scsi' index='0' model='virtio-scsi'/>\n`

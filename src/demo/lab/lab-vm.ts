@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, copyFile, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +13,8 @@ import {
 } from '../../vmwatcher/index.js';
 import { GUEST_READY_LINE, type GuestAgentMode } from './guest-init.js';
 import { guestImage, type GuestImage } from './guest-initramfs.js';
-import { labDomainXml, type LabDisk } from './lab-domain.js';
+import { labDiskXml, labDomainXml, type LabDisk } from './lab-domain.js';
+import { createLabVolume, type LabVolume } from './lab-volume.js';
 import { VmLabError } from './vm-lab-error.js';
 
 const run = promisify(execFile);
@@ -41,9 +42,9 @@ export interface LabVm {
   disks: LabDisk[];
   /** How long the boot took (ms), for the timeline. */
   bootMs: number;
-  /** virt-handler/virt-launcher's part, step one: the backing file (the PVC's disk) grows. */
-  growBackingFile(target: string, bytes: bigint): Promise<void>;
-  /** virt-launcher's part, step two: `virsh blockresize <domain> <target> <bytes>B` (QMP block_resize). */
+  /** The storage behind a disk (its PVC): what the storage's and kubelet's steps grow. */
+  volume(target: string): LabVolume;
+  /** virt-launcher's part: `virsh blockresize <domain> <target> <bytes>B` (QMP block_resize). */
   blockResize(target: string, bytes: bigint): Promise<void>;
   /** A command in the guest through the agent (what a user does there, e.g. a SCSI rescan). */
   guestExec(path: string, args: readonly string[]): Promise<ExecStatus>;
@@ -73,10 +74,12 @@ async function virsh(args: readonly string[]): Promise<string> {
 
 /**
  * Boots a lab domain as KubeVirt would name and shape it (docs/tracker.md "The VM lab"): the lab guest's
- * kernel and cached initramfs, each disk a sparse raw file of its size in a fresh directory (the
- * kernel and initramfs copied there too: QEMU runs as libvirt-qemu and may not read the cache),
+ * kernel and cached initramfs, each disk's storage in a fresh directory (createLabVolume: a
+ * sparse raw file for Block mode, disk.img on an XFS loop volume for Filesystem mode; the kernel
+ * and initramfs copied there too: QEMU runs as libvirt-qemu and may not read the cache),
  * a transient domain (`virsh create`), ready once its agent answers guest-ping (or, without an
- * agent, once its console shows the ready line). destroy() removes it all.
+ * agent, once its console shows the ready line), then its hotplugged disks attached. destroy()
+ * removes it all.
  */
 export async function startLabVm(options: LabVmOptions): Promise<LabVm> {
   const image = await guestImage(options.cacheDir);
@@ -84,27 +87,43 @@ export async function startLabVm(options: LabVmOptions): Promise<LabVm> {
   const agent = options.agent ?? 'on';
   const workDir = await mkdtemp(join(tmpdir(), 'voe-vm-lab-'));
   await chmod(workDir, 0o755);
-  const disks: LabDisk[] = options.disks.map((disk) => ({
-    file: join(workDir, `${disk.target}.raw`),
-    target: disk.target,
-    bus: disk.bus,
-    ...(disk.serial ? { serial: disk.serial } : {}),
-  }));
+  const disks: LabDisk[] = [];
+  const volumes = new Map<string, LabVolume>();
   const consoleLog = join(workDir, 'console.log');
   let created = false;
   const destroy = async (): Promise<void> => {
     if (created) await virsh(['destroy', domain]).catch(() => undefined);
     created = false;
+    for (const volume of volumes.values()) await volume.release();
     await rm(workDir, { recursive: true, force: true });
   };
   const started = performance.now();
   try {
+    for (const disk of options.disks) {
+      const volume = await createLabVolume(
+        workDir,
+        disk.target,
+        disk.bytes,
+        disk.volumeMode ?? 'Block',
+      );
+      volumes.set(disk.target, volume);
+      disks.push({
+        file: volume.file,
+        target: disk.target,
+        bus: disk.bus,
+        ...(disk.device ? { device: disk.device } : {}),
+        ...(disk.hotplug ? { hotplug: true } : {}),
+        ...(disk.serial ? { serial: disk.serial } : {}),
+        ...(disk.volumeMode ? { volumeMode: disk.volumeMode } : {}),
+      });
+    }
     const xmlFile = await writeDomainFiles(workDir, image, domain, agent, disks, options);
     // A transient domain of the same name left by an interrupted run goes first.
     await virsh(['destroy', domain]).catch(() => undefined);
     await virsh(['create', xmlFile]);
     created = true;
     await waitForBoot(domain, agent, consoleLog, options.bootTimeoutMs ?? 90_000);
+    await hotplugDisks(workDir, domain, disks);
   } catch (error) {
     const console = await readFile(consoleLog, 'utf8').catch(() => '');
     await destroy();
@@ -115,10 +134,10 @@ export async function startLabVm(options: LabVmOptions): Promise<LabVm> {
       { cause: error },
     );
   }
-  return labVm(domain, workDir, disks, Math.round(performance.now() - started), destroy);
+  return labVm(domain, workDir, disks, volumes, Math.round(performance.now() - started), destroy);
 }
 
-/** The kernel and initramfs copies, the sparse disk files, the console file and the domain's XML in `workDir`; the XML's path. */
+/** The kernel and initramfs copies, the console file and the domain's XML in `workDir`; the XML's path. */
 async function writeDomainFiles(
   workDir: string,
   image: GuestImage,
@@ -131,10 +150,6 @@ async function writeDomainFiles(
   const initramfs = join(workDir, 'initramfs.gz');
   await copyFile(image.vmlinuz, vmlinuz);
   await copyFile(image.initramfs, initramfs);
-  for (const [index, disk] of disks.entries()) {
-    await writeFile(disk.file, '');
-    await truncate(disk.file, Number(options.disks[index]!.bytes));
-  }
   // libvirt hands the console file to QEMU (which runs as libvirt-qemu) by relabelling it: it must exist.
   const consoleLog = join(workDir, 'console.log');
   await writeFile(consoleLog, '');
@@ -155,26 +170,45 @@ async function writeDomainFiles(
   return xmlFile;
 }
 
+/**
+ * The hotplugged disks attached to the running domain, one `virsh attach-device --live` each, as
+ * virt-launcher's hotplug does (libvirt gives each its address on the controller).
+ */
+async function hotplugDisks(
+  workDir: string,
+  domain: string,
+  disks: readonly LabDisk[],
+): Promise<void> {
+  for (const disk of disks.filter((d) => d.hotplug === true)) {
+    const file = join(workDir, `hotplug-${disk.target}.xml`);
+    await writeFile(file, labDiskXml(disk));
+    await virsh(['attach-device', domain, file, '--live']);
+  }
+}
+
 /** The running domain's handle. */
 function labVm(
   domain: string,
   workDir: string,
   disks: LabDisk[],
+  volumes: ReadonlyMap<string, LabVolume>,
   bootMs: number,
   destroy: () => Promise<void>,
 ): LabVm {
-  const fileOf = (target: string): string => {
-    const disk = disks.find((d) => d.target === target);
-    if (!disk)
-      throw new VmLabError('VMLAB_DOMAIN_FAILED', `the lab domain ${domain} has no disk ${target}`);
-    return disk.file;
-  };
   return {
     domain,
     workDir,
     disks,
     bootMs,
-    growBackingFile: (target, bytes) => truncate(fileOf(target), Number(bytes)),
+    volume: (target) => {
+      const volume = volumes.get(target);
+      if (!volume)
+        throw new VmLabError(
+          'VMLAB_DOMAIN_FAILED',
+          `the lab domain ${domain} has no disk ${target}`,
+        );
+      return volume;
+    },
     blockResize: async (target, bytes) => {
       await virsh(['blockresize', domain, target, `${bytes}B`]);
     },

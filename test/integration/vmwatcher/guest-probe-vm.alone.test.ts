@@ -3,9 +3,11 @@
  * them, running the lab guest (Debian's kernel, busybox, qemu-guest-agent) under TCG, mirrored in
  * a real kube-apiserver (VM, VMI with volumeStatus and disk serials, virt-launcher pod, bound PVCs
  * and PVs). A PVC edit goes through the API server and voe's registered webhook; test actors play
- * external-resizer, kubelet and virt-controller; the lab's virt-handler grows the backing file
- * and runs `virsh blockresize`; the tracker sees the hypervisor and the guest with
- * `--guest-probe local` (virsh on this machine). Alone: it boots VMs on a 2-core machine.
+ * external-resizer, kubelet and virt-controller in KubeVirt's order, the storage grows the lab
+ * volume (a raw file, or an XFS loop volume holding disk.img), and the lab's virt-handler runs
+ * `virsh blockresize` to the size KubeVirt computes; the tracker sees the hypervisor and the
+ * guest with `--guest-probe local` (virsh on this machine). Alone: it boots VMs on a 2-core
+ * machine.
  */
 import { after, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -25,6 +27,7 @@ import {
   type LabVm,
 } from '../../../src/demo/index.js';
 import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
+import { parseQuantityCeil } from '../../../src/kube/index.js';
 import { resizeThroughApi } from '../../support/webhook/resize-through-api.js';
 import { serveAdmission } from '../../support/webhook/serve-admission.js';
 import {
@@ -34,6 +37,7 @@ import {
 } from '../../support/use-control-plane.js';
 import { TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
 
+const MI = 1024n ** 2n;
 const GI = 1024n ** 3n;
 const NS = 'vm-lab';
 
@@ -50,9 +54,22 @@ after(async () => {
   await libvirt.stop();
 });
 
+/** One lab disk and its claim, as bootVm stages it. */
+interface TestDisk {
+  claim: string;
+  volumeName: string;
+  target: string;
+  bus: 'virtio' | 'scsi' | 'sata';
+  device?: 'disk' | 'cdrom';
+  hotplug?: boolean;
+  serial?: string;
+  volumeMode?: 'Block' | 'Filesystem';
+}
+
 /**
  * VM a: the agent runs; a virtio disk with a serial, a virtio disk without one, a SCSI disk with a
- * serial, and virtio-scsi without its capacity-change events (the guest must rescan a SCSI disk).
+ * serial, a virtio disk without one whose claim is Filesystem mode (disk.img on an XFS volume), and
+ * virtio-scsi without its capacity-change events (the guest must rescan a SCSI disk).
  */
 const DISKS_A = [
   {
@@ -70,19 +87,24 @@ const DISKS_A = [
     bus: 'scsi',
     serial: 'vm-a-scsi-2',
   },
-] as const;
+  {
+    claim: 'vm-a-disk-3-fsmod',
+    volumeName: 'disk-3',
+    target: 'vdc',
+    bus: 'virtio',
+    volumeMode: 'Filesystem',
+  },
+] as const satisfies readonly TestDisk[];
+
+/** Every disk staged, by claim: what the storage's steps of upToTheVmi grow. */
+const staged = new Map<string, { vm: LabVm; disk: TestDisk }>();
 
 async function bootVm(
   name: string,
-  disks: ReadonlyArray<{
-    claim: string;
-    volumeName: string;
-    target: string;
-    bus: 'virtio' | 'scsi';
-    serial?: string;
-  }>,
+  disks: readonly TestDisk[],
   agent: 'on' | 'off' | 'no-exec',
   filesystemOn?: string,
+  scsiChangeEvents = false,
 ): Promise<LabVm> {
   const vm = await startLabVm({
     cacheDir: testCacheDir(),
@@ -90,10 +112,11 @@ async function bootVm(
     name,
     disks: disks.map((disk) => ({ ...disk, bytes: GI })),
     agent,
-    scsiChangeEvents: false,
+    scsiChangeEvents,
     ...(filesystemOn ? { filesystemOn } : {}),
   });
   domains.push(vm);
+  for (const disk of disks) staged.set(disk.claim, { vm, disk });
   await stageLabMirror(cluster, {
     namespace: NS,
     name,
@@ -126,6 +149,37 @@ const vmC = await bootVm(
   'vda',
 );
 
+/**
+ * VM d: Harvester's disk layout with no serial anywhere (KubeVirt passes none unless the VMI sets
+ * one): a virtio root disk, a SATA cdrom (the guest's sr0), and two SCSI disks hotplugged on the
+ * virtio-scsi controller. libvirt's targets sdb and sdc are the guest's sda and sdb.
+ */
+const DISKS_D = [
+  { claim: 'vm-d-rootdisk-hv01', volumeName: 'disk-0', target: 'vda', bus: 'virtio' },
+  {
+    claim: 'vm-d-cdrom-iso01',
+    volumeName: 'cdrom-0',
+    target: 'sda',
+    bus: 'sata',
+    device: 'cdrom',
+  },
+  {
+    claim: 'vm-d-data-one01',
+    volumeName: 'data-one',
+    target: 'sdb',
+    bus: 'scsi',
+    hotplug: true,
+  },
+  {
+    claim: 'vm-d-data-two01',
+    volumeName: 'data-two',
+    target: 'sdc',
+    bus: 'scsi',
+    hotplug: true,
+  },
+] as const satisfies readonly TestDisk[];
+const vmD = await bootVm('vm-d', DISKS_D, 'on', undefined, true);
+
 const tracker: RunningTracker = await lab.startTracker({
   leaseName: 'vm-lab',
   stuckAfterMs: 6_000,
@@ -134,16 +188,32 @@ const tracker: RunningTracker = await lab.startTracker({
 });
 beforeControlPlaneStops(() => tracker.stop());
 
-/** The user's edit through the API server and the webhook, then external-resizer, kubelet and virt-controller. */
+/**
+ * The user's edit through the API server and the webhook, then the peers in KubeVirt's order:
+ * virt-controller's sync copies the new requests into the VMI at once; external-resizer starts;
+ * the storage grows the volume's device; the resizer grows the PV. A Block volume (as Longhorn
+ * answers node_expansion_required = false for it) is then finished by the resizer, with no node
+ * step; a Filesystem volume goes to kubelet, whose NodeExpandVolume grows its filesystem. Then
+ * virt-controller's sync copies the PVC's new capacity.
+ */
 async function upToTheVmi(vmName: string, claim: string, size: string): Promise<void> {
+  const { vm, disk } = staged.get(claim)!;
+  const volume = vm.volume(disk.target);
   const refusal = await resizeThroughApi(cluster, claim, size, NS);
   assert.isUndefined(refusal, `the webhook admits the resize: ${JSON.stringify(refusal)}`);
+  await actors.virtControllerSyncs(NS, vmName, claim);
   await actors.resizerStarts(NS, claim, size);
+  await volume.growDevice(parseQuantityCeil(size));
   await actors.resizerGrowsPv(`pvc-${NS}-${claim}`, size);
-  await actors.resizerNeedsNode(NS, claim);
-  await actors.kubeletStarts(NS, claim);
-  await actors.kubeletFinishes(NS, claim);
-  await actors.virtControllerCopies(NS, vmName, claim, { capacity: size });
+  if (volume.volumeMode === 'Block') {
+    await actors.resizerFinishes(NS, claim);
+  } else {
+    await actors.resizerNeedsNode(NS, claim);
+    await actors.kubeletStarts(NS, claim);
+    await volume.growFilesystem();
+    await actors.kubeletFinishes(NS, claim);
+  }
+  await actors.virtControllerSyncs(NS, vmName, claim);
 }
 
 describe('the guest probe on a real VM', () => {
@@ -314,5 +384,97 @@ describe('the guest probe on a real VM', () => {
     assert.isAbove(Number(sizes?.guest), Number(GI) / 2);
     assert.include(verifying.status?.message, 'guest-exec refused');
     assert.include(verifying.status?.message, 'grow the partition and filesystem in the guest');
+  });
+  it('reaches Completed for a Filesystem-mode disk.img grown as KubeVirt grows it, below (1 - overhead) x capacity', async () => {
+    const claim = DISKS_A[3].claim;
+    const before = (await vmA.guestExec('/bin/cat', ['/sys/block/vdc/size'])).stdout.trim();
+    await upToTheVmi('vm-a', claim, '2Gi');
+    const waiting = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.HypervisorResizing,
+      StageReason.WaitingForHypervisor,
+      60_000,
+    );
+    assert.strictEqual(waiting.status?.sizes?.hypervisor, String(BigInt(before) * 512n));
+    const resized = await virtHandlerExpands(cp.kubeConfig, vmA, {
+      namespace: NS,
+      vmiName: 'vm-a',
+      claimName: claim,
+      target: 'vdc',
+      size: '2Gi',
+    });
+    // The XFS volume keeps its metadata: less is usable than the capacity, so disk.img ends below
+    // the 1935 MiB of align_down_1MiB(0.945 x 2Gi), yet well above the old 1Gi volume's disk.img.
+    assert.isBelow(Number(resized), Number(1935n * MI));
+    assert.isAbove(Number(resized), Number(GI));
+    const done = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.Completed,
+      StageReason.GuestSeesNewSize,
+      60_000,
+    );
+    assert.strictEqual(done.status?.sizes?.hypervisor, String(resized));
+    assert.strictEqual(done.status?.sizes?.guest, String(resized));
+    assert.strictEqual(done.status?.sizes?.guestDevice, 'vdc');
+    const inGuest = await vmA.guestExec('/bin/cat', ['/sys/block/vdc/size']);
+    assert.strictEqual(BigInt(inGuest.stdout.trim()) * 512n, resized);
+  });
+  it("completes the hotplugged SCSI disk that grew, by its address, with that disk's guest bytes while the other keeps its size (no serials)", async () => {
+    // The guest's names for the hotplugged disks, in the order it found them: target sdb, then sdc.
+    const sizes = async (): Promise<Record<string, bigint>> => {
+      const listing = await vmD.guestExec('/bin/sh', [
+        '-c',
+        'for d in /sys/block/sd*; do echo "${d##*/} $(cat "$d/size")"; done',
+      ]);
+      return Object.fromEntries(
+        listing.stdout
+          .trim()
+          .split('\n')
+          .filter((line) => line.includes(' '))
+          .map((line) => {
+            const [name, sectors] = line.split(' ') as [string, string];
+            return [name, BigInt(sectors) * 512n];
+          }),
+      );
+    };
+    let seen: Record<string, bigint> = {};
+    for (let tries = 0; tries < 100 && Object.keys(seen).length < 2; tries++) {
+      seen = await sizes();
+      if (Object.keys(seen).length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepStrictEqual(seen, { sda: GI, sdb: GI }, 'the guest sees both hotplugged disks');
+    const blocks = await vmD.guestExec('/bin/ls', ['/sys/block']);
+    assert.include(blocks.stdout.split(/\s+/), 'sr0', "the SATA cdrom is the guest's sr0");
+    const claim = DISKS_D[2].claim;
+    await upToTheVmi('vm-d', claim, '2Gi');
+    await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.HypervisorResizing,
+      StageReason.WaitingForHypervisor,
+      60_000,
+    );
+    const resized = await virtHandlerExpands(cp.kubeConfig, vmD, {
+      namespace: NS,
+      vmiName: 'vm-d',
+      claimName: claim,
+      target: 'sdb',
+      size: '2Gi',
+    });
+    assert.strictEqual(resized, 2n * GI);
+    const done = await lab.waitForPhase(
+      NS,
+      `${claim}-2gi`,
+      Phase.Completed,
+      StageReason.GuestSeesNewSize,
+      60_000,
+    );
+    assert.strictEqual(done.status?.sizes?.hypervisor, String(2n * GI));
+    assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
+    // libvirt's sdb is the guest's sda: found by its SCSI address, not by its target name.
+    assert.strictEqual(done.status?.sizes?.guestDevice, 'sda');
+    assert.deepStrictEqual(await sizes(), { sda: 2n * GI, sdb: GI });
   });
 });

@@ -129,7 +129,7 @@ describe('voe enable, voe disable, voe status and voe watch on a real kube-apise
     await actors.resizerNeedsNode(ns, claim);
     await actors.kubeletStarts(ns, claim);
     await actors.kubeletFinishes(ns, claim);
-    await actors.virtControllerCopies(ns, 'vm1', claim, { capacity: '20Gi' });
+    await actors.virtControllerSyncs(ns, 'vm1', claim);
     const stuck = await lab.waitForPhase(ns, name, Phase.Stuck, StageReason.ExpandDisksOff);
     assert.include(stuck.status?.message, 'voe enable');
 

@@ -141,7 +141,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
     await upToNodeResizePending(ns, 'vm4', claim);
     await actors.kubeletStarts(ns, claim);
     await actors.kubeletFinishes(ns, claim);
-    await actors.virtControllerCopies(ns, 'vm4', claim, { capacity: '20Gi' });
+    await actors.virtControllerSyncs(ns, 'vm4', claim);
     await lab.waitForPhase(ns, name, Phase.HypervisorResizing, StageReason.WaitingForHypervisor);
     sizes.hypervisorBytes = 20n * 1024n ** 3n;
     // Read again every probeIntervalMs.
@@ -174,7 +174,7 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
       (line) => line !== undefined && String(line['problems']).includes('ten gigs'),
       'a log line',
     );
-    await actors.virtControllerCopies(ns, 'vm5', claim, { capacity: '20Gi' });
+    await actors.virtControllerSyncs(ns, 'vm5', claim);
     await lab.waitForPhase(ns, name, Phase.HypervisorResizing, StageReason.NoGuestProbe);
 
     // A VolumeExpansion edited by hand: marked; deleted, it comes back for the current request.

@@ -33,6 +33,8 @@ describe('the expansion tracker on a real kube-apiserver', () => {
     const pv = `pvc-${ns}-${claim}`;
     await lab.stageVm(ns, 'vm1', [{ claim }]);
     await cluster.resizeClaim(ns, claim, '20Gi');
+    // virt-controller's sync follows the edit at once: the VMI's requests, not yet its capacity.
+    await actors.virtControllerSyncs(ns, 'vm1', claim);
     const name = `${claim}-20gi`;
     const waiting = await lab.waitForPhase(
       ns,
@@ -72,7 +74,8 @@ describe('the expansion tracker on a real kube-apiserver', () => {
     assert.strictEqual(updating.status?.waitingFor, WaitingFor.VirtController);
     assert.strictEqual(updating.status?.sizes?.pvcCapacity, '20Gi');
     assert.strictEqual(updating.status?.sizes?.vmiCapacity, '10Gi');
-    await actors.virtControllerCopies(ns, 'vm1', claim, { capacity: '20Gi', requests: '20Gi' });
+    assert.strictEqual(updating.status?.sizes?.vmiRequests, '20Gi');
+    await actors.virtControllerSyncs(ns, 'vm1', claim);
     const done = await lab.waitForPhase(
       ns,
       name,
@@ -126,11 +129,45 @@ describe('the expansion tracker on a real kube-apiserver', () => {
     assert.match(metrics, /voe_expansions\{phase="HypervisorResizing"\} [1-9]/);
   });
 
+  it("follows a Longhorn Block volume's path, which takes no node step, up to the guest probe", async () => {
+    const ns = 'longhorn-block';
+    const claim = 'vm6-disk-0-lh001';
+    await lab.stageVm(ns, 'vm6', [{ claim }]);
+    await cluster.resizeClaim(ns, claim, '20Gi');
+    await actors.virtControllerSyncs(ns, 'vm6', claim);
+    const name = `${claim}-20gi`;
+    await actors.resizerStarts(ns, claim, '20Gi');
+    await lab.waitForPhase(
+      ns,
+      name,
+      Phase.ControllerResizing,
+      StageReason.ControllerResizeInProgress,
+    );
+    // longhorn-manager answers node_expansion_required = false for a Block volume: the resizer
+    // finishes the PVC itself.
+    await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '20Gi');
+    await actors.resizerFinishes(ns, claim);
+    const updating = await lab.waitForPhase(ns, name, Phase.VMUpdating);
+    assert.strictEqual(updating.status?.sizes?.pvcCapacity, '20Gi');
+    assert.strictEqual(updating.status?.sizes?.vmiCapacity, '10Gi');
+    await actors.virtControllerSyncs(ns, 'vm6', claim);
+    const done = await lab.waitForPhase(
+      ns,
+      name,
+      Phase.HypervisorResizing,
+      StageReason.NoGuestProbe,
+    );
+    assert.notProperty(done.status?.phaseTimestamps ?? {}, 'NodeResizePending');
+    assert.notProperty(done.status?.phaseTimestamps ?? {}, 'NodeResizing');
+    assert.deepInclude(done.status?.sizes, { vmiCapacity: '20Gi', vmiRequests: '20Gi' });
+  });
+
   it('follows the Filesystem path up to the guest probe, expecting the size less the filesystem overhead', async () => {
     const ns = 'filesystem-path';
     const claim = 'vm2-disk-0-nfs01';
     await lab.stageVm(ns, 'vm2', [{ claim, volumeMode: 'Filesystem' }]);
     await cluster.resizeClaim(ns, claim, '20Gi');
+    await actors.virtControllerSyncs(ns, 'vm2', claim);
     const name = `${claim}-20gi`;
     await actors.resizerStarts(ns, claim, '20Gi');
     await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '20Gi');
@@ -139,7 +176,7 @@ describe('the expansion tracker on a real kube-apiserver', () => {
     await actors.kubeletStarts(ns, claim);
     await actors.kubeletFinishes(ns, claim);
     await lab.waitForPhase(ns, name, Phase.VMUpdating);
-    await actors.virtControllerCopies(ns, 'vm2', claim, { capacity: '20Gi' });
+    await actors.virtControllerSyncs(ns, 'vm2', claim);
     const done = await lab.waitForPhase(
       ns,
       name,

@@ -407,7 +407,7 @@ describe('voe demo --vm: the timeline as printed', () => {
         },
         {
           actor: 'virt-handler',
-          action: 'grows the backing file, then virsh blockresize',
+          action: "virsh blockresize to the device's size",
           phase: 'Completed',
           reason: 'GuestSeesNewSize',
           message: 'The guest of demo-vm sees disk vda at 2147483648 bytes.',

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { GUEST_INIT } from '../../../../src/demo/lab/guest-init.js';
 import { moduleDepends, moduleLoadOrder } from '../../../../src/demo/lab/kernel-modules.js';
-import { labDomainXml } from '../../../../src/demo/lab/lab-domain.js';
+import { labDiskXml, labDomainXml } from '../../../../src/demo/lab/lab-domain.js';
 import { newcArchive } from '../../../../src/demo/lab/newc-archive.js';
 import { VmLabError } from '../../../../src/demo/lab/vm-lab-error.js';
 import { expectRejection, expectThrow } from '../../../support/expect-error.js';
@@ -144,6 +144,37 @@ describe('the VM lab', () => {
     expectThrow(
       () => labDomainXml({ ...base, filesystemOn: 'vda init=/bin/sh' }),
       (error: VmLabError) => error.code === 'VMLAB_DOMAIN_FAILED',
+    );
+  });
+
+  it("lays out Harvester's disks with no serial: virtio root, SATA cdrom, virtio-scsi controller, hotplugged SCSI disks left to attach-device", () => {
+    const disks = [
+      { file: '/w/vda.raw', target: 'vda', bus: 'virtio' },
+      { file: '/w/sda.raw', target: 'sda', bus: 'sata', device: 'cdrom' },
+      { file: '/w/sdb.raw', target: 'sdb', bus: 'scsi', hotplug: true },
+      { file: '/w/sdc.raw', target: 'sdc', bus: 'scsi', hotplug: true },
+    ] as const;
+    const xml = labDomainXml({
+      name: 'lab_vm',
+      vmlinuz: '/w/vmlinuz',
+      initramfs: '/w/initramfs.gz',
+      disks,
+      agent: 'on',
+      consoleLog: '/w/console.log',
+    });
+    assert.notInclude(xml, '<serial>');
+    assert.include(xml, "<target dev='vda' bus='virtio'/>");
+    assert.include(
+      xml,
+      "<disk type='file' device='cdrom'>\n      <driver name='qemu' type='raw'/>\n      <source file='/w/sda.raw'/>\n      <target dev='sda' bus='sata'/>\n      <readonly/>\n    </disk>",
+    );
+    // The controller is there for the disks hotplugged later; they are not in the domain yet.
+    assert.include(xml, "<controller type='scsi' index='0' model='virtio-scsi'/>");
+    assert.notInclude(xml, "dev='sdb'");
+    assert.notInclude(xml, "dev='sdc'");
+    assert.strictEqual(
+      labDiskXml(disks[2]),
+      "<disk type='file' device='disk'>\n  <driver name='qemu' type='raw' cache='none'/>\n  <source file='/w/sdb.raw'/>\n  <target dev='sdb' bus='scsi'/>\n</disk>\n",
     );
   });
 
