@@ -55,7 +55,7 @@ export function windowsResizeArgv(letter: string): string[] {
  * mount list; the last lettered partition of the disk when it has several) grown into the free
  * space after it by Resize-Partition, one step, none when less than 1 MB follows it. Refused: no
  * drive letter on the disk, a filesystem other than NTFS or ReFS, a recovery partition after the
- * drive (Windows 11 and Server 2022 put it there), any other partition after it, a partition
+ * drive (recent Windows Setup puts it there), any other partition after it, a partition
  * reaching past the disk. Designed on the agent's documented answers; the runner that executes
  * it through guest-exec is not built yet.
  */
