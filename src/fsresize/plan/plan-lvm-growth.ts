@@ -5,6 +5,7 @@ import type { LsblkDevice } from '../parse/parse-lsblk-json.js';
 import type { LvmLogicalVolume } from '../parse/parse-lvm-reports.js';
 import { formatBytePair } from './format-byte-pair.js';
 import { formatBytes } from './format-bytes.js';
+import { toolWithPackages } from './guest-tool-packages.js';
 
 /** The LV that takes the space, its size once grown, and the steps that grow the PV and it. */
 export interface LvmGrowth {
@@ -26,7 +27,9 @@ function wholeExtents(bytes: number, extentBytes: number): number {
  * a second run must still grow a filesystem whose LV grew in a run stopped midway, where
  * `lvextend -l +100%FREE` has nothing to take and fails. Refused: several LVs in the group
  * while there is space for them (listed, with the commands to choose one), no LV, a PV that
- * LVM does not report or is in no group, a PV that would shrink.
+ * LVM does not report or is in no group, a PV that would shrink, no lvm2 in the guest. pv_size
+ * is whole extents after pe_start (lvm2 2.03.16: a 512 MiB device with pe_start 1 MiB and 4 MiB
+ * extents reports 532676608 after pvresize), so the PV's target is computed the same way.
  */
 export function planLvmGrowth(
   layout: GuestLayout,
@@ -34,6 +37,14 @@ export function planLvmGrowth(
   deviceBytes: number,
 ): LvmGrowth {
   const lvm = layout.lvm;
+  if (lvm === null && !layout.tools.has('pvresize')) {
+    throw new GuestGrowthError(
+      'GUESTGROW_TOOLS_MISSING',
+      `${pv.name} is an LVM physical volume, and the guest lacks ${toolWithPackages('pvresize')}, ${toolWithPackages('lvextend')}`,
+      'install them in the guest (apt-get install lvm2; dnf install lvm2) and retry',
+      { device: pv.name, missing: ['pvresize', 'lvextend'] },
+    );
+  }
   const physical = lvm?.pvs.find((candidate) => candidate.name === pv.name);
   if (lvm === null || physical === undefined) {
     throw new GuestGrowthError(

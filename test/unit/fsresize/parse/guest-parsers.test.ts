@@ -126,7 +126,10 @@ const SFDISK_DOS = `{
 }
 `;
 
-/** lvm2 2.03.16 --reportformat json --units b --nosuffix: values as strings; lvs one row per segment. */
+/**
+ * lvm2 2.03.16 --reportformat json --units b --nosuffix: values as strings, a row per line (as
+ * pvs printed here for a loop device); lvs lists one row per segment when `devices` is asked for.
+ */
 const PVS = `  {
       "report": [
           {

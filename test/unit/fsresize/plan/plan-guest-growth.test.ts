@@ -439,6 +439,17 @@ const refuseRows: RefuseRow[] = [
       /apt-get install cloud-guest-utils e2fsprogs; dnf install cloud-utils-growpart e2fsprogs/,
   },
   {
+    name: 'LVM without lvm2 in the guest',
+    layout: guestLayout({
+      lsblk: unpartitioned('LVM2_member', null),
+      tools: ALL_TOOLS.filter((tool) => tool !== 'pvresize' && tool !== 'lvextend'),
+    }),
+    code: 'GUESTGROW_TOOLS_MISSING',
+    reason:
+      /LVM physical volume, and the guest lacks pvresize \(Debian: lvm2, RHEL: lvm2\), lvextend/,
+    remedy: /apt-get install lvm2/,
+  },
+  {
     name: 'several logical volumes could take the space: all listed',
     layout: guestLayout({
       lsblk: partitioned('gpt', [
