@@ -19,3 +19,18 @@ export type { GrowResult } from './model/inspection.js';
 export { abandonedCalls } from './devices/abandoned-calls.js';
 export type { CommandRunner } from './model/command-runner.js';
 export { MAX_TIMEOUT_MS, createExecFileRunner } from './run/exec-file-runner.js';
+export { planGuestGrowth, type GuestGrowthTarget } from './plan/plan-guest-growth.js';
+export {
+  planWindowsGrowth,
+  type WindowsGrowthTarget,
+  type WindowsLayout,
+} from './plan/plan-windows-growth.js';
+export { renderGuestCommands } from './plan/render-guest-commands.js';
+export type { GuestGrowthPlan, GuestStep, StepCheck } from './model/guest-growth-plan.js';
+export type { GuestFilesystemSize, GuestLayout } from './model/guest-layout.js';
+export { GuestGrowthError, GuestGrowthErrorCode } from './model/guest-growth-error.js';
+export { parseLsblkJson } from './parse/parse-lsblk-json.js';
+export { parseSfdiskJson } from './parse/parse-sfdisk-json.js';
+export { parseLvmReports } from './parse/parse-lvm-reports.js';
+export { parseGuestFsinfo } from './parse/parse-guest-fsinfo.js';
+export { parseWindowsDisks, parseWindowsPartitions } from './parse/parse-windows-storage.js';

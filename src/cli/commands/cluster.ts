@@ -29,7 +29,7 @@ import {
 import { defaultCacheDir } from '../cache-dir.js';
 import { lastErrorLine } from '../last-error-line.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
-import { shellQuote } from '../shell-quote.js';
+import { shellQuote } from '../../shell/index.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const READY = 'ready';

@@ -2,6 +2,7 @@ import { withArticle } from '../../errors/index.js';
 import { beyond32Bits } from './beyond-32-bits.js';
 import { bigallocOffline } from './bigalloc-offline.js';
 import { formatBytePair } from './format-byte-pair.js';
+import { growCommand } from './grow-command.js';
 import { growTargetBytes } from './grow-target-bytes.js';
 import {
   isSupportedFilesystem,
@@ -222,7 +223,7 @@ function toolPlan(
     case 'ext2':
     case 'ext3':
     case 'ext4':
-      return extPlan(inspection, growth, targetBytes, options);
+      return extPlan(inspection, filesystem, growth, targetBytes, options);
     case 'xfs':
       return xfsPlan(inspection, growth);
     case 'btrfs':
@@ -237,6 +238,7 @@ function toolPlan(
  */
 function extPlan(
   inspection: Inspection,
+  filesystem: 'ext2' | 'ext3' | 'ext4',
   growth: string,
   targetBytes: number,
   options: PlanOptions,
@@ -246,8 +248,7 @@ function extPlan(
     return (
       beyond32Bits(inspection, targetBytes) ?? {
         kind: 'grow',
-        tool: 'resize2fs',
-        args: [devicePath],
+        ...growCommand(filesystem, devicePath),
         reason: `grow ${growth} online (mounted at ${mountPoint})`,
       }
     );
@@ -260,15 +261,13 @@ function extPlan(
   if (inspection.extCheckNeeded !== true) {
     return {
       kind: 'grow',
-      tool: 'resize2fs',
-      args: [devicePath],
+      ...growCommand(filesystem, devicePath),
       reason: `grow ${growth} offline`,
     };
   }
   return {
     kind: 'grow',
-    tool: 'resize2fs',
-    args: [devicePath],
+    ...growCommand(filesystem, devicePath),
     reason: `check and grow ${growth} offline`,
     precheck: { tool: 'e2fsck', args: ['-f', '-p', devicePath] },
   };
@@ -294,8 +293,7 @@ function xfsPlan(inspection: Inspection, growth: string): GrowPlan {
   }
   return {
     kind: 'grow',
-    tool: 'xfs_growfs',
-    args: ['-d', mountPoint],
+    ...growCommand('xfs', inspection.devicePath, mountPoint),
     reason: `grow ${growth} online (mounted at ${mountPoint})`,
   };
 }
@@ -309,15 +307,9 @@ function btrfsPlan(inspection: Inspection, growth: string): GrowPlan {
       `btrfs on ${device} is not mounted; btrfs only grows while mounted — mount it and retry; ${NAMESPACE_HINT}`,
     );
   }
-  // `max` alone means devid 1, which a single-device btrfs may not have (its first device was replaced or removed).
-  const target =
-    inspection.btrfs && (inspection.btrfs.devices > 1 || inspection.btrfs.devid !== 1)
-      ? `${inspection.btrfs.devid}:max`
-      : 'max';
   return {
     kind: 'grow',
-    tool: 'btrfs',
-    args: ['filesystem', 'resize', target, mountPoint],
+    ...growCommand('btrfs', inspection.devicePath, mountPoint, inspection.btrfs),
     reason: `grow ${growth} online (mounted at ${mountPoint})`,
   };
 }

@@ -5,6 +5,7 @@ import { ControlPlaneErrorCode } from '../../../src/controlplane/control-plane-e
 import { DemoErrorCode } from '../../../src/demo/demo-error.js';
 import { FlexVolumeFailureCode } from '../../../src/flexvolume/flexvolume-driver.js';
 import { FsResizeErrorCode } from '../../../src/fsresize/model/fsresize-error.js';
+import { GuestGrowthErrorCode } from '../../../src/fsresize/model/guest-growth-error.js';
 import { CsiErrorCode } from '../../../src/guest-csi-bridge/errors/csi-error.js';
 import { KubeErrorCode } from '../../../src/kube/index.js';
 import { SettingInvalidCode } from '../../../src/settings/setting-invalid-error.js';
@@ -22,6 +23,7 @@ const CODE_OBJECTS: Record<string, Record<string, string>> = {
   WEBHOOK_: WebhookErrorCode,
   KUBE_: KubeErrorCode,
   FSRESIZE_: FsResizeErrorCode,
+  GUESTGROW_: GuestGrowthErrorCode,
   FLEXVOLUME_: FlexVolumeFailureCode,
   SETTING_: SettingInvalidCode,
   CHECK_: CheckErrorCode,

@@ -22,6 +22,7 @@ import {
   launcher,
   volume,
 } from '../../../support/vmwatcher/expansion-fixtures.js';
+import { windowsFsinfo } from '../../../support/vmwatcher/windows-fsinfo.js';
 
 const GI = 1024n ** 3n;
 
@@ -61,50 +62,6 @@ function vmi(
       ...(options.osInfo ? { guestOSInfo: options.osInfo } : {}),
     },
   };
-}
-
-/** guest-get-fsinfo as qemu-ga on Windows answers it: C: on a SCSI disk, with its serial when the VM set one. */
-function windowsFsinfo(serial: string | undefined, totalBytes: bigint): string {
-  return JSON.stringify({
-    return: [
-      {
-        name: '\\\\?\\Volume{4c1b02c1-d990-11dc-99ae-806e6f6e6963}\\',
-        mountpoint: 'C:\\',
-        type: 'NTFS',
-        'used-bytes': 16045101056,
-        'total-bytes': Number(totalBytes),
-        disk: [
-          {
-            'pci-controller': { domain: 0, bus: 2, slot: 1, function: 0 },
-            'bus-type': 'scsi',
-            bus: 0,
-            target: 0,
-            unit: 0,
-            ...(serial ? { serial } : {}),
-            dev: '\\\\.\\PhysicalDrive0',
-          },
-        ],
-      },
-      {
-        name: '\\\\?\\Volume{4c1b02c0-d990-11dc-99ae-806e6f6e6963}\\',
-        mountpoint: '',
-        type: 'NTFS',
-        'used-bytes': 33554432,
-        'total-bytes': 52424704,
-        disk: [
-          {
-            'pci-controller': { domain: 0, bus: 2, slot: 1, function: 0 },
-            'bus-type': 'scsi',
-            bus: 0,
-            target: 0,
-            unit: 0,
-            ...(serial ? { serial } : {}),
-            dev: '\\\\.\\PhysicalDrive0',
-          },
-        ],
-      },
-    ],
-  });
 }
 
 /** virsh dumpxml of the Windows VM: its disk sda at `unit` on a virtio-scsi controller at PCI 0000:02:01.0. */

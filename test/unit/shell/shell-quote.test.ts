@@ -2,7 +2,7 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { shellQuote } from '../../../src/cli/shell-quote.js';
+import { shellQuote } from '../../../src/shell/index.js';
 
 it('a plain path stays as it is; one with spaces, quotes, $ or globs is one shell word, read back unchanged by sh', async () => {
   assert.strictEqual(shellQuote('/tmp/voe/kubeconfig'), '/tmp/voe/kubeconfig');

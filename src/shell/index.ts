@@ -1,0 +1,1 @@
+export { shellQuote } from './shell-quote.js';
