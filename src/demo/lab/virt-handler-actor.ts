@@ -19,8 +19,8 @@ function storageOf(record: Record<string, unknown> | undefined): bigint | undefi
 }
 
 /**
- * The lab's virt-handler and virt-launcher (a test actor; kubevirt.md "Where the resize
- * happens"): waits until the VMI, read through the API server, shows the claim's new size in its
+ * The lab's virt-handler and virt-launcher (a test actor; docs/tracker.md "Upstream
+ * facts"): waits until the VMI, read through the API server, shows the claim's new size in its
  * persistentVolumeClaimInfo (capacity and requests at least `size`), then grows the disk's backing
  * file to what KubeVirt computes (the device's size in Block mode; floor_1MiB((1 - overhead) x
  * size) for a Filesystem disk.img) and runs `virsh blockresize` on the domain, as

@@ -6,7 +6,7 @@ import { parseAgentReturn } from './virsh-output.js';
 import type { VirshHost, VirshTransport } from './virsh-transport.js';
 import type { DiskIdentity } from './vmi-disk.js';
 
-/** One guest filesystem as KubeVirt's `filesystemlist` subresource lists it (kubevirt.md "Guest agent subresources"). */
+/** One guest filesystem as KubeVirt's `filesystemlist` subresource lists it (docs/tracker.md "Upstream facts"). */
 export interface GuestFilesystem {
   diskName: string | undefined;
   mountPoint: string | undefined;
