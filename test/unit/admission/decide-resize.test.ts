@@ -1470,64 +1470,80 @@ describe('a provisioner annotation that disagrees with the StorageClass or the s
       annotations: { ...claim.metadata?.annotations, [BETA]: provisioner },
     },
   });
-  it('naming a validated driver in the resize itself does not get an NFS volume past the Setting', () => {
-    const snapshot = nfs('{"topolvm.io":true}');
-    const decision = decideResize(
-      { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') },
-      resolveAdmissionOptions(),
-    );
-    assert.isFalse(decision.allowed);
-    assert.strictEqual(decision.decision, 'provisioner-not-validated');
-    assert.match(
-      decision.message,
-      /^PVC_EXPAND: pvc default\/vm1-disk-0-kq8zt is not online expandable with its provider\. Provisioner nfs\.csi\.k8s\.io is not validated .* \(PVC default\/vm1-disk-0-kq8zt names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass or by the PVC before this update; a growth is judged against each\)/,
-    );
-  });
-  it('nor does naming it in an update before the resize (the stored PVC names it too): the StorageClass still speaks', () => {
-    const snapshot = nfs('{"topolvm.io":true}');
-    const decision = decideResize(
-      {
-        ...snapshot,
-        oldPvc: annotate(snapshot.oldPvc!, 'topolvm.io'),
-        pvc: annotate(snapshot.pvc, 'topolvm.io'),
+  const provisionerFinding = (decision: ReturnType<typeof decideResize>): string =>
+    decision.findings.find((f) => f.check === 'provisioner')?.message ?? '';
+  const cases: Array<{
+    title: string;
+    snapshot: () => ResizeSnapshot;
+    decision: string;
+    message?: RegExp;
+    finding?: RegExp;
+  }> = [
+    {
+      title:
+        'naming a validated driver in the resize itself does not get an NFS volume past the Setting',
+      snapshot: () => {
+        const snapshot = nfs('{"topolvm.io":true}');
+        return { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') };
       },
-      resolveAdmissionOptions(),
-    );
-    assert.strictEqual(decision.decision, 'provisioner-not-validated');
-    assert.match(decision.message, /Provisioner nfs\.csi\.k8s\.io is not validated/);
-  });
-  it('an encrypted Longhorn v2 volume renamed to another driver still meets the Longhorn checks', () => {
-    const snapshot = longhornV2({ version: 'v1.10.1', encrypted: true });
-    const decision = decideResize(
-      {
-        ...snapshot,
-        expandSetting: parsed('{"topolvm.io":true}'),
-        pvc: annotate(snapshot.pvc, 'topolvm.io'),
+      decision: 'provisioner-not-validated',
+      message:
+        /^PVC_EXPAND: pvc default\/vm1-disk-0-kq8zt is not online expandable with its provider\. Provisioner nfs\.csi\.k8s\.io is not validated .* \(PVC default\/vm1-disk-0-kq8zt names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass or by the PVC before this update; a growth is judged against each\)/,
+    },
+    {
+      title:
+        'nor does naming it in an update before the resize (the stored PVC names it too): the StorageClass still speaks',
+      snapshot: () => {
+        const snapshot = nfs('{"topolvm.io":true}');
+        return {
+          ...snapshot,
+          oldPvc: annotate(snapshot.oldPvc!, 'topolvm.io'),
+          pvc: annotate(snapshot.pvc, 'topolvm.io'),
+        };
       },
-      resolveAdmissionOptions(),
-    );
-    assert.strictEqual(decision.decision, 'longhorn-v2-encrypted', decision.message);
-  });
-  it('when every provisioner named is validated the growth is allowed, and the finding names them all', () => {
-    const snapshot = nfs('{"topolvm.io":true,"nfs.csi.k8s.io":true}');
-    const decision = decideResize(
-      { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') },
-      resolveAdmissionOptions(),
-    );
-    assert.isTrue(decision.allowed, decision.message);
-    assert.match(
-      decision.findings.find((f) => f.check === 'provisioner')?.message ?? '',
-      /^Provisioner topolvm\.io and nfs\.csi\.k8s\.io are validated/,
-    );
-  });
-  it('agreeing ones are judged once, as Harvester does', () => {
-    assert.strictEqual(
-      decideResize(nfs('{"nfs.csi.k8s.io":true}'), resolveAdmissionOptions()).findings.find(
-        (f) => f.check === 'provisioner',
-      )?.message,
-      'Provisioner nfs.csi.k8s.io is validated in Setting csi-online-expand-validation.',
-    );
-  });
+      decision: 'provisioner-not-validated',
+      message: /Provisioner nfs\.csi\.k8s\.io is not validated/,
+    },
+    {
+      title:
+        'an encrypted Longhorn v2 volume renamed to another driver still meets the Longhorn checks',
+      snapshot: () => {
+        const snapshot = longhornV2({ version: 'v1.10.1', encrypted: true });
+        return {
+          ...snapshot,
+          expandSetting: parsed('{"topolvm.io":true}'),
+          pvc: annotate(snapshot.pvc, 'topolvm.io'),
+        };
+      },
+      decision: 'longhorn-v2-encrypted',
+    },
+    {
+      title:
+        'when every provisioner named is validated the growth is allowed, and the finding names them all',
+      snapshot: () => {
+        const snapshot = nfs('{"topolvm.io":true,"nfs.csi.k8s.io":true}');
+        return { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') };
+      },
+      decision: 'allowed',
+      finding: /^Provisioner topolvm\.io and nfs\.csi\.k8s\.io are validated/,
+    },
+    {
+      title: 'agreeing ones are judged once, as Harvester does',
+      snapshot: () => nfs('{"nfs.csi.k8s.io":true}'),
+      decision: 'allowed',
+      finding:
+        /^Provisioner nfs\.csi\.k8s\.io is validated in Setting csi-online-expand-validation\.$/,
+    },
+  ];
+  for (const { title, snapshot, decision: expected, message, finding } of cases) {
+    it(title, () => {
+      const decision = decideResize(snapshot(), resolveAdmissionOptions());
+      assert.strictEqual(decision.decision, expected, decision.message);
+      assert.strictEqual(decision.allowed, expected.startsWith('allowed'), decision.message);
+      if (message) assert.match(decision.message, message);
+      if (finding) assert.match(provisionerFinding(decision), finding);
+    });
+  }
 });
 
 describe('storageGrows', () => {
