@@ -1203,40 +1203,57 @@ describe('decideResize', () => {
     });
   }
 
-  it('writes whole sentences: Harvester first, then why and what to do', () => {
-    const options = resolveAdmissionOptions();
-    assert.strictEqual(
-      decideResize({ ...base(), kubeVirt: kubeVirt({ gates: [] }) }, options).message,
-      'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ExpandDisks is not listed in featureGates of KubeVirt ' +
-        'harvester-system/kubevirt: add ExpandDisks to spec.configuration.developerConfiguration.featureGates (and remove it ' +
-        'from disabledFeatureGates), or stop VM default/vm1 and expand offline.',
-    );
-    assert.strictEqual(
-      decideResize(nfs(), options).message,
-      `${HARVESTER_PROVIDER}. Provisioner nfs.csi.k8s.io is not validated for online expansion in Setting ` +
-        'csi-online-expand-validation. If the driver supports online expansion, add "nfs.csi.k8s.io":true to the Setting\'s value, ' +
-        'or stop VM default/vm1 and expand offline.',
-    );
-  });
-
-  it('says why the Longhorn version is unknown when Longhorn objects are not read', () => {
-    assert.strictEqual(
-      decideResize(notRead(longhornV2()), resolveAdmissionOptions()).message,
-      `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (StorageClass parameter dataEngine): Longhorn grows those from v1.10.0 on, ` +
-        'and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while the cluster does not ' +
-        'serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on (and the Longhorn Role of ' +
-        'manifests/webhook-rbac.yaml) to read Setting longhorn-system/current-longhorn-version, or, if Longhorn is v1.10.0 or later, with ' +
-        '--longhorn-v2-expansion allow (no version or frontend check); or use a v1 data engine StorageClass.',
-    );
-    assert.strictEqual(
-      decideResize(
-        longhornV2(),
-        resolveAdmissionOptions({ longhornNamespace: 'lh', longhornVersionSetting: 'v' }),
-      ).message,
-      `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (Volume CR): Longhorn grows those from v1.10.0 on, ` +
-        'and the Longhorn version is unknown (Setting lh/v not found). If this Longhorn build grows v2 volumes (v1.10.0 or later), ' +
-        'run voe with --longhorn-v2-expansion allow; or use a v1 data engine StorageClass.',
-    );
+  describe('writes whole sentences: Harvester first, then why and what to do', () => {
+    const cases: Array<{
+      title: string;
+      snapshot: () => ResizeSnapshot;
+      options?: Parameters<typeof resolveAdmissionOptions>[0];
+      message: string;
+    }> = [
+      {
+        title: 'ExpandDisks missing',
+        snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [] }) }),
+        message:
+          'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ExpandDisks is not listed in featureGates of KubeVirt ' +
+          'harvester-system/kubevirt: add ExpandDisks to spec.configuration.developerConfiguration.featureGates (and remove it ' +
+          'from disabledFeatureGates), or stop VM default/vm1 and expand offline.',
+      },
+      {
+        title: 'a provisioner the Setting does not validate',
+        snapshot: () => nfs(),
+        message:
+          `${HARVESTER_PROVIDER}. Provisioner nfs.csi.k8s.io is not validated for online expansion in Setting ` +
+          'csi-online-expand-validation. If the driver supports online expansion, add "nfs.csi.k8s.io":true to the Setting\'s value, ' +
+          'or stop VM default/vm1 and expand offline.',
+      },
+      {
+        title: 'the Longhorn version unknown because Longhorn objects are not read',
+        snapshot: () => notRead(longhornV2()),
+        message:
+          `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (StorageClass parameter dataEngine): Longhorn grows those from v1.10.0 on, ` +
+          'and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while the cluster does not ' +
+          'serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on (and the Longhorn Role of ' +
+          'manifests/webhook-rbac.yaml) to read Setting longhorn-system/current-longhorn-version, or, if Longhorn is v1.10.0 or later, with ' +
+          '--longhorn-v2-expansion allow (no version or frontend check); or use a v1 data engine StorageClass.',
+      },
+      {
+        title: 'the Longhorn version unknown because its Setting is not found',
+        snapshot: () => longhornV2(),
+        options: { longhornNamespace: 'lh', longhornVersionSetting: 'v' },
+        message:
+          `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (Volume CR): Longhorn grows those from v1.10.0 on, ` +
+          'and the Longhorn version is unknown (Setting lh/v not found). If this Longhorn build grows v2 volumes (v1.10.0 or later), ' +
+          'run voe with --longhorn-v2-expansion allow; or use a v1 data engine StorageClass.',
+      },
+    ];
+    for (const { title, snapshot, options, message } of cases) {
+      it(title, () => {
+        assert.strictEqual(
+          decideResize(snapshot(), resolveAdmissionOptions(options)).message,
+          message,
+        );
+      });
+    }
   });
 
   it('advises an upgrade only for a Longhorn release older than v1.10.0, and says why other versions cannot be compared', () => {
