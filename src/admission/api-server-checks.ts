@@ -130,8 +130,8 @@ function limitRangeRefusal(
 }
 
 /**
- * The checks Kubernetes applies to a PVC update before the webhooks (reference
- * kubernetes-expansion.md §6), the first that refuses decides: validation (a size above zero; the
+ * The checks Kubernetes applies to a PVC update before the webhooks (docs/admission.md
+ * "Upstream facts"), the first that refuses decides: validation (a size above zero; the
  * spec of an unbound claim is immutable; never down to status.capacity or below it, a missing
  * capacity counting as zero; a smaller request above it only to recover from a failed
  * expansion), then the LimitRanger admission plugin (a LimitRange's min and max storage per

@@ -5,7 +5,7 @@ import { Decision } from './decision.js';
 
 /**
  * Step 2: ExpandDisks effectively on (expandDisksState). A KubeVirt CR that is not there is an
- * internal error, as Harvester denies a failed cache read (reference/harvester.md): no
+ * internal error, as Harvester denies a failed cache read (docs/admission.md "Upstream facts"): no
  * PVC_EXPAND prefix, so its caller retries.
  */
 export function expandDisksRule({ snapshot, options, stopAdvice }: ResizeCase): RuleJudgement {

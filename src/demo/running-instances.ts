@@ -1,5 +1,5 @@
 /**
- * What KubeVirt adds to the scenario for each running VM (kubevirt.md "Pods"): its VMI, with a
+ * What KubeVirt adds to the scenario for each running VM (docs/tracker.md "Upstream facts"): its VMI, with a
  * volumeStatus entry per volume as virt-handler writes it, the virt-launcher pod that
  * virt-controller creates (the VMI lists it in status.activePods), and for vm4 the hotplug
  * attachment pod that holds its hotplugged volumes. The tracker finds each volume's pod there.

@@ -40,7 +40,7 @@ function parseStatusBody(
 
 /**
  * Extracts {code, reason, message} from anything a Kubernetes call can throw: client-node's
- * `ApiException` (whose `body` is the raw response text, ecosystem.md), our own request errors
+ * `ApiException` (whose `body` is the raw response text, docs/kube.md), our own request errors
  * (which carry the same fields), a watch `ERROR` Status object, or a plain Error (code 0).
  * Returns undefined for non-objects.
  */

@@ -27,7 +27,7 @@ interface Prepared {
  * Authentication and TLS come from client-node's `KubeConfig.applyToHTTPSOptions` (client
  * certificates, tokens, exec/OIDC plugins). Its per-call https.Agent is dropped so requests share
  * Node's keep-alive global agent (client-node 1.x opens a new agent per request: fd churn,
- * ecosystem.md); idle pooled sockets are unref'd and do not keep a process alive.
+ * docs/kube.md); idle pooled sockets are unref'd and do not keep a process alive.
  * Not supported: kubeconfig `proxy-url`.
  */
 async function prepare(

@@ -85,7 +85,7 @@ function parseTime(value: string | undefined): number | undefined {
 
 /**
  * The phase of one VolumeExpansion, derived level-based from what the other actors wrote
- * (reference/kubernetes-expansion.md, reference/kubevirt.md; docs/tracker.md "Phases"): the
+ * (docs/tracker.md "Phases" and "Upstream facts"): the
  * PVC's request against the size the object follows (a larger one supersedes it, a smaller one
  * rolls it back), the PVC's resize status in both spellings and its conditions, the PV's
  * capacity, the pods that hold the volume, the VMI's copy of the PVC's size, ExpandDisks, then

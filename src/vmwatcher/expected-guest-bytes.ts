@@ -1,6 +1,6 @@
 const MIB = 1024n * 1024n;
 
-/** CDI's default filesystem overhead, which KubeVirt uses when it finds no single CDI CR (kubevirt.md). */
+/** CDI's default filesystem overhead, which KubeVirt uses when it finds no single CDI CR (docs/tracker.md "Upstream facts"). */
 export const DEFAULT_FILESYSTEM_OVERHEAD = '0.055';
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;

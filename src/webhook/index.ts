@@ -1,4 +1,5 @@
 export { admissionWiring } from './admission-wiring.js';
+export { chooseServingSetup, type ServingChoice } from './choose-serving-setup.js';
 export { deleteValidatingWebhookConfiguration } from './registration/webhook-registration.js';
 export { removeRegistrationIfNamespaceEnds } from './registration/remove-registration-if-namespace-ends.js';
 export {
@@ -7,5 +8,6 @@ export {
   type ServeWebhookOptions,
   type ServingWebhook,
 } from './serve-webhook.js';
+export type { ServingSetup } from './serving-setup.js';
 export { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
 export { WebhookError } from './webhook-error.js';

@@ -2,7 +2,7 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectRejection } from '../support/expect-error.js';
 import { onCleanup } from '../support/cleanup.js';
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +16,13 @@ import { controlPlaneTestEnv } from '../support/use-control-plane.js';
 
 const run = promisify(execFile);
 const voe = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** Why waiting on a `voe cluster run` is pointless: it exited. */
+function ended(child: ChildProcess): string | undefined {
+  return child.exitCode === null && child.signalCode === null
+    ? undefined
+    : `voe cluster run exited (${child.exitCode ?? child.signalCode})`;
+}
 
 /** Running: it exists and is not a zombie (a killed child whose new parent has not reaped it yet). */
 function alive(pid: number): boolean {
@@ -110,14 +117,15 @@ it('voe cluster start on a directory whose control plane is still starting is re
     );
   // Starting: it holds the lock, and writes its pid file only once the control plane is ready.
   // A deadline, not a count of polls: a loaded machine may take seconds just to start node and voe.
-  const lockDeadline = Date.now() + 60_000;
-  while (!(await exists('voe-cluster.lock'))) {
-    assert.ok(
-      Date.now() < lockDeadline && foreground.exitCode === null,
-      'the foreground run takes the lock',
-    );
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(
+    () => exists('voe-cluster.lock'),
+    60_000,
+    'the foreground run to take the lock',
+    {
+      intervalMs: 20,
+      giveUp: () => ended(foreground),
+    },
+  );
   assert.isFalse(await exists('voe-cluster.pid'), 'still starting');
   await expectRejection(
     run(process.execPath, [voe, 'cluster', 'start', '--dir', dir], { env: controlPlaneTestEnv() }),
@@ -133,10 +141,9 @@ it('voe cluster start on a directory whose control plane is still starting is re
     await exists('voe-cluster.log'),
     'no second supervisor was started in the background',
   );
-  for (let i = 0; !(await exists('voe-cluster.pid')); i++) {
-    assert.ok(i < 900 && foreground.exitCode === null, 'the first one still becomes ready');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(() => exists('voe-cluster.pid'), 90_000, 'the first one to become ready', {
+    giveUp: () => ended(foreground),
+  });
   const kc = new KubeConfig();
   kc.loadFromFile(join(dir, 'kubeconfig'));
   assert.ok((await kc.makeApiClient(CoreV1Api).listNamespace()).items.length > 0);
@@ -186,10 +193,12 @@ async function readyForegroundRun() {
     await run(process.execPath, [voe, 'cluster', 'stop', '--dir', dir]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
-  for (let i = 0; !(await readFile(join(dir, 'ready'), 'utf8').catch(() => '')); i++) {
-    assert.ok(i < 900 && foreground.exitCode === null, 'it becomes ready');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(
+    async () => (await readFile(join(dir, 'ready'), 'utf8').catch(() => '')) !== '',
+    90_000,
+    'it to become ready',
+    { giveUp: () => ended(foreground) },
+  );
   const children = await Promise.all(
     ['etcd.pid', 'kube-apiserver.pid'].map(async (f) =>
       Number.parseInt(await readFile(join(dir, f), 'utf8'), 10),
@@ -207,10 +216,10 @@ it('voe cluster run: a second SIGINT while it stops kills what is left at once (
     );
   foreground.kill('SIGINT');
   // The graceful stop begins by removing the ready file: the second SIGINT comes while it stops.
-  for (let i = 0; await exists('ready'); i++) {
-    assert.ok(i < 3000 && foreground.exitCode === null, 'it starts stopping');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(async () => !(await exists('ready')), 30_000, 'it to start stopping', {
+    intervalMs: 10,
+    giveUp: () => ended(foreground),
+  });
   foreground.kill('SIGINT');
   assert.deepStrictEqual(await exited, { code: 130, signal: null });
   assert.isTrue(

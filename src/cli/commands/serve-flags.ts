@@ -1,10 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { AdmissionOptions } from '../../admission/index.js';
-import {
-  DEV_CONFIGURATION_NAME,
-  WebhookError,
-  type ServeWebhookOptions,
-} from '../../webhook/index.js';
+import { DEV_CONFIGURATION_NAME, WebhookError, type ServingChoice } from '../../webhook/index.js';
 import { admissionOptionsFromFlags, type AdmissionFlags } from '../admission-flags.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
 
@@ -116,11 +112,8 @@ export function addServeFlags(command: Command): Command {
     );
 }
 
-/** What serveWebhook is given from the flags (the rest is the wiring's). */
-export type WebhookFlagOptions = Omit<
-  ServeWebhookOptions<unknown>,
-  'kubeConfig' | 'logger' | 'signal' | 'startCaches' | 'createValidators'
->;
+/** Where the webhook listens, and the flags its ServingSetup is chosen from (chooseServingSetup). */
+export type WebhookFlagOptions = ServingChoice & { host: string; port: number };
 
 /** What voe serve does, read from its flags. */
 export interface ServePlan {

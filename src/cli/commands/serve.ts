@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadKubeConfig } from '../../kube/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
-import { admissionWiring } from '../../webhook/index.js';
+import { admissionWiring, chooseServingSetup } from '../../webhook/index.js';
 import { addAdmissionFlags } from '../admission-flags.js';
 import { watchStopRequests, type StopRequests } from '../stop-requests.js';
 import { describeStop } from './describe-stop.js';
@@ -46,9 +46,14 @@ async function serve(
   const plan = servePlan(flags);
   const kubeConfig = loadKubeConfig(flags.kubeconfig);
   const wiring = admissionWiring({ options: plan.admission, longhorn: plan.longhorn });
+  // In cluster the given certificate files and nothing more; --dev's certificate and registration otherwise.
+  const { host, port, ...choice } = plan.webhook;
+  const setup = chooseServingSetup(choice);
   const serving = await startServing(
     {
-      ...plan.webhook,
+      host,
+      port,
+      setup,
       kubeConfig,
       logger,
       signal: stops.signal,

@@ -24,8 +24,8 @@ function storageOf(record: Record<string, unknown> | undefined): bigint | undefi
 }
 
 /**
- * The lab's virt-handler and virt-launcher (a test actor; kubevirt.md "Where the resize
- * happens"): waits until the VMI, read through the API server, shows a capacity of at least
+ * The lab's virt-handler and virt-launcher (a test actor; docs/tracker.md "Upstream
+ * facts"): waits until the VMI, read through the API server, shows a capacity of at least
  * `size` for the claim in its persistentVolumeClaimInfo (virt-handler hands that capacity to
  * virt-launcher's domain sync), then sizes the disk as KubeVirt v1.8
  * pkg/virt-launcher/virtwrap/manager.go does and runs `virsh blockresize` (LibvirtDomainManager's

@@ -5,7 +5,7 @@ export const ROOT_LAUNCHER_URI = 'qemu:///system';
 /** virt-launcher's libvirt for non-root launchers, KubeVirt's default and Harvester's: the virtqemud socket. */
 export const NON_ROOT_LAUNCHER_URI = 'qemu+unix:///session?socket=/var/run/libvirt/virtqemud-sock';
 
-/** The virt-launcher container where libvirt runs the domain (kubevirt.md "Pods"). */
+/** The virt-launcher container where libvirt runs the domain (docs/tracker.md "Upstream facts"). */
 export const COMPUTE_CONTAINER = 'compute';
 
 function runAsUserOf(context: unknown): number | undefined {

@@ -66,7 +66,7 @@ export function claimRef(pvc: PersistentVolumeClaim): ClaimRef {
 /**
  * Kubernetes' layer: the VolumeExpansion's own spec, the user's request against the size it
  * follows (larger supersedes, smaller rolls back), then external-resizer and kubelet while the
- * PVC's status.capacity is below the size (reference/kubernetes-expansion.md). Hands the claim's
+ * PVC's status.capacity is below the size (docs/tracker.md "Upstream facts"). Hands the claim's
  * sizes on once the capacity reached the size. Pure.
  */
 export function kubernetesFinding(input: KubernetesInput): LayerFinding<KubernetesHandover> {

@@ -53,7 +53,7 @@ export interface KubeVirtHandover {
 }
 
 /**
- * KubeVirt's layer once the PVC grew (reference/kubevirt.md): the VM runs, virt-controller copied
+ * KubeVirt's layer once the PVC grew (docs/tracker.md "Upstream facts"): the VM runs, virt-controller copied
  * the PVC's size into the VMI (both capacity and requests; capacity only before v0.50), and
  * ExpandDisks is on (expandDisksState) so that virt-handler and virt-launcher grow the disk.
  * Hands on the size KubeVirt aims the disk at. Pure.

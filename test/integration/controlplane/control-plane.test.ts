@@ -2,6 +2,7 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { expectRejection } from '../../support/expect-error.js';
 import { onCleanup } from '../../support/cleanup.js';
+import { eventually } from '../../support/eventually.js';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
@@ -284,17 +285,28 @@ describe('the control plane', () => {
     });
     // The API server picks up new webhook configurations asynchronously: retry until refused.
     let refusal: { code?: number; body?: string } | undefined;
-    for (let i = 0; i < 100 && !refusal; i++) {
-      try {
-        await core.createNamespacedConfigMap({
-          namespace: 'default',
-          body: { metadata: { name: `denied-${i}`, labels: { 'voe-test': 'true', deny: 'true' } } },
-        });
-        await new Promise((r) => setTimeout(r, 100));
-      } catch (error) {
-        refusal = error as { code?: number; body?: string };
-      }
-    }
+    let attempt = 0;
+    await eventually(
+      async () => {
+        try {
+          await core.createNamespacedConfigMap({
+            namespace: 'default',
+            body: {
+              metadata: {
+                name: `denied-${attempt++}`,
+                labels: { 'voe-test': 'true', deny: 'true' },
+              },
+            },
+          });
+          return false;
+        } catch (error) {
+          refusal = error as { code?: number; body?: string };
+          return true;
+        }
+      },
+      30_000,
+      'the webhook to refuse a marked ConfigMap',
+    );
     assert.ok(refusal, 'the webhook refused the marked ConfigMap');
     assert.strictEqual(refusal.code, 422);
     assert.match(String(refusal.body), /TEST: denied by the local webhook/);

@@ -41,10 +41,11 @@ async function startFixture(mode: 'wait' | 'crash', tmp?: string) {
   child.stdout.on('data', (c: Buffer) => {
     out += c.toString();
   });
-  while (!out.includes('\n')) {
-    if (child.exitCode !== null) break;
-    await sleep(50);
-  }
+  await eventually(() => out.includes('\n'), 60_000, 'the fixture to print its pids', {
+    intervalMs: 50,
+    giveUp: () =>
+      child.exitCode === null ? undefined : `the fixture exited, printing ${JSON.stringify(out)}`,
+  });
   const line = out.split('\n')[0] ?? '';
   assert.ok(line.startsWith('{'), `fixture printed its pids (got ${JSON.stringify(out)})`);
   return { child, pids: JSON.parse(line) as { etcd: number; apiServer: number; dir: string } };

@@ -18,6 +18,7 @@ import {
   vm,
 } from '../../support/webhook/admission-objects.js';
 import { runVoe } from '../../support/run-voe.js';
+import { eventually } from '../../support/eventually.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 
 const cp = await useControlPlane();
@@ -259,17 +260,20 @@ describe('the survey of voe demo --kubeconfig', () => {
       },
     });
     // RBAC's informers pick up the new bindings: wait until the user may list q's quotas.
-    for (let i = 0; i < 50; i++) {
-      const rows = await runVoe(['demo', '--kubeconfig', path, '--grow-by', '10Gi', '--json']);
-      if (
-        rows.code === 0 &&
-        (JSON.parse(rows.stdout) as SurveyRow[]).some(
-          (row) => row.decision === 'api-quota-exceeded',
-        )
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await eventually(
+      async () => {
+        const rows = await runVoe(['demo', '--kubeconfig', path, '--grow-by', '10Gi', '--json']);
+        return (
+          rows.code === 0 &&
+          (JSON.parse(rows.stdout) as SurveyRow[]).some(
+            (row) => row.decision === 'api-quota-exceeded',
+          )
+        );
+      },
+      120_000,
+      "the surveyor's reading of q's quotas",
+      { intervalMs: 200 },
+    );
 
     const rows = await survey('10Gi', path);
     const q = rows.get('q/qd');

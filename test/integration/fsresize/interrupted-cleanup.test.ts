@@ -1,5 +1,6 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
+import { eventually } from '../../support/eventually.js';
 import { expectRejection } from '../../support/expect-error.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,8 +19,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
     });
-    while (!out.includes('\n') && child.exitCode === null)
-      await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => out.includes('\n'), 60_000, 'the fixture to print its loop device', {
+      intervalMs: 50,
+      giveUp: () => (child.exitCode === null ? undefined : 'the fixture exited'),
+    });
     const held = JSON.parse(out.split('\n')[0] ?? '{}') as {
       device: string;
       mountPoint: string;

@@ -5,6 +5,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { onCleanup } from '../../support/cleanup.js';
+import { eventually } from '../../support/eventually.js';
 import { expectRejection } from '../../support/expect-error.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -97,23 +98,29 @@ function running(tool: Tool): boolean {
  * the test if it still runs then (a test that failed half-way; voe lets a grow tool run on).
  */
 async function runningTool(lockFile: string, name: string): Promise<Tool> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const pid = Number(/ helper=(\d+)/.exec(await readFile(lockFile, 'utf8').catch(() => ''))?.[1]);
-    const start = pid ? processStartTime(pid) : null;
-    if (
-      start !== null &&
-      (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === name
-    ) {
-      const tool = { pid, start };
-      onCleanup(() => {
-        if (running(tool)) process.kill(tool.pid, 'SIGKILL');
-      });
-      return tool;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`${name} never showed up in ${lockFile}`);
+  let tool: Tool | undefined;
+  // Every 10 ms: the test must catch the tool while it runs.
+  await eventually(
+    async () => {
+      const pid = Number(
+        / helper=(\d+)/.exec(await readFile(lockFile, 'utf8').catch(() => ''))?.[1],
+      );
+      const start = pid ? processStartTime(pid) : null;
+      if (start === null) return false;
+      if ((await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() !== name)
+        return false;
+      tool = { pid, start };
+      return true;
+    },
+    60_000,
+    `${name} to show up in ${lockFile}`,
+    { intervalMs: 10 },
+  );
+  const found = tool!;
+  onCleanup(() => {
+    if (running(found)) process.kill(found.pid, 'SIGKILL');
+  });
+  return found;
 }
 
 /**
@@ -190,14 +197,13 @@ it('voe killed (SIGKILL) during resize2fs: resize2fs runs to its end and keeps t
   let second: Voe;
   try {
     second = startVoe(args);
-    const deadline = Date.now() + 60_000;
-    while (
-      !/waiting for another resize/.test(second.stderr()) &&
-      second.child.exitCode === null &&
-      Date.now() < deadline
-    ) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const waiting = second;
+    await eventually(
+      () => /waiting for another resize/.test(waiting.stderr()) || waiting.child.exitCode !== null,
+      60_000,
+      'the second voe to say it waits (or to end)',
+      { intervalMs: 20 },
+    );
   } finally {
     process.kill(tool.pid, 'SIGCONT');
   }
@@ -289,10 +295,16 @@ it('voe fsresize grow interrupted (SIGINT) while it waits for the device lock: s
   const voe = startVoe(['fsresize', 'grow', '--device', loop.device, '--lock-dir', lockDirectory]);
   // A waiter keeps its own complete lock file (<lock>.<token>) ready to link into place.
   const lockName = `${(await majorMinorOf(loop.device)).replace(':', '-')}.lock.`;
-  while (!(await readdir(lockDirectory)).some((name) => name.startsWith(lockName))) {
-    assert.isNull(voe.child.exitCode, 'voe waits for the lock');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await eventually(
+    async () => (await readdir(lockDirectory)).some((name) => name.startsWith(lockName)),
+    120_000,
+    "voe's own lock file beside the held lock",
+    {
+      intervalMs: 20,
+      giveUp: () =>
+        voe.child.exitCode === null ? undefined : `voe ended instead of waiting: ${voe.stderr()}`,
+    },
+  );
   // The lock stays held for the whole test and voe would wait 30 minutes for it: ending at all
   // (within the test's timeout) is the stop honoured while waiting.
   voe.child.kill('SIGINT');
@@ -315,21 +327,28 @@ it('voe fsresize grow interrupted (SIGINT) while it waits for the device lock: s
 
 /** The pid of the child of `parent` whose command name is `name`, once there is one. */
 async function childNamed(parent: number, name: string): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    for (const entry of await readdir('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (
-        Number(fields[1]) === parent &&
-        stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name
-      )
-        return Number(entry);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no ${name} under pid ${parent}`);
+  let child: number | undefined;
+  await eventually(
+    async () => {
+      for (const entry of await readdir('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (
+          Number(fields[1]) === parent &&
+          stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name
+        ) {
+          child = Number(entry);
+          return true;
+        }
+      }
+      return false;
+    },
+    60_000,
+    `a ${name} under pid ${parent}`,
+    { intervalMs: 20 },
+  );
+  return child!;
 }
 
 it("Ctrl-C in a terminal (SIGINT to voe's whole process group) while a probe runs: the probe dies of it too, and the answer is FSRESIZE_INTERRUPTED, nothing changed (not a failure of blkid)", async () => {

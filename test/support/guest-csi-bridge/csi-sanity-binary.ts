@@ -1,6 +1,6 @@
 import { installGoTool, type GoTool, type InstallGoToolOptions } from '../build-go-program.js';
 
-/** The csi-sanity release the tests run (reference/control-plane.md "CSI tools from Go modules"). */
+/** The csi-sanity release the tests run (docs/csi.md "Tests"). */
 export const CSI_SANITY: GoTool = {
   name: 'csi-sanity',
   pkg: 'github.com/kubernetes-csi/csi-test/v5/cmd/csi-sanity',

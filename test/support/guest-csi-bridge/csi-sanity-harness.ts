@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { ControlPlane } from '../../../src/controlplane/index.js';
 import { createScratch, hasCapSysResource, type Scratch } from '../fsresize/loop-device.js';
+import { eventually } from '../eventually.js';
 import { VOE_MAIN } from '../run-voe.js';
 import { ensureCsiSanity } from './csi-sanity-binary.js';
 import { GUEST_NAMESPACE, GUEST_NODE, stageHostScene, writeHostKubeconfig } from './host-scene.js';
@@ -156,11 +157,17 @@ export async function startSanityHarness(
     closeSync(logFd);
     const driverLog = (): Promise<string> => readFile(logFile, 'utf8').catch(() => '');
     // Serving once it logs so (or gone: its log says why).
-    for (let waited = 0; !(await driverLog()).includes('"msg":"serving CSI"'); waited += 100) {
-      if (driver.exitCode !== null || waited > 60_000)
-        throw new Error(`voe csi did not start: ${(await driverLog()).slice(-2000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const started = driver;
+    await eventually(
+      async () => (await driverLog()).includes('"msg":"serving CSI"'),
+      60_000,
+      'voe csi to serve',
+      { giveUp: () => (started.exitCode === null ? undefined : 'voe csi exited') },
+    ).catch(async (error: Error) => {
+      throw new Error(
+        `voe csi did not start (${error.message}): ${(await driverLog()).slice(-2000)}`,
+      );
+    });
     const user = (
       JSON.parse(secretKubeconfig) as { users: Array<{ user: Record<string, string> }> }
     ).users[0]?.user;

@@ -9,8 +9,8 @@ const HARVESTER_LABELS = {
 
 /**
  * The two ClusterRoles every Harvester ships for guest clusters (harvester/harvester
- * deploy/charts/harvester/templates/rbac.yaml, as of Dec 2026; shared/reference/harvester-csi.md
- * "Ownership and credentials"), rule for rule. Applied here only because the test API server is
+ * deploy/charts/harvester/templates/rbac.yaml, as of Dec 2026; docs/csi.md
+ * "Host RBAC"), rule for rule. Applied here only because the test API server is
  * not a Harvester: the chart under test must never render them.
  */
 export const HARVESTER_GUEST_CLUSTER_ROLES: KubernetesObject[] = [

@@ -1,23 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { eventually } from '../eventually.js';
 
 const MAIN = 'dist/src/cli/main.js';
 
-/** Polls `check` every 100 ms; fails at once when `gone()` (the process exited), or after `timeoutMs`. */
-async function until(
-  check: () => boolean,
-  gone: () => string | undefined,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (check()) return;
-    const why = gone();
-    if (why !== undefined) throw new Error(`voe serve exited before ${what}: ${why}`);
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Why waiting on `child` is pointless: it exited (what it printed on stderr), else undefined. */
+function exitedWith(child: ChildProcess, stderr: () => string): string | undefined {
+  return child.exitCode === null && child.signalCode === null
+    ? undefined
+    : `voe serve exited: ${stderr()}`;
 }
 
 /** A running `voe serve --dev` (the real CLI) and what it printed. */
@@ -82,11 +72,13 @@ export function spawnServeDev(
     stdout: () => stdout,
     stderr: () => stderr,
     async waitForLog(msg, timeoutMs = 60_000, where = () => true) {
-      await until(
+      await eventually(
         () => find(msg, where) !== undefined,
-        () => (child.exitCode === null && child.signalCode === null ? undefined : stderr),
         timeoutMs,
         `the log line ${String(msg)}`,
+        {
+          giveUp: () => exitedWith(child, () => stderr),
+        },
       );
       return find(msg, where)!;
     },
@@ -103,13 +95,9 @@ export async function servingUrl(
   timeoutMs = 60_000,
 ): Promise<{ url: string; port: number }> {
   const pattern = /webhooks at (https:\/\/127\.0\.0\.1:(\d+))/;
-  await until(
-    () => pattern.test(serve.stderr()),
-    () =>
-      serve.child.exitCode === null && serve.child.signalCode === null ? undefined : serve.stderr(),
-    timeoutMs,
-    'it served',
-  );
+  await eventually(() => pattern.test(serve.stderr()), timeoutMs, 'it served', {
+    giveUp: () => exitedWith(serve.child, serve.stderr),
+  });
   const match = pattern.exec(serve.stderr())!;
   return { url: match[1]!, port: Number(match[2]) };
 }

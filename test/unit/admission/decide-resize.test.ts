@@ -1203,40 +1203,57 @@ describe('decideResize', () => {
     });
   }
 
-  it('writes whole sentences: Harvester first, then why and what to do', () => {
-    const options = resolveAdmissionOptions();
-    assert.strictEqual(
-      decideResize({ ...base(), kubeVirt: kubeVirt({ gates: [] }) }, options).message,
-      'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ExpandDisks is not listed in featureGates of KubeVirt ' +
-        'harvester-system/kubevirt: add ExpandDisks to spec.configuration.developerConfiguration.featureGates (and remove it ' +
-        'from disabledFeatureGates), or stop VM default/vm1 and expand offline.',
-    );
-    assert.strictEqual(
-      decideResize(nfs(), options).message,
-      `${HARVESTER_PROVIDER}. Provisioner nfs.csi.k8s.io is not validated for online expansion in Setting ` +
-        'csi-online-expand-validation. If the driver supports online expansion, add "nfs.csi.k8s.io":true to the Setting\'s value, ' +
-        'or stop VM default/vm1 and expand offline.',
-    );
-  });
-
-  it('says why the Longhorn version is unknown when Longhorn objects are not read', () => {
-    assert.strictEqual(
-      decideResize(notRead(longhornV2()), resolveAdmissionOptions()).message,
-      `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (StorageClass parameter dataEngine): Longhorn grows those from v1.10.0 on, ` +
-        'and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while the cluster does not ' +
-        'serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on (and the Longhorn Role of ' +
-        'manifests/webhook-rbac.yaml) to read Setting longhorn-system/current-longhorn-version, or, if Longhorn is v1.10.0 or later, with ' +
-        '--longhorn-v2-expansion allow (no version or frontend check); or use a v1 data engine StorageClass.',
-    );
-    assert.strictEqual(
-      decideResize(
-        longhornV2(),
-        resolveAdmissionOptions({ longhornNamespace: 'lh', longhornVersionSetting: 'v' }),
-      ).message,
-      `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (Volume CR): Longhorn grows those from v1.10.0 on, ` +
-        'and the Longhorn version is unknown (Setting lh/v not found). If this Longhorn build grows v2 volumes (v1.10.0 or later), ' +
-        'run voe with --longhorn-v2-expansion allow; or use a v1 data engine StorageClass.',
-    );
+  describe('writes whole sentences: Harvester first, then why and what to do', () => {
+    const cases: Array<{
+      title: string;
+      snapshot: () => ResizeSnapshot;
+      options?: Parameters<typeof resolveAdmissionOptions>[0];
+      message: string;
+    }> = [
+      {
+        title: 'ExpandDisks missing',
+        snapshot: () => ({ ...base(), kubeVirt: kubeVirt({ gates: [] }) }),
+        message:
+          'PVC_EXPAND: kubevirt ExpandDisks not included in featureGate. ExpandDisks is not listed in featureGates of KubeVirt ' +
+          'harvester-system/kubevirt: add ExpandDisks to spec.configuration.developerConfiguration.featureGates (and remove it ' +
+          'from disabledFeatureGates), or stop VM default/vm1 and expand offline.',
+      },
+      {
+        title: 'a provisioner the Setting does not validate',
+        snapshot: () => nfs(),
+        message:
+          `${HARVESTER_PROVIDER}. Provisioner nfs.csi.k8s.io is not validated for online expansion in Setting ` +
+          'csi-online-expand-validation. If the driver supports online expansion, add "nfs.csi.k8s.io":true to the Setting\'s value, ' +
+          'or stop VM default/vm1 and expand offline.',
+      },
+      {
+        title: 'the Longhorn version unknown because Longhorn objects are not read',
+        snapshot: () => notRead(longhornV2()),
+        message:
+          `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (StorageClass parameter dataEngine): Longhorn grows those from v1.10.0 on, ` +
+          'and the Longhorn version was not read: Longhorn objects are not read (--longhorn off, or --longhorn auto while the cluster does not ' +
+          'serve longhorn.io/v1beta2 or voe cannot list them yet, as its log says). Run with --longhorn auto or on (and the Longhorn Role of ' +
+          'manifests/webhook-rbac.yaml) to read Setting longhorn-system/current-longhorn-version, or, if Longhorn is v1.10.0 or later, with ' +
+          '--longhorn-v2-expansion allow (no version or frontend check); or use a v1 data engine StorageClass.',
+      },
+      {
+        title: 'the Longhorn version unknown because its Setting is not found',
+        snapshot: () => longhornV2(),
+        options: { longhornNamespace: 'lh', longhornVersionSetting: 'v' },
+        message:
+          `${HARVESTER_PROVIDER}. It is a Longhorn v2 data engine volume (Volume CR): Longhorn grows those from v1.10.0 on, ` +
+          'and the Longhorn version is unknown (Setting lh/v not found). If this Longhorn build grows v2 volumes (v1.10.0 or later), ' +
+          'run voe with --longhorn-v2-expansion allow; or use a v1 data engine StorageClass.',
+      },
+    ];
+    for (const { title, snapshot, options, message } of cases) {
+      it(title, () => {
+        assert.strictEqual(
+          decideResize(snapshot(), resolveAdmissionOptions(options)).message,
+          message,
+        );
+      });
+    }
   });
 
   it('advises an upgrade only for a Longhorn release older than v1.10.0, and says why other versions cannot be compared', () => {
@@ -1470,64 +1487,80 @@ describe('a provisioner annotation that disagrees with the StorageClass or the s
       annotations: { ...claim.metadata?.annotations, [BETA]: provisioner },
     },
   });
-  it('naming a validated driver in the resize itself does not get an NFS volume past the Setting', () => {
-    const snapshot = nfs('{"topolvm.io":true}');
-    const decision = decideResize(
-      { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') },
-      resolveAdmissionOptions(),
-    );
-    assert.isFalse(decision.allowed);
-    assert.strictEqual(decision.decision, 'provisioner-not-validated');
-    assert.match(
-      decision.message,
-      /^PVC_EXPAND: pvc default\/vm1-disk-0-kq8zt is not online expandable with its provider\. Provisioner nfs\.csi\.k8s\.io is not validated .* \(PVC default\/vm1-disk-0-kq8zt names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass or by the PVC before this update; a growth is judged against each\)/,
-    );
-  });
-  it('nor does naming it in an update before the resize (the stored PVC names it too): the StorageClass still speaks', () => {
-    const snapshot = nfs('{"topolvm.io":true}');
-    const decision = decideResize(
-      {
-        ...snapshot,
-        oldPvc: annotate(snapshot.oldPvc!, 'topolvm.io'),
-        pvc: annotate(snapshot.pvc, 'topolvm.io'),
+  const provisionerFinding = (decision: ReturnType<typeof decideResize>): string =>
+    decision.findings.find((f) => f.check === 'provisioner')?.message ?? '';
+  const cases: Array<{
+    title: string;
+    snapshot: () => ResizeSnapshot;
+    decision: string;
+    message?: RegExp;
+    finding?: RegExp;
+  }> = [
+    {
+      title:
+        'naming a validated driver in the resize itself does not get an NFS volume past the Setting',
+      snapshot: () => {
+        const snapshot = nfs('{"topolvm.io":true}');
+        return { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') };
       },
-      resolveAdmissionOptions(),
-    );
-    assert.strictEqual(decision.decision, 'provisioner-not-validated');
-    assert.match(decision.message, /Provisioner nfs\.csi\.k8s\.io is not validated/);
-  });
-  it('an encrypted Longhorn v2 volume renamed to another driver still meets the Longhorn checks', () => {
-    const snapshot = longhornV2({ version: 'v1.10.1', encrypted: true });
-    const decision = decideResize(
-      {
-        ...snapshot,
-        expandSetting: parsed('{"topolvm.io":true}'),
-        pvc: annotate(snapshot.pvc, 'topolvm.io'),
+      decision: 'provisioner-not-validated',
+      message:
+        /^PVC_EXPAND: pvc default\/vm1-disk-0-kq8zt is not online expandable with its provider\. Provisioner nfs\.csi\.k8s\.io is not validated .* \(PVC default\/vm1-disk-0-kq8zt names provisioner topolvm\.io, but nfs\.csi\.k8s\.io is named by its StorageClass or by the PVC before this update; a growth is judged against each\)/,
+    },
+    {
+      title:
+        'nor does naming it in an update before the resize (the stored PVC names it too): the StorageClass still speaks',
+      snapshot: () => {
+        const snapshot = nfs('{"topolvm.io":true}');
+        return {
+          ...snapshot,
+          oldPvc: annotate(snapshot.oldPvc!, 'topolvm.io'),
+          pvc: annotate(snapshot.pvc, 'topolvm.io'),
+        };
       },
-      resolveAdmissionOptions(),
-    );
-    assert.strictEqual(decision.decision, 'longhorn-v2-encrypted', decision.message);
-  });
-  it('when every provisioner named is validated the growth is allowed, and the finding names them all', () => {
-    const snapshot = nfs('{"topolvm.io":true,"nfs.csi.k8s.io":true}');
-    const decision = decideResize(
-      { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') },
-      resolveAdmissionOptions(),
-    );
-    assert.isTrue(decision.allowed, decision.message);
-    assert.match(
-      decision.findings.find((f) => f.check === 'provisioner')?.message ?? '',
-      /^Provisioner topolvm\.io and nfs\.csi\.k8s\.io are validated/,
-    );
-  });
-  it('agreeing ones are judged once, as Harvester does', () => {
-    assert.strictEqual(
-      decideResize(nfs('{"nfs.csi.k8s.io":true}'), resolveAdmissionOptions()).findings.find(
-        (f) => f.check === 'provisioner',
-      )?.message,
-      'Provisioner nfs.csi.k8s.io is validated in Setting csi-online-expand-validation.',
-    );
-  });
+      decision: 'provisioner-not-validated',
+      message: /Provisioner nfs\.csi\.k8s\.io is not validated/,
+    },
+    {
+      title:
+        'an encrypted Longhorn v2 volume renamed to another driver still meets the Longhorn checks',
+      snapshot: () => {
+        const snapshot = longhornV2({ version: 'v1.10.1', encrypted: true });
+        return {
+          ...snapshot,
+          expandSetting: parsed('{"topolvm.io":true}'),
+          pvc: annotate(snapshot.pvc, 'topolvm.io'),
+        };
+      },
+      decision: 'longhorn-v2-encrypted',
+    },
+    {
+      title:
+        'when every provisioner named is validated the growth is allowed, and the finding names them all',
+      snapshot: () => {
+        const snapshot = nfs('{"topolvm.io":true,"nfs.csi.k8s.io":true}');
+        return { ...snapshot, pvc: annotate(snapshot.pvc, 'topolvm.io') };
+      },
+      decision: 'allowed',
+      finding: /^Provisioner topolvm\.io and nfs\.csi\.k8s\.io are validated/,
+    },
+    {
+      title: 'agreeing ones are judged once, as Harvester does',
+      snapshot: () => nfs('{"nfs.csi.k8s.io":true}'),
+      decision: 'allowed',
+      finding:
+        /^Provisioner nfs\.csi\.k8s\.io is validated in Setting csi-online-expand-validation\.$/,
+    },
+  ];
+  for (const { title, snapshot, decision: expected, message, finding } of cases) {
+    it(title, () => {
+      const decision = decideResize(snapshot(), resolveAdmissionOptions());
+      assert.strictEqual(decision.decision, expected, decision.message);
+      assert.strictEqual(decision.allowed, expected.startsWith('allowed'), decision.message);
+      if (message) assert.match(decision.message, message);
+      if (finding) assert.match(provisionerFinding(decision), finding);
+    });
+  }
 });
 
 describe('storageGrows', () => {

@@ -1,6 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { onCleanup } from '../../support/cleanup.js';
+import { eventually } from '../../support/eventually.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -29,14 +30,12 @@ it('deferStopSignals: SIGTERM, SIGINT and SIGHUP do not end the process; the fir
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
-  const until = async (text: string): Promise<void> => {
-    const deadline = Date.now() + 10_000;
-    while (!out.includes(text)) {
-      if (Date.now() > deadline || child.exitCode !== null || child.signalCode !== null)
-        assert.fail(`never saw ${JSON.stringify(text)} in ${JSON.stringify(out)}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  const until = (text: string): Promise<void> =>
+    eventually(() => out.includes(text), 10_000, JSON.stringify(text), {
+      intervalMs: 10,
+      giveUp: () =>
+        child.exitCode === null && child.signalCode === null ? undefined : 'the process ended',
+    }).catch((error: Error) => assert.fail(`${error.message}; printed ${JSON.stringify(out)}`));
   await until('ready\n');
   child.kill('SIGTERM');
   await until('SIGTERM true\n');

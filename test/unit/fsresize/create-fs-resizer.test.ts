@@ -1,4 +1,4 @@
-import { it } from 'mocha';
+import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { expectRejection } from '../../support/expect-error.js';
 import { onCleanup } from '../../support/cleanup.js';
@@ -843,71 +843,63 @@ it('an ext filesystem already at the size resize2fs can reach (the device rounde
   assert.deepStrictEqual(planned.command, ['resize2fs', '/dev/loop3']);
 });
 
-it('an ext4 without the 64bit feature on a device past 2^32 blocks is refused FSRESIZE_EXT_32BIT_LIMIT: neither e2fsck nor resize2fs runs', async () => {
-  // 1 GiB of 4 KiB blocks, mounted since its last check (an offline grow would check it first), on a 17 TiB device.
-  const resizer = fakeResizer({
-    devices: {
-      '/dev/sdb': {
-        majorMinor: '8:16',
-        bytes: 17 * 2 ** 40,
-        superblock: extSuperblock(262144, 2, { mountTime: 1_700_000_100 }),
-      },
-    },
-    tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
-  });
-  const inspection = await resizer.inspect('/dev/sdb');
-  assert.isFalse(inspection.ext64bit);
-  assert.isTrue(resizer.needsResize(inspection), 'the filesystem is smaller than its device');
-  for (const dryRun of [true, false]) {
-    await expectRejection(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
-      assert.ok(isFsResizeError(error));
-      assert.strictEqual(error.code, 'FSRESIZE_EXT_32BIT_LIMIT');
-      assert.match(
-        error.message,
+describe('an ext4 that resize2fs cannot grow here is refused, also in a dry run: neither e2fsck nor resize2fs runs', () => {
+  const cases: Array<{
+    title: string;
+    bytes: number;
+    superblock: ReturnType<typeof extSuperblock>;
+    /** What the inspection says of the filesystem that makes it refused. */
+    inspected: (inspection: Awaited<ReturnType<ReturnType<typeof fakeResizer>['inspect']>>) => void;
+    code: string;
+    message: RegExp;
+  }> = [
+    {
+      // 1 GiB of 4 KiB blocks, mounted since its last check (an offline grow would check it first), on a 17 TiB device.
+      title: 'without the 64bit feature on a device past 2^32 blocks: FSRESIZE_EXT_32BIT_LIMIT',
+      bytes: 17 * 2 ** 40,
+      superblock: extSuperblock(262144, 2, { mountTime: 1_700_000_100 }),
+      inspected: (inspection) => assert.isFalse(inspection.ext64bit),
+      code: 'FSRESIZE_EXT_32BIT_LIMIT',
+      message:
         /without the 64bit feature it cannot address more than 17592186040320 bytes .*resize2fs -b \/dev\/sdb/,
-      );
-      return true;
-    });
-  }
-  assert.deepStrictEqual(
-    resizer.calls.map((c) => c[0]),
-    ['blkid', 'blkid', 'blkid'],
-    'only the probes ran',
-  );
-});
-
-it('an unmounted bigalloc ext4 is refused FSRESIZE_EXT_BIGALLOC_OFFLINE, also in a dry run: neither e2fsck nor resize2fs runs', async () => {
-  const resizer = fakeResizer({
-    devices: {
-      '/dev/sdb': {
-        majorMinor: '8:16',
-        bytes: 256 * MiB,
-        superblock: extSuperblock(64 * 256, 2, {
-          mountTime: 1_700_000_100,
-          roCompat: 0x200,
-          bit64: true,
-        }),
-      },
     },
-    tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
-  });
-  assert.isTrue((await resizer.inspect('/dev/sdb')).extBigalloc);
-  for (const dryRun of [true, false]) {
-    await expectRejection(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
-      assert.ok(isFsResizeError(error));
-      assert.strictEqual(error.code, 'FSRESIZE_EXT_BIGALLOC_OFFLINE');
-      assert.match(
-        error.message,
-        /mount it and grow it online .* e2fsck -f \/dev\/sdb, then resize2fs -f \/dev\/sdb$/,
+    {
+      title: 'unmounted with bigalloc: FSRESIZE_EXT_BIGALLOC_OFFLINE',
+      bytes: 256 * MiB,
+      superblock: extSuperblock(64 * 256, 2, {
+        mountTime: 1_700_000_100,
+        roCompat: 0x200,
+        bit64: true,
+      }),
+      inspected: (inspection) => assert.isTrue(inspection.extBigalloc),
+      code: 'FSRESIZE_EXT_BIGALLOC_OFFLINE',
+      message: /mount it and grow it online .* e2fsck -f \/dev\/sdb, then resize2fs -f \/dev\/sdb$/,
+    },
+  ];
+  for (const { title, bytes, superblock, inspected, code, message } of cases) {
+    it(title, async () => {
+      const resizer = fakeResizer({
+        devices: { '/dev/sdb': { majorMinor: '8:16', bytes, superblock } },
+        tool: (command) => (command === 'blkid' ? { stdout: 'TYPE=ext4\n' } : undefined),
+      });
+      const inspection = await resizer.inspect('/dev/sdb');
+      inspected(inspection);
+      assert.isTrue(resizer.needsResize(inspection), 'the filesystem is smaller than its device');
+      for (const dryRun of [true, false]) {
+        await expectRejection(resizer.grow('/dev/sdb', { dryRun }), (error: unknown) => {
+          assert.ok(isFsResizeError(error));
+          assert.strictEqual(error.code, code);
+          assert.match(error.message, message);
+          return true;
+        });
+      }
+      assert.deepStrictEqual(
+        resizer.calls.map((c) => c[0]),
+        ['blkid', 'blkid', 'blkid'],
+        'only the probes ran',
       );
-      return true;
     });
   }
-  assert.deepStrictEqual(
-    resizer.calls.map((c) => c[0]),
-    ['blkid', 'blkid', 'blkid'],
-    'only the probes ran',
-  );
 });
 
 it('an online xfs grow takes the new size from what xfs_growfs printed when it grew from the size measured before; otherwise it measures again', async () => {

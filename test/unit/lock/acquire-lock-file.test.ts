@@ -2,6 +2,7 @@ import { it } from 'mocha';
 import { assert } from 'chai';
 import { expectRejection, expectThrow } from '../../support/expect-error.js';
 import { onCleanup } from '../../support/cleanup.js';
+import { eventually } from '../../support/eventually.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readlinkSync } from 'node:fs';
@@ -228,10 +229,10 @@ async function holderWithHelper(
   holder.stdout!.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
-  while (!out.includes('\n')) {
-    if (holder.exitCode !== null) throw new Error('the holder exited early');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await eventually(() => out.includes('\n'), 30_000, "the holder's helper pid", {
+    intervalMs: 20,
+    giveUp: () => (holder.exitCode === null ? undefined : 'the holder exited early'),
+  });
   const helperPid = Number(out.trim());
   // Only that process: once it has ended, its pid may belong to another.
   const helperStart = processStartTime(helperPid);
@@ -316,12 +317,9 @@ it('a holder or helper that has ended but is not reaped (a zombie) does not hold
   });
   const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
   const zombie = Number(line.toString().trim());
-  let state = '';
-  for (let i = 0; i < 500 && state !== 'Z'; i++) {
-    state = readProcessStat(zombie)?.state ?? '';
-    if (state !== 'Z') await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.strictEqual(state, 'Z', `pid ${zombie} is a zombie`);
+  await eventually(() => readProcessStat(zombie)?.state === 'Z', 5_000, `pid ${zombie} a zombie`, {
+    intervalMs: 10,
+  });
   const start = processStartTime(zombie);
   assert.notStrictEqual(start, null, 'a zombie keeps its pid and start time');
   await writeFile(lock, `${zombie} tok ${namespace} start=${start}\n`);
@@ -502,9 +500,9 @@ it('processRuns: this process runs; a child that ended runs no more, as a zombie
   });
   const [line] = (await once(shell.stdout!, 'data')) as [Buffer];
   const zombie = Number(line.toString().trim());
-  for (let i = 0; i < 500 && readProcessStat(zombie)?.state !== 'Z'; i += 1)
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.strictEqual(readProcessStat(zombie)?.state, 'Z', 'the child is a zombie');
+  await eventually(() => readProcessStat(zombie)?.state === 'Z', 10_000, 'the child a zombie', {
+    intervalMs: 20,
+  });
   assert.isFalse(processRuns(zombie));
   assert.isTrue(processRuns(shell.pid!));
   shell.kill('SIGKILL');

@@ -1,6 +1,7 @@
 import { it } from 'mocha';
 import { assert } from 'chai';
 import { onCleanup } from '../../support/cleanup.js';
+import { eventually } from '../../support/eventually.js';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -83,14 +84,20 @@ process.on('SIGHUP', () => {
     terminal.kill('SIGKILL');
     if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
   });
-  for (let i = 0; i < 300 && pid === undefined; i += 1) {
-    pid = Number(await readFile(pidFile, 'utf8').catch(() => '')) || undefined;
-    if (pid === undefined) await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    async () =>
+      (pid = Number(await readFile(pidFile, 'utf8').catch(() => '')) || undefined) !== undefined,
+    15_000,
+    'the program to start on the terminal',
+    { intervalMs: 50 },
+  );
   assert.ok(pid, 'the program started on the terminal');
   await new Promise((r) => setTimeout(r, 300)); // a few lines reach the terminal first
   terminal.kill('SIGKILL');
-  for (let i = 0; i < 300 && alive(pid); i += 1) await new Promise((r) => setTimeout(r, 50));
+  const started = pid;
+  await eventually(() => !alive(started), 15_000, 'the program to end', { intervalMs: 50 }).catch(
+    () => undefined, // said by the assertion below, with what it printed
+  );
   assert.isFalse(
     alive(pid),
     'the program still runs after its terminal was closed (stuck retrying a log line)',

@@ -780,142 +780,167 @@ describe('deriveStage', () => {
         conditions: [{ type: 'FileSystemResizePending' }],
       });
 
-    it('a phase that has not moved for --stuck-after is Stuck, naming the actor', () => {
-      const stage = deriveStage(
-        input({
-          pvc: pending(),
-          pv: volume('20Gi'),
-          expansion: expansion('20Gi', {
-            phase: Phase.NodeResizePending,
-            progress: {
+    type Stage = ReturnType<typeof deriveStage>;
+    /** The fields of the stage a row checks; a key given as undefined must be absent. */
+    interface Checked {
+      phase?: Stage['phase'];
+      reason?: Stage['reason'];
+      waitingFor?: Stage['waitingFor'];
+      recheckAfterMs?: number | undefined;
+      progress?: Stage['progress'];
+      hypervisor?: string;
+      guest?: string | undefined;
+    }
+    const checked = (stage: Stage, keys: readonly string[]): Checked => {
+      const all: Record<string, unknown> = {
+        phase: stage.phase,
+        reason: stage.reason,
+        waitingFor: stage.waitingFor,
+        recheckAfterMs: stage.recheckAfterMs,
+        progress: stage.progress,
+        hypervisor: stage.sizes.hypervisor,
+        guest: stage.sizes.guest,
+      };
+      return Object.fromEntries(keys.map((key) => [key, all[key]])) as Checked;
+    };
+    const since = (minutesAgo: number) => new Date(NOW - minutesAgo * MINUTE).toISOString();
+    const rows: Array<{
+      name: string;
+      input: () => ReturnType<typeof input>;
+      expected: Checked;
+      says?: string[];
+    }> = [
+      {
+        name: 'a phase that has not moved for --stuck-after is Stuck, naming the actor',
+        input: () =>
+          input({
+            pvc: pending(),
+            pv: volume('20Gi'),
+            expansion: expansion('20Gi', {
               phase: Phase.NodeResizePending,
-              since: new Date(NOW - 11 * MINUTE).toISOString(),
-            },
+              progress: { phase: Phase.NodeResizePending, since: since(11) },
+            }),
           }),
-        }),
-      );
-      assert.strictEqual(stage.phase, Phase.Stuck);
-      assert.strictEqual(stage.reason, StageReason.NoProgress);
-      assert.strictEqual(stage.waitingFor, WaitingFor.Kubelet);
-      assert.include(
-        stage.message,
-        'No progress for 11m in NodeResizePending, waiting for kubelet',
-      );
-      assert.include(stage.message, 'Check the kubelet');
-      assert.deepStrictEqual(stage.progress, {
-        phase: Phase.NodeResizePending,
-        since: NOW - 11 * MINUTE,
+        expected: {
+          phase: Phase.Stuck,
+          reason: StageReason.NoProgress,
+          waitingFor: WaitingFor.Kubelet,
+          progress: { phase: Phase.NodeResizePending, since: NOW - 11 * MINUTE },
+        },
+        says: [
+          'No progress for 11m in NodeResizePending, waiting for kubelet',
+          'Check the kubelet',
+        ],
+      },
+      {
+        name: 'before --stuck-after, the phase stays and a recheck is asked for when it runs out',
+        input: () =>
+          input({
+            pvc: pending(),
+            pv: volume('20Gi'),
+            expansion: expansion('20Gi', {
+              phase: Phase.NodeResizePending,
+              progress: { phase: Phase.NodeResizePending, since: since(4) },
+            }),
+          }),
+        expected: { phase: Phase.NodeResizePending, recheckAfterMs: 6 * MINUTE },
+      },
+      {
+        name: 'a new phase starts the clock again',
+        input: () =>
+          input({
+            expansion: expansion('20Gi', {
+              phase: Phase.Stuck,
+              reason: StageReason.NoProgress,
+              progress: { phase: Phase.NodeResizePending, since: since(60) },
+            }),
+            pvc: claim({ capacity: '20Gi' }),
+            pv: volume('20Gi'),
+          }),
+        expected: {
+          phase: Phase.VMUpdating,
+          progress: { phase: Phase.VMUpdating, since: NOW },
+          recheckAfterMs: 10 * MINUTE,
+        },
+      },
+      {
+        name: 'does not apply to NoGuestProbe: nothing would ever move it',
+        input: () =>
+          vmStage({
+            expansion: expansion('20Gi', {
+              phase: Phase.HypervisorResizing,
+              progress: { phase: Phase.HypervisorResizing, since: since(600) },
+            }),
+          }),
+        expected: {
+          phase: Phase.HypervisorResizing,
+          reason: StageReason.NoGuestProbe,
+          recheckAfterMs: undefined,
+        },
+      },
+      {
+        name: 'turns a hypervisor that stays below past stuckAfter into Stuck, waiting for virt-handler',
+        input: () =>
+          vmStage({
+            probe: { hypervisorBytes: 10n * GI, guestBytes: 10n * GI },
+            expansion: expansion('20Gi', {
+              phase: Phase.HypervisorResizing,
+              progress: { phase: Phase.HypervisorResizing, since: since(11) },
+            }),
+          }),
+        expected: {
+          phase: Phase.Stuck,
+          reason: StageReason.NoProgress,
+          waitingFor: WaitingFor.VirtHandler,
+          hypervisor: String(10n * GI),
+        },
+        says: ['libvirt failed to expand disk image'],
+      },
+      {
+        name: 'does not apply to GuestUnverifiable: the hypervisor size is kept',
+        input: () =>
+          vmStage({
+            probe: { hypervisorBytes: 20n * GI, guestUnverifiable: 'no agent' },
+            expansion: expansion('20Gi', {
+              phase: Phase.Stuck,
+              progress: { phase: Phase.GuestVerifying, since: since(60) },
+            }),
+          }),
+        expected: {
+          reason: StageReason.GuestUnverifiable,
+          hypervisor: String(20n * GI),
+          guest: undefined,
+          recheckAfterMs: undefined,
+        },
+      },
+      {
+        name: 'keeps measuring the phase under an immediate Stuck (VMStopped)',
+        input: () =>
+          vmStage({
+            vmi: undefined,
+            pods: [],
+            expansion: expansion('20Gi', {
+              phase: Phase.VMUpdating,
+              progress: { phase: Phase.VMUpdating, since: since(2) },
+            }),
+          }),
+        expected: {
+          reason: StageReason.VMStopped,
+          progress: { phase: Phase.VMUpdating, since: NOW - 2 * MINUTE },
+        },
+      },
+    ];
+    for (const row of rows) {
+      it(row.name, () => {
+        const stage = deriveStage(row.input());
+        assert.deepStrictEqual(
+          checked(stage, Object.keys(row.expected)),
+          row.expected,
+          stage.message,
+        );
+        for (const part of row.says ?? []) assert.include(stage.message, part);
       });
-    });
-
-    it('before --stuck-after, the phase stays and a recheck is asked for when it runs out', () => {
-      const stage = deriveStage(
-        input({
-          pvc: pending(),
-          pv: volume('20Gi'),
-          expansion: expansion('20Gi', {
-            phase: Phase.NodeResizePending,
-            progress: {
-              phase: Phase.NodeResizePending,
-              since: new Date(NOW - 4 * MINUTE).toISOString(),
-            },
-          }),
-        }),
-      );
-      assert.strictEqual(stage.phase, Phase.NodeResizePending);
-      assert.strictEqual(stage.recheckAfterMs, 6 * MINUTE);
-    });
-
-    it('a new phase starts the clock again', () => {
-      const stage = deriveStage(
-        input({
-          expansion: expansion('20Gi', {
-            phase: Phase.Stuck,
-            reason: StageReason.NoProgress,
-            progress: {
-              phase: Phase.NodeResizePending,
-              since: new Date(NOW - 60 * MINUTE).toISOString(),
-            },
-          }),
-          pvc: claim({ capacity: '20Gi' }),
-          pv: volume('20Gi'),
-        }),
-      );
-      assert.strictEqual(stage.phase, Phase.VMUpdating);
-      assert.deepStrictEqual(stage.progress, { phase: Phase.VMUpdating, since: NOW });
-      assert.strictEqual(stage.recheckAfterMs, 10 * MINUTE);
-    });
-
-    it('does not apply to NoGuestProbe: nothing would ever move it', () => {
-      const stage = deriveStage(
-        vmStage({
-          expansion: expansion('20Gi', {
-            phase: Phase.HypervisorResizing,
-            progress: {
-              phase: Phase.HypervisorResizing,
-              since: new Date(NOW - 600 * MINUTE).toISOString(),
-            },
-          }),
-        }),
-      );
-      assert.strictEqual(stage.phase, Phase.HypervisorResizing);
-      assert.strictEqual(stage.reason, StageReason.NoGuestProbe);
-      assert.isUndefined(stage.recheckAfterMs);
-    });
-
-    it('turns a hypervisor that stays below past stuckAfter into Stuck, waiting for virt-handler', () => {
-      const stage = deriveStage(
-        vmStage({
-          probe: { hypervisorBytes: 10n * GI, guestBytes: 10n * GI },
-          expansion: expansion('20Gi', {
-            phase: Phase.HypervisorResizing,
-            progress: {
-              phase: Phase.HypervisorResizing,
-              since: new Date(NOW - 11 * MINUTE).toISOString(),
-            },
-          }),
-        }),
-      );
-      assert.strictEqual(stage.phase, Phase.Stuck);
-      assert.strictEqual(stage.reason, StageReason.NoProgress);
-      assert.strictEqual(stage.waitingFor, WaitingFor.VirtHandler);
-      assert.include(stage.message, 'libvirt failed to expand disk image');
-      assert.strictEqual(stage.sizes.hypervisor, String(10n * GI));
-    });
-
-    it('does not apply to GuestUnverifiable: the hypervisor size is kept', () => {
-      const stage = deriveStage(
-        vmStage({
-          probe: { hypervisorBytes: 20n * GI, guestUnverifiable: 'no agent' },
-          expansion: expansion('20Gi', {
-            phase: Phase.Stuck,
-            progress: {
-              phase: Phase.GuestVerifying,
-              since: new Date(NOW - 60 * MINUTE).toISOString(),
-            },
-          }),
-        }),
-      );
-      assert.strictEqual(stage.reason, StageReason.GuestUnverifiable);
-      assert.strictEqual(stage.sizes.hypervisor, String(20n * GI));
-      assert.isUndefined(stage.sizes.guest);
-      assert.isUndefined(stage.recheckAfterMs);
-    });
-
-    it('keeps measuring the phase under an immediate Stuck (VMStopped)', () => {
-      const stage = deriveStage(
-        vmStage({
-          vmi: undefined,
-          pods: [],
-          expansion: expansion('20Gi', {
-            phase: Phase.VMUpdating,
-            progress: { phase: Phase.VMUpdating, since: new Date(NOW - 2 * MINUTE).toISOString() },
-          }),
-        }),
-      );
-      assert.strictEqual(stage.reason, StageReason.VMStopped);
-      assert.deepStrictEqual(stage.progress, { phase: Phase.VMUpdating, since: NOW - 2 * MINUTE });
-    });
+    }
   });
 
   it('lists malformed input for the log', () => {

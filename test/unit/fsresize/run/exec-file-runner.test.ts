@@ -246,10 +246,10 @@ it('a critical tool outlives a killed voe: its output goes to files, so it does 
     out += chunk.toString();
   });
   const exited = once(voe, 'exit');
-  while (!out.includes('\n')) {
-    assert.isNull(voe.exitCode, 'the voe process started the tool before it ended');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await eventually(() => out.includes('\n'), 30_000, 'the voe process to start the tool', {
+    intervalMs: 10,
+    giveUp: () => (voe.exitCode === null ? undefined : 'the voe process ended first'),
+  });
   voe.kill('SIGKILL');
   await exited;
   await eventually(async () => (await readFile(marker, 'utf8').catch(() => '')) !== '', 5000).catch(

@@ -1,4 +1,4 @@
-import { it } from 'mocha';
+import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { onCleanup } from '../../../support/cleanup.js';
 import { expectRejection } from '../../../support/expect-error.js';
@@ -197,7 +197,7 @@ it('a Kubernetes Secret volume update (..data symlink swap) is picked up', async
   );
 });
 
-it('an empty key, or a key of another type than the certificate (RSA beside ECDSA), is refused: never served, start-up fails', async () => {
+it('an empty key, or a key of another type than the certificate (RSA beside ECDSA), is refused on reload: never served', async () => {
   const { certFile, keyFile, a } = await pairFiles();
   const { server, port } = await startServer(certFile, keyFile);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -210,19 +210,6 @@ it('an empty key, or a key of another type than the certificate (RSA beside ECDS
       'the previous pair still serves, handshakes work',
     );
   }
-  await writeFile(keyFile, '');
-  const logs = captureLogger();
-  const fresh = createWebhookServer({
-    validators: [],
-    tls: { certFile, keyFile },
-    ready: () => true,
-    logger: logs.logger,
-  });
-  await expectRejection(
-    fresh.listen(0, '127.0.0.1'),
-    /WEBHOOK_TLS_LOAD_FAILED|the key file .* is empty/,
-  );
-  await fresh.close();
 });
 
 it('a certificate directory removed and made again, or renamed over, is watched anew: later changes are picked up at once, not at the next poll', async () => {
@@ -517,15 +504,7 @@ it('a pair that stays invalid past the settle time counts as one failed reload, 
 
 it('an encrypted (passphrase-protected) key is refused with a message that says so, in every PEM form', async () => {
   const { certFile, keyFile, a } = await pairFiles();
-  const key = createPrivateKey(a.keyPem);
-  const encrypted = {
-    pkcs8: key
-      .export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' })
-      .toString(),
-    sec1: key
-      .export({ type: 'sec1', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' })
-      .toString(),
-  };
+  const encrypted = { pkcs8: encryptedKey(a, 'pkcs8'), sec1: encryptedKey(a, 'sec1') };
   assert.match(encrypted.sec1, /Proc-Type: 4,ENCRYPTED/);
   for (const [form, pem] of Object.entries(encrypted)) {
     await writeFile(keyFile, pem);
@@ -537,18 +516,49 @@ it('an encrypted (passphrase-protected) key is refused with a message that says 
       form,
     );
   }
-  const logs = captureLogger();
-  const server = createWebhookServer({
-    validators: [],
-    tls: { certFile, keyFile },
-    ready: () => true,
-    logger: logs.logger,
-  });
-  await expectRejection(
-    server.listen(0, '127.0.0.1'),
-    /^WebhookError: Cannot load the serving certificate .* holds an encrypted \(passphrase-protected\) private key/,
-  );
-  await server.close();
+});
+
+/** `a`'s key encrypted with a passphrase, in PEM form `type`. */
+function encryptedKey(a: IssuedCertificate, type: 'pkcs8' | 'sec1'): string {
+  return createPrivateKey(a.keyPem)
+    .export({ type, format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' })
+    .toString();
+}
+
+describe('a key the server cannot serve fails its start-up', () => {
+  const encryptedMessage =
+    /^WebhookError: Cannot load the serving certificate .* holds an encrypted \(passphrase-protected\) private key/;
+  const cases: Array<{ title: string; key: (a: IssuedCertificate) => string; error: RegExp }> = [
+    {
+      title: 'an empty key',
+      key: () => '',
+      error: /WEBHOOK_TLS_LOAD_FAILED|the key file .* is empty/,
+    },
+    {
+      title: 'an encrypted PKCS#8 key',
+      key: (a) => encryptedKey(a, 'pkcs8'),
+      error: encryptedMessage,
+    },
+    {
+      title: 'an encrypted SEC1 key',
+      key: (a) => encryptedKey(a, 'sec1'),
+      error: encryptedMessage,
+    },
+  ];
+  for (const { title, key, error } of cases) {
+    it(title, async () => {
+      const { certFile, keyFile, a } = await pairFiles();
+      await writeFile(keyFile, key(a));
+      const server = createWebhookServer({
+        validators: [],
+        tls: { certFile, keyFile },
+        ready: () => true,
+        logger: captureLogger().logger,
+      });
+      await expectRejection(server.listen(0, '127.0.0.1'), error);
+      await server.close();
+    });
+  }
 });
 
 /** Runs openssl with `args` in `cwd` (argument array, no shell). */
