@@ -39,6 +39,70 @@ function part(n: number, sectors: number, extra: Partial<LsblkNode> = {}): Lsblk
   return { name: `${DISK}${n}`, kname: `${DISK}${n}`, type: 'part', size: sectors * 512, ...extra };
 }
 
+/** The partition table as sfdisk reports it: partition 1 from 1 MiB, `sectors` long. */
+function tableOfOne(label: 'gpt' | 'dos', sectors: number, lastLba?: number) {
+  return {
+    [DISK]: sfdiskOutput(DISK, label, [{ number: 1, start: 2048, size: sectors }], lastLba),
+  };
+}
+
+/** An LV of vg0 as lsblk lists it under its PV, mounted. */
+function lvNode(name: string, kname: string, size: number, fstype: string, mountpoint: string) {
+  return { name: `/dev/mapper/vg0-${name}`, kname, type: 'lvm', size, fstype, mountpoint };
+}
+
+/**
+ * A GPT disk whose one partition (`sectors` long, the table's last LBA `lastLba`) holds ext4 at
+ * /data, `fsBytes` large; the rest as given.
+ */
+function gptExt4(
+  sectors: number,
+  lastLba: number,
+  fsBytes: number,
+  more: { diskSize?: number; tools?: readonly string[] } = {},
+): GuestLayout {
+  return guestLayout({
+    lsblk: partitioned(
+      'gpt',
+      [part(1, sectors, { fstype: 'ext4', mountpoint: '/data' })],
+      more.diskSize,
+    ),
+    sfdisk: tableOfOne('gpt', sectors, lastLba),
+    filesystems: { [`${DISK}1`]: fsSize('ext4', fsBytes) },
+    ...(more.tools ? { tools: more.tools } : {}),
+  });
+}
+
+/** A GPT disk whose one partition (`sectors` long) is vg0's PV holding `lvs`, ext4 on data at /data `fsBytes` large. */
+function gptLvm(
+  sectors: number,
+  lastLba: number,
+  lvs: Array<{ name: string; bytes: number; fstype: string; mountpoint: string }>,
+  fsBytes?: number,
+): GuestLayout {
+  return guestLayout({
+    lsblk: partitioned('gpt', [
+      part(1, sectors, {
+        fstype: 'LVM2_member',
+        children: lvs.map((lv, i) =>
+          lvNode(lv.name, `/dev/dm-${i}`, lv.bytes, lv.fstype, lv.mountpoint),
+        ),
+      }),
+    ]),
+    sfdisk: tableOfOne('gpt', sectors, lastLba),
+    lvm: lvm(
+      sectors * 512,
+      lvs.map((lv) => ({ name: lv.name, bytes: lv.bytes })),
+    ),
+    ...(fsBytes === undefined
+      ? {}
+      : { filesystems: { '/dev/mapper/vg0-data': fsSize('ext4', fsBytes) } }),
+  });
+}
+
+/** vg0's one LV, data: ext4 at /data. */
+const dataLv = (bytes: number) => [{ name: 'data', bytes, fstype: 'ext4', mountpoint: '/data' }];
+
 /** LVM on /dev/vdb1: pe_start 1 MiB, 4 MiB extents, as vgcreate makes them; pv_size is whole extents. */
 function lvm(partBytes: number, lvs: Array<{ name: string; bytes: number }>, vgFree = 0) {
   const extent = 4 * MiB;
@@ -109,18 +173,7 @@ const growRows: GrowRow[] = [
   },
   {
     name: 'GPT, ext4 on the last partition, growpart in the guest',
-    layout: guestLayout({
-      lsblk: partitioned('gpt', [part(1, GPT_P1, { fstype: 'ext4', mountpoint: '/data' })]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1 }],
-          gptLastLba(OLD),
-        ),
-      },
-      filesystems: { [`${DISK}1`]: fsSize('ext4', mkfsBytes(GPT_P1 * 512)) },
-    }),
+    layout: gptExt4(GPT_P1, gptLastLba(OLD), mkfsBytes(GPT_P1 * 512)),
     argv: [
       ['growpart', DISK, '1'],
       ['partx', '--update', '--nr', '1', DISK],
@@ -129,17 +182,7 @@ const growRows: GrowRow[] = [
   },
   {
     name: 'GPT without growpart: the backup header moved, then sfdisk -N with its script on stdin',
-    layout: guestLayout({
-      lsblk: partitioned('gpt', [part(1, GPT_P1, { fstype: 'ext4', mountpoint: '/data' })]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1 }],
-          gptLastLba(OLD),
-        ),
-      },
-      filesystems: { [`${DISK}1`]: fsSize('ext4', mkfsBytes(GPT_P1 * 512)) },
+    layout: gptExt4(GPT_P1, gptLastLba(OLD), mkfsBytes(GPT_P1 * 512), {
       tools: ALL_TOOLS.filter((tool) => tool !== 'growpart'),
     }),
     argv: [
@@ -154,7 +197,7 @@ const growRows: GrowRow[] = [
     name: 'MBR, xfs on the last partition, sfdisk (no backup header to move), resizepart without partx',
     layout: guestLayout({
       lsblk: partitioned('dos', [part(1, DOS_P1, { fstype: 'xfs', mountpoint: '/data' })]),
-      sfdisk: { [DISK]: sfdiskOutput(DISK, 'dos', [{ number: 1, start: 2048, size: DOS_P1 }]) },
+      sfdisk: tableOfOne('dos', DOS_P1),
       filesystems: { [`${DISK}1`]: fsSize('xfs', mkfsBytes(DOS_P1 * 512)) },
       tools: ['sfdisk', 'resizepart', 'xfs_growfs'],
     }),
@@ -167,33 +210,7 @@ const growRows: GrowRow[] = [
   },
   {
     name: 'LVM: PV on the last GPT partition, ext4 on the only LV',
-    layout: guestLayout({
-      lsblk: partitioned('gpt', [
-        part(1, GPT_P1, {
-          fstype: 'LVM2_member',
-          children: [
-            {
-              name: '/dev/mapper/vg0-data',
-              kname: '/dev/dm-0',
-              type: 'lvm',
-              size: OLD_LVM.pvBytes,
-              fstype: 'ext4',
-              mountpoint: '/data',
-            },
-          ],
-        }),
-      ]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1 }],
-          gptLastLba(OLD),
-        ),
-      },
-      lvm: OLD_LVM,
-      filesystems: { '/dev/mapper/vg0-data': fsSize('ext4', OLD_LVM.pvBytes) },
-    }),
+    layout: gptLvm(GPT_P1, gptLastLba(OLD), dataLv(OLD_LVM.pvBytes), OLD_LVM.pvBytes),
     argv: [
       ['growpart', DISK, '1'],
       ['partx', '--update', '--nr', '1', DISK],
@@ -206,14 +223,7 @@ const growRows: GrowRow[] = [
     name: 'a run stopped after the table was written: the kernel is told, then the filesystem grows',
     layout: guestLayout({
       lsblk: partitioned('gpt', [part(1, GPT_P1, { fstype: 'ext4', mountpoint: '/data' })]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1_GROWN }],
-          gptLastLba(NEW),
-        ),
-      },
+      sfdisk: tableOfOne('gpt', GPT_P1_GROWN, gptLastLba(NEW)),
       filesystems: { [`${DISK}1`]: fsSize('ext4', mkfsBytes(GPT_P1 * 512)) },
     }),
     argv: [
@@ -223,33 +233,7 @@ const growRows: GrowRow[] = [
   },
   {
     name: 'a run stopped after lvextend: only the filesystem is left (no lvextend with nothing free)',
-    layout: guestLayout({
-      lsblk: partitioned('gpt', [
-        part(1, GPT_P1_GROWN, {
-          fstype: 'LVM2_member',
-          children: [
-            {
-              name: '/dev/mapper/vg0-data',
-              kname: '/dev/dm-0',
-              type: 'lvm',
-              size: NEW_PV,
-              fstype: 'ext4',
-              mountpoint: '/data',
-            },
-          ],
-        }),
-      ]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1_GROWN }],
-          gptLastLba(NEW),
-        ),
-      },
-      lvm: lvm(GPT_P1_GROWN * 512, [{ name: 'data', bytes: NEW_PV }]),
-      filesystems: { '/dev/mapper/vg0-data': fsSize('ext4', OLD_LVM.pvBytes) },
-    }),
+    layout: gptLvm(GPT_P1_GROWN, gptLastLba(NEW), dataLv(NEW_PV), OLD_LVM.pvBytes),
     argv: [['resize2fs', '/dev/mapper/vg0-data']],
   },
 ];
@@ -272,67 +256,17 @@ const grownRows: Array<{ name: string; layout: GuestLayout }> = [
   },
   {
     name: 'GPT ext4 grown: table, kernel and filesystem',
-    layout: guestLayout({
-      lsblk: partitioned('gpt', [part(1, GPT_P1_GROWN, { fstype: 'ext4', mountpoint: '/data' })]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1_GROWN }],
-          gptLastLba(NEW),
-        ),
-      },
-      filesystems: { [`${DISK}1`]: fsSize('ext4', mkfsBytes(GPT_P1_GROWN * 512)) },
-    }),
+    layout: gptExt4(GPT_P1_GROWN, gptLastLba(NEW), mkfsBytes(GPT_P1_GROWN * 512)),
   },
   {
     name: "GPT with less than 1 MiB after the last partition (growpart's fudge)",
-    layout: guestLayout({
-      lsblk: partitioned(
-        'gpt',
-        [part(1, GPT_P1, { fstype: 'ext4', mountpoint: '/data' })],
-        OLD + 512 * 1024,
-      ),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1 }],
-          gptLastLba(OLD),
-        ),
-      },
-      filesystems: { [`${DISK}1`]: fsSize('ext4', mkfsBytes(GPT_P1 * 512)) },
+    layout: gptExt4(GPT_P1, gptLastLba(OLD), mkfsBytes(GPT_P1 * 512), {
+      diskSize: OLD + 512 * 1024,
     }),
   },
   {
     name: 'LVM grown: PV, LV and filesystem',
-    layout: guestLayout({
-      lsblk: partitioned('gpt', [
-        part(1, GPT_P1_GROWN, {
-          fstype: 'LVM2_member',
-          children: [
-            {
-              name: '/dev/mapper/vg0-data',
-              kname: '/dev/dm-0',
-              type: 'lvm',
-              size: NEW_PV,
-              fstype: 'ext4',
-              mountpoint: '/data',
-            },
-          ],
-        }),
-      ]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1_GROWN }],
-          gptLastLba(NEW),
-        ),
-      },
-      lvm: lvm(GPT_P1_GROWN * 512, [{ name: 'data', bytes: NEW_PV }]),
-      filesystems: { '/dev/mapper/vg0-data': fsSize('ext4', NEW_PV) },
-    }),
+    layout: gptLvm(GPT_P1_GROWN, gptLastLba(NEW), dataLv(NEW_PV), NEW_PV),
   },
 ];
 
@@ -397,14 +331,7 @@ const refuseRows: RefuseRow[] = [
           ],
         }),
       ]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1 }],
-          gptLastLba(OLD),
-        ),
-      },
+      sfdisk: tableOfOne('gpt', GPT_P1, gptLastLba(OLD)),
     }),
     code: 'GUESTGROW_ENCRYPTED',
     reason: /encrypted \(LUKS\) layer \(opened as \/dev\/mapper\/data\)/,
@@ -419,19 +346,7 @@ const refuseRows: RefuseRow[] = [
   },
   {
     name: 'tools missing in the guest: each named with its packages',
-    layout: guestLayout({
-      lsblk: partitioned('gpt', [part(1, GPT_P1, { fstype: 'ext4', mountpoint: '/data' })]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1 }],
-          gptLastLba(OLD),
-        ),
-      },
-      filesystems: { [`${DISK}1`]: fsSize('ext4', mkfsBytes(GPT_P1 * 512)) },
-      tools: ['partx'],
-    }),
+    layout: gptExt4(GPT_P1, gptLastLba(OLD), mkfsBytes(GPT_P1 * 512), { tools: ['partx'] }),
     code: 'GUESTGROW_TOOLS_MISSING',
     reason:
       /lacks growpart \(Debian: cloud-guest-utils, RHEL: cloud-utils-growpart\) or sfdisk \(Debian: fdisk, RHEL: util-linux\), resize2fs \(Debian: e2fsprogs, RHEL: e2fsprogs\)$/,
@@ -451,43 +366,10 @@ const refuseRows: RefuseRow[] = [
   },
   {
     name: 'several logical volumes could take the space: all listed',
-    layout: guestLayout({
-      lsblk: partitioned('gpt', [
-        part(1, GPT_P1, {
-          fstype: 'LVM2_member',
-          children: [
-            {
-              name: '/dev/mapper/vg0-data',
-              kname: '/dev/dm-0',
-              type: 'lvm',
-              size: 6 * GiB,
-              fstype: 'ext4',
-              mountpoint: '/data',
-            },
-            {
-              name: '/dev/mapper/vg0-logs',
-              kname: '/dev/dm-1',
-              type: 'lvm',
-              size: 2 * GiB,
-              fstype: 'xfs',
-              mountpoint: '/var/log',
-            },
-          ],
-        }),
-      ]),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1 }],
-          gptLastLba(OLD),
-        ),
-      },
-      lvm: lvm(GPT_P1 * 512, [
-        { name: 'data', bytes: 6 * GiB },
-        { name: 'logs', bytes: 2 * GiB },
-      ]),
-    }),
+    layout: gptLvm(GPT_P1, gptLastLba(OLD), [
+      { name: 'data', bytes: 6 * GiB, fstype: 'ext4', mountpoint: '/data' },
+      { name: 'logs', bytes: 2 * GiB, fstype: 'xfs', mountpoint: '/var/log' },
+    ]),
     code: 'GUESTGROW_SEVERAL_LOGICAL_VOLUMES',
     reason:
       /2 logical volumes .*: \/dev\/vg0\/data \(mounted at \/data\), \/dev\/vg0\/logs \(mounted at \/var\/log\); voe does not choose/,
@@ -511,14 +393,7 @@ const refuseRows: RefuseRow[] = [
         [part(1, GPT_P1_GROWN, { fstype: 'ext4', mountpoint: '/data' })],
         OLD,
       ),
-      sfdisk: {
-        [DISK]: sfdiskOutput(
-          DISK,
-          'gpt',
-          [{ number: 1, start: 2048, size: GPT_P1_GROWN }],
-          gptLastLba(NEW),
-        ),
-      },
+      sfdisk: tableOfOne('gpt', GPT_P1_GROWN, gptLastLba(NEW)),
       filesystems: { [`${DISK}1`]: fsSize('ext4', mkfsBytes(GPT_P1 * 512)) },
     }),
     code: 'GUESTGROW_WOULD_SHRINK',
