@@ -18,6 +18,7 @@ import {
   Phase,
   StageReason,
   type RunningTracker,
+  type VolumeExpansion,
 } from '../../../src/vmwatcher/index.js';
 import {
   ExpansionActors,
@@ -36,6 +37,7 @@ import {
   useControlPlane,
 } from '../../support/use-control-plane.js';
 import { TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
+import { eventuallyValue } from '../../support/eventually.js';
 
 const MI = 1024n ** 2n;
 const GI = 1024n ** 3n;
@@ -216,37 +218,48 @@ async function upToTheVmi(vmName: string, claim: string, size: string): Promise<
   await actors.virtControllerSyncs(NS, vmName, claim);
 }
 
+/** The expansion of `claim` to 2Gi, once it shows `phase` and `reason` (within 60 s). */
+function expansionIn(claim: string, phase: string, reason: string): Promise<VolumeExpansion> {
+  return lab.waitForPhase(NS, `${claim}-2gi`, phase, reason, 60_000);
+}
+
+/**
+ * `claim` of `vmName` resized to 2Gi up to the VMI; once the tracker waits for the hypervisor, the
+ * lab's virt-handler grows the disk at `target`: that wait's status, and the bytes it resized to.
+ */
+async function growToHypervisor(
+  vmName: string,
+  vm: LabVm,
+  claim: string,
+  target: string,
+): Promise<{ waiting: VolumeExpansion; resized: bigint }> {
+  await upToTheVmi(vmName, claim, '2Gi');
+  const waiting = await expansionIn(
+    claim,
+    Phase.HypervisorResizing,
+    StageReason.WaitingForHypervisor,
+  );
+  const resized = await virtHandlerExpands(cp.kubeConfig, vm, {
+    namespace: NS,
+    vmiName: vmName,
+    claimName: claim,
+    target,
+    size: '2Gi',
+  });
+  return { waiting, resized };
+}
+
 describe('the guest probe on a real VM', () => {
   it("reaches Completed with the guest's measured bytes (virtio disk found by its serial)", async () => {
     const claim = DISKS_A[0].claim;
-    await upToTheVmi('vm-a', claim, '2Gi');
-    const waiting = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.HypervisorResizing,
-      StageReason.WaitingForHypervisor,
-      60_000,
-    );
+    const { waiting, resized } = await growToHypervisor('vm-a', vmA, claim, 'vda');
     assert.strictEqual(
       waiting.status?.sizes?.hypervisor,
       String(GI),
       'virsh domblkinfo before the resize',
     );
-    const resized = await virtHandlerExpands(cp.kubeConfig, vmA, {
-      namespace: NS,
-      vmiName: 'vm-a',
-      claimName: claim,
-      target: 'vda',
-      size: '2Gi',
-    });
     assert.strictEqual(resized, 2n * GI);
-    const done = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.Completed,
-      StageReason.GuestSeesNewSize,
-      60_000,
-    );
+    const done = await expansionIn(claim, Phase.Completed, StageReason.GuestSeesNewSize);
     assert.strictEqual(done.status?.sizes?.hypervisor, String(2n * GI));
     assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
     assert.strictEqual(done.status?.sizes?.guestEvidence, 'BlockDevice');
@@ -259,13 +272,7 @@ describe('the guest probe on a real VM', () => {
   it('is Stuck waiting for virt-handler when the hypervisor stays below past --stuck-after (disk found by bus and target)', async () => {
     const claim = DISKS_A[1].claim;
     await upToTheVmi('vm-a', claim, '2Gi');
-    const stuck = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.Stuck,
-      StageReason.NoProgress,
-      60_000,
-    );
+    const stuck = await expansionIn(claim, Phase.Stuck, StageReason.NoProgress);
     assert.strictEqual(stuck.status?.waitingFor, WaitingFor.VirtHandler);
     assert.match(stuck.status?.message ?? '', /in HypervisorResizing, waiting for virt-handler/);
     assert.strictEqual(stuck.status?.sizes?.hypervisor, String(GI));
@@ -275,28 +282,8 @@ describe('the guest probe on a real VM', () => {
 
   it('shows GuestUnverifiable with the hypervisor size when the guest has no agent', async () => {
     const claim = 'vm-b-disk-0-noagt';
-    await upToTheVmi('vm-b', claim, '2Gi');
-    await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.HypervisorResizing,
-      StageReason.WaitingForHypervisor,
-      60_000,
-    );
-    await virtHandlerExpands(cp.kubeConfig, vmB, {
-      namespace: NS,
-      vmiName: 'vm-b',
-      claimName: claim,
-      target: 'vda',
-      size: '2Gi',
-    });
-    const unverifiable = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.Stuck,
-      StageReason.GuestUnverifiable,
-      60_000,
-    );
+    await growToHypervisor('vm-b', vmB, claim, 'vda');
+    const unverifiable = await expansionIn(claim, Phase.Stuck, StageReason.GuestUnverifiable);
     assert.strictEqual(unverifiable.status?.waitingFor, WaitingFor.User);
     assert.strictEqual(unverifiable.status?.sizes?.hypervisor, String(2n * GI));
     assert.isUndefined(unverifiable.status?.sizes?.guest);
@@ -305,28 +292,8 @@ describe('the guest probe on a real VM', () => {
 
   it('waits in GuestVerifying for a SCSI disk (found by its VPD serial) whose guest needs a rescan, and completes once the guest rescans', async () => {
     const claim = DISKS_A[2].claim;
-    await upToTheVmi('vm-a', claim, '2Gi');
-    await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.HypervisorResizing,
-      StageReason.WaitingForHypervisor,
-      60_000,
-    );
-    await virtHandlerExpands(cp.kubeConfig, vmA, {
-      namespace: NS,
-      vmiName: 'vm-a',
-      claimName: claim,
-      target: 'sda',
-      size: '2Gi',
-    });
-    const verifying = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.GuestVerifying,
-      StageReason.WaitingForGuest,
-      60_000,
-    );
+    await growToHypervisor('vm-a', vmA, claim, 'sda');
+    const verifying = await expansionIn(claim, Phase.GuestVerifying, StageReason.WaitingForGuest);
     assert.strictEqual(verifying.status?.waitingFor, WaitingFor.Guest);
     assert.strictEqual(verifying.status?.sizes?.hypervisor, String(2n * GI));
     assert.strictEqual(verifying.status?.sizes?.guest, String(GI));
@@ -340,41 +307,15 @@ describe('the guest probe on a real VM', () => {
       `/sys/block/${device}/device/rescan`,
     ]);
     assert.strictEqual(rescan.exitCode, 0, rescan.stderr);
-    const done = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.Completed,
-      StageReason.GuestSeesNewSize,
-      60_000,
-    );
+    const done = await expansionIn(claim, Phase.Completed, StageReason.GuestSeesNewSize);
     assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
     assert.strictEqual(done.status?.sizes?.guestDevice, device);
   });
 
   it("falls back to the guest's filesystem when the guest refuses guest-exec, and waits until it holds more than the old size", async () => {
     const claim = 'vm-c-disk-0-noexe';
-    await upToTheVmi('vm-c', claim, '2Gi');
-    await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.HypervisorResizing,
-      StageReason.WaitingForHypervisor,
-      60_000,
-    );
-    await virtHandlerExpands(cp.kubeConfig, vmC, {
-      namespace: NS,
-      vmiName: 'vm-c',
-      claimName: claim,
-      target: 'vda',
-      size: '2Gi',
-    });
-    const verifying = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.GuestVerifying,
-      StageReason.WaitingForGuest,
-      60_000,
-    );
+    await growToHypervisor('vm-c', vmC, claim, 'vda');
+    const verifying = await expansionIn(claim, Phase.GuestVerifying, StageReason.WaitingForGuest);
     const sizes = verifying.status?.sizes;
     assert.strictEqual(sizes?.hypervisor, String(2n * GI));
     assert.strictEqual(sizes?.guestEvidence, 'Filesystem');
@@ -388,33 +329,13 @@ describe('the guest probe on a real VM', () => {
   it('reaches Completed for a Filesystem-mode disk.img grown as KubeVirt grows it, below (1 - overhead) x capacity', async () => {
     const claim = DISKS_A[3].claim;
     const before = (await vmA.guestExec('/bin/cat', ['/sys/block/vdc/size'])).stdout.trim();
-    await upToTheVmi('vm-a', claim, '2Gi');
-    const waiting = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.HypervisorResizing,
-      StageReason.WaitingForHypervisor,
-      60_000,
-    );
+    const { waiting, resized } = await growToHypervisor('vm-a', vmA, claim, 'vdc');
     assert.strictEqual(waiting.status?.sizes?.hypervisor, String(BigInt(before) * 512n));
-    const resized = await virtHandlerExpands(cp.kubeConfig, vmA, {
-      namespace: NS,
-      vmiName: 'vm-a',
-      claimName: claim,
-      target: 'vdc',
-      size: '2Gi',
-    });
     // The XFS volume keeps its metadata: less is usable than the capacity, so disk.img ends below
     // the 1935 MiB of align_down_1MiB(0.945 x 2Gi), yet well above the old 1Gi volume's disk.img.
     assert.isBelow(Number(resized), Number(1935n * MI));
     assert.isAbove(Number(resized), Number(GI));
-    const done = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.Completed,
-      StageReason.GuestSeesNewSize,
-      60_000,
-    );
+    const done = await expansionIn(claim, Phase.Completed, StageReason.GuestSeesNewSize);
     assert.strictEqual(done.status?.sizes?.hypervisor, String(resized));
     assert.strictEqual(done.status?.sizes?.guest, String(resized));
     assert.strictEqual(done.status?.sizes?.guestDevice, 'vdc');
@@ -439,38 +360,19 @@ describe('the guest probe on a real VM', () => {
           }),
       );
     };
-    let seen: Record<string, bigint> = {};
-    for (let tries = 0; tries < 100 && Object.keys(seen).length < 2; tries++) {
-      seen = await sizes();
-      if (Object.keys(seen).length < 2) await new Promise((r) => setTimeout(r, 100));
-    }
+    const seen = await eventuallyValue(
+      sizes,
+      (found) => Object.keys(found).length >= 2,
+      'the guest lists both hotplugged disks',
+      10_000,
+    );
     assert.deepStrictEqual(seen, { sda: GI, sdb: GI }, 'the guest sees both hotplugged disks');
     const blocks = await vmD.guestExec('/bin/ls', ['/sys/block']);
     assert.include(blocks.stdout.split(/\s+/), 'sr0', "the SATA cdrom is the guest's sr0");
     const claim = DISKS_D[2].claim;
-    await upToTheVmi('vm-d', claim, '2Gi');
-    await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.HypervisorResizing,
-      StageReason.WaitingForHypervisor,
-      60_000,
-    );
-    const resized = await virtHandlerExpands(cp.kubeConfig, vmD, {
-      namespace: NS,
-      vmiName: 'vm-d',
-      claimName: claim,
-      target: 'sdb',
-      size: '2Gi',
-    });
+    const { resized } = await growToHypervisor('vm-d', vmD, claim, 'sdb');
     assert.strictEqual(resized, 2n * GI);
-    const done = await lab.waitForPhase(
-      NS,
-      `${claim}-2gi`,
-      Phase.Completed,
-      StageReason.GuestSeesNewSize,
-      60_000,
-    );
+    const done = await expansionIn(claim, Phase.Completed, StageReason.GuestSeesNewSize);
     assert.strictEqual(done.status?.sizes?.hypervisor, String(2n * GI));
     assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
     // libvirt's sdb is the guest's sda: found by its SCSI address, not by its target name.
