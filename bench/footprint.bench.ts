@@ -10,15 +10,14 @@
  * into docs/performance.md ("footprint"), beside the memory request and limit of the chart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parse } from 'yaml';
 import { defaultCacheDir } from '../src/cli/cache-dir.js';
 import { installCrds, startControlPlane } from '../src/controlplane/index.js';
+import { chartSettings } from './support/chart-settings.js';
 import { processRss } from './support/process-rss.js';
 import { measuredOn, writeResults } from './support/results-section.js';
 import { stageCluster, type ClusterShape } from './support/stage-cluster.js';
@@ -249,7 +248,7 @@ function readinessOf(command: Command): Readiness {
 const voe = async (command: Command, kubeconfig: string, tag: string): Promise<Footprint> =>
   footprintOf(
     [VOE_MAIN, ...command.args(kubeconfig, tag)],
-    (await chartSettings(command)).nodeOptions,
+    (await chartSettings(...command.chart)).nodeOptions,
     readinessOf(command),
   );
 
@@ -264,27 +263,6 @@ async function baselines(): Promise<{ bare: Footprint; clientNode: Footprint }> 
       '',
       up,
     ),
-  };
-}
-
-interface ChartValues {
-  nodeOptions?: string;
-  resources?: { requests?: { memory?: string }; limits?: { memory?: string } };
-}
-
-/** The memory request and limit, and the NODE_OPTIONS, the chart sets for `command`. */
-async function chartSettings(
-  command: Command,
-): Promise<{ request: string; limit: string; nodeOptions: string }> {
-  const [chart, key] = command.chart;
-  const values = parse(
-    await readFile(join(REPO, 'charts', chart, 'values.yaml'), 'utf8'),
-  ) as Record<string, ChartValues>;
-  const { resources, nodeOptions } = values[key] ?? {};
-  return {
-    request: resources?.requests?.memory ?? 'none',
-    limit: resources?.limits?.memory ?? 'none',
-    nodeOptions: nodeOptions ?? '',
   };
 }
 
@@ -320,7 +298,7 @@ async function measureAll() {
         name: command.name,
         idle: idle[i]!,
         scale: scale[i]!,
-        chart: await chartSettings(command),
+        chart: await chartSettings(...command.chart),
         goal: command.goal ?? {},
       })),
     );

@@ -22,6 +22,7 @@ import { Informer, requestJson, resourcePath } from '../src/kube/index.js';
 import { VOLUME_EXPANSIONS, type VolumeExpansion } from '../src/vmwatcher/index.js';
 import { ExpansionActors } from '../src/demo/index.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
+import { chartSettings } from './support/chart-settings.js';
 import { processRss } from './support/process-rss.js';
 import { measuredOn, writeResults } from './support/results-section.js';
 import { claimName, ns, stageCluster, vmName, type ClusterShape } from './support/stage-cluster.js';
@@ -92,7 +93,14 @@ export async function measure(
         'warn',
         ...extraArgs,
       ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        // As the chart runs it: its V8 heap flags.
+        env: {
+          ...process.env,
+          NODE_OPTIONS: (await chartSettings('volume-online-expansion', 'tracker')).nodeOptions,
+        },
+      },
     );
     let stderr = '';
     tracker.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -161,12 +161,10 @@ export async function stageCluster(
     }
     const volumes = [
       { name: 'disk-0', persistentVolumeClaim: { claimName: claims[0] } },
-      ...claims
-        .slice(1)
-        .map((claim) => ({
-          name: claim,
-          persistentVolumeClaim: { claimName: claim, hotpluggable: true },
-        })),
+      ...claims.slice(1).map((claim) => ({
+        name: claim,
+        persistentVolumeClaim: { claimName: claim, hotpluggable: true },
+      })),
     ];
     await post(
       kc,
