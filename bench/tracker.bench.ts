@@ -18,214 +18,24 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { defaultCacheDir } from '../src/cli/cache-dir.js';
 import { installCrds, startControlPlane } from '../src/controlplane/index.js';
-import { pvc, vm, vmi, kubeVirt, storageClass } from '../src/demo/staged-objects.js';
 import { Informer, requestJson, resourcePath } from '../src/kube/index.js';
 import { VOLUME_EXPANSIONS, type VolumeExpansion } from '../src/vmwatcher/index.js';
 import { ExpansionActors } from '../src/demo/index.js';
-import type { Pod, VirtualMachineInstance } from '../src/model/index.js';
-import { hotplugPod, launcherPod, persistentVolume } from '../src/demo/actors/staged-pods.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
+import { chartSettings } from './support/chart-settings.js';
+import { processRss } from './support/process-rss.js';
 import { measuredOn, writeResults } from './support/results-section.js';
+import { claimName, ns, stageCluster, vmName, type ClusterShape } from './support/stage-cluster.js';
 
-const NAMESPACES = 10;
 const VMS = 5_000;
 const EXPANSIONS = 100;
-const CONCURRENCY = 24;
-const CLASS = 'bench-csi';
-const DRIVER = 'bench.csi.voe.dev';
 const VOE_MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
-type Json = Record<string, unknown>;
-
-/** Runs `work` over `items` with at most `limit` at a time. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) {
-        const item = items[next++]!;
-        await work(item);
-      }
-    }),
-  );
-}
-
-function post(
-  kc: KubeConfig,
-  ref: Parameters<typeof resourcePath>[0],
-  body: unknown,
-): Promise<Json> {
-  return requestJson<Json>(kc, {
-    method: 'POST',
-    path: resourcePath(ref),
-    body,
-    timeoutMs: 120_000,
-  });
-}
-
-function patchStatus(
-  kc: KubeConfig,
-  ref: Parameters<typeof resourcePath>[0],
-  status: unknown,
-): Promise<Json> {
-  return requestJson<Json>(kc, {
-    method: 'PATCH',
-    path: resourcePath(ref, 'status'),
-    contentType: 'application/merge-patch+json',
-    body: { status },
-    timeoutMs: 120_000,
-  });
-}
-
-/** The object as a user creates it: no uid, resourceVersion or status. */
-function forCreate<T extends object>(object: T): T {
-  const copy = structuredClone(object) as T & { metadata?: Json; status?: unknown };
-  if (copy.metadata) {
-    delete copy.metadata['uid'];
-    delete copy.metadata['resourceVersion'];
-  }
-  delete copy.status;
-  return copy;
-}
-
-const ns = (i: number): string => `bench-${i % NAMESPACES}`;
-const vmName = (i: number): string => `vm-${String(i).padStart(5, '0')}`;
-const claimName = (i: number, disk: number): string => `${vmName(i)}-disk-${disk}`;
-
-export async function stage(kc: KubeConfig, log: (line: string) => void): Promise<void> {
-  for (let i = 0; i < NAMESPACES; i++)
-    await post(
-      kc,
-      { group: '', version: 'v1', plural: 'namespaces' },
-      { metadata: { name: ns(i) } },
-    );
-  await post(
-    kc,
-    { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses' },
-    {
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      ...forCreate(storageClass(CLASS, DRIVER)),
-    },
-  );
-  await post(
-    kc,
-    { group: '', version: 'v1', plural: 'namespaces' },
-    { metadata: { name: 'harvester-system' } },
-  );
-  await post(
-    kc,
-    { group: 'kubevirt.io', version: 'v1', plural: 'kubevirts', namespace: 'harvester-system' },
-    {
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'KubeVirt',
-      ...forCreate(kubeVirt()),
-    },
-  );
-  const indexes = Array.from({ length: VMS }, (_, i) => i);
-  let done = 0;
-  const started = Date.now();
-  await pool(indexes, CONCURRENCY, async (i) => {
-    const namespace = ns(i);
-    const name = vmName(i);
-    const claims = [0, 1].map((disk) => claimName(i, disk));
-    for (const claim of claims) {
-      const volumeName = `pvc-${namespace}-${claim}`;
-      await post(
-        kc,
-        { group: '', version: 'v1', plural: 'persistentvolumes' },
-        forCreate(
-          persistentVolume({
-            name: volumeName,
-            namespace,
-            claimName: claim,
-            capacity: '10Gi',
-            driver: DRIVER,
-          }),
-        ),
-      );
-      await post(
-        kc,
-        { group: '', version: 'v1', plural: 'persistentvolumeclaims', namespace },
-        forCreate(
-          pvc(claim, {
-            namespace,
-            className: CLASS,
-            provisioner: DRIVER,
-            volumeName,
-            volumeMode: 'Block',
-          }),
-        ),
-      );
-      await patchStatus(
-        kc,
-        { group: '', version: 'v1', plural: 'persistentvolumeclaims', namespace, name: claim },
-        {
-          phase: 'Bound',
-          accessModes: ['ReadWriteMany'],
-          capacity: { storage: '10Gi' },
-        },
-      );
-    }
-    const volumes = [
-      { name: 'disk-0', persistentVolumeClaim: { claimName: claims[0] } },
-      { name: claims[1], persistentVolumeClaim: { claimName: claims[1], hotpluggable: true } },
-    ];
-    await post(
-      kc,
-      { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines', namespace },
-      {
-        apiVersion: 'kubevirt.io/v1',
-        kind: 'VirtualMachine',
-        ...forCreate(vm(name, { namespace, volumes: volumes.slice(0, 1), templates: [] })),
-      },
-    );
-    const instance = vmi(name, { namespace, volumes }) as VirtualMachineInstance;
-    const created = (await post(
-      kc,
-      { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace },
-      {
-        apiVersion: 'kubevirt.io/v1',
-        kind: 'VirtualMachineInstance',
-        ...forCreate(instance),
-      },
-    )) as VirtualMachineInstance;
-    await patchStatus(
-      kc,
-      { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace, name },
-      instance.status,
-    );
-    const launcher = launcherPod(created, {
-      name: `virt-launcher-${name}-x7k2p`,
-      uid: '',
-      volumes: [{ name: 'disk-0', claimName: claims[0]!, volumeMode: 'Block' }],
-    });
-    const pod = (await post(
-      kc,
-      { group: '', version: 'v1', plural: 'pods', namespace },
-      forCreate(launcher),
-    )) as Pod;
-    await post(
-      kc,
-      { group: '', version: 'v1', plural: 'pods', namespace },
-      forCreate(
-        hotplugPod(pod, {
-          name: `hp-volume-${name}`,
-          uid: '',
-          volumes: [{ name: claims[1]!, claimName: claims[1]!, hold: 'device' }],
-        }),
-      ),
-    );
-    done++;
-    if (done % 500 === 0)
-      log(`staged ${done} of ${VMS} VMs (${Math.round((Date.now() - started) / 1000)} s)`);
-  });
-}
+/** The cluster this bench stages: 10,000 PVCs, two per VM, the second hotplugged. */
+export const TRACKER_CLUSTER: ClusterShape = { vms: VMS, disks: 2 };
 
 async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
-  return kb / 1024;
+  return (await processRss(pid)).rssMiB;
 }
 
 async function until<T>(
@@ -283,7 +93,14 @@ export async function measure(
         'warn',
         ...extraArgs,
       ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        // As the chart runs it: its V8 heap flags.
+        env: {
+          ...process.env,
+          NODE_OPTIONS: (await chartSettings('volume-online-expansion', 'tracker')).nodeOptions,
+        },
+      },
     );
     let stderr = '';
     tracker.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -488,7 +305,7 @@ async function main(): Promise<void> {
   try {
     await installCrds(cp.kubeConfig);
     const stageStart = Date.now();
-    await stage(cp.kubeConfig, log);
+    await stageCluster(cp.kubeConfig, TRACKER_CLUSTER, log);
     log(`staged in ${Math.round((Date.now() - stageStart) / 1000)} s`);
     const result = await measure(cp.kubeConfig, cp.kubeconfigPath);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -2,8 +2,11 @@ import { Command, Help, type Option } from 'commander';
 import { readPackageVersion } from './package-version.js';
 import { registerCommands } from './commands/index.js';
 
-/** The `voe` command line: every subcommand is registered from cli/commands. */
-export function createProgram(): Command {
+/**
+ * The `voe` command line: the subcommands are registered from cli/commands, only `command` when it
+ * names one (see registerCommands).
+ */
+export async function createProgram(command?: string): Promise<Command> {
   const program = new Command('voe')
     .description('Safe, observable online volume expansion for Harvester')
     .version(readPackageVersion())
@@ -20,6 +23,6 @@ export function createProgram(): Command {
         return option.mandatory ? `${text} (required)` : text;
       },
     });
-  registerCommands(program);
+  await registerCommands(program, command);
   return program;
 }

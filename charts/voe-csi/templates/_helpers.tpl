@@ -58,12 +58,18 @@ args:
   {{- end }}
   - --log-level
   - {{ .logLevel }}
-{{- if eq .services "node" }}
+{{- if or (eq .services "node") .nodeOptions }}
 env:
+  {{- if eq .services "node" }}
   - name: NODE_NAME
     valueFrom:
       fieldRef:
         fieldPath: spec.nodeName
+  {{- end }}
+  {{- with .nodeOptions }}
+  - name: NODE_OPTIONS
+    value: {{ . | quote }}
+  {{- end }}
 {{- end }}
 ports:
   - name: healthz

@@ -1,38 +1,34 @@
 import type { Command } from 'commander';
-import { register as certs } from './certs.js';
-import { register as check } from './check.js';
-import { register as crds } from './crds.js';
-import { register as disable } from './disable.js';
-import { register as enable } from './enable.js';
-import { register as cluster } from './cluster.js';
-import { register as csi } from './csi.js';
-import { register as demo } from './demo.js';
-import { register as fsresize } from './fsresize.js';
-import { register as flexvolume } from './flexvolume.js';
-import { register as registerServe } from './serve.js';
-import { register as status } from './status.js';
-import { register as watch } from './watch.js';
+
+type Registrar = () => Promise<{ register: (program: Command) => void }>;
 
 /**
- * Each subcommand lives in its own file and exports `register(program)`.
- * Add new subcommands to this list.
+ * Each subcommand lives in its own file and exports `register(program)`, loaded only when needed:
+ * a long-running command (`voe serve`, `voe watch`, `voe csi`) keeps in memory only the code it
+ * runs. Add new subcommands to this list, in the order `voe --help` lists them.
  */
-const registrars: Array<(program: Command) => void> = [
-  demo,
-  cluster,
-  fsresize,
-  flexvolume,
-  registerServe,
-  check,
-  csi,
-  certs,
-  crds,
-  watch,
-  status,
-  enable,
-  disable,
-];
+const registrars: Record<string, Registrar> = {
+  demo: () => import('./demo.js'),
+  cluster: () => import('./cluster.js'),
+  fsresize: () => import('./fsresize.js'),
+  flexvolume: () => import('./flexvolume.js'),
+  serve: () => import('./serve.js'),
+  check: () => import('./check.js'),
+  csi: () => import('./csi.js'),
+  certs: () => import('./certs.js'),
+  crds: () => import('./crds.js'),
+  watch: () => import('./watch.js'),
+  status: () => import('./status.js'),
+  enable: () => import('./enable.js'),
+  disable: () => import('./disable.js'),
+};
 
-export function registerCommands(program: Command): void {
-  for (const register of registrars) register(program);
+/**
+ * Registers the subcommand named `name` alone when there is one by that name, else every
+ * subcommand (for `voe --help`, `voe help X`, an unknown command and its suggestions).
+ */
+export async function registerCommands(program: Command, name?: string): Promise<void> {
+  const names =
+    name !== undefined && Object.hasOwn(registrars, name) ? [name] : Object.keys(registrars);
+  for (const each of names) (await registrars[each]!()).register(program);
 }

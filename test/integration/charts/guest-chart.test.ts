@@ -9,7 +9,7 @@
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -29,7 +29,9 @@ import {
   type Access,
   type Account,
 } from '../../support/charts/cluster.js';
+import { parse } from 'yaml';
 import { eventually } from '../../support/eventually.js';
+import { assertHeapFits } from '../../support/charts/node-options.js';
 import { applyHarvesterGuestRoles } from '../../support/guest-csi-bridge/harvester-guest-roles.js';
 import {
   GUEST_CHART,
@@ -57,8 +59,11 @@ const VALUE_SETS: Array<[string, Record<string, unknown> | undefined]> = [
       controller: {
         replicas: 3,
         logLevel: 'debug',
+        nodeOptions: '--max-old-space-size=160 --max-semi-space-size=2',
+        resources: { requests: { cpu: '20m', memory: '192Mi' }, limits: { memory: '256Mi' } },
         nodeSelector: { 'node-role.kubernetes.io/control-plane': 'true' },
       },
+      node: { nodeOptions: '' },
       storageClass: {
         name: 'voe',
         isDefault: true,
@@ -192,7 +197,10 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
         return;
       }
 
-      it('a CSIDriver that attaches, a StorageClass that allows expansion, the controller with the provisioner, attacher and resizer sidecars, the node plugin with node-driver-registrar and livenessprobe, voe csi on the socket they share', () => {
+      it('a CSIDriver that attaches, a StorageClass that allows expansion, the controller with the provisioner, attacher and resizer sidecars, the node plugin with node-driver-registrar and livenessprobe, voe csi on the socket they share, with a V8 heap within its memory limit', async () => {
+        const defaults = parse(
+          await readFile(join(repoRoot(), GUEST_CHART, 'values.yaml'), 'utf8'),
+        ) as Record<'controller' | 'node', { nodeOptions?: string }>;
         const driver = (values?.['driverName'] as string | undefined) ?? 'driver.harvesterhci.io';
         const kubeletDir = (values?.['kubeletDir'] as string | undefined) ?? '/var/lib/kubelet';
         const csiDriver = oneOf(objects, 'CSIDriver', driver) as unknown as {
@@ -224,6 +232,8 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           [controller.get('voe-csi')!, 'controller'],
           [node.get('voe-csi')!, 'node'],
         ] as const) {
+          const own = (values?.[services] as { nodeOptions?: string } | undefined)?.nodeOptions;
+          assertHeapFits(voe, own ?? defaults[services].nodeOptions);
           // The command line the driver is written against: each pod serves only its own service.
           assert.deepStrictEqual(voe.args!.slice(0, 7), [
             'csi',

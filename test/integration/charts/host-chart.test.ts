@@ -12,6 +12,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import type { V1Deployment, V1PodSpec } from '@kubernetes/client-node';
 import { buildValidatingWebhookConfiguration } from '../../../src/webhook/registration/build-validating-webhook-configuration.js';
 import { HOST_VALUE_SETS } from '../../support/charts/host-values.js';
+import { assertHeapFits } from '../../support/charts/node-options.js';
 import { buildPromqlCheck, checkPromql } from '../../support/promql-check.js';
 import {
   HOST_CHART,
@@ -147,8 +148,10 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         }
       });
 
-      it('runs the webhook locked down: replicas, probes on /livez and /readyz, resources, non-root, read-only root, no privileges, seccomp RuntimeDefault', () => {
-        const v = merged(defaults, values) as { webhook: { replicas: number; port: number } };
+      it('runs the webhook locked down: replicas, probes on /livez and /readyz, resources and a V8 heap within them, non-root, read-only root, no privileges, seccomp RuntimeDefault', () => {
+        const v = merged(defaults, values) as {
+          webhook: { replicas: number; port: number; nodeOptions?: string };
+        };
         const deployment = oneOf(objects, 'Deployment', 'voe-webhook') as unknown as V1Deployment;
         assert.strictEqual(deployment.spec!.replicas, v.webhook.replicas);
         assert.strictEqual(deployment.spec!.strategy?.rollingUpdate?.maxUnavailable, 0);
@@ -183,6 +186,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
           }
         }
         const webhook = deployment.spec!.template.spec!.containers[0]!;
+        assertHeapFits(webhook, v.webhook.nodeOptions);
         assert.strictEqual(webhook.readinessProbe?.httpGet?.path, '/readyz');
         assert.strictEqual(webhook.livenessProbe?.httpGet?.path, '/livez');
         assert.strictEqual(webhook.readinessProbe?.httpGet?.scheme, 'HTTPS');
@@ -203,7 +207,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         assert.strictEqual(budgets.length, v.webhook.replicas > 1 ? 1 : 0);
       });
 
-      it('runs the tracker (voe watch) locked down: replicas, its Lease, --enable, probes on /livez and /readyz, and voe disable as a pre-delete hook with tracker.enable; nothing of it with tracker.enabled false', () => {
+      it('runs the tracker (voe watch) locked down: replicas, its Lease, --enable, probes on /livez and /readyz, a V8 heap within its memory limit, and voe disable as a pre-delete hook with tracker.enable; nothing of it with tracker.enabled false', () => {
         const v = merged(defaults, values) as {
           tracker: {
             enabled: boolean;
@@ -212,6 +216,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
             port: number;
             guestProbe: string;
             guestProbeNamespaces: string[];
+            nodeOptions?: string;
           };
           admission: { kubevirt: string; setting: string };
         };
@@ -237,6 +242,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         assert.deepStrictEqual(tracker.securityContext?.capabilities?.drop, ['ALL']);
         assert.isOk(tracker.resources?.requests?.['memory']);
         assert.isOk(tracker.resources?.limits?.['memory']);
+        assertHeapFits(tracker, v.tracker.nodeOptions);
         assert.strictEqual(tracker.livenessProbe?.httpGet?.path, '/livez');
         assert.strictEqual(tracker.readinessProbe?.httpGet?.path, '/readyz');
         assert.strictEqual(tracker.ports?.[0]?.containerPort, v.tracker.port);

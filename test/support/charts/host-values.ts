@@ -35,6 +35,8 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
       guestProbe: 'pods-exec',
       guestProbeNamespaces: ['storage-system'],
       logLevel: 'debug',
+      nodeOptions: '--max-old-space-size=768 --max-semi-space-size=2',
+      resources: { requests: { cpu: '100m', memory: '640Mi' }, limits: { memory: '1Gi' } },
       nodeSelector: { 'kubernetes.io/os': 'linux' },
       podLabels: { team: 'storage' },
     },
@@ -44,8 +46,8 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
       prometheusRule: { enabled: true, labels: { release: 'prometheus' } },
     },
   },
-  'cert-manager with a ClusterIssuer, one replica, no tracker': {
-    webhook: { replicas: 1 },
+  "cert-manager with a ClusterIssuer, one replica, no tracker, Node's own heap sizes": {
+    webhook: { replicas: 1, nodeOptions: '' },
     tracker: { enabled: false },
     certificates: {
       mode: 'cert-manager',
