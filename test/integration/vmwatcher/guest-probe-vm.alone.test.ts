@@ -28,6 +28,7 @@ import {
   type LabVm,
 } from '../../../src/demo/index.js';
 import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
+import type { ObservedSizes } from '../../../src/vmwatcher/volume-expansion.js';
 import { parseQuantityCeil } from '../../../src/kube/index.js';
 import { resizeThroughApi } from '../../support/webhook/resize-through-api.js';
 import { serveAdmission } from '../../support/webhook/serve-admission.js';
@@ -249,24 +250,179 @@ async function growToHypervisor(
   return { waiting, resized };
 }
 
+/** Each disk's size as the guest's kernel reads it, by the guest's own name (sda, vdc). */
+async function guestDiskBytes(vm: LabVm, pattern: string): Promise<Record<string, bigint>> {
+  const listing = await vm.guestExec('/bin/sh', [
+    '-c',
+    'for d in $1; do [ -e "$d/size" ] && echo "${d##*/} $(cat "$d/size")"; done',
+    'sizes',
+    `/sys/block/${pattern}`,
+  ]);
+  return Object.fromEntries(
+    listing.stdout
+      .trim()
+      .split('\n')
+      .filter((line) => line.includes(' '))
+      .map((line) => {
+        const [name, sectors] = line.split(' ') as [string, string];
+        return [name, BigInt(sectors) * 512n];
+      }),
+  );
+}
+
+/**
+ * One resize grown by the lab's virt-handler, and what the tracker shows for it: `before` runs
+ * first and gives the hypervisor's size the wait shows (the disk's old size); `sizes` is what the
+ * shown expansion's status.sizes holds (`undefined` = absent), given the bytes virt-handler
+ * resized to; `then` checks the rest in the guest.
+ */
+interface GrowthCase {
+  title: string;
+  vmName: string;
+  vm: () => LabVm;
+  claim: string;
+  target: string;
+  before?: () => Promise<bigint>;
+  resized?: (bytes: bigint) => void;
+  phase: string;
+  reason: string;
+  waitingFor?: string;
+  sizes: (resized: bigint) => Partial<Record<keyof ObservedSizes, string | undefined>>;
+  message?: string[];
+  then?: (shown: VolumeExpansion, resized: bigint) => Promise<void>;
+}
+
+const GROWTH_CASES: GrowthCase[] = [
+  {
+    title: "reaches Completed with the guest's measured bytes (virtio disk found by its serial)",
+    vmName: 'vm-a',
+    vm: () => vmA,
+    claim: DISKS_A[0].claim,
+    target: 'vda',
+    before: () => Promise.resolve(GI),
+    resized: (bytes) => assert.strictEqual(bytes, 2n * GI),
+    phase: Phase.Completed,
+    reason: StageReason.GuestSeesNewSize,
+    sizes: () => ({
+      hypervisor: String(2n * GI),
+      guest: String(2n * GI),
+      guestEvidence: 'BlockDevice',
+      guestDevice: 'vda',
+    }),
+    then: async () =>
+      assert.deepStrictEqual(await guestDiskBytes(vmA, 'vda'), { vda: 2n * GI }, 'the guest'),
+  },
+  {
+    title: 'shows GuestUnverifiable with the hypervisor size when the guest has no agent',
+    vmName: 'vm-b',
+    vm: () => vmB,
+    claim: 'vm-b-disk-0-noagt',
+    target: 'vda',
+    phase: Phase.Stuck,
+    reason: StageReason.GuestUnverifiable,
+    waitingFor: WaitingFor.User,
+    sizes: () => ({ hypervisor: String(2n * GI), guest: undefined }),
+    message: ['qemu-guest-agent'],
+  },
+  {
+    title:
+      "falls back to the guest's filesystem when the guest refuses guest-exec, and waits until it holds more than the old size",
+    vmName: 'vm-c',
+    vm: () => vmC,
+    claim: 'vm-c-disk-0-noexe',
+    target: 'vda',
+    phase: Phase.GuestVerifying,
+    reason: StageReason.WaitingForGuest,
+    sizes: () => ({
+      hypervisor: String(2n * GI),
+      guestEvidence: 'Filesystem',
+      guestDevice: '/data',
+    }),
+    message: ['guest-exec refused', 'grow the partition and filesystem in the guest'],
+    // The ext2 filesystem made on the 1Gi disk: less than the old size (the guest has not grown it).
+    then: (shown) => {
+      assert.isBelow(Number(shown.status?.sizes?.guest), Number(GI));
+      assert.isAbove(Number(shown.status?.sizes?.guest), Number(GI) / 2);
+      return Promise.resolve();
+    },
+  },
+  {
+    title:
+      'reaches Completed for a Filesystem-mode disk.img grown as KubeVirt grows it, below (1 - overhead) x capacity',
+    vmName: 'vm-a',
+    vm: () => vmA,
+    claim: DISKS_A[3].claim,
+    target: 'vdc',
+    before: async () => (await guestDiskBytes(vmA, 'vdc')).vdc!,
+    // The XFS volume keeps its metadata: less is usable than the capacity, so disk.img ends below
+    // the 1935 MiB of align_down_1MiB(0.945 x 2Gi), yet well above the old 1Gi volume's disk.img.
+    resized: (bytes) => {
+      assert.isBelow(Number(bytes), Number(1935n * MI));
+      assert.isAbove(Number(bytes), Number(GI));
+    },
+    phase: Phase.Completed,
+    reason: StageReason.GuestSeesNewSize,
+    sizes: (resized) => ({
+      hypervisor: String(resized),
+      guest: String(resized),
+      guestDevice: 'vdc',
+    }),
+    then: async (_shown, resized) =>
+      assert.deepStrictEqual(await guestDiskBytes(vmA, 'vdc'), { vdc: resized }, 'the guest'),
+  },
+  {
+    title:
+      "completes the hotplugged SCSI disk that grew, by its address, with that disk's guest bytes while the other keeps its size (no serials)",
+    vmName: 'vm-d',
+    vm: () => vmD,
+    claim: DISKS_D[2].claim,
+    // libvirt's sdb is the guest's sda: found by its SCSI address, not by its target name.
+    target: 'sdb',
+    before: async () => {
+      // The guest's names for the hotplugged disks, in the order it found them: target sdb, then sdc.
+      const seen = await eventuallyValue(
+        () => guestDiskBytes(vmD, 'sd*'),
+        (found) => Object.keys(found).length >= 2,
+        'the guest lists both hotplugged disks',
+        10_000,
+      );
+      assert.deepStrictEqual(seen, { sda: GI, sdb: GI }, 'the guest sees both hotplugged disks');
+      const blocks = await vmD.guestExec('/bin/ls', ['/sys/block']);
+      assert.include(blocks.stdout.split(/\s+/), 'sr0', "the SATA cdrom is the guest's sr0");
+      return GI;
+    },
+    resized: (bytes) => assert.strictEqual(bytes, 2n * GI),
+    phase: Phase.Completed,
+    reason: StageReason.GuestSeesNewSize,
+    sizes: () => ({ hypervisor: String(2n * GI), guest: String(2n * GI), guestDevice: 'sda' }),
+    then: async () =>
+      assert.deepStrictEqual(await guestDiskBytes(vmD, 'sd*'), { sda: 2n * GI, sdb: GI }),
+  },
+];
+
 describe('the guest probe on a real VM', () => {
-  it("reaches Completed with the guest's measured bytes (virtio disk found by its serial)", async () => {
-    const claim = DISKS_A[0].claim;
-    const { waiting, resized } = await growToHypervisor('vm-a', vmA, claim, 'vda');
-    assert.strictEqual(
-      waiting.status?.sizes?.hypervisor,
-      String(GI),
-      'virsh domblkinfo before the resize',
-    );
-    assert.strictEqual(resized, 2n * GI);
-    const done = await expansionIn(claim, Phase.Completed, StageReason.GuestSeesNewSize);
-    assert.strictEqual(done.status?.sizes?.hypervisor, String(2n * GI));
-    assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
-    assert.strictEqual(done.status?.sizes?.guestEvidence, 'BlockDevice');
-    assert.strictEqual(done.status?.sizes?.guestDevice, 'vda');
-    // The guest says so itself.
-    const inGuest = await vmA.guestExec('/bin/cat', ['/sys/block/vda/size']);
-    assert.strictEqual(BigInt(inGuest.stdout.trim()) * 512n, 2n * GI);
+  describe('once the hypervisor has grown the disk', () => {
+    for (const c of GROWTH_CASES) {
+      it(c.title, async () => {
+        const before = await c.before?.();
+        const { waiting, resized } = await growToHypervisor(c.vmName, c.vm(), c.claim, c.target);
+        if (before !== undefined) {
+          assert.strictEqual(waiting.status?.sizes?.hypervisor, String(before), 'before');
+        }
+        c.resized?.(resized);
+        const shown = await expansionIn(c.claim, c.phase, c.reason);
+        if (c.waitingFor !== undefined) assert.strictEqual(shown.status?.waitingFor, c.waitingFor);
+        for (const [field, value] of Object.entries(c.sizes(resized))) {
+          assert.strictEqual(
+            shown.status?.sizes?.[field as keyof ObservedSizes],
+            value,
+            `sizes.${field}`,
+          );
+        }
+        for (const text of c.message ?? []) assert.include(shown.status?.message, text);
+        await c.then?.(shown, resized);
+      });
+    }
   });
 
   it('is Stuck waiting for virt-handler when the hypervisor stays below past --stuck-after (disk found by bus and target)', async () => {
@@ -278,16 +434,6 @@ describe('the guest probe on a real VM', () => {
     assert.strictEqual(stuck.status?.sizes?.hypervisor, String(GI));
     assert.strictEqual(stuck.status?.sizes?.guest, String(GI));
     assert.strictEqual(stuck.status?.sizes?.guestDevice, 'vdb');
-  });
-
-  it('shows GuestUnverifiable with the hypervisor size when the guest has no agent', async () => {
-    const claim = 'vm-b-disk-0-noagt';
-    await growToHypervisor('vm-b', vmB, claim, 'vda');
-    const unverifiable = await expansionIn(claim, Phase.Stuck, StageReason.GuestUnverifiable);
-    assert.strictEqual(unverifiable.status?.waitingFor, WaitingFor.User);
-    assert.strictEqual(unverifiable.status?.sizes?.hypervisor, String(2n * GI));
-    assert.isUndefined(unverifiable.status?.sizes?.guest);
-    assert.match(unverifiable.status?.message ?? '', /qemu-guest-agent/);
   });
 
   it('waits in GuestVerifying for a SCSI disk (found by its VPD serial) whose guest needs a rescan, and completes once the guest rescans', async () => {
@@ -310,73 +456,5 @@ describe('the guest probe on a real VM', () => {
     const done = await expansionIn(claim, Phase.Completed, StageReason.GuestSeesNewSize);
     assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
     assert.strictEqual(done.status?.sizes?.guestDevice, device);
-  });
-
-  it("falls back to the guest's filesystem when the guest refuses guest-exec, and waits until it holds more than the old size", async () => {
-    const claim = 'vm-c-disk-0-noexe';
-    await growToHypervisor('vm-c', vmC, claim, 'vda');
-    const verifying = await expansionIn(claim, Phase.GuestVerifying, StageReason.WaitingForGuest);
-    const sizes = verifying.status?.sizes;
-    assert.strictEqual(sizes?.hypervisor, String(2n * GI));
-    assert.strictEqual(sizes?.guestEvidence, 'Filesystem');
-    assert.strictEqual(sizes?.guestDevice, '/data');
-    // The ext2 filesystem made on the 1Gi disk: less than the old size (the guest has not grown it).
-    assert.isBelow(Number(sizes?.guest), Number(GI));
-    assert.isAbove(Number(sizes?.guest), Number(GI) / 2);
-    assert.include(verifying.status?.message, 'guest-exec refused');
-    assert.include(verifying.status?.message, 'grow the partition and filesystem in the guest');
-  });
-  it('reaches Completed for a Filesystem-mode disk.img grown as KubeVirt grows it, below (1 - overhead) x capacity', async () => {
-    const claim = DISKS_A[3].claim;
-    const before = (await vmA.guestExec('/bin/cat', ['/sys/block/vdc/size'])).stdout.trim();
-    const { waiting, resized } = await growToHypervisor('vm-a', vmA, claim, 'vdc');
-    assert.strictEqual(waiting.status?.sizes?.hypervisor, String(BigInt(before) * 512n));
-    // The XFS volume keeps its metadata: less is usable than the capacity, so disk.img ends below
-    // the 1935 MiB of align_down_1MiB(0.945 x 2Gi), yet well above the old 1Gi volume's disk.img.
-    assert.isBelow(Number(resized), Number(1935n * MI));
-    assert.isAbove(Number(resized), Number(GI));
-    const done = await expansionIn(claim, Phase.Completed, StageReason.GuestSeesNewSize);
-    assert.strictEqual(done.status?.sizes?.hypervisor, String(resized));
-    assert.strictEqual(done.status?.sizes?.guest, String(resized));
-    assert.strictEqual(done.status?.sizes?.guestDevice, 'vdc');
-    const inGuest = await vmA.guestExec('/bin/cat', ['/sys/block/vdc/size']);
-    assert.strictEqual(BigInt(inGuest.stdout.trim()) * 512n, resized);
-  });
-  it("completes the hotplugged SCSI disk that grew, by its address, with that disk's guest bytes while the other keeps its size (no serials)", async () => {
-    // The guest's names for the hotplugged disks, in the order it found them: target sdb, then sdc.
-    const sizes = async (): Promise<Record<string, bigint>> => {
-      const listing = await vmD.guestExec('/bin/sh', [
-        '-c',
-        'for d in /sys/block/sd*; do echo "${d##*/} $(cat "$d/size")"; done',
-      ]);
-      return Object.fromEntries(
-        listing.stdout
-          .trim()
-          .split('\n')
-          .filter((line) => line.includes(' '))
-          .map((line) => {
-            const [name, sectors] = line.split(' ') as [string, string];
-            return [name, BigInt(sectors) * 512n];
-          }),
-      );
-    };
-    const seen = await eventuallyValue(
-      sizes,
-      (found) => Object.keys(found).length >= 2,
-      'the guest lists both hotplugged disks',
-      10_000,
-    );
-    assert.deepStrictEqual(seen, { sda: GI, sdb: GI }, 'the guest sees both hotplugged disks');
-    const blocks = await vmD.guestExec('/bin/ls', ['/sys/block']);
-    assert.include(blocks.stdout.split(/\s+/), 'sr0', "the SATA cdrom is the guest's sr0");
-    const claim = DISKS_D[2].claim;
-    const { resized } = await growToHypervisor('vm-d', vmD, claim, 'sdb');
-    assert.strictEqual(resized, 2n * GI);
-    const done = await expansionIn(claim, Phase.Completed, StageReason.GuestSeesNewSize);
-    assert.strictEqual(done.status?.sizes?.hypervisor, String(2n * GI));
-    assert.strictEqual(done.status?.sizes?.guest, String(2n * GI));
-    // libvirt's sdb is the guest's sda: found by its SCSI address, not by its target name.
-    assert.strictEqual(done.status?.sizes?.guestDevice, 'sda');
-    assert.deepStrictEqual(await sizes(), { sda: 2n * GI, sdb: GI });
   });
 });
