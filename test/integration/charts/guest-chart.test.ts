@@ -247,6 +247,15 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           // The node id is discovered from the MACs; the node name is only the fallback.
           assert.notInclude(voe.args!, '--node-id');
           assert.strictEqual(voe.livenessProbe?.httpGet?.path, '/healthz');
+          // The host's reachability is a metric, never liveness.
+          assert.deepStrictEqual(
+            voe.args!.slice(
+              voe.args!.indexOf('--metrics-port'),
+              voe.args!.indexOf('--metrics-port') + 2,
+            ),
+            ['--metrics-port', '9810'],
+          );
+          assert.strictEqual(voe.ports?.find((p) => p.name === 'metrics')?.containerPort, 9810);
           assert.include(
             voe.volumeMounts!.map((m) => m.mountPath),
             '/etc/voe/host',
