@@ -20,6 +20,12 @@ import { createControllerService } from './controller/controller-service.js';
 import { VolumeLocks } from './csi/volume-locks.js';
 import { DEFAULT_FS_TYPE } from './csi/volume-capability.js';
 import { CsiError } from './errors/csi-error.js';
+import { createCsiMetrics } from './health/csi-metrics.js';
+import {
+  followHostReachability,
+  type HostReachability,
+} from './health/follow-host-reachability.js';
+import { serveCsiMetrics, type CsiMetricsServer } from './health/serve-csi-metrics.js';
 import type { HostApi } from './host/host-api.js';
 import { createHostResolver, type HostResolver } from './host/host-resolver.js';
 import { createKubeHostApi } from './host/kube-host-api.js';
@@ -48,7 +54,7 @@ export interface CsiDriverOptions {
   driverName?: string;
   vendorVersion: string;
   services?: CsiServices;
-  /** The host cluster (Harvester): required for the controller service; on a node, for node-id discovery and Probe. */
+  /** The host cluster (Harvester): required for the controller service; on a node, for node-id discovery and NodeExpandVolume's capacity. */
   hostKubeConfig: KubeConfig | undefined;
   /** The guest node's VM name; discovered (MAC addresses against the host's VMIs, else `nodeName`) when not given. */
   nodeId?: string;
@@ -60,6 +66,10 @@ export interface CsiDriverOptions {
   defaultFsType?: string;
   /** Where the node service looks for volume devices by their id; /dev/disk/by-id unless told. */
   deviceDirectory?: string;
+  /** Where /metrics is served (port 0: a free one); no metrics server unless given. */
+  metrics?: { host: string; port: number };
+  /** How often the host API is probed for voe_csi_host_reachable; every 30 s unless told. */
+  hostProbeIntervalMs?: number;
   controllerTimeouts?: Partial<ControllerTimeouts>;
   nodeTimeouts?: Partial<NodeTimeouts>;
   log: Logger;
@@ -78,6 +88,8 @@ export interface CsiDriver {
   server: CsiServer;
   nodeId: string | undefined;
   hosts: HostResolver | undefined;
+  /** http://host:port of /metrics, when served. */
+  metricsUrl: string | undefined;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -106,23 +118,46 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
     ...(node ? { node: node.service } : {}),
     log: options.log,
   });
-  if (defaultHost) reportHostReachability(defaultHost, options.log);
-  return { server, nodeId: node?.nodeId, hosts, stop: (graceMs) => server.stop(graceMs) };
+  // What a slow or unreachable host means for the calls is in their answers (UNAVAILABLE), and
+  // for an operator in the log and voe_csi_host_reachable: never in Probe.
+  const reachability = defaultHost
+    ? followHostReachability(defaultHost, options.log, {
+        ...(options.hostProbeIntervalMs ? { intervalMs: options.hostProbeIntervalMs } : {}),
+      })
+    : undefined;
+  let metrics: CsiMetricsServer | undefined;
+  try {
+    metrics = options.metrics
+      ? await serveCsiMetrics(
+          createCsiMetrics(reachability),
+          options.metrics.host,
+          options.metrics.port,
+        )
+      : undefined;
+  } catch (error) {
+    reachability?.stop();
+    await server.stop(0);
+    throw error;
+  }
+  return {
+    server,
+    nodeId: node?.nodeId,
+    hosts,
+    metricsUrl: metrics?.url,
+    stop: (graceMs) => stopDriver(server, reachability, metrics, graceMs),
+  };
 }
 
-/**
- * Logs once, at start, whether the host API answers: what a slow or unreachable host means for
- * the driver's calls is in their answers (UNAVAILABLE), never in Probe (see createIdentityService).
- */
-function reportHostReachability(host: HostApi, log: Logger): void {
-  host.probe().then(
-    () => log.info({ namespace: host.namespace }, 'the host API answers'),
-    (error: unknown) =>
-      log.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'the host API does not answer yet; calls that need it answer UNAVAILABLE until it does',
-      ),
-  );
+/** Stops probing the host and serving /metrics, then the gRPC server (running calls may finish within `graceMs`). */
+async function stopDriver(
+  server: CsiServer,
+  reachability: HostReachability | undefined,
+  metrics: CsiMetricsServer | undefined,
+  graceMs: number | undefined,
+): Promise<void> {
+  reachability?.stop();
+  await metrics?.stop();
+  await server.stop(graceMs);
 }
 
 /** The controller service; it needs the host's credentials (CSI_HOST_CREDENTIALS_INVALID otherwise). */

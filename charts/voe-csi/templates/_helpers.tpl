@@ -30,7 +30,8 @@ voe csi as the controller (services "controller", the controller's host kubeconf
 plugin (services "node", the node's host kubeconfig) runs it, on the socket its sidecars share.
 No --node-id: the node id is discovered from the node's MAC addresses against the host's VMIs,
 with the Kubernetes node name as the fallback. Liveness is the process answering Probe (never the
-host: a slow host must not restart the driver).
+host: a slow host must not restart the driver); whether the host answers is
+voe_csi_host_reachable on the metrics port.
 */}}
 {{- define "voe-csi.driverContainer" -}}
 name: voe-csi
@@ -56,6 +57,8 @@ args:
   - {{ . }}
   {{- end }}
   {{- end }}
+  - --metrics-port
+  - "9810"
   - --log-level
   - {{ .logLevel }}
 {{- if or (eq .services "node") .nodeOptions }}
@@ -74,6 +77,9 @@ env:
 ports:
   - name: healthz
     containerPort: 9808
+    protocol: TCP
+  - name: metrics
+    containerPort: 9810
     protocol: TCP
 livenessProbe:
   httpGet:

@@ -11,6 +11,7 @@ import {
 import { loadKubeConfig } from '../../kube/index.js';
 import { createLogger } from '../../log/index.js';
 import { readPackageVersion } from '../package-version.js';
+import { parsePort } from './serve-flags.js';
 import { stopExitCode, watchStopRequests } from '../stop-requests.js';
 
 interface CsiFlags {
@@ -23,6 +24,8 @@ interface CsiFlags {
   services: CsiServices;
   deviceDir: string;
   defaultFsType: string;
+  metricsPort?: number;
+  metricsBindAddress: string;
   logLevel: string;
 }
 
@@ -83,6 +86,12 @@ function csiCommand(program: Command): Command {
         .choices([...SUPPORTED_FS_TYPES])
         .default(DEFAULT_FS_TYPE),
     )
+    .option(
+      '--metrics-port <port>',
+      'serve /metrics on this port (voe_csi_host_reachable: whether the host API answers; never part of Probe); none unless given',
+      parsePort,
+    )
+    .option('--metrics-bind-address <address>', 'address of /metrics', '0.0.0.0')
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
@@ -109,6 +118,9 @@ async function runCsi(flags: CsiFlags): Promise<void> {
       ...(flags.hostStorageClass ? { hostStorageClass: flags.hostStorageClass } : {}),
       deviceDirectory: flags.deviceDir,
       defaultFsType: flags.defaultFsType,
+      ...(flags.metricsPort !== undefined
+        ? { metrics: { host: flags.metricsBindAddress, port: flags.metricsPort } }
+        : {}),
       log,
     });
     log.info(
@@ -118,6 +130,7 @@ async function runCsi(flags: CsiFlags): Promise<void> {
         services: flags.services,
         nodeId: driver.nodeId,
         hostNamespace: driver.hosts?.defaultHost.namespace,
+        ...(driver.metricsUrl ? { metrics: `${driver.metricsUrl}/metrics` } : {}),
       },
       'serving CSI',
     );

@@ -61,6 +61,8 @@ export const CsiErrorCode = {
   EndpointInvalid: 'CSI_ENDPOINT_INVALID',
   /** Another process serves the endpoint's socket (at start-up). */
   EndpointInUse: 'CSI_ENDPOINT_IN_USE',
+  /** `--metrics-port` cannot be listened on (at start-up). */
+  MetricsListenFailed: 'CSI_METRICS_LISTEN_FAILED',
   /** Anything voe did not expect: only in an RPC's details, its log has the error (INTERNAL). */
   Unexpected: 'CSI_UNEXPECTED',
 } as const;

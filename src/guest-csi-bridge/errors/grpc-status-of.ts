@@ -37,6 +37,7 @@ const CSI_STATUS: Record<CsiErrorCode, Status> = {
   // Start-up errors: never an RPC's answer.
   CSI_ENDPOINT_INVALID: Status.INTERNAL,
   CSI_ENDPOINT_IN_USE: Status.INTERNAL,
+  CSI_METRICS_LISTEN_FAILED: Status.INTERNAL,
   CSI_UNEXPECTED: Status.INTERNAL,
 };
 

@@ -2,8 +2,9 @@
  * `voe csi` in a guest cluster with the real callers of a CSI driver: external-provisioner,
  * external-attacher and external-resizer (the chart's flags), kube-controller-manager's PV binder
  * and attach-detach controllers, on a guest control plane of their own; the kubelet actor on loop
- * devices; the host control plane with voe's webhook and the host storage actor. Each scenario is
- * read from what the sidecars and controllers write on the guest objects. Needs root.
+ * devices; the host control plane with voe's webhook and the host storage actor. `voe csi` talks
+ * to the host with the credentials Harvester generates for a guest cluster, never admin. Each
+ * scenario is read from what the sidecars and controllers write on the guest objects. Needs root.
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';

@@ -247,6 +247,15 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           // The node id is discovered from the MACs; the node name is only the fallback.
           assert.notInclude(voe.args!, '--node-id');
           assert.strictEqual(voe.livenessProbe?.httpGet?.path, '/healthz');
+          // The host's reachability is a metric, never liveness.
+          assert.deepStrictEqual(
+            voe.args!.slice(
+              voe.args!.indexOf('--metrics-port'),
+              voe.args!.indexOf('--metrics-port') + 2,
+            ),
+            ['--metrics-port', '9810'],
+          );
+          assert.strictEqual(voe.ports?.find((p) => p.name === 'metrics')?.containerPort, 9810);
           assert.include(
             voe.volumeMounts!.map((m) => m.mountPath),
             '/etc/voe/host',
@@ -346,7 +355,8 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
       core = cp.current.kubeConfig.makeApiClient(CoreV1Api);
       // Harvester's chart as far as the objects both charts want go (harvester-csi-driver's
       // chart: CSIDriver attachRequired, podInfoOnMount, fsGroupPolicy ReadWriteOnceWithFSType;
-      // StorageClass harvester with allowVolumeExpansion, Delete, Immediate), installed by Helm.
+      // StorageClass harvester with allowVolumeExpansion, Delete, Immediate, the default class
+      // as its chart's defaultStorageClass helper makes it on a fresh install), installed by Helm.
       const chart = join(dir, 'harvester-csi-driver');
       await mkdir(join(chart, 'templates'), { recursive: true });
       await writeFile(
@@ -363,7 +373,9 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           '---',
           'apiVersion: storage.k8s.io/v1',
           'kind: StorageClass',
-          'metadata: {name: harvester}',
+          'metadata:',
+          '  name: harvester',
+          '  annotations: {storageclass.kubernetes.io/is-default-class: "true"}',
           'provisioner: driver.harvesterhci.io',
           'allowVolumeExpansion: true',
           'reclaimPolicy: Delete',
@@ -396,7 +408,7 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
       if (dir) await rm(dir, { recursive: true, force: true });
     });
 
-    it("Helm refuses voe-csi while Harvester's release owns the CSIDriver and StorageClass; after its uninstall, voe-csi installs and the volume Harvester's driver made is untouched", async () => {
+    it("Helm refuses voe-csi while Harvester's release owns the CSIDriver and StorageClass; after its uninstall, voe-csi installs, harvester stays the default StorageClass, and the volume Harvester's driver made is untouched", async () => {
       // A volume Harvester's driver provisioned before the switch (its volume id: the host PVC's name).
       const pv = await core.createPersistentVolume({
         body: {
@@ -418,6 +430,8 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           join(repoRoot(), GUEST_CHART),
           '--namespace',
           'kube-system',
+          '--set',
+          'storageClass.isDefault=true',
           '--kubeconfig',
           kubeconfigFile,
         ]);
@@ -443,6 +457,11 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
       assert.strictEqual(driver.spec.attachRequired, true);
       const storageClass = await storage.readStorageClass({ name: 'harvester' });
       assert.strictEqual(storageClass.provisioner, 'driver.harvesterhci.io');
+      assert.strictEqual(
+        storageClass.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'],
+        'true',
+        'still the default StorageClass, as it was under Harvester',
+      );
       const kept = await core.readPersistentVolume({ name: 'pvc-made-by-harvester' });
       assert.strictEqual(kept.metadata?.uid, pv.metadata?.uid);
       assert.strictEqual(kept.metadata?.resourceVersion, pv.metadata?.resourceVersion);

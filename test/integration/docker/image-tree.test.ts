@@ -311,6 +311,8 @@ describe("the images' file trees (from the Dockerfile's COPY lines) run every co
       '--endpoint': `unix://${socket}`,
       '--node-id': 'guest-node-1',
       '--kubeconfig': kubeconfig,
+      // The chart's 9810 may be taken on this machine: any free port.
+      '--metrics-port': '0',
     };
     const csi = start(
       'voe-node',

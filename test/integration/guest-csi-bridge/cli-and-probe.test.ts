@@ -1,6 +1,7 @@
 /**
  * `voe csi` as a user runs it, without a host API server: the command's options and start-up
- * errors, and a Probe that stays ready while the host does not answer (liveness is the process).
+ * errors, and a Probe that stays ready while the host does not answer (liveness is the process;
+ * the host's reachability is voe_csi_host_reachable on /metrics).
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -27,7 +28,7 @@ async function tempDir(): Promise<string> {
 describe('voe csi: command line and Probe', function () {
   this.timeout(60_000);
 
-  it('Probe answers ready=true while the host API does not answer (no restarts during a host upgrade), the controller still serves, and the start-up log says the host does not answer', async () => {
+  it('Probe answers ready=true while the host API does not answer (no restarts during a host upgrade), the controller still serves, the start-up log says the host does not answer, and /metrics shows voe_csi_host_reachable 0', async () => {
     const dir = await tempDir();
     const logs = captureLogger('info');
     const csi = await startTestDriver(
@@ -36,6 +37,7 @@ describe('voe csi: command line and Probe', function () {
       logs.logger,
       {
         services: 'controller',
+        metrics: { host: '127.0.0.1', port: 0 },
       },
     );
     onCleanup(() => csi.stop());
@@ -56,6 +58,10 @@ describe('voe csi: command line and Probe', function () {
       'the start-up log line about the host',
     );
     assert.notInclude(logs.text(), UNREACHABLE_TOKEN);
+    const metrics = await fetch(`${csi.driver.metricsUrl!}/metrics`);
+    assert.strictEqual(metrics.status, 200);
+    assert.match(await metrics.text(), /^voe_csi_host_reachable 0$/m);
+    assert.deepStrictEqual(await csi.client.call('Identity', 'Probe'), { ready: { value: true } });
   });
 
   it('--help lists the options; a bad endpoint or a missing kubeconfig is an error with its code', async () => {
@@ -71,6 +77,8 @@ describe('voe csi: command line and Probe', function () {
       '--services',
       '--device-dir',
       '--default-fs-type',
+      '--metrics-port',
+      '--metrics-bind-address',
     ])
       assert.include(help.stdout, option);
     const dir = await tempDir();

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before } from 'mocha';
@@ -9,17 +9,14 @@ import {
   buildGuestTools,
   type GuestToolPaths,
 } from '../../../src/controlplane/guest-tools/index.js';
+import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-api.js';
 import { requestJson } from '../../../src/kube/index.js';
 import { useHelm, type Rendered } from '../charts/render.js';
 import { hasCapSysResource } from '../fsresize/loop-device.js';
 import { createCsiClient } from '../guest-csi-bridge/csi-client.js';
+import { harvesterGuestKubeConfig } from '../guest-csi-bridge/harvester-credentials.js';
 import { useHostControlPlane } from '../guest-csi-bridge/host-control-plane.js';
-import {
-  GUEST_NAMESPACE,
-  GUEST_NODE,
-  stageHostScene,
-  writeHostKubeconfig,
-} from '../guest-csi-bridge/host-scene.js';
+import { GUEST_NAMESPACE, GUEST_NODE, stageHostScene } from '../guest-csi-bridge/host-scene.js';
 import { HostStorageActor } from '../guest-csi-bridge/host-storage-actor.js';
 import { serveHostWebhook } from '../guest-csi-bridge/serve-host-webhook.js';
 import { eventually } from '../eventually.js';
@@ -41,6 +38,9 @@ import { unmountUnder } from './unmount-under.js';
 
 /** The guest cluster's node: its name is its VM's name on the host. */
 export const GUEST_NODE_NAME = GUEST_NODE;
+
+/** The host ServiceAccount of the guest cluster, bound as Harvester binds one (never admin). */
+export const GUEST_CLUSTER_ACCOUNT = 'guest-cluster-1';
 
 /**
  * The kube-controller-manager controllers the volume flow needs (names of
@@ -98,7 +98,8 @@ export interface StartedGuestCluster extends GuestCluster {
 /**
  * A guest cluster on the host control plane `host`: the host scene, voe's webhook and the host
  * storage actor on loop devices; a second control plane as the guest's; `voe csi` on a unix
- * socket with the host's kubeconfig; kube-controller-manager (the PV binder and attach-detach
+ * socket with the host kubeconfig Harvester generates for a guest cluster (not admin) and the
+ * chart's node-id flags; kube-controller-manager (the PV binder and attach-detach
  * controllers); the chart's CSI sidecars; the kubelet actor. Needs root (loop devices, mounts)
  * and the guest tools built (scripts/build-guest-tools.mjs; built here otherwise). What was
  * started is stopped when a step fails.
@@ -206,7 +207,7 @@ async function startGuestCluster(
   await mkdir(kubeletDir, { recursive: true });
   await stageHostScene(hostKc);
   const hostKubeconfig = join(dir, 'host.kubeconfig');
-  await writeHostKubeconfig(hostKc, hostKubeconfig);
+  await writeGuestClusterKubeconfig(hostKc, hostKubeconfig);
   const webhook = await serveHostWebhook(hostKc, 'voe-guest-e2e');
   const hostActor = new HostStorageActor({
     kubeConfig: hostKc,
@@ -235,7 +236,8 @@ async function startGuestCluster(
           'csi',
           `--endpoint=unix://${socket}`,
           `--kubeconfig=${hostKubeconfig}`,
-          `--node-id=${GUEST_NODE}`,
+          // As the chart: no --node-id; the node name is the fallback of the MAC discovery.
+          `--node-name=${GUEST_NODE}`,
           `--device-dir=${byId}`,
           '--log-level=debug',
         ]),
@@ -279,6 +281,22 @@ async function startGuestCluster(
       ),
     );
   return running;
+}
+
+/**
+ * The host kubeconfig `voe csi` runs with, written to `file` (mode 0600): the one Harvester
+ * generates for a guest cluster (a ServiceAccount in the guests' namespace bound only to
+ * Harvester's two guest-cluster ClusterRoles), once its bindings are in force.
+ */
+async function writeGuestClusterKubeconfig(admin: KubeConfig, file: string): Promise<void> {
+  const kc = await harvesterGuestKubeConfig(admin, GUEST_NAMESPACE, GUEST_CLUSTER_ACCOUNT);
+  const hostApi = createKubeHostApi(kc);
+  await eventually(
+    async () => (await hostApi.getVm(GUEST_NODE)) !== undefined,
+    15_000,
+    "Harvester's guest-cluster bindings in force",
+  );
+  await writeFile(file, kc.exportConfig(), { mode: 0o600 });
 }
 
 /** Waits until `voe csi` answers Probe on `socket`. */

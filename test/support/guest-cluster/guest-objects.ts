@@ -162,9 +162,12 @@ export class GuestObjects {
 }
 
 /**
- * The guest PV and PVC of a volume harvester-csi-driver provisioned (external-provisioner's
- * writes: the provisioned-by annotation, the driver, the host PVC name as the volume handle, the
- * StorageClass's parameters as volume attributes, claimRef), bound by the PV binder.
+ * The guest PV and PVC of a volume harvester-csi-driver provisioned, as the external-provisioner
+ * beside it wrote them (controller.go Provision): the provisioned-by annotation, the deletion
+ * protection finalizer (HonorPVReclaimPolicy), the driver, the host PVC name as the volume
+ * handle, the volume attributes (that provisioner's identity, `<start ms>-<rand>-<driver>`, then
+ * the volume context: harvester-csi-driver's StorageClass `harvester` has no parameters),
+ * claimRef; bound by the PV binder.
  */
 export async function createHarvesterVolume(
   kc: KubeConfig,
@@ -182,6 +185,7 @@ export async function createHarvesterVolume(
       metadata: {
         name: volumeHandle,
         annotations: { 'pv.kubernetes.io/provisioned-by': 'driver.harvesterhci.io' },
+        finalizers: ['external-provisioner.volume.kubernetes.io/finalizer'],
       },
       spec: {
         capacity: { storage: size },
@@ -199,7 +203,10 @@ export async function createHarvesterVolume(
           driver: 'driver.harvesterhci.io',
           volumeHandle,
           fsType,
-          volumeAttributes: {},
+          volumeAttributes: {
+            'storage.kubernetes.io/csiProvisionerIdentity':
+              '1733500000000-4242-driver.harvesterhci.io',
+          },
         },
       },
     },
