@@ -23,3 +23,6 @@ export { linuxReadings } from './run/linux-readings.js';
 export { windowsReadings } from './run/windows-readings.js';
 export { readingOf } from './run/reading-of.js';
 export { VmLock } from './run/vm-lock.js';
+export { vmiNotReady } from './target/vmi-readiness.js';
+export { chooseVmiDisk, type VmiDiskChoice } from './target/choose-vmi-disk.js';
+export { GUEST_GROW_EVENT_ACTION, GuestGrowEventReason } from './guest-grow-events.js';
