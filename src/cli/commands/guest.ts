@@ -93,6 +93,8 @@ async function eventTarget(
 ): Promise<ObjectRef> {
   const namespace = vmi.metadata?.namespace ?? '';
   const name = vmi.metadata?.name ?? '';
+  let kind = 'VirtualMachine';
+  let uid: string | undefined;
   try {
     const vm = (await kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
       ...KUBEVIRT,
@@ -100,22 +102,12 @@ async function eventTarget(
       namespace,
       name,
     })) as { metadata?: { uid?: string } };
-    return {
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachine',
-      namespace,
-      name,
-      uid: vm.metadata?.uid ?? '',
-    };
+    uid = vm.metadata?.uid;
   } catch {
-    return {
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachineInstance',
-      namespace,
-      name,
-      uid: vmi.metadata?.uid ?? '',
-    };
+    kind = 'VirtualMachineInstance';
+    uid = vmi.metadata?.uid;
   }
+  return { apiVersion: 'kubevirt.io/v1', kind, namespace, name, uid: uid ?? '' };
 }
 
 /** The guest's agent and its device of the chosen disk, found as the tracker's probe finds it (serial, else address). */

@@ -20,7 +20,8 @@ import {
   installFakeAgentVirsh,
   type FakeGuestReply,
 } from '../../support/guest-grow/fake-agent-virsh.js';
-import { dumpe2fsHeader, lsblkJson, sfdiskJson } from '../../support/guest-grow/guest-outputs.js';
+import { dumpe2fsHeader } from '../../support/guest-grow/dumpe2fs-output.js';
+import { lsblkOutput, sfdiskOutput } from '../../support/fsresize/guest-outputs.js';
 
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);
@@ -102,7 +103,7 @@ describe('voe guest grow', function () {
       guests: {
         // GPT on vdb, grown from 10 to 20 GiB; ext4 on its only partition, mounted.
         [`${NS}_vm1`]: guest(
-          lsblkJson({
+          lsblkOutput({
             name: '/dev/vdb',
             type: 'disk',
             size: 20 * G,
@@ -119,18 +120,18 @@ describe('voe guest grow', function () {
             ],
           }),
           {
-            'sfdisk --json /dev/vdb': sfdiskJson({
-              device: '/dev/vdb',
-              label: 'gpt',
-              lastLba: 20971486,
-              partitions: [{ number: 1, start: 2048, size: 20969439 }],
-            }),
+            'sfdisk --json /dev/vdb': sfdiskOutput(
+              '/dev/vdb',
+              'gpt',
+              [{ number: 1, start: 2048, size: 20969439 }],
+              20971486,
+            ),
             'dumpe2fs -h /dev/vdb1': dumpe2fsHeader(2621179),
           },
         ),
         // vfat on the whole disk: refused.
         [`${NS}_vm2`]: guest(
-          lsblkJson({
+          lsblkOutput({
             name: '/dev/vdb',
             type: 'disk',
             size: 20 * G,

@@ -19,21 +19,23 @@ import {
   VmLock,
   windowsReadings,
 } from '../../../../src/guest-grow/index.js';
+import { dumpe2fsHeader } from '../../../support/guest-grow/dumpe2fs-output.js';
 import {
-  dumpe2fsHeader,
-  lsblkJson,
+  lsblkOutput,
+  GiB,
   lvmReport,
-  sfdiskJson,
+  MiB,
+  sfdiskOutput,
   type LsblkNode,
-} from '../../../support/guest-grow/guest-outputs.js';
+} from '../../../support/fsresize/guest-outputs.js';
+import { GUEST_TOOLS } from '../../../../src/guest-grow/read/guest-tools.js';
 import {
   ScriptedAgent,
   type GuestStage,
   type ScriptedReply,
 } from '../../../support/guest-grow/scripted-agent.js';
 
-const G = 1024 ** 3;
-const MiB = 1024 ** 2;
+const G = GiB;
 const LSBLK =
   'lsblk --json --bytes --paths --output NAME,KNAME,PKNAME,TYPE,SIZE,FSTYPE,MOUNTPOINT,PTTYPE';
 const PVS =
@@ -46,7 +48,7 @@ const PAGE = { 'getconf PAGESIZE': '4096\n' };
 /** An ext4 filesystem mounted at /data on the whole disk /dev/vdb. */
 function wholeDisk(diskBytes: number, fsBlocks: number): GuestStage {
   return {
-    [LSBLK]: lsblkJson({
+    [LSBLK]: lsblkOutput({
       name: '/dev/vdb',
       type: 'disk',
       size: diskBytes,
@@ -75,19 +77,19 @@ function gpt(options: {
     pttype: 'gpt',
   };
   return {
-    [LSBLK]: lsblkJson({
+    [LSBLK]: lsblkOutput({
       name: '/dev/vdb',
       type: 'disk',
       size: options.diskBytes,
       pttype: 'gpt',
       children: [part],
     }),
-    'sfdisk --json /dev/vdb': sfdiskJson({
-      device: '/dev/vdb',
-      label: 'gpt',
-      lastLba: options.lastLba,
-      partitions: [{ number: 1, start: 2048, size: options.partSectors }],
-    }),
+    'sfdisk --json /dev/vdb': sfdiskOutput(
+      '/dev/vdb',
+      'gpt',
+      [{ number: 1, start: 2048, size: options.partSectors }],
+      options.lastLba,
+    ),
     'dumpe2fs -h /dev/vdb1': dumpe2fsHeader(options.fsBlocks),
     ...PAGE,
   };
@@ -134,7 +136,7 @@ function lvm(options: {
   fsBlocks: number;
 }): GuestStage {
   return {
-    [LSBLK]: lsblkJson({
+    [LSBLK]: lsblkOutput({
       name: '/dev/vdb',
       type: 'disk',
       size: options.diskBytes,
@@ -396,7 +398,7 @@ describe('runGuestGrowth', () => {
     const agent = new ScriptedAgent(
       [
         {
-          [LSBLK]: lsblkJson({
+          [LSBLK]: lsblkOutput({
             name: '/dev/vdb',
             type: 'disk',
             size: 20 * G,
@@ -535,24 +537,7 @@ describe('readGuestLayout', () => {
           : [...call.argv],
       ),
       [
-        [
-          '/bin/sh',
-          '-c',
-          'sh',
-          'growpart',
-          'sfdisk',
-          'partx',
-          'resizepart',
-          'resize2fs',
-          'xfs_growfs',
-          'btrfs',
-          'pvresize',
-          'lvextend',
-          'pvs',
-          'dumpe2fs',
-          'xfs_io',
-          'getconf',
-        ],
+        ['/bin/sh', '-c', 'sh', ...GUEST_TOOLS],
         LSBLK.split(' '),
         ['sfdisk', '--json', '/dev/vdb'],
         ['getconf', 'PAGESIZE'],
