@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import type { GuestProbe } from '../guest-probe.js';
 import { agentFilesystemList } from './filesystem-list.js';
 import { localVirsh } from './local-virsh.js';
@@ -19,7 +19,7 @@ export type GuestProbeMode = (typeof GUEST_PROBE_MODES)[number];
  */
 export function createGuestProbe(
   mode: GuestProbeMode,
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   options: { libvirtUri?: string; timeoutMs?: number } = {},
 ): GuestProbe | undefined {
   if (mode === 'none') return undefined;
