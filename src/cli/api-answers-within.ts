@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import { withinDeadline } from './within-deadline.js';
 
 /**
@@ -7,7 +7,7 @@ import { withinDeadline } from './within-deadline.js';
  */
 export function apiAnswersWithin<T>(
   reads: Promise<T>,
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   seconds: number,
   what: string,
   toError: (message: string) => Error,

@@ -1,5 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { loadKubeConfig } from '../kube/index.js';
+import { loadKubeConfig, type LeanKubeConfig } from '../kube/index.js';
 
 /**
  * loadKubeConfig, or `toError` of its message with the advice to pass --kubeconfig said once (the
@@ -9,7 +8,7 @@ export function loadKubeConfigOr(
   file: string | undefined,
   toError: (message: string) => Error,
   alternative?: string,
-): KubeConfig {
+): LeanKubeConfig {
   try {
     return loadKubeConfig(file);
   } catch (error) {

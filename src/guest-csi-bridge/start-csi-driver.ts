@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import {
   createDeviceLock,
   createExecFileRunner,
@@ -55,7 +55,7 @@ export interface CsiDriverOptions {
   vendorVersion: string;
   services?: CsiServices;
   /** The host cluster (Harvester): required for the controller service; on a node, for node-id discovery and NodeExpandVolume's capacity. */
-  hostKubeConfig: KubeConfig | undefined;
+  hostKubeConfig: KubeClientConfig | undefined;
   /** The guest node's VM name; discovered (MAC addresses against the host's VMIs, else `nodeName`) when not given. */
   nodeId?: string;
   /** The node name node-id discovery falls back to; the hostname unless told. */

@@ -1,4 +1,5 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import { Informer, type Clock, type IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { withoutManagedFields } from './without-managed-fields.js';
@@ -14,7 +15,7 @@ export const ADMISSION_CACHE_BACKOFF_MAX_MS = 5_000;
 
 /** What every admission informer shares: where it lists, how it logs, its clock. */
 export interface AdmissionInformerContext {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   logger?: Logger;
   clock?: Clock;
   random?: () => number;

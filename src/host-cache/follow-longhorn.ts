@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import {
   apiErrorOf,
   describeFailure,
@@ -32,7 +32,7 @@ const LONGHORN_API_TEXT = 'longhorn.io/v1beta2 (Volumes, Engines, Settings)';
  * identity without the Longhorn Role too. Rejects when discovery cannot be read.
  */
 export async function isLonghornServed(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   signal?: AbortSignal,
 ): Promise<boolean> {
   const served = await servedResources(kubeConfig, LONGHORN_API, signal);

@@ -1,4 +1,5 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import type { Clock, IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { resolveAdmissionOptions, type AdmissionOptions } from '../admission/index.js';
@@ -46,7 +47,7 @@ export interface StartedAdmissionCaches {
 }
 
 export interface StartAdmissionCachesOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   logger?: Logger;
   options?: Partial<AdmissionOptions>;
   /**

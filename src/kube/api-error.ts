@@ -1,4 +1,5 @@
-import { ApiException } from '@kubernetes/client-node';
+// The module alone: the package's index loads its generated models (the same class either way).
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 
 /** The parts of a Kubernetes `Status` that callers branch on. */
 export interface ApiError {

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from './kube-client-config.js';
 import { requestJson } from './kube-request.js';
 import { resourcePath } from './resource-ref.js';
 
@@ -13,7 +13,7 @@ export interface EventSink {
   ): Promise<void>;
 }
 
-export function eventSink(kubeConfig: KubeConfig, timeoutMs = 10_000): EventSink {
+export function eventSink(kubeConfig: KubeClientConfig, timeoutMs = 10_000): EventSink {
   const ref = (namespace: string, name?: string) =>
     resourcePath({ group: 'events.k8s.io', version: 'v1', plural: 'events', namespace, name });
   return {

@@ -17,7 +17,10 @@ export { KubeError, KubeErrorCode, isKubeError } from './kube-error.js';
 export { openWatch, requestJson, type KubeRequest, type WatchEvent } from './kube-request.js';
 export { LeaderElector } from './leader-elector.js';
 export { leaseLock } from './lease-lock.js';
+export type { KubeClientConfig } from './kube-client-config.js';
+export { LeanKubeConfig, type KubeConfigEntries } from './lean-kube-config.js';
 export { loadKubeConfig } from './load-kube-config.js';
+export { kubeConfigEntriesOf } from './read-kubeconfig.js';
 export { keyOf, splitKey } from './object-key.js';
 export { isDnsLabel, isDnsSubdomain } from './object-names.js';
 export {

@@ -1,4 +1,5 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeClientConfig } from './kube-client-config.js';
 import type { Logger } from '../log/index.js';
 import { apiErrorOf, isGone, isNotFound } from './api-error.js';
 import { jitteredDelay } from './backoff.js';
@@ -45,7 +46,7 @@ export interface OutOfSync {
 export type IndexFunc<T> = (obj: T) => string[];
 
 export interface InformerOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   /** Resource to list and watch (`name` is ignored; omit `namespace` for all namespaces). */
   resource: ResourceRef;
   labelSelector?: string;

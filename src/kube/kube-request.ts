@@ -1,6 +1,8 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { ApiException, type KubeConfig } from '@kubernetes/client-node';
+// The module alone: the package's index loads its generated models (the same class either way).
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
+import type { KubeClientConfig } from './kube-client-config.js';
 import { KubeError, KubeErrorCode } from './kube-error.js';
 
 export type QueryParams = Record<string, string | number | boolean | undefined>;
@@ -24,14 +26,15 @@ interface Prepared {
 }
 
 /**
- * Authentication and TLS come from client-node's `KubeConfig.applyToHTTPSOptions` (client
- * certificates, tokens, exec/OIDC plugins). Its per-call https.Agent is dropped so requests share
+ * Authentication and TLS come from the kubeconfig's `applyToHTTPSOptions` (client
+ * certificates, tokens, exec/OIDC plugins: LeanKubeConfig, or client-node's KubeConfig whose
+ * per-call https.Agent is dropped) so requests share
  * Node's keep-alive global agent (client-node 1.x opens a new agent per request: fd churn,
  * docs/kube.md); idle pooled sockets are unref'd and do not keep a process alive.
  * Not supported: kubeconfig `proxy-url`.
  */
 async function prepare(
-  kc: KubeConfig,
+  kc: KubeClientConfig,
   method: string,
   path: string,
   query: QueryParams | undefined,
@@ -80,7 +83,7 @@ function headersOf(res: http.IncomingMessage): Record<string, string> {
  * `apiErrorOf` treats our errors and generated-client errors alike); transport failures throw
  * KubeError KUBE_REQUEST_FAILED.
  */
-export async function requestJson<T = unknown>(kc: KubeConfig, req: KubeRequest): Promise<T> {
+export async function requestJson<T = unknown>(kc: KubeClientConfig, req: KubeRequest): Promise<T> {
   const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
   const headers: Record<string, string> = payload
     ? {
@@ -157,7 +160,7 @@ export interface WatchRequest {
  * Opens a watch (`?watch=true`, newline-delimited JSON). Resolves once the API server answered
  * 200; a non-200 answer rejects with ApiException (e.g. 410 Gone for a too-old resourceVersion).
  */
-export async function openWatch(kc: KubeConfig, w: WatchRequest): Promise<WatchHandle> {
+export async function openWatch(kc: KubeClientConfig, w: WatchRequest): Promise<WatchHandle> {
   const { mod, options } = await prepare(kc, 'GET', w.path, { ...w.query, watch: true }, {});
   return new Promise<WatchHandle>((resolve, reject) => {
     let aborted = false;

@@ -1,4 +1,4 @@
-import { V1MicroTime, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from './kube-client-config.js';
 import { requestJson } from './kube-request.js';
 import { resourcePath } from './resource-ref.js';
 import type { LeaseRecord } from './lease-decision.js';
@@ -46,11 +46,16 @@ function fromJson(l: LeaseJson): VersionedLease {
 
 /** MicroTime text (6 fractional digits) as the API server expects for Lease and Event times. */
 export function microTime(date: Date = new Date()): string {
-  return new V1MicroTime(date.getTime()).toISOString();
+  // As client-node's V1MicroTime writes it: milliseconds, then three zeros.
+  return `${date.toISOString().slice(0, -1)}000Z`;
 }
 
 /** A coordination.k8s.io/v1 Lease as the election record (client-go's LeaseLock). */
-export function leaseLock(kubeConfig: KubeConfig, namespace: string, name: string): LeaseLock {
+export function leaseLock(
+  kubeConfig: KubeClientConfig,
+  namespace: string,
+  name: string,
+): LeaseLock {
   const path = resourcePath({
     group: 'coordination.k8s.io',
     version: 'v1',

@@ -1,5 +1,6 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeError } from './kube-error.js';
+import type { LeanKubeConfig } from './lean-kube-config.js';
+import { readDefaultKubeConfig, readKubeConfigFile } from './read-kubeconfig.js';
 
 /**
  * Why a kubeconfig could not be loaded, without any of its content: kubeconfigs hold client keys
@@ -24,33 +25,26 @@ function safeReason(error: unknown): string {
 }
 
 /**
- * The kubeconfig in `file`, else what `KubeConfig.loadFromDefault` finds ($KUBECONFIG,
- * ~/.kube/config, then in-cluster). Throws KubeError KUBE_KUBECONFIG_INVALID whose message names
- * the file and the problem but never quotes the file.
+ * The kubeconfig in `file`, else what client-node's `KubeConfig.loadFromDefault` finds
+ * ($KUBECONFIG, ~/.kube/config, then in-cluster), read without client-node's generated models
+ * (read-kubeconfig.ts). Throws KubeError KUBE_KUBECONFIG_INVALID whose message names the file and
+ * the problem but never quotes the file.
  */
-export function loadKubeConfig(file?: string): KubeConfig {
-  const kubeConfig = new KubeConfig();
+export function loadKubeConfig(file?: string): LeanKubeConfig {
   const source =
     file ??
     (process.env['KUBECONFIG']
       ? `from $KUBECONFIG (${process.env['KUBECONFIG']})`
       : '~/.kube/config');
+  let kubeConfig: LeanKubeConfig | undefined;
   try {
-    if (file) kubeConfig.loadFromFile(file);
-    else kubeConfig.loadFromDefault();
+    kubeConfig = file ? readKubeConfigFile(file) : readDefaultKubeConfig();
   } catch (error) {
     // No `cause`: the parser's error quotes the file, and a cause can end up in a log.
     throw new KubeError('KUBE_KUBECONFIG_INVALID', `the kubeconfig ${source} ${safeReason(error)}`);
   }
-  // What loadFromDefault falls back to when it finds nothing: a plain-HTTP localhost:8080.
-  const [only] = kubeConfig.clusters;
-  if (
-    !file &&
-    kubeConfig.clusters.length === 1 &&
-    only?.name === 'cluster' &&
-    only.server === 'http://localhost:8080' &&
-    kubeConfig.users[0]?.name === 'user'
-  ) {
+  // Found nowhere (client-node would fall back to a plain-HTTP localhost:8080).
+  if (kubeConfig === undefined) {
     throw new KubeError(
       'KUBE_KUBECONFIG_INVALID',
       'no kubeconfig was found: $KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig',

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from './kube-client-config.js';
 import { isConflict } from './api-error.js';
 import { KubeError, KubeErrorCode } from './kube-error.js';
 import { requestJson } from './kube-request.js';
@@ -63,7 +63,7 @@ export async function updateWithRetry<T>(
  * `retry` the patch is recomputed from `patch(attempt)` on each conflict.
  */
 export async function patchMerge<T = Record<string, unknown>>(
-  kc: KubeConfig,
+  kc: KubeClientConfig,
   ref: NamedResourceRef,
   patch: object | ((attempt: number) => Promise<object> | object),
   options: ConflictRetryOptions & { subresource?: string } = {},
@@ -84,7 +84,7 @@ export async function patchMerge<T = Record<string, unknown>>(
 
 /** Merge patch on the `/status` subresource (the main resource's spec is untouched). */
 export function patchStatus<T = Record<string, unknown>>(
-  kc: KubeConfig,
+  kc: KubeClientConfig,
   ref: NamedResourceRef,
   patch: object | ((attempt: number) => Promise<object> | object),
   options: ConflictRetryOptions = {},
@@ -94,7 +94,7 @@ export function patchStatus<T = Record<string, unknown>>(
 
 /** GET one object as JSON (core or custom). */
 export function getObject<T = Record<string, unknown>>(
-  kc: KubeConfig,
+  kc: KubeClientConfig,
   ref: NamedResourceRef,
 ): Promise<T> {
   return requestJson<T>(kc, { method: 'GET', path: resourcePath(ref) });
@@ -102,7 +102,7 @@ export function getObject<T = Record<string, unknown>>(
 
 /** PUT (replace) one object; pass its metadata.resourceVersion for an optimistic write. */
 export function replaceObject<T = Record<string, unknown>>(
-  kc: KubeConfig,
+  kc: KubeClientConfig,
   ref: NamedResourceRef,
   body: T,
   subresource?: string,

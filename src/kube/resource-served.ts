@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from './kube-client-config.js';
 import { isNotFound } from './api-error.js';
 import { requestJson } from './kube-request.js';
 import type { ResourceRef } from './resource-ref.js';
@@ -11,7 +11,7 @@ import type { ResourceRef } from './resource-ref.js';
  * may not list it.
  */
 export async function servedResources(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   groupVersion: Pick<ResourceRef, 'group' | 'version'>,
   signal?: AbortSignal,
 ): Promise<Set<string>> {
@@ -39,7 +39,7 @@ export async function servedResources(
  * from a spurious 404 (API servers and proxies answer those too, kubernetes#115241).
  */
 export async function isResourceServed(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   resource: Pick<ResourceRef, 'group' | 'version' | 'plural'>,
   signal?: AbortSignal,
 ): Promise<boolean> {

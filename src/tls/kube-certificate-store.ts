@@ -1,10 +1,13 @@
+import type { V1Secret, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import {
-  AdmissionregistrationV1Api,
-  CoreV1Api,
-  type KubeConfig,
-  type V1Secret,
-} from '@kubernetes/client-node';
-import { apiErrorOf, isAlreadyExists, isConflict, isNotFound } from '../kube/index.js';
+  apiErrorOf,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  requestJson,
+  resourcePath,
+  type KubeClientConfig,
+} from '../kube/index.js';
 import type {
   CertificateStore,
   StoredSecret,
@@ -61,14 +64,29 @@ function failed(what: string, cause: unknown): TlsError {
   return new TlsError('TLS_CERTIFICATES_FAILED', `${what}: ${said(cause)}`, { cause });
 }
 
+const secretPath = (namespace: string, name?: string): string =>
+  resourcePath({ group: '', version: 'v1', plural: 'secrets', namespace, name });
+
+const configurationPath = (name: string): string =>
+  resourcePath({
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    plural: 'validatingwebhookconfigurations',
+    name,
+  });
+
 /** The CertificateStore of a cluster: Secrets in `namespace`, cluster-scoped ValidatingWebhookConfigurations. */
-export function kubeCertificateStore(kubeConfig: KubeConfig, namespace: string): CertificateStore {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+export function kubeCertificateStore(
+  kubeConfig: KubeClientConfig,
+  namespace: string,
+): CertificateStore {
   return {
     async readSecret(name): Promise<StoredSecret | undefined> {
       try {
-        const secret = await core.readNamespacedSecret({ namespace, name });
+        const secret = await requestJson<V1Secret>(kubeConfig, {
+          method: 'GET',
+          path: secretPath(namespace, name),
+        });
         return {
           data: decode(secret.data),
           resourceVersion: secret.metadata?.resourceVersion ?? '',
@@ -81,15 +99,19 @@ export function kubeCertificateStore(kubeConfig: KubeConfig, namespace: string):
     async writeSecret(name, secret, previous): Promise<void> {
       const body = secretBody(namespace, name, secret, previous);
       try {
-        if (previous) await core.replaceNamespacedSecret({ namespace, name, body });
-        else await core.createNamespacedSecret({ namespace, body });
+        if (previous)
+          await requestJson(kubeConfig, { method: 'PUT', path: secretPath(namespace, name), body });
+        else await requestJson(kubeConfig, { method: 'POST', path: secretPath(namespace), body });
       } catch (error) {
         throw failed(`cannot write the Secret ${namespace}/${name}`, error);
       }
     },
     async readWebhookConfiguration(name): Promise<StoredWebhookConfiguration | undefined> {
       try {
-        const configuration = await admission.readValidatingWebhookConfiguration({ name });
+        const configuration = await requestJson<V1ValidatingWebhookConfiguration>(kubeConfig, {
+          method: 'GET',
+          path: configurationPath(name),
+        });
         return {
           caBundles: (configuration.webhooks ?? []).map((webhook) => ({
             webhook: webhook.name,
@@ -104,8 +126,10 @@ export function kubeCertificateStore(kubeConfig: KubeConfig, namespace: string):
     },
     async writeCaBundle(name, caBundle, previous): Promise<void> {
       try {
-        await admission.patchValidatingWebhookConfiguration({
-          name,
+        await requestJson(kubeConfig, {
+          method: 'PATCH',
+          path: configurationPath(name),
+          contentType: 'application/json-patch+json',
           body: caBundlePatch(caBundle, previous),
         });
       } catch (error) {

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import {
   getObject,
   isNotFound,
@@ -27,7 +27,7 @@ import { TrackerError } from './tracker-error.js';
 import type { KubeVirt } from '../model/index.js';
 
 export interface EnablementOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   kubeVirtNamespace: string;
   kubeVirtName: string;
   /** The csi-online-expand-validation Setting's name. */

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import {
   exponentialDelay,
   getObject,
@@ -71,7 +72,7 @@ import {
 import { CREATED_BY_LABEL, HOTPLUG_POD, KUBEVIRT_POD_LABEL } from '../model/index.js';
 
 export interface ExpansionTrackerOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   caches: TrackerCaches;
   metrics: TrackerMetrics;
   /** Where phase Events go; none: no Events. */

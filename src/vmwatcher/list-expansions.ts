@@ -1,10 +1,10 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import { requestJson, resourcePath } from '../kube/index.js';
 import { VOLUME_EXPANSIONS, type VolumeExpansion } from './volume-expansion.js';
 
 /** Every VolumeExpansion of the namespace (all namespaces when undefined), read in pages of 500. */
 export async function listExpansions(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   namespace: string | undefined,
 ): Promise<VolumeExpansion[]> {
   const path = resourcePath({ ...VOLUME_EXPANSIONS, ...(namespace ? { namespace } : {}) });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import { EventRecorder, eventSink, LeaderElector, leaseLock, type Clock } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { ExpansionTracker } from './expansion-tracker.js';
@@ -19,7 +19,7 @@ export const DEFAULT_STUCK_AFTER_MS = 10 * 60_000;
 export const DEFAULT_WORKERS = 16;
 
 export interface StartTrackerOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   logger?: Logger;
   /** --stuck-after (default 10 min). */
   stuckAfterMs?: number;

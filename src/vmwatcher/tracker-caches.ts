@@ -1,4 +1,5 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import { Informer, keyOf, type Clock, type IndexFunc } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import {
@@ -61,7 +62,7 @@ export interface TrackerCaches {
 }
 
 export interface StartTrackerCachesOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   logger?: Logger;
   /** The KubeVirt CR the tracker reads (Harvester: harvester-system/kubevirt). */
   kubeVirtNamespace: string;

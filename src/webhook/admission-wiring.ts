@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import type { AdmissionOptions, Validator } from '../admission/index.js';
 import { createAdmissionValidators } from './create-admission-validators.js';
@@ -19,7 +19,7 @@ export function admissionWiring(
     longhornLookIntervalMs?: number;
   } = {},
 ): {
-  startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedAdmissionCaches>;
+  startCaches: (kubeConfig: KubeClientConfig, logger: Logger) => Promise<StartedAdmissionCaches>;
   createValidators: (caches: StartedAdmissionCaches['caches']) => Validator[];
 } {
   return {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { KubeConfig, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import type { V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../settings/index.js';
 import { buildValidatingWebhookConfiguration } from './registration/build-validating-webhook-configuration.js';
@@ -15,7 +16,7 @@ import { watchDevRegistration } from './registration/watch-dev-registration.js';
 import { registerDevConfiguration } from './registration/webhook-registration.js';
 
 export interface DevRegistrationOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   /** metadata.name of the configuration. */
   name: string;
   /** https://host:port the webhook answers on. */

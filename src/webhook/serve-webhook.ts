@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/index.js';
 import { chooseServingSetup, type ServingChoice } from './choose-serving-setup.js';
@@ -15,7 +15,7 @@ import type { Validator } from '../admission/index.js';
 export { DEV_CONFIGURATION_NAME } from './dev-serving-setup.js';
 
 export interface ServeWebhookCommon<C> {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   logger: Logger;
   host: string;
   /** 0 picks a free port. */
@@ -28,7 +28,7 @@ export interface ServeWebhookCommon<C> {
    * WEBHOOK_START_ABORTED. After start-up it does nothing: call stop().
    */
   signal?: AbortSignal;
-  startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>;
+  startCaches: (kubeConfig: KubeClientConfig, logger: Logger) => Promise<StartedCaches<C>>;
   createValidators: (caches: C, options: { logger: Logger }) => Validator[];
 }
 

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import type { StartedCaches } from './started-caches.js';
 import type { StartUpCleanups } from './start-up-cleanups.js';
@@ -26,7 +26,7 @@ export interface ServingSetup {
   /** Once the server listens at `url` on the started caches. */
   afterListening(
     step: ServingSetupStep & {
-      kubeConfig: KubeConfig;
+      kubeConfig: KubeClientConfig;
       /** https://host:port the webhook answers on. */
       url: string;
       started: StartedCaches<unknown>;

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../kube/index.js';
 import { isKubeError } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
 import { isVoeError } from '../errors/index.js';
@@ -10,8 +10,8 @@ import { WebhookError } from './webhook-error.js';
  * no answer: KubeError) becomes WEBHOOK_API_FAILED naming the API server the kubeconfig points to.
  */
 export async function startCachesExplained<C>(
-  startCaches: (kubeConfig: KubeConfig, logger: Logger) => Promise<StartedCaches<C>>,
-  kubeConfig: KubeConfig,
+  startCaches: (kubeConfig: KubeClientConfig, logger: Logger) => Promise<StartedCaches<C>>,
+  kubeConfig: KubeClientConfig,
   logger: Logger,
 ): Promise<StartedCaches<C>> {
   try {

@@ -9,6 +9,7 @@ import {
 import { apiAnswersWithin } from '../api-answers-within.js';
 import { exitOnceAnswered } from '../exit-once-answered.js';
 import { formatCheckResult } from '../format-check-result.js';
+import { clientNodeKubeConfig } from '../../kube/client-node-kube-config.js';
 import { loadKubeConfigOr } from '../load-kube-config-or.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
 
@@ -77,9 +78,11 @@ export function register(program: Command): void {
     );
     // As the API server reads and stores it; KUBE_QUANTITY_INVALID before any API call.
     const size = readCheckSize(options.size);
-    const kubeConfig = loadKubeConfigOr(
-      options.kubeconfig,
-      (message) => new CheckError('CHECK_KUBECONFIG', message),
+    const kubeConfig = clientNodeKubeConfig(
+      loadKubeConfigOr(
+        options.kubeconfig,
+        (message) => new CheckError('CHECK_KUBECONFIG', message),
+      ),
     );
     // An API server that accepts connections but never answers must not hold voe check for ever.
     exitOnceAnswered();

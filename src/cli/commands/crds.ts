@@ -3,6 +3,7 @@ import { applyCrds } from '../../controlplane/apply-crds.js';
 import { crdManifestDir } from '../../controlplane/install-crds.js';
 import { readVoeCrds } from '../../controlplane/read-voe-crds.js';
 import { KubeError } from '../../kube/index.js';
+import { clientNodeKubeConfig } from '../../kube/client-node-kube-config.js';
 import { loadKubeConfigOr } from '../load-kube-config-or.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
 
@@ -38,9 +39,11 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (flags: ApplyFlags) => {
       const list = await readVoeCrds(flags.dir ?? crdManifestDir());
-      const kc = loadKubeConfigOr(
-        flags.kubeconfig,
-        (message) => new KubeError('KUBE_KUBECONFIG_INVALID', message),
+      const kc = clientNodeKubeConfig(
+        loadKubeConfigOr(
+          flags.kubeconfig,
+          (message) => new KubeError('KUBE_KUBECONFIG_INVALID', message),
+        ),
       );
       const applied = await applyCrds(kc, list, flags.timeout * 1000);
       if (flags.json) process.stdout.write(`${JSON.stringify(applied)}\n`);

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import {
   DEFAULT_BY_ID_DIRECTORY,
   DEFAULT_DRIVER_NAME,
@@ -144,14 +144,14 @@ async function runCsi(flags: CsiFlags): Promise<void> {
 }
 
 /** The host cluster's kubeconfig: --kubeconfig, else the default; a node-only driver may have none. */
-function hostKubeConfigOf(flags: CsiFlags): KubeConfig | undefined {
+function hostKubeConfigOf(flags: CsiFlags): KubeClientConfig | undefined {
   return flags.services === 'node' && flags.kubeconfig === undefined
     ? tryLoad()
     : loadKubeConfig(flags.kubeconfig);
 }
 
 /** A node without host credentials still serves (no node-id discovery, Probe always ready). */
-function tryLoad(): KubeConfig | undefined {
+function tryLoad(): KubeClientConfig | undefined {
   try {
     return loadKubeConfig();
   } catch {

@@ -40,6 +40,7 @@ import {
   TRACKER_PART_HEADING,
 } from '../format-demo.js';
 import { parseWaitSeconds } from '../parse-wait-seconds.js';
+import { clientNodeKubeConfig } from '../../kube/client-node-kube-config.js';
 import { loadKubeConfigOr } from '../load-kube-config-or.js';
 
 interface DemoFlags extends AdmissionFlags {
@@ -249,10 +250,12 @@ async function demoOnConfiguredCluster(flags: DemoFlags): Promise<boolean> {
     flags,
     (message) => new DemoError('DEMO_USAGE', message),
   );
-  const kubeConfig = loadKubeConfigOr(
-    flags.kubeconfig,
-    (message) => new DemoError('DEMO_USAGE', message),
-    '--local',
+  const kubeConfig = clientNodeKubeConfig(
+    loadKubeConfigOr(
+      flags.kubeconfig,
+      (message) => new DemoError('DEMO_USAGE', message),
+      '--local',
+    ),
   );
   // An API server that accepts connections but never answers must not hold the survey for ever.
   exitOnceAnswered();

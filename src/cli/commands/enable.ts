@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import { EventRecorder, eventSink } from '../../kube/index.js';
 import { createLogger, outputDestination, type Logger } from '../../log/index.js';
 import { EXPAND_VALIDATION_SETTING_NAME } from '../../settings/index.js';
@@ -47,7 +47,7 @@ export function addEnablementFlags(command: Command): Command {
     );
 }
 
-export function kubeConfigFrom(flags: { kubeconfig?: string }): KubeConfig {
+export function kubeConfigFrom(flags: { kubeconfig?: string }): KubeClientConfig {
   return loadKubeConfigOr(
     flags.kubeconfig,
     (message) => new TrackerError('TRACKER_KUBECONFIG', message),
@@ -55,7 +55,7 @@ export function kubeConfigFrom(flags: { kubeconfig?: string }): KubeConfig {
 }
 
 /** A one-shot command's Event recorder (flushed by the caller with stop()). */
-export function enablementRecorder(kubeConfig: KubeConfig, logger: Logger): EventRecorder {
+export function enablementRecorder(kubeConfig: KubeClientConfig, logger: Logger): EventRecorder {
   return new EventRecorder({
     sink: eventSink(kubeConfig),
     reportingController: TRACKER_CONTROLLER,
@@ -66,7 +66,7 @@ export function enablementRecorder(kubeConfig: KubeConfig, logger: Logger): Even
 
 export function enablementOptions(
   flags: EnablementFlags,
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   logger: Logger,
   recorder?: EventRecorder,
 ): EnablementOptions {

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { planGuestGrowth, type GuestGrowthPlan } from '../../fsresize/index.js';
 import {
   DEFAULT_STEP_TIMEOUT_MS,
@@ -14,7 +13,15 @@ import {
   type GuestAgent,
   type GuestGrowthRun,
 } from '../../guest-grow/index.js';
-import { isNotFound, type EventRecorder, type ObjectRef } from '../../kube/index.js';
+import {
+  getObject,
+  isNotFound,
+  requestJson,
+  resourcePath,
+  type EventRecorder,
+  type KubeClientConfig,
+  type ObjectRef,
+} from '../../kube/index.js';
 import { createLogger } from '../../log/index.js';
 import {
   KUBEVIRT_POD_LABEL,
@@ -69,17 +76,17 @@ export function parseVmRef(ref: string): { namespace: string; name: string } {
 
 /** The VMI, or undefined when there is none. */
 async function readVmi(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   namespace: string,
   name: string,
 ): Promise<VirtualMachineInstance | undefined> {
   try {
-    return (await kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+    return await getObject<VirtualMachineInstance>(kubeConfig, {
       ...KUBEVIRT,
       plural: 'virtualmachineinstances',
       namespace,
       name,
-    })) as VirtualMachineInstance;
+    });
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;
@@ -88,7 +95,7 @@ async function readVmi(
 
 /** What the Events are about: the VM when there is one (Harvester's VM page lists its Events), else the VMI. */
 async function eventTarget(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   vmi: VirtualMachineInstance,
 ): Promise<ObjectRef> {
   const namespace = vmi.metadata?.namespace ?? '';
@@ -96,12 +103,12 @@ async function eventTarget(
   let kind = 'VirtualMachine';
   let uid: string | undefined;
   try {
-    const vm = (await kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+    const vm = await getObject<{ metadata?: { uid?: string } }>(kubeConfig, {
       ...KUBEVIRT,
       plural: 'virtualmachines',
       namespace,
       name,
-    })) as { metadata?: { uid?: string } };
+    });
     uid = vm.metadata?.uid;
   } catch {
     kind = 'VirtualMachineInstance';
@@ -112,7 +119,7 @@ async function eventTarget(
 
 /** The guest's agent and its device of the chosen disk, found as the tracker's probe finds it (serial, else address). */
 async function guestOfDisk(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   vmi: VirtualMachineInstance,
   vm: string,
   flags: GuestGrowFlags,
@@ -120,11 +127,12 @@ async function guestOfDisk(
   const namespace = vmi.metadata?.namespace ?? '';
   const disk = chooseVmiDisk(vmi, flags.disk);
   const pods = (
-    await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({
-      namespace,
-      labelSelector: `${KUBEVIRT_POD_LABEL}=${LAUNCHER_POD}`,
+    await requestJson<{ items: Pod[] }>(kubeConfig, {
+      method: 'GET',
+      path: resourcePath({ group: '', version: 'v1', plural: 'pods', namespace }),
+      query: { labelSelector: `${KUBEVIRT_POD_LABEL}=${LAUNCHER_POD}` },
     })
-  ).items as Pod[];
+  ).items;
   const launcher = activeLauncher(vmi, pods);
   const transport = virshTransportOf(flags.guestProbe, kubeConfig, {
     ...(flags.libvirtUri ? { libvirtUri: flags.libvirtUri } : {}),

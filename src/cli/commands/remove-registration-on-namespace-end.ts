@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import type { Logger } from '../../log/index.js';
 import { removeRegistrationIfNamespaceEnds } from '../../webhook/index.js';
 
@@ -8,7 +8,7 @@ import { removeRegistrationIfNamespaceEnds } from '../../webhook/index.js';
  * goes on (docs/install.md gives the command that removes a configuration left behind).
  */
 export async function removeRegistrationOnNamespaceEnd(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   namespace: string,
   name: string,
   logger: Logger,

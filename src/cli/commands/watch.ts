@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
 import {
   createGuestProbe,
@@ -69,7 +69,7 @@ function parsePort(value: string): number {
 }
 
 /** The tracker's guest probe of --guest-probe, if any. */
-function guestProbeOf(flags: WatchFlags, kubeConfig: KubeConfig): { probe?: GuestProbe } {
+function guestProbeOf(flags: WatchFlags, kubeConfig: KubeClientConfig): { probe?: GuestProbe } {
   const probe = createGuestProbe(flags.guestProbe, kubeConfig, {
     timeoutMs: flags.probeTimeout,
     ...(flags.libvirtUri ? { libvirtUri: flags.libvirtUri } : {}),
@@ -208,7 +208,7 @@ async function runWatch(flags: WatchFlags): Promise<void> {
 /** `voe enable` (ExpandDisks and the Setting), its Events recorded until it is done. */
 async function enableFirst(
   flags: WatchFlags,
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   logger: Logger,
 ): Promise<void> {
   const recorder = enablementRecorder(kubeConfig, logger);

@@ -1,7 +1,7 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 
 /** The namespace of the kubeconfig's current context, else `default` (as Harvester's driver). */
-export function hostNamespaceOf(kubeConfig: KubeConfig): string {
+export function hostNamespaceOf(kubeConfig: KubeClientConfig): string {
   const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
   return context?.namespace || 'default';
 }

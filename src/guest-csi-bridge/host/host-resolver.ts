@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { kubeConfigEntriesOf, LeanKubeConfig, type KubeClientConfig } from '../../kube/index.js';
 import { CsiError } from '../errors/csi-error.js';
 import type { Secrets } from '../proto/csi-messages.js';
 import type { HostApi } from './host-api.js';
@@ -59,7 +59,7 @@ function refusedField(document: unknown): string | undefined {
  * lines, keys and tokens included, and messages reach logs and the CO. Only inline credentials
  * (see USER_FIELDS_REFUSED).
  */
-function loadSecretKubeConfig(text: string): KubeConfig {
+function loadSecretKubeConfig(text: string): LeanKubeConfig {
   const notAKubeconfig = (): CsiError =>
     new CsiError(
       'CSI_HOST_CREDENTIALS_INVALID',
@@ -77,9 +77,9 @@ function loadSecretKubeConfig(text: string): KubeConfig {
       'CSI_HOST_CREDENTIALS_INVALID',
       `the "${HOST_KUBECONFIG_SECRET_KEY}" secret's kubeconfig sets ${refused}: from a secret only inline credentials are accepted (token, client-certificate-data, client-key-data, certificate-authority-data)`,
     );
-  const kubeConfig = new KubeConfig();
+  let kubeConfig: LeanKubeConfig;
   try {
-    kubeConfig.loadFromString(text);
+    kubeConfig = new LeanKubeConfig(kubeConfigEntriesOf(text));
   } catch {
     throw notAKubeconfig();
   }
@@ -98,7 +98,7 @@ function loadSecretKubeConfig(text: string): KubeConfig {
  */
 export function createHostResolver(
   defaultHost: HostApi,
-  makeHost: (kubeConfig: KubeConfig) => HostApi,
+  makeHost: (kubeConfig: KubeClientConfig) => HostApi,
 ): HostResolver {
   const cache = new Map<string, HostApi>();
   return {

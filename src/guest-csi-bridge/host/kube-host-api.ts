@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import {
   isAlreadyExists,
   isNotFound,
@@ -48,7 +48,7 @@ export interface KubeHostApiOptions {
 
 /** The production HostApi: the host's API server through `kubeConfig` (src/kube's requests and watches). */
 export function createKubeHostApi(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   options: KubeHostApiOptions = {},
 ): HostApi {
   const host = new HostRequests(
@@ -105,7 +105,7 @@ export function createKubeHostApi(
  */
 class HostRequests {
   constructor(
-    readonly kubeConfig: KubeConfig,
+    readonly kubeConfig: KubeClientConfig,
     readonly namespace: string,
     /** The call's cancellation: every request and watch ends when it aborts. */
     readonly signal: AbortSignal | undefined = undefined,
@@ -199,7 +199,7 @@ class HostRequests {
 }
 
 /** GET /version, within 5 s: whether the host's API server answers. */
-async function probe(kubeConfig: KubeConfig, signal?: AbortSignal): Promise<void> {
+async function probe(kubeConfig: KubeClientConfig, signal?: AbortSignal): Promise<void> {
   await requestJson(kubeConfig, {
     method: 'GET',
     path: '/version',

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import {
   apiErrorOf,
   isGone,
@@ -27,7 +27,7 @@ interface Seen<T> {
 }
 
 async function read<T extends Versioned>(
-  kc: KubeConfig,
+  kc: KubeClientConfig,
   ref: NamedResourceRef,
   signal: AbortSignal,
 ): Promise<Seen<T>> {
@@ -49,7 +49,7 @@ async function read<T extends Versioned>(
  * of a watch the API server does not open.
  */
 export async function waitForObject<T extends Versioned>(
-  kc: KubeConfig,
+  kc: KubeClientConfig,
   ref: NamedResourceRef,
   done: (object: T | undefined) => boolean,
   options: WaitOptions<T>,
@@ -77,7 +77,7 @@ export async function waitForObject<T extends Versioned>(
  * it aborts, and with an error event's or a watch the API server does not open.
  */
 function watchUntilDone<T extends Versioned>(
-  kc: KubeConfig,
+  kc: KubeClientConfig,
   ref: NamedResourceRef,
   from: Seen<T>,
   done: (object: T | undefined) => boolean,

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import type { GuestProbe } from '../guest-probe.js';
 import { agentFilesystemList } from './filesystem-list.js';
 import { localVirsh } from './local-virsh.js';
@@ -20,7 +20,7 @@ export type GuestProbeMode = (typeof GUEST_PROBE_MODES)[number];
  */
 export function createGuestProbe(
   mode: GuestProbeMode,
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   options: { libvirtUri?: string; timeoutMs?: number } = {},
 ): GuestProbe | undefined {
   if (mode === 'none') return undefined;
@@ -39,7 +39,7 @@ export function createGuestProbe(
  */
 export function virshTransportOf(
   mode: Exclude<GuestProbeMode, 'none'>,
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   options: { libvirtUri?: string } = {},
 ): VirshTransport {
   const uri = options.libvirtUri === undefined ? {} : { uri: options.libvirtUri };

@@ -1,5 +1,8 @@
 import { Writable } from 'node:stream';
-import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
+import type { KubeConfig, V1Status } from '@kubernetes/client-node';
+// The module alone: the package's index loads its generated models.
+import { Exec } from '@kubernetes/client-node/dist/exec.js';
+import type { KubeClientConfig } from '../../kube/index.js';
 import { GUEST_PROBE_ANNOTATION } from '../../model/voe-annotations.js';
 import { execExitCode } from './exec-exit-code.js';
 import { GuestProbeError } from './guest-probe-error.js';
@@ -136,10 +139,12 @@ export function launcherVirshArgv(
  * `details.stderr` when virsh exits non-zero.
  */
 export function podExecVirsh(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   options: { uri?: string; container?: string } = {},
 ): VirshTransport {
-  const exec = new Exec(kubeConfig);
+  // Its WebSocketHandler reads only getCurrentCluster and applyToHTTPSOptions of the kubeconfig
+  // (web-socket-handler.js connect), which every KubeClientConfig has.
+  const exec = new Exec(kubeConfig as KubeConfig);
   const container = options.container ?? COMPUTE_CONTAINER;
   return {
     name: 'pods/exec',

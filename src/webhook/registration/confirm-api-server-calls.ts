@@ -1,5 +1,4 @@
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { apiErrorOf } from '../../kube/index.js';
+import { apiErrorOf, requestJson, type KubeClientConfig } from '../../kube/index.js';
 import { waitUntil } from '../../wait/index.js';
 
 export type RegistrationCheck = 'confirmed' | 'unverifiable' | 'timeout' | 'aborted';
@@ -14,24 +13,22 @@ export type RegistrationCheck = 'confirmed' | 'unverifiable' | 'timeout' | 'abor
  * `reviewsAnswered` counts the setting webhook's answers, in process.
  */
 export async function confirmApiServerCalls(options: {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   reviewsAnswered: () => Promise<number>;
   settingName: string;
   timeoutMs: number;
   pollMs?: number;
   signal?: AbortSignal;
 }): Promise<RegistrationCheck> {
-  const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
   let unverifiable = false;
   const outcome = await waitUntil(
     async () => {
       const before = await options.reviewsAnswered();
       try {
-        await custom.createClusterCustomObject({
-          group: 'harvesterhci.io',
-          version: 'v1beta1',
-          plural: 'settings',
-          dryRun: 'All',
+        await requestJson(options.kubeConfig, {
+          method: 'POST',
+          path: '/apis/harvesterhci.io/v1beta1/settings',
+          query: { dryRun: 'All' },
           // Harvester's stock Setting (Longhorn validated by default): the setting webhook allows it.
           body: {
             apiVersion: 'harvesterhci.io/v1beta1',

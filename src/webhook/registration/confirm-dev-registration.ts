@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import type { Logger } from '../../log/index.js';
 import { confirmApiServerCalls } from './confirm-api-server-calls.js';
 import { continueUnlessAborted } from '../continue-unless-aborted.js';
@@ -9,7 +9,7 @@ import { WebhookError } from '../webhook-error.js';
  * failing with WEBHOOK_REGISTRATION_FAILED when it never comes, and logs whether it came.
  */
 export async function confirmDevRegistration(options: {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   name: string;
   url: string;
   reviewsAnswered: () => Promise<number>;

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import { apiErrorOf } from '../../kube/index.js';
 import type { Logger } from '../../log/index.js';
 import type { Cleanup } from '../start-up-cleanups.js';
@@ -10,7 +10,7 @@ import { deleteValidatingWebhookConfiguration } from './webhook-registration.js'
  * hand and why it matters.
  */
 export function devRegistrationCleanup(options: {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   name: string;
   uid: string;
   url: string;

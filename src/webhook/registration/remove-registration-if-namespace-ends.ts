@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import { isNotFound, requestJson } from '../../kube/index.js';
 
 /** What `voe serve --registration NAME --namespace NS` does with NAME when it stops. */
@@ -22,7 +22,7 @@ export function removesRegistration(
  * by name); a configuration already gone is 'absent'.
  */
 export async function removeRegistrationIfNamespaceEnds(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   options: { namespace: string; name: string },
 ): Promise<NamespaceEndOutcome> {
   const namespace = await requestJson<{ metadata?: { deletionTimestamp?: string } }>(kubeConfig, {

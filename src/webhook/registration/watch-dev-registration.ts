@@ -1,4 +1,5 @@
-import type { KubeConfig, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import type { V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../kube/index.js';
 import { apiErrorOf, Informer } from '../../kube/index.js';
 import type { Logger } from '../../log/index.js';
 import { registrationChanges } from './registration-changes.js';
@@ -16,7 +17,7 @@ export interface DevRegistrationWatch {
  * ends the watch with one warning.
  */
 export function watchDevRegistration(options: {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeClientConfig;
   name: string;
   uid: string;
   logger: Logger;

@@ -1,10 +1,7 @@
-import {
-  AdmissionregistrationV1Api,
-  type KubeConfig,
-  type V1ValidatingWebhookConfiguration,
-} from '@kubernetes/client-node';
+import type { V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import {
   apiErrorOf,
+  type KubeClientConfig,
   isAlreadyExists,
   isConflict,
   isNotFound,
@@ -32,12 +29,42 @@ const path = (name: string): string =>
     name,
   });
 
+/** The calls on ValidatingWebhookConfigurations the registration makes, as raw requests. */
+interface ConfigurationApi {
+  createValidatingWebhookConfiguration(call: {
+    body: V1ValidatingWebhookConfiguration;
+  }): Promise<V1ValidatingWebhookConfiguration>;
+  readValidatingWebhookConfiguration(call: {
+    name: string;
+  }): Promise<V1ValidatingWebhookConfiguration>;
+  replaceValidatingWebhookConfiguration(call: {
+    name: string;
+    body: V1ValidatingWebhookConfiguration;
+  }): Promise<V1ValidatingWebhookConfiguration>;
+}
+
+function configurationApi(kubeConfig: KubeClientConfig): ConfigurationApi {
+  const collection = resourcePath({
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    plural: 'validatingwebhookconfigurations',
+  });
+  return {
+    createValidatingWebhookConfiguration: ({ body }) =>
+      requestJson(kubeConfig, { method: 'POST', path: collection, body }),
+    readValidatingWebhookConfiguration: ({ name }) =>
+      requestJson(kubeConfig, { method: 'GET', path: path(name) }),
+    replaceValidatingWebhookConfiguration: ({ name, body }) =>
+      requestJson(kubeConfig, { method: 'PUT', path: path(name), body }),
+  };
+}
+
 /** Creates the ValidatingWebhookConfiguration, or replaces the one with the same name whoever made it (tests, tools; voe serve --dev uses registerDevConfiguration). */
 export async function applyValidatingWebhookConfiguration(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   body: V1ValidatingWebhookConfiguration,
 ): Promise<void> {
-  const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const api = configurationApi(kubeConfig);
   const name = body.metadata?.name ?? '';
   try {
     await api.createValidatingWebhookConfiguration({ body });
@@ -84,7 +111,7 @@ export async function applyValidatingWebhookConfiguration(
  * applies).
  */
 export async function registerDevConfiguration(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   body: V1ValidatingWebhookConfiguration,
   options: { logger?: Logger; minRetryMs?: number; signal?: AbortSignal } = {},
 ): Promise<{ uid: string }> {
@@ -108,8 +135,8 @@ export async function registerDevConfiguration(
 
 /** What each step of registerDevConfiguration shares. */
 interface DevRegistration {
-  kubeConfig: KubeConfig;
-  api: AdmissionregistrationV1Api;
+  kubeConfig: KubeClientConfig;
+  api: ConfigurationApi;
   name: string;
   body: V1ValidatingWebhookConfiguration;
   logger: Logger | undefined;
@@ -123,7 +150,7 @@ interface DevRegistration {
 }
 
 function devRegistration(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   body: V1ValidatingWebhookConfiguration,
   options: { logger?: Logger; minRetryMs?: number; signal?: AbortSignal },
 ): DevRegistration {
@@ -132,7 +159,7 @@ function devRegistration(
   const ownId = typeof self === 'object' ? self.id : undefined;
   return {
     kubeConfig,
-    api: kubeConfig.makeApiClient(AdmissionregistrationV1Api),
+    api: configurationApi(kubeConfig),
     name,
     body,
     logger: options.logger,
@@ -253,7 +280,7 @@ export type DeleteOutcome = 'deleted' | 'gone' | 'not-ours';
  * transient one, throw WEBHOOK_REGISTRATION_FAILED.
  */
 export async function deleteValidatingWebhookConfiguration(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeClientConfig,
   name: string,
   options: { uid?: string; resourceVersion?: string; retries?: number; minRetryMs?: number } = {},
 ): Promise<DeleteOutcome> {

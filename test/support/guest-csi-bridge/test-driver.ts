@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClientConfig } from '../../../src/kube/index.js';
 import { startCsiDriver } from '../../../src/guest-csi-bridge/index.js';
 import type {
   CsiDriver,
@@ -20,7 +20,7 @@ export interface TestDriver {
 
 /** `voe csi`'s driver in this process, on a socket in a new temporary directory, with a client. */
 export async function startTestDriver(
-  hostKubeConfig: KubeConfig,
+  hostKubeConfig: KubeClientConfig,
   deviceDirectory: string,
   log: Logger,
   options: Partial<CsiDriverOptions> = {},
