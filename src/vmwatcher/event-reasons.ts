@@ -11,11 +11,16 @@ export const EventReason = {
   ExpansionVMUpdating: 'ExpansionVMUpdating',
   ExpansionHypervisorResizing: 'ExpansionHypervisorResizing',
   ExpansionGuestVerifying: 'ExpansionGuestVerifying',
+  ExpansionGuestFilesystemGrowing: 'ExpansionGuestFilesystemGrowing',
   ExpansionCompleted: 'ExpansionCompleted',
   ExpansionInfeasible: 'ExpansionInfeasible',
   ExpansionStuck: 'ExpansionStuck',
   ExpansionRolledBack: 'ExpansionRolledBack',
   ExpansionSuperseded: 'ExpansionSuperseded',
+  /** On the VM: the tracker grew the guest's filesystem (the commands run, the sizes before and after). */
+  GuestFilesystemGrown: 'GuestFilesystemGrown',
+  /** On the VM (Warning): the growth of the guest's filesystem was refused or failed (reason, remedy, the commands). */
+  GuestFilesystemNotGrown: 'GuestFilesystemNotGrown',
   /** On a VM whose harvesterhci.io/volumeClaimTemplates annotation cannot be read. */
   InvalidVolumeClaimTemplates: 'InvalidVolumeClaimTemplates',
   /** `voe enable` added ExpandDisks to the KubeVirt CR's featureGates. */
@@ -38,6 +43,7 @@ export type EventReasonValue = (typeof EventReason)[keyof typeof EventReason];
 export const EventAction = {
   TrackExpansion: 'TrackExpansion',
   ReadVolumeClaimTemplates: 'ReadVolumeClaimTemplates',
+  GrowGuestFilesystem: 'GrowGuestFilesystem',
   Enable: 'Enable',
   Disable: 'Disable',
 } as const;
@@ -49,6 +55,7 @@ const PHASE_EVENT: Readonly<Record<PhaseValue, EventReasonValue>> = {
   [Phase.VMUpdating]: EventReason.ExpansionVMUpdating,
   [Phase.HypervisorResizing]: EventReason.ExpansionHypervisorResizing,
   [Phase.GuestVerifying]: EventReason.ExpansionGuestVerifying,
+  [Phase.GuestFilesystemGrowing]: EventReason.ExpansionGuestFilesystemGrowing,
   [Phase.Completed]: EventReason.ExpansionCompleted,
   [Phase.Infeasible]: EventReason.ExpansionInfeasible,
   [Phase.Stuck]: EventReason.ExpansionStuck,

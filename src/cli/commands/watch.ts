@@ -11,6 +11,7 @@ import {
   parseDuration,
   parseGuestProbeNamespaces,
   startTracker,
+  TrackerError,
   type GuestProbe,
   type GuestProbeMode,
   type RunningTracker,
@@ -38,6 +39,7 @@ interface WatchFlags extends EnablementFlags {
   guestProbeNamespaces?: string[];
   probeTimeout: number;
   probeInterval: number;
+  guestFilesystemGrowth?: boolean;
 }
 
 function parseStuckAfter(value: string): number {
@@ -75,6 +77,15 @@ function guestProbeOf(flags: WatchFlags, kubeConfig: KubeConfig): { probe?: Gues
     ...(flags.libvirtUri ? { libvirtUri: flags.libvirtUri } : {}),
   });
   return probe ? { probe } : {};
+}
+
+/** --guest-filesystem-growth runs through the guest probe's agent: refused without --guest-probe. */
+function checkGrowthNeedsProbe(flags: WatchFlags): void {
+  if (flags.guestFilesystemGrowth && flags.guestProbe === 'none')
+    throw new TrackerError(
+      'TRACKER_USAGE',
+      '--guest-filesystem-growth needs a guest probe (--guest-probe pods-exec, or local for the VM lab): the growth runs through the guest agent the probe reaches. Add --guest-probe, or remove --guest-filesystem-growth.',
+    );
 }
 
 /** `voe watch`: the expansion tracker. */
@@ -152,6 +163,10 @@ function watchCommand(program: Command): Command {
         .default(30_000, '30s')
         .argParser(parseSeconds),
     )
+    .option(
+      '--guest-filesystem-growth',
+      'grow the partition, LVM and filesystem in the guest of each VM that opts in (annotation storage.voe.dev/grow-guest-filesystem: "true" on the VM or its Namespace; "false" on the VM opts it out) once the guest sees the grown disk, through the guest agent (needs --guest-probe; the chart value tracker.guestFilesystemGrowth.enable). Without it no guest is changed; a Completed message gives the commands to run there',
+    )
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
@@ -161,6 +176,7 @@ function watchCommand(program: Command): Command {
 
 /** Runs the tracker (after `voe enable` with --enable) until a stop request, then stops it. */
 async function runWatch(flags: WatchFlags): Promise<void> {
+  checkGrowthNeedsProbe(flags);
   const logger = createLogger({ name: 'voe-vmwatcher', level: flags.logLevel });
   const kubeConfig = kubeConfigFrom(flags);
   const stops = watchStopRequests(process, (reason) =>
@@ -183,6 +199,7 @@ async function runWatch(flags: WatchFlags): Promise<void> {
       workers: flags.workers,
       probeIntervalMs: flags.probeInterval,
       ...(flags.guestProbeNamespaces ? { guestProbeNamespaces: flags.guestProbeNamespaces } : {}),
+      ...(flags.guestFilesystemGrowth ? { guestFilesystemGrowth: true } : {}),
       ...guestProbeOf(flags, kubeConfig),
     });
     process.stderr.write(
