@@ -48,7 +48,10 @@ export function growthHeldBy(
   return paused ? 'paused' : undefined;
 }
 
-const joined = (commands: readonly string[]): string => commands.join('; ');
+/** The commands as one line a user pastes in the guest's shell: each runs once the one before succeeded. */
+const joined = (commands: readonly string[]): string => commands.join(' && ');
+
+const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 
 const ranText = (ran: readonly RanCommand[]): string =>
   ran
@@ -151,13 +154,10 @@ function grownVerdict(
   const device = handover.probe.guestDevice ?? handover.disk;
   if (outcome === undefined) return growingVerdict(handover, optIn);
   const notGrown = (why: string, status: GuestFilesystemStatus): Verdict => ({
-    ...withFilesystem(
-      completed,
-      `Its filesystem was not grown: ${why} Then ${growCommand(handover)} does what is left (each step checks the size first).`,
-      status,
-    ),
+    ...withFilesystem(completed, `Its filesystem was not grown: ${why}`, status),
     reason: StageReason.GuestFilesystemNotGrown,
   });
+  const retry = `Then ${growCommand(handover)} does what is left (each step checks the size first).`;
   switch (outcome.kind) {
     case 'grown':
       return {
@@ -182,18 +182,21 @@ function grownVerdict(
         reason: StageReason.GuestFilesystemGrown,
       };
     case 'refused':
-      return notGrown(`${outcome.reason} (${outcome.code}); nothing ran. ${outcome.remedy}.`, {
-        result: 'Refused',
-        code: outcome.code,
-      });
+      return notGrown(
+        `${outcome.reason} (${outcome.code}); nothing ran. ${sentence(outcome.remedy)}; then ${growCommand(handover)} --dry-run shows what is left.`,
+        {
+          result: 'Refused',
+          code: outcome.code,
+        },
+      );
     case 'failed':
       return notGrown(
-        `${outcome.message} (${outcome.code}); ran ${ranText(outcome.ran) || 'nothing'}, and stopped there. Fix the cause (the output of each command is in status.guestFilesystem and in the VM's Events).`,
+        `${outcome.message} (${outcome.code}); ran ${ranText(outcome.ran) || 'nothing'}, and stopped there. Fix the cause (the output of each command is in status.guestFilesystem and in the VM's Events). ${retry}`,
         { result: 'Failed', code: outcome.code, commands: records(outcome.ran) },
       );
     case 'unreadable':
       return notGrown(
-        `the guest's layout could not be read (${outcome.reason}); nothing ran. Check the guest agent.`,
+        `the guest's layout could not be read (${outcome.reason}); nothing ran. Check the guest agent. ${retry}`,
         { result: 'Unreadable' },
       );
   }
