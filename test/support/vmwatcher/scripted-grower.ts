@@ -11,6 +11,16 @@ import type {
   GuestGrowthTarget,
 } from '../../../src/vmwatcher/guest-filesystem-grower.js';
 
+/** Rejects once `signal` aborts; never settles without one. */
+function aborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) => {
+    if (!signal) return;
+    const stop = () => reject(new Error('the growth was stopped: the tracker stops leading'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
 export interface GrowerCall {
   kind: 'plan' | 'grow';
   vm: string;
@@ -46,12 +56,13 @@ export class ScriptedGrower implements GuestFilesystemGrower {
     return this.planAnswer;
   }
 
-  async grow(target: GuestGrowthTarget): Promise<GuestGrowthOutcome> {
+  /** Held growths end when `signal` aborts (the tracker stops leading), as the runner's do. */
+  async grow(target: GuestGrowthTarget, signal?: AbortSignal): Promise<GuestGrowthOutcome> {
     this.#record('grow', target);
     this.running += 1;
     this.mostAtOnce = Math.max(this.mostAtOnce, this.running);
     try {
-      await this.#held;
+      if (this.#held) await Promise.race([this.#held, aborted(signal)]);
       if (this.growAnswer instanceof Error) throw this.growAnswer;
       return this.growAnswer;
     } finally {
