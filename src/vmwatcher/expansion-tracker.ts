@@ -160,7 +160,7 @@ export class ExpansionTracker {
   readonly #clock: Clock;
   readonly #unsubscribe: Array<() => void> = [];
   /** Objects this tracker wrote, until the cache has them: uid -> the version written over and the answer. */
-  readonly #written = new Map<string, { over: string; object: VolumeExpansion }>();
+  readonly #written = new Map<string, { over: string[]; object: VolumeExpansion }>();
   /** Invalid annotations already reported: VM uid -> annotation text. */
   readonly #reported = new Map<string, string>();
   /** Malformed input already logged: VolumeExpansion uid -> the problems. */
@@ -292,6 +292,8 @@ export class ExpansionTracker {
 
   /** The PVCs of the namespace's VolumeExpansions (its guest-growth annotation changed). */
   #addExpansionsOf(namespace: string | undefined): void {
+    // Not leading (the caches' first list among them): nothing to queue.
+    if (!this.#queue) return;
     for (const expansion of this.#o.caches.expansions.list()) {
       if (expansion.metadata?.namespace === namespace && expansion.spec?.pvcName)
         this.#add(PVC + keyOf(namespace, expansion.spec.pvcName));
@@ -371,7 +373,7 @@ export class ExpansionTracker {
     const uid = expansion.metadata?.uid ?? '';
     const written = this.#written.get(uid);
     if (!written) return expansion;
-    if (expansion.metadata?.resourceVersion === written.over) return written.object;
+    if (written.over.includes(expansion.metadata?.resourceVersion ?? '')) return written.object;
     this.#written.delete(uid);
     return expansion;
   }
@@ -489,7 +491,11 @@ export class ExpansionTracker {
   }
 
   /** The probe's target for the PVC's volume of the VMI: its volume, disk target and launcher. */
-  #probeTarget(input: StageInput, vmi: VirtualMachineInstance, launcher: string | undefined) {
+  #probeTarget(
+    input: StageInput,
+    vmi: VirtualMachineInstance,
+    launcher: string | undefined,
+  ): ProbeTarget {
     const claimName = input.pvc.metadata?.name ?? '';
     const volume = (vmi.spec?.volumes ?? []).find(
       (v) => (v.persistentVolumeClaim?.claimName ?? v.dataVolume?.name) === claimName,
@@ -688,11 +694,22 @@ export class ExpansionTracker {
     this.#o.metrics.statusWrites.inc({ result: 'written' });
     if (cached.metadata?.uid)
       this.#written.set(cached.metadata.uid, {
-        over: cached.metadata.resourceVersion ?? '',
+        over: [...this.#writtenOver(cached), cached.metadata.resourceVersion ?? ''],
         object: written,
       });
     this.#transitioned(written, pvc, vm, previous, now);
     return { expansion: written };
+  }
+
+  /**
+   * The versions an earlier write of this processing went over, when `cached` is what that write
+   * answered (GuestFilesystemGrowing then Completed): a cache still at any of them is stale.
+   */
+  #writtenOver(cached: VolumeExpansion): string[] {
+    const before = this.#written.get(cached.metadata?.uid ?? '');
+    return before && before.object.metadata?.resourceVersion === cached.metadata?.resourceVersion
+      ? before.over
+      : [];
   }
 
   #logProblems(expansion: VolumeExpansion, stage: Stage): void {

@@ -95,10 +95,12 @@ describe("the tracker's guest filesystem growth on a real kube-apiserver", () =>
       StageReason.GrowingGuestFilesystem,
     );
     assert.include(growing.status?.message, 'the VM opts in');
-    assert.deepStrictEqual(
-      grower.calls.map((call) => [call.kind, call.vm, call.guestDevice]),
-      [['grow', `${ns}/vm1`, 'vdb']],
-    );
+    // The status is written before the growth starts.
+    await eventuallyValue(
+      async () => grower.calls.map((call) => [call.kind, call.vm, call.guestDevice]),
+      (calls) => calls.length > 0,
+      'the growth started',
+    ).then((calls) => assert.deepStrictEqual(calls, [['grow', `${ns}/vm1`, 'vdb']]));
     await eventuallyValue(
       () => eventReasons(ns, 'vm1'),
       (reasons) => reasons.includes('Normal/ExpansionGuestFilesystemGrowing'),
