@@ -8,6 +8,7 @@ export type {
   ClaimEvent,
   CsiDriver,
   LiveMeta,
+  Namespace,
   ObjectMeta,
   OwnerReference,
   PersistentVolume,
@@ -23,6 +24,7 @@ export {
   HOTPLUG_POD,
   KUBEVIRT_POD_LABEL,
   LAUNCHER_POD,
+  PAUSED,
 } from './kubevirt-names.js';
 export type {
   KubeVirt,
@@ -38,6 +40,7 @@ export type {
 export {
   leanClaimEvent,
   leanLonghornVolume,
+  leanNamespace,
   leanPod,
   leanPv,
   leanPvc,
@@ -78,4 +81,4 @@ export {
   vmiHotplugs,
   vmNameOfVmi,
 } from './vmi-claims.js';
-export { GUEST_PROBE_ANNOTATION } from './voe-annotations.js';
+export { GROW_GUEST_FILESYSTEM_ANNOTATION, GUEST_PROBE_ANNOTATION } from './voe-annotations.js';

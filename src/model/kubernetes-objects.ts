@@ -130,3 +130,10 @@ export interface ClaimEvent {
   lastTimestamp?: string;
   eventTime?: string;
 }
+
+/** A core/v1 Namespace (the tracker reads its annotations alone). */
+export interface Namespace {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: LiveMeta;
+}

@@ -1,6 +1,7 @@
 /**
  * Names KubeVirt gives its pods and conditions (kubevirt.io/api core/v1 types.go:
- * `AppLabel`, `CreatedByLabel`, `VirtualMachineInstanceAgentConnected`).
+ * `AppLabel`, `CreatedByLabel`, `VirtualMachineInstanceAgentConnected`,
+ * `VirtualMachineInstancePaused`).
  */
 
 /** Label of every KubeVirt pod, with value virt-launcher or hotplug-disk. */
@@ -11,3 +12,5 @@ export const LAUNCHER_POD = 'virt-launcher';
 export const HOTPLUG_POD = 'hotplug-disk';
 /** The VMI condition KubeVirt sets while the guest agent answers. */
 export const AGENT_CONNECTED = 'AgentConnected';
+/** The VMI condition KubeVirt sets (status True) while the VMI is paused. */
+export const PAUSED = 'Paused';

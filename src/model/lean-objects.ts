@@ -4,10 +4,11 @@
  * small heap (a running VMI's or a virt-launcher pod's JSON is several KiB; this keeps a few
  * hundred bytes). Pure; the object given is not changed.
  */
-import { GUEST_PROBE_ANNOTATION } from './voe-annotations.js';
+import { GROW_GUEST_FILESYSTEM_ANNOTATION, GUEST_PROBE_ANNOTATION } from './voe-annotations.js';
 import type {
   ClaimEvent,
   LiveMeta,
+  Namespace,
   OwnerReference,
   PersistentVolume,
   PersistentVolumeClaim,
@@ -20,7 +21,7 @@ import type {
   VmVolume,
 } from './kubevirt-objects.js';
 import type { LonghornVolume } from './longhorn-objects.js';
-import { AGENT_CONNECTED, CREATED_BY_LABEL, KUBEVIRT_POD_LABEL } from './kubevirt-names.js';
+import { AGENT_CONNECTED, CREATED_BY_LABEL, KUBEVIRT_POD_LABEL, PAUSED } from './kubevirt-names.js';
 import { VOLUME_CLAIM_TEMPLATES_ANNOTATION } from './vm-claims.js';
 
 function defined<T extends object>(object: T): T {
@@ -141,9 +142,11 @@ export function leanClaimEvent(event: ClaimEvent): ClaimEvent {
 export function leanVm(vm: VirtualMachine): VirtualMachine {
   const templates = vm.metadata?.annotations?.[VOLUME_CLAIM_TEMPLATES_ANNOTATION];
   const probe = vm.metadata?.annotations?.[GUEST_PROBE_ANNOTATION];
+  const grow = vm.metadata?.annotations?.[GROW_GUEST_FILESYSTEM_ANNOTATION];
   const annotations = defined({
     [VOLUME_CLAIM_TEMPLATES_ANNOTATION]: templates,
     [GUEST_PROBE_ANNOTATION]: probe,
+    [GROW_GUEST_FILESYSTEM_ANNOTATION]: grow,
   }) as Record<string, string>;
   return {
     metadata: meta(vm.metadata, {
@@ -177,10 +180,10 @@ function disksOf(
   };
 }
 
-/** Only the AgentConnected condition (whether the guest can be asked). */
+/** Only AgentConnected (whether the guest can be asked) and Paused (no guest growth meanwhile). */
 function agentConditions(conditions: VmiCondition[] | undefined): VmiCondition[] | undefined {
   const kept = (conditions ?? [])
-    .filter((condition) => condition.type === AGENT_CONNECTED)
+    .filter((condition) => condition.type === AGENT_CONNECTED || condition.type === PAUSED)
     .map((condition) => defined({ type: condition.type, status: condition.status }));
   return kept.length > 0 ? kept : undefined;
 }
@@ -281,5 +284,16 @@ export function leanPod(pod: Pod): Pod {
       })),
     },
     status: defined({ phase: pod.status?.phase }),
+  };
+}
+
+/** A Namespace as the tracker keeps it: its name and its guest-growth opt-in annotation alone. */
+export function leanNamespace(namespace: Namespace): Namespace {
+  const grow = namespace.metadata?.annotations?.[GROW_GUEST_FILESYSTEM_ANNOTATION];
+  return {
+    metadata: meta(
+      namespace.metadata,
+      grow === undefined ? {} : { annotations: { [GROW_GUEST_FILESYSTEM_ANNOTATION]: grow } },
+    ),
   };
 }

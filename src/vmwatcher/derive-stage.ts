@@ -9,6 +9,7 @@ import { formatDuration } from './format-duration.js';
 import type { ProbeReading } from './guest-probe.js';
 import { StageReason, type StageReasonValue } from './stage-reason.js';
 import { guestFinding } from './stage/guest-finding.js';
+import type { GuestGrowthInput } from './stage/guest-growth-verdict.js';
 import { hypervisorFinding } from './stage/hypervisor-finding.js';
 import { kubeVirtFinding } from './stage/kubevirt-finding.js';
 import { kubernetesFinding } from './stage/kubernetes-finding.js';
@@ -23,7 +24,7 @@ import type {
   VirtualMachineInstance,
   VirtualMachine,
 } from '../model/index.js';
-import type { VolumeExpansion } from './volume-expansion.js';
+import type { GuestFilesystemStatus, VolumeExpansion } from './volume-expansion.js';
 
 /** Everything the phase is derived from: cache state only, never an event's payload. */
 export interface StageInput {
@@ -46,6 +47,8 @@ export interface StageInput {
   guestProbeNamespaces?: readonly string[] | undefined;
   /** null: no guest probe is configured; else what it measured for this volume. */
   probe: ProbeReading | null;
+  /** With a guest filesystem grower: the plan (not opted in) or the growth (opted in) once the guest sees the grown disk. */
+  guestGrowth?: GuestGrowthInput | undefined;
   /** ms since the epoch (the tracker's clock). */
   now: number;
   /** How long a phase may go without progress before it is Stuck with NoProgress. */
@@ -65,6 +68,8 @@ export interface Stage {
   recheckAfterMs: number | undefined;
   /** Malformed input found on the way (for the log): which field, its text. */
   problems: string[];
+  /** What the guest's filesystem growth found or did, when a grower was asked. */
+  guestFilesystem?: GuestFilesystemStatus | undefined;
 }
 
 /** Phases whose lack of progress turns into Stuck/NoProgress after stuckAfter. */
@@ -120,6 +125,7 @@ function keptFinal(previous: NonNullable<VolumeExpansion['status']>): Stage {
     progress: undefined,
     recheckAfterMs: undefined,
     problems: [],
+    guestFilesystem: previous.guestFilesystem,
   };
 }
 

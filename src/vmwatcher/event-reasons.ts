@@ -1,3 +1,4 @@
+import { GUEST_GROW_EVENT_ACTION, GuestGrowEventReason } from '../guest-grow/guest-grow-events.js';
 import { Phase, type PhaseValue } from './expansion-phase.js';
 
 /**
@@ -11,11 +12,16 @@ export const EventReason = {
   ExpansionVMUpdating: 'ExpansionVMUpdating',
   ExpansionHypervisorResizing: 'ExpansionHypervisorResizing',
   ExpansionGuestVerifying: 'ExpansionGuestVerifying',
+  ExpansionGuestFilesystemGrowing: 'ExpansionGuestFilesystemGrowing',
   ExpansionCompleted: 'ExpansionCompleted',
   ExpansionInfeasible: 'ExpansionInfeasible',
   ExpansionStuck: 'ExpansionStuck',
   ExpansionRolledBack: 'ExpansionRolledBack',
   ExpansionSuperseded: 'ExpansionSuperseded',
+  /** On the VM, as `voe guest grow` records it too: the tracker grew the guest's filesystem (the commands run, the sizes before and after). */
+  GuestFilesystemGrown: GuestGrowEventReason.Grown,
+  /** On the VM (Warning): the growth of the guest's filesystem was refused or failed (reason, remedy, the commands). */
+  GuestFilesystemNotGrown: GuestGrowEventReason.NotGrown,
   /** On a VM whose harvesterhci.io/volumeClaimTemplates annotation cannot be read. */
   InvalidVolumeClaimTemplates: 'InvalidVolumeClaimTemplates',
   /** `voe enable` added ExpandDisks to the KubeVirt CR's featureGates. */
@@ -38,6 +44,8 @@ export type EventReasonValue = (typeof EventReason)[keyof typeof EventReason];
 export const EventAction = {
   TrackExpansion: 'TrackExpansion',
   ReadVolumeClaimTemplates: 'ReadVolumeClaimTemplates',
+  /** The same action as `voe guest grow`'s Events. */
+  GrowGuestFilesystem: GUEST_GROW_EVENT_ACTION,
   Enable: 'Enable',
   Disable: 'Disable',
 } as const;
@@ -49,6 +57,7 @@ const PHASE_EVENT: Readonly<Record<PhaseValue, EventReasonValue>> = {
   [Phase.VMUpdating]: EventReason.ExpansionVMUpdating,
   [Phase.HypervisorResizing]: EventReason.ExpansionHypervisorResizing,
   [Phase.GuestVerifying]: EventReason.ExpansionGuestVerifying,
+  [Phase.GuestFilesystemGrowing]: EventReason.ExpansionGuestFilesystemGrowing,
   [Phase.Completed]: EventReason.ExpansionCompleted,
   [Phase.Infeasible]: EventReason.ExpansionInfeasible,
   [Phase.Stuck]: EventReason.ExpansionStuck,

@@ -9,6 +9,8 @@ export const Phase = {
   VMUpdating: 'VMUpdating',
   HypervisorResizing: 'HypervisorResizing',
   GuestVerifying: 'GuestVerifying',
+  /** An opted-in VM's guest grows its partition, LVM and filesystem (the guest agent runs it). */
+  GuestFilesystemGrowing: 'GuestFilesystemGrowing',
   Completed: 'Completed',
   Infeasible: 'Infeasible',
   Stuck: 'Stuck',

@@ -43,7 +43,12 @@ import { deriveStage, type Stage, type StageInput } from './derive-stage.js';
 import { EventAction, EventReason, phaseEventReason } from './event-reasons.js';
 import { FINAL_PHASES, OUTCOME_PHASES, Phase } from './expansion-phase.js';
 import { expansionName } from './expansion-name.js';
-import type { GuestProbe, ProbeReading } from './guest-probe.js';
+import type { GuestProbe, ProbeReading, ProbeTarget } from './guest-probe.js';
+import type { GuestFilesystemGrower, GuestGrowthTarget } from './guest-filesystem-grower.js';
+import { guestProbeNamespaceListed } from './guest-probe-namespaces.js';
+import { growthHeldBy } from './stage/guest-growth-verdict.js';
+import { TrackerGuestGrowth } from './tracker-guest-growth.js';
+import { guestGrowthNote } from './guest-growth-note.js';
 import { launcherUser } from './probe/launcher-libvirt-uri.js';
 import { guestProbeOptedOut } from './guest-probe-opt-out.js';
 import { nextStatus } from './next-status.js';
@@ -89,6 +94,13 @@ export interface ExpansionTrackerOptions {
   probeIntervalMs?: number;
   /** Workers processing keys in parallel (one key at a time each); default 4 (voe watch: 16). */
   workers?: number;
+  /**
+   * Grows (opted-in VMs) or plans (the others: the commands in the Completed message) the
+   * guest's partition, LVM and filesystem once the guest sees the grown disk; needs `probe`.
+   */
+  grower?: GuestFilesystemGrower;
+  /** The cluster-wide switch of guest filesystem growth (--guest-filesystem-growth); off: VMs are only planned for. */
+  guestFilesystemGrowth?: boolean;
 }
 
 /** The first re-read of a probe after a change; doubling up to probeIntervalMs. */
@@ -149,7 +161,7 @@ export class ExpansionTracker {
   readonly #clock: Clock;
   readonly #unsubscribe: Array<() => void> = [];
   /** Objects this tracker wrote, until the cache has them: uid -> the version written over and the answer. */
-  readonly #written = new Map<string, { over: string; object: VolumeExpansion }>();
+  readonly #written = new Map<string, { over: string[]; object: VolumeExpansion }>();
   /** Invalid annotations already reported: VM uid -> annotation text. */
   readonly #reported = new Map<string, string>();
   /** Malformed input already logged: VolumeExpansion uid -> the problems. */
@@ -157,11 +169,24 @@ export class ExpansionTracker {
   /** Probed expansions: uid -> what the probe last showed and how many reads in a row showed it. */
   readonly #probed = new Map<string, { seen: string; attempts: number }>();
   #queue: WorkQueue<string> | undefined;
+  /** Aborted when this replica stops leading (a guest growth under way stops after its command). */
+  #leadSignal: AbortSignal | undefined;
+  /** The guest filesystem growth, with a grower and a probe configured. */
+  readonly #growth: TrackerGuestGrowth | undefined;
 
   constructor(options: ExpansionTrackerOptions) {
     this.#o = options;
     this.#clock = options.clock ?? realClock;
     const { caches } = options;
+    this.#growth =
+      options.grower && options.probe
+        ? new TrackerGuestGrowth({
+            grower: options.grower,
+            enabled: options.guestFilesystemGrowth === true,
+            namespace: (name) => caches.namespaces?.get(undefined, name),
+            ...(options.logger ? { logger: options.logger } : {}),
+          })
+        : undefined;
     const pvcKey = (namespace: string | undefined, name: string | undefined): void => {
       if (namespace && name) this.#add(PVC + keyOf(namespace, name));
     };
@@ -204,6 +229,10 @@ export class ExpansionTracker {
     onChange<ClaimEvent & KubernetesObject>(caches.claimEvents as never, (event) =>
       pvcKey(event.involvedObject?.namespace, event.involvedObject?.name),
     );
+    if (caches.namespaces)
+      onChange<KubernetesObject>(caches.namespaces as never, (namespace) =>
+        this.#addExpansionsOf(namespace.metadata?.name),
+      );
     onChange<LonghornVolume & KubernetesObject>(caches.longhornVolumes as never, (volume) => {
       const served = volume.status?.kubernetesStatus;
       if (served?.pvcName) pvcKey(served.namespace, served.pvcName);
@@ -225,6 +254,7 @@ export class ExpansionTracker {
     if (this.#queue || signal.aborted) return;
     const queue = new WorkQueue<string>({ clock: this.#clock });
     this.#queue = queue;
+    this.#leadSignal = signal;
     const { caches } = this.#o;
     for (const vm of caches.vms.list()) {
       for (const key of pvcKeysOfVm(vm)) queue.add(PVC + key);
@@ -258,6 +288,16 @@ export class ExpansionTracker {
     for (const expansion of this.#o.caches.expansions.list()) {
       if (expansion.spec?.pvcName)
         this.#add(PVC + keyOf(expansion.metadata?.namespace, expansion.spec.pvcName));
+    }
+  }
+
+  /** The PVCs of the namespace's VolumeExpansions (its guest-growth annotation changed). */
+  #addExpansionsOf(namespace: string | undefined): void {
+    // Not leading (the caches' first list among them): nothing to queue.
+    if (!this.#queue) return;
+    for (const expansion of this.#o.caches.expansions.list()) {
+      if (expansion.metadata?.namespace === namespace && expansion.spec?.pvcName)
+        this.#add(PVC + keyOf(namespace, expansion.spec.pvcName));
     }
   }
 
@@ -334,7 +374,7 @@ export class ExpansionTracker {
     const uid = expansion.metadata?.uid ?? '';
     const written = this.#written.get(uid);
     if (!written) return expansion;
-    if (expansion.metadata?.resourceVersion === written.over) return written.object;
+    if (written.over.includes(expansion.metadata?.resourceVersion ?? '')) return written.object;
     this.#written.delete(uid);
     return expansion;
   }
@@ -451,12 +491,12 @@ export class ExpansionTracker {
     return [...launchers, ...hotplugs];
   }
 
-  async #probe(
+  /** The probe's target for the PVC's volume of the VMI: its volume, disk target and launcher. */
+  #probeTarget(
     input: StageInput,
     vmi: VirtualMachineInstance,
     launcher: string | undefined,
-  ): Promise<ProbeReading> {
-    const probe = this.#o.probe!;
+  ): ProbeTarget {
     const claimName = input.pvc.metadata?.name ?? '';
     const volume = (vmi.spec?.volumes ?? []).find(
       (v) => (v.persistentVolumeClaim?.claimName ?? v.dataVolume?.name) === claimName,
@@ -465,19 +505,26 @@ export class ExpansionTracker {
       (entry) =>
         entry.persistentVolumeClaimInfo?.claimName === claimName || entry.name === volume?.name,
     );
+    return {
+      vmi,
+      volumeName: volume?.name ?? claimName,
+      target: status?.target,
+      claimName,
+      launcherPod: launcher,
+      launcherUser: launcherUser(
+        input.pods.find((pod) => launcher !== undefined && pod.metadata?.name === launcher),
+      ),
+    };
+  }
+
+  async #probe(target: ProbeTarget): Promise<ProbeReading> {
     try {
-      return await probe.read({
-        vmi,
-        volumeName: volume?.name ?? claimName,
-        target: status?.target,
-        claimName,
-        launcherPod: launcher,
-        launcherUser: launcherUser(
-          input.pods.find((pod) => launcher !== undefined && pod.metadata?.name === launcher),
-        ),
-      });
+      return await this.#o.probe!.read(target);
     } catch (error) {
-      this.#o.logger?.warn({ err: error, pvc: claimName }, 'guest probe failed; sizes unknown');
+      this.#o.logger?.warn(
+        { err: error, pvc: target.claimName },
+        'guest probe failed; sizes unknown',
+      );
       return { failure: (error as Error).message };
     }
   }
@@ -529,26 +576,104 @@ export class ExpansionTracker {
     };
     let stage: Stage = deriveStage(input);
     let probed = false;
+    let target: ProbeTarget | undefined;
+    let reading: ProbeReading | undefined;
     if (
       stage.reason === StageReason.NoGuestProbe &&
       this.#o.probe &&
       vmi &&
       !guestProbeOptedOut(input.vm)
     ) {
-      stage = deriveStage({ ...input, probe: await this.#probe(input, vmi, stage.pods.launcher) });
+      target = this.#probeTarget(input, vmi, stage.pods.launcher);
+      reading = await this.#probe(target);
+      stage = deriveStage({ ...input, probe: reading });
       probed = stage.phase !== Phase.Completed;
+    }
+    let current = cached;
+    let at = now;
+    if (
+      target &&
+      reading?.guestDevice &&
+      reading.guestEvidence !== 'Filesystem' &&
+      this.#growth &&
+      stage.reason === StageReason.GuestSeesNewSize
+    ) {
+      const grown = await this.#guestGrowth(
+        { ...input, probe: reading },
+        { ...target, guestDevice: reading.guestDevice },
+        pvc,
+      );
+      if (grown.conflict) return { conflict: true };
+      ({ stage, expansion: current, at } = grown);
+      probed ||= stage.phase !== Phase.Completed;
     }
     if (!probed) this.#probed.delete(cached.metadata?.uid ?? '');
     this.#logProblems(cached, stage);
-    const status = nextStatus(previous, stage, now);
     // Nothing tells of a hypervisor's or guest's size: a probed expansion reads it again later.
     const recheck = Math.min(
       stage.recheckAfterMs ?? Infinity,
       probed ? this.#probeRecheck(cached, stage) : Infinity,
     );
     const result: Followed = recheck === Infinity ? {} : { recheckAfterMs: recheck };
-    if (isDeepStrictEqual(status, previous)) return result;
-    if (!this.leading) return {};
+    const outcome = await this.#write(current, pvc, vm, stage, at);
+    return outcome.conflict ? { conflict: true } : outcome.skipped ? {} : result;
+  }
+
+  /**
+   * The guest sees the grown disk and a grower is configured (docs/guest-growth.md "In the
+   * tracker"). Not opted in: the plan, for the commands in the Completed message. Opted in:
+   * GuestFilesystemGrowing is written first (its Event), unless the VMI migrates or is paused
+   * (then it waits there); then the growth runs, one per VM, and its outcome is derived.
+   */
+  async #guestGrowth(
+    input: StageInput,
+    target: GuestGrowthTarget,
+    pvc: PersistentVolumeClaim,
+  ): Promise<
+    | { stage: Stage; expansion: VolumeExpansion; at: number; conflict?: undefined }
+    | { conflict: true }
+  > {
+    const growth = this.#growth!;
+    const namespace = pvc.metadata?.namespace ?? '';
+    const optIn = growth.optIn(input.vm, namespace, this.#probesNamespace(namespace));
+    const unchanged = { expansion: input.expansion, at: input.now };
+    if (!optIn.grow) {
+      const plan = await growth.plan(target, this.#leadSignal);
+      return { stage: deriveStage({ ...input, guestGrowth: { optIn, plan } }), ...unchanged };
+    }
+    const growing = deriveStage({ ...input, guestGrowth: { optIn, outcome: undefined } });
+    if (growthHeldBy(input.vmi) !== undefined) return { stage: growing, ...unchanged };
+    const before = await this.#write(input.expansion, pvc, input.vm, growing, input.now);
+    if (before.conflict) return { conflict: true };
+    if (before.skipped) return { stage: growing, ...unchanged };
+    const outcome = await growth.grow(target, this.#leadSignal);
+    const at = this.#clock.now();
+    const expansion = before.expansion;
+    const stage = deriveStage({ ...input, expansion, now: at, guestGrowth: { optIn, outcome } });
+    return { stage, expansion, at };
+  }
+
+  /** Whether the probe may probe a VM of `namespace` (--guest-probe-namespaces). */
+  #probesNamespace(namespace: string): boolean {
+    return guestProbeNamespaceListed(namespace, this.#o.guestProbeNamespaces);
+  }
+
+  /**
+   * Writes the status `stage` gives, when it differs from the object's: through the status
+   * subresource, then the Events, metrics and log line of a transition. skipped: nothing to
+   * write, not leading, or the object is gone.
+   */
+  async #write(
+    cached: VolumeExpansion,
+    pvc: PersistentVolumeClaim,
+    vm: VirtualMachine | undefined,
+    stage: Stage,
+    now: number,
+  ): Promise<{ expansion: VolumeExpansion; conflict?: boolean; skipped?: boolean }> {
+    const previous = cached.status;
+    const status = nextStatus(previous, stage, now);
+    if (isDeepStrictEqual(status, previous)) return { expansion: cached, skipped: false };
+    if (!this.leading) return { expansion: cached, skipped: true };
     const namespace = cached.metadata?.namespace ?? '';
     const name = cached.metadata?.name ?? '';
     let written: VolumeExpansion;
@@ -561,20 +686,31 @@ export class ExpansionTracker {
     } catch (error) {
       if (isConflict(error)) {
         this.#o.metrics.statusWrites.inc({ result: 'conflict' });
-        return { conflict: true };
+        return { expansion: cached, conflict: true };
       }
-      if (isNotFound(error)) return {};
+      if (isNotFound(error)) return { expansion: cached, skipped: true };
       this.#o.metrics.statusWrites.inc({ result: 'failed' });
       throw error;
     }
     this.#o.metrics.statusWrites.inc({ result: 'written' });
     if (cached.metadata?.uid)
       this.#written.set(cached.metadata.uid, {
-        over: cached.metadata.resourceVersion ?? '',
+        over: [...this.#writtenOver(cached), cached.metadata.resourceVersion ?? ''],
         object: written,
       });
     this.#transitioned(written, pvc, vm, previous, now);
-    return result;
+    return { expansion: written };
+  }
+
+  /**
+   * The versions an earlier write of this processing went over, when `cached` is what that write
+   * answered (GuestFilesystemGrowing then Completed): a cache still at any of them is stale.
+   */
+  #writtenOver(cached: VolumeExpansion): string[] {
+    const before = this.#written.get(cached.metadata?.uid ?? '');
+    return before && before.object.metadata?.resourceVersion === cached.metadata?.resourceVersion
+      ? before.over
+      : [];
   }
 
   #logProblems(expansion: VolumeExpansion, stage: Stage): void {
@@ -658,6 +794,29 @@ export class ExpansionTracker {
         note: `${claim} ${note}`,
       });
     }
+    this.#recordGuestGrowth(expansion, vm, claim, phaseChanged);
+  }
+
+  /** The Event on the VM once the tracker grew, or tried to grow, its guest's filesystem. */
+  #recordGuestGrowth(
+    expansion: VolumeExpansion,
+    vm: VirtualMachine | undefined,
+    claim: string,
+    phaseChanged: boolean,
+  ): void {
+    const status = expansion.status ?? {};
+    const grown = status.reason === StageReason.GuestFilesystemGrown;
+    const notGrown = status.reason === StageReason.GuestFilesystemNotGrown;
+    if (!phaseChanged || !vm?.metadata?.name || !status.guestFilesystem || !(grown || notGrown))
+      return;
+    this.#o.recorder?.record({
+      regarding: ref('kubevirt.io/v1', 'VirtualMachine', vm),
+      related: ref(VOLUME_EXPANSION_API_VERSION, VOLUME_EXPANSION_KIND, expansion),
+      type: grown ? 'Normal' : 'Warning',
+      reason: grown ? EventReason.GuestFilesystemGrown : EventReason.GuestFilesystemNotGrown,
+      action: EventAction.GrowGuestFilesystem,
+      note: guestGrowthNote(claim, status.guestFilesystem, status.message ?? ''),
+    });
   }
 
   /** A VM's volumeClaimTemplates annotation that cannot be read: logged and an Event on the VM, once per text. */

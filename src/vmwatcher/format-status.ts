@@ -1,4 +1,4 @@
-import type { VolumeExpansion } from './volume-expansion.js';
+import type { GuestFilesystemStatus, VolumeExpansion } from './volume-expansion.js';
 
 /** One VolumeExpansion as `voe status` shows it (the CRD's printer columns, and the reason). */
 export interface StatusRow {
@@ -14,6 +14,8 @@ export interface StatusRow {
   /** RFC 3339 creation time. */
   created: string;
   message: string;
+  /** The guest's filesystem once the guest saw the disk (bytes before and after a growth), when recorded. */
+  guestFilesystem?: GuestFilesystemStatus;
 }
 
 export function statusRow(expansion: VolumeExpansion): StatusRow {
@@ -29,6 +31,9 @@ export function statusRow(expansion: VolumeExpansion): StatusRow {
     reason: expansion.status?.reason ?? '',
     created: expansion.metadata?.creationTimestamp ?? '',
     message: expansion.status?.message ?? '',
+    ...(expansion.status?.guestFilesystem
+      ? { guestFilesystem: expansion.status.guestFilesystem }
+      : {}),
   };
 }
 

@@ -17,6 +17,8 @@ export {
   virshTransportOf,
   type GuestProbeMode,
 } from './probe/create-guest-probe.js';
+export { agentFilesystemGrower, virshAgentOf } from './probe/agent-filesystem-grower.js';
+export type { GuestFilesystemGrower } from './guest-filesystem-grower.js';
 export { launcherUser } from './probe/launcher-libvirt-uri.js';
 export { virshGuestAgent } from './probe/virsh-guest-agent.js';
 export { VirshGuestProbe } from './probe/virsh-guest-probe.js';

@@ -12,7 +12,7 @@ function withoutUndefined<T extends object>(object: T): T {
 
 /**
  * The status to write for a derived stage: the stage's phase, waitingFor, reason, message, sizes
- * and pods; the time each phase was first entered (kept from the previous status, so a restarted
+ * and pods, what the guest's filesystem growth found; the time each phase was first entered (kept from the previous status, so a restarted
  * tracker keeps them); lastTransitionTime when the phase changed; `progress` as the stage
  * measured it (its `since` text kept while the phase it measures stays). Pure.
  */
@@ -45,5 +45,6 @@ export function nextStatus(
     progress,
     sizes: withoutUndefined(stage.sizes),
     pods: withoutUndefined(stage.pods),
+    guestFilesystem: stage.guestFilesystem,
   });
 }

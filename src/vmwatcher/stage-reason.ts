@@ -27,6 +27,12 @@ export const StageReason = {
   WaitingForGuest: 'WaitingForGuest',
   /** Completed: the guest sees at least the size the hypervisor shows. */
   GuestSeesNewSize: 'GuestSeesNewSize',
+  /** GuestFilesystemGrowing: the guest sees the grown disk; the VM opted in, and its filesystem is being grown through the guest agent. */
+  GrowingGuestFilesystem: 'GrowingGuestFilesystem',
+  /** Completed: the guest sees the grown disk and its filesystem fills it (grown by voe, or already). */
+  GuestFilesystemGrown: 'GuestFilesystemGrown',
+  /** Completed at block level: the guest sees the grown disk, but the growth of its filesystem was refused or failed (the message gives the reason, the remedy and the commands). */
+  GuestFilesystemNotGrown: 'GuestFilesystemNotGrown',
   /** Infeasible: ControllerResizeInfeasible (ControllerResizeFailed up to Kubernetes 1.30). */
   ControllerResizeInfeasible: 'ControllerResizeInfeasible',
   /** Infeasible: NodeResizeInfeasible (NodeResizeFailed up to Kubernetes 1.30). */

@@ -7,6 +7,7 @@ import { EventRecorder, eventSink, LeaderElector, leaseLock, type Clock } from '
 import type { Logger } from '../log/index.js';
 import { ExpansionTracker } from './expansion-tracker.js';
 import type { GuestProbe } from './guest-probe.js';
+import type { GuestFilesystemGrower } from './guest-filesystem-grower.js';
 import { startTrackerCaches, type StartedTrackerCaches } from './tracker-caches.js';
 import { createTrackerMetrics, type TrackerMetrics } from './tracker-metrics.js';
 import { TrackerError } from './tracker-error.js';
@@ -39,6 +40,10 @@ export interface StartTrackerOptions {
   guestProbeNamespaces?: readonly string[];
   /** How often a probed expansion reads the probe again (default 30 s). */
   probeIntervalMs?: number;
+  /** Plans or grows the guest's filesystem once the guest sees the grown disk (needs `probe`). */
+  grower?: GuestFilesystemGrower;
+  /** --guest-filesystem-growth: opted-in VMs (annotation on the VM or its Namespace) are grown; caches Namespaces. */
+  guestFilesystemGrowth?: boolean;
   workers?: number;
   /** Lease timings (tests; client-go's 15 s / 10 s / 2 s unless told). */
   leaseDurationMs?: number;
@@ -126,6 +131,7 @@ function startCaches(options: StartTrackerOptions): StartedTrackerCaches {
     kubeConfig: options.kubeConfig,
     kubeVirtNamespace: options.kubeVirtNamespace,
     kubeVirtName: options.kubeVirtName,
+    ...(options.guestFilesystemGrowth ? { namespaces: true } : {}),
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
@@ -162,6 +168,8 @@ function createExpansionTracker(
     ...(options.probe ? { probe: options.probe } : {}),
     ...(options.guestProbeNamespaces ? { guestProbeNamespaces: options.guestProbeNamespaces } : {}),
     ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
+    ...(options.grower ? { grower: options.grower } : {}),
+    ...(options.guestFilesystemGrowth ? { guestFilesystemGrowth: true } : {}),
     workers: options.workers ?? DEFAULT_WORKERS,
   });
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../log/index.js';
 import {
   leanClaimEvent,
   leanLonghornVolume,
+  leanNamespace,
   pvcKeysOfVm,
   pvcKeysOfVmi,
   leanPod,
@@ -15,6 +16,7 @@ import {
   type ClaimEvent,
   type KubeVirt,
   type LonghornVolume,
+  type Namespace,
   type PersistentVolume,
   type Pod,
   type PersistentVolumeClaim,
@@ -59,6 +61,8 @@ export interface TrackerCaches {
   longhornVolumes: Informer<Obj<LonghornVolume>>;
   /** core/v1 Events about PVCs (external-resizer's). */
   claimEvents: Informer<Obj<ClaimEvent>>;
+  /** Namespaces (their guest-growth opt-in annotation), only with guest filesystem growth on. */
+  namespaces?: Informer<Obj<Namespace>>;
 }
 
 export interface StartTrackerCachesOptions {
@@ -70,6 +74,8 @@ export interface StartTrackerCachesOptions {
   clock?: Clock;
   /** Longest wait between failed lists or watches (default 5 s). */
   backoffMaxMs?: number;
+  /** Also cache Namespaces, whose annotation opts their VMs in to guest filesystem growth. */
+  namespaces?: boolean;
 }
 
 export interface StartedTrackerCaches {
@@ -217,6 +223,11 @@ function trackerInformerSpecs(options: StartTrackerCachesOptions) {
             : [],
       },
     } satisfies InformerSpec<Obj<ClaimEvent>>,
+    namespaces: {
+      ...CORE,
+      plural: 'namespaces',
+      transform: keep(leanNamespace),
+    } satisfies InformerSpec<Obj<Namespace>>,
   };
 }
 
@@ -224,7 +235,8 @@ function trackerInformerSpecs(options: StartTrackerCachesOptions) {
  * Starts the tracker's informers: PVCs, PVs, VMs (indexed by PVC), VMIs (by PVC and uid),
  * virt-launcher and hotplug pods (label kubevirt.io; by creator, owner and uid), the KubeVirt CR
  * (by name, so RBAC may grant just it), VolumeExpansions (by PVC), Longhorn's volumes and the
- * Events about PVCs (by PVC). Each keeps only what the tracker reads (lean-objects.ts). KubeVirt
+ * Events about PVCs (by PVC), and with `namespaces` the Namespaces (their guest-growth
+ * annotation). Each keeps only what the tracker reads (lean-objects.ts). KubeVirt
  * and Longhorn resources the cluster does not serve count as empty;
  * the VolumeExpansion CRD must be installed.
  */
@@ -240,6 +252,7 @@ export function startTrackerCaches(options: StartTrackerCachesOptions): StartedT
     expansions: trackerInformer(options, specs.expansions),
     longhornVolumes: trackerInformer(options, specs.longhornVolumes),
     claimEvents: trackerInformer(options, specs.claimEvents),
+    ...(options.namespaces ? { namespaces: trackerInformer(options, specs.namespaces) } : {}),
   };
   const names = new Map<Informer<KubernetesObject>, string>(
     Object.entries(caches).map(([key, informer]) => [

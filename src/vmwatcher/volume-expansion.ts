@@ -40,6 +40,30 @@ export interface ObservedSizes {
   guestDevice?: string;
 }
 
+/** One command run in the guest by the tracker's growth: its line, exit code and output (trimmed). */
+export interface GuestCommandRecord {
+  command: string;
+  exitCode?: number;
+  output?: string;
+}
+
+/**
+ * The growth of the guest's filesystem (opted-in VMs, docs/guest-growth.md): the result, the
+ * filesystem grown and its bytes before and after as the guest reports them, the commands run;
+ * for a refusal its code; without opt-in, the commands a user can run (`commands`, nothing ran).
+ */
+export interface GuestFilesystemStatus {
+  /** Grown, NothingToDo, Refused, Failed; Planned: not opted in, the commands are for the user. */
+  result?: 'Grown' | 'NothingToDo' | 'Refused' | 'Failed' | 'Planned' | 'Unreadable';
+  /** A refusal's or failure's stable code (GUESTGROW_*, or the runner's). */
+  code?: string;
+  mountPoint?: string;
+  beforeBytes?: string;
+  afterBytes?: string;
+  /** The lines to run in the guest (the plan), or, when voe ran them, what ran. */
+  commands?: GuestCommandRecord[];
+}
+
 /** The pods that hold the volume: the active virt-launcher and, for a hotplugged volume, the hotplug pod. */
 export interface VolumePods {
   launcher?: string;
@@ -62,6 +86,7 @@ export interface VolumeExpansionStatus {
   progress?: { phase?: PhaseValue; since?: string };
   sizes?: ObservedSizes;
   pods?: VolumePods;
+  guestFilesystem?: GuestFilesystemStatus;
 }
 
 export interface VolumeExpansion {

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { KubeClientConfig } from '../../kube/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
 import {
+  agentFilesystemGrower,
   createGuestProbe,
   DEFAULT_LEASE_NAME,
   DEFAULT_PROBE_TIMEOUT_MS,
@@ -11,6 +12,10 @@ import {
   parseDuration,
   parseGuestProbeNamespaces,
   startTracker,
+  TrackerError,
+  virshAgentOf,
+  virshTransportOf,
+  type GuestFilesystemGrower,
   type GuestProbe,
   type GuestProbeMode,
   type RunningTracker,
@@ -38,6 +43,7 @@ interface WatchFlags extends EnablementFlags {
   guestProbeNamespaces?: string[];
   probeTimeout: number;
   probeInterval: number;
+  guestFilesystemGrowth?: boolean;
 }
 
 function parseStuckAfter(value: string): number {
@@ -68,13 +74,37 @@ function parsePort(value: string): number {
   return port;
 }
 
-/** The tracker's guest probe of --guest-probe, if any. */
-function guestProbeOf(flags: WatchFlags, kubeConfig: KubeClientConfig): { probe?: GuestProbe } {
+/**
+ * The tracker's guest probe of --guest-probe, if any, and the guest filesystem grower through the
+ * same transport: it plans for every probed VM (the commands of a Completed message) and grows
+ * only the VMs that opted in, when --guest-filesystem-growth is on.
+ */
+function guestProbeOf(
+  flags: WatchFlags,
+  kubeConfig: KubeClientConfig,
+): { probe?: GuestProbe; grower?: GuestFilesystemGrower } {
+  if (flags.guestProbe === 'none') return {};
+  const libvirtUri = flags.libvirtUri ? { libvirtUri: flags.libvirtUri } : {};
   const probe = createGuestProbe(flags.guestProbe, kubeConfig, {
     timeoutMs: flags.probeTimeout,
-    ...(flags.libvirtUri ? { libvirtUri: flags.libvirtUri } : {}),
+    ...libvirtUri,
   });
-  return probe ? { probe } : {};
+  const grower = agentFilesystemGrower(
+    virshAgentOf(virshTransportOf(flags.guestProbe, kubeConfig, libvirtUri)),
+    {
+      readTimeoutMs: flags.probeTimeout,
+    },
+  );
+  return probe ? { probe, grower } : { grower };
+}
+
+/** --guest-filesystem-growth runs through the guest probe's agent: refused without --guest-probe. */
+function checkGrowthNeedsProbe(flags: WatchFlags): void {
+  if (flags.guestFilesystemGrowth && flags.guestProbe === 'none')
+    throw new TrackerError(
+      'TRACKER_USAGE',
+      '--guest-filesystem-growth needs a guest probe (--guest-probe pods-exec, or local for the VM lab): the growth runs through the guest agent the probe reaches. Add --guest-probe, or remove --guest-filesystem-growth.',
+    );
 }
 
 /** `voe watch`: the expansion tracker. */
@@ -152,6 +182,10 @@ function watchCommand(program: Command): Command {
         .default(30_000, '30s')
         .argParser(parseSeconds),
     )
+    .option(
+      '--guest-filesystem-growth',
+      'grow the partition, LVM and filesystem in the guest of each VM that opts in (annotation storage.voe.dev/grow-guest-filesystem: "true" on the VM or its Namespace; "false" on the VM opts it out) once the guest sees the grown disk, through the guest agent (needs --guest-probe; the chart value tracker.guestFilesystemGrowth.enable). Without it no guest is changed; a Completed message gives the commands to run there',
+    )
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
@@ -161,6 +195,7 @@ function watchCommand(program: Command): Command {
 
 /** Runs the tracker (after `voe enable` with --enable) until a stop request, then stops it. */
 async function runWatch(flags: WatchFlags): Promise<void> {
+  checkGrowthNeedsProbe(flags);
   const logger = createLogger({ name: 'voe-vmwatcher', level: flags.logLevel });
   const kubeConfig = kubeConfigFrom(flags);
   const stops = watchStopRequests(process, (reason) =>
@@ -183,6 +218,7 @@ async function runWatch(flags: WatchFlags): Promise<void> {
       workers: flags.workers,
       probeIntervalMs: flags.probeInterval,
       ...(flags.guestProbeNamespaces ? { guestProbeNamespaces: flags.guestProbeNamespaces } : {}),
+      ...(flags.guestFilesystemGrowth ? { guestFilesystemGrowth: true } : {}),
       ...guestProbeOf(flags, kubeConfig),
     });
     process.stderr.write(

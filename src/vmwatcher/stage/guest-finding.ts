@@ -2,6 +2,7 @@ import { Phase, WaitingFor } from '../expansion-phase.js';
 import { StageReason } from '../stage-reason.js';
 import type { VolumeExpansion } from '../volume-expansion.js';
 import { oldCeiling, type HypervisorHandover } from './hypervisor-finding.js';
+import { guestGrowthVerdict, type GuestGrowthInput } from './guest-growth-verdict.js';
 import { bytesText } from './read-size.js';
 import type { LayerFinding, Verdict } from './stage-verdict.js';
 
@@ -9,17 +10,28 @@ import type { LayerFinding, Verdict } from './stage-verdict.js';
  * The guest's layer once the hypervisor's disk grew: Stuck with GuestUnverifiable when the guest
  * cannot be asked; GuestVerifying until the guest shows what the hypervisor shows (its block
  * device at least the hypervisor's size; with a filesystem's size as the only evidence, a
- * filesystem larger than the old size could hold), then Completed. Always a verdict. Pure.
+ * filesystem larger than the old size could hold), then Completed; with a guest growth input
+ * (a grower configured, the guest's block device seen grown), what guestGrowthVerdict makes of
+ * it. Always a verdict. Pure.
  */
 export function guestFinding(
-  input: { expansion: VolumeExpansion },
+  input: { expansion: VolumeExpansion; guestGrowth?: GuestGrowthInput | undefined },
   handover: HypervisorHandover,
 ): LayerFinding<never> {
   const verdict =
     handover.probe.guestUnverifiable !== undefined
       ? unverifiableVerdict(handover)
       : guestVerdict(input.expansion, handover);
-  return { sizes: {}, pods: {}, problems: [], verdict };
+  const grows =
+    input.guestGrowth !== undefined &&
+    verdict.reason === StageReason.GuestSeesNewSize &&
+    handover.probe.guestEvidence !== 'Filesystem';
+  return {
+    sizes: {},
+    pods: {},
+    problems: [],
+    verdict: grows ? guestGrowthVerdict(verdict, handover, input.guestGrowth!) : verdict,
+  };
 }
 
 function probeFailure(handover: HypervisorHandover): string {

@@ -1,6 +1,6 @@
 import type { PhaseValue, WaitingForValue } from '../expansion-phase.js';
 import type { StageReasonValue } from '../stage-reason.js';
-import type { ObservedSizes, VolumePods } from '../volume-expansion.js';
+import type { GuestFilesystemStatus, ObservedSizes, VolumePods } from '../volume-expansion.js';
 
 /** Where one layer holds the expansion: its phase, whom it waits for, why, and what to do. */
 export interface Verdict {
@@ -10,6 +10,8 @@ export interface Verdict {
   message: string;
   /** The phase NoProgress is measured on; undefined for final phases and Infeasible. */
   progressPhase: PhaseValue | undefined;
+  /** What the guest's filesystem growth found or did (a grower configured, the guest sees the disk). */
+  guestFilesystem?: GuestFilesystemStatus;
 }
 
 /** What one layer read on its way, whether or not it holds the expansion. */

@@ -216,6 +216,7 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
             port: number;
             guestProbe: string;
             guestProbeNamespaces: string[];
+            guestFilesystemGrowth: { enable: boolean };
             nodeOptions?: string;
           };
           admission: { kubevirt: string; setting: string };
@@ -264,6 +265,9 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         if (v.tracker.guestProbe === 'none')
           assert.isFalse(args.some((arg) => arg.startsWith('--guest-probe-namespaces')));
         else assert.include(args, namespacesArg);
+        // Guest filesystem growth: off by default; on, the flag and a read of Namespaces alone.
+        const growth = v.tracker.guestFilesystemGrowth.enable;
+        assert.strictEqual(args.includes('--guest-filesystem-growth'), growth);
         const service = oneOf(objects, 'Service', 'voe-tracker') as unknown as {
           spec: { selector: Record<string, string> };
         };
@@ -300,11 +304,18 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         };
         assert.strictEqual(kubevirtRole.rules[0]!.verbs.includes('update'), v.tracker.enable);
         const clusterRole = oneOf(objects, 'ClusterRole', 'voe-tracker') as unknown as {
-          rules: Array<{ apiGroups: string[]; resources: string[] }>;
+          rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
         };
         assert.strictEqual(
           clusterRole.rules.some((rule) => rule.apiGroups.includes('harvesterhci.io')),
           v.tracker.enable,
+        );
+        const namespaceRules = clusterRole.rules.filter((rule) =>
+          rule.resources.includes('namespaces'),
+        );
+        assert.deepStrictEqual(
+          namespaceRules.map((rule) => rule.verbs),
+          growth ? [['get', 'list', 'watch']] : [],
         );
         // pods/exec into virt-launcher never cluster-wide: only for the guest probe, a Role in
         // each namespace tracker.guestProbeNamespaces lists.
@@ -432,6 +443,11 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
       /timeoutSeconds': maximum: got 31, want 30/,
     ],
     ['another failurePolicy', { webhook: { failurePolicy: 'Retry' } }, /failurePolicy/],
+    [
+      'a guest filesystem growth switch that is not a boolean',
+      { tracker: { guestFilesystemGrowth: { enable: 'yes' } } },
+      /enable/,
+    ],
     ['a Setting name no object can have', { admission: { setting: 'Not_A_Name' } }, /setting/],
     ['a KubeVirt CR without its namespace', { admission: { kubevirt: 'kubevirt' } }, /kubevirt/],
     ['another Longhorn mode', { admission: { longhorn: 'maybe' } }, /longhorn/],
@@ -461,6 +477,11 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
       'a grace period no longer than the shutdown delay',
       { webhook: { shutdownDelaySeconds: 30, terminationGracePeriodSeconds: 30 } },
       /webhook\.terminationGracePeriodSeconds \(30\) must exceed webhook\.shutdownDelaySeconds \(30\)/,
+    ],
+    [
+      'guest filesystem growth without the guest probe it runs through',
+      { tracker: { guestFilesystemGrowth: { enable: true } } },
+      /tracker\.guestFilesystemGrowth\.enable needs tracker\.guestProbe pods-exec \(it is none\)/,
     ],
     [
       'a renewal window as long as the certificate',

@@ -22,14 +22,13 @@ import {
 } from '../../support/guest-grow/fake-agent-virsh.js';
 import { dumpe2fsHeader } from '../../support/guest-grow/dumpe2fs-output.js';
 import { lsblkOutput, sfdiskOutput } from '../../support/fsresize/guest-outputs.js';
+import { LSBLK } from '../../support/guest-grow/guest-stages.js';
 
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);
 const NS = 'guest-grow';
 const G = 1024 ** 3;
 const URI = 'qemu:///system';
-const LSBLK =
-  'lsblk --json --bytes --paths --output NAME,KNAME,PKNAME,TYPE,SIZE,FSTYPE,MOUNTPOINT,PTTYPE';
 
 function vmi(name: string) {
   return {

@@ -366,4 +366,22 @@ describe('voe enable, voe disable, voe status and voe watch on a real kube-apise
     assert.strictEqual(bad.code, 2);
     assert.match(bad.stderr, /--stuck-after.*must be a duration/);
   });
+
+  it('voe watch refuses --guest-filesystem-growth without a guest probe, before starting anything', async () => {
+    const bad = await runVoe([
+      'watch',
+      '--guest-filesystem-growth',
+      '--port',
+      '0',
+      '--kubeconfig',
+      cp.kubeconfigPath,
+    ]);
+    assert.strictEqual(bad.code, 2);
+    assert.match(bad.stderr, /TRACKER_USAGE/);
+    assert.match(
+      bad.stderr,
+      /--guest-filesystem-growth needs a guest probe \(--guest-probe pods-exec/,
+    );
+    assert.notMatch(bad.stderr, /\/livez, \/readyz and \/metrics at/);
+  });
 });

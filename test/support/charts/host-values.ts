@@ -34,6 +34,7 @@ export const HOST_VALUE_SETS: Record<string, Record<string, unknown>> = {
       stuckAfter: '1h30m',
       guestProbe: 'pods-exec',
       guestProbeNamespaces: ['storage-system'],
+      guestFilesystemGrowth: { enable: true },
       logLevel: 'debug',
       nodeOptions: '--max-old-space-size=768 --max-semi-space-size=2',
       resources: { requests: { cpu: '100m', memory: '640Mi' }, limits: { memory: '1Gi' } },

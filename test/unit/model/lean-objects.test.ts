@@ -3,6 +3,7 @@ import { assert } from 'chai';
 import type { VirtualMachineInstance } from '../../../src/model/index.js';
 import { leanTrackedVmi } from '../../../src/model/lean-objects.js';
 import { vmi } from '../../support/webhook/admission-objects.js';
+import { instance } from '../../support/vmwatcher/expansion-fixtures.js';
 
 describe('the lean VMI the tracker caches', () => {
   it("keeps what the guest probe reads: the disks' name, serial and bus, and AgentConnected alone", () => {
@@ -32,5 +33,21 @@ describe('the lean VMI the tracker caches', () => {
     assert.isUndefined(leanTrackedVmi(full).status?.conditions);
     delete full.spec!.domain;
     assert.isUndefined(leanTrackedVmi(full).spec?.domain);
+  });
+
+  it('keeps the Paused condition beside AgentConnected (no growth while paused)', () => {
+    const full = instance();
+    full.status = {
+      ...full.status,
+      conditions: [
+        { type: 'Ready', status: 'False', reason: 'PausedByUser' },
+        { type: 'AgentConnected', status: 'True' },
+        { type: 'Paused', status: 'True', reason: 'PausedByUser' },
+      ],
+    };
+    assert.deepStrictEqual(leanTrackedVmi(full).status?.conditions, [
+      { type: 'AgentConnected', status: 'True' },
+      { type: 'Paused', status: 'True' },
+    ]);
   });
 });

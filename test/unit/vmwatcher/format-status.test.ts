@@ -51,4 +51,22 @@ describe('voe status output', () => {
       pvc: 'vm1-disk-0-kq8zt',
     });
   });
+
+  it("gives --json the guest's filesystem bytes before and after a growth", () => {
+    const grown = expansion('20Gi', {
+      phase: 'Completed',
+      reason: 'GuestFilesystemGrown',
+      message: 'voe grew its filesystem /data on vdb from 10736349184 to 21473767424 bytes.',
+      guestFilesystem: {
+        result: 'Grown',
+        mountPoint: '/data',
+        beforeBytes: '10736349184',
+        afterBytes: '21473767424',
+      },
+    });
+    const row = statusRow(grown);
+    assert.strictEqual(row.guestFilesystem?.beforeBytes, '10736349184');
+    assert.strictEqual(row.guestFilesystem?.afterBytes, '21473767424');
+    assert.notProperty(statusRow(expansion('20Gi', { phase: 'Completed' })), 'guestFilesystem');
+  });
 });

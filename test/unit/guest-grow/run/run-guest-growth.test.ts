@@ -34,32 +34,17 @@ import {
   type GuestStage,
   type ScriptedReply,
 } from '../../../support/guest-grow/scripted-agent.js';
+import {
+  EXT_TOOLS,
+  LSBLK,
+  LVS,
+  PAGE,
+  PVS,
+  VGS,
+  wholeDisk,
+} from '../../../support/guest-grow/guest-stages.js';
 
 const G = GiB;
-const LSBLK =
-  'lsblk --json --bytes --paths --output NAME,KNAME,PKNAME,TYPE,SIZE,FSTYPE,MOUNTPOINT,PTTYPE';
-const PVS =
-  'pvs --reportformat json --units b --nosuffix -o pv_name,vg_name,pv_size,pv_free,pe_start,dev_size';
-const VGS = 'vgs --reportformat json --units b --nosuffix -o vg_name,vg_free,vg_extent_size';
-const LVS =
-  'lvs --reportformat json --units b --nosuffix -o lv_name,vg_name,lv_path,lv_dm_path,lv_size,devices';
-const PAGE = { 'getconf PAGESIZE': '4096\n' };
-
-/** An ext4 filesystem mounted at /data on the whole disk /dev/vdb. */
-function wholeDisk(diskBytes: number, fsBlocks: number): GuestStage {
-  return {
-    [LSBLK]: lsblkOutput({
-      name: '/dev/vdb',
-      type: 'disk',
-      size: diskBytes,
-      fstype: 'ext4',
-      mountpoint: '/data',
-    }),
-    'dumpe2fs -h /dev/vdb': dumpe2fsHeader(fsBlocks),
-    ...PAGE,
-  };
-}
-
 /** GPT on /dev/vdb (10 GiB, then 20 GiB: 41943040 sectors), ext4 on its only partition. */
 function gpt(options: {
   diskBytes: number;
@@ -189,8 +174,6 @@ interface Case {
   tools: string[];
   ran: Array<{ argv: string[]; stdin?: string }>;
 }
-
-const EXT_TOOLS = ['dumpe2fs', 'getconf', 'resize2fs'];
 
 const GROWN: Case[] = [
   {

@@ -1,0 +1,84 @@
+/**
+ * agentFilesystemGrower: the tracker's GuestFilesystemGrower port over the guest-agent runner,
+ * with a scripted guest agent. plan() only reads; grow() runs the plan and answers the mount
+ * point's sizes before and after, and every command run; a Windows guest is not grown.
+ */
+import { describe, it } from 'mocha';
+import { assert } from 'chai';
+import { agentFilesystemGrower } from '../../../../src/vmwatcher/index.js';
+import type { GuestGrowthTarget } from '../../../../src/vmwatcher/guest-filesystem-grower.js';
+import type { VirtualMachineInstance } from '../../../../src/model/index.js';
+import { GiB } from '../../../support/fsresize/guest-outputs.js';
+import { ScriptedAgent } from '../../../support/guest-grow/scripted-agent.js';
+import { EXT_TOOLS, wholeDisk } from '../../../support/guest-grow/guest-stages.js';
+import { expectRejection } from '../../../support/expect-error.js';
+
+function target(guestOSInfo?: { id: string; name: string }): GuestGrowthTarget {
+  const vmi = {
+    metadata: { namespace: 'default', name: 'vm1' },
+    status: guestOSInfo ? { guestOSInfo } : {},
+  } as VirtualMachineInstance;
+  return { vmi, volumeName: 'data', target: 'vdb', claimName: 'vm1-data', guestDevice: 'vdb' };
+}
+
+/** Before: 10 GiB of ext4 on a 20 GiB disk; after resize2fs: 20 GiB. */
+const growing = (): ScriptedAgent =>
+  new ScriptedAgent([wholeDisk(20 * GiB, 2621440), wholeDisk(20 * GiB, 5242880)], EXT_TOOLS);
+
+describe('agentFilesystemGrower', () => {
+  it('plan() gives the lines a user types and runs nothing', async () => {
+    const agent = growing();
+    const result = await agentFilesystemGrower(() => agent).plan(target());
+    assert.deepStrictEqual(result, { kind: 'planned', commands: ['resize2fs /dev/vdb'] });
+    assert.deepStrictEqual(agent.ran, []);
+  });
+
+  it('grow() runs the plan and answers the mount point, its bytes before and after, the commands', async () => {
+    const agent = growing();
+    const result = await agentFilesystemGrower(() => agent).grow(target());
+    assert.deepInclude(result, {
+      kind: 'grown',
+      mountPoint: '/data',
+      beforeBytes: 10n * BigInt(GiB),
+      afterBytes: 20n * BigInt(GiB),
+    });
+    assert.deepStrictEqual(agent.ran, [['resize2fs', '/dev/vdb']]);
+    assert.deepStrictEqual(
+      result.kind === 'grown' ? result.ran.map((r) => [r.command, r.exitCode]) : [],
+      [['resize2fs /dev/vdb', 0]],
+    );
+  });
+
+  it('a grown guest has nothing to do, in plan() and grow()', async () => {
+    const agent = new ScriptedAgent([wholeDisk(20 * GiB, 5242880)], EXT_TOOLS);
+    const grower = agentFilesystemGrower(() => agent);
+    assert.deepStrictEqual(await grower.plan(target()), { kind: 'nothing-to-do' });
+    assert.deepStrictEqual(await grower.grow(target()), { kind: 'nothing-to-do' });
+    assert.deepStrictEqual(agent.ran, []);
+  });
+
+  it('a failed step is a failure with its code and the command that failed', async () => {
+    const agent = new ScriptedAgent(
+      [wholeDisk(20 * GiB, 2621440), wholeDisk(20 * GiB, 5242880)],
+      EXT_TOOLS,
+      { 'resize2fs /dev/vdb': { exitCode: 1, stderr: 'resize2fs: Permission denied' } },
+    );
+    const result = await agentFilesystemGrower(() => agent).grow(target());
+    assert.strictEqual(result.kind, 'failed');
+    if (result.kind !== 'failed') return;
+    assert.strictEqual(result.code, 'GUESTRUN_STEP_FAILED');
+    assert.deepStrictEqual(
+      result.ran.map((r) => [r.command, r.exitCode, r.output]),
+      [['resize2fs /dev/vdb', 1, 'resize2fs: Permission denied']],
+    );
+  });
+
+  it('a Windows guest is not grown: nothing is asked of its agent', async () => {
+    const agent = growing();
+    const windows = target({ id: 'mswindows', name: 'Microsoft Windows Server 2022' });
+    await expectRejection(agentFilesystemGrower(() => agent).grow(windows), {
+      code: 'GUESTRUN_VM_NOT_READY',
+    });
+    assert.deepStrictEqual(agent.calls, []);
+  });
+});
