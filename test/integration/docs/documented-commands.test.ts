@@ -6,7 +6,9 @@
  * the guest tools' Go module), helm and voe on PATH and KUBECONFIG naming a real kube-apiserver
  * with Harvester's CRDs (the Addon among them). Scenarios run in SCENARIOS' order, each block of a
  * scenario in file order; what Harvester's controllers would do between them (the Addon's status,
- * a webhook configuration left behind) is done by the scenario's `before`, and its `after` checks
+ * a webhook configuration left behind) is done by the scenario's `before`, what they do while the
+ * commands run by its `meanwhile` (the Job controller and the kubelet running helm's hook Jobs:
+ * test/support/charts/job-actor.ts), and its `after` checks
  * what the commands did. The blocks no test runs here say why (test/unit/docs/tested-docs.test.ts).
  */
 import { after, before, describe, it } from 'mocha';
@@ -18,7 +20,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { useChartControlPlane } from '../../support/charts/cluster.js';
+import { ensureNamespaces, useChartControlPlane } from '../../support/charts/cluster.js';
+import { playJobs } from '../../support/charts/job-actor.js';
 import { repoRoot, useHelm, type Helm } from '../../support/charts/render.js';
 import { splitCommandLines } from '../../support/docs/split-command-lines.js';
 import { testedDocBlocks, type DocBlock } from '../../support/docs/tested-docs.js';
@@ -44,6 +47,10 @@ const PLACEHOLDERS = (context: Context): Array<[string, string]> => [
     ' [--kubeconfig K] [--timeout 120] [--json]',
     ` --kubeconfig ${context.kubeconfig} --timeout 120 --json`,
   ],
+  // Optional arguments of helm install and upgrade: the chart's defaults, and no --wait (its pods
+  // would need a kubelet).
+  [' [-f my-values.yaml] [--wait]', ''],
+  [' [-f my-values.yaml]', ''],
 ];
 
 interface CommandRun {
@@ -136,6 +143,29 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
     });
   };
 
+  /** The Job controller and the kubelet for the hook Jobs helm waits on, until the commands are done. */
+  const playHookJobs = async (done: () => boolean): Promise<void> => {
+    const actor = playJobs(cp.current, 'voe-system');
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 200));
+    await actor.stop();
+    for (const run of actor.runs) assert.strictEqual(run.code, 0, `${run.job}: ${run.output}`);
+    hookJobs = actor.runs.map((run) => run.job);
+  };
+  const configuration = () =>
+    admission()
+      .readValidatingWebhookConfiguration({ name: 'voe' })
+      .catch((error: unknown) => {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      });
+  const secretNames = async () =>
+    (await core().listNamespacedSecret({ namespace: 'voe-system' })).items.map(
+      (secret) => secret.metadata!.name!,
+    );
+
+  let caBundle = '';
+  /** The Jobs the last commands made helm wait on, in the order they ran. */
+  let hookJobs: string[] = [];
   const SCENARIOS: Scenario[] = [
     {
       name: 'package',
@@ -241,6 +271,42 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
             (error: unknown) => isNotFound(error),
           );
         assert.isTrue(gone, 'the configuration voe is deleted');
+      },
+    },
+    {
+      name: 'helm-install',
+      // The namespaces Harvester has, where the chart's Roles go.
+      before: () =>
+        ensureNamespaces(cp.current.kubeConfig, ['harvester-system', 'longhorn-system']),
+      meanwhile: playHookJobs,
+      after: async () => {
+        // pre-install: the CRD, then the certificates; post-install: the caBundle.
+        assert.deepStrictEqual(hookJobs, ['voe-crds-hook', 'voe-certs-hook', 'voe-certs-hook']);
+        assert.isNotEmpty((await configuration())?.webhooks?.[0]?.clientConfig.caBundle);
+        assert.includeMembers(await secretNames(), ['voe-webhook-ca', 'voe-webhook-tls']);
+      },
+    },
+    {
+      name: 'helm-upgrade',
+      before: async () => {
+        caBundle = (await configuration())!.webhooks![0]!.clientConfig.caBundle!;
+      },
+      meanwhile: playHookJobs,
+      after: async () => {
+        assert.deepStrictEqual(hookJobs, ['voe-crds-hook', 'voe-certs-hook', 'voe-certs-hook']);
+        // The template carries no caBundle: the upgrade keeps the one voe certs ensure set.
+        assert.strictEqual((await configuration())!.webhooks![0]!.clientConfig.caBundle, caBundle);
+      },
+    },
+    {
+      name: 'helm-uninstall',
+      meanwhile: playHookJobs,
+      after: async () => {
+        // tracker.enable is off by default: no pre-delete hook.
+        assert.deepStrictEqual(hookJobs, []);
+        assert.isUndefined(await configuration(), 'the configuration voe is deleted');
+        // Left behind, as the section says: written by voe certs ensure, not by Helm.
+        assert.includeMembers(await secretNames(), ['voe-webhook-ca', 'voe-webhook-tls']);
       },
     },
   ];
