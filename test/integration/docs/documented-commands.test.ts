@@ -36,6 +36,7 @@ const ADDON = { group: 'harvesterhci.io', version: 'v1beta1', plural: 'addons' }
 interface Context {
   url: string;
   kubeconfig: string;
+  manifests: string;
 }
 
 /** Each placeholder the docs write, and what the test runs instead. */
@@ -51,6 +52,8 @@ const PLACEHOLDERS = (context: Context): Array<[string, string]> => [
   // would need a kubelet).
   [' [-f my-values.yaml] [--wait]', ''],
   [' [-f my-values.yaml]', ''],
+  // The rendered manifests' directory: a temporary one, not the clone's.
+  ['voe-manifests', context.manifests],
 ];
 
 interface CommandRun {
@@ -107,7 +110,11 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
-    context = { url: `http://127.0.0.1:${port}`, kubeconfig: cp.current.kubeconfigPath };
+    context = {
+      url: `http://127.0.0.1:${port}`,
+      kubeconfig: cp.current.kubeconfigPath,
+      manifests: join(dir, 'voe-manifests'),
+    };
     env = {
       PATH: [bin, dirname(process.execPath), process.env['PATH'] ?? '/usr/bin:/bin'].join(':'),
       HOME: join(dir, 'home'),
@@ -306,6 +313,27 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
         assert.deepStrictEqual(hookJobs, []);
         assert.isUndefined(await configuration(), 'the configuration voe is deleted');
         // Left behind, as the section says: written by voe certs ensure, not by Helm.
+        assert.includeMembers(await secretNames(), ['voe-webhook-ca', 'voe-webhook-tls']);
+      },
+    },
+    {
+      name: 'plain-kubectl',
+      // What the Uninstall section removes by hand: the Secrets, then the namespace (finalized as
+      // the namespace controller does once it is empty).
+      before: async () => {
+        for (const name of ['voe-webhook-ca', 'voe-webhook-tls'])
+          await core().deleteNamespacedSecret({ namespace: 'voe-system', name });
+        await core().deleteNamespace({ name: 'voe-system' });
+        const namespace = await core().readNamespace({ name: 'voe-system' });
+        await core().replaceNamespaceFinalize({
+          name: 'voe-system',
+          body: { ...namespace, spec: { finalizers: [] } },
+        });
+      },
+      meanwhile: playHookJobs,
+      after: async () => {
+        assert.deepStrictEqual(hookJobs, ['voe-certs-init']);
+        assert.isNotEmpty((await configuration())?.webhooks?.[0]?.clientConfig.caBundle);
         assert.includeMembers(await secretNames(), ['voe-webhook-ca', 'voe-webhook-tls']);
       },
     },
