@@ -15,11 +15,16 @@ import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
-import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import {
+  AdmissionregistrationV1Api,
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+} from '@kubernetes/client-node';
 import { ensureNamespaces, useChartControlPlane } from '../../support/charts/cluster.js';
 import { playJobs } from '../../support/charts/job-actor.js';
 import { repoRoot, useHelm, type Helm } from '../../support/charts/render.js';
@@ -180,6 +185,48 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
         const index = await fetch(`${context.url}/index.yaml`);
         assert.strictEqual(index.status, 200);
         assert.include(await index.text(), `${context.url}/volume-online-expansion-`);
+      },
+    },
+    {
+      name: 'repository-in-cluster',
+      after: async () => {
+        const served = join(repoRoot(), 'dist/package');
+        const map = await core().readNamespacedConfigMap({
+          namespace: 'voe-charts',
+          name: 'voe-charts',
+        });
+        // Every file of dist/package, byte for byte: the archives as binaryData, the rest as data.
+        const files = (await readdir(served)).sort();
+        assert.sameMembers(
+          [...Object.keys(map.data ?? {}), ...Object.keys(map.binaryData ?? {})],
+          files,
+        );
+        for (const file of files) {
+          const held = map.binaryData?.[file]
+            ? Buffer.from(map.binaryData[file], 'base64')
+            : Buffer.from(map.data![file]!);
+          assert.isTrue(held.equals(await readFile(join(served, file))), file);
+        }
+        const deployment = await cp.current.kubeConfig
+          .makeApiClient(AppsV1Api)
+          .readNamespacedDeployment({ namespace: 'voe-charts', name: 'voe-charts' });
+        const pod = deployment.spec!.template;
+        assert.isDefined(pod.metadata!.annotations?.['kubectl.kubernetes.io/restartedAt']);
+        const volume = pod.spec!.volumes!.find((v) => v.configMap?.name === 'voe-charts')!;
+        assert.deepInclude(pod.spec!.containers[0]!.volumeMounts ?? [], {
+          name: volume.name,
+          mountPath: '/usr/share/nginx/html',
+          readOnly: true,
+        });
+        const service = await core().readNamespacedService({
+          namespace: 'voe-charts',
+          name: 'voe-charts',
+        });
+        assert.deepStrictEqual(service.spec!.selector, deployment.spec!.selector.matchLabels);
+        assert.deepInclude(
+          service.spec!.ports!.map(({ port, targetPort }) => ({ port, targetPort })),
+          { port: 80, targetPort: 'http' },
+        );
       },
     },
     {
