@@ -10,7 +10,9 @@
  * sent to voe, even with no webhook answering. This API server runs no controllers and reaches no Service: deleting a
  * namespace leaves it Terminating, the kubelet's SIGTERM to the webhook pods is sent here to the
  * voe serve process, and while the configuration is there every grow is refused (failurePolicy
- * Fail, no endpoint), which is what "not refused by voe" is checked against.
+ * Fail, no endpoint), which is what "not refused by voe" is checked against. The last case runs
+ * kube-controller-manager's namespace controller and garbage collector, with no webhook process
+ * at all: the configuration goes with the namespace that owns it.
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -40,6 +42,9 @@ import { repoRoot, useHelm, type Helm, type Rendered } from '../../support/chart
 import { writeSecretVolume } from '../../support/charts/secret-volume.js';
 import { eventually } from '../../support/eventually.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';
+import { logTail, startTool } from '../../support/guest-cluster/tool-process.js';
+import { testCacheDir } from '../../support/use-control-plane.js';
+import { buildGuestTool, GUEST_TOOLS } from '../../../src/controlplane/guest-tools/index.js';
 import { isNotFound } from '../../../src/kube/index.js';
 
 const run = promisify(execFile);
@@ -447,7 +452,47 @@ describe('the host chart from a served repository: installed with helm, its hook
     assert.strictEqual(uninstalled.code, 0, uninstalled.stderr);
     assert.isUndefined(await grow());
   });
+
+  it("the namespace deleted while no webhook stops to remove the configuration: kube-controller-manager's namespace controller and garbage collector delete it, the namespace owning it; a grow is not refused by voe", async () => {
+    const namespace = 'voe-e';
+    try {
+      await install(namespace);
+      assert.match((await grow()) ?? 'admitted', /failed calling webhook \\?"pvc-resize\.voe/);
+      const kcm = startTool(dir, 'kube-controller-manager', await kubeControllerManager(), [
+        `--kubeconfig=${kubeconfig}`,
+        '--controllers=namespace-controller,garbage-collector-controller',
+        '--leader-elect=false',
+        '--secure-port=0',
+      ]);
+      try {
+        await core().deleteNamespace({ name: namespace });
+        await eventually(
+          async () => !(await configurationLeft()),
+          120_000,
+          'the garbage collector deleting the configuration voe',
+        );
+      } catch (error) {
+        throw new Error(`${String(error)}\n${await logTail(kcm)}`, { cause: error });
+      } finally {
+        await kcm.stop(5_000);
+      }
+      assert.isUndefined(await grow());
+    } finally {
+      await removeLeftovers(namespace);
+    }
+  });
 });
+
+/** kube-controller-manager of the control plane's Kubernetes release (built once, cached). */
+function kubeControllerManager(): Promise<string> {
+  return buildGuestTool(
+    GUEST_TOOLS.find((tool) => tool.binary === 'kube-controller-manager')!,
+    {
+      cacheDir: testCacheDir(),
+      onProgress: (line) => process.stderr.write(`${line}\n`),
+    },
+  );
+}
 
 /** `object` without its Helm hook annotations: applied as a plain object. */
 function stripHook(object: Rendered): KubernetesObject {
