@@ -24,6 +24,7 @@ import {
   AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
+  DiscoveryV1Api,
 } from '@kubernetes/client-node';
 import { ensureNamespaces, useChartControlPlane } from '../../support/charts/cluster.js';
 import { playJobs } from '../../support/charts/job-actor.js';
@@ -382,6 +383,53 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
         assert.deepStrictEqual(hookJobs, ['voe-certs-init']);
         assert.isNotEmpty((await configuration())?.webhooks?.[0]?.clientConfig.caBundle);
         assert.includeMembers(await secretNames(), ['voe-webhook-ca', 'voe-webhook-tls']);
+      },
+    },
+    {
+      name: 'install-checks',
+      // The EndpointSlice controller's placeholder slice of a Service no pod is ready behind
+      // (k8s.io/endpointslice reconciler.go, reconcile: newEndpointSlice with no endpoints and no
+      // ports, named after the Service, labelled with its name and the Service's own labels).
+      before: async () => {
+        const service = await core().readNamespacedService({
+          namespace: 'voe-system',
+          name: 'voe-webhook',
+        });
+        await cp.current.kubeConfig.makeApiClient(DiscoveryV1Api).createNamespacedEndpointSlice({
+          namespace: 'voe-system',
+          body: {
+            metadata: {
+              generateName: 'voe-webhook-',
+              labels: {
+                ...service.metadata!.labels,
+                'kubernetes.io/service-name': 'voe-webhook',
+                'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io',
+              },
+              ownerReferences: [
+                {
+                  apiVersion: 'v1',
+                  kind: 'Service',
+                  name: 'voe-webhook',
+                  uid: service.metadata!.uid!,
+                  controller: true,
+                  blockOwnerDeletion: true,
+                },
+              ],
+            },
+            addressType: 'IPv4',
+            endpoints: [],
+            ports: [],
+          },
+        });
+      },
+      meanwhile: playHookJobs,
+      after: async (runs) => {
+        const [pods, slices, caBundle, , canI] = runs.map((run) => run.stdout);
+        assert.strictEqual(pods, '', 'no webhook pod here');
+        assert.match(slices!, /^voe-webhook-\w+\s+IPv4\s+<unset>\s+<unset>/m);
+        assert.strictEqual(caBundle, (await configuration())!.webhooks![0]!.clientConfig.caBundle);
+        assert.deepStrictEqual(hookJobs, ['voe-certs-now']);
+        assert.strictEqual(canI, 'yes\n');
       },
     },
   ];
