@@ -6,9 +6,10 @@
  * the guest tools' Go module), helm and voe on PATH and KUBECONFIG naming a real kube-apiserver
  * with Harvester's CRDs (the Addon among them). Scenarios run in SCENARIOS' order, each block of a
  * scenario in file order; what Harvester's controllers would do between them (the Addon's status,
- * a webhook configuration left behind) is done by the scenario's `before`, what they do while the
- * commands run by its `meanwhile` (the Job controller and the kubelet running helm's hook Jobs:
- * test/support/charts/job-actor.ts), and its `after` checks
+ * a webhook configuration left behind, a Deployment's status, pods and their kubelet's events, a
+ * Certificate's conditions, a stuck expansion) is done by the scenario's `before`, what they do
+ * while the commands run by its `meanwhile` (the Job controller and the kubelet running helm's
+ * hook Jobs: test/support/charts/job-actor.ts; the namespace controller), and its `after` checks
  * what the commands did. The blocks no test runs here say why (test/unit/docs/tested-docs.test.ts).
  */
 import { after, before, describe, it } from 'mocha';
@@ -21,14 +22,23 @@ import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import {
   AdmissionregistrationV1Api,
+  ApiextensionsV1Api,
   AppsV1Api,
+  BatchV1Api,
   CoreV1Api,
   CustomObjectsApi,
   DiscoveryV1Api,
+  StorageV1Api,
+  type V1Namespace,
+  type V1Pod,
 } from '@kubernetes/client-node';
-import { ensureNamespaces, useChartControlPlane } from '../../support/charts/cluster.js';
+import {
+  ensureNamespaces,
+  serverSideApply,
+  useChartControlPlane,
+} from '../../support/charts/cluster.js';
 import { playJobs } from '../../support/charts/job-actor.js';
-import { repoRoot, useHelm, type Helm } from '../../support/charts/render.js';
+import { HOST_CHART, oneOf, repoRoot, useHelm, type Helm } from '../../support/charts/render.js';
 import { splitCommandLines } from '../../support/docs/split-command-lines.js';
 import { testedDocBlocks, type DocBlock } from '../../support/docs/tested-docs.js';
 import { testCacheDir } from '../../support/use-control-plane.js';
@@ -38,6 +48,19 @@ import { isNotFound } from '../../../src/kube/index.js';
 
 const REGISTRY = 'registry.example.com/voe';
 const ADDON = { group: 'harvesterhci.io', version: 'v1beta1', plural: 'addons' } as const;
+const LONGHORN_VOLUMES = { group: 'longhorn.io', version: 'v1beta2', plural: 'volumes' } as const;
+const EXPANSIONS = {
+  group: 'storage.voe.dev',
+  version: 'v1alpha1',
+  plural: 'volumeexpansions',
+} as const;
+/** The PVC, its PV (Longhorn's volume of the same name) the troubleshooting commands look at. */
+const CLAIM = {
+  namespace: 'default',
+  name: 'disk-0',
+  volume: 'pvc-6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b',
+};
+const LONGHORN_ERROR = 'insufficient storage on replica disks';
 
 interface Context {
   url: string;
@@ -60,6 +83,10 @@ const PLACEHOLDERS = (context: Context): Array<[string, string]> => [
   [' [-f my-values.yaml]', ''],
   // The rendered manifests' directory: a temporary one, not the clone's.
   ['voe-manifests', context.manifests],
+  // The PVC troubleshooting.md and install.md look at, and its Longhorn volume.
+  ['NAMESPACE', CLAIM.namespace],
+  ['SOME-PVC', CLAIM.name],
+  ['VOLUME-HANDLE', CLAIM.volume],
 ];
 
 interface CommandRun {
@@ -176,6 +203,332 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
       (secret) => secret.metadata!.name!,
     );
 
+  const namespaceGone = (name: string) =>
+    core()
+      .readNamespace({ name })
+      .then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      );
+
+  /**
+   * kube-controller-manager's namespace controller for `name`, until the commands are done: once
+   * the namespace is being deleted, it deletes what the namespace holds, then removes the
+   * `kubernetes` finalizer (pkg/controller/namespace/deletion/namespaced_resources_deleter.go,
+   * (*namespacedResourcesDeleter).Delete: deleteAllContent, then finalizeNamespace). The content
+   * is what the commands here leave in it: Secrets, ConfigMaps, ServiceAccounts, Jobs and Pods.
+   */
+  const playNamespaceController =
+    (name: string) =>
+    async (done: () => boolean): Promise<void> => {
+      while (!done()) {
+        const namespace = await core()
+          .readNamespace({ name })
+          .catch((error: unknown) => {
+            if (isNotFound(error)) return undefined;
+            throw error;
+          });
+        if (!namespace) return;
+        if (namespace.metadata?.deletionTimestamp) {
+          await deleteNamespaceContent(name);
+          await finalizeNamespace(namespace);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+  const deleteNamespaceContent = async (namespace: string) => {
+    await core().deleteCollectionNamespacedSecret({ namespace });
+    await core().deleteCollectionNamespacedConfigMap({ namespace });
+    await core().deleteCollectionNamespacedServiceAccount({ namespace });
+    await core().deleteCollectionNamespacedPod({ namespace });
+    await cp.current.kubeConfig
+      .makeApiClient(BatchV1Api)
+      .deleteCollectionNamespacedJob({ namespace, propagationPolicy: 'Background' });
+  };
+  const finalizeNamespace = (namespace: V1Namespace) =>
+    core().replaceNamespaceFinalize({
+      name: namespace.metadata!.name!,
+      body: { ...namespace, spec: { finalizers: [] } },
+    });
+
+  /** The Helm section's install again, with its hook Jobs played (for the blocks that remove it). */
+  const reinstallWithHelm = async () => {
+    const install = blocks.find((block) => block.tested === 'helm-install')!;
+    const actor = playJobs(cp.current, 'voe-system');
+    try {
+      for (const argv of commandsOf(install, PLACEHOLDERS(context)))
+        await runCommand(install, argv, env);
+    } finally {
+      await actor.stop();
+    }
+    for (const run of actor.runs) assert.strictEqual(run.code, 0, `${run.job}: ${run.output}`);
+  };
+
+  /**
+   * A pod of the webhook's Deployment as its ReplicaSet creates it (pkg/controller/controller_utils.go,
+   * GetPodFromTemplate: the template's labels, annotations and spec, a generated name), bound to a
+   * node as the scheduler binds it, and the container status its kubelet then writes
+   * (pkg/kubelet/kubelet_pods.go, convertToAPIContainerStatuses: a container not started is
+   * waiting, with the reason the kubelet has for it).
+   */
+  const createWebhookPod = async (waiting: { reason: string; message?: string }) => {
+    const deployment = await cp.current.kubeConfig
+      .makeApiClient(AppsV1Api)
+      .readNamespacedDeployment({ namespace: 'voe-system', name: 'voe-webhook' });
+    const template = deployment.spec!.template;
+    const pod = await core().createNamespacedPod({
+      namespace: 'voe-system',
+      body: {
+        metadata: {
+          generateName: 'voe-webhook-',
+          labels: template.metadata?.labels,
+          annotations: template.metadata?.annotations,
+        },
+        spec: { ...template.spec!, nodeName: 'node-1' },
+      },
+    });
+    const container = template.spec!.containers[0]!;
+    const body: V1Pod = {
+      ...pod,
+      status: {
+        phase: 'Pending',
+        containerStatuses: [
+          {
+            name: container.name,
+            image: container.image!,
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            started: false,
+            state: { waiting },
+          },
+        ],
+      },
+    };
+    return await core().replaceNamespacedPodStatus({
+      namespace: 'voe-system',
+      name: pod.metadata!.name!,
+      body,
+    });
+  };
+
+  /**
+   * The status kube-controller-manager's Deployment controller writes once every replica of the
+   * template is updated and available (pkg/controller/deployment/sync.go, syncRolloutStatus with
+   * calculateStatus; the conditions of pkg/controller/deployment/util/deployment_util.go:
+   * Available MinimumReplicasAvailable, Progressing NewReplicaSetAvailable).
+   */
+  const writeDeploymentStatus = async () => {
+    const apps = cp.current.kubeConfig.makeApiClient(AppsV1Api);
+    const deployment = await apps.readNamespacedDeployment({
+      namespace: 'voe-system',
+      name: 'voe-webhook',
+    });
+    const replicas = deployment.spec!.replicas ?? 1;
+    const now = new Date();
+    await apps.replaceNamespacedDeploymentStatus({
+      namespace: 'voe-system',
+      name: 'voe-webhook',
+      body: {
+        ...deployment,
+        status: {
+          observedGeneration: deployment.metadata!.generation,
+          replicas,
+          updatedReplicas: replicas,
+          readyReplicas: replicas,
+          availableReplicas: replicas,
+          conditions: [
+            {
+              type: 'Available',
+              status: 'True',
+              reason: 'MinimumReplicasAvailable',
+              message: 'Deployment has minimum availability.',
+              lastUpdateTime: now,
+              lastTransitionTime: now,
+            },
+            {
+              type: 'Progressing',
+              status: 'True',
+              reason: 'NewReplicaSetAvailable',
+              message: 'ReplicaSet "voe-webhook-7d9c8b6f5" has successfully progressed.',
+              lastUpdateTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+        },
+      },
+    });
+  };
+
+  /**
+   * A Longhorn StorageClass, a 10Gi PV of it and the PVC bound to it, as the CSI provisioner and
+   * the PV controller leave them (pkg/controller/volume/persistentvolume/pv_controller.go,
+   * bindVolumeToClaim then bindClaimToVolume: the PV's claimRef, then the PVC's volumeName, its
+   * bind annotations, phase Bound and capacity), and Longhorn's Volume of the PV.
+   */
+  const createClaim = async () => {
+    await cp.current.kubeConfig.makeApiClient(StorageV1Api).createStorageClass({
+      body: {
+        metadata: { name: 'longhorn-docs' },
+        provisioner: 'driver.longhorn.io',
+        allowVolumeExpansion: true,
+        parameters: { numberOfReplicas: '3', dataEngine: 'v1' },
+      },
+    });
+    const claim = await core().createNamespacedPersistentVolumeClaim({
+      namespace: CLAIM.namespace,
+      body: {
+        metadata: { name: CLAIM.name },
+        spec: {
+          accessModes: ['ReadWriteMany'],
+          volumeMode: 'Block',
+          storageClassName: 'longhorn-docs',
+          resources: { requests: { storage: '10Gi' } },
+        },
+      },
+    });
+    await core().createPersistentVolume({
+      body: {
+        metadata: {
+          name: CLAIM.volume,
+          annotations: { 'pv.kubernetes.io/provisioned-by': 'driver.longhorn.io' },
+        },
+        spec: {
+          accessModes: ['ReadWriteMany'],
+          volumeMode: 'Block',
+          capacity: { storage: '10Gi' },
+          storageClassName: 'longhorn-docs',
+          persistentVolumeReclaimPolicy: 'Delete',
+          csi: { driver: 'driver.longhorn.io', volumeHandle: CLAIM.volume },
+          claimRef: {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            namespace: CLAIM.namespace,
+            name: CLAIM.name,
+            uid: claim.metadata!.uid!,
+          },
+        },
+      },
+    });
+    const bound = await core().replaceNamespacedPersistentVolumeClaim({
+      namespace: CLAIM.namespace,
+      name: CLAIM.name,
+      body: {
+        ...claim,
+        metadata: {
+          ...claim.metadata,
+          annotations: {
+            'pv.kubernetes.io/bind-completed': 'yes',
+            'pv.kubernetes.io/bound-by-controller': 'yes',
+            'volume.kubernetes.io/storage-provisioner': 'driver.longhorn.io',
+          },
+        },
+        spec: { ...claim.spec!, volumeName: CLAIM.volume },
+      },
+    });
+    await core().replaceNamespacedPersistentVolumeClaimStatus({
+      namespace: CLAIM.namespace,
+      name: CLAIM.name,
+      body: {
+        ...bound,
+        status: { phase: 'Bound', accessModes: ['ReadWriteMany'], capacity: { storage: '10Gi' } },
+      },
+    });
+    // longhorn-manager's CSI CreateVolume: a Volume named as the volume handle.
+    await objects().createNamespacedCustomObject({
+      ...LONGHORN_VOLUMES,
+      namespace: 'longhorn-system',
+      body: {
+        apiVersion: 'longhorn.io/v1beta2',
+        kind: 'Volume',
+        metadata: { name: CLAIM.volume },
+        spec: {
+          size: String(10 * 2 ** 30),
+          numberOfReplicas: 3,
+          frontend: 'blockdev',
+          dataEngine: 'v1',
+        },
+      },
+    });
+  };
+
+  /**
+   * The claim grown to 20Gi, and what follows when Longhorn cannot grow it: external-resizer's
+   * Resizing condition (pkg/controller/controller.go, markPVCResizeInProgress), Longhorn's
+   * lastExpansionError on its Volume, and the VolumeExpansion voe's tracker keeps for it
+   * (src/vmwatcher: named by expansionName, Stuck with LonghornExpansionFailed).
+   */
+  const stageStuckExpansion = async () => {
+    const claim = await core().readNamespacedPersistentVolumeClaim(CLAIM);
+    const grown = await core().replaceNamespacedPersistentVolumeClaim({
+      ...CLAIM,
+      body: {
+        ...claim,
+        spec: { ...claim.spec!, resources: { requests: { storage: '20Gi' } } },
+      },
+    });
+    const now = new Date();
+    await core().replaceNamespacedPersistentVolumeClaimStatus({
+      ...CLAIM,
+      body: {
+        ...grown,
+        status: {
+          ...grown.status,
+          conditions: [
+            { type: 'Resizing', status: 'True', lastProbeTime: now, lastTransitionTime: now },
+          ],
+          allocatedResources: { storage: '20Gi' },
+          allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' },
+        },
+      },
+    });
+    const volume = (await objects().getNamespacedCustomObject({
+      ...LONGHORN_VOLUMES,
+      namespace: 'longhorn-system',
+      name: CLAIM.volume,
+    })) as Record<string, unknown>;
+    await objects().replaceNamespacedCustomObjectStatus({
+      ...LONGHORN_VOLUMES,
+      namespace: 'longhorn-system',
+      name: CLAIM.volume,
+      body: {
+        ...volume,
+        status: {
+          state: 'attached',
+          expansionRequired: false,
+          lastExpansionError: LONGHORN_ERROR,
+          lastExpansionFailedAt: now.toISOString(),
+        },
+      },
+    });
+    const expansion = (await objects().createNamespacedCustomObject({
+      ...EXPANSIONS,
+      namespace: CLAIM.namespace,
+      body: {
+        apiVersion: 'storage.voe.dev/v1alpha1',
+        kind: 'VolumeExpansion',
+        metadata: { name: `${CLAIM.name}-20gi` },
+        spec: { pvcName: CLAIM.name, vmName: 'vm-0', from: '10Gi', to: '20Gi' },
+      },
+    })) as Record<string, unknown>;
+    await objects().replaceNamespacedCustomObjectStatus({
+      ...EXPANSIONS,
+      namespace: CLAIM.namespace,
+      name: `${CLAIM.name}-20gi`,
+      body: {
+        ...expansion,
+        status: {
+          phase: 'Stuck',
+          waitingFor: 'user',
+          reason: 'LonghornExpansionFailed',
+          message: `Longhorn failed to expand the volume of ${CLAIM.namespace}/${CLAIM.name}: ${LONGHORN_ERROR}.`,
+          lastTransitionTime: now.toISOString(),
+        },
+      },
+    });
+  };
+
   let caBundle = '';
   /** The Jobs the last commands made helm wait on, in the order they ran. */
   let hookJobs: string[] = [];
@@ -267,21 +620,9 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
     },
     {
       name: 'addon-removal',
-      // kubectl delete waits until the namespace is gone: finalize it as the namespace controller
-      // would once it is empty (the Addon, its only object here, is deleted with it).
-      meanwhile: async (done) => {
-        while (!done()) {
-          const namespace = await core().readNamespace({ name: 'voe-system' });
-          if (namespace.metadata?.deletionTimestamp) {
-            await core().replaceNamespaceFinalize({
-              name: 'voe-system',
-              body: { ...namespace, spec: { finalizers: [] } },
-            });
-            return;
-          }
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-      },
+      // kubectl delete waits until the namespace is gone (the Addon, its only object here, is
+      // deleted with it).
+      meanwhile: playNamespaceController('voe-system'),
       after: async () => {
         const gone = await addon().then(
           () => false,
@@ -342,6 +683,17 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
       },
     },
     {
+      name: 'rollout',
+      before: async () => {
+        await writeDeploymentStatus();
+        await createClaim();
+      },
+      after: async ([rollout, check]) => {
+        assert.include(rollout!.stdout, 'successfully rolled out');
+        assert.include(check!.stdout, 'allowed');
+      },
+    },
+    {
       name: 'helm-upgrade',
       before: async () => {
         caBundle = (await configuration())!.webhooks![0]!.clientConfig.caBundle!;
@@ -354,7 +706,32 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
       },
     },
     {
+      name: 'helm-alone',
+      // kubectl delete waits until the namespace is gone.
+      meanwhile: playNamespaceController('voe-system'),
+      after: async () => {
+        assert.isUndefined(await configuration(), 'the configuration voe is deleted');
+        assert.isTrue(await namespaceGone('voe-system'), 'the namespace is deleted');
+      },
+    },
+    {
+      name: 'stuck-expansion',
+      // Staged while voe is not installed (after helm-alone): the grow is voe's webhook's to
+      // admit, and no webhook pod runs here to answer.
+      before: stageStuckExpansion,
+      after: async ([pvc, expansions, volume]) => {
+        assert.match(pvc!.stdout, /^Name:\s+disk-0$/m);
+        assert.match(pvc!.stdout, /Resizing\s+True/);
+        assert.match(
+          expansions!.stdout,
+          /^default\s+disk-0-20gi\s+disk-0\s+vm-0\s+10Gi\s+20Gi\s+Stuck\s+user\s.*LonghornExpansionFailed$/m,
+        );
+        assert.include(volume!.stdout, `lastExpansionError: ${LONGHORN_ERROR}`);
+      },
+    },
+    {
       name: 'helm-uninstall',
+      before: reinstallWithHelm,
       meanwhile: playHookJobs,
       after: async () => {
         // tracker.enable is off by default: no pre-delete hook.
@@ -365,19 +742,24 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
       },
     },
     {
-      name: 'plain-kubectl',
-      // What the Uninstall section removes by hand: the Secrets, then the namespace (finalized as
-      // the namespace controller does once it is empty).
-      before: async () => {
-        for (const name of ['voe-webhook-ca', 'voe-webhook-tls'])
-          await core().deleteNamespacedSecret({ namespace: 'voe-system', name });
-        await core().deleteNamespace({ name: 'voe-system' });
-        const namespace = await core().readNamespace({ name: 'voe-system' });
-        await core().replaceNamespaceFinalize({
-          name: 'voe-system',
-          body: { ...namespace, spec: { finalizers: [] } },
-        });
+      name: 'uninstall-leftovers',
+      // kubectl delete waits until the namespace is gone (the CRD's own finalizer runs in the API
+      // server).
+      meanwhile: playNamespaceController('voe-system'),
+      after: async () => {
+        const crdGone = await cp.current.kubeConfig
+          .makeApiClient(ApiextensionsV1Api)
+          .readCustomResourceDefinition({ name: 'volumeexpansions.storage.voe.dev' })
+          .then(
+            () => false,
+            (error: unknown) => isNotFound(error),
+          );
+        assert.isTrue(crdGone, 'the CRD is deleted');
+        assert.isTrue(await namespaceGone('voe-system'), 'the namespace is deleted');
       },
+    },
+    {
+      name: 'plain-kubectl',
       meanwhile: playHookJobs,
       after: async () => {
         assert.deepStrictEqual(hookJobs, ['voe-certs-init']);
@@ -430,6 +812,103 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
         assert.strictEqual(caBundle, (await configuration())!.webhooks![0]!.clientConfig.caBundle);
         assert.deepStrictEqual(hookJobs, ['voe-certs-now']);
         assert.strictEqual(canI, 'yes\n');
+      },
+    },
+    {
+      name: 'certificate-jobs',
+      // The Jobs made from the CronJob by plain-kubectl and install-checks.
+      after: async ([jobs]) => {
+        assert.match(jobs!.stdout, /^voe-certs-init\s/m);
+        assert.match(jobs!.stdout, /^voe-certs-now\s/m);
+      },
+    },
+    {
+      name: 'webhook-pods',
+      before: async () => {
+        const deployment = await cp.current.kubeConfig
+          .makeApiClient(AppsV1Api)
+          .readNamespacedDeployment({ namespace: 'voe-system', name: 'voe-webhook' });
+        const image = deployment.spec!.template.spec!.containers[0]!.image!;
+        // pkg/kubelet/images/image_manager.go, EnsureImageExists: the back-off after a failed pull.
+        await createWebhookPod({
+          reason: 'ImagePullBackOff',
+          message: `Back-off pulling image ${JSON.stringify(image)}`,
+        });
+        const creating = await createWebhookPod({ reason: 'ContainerCreating' });
+        const volume = deployment.spec!.template.spec!.volumes!.find(
+          (v) => v.secret?.secretName === 'voe-webhook-tls',
+        )!;
+        // The kubelet's volume manager, when the Secret of a volume is missing
+        // (pkg/volume/util/operationexecutor/operation_generator.go, GenerateMountVolumeFunc:
+        // the event FailedMount with MountVolume.SetUp's error; pkg/volume/secret/secret.go,
+        // SetUpAt: the Secret's get answered not found).
+        await core().createNamespacedEvent({
+          namespace: 'voe-system',
+          body: {
+            metadata: { generateName: `${creating.metadata!.name!}.` },
+            involvedObject: {
+              apiVersion: 'v1',
+              kind: 'Pod',
+              namespace: 'voe-system',
+              name: creating.metadata!.name!,
+              uid: creating.metadata!.uid!,
+            },
+            type: 'Warning',
+            reason: 'FailedMount',
+            message: `MountVolume.SetUp failed for volume "${volume.name}" : secret "voe-webhook-tls" not found`,
+            source: { component: 'kubelet', host: 'node-1' },
+            firstTimestamp: new Date(),
+            lastTimestamp: new Date(),
+            count: 1,
+          },
+        });
+      },
+      after: async ([labelled, all]) => {
+        const deployment = await cp.current.kubeConfig
+          .makeApiClient(AppsV1Api)
+          .readNamespacedDeployment({ namespace: 'voe-system', name: 'voe-webhook' });
+        const image = deployment.spec!.template.spec!.containers[0]!.image!;
+        const images = [...labelled!.stdout.matchAll(/^\s+Image:\s+(\S+)$/gm)].map((m) => m[1]);
+        assert.include(images, image);
+        assert.include(labelled!.stdout, 'ImagePullBackOff');
+        assert.include(all!.stdout, 'ContainerCreating');
+        assert.include(all!.stdout, 'secret "voe-webhook-tls" not found');
+      },
+    },
+    {
+      name: 'certificate',
+      // The chart's Certificate with certificates.mode cert-manager, and the conditions
+      // cert-manager's readiness controller writes while the Secret is missing
+      // (pkg/controller/certificates/readiness: Ready False with the trigger policy's reason,
+      // pkg/controller/certificates/trigger/policies: SecretDoesNotExist).
+      before: async () => {
+        const certificate = oneOf(
+          await helm.template(HOST_CHART, {
+            namespace: 'voe-system',
+            values: { certificates: { mode: 'cert-manager' } },
+          }),
+          'Certificate',
+          'voe-webhook',
+        );
+        await serverSideApply(cp.current.kubeConfig, {
+          ...certificate,
+          status: {
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'False',
+                reason: 'DoesNotExist',
+                message: 'Issuing certificate as Secret does not exist',
+                lastTransitionTime: new Date().toISOString(),
+                observedGeneration: 1,
+              },
+            ],
+          },
+        } as typeof certificate);
+      },
+      after: async ([describe]) => {
+        assert.match(describe!.stdout, /^Name:\s+voe-webhook$/m);
+        assert.include(describe!.stdout, 'Issuing certificate as Secret does not exist');
       },
     },
   ];
