@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
@@ -61,11 +61,14 @@ const CLAIM = {
   volume: 'pvc-6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b',
 };
 const LONGHORN_ERROR = 'insufficient storage on replica disks';
+const GUEST_NS = 'guest-1';
 
 interface Context {
   url: string;
   kubeconfig: string;
   manifests: string;
+  /** The directory of the guest-cluster CSI driver's host manifests and its kubeconfigs. */
+  guest: string;
 }
 
 /** Each placeholder the docs write, and what the test runs instead. */
@@ -87,6 +90,13 @@ const PLACEHOLDERS = (context: Context): Array<[string, string]> => [
   ['NAMESPACE', CLAIM.namespace],
   ['SOME-PVC', CLAIM.name],
   ['VOLUME-HANDLE', CLAIM.volume],
+  // The guest-cluster CSI driver: the guest cluster's namespace on Harvester, Harvester's
+  // kubeconfig, the rendered manifests and the identities' kubeconfigs (this API server is both).
+  ['GUEST-NS', GUEST_NS],
+  ['HARVESTER-KUBECONFIG', context.kubeconfig],
+  ['voe-csi-host-manifests', join(context.guest, 'voe-csi-host-manifests')],
+  ['voe-csi.kubeconfig', join(context.guest, 'voe-csi.kubeconfig')],
+  ['voe-csi-node.kubeconfig', join(context.guest, 'voe-csi-node.kubeconfig')],
 ];
 
 interface CommandRun {
@@ -147,7 +157,9 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
       url: `http://127.0.0.1:${port}`,
       kubeconfig: cp.current.kubeconfigPath,
       manifests: join(dir, 'voe-manifests'),
+      guest: join(dir, 'guest'),
     };
+    await mkdir(context.guest);
     env = {
       PATH: [bin, dirname(process.execPath), process.env['PATH'] ?? '/usr/bin:/bin'].join(':'),
       HOME: join(dir, 'home'),
@@ -527,6 +539,40 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
         },
       },
     });
+  };
+
+  /**
+   * Step 2 of the guest-cluster section: a kubeconfig for each identity, with the guest cluster's
+   * namespace as its context's, the Harvester API server's URL and CA, and a token of the
+   * ServiceAccount (here from the TokenRequest API: no token controller fills the token Secrets).
+   */
+  const writeGuestKubeconfigs = async () => {
+    const cluster = cp.current.kubeConfig.getCurrentCluster()!;
+    for (const name of ['voe-csi', 'voe-csi-node']) {
+      const { status } = await core().createNamespacedServiceAccountToken({
+        namespace: GUEST_NS,
+        name,
+        body: { spec: { audiences: [], expirationSeconds: 3600 } },
+      });
+      const kubeconfig = {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'harvester',
+            cluster: {
+              server: cluster.server,
+              'certificate-authority-data':
+                cluster.caData ?? (await readFile(cluster.caFile!)).toString('base64'),
+            },
+          },
+        ],
+        users: [{ name, user: { token: status!.token } }],
+        contexts: [{ name, context: { cluster: 'harvester', user: name, namespace: GUEST_NS } }],
+        'current-context': name,
+      };
+      await writeFile(join(context.guest, `${name}.kubeconfig`), JSON.stringify(kubeconfig));
+    }
   };
 
   let caBundle = '';
@@ -909,6 +955,44 @@ describe('the commands of docs/install.md and docs/troubleshooting.md, run on a 
       after: async ([describe]) => {
         assert.match(describe!.stdout, /^Name:\s+voe-webhook$/m);
         assert.include(describe!.stdout, 'Issuing certificate as Secret does not exist');
+      },
+    },
+    {
+      name: 'guest-host',
+      // The namespace of the guest cluster's VMs, which Harvester has.
+      before: () => ensureNamespaces(cp.current.kubeConfig, [GUEST_NS]),
+      after: async () => {
+        const accounts = await core().listNamespacedServiceAccount({ namespace: GUEST_NS });
+        assert.includeMembers(
+          accounts.items.map((account) => account.metadata!.name!),
+          ['voe-csi', 'voe-csi-node'],
+        );
+      },
+    },
+    {
+      name: 'guest-install',
+      before: writeGuestKubeconfigs,
+      after: async () => {
+        for (const [secret, file] of [
+          ['voe-csi-host-kubeconfig', 'voe-csi.kubeconfig'],
+          ['voe-csi-node-host-kubeconfig', 'voe-csi-node.kubeconfig'],
+        ] as const) {
+          const { data } = await core().readNamespacedSecret({
+            namespace: 'kube-system',
+            name: secret,
+          });
+          assert.strictEqual(
+            Buffer.from(data!['kubeconfig']!, 'base64').toString(),
+            await readFile(join(context.guest, file), 'utf8'),
+          );
+        }
+        const storageClass = await cp.current.kubeConfig
+          .makeApiClient(StorageV1Api)
+          .readStorageClass({ name: 'harvester' });
+        assert.isTrue(storageClass.allowVolumeExpansion);
+        await cp.current.kubeConfig
+          .makeApiClient(StorageV1Api)
+          .readCSIDriver({ name: 'driver.harvesterhci.io' });
       },
     },
   ];
