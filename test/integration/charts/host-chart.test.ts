@@ -148,12 +148,24 @@ describe('the host chart (helm lint, helm template, values.schema.json)', functi
         }
       });
 
-      it('runs the webhook locked down: replicas, probes on /livez and /readyz, resources and a V8 heap within them, non-root, read-only root, no privileges, seccomp RuntimeDefault', () => {
+      it('runs the webhook locked down: replicas, its priorityClassName, probes on /livez and /readyz, resources and a V8 heap within them, non-root, read-only root, no privileges, seccomp RuntimeDefault', () => {
         const v = merged(defaults, values) as {
-          webhook: { replicas: number; port: number; nodeOptions?: string };
+          webhook: {
+            replicas: number;
+            port: number;
+            nodeOptions?: string;
+            priorityClassName: string;
+          };
         };
         const deployment = oneOf(objects, 'Deployment', 'voe-webhook') as unknown as V1Deployment;
         assert.strictEqual(deployment.spec!.replicas, v.webhook.replicas);
+        // With failurePolicy Fail, grows wait on these pods: system-cluster-critical by default.
+        assert.strictEqual(
+          deployment.spec!.template.spec!.priorityClassName,
+          v.webhook.priorityClassName || undefined,
+        );
+        if (values === undefined)
+          assert.strictEqual(v.webhook.priorityClassName, 'system-cluster-critical');
         assert.strictEqual(deployment.spec!.strategy?.rollingUpdate?.maxUnavailable, 0);
         const pods: V1PodSpec[] = [
           deployment.spec!.template.spec!,

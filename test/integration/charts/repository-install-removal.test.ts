@@ -5,10 +5,14 @@
  * as values (what Harvester's helm Job runs), then each hook's command run as a process with the
  * hook's ServiceAccount credentials. Then removal in each order, each on its own release
  * namespace: afterwards no ValidatingWebhookConfiguration of voe is left and a PVC grow is not
- * refused by voe. This API server runs no controllers and reaches no Service: deleting a
+ * refused by voe. Grows in the namespaces the webhooks' namespaceSelector leaves out (kube-system,
+ * the release namespace, webhook.excludedNamespaces, a namespace labelled to opt out) are never
+ * sent to voe, even with no webhook answering. This API server runs no controllers and reaches no Service: deleting a
  * namespace leaves it Terminating, the kubelet's SIGTERM to the webhook pods is sent here to the
  * voe serve process, and while the configuration is there every grow is refused (failurePolicy
- * Fail, no endpoint), which is what "not refused by voe" is checked against.
+ * Fail, no endpoint), which is what "not refused by voe" is checked against. The last case runs
+ * kube-controller-manager's namespace controller and garbage collector, with no webhook process
+ * at all: the configuration goes with the namespace that owns it.
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -38,6 +42,9 @@ import { repoRoot, useHelm, type Helm, type Rendered } from '../../support/chart
 import { writeSecretVolume } from '../../support/charts/secret-volume.js';
 import { eventually } from '../../support/eventually.js';
 import { runVoe, VOE_MAIN } from '../../support/run-voe.js';
+import { logTail, startTool } from '../../support/guest-cluster/tool-process.js';
+import { testCacheDir } from '../../support/use-control-plane.js';
+import { buildGuestTool, GUEST_TOOLS } from '../../../src/controlplane/guest-tools/index.js';
 import { isNotFound } from '../../../src/kube/index.js';
 
 const run = promisify(execFile);
@@ -100,7 +107,7 @@ describe('the host chart from a served repository: installed with helm, its hook
     const added = await helm.run(['repo', 'add', 'voe', url]);
     assert.strictEqual(added.code, 0, added.stderr);
     await ensureNamespaces(cp.current.kubeConfig, ['harvester-system', 'longhorn-system', 'vms']);
-    await setUpGrowableClaim();
+    await setUpGrowableClaim('vms');
   });
   after(async () => {
     await helm?.cleanup();
@@ -111,64 +118,60 @@ describe('the host chart from a served repository: installed with helm, its hook
   const admission = () => cp.current.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const core = () => cp.current.kubeConfig.makeApiClient(CoreV1Api);
 
-  /** A bound PVC in namespace vms whose StorageClass allows expansion (no VM uses it: voe admits its grows). */
-  async function setUpGrowableClaim(): Promise<void> {
-    await cp.current.kubeConfig.makeApiClient(StorageV1Api).createStorageClass({
-      body: {
-        metadata: { name: 'growable' },
-        provisioner: 'growable.example.com',
-        allowVolumeExpansion: true,
-      },
-    });
+  /** A bound 1Gi PVC `data` in `namespace` whose StorageClass allows expansion (no VM uses it: voe admits its grows). */
+  async function setUpGrowableClaim(namespace: string): Promise<void> {
+    if (namespace === 'vms')
+      await cp.current.kubeConfig.makeApiClient(StorageV1Api).createStorageClass({
+        body: {
+          metadata: { name: 'growable' },
+          provisioner: 'growable.example.com',
+          allowVolumeExpansion: true,
+        },
+      });
     await core().createPersistentVolume({
       body: {
-        metadata: { name: 'pv-growable' },
+        metadata: { name: `pv-growable-${namespace}` },
         spec: {
           capacity: { storage: '1Gi' },
           accessModes: ['ReadWriteOnce'],
           storageClassName: 'growable',
-          csi: { driver: 'growable.example.com', volumeHandle: 'v1' },
-          claimRef: { namespace: 'vms', name: 'data' },
+          csi: { driver: 'growable.example.com', volumeHandle: `v-${namespace}` },
+          claimRef: { namespace, name: 'data' },
         },
       },
     });
     await core().createNamespacedPersistentVolumeClaim({
-      namespace: 'vms',
+      namespace,
       body: {
         metadata: { name: 'data' },
         spec: {
           accessModes: ['ReadWriteOnce'],
           storageClassName: 'growable',
-          volumeName: 'pv-growable',
+          volumeName: `pv-growable-${namespace}`,
           resources: { requests: { storage: '1Gi' } },
         },
       },
     });
     await core().replaceNamespacedPersistentVolumeClaimStatus({
-      namespace: 'vms',
+      namespace,
       name: 'data',
       body: {
-        ...(await core().readNamespacedPersistentVolumeClaim({ namespace: 'vms', name: 'data' })),
+        ...(await core().readNamespacedPersistentVolumeClaim({ namespace, name: 'data' })),
         status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } },
       },
     });
   }
 
-  let size = 1;
-  /** Grows vms/data by 1Gi as a user would; resolves with the API server's refusal, or undefined. */
-  async function grow(): Promise<string | undefined> {
+  /** The size (in Gi) each namespace's claim `data` was grown to. */
+  const sizes = new Map<string, number>();
+  /** Grows `namespace`/data by 1Gi as a user would; resolves with the API server's refusal, or undefined. */
+  async function grow(namespace = 'vms'): Promise<string | undefined> {
+    const size = sizes.get(namespace) ?? 1;
     try {
-      const claim = await core().readNamespacedPersistentVolumeClaim({
-        namespace: 'vms',
-        name: 'data',
-      });
+      const claim = await core().readNamespacedPersistentVolumeClaim({ namespace, name: 'data' });
       claim.spec!.resources!.requests!['storage'] = `${size + 1}Gi`;
-      await core().replaceNamespacedPersistentVolumeClaim({
-        namespace: 'vms',
-        name: 'data',
-        body: claim,
-      });
-      size += 1;
+      await core().replaceNamespacedPersistentVolumeClaim({ namespace, name: 'data', body: claim });
+      sizes.set(namespace, size + 1);
       return undefined;
     } catch (error) {
       return String((error as { body?: unknown }).body ?? error);
@@ -344,6 +347,38 @@ describe('the host chart from a served repository: installed with helm, its hook
     assert.match((await grow()) ?? 'admitted', /failed calling webhook \\?"pvc-resize\.voe/);
   });
 
+  it('with no webhook answering, grows in kube-system, the release namespace, webhook.excludedNamespaces and a namespace labelled storage.voe.dev/webhook=disabled are not sent to voe', async () => {
+    await core().createNamespace({
+      body: {
+        metadata: { name: 'vms-opted-out', labels: { 'storage.voe.dev/webhook': 'disabled' } },
+      },
+    });
+    // webhook.excludedNamespaces as the Addon's values add it: the configuration as upgraded.
+    const values = await helm.writeValues({
+      ...addonValues,
+      webhook: { excludedNamespaces: ['vms-excluded'] },
+    });
+    const upgraded = await helm.run([
+      'upgrade',
+      'voe',
+      `voe/${CHART}`,
+      '--namespace',
+      'voe-a',
+      '--no-hooks',
+      '-f',
+      values,
+      '--kubeconfig',
+      kubeconfig,
+    ]);
+    assert.strictEqual(upgraded.code, 0, upgraded.stderr);
+    await ensureNamespaces(cp.current.kubeConfig, ['vms-excluded']);
+    for (const namespace of ['kube-system', 'voe-a', 'vms-excluded', 'vms-opted-out']) {
+      await setUpGrowableClaim(namespace);
+      assert.isUndefined(await grow(namespace), namespace);
+    }
+    assert.match((await grow()) ?? 'admitted', /failed calling webhook \\?"pvc-resize\.voe/);
+  });
+
   it('helm uninstall (what disabling the Addon runs): no configuration left, a grow is not refused by voe', async () => {
     const uninstalled = await helm.run([
       'uninstall',
@@ -417,7 +452,47 @@ describe('the host chart from a served repository: installed with helm, its hook
     assert.strictEqual(uninstalled.code, 0, uninstalled.stderr);
     assert.isUndefined(await grow());
   });
+
+  it("the namespace deleted while no webhook stops to remove the configuration: kube-controller-manager's namespace controller and garbage collector delete it, the namespace owning it; a grow is not refused by voe", async () => {
+    const namespace = 'voe-e';
+    try {
+      await install(namespace);
+      assert.match((await grow()) ?? 'admitted', /failed calling webhook \\?"pvc-resize\.voe/);
+      const kcm = startTool(dir, 'kube-controller-manager', await kubeControllerManager(), [
+        `--kubeconfig=${kubeconfig}`,
+        '--controllers=namespace-controller,garbage-collector-controller',
+        '--leader-elect=false',
+        '--secure-port=0',
+      ]);
+      try {
+        await core().deleteNamespace({ name: namespace });
+        await eventually(
+          async () => !(await configurationLeft()),
+          120_000,
+          'the garbage collector deleting the configuration voe',
+        );
+      } catch (error) {
+        throw new Error(`${String(error)}\n${await logTail(kcm)}`, { cause: error });
+      } finally {
+        await kcm.stop(5_000);
+      }
+      assert.isUndefined(await grow());
+    } finally {
+      await removeLeftovers(namespace);
+    }
+  });
 });
+
+/** kube-controller-manager of the control plane's Kubernetes release (built once, cached). */
+function kubeControllerManager(): Promise<string> {
+  return buildGuestTool(
+    GUEST_TOOLS.find((tool) => tool.binary === 'kube-controller-manager')!,
+    {
+      cacheDir: testCacheDir(),
+      onProgress: (line) => process.stderr.write(`${line}\n`),
+    },
+  );
+}
 
 /** `object` without its Helm hook annotations: applied as a plain object. */
 function stripHook(object: Rendered): KubernetesObject {
