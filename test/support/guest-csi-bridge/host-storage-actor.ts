@@ -13,9 +13,17 @@ import type {
   HostPvc,
   HostVm,
   HostVmi,
+  HostVolumeSnapshot,
   VolumeStatus,
 } from '../../../src/guest-csi-bridge/host/host-objects.js';
 import { createScratch, type LoopDevice, type Scratch } from '../fsresize/loop-device.js';
+import {
+  reconcileHostSnapshots,
+  restoreReady,
+  VOLUME_SNAPSHOT_CONTENTS,
+  VOLUME_SNAPSHOTS,
+  type HostSnapshotContent,
+} from './host-snapshot-actor.js';
 
 const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
 const PVS = { group: '', version: 'v1', plural: 'persistentvolumes' };
@@ -38,6 +46,11 @@ export interface HostStorageActorOptions {
   deviceDirectory: string;
   /** Hotplugged volumes become loop devices (needs root); without it, the VMI status alone is written. */
   loopDevices?: boolean;
+  /**
+   * Also play the host's snapshot-controller and csi-snapshotter (host-snapshot-actor.ts), and
+   * provision PVCs restored from VolumeSnapshots once those are ready (needs the snapshot CRDs).
+   */
+  snapshots?: boolean;
 }
 
 interface Attachment {
@@ -69,13 +82,17 @@ function bytesOf(quantity: string | undefined): bigint {
  * - KubeVirt's hotplug: a hotpluggable volume in a VM's spec gets a hotplug pod that mounts the
  *   PVC, a loop device of the PVC's capacity linked under the guest's by-id name, and a VMI
  *   volumeStatus entry (Ready, hotplugVolume); a volume removed from the spec loses all three;
- *   a PVC that grows grows its loop device (the hypervisor's BlockResize).
+ *   a PVC that grows grows its loop device (the hypervisor's BlockResize);
+ * - with `snapshots`, the host's snapshot controller and snapshotter (host-snapshot-actor.ts), and
+ *   a PVC restored from a VolumeSnapshot provisioned only once that snapshot is ready.
  * It also counts the writes of each PVC's request, as the API server delivered them.
  */
 export class HostStorageActor {
   readonly #options: HostStorageActorOptions;
   readonly #pvcs: Informer;
   readonly #vms: Informer;
+  readonly #snapshots: Informer | undefined;
+  readonly #contents: Informer | undefined;
   readonly #attachments = new Map<string, Map<string, Attachment>>();
   readonly #requestWrites = new Map<string, number>();
   readonly #provisioners = new Map<string, string>();
@@ -95,6 +112,10 @@ export class HostStorageActor {
     const { kubeConfig, namespace } = options;
     this.#pvcs = new Informer({ kubeConfig, resource: { ...PVCS, namespace } });
     this.#vms = new Informer({ kubeConfig, resource: { ...VMS, namespace } });
+    if (options.snapshots) {
+      this.#snapshots = new Informer({ kubeConfig, resource: { ...VOLUME_SNAPSHOTS, namespace } });
+      this.#contents = new Informer({ kubeConfig, resource: VOLUME_SNAPSHOT_CONTENTS });
+    }
     this.#pvcs.on('update', (pvc, old) => {
       const now = (pvc as HostPvc).spec?.resources?.requests?.['storage'];
       const before = (old as HostPvc).spec?.resources?.requests?.['storage'];
@@ -103,15 +124,21 @@ export class HostStorageActor {
         this.#requestWrites.set(name, (this.#requestWrites.get(name) ?? 0) + 1);
       }
     });
-    for (const informer of [this.#pvcs, this.#vms])
+    for (const informer of this.#informers())
       for (const event of ['add', 'update', 'delete', 'sync'] as const)
         informer.on(event, () => this.#kick());
+  }
+
+  #informers(): Informer[] {
+    return [this.#pvcs, this.#vms, this.#snapshots, this.#contents].filter(
+      (informer): informer is Informer => informer !== undefined,
+    );
   }
 
   async start(): Promise<void> {
     await mkdir(this.#options.deviceDirectory, { recursive: true });
     if (this.#options.loopDevices !== false) this.#scratch = await createScratch('voe-csi-host-');
-    await Promise.all([this.#pvcs.start(), this.#vms.start()]);
+    await Promise.all(this.#informers().map((informer) => informer.start()));
     this.#kick();
   }
 
@@ -152,7 +179,7 @@ export class HostStorageActor {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#retry);
-    await Promise.all([this.#pvcs.stop(), this.#vms.stop()]);
+    await Promise.all(this.#informers().map((informer) => informer.stop()));
     await this.#running.catch(() => undefined);
     for (const byVolume of this.#attachments.values())
       for (const attachment of byVolume.values())
@@ -221,6 +248,14 @@ export class HostStorageActor {
 
   async #reconcile(): Promise<void> {
     const { namespace } = this.#options;
+    const snapshots = (this.#snapshots?.list() ?? []) as HostVolumeSnapshot[];
+    if (this.#snapshots)
+      await reconcileHostSnapshots(
+        (method, path, body, contentType) => this.#request(method, path, body, contentType),
+        namespace,
+        snapshots,
+        (this.#contents?.list() ?? []) as HostSnapshotContent[],
+      );
     for (const pvc of this.#pvcs.list() as HostPvc[]) {
       const name = pvc.metadata?.name ?? '';
       const ref = { ...PVCS, namespace, name };
@@ -245,7 +280,7 @@ export class HostStorageActor {
       }
       const request = pvc.spec?.resources?.requests?.['storage'] ?? '0';
       if (pvc.status?.phase !== 'Bound') {
-        await this.#bind(pvc, request);
+        if (restoreReady(pvc, snapshots)) await this.#bind(pvc, request);
         continue;
       }
       const capacity = pvc.status?.capacity?.['storage'];
