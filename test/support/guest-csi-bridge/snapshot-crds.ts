@@ -8,7 +8,7 @@ import { readCrds } from '../../../src/controlplane/install-crds.js';
 /** external-snapshotter's client module, whose config/crd holds the snapshot CRDs as upstream ships them. */
 export const SNAPSHOT_CLIENT = {
   module: 'github.com/kubernetes-csi/external-snapshotter/client/v8',
-  version: 'v8.6.0',
+  version: 'v8.7.0',
 } as const;
 
 /** The snapshot.storage.k8s.io CRDs (VolumeSnapshot, VolumeSnapshotContent, VolumeSnapshotClass) of the client module, fetched through the Go module proxy (cached by go). */
