@@ -44,6 +44,9 @@ interface SnapshotClass {
   deletionPolicy?: string;
 }
 
+/** Keeps the data of the source PVC `claim` as the snapshot `snapshot` (the storage's CSI CreateSnapshot). */
+export type SnapshotCutter = (snapshot: string, claim: string) => Promise<void>;
+
 /** The requests the actor sends (the storage actor's, as cluster admin). */
 export type HostRequest = <T = unknown>(
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
@@ -79,20 +82,22 @@ export function contentNameOf(snapshot: HostVolumeSnapshot): string {
  * - a deleted snapshot (processSnapshotWithDeletionTimestamp): a Delete-policy content annotated
  *   being-deleted and deleted, then the snapshot's finalizers removed; the sidecar's
  *   deleteCSISnapshot then removes the content's finalizer.
- * The snapshot holds no data: a volume restored from it starts blank.
+ * `cut` keeps the source's data (the storage actor copies a hotplugged volume's loop device), so
+ * a volume restored from the snapshot starts with it.
  */
 export async function reconcileHostSnapshots(
   request: HostRequest,
   namespace: string,
   snapshots: readonly HostVolumeSnapshot[],
   contents: readonly HostSnapshotContent[],
+  cut: SnapshotCutter = async () => undefined,
 ): Promise<void> {
   const byName = new Map(contents.map((c) => [c.metadata?.name ?? '', c]));
   for (const snapshot of snapshots) {
     const content = byName.get(contentNameOf(snapshot));
     if (snapshot.metadata?.deletionTimestamp)
       await deleteSnapshot(request, namespace, snapshot, content);
-    else await syncSnapshot(request, namespace, snapshot, content);
+    else await syncSnapshot(request, namespace, snapshot, content, cut);
   }
   for (const content of contents)
     if (content.metadata?.deletionTimestamp && content.metadata.finalizers?.length)
@@ -110,6 +115,7 @@ async function syncSnapshot(
   namespace: string,
   snapshot: HostVolumeSnapshot,
   content: HostSnapshotContent | undefined,
+  cut: SnapshotCutter,
 ): Promise<void> {
   const name = snapshot.metadata?.name ?? '';
   const ref = { ...VOLUME_SNAPSHOTS, namespace, name };
@@ -200,6 +206,7 @@ async function syncSnapshot(
     // The sidecar cuts the snapshot: Longhorn answers the volume's size (the PVC's capacity).
     const pvc = await request<HostPvc>('GET', resourcePath(pvcRef)).catch(ignoreNotFound);
     const size = parseQuantityCeil(pvc?.status?.capacity?.['storage'] ?? '0');
+    await cut(name, claim);
     await request(
       'PATCH',
       resourcePath({ ...VOLUME_SNAPSHOT_CONTENTS, name: content.metadata?.name ?? '' }, 'status'),

@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -16,7 +16,7 @@ import type {
   HostVolumeSnapshot,
   VolumeStatus,
 } from '../../../src/guest-csi-bridge/host/host-objects.js';
-import { createScratch, type LoopDevice, type Scratch } from '../fsresize/loop-device.js';
+import { createScratch, sh, type LoopDevice, type Scratch } from '../fsresize/loop-device.js';
 import {
   reconcileHostSnapshots,
   restoreReady,
@@ -84,7 +84,8 @@ function bytesOf(quantity: string | undefined): bigint {
  *   volumeStatus entry (Ready, hotplugVolume); a volume removed from the spec loses all three;
  *   a PVC that grows grows its loop device (the hypervisor's BlockResize);
  * - with `snapshots`, the host's snapshot controller and snapshotter (host-snapshot-actor.ts), and
- *   a PVC restored from a VolumeSnapshot provisioned only once that snapshot is ready.
+ *   a PVC restored from a VolumeSnapshot provisioned only once that snapshot is ready; a snapshot
+ *   of a hotplugged volume keeps a copy of its loop device, which a restored volume starts from.
  * It also counts the writes of each PVC's request, as the API server delivered them.
  */
 export class HostStorageActor {
@@ -97,6 +98,9 @@ export class HostStorageActor {
   readonly #requestWrites = new Map<string, number>();
   readonly #provisioners = new Map<string, string>();
   readonly refuseGrowth = new Set<string>();
+  /** The data of each snapshot cut of a hotplugged volume: a copy of its loop device's backing file. */
+  readonly #snapshotImages = new Map<string, string>();
+  #imageDirectory: string | undefined;
   readonly #heldGrowth = new Set<string>();
   #scratch: Scratch | undefined;
   #running: Promise<void> = Promise.resolve();
@@ -160,11 +164,7 @@ export class HostStorageActor {
 
   /** The loop device of a hotplugged volume. */
   deviceOf(volume: string): string | undefined {
-    for (const byVolume of this.#attachments.values()) {
-      const found = byVolume.get(volume)?.loop?.device;
-      if (found) return found;
-    }
-    return undefined;
+    return this.#loopOf(volume)?.device;
   }
 
   /** Resolves once the actor has handled everything it has seen so far. */
@@ -255,6 +255,7 @@ export class HostStorageActor {
         namespace,
         snapshots,
         (this.#contents?.list() ?? []) as HostSnapshotContent[],
+        (snapshot, claim) => this.#keepSnapshotData(snapshot, claim),
       );
     for (const pvc of this.#pvcs.list() as HostPvc[]) {
       const name = pvc.metadata?.name ?? '';
@@ -405,6 +406,37 @@ export class HostStorageActor {
     );
   }
 
+  /** Longhorn's snapshot of an attached volume: a sparse copy of its loop device's backing file. */
+  async #keepSnapshotData(snapshot: string, claim: string): Promise<void> {
+    const loop = this.#loopOf(claim);
+    if (!loop || !this.#scratch) return;
+    this.#imageDirectory ??= await this.#scratch.directory('snapshots');
+    const image = join(this.#imageDirectory, `${snapshot}.img`);
+    await sh('sync', []);
+    await sh('cp', ['--sparse=always', loop.backingFile, image]);
+    this.#snapshotImages.set(snapshot, image);
+  }
+
+  #loopOf(volume: string): LoopDevice | undefined {
+    for (const byVolume of this.#attachments.values()) {
+      const loop = byVolume.get(volume)?.loop;
+      if (loop) return loop;
+    }
+    return undefined;
+  }
+
+  /** The loop device of a hotplugged volume: blank, or, restored from a snapshot with data, a copy of it (what Longhorn restores). */
+  async #attachLoop(scratch: Scratch, pvc: HostPvc, bytes: number): Promise<LoopDevice> {
+    const source = pvc.spec?.dataSource;
+    const image =
+      source?.kind === 'VolumeSnapshot' ? this.#snapshotImages.get(source.name ?? '') : undefined;
+    if (!image || !this.#imageDirectory) return scratch.attach(bytes);
+    const copy = join(this.#imageDirectory, `restore-${pvc.metadata?.name ?? ''}.img`);
+    await sh('cp', ['--sparse=always', image, copy]);
+    await truncate(copy, bytes);
+    return scratch.attachFile(copy);
+  }
+
   async #hotplug(vm: HostVm): Promise<void> {
     const { namespace, deviceDirectory } = this.#options;
     const vmName = vm.metadata?.name ?? '';
@@ -436,7 +468,9 @@ export class HostStorageActor {
         target: `sd${String.fromCharCode(97 + (this.#targets++ % 26))}`,
       };
       if (this.#scratch) {
-        attachment.loop = await this.#scratch.attach(
+        attachment.loop = await this.#attachLoop(
+          this.#scratch,
+          pvc,
           Number(bytesOf(pvc.status?.capacity?.['storage'])),
         );
         attachment.link = join(deviceDirectory, byIdName(volume));

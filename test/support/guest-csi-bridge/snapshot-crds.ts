@@ -11,7 +11,11 @@ export const SNAPSHOT_CLIENT = {
   version: 'v8.7.0',
 } as const;
 
-/** The snapshot.storage.k8s.io CRDs (VolumeSnapshot, VolumeSnapshotContent, VolumeSnapshotClass) of the client module, fetched through the Go module proxy (cached by go). */
+/**
+ * The CRDs of the client module (snapshot.storage.k8s.io: VolumeSnapshot, VolumeSnapshotContent,
+ * VolumeSnapshotClass; groupsnapshot.storage.k8s.io: the volume group snapshots, which
+ * snapshot-controller looks for), fetched through the Go module proxy (cached by go).
+ */
 export async function readSnapshotCrds(): Promise<V1CustomResourceDefinition[]> {
   const dir = await downloadGoModule(
     SNAPSHOT_CLIENT.module,
@@ -19,7 +23,7 @@ export async function readSnapshotCrds(): Promise<V1CustomResourceDefinition[]> 
     goBuildEnv(process.env),
   );
   const crds = await readCrds(join(dir, 'config', 'crd'));
-  return crds.filter((crd) => crd.spec?.group === 'snapshot.storage.k8s.io');
+  return crds.filter((crd) => crd.spec?.group?.endsWith('snapshot.storage.k8s.io'));
 }
 
 /** Installs the snapshot CRDs on the cluster and waits until they serve. */
