@@ -133,6 +133,10 @@ async function copyModule(
 ): Promise<string> {
   const extracted = await downloadGoModule(tool.module!, tool.version, env);
   await cp(extracted, source, { recursive: true });
+  for (const nested of tool.nested ?? [])
+    await cp(await downloadGoModule(nested.module, tool.version, env), join(source, nested.dir), {
+      recursive: true,
+    });
   await chmod(source, 0o755);
   for (const entry of await readdir(source, { recursive: true, withFileTypes: true }))
     if (entry.isDirectory()) await chmod(join(entry.parentPath, entry.name), 0o755);

@@ -15,11 +15,23 @@ import { guestToolsModuleDir } from './guest-tools-module-dir.js';
  */
 export interface GuestTool {
   binary:
-    'kube-controller-manager' | 'kubectl' | 'csi-provisioner' | 'csi-attacher' | 'csi-resizer';
+    | 'kube-controller-manager'
+    | 'kubectl'
+    | 'csi-provisioner'
+    | 'csi-attacher'
+    | 'csi-resizer'
+    | 'csi-snapshotter'
+    | 'snapshot-controller';
   /** The release built. */
   version: string;
   /** The released module (absent: the guest tools' Go module). */
   module?: string;
+  /**
+   * Modules of the same repository and release the released module's go.mod replaces with a
+   * directory of its own (`replace ... => ./client`): a module's zip leaves nested modules out,
+   * so each is downloaded at the tool's version and copied there.
+   */
+  nested?: ReadonlyArray<{ module: string; dir: string }>;
   /** The main package: an import path in the guest tools' module, `./cmd/...` in a released one. */
   pkg: string;
   ldflags: string;
@@ -41,10 +53,16 @@ function sidecar(binary: GuestTool['binary'], module: string, version: string): 
   };
 }
 
+const SNAPSHOTTER = 'github.com/kubernetes-csi/external-snapshotter/v8';
+/** external-snapshotter's go.mod replaces its client module with ./client. */
+const SNAPSHOTTER_NESTED = [
+  { module: 'github.com/kubernetes-csi/external-snapshotter/client/v8', dir: 'client' },
+];
+
 /**
  * kube-controller-manager and kubectl of the Kubernetes release kube-apiserver is built from
- * (kubectl runs the commands of docs/install.md and docs/troubleshooting.md), and the CSI sidecars at the releases charts/voe-csi ships (test/unit/controlplane/guest-tools checks that
- * the two agree).
+ * (kubectl runs the commands of docs/install.md and docs/troubleshooting.md), the CSI sidecars at the releases charts/voe-csi ships (test/unit/controlplane/guest-tools checks that
+ * the two agree), and the snapshot controller of csi-snapshotter's release.
  */
 export const GUEST_TOOLS: readonly GuestTool[] = [
   {
@@ -65,6 +83,10 @@ export const GUEST_TOOLS: readonly GuestTool[] = [
   sidecar('csi-provisioner', 'github.com/kubernetes-csi/external-provisioner/v6', 'v6.4.0'),
   sidecar('csi-attacher', 'github.com/kubernetes-csi/external-attacher/v4', 'v4.13.0'),
   sidecar('csi-resizer', 'github.com/kubernetes-csi/external-resizer/v2', 'v2.3.0'),
+  { ...sidecar('csi-snapshotter', SNAPSHOTTER, 'v8.7.0'), nested: SNAPSHOTTER_NESTED },
+  // The guest's snapshot controller, of the same release: what a distribution runs beside the
+  // snapshot CRDs (not the chart's: the cluster's).
+  { ...sidecar('snapshot-controller', SNAPSHOTTER, 'v8.7.0'), nested: SNAPSHOTTER_NESTED },
 ];
 
 /**

@@ -2,8 +2,13 @@ import { readCapacityRange } from '../csi/capacity-range.js';
 import { hostPvcName } from '../csi/host-pvc-name.js';
 import { checkSupported, requireCapability } from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
-import type { HostPvc } from '../host/host-objects.js';
-import type { CreateVolumeRequest, VolumeMessage } from '../proto/csi-messages.js';
+import type { HostApi } from '../host/host-api.js';
+import type { HostPvc, HostVolumeSnapshot } from '../host/host-objects.js';
+import type {
+  CreateVolumeRequest,
+  VolumeContentSourceMessage,
+  VolumeMessage,
+} from '../proto/csi-messages.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
 import {
@@ -13,6 +18,8 @@ import {
   planHostPvc,
   type PlanInput,
 } from './plan-host-pvc.js';
+import { isGuestSnapshot } from './plan-host-snapshot.js';
+import { restoreInput, sourceIncompatibility, withSnapshotSource } from './plan-restore.js';
 import { capacityBytesOf, requestBytesOf } from './pvc-sizes.js';
 
 /** The existing volume's size: the larger of its host PVC's capacity and request. */
@@ -21,6 +28,36 @@ function existingSizeBytes(pvc: HostPvc): bigint | undefined {
   const request = requestBytesOf(pvc);
   if (capacity === undefined) return request;
   return request === undefined || capacity > request ? capacity : request;
+}
+
+/** The snapshot id a CreateVolume restores from, undefined for a blank volume; a clone is refused. Pure. */
+export function snapshotSourceOf(
+  source: VolumeContentSourceMessage | null | undefined,
+): string | undefined {
+  if (!source?.type) return undefined;
+  if (source.type !== 'snapshot')
+    throw new CsiError(
+      'CSI_UNSUPPORTED_CAPABILITY',
+      `volume_content_source: volumes from a ${source.type} (clones) are not supported by this driver`,
+    );
+  const id = source.snapshot?.snapshot_id;
+  if (!id)
+    throw new CsiError(
+      'CSI_INVALID_ARGUMENT',
+      'volume_content_source.snapshot.snapshot_id is required',
+    );
+  return id;
+}
+
+/** The guest snapshot `snapshotId` on the host; CSI_SNAPSHOT_NOT_FOUND when there is none. */
+async function readSourceSnapshot(host: HostApi, snapshotId: string): Promise<HostVolumeSnapshot> {
+  const snapshot = await host.getVolumeSnapshot(snapshotId);
+  if (!snapshot || !isGuestSnapshot(snapshot) || snapshot.metadata?.deletionTimestamp)
+    throw new CsiError(
+      'CSI_SNAPSHOT_NOT_FOUND',
+      `no snapshot ${snapshotId} (host VolumeSnapshot ${host.namespace}/${snapshotId})`,
+    );
+  return snapshot;
 }
 
 /**
@@ -44,29 +81,28 @@ export async function createVolume(
       `volume_capabilities[${i}]`,
     ),
   );
-  if (request.volume_content_source?.type)
-    throw new CsiError(
-      'CSI_UNSUPPORTED_CAPABILITY',
-      `volume_content_source: volumes from a ${request.volume_content_source.type} are not supported by this driver`,
-    );
+  const snapshotId = snapshotSourceOf(request.volume_content_source);
   const capacity = readCapacityRange(request.capacity_range);
   const parameters = request.parameters ?? {};
   const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   const volumeId = hostPvcName(name);
   return deps.locks.run(volumeId, 'CreateVolume', async () => {
-    const className = hostStorageClassFor(parameters, deps.hostStorageClass);
-    const hostProvisioner =
-      hostVolumeModeFor(parameters) === 'Filesystem' && className
-        ? (await host.getStorageClass(className))?.provisioner
-        : undefined;
-    const input: PlanInput = {
+    const source = snapshotId ? await readSourceSnapshot(host, snapshotId) : undefined;
+    const asked: PlanInput = {
       name,
       capacity,
       parameters,
       defaultHostStorageClass: deps.hostStorageClass,
-      hostProvisioner,
     };
-    const plan = planHostPvc(input);
+    const planned = source ? restoreInput(asked, source) : asked;
+    const className = hostStorageClassFor(planned.parameters, deps.hostStorageClass);
+    const hostProvisioner =
+      hostVolumeModeFor(planned.parameters) === 'Filesystem' && className
+        ? (await host.getStorageClass(className))?.provisioner
+        : undefined;
+    const input: PlanInput = { ...planned, hostProvisioner };
+    const blank = planHostPvc(input);
+    const plan = snapshotId ? withSnapshotSource(blank, snapshotId) : blank;
     const result = await host.createPvc(plan.body);
     let capacityBytes = plan.capacityBytes;
     if (result.created) {
@@ -80,7 +116,9 @@ export async function createVolume(
           'CSI_VOLUME_BEING_DELETED',
           `host PVC ${host.namespace}/${volumeId} is being deleted; retry once it is gone`,
         );
-      const why = incompatibility(result.existing, plan, input);
+      const why =
+        incompatibility(result.existing, plan, input) ??
+        sourceIncompatibility(result.existing, snapshotId);
       if (why !== undefined) throw new CsiError('CSI_VOLUME_EXISTS', why);
       capacityBytes = existingSizeBytes(result.existing) ?? capacityBytes;
     }
@@ -89,6 +127,7 @@ export async function createVolume(
         volume_id: volumeId,
         capacity_bytes: String(capacityBytes),
         volume_context: { ...parameters },
+        ...(snapshotId ? { content_source: { snapshot: { snapshot_id: snapshotId } } } : {}),
       },
     };
   });

@@ -23,6 +23,18 @@ export const CsiErrorCode = {
   VolumePublishedElsewhere: 'CSI_VOLUME_PUBLISHED_ELSEWHERE',
   /** A volume of that name exists with another size or mode (ALREADY_EXISTS). */
   VolumeExists: 'CSI_VOLUME_EXISTS',
+  /** No guest snapshot (host VolumeSnapshot) of that snapshot id (NOT_FOUND). */
+  SnapshotNotFound: 'CSI_SNAPSHOT_NOT_FOUND',
+  /** A snapshot of that name exists of another source volume (ALREADY_EXISTS). */
+  SnapshotExists: 'CSI_SNAPSHOT_EXISTS',
+  /** The host VolumeSnapshot of that name is being deleted; a new one can be made once it is gone (ABORTED). */
+  SnapshotBeingDeleted: 'CSI_SNAPSHOT_BEING_DELETED',
+  /** Neither the VolumeSnapshotClass parameter nor the host's csi-driver-config names a host VolumeSnapshotClass (FAILED_PRECONDITION). */
+  HostSnapshotClassUnknown: 'CSI_HOST_SNAPSHOT_CLASS_UNKNOWN',
+  /** The host's snapshot controller reports an error on the host VolumeSnapshot (INTERNAL). */
+  HostSnapshotFailed: 'CSI_HOST_SNAPSHOT_FAILED',
+  /** ListSnapshots' starting_token is not one this driver gave, or no longer points into the list (ABORTED). */
+  InvalidStartingToken: 'CSI_INVALID_STARTING_TOKEN',
   /** The size asked for cannot be given within the limit (OUT_OF_RANGE). */
   CapacityOutOfRange: 'CSI_CAPACITY_OUT_OF_RANGE',
   /** The host's admission refused the growth (its `PVC_EXPAND` answer or another refusal) (INVALID_ARGUMENT). */

@@ -14,6 +14,13 @@ const CSI_STATUS: Record<CsiErrorCode, Status> = {
   CSI_DEVICE_NOT_FOUND: Status.NOT_FOUND,
   CSI_VOLUME_EXISTS: Status.ALREADY_EXISTS,
   CSI_CAPACITY_OUT_OF_RANGE: Status.OUT_OF_RANGE,
+  CSI_SNAPSHOT_NOT_FOUND: Status.NOT_FOUND,
+  CSI_SNAPSHOT_EXISTS: Status.ALREADY_EXISTS,
+  CSI_SNAPSHOT_BEING_DELETED: Status.ABORTED,
+  CSI_HOST_SNAPSHOT_CLASS_UNKNOWN: Status.FAILED_PRECONDITION,
+  CSI_HOST_SNAPSHOT_FAILED: Status.INTERNAL,
+  // The CSI spec's code for a starting_token the plugin cannot use.
+  CSI_INVALID_STARTING_TOKEN: Status.ABORTED,
   // external-resizer (>= v1.12, IsInfeasibleError) counts INVALID_ARGUMENT, OUT_OF_RANGE and
   // NOT_FOUND as infeasible: the guest PVC becomes ControllerResizeInfeasible and the user may
   // lower the request again, instead of a retry every few minutes for ever.

@@ -4,6 +4,7 @@ import type {
   HostStorageClass,
   HostVm,
   HostVmi,
+  HostVolumeSnapshot,
   JsonPatchOperation,
 } from './host-objects.js';
 
@@ -58,6 +59,18 @@ export interface HostApi {
     done: (pvc: HostPvc | undefined) => boolean,
     options: WaitOptions<HostPvc>,
   ): Promise<HostPvc | undefined>;
+  getVolumeSnapshot(name: string): Promise<HostVolumeSnapshot | undefined>;
+  /** Creates the VolumeSnapshot; resolves `{created: false, existing}` when one of that name exists. */
+  createVolumeSnapshot(
+    body: HostVolumeSnapshot,
+  ): Promise<
+    | { created: true; snapshot: HostVolumeSnapshot }
+    | { created: false; existing: HostVolumeSnapshot }
+  >;
+  /** Deletes the VolumeSnapshot; false when there was none. */
+  deleteVolumeSnapshot(name: string): Promise<boolean>;
+  /** The VolumeSnapshots of the namespace that carry the label `label` (any value). */
+  listVolumeSnapshots(label: string): Promise<HostVolumeSnapshot[]>;
   /** Names of the host pods (in the namespace) that mount the PVC, as the API server's watch cache lists them. */
   podsUsingPvc(name: string): Promise<string[]>;
   /** A cluster-scoped harvesterhci.io Setting. */

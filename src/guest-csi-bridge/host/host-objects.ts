@@ -13,6 +13,7 @@ export interface HostPvc {
     storageClassName?: string | null;
     volumeName?: string;
     resources?: { requests?: Record<string, string> };
+    dataSource?: { apiGroup?: string; kind?: string; name?: string };
   };
   status?: {
     phase?: string;
@@ -73,3 +74,21 @@ export type JsonPatchOperation =
   | { op: 'add'; path: string; value: unknown }
   | { op: 'replace'; path: string; value: unknown }
   | { op: 'remove'; path: string };
+
+/** A snapshot.storage.k8s.io/v1 VolumeSnapshot of the host namespace. */
+export interface HostVolumeSnapshot {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: {
+    source?: { persistentVolumeClaimName?: string; volumeSnapshotContentName?: string };
+    volumeSnapshotClassName?: string;
+  };
+  status?: {
+    boundVolumeSnapshotContentName?: string;
+    creationTime?: string;
+    readyToUse?: boolean;
+    restoreSize?: string;
+    error?: { message?: string; time?: string };
+  };
+}

@@ -19,6 +19,7 @@ import type {
   HostStorageClass,
   HostVm,
   HostVmi,
+  HostVolumeSnapshot,
   JsonPatchOperation,
 } from './host-objects.js';
 import { waitForObject } from './wait-for-object.js';
@@ -28,6 +29,11 @@ const PODS = { group: '', version: 'v1', plural: 'pods' };
 const SETTINGS = { group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings' };
 const STORAGE_CLASSES = { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses' };
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
+const VOLUME_SNAPSHOTS = {
+  group: 'snapshot.storage.k8s.io',
+  version: 'v1',
+  plural: 'volumesnapshots',
+};
 const VMIS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' };
 const VM_SUBRESOURCES = {
   group: 'subresources.kubevirt.io',
@@ -68,12 +74,41 @@ export function createKubeHostApi(
     }),
     probe: (signal) => probe(kubeConfig, signal),
     getPvc: (name) => host.get<HostPvc>(host.named(PVCS, name), host.where('PVC', name)),
-    createPvc: (body) => createPvc(host, body),
-    deletePvc: (name) => deletePvc(host, name),
+    createPvc: async (body) => {
+      const result = await createOrRead<HostPvc>(host, PVCS, 'PVC', {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        ...body,
+      });
+      return result.created ? { created: true, pvc: result.object } : result;
+    },
+    deletePvc: (name) => deleteNamed(host, PVCS, 'PVC', name),
     setPvcRequest: (name, storage, resourceVersion) =>
       setPvcRequest(host, name, storage, resourceVersion),
     waitForPvc: (name, done, waitOptions) =>
       host.wait<HostPvc>(host.named(PVCS, name), host.where('PVC', name), done, waitOptions),
+    getVolumeSnapshot: (name) =>
+      host.get<HostVolumeSnapshot>(
+        host.named(VOLUME_SNAPSHOTS, name),
+        host.where('VolumeSnapshot', name),
+      ),
+    createVolumeSnapshot: async (body) => {
+      const result = await createOrRead<HostVolumeSnapshot>(
+        host,
+        VOLUME_SNAPSHOTS,
+        'VolumeSnapshot',
+        { apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshot', ...body },
+      );
+      return result.created ? { created: true, snapshot: result.object } : result;
+    },
+    deleteVolumeSnapshot: (name) => deleteNamed(host, VOLUME_SNAPSHOTS, 'VolumeSnapshot', name),
+    listVolumeSnapshots: (label) =>
+      host.list<HostVolumeSnapshot>(
+        { ...VOLUME_SNAPSHOTS, namespace },
+        `VolumeSnapshots in ${namespace}`,
+        false,
+        label,
+      ),
     podsUsingPvc: (name) => podsUsingPvc(host, name),
     getSetting: (name) => host.get<HarvesterSetting>({ ...SETTINGS, name }, `Setting ${name}`),
     getStorageClass: (name) =>
@@ -140,14 +175,23 @@ class HostRequests {
     }
   }
 
-  async list<T>(ref: ResourceRef, what: string, fromCache = false): Promise<T[]> {
+  async list<T>(
+    ref: ResourceRef,
+    what: string,
+    fromCache = false,
+    labelSelector?: string,
+  ): Promise<T[]> {
     try {
+      const query: Record<string, string> = {
+        // resourceVersion=0: the API server's watch cache answers at once. A consistent list
+        // first waits for that cache to catch up with etcd (tens of ms for a quiet resource).
+        ...(fromCache ? { resourceVersion: '0' } : {}),
+        ...(labelSelector ? { labelSelector } : {}),
+      };
       const body = await this.send<{ items?: T[] }>({
         method: 'GET',
         path: resourcePath(ref),
-        // resourceVersion=0: the API server's watch cache answers at once. A consistent list
-        // first waits for that cache to catch up with etcd (tens of ms for a quiet resource).
-        ...(fromCache ? { query: { resourceVersion: '0' } } : {}),
+        ...(Object.keys(query).length > 0 ? { query } : {}),
       });
       return body.items ?? [];
     } catch (error) {
@@ -208,22 +252,27 @@ async function probe(kubeConfig: KubeClientConfig, signal?: AbortSignal): Promis
   });
 }
 
-/** Creates the PVC, or reads the one of that name that exists. */
-async function createPvc(host: HostRequests, body: HostPvc): ReturnType<HostApi['createPvc']> {
+/** Creates the object in the host namespace, or reads the one of that name that exists. */
+async function createOrRead<T extends { metadata?: { name?: string } }>(
+  host: HostRequests,
+  resource: ResourceRef,
+  kind: string,
+  body: T,
+): Promise<{ created: true; object: T } | { created: false; existing: T }> {
   const name = body.metadata?.name ?? '';
-  const where = host.where('PVC', name);
+  const where = host.where(kind, name);
   try {
-    const pvc = await host.send<HostPvc>({
+    const object = await host.send<T>({
       method: 'POST',
-      path: resourcePath({ ...PVCS, namespace: host.namespace }),
-      body: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...body },
+      path: resourcePath({ ...resource, namespace: host.namespace }),
+      body,
     });
-    return { created: true, pvc };
+    return { created: true, object };
   } catch (error) {
     if (!isAlreadyExists(error)) throw hostFailure(error, `creating ${where}`);
   }
-  const existing = await host.get<HostPvc>(host.named(PVCS, name), where);
-  // Deleted between the two calls: the next CreateVolume retry creates it.
+  const existing = await host.get<T>(host.named(resource, name), where);
+  // Deleted between the two calls: the next retry creates it.
   if (!existing)
     throw new CsiError(
       'CSI_HOST_UNAVAILABLE',
@@ -232,14 +281,19 @@ async function createPvc(host: HostRequests, body: HostPvc): ReturnType<HostApi[
   return { created: false, existing };
 }
 
-/** Deletes the PVC; false when there was none. */
-async function deletePvc(host: HostRequests, name: string): Promise<boolean> {
+/** Deletes the object of the host namespace; false when there was none. */
+async function deleteNamed(
+  host: HostRequests,
+  resource: ResourceRef,
+  kind: string,
+  name: string,
+): Promise<boolean> {
   try {
-    await host.send({ method: 'DELETE', path: resourcePath(host.named(PVCS, name)) });
+    await host.send({ method: 'DELETE', path: resourcePath(host.named(resource, name)) });
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
-    throw hostFailure(error, `deleting ${host.where('PVC', name)}`);
+    throw hostFailure(error, `deleting ${host.where(kind, name)}`);
   }
 }
 

@@ -39,6 +39,7 @@ export interface VolumeMessage {
   capacity_bytes: string | number;
   volume_id: string;
   volume_context: Record<string, string>;
+  content_source?: VolumeContentSourceMessage;
 }
 
 export interface CreateVolumeRequest {
@@ -151,4 +152,43 @@ export interface NodeExpandVolumeRequest {
   staging_target_path: string;
   volume_capability: VolumeCapabilityMessage | null;
   secrets: Secrets;
+}
+
+export interface CreateSnapshotRequest {
+  source_volume_id: string;
+  name: string;
+  secrets: Secrets;
+  parameters: Record<string, string>;
+}
+
+/** A google.protobuf.Timestamp. */
+export interface TimestampMessage {
+  seconds: string;
+  nanos: number;
+}
+
+export interface SnapshotMessage {
+  size_bytes: string;
+  snapshot_id: string;
+  source_volume_id: string;
+  creation_time: TimestampMessage | null;
+  ready_to_use: boolean;
+}
+
+export interface DeleteSnapshotRequest {
+  snapshot_id: string;
+  secrets: Secrets;
+}
+
+export interface ListSnapshotsRequest {
+  max_entries: number;
+  starting_token: string;
+  source_volume_id: string;
+  snapshot_id: string;
+  secrets: Secrets;
+}
+
+export interface ListSnapshotsResponse {
+  entries: Array<{ snapshot: SnapshotMessage }>;
+  next_token: string;
 }

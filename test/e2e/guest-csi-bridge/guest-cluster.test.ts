@@ -1,14 +1,16 @@
 /**
  * `voe csi` in a guest cluster with the real callers of a CSI driver: external-provisioner,
- * external-attacher and external-resizer (the chart's flags), kube-controller-manager's PV binder
- * and attach-detach controllers, on a guest control plane of their own; the kubelet actor on loop
- * devices; the host control plane with voe's webhook and the host storage actor. `voe csi` talks
- * to the host with the credentials Harvester generates for a guest cluster, never admin. Each
- * scenario is read from what the sidecars and controllers write on the guest objects. Needs root.
+ * external-attacher, csi-snapshotter and external-resizer (the chart's flags), snapshot-controller,
+ * kube-controller-manager's PV binder and attach-detach controllers, on a guest control plane of
+ * their own; the kubelet actor on loop devices; the host control plane with voe's webhook and the
+ * host storage actor. `voe csi` talks to the host with the credentials Harvester generates for a
+ * guest cluster, never admin. Each scenario is read from what the sidecars and controllers write
+ * on the guest objects. Needs root.
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import { statfs } from 'node:fs/promises';
+import { readFile, statfs, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isNotFound, requestJson, resourcePath } from '../../../src/kube/index.js';
 import { eventually } from '../../support/eventually.js';
@@ -218,6 +220,78 @@ describe('guest CSI bridge: a guest cluster with the real sidecars and controlle
         async () => (await hostPvc(cluster.host.kubeConfig, volumeId)) === undefined,
       );
     });
+  });
+
+  it('snapshots a volume in use and restores it once its pod is gone: the guest VolumeSnapshot is a host VolumeSnapshot, and a PVC from it holds the data', async () => {
+    const source = await volumeInUse('snap-source', '320Mi', 'harvester');
+    const written = 'written before the snapshot\n';
+    await writeFile(
+      join(cluster.kubelet.targetPath(source.pv, source.podUid)!, 'note.txt'),
+      written,
+    );
+    await objects().createVolumeSnapshot('snap-1', 'snap-source', 'harvester-snapshot');
+    await until(
+      'the VolumeSnapshot ready (snapshot-controller, csi-snapshotter, CreateSnapshot)',
+      async () => (await objects().volumeSnapshot('snap-1')).status?.readyToUse === true,
+    );
+    const snapshot = await objects().volumeSnapshot('snap-1');
+    const content = await objects().volumeSnapshotContent(
+      snapshot.status!.boundVolumeSnapshotContentName!,
+    );
+    const handle = content.status!.snapshotHandle!;
+    const hostSnapshot = await requestJson<{
+      spec?: { source?: { persistentVolumeClaimName?: string } };
+    }>(cluster.host.kubeConfig, {
+      method: 'GET',
+      path: resourcePath({
+        group: 'snapshot.storage.k8s.io',
+        version: 'v1',
+        plural: 'volumesnapshots',
+        namespace: GUEST_NAMESPACE,
+        name: handle,
+      }),
+    });
+    assert.strictEqual(
+      hostSnapshot.spec?.source?.persistentVolumeClaimName,
+      (await objects().pv(source.pv)).spec.csi.volumeHandle,
+    );
+
+    // The source's pod goes first: the copy carries the source filesystem's UUID, and xfs refuses
+    // to mount a second filesystem of a UUID it has mounted.
+    await objects().deletePod('snap-source-app');
+    await until('the source pod gone (kubelet tore the volume down)', () =>
+      objects().gone('pod', 'snap-source-app'),
+    );
+    await objects().createPvc('snap-restored', '320Mi', 'harvester', 'snap-1');
+    await until(
+      'the restored PVC Bound',
+      async () => (await objects().pvc('snap-restored')).status?.phase === 'Bound',
+    );
+    const restoredPv = (await objects().pvOf('snap-restored')).metadata.name;
+    const pod = await objects().createPod('snap-restored-app', 'snap-restored');
+    await until(
+      'the restored volume published',
+      async () => cluster.kubelet.targetPath(restoredPv, pod.metadata.uid) !== undefined,
+    );
+    const target = cluster.kubelet.targetPath(restoredPv, pod.metadata.uid)!;
+    assert.strictEqual(await readFile(join(target, 'note.txt'), 'utf8'), written);
+
+    await objects().deleteVolumeSnapshot('snap-1');
+    await until('the host VolumeSnapshot deleted', async () =>
+      requestJson(cluster.host.kubeConfig, {
+        method: 'GET',
+        path: resourcePath({
+          group: 'snapshot.storage.k8s.io',
+          version: 'v1',
+          plural: 'volumesnapshots',
+          namespace: GUEST_NAMESPACE,
+          name: handle,
+        }),
+      }).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    );
   });
 
   it('attaches once when voe csi restarts mid-attach (one hotplug request)', async () => {

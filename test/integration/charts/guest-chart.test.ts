@@ -35,6 +35,7 @@ import { assertHeapFits } from '../../support/charts/node-options.js';
 import { applyHarvesterGuestRoles } from '../../support/guest-csi-bridge/harvester-guest-roles.js';
 import {
   GUEST_CHART,
+  OPTIONAL_APIS,
   objectsOf,
   oneOf,
   repoRoot,
@@ -174,7 +175,7 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             {
               apiGroups: ['harvesterhci.io'],
               resources: ['settings'],
-              resourceNames: ['server-version'],
+              resourceNames: ['server-version', 'csi-driver-config'],
               verbs: ['get'],
             },
           ]);
@@ -197,7 +198,7 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
         return;
       }
 
-      it('a CSIDriver that attaches, a StorageClass that allows expansion, the controller with the provisioner, attacher and resizer sidecars, the node plugin with node-driver-registrar and livenessprobe, voe csi on the socket they share, with a V8 heap within its memory limit', async () => {
+      it('a CSIDriver that attaches, a StorageClass that allows expansion, the controller with the provisioner, attacher, snapshotter and resizer sidecars, the node plugin with node-driver-registrar and livenessprobe, voe csi on the socket they share, with a V8 heap within its memory limit', async () => {
         const defaults = parse(
           await readFile(join(repoRoot(), GUEST_CHART, 'values.yaml'), 'utf8'),
         ) as Record<'controller' | 'node', { nodeOptions?: string }>;
@@ -222,7 +223,14 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
         );
         assert.sameMembers(
           [...controller.keys()],
-          ['voe-csi', 'csi-provisioner', 'csi-attacher', 'csi-resizer', 'liveness-probe'],
+          [
+            'voe-csi',
+            'csi-provisioner',
+            'csi-attacher',
+            'csi-snapshotter',
+            'csi-resizer',
+            'liveness-probe',
+          ],
         );
         assert.sameMembers(
           [...node.keys()],
@@ -300,13 +308,14 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
         assert.sameMembers(images, [
           'registry.k8s.io/sig-storage/csi-provisioner:v6.4.0',
           'registry.k8s.io/sig-storage/csi-attacher:v4.13.0',
+          'registry.k8s.io/sig-storage/csi-snapshotter:v8.7.0',
           'registry.k8s.io/sig-storage/csi-resizer:v2.3.0',
           'registry.k8s.io/sig-storage/livenessprobe:v2.19.0',
           'registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.17.0',
           'registry.k8s.io/sig-storage/livenessprobe:v2.19.0',
         ]);
         assert.include(controller.get('csi-resizer')!.args ?? [], '--timeout=1m50s');
-        for (const sidecar of ['csi-provisioner', 'csi-attacher', 'csi-resizer'])
+        for (const sidecar of ['csi-provisioner', 'csi-attacher', 'csi-snapshotter', 'csi-resizer'])
           assert.include(controller.get(sidecar)!.args ?? [], '--leader-election');
         assert.include(
           node.get('node-driver-registrar')!.args ?? [],
@@ -341,6 +350,59 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
       });
     });
   }
+
+  describe('the VolumeSnapshotClass', () => {
+    const SNAPSHOT_API = 'snapshot.storage.k8s.io/v1/VolumeSnapshotClass';
+    const classes = async (
+      values: Record<string, unknown> | undefined,
+      apiVersions: string[],
+    ): Promise<Rendered[]> =>
+      objectsOf(
+        await helm.template(GUEST_CHART, {
+          namespace: NS,
+          release: 'voe-csi',
+          apiVersions,
+          ...(values ? { values } : {}),
+        }),
+        'VolumeSnapshotClass',
+      );
+
+    it('is rendered for the driver when the guest serves the snapshot API, with the host class as its parameter when one is set', async () => {
+      const [plain, ...others] = await classes(undefined, [...OPTIONAL_APIS, SNAPSHOT_API]);
+      assert.lengthOf(others, 0);
+      assert.strictEqual(plain?.metadata?.name, 'harvester-snapshot');
+      assert.strictEqual(plain?.['driver'], 'driver.harvesterhci.io');
+      assert.strictEqual(plain?.['deletionPolicy'], 'Delete');
+      assert.isUndefined(plain?.['parameters']);
+      assert.isUndefined(plain?.metadata?.annotations);
+      const [named] = await classes(
+        {
+          volumeSnapshotClass: {
+            name: 'guest-snap',
+            isDefault: true,
+            deletionPolicy: 'Retain',
+            hostSnapshotClass: 'longhorn-snapshot',
+          },
+        },
+        [...OPTIONAL_APIS, SNAPSHOT_API],
+      );
+      assert.strictEqual(named?.metadata?.name, 'guest-snap');
+      assert.strictEqual(named?.['deletionPolicy'], 'Retain');
+      assert.deepStrictEqual(named?.['parameters'], { hostSnapshotClass: 'longhorn-snapshot' });
+      assert.strictEqual(
+        named?.metadata?.annotations?.['snapshot.storage.kubernetes.io/is-default-class'],
+        'true',
+      );
+    });
+
+    it('is not rendered when the guest does not serve the snapshot API, or when told not to', async () => {
+      assert.lengthOf(await classes(undefined, OPTIONAL_APIS), 0);
+      assert.lengthOf(
+        await classes({ volumeSnapshotClass: { create: false } }, [...OPTIONAL_APIS, SNAPSHOT_API]),
+        0,
+      );
+    });
+  });
 
   describe('replacing harvester-csi-driver (docs/install.md "Replacing harvester-csi-driver")', () => {
     const HARVESTER_RELEASE = 'harvester-csi-driver';
@@ -559,6 +621,16 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             namespace: NS,
             name: 'external-resizer-driver-harvesterhci-io',
           },
+          // csi-snapshotter's and csi-provisioner's (a volume restored from a snapshot).
+          { verb: 'watch', group: 'snapshot.storage.k8s.io', resource: 'volumesnapshotclasses' },
+          { verb: 'get', group: 'snapshot.storage.k8s.io', resource: 'volumesnapshots' },
+          { verb: 'update', group: 'snapshot.storage.k8s.io', resource: 'volumesnapshotcontents' },
+          {
+            verb: 'patch',
+            group: 'snapshot.storage.k8s.io',
+            resource: 'volumesnapshotcontents',
+            subresource: 'status',
+          },
         ],
         [
           ...NOBODY,
@@ -571,6 +643,9 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           },
           { verb: 'delete', group: 'storage.k8s.io', resource: 'storageclasses' },
           { verb: 'create', group: 'storage.k8s.io', resource: 'csidrivers' },
+          { verb: 'create', group: 'snapshot.storage.k8s.io', resource: 'volumesnapshots' },
+          { verb: 'delete', group: 'snapshot.storage.k8s.io', resource: 'volumesnapshotcontents' },
+          { verb: 'delete', group: 'snapshot.storage.k8s.io', resource: 'volumesnapshotclasses' },
         ],
       ],
       [
@@ -627,6 +702,12 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           ),
           { verb: 'get', group: 'storage.k8s.io', resource: 'storageclasses' },
           { verb: 'list', group: 'storage.k8s.io', resource: 'volumeattachments' },
+          ...['get', 'list', 'create', 'delete'].map((verb) => ({
+            verb,
+            group: 'snapshot.storage.k8s.io',
+            resource: 'volumesnapshots',
+            namespace: VM_NS,
+          })),
         ],
         [
           ...NOBODY,
@@ -685,6 +766,12 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           },
           { verb: 'get', group: 'harvesterhci.io', resource: 'settings', name: 'server-version' },
           { verb: 'get', group: 'storage.k8s.io', resource: 'storageclasses' },
+          {
+            verb: 'create',
+            group: 'snapshot.storage.k8s.io',
+            resource: 'volumesnapshots',
+            namespace: VM_NS,
+          },
         ],
       ],
     ];

@@ -3,7 +3,7 @@
  * against `voe csi` (the built CLI, a process of its own) on a real host control plane, with the
  * host storage actor playing Harvester's storage and hotplug on loop devices (root). Every spec
  * that applies to the driver's capabilities runs and passes; the skips are the specs of RPCs the
- * driver does not serve (snapshots, cloning, ListVolumes, GetCapacity, ModifyVolume, group
+ * driver does not serve (cloning, ListVolumes, GetCapacity, ModifyVolume, group
  * snapshots, read-only publish, an attach limit): docs/csi.md lists them with their reasons.
  */
 import { after, before, describe, it } from 'mocha';

@@ -3,7 +3,8 @@
  * node id found as Harvester's driver finds it, a volume made and published by Harvester's driver
  * (a host PVC named after the guest PV, its device mounted straight at the publish path) served on,
  * the hotplug mode chosen from the host's server-version Setting, and the whole controller flow with
- * the credentials Harvester generates for a guest cluster (not admin).
+ * the credentials Harvester generates for a guest cluster (not admin), snapshots and restores
+ * included (one made by Harvester's driver restores too).
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -14,6 +15,7 @@ import { KINDS, type StagedCluster } from '../../../src/demo/staged-cluster.js';
 import type { HostApi } from '../../../src/guest-csi-bridge/host/host-api.js';
 import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-api.js';
 import { discoverNodeId } from '../../../src/guest-csi-bridge/node/discover-node-id.js';
+import { requestJson, resourcePath } from '../../../src/kube/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { expectRejection } from '../../support/expect-error.js';
 import { eventually } from '../../support/eventually.js';
@@ -23,7 +25,9 @@ import {
   GUEST_NAMESPACE,
   GUEST_NODE,
   GUEST_NODE_MAC,
+  HOST_SNAPSHOT_CLASS,
   stageHostScene,
+  stageHostSnapshotClass,
   VALIDATED_CLASS,
   writeHostKubeconfig,
 } from '../../support/guest-csi-bridge/host-scene.js';
@@ -53,11 +57,13 @@ describe("guest CSI bridge: a drop-in for Harvester's driver", function () {
     scratch = await createScratch('voe-csi-compat-');
     dir = await scratch.directory('work');
     cluster = await stageHostScene(host.cp.kubeConfig);
+    await stageHostSnapshotClass(host.cp.kubeConfig);
     const hostKc = await writeHostKubeconfig(host.cp.kubeConfig, join(dir, 'host.kubeconfig'));
     actor = new HostStorageActor({
       kubeConfig: host.cp.kubeConfig,
       namespace: GUEST_NAMESPACE,
       deviceDirectory: join(dir, 'by-id'),
+      snapshots: true,
     });
     await actor.start();
     csi = await startTestDriver(hostKc, join(dir, 'by-id'), logs.logger);
@@ -290,6 +296,116 @@ describe("guest CSI bridge: a drop-in for Harvester's driver", function () {
         .lines()
         .filter((line) => /server-version/.test(String(line['msg'])));
       assert.lengthOf(warnings, 1, 'the unreadable server-version logged once');
+    } finally {
+      await guestCsi.stop();
+    }
+  });
+
+  it("snapshots with Harvester's guest credentials: the host class from csi-driver-config, listed, restored, deleted; a snapshot Harvester's driver made restores too", async () => {
+    const guestKc = await harvesterGuestKubeConfig(
+      host.cp.kubeConfig,
+      GUEST_NAMESPACE,
+      'rke2-guest-02',
+    );
+    const guestHost = createKubeHostApi(guestKc);
+    await eventually(
+      async () => (await guestHost.getVm(GUEST_NODE)) !== undefined,
+      15_000,
+      "Harvester's bindings in force",
+    );
+    const guestCsi = await startTestDriver(guestKc, join(dir, 'by-id'), captureLogger().logger, {
+      services: 'controller',
+    });
+    try {
+      const { client } = guestCsi;
+      const capability = { block: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } };
+      const createVolume = (name: string, extra: Record<string, unknown> = {}) =>
+        client.call<{ volume: { volume_id: string } }>('Controller', 'CreateVolume', {
+          name,
+          capacity_range: { required_bytes: String(64 * MiB) },
+          volume_capabilities: [capability],
+          ...extra,
+        });
+      const { volume } = await createVolume('pvc-snapshot-source-harvester-creds');
+      await eventually(
+        async () => (await hostApi.getPvc(volume.volume_id))?.status?.phase === 'Bound',
+        15_000,
+        'the host PVC bound',
+      );
+      type Answer = { snapshot: { snapshot_id: string; ready_to_use: boolean } };
+      const take = () =>
+        client.call<Answer>('Controller', 'CreateSnapshot', {
+          name: 'snapshot-harvester-creds',
+          source_volume_id: volume.volume_id,
+        });
+      await take();
+      await eventually(async () => (await take()).snapshot.ready_to_use, 15_000, 'ready');
+      const hostSnapshot = await hostApi.getVolumeSnapshot('snapshot-harvester-creds');
+      assert.strictEqual(hostSnapshot?.spec?.volumeSnapshotClassName, HOST_SNAPSHOT_CLASS);
+      const listed = await client.call<{ entries: Array<{ snapshot: { snapshot_id: string } }> }>(
+        'Controller',
+        'ListSnapshots',
+        { source_volume_id: volume.volume_id },
+      );
+      assert.deepStrictEqual(
+        listed.entries.map((e) => e.snapshot.snapshot_id),
+        ['snapshot-harvester-creds'],
+      );
+      const restored = await createVolume('pvc-restored-harvester-creds', {
+        volume_content_source: { snapshot: { snapshot_id: 'snapshot-harvester-creds' } },
+      });
+      assert.strictEqual(
+        (await hostApi.getPvc(restored.volume.volume_id))?.spec?.dataSource?.name,
+        'snapshot-harvester-creds',
+      );
+      // What Harvester's CreateSnapshot writes: a host VolumeSnapshot named after the guest's, with its two labels.
+      await requestJson(host.cp.kubeConfig, {
+        method: 'POST',
+        path: resourcePath({
+          group: 'snapshot.storage.k8s.io',
+          version: 'v1',
+          plural: 'volumesnapshots',
+          namespace: GUEST_NAMESPACE,
+        }),
+        body: {
+          apiVersion: 'snapshot.storage.k8s.io/v1',
+          kind: 'VolumeSnapshot',
+          metadata: {
+            name: 'snapshot-made-by-harvester',
+            labels: {
+              'harvesterhci.io/snapHostSC': VALIDATED_CLASS,
+              'harvesterhci.io/snapHostVolumeMode': 'Block',
+            },
+          },
+          spec: {
+            source: { persistentVolumeClaimName: volume.volume_id },
+            volumeSnapshotClassName: HOST_SNAPSHOT_CLASS,
+          },
+        },
+      });
+      await eventually(
+        async () =>
+          (await hostApi.getVolumeSnapshot('snapshot-made-by-harvester'))?.status?.readyToUse ===
+          true,
+        15_000,
+        "Harvester's snapshot ready",
+      );
+      await createVolume('pvc-from-harvester-snapshot', {
+        volume_content_source: { snapshot: { snapshot_id: 'snapshot-made-by-harvester' } },
+      });
+      await eventually(
+        async () =>
+          (await hostApi.getPvc('pvc-from-harvester-snapshot'))?.status?.phase === 'Bound',
+        15_000,
+        'the volume restored from it bound',
+      );
+      for (const id of ['snapshot-harvester-creds', 'snapshot-made-by-harvester'])
+        await client.call('Controller', 'DeleteSnapshot', { snapshot_id: id });
+      await eventually(
+        async () => (await hostApi.getVolumeSnapshot('snapshot-harvester-creds')) === undefined,
+        15_000,
+        'the host VolumeSnapshot deleted',
+      );
     } finally {
       await guestCsi.stop();
     }

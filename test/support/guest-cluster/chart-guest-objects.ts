@@ -1,14 +1,22 @@
 import type { Helm, Rendered } from '../charts/render.js';
-import { GUEST_CHART, objectsOf } from '../charts/render.js';
+import { GUEST_CHART, objectsOf, OPTIONAL_APIS } from '../charts/render.js';
+
+/** The API whose presence makes the chart render its VolumeSnapshotClass (the guest serves it: snapshot-crds.ts). */
+const SNAPSHOT_CLASS_API = 'snapshot.storage.k8s.io/v1/VolumeSnapshotClass';
 
 /** The controller pod's sidecars the guest cluster runs. */
-export const CONTROLLER_SIDECARS = ['csi-provisioner', 'csi-attacher', 'csi-resizer'] as const;
+export const CONTROLLER_SIDECARS = [
+  'csi-provisioner',
+  'csi-attacher',
+  'csi-snapshotter',
+  'csi-resizer',
+] as const;
 export type ControllerSidecar = (typeof CONTROLLER_SIDECARS)[number];
 
 export interface ChartGuestObjects {
   /** Each sidecar's args as the chart's controller Deployment gives them. */
   sidecarArgs: Record<ControllerSidecar, string[]>;
-  /** The CSIDriver and StorageClass the chart installs in the guest cluster. */
+  /** The CSIDriver, StorageClass and VolumeSnapshotClass the chart installs in the guest cluster. */
   clusterObjects: Rendered[];
 }
 
@@ -18,11 +26,15 @@ interface Container {
 }
 
 /**
- * charts/voe-csi rendered for a guest cluster (its defaults): the controller Deployment's sidecar
- * args and the cluster-scoped objects the driver needs (CSIDriver, StorageClass).
+ * charts/voe-csi rendered for a guest cluster (its defaults) that serves the snapshot API: the
+ * controller Deployment's sidecar args and the cluster-scoped objects the driver needs
+ * (CSIDriver, StorageClass, VolumeSnapshotClass).
  */
 export async function chartGuestObjects(helm: Helm): Promise<ChartGuestObjects> {
-  const objects = await helm.template(GUEST_CHART, { namespace: 'kube-system' });
+  const objects = await helm.template(GUEST_CHART, {
+    namespace: 'kube-system',
+    apiVersions: [...OPTIONAL_APIS, SNAPSHOT_CLASS_API],
+  });
   const deployments = objectsOf(objects, 'Deployment');
   const containers = deployments.flatMap(
     (d) =>
@@ -37,7 +49,11 @@ export async function chartGuestObjects(helm: Helm): Promise<ChartGuestObjects> 
   }
   return {
     sidecarArgs,
-    clusterObjects: [...objectsOf(objects, 'CSIDriver'), ...objectsOf(objects, 'StorageClass')],
+    clusterObjects: [
+      ...objectsOf(objects, 'CSIDriver'),
+      ...objectsOf(objects, 'StorageClass'),
+      ...objectsOf(objects, 'VolumeSnapshotClass'),
+    ],
   };
 }
 

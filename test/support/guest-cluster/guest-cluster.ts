@@ -16,7 +16,14 @@ import { hasCapSysResource } from '../fsresize/loop-device.js';
 import { createCsiClient } from '../guest-csi-bridge/csi-client.js';
 import { harvesterGuestKubeConfig } from '../guest-csi-bridge/harvester-credentials.js';
 import { useHostControlPlane } from '../guest-csi-bridge/host-control-plane.js';
-import { GUEST_NAMESPACE, GUEST_NODE, stageHostScene } from '../guest-csi-bridge/host-scene.js';
+import {
+  GUEST_NAMESPACE,
+  GUEST_NODE,
+  stageHostScene,
+  stageHostSnapshotClass,
+  writeHostKubeconfig,
+} from '../guest-csi-bridge/host-scene.js';
+import { installSnapshotCrds } from '../guest-csi-bridge/snapshot-crds.js';
 import { HostStorageActor } from '../guest-csi-bridge/host-storage-actor.js';
 import { serveHostWebhook } from '../guest-csi-bridge/serve-host-webhook.js';
 import { eventually } from '../eventually.js';
@@ -206,6 +213,7 @@ async function startGuestCluster(
   const kubeletDir = join(dir, 'kubelet');
   await mkdir(kubeletDir, { recursive: true });
   await stageHostScene(hostKc);
+  await stageHostSnapshotClass(hostKc);
   const hostKubeconfig = join(dir, 'host.kubeconfig');
   await writeGuestClusterKubeconfig(hostKc, hostKubeconfig);
   const webhook = await serveHostWebhook(hostKc, 'voe-guest-e2e');
@@ -213,6 +221,7 @@ async function startGuestCluster(
     kubeConfig: hostKc,
     namespace: GUEST_NAMESPACE,
     deviceDirectory: byId,
+    snapshots: true,
   });
   const processes = new Map<string, ManagedProcess>();
   const sidecars = new Map<string, ReturnType<typeof superviseTool>>();
@@ -249,6 +258,8 @@ async function startGuestCluster(
   await hostActor.start();
   running.guest = await startTestControlPlane();
   const guestKc = running.guest.kubeConfig;
+  // What the guest's distribution ships (RKE2 does): the snapshot CRDs and snapshot-controller.
+  await installSnapshotCrds(guestKc);
   for (const object of chart.clusterObjects)
     await createObject(guestKc, withFsType(object, running.fsType));
   await running.startCsi();
@@ -267,6 +278,14 @@ async function startGuestCluster(
       `--controllers=${KCM_CONTROLLERS.join(',')}`,
       '--leader-elect=false',
       '--secure-port=0',
+      '--v=2',
+    ]),
+  );
+  processes.set(
+    'snapshot-controller',
+    startTool(dir, 'snapshot-controller', tools['snapshot-controller'], [
+      `--kubeconfig=${kubeconfig}`,
+      '--leader-election=false',
       '--v=2',
     ]),
   );
@@ -345,6 +364,7 @@ async function stopGuestCluster(running: Running): Promise<void> {
     }
   };
   for (const sidecar of running.sidecars.values()) await attempt(() => sidecar.stop(5_000));
+  await attempt(async () => running.processes.get('snapshot-controller')?.stop(5_000));
   await attempt(async () => running.processes.get('kube-controller-manager')?.stop(5_000));
   if (running.kubelet) await attempt(() => running.kubelet.stop());
   await attempt(async () => running.processes.get('voe-csi')?.stop(10_000));

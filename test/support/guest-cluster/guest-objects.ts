@@ -6,6 +6,8 @@ const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
 const PVS = { group: '', version: 'v1', plural: 'persistentvolumes' };
 const PODS = { group: '', version: 'v1', plural: 'pods' };
 const VAS = { group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments' };
+const SNAPSHOTS = { group: 'snapshot.storage.k8s.io', version: 'v1', plural: 'volumesnapshots' };
+const SNAPSHOT_CONTENTS = { ...SNAPSHOTS, plural: 'volumesnapshotcontents' };
 const MERGE = 'application/merge-patch+json';
 /** The guest namespace the tests' workloads live in. */
 export const APP_NAMESPACE = 'default';
@@ -32,11 +34,31 @@ export interface GuestVa {
   status?: { attached?: boolean; attachmentMetadata?: Record<string, string> };
 }
 
+export interface GuestVolumeSnapshot {
+  metadata: { name: string };
+  status?: {
+    boundVolumeSnapshotContentName?: string;
+    readyToUse?: boolean;
+    restoreSize?: string;
+    error?: { message?: string };
+  };
+}
+export interface GuestVolumeSnapshotContent {
+  metadata: { name: string };
+  status?: { snapshotHandle?: string; readyToUse?: boolean };
+}
+
 /** The guest cluster's API as a user and its workloads use it. */
 export class GuestObjects {
   constructor(private readonly kc: KubeConfig) {}
 
-  createPvc(name: string, size: string, storageClassName: string): Promise<GuestPvc> {
+  /** A PVC; restored from the VolumeSnapshot `fromSnapshot` when given. */
+  createPvc(
+    name: string,
+    size: string,
+    storageClassName: string,
+    fromSnapshot?: string,
+  ): Promise<GuestPvc> {
     return requestJson<GuestPvc>(this.kc, {
       method: 'POST',
       path: resourcePath({ ...PVCS, namespace: APP_NAMESPACE }),
@@ -48,8 +70,55 @@ export class GuestObjects {
           accessModes: ['ReadWriteOnce'],
           storageClassName,
           resources: { requests: { storage: size } },
+          ...(fromSnapshot
+            ? {
+                dataSource: {
+                  apiGroup: 'snapshot.storage.k8s.io',
+                  kind: 'VolumeSnapshot',
+                  name: fromSnapshot,
+                },
+              }
+            : {}),
         },
       },
+    });
+  }
+
+  /** A VolumeSnapshot of `claim` on the VolumeSnapshotClass `className`. */
+  createVolumeSnapshot(name: string, claim: string, className: string): Promise<unknown> {
+    return requestJson(this.kc, {
+      method: 'POST',
+      path: resourcePath({ ...SNAPSHOTS, namespace: APP_NAMESPACE }),
+      body: {
+        apiVersion: 'snapshot.storage.k8s.io/v1',
+        kind: 'VolumeSnapshot',
+        metadata: { name },
+        spec: {
+          volumeSnapshotClassName: className,
+          source: { persistentVolumeClaimName: claim },
+        },
+      },
+    });
+  }
+
+  volumeSnapshot(name: string): Promise<GuestVolumeSnapshot> {
+    return requestJson<GuestVolumeSnapshot>(this.kc, {
+      method: 'GET',
+      path: resourcePath({ ...SNAPSHOTS, namespace: APP_NAMESPACE, name }),
+    });
+  }
+
+  volumeSnapshotContent(name: string): Promise<GuestVolumeSnapshotContent> {
+    return requestJson<GuestVolumeSnapshotContent>(this.kc, {
+      method: 'GET',
+      path: resourcePath({ ...SNAPSHOT_CONTENTS, name }),
+    });
+  }
+
+  async deleteVolumeSnapshot(name: string): Promise<void> {
+    await requestJson(this.kc, {
+      method: 'DELETE',
+      path: resourcePath({ ...SNAPSHOTS, namespace: APP_NAMESPACE, name }),
     });
   }
 

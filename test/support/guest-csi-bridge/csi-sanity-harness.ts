@@ -9,7 +9,14 @@ import { createScratch, hasCapSysResource, type Scratch } from '../fsresize/loop
 import { eventually } from '../eventually.js';
 import { VOE_MAIN } from '../run-voe.js';
 import { ensureCsiSanity } from './csi-sanity-binary.js';
-import { GUEST_NAMESPACE, GUEST_NODE, stageHostScene, writeHostKubeconfig } from './host-scene.js';
+import {
+  GUEST_NAMESPACE,
+  GUEST_NODE,
+  HOST_SNAPSHOT_CLASS,
+  stageHostScene,
+  stageHostSnapshotClass,
+  writeHostKubeconfig,
+} from './host-scene.js';
 import { HostStorageActor } from './host-storage-actor.js';
 
 const MiB = 1024 * 1024;
@@ -95,6 +102,7 @@ export async function startSanityHarness(
     const dir = await scratch.directory('work');
     const deviceDirectory = join(dir, 'by-id');
     await stageHostScene(cp.kubeConfig);
+    await stageHostSnapshotClass(cp.kubeConfig);
     const kubeconfigFile = join(dir, 'host.kubeconfig');
     await writeHostKubeconfig(cp.kubeConfig, kubeconfigFile);
     const secretKubeconfig = await readFile(kubeconfigFile, 'utf8');
@@ -102,6 +110,7 @@ export async function startSanityHarness(
       kubeConfig: cp.kubeConfig,
       namespace: GUEST_NAMESPACE,
       deviceDirectory,
+      snapshots: true,
     });
     await actor.start();
     // The calls that take secrets carry the host kubeconfig, as a StorageClass's secrets would:
@@ -119,9 +128,15 @@ export async function startSanityHarness(
         ControllerExpandVolumeSecret: secrets,
         NodeStageVolumeSecret: secrets,
         NodePublishVolumeSecret: secrets,
+        CreateSnapshotSecret: secrets,
+        DeleteSnapshotSecret: secrets,
+        ListSnapshotsSecret: secrets,
       }),
       { mode: 0o600 },
     );
+    // The guest VolumeSnapshotClass's parameters: the host class named, as an operator sets it.
+    const snapshotParametersFile = join(dir, 'snapshot-parameters.yaml');
+    await writeFile(snapshotParametersFile, stringify({ hostSnapshotClass: HOST_SNAPSHOT_CLASS }));
     const fsType: SanityHarness['fsType'] = (await hasCapSysResource())
       ? {
           name: 'ext4',
@@ -189,6 +204,7 @@ export async function startSanityHarness(
           `-csi.testvolumeexpandsize=${SANITY_EXPAND_BYTES}`,
           `-csi.testvolumeaccesstype=${accessType}`,
           `-csi.secrets=${secretsFile}`,
+          `-csi.testsnapshotparameters=${snapshotParametersFile}`,
           '-ginkgo.no-color',
           ...extraArgs,
         ];

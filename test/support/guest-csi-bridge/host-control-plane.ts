@@ -1,10 +1,11 @@
 import { after, before } from 'mocha';
 import { installCrds, type ControlPlane } from '../../../src/controlplane/index.js';
 import { startTestControlPlane, TEST_START_TIMEOUT_MS } from '../use-control-plane.js';
+import { installSnapshotCrds } from './snapshot-crds.js';
 
 /**
  * A control plane of its own for the guest cluster's host (the Go-built binaries cached under
- * ~/.cache/voe), with our CRDs and those we read; progress lines go to standard error. Not the
+ * ~/.cache/voe), with our CRDs and those we read (external-snapshotter's too); progress lines go to standard error. Not the
  * shared one: the host scene sets cluster-wide objects (Settings, StorageClasses, KubeVirt, a
  * webhook registration) and one namespace's VMs, which another file's actor would also act on.
  */
@@ -12,6 +13,7 @@ export async function startHostControlPlane(): Promise<ControlPlane> {
   const cp = await startTestControlPlane();
   try {
     await installCrds(cp.kubeConfig);
+    await installSnapshotCrds(cp.kubeConfig);
   } catch (error) {
     await cp.stop();
     throw error;

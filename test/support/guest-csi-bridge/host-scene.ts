@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { StagedCluster, KINDS } from '../../../src/demo/staged-cluster.js';
-import { isAlreadyExists } from '../../../src/kube/index.js';
+import { isAlreadyExists, requestJson, resourcePath } from '../../../src/kube/index.js';
 
 /** The host namespace that holds the guest cluster's volumes and node VMs. */
 export const GUEST_NAMESPACE = 'guests';
@@ -15,10 +15,15 @@ export const VALIDATED_CLASS = 'longhorn';
 export const UNVALIDATED_CLASS = 'nfs';
 
 export const SETTING_NAME = 'csi-online-expand-validation';
+/** The host VolumeSnapshotClass of Longhorn's snapshots, as Harvester's csi-driver-config default names it. */
+export const HOST_SNAPSHOT_CLASS = 'longhorn-snapshot';
+/** Harvester's default of the Setting csi-driver-config (harvester/harvester pkg/settings/settings.go). */
+export const CSI_DRIVER_CONFIG_DEFAULT =
+  '{"driver.longhorn.io":{"volumeSnapshotClassName":"longhorn-snapshot","backupVolumeSnapshotClassName":"longhorn"}}';
 
 /**
  * The host cluster a guest cluster runs on: the namespace, two StorageClasses (Longhorn,
- * default; NFS), the csi-online-expand-validation Setting as Harvester writes it, the
+ * default; NFS), the csi-online-expand-validation and csi-driver-config Settings as Harvester writes them, the
  * `server-version` Setting (`serverVersion`, v1.8.0 unless told: declarative hotplug), KubeVirt
  * with ExpandDisks, and the guest node's VM (Running) and VMI.
  */
@@ -58,6 +63,13 @@ export async function stageHostScene(
     .createCustom(KINDS.settings, {
       metadata: { name: SETTING_NAME },
       default: '{"driver.longhorn.io":true}',
+      value: '',
+    })
+    .catch(ignoreExisting);
+  await cluster
+    .createCustom(KINDS.settings, {
+      metadata: { name: 'csi-driver-config' },
+      default: CSI_DRIVER_CONFIG_DEFAULT,
       value: '',
     })
     .catch(ignoreExisting);
@@ -109,6 +121,32 @@ export async function stageHostScene(
     })
     .catch(ignoreExisting);
   return cluster;
+}
+
+/**
+ * The host's VolumeSnapshotClass of Longhorn's in-cluster snapshots (`longhorn-snapshot`, as
+ * Harvester ships it: driver.longhorn.io, deletionPolicy Delete, `type: snap`). Needs the
+ * snapshot CRDs (snapshot-crds.ts).
+ */
+export async function stageHostSnapshotClass(kubeConfig: KubeConfig): Promise<void> {
+  await requestJson(kubeConfig, {
+    method: 'POST',
+    path: resourcePath({
+      group: 'snapshot.storage.k8s.io',
+      version: 'v1',
+      plural: 'volumesnapshotclasses',
+    }),
+    body: {
+      apiVersion: 'snapshot.storage.k8s.io/v1',
+      kind: 'VolumeSnapshotClass',
+      metadata: { name: HOST_SNAPSHOT_CLASS },
+      driver: 'driver.longhorn.io',
+      deletionPolicy: 'Delete',
+      parameters: { type: 'snap' },
+    },
+  }).catch((error: unknown) => {
+    if (!isAlreadyExists(error)) throw error;
+  });
 }
 
 /** `kubeConfig` with its current context's namespace set (as Harvester's cloud-provider kubeconfig), written to `file` (mode 0600). */

@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -13,9 +13,17 @@ import type {
   HostPvc,
   HostVm,
   HostVmi,
+  HostVolumeSnapshot,
   VolumeStatus,
 } from '../../../src/guest-csi-bridge/host/host-objects.js';
-import { createScratch, type LoopDevice, type Scratch } from '../fsresize/loop-device.js';
+import { createScratch, sh, type LoopDevice, type Scratch } from '../fsresize/loop-device.js';
+import {
+  reconcileHostSnapshots,
+  restoreReady,
+  VOLUME_SNAPSHOT_CONTENTS,
+  VOLUME_SNAPSHOTS,
+  type HostSnapshotContent,
+} from './host-snapshot-actor.js';
 
 const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
 const PVS = { group: '', version: 'v1', plural: 'persistentvolumes' };
@@ -38,6 +46,11 @@ export interface HostStorageActorOptions {
   deviceDirectory: string;
   /** Hotplugged volumes become loop devices (needs root); without it, the VMI status alone is written. */
   loopDevices?: boolean;
+  /**
+   * Also play the host's snapshot-controller and csi-snapshotter (host-snapshot-actor.ts), and
+   * provision PVCs restored from VolumeSnapshots once those are ready (needs the snapshot CRDs).
+   */
+  snapshots?: boolean;
 }
 
 interface Attachment {
@@ -69,17 +82,25 @@ function bytesOf(quantity: string | undefined): bigint {
  * - KubeVirt's hotplug: a hotpluggable volume in a VM's spec gets a hotplug pod that mounts the
  *   PVC, a loop device of the PVC's capacity linked under the guest's by-id name, and a VMI
  *   volumeStatus entry (Ready, hotplugVolume); a volume removed from the spec loses all three;
- *   a PVC that grows grows its loop device (the hypervisor's BlockResize).
+ *   a PVC that grows grows its loop device (the hypervisor's BlockResize);
+ * - with `snapshots`, the host's snapshot controller and snapshotter (host-snapshot-actor.ts), and
+ *   a PVC restored from a VolumeSnapshot provisioned only once that snapshot is ready; a snapshot
+ *   of a hotplugged volume keeps a copy of its loop device, which a restored volume starts from.
  * It also counts the writes of each PVC's request, as the API server delivered them.
  */
 export class HostStorageActor {
   readonly #options: HostStorageActorOptions;
   readonly #pvcs: Informer;
   readonly #vms: Informer;
+  readonly #snapshots: Informer | undefined;
+  readonly #contents: Informer | undefined;
   readonly #attachments = new Map<string, Map<string, Attachment>>();
   readonly #requestWrites = new Map<string, number>();
   readonly #provisioners = new Map<string, string>();
   readonly refuseGrowth = new Set<string>();
+  /** The data of each snapshot cut of a hotplugged volume: a copy of its loop device's backing file. */
+  readonly #snapshotImages = new Map<string, string>();
+  #imageDirectory: string | undefined;
   readonly #heldGrowth = new Set<string>();
   #scratch: Scratch | undefined;
   #running: Promise<void> = Promise.resolve();
@@ -95,6 +116,10 @@ export class HostStorageActor {
     const { kubeConfig, namespace } = options;
     this.#pvcs = new Informer({ kubeConfig, resource: { ...PVCS, namespace } });
     this.#vms = new Informer({ kubeConfig, resource: { ...VMS, namespace } });
+    if (options.snapshots) {
+      this.#snapshots = new Informer({ kubeConfig, resource: { ...VOLUME_SNAPSHOTS, namespace } });
+      this.#contents = new Informer({ kubeConfig, resource: VOLUME_SNAPSHOT_CONTENTS });
+    }
     this.#pvcs.on('update', (pvc, old) => {
       const now = (pvc as HostPvc).spec?.resources?.requests?.['storage'];
       const before = (old as HostPvc).spec?.resources?.requests?.['storage'];
@@ -103,15 +128,21 @@ export class HostStorageActor {
         this.#requestWrites.set(name, (this.#requestWrites.get(name) ?? 0) + 1);
       }
     });
-    for (const informer of [this.#pvcs, this.#vms])
+    for (const informer of this.#informers())
       for (const event of ['add', 'update', 'delete', 'sync'] as const)
         informer.on(event, () => this.#kick());
+  }
+
+  #informers(): Informer[] {
+    return [this.#pvcs, this.#vms, this.#snapshots, this.#contents].filter(
+      (informer): informer is Informer => informer !== undefined,
+    );
   }
 
   async start(): Promise<void> {
     await mkdir(this.#options.deviceDirectory, { recursive: true });
     if (this.#options.loopDevices !== false) this.#scratch = await createScratch('voe-csi-host-');
-    await Promise.all([this.#pvcs.start(), this.#vms.start()]);
+    await Promise.all(this.#informers().map((informer) => informer.start()));
     this.#kick();
   }
 
@@ -133,11 +164,7 @@ export class HostStorageActor {
 
   /** The loop device of a hotplugged volume. */
   deviceOf(volume: string): string | undefined {
-    for (const byVolume of this.#attachments.values()) {
-      const found = byVolume.get(volume)?.loop?.device;
-      if (found) return found;
-    }
-    return undefined;
+    return this.#loopOf(volume)?.device;
   }
 
   /** Resolves once the actor has handled everything it has seen so far. */
@@ -152,7 +179,7 @@ export class HostStorageActor {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#retry);
-    await Promise.all([this.#pvcs.stop(), this.#vms.stop()]);
+    await Promise.all(this.#informers().map((informer) => informer.stop()));
     await this.#running.catch(() => undefined);
     for (const byVolume of this.#attachments.values())
       for (const attachment of byVolume.values())
@@ -221,6 +248,15 @@ export class HostStorageActor {
 
   async #reconcile(): Promise<void> {
     const { namespace } = this.#options;
+    const snapshots = (this.#snapshots?.list() ?? []) as HostVolumeSnapshot[];
+    if (this.#snapshots)
+      await reconcileHostSnapshots(
+        (method, path, body, contentType) => this.#request(method, path, body, contentType),
+        namespace,
+        snapshots,
+        (this.#contents?.list() ?? []) as HostSnapshotContent[],
+        (snapshot, claim) => this.#keepSnapshotData(snapshot, claim),
+      );
     for (const pvc of this.#pvcs.list() as HostPvc[]) {
       const name = pvc.metadata?.name ?? '';
       const ref = { ...PVCS, namespace, name };
@@ -245,7 +281,7 @@ export class HostStorageActor {
       }
       const request = pvc.spec?.resources?.requests?.['storage'] ?? '0';
       if (pvc.status?.phase !== 'Bound') {
-        await this.#bind(pvc, request);
+        if (restoreReady(pvc, snapshots)) await this.#bind(pvc, request);
         continue;
       }
       const capacity = pvc.status?.capacity?.['storage'];
@@ -370,6 +406,37 @@ export class HostStorageActor {
     );
   }
 
+  /** Longhorn's snapshot of an attached volume: a sparse copy of its loop device's backing file. */
+  async #keepSnapshotData(snapshot: string, claim: string): Promise<void> {
+    const loop = this.#loopOf(claim);
+    if (!loop || !this.#scratch) return;
+    this.#imageDirectory ??= await this.#scratch.directory('snapshots');
+    const image = join(this.#imageDirectory, `${snapshot}.img`);
+    await sh('sync', []);
+    await sh('cp', ['--sparse=always', loop.backingFile, image]);
+    this.#snapshotImages.set(snapshot, image);
+  }
+
+  #loopOf(volume: string): LoopDevice | undefined {
+    for (const byVolume of this.#attachments.values()) {
+      const loop = byVolume.get(volume)?.loop;
+      if (loop) return loop;
+    }
+    return undefined;
+  }
+
+  /** The loop device of a hotplugged volume: blank, or, restored from a snapshot with data, a copy of it (what Longhorn restores). */
+  async #attachLoop(scratch: Scratch, pvc: HostPvc, bytes: number): Promise<LoopDevice> {
+    const source = pvc.spec?.dataSource;
+    const image =
+      source?.kind === 'VolumeSnapshot' ? this.#snapshotImages.get(source.name ?? '') : undefined;
+    if (!image || !this.#imageDirectory) return scratch.attach(bytes);
+    const copy = join(this.#imageDirectory, `restore-${pvc.metadata?.name ?? ''}.img`);
+    await sh('cp', ['--sparse=always', image, copy]);
+    await truncate(copy, bytes);
+    return scratch.attachFile(copy);
+  }
+
   async #hotplug(vm: HostVm): Promise<void> {
     const { namespace, deviceDirectory } = this.#options;
     const vmName = vm.metadata?.name ?? '';
@@ -401,7 +468,9 @@ export class HostStorageActor {
         target: `sd${String.fromCharCode(97 + (this.#targets++ % 26))}`,
       };
       if (this.#scratch) {
-        attachment.loop = await this.#scratch.attach(
+        attachment.loop = await this.#attachLoop(
+          this.#scratch,
+          pvc,
           Number(bytesOf(pvc.status?.capacity?.['storage'])),
         );
         attachment.link = join(deviceDirectory, byIdName(volume));

@@ -26,9 +26,19 @@ function chartSidecarTags(): Map<string, string> {
 
 describe('guest tools recipe', () => {
   const tags = chartSidecarTags();
-  for (const tool of GUEST_TOOLS.filter((t) => t.module !== undefined)) {
+  for (const tool of GUEST_TOOLS.filter(
+    (t) => t.module !== undefined && t.binary !== 'snapshot-controller',
+  )) {
     it(`${tool.binary} is built at the release charts/voe-csi ships`, () => {
       assert.equal(tool.version, tags.get(tool.binary));
     });
   }
+  it("snapshot-controller (the guest cluster's, not the chart's) is built at csi-snapshotter's release", () => {
+    const controller = GUEST_TOOLS.find((t) => t.binary === 'snapshot-controller');
+    assert.equal(controller?.version, tags.get('csi-snapshotter'));
+    assert.equal(
+      controller?.module,
+      GUEST_TOOLS.find((t) => t.binary === 'csi-snapshotter')?.module,
+    );
+  });
 });
