@@ -9,7 +9,8 @@ export const GUEST_READY_LINE = 'voe-guest-ready';
 
 /**
  * The lab guest's /init (busybox sh): mounts proc, sysfs and devtmpfs, installs busybox's
- * applets, loads the modules listed in /etc/modules.order (virtio, the disk buses, the console),
+ * applets (beside, never over, the growth tools' own binaries), sets the PATH the agent's
+ * guest-exec searches, loads the modules listed in /etc/modules.order (virtio, the disk buses, the console),
  * finds the guest agent's port under /sys/class/virtio-ports (devtmpfs makes no
  * /dev/virtio-ports links: that is udev's work), and starts qemu-ga on it unless
  * `voe.agent=off` (`voe.agent=no-exec`: qemu-ga refuses guest-exec). `voe.fs=<dev>` first makes
@@ -19,6 +20,7 @@ export const GUEST_READY_LINE = 'voe-guest-ready';
 export const GUEST_INIT = `#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /tmp /var/run /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
+export PATH=/sbin:/usr/sbin:/bin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
