@@ -101,7 +101,7 @@ if [ -z "$kernel" ]; then
   echo "install-test-deps: apt-cache knows no linux-image-amd64 (is this Debian, with apt sources?)" >&2
   exit 1
 fi
-GUEST_TOOLS=(e2fsprogs xfsprogs btrfs-progs fdisk util-linux lvm2 cloud-guest-utils)
+GUEST_TOOLS=(e2fsprogs xfsprogs btrfs-progs fdisk util-linux lvm2 dmsetup cloud-guest-utils udev)
 # The library packages (lib*, zlib1g) the tools depend on, directly or through each other, that
 # this machine has not installed.
 missing_libraries() {

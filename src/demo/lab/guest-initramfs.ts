@@ -143,7 +143,7 @@ async function toolEntries(
         entries.push({ kind: 'symlink', path, target: await readlink(from) });
         continue;
       }
-      await fileEntry(entries, seen, from, path);
+      await fileEntry(entries, seen, from, path, found.mode & 0o777);
       if (!(await isElf(from))) continue;
       for (const library of await sharedLibraries(from, libraryDirs)) {
         if (libraries.has(library.to)) continue;

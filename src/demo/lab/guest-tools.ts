@@ -3,7 +3,9 @@
  * packages scripts/install-test-deps.sh unpacks: each package and the paths taken from it, as the
  * package installs them (a symbolic link stays one: lvm2's pvs, vgs, ... name the lvm binary).
  * growpart is a sh script: busybox gives it sh, awk, sed, mktemp, readlink; util-linux its flock,
- * blkid and partx.
+ * blkid and partx. udev runs as in a distribution's guest (lsblk reads a filesystem's type from
+ * udev's database; LVM waits for udev's device-mapper rules): systemd-udevd with the rules for
+ * block devices, device-mapper and LVM names.
  */
 export const GUEST_TOOLS = [
   {
@@ -37,6 +39,29 @@ export const GUEST_TOOLS = [
       'sbin/lvcreate',
       'sbin/pvresize',
       'sbin/lvextend',
+      'lib/udev/rules.d/56-lvm.rules',
+    ],
+  },
+  {
+    package: 'dmsetup',
+    paths: [
+      'sbin/dmsetup',
+      'lib/udev/rules.d/55-dm.rules',
+      'lib/udev/rules.d/60-persistent-storage-dm.rules',
+      'lib/udev/rules.d/95-dm-notify.rules',
+    ],
+  },
+  {
+    package: 'udev',
+    paths: [
+      'bin/udevadm',
+      'lib/systemd/systemd-udevd',
+      'lib/udev/scsi_id',
+      'lib/udev/ata_id',
+      'lib/udev/rules.d/50-udev-default.rules',
+      'lib/udev/rules.d/60-block.rules',
+      'lib/udev/rules.d/60-persistent-storage.rules',
+      'lib/udev/rules.d/64-btrfs.rules',
     ],
   },
   { package: 'cloud-guest-utils', paths: ['usr/bin/growpart'] },
