@@ -26,11 +26,19 @@ export {
   type WindowsLayout,
 } from './plan/plan-windows-growth.js';
 export { renderGuestCommands } from './plan/render-guest-commands.js';
-export type { GuestGrowthPlan, GuestStep, StepCheck } from './model/guest-growth-plan.js';
+export type {
+  GuestGrowthPlan,
+  GuestReading,
+  GuestStep,
+  StepCheck,
+} from './model/guest-growth-plan.js';
 export type { GuestFilesystemSize, GuestLayout } from './model/guest-layout.js';
 export { GuestGrowthError, GuestGrowthErrorCode } from './model/guest-growth-error.js';
-export { parseLsblkJson } from './parse/parse-lsblk-json.js';
-export { parseSfdiskJson } from './parse/parse-sfdisk-json.js';
+export { parseLsblkJson, type LsblkDevice } from './parse/parse-lsblk-json.js';
+export { parseSfdiskJson, type PartitionTable } from './parse/parse-sfdisk-json.js';
 export { parseLvmReports } from './parse/parse-lvm-reports.js';
+export { parseDumpe2fsHeader } from './parse/parse-dumpe2fs-header.js';
+export { parseXfsStatfs } from './parse/parse-xfs-statfs.js';
+export { parseBtrfsDumpSuper } from './parse/parse-btrfs-dump-super.js';
 export { parseGuestFsinfo } from './parse/parse-guest-fsinfo.js';
 export { parseWindowsDisks, parseWindowsPartitions } from './parse/parse-windows-storage.js';

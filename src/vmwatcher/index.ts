@@ -14,8 +14,14 @@ export { listExpansions } from './list-expansions.js';
 export {
   GUEST_PROBE_MODES,
   createGuestProbe,
+  virshTransportOf,
   type GuestProbeMode,
 } from './probe/create-guest-probe.js';
+export { launcherUser } from './probe/launcher-libvirt-uri.js';
+export { virshGuestAgent } from './probe/virsh-guest-agent.js';
+export { VirshGuestProbe } from './probe/virsh-guest-probe.js';
+export { domainName, windowsGuest } from './probe/vmi-disk.js';
+export { activeLauncher } from './volume-pods.js';
 export { LOCAL_LIBVIRT_URI } from './probe/local-virsh.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './probe/virsh-guest-probe.js';
 export {

@@ -21,6 +21,7 @@ const registrars: Record<string, Registrar> = {
   status: () => import('./status.js'),
   enable: () => import('./enable.js'),
   disable: () => import('./disable.js'),
+  guest: () => import('./guest.js'),
 };
 
 /**

@@ -56,8 +56,8 @@ export function windowsResizeArgv(letter: string): string[] {
  * space after it by Resize-Partition, one step, none when less than 1 MB follows it. Refused: no
  * drive letter on the disk, a filesystem other than NTFS or ReFS, a recovery partition after the
  * drive (recent Windows Setup puts it there), any other partition after it, a partition
- * reaching past the disk. Designed on the agent's documented answers; the runner that executes
- * it through guest-exec is not built yet.
+ * reaching past the disk. Designed on the agent's documented answers; runGuestGrowth
+ * (src/guest-grow) runs it through guest-exec.
  */
 export function planWindowsGrowth(
   layout: WindowsLayout,

@@ -4,6 +4,7 @@ import { agentFilesystemList } from './filesystem-list.js';
 import { localVirsh } from './local-virsh.js';
 import { podExecVirsh } from './pod-exec-virsh.js';
 import { VirshGuestProbe } from './virsh-guest-probe.js';
+import type { VirshTransport } from './virsh-transport.js';
 import { domainName } from './vmi-disk.js';
 
 /** `voe watch --guest-probe`: none, virsh through pods/exec into virt-launcher, or virsh on this machine (the lab). */
@@ -24,11 +25,23 @@ export function createGuestProbe(
 ): GuestProbe | undefined {
   if (mode === 'none') return undefined;
   const timeout = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  const uri = options.libvirtUri === undefined ? {} : { uri: options.libvirtUri };
-  const transport = mode === 'pods-exec' ? podExecVirsh(kubeConfig, uri) : localVirsh(uri);
+  const transport = virshTransportOf(mode, kubeConfig, options);
   return new VirshGuestProbe({
     transport,
     filesystems: agentFilesystemList(transport, domainName),
     ...timeout,
   });
+}
+
+/**
+ * Where virsh runs for a mode other than none: pods/exec into each VM's virt-launcher pod
+ * (podExecVirsh), or this machine's libvirt (localVirsh); `libvirtUri` as `--libvirt-uri` gives it.
+ */
+export function virshTransportOf(
+  mode: Exclude<GuestProbeMode, 'none'>,
+  kubeConfig: KubeConfig,
+  options: { libvirtUri?: string } = {},
+): VirshTransport {
+  const uri = options.libvirtUri === undefined ? {} : { uri: options.libvirtUri };
+  return mode === 'pods-exec' ? podExecVirsh(kubeConfig, uri) : localVirsh(uri);
 }

@@ -1,5 +1,4 @@
 import { exponentialDelay, realClock, type BackoffOptions, type Clock } from '../../kube/index.js';
-import { waitUntil } from '../../wait/index.js';
 import type { GuestProbe, ProbeReading, ProbeTarget } from '../guest-probe.js';
 import {
   GUEST_BLOCK_SCRIPT,
@@ -12,13 +11,8 @@ import { filesystemOfDisk, type FilesystemMatch } from './filesystem-of-disk.js'
 import { parseDomainDisks, type DomainDisk } from './domain-disks.js';
 import { matchDeviceByAddress } from './match-device-by-address.js';
 import { describeGuestDevices, matchGuestDevice } from './match-guest-device.js';
-import {
-  isGuestExecRefused,
-  isProgramMissing,
-  parseDomblkinfo,
-  parseExecPid,
-  parseExecStatus,
-} from './virsh-output.js';
+import { isGuestExecRefused, isProgramMissing, parseDomblkinfo } from './virsh-output.js';
+import { virshGuestAgent } from './virsh-guest-agent.js';
 import type { VirshHost, VirshTransport } from './virsh-transport.js';
 import {
   agentConnected,
@@ -303,41 +297,20 @@ export class VirshGuestProbe implements GuestProbe {
     };
   }
 
-  /** Runs GUEST_BLOCK_SCRIPT in the guest (guest-exec, then guest-exec-status until it exited); its stdout. */
+  /** Runs GUEST_BLOCK_SCRIPT in the guest (virshGuestAgent: guest-exec, then guest-exec-status until it exited); its stdout. */
   async #guestExec(host: VirshHost, domain: string, signal: AbortSignal): Promise<string> {
-    // libvirt's own bound on each agent call, so that none outlives the probe where virsh runs.
-    const agentTimeout = String(
-      Math.max(1, Math.ceil((this.#o.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS) / 1000)),
-    );
-    const agent = async (command: object): Promise<string> => {
-      try {
-        return await this.#o.transport.virsh(
-          host,
-          ['qemu-agent-command', '--timeout', agentTimeout, domain, JSON.stringify(command)],
-          signal,
-        );
-      } catch (error) {
-        if (error instanceof GuestProbeError && isGuestExecRefused(error.message))
-          throw new GuestProbeError('PROBE_GUEST_EXEC_REFUSED', error.message, { cause: error });
-        throw error;
-      }
-    };
-    const pid = parseExecPid(
-      await agent({
-        execute: 'guest-exec',
-        arguments: { path: '/bin/sh', arg: ['-c', GUEST_BLOCK_SCRIPT], 'capture-output': true },
-      }),
-    );
-    let status = parseExecStatus(await agent({ execute: 'guest-exec-status', arguments: { pid } }));
-    const outcome = await waitUntil(
-      async () => {
-        if (status.exited) return true;
-        status = parseExecStatus(await agent({ execute: 'guest-exec-status', arguments: { pid } }));
-        return status.exited;
+    const agent = virshGuestAgent(this.#o.transport, host, domain, {
+      pollMs: this.#o.execPollMs ?? 50,
+    });
+    const status = await agent.exec(
+      {
+        argv: ['/bin/sh', '-c', GUEST_BLOCK_SCRIPT],
+        // libvirt's own bound on each agent call too, so that none outlives the probe where virsh runs.
+        timeoutMs: this.#o.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
       },
-      { timeoutMs: Infinity, intervalMs: this.#o.execPollMs ?? 50, signal },
+      signal,
     );
-    if (outcome !== 'ok')
+    if (status.timedOut)
       throw new GuestProbeError(
         'PROBE_TIMEOUT',
         'the guest did not finish reading /sys/block in time',

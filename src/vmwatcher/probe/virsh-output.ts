@@ -56,11 +56,16 @@ export function parseExecPid(text: string): number {
 export interface ExecStatus {
   exited: boolean;
   exitCode: number | undefined;
+  /** The signal that ended it (QGA `signal`), when one did. */
+  signal: number | undefined;
   stdout: string;
   stderr: string;
+  /** QGA `out-truncated`, `err-truncated`: the agent kept only the start of the output. */
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
 }
 
-/** guest-exec-status's answer (out-data and err-data are base64). Pure. */
+/** guest-exec-status's answer (out-data and err-data are base64; QGA's GuestExecStatus in qga/qapi-schema.json). Pure. */
 export function parseExecStatus(text: string): ExecStatus {
   const value = parseAgentReturn(text, 'guest-exec-status') as Record<string, unknown> | null;
   if (typeof value?.['exited'] !== 'boolean')
@@ -73,8 +78,11 @@ export function parseExecStatus(text: string): ExecStatus {
   return {
     exited: value['exited'],
     exitCode: typeof value['exitcode'] === 'number' ? value['exitcode'] : undefined,
+    signal: typeof value['signal'] === 'number' ? value['signal'] : undefined,
     stdout: decode(value['out-data']),
     stderr: decode(value['err-data']),
+    stdoutTruncated: value['out-truncated'] === true,
+    stderrTruncated: value['err-truncated'] === true,
   };
 }
 

@@ -58,15 +58,20 @@ export function fakeVirshMain(fixture: FakeVirshFixture): void {
 
 /**
  * Writes the executable `virsh` into `dir` (created when missing) for `fixture`; resolves with
- * `dir`, to put first on a PATH.
+ * `dir`, to put first on a PATH. `main` names another fake's entry point (a module URL and its
+ * export, called with the fixture), such as the guest agent's (test/support/guest-grow).
  */
-export async function installFakeVirsh(dir: string, fixture: FakeVirshFixture): Promise<string> {
+export async function installFakeVirsh<F extends FakeVirshFixture>(
+  dir: string,
+  fixture: F,
+  main: { module: string; name: string } = { module: import.meta.url, name: 'fakeVirshMain' },
+): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, 'virsh');
   await writeFile(
     file,
     `#!${process.execPath}\n` +
-      `import(${JSON.stringify(import.meta.url)}).then((m) => m.fakeVirshMain(${JSON.stringify(fixture)}));\n`,
+      `import(${JSON.stringify(main.module)}).then((m) => m[${JSON.stringify(main.name)}](${JSON.stringify(fixture)}));\n`,
   );
   await chmod(file, 0o755);
   return dir;

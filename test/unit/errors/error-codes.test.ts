@@ -6,6 +6,7 @@ import { DemoErrorCode } from '../../../src/demo/demo-error.js';
 import { FlexVolumeFailureCode } from '../../../src/flexvolume/flexvolume-driver.js';
 import { FsResizeErrorCode } from '../../../src/fsresize/model/fsresize-error.js';
 import { GuestGrowthErrorCode } from '../../../src/fsresize/model/guest-growth-error.js';
+import { GuestRunErrorCode } from '../../../src/guest-grow/guest-run-error.js';
 import { CsiErrorCode } from '../../../src/guest-csi-bridge/errors/csi-error.js';
 import { KubeErrorCode } from '../../../src/kube/index.js';
 import { SettingInvalidCode } from '../../../src/settings/setting-invalid-error.js';
@@ -24,6 +25,7 @@ const CODE_OBJECTS: Record<string, Record<string, string>> = {
   KUBE_: KubeErrorCode,
   FSRESIZE_: FsResizeErrorCode,
   GUESTGROW_: GuestGrowthErrorCode,
+  GUESTRUN_: GuestRunErrorCode,
   FLEXVOLUME_: FlexVolumeFailureCode,
   SETTING_: SettingInvalidCode,
   CHECK_: CheckErrorCode,

@@ -18,6 +18,7 @@ const ALL = [
   'status',
   'enable',
   'disable',
+  'guest',
 ];
 
 /** The commands createProgram registers for `name`. */

@@ -42,8 +42,20 @@ describe('virsh output', () => {
     assert.deepStrictEqual(status, {
       exited: true,
       exitCode: 0,
+      signal: undefined,
       stdout: 'vda\t41943040\tvoe-1\t/sys/x/virtio2\n',
       stderr: '',
+      stdoutTruncated: false,
+      stderrTruncated: false,
+    });
+    const cut = parseExecStatus(
+      '{"return":{"exited":true,"signal":9,"out-data":"","out-truncated":true,"err-truncated":true}}',
+    );
+    assert.deepInclude(cut, {
+      exitCode: undefined,
+      signal: 9,
+      stdoutTruncated: true,
+      stderrTruncated: true,
     });
     assert.isFalse(parseExecStatus('{"return":{"exited":false}}').exited);
   });
