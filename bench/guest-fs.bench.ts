@@ -4,8 +4,8 @@
  * on a real VM (the lab guest under TCG with its own growth tools). One domain, one hotplugged
  * SCSI disk per layout, each layout built once in the guest (test/support/guest-grow) and grown
  * RUNS times by 256 MiB: the storage grows the volume, `virsh blockresize` to its size, then
- * until the guest's kernel shows it, the guest's report read through the agent, planned by
- * planGuestGrowth and the plan's steps run there (guest-exec of the guest's own tools). Prints
+ * until the guest's kernel shows it, the guest's report read through the agent (readGuestLayout),
+ * planned by planGuestGrowth and run there by runGuestGrowth (guest-exec of the guest's own tools). Prints
  * the figures as JSON and writes its table into docs/performance.md.
  * GUEST_FS_RUNS sets the runs per layout (default 5).
  */
@@ -82,10 +82,8 @@ async function main(): Promise<void> {
       for (let run = 0; run < RUNS; run++) {
         bytes += STEP;
         const growth = await growLabLayout(vm, disks[index]!.target, disk, bytes);
-        if (growth.plan.kind !== 'grow' || growth.records.some((r) => r.exitCode !== 0))
-          throw new Error(
-            `${layout.name}: ${JSON.stringify(growth.plan)} ${JSON.stringify(growth.records)}`,
-          );
+        if (growth.plan.kind !== 'grow' || growth.run.outcome !== 'grown')
+          throw new Error(`${layout.name}: ${JSON.stringify(growth.run)}`);
         steps = growth.plan.steps.map((step) => step.argv[0]).join(', ');
         seen.push(growth.guestSeesMs);
         grown.push(growth.grownMs);

@@ -3,9 +3,10 @@
  * qemu-guest-agent and the guest's own growth tools from Debian's packages) under TCG, with one
  * hotplugged SCSI disk per layout. Each layout is built in the guest with its tools through the
  * agent, holding a file of random data; the storage grows the disk and the lab's virt-handler step
- * runs `virsh blockresize`; once the guest's kernel shows the new size, the guest's report (lsblk,
- * sfdisk, pvs/vgs/lvs, the filesystem's own size) is planned by planGuestGrowth, the plan is
- * checked against what the layout needs and run in the guest; then statfs of the mount point
+ * runs `virsh blockresize`; once the guest's kernel shows the new size, the guest-agent runner
+ * reads the guest's report (readGuestLayout: lsblk, sfdisk, pvs/vgs/lvs, the filesystem's own
+ * size), planGuestGrowth plans it, the plan is checked against what the layout needs and
+ * runGuestGrowth runs it in the guest; then statfs of the mount point
  * shows the growth, the data is intact, and a second reading plans nothing. Alone: it boots a VM
  * on a 2-core machine.
  */
@@ -22,7 +23,7 @@ import {
   type LabLayoutKind,
 } from '../../support/guest-grow/lab-layouts.js';
 import { labGuestOutput } from '../../support/guest-grow/lab-guest-commands.js';
-import { labStatfsBytes } from '../../support/guest-grow/lab-guest-layout.js';
+import { labStatfsBytes } from '../../support/guest-grow/lab-statfs.js';
 import { growLabLayout, planLabDisk } from '../../support/guest-grow/grow-lab-layout.js';
 
 const MI = 1024n ** 2n;
@@ -195,6 +196,8 @@ DOMAINS.forEach((disks, domain) => {
         const { plan } = grown;
         if (layoutCase.refused) {
           assert.strictEqual(plan.kind, 'refuse');
+          assert.strictEqual(grown.run.outcome, 'refused');
+          assert.deepStrictEqual(grown.run.steps, [], 'nothing ran');
           if (plan.kind === 'refuse') assert.strictEqual(plan.error.code, layoutCase.refused);
           assert.strictEqual(await labStatfsBytes(lab, layout.mountPoint), before);
         } else {
@@ -204,12 +207,9 @@ DOMAINS.forEach((disks, domain) => {
               plan.steps.map((step) => [...step.argv]),
               layoutCase.argv!(layout),
             );
-          for (const record of grown.records)
-            assert.strictEqual(
-              record.exitCode,
-              0,
-              `${record.argv.join(' ')}: ${record.stderr}${record.stdout}`,
-            );
+          assert.strictEqual(grown.run.outcome, 'grown', JSON.stringify(grown.run));
+          for (const step of grown.run.steps.filter((record) => record.ran))
+            assert.strictEqual(step.exitCode, 0, `${step.argv.join(' ')}: ${step.stderr ?? ''}`);
           const after = await labStatfsBytes(lab, layout.mountPoint);
           // statfs (what df shows) took nearly all of the 1 GiB more (less the filesystem's metadata).
           assert.isAbove(after - before, Number(GI) * 0.9, `statfs ${before} -> ${after}`);
