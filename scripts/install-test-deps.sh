@@ -3,13 +3,13 @@
 # tools, loop devices, tini: the container image's init, whose entrypoint
 # test/integration/docker/entrypoint.test.ts runs), and the VM lab (docs/tracker.md "The VM lab"):
 # QEMU, libvirt and its client from Debian, and the guest's pieces (kernel, busybox-static,
-# qemu-guest-agent) as extracted packages, never installed on the host. Runs as the `pretest`
+# qemu-guest-agent, the growth tools) as extracted packages, never installed on the host. Runs as the `pretest`
 # step, so `npm test` sets up a fresh machine by itself.
 #   bash scripts/install-test-deps.sh        everything
 #   bash scripts/install-test-deps.sh vm     only the VM lab (what `voe demo --vm` runs)
 # The guest's packages are fetched with `apt-get download` and unpacked with `dpkg -x` into
 # $VOE_CACHE_DIR/vm-lab/packages/<package>_<version> (default ~/.cache/voe), outside any clone;
-# the last line of $VOE_CACHE_DIR/vm-lab/packages/guest.list names the three directories.
+# the last line of $VOE_CACHE_DIR/vm-lab/packages/guest.list names their directories.
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -82,8 +82,11 @@ if [ -c /dev/kvm ] && [ "$(stat -c %G /dev/kvm)" != kvm ]; then
   "${SUDO[@]}" chmod 0660 /dev/kvm
 fi
 
-# The guest: the kernel linux-image-amd64 points to, busybox-static and qemu-guest-agent, each
-# unpacked once per version.
+# The guest: the kernel linux-image-amd64 points to, busybox-static, qemu-guest-agent and the
+# guest's own growth tools (docs/guest-growth.md), each unpacked once per version. A tool's shared
+# libraries are taken from this machine (the same Debian release) when its library package is
+# installed here; the library packages that are not (e.g. lvm2's libdevmapper-event) are unpacked
+# beside the tools, with those they need in turn.
 cache="${VOE_CACHE_DIR:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache/voe}"
 packages="$cache/vm-lab/packages"
 mkdir -p "$packages"
@@ -98,8 +101,27 @@ if [ -z "$kernel" ]; then
   echo "install-test-deps: apt-cache knows no linux-image-amd64 (is this Debian, with apt sources?)" >&2
   exit 1
 fi
+GUEST_TOOLS=(e2fsprogs xfsprogs btrfs-progs fdisk util-linux lvm2 dmsetup cloud-guest-utils udev)
+# The library packages (lib*, zlib1g) the tools depend on, directly or through each other, that
+# this machine has not installed.
+missing_libraries() {
+  local queue=("$@") seen=" " pkg dep
+  while [ "${#queue[@]}" -gt 0 ]; do
+    pkg="${queue[0]}"
+    queue=("${queue[@]:1}")
+    for dep in $(apt-cache depends --no-recommends --no-suggests "$pkg" 2>/dev/null |
+      awk '/^ *(Pre)?Depends: (lib|zlib1g)[^<]*$/ { print $2 }'); do
+      case "$seen" in *" $dep "*) continue ;; esac
+      seen+="$dep "
+      dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q 'ok installed' && continue
+      echo "$dep"
+      queue+=("$dep")
+    done
+  done
+}
+mapfile -t guest_libraries < <(missing_libraries "${GUEST_TOOLS[@]}")
 dirs=()
-for pkg in "$kernel" busybox-static qemu-guest-agent; do
+for pkg in "$kernel" busybox-static qemu-guest-agent "${GUEST_TOOLS[@]}" "${guest_libraries[@]}"; do
   version=$(candidate "$pkg")
   if [ -z "$version" ] || [ "$version" = "(none)" ]; then
     echo "install-test-deps: apt-cache has no candidate for $pkg" >&2

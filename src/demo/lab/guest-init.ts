@@ -9,9 +9,11 @@ export const GUEST_READY_LINE = 'voe-guest-ready';
 
 /**
  * The lab guest's /init (busybox sh): mounts proc, sysfs and devtmpfs, installs busybox's
- * applets, loads the modules listed in /etc/modules.order (virtio, the disk buses, the console),
- * finds the guest agent's port under /sys/class/virtio-ports (devtmpfs makes no
- * /dev/virtio-ports links: that is udev's work), and starts qemu-ga on it unless
+ * applets (beside, never over, the growth tools' own binaries), sets the PATH the agent's
+ * guest-exec searches, loads the modules listed in /etc/modules.order (virtio, the disk buses, the
+ * console, the filesystems, device-mapper), starts systemd-udevd and has it process the devices
+ * found so far, finds the guest agent's port under /sys/class/virtio-ports (its /dev/virtio-ports
+ * link is udev's, which may come later), and starts qemu-ga on it unless
  * `voe.agent=off` (`voe.agent=no-exec`: qemu-ga refuses guest-exec). `voe.fs=<dev>` first makes
  * an ext2 filesystem on that disk and mounts it on /data (what guest-get-fsinfo then lists). Then
  * it idles as PID 1.
@@ -19,10 +21,15 @@ export const GUEST_READY_LINE = 'voe-guest-ready';
 export const GUEST_INIT = `#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /tmp /var/run /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
+export PATH=/sbin:/usr/sbin:/bin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 for m in $(cat /etc/modules.order); do insmod "/lib/modules/$m" || echo "voe-guest: insmod $m failed"; done
+mkdir -p /run/udev
+/lib/systemd/systemd-udevd --daemon || echo "voe-guest: systemd-udevd did not start"
+udevadm trigger --type=devices --action=add
+udevadm settle --timeout=30
 agent=on
 fs=
 for word in $(cat /proc/cmdline); do

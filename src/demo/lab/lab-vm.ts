@@ -46,8 +46,11 @@ export interface LabVm {
   volume(target: string): LabVolume;
   /** virt-launcher's part: `virsh blockresize <domain> <target> <bytes>B` (QMP block_resize). */
   blockResize(target: string, bytes: bigint): Promise<void>;
-  /** A command in the guest through the agent (what a user does there, e.g. a SCSI rescan). */
-  guestExec(path: string, args: readonly string[]): Promise<ExecStatus>;
+  /**
+   * A command in the guest through the agent (what a user does there, e.g. a SCSI rescan), with
+   * what it reads on its standard input when given (guest-exec's input-data).
+   */
+  guestExec(path: string, args: readonly string[], stdin?: string): Promise<ExecStatus>;
   /** `virsh` against the lab's libvirt, arguments as an array. */
   virsh(args: readonly string[]): Promise<string>;
   consoleLog(): Promise<string>;
@@ -212,7 +215,7 @@ function labVm(
     blockResize: async (target, bytes) => {
       await virsh(['blockresize', domain, target, `${bytes}B`]);
     },
-    guestExec: (path, args) => agentExec(domain, path, args),
+    guestExec: (path, args, stdin) => agentExec(domain, path, args, stdin),
     virsh,
     consoleLog: () => readFile(join(workDir, 'console.log'), 'utf8').catch(() => ''),
     destroy,
@@ -253,11 +256,12 @@ async function waitForBoot(
     );
 }
 
-/** guest-exec, then guest-exec-status until the command exited (up to 30 s). */
+/** guest-exec (its standard input base64 in input-data), then guest-exec-status until the command exited (up to 30 s). */
 async function agentExec(
   domain: string,
   path: string,
   args: readonly string[],
+  stdin?: string,
 ): Promise<ExecStatus> {
   const pid = parseExecPid(
     await virsh([
@@ -265,7 +269,12 @@ async function agentExec(
       domain,
       JSON.stringify({
         execute: 'guest-exec',
-        arguments: { path, arg: args, 'capture-output': true },
+        arguments: {
+          path,
+          arg: args,
+          'capture-output': true,
+          ...(stdin === undefined ? {} : { 'input-data': Buffer.from(stdin).toString('base64') }),
+        },
       }),
     ]),
   );

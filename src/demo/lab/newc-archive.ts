@@ -1,10 +1,11 @@
-/** One entry of an initramfs: a directory, a regular file, or a character device node. */
+/** One entry of an initramfs: a directory, a regular file, a symbolic link, or a character device node. */
 export type NewcEntry =
   | { kind: 'dir'; path: string; mode?: number }
   | { kind: 'file'; path: string; data: Buffer; mode?: number }
+  | { kind: 'symlink'; path: string; target: string }
   | { kind: 'char'; path: string; major: number; minor: number; mode?: number };
 
-const TYPE = { dir: 0o040000, file: 0o100000, char: 0o020000 } as const;
+const TYPE = { dir: 0o040000, file: 0o100000, symlink: 0o120000, char: 0o020000 } as const;
 
 function hex(value: number): string {
   return value.toString(16).padStart(8, '0');
@@ -56,6 +57,9 @@ export function newcArchive(entries: readonly NewcEntry[]): Buffer {
       add(entry.path, TYPE.dir | (entry.mode ?? 0o755), Buffer.alloc(0), ino);
     else if (entry.kind === 'file')
       add(entry.path, TYPE.file | (entry.mode ?? 0o644), entry.data, ino);
+    // A symbolic link's data is its target, as cpio stores it.
+    else if (entry.kind === 'symlink')
+      add(entry.path, TYPE.symlink | 0o777, Buffer.from(entry.target), ino);
     else
       add(entry.path, TYPE.char | (entry.mode ?? 0o600), Buffer.alloc(0), ino, [
         entry.major,

@@ -21,7 +21,6 @@ import {
   GUEST_NODE,
   stageHostScene,
   stageHostSnapshotClass,
-  writeHostKubeconfig,
 } from '../guest-csi-bridge/host-scene.js';
 import { installSnapshotCrds } from '../guest-csi-bridge/snapshot-crds.js';
 import { HostStorageActor } from '../guest-csi-bridge/host-storage-actor.js';

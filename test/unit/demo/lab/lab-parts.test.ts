@@ -36,10 +36,11 @@ function readNewc(
 }
 
 describe('the VM lab', () => {
-  it('writes an initramfs as a newc cpio archive: directories, files, a device node, a trailer', () => {
+  it('writes an initramfs as a newc cpio archive: directories, files, a symbolic link, a device node, a trailer', () => {
     const archive = newcArchive([
       { kind: 'dir', path: 'bin' },
       { kind: 'file', path: 'bin/hello', data: Buffer.from('hi!'), mode: 0o755 },
+      { kind: 'symlink', path: 'bin/hi', target: 'hello' },
       { kind: 'char', path: 'console', major: 5, minor: 1 },
       { kind: 'file', path: 'init', data: Buffer.from('#!/bin/sh\n') },
     ]);
@@ -50,6 +51,7 @@ describe('the VM lab', () => {
       [
         ['bin', '40755', '', [0, 0]],
         ['bin/hello', '100755', 'hi!', [0, 0]],
+        ['bin/hi', '120777', 'hello', [0, 0]],
         ['console', '20600', '', [5, 1]],
         ['init', '100644', '#!/bin/sh\n', [0, 0]],
       ],
