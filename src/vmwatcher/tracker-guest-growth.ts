@@ -7,7 +7,7 @@ import type {
   GuestGrowthTarget,
 } from './guest-filesystem-grower.js';
 import { guestGrowthOptIn, type GuestGrowthOptIn } from './guest-growth-opt-in.js';
-import { OnePerKey } from './one-per-key.js';
+import { VmLock } from '../guest-grow/index.js';
 import type { GuestGrowthUnreadable } from './stage/guest-growth-verdict.js';
 
 export interface TrackerGuestGrowthOptions {
@@ -26,7 +26,7 @@ export interface TrackerGuestGrowthOptions {
  */
 export class TrackerGuestGrowth {
   readonly #o: TrackerGuestGrowthOptions;
-  readonly #perVm = new OnePerKey();
+  readonly #perVm = new VmLock();
 
   constructor(options: TrackerGuestGrowthOptions) {
     this.#o = options;

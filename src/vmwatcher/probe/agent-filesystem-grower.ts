@@ -128,6 +128,7 @@ export function agentFilesystemGrower(
   agentOf: (target: GuestGrowthTarget) => GuestAgent,
   options: AgentFilesystemGrowerOptions = {},
 ): GuestFilesystemGrower {
+  /** One growth per VM among this grower's runs (the tracker holds its own lock around plan and grow). */
   const lock = new VmLock();
   const read = (guest: GuestDisk, signal?: AbortSignal): Promise<GuestLayout> =>
     readGuestLayout(
