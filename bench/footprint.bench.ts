@@ -8,6 +8,8 @@
  * has no HTTP port, its "serving CSI" line) and, 15 s after ready, VmRSS, VmHWM (the peak) and,
  * where it serves /metrics, the used V8 heap. Prints the figures and writes one table per command
  * into docs/performance.md ("footprint"), beside the memory request and limit of the chart.
+ * VOE_FOOTPRINT_ONLY=serve (or watch, csi: the command's words after `voe`, comma-separated)
+ * measures only those commands and prints their figures without writing docs/performance.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
@@ -168,6 +170,20 @@ const COMMANDS: Command[] = [
   },
 ];
 
+/** The commands VOE_FOOTPRINT_ONLY names (each a prefix of the words after `voe`), or all. */
+function selectedCommands(only: string | undefined): Command[] {
+  const wanted = (only ?? '')
+    .split(',')
+    .map((word) => word.trim())
+    .filter((word) => word !== '');
+  if (wanted.length === 0) return COMMANDS;
+  const selected = COMMANDS.filter((command) =>
+    wanted.some((word) => command.name.startsWith(`voe ${word}`)),
+  );
+  if (selected.length === 0) throw new Error(`VOE_FOOTPRINT_ONLY=${only} names no command`);
+  return selected;
+}
+
 interface Footprint {
   readyMs: number;
   rssMiB: number;
@@ -268,7 +284,7 @@ async function baselines(): Promise<{ bare: Footprint; clientNode: Footprint }> 
 
 type Result = Awaited<ReturnType<typeof measureAll>>;
 
-async function measureAll() {
+async function measureAll(commandsToRun: Command[]) {
   const base = await baselines();
   log(
     `bare node ${base.bare.rssMiB.toFixed(1)} MiB; with client-node ${base.clientNode.rssMiB.toFixed(1)} MiB`,
@@ -281,7 +297,7 @@ async function measureAll() {
   try {
     await installCrds(cp.kubeConfig);
     const idle: Footprint[] = [];
-    for (const command of COMMANDS) {
+    for (const command of commandsToRun) {
       idle.push(await voe(command, cp.kubeconfigPath, 'idle'));
       log(`${command.name} idle: ${JSON.stringify(idle.at(-1))}`);
     }
@@ -289,12 +305,12 @@ async function measureAll() {
     await stageCluster(cp.kubeConfig, HARVESTER_SCALE, log);
     log(`staged in ${Math.round((Date.now() - stageStart) / 1000)} s`);
     const scale: Footprint[] = [];
-    for (const command of COMMANDS) {
+    for (const command of commandsToRun) {
       scale.push(await voe(command, cp.kubeconfigPath, 'scale'));
       log(`${command.name} at scale: ${JSON.stringify(scale.at(-1))}`);
     }
     const commands = await Promise.all(
-      COMMANDS.map(async (command, i) => ({
+      commandsToRun.map(async (command, i) => ({
         name: command.name,
         idle: idle[i]!,
         scale: scale[i]!,
@@ -337,8 +353,10 @@ async function resultsTable(result: Result): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const result = await measureAll();
+  const commandsToRun = selectedCommands(process.env['VOE_FOOTPRINT_ONLY']);
+  const result = await measureAll(commandsToRun);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (commandsToRun.length < COMMANDS.length) return; // a partial run leaves the tables as they are
   await writeResults('footprint', await resultsTable(result));
 }
 
