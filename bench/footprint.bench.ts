@@ -6,7 +6,7 @@
  * connected, caches empty) and at Harvester scale (10,000 bound PVCs and their PVs, 10,000 VMs with
  * their VMIs and virt-launcher pods). Measures the start to ready (/readyz 200; for `voe csi`, which
  * has no HTTP port, its "serving CSI" line) and, 15 s after ready, VmRSS, VmHWM (the peak) and,
- * where it serves /metrics, the used V8 heap. Prints the figures and writes one table per command
+ * where it serves /metrics, the used V8 heap, with the machine's 1-minute load average. Prints the figures and writes one table per command
  * into docs/performance.md ("footprint"), beside the memory request and limit of the chart.
  * VOE_FOOTPRINT_ONLY=serve (or watch, csi: the command's words after `voe`, comma-separated)
  * measures only those commands and prints their figures without writing docs/performance.md.
@@ -14,7 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defaultCacheDir } from '../src/cli/cache-dir.js';
@@ -190,6 +190,8 @@ interface Footprint {
   peakMiB: number;
   /** V8's used heap (nodejs_heap_size_used_bytes) when it serves /metrics. */
   heapUsedMiB?: number;
+  /** The machine's 1-minute load average when the memory was read. */
+  load: number;
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -238,7 +240,12 @@ async function footprintOf(
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const memory = await processRss(child.pid!);
     const heapUsedMiB = await readiness.heapUsed?.(output);
-    return { readyMs, ...memory, ...(heapUsedMiB === undefined ? {} : { heapUsedMiB }) };
+    return {
+      readyMs,
+      ...memory,
+      ...(heapUsedMiB === undefined ? {} : { heapUsedMiB }),
+      load: loadavg()[0]!,
+    };
   } finally {
     await stop(child);
   }
@@ -336,15 +343,15 @@ async function resultsTable(result: Result): Promise<string> {
   ];
   for (const c of result.commands) {
     const row = (cluster: string, f: Footprint, goal: number | undefined): string =>
-      `| ${cluster} | ${(f.readyMs / 1000).toFixed(1)} s | ${mib(f.rssMiB)} | ${mib(f.peakMiB)} | ${f.heapUsedMiB === undefined ? '' : mib(f.heapUsedMiB)} | ${c.chart.request} / ${c.chart.limit} | ${goalCell(f.rssMiB, goal)} |`;
+      `| ${cluster} | ${(f.readyMs / 1000).toFixed(1)} s | ${mib(f.rssMiB)} | ${mib(f.peakMiB)} | ${f.heapUsedMiB === undefined ? '' : mib(f.heapUsedMiB)} | ${c.chart.request} / ${c.chart.limit} | ${goalCell(f.rssMiB, goal)} | ${f.load.toFixed(2)} |`;
     lines.push(
       '',
       `#### ${c.name}`,
       '',
       `NODE_OPTIONS from the chart: ${c.chart.nodeOptions ? `\`${c.chart.nodeOptions}\`` : 'none'}.`,
       '',
-      '| cluster | ready after | RSS 15 s after ready | peak RSS | V8 heap used | chart request / limit | goal |',
-      '|---|---|---|---|---|---|---|',
+      '| cluster | ready after | RSS 15 s after ready | peak RSS | V8 heap used | chart request / limit | goal | load (1 min) |',
+      '|---|---|---|---|---|---|---|---|',
       row('idle', c.idle, c.goal.idle),
       row('at scale', c.scale, c.goal.scale),
     );
