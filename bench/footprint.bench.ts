@@ -6,13 +6,15 @@
  * connected, caches empty) and at Harvester scale (10,000 bound PVCs and their PVs, 10,000 VMs with
  * their VMIs and virt-launcher pods). Measures the start to ready (/readyz 200; for `voe csi`, which
  * has no HTTP port, its "serving CSI" line) and, 15 s after ready, VmRSS, VmHWM (the peak) and,
- * where it serves /metrics, the used V8 heap. Prints the figures and writes one table per command
+ * where it serves /metrics, the used V8 heap, with the machine's 1-minute load average. Prints the figures and writes one table per command
  * into docs/performance.md ("footprint"), beside the memory request and limit of the chart.
+ * VOE_FOOTPRINT_ONLY=serve (or watch, csi: the command's words after `voe`, comma-separated)
+ * measures only those commands and prints their figures without writing docs/performance.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defaultCacheDir } from '../src/cli/cache-dir.js';
@@ -168,12 +170,28 @@ const COMMANDS: Command[] = [
   },
 ];
 
+/** The commands VOE_FOOTPRINT_ONLY names (each a prefix of the words after `voe`), or all. */
+function selectedCommands(only: string | undefined): Command[] {
+  const wanted = (only ?? '')
+    .split(',')
+    .map((word) => word.trim())
+    .filter((word) => word !== '');
+  if (wanted.length === 0) return COMMANDS;
+  const selected = COMMANDS.filter((command) =>
+    wanted.some((word) => command.name.startsWith(`voe ${word}`)),
+  );
+  if (selected.length === 0) throw new Error(`VOE_FOOTPRINT_ONLY=${only} names no command`);
+  return selected;
+}
+
 interface Footprint {
   readyMs: number;
   rssMiB: number;
   peakMiB: number;
   /** V8's used heap (nodejs_heap_size_used_bytes) when it serves /metrics. */
   heapUsedMiB?: number;
+  /** The machine's 1-minute load average when the memory was read. */
+  load: number;
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -222,7 +240,12 @@ async function footprintOf(
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const memory = await processRss(child.pid!);
     const heapUsedMiB = await readiness.heapUsed?.(output);
-    return { readyMs, ...memory, ...(heapUsedMiB === undefined ? {} : { heapUsedMiB }) };
+    return {
+      readyMs,
+      ...memory,
+      ...(heapUsedMiB === undefined ? {} : { heapUsedMiB }),
+      load: loadavg()[0]!,
+    };
   } finally {
     await stop(child);
   }
@@ -268,7 +291,7 @@ async function baselines(): Promise<{ bare: Footprint; clientNode: Footprint }> 
 
 type Result = Awaited<ReturnType<typeof measureAll>>;
 
-async function measureAll() {
+async function measureAll(commandsToRun: Command[]) {
   const base = await baselines();
   log(
     `bare node ${base.bare.rssMiB.toFixed(1)} MiB; with client-node ${base.clientNode.rssMiB.toFixed(1)} MiB`,
@@ -281,7 +304,7 @@ async function measureAll() {
   try {
     await installCrds(cp.kubeConfig);
     const idle: Footprint[] = [];
-    for (const command of COMMANDS) {
+    for (const command of commandsToRun) {
       idle.push(await voe(command, cp.kubeconfigPath, 'idle'));
       log(`${command.name} idle: ${JSON.stringify(idle.at(-1))}`);
     }
@@ -289,12 +312,12 @@ async function measureAll() {
     await stageCluster(cp.kubeConfig, HARVESTER_SCALE, log);
     log(`staged in ${Math.round((Date.now() - stageStart) / 1000)} s`);
     const scale: Footprint[] = [];
-    for (const command of COMMANDS) {
+    for (const command of commandsToRun) {
       scale.push(await voe(command, cp.kubeconfigPath, 'scale'));
       log(`${command.name} at scale: ${JSON.stringify(scale.at(-1))}`);
     }
     const commands = await Promise.all(
-      COMMANDS.map(async (command, i) => ({
+      commandsToRun.map(async (command, i) => ({
         name: command.name,
         idle: idle[i]!,
         scale: scale[i]!,
@@ -320,15 +343,15 @@ async function resultsTable(result: Result): Promise<string> {
   ];
   for (const c of result.commands) {
     const row = (cluster: string, f: Footprint, goal: number | undefined): string =>
-      `| ${cluster} | ${(f.readyMs / 1000).toFixed(1)} s | ${mib(f.rssMiB)} | ${mib(f.peakMiB)} | ${f.heapUsedMiB === undefined ? '' : mib(f.heapUsedMiB)} | ${c.chart.request} / ${c.chart.limit} | ${goalCell(f.rssMiB, goal)} |`;
+      `| ${cluster} | ${(f.readyMs / 1000).toFixed(1)} s | ${mib(f.rssMiB)} | ${mib(f.peakMiB)} | ${f.heapUsedMiB === undefined ? '' : mib(f.heapUsedMiB)} | ${c.chart.request} / ${c.chart.limit} | ${goalCell(f.rssMiB, goal)} | ${f.load.toFixed(2)} |`;
     lines.push(
       '',
       `#### ${c.name}`,
       '',
       `NODE_OPTIONS from the chart: ${c.chart.nodeOptions ? `\`${c.chart.nodeOptions}\`` : 'none'}.`,
       '',
-      '| cluster | ready after | RSS 15 s after ready | peak RSS | V8 heap used | chart request / limit | goal |',
-      '|---|---|---|---|---|---|---|',
+      '| cluster | ready after | RSS 15 s after ready | peak RSS | V8 heap used | chart request / limit | goal | load (1 min) |',
+      '|---|---|---|---|---|---|---|---|',
       row('idle', c.idle, c.goal.idle),
       row('at scale', c.scale, c.goal.scale),
     );
@@ -337,8 +360,10 @@ async function resultsTable(result: Result): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const result = await measureAll();
+  const commandsToRun = selectedCommands(process.env['VOE_FOOTPRINT_ONLY']);
+  const result = await measureAll(commandsToRun);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (commandsToRun.length < COMMANDS.length) return; // a partial run leaves the tables as they are
   await writeResults('footprint', await resultsTable(result));
 }
 

@@ -9,6 +9,7 @@ import {
   type StorageClass,
   type VirtualMachine,
   type VirtualMachineInstance,
+  leanVm,
   leanVmi,
 } from '../model/index.js';
 import { MemoryCache } from './memory-cache.js';
@@ -29,7 +30,7 @@ export interface AdmissionObjects {
 }
 
 /**
- * In-memory caches with the same indexes, lean VMIs and objects without managedFields the admission informers have, for `voe check` and the
+ * In-memory caches with the same indexes, lean VMs and VMIs and objects without managedFields the admission informers have, for `voe check` and the
  * demo survey. With `longhorn: false` (no Longhorn object was read) the Longhorn caches are left
  * out, as `voe serve --longhorn off` has none, so the decisions know the objects were not read.
  */
@@ -41,8 +42,8 @@ export function buildAdmissionCaches(
   const caches: AdmissionCaches = {
     pvcs: new MemoryCache(lean(objects.pvcs)),
     storageClasses: new MemoryCache(lean(objects.storageClasses)),
-    vms: new MemoryCache(lean(objects.vms), { indexers: admissionIndexers.vms }),
     // Lean, as `voe serve` caches them.
+    vms: new MemoryCache(objects.vms.map(leanVm), { indexers: admissionIndexers.vms }),
     vmis: new MemoryCache(objects.vmis.map(leanVmi), { indexers: admissionIndexers.vmis }),
     kubeVirts: new MemoryCache(lean(listOf(objects.kubeVirt))),
     settings: new MemoryCache(lean(listOf(objects.setting))),

@@ -14,7 +14,13 @@ import {
 } from './cache-snapshot-source.js';
 import type { Cache } from './cache.js';
 import { followLonghorn, type LonghornFollower } from './follow-longhorn.js';
-import { type CsiDriver, type VirtualMachineInstance, leanVmi } from '../model/index.js';
+import {
+  type CsiDriver,
+  type VirtualMachine,
+  type VirtualMachineInstance,
+  leanVm,
+  leanVmi,
+} from '../model/index.js';
 import { watchAdmissionResource } from './watch-admission-resource.js';
 export { ADMISSION_CACHE_BACKOFF_MAX_MS } from './admission-informer.js';
 
@@ -67,7 +73,7 @@ export interface StartAdmissionCachesOptions {
 
 /**
  * Starts one informer per resource the admission path reads (PVCs, StorageClasses, CSIDrivers,
- * VMs and VMIs indexed by PVC (VMIs cached lean: leanVmi), the configured KubeVirt CR, the csi-online-expand-validation Setting, and
+ * VMs and VMIs indexed by PVC (cached lean: leanVm, leanVmi), the configured KubeVirt CR, the csi-online-expand-validation Setting, and
  * Longhorn Volumes/Engines and its version Setting in the Longhorn namespace; the three single
  * objects by name, so RBAC may grant only them). Does not wait for the sync:
  * `ready()` says when, and the validators refuse with 500 until then. A custom resource the
@@ -157,9 +163,17 @@ function clusterCaches(make: MakeInformer, options: AdmissionOptions): Admission
   return {
     pvcs: make('', 'v1', 'persistentvolumeclaims'),
     storageClasses: make('storage.k8s.io', 'v1', 'storageclasses'),
-    vms: make('kubevirt.io', 'v1', 'virtualmachines', undefined, {
-      [VMS_BY_PVC_INDEX]: admissionIndexers.vms[VMS_BY_PVC_INDEX],
-    }),
+    // Cached lean: name, the volumeClaimTemplates annotation, the PVC and DataVolume volumes and
+    // printableStatus, what vmUsers and the VMS_BY_PVC_INDEX read (a VM's JSON is several KiB).
+    vms: make<VirtualMachine & KubernetesObject>(
+      'kubevirt.io',
+      'v1',
+      'virtualmachines',
+      undefined,
+      { [VMS_BY_PVC_INDEX]: admissionIndexers.vms[VMS_BY_PVC_INDEX] },
+      undefined,
+      (vm) => leanVm(vm) as VirtualMachine & KubernetesObject,
+    ),
     // Cached lean: only the volumes, phase and owner the decisions read (a running VMI's JSON is several KiB).
     vmis: make<VirtualMachineInstance & KubernetesObject>(
       'kubevirt.io',
