@@ -2,7 +2,9 @@ import type {
   DemoReport,
   DemoStepResult,
   ExpansionResult,
+  GuestDf,
   SurveyEntry,
+  TimelineEntry,
   VmDemoReport,
 } from '../demo/index.js';
 import { formatStatusTable } from '../vmwatcher/index.js';
@@ -102,14 +104,44 @@ function bytesText(bytes: string | undefined): string {
   return `${(Number(bytes) / 1024 ** 3).toFixed(2)} GiB`;
 }
 
+/** status.guestFilesystem as the tracker recorded it: its result, and its bytes before -> after. */
+function guestFilesystemText(grown: TimelineEntry['guestFilesystem']): string {
+  if (grown === undefined) return '';
+  const sizes =
+    grown.beforeBytes && grown.afterBytes
+      ? ` ${bytesText(grown.beforeBytes)} -> ${bytesText(grown.afterBytes)}`
+      : '';
+  return `${grown.result}${sizes}`;
+}
+
 function seconds(ms: number | undefined): string {
   return ms === undefined ? '' : `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** The guest's df before the edit and after Completed, with the growth. */
+function dfLines(df: VmDemoReport['df']): string[] {
+  const row = (when: string, d: GuestDf): string =>
+    `  ${when}  ${d.sizeBytes.padStart(12)} bytes (${bytesText(d.sizeBytes)}), ${d.usedBytes} used, ${d.availableBytes} available`;
+  const lines = [
+    `The guest's df -P -B1 ${df.before.mountPoint} (${df.before.filesystem}):`,
+    row('before the edit:', df.before),
+  ];
+  if (df.after === undefined)
+    return [...lines, '  after Completed:  not read (the expansion did not complete)'];
+  const grown = BigInt(df.after.sizeBytes) - BigInt(df.before.sizeBytes);
+  return [
+    ...lines,
+    row('after Completed:', df.after),
+    `  the filesystem grew by ${grown} bytes (${bytesText(String(grown))})`,
+  ];
 }
 
 /**
  * `voe demo --vm`'s timeline: for each write, when the tracker showed its phase after the PVC edit,
  * who wrote, the phase (waiting for whom), how long the write took and the tracker after it, and
- * the hypervisor's and guest's sizes the VolumeExpansion recorded; then its last message.
+ * the hypervisor's and guest's sizes and the guest filesystem's growth the VolumeExpansion
+ * recorded; then its last message and the
+ * guest's df of the grown filesystem before and after.
  */
 export function formatVmDemo(report: VmDemoReport): string {
   const result = report.expansion;
@@ -121,6 +153,7 @@ export function formatVmDemo(report: VmDemoReport): string {
     entry.afterMs === undefined ? '' : `${entry.afterMs} ms`,
     bytesText(entry.hypervisor),
     bytesText(entry.guest),
+    guestFilesystemText(entry.guestFilesystem),
   ]);
   const head = [
     'AFTER EDIT',
@@ -130,6 +163,7 @@ export function formatVmDemo(report: VmDemoReport): string {
     'TRACKER',
     'HYPERVISOR',
     'GUEST',
+    'GUEST FILESYSTEM',
   ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]): string =>
@@ -145,13 +179,16 @@ export function formatVmDemo(report: VmDemoReport): string {
   const last = result.timeline.at(-1);
   if (last?.message) lines.push('', last.message);
   if (result.mismatch) lines.push(`MISMATCH: ${result.mismatch}`);
-  lines.push(
-    '',
-    result.ok
-      ? `The tracker followed the resize from the PVC edit to the guest's own view of the disk (webhook ${report.webhookUrl}, tracker ${report.trackerUrl}/metrics; both stopped, the domain destroyed).`
-      : 'The tracker did not show the phases this resize leads to; see the MISMATCH above.',
-  );
+  lines.push('', ...dfLines(report.df));
+  lines.push('', vmDemoVerdict(report));
   return `${lines.join('\n')}\n`;
+}
+
+function vmDemoVerdict(report: VmDemoReport): string {
+  if (!report.expansion.ok)
+    return 'The tracker did not show the phases this resize leads to; see the MISMATCH above.';
+  if (!report.ok) return "The guest's df does not show a larger filesystem after Completed.";
+  return `The tracker followed the resize from the PVC edit to the guest's own view of the disk and grew its filesystem (webhook ${report.webhookUrl}, tracker ${report.trackerUrl}/metrics; both stopped, the domain destroyed).`;
 }
 
 /** Every VolumeExpansion at the end of the demo, as `voe status -n default` prints them. */

@@ -4,7 +4,8 @@
  * volume, kubelet the filesystem on the node, virt-controller copies the size into the VMI. No
  * guest probe runs in the demo, so a running VM's expansion ends its part at HypervisorResizing
  * (NoGuestProbe); a stopped VM's waits for its next start (Stuck, VMStopped). With `--vm` a real
- * domain is behind the VM: virt-handler grows its disk and the guest's size completes it. Pure
+ * domain is behind the VM: virt-handler grows its disk and the guest's size completes it, or,
+ * the VM opted in to guest growth, the tracker grows the guest's filesystem first. Pure
  * data: the actors' calls are in ExpansionActors (src/demo/actors/expansion-actors.ts) and the VM
  * lab's virtHandlerExpands.
  */
@@ -29,7 +30,13 @@ export interface PlayTarget {
 export interface Play {
   /** Who acts: the component whose write this is. */
   actor:
-    'voe webhook' | 'external-resizer' | 'kubelet' | 'virt-controller' | 'virt-handler' | 'user';
+    | 'voe webhook'
+    | 'voe tracker'
+    | 'external-resizer'
+    | 'kubelet'
+    | 'virt-controller'
+    | 'virt-handler'
+    | 'user';
   /** What it writes, for the timeline. */
   action: string;
   /** The write; none for the admission (the object exists already) or a newer request (made by a demo step). */
@@ -141,12 +148,33 @@ const ONLINE_WITH_GUEST: readonly Play[] = [
   },
 ];
 
+/**
+ * The same, the VM opted in to guest growth (storage.voe.dev/grow-guest-filesystem) and the
+ * tracker running with the grower (`voe demo --vm`): once the guest sees the grown disk the
+ * tracker writes GuestFilesystemGrowing, grows the guest's filesystem through the agent and
+ * writes Completed (GuestFilesystemGrown) with its bytes before and after. No peer acts there.
+ */
+const ONLINE_WITH_GUEST_GROWTH: readonly Play[] = [
+  ...ONLINE_WITH_GUEST.slice(0, -1),
+  {
+    ...ONLINE_WITH_GUEST.at(-1)!,
+    expect: { phase: Phase.GuestFilesystemGrowing, reason: StageReason.GrowingGuestFilesystem },
+  },
+  {
+    actor: 'voe tracker',
+    action: "grows the guest's filesystem through the guest agent (resize2fs, xfs_growfs, ...)",
+    expect: { phase: Phase.Completed, reason: StageReason.GuestFilesystemGrown },
+  },
+];
+
 /** The plays of an expansion: a newer request supersedes it; else the running or stopped VM's path. */
 export function playsFor(options: {
   running: boolean;
   supersededBy?: string;
   /** A real domain and the local guest probe behind the VM (`voe demo --vm`). */
   guest?: boolean;
+  /** With `guest`: the VM opted in and the tracker grows its guest's filesystem. */
+  growth?: boolean;
 }): readonly Play[] {
   if (options.supersededBy !== undefined)
     return [
@@ -157,5 +185,6 @@ export function playsFor(options: {
       },
     ];
   if (!options.running) return OFFLINE;
-  return options.guest ? ONLINE_WITH_GUEST : ONLINE;
+  if (!options.guest) return ONLINE;
+  return options.growth ? ONLINE_WITH_GUEST_GROWTH : ONLINE_WITH_GUEST;
 }

@@ -38,6 +38,13 @@ export interface TimelineEntry {
   /** The hypervisor's and the guest's bytes the VolumeExpansion recorded (with a guest probe). */
   hypervisor?: string;
   guest?: string;
+  /** What the guest's filesystem growth found or did (status.guestFilesystem), once recorded. */
+  guestFilesystem?: {
+    result: string;
+    mountPoint?: string;
+    beforeBytes?: string;
+    afterBytes?: string;
+  };
 }
 
 export interface ExpansionResult {
@@ -120,6 +127,7 @@ function entryOf(
   times: { afterMs?: number; actMs?: number; atMs?: number },
 ): TimelineEntry {
   const sizes = seen?.status?.sizes;
+  const grown = seen?.status?.guestFilesystem;
   return {
     actor: play.actor,
     action: play.action,
@@ -132,6 +140,16 @@ function entryOf(
     ...(times.atMs === undefined ? {} : { atMs: times.atMs }),
     ...(sizes?.hypervisor ? { hypervisor: sizes.hypervisor } : {}),
     ...(sizes?.guest ? { guest: sizes.guest } : {}),
+    ...(grown?.result
+      ? {
+          guestFilesystem: {
+            result: grown.result,
+            ...(grown.mountPoint ? { mountPoint: grown.mountPoint } : {}),
+            ...(grown.beforeBytes ? { beforeBytes: grown.beforeBytes } : {}),
+            ...(grown.afterBytes ? { afterBytes: grown.afterBytes } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -3,9 +3,10 @@ export type { LauncherVolume } from './actors/staged-pods.js';
 export { DemoError } from './demo-error.js';
 export { installVmLab, installerPath } from './lab/install-vm-lab.js';
 export { startLabVm, type LabVm } from './lab/lab-vm.js';
+export { parseGuestDf, type GuestDf } from './lab/parse-guest-df.js';
 export { startLibvirt } from './lab/libvirt-daemons.js';
 export { virtHandlerExpands } from './lab/virt-handler-actor.js';
-export type { ExpansionResult } from './follow-expansions.js';
+export type { ExpansionResult, TimelineEntry } from './follow-expansions.js';
 export {
   DEMO_CONFIGURATION_NAME,
   runDemo,

@@ -4,14 +4,26 @@
  * mirrors it (VM, VMI, launcher pod, PVC, PV); the voe webhook is registered; the user's PVC edit
  * goes through the API server; test actors play external-resizer, kubelet and virt-controller, the
  * lab's virt-handler runs `virsh blockresize` to the size KubeVirt computes; the tracker, with the
- * local guest probe, records each phase up to Completed with the hypervisor's and the guest's
- * bytes. The timeline says when each phase was seen after the edit.
+ * local guest probe and the guest filesystem grower (the VM opts in), records each phase up to
+ * GuestFilesystemGrowing, grows the ext4 filesystem mounted on the disk in the guest, and ends
+ * Completed (GuestFilesystemGrown) with the hypervisor's, the guest's and the filesystem's bytes.
+ * The timeline says when each phase was seen after the edit; the guest's df before the edit and
+ * after Completed shows the growth as the guest's user sees it.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
-import { createGuestProbe, type RunningTracker } from '../vmwatcher/index.js';
+import { GROW_GUEST_FILESYSTEM_ANNOTATION } from '../model/index.js';
+import {
+  agentFilesystemGrower,
+  createGuestProbe,
+  virshAgentOf,
+  virshTransportOf,
+  type RunningTracker,
+} from '../vmwatcher/index.js';
 import { ExpansionActors } from './actors/expansion-actors.js';
+import { guestDf, makeLabFilesystem } from './lab/lab-filesystem.js';
 import { startLabVm, type LabVm } from './lab/lab-vm.js';
+import type { GuestDf } from './lab/parse-guest-df.js';
 import { startLibvirt, type LibvirtDaemons } from './lab/libvirt-daemons.js';
 import { admissionWiring, serveWebhook, type ServingWebhook } from '../webhook/index.js';
 import { DemoError } from './demo-error.js';
@@ -27,6 +39,10 @@ export const VM_DEMO = {
   claim: 'demo-vm-disk-0-lab01',
   volumeName: 'disk-0',
   target: 'vda',
+  /** The guest's device of the disk, the filesystem made on it and where it is mounted. */
+  device: '/dev/vda',
+  filesystem: 'ext4',
+  mountPoint: '/mnt/data',
   serial: 'demo-vm-disk-0',
   from: '1Gi',
   to: '2Gi',
@@ -52,6 +68,9 @@ export interface VmDemoReport {
   webhookUrl: string;
   trackerUrl: string;
   expansion: ExpansionResult;
+  /** The guest's `df -P -B1` of the mount point before the PVC edit and after Completed. */
+  df: { before: GuestDf; after?: GuestDf };
+  /** Completed (GuestFilesystemGrown), and df after shows a larger filesystem than before. */
   ok: boolean;
 }
 
@@ -78,6 +97,7 @@ async function bootAndMirror(options: RunVmDemoOptions, cluster: StagedCluster):
         },
       ],
       agentConnected: true,
+      vmAnnotations: { [GROW_GUEST_FILESYSTEM_ANNOTATION]: 'true' },
     });
   } catch (error) {
     await vm.destroy();
@@ -111,6 +131,8 @@ interface Started {
   vm: LabVm;
   webhook: ServingWebhook;
   tracker: RunningTracker;
+  /** The guest's df of the mount point once the filesystem was made. */
+  before: GuestDf;
 }
 
 /** libvirtd, the domain and its mirror, the webhook, the tracker with the local probe; each stop pushed on `undo`. */
@@ -129,7 +151,11 @@ async function startAll(
   const vm = await bootAndMirror(options, cluster);
   undo.push(() => vm.destroy());
   progress(
-    `voe demo --vm: the guest's agent answers after ${(vm.bootMs / 1000).toFixed(1)} s; registering the webhook and starting the tracker with --guest-probe local`,
+    `voe demo --vm: the guest's agent answers after ${(vm.bootMs / 1000).toFixed(1)} s; in the guest, through guest-exec: mkfs.${VM_DEMO.filesystem} ${VM_DEMO.device}, mount it on ${VM_DEMO.mountPoint}`,
+  );
+  const before = await makeFilesystem(vm);
+  progress(
+    `voe demo --vm: the guest's df of ${VM_DEMO.mountPoint} before the resize: ${dfLine(before)}; registering the webhook and starting the tracker with --guest-probe local --guest-filesystem-growth (the VM opts in: ${GROW_GUEST_FILESYSTEM_ANNOTATION}: "true")`,
   );
   const webhook = await serveDemoWebhook(options);
   undo.push(() => webhook.stop());
@@ -140,10 +166,26 @@ async function startAll(
     signal: options.signal,
     probe: createGuestProbe('local', options.kubeConfig),
     probeIntervalMs: 2_000,
+    grower: agentFilesystemGrower(virshAgentOf(virshTransportOf('local', options.kubeConfig))),
     leaseName: 'voe-demo-vm-tracker',
   });
   undo.push(() => tracker.stop());
-  return { vm, webhook, tracker };
+  return { vm, webhook, tracker, before };
+}
+
+/** df's figures as a line: size, used, available, in bytes. */
+function dfLine(df: GuestDf): string {
+  return `${df.filesystem} ${df.sizeBytes} bytes, ${df.usedBytes} used, ${df.availableBytes} available`;
+}
+
+/** The filesystem on the guest's disk, made and mounted through the agent; its df. */
+async function makeFilesystem(vm: LabVm): Promise<GuestDf> {
+  await makeLabFilesystem(vm, {
+    device: VM_DEMO.device,
+    type: VM_DEMO.filesystem,
+    mountPoint: VM_DEMO.mountPoint,
+  });
+  return guestDf(vm, VM_DEMO.mountPoint);
 }
 
 /** The user's edit through the API server (and the webhook), then the peers' plays up to Completed. */
@@ -174,7 +216,7 @@ async function editAndFollow(
     },
     new ExpansionActors(options.kubeConfig),
     { namespace: VM_DEMO.namespace, claim: VM_DEMO.claim, from: VM_DEMO.from, to: VM_DEMO.to },
-    playsFor({ running: true, guest: true }),
+    playsFor({ running: true, guest: true, growth: true }),
     VM_DEMO.vm,
     {
       lab: { vm, target: VM_DEMO.target },
@@ -194,15 +236,21 @@ export async function runVmDemo(options: RunVmDemoOptions): Promise<VmDemoReport
   const cluster = new StagedCluster(options.kubeConfig);
   const undo: Array<() => Promise<void>> = [];
   try {
-    const { vm, webhook, tracker } = await startAll(options, cluster, undo);
+    const { vm, webhook, tracker, before } = await startAll(options, cluster, undo);
     const expansion = await editAndFollow(options, cluster, vm);
+    const after = expansion.ok ? await guestDf(vm, VM_DEMO.mountPoint) : undefined;
+    if (after)
+      options.onProgress?.(
+        `voe demo --vm: the guest's df of ${VM_DEMO.mountPoint} after Completed: ${dfLine(after)}`,
+      );
     return {
       domain: vm.domain,
       bootMs: vm.bootMs,
       webhookUrl: webhook.url,
       trackerUrl: tracker.url,
       expansion,
-      ok: expansion.ok,
+      df: after ? { before, after } : { before },
+      ok: after !== undefined && BigInt(after.sizeBytes) > BigInt(before.sizeBytes),
     };
   } finally {
     for (const step of undo.reverse()) await step().catch(() => undefined);

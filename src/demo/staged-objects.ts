@@ -124,6 +124,8 @@ export function vm(
     volumes?: Array<Record<string, unknown>>;
     templates?: PersistentVolumeClaim[];
     namespace?: string;
+    /** Added to Harvester's annotations (e.g. an opt-in of voe's). */
+    annotations?: Record<string, string>;
   } = {},
 ): VirtualMachine {
   const volumes = options.volumes ?? [
@@ -133,6 +135,7 @@ export function vm(
   const annotations: Record<string, string> = {
     'harvesterhci.io/vmRunStrategy': 'RerunOnFailure',
     'network.harvesterhci.io/ips': '[]',
+    ...options.annotations,
   };
   if (templates.length > 0)
     annotations['harvesterhci.io/volumeClaimTemplates'] = JSON.stringify(templates);

@@ -1,6 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log/index.js';
-import { startTracker, type GuestProbe, type RunningTracker } from '../vmwatcher/index.js';
+import {
+  startTracker,
+  type GuestFilesystemGrower,
+  type GuestProbe,
+  type RunningTracker,
+} from '../vmwatcher/index.js';
 import { waitUntil } from '../wait/index.js';
 import { DemoError } from './demo-error.js';
 import { SCENARIO } from './expansion-scenario.js';
@@ -11,7 +16,8 @@ export const DEMO_TRACKER_LEASE = 'voe-demo-tracker';
 
 /**
  * Starts the tracker as `voe watch` runs it, on 127.0.0.1 and the scenario's KubeVirt CR, with no
- * guest probe (`voe demo --vm`: the local one), and waits until it leads with its caches listed: from then on it follows every
+ * guest probe (`voe demo --vm`: the local one, with the guest filesystem grower on its transport
+ * and --guest-filesystem-growth), and waits until it leads with its caches listed: from then on it follows every
  * resize the webhook admits.
  */
 export async function startDemoTracker(options: {
@@ -22,6 +28,8 @@ export async function startDemoTracker(options: {
   /** `voe demo --vm`: the local guest probe, read again at most every probeIntervalMs. */
   probe?: GuestProbe;
   probeIntervalMs?: number;
+  /** `voe demo --vm`: the grower through the probe's transport, growth on (--guest-filesystem-growth). */
+  grower?: GuestFilesystemGrower;
   leaseName?: string;
 }): Promise<RunningTracker> {
   const kubevirt = kubeVirt().metadata!;
@@ -36,6 +44,7 @@ export async function startDemoTracker(options: {
     port: 0,
     ...(options.probe ? { probe: options.probe } : {}),
     ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
+    ...(options.grower ? { grower: options.grower, guestFilesystemGrowth: true } : {}),
   });
   const outcome = await waitUntil(() => tracker.isLeader(), {
     timeoutMs: options.timeoutMs,

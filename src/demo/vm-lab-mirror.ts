@@ -32,6 +32,8 @@ export interface LabMirrorOptions {
   disks: readonly MirroredDisk[];
   /** Whether the VMI shows AgentConnected (virt-handler sets it while qemu-ga answers). */
   agentConnected: boolean;
+  /** The VM's own annotations besides Harvester's (e.g. storage.voe.dev/grow-guest-filesystem). */
+  vmAnnotations?: Record<string, string>;
 }
 
 async function createOnce(write: () => Promise<unknown>): Promise<void> {
@@ -128,7 +130,14 @@ export async function stageLabMirror(
   }));
   await cluster.apply({
     pvcs: claims,
-    vms: [vm(name, { namespace, volumes, templates: [] })],
+    vms: [
+      vm(name, {
+        namespace,
+        volumes,
+        templates: [],
+        ...(options.vmAnnotations ? { annotations: options.vmAnnotations } : {}),
+      }),
+    ],
     vmis: [labVmi(options, volumes)],
   });
   await cluster.bindClaims(claims);

@@ -287,8 +287,8 @@ export function register(program: Command): void {
     .option(
       '--vm',
       `instead of the admission steps: one resize on a real VM. Installs the VM lab first through the project's installer (scripts/install-test-deps.sh vm: QEMU, libvirt, the guest's Debian packages; needs root), ` +
-        `boots a libvirt domain ${VM_DEMO.namespace}_${VM_DEMO.vm} (QEMU under TCG, qemu-guest-agent in the guest) mirrored in the local control plane, raises its PVC through the webhook, ` +
-        "plays external-resizer, kubelet, virt-controller and virt-handler (virsh blockresize), and prints the timeline of the tracker's phases with the hypervisor's and the guest's bytes (--guest-probe local). Implies --local",
+        `boots a libvirt domain ${VM_DEMO.namespace}_${VM_DEMO.vm} (QEMU under TCG, qemu-guest-agent in the guest) with an ${VM_DEMO.filesystem} filesystem mounted on ${VM_DEMO.mountPoint} (made in the guest through guest-exec), mirrored in the local control plane with the VM opted in to guest growth, raises its PVC through the webhook, ` +
+        "plays external-resizer, kubelet, virt-controller and virt-handler (virsh blockresize), and prints the timeline of the tracker's phases (--guest-probe local --guest-filesystem-growth) up to GuestFilesystemGrowing and Completed (GuestFilesystemGrown) with the hypervisor's and the guest's bytes, and the guest's df of the filesystem before and after (exit 1 unless it grew). Implies --local",
     )
     .option('--kubeconfig <file>', 'the cluster to survey (read-only); default $KUBECONFIG')
     .option(

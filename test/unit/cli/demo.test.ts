@@ -374,6 +374,22 @@ describe('voe demo --vm: the timeline as printed', () => {
     webhookUrl: 'https://127.0.0.1:1',
     trackerUrl: 'http://127.0.0.1:2',
     ok: true,
+    df: {
+      before: {
+        mountPoint: '/mnt/data',
+        filesystem: '/dev/vda',
+        sizeBytes: '1023303680',
+        usedBytes: '24576',
+        availableBytes: '956178432',
+      },
+      after: {
+        mountPoint: '/mnt/data',
+        filesystem: '/dev/vda',
+        sizeBytes: '2097012736',
+        usedBytes: '28672',
+        availableBytes: '1987641344',
+      },
+    },
     expansion: {
       expansion: 'vm-lab/demo-vm-disk-0-lab01-2gi',
       pvc: 'vm-lab/demo-vm-disk-0-lab01',
@@ -417,6 +433,22 @@ describe('voe demo --vm: the timeline as printed', () => {
           hypervisor: String(2 * 1024 ** 3),
           guest: String(2 * 1024 ** 3),
         },
+        {
+          actor: 'voe tracker',
+          action: "grows the guest's filesystem",
+          phase: 'Completed',
+          reason: 'GuestFilesystemGrown',
+          message: 'The filesystem on /mnt/data grew.',
+          atMs: 3900,
+          hypervisor: String(2 * 1024 ** 3),
+          guest: String(2 * 1024 ** 3),
+          guestFilesystem: {
+            result: 'Grown',
+            mountPoint: '/mnt/data',
+            beforeBytes: '1023303680',
+            afterBytes: '2097012736',
+          },
+        },
       ],
     },
   };
@@ -429,8 +461,8 @@ describe('voe demo --vm: the timeline as printed', () => {
     );
     const rows = text
       .split('\n')
-      .filter((line) => / (voe webhook|virt-controller|virt-handler) {2}/.test(line));
-    assert.lengthOf(rows, 3);
+      .filter((line) => / (voe webhook|virt-controller|virt-handler|voe tracker) {2}/.test(line));
+    assert.lengthOf(rows, 4);
     assert.match(
       rows[0]!,
       /^ {2}0\.08 s +voe webhook +ControllerResizing \(external-resizer\) +- +-$/,
@@ -443,14 +475,43 @@ describe('voe demo --vm: the timeline as printed', () => {
       rows[2]!,
       /^ {2}2\.05 s +virt-handler +Completed +310 ms +480 ms +2\.00 GiB +2\.00 GiB$/,
     );
-    assert.include(text, 'The guest of demo-vm sees disk vda at 2147483648 bytes.');
+    assert.match(
+      rows[3]!,
+      /^ {2}3\.90 s +voe tracker +Completed +2\.00 GiB +2\.00 GiB +Grown 0\.95 GiB -> 1\.95 GiB$/,
+    );
+    assert.include(text, 'The filesystem on /mnt/data grew.');
     assert.include(text, "to the guest's own view of the disk");
+  });
+
+  it("the guest's df before the edit and after Completed, and the growth", () => {
+    const text = formatVmDemo(report);
+    assert.include(text, "The guest's df -P -B1 /mnt/data (/dev/vda):\n");
+    assert.match(
+      text,
+      /\n {2}before the edit: +1023303680 bytes \(0\.95 GiB\), 24576 used, 956178432 available\n/,
+    );
+    assert.match(
+      text,
+      /\n {2}after Completed: +2097012736 bytes \(1\.95 GiB\), 28672 used, 1987641344 available\n/,
+    );
+    assert.include(text, 'the filesystem grew by 1073709056 bytes (1.00 GiB)');
+  });
+
+  it("says so when the guest's df did not grow after Completed", () => {
+    const text = formatVmDemo({
+      ...report,
+      ok: false,
+      df: { ...report.df, after: report.df.before },
+    });
+    assert.include(text, 'the filesystem grew by 0 bytes');
+    assert.include(text, "The guest's df does not show a larger filesystem after Completed.");
   });
 
   it('says MISMATCH when a phase was not shown', () => {
     const text = formatVmDemo({
       ...report,
       ok: false,
+      df: { before: report.df.before },
       expansion: {
         ...report.expansion,
         ok: false,
@@ -459,5 +520,6 @@ describe('voe demo --vm: the timeline as printed', () => {
     });
     assert.include(text, '<-- MISMATCH');
     assert.include(text, 'MISMATCH: after virt-handler: expected Completed');
+    assert.include(text, 'after Completed:  not read (the expansion did not complete)');
   });
 });

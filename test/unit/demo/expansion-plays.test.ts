@@ -22,6 +22,24 @@ describe('the demo plays of an admitted resize', () => {
     );
   });
 
+  it('a real domain: virt-handler grows the disk, the guest sees it (Completed)', () => {
+    assert.deepStrictEqual(path(playsFor({ running: true, guest: true })).slice(-2), [
+      'virt-controller: HypervisorResizing/WaitingForHypervisor',
+      'virt-handler: Completed/GuestSeesNewSize',
+    ]);
+  });
+
+  it('a real domain whose VM opted in to guest growth: the tracker grows the filesystem, no peer acts', () => {
+    const plays = playsFor({ running: true, guest: true, growth: true });
+    assert.deepStrictEqual(path(plays).slice(-3), [
+      'virt-controller: HypervisorResizing/WaitingForHypervisor',
+      'virt-handler: GuestFilesystemGrowing/GrowingGuestFilesystem',
+      'voe tracker: Completed/GuestFilesystemGrown',
+    ]);
+    assert.isDefined(plays.at(-2)?.act);
+    assert.isUndefined(plays.at(-1)?.act);
+  });
+
   it('a stopped VM: the volume grows, then it waits for the next start', () => {
     assert.deepStrictEqual(path(playsFor({ running: false })), [
       'voe webhook: ControllerResizing/WaitingForResizer',
