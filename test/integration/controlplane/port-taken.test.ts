@@ -56,7 +56,9 @@ for (const [which, position] of [
       onProgress: (line) => progress.push(line),
     });
     onCleanup(() => cp.stop());
-    assert.strictEqual(ports.calls(), 6, 'a second set of three ports was chosen');
+    // A second set of three ports at least: a port freePort hands out can also be taken by another
+    // test's process before it binds (what this file is about), and then a third set is chosen.
+    assert.oneOf(ports.calls(), [6, 9], 'a new set of three ports was chosen for each retry');
     assert.ok(
       progress.some((line) =>
         /port chosen for the control plane was taken .* retrying on new ports \(1 of 3\)/.test(
