@@ -16,7 +16,7 @@ const LIBVIRT_DIRS = [
 ];
 const PID_FILES = { virtlogd: '/var/run/virtlogd.pid', libvirtd: '/var/run/libvirtd.pid' } as const;
 
-/** The local libvirt: stop() ends the daemons this call started, and only those. */
+/** The local libvirt: stop() lets go of it; the last holder's stop() ends the daemons this process started, and only those. */
 export interface LibvirtDaemons {
   /** Whether a libvirtd already answered (then nothing was started and stop() does nothing). */
   reused: boolean;
@@ -68,7 +68,7 @@ async function terminate(pid: number, ms: number): Promise<void> {
  * are made, `virtlogd -d` and `libvirtd -d` started, and the call returns once virsh connects.
  * stop() ends them by the pids they wrote.
  */
-export async function startLibvirt(options: { timeoutMs?: number } = {}): Promise<LibvirtDaemons> {
+async function launchLibvirt(options: { timeoutMs?: number }): Promise<LibvirtDaemons> {
   if (await answers()) return { reused: true, stop: async () => undefined };
   if (process.getuid?.() !== 0)
     throw new VmLabError(
@@ -113,4 +113,36 @@ export async function startLibvirt(options: { timeoutMs?: number } = {}): Promis
       { cause: error },
     );
   }
+}
+
+/** The daemons this process launched, and how many callers of startLibvirt still hold them. */
+let shared: { launched: Promise<LibvirtDaemons>; holders: number } | undefined;
+
+/**
+ * The local libvirt for one caller (launchLibvirt: reused, or started). Callers in one process
+ * share one launch: each stop() lets go of it once, and the daemons end when the last holder lets
+ * go, so one caller (a test file's after hook) never stops libvirtd under another's domains.
+ */
+export async function startLibvirt(options: { timeoutMs?: number } = {}): Promise<LibvirtDaemons> {
+  if (shared === undefined) {
+    const launched = launchLibvirt(options);
+    shared = { launched, holders: 0 };
+    launched.catch(() => {
+      if (shared?.launched === launched) shared = undefined;
+    });
+  }
+  const held = shared;
+  const daemons = await held.launched;
+  held.holders++;
+  let holding = true;
+  return {
+    reused: daemons.reused,
+    stop: async () => {
+      if (!holding) return;
+      holding = false;
+      if (--held.holders > 0) return;
+      if (shared === held) shared = undefined;
+      await daemons.stop();
+    },
+  };
 }
