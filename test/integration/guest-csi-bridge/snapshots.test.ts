@@ -26,6 +26,7 @@ import {
 } from '../../support/guest-csi-bridge/host-scene.js';
 import { HostStorageActor } from '../../support/guest-csi-bridge/host-storage-actor.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
+import { grpcCode } from '../../support/guest-csi-bridge/grpc-code.js';
 
 const MiB = 1024 * 1024;
 const block = { block: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } };
@@ -36,13 +37,6 @@ interface Snapshot {
   size_bytes: string;
   ready_to_use: boolean;
   creation_time: { seconds: string } | null;
-}
-
-function code(expected: number) {
-  return (error: unknown) => {
-    assert.strictEqual((error as { code?: number }).code, expected, String(error));
-    return true;
-  };
 }
 
 describe('guest CSI bridge: snapshots and restores on a real host API server', function () {
@@ -214,7 +208,7 @@ describe('guest CSI bridge: snapshots and restores on a real host API server', f
       const request = await refusal.request();
       await expectRejection(
         csi.client.call('Controller', 'CreateSnapshot', request),
-        code(refusal.code),
+        grpcCode(refusal.code),
       );
       const name = request['name'];
       if (typeof name === 'string' && name !== 'snapshot-one')
@@ -250,7 +244,7 @@ describe('guest CSI bridge: snapshots and restores on a real host API server', f
       ['snapshot-list-3'],
     );
     assert.strictEqual(rest.next_token, '');
-    await expectRejection(list({ starting_token: 'not-a-token' }), code(status.ABORTED));
+    await expectRejection(list({ starting_token: 'not-a-token' }), grpcCode(status.ABORTED));
   });
 
   it('CreateVolume from a snapshot makes a host PVC whose dataSource is the host VolumeSnapshot; the host binds it once the snapshot is ready', async () => {
@@ -277,7 +271,7 @@ describe('guest CSI bridge: snapshots and restores on a real host API server', f
     );
     // A retry succeeds; the same name restored from another snapshot, or blank, is ALREADY_EXISTS.
     await createVolume('pvc-restored', { volume_content_source: source });
-    await expectRejection(createVolume('pvc-restored'), code(status.ALREADY_EXISTS));
+    await expectRejection(createVolume('pvc-restored'), grpcCode(status.ALREADY_EXISTS));
   });
 
   const restoreRefusals = [
@@ -303,7 +297,7 @@ describe('guest CSI bridge: snapshots and restores on a real host API server', f
   for (const [i, refusal] of restoreRefusals.entries())
     it(`CreateVolume from ${refusal.what} is refused with code ${refusal.code}, nothing made`, async () => {
       const name = `pvc-restore-refused-${i}`;
-      await expectRejection(createVolume(name, refusal.extra), code(refusal.code));
+      await expectRejection(createVolume(name, refusal.extra), grpcCode(refusal.code));
       assert.isUndefined(await hostApi.getPvc(name));
     });
 
@@ -338,7 +332,7 @@ describe('guest CSI bridge: snapshots and restores on a real host API server', f
     await csi.client.call('Controller', 'DeleteSnapshot', { snapshot_id: 'Not a name' });
     await expectRejection(
       csi.client.call('Controller', 'DeleteSnapshot', {}),
-      code(status.INVALID_ARGUMENT),
+      grpcCode(status.INVALID_ARGUMENT),
     );
   });
 

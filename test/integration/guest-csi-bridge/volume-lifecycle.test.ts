@@ -26,6 +26,7 @@ import {
   sh,
   type Scratch,
 } from '../../support/fsresize/loop-device.js';
+import { grpcCode } from '../../support/guest-csi-bridge/grpc-code.js';
 
 const MiB = 1024 * 1024;
 const mount = (fs_type = 'ext4') => ({
@@ -33,17 +34,6 @@ const mount = (fs_type = 'ext4') => ({
   access_mode: { mode: 'SINGLE_NODE_WRITER' },
 });
 const block = () => ({ block: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } });
-
-function grpcCode(expected: number) {
-  return (error: unknown) => {
-    assert.strictEqual(
-      (error as { code?: number }).code,
-      expected,
-      String((error as Error).message),
-    );
-    return true;
-  };
-}
 
 describe('guest CSI bridge: volume lifecycle on a real host API server and loop devices', function () {
   this.timeout(300_000);
