@@ -47,8 +47,9 @@ function xml(text: string): string {
 }
 
 /**
- * One disk's `<disk>` element (libvirt assigns its address): a raw file on its bus, read-only for a
- * cdrom, with its serial when it has one. What the domain's XML lists and what
+ * One disk's `<disk>` element (libvirt assigns its address), as KubeVirt's virt-launcher converts a
+ * VMI disk (pkg/virt-launcher/virtwrap/converter, Convert_v1_Disk_To_api_Disk: the bus and target,
+ * `<readonly/>` for a cdrom, the serial when the VMI gives one): a raw file, read-only for a cdrom. What the domain's XML lists and what
  * `virsh attach-device` takes for a hotplugged disk. Pure.
  */
 export function labDiskXml(disk: LabDisk, indent = ''): string {
