@@ -20,6 +20,11 @@ export interface ControllerTimeouts {
   hotplugMs: number;
   /** How long ControllerUnpublishVolume waits for the unplug. */
   unplugMs: number;
+  /**
+   * How long ControllerPublishVolume waits for a Block volume's host VolumeAttachments to settle
+   * on the VMI's host node (Harvester's driver: 60 s); never past the call's deadline.
+   */
+  attachmentMs: number;
 }
 
 export const DEFAULT_CONTROLLER_TIMEOUTS: ControllerTimeouts = {
@@ -27,6 +32,7 @@ export const DEFAULT_CONTROLLER_TIMEOUTS: ControllerTimeouts = {
   stalledMs: 100_000,
   hotplugMs: 15_000,
   unplugMs: 15_000,
+  attachmentMs: 60_000,
 };
 
 export interface ControllerDeps {

@@ -18,6 +18,7 @@ import {
 } from './attachment-of.js';
 import type { ControllerDeps } from './controller-deps.js';
 import { hotplugModeOf } from './hotplug-mode-of.js';
+import { waitForHostAttachment } from './wait-for-host-attachment.js';
 import { waitUntilBound } from './wait-until-bound.js';
 import {
   hotplugOperations,
@@ -61,7 +62,9 @@ async function patchVmGuarded(
 
 /**
  * ControllerPublishVolume: FAILED_PRECONDITION when another guest node's VM or VMI holds the
- * volume (every mode served is single-node); else hotplugs the host PVC into the guest node's VM
+ * volume (every mode served is single-node); waits while a Block volume's host VolumeAttachment
+ * is on another host node than the VMI's (a live migration in progress; ABORTED when it lasts);
+ * else hotplugs the host PVC into the guest node's VM
  * (node_id = its name)
  * on the SCSI bus, declaratively (the VM's spec) or through KubeVirt's legacy addvolume
  * subresource, by the host's Harvester version; answers once the VMI shows the volume
@@ -103,7 +106,8 @@ export async function publishVolume(
         'CSI_VOLUME_PUBLISHED_ELSEWHERE',
         `volume ${volumeId} is a single-node volume and is plugged into ${elsewhere.join(', ')}; it can be published to ${node} once it is unpublished there`,
       );
-    await waitUntilBound(host, volumeId, pvc, ctx, deps.timeouts.hotplugMs);
+    const bound = await waitUntilBound(host, volumeId, pvc, ctx, deps.timeouts.hotplugMs);
+    await waitForHostAttachment(host, volumeId, node, bound, ctx, deps.timeouts.attachmentMs);
     const vmi = await host.getVmi(node);
     const attachment = attachmentOf(vm, vmi, volumeId);
     if (attachment === 'attached') return { publish_context: {} };

@@ -49,6 +49,8 @@ export const CsiErrorCode = {
   VolumeBeingDeleted: 'CSI_VOLUME_BEING_DELETED',
   /** The hotplug into (or out of) the guest node's VM has not finished yet (ABORTED). */
   HotplugPending: 'CSI_HOTPLUG_PENDING',
+  /** A Block volume's host VolumeAttachment is on another host node than its VMI's, e.g. a live migration in progress (ABORTED). */
+  HostAttachmentElsewhere: 'CSI_HOST_ATTACHMENT_ELSEWHERE',
   /** The host PVC is not bound yet (UNAVAILABLE). */
   HostPvcNotBound: 'CSI_HOST_PVC_NOT_BOUND',
   /** The host did not get there before the call's deadline (DEADLINE_EXCEEDED). */

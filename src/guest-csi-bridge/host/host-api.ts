@@ -4,6 +4,7 @@ import type {
   HostStorageClass,
   HostVm,
   HostVmi,
+  HostVolumeAttachment,
   HostVolumeSnapshot,
   JsonPatchOperation,
 } from './host-objects.js';
@@ -76,6 +77,8 @@ export interface HostApi {
   /** A cluster-scoped harvesterhci.io Setting. */
   getSetting(name: string): Promise<HarvesterSetting | undefined>;
   getStorageClass(name: string): Promise<HostStorageClass | undefined>;
+  /** The host's VolumeAttachments (cluster-scoped). */
+  listVolumeAttachments(): Promise<HostVolumeAttachment[]>;
   getVm(name: string): Promise<HostVm | undefined>;
   listVms(): Promise<HostVm[]>;
   getVmi(name: string): Promise<HostVmi | undefined>;

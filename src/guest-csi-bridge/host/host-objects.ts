@@ -52,9 +52,28 @@ export interface HostVmi {
   status?: {
     nodeName?: string;
     phase?: string;
+    /** KubeVirt's record of the last live migration (virt-controller's handoff, virt-handler's end). */
+    migrationState?: {
+      sourceNode?: string;
+      targetNode?: string;
+      completed?: boolean;
+      failed?: boolean;
+      endTimestamp?: string;
+    };
     interfaces?: Array<{ mac?: string; name?: string }>;
     volumeStatus?: VolumeStatus[];
   };
+}
+
+/** A storage.k8s.io/v1 VolumeAttachment of the host (cluster-scoped): one PV attached to one host node. */
+export interface HostVolumeAttachment {
+  metadata?: ObjectMeta;
+  spec?: {
+    attacher?: string;
+    nodeName?: string;
+    source?: { persistentVolumeName?: string };
+  };
+  status?: { attached?: boolean };
 }
 
 export interface HostPod {

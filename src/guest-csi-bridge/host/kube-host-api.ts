@@ -19,6 +19,7 @@ import type {
   HostStorageClass,
   HostVm,
   HostVmi,
+  HostVolumeAttachment,
   HostVolumeSnapshot,
   JsonPatchOperation,
 } from './host-objects.js';
@@ -28,6 +29,7 @@ const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
 const PODS = { group: '', version: 'v1', plural: 'pods' };
 const SETTINGS = { group: 'harvesterhci.io', version: 'v1beta1', plural: 'settings' };
 const STORAGE_CLASSES = { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses' };
+const VOLUME_ATTACHMENTS = { group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments' };
 const VMS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' };
 const VOLUME_SNAPSHOTS = {
   group: 'snapshot.storage.k8s.io',
@@ -113,6 +115,8 @@ export function createKubeHostApi(
     getSetting: (name) => host.get<HarvesterSetting>({ ...SETTINGS, name }, `Setting ${name}`),
     getStorageClass: (name) =>
       host.get<HostStorageClass>({ ...STORAGE_CLASSES, name }, `StorageClass ${name}`),
+    listVolumeAttachments: () =>
+      host.list<HostVolumeAttachment>(VOLUME_ATTACHMENTS, 'VolumeAttachments'),
     getVm: (name) => host.get<HostVm>(host.named(VMS, name), host.where('VirtualMachine', name)),
     listVms: () => host.list<HostVm>({ ...VMS, namespace }, `VirtualMachines in ${namespace}`),
     getVmi: (name) =>
