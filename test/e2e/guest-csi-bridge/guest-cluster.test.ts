@@ -3,7 +3,8 @@
  * external-attacher, csi-snapshotter and external-resizer (the chart's flags), snapshot-controller,
  * kube-controller-manager's PV binder and attach-detach controllers, on a guest control plane of
  * their own; the kubelet actor on loop devices; the host control plane with voe's webhook and the
- * host storage actor. `voe csi` talks to the host with the credentials Harvester generates for a
+ * host storage actor (and, for an attach during a live migration of the node VM, the host
+ * migration actor). `voe csi` talks to the host with the credentials Harvester generates for a
  * guest cluster, never admin. Each scenario is read from what the sidecars and controllers write
  * on the guest objects. Needs root.
  */
@@ -15,6 +16,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { isNotFound, requestJson, resourcePath } from '../../../src/kube/index.js';
 import { eventually } from '../../support/eventually.js';
 import { GUEST_NAMESPACE, GUEST_NODE } from '../../support/guest-csi-bridge/host-scene.js';
+import { HostMigrationActor } from '../../support/guest-csi-bridge/host-migration-actor.js';
 import { requestCount } from '../../support/guest-csi-bridge/request-count.js';
 import { useGuestCluster } from '../../support/guest-cluster/guest-cluster.js';
 import { createHarvesterVolume, GuestObjects } from '../../support/guest-cluster/guest-objects.js';
@@ -39,6 +41,20 @@ async function hostPvc(
     if (isNotFound(e)) return undefined;
     throw e;
   });
+}
+
+async function hostPvcVolume(kc: KubeConfig, name: string): Promise<string | undefined> {
+  const pvc = await requestJson<{ spec?: { volumeName?: string } }>(kc, {
+    method: 'GET',
+    path: resourcePath({
+      group: '',
+      version: 'v1',
+      plural: 'persistentvolumeclaims',
+      namespace: GUEST_NAMESPACE,
+      name,
+    }),
+  });
+  return pvc.spec?.volumeName;
 }
 
 async function hostVmVolumes(kc: KubeConfig): Promise<string[]> {
@@ -416,5 +432,59 @@ describe('guest CSI bridge: a guest cluster with the real sidecars and controlle
     assert.notInclude(await hostVmVolumes(host), volumeId);
     await objects().deletePvc(claim);
     await until('the host PVC gone', async () => (await hostPvc(host, volumeId)) === undefined);
+  });
+
+  it('attaches during a host live migration of the node VM: the attach waits until the migration settled', async () => {
+    const host = cluster.host.kubeConfig;
+    const migration = new HostMigrationActor({ kubeConfig: host, namespace: GUEST_NAMESPACE });
+    await migration.start();
+    try {
+      const claim = 'during-migration';
+      const { pv } = await volumeInUse(claim, '320Mi', 'harvester');
+      const volumeId = (await objects().pv(pv)).spec.csi.volumeHandle;
+      const hostPv = (await hostPvcVolume(host, volumeId)) ?? '';
+      await until('the host VolumeAttachment of the hotplug attached', async () =>
+        migration.attachmentsOf(hostPv).some((va) => va.status?.attached === true),
+      );
+      const source = migration.attachmentsOf(hostPv)[0]!.spec?.nodeName ?? '';
+      // The host starts moving the guest node's VM: its volumes attached on both host nodes.
+      await migration.startMigration(GUEST_NODE, 'harvester-2');
+      // The workload restarts meanwhile: detached, then attached again for its new pod.
+      await objects().deletePod(`${claim}-app`);
+      await until(
+        'the guest VolumeAttachment gone',
+        async () => (await objects().attachmentsOf(pv)).length === 0,
+      );
+      const pod = await objects().createPod(`${claim}-app-2`, claim);
+      await until(
+        'the new guest VolumeAttachment',
+        async () => (await objects().attachmentsOf(pv)).length === 1,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      const [waiting] = await objects().attachmentsOf(pv);
+      assert.notStrictEqual(
+        waiting!.status?.attached,
+        true,
+        'not attached while the host migrates',
+      );
+      assert.notInclude(await hostVmVolumes(host), volumeId, 'not hotplugged meanwhile');
+      await migration.completeMigration(GUEST_NODE);
+      await until('the guest VolumeAttachment attached', async () =>
+        (await objects().attachmentsOf(pv)).some((va) => va.status?.attached === true),
+      );
+      await until(
+        'the volume published for the new pod',
+        async () => cluster.kubelet.targetPath(pv, pod.metadata.uid) !== undefined,
+      );
+      assert.include(await hostVmVolumes(host), volumeId);
+      assert.deepStrictEqual(
+        migration.attachmentsOf(hostPv).map((va) => va.spec?.nodeName),
+        ['harvester-2'],
+        `moved from ${source}: attached on the VMI's new host node only`,
+      );
+      assert.lengthOf(migration.errors, 0, String(migration.errors[0]));
+    } finally {
+      await migration.stop();
+    }
   });
 });
