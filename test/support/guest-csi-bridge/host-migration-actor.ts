@@ -81,8 +81,9 @@ const claimsOf = (pod: Pod): string[] =>
  *   attachment pod (createAttachmentPod), then handleTargetPodHandoff's VMI
  *   `status.migrationState`;
  * - on `completeMigration`, virt-handler on the target (MigrationTargetController.updateStatus,
- *   ackMigrationCompletion: `status.nodeName` = the target, the end timestamp), then the VMI
- *   controller's cleanupAttachmentPods deleting the source's attachment pods.
+ *   ackMigrationCompletion: `status.nodeName` = the target, the end timestamp; with the source's
+ *   completed mark), then the VMI controller's cleanupAttachmentPods deleting the source's
+ *   attachment pods.
  */
 export class HostMigrationActor {
   readonly #kubeConfig: KubeConfig;
