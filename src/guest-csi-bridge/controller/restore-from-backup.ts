@@ -12,6 +12,7 @@ import {
   isGuestBackup,
   planRemoteRestore,
 } from './plan-remote-backup.js';
+import { requestBytesOf } from './pvc-sizes.js';
 
 export interface BackupRestoreRequest {
   volumeId: string;
@@ -80,38 +81,28 @@ function madeBy(pvc: HostPvc, restore: HostRemoteRestore): boolean {
   );
 }
 
-/** The volume's VolumeRemoteRestore: the one there (if it is this restore) or a new one. */
-async function ensureRestore(
+/** A new VolumeRemoteRestore of the volume, from the backup (ready, and of a size the request allows); its size. */
+async function startRestore(
   host: HostApi,
   request: BackupRestoreRequest,
   ctx: CallContext,
-): Promise<HostRemoteRestore> {
+): Promise<{ restore: HostRemoteRestore; bytes: bigint }> {
   const { volumeId, backup } = request;
-  const where = `host VolumeRemoteRestore ${host.namespace}/${volumeId}`;
-  let restore = await host.getRemoteRestore(volumeId);
-  if (!restore) {
-    // Harvester's restore controller takes a PVC of the restore's name for its own (createOrGet).
-    if (await host.getPvc(volumeId))
-      throw new CsiError(
-        'CSI_VOLUME_EXISTS',
-        `host PVC ${host.namespace}/${volumeId} exists and was not restored from backup ${backup.namespace}/${backup.name}`,
-      );
-    const result = await host.createRemoteRestore(planRemoteRestore(volumeId, backup));
-    if (result.created)
-      ctx.log.info(
-        { volumeId, backup: `${backup.namespace}/${backup.name}` },
-        'created the host VolumeRemoteRestore',
-      );
-    restore = result.created ? result.restore : result.existing;
-  }
-  if (restore.metadata?.deletionTimestamp)
+  const source = await readReadyBackup(host, backup);
+  const bytes = backupRestoreBytes(source, request.capacity);
+  // Harvester's restore controller takes a PVC of the restore's name for its own (createOrGet).
+  if (await host.getPvc(volumeId))
     throw new CsiError(
-      'CSI_VOLUME_BEING_DELETED',
-      `${where} is being deleted; retry once it is gone`,
+      'CSI_VOLUME_EXISTS',
+      `host PVC ${host.namespace}/${volumeId} exists and was not restored from backup ${backup.namespace}/${backup.name}`,
     );
-  const why = restoreIncompatibility(restore, backup);
-  if (why !== undefined) throw new CsiError('CSI_VOLUME_EXISTS', why);
-  return restore;
+  const result = await host.createRemoteRestore(planRemoteRestore(volumeId, backup));
+  if (result.created)
+    ctx.log.info(
+      { volumeId, backup: `${backup.namespace}/${backup.name}` },
+      'created the host VolumeRemoteRestore',
+    );
+  return { restore: result.created ? result.restore : result.existing, bytes };
 }
 
 /**
@@ -120,7 +111,8 @@ async function ensureRestore(
  * host PVC of that name (pkg/volumeremotebackup/longhorn/restore.go, createPVCFromSnapshot). The
  * answer comes once that PVC exists: before, ABORTED (CSI_RESTORE_PENDING) and the provisioner
  * retries; an error Harvester reports on the restore is CSI_HOST_RESTORE_FAILED. A retry finds
- * the restore it made; the name of another restore or of another volume is ALREADY_EXISTS.
+ * the restore it made (and answers its PVC's size, the backup may be gone by then); the name of
+ * another restore or of another volume, or a size above the restored one, is ALREADY_EXISTS.
  */
 export async function restoreFromBackup(
   host: HostApi,
@@ -128,25 +120,36 @@ export async function restoreFromBackup(
   ctx: CallContext,
 ): Promise<{ volume: VolumeMessage }> {
   const { volumeId, backup } = request;
-  const source = await readReadyBackup(host, backup);
-  const bytes = backupRestoreBytes(source, request.capacity);
-  const restore = await ensureRestore(host, request, ctx);
+  const where = `host VolumeRemoteRestore ${host.namespace}/${volumeId}`;
+  const existing = await host.getRemoteRestore(volumeId);
+  const started = existing ? { restore: existing } : await startRestore(host, request, ctx);
+  const { restore } = started;
+  if (restore.metadata?.deletionTimestamp)
+    throw new CsiError(
+      'CSI_VOLUME_BEING_DELETED',
+      `${where} is being deleted; retry once it is gone`,
+    );
+  const why = restoreIncompatibility(restore, backup);
+  if (why !== undefined) throw new CsiError('CSI_VOLUME_EXISTS', why);
   const failure = harvesterFailureOf(restore);
   if (failure !== undefined)
-    throw new CsiError(
-      'CSI_HOST_RESTORE_FAILED',
-      `host VolumeRemoteRestore ${host.namespace}/${volumeId} failed on the host: ${failure}`,
-    );
+    throw new CsiError('CSI_HOST_RESTORE_FAILED', `${where} failed on the host: ${failure}`);
   const pvc = await host.getPvc(volumeId);
   if (!pvc)
     throw new CsiError(
       'CSI_RESTORE_PENDING',
-      `Harvester has not made host PVC ${host.namespace}/${volumeId} of VolumeRemoteRestore ${volumeId} yet; retry`,
+      `Harvester has not made host PVC ${host.namespace}/${volumeId} of ${where} yet; retry`,
     );
   if (!madeBy(pvc, restore))
     throw new CsiError(
       'CSI_VOLUME_EXISTS',
-      `host PVC ${host.namespace}/${volumeId} exists and was not made by VolumeRemoteRestore ${volumeId}`,
+      `host PVC ${host.namespace}/${volumeId} exists and was not made by ${where}`,
+    );
+  const bytes = ('bytes' in started ? started.bytes : requestBytesOf(pvc)) ?? 0n;
+  if (request.capacity.requiredBytes > bytes)
+    throw new CsiError(
+      'CSI_VOLUME_EXISTS',
+      `volume ${volumeId} was restored from backup ${backup.namespace}/${backup.name} at ${formatBytes(bytes)}, below required_bytes ${request.capacity.requiredBytes}`,
     );
   return {
     volume: {

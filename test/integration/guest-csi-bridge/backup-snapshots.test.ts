@@ -421,6 +421,29 @@ describe('guest CSI bridge: backup snapshots (Harvester VolumeRemoteBackup/Resto
       assert.isUndefined(await hostApi.getRemoteRestore(refusal.name));
     });
 
+  it('a retry of a restore whose backup was deleted meanwhile answers the restored volume; a larger size is ALREADY_EXISTS', async () => {
+    const ready = await readyBackup('snapshot-backup-3', 'pvc-backup-source-1');
+    const restored = await restoreVolume('pvc-from-deleted-backup', ready.snapshot_id);
+    await csi.client.call('Controller', 'DeleteSnapshot', { snapshot_id: ready.snapshot_id });
+    await eventually(
+      async () => (await hostApi.getRemoteBackup('snapshot-backup-3')) === undefined,
+      30_000,
+      'the backup gone',
+    );
+    assert.deepStrictEqual(
+      await restoreVolume('pvc-from-deleted-backup', ready.snapshot_id),
+      restored,
+    );
+    await expectRejection(
+      createVolume('pvc-from-deleted-backup', {
+        capacity_range: { required_bytes: String(128 * MiB) },
+        volume_content_source: { snapshot: { snapshot_id: ready.snapshot_id } },
+      }),
+      grpcCode(status.ALREADY_EXISTS),
+    );
+    await csi.client.call('Controller', 'DeleteVolume', { volume_id: restored.volume_id });
+  });
+
   it("DeleteVolume of a restored volume deletes its VolumeRemoteRestore; Harvester's restore objects go and the backup stays", async () => {
     await csi.client.call('Controller', 'DeleteVolume', { volume_id: 'pvc-from-backup' });
     await eventually(
