@@ -5,7 +5,7 @@ import type { HostRemoteBackup, HostVolumeSnapshot } from '../host/host-objects.
 import type { SnapshotMessage } from '../proto/csi-messages.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
-import { snapshotLockKey } from './create-snapshot.js';
+import { snapshotLockKey } from './snapshot-lock-key.js';
 import { HOST_SNAPSHOT_CLASS_PARAMETER } from './host-snapshot-class.js';
 import {
   backupIncompatibility,

@@ -14,11 +14,7 @@ import {
   sourceOf,
 } from './plan-host-snapshot.js';
 import { BACKUP_SNAPSHOT_TYPE, SNAPSHOT_TYPE_PARAMETER } from './plan-remote-backup.js';
-
-/** The lock key of a snapshot id (apart from volume ids, which may be the same text). */
-export function snapshotLockKey(snapshotId: string): string {
-  return `snapshot/${snapshotId}`;
-}
+import { snapshotLockKey } from './snapshot-lock-key.js';
 
 /**
  * Why an existing host VolumeSnapshot of the planned name is not the snapshot CreateSnapshot asks

@@ -1,7 +1,7 @@
 import type { HostApi } from '../host/host-api.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
-import { snapshotLockKey } from './create-snapshot.js';
+import { snapshotLockKey } from './snapshot-lock-key.js';
 import { backupSnapshotId, isGuestBackup } from './plan-remote-backup.js';
 
 /**

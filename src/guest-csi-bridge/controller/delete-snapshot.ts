@@ -3,7 +3,7 @@ import { CsiError } from '../errors/csi-error.js';
 import type { DeleteSnapshotRequest } from '../proto/csi-messages.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
-import { snapshotLockKey } from './create-snapshot.js';
+import { snapshotLockKey } from './snapshot-lock-key.js';
 import { deleteBackupSnapshot } from './delete-backup-snapshot.js';
 import { isGuestSnapshot } from './plan-host-snapshot.js';
 import { parseBackupSnapshotId } from './plan-remote-backup.js';
