@@ -4,6 +4,7 @@ import type { HostVolumeSnapshot } from '../host/host-objects.js';
 import type { CreateSnapshotRequest, SnapshotMessage } from '../proto/csi-messages.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
+import { createBackupSnapshot } from './create-backup-snapshot.js';
 import { hostSnapshotClassFor } from './host-snapshot-class.js';
 import {
   CSI_SNAPSHOT_NAME_ANNOTATION,
@@ -12,14 +13,8 @@ import {
   snapshotMessageOf,
   sourceOf,
 } from './plan-host-snapshot.js';
-
-/** The CreateSnapshot parameter of Harvester's "backup" snapshots (VolumeRemoteBackup), which voe does not make. */
-const SNAPSHOT_TYPE_PARAMETER = 'type';
-
-/** The lock key of a snapshot id (apart from volume ids, which may be the same text). */
-export function snapshotLockKey(snapshotId: string): string {
-  return `snapshot/${snapshotId}`;
-}
+import { BACKUP_SNAPSHOT_TYPE, SNAPSHOT_TYPE_PARAMETER } from './plan-remote-backup.js';
+import { snapshotLockKey } from './snapshot-lock-key.js';
 
 /**
  * Why an existing host VolumeSnapshot of the planned name is not the snapshot CreateSnapshot asks
@@ -52,7 +47,8 @@ function answerOf(snapshot: HostVolumeSnapshot, where: string): { snapshot: Snap
 /**
  * CreateSnapshot: a host VolumeSnapshot of the source volume's host PVC, named after the request
  * (as volumes are, see hostPvcName), on the host VolumeSnapshotClass the parameters or the host's
- * csi-driver-config name. Not waited for: the answer carries ready_to_use as the host reports it,
+ * csi-driver-config name; with the parameter `type: backup`, a Harvester VolumeRemoteBackup instead
+ * (createBackupSnapshot). Not waited for: the answer carries ready_to_use as the host reports it,
  * and csi-snapshotter calls again until it is true. A retry finds the snapshot it made; the same
  * name of another source volume is ALREADY_EXISTS.
  */
@@ -65,12 +61,15 @@ export async function createSnapshot(
   if (!name) throw new CsiError('CSI_INVALID_ARGUMENT', 'name is required');
   if (!sourceVolumeId) throw new CsiError('CSI_INVALID_ARGUMENT', 'source_volume_id is required');
   const parameters = request.parameters ?? {};
-  if (parameters[SNAPSHOT_TYPE_PARAMETER])
+  const type = parameters[SNAPSHOT_TYPE_PARAMETER];
+  if (type && type !== BACKUP_SNAPSHOT_TYPE)
     throw new CsiError(
       'CSI_INVALID_ARGUMENT',
-      `the VolumeSnapshotClass parameter ${SNAPSHOT_TYPE_PARAMETER}: "${parameters[SNAPSHOT_TYPE_PARAMETER]}" (Harvester's backup snapshots) is not supported by this driver; remove it to take host VolumeSnapshots`,
+      `the VolumeSnapshotClass parameter ${SNAPSHOT_TYPE_PARAMETER}: "${type.slice(0, 64)}" is not one this driver knows: "${BACKUP_SNAPSHOT_TYPE}" (a Harvester VolumeRemoteBackup), or none (a host VolumeSnapshot)`,
     );
   const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
+  if (type === BACKUP_SNAPSHOT_TYPE)
+    return createBackupSnapshot(deps, host, { name, sourceVolumeId, parameters }, ctx);
   const snapshotId = hostPvcName(name);
   const where = `host VolumeSnapshot ${host.namespace}/${snapshotId}`;
   return deps.locks.run(snapshotLockKey(snapshotId), 'CreateSnapshot', async () => {

@@ -19,8 +19,10 @@ import {
   type PlanInput,
 } from './plan-host-pvc.js';
 import { isGuestSnapshot } from './plan-host-snapshot.js';
+import { parseBackupSnapshotId } from './plan-remote-backup.js';
 import { restoreInput, sourceIncompatibility, withSnapshotSource } from './plan-restore.js';
 import { capacityBytesOf, requestBytesOf } from './pvc-sizes.js';
+import { restoreFromBackup } from './restore-from-backup.js';
 
 /** The existing volume's size: the larger of its host PVC's capacity and request. */
 function existingSizeBytes(pvc: HostPvc): bigint | undefined {
@@ -64,7 +66,8 @@ async function readSourceSnapshot(host: HostApi, snapshotId: string): Promise<Ho
  * CreateVolume: a host PVC named after the request (see planHostPvc), not waited for. A retry of
  * the same request finds the PVC it made and succeeds, answering that volume's size (its host
  * PVC's, which covers the size asked for); a different request for an existing name (another
- * size, mode or host StorageClass) is ALREADY_EXISTS.
+ * size, mode or host StorageClass) is ALREADY_EXISTS. From a backup snapshot, Harvester's
+ * VolumeRemoteRestore makes the host PVC (restoreFromBackup).
  */
 export async function createVolume(
   deps: ControllerDeps,
@@ -86,6 +89,11 @@ export async function createVolume(
   const parameters = request.parameters ?? {};
   const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   const volumeId = hostPvcName(name);
+  const backup = snapshotId ? parseBackupSnapshotId(snapshotId) : undefined;
+  if (backup)
+    return deps.locks.run(volumeId, 'CreateVolume', () =>
+      restoreFromBackup(host, { volumeId, backup, capacity, parameters }, ctx),
+    );
   return deps.locks.run(volumeId, 'CreateVolume', async () => {
     const source = snapshotId ? await readSourceSnapshot(host, snapshotId) : undefined;
     const asked: PlanInput = {

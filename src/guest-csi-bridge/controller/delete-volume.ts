@@ -4,7 +4,12 @@ import type { DeleteVolumeRequest } from '../proto/csi-messages.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
 
-/** DeleteVolume: deletes the host PVC; a volume that is not there (deleted before, or never made) is success. */
+/**
+ * DeleteVolume: deletes the volume's VolumeRemoteRestore when it was restored from a backup
+ * snapshot (as Harvester's driver does, deleteVolumeRemoteRestoreIfExists: Harvester then keeps
+ * the backup and removes the restore's VolumeSnapshot), then the host PVC; a volume that is not
+ * there (deleted before, or never made) is success.
+ */
 export async function deleteVolume(
   deps: ControllerDeps,
   request: DeleteVolumeRequest,
@@ -16,6 +21,11 @@ export async function deleteVolume(
   if (!isHostPvcName(volumeId)) return {};
   const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   return deps.locks.run(volumeId, 'DeleteVolume', async () => {
+    if (await host.deleteRemoteRestore(volumeId))
+      ctx.log.info(
+        { volumeId, hostRestore: `${host.namespace}/${volumeId}` },
+        'deleted the host VolumeRemoteRestore',
+      );
     if (await host.deletePvc(volumeId))
       ctx.log.info({ volumeId, hostPvc: `${host.namespace}/${volumeId}` }, 'deleted the host PVC');
     return {};

@@ -64,7 +64,7 @@ export function restoreBytesOf(snapshot: HostVolumeSnapshot): bigint | undefined
 }
 
 /** `google.protobuf.Timestamp` of an RFC 3339 time (whole seconds, as the API server writes them). */
-function timestampOf(time: string | undefined): SnapshotMessage['creation_time'] {
+export function timestampOf(time: string | undefined): SnapshotMessage['creation_time'] {
   const ms = time ? Date.parse(time) : NaN;
   if (Number.isNaN(ms)) return null;
   return { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };

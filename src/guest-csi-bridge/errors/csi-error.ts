@@ -33,6 +33,12 @@ export const CsiErrorCode = {
   HostSnapshotClassUnknown: 'CSI_HOST_SNAPSHOT_CLASS_UNKNOWN',
   /** The host's snapshot controller reports an error on the host VolumeSnapshot (INTERNAL). */
   HostSnapshotFailed: 'CSI_HOST_SNAPSHOT_FAILED',
+  /** A backup snapshot on a host that does not serve Harvester's VolumeRemoteBackups (before v1.8) (FAILED_PRECONDITION). */
+  HostBackupsUnserved: 'CSI_HOST_BACKUPS_UNSERVED',
+  /** A volume restored from a backup snapshot: Harvester's VolumeRemoteRestore has not made its host PVC yet (ABORTED). */
+  RestorePending: 'CSI_RESTORE_PENDING',
+  /** Harvester reports an error on the VolumeRemoteRestore of a volume restored from a backup snapshot (INTERNAL). */
+  HostRestoreFailed: 'CSI_HOST_RESTORE_FAILED',
   /** ListSnapshots' starting_token is not one this driver gave, or no longer points into the list (ABORTED). */
   InvalidStartingToken: 'CSI_INVALID_STARTING_TOKEN',
   /** The size asked for cannot be given within the limit (OUT_OF_RANGE). */

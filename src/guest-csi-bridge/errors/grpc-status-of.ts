@@ -19,6 +19,9 @@ const CSI_STATUS: Record<CsiErrorCode, Status> = {
   CSI_SNAPSHOT_BEING_DELETED: Status.ABORTED,
   CSI_HOST_SNAPSHOT_CLASS_UNKNOWN: Status.FAILED_PRECONDITION,
   CSI_HOST_SNAPSHOT_FAILED: Status.INTERNAL,
+  CSI_HOST_BACKUPS_UNSERVED: Status.FAILED_PRECONDITION,
+  CSI_RESTORE_PENDING: Status.ABORTED,
+  CSI_HOST_RESTORE_FAILED: Status.INTERNAL,
   // The CSI spec's code for a starting_token the plugin cannot use.
   CSI_INVALID_STARTING_TOKEN: Status.ABORTED,
   // external-resizer (>= v1.12, IsInfeasibleError) counts INVALID_ARGUMENT, OUT_OF_RANGE and

@@ -1,6 +1,8 @@
 import type { HarvesterSetting } from '../../settings/index.js';
 import type {
   HostPvc,
+  HostRemoteBackup,
+  HostRemoteRestore,
   HostStorageClass,
   HostVm,
   HostVmi,
@@ -72,6 +74,28 @@ export interface HostApi {
   deleteVolumeSnapshot(name: string): Promise<boolean>;
   /** The VolumeSnapshots of the namespace that carry the label `label` (any value). */
   listVolumeSnapshots(label: string): Promise<HostVolumeSnapshot[]>;
+  /** The VolumeRemoteBackup (Harvester's backup snapshot) of the namespace. */
+  getRemoteBackup(name: string): Promise<HostRemoteBackup | undefined>;
+  /** Creates the VolumeRemoteBackup; resolves `{created: false, existing}` when one of that name exists. */
+  createRemoteBackup(
+    body: HostRemoteBackup,
+  ): Promise<
+    { created: true; backup: HostRemoteBackup } | { created: false; existing: HostRemoteBackup }
+  >;
+  /** Deletes the VolumeRemoteBackup; false when there was none. */
+  deleteRemoteBackup(name: string): Promise<boolean>;
+  /** The VolumeRemoteBackups of the namespace that carry the label `label` (any value); none on a host that does not serve the kind (Harvester before v1.8). */
+  listRemoteBackups(label: string): Promise<HostRemoteBackup[]>;
+  /** The VolumeRemoteRestore of the namespace. */
+  getRemoteRestore(name: string): Promise<HostRemoteRestore | undefined>;
+  /** Creates the VolumeRemoteRestore; resolves `{created: false, existing}` when one of that name exists. */
+  createRemoteRestore(
+    body: HostRemoteRestore,
+  ): Promise<
+    { created: true; restore: HostRemoteRestore } | { created: false; existing: HostRemoteRestore }
+  >;
+  /** Deletes the VolumeRemoteRestore; false when there was none. */
+  deleteRemoteRestore(name: string): Promise<boolean>;
   /** Names of the host pods (in the namespace) that mount the PVC, as the API server's watch cache lists them. */
   podsUsingPvc(name: string): Promise<string[]>;
   /** A cluster-scoped harvesterhci.io Setting. */

@@ -111,3 +111,39 @@ export interface HostVolumeSnapshot {
     error?: { message?: string; time?: string };
   };
 }
+
+/**
+ * A harvesterhci.io/v1beta1 VolumeRemoteBackup: Harvester's backup of a PVC of its namespace to
+ * the backup target (harvester/harvester pkg/apis/harvesterhci.io/v1beta1/volumeremotebackup.go).
+ */
+export interface HostRemoteBackup {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: { type?: string; source?: string };
+  status?: {
+    handle?: string;
+    csiProvider?: string;
+    sourceSpec?: NonNullable<HostPvc['spec']>;
+    success?: boolean;
+    conditions?: HostCondition[];
+  };
+}
+
+/** A harvesterhci.io/v1beta1 VolumeRemoteRestore: a PVC of its name restored from a VolumeRemoteBackup (`spec.from`, `<namespace>/<name>`). */
+export interface HostRemoteRestore {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: { type?: string; from?: string };
+  status?: { success?: boolean; conditions?: HostCondition[] };
+}
+
+/** A condition of a Harvester object (harvesterhci.io/v1beta1 Condition). */
+export interface HostCondition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}

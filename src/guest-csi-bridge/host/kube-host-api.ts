@@ -16,6 +16,8 @@ import { hostNamespaceOf } from './host-namespace.js';
 import type {
   HostPod,
   HostPvc,
+  HostRemoteBackup,
+  HostRemoteRestore,
   HostStorageClass,
   HostVm,
   HostVmi,
@@ -37,6 +39,12 @@ const VOLUME_SNAPSHOTS = {
   plural: 'volumesnapshots',
 };
 const VMIS = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' };
+const REMOTE_BACKUPS = {
+  group: 'harvesterhci.io',
+  version: 'v1beta1',
+  plural: 'volumeremotebackups',
+};
+const REMOTE_RESTORES = { ...REMOTE_BACKUPS, plural: 'volumeremoterestores' };
 const VM_SUBRESOURCES = {
   group: 'subresources.kubevirt.io',
   version: 'v1',
@@ -111,6 +119,44 @@ export function createKubeHostApi(
         false,
         label,
       ),
+    getRemoteBackup: (name) =>
+      host.get<HostRemoteBackup>(
+        host.named(REMOTE_BACKUPS, name),
+        host.where('VolumeRemoteBackup', name),
+      ),
+    createRemoteBackup: async (body) => {
+      const result = await createOrRead<HostRemoteBackup>(
+        host,
+        REMOTE_BACKUPS,
+        'VolumeRemoteBackup',
+        { apiVersion: 'harvesterhci.io/v1beta1', kind: 'VolumeRemoteBackup', ...body },
+      );
+      return result.created ? { created: true, backup: result.object } : result;
+    },
+    deleteRemoteBackup: (name) => deleteNamed(host, REMOTE_BACKUPS, 'VolumeRemoteBackup', name),
+    listRemoteBackups: (label) =>
+      host.list<HostRemoteBackup>(
+        { ...REMOTE_BACKUPS, namespace },
+        `VolumeRemoteBackups in ${namespace}`,
+        false,
+        label,
+        true,
+      ),
+    getRemoteRestore: (name) =>
+      host.get<HostRemoteRestore>(
+        host.named(REMOTE_RESTORES, name),
+        host.where('VolumeRemoteRestore', name),
+      ),
+    createRemoteRestore: async (body) => {
+      const result = await createOrRead<HostRemoteRestore>(
+        host,
+        REMOTE_RESTORES,
+        'VolumeRemoteRestore',
+        { apiVersion: 'harvesterhci.io/v1beta1', kind: 'VolumeRemoteRestore', ...body },
+      );
+      return result.created ? { created: true, restore: result.object } : result;
+    },
+    deleteRemoteRestore: (name) => deleteNamed(host, REMOTE_RESTORES, 'VolumeRemoteRestore', name),
     podsUsingPvc: (name) => podsUsingPvc(host, name),
     getSetting: (name) => host.get<HarvesterSetting>({ ...SETTINGS, name }, `Setting ${name}`),
     getStorageClass: (name) =>
@@ -184,6 +230,8 @@ class HostRequests {
     what: string,
     fromCache = false,
     labelSelector?: string,
+    /** A 404 (the host does not serve the kind: its CRD is not installed) lists nothing. */
+    unservedIsEmpty = false,
   ): Promise<T[]> {
     try {
       const query: Record<string, string> = {
@@ -199,6 +247,7 @@ class HostRequests {
       });
       return body.items ?? [];
     } catch (error) {
+      if (unservedIsEmpty && isNotFound(error)) return [];
       throw hostFailure(error, `listing ${what}`);
     }
   }

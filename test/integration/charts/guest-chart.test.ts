@@ -708,6 +708,14 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             resource: 'volumesnapshots',
             namespace: VM_NS,
           })),
+          ...['volumeremotebackups', 'volumeremoterestores'].flatMap((resource) =>
+            ['get', 'list', 'create', 'delete'].map((verb) => ({
+              verb,
+              group: 'harvesterhci.io',
+              resource,
+              namespace: VM_NS,
+            })),
+          ),
         ],
         [
           ...NOBODY,
@@ -770,6 +778,12 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             verb: 'create',
             group: 'snapshot.storage.k8s.io',
             resource: 'volumesnapshots',
+            namespace: VM_NS,
+          },
+          {
+            verb: 'create',
+            group: 'harvesterhci.io',
+            resource: 'volumeremotebackups',
             namespace: VM_NS,
           },
         ],

@@ -181,11 +181,20 @@ describe('guest CSI bridge: snapshots and restores on a real host API server', f
       code: status.ALREADY_EXISTS,
     },
     {
-      what: "Harvester's backup type",
+      what: "Harvester's backup type on a host that does not serve VolumeRemoteBackups",
       request: async () => ({
         name: 'snapshot-backup',
         source_volume_id: 'pvc-snap-source-1',
         parameters: { type: 'backup' },
+      }),
+      code: status.FAILED_PRECONDITION,
+    },
+    {
+      what: 'a snapshot type the driver does not know',
+      request: async () => ({
+        name: 'snapshot-typed',
+        source_volume_id: 'pvc-snap-source-1',
+        parameters: { type: 'archive' },
       }),
       code: status.INVALID_ARGUMENT,
     },

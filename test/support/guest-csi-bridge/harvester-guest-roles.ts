@@ -10,7 +10,8 @@ const HARVESTER_LABELS = {
 /**
  * The two ClusterRoles every Harvester ships for guest clusters (harvester/harvester
  * deploy/charts/harvester/templates/rbac.yaml, as of Dec 2026; docs/csi.md
- * "Host RBAC"), rule for rule. Applied here only because the test API server is
+ * "Host RBAC"), rule for rule; csi-driver's as in v1.8.0, which added the VolumeRemoteBackup and
+ * VolumeRemoteRestore kinds and the snapshot classes and statuses. Applied here only because the test API server is
  * not a Harvester: the chart under test must never render them.
  */
 export const HARVESTER_GUEST_CLUSTER_ROLES: KubernetesObject[] = [
@@ -59,7 +60,12 @@ export const HARVESTER_GUEST_CLUSTER_ROLES: KubernetesObject[] = [
       },
       {
         apiGroups: ['harvesterhci.io'],
-        resources: ['networkfilesystems', 'networkfilesystems/status'],
+        resources: [
+          'networkfilesystems',
+          'networkfilesystems/status',
+          'volumeremotebackups',
+          'volumeremoterestores',
+        ],
         verbs: ['*'],
       },
       {
@@ -75,7 +81,13 @@ export const HARVESTER_GUEST_CLUSTER_ROLES: KubernetesObject[] = [
       },
       {
         apiGroups: ['snapshot.storage.k8s.io'],
-        resources: ['volumesnapshots', 'volumesnapshotcontents'],
+        resources: [
+          'volumesnapshots',
+          'volumesnapshotcontents',
+          'volumesnapshotclasses',
+          'volumesnapshots/status',
+          'volumesnapshotcontents/status',
+        ],
         verbs: ['*'],
       },
       { apiGroups: ['kubevirt.io'], resources: ['virtualmachines'], verbs: ['patch'] },

@@ -30,12 +30,19 @@ export interface HostSnapshotContent {
     annotations?: Record<string, string>;
     finalizers?: string[];
   };
-  spec?: { deletionPolicy?: string; volumeSnapshotRef?: { name?: string; uid?: string } };
+  spec?: {
+    deletionPolicy?: string;
+    driver?: string;
+    source?: { volumeHandle?: string; snapshotHandle?: string };
+    volumeSnapshotRef?: { name?: string; namespace?: string; uid?: string };
+    volumeSnapshotClassName?: string;
+  };
   status?: {
     snapshotHandle?: string;
     readyToUse?: boolean;
     restoreSize?: number;
     creationTime?: number;
+    error?: { message?: string };
   };
 }
 
@@ -94,9 +101,12 @@ export async function reconcileHostSnapshots(
 ): Promise<void> {
   const byName = new Map(contents.map((c) => [c.metadata?.name ?? '', c]));
   for (const snapshot of snapshots) {
-    const content = byName.get(contentNameOf(snapshot));
+    const preProvisioned = snapshot.spec?.source?.volumeSnapshotContentName;
+    const content = byName.get(preProvisioned ?? contentNameOf(snapshot));
     if (snapshot.metadata?.deletionTimestamp)
       await deleteSnapshot(request, namespace, snapshot, content);
+    else if (preProvisioned)
+      await syncPreProvisioned(request, namespace, snapshot, content, contents);
     else await syncSnapshot(request, namespace, snapshot, content, cut);
   }
   for (const content of contents)
@@ -110,6 +120,127 @@ export async function reconcileHostSnapshots(
       ).catch(ignoreNotFound);
 }
 
+/** checkandAddSnapshotFinalizers (both at once); true when it wrote them. */
+async function addSnapshotFinalizers(
+  request: HostRequest,
+  namespace: string,
+  snapshot: HostVolumeSnapshot,
+): Promise<boolean> {
+  const finalizers = (snapshot.metadata as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+  if (finalizers.includes(SNAPSHOT_BOUND_FINALIZER)) return false;
+  await request(
+    'PATCH',
+    resourcePath({ ...VOLUME_SNAPSHOTS, namespace, name: snapshot.metadata?.name ?? '' }),
+    {
+      metadata: {
+        finalizers: [...finalizers, SNAPSHOT_AS_SOURCE_FINALIZER, SNAPSHOT_BOUND_FINALIZER],
+        resourceVersion: snapshot.metadata?.resourceVersion,
+      },
+    },
+    MERGE,
+  );
+  return true;
+}
+
+/** external-snapshotter's contentIsReady: the content's status says readyToUse. */
+function contentIsReady(content: HostSnapshotContent): boolean {
+  return content.status?.readyToUse === true;
+}
+
+/**
+ * A pre-provisioned snapshot (spec.source.volumeSnapshotContentName, as Harvester's restore makes
+ * one from a backup's handle), in the order the two controllers write:
+ * - its finalizers (checkandAddSnapshotFinalizers), as a dynamic one's;
+ * - snapshot-controller's syncUnreadySnapshot: a content that is not there is the snapshot's
+ *   status error (SnapshotContentMissing); else checkandBindSnapshotContent writes the
+ *   snapshot's uid and class into the content's volumeSnapshotRef;
+ * - csi-snapshotter's syncContent → checkandUpdateContentStatusOperation for a content not ready
+ *   yet (contentIsReady): the storage's GetSnapshotStatus (Longhorn answers a backup ready, of the
+ *   size of the snapshot the handle was cut as) and updateSnapshotContentStatus;
+ * - snapshot-controller's updateSnapshotStatus from the ready content.
+ */
+async function syncPreProvisioned(
+  request: HostRequest,
+  namespace: string,
+  snapshot: HostVolumeSnapshot,
+  content: HostSnapshotContent | undefined,
+  contents: readonly HostSnapshotContent[],
+): Promise<void> {
+  const name = snapshot.metadata?.name ?? '';
+  const ref = { ...VOLUME_SNAPSHOTS, namespace, name };
+  if (await addSnapshotFinalizers(request, namespace, snapshot)) return;
+  if (!content) {
+    if (snapshot.status?.error) return;
+    await request(
+      'PATCH',
+      resourcePath(ref, 'status'),
+      {
+        status: {
+          readyToUse: false,
+          error: { message: 'VolumeSnapshotContent is missing', time: new Date().toISOString() },
+        },
+      },
+      MERGE,
+    );
+    return;
+  }
+  const contentRef = { ...VOLUME_SNAPSHOT_CONTENTS, name: content.metadata?.name ?? '' };
+  if (!content.spec?.volumeSnapshotRef?.uid) {
+    await request(
+      'PATCH',
+      resourcePath(contentRef),
+      [
+        { op: 'replace', path: '/spec/volumeSnapshotRef/uid', value: snapshot.metadata?.uid },
+        ...(snapshot.spec?.volumeSnapshotClassName
+          ? [
+              {
+                op: 'replace',
+                path: '/spec/volumeSnapshotClassName',
+                value: snapshot.spec.volumeSnapshotClassName,
+              },
+            ]
+          : []),
+      ],
+      'application/json-patch+json',
+    );
+    return;
+  }
+  const handle = content.spec.source?.snapshotHandle;
+  if (!contentIsReady(content)) {
+    const cutAs = contents.find((c) => c !== content && c.status?.snapshotHandle === handle);
+    await request(
+      'PATCH',
+      resourcePath(contentRef, 'status'),
+      {
+        status: {
+          snapshotHandle: handle,
+          creationTime: cutAs?.status?.creationTime ?? Date.now() * 1_000_000,
+          readyToUse: true,
+          restoreSize: cutAs?.status?.restoreSize ?? 0,
+        },
+      },
+      MERGE,
+    );
+    return;
+  }
+  if (snapshot.status?.readyToUse === true) return;
+  await request(
+    'PATCH',
+    resourcePath(ref, 'status'),
+    {
+      status: {
+        boundVolumeSnapshotContentName: content.metadata?.name,
+        creationTime: new Date(Math.floor((content.status?.creationTime ?? 0) / 1_000_000))
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z'),
+        readyToUse: true,
+        restoreSize: String(content.status?.restoreSize ?? 0),
+      },
+    },
+    MERGE,
+  );
+}
+
 async function syncSnapshot(
   request: HostRequest,
   namespace: string,
@@ -119,21 +250,7 @@ async function syncSnapshot(
 ): Promise<void> {
   const name = snapshot.metadata?.name ?? '';
   const ref = { ...VOLUME_SNAPSHOTS, namespace, name };
-  const finalizers = (snapshot.metadata as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-  if (!finalizers.includes(SNAPSHOT_BOUND_FINALIZER)) {
-    await request(
-      'PATCH',
-      resourcePath(ref),
-      {
-        metadata: {
-          finalizers: [...finalizers, SNAPSHOT_AS_SOURCE_FINALIZER, SNAPSHOT_BOUND_FINALIZER],
-          resourceVersion: snapshot.metadata?.resourceVersion,
-        },
-      },
-      MERGE,
-    );
-    return;
-  }
+  if (await addSnapshotFinalizers(request, namespace, snapshot)) return;
   const claim = snapshot.spec?.source?.persistentVolumeClaimName ?? '';
   const pvcRef = { ...PVCS, namespace, name: claim };
   if (!content) {

@@ -11,11 +11,18 @@ import {
 } from '../../../src/kube/index.js';
 import type {
   HostPvc,
+  HostRemoteBackup,
+  HostRemoteRestore,
   HostVm,
   HostVmi,
   HostVolumeSnapshot,
   VolumeStatus,
 } from '../../../src/guest-csi-bridge/host/host-objects.js';
+import {
+  reconcileRemoteBackups,
+  REMOTE_BACKUPS,
+  REMOTE_RESTORES,
+} from './host-remote-backup-actor.js';
 import { createScratch, sh, type LoopDevice, type Scratch } from '../fsresize/loop-device.js';
 import {
   reconcileHostSnapshots,
@@ -51,6 +58,11 @@ export interface HostStorageActorOptions {
    * provision PVCs restored from VolumeSnapshots once those are ready (needs the snapshot CRDs).
    */
   snapshots?: boolean;
+  /**
+   * Also play Harvester's VolumeRemoteBackup and VolumeRemoteRestore controllers
+   * (host-remote-backup-actor.ts; needs `snapshots` and the CRDs of remote-backup-crds.ts).
+   */
+  remoteBackups?: boolean;
 }
 
 interface Attachment {
@@ -85,7 +97,9 @@ function bytesOf(quantity: string | undefined): bigint {
  *   a PVC that grows grows its loop device (the hypervisor's BlockResize);
  * - with `snapshots`, the host's snapshot controller and snapshotter (host-snapshot-actor.ts), and
  *   a PVC restored from a VolumeSnapshot provisioned only once that snapshot is ready; a snapshot
- *   of a hotplugged volume keeps a copy of its loop device, which a restored volume starts from.
+ *   of a hotplugged volume keeps a copy of its loop device, which a restored volume starts from;
+ * - with `remoteBackups`, Harvester's VolumeRemoteBackup and VolumeRemoteRestore controllers
+ *   (host-remote-backup-actor.ts).
  * It also counts the writes of each PVC's request, as the API server delivered them.
  */
 export class HostStorageActor {
@@ -94,6 +108,8 @@ export class HostStorageActor {
   readonly #vms: Informer;
   readonly #snapshots: Informer | undefined;
   readonly #contents: Informer | undefined;
+  readonly #remoteBackups: Informer | undefined;
+  readonly #remoteRestores: Informer | undefined;
   readonly #attachments = new Map<string, Map<string, Attachment>>();
   readonly #requestWrites = new Map<string, number>();
   readonly #provisioners = new Map<string, string>();
@@ -120,6 +136,16 @@ export class HostStorageActor {
       this.#snapshots = new Informer({ kubeConfig, resource: { ...VOLUME_SNAPSHOTS, namespace } });
       this.#contents = new Informer({ kubeConfig, resource: VOLUME_SNAPSHOT_CONTENTS });
     }
+    if (options.remoteBackups) {
+      this.#remoteBackups = new Informer({
+        kubeConfig,
+        resource: { ...REMOTE_BACKUPS, namespace },
+      });
+      this.#remoteRestores = new Informer({
+        kubeConfig,
+        resource: { ...REMOTE_RESTORES, namespace },
+      });
+    }
     this.#pvcs.on('update', (pvc, old) => {
       const now = (pvc as HostPvc).spec?.resources?.requests?.['storage'];
       const before = (old as HostPvc).spec?.resources?.requests?.['storage'];
@@ -134,9 +160,14 @@ export class HostStorageActor {
   }
 
   #informers(): Informer[] {
-    return [this.#pvcs, this.#vms, this.#snapshots, this.#contents].filter(
-      (informer): informer is Informer => informer !== undefined,
-    );
+    return [
+      this.#pvcs,
+      this.#vms,
+      this.#snapshots,
+      this.#contents,
+      this.#remoteBackups,
+      this.#remoteRestores,
+    ].filter((informer): informer is Informer => informer !== undefined);
   }
 
   async start(): Promise<void> {
@@ -256,6 +287,18 @@ export class HostStorageActor {
         snapshots,
         (this.#contents?.list() ?? []) as HostSnapshotContent[],
         (snapshot, claim) => this.#keepSnapshotData(snapshot, claim),
+      );
+    if (this.#remoteBackups && this.#remoteRestores)
+      await reconcileRemoteBackups(
+        (method, path, body, contentType) => this.#request(method, path, body, contentType),
+        namespace,
+        {
+          backups: this.#remoteBackups.list() as HostRemoteBackup[],
+          restores: this.#remoteRestores.list() as HostRemoteRestore[],
+          snapshots,
+          contents: (this.#contents?.list() ?? []) as HostSnapshotContent[],
+          pvcs: this.#pvcs.list() as HostPvc[],
+        },
       );
     for (const pvc of this.#pvcs.list() as HostPvc[]) {
       const name = pvc.metadata?.name ?? '';

@@ -20,6 +20,9 @@ describe('grpcStatusOf', () => {
     ['CSI_HOST_UNAVAILABLE', status.UNAVAILABLE],
     ['CSI_NOT_MOUNTED', status.FAILED_PRECONDITION],
     ['CSI_SETTING_INVALID', status.INTERNAL],
+    ['CSI_HOST_BACKUPS_UNSERVED', status.FAILED_PRECONDITION],
+    ['CSI_RESTORE_PENDING', status.ABORTED],
+    ['CSI_HOST_RESTORE_FAILED', status.INTERNAL],
   ];
   for (const [code, expected] of table) {
     it(`${code} -> ${status[expected]}`, () => {
