@@ -22,5 +22,9 @@ export interface GuestPv {
 
 /** A host VirtualMachine with the status fields the monitor judges (KubeVirt's VirtualMachineStatus). */
 export type MonitoredVm = HostVm & {
-  status?: { printableStatus?: string; conditions?: Array<{ type?: string; status?: string }> };
+  status?: {
+    printableStatus?: string;
+    ready?: boolean;
+    conditions?: Array<{ type?: string; status?: string }>;
+  };
 };

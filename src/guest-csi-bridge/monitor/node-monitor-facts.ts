@@ -74,13 +74,15 @@ export function vmNameOf(node: GuestNode, driver: string): string {
 
 /**
  * Whether the VM runs: Harvester's driver counts a VM healthy when its Ready condition is True and
- * its printableStatus Running (getNodeAndVMHealth); the monitor also asks for its instance, which
- * KubeVirt deletes when the VM stops or its host dies.
+ * its printableStatus Running (getNodeAndVMHealth); without a Ready condition the monitor reads
+ * KubeVirt's `status.ready`, and it also asks for the VM's instance, which KubeVirt deletes when
+ * the VM stops or its host dies.
  */
 export function vmRunningOf(vm: MonitoredVm | undefined, vmi: HostVmi | undefined): boolean {
   if (!vm || vm.metadata?.deletionTimestamp) return false;
+  const ready = conditionStatus(vm.status?.conditions, 'Ready');
   return (
-    conditionStatus(vm.status?.conditions, 'Ready') === 'True' &&
+    (ready === undefined ? vm.status?.ready === true : ready === 'True') &&
     vm.status?.printableStatus === 'Running' &&
     vmi !== undefined &&
     !vmi.metadata?.deletionTimestamp

@@ -252,6 +252,12 @@ describe('guest CSI bridge: the node monitor facts', () => {
     assert.isFalse(vmRunningOf(vm(true, []), undefined));
     assert.isFalse(vmRunningOf(vm(false, []), VMI));
     assert.isFalse(vmRunningOf(undefined, VMI));
+    // KubeVirt's status.ready where no Ready condition is written.
+    const bare = (ready: boolean): MonitoredVm => ({
+      status: { printableStatus: 'Running', ready },
+    });
+    assert.isTrue(vmRunningOf(bare(true), VMI));
+    assert.isFalse(vmRunningOf(bare(false), VMI));
     assert.isFalse(
       vmRunningOf(vm(true, []), { ...VMI, metadata: { name: 'worker-1', deletionTimestamp: 't' } }),
     );
