@@ -29,6 +29,7 @@ import { ensureNamespaces } from '../../support/charts/cluster.js';
 import { useHelm, type Helm } from '../../support/charts/render.js';
 import { eventually } from '../../support/eventually.js';
 import { chartControllerKubeConfig } from '../../support/guest-csi-bridge/chart-controller-credentials.js';
+import { chartGuestObjects } from '../../support/guest-cluster/chart-guest-objects.js';
 import { harvesterGuestKubeConfig } from '../../support/guest-csi-bridge/harvester-credentials.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
 import {
@@ -190,7 +191,10 @@ describe("guest CSI bridge: the node monitor releases a dead guest node's volume
       },
       GUEST_NAMESPACE,
     );
-    const guest = await chartControllerKubeConfig(admin, helm, RELEASE_NS);
+    const guest = await chartControllerKubeConfig(
+      admin,
+      (await chartGuestObjects(helm)).controllerAccess,
+    );
     const hostKc = await harvesterGuestKubeConfig(admin, GUEST_NAMESPACE, 'guest-csi');
     for (const identity of ['replica-a', 'replica-b'])
       monitors.push(
