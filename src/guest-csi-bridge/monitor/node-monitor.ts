@@ -1,9 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClientConfig } from '../../kube/index.js';
 import {
-  Informer,
   LeaderElector,
   leaseLock,
   ok,
@@ -16,7 +14,13 @@ import type { Logger } from '../../log/index.js';
 import type { HostApi } from '../host/host-api.js';
 import type { HostVmi } from '../host/host-objects.js';
 import { decideNodeAction } from './decide-node-action.js';
-import type { GuestNode, GuestPv, MonitoredVm } from './guest-objects.js';
+import type { MonitoredVm } from './guest-objects.js';
+import {
+  monitorCachesSynced,
+  startMonitorCaches,
+  stopMonitorCaches,
+  type MonitorCaches,
+} from './monitor-caches.js';
 import { guestVolumesOf, nodeFactsOf, taintsWith, vmNameOf } from './node-monitor-facts.js';
 import { patchNodeTaints } from './patch-node-taints.js';
 import { releaseVolumes } from './release-volumes.js';
@@ -51,14 +55,6 @@ export interface NodeMonitor {
   stop(): Promise<void>;
 }
 
-type Obj<T> = T & KubernetesObject;
-
-interface MonitorCaches {
-  nodes: Informer<Obj<GuestNode>>;
-  pvs: Informer<Obj<GuestPv>>;
-  vmis: Informer<Obj<HostVmi>>;
-}
-
 /**
  * The node monitor of `voe csi`'s controller (docs/csi.md "Node monitor"), after Harvester's
  * (harvester-csi-driver pkg/controller/node, run by pkg/csi/manager.go under leader election on
@@ -68,28 +64,81 @@ interface MonitorCaches {
  */
 export function startNodeMonitor(options: NodeMonitorOptions): NodeMonitor {
   const log = options.log.child({ component: 'node-monitor' });
-  const caches = startCaches(options, log);
+  const caches = startMonitorCaches(
+    options.guest,
+    options.hostKubeConfig,
+    options.host.namespace,
+    log,
+  );
   const identity =
     options.identity ?? `${hostname().slice(0, 100)}-${randomBytes(4).toString('hex')}`;
   let queue: WorkQueue<string> | undefined;
+  followChanges(caches, options.driverName, (name) => queue?.add(name));
   let working: Promise<void> | undefined;
-  const enqueueNode = (name: string | undefined): void => {
-    if (name) queue?.add(name);
+  const elector = electLeader(options, identity, log, {
+    start: (signal) => {
+      const leading = new WorkQueue<string>({ baseDelayMs: 1_000, maxDelayMs: 60_000 });
+      queue = leading;
+      // Queued nodes are dropped at once; the one in hand finishes before the Lease is let go.
+      signal.addEventListener('abort', () => void leading.shutDown({ drain: false }), {
+        once: true,
+      });
+      for (const node of caches.nodes.list())
+        if (node.metadata?.name) leading.add(node.metadata.name);
+      working = runWorkers(leading, 1, (name) => judgeNode(options, caches, name, log), {
+        logger: log,
+      });
+      return working;
+    },
+    stop: async () => {
+      queue = undefined;
+      await working;
+      working = undefined;
+    },
+  });
+  const campaign = elector.run();
+  let stopping: Promise<void> | undefined;
+  return {
+    isLeader: () => elector.isLeader,
+    stop: () =>
+      (stopping ??= (async () => {
+        await elector.stop();
+        await campaign;
+        await stopMonitorCaches(caches);
+      })()),
   };
-  const enqueueAll = (): void => {
-    for (const node of caches.nodes.list()) enqueueNode(node.metadata?.name);
+}
+
+/** Queues the guest node concerned by each change: the node itself, its VM's VMI, or every node for a PV. */
+function followChanges(
+  caches: MonitorCaches,
+  driver: string,
+  enqueue: (node: string) => void,
+): void {
+  const all = (): void => {
+    for (const node of caches.nodes.list()) if (node.metadata?.name) enqueue(node.metadata.name);
   };
-  const enqueueVm = (vm: string | undefined): void => {
+  const ofVm = (vmi: HostVmi): void => {
     for (const node of caches.nodes.list())
-      if (vmNameOf(node, options.driverName) === vm) enqueueNode(node.metadata?.name);
+      if (node.metadata?.name && vmNameOf(node, driver) === vmi.metadata?.name)
+        enqueue(node.metadata.name);
   };
-  caches.nodes.on('add', (node) => enqueueNode(node.metadata?.name));
-  caches.nodes.on('update', (node) => enqueueNode(node.metadata?.name));
+  caches.nodes.on('add', (node) => node.metadata?.name && enqueue(node.metadata.name));
+  caches.nodes.on('update', (node) => node.metadata?.name && enqueue(node.metadata.name));
   for (const event of ['add', 'update', 'delete'] as const) {
-    caches.pvs.on(event, enqueueAll);
-    caches.vmis.on(event, (vmi: HostVmi) => enqueueVm(vmi.metadata?.name));
+    caches.pvs.on(event, all);
+    caches.vmis.on(event, ofVm);
   }
-  const elector = new LeaderElector({
+}
+
+/** Leader election on the monitor's Lease in the guest: `lead.start` while leading, `lead.stop` awaited before the Lease is let go. */
+function electLeader(
+  options: NodeMonitorOptions,
+  identity: string,
+  log: Logger,
+  lead: { start: (signal: AbortSignal) => Promise<void>; stop: () => Promise<void> },
+): LeaderElector {
+  return new LeaderElector({
     lock: leaseLock(
       options.guest,
       options.leaseNamespace,
@@ -100,66 +149,11 @@ export function startNodeMonitor(options: NodeMonitorOptions): NodeMonitor {
     ...(options.renewDeadlineMs ? { renewDeadlineMs: options.renewDeadlineMs } : {}),
     ...(options.retryPeriodMs ? { retryPeriodMs: options.retryPeriodMs } : {}),
     logger: log,
-    onStartedLeading: (signal) => {
-      const leading = new WorkQueue<string>({ baseDelayMs: 1_000, maxDelayMs: 60_000 });
-      queue = leading;
-      // Queued nodes are dropped at once; the one in hand finishes before the Lease is let go.
-      signal.addEventListener('abort', () => void leading.shutDown({ drain: false }), {
-        once: true,
-      });
-      enqueueAll();
-      working = runWorkers(leading, 1, (name) => judgeNode(options, caches, name, log), {
-        logger: log,
-      });
-      return working;
-    },
-    onStoppedLeading: async () => {
-      queue = undefined;
-      await working;
-      working = undefined;
-    },
+    onStartedLeading: lead.start,
+    onStoppedLeading: lead.stop,
     onNewLeader: (holder) =>
       log.info({ leader: holder, self: holder === identity }, 'node monitor leader'),
   });
-  const campaign = elector.run();
-  let stopping: Promise<void> | undefined;
-  return {
-    isLeader: () => elector.isLeader,
-    stop: () =>
-      (stopping ??= (async () => {
-        await elector.stop();
-        await campaign;
-        await Promise.all([caches.nodes.stop(), caches.pvs.stop(), caches.vmis.stop()]);
-      })()),
-  };
-}
-
-/** The watches: the guest's Nodes and PersistentVolumes, the host namespace's VMIs. */
-function startCaches(options: NodeMonitorOptions, log: Logger): MonitorCaches {
-  const caches: MonitorCaches = {
-    nodes: new Informer<Obj<GuestNode>>({
-      kubeConfig: options.guest,
-      resource: { group: '', version: 'v1', plural: 'nodes' },
-      logger: log,
-    }),
-    pvs: new Informer<Obj<GuestPv>>({
-      kubeConfig: options.guest,
-      resource: { group: '', version: 'v1', plural: 'persistentvolumes' },
-      logger: log,
-    }),
-    vmis: new Informer<Obj<HostVmi>>({
-      kubeConfig: options.hostKubeConfig,
-      resource: {
-        group: 'kubevirt.io',
-        version: 'v1',
-        plural: 'virtualmachineinstances',
-        namespace: options.host.namespace,
-      },
-      logger: log,
-    }),
-  };
-  for (const informer of Object.values(caches) as Informer[]) void informer.start();
-  return caches;
 }
 
 /**
@@ -173,8 +167,7 @@ async function judgeNode(
   name: string,
   log: Logger,
 ): Promise<WorkResult> {
-  if (!caches.nodes.hasSynced || !caches.pvs.hasSynced || !caches.vmis.hasSynced)
-    return retryAfter(1_000);
+  if (!monitorCachesSynced(caches)) return retryAfter(1_000);
   const node = caches.nodes.get(undefined, name);
   if (!node) return ok();
   const vmName = vmNameOf(node, options.driverName);
