@@ -35,7 +35,7 @@ import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control
 import {
   GUEST_NAMESPACE,
   GUEST_NODE,
-  GUEST_NODE_MAC,
+  guestNodeVmi,
   stageHostScene,
 } from '../../support/guest-csi-bridge/host-scene.js';
 
@@ -117,16 +117,6 @@ describe("guest CSI bridge: the node monitor releases a dead guest node's volume
       volumes: vm.spec.template.spec.volumes.map((v) => v.name),
       disks: vm.spec.template.spec.domain.devices.disks.map((d) => d.name),
     };
-  };
-  const vmi = {
-    metadata: { name: GUEST_NODE, namespace: GUEST_NAMESPACE },
-    spec: { domain: { devices: {} } },
-    status: {
-      phase: 'Running',
-      nodeName: 'harvester-1',
-      interfaces: [{ name: 'default', mac: GUEST_NODE_MAC }],
-      volumeStatus: [{ name: 'rootdisk', target: 'vda', phase: 'Ready' }],
-    },
   };
 
   before(async () => {
@@ -258,7 +248,7 @@ describe("guest CSI bridge: the node monitor releases a dead guest node's volume
   });
 
   it('back (the VM runs, the node Ready): its own taint removed', async () => {
-    await cluster.createCustom(KINDS.vmis, vmi);
+    await cluster.createCustom(KINDS.vmis, guestNodeVmi());
     await setReady(true);
     await eventually(
       async () => (await taintOf(MONITOR_TAINT_VALUE)) === undefined,
