@@ -30,6 +30,7 @@ import type { HostApi } from './host/host-api.js';
 import { createHostResolver, type HostResolver } from './host/host-resolver.js';
 import { createKubeHostApi } from './host/kube-host-api.js';
 import { createIdentityService } from './identity/identity-service.js';
+import { startNodeMonitor, type NodeMonitor } from './monitor/node-monitor.js';
 import {
   createByIdLocator,
   DEFAULT_BY_ID_DIRECTORY,
@@ -68,6 +69,19 @@ export interface CsiDriverOptions {
   deviceDirectory?: string;
   /** Where /metrics is served (port 0: a free one); no metrics server unless given. */
   metrics?: { host: string; port: number };
+  /**
+   * The node monitor (controller only): the guest cluster's credentials and where its replicas
+   * elect their leader; no monitor unless given.
+   */
+  nodeMonitor?: {
+    guest: KubeClientConfig;
+    leaseNamespace: string;
+    leaseName?: string;
+    recheckMs?: number;
+    leaseDurationMs?: number;
+    renewDeadlineMs?: number;
+    retryPeriodMs?: number;
+  };
   /** How often the host API is probed for voe_csi_host_reachable; every 30 s unless told. */
   hostProbeIntervalMs?: number;
   controllerTimeouts?: Partial<ControllerTimeouts>;
@@ -90,6 +104,8 @@ export interface CsiDriver {
   hosts: HostResolver | undefined;
   /** http://host:port of /metrics, when served. */
   metricsUrl: string | undefined;
+  /** The node monitor, when started. */
+  monitor: NodeMonitor | undefined;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -103,6 +119,11 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
     ? createHostResolver(defaultHost, (kubeConfig) => createKubeHostApi(kubeConfig))
     : undefined;
   const serveController = services !== 'node';
+  if (options.nodeMonitor && !serveController)
+    throw new CsiError(
+      'CSI_NODE_MONITOR_NEEDS_CONTROLLER',
+      'the node monitor runs with the controller service: pass --services controller or all',
+    );
   const controller = serveController ? controllerService(options, hosts) : undefined;
   const node =
     services !== 'controller' ? await nodeService(options, defaultHost, hosts) : undefined;
@@ -125,6 +146,16 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
         ...(options.hostProbeIntervalMs ? { intervalMs: options.hostProbeIntervalMs } : {}),
       })
     : undefined;
+  const monitor =
+    options.nodeMonitor && options.hostKubeConfig && defaultHost
+      ? startNodeMonitor({
+          ...options.nodeMonitor,
+          hostKubeConfig: options.hostKubeConfig,
+          host: defaultHost,
+          driverName: options.driverName ?? DEFAULT_DRIVER_NAME,
+          log: options.log,
+        })
+      : undefined;
   let metrics: CsiMetricsServer | undefined;
   try {
     metrics = options.metrics
@@ -136,6 +167,7 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
       : undefined;
   } catch (error) {
     reachability?.stop();
+    await monitor?.stop();
     await server.stop(0);
     throw error;
   }
@@ -144,18 +176,24 @@ export async function startCsiDriver(options: CsiDriverOptions): Promise<CsiDriv
     nodeId: node?.nodeId,
     hosts,
     metricsUrl: metrics?.url,
-    stop: (graceMs) => stopDriver(server, reachability, metrics, graceMs),
+    monitor,
+    stop: (graceMs) => stopDriver(server, reachability, metrics, monitor, graceMs),
   };
 }
 
-/** Stops probing the host and serving /metrics, then the gRPC server (running calls may finish within `graceMs`). */
+/**
+ * Stops probing the host, the node monitor (releasing its Lease) and serving /metrics, then the
+ * gRPC server (running calls may finish within `graceMs`).
+ */
 async function stopDriver(
   server: CsiServer,
   reachability: HostReachability | undefined,
   metrics: CsiMetricsServer | undefined,
+  monitor: NodeMonitor | undefined,
   graceMs: number | undefined,
 ): Promise<void> {
   reachability?.stop();
+  await monitor?.stop();
   await metrics?.stop();
   await server.stop(graceMs);
 }

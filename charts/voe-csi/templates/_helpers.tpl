@@ -56,6 +56,9 @@ args:
   - --host-storage-class
   - {{ . }}
   {{- end }}
+  {{- if .root.Values.controller.nodeMonitor }}
+  - --node-monitor
+  {{- end }}
   {{- end }}
   - --metrics-port
   - "9810"

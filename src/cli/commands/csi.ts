@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { KubeClientConfig } from '../../kube/index.js';
 import {
+  contextNamespaceOf,
   DEFAULT_BY_ID_DIRECTORY,
   DEFAULT_DRIVER_NAME,
   DEFAULT_FS_TYPE,
@@ -26,6 +27,9 @@ interface CsiFlags {
   defaultFsType: string;
   metricsPort?: number;
   metricsBindAddress: string;
+  nodeMonitor: boolean;
+  guestKubeconfig?: string;
+  nodeMonitorLeaseNamespace?: string;
   logLevel: string;
 }
 
@@ -92,6 +96,19 @@ function csiCommand(program: Command): Command {
       parsePort,
     )
     .option('--metrics-bind-address <address>', 'address of /metrics', '0.0.0.0')
+    .option(
+      '--node-monitor',
+      'run the node monitor (controller only): a guest node that is not Ready while its VM does not run is tainted node.kubernetes.io/out-of-service, and its volumes are unplugged from the VM so its pods can move; replicas elect one leader on the Lease voe-csi-node-monitor',
+      false,
+    )
+    .option(
+      '--guest-kubeconfig <file>',
+      "the guest cluster's kubeconfig, for the node monitor (default: $KUBECONFIG, ~/.kube/config, then in-cluster)",
+    )
+    .option(
+      '--node-monitor-lease-namespace <namespace>',
+      "the namespace of the node monitor's Lease (default: the guest kubeconfig's context namespace, in a pod its own)",
+    )
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
@@ -118,6 +135,7 @@ async function runCsi(flags: CsiFlags): Promise<void> {
       ...(flags.hostStorageClass ? { hostStorageClass: flags.hostStorageClass } : {}),
       deviceDirectory: flags.deviceDir,
       defaultFsType: flags.defaultFsType,
+      ...(flags.nodeMonitor ? { nodeMonitor: nodeMonitorOf(flags) } : {}),
       ...(flags.metricsPort !== undefined
         ? { metrics: { host: flags.metricsBindAddress, port: flags.metricsPort } }
         : {}),
@@ -129,6 +147,7 @@ async function runCsi(flags: CsiFlags): Promise<void> {
         driver: flags.driverName,
         services: flags.services,
         nodeId: driver.nodeId,
+        nodeMonitor: flags.nodeMonitor,
         hostNamespace: driver.hosts?.defaultHost.namespace,
         ...(driver.metricsUrl ? { metrics: `${driver.metricsUrl}/metrics` } : {}),
       },
@@ -141,6 +160,15 @@ async function runCsi(flags: CsiFlags): Promise<void> {
   } finally {
     stops.dispose();
   }
+}
+
+/** The node monitor's guest credentials and Lease namespace. */
+function nodeMonitorOf(flags: CsiFlags): { guest: KubeClientConfig; leaseNamespace: string } {
+  const guest = loadKubeConfig(flags.guestKubeconfig);
+  return {
+    guest,
+    leaseNamespace: flags.nodeMonitorLeaseNamespace ?? contextNamespaceOf(guest),
+  };
 }
 
 /** The host cluster's kubeconfig: --kubeconfig, else the default; a node-only driver may have none. */

@@ -50,20 +50,31 @@ export function hotplugOperations(vm: HostVm, volume: string): JsonPatchOperatio
  * themselves without it, guarded by the VM's resourceVersion. Empty when the VM lists neither.
  */
 export function unplugOperations(vm: HostVm, volume: string): JsonPatchOperation[] {
-  const volumes = volumesOf(vm);
+  return unplugAllOperations(vm, [volume]);
+}
+
+/**
+ * The JSON Patch that unplugs every one of `volumes` at once (the node monitor's release of a dead
+ * node's volumes, as Harvester's removeAllHotplugVolumesByPatch): the volumes and disks lists
+ * replaced by themselves without them, guarded by the VM's resourceVersion. Empty when the VM
+ * lists none of them.
+ */
+export function unplugAllOperations(vm: HostVm, volumes: readonly string[]): JsonPatchOperation[] {
+  const gone = new Set(volumes);
+  const listed = volumesOf(vm);
   const disks = disksOf(vm);
   const operations: JsonPatchOperation[] = [];
-  if (volumes.some((v) => v.name === volume))
+  if (listed.some((v) => gone.has(v.name ?? '')))
     operations.push({
       op: 'replace',
       path: '/spec/template/spec/volumes',
-      value: volumes.filter((v) => v.name !== volume),
+      value: listed.filter((v) => !gone.has(v.name ?? '')),
     });
-  if (disks.some((d) => d.name === volume))
+  if (disks.some((d) => gone.has(d.name ?? '')))
     operations.push({
       op: 'replace',
       path: '/spec/template/spec/domain/devices/disks',
-      value: disks.filter((d) => d.name !== volume),
+      value: disks.filter((d) => !gone.has(d.name ?? '')),
     });
   if (operations.length === 0) return [];
   return [

@@ -83,6 +83,8 @@ export const CsiErrorCode = {
   EndpointInUse: 'CSI_ENDPOINT_IN_USE',
   /** `--metrics-port` cannot be listened on (at start-up). */
   MetricsListenFailed: 'CSI_METRICS_LISTEN_FAILED',
+  /** The node monitor was asked of a process that serves no controller (at start-up). */
+  NodeMonitorNeedsController: 'CSI_NODE_MONITOR_NEEDS_CONTROLLER',
   /** Anything voe did not expect: only in an RPC's details, its log has the error (INTERNAL). */
   Unexpected: 'CSI_UNEXPECTED',
 } as const;

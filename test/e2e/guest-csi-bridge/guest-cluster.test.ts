@@ -19,6 +19,7 @@ import { GUEST_NAMESPACE, GUEST_NODE } from '../../support/guest-csi-bridge/host
 import { HostMigrationActor } from '../../support/guest-csi-bridge/host-migration-actor.js';
 import { requestCount } from '../../support/guest-csi-bridge/request-count.js';
 import { useGuestCluster } from '../../support/guest-cluster/guest-cluster.js';
+import { createCsiClient } from '../../support/guest-csi-bridge/csi-client.js';
 import { createHarvesterVolume, GuestObjects } from '../../support/guest-cluster/guest-objects.js';
 
 const MiB = 1024n * 1024n;
@@ -57,8 +58,8 @@ async function hostPvcVolume(kc: KubeConfig, name: string): Promise<string | und
   return pvc.spec?.volumeName;
 }
 
-async function hostVmVolumes(kc: KubeConfig): Promise<string[]> {
-  const vm = await requestJson<{
+async function hostVmVolumes(kc: KubeConfig, vm = GUEST_NODE): Promise<string[]> {
+  const spec = await requestJson<{
     spec?: { template?: { spec?: { volumes?: Array<{ name: string }> } } };
   }>(kc, {
     method: 'GET',
@@ -67,10 +68,10 @@ async function hostVmVolumes(kc: KubeConfig): Promise<string[]> {
       version: 'v1',
       plural: 'virtualmachines',
       namespace: GUEST_NAMESPACE,
-      name: GUEST_NODE,
+      name: vm,
     }),
   });
-  return (vm.spec?.template?.spec?.volumes ?? []).map((v) => v.name);
+  return (spec.spec?.template?.spec?.volumes ?? []).map((v) => v.name);
 }
 
 async function filesystemBytes(path: string): Promise<bigint> {
@@ -486,5 +487,116 @@ describe('guest CSI bridge: a guest cluster with the real sidecars and controlle
     } finally {
       await migration.stop();
     }
+  });
+
+  // A suite of its own, defined last: mocha runs a suite's tests before its child suites, and
+  // the guest node stays dead.
+  describe('a dead guest node', () => {
+    it("a dead guest node: tainted out of service by voe csi's node monitor, its pod force-deleted, its volume unplugged from its VM and detached, free for another node", async () => {
+      const host = cluster.host.kubeConfig;
+      const claim = 'on-dead-node';
+      const { pv } = await volumeInUse(claim, '320Mi', 'harvester');
+      const volumeId = (await objects().pv(pv)).spec.csi.volumeHandle;
+      // The node dies: its kubelet stops posting, and on the host its VMI is gone.
+      await cluster.kubelet.stop();
+      await requestJson(host, {
+        method: 'DELETE',
+        path: resourcePath({
+          group: 'kubevirt.io',
+          version: 'v1',
+          plural: 'virtualmachineinstances',
+          namespace: GUEST_NAMESPACE,
+          name: GUEST_NODE,
+        }),
+      });
+      // The node lifecycle controller's tryUpdateNodeHealth (pkg/controller/nodelifecycle), once
+      // the node's grace period is over: Ready Unknown.
+      await requestJson(cluster.guest.kubeConfig, {
+        method: 'PATCH',
+        path: resourcePath(
+          { group: '', version: 'v1', plural: 'nodes', name: GUEST_NODE },
+          'status',
+        ),
+        contentType: 'application/strategic-merge-patch+json',
+        body: {
+          status: {
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'Unknown',
+                reason: 'NodeStatusUnknown',
+                message: 'Kubelet stopped posting node status.',
+                lastHeartbeatTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+                lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+              },
+            ],
+          },
+        },
+      });
+      await until('the node tainted out of service (the node monitor)', async () =>
+        ((await objects().node(GUEST_NODE)).spec?.taints ?? []).some(
+          (t) => t.key === 'node.kubernetes.io/out-of-service' && t.effect === 'NoExecute',
+        ),
+      );
+      await until(
+        'the volume unplugged from the dead VM',
+        async () => !(await hostVmVolumes(host)).includes(volumeId),
+      );
+      // Its owner deletes the pod (a StatefulSet would, to run it elsewhere); the dead kubelet
+      // never finishes it: the pod GC force-deletes it, as the node is out of service.
+      await objects().deletePod(`${claim}-app`);
+      await until('the pod gone (the pod GC)', () => objects().gone('pod', `${claim}-app`));
+      await until(
+        'the VolumeAttachment gone (attach-detach force-detaches, the attacher unpublishes)',
+        async () => (await objects().attachmentsOf(pv)).length === 0,
+      );
+      // Free to move: published onto another guest node's VM.
+      const other = 'guest-node-2';
+      for (const [plural, body] of [
+        [
+          'virtualmachines',
+          {
+            spec: {
+              runStrategy: 'Always',
+              template: { spec: { domain: { devices: { disks: [] } }, volumes: [] } },
+            },
+          },
+        ],
+        ['virtualmachineinstances', { spec: { domain: { devices: {} } } }],
+      ] as const)
+        await requestJson(host, {
+          method: 'POST',
+          path: resourcePath({
+            group: 'kubevirt.io',
+            version: 'v1',
+            plural,
+            namespace: GUEST_NAMESPACE,
+          }),
+          body: {
+            apiVersion: 'kubevirt.io/v1',
+            kind: plural === 'virtualmachines' ? 'VirtualMachine' : 'VirtualMachineInstance',
+            metadata: { name: other },
+            ...body,
+          },
+        });
+      const csi = createCsiClient(cluster.socket);
+      try {
+        await until('published on the other node', async () => {
+          await csi.call('Controller', 'ControllerPublishVolume', {
+            volume_id: volumeId,
+            node_id: other,
+            volume_capability: {
+              mount: { fs_type: cluster.fsType, mount_flags: [] },
+              access_mode: { mode: 'SINGLE_NODE_WRITER' },
+            },
+            readonly: false,
+          });
+          return true;
+        });
+      } finally {
+        csi.close();
+      }
+      assert.include(await hostVmVolumes(host, other), volumeId);
+    });
   });
 });

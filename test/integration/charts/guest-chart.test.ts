@@ -59,6 +59,7 @@ const VALUE_SETS: Array<[string, Record<string, unknown> | undefined]> = [
       kubeletDir: '/var/lib/rancher/k3s/agent/kubelet',
       controller: {
         replicas: 3,
+        nodeMonitor: false,
         logLevel: 'debug',
         nodeOptions: '--max-old-space-size=160 --max-semi-space-size=2',
         resources: { requests: { cpu: '20m', memory: '192Mi' }, limits: { memory: '256Mi' } },
@@ -269,6 +270,14 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             '/etc/voe/host',
           );
         }
+        // The node monitor runs in the controller (on unless turned off), never in the node plugin.
+        const monitor = (values?.['controller'] as { nodeMonitor?: boolean } | undefined)
+          ?.nodeMonitor;
+        assert.strictEqual(
+          controller.get('voe-csi')!.args!.includes('--node-monitor'),
+          monitor ?? true,
+        );
+        assert.notInclude(node.get('voe-csi')!.args!, '--node-monitor');
         const nodeVoe = node.get('voe-csi')!;
         assert.deepStrictEqual(
           nodeVoe.args!.slice(
@@ -606,6 +615,17 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
           { verb: 'create', resource: 'events', namespace: 'default' },
           { verb: 'list', group: 'storage.k8s.io', resource: 'storageclasses' },
           { verb: 'list', group: 'storage.k8s.io', resource: 'csinodes' },
+          // voe csi's node monitor: Nodes and PVs watched, a dead Node tainted, its Lease.
+          { verb: 'watch', resource: 'nodes' },
+          { verb: 'patch', resource: 'nodes' },
+          { verb: 'watch', resource: 'persistentvolumes' },
+          {
+            verb: 'update',
+            group: 'coordination.k8s.io',
+            resource: 'leases',
+            namespace: NS,
+            name: 'voe-csi-node-monitor',
+          },
           { verb: 'patch', group: 'storage.k8s.io', resource: 'volumeattachments' },
           {
             verb: 'patch',

@@ -79,6 +79,9 @@ describe('voe csi: command line and Probe', function () {
       '--default-fs-type',
       '--metrics-port',
       '--metrics-bind-address',
+      '--node-monitor',
+      '--guest-kubeconfig',
+      '--node-monitor-lease-namespace',
     ])
       assert.include(help.stdout, option);
     const dir = await tempDir();
@@ -103,5 +106,19 @@ describe('voe csi: command line and Probe', function () {
     ]);
     assert.strictEqual(missing.code, 2);
     assert.match(missing.stderr, /KUBE_KUBECONFIG_INVALID/);
+    const monitorOnNode = await runVoe([
+      'csi',
+      '--endpoint',
+      `unix://${join(dir, 'csi.sock')}`,
+      '--services',
+      'node',
+      '--node-id',
+      'n',
+      '--node-monitor',
+      '--guest-kubeconfig',
+      kubeconfig,
+    ]);
+    assert.strictEqual(monitorOnNode.code, 2);
+    assert.match(monitorOnNode.stderr, /CSI_NODE_MONITOR_NEEDS_CONTROLLER/);
   });
 });

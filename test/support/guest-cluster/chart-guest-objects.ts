@@ -18,7 +18,13 @@ export interface ChartGuestObjects {
   sidecarArgs: Record<ControllerSidecar, string[]>;
   /** The CSIDriver, StorageClass and VolumeSnapshotClass the chart installs in the guest cluster. */
   clusterObjects: Rendered[];
+  /** The controller's ServiceAccount (in `kube-system`) and the RBAC the chart gives it. */
+  controllerAccess: Rendered[];
 }
+
+/** The controller pod's ServiceAccount, and the name of its ClusterRole, Role and bindings. */
+export const CONTROLLER_ACCOUNT = 'voe-csi-controller';
+const ACCESS_KINDS = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
 
 interface Container {
   name: string;
@@ -27,8 +33,8 @@ interface Container {
 
 /**
  * charts/voe-csi rendered for a guest cluster (its defaults) that serves the snapshot API: the
- * controller Deployment's sidecar args and the cluster-scoped objects the driver needs
- * (CSIDriver, StorageClass, VolumeSnapshotClass).
+ * controller Deployment's sidecar args, the cluster-scoped objects the driver needs (CSIDriver,
+ * StorageClass, VolumeSnapshotClass) and the controller's ServiceAccount with its RBAC.
  */
 export async function chartGuestObjects(helm: Helm): Promise<ChartGuestObjects> {
   const objects = await helm.template(GUEST_CHART, {
@@ -54,6 +60,9 @@ export async function chartGuestObjects(helm: Helm): Promise<ChartGuestObjects> 
       ...objectsOf(objects, 'StorageClass'),
       ...objectsOf(objects, 'VolumeSnapshotClass'),
     ],
+    controllerAccess: objects.filter(
+      (o) => ACCESS_KINDS.includes(o.kind ?? '') && o.metadata?.name === CONTROLLER_ACCOUNT,
+    ),
   };
 }
 

@@ -13,6 +13,7 @@ import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-
 import { requestJson } from '../../../src/kube/index.js';
 import { useHelm, type Rendered } from '../charts/render.js';
 import { hasCapSysResource } from '../fsresize/loop-device.js';
+import { chartControllerKubeConfig } from '../guest-csi-bridge/chart-controller-credentials.js';
 import { createCsiClient } from '../guest-csi-bridge/csi-client.js';
 import { harvesterGuestKubeConfig } from '../guest-csi-bridge/harvester-credentials.js';
 import { useHostControlPlane } from '../guest-csi-bridge/host-control-plane.js';
@@ -50,16 +51,18 @@ export const GUEST_CLUSTER_ACCOUNT = 'guest-cluster-1';
 
 /**
  * The kube-controller-manager controllers the volume flow needs (names of
- * cmd/kube-controller-manager/names): the PV binder and attach-detach controllers, and the PVC
+ * cmd/kube-controller-manager/names): the PV binder and attach-detach controllers, the PVC
  * and PV protection controllers, which remove the finalizers the API server's
  * StorageObjectInUseProtection admission puts on every PVC and PV (without them nothing is ever
- * deleted).
+ * deleted), and the pod garbage collector, which force-deletes the terminating pods of a node
+ * tainted out of service.
  */
 export const KCM_CONTROLLERS = [
   'persistentvolume-binder-controller',
   'persistentvolume-attach-detach-controller',
   'persistentvolumeclaim-protection-controller',
   'persistentvolume-protection-controller',
+  'pod-garbage-collector-controller',
 ];
 
 export interface GuestCluster {
@@ -104,9 +107,10 @@ export interface StartedGuestCluster extends GuestCluster {
 /**
  * A guest cluster on the host control plane `host`: the host scene, voe's webhook and the host
  * storage actor on loop devices; a second control plane as the guest's; `voe csi` on a unix
- * socket with the host kubeconfig Harvester generates for a guest cluster (not admin) and the
- * chart's node-id flags; kube-controller-manager (the PV binder and attach-detach
- * controllers); the chart's CSI sidecars; the kubelet actor. Needs root (loop devices, mounts)
+ * socket with the host kubeconfig Harvester generates for a guest cluster (not admin), the
+ * chart's node-id flags and its node monitor (with the chart's controller ServiceAccount on the
+ * guest); kube-controller-manager (the PV binder, attach-detach and pod GC controllers); the
+ * chart's CSI sidecars; the kubelet actor. Needs root (loop devices, mounts)
  * and the guest tools built (scripts/build-guest-tools.mjs; built here otherwise). What was
  * started is stopped when a step fails.
  */
@@ -225,6 +229,7 @@ async function startGuestCluster(
   const processes = new Map<string, ManagedProcess>();
   const sidecars = new Map<string, ReturnType<typeof superviseTool>>();
   const socket = join(dir, 'csi.sock');
+  const guestKubeconfig = join(dir, 'guest-controller.kubeconfig');
   const running: Running = {
     dir,
     guest: undefined as unknown as ControlPlane,
@@ -247,6 +252,9 @@ async function startGuestCluster(
           // As the chart: no --node-id; the node name is the fallback of the MAC discovery.
           `--node-name=${GUEST_NODE}`,
           `--device-dir=${byId}`,
+          // As the chart's controller: the node monitor, with the controller's guest account.
+          '--node-monitor',
+          `--guest-kubeconfig=${guestKubeconfig}`,
           '--log-level=debug',
         ]),
       );
@@ -261,6 +269,8 @@ async function startGuestCluster(
   await installSnapshotCrds(guestKc);
   for (const object of chart.clusterObjects)
     await createObject(guestKc, withFsType(object, running.fsType));
+  const controllerKc = await chartControllerKubeConfig(guestKc, chart.controllerAccess);
+  await writeFile(guestKubeconfig, controllerKc.exportConfig(), { mode: 0o600 });
   await running.startCsi();
   running.kubelet = new KubeletActor({
     kubeConfig: guestKc,

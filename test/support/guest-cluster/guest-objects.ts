@@ -28,6 +28,10 @@ export interface GuestPv {
   spec: { capacity: { storage: string }; csi: { driver: string; volumeHandle: string } };
   status?: { phase?: string };
 }
+export interface GuestNode {
+  spec?: { taints?: Array<{ key: string; value?: string; effect: string }> };
+}
+
 export interface GuestVa {
   metadata: { name: string };
   spec: { nodeName: string; source: { persistentVolumeName?: string } };
@@ -141,6 +145,13 @@ export class GuestObjects {
 
   pv(name: string): Promise<GuestPv> {
     return requestJson<GuestPv>(this.kc, { method: 'GET', path: resourcePath({ ...PVS, name }) });
+  }
+
+  node(name: string): Promise<GuestNode> {
+    return requestJson<GuestNode>(this.kc, {
+      method: 'GET',
+      path: resourcePath({ group: '', version: 'v1', plural: 'nodes', name }),
+    });
   }
 
   /** The bound PV of a PVC. */

@@ -1,7 +1,8 @@
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { isAlreadyExists } from '../../../src/kube/index.js';
 import { serverSideApply } from '../charts/cluster.js';
 import { applyHarvesterGuestRoles, harvesterGuestBindings } from './harvester-guest-roles.js';
+import { serviceAccountKubeConfig } from './service-account-kubeconfig.js';
 
 /**
  * A kubeconfig as Harvester generates one for a guest cluster: a ServiceAccount `name` in the
@@ -23,19 +24,5 @@ export async function harvesterGuestKubeConfig(
   await applyHarvesterGuestRoles(admin);
   for (const binding of harvesterGuestBindings(namespace, name))
     await serverSideApply(admin, binding);
-  const { status } = await core.createNamespacedServiceAccountToken({
-    namespace,
-    name,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  const cluster = admin.getCurrentCluster();
-  if (!cluster || !status?.token) throw new Error('no cluster or token for the guest kubeconfig');
-  const guest = new KubeConfig();
-  guest.loadFromOptions({
-    clusters: [{ ...cluster, name: 'harvester' }],
-    users: [{ name, token: status.token }],
-    contexts: [{ name: 'guest', cluster: 'harvester', user: name, namespace }],
-    currentContext: 'guest',
-  });
-  return guest;
+  return serviceAccountKubeConfig(admin, namespace, name);
 }

@@ -108,19 +108,22 @@ export async function stageHostScene(
       status: { printableStatus: 'Running', ready: true },
     })
     .catch(ignoreExisting);
-  await cluster
-    .createCustom(KINDS.vmis, {
-      metadata: { name: GUEST_NODE, namespace: GUEST_NAMESPACE },
-      spec: { domain: { devices: {} } },
-      status: {
-        phase: 'Running',
-        nodeName: 'harvester-1',
-        interfaces: [{ name: 'default', mac: GUEST_NODE_MAC }],
-        volumeStatus: [{ name: 'rootdisk', target: 'vda', phase: 'Ready' }],
-      },
-    })
-    .catch(ignoreExisting);
+  await cluster.createCustom(KINDS.vmis, guestNodeVmi()).catch(ignoreExisting);
   return cluster;
+}
+
+/** The guest node's VMI as KubeVirt reports it running: its host node, its MAC, its root disk. */
+export function guestNodeVmi(): Record<string, unknown> {
+  return {
+    metadata: { name: GUEST_NODE, namespace: GUEST_NAMESPACE },
+    spec: { domain: { devices: {} } },
+    status: {
+      phase: 'Running',
+      nodeName: 'harvester-1',
+      interfaces: [{ name: 'default', mac: GUEST_NODE_MAC }],
+      volumeStatus: [{ name: 'rootdisk', target: 'vda', phase: 'Ready' }],
+    },
+  };
 }
 
 /**
