@@ -11,6 +11,7 @@ export {
   type GuestLayoutTarget,
 } from './read/read-guest-layout.js';
 export { readWindowsLayout } from './read/read-windows-layout.js';
+export { readWindowsDisk } from './read/read-windows-disk.js';
 export {
   DEFAULT_STEP_TIMEOUT_MS,
   runGuestGrowth,
