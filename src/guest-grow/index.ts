@@ -22,6 +22,7 @@ export {
 } from './run/run-guest-growth.js';
 export { linuxReadings } from './run/linux-readings.js';
 export { windowsReadings } from './run/windows-readings.js';
+export { proveWindowsGrowth, type WindowsGrowthProof } from './run/prove-windows-growth.js';
 export { readingOf } from './run/reading-of.js';
 export { VmLock } from './run/vm-lock.js';
 export { vmiNotReady } from './target/vmi-readiness.js';
