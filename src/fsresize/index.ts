@@ -41,6 +41,7 @@ export { parseDumpe2fsHeader } from './parse/parse-dumpe2fs-header.js';
 export { parseXfsStatfs } from './parse/parse-xfs-statfs.js';
 export { parseBtrfsDumpSuper } from './parse/parse-btrfs-dump-super.js';
 export { parseGuestFsinfo, type GuestFsinfoEntry } from './parse/parse-guest-fsinfo.js';
+export { physicalDriveNumber } from './parse/physical-drive-number.js';
 export {
   parseWindowsDisks,
   parseWindowsPartitions,

@@ -23,7 +23,7 @@ export { launcherUser } from './probe/launcher-libvirt-uri.js';
 export { virshGuestAgent } from './probe/virsh-guest-agent.js';
 export { VirshGuestProbe } from './probe/virsh-guest-probe.js';
 export { domainName, windowsGuest } from './probe/vmi-disk.js';
-export { physicalDriveNumber, physicalDriveOfDisk } from './probe/physical-drive-of-disk.js';
+export { physicalDriveOfDisk } from './probe/physical-drive-of-disk.js';
 export { agentFilesystemList } from './probe/filesystem-list.js';
 export { activeLauncher } from './volume-pods.js';
 export { LOCAL_LIBVIRT_URI } from './probe/local-virsh.js';

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   formatBytes,
+  physicalDriveNumber,
   planGuestGrowth,
   planWindowsGrowth,
   type GuestGrowthPlan,
@@ -47,7 +48,6 @@ import {
   domainName,
   launcherUser,
   parseDuration,
-  physicalDriveNumber,
   virshGuestAgent,
   virshTransportOf,
   windowsGuest,

@@ -1,4 +1,8 @@
-import { parseWindowsPartitions, type WindowsLayout } from '../../fsresize/index.js';
+import {
+  parseWindowsPartitions,
+  physicalDriveNumber,
+  type WindowsLayout,
+} from '../../fsresize/index.js';
 import type { GuestAgent } from '../guest-agent.js';
 import { GuestRunError } from '../guest-run-error.js';
 import { DEFAULT_READ_TIMEOUT_MS } from './read-guest-layout.js';
@@ -19,17 +23,17 @@ export async function readWindowsLayout(
   signal?: AbortSignal,
 ): Promise<WindowsLayout> {
   const timeoutMs = target.timeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
-  const number = /^\\\\\.\\PhysicalDrive(\d+)$/i.exec(target.disk)?.[1];
+  const number = physicalDriveNumber(target.disk);
   if (number === undefined)
     throw new GuestRunError(
       'GUESTRUN_DISK_NOT_FOUND',
       `${JSON.stringify(target.disk)} is not a Windows disk (\\\\.\\PhysicalDriveN)`,
     );
   const filesystems = await readGuestFsinfo(agent, timeoutMs, signal);
-  const argv = windowsLayoutArgv(Number(number));
+  const argv = windowsLayoutArgv(number);
   const partitionsText = await readCommandOutput(agent, argv.partitions, timeoutMs, signal);
   const partitions = parseWindowsPartitions(partitionsText);
   if (partitions === null) throw unreadable('Get-Partition', partitionsText);
-  const disk = await readWindowsDisk(agent, Number(number), timeoutMs, signal);
+  const disk = await readWindowsDisk(agent, number, timeoutMs, signal);
   return { filesystems, partitions, disks: [disk] };
 }

@@ -1,4 +1,5 @@
 import {
+  physicalDriveNumber,
   planGuestGrowth,
   planWindowsGrowth,
   renderGuestCommands,
@@ -28,7 +29,6 @@ import type {
   GuestGrowthTarget,
   RanCommand,
 } from '../guest-filesystem-grower.js';
-import { physicalDriveNumber } from './physical-drive-of-disk.js';
 import { virshGuestAgent } from './virsh-guest-agent.js';
 import type { VirshTransport } from './virsh-transport.js';
 import { domainName, windowsGuest } from './vmi-disk.js';

@@ -1,16 +1,8 @@
+import { physicalDriveNumber } from '../../fsresize/index.js';
 import { agentDiskSitsAt } from './agent-disk-sits-at.js';
 import { describeDomainAddress, type DomainDisk } from './domain-disks.js';
 import type { GuestDiskAddress, GuestFilesystem } from './filesystem-list.js';
 import type { DiskIdentity } from './vmi-disk.js';
-
-/** A Windows disk's device path, as qemu-ga on Windows writes `dev`: \\.\PhysicalDriveN. */
-const PHYSICAL_DRIVE = /^\\\\\.\\PhysicalDrive(\d+)$/i;
-
-/** The number N of \\.\PhysicalDriveN; undefined for any other device (/dev/vdb, a volume path). Pure. */
-export function physicalDriveNumber(device: string): number | undefined {
-  const digits = PHYSICAL_DRIVE.exec(device)?.[1];
-  return digits === undefined ? undefined : Number(digits);
-}
 
 /** The Windows disk found for a VMI disk, or why none was. */
 export type PhysicalDriveMatch =

@@ -1,3 +1,4 @@
+import { physicalDriveNumber } from '../../fsresize/index.js';
 import { readWindowsDisk } from '../../guest-grow/index.js';
 import { exponentialDelay, realClock, type BackoffOptions, type Clock } from '../../kube/index.js';
 import type { GuestProbe, ProbeReading, ProbeTarget } from '../guest-probe.js';
@@ -9,7 +10,7 @@ import {
 import { GuestProbeError } from './guest-probe-error.js';
 import type { FilesystemList, GuestFilesystem } from './filesystem-list.js';
 import { filesystemOfDisk, type FilesystemMatch } from './filesystem-of-disk.js';
-import { physicalDriveNumber, physicalDriveOfDisk } from './physical-drive-of-disk.js';
+import { physicalDriveOfDisk } from './physical-drive-of-disk.js';
 import { parseDomainDisks, type DomainDisk } from './domain-disks.js';
 import { matchDeviceByAddress } from './match-device-by-address.js';
 import { describeGuestDevices, matchGuestDevice } from './match-guest-device.js';

@@ -13,10 +13,7 @@ import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { parseDomainDisks } from '../../../../src/vmwatcher/probe/domain-disks.js';
 import { filesystemsOfFsinfo } from '../../../../src/vmwatcher/probe/filesystem-list.js';
-import {
-  physicalDriveNumber,
-  physicalDriveOfDisk,
-} from '../../../../src/vmwatcher/probe/physical-drive-of-disk.js';
+import { physicalDriveOfDisk } from '../../../../src/vmwatcher/probe/physical-drive-of-disk.js';
 import type { DiskIdentity } from '../../../../src/vmwatcher/probe/vmi-disk.js';
 import { HARVESTER_DOMAIN_XML } from '../../../support/vmwatcher/harvester-domain.js';
 
@@ -122,17 +119,4 @@ describe('physicalDriveOfDisk', () => {
       /2 Windows disks match, with serial same: \\\\\.\\PhysicalDrive0, \\\\\.\\PhysicalDrive1/,
     );
   });
-
-  const numbers: Array<[string, number | undefined]> = [
-    ['\\\\.\\PhysicalDrive0', 0],
-    ['\\\\.\\PhysicalDrive12', 12],
-    ['\\\\?\\Volume{4c1b02c0-0000-0000-0000-000000000004}', undefined],
-    ['PhysicalDrive1', undefined],
-    ['/dev/vdb', undefined],
-    ['vdb', undefined],
-  ];
-  for (const [device, number] of numbers)
-    it(`reads ${JSON.stringify(device)} as disk ${String(number)}`, () => {
-      assert.strictEqual(physicalDriveNumber(device), number);
-    });
 });
