@@ -41,7 +41,14 @@ const NS = 'guest-grow';
 const G = 1024 ** 3;
 const URI = 'qemu:///system';
 
-function vmi(name: string) {
+/**
+ * A running VMI with its root disk and its data disk (serial voe-data on virtio); `windows`: a
+ * Windows Server 2022 guest (KubeVirt's guestOSInfo from the agent) with both disks on SCSI, the
+ * data disk's serial win-data.
+ */
+function vmi(name: string, windows = false) {
+  const bus = windows ? 'scsi' : 'virtio';
+  const prefix = windows ? 'sd' : 'vd';
   return {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachineInstance',
@@ -50,8 +57,8 @@ function vmi(name: string) {
       domain: {
         devices: {
           disks: [
-            { name: 'rootdisk', disk: { bus: 'virtio' } },
-            { name: 'data', disk: { bus: 'virtio' }, serial: 'voe-data' },
+            { name: 'rootdisk', disk: { bus } },
+            { name: 'data', disk: { bus }, serial: windows ? 'win-data' : 'voe-data' },
           ],
         },
       },
@@ -63,9 +70,18 @@ function vmi(name: string) {
     status: {
       phase: 'Running',
       conditions: [{ type: 'AgentConnected', status: 'True' }],
+      ...(windows
+        ? {
+            guestOSInfo: {
+              id: 'mswindows',
+              name: 'Microsoft Windows',
+              prettyName: 'Windows Server 2022 Datacenter',
+            },
+          }
+        : {}),
       volumeStatus: [
-        { name: 'rootdisk', target: 'vda' },
-        { name: 'data', target: 'vdb' },
+        { name: 'rootdisk', target: `${prefix}a` },
+        { name: 'data', target: `${prefix}b` },
       ],
     },
   };
@@ -89,42 +105,6 @@ function guest(lsblk: string, more: Record<string, string>): Record<string, Fake
 }
 
 const BLKINFO = `Capacity:       ${20 * G}\nAllocation:     0\nPhysical:       ${20 * G}\n`;
-
-/** A Windows Server 2022 VMI (KubeVirt's guestOSInfo from the agent): its data disk on SCSI, serial win-data. */
-function windowsVmi(name: string) {
-  return {
-    apiVersion: 'kubevirt.io/v1',
-    kind: 'VirtualMachineInstance',
-    metadata: { name, namespace: NS },
-    spec: {
-      domain: {
-        devices: {
-          disks: [
-            { name: 'rootdisk', disk: { bus: 'scsi' } },
-            { name: 'data', disk: { bus: 'scsi' }, serial: 'win-data' },
-          ],
-        },
-      },
-      volumes: [
-        { name: 'rootdisk', persistentVolumeClaim: { claimName: `${name}-rootdisk` } },
-        { name: 'data', persistentVolumeClaim: { claimName: `${name}-data` } },
-      ],
-    },
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'AgentConnected', status: 'True' }],
-      guestOSInfo: {
-        id: 'mswindows',
-        name: 'Microsoft Windows',
-        prettyName: 'Windows Server 2022 Datacenter',
-      },
-      volumeStatus: [
-        { name: 'rootdisk', target: 'sda' },
-        { name: 'data', target: 'sdb' },
-      ],
-    },
-  };
-}
 
 /** What a Windows guest answers at one moment: Get-Partition and Get-Disk of disk 1 (E:, serial win-data). */
 function windowsGuest(moment: WindowsMoment): Record<string, FakeGuestReply> {
@@ -217,7 +197,7 @@ describe('voe guest grow', function () {
     env = { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` };
     await cluster.ensureNamespace(NS);
     await cluster.apply({
-      vmis: [vmi('vm1'), vmi('vm2'), ...Object.keys(WINDOWS).map(windowsVmi)],
+      vmis: [vmi('vm1'), vmi('vm2'), ...Object.keys(WINDOWS).map((name) => vmi(name, true))],
       vms: [
         {
           apiVersion: 'kubevirt.io/v1',
