@@ -114,7 +114,10 @@ function grownFilesystem(
   };
 }
 
-function failedOutcome(error: GuestRunError | undefined, ran: RanCommand[]): GuestGrowthOutcome {
+function failedOutcome(
+  error: { code: string; message: string } | undefined,
+  ran: RanCommand[],
+): GuestGrowthOutcome {
   return {
     kind: 'failed',
     code: error?.code ?? 'GUESTRUN_STEP_FAILED',
@@ -144,7 +147,7 @@ async function outcomeOf(
   const error = run.error;
   if (run.outcome === 'refused' && error && 'remedy' in error)
     return { kind: 'refused', code: error.code, reason: error.reason, remedy: error.remedy };
-  return failedOutcome(error as GuestRunError | undefined, ran);
+  return failedOutcome(error, ran);
 }
 
 /**
