@@ -40,5 +40,11 @@ export { parseLvmReports } from './parse/parse-lvm-reports.js';
 export { parseDumpe2fsHeader } from './parse/parse-dumpe2fs-header.js';
 export { parseXfsStatfs } from './parse/parse-xfs-statfs.js';
 export { parseBtrfsDumpSuper } from './parse/parse-btrfs-dump-super.js';
-export { parseGuestFsinfo } from './parse/parse-guest-fsinfo.js';
-export { parseWindowsDisks, parseWindowsPartitions } from './parse/parse-windows-storage.js';
+export { parseGuestFsinfo, type GuestFsinfoEntry } from './parse/parse-guest-fsinfo.js';
+export { physicalDriveNumber } from './parse/physical-drive-number.js';
+export {
+  parseWindowsDisks,
+  parseWindowsPartitions,
+  type WindowsDisk,
+  type WindowsPartition,
+} from './parse/parse-windows-storage.js';

@@ -11,6 +11,7 @@ export {
   type GuestLayoutTarget,
 } from './read/read-guest-layout.js';
 export { readWindowsLayout } from './read/read-windows-layout.js';
+export { readWindowsDisk } from './read/read-windows-disk.js';
 export {
   DEFAULT_STEP_TIMEOUT_MS,
   runGuestGrowth,
@@ -21,6 +22,7 @@ export {
 } from './run/run-guest-growth.js';
 export { linuxReadings } from './run/linux-readings.js';
 export { windowsReadings } from './run/windows-readings.js';
+export { proveWindowsGrowth, type WindowsGrowthProof } from './run/prove-windows-growth.js';
 export { readingOf } from './run/reading-of.js';
 export { VmLock } from './run/vm-lock.js';
 export { vmiNotReady } from './target/vmi-readiness.js';

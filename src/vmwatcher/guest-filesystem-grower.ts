@@ -6,7 +6,7 @@ import type { ProbeTarget } from './guest-probe.js';
  * (by serial or address, never by name).
  */
 export interface GuestGrowthTarget extends ProbeTarget {
-  /** The guest's block device of the disk (vdb, sda), as the probe found it. */
+  /** The guest's block device of the disk (vdb, sda; \\.\PhysicalDriveN on Windows), as the probe found it. */
   guestDevice: string;
 }
 

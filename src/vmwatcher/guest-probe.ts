@@ -24,7 +24,7 @@ export interface ProbeReading {
   guestBytes?: bigint;
   /** What guestBytes measures; BlockDevice when unset. */
   guestEvidence?: GuestEvidence;
-  /** The guest's device the disk was matched to (vda, sdb), or the filesystem's mount point. */
+  /** The guest's device the disk was matched to (vda, sdb; \\.\PhysicalDriveN on Windows), or the filesystem's mount point. */
   guestDevice?: string;
   /** The guest cannot be asked (no guest agent connected): why, and what to do. */
   guestUnverifiable?: string;

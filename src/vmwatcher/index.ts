@@ -23,6 +23,8 @@ export { launcherUser } from './probe/launcher-libvirt-uri.js';
 export { virshGuestAgent } from './probe/virsh-guest-agent.js';
 export { VirshGuestProbe } from './probe/virsh-guest-probe.js';
 export { domainName, windowsGuest } from './probe/vmi-disk.js';
+export { physicalDriveOfDisk } from './probe/physical-drive-of-disk.js';
+export { agentFilesystemList } from './probe/filesystem-list.js';
 export { activeLauncher } from './volume-pods.js';
 export { LOCAL_LIBVIRT_URI } from './probe/local-virsh.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './probe/virsh-guest-probe.js';

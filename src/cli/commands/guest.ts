@@ -1,5 +1,11 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { planGuestGrowth, type GuestGrowthPlan } from '../../fsresize/index.js';
+import {
+  formatBytes,
+  physicalDriveNumber,
+  planGuestGrowth,
+  planWindowsGrowth,
+  type GuestGrowthPlan,
+} from '../../fsresize/index.js';
 import {
   DEFAULT_STEP_TIMEOUT_MS,
   GUEST_GROW_EVENT_ACTION,
@@ -7,11 +13,16 @@ import {
   GuestRunError,
   chooseVmiDisk,
   linuxReadings,
+  proveWindowsGrowth,
   readGuestLayout,
+  readWindowsLayout,
   runGuestGrowth,
   vmiNotReady,
+  windowsReadings,
   type GuestAgent,
   type GuestGrowthRun,
+  type GuestReadings,
+  type WindowsGrowthProof,
 } from '../../guest-grow/index.js';
 import {
   getObject,
@@ -33,6 +44,7 @@ import {
   DEFAULT_PROBE_TIMEOUT_MS,
   VirshGuestProbe,
   activeLauncher,
+  agentFilesystemList,
   domainName,
   launcherUser,
   parseDuration,
@@ -117,7 +129,10 @@ async function eventTarget(
   return { apiVersion: 'kubevirt.io/v1', kind, namespace, name, uid: uid ?? '' };
 }
 
-/** The guest's agent and its device of the chosen disk, found as the tracker's probe finds it (serial, else address). */
+/**
+ * The guest's agent and its device of the chosen disk, found as the tracker's probe finds it
+ * (serial, else address): /dev/vdb, or \\.\PhysicalDriveN in a Windows guest.
+ */
 async function guestOfDisk(
   kubeConfig: KubeClientConfig,
   vmi: VirtualMachineInstance,
@@ -137,7 +152,12 @@ async function guestOfDisk(
   const transport = virshTransportOf(flags.guestProbe, kubeConfig, {
     ...(flags.libvirtUri ? { libvirtUri: flags.libvirtUri } : {}),
   });
-  const probe = new VirshGuestProbe({ transport, timeoutMs: flags.probeTimeout });
+  // The filesystem list ties a Windows disk to its \\.\PhysicalDriveN (guest-get-fsinfo).
+  const probe = new VirshGuestProbe({
+    transport,
+    filesystems: agentFilesystemList(transport, domainName),
+    timeoutMs: flags.probeTimeout,
+  });
   const reading = await probe.read({
     vmi,
     ...disk,
@@ -147,7 +167,7 @@ async function guestOfDisk(
   if (reading.guestDevice === undefined || reading.guestEvidence === 'Filesystem')
     throw new GuestRunError(
       'GUESTRUN_VM_NOT_READY',
-      `the guest probe did not tie disk ${disk.volumeName} (${disk.target}) of ${vm} to a guest block device: ${reading.failure ?? reading.guestUnverifiable ?? 'the guest refuses guest-exec'}; nothing was run — ${reading.guestUnverifiableRemedy ?? 'check the guest agent (guest-exec allowed) and the transport (--guest-probe), then retry'}`,
+      `the guest probe did not tie disk ${disk.volumeName} (${disk.target}) of ${vm} to a guest block device: ${reading.failure ?? reading.guestUnverifiable ?? (windowsGuest(vmi) ? 'the guest did not give its \\\\.\\PhysicalDriveN size (Get-Disk through powershell.exe)' : 'the guest refuses guest-exec')}; nothing was run — ${reading.guestUnverifiableRemedy ?? 'check the guest agent (guest-exec allowed) and the transport (--guest-probe), then retry'}`,
       { details: { vm, disk: disk.volumeName } },
     );
   const host = {
@@ -157,8 +177,57 @@ async function guestOfDisk(
   };
   return {
     agent: virshGuestAgent(transport, host, domainName(vmi)),
-    device: `/dev/${reading.guestDevice}`,
+    device:
+      physicalDriveNumber(reading.guestDevice) === undefined
+        ? `/dev/${reading.guestDevice}`
+        : reading.guestDevice,
   };
+}
+
+/** The guest's layout of `device` read and planned: Linux (readGuestLayout) or Windows (readWindowsLayout). */
+async function planOf(
+  agent: GuestAgent,
+  device: string,
+  timeoutMs: number,
+): Promise<{
+  plan: GuestGrowthPlan;
+  read: (signal?: AbortSignal) => Promise<GuestReadings>;
+  prove: (run: GuestGrowthRun) => Promise<WindowsGrowthProof | undefined>;
+}> {
+  const target = { disk: device, timeoutMs };
+  if (physicalDriveNumber(device) === undefined)
+    return {
+      plan: planGuestGrowth(await readGuestLayout(agent, target), { disk: device }),
+      read: linuxReadings(agent, target),
+      prove: async () => undefined,
+    };
+  const layout = await readWindowsLayout(agent, target);
+  return {
+    plan: planWindowsGrowth(layout, { disk: device }),
+    read: windowsReadings(agent, target),
+    prove: (run) => proveWindowsGrowth(agent, layout, run, timeoutMs),
+  };
+}
+
+/** A grown Windows run proven by guest-get-fsinfo, or the run turned failed by the proof's error. */
+async function proven(
+  run: GuestGrowthRun,
+  prove: (run: GuestGrowthRun) => Promise<WindowsGrowthProof | undefined>,
+): Promise<{ run: GuestGrowthRun; proof?: WindowsGrowthProof | undefined }> {
+  if (run.outcome !== 'grown') return { run };
+  try {
+    return { run, proof: await prove(run) };
+  } catch (error) {
+    if (!(error instanceof GuestRunError)) throw error;
+    return { run: { ...run, outcome: 'failed', error } };
+  }
+}
+
+/** The proof's line under a run's report. */
+function proofLine(proof: WindowsGrowthProof | undefined): string {
+  return proof
+    ? `  proven by guest-get-fsinfo: ${proof.mountPoint} ${formatBytes(Number(proof.beforeBytes))} -> ${formatBytes(Number(proof.afterBytes))}\n`
+    : '';
 }
 
 /** Records the run's Event on the VM (nothing for a run that found nothing to do). */
@@ -180,17 +249,9 @@ async function runGuestGrow(ref: string, flags: GuestGrowFlags): Promise<void> {
   const vmi = await readVmi(kubeConfig, namespace, name);
   const notReady = vmiNotReady(vmi, vm);
   if (notReady) throw notReady;
-  const windows = windowsGuest(vmi!);
-  if (windows !== undefined)
-    throw new GuestRunError(
-      'GUESTRUN_VM_NOT_READY',
-      `${vm} runs ${windows}: voe guest grow grows Linux guests; nothing was run — extend the drive in the guest (Disk Management, or Resize-Partition -DriveLetter X -Size (Get-PartitionSupportedSize -DriveLetter X).SizeMax)`,
-      { details: { vm } },
-    );
   const { agent, device } = await guestOfDisk(kubeConfig, vmi!, vm, flags);
   const where = `${vm} ${device}`;
-  const layout = await readGuestLayout(agent, { disk: device, timeoutMs: flags.probeTimeout });
-  const plan: GuestGrowthPlan = planGuestGrowth(layout, { disk: device });
+  const { plan, read, prove } = await planOf(agent, device, flags.probeTimeout);
   if (flags.dryRun) {
     process.stdout.write(
       flags.json
@@ -202,16 +263,20 @@ async function runGuestGrow(ref: string, flags: GuestGrowFlags): Promise<void> {
   }
   const recorder = enablementRecorder(kubeConfig, createLogger({ level: 'warn' }));
   try {
-    const run = await runGuestGrowth(agent, plan, {
-      vm,
-      read: linuxReadings(agent, { disk: device, timeoutMs: flags.probeTimeout }),
-      stepTimeoutMs: flags.stepTimeout,
-    });
+    const { run, proof } = await proven(
+      await runGuestGrowth(agent, plan, { vm, read, stepTimeoutMs: flags.stepTimeout }),
+      prove,
+    );
     recordRun(recorder, await eventTarget(kubeConfig, vmi!), run);
+    const filesystem = proof && {
+      mountPoint: proof.mountPoint,
+      beforeBytes: String(proof.beforeBytes),
+      afterBytes: String(proof.afterBytes),
+    };
     process.stdout.write(
       flags.json
-        ? `${JSON.stringify({ vm, disk: device, ...run, error: run.error && { code: run.error.code, message: run.error.message } }, null, 2)}\n`
-        : formatGuestRun(run, where),
+        ? `${JSON.stringify({ vm, disk: device, ...run, error: run.error && { code: run.error.code, message: run.error.message }, ...(filesystem ? { filesystem } : {}) }, null, 2)}\n`
+        : formatGuestRun(run, where) + proofLine(proof),
     );
     if (run.outcome === 'refused') process.exitCode = 1;
     if (run.outcome === 'failed') process.exitCode = 2;
@@ -254,7 +319,10 @@ export function register(program: Command): void {
         'The disk is found as voe watch finds it (serial, else address). Each step checks the size before and after; the run stops at the first failure ' +
         'and records every command; a second run does nothing. --dry-run prints each command and why, and changes nothing. ' +
         'Exit 0: grown or nothing to do; 1: refused (the reason and remedy are printed); 2: an error or a failed step. ' +
-        'Records a GuestFilesystemGrown or GuestFilesystemNotGrown Event on the VM. Linux guests only.',
+        'Records a GuestFilesystemGrown or GuestFilesystemNotGrown Event on the VM. ' +
+        'A Windows guest: its disk is tied to \\\\.\\PhysicalDriveN from guest-get-fsinfo, its drive (by letter) grown by Resize-Partition to ' +
+        "Get-PartitionSupportedSize's maximum through powershell.exe, refused when the recovery partition follows it, and proven by guest-get-fsinfo after " +
+        "(designed on the agent's documented answers; never run on a Windows guest in voe's tests).",
     )
     .option(
       '--disk <name>',

@@ -4,6 +4,7 @@ import type { GuestFsinfoEntry } from '../parse/parse-guest-fsinfo.js';
 import type { WindowsDisk, WindowsPartition } from '../parse/parse-windows-storage.js';
 import { formatBytePair } from './format-byte-pair.js';
 import { formatBytes } from './format-bytes.js';
+import { physicalDriveNumber } from '../parse/physical-drive-number.js';
 
 /** What a Windows guest reports: the agent's guest-get-fsinfo, and its disk's Get-Partition and Get-Disk. */
 export interface WindowsLayout {
@@ -83,11 +84,11 @@ function windowsSteps(layout: WindowsLayout, target: WindowsGrowthTarget): Guest
       { disk: target.disk },
     );
   }
-  const number = /PhysicalDrive(\d+)$/i.exec(target.disk)?.[1];
-  const disk = layout.disks.find((d) => String(d.number) === number);
+  const number = physicalDriveNumber(target.disk);
+  const disk = layout.disks.find((d) => d.number === number);
   const letters = new Map(drives.map((fs) => [fs.mountPoint[0]!.toUpperCase(), fs]));
   const onDisk = layout.partitions
-    .filter((p) => String(p.diskNumber) === number)
+    .filter((p) => p.diskNumber === number)
     .sort((a, b) => a.offsetBytes - b.offsetBytes);
   const lettered = onDisk.filter((p) => p.driveLetter !== null && letters.has(p.driveLetter));
   const partition = lettered.at(-1);

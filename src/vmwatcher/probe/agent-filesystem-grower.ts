@@ -1,17 +1,26 @@
 import {
+  physicalDriveNumber,
   planGuestGrowth,
+  planWindowsGrowth,
   renderGuestCommands,
   type GuestGrowthPlan,
   type GuestLayout,
+  type WindowsLayout,
 } from '../../fsresize/index.js';
 import {
+  DEFAULT_READ_TIMEOUT_MS,
   GuestRunError,
   linuxReadings,
+  proveWindowsGrowth,
   readGuestLayout,
+  readWindowsLayout,
   runGuestGrowth,
   VmLock,
+  windowsReadings,
   type GuestAgent,
   type GuestGrowthRun,
+  type GuestReadings,
+  type WindowsGrowthProof,
 } from '../../guest-grow/index.js';
 import type {
   GuestFilesystemGrower,
@@ -31,12 +40,19 @@ export interface AgentFilesystemGrowerOptions {
   stepTimeoutMs?: number;
 }
 
-/** One guest disk: its agent, the device path the plan names, and the VM the lock is held for. */
+/** One guest disk: its agent, the device path the plan names, the VM the lock is held for, its OS. */
 interface GuestDisk {
   agent: GuestAgent;
   disk: string;
   vm: string;
+  /** Windows: `disk` is \\.\PhysicalDriveN, read by readWindowsLayout and planned by planWindowsGrowth. */
+  windows: boolean;
 }
+
+/** What was read of a guest and the plan made from it. */
+type Planned =
+  | { windows: false; layout: GuestLayout; plan: GuestGrowthPlan }
+  | { windows: true; layout: WindowsLayout; plan: GuestGrowthPlan };
 
 /** The guest agent of a target's VM: virsh qemu-agent-command over the probe's transport. */
 export function virshAgentOf(transport: VirshTransport): (target: GuestGrowthTarget) => GuestAgent {
@@ -57,18 +73,16 @@ function guestDiskOf(
   target: GuestGrowthTarget,
 ): GuestDisk {
   const vm = `${target.vmi.metadata?.namespace ?? ''}/${target.vmi.metadata?.name ?? ''}`;
+  if (physicalDriveNumber(target.guestDevice) !== undefined)
+    return { agent: agentOf(target), disk: target.guestDevice, vm, windows: true };
   const windows = windowsGuest(target.vmi);
   if (windows !== undefined)
     throw new GuestRunError(
       'GUESTRUN_VM_NOT_READY',
-      `${vm} runs ${windows}: voe grows Linux guests' filesystems; nothing was run — extend the drive in the guest (Disk Management, or Resize-Partition)`,
+      `${vm} runs ${windows}, and the probe tied its disk to ${target.guestDevice}, not to a \\\\.\\PhysicalDriveN; nothing was run — extend the drive in the guest (Disk Management, or Resize-Partition)`,
       { details: { vm } },
     );
-  return { agent: agentOf(target), disk: `/dev/${target.guestDevice}`, vm };
-}
-
-function planOf(layout: GuestLayout, disk: string): GuestGrowthPlan {
-  return planGuestGrowth(layout, { disk });
+  return { agent: agentOf(target), disk: `/dev/${target.guestDevice}`, vm, windows: false };
 }
 
 /** The commands a run ran, each as the line a user types, its exit code and its output. */
@@ -86,7 +100,7 @@ function ranCommands(run: GuestGrowthRun, lines: readonly string[]): RanCommand[
   );
 }
 
-/** A grown run's filesystem: its mount point (lsblk's) and its size before and after the filesystem step. */
+/** A grown Linux run's filesystem: its mount point (lsblk's) and its size before and after the filesystem step. */
 function grownFilesystem(
   run: GuestGrowthRun,
   layout: GuestLayout,
@@ -100,13 +114,10 @@ function grownFilesystem(
   };
 }
 
-function outcomeOf(run: GuestGrowthRun, layout: GuestLayout, lines: string[]): GuestGrowthOutcome {
-  const ran = ranCommands(run, lines);
-  if (run.outcome === 'grown') return { kind: 'grown', ran, ...grownFilesystem(run, layout) };
-  if (run.outcome === 'already-grown') return { kind: 'nothing-to-do' };
-  const error = run.error;
-  if (run.outcome === 'refused' && error && 'remedy' in error)
-    return { kind: 'refused', code: error.code, reason: error.reason, remedy: error.remedy };
+function failedOutcome(
+  error: { code: string; message: string } | undefined,
+  ran: RanCommand[],
+): GuestGrowthOutcome {
   return {
     kind: 'failed',
     code: error?.code ?? 'GUESTRUN_STEP_FAILED',
@@ -115,14 +126,41 @@ function outcomeOf(run: GuestGrowthRun, layout: GuestLayout, lines: string[]): G
   };
 }
 
+/** A run's outcome; a grown Windows drive's sizes are proven by guest-get-fsinfo (proveWindowsGrowth). */
+async function outcomeOf(
+  run: GuestGrowthRun,
+  planned: Planned,
+  prove: (layout: WindowsLayout) => Promise<WindowsGrowthProof>,
+): Promise<GuestGrowthOutcome> {
+  const lines = planned.plan.kind === 'grow' ? renderGuestCommands(planned.plan) : [];
+  const ran = ranCommands(run, lines);
+  if (run.outcome === 'grown') {
+    if (!planned.windows) return { kind: 'grown', ran, ...grownFilesystem(run, planned.layout) };
+    try {
+      return { kind: 'grown', ran, ...(await prove(planned.layout)) };
+    } catch (error) {
+      if (error instanceof GuestRunError) return failedOutcome(error, ran);
+      throw error;
+    }
+  }
+  if (run.outcome === 'already-grown') return { kind: 'nothing-to-do' };
+  const error = run.error;
+  if (run.outcome === 'refused' && error && 'remedy' in error)
+    return { kind: 'refused', code: error.code, reason: error.reason, remedy: error.remedy };
+  return failedOutcome(error, ran);
+}
+
 /**
  * The tracker's GuestFilesystemGrower through the guest agent (docs/guest-growth.md "In the
  * tracker"): the guest's layout read with its own tools (readGuestLayout), the plan made by the
  * fsresize core (planGuestGrowth), the plan run by the runner (runGuestGrowth, one VM at a time
  * under one lock for the whole tracker), each through the VM's agent (`agentOf`: virshAgentOf, over
  * the probe's virsh transport).
- * A Windows guest is not grown (its disk is not yet tied to its PhysicalDrive): both calls reject,
- * and the tracker says the guest could not be read.
+ * A Windows disk (the probe tied it to its \\.\PhysicalDriveN: physicalDriveOfDisk) is read by
+ * readWindowsLayout, planned by planWindowsGrowth (Resize-Partition through powershell.exe) and
+ * run the same way with windowsReadings; its grown drive is proven by guest-get-fsinfo
+ * (proveWindowsGrowth). A Windows guest whose disk is not tied to a PhysicalDrive is not grown:
+ * both calls reject, and the tracker says the guest could not be read.
  */
 export function agentFilesystemGrower(
   agentOf: (target: GuestGrowthTarget) => GuestAgent,
@@ -130,19 +168,25 @@ export function agentFilesystemGrower(
 ): GuestFilesystemGrower {
   /** One growth per VM among this grower's runs (the tracker holds its own lock around plan and grow). */
   const lock = new VmLock();
-  const read = (guest: GuestDisk, signal?: AbortSignal): Promise<GuestLayout> =>
-    readGuestLayout(
-      guest.agent,
-      {
-        disk: guest.disk,
-        ...(options.readTimeoutMs === undefined ? {} : { timeoutMs: options.readTimeoutMs }),
-      },
-      signal,
-    );
+  const reading = (guest: GuestDisk) => ({
+    disk: guest.disk,
+    ...(options.readTimeoutMs === undefined ? {} : { timeoutMs: options.readTimeoutMs }),
+  });
+  const planFor = async (guest: GuestDisk, signal?: AbortSignal): Promise<Planned> => {
+    if (guest.windows) {
+      const layout = await readWindowsLayout(guest.agent, reading(guest), signal);
+      return { windows: true, layout, plan: planWindowsGrowth(layout, { disk: guest.disk }) };
+    }
+    const layout = await readGuestLayout(guest.agent, reading(guest), signal);
+    return { windows: false, layout, plan: planGuestGrowth(layout, { disk: guest.disk }) };
+  };
+  const readingsOf = (guest: GuestDisk): ((signal?: AbortSignal) => Promise<GuestReadings>) =>
+    guest.windows
+      ? windowsReadings(guest.agent, reading(guest))
+      : linuxReadings(guest.agent, reading(guest));
   return {
     async plan(target, signal): Promise<GuestGrowthPlanResult> {
-      const guest = guestDiskOf(agentOf, target);
-      const plan = planOf(await read(guest, signal), guest.disk);
+      const { plan } = await planFor(guestDiskOf(agentOf, target), signal);
       if (plan.kind === 'refuse') {
         const { code, reason, remedy } = plan.error;
         return { kind: 'refused', code, reason, remedy };
@@ -152,20 +196,23 @@ export function agentFilesystemGrower(
     },
     async grow(target, signal): Promise<GuestGrowthOutcome> {
       const guest = guestDiskOf(agentOf, target);
-      const layout = await read(guest, signal);
-      const plan = planOf(layout, guest.disk);
-      const lines = plan.kind === 'grow' ? renderGuestCommands(plan) : [];
-      const run = await runGuestGrowth(guest.agent, plan, {
+      const planned = await planFor(guest, signal);
+      const run = await runGuestGrowth(guest.agent, planned.plan, {
         vm: guest.vm,
-        read: linuxReadings(guest.agent, {
-          disk: guest.disk,
-          ...(options.readTimeoutMs === undefined ? {} : { timeoutMs: options.readTimeoutMs }),
-        }),
+        read: readingsOf(guest),
         lock,
         ...(options.stepTimeoutMs === undefined ? {} : { stepTimeoutMs: options.stepTimeoutMs }),
         ...(signal ? { signal } : {}),
       });
-      return outcomeOf(run, layout, lines);
+      return outcomeOf(run, planned, (layout) =>
+        proveWindowsGrowth(
+          guest.agent,
+          layout,
+          run,
+          options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+          signal,
+        ),
+      );
     },
   };
 }

@@ -1,23 +1,11 @@
-import { describeDomainAddress, samePci, type DomainDisk } from './domain-disks.js';
-import type { GuestDiskAddress, GuestFilesystem } from './filesystem-list.js';
+import { agentDiskSitsAt } from './agent-disk-sits-at.js';
+import { describeDomainAddress, type DomainDisk } from './domain-disks.js';
+import type { GuestFilesystem } from './filesystem-list.js';
 import type { DiskIdentity } from './vmi-disk.js';
 
 /** The filesystem found on a VMI disk, or why none was. */
 export type FilesystemMatch =
   { filesystem: GuestFilesystem; reason?: undefined } | { filesystem?: undefined; reason: string };
-
-/**
- * Whether the agent's disk address is the domain disk's (QGA's build_guest_fsinfo_for_pci_dev:
- * pci-controller is the first PCI function down the device's path driven by virtio-pci, ahci and
- * the like, so the virtio-blk device itself or the SCSI/SATA controller; the SCSI unit is the
- * LUN, the SATA unit the AHCI port). The bus type is not compared: Windows' agent names the
- * storage driver's bus.
- */
-function sitsAt(address: GuestDiskAddress, disk: DomainDisk): boolean {
-  if (disk.pci) return samePci(address.pciController, disk.pci);
-  if (!disk.drive || !disk.controllerPci) return false;
-  return samePci(address.pciController, disk.controllerPci) && address.unit === disk.drive.unit;
-}
 
 function largest(filesystems: readonly GuestFilesystem[]): GuestFilesystem | undefined {
   return filesystems.reduce<GuestFilesystem | undefined>(
@@ -45,7 +33,7 @@ export function filesystemOfDisk(
   }
   if (!domainDisk)
     return { reason: `virsh dumpxml lists no disk ${disk.target ?? '?'} to find it by address` };
-  const found = largest(sized.filter((fs) => fs.disks.some((d) => sitsAt(d, domainDisk))));
+  const found = largest(sized.filter((fs) => fs.disks.some((d) => agentDiskSitsAt(d, domainDisk))));
   return found
     ? { filesystem: found }
     : {

@@ -1,3 +1,5 @@
+import { physicalDriveNumber } from '../../fsresize/index.js';
+import { readWindowsDisk } from '../../guest-grow/index.js';
 import { exponentialDelay, realClock, type BackoffOptions, type Clock } from '../../kube/index.js';
 import type { GuestProbe, ProbeReading, ProbeTarget } from '../guest-probe.js';
 import {
@@ -8,6 +10,7 @@ import {
 import { GuestProbeError } from './guest-probe-error.js';
 import type { FilesystemList, GuestFilesystem } from './filesystem-list.js';
 import { filesystemOfDisk, type FilesystemMatch } from './filesystem-of-disk.js';
+import { physicalDriveOfDisk } from './physical-drive-of-disk.js';
 import { parseDomainDisks, type DomainDisk } from './domain-disks.js';
 import { matchDeviceByAddress } from './match-device-by-address.js';
 import { describeGuestDevices, matchGuestDevice } from './match-guest-device.js';
@@ -234,11 +237,6 @@ export class VirshGuestProbe implements GuestProbe {
     };
   }
 
-  /**
-   * A guest without a shell (Windows): the size of the disk's filesystem from the filesystem list
-   * where it gives one (QGA guest-get-disks gives no sizes); else the guest is unverifiable, with
-   * a reason naming Windows and what to check there, never a failure that would end in NoProgress.
-   */
   /** The domain's disk at the VMI disk's target, as `virsh dumpxml` shows it. */
   async #domainDisk(
     host: VirshHost,
@@ -266,6 +264,15 @@ export class VirshGuestProbe implements GuestProbe {
     return filesystemOfDisk(filesystems, disk, domainDisk);
   }
 
+  /**
+   * A guest without a shell (Windows): the disk's \\.\PhysicalDriveN from the filesystem list
+   * (physicalDriveOfDisk: by serial, else by address), and its size as Get-Disk reports it through
+   * powershell.exe (evidence BlockDevice, the device \\.\PhysicalDriveN, which the guest growth
+   * takes). Where no drive is found or powershell.exe cannot be run, the size of the disk's
+   * filesystem from the same list (QGA guest-get-disks gives no sizes); else the guest is
+   * unverifiable, with a reason naming Windows and what to check there, never a failure that
+   * would end in NoProgress.
+   */
   async #windowsView(
     host: VirshHost,
     domain: string,
@@ -275,26 +282,57 @@ export class VirshGuestProbe implements GuestProbe {
     why: string,
   ): Promise<ProbeReading> {
     const remedy =
-      'Check the disk in the Windows guest (Disk Management, or Get-Disk in PowerShell) and extend its volume there; voe reads a Windows disk only through the sizes of its filesystems.';
+      "Check the disk in the Windows guest (Disk Management, or Get-Disk in PowerShell) and extend its volume there; voe reads a Windows disk through the agent's filesystem list and Get-Disk in powershell.exe.";
     if (!this.#o.filesystems)
       return {
         guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and no filesystem list is configured`,
         guestUnverifiableRemedy: remedy,
       };
-    let match: FilesystemMatch;
+    let filesystems: GuestFilesystem[];
+    let domainDisk: DomainDisk | undefined;
     try {
-      match = await this.#filesystemOf(this.#o.filesystems, host, domain, disk, target, signal);
+      filesystems = await this.#o.filesystems.read(target.vmi, host, signal);
+      domainDisk =
+        disk.serial === undefined ? await this.#domainDisk(host, domain, disk, signal) : undefined;
     } catch (error) {
       return {
         guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and reading its filesystem list failed (${failureText(error)})`,
         guestUnverifiableRemedy: remedy,
       };
     }
+    const drive = physicalDriveOfDisk(filesystems, disk, domainDisk).drive;
+    const bytes = drive ? await this.#windowsDiskBytes(host, domain, drive, signal) : undefined;
+    if (drive && bytes !== undefined)
+      return { guestBytes: bytes, guestEvidence: 'BlockDevice', guestDevice: drive };
+    const match = filesystemOfDisk(filesystems, disk, domainDisk);
     if (match.filesystem) return filesystemReading(match.filesystem);
     return {
       guestUnverifiable: `${why}, where voe has no shell to read the disk's size, and in its filesystem list ${match.reason}`,
       guestUnverifiableRemedy: remedy,
     };
+  }
+
+  /**
+   * The size of a Windows disk as Get-Disk reports it (readWindowsDisk, powershell.exe through
+   * guest-exec); undefined when the guest does not give it (guest-exec refused, powershell.exe
+   * failed or printed no such disk): the caller falls back to the disk's filesystem.
+   */
+  async #windowsDiskBytes(
+    host: VirshHost,
+    domain: string,
+    drive: string,
+    signal: AbortSignal,
+  ): Promise<bigint | undefined> {
+    const agent = virshGuestAgent(this.#o.transport, host, domain, {
+      pollMs: this.#o.execPollMs ?? 50,
+    });
+    try {
+      const timeoutMs = this.#o.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+      const found = await readWindowsDisk(agent, physicalDriveNumber(drive)!, timeoutMs, signal);
+      return BigInt(found.bytes);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Runs GUEST_BLOCK_SCRIPT in the guest (virshGuestAgent: guest-exec, then guest-exec-status until it exited); its stdout. */

@@ -2,7 +2,10 @@
  * `voe guest grow` against a real kube-apiserver holding the VMIs, with `--guest-probe local` and
  * a fake virsh on PATH whose guest agent answers as QEMU's does: argument errors, --dry-run
  * printing each command and why with nothing run in the guest, and a refusal recorded as a
- * GuestFilesystemNotGrown Event on the VM.
+ * GuestFilesystemNotGrown Event on the VM; on a Windows guest (guest-get-fsinfo, Get-Partition and
+ * Get-Disk as test/support/guest-grow/windows-guest.ts gives them), the disk tied to its
+ * \\.\PhysicalDriveN by serial, the Resize-Partition plan, the recovery partition refused, and
+ * a grown drive left alone. The growth itself on Windows is in agent-filesystem-grower.test.ts.
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -23,6 +26,14 @@ import {
 import { dumpe2fsHeader } from '../../support/guest-grow/dumpe2fs-output.js';
 import { lsblkOutput, sfdiskOutput } from '../../support/fsresize/guest-outputs.js';
 import { LSBLK } from '../../support/guest-grow/guest-stages.js';
+import {
+  E_OFFSET,
+  RESIZE_E,
+  grownDriveBytes,
+  windowsFsinfo,
+  windowsStage,
+  type WindowsMoment,
+} from '../../support/guest-grow/windows-guest.js';
 
 const cp = await useControlPlane();
 const cluster = new StagedCluster(cp.kubeConfig);
@@ -30,7 +41,14 @@ const NS = 'guest-grow';
 const G = 1024 ** 3;
 const URI = 'qemu:///system';
 
-function vmi(name: string) {
+/**
+ * A running VMI with its root disk and its data disk (serial voe-data on virtio); `windows`: a
+ * Windows Server 2022 guest (KubeVirt's guestOSInfo from the agent) with both disks on SCSI, the
+ * data disk's serial win-data.
+ */
+function vmi(name: string, windows = false) {
+  const bus = windows ? 'scsi' : 'virtio';
+  const prefix = windows ? 'sd' : 'vd';
   return {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachineInstance',
@@ -39,8 +57,8 @@ function vmi(name: string) {
       domain: {
         devices: {
           disks: [
-            { name: 'rootdisk', disk: { bus: 'virtio' } },
-            { name: 'data', disk: { bus: 'virtio' }, serial: 'voe-data' },
+            { name: 'rootdisk', disk: { bus } },
+            { name: 'data', disk: { bus }, serial: windows ? 'win-data' : 'voe-data' },
           ],
         },
       },
@@ -52,9 +70,18 @@ function vmi(name: string) {
     status: {
       phase: 'Running',
       conditions: [{ type: 'AgentConnected', status: 'True' }],
+      ...(windows
+        ? {
+            guestOSInfo: {
+              id: 'mswindows',
+              name: 'Microsoft Windows',
+              prettyName: 'Windows Server 2022 Datacenter',
+            },
+          }
+        : {}),
       volumeStatus: [
-        { name: 'rootdisk', target: 'vda' },
-        { name: 'data', target: 'vdb' },
+        { name: 'rootdisk', target: `${prefix}a` },
+        { name: 'data', target: `${prefix}b` },
       ],
     },
   };
@@ -79,6 +106,20 @@ function guest(lsblk: string, more: Record<string, string>): Record<string, Fake
 
 const BLKINFO = `Capacity:       ${20 * G}\nAllocation:     0\nPhysical:       ${20 * G}\n`;
 
+/** What a Windows guest answers at one moment: Get-Partition and Get-Disk of disk 1 (E:, serial win-data). */
+function windowsGuest(moment: WindowsMoment): Record<string, FakeGuestReply> {
+  return Object.fromEntries(
+    Object.entries(windowsStage(moment)).map(([key, stdout]) => [key, { stdout: String(stdout) }]),
+  );
+}
+
+/** The Windows guests: E: to grow, E: with the recovery partition after it, E: already grown. */
+const WINDOWS: Record<string, WindowsMoment> = {
+  win1: { diskBytes: 20 * G, driveBytes: 10 * G - E_OFFSET, serial: 'win-data' },
+  win2: { diskBytes: 20 * G, driveBytes: 10 * G - E_OFFSET, recovery: true, serial: 'win-data' },
+  win3: { diskBytes: 20 * G, driveBytes: grownDriveBytes(20 * G), serial: 'win-data' },
+};
+
 describe('voe guest grow', function () {
   this.timeout(120_000);
   let dir = '';
@@ -95,11 +136,23 @@ describe('voe guest grow', function () {
     log = join(dir, 'guest-exec.log');
     await writeFile(log, '');
     const domain = { blklist: '', xml: '<domain/>', blkinfo: { vdb: BLKINFO } };
+    const windowsDomain = { blklist: '', xml: '<domain/>', blkinfo: { sdb: BLKINFO } };
+    const windows = Object.keys(WINDOWS).map((name) => `${NS}_${name}`);
     const bin = await installFakeAgentVirsh(join(dir, 'bin'), {
       uri: URI,
-      domains: { [`${NS}_vm1`]: domain, [`${NS}_vm2`]: domain },
+      domains: {
+        [`${NS}_vm1`]: domain,
+        [`${NS}_vm2`]: domain,
+        ...Object.fromEntries(windows.map((name) => [name, windowsDomain])),
+      },
       log,
+      fsinfo: Object.fromEntries(
+        Object.entries(WINDOWS).map(([name, moment]) => [`${NS}_${name}`, windowsFsinfo(moment)]),
+      ),
       guests: {
+        ...Object.fromEntries(
+          Object.entries(WINDOWS).map(([name, moment]) => [`${NS}_${name}`, windowsGuest(moment)]),
+        ),
         // GPT on vdb, grown from 10 to 20 GiB; ext4 on its only partition, mounted.
         [`${NS}_vm1`]: guest(
           lsblkOutput({
@@ -144,7 +197,7 @@ describe('voe guest grow', function () {
     env = { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` };
     await cluster.ensureNamespace(NS);
     await cluster.apply({
-      vmis: [vmi('vm1'), vmi('vm2')],
+      vmis: [vmi('vm1'), vmi('vm2'), ...Object.keys(WINDOWS).map((name) => vmi(name, true))],
       vms: [
         {
           apiVersion: 'kubevirt.io/v1',
@@ -237,5 +290,58 @@ describe('voe guest grow', function () {
     assert.strictEqual(event.regarding?.name, 'vm2');
     assert.strictEqual(event.type, 'Warning');
     assert.include(event.note, 'GUESTGROW_UNSUPPORTED_FILESYSTEM');
+  });
+
+  /** The guest commands logged since `from` lines, each as its argv. */
+  const ranSince = async (from: number): Promise<string[][]> =>
+    (await readFile(log, 'utf8'))
+      .trim()
+      .split('\n')
+      .slice(from)
+      .map((line) => (JSON.parse(line) as { argv: string[] }).argv);
+  const logged = async (): Promise<number> =>
+    (await readFile(log, 'utf8')).split('\n').filter(Boolean).length;
+
+  it('--dry-run on a Windows guest: its PhysicalDrive by serial, the Resize-Partition line, only PowerShell reads run', async () => {
+    const from = await logged();
+    const result = await voe([`${NS}/win1`, '--disk', 'data', '--dry-run']);
+    assert.strictEqual(result.code, 0, result.stderr);
+    assert.include(
+      result.stdout,
+      `${NS}/win1 \\\\.\\PhysicalDrive1: would run 1 command(s) in the guest, in order (nothing was run):`,
+    );
+    assert.include(result.stdout, `1. ${RESIZE_E[4]}`);
+    assert.include(result.stdout, 'why: extend E: (NTFS, partition 2 of disk 1)');
+    const ran = await ranSince(from);
+    assert.isNotEmpty(ran);
+    for (const argv of ran) {
+      assert.deepStrictEqual(argv.slice(0, 4), RESIZE_E.slice(0, 4));
+      assert.match(argv[4]!, /^Get-(Disk -Number|Partition -DiskNumber) 1 \| Select-Object /);
+    }
+    const json = await voe([`${NS}/win1`, '--disk', 'data', '--dry-run', '--json']);
+    assert.deepStrictEqual(
+      JSON.parse(json.stdout).steps.map((step: { argv: string[] }) => step.argv),
+      [RESIZE_E],
+    );
+  });
+
+  it('a Windows drive the recovery partition follows: exit 1, refused, nothing run', async () => {
+    const from = await logged();
+    const result = await voe([`${NS}/win2`, '--disk', 'data']);
+    assert.strictEqual(result.code, 1, result.stderr);
+    assert.include(result.stdout, 'refused (GUESTGROW_WINDOWS_RECOVERY_PARTITION)');
+    assert.include(result.stdout, 'reagentc /disable');
+    for (const argv of await ranSince(from)) assert.match(argv[4] ?? '', /^Get-(Disk|Partition) /);
+  });
+
+  it('a grown Windows drive: exit 0, nothing to grow, nothing run', async () => {
+    const from = await logged();
+    const result = await voe([`${NS}/win3`, '--disk', 'data']);
+    assert.strictEqual(result.code, 0, result.stderr);
+    assert.include(
+      result.stdout,
+      `${NS}/win3 \\\\.\\PhysicalDrive1: nothing to grow, everything on the disk already fills it.`,
+    );
+    for (const argv of await ranSince(from)) assert.match(argv[4] ?? '', /^Get-(Disk|Partition) /);
   });
 });

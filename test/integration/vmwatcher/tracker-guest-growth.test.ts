@@ -4,17 +4,33 @@
  * opt-in read from the VM and its Namespace as the informers cache them, GuestFilesystemGrowing
  * written (with its Event) before the growth ends, Completed with the filesystem's bytes before
  * and after, a refusal Completed at block level with GuestFilesystemNotGrown and a Warning on the
- * VM, and a VM not opted in Completed with the commands for its guest, nothing run.
+ * VM, and a VM not opted in Completed with the commands for its guest, nothing run. A Windows
+ * VM whose disk the probe tied to \\.\PhysicalDrive1 is grown by the real agent grower
+ * (agentFilesystemGrower) over a scripted guest agent answering as test/support/guest-grow's
+ * Windows guest: Resize-Partition run, the drive's bytes proven by guest-get-fsinfo.
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
 import { requestJson } from '../../../src/kube/index.js';
 import { GROW_GUEST_FILESYSTEM_ANNOTATION } from '../../../src/model/index.js';
-import { Phase, StageReason, type GuestProbe } from '../../../src/vmwatcher/index.js';
+import {
+  Phase,
+  StageReason,
+  agentFilesystemGrower,
+  type GuestFilesystemGrower,
+  type GuestProbe,
+} from '../../../src/vmwatcher/index.js';
 import { onCleanup } from '../../support/cleanup.js';
 import { eventuallyValue } from '../../support/eventually.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { ScriptedGrower } from '../../support/vmwatcher/scripted-grower.js';
+import {
+  E_OFFSET,
+  RESIZE_E,
+  WINDOWS_DISK,
+  grownDriveBytes,
+  windowsAgent,
+} from '../../support/guest-grow/windows-guest.js';
 import { TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
 
 const cp = await useControlPlane();
@@ -23,9 +39,17 @@ const { actors, cluster } = lab;
 await lab.stageCluster();
 
 const GI = 1024n ** 3n;
-/** The guest's vdb at the hypervisor's 20 GiB: the guest sees the grown disk. */
+/**
+ * The guest's vdb at the hypervisor's 20 GiB: the guest sees the grown disk. The Windows VM win1's
+ * disk is \\.\PhysicalDrive1 at that size (the probe's Windows view: Get-Disk's size).
+ */
 const probe: GuestProbe = {
-  read: async () => ({ hypervisorBytes: 20n * GI, guestBytes: 20n * GI, guestDevice: 'vdb' }),
+  read: async (target) => ({
+    hypervisorBytes: 20n * GI,
+    guestBytes: 20n * GI,
+    guestEvidence: 'BlockDevice',
+    guestDevice: target.vmi.metadata?.name === 'win1' ? WINDOWS_DISK : 'vdb',
+  }),
 };
 
 async function namespaceOptingIn(name: string): Promise<void> {
@@ -37,7 +61,7 @@ async function namespaceOptingIn(name: string): Promise<void> {
 }
 
 /** A tracker with growth on (the Namespaces cached), stopped after the test. */
-async function tracker(grower: ScriptedGrower, leaseName: string): Promise<void> {
+async function tracker(grower: GuestFilesystemGrower, leaseName: string): Promise<void> {
   const running = await lab.startTracker({
     leaseName,
     probe,
@@ -203,5 +227,41 @@ describe("the tracker's guest filesystem growth on a real kube-apiserver", () =>
       grower.calls.map((call) => call.kind),
       ['plan'],
     );
+  });
+
+  it("grows an opted-in Windows VM's drive through the agent grower: Completed with guest-get-fsinfo's bytes", async () => {
+    const ns = 'grow-windows';
+    const claim = 'win1-disk-0-grw04';
+    const name = `${claim}-20gi`;
+    const G = 1024 ** 3;
+    const before = { diskBytes: 20 * G, driveBytes: 10 * G - E_OFFSET };
+    const after = { diskBytes: 20 * G, driveBytes: grownDriveBytes(20 * G) };
+    const agent = windowsAgent([before, after]);
+    const line = RESIZE_E[4]!;
+    await tracker(
+      agentFilesystemGrower(() => agent),
+      'grow-windows',
+    );
+    await grownDisk(ns, 'win1', claim, { [GROW_GUEST_FILESYSTEM_ANNOTATION]: 'true' });
+    const done = await lab.waitForPhase(
+      ns,
+      name,
+      Phase.Completed,
+      StageReason.GuestFilesystemGrown,
+    );
+    assert.deepStrictEqual(done.status?.guestFilesystem, {
+      result: 'Grown',
+      mountPoint: 'E:\\',
+      beforeBytes: String(before.driveBytes),
+      afterBytes: String(after.driveBytes),
+      commands: [{ command: line, exitCode: 0, output: '' }],
+    });
+    assert.deepStrictEqual(agent.ran, [RESIZE_E]);
+    const note = await eventuallyValue(
+      async () => (await lab.events(ns, 'win1')).find((e) => e.reason === 'GuestFilesystemGrown'),
+      (event) => event !== undefined,
+      'the Event of the growth on the VM',
+    );
+    assert.include(note?.note, line);
   });
 });

@@ -2,7 +2,8 @@
  * A fake `virsh` whose domains have a guest agent: `qemu-agent-command` answers guest-exec and
  * guest-exec-status as QEMU's agent does (qga/commands.c qmp_guest_exec: a pid; then
  * qmp_guest_exec_status: exited, exitcode, out-data and err-data in base64), from what the guest
- * prints for each command; every other virsh command is fakeVirshAnswer's. The executable is a
+ * prints for each command, and guest-get-fsinfo from the fixture's `fsinfo`; every other virsh
+ * command is fakeVirshAnswer's. The executable is a
  * process per call, so the pid names the command (its place in the guest's list) and nothing is
  * kept between calls but the log: each guest-exec's argv and standard input, one JSON line.
  */
@@ -25,6 +26,8 @@ export interface FakeAgentFixture extends FakeVirshFixture {
   guests: Record<string, Record<string, FakeGuestReply>>;
   /** The file each guest-exec is logged to. */
   log: string;
+  /** By domain: what guest-get-fsinfo returns (qga/qapi-schema.json GuestFilesystemInfo list). */
+  fsinfo?: Record<string, unknown>;
 }
 
 /** A guest-exec not in the guest's list: what guest-exec-status gives for a program that is not there. */
@@ -69,6 +72,8 @@ function agentAnswer(
       'err-data': b64(reply.stderr),
     });
   }
+  if (request.execute === 'guest-get-fsinfo' && fixture.fsinfo?.[domain ?? ''] !== undefined)
+    return ok(fixture.fsinfo[domain ?? '']);
   return {
     stdout: '',
     stderr: `error: internal error: unable to execute QEMU agent command '${request.execute ?? ''}'\n`,

@@ -21,6 +21,13 @@ import {
 } from '../../../../src/guest-grow/index.js';
 import { dumpe2fsHeader } from '../../../support/guest-grow/dumpe2fs-output.js';
 import {
+  E_OFFSET,
+  RESIZE_E,
+  WINDOWS_DISK,
+  grownDriveBytes,
+  windowsAgent,
+} from '../../../support/guest-grow/windows-guest.js';
+import {
   lsblkOutput,
   GiB,
   lvmReport,
@@ -430,66 +437,11 @@ describe('runGuestGrowth', () => {
   });
 
   it("runs a Windows plan's PowerShell argv through the same agent, checking Get-Partition's size", async () => {
-    const partitions = (bytes: number) =>
-      JSON.stringify([
-        {
-          DiskNumber: 1,
-          PartitionNumber: 1,
-          DriveLetter: '\u0000',
-          Offset: 17408,
-          Size: 16759808,
-          Type: 'Reserved',
-          GptType: '{e3c9e316-0b5c-4db8-817d-f92df00215ae}',
-          MbrType: null,
-        },
-        {
-          DiskNumber: 1,
-          PartitionNumber: 2,
-          DriveLetter: 'E',
-          Offset: 16777216,
-          Size: bytes,
-          Type: 'Basic',
-          GptType: '{ebd0a0a2-b9e5-4433-87c0-68b6b72699c7}',
-          MbrType: null,
-        },
-      ]);
-    const disk = JSON.stringify({
-      Number: 1,
-      Size: 20 * G,
-      PartitionStyle: 'GPT',
-      LogicalSectorSize: 512,
-    });
-    const getPartition =
-      'powershell.exe -NoProfile -NonInteractive -Command Get-Partition -DiskNumber 1 | Select-Object DiskNumber,PartitionNumber,DriveLetter,Offset,Size,Type,GptType,MbrType | ConvertTo-Json';
-    const getDisk =
-      'powershell.exe -NoProfile -NonInteractive -Command Get-Disk -Number 1 | Select-Object Number,Size,PartitionStyle,LogicalSectorSize | ConvertTo-Json';
-    const grownBytes = 20 * G - 16777216 - 33 * 512 - 512;
-    const agent = new ScriptedAgent(
-      [
-        { [getPartition]: partitions(10 * G - 16777216), [getDisk]: disk },
-        { [getPartition]: partitions(grownBytes), [getDisk]: disk },
-      ],
-      [],
-    );
-    agent.fsinfo = async () => [
-      {
-        name: '\\\\?\\Volume{5f1e3c2a-0000-0000-0000-100000000000}\\',
-        mountpoint: 'E:\\',
-        type: 'NTFS',
-        'total-bytes': 10 * G - 16777216,
-        disk: [
-          {
-            dev: '\\\\.\\PhysicalDrive1',
-            'bus-type': 'virtio',
-            bus: 0,
-            target: 0,
-            unit: 0,
-            'pci-controller': { domain: 0, bus: 0, slot: 6, function: 0 },
-          },
-        ],
-      },
-    ];
-    const target = { disk: '\\\\.\\PhysicalDrive1' };
+    const agent = windowsAgent([
+      { diskBytes: 20 * G, driveBytes: 10 * G - E_OFFSET },
+      { diskBytes: 20 * G, driveBytes: grownDriveBytes(20 * G) },
+    ]);
+    const target = { disk: WINDOWS_DISK };
     const plan = planWindowsGrowth(await readWindowsLayout(agent, target), target);
     const result = await runGuestGrowth(agent, plan, {
       vm: 'lab/win1',
@@ -497,15 +449,7 @@ describe('runGuestGrowth', () => {
       lock: new VmLock(),
     });
     assert.strictEqual(result.outcome, 'grown', result.error?.message);
-    assert.deepStrictEqual(agent.ran, [
-      [
-        'powershell.exe',
-        '-NoProfile',
-        '-NonInteractive',
-        '-Command',
-        'Resize-Partition -DriveLetter E -Size (Get-PartitionSupportedSize -DriveLetter E).SizeMax',
-      ],
-    ]);
+    assert.deepStrictEqual(agent.ran, [RESIZE_E]);
   });
 });
 

@@ -1,7 +1,10 @@
 /**
  * agentFilesystemGrower: the tracker's GuestFilesystemGrower port over the guest-agent runner,
  * with a scripted guest agent. plan() only reads; grow() runs the plan and answers the mount
- * point's sizes before and after, and every command run; a Windows guest is not grown.
+ * point's sizes before and after, and every command run. A Windows disk the probe tied to its
+ * \\.\PhysicalDriveN is grown by Resize-Partition through powershell.exe and proven by
+ * guest-get-fsinfo (the guest's answers in test/support/guest-grow/windows-guest.ts); a Windows
+ * guest whose disk is not tied to one is not grown.
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
@@ -12,6 +15,13 @@ import { GiB } from '../../../support/fsresize/guest-outputs.js';
 import { ScriptedAgent } from '../../../support/guest-grow/scripted-agent.js';
 import { EXT_TOOLS, wholeDisk } from '../../../support/guest-grow/guest-stages.js';
 import { expectRejection } from '../../../support/expect-error.js';
+import {
+  E_OFFSET,
+  RESIZE_E,
+  WINDOWS_DISK,
+  grownDriveBytes,
+  windowsAgent,
+} from '../../../support/guest-grow/windows-guest.js';
 
 function target(guestOSInfo?: { id: string; name: string }): GuestGrowthTarget {
   const vmi = {
@@ -73,12 +83,85 @@ describe('agentFilesystemGrower', () => {
     );
   });
 
-  it('a Windows guest is not grown: nothing is asked of its agent', async () => {
+  it('a Windows guest whose disk is not tied to a PhysicalDrive is not grown: nothing is asked of its agent', async () => {
     const agent = growing();
     const windows = target({ id: 'mswindows', name: 'Microsoft Windows Server 2022' });
     await expectRejection(agentFilesystemGrower(() => agent).grow(windows), {
       code: 'GUESTRUN_VM_NOT_READY',
     });
     assert.deepStrictEqual(agent.calls, []);
+  });
+});
+
+describe('agentFilesystemGrower on a Windows guest', () => {
+  const G = GiB;
+  /** The probe tied the VMI disk to \\.\PhysicalDrive1 (physicalDriveOfDisk). */
+  const windows = (): GuestGrowthTarget => ({
+    ...target({ id: 'mswindows', name: 'Microsoft Windows Server 2022' }),
+    guestDevice: WINDOWS_DISK,
+  });
+  const before = { diskBytes: 20 * G, driveBytes: 10 * G - E_OFFSET };
+  const after = { diskBytes: 20 * G, driveBytes: grownDriveBytes(20 * G) };
+  const line =
+    'Resize-Partition -DriveLetter E -Size (Get-PartitionSupportedSize -DriveLetter E).SizeMax';
+
+  it('plan() gives the PowerShell line and runs nothing', async () => {
+    const agent = windowsAgent([before, after]);
+    const result = await agentFilesystemGrower(() => agent).plan(windows());
+    assert.deepStrictEqual(result, { kind: 'planned', commands: [line] });
+    assert.deepStrictEqual(agent.ran, []);
+  });
+
+  it("grow() runs Resize-Partition's argv and proves the drive by guest-get-fsinfo after", async () => {
+    const agent = windowsAgent([before, after]);
+    const result = await agentFilesystemGrower(() => agent).grow(windows());
+    assert.deepStrictEqual(result, {
+      kind: 'grown',
+      ran: [{ command: line, exitCode: 0, output: '' }],
+      mountPoint: 'E:\\',
+      beforeBytes: BigInt(before.driveBytes),
+      afterBytes: BigInt(after.driveBytes),
+    });
+    assert.deepStrictEqual(agent.ran, [RESIZE_E]);
+  });
+
+  it('a grown drive has nothing to do, in plan() and grow()', async () => {
+    const agent = windowsAgent([after]);
+    const grower = agentFilesystemGrower(() => agent);
+    assert.deepStrictEqual(await grower.plan(windows()), { kind: 'nothing-to-do' });
+    assert.deepStrictEqual(await grower.grow(windows()), { kind: 'nothing-to-do' });
+    assert.deepStrictEqual(agent.ran, []);
+  });
+
+  it('refuses the recovery partition after the drive, running nothing', async () => {
+    const agent = windowsAgent([{ ...before, recovery: true }]);
+    const result = await agentFilesystemGrower(() => agent).grow(windows());
+    assert.strictEqual(result.kind, 'refused');
+    assert.strictEqual(
+      result.kind === 'refused' ? result.code : '',
+      'GUESTGROW_WINDOWS_RECOVERY_PARTITION',
+    );
+    assert.deepStrictEqual(agent.ran, []);
+  });
+
+  it('a failed Resize-Partition is a failure with its output', async () => {
+    const stderr =
+      'Resize-Partition : Size Not Supported\r\nActivity ID: {5e2b1b3e-0000-0000-0000-000000000000}';
+    const agent = windowsAgent([before, after], { [RESIZE_E.join(' ')]: { exitCode: 1, stderr } });
+    const result = await agentFilesystemGrower(() => agent).grow(windows());
+    assert.strictEqual(result.kind, 'failed');
+    if (result.kind !== 'failed') return;
+    assert.strictEqual(result.code, 'GUESTRUN_STEP_FAILED');
+    assert.deepStrictEqual(result.ran, [{ command: line, exitCode: 1, output: stderr }]);
+  });
+
+  it('a partition grown under a volume guest-get-fsinfo does not show grown is GUESTRUN_SIZE_NOT_REACHED', async () => {
+    const agent = windowsAgent([before, { ...after, volumeBytes: before.driveBytes }]);
+    const result = await agentFilesystemGrower(() => agent).grow(windows());
+    assert.strictEqual(result.kind, 'failed');
+    if (result.kind !== 'failed') return;
+    assert.strictEqual(result.code, 'GUESTRUN_SIZE_NOT_REACHED');
+    assert.match(result.message, /guest-get-fsinfo does not show E:\\ grown/);
+    assert.deepStrictEqual(result.ran, [{ command: line, exitCode: 0, output: '' }]);
   });
 });
