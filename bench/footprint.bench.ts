@@ -22,6 +22,7 @@ import { installCrds, startControlPlane } from '../src/controlplane/index.js';
 import { chartSettings } from './support/chart-settings.js';
 import { processRss } from './support/process-rss.js';
 import { measuredOn, writeResults } from './support/results-section.js';
+import { sizeFromFootprint, type MemorySizing } from './support/memory-sizing.js';
 import { stageCluster, type ClusterShape } from './support/stage-cluster.js';
 
 /** Harvester scale: 10,000 PVCs, 10,000 VMs with their VMIs and virt-launcher pods. */
@@ -147,6 +148,11 @@ const COMMANDS: Command[] = [
       kubeconfig,
       '--node-id',
       'footprint-node',
+      // As the chart runs it: with /metrics (which also tells the bench its heap).
+      '--metrics-port',
+      '0',
+      '--metrics-bind-address',
+      '127.0.0.1',
     ],
     readyLine: 'serving CSI',
     chart: ['voe-csi', 'controller'],
@@ -163,6 +169,11 @@ const COMMANDS: Command[] = [
       kubeconfig,
       '--node-id',
       'footprint-node',
+      // As the chart runs it: with /metrics (which also tells the bench its heap).
+      '--metrics-port',
+      '0',
+      '--metrics-bind-address',
+      '127.0.0.1',
     ],
     readyLine: 'serving CSI',
     chart: ['voe-csi', 'node'],
@@ -251,20 +262,32 @@ async function footprintOf(
   }
 }
 
+/** V8's used heap in MiB from the /metrics of `endpoint`, when it tells. */
+async function heapUsedAt(endpoint: Endpoint): Promise<number | undefined> {
+  const { body } = await get(endpoint, '/metrics');
+  const bytes = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(body)?.[1];
+  return bytes === undefined ? undefined : Number(bytes) / 2 ** 20;
+}
+
 function readinessOf(command: Command): Readiness {
   const { endpoint, readyLine } = command;
   if (!endpoint)
-    return { ready: (output) => Promise.resolve(logLine(output, readyLine ?? '') !== undefined) };
+    return {
+      ready: (output) => Promise.resolve(logLine(output, readyLine ?? '') !== undefined),
+      // voe csi names its /metrics in the line that says it serves.
+      heapUsed: async (output) => {
+        const metrics = logLine(output, readyLine ?? '')?.['metrics'];
+        return typeof metrics === 'string'
+          ? heapUsedAt({ base: metrics.replace(/\/metrics$/, ''), tls: false })
+          : undefined;
+      },
+    };
   return {
     ready: async (output) => {
       const at = endpoint(output);
       return at !== undefined && (await get(at, '/readyz')).status === 200;
     },
-    heapUsed: async (output) => {
-      const { body } = await get(endpoint(output)!, '/metrics');
-      const bytes = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(body)?.[1];
-      return bytes === undefined ? undefined : Number(bytes) / 2 ** 20;
-    },
+    heapUsed: (output) => heapUsedAt(endpoint(output)!),
   };
 }
 
@@ -322,6 +345,7 @@ async function measureAll(commandsToRun: Command[]) {
         idle: idle[i]!,
         scale: scale[i]!,
         chart: await chartSettings(...command.chart),
+        sizing: sizeFromFootprint(scale[i]!),
         goal: command.goal ?? {},
       })),
     );
@@ -334,6 +358,15 @@ async function measureAll(commandsToRun: Command[]) {
 const mib = (value: number): string => `${value.toFixed(1)} MiB`;
 const goalCell = (rss: number, goal: number | undefined): string =>
   goal === undefined ? '' : `< ${goal} MiB: ${rss < goal ? 'met' : 'NOT met'}`;
+
+const sizingText = (sizing: MemorySizing): string =>
+  [
+    ...(sizing.maxOldSpaceMiB === undefined
+      ? []
+      : [`\`--max-old-space-size=${sizing.maxOldSpaceMiB}\``]),
+    `request ${sizing.requestMiB}Mi`,
+    `limit ${sizing.limitMiB}Mi`,
+  ].join(', ');
 
 /** The results section of docs/performance.md: one table per command. */
 async function resultsTable(result: Result): Promise<string> {
@@ -354,6 +387,8 @@ async function resultsTable(result: Result): Promise<string> {
       '|---|---|---|---|---|---|---|---|',
       row('idle', c.idle, c.goal.idle),
       row('at scale', c.scale, c.goal.scale),
+      '',
+      `Sized from this run at scale: ${sizingText(c.sizing)}.`,
     );
   }
   return lines.join('\n');

@@ -23,6 +23,7 @@ import { VOLUME_EXPANSIONS, type VolumeExpansion } from '../src/vmwatcher/index.
 import { ExpansionActors } from '../src/demo/index.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { chartSettings } from './support/chart-settings.js';
+import { histogramTotals, observedBetween } from './support/histogram-totals.js';
 import { processRss } from './support/process-rss.js';
 import { measuredOn, writeResults } from './support/results-section.js';
 import { claimName, ns, stageCluster, vmName, type ClusterShape } from './support/stage-cluster.js';
@@ -57,6 +58,20 @@ function quantile(sorted: number[], q: number): number {
 }
 
 const log = (line: string): void => void process.stderr.write(`bench:tracker: ${line}\n`);
+
+/** The tracker's histograms of its own steps (docs/metrics.md), as read from its /metrics. */
+async function trackerSteps(url: string) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return {
+    queueWait: histogramTotals(text, 'voe_tracker_queue_wait_seconds'),
+    statusWrite: histogramTotals(text, 'voe_tracker_status_write_duration_seconds'),
+  };
+}
+
+const observed = (o: { count: number; meanMs: number }) => ({
+  count: o.count,
+  meanMs: Number(o.meanMs.toFixed(1)),
+});
 
 /**
  * Starts `voe watch` against a staged cluster, measures it, stops it. `run` picks other PVCs for
@@ -198,11 +213,15 @@ export async function measure(
       phase: string;
       p50: number;
       p99: number;
+      mean: number;
       writesMs: number;
+      queueWait: { count: number; meanMs: number };
+      statusWrite: { count: number; meanMs: number };
       steal: number;
     }> = [];
     for (const round of rounds) {
       const cpu = await readCpuTimes();
+      const stepsBefore = await trackerSteps(url);
       const written = new Map<string, number>();
       const roundStart = performance.now();
       await Promise.all(
@@ -226,10 +245,16 @@ export async function measure(
         .map((ms) => Math.max(0, ms))
         .sort((a, b) => a - b);
       latencies.push(...these);
+      const stepsAfter = await trackerSteps(url);
       perRound.push({
         phase: round.phase,
         p50: quantile(these, 0.5),
         p99: quantile(these, 0.99),
+        mean: these.reduce((sum, ms) => sum + ms, 0) / these.length,
+        // The tracker's own steps over the round, from its histograms: the waits of changed PVCs
+        // for a worker (those its own writes queue again included), its status writes' round trips.
+        queueWait: observedBetween(stepsBefore.queueWait, stepsAfter.queueWait),
+        statusWrite: observedBetween(stepsBefore.statusWrite, stepsAfter.statusWrite),
         // How long the actors' 100 writes took to be answered: the API server's share.
         writesMs: Math.max(...written.values()) - roundStart,
         steal: stealShare(cpu, await readCpuTimes()),
@@ -259,7 +284,10 @@ export async function measure(
         phase: r.phase,
         p50: Number(r.p50.toFixed(1)),
         p99: Number(r.p99.toFixed(1)),
+        mean: Number(r.mean.toFixed(1)),
         writesMs: Math.round(r.writesMs),
+        queueWait: observed(r.queueWait),
+        statusWrite: observed(r.statusWrite),
         steal: percent(r.steal),
       })),
       loadSteal: percent(loadSteal),
@@ -275,11 +303,9 @@ export async function measure(
 }
 
 /** The results section of docs/performance.md for one run. */
-async function resultsTable(result: Awaited<ReturnType<typeof measure>>): Promise<string> {
+export async function resultsTable(result: Awaited<ReturnType<typeof measure>>): Promise<string> {
   const { latencyMs: latency, rssMiB: rss } = result;
-  const rounds = result.rounds
-    .map((r) => `${r.phase} ${r.p50} / ${r.p99} ms (writes ${r.writesMs} ms)`)
-    .join('; ');
+  const steps = (o: { count: number; meanMs: number }): string => `${o.meanMs} ms × ${o.count}`;
   return [
     await measuredOn(),
     `Load average at the end: ${result.loadAverage}; CPU stolen by the host during the load: ${result.loadSteal}.`,
@@ -289,7 +315,15 @@ async function resultsTable(result: Awaited<ReturnType<typeof measure>>): Promis
     `| initial sync | ${(result.initialSyncMs / 1000).toFixed(1)} s | |`,
     `| RSS after the sync / after the load | ${rss.afterSync} / ${rss.afterLoad} MiB | < 200 MiB |`,
     `| latency p50 / p99 / max (${latency.samples} samples) | ${latency.p50} / ${latency.p99} / ${latency.max} ms | p99 < 100 ms |`,
-    `| per phase p50 / p99 | ${rounds} | |`,
+    '',
+    "Per phase change: the latency, the actors' 100 writes, and the tracker's own steps during the round (mean × how many).",
+    '',
+    "| phase | p50 / p99 / mean | the actors' writes | the tracker's queue wait | its status writes |",
+    '|---|---|---|---|---|',
+    ...result.rounds.map(
+      (r) =>
+        `| ${r.phase} | ${r.p50} / ${r.p99} / ${r.mean} ms | ${r.writesMs} ms | ${steps(r.queueWait)} | ${steps(r.statusWrite)} |`,
+    ),
   ].join('\n');
 }
 

@@ -8,7 +8,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCertificateAuthority, issueServingCertificate } from '../src/tls/index.js';
@@ -100,6 +100,8 @@ const mib = (v: number): string => `${v.toFixed(0)} MiB`;
 interface Measured extends PacedResult {
   rssMiB: number;
   steal: number;
+  /** The machine's 1-minute load average at the end of the rate. */
+  load: number;
 }
 
 async function main(): Promise<void> {
@@ -147,7 +149,7 @@ async function main(): Promise<void> {
       const steal = stealShare(machineBefore, await readCpuTimes());
       if (result.failed > 0 || result.ok !== result.sent)
         throw new Error(`at ${rate} reviews/s: ${result.failed} of ${result.sent} reviews failed`);
-      measured.push({ ...result, rssMiB: rss, steal });
+      measured.push({ ...result, rssMiB: rss, steal, load: loadavg()[0]! });
       process.stdout.write(
         `${rate} reviews/s: p50 ${ms(result.p50Ms)}, p99 ${ms(result.p99Ms)}, max ${ms(result.maxMs)}, RSS ${mib(rss)}\n`,
       );
@@ -156,11 +158,11 @@ async function main(): Promise<void> {
     const atTarget = measured[RATES.indexOf(TARGET_RATE)]!;
     const largest = Math.max(idleRss, ...measured.map((m) => m.rssMiB));
     const table = [
-      '| reviews/s sent | answered/s | p50 | p99 | max | server RSS (largest) | generator lag (max) | CPU stolen by the host |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| reviews/s sent | answered/s | p50 | p99 | max | server RSS (largest) | generator lag (max) | CPU stolen by the host | load (1 min) |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       ...measured.map(
         (m, i) =>
-          `| ${RATES[i]} | ${m.rate.toFixed(0)} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ${ms(m.maxMs)} | ${mib(m.rssMiB)} | ${ms(m.maxLagMs)} | ${percent(m.steal)} |`,
+          `| ${RATES[i]} | ${m.rate.toFixed(0)} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ${ms(m.maxMs)} | ${mib(m.rssMiB)} | ${ms(m.maxLagMs)} | ${percent(m.steal)} | ${m.load.toFixed(2)} |`,
       ),
     ];
     const verdict =

@@ -169,6 +169,8 @@ export class ExpansionTracker {
   /** Probed expansions: uid -> what the probe last showed and how many reads in a row showed it. */
   readonly #probed = new Map<string, { seen: string; attempts: number }>();
   #queue: WorkQueue<string> | undefined;
+  /** Keys an informer change queued, until a worker takes them: key -> when first queued (voe_tracker_queue_wait_seconds). */
+  readonly #queuedAt = new Map<string, number>();
   /** Aborted when this replica stops leading (a guest growth under way stops after its command). */
   #leadSignal: AbortSignal | undefined;
   /** The guest filesystem growth, with a grower and a probe configured. */
@@ -273,6 +275,7 @@ export class ExpansionTracker {
     this.#queue = undefined;
     await queue.shutDown({ drain: false });
     await workers;
+    this.#queuedAt.clear();
   }
 
   /** Stops listening to the caches. */
@@ -281,7 +284,9 @@ export class ExpansionTracker {
   }
 
   #add(key: string): void {
-    this.#queue?.add(key);
+    if (!this.#queue) return;
+    if (!this.#queuedAt.has(key)) this.#queuedAt.set(key, this.#clock.now());
+    this.#queue.add(key);
   }
 
   #addAllExpansions(): void {
@@ -317,6 +322,11 @@ export class ExpansionTracker {
   }
 
   async #process(key: string): Promise<WorkResult> {
+    const queuedAt = this.#queuedAt.get(key);
+    if (queuedAt !== undefined) {
+      this.#queuedAt.delete(key);
+      this.#o.metrics.queueWait.observe(Math.max(0, this.#clock.now() - queuedAt) / 1000);
+    }
     if (key.startsWith(VM)) {
       this.#checkVm(key.slice(VM.length));
       return ok();
@@ -677,6 +687,7 @@ export class ExpansionTracker {
     const namespace = cached.metadata?.namespace ?? '';
     const name = cached.metadata?.name ?? '';
     let written: VolumeExpansion;
+    const sent = this.#clock.now();
     try {
       written = await requestJson<VolumeExpansion>(this.#o.kubeConfig, {
         method: 'PUT',
@@ -684,6 +695,7 @@ export class ExpansionTracker {
         body: { ...cached, status },
       });
     } catch (error) {
+      this.#o.metrics.statusWriteDuration.observe(Math.max(0, this.#clock.now() - sent) / 1000);
       if (isConflict(error)) {
         this.#o.metrics.statusWrites.inc({ result: 'conflict' });
         return { expansion: cached, conflict: true };
@@ -692,6 +704,7 @@ export class ExpansionTracker {
       this.#o.metrics.statusWrites.inc({ result: 'failed' });
       throw error;
     }
+    this.#o.metrics.statusWriteDuration.observe(Math.max(0, this.#clock.now() - sent) / 1000);
     this.#o.metrics.statusWrites.inc({ result: 'written' });
     if (cached.metadata?.uid)
       this.#written.set(cached.metadata.uid, {

@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { KubeClientConfig } from '../kube/index.js';
 import { EventRecorder, eventSink, LeaderElector, leaseLock, type Clock } from '../kube/index.js';
 import type { Logger } from '../log/index.js';
+import { listenPlainHttp, metricsRequestHandler } from '../metrics/index.js';
 import { ExpansionTracker } from './expansion-tracker.js';
 import type { GuestProbe } from './guest-probe.js';
 import type { GuestFilesystemGrower } from './guest-filesystem-grower.js';
@@ -67,16 +67,6 @@ export interface RunningTracker {
   stop(): Promise<void>;
 }
 
-function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
 /**
  * Starts `voe watch`'s tracker (docs/tracker.md): the caches, the probe and metrics server, and
  * leader election on a Lease; while leading, the ExpansionTracker processes keys and writes. A
@@ -97,16 +87,15 @@ export async function startTracker(options: StartTrackerOptions): Promise<Runnin
   });
   const tracker = createExpansionTracker(options, caches, metrics, recorder);
   const server = createServer(serveProbes(caches, metrics));
-  const address = await listenOrUndo(server, options, () => {
+  const { url } = await listenOrUndo(server, options, () => {
     tracker.close();
     return caches.stop();
   });
   const elector = electLeader(options, identity, caches, metrics, tracker);
   const campaign = elector.run();
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let stopping: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     identity,
     metrics,
     caches,
@@ -175,17 +164,10 @@ function createExpansionTracker(
 }
 
 /** The handler of /livez, /readyz and /metrics (GET only). */
-function serveProbes(
-  caches: StartedTrackerCaches,
-  metrics: TrackerMetrics,
-): (request: IncomingMessage, response: ServerResponse) => void {
-  return (request, response) => {
-    const path = (request.url ?? '').split('?')[0];
-    if (request.method !== 'GET') {
-      response.writeHead(405, { Allow: 'GET' }).end();
-    } else if (path === '/livez') {
-      response.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
-    } else if (path === '/readyz') {
+function serveProbes(caches: StartedTrackerCaches, metrics: TrackerMetrics): RequestListener {
+  return metricsRequestHandler(metrics.registry, {
+    '/livez': (response) => response.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n'),
+    '/readyz': (response) => {
       const unsynced = caches.unsynced();
       if (unsynced.length === 0)
         response.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
@@ -193,19 +175,8 @@ function serveProbes(
         response
           .writeHead(503, { 'Content-Type': 'text/plain' })
           .end(`caches not synced: ${unsynced.join(', ')}\n`);
-    } else if (path === '/metrics') {
-      metrics.registry.metrics().then(
-        (text) =>
-          response.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
-        (error: unknown) =>
-          response
-            .writeHead(500, { 'Content-Type': 'text/plain' })
-            .end(`metrics unavailable: ${String(error)}\n`),
-      );
-    } else {
-      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
-    }
-  };
+    },
+  });
 }
 
 /** Listens on host:port; on failure undoes what was started and throws TRACKER_LISTEN_FAILED. */
@@ -213,9 +184,9 @@ async function listenOrUndo(
   server: Server,
   options: StartTrackerOptions,
   undo: () => Promise<void>,
-): Promise<AddressInfo> {
+): Promise<{ url: string }> {
   try {
-    return await listen(server, options.host, options.port);
+    return await listenPlainHttp(server, options.host, options.port);
   } catch (error) {
     await undo();
     throw new TrackerError(

@@ -13,12 +13,19 @@ export interface TrackerMetrics {
   readonly endToEnd: Histogram<'outcome'>;
   /** voe_tracker_status_writes_total{result}: status writes, by result (written, conflict, failed). */
   readonly statusWrites: Counter<'result'>;
+  /** voe_tracker_queue_wait_seconds: from an informer change queuing a PVC's key to a worker taking it. */
+  readonly queueWait: Histogram;
+  /** voe_tracker_status_write_duration_seconds: a status write's round trip to the API server. */
+  readonly statusWriteDuration: Histogram;
   /** voe_tracker_leader: 1 while this replica holds the lease. */
   readonly leader: Gauge;
 }
 
 /** Seconds from a few seconds (a quick controller expansion) to hours (a VM restarted later). */
 const DURATION_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
+
+/** Seconds of the leader's own steps: a few milliseconds to seconds under load. */
+const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
  * The tracker's metrics in a private registry (with prom-client's default process metrics).
@@ -87,6 +94,18 @@ export function createTrackerMetrics(list: () => readonly VolumeExpansion[]): Tr
       name: 'voe_tracker_status_writes_total',
       help: 'VolumeExpansion status writes, by result (written, conflict, failed).',
       labelNames: ['result'] as const,
+      registers,
+    }),
+    queueWait: new Histogram({
+      name: 'voe_tracker_queue_wait_seconds',
+      help: "From an informer change queuing a PVC's key to a worker taking it (the leader's queue).",
+      buckets: STEP_BUCKETS,
+      registers,
+    }),
+    statusWriteDuration: new Histogram({
+      name: 'voe_tracker_status_write_duration_seconds',
+      help: 'Round trip of a VolumeExpansion status write to the API server, whatever its result.',
+      buckets: STEP_BUCKETS,
       registers,
     }),
     leader: new Gauge({

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import type { Registry } from 'prom-client';
+import { listenPlainHttp, metricsRequestHandler } from '../../metrics/index.js';
 import { CsiError } from '../errors/csi-error.js';
 
 export interface CsiMetricsServer {
@@ -15,15 +15,10 @@ export async function serveCsiMetrics(
   host: string,
   port: number,
 ): Promise<CsiMetricsServer> {
-  const server = createServer(metricsHandler(registry));
+  const server = createServer(metricsRequestHandler(registry));
+  let url: string;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    ({ url } = await listenPlainHttp(server, host, port));
   } catch (error) {
     throw new CsiError(
       'CSI_METRICS_LISTEN_FAILED',
@@ -31,36 +26,12 @@ export async function serveCsiMetrics(
       { cause: error },
     );
   }
-  const address = server.address() as AddressInfo;
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${shown}:${address.port}`,
+    url,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
-}
-
-/** The handler of GET /metrics. */
-function metricsHandler(
-  registry: Registry,
-): (request: IncomingMessage, response: ServerResponse) => void {
-  return (request, response) => {
-    const path = (request.url ?? '').split('?')[0];
-    if (request.method !== 'GET') {
-      response.writeHead(405, { Allow: 'GET' }).end();
-    } else if (path === '/metrics') {
-      registry.metrics().then(
-        (text) => response.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-        (error: unknown) =>
-          response
-            .writeHead(500, { 'Content-Type': 'text/plain' })
-            .end(`metrics unavailable: ${String(error)}\n`),
-      );
-    } else {
-      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
-    }
   };
 }

@@ -97,6 +97,9 @@ describe('the expansion tracker across restarts, replicas and bad input', () => 
     await lab.waitForPhase(ns, name, Phase.NodeResizePending);
     assert.isFalse(b.isLeader());
     assert.match(await metricsText(a), /voe_tracker_status_writes_total\{result="written"\} [1-9]/);
+    assert.match(await metricsText(a), /^voe_tracker_status_write_duration_seconds_count [1-9]/m);
+    assert.match(await metricsText(a), /^voe_tracker_queue_wait_seconds_count [1-9]/m);
+    assert.match(await metricsText(b), /^voe_tracker_queue_wait_seconds_count 0$/m);
     assert.notMatch(await metricsText(b), /voe_tracker_status_writes_total\{result="written"\}/);
     assert.match(await metricsText(b), /voe_tracker_leader 0/);
     await a.stop();

@@ -1,0 +1,1 @@
+export { listenPlainHttp, metricsRequestHandler, type PlainRoute } from './serve-metrics.js';
