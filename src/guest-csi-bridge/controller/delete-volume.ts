@@ -3,8 +3,13 @@ import { CsiError } from '../errors/csi-error.js';
 import type { DeleteVolumeRequest } from '../proto/csi-messages.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
+import { isShareablePvc } from './plan-share.js';
 
-/** DeleteVolume: deletes the host PVC; a volume that is not there (deleted before, or never made) is success. */
+/**
+ * DeleteVolume: deletes the host PVC, and first the NetworkFilesystem of its Longhorn volume when
+ * it is a share (as Harvester's driver); a volume that is not there (deleted before, or never
+ * made) is success.
+ */
 export async function deleteVolume(
   deps: ControllerDeps,
   request: DeleteVolumeRequest,
@@ -16,6 +21,14 @@ export async function deleteVolume(
   if (!isHostPvcName(volumeId)) return {};
   const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
   return deps.locks.run(volumeId, 'DeleteVolume', async () => {
+    const pvc = await host.getPvc(volumeId);
+    const pvName = pvc?.spec?.volumeName ?? '';
+    if (
+      isShareablePvc(pvc) &&
+      (await host.networkFilesystemsServed()) &&
+      (await host.deleteNetworkFilesystem(pvName))
+    )
+      ctx.log.info({ volumeId, networkFilesystem: pvName }, 'deleted the NetworkFilesystem');
     if (await host.deletePvc(volumeId))
       ctx.log.info({ volumeId, hostPvc: `${host.namespace}/${volumeId}` }, 'deleted the host PVC');
     return {};
