@@ -120,5 +120,11 @@ export interface HostNetworkFilesystem {
     type?: string;
     /** Mount options recommended by the storage (the PV's `nfsOptions`); empty: the driver's default. */
     mountOpts?: string;
+    conditions?: Array<{
+      type?: string;
+      status?: string;
+      reason?: string;
+      lastTransitionTime?: string;
+    }>;
   };
 }
