@@ -100,6 +100,29 @@ export function shareMount(
   };
 }
 
+/** The publish_context keys that carry a ready share's NFS mount to NodeStageVolume. */
+export const SHARE_SOURCE_KEY = 'shareSource';
+export const SHARE_OPTIONS_KEY = 'shareMountOptions';
+
+/** The publish_context of a ready share: its NFS export and mount options (comma-separated). Pure. */
+export function sharePublishContext(
+  share: HostNetworkFilesystem,
+  pvName: string,
+): Record<string, string> {
+  const { source, options } = shareMount(share, pvName);
+  return { [SHARE_SOURCE_KEY]: source, [SHARE_OPTIONS_KEY]: options.join(',') };
+}
+
+/** The NFS mount a publish_context carries, or undefined when it carries none (a volume Harvester's driver published). Pure. */
+export function shareMountFromContext(
+  context: Record<string, string> | null | undefined,
+): { source: string; options: string[] } | undefined {
+  const source = context?.[SHARE_SOURCE_KEY];
+  if (!source) return undefined;
+  const options = (context?.[SHARE_OPTIONS_KEY] ?? '').split(',').filter((o) => o !== '');
+  return { source, options: options.length > 0 ? options : [DEFAULT_SHARE_MOUNT_OPTIONS] };
+}
+
 /** Whether the host PVC can back a share: Filesystem mode, ReadWriteMany, bound to a PV. Pure. */
 export function isShareablePvc(pvc: HostPvc | undefined): boolean {
   return (

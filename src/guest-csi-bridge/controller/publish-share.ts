@@ -8,6 +8,7 @@ import type { ControllerDeps } from './controller-deps.js';
 import {
   isShareablePvc,
   networkFilesystemFor,
+  sharePublishContext,
   shareReady,
   sharePublishPatch,
   shareUnpublishPatch,
@@ -64,8 +65,8 @@ async function shareOf(
  * ControllerPublishVolume of a shared (RWX) volume: nothing is hotplugged. Once the host PVC is
  * bound, its Longhorn volume's NetworkFilesystem (made when missing) lists the node and is asked
  * Enabled (networkfs-manager then has Longhorn's share manager export it over NFS); answers once
- * it reports its endpoint Ready, or CSI_SHARE_NOT_READY after the hotplug timeout (the attacher
- * retries). A host PVC that cannot back a share (Block mode, not ReadWriteMany) is
+ * it reports its endpoint Ready, with the NFS export and its mount options in publish_context
+ * (for NodeStageVolume), or CSI_SHARE_NOT_READY after the hotplug timeout (the attacher retries). A host PVC that cannot back a share (Block mode, not ReadWriteMany) is
  * CSI_UNSUPPORTED_CAPABILITY.
  */
 export async function publishShare(
@@ -92,10 +93,11 @@ export async function publishShare(
     const share = await patchShare(host, await shareOf(host, pvc, ctx), (current) =>
       sharePublishPatch(current, node),
     );
-    if (shareReady(share)) return { publish_context: {} };
+    if (share && shareReady(share)) return { publish_context: sharePublishContext(share, pvName) };
     ctx.log.info({ volumeId, node, networkFilesystem: pvName }, 'enabling the NFS share');
+    let ready: HostNetworkFilesystem | undefined;
     try {
-      await withWaitSignal(ctx, deps.timeouts.hotplugMs, (signal) =>
+      ready = await withWaitSignal(ctx, deps.timeouts.hotplugMs, (signal) =>
         host.waitForNetworkFilesystem(pvName, shareReady, {
           signal,
           start: { object: share, resourceVersion: share?.metadata?.resourceVersion },
@@ -108,7 +110,12 @@ export async function publishShare(
         `the NFS share of volume ${volumeId} is not exported yet (NetworkFilesystem harvester-system/${pvName} does not report its endpoint Ready); retry`,
       );
     }
-    return { publish_context: {} };
+    if (!ready)
+      throw new CsiError(
+        'CSI_VOLUME_NOT_FOUND',
+        `NetworkFilesystem harvester-system/${pvName} of volume ${volumeId} was deleted`,
+      );
+    return { publish_context: sharePublishContext(ready, pvName) };
   });
 }
 

@@ -98,6 +98,7 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
     nodeB = await startTestDriver(hostKc, join(dir, 'by-id'), logs.logger, {
       services: 'node',
       nodeId: SECOND_NODE,
+      hostKubeConfig: undefined,
       ports: { mounter },
     });
   });
@@ -124,32 +125,40 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
       parameters: { hostStorageClass: 'longhorn' },
     });
     const staging = { a: join(paths, 'a', 'staging'), b: join(paths, 'b', 'staging') };
+    // Node A reads the share from the host (as Harvester's node plugin does); node B, without
+    // host credentials, mounts the export ControllerPublishVolume answered, as kubelet passes it on.
+    const contexts = new Map<string, Record<string, string>>();
     for (const node of [GUEST_NODE, SECOND_NODE])
-      await eventuallyValue(
-        () =>
-          controller
-            .call('Controller', 'ControllerPublishVolume', {
-              volume_id: name,
-              node_id: node,
-              volume_capability: shared,
-            })
-            .then(
-              () => true,
-              () => false,
-            ),
-        (published) => published,
-        `published to ${node}`,
-        60_000,
+      contexts.set(
+        node,
+        (await eventuallyValue<Record<string, string> | undefined>(
+          () =>
+            controller
+              .call<{ publish_context: Record<string, string> }>(
+                'Controller',
+                'ControllerPublishVolume',
+                { volume_id: name, node_id: node, volume_capability: shared },
+              )
+              .then(
+                (answer) => answer.publish_context,
+                () => undefined,
+              ),
+          (context) => context !== undefined,
+          `published to ${node}`,
+          60_000,
+        )) ?? {},
       );
-    for (const [client, path] of [
-      [nodeA.client, staging.a],
-      [nodeB.client, staging.b],
-    ] as const)
-      await client.call('Node', 'NodeStageVolume', {
-        volume_id: name,
-        staging_target_path: path,
-        volume_capability: shared,
-      });
+    await nodeA.client.call('Node', 'NodeStageVolume', {
+      volume_id: name,
+      staging_target_path: staging.a,
+      volume_capability: shared,
+    });
+    await nodeB.client.call('Node', 'NodeStageVolume', {
+      volume_id: name,
+      staging_target_path: staging.b,
+      volume_capability: shared,
+      publish_context: contexts.get(SECOND_NODE),
+    });
     // Staged again: the export is there already.
     await nodeA.client.call('Node', 'NodeStageVolume', {
       volume_id: name,

@@ -120,12 +120,17 @@ describe('guest CSI bridge: shared (RWX) volumes through NetworkFilesystems', fu
       grpcCode(status.UNAVAILABLE),
     );
 
-    for (const node of [GUEST_NODE, 'guest-node-2'])
-      await client.call('Controller', 'ControllerPublishVolume', {
-        volume_id: name,
-        node_id: node,
-        volume_capability: shared,
+    for (const node of [GUEST_NODE, 'guest-node-2']) {
+      const published = await client.call<{ publish_context: Record<string, string> }>(
+        'Controller',
+        'ControllerPublishVolume',
+        { volume_id: name, node_id: node, volume_capability: shared },
+      );
+      assert.deepStrictEqual(published.publish_context, {
+        shareSource: `${SHARE_ADDRESS}:/${pv}`,
+        shareMountOptions: 'vers=4',
       });
+    }
     const enabled = await hostApi.getNetworkFilesystem(pv);
     assert.deepInclude(enabled?.spec ?? {}, {
       networkFSName: pv,

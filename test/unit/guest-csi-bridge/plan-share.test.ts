@@ -6,6 +6,8 @@ import {
   publishedNodesOf,
   SHARE_NODES_ANNOTATION,
   shareMount,
+  shareMountFromContext,
+  sharePublishContext,
   sharePublishPatch,
   shareReady,
   shareUnpublishPatch,
@@ -100,6 +102,18 @@ describe('plan-share: the NetworkFilesystem of a shared volume', () => {
       shareMount(share('Enabled', 'a', { ...ready, mountOpts: 'vers=4.1,noresvport' }), PV),
       { source: `10.53.0.9:/${PV}`, options: ['vers=4.1', 'noresvport'] },
     );
+  });
+
+  it('sharePublishContext and shareMountFromContext carry the mount from publish to stage', () => {
+    const ready = share('Enabled', 'a', { status: 'Ready', endpoint: '10.53.0.9' });
+    const context = sharePublishContext(ready, PV);
+    assert.deepStrictEqual(context, {
+      shareSource: `10.53.0.9:/${PV}`,
+      shareMountOptions: 'vers=4',
+    });
+    assert.deepStrictEqual(shareMountFromContext(context), shareMount(ready, PV));
+    assert.isUndefined(shareMountFromContext({}));
+    assert.deepStrictEqual(shareMountFromContext({ shareSource: 'h:/v' })?.options, ['vers=4']);
   });
 
   const pvcs: Array<[string, HostPvc | undefined, boolean]> = [

@@ -96,6 +96,16 @@ describe("NodeStageVolume of a shared volume: its NFS export, as Harvester's nod
     assert.deepStrictEqual(tuned.mounts[0]?.[3], ['vers=4.1', 'noresvport']);
   });
 
+  it('the export ControllerPublishVolume put in publish_context: mounted without the host (a node plugin without host credentials)', async () => {
+    const mounter = recordingMounter(null);
+    const published = {
+      ...request,
+      publish_context: { shareSource: `10.53.0.9:/${PV}`, shareMountOptions: 'vers=4.1' },
+    } as NodeStageVolumeRequest;
+    await stageVolume(depsWith(mounter, undefined, undefined, false), published, ctx());
+    assert.deepStrictEqual(mounter.mounts, [[`10.53.0.9:/${PV}`, staging, 'nfs', ['vers=4.1']]]);
+  });
+
   it('already mounted there: success, nothing mounted again', async () => {
     const mounter = recordingMounter(entry(`10.53.0.9:/${PV}`));
     await stageVolume(depsWith(mounter, boundPvc(), { status: READY }), request, ctx());
