@@ -22,15 +22,8 @@ import { createScratch, type Scratch } from '../../support/fsresize/loop-device.
 import { captureLogger } from '../../support/capture-logger.js';
 import { eventuallyValue } from '../../support/eventually.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
-import {
-  GUEST_NAMESPACE,
-  GUEST_NODE,
-  stageHostScene,
-  writeHostKubeconfig,
-} from '../../support/guest-csi-bridge/host-scene.js';
-import { HostShareActor } from '../../support/guest-csi-bridge/host-share-actor.js';
-import { HostStorageActor } from '../../support/guest-csi-bridge/host-storage-actor.js';
-import { installNetworkFilesystemCrd } from '../../support/guest-csi-bridge/network-filesystem-crd.js';
+import { GUEST_NAMESPACE, GUEST_NODE } from '../../support/guest-csi-bridge/host-scene.js';
+import { startShareHost, type ShareHost } from '../../support/guest-csi-bridge/share-host.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
 import { GaneshaShareServer } from '../../support/nfs/ganesha-share-server.js';
 import { guestNfsMounter, guestRun } from '../../support/nfs/guest-nfs-mounter.js';
@@ -59,8 +52,7 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
   let libvirt: Awaited<ReturnType<typeof startLibvirt>>;
   let vm: LabVm;
   let server: GaneshaShareServer;
-  let storage: HostStorageActor;
-  let shares: HostShareActor;
+  let shareHost: ShareHost;
   let nodeA: TestDriver;
   let nodeB: TestDriver;
   let paths: string;
@@ -70,19 +62,8 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
     scratch = await createScratch('voe-csi-nfs-');
     const dir = await scratch.directory('work');
     paths = await mkdtemp(join(tmpdir(), 'voe-rwx-'));
-    await stageHostScene(host.cp.kubeConfig);
-    await installNetworkFilesystemCrd(host.cp.kubeConfig);
-    const hostKc = await writeHostKubeconfig(host.cp.kubeConfig, join(dir, 'host.kubeconfig'));
     server = new GaneshaShareServer({ scratch, clientAddress: USER_NETWORK_HOST_ADDRESS });
-    storage = new HostStorageActor({
-      kubeConfig: host.cp.kubeConfig,
-      namespace: GUEST_NAMESPACE,
-      deviceDirectory: join(dir, 'by-id'),
-      loopDevices: false,
-    });
-    shares = new HostShareActor({ kubeConfig: host.cp.kubeConfig, server });
-    await storage.start();
-    await shares.start();
+    shareHost = await startShareHost(host.cp.kubeConfig, dir, server);
     libvirt = await startLibvirt();
     vm = await startLabVm({
       cacheDir: testCacheDir(),
@@ -92,10 +73,11 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
       userNetwork: true,
     });
     const mounter = guestNfsMounter(vm, USER_NETWORK_GUEST_ADDRESS);
-    nodeA = await startTestDriver(hostKc, join(dir, 'by-id'), logs.logger, {
+    const { driverKubeConfig, deviceDirectory } = shareHost;
+    nodeA = await startTestDriver(driverKubeConfig, deviceDirectory, logs.logger, {
       ports: { mounter },
     });
-    nodeB = await startTestDriver(hostKc, join(dir, 'by-id'), logs.logger, {
+    nodeB = await startTestDriver(driverKubeConfig, deviceDirectory, logs.logger, {
       services: 'node',
       nodeId: SECOND_NODE,
       hostKubeConfig: undefined,
@@ -108,9 +90,8 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
     await nodeA?.stop();
     await vm?.destroy();
     await libvirt?.stop();
-    await shares?.stop();
+    await shareHost?.stop();
     await server?.close();
-    await storage?.stop();
     await scratch?.cleanup();
     if (paths) await rm(paths, { recursive: true, force: true });
   });
@@ -211,6 +192,6 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
         node_id: node,
       });
     await controller.call('Controller', 'DeleteVolume', { volume_id: name });
-    assert.deepStrictEqual(shares.errors, []);
+    assert.deepStrictEqual(shareHost.shares.errors, []);
   });
 });

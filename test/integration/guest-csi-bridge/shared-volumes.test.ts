@@ -18,18 +18,9 @@ import { expectRejection } from '../../support/expect-error.js';
 import { createScratch, type Scratch } from '../../support/fsresize/loop-device.js';
 import { grpcCode } from '../../support/guest-csi-bridge/grpc-code.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
-import {
-  GUEST_NAMESPACE,
-  GUEST_NODE,
-  stageHostScene,
-  writeHostKubeconfig,
-} from '../../support/guest-csi-bridge/host-scene.js';
-import {
-  HostShareActor,
-  type ShareServer,
-} from '../../support/guest-csi-bridge/host-share-actor.js';
-import { HostStorageActor } from '../../support/guest-csi-bridge/host-storage-actor.js';
-import { installNetworkFilesystemCrd } from '../../support/guest-csi-bridge/network-filesystem-crd.js';
+import { GUEST_NAMESPACE, GUEST_NODE } from '../../support/guest-csi-bridge/host-scene.js';
+import type { ShareServer } from '../../support/guest-csi-bridge/host-share-actor.js';
+import { startShareHost, type ShareHost } from '../../support/guest-csi-bridge/share-host.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
 
 const MiB = 1024 * 1024;
@@ -60,8 +51,7 @@ describe('guest CSI bridge: shared (RWX) volumes through NetworkFilesystems', fu
   const host = useHostControlPlane();
   let scratch: Scratch;
   let dir: string;
-  let storage: HostStorageActor;
-  let shares: HostShareActor;
+  let shareHost: ShareHost;
   const server = new RecordedShares();
   let csi: TestDriver;
   const logs = captureLogger('debug');
@@ -69,25 +59,13 @@ describe('guest CSI bridge: shared (RWX) volumes through NetworkFilesystems', fu
   before(async () => {
     scratch = await createScratch('voe-csi-shared-');
     dir = await scratch.directory('work');
-    await stageHostScene(host.cp.kubeConfig);
-    await installNetworkFilesystemCrd(host.cp.kubeConfig);
-    const hostKc = await writeHostKubeconfig(host.cp.kubeConfig, join(dir, 'host.kubeconfig'));
-    storage = new HostStorageActor({
-      kubeConfig: host.cp.kubeConfig,
-      namespace: GUEST_NAMESPACE,
-      deviceDirectory: join(dir, 'by-id'),
-      loopDevices: false,
-    });
-    shares = new HostShareActor({ kubeConfig: host.cp.kubeConfig, server });
-    await storage.start();
-    await shares.start();
-    csi = await startTestDriver(hostKc, join(dir, 'by-id'), logs.logger);
+    shareHost = await startShareHost(host.cp.kubeConfig, dir, server);
+    csi = await startTestDriver(shareHost.driverKubeConfig, shareHost.deviceDirectory, logs.logger);
   });
 
   after(async () => {
     await csi?.stop();
-    await shares?.stop();
-    await storage?.stop();
+    await shareHost?.stop();
     await scratch?.cleanup();
   });
 
@@ -186,7 +164,7 @@ describe('guest CSI bridge: shared (RWX) volumes through NetworkFilesystems', fu
     await client.call('Controller', 'DeleteVolume', { volume_id: name });
     assert.isUndefined(await hostApi.getNetworkFilesystem(pv));
     await client.call('Controller', 'DeleteVolume', { volume_id: name });
-    assert.deepStrictEqual(shares.errors, []);
+    assert.deepStrictEqual(shareHost.shares.errors, []);
   });
 
   it('refusals: block access, another provisioner', async () => {
