@@ -41,6 +41,9 @@ pkg_for+=(
   [apt-get]=apt [dpkg]=dpkg
   # A Filesystem-mode lab disk: disk.img on XFS on a loop device, grown online.
   [losetup]=mount [blockdev]=util-linux [mkfs.xfs]=xfsprogs [xfs_growfs]=xfsprogs
+  # The NFS server of shared (RWX) guest volumes (test/support/nfs/ganesha-share-server.ts): a
+  # user-space one, NFSv4 only, as Longhorn's share manager runs (the host kernel needs no nfsd).
+  [ganesha.nfsd]=nfs-ganesha
 )
 # The filesystem tools live in the sbin directories, which Debian leaves out of a non-root PATH:
 # look there too, or installed tools look missing (and sudo apt-get runs for nothing). voe itself
@@ -53,6 +56,9 @@ done
 # libvirtd's QEMU driver is a loadable module, not a command.
 qemu_driver=(/usr/lib/*/libvirt/connection-driver/libvirt_driver_qemu.so)
 [ -e "${qemu_driver[0]}" ] || missing+=(libvirt-daemon-driver-qemu)
+# ganesha's VFS backend is a loadable module too.
+ganesha_vfs=(/usr/lib/*/ganesha/libfsalvfs.so)
+[ -e "${ganesha_vfs[0]}" ] || missing+=(nfs-ganesha-vfs)
 
 SUDO=()
 [ "$(id -u)" -eq 0 ] || SUDO=(sudo)

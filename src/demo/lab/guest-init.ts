@@ -4,6 +4,11 @@ export const AGENT_PORT_NAME = 'org.qemu.guest_agent.0';
 /** How the lab's guest runs its agent, from the kernel command line (`voe.agent=`). */
 export type GuestAgentMode = 'on' | 'off' | 'no-exec';
 
+/** The guest's address on QEMU's user-mode network (slirp's fixed guest address). */
+export const USER_NETWORK_GUEST_ADDRESS = '10.0.2.15';
+/** Where the guest reaches the host's loopback on QEMU's user-mode network (slirp's gateway). */
+export const USER_NETWORK_HOST_ADDRESS = '10.0.2.2';
+
 /** What the guest prints on its console once its agent runs (or would, with voe.agent=off). */
 export const GUEST_READY_LINE = 'voe-guest-ready';
 
@@ -15,8 +20,9 @@ export const GUEST_READY_LINE = 'voe-guest-ready';
  * found so far, finds the guest agent's port under /sys/class/virtio-ports (its /dev/virtio-ports
  * link is udev's, which may come later), and starts qemu-ga on it unless
  * `voe.agent=off` (`voe.agent=no-exec`: qemu-ga refuses guest-exec). `voe.fs=<dev>` first makes
- * an ext2 filesystem on that disk and mounts it on /data (what guest-get-fsinfo then lists). Then
- * it idles as PID 1.
+ * an ext2 filesystem on that disk and mounts it on /data (what guest-get-fsinfo then lists).
+ * `voe.net=user` brings up the first NIC with QEMU's user-mode network's fixed addresses (the
+ * guest 10.0.2.15/24, the host's loopback reached at 10.0.2.2). Then it idles as PID 1.
  */
 export const GUEST_INIT = `#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /tmp /var/run /sbin /usr/bin /usr/sbin
@@ -32,12 +38,19 @@ udevadm trigger --type=devices --action=add
 udevadm settle --timeout=30
 agent=on
 fs=
+net=
 for word in $(cat /proc/cmdline); do
   case "$word" in
     voe.agent=*) agent="\${word#voe.agent=}" ;;
     voe.fs=*) fs="\${word#voe.fs=}" ;;
+    voe.net=*) net="\${word#voe.net=}" ;;
   esac
 done
+if [ "$net" = user ]; then
+  ip link set lo up
+  for n in /sys/class/net/*; do [ "\${n##*/}" != lo ] && nic="\${n##*/}" && break; done
+  { ip link set "$nic" up && ip addr add ${USER_NETWORK_GUEST_ADDRESS}/24 dev "$nic" && ip route add default via ${USER_NETWORK_HOST_ADDRESS}; } || echo "voe-guest: no user-mode network"
+fi
 if [ -n "$fs" ]; then
   mkdir -p /data
   { mke2fs -q "/dev/$fs" && mount -t ext4 "/dev/$fs" /data; } || echo "voe-guest: no filesystem on $fs"

@@ -30,7 +30,8 @@ const run = promisify(execFile);
  * cdrom driver (a SATA cdrom is the guest's sr0), the console ports the agent talks through, ext4
  * (which mounts the ext2 filesystem of `voe.fs=`, and will not mount without a crc32c driver), the
  * other filesystems the growth tools grow (xfs, btrfs), device-mapper for LVM (dm_mod: its linear
- * target is what lvcreate and lvextend map), and what they depend on.
+ * target is what lvcreate and lvextend map), the virtio NIC of `userNetwork` and the NFSv4
+ * client (nfsv4, with nfs and sunrpc) that mounts a shared volume's share, and what they depend on.
  */
 export const GUEST_MODULES = [
   'virtio_pci',
@@ -45,6 +46,8 @@ export const GUEST_MODULES = [
   'xfs',
   'btrfs',
   'dm_mod',
+  'virtio_net',
+  'nfsv4',
 ] as const;
 
 /** The lab's kernel and initramfs, ready to boot. */

@@ -35,6 +35,8 @@ export interface LabDomainSpec {
   scsiChangeEvents?: boolean;
   /** The guest's device (vda) to make an ext2 filesystem on and mount on /data at boot (`voe.fs=`). */
   filesystemOn?: string;
+  /** A virtio NIC on QEMU's user-mode network (`voe.net=user`): the guest reaches the host's loopback at 10.0.2.2. */
+  userNetwork?: boolean;
 }
 
 function xml(text: string): string {
@@ -86,7 +88,12 @@ export function labDomainXml(spec: LabDomainSpec): string {
       'VMLAB_DOMAIN_FAILED',
       `${JSON.stringify(spec.filesystemOn)} is not a guest device name`,
     );
-  const fs = spec.filesystemOn === undefined ? '' : ` voe.fs=${spec.filesystemOn}`;
+  const fs =
+    (spec.filesystemOn === undefined ? '' : ` voe.fs=${spec.filesystemOn}`) +
+    (spec.userNetwork ? ' voe.net=user' : '');
+  const nic = spec.userNetwork
+    ? `    <interface type='user'>\n      <model type='virtio'/>\n    </interface>\n`
+    : '';
   const noChangeEvents =
     spec.scsiChangeEvents === false
       ? `  <qemu:commandline>\n` +
@@ -111,6 +118,7 @@ export function labDomainXml(spec: LabDomainSpec): string {
     `  <devices>\n` +
     disks +
     scsi +
+    nic +
     `    <channel type='unix'>\n` +
     `      <target type='virtio' name='${AGENT_PORT_NAME}'/>\n` +
     `    </channel>\n` +

@@ -31,6 +31,8 @@ export interface LabVmOptions {
   scsiChangeEvents?: boolean;
   /** The guest's device to make an ext2 filesystem on and mount on /data at boot (see GUEST_INIT). */
   filesystemOn?: string;
+  /** A NIC on QEMU's user-mode network: the guest reaches the host's loopback at 10.0.2.2 (see LabDomainSpec). */
+  userNetwork?: boolean;
   /** How long the guest may take to boot (its agent answering, or its ready line); default 90 s. */
   bootTimeoutMs?: number;
 }
@@ -168,6 +170,7 @@ async function writeDomainFiles(
       consoleLog,
       ...(options.scsiChangeEvents === false ? { scsiChangeEvents: false } : {}),
       ...(options.filesystemOn ? { filesystemOn: options.filesystemOn } : {}),
+      ...(options.userNetwork ? { userNetwork: true } : {}),
     }),
   );
   return xmlFile;

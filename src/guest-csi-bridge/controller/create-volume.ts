@@ -1,6 +1,11 @@
 import { readCapacityRange } from '../csi/capacity-range.js';
 import { hostPvcName } from '../csi/host-pvc-name.js';
-import { checkSupported, requireCapability } from '../csi/volume-capability.js';
+import {
+  checkSupported,
+  isShared,
+  requireCapability,
+  type VolumeCapability,
+} from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
 import type { HostApi } from '../host/host-api.js';
 import type { HostPvc, HostVolumeSnapshot } from '../host/host-objects.js';
@@ -21,6 +26,7 @@ import {
 import { isGuestSnapshot } from './plan-host-snapshot.js';
 import { parseBackupSnapshotId } from './plan-remote-backup.js';
 import { restoreInput, sourceIncompatibility, withSnapshotSource } from './plan-restore.js';
+import { checkShareable } from './check-shareable.js';
 import { capacityBytesOf, requestBytesOf } from './pvc-sizes.js';
 import { restoreFromBackup } from './restore-from-backup.js';
 
@@ -78,13 +84,18 @@ export async function createVolume(
   if (!name) throw new CsiError('CSI_INVALID_ARGUMENT', 'name is required');
   if (request.volume_capabilities.length === 0)
     throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_capabilities are required');
-  request.volume_capabilities.forEach((message, i) =>
-    checkSupported(
-      requireCapability(message, `volume_capabilities[${i}]`),
-      `volume_capabilities[${i}]`,
-    ),
-  );
+  const capabilities: VolumeCapability[] = request.volume_capabilities.map((message, i) => {
+    const capability = requireCapability(message, `volume_capabilities[${i}]`);
+    checkSupported(capability, `volume_capabilities[${i}]`);
+    return capability;
+  });
+  const shared = capabilities.some(isShared);
   const snapshotId = snapshotSourceOf(request.volume_content_source);
+  if (shared && snapshotId)
+    throw new CsiError(
+      'CSI_UNSUPPORTED_CAPABILITY',
+      "shared (MULTI_NODE_MULTI_WRITER) volumes from a snapshot are not served (nor by Harvester's driver)",
+    );
   const capacity = readCapacityRange(request.capacity_range);
   const parameters = request.parameters ?? {};
   const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
@@ -105,10 +116,11 @@ export async function createVolume(
     const planned = source ? restoreInput(asked, source) : asked;
     const className = hostStorageClassFor(planned.parameters, deps.hostStorageClass);
     const hostProvisioner =
-      hostVolumeModeFor(planned.parameters) === 'Filesystem' && className
+      (shared || hostVolumeModeFor(planned.parameters) === 'Filesystem') && className
         ? (await host.getStorageClass(className))?.provisioner
         : undefined;
-    const input: PlanInput = { ...planned, hostProvisioner };
+    if (shared) await checkShareable(host, className, hostProvisioner);
+    const input: PlanInput = { ...planned, hostProvisioner, shared };
     const blank = planHostPvc(input);
     const plan = snapshotId ? withSnapshotSource(blank, snapshotId) : blank;
     const result = await host.createPvc(plan.body);

@@ -3,11 +3,13 @@ import { CsiError } from '../errors/csi-error.js';
 import type { DeleteVolumeRequest } from '../proto/csi-messages.js';
 import type { CallContext } from '../server/call-context.js';
 import type { ControllerDeps } from './controller-deps.js';
+import { isShareablePvc } from './plan-share.js';
 
 /**
  * DeleteVolume: deletes the volume's VolumeRemoteRestore when it was restored from a backup
  * snapshot (as Harvester's driver does, deleteVolumeRemoteRestoreIfExists: Harvester then keeps
- * the backup and removes the restore's VolumeSnapshot), then the host PVC; a volume that is not
+ * the backup and removes the restore's VolumeSnapshot), the NetworkFilesystem of its Longhorn
+ * volume when it is a share (as Harvester's driver), then the host PVC; a volume that is not
  * there (deleted before, or never made) is success.
  */
 export async function deleteVolume(
@@ -26,6 +28,14 @@ export async function deleteVolume(
         { volumeId, hostRestore: `${host.namespace}/${volumeId}` },
         'deleted the host VolumeRemoteRestore',
       );
+    const pvc = await host.getPvc(volumeId);
+    const pvName = pvc?.spec?.volumeName ?? '';
+    if (
+      isShareablePvc(pvc) &&
+      (await host.networkFilesystemsServed()) &&
+      (await host.deleteNetworkFilesystem(pvName))
+    )
+      ctx.log.info({ volumeId, networkFilesystem: pvName }, 'deleted the NetworkFilesystem');
     if (await host.deletePvc(volumeId))
       ctx.log.info({ volumeId, hostPvc: `${host.namespace}/${volumeId}` }, 'deleted the host PVC');
     return {};

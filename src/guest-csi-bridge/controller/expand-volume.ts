@@ -1,6 +1,6 @@
 import { formatBytes, isConflict } from '../../kube/index.js';
 import { readCapacityRange, type CapacityRange } from '../csi/capacity-range.js';
-import { checkSupported, readCapability } from '../csi/volume-capability.js';
+import { checkSupported, isShared, readCapability } from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
 import type { HostApi } from '../host/host-api.js';
 import type { HostPvc } from '../host/host-objects.js';
@@ -40,7 +40,10 @@ async function hostFacts(
 interface ExpandRequest {
   volumeId: string;
   range: CapacityRange;
-  /** A mounted filesystem grows on the node (NodeExpandVolume); a block volume is the device itself. */
+  /**
+   * A mounted filesystem grows on the node (NodeExpandVolume); a block volume is the device
+   * itself, and a shared volume's filesystem is the host's (the NFS share shows its new size).
+   */
   nodeExpansionRequired: boolean;
 }
 
@@ -55,7 +58,11 @@ function readExpandRequest(request: ControllerExpandVolumeRequest): ExpandReques
     throw new CsiError('CSI_INVALID_ARGUMENT', 'capacity_range.required_bytes must be above 0');
   const capability = readCapability(request.volume_capability, 'volume_capability');
   if (capability) checkSupported(capability, 'volume_capability');
-  return { volumeId, range, nodeExpansionRequired: capability?.accessType !== 'block' };
+  return {
+    volumeId,
+    range,
+    nodeExpansionRequired: capability?.accessType !== 'block' && !isShared(capability),
+  };
 }
 
 /**

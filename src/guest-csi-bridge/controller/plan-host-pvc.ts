@@ -39,6 +39,8 @@ export interface PlanInput {
   defaultHostStorageClass: string | undefined;
   /** Filesystem mode only: the provisioner of the host StorageClass, when known. */
   hostProvisioner?: string | undefined;
+  /** A shared (RWX) volume: a Filesystem-mode host PVC, whatever `hostVolumeMode` says (Longhorn's share manager exports its filesystem). */
+  shared?: boolean;
 }
 
 /** The host StorageClass a CreateVolume asks for (parameter, else the driver's flag), undefined for the host's default. */
@@ -58,7 +60,7 @@ export function hostVolumeModeFor(parameters: Record<string, string>): 'Block' |
 
 /**
  * The host PVC a CreateVolume makes (pure): named hostPvcName(name), ReadWriteMany (so the guest
- * node's VM can live-migrate), Block unless `hostVolumeMode: filesystem`, on the host
+ * node's VM can live-migrate), Block unless `hostVolumeMode: filesystem` or shared, on the host
  * StorageClass the parameters or the driver name, sized at the request (default and minimum
  * 10 MiB) rounded up to 2 MiB. Throws CSI_CAPACITY_OUT_OF_RANGE when that exceeds limit_bytes.
  */
@@ -73,11 +75,11 @@ export function planHostPvc(input: PlanInput): HostPvcPlan {
       `the least volume the host makes for this request is ${formatBytes(requestBytes)} (at least ${formatBytes(MIN_VOLUME_BYTES)}, in whole ${formatBytes(HOST_ROUNDING_BYTES)}), above limit_bytes ${capacity.limitBytes}`,
     );
   const volumeId = hostPvcName(name);
-  const volumeMode = hostVolumeModeFor(parameters);
+  const volumeMode = input.shared ? 'Filesystem' : hostVolumeModeFor(parameters);
   const storageClassName = hostStorageClassFor(parameters, input.defaultHostStorageClass);
   const annotations: Record<string, string> = {};
   if (volumeId !== name) annotations[CSI_NAME_ANNOTATION] = name;
-  if (volumeMode === 'Filesystem' && input.hostProvisioner !== LONGHORN_DRIVER)
+  if (volumeMode === 'Filesystem' && !input.shared && input.hostProvisioner !== LONGHORN_DRIVER)
     annotations[VOLUME_FOR_VM_ANNOTATION] = 'true';
   const body: HostPvc = {
     metadata: {

@@ -1,6 +1,6 @@
 import { apiErrorOf, isConflict } from '../../kube/index.js';
 import { isHostPvcName } from '../csi/host-pvc-name.js';
-import { checkSupported, requireCapability } from '../csi/volume-capability.js';
+import { checkSupported, isShared, requireCapability } from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
 import type { HostApi } from '../host/host-api.js';
 import { hostFailure } from '../host/host-failure.js';
@@ -19,6 +19,7 @@ import {
 import type { ControllerDeps } from './controller-deps.js';
 import { hotplugModeOf } from './hotplug-mode-of.js';
 import { waitForHostAttachment } from './wait-for-host-attachment.js';
+import { publishShare, unpublishShare } from './publish-share.js';
 import { waitUntilBound } from './wait-until-bound.js';
 import {
   hotplugOperations,
@@ -79,11 +80,11 @@ export async function publishVolume(
   const node = request.node_id;
   if (!volumeId) throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_id is required');
   if (!node) throw new CsiError('CSI_INVALID_ARGUMENT', 'node_id is required');
-  checkSupported(
-    requireCapability(request.volume_capability, 'volume_capability'),
-    'volume_capability',
-  );
+  const capability = requireCapability(request.volume_capability, 'volume_capability');
+  checkSupported(capability, 'volume_capability');
   const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
+  // A shared (RWX) volume is an NFS share: nothing to hotplug.
+  if (isShared(capability)) return publishShare(deps, host, volumeId, node, ctx);
   const pvcKey = `${host.namespace}/${volumeId}`;
   return deps.locks.run(volumeId, 'ControllerPublishVolume', async () => {
     const [pvc, vm] = await Promise.all([
@@ -165,6 +166,7 @@ export async function unpublishVolume(
   if (!volumeId) throw new CsiError('CSI_INVALID_ARGUMENT', 'volume_id is required');
   if (!isHostPvcName(volumeId)) return {};
   const host = deps.hosts.forSecrets(request.secrets, ctx.signal);
+  if (await unpublishShare(deps, host, volumeId, request.node_id, ctx)) return {};
   return deps.locks.run(volumeId, 'ControllerUnpublishVolume', async () => {
     const nodes = request.node_id
       ? [request.node_id]

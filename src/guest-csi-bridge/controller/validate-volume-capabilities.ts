@@ -1,4 +1,4 @@
-import { requireCapability, unsupportedReason } from '../csi/volume-capability.js';
+import { isShared, requireCapability, unsupportedReason } from '../csi/volume-capability.js';
 import { isHostPvcName } from '../csi/host-pvc-name.js';
 import { CsiError } from '../errors/csi-error.js';
 import type {
@@ -6,6 +6,7 @@ import type {
   ValidateVolumeCapabilitiesResponse,
 } from '../proto/csi-messages.js';
 import type { ControllerDeps } from './controller-deps.js';
+import { isShareablePvc } from './plan-share.js';
 
 /** ValidateVolumeCapabilities: confirms the capabilities the driver serves for an existing volume, else says why not. */
 export async function validateVolumeCapabilities(
@@ -27,7 +28,13 @@ export async function validateVolumeCapabilities(
       `host PVC ${host.namespace}/${volumeId} does not exist`,
     );
   const reasons = capabilities
-    .map((capability) => unsupportedReason(capability))
+    .map(
+      (capability) =>
+        unsupportedReason(capability) ??
+        (isShared(capability) && !isShareablePvc(pvc)
+          ? `volume ${volumeId} is not a shared volume (its host PVC is not a bound Filesystem-mode ReadWriteMany PVC)`
+          : undefined),
+    )
     .filter((reason): reason is string => reason !== undefined);
   if (reasons.length > 0) return { confirmed: null, message: reasons.join('; ') };
   return {

@@ -17,13 +17,24 @@ export const DEFAULT_FS_TYPE = 'ext4';
 export const SUPPORTED_FS_TYPES = ['ext4', 'ext3', 'xfs'] as const;
 
 /**
- * Access modes the driver serves: a guest volume is a disk of one guest node's VM. (The host PVC
- * is ReadWriteMany so that the VM can live-migrate, not so that guest nodes can share it.)
+ * Access modes the driver serves: a single-node volume is a disk of one guest node's VM (the host
+ * PVC is ReadWriteMany so that the VM can live-migrate, not so that guest nodes can share it); a
+ * shared volume (MULTI_NODE_MULTI_WRITER, mount only) is the NFS share of a host Longhorn RWX
+ * volume, exported through Harvester's NetworkFilesystem (see controller/publish-share.ts).
  */
 export const SUPPORTED_ACCESS_MODES: readonly AccessModeName[] = [
   'SINGLE_NODE_WRITER',
   'SINGLE_NODE_READER_ONLY',
+  'MULTI_NODE_MULTI_WRITER',
 ];
+
+/** The access mode of a shared (RWX) volume: an NFS share mounted by every guest node that uses it. */
+export const SHARED_ACCESS_MODE: AccessModeName = 'MULTI_NODE_MULTI_WRITER';
+
+/** Whether the capability asks for a shared (RWX) volume. Pure. */
+export function isShared(capability: VolumeCapability | undefined): boolean {
+  return capability?.accessMode === SHARED_ACCESS_MODE;
+}
 
 /** The capability read, or undefined when absent. Throws CSI_INVALID_ARGUMENT when it sets neither or both access types. */
 export function readCapability(
@@ -59,9 +70,12 @@ export function requireCapability(
 /** Why the driver cannot serve `capability`, or undefined when it can. */
 export function unsupportedReason(capability: VolumeCapability): string | undefined {
   if (!SUPPORTED_ACCESS_MODES.includes(capability.accessMode))
-    return `access mode ${capability.accessMode} is not supported (a volume is a disk of one guest node: use ${SUPPORTED_ACCESS_MODES.join(' or ')})`;
+    return `access mode ${capability.accessMode} is not supported (use ${SUPPORTED_ACCESS_MODES.join(', ')})`;
+  if (isShared(capability) && capability.accessType === 'block')
+    return `access mode ${SHARED_ACCESS_MODE} is served for mount volumes only (an NFS share); a block volume is a disk of one guest node`;
   if (
     capability.accessType === 'mount' &&
+    !isShared(capability) &&
     capability.fsType !== '' &&
     !(SUPPORTED_FS_TYPES as readonly string[]).includes(capability.fsType)
   )

@@ -59,6 +59,8 @@ export const CsiErrorCode = {
   HostAttachmentElsewhere: 'CSI_HOST_ATTACHMENT_ELSEWHERE',
   /** The host PVC is not bound yet (UNAVAILABLE). */
   HostPvcNotBound: 'CSI_HOST_PVC_NOT_BOUND',
+  /** The NFS share of a shared (RWX) volume is not exported yet: its NetworkFilesystem's endpoint is not Ready (UNAVAILABLE). */
+  ShareNotReady: 'CSI_SHARE_NOT_READY',
   /** The host did not get there before the call's deadline (DEADLINE_EXCEEDED). */
   HostTimeout: 'CSI_HOST_TIMEOUT',
   /** The host PVC has not grown, with no infeasible mark, for as long as one resizer call may wait (INTERNAL: final for that call). */

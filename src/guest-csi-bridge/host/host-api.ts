@@ -1,5 +1,6 @@
 import type { HarvesterSetting } from '../../settings/index.js';
 import type {
+  HostNetworkFilesystem,
   HostPvc,
   HostRemoteBackup,
   HostRemoteRestore,
@@ -121,4 +122,32 @@ export interface HostApi {
     done: (vmi: HostVmi | undefined) => boolean,
     options: WaitOptions<HostVmi>,
   ): Promise<HostVmi | undefined>;
+  /**
+   * Whether the host serves Harvester's NetworkFilesystems to these credentials (a list of those
+   * of harvester-system answers), as Harvester's driver decides it offers RWX volumes; false when
+   * the API answers 404 (no such CRD) or 403.
+   */
+  networkFilesystemsServed(): Promise<boolean>;
+  /** The NetworkFilesystem `name` of harvester-system. */
+  getNetworkFilesystem(name: string): Promise<HostNetworkFilesystem | undefined>;
+  /** Creates the NetworkFilesystem in harvester-system; resolves `{created: false, existing}` when one of that name exists. */
+  createNetworkFilesystem(
+    body: HostNetworkFilesystem,
+  ): Promise<
+    | { created: true; networkFilesystem: HostNetworkFilesystem }
+    | { created: false; existing: HostNetworkFilesystem }
+  >;
+  /**
+   * A merge patch of the NetworkFilesystem (carrying its `resourceVersion`, so one changed
+   * meanwhile answers 409, rejected as the API error).
+   */
+  patchNetworkFilesystem(name: string, patch: object): Promise<HostNetworkFilesystem>;
+  /** Deletes the NetworkFilesystem; false when there was none. */
+  deleteNetworkFilesystem(name: string): Promise<boolean>;
+  /** Resolves with the NetworkFilesystem once `done` holds for it (undefined: it does not exist), following a watch. */
+  waitForNetworkFilesystem(
+    name: string,
+    done: (object: HostNetworkFilesystem | undefined) => boolean,
+    options: WaitOptions<HostNetworkFilesystem>,
+  ): Promise<HostNetworkFilesystem | undefined>;
 }

@@ -147,3 +147,39 @@ export interface HostCondition {
   message?: string;
   lastTransitionTime?: string;
 }
+
+/**
+ * Harvester's NetworkFilesystem (harvesterhci.io/v1beta1, namespaced, in harvester-system), the
+ * fields of harvester/networkfs-manager pkg/apis/harvesterhci.io/v1beta1/types.go the bridge
+ * reads and writes: named after the Longhorn volume (the host PV), it asks networkfs-manager to
+ * export that volume's NFS share (spec.desiredState) and reports where (status).
+ */
+export interface HostNetworkFilesystem {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: {
+    networkFSName?: string;
+    /** Enabled, Disabled (also Enabling, Disabling, Unknown). */
+    desiredState?: string;
+    provisioner?: string;
+    perferredNodes?: string;
+  };
+  status?: {
+    /** The share's server address (the share manager's Service ClusterIP or endpoint address). */
+    endpoint?: string;
+    /** Enabled, Enabling, Disabling, Disabled, Unknown. */
+    state?: string;
+    /** The endpoint's: Ready, NotReady, Reconciling, Unknown. */
+    status?: string;
+    type?: string;
+    /** Mount options recommended by the storage (the PV's `nfsOptions`); empty: the driver's default. */
+    mountOpts?: string;
+    conditions?: Array<{
+      type?: string;
+      status?: string;
+      reason?: string;
+      lastTransitionTime?: string;
+    }>;
+  };
+}

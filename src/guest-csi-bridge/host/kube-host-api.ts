@@ -14,6 +14,7 @@ import type { HostApi, WaitOptions } from './host-api.js';
 import { hostFailure, hostMessage, isResizeRefusal } from './host-failure.js';
 import { hostNamespaceOf } from './host-namespace.js';
 import type {
+  HostNetworkFilesystem,
   HostPod,
   HostPvc,
   HostRemoteBackup,
@@ -51,6 +52,13 @@ const VM_SUBRESOURCES = {
   plural: 'virtualmachines',
 };
 const VMI_SUBRESOURCES = { ...VM_SUBRESOURCES, plural: 'virtualmachineinstances' };
+/** Harvester's NetworkFilesystems, all in harvester-system (harvester/networkfs-manager). */
+const NETWORK_FILESYSTEMS = {
+  group: 'harvesterhci.io',
+  version: 'v1beta1',
+  plural: 'networkfilesystems',
+  namespace: 'harvester-system',
+};
 
 /** Each host request fails when the API server has not answered within this long. */
 const REQUEST_TIMEOUT_MS = 20_000;
@@ -180,8 +188,80 @@ export function createKubeHostApi(
         done,
         waitOptions,
       ),
+    ...networkFilesystemsOf(host),
   };
   return api;
+}
+
+type NetworkFilesystemApi = Pick<
+  HostApi,
+  | 'networkFilesystemsServed'
+  | 'getNetworkFilesystem'
+  | 'createNetworkFilesystem'
+  | 'patchNetworkFilesystem'
+  | 'deleteNetworkFilesystem'
+  | 'waitForNetworkFilesystem'
+>;
+
+/** The NetworkFilesystems of harvester-system, through the host's requests. */
+function networkFilesystemsOf(host: HostRequests): NetworkFilesystemApi {
+  const named = (name: string) => ({ ...NETWORK_FILESYSTEMS, name });
+  const where = (name: string) => `NetworkFilesystem ${NETWORK_FILESYSTEMS.namespace}/${name}`;
+  return {
+    networkFilesystemsServed: async () => {
+      try {
+        await host.send({
+          method: 'GET',
+          path: resourcePath(NETWORK_FILESYSTEMS),
+          query: { limit: '1' },
+        });
+        return true;
+      } catch (error) {
+        const code = (error as { code?: number }).code;
+        if (isNotFound(error) || code === 403) return false;
+        throw hostFailure(error, 'listing NetworkFilesystems in harvester-system');
+      }
+    },
+    getNetworkFilesystem: (name) => host.get<HostNetworkFilesystem>(named(name), where(name)),
+    createNetworkFilesystem: async (body) => {
+      const name = body.metadata?.name ?? '';
+      try {
+        const networkFilesystem = await host.send<HostNetworkFilesystem>({
+          method: 'POST',
+          path: resourcePath(NETWORK_FILESYSTEMS),
+          body: { apiVersion: 'harvesterhci.io/v1beta1', kind: 'NetworkFilesystem', ...body },
+        });
+        return { created: true, networkFilesystem };
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw hostFailure(error, `creating ${where(name)}`);
+      }
+      const existing = await host.get<HostNetworkFilesystem>(named(name), where(name));
+      if (!existing)
+        throw new CsiError(
+          'CSI_HOST_UNAVAILABLE',
+          `creating ${where(name)}: it existed, then was deleted before it could be read; retry`,
+        );
+      return { created: false, existing };
+    },
+    patchNetworkFilesystem: (name, patch) =>
+      host.send<HostNetworkFilesystem>({
+        method: 'PATCH',
+        path: resourcePath(named(name)),
+        contentType: 'application/merge-patch+json',
+        body: patch,
+      }),
+    deleteNetworkFilesystem: async (name) => {
+      try {
+        await host.send({ method: 'DELETE', path: resourcePath(named(name)) });
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw hostFailure(error, `deleting ${where(name)}`);
+      }
+    },
+    waitForNetworkFilesystem: (name, done, waitOptions) =>
+      host.wait<HostNetworkFilesystem>(named(name), where(name), done, waitOptions),
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
-import { stat } from 'node:fs/promises';
+import { stat, statfs } from 'node:fs/promises';
 import { formatBytes } from '../../kube/index.js';
 import { readCapacityRange } from '../csi/capacity-range.js';
-import { readCapability } from '../csi/volume-capability.js';
+import { isShared, readCapability } from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
 import { capacityBytesOf } from '../controller/pvc-sizes.js';
 import type { NodeExpandVolumeRequest } from '../proto/csi-messages.js';
@@ -58,6 +58,12 @@ async function baselineOf(
   return staged === null ? volume.size : Math.min(volume.size, staged);
 }
 
+/** The size of the NFS share mounted at `path` (statfs). */
+async function sharedSizeOf(path: string): Promise<bigint> {
+  const fs = await statfs(path, { bigint: true });
+  return fs.blocks * fs.bsize;
+}
+
 /** Whether the last size read ends the wait: the size asked for, or a Filesystem-mode host PVC's disk grown. */
 function grownEnough(target: GrowthTarget, size: number): boolean {
   return (
@@ -71,7 +77,8 @@ function grownEnough(target: GrowthTarget, size: number): boolean {
  * disk that does not show the size asked for yet, waits until it does (of a Filesystem-mode host
  * PVC, until it has grown and two reads agree: KubeVirt sizes disk.img below the capacity), then grows the filesystem
  * mounted at volume_path through the fsresize core; a block volume's size is only checked.
- * Answers the device's size.
+ * Answers the device's size. A shared volume grows nothing in the guest (the host grows the
+ * share): answers the share's size as the mount shows it.
  */
 export async function expandVolume(
   deps: NodeDeps,
@@ -85,6 +92,8 @@ export async function expandVolume(
   if (info === undefined)
     throw new CsiError('CSI_PATH_NOT_FOUND', `volume path ${path} does not exist on this node`);
   const capability = readCapability(request.volume_capability, 'volume_capability');
+  // A shared volume's filesystem is the host's: the NFS share shows its new size by itself.
+  if (isShared(capability)) return { capacity_bytes: String(await sharedSizeOf(path)) };
   const block = capability ? capability.accessType === 'block' : !info.isDirectory();
   const { required, hostVolumeMode } = await expandTarget(deps, request, ctx.signal);
   return deps.locks.run(volumeId, 'NodeExpandVolume', async () => {

@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { isFsResizeError } from '../../fsresize/index.js';
-import { checkSupported, requireCapability } from '../csi/volume-capability.js';
+import { checkSupported, isShared, requireCapability } from '../csi/volume-capability.js';
 import { CsiError } from '../errors/csi-error.js';
 import type { NodeStageVolumeRequest, NodeUnstageVolumeRequest } from '../proto/csi-messages.js';
 import { withWaitSignal, type CallContext } from '../server/call-context.js';
 import type { NodeDeps } from './node-deps.js';
+import { stageShare } from './stage-share.js';
 
 /** The volume's device, waited for (a disk just hotplugged may not have its by-id link yet). */
 export async function deviceOf(
@@ -26,7 +27,8 @@ export async function deviceOf(
 /**
  * NodeStageVolume: for a mount volume, the device formatted when blank (fs_type, else the driver's default, ext4 unless told)
  * and mounted at the staging path, then its filesystem grown to the device (catching up with a
- * growth made while it was not mounted). A block volume needs no staging. Idempotent: a staging
+ * growth made while it was not mounted). A block volume needs no staging; a shared volume's NFS
+ * share is mounted (stageShare). Idempotent: a staging
  * path that already shows the device is success.
  */
 export async function stageVolume(
@@ -40,6 +42,7 @@ export async function stageVolume(
   const capability = requireCapability(request.volume_capability, 'volume_capability');
   checkSupported(capability, 'volume_capability');
   if (capability.accessType === 'block') return {};
+  if (isShared(capability)) return stageShare(deps, request, ctx);
   return deps.locks.run(volumeId, 'NodeStageVolume', async () => {
     const device = await deviceOf(deps, volumeId, ctx);
     const id = await deps.devices.identify(device);

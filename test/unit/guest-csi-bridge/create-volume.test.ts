@@ -11,6 +11,8 @@ import type { HostApi } from '../../../src/guest-csi-bridge/host/host-api.js';
 import type { HostPvc } from '../../../src/guest-csi-bridge/host/host-objects.js';
 import type { CreateVolumeRequest } from '../../../src/guest-csi-bridge/proto/csi-messages.js';
 import { captureLogger } from '../../support/capture-logger.js';
+import { expectRejection } from '../../support/expect-error.js';
+import { hasCode } from '../../support/guest-csi-bridge/has-code.js';
 
 const Gi = 1024n * 1024n * 1024n;
 const NAME = 'pvc-7d1f0c2a-8b3e-4f5a-9c6d-0e1f2a3b4c5d';
@@ -79,5 +81,94 @@ describe('createVolume: a repeat of a name that exists', () => {
     } catch (error) {
       assert.isTrue(isCsiError(error, 'CSI_VOLUME_EXISTS'), String(error));
     }
+  });
+});
+
+describe('createVolume: shared (MULTI_NODE_MULTI_WRITER) volumes', () => {
+  const callContext = () => ({
+    signal: new AbortController().signal,
+    deadline: undefined,
+    log: captureLogger().logger,
+  });
+  const shared = (parameters: Record<string, string> = {}): CreateVolumeRequest =>
+    ({
+      ...request(Gi, parameters),
+      volume_capabilities: [
+        { mount: { fs_type: '' }, access_mode: { mode: 'MULTI_NODE_MULTI_WRITER' } },
+      ],
+    }) as unknown as CreateVolumeRequest;
+
+  /** A host that serves NetworkFilesystems or not, whose StorageClasses have `provisioner`, recording the PVC created. */
+  function hostServing(served: boolean, provisioner: string): HostApi & { created: HostPvc[] } {
+    const created: HostPvc[] = [];
+    return {
+      namespace: 'guests',
+      created,
+      networkFilesystemsServed: async () => served,
+      getStorageClass: async () => ({ provisioner }),
+      createPvc: async (body: HostPvc) => {
+        created.push(body);
+        return { created: true, pvc: body };
+      },
+    } as unknown as HostApi & { created: HostPvc[] };
+  }
+
+  const cases: Array<[string, boolean, string, Record<string, string>, RegExp | undefined]> = [
+    [
+      'a Longhorn host StorageClass on a host with NetworkFilesystems',
+      true,
+      'driver.longhorn.io',
+      { hostStorageClass: 'longhorn' },
+      undefined,
+    ],
+    [
+      'hostVolumeMode block is overruled: a share is a filesystem',
+      true,
+      'driver.longhorn.io',
+      { hostStorageClass: 'longhorn', hostVolumeMode: 'block' },
+      undefined,
+    ],
+    [
+      'no NetworkFilesystems on the host',
+      false,
+      'driver.longhorn.io',
+      { hostStorageClass: 'longhorn' },
+      /NetworkFilesystems/,
+    ],
+    [
+      'another provisioner',
+      true,
+      'lvm.driver.harvesterhci.io',
+      { hostStorageClass: 'lvm' },
+      /not driver\.longhorn\.io/,
+    ],
+  ];
+  for (const [name, served, provisioner, parameters, refusal] of cases)
+    it(name, async () => {
+      const host = hostServing(served, provisioner);
+      const call = createVolume(depsFor(host), shared(parameters), callContext());
+      if (refusal === undefined) {
+        await call;
+        assert.lengthOf(host.created, 1);
+        assert.strictEqual(host.created[0]?.spec?.volumeMode, 'Filesystem');
+        assert.deepStrictEqual(host.created[0]?.spec?.accessModes, ['ReadWriteMany']);
+        assert.isUndefined(host.created[0]?.metadata?.annotations);
+      } else {
+        await expectRejection(call, hasCode('CSI_UNSUPPORTED_CAPABILITY', refusal));
+        assert.lengthOf(host.created, 0);
+      }
+    });
+
+  it('from a snapshot: refused, nothing made', async () => {
+    const host = hostServing(true, 'driver.longhorn.io');
+    const fromSnapshot = {
+      ...shared(),
+      volume_content_source: { type: 'snapshot', snapshot: { snapshot_id: 's' } },
+    } as unknown as CreateVolumeRequest;
+    await expectRejection(
+      createVolume(depsFor(host), fromSnapshot, callContext()),
+      hasCode('CSI_UNSUPPORTED_CAPABILITY', /from a snapshot/),
+    );
+    assert.lengthOf(host.created, 0);
   });
 });

@@ -61,11 +61,14 @@ describe('volume capabilities', () => {
     ['single node writer block', block(), undefined],
     ['reader only', mount('ext4', 'SINGLE_NODE_READER_ONLY'), undefined],
     ['xfs', mount('xfs'), undefined],
+    ['multi node multi writer mount (a share)', mount('', 'MULTI_NODE_MULTI_WRITER'), undefined],
+    ['a share ignores fs_type (NFS)', mount('btrfs', 'MULTI_NODE_MULTI_WRITER'), undefined],
     [
-      'multi node multi writer',
-      mount('', 'MULTI_NODE_MULTI_WRITER'),
-      /MULTI_NODE_MULTI_WRITER is not supported/,
+      'multi node multi writer block',
+      block('MULTI_NODE_MULTI_WRITER'),
+      /MULTI_NODE_MULTI_WRITER is served for mount volumes only/,
     ],
+    ['multi node reader only', mount('', 'MULTI_NODE_READER_ONLY'), /is not supported/],
     ['unknown access mode', mount('', 'UNKNOWN'), /UNKNOWN is not supported/],
     ['btrfs is not made', mount('btrfs'), /btrfs is not supported/],
   ];

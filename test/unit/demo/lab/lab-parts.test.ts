@@ -147,6 +147,10 @@ describe('the VM lab', () => {
       () => labDomainXml({ ...base, filesystemOn: 'vda init=/bin/sh' }),
       (error: VmLabError) => error.code === 'VMLAB_DOMAIN_FAILED',
     );
+    assert.notInclude(labDomainXml(base), '<interface');
+    const networked = labDomainXml({ ...base, userNetwork: true });
+    assert.include(networked, "<interface type='user'>\n      <model type='virtio'/>");
+    assert.include(networked, 'voe.agent=on voe.net=user</cmdline>');
   });
 
   it("lays out Harvester's disks with no serial: virtio root, SATA cdrom, virtio-scsi controller, hotplugged SCSI disks left to attach-device", () => {
