@@ -11,6 +11,7 @@ export {
   type GuestLayoutTarget,
 } from './read/read-guest-layout.js';
 export { readWindowsLayout } from './read/read-windows-layout.js';
+export { readFilesystemTotalBytes } from './read/filesystem-total-bytes.js';
 export {
   DEFAULT_STEP_TIMEOUT_MS,
   runGuestGrowth,

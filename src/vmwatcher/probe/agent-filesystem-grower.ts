@@ -5,8 +5,10 @@ import {
   type GuestLayout,
 } from '../../fsresize/index.js';
 import {
+  DEFAULT_READ_TIMEOUT_MS,
   GuestRunError,
   linuxReadings,
+  readFilesystemTotalBytes,
   readGuestLayout,
   runGuestGrowth,
   VmLock,
@@ -86,23 +88,65 @@ function ranCommands(run: GuestGrowthRun, lines: readonly string[]): RanCommand[
   );
 }
 
-/** A grown run's filesystem: its mount point (lsblk's) and its size before and after the filesystem step. */
+/** The mount point of the filesystem a plan grows: its filesystem step's device, as lsblk shows it. */
+function mountPointOf(plan: GuestGrowthPlan, layout: GuestLayout): string | undefined {
+  if (plan.kind !== 'grow') return undefined;
+  const of = plan.steps.find((step) => step.expect.reading === 'filesystem')?.expect.of;
+  return layout.blockDevices.find((device) => device.name === of)?.mountPoint ?? undefined;
+}
+
+/** guest-get-fsinfo's total-bytes of the grown mount point, before the run and after it. */
+interface FsinfoTotals {
+  mountPoint: string | undefined;
+  before: number | undefined;
+  after: number | undefined;
+}
+
+/**
+ * A grown run's filesystem: its mount point and its size before and after, as the guest's agent
+ * reports it (guest-get-fsinfo's total-bytes, what df shows), or, when the agent lists no size of
+ * it, as the run's filesystem step read it (the filesystem's own size).
+ */
 function grownFilesystem(
   run: GuestGrowthRun,
   layout: GuestLayout,
+  totals: FsinfoTotals,
 ): { mountPoint: string; beforeBytes: bigint; afterBytes: bigint } {
   const step = run.steps.find((s) => s.reading === 'filesystem');
   const device = layout.blockDevices.find((d) => d.name === step?.of);
+  const fromAgent = totals.before !== undefined && totals.after !== undefined;
+  const before = fromAgent ? totals.before : step?.beforeBytes;
+  const after = fromAgent ? totals.after : (step?.afterBytes ?? step?.beforeBytes);
   return {
     mountPoint: device?.mountPoint ?? step?.of ?? '',
-    beforeBytes: BigInt(step?.beforeBytes ?? 0),
-    afterBytes: BigInt(step?.afterBytes ?? step?.beforeBytes ?? 0),
+    beforeBytes: BigInt(before ?? 0),
+    afterBytes: BigInt(after ?? 0),
   };
 }
 
-function outcomeOf(run: GuestGrowthRun, layout: GuestLayout, lines: string[]): GuestGrowthOutcome {
+/** A grown run the agent shows no larger (guest-get-fsinfo): the growth is not proven. */
+function notProven(totals: FsinfoTotals, ran: RanCommand[]): GuestGrowthOutcome | undefined {
+  const { mountPoint, before, after } = totals;
+  if (before === undefined || after === undefined || after > before) return undefined;
+  return {
+    kind: 'failed',
+    code: 'GUESTRUN_SIZE_NOT_REACHED',
+    message: `every step reached its size, but the guest agent's guest-get-fsinfo shows ${mountPoint} at ${after} bytes after the growth, not more than the ${before} bytes before: the guest's users do not see a larger filesystem; check it in the guest (df, and the filesystem's own tool)`,
+    ran,
+  };
+}
+
+function outcomeOf(
+  run: GuestGrowthRun,
+  layout: GuestLayout,
+  lines: string[],
+  totals: FsinfoTotals,
+): GuestGrowthOutcome {
   const ran = ranCommands(run, lines);
-  if (run.outcome === 'grown') return { kind: 'grown', ran, ...grownFilesystem(run, layout) };
+  if (run.outcome === 'grown')
+    return (
+      notProven(totals, ran) ?? { kind: 'grown', ran, ...grownFilesystem(run, layout, totals) }
+    );
   if (run.outcome === 'already-grown') return { kind: 'nothing-to-do' };
   const error = run.error;
   if (run.outcome === 'refused' && error && 'remedy' in error)
@@ -120,7 +164,9 @@ function outcomeOf(run: GuestGrowthRun, layout: GuestLayout, lines: string[]): G
  * tracker"): the guest's layout read with its own tools (readGuestLayout), the plan made by the
  * fsresize core (planGuestGrowth), the plan run by the runner (runGuestGrowth, one VM at a time
  * under one lock for the whole tracker), each through the VM's agent (`agentOf`: virshAgentOf, over
- * the probe's virsh transport).
+ * the probe's virsh transport). A grown filesystem is proven by the agent's guest-get-fsinfo: its
+ * total-bytes after the run must exceed those before (else GUESTRUN_SIZE_NOT_REACHED), and are
+ * the sizes it answers.
  * A Windows guest is not grown (its disk is not yet tied to its PhysicalDrive): both calls reject,
  * and the tracker says the guest could not be read.
  */
@@ -155,6 +201,17 @@ export function agentFilesystemGrower(
       const layout = await read(guest, signal);
       const plan = planOf(layout, guest.disk);
       const lines = plan.kind === 'grow' ? renderGuestCommands(plan) : [];
+      const mountPoint = mountPointOf(plan, layout);
+      const total = async (): Promise<number | undefined> =>
+        mountPoint === undefined
+          ? undefined
+          : readFilesystemTotalBytes(
+              guest.agent,
+              mountPoint,
+              options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+              signal,
+            );
+      const before = await total();
       const run = await runGuestGrowth(guest.agent, plan, {
         vm: guest.vm,
         read: linuxReadings(guest.agent, {
@@ -165,7 +222,8 @@ export function agentFilesystemGrower(
         ...(options.stepTimeoutMs === undefined ? {} : { stepTimeoutMs: options.stepTimeoutMs }),
         ...(signal ? { signal } : {}),
       });
-      return outcomeOf(run, layout, lines);
+      const after = run.outcome === 'grown' ? await total() : undefined;
+      return outcomeOf(run, layout, lines, { mountPoint, before, after });
     },
   };
 }

@@ -1,0 +1,18 @@
+import { parseGuestFsinfo } from '../../fsresize/index.js';
+import type { GuestAgent } from '../guest-agent.js';
+
+/**
+ * The size of the filesystem mounted at `mountPoint` as the guest's own kernel reports it to its
+ * users: `total-bytes` of that mount point in the agent's guest-get-fsinfo (QEMU's qemu-ga takes
+ * it from statvfs: the blocks used and available, what df shows). Undefined when the agent lists
+ * no such mount point or gives no total (QEMU before 3.0); a failed call rejects.
+ */
+export async function readFilesystemTotalBytes(
+  agent: GuestAgent,
+  mountPoint: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<number | undefined> {
+  const entries = parseGuestFsinfo(await agent.fsinfo(timeoutMs, signal)) ?? [];
+  return entries.find((entry) => entry.mountPoint === mountPoint)?.totalBytes ?? undefined;
+}
