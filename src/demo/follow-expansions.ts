@@ -93,7 +93,7 @@ function shows(expansion: VolumeExpansion | undefined, expect: Play['expect']): 
 }
 
 /** A passing play's phase the tracker entered and left between two reads: its status.phaseTimestamps entry. */
-function passedAt(expansion: VolumeExpansion | undefined, play: Play): string | undefined {
+export function passedAt(expansion: VolumeExpansion | undefined, play: Play): string | undefined {
   if (!play.passing || expansion?.status?.phase === play.expect.phase) return undefined;
   return expansion?.status?.phaseTimestamps?.[play.expect.phase];
 }
