@@ -10,11 +10,11 @@ export function mountedWithoutType(devices: readonly LsblkDevice[]): LsblkDevice
 
 /**
  * The devices with the filesystem type of the mount table where lsblk gave none. lsblk takes
- * MOUNTPOINT from the kernel's mount table (libmount) but FSTYPE from udev's database, which a
- * `change` event rewrites after each write to the disk (sfdisk closing it): while udev probes, or
- * when its probe met the superblock mid-write, the entry names no filesystem although the kernel
- * has it mounted. The mount table's type (the entry at lsblk's mount point) is the kernel's own.
- * Pure.
+ * MOUNTPOINT from the kernel's mount table (libmount) but FSTYPE from udev's database, which
+ * udev rewrites on the `change` event that follows a write closing the disk (sfdisk's): an entry
+ * whose probe found no filesystem leaves a mounted one without FSTYPE (the lab guest showed
+ * btrfs on /dev/sdd1 so, at times, as its disk grew). The mount table's type (the
+ * entry at lsblk's mount point) is the kernel's own. Pure.
  */
 export function withMountedTypes(
   devices: readonly LsblkDevice[],
