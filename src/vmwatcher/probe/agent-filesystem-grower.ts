@@ -166,7 +166,8 @@ function outcomeOf(
  * under one lock for the whole tracker), each through the VM's agent (`agentOf`: virshAgentOf, over
  * the probe's virsh transport). A grown filesystem is proven by the agent's guest-get-fsinfo: its
  * total-bytes after the run must exceed those before (else GUESTRUN_SIZE_NOT_REACHED), and are
- * the sizes it answers.
+ * the sizes it answers; an agent that lists no size or refuses guest-get-fsinfo leaves the steps'
+ * own readings.
  * A Windows guest is not grown (its disk is not yet tied to its PhysicalDrive): both calls reject,
  * and the tracker says the guest could not be read.
  */
@@ -202,6 +203,7 @@ export function agentFilesystemGrower(
       const plan = planOf(layout, guest.disk);
       const lines = plan.kind === 'grow' ? renderGuestCommands(plan) : [];
       const mountPoint = mountPointOf(plan, layout);
+      // guest-get-fsinfo's size of the mount point; none from an agent that refuses it (--block-rpcs).
       const total = async (): Promise<number | undefined> =>
         mountPoint === undefined
           ? undefined
@@ -210,7 +212,7 @@ export function agentFilesystemGrower(
               mountPoint,
               options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
               signal,
-            );
+            ).catch(() => undefined);
       const before = await total();
       const run = await runGuestGrowth(guest.agent, plan, {
         vm: guest.vm,

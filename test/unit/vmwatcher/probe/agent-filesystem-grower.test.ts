@@ -91,6 +91,21 @@ describe('agentFilesystemGrower', () => {
     );
   });
 
+  it("an agent refusing guest-get-fsinfo: grown, with the filesystem's own size as the steps read it", async () => {
+    const agent = growing();
+    agent.fsinfo = async () => {
+      throw new Error(
+        'virsh qemu-agent-command failed: Command guest-get-fsinfo has been disabled',
+      );
+    };
+    const result = await agentFilesystemGrower(() => agent).grow(target());
+    assert.deepInclude(result, {
+      kind: 'grown',
+      beforeBytes: 10n * BigInt(GiB),
+      afterBytes: 20n * BigInt(GiB),
+    });
+  });
+
   it('a grown guest has nothing to do, in plan() and grow()', async () => {
     const agent = new ScriptedAgent([wholeDisk(20 * GiB, 5242880)], EXT_TOOLS);
     const grower = agentFilesystemGrower(() => agent);
