@@ -7,7 +7,7 @@
  * until the guest's kernel shows it, the guest's report read through the agent (readGuestLayout),
  * planned by planGuestGrowth and run there by runGuestGrowth (guest-exec of the guest's own tools). Prints
  * the figures as JSON and writes its table into docs/performance.md.
- * GUEST_FS_RUNS sets the runs per layout (default 5).
+ * GUEST_FS_RUNS sets the runs per layout (default 20).
  */
 import { readFile } from 'node:fs/promises';
 import { defaultCacheDir } from '../src/cli/cache-dir.js';
@@ -23,7 +23,7 @@ import { measuredOn, writeResults } from './support/results-section.js';
 
 const MI = 1024n ** 2n;
 const GI = 1024n ** 3n;
-const RUNS = Number(process.env['GUEST_FS_RUNS'] ?? 5);
+const RUNS = Number(process.env['GUEST_FS_RUNS'] ?? 20);
 const STEP = 256n * MI;
 
 const LAYOUTS: ReadonlyArray<{ name: string; kind: LabLayoutKind; filesystem: LabFilesystem }> = [

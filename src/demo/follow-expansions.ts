@@ -2,7 +2,8 @@
  * The demo's second part: the tracker follows every resize the webhook admitted while test
  * actors play external-resizer, kubelet and virt-controller (expansion-plays.ts). After each
  * write, the demo waits until the tracker's VolumeExpansion, read through the API server, shows
- * the phase that write must lead to, and records what it shows and how long that took.
+ * the phase that write must lead to (or, for a phase the tracker passes through at once, records
+ * it in status.phaseTimestamps), and records what it shows and how long that took.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { getObject, isNotFound, parseQuantity } from '../kube/index.js';
@@ -91,6 +92,12 @@ function shows(expansion: VolumeExpansion | undefined, expect: Play['expect']): 
   );
 }
 
+/** A passing play's phase the tracker entered and left between two reads: its status.phaseTimestamps entry. */
+export function passedAt(expansion: VolumeExpansion | undefined, play: Play): string | undefined {
+  if (!play.passing || expansion?.status?.phase === play.expect.phase) return undefined;
+  return expansion?.status?.phaseTimestamps?.[play.expect.phase];
+}
+
 function describePhase(expansion: VolumeExpansion | undefined): string {
   if (expansion === undefined) return 'no VolumeExpansion';
   const status = expansion.status;
@@ -108,11 +115,11 @@ async function awaitPhase(
   const outcome = await waitUntil(
     async () => {
       seen = await readExpansion(options.kubeConfig, namespace, name);
-      return shows(seen, play.expect);
+      return shows(seen, play.expect) || passedAt(seen, play) !== undefined;
     },
     {
       timeoutMs: options.timeoutMs ?? 30_000,
-      intervalMs: 20,
+      intervalMs: 100,
       ...(options.signal ? { signal: options.signal } : {}),
     },
   );
@@ -121,20 +128,37 @@ async function awaitPhase(
   return { seen, ok: outcome === 'ok' };
 }
 
+/** The phase, reason and message of the entry: as read, or, for a phase passed between reads, its record. */
+function phaseOf(
+  play: Play,
+  seen: VolumeExpansion | undefined,
+): Pick<TimelineEntry, 'phase' | 'waitingFor' | 'reason' | 'message'> {
+  const passed = passedAt(seen, play);
+  if (passed !== undefined)
+    return {
+      phase: play.expect.phase,
+      reason: play.expect.reason ?? '',
+      message: `entered at ${passed} (status.phaseTimestamps), left for ${describePhase(seen)} before the next read`,
+    };
+  return {
+    phase: seen?.status?.phase ?? '',
+    ...(seen?.status?.waitingFor ? { waitingFor: seen.status.waitingFor } : {}),
+    reason: seen?.status?.reason ?? '',
+    message: seen?.status?.message ?? '',
+  };
+}
+
 function entryOf(
   play: Play,
   seen: VolumeExpansion | undefined,
   times: { afterMs?: number; actMs?: number; atMs?: number },
 ): TimelineEntry {
   const sizes = seen?.status?.sizes;
-  const grown = seen?.status?.guestFilesystem;
+  const grown = passedAt(seen, play) === undefined ? seen?.status?.guestFilesystem : undefined;
   return {
     actor: play.actor,
     action: play.action,
-    phase: seen?.status?.phase ?? '',
-    ...(seen?.status?.waitingFor ? { waitingFor: seen.status.waitingFor } : {}),
-    reason: seen?.status?.reason ?? '',
-    message: seen?.status?.message ?? '',
+    ...phaseOf(play, seen),
     ...(times.afterMs === undefined ? {} : { afterMs: times.afterMs }),
     ...(times.actMs === undefined ? {} : { actMs: times.actMs }),
     ...(times.atMs === undefined ? {} : { atMs: times.atMs }),

@@ -12,7 +12,7 @@ export { asVoeError, isFsResizeError } from './model/fsresize-error.js';
 export type { MountTable } from './model/mount-table.js';
 export { createMountinfoTable } from './mounts/create-mountinfo-table.js';
 export { visibleMountAt } from './mounts/visible-mount-at.js';
-export { isAnonymousMount, type MountEntry } from './parse/parse-mountinfo.js';
+export { isAnonymousMount, parseMountinfo, type MountEntry } from './parse/parse-mountinfo.js';
 export { formatBytes } from './plan/format-bytes.js';
 export { fsckExitText } from './model/fsck-exit-meaning.js';
 export type { GrowResult } from './model/inspection.js';

@@ -12,6 +12,7 @@ export {
 } from './read/read-guest-layout.js';
 export { readWindowsLayout } from './read/read-windows-layout.js';
 export { readWindowsDisk } from './read/read-windows-disk.js';
+export { readFilesystemTotalBytes } from './read/filesystem-total-bytes.js';
 export {
   DEFAULT_STEP_TIMEOUT_MS,
   runGuestGrowth,
@@ -22,7 +23,8 @@ export {
 } from './run/run-guest-growth.js';
 export { linuxReadings } from './run/linux-readings.js';
 export { windowsReadings } from './run/windows-readings.js';
-export { proveWindowsGrowth, type WindowsGrowthProof } from './run/prove-windows-growth.js';
+export { proveWindowsGrowth, type GrowthProof } from './run/prove-windows-growth.js';
+export { grownMountPoint, linuxGrowthProver } from './run/prove-linux-growth.js';
 export { readingOf } from './run/reading-of.js';
 export { VmLock } from './run/vm-lock.js';
 export { vmiNotReady } from './target/vmi-readiness.js';

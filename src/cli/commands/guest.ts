@@ -14,6 +14,8 @@ import {
   chooseVmiDisk,
   linuxReadings,
   proveWindowsGrowth,
+  grownMountPoint,
+  linuxGrowthProver,
   readGuestLayout,
   readWindowsLayout,
   runGuestGrowth,
@@ -22,7 +24,7 @@ import {
   type GuestAgent,
   type GuestGrowthRun,
   type GuestReadings,
-  type WindowsGrowthProof,
+  type GrowthProof,
 } from '../../guest-grow/index.js';
 import {
   getObject,
@@ -192,15 +194,15 @@ async function planOf(
 ): Promise<{
   plan: GuestGrowthPlan;
   read: (signal?: AbortSignal) => Promise<GuestReadings>;
-  prove: (run: GuestGrowthRun) => Promise<WindowsGrowthProof | undefined>;
+  prove: (run: GuestGrowthRun) => Promise<GrowthProof | undefined>;
 }> {
   const target = { disk: device, timeoutMs };
-  if (physicalDriveNumber(device) === undefined)
-    return {
-      plan: planGuestGrowth(await readGuestLayout(agent, target), { disk: device }),
-      read: linuxReadings(agent, target),
-      prove: async () => undefined,
-    };
+  if (physicalDriveNumber(device) === undefined) {
+    const layout = await readGuestLayout(agent, target);
+    const plan = planGuestGrowth(layout, { disk: device });
+    const prove = await linuxGrowthProver(agent, grownMountPoint(plan, layout), timeoutMs);
+    return { plan, read: linuxReadings(agent, target), prove: () => prove() };
+  }
   const layout = await readWindowsLayout(agent, target);
   return {
     plan: planWindowsGrowth(layout, { disk: device }),
@@ -209,11 +211,11 @@ async function planOf(
   };
 }
 
-/** A grown Windows run proven by guest-get-fsinfo, or the run turned failed by the proof's error. */
+/** A grown run proven by guest-get-fsinfo, or the run turned failed by the proof's error. */
 async function proven(
   run: GuestGrowthRun,
-  prove: (run: GuestGrowthRun) => Promise<WindowsGrowthProof | undefined>,
-): Promise<{ run: GuestGrowthRun; proof?: WindowsGrowthProof | undefined }> {
+  prove: (run: GuestGrowthRun) => Promise<GrowthProof | undefined>,
+): Promise<{ run: GuestGrowthRun; proof?: GrowthProof | undefined }> {
   if (run.outcome !== 'grown') return { run };
   try {
     return { run, proof: await prove(run) };
@@ -224,7 +226,7 @@ async function proven(
 }
 
 /** The proof's line under a run's report. */
-function proofLine(proof: WindowsGrowthProof | undefined): string {
+function proofLine(proof: GrowthProof | undefined): string {
   return proof
     ? `  proven by guest-get-fsinfo: ${proof.mountPoint} ${formatBytes(Number(proof.beforeBytes))} -> ${formatBytes(Number(proof.afterBytes))}\n`
     : '';
@@ -319,6 +321,7 @@ export function register(program: Command): void {
         'The disk is found as voe watch finds it (serial, else address). Each step checks the size before and after; the run stops at the first failure ' +
         'and records every command; a second run does nothing. --dry-run prints each command and why, and changes nothing. ' +
         'Exit 0: grown or nothing to do; 1: refused (the reason and remedy are printed); 2: an error or a failed step. ' +
+        "A grown filesystem is proven by the guest agent's guest-get-fsinfo (its size larger after the run, else exit 2). " +
         'Records a GuestFilesystemGrown or GuestFilesystemNotGrown Event on the VM. ' +
         'A Windows guest: its disk is tied to \\\\.\\PhysicalDriveN from guest-get-fsinfo, its drive (by letter) grown by Resize-Partition to ' +
         "Get-PartitionSupportedSize's maximum through powershell.exe, refused when the recovery partition follows it, and proven by guest-get-fsinfo after " +

@@ -2,6 +2,7 @@ import {
   GuestGrowthError,
   parseLsblkJson,
   parseLvmReports,
+  parseMountinfo,
   parseSfdiskJson,
   type GuestFilesystemSize,
   type GuestLayout,
@@ -11,6 +12,11 @@ import {
 import type { GuestAgent } from '../guest-agent.js';
 import { readGuestTools } from './guest-tools.js';
 import { measureGuestFilesystem } from './measure-guest-filesystem.js';
+import {
+  MOUNTINFO_ARGV,
+  mountedWithoutType,
+  withMountedTypes,
+} from './mounted-filesystem-types.js';
 import { readCommandOutput } from './read-command-output.js';
 
 /** Which disk to read, as the guest names it (/dev/vdb: the device the guest probe matched to the VMI disk). */
@@ -66,7 +72,8 @@ function devicesOn(devices: readonly LsblkDevice[], disk: string): LsblkDevice[]
 /**
  * What a Linux guest reports of one disk, read through its guest agent with its own tools
  * (docs/guest-growth.md "What the guest reports"): which tools it has, `lsblk --json`, `sfdisk
- * --json DISK` when the disk is partitioned, pvs/vgs/lvs when a physical volume is on it, and
+ * --json DISK` when the disk is partitioned, the mount table when lsblk shows one of its devices
+ * mounted with no filesystem type (withMountedTypes), pvs/vgs/lvs when a physical volume is on it, and
  * the size of each mounted ext, xfs or btrfs filesystem on it. Nothing is written. What the guest
  * lacks the tool for is left out (the plan names what is missing); GUESTGROW_LAYOUT_UNREADABLE
  * when a command fails, times out, is truncated or prints what its parser does not read;
@@ -82,8 +89,11 @@ export async function readGuestLayout(
     readCommandOutput(agent, argv, timeoutMs, signal);
   const tools = await readGuestTools(agent, timeoutMs, signal);
   const lsblk = await read(LSBLK_ARGV);
-  const blockDevices = parseLsblkJson(lsblk);
-  if (blockDevices === null) throw unreadable('lsblk --json', lsblk);
+  const listed = parseLsblkJson(lsblk);
+  if (listed === null) throw unreadable('lsblk --json', lsblk);
+  const blockDevices = mountedWithoutType(devicesOn(listed, target.disk)).length
+    ? withMountedTypes(listed, parseMountinfo(await read(MOUNTINFO_ARGV)))
+    : listed;
   const mine = devicesOn(blockDevices, target.disk);
   const disk = mine[0];
   const partitionTables: Record<string, PartitionTable> = {};

@@ -4,9 +4,9 @@ import { GuestRunError } from '../guest-run-error.js';
 import { readGuestFsinfo } from '../read/read-guest-fsinfo.js';
 import type { GuestGrowthRun } from './run-guest-growth.js';
 
-/** A grown drive's filesystem, as guest-get-fsinfo shows it before the growth and after. */
-export interface WindowsGrowthProof {
-  /** The drive as the agent lists it: E:\ */
+/** A grown filesystem (a Linux mount point, a Windows drive), as guest-get-fsinfo shows it before the growth and after. */
+export interface GrowthProof {
+  /** As the agent lists it: /data on Linux, E:\ on Windows. */
   mountPoint: string;
   beforeBytes: bigint;
   afterBytes: bigint;
@@ -34,7 +34,7 @@ export async function proveWindowsGrowth(
   run: GuestGrowthRun,
   timeoutMs: number,
   signal?: AbortSignal,
-): Promise<WindowsGrowthProof> {
+): Promise<GrowthProof> {
   const drive = run.steps.find((step) => step.reading === 'windows-partition')?.of ?? '';
   const mountPoint = `${drive.toUpperCase()}\\`;
   const before = totalBytesOf(layout.filesystems, mountPoint);

@@ -12,6 +12,8 @@ import {
   GuestRunError,
   linuxReadings,
   proveWindowsGrowth,
+  grownMountPoint,
+  linuxGrowthProver,
   readGuestLayout,
   readWindowsLayout,
   runGuestGrowth,
@@ -20,7 +22,7 @@ import {
   type GuestAgent,
   type GuestGrowthRun,
   type GuestReadings,
-  type WindowsGrowthProof,
+  type GrowthProof,
 } from '../../guest-grow/index.js';
 import type {
   GuestFilesystemGrower,
@@ -100,11 +102,17 @@ function ranCommands(run: GuestGrowthRun, lines: readonly string[]): RanCommand[
   );
 }
 
-/** A grown Linux run's filesystem: its mount point (lsblk's) and its size before and after the filesystem step. */
+/**
+ * A grown Linux run's filesystem: its mount point and its size before and after, as the guest's
+ * agent reports it (guest-get-fsinfo's total-bytes, what df shows: `proof`), or, when the agent
+ * lists no size of it, as the run's filesystem step read it (the filesystem's own size).
+ */
 function grownFilesystem(
   run: GuestGrowthRun,
   layout: GuestLayout,
+  proof: GrowthProof | undefined,
 ): { mountPoint: string; beforeBytes: bigint; afterBytes: bigint } {
+  if (proof) return proof;
   const step = run.steps.find((s) => s.reading === 'filesystem');
   const device = layout.blockDevices.find((d) => d.name === step?.of);
   return {
@@ -126,18 +134,23 @@ function failedOutcome(
   };
 }
 
-/** A run's outcome; a grown Windows drive's sizes are proven by guest-get-fsinfo (proveWindowsGrowth). */
+/**
+ * A run's outcome; a grown filesystem's sizes are proven by guest-get-fsinfo (`prove`: a Linux
+ * mount point's by linuxGrowthProver, a Windows drive's by proveWindowsGrowth).
+ */
 async function outcomeOf(
   run: GuestGrowthRun,
   planned: Planned,
-  prove: (layout: WindowsLayout) => Promise<WindowsGrowthProof>,
+  prove: () => Promise<GrowthProof | undefined>,
 ): Promise<GuestGrowthOutcome> {
   const lines = planned.plan.kind === 'grow' ? renderGuestCommands(planned.plan) : [];
   const ran = ranCommands(run, lines);
   if (run.outcome === 'grown') {
-    if (!planned.windows) return { kind: 'grown', ran, ...grownFilesystem(run, planned.layout) };
     try {
-      return { kind: 'grown', ran, ...(await prove(planned.layout)) };
+      const proof = await prove();
+      if (!planned.windows)
+        return { kind: 'grown', ran, ...grownFilesystem(run, planned.layout, proof) };
+      return { kind: 'grown', ran, ...proof! };
     } catch (error) {
       if (error instanceof GuestRunError) return failedOutcome(error, ran);
       throw error;
@@ -159,7 +172,10 @@ async function outcomeOf(
  * A Windows disk (the probe tied it to its \\.\PhysicalDriveN: physicalDriveOfDisk) is read by
  * readWindowsLayout, planned by planWindowsGrowth (Resize-Partition through powershell.exe) and
  * run the same way with windowsReadings; its grown drive is proven by guest-get-fsinfo
- * (proveWindowsGrowth). A Windows guest whose disk is not tied to a PhysicalDrive is not grown:
+ * (proveWindowsGrowth). A grown Linux filesystem is proven by guest-get-fsinfo too: its mount
+ * point's total-bytes after the run must exceed those before (else GUESTRUN_SIZE_NOT_REACHED), and
+ * are the sizes it answers; an agent that lists no size or refuses guest-get-fsinfo leaves the
+ * steps' own readings. A Windows guest whose disk is not tied to a PhysicalDrive is not grown:
  * both calls reject, and the tracker says the guest could not be read.
  */
 export function agentFilesystemGrower(
@@ -197,6 +213,16 @@ export function agentFilesystemGrower(
     async grow(target, signal): Promise<GuestGrowthOutcome> {
       const guest = guestDiskOf(agentOf, target);
       const planned = await planFor(guest, signal);
+      const timeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
+      // A Linux proof reads the mount point's size now, before the run.
+      const proveLinux = planned.windows
+        ? undefined
+        : await linuxGrowthProver(
+            guest.agent,
+            grownMountPoint(planned.plan, planned.layout),
+            timeoutMs,
+            signal,
+          );
       const run = await runGuestGrowth(guest.agent, planned.plan, {
         vm: guest.vm,
         read: readingsOf(guest),
@@ -204,15 +230,10 @@ export function agentFilesystemGrower(
         ...(options.stepTimeoutMs === undefined ? {} : { stepTimeoutMs: options.stepTimeoutMs }),
         ...(signal ? { signal } : {}),
       });
-      return outcomeOf(run, planned, (layout) =>
-        proveWindowsGrowth(
-          guest.agent,
-          layout,
-          run,
-          options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
-          signal,
-        ),
-      );
+      const prove = planned.windows
+        ? () => proveWindowsGrowth(guest.agent, planned.layout, run, timeoutMs, signal)
+        : proveLinux!;
+      return outcomeOf(run, planned, prove);
     },
   };
 }

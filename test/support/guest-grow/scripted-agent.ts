@@ -27,6 +27,8 @@ export class ScriptedAgent implements GuestAgent {
   readonly name = 'scripted';
   readonly calls: GuestCommand[] = [];
   stage = 0;
+  /** guest-get-fsinfo's `return` at each stage (none listed when unset). */
+  fsinfoByStage: readonly unknown[] = [];
 
   constructor(
     readonly stages: readonly GuestStage[],
@@ -63,7 +65,7 @@ export class ScriptedAgent implements GuestAgent {
   }
 
   async fsinfo(): Promise<unknown> {
-    return [];
+    return this.fsinfoByStage[this.stage] ?? [];
   }
 }
 

@@ -485,6 +485,93 @@ describe('readGuestLayout', () => {
     ]);
   });
 
+  /**
+   * What the lab guest's lsblk printed just after `sfdisk -N 1` rewrote the MBR of /dev/sdd: btrfs
+   * mounted on /dev/sdd1, but udev's database, which the change event for sdd1 was rewriting, named
+   * no filesystem, so FSTYPE was null.
+   */
+  const MBR_BTRFS_NO_FSTYPE = (fstype: string | null): GuestStage => ({
+    [LSBLK]: lsblkOutput({
+      name: '/dev/sdd',
+      type: 'disk',
+      size: 2 * G + 24 * MiB,
+      pttype: 'dos',
+      children: [
+        {
+          name: '/dev/sdd1',
+          type: 'part',
+          size: G + 23 * MiB,
+          fstype,
+          mountpoint: '/mnt/mbr-sdd',
+        },
+      ],
+    }),
+    'sfdisk --json /dev/sdd': sfdiskOutput('/dev/sdd', 'dos', [
+      { number: 1, start: 2048, size: (G + 23 * MiB) / 512 },
+    ]),
+    'btrfs inspect-internal dump-super /dev/sdd1': `superblock: bytenr=65536, device=/dev/sdd1\nmagic\t\t\t_BHRfS_M [match]\ntotal_bytes\t\t${G + 23 * MiB}\nsectorsize\t\t4096\nnum_devices\t\t1\ndev_item.total_bytes\t${G + 23 * MiB}\ndev_item.devid\t\t1\n`,
+  });
+  const MOUNTINFO = 'cat /proc/self/mountinfo';
+  const MOUNTED_TYPES: Array<{
+    name: string;
+    stage: GuestStage;
+    fstype: string | null;
+    readsMountTable: boolean;
+    plan: GuestGrowthPlan['kind'] | string;
+  }> = [
+    {
+      name: 'lsblk names the type: the mount table is not read',
+      stage: MBR_BTRFS_NO_FSTYPE('btrfs'),
+      fstype: 'btrfs',
+      readsMountTable: false,
+      plan: 'grow',
+    },
+    {
+      name: "lsblk shows /dev/sdd1 mounted with no FSTYPE (udev's entry rewritten): the mount table's type",
+      stage: {
+        ...MBR_BTRFS_NO_FSTYPE(null),
+        [MOUNTINFO]:
+          '22 1 0:20 / / rw,relatime - rootfs rootfs rw\n41 22 0:38 / /mnt/mbr-sdd rw,relatime - btrfs /dev/sdd1 rw,space_cache=v2,subvolid=5,subvol=/\n',
+      },
+      fstype: 'btrfs',
+      readsMountTable: true,
+      plan: 'grow',
+    },
+    {
+      name: 'the mount table has nothing at that mount point: no type, refused as not mounted',
+      stage: {
+        ...MBR_BTRFS_NO_FSTYPE(null),
+        [MOUNTINFO]: '22 1 0:20 / / rw,relatime - rootfs rootfs rw\n',
+      },
+      fstype: null,
+      readsMountTable: true,
+      plan: 'GUESTGROW_NOT_MOUNTED',
+    },
+  ];
+  for (const each of MOUNTED_TYPES)
+    it(each.name, async () => {
+      const agent = new ScriptedAgent([each.stage], ['sfdisk', 'partx', 'btrfs']);
+      const layout = await readGuestLayout(agent, { disk: '/dev/sdd' });
+      const part = layout.blockDevices.find((device) => device.name === '/dev/sdd1');
+      assert.strictEqual(part?.fstype, each.fstype);
+      assert.strictEqual(
+        agent.calls.some((call) => call.argv.join(' ') === MOUNTINFO),
+        each.readsMountTable,
+        'the mount table is read only when lsblk lacks a mounted type',
+      );
+      const plan = planGuestGrowth(layout, { disk: '/dev/sdd' });
+      assert.strictEqual(plan.kind === 'refuse' ? plan.error.code : plan.kind, each.plan);
+      if (plan.kind === 'grow')
+        assert.deepStrictEqual(
+          plan.steps.map((step) => step.argv.join(' ')),
+          [
+            'sfdisk --no-reread --no-tell-kernel -N 1 /dev/sdd',
+            'partx --update --nr 1 /dev/sdd',
+            'btrfs filesystem resize max /mnt/mbr-sdd',
+          ],
+        );
+    });
+
   const BAD: Array<{ name: string; stage: GuestStage; said: RegExp }> = [
     {
       name: 'lsblk printing what is not JSON',

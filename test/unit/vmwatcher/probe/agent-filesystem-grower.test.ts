@@ -1,7 +1,8 @@
 /**
  * agentFilesystemGrower: the tracker's GuestFilesystemGrower port over the guest-agent runner,
  * with a scripted guest agent. plan() only reads; grow() runs the plan and answers the mount
- * point's sizes before and after, and every command run. A Windows disk the probe tied to its
+ * point's sizes before and after (guest-get-fsinfo's, else the filesystem's own), and every
+ * command run; a growth the agent does not show is a failure. A Windows disk the probe tied to its
  * \\.\PhysicalDriveN is grown by Resize-Partition through powershell.exe and proven by
  * guest-get-fsinfo (the guest's answers in test/support/guest-grow/windows-guest.ts); a Windows
  * guest whose disk is not tied to one is not grown.
@@ -57,6 +58,62 @@ describe('agentFilesystemGrower', () => {
       result.kind === 'grown' ? result.ran.map((r) => [r.command, r.exitCode]) : [],
       [['resize2fs /dev/vdb', 0]],
     );
+  });
+
+  /** guest-get-fsinfo's entry of /data as qemu-ga answers it: total-bytes from statvfs (used + available). */
+  const fsinfoOf = (totalBytes: number): unknown => [
+    {
+      name: 'vdb',
+      mountpoint: '/data',
+      type: 'ext4',
+      'total-bytes': totalBytes,
+      'used-bytes': 4096 * 1024,
+      disk: [{ dev: '/dev/vdb', serial: 'data', 'bus-type': 'virtio' }],
+    },
+  ];
+
+  it("grow() answers the sizes the guest agent's guest-get-fsinfo shows before and after", async () => {
+    const agent = growing();
+    agent.fsinfoByStage = [fsinfoOf(10_254_966_784), fsinfoOf(20_575_797_248)];
+    const result = await agentFilesystemGrower(() => agent).grow(target());
+    assert.deepInclude(result, {
+      kind: 'grown',
+      mountPoint: '/data',
+      beforeBytes: 10_254_966_784n,
+      afterBytes: 20_575_797_248n,
+    });
+  });
+
+  it('a growth the guest agent does not show (guest-get-fsinfo no larger) is GUESTRUN_SIZE_NOT_REACHED', async () => {
+    const agent = growing();
+    agent.fsinfoByStage = [fsinfoOf(10_254_966_784), fsinfoOf(10_254_966_784)];
+    const result = await agentFilesystemGrower(() => agent).grow(target());
+    assert.strictEqual(result.kind, 'failed');
+    if (result.kind !== 'failed') return;
+    assert.strictEqual(result.code, 'GUESTRUN_SIZE_NOT_REACHED');
+    assert.match(
+      result.message,
+      /guest-get-fsinfo shows \/data at 10254966784 bytes after the growth/,
+    );
+    assert.deepStrictEqual(
+      result.ran.map((r) => r.command),
+      ['resize2fs /dev/vdb'],
+    );
+  });
+
+  it("an agent refusing guest-get-fsinfo: grown, with the filesystem's own size as the steps read it", async () => {
+    const agent = growing();
+    agent.fsinfo = async () => {
+      throw new Error(
+        'virsh qemu-agent-command failed: Command guest-get-fsinfo has been disabled',
+      );
+    };
+    const result = await agentFilesystemGrower(() => agent).grow(target());
+    assert.deepInclude(result, {
+      kind: 'grown',
+      beforeBytes: 10n * BigInt(GiB),
+      afterBytes: 20n * BigInt(GiB),
+    });
   });
 
   it('a grown guest has nothing to do, in plan() and grow()', async () => {
