@@ -15,6 +15,7 @@ import type {
   HostVmi,
   HostVolumeAttachment,
 } from '../../../src/guest-csi-bridge/host/host-objects.js';
+import { ReconcileLoop } from './reconcile-loop.js';
 
 const PODS = { group: '', version: 'v1', plural: 'pods' };
 const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
@@ -92,12 +93,11 @@ export class HostMigrationActor {
   readonly #attachments: Informer;
   readonly #pvDrivers = new Map<string, string>();
   #migrations = 0;
-  #running: Promise<void> = Promise.resolve();
-  #dirty = false;
-  #busy = false;
-  #stopped = false;
-  #retry: NodeJS.Timeout | undefined;
   readonly errors: unknown[] = [];
+  readonly #loop = new ReconcileLoop(
+    () => this.#reconcile(),
+    (error) => this.errors.push(error),
+  );
 
   constructor(options: { kubeConfig: KubeConfig; namespace: string }) {
     this.#kubeConfig = options.kubeConfig;
@@ -109,12 +109,12 @@ export class HostMigrationActor {
     this.#attachments = new Informer({ kubeConfig: this.#kubeConfig, resource: VAS });
     for (const informer of [this.#pods, this.#attachments])
       for (const event of ['add', 'update', 'delete', 'sync'] as const)
-        informer.on(event, () => this.#kick());
+        informer.on(event, () => this.#loop.kick());
   }
 
   async start(): Promise<void> {
     await Promise.all([this.#pods.start(), this.#attachments.start()]);
-    this.#kick();
+    this.#loop.kick();
   }
 
   /** The host VolumeAttachments of `pv` as the actor last saw them. */
@@ -126,11 +126,7 @@ export class HostMigrationActor {
 
   /** Resolves once the actor has handled everything it has seen so far. */
   async settled(): Promise<void> {
-    for (;;) {
-      const running = this.#running;
-      await running;
-      if (running === this.#running && !this.#dirty && !this.#busy) return;
-    }
+    await this.#loop.settled();
   }
 
   /**
@@ -184,7 +180,7 @@ export class HostMigrationActor {
       },
     });
     // The scheduler binds it next to its launcher pod (#schedule), as KubeVirt's affinity asks.
-    this.#kick();
+    this.#loop.kick();
     await this.#request(
       'PATCH',
       resourcePath({ ...VMIS, namespace: this.#namespace, name: vmi }, 'status'),
@@ -282,10 +278,8 @@ export class HostMigrationActor {
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#retry);
     await Promise.all([this.#pods.stop(), this.#attachments.stop()]);
-    await this.#running.catch(() => undefined);
+    await this.#loop.stop();
   }
 
   #isHotplugPod(pod: Pod): boolean {
@@ -300,29 +294,6 @@ export class HostMigrationActor {
     return (vm?.spec?.template?.spec?.volumes ?? []).some((v) =>
       claimsOf(pod).includes(v.persistentVolumeClaim?.claimName ?? ''),
     );
-  }
-
-  #kick(): void {
-    if (this.#stopped) return;
-    this.#dirty = true;
-    if (this.#busy) return;
-    this.#busy = true;
-    this.#running = (async () => {
-      try {
-        while (this.#dirty && !this.#stopped) {
-          this.#dirty = false;
-          try {
-            await this.#reconcile();
-          } catch (error) {
-            this.errors.push(error);
-            clearTimeout(this.#retry);
-            this.#retry = setTimeout(() => this.#kick(), 200);
-          }
-        }
-      } finally {
-        this.#busy = false;
-      }
-    })();
   }
 
   async #request<T = unknown>(

@@ -8,6 +8,7 @@ import {
   resourcePath,
 } from '../../../src/kube/index.js';
 import type { HostNetworkFilesystem } from '../../../src/guest-csi-bridge/host/host-objects.js';
+import { ReconcileLoop } from './reconcile-loop.js';
 
 const NETWORK_FILESYSTEMS = {
   group: 'harvesterhci.io',
@@ -62,12 +63,11 @@ export class HostShareActor {
   readonly #pvs: Informer;
   /** The size each exported volume's share has. */
   readonly #exported = new Map<string, bigint>();
-  #running: Promise<void> = Promise.resolve();
-  #dirty = false;
-  #busy = false;
-  #stopped = false;
-  #retry: NodeJS.Timeout | undefined;
   readonly errors: unknown[] = [];
+  readonly #loop = new ReconcileLoop(
+    () => this.#reconcileAll(),
+    (error) => this.errors.push(error),
+  );
 
   constructor(options: HostShareActorOptions) {
     this.#options = options;
@@ -76,55 +76,31 @@ export class HostShareActor {
     this.#pvs = new Informer({ kubeConfig, resource: PVS });
     for (const informer of [this.#shares, this.#pvs])
       for (const event of ['add', 'update', 'delete', 'sync'] as const)
-        informer.on(event, () => this.#kick());
+        informer.on(event, () => this.#loop.kick());
   }
 
   async start(): Promise<void> {
     await Promise.all([this.#shares.start(), this.#pvs.start()]);
-    this.#kick();
+    this.#loop.kick();
   }
 
   /** Resolves once the actor has handled everything it has seen so far. */
   async settled(): Promise<void> {
-    for (;;) {
-      const running = this.#running;
-      await running;
-      if (running === this.#running && !this.#dirty && !this.#busy) return;
-    }
+    await this.#loop.settled();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#retry);
     await Promise.all([this.#shares.stop(), this.#pvs.stop()]);
-    await this.#running.catch(() => undefined);
+    await this.#loop.stop();
     for (const volume of this.#exported.keys()) await this.#options.server.stop(volume);
     this.#exported.clear();
   }
 
-  #kick(): void {
-    if (this.#stopped) return;
-    this.#dirty = true;
-    if (this.#busy) return;
-    this.#busy = true;
-    this.#running = (async () => {
-      try {
-        while (this.#dirty && !this.#stopped) {
-          this.#dirty = false;
-          try {
-            for (const share of this.#shares.list() as HostNetworkFilesystem[])
-              await this.#reconcile(share);
-            await this.#growShares();
-          } catch (error) {
-            this.errors.push(error);
-            clearTimeout(this.#retry);
-            this.#retry = setTimeout(() => this.#kick(), 200);
-          }
-        }
-      } finally {
-        this.#busy = false;
-      }
-    })();
+  /** One pass over everything the actor sees. */
+  async #reconcileAll(): Promise<void> {
+    for (const share of this.#shares.list() as HostNetworkFilesystem[])
+      await this.#reconcile(share);
+    await this.#growShares();
   }
 
   #pv(name: string): HostPv | undefined {

@@ -31,6 +31,7 @@ import {
   VOLUME_SNAPSHOTS,
   type HostSnapshotContent,
 } from './host-snapshot-actor.js';
+import { ReconcileLoop } from './reconcile-loop.js';
 
 const PVCS = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
 const PVS = { group: '', version: 'v1', plural: 'persistentvolumes' };
@@ -119,13 +120,12 @@ export class HostStorageActor {
   #imageDirectory: string | undefined;
   readonly #heldGrowth = new Set<string>();
   #scratch: Scratch | undefined;
-  #running: Promise<void> = Promise.resolve();
-  #dirty = false;
-  #busy = false;
-  #stopped = false;
   #targets = 0;
-  #retry: NodeJS.Timeout | undefined;
   readonly errors: unknown[] = [];
+  readonly #loop = new ReconcileLoop(
+    () => this.#reconcile(),
+    (error) => this.errors.push(error),
+  );
 
   constructor(options: HostStorageActorOptions) {
     this.#options = options;
@@ -156,7 +156,7 @@ export class HostStorageActor {
     });
     for (const informer of this.#informers())
       for (const event of ['add', 'update', 'delete', 'sync'] as const)
-        informer.on(event, () => this.#kick());
+        informer.on(event, () => this.#loop.kick());
   }
 
   #informers(): Informer[] {
@@ -174,7 +174,7 @@ export class HostStorageActor {
     await mkdir(this.#options.deviceDirectory, { recursive: true });
     if (this.#options.loopDevices !== false) this.#scratch = await createScratch('voe-csi-host-');
     await Promise.all(this.#informers().map((informer) => informer.start()));
-    this.#kick();
+    this.#loop.kick();
   }
 
   /** The host takes its time: PVC `name` does not grow until `release(name)`. */
@@ -185,7 +185,7 @@ export class HostStorageActor {
   /** Lets PVC `name` grow again (at once, if its request is above its capacity). */
   release(name: string): void {
     this.#heldGrowth.delete(name);
-    this.#kick();
+    this.#loop.kick();
   }
 
   /** How many times the PVC's storage request was changed since the actor started. */
@@ -200,46 +200,17 @@ export class HostStorageActor {
 
   /** Resolves once the actor has handled everything it has seen so far. */
   async settled(): Promise<void> {
-    for (;;) {
-      const running = this.#running;
-      await running;
-      if (running === this.#running && !this.#dirty && !this.#busy) return;
-    }
+    await this.#loop.settled();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#retry);
     await Promise.all(this.#informers().map((informer) => informer.stop()));
-    await this.#running.catch(() => undefined);
+    await this.#loop.stop();
     for (const byVolume of this.#attachments.values())
       for (const attachment of byVolume.values())
         if (attachment.link) await rm(attachment.link, { force: true });
     this.#attachments.clear();
     await this.#scratch?.cleanup();
-  }
-
-  #kick(): void {
-    if (this.#stopped) return;
-    this.#dirty = true;
-    if (this.#busy) return;
-    this.#busy = true;
-    this.#running = (async () => {
-      try {
-        while (this.#dirty && !this.#stopped) {
-          this.#dirty = false;
-          try {
-            await this.#reconcile();
-          } catch (error) {
-            this.errors.push(error);
-            clearTimeout(this.#retry);
-            this.#retry = setTimeout(() => this.#kick(), 200);
-          }
-        }
-      } finally {
-        this.#busy = false;
-      }
-    })();
   }
 
   async #request<T = unknown>(
