@@ -4,7 +4,7 @@ import { installCrds } from '../../../src/controlplane/index.js';
 import { goBuildEnv } from '../../../src/controlplane/go-build-env.js';
 import { downloadGoModule } from '../../../src/controlplane/guest-tools/download-go-module.js';
 import { readCrds } from '../../../src/controlplane/install-crds.js';
-import { isAlreadyExists, requestJson, resourcePath } from '../../../src/kube/index.js';
+import { stageLonghornSnapshotClass } from './host-scene.js';
 
 /**
  * Harvester's module at the release whose VolumeRemoteBackup and VolumeRemoteRestore
@@ -46,22 +46,5 @@ export const HOST_BACKUP_SNAPSHOT_CLASS = 'longhorn';
  */
 export async function stageHostBackups(kubeConfig: KubeConfig): Promise<void> {
   await installRemoteBackupCrds(kubeConfig);
-  await requestJson(kubeConfig, {
-    method: 'POST',
-    path: resourcePath({
-      group: 'snapshot.storage.k8s.io',
-      version: 'v1',
-      plural: 'volumesnapshotclasses',
-    }),
-    body: {
-      apiVersion: 'snapshot.storage.k8s.io/v1',
-      kind: 'VolumeSnapshotClass',
-      metadata: { name: HOST_BACKUP_SNAPSHOT_CLASS },
-      driver: 'driver.longhorn.io',
-      deletionPolicy: 'Delete',
-      parameters: { type: 'bak' },
-    },
-  }).catch((error: unknown) => {
-    if (!isAlreadyExists(error)) throw error;
-  });
+  await stageLonghornSnapshotClass(kubeConfig, HOST_BACKUP_SNAPSHOT_CLASS, 'bak');
 }

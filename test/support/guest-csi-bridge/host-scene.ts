@@ -132,6 +132,15 @@ export function guestNodeVmi(): Record<string, unknown> {
  * snapshot CRDs (snapshot-crds.ts).
  */
 export async function stageHostSnapshotClass(kubeConfig: KubeConfig): Promise<void> {
+  await stageLonghornSnapshotClass(kubeConfig, HOST_SNAPSHOT_CLASS, 'snap');
+}
+
+/** A host VolumeSnapshotClass of Longhorn's (driver.longhorn.io, deletionPolicy Delete) of Longhorn's snapshot `type` (snap, bak); one already there is kept. */
+export async function stageLonghornSnapshotClass(
+  kubeConfig: KubeConfig,
+  name: string,
+  type: string,
+): Promise<void> {
   await requestJson(kubeConfig, {
     method: 'POST',
     path: resourcePath({
@@ -142,10 +151,10 @@ export async function stageHostSnapshotClass(kubeConfig: KubeConfig): Promise<vo
     body: {
       apiVersion: 'snapshot.storage.k8s.io/v1',
       kind: 'VolumeSnapshotClass',
-      metadata: { name: HOST_SNAPSHOT_CLASS },
+      metadata: { name },
       driver: 'driver.longhorn.io',
       deletionPolicy: 'Delete',
-      parameters: { type: 'snap' },
+      parameters: { type },
     },
   }).catch((error: unknown) => {
     if (!isAlreadyExists(error)) throw error;
