@@ -43,7 +43,10 @@ import {
   type LabLayout,
   type LabLayoutKind,
 } from '../../support/guest-grow/lab-layouts.js';
-import { labGuestOutput } from '../../support/guest-grow/lab-guest-commands.js';
+import {
+  labGuestBlockAttribute,
+  labGuestOutput,
+} from '../../support/guest-grow/lab-guest-commands.js';
 import { labStatfsBytes } from '../../support/guest-grow/lab-statfs.js';
 import { labGuestAgent } from '../../support/guest-grow/grow-lab-layout.js';
 
@@ -98,21 +101,12 @@ after(async () => {
 /** The guest's /dev/vdX of each serial, once the guest lists every disk. */
 async function guestDisksBySerial(lab: LabVm): Promise<Map<string, string>> {
   return eventuallyValue(
-    async () => {
-      const listing = await labGuestOutput(lab, {
-        argv: ['sh', '-c', 'for d in /sys/block/vd*; do echo "${d##*/} $(cat "$d/serial")"; done'],
-      });
-      return new Map(
-        listing
-          .trim()
-          .split('\n')
-          .filter((line) => line.includes(' '))
-          .map((line) => {
-            const [name, serial] = line.split(' ') as [string, string];
-            return [serial, `/dev/${name}`] as const;
-          }),
-      );
-    },
+    async () =>
+      new Map(
+        (await labGuestBlockAttribute(lab, 'vd', 'serial')).map(
+          ([name, serial]) => [serial, `/dev/${name}`] as const,
+        ),
+      ),
     (found) => found.size >= DISKS.length,
     'the guest lists every disk',
     30_000,

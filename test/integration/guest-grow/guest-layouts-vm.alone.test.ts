@@ -22,7 +22,10 @@ import {
   type LabLayout,
   type LabLayoutKind,
 } from '../../support/guest-grow/lab-layouts.js';
-import { labGuestOutput } from '../../support/guest-grow/lab-guest-commands.js';
+import {
+  labGuestBlockAttribute,
+  labGuestOutput,
+} from '../../support/guest-grow/lab-guest-commands.js';
 import { labStatfsBytes } from '../../support/guest-grow/lab-statfs.js';
 import { growLabLayout, planLabDisk } from '../../support/guest-grow/grow-lab-layout.js';
 
@@ -142,21 +145,12 @@ after(() => libvirt.stop());
 /** The guest's /dev/sdX of each lab disk, by its size, once the guest lists them all. */
 async function guestDisksBySize(vm: LabVm, count: number): Promise<Map<bigint, string>> {
   return eventuallyValue(
-    async () => {
-      const listing = await labGuestOutput(vm, {
-        argv: ['sh', '-c', 'for d in /sys/block/sd*; do echo "${d##*/} $(cat "$d/size")"; done'],
-      });
-      return new Map(
-        listing
-          .trim()
-          .split('\n')
-          .filter((line) => line.includes(' '))
-          .map((line) => {
-            const [name, sectors] = line.split(' ') as [string, string];
-            return [BigInt(sectors) * 512n, `/dev/${name}`] as const;
-          }),
-      );
-    },
+    async () =>
+      new Map(
+        (await labGuestBlockAttribute(vm, 'sd', 'size')).map(
+          ([name, sectors]) => [BigInt(sectors) * 512n, `/dev/${name}`] as const,
+        ),
+      ),
     (found) => found.size >= count,
     'the guest lists every hotplugged disk',
     30_000,

@@ -24,3 +24,29 @@ export async function labGuestOutput(vm: LabVm, command: LabGuestCommand): Promi
     );
   return result.stdout;
 }
+
+/**
+ * Each guest block device /sys/block/<prefix>* with one of its sysfs attributes (`serial`,
+ * `size`), as [name, value]; devices without a value are left out.
+ */
+export async function labGuestBlockAttribute(
+  vm: LabVm,
+  prefix: string,
+  attribute: string,
+): Promise<Array<[string, string]>> {
+  const listing = await labGuestOutput(vm, {
+    argv: [
+      'sh',
+      '-c',
+      'for d in /sys/block/"$1"*; do echo "${d##*/} $(cat "$d/$2")"; done',
+      'sh',
+      prefix,
+      attribute,
+    ],
+  });
+  return listing
+    .trim()
+    .split('\n')
+    .filter((line) => line.includes(' ') && line.split(' ')[1] !== '')
+    .map((line) => line.split(' ') as [string, string]);
+}
