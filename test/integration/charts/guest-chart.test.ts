@@ -159,8 +159,11 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             assert.notMatch(object.metadata?.name ?? '', /^harvesterhci\.io:/, object.kind);
           assert.deepStrictEqual(
             objectsOf(objects, 'ClusterRole').map((o) => o.metadata?.name),
-            ['voe-csi-host'],
+            ['voe-csi-host', 'voe-csi-node-host'],
           );
+          assert.deepStrictEqual(oneOf(objects, 'ClusterRole', 'voe-csi-node-host')['rules'], [
+            { apiGroups: ['harvesterhci.io'], resources: ['networkfilesystems'], verbs: ['get'] },
+          ]);
           assert.sameMembers(
             objectsOf(objects, 'Role').map((o) => o.metadata?.name),
             ['voe-csi-host', 'voe-csi-node-host'],
@@ -688,6 +691,12 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             namespace: VM_NS,
           })),
           { verb: 'list', resource: 'pods', namespace: VM_NS },
+          ...['get', 'list', 'watch', 'create', 'patch', 'delete'].map((verb) => ({
+            verb,
+            group: 'harvesterhci.io',
+            resource: 'networkfilesystems',
+            namespace: 'harvester-system',
+          })),
           { verb: 'get', group: 'kubevirt.io', resource: 'virtualmachines', namespace: VM_NS },
           { verb: 'patch', group: 'kubevirt.io', resource: 'virtualmachines', namespace: VM_NS },
           {
@@ -777,9 +786,21 @@ describe('the guest-cluster CSI chart (lint, template, dry runs, RBAC)', functio
             namespace: VM_NS,
           },
           { verb: 'get', resource: 'persistentvolumeclaims', namespace: VM_NS },
+          {
+            verb: 'get',
+            group: 'harvesterhci.io',
+            resource: 'networkfilesystems',
+            namespace: 'harvester-system',
+          },
         ],
         [
           ...NOBODY,
+          ...['list', 'patch', 'create', 'delete'].map((verb) => ({
+            verb,
+            group: 'harvesterhci.io',
+            resource: 'networkfilesystems',
+            namespace: 'harvester-system',
+          })),
           { verb: 'patch', group: 'kubevirt.io', resource: 'virtualmachines', namespace: VM_NS },
           { verb: 'create', resource: 'persistentvolumeclaims', namespace: VM_NS },
           { verb: 'patch', resource: 'persistentvolumeclaims', namespace: VM_NS },
