@@ -29,19 +29,17 @@ import {
 import { HostStorageActor } from '../../support/guest-csi-bridge/host-storage-actor.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
 import { grpcCode } from '../../support/guest-csi-bridge/grpc-code.js';
+import {
+  createSnapshot,
+  readySnapshot as readyCsiSnapshot,
+  type CsiSnapshot as Snapshot,
+} from '../../support/guest-csi-bridge/snapshot-calls.js';
 
 const MiB = 1024 * 1024;
 const block = { block: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } };
 const BACKUP = { type: 'backup' };
 const backupId = (name: string): string => `backup:${GUEST_NAMESPACE}/${name}`;
 
-interface Snapshot {
-  snapshot_id: string;
-  source_volume_id: string;
-  size_bytes: string;
-  ready_to_use: boolean;
-  creation_time: { seconds: string } | null;
-}
 interface Volume {
   volume_id: string;
   capacity_bytes: string;
@@ -124,28 +122,11 @@ describe('guest CSI bridge: backup snapshots (Harvester VolumeRemoteBackup/Resto
     name: string,
     source: string,
     parameters: Record<string, string> = BACKUP,
-  ): Promise<Snapshot> =>
-    (
-      await csi.client.call<{ snapshot: Snapshot }>('Controller', 'CreateSnapshot', {
-        name,
-        source_volume_id: source,
-        parameters,
-      })
-    ).snapshot;
+  ): Promise<Snapshot> => createSnapshot(csi.client, name, source, parameters);
 
   /** CreateSnapshot again until the host reports it ready, as csi-snapshotter does. */
-  const readyBackup = async (name: string, source: string): Promise<Snapshot> => {
-    let answer = await snapshot(name, source);
-    await eventually(
-      async () => {
-        answer = await snapshot(name, source);
-        return answer.ready_to_use;
-      },
-      30_000,
-      `backup ${name} ready`,
-    );
-    return answer;
-  };
+  const readyBackup = async (name: string, source: string): Promise<Snapshot> =>
+    readyCsiSnapshot(csi.client, name, source, BACKUP);
 
   /** CreateVolume again while it answers ABORTED, as external-provisioner retries. */
   const restoreVolume = async (name: string, snapshotId: string): Promise<Volume> => {

@@ -27,17 +27,14 @@ import {
 import { HostStorageActor } from '../../support/guest-csi-bridge/host-storage-actor.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
 import { grpcCode } from '../../support/guest-csi-bridge/grpc-code.js';
+import {
+  createSnapshot,
+  readySnapshot as readyCsiSnapshot,
+  type CsiSnapshot as Snapshot,
+} from '../../support/guest-csi-bridge/snapshot-calls.js';
 
 const MiB = 1024 * 1024;
 const block = { block: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } };
-
-interface Snapshot {
-  snapshot_id: string;
-  source_volume_id: string;
-  size_bytes: string;
-  ready_to_use: boolean;
-  creation_time: { seconds: string } | null;
-}
 
 describe('guest CSI bridge: snapshots and restores on a real host API server', function () {
   this.timeout(120_000);
@@ -89,28 +86,11 @@ describe('guest CSI bridge: snapshots and restores on a real host API server', f
     name: string,
     source: string,
     parameters: Record<string, string> = { hostSnapshotClass: HOST_SNAPSHOT_CLASS },
-  ): Promise<Snapshot> =>
-    (
-      await csi.client.call<{ snapshot: Snapshot }>('Controller', 'CreateSnapshot', {
-        name,
-        source_volume_id: source,
-        parameters,
-      })
-    ).snapshot;
+  ): Promise<Snapshot> => createSnapshot(csi.client, name, source, parameters);
 
   /** CreateSnapshot again until the host reports it ready, as csi-snapshotter does. */
-  const readySnapshot = async (name: string, source: string): Promise<Snapshot> => {
-    let answer = await snapshot(name, source);
-    await eventually(
-      async () => {
-        answer = await snapshot(name, source);
-        return answer.ready_to_use;
-      },
-      30_000,
-      `snapshot ${name} ready`,
-    );
-    return answer;
-  };
+  const readySnapshot = async (name: string, source: string): Promise<Snapshot> =>
+    readyCsiSnapshot(csi.client, name, source, { hostSnapshotClass: HOST_SNAPSHOT_CLASS });
 
   it('announces CREATE_DELETE_SNAPSHOT and LIST_SNAPSHOTS', async () => {
     const answer = await csi.client.call<{ capabilities: Array<{ rpc: { type: string } }> }>(
