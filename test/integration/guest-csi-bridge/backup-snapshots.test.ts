@@ -3,11 +3,13 @@
  * the credentials Harvester generates for a guest cluster, against a real host API server that
  * serves Harvester's VolumeRemoteBackup and VolumeRemoteRestore CRDs (harvester v1.8.0's module)
  * and the snapshot CRDs; the host storage actor plays the host's storage, snapshot-controller,
- * csi-snapshotter and Harvester's backup and restore controllers. CreateSnapshot, ListSnapshots,
- * CreateVolume from a backup, DeleteVolume and DeleteSnapshot, with the spec's codes.
+ * csi-snapshotter and Harvester's backup and restore controllers, on loop devices (needs root).
+ * CreateSnapshot, ListSnapshots, CreateVolume from a backup, DeleteVolume and DeleteSnapshot,
+ * with the spec's codes; a restored volume holds the data the backup took.
  */
 import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { createKubeHostApi } from '../../../src/guest-csi-bridge/host/kube-host-api.js';
@@ -22,6 +24,7 @@ import { stageHostBackups } from '../../support/guest-csi-bridge/host-backup-sce
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
 import {
   GUEST_NAMESPACE,
+  GUEST_NODE,
   HOST_SNAPSHOT_CLASS,
   stageHostScene,
   stageHostSnapshotClass,
@@ -39,6 +42,29 @@ const MiB = 1024 * 1024;
 const block = { block: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } };
 const BACKUP = { type: 'backup' };
 const backupId = (name: string): string => `backup:${GUEST_NAMESPACE}/${name}`;
+
+/** Writes `text` on the block device `device` at byte `offset`, through to the device. */
+async function writeAt(device: string, offset: number, text: string): Promise<void> {
+  const file = await open(device, 'r+');
+  try {
+    await file.write(Buffer.from(text), 0, text.length, offset);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/** The `length` bytes of the block device `device` at byte `offset`, as text. */
+async function readAt(device: string, offset: number, length: number): Promise<string> {
+  const file = await open(device, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    await file.read(buffer, 0, length, offset);
+    return buffer.toString();
+  } finally {
+    await file.close();
+  }
+}
 
 interface Volume {
   volume_id: string;
@@ -68,7 +94,6 @@ describe('guest CSI bridge: backup snapshots (Harvester VolumeRemoteBackup/Resto
       kubeConfig: admin,
       namespace: GUEST_NAMESPACE,
       deviceDirectory: join(dir, 'by-id'),
-      loopDevices: false,
       snapshots: true,
       remoteBackups: true,
     });
@@ -166,7 +191,7 @@ describe('guest CSI bridge: backup snapshots (Harvester VolumeRemoteBackup/Resto
     assert.strictEqual(ready.size_bytes, String(64 * MiB));
     const done = await hostApi.getRemoteBackup('snapshot-backup-1');
     assert.isTrue(done?.status?.success);
-    assert.match(done?.status?.handle ?? '', /^snap:\/\//);
+    assert.match(done?.status?.handle ?? '', /^bak:\/\//);
     // Harvester cut it as a VolumeSnapshot of the backup's name, owned by it, not a guest snapshot.
     const cut = await hostApi.getVolumeSnapshot('snapshot-backup-1');
     assert.strictEqual(cut?.metadata?.ownerReferences?.[0]?.kind, 'VolumeRemoteBackup');
@@ -349,6 +374,43 @@ describe('guest CSI bridge: backup snapshots (Harvester VolumeRemoteBackup/Resto
       }),
       grpcCode(status.ALREADY_EXISTS),
     );
+  });
+
+  /** ControllerPublishVolume onto the guest node's VM: the host hotplugs it, a loop device here. */
+  const attachedDevice = async (volumeId: string): Promise<string> => {
+    await csi.client.call('Controller', 'ControllerPublishVolume', {
+      volume_id: volumeId,
+      node_id: GUEST_NODE,
+      volume_capability: block,
+      readonly: false,
+    });
+    const device = actor.deviceOf(volumeId);
+    assert.isString(device, `${volumeId} hotplugged`);
+    return device!;
+  };
+
+  it('a volume restored from a backup holds what was written before the backup, not what was written after', async () => {
+    const source = await boundVolume('pvc-backup-data');
+    const device = await attachedDevice(source.volume_id);
+    const before = 'written before the backup';
+    const after = 'written after the backup!';
+    await writeAt(device, 0, before);
+    await readyBackup('snapshot-backup-data', source.volume_id);
+    const handle = (await hostApi.getRemoteBackup('snapshot-backup-data'))?.status?.handle;
+    assert.match(handle ?? '', /^bak:\/\//, "Longhorn's handle of a backup");
+    await writeAt(device, 0, after);
+    await writeAt(device, 32 * MiB, after);
+    const restored = await restoreVolume('pvc-from-backup-data', backupId('snapshot-backup-data'));
+    await eventually(
+      async () =>
+        (await hostApi.getRemoteRestore('pvc-from-backup-data'))?.status?.success === true,
+      30_000,
+      'the restore done',
+    );
+    const copy = await attachedDevice(restored.volume_id);
+    assert.strictEqual(await readAt(copy, 0, before.length), before);
+    assert.strictEqual(await readAt(copy, 32 * MiB, after.length), '\0'.repeat(after.length));
+    assert.strictEqual(await readAt(device, 0, after.length), after, 'the source kept its writes');
   });
 
   const restoreRefusals: Array<{

@@ -113,6 +113,13 @@ function withReady(
  *   the snapshot, and the finalizer goes;
  * - the garbage collector (kube-controller-manager's, attemptToDeleteItem): a VolumeSnapshot or
  *   PVC whose owning backup or restore is gone is deleted.
+ * Harvester moves no data itself; Longhorn does, behind the objects these handlers make, and the
+ * storage and snapshot actors play it: the backup's VolumeSnapshot, on Longhorn's class of `type:
+ * bak`, is cut by CreateSnapshot (createCSISnapshotTypeLonghornBackup: the volume's bytes as they
+ * are then, copied to the backup target under the `bak://` handle the backup records); the
+ * restore's PVC, from the pre-provisioned snapshot of that handle, is provisioned by CreateVolume
+ * (the backup restored through `fromBackup`: those bytes copied into the new volume before it is
+ * bound, so before the restore counts as ready).
  */
 export async function reconcileRemoteBackups(
   request: HostRequest,

@@ -49,10 +49,31 @@ export interface HostSnapshotContent {
 interface SnapshotClass {
   driver?: string;
   deletionPolicy?: string;
+  parameters?: Record<string, string>;
 }
 
-/** Keeps the data of the source PVC `claim` as the snapshot `snapshot` (the storage's CSI CreateSnapshot). */
-export type SnapshotCutter = (snapshot: string, claim: string) => Promise<void>;
+/**
+ * Keeps the data of the source PVC `claim` under the snapshot handle `handle` (Longhorn's CSI
+ * CreateSnapshot: an in-cluster snapshot of the volume, or a backup of it on the backup target).
+ */
+export type SnapshotCutter = (handle: string, claim: string) => Promise<void>;
+
+/**
+ * The handle Longhorn's CreateSnapshot (longhorn-manager csi/controller_server.go) answers for
+ * the VolumeSnapshotClass parameter `type`, named by encodeSnapshotID `<type>://<volume>/<id>`:
+ * `snap` (createCSISnapshotTypeLonghornSnapshot) an in-cluster snapshot named as the CSI snapshot
+ * (csi-snapshotter's `snapshot-<VolumeSnapshot uid>`); `bak`, the deprecated `bs`, or none
+ * (createCSISnapshotTypeLonghornBackup) a backup on the backup target, whose name Longhorn
+ * generates (`backup-<id>`; the VolumeSnapshot's uid stands for the id here).
+ */
+export function longhornSnapshotHandle(
+  type: string | undefined,
+  volume: string,
+  snapshotUid: string,
+): string {
+  if (type === 'snap') return `snap://${volume}/snapshot-${snapshotUid}`;
+  return `bak://${volume}/backup-${snapshotUid.replace(/-/g, '').slice(0, 16)}`;
+}
 
 /** The requests the actor sends (the storage actor's, as cluster admin). */
 export type HostRequest = <T = unknown>(
@@ -89,8 +110,10 @@ export function contentNameOf(snapshot: HostVolumeSnapshot): string {
  * - a deleted snapshot (processSnapshotWithDeletionTimestamp): a Delete-policy content annotated
  *   being-deleted and deleted, then the snapshot's finalizers removed; the sidecar's
  *   deleteCSISnapshot then removes the content's finalizer.
- * `cut` keeps the source's data (the storage actor copies a hotplugged volume's loop device), so
- * a volume restored from the snapshot starts with it.
+ * `cut` keeps the source's data under the handle (the storage actor copies a hotplugged volume's
+ * loop device: beside the volume for a Longhorn snapshot, to the backup target for a backup), so
+ * a volume restored from the snapshot, or from a pre-provisioned one of the same handle, starts
+ * with it.
  */
 export async function reconcileHostSnapshots(
   request: HostRequest,
@@ -320,16 +343,29 @@ async function syncSnapshot(
     return;
   }
   if (!content.status?.snapshotHandle) {
-    // The sidecar cuts the snapshot: Longhorn answers the volume's size (the PVC's capacity).
+    // The sidecar's CreateSnapshot with the class's parameters: Longhorn keeps the volume's data
+    // under the handle of the class's type and answers the volume's size (the PVC's capacity).
     const pvc = await request<HostPvc>('GET', resourcePath(pvcRef)).catch(ignoreNotFound);
     const size = parseQuantityCeil(pvc?.status?.capacity?.['storage'] ?? '0');
-    await cut(name, claim);
+    const snapshotClass = await request<SnapshotClass>(
+      'GET',
+      resourcePath({
+        ...VOLUME_SNAPSHOT_CLASSES,
+        name: content.spec?.volumeSnapshotClassName ?? '',
+      }),
+    ).catch(ignoreNotFound);
+    const handle = longhornSnapshotHandle(
+      snapshotClass?.parameters?.['type'],
+      pvc?.spec?.volumeName ?? claim,
+      snapshot.metadata?.uid ?? '',
+    );
+    await cut(handle, claim);
     await request(
       'PATCH',
       resourcePath({ ...VOLUME_SNAPSHOT_CONTENTS, name: content.metadata?.name ?? '' }, 'status'),
       {
         status: {
-          snapshotHandle: `snap://${pvc?.spec?.volumeName ?? claim}/snapshot-${snapshot.metadata?.uid ?? ''}`,
+          snapshotHandle: handle,
           creationTime: Date.now() * 1_000_000,
           readyToUse: true,
           restoreSize: Number(size),

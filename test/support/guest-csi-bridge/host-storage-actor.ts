@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink, truncate } from 'node:fs/promises';
+import { access, mkdir, rm, symlink, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -83,6 +83,18 @@ function bytesOf(quantity: string | undefined): bigint {
   return quantity ? parseQuantityCeil(quantity) : 0n;
 }
 
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A sparse copy of a volume image: only the written blocks take room. */
+async function copySparse(from: string, to: string): Promise<void> {
+  await sh('cp', ['--sparse=always', from, to]);
+}
+
 /**
  * Plays the host's storage and hypervisor for a guest cluster's volumes, writing what the real
  * components write, level-based from what it watches in one host namespace:
@@ -98,9 +110,12 @@ function bytesOf(quantity: string | undefined): bigint {
  *   a PVC that grows grows its loop device (the hypervisor's BlockResize);
  * - with `snapshots`, the host's snapshot controller and snapshotter (host-snapshot-actor.ts), and
  *   a PVC restored from a VolumeSnapshot provisioned only once that snapshot is ready; a snapshot
- *   of a hotplugged volume keeps a copy of its loop device, which a restored volume starts from;
+ *   of a hotplugged volume keeps a copy of its loop device under its handle (a backup, on the
+ *   backup target directory), which the restored volume gets before it is bound;
  * - with `remoteBackups`, Harvester's VolumeRemoteBackup and VolumeRemoteRestore controllers
- *   (host-remote-backup-actor.ts).
+ *   (host-remote-backup-actor.ts): their backup is such a snapshot on Longhorn's backup class, their
+ *   restore a PVC from a pre-provisioned snapshot of the backup's handle, so it holds the backup's
+ *   data.
  * It also counts the writes of each PVC's request, as the API server delivered them.
  */
 export class HostStorageActor {
@@ -115,9 +130,6 @@ export class HostStorageActor {
   readonly #requestWrites = new Map<string, number>();
   readonly #provisioners = new Map<string, string>();
   readonly refuseGrowth = new Set<string>();
-  /** The data of each snapshot cut of a hotplugged volume: a copy of its loop device's backing file. */
-  readonly #snapshotImages = new Map<string, string>();
-  #imageDirectory: string | undefined;
   readonly #heldGrowth = new Set<string>();
   #scratch: Scratch | undefined;
   #targets = 0;
@@ -257,7 +269,7 @@ export class HostStorageActor {
         namespace,
         snapshots,
         (this.#contents?.list() ?? []) as HostSnapshotContent[],
-        (snapshot, claim) => this.#keepSnapshotData(snapshot, claim),
+        (handle, claim) => this.#keepSnapshotData(handle, claim),
       );
     if (this.#remoteBackups && this.#remoteRestores)
       await reconcileRemoteBackups(
@@ -360,6 +372,7 @@ export class HostStorageActor {
     const name = pvc.metadata?.name ?? '';
     const pvName = pvc.spec?.volumeName || `pvc-${pvc.metadata?.uid ?? name}`;
     const provisioner = await this.#provisionerOf(pvc.spec?.storageClassName);
+    await this.#restoreSnapshotData(pvc);
     const accessModes = pvc.spec?.accessModes ?? ['ReadWriteMany'];
     await this.#request('POST', resourcePath(PVS), {
       apiVersion: 'v1',
@@ -420,15 +433,66 @@ export class HostStorageActor {
     );
   }
 
-  /** Longhorn's snapshot of an attached volume: a sparse copy of its loop device's backing file. */
-  async #keepSnapshotData(snapshot: string, claim: string): Promise<void> {
+  /**
+   * Where the data kept under a Longhorn snapshot handle (`<type>://<volume>/<id>`:
+   * longhornSnapshotHandle) lies: a snapshot beside its volume, a backup on the backup target
+   * (under a backup volume of the source volume's name, as Longhorn's backupstore keeps one).
+   */
+  async #imageOf(handle: string): Promise<string | undefined> {
+    const match = /^(snap|bak):\/\/([^/]+)\/([^/]+)$/.exec(handle);
+    if (!match || !this.#scratch) return undefined;
+    const [, type, volume, id] = match;
+    const store = type === 'bak' ? 'backup-target' : 'snapshots';
+    return join(await this.#scratch.directory(join(store, volume!)), `${id!}.img`);
+  }
+
+  /**
+   * Longhorn's CreateSnapshot of an attached volume: its data as it is now (a sparse copy of its
+   * loop device's backing file, once the page cache is written) kept under the handle: an
+   * in-cluster snapshot (createCSISnapshotTypeLonghornSnapshot), or a backup of it uploaded to
+   * the backup target (createCSISnapshotTypeLonghornBackup: ActionSnapshotCRCreate, then
+   * ActionSnapshotBackup). Later writes to the volume are in neither.
+   */
+  async #keepSnapshotData(handle: string, claim: string): Promise<void> {
     const loop = this.#loopOf(claim);
-    if (!loop || !this.#scratch) return;
-    this.#imageDirectory ??= await this.#scratch.directory('snapshots');
-    const image = join(this.#imageDirectory, `${snapshot}.img`);
+    const image = await this.#imageOf(handle);
+    if (!loop || !image) return;
     await sh('sync', []);
-    await sh('cp', ['--sparse=always', loop.backingFile, image]);
-    this.#snapshotImages.set(snapshot, image);
+    await copySparse(loop.backingFile, image);
+  }
+
+  /** The backing file of a volume restored from a snapshot (Longhorn's replica of it). */
+  async #restoredImageOf(pvc: HostPvc): Promise<string | undefined> {
+    if (pvc.spec?.dataSource?.kind !== 'VolumeSnapshot' || !this.#scratch) return undefined;
+    return join(await this.#scratch.directory('restored'), `${pvc.metadata?.name ?? ''}.img`);
+  }
+
+  /**
+   * Longhorn's CreateVolume from a snapshot, before the volume is bound: external-provisioner
+   * passes the bound VolumeSnapshotContent's handle (getSnapshotSource); a `snap://` handle is
+   * cloned from the in-cluster snapshot (the dataSource parameter), a `bak://` one restored from the
+   * backup target (BackupVolume.ActionBackupGet, then the volume's fromBackup). The data lands in
+   * the restored volume's backing file, which its hotplug attaches; without kept data it starts
+   * blank.
+   */
+  async #restoreSnapshotData(pvc: HostPvc): Promise<void> {
+    const restored = await this.#restoredImageOf(pvc);
+    if (!restored || (await exists(restored))) return;
+    const snapshot = (this.#snapshots?.list() as HostVolumeSnapshot[] | undefined)?.find(
+      (s) => s.metadata?.name === pvc.spec?.dataSource?.name,
+    );
+    const contentName = snapshot?.status?.boundVolumeSnapshotContentName;
+    if (!contentName) return;
+    const content = await this.#request<HostSnapshotContent>(
+      'GET',
+      resourcePath({ ...VOLUME_SNAPSHOT_CONTENTS, name: contentName }),
+    ).catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+    const handle = content?.status?.snapshotHandle ?? content?.spec?.source?.snapshotHandle;
+    const image = handle ? await this.#imageOf(handle) : undefined;
+    if (image && (await exists(image))) await copySparse(image, restored);
   }
 
   #loopOf(volume: string): LoopDevice | undefined {
@@ -439,16 +503,12 @@ export class HostStorageActor {
     return undefined;
   }
 
-  /** The loop device of a hotplugged volume: blank, or, restored from a snapshot with data, a copy of it (what Longhorn restores). */
+  /** The loop device of a hotplugged volume: blank, or over the data its restore wrote, at the volume's size. */
   async #attachLoop(scratch: Scratch, pvc: HostPvc, bytes: number): Promise<LoopDevice> {
-    const source = pvc.spec?.dataSource;
-    const image =
-      source?.kind === 'VolumeSnapshot' ? this.#snapshotImages.get(source.name ?? '') : undefined;
-    if (!image || !this.#imageDirectory) return scratch.attach(bytes);
-    const copy = join(this.#imageDirectory, `restore-${pvc.metadata?.name ?? ''}.img`);
-    await sh('cp', ['--sparse=always', image, copy]);
-    await truncate(copy, bytes);
-    return scratch.attachFile(copy);
+    const restored = await this.#restoredImageOf(pvc);
+    if (!restored || !(await exists(restored))) return scratch.attach(bytes);
+    await truncate(restored, bytes);
+    return scratch.attachFile(restored);
   }
 
   async #hotplug(vm: HostVm): Promise<void> {
