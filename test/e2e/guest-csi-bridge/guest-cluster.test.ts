@@ -3,14 +3,15 @@
  * external-attacher, csi-snapshotter and external-resizer (the chart's flags), snapshot-controller,
  * kube-controller-manager's PV binder and attach-detach controllers, on a guest control plane of
  * their own; the kubelet actor on loop devices; the host control plane with voe's webhook and the
- * host storage actor (and, for an attach during a live migration of the node VM, the host
- * migration actor). `voe csi` talks to the host with the credentials Harvester generates for a
+ * host storage actor (with the host's snapshot controllers and Harvester's backup and restore
+ * controllers; and, for an attach during a live migration of the node VM, the host migration
+ * actor). `voe csi` talks to the host with the credentials Harvester generates for a
  * guest cluster, never admin. Each scenario is read from what the sidecars and controllers write
  * on the guest objects. Needs root.
  */
 import { describe, it } from 'mocha';
 import { assert } from 'chai';
-import { readFile, statfs, writeFile } from 'node:fs/promises';
+import { readdir, readFile, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isNotFound, requestJson, resourcePath } from '../../../src/kube/index.js';
@@ -305,6 +306,86 @@ describe('guest CSI bridge: a guest cluster with the real sidecars and controlle
           name: handle,
         }),
       }).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    );
+  });
+
+  it("backs a volume up through a VolumeSnapshotClass of type backup and restores it: Harvester's VolumeRemoteBackup and VolumeRemoteRestore, and a PVC from it holds what was written before the backup", async () => {
+    const host = cluster.host.kubeConfig;
+    // The class docs/csi.md shows beside the chart's harvester-snapshot.
+    await objects().createVolumeSnapshotClass('harvester-backup', { type: 'backup' });
+    const source = await volumeInUse('backup-source', '320Mi', 'harvester');
+    const sourceDir = cluster.kubelet.targetPath(source.pv, source.podUid)!;
+    const written = 'written before the backup\n';
+    await writeFile(join(sourceDir, 'note.txt'), written);
+    await objects().createVolumeSnapshot('backup-1', 'backup-source', 'harvester-backup');
+    await until(
+      'the VolumeSnapshot ready (snapshot-controller, csi-snapshotter, CreateSnapshot until Harvester is done)',
+      async () => (await objects().volumeSnapshot('backup-1')).status?.readyToUse === true,
+    );
+    const snapshot = await objects().volumeSnapshot('backup-1');
+    const content = await objects().volumeSnapshotContent(
+      snapshot.status!.boundVolumeSnapshotContentName!,
+    );
+    const handle = content.status!.snapshotHandle!;
+    assert.match(handle, new RegExp(`^backup:${GUEST_NAMESPACE}/`));
+    const backupPath = resourcePath({
+      group: 'harvesterhci.io',
+      version: 'v1beta1',
+      plural: 'volumeremotebackups',
+      namespace: GUEST_NAMESPACE,
+      name: handle.slice(handle.indexOf('/') + 1),
+    });
+    const backup = await requestJson<{
+      spec?: { source?: string };
+      status?: { success?: boolean; handle?: string };
+    }>(host, { method: 'GET', path: backupPath });
+    assert.strictEqual(backup.spec?.source, (await objects().pv(source.pv)).spec.csi.volumeHandle);
+    assert.isTrue(backup.status?.success);
+    assert.match(
+      backup.status?.handle ?? '',
+      /^bak:\/\//,
+      "Longhorn's backup on the backup target",
+    );
+    await writeFile(join(sourceDir, 'later.txt'), 'written after the backup\n');
+
+    // As for a snapshot: the source's pod goes first (xfs refuses a second mount of one UUID).
+    await objects().deletePod('backup-source-app');
+    await until('the source pod gone (kubelet tore the volume down)', () =>
+      objects().gone('pod', 'backup-source-app'),
+    );
+    await objects().createPvc('backup-restored', '320Mi', 'harvester', 'backup-1');
+    await until(
+      'the restored PVC Bound (CreateVolume until the VolumeRemoteRestore made the host PVC)',
+      async () => (await objects().pvc('backup-restored')).status?.phase === 'Bound',
+    );
+    const restoredPv = await objects().pvOf('backup-restored');
+    const restore = await requestJson<{ spec?: { from?: string } }>(host, {
+      method: 'GET',
+      path: resourcePath({
+        group: 'harvesterhci.io',
+        version: 'v1beta1',
+        plural: 'volumeremoterestores',
+        namespace: GUEST_NAMESPACE,
+        name: restoredPv.spec.csi.volumeHandle,
+      }),
+    });
+    assert.strictEqual(restore.spec?.from, handle.slice('backup:'.length));
+    const pod = await objects().createPod('backup-restored-app', 'backup-restored');
+    await until(
+      'the restored volume published',
+      async () =>
+        cluster.kubelet.targetPath(restoredPv.metadata.name, pod.metadata.uid) !== undefined,
+    );
+    const target = cluster.kubelet.targetPath(restoredPv.metadata.name, pod.metadata.uid)!;
+    assert.strictEqual(await readFile(join(target, 'note.txt'), 'utf8'), written);
+    assert.notInclude(await readdir(target), 'later.txt', 'written after the backup');
+
+    await objects().deleteVolumeSnapshot('backup-1');
+    await until('the host VolumeRemoteBackup deleted', async () =>
+      requestJson(host, { method: 'GET', path: backupPath }).then(
         () => false,
         (error: unknown) => isNotFound(error),
       ),

@@ -16,6 +16,7 @@ import { hasCapSysResource } from '../fsresize/loop-device.js';
 import { chartControllerKubeConfig } from '../guest-csi-bridge/chart-controller-credentials.js';
 import { createCsiClient } from '../guest-csi-bridge/csi-client.js';
 import { harvesterGuestKubeConfig } from '../guest-csi-bridge/harvester-credentials.js';
+import { stageHostBackups } from '../guest-csi-bridge/host-backup-scene.js';
 import { useHostControlPlane } from '../guest-csi-bridge/host-control-plane.js';
 import {
   GUEST_NAMESPACE,
@@ -105,8 +106,9 @@ export interface StartedGuestCluster extends GuestCluster {
 }
 
 /**
- * A guest cluster on the host control plane `host`: the host scene, voe's webhook and the host
- * storage actor on loop devices; a second control plane as the guest's; `voe csi` on a unix
+ * A guest cluster on the host control plane `host`: the host scene (with Longhorn's snapshot and
+ * backup classes and Harvester's backup CRDs), voe's webhook and the host storage actor on loop
+ * devices (with the snapshot and remote backup actors); a second control plane as the guest's; `voe csi` on a unix
  * socket with the host kubeconfig Harvester generates for a guest cluster (not admin), the
  * chart's node-id flags and its node monitor (with the chart's controller ServiceAccount on the
  * guest); kube-controller-manager (the PV binder, attach-detach and pod GC controllers); the
@@ -217,6 +219,7 @@ async function startGuestCluster(
   await mkdir(kubeletDir, { recursive: true });
   await stageHostScene(hostKc);
   await stageHostSnapshotClass(hostKc);
+  await stageHostBackups(hostKc);
   const hostKubeconfig = join(dir, 'host.kubeconfig');
   await writeGuestClusterKubeconfig(hostKc, hostKubeconfig);
   const webhook = await serveHostWebhook(hostKc, 'voe-guest-e2e');
@@ -225,6 +228,7 @@ async function startGuestCluster(
     namespace: GUEST_NAMESPACE,
     deviceDirectory: byId,
     snapshots: true,
+    remoteBackups: true,
   });
   const processes = new Map<string, ManagedProcess>();
   const sidecars = new Map<string, ReturnType<typeof superviseTool>>();

@@ -105,6 +105,22 @@ export class GuestObjects {
     });
   }
 
+  /** A VolumeSnapshotClass of the driver (deletionPolicy Delete) with `parameters`, as docs/csi.md shows one. */
+  async createVolumeSnapshotClass(name: string, parameters: Record<string, string>): Promise<void> {
+    await requestJson(this.kc, {
+      method: 'POST',
+      path: resourcePath({ ...SNAPSHOTS, plural: 'volumesnapshotclasses' }),
+      body: {
+        apiVersion: 'snapshot.storage.k8s.io/v1',
+        kind: 'VolumeSnapshotClass',
+        metadata: { name },
+        driver: 'driver.harvesterhci.io',
+        deletionPolicy: 'Delete',
+        parameters,
+      },
+    });
+  }
+
   volumeSnapshot(name: string): Promise<GuestVolumeSnapshot> {
     return requestJson<GuestVolumeSnapshot>(this.kc, {
       method: 'GET',
