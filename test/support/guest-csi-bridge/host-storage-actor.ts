@@ -461,10 +461,11 @@ export class HostStorageActor {
     await copySparse(loop.backingFile, image);
   }
 
-  /** The backing file of a volume restored from a snapshot (Longhorn's replica of it). */
+  /** The backing file of a volume restored from a snapshot (Longhorn's replica of it), one per PVC uid. */
   async #restoredImageOf(pvc: HostPvc): Promise<string | undefined> {
-    if (pvc.spec?.dataSource?.kind !== 'VolumeSnapshot' || !this.#scratch) return undefined;
-    return join(await this.#scratch.directory('restored'), `${pvc.metadata?.name ?? ''}.img`);
+    const uid = pvc.metadata?.uid;
+    if (pvc.spec?.dataSource?.kind !== 'VolumeSnapshot' || !uid || !this.#scratch) return undefined;
+    return join(await this.#scratch.directory('restored'), `${uid}.img`);
   }
 
   /**
