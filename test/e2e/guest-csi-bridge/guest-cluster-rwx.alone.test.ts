@@ -204,7 +204,13 @@ describe('guest CSI bridge: an RWX volume on two guest nodes with the real sidec
 
     it('is written on one node and read on the other', async () => {
       const [a, b] = targets();
-      await guestRun(vm, '/bin/sh', ['-c', `echo written-on-node-a > ${a}/hello`]);
+      // The path is the shell's argument, never part of its script.
+      await guestRun(vm, '/bin/sh', [
+        '-c',
+        'echo written-on-node-a > "$1"',
+        'sh',
+        join(a, 'hello'),
+      ]);
       assert.strictEqual(
         (await guestRun(vm, '/bin/cat', [join(b, 'hello')])).trim(),
         'written-on-node-a',
