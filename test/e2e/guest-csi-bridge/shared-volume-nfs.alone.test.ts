@@ -13,21 +13,18 @@ import { assert } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLabVm, startLibvirt, type LabVm } from '../../../src/demo/index.js';
-import {
-  USER_NETWORK_GUEST_ADDRESS,
-  USER_NETWORK_HOST_ADDRESS,
-} from '../../../src/demo/lab/guest-init.js';
+import type { LabVm } from '../../../src/demo/index.js';
+import { USER_NETWORK_HOST_ADDRESS } from '../../../src/demo/lab/guest-init.js';
 import { createScratch, type Scratch } from '../../support/fsresize/loop-device.js';
 import { captureLogger } from '../../support/capture-logger.js';
 import { eventuallyValue } from '../../support/eventually.js';
 import { useHostControlPlane } from '../../support/guest-csi-bridge/host-control-plane.js';
-import { GUEST_NAMESPACE, GUEST_NODE } from '../../support/guest-csi-bridge/host-scene.js';
+import { GUEST_NODE } from '../../support/guest-csi-bridge/host-scene.js';
 import { startShareHost, type ShareHost } from '../../support/guest-csi-bridge/share-host.js';
 import { startTestDriver, type TestDriver } from '../../support/guest-csi-bridge/test-driver.js';
 import { GaneshaShareServer } from '../../support/nfs/ganesha-share-server.js';
-import { guestNfsMounter, guestRun } from '../../support/nfs/guest-nfs-mounter.js';
-import { testCacheDir } from '../../support/use-control-plane.js';
+import { guestRun, guestStatfsBytes } from '../../support/nfs/guest-nfs-mounter.js';
+import { startLabNfsClient, type LabNfsClient } from '../../support/nfs/lab-nfs-client.js';
 
 const MiB = 1024 * 1024;
 const SECOND_NODE = 'guest-node-2';
@@ -36,20 +33,11 @@ const shared = {
   access_mode: { mode: 'MULTI_NODE_MULTI_WRITER' },
 };
 
-/** The size of the filesystem mounted at `path` in the guest (busybox stat -f: blocks × block size). */
-async function guestStatfsBytes(vm: LabVm, path: string): Promise<number> {
-  const [blocks, size] = (await guestRun(vm, '/bin/stat', ['-f', '-c', '%b %S', path]))
-    .trim()
-    .split(' ')
-    .map(Number);
-  return (blocks ?? 0) * (size ?? 0);
-}
-
 describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', function () {
   this.timeout(600_000);
   const host = useHostControlPlane();
   let scratch: Scratch;
-  let libvirt: Awaited<ReturnType<typeof startLibvirt>>;
+  let lab: LabNfsClient;
   let vm: LabVm;
   let server: GaneshaShareServer;
   let shareHost: ShareHost;
@@ -64,15 +52,9 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
     paths = await mkdtemp(join(tmpdir(), 'voe-rwx-'));
     server = new GaneshaShareServer({ scratch, clientAddress: USER_NETWORK_HOST_ADDRESS });
     shareHost = await startShareHost(host.cp.kubeConfig, dir, server);
-    libvirt = await startLibvirt();
-    vm = await startLabVm({
-      cacheDir: testCacheDir(),
-      namespace: GUEST_NAMESPACE,
-      name: GUEST_NODE,
-      disks: [],
-      userNetwork: true,
-    });
-    const mounter = guestNfsMounter(vm, USER_NETWORK_GUEST_ADDRESS);
+    lab = await startLabNfsClient();
+    vm = lab.vm;
+    const { mounter } = lab;
     const { driverKubeConfig, deviceDirectory } = shareHost;
     nodeA = await startTestDriver(driverKubeConfig, deviceDirectory, logs.logger, {
       ports: { mounter },
@@ -88,8 +70,7 @@ describe('guest CSI bridge: a shared volume over real NFS on two guest nodes', f
   after(async () => {
     await nodeB?.stop();
     await nodeA?.stop();
-    await vm?.destroy();
-    await libvirt?.stop();
+    await lab?.stop();
     await shareHost?.stop();
     await server?.close();
     await scratch?.cleanup();

@@ -87,6 +87,18 @@ export interface GuestCluster {
   logs(): Promise<string>;
 }
 
+/** What a test changes of the guest cluster. */
+export interface GuestClusterOptions {
+  /**
+   * Starts the node plugin the node's kubelet actor registers, as the chart's node DaemonSet runs
+   * one of its own beside the controller (e.g. an in-process driver whose Mounter mounts in the
+   * lab VM), and resolves its socket. It gets the host kubeconfig `voe csi` has (Harvester's
+   * generated guest-cluster kubeconfig, which the chart documents for the node plugin too). The
+   * kubelet actor uses `voe csi`'s own node service otherwise.
+   */
+  nodePlugin?: (hostKubeConfig: KubeConfig) => Promise<string>;
+}
+
 interface Running {
   dir: string;
   guest: ControlPlane;
@@ -112,11 +124,15 @@ export interface StartedGuestCluster extends GuestCluster {
  * socket with the host kubeconfig Harvester generates for a guest cluster (not admin), the
  * chart's node-id flags and its node monitor (with the chart's controller ServiceAccount on the
  * guest); kube-controller-manager (the PV binder, attach-detach and pod GC controllers); the
- * chart's CSI sidecars; the kubelet actor. Needs root (loop devices, mounts)
+ * chart's CSI sidecars; the kubelet actor (on `voe csi`'s node service, or the node plugin
+ * `options` names). Needs root (loop devices, mounts)
  * and the guest tools built (scripts/build-guest-tools.mjs; built here otherwise). What was
  * started is stopped when a step fails.
  */
-export async function startGuestClusterOn(host: ControlPlane): Promise<StartedGuestCluster> {
+export async function startGuestClusterOn(
+  host: ControlPlane,
+  options: GuestClusterOptions = {},
+): Promise<StartedGuestCluster> {
   const tools = await buildGuestTools({
     cacheDir: testCacheDir(),
     onProgress: (line) => process.stderr.write(`${line}\n`),
@@ -130,7 +146,7 @@ export async function startGuestClusterOn(host: ControlPlane): Promise<StartedGu
   }
   let running: Running | undefined;
   try {
-    await startGuestCluster(host.kubeConfig, tools, chart, (r) => (running = r));
+    await startGuestCluster(host.kubeConfig, tools, chart, options, (r) => (running = r));
   } catch (error) {
     if (running) await stopGuestCluster(running).catch(() => undefined);
     throw error;
@@ -166,7 +182,7 @@ export async function startGuestClusterOn(host: ControlPlane): Promise<StartedGu
  * plane of its own, started in a `before` hook and stopped before that control plane in an
  * `after` hook. Read its properties inside hooks and tests only.
  */
-export function useGuestCluster(): GuestCluster {
+export function useGuestCluster(options: GuestClusterOptions = {}): GuestCluster {
   const host = useHostControlPlane();
   let started: StartedGuestCluster | undefined;
   const get = (): StartedGuestCluster => {
@@ -176,7 +192,7 @@ export function useGuestCluster(): GuestCluster {
   };
   before(async function () {
     this.timeout(6 * TEST_START_TIMEOUT_MS);
-    started = await startGuestClusterOn(host.cp);
+    started = await startGuestClusterOn(host.cp, options);
   });
   host.beforeStop(async () => {
     await started?.stop();
@@ -211,6 +227,7 @@ async function startGuestCluster(
   hostKc: KubeConfig,
   tools: GuestToolPaths,
   chart: ChartGuestObjects,
+  options: GuestClusterOptions,
   publish: (running: Running) => void,
 ): Promise<Running> {
   const dir = await mkdtemp(join(tmpdir(), 'voe-guest-cluster-'));
@@ -221,7 +238,7 @@ async function startGuestCluster(
   await stageHostSnapshotClass(hostKc);
   await stageHostBackups(hostKc);
   const hostKubeconfig = join(dir, 'host.kubeconfig');
-  await writeGuestClusterKubeconfig(hostKc, hostKubeconfig);
+  const guestClusterKc = await writeGuestClusterKubeconfig(hostKc, hostKubeconfig);
   const webhook = await serveHostWebhook(hostKc, 'voe-guest-e2e');
   const hostActor = new HostStorageActor({
     kubeConfig: hostKc,
@@ -279,7 +296,7 @@ async function startGuestCluster(
   running.kubelet = new KubeletActor({
     kubeConfig: guestKc,
     nodeName: GUEST_NODE,
-    socket,
+    socket: options.nodePlugin ? await options.nodePlugin(guestClusterKc) : socket,
     kubeletDir,
   });
   await running.kubelet.start();
@@ -316,11 +333,11 @@ async function startGuestCluster(
 }
 
 /**
- * The host kubeconfig `voe csi` runs with, written to `file` (mode 0600): the one Harvester
- * generates for a guest cluster (a ServiceAccount in the guests' namespace bound only to
+ * The host kubeconfig `voe csi` runs with, written to `file` (mode 0600) and returned: the one
+ * Harvester generates for a guest cluster (a ServiceAccount in the guests' namespace bound only to
  * Harvester's two guest-cluster ClusterRoles), once its bindings are in force.
  */
-async function writeGuestClusterKubeconfig(admin: KubeConfig, file: string): Promise<void> {
+async function writeGuestClusterKubeconfig(admin: KubeConfig, file: string): Promise<KubeConfig> {
   const kc = await harvesterGuestKubeConfig(admin, GUEST_NAMESPACE, GUEST_CLUSTER_ACCOUNT);
   const hostApi = createKubeHostApi(kc);
   await eventually(
@@ -329,6 +346,7 @@ async function writeGuestClusterKubeconfig(admin: KubeConfig, file: string): Pro
     "Harvester's guest-cluster bindings in force",
   );
   await writeFile(file, kc.exportConfig(), { mode: 0o600 });
+  return kc;
 }
 
 /** Waits until `voe csi` answers Probe on `socket`. */

@@ -56,12 +56,13 @@ export interface GuestVolumeSnapshotContent {
 export class GuestObjects {
   constructor(private readonly kc: KubeConfig) {}
 
-  /** A PVC; restored from the VolumeSnapshot `fromSnapshot` when given. */
+  /** A PVC (ReadWriteOnce unless `accessModes` says otherwise); restored from the VolumeSnapshot `fromSnapshot` when given. */
   createPvc(
     name: string,
     size: string,
     storageClassName: string,
     fromSnapshot?: string,
+    accessModes: readonly string[] = ['ReadWriteOnce'],
   ): Promise<GuestPvc> {
     return requestJson<GuestPvc>(this.kc, {
       method: 'POST',
@@ -71,7 +72,7 @@ export class GuestObjects {
         kind: 'PersistentVolumeClaim',
         metadata: { name },
         spec: {
-          accessModes: ['ReadWriteOnce'],
+          accessModes,
           storageClassName,
           resources: { requests: { storage: size } },
           ...(fromSnapshot
@@ -177,8 +178,12 @@ export class GuestObjects {
     return this.pv(pvc.spec.volumeName);
   }
 
-  /** A pod of the guest node (no scheduler: bound by spec.nodeName) that mounts `claim` at /data. */
-  createPod(name: string, claim: string): Promise<{ metadata: { uid: string } }> {
+  /** A pod of the guest node `nodeName` (no scheduler: bound by spec.nodeName) that mounts `claim` at /data. */
+  createPod(
+    name: string,
+    claim: string,
+    nodeName = GUEST_NODE_NAME,
+  ): Promise<{ metadata: { uid: string } }> {
     return requestJson(this.kc, {
       method: 'POST',
       path: resourcePath({ ...PODS, namespace: APP_NAMESPACE }),
@@ -187,7 +192,7 @@ export class GuestObjects {
         kind: 'Pod',
         metadata: { name },
         spec: {
-          nodeName: GUEST_NODE_NAME,
+          nodeName,
           containers: [
             {
               name: 'app',

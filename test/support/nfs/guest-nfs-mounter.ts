@@ -13,6 +13,15 @@ export async function guestRun(vm: LabVm, path: string, args: readonly string[])
   return status.stdout;
 }
 
+/** The size of the filesystem mounted at `path` in the lab guest (busybox stat -f: blocks × block size). */
+export async function guestStatfsBytes(vm: LabVm, path: string): Promise<number> {
+  const [blocks, size] = (await guestRun(vm, '/bin/stat', ['-f', '-c', '%b %S', path]))
+    .trim()
+    .split(' ')
+    .map(Number);
+  return (blocks ?? 0) * (size ?? 0);
+}
+
 /**
  * The options mount.nfs gives the kernel for an NFSv4 mount (nfs-utils utils/mount/stropts.c:
  * nfs_append_addr_option adds the server's address as `addr=`, nfs_append_clientaddr_option the
@@ -31,9 +40,10 @@ export function nfs4MountOptions(
 /**
  * The node plugin's Mounter for a guest node that is the lab VM: the driver's NFS mount runs in
  * the guest's kernel as `mount -t nfs4 -o <options>,addr=,clientaddr= <server>:/<volume>
- * <path>` through the guest agent (argument arrays), unmounts with umount, and reads the guest's
- * /proc/self/mountinfo (the last mount at a path is the one it shows). Formatting and
- * bind-mounting a disk are not what a shared volume needs: they throw.
+ * <path>` through the guest agent (argument arrays), bind-mounts (NodePublishVolume's staged share
+ * at a pod's target path) with `mount -o bind`, then `remount,bind,ro` when read-only, unmounts
+ * with umount, and reads the guest's /proc/self/mountinfo (the last mount at a path is the one it
+ * shows). Formatting a disk is not what a shared volume needs: it throws.
  */
 export function guestNfsMounter(vm: LabVm, clientAddress: string): Mounter {
   const mountAt = async (path: string): Promise<MountEntry | null> => {
@@ -55,8 +65,10 @@ export function guestNfsMounter(vm: LabVm, clientAddress: string): Mounter {
     format() {
       return Promise.reject(new Error('the guest mounter does not format disks'));
     },
-    bind() {
-      return Promise.reject(new Error('the guest mounter does not bind-mount'));
+    async bind(source, target, readOnly) {
+      await guestRun(vm, '/bin/mkdir', ['-p', target]);
+      await guestRun(vm, '/bin/mount', ['-o', 'bind', source, target]);
+      if (readOnly) await guestRun(vm, '/bin/mount', ['-o', 'remount,bind,ro', target]);
     },
   };
 }
