@@ -4,11 +4,12 @@
  * hotplug pod per VM), and `voe watch` running against it as its own process. Measures:
  *   1. the initial sync: from the start of `voe watch` to /readyz 200 (every cache listed);
  *   2. the tracker's steady RSS (VmRSS of its process, after the sync and again after the load);
- *   3. the latency from an actor's write to the phase update, over 100 concurrent expansions: the
- *      test actors write what external-resizer, kubelet and virt-controller write for 100 PVCs at
- *      once, four times (NodeResizePending, NodeResizing, VMUpdating, HypervisorResizing), and a
- *      watch on VolumeExpansions in this process notes when each new phase arrives; the latency
- *      runs from the write's answer to that arrival.
+ *   3. the latency from an actor's write to the phase update, over 100 concurrent expansions, as
+ *      the peers write (external-resizer's 10 workers, then kubelet, then virt-controller's 10
+ *      VMI threads, each PVC going on by itself), and again with each phase's 100 writes sent at
+ *      once (NodeResizePending, NodeResizing, VMUpdating, HypervisorResizing); a watch on
+ *      VolumeExpansions in this process notes when each new phase arrives; the latency runs from
+ *      the write's answer to that arrival.
  * Goals: RSS under 200 MiB, p99 under 100 ms. Prints the figures (docs/performance.md "tracker").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +25,9 @@ import { ExpansionActors } from '../src/demo/index.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { chartSettings } from './support/chart-settings.js';
 import { histogramTotals, observedBetween } from './support/histogram-totals.js';
+import { PhaseArrivals } from './support/phase-arrivals.js';
+import { pool, workers } from './support/pool.js';
+import { childrenNamed, processCpuSeconds } from './support/process-cpu.js';
 import { processRss } from './support/process-rss.js';
 import { measuredOn, writeResults } from './support/results-section.js';
 import { claimName, ns, stageCluster, vmName, type ClusterShape } from './support/stage-cluster.js';
@@ -58,6 +62,189 @@ function quantile(sorted: number[], q: number): number {
 }
 
 const log = (line: string): void => void process.stderr.write(`bench:tracker: ${line}\n`);
+
+/** Every VM's first PVC is raised 10Gi → 20Gi; its VolumeExpansion is `<claim>-20gi`. */
+const NEW_SIZE = '20Gi';
+/** The spacing of the expansions' VMs: run n expands VMs n, 50 + n, 100 + n ... */
+const STEP = VMS / EXPANSIONS;
+/** The phases whose arrival is measured, in the order the peers' writes bring them. */
+const PHASES = ['NodeResizePending', 'NodeResizing', 'VMUpdating', 'HypervisorResizing'] as const;
+type MeasuredPhase = (typeof PHASES)[number];
+
+/**
+ * The peers' concurrency as shipped. external-resizer: 10 workers (cmd/csi-resizer/main.go,
+ * `--workers`; Longhorn's resizer Deployment keeps the default), each syncing one PVC at a time:
+ * its status, the PV, the PVC's pending node expansion. virt-controller's VMI controller: 10
+ * threads (pkg/virt-controller/watch/application.go, defaultVMIControllerThreads). kubelet's
+ * operation executor expands each volume in its own goroutine: no limit but its client's.
+ * The clients' rate limits (csi-resizer 5 QPS unless raised, kubelet 50, virt-controller 200)
+ * are not applied: they would only spread the writes further.
+ */
+const RESIZER_WORKERS = 10;
+const VMI_CONTROLLER_THREADS = 10;
+
+interface Target {
+  namespace: string;
+  vm: string;
+  claim: string;
+}
+
+function targetsOf(run: number): Target[] {
+  return Array.from({ length: EXPANSIONS }, (_, k) => k * STEP + (run % STEP)).map((i) => ({
+    namespace: ns(i),
+    vm: vmName(i),
+    claim: claimName(i, 0),
+  }));
+}
+
+const expansionKey = (t: Target, phase: string): string =>
+  PhaseArrivals.key(t.namespace, `${t.claim}-20gi`, phase);
+const pvNameOf = (t: Target): string => `pvc-${t.namespace}-${t.claim}`;
+
+/** The user raises the 100 PVCs at once; resolves once the tracker follows each of them. */
+async function startExpansions(
+  kubeConfig: KubeConfig,
+  targets: Target[],
+  arrivals: PhaseArrivals,
+): Promise<void> {
+  await Promise.all(
+    targets.map((t) =>
+      requestJson(kubeConfig, {
+        method: 'PATCH',
+        path: resourcePath({
+          group: '',
+          version: 'v1',
+          plural: 'persistentvolumeclaims',
+          namespace: t.namespace,
+          name: t.claim,
+        }),
+        contentType: 'application/merge-patch+json',
+        body: { spec: { resources: { requests: { storage: NEW_SIZE } } } },
+      }),
+    ),
+  );
+  await Promise.all(targets.map((t) => arrivals.arrived(expansionKey(t, 'ControllerResizing'))));
+}
+
+/** CPU seconds used so far by the tracker, the API server, etcd and this bench. */
+async function cpuOf(tracker: number): Promise<Record<CpuPart, number>> {
+  const [apiServer] = await childrenNamed(process.pid, 'kube-apiserver');
+  const [etcd] = await childrenNamed(process.pid, 'etcd');
+  const usage = process.cpuUsage();
+  return {
+    tracker: await processCpuSeconds(tracker),
+    apiServer: apiServer ? await processCpuSeconds(apiServer) : Number.NaN,
+    etcd: etcd ? await processCpuSeconds(etcd) : Number.NaN,
+    bench: (usage.user + usage.system) / 1e6,
+  };
+}
+type CpuPart = 'tracker' | 'apiServer' | 'etcd' | 'bench';
+
+/** The CPU seconds each part used between two readings, and the wall time. */
+function cpuBetween(
+  before: Record<CpuPart, number>,
+  after: Record<CpuPart, number>,
+  wallMs: number,
+): Record<CpuPart | 'wall', number> {
+  const used = (part: CpuPart) => Number((after[part] - before[part]).toFixed(2));
+  return {
+    tracker: used('tracker'),
+    apiServer: used('apiServer'),
+    etcd: used('etcd'),
+    bench: used('bench'),
+    wall: Number((wallMs / 1000).toFixed(2)),
+  };
+}
+
+/** performance.now() when `write`'s answer came. */
+async function answeredAt(write: () => Promise<void>): Promise<number> {
+  await write();
+  return performance.now();
+}
+
+/**
+ * The 100 expansions as the peers carry them: external-resizer's workers take the PVCs in turn;
+ * each PVC then goes on by itself: kubelet once its VolumeExpansion shows NodeResizePending (so
+ * that each write brings its own phase), then virt-controller's threads. The latency of each
+ * measured phase runs from the answer to the write that brings it to its arrival at the watch.
+ */
+async function peerPacedChains(
+  actors: ExpansionActors,
+  targets: Target[],
+  arrivals: PhaseArrivals,
+): Promise<Map<MeasuredPhase, number[]>> {
+  const samples = new Map<MeasuredPhase, number[]>(PHASES.map((phase) => [phase, []]));
+  const seen = async (t: Target, phase: MeasuredPhase, answered: number): Promise<void> => {
+    const at = await arrivals.arrived(expansionKey(t, phase));
+    samples.get(phase)!.push(Math.max(0, at - answered));
+  };
+  const vmiController = workers(VMI_CONTROLLER_THREADS);
+  const chains: Array<Promise<void>> = [];
+  const afterResizer = async (t: Target, answered: number): Promise<void> => {
+    await seen(t, 'NodeResizePending', answered);
+    await seen(
+      t,
+      'NodeResizing',
+      await answeredAt(() => actors.kubeletStarts(t.namespace, t.claim)),
+    );
+    await seen(
+      t,
+      'VMUpdating',
+      await answeredAt(() => actors.kubeletFinishes(t.namespace, t.claim)),
+    );
+    const synced = await vmiController(() =>
+      answeredAt(() => actors.virtControllerSyncs(t.namespace, t.vm, t.claim)),
+    );
+    await seen(t, 'HypervisorResizing', synced);
+  };
+  await pool(targets, RESIZER_WORKERS, async (t) => {
+    await actors.resizerStarts(t.namespace, t.claim, NEW_SIZE);
+    await actors.resizerGrowsPv(pvNameOf(t), NEW_SIZE);
+    const answered = await answeredAt(() => actors.resizerNeedsNode(t.namespace, t.claim));
+    chains.push(afterResizer(t, answered));
+  });
+  await Promise.all(chains);
+  return samples;
+}
+
+/**
+ * A stress beyond the peers: for each phase, the 100 writes that bring it sent at once, then
+ * the wait for the 100 arrivals. Returns each round's latencies and the tracker's own steps.
+ */
+async function burstRounds(
+  actors: ExpansionActors,
+  targets: Target[],
+  arrivals: PhaseArrivals,
+  url: string,
+) {
+  const writes: Record<MeasuredPhase, (t: Target) => Promise<void>> = {
+    NodeResizePending: (t) => actors.resizerNeedsNode(t.namespace, t.claim),
+    NodeResizing: (t) => actors.kubeletStarts(t.namespace, t.claim),
+    VMUpdating: (t) => actors.kubeletFinishes(t.namespace, t.claim),
+    HypervisorResizing: (t) => actors.virtControllerSyncs(t.namespace, t.vm, t.claim),
+  };
+  const rounds = [];
+  for (const phase of PHASES) {
+    const stepsBefore = await trackerSteps(url);
+    const roundStart = performance.now();
+    const answers = await Promise.all(targets.map((t) => answeredAt(() => writes[phase](t))));
+    const seenAt = await Promise.all(targets.map((t) => arrivals.arrived(expansionKey(t, phase))));
+    const stepsAfter = await trackerSteps(url);
+    rounds.push({
+      phase,
+      // An update seen before the write's own answer arrived: the write was done.
+      samples: seenAt.map((at, k) => Math.max(0, at - answers[k]!)),
+      // How long the actors' 100 writes took to be answered: the API server's share.
+      writesMs: Math.round(Math.max(...answers) - roundStart),
+      // The tracker's own steps over the round, from its histograms: the waits of changed PVCs
+      // for a worker (those its own writes queue again included), its status writes' round trips.
+      queueWait: observed(observedBetween(stepsBefore.queueWait, stepsAfter.queueWait)),
+      statusWrite: observed(observedBetween(stepsBefore.statusWrite, stepsAfter.statusWrite)),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  return rounds;
+}
 
 /** The tracker's histograms of its own steps (docs/metrics.md), as read from its /metrics. */
 async function trackerSteps(url: string) {
@@ -145,127 +332,47 @@ export async function measure(
     const rssAfterSync = await rssMiB(tracker.pid!);
     log(`RSS after the sync: ${rssAfterSync.toFixed(1)} MiB`);
 
-    // 2. 100 concurrent expansions.
-    const arrivals = new Map<string, number>();
+    // 2. 100 concurrent expansions: first as the peers write, then all written at once.
+    const arrivals = new PhaseArrivals();
     const watch = new Informer<VolumeExpansion & KubernetesObject>({
       kubeConfig,
       resource: { ...VOLUME_EXPANSIONS },
     });
-    const note = (e: VolumeExpansion): void => {
-      const key = `${e.metadata?.namespace}/${e.metadata?.name}/${e.status?.phase ?? ''}`;
-      if (!arrivals.has(key)) arrivals.set(key, performance.now());
-    };
-    watch.on('add', note);
-    watch.on('update', note);
+    watch.on('add', arrivals.note);
+    watch.on('update', arrivals.note);
     await watch.start();
     const actors = new ExpansionActors(kubeConfig);
-    const step = VMS / EXPANSIONS;
-    const picked = Array.from({ length: EXPANSIONS }, (_, k) => k * step + (run % step));
-    const targets = picked.map((i) => ({
-      namespace: ns(i),
-      vm: vmName(i),
-      claim: claimName(i, 0),
-    }));
-    const expansionKey = (t: (typeof targets)[number], phase: string) =>
-      `${t.namespace}/${t.claim}-20gi/${phase}`;
     const load = await readCpuTimes();
+    const pacedTargets = targetsOf(run);
+    await startExpansions(kubeConfig, pacedTargets, arrivals);
+    const pacedBefore = await trackerSteps(url);
+    const pacedCpu = await cpuOf(tracker.pid!);
+    const pacedStart = performance.now();
+    const paced = await peerPacedChains(actors, pacedTargets, arrivals);
+    const pacedMs = performance.now() - pacedStart;
+    const pacedCpuUsed = cpuBetween(pacedCpu, await cpuOf(tracker.pid!), pacedMs);
+    const pacedAfter = await trackerSteps(url);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const burstTargets = targetsOf(run + STEP / 2);
+    await startExpansions(kubeConfig, burstTargets, arrivals);
     await Promise.all(
-      targets.map((t) =>
-        requestJson(kubeConfig, {
-          method: 'PATCH',
-          path: resourcePath({
-            group: '',
-            version: 'v1',
-            plural: 'persistentvolumeclaims',
-            namespace: t.namespace,
-            name: t.claim,
-          }),
-          contentType: 'application/merge-patch+json',
-          body: { spec: { resources: { requests: { storage: '20Gi' } } } },
-        }),
-      ),
+      burstTargets.map((t) => actors.resizerStarts(t.namespace, t.claim, NEW_SIZE)),
     );
-    await until(
-      () =>
-        targets.every((t) => arrivals.has(expansionKey(t, 'ControllerResizing')))
-          ? true
-          : undefined,
-      120_000,
-      'the 100 VolumeExpansions',
-    );
-    await Promise.all(targets.map((t) => actors.resizerStarts(t.namespace, t.claim, '20Gi')));
-    await Promise.all(
-      targets.map((t) => actors.resizerGrowsPv(`pvc-${t.namespace}-${t.claim}`, '20Gi')),
-    );
+    await Promise.all(burstTargets.map((t) => actors.resizerGrowsPv(pvNameOf(t), NEW_SIZE)));
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const rounds: Array<{ phase: string; write: (t: (typeof targets)[number]) => Promise<void> }> =
-      [
-        { phase: 'NodeResizePending', write: (t) => actors.resizerNeedsNode(t.namespace, t.claim) },
-        { phase: 'NodeResizing', write: (t) => actors.kubeletStarts(t.namespace, t.claim) },
-        { phase: 'VMUpdating', write: (t) => actors.kubeletFinishes(t.namespace, t.claim) },
-        {
-          phase: 'HypervisorResizing',
-          write: (t) => actors.virtControllerSyncs(t.namespace, t.vm, t.claim),
-        },
-      ];
-    const latencies: number[] = [];
-    const perRound: Array<{
-      phase: string;
-      p50: number;
-      p99: number;
-      mean: number;
-      writesMs: number;
-      queueWait: { count: number; meanMs: number };
-      statusWrite: { count: number; meanMs: number };
-      steal: number;
-    }> = [];
-    for (const round of rounds) {
-      const cpu = await readCpuTimes();
-      const stepsBefore = await trackerSteps(url);
-      const written = new Map<string, number>();
-      const roundStart = performance.now();
-      await Promise.all(
-        targets.map(async (t) => {
-          await round.write(t);
-          written.set(expansionKey(t, round.phase), performance.now());
-        }),
-      );
-      await until(
-        () => (targets.every((t) => arrivals.has(expansionKey(t, round.phase))) ? true : undefined),
-        120_000,
-        `phase ${round.phase}`,
-      );
-      const these = targets
-        .map(
-          (t) =>
-            arrivals.get(expansionKey(t, round.phase))! -
-            written.get(expansionKey(t, round.phase))!,
-        )
-        // An update seen before the write's own answer arrived: the write was done.
-        .map((ms) => Math.max(0, ms))
-        .sort((a, b) => a - b);
-      latencies.push(...these);
-      const stepsAfter = await trackerSteps(url);
-      perRound.push({
-        phase: round.phase,
-        p50: quantile(these, 0.5),
-        p99: quantile(these, 0.99),
-        mean: these.reduce((sum, ms) => sum + ms, 0) / these.length,
-        // The tracker's own steps over the round, from its histograms: the waits of changed PVCs
-        // for a worker (those its own writes queue again included), its status writes' round trips.
-        queueWait: observedBetween(stepsBefore.queueWait, stepsAfter.queueWait),
-        statusWrite: observedBetween(stepsBefore.statusWrite, stepsAfter.statusWrite),
-        // How long the actors' 100 writes took to be answered: the API server's share.
-        writesMs: Math.max(...written.values()) - roundStart,
-        steal: stealShare(cpu, await readCpuTimes()),
-      });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-    latencies.sort((a, b) => a - b);
+    const burstCpu = await cpuOf(tracker.pid!);
+    const burstStart = performance.now();
+    const burst = await burstRounds(actors, burstTargets, arrivals, url);
+    const burstCpuUsed = cpuBetween(
+      burstCpu,
+      await cpuOf(tracker.pid!),
+      performance.now() - burstStart,
+    );
     const loadSteal = stealShare(load, await readCpuTimes());
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     const rssAfterLoad = await rssMiB(tracker.pid!);
     await watch.stop();
+    const all = (samples: number[][]) => summary(samples.flat());
     return {
       objects: { pvcs: VMS * 2, pvs: VMS * 2, vms: VMS, vmis: VMS, pods: VMS * 2 },
       initialSyncMs: syncMs,
@@ -274,22 +381,19 @@ export async function measure(
         afterSync: Number(rssAfterSync.toFixed(1)),
         afterLoad: Number(rssAfterLoad.toFixed(1)),
       },
-      latencyMs: {
-        samples: latencies.length,
-        p50: Number(quantile(latencies, 0.5).toFixed(1)),
-        p99: Number(quantile(latencies, 0.99).toFixed(1)),
-        max: Number(latencies[latencies.length - 1]!.toFixed(1)),
+      paced: {
+        latencyMs: all(PHASES.map((phase) => paced.get(phase) ?? [])),
+        phases: PHASES.map((phase) => ({ phase, ...summary(paced.get(phase) ?? []) })),
+        tookMs: Math.round(pacedMs),
+        cpuSeconds: pacedCpuUsed,
+        queueWait: observed(observedBetween(pacedBefore.queueWait, pacedAfter.queueWait)),
+        statusWrite: observed(observedBetween(pacedBefore.statusWrite, pacedAfter.statusWrite)),
       },
-      rounds: perRound.map((r) => ({
-        phase: r.phase,
-        p50: Number(r.p50.toFixed(1)),
-        p99: Number(r.p99.toFixed(1)),
-        mean: Number(r.mean.toFixed(1)),
-        writesMs: Math.round(r.writesMs),
-        queueWait: observed(r.queueWait),
-        statusWrite: observed(r.statusWrite),
-        steal: percent(r.steal),
-      })),
+      burst: {
+        latencyMs: all(burst.map((r) => r.samples)),
+        cpuSeconds: burstCpuUsed,
+        rounds: burst.map(({ samples, ...round }) => ({ ...round, ...summary(samples) })),
+      },
       loadSteal: percent(loadSteal),
       loadAverage: (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' '),
     };
@@ -302,10 +406,29 @@ export async function measure(
   }
 }
 
+/** p50, p99, max and mean of some latencies (ms). */
+function summary(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const round = (ms: number) => Number(ms.toFixed(1));
+  return {
+    samples: sorted.length,
+    p50: round(quantile(sorted, 0.5)),
+    p99: round(quantile(sorted, 0.99)),
+    max: round(sorted[sorted.length - 1] ?? 0),
+    mean: round(sorted.reduce((sum, ms) => sum + ms, 0) / sorted.length),
+  };
+}
+
+function cpuLine(c: Record<CpuPart | 'wall', number>): string {
+  return `voe watch ${c.tracker}, kube-apiserver ${c.apiServer}, etcd ${c.etcd}, the bench ${c.bench}, in ${c.wall} s`;
+}
+
 /** The results section of docs/performance.md for one run. */
 export async function resultsTable(result: Awaited<ReturnType<typeof measure>>): Promise<string> {
-  const { latencyMs: latency, rssMiB: rss } = result;
+  const { rssMiB: rss, paced, burst } = result;
   const steps = (o: { count: number; meanMs: number }): string => `${o.meanMs} ms × ${o.count}`;
+  const latency = (l: { samples: number; p50: number; p99: number; max: number }) =>
+    `${l.p50} / ${l.p99} / ${l.max} ms`;
   return [
     await measuredOn(),
     `Load average at the end: ${result.loadAverage}; CPU stolen by the host during the load: ${result.loadSteal}.`,
@@ -314,13 +437,24 @@ export async function resultsTable(result: Awaited<ReturnType<typeof measure>>):
     '|---|---|---|',
     `| initial sync | ${(result.initialSyncMs / 1000).toFixed(1)} s | |`,
     `| RSS after the sync / after the load | ${rss.afterSync} / ${rss.afterLoad} MiB | < 200 MiB |`,
-    `| latency p50 / p99 / max (${latency.samples} samples) | ${latency.p50} / ${latency.p99} / ${latency.max} ms | p99 < 100 ms |`,
+    `| latency p50 / p99 / max, as the peers write (${paced.latencyMs.samples} samples) | ${latency(paced.latencyMs)} | p99 < 100 ms |`,
+    `| latency p50 / p99 / max, each phase's 100 writes at once (${burst.latencyMs.samples} samples) | ${latency(burst.latencyMs)} | |`,
     '',
-    "Per phase change: the latency, the actors' 100 writes, and the tracker's own steps during the round (mean × how many).",
+    `As the peers write: the 100 expansions took ${(paced.tookMs / 1000).toFixed(1)} s; the tracker's queue wait ${steps(paced.queueWait)}, its status writes ${steps(paced.statusWrite)}.`,
+    '',
+    'CPU seconds used during the load (the machine has ' +
+      `${cpus().length} cores): ${cpuLine(paced.cpuSeconds)} as the peers write; ` +
+      `${cpuLine(burst.cpuSeconds)} with each phase's writes at once.`,
+    '',
+    '| phase | p50 / p99 / mean |',
+    '|---|---|',
+    ...paced.phases.map((r) => `| ${r.phase} | ${r.p50} / ${r.p99} / ${r.mean} ms |`),
+    '',
+    "Each phase's 100 writes at once: the latency, the actors' 100 writes, and the tracker's own steps during the round (mean × how many).",
     '',
     "| phase | p50 / p99 / mean | the actors' writes | the tracker's queue wait | its status writes |",
     '|---|---|---|---|---|',
-    ...result.rounds.map(
+    ...burst.rounds.map(
       (r) =>
         `| ${r.phase} | ${r.p50} / ${r.p99} / ${r.mean} ms | ${r.writesMs} ms | ${steps(r.queueWait)} | ${steps(r.statusWrite)} |`,
     ),

@@ -9,6 +9,7 @@ import { pvc, vm, vmi, kubeVirt, storageClass } from '../../src/demo/staged-obje
 import { requestJson, resourcePath } from '../../src/kube/index.js';
 import type { Pod, VirtualMachineInstance } from '../../src/model/index.js';
 import { hotplugPod, launcherPod, persistentVolume } from '../../src/demo/actors/staged-pods.js';
+import { pool } from './pool.js';
 
 const NAMESPACES = 10;
 const CONCURRENCY = 24;
@@ -27,19 +28,6 @@ export interface ClusterShape {
 export const ns = (i: number): string => `bench-${i % NAMESPACES}`;
 export const vmName = (i: number): string => `vm-${String(i).padStart(5, '0')}`;
 export const claimName = (i: number, disk: number): string => `${vmName(i)}-disk-${disk}`;
-
-/** Runs `work` over `items` with at most `limit` at a time. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) {
-        const item = items[next++]!;
-        await work(item);
-      }
-    }),
-  );
-}
 
 function post(
   kc: KubeConfig,

@@ -11,9 +11,10 @@ import type { GuestFilesystemGrower } from './guest-filesystem-grower.js';
 import { startTrackerCaches, type StartedTrackerCaches } from './tracker-caches.js';
 import { createTrackerMetrics, type TrackerMetrics } from './tracker-metrics.js';
 import { TrackerError } from './tracker-error.js';
+import { TRACKER_CONTROLLER } from './tracker-controller.js';
 
-/** The reportingController of the tracker's Events. */
-export const TRACKER_CONTROLLER = 'storage.voe.dev/vmwatcher';
+export { TRACKER_CONTROLLER };
+
 export const DEFAULT_LEASE_NAME = 'voe-vmwatcher';
 export const DEFAULT_STUCK_AFTER_MS = 10 * 60_000;
 /** Keys processed at once by the leader (`--workers`). */

@@ -26,6 +26,7 @@ import {
 import { withoutManagedFields } from '../host-cache/index.js';
 import { VOLUME_EXPANSIONS, type VolumeExpansion } from './volume-expansion.js';
 import { KUBEVIRT_PODS_SELECTOR } from './volume-pods.js';
+import { TRACKER_CONTROLLER } from './tracker-controller.js';
 import { CREATED_BY_LABEL } from '../model/index.js';
 
 /** "namespace/pvc" -> VMs using it (template volumes, volumeClaimTemplates annotation). */
@@ -214,7 +215,9 @@ function trackerInformerSpecs(options: StartTrackerCachesOptions) {
     claimEvents: {
       ...CORE,
       plural: 'events',
-      fieldSelector: 'involvedObject.kind=PersistentVolumeClaim',
+      // The tracker's own Events say nothing the tracker reads (pkg/registry/core/event/strategy.go
+      // selects reportingComponent): not sent, they neither queue a PVC nor take memory.
+      fieldSelector: `involvedObject.kind=PersistentVolumeClaim,reportingComponent!=${TRACKER_CONTROLLER}`,
       transform: keep(leanClaimEvent),
       indexers: {
         [EVENTS_BY_PVC]: (event: Obj<ClaimEvent>) =>

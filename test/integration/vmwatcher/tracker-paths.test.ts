@@ -6,6 +6,8 @@ import { after, before, describe, it } from 'mocha';
 import { assert } from 'chai';
 import { Phase, StageReason, type RunningTracker } from '../../../src/vmwatcher/index.js';
 import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
+import { EVENTS_BY_PVC } from '../../../src/vmwatcher/tracker-caches.js';
+import { keyOf, requestJson, resourcePath } from '../../../src/kube/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { eventuallyValue } from '../../support/eventually.js';
 import { metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
@@ -121,6 +123,34 @@ describe('the expansion tracker on a real kube-apiserver', () => {
       (r) => expected.every((e) => r.includes(e)),
       'VM events',
     );
+    // external-resizer's Events about the PVC are watched (the driver's account of a resize);
+    // the tracker's own are not sent to it.
+    await requestJson(cp.kubeConfig, {
+      method: 'POST',
+      path: resourcePath({ group: '', version: 'v1', plural: 'events', namespace: ns }),
+      body: {
+        metadata: { name: `${claim}.resizer` },
+        involvedObject: {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          namespace: ns,
+          name: claim,
+        },
+        type: 'Normal',
+        reason: 'Resizing',
+        message: `External resizer is resizing volume ${pv}`,
+        source: { component: 'external-resizer driver.longhorn.io' },
+      },
+    });
+    const watched = await eventuallyValue(
+      async () =>
+        tracker.caches.caches.claimEvents
+          .byIndex(EVENTS_BY_PVC, keyOf(ns, claim))
+          .map((event) => event.reason),
+      (r) => r.includes('Resizing'),
+      "external-resizer's Event watched",
+    );
+    assert.deepStrictEqual(watched, ['Resizing']);
     const metrics = await metricsText(tracker);
     assert.match(
       metrics,
