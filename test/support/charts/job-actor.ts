@@ -15,7 +15,7 @@ export interface JobRun {
 export interface JobActor {
   /** Every container run so far, in order. */
   readonly runs: JobRun[];
-  /** Stops watching (a run under way ends first). */
+  /** Stops watching, once the Jobs created before it are played (a run under way ends first). */
   stop(): Promise<void>;
 }
 
@@ -127,18 +127,26 @@ export function playJobs(cp: ControlPlane, namespace: string): JobActor {
     }
   }
 
+  /** Plays every Job not seen yet and not finished. */
+  async function pass(): Promise<void> {
+    const jobs = await batch.listNamespacedJob({ namespace }).catch(() => ({ items: [] }));
+    for (const job of jobs.items) {
+      const uid = job.metadata!.uid!;
+      if (seen.has(uid) || job.status?.conditions?.length) continue;
+      seen.add(uid);
+      await sync(job).catch((error: unknown) => {
+        // Deleted meanwhile (helm's before-hook-creation, hook-succeeded): nothing to write.
+        if (!isNotFound(error)) throw error;
+      });
+    }
+  }
+
+  // A pass begun after stop() was asked is the last: a Job created before stop() is played.
   const loop = (async () => {
-    while (!stopped) {
-      const jobs = await batch.listNamespacedJob({ namespace }).catch(() => ({ items: [] }));
-      for (const job of jobs.items) {
-        const uid = job.metadata!.uid!;
-        if (seen.has(uid) || job.status?.conditions?.length) continue;
-        seen.add(uid);
-        await sync(job).catch((error: unknown) => {
-          // Deleted meanwhile (helm's before-hook-creation, hook-succeeded): nothing to write.
-          if (!isNotFound(error)) throw error;
-        });
-      }
+    for (;;) {
+      const last = stopped;
+      await pass();
+      if (last) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();
