@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { constants, readFileSync, rmSync } from 'node:fs';
+import { mkdir, mkdtemp, open, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -23,6 +23,23 @@ export async function sh(command: string, args: string[], input = ''): Promise<s
     throw new Error(`${command} ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`, {
       cause: error,
     });
+  }
+}
+
+/**
+ * Waits (up to 5 s) until no filesystem holds `device` any more: an exclusive open (O_EXCL on a
+ * block device, as mkfs opens it) succeeds. The kernel may let the unmounted filesystem go a
+ * moment after umount returned.
+ */
+async function untilReleased(device: string): Promise<void> {
+  for (let waited = 0; ; waited += 50) {
+    try {
+      await (await open(device, constants.O_RDONLY | constants.O_EXCL)).close();
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EBUSY' || waited >= 5_000) return;
+      await delay(50);
+    }
   }
 }
 
@@ -171,6 +188,9 @@ export async function createScratch(prefix = 'voe-fsresize-'): Promise<Scratch> 
         await sh('umount', [directory]);
         const at = mounted.lastIndexOf(directory);
         if (at >= 0) mounted.splice(at, 1);
+        // Still mounted elsewhere: held on purpose.
+        const mountinfo = await readFile('/proc/self/mountinfo', 'utf8');
+        if (!mountinfo.includes(` ${device} `)) await untilReleased(device);
       },
       async detach() {
         await sh('losetup', ['--detach', device]);
