@@ -23,14 +23,6 @@ export class PhaseArrivals {
     this.#waiting.delete(key);
   };
 
-  has(key: string): boolean {
-    return this.#seen.has(key);
-  }
-
-  get(key: string): number | undefined {
-    return this.#seen.get(key);
-  }
-
   /** Resolves with the arrival time of `key`, at once when it arrived already. */
   arrived(key: string): Promise<number> {
     const at = this.#seen.get(key);
