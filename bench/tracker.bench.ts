@@ -21,6 +21,7 @@ import { defaultCacheDir } from '../src/cli/cache-dir.js';
 import { installCrds, startControlPlane } from '../src/controlplane/index.js';
 import { Informer, requestJson, resourcePath } from '../src/kube/index.js';
 import { VOLUME_EXPANSIONS, type VolumeExpansion } from '../src/vmwatcher/index.js';
+import type { PersistentVolumeClaim, VirtualMachineInstance } from '../src/model/index.js';
 import { ExpansionActors } from '../src/demo/index.js';
 import { percent, readCpuTimes, stealShare } from './support/cpu-steal.js';
 import { chartSettings } from './support/chart-settings.js';
@@ -341,7 +342,20 @@ export async function measure(
     watch.on('add', arrivals.note);
     watch.on('update', arrivals.note);
     await watch.start();
-    const actors = new ExpansionActors(kubeConfig);
+    // The peers' informers: external-resizer and virt-controller read these, not the API server.
+    const peerPvcs = new Informer<PersistentVolumeClaim & KubernetesObject>({
+      kubeConfig,
+      resource: { group: '', version: 'v1', plural: 'persistentvolumeclaims' },
+    });
+    const peerVmis = new Informer<VirtualMachineInstance & KubernetesObject>({
+      kubeConfig,
+      resource: { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' },
+    });
+    await Promise.all([peerPvcs.start(), peerVmis.start()]);
+    const actors = new ExpansionActors(kubeConfig, {
+      pvc: (namespace, name) => peerPvcs.get(namespace, name),
+      vmi: (namespace, name) => peerVmis.get(namespace, name),
+    });
     const load = await readCpuTimes();
     const pacedTargets = targetsOf(run);
     await startExpansions(kubeConfig, pacedTargets, arrivals);
@@ -371,7 +385,7 @@ export async function measure(
     const loadSteal = stealShare(load, await readCpuTimes());
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     const rssAfterLoad = await rssMiB(tracker.pid!);
-    await watch.stop();
+    await Promise.all([watch.stop(), peerPvcs.stop(), peerVmis.stop()]);
     const all = (samples: number[][]) => summary(samples.flat());
     return {
       objects: { pvcs: VMS * 2, pvs: VMS * 2, vms: VMS, vmis: VMS, pods: VMS * 2 },

@@ -40,8 +40,50 @@ function condition(type: string, message?: string): PvcCondition & Json {
   };
 }
 
+/**
+ * What the peers read from their informers rather than the API server: external-resizer's PVCs
+ * (its claim informer) and virt-controller's PVCs and VMIs. kubelet has no PVC informer: its
+ * nodeExpandVolume reads the PVC from the API server (pkg/volume/util/operationexecutor
+ * operation_generator.go).
+ */
+export interface PeerCaches {
+  pvc(namespace: string, name: string): PersistentVolumeClaim | undefined;
+  vmi(namespace: string, name: string): VirtualMachineInstance | undefined;
+}
+
+/** Where an actor reads the object it changes: its peer's informer, or the API server. */
+type ReadFrom = 'informer' | 'api';
+
 export class ExpansionActors {
-  constructor(readonly kubeConfig: KubeConfig) {}
+  /** The last PVC status each informer-reading actor wrote, and the version it wrote over. */
+  readonly #written = new Map<string, { over: string; pvc: PersistentVolumeClaim }>();
+
+  /**
+   * Without `caches` every actor reads through the API server; with them, external-resizer and
+   * virt-controller read their informers, as they do (the bench, where requests count).
+   */
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    readonly caches?: PeerCaches,
+  ) {}
+
+  /**
+   * The PVC an actor changes. From the informer, a version this actor wrote over stands for
+   * the object its own write answered, which the component goes on with (external-resizer's
+   * sync carries the PVC its patches return). A retry after a conflict reads the API server.
+   */
+  async #readPvc(
+    namespace: string,
+    name: string,
+    from: ReadFrom,
+    attempt: number,
+  ): Promise<PersistentVolumeClaim> {
+    const cached =
+      from === 'informer' && attempt === 0 ? this.caches?.pvc(namespace, name) : undefined;
+    if (!cached) return this.#get<PersistentVolumeClaim>(PVCS, namespace, name);
+    const written = this.#written.get(`${namespace}/${name}`);
+    return written && written.over === cached.metadata?.resourceVersion ? written.pvc : cached;
+  }
 
   async #get<T>(ref: Resource, namespace: string | undefined, name: string): Promise<T> {
     return requestJson<T>(this.kubeConfig, {
@@ -70,16 +112,20 @@ export class ExpansionActors {
     namespace: string,
     name: string,
     status: (pvc: PersistentVolumeClaim) => Json,
+    from: ReadFrom = 'api',
   ): Promise<void> {
-    await retryOnConflict(`PVC ${namespace}/${name} status`, async () => {
-      const pvc = await this.#get<PersistentVolumeClaim>(PVCS, namespace, name);
-      await this.#patch(
+    await retryOnConflict(`PVC ${namespace}/${name} status`, async (attempt) => {
+      const pvc = await this.#readPvc(namespace, name, from, attempt);
+      const over = pvc.metadata?.resourceVersion ?? '';
+      const written = await this.#patch(
         PVCS,
         namespace,
         name,
-        { metadata: { resourceVersion: pvc.metadata?.resourceVersion }, status: status(pvc) },
+        { metadata: { resourceVersion: over }, status: status(pvc) },
         'status',
       );
+      if (from === 'informer' && this.caches)
+        this.#written.set(`${namespace}/${name}`, { over, pvc: written as PersistentVolumeClaim });
     });
   }
 
@@ -87,11 +133,16 @@ export class ExpansionActors {
 
   /** external-resizer picks the PVC: Resizing, allocatedResources = size, ControllerResizeInProgress. */
   async resizerStarts(namespace: string, name: string, size: string): Promise<void> {
-    await this.#pvcStatus(namespace, name, () => ({
-      conditions: [condition('Resizing')],
-      allocatedResources: { storage: size },
-      allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' },
-    }));
+    await this.#pvcStatus(
+      namespace,
+      name,
+      () => ({
+        conditions: [condition('Resizing')],
+        allocatedResources: { storage: size },
+        allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' },
+      }),
+      'informer',
+    );
   }
 
   /** ControllerExpandVolume succeeded: the PV's spec.capacity. */
@@ -101,16 +152,21 @@ export class ExpansionActors {
 
   /** node_expansion_required: FileSystemResizePending (Resizing stays), NodeResizePending. */
   async resizerNeedsNode(namespace: string, name: string): Promise<void> {
-    await this.#pvcStatus(namespace, name, () => ({
-      conditions: [
-        condition('Resizing'),
-        condition(
-          'FileSystemResizePending',
-          'Waiting for user to (re-)start a pod to finish file system resize of volume on node.',
-        ),
-      ],
-      allocatedResourceStatuses: { storage: 'NodeResizePending' },
-    }));
+    await this.#pvcStatus(
+      namespace,
+      name,
+      () => ({
+        conditions: [
+          condition('Resizing'),
+          condition(
+            'FileSystemResizePending',
+            'Waiting for user to (re-)start a pod to finish file system resize of volume on node.',
+          ),
+        ],
+        allocatedResourceStatuses: { storage: 'NodeResizePending' },
+      }),
+      'informer',
+    );
   }
 
   /**
@@ -185,9 +241,15 @@ export class ExpansionActors {
     namespace: string,
     name: string,
     change: (vmi: VirtualMachineInstance) => void,
+    from: ReadFrom = 'api',
   ): Promise<VirtualMachineInstance> {
-    return retryOnConflict(`VMI ${namespace}/${name} status`, async () => {
-      const vmi = await this.#get<VirtualMachineInstance>(VMIS, namespace, name);
+    return retryOnConflict(`VMI ${namespace}/${name} status`, async (attempt) => {
+      const cached =
+        from === 'informer' && attempt === 0 ? this.caches?.vmi(namespace, name) : undefined;
+      // An informer's object is shared: changed on a copy.
+      const vmi = cached
+        ? structuredClone(cached)
+        : await this.#get<VirtualMachineInstance>(VMIS, namespace, name);
       change(vmi);
       return requestJson<VirtualMachineInstance>(this.kubeConfig, {
         method: 'PUT',
@@ -205,15 +267,22 @@ export class ExpansionActors {
    * once the resizer or kubelet has written the PVC's new capacity.
    */
   async virtControllerSyncs(namespace: string, vmiName: string, claimName: string): Promise<void> {
-    const pvc = await this.#get<PersistentVolumeClaim>(PVCS, namespace, claimName);
-    await this.#vmiStatus(namespace, vmiName, (vmi) => {
-      for (const entry of vmi.status?.volumeStatus ?? []) {
-        const info = entry.persistentVolumeClaimInfo;
-        if (info?.claimName !== claimName) continue;
-        if (pvc.status?.capacity) info.capacity = { ...pvc.status.capacity };
-        if (pvc.spec?.resources?.requests) info.requests = { ...pvc.spec.resources.requests };
-      }
-    });
+    const pvc =
+      this.caches?.pvc(namespace, claimName) ??
+      (await this.#get<PersistentVolumeClaim>(PVCS, namespace, claimName));
+    await this.#vmiStatus(
+      namespace,
+      vmiName,
+      (vmi) => {
+        for (const entry of vmi.status?.volumeStatus ?? []) {
+          const info = entry.persistentVolumeClaimInfo;
+          if (info?.claimName !== claimName) continue;
+          if (pvc.status?.capacity) info.capacity = { ...pvc.status.capacity };
+          if (pvc.spec?.resources?.requests) info.requests = { ...pvc.spec.resources.requests };
+        }
+      },
+      'informer',
+    );
   }
 
   /** virt-controller's copy with sizes given (e.g. a value no PVC would hold): capacity, and requests (capacity's when not given). */

@@ -7,7 +7,10 @@ import { assert } from 'chai';
 import { Phase, StageReason, type RunningTracker } from '../../../src/vmwatcher/index.js';
 import { WaitingFor } from '../../../src/vmwatcher/expansion-phase.js';
 import { EVENTS_BY_PVC } from '../../../src/vmwatcher/tracker-caches.js';
-import { keyOf, requestJson, resourcePath } from '../../../src/kube/index.js';
+import { Informer, keyOf, requestJson, resourcePath } from '../../../src/kube/index.js';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { PersistentVolumeClaim, VirtualMachineInstance } from '../../../src/model/index.js';
+import { ExpansionActors } from '../../../src/demo/index.js';
 import { useControlPlane } from '../../support/use-control-plane.js';
 import { eventuallyValue } from '../../support/eventually.js';
 import { metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js';
@@ -157,6 +160,84 @@ describe('the expansion tracker on a real kube-apiserver', () => {
       /voe_expansion_phase_duration_seconds_count\{phase="NodeResizing"\} [1-9]/,
     );
     assert.match(metrics, /voe_expansions\{phase="HypervisorResizing"\} [1-9]/);
+  });
+
+  it('follows the same path when external-resizer and virt-controller read their informers', async () => {
+    const ns = 'informer-peers';
+    const claim = 'vm7-disk-0-inf01';
+    await lab.stageVm(ns, 'vm7', [{ claim }]);
+    const pvcs = new Informer<PersistentVolumeClaim & KubernetesObject>({
+      kubeConfig: cp.kubeConfig,
+      resource: { group: '', version: 'v1', plural: 'persistentvolumeclaims' },
+    });
+    const vmis = new Informer<VirtualMachineInstance & KubernetesObject>({
+      kubeConfig: cp.kubeConfig,
+      resource: { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' },
+    });
+    await Promise.all([pvcs.start(), vmis.start()]);
+    try {
+      const peers = new ExpansionActors(cp.kubeConfig, {
+        pvc: (namespace, name) => pvcs.get(namespace, name),
+        vmi: (namespace, name) => vmis.get(namespace, name),
+      });
+      // virt-controller's VMI sync runs on its informer's news of the PVC.
+      const informerHolds = (want: (pvc: PersistentVolumeClaim) => boolean, what: string) =>
+        eventuallyValue(
+          async () => pvcs.get(ns, claim),
+          (p) => p !== undefined && want(p),
+          what,
+        );
+      await cluster.resizeClaim(ns, claim, '20Gi');
+      await informerHolds((p) => p.spec?.resources?.requests?.storage === '20Gi', 'the edit seen');
+      await peers.virtControllerSyncs(ns, 'vm7', claim);
+      const name = `${claim}-20gi`;
+      // One resizer sync: its second write goes on from its first write's answer, which its
+      // informer may not hold yet.
+      await peers.resizerStarts(ns, claim, '20Gi');
+      await actors.resizerGrowsPv(`pvc-${ns}-${claim}`, '20Gi');
+      await peers.resizerNeedsNode(ns, claim);
+      const pending = await lab.waitForPhase(ns, name, Phase.NodeResizePending);
+      assert.deepInclude(pending.status?.sizes, { allocated: '20Gi', pv: '20Gi' });
+      await actors.kubeletStarts(ns, claim);
+      await lab.waitForPhase(ns, name, Phase.NodeResizing);
+      await actors.kubeletFinishes(ns, claim);
+      await lab.waitForPhase(ns, name, Phase.VMUpdating);
+      await informerHolds((p) => p.status?.capacity?.storage === '20Gi', 'the capacity seen');
+      await peers.virtControllerSyncs(ns, 'vm7', claim);
+      const done = await lab.waitForPhase(
+        ns,
+        name,
+        Phase.HypervisorResizing,
+        StageReason.NoGuestProbe,
+      );
+      assert.deepStrictEqual(Object.keys(done.status?.phaseTimestamps ?? {}).sort(), [
+        'ControllerResizing',
+        'HypervisorResizing',
+        'NodeResizePending',
+        'NodeResizing',
+        'VMUpdating',
+      ]);
+      assert.deepInclude(done.status?.sizes, {
+        pvcCapacity: '20Gi',
+        vmiCapacity: '20Gi',
+        vmiRequests: '20Gi',
+      });
+      const pvc = await requestJson<PersistentVolumeClaim>(cp.kubeConfig, {
+        method: 'GET',
+        path: resourcePath({
+          group: '',
+          version: 'v1',
+          plural: 'persistentvolumeclaims',
+          namespace: ns,
+          name: claim,
+        }),
+      });
+      // The resizer's allocation stays; kubelet's finish removed the resize status.
+      assert.deepStrictEqual(pvc.status?.allocatedResources, { storage: '20Gi' });
+      assert.isUndefined(pvc.status?.allocatedResourceStatuses);
+    } finally {
+      await Promise.all([pvcs.stop(), vmis.stop()]);
+    }
   });
 
   it("follows a Longhorn Block volume's path, which takes no node step, up to the guest probe", async () => {
