@@ -83,6 +83,13 @@ type MeasuredPhase = (typeof PHASES)[number];
  */
 const RESIZER_WORKERS = 10;
 const VMI_CONTROLLER_THREADS = 10;
+/**
+ * How long Longhorn's ControllerExpandVolume holds the resizer worker that called it: after its
+ * expand action it waits in waitForVolumeState, whose ticker (tickAttachDetach, 2 s) fires before
+ * the first look at the volume (longhorn-manager csi/controller_server.go). An expansion that is
+ * done by then returns at the first tick.
+ */
+const LONGHORN_EXPAND_TICK_MS = 2_000;
 
 interface Target {
   namespace: string;
@@ -164,8 +171,9 @@ async function answeredAt(write: () => Promise<void>): Promise<number> {
 }
 
 /**
- * The 100 expansions as the peers carry them: external-resizer's workers take the PVCs in turn;
- * each PVC then goes on by itself: kubelet once its VolumeExpansion shows NodeResizePending (so
+ * The 100 expansions as the peers carry them: external-resizer's workers take the PVCs in turn,
+ * each held by Longhorn's ControllerExpandVolume between its first write and the PV's; each PVC
+ * then goes on by itself: kubelet once its VolumeExpansion shows NodeResizePending (so
  * that each write brings its own phase), then virt-controller's threads. The latency of each
  * measured phase runs from the answer to the write that brings it to its arrival at the watch.
  */
@@ -200,6 +208,8 @@ async function peerPacedChains(
   };
   await pool(targets, RESIZER_WORKERS, async (t) => {
     await actors.resizerStarts(t.namespace, t.claim, NEW_SIZE);
+    // ControllerExpandVolume through Longhorn's CSI plugin, between the two writes.
+    await new Promise((resolve) => setTimeout(resolve, LONGHORN_EXPAND_TICK_MS));
     await actors.resizerGrowsPv(pvNameOf(t), NEW_SIZE);
     const answered = await answeredAt(() => actors.resizerNeedsNode(t.namespace, t.claim));
     chains.push(afterResizer(t, answered));
