@@ -134,15 +134,28 @@ async function startExpansions(
   await Promise.all(targets.map((t) => arrivals.arrived(expansionKey(t, 'ControllerResizing'))));
 }
 
-/** CPU seconds used so far by the tracker, the API server, etcd and this bench. */
-async function cpuOf(tracker: number): Promise<Record<CpuPart, number>> {
+/** The pids whose CPU the bench reads: `voe watch` and this bench's kube-apiserver and etcd. */
+interface CpuPids {
+  tracker: number;
+  apiServer: number | undefined;
+  etcd: number | undefined;
+}
+
+async function cpuPidsOf(tracker: number): Promise<CpuPids> {
   const [apiServer] = await childrenNamed(process.pid, 'kube-apiserver');
   const [etcd] = await childrenNamed(process.pid, 'etcd');
+  return { tracker, apiServer, etcd };
+}
+
+/** CPU seconds used so far by the tracker, the API server, etcd and this bench. */
+async function cpuOf(pids: CpuPids): Promise<Record<CpuPart, number>> {
   const usage = process.cpuUsage();
+  const of = async (pid: number | undefined) =>
+    pid === undefined ? Number.NaN : processCpuSeconds(pid);
   return {
-    tracker: await processCpuSeconds(tracker),
-    apiServer: apiServer ? await processCpuSeconds(apiServer) : Number.NaN,
-    etcd: etcd ? await processCpuSeconds(etcd) : Number.NaN,
+    tracker: await of(pids.tracker),
+    apiServer: await of(pids.apiServer),
+    etcd: await of(pids.etcd),
     bench: (usage.user + usage.system) / 1e6,
   };
 }
@@ -366,15 +379,16 @@ export async function measure(
       pvc: (namespace, name) => peerPvcs.get(namespace, name),
       vmi: (namespace, name) => peerVmis.get(namespace, name),
     });
+    const cpuPids = await cpuPidsOf(tracker.pid!);
     const load = await readCpuTimes();
     const pacedTargets = targetsOf(run);
     await startExpansions(kubeConfig, pacedTargets, arrivals);
     const pacedBefore = await trackerSteps(url);
-    const pacedCpu = await cpuOf(tracker.pid!);
+    const pacedCpu = await cpuOf(cpuPids);
     const pacedStart = performance.now();
     const paced = await peerPacedChains(actors, pacedTargets, arrivals);
     const pacedMs = performance.now() - pacedStart;
-    const pacedCpuUsed = cpuBetween(pacedCpu, await cpuOf(tracker.pid!), pacedMs);
+    const pacedCpuUsed = cpuBetween(pacedCpu, await cpuOf(cpuPids), pacedMs);
     const pacedAfter = await trackerSteps(url);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const burstTargets = targetsOf(run + STEP / 2);
@@ -384,14 +398,10 @@ export async function measure(
     );
     await Promise.all(burstTargets.map((t) => actors.resizerGrowsPv(pvNameOf(t), NEW_SIZE)));
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const burstCpu = await cpuOf(tracker.pid!);
+    const burstCpu = await cpuOf(cpuPids);
     const burstStart = performance.now();
     const burst = await burstRounds(actors, burstTargets, arrivals, url);
-    const burstCpuUsed = cpuBetween(
-      burstCpu,
-      await cpuOf(tracker.pid!),
-      performance.now() - burstStart,
-    );
+    const burstCpuUsed = cpuBetween(burstCpu, await cpuOf(cpuPids), performance.now() - burstStart);
     const loadSteal = stealShare(load, await readCpuTimes());
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     const rssAfterLoad = await rssMiB(tracker.pid!);
