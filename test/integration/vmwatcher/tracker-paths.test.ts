@@ -18,6 +18,14 @@ import { metricsText, TrackerLab } from '../../support/vmwatcher/tracker-lab.js'
 const cp = await useControlPlane();
 const lab = new TrackerLab(cp.kubeConfig);
 const { actors, cluster } = lab;
+/** The phases an expansion with a node step passes on its way to the guest probe. */
+const NODE_PATH_PHASES = [
+  'ControllerResizing',
+  'HypervisorResizing',
+  'NodeResizePending',
+  'NodeResizing',
+  'VMUpdating',
+];
 
 describe('the expansion tracker on a real kube-apiserver', () => {
   let tracker: RunningTracker;
@@ -89,13 +97,10 @@ describe('the expansion tracker on a real kube-apiserver', () => {
     );
     assert.strictEqual(done.status?.waitingFor, WaitingFor.VirtHandler);
     assert.include(done.status?.message, 'No guest probe is configured');
-    assert.deepStrictEqual(Object.keys(done.status?.phaseTimestamps ?? {}).sort(), [
-      'ControllerResizing',
-      'HypervisorResizing',
-      'NodeResizePending',
-      'NodeResizing',
-      'VMUpdating',
-    ]);
+    assert.deepStrictEqual(
+      Object.keys(done.status?.phaseTimestamps ?? {}).sort(),
+      NODE_PATH_PHASES,
+    );
     assert.deepInclude(done.status?.sizes, {
       request: '20Gi',
       pv: '20Gi',
@@ -210,13 +215,10 @@ describe('the expansion tracker on a real kube-apiserver', () => {
         Phase.HypervisorResizing,
         StageReason.NoGuestProbe,
       );
-      assert.deepStrictEqual(Object.keys(done.status?.phaseTimestamps ?? {}).sort(), [
-        'ControllerResizing',
-        'HypervisorResizing',
-        'NodeResizePending',
-        'NodeResizing',
-        'VMUpdating',
-      ]);
+      assert.deepStrictEqual(
+        Object.keys(done.status?.phaseTimestamps ?? {}).sort(),
+        NODE_PATH_PHASES,
+      );
       assert.deepInclude(done.status?.sizes, {
         pvcCapacity: '20Gi',
         vmiCapacity: '20Gi',
