@@ -8,7 +8,7 @@
  * do not run; never against a user's cluster.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { requestJson, resourcePath, retryOnConflict } from '../../kube/index.js';
+import { keyOf, requestJson, resourcePath, retryOnConflict } from '../../kube/index.js';
 import { hotplugPod, launcherPod, type HotplugVolume, type LauncherVolume } from './staged-pods.js';
 import type {
   Pod,
@@ -78,11 +78,19 @@ export class ExpansionActors {
     from: ReadFrom,
     attempt: number,
   ): Promise<PersistentVolumeClaim> {
-    const cached =
-      from === 'informer' && attempt === 0 ? this.caches?.pvc(namespace, name) : undefined;
+    const cached = this.#cached(from, attempt, (caches) => caches.pvc(namespace, name));
     if (!cached) return this.#get<PersistentVolumeClaim>(PVCS, namespace, name);
-    const written = this.#written.get(`${namespace}/${name}`);
+    const written = this.#written.get(keyOf(namespace, name));
     return written && written.over === cached.metadata?.resourceVersion ? written.pvc : cached;
+  }
+
+  /** The informer's object, when the actor reads its informer and this is not a retry. */
+  #cached<T>(
+    from: ReadFrom,
+    attempt: number,
+    read: (caches: PeerCaches) => T | undefined,
+  ): T | undefined {
+    return from === 'informer' && attempt === 0 && this.caches ? read(this.caches) : undefined;
   }
 
   async #get<T>(ref: Resource, namespace: string | undefined, name: string): Promise<T> {
@@ -125,7 +133,7 @@ export class ExpansionActors {
         'status',
       );
       if (from === 'informer' && this.caches)
-        this.#written.set(`${namespace}/${name}`, { over, pvc: written as PersistentVolumeClaim });
+        this.#written.set(keyOf(namespace, name), { over, pvc: written as PersistentVolumeClaim });
     });
   }
 
@@ -244,8 +252,7 @@ export class ExpansionActors {
     from: ReadFrom = 'api',
   ): Promise<VirtualMachineInstance> {
     return retryOnConflict(`VMI ${namespace}/${name} status`, async (attempt) => {
-      const cached =
-        from === 'informer' && attempt === 0 ? this.caches?.vmi(namespace, name) : undefined;
+      const cached = this.#cached(from, attempt, (caches) => caches.vmi(namespace, name));
       // An informer's object is shared: changed on a copy.
       const vmi = cached
         ? structuredClone(cached)

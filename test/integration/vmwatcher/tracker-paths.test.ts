@@ -224,16 +224,7 @@ describe('the expansion tracker on a real kube-apiserver', () => {
         vmiCapacity: '20Gi',
         vmiRequests: '20Gi',
       });
-      const pvc = await requestJson<PersistentVolumeClaim>(cp.kubeConfig, {
-        method: 'GET',
-        path: resourcePath({
-          group: '',
-          version: 'v1',
-          plural: 'persistentvolumeclaims',
-          namespace: ns,
-          name: claim,
-        }),
-      });
+      const pvc = await lab.getPvc(ns, claim);
       // The resizer's allocation stays; kubelet's finish removed the resize status.
       assert.deepStrictEqual(pvc.status?.allocatedResources, { storage: '20Gi' });
       assert.isUndefined(pvc.status?.allocatedResourceStatuses);

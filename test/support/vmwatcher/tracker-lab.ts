@@ -15,7 +15,11 @@ import {
   type VolumeExpansion,
 } from '../../../src/vmwatcher/index.js';
 import { ExpansionActors } from '../../../src/demo/index.js';
-import type { Pod, VirtualMachineInstance } from '../../../src/model/index.js';
+import type {
+  PersistentVolumeClaim,
+  Pod,
+  VirtualMachineInstance,
+} from '../../../src/model/index.js';
 import type { StartTrackerOptions } from '../../../src/vmwatcher/start-tracker.js';
 import { KINDS, StagedCluster } from '../../../src/demo/staged-cluster.js';
 import { kubeVirt, pvc, storageClass, vm, vmi } from '../../../src/demo/staged-objects.js';
@@ -109,6 +113,19 @@ export class TrackerLab {
     });
     await this.actors.activePods(namespace, name, [launcher]);
     return { vmi: await this.getVmi(namespace, name), launcher };
+  }
+
+  async getPvc(namespace: string, name: string): Promise<PersistentVolumeClaim> {
+    return requestJson<PersistentVolumeClaim>(this.kubeConfig, {
+      method: 'GET',
+      path: resourcePath({
+        group: '',
+        version: 'v1',
+        plural: 'persistentvolumeclaims',
+        namespace,
+        name,
+      }),
+    });
   }
 
   async getVmi(namespace: string, name: string): Promise<VirtualMachineInstance> {
